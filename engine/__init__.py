@@ -1,0 +1,1 @@
+"""The bundled hybrid engine: a small, faithful MXNet 1.x in numpy."""

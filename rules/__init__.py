@@ -1,0 +1,1 @@
+"""hybridlint rules: one LibCST rule per module."""
