@@ -1,0 +1,145 @@
+"""Reading and writing Python source files without losing a byte the user cares about.
+
+The linter works on ``str``; this module owns the round trip between that ``str`` and the file
+on disk. It decodes the bytes itself (honouring a UTF-8 BOM and a PEP 263 coding declaration,
+via :func:`tokenize.detect_encoding`) instead of using text-mode ``open``, so that CRLF and lone
+CR line endings reach the linter untouched and are written back exactly as they were. Writes are
+atomic (a temporary file in the same directory, then :func:`os.replace`), keep the file's mode,
+go through symlinks to their target, happen only when the text changed, and are refused when the
+new text does not parse.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from typing import Optional
+
+
+class SourceReadError(Exception):
+    """The file could not be read at all (missing, a directory, permission denied...): HL902."""
+
+
+class SourceDecodeError(Exception):
+    """The bytes are not valid text in the file's declared encoding: HL901."""
+
+
+class SourceWriteError(Exception):
+    """A rewritten source was not written, with the reason (does not parse, not encodable...)."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A decoded source file and what is needed to write it back byte-compatibly."""
+
+    path: str
+    text: str
+    encoding: str  # codec name as tokenize reports it, e.g. "utf-8", "utf-8-sig", "iso-8859-1"
+    raw: bytes  # the bytes as read, for hashing and "has it changed" checks
+
+
+def read_bytes(path: str) -> bytes:
+    """Read a file's bytes, turning every OS-level failure into :class:`SourceReadError`."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise SourceReadError(exc.strerror or str(exc)) from exc
+
+
+def decode_source(raw: bytes, path: str = "<bytes>") -> SourceFile:
+    """Decode source bytes the way Python's own tokenizer would, keeping line endings.
+
+    ``tokenize.detect_encoding`` reports ``utf-8-sig`` for a BOM, so encoding back with the same
+    codec restores the BOM. A declaration naming an unknown codec, a BOM that contradicts the
+    declaration, or bytes invalid in the codec all raise :class:`SourceDecodeError`.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:  # unknown codec or BOM/declaration mismatch
+        raise SourceDecodeError(str(exc.msg if hasattr(exc, "msg") else exc)) from exc
+    try:
+        text = raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SourceDecodeError(f"not valid {encoding}: {exc}") from exc
+    return SourceFile(path=path, text=text, encoding=encoding, raw=raw)
+
+
+def read_source(path: str) -> SourceFile:
+    """Read and decode a source file (see :func:`decode_source`)."""
+    return decode_source(read_bytes(path), path)
+
+
+def encode_source(text: str, encoding: str) -> bytes:
+    """Encode text back with the file's codec (``utf-8-sig`` re-adds the BOM)."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise SourceWriteError(
+            f"the fixed source has characters that {encoding} cannot encode: {exc.reason}"
+        ) from exc
+
+
+def parse_error(text: str) -> Optional[str]:
+    """Why ``text`` is not valid Python, or None when it parses.
+
+    ``ast`` is the cheap, authoritative check here: what we refuse to write is text Python itself
+    would refuse to import.
+    """
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:  # e.g. null bytes
+        return str(exc)
+    return None
+
+
+def write_source(original: SourceFile, new_text: str) -> bool:
+    """Write ``new_text`` over ``original.path`` atomically; return whether the file changed.
+
+    Nothing is written when the encoded bytes equal what was read. The text must parse and be
+    encodable in the file's codec, otherwise :class:`SourceWriteError` is raised and the file is
+    left untouched. Symlinks are written through (the link stays a link); the file mode is kept.
+    """
+    data = encode_source(new_text, original.encoding)
+    if data == original.raw:
+        return False
+    problem = parse_error(new_text)
+    if problem is not None:
+        raise SourceWriteError(f"refusing to write a result that does not parse ({problem})")
+    target = os.path.realpath(original.path)
+    atomic_write_bytes(target, data)
+    return True
+
+
+def atomic_write_bytes(target: str, data: bytes) -> None:
+    """Replace ``target`` with ``data`` so readers see the old or the new file, never half.
+
+    The temporary file lives in the target's directory (``os.replace`` is only atomic within a
+    file system) and gets the target's permission bits before it replaces it.
+    """
+    directory = os.path.dirname(target) or "."
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix=".hybridlint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp_path, mode)
+        os.replace(tmp_path, target)
+    except BaseException:
+        try:
+            os.unlink(tmp_path)
+        except OSError:
+            pass
+        raise
