@@ -1,0 +1,833 @@
+"""`gluon.Block`, `gluon.HybridBlock`, `gluon.SymbolBlock` with MXNet 1.9.1's semantics.
+
+The parts hybridlint relies on most:
+- naming: prefixes come from the enclosing `name_scope()` (`net0_dense0_`) or a global counter
+  per class name (`dense0_`), and ops traced inside a block's scope are named with its prefix;
+- hybridization: the first call of an active HybridBlock traces `hybrid_forward` once with
+  `F = mx.sym` (inputs `data` or `data0, data1, ...`, parameters as `var()`), and builds an
+  `mx.nd.CachedOp`; later calls run that plan without calling Python `hybrid_forward`;
+- the hybridized call path is tiny: `_FastCall` holds the argument template in the CachedOp's
+  input order so a call is a type check, one list copy and the plan (see benchmarks/).
+"""
+import copy
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from typing import Any, List, Optional, Tuple
+
+from .. import name as _name
+from .. import ndarray, symbol
+from ..base import engine_not_implemented, mx_real_t
+from ..ndarray import NDArray
+from ..symbol import Symbol
+from . import parameter as _parameter
+from .parameter import DeferredInitializationError, Parameter, ParameterDict
+from .utils import HookHandle, _indent
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+
+
+class _BlockScope:
+    """Scope collecting child Blocks: hands out prefixes (`dense0_`) inside `name_scope()`."""
+    _current = threading.local()
+
+    def __init__(self, block: "Block"):
+        self._block = block
+        self._counter = {}
+        self._old_scope = None
+        self._name_scope = None
+
+    @staticmethod
+    def create(prefix: Optional[str], params: Optional[ParameterDict], hint: str):
+        """The (prefix, ParameterDict) of a new Block, as MXNet derives them."""
+        current = getattr(_BlockScope._current, "value", None)
+        if current is None:
+            if prefix is None:
+                prefix = _name.current().get(None, hint) + "_"
+            if params is None:
+                params = ParameterDict(prefix)
+            else:
+                params = ParameterDict(params.prefix, params)
+            return prefix, params
+        if prefix is None:
+            count = current._counter.get(hint, 0)
+            prefix = "%s%d_" % (hint, count)
+            current._counter[hint] = count + 1
+        if params is None:
+            parent = current._block.params
+            params = ParameterDict(parent.prefix + prefix, parent._shared)
+        else:
+            params = ParameterDict(params.prefix, params)
+        return current._block.prefix + prefix, params
+
+    def __enter__(self):
+        if self._block._empty_prefix:
+            return self
+        self._old_scope = getattr(_BlockScope._current, "value", None)
+        _BlockScope._current.value = self
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        if self._block._empty_prefix:
+            return
+        self._name_scope.__exit__(ptype, value, trace)
+        self._name_scope = None
+        _BlockScope._current.value = self._old_scope
+
+
+# ----------------------------------------------------------------------------- (nested) args
+
+def _flatten(args, inout_str: str):
+    """Flatten nested lists of NDArray/Symbol/None into a list plus a format to regroup."""
+    if isinstance(args, NDArray):
+        return [args], 0
+    if isinstance(args, Symbol):
+        length = len(args.list_outputs())
+        return [args], (length if length > 1 else 0)
+    if args is None:
+        return [None], -1
+    if not isinstance(args, (list, tuple)):
+        raise ValueError("When hybridized, the input of HybridBlock {} must be (nested) list "
+                         "of Symbol or NDArray, but got {} of type {}".format(
+                             inout_str, str(args), str(type(args))))
+    flat, fmts = [], []
+    for i in args:
+        arg, fmt = _flatten(i, inout_str)
+        flat.extend(arg)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    """Inverse of `_flatten`."""
+    def merge(args, fmt):
+        if isinstance(fmt, int):
+            if fmt < -1:
+                raise ValueError("Unsupported encoded format {}.".format(fmt))
+            if fmt == 0:
+                return args[0], args[1:]
+            if fmt == -1:
+                if args[0] is not None:
+                    raise ValueError("We do not support passing types that are not None when "
+                                     "the initial HybridBlock has received NoneType and has "
+                                     "been hybridized. Received arg = {}, fmt = {}."
+                                     .format(args[0], fmt))
+                return None, args[1:]
+            return args[:fmt], args[fmt:]
+        if not isinstance(args, (list, tuple)):
+            raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
+                             "of Symbol or NDArray, but got {} of type {}".format(args, type(args)))
+        ret = []
+        for i in fmt:
+            res, args = merge(args, i)
+            ret.append(res)
+        return ret, args
+    return merge(args, fmt)[0]
+
+
+def _gather_type_ctx_info(args):
+    """(has_symbol, has_ndarray, contexts, first context) over nested args."""
+    if isinstance(args, NDArray):
+        return False, True, {args.context}, args.context
+    if isinstance(args, Symbol):
+        return True, False, set(), None
+    if isinstance(args, (list, tuple)):
+        has_sym = has_nd = False
+        ctxs, first = set(), None
+        for ele in args:
+            s, n, c, f = _gather_type_ctx_info(ele)
+            has_sym, has_nd = has_sym or s, has_nd or n
+            if first is None and f is not None:
+                first = f
+            ctxs |= c
+            if has_sym and has_nd:
+                break
+        return has_sym, has_nd, ctxs, first
+    return False, False, set(), None
+
+
+def _check_same_symbol_type(symbols):
+    """Gluon's check that outputs mix no legacy/numpy symbols; the engine has one kind."""
+    return Symbol
+
+
+# ----------------------------------------------------------------------------- Block
+
+class Block:
+    """Base class of all layers and models (see MXNet's `gluon.Block`)."""
+
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None):
+        self._empty_prefix = prefix == ""
+        self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
+        self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
+        self._scope = _BlockScope(self)
+        self._children = OrderedDict()
+        self._reg_params = {}
+        self._forward_hooks = OrderedDict()
+        self._forward_pre_hooks = OrderedDict()
+
+    def __repr__(self) -> str:
+        modstr = "\n".join(["  ({key}): {block}".format(key=key, block=_indent(repr(block), 2))
+                            for key, block in self.__dict__.items() if isinstance(block, Block)])
+        return "{name}(\n{modstr}\n)".format(name=self.__class__.__name__, modstr=modstr)
+
+    def __setattr__(self, name: str, value) -> None:
+        """Registers child Blocks and Parameters assigned as attributes."""
+        if hasattr(self, name):
+            existing = getattr(self, name)
+            if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+                raise TypeError("Changing attribute type for {name} from {type1} to {type2}"
+                                "is not allowed.".format(name=name, type1=type(existing),
+                                                         type2=type(value)))
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            if name in self._reg_params:
+                raise AssertionError(
+                    "Overriding Parameter attribute %s is not allowed. If you want to share "
+                    "parameters between blocks, please set 'params' at Block construction "
+                    "instead." % name)
+            self._reg_params[name] = value
+        super().__setattr__(name, value)
+
+    def _check_container_with_block(self) -> None:
+        children = set(self._children.values())
+
+        def unregistered(data) -> bool:
+            if isinstance(data, (list, tuple)):
+                return any(unregistered(e) for e in data)
+            if isinstance(data, dict):
+                return any(unregistered(v) for v in data.values())
+            if isinstance(data, Block):
+                return data not in children
+            return False
+        for k, v in self.__dict__.items():
+            if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children"):
+                if unregistered(v):
+                    warnings.warn('"{name}" is an unregistered container with Blocks. Note that '
+                                  "Blocks inside the list, tuple or dict will not be registered "
+                                  "automatically. Make sure to register them using "
+                                  "register_child() or switching to "
+                                  "nn.Sequential/nn.HybridSequential instead. ".format(
+                                      name=self.__class__.__name__ + "." + k), stacklevel=3)
+
+    def _alias(self) -> str:
+        return self.__class__.__name__.lower()
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def name_scope(self) -> _BlockScope:
+        """`with self.name_scope():` gives children and ops this block's prefix."""
+        return self._scope
+
+    @property
+    def params(self) -> ParameterDict:
+        """This block's own parameters (not its children's)."""
+        return self._params
+
+    def collect_params(self, select: Optional[str] = None) -> ParameterDict:
+        """This block's and all descendants' parameters, optionally filtered by a regex."""
+        self._check_container_with_block()
+        ret = ParameterDict(self._params.prefix)
+        if not select:
+            ret.update(self.params)
+        else:
+            pattern = re.compile(select)
+            ret.update({name: value for name, value in self.params.items()
+                        if pattern.match(name)})
+        for cld in self._children.values():
+            ret.update(cld.collect_params(select=select))
+        return ret
+
+    def _collect_params_with_prefix(self, prefix: str = "") -> dict:
+        """Structural names (`features.0.weight`) as save_parameters writes them."""
+        if prefix:
+            prefix += "."
+        ret = {prefix + key: val for key, val in self._reg_params.items()}
+        for name, child in self._children.items():
+            ret.update(child._collect_params_with_prefix(prefix + name))
+        return ret
+
+    def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
+        """Save parameter values under structural names (no prefixes)."""
+        params = self._collect_params_with_prefix()
+        if deduplicate:
+            reverse = {}
+            for k, v in params.items():
+                reverse.setdefault(v, []).append(k)
+            params = {v[0]: k for k, v in reverse.items()}
+        arg_dict = {key: val._reduce() for key, val in params.items()}
+        ndarray.save(filename, arg_dict)
+
+    def save_params(self, filename: str) -> None:
+        """Deprecated MXNet API: prefixed names (stripped of this block's prefix)."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you "
+                      "want load from SymbolBlock later, please use export instead. For "
+                      "details, see https://mxnet.incubator.apache.org/tutorials/gluon/save_lo"
+                      "ad_params.html")
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False,
+                        ignore_extra: bool = False, cast_dtype: bool = False,
+                        dtype_source: str = "current") -> None:
+        """Load a file written by save_parameters (or, legacy, by save_params/export)."""
+        loaded = ndarray.load(filename)
+        if isinstance(loaded, list):
+            raise ValueError("Cannot load parameters from '%s': the file holds an unnamed "
+                             "list of arrays, not a name -> array dict" % filename)
+        params = self._collect_params_with_prefix()
+        if not loaded and not params:
+            return
+        if not any("." in i for i in loaded.keys()):
+            del loaded
+            self.collect_params().load(filename, ctx, allow_missing, ignore_extra, self.prefix,
+                                       cast_dtype=cast_dtype, dtype_source=dtype_source)
+            return
+        from .utils import _brief_print_list
+        if not allow_missing:
+            for name in params.keys():
+                if name not in loaded:
+                    raise AssertionError(
+                        "Parameter '%s' is missing in file '%s', which contains parameters: "
+                        "%s. Set allow_missing=True to ignore missing parameters." % (
+                            name, filename, _brief_print_list(loaded.keys())))
+        for name in loaded:
+            if not ignore_extra and name not in params:
+                raise ValueError(
+                    "Parameter '%s' loaded from file '%s' is not present in ParameterDict, "
+                    "which contains parameters %s. Set ignore_extra=True to ignore. " % (
+                        name, filename, _brief_print_list(self._params.keys())))
+            if name in params:
+                params[name]._load_init(loaded[name], ctx, cast_dtype=cast_dtype,
+                                        dtype_source=dtype_source)
+
+    def load_params(self, filename: str, ctx=None, allow_missing: bool = False,
+                    ignore_extra: bool = False) -> None:
+        """Deprecated MXNet API: same as load_parameters."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.")
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
+
+    def register_child(self, block: "Block", name: Optional[str] = None) -> None:
+        """Register block as a child (attributes do this automatically)."""
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+
+    def register_forward_pre_hook(self, hook) -> HookHandle:
+        """`hook(block, inputs)` runs before forward."""
+        handle = HookHandle()
+        handle.attach(self._forward_pre_hooks, hook)
+        return handle
+
+    def register_forward_hook(self, hook) -> HookHandle:
+        """`hook(block, inputs, outputs)` runs after forward."""
+        handle = HookHandle()
+        handle.attach(self._forward_hooks, hook)
+        return handle
+
+    def apply(self, fn) -> "Block":
+        """Apply fn to every descendant, then to self."""
+        for cld in self._children.values():
+            cld.apply(fn)
+        fn(self)
+        return self
+
+    def initialize(self, init=None, ctx=None, verbose: bool = False,
+                   force_reinit: bool = False) -> None:
+        """`collect_params().initialize(...)`; default initializer Uniform(0.07)."""
+        self.collect_params().initialize(init, ctx, verbose, force_reinit)
+
+    def hybridize(self, active: bool = True, **kwargs) -> None:
+        """A plain Block cannot be traced: hybridize its HybridBlock children instead."""
+        for cld in self._children.values():
+            cld.hybridize(active, **kwargs)
+
+    def cast(self, dtype) -> None:
+        for child in self._children.values():
+            child.cast(dtype)
+        for _, param in self.params.items():
+            param.cast(dtype)
+
+    def reset_ctx(self, ctx) -> None:
+        self.collect_params().reset_ctx(ctx)
+
+    def __call__(self, *args):
+        """Calls forward (positional arguments only), with the registered hooks."""
+        for hook in self._forward_pre_hooks.values():
+            hook(self, args)
+        out = self.forward(*args)
+        for hook in self._forward_hooks.values():
+            hook(self, args, out)
+        return out
+
+    def forward(self, *args):
+        """Override with the computation on NDArrays."""
+        raise NotImplementedError
+
+    def summary(self, *inputs):
+        engine_not_implemented("gluon.Block.summary")
+
+    def save(self, prefix: str):
+        engine_not_implemented("gluon.Block.save")
+
+    def load(self, prefix: str):
+        engine_not_implemented("gluon.Block.load")
+
+    def share_parameters(self, shared):
+        engine_not_implemented("gluon.Block.share_parameters")
+
+
+# ----------------------------------------------------------------------------- HybridBlock
+
+class _FastCall:
+    """The hybridized call reduced to its minimum: CachedOp arguments in input order.
+
+    Built after a successful cached call, when inputs are a flat list of NDArrays, all
+    parameters are initialised and nothing (hooks, an overridden forward) needs Python.
+    `epoch` snapshots `parameter._EPOCH`, which changes whenever any parameter's arrays are
+    replaced (initialize, cast, load into a new array), so stale arrays are never used.
+    """
+    __slots__ = ("epoch", "nargs", "template", "data_pos", "op", "single")
+
+    def __init__(self, block: "HybridBlock", nargs: int):
+        self.epoch = _parameter._EPOCH[0]
+        self.nargs = nargs
+        self.template = []
+        self.data_pos = []
+        for pos, (is_arg, item) in enumerate(block._cached_op_args):
+            if is_arg:
+                self.template.append(None)
+                self.data_pos.append((pos, item))
+            else:
+                self.template.append(item.data())
+        self.op = block._cached_op
+        self.single = block._out_format == [0]
+
+
+class HybridBlock(Block):
+    """A Block whose `hybrid_forward(F, x, ...)` runs on NDArrays and traces on Symbols."""
+
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None):
+        super().__init__(prefix=prefix, params=params)
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._out_format = None
+        self._in_format = None
+        self._active = False
+        self._flags = []
+        self._fast = None
+
+    def __call__(self, *args):
+        fast = self._fast
+        if fast is not None and fast.epoch == _parameter._EPOCH[0] and len(args) == fast.nargs:
+            cargs = fast.template[:]
+            for pos, i in fast.data_pos:
+                arg = args[i]
+                if arg.__class__ is not NDArray:
+                    break
+                cargs[pos] = arg
+            else:
+                out = fast.op(*cargs)
+                if fast.single:
+                    return out
+                return list(out) if isinstance(out, (list, tuple)) else [out]
+        return Block.__call__(self, *args)
+
+    def __setattr__(self, name: str, value) -> None:
+        super().__setattr__(name, value)
+        if isinstance(value, HybridBlock):
+            self._clear_cached_op()
+
+    def register_child(self, block: Block, name: Optional[str] = None) -> None:
+        if not isinstance(block, HybridBlock):
+            raise ValueError(
+                "Children of HybridBlock must also be HybridBlock, but %s has type %s. If you "
+                "are using Sequential, please try HybridSequential instead." % (
+                    str(block), str(type(block))))
+        super().register_child(block, name)
+        self._clear_cached_op()
+
+    def register_forward_pre_hook(self, hook) -> HookHandle:
+        self._fast = None
+        return super().register_forward_pre_hook(hook)
+
+    def register_forward_hook(self, hook) -> HookHandle:
+        self._fast = None
+        return super().register_forward_hook(hook)
+
+    def _clear_cached_op(self) -> None:
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._fast = None
+
+    def hybridize(self, active: bool = True, backend=None, clear: bool = True,
+                  static_alloc: bool = False, static_shape: bool = False,
+                  inline_limit: int = 2, forward_bulk_size=None, backward_bulk_size=None,
+                  **kwargs) -> None:
+        """Turn tracing on (or off) here and in every child."""
+        if backend is not None:
+            engine_not_implemented("gluon.HybridBlock.hybridize(backend=...)")
+        self._active = active
+        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
+                       ("inline_limit", inline_limit)]
+        if forward_bulk_size is not None:
+            self._flags.append(("forward_bulk_size", forward_bulk_size))
+        if backward_bulk_size is not None:
+            self._flags.append(("backward_bulk_size", backward_bulk_size))
+        if clear:
+            self._clear_cached_op()
+        self._fast = None
+        if active and self._forward_hooks or self._forward_pre_hooks:
+            warnings.warn('"{block}" is being hybridized while still having forward '
+                          'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
+                          "will not take effect.".format(block=self))
+        Block.hybridize(self, active, static_alloc=static_alloc, static_shape=static_shape,
+                        inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                        backward_bulk_size=backward_bulk_size)
+
+    def cast(self, dtype) -> None:
+        self._clear_cached_op()
+        super().cast(dtype)
+
+    # ------------------------------------------------------------------ tracing
+    def _get_graph(self, *args):
+        if not self._cached_graph:
+            flatten_args, self._in_format = _flatten(args, "input")
+            real_arg_num = sum(ele is not None for ele in flatten_args)
+            if real_arg_num == 0:
+                raise ValueError("All args are None and we do not support such a case. "
+                                 "Received args={}".format(args))
+            flatten_inputs, symbol_inputs, cnt = [], [], 0
+            for arg in flatten_args:
+                if arg is None:
+                    flatten_inputs.append(None)
+                    continue
+                arg_sym = symbol.var("data{}".format(cnt) if real_arg_num > 1 else "data")
+                cnt += 1
+                flatten_inputs.append(arg_sym)
+                symbol_inputs.append(arg_sym)
+            grouped_inputs = _regroup(flatten_inputs, self._in_format)
+            params = {i: j.var() for i, j in self._reg_params.items()}
+            with self.name_scope():
+                out = self.hybrid_forward(symbol, *grouped_inputs, **params)
+            out, self._out_format = _flatten(out, "output")
+            self._cached_graph = symbol_inputs, symbol.Group(out)
+        return self._cached_graph
+
+    def _build_cache(self, *args) -> None:
+        data, out = self._get_graph(*args)
+        data_names = {d.name: i for i, d in enumerate(data)}
+        input_names = out.list_inputs()
+        expected_names = set(input_names)
+        params = self.collect_params()
+        param_names = set(params.keys())
+        for name in expected_names:
+            if name not in param_names and name not in data_names:
+                raise AssertionError("Unknown input to HybridBlock: %s" % name)
+        used_data_names = [i for i in data_names if i in expected_names]
+        if len(used_data_names) != len(data_names):
+            unused = ", ".join(["%d-th" % i for name, i in data_names.items()
+                                if name not in expected_names])
+            warnings.warn("The %s input to HybridBlock is not used by any computation. Is this "
+                          "intended?" % unused, stacklevel=4)
+        used_param_names = [i for i in param_names if i in expected_names]
+        if len(used_param_names) != len(param_names):
+            unused = ", ".join(list(param_names - set(used_param_names)))
+            warnings.warn("Parameter %s is not used by any computation. Is this intended?"
+                          % unused, stacklevel=4)
+        flat_args, _ = _flatten(args, "input")
+        try:
+            for name in input_names:
+                if name in params:
+                    params[name].data()
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*flat_args)
+            for name in input_names:
+                if name in params:
+                    params[name]._finish_deferred_init()
+        data_indices, param_indices = [], []
+        self._cached_op_args = []
+        for i, name in enumerate(input_names):
+            if name in data_names:
+                data_indices.append(i)
+                self._cached_op_args.append((True, data_names[name]))
+            else:
+                param_indices.append(i)
+                self._cached_op_args.append((False, params[name]))
+        flags = [("data_indices", data_indices), ("param_indices", param_indices)] + self._flags
+        self._cached_op = ndarray.CachedOp(out, flags)
+
+    def _deferred_infer_shape(self, *args) -> None:
+        try:
+            self.infer_shape(*args)
+        except Exception as e:  # MXNet wraps every inference failure this way
+            raise ValueError("Deferred initialization failed because shape cannot be "
+                             "inferred. {}".format(e)) from e
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        flat, fmt = _flatten(args, "input")
+        if fmt != self._in_format:
+            if len(self._in_format) > len(fmt):
+                valid = all(self._in_format[i] == -1
+                            for i in range(len(fmt), len(self._in_format)))
+                valid = valid and (fmt == self._in_format[:len(fmt)])
+            elif len(self._in_format) < len(fmt):
+                valid = all(fmt[i] == -1 for i in range(len(self._in_format), len(fmt)))
+                valid = valid and (fmt[:len(self._in_format)] == self._in_format)
+            else:
+                valid = False
+            if not valid:
+                raise ValueError("The argument structure of HybridBlock does not match the "
+                                 "cached version. Stored format = {}, input format = {}"
+                                 .format(fmt, self._in_format))
+        args_without_none = [ele for ele in flat if ele is not None]
+        cargs = [args_without_none[i] if is_arg else i.data()
+                 for is_arg, i in self._cached_op_args]
+        out = self._cached_op(*cargs)
+        if isinstance(out, NDArray):
+            out = [out]
+        result = _regroup(out, self._out_format)
+        self._maybe_enable_fast(fmt)
+        return result
+
+    def _maybe_enable_fast(self, fmt) -> None:
+        """Install the lean call path when nothing in this block needs the general one."""
+        if self._fast is not None or self._forward_hooks or self._forward_pre_hooks:
+            return
+        if type(self).forward not in (HybridBlock.forward, SymbolBlock.forward):
+            return
+        if not isinstance(fmt, list) or any(f != 0 for f in fmt):
+            return
+        if not isinstance(self._out_format, list) or any(f != 0 for f in self._out_format):
+            return
+        try:
+            self._fast = _FastCall(self, len(fmt))
+        except (DeferredInitializationError, RuntimeError):
+            self._fast = None
+
+    def _infer_attrs(self, infer_fn: str, attr: str, *args) -> None:
+        inputs, out = self._get_graph(*args)
+        args, _ = _flatten(args, "input")
+        args_without_none = [ele for ele in args if ele is not None]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            arg_attrs, _, aux_attrs = getattr(out, infer_fn)(
+                **{i.name: getattr(j, attr) for i, j in zip(inputs, args_without_none)})
+            if arg_attrs is None:
+                raise ValueError(w[0].message if w else
+                                 "cannot infer %s of the block's parameters" % attr)
+        sdict = dict(zip(out.list_arguments(), arg_attrs))
+        sdict.update(dict(zip(out.list_auxiliary_states(), aux_attrs)))
+        for i in self.collect_params().values():
+            if i.name not in sdict:
+                raise KeyError(i.name)
+            setattr(i, attr, sdict[i.name])
+
+    def infer_shape(self, *args) -> None:
+        """Fill unknown parameter shapes from the input shapes."""
+        self._infer_attrs("infer_shape", "shape", *args)
+
+    def infer_type(self, *args) -> None:
+        """Fill parameter dtypes from the input dtypes."""
+        self._infer_attrs("infer_type", "dtype", *args)
+
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
+        """Write `path-symbol.json` and `path-%04d.params` (arg:/aux: names) like MXNet."""
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with "
+                               "this block at least once before calling export.")
+        sym = self._cached_graph[1]
+        sym.save("%s-symbol.json" % path, remove_amp_cast=remove_amp_cast)
+        arg_names = set(sym.list_arguments())
+        aux_names = set(sym.list_auxiliary_states())
+        arg_dict = {}
+        for is_arg, param in self._cached_op_args:
+            if is_arg:
+                continue
+            name = param.name
+            if name in arg_names:
+                arg_dict["arg:{}".format(name)] = param._reduce()
+            elif name not in aux_names:
+                warnings.warn('Parameter "{name}" is not found in the graph. '.format(name=name),
+                              stacklevel=3)
+            else:
+                arg_dict["aux:%s" % name] = param._reduce()
+        ndarray.save("%s-%04d.params" % (path, epoch), arg_dict)
+
+    def optimize_for(self, x, *args, backend=None, **kwargs):
+        engine_not_implemented("gluon.HybridBlock.optimize_for")
+
+    def register_op_hook(self, callback, monitor_all: bool = False):
+        engine_not_implemented("gluon.HybridBlock.register_op_hook")
+
+    def forward(self, x, *args):
+        """Eager: call hybrid_forward with NDArrays (or the cached plan when active);
+        symbolic: call it with Symbols and parameter vars inside this block's name scope."""
+        has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
+        if has_symbol and has_ndarray:
+            raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols "
+                             "types for the input. Please check the type of the args.\n")
+        if not has_symbol and not has_ndarray:
+            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the "
+                             "input. Please check the type of the args.\n")
+        if has_ndarray:
+            ctx = first_ctx
+            if self._active:
+                if len(ctx_set) > 1:
+                    raise ValueError("Find multiple contexts in the input, After hybridized, "
+                                     "the HybridBlock only supports one input context. You can "
+                                     "print the ele.ctx in the input arguments to inspect their "
+                                     "contexts. Find all contexts = {}".format(ctx_set))
+                with ctx:
+                    return self._call_cached_op(x, *args)
+            with ctx:
+                try:
+                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+                except DeferredInitializationError:
+                    self._deferred_infer_shape(x, *args)
+                    for _, v in self.params.items():
+                        v._finish_deferred_init()
+                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+                return self.hybrid_forward(ndarray, x, *args, **params)
+        params = {i: j.var() for i, j in self._reg_params.items()}
+        with self.name_scope():
+            return self.hybrid_forward(symbol, x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        """Override with the computation written against `F` (mx.nd or mx.sym)."""
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- SymbolBlock
+
+def _common_prefix(names: List[str]) -> str:
+    if not names:
+        return ""
+    prefix = names[0]
+    for name in names:
+        i = 0
+        while i < len(prefix) and i < len(name) and prefix[i] == name[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
+
+
+def _infer_param_types(in_params, out_params, arg_params, aux_params,
+                       default_dtype=mx_real_t) -> Tuple[list, list]:
+    """Parameter dtypes from the inputs' dtypes where the graph says, else float32."""
+    arg_types = aux_types = None
+    input_types = []
+    can_infer = True
+    for in_param in in_params:
+        t = in_param.infer_type()[0]
+        if not t or len(t) < 1 or t[0] is None:
+            can_infer = False
+            break
+        input_types.append(t[0])
+    if can_infer:
+        try:
+            arg_types, _, aux_types = out_params.infer_type(
+                **{p.name: t for p, t in zip(in_params, input_types)})
+        except Exception:  # best effort, as MXNet: fall back to the default dtype
+            arg_types = aux_types = None
+    if arg_types is None or len(arg_types) != len(arg_params) or None in arg_types:
+        arg_types = [default_dtype] * len(arg_params)
+    if aux_types is None or len(aux_types) != len(aux_params) or None in aux_types:
+        aux_types = [default_dtype] * len(aux_params)
+    return arg_types, aux_types
+
+
+class SymbolBlock(HybridBlock):
+    """A HybridBlock running a given Symbol graph (e.g. one loaded from an export)."""
+
+    @staticmethod
+    def imports(symbol_file: str, input_names, param_file: Optional[str] = None, ctx=None,
+                allow_missing: bool = False, ignore_extra: bool = False) -> "SymbolBlock":
+        """Load `prefix-symbol.json` (+ `.params`) written by export or MXNet."""
+        sym = symbol.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        if param_file is None:
+            inputs = [symbol.var(i, dtype=mx_real_t) for i in input_names]
+        else:
+            inputs = [symbol.var(i) for i in input_names]
+        ret = SymbolBlock(sym, inputs)
+        if param_file is not None:
+            ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra)
+        return ret
+
+    def __repr__(self) -> str:
+        modstr = "{block} : {numinputs} -> {numoutputs}".format(
+            block=self._cached_graph[1], numinputs=len(self._cached_graph[0]),
+            numoutputs=len(self._cached_graph[1].list_outputs()))
+        return "{name}(\n{modstr}\n)".format(name=self.__class__.__name__, modstr=modstr)
+
+    def __init__(self, outputs, inputs, params: Optional[ParameterDict] = None):
+        super().__init__(prefix=None, params=None)
+        self._prefix = ""
+        self._params = ParameterDict("", params)
+        if isinstance(inputs, Symbol) and len(inputs.list_outputs()) == 1:
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
+        syms, self._in_format = _flatten(inputs, "input")
+        out, self._out_format = _flatten(outputs, "output")
+        input_names = set()
+        for i in syms:
+            if len(i.get_internals().list_outputs()) != 1:
+                raise AssertionError("Input symbols must be variable, but %s is an output of "
+                                     "operators" % str(i))
+            input_names.add(i.name)
+        out = symbol.Group(out) if len(out) > 1 else out[0]
+        arg_params = out.list_arguments()
+        aux_params = out.list_auxiliary_states()
+        arg_types, aux_types = _infer_param_types(syms, out, arg_params, aux_params)
+        for i, arg in enumerate(arg_params):
+            if arg not in input_names:
+                self.params.get(arg, allow_deferred_init=True, dtype=arg_types[i])
+        for i, aux in enumerate(aux_params):
+            if aux not in input_names:
+                self.params.get(aux, grad_req="null", allow_deferred_init=True,
+                                dtype=aux_types[i])
+        self._cached_graph = syms, out
+        len_prefix = len(_common_prefix(list(self._params.keys())))
+        self._reg_params = {key[len_prefix:]: val for key, val in self._params.items()}
+
+    def forward(self, x, *args):
+        if isinstance(x, NDArray):
+            with x.context:
+                return self._call_cached_op(x, *args)
+        if not isinstance(x, Symbol):
+            raise AssertionError("HybridBlock requires the first argument to forward be either "
+                                 "Symbol or NDArray, but got %s" % type(x))
+        args, in_fmt = _flatten([x] + list(args), "input")
+        if in_fmt != self._in_format:
+            raise AssertionError("Invalid input format")
+        ret = copy.copy(self._cached_graph[1])
+        ret._compose(**{k.name: v for k, v in zip(self._cached_graph[0], args)})
+        return _regroup(list(ret), self._out_format)
+
+    def _clear_cached_op(self) -> None:
+        tmp = self._cached_graph
+        super()._clear_cached_op()
+        self._cached_graph = tmp
+
+    def cast(self, dtype) -> None:
+        self._clear_cached_op()
+        super().cast(dtype)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError
