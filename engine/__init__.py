@@ -1,1 +1,21 @@
-"""The bundled hybrid engine: a small, faithful MXNet 1.x in numpy."""
+"""The bundled hybrid engine: a small, faithful MXNet 1.x in numpy.
+
+`import hybridlint.engine as mx` gives MXNet 1.9.1's public API for the parts implemented
+(see docs/architecture.md). One import per line so that parallel developers can add theirs.
+"""
+__version__ = "1.9.1"
+
+from . import base  # noqa: F401
+from .base import MXNetError  # noqa: F401
+from . import context  # noqa: F401
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
+from . import name  # noqa: F401
+from . import registry  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+from . import symbol  # noqa: F401
+from . import symbol as sym  # noqa: F401
+from . import ops  # noqa: F401  (registers every op into nd and sym)
+from . import random  # noqa: F401
+from . import autograd  # noqa: F401
+from . import executor  # noqa: F401

@@ -1,0 +1,54 @@
+"""Errors and small shared helpers of the engine, with MXNet 1.9.1's exception types.
+
+MXNet raises `MXNetError` (a RuntimeError) for operator failures and `NotImplementedForSymbol`
+for NDArray-only operations on a Symbol; code that catches those must catch ours too.
+"""
+from typing import NoReturn
+
+import numpy as np
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "engine_not_implemented", "mx_real_t",
+           "string_types", "numeric_types", "integer_types", "_Null"]
+
+mx_real_t = np.float32
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+
+
+class _NullType:
+    """Placeholder for 'argument not given', printed as MXNet prints it in signatures."""
+
+    def __repr__(self) -> str:
+        return "_Null"
+
+
+_Null = _NullType()
+
+
+class MXNetError(RuntimeError):
+    """Default error thrown by engine operators (same base class as MXNet's)."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function or operator was used on a Symbol."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        msg += " is not implemented for Symbol and only available in NDArray."
+        return msg
+
+
+def engine_not_implemented(name: str) -> NoReturn:
+    """Raise for a part of MXNet's API the engine lacks, so callers can say 'cannot verify'."""
+    raise NotImplementedError("hybridlint engine does not implement mxnet.{} yet".format(name))

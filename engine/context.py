@@ -1,0 +1,75 @@
+"""mx.cpu() / mx.context: the engine runs on one numpy 'device', cpu(0)."""
+import threading
+
+from .base import MXNetError
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+
+
+class Context:
+    """A device context as MXNet prints and compares it; only cpu is backed by the engine."""
+    _local = threading.local()
+    devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+    devstr2type = {v: k for k, v in devtype2str.items()}
+
+    def __init__(self, device_type, device_id: int = 0):
+        if isinstance(device_type, Context):
+            self.device_typeid, self.device_id = device_type.device_typeid, device_type.device_id
+        else:
+            if device_type not in self.devstr2type:
+                raise MXNetError("unknown device type {!r}".format(device_type))
+            self.device_typeid = self.devstr2type[device_type]
+            self.device_id = int(device_id)
+        self._old_ctx = None
+
+    @property
+    def device_type(self) -> str:
+        return self.devtype2str[self.device_typeid]
+
+    def __hash__(self):
+        return hash((self.device_typeid, self.device_id))
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and self.device_typeid == other.device_typeid \
+            and self.device_id == other.device_id
+
+    def __str__(self):
+        return "%s(%d)" % (self.device_type, self.device_id)
+
+    __repr__ = __str__
+
+    def __enter__(self):
+        self._old_ctx = getattr(Context._local, "value", None)
+        Context._local.value = self
+        return self
+
+    def __exit__(self, *exc):
+        Context._local.value = self._old_ctx
+
+    def empty_cache(self) -> None:
+        """Nothing to free: numpy owns the memory."""
+
+
+_CPU0 = Context("cpu", 0)
+
+
+def cpu(device_id: int = 0) -> Context:
+    return _CPU0 if device_id == 0 else Context("cpu", device_id)
+
+
+def cpu_pinned(device_id: int = 0) -> Context:
+    return Context("cpu_pinned", device_id)
+
+
+def gpu(device_id: int = 0) -> Context:
+    """MXNet builds the context lazily and fails when memory is used; we fail at once, clearly."""
+    raise MXNetError("hybridlint engine runs on CPU only: mx.gpu({}) is not available; use "
+                     "mx.cpu()".format(device_id))
+
+
+def num_gpus() -> int:
+    return 0
+
+
+def current_context() -> Context:
+    return getattr(Context._local, "value", None) or _CPU0

@@ -1,0 +1,518 @@
+"""Compiling a Symbol into a flat plan of numpy calls, cached per input signature.
+
+Compilation happens once per (shapes, dtypes) of the inputs:
+1. topological order of the nodes the outputs need (dead nodes never enter the plan);
+2. shape and dtype inference (errors name the op node, the shapes and the user's source line);
+3. constant folding: nodes that depend on no input (zeros, ones, arange and everything computed
+   only from them) are evaluated once; chains of `_mul_scalar`/`_div_scalar` and of
+   `_plus_scalar`/`_minus_scalar` on floats collapse into one op;
+4. aliases (identity, BlockGrad, inference Dropout) disappear;
+5. buffer planning by liveness: an elementwise op whose input dies at that op runs in place on
+   the input's buffer (so FullyConnected + bias + relu share one buffer), other results take a
+   free buffer of the pool; storage that reaches a graph output is allocated fresh per call
+   (the caller owns its results), the rest is preallocated once;
+6. code generation: the plan becomes one straight-line Python function calling the kernels.
+
+`PlanCache.run(arrays)` is the whole hybridized call: a dict lookup on the input signature,
+then the generated function.
+"""
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .base import MXNetError
+from .registry import ShapeError, merge_shape, shape_known
+from .symbol.symbol import Node, Symbol, _topo
+
+__all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_types",
+           "eager_peak_bytes"]
+
+
+# ----------------------------------------------------------------------------- inference
+
+def _fmt(s) -> str:
+    return "None" if s is None else "[" + ",".join(str(d) for d in s) + "]"
+
+
+def _node_error(node: Node, err: Exception, in_shapes, kind="shape") -> MXNetError:
+    where = node.where()
+    msg = "Error in operator {}: {}\n  input {}s: {}".format(
+        node.name, err, kind, ", ".join(_fmt(s) if kind == "shape" else str(s)
+                                        for s in in_shapes))
+    if where:
+        msg += "\n  created at {}".format(where)
+    return MXNetError(msg)
+
+
+def _var_shape_hint(node: Node):
+    hint = node.user_attrs.get("__shape__")
+    if not hint:
+        return None
+    dims = tuple(int(x) for x in hint.strip("()[] ").replace(" ", "").split(",") if x != "")
+    return dims or None
+
+
+def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
+    """(id(node), output index) -> shape (None unknown, 0-dims unknown) for every node."""
+    shapes: Dict[Tuple[int, int], Optional[tuple]] = {}
+    for node in order:
+        if node.op is None:
+            s = known.get(node.name)
+            hint = _var_shape_hint(node)
+            try:
+                s = merge_shape(s, hint) if hint else s
+            except ShapeError:
+                pass
+            shapes[(id(node), 0)] = s
+    for _ in range(3):
+        changed = False
+        for node in order:
+            if node.op is None:
+                continue
+            in_shapes = [shapes.get((id(c), i)) for c, i in node.inputs]
+            try:
+                ins, outs = node.op.infer_shape(node.parsed, in_shapes)
+            except ShapeError as err:
+                raise _node_error(node, err, in_shapes) from None
+            for (c, i), old, new in zip(node.inputs, in_shapes, ins):
+                if new is not None and new != old:
+                    try:
+                        merged = merge_shape(old, new)
+                    except ShapeError as err:
+                        raise _node_error(node, err, in_shapes) from None
+                    if merged != old:
+                        shapes[(id(c), i)] = merged
+                        changed = True
+            for i, s in enumerate(outs):
+                key = (id(node), i)
+                if s is not None and shapes.get(key) != s:
+                    try:
+                        shapes[key] = merge_shape(shapes.get(key), s)
+                    except ShapeError as err:
+                        raise _node_error(node, err, in_shapes) from None
+                    changed = True
+                elif key not in shapes:
+                    shapes[key] = None
+        if not changed:
+            break
+    return shapes
+
+
+def infer_graph_types(order: List[Node], known: Dict[str, np.dtype]):
+    """(id(node), output index) -> np.dtype (None unknown)."""
+    from .symbol import DTYPE_FROM_CODE
+    types: Dict[Tuple[int, int], Optional[np.dtype]] = {}
+    for node in order:
+        if node.op is None:
+            t = known.get(node.name)
+            code = node.user_attrs.get("__dtype__")
+            if t is None and code is not None:
+                t = DTYPE_FROM_CODE.get(int(code))
+            types[(id(node), 0)] = t
+    for _ in range(3):
+        changed = False
+        for node in order:
+            if node.op is None:
+                continue
+            in_types = [types.get((id(c), i)) for c, i in node.inputs]
+            try:
+                ins, outs = node.op.infer_type(node.parsed, in_types)
+            except ShapeError as err:
+                raise _node_error(node, err, in_types, "type") from None
+            for (c, i), old, new in zip(node.inputs, in_types, ins):
+                if old is None and new is not None:
+                    types[(id(c), i)] = new
+                    changed = True
+            for i, t in enumerate(outs):
+                key = (id(node), i)
+                if t is not None and types.get(key) is None:
+                    types[key] = t
+                    changed = True
+                elif key not in types:
+                    types[key] = None
+        if not changed:
+            break
+    return types
+
+
+# ----------------------------------------------------------------------------- planning
+
+class _Step:
+    """One op application in the plan, on value slots."""
+    __slots__ = ("node", "op", "attrs", "ins", "outs", "inplace_of")
+
+    def __init__(self, node, op, attrs, ins, outs):
+        self.node = node
+        self.op = op
+        self.attrs = attrs
+        self.ins = ins          # value ids
+        self.outs = outs        # value ids
+        self.inplace_of = None
+
+
+_MUL_CHAIN = {"_mul_scalar", "_div_scalar"}
+_ADD_CHAIN = {"_plus_scalar", "_minus_scalar"}
+
+
+class Plan:
+    """A compiled graph for one input signature."""
+
+    def __init__(self, sym: Symbol, in_shapes, in_dtypes):
+        self.sym = sym
+        order = sym._order()
+        inputs = [n for n in order if n.op is None]
+        if len(inputs) != len(in_shapes):
+            raise MXNetError("expected {} inputs ({}), got {}".format(
+                len(inputs), [n.name for n in inputs], len(in_shapes)))
+        known = {n.name: s for n, s in zip(inputs, in_shapes)}
+        shapes = infer_graph_shapes(order, known)
+        types = infer_graph_types(order, {n.name: t for n, t in zip(inputs, in_dtypes)})
+        for node in order:
+            if node.op is not None:
+                for i in range(node.num_outputs()):
+                    if not shape_known(shapes.get((id(node), i))):
+                        raise MXNetError("Error in operator {}: cannot infer the shape of output "
+                                         "{} from input shapes {}{}".format(
+                                             node.name, i,
+                                             ", ".join(_fmt(shapes.get((id(c), j)))
+                                                       for c, j in node.inputs),
+                                             "\n  created at " + node.where()
+                                             if node.where() else ""))
+        self._compile(order, inputs, shapes, types)
+
+    # -------------------------------------------------------------- compile
+    def _compile(self, order, inputs, shapes, types):
+        value_of: Dict[Tuple[int, int], int] = {}
+        self.shapes: List[tuple] = []
+        self.dtypes: List[np.dtype] = []
+        self.const: Dict[int, np.ndarray] = {}
+
+        def new_value(key):
+            vid = len(self.shapes)
+            self.shapes.append(shapes[key])
+            t = types.get(key)
+            self.dtypes.append(np.dtype(np.float32) if t is None else t)
+            value_of[key] = vid
+            return vid
+
+        self.input_values = [new_value((id(n), 0)) for n in inputs]
+        steps: List[_Step] = []
+        for node in order:
+            if node.op is None:
+                continue
+            ins = [value_of[(id(c), i)] for c, i in node.inputs]
+            op, attrs = node.op, node.parsed
+            if op.alias and ins:
+                for i in range(node.num_outputs()):
+                    value_of[(id(node), i)] = ins[0]
+                continue
+            # scalar chains: x*a*b -> x*(a*b); x+a-b -> x+(a-b) (floats only)
+            if op.name in _MUL_CHAIN | _ADD_CHAIN and self.dtypes[ins[0]].kind == "f":
+                prev = self._producer(steps, ins[0])
+                if prev is not None and prev.op.name in (_MUL_CHAIN if op.name in _MUL_CHAIN
+                                                         else _ADD_CHAIN) \
+                        and self._uses(order, node, prev.node) == 1:
+                    op, attrs, ins = self._fold_chain(prev, op, attrs)
+            outs = [new_value((id(node), i)) for i in range(node.num_outputs())]
+            step = _Step(node, op, attrs, ins, outs)
+            if not op.random and all(v in self.const for v in ins):
+                res = self._eval(step, [self.const[v] for v in ins])
+                for v, r in zip(outs, res):
+                    self.const[v] = r
+                continue
+            steps.append(step)
+        self.output_values = [value_of[(id(n), i)] for n, i in self.sym._outputs]
+        steps = self._eliminate_dead(steps)
+        self.steps = steps
+        self._plan_memory()
+        self._generate()
+
+    def _uses(self, order, node, target) -> int:
+        n = sum(1 for m in order for c, _ in m.inputs if c is target)
+        n += sum(1 for h, _ in self.sym._outputs if h is target)
+        return n
+
+    @staticmethod
+    def _producer(steps, vid) -> Optional[_Step]:
+        for st in reversed(steps):
+            if vid in st.outs:
+                return st
+        return None
+
+    @staticmethod
+    def _fold_chain(prev: _Step, op, attrs):
+        from .registry import get_op
+        if op.name in _MUL_CHAIN:
+            f1 = prev.attrs.scalar if prev.op.name == "_mul_scalar" else 1.0 / prev.attrs.scalar
+            f2 = attrs.scalar if op.name == "_mul_scalar" else 1.0 / attrs.scalar
+            new = get_op("_mul_scalar")
+            return new, new.parse({"scalar": f1 * f2}), list(prev.ins)
+        a1 = prev.attrs.scalar if prev.op.name == "_plus_scalar" else -prev.attrs.scalar
+        a2 = attrs.scalar if op.name == "_plus_scalar" else -attrs.scalar
+        new = get_op("_plus_scalar")
+        return new, new.parse({"scalar": a1 + a2}), list(prev.ins)
+
+    @staticmethod
+    def _eval(step, arrays):
+        res = step.op.kernel(step.attrs, *arrays)
+        return list(res) if isinstance(res, (tuple, list)) else [np.asarray(res)]
+
+    def _eliminate_dead(self, steps):
+        needed = set(self.output_values)
+        kept = []
+        for st in reversed(steps):
+            if any(v in needed for v in st.outs):
+                kept.append(st)
+                needed.update(st.ins)
+        kept.reverse()
+        return kept
+
+    # -------------------------------------------------------------- memory
+    def _plan_memory(self):
+        """Assign each value a storage: input, constant, planned buffer, or fresh per call."""
+        n = len(self.shapes)
+        last_use = [-1] * n
+        for t, st in enumerate(self.steps):
+            for v in st.ins:
+                last_use[v] = t
+        for v in self.output_values:
+            last_use[v] = len(self.steps)
+        root = list(range(n))            # storage root of each value
+        external = set(self.input_values) | set(self.const)
+
+        def storage_last_use(r):
+            return max(last_use[v] for v in range(n) if root[v] == r)
+
+        for t, st in enumerate(self.steps):
+            if st.op.view:
+                for v in st.outs:
+                    root[v] = root[st.ins[0]]
+                continue
+            if st.op.inplace and st.op.out_kernel is not None and len(st.outs) == 1 and st.ins:
+                src = st.ins[0]
+                r = root[src]
+                if r not in external and r == src and self.shapes[src] == self.shapes[st.outs[0]] \
+                        and self.dtypes[src] == self.dtypes[st.outs[0]] \
+                        and storage_last_use(r) == t \
+                        and all(root[v] != r for v in st.ins[1:]):
+                    root[st.outs[0]] = r
+                    st.inplace_of = src
+        # storages that reach an output are fresh per call; the rest come from the pool
+        out_roots = {root[v] for v in self.output_values}
+        self.root = root
+        self.fresh = {r for r in set(root) if r in out_roots and r not in external}
+        storage_users: Dict[int, List[int]] = {}
+        for v in range(n):
+            storage_users.setdefault(root[v], []).append(v)
+        first_def = {}
+        for t, st in enumerate(self.steps):
+            for v in st.outs:
+                first_def.setdefault(root[v], t)
+        storage_end = {r: max(last_use[v] for v in vs) for r, vs in storage_users.items()}
+        pool: List[Tuple[np.dtype, int, np.ndarray]] = []   # all buffers
+        free: List[int] = []
+        self.buffer_of: Dict[int, np.ndarray] = {}
+        events = sorted((t, r) for r, t in first_def.items())
+        ending: Dict[int, List[int]] = {}
+        for r, e in storage_end.items():
+            ending.setdefault(e, []).append(r)
+        step_roots: Dict[int, List[int]] = {}
+        for t, r in events:
+            step_roots.setdefault(t, []).append(r)
+        self.planned_with_kernel_out = set()
+        for t, st in enumerate(self.steps):
+            for r in step_roots.get(t, []):
+                if r in external or r in self.fresh or r != st.outs[0] and r not in st.outs:
+                    continue
+                if st.op.out_kernel is None or len(st.outs) != 1:
+                    continue   # the kernel allocates: nothing to plan
+                dt, shape = self.dtypes[r], self.shapes[r]
+                size = int(np.prod(shape)) if shape else 1
+                pick = None
+                for i in free:
+                    pdt, psize, _ = pool[i]
+                    if pdt == dt and psize >= size and (pick is None or psize < pool[pick][1]):
+                        pick = i
+                if pick is None:
+                    pool.append((dt, size, np.empty(size, dt)))
+                    pick = len(pool) - 1
+                else:
+                    free.remove(pick)
+                self.buffer_of[r] = pool[pick][2][:size].reshape(shape)
+                self.planned_with_kernel_out.add(r)
+                self._pool_index = getattr(self, "_pool_index", {})
+                self._pool_index[r] = pick
+            for r in ending.get(t, []):
+                idx = getattr(self, "_pool_index", {}).get(r)
+                if idx is not None and r not in self.fresh:
+                    free.append(idx)
+        self.pool = pool
+        self.planned_bytes = sum(b.nbytes for _, _, b in pool)
+        self.peak_bytes = self._simulate_peak(last_use)
+
+    def _simulate_peak(self, last_use) -> int:
+        """Peak bytes of intermediates and outputs during one call: the preallocated pool plus
+        kernel-allocated arrays while alive."""
+        live: Dict[int, int] = {}
+        peak = cur = 0
+        for t, st in enumerate(self.steps):
+            for v in st.outs:
+                r = self.root[v]
+                if r == v and r not in self.buffer_of and r not in live:
+                    live[r] = int(np.prod(self.shapes[v])) * self.dtypes[v].itemsize
+                    cur += live[r]
+            peak = max(peak, cur)
+            for r in list(live):
+                if max(last_use[v] for v in range(len(self.root)) if self.root[v] == r) <= t \
+                        and r not in {self.root[o] for o in self.output_values}:
+                    cur -= live.pop(r)
+        return self.planned_bytes + peak
+
+    # -------------------------------------------------------------- code generation
+    def _generate(self):
+        ns = {"np": np, "_empty": np.empty}
+        lines = []
+        args = ", ".join("v%d" % v for v in self.input_values)
+        lines.append("def run(%s):" % (args or ""))
+        for v, arr in self.const.items():
+            ns["v%d" % v] = arr
+        for r, buf in self.buffer_of.items():
+            ns["b%d" % r] = buf
+        for t, st in enumerate(self.steps):
+            ns["k%d" % t] = st.op.out_kernel if st.outs[0] in self.buffer_of or \
+                (st.outs[0] in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1) \
+                or st.inplace_of is not None else st.op.kernel
+            ns["a%d" % t] = st.attrs
+            ins = ", ".join("v%d" % v for v in st.ins)
+            out = st.outs[0]
+            if st.inplace_of is not None:
+                lines.append("    k{t}(a{t}, v{src}, {ins})".format(t=t, src=st.inplace_of, ins=ins))
+                lines.append("    v{o} = v{src}".format(o=out, src=st.inplace_of))
+            elif out in self.buffer_of:
+                lines.append("    v{o} = b{o}".format(o=out))
+                lines.append("    k{t}(a{t}, v{o}, {ins})".format(t=t, o=out, ins=ins))
+            elif out in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1 \
+                    and not st.op.view:
+                ns["s%d" % out] = self.shapes[out]
+                ns["d%d" % out] = self.dtypes[out]
+                lines.append("    v{o} = _empty(s{o}, d{o})".format(o=out))
+                lines.append("    k{t}(a{t}, v{o}, {ins})".format(t=t, o=out, ins=ins))
+            else:
+                ns["k%d" % t] = st.op.kernel
+                if len(st.outs) == 1:
+                    lines.append("    v{o} = k{t}(a{t}, {ins})".format(o=out, t=t, ins=ins))
+                else:
+                    outs = ", ".join("v%d" % v for v in st.outs)
+                    lines.append("    {outs}, = k{t}(a{t}, {ins})".format(outs=outs, t=t,
+                                                                          ins=ins))
+        rets = []
+        for v in self.output_values:
+            r = self.root[v]
+            if r in self.input_values or r in self.const or r in self.buffer_of \
+                    or (r != v and r not in self.fresh):
+                rets.append("v%d.copy()" % v)
+            else:
+                rets.append("v%d" % v)
+        lines.append("    return [%s]" % ", ".join(rets))
+        self.source = "\n".join(lines)
+        exec(compile(self.source, "<hybridlint plan>", "exec"), ns)
+        self.run = ns["run"]
+
+
+# ----------------------------------------------------------------------------- cache
+
+class PlanCache:
+    """Compiled plans of one Symbol keyed by input shapes and dtypes."""
+
+    def __init__(self, sym: Symbol, static_shape: bool = False):
+        self.sym = sym
+        self.static_shape = static_shape
+        self.plans: Dict[tuple, Plan] = {}
+        self.n_inputs = len(sym.list_inputs())
+
+    def plan_for(self, arrays) -> Plan:
+        key = tuple((a.shape, a.dtype.str) for a in arrays)
+        plan = self.plans.get(key)
+        if plan is None:
+            plan = Plan(self.sym, [a.shape for a in arrays], [a.dtype for a in arrays])
+            if self.static_shape:
+                self.plans.clear()
+            self.plans[key] = plan
+        return plan
+
+    def run(self, arrays):
+        key = tuple([(a.shape, a.dtype.str) for a in arrays])
+        plan = self.plans.get(key)
+        if plan is None:
+            if len(arrays) != self.n_inputs:
+                raise MXNetError("CachedOp expects {} inputs ({}), got {}".format(
+                    self.n_inputs, self.sym.list_inputs(), len(arrays)))
+            plan = self.plan_for(arrays)
+        return plan.run(*arrays)
+
+
+def eager_peak_bytes(sym: Symbol, arrays) -> int:
+    """Peak intermediate bytes of running `sym` eagerly: every op allocates its result, which
+    lives until its last consumer (an optimistic model of eager execution)."""
+    order = sym._order()
+    inputs = [n for n in order if n.op is None]
+    shapes = infer_graph_shapes(order, {n.name: a.shape for n, a in zip(inputs, arrays)})
+    types = infer_graph_types(order, {n.name: a.dtype for n, a in zip(inputs, arrays)})
+    last = {}
+    for t, node in enumerate(order):
+        for c, i in node.inputs:
+            last[(id(c), i)] = t
+    for n, i in sym._outputs:
+        last[(id(n), i)] = len(order)
+    live = {}
+    cur = peak = 0
+    for t, node in enumerate(order):
+        if node.op is None or node.op.alias:
+            continue
+        for i in range(node.num_outputs()):
+            key = (id(node), i)
+            if node.op.view:
+                continue
+            b = int(np.prod(shapes[key])) * np.dtype(types[key] or np.float32).itemsize
+            live[key] = b
+            cur += b
+        peak = max(peak, cur)
+        for key in [k for k in live if last.get(k, -1) <= t]:
+            cur -= live.pop(key)
+    return peak
+
+
+class Executor:
+    """What `Symbol.bind` returns: `forward()` computes `outputs` from the bound arrays."""
+
+    def __init__(self, sym: Symbol, args, aux_states=None):
+        self._sym = sym
+        names = sym.list_arguments()
+        if isinstance(args, (list, tuple)):
+            args = dict(zip(names, args))
+        self.arg_dict = dict(args or {})
+        aux_names = sym.list_auxiliary_states()
+        if isinstance(aux_states, (list, tuple)):
+            aux_states = dict(zip(aux_names, aux_states))
+        self.aux_dict = dict(aux_states or {})
+        missing = [n for n in sym.list_inputs() if n not in self.arg_dict and
+                   n not in self.aux_dict]
+        if missing:
+            raise MXNetError("bind: missing arrays for {}".format(missing))
+        self.arg_arrays = [self.arg_dict[n] for n in names]
+        self.aux_arrays = [self.aux_dict[n] for n in aux_names]
+        self.outputs = []
+        self._cache = PlanCache(sym)
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._sym.list_outputs(), self.outputs))
+
+    def forward(self, is_train: bool = False, **kwargs):
+        from .ndarray.ndarray import wrap
+        for k, v in kwargs.items():
+            self.arg_dict[k]._data[...] = v._data if hasattr(v, "_data") else v
+        arrays = [(self.arg_dict.get(n) or self.aux_dict.get(n))._data
+                  for n in self._sym.list_inputs()]
+        self.outputs = [wrap(o) for o in self._cache.run(arrays)]
+        return self.outputs

@@ -1,0 +1,99 @@
+"""mx.nd / mx.ndarray: eager NDArray operations, one function per registered op.
+
+Functions appear here as ops are registered (`registry.on_register`): `foo` -> `mx.nd.foo`,
+`_foo` -> `mx.nd._internal._foo`, `_contrib_foo` -> `mx.nd.contrib.foo`.
+"""
+import sys
+import types
+
+from .. import registry as _registry
+from .ndarray import NDArray, array, concatenate, empty, from_numpy, waitall, wrap
+from .register import make_nd_function
+
+_this = sys.modules[__name__]
+contrib = types.ModuleType(__name__ + ".contrib", "mx.nd.contrib: contrib operators")
+_internal = types.ModuleType(__name__ + "._internal", "mx.nd._internal: internal operators")
+op = types.ModuleType(__name__ + ".op", "mx.nd.op: all operators")
+sys.modules[contrib.__name__] = contrib
+sys.modules[_internal.__name__] = _internal
+sys.modules[op.__name__] = op
+
+
+def op_namespace():
+    """The module holding every eager op function (for NDArray's fluent methods)."""
+    return op
+
+
+def _install(name, opdef):
+    fn = make_nd_function(opdef, name)
+    setattr(op, name, fn)
+    if name.startswith("_contrib_"):
+        setattr(contrib, name[len("_contrib_"):], fn)
+        setattr(_internal, name, fn)
+    elif name.startswith("_"):
+        setattr(_internal, name, fn)
+    else:
+        setattr(_this, name, fn)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """An array of zeros (float32 unless `dtype`)."""
+    return _internal._zeros(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """An array of ones (float32 unless `dtype`)."""
+    return _internal._ones(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
+    """An array filled with `val` (float32 unless `dtype`)."""
+    return _internal._full(shape=shape, value=val, dtype="float32" if dtype is None else dtype,
+                           out=out)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """MXNet's arange: float32 by default, like numpy's otherwise."""
+    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat,
+                             dtype="float32" if dtype is None else dtype)
+
+
+def save(fname, data) -> None:
+    """Save NDArrays in MXNet's binary .params format (see engine/serialization.py)."""
+    from .. import serialization
+    return serialization.save(fname, data)
+
+
+def load(fname):
+    """Load NDArrays saved by MXNet or by `save` (see engine/serialization.py)."""
+    from .. import serialization
+    return serialization.load(fname)
+
+
+class CachedOp:
+    """Runs a Symbol graph compiled once per input signature (MXNet's `mx.nd.CachedOp`).
+
+    Call with NDArrays in `sym.list_inputs()` order; returns one NDArray or a list for several
+    outputs. `flags` are MXNet's (`static_alloc`, `static_shape`, ...): with `static_shape`
+    only one compiled plan is kept.
+    """
+
+    def __init__(self, sym, flags=()):
+        from ..executor import PlanCache
+        self._sym = sym
+        self.flags = dict(flags)
+        self._cache = PlanCache(sym, static_shape=_flag(self.flags.get("static_shape")))
+        self._single = len(sym._outputs) == 1
+
+    def __call__(self, *args, out=None, default_ctx=None):
+        outs = self._cache.run([a._data for a in args])
+        if self._single:
+            return wrap(outs[0])
+        return [wrap(o) for o in outs]
+
+
+def _flag(v) -> bool:
+    return v is True or str(v).lower() in ("true", "1")
+
+
+_registry.on_register(_install)

@@ -1,0 +1,408 @@
+"""NDArray: MXNet's eager array, backed by one numpy array.
+
+Operators broadcast (as MXNet's NDArray operators do, unlike Symbol's), scalars are cast to the
+array's dtype first (int32 * 2.5 multiplies by 2, as in MXNet), results of a 0-d computation are
+shape (1,) because MXNet 1.x has no scalars.
+"""
+import numpy as np
+
+from ..base import MXNetError, mx_real_t
+from ..context import Context, cpu, current_context
+
+__all__ = ["NDArray", "array", "empty", "wrap", "waitall", "concatenate", "from_numpy"]
+
+_ndarray_new = object.__new__
+_np_ndarray = np.ndarray
+_CPU = cpu()
+
+
+def wrap(data: np.ndarray) -> "NDArray":
+    """Fast constructor used by every op: no copy, no checks."""
+    nd = _ndarray_new(NDArray)
+    nd._data = data
+    return nd
+
+
+def _scalar(arr: np.ndarray, s):
+    """Cast a Python scalar to the array's dtype, as MXNet's scalar ops do."""
+    return arr.dtype.type(s)
+
+
+def _binary(np_fn, as_dtype=False):
+    """An NDArray operator: NDArray (broadcasting) or scalar operand."""
+    def op(self, other):
+        a = self._data
+        if isinstance(other, NDArray):
+            b = other._data
+            if a.shape != b.shape:
+                _check_broadcast(a.shape, b.shape)
+        elif isinstance(other, (int, float, bool, np.generic)):
+            b = a.dtype.type(other)
+        elif isinstance(other, np.ndarray):
+            b = other.astype(a.dtype, copy=False)
+        else:
+            return NotImplemented
+        r = np_fn(a, b)
+        if as_dtype:
+            r = r.astype(a.dtype)
+        return wrap(r if type(r) is _np_ndarray else np.asarray(r, dtype=a.dtype).reshape(1))
+    return op
+
+
+def _rbinary(np_fn):
+    def op(self, other):
+        a = self._data
+        if isinstance(other, (int, float, bool, np.generic)):
+            r = np_fn(a.dtype.type(other), a)
+        elif isinstance(other, np.ndarray):
+            r = np_fn(other.astype(a.dtype, copy=False), a)
+        else:
+            return NotImplemented
+        return wrap(r if type(r) is _np_ndarray else np.asarray(r, dtype=a.dtype).reshape(1))
+    return op
+
+
+def _inplace(np_fn):
+    def op(self, other):
+        a = self._data
+        if isinstance(other, NDArray):
+            b = other._data
+        elif isinstance(other, (int, float, bool, np.generic)):
+            b = a.dtype.type(other)
+        else:
+            return NotImplemented
+        try:
+            np_fn(a, b, out=a, casting="unsafe")
+        except ValueError:
+            raise MXNetError("in-place operation: shape {} cannot receive a result broadcast "
+                             "with {}".format(_shape_str(a.shape), _shape_str(np.shape(b))))
+        return self
+    return op
+
+
+def _shape_str(s) -> str:
+    return "[" + ",".join(str(d) for d in s) + "]"
+
+
+def _check_broadcast(l, r) -> None:
+    """MXNet's broadcast rule: same ndim after left-padding, each pair equal or one is 1."""
+    n = max(len(l), len(r))
+    lp = (1,) * (n - len(l)) + tuple(l)
+    rp = (1,) * (n - len(r)) + tuple(r)
+    for x, y in zip(lp, rp):
+        if x != y and x != 1 and y != 1:
+            raise MXNetError("Check failed: l == 1 || r == 1: operands could not be broadcast "
+                             "together with shapes {} {}".format(_shape_str(l), _shape_str(r)))
+
+
+def _true_divide(a, b):
+    """Integer division truncates toward zero and keeps the integer dtype, as MXNet's does."""
+    if a.dtype.kind in "iu":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.true_divide(a, b).astype(a.dtype)
+    return np.true_divide(a, b)
+
+
+def _mod(a, b):
+    """MXNet's mod follows the divisor's sign like Python/numpy for floats."""
+    return np.mod(a, b)
+
+
+class NDArray:
+    """An n-dimensional array on cpu(0), backed by numpy (`asnumpy()` returns a copy)."""
+    __slots__ = ("_data", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx=None, dtype=None):
+        if isinstance(data, NDArray):
+            data = data._data
+        self._data = np.array(data, dtype=dtype if dtype is not None else None)
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def dtype(self):
+        """The numpy scalar type (np.float32), as MXNet returns it, not an np.dtype."""
+        return self._data.dtype.type
+
+    @property
+    def context(self) -> Context:
+        return _CPU
+
+    ctx = context
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def grad(self):
+        return None
+
+    @property
+    def T(self) -> "NDArray":
+        if self._data.ndim < 2:
+            return self
+        return wrap(np.ascontiguousarray(self._data.T))
+
+    @property
+    def handle(self):
+        return id(self._data)
+
+    # ----------------------------------------------------------------- conversion
+    def asnumpy(self) -> np.ndarray:
+        return self._data.copy()
+
+    def asscalar(self):
+        if self._data.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self._data.reshape(-1)[0]
+
+    def wait_to_read(self) -> None:
+        """Computation is synchronous here; nothing to wait for."""
+
+    def wait_to_write(self) -> None:
+        """Computation is synchronous here; nothing to wait for."""
+
+    def astype(self, dtype, copy: bool = True) -> "NDArray":
+        dt = np.dtype(dtype)
+        if not copy and dt == self._data.dtype:
+            return self
+        return wrap(self._data.astype(dt))
+
+    def copy(self) -> "NDArray":
+        return wrap(self._data.copy())
+
+    def copyto(self, other):
+        if isinstance(other, NDArray):
+            if other is self:
+                return self
+            if other.shape != self.shape:
+                raise MXNetError("copyto: shape mismatch {} vs {}".format(
+                    _shape_str(self.shape), _shape_str(other.shape)))
+            other._data[...] = self._data
+            return other
+        if isinstance(other, Context):
+            return self.copy()
+        raise TypeError("copyto does not support type " + str(type(other)))
+
+    def as_in_context(self, context) -> "NDArray":
+        return self
+
+    as_in_ctx = as_in_context
+
+    def attach_grad(self, grad_req="write", stype=None) -> None:
+        """Inference-only engine: gradients are not tracked."""
+
+    def detach(self) -> "NDArray":
+        return wrap(self._data)
+
+    def tostype(self, stype):
+        if stype != "default":
+            from ..base import engine_not_implemented
+            engine_not_implemented("ndarray.tostype('%s')" % stype)
+        return self
+
+    # ----------------------------------------------------------------- python protocol
+    def __repr__(self) -> str:
+        shape_info = "x".join(str(d) for d in self._data.shape)
+        return "\n%s\n<%s %s @%s>" % (str(self._data), type(self).__name__, shape_info,
+                                      self.context)
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        n = self._data.size
+        if n == 0:
+            return False
+        if n == 1:
+            return bool(self._data.reshape(-1)[0])
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __float__(self) -> float:
+        return float(self.asscalar())
+
+    def __int__(self) -> int:
+        return int(self.asscalar())
+
+    def __index__(self) -> int:
+        return int(self.asscalar())
+
+    def __hash__(self) -> int:
+        return id(self) // 16
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __getstate__(self):
+        return {"data": self._data}
+
+    def __setstate__(self, state):
+        self._data = state["data"]
+
+    def __reduce__(self):
+        return (_from_state, (self._data,))
+
+    # ----------------------------------------------------------------- indexing
+    def __getitem__(self, key):
+        key = _index(key)
+        r = self._data[key]
+        if type(r) is not _np_ndarray:
+            r = np.asarray(r, dtype=self._data.dtype)
+        if r.ndim == 0:
+            r = r.reshape(1)
+        return wrap(r)
+
+    def __setitem__(self, key, value):
+        key = _index(key)
+        if isinstance(value, NDArray):
+            value = value._data
+        self._data[key] = value
+
+    # ----------------------------------------------------------------- arithmetic
+    __add__ = __radd__ = _binary(np.add)
+    __sub__ = _binary(np.subtract)
+    __rsub__ = _rbinary(np.subtract)
+    __mul__ = __rmul__ = _binary(np.multiply)
+    __truediv__ = _binary(_true_divide)
+    __rtruediv__ = _rbinary(_true_divide)
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+    __mod__ = _binary(_mod)
+    __rmod__ = _rbinary(_mod)
+    __pow__ = _binary(np.power)
+    __rpow__ = _rbinary(np.power)
+    __eq__ = _binary(np.equal, as_dtype=True)
+    __ne__ = _binary(np.not_equal, as_dtype=True)
+    __lt__ = _binary(np.less, as_dtype=True)
+    __le__ = _binary(np.less_equal, as_dtype=True)
+    __gt__ = _binary(np.greater, as_dtype=True)
+    __ge__ = _binary(np.greater_equal, as_dtype=True)
+    __iadd__ = _inplace(np.add)
+    __isub__ = _inplace(np.subtract)
+    __imul__ = _inplace(np.multiply)
+    __itruediv__ = _inplace(np.true_divide)
+    __idiv__ = __itruediv__
+    __imod__ = _inplace(np.mod)
+
+    def __neg__(self) -> "NDArray":
+        return wrap(np.negative(self._data))
+
+    def __abs__(self) -> "NDArray":
+        return wrap(np.abs(self._data))
+
+    def __pos__(self) -> "NDArray":
+        return self
+
+    # ----------------------------------------------------------------- fluent methods
+    def reshape(self, *shape, **kwargs) -> "NDArray":
+        """MXNet's reshape with special codes 0/-1/-2/-3/-4 and `reverse`."""
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        if not shape and "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        from ..ops.shape import infer_reshape
+        new = infer_reshape(self._data.shape, tuple(shape), kwargs.get("reverse", False))
+        return wrap(self._data.reshape(new))
+
+    def broadcast_to(self, shape) -> "NDArray":
+        return _fluent("broadcast_to")(self, shape=shape)
+
+    def __getattr__(self, name):
+        if name in _FLUENT:
+            op = _fluent(name)
+
+            def method(*args, **kwargs):
+                return op(self, *args, **kwargs)
+            return method
+        raise AttributeError("'NDArray' object has no attribute '%s'" % name)
+
+
+# Methods MXNet's NDArray forwards to the op of the same name (resolved when called, so ops
+# registered later by other modules are found).
+_FLUENT = frozenset("""
+zeros_like ones_like broadcast_axes repeat pad swapaxes split split_v2 slice slice_axis
+slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign
+flatten shape_array size_array expand_dims tile transpose flip depth_to_space space_to_depth
+diag sum nansum prod nanprod mean max min norm round rint fix floor ceil trunc sin cos tan
+arcsin arccos arctan degrees radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log
+log10 log2 log1p sqrt rsqrt cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax
+softmin squeeze broadcast_like reshape_like
+""".split())
+
+
+def _fluent(name):
+    from . import op_namespace
+    return getattr(op_namespace(), name)
+
+
+def _from_state(data):
+    return wrap(data)
+
+
+def _index(key):
+    """Turn NDArray indices into numpy ones (MXNet accepts NDArrays and lists as indices)."""
+    if isinstance(key, NDArray):
+        return key._data.astype(np.int64)
+    if isinstance(key, tuple):
+        return tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    return key
+
+
+def array(source_array, ctx=None, dtype=None) -> NDArray:
+    """mx.nd.array: a copy of `source_array`, float32 unless `dtype` (or an NDArray source)."""
+    if isinstance(source_array, NDArray):
+        dt = source_array._data.dtype if dtype is None else np.dtype(dtype)
+        return wrap(source_array._data.astype(dt))
+    dt = mx_real_t if dtype is None else np.dtype(dtype)
+    try:
+        data = np.array(source_array, dtype=dt)
+    except (TypeError, ValueError) as err:
+        raise TypeError("source_array must be array like object: {}".format(err)) from None
+    if data.ndim == 0:
+        data = data.reshape(1)
+    return wrap(data)
+
+
+def from_numpy(ndarray, zero_copy: bool = True) -> NDArray:
+    return wrap(ndarray if zero_copy else ndarray.copy())
+
+
+def empty(shape, ctx=None, dtype=None) -> NDArray:
+    if isinstance(shape, int):
+        shape = (shape,)
+    return wrap(np.empty(shape, dtype=mx_real_t if dtype is None else np.dtype(dtype)))
+
+
+def waitall() -> None:
+    """Computation is synchronous here; nothing to wait for."""
+
+
+def concatenate(arrays, axis: int = 0, always_copy: bool = True) -> NDArray:
+    return wrap(np.concatenate([a._data for a in arrays], axis=axis))
+
+
+def _unused():  # pragma: no cover - keeps current_context imported for re-export
+    return current_context

@@ -1,0 +1,100 @@
+"""Generates the eager `mx.nd.<op>` functions from the op registry.
+
+The generated function is the whole eager path: split arrays from parameters, parse parameters
+(cached per distinct keyword set), call the kernel, wrap the result. Nothing else runs.
+"""
+from typing import Callable
+
+import numpy as np
+
+from ..base import MXNetError
+from ..registry import OpDef, ShapeError
+from .ndarray import NDArray, wrap
+
+_np_ndarray = np.ndarray
+
+
+def _wrap_result(res, nout):
+    if nout == 1 and type(res) is _np_ndarray:
+        return wrap(res)
+    if isinstance(res, (tuple, list)):
+        return [wrap(r if type(r) is _np_ndarray else np.asarray(r)) for r in res]
+    return wrap(np.asarray(res))
+
+
+def _error(op: OpDef, arrays, err) -> MXNetError:
+    shapes = ", ".join("[" + ",".join(str(d) for d in a.shape) + "]" for a in arrays)
+    return MXNetError("Error in operator {}: {} (input shapes: {})".format(op.name, err, shapes))
+
+
+def make_nd_function(op: OpDef, fname: str) -> Callable:
+    """`mx.nd.<fname>`: eager call of `op`."""
+    kernel = op.kernel
+    parse = op.parse
+    fixed_inputs = None if (op.variadic or callable(op._inputs)) else \
+        tuple(op._inputs) + tuple(op.aux)
+    param_names = tuple(op.params)
+    single = not callable(op._num_outputs) and op._num_outputs == 1
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        arrays = []
+        extra = []
+        for a in args:
+            if isinstance(a, NDArray):
+                arrays.append(a._data)
+            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) \
+                    and op.variadic:
+                arrays.extend(x._data for x in a)
+            else:
+                extra.append(a)
+        if extra:
+            free = [p for p in param_names if p not in kwargs]
+            for pname, v in zip(free, extra):
+                kwargs[pname] = v
+        named = None
+        if kwargs:
+            for k in list(kwargs):
+                v = kwargs[k]
+                if isinstance(v, NDArray):
+                    if named is None:
+                        named = {}
+                    named[k] = v._data
+                    del kwargs[k]
+        attrs = parse(kwargs)
+        if named:
+            names = fixed_inputs or op.input_names(attrs, len(arrays))
+            slots = dict(zip(names, arrays))
+            slots.update(named)
+            missing = [n for n in names if n not in slots]
+            if missing:
+                raise MXNetError("Operator {}: missing input(s) {}".format(op.name, missing))
+            arrays = [slots[n] for n in names]
+        elif fixed_inputs is not None and len(arrays) != len(fixed_inputs) or \
+                fixed_inputs is None and not op.variadic and \
+                len(arrays) != len(op.input_names(attrs)):
+            want = fixed_inputs or op.input_names(attrs)
+            raise MXNetError("Operator {} expects {} input(s) {}, got {}".format(
+                op.name, len(want), list(want), len(arrays)))
+        try:
+            res = kernel(attrs, *arrays)
+        except (ShapeError, ValueError, IndexError) as err:
+            raise _error(op, arrays, err) from None
+        if single and type(res) is _np_ndarray:
+            if out is not None:
+                out._data[...] = res
+                return out
+            return wrap(res)
+        result = _wrap_result(res, op.num_outputs(attrs))
+        if out is not None:
+            if isinstance(result, list):
+                for o, r in zip(out, result):
+                    o._data[...] = r._data
+            else:
+                out._data[...] = result._data
+            return out
+        return result
+
+    nd_function.__name__ = fname
+    nd_function.__qualname__ = fname
+    nd_function.__doc__ = op.__doc__
+    return nd_function

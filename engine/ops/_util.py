@@ -1,0 +1,31 @@
+"""Helpers shared by the op families (kept private: not an op module)."""
+import numpy as np
+
+from ..registry import ShapeError
+
+
+def fmt_shape(s) -> str:
+    """MXNet prints shapes as [2,3]."""
+    return "None" if s is None else "[" + ",".join(str(d) for d in s) + "]"
+
+
+def keep_dtype(res: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """MXNet ops keep the input dtype (int32 sqrt stays int32); numpy may promote."""
+    return res if res.dtype == like.dtype else res.astype(like.dtype)
+
+
+def as_array(res, dtype) -> np.ndarray:
+    """A numpy scalar or 0-d result as MXNet's 1-element array."""
+    if type(res) is not np.ndarray:
+        res = np.asarray(res, dtype=dtype)
+    if res.ndim == 0:
+        res = res.reshape(1)
+    return res
+
+
+def norm_axis(axis: int, ndim: int, op: str) -> int:
+    a = axis + ndim if axis < 0 else axis
+    if not 0 <= a < ndim:
+        raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(
+            op, axis, ndim))
+    return a

@@ -1,0 +1,259 @@
+"""Elementwise ops: unary math, Activation, the non-broadcasting binary ops Symbol operators
+use (`_plus`, `_equal` ...) and the scalar variants (`_plus_scalar`, `_rminus_scalar` ...).
+
+Every op here keeps shape and dtype, so each has an `out_kernel` writing into a preallocated
+buffer and is marked `inplace` (the executor may run it on its input's buffer).
+"""
+import math
+
+import numpy as np
+
+from ..registry import Param, ShapeError, elemwise_shape, p_bool, p_enum, p_float, register
+from ._util import fmt_shape
+
+# ----------------------------------------------------------------------------- unary math
+
+
+def _round_half_away(x, out=None):
+    """C's roundf (MXNet's round): halves go away from zero, unlike numpy's half-to-even."""
+    a = np.abs(x)
+    r = np.floor(a)
+    r += (a - r) >= 0.5
+    return np.copysign(r, x, out=out)
+
+
+def _sigmoid(x, out=None):
+    with np.errstate(over="ignore"):
+        out = np.negative(x, out=out)
+        np.exp(out, out=out)
+        out += 1
+        return np.reciprocal(out, out=out)
+
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+_erfinv_scalar = None
+
+
+def _erf(x, out=None):
+    r = _erf_scalar(x.astype(np.float64)).astype(x.dtype)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def _rsqrt(x, out=None):
+    out = np.sqrt(x, out=out)
+    return np.reciprocal(out, out=out)
+
+
+def _rcbrt(x, out=None):
+    out = np.cbrt(x, out=out)
+    return np.reciprocal(out, out=out)
+
+
+def _softsign(x, out=None):
+    d = np.abs(x)
+    d += 1
+    return np.divide(x, d, out=out)
+
+
+def _softrelu(x, out=None):
+    return np.logaddexp(x.dtype.type(0), x, out=out)
+
+
+def _relu(x, out=None):
+    return np.maximum(x, x.dtype.type(0), out=out)
+
+
+def _logical_not(x, out=None):
+    return np.equal(x, 0, out=out) if out is not None else (x == 0).astype(x.dtype)
+
+
+def _hard_sigmoid_kernel(attrs, x):
+    return np.clip(x * x.dtype.type(attrs.alpha) + x.dtype.type(attrs.beta), 0, 1).astype(
+        x.dtype, copy=False)
+
+
+UNARY = {
+    "relu": _relu, "sigmoid": _sigmoid, "tanh": np.tanh, "exp": np.exp, "log": np.log,
+    "sqrt": np.sqrt, "rsqrt": _rsqrt, "cbrt": np.cbrt, "rcbrt": _rcbrt, "abs": np.abs,
+    "square": np.square, "negative": np.negative, "reciprocal": np.reciprocal,
+    "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
+    "rint": np.rint, "fix": np.trunc, "trunc": np.trunc, "erf": _erf, "softsign": _softsign,
+    "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "arcsinh": np.arcsinh,
+    "arccosh": np.arccosh, "arctanh": np.arctanh, "degrees": np.degrees,
+    "radians": np.radians, "logical_not": _logical_not,
+}
+
+
+def _unary_kernels(fn):
+    def kernel(attrs, x):
+        r = fn(x)
+        return r if r.dtype == x.dtype else r.astype(x.dtype)
+
+    def out_kernel(attrs, out, x):
+        if out.dtype == x.dtype.type and x.dtype.kind == "f":
+            fn(x, out=out)
+        else:
+            out[...] = kernel(attrs, x)
+    return kernel, out_kernel
+
+
+for _name, _fn in UNARY.items():
+    _k, _ok = _unary_kernels(_fn)
+    _k.__doc__ = "Elementwise {} of the input (MXNet's `{}`).".format(_name, _name)
+    register(_name, infer_shape=elemwise_shape, out_kernel=_ok, inplace=True,
+             elementwise=True)(_k)
+
+register("hard_sigmoid", params={"alpha": Param(p_float, 0.2), "beta": Param(p_float, 0.5)},
+         infer_shape=elemwise_shape, elementwise=True)(_hard_sigmoid_kernel)
+
+_ACT = {"relu": _relu, "sigmoid": _sigmoid, "tanh": np.tanh, "softrelu": _softrelu,
+        "softsign": _softsign}
+
+
+def _activation(attrs, x):
+    return _ACT[attrs.act_type](x)
+
+
+def _activation_out(attrs, out, x):
+    _ACT[attrs.act_type](x, out=out)
+
+
+register("Activation", params={"act_type": Param(p_enum(*_ACT))}, infer_shape=elemwise_shape,
+         out_kernel=_activation_out, inplace=True, elementwise=True,
+         doc="Activation function (relu, sigmoid, tanh, softrelu, softsign).")(_activation)
+
+# identity-like ops: the executor treats them as aliases of their input
+
+
+def _identity(attrs, x):
+    return x.copy()
+
+
+register("_copy", aliases=("identity",), infer_shape=elemwise_shape, elementwise=True, alias=True,
+         doc="A copy of the input.")(_identity)
+register("BlockGrad", aliases=("stop_gradient",), infer_shape=elemwise_shape,
+         elementwise=True, alias=True, doc="The input, with gradients stopped.")(_identity)
+
+# ----------------------------------------------------------------------------- binary, same shape
+
+
+def _to_dtype(fn):
+    """Comparisons and logical ops return the input dtype (1.0/0.0), as MXNet's do."""
+    def wrapped(a, b, out=None):
+        if out is not None:
+            return fn(a, b, out=out)
+        return fn(a, b).astype(a.dtype)
+    return wrapped
+
+
+def _int_safe_divide(a, b, out=None):
+    if a.dtype.kind in "iu":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.true_divide(a, b).astype(a.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+    return np.true_divide(a, b, out=out)
+
+
+def _logical(fn):
+    return _to_dtype(lambda a, b, out=None: fn(a != 0, b != 0, out=out))
+
+
+BINARY = {
+    # name: (numpy function, aliases used by Symbol operators / older MXNet names)
+    "elemwise_add": (np.add, ("_plus", "_Plus", "_add")),
+    "elemwise_sub": (np.subtract, ("_minus", "_Minus", "_sub")),
+    "elemwise_mul": (np.multiply, ("_mul", "_Mul")),
+    "elemwise_div": (_int_safe_divide, ("_div", "_Div")),
+    "_mod": (np.mod, ("_Mod",)),
+    "_power": (np.power, ("_Power",)),
+    "_maximum": (np.maximum, ("_Maximum",)),
+    "_minimum": (np.minimum, ("_Minimum",)),
+    "_hypot": (np.hypot, ("_Hypot",)),
+    "_equal": (_to_dtype(np.equal), ()),
+    "_not_equal": (_to_dtype(np.not_equal), ()),
+    "_greater": (_to_dtype(np.greater), ()),
+    "_greater_equal": (_to_dtype(np.greater_equal), ()),
+    "_lesser": (_to_dtype(np.less), ()),
+    "_lesser_equal": (_to_dtype(np.less_equal), ()),
+    "_logical_and": (_logical(np.logical_and), ()),
+    "_logical_or": (_logical(np.logical_or), ()),
+    "_logical_xor": (_logical(np.logical_xor), ()),
+}
+
+
+def _binary_kernels(name, fn):
+    def kernel(attrs, a, b):
+        if a.shape != b.shape:
+            raise ShapeError("Incompatible attr in node at 1-th input: expected {}, got {}"
+                             .format(fmt_shape(a.shape), fmt_shape(b.shape)))
+        r = fn(a, b)
+        return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+    def out_kernel(attrs, out, a, b):
+        fn(a, b, out=out)
+    kernel.__doc__ = "Elementwise {} of two arrays of the same shape (no broadcasting).".format(
+        name)
+    return kernel, out_kernel
+
+
+for _name, (_fn, _aliases) in BINARY.items():
+    _k, _ok = _binary_kernels(_name, _fn)
+    register(_name, inputs=("lhs", "rhs"), aliases=_aliases, infer_shape=elemwise_shape,
+             out_kernel=_ok, inplace=True, elementwise=True)(_k)
+
+# ----------------------------------------------------------------------------- scalar variants
+
+SCALAR = {
+    # name: (function of (array, scalar), alias Symbol operators call)
+    "_plus_scalar": (np.add, "_PlusScalar"),
+    "_minus_scalar": (np.subtract, "_MinusScalar"),
+    "_rminus_scalar": (lambda a, s, out=None: np.subtract(s, a, out=out), "_RMinusScalar"),
+    "_mul_scalar": (np.multiply, "_MulScalar"),
+    "_div_scalar": (_int_safe_divide, "_DivScalar"),
+    "_rdiv_scalar": (lambda a, s, out=None: _int_safe_divide(np.asarray(s, a.dtype), a, out=out)
+                     if a.dtype.kind in "iu" else np.true_divide(s, a, out=out), "_RDivScalar"),
+    "_mod_scalar": (np.mod, "_ModScalar"),
+    "_rmod_scalar": (lambda a, s, out=None: np.mod(s, a, out=out), "_RModScalar"),
+    "_power_scalar": (np.power, "_PowerScalar"),
+    "_rpower_scalar": (lambda a, s, out=None: np.power(s, a, out=out), "_RPowerScalar"),
+    "_maximum_scalar": (np.maximum, "_MaximumScalar"),
+    "_minimum_scalar": (np.minimum, "_MinimumScalar"),
+    "_hypot_scalar": (np.hypot, "_HypotScalar"),
+    "_equal_scalar": (_to_dtype(np.equal), "_EqualScalar"),
+    "_not_equal_scalar": (_to_dtype(np.not_equal), "_NotEqualScalar"),
+    "_greater_scalar": (_to_dtype(np.greater), "_GreaterScalar"),
+    "_greater_equal_scalar": (_to_dtype(np.greater_equal), "_GreaterEqualScalar"),
+    "_lesser_scalar": (_to_dtype(np.less), "_LesserScalar"),
+    "_lesser_equal_scalar": (_to_dtype(np.less_equal), "_LesserEqualScalar"),
+    "_logical_and_scalar": (_logical(np.logical_and), "_LogicalAndScalar"),
+    "_logical_or_scalar": (_logical(np.logical_or), "_LogicalOrScalar"),
+    "_logical_xor_scalar": (_logical(np.logical_xor), "_LogicalXorScalar"),
+}
+
+SCALAR_PARAMS = {"scalar": Param(p_float, 1.0), "is_int": Param(p_bool, True)}
+
+
+def _scalar_kernels(fn):
+    def kernel(attrs, x):
+        r = fn(x, x.dtype.type(attrs.scalar))
+        return r if r.dtype == x.dtype else r.astype(x.dtype)
+
+    def out_kernel(attrs, out, x):
+        fn(x, x.dtype.type(attrs.scalar), out=out)
+    return kernel, out_kernel
+
+
+for _name, (_fn, _alias) in SCALAR.items():
+    _k, _ok = _scalar_kernels(_fn)
+    _k.__doc__ = "Elementwise {} with a scalar (the scalar is cast to the input dtype).".format(
+        _name)
+    register(_name, aliases=(_alias,), params=SCALAR_PARAMS, infer_shape=elemwise_shape,
+             out_kernel=_ok, inplace=True, elementwise=True)(_k)

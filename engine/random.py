@@ -1,0 +1,16 @@
+"""mx.random: the engine's one random generator (initializers and random ops draw from it)."""
+import numpy as np
+
+__all__ = ["seed", "generator"]
+
+_state = {"rng": np.random.RandomState(0)}
+
+
+def seed(seed_state: int, ctx="all") -> None:
+    """Reseed the engine generator (MXNet's streams differ; only reproducibility is promised)."""
+    _state["rng"] = np.random.RandomState(int(seed_state))
+
+
+def generator() -> np.random.RandomState:
+    """The engine generator, for initializers and random ops."""
+    return _state["rng"]

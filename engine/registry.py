@@ -1,0 +1,358 @@
+"""The one operator registry: every op is defined here once and exposed as mx.nd.X and mx.sym.X.
+
+An op is a numpy kernel plus what a graph needs to know without running it: its named inputs
+(and aux states), its parameters with MXNet's defaults, how many outputs it has, and shape and
+dtype inference (forward, and backward where MXNet fills unknown parameter shapes from data).
+The eager functions (`mx.nd.X`), the symbol functions (`mx.sym.X`) and the executor all read the
+same `OpDef`, so an op cannot behave differently eagerly and hybridized by accident.
+See docs/architecture.md, "How to add an op".
+"""
+import re
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .base import MXNetError
+
+__all__ = ["OpDef", "Param", "Attrs", "ShapeError", "register", "get_op", "all_ops",
+           "p_int", "p_float", "p_bool", "p_str", "p_shape", "p_dtype", "p_opt", "p_enum",
+           "p_axis", "elemwise_shape", "same_type", "shape_known", "merge_shape"]
+
+Shape = Optional[Tuple[int, ...]]
+
+
+class ShapeError(ValueError):
+    """Inference found inconsistent shapes or types; callers wrap it into an MXNetError naming
+    the node and the user's source line."""
+
+
+# ----------------------------------------------------------------------------- attribute parsers
+# Every parser accepts both the Python value a user passes and the string MXNet stores in JSON.
+
+def _is_none(v) -> bool:
+    return v is None or (isinstance(v, str) and v.strip() in ("None", ""))
+
+
+def p_int(v) -> int:
+    if isinstance(v, str):
+        return int(float(v)) if "." in v or "e" in v else int(v)
+    return int(v)
+
+
+def p_float(v) -> float:
+    return float(v)
+
+
+def p_bool(v) -> bool:
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "1"):
+            return True
+        if s in ("false", "0"):
+            return False
+        raise ValueError("invalid boolean value {!r}".format(v))
+    return bool(v)
+
+
+def p_str(v) -> str:
+    return str(v)
+
+
+_INT_RE = re.compile(r"-?\d+")
+
+
+def p_shape(v) -> Tuple[int, ...]:
+    """A shape or axis tuple: (2, 3), [2, 3], 5, "(2, 3)", "[2,3]", "5", "()"."""
+    if isinstance(v, str):
+        return tuple(int(x) for x in _INT_RE.findall(v))
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    return tuple(int(x) for x in v)
+
+
+def p_axis(v):
+    """An axis argument that may be an int or a tuple of ints (reductions): int stays int."""
+    if isinstance(v, str):
+        s = v.strip()
+        if s.startswith(("(", "[")):
+            return p_shape(s)
+        return int(s)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return tuple(int(x) for x in v)
+
+
+def p_dtype(v) -> np.dtype:
+    return np.dtype(v)
+
+
+def p_opt(parser: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Parser for an optional value: None or "None" stays None."""
+    def parse(v):
+        return None if _is_none(v) else parser(v)
+    parse.__name__ = "opt_" + getattr(parser, "__name__", "value")
+    return parse
+
+
+def p_enum(*choices: str) -> Callable[[Any], str]:
+    def parse(v):
+        s = str(v)
+        if s not in choices:
+            raise ValueError("must be one of {}, got {!r}".format(list(choices), s))
+        return s
+    parse.__name__ = "enum"
+    return parse
+
+
+class Param:
+    """One operator parameter: its parser and MXNet's default (`REQUIRED` if none)."""
+    __slots__ = ("parser", "default")
+    REQUIRED = object()
+
+    def __init__(self, parser: Callable[[Any], Any], default: Any = REQUIRED):
+        self.parser = parser
+        self.default = default
+
+
+class Attrs:
+    """Parsed parameters of one op call, read by kernels as attributes (`attrs.num_hidden`)."""
+
+    def __init__(self, values: Dict[str, Any]):
+        self.__dict__.update(values)
+
+    def get(self, key, default=None):
+        return self.__dict__.get(key, default)
+
+    def __repr__(self) -> str:
+        return "Attrs({})".format(self.__dict__)
+
+
+def attr_to_str(key: str, value) -> str:
+    """How MXNet's Python front end stringifies an op parameter for the graph."""
+    if key == "dtype" and not isinstance(value, str) and value is not None:
+        return np.dtype(value).name
+    if isinstance(value, list):
+        value = tuple(value)
+    return str(value)
+
+
+# ----------------------------------------------------------------------------- shape helpers
+
+def shape_known(s: Shape) -> bool:
+    """A shape is fully known when present and no dim is 0 (MXNet 1.x: 0 = unknown dim)."""
+    return s is not None and 0 not in s
+
+
+def merge_shape(a: Shape, b: Shape) -> Shape:
+    """Unify two partial shapes or raise ShapeError; None and 0-dims are unknown."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise ShapeError("expected {}, got {}".format(_fmt(a), _fmt(b)))
+    out = []
+    for x, y in zip(a, b):
+        if x and y and x != y:
+            raise ShapeError("expected {}, got {}".format(_fmt(a), _fmt(b)))
+        out.append(x or y)
+    return tuple(out)
+
+
+def _fmt(s: Shape) -> str:
+    return "None" if s is None else "[" + ",".join(str(d) for d in s) + "]"
+
+
+def elemwise_shape(attrs, in_shapes: List[Shape]):
+    """All inputs and the output share one shape (elemwise_add, relu, ...)."""
+    merged = None
+    for i, s in enumerate(in_shapes):
+        try:
+            merged = merge_shape(merged, s)
+        except ShapeError:
+            raise ShapeError("Incompatible attr at {}-th input: expected {}, got {}".format(
+                i, _fmt(merged), _fmt(s))) from None
+    return [merged] * len(in_shapes), [merged]
+
+
+def same_type(attrs, in_types: List[Optional[np.dtype]]):
+    """All inputs and outputs share the first known dtype."""
+    known = next((t for t in in_types if t is not None), None)
+    for i, t in enumerate(in_types):
+        if t is not None and known is not None and t != known:
+            raise ShapeError("Incompatible dtype at {}-th input: expected {}, got {}".format(
+                i, known.name, t.name))
+    return [known] * len(in_types), [known]
+
+
+# ----------------------------------------------------------------------------- the registry
+
+class OpDef:
+    """Everything the engine knows about one operator (see `register`)."""
+
+    def __init__(self, name, kernel, *, inputs, aux, params, num_outputs, output_names,
+                 infer_shape, infer_type, out_kernel, inplace, key_var_num_args, doc,
+                 elementwise, view=False, alias=False, random=False):
+        self.name = name
+        self.kernel = kernel
+        self._inputs = inputs
+        self.aux = tuple(aux)
+        self.params = params
+        self._num_outputs = num_outputs
+        self._output_names = output_names
+        self.infer_shape_fn = infer_shape
+        self.infer_type_fn = infer_type
+        self.out_kernel = out_kernel
+        self.inplace = inplace
+        self.key_var_num_args = key_var_num_args
+        self.variadic = inputs is None
+        self.elementwise = elementwise
+        self.view = view          # output may share memory with input 0 (reshape ...)
+        self.alias = alias        # at inference the output *is* input 0 (identity, Dropout)
+        self.random = random      # never constant-folded (random_uniform ...)
+        self.__doc__ = doc
+        self._parse_cache: Dict[Any, Attrs] = {}
+        self.aliases: List[str] = []
+
+    # -- attributes
+    def parse(self, kwargs: Dict[str, Any]) -> Attrs:
+        """Parse user/JSON parameters, fill MXNet's defaults; cached for hashable kwargs."""
+        try:
+            key = tuple(sorted(kwargs.items())) if kwargs else ()
+            hit = self._parse_cache.get(key)
+            if hit is not None:
+                return hit
+        except TypeError:
+            key = None
+        values = {}
+        params = self.params
+        for k, v in kwargs.items():
+            p = params.get(k)
+            if p is None:
+                if k.startswith("__") or k == self.key_var_num_args:
+                    continue
+                raise MXNetError("Operator {}: unknown parameter '{}' (known: {})".format(
+                    self.name, k, ", ".join(sorted(params)) or "none"))
+            try:
+                values[k] = p.parser(v)
+            except (TypeError, ValueError) as err:
+                raise MXNetError("Operator {}: invalid value {!r} for parameter '{}': {}".format(
+                    self.name, v, k, err)) from None
+        for k, p in params.items():
+            if k not in values:
+                if p.default is Param.REQUIRED:
+                    raise MXNetError("Operator {}: required parameter '{}' is missing".format(
+                        self.name, k))
+                values[k] = p.default
+        attrs = Attrs(values)
+        if key is not None and len(self._parse_cache) < 4096:
+            self._parse_cache[key] = attrs
+        return attrs
+
+    # -- structure
+    def input_names(self, attrs: Attrs, num_given: int = 0) -> List[str]:
+        """Argument names followed by aux-state names, in MXNet's list_inputs order."""
+        if self._inputs is None:
+            n = num_given
+            if self.key_var_num_args and attrs.get(self.key_var_num_args):
+                n = attrs.get(self.key_var_num_args)
+            return ["arg%d" % i for i in range(n)]
+        names = self._inputs(attrs) if callable(self._inputs) else self._inputs
+        return list(names) + list(self.aux)
+
+    def num_outputs(self, attrs: Attrs) -> int:
+        n = self._num_outputs
+        return n(attrs) if callable(n) else n
+
+    def output_names(self, attrs: Attrs) -> List[str]:
+        names = self._output_names
+        if names is not None:
+            return list(names(attrs) if callable(names) else names)
+        n = self.num_outputs(attrs)
+        return ["output"] if n == 1 else ["output%d" % i for i in range(n)]
+
+    # -- inference
+    def infer_shape(self, attrs: Attrs, in_shapes: List[Shape]):
+        """(input shapes with unknowns filled where possible, output shapes)."""
+        if self.infer_shape_fn is not None:
+            ins, outs = self.infer_shape_fn(attrs, list(in_shapes))
+            return [None if s is None else tuple(s) for s in ins], \
+                   [None if s is None else tuple(s) for s in outs]
+        n = self.num_outputs(attrs)
+        if not all(shape_known(s) for s in in_shapes):
+            return list(in_shapes), [None] * n
+        outs = self._evaluate(attrs, [np.zeros(s, np.float32) for s in in_shapes])
+        return list(in_shapes), [o.shape for o in outs]
+
+    def infer_type(self, attrs: Attrs, in_types: List[Optional[np.dtype]]):
+        if self.infer_type_fn is not None:
+            ins, outs = self.infer_type_fn(attrs, list(in_types))
+            return [None if t is None else np.dtype(t) for t in ins], \
+                   [None if t is None else np.dtype(t) for t in outs]
+        ins, outs = same_type(attrs, in_types)
+        return ins, outs * self.num_outputs(attrs)
+
+    def _evaluate(self, attrs, arrays):
+        with np.errstate(all="ignore"):
+            res = self.kernel(attrs, *arrays)
+        return list(res) if isinstance(res, (tuple, list)) else [res]
+
+
+_OPS: Dict[str, OpDef] = {}
+_CANONICAL: Dict[str, OpDef] = {}
+_listeners: List[Callable[[str, OpDef], None]] = []
+
+
+def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data",),
+             aux: Sequence[str] = (), params: Optional[Dict[str, Param]] = None,
+             num_outputs: Union[int, Callable] = 1, output_names=None,
+             infer_shape: Optional[Callable] = None, infer_type: Optional[Callable] = None,
+             out_kernel: Optional[Callable] = None, inplace: bool = False,
+             key_var_num_args: Optional[str] = None, aliases: Sequence[str] = (),
+             elementwise: bool = False, view: bool = False, alias: bool = False,
+             random: bool = False, doc: str = ""):
+    """Decorator registering `kernel(attrs, *inputs) -> ndarray | tuple` as operator `name`.
+
+    `inputs=None` makes the op variadic (concat, add_n, stack). `aliases` are extra names for
+    the same op (the graph records `name`; auto-naming of nodes uses the name that was called).
+    A name starting with `_contrib_` also lands in the `contrib` sub-namespace; other names
+    starting with `_` only in `_internal`. `view`: the kernel may return a view of input 0;
+    `alias`: at inference the output equals input 0 (the executor skips the op); `random`: the
+    op draws random numbers (never constant-folded).
+    """
+    def deco(kernel):
+        op = OpDef(name, kernel, inputs=inputs, aux=aux, params=dict(params or {}),
+                   num_outputs=num_outputs, output_names=output_names,
+                   infer_shape=infer_shape, infer_type=infer_type, out_kernel=out_kernel,
+                   inplace=inplace, key_var_num_args=key_var_num_args,
+                   doc=doc or (kernel.__doc__ or ""), elementwise=elementwise, view=view,
+                   alias=alias, random=random)
+        op.aliases = list(aliases)
+        _CANONICAL[name] = op
+        for n in (name,) + tuple(aliases):
+            _OPS[n] = op
+            for fn in _listeners:
+                fn(n, op)
+        return kernel
+    return deco
+
+
+def get_op(name: str) -> OpDef:
+    op = _OPS.get(name)
+    if op is None:
+        raise MXNetError("Cannot find operator {} (the hybridlint engine does not implement it "
+                         "yet)".format(name))
+    return op
+
+
+def all_ops() -> Dict[str, OpDef]:
+    """name or alias -> OpDef."""
+    return dict(_OPS)
+
+
+def on_register(listener: Callable[[str, OpDef], None]) -> None:
+    """Call `listener(name, op)` for every op registered so far and every later one; this is how
+    mx.nd and mx.sym get their functions even for ops registered after they were imported."""
+    _listeners.append(listener)
+    for n, op in list(_OPS.items()):
+        listener(n, op)

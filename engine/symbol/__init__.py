@@ -1,0 +1,194 @@
+"""mx.sym / mx.symbol: graph construction, one function per registered op.
+
+Functions appear here as ops are registered (`registry.on_register`): `foo` -> `mx.sym.foo`,
+`_foo` -> `mx.sym._internal._foo`, `_contrib_foo` -> `mx.sym.contrib.foo`. There is no
+`mx.sym.array`, exactly as in MXNet.
+"""
+import sys
+import types
+
+import numpy as np
+
+from .. import name as _name_mod
+from .. import registry as _registry
+from ..base import MXNetError
+from .symbol import Node, Symbol, load_json, user_source
+
+_this = sys.modules[__name__]
+contrib = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib operators")
+_internal = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
+op = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
+for _m in (contrib, _internal, op):
+    sys.modules[_m.__name__] = _m
+
+
+def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+        stype=None, **kwargs) -> Symbol:
+    """A placeholder variable; `shape`/`dtype` become hints for inference."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    user = dict(attr or {})
+    if shape is not None:
+        user["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        user["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        user["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        user["__dtype__"] = str(_dtype_code(dtype))
+    if init is not None:
+        user["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        user["__storage_type__"] = str(stype)
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            user[k] = str(v)
+        else:
+            raise ValueError("Attribute name=%s is not supported. Additional attributes must "
+                             "start and end with double underscores, e.g, __yourattr__" % k)
+    return Symbol([(Node(None, name, {}, None, [], user_source(), user), 0)])
+
+
+Variable = var
+
+# MXNet's dtype codes, used in the __dtype__ attribute of variables
+_DTYPE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.float16): 2,
+                np.dtype(np.uint8): 3, np.dtype(np.int32): 4, np.dtype(np.int8): 5,
+                np.dtype(np.int64): 6, np.dtype(np.bool_): 7}
+DTYPE_FROM_CODE = {v: k for k, v in _DTYPE_CODES.items()}
+
+
+def _dtype_code(dtype) -> int:
+    return _DTYPE_CODES[np.dtype(dtype)]
+
+
+def Group(symbols) -> Symbol:
+    """One Symbol whose outputs are the outputs of `symbols`, in order."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    return Symbol([o for s in symbols for o in s._outputs])
+
+
+def load(fname: str) -> Symbol:
+    """Load a graph saved with `Symbol.save` (ours or MXNet's)."""
+    with open(fname) as f:
+        return load_json(f.read())
+
+
+def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=None,
+                      input_names=None):
+    """Create the node for `op_name` applied to Symbols `inputs` (missing named inputs, like
+    FullyConnected's weight, become variables `<name>_<input>`)."""
+    opdef = _registry.get_op(op_name)
+    parse_params = dict(params)
+    if opdef.key_var_num_args and opdef.variadic and opdef.key_var_num_args not in parse_params:
+        parse_params[opdef.key_var_num_args] = len(inputs)
+    parsed = opdef.parse(parse_params)
+    attrs = {k: _registry.attr_to_str(k, v) for k, v in parse_params.items()}
+    node_name = _name_mod.current().get(name, hint or op_name.lower())
+    source = user_source()
+    wanted = opdef.input_names(parsed, len(inputs))
+    if input_names is not None:
+        slots = dict(input_names)
+        entries = []
+        for i, n in enumerate(wanted):
+            if n in slots:
+                entries.append(slots[n])
+            else:
+                entries.append(Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [],
+                                             source), 0)]))
+        inputs = entries
+    elif len(inputs) < len(wanted):
+        inputs = list(inputs) + [
+            Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source), 0)])
+            for n in wanted[len(inputs):]]
+    elif len(inputs) > len(wanted):
+        raise MXNetError("Operator {} takes {} input(s) {}, got {}".format(
+            opdef.name, len(wanted), wanted, len(inputs)))
+    entries = []
+    for s in inputs:
+        if len(s._outputs) != 1:
+            raise MXNetError("Operator {}: an input is a group of {} outputs; select one with "
+                             "sym[i]".format(opdef.name, len(s._outputs)))
+        entries.append(s._outputs[0])
+    node = Node(opdef, node_name, attrs, parsed, entries, source, dict(user_attrs or {}))
+    return Symbol([(node, i) for i in range(node.num_outputs())])
+
+
+def _make_sym_function(opdef, fname):
+    hint = fname.lower()
+    param_names = tuple(opdef.params)
+
+    def sym_function(*args, name=None, attr=None, out=None, **kwargs):
+        inputs = []
+        extra = []
+        for a in args:
+            if isinstance(a, Symbol):
+                inputs.append(a)
+            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) \
+                    and opdef.variadic:
+                inputs.extend(a)
+            else:
+                extra.append(a)
+        if extra:
+            free = [p for p in param_names if p not in kwargs]
+            for pname, v in zip(free, extra):
+                kwargs[pname] = v
+        named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+        for k in named:
+            del kwargs[k]
+        if named:
+            parsed = opdef.parse(kwargs)
+            wanted = opdef.input_names(parsed, len(inputs))
+            slots = dict(zip(wanted, inputs))
+            slots.update(named)
+            unknown = [k for k in slots if k not in wanted]
+            if unknown:
+                raise MXNetError("Operator {}: unknown input(s) {} (inputs are {})".format(
+                    opdef.name, unknown, wanted))
+            return _make_node_symbol(opdef.name, [], kwargs, hint=hint, name=name,
+                                     user_attrs=attr, input_names=slots)
+        return _make_node_symbol(opdef.name, inputs, kwargs, hint=hint, name=name,
+                                 user_attrs=attr)
+
+    sym_function.__name__ = fname
+    sym_function.__qualname__ = fname
+    sym_function.__doc__ = opdef.__doc__
+    return sym_function
+
+
+def _install(fname, opdef):
+    fn = _make_sym_function(opdef, fname)
+    setattr(op, fname, fn)
+    if fname.startswith("_contrib_"):
+        setattr(contrib, fname[len("_contrib_"):], fn)
+        setattr(_internal, fname, fn)
+    elif fname.startswith("_"):
+        setattr(_internal, fname, fn)
+    else:
+        setattr(_this, fname, fn)
+
+
+def zeros(shape, dtype=None, **kwargs) -> Symbol:
+    """A constant node of zeros (float32 unless `dtype`)."""
+    return _internal._zeros(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs) -> Symbol:
+    """A constant node of ones (float32 unless `dtype`)."""
+    return _internal._ones(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs) -> Symbol:
+    """A constant node filled with `val`."""
+    return _internal._full(shape=shape, value=val, dtype="float32" if dtype is None else dtype,
+                           **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """A node of evenly spaced values (float32 unless `dtype`)."""
+    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat, name=name,
+                             dtype="float32" if dtype is None else dtype)
+
+
+_registry.on_register(_install)
