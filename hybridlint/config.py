@@ -1,0 +1,298 @@
+"""``[tool.hybridlint]`` configuration: finding it, validating it, and what it means per file.
+
+The nearest ``pyproject.toml`` that has a ``[tool.hybridlint]`` table, searched upward from the
+linted paths, is the configuration, and its directory is the project root (where relative
+globs and the cache live). Validation is strict and happens before anything is linted: an
+unknown key, a wrong type or a malformed rule code is one :class:`ConfigError` naming the file
+and the key, never a traceback and never a silently ignored setting.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.9/3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = "pyproject.toml"
+
+DEFAULT_EXCLUDE: Tuple[str, ...] = (
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".hybridlint_cache", ".mypy_cache", ".nox",
+    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pycache__", "__pypackages__",
+    "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+)
+
+_CODE_RE = re.compile(r"^(ALL|HL\d{0,3})$")
+
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+_KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores", "examples"))
+
+
+class ConfigError(Exception):
+    """Invalid configuration or rule selection; the CLI prints it on one line and exits 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated ``[tool.hybridlint]`` table (defaults when there is none)."""
+
+    root: str
+    path: Optional[str] = None
+    select: Optional[Tuple[str, ...]] = None
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    # Verification examples are data for the checker, passed through untouched:
+    # {"path/to/model.py::ClassName": {"inputs": ["1x3x32x32"], ...}}.
+    examples: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_excludes(self) -> Tuple[str, ...]:
+        return self.exclude + self.extend_exclude
+
+    def relpath(self, path: str) -> str:
+        """``path`` relative to the project root, with forward slashes (for globs)."""
+        rel = os.path.relpath(os.path.abspath(path), self.root)
+        return rel.replace(os.sep, "/")
+
+    def is_excluded(self, path: str) -> bool:
+        """Whether ``path`` or one of its directories below the root matches an exclude glob."""
+        rel = self.relpath(path)
+        parts = [] if rel.startswith("../") or rel == ".." else rel.split("/")
+        if not parts:  # outside the root: judge by the name alone
+            parts = [os.path.basename(os.path.abspath(path))]
+        for pattern in self.all_excludes:
+            if _matches_path(pattern, parts):
+                return True
+        return False
+
+    def ignores_for(self, path: str) -> Tuple[str, ...]:
+        """The extra codes ``per-file-ignores`` switches off for ``path``."""
+        rel = self.relpath(path)
+        codes: list = []
+        for pattern, pattern_codes in self.per_file_ignores:
+            if _matches_path(pattern, rel.split("/")):
+                codes.extend(pattern_codes)
+        return tuple(codes)
+
+
+def _matches_path(pattern: str, parts: Sequence[str]) -> bool:
+    """Glob semantics shared by exclude and per-file-ignores.
+
+    A pattern without ``/`` matches any single path component (``build``, ``*_pb2.py``); a
+    pattern with ``/`` matches the path relative to the root, or one of its leading directories
+    (``src/legacy`` excludes everything below it).
+    """
+    pattern = pattern.strip()
+    if "/" not in pattern.rstrip("/"):
+        name = pattern.rstrip("/")
+        return any(fnmatch.fnmatchcase(part, name) for part in parts)
+    pattern = pattern.strip("/")
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    return any(
+        fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1)
+    )
+
+
+def find_config_file(paths: Iterable[str]) -> Optional[str]:
+    """The nearest ``pyproject.toml`` with a ``[tool.hybridlint]`` table above the paths.
+
+    The search starts at the deepest directory containing all the paths, so linting one
+    sub-package of a monorepo uses that sub-package's configuration.
+    """
+    start = _common_directory(paths)
+    directory = start
+    while True:
+        candidate = os.path.join(directory, CONFIG_FILE)
+        if os.path.isfile(candidate) and "hybridlint" in _read_toml(candidate).get("tool", {}):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def find_project_root(paths: Iterable[str]) -> str:
+    """Where a project without configuration keeps its cache: the nearest directory with a
+    ``pyproject.toml`` or ``.git``, else the current directory."""
+    directory = _common_directory(paths)
+    while True:
+        if any(os.path.exists(os.path.join(directory, m)) for m in (CONFIG_FILE, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.getcwd()
+        directory = parent
+
+
+def _common_directory(paths: Iterable[str]) -> str:
+    absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]
+    dirs = [p if os.path.isdir(p) else os.path.dirname(p) for p in absolute]
+    try:
+        return os.path.commonpath(dirs)
+    except ValueError:  # different drives on Windows
+        return os.getcwd()
+
+
+def _read_toml(path: str) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8: {exc}") from exc
+
+
+def load_config(paths: Sequence[str], config_file: Optional[str] = None) -> Config:
+    """Find (or read the given) configuration for ``paths`` and validate it."""
+    if config_file is not None:
+        if not os.path.isfile(config_file):
+            raise ConfigError(f"{config_file}: no such configuration file")
+        data = _read_toml(config_file)
+        table = data.get("tool", {}).get("hybridlint")
+        if table is None:
+            raise ConfigError(f"{config_file}: has no [tool.hybridlint] table")
+        root = os.path.dirname(os.path.abspath(config_file))
+        return parse_table(table, root=root, path=os.path.abspath(config_file))
+    found = find_config_file(paths)
+    if found is None:
+        return Config(root=find_project_root(paths))
+    table = _read_toml(found)["tool"]["hybridlint"]
+    return parse_table(table, root=os.path.dirname(found), path=found)
+
+
+def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
+    """Validate a ``[tool.hybridlint]`` table into a :class:`Config`."""
+    where = path or "[tool.hybridlint]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.hybridlint] must be a table")
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        known = ", ".join(sorted(_KNOWN_KEYS))
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})")
+    values: Dict[str, Any] = {}
+    for key in _LIST_KEYS:
+        if key in table:
+            items = _string_list(table[key], where, key)
+            if key in ("select", "ignore", "extend-select"):
+                items = validate_codes(items, f"{where}: {key}")
+            values[key] = tuple(items)
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [codes]")
+    per_file_ignores = tuple(
+        (glob, tuple(validate_codes(_string_list(codes, where, f"per-file-ignores.{glob!r}"),
+                                    f"{where}: per-file-ignores.{glob!r}")))
+        for glob, codes in per_file.items()
+    )
+    examples = table.get("examples", {})
+    if not isinstance(examples, dict) or not all(isinstance(v, dict) for v in examples.values()):
+        raise ConfigError(
+            f"{where}: examples must be a table of \"path.py::Class\" = {{ inputs = [...] }}"
+        )
+    return Config(
+        root=root,
+        path=path,
+        select=values.get("select"),
+        ignore=values.get("ignore", ()),
+        extend_select=values.get("extend-select", ()),
+        per_file_ignores=per_file_ignores,
+        exclude=values.get("exclude", DEFAULT_EXCLUDE),
+        extend_exclude=values.get("extend-exclude", ()),
+        examples=examples,
+    )
+
+
+def _string_list(value: Any, where: str, key: str) -> list:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of strings, got {value!r}")
+    return value
+
+
+def validate_codes(codes: Iterable[str], where: str) -> list:
+    """Upper-case and check rule codes/prefixes (``HL003``, ``HL0``, ``ALL``)."""
+    result = []
+    for code in codes:
+        normal = code.strip().upper()
+        if not _CODE_RE.match(normal):
+            raise ConfigError(
+                f"{where}: {code!r} is not a rule code or prefix (expected e.g. HL003, HL0 or ALL)"
+            )
+        result.append(normal)
+    return result
+
+
+def split_codes(option_value: Optional[str], where: str) -> Optional[list]:
+    """Parse a comma-separated ``--select HL001,HL0`` option (None when not given)."""
+    if option_value is None:
+        return None
+    parts = [p for p in (s.strip() for s in option_value.split(",")) if p]
+    return validate_codes(parts, where)
+
+
+@dataclass(frozen=True)
+class RuleSelection:
+    """Which rule codes are on, as layers applied in order: configuration, then command line.
+
+    Each layer is ``(select, extend_select, ignore)``. A layer's ``select`` (when given)
+    replaces everything enabled so far, ``extend_select`` adds, ``ignore`` removes. So
+    ``--select`` on the command line overrides the configured selection entirely, while
+    ``--ignore``/``--extend-select`` adjust it. Prefixes match by ``startswith``; ``ALL``
+    matches every code.
+    """
+
+    layers: Tuple[Tuple[Optional[Tuple[str, ...]], Tuple[str, ...], Tuple[str, ...]], ...] = ()
+
+    @classmethod
+    def build(cls, config: Config, select=None, extend_select=None, ignore=None) -> "RuleSelection":
+        config_layer = (config.select, tuple(config.extend_select), tuple(config.ignore))
+        cli_layer = (
+            tuple(select) if select is not None else None,
+            tuple(extend_select or ()),
+            tuple(ignore or ()),
+        )
+        return cls(layers=(config_layer, cli_layer))
+
+    def key(self) -> str:
+        """A stable text form, part of the cache key."""
+        return repr(self.layers)
+
+    def check_known(self, all_codes: Iterable[str]) -> None:
+        """Raise :class:`ConfigError` for a code or prefix that names no rule."""
+        codes = list(all_codes)
+        for select, extend, ignore in self.layers:
+            for item in (select or ()) + extend + ignore:
+                if not _matching(item, codes):
+                    raise ConfigError(
+                        f"unknown rule code {item!r} (run `hybridlint rules` for the list)"
+                    )
+
+    def enabled(self, all_codes: Iterable[str], extra_ignore: Iterable[str] = ()) -> frozenset:
+        """The enabled codes among ``all_codes``, after ``extra_ignore`` (per-file-ignores)."""
+        codes = list(all_codes)
+        enabled = set(codes)
+        for select, extend, ignore in self.layers:
+            if select is not None:
+                enabled = set().union(*(_matching(s, codes) for s in select))
+            enabled |= set().union(*(_matching(s, codes) for s in extend))
+            enabled -= set().union(*(_matching(s, codes) for s in ignore))
+        enabled -= set().union(*(_matching(s, codes) for s in extra_ignore))
+        return frozenset(enabled)
+
+
+def _matching(prefix: str, codes: Sequence[str]) -> set:
+    if prefix == "ALL":
+        return set(codes)
+    return {code for code in codes if code.startswith(prefix)}
