@@ -1,0 +1,136 @@
+"""Dynamic lint: what tracing the hybridized graph reveals, as findings at user source lines.
+
+Static rules leave "unknown" what they cannot prove (is this helper argument a tensor?).
+With example inputs the checker traces `hybrid_forward` with Symbols and sees it happen:
+- `.shape`/`.size`/... on a Symbol (AttributeError while tracing)         -> HL001
+- `x[i]` / `x[a:b]` on a single-output Symbol (selects the output, not rows) -> HL003
+- an elementwise op between tensors whose shapes differ (shape inference)  -> HL007
+Works on both backends: the checker wraps `Symbol.__getitem__` for the duration of the
+trace (no engine hook needed). Source lines of shape errors come from the engine's per-node
+record (`exc.source_line` or a `file:line` in the message); real MXNet names only the node.
+"""
+from __future__ import annotations
+
+import contextlib
+import linecache
+import re
+import sys
+import traceback
+import types
+from typing import Iterable, Iterator, List, Optional, Set
+
+from .report import SourceLine
+
+SYMBOL_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+_ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
+_ELEMWISE = re.compile(r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
+                       r"_greater|_lesser|_Plus|_Minus|_Mul|_Div|_Mod|_Power|broadcast_)", re.I)
+_FILE_LINE = re.compile(r"([^\s\"'(]+\.py)\"?,? (?:line )?:?(\d+)")
+
+
+class TraceEvents:
+    """Events seen while tracing: (code, message, SourceLine)."""
+
+    def __init__(self, user_files: Set[str]):
+        self.user_files = user_files
+        self.events: list = []
+
+    def add(self, code: str, message: str, where: Optional[SourceLine]) -> None:
+        if where is not None and (code, where.lineno, where.filename) not in {
+                (c, w.lineno, w.filename) for c, _, w in self.events}:
+            self.events.append((code, message, where))
+
+
+@contextlib.contextmanager
+def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
+    """Record `Symbol[...]` on single-output Symbols while the hybridized graph is traced."""
+    symbol_cls = mx.sym.Symbol
+    original = symbol_cls.__getitem__
+
+    def getitem(self, index):
+        if not isinstance(index, str) and _single_output(self):
+            events.add("HL003", f"indexing a Symbol with {index!r} selects an output of the "
+                       "graph node, not rows: use F.slice_axis / F.slice (+ F.squeeze)",
+                       user_frame(sys._getframe(1), events.user_files))
+        return original(self, index)
+
+    symbol_cls.__getitem__ = getitem
+    try:
+        yield
+    finally:
+        symbol_cls.__getitem__ = original
+
+
+def _single_output(sym) -> bool:
+    try:
+        return len(sym.list_outputs()) == 1
+    except Exception:                     # never let the watcher change the user's run
+        return False
+
+
+def user_frame(frame: Optional[types.FrameType], user_files: Set[str]) -> Optional[SourceLine]:
+    """The innermost frame (starting at `frame`, going outwards) in one of the user's files."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name in user_files:
+            return SourceLine(name, frame.f_lineno, linecache.getline(name, frame.f_lineno))
+        frame = frame.f_back
+    return None
+
+
+def failure_line(exc: BaseException, user_files: Set[str]) -> Optional[SourceLine]:
+    """Where in the user's code the failing node (or statement) was created."""
+    recorded = getattr(exc, "source_line", None)
+    if recorded:
+        filename, lineno, *text = tuple(recorded)
+        line = text[0] if text else linecache.getline(filename, lineno)
+        return SourceLine(filename, int(lineno), line or "")
+    innermost = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename in user_files:
+            innermost = SourceLine(frame.f_code.co_filename, lineno,
+                                   linecache.getline(frame.f_code.co_filename, lineno))
+    if innermost is not None and not _is_shape_error(exc):
+        return innermost
+    for match in _FILE_LINE.finditer(str(exc)):
+        if match.group(1) in user_files:
+            name, lineno = match.group(1), int(match.group(2))
+            return SourceLine(name, lineno, linecache.getline(name, lineno))
+    return innermost
+
+
+def _is_shape_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return "shape" in text.lower() or "Incompatible attr" in text
+
+
+def events_from_failure(exc: BaseException, where: Optional[SourceLine],
+                        events: TraceEvents) -> None:
+    """Turn a hybridize failure into a run-time finding when it is one the rules know."""
+    match = _ATTR_ERROR.search(str(exc))
+    if isinstance(exc, AttributeError) and match and match.group(1) in SYMBOL_ATTRS:
+        events.add("HL001", f"`.{match.group(1)}` on a Symbol fails under hybridize: use "
+                   "F.shape_array, zeros_like, slice_like, broadcast_like or reshape special "
+                   "codes", where)
+    elif _is_shape_error(exc) and _ELEMWISE.search(str(exc)):
+        events.add("HL007", "elementwise arithmetic between tensors of different shapes: "
+                   "hybridized ops do not broadcast, use F.broadcast_*", where)
+
+
+def to_findings(events: TraceEvents, original_filename: Optional[str] = None) -> List:
+    """Findings (the linter's type) for the recorded events, marked as observed at run time."""
+    from hybridlint.linter import Finding
+    from hybridlint.rules import ALL_RULES
+    names = {rule.code: rule.name for rule in ALL_RULES}
+    out = []
+    for code, message, where in events.events:
+        path = original_filename or where.filename
+        out.append(Finding(code=code, name=names.get(code, ""), message=
+                           f"observed at run time while tracing the hybridized graph: {message}",
+                           line=where.lineno, col=1, end_line=where.lineno,
+                           end_col=max(1, len(where.text.rstrip("\n")) + 1), fix=None, path=path))
+    return out
+
+
+def summarize(events: Iterable) -> str:
+    return "; ".join(f"{code} at line {where.lineno}" for code, _, where in events)

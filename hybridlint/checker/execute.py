@@ -1,0 +1,141 @@
+"""Running one block eagerly, hybridized and through export/imports (inside the worker).
+
+Nothing here catches exceptions: `jobs.py` decides what each failure means (the same
+exception is an `eager_error` in one stage and `cannot_run` in another).
+"""
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import types
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+
+class CheckFailure(Exception):
+    """A stage failed: carries the stage name and the original exception."""
+
+    def __init__(self, stage: str, exc: BaseException):
+        super().__init__(f"{stage}: {type(exc).__name__}: {exc}")
+        self.stage = stage
+        self.exc = exc
+
+
+class NotABlock(TypeError):
+    """The target is not a Gluon Block (or a factory returning one)."""
+
+
+def seed_everything(mx: types.ModuleType, seed: int) -> None:
+    """Seed every generator user code or initializers may draw from."""
+    mx.random.seed(seed)
+    np.random.seed(seed)
+    random.seed(seed)
+
+
+def resolve(module: types.ModuleType, target: str) -> Any:
+    """`Outer.Inner` -> the object, from a loaded user module."""
+    obj: Any = module
+    for part in target.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise LookupError(f"{target!r} is not defined in the module") from None
+    return obj
+
+
+def build(mx: types.ModuleType, factory: Any, kwargs: Dict[str, Any], seed: int) -> Any:
+    """Construct and initialise a block the same way for every run with the same seed."""
+    seed_everything(mx, seed)
+    block = factory(**kwargs) if callable(factory) and not _is_block(mx, factory) else factory
+    if not _is_block(mx, block):
+        raise NotABlock(f"{getattr(factory, '__name__', factory)!r} does not make a Gluon "
+                        f"Block (got {type(block).__name__})")
+    seed_everything(mx, seed)
+    block.initialize()
+    return block
+
+
+def _is_block(mx: types.ModuleType, obj: Any) -> bool:
+    return isinstance(obj, mx.gluon.Block)
+
+
+def call(mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """Call the block on fresh NDArray copies (a block may mutate its inputs in place)."""
+    inputs = [mx.nd.array(a, dtype=a.dtype) for a in arrays]
+    return flatten_outputs(block(*inputs))
+
+
+def flatten_outputs(result: Any) -> List[np.ndarray]:
+    """Outputs as a flat list of numpy arrays (nested tuples/lists as Gluon allows)."""
+    if isinstance(result, (list, tuple)):
+        return [a for item in result for a in flatten_outputs(item)]
+    if hasattr(result, "asnumpy"):
+        return [result.asnumpy()]
+    raise TypeError(f"the block returned {type(result).__name__}, not NDArrays")
+
+
+def export_roundtrip(mx: types.ModuleType, block: Any,
+                     arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """export() the hybridized block, load it back with SymbolBlock.imports, run it."""
+    with tempfile.TemporaryDirectory(prefix="hybridlint-export-") as tmp:
+        prefix = os.path.join(tmp, "model")
+        block.export(prefix, epoch=0)
+        sym_file, param_file = prefix + "-symbol.json", prefix + "-0000.params"
+        input_names = _input_names(mx, sym_file, param_file, len(arrays))
+        imported = mx.gluon.SymbolBlock.imports(sym_file, input_names, param_file)
+        return call(mx, imported, arrays)
+
+
+def _input_names(mx: types.ModuleType, sym_file: str, param_file: str, count: int) -> List[str]:
+    """Gluon names exported inputs `data` (one input) or `data0`, `data1`, ... (several)."""
+    if count == 1:
+        return ["data"]
+    return [f"data{i}" for i in range(count)]
+
+
+def relative_params(block: Any) -> Dict[str, Any]:
+    """Parameters keyed by name without the root block's prefix (net0_dense0_weight -> dense0_weight).
+
+    Two instances of the same class get different prefixes (net0_, net1_); the part after
+    the prefix is what identifies a parameter across the original and the fixed block.
+    """
+    prefix = getattr(block, "prefix", "") or ""
+    out = {}
+    for name, param in block.collect_params().items():
+        out[name[len(prefix):] if prefix and name.startswith(prefix) else name] = param
+    return out
+
+
+def copy_params(source: Any, target: Any) -> List[str]:
+    """Copy parameter values from `source` into `target`; returns notes on what did not match.
+
+    Same relative name first; the rest pair up in registration order when shapes agree (a
+    fix renaming a container, e.g. Sequential -> HybridSequential, changes the names but not
+    the order). Parameters only the fixed block has (constants added by a fix) keep theirs.
+    """
+    src, dst = relative_params(source), relative_params(target)
+    notes, leftover_src, leftover_dst = [], [], []
+    for name, param in dst.items():
+        if name in src and _shape(src[name]) == _shape(param):
+            param.set_data(src[name].data())
+        else:
+            leftover_dst.append(name)
+    leftover_src = [n for n in src if n not in dst or _shape(src[n]) != _shape(dst[n])]
+    for name in list(leftover_dst):
+        match = next((s for s in leftover_src if _shape(src[s]) == _shape(dst[name])), None)
+        if match is not None:
+            dst[name].set_data(src[match].data())
+            leftover_src.remove(match)
+            leftover_dst.remove(name)
+            notes.append(f"parameter {name} took the value of {match} (matched by order)")
+    for name in leftover_dst:
+        if getattr(dst[name], "grad_req", None) != "null":
+            notes.append(f"parameter {name} exists only in the fixed block; it keeps its own "
+                         "initial value")
+    return notes
+
+
+def _shape(param: Any) -> Tuple[int, ...]:
+    return tuple(param.data().shape)

@@ -1,0 +1,226 @@
+"""The checks the worker runs: one block (eager vs hybridized) or one fix (original vs fixed).
+
+A job is a plain dict (it crosses a process boundary); the answer is an EquivalenceReport.
+Every exception of user code is caught here and classified by the stage it happened in.
+"""
+from __future__ import annotations
+
+import re
+import types
+from typing import Any, Callable, Dict, List, Optional, Set
+
+from . import execute
+from .dynamic import (TraceEvents, events_from_failure, failure_line, to_findings,
+                      watch_symbols)
+from .inputs import make_arrays, to_spec
+from .loader import BackendUnavailable, backend, load_source
+from .report import EquivalenceReport, compare_arrays, first_difference
+
+ENGINE_GAP = "hybridlint engine does not implement"
+
+
+class Failed(Exception):
+    """Carries a finished report out of a stage."""
+
+    def __init__(self, report: EquivalenceReport):
+        super().__init__(report.reason)
+        self.report = report
+
+
+def run_job(job: Dict[str, Any]) -> EquivalenceReport:
+    """Run one job dict and always return a report (never raise for user-code problems)."""
+    base = dict(target=job.get("label") or job.get("target", ""), backend=job["backend"])
+    try:
+        with backend(job["backend"]) as mx:
+            if job["kind"] == "block":
+                return _block_job(mx, job, base)
+            if job["kind"] == "fix":
+                return _fix_job(mx, job, base)
+            raise ValueError(f"unknown job kind {job['kind']!r}")
+    except Failed as failed:
+        return failed.report
+    except BackendUnavailable as exc:
+        return EquivalenceReport("cannot_run", stage="backend", reason=str(exc), **base)
+
+
+def _stage(status: str, stage: str, base: dict, user_files: Set[str],
+           events: Optional[TraceEvents] = None) -> Callable[[BaseException], Failed]:
+    """Build the Failed for an exception raised in `stage`, classifying environment problems."""
+    def fail(exc: BaseException) -> Failed:
+        where = failure_line(exc, user_files)
+        reason, final = _environment_reason(exc), status
+        if reason is not None:
+            final = "cannot_run"
+        else:
+            reason = f"{stage} failed: {type(exc).__name__}: {_first_line(exc)}"
+            if where is not None:
+                reason += f" (at {where})"
+        findings = []
+        if events is not None:
+            events_from_failure(exc, where, events)
+            findings = _findings(events)
+        return Failed(EquivalenceReport(final, stage=stage, error_type=type(exc).__name__,
+                                        error_message=str(exc)[:4000], source_line=where,
+                                        reason=reason, runtime_findings=findings, **base))
+    return fail
+
+
+def _environment_reason(exc: BaseException) -> Optional[str]:
+    """Problems that say nothing about the code's equivalence: the checker cannot run it."""
+    if isinstance(exc, SystemExit):
+        return f"user code called sys.exit({exc.code!r})"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, MemoryError):
+        return "user code ran out of memory (worker memory limit)"
+    if isinstance(exc, RecursionError):
+        return "user code exceeded the recursion limit"
+    if isinstance(exc, ImportError):
+        return f"missing import: {exc}"
+    if isinstance(exc, NotImplementedError) and ENGINE_GAP in str(exc):
+        return f"cannot verify on the engine: {exc} (try backend='mxnet')"
+    if isinstance(exc, BackendUnavailable):
+        return str(exc)
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    # MXNet's messages start with a stack-trace header; the useful part is the last line.
+    best = next((ln for ln in lines if "Check failed" in ln or "Error in operator" in ln), lines[0])
+    # "[04:28:02] ../src/operator/x.h:134: Check failed: ..." -> "Check failed: ..."
+    best = re.sub(r"\[\d\d:\d\d:\d\d\] \S+:\d+: ", "", best.strip())
+    return best.replace("MXNetError: MXNetError: ", "MXNetError: ")[:500]
+
+
+def _findings(events: TraceEvents) -> list:
+    try:
+        return to_findings(events)
+    except ImportError:                   # linter not importable: keep the report itself
+        return []
+
+
+def _load(mx, source: str, filename: str, target: str, status: str, stage: str, base: dict):
+    files = {filename}
+    try:
+        module = load_source(source, filename)
+        return execute.resolve(module, target)
+    except BaseException as exc:  # noqa: B902 - user code may raise anything, even SystemExit
+        raise _stage(status, stage, base, files)(exc)
+
+
+def _run(fn: Callable[[], Any], fail: Callable[[BaseException], Failed]) -> Any:
+    try:
+        return fn()
+    except BaseException as exc:  # noqa: B902
+        raise fail(exc)
+
+
+def check_built_block(mx: types.ModuleType, make_block: Callable[[], Any], arrays: List,
+                      base: dict, user_files: Set[str], rtol: float, atol: float,
+                      roundtrip: bool = True) -> EquivalenceReport:
+    """Eager vs hybridized (vs exported) for one block; shared by file jobs and forked checks."""
+    block = _run(make_block, _stage("cannot_run", "build", base, user_files))
+    eager = _run(lambda: execute.call(mx, block, arrays),
+                 _stage("eager_error", "eager", base, user_files))
+    events = TraceEvents(user_files)
+
+    def hybrid_call():
+        block.hybridize()
+        with watch_symbols(mx, events):
+            return execute.call(mx, block, arrays)
+
+    hybrid = _run(hybrid_call, _stage("hybrid_error", "hybridize", base, user_files, events))
+    diffs = compare_arrays(eager, hybrid, rtol, atol)
+    findings = _findings(events)
+    if not all(d.equal for d in diffs):
+        return EquivalenceReport("mismatch", outputs=diffs, stage="hybridize",
+                                 reason=f"hybridized differs from eager: {first_difference(diffs)}",
+                                 runtime_findings=findings, **base)
+    trip = []
+    if roundtrip:
+        exported = _run(lambda: execute.export_roundtrip(mx, block, arrays),
+                        _stage("hybrid_error", "export", base, user_files))
+        trip = compare_arrays(eager, exported, rtol, atol)
+        if not all(d.equal for d in trip):
+            return EquivalenceReport("mismatch", outputs=diffs, roundtrip=trip, stage="export",
+                                     reason="export -> SymbolBlock.imports differs from eager: "
+                                     f"{first_difference(trip)}", runtime_findings=findings,
+                                     **base)
+    return EquivalenceReport("equal", outputs=diffs, roundtrip=trip, runtime_findings=findings,
+                             **base)
+
+
+def _block_job(mx, job: dict, base: dict) -> EquivalenceReport:
+    filename = job["filename"]
+    factory = _load(mx, job["source"], filename, job["target"], "cannot_run", "load", base)
+    arrays = make_arrays([to_spec(s) for s in job["inputs"]], job["seed"])
+    return check_built_block(
+        mx, lambda: execute.build(mx, factory, job.get("kwargs") or {}, job["seed"]), arrays,
+        base, {filename}, job["rtol"], job["atol"], job.get("roundtrip", True))
+
+
+def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
+    """Original eager vs fixed eager vs fixed hybridized, parameters copied by name."""
+    filename, fixed_name = job["filename"], job["filename"] + " [fixed]"
+    kwargs, seed, rtol, atol = job.get("kwargs") or {}, job["seed"], job["rtol"], job["atol"]
+    base = dict(base, comparison="original eager vs fixed")
+    arrays = make_arrays([to_spec(s) for s in job["inputs"]], seed)
+    orig_files, fixed_files = {filename}, {fixed_name}
+
+    factory = _load(mx, job["original"], filename, job["target"], "cannot_run", "load original",
+                    base)
+    original = _run(lambda: execute.build(mx, factory, kwargs, seed),
+                    _stage("cannot_run", "build original", base, orig_files))
+    reference = _run(lambda: execute.call(mx, original, arrays),
+                     _stage("cannot_run", "original eager", base, orig_files))
+
+    fixed_factory = _load(mx, job["fixed"], fixed_name, job["target"], "eager_error",
+                          "load fixed", base)
+    fixed = _run(lambda: execute.build(mx, fixed_factory, kwargs, seed),
+                 _stage("eager_error", "build fixed", base, fixed_files))
+    eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
+    _run(lambda: execute.call(mx, fixed, arrays), eager_fail)    # completes deferred init
+    notes = _run(lambda: execute.copy_params(original, fixed),
+                 _stage("cannot_run", "copy parameters", base, fixed_files))
+    base = dict(base, notes=notes)
+    fixed_eager = _run(lambda: execute.call(mx, fixed, arrays), eager_fail)
+    diffs = compare_arrays(reference, fixed_eager, rtol, atol)
+    if not all(d.equal for d in diffs):
+        return EquivalenceReport("mismatch", outputs=diffs, stage="fixed eager",
+                                 reason="the fix changes eager outputs: "
+                                 f"{first_difference(diffs)}", **base)
+    return _fixed_hybrid(mx, fixed, reference, arrays, base, fixed_files, rtol, atol,
+                         job.get("roundtrip", True))
+
+
+def _fixed_hybrid(mx, fixed, reference, arrays, base, files, rtol, atol,
+                  roundtrip: bool) -> EquivalenceReport:
+    base = dict(base, comparison="original eager vs fixed hybridized")
+    events = TraceEvents(files)
+
+    def hybrid_call():
+        fixed.hybridize()
+        with watch_symbols(mx, events):
+            return execute.call(mx, fixed, arrays)
+
+    hybrid = _run(hybrid_call, _stage("hybrid_error", "fixed hybridize", base, files, events))
+    diffs = compare_arrays(reference, hybrid, rtol, atol)
+    if not all(d.equal for d in diffs):
+        return EquivalenceReport("mismatch", outputs=diffs, stage="fixed hybridize",
+                                 reason="the fixed block hybridized differs from the original: "
+                                 f"{first_difference(diffs)}", runtime_findings=_findings(events),
+                                 **base)
+    trip = []
+    if roundtrip:
+        exported = _run(lambda: execute.export_roundtrip(mx, fixed, arrays),
+                        _stage("hybrid_error", "fixed export", base, files))
+        trip = compare_arrays(reference, exported, rtol, atol)
+        if not all(d.equal for d in trip):
+            return EquivalenceReport("mismatch", outputs=diffs, roundtrip=trip,
+                                     stage="fixed export", reason="export -> imports differs: "
+                                     f"{first_difference(trip)}", **base)
+    return EquivalenceReport("equal", outputs=diffs, roundtrip=trip, **base)

@@ -1,0 +1,167 @@
+"""Report types of the equivalence checker.
+
+Everything here is plain, picklable data: reports are built inside the worker process and
+sent back to hybridlint over a pipe, so they must not hold NDArrays, Symbols or user objects.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, List, Literal, Optional, Sequence
+
+import numpy as np
+
+Status = Literal["equal", "mismatch", "hybrid_error", "eager_error", "cannot_run"]
+STATUSES = ("equal", "mismatch", "hybrid_error", "eager_error", "cannot_run")
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of user code: where a failing graph node (or a run-time event) came from."""
+
+    filename: str
+    lineno: int
+    text: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.filename}:{self.lineno}"
+        return f"{where}: {self.text.strip()}" if self.text.strip() else where
+
+
+@dataclass(frozen=True)
+class OutputDiff:
+    """How one output of the checked run compares with the same output of the reference run."""
+
+    index: int
+    expected_shape: tuple
+    actual_shape: tuple
+    expected_dtype: str
+    actual_dtype: str
+    max_abs_diff: float
+    max_rel_diff: float
+    equal: bool
+
+    def describe(self) -> str:
+        if self.expected_shape != self.actual_shape:
+            return f"output {self.index}: shape {self.actual_shape} != {self.expected_shape}"
+        if self.expected_dtype != self.actual_dtype:
+            return f"output {self.index}: dtype {self.actual_dtype} != {self.expected_dtype}"
+        return (f"output {self.index}: max abs diff {self.max_abs_diff:.3g}, "
+                f"max rel diff {self.max_rel_diff:.3g}")
+
+
+@dataclass
+class EquivalenceReport:
+    """The verdict of one check: is the hybridized (or fixed) block the same as the eager one?
+
+    `reason` is always set when the status is not `equal`, so a reporter can print one line.
+    """
+
+    status: Status
+    target: str = ""
+    backend: str = "engine"
+    comparison: str = "eager vs hybridized"
+    outputs: List[OutputDiff] = field(default_factory=list)
+    roundtrip: List[OutputDiff] = field(default_factory=list)
+    stage: Optional[str] = None
+    error_type: Optional[str] = None
+    error_message: Optional[str] = None
+    source_line: Optional[SourceLine] = None
+    reason: Optional[str] = None
+    runtime_findings: list = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "equal"
+
+    @property
+    def max_abs_diff(self) -> float:
+        return max((d.max_abs_diff for d in self.outputs + self.roundtrip), default=0.0)
+
+    @property
+    def max_rel_diff(self) -> float:
+        return max((d.max_rel_diff for d in self.outputs + self.roundtrip), default=0.0)
+
+    def summary(self) -> str:
+        """One line for humans: status, target and why."""
+        head = f"{self.status}: {self.target}" if self.target else self.status
+        if self.ok:
+            return f"{head} ({len(self.outputs)} output(s), max abs diff {self.max_abs_diff:.3g})"
+        return f"{head}: {self.reason}" if self.reason else head
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (reporters, --format json)."""
+        data = asdict(self)
+        data["runtime_findings"] = [asdict(f) if hasattr(f, "__dataclass_fields__") else f
+                                    for f in self.runtime_findings]
+        data["max_abs_diff"] = _finite(self.max_abs_diff)
+        data["max_rel_diff"] = _finite(self.max_rel_diff)
+        for key in ("outputs", "roundtrip"):
+            for d in data[key]:
+                d["max_abs_diff"] = _finite(d["max_abs_diff"])
+                d["max_rel_diff"] = _finite(d["max_rel_diff"])
+        return data
+
+
+def _finite(x: float) -> Any:
+    """JSON has no inf/nan: spell them as strings."""
+    return x if math.isfinite(x) else str(x)
+
+
+def compare_arrays(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray],
+                   rtol: float, atol: float) -> List[OutputDiff]:
+    """Compare two runs output by output (numpy.allclose semantics, NaN equal to NaN).
+
+    A missing or extra output is a difference too: it shows up as an output with shape ().
+    """
+    diffs = []
+    for i in range(max(len(expected), len(actual))):
+        if i >= len(expected) or i >= len(actual):
+            have = actual[i] if i < len(actual) else None
+            want = expected[i] if i < len(expected) else None
+            diffs.append(OutputDiff(i, _shape(want), _shape(have), _dtype(want), _dtype(have),
+                                    math.inf, math.inf, False))
+            continue
+        want, have = np.asarray(expected[i]), np.asarray(actual[i])
+        if want.shape != have.shape:
+            diffs.append(OutputDiff(i, want.shape, have.shape, str(want.dtype), str(have.dtype),
+                                    math.inf, math.inf, False))
+            continue
+        abs_diff, rel_diff = _max_diffs(want, have)
+        same = (want.dtype == have.dtype
+                and bool(np.allclose(have.astype(np.float64), want.astype(np.float64),
+                                     rtol=rtol, atol=atol, equal_nan=True)))
+        diffs.append(OutputDiff(i, want.shape, have.shape, str(want.dtype), str(have.dtype),
+                                abs_diff, rel_diff, same))
+    return diffs
+
+
+def _max_diffs(want: np.ndarray, have: np.ndarray) -> tuple:
+    if want.size == 0:
+        return 0.0, 0.0
+    w, h = want.astype(np.float64), have.astype(np.float64)
+    both_nan = np.isnan(w) & np.isnan(h)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(both_nan, 0.0, np.abs(w - h))
+        same_inf = np.isinf(w) & (w == h)
+        diff = np.where(same_inf, 0.0, diff)
+        diff = np.where(np.isnan(diff), math.inf, diff)
+        rel = diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny)
+    return float(diff.max()), float(rel.max())
+
+
+def _shape(a: Any) -> tuple:
+    return tuple(np.shape(a)) if a is not None else ()
+
+
+def _dtype(a: Any) -> str:
+    return str(np.asarray(a).dtype) if a is not None else "missing"
+
+
+def first_difference(diffs: Sequence[OutputDiff]) -> Optional[str]:
+    """Describe the first unequal output, or None when all are equal."""
+    for d in diffs:
+        if not d.equal:
+            return d.describe()
+    return None

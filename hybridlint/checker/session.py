@@ -1,0 +1,203 @@
+"""Running checks in a separate process with a time and memory limit.
+
+`CheckerSession` owns one worker subprocess per backend, reused for every job of a run (the
+import of MXNet or the engine is paid once) and restarted after a crash or a timeout. Objects
+that cannot cross a process boundary (a live block instance, a closure) are checked in a
+forked child with the same limits. Either way a hang, crash, `sys.exit` or `os._exit` in user
+code becomes a `cannot_run` report.
+
+Defaults: 60 s per job (wall clock), 4096 MiB of address space (RLIMIT_AS).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Dict, Optional
+
+from .protocol import ChannelClosed, ChannelTimeout, read_frame_fd, write_frame
+from .report import EquivalenceReport
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MEMORY_MB = 4096
+
+
+class _Worker:
+    """One `python -m hybridlint.checker.worker` process and its pipes."""
+
+    def __init__(self, memory_mb: int):
+        self.log = tempfile.TemporaryFile()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            start_new_session=True, env=env)
+
+    def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        write_frame(self.proc.stdin, job)
+        return read_frame_fd(self.proc.stdout.fileno(), deadline)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)   # user code's children too
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        self._close()
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except Exception:
+            self.kill()
+            return
+        self._close()
+
+    def _close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.log):
+            try:
+                stream.close()
+            except Exception:
+                pass
+
+    def log_tail(self, size: int = 1500) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            end = self.log.tell()
+            self.log.seek(max(0, end - size))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+
+class CheckerSession:
+    """Workers for a run of checks; use as a context manager or call close()."""
+
+    def __init__(self, timeout: Optional[float] = DEFAULT_TIMEOUT,
+                 memory_mb: int = DEFAULT_MEMORY_MB):
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self._workers: Dict[str, _Worker] = {}
+        self.jobs_run = 0
+        self.workers_started = 0
+
+    def __enter__(self) -> "CheckerSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
+
+    def run(self, job: dict, timeout: Optional[float] = None) -> EquivalenceReport:
+        """Run one job dict (see jobs.py) in the backend's worker; always returns a report."""
+        timeout = self.timeout if timeout is None else timeout
+        backend = job["backend"]
+        worker = self._workers.get(backend)
+        if worker is None or not worker.alive():
+            worker = self._workers[backend] = _Worker(self.memory_mb)
+            self.workers_started += 1
+        self.jobs_run += 1
+        label = job.get("label") or job.get("target", "")
+        try:
+            return worker.request(job, timeout)
+        except ChannelTimeout:
+            worker.kill()
+            del self._workers[backend]
+            return _cannot_run(label, backend, "timeout",
+                               f"user code did not finish within {timeout:g} s (killed)")
+        except (ChannelClosed, BrokenPipeError, OSError) as exc:
+            worker.proc.wait()
+            reason = _death_reason(worker.proc.returncode, worker.log_tail())
+            worker.kill()
+            del self._workers[backend]
+            return _cannot_run(label, backend, "worker", reason or f"worker lost: {exc}")
+
+
+def _cannot_run(target: str, backend: str, stage: str, reason: str) -> EquivalenceReport:
+    return EquivalenceReport("cannot_run", target=target, backend=backend, stage=stage,
+                             reason=reason)
+
+
+def _death_reason(code: Optional[int], log: str) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        what = f"the worker crashed ({name})"
+    else:
+        what = f"user code ended the worker process (exit code {code})"
+    last = log.strip().splitlines()[-1] if log.strip() else ""
+    return f"{what}: {last}" if last else what
+
+
+def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
+               timeout: Optional[float] = DEFAULT_TIMEOUT,
+               memory_mb: int = DEFAULT_MEMORY_MB) -> EquivalenceReport:
+    """Run `fn` in a forked child (it sees live objects) and return its report."""
+    from .worker import limit_memory
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                         # child: never returns
+        code = 0
+        try:
+            os.close(read_fd)
+            limit_memory(memory_mb)
+            report = _safe_call(fn, label, backend)
+            with os.fdopen(write_fd, "wb") as out:
+                write_frame(out, report)
+        except BaseException:  # noqa: B902
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        return read_frame_fd(read_fd, deadline)
+    except ChannelTimeout:
+        os.kill(pid, signal.SIGKILL)
+        return _cannot_run(label, backend, "timeout",
+                           f"user code did not finish within {timeout:g} s (killed)")
+    except ChannelClosed:
+        _, status = os.waitpid(pid, 0)
+        pid = 0
+        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        return _cannot_run(label, backend, "worker", _death_reason(code, ""))
+    finally:
+        os.close(read_fd)
+        if pid:
+            os.waitpid(pid, 0)
+
+
+def _safe_call(fn: Callable[[], EquivalenceReport], label: str,
+               backend: str) -> EquivalenceReport:
+    try:
+        return fn()
+    except BaseException as exc:  # noqa: B902
+        return _cannot_run(label, backend, "worker",
+                           f"checker error: {type(exc).__name__}: {exc}")
+
+
+_shared: Optional[CheckerSession] = None
+
+
+def shared_session() -> CheckerSession:
+    """The session the module-level API functions use (closed at interpreter exit)."""
+    global _shared
+    if _shared is None:
+        _shared = CheckerSession()
+        atexit.register(_shared.close)
+    return _shared

@@ -1,0 +1,79 @@
+"""The worker process: runs user code for the checker, one job at a time, until stdin closes.
+
+Started by `CheckerSession` as `python -m hybridlint.checker.worker MEMORY_MB`. Before any user
+code runs it limits its address space, keeps the protocol on private file descriptors and
+points fd 0/1 away from them, so `print`, `input()` or a stray write cannot corrupt a frame.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import warnings
+from typing import List
+
+from .protocol import read_frame, write_frame
+from .report import EquivalenceReport
+
+
+def limit_memory(memory_mb: int) -> None:
+    """RLIMIT_AS for this process; never raises the limit above what we already have."""
+    if memory_mb <= 0:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = memory_mb << 20
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+
+
+def private_channels():
+    """Duplicate stdin/stdout for the protocol; user code gets /dev/null and stderr instead."""
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull)
+    sys.stdout = sys.stderr
+    return proto_in, proto_out
+
+
+def _reset_log() -> None:
+    """The worker's stderr is a file the parent reads after a crash: keep only this job's."""
+    try:
+        sys.stderr.flush()
+        os.ftruncate(2, 0)
+        os.lseek(2, 0, os.SEEK_SET)
+    except OSError:
+        pass
+
+
+def serve(argv: List[str]) -> int:
+    memory_mb = int(argv[0]) if argv else 0
+    proto_in, proto_out = private_channels()
+    limit_memory(memory_mb)
+    warnings.simplefilter("ignore")
+    from .jobs import run_job          # after the limits: its imports count against them
+    while True:
+        job = read_frame(proto_in)
+        if job is None:
+            return 0
+        _reset_log()
+        try:
+            report = run_job(job)
+        except BaseException as exc:  # noqa: B902 - last line of defence; keep serving
+            report = EquivalenceReport("cannot_run", target=str(job.get("target", "")),
+                                       backend=str(job.get("backend", "")), stage="worker",
+                                       reason=f"checker error: {type(exc).__name__}: {exc}")
+        try:
+            write_frame(proto_out, report)
+        except Exception as exc:      # an unpicklable detail: send the essentials
+            write_frame(proto_out, EquivalenceReport(
+                "cannot_run", target=report.target, backend=report.backend, stage="worker",
+                reason=f"report could not be sent: {exc}"))
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1:]))
