@@ -19,3 +19,6 @@ from . import ops  # noqa: F401  (registers every op into nd and sym)
 from . import random  # noqa: F401
 from . import autograd  # noqa: F401
 from . import executor  # noqa: F401
+from . import initializer  # noqa: F401
+from . import initializer as init  # noqa: F401
+from . import gluon  # noqa: F401

@@ -33,9 +33,18 @@ class InitDesc(str):
         return ret
 
 
-def _random():
+def _rng():
+    """The engine's one generator (so `mx.random.seed` makes initialisation repeatable)."""
     from . import random as engine_random   # late: random imports ndarray, which may import us
-    return engine_random
+    return engine_random.generator()
+
+
+def _fill_uniform(arr, low: float, high: float) -> None:
+    arr[:] = _rng().uniform(low, high, size=arr.shape).astype(arr.dtype)
+
+
+def _fill_normal(arr, loc: float, scale: float) -> None:
+    arr[:] = _rng().normal(loc, scale, size=arr.shape).astype(arr.dtype)
 
 
 class Initializer:
@@ -294,7 +303,7 @@ class Uniform(Initializer):
         self.scale = scale
 
     def _init_weight(self, _, arr) -> None:
-        _random().uniform(-self.scale, self.scale, arr.shape, out=arr)
+        _fill_uniform(arr, -self.scale, self.scale)
 
 
 @register
@@ -306,7 +315,7 @@ class Normal(Initializer):
         self.sigma = sigma
 
     def _init_weight(self, _, arr) -> None:
-        _random().normal(0, self.sigma, arr.shape, out=arr)
+        _fill_normal(arr, 0.0, self.sigma)
 
 
 @register
@@ -322,9 +331,9 @@ class Orthogonal(Initializer):
         nout = arr.shape[0]
         nin = int(np.prod(arr.shape[1:]))
         if self.rand_type == "uniform":
-            tmp = _random().uniform(-1.0, 1.0, shape=(nout, nin)).asnumpy()
+            tmp = _rng().uniform(-1.0, 1.0, size=(nout, nin))
         elif self.rand_type == "normal":
-            tmp = _random().normal(0.0, 1.0, shape=(nout, nin)).asnumpy()
+            tmp = _rng().normal(0.0, 1.0, size=(nout, nin))
         else:
             raise ValueError("Unknown random type")
         u, _s, v = np.linalg.svd(tmp, full_matrices=False)
@@ -360,9 +369,9 @@ class Xavier(Initializer):
             raise ValueError("Incorrect factor type")
         scale = np.sqrt(self.magnitude / factor)
         if self.rnd_type == "uniform":
-            _random().uniform(-scale, scale, arr.shape, out=arr)
+            _fill_uniform(arr, -scale, scale)
         elif self.rnd_type == "gaussian":
-            _random().normal(0, scale, arr.shape, out=arr)
+            _fill_normal(arr, 0.0, scale)
         else:
             raise ValueError("Unknown random type")
 

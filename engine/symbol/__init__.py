@@ -39,7 +39,9 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if init is not None:
         user["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
-        user["__storage_type__"] = str(stype)
+        # MXNet stores the storage type id: default 0, row_sparse 1, csr 2
+        user["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype,
+                                                                                  stype))
     for k, v in kwargs.items():
         if k.startswith("__") and k.endswith("__"):
             user[k] = str(v)
