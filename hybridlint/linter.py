@@ -1,0 +1,460 @@
+"""The linter core: lint_source / fix_source (contract in docs/architecture.md).
+
+Speed: most of a model file is not hybrid code. A cheap text check and a fast `ast` pre-pass
+locate the top-level statements that hold a hybrid_forward (and the module functions they
+call); only those regions are parsed with LibCST, their positions are shifted back to file
+lines, and fixes are spliced back into the original text without touching anything else.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .rules import ALL_RULES
+from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
+from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
+
+MAX_FIX_PASSES = 10
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    fix: Optional[str]
+    path: str = "<string>"
+
+
+@dataclass
+class FixResult:
+    source: str
+    applied: List[Finding] = field(default_factory=list)
+    remaining: List[Finding] = field(default_factory=list)
+
+
+class SourceSyntaxError(Exception):
+    """The source cannot be parsed (reported by the runner as HL900)."""
+
+    def __init__(self, msg: str, line: int = 1, col: int = 1) -> None:
+        super().__init__(f"{line}:{col}: {msg}")
+        self.msg = msg
+        self.line = line
+        self.col = col
+
+
+def may_contain_hybrid_code(source: str) -> bool:
+    """Cheap textual pre-filter: without a hybrid_forward no rule can report anything."""
+    return "hybrid_forward" in source
+
+
+# ----------------------------------------------------------------------------------------
+# Regions: the parts of a file parsed with LibCST
+# ----------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Region:
+    first_line: int  # 1-based line of the region's first line in the file
+    last_line: int
+    module: cst.Module
+
+
+def _parse_ast(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except SyntaxError as error:
+        raise SourceSyntaxError(error.msg or "invalid syntax", error.lineno or 1, (error.offset or 1)) from None
+    except (ValueError, MemoryError, RecursionError) as error:  # null bytes, too deep nesting
+        raise SourceSyntaxError(str(error)) from None
+
+
+def _region_spans(tree: ast.Module) -> List[Tuple[int, int]]:
+    """Line spans of top-level statements holding a hybrid_forward, plus the module
+    functions they call (transitively)."""
+    def first_line(node: ast.stmt) -> int:
+        decorators = getattr(node, "decorator_list", [])
+        return min([node.lineno] + [d.lineno for d in decorators])
+
+    top_functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    chosen: Dict[int, ast.stmt] = {}
+    work: List[ast.stmt] = []
+    for node in tree.body:
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "hybrid_forward"
+               for n in ast.walk(node)):
+            chosen[id(node)] = node
+            work.append(node)
+    while work:
+        node = work.pop()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                callee = top_functions.get(sub.func.id)
+                if callee is not None and id(callee) not in chosen:
+                    chosen[id(callee)] = callee
+                    work.append(callee)
+    return sorted((first_line(n), n.end_lineno or n.lineno) for n in chosen.values())
+
+
+def _parse_regions(source: str) -> Tuple[List[str], List[_Region]]:
+    tree = _parse_ast(source)
+    lines = source.splitlines(keepends=True)
+    regions = []
+    for first, last in _region_spans(tree):
+        text = "".join(lines[first - 1:last])
+        if not text.endswith(("\n", "\r")):
+            text += "\n"
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError as error:
+            raise SourceSyntaxError(error.message, first + error.raw_line - 1, error.raw_column + 1) from None
+        regions.append(_Region(first, last, module))
+    return lines, regions
+
+
+# ----------------------------------------------------------------------------------------
+# Walking: every analysed function once, every node to every interested rule
+# ----------------------------------------------------------------------------------------
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """One walk of a function body; dispatches each node to the rules' visit_<Type>."""
+
+    def __init__(self, facts: FunctionFacts, state: WalkState, table: Dict[str, List[Callable]]) -> None:
+        super().__init__()
+        self.facts = facts
+        self.state = state
+        self.table = table
+        self.saved_envs: List[Dict[str, Value]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.facts.skip or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        env = self.facts.env_at.get(node)
+        if env is not None:
+            self.state.env = env
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.state.statement = node
+        if isinstance(node, _COMPREHENSIONS):
+            self.saved_envs.append(self.state.env)
+            bound = dict(self.state.env)
+            for name in _comprehension_targets(node):
+                bound[name] = Value("unknown")
+            self.state.env = bound
+        for method in self.table.get(type(node).__name__, ()):
+            method(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, _COMPREHENSIONS):
+            self.state.env = self.saved_envs.pop()
+
+
+def _comprehension_targets(node: cst.CSTNode) -> Iterable[str]:
+    comp = getattr(node, "for_in", None)
+    while comp is not None:
+        for name_node in _names_in(comp.target):
+            yield name_node
+        comp = comp.inner_for_in
+
+
+def _names_in(target: cst.CSTNode) -> Iterable[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _names_in(element.value)
+
+
+def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
+    chosen = []
+    for rule in rules:
+        if select is not None and not any(rule.code.startswith(s) for s in select):
+            continue
+        if any(rule.code.startswith(i) for i in ignore):
+            continue
+        chosen.append(rule)
+    return chosen
+
+
+def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]]) -> List[Tuple[_Region, Report]]:
+    """Analyse the regions together (helpers may live in another region) and run the rules."""
+    classes: List[cst.ClassDef] = []
+    functions: List[cst.FunctionDef] = []
+    owner: Dict[cst.CSTNode, _Region] = {}
+
+    class Collector(cst.CSTVisitor):
+        def __init__(self, region: _Region) -> None:
+            super().__init__()
+            self.region = region
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            if isinstance(node.body, cst.IndentedBlock) and any(
+                    isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward" for s in node.body.body):
+                classes.append(node)
+                owner[node] = self.region
+            return True
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    for region in regions:
+        for statement in region.module.body:
+            if isinstance(statement, cst.FunctionDef):
+                functions.append(statement)
+                owner[statement] = region
+            else:
+                statement.visit(Collector(region))
+    module_facts: ModuleFacts = analyze(classes, functions)
+
+    state = WalkState()
+    rules = [rule_class(state) for rule_class in rule_classes]
+    table: Dict[str, List[Callable]] = {}
+    for rule in rules:
+        for attribute in dir(rule):
+            if attribute.startswith("visit_"):
+                table.setdefault(attribute[len("visit_"):], []).append(getattr(rule, attribute))
+    results: List[Tuple[_Region, Report]] = []
+    region_of = _region_lookup(module_facts, owner, regions)
+    for klass in module_facts.classes.values():
+        state.facts, state.env, state.statement = None, {}, klass.node
+        for rule in rules:
+            rule.check_class(klass)
+            results.extend((region_of(klass.node), report) for report in rule.reports)
+            rule.reports.clear()
+    for facts in module_facts.scopes:
+        state.facts, state.env, state.statement = facts, dict(facts.params), facts.node
+        dispatcher = _Dispatcher(facts, state, table)
+        facts.node.body.visit(dispatcher)
+        for rule in rules:
+            results.extend((region_of(facts.node), report) for report in rule.reports)
+            rule.reports.clear()
+    return results
+
+
+def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region], regions: Sequence[_Region]):
+    """Map any analysed def/class to the region holding it."""
+    mapping: Dict[cst.CSTNode, _Region] = dict(owner)
+    for klass in module_facts.classes.values():
+        for method in klass.methods.values():
+            mapping.setdefault(method, owner[klass.node])
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self, region: _Region) -> None:
+            super().__init__()
+            self.region = region
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            mapping.setdefault(node, self.region)
+
+    def lookup(node: cst.CSTNode) -> _Region:
+        if node not in mapping:
+            for region in regions:
+                region.module.visit(Finder(region))
+        return mapping[node]
+
+    return lookup
+
+
+# ----------------------------------------------------------------------------------------
+# Findings, positions and suppression
+# ----------------------------------------------------------------------------------------
+_SUPPRESS = re.compile(r"#\s*(?:hybridlint:\s*ignore|noqa)\b(?:\s*(?:\[([^\]]*)\]|:\s*([A-Za-z0-9_, ]+)))?",
+                       re.IGNORECASE)
+
+
+def _suppressed(code: str, line_text: str) -> bool:
+    if "#" not in line_text:
+        return False
+    for match in _SUPPRESS.finditer(line_text):
+        codes = match.group(1) or match.group(2)
+        if codes is None:
+            return True
+        if any(code.startswith(c.strip().upper()) for c in re.split(r"[,\s]+", codes) if c.strip()):
+            return True
+    return False
+
+
+@dataclass(eq=False)
+class _Located:
+    finding: Finding
+    report: Report
+    region: _Region
+    start: Tuple[int, int]  # (line, col) in the file, 1-based col
+    end: Tuple[int, int]
+
+
+def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Region], List[_Located]]:
+    if not may_contain_hybrid_code(source):
+        return [], [], []
+    lines, regions = _parse_regions(source)
+    rule_classes = _selected(rules, select, ignore)
+    if not regions or not rule_classes:
+        return lines, regions, []
+    raw = _run_rules(regions, rule_classes)
+    positions: Dict[_Region, Dict[cst.CSTNode, object]] = {}
+    located: List[_Located] = []
+    seen: Set[Tuple[str, int, int, int, int]] = set()
+    for region, report in raw:
+        if region not in positions:
+            positions[region] = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        where = positions[region]
+        span = where[report.node]
+        offset = region.first_line - 1
+        start = (span.start.line + offset, span.start.column + 1)
+        end = (span.end.line + offset, span.end.column + 1)
+        rule = type(report.rule)
+        key = (rule.code, *start, *end)
+        if key in seen:
+            continue
+        seen.add(key)
+        suppress_lines = {start[0]}
+        if report.statement is not None and report.statement in where:
+            suppress_lines.add(where[report.statement].start.line + offset)
+        if any(_suppressed(rule.code, lines[n - 1]) for n in suppress_lines if 0 < n <= len(lines)):
+            continue
+        finding = Finding(rule.code, rule.name, report.message, start[0], start[1], end[0], end[1],
+                          report.safety if report.edits else None, path)
+        located.append(_Located(finding, report, region, start, end))
+    located.sort(key=lambda item: (item.start, item.finding.code))
+    return lines, regions, located
+
+
+def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
+                rules: Optional[Sequence[Type[Rule]]] = None) -> List[Finding]:
+    """Lint Python source; raises SourceSyntaxError when a candidate file cannot be parsed.
+
+    Sources without `hybrid_forward` are not parsed at all (nothing can be found there).
+    """
+    return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[2]]
+
+
+# ----------------------------------------------------------------------------------------
+# Fixing
+# ----------------------------------------------------------------------------------------
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, edits: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def on_leave(self, original_node, updated_node):
+        return self.edits.get(original_node, updated_node)
+
+
+def _edit_spans(item: _Located, where) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
+    spans = []
+    for old, _ in item.report.edits:
+        span = where[old]
+        spans.append(((span.start.line, span.start.column), (span.end.line, span.end.column)))
+    return spans
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
+                accept: Optional[Callable[[Finding], bool]]) -> Tuple[str, List[Finding]]:
+    """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied)."""
+    lines, regions, located = _locate(source, path, select, ignore, rules)
+    by_region: Dict[_Region, List[_Located]] = {}
+    for item in located:
+        if item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
+            by_region.setdefault(item.region, []).append(item)
+    if not by_region:
+        return source, []
+    new_texts: Dict[_Region, str] = {}
+    applied: List[Finding] = []
+    for region, items in by_region.items():
+        where = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
+        edits: Dict[cst.CSTNode, cst.CSTNode] = {}
+        chosen: List[Finding] = []
+        for item in items:
+            spans = _edit_spans(item, where)
+            if any(_overlaps(s, t) for s in spans for t in taken):
+                continue  # the next pass re-lints and applies it if it still applies
+            if accept is not None and not accept(item.finding):
+                continue
+            taken.extend(spans)
+            edits.update(dict(item.report.edits))
+            chosen.append(item.finding)
+        if not edits:
+            continue
+        try:
+            text = region.module.visit(_Replacer(edits)).code
+            ast.parse(text)
+        except (SyntaxError, ValueError, cst.CSTValidationError, Exception):  # never emit broken code
+            continue
+        new_texts[region] = text
+        applied.extend(chosen)
+    if not new_texts:
+        return source, []
+    pieces: List[str] = []
+    cursor = 0
+    for region in sorted(new_texts, key=lambda r: r.first_line):
+        pieces.extend(lines[cursor:region.first_line - 1])
+        original = "".join(lines[region.first_line - 1:region.last_line])
+        text = new_texts[region]
+        if not original.endswith(("\n", "\r")) and text.endswith("\n"):
+            text = text[:-1]
+        pieces.append(text)
+        cursor = region.last_line
+    pieces.extend(lines[cursor:])
+    new_source = "".join(pieces)
+    try:
+        ast.parse(new_source)
+    except (SyntaxError, ValueError):
+        return source, []
+    return new_source, applied
+
+
+def _line_mapper(original: str, current: str) -> Callable[[int], int]:
+    """Maps a line of `current` to the corresponding line of `original`."""
+    if original == current:
+        return lambda line: line
+    opcodes = difflib.SequenceMatcher(None, original.splitlines(), current.splitlines(),
+                                      autojunk=False).get_opcodes()
+
+    def mapping(line: int) -> int:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in opcodes:
+            if j1 <= index < j2 or (tag == "delete" and j1 == index):
+                if tag == "equal":
+                    return i1 + (index - j1) + 1
+                return min(i1 + (index - j1), max(i1, i2 - 1)) + 1
+        return line
+
+    return mapping
+
+
+def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), unsafe: bool = False,
+               accept: Optional[Callable[[Finding], bool]] = None,
+               rules: Optional[Sequence[Type[Rule]]] = None) -> FixResult:
+    """Apply fixes until nothing changes (at most MAX_FIX_PASSES passes).
+
+    Never returns source that does not parse: a pass whose result does not parse is dropped.
+    `applied` findings carry positions mapped back to the original source (by line diff).
+    """
+    rules = rules or ALL_RULES
+    current = source
+    applied: List[Finding] = []
+    for _ in range(MAX_FIX_PASSES):
+        new_source, pass_applied = _apply_pass(current, path, select, ignore, rules, unsafe, accept)
+        if not pass_applied or new_source == current:
+            break
+        to_original = _line_mapper(source, current)
+        for finding in pass_applied:
+            applied.append(replace(finding, line=to_original(finding.line),
+                                   end_line=max(to_original(finding.line), to_original(finding.end_line))))
+        current = new_source
+    remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
+    return FixResult(current, applied, remaining)

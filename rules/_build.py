@@ -1,0 +1,57 @@
+"""Small helpers for building replacement nodes in fixes (shared by rule modules).
+
+Replacements are built from LibCST nodes, reusing the user's own sub-expressions so their
+formatting and comments survive; only the new scaffolding is generated.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple
+
+import libcst as cst
+
+
+def attr_chain(dotted: str) -> cst.BaseExpression:
+    """"F.contrib.arange_like" -> the Attribute chain."""
+    parts = dotted.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def call(func: str, positional: Sequence[cst.BaseExpression] = (),
+         keywords: Sequence[Tuple[str, cst.BaseExpression]] = ()) -> cst.Call:
+    """`func(positional..., key=value...)` with ruff/black spacing (`key=value`)."""
+    args = [cst.Arg(value=value) for value in positional]
+    args += [cst.Arg(value=value, keyword=cst.Name(key),
+                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                           whitespace_after=cst.SimpleWhitespace("")))
+             for key, value in keywords]
+    return cst.Call(func=attr_chain(func), args=args)
+
+
+def integer(value: Optional[int]) -> cst.BaseExpression:
+    """An int literal (negative as unary minus) or None."""
+    if value is None:
+        return cst.Name("None")
+    if value < 0:
+        return cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer(str(-value)))
+    return cst.Integer(str(value))
+
+
+def tuple_of(values: Sequence[cst.BaseExpression]) -> cst.Tuple:
+    """`(a,)` / `(a, b)`."""
+    elements = []
+    for index, value in enumerate(values):
+        last = index == len(values) - 1
+        comma = cst.MaybeSentinel.DEFAULT if not last or len(values) > 1 else cst.Comma()
+        if last and len(values) == 1:
+            elements.append(cst.Element(value=value, comma=cst.Comma()))
+        else:
+            elements.append(cst.Element(value=value, comma=comma))
+    return cst.Tuple(elements=elements)
+
+
+def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression without its own surrounding parentheses."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node

@@ -1,0 +1,144 @@
+"""The rule base class and the example types every rule module uses.
+
+A rule is a class with Fixit-style metadata (code, name, message, explanation, VALID and
+INVALID examples beside the code) and `visit_<LibCSTNodeType>` methods. The linter core walks
+each analysed function body ONCE and dispatches every node to every rule that has a method for
+its type, so a rule never walks the tree itself and never re-derives the analysis: it reads
+`self.facts` (the function being walked) and asks `self.value(expr)` what an expression is.
+Nodes in eager-only regions and in nested defs/classes/lambdas are never dispatched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import ClassFacts, FunctionFacts, Value
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Source that the rule must not report."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Source the rule must report.
+
+    `line` is the expected 1-based line of the first finding of this rule; `fixed` the whole
+    expected source after fixing with this rule alone (None: the rule offers no fix here);
+    `safety` the expected fix safety of the first finding ("safe", "unsafe" or None).
+    """
+
+    code: str
+    line: int = 1
+    fixed: Optional[str] = None
+    safety: Optional[str] = None
+
+
+@dataclass
+class Report:
+    """What a rule reports: the node to point at, the message, and an optional fix.
+
+    `edits` are (original node, replacement node) pairs, applied together or not at all.
+    `statement` is the statement the node sits in (for suppression comments on its first line).
+    """
+
+    rule: "Rule"
+    node: cst.CSTNode
+    message: str
+    edits: Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...] = ()
+    safety: Optional[str] = None
+    statement: Optional[cst.CSTNode] = None
+
+
+@dataclass
+class WalkState:
+    """Where the linter core's walk is; shared by all rules of one run, read-only for them."""
+
+    facts: Optional["FunctionFacts"] = None
+    env: Dict[str, "Value"] = field(default_factory=dict)
+    statement: Optional[cst.CSTNode] = None
+
+
+class Rule:
+    """Base class of all hybridlint rules (see docs/architecture.md, "How to write a rule")."""
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    message: ClassVar[str] = ""
+    explanation: ClassVar[str] = ""
+    VALID: ClassVar[Sequence[Valid]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, state: Optional["WalkState"] = None) -> None:
+        self.reports: List[Report] = []
+        self.state = state if state is not None else WalkState()
+
+    @property
+    def facts(self) -> Optional["FunctionFacts"]:
+        """The analysis of the function being walked (None in check_class)."""
+        return self.state.facts
+
+    @property
+    def env(self) -> Dict[str, "Value"]:
+        return self.state.env
+
+    @property
+    def statement(self) -> Optional[cst.CSTNode]:
+        return self.state.statement
+
+    # -- reading the analysis -------------------------------------------------------------
+    def value(self, expr: cst.BaseExpression) -> "Value":
+        """What the analysis knows about `expr` at the current point (kind, shape)."""
+        assert self.facts is not None
+        return self.facts.value(expr, self.env)
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        """True only when the analysis is certain `expr` is an NDArray/Symbol."""
+        return self.value(expr).is_tensor
+
+    @property
+    def namespace(self) -> Optional[str]:
+        """The name of the F parameter of the function being walked (may be `_`, ...)."""
+        return self.facts.namespace if self.facts is not None else None
+
+    # -- reporting ------------------------------------------------------------------------
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        *,
+        replacement: Optional[cst.CSTNode] = None,
+        edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]] = (),
+        safety: str = SAFE,
+    ) -> None:
+        """Report `node`; with `replacement` (or several `edits`) the finding is fixable.
+
+        `safety` is "safe" (same outputs for every input) or "unsafe" (needs review or
+        verification; applied only with --unsafe-fixes).
+        """
+        all_edits = tuple(edits)
+        if replacement is not None:
+            all_edits = ((node, replacement),) + all_edits
+        self.reports.append(
+            Report(
+                rule=self,
+                node=node,
+                message=message or self.message,
+                edits=all_edits,
+                safety=safety if all_edits else None,
+                statement=self.statement,
+            )
+        )
+
+    # -- optional hook --------------------------------------------------------------------
+    def check_class(self, klass: "ClassFacts") -> None:
+        """Called once per class that defines hybrid_forward (for class-level rules)."""

@@ -1,0 +1,230 @@
+"""HL003 tensor-indexing: `x[i]`, `x[a:b]`, ... on a tensor, and slice assignment."""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from ._build import call, integer, strip_parens, tuple_of
+from .analysis import SCALAR, literal_int
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class TensorIndexing(Rule):
+    code = "HL003"
+    name = "tensor-indexing"
+    message = ("indexing a tensor selects an output of a Symbol after hybridize(), not a slice; "
+               "use F.slice_axis / F.slice (+ F.squeeze for integer indices)")
+    explanation = """\
+## What it does
+Finds `x[i]`, `x[-1]`, `x[a:b]`, `x[:, i]`, `x[..., a:b:s]` and slice assignment `x[i] = v` on a
+tensor inside `hybrid_forward` (and the helpers it calls).
+
+## Why it breaks under hybridize
+On an NDArray `[]` slices. On a Symbol `[]` selects an *output* of a grouped symbol: `x[0]` on a
+single-output Symbol returns the Symbol itself, so the model silently computes on the whole
+array (shapes then fail later, or worse, do not); `x[1]` raises
+`IndexError: list index out of range`; `x[0:2]` raises
+`TypeError: Symbol only support integer index to fetch i-th output`. Slice assignment raises
+`TypeError: 'Symbol' object does not support item assignment`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x[:, -1]
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    return F.squeeze(F.slice_axis(x, axis=1, begin=-1, end=None), axis=1)
+```
+Integer indices become `F.slice_axis(x, axis=k, begin=i, end=i+1)` (`end=None` for `-1`) wrapped
+in `F.squeeze(..., axis=k)`, because MXNet keeps no scalar axis. Slices become
+`F.slice(x, begin=(...), end=(...), step=(...))`, which clamps out-of-range bounds exactly like
+Python slicing (`slice_axis` does not, so it is not used for slices). After `...`, an integer
+index becomes `slice_axis(axis=-1)`.
+
+## Fix safety
+Safe for integer literals and slices whose bounds are integer literals, `None` or known
+scalars: the rewritten expression returns the same values for every input shape (checked
+eagerly and hybridized against NumPy slicing in the test suite). `x[..., a:b]` becomes
+`F.slice_axis(x, axis=-1, begin=a, end=b)`, which raises instead of clamping when `b` is past
+the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxis or a step after
+`...` are reported without a fix; so is slice assignment (rewrite it with `F.where` or
+`F.concat`).
+"""
+
+    VALID = [
+        Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
+        Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[-1] + y[0]")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
+        Valid(_net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
+        Valid(_net("xs = list(x)\nreturn xs[0]")),
+        Valid(_net("s = (1, 2, 3)\nreturn x * s[0]")),
+        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\nreturn F.slice_axis(x, axis=0, begin=0, end=1)")),
+        Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
+        Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
+        Valid(_net("return x[0]  # hybridlint: ignore[HL003]")),
+        Valid(_net("return x[0]  # noqa: HL003")),
+        Valid(_net("return x[-1]  # noqa")),
+    ]
+    INVALID = [
+        Invalid(_net("return x[0]"), line=3,
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"), safety=SAFE),
+        Invalid(_net("return x[-1]"), line=3,
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"), safety=SAFE),
+        Invalid(_net("return x[-2]"), line=3,
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"), safety=SAFE),
+        Invalid(_net("return x[1:3]"), line=3,
+                fixed=_net("return F.slice(x, begin=(1,), end=(3,))"), safety=SAFE),
+        Invalid(_net("return x[:, 2]"), line=3,
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"), safety=SAFE),
+        Invalid(_net("return x[:, -3:]"), line=3,
+                fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"), safety=SAFE),
+        Invalid(_net("return x[::-1, 1:5:2]"), line=3,
+                fixed=_net("return F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"), safety=SAFE),
+        Invalid(_net("return x[0, 1]"), line=3,
+                fixed=_net("return F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"), safety=SAFE),
+        Invalid(_net("return x[..., 1]"), line=3,
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"), safety=SAFE),
+        Invalid(_net("return x[..., 1:3]"), line=3,
+                fixed=_net("return F.slice_axis(x, axis=-1, begin=1, end=3)"), safety=UNSAFE),
+        Invalid(_net("y = F.relu(x)\nreturn y[0, ...]"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
+                safety=SAFE),
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0]\n", line=3,
+                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
+                      "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=SAFE),
+        Invalid(_net("x[0] = 1\nreturn x"), line=3),
+        Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
+        Invalid("def helper(F, y):\n    return y[1:]\n\n\n"
+                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+                line=2,
+                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,))\n\n\n"
+                      "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+                safety=SAFE),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._assigned: set = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._check_store(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check_store(node.target)
+
+    def _check_store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript):
+            self._assigned.add(target)
+            if self.is_tensor(target.value):
+                self.report(target, "slice assignment on a tensor fails on a Symbol ('Symbol' object "
+                                    "does not support item assignment); build the result with "
+                                    "F.where, F.concat or F.slice_assign instead")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if node in self._assigned or not self.is_tensor(node.value):
+            return
+        rewrite = self._rewrite(node)
+        if rewrite is None:
+            self.report(node)
+        else:
+            replacement, safety = rewrite
+            self.report(node, replacement=replacement, safety=safety)
+
+    # -- the fix --------------------------------------------------------------------------
+    def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """A slice bound usable as an int attribute, or None when it is not certain."""
+        if expr is None:
+            return cst.Name("None")
+        if literal_int(expr) is not None:
+            return integer(literal_int(expr))
+        if isinstance(expr, (cst.Name, cst.Attribute)) and self.value(expr).kind == SCALAR:
+            return strip_parens(expr)
+        return None
+
+    def _rewrite(self, node: cst.Subscript) -> Optional[Tuple[cst.BaseExpression, str]]:
+        namespace = self.namespace
+        if namespace is None:
+            return None
+        elements = [e.slice for e in node.slice]
+        ellipses = [i for i, e in enumerate(elements) if isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)]
+        if len(ellipses) > 1:
+            return None
+        data = strip_parens(node.value) if not isinstance(node.value, (cst.BinaryOperation, cst.IfExp)) else node.value
+        if ellipses:
+            where = ellipses[0]
+            before, after = elements[:where], elements[where + 1:]
+            if not after:
+                elements = before
+            elif not before and len(after) == 1:
+                return self._last_axis(namespace, data, after[0])
+            else:
+                return None
+        if not elements:
+            return None
+        begins: List[cst.BaseExpression] = []
+        ends: List[cst.BaseExpression] = []
+        steps: List[cst.BaseExpression] = []
+        squeeze: List[int] = []
+        for axis, element in enumerate(elements):
+            if isinstance(element, cst.Index):
+                index = literal_int(element.value)
+                if index is None or element.star is not None:
+                    return None
+                begins.append(integer(index))
+                ends.append(integer(None if index == -1 else index + 1))
+                steps.append(cst.Name("None"))
+                squeeze.append(axis)
+            else:
+                parts = [self._bound(element.lower), self._bound(element.upper), self._bound(element.step)]
+                if any(p is None for p in parts):
+                    return None
+                begins.append(parts[0])
+                ends.append(parts[1])
+                steps.append(parts[2])
+        ns = namespace
+        is_none = lambda e: isinstance(e, cst.Name) and e.value == "None"  # noqa: E731
+        full = [is_none(b) and is_none(e) and is_none(s) for b, e, s in zip(begins, ends, steps)]
+        if len(squeeze) == 1 and all(full[i] for i in range(len(elements)) if i != squeeze[0]):
+            axis = squeeze[0]
+            sliced = call(f"{ns}.slice_axis", [data], [("axis", integer(axis)), ("begin", begins[axis]),
+                                                       ("end", ends[axis])])
+            return call(f"{ns}.squeeze", [sliced], [("axis", integer(axis))]), SAFE
+        while len(begins) > 1 and full[len(begins) - 1]:  # trailing `:` add nothing
+            begins.pop(), ends.pop(), steps.pop(), full.pop()
+        keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
+        if not all(is_none(s) for s in steps):
+            keywords.append(("step", tuple_of(steps)))
+        result: cst.BaseExpression = call(f"{ns}.slice", [data], keywords)
+        if squeeze:
+            axes = integer(squeeze[0]) if len(squeeze) == 1 else tuple_of([integer(a) for a in squeeze])
+            result = call(f"{ns}.squeeze", [result], [("axis", axes)])
+        return result, SAFE
+
+    def _last_axis(self, ns: str, data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
+        if isinstance(element, cst.Index):
+            index = literal_int(element.value)
+            if index is None:
+                return None
+            sliced = call(f"{ns}.slice_axis", [data], [("axis", integer(-1)), ("begin", integer(index)),
+                                                       ("end", integer(None if index == -1 else index + 1))])
+            return call(f"{ns}.squeeze", [sliced], [("axis", integer(-1))]), SAFE
+        if element.step is not None:
+            return None
+        lower = self._bound(element.lower) if element.lower is not None else integer(0)
+        upper = self._bound(element.upper)
+        if lower is None or upper is None:
+            return None
+        return call(f"{ns}.slice_axis", [data], [("axis", integer(-1)), ("begin", lower), ("end", upper)]), UNSAFE
