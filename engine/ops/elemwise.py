@@ -22,6 +22,14 @@ def _round_half_away(x, out=None):
     return np.copysign(r, x, out=out)
 
 
+def _rint(x, out=None):
+    """MXNet's rint: floor(x) when x - floor(x) <= 0.5, else ceil(x) (halves go down)."""
+    f = np.floor(x)
+    up = (x - f) > 0.5
+    return np.add(f, up, out=out, casting="unsafe") if out is not None else \
+        (f + up).astype(x.dtype)
+
+
 def _sigmoid(x, out=None):
     with np.errstate(over="ignore"):
         out = np.negative(x, out=out)
@@ -80,7 +88,7 @@ UNARY = {
     "sqrt": np.sqrt, "rsqrt": _rsqrt, "cbrt": np.cbrt, "rcbrt": _rcbrt, "abs": np.abs,
     "square": np.square, "negative": np.negative, "reciprocal": np.reciprocal,
     "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
-    "rint": np.rint, "fix": np.trunc, "trunc": np.trunc, "erf": _erf, "softsign": _softsign,
+    "rint": _rint, "fix": np.trunc, "trunc": np.trunc, "erf": _erf, "softsign": _softsign,
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
     "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "arcsinh": np.arcsinh,
