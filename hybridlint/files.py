@@ -27,6 +27,11 @@ class SourceReadError(Exception):
 class SourceDecodeError(Exception):
     """The bytes are not valid text in the file's declared encoding: HL901."""
 
+    def __init__(self, message: str, line: int = 1, col: int = 1):
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
 
 class SourceWriteError(Exception):
     """A rewritten source was not written, with the reason (does not parse, not encodable...)."""
@@ -60,13 +65,27 @@ def decode_source(raw: bytes, path: str = "<bytes>") -> SourceFile:
     """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-    except SyntaxError as exc:  # unknown codec or BOM/declaration mismatch
-        raise SourceDecodeError(str(exc.msg if hasattr(exc, "msg") else exc)) from exc
+    except SyntaxError as exc:  # unknown codec, BOM/declaration mismatch, or not UTF-8
+        message = str(exc.msg if hasattr(exc, "msg") else exc)
+        if message.startswith("invalid or missing encoding declaration"):
+            encoding = "utf-8"  # no usable declaration: say where the UTF-8 decoding fails
+        else:
+            raise SourceDecodeError(message) from exc
     try:
         text = raw.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
-        raise SourceDecodeError(f"not valid {encoding}: {exc}") from exc
+        raise SourceDecodeError(*_decode_problem(raw, encoding, exc)) from exc
     return SourceFile(path=path, text=text, encoding=encoding, raw=raw)
+
+
+def _decode_problem(raw: bytes, encoding: str, exc: Exception):
+    """Message, line and column (1-based, in bytes) of the first byte that does not decode."""
+    if not isinstance(exc, UnicodeDecodeError):
+        return f"cannot decode as {encoding}: {exc}", 1, 1
+    before = raw[: exc.start]
+    line = before.count(b"\n") + 1
+    col = exc.start - (before.rfind(b"\n") + 1) + 1
+    return f"not valid {encoding} (byte 0x{raw[exc.start]:02x})", line, col
 
 
 def read_source(path: str) -> SourceFile:
@@ -126,16 +145,17 @@ def atomic_write_bytes(target: str, data: bytes) -> None:
     directory = os.path.dirname(target) or "."
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
+    except FileNotFoundError:  # a new file gets what open() would give it
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp_path = tempfile.mkstemp(dir=directory, prefix=".hybridlint-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp_path, mode)
+        os.chmod(tmp_path, mode)
         os.replace(tmp_path, target)
     except BaseException:
         try:

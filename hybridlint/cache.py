@@ -1,0 +1,132 @@
+"""Content-hash cache of lint results, so an unchanged repo re-lints in a blink.
+
+One JSON file per (hybridlint version, linter/rule sources, rule selection) under
+``.hybridlint_cache/`` at the project root. Inside, results are keyed by a hash of the file's
+bytes plus the per-file settings (per-file-ignores), never by path or mtime, so a renamed or
+touched file still hits and an edited one always misses. The rule sources are hashed (not just
+the version) so that an editable install invalidates the cache the moment a rule changes.
+The cache also remembers the list of rule codes, which spares a warm run from importing LibCST.
+A corrupt or unreadable cache is treated as empty; failing to save it is never an error.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import time
+from typing import Any, Dict, List, Optional
+
+from . import __version__
+from .files import atomic_write_bytes
+
+CACHE_DIR = ".hybridlint_cache"
+FORMAT = 1
+MAX_AGE_SECONDS = 14 * 24 * 3600  # entries unused this long are dropped on save
+
+
+def content_key(raw: bytes, file_settings: str = "") -> str:
+    """The cache key of one file: its bytes and the settings that apply to it alone."""
+    digest = hashlib.blake2b(raw, digest_size=16)
+    digest.update(b"\0" + file_settings.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def rules_digest() -> str:
+    """A hash of hybridlint's version and the sources of the linter core and rules.
+
+    Found with ``find_spec`` so that ``hybridlint.rules`` (and LibCST) are not imported.
+    """
+    digest = hashlib.blake2b(__version__.encode(), digest_size=12)
+    folders = [os.path.dirname(os.path.abspath(__file__))]
+    spec = importlib.util.find_spec("hybridlint.rules")
+    if spec is not None and spec.submodule_search_locations:
+        folders.extend(spec.submodule_search_locations)
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "tests"))
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    path = os.path.join(dirpath, name)
+                    digest.update(os.path.relpath(path, folder).encode())
+                    with open(path, "rb") as handle:
+                        digest.update(handle.read())
+    return digest.hexdigest()
+
+
+class LintCache:
+    """Lint results by content key, loaded once and saved once per run."""
+
+    def __init__(self, root: str, settings_key: str, *, enabled: bool = True):
+        self.enabled = enabled
+        self.directory = os.path.join(root, CACHE_DIR)
+        self._rules = rules_digest() if enabled else ""
+        name = hashlib.blake2b(
+            f"{FORMAT}\0{self._rules}\0{settings_key}".encode(), digest_size=10
+        ).hexdigest()
+        self.path = os.path.join(self.directory, f"lint-{name}.json")
+        self._entries: Dict[str, Dict[str, Any]] = {}
+        self._codes: Optional[List[str]] = None
+        self._dirty = False
+        if enabled:
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return
+        entries = data.get("entries")
+        if isinstance(entries, dict):
+            self._entries = entries
+        codes = data.get("codes")
+        if isinstance(codes, list):
+            self._codes = codes
+
+    @property
+    def codes(self) -> Optional[List[str]]:
+        """The rule codes known when the cache was written (same rule sources), if cached."""
+        return self._codes
+
+    @codes.setter
+    def codes(self, value: List[str]) -> None:
+        if value != self._codes:
+            self._codes = list(value)
+            self._dirty = True
+
+    def get(self, key: str) -> Optional[Dict[str, Any]]:
+        """The cached result for a content key, or None."""
+        if not self.enabled:
+            return None
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        entry["t"] = int(time.time())
+        return entry["r"]
+
+    def put(self, key: str, result: Dict[str, Any]) -> None:
+        """Remember a JSON-serialisable result for a content key."""
+        if self.enabled:
+            self._entries[key] = {"r": result, "t": int(time.time())}
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache atomically if anything changed; errors are swallowed on purpose."""
+        if not self.enabled or not self._dirty:
+            return
+        cutoff = time.time() - MAX_AGE_SECONDS
+        entries = {k: v for k, v in self._entries.items() if v.get("t", 0) >= cutoff}
+        payload = {"format": FORMAT, "version": __version__, "codes": self._codes,
+                   "entries": entries}
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            ignore_file = os.path.join(self.directory, ".gitignore")
+            if not os.path.exists(ignore_file):
+                with open(ignore_file, "w", encoding="utf-8") as handle:
+                    handle.write("# Created by hybridlint automatically.\n*\n")
+            atomic_write_bytes(self.path, json.dumps(payload, separators=(",", ":")).encode())
+        except OSError:
+            pass

@@ -1,0 +1,304 @@
+"""The ``hybridlint`` command.
+
+``hybridlint [OPTIONS] [PATHS]...`` lints, like ruff. To offer that together with subcommands
+(``rule``, ``rules``, ``verify``) the top-level group is a :class:`DefaultCommandGroup`: when the
+first argument is not a subcommand name (or the group's own ``--help``/``--version``), the
+arguments belong to the default ``check`` command. A directory literally named like a
+subcommand is linted with ``hybridlint check rules`` or ``hybridlint ./rules``.
+
+Exit codes: 0 nothing left to report, 1 findings remain, 2 usage, configuration or internal
+error. Any unexpected exception becomes one line on stderr and exit 2; set
+``HYBRIDLINT_DEBUG=1`` to see the traceback instead.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional, Sequence
+
+import click
+
+from . import __version__
+from .baseline import BaselineError, BaselineFilter, write_baseline
+from .checker_bridge import VerificationUnavailable, examples_for, load_checker
+from .config import ConfigError, RuleSelection, load_config, split_codes
+from .reporters import FORMATS, ReportContext, get_reporter
+from .runner import RunOptions, RunResult, default_jobs, run
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
+
+
+class DefaultCommandGroup(click.Group):
+    """A group that runs ``check`` when the first argument is not a subcommand."""
+
+    default_command = "check"
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        group_options = {"--help", "-h", "--version"}
+        if not args or (args[0] not in self.commands and args[0] not in group_options):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="hybridlint",
+                      message="%(prog)s %(version)s")
+def cli() -> None:
+    """Find and fix MXNet Gluon code that breaks under HybridBlock.hybridize().
+
+    Without a subcommand, `hybridlint [OPTIONS] [PATHS]...` runs `check`
+    (see `hybridlint check --help`).
+    """
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--fix", is_flag=True, help="Apply fixes to the files.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
+@click.option("--verify", is_flag=True,
+              help="With --fix/--diff: keep only fixes the equivalence checker proves.")
+@click.option("--select", metavar="CODES", help="Enable only these codes or prefixes (HL003,HL0).")
+@click.option("--ignore", metavar="CODES", help="Disable these codes or prefixes.")
+@click.option("--extend-select", metavar="CODES", help="Enable these in addition to the selection.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
+              show_default=True, help="Output format.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the number of cores).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Read [tool.hybridlint] from this file instead of searching for one.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False),
+              help="Tolerate the findings recorded in this baseline file.")
+@click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False),
+              help="Record the current findings in this baseline file and exit 0.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only: no source, no summary.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+def check(paths: Sequence[str], fix: bool, diff: bool, unsafe_fixes: bool, verify: bool,
+          select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
+          output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
+          config_file: Optional[str], baseline_file: Optional[str],
+          write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
+    """Lint PATHS (default: the current directory); with --fix, rewrite them."""
+    paths = list(paths) or ["."]
+    if verify and not (fix or diff):
+        raise click.UsageError("--verify checks fixes: use it with --fix or --diff")
+    if write_baseline_file and baseline_file:
+        raise click.UsageError("--baseline and --write-baseline cannot be used together")
+    config = load_config(paths, config_file)
+    selection = RuleSelection.build(
+        config,
+        select=split_codes(select, "--select"),
+        extend_select=split_codes(extend_select, "--extend-select"),
+        ignore=split_codes(ignore, "--ignore"),
+    )
+    if verify:
+        _check_verification_config(config)
+    baseline = BaselineFilter.load(baseline_file) if baseline_file else None
+    options = RunOptions(config=config, selection=selection, fix=fix and not diff, diff=diff,
+                         unsafe_fixes=unsafe_fixes, verify=verify, jobs=jobs or default_jobs(),
+                         use_cache=not no_cache)
+    with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
+        options.progress = progress
+        result = run(paths, options)
+
+    if write_baseline_file:
+        count = write_baseline(write_baseline_file, result.issues)
+        click.echo(f"Wrote {count} findings to {write_baseline_file}.", err=True)
+        return EXIT_CLEAN
+    baselined = _apply_baseline(result, baseline) if baseline else 0
+    if diff:
+        return _report_diff(result, quiet)
+    ctx = ReportContext(unsafe_fixes=unsafe_fixes, fix_mode=fix, statistics=statistics,
+                        quiet=quiet, color=output_format == "text" and _color(sys.stdout),
+                        baselined=baselined, root=config.root)
+    get_reporter(output_format)(result, sys.stdout, ctx)
+    if any(o.internal for o in result.outcomes):
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if result.issues or any(o.error for o in result.outcomes) else EXIT_CLEAN
+
+
+def _color(stream) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _check_verification_config(config) -> None:
+    checker = load_checker()
+    try:
+        checker.examples_from_config(dict(config.examples))
+    except ValueError as exc:
+        raise ConfigError(f"{config.path}: examples: {exc}") from exc
+
+
+def _apply_baseline(result: RunResult, baseline: BaselineFilter) -> int:
+    kept, tolerated = baseline.new_issues(result.issues)
+    keep = {id(issue) for issue in kept}
+    for outcome in result.outcomes:
+        outcome.issues = [issue for issue in outcome.issues if id(issue) in keep]
+    return tolerated
+
+
+def _report_diff(result: RunResult, quiet: bool) -> int:
+    """``--diff``: the diffs on stdout, a summary on stderr; exit 1 when something would change."""
+    diffs = [o for o in result.outcomes if o.diff]
+    for outcome in diffs:
+        click.echo(outcome.diff, nl=False)
+    for outcome in result.outcomes:
+        if outcome.error:
+            click.echo(f"{outcome.path}: error: {outcome.error}", err=True)
+    if not quiet:
+        fixes = sum(o.fixed for o in diffs)
+        message = (f"Would fix {_plural(fixes, 'finding')} in {_plural(len(diffs), 'file')}."
+                   if diffs else "No fixes to apply.")
+        click.echo(message, err=True)
+    if any(o.internal for o in result.outcomes):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if diffs else EXIT_CLEAN
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+class _progress_bar:
+    """A transient rich progress bar on stderr, drawn only for runs with many files to lint."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._progress = None
+        self._task = None
+
+    def __enter__(self):
+        return self.update if self.enabled else None
+
+    def update(self, done: int, total: int) -> None:
+        if self._progress is None:
+            if total < PROGRESS_MIN_FILES:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._progress = Progress(console=Console(stderr=True), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("Linting", total=total)
+        self._progress.update(self._task, completed=done)
+
+    def __exit__(self, *exc_info) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@cli.command()
+@click.argument("code")
+def rule(code: str) -> int:
+    """Explain rule CODE (what it does, why it breaks, how to fix it)."""
+    from .reporters import rule_catalog
+
+    catalog = rule_catalog()
+    key = code.strip().upper()
+    if key not in catalog:
+        raise click.UsageError(f"unknown rule {code!r} (run `hybridlint rules` for the list)")
+    name, message, explanation = catalog[key]
+    text = f"# {key} ({name})\n\n{message}\n\n{explanation.strip()}\n"
+    if _color(sys.stdout):
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        click.echo(text, nl=False)
+    return EXIT_CLEAN
+
+
+@cli.command(name="rules")
+def list_rules() -> int:
+    """List every rule: code, name and what it reports."""
+    from .reporters import rule_catalog
+
+    catalog = rule_catalog()
+    if _color(sys.stdout):
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("code", "name", "what")
+        for code, (name, message, _) in catalog.items():
+            table.add_row(code, name, message)
+        Console().print(table)
+    else:
+        width = max(len(name) for name, _, _ in catalog.values())
+        for code, (name, message, _) in catalog.items():
+            click.echo(f"{code}  {name:<{width}}  {message}")
+    return EXIT_CLEAN
+
+
+@cli.command()
+@click.argument("target", metavar="FILE::CLASS")
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE[:DTYPE]",
+              help="One forward() input, e.g. 2,64,8,8 or 2,16:int32 (repeat per input). "
+                   "Default: the examples configured for the file.")
+@click.option("--backend", type=click.Choice(["engine", "mxnet"]), default="engine",
+              show_default=True, help="Run on the bundled engine or on real MXNet.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Read [tool.hybridlint] from this file instead of searching for one.")
+def verify(target: str, inputs: Sequence[str], backend: str, config_file: Optional[str]) -> int:
+    """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
+    checker = load_checker()
+    try:
+        path, class_name = checker.parse_target(target)
+        specs = tuple(checker.parse_input_option(text) for text in inputs)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if not os.path.isfile(path):
+        raise click.UsageError(f"{path}: no such file")
+    if specs:
+        if not class_name:
+            raise click.UsageError("with --input, name the block: FILE::CLASS")
+        examples = [checker.Example(target=class_name, inputs=specs)]
+    else:
+        config = load_config([path], config_file)
+        try:
+            examples = examples_for(config, path)
+        except ValueError as exc:
+            raise ConfigError(f"{config.path}: examples: {exc}") from exc
+        examples = [e for e in examples if not class_name or e.target == class_name]
+        if not examples:
+            raise click.UsageError(
+                f"no inputs for {target}: give --input SHAPE or configure "
+                "[tool.hybridlint.examples]"
+            )
+    reports = checker.check_file(path, examples, backend=backend)
+    for report in reports:
+        click.echo(report.summary())
+    return EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """Console-script entry point: run the CLI and turn every failure into an exit code."""
+    debug = os.environ.get("HYBRIDLINT_DEBUG") == "1"
+    try:
+        code = cli.main(args=list(argv) if argv is not None else None, prog_name="hybridlint",
+                        standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        code = EXIT_ERROR
+    except click.Abort:
+        click.echo("hybridlint: aborted", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("hybridlint: interrupted", err=True)
+        code = 130
+    except (ConfigError, BaselineError, VerificationUnavailable) as exc:
+        click.echo(f"hybridlint: error: {exc}", err=True)
+        code = EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
+        if debug:
+            raise
+        click.echo(f"hybridlint: internal error: {type(exc).__name__}: {exc} "
+                   "(HYBRIDLINT_DEBUG=1 shows the traceback)", err=True)
+        code = EXIT_ERROR
+    sys.exit(code if isinstance(code, int) else EXIT_CLEAN)

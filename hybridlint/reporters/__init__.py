@@ -1,0 +1,56 @@
+"""Output formats. Each reporter writes a whole :class:`~hybridlint.runner.RunResult` to a stream.
+
+Formats: ``text`` (people; rich colours on a TTY only), ``json`` (scripts; schema in
+docs/cli.md), ``github`` (workflow-command annotations), ``sarif`` (2.1.0, code scanning) and
+``junit`` (CI systems that read test reports). Reporters are imported lazily so that a run
+pays only for the format it prints.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from ..runner import Issue, RunResult
+
+FORMATS = ("text", "json", "github", "sarif", "junit")
+_MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif",
+            "junit": "junit"}
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What a reporter needs to know about the run besides its result."""
+
+    unsafe_fixes: bool = False  # unsafe fixes count as fixable
+    fix_mode: bool = False  # --fix ran: say what was fixed
+    statistics: bool = False  # counts per rule instead of every finding (text)
+    quiet: bool = False  # findings only: no source context, no summary (text)
+    color: bool = False  # rich styling (text, only when writing to a terminal)
+    baselined: int = 0  # findings hidden because the baseline tolerates them
+    root: str = "."  # paths in SARIF are made relative to this
+
+    def fixable(self, issue: Issue) -> bool:
+        return issue.fix == "safe" or (issue.fix == "unsafe" and self.unsafe_fixes)
+
+
+Reporter = Callable[[RunResult, TextIO, ReportContext], None]
+
+
+def get_reporter(name: str) -> Reporter:
+    """The ``report`` function of an output format."""
+    if name not in _MODULES:
+        raise ValueError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})")
+    module = importlib.import_module(f"{__name__}.{_MODULES[name]}")
+    return module.report
+
+
+def rule_catalog() -> dict:
+    """code -> (name, message, explanation) for every rule, plus the runner's codes."""
+    from ..runner import RUNNER_CODES
+    from ..rules import ALL_RULES
+
+    catalog = {code: (name, text, text) for code, (name, text) in RUNNER_CODES.items()}
+    for rule in ALL_RULES:
+        catalog[rule.code] = (rule.name, rule.message, rule.explanation)
+    return dict(sorted(catalog.items()))

@@ -1,0 +1,78 @@
+"""SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
+
+Paths are URIs relative to the project root (``uriBaseId`` ``%SRCROOT%``) so that the log is
+portable between checkouts. Every rule is described in ``tool.driver.rules`` and each result
+points at its rule by ``ruleId`` and ``ruleIndex``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, TextIO
+from urllib.parse import quote
+
+from . import ReportContext, rule_catalog
+from .. import __version__
+from ..runner import RunResult
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/hybridlint/hybridlint"
+
+
+def _uri(path: str, root: str) -> str:
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return quote(rel.replace(os.sep, "/"))
+
+
+def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
+    """The SARIF log as Python data (also used by tests)."""
+    catalog = rule_catalog()
+    index = {code: i for i, code in enumerate(catalog)}
+    rules = [
+        {
+            "id": code,
+            "name": name,
+            "shortDescription": {"text": message},
+            "fullDescription": {"text": explanation.strip() or message},
+            "help": {"text": explanation.strip() or message, "markdown": explanation or message},
+            "defaultConfiguration": {"level": "error"},
+        }
+        for code, (name, message, explanation) in catalog.items()
+    ]
+    results = []
+    for issue in result.issues:
+        region = {"startLine": issue.line, "startColumn": issue.col}
+        if issue.end_line >= issue.line and issue.end_col >= 1:
+            region.update({"endLine": issue.end_line, "endColumn": max(issue.end_col, 1)})
+        if issue.end_line == issue.line and issue.end_col < issue.col:
+            region["endColumn"] = issue.col
+        entry = {
+            "ruleId": issue.code,
+            "level": "error",
+            "message": {"text": issue.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _uri(issue.path, ctx.root), "uriBaseId": "%SRCROOT%"},
+                "region": region,
+            }}],
+            "properties": {"fixable": ctx.fixable(issue), "fix": issue.fix},
+        }
+        if issue.code in index:
+            entry["ruleIndex"] = index[issue.code]
+        results.append(entry)
+    root_uri = "file://" + quote(os.path.abspath(ctx.root).replace(os.sep, "/").rstrip("/") + "/")
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "hybridlint", "version": __version__,
+                                "informationUri": INFORMATION_URI, "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
+    json.dump(to_sarif(result, ctx), out, indent=2)
+    out.write("\n")

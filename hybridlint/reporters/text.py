@@ -1,0 +1,107 @@
+"""Text output for people: ``path:line:col: CODE [*] message``, the source line with a caret,
+and a one-line summary.
+
+The same lines are produced with and without a terminal; on a terminal rich adds colour, when
+piped the output is plain text (rich is not even imported), so it is stable for scripts and
+tests. Lines are never wrapped, which keeps ``path:line:col`` clickable.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import List, Optional, TextIO, Tuple
+
+from . import ReportContext
+from ..runner import Issue, RunResult
+
+Segment = Tuple[str, Optional[str]]  # text and rich style
+
+
+def _caret_line(issue: Issue) -> str:
+    """Spaces (tabs kept, so the caret lines up) then ``^`` under the reported range."""
+    line = issue.source_line.rstrip("\r\n")
+    start = max(issue.col - 1, 0)
+    prefix = "".join(ch if ch == "\t" else " " for ch in line[:start])
+    if issue.end_line == issue.line and issue.end_col > issue.col:
+        width = issue.end_col - issue.col
+    else:
+        width = max(len(line) - start, 1)
+    return prefix + "^" * max(width, 1)
+
+
+def _issue_lines(issue: Issue, ctx: ReportContext) -> List[List[Segment]]:
+    mark = [("[*] ", "bold cyan")] if ctx.fixable(issue) else []
+    head = [(f"{issue.path}:{issue.line}:{issue.col}:", "bold"), (" ", None),
+            (issue.code, "bold red"), (" ", None), *mark, (issue.message, None)]
+    if ctx.quiet or not issue.source_line.strip():
+        return [head]
+    gutter = " " * len(str(issue.line))
+    return [
+        head,
+        [(f"{issue.line} | ", "blue"), (issue.source_line.rstrip("\r\n"), None)],
+        [(f"{gutter} | ", "blue"), (_caret_line(issue), "bold red")],
+        [],
+    ]
+
+
+def _statistics_lines(result: RunResult, ctx: ReportContext) -> List[List[Segment]]:
+    counts = Counter(i.code for i in result.issues)
+    names = {i.code: i.name for i in result.issues}
+    fixable = {i.code for i in result.issues if ctx.fixable(i)}
+    width = len(str(max(counts.values()))) if counts else 1
+    return [
+        [(f"{count:>{width}}", None), ("  ", None), (code, "bold red"),
+         ("  [*] " if code in fixable else "      ", "bold cyan"), (names[code], None)]
+        for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def summary(result: RunResult, ctx: ReportContext) -> str:
+    """The one-line summary ("All checks passed." or what was found and what can be fixed)."""
+    issues = result.issues
+    parts = []
+    if ctx.fix_mode and result.fixed:
+        parts.append(f"Fixed {_plural(result.fixed, 'finding')}.")
+    if not issues:
+        files = _plural(result.files_checked, "file")
+        parts.append(f"All checks passed ({files} checked)." if not parts else "No findings left.")
+    else:
+        files = len({i.path for i in issues})
+        parts.append(f"Found {_plural(len(issues), 'finding')} in {_plural(files, 'file')}.")
+        safe = sum(1 for i in issues if i.fix == "safe")
+        unsafe = sum(1 for i in issues if i.fix == "unsafe")
+        if ctx.unsafe_fixes and safe + unsafe:
+            parts.append(f"[*] {safe + unsafe} fixable with `hybridlint --fix --unsafe-fixes`.")
+        elif safe:
+            parts.append(f"[*] {safe} fixable with `hybridlint --fix`.")
+        if unsafe and not ctx.unsafe_fixes:
+            parts.append(f"{unsafe} more with `--unsafe-fixes`.")
+    if ctx.baselined:
+        parts.append(f"{_plural(ctx.baselined, 'finding')} tolerated by the baseline.")
+    return " ".join(parts)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
+    if ctx.statistics:
+        lines = _statistics_lines(result, ctx)
+    else:
+        lines = [line for issue in result.issues for line in _issue_lines(issue, ctx)]
+    lines += [[(f"{o.path}: error: {o.error}", "bold red")] for o in result.outcomes if o.error]
+    if not ctx.quiet:
+        lines.append([(summary(result, ctx), "bold")])
+    if ctx.color:
+        _write_rich(lines, out)
+    else:
+        out.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
+
+
+def _write_rich(lines: List[List[Segment]], out: TextIO) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, highlight=False, soft_wrap=True, force_terminal=True)
+    for line in lines:
+        console.print(Text.assemble(*[(text, style or "") for text, style in line]))

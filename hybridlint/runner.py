@@ -1,0 +1,312 @@
+"""Running the linter over many files: pre-filter, cache, parallel workers, fixes.
+
+The pipeline per file: read bytes (HL902 on failure) → content-hash cache lookup → decode (HL901)
+→ ``may_contain_hybrid_code`` text pre-filter (a file without hybrid code has no findings and is
+never parsed) → lint or fix in a worker → HL900 when the file does not parse. Files needing real
+work are linted in a :class:`concurrent.futures.ProcessPoolExecutor`; a small run is linted in
+this process because starting workers would cost more than it saves. The linter core (and with
+it LibCST) is imported only when some file actually needs linting, which keeps a fully cached run
+cheap.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .cache import LintCache, content_key
+from .config import Config, RuleSelection
+from .discovery import discover
+from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
+                    decode_source, read_bytes, write_source)
+
+RUNNER_CODES = {
+    "HL900": ("syntax-error", "file cannot be parsed"),
+    "HL901": ("decode-error", "file is not valid text in its declared encoding"),
+    "HL902": ("read-error", "file cannot be read"),
+}
+SERIAL_MAX_BYTES = 150_000  # below this much text to lint, workers cost more than they save
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A finding as the product surface sees it: the linter's fields plus the source line."""
+
+    path: str
+    code: str
+    name: str
+    message: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    fix: Optional[str]
+    source_line: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one file."""
+
+    path: str
+    issues: List[Issue] = field(default_factory=list)
+    fixed: int = 0  # fixes applied (written, or shown in the diff)
+    diff: Optional[str] = None
+    error: Optional[str] = None  # e.g. a fix that could not be written
+    rejected: int = 0  # fixes the checker refused under --verify
+    internal: bool = False  # the error is a hybridlint bug (exit 2), not the user's problem
+
+
+@dataclass
+class RunOptions:
+    """Everything a run needs besides the paths."""
+
+    config: Config
+    selection: RuleSelection = field(default_factory=RuleSelection)
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    verify: bool = False
+    jobs: int = 0  # 0 = number of cores
+    use_cache: bool = True
+    # Called as progress(done, total) while files are linted (not for cached or skipped ones).
+    progress: Optional[Callable[[int, int], Any]] = None
+
+
+@dataclass
+class RunResult:
+    """The outcome of a run, sorted by path; what the reporters and the baseline read."""
+
+    outcomes: List[FileOutcome]
+    files_checked: int
+
+    @property
+    def issues(self) -> List[Issue]:
+        return [issue for outcome in self.outcomes for issue in outcome.issues]
+
+    @property
+    def fixed(self) -> int:
+        return sum(o.fixed for o in self.outcomes)
+
+
+def all_rule_codes() -> List[str]:
+    """Every code a run can report: the rules' codes and the runner's HL9xx codes."""
+    from .rules import ALL_RULES
+
+    return sorted({rule.code for rule in ALL_RULES} | set(RUNNER_CODES))
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run(paths: Sequence[str], options: RunOptions) -> RunResult:
+    """Lint (or fix) ``paths``; see the module docstring for the pipeline."""
+    config = options.config
+    found = discover(paths, config)
+    writing = options.fix or options.diff
+    cache = LintCache(config.root, options.selection.key(),
+                      enabled=options.use_cache and not writing)
+    codes = cache.codes
+    if codes is None:
+        codes = all_rule_codes()
+        cache.codes = codes
+    options.selection.check_known(codes)
+    for _, pattern_codes in config.per_file_ignores:
+        RuleSelection(((tuple(pattern_codes), (), ()),)).check_known(codes)
+
+    outcomes: Dict[str, FileOutcome] = {}
+    for path in found.missing:
+        outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory")
+    tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
+    for path in found.files:
+        extra_ignore = config.ignores_for(path)
+        enabled = options.selection.enabled(codes, extra_ignore)
+        try:
+            raw = read_bytes(path)
+        except SourceReadError as exc:
+            outcomes[path] = _runner_outcome(path, "HL902", str(exc), enabled)
+            continue
+        key = content_key(raw, repr(extra_ignore))
+        cached = cache.get(key)
+        if cached is not None:
+            outcomes[path] = FileOutcome(path, [Issue(path=path, **d) for d in cached])
+            continue
+        try:
+            source = decode_source(raw, path)
+        except SourceDecodeError as exc:
+            outcomes[path] = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
+            cache.put(key, [_issue_fields(i) for i in outcomes[path].issues])
+            continue
+        from .linter import may_contain_hybrid_code
+
+        rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
+        if not may_contain_hybrid_code(source.text):
+            outcomes[path] = FileOutcome(path)
+            cache.put(key, [])
+            continue
+        if not rule_codes:  # only runner codes selected: a syntax check is all there is to do
+            outcomes[path] = _syntax_only(source, enabled)
+            cache.put(key, [_issue_fields(i) for i in outcomes[path].issues])
+            continue
+        tasks.append((path, source, rule_codes, key))
+
+    for outcome, key in _execute(tasks, options):
+        if "HL900" not in options.selection.enabled(codes, config.ignores_for(outcome.path)):
+            outcome.issues = [i for i in outcome.issues if i.code != "HL900"]
+        outcomes[outcome.path] = outcome
+        if not writing and not outcome.internal:
+            cache.put(key, [_issue_fields(i) for i in outcome.issues])
+    cache.save()
+    ordered = [outcomes[p] for p in sorted(outcomes, key=_path_sort_key)]
+    return RunResult(outcomes=ordered, files_checked=len(found.files))
+
+
+def _syntax_only(source: SourceFile, enabled) -> FileOutcome:
+    """HL900 without running any rule (``--select HL9``): Python's own parser decides."""
+    if "HL900" not in enabled:
+        return FileOutcome(source.path)
+    try:
+        ast.parse(source.text)
+    except SyntaxError as exc:
+        line, col = exc.lineno or 1, exc.offset or 1
+        lines = _LINE_SPLIT.split(source.text)
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return FileOutcome(source.path, [Issue(source.path, "HL900", "syntax-error",
+                                               f"cannot parse: {exc.msg}", line, col, line, col,
+                                               None, text)])
+    return FileOutcome(source.path)
+
+
+def _path_sort_key(path: str) -> Tuple[str, ...]:
+    return tuple(path.replace(os.sep, "/").split("/"))
+
+
+def _issue_fields(issue: Issue) -> Dict[str, Any]:
+    data = issue.to_dict()
+    del data["path"]
+    return data
+
+
+def _runner_outcome(path: str, code: str, message: str, enabled=None, line: int = 1,
+                    col: int = 1) -> FileOutcome:
+    if enabled is not None and code not in enabled:
+        return FileOutcome(path)
+    name, _ = RUNNER_CODES[code]
+    return FileOutcome(path, [Issue(path, code, name, message, line, col, line, col, None)])
+
+
+def _execute(tasks, options: RunOptions):
+    """Lint or fix each task, in this process or in worker processes; yields (outcome, key)."""
+    if not tasks:
+        return
+    jobs = options.jobs or default_jobs()
+    total = sum(len(source.text) for _, source, _, _ in tasks)
+    mode = (options.fix, options.diff, options.unsafe_fixes)
+    report = options.progress or (lambda done, total: None)
+    report(0, len(tasks))
+    if jobs <= 1 or len(tasks) == 1 or total < SERIAL_MAX_BYTES:
+        for done, (path, source, codes, key) in enumerate(tasks, 1):
+            yield _finish(_work(path, source.text, codes, mode), source, codes, options), key
+            report(done, len(tasks))
+        return
+    from . import linter  # noqa: F401  imported before forking, so workers inherit it
+
+    by_size = sorted(tasks, key=lambda t: -len(t[1].text))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        futures = {
+            pool.submit(_work, path, source.text, codes, mode): (source, codes, key)
+            for path, source, codes, key in by_size
+        }
+        for done, future in enumerate(as_completed(futures), 1):
+            source, codes, key = futures[future]
+            yield _finish(future.result(), source, codes, options), key
+            report(done, len(tasks))
+
+
+def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
+    """The part that runs in a worker: lint or fix one source text (plain data in and out)."""
+    from .linter import SourceSyntaxError, fix_source, lint_source
+
+    fix, diff, unsafe = mode
+    try:
+        if fix or diff:
+            result = fix_source(text, path, select=list(codes), unsafe=unsafe)
+            return {"source": result.source, "applied": len(result.applied),
+                    "findings": result.remaining}
+        return {"source": text, "applied": 0, "findings": lint_source(text, path, select=list(codes))}
+    except SourceSyntaxError as exc:
+        return {"source": text, "applied": 0, "syntax_error": (exc.line, exc.col, exc.msg)}
+    except Exception as exc:  # a linter bug must not end the run for every other file
+        if os.environ.get("HYBRIDLINT_DEBUG") == "1":
+            raise
+        return {"internal_error": f"internal error while linting: {type(exc).__name__}: {exc}"}
+
+
+def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions) -> FileOutcome:
+    """Back in the main process: verify and write fixes, attach source lines to findings."""
+    path = source.path
+    if "internal_error" in work:
+        return FileOutcome(path, error=work["internal_error"], internal=True)
+    if "syntax_error" in work:
+        line, col, msg = work["syntax_error"]
+        lines = _LINE_SPLIT.split(source.text)
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return FileOutcome(path, [Issue(path, "HL900", "syntax-error", f"cannot parse: {msg}",
+                                        line, col, line, col, None, text)])
+    new_text, applied, findings = work["source"], work["applied"], work["findings"]
+    outcome = FileOutcome(path)
+    if options.verify and applied:
+        new_text, applied, findings, outcome.rejected = _verify(source, codes, options)
+    if applied and options.diff:
+        outcome.diff = unified_diff(path, source.text, new_text)
+        outcome.fixed = applied
+        findings = work["findings"]
+    elif applied and options.fix:
+        try:
+            write_source(source, new_text)
+            outcome.fixed = applied
+        except (SourceWriteError, OSError) as exc:
+            outcome.error = f"fixes not written: {exc}"
+            new_text = source.text
+            from .linter import lint_source
+
+            findings = lint_source(source.text, path, select=list(codes))
+    lines = _LINE_SPLIT.split(new_text)
+    outcome.issues = [_to_issue(f, path, lines) for f in findings]
+    return outcome
+
+
+def _verify(source: SourceFile, codes, options: RunOptions):
+    """``--fix --verify``: keep only the fixes the equivalence checker proves (checker issue)."""
+    from .checker_bridge import examples_for, load_checker
+
+    examples = examples_for(options.config, source.path)
+    outcome = load_checker().verify_fixes(source.text, source.path, examples, unsafe=options.unsafe_fixes,
+                           select=list(codes))
+    return outcome.source, len(outcome.applied), outcome.remaining, len(outcome.rejected)
+
+
+def _to_issue(finding, path: str, lines: List[str]) -> Issue:
+    text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+    return Issue(path, finding.code, finding.name, finding.message, finding.line, finding.col,
+                 finding.end_line, finding.end_col, finding.fix, text)
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A ``git diff``-style unified diff of one file (what ``--diff`` prints)."""
+    return "".join(difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=f"a/{path}", tofile=f"b/{path}",
+    ))
