@@ -241,15 +241,6 @@ class NDArray:
 
     __nonzero__ = __bool__
 
-    def __float__(self) -> float:
-        return float(self.asscalar())
-
-    def __int__(self) -> int:
-        return int(self.asscalar())
-
-    def __index__(self) -> int:
-        return int(self.asscalar())
-
     def __hash__(self) -> int:
         return id(self) // 16
 

@@ -96,10 +96,19 @@ def _aux_ids(order) -> set:
     return aux
 
 
-def _not_for_symbol(name, alias=None):
-    def method(self, *args, **kwargs):
-        raise NotImplementedForSymbol(method, alias, *args)
+def _not_for_symbol(name, alias=None, extra=()):
+    """A method of NDArray that Symbol has only to refuse, with MXNet's message."""
+    if name.startswith("__i"):
+        def method(self, other):
+            raise NotImplementedForSymbol(method, alias, other, *extra)
+    elif alias == "bool":
+        def method(self):
+            raise NotImplementedForSymbol(method, alias)
+    else:
+        def method(self):
+            raise NotImplementedForSymbol(method, None)
     method.__name__ = name
+    method.__qualname__ = "Symbol." + name
     return method
 
 
@@ -129,7 +138,7 @@ class Symbol:
         return id(self) // 16
 
     def __copy__(self):
-        return Symbol(self._outputs)
+        return load_json(self.tojson())
 
     def __deepcopy__(self, memo):
         return load_json(self.tojson())
@@ -148,21 +157,31 @@ class Symbol:
         return (Symbol([o]) for o in self._outputs)
 
     def __getitem__(self, index):
-        if isinstance(index, str):
-            names = self.list_outputs()
-            idx = [i for i, n in enumerate(names) if n == index]
-            if not idx:
-                raise ValueError("There are no outputs named '{}'; outputs are {}".format(
-                    index, names))
-            if len(idx) > 1:
-                raise ValueError("There are multiple outputs with name \"%s\"" % index)
-            index = idx[0]
+        """Select output `index` (an int, an output name or a slice) - never an element."""
+        count = len(self._outputs)
         if isinstance(index, slice):
-            return Symbol(self._outputs[index])
-        if not isinstance(index, (int, np.integer)):
+            start = 0 if index.start is None else index.start
+            stop = count if index.stop is None else index.stop
+            step = 1 if index.step is None else index.step
+            from . import Group
+            return Group([self[i] for i in range(start, stop, step)])
+        if isinstance(index, str):
+            idx = None
+            for i, name in enumerate(self.list_outputs()):
+                if name == index:
+                    if idx is not None:
+                        raise ValueError("There are multiple outputs with name \"%s\"" % index)
+                    idx = i
+            if idx is None:
+                raise ValueError("Cannot find output that matches name \"%s\"" % index)
+            index = idx
+        if not isinstance(index, int):
             raise TypeError("Symbol only support integer index to fetch i-th output")
-        if index >= len(self._outputs):
-            raise IndexError("list index out of range")
+        if index >= count:
+            raise IndexError
+        if index < 0:
+            raise MXNetError("Check failed: index < nreturn ({} vs. {}) : Symbol only accept "
+                             "nonnegative index".format(index % (1 << 32), count))
         return Symbol([self._outputs[index]])
 
     def get_internals(self) -> "Symbol":
@@ -429,19 +448,20 @@ class Symbol:
                          "_lesser_equal_scalar")
 
     # ----------------------------------------------------------------- NDArray-only
-    __iadd__ = _not_for_symbol("__iadd__", "+=")
+    __iadd__ = _not_for_symbol("__iadd__", "+=", (1,))
     __isub__ = _not_for_symbol("__isub__", "-=")
     __imul__ = _not_for_symbol("__imul__", "*=")
     __idiv__ = _not_for_symbol("__idiv__", "/=")
     __itruediv__ = _not_for_symbol("__itruediv__", "/=")
-    __imod__ = _not_for_symbol("__imod__", "%=")
     __bool__ = _not_for_symbol("__bool__", "bool")
     __nonzero__ = __bool__
     asnumpy = _not_for_symbol("asnumpy")
     asscalar = _not_for_symbol("asscalar")
-    copyto = _not_for_symbol("copyto")
+    copy = _not_for_symbol("copy")
     as_in_context = _not_for_symbol("as_in_context")
     wait_to_read = _not_for_symbol("wait_to_read")
+    detach = _not_for_symbol("detach")
+    backward = _not_for_symbol("backward")
 
     # ----------------------------------------------------------------- fluent methods
     def astype(self, dtype, **kwargs):

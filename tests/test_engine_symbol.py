@@ -1,0 +1,241 @@
+"""Symbol semantics that decide what breaks under hybridize, checked against real MXNet 1.9.1,
+and the JSON graph format in both directions."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+import hybridlint.engine as mx
+
+BOTH = pytest.mark.mxnet
+
+
+def _real():
+    return pytest.importorskip("mxnet")
+
+
+def _outcome(fn):
+    """('ok', value) or ('raise', exception class name, message)."""
+    try:
+        return ("ok", fn())
+    except Exception as err:  # noqa: BLE001 - comparing behaviour, any exception counts
+        first = str(err).split("\n")[0]
+        return ("raise", type(err).__name__, re.sub(r"^\[\d\d:\d\d:\d\d\] \S+: ", "", first))
+
+
+@BOTH
+@pytest.mark.parametrize("attr", ["shape", "size", "ndim", "dtype", "context", "ctx", "T",
+                                  "asnumpy", "name", "grad", "stype"])
+def test_symbol_attributes_like_mxnet(attr):
+    m = _real()
+    want = _outcome(lambda: type(getattr(m.sym.var("a"), attr)).__name__)
+    got = _outcome(lambda: type(getattr(mx.sym.var("a"), attr)).__name__)
+    assert got == want
+
+
+@BOTH
+@pytest.mark.parametrize("expr", [
+    "x.asnumpy()", "x.asscalar()", "bool(x)", "x.wait_to_read()", "len(x)", "len(s)",
+    "x[0].name", "s[1].name", "s[-1].name", "x[1]", "list(s.list_outputs())",
+    "[o.name for o in s]", "x.copyto(x)", "x.as_in_context(None)", "x.as_in_context()",
+    "x.copy()", "x.detach()", "s[0:2].list_outputs()", "s['split0_output1'].name",
+    "x[np.int64(0)]", "x.reshape((2, 3)).name", "x.T",
+])
+def test_ndarray_only_patterns_like_mxnet(expr):
+    m = _real()
+
+    def run(lib):
+        x = lib.sym.var("x")
+        with lib.name.NameManager():
+            s = lib.sym.split(x, num_outputs=3)
+            return eval(expr)
+
+    assert _outcome(lambda: run(mx)) == _outcome(lambda: run(m))
+
+
+@BOTH
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
+def test_inplace_operators_raise_not_implemented_for_symbol(op):
+    m = _real()
+
+    def run(lib):
+        x = lib.sym.var("x")
+        exec("x {} 1".format(op))
+
+    want, got = _outcome(lambda: run(m)), _outcome(lambda: run(mx))
+    assert want[0] == "raise" and want[1] == "NotImplementedForSymbol"
+    assert got == want
+    with pytest.raises(mx.base.MXNetError):
+        run(mx)
+
+
+@BOTH
+def test_sym_array_absent_and_nd_array_present():
+    m = _real()
+    assert hasattr(m.sym, "array") is hasattr(mx.sym, "array") is False
+    assert hasattr(mx.nd, "array")
+
+
+@BOTH
+@pytest.mark.parametrize("expr", ["a + b", "a - b", "a * b", "a / b", "a % b", "a ** b",
+                                  "a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b",
+                                  "a + 1", "1 - a", "2 * a", "a / 2", "2 / a", "a % 2",
+                                  "2 % a", "a ** 2", "2 ** a", "-a", "abs(a)", "a < 1",
+                                  "1 < a", "a >= 1", "a != 1"])
+def test_symbol_operators_build_the_same_nodes(expr):
+    m = _real()
+
+    def build(lib):
+        with lib.name.NameManager():
+            a, b = lib.sym.var("a"), lib.sym.var("b")
+            s = eval(expr)
+        nodes = json.loads(s.tojson())["nodes"]
+        return [(n["op"], n["name"], n.get("attrs", {})) for n in nodes]
+
+    assert build(mx) == build(m)
+
+
+@BOTH
+@pytest.mark.parametrize("expr", ["a + b", "a - b", "a * b", "a / b", "a == b", "a > b",
+                                  "a ** b", "a % b"])
+def test_symbol_operators_do_not_broadcast(expr):
+    """(2, 3) op (1, 3): NDArray broadcasts, Symbol fails at shape inference in both."""
+    m = _real()
+    for lib in (m, mx):
+        a, b = lib.sym.var("a"), lib.sym.var("b")
+        with pytest.raises(lib.base.MXNetError):
+            eval(expr).infer_shape(a=(2, 3), b=(1, 3))
+        x, y = lib.nd.ones((2, 3)), lib.nd.ones((1, 3))
+        assert eval(expr.replace("a", "x").replace("b", "y")).shape == (2, 3)
+
+
+def test_shape_error_names_op_shapes_and_user_line():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    c = a + b  # the line the error must show
+    with pytest.raises(mx.base.MXNetError) as info:
+        c.infer_shape(a=(2, 3), b=(3, 2))
+    msg = str(info.value)
+    assert "_plus" in msg and "[2,3]" in msg and "[3,2]" in msg
+    assert "test_engine_symbol.py" in msg and "c = a + b  # the line the error must show" in msg
+
+
+def test_shape_error_at_compile_time_too():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    c = mx.sym.relu(a * b)  # compiled later
+    op = mx.nd.CachedOp(c)
+    with pytest.raises(mx.base.MXNetError, match="compiled later"):
+        op(mx.nd.ones((2, 3)), mx.nd.ones((2, 1)))
+
+
+@BOTH
+def test_listing_and_naming_like_mxnet():
+    m = _real()
+
+    def build(lib):
+        with lib.name.NameManager():
+            return _build_listing(lib)
+
+    def _build_listing(lib):
+        data = lib.sym.var("data")
+        fc = lib.sym.FullyConnected(data, num_hidden=4, name="fc1")
+        act = lib.sym.Activation(fc, act_type="relu")
+        fc2 = lib.sym.FullyConnected(act, num_hidden=2, no_bias=True)
+        parts = lib.sym.split(fc2, num_outputs=2)
+        out = lib.sym.Group([parts[0] + 1, lib.sym.concat(parts[0], parts[1], dim=1), act])
+        shapes = out.infer_shape(data=(5, 3))
+        partial = out.infer_shape_partial(data=(0, 3))
+        internals = out.get_internals()
+        return (out.list_arguments(), out.list_outputs(), out.list_inputs(),
+                out.list_auxiliary_states(), shapes, partial, internals.list_outputs(),
+                internals["fc1_output"].name, len(out), out[1].name,
+                lib.sym.var("x").infer_shape_partial(), out.infer_type(data="float32"))
+
+    assert build(mx) == build(m)
+
+
+@BOTH
+def test_our_json_loads_in_mxnet_and_computes_the_same():
+    m = _real()
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=4, name="fc1")
+    out = mx.sym.Group([mx.sym.relu(fc) * 2 - 1, mx.sym.reshape(fc, shape=(-1,), name="r")])
+    theirs = m.sym.load_json(out.tojson())
+    assert theirs.list_arguments() == out.list_arguments()
+    assert theirs.list_outputs() == out.list_outputs()
+    feed = {"data": np.random.rand(3, 5).astype(np.float32),
+            "fc1_weight": np.random.rand(4, 5).astype(np.float32),
+            "fc1_bias": np.random.rand(4).astype(np.float32)}
+    want = theirs.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})
+    got = out.eval(**{k: mx.nd.array(v) for k, v in feed.items()})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5)
+
+
+@BOTH
+def test_mxnet_json_loads_here_and_round_trips():
+    m = _real()
+    data = m.sym.var("data")
+    fc = m.sym.FullyConnected(data, num_hidden=3, name="fc")
+    x = m.sym.split(m.sym.Activation(fc, act_type="tanh"), num_outputs=3, axis=1)
+    out = m.sym.Group([x[0] + x[2], m.sym.transpose(fc), m.sym.broadcast_mul(fc, x[1])])
+    ours = mx.sym.load_json(out.tojson())
+    assert ours.list_arguments() == out.list_arguments()
+    assert ours.list_outputs() == out.list_outputs()
+    assert json.loads(ours.tojson()) == json.loads(out.tojson())
+    feed = {"data": np.random.rand(2, 4).astype(np.float32),
+            "fc_weight": np.random.rand(3, 4).astype(np.float32),
+            "fc_bias": np.random.rand(3).astype(np.float32)}
+    want = out.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})
+    got = ours.eval(**{k: mx.nd.array(v) for k, v in feed.items()})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5)
+
+
+def test_save_and_load_file(tmp_path):
+    s = mx.sym.relu(mx.sym.var("x") + 1)
+    path = str(tmp_path / "g.json")
+    s.save(path)
+    back = mx.sym.load(path)
+    assert back.tojson() == s.tojson()
+
+
+def test_bad_json_is_a_clear_error():
+    with pytest.raises(mx.base.MXNetError, match="load_json"):
+        mx.sym.load_json("{not json")
+    with pytest.raises(mx.base.MXNetError, match="Cannot find operator"):
+        mx.sym.load_json(json.dumps({"nodes": [{"op": "NoSuchOp", "name": "n", "inputs": []}],
+                                     "heads": [[0, 0, 0]]}))
+
+
+@BOTH
+def test_ndarray_repr_and_basics_like_mxnet():
+    m = _real()
+    for fn in (lambda lib: repr(lib.nd.ones((2, 3))), lambda lib: repr(lib.nd.array([1, 2])),
+               lambda lib: repr(lib.nd.array([[1, 2]], dtype="int32")),
+               lambda lib: str(lib.nd.arange(4)),
+               lambda lib: lib.nd.ones((2, 3)).dtype, lambda lib: lib.nd.array([1.5]).dtype,
+               lambda lib: lib.nd.ones((2, 3))[0].shape, lambda lib: lib.nd.arange(3)[1].shape,
+               lambda lib: lib.nd.ones((2, 3))[1, 2].shape, lambda lib: len(lib.nd.ones((4, 2))),
+               lambda lib: bool(lib.nd.ones(1)), lambda lib: bool(lib.nd.ones(2)),
+               lambda lib: lib.nd.ones((2, 3)).T.shape, lambda lib: lib.nd.ones(3).T.shape,
+               lambda lib: float(lib.nd.array([2.5])), lambda lib: lib.nd.array([3]).asscalar(),
+               lambda lib: lib.nd.ones((2, 2)).asscalar(), lambda lib: str(lib.nd.ones(1).context),
+               lambda lib: lib.nd.ones((2, 3)).reshape((3, -1)).shape,
+               lambda lib: lib.nd.ones((2, 3)).reshape(-1).shape,
+               lambda lib: (lib.nd.ones((2, 3)) == 1).asnumpy().tolist(),
+               lambda lib: (lib.nd.arange(6).reshape((2, 3))[:, 1:]).asnumpy().tolist(),
+               lambda lib: lib.nd.ones((2, 3)).sum(axis=1).shape if hasattr(
+                   mx.nd, "sum") else None,
+               ):
+        assert _outcome(lambda: fn(mx)) == _outcome(lambda: fn(m))
+
+
+def test_ndarray_inplace_and_setitem():
+    x = mx.nd.ones((2, 3))
+    y = x
+    x += 1
+    x[0] = 5
+    x[1, 1:] = mx.nd.array([7, 8])
+    assert y is x
+    assert x.asnumpy().tolist() == [[5, 5, 5], [2, 7, 8]]
