@@ -117,7 +117,7 @@ def parse_input_option(text: str) -> InputSpec:
     """Parse `--input 2,64,8,8` (float32) or `--input 2,10:int32` into an InputSpec."""
     dims, _, dtype = text.strip().partition(":")
     try:
-        shape = tuple(int(d) for d in dims.replace("x", ",").split(",") if d.strip())
+        shape = tuple(int(d) for d in dims.split(",") if d.strip())
     except ValueError:
         raise ExampleError(f"--input expects comma-separated dimensions like 2,64,8,8 "
                            f"(optionally :dtype), got {text!r}") from None

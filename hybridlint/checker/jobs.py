@@ -17,6 +17,8 @@ from .loader import BackendUnavailable, backend, load_source
 from .report import EquivalenceReport, compare_arrays, first_difference
 
 ENGINE_GAP = "hybridlint engine does not implement"
+# "module 'hybridlint.engine.ndarray' has no attribute 'sum'": an op the engine lacks.
+_ENGINE_MODULE_GAP = re.compile(r"module 'hybridlint\.engine[\w.]*' has no attribute")
 
 
 class Failed(Exception):
@@ -79,6 +81,9 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
         return f"missing import: {exc}"
     if isinstance(exc, NotImplementedError) and ENGINE_GAP in str(exc):
         return f"cannot verify on the engine: {exc} (try backend='mxnet')"
+    if isinstance(exc, AttributeError) and _ENGINE_MODULE_GAP.search(str(exc)):
+        return (f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
+                "on the code; try backend='mxnet')")
     if isinstance(exc, BackendUnavailable):
         return str(exc)
     return None

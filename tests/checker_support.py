@@ -1,0 +1,31 @@
+"""Shared helpers of the checker tests (not a test module itself)."""
+import importlib.util
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKER_DATA = os.path.join(ROOT, "testdata", "checker")
+
+
+def data(name: str) -> str:
+    return os.path.join(CHECKER_DATA, name)
+
+
+def engine_redirect_available() -> bool:
+    try:
+        from hybridlint.engine import as_mxnet  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def backend_params():
+    """Both backends; `mxnet` marked (skipped without real MXNet), `engine` skipped until
+    hybridlint.engine.as_mxnet exists."""
+    return [
+        pytest.param("engine", marks=pytest.mark.skipif(
+            not engine_redirect_available(), reason="hybridlint.engine.as_mxnet not available")),
+        pytest.param("mxnet", marks=[pytest.mark.mxnet, pytest.mark.skipif(
+            importlib.util.find_spec("mxnet") is None, reason="real MXNet not installed")]),
+    ]

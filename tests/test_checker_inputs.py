@@ -1,0 +1,95 @@
+"""Example inputs and output comparison: pure functions, no worker process."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hybridlint.checker import (Example, ExampleError, InputSpec, examples_from_config,
+                                parse_input_option, parse_target)
+from hybridlint.checker.inputs import make_arrays, to_spec
+from hybridlint.checker.report import EquivalenceReport, compare_arrays
+
+
+def test_parse_target_splits_file_and_class():
+    assert parse_target("models/resnet.py::BasicBlock") == ("models/resnet.py", "BasicBlock")
+    assert parse_target("models/resnet.py") == ("models/resnet.py", None)
+    with pytest.raises(ExampleError):
+        parse_target("models/resnet.py::not a name")
+
+
+def test_parse_input_option_shapes_and_dtypes():
+    assert parse_input_option("2,64,8,8") == InputSpec((2, 64, 8, 8), "float32")
+    assert parse_input_option("2,10:int32") == InputSpec((2, 10), "int32")
+    for bad in ("2,x", "2,-1", "2,3:complex64"):
+        with pytest.raises(ExampleError):
+            parse_input_option(bad)
+
+
+def test_examples_from_config_reads_the_documented_table():
+    table = {"models/resnet.py::BasicBlock": {"kwargs": {"channels": 64},
+                                             "inputs": [[2, 64, 8, 8]]},
+             "models/att.py::Attention": [{"inputs": [[2, 5, 8], {"shape": [2, 5],
+                                                                   "dtype": "int32"}]},
+                                          {"inputs": [{"value": [[1.0, 2.0]]}]}]}
+    found = examples_from_config(table)
+    assert found["models/resnet.py"] == [Example("BasicBlock", (InputSpec((2, 64, 8, 8)),),
+                                                 {"channels": 64})]
+    first, second = found["models/att.py"]
+    assert first.specs()[1] == InputSpec((2, 5), "int32")
+    assert second.specs()[0].shape == (1, 2)
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"models/a.py": {"inputs": [[2]]}}, "path.py::Class"),
+    ({"a.py::A": {"inputs": []}}, "non-empty"),
+    ({"a.py::A": {"inputs": [[2, -3]]}}, "non-negative"),
+    ({"a.py::A": {"inputs": [[2]], "kwarg": {}}}, "unknown field"),
+    ({"a.py::A": {"inputs": [{"shape": [2], "dtype": "str"}]}}, "unsupported dtype"),
+])
+def test_malformed_examples_are_clear_errors(table, message):
+    with pytest.raises(ExampleError, match=message):
+        examples_from_config(table)
+
+
+def test_inputs_are_seeded_and_typed():
+    specs = [InputSpec((2, 3)), InputSpec((4,), "int32"), to_spec(np.arange(3.0))]
+    first, again, other = make_arrays(specs, 0), make_arrays(specs, 0), make_arrays(specs, 1)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not np.array_equal(first[0], other[0])
+    assert first[1].dtype == np.int32 and first[0].dtype == np.float32
+    assert first[2].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_compare_reports_shape_dtype_and_value_differences():
+    a = np.ones((2, 3), np.float32)
+    assert compare_arrays([a], [a.copy()], 1e-5, 1e-6)[0].equal
+    shape = compare_arrays([a], [a[0]], 1e-5, 1e-6)[0]
+    assert not shape.equal and shape.actual_shape == (3,) and math.isinf(shape.max_abs_diff)
+    assert not compare_arrays([a], [a.astype(np.float64)], 1e-5, 1e-6)[0].equal
+    value = compare_arrays([a], [a + 0.5], 1e-5, 1e-6)[0]
+    assert not value.equal and value.max_abs_diff == pytest.approx(0.5)
+    missing = compare_arrays([a, a], [a], 1e-5, 1e-6)
+    assert [d.equal for d in missing] == [True, False]
+    nan = np.array([np.nan, 1.0])
+    assert compare_arrays([nan], [nan.copy()], 1e-5, 1e-6)[0].equal
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, width=32), min_size=1, max_size=20),
+       st.floats(1e-3, 10.0))
+def test_compare_agrees_with_allclose(values, shift):
+    want = np.array(values, np.float32)
+    have = want + np.float32(shift)
+    diff = compare_arrays([want], [have], 1e-5, 1e-6)[0]
+    assert diff.equal == bool(np.allclose(have, want, rtol=1e-5, atol=1e-6))
+    assert diff.max_abs_diff == pytest.approx(float(np.max(np.abs(have - want))))
+
+
+def test_report_summary_and_json_form():
+    report = EquivalenceReport("mismatch", target="a.py::A", reason="output 0 differs",
+                               outputs=compare_arrays([np.zeros(2)], [np.zeros(3)], 1e-5, 1e-6))
+    assert report.summary() == "mismatch: a.py::A: output 0 differs"
+    data = report.to_dict()
+    assert data["max_abs_diff"] == "inf" and data["status"] == "mismatch"

@@ -1,0 +1,129 @@
+"""Every verdict of the checker, on each backend, from the user modules in testdata/checker."""
+import pytest
+
+from hybridlint.checker import CheckerSession, check_file, check_fix
+from tests.checker_support import backend_params, data
+
+
+@pytest.fixture(scope="module")
+def session():
+    with CheckerSession(timeout=30) as s:
+        yield s
+
+
+def one(path, examples, backend, session):
+    (report,) = check_file(data(path), examples, backend=backend, session=session)
+    return report
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_equal_blocks_including_export_roundtrip(backend, session):
+    reports = check_file(data("good.py"), {"Residual": [(2, 8)], "TwoOutputs": [(2, 3), (2, 3)],
+                                           "make_residual": [(3, 4)]},
+                         backend=backend, session=session)
+    assert [r.status for r in reports] == ["equal"] * 3, [r.summary() for r in reports]
+    assert len(reports[1].outputs) == 2 and len(reports[1].roundtrip) == 2
+    assert reports[0].outputs[0].actual_shape == (2, 8)
+    assert reports[0].backend == backend
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_constructor_kwargs_are_passed(backend, session):
+    report = one("good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 4}}}, backend,
+                 session)
+    assert report.ok, report.summary()
+    wrong = one("good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 5}}}, backend,
+                session)
+    assert wrong.status == "eager_error"          # residual add of (2, 5) and (2, 4)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_broadcast_arithmetic_is_a_hybrid_error(backend, session):
+    report = one("broadcast_add.py", {"CenterRows": [(2, 3)]}, backend, session)
+    assert report.status == "hybrid_error" and report.stage == "hybridize"
+    assert report.error_type == "MXNetError"
+    if backend == "engine":                        # only the engine records node lines
+        assert report.source_line.lineno == 8
+        assert [(f.code, f.line) for f in report.runtime_findings] == [("HL007", 8)]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_shape_attribute_in_a_helper_points_at_the_user_line(backend, session):
+    report = one("shape_attr.py", {"FlattenByShape": [(2, 3, 4)]}, backend, session)
+    assert report.status == "hybrid_error"
+    assert report.error_type == "AttributeError"
+    assert report.source_line.lineno == 6 and "t.shape[0]" in report.source_line.text
+    assert [(f.code, f.line) for f in report.runtime_findings] == [("HL001", 6)]
+    assert "observed at run time" in report.runtime_findings[0].message
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_output_index_is_a_mismatch_with_its_line(backend, session):
+    report = one("first_row.py", {"FirstRow": [(3, 4)]}, backend, session)
+    assert report.status == "mismatch"
+    assert report.outputs[0].expected_shape == (4,) and report.outputs[0].actual_shape == (3, 4)
+    assert [(f.code, f.line) for f in report.runtime_findings] == [("HL003", 6)]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_eager_failure(backend, session):
+    report = one("eager_fail.py", {"BadDot": [(2, 3)]}, backend, session)
+    assert report.status == "eager_error" and report.stage == "eager"
+    assert report.source_line.lineno == 7
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("path, target, words", [
+    ("exits.py", "Never", "sys.exit"),
+    ("missing_import.py", "Unreachable", "missing import"),
+    ("crashes.py", "Crash", "exit code 7"),
+    ("good.py", "NoSuchBlock", "not defined"),
+])
+def test_user_code_that_cannot_run(backend, session, path, target, words):
+    report = one(path, {target: [(2, 3)]}, backend, session)
+    assert report.status == "cannot_run"
+    assert words in report.reason
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_hang_is_killed_and_the_session_recovers(backend):
+    with CheckerSession(timeout=3) as short:
+        hung = one("hangs.py", {"Spin": [(2, 3)]}, backend, short)
+        assert hung.status == "cannot_run" and "did not finish within 3 s" in hung.reason
+        after = one("good.py", {"TwoOutputs": [(2, 3), (2, 3)]}, backend, short)
+        assert after.ok and short.workers_started == 2
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_worker_is_reused_across_blocks(backend):
+    with CheckerSession() as s:
+        for _ in range(3):
+            assert one("good.py", {"TwoOutputs": [(2, 3), (2, 3)]}, backend, s).ok
+        assert s.jobs_run == 3 and s.workers_started == 1
+
+
+def test_unreadable_file_and_unknown_backend():
+    (report,) = check_file(data("no_such_file.py"), {"A": [(2,)]})
+    assert report.status == "cannot_run" and "cannot read" in report.reason
+    with pytest.raises(ValueError, match="unknown backend"):
+        check_file(data("good.py"), {"Residual": [(2, 8)]}, backend="tensorflow")
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_check_fix_accepts_a_correct_rewrite_and_rejects_a_wrong_one(backend, session):
+    original = open(data("slicing.py")).read()
+    right = original.replace("h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), "
+                                        "axis=1)")
+    wrong = original.replace("h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=0, end=1), "
+                                        "axis=1)")
+    ok = check_fix(original, right, "PickColumn", [(2, 5)], path=data("slicing.py"),
+                   backend=backend, session=session)
+    assert ok.status == "equal", ok.summary()
+    assert ok.comparison == "original eager vs fixed hybridized"
+    bad = check_fix(original, wrong, "PickColumn", [(2, 5)], path=data("slicing.py"),
+                    backend=backend, session=session)
+    assert bad.status == "mismatch" and bad.stage == "fixed eager"
+    assert bad.max_abs_diff > 1e-3
+    broken = check_fix(original, original.replace("h[:, 1]", "h.nope()"), "PickColumn",
+                       [(2, 5)], path=data("slicing.py"), backend=backend, session=session)
+    assert broken.status == "eager_error" and broken.stage == "fixed eager"
