@@ -162,8 +162,10 @@ def test_graph_matches_mxnet(case):
     mx_real = pytest.importorskip("mxnet")
     name, arrays, kwargs = case
     names = ["x%d" % i for i in range(len(arrays))]
-    want_sym = _lookup(mx_real.sym, name)(*[mx_real.sym.var(n) for n in names], **kwargs)
-    got_sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
+    with mx_real.name.NameManager():
+        want_sym = _lookup(mx_real.sym, name)(*[mx_real.sym.var(n) for n in names], **kwargs)
+    with mx.name.NameManager():
+        got_sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
     feed = dict(zip(names, arrays))
     assert got_sym.list_outputs() == want_sym.list_outputs()
     _, want_shapes, _ = want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
