@@ -1,0 +1,80 @@
+"""--fix --verify: verified fixes are kept, a deliberately wrong rewrite is rolled back."""
+import pytest
+
+from hybridlint.checker import CheckerSession, Example, verify_fixes
+from hybridlint.linter import fix_source
+from tests.checker_support import backend_params, data
+
+PATH = data("two_slices.py")
+EXAMPLES = [Example("TwoSlices", ((2, 7),))]
+RIGHT_A = "a = F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), axis=1)"
+
+
+def source():
+    with open(PATH) as handle:
+        return handle.read()
+
+
+def wrong_fixer(old, new):
+    """The real fix_source, then a deliberate error in the text of the fixes it applied."""
+    def fixer(text, path="<string>", **options):
+        result = fix_source(text, path, **options)
+        rewritten = result.source.replace(old, new)
+        return type(result)(rewritten, result.applied, result.remaining)
+    return fixer
+
+
+@pytest.fixture(scope="module")
+def session():
+    with CheckerSession(timeout=30) as s:
+        yield s
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_correct_fixes_are_all_kept(backend, session):
+    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session)
+    assert outcome.status == "verified" and not outcome.rejected
+    assert sorted(f.line for f in outcome.applied) == [14, 15]
+    assert RIGHT_A in outcome.source and "h[:, 2:4]" not in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_wrong_rewrite_is_rejected_and_rolled_back(backend, session):
+    fixer = wrong_fixer("begin=1, end=2", "begin=0, end=1")      # picks column 0, not 1
+    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session,
+                           fixer=fixer)
+    assert [f.line for f in outcome.applied] == [15]
+    (rejected,) = outcome.rejected
+    assert rejected.finding.line == 14 and rejected.finding.code == "HL003"
+    assert rejected.report.status == "mismatch"
+    assert rejected.report.max_abs_diff > 1e-3                     # the measured difference
+    assert "a = h[:, 1]" in outcome.source                          # rolled back
+    assert "F.slice(h, begin=(None, 2), end=(None, 4))" in outcome.source
+    assert any(f.line == 14 and f.code == "HL003" for f in outcome.remaining)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_rewrite_that_still_fails_under_hybridize_is_rejected(backend, session):
+    fixer = wrong_fixer(RIGHT_A, "a = F.squeeze(h[:, 1:2], axis=1)")
+    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session,
+                           fixer=fixer)
+    (rejected,) = outcome.rejected
+    assert rejected.finding.line == 14 and rejected.report.status == "hybrid_error"
+    assert [f.line for f in outcome.applied] == [15]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_original_that_cannot_run_gets_no_fixes(backend, session):
+    text = source().replace("from mxnet import gluon", "import not_installed_pkg_xyz\n"
+                            "from mxnet import gluon")
+    outcome = verify_fixes(text, PATH, EXAMPLES, backend=backend, session=session)
+    assert outcome.status == "unverified" and outcome.source == text
+    assert not outcome.applied and len(outcome.rejected) == 2
+    assert "missing import" in outcome.reason
+
+
+def test_nothing_to_fix_needs_no_run():
+    text = "x = 1\n"
+    outcome = verify_fixes(text, "plain.py", [], session=None)
+    assert outcome.source == text and outcome.status == "verified" and not outcome.applied
