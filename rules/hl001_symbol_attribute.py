@@ -1,0 +1,273 @@
+"""HL001 symbol-attribute: `.shape .size .ndim .dtype .context .ctx .T` on a tensor."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from ._build import attr_chain, call, integer, strip_parens
+from .analysis import SHAPE, call_argument, literal_int
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+_IDIOMS = {
+    "shape": "use shape-free ops instead: reshape codes 0/-1/-2/-3/-4, F.slice_like, F.broadcast_like, "
+             "F.reshape_like, F.zeros_like/F.ones_like, F.contrib.arange_like, or F.shape_array(x)",
+    "size": "use F.size_array(x), or shape-free ops (F.reshape_like, F.broadcast_like)",
+    "ndim": "a Symbol has no rank; pass it in as a constructor argument or use F.shape_array",
+    "dtype": "pass dtype explicitly (a constructor argument), or use *_like ops that keep x's dtype",
+    "context": "drop ctx= arguments: a hybridized graph runs on its inputs' context",
+    "ctx": "drop ctx= arguments: a hybridized graph runs on its inputs' context",
+    "T": "use F.transpose(x)",
+}
+_LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class SymbolAttribute(Rule):
+    code = "HL001"
+    name = "symbol-attribute"
+    message = "tensor attribute that a Symbol does not have (AttributeError under hybridize)"
+    explanation = """\
+## What it does
+Finds `.shape`, `.size`, `.ndim`, `.dtype`, `.context`, `.ctx` and `.T` on tensors inside
+`hybrid_forward` and the helpers it calls. `self.weight.shape` on a Parameter is static and fine.
+
+## Why it breaks under hybridize
+After `hybridize()` the inputs are Symbols, which have none of these attributes:
+`AttributeError: 'Symbol' object has no attribute 'shape'` (likewise `size`, `ndim`, `dtype`,
+`context`, `ctx`, `T`).
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    mask = F.ones(x.shape)
+    pos = F.arange(x.shape[1])
+    return x.reshape((x.shape[0], -1)) + mask.T
+```
+
+## Fix
+Exact rewrites where MXNet has a shape-free equivalent:
+- `F.zeros(x.shape)` → `F.zeros_like(x).astype('float32')` (ones likewise; `F.full(x.shape, v)`
+  → `F.ones_like(x).astype('float32') * v`); with `dtype=x.dtype` just `F.zeros_like(x)`, with
+  `dtype=D`, `.astype(D)`; a `ctx=x.context` argument goes away with it.
+- reshape arguments `x.shape[i]` in position `i` → the special code `0` (copy dimension `i`):
+  `x.reshape((x.shape[0], -1))` → `x.reshape((0, -1))`, also `F.reshape(x, shape=...)`.
+- `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`.
+- `x.T` → `F.transpose(x)`.
+- other `ctx=x.context` arguments are dropped.
+Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
+`F.broadcast_like`, `F.reshape_like`).
+
+## Fix safety
+The `*_like`, reshape-code, `arange_like` and `transpose` rewrites are safe: same values, shape
+and dtype for every input (`*_like` ops take x's dtype, hence the explicit `.astype`, which
+keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only offered when no
+special code (-2, -3, -4) or unknown value precedes the position. Dropping `ctx=x.context`
+elsewhere is unsafe: eagerly the array is then created on the default context, which differs
+from x's when x lives on a GPU and no `with mx.gpu():` is active.
+"""
+
+    VALID = [
+        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.weight = self.params.get('weight', shape=(3, 4))\n"
+              "    def hybrid_forward(self, F, x, weight):\n"
+              "        return F.zeros((1,) + self.weight.shape) + x\n"),
+        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
+        Valid(_net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
+        Valid(_net("a = F.split(x, num_outputs=2)\nreturn a")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
+              "        return x + states.shape[0]\n"),
+        Valid("def helper(y):\n    return y.shape\n"),
+        Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
+        Valid(_net("return x.reshape((0, -1))")),
+    ]
+    INVALID = [
+        Invalid(_net("return x.shape"), line=3),
+        Invalid(_net("return F.zeros(x.shape)"), line=3,
+                fixed=_net("return F.zeros_like(x).astype('float32')"), safety=SAFE),
+        Invalid(_net("return F.ones(shape=x.shape, ctx=x.context)"), line=3,
+                fixed=_net("return F.ones_like(x).astype('float32')"), safety=SAFE),
+        Invalid(_net("return F.zeros(x.shape, dtype=x.dtype)"), line=3,
+                fixed=_net("return F.zeros_like(x)"), safety=SAFE),
+        Invalid(_net("return F.full(x.shape, 0.5 + 1)"), line=3,
+                fixed=_net("return F.ones_like(x).astype('float32') * (0.5 + 1)"), safety=SAFE),
+        Invalid(_net("return x.reshape((x.shape[0], -1))"), line=3,
+                fixed=_net("return x.reshape((0, -1))"), safety=SAFE),
+        Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 0, -1))"), safety=SAFE),
+        Invalid(_net("return x.reshape(x.shape[0], 4, -1)"), line=3,
+                fixed=_net("return x.reshape(0, 4, -1)"), safety=SAFE),
+        Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
+        Invalid(_net("return F.arange(x.shape[1])"), line=3,
+                fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
+        Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
+        Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
+                fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
+        Invalid(_net("n = x.size\nreturn x / n"), line=3),
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
+                "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n", line=6,
+                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
+                      "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
+                safety=SAFE),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # attribute node -> (edits, safety) planned by the enclosing call
+        self._planned: Dict[cst.CSTNode, Tuple[Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]] = {}
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        attr = node.attr.value
+        if attr not in ATTRIBUTES or not self.is_tensor(node.value):
+            return
+        message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
+        planned = self._planned.pop(node, None)
+        if planned is not None:
+            self.report(node, message, edits=planned[0], safety=planned[1])
+        elif attr == "T" and self.namespace:
+            self.report(node, message, replacement=call(f"{self.namespace}.transpose", [node.value]))
+        else:
+            self.report(node, message)
+
+    # -- planning fixes from the enclosing call --------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        ns = self.namespace
+        if ns is None:
+            return
+        op = _namespace_op(node.func, ns)
+        if op in _LIKE and self._plan_like(node, op, ns):
+            return
+        if op == "arange" and self._plan_arange(node, ns):
+            return
+        if op in ("reshape", "Reshape"):
+            data = call_argument(node, 0, "data")
+            shape = call_argument(node, 1, "shape")
+            if data is not None and shape is not None and call_argument(node, None, "reverse") is None:
+                self._plan_reshape(data.value, [e.value for e in _elements(shape.value)])
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape" and \
+                self.is_tensor(node.func.value) and not any(a.keyword for a in node.args):
+            values = [a.value for a in node.args]
+            if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
+                values = [e.value for e in _elements(values[0])]
+            self._plan_reshape(node.func.value, values)
+        self._plan_ctx(node)
+
+    def _tensor_attr(self, expr: cst.BaseExpression, attrs: Sequence[str]) -> Optional[cst.BaseExpression]:
+        """`x.shape` -> x when x is a tensor and the attribute is one of attrs."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value in attrs and self.is_tensor(expr.value):
+            return expr.value
+        return None
+
+    def _plan_like(self, node: cst.Call, op: str, ns: str) -> bool:
+        shape = call_argument(node, 0, "shape")
+        if shape is None or self._tensor_attr(shape.value, ("shape",)) is None:
+            return False
+        data = shape.value.value  # type: ignore[union-attr]
+        value = call_argument(node, 1, "val") if op == "full" else None
+        dtype = call_argument(node, 2 if op == "full" else 1, "dtype")
+        ctx = call_argument(node, None, "ctx")
+        known = {shape, value, dtype, ctx} - {None}
+        if len(node.args) != len(known) or (op == "full" and value is None):
+            return False
+        if ctx is not None and not _same_name(self._tensor_attr(ctx.value, ("context", "ctx")), data):
+            return False
+        result: cst.BaseExpression = call(f"{ns}.{_LIKE[op]}", [data])
+        if dtype is None or not _same_name(self._tensor_attr(dtype.value, ("dtype",)), data):
+            target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
+            result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)])
+        if value is not None:
+            result = cst.BinaryOperation(left=result, operator=cst.Multiply(
+                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                right=_parenthesize(value.value))
+        edits = ((node, result),)
+        for arg in (shape, dtype, ctx):
+            if arg is not None and isinstance(arg.value, cst.Attribute):
+                self._planned[arg.value] = (edits, SAFE)
+        return True
+
+    def _plan_arange(self, node: cst.Call, ns: str) -> bool:
+        if len(node.args) != 1 or (node.args[0].keyword is not None and node.args[0].keyword.value != "start"):
+            return False
+        stop = node.args[0].value
+        if not (isinstance(stop, cst.Subscript) and len(stop.slice) == 1 and isinstance(stop.slice[0].slice, cst.Index)):
+            return False
+        axis = literal_int(stop.slice[0].slice.value)
+        data = self._tensor_attr(stop.value, ("shape",))
+        if axis is None or data is None:
+            return False
+        result = call(f"{ns}.contrib.arange_like", [data], [("axis", integer(axis))])
+        result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")),
+                          args=[cst.Arg(cst.SimpleString("'float32'"))])
+        self._planned[stop.value] = (((node, result),), SAFE)
+        return True
+
+    def _plan_reshape(self, data: cst.BaseExpression, elements: List[cst.BaseExpression]) -> None:
+        for position, element in enumerate(elements):
+            source = _shape_index(element)
+            if source is not None and source[1] == position and _same_name(
+                    self._tensor_attr(source[0], ("shape",)), data):
+                self._planned[source[0]] = (((element, cst.Integer("0")),), SAFE)
+            if not self._plain_dim(element):
+                return  # a special code (-2, -3, -4) or unknown value shifts later positions
+
+    def _plain_dim(self, element: cst.BaseExpression) -> bool:
+        """True when `element` is certainly one output dimension (no -2/-3/-4 code)."""
+        number = literal_int(element)
+        if number is not None:
+            return number >= -1
+        if _shape_index(element) is not None:
+            return self.value(_shape_index(element)[0]).kind == SHAPE
+        if isinstance(element, cst.BinaryOperation) and isinstance(
+                element.operator, (cst.Multiply, cst.Add, cst.FloorDivide)):
+            parts = (element.left, element.right)
+            return all(_shape_index(p) is not None or (literal_int(p) or -1) >= 0 for p in parts) and all(
+                self._plain_dim(p) for p in parts)
+        return False
+
+    def _plan_ctx(self, node: cst.Call) -> None:
+        for index, arg in enumerate(node.args):
+            if arg.keyword is None or arg.keyword.value != "ctx":
+                continue
+            if self._tensor_attr(arg.value, ("context", "ctx")) is None or arg.value in self._planned:
+                continue
+            args = list(node.args[:index]) + list(node.args[index + 1:])
+            if args and index == len(node.args) - 1:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            self._planned[arg.value] = (((node, node.with_changes(args=args)),), UNSAFE)
+
+
+def _namespace_op(func: cst.BaseExpression, ns: str) -> Optional[str]:
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == ns:
+        return func.attr.value
+    return None
+
+
+def _elements(expr: cst.BaseExpression) -> List[cst.BaseElement]:
+    return list(expr.elements) if isinstance(expr, (cst.Tuple, cst.List)) else []
+
+
+def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, int]]:
+    """`x.shape[i]` -> (the `x.shape` node, i) for a literal non-negative i."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        index = literal_int(expr.slice[0].slice.value)
+        if index is not None and index >= 0 and isinstance(expr.value, cst.Attribute) and \
+                expr.value.attr.value == "shape":
+            return expr.value, index
+    return None
+
+
+def _same_name(a: Optional[cst.BaseExpression], b: cst.BaseExpression) -> bool:
+    return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value
+
+
+def _parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
+                         cst.Lambda, cst.UnaryOperation)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
