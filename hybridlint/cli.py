@@ -29,8 +29,22 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
 
 
+class HybridlintError(click.ClickException):
+    """A failure the user can act on, printed as one line; exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file=None) -> None:
+        click.echo(f"hybridlint: error: {self.format_message()}", err=True)
+
+
 class DefaultCommandGroup(click.Group):
-    """A group that runs ``check`` when the first argument is not a subcommand."""
+    """A group that runs ``check`` when the first argument is not a subcommand.
+
+    It is also where every exception turns into an exit code: hybridlint's own errors
+    (configuration, baseline, verification unavailable) become one line and exit 2, and so does
+    anything unexpected ("internal error"), unless ``HYBRIDLINT_DEBUG=1`` asks for the traceback.
+    """
 
     default_command = "check"
 
@@ -39,6 +53,21 @@ class DefaultCommandGroup(click.Group):
         if not args or (args[0] not in self.commands and args[0] not in group_options):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except (ConfigError, BaselineError, VerificationUnavailable) as exc:
+            raise HybridlintError(str(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
+            if os.environ.get("HYBRIDLINT_DEBUG") == "1":
+                raise
+            raise HybridlintError(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(HYBRIDLINT_DEBUG=1 shows the traceback)"
+            ) from exc
 
 
 @click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -76,13 +105,18 @@ def cli() -> None:
               help="Record the current findings in this baseline file and exit 0.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only: no source, no summary.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-def check(paths: Sequence[str], fix: bool, diff: bool, unsafe_fixes: bool, verify: bool,
-          select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
-          output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
-          config_file: Optional[str], baseline_file: Optional[str],
-          write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
+@click.pass_context
+def check(ctx: click.Context, paths: Sequence[str], **options) -> None:
     """Lint PATHS (default: the current directory); with --fix, rewrite them."""
-    paths = list(paths) or ["."]
+    ctx.exit(_check(list(paths) or ["."], **options))
+
+
+def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verify: bool,
+           select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
+           output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
+           config_file: Optional[str], baseline_file: Optional[str],
+           write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
+    """The check command's work; returns the exit code."""
     if verify and not (fix or diff):
         raise click.UsageError("--verify checks fixes: use it with --fix or --diff")
     if write_baseline_file and baseline_file:
@@ -195,7 +229,7 @@ class _progress_bar:
 
 @cli.command()
 @click.argument("code")
-def rule(code: str) -> int:
+def rule(code: str) -> None:
     """Explain rule CODE (what it does, why it breaks, how to fix it)."""
     from .reporters import rule_catalog
 
@@ -212,11 +246,10 @@ def rule(code: str) -> int:
         Console().print(Markdown(text))
     else:
         click.echo(text, nl=False)
-    return EXIT_CLEAN
 
 
 @cli.command(name="rules")
-def list_rules() -> int:
+def list_rules() -> None:
     """List every rule: code, name and what it reports."""
     from .reporters import rule_catalog
 
@@ -233,7 +266,6 @@ def list_rules() -> int:
         width = max(len(name) for name, _, _ in catalog.values())
         for code, (name, message, _) in catalog.items():
             click.echo(f"{code}  {name:<{width}}  {message}")
-    return EXIT_CLEAN
 
 
 @cli.command()
@@ -245,7 +277,7 @@ def list_rules() -> int:
               show_default=True, help="Run on the bundled engine or on real MXNet.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Read [tool.hybridlint] from this file instead of searching for one.")
-def verify(target: str, inputs: Sequence[str], backend: str, config_file: Optional[str]) -> int:
+def verify(target: str, inputs: Sequence[str], backend: str, config_file: Optional[str]) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
     checker = load_checker()
     try:
@@ -274,31 +306,10 @@ def verify(target: str, inputs: Sequence[str], backend: str, config_file: Option
     reports = checker.check_file(path, examples, backend=backend)
     for report in reports:
         click.echo(report.summary())
-    return EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS
+    click.get_current_context().exit(
+        EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """Console-script entry point: run the CLI and turn every failure into an exit code."""
-    debug = os.environ.get("HYBRIDLINT_DEBUG") == "1"
-    try:
-        code = cli.main(args=list(argv) if argv is not None else None, prog_name="hybridlint",
-                        standalone_mode=False)
-    except click.ClickException as exc:
-        exc.show()
-        code = EXIT_ERROR
-    except click.Abort:
-        click.echo("hybridlint: aborted", err=True)
-        code = EXIT_ERROR
-    except KeyboardInterrupt:
-        click.echo("hybridlint: interrupted", err=True)
-        code = 130
-    except (ConfigError, BaselineError, VerificationUnavailable) as exc:
-        click.echo(f"hybridlint: error: {exc}", err=True)
-        code = EXIT_ERROR
-    except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
-        if debug:
-            raise
-        click.echo(f"hybridlint: internal error: {type(exc).__name__}: {exc} "
-                   "(HYBRIDLINT_DEBUG=1 shows the traceback)", err=True)
-        code = EXIT_ERROR
-    sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
+    """Console-script entry point (also ``python -m hybridlint``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="hybridlint")

@@ -1,0 +1,336 @@
+"""The `hybridlint` command through click's CliRunner: options, exit codes, files, config."""
+import json
+import os
+import subprocess
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from hybridlint.cli import cli
+
+BAD = textwrap.dedent("""\
+    from mxnet.gluon import HybridBlock
+
+
+    class Net(HybridBlock):
+        def hybrid_forward(self, F, x):
+            y = x[0]
+            return y + 1
+""")
+FIXED_LINE = "F.slice_axis("
+CLEAN = textwrap.dedent("""\
+    from mxnet.gluon import HybridBlock
+
+
+    class Net(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.relu(x)
+""")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """An empty project (its own pyproject.toml, so nothing above leaks in) as the cwd."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def put(root, rel, text, newline="\n", encoding="utf-8"):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.replace("\n", newline).encode(encoding))
+    return path
+
+
+def hl(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_findings_exit_1_with_clickable_location(project):
+    put(project, "pkg/net.py", BAD)
+    result = hl("pkg")
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("pkg/net.py:6:13: HL003 [*] ")
+    assert "    y = x[0]" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("Found 1 finding in 1 file.")
+
+
+def test_clean_tree_exit_0_and_default_path(project):
+    put(project, "net.py", CLEAN)
+    put(project, "notes.txt", "x[0]\n")
+    result = hl()
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "All checks passed (1 file checked).\n"
+
+
+def test_subcommand_form_and_default_form_agree(project):
+    put(project, "net.py", BAD)
+    assert hl("check", "net.py").stdout == hl("net.py").stdout
+
+
+def test_fix_rewrites_and_is_idempotent(project):
+    path = put(project, "net.py", BAD)
+    result = hl("--fix", "net.py")
+    assert result.exit_code == 0, result.output
+    assert "Fixed 1 finding." in result.stdout
+    fixed = path.read_text()
+    assert FIXED_LINE in fixed and "x[0]" not in fixed
+    again = hl("--fix", "net.py")
+    assert again.exit_code == 0 and "Fixed" not in again.stdout
+    assert path.read_text() == fixed
+
+
+def test_fix_keeps_crlf_bom_and_mode(project):
+    path = put(project, "net.py", BAD, newline="\r\n", encoding="utf-8-sig")
+    os.chmod(path, 0o640)
+    assert hl("--fix", "net.py").exit_code == 0
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert data.count(b"\r\n") == BAD.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
+    assert FIXED_LINE.encode() in data
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+def test_diff_prints_and_writes_nothing(project):
+    path = put(project, "net.py", BAD)
+    result = hl("--diff", "net.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("--- a/net.py\n+++ b/net.py\n")
+    assert "-        y = x[0]" in result.stdout and "+        y = F.squeeze(" in result.stdout
+    assert "Would fix 1 finding in 1 file." in result.stderr
+    assert path.read_text() == BAD
+    put(project, "clean.py", CLEAN)
+    assert hl("--diff", "clean.py").exit_code == 0
+
+
+def test_select_ignore_extend_select(project):
+    put(project, "net.py", BAD)
+    put(project, "broken.py", "class A(HybridBlock):\n    def hybrid_forward(self, F, x):\n  (\n")
+    assert hl("--select", "HL003", ".").stdout.count("HL003") == 1
+    assert "HL900" not in hl("--select", "HL003", ".").stdout
+    assert "HL003" not in hl("--ignore", "HL0", ".").stdout
+    extended = hl("--select", "HL003", "--extend-select", "HL900", ".").stdout
+    assert "HL003" in extended and "HL900" in extended
+    assert hl("--ignore", "HL003,HL9", ".").exit_code == 0
+
+
+def test_bad_codes_are_usage_errors(project):
+    put(project, "net.py", BAD)
+    for args in (["--select", "E501"], ["--ignore", "HL05"]):
+        result = hl(*args, ".")
+        assert result.exit_code == 2
+        assert result.stderr.startswith("hybridlint: error: ")
+        assert "Traceback" not in result.output
+
+
+def test_config_file_is_honoured(project):
+    put(project, "net.py", BAD)
+    put(project, "tests/test_net.py", BAD)
+    put(project, "legacy/old.py", BAD)
+    (project / "pyproject.toml").write_text(textwrap.dedent("""\
+        [tool.hybridlint]
+        extend-exclude = ["legacy"]
+        [tool.hybridlint.per-file-ignores]
+        "tests/*" = ["HL003"]
+    """))
+    result = hl(".")
+    assert [line.split(":")[0] for line in result.stdout.splitlines() if "HL003" in line] == [
+        "net.py"]
+    # excludes apply to files named explicitly (pre-commit names files)
+    assert hl("legacy/old.py").exit_code == 0
+
+
+def test_invalid_config_is_one_line_exit_2(project):
+    put(project, "net.py", BAD)
+    (project / "pyproject.toml").write_text("[tool.hybridlint]\nselct = ['HL003']\n")
+    result = hl(".")
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "unknown key 'selct'" in result.stderr
+    other = put(project, "cfg/alt.toml", "[tool.hybridlint]\nignore = ['HL003']\n")
+    assert hl("--config", str(other), ".").exit_code == 0
+    assert hl("--config", "missing.toml", ".").exit_code == 2
+
+
+def test_runner_codes_and_the_run_goes_on(project):
+    put(project, "a_broken.py", "class A(HybridBlock):\n    def hybrid_forward(self, F, x):\n  (\n")
+    (project / "b_latin.py").write_bytes(b"x = '\xff'\n")
+    put(project, "c_net.py", BAD)
+    result = hl(".", "missing.py")
+    codes = [line.split(" ")[1] for line in result.stdout.splitlines() if ": HL" in line]
+    assert codes == ["HL900", "HL901", "HL003", "HL902"]
+    assert result.exit_code == 1
+
+
+def test_unreadable_file_is_hl902(project):
+    os.symlink(project / "gone.py", project / "dangling.py")
+    result = hl(".")
+    assert result.stdout.startswith("dangling.py:1:1: HL902 No such file or directory")
+    if os.geteuid() != 0:  # root can read anything
+        path = put(project, "net.py", BAD)
+        os.chmod(path, 0)
+        assert "net.py:1:1: HL902 Permission denied" in hl("net.py").stdout
+
+
+def test_symlinks_followed_once_and_loops_do_not_hang(project):
+    put(project, "pkg/net.py", BAD)
+    os.symlink(project / "pkg", project / "pkg" / "loop")
+    os.symlink(project / "pkg" / "net.py", project / "alias.py")
+    result = hl(".")
+    assert result.stdout.count(": HL003") == 1
+    assert "Found 1 finding in 1 file." in result.stdout
+    # an explicitly named symlink is linted (and fixed through the link)
+    assert hl("--fix", "alias.py").exit_code == 0
+    assert os.path.islink(project / "alias.py")
+    assert FIXED_LINE in (project / "pkg" / "net.py").read_text()
+
+
+def test_gitignore_is_respected_in_a_git_repo(project):
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text("generated/\n")
+    put(project, "generated/net.py", BAD)
+    put(project, "src/net.py", BAD)
+    result = hl(".")
+    assert "src/net.py" in result.stdout and "generated" not in result.stdout
+    assert "generated/net.py" in hl("generated/net.py").stdout  # named explicitly: linted
+
+
+def test_output_formats(project):
+    put(project, "net.py", BAD)
+    document = json.loads(hl("--format", "json", ".").stdout)
+    assert document["summary"]["findings"] == 1
+    assert document["findings"][0]["path"] == "net.py"
+    github = hl("--format", "github", ".").stdout
+    assert github.startswith("::error file=net.py,line=6,col=13,")
+    sarif = json.loads(hl("--format", "sarif", ".").stdout)
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "HL003"
+    assert "<testsuites" in hl("--format", "junit", ".").stdout
+    assert hl("--format", "yaml", ".").exit_code == 2
+
+
+def test_statistics_quiet_exit_zero(project):
+    put(project, "net.py", BAD)
+    put(project, "net2.py", BAD)
+    assert hl("--statistics", ".").stdout.splitlines()[0] == "2  HL003  [*] tensor-indexing"
+    quiet = hl("--quiet", ".")
+    assert quiet.exit_code == 1 and len(quiet.stdout.splitlines()) == 2
+    assert hl("--exit-zero", ".").exit_code == 0
+
+
+def test_baseline_tolerates_old_findings_not_new_ones(project):
+    path = put(project, "net.py", BAD)
+    result = hl("--write-baseline", "hl-baseline.json", ".")
+    assert result.exit_code == 0 and "Wrote 1 findings" in result.stderr
+    gate = hl("--baseline", "hl-baseline.json", ".")
+    assert gate.exit_code == 0, gate.stdout
+    assert "1 finding tolerated by the baseline" in gate.stdout
+    # moving the finding down does not resurrect it
+    path.write_text("import os\n\n" + BAD)
+    assert hl("--baseline", "hl-baseline.json", ".").exit_code == 0
+    # a second, identical hazard is new
+    path.write_text(BAD.replace("return y + 1", "z = x[0]\n        return y + z"))
+    gate = hl("--baseline", "hl-baseline.json", ".")
+    assert gate.exit_code == 1 and gate.stdout.count(": HL003") == 1
+    bad = put(project, "not-a-baseline.json", "[]")
+    assert hl("--baseline", str(bad), ".").exit_code == 2
+    assert hl("--baseline", "nope.json", ".").exit_code == 2
+
+
+def test_cache_is_used_and_invalidated_by_content(project, monkeypatch):
+    import hybridlint.linter as linter
+
+    path = put(project, "net.py", BAD)
+    assert hl(".").exit_code == 1
+    assert any(n.startswith("lint-") for n in os.listdir(project / ".hybridlint_cache"))
+
+    def explode(*args, **kwargs):
+        raise AssertionError("linted although cached")
+
+    monkeypatch.setattr(linter, "lint_source", explode)
+    cached = hl(".")
+    assert cached.exit_code == 1 and ": HL003" in cached.stdout  # from the cache
+    path.write_text(BAD + "\n")
+    assert hl(".").exit_code == 2  # content changed: linted again (and the stub fails)
+    assert hl("--no-cache", "net.py").exit_code == 2
+
+
+def test_linter_crash_is_one_line_and_exit_2(project, monkeypatch):
+    import hybridlint.linter as linter
+
+    put(project, "net.py", BAD)
+    monkeypatch.setattr(linter, "lint_source", lambda *a, **k: 1 / 0)
+    result = hl("--no-cache", ".")
+    assert result.exit_code == 2
+    assert "internal error while linting: ZeroDivisionError" in result.stdout
+    assert "Traceback" not in result.output
+
+
+def test_unexpected_exception_is_one_line_and_exit_2(project, monkeypatch):
+    import hybridlint.cli as cli_module
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli_module, "run", boom)
+    result = hl(".")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "hybridlint: error: internal error: RuntimeError: disk on fire "
+        "(HYBRIDLINT_DEBUG=1 shows the traceback)\n")
+    monkeypatch.setenv("HYBRIDLINT_DEBUG", "1")
+    assert isinstance(hl(".").exception, RuntimeError)
+
+
+def test_parallel_and_serial_runs_agree(project, monkeypatch):
+    import hybridlint.runner as runner
+
+    pools = []
+
+    class SpyPool(runner.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", SpyPool)
+    filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
+    for i in range(8):
+        put(project, f"m{i}.py", filler + BAD.replace("x[0]", f"x[{i % 3}]"))
+    serial = hl("--no-cache", "--jobs", "1", "--format", "json", ".")
+    assert pools == []
+    parallel = hl("--no-cache", "--jobs", "2", "--format", "json", ".")
+    assert pools == [{"max_workers": 2}]
+    assert json.loads(serial.stdout) == json.loads(parallel.stdout)
+    assert json.loads(serial.stdout)["summary"]["findings"] == 8
+
+
+def test_verify_needs_fix_and_a_checker(project, monkeypatch):
+    put(project, "net.py", BAD)
+    assert hl("--verify", ".").exit_code == 2
+    import sys
+
+    monkeypatch.setitem(sys.modules, "hybridlint.checker", None)  # import now fails
+    result = hl("--fix", "--verify", ".")
+    assert result.exit_code == 2
+    assert "verification is not available" in result.stderr
+
+
+def test_rule_and_rules_commands(project):
+    listing = hl("rules")
+    assert listing.exit_code == 0
+    assert any(line.startswith("HL003  tensor-indexing") for line in listing.stdout.splitlines())
+    assert "HL900" in listing.stdout
+    explained = hl("rule", "hl003")
+    assert explained.exit_code == 0
+    assert explained.stdout.startswith("# HL003 (tensor-indexing)")
+    assert "## Why it breaks under hybridize" in explained.stdout
+    assert hl("rule", "HL999").exit_code == 2
+
+
+def test_version_and_help(project):
+    from hybridlint import __version__
+
+    assert hl("--version").stdout == f"hybridlint {__version__}\n"
+    assert "--unsafe-fixes" in hl("check", "--help").stdout
+    assert "--write-baseline" in hl("--fix", "--help").stdout
