@@ -20,7 +20,7 @@ from typing import Dict, Iterator
 
 from .base import engine_not_implemented
 
-__all__ = ["as_mxnet", "ENGINE_PACKAGE"]
+__all__ = ["as_mxnet", "proxy_of", "ENGINE_PACKAGE"]
 
 ENGINE_PACKAGE = __name__.rsplit(".", 1)[0]        # "hybridlint.engine"
 
@@ -82,6 +82,16 @@ def _proxy_for(mx_name: str, target: types.ModuleType) -> _MXNetProxy:
             proxy = _MXNetProxy(mx_name, target)
             _PROXIES[id(target)] = proxy
         return proxy
+
+
+def proxy_of(module: types.ModuleType) -> types.ModuleType:
+    """The `mxnet.*` proxy of an engine module (the same object `import mxnet...` yields).
+
+    Gluon passes these as `F` to hybrid_forward, so `F.__name__` is `mxnet.ndarray` /
+    `mxnet.symbol` as in MXNet, `F is mx.sym` holds for code run under as_mxnet(), and an op
+    the engine lacks raises NotImplementedError rather than AttributeError.
+    """
+    return _proxy_for("mxnet" + module.__name__[len(ENGINE_PACKAGE):], module)
 
 
 class _ProxyLoader(importlib.abc.Loader):

@@ -19,6 +19,7 @@ from typing import Any, List, Optional, Tuple
 from .. import name as _name
 from .. import ndarray, symbol
 from ..base import engine_not_implemented, mx_real_t
+from ..compat import proxy_of
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from . import parameter as _parameter
@@ -26,6 +27,10 @@ from .parameter import DeferredInitializationError, Parameter, ParameterDict
 from .utils import HookHandle, _indent
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
+
+# The `F` handed to hybrid_forward: mxnet.ndarray / mxnet.symbol as user code sees them.
+_F_NDARRAY = proxy_of(ndarray)
+_F_SYMBOL = proxy_of(symbol)
 
 
 class _BlockScope:
@@ -520,7 +525,7 @@ class HybridBlock(Block):
             grouped_inputs = _regroup(flatten_inputs, self._in_format)
             params = {i: j.var() for i, j in self._reg_params.items()}
             with self.name_scope():
-                out = self.hybrid_forward(symbol, *grouped_inputs, **params)
+                out = self.hybrid_forward(_F_SYMBOL, *grouped_inputs, **params)
             out, self._out_format = _flatten(out, "output")
             self._cached_graph = symbol_inputs, symbol.Group(out)
         return self._cached_graph
@@ -701,10 +706,10 @@ class HybridBlock(Block):
                     for _, v in self.params.items():
                         v._finish_deferred_init()
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                return self.hybrid_forward(ndarray, x, *args, **params)
+                return self.hybrid_forward(_F_NDARRAY, x, *args, **params)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
-            return self.hybrid_forward(symbol, x, *args, **params)
+            return self.hybrid_forward(_F_SYMBOL, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override with the computation written against `F` (mx.nd or mx.sym)."""

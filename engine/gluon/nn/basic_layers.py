@@ -358,8 +358,9 @@ class HybridLambda(HybridBlock):
             if not (hasattr(nd, function) and hasattr(sym, function)):
                 raise AssertionError("Function name %s is not found in symbol/ndarray."
                                      % function)
-            func_dict = {sym: getattr(sym, function), nd: getattr(nd, function)}
-            self._func = lambda F, *args: func_dict[F](*args)
+            func_dict = {"mxnet.symbol": getattr(sym, function),
+                         "mxnet.ndarray": getattr(nd, function)}
+            self._func = lambda F, *args: func_dict[F.__name__](*args)
             self._func_name = function
         elif callable(function):
             self._func = function

@@ -4,6 +4,7 @@ The weight shape is inferred, as in MXNet, by building the op on a partially kno
 shape and asking `infer_shape_partial`; unknown dims stay 0 until the first forward pass.
 """
 from ... import symbol
+from ...compat import proxy_of
 from ...base import numeric_types
 from ..block import HybridBlock
 from .activations import Activation
@@ -21,7 +22,7 @@ def _check(cond: bool, msg: str) -> None:
 
 def _infer_weight_shape(op_name: str, data_shape, kwargs):
     data = symbol.var("data", shape=data_shape)
-    sym = getattr(symbol, op_name)(data, **kwargs)
+    sym = getattr(proxy_of(symbol), op_name)(data, **kwargs)
     return sym.infer_shape_partial()[0]
 
 
