@@ -1,10 +1,14 @@
 """hybridlint rules: one LibCST rule per module; ALL_RULES lists them in code order."""
 from .base import Invalid, Rule, Valid  # noqa: F401
 from .hl001_symbol_attribute import SymbolAttribute
+from .hl002_ndarray_only_method import NDArrayOnlyMethod
 from .hl003_tensor_indexing import TensorIndexing
+from .hl004_inplace_arithmetic import InplaceArithmetic
 
 ALL_RULES = [
     SymbolAttribute,
+    NDArrayOnlyMethod,
     TensorIndexing,
+    InplaceArithmetic,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

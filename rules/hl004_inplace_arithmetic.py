@@ -1,0 +1,117 @@
+"""HL004 inplace-arithmetic: `x += y` and friends on a tensor."""
+from __future__ import annotations
+
+from typing import Dict, Type
+
+import libcst as cst
+
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+OPERATORS: Dict[Type[cst.BaseAugOp], Type[cst.BaseBinaryOp]] = {
+    cst.AddAssign: cst.Add,
+    cst.SubtractAssign: cst.Subtract,
+    cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide,
+    cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power,
+}
+_SYMBOLS = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=",
+            cst.DivideAssign: "/=", cst.ModuloAssign: "%=", cst.PowerAssign: "**="}
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class InplaceArithmetic(Rule):
+    code = "HL004"
+    name = "inplace-arithmetic"
+    message = "in-place arithmetic on a tensor raises NotImplementedForSymbol under hybridize; write `x = x + y`"
+    explanation = """\
+## What it does
+Finds `x += y`, `-=`, `*=`, `/=`, `%=`, `**=` where `x` is a tensor inside `hybrid_forward` and
+the helpers it calls.
+
+## Why it breaks under hybridize
+Symbols are immutable graph nodes. MXNet 1.9.1 raises
+`NotImplementedForSymbol: Function __iadd__ (namely operator "+=") ... is not implemented for
+Symbol and only available in NDArray.` (likewise `__isub__`, `__imul__`, `__idiv__`, `__imod__`;
+`**=` falls back to `x = x ** y` on a Symbol).
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    y = F.relu(x)
+    y += 1
+    return y
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    y = F.relu(x)
+    y = y + 1
+    return y
+```
+The value is parenthesised when needed (`x -= a + b` → `x = x - (a + b)`). Rules HL007 may
+then turn the new `+` into `F.broadcast_add` when the shapes can differ.
+
+## Fix safety
+Safe when the array was created in this function by an operator or arithmetic and was not
+stored, returned, viewed (`reshape`, indexing) or passed on before the statement (nor anywhere
+in a loop around it): then nobody else can observe the in-place write. Unsafe otherwise, in
+particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller's array, and
+`x = x + y` does not.
+"""
+
+    VALID = [
+        Valid(_net("n = 0\nn += 1\nreturn x * n")),
+        Valid(_net("x = x + y\nreturn x")),
+        Valid(_net("if F is mx.nd:\n    x += y\nreturn x")),
+        Valid(_net("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
+              "        outs = []\n        outs += [x]\n        return outs\n"),
+    ]
+    INVALID = [
+        Invalid(_net("z = F.relu(x)\nz += y\nreturn z"), line=4,
+                fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"), safety=SAFE),
+        Invalid(_net("z = x * 2\nz -= y + 1\nreturn z"), line=4,
+                fixed=_net("z = x * 2\nz = z - (y + 1)\nreturn z"), safety=SAFE),
+        Invalid(_net("z = F.exp(x)\nz **= 2  # square it\nreturn z"), line=4,
+                fixed=_net("z = F.exp(x)\nz = z ** 2  # square it\nreturn z"), safety=SAFE),
+        Invalid(_net("x += y\nreturn x"), line=3, fixed=_net("x = x + y\nreturn x"), safety=UNSAFE),
+        Invalid(_net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"), line=5,
+                fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"), safety=UNSAFE),
+        Invalid(_net("z = x.reshape((0, -1))\nz *= 3\nreturn z"), line=4,
+                fixed=_net("z = x.reshape((0, -1))\nz = z * 3\nreturn z"), safety=UNSAFE),
+        Invalid(_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"),
+                line=6, fixed=_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"),
+                safety=UNSAFE),
+    ]
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        operator = OPERATORS.get(type(node.operator))
+        target = node.target
+        if operator is None or not isinstance(target, cst.Name) or not self.is_tensor(target):
+            return
+        assert self.facts is not None
+        value = self.value(target)
+        safe = value.fresh and target.value not in self.facts.params and \
+            not self.facts.aliased_before(target.value, node)
+        right = node.value
+        if isinstance(right, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
+                              cst.Lambda, cst.NamedExpr)) and not right.lpar:
+            right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        replacement = cst.Assign(
+            targets=[cst.AssignTarget(target=target)],
+            value=cst.BinaryOperation(left=target, operator=operator(
+                whitespace_before=node.operator.whitespace_before,
+                whitespace_after=node.operator.whitespace_after), right=right),
+            semicolon=node.semicolon,
+        )
+        symbol = _SYMBOLS[type(node.operator)]
+        self.report(node, f"`{target.value} {symbol} ...` on a tensor raises NotImplementedForSymbol under "
+                          f"hybridize; write `{target.value} = {target.value} {symbol[:-1]} ...`",
+                    replacement=replacement, safety=SAFE if safe else UNSAFE)
