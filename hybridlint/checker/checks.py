@@ -64,10 +64,10 @@ def _module_source(obj: Any):
     qualname = getattr(obj, "__qualname__", "")
     if "<" in qualname:                                     # <locals>, <lambda>
         return None
+    filename = _file_of(obj)
+    if filename is None or not os.path.isfile(filename):
+        return None
     try:
-        filename = inspect.getsourcefile(obj)
-        if filename is None or not os.path.isfile(filename):
-            return None
         with open(filename, encoding="utf-8") as handle:
             return filename, handle.read(), qualname
     except (OSError, TypeError, UnicodeDecodeError):
@@ -86,11 +86,7 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
     from .inputs import make_arrays
     from .jobs import check_built_block
 
-    def make():
-        block = obj(**kwargs) if callable(obj) and not hasattr(obj, "collect_params") else obj
-        return block
-
-    block = make()
+    block = obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
     used = _framework_of(block)
     if used is None:
         return EquivalenceReport("cannot_run", target=label, backend=options["backend"],
@@ -124,6 +120,12 @@ def _framework_of(block: Any) -> Optional[str]:
 
 
 def _file_of(obj: Any) -> Optional[str]:
+    """The file defining a function or class (also when its module is not in sys.modules)."""
+    code = getattr(obj, "__code__", None)
+    if code is None and inspect.isclass(obj):
+        code = next((v.__code__ for v in vars(obj).values() if hasattr(v, "__code__")), None)
+    if code is not None:
+        return code.co_filename
     try:
         return inspect.getsourcefile(obj)
     except TypeError:
