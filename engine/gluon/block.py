@@ -415,7 +415,7 @@ class _FastCall:
             else:
                 self.template.append(item.data())
         self.op = block._cached_op
-        self.single = block._out_format == [0]
+        self.single = block._out_format == 0
 
 
 class HybridBlock(Block):
@@ -616,7 +616,8 @@ class HybridBlock(Block):
             return
         if not isinstance(fmt, list) or any(f != 0 for f in fmt):
             return
-        if not isinstance(self._out_format, list) or any(f != 0 for f in self._out_format):
+        out_fmt = self._out_format
+        if out_fmt != 0 and (not isinstance(out_fmt, list) or any(f != 0 for f in out_fmt)):
             return
         try:
             self._fast = _FastCall(self, len(fmt))
