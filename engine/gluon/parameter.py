@@ -539,11 +539,10 @@ class ParameterDict:
                   cast_dtype: bool = False, dtype_source: str = "current") -> None:
         """Load values from a name -> NDArray dict."""
         lprefix = len(restore_prefix)
-        if not isinstance(param_dict, dict):
-            raise ValueError("Cannot load parameters from %s: it holds an unnamed list of "
-                             "arrays" % (filename or "param_dict"))
+        # As MXNet: a non-dict (nd.load of a file with no names, e.g. the export of a block
+        # without parameters, gives []) is used as a list of (name, array) pairs.
         loaded = [(k[4:] if k.startswith(("arg:", "aux:")) else k, v)
-                  for k, v in param_dict.items()]
+                  for k, v in param_dict.items()] if isinstance(param_dict, dict) else param_dict
         arg_dict = {restore_prefix + k: v for k, v in loaded}
         error_str = "file: %s" % (filename) if filename else "param_dict"
         if not allow_missing:
