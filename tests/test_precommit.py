@@ -1,0 +1,121 @@
+"""End to end with a real `pre-commit` (from PyPI) and this checkout as the hook repository.
+
+The current working tree (tracked and untracked, not ignored files) is committed into a temporary
+repository, which a temporary project's .pre-commit-config.yaml points at by path and commit.
+pre-commit then builds its own virtualenv for the hooks from that commit, exactly as for a user.
+Slow (pip installs hybridlint and its dependencies once per session), hence the `slow` mark.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BAD = textwrap.dedent("""\
+    class Net(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x[0]
+""")
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+if importlib.util.find_spec("pre_commit") is None or shutil.which("git") is None:
+    pytest.skip("needs pre-commit (pip install -e '.[test]') and git", allow_module_level=True)
+
+
+def git(*args, cwd):
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory):
+    """A one-commit snapshot of this checkout's working tree; returns (path, sha)."""
+    snapshot = tmp_path_factory.mktemp("hook-repo")
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO_ROOT)
+    for rel in filter(None, listed.split("\0")):
+        source = os.path.join(REPO_ROOT, rel)
+        if os.path.isfile(source):
+            target = snapshot / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    git("init", "-q", cwd=snapshot)
+    git("add", "-A", cwd=snapshot)
+    git("commit", "-q", "-m", "snapshot", cwd=snapshot)
+    return str(snapshot), git("rev-parse", "HEAD", cwd=snapshot)
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("pre-commit-home"))
+
+
+@pytest.fixture
+def project(tmp_path, hook_repo, pre_commit_home):
+    repo, sha = hook_repo
+    (tmp_path / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
+        repos:
+          - repo: {repo}
+            rev: {sha}
+            hooks:
+              - id: hybridlint-fix
+              - id: hybridlint
+    """))
+    git("init", "-q", cwd=tmp_path)
+    return tmp_path
+
+
+def pre_commit(*args, cwd, home):
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": home}
+    env.pop("HYBRIDLINT_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def commit(cwd, home):
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": home}
+    return subprocess.run(["git", "commit", "-m", "change"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def test_bad_commit_is_stopped_and_fix_hook_rewrites(project, pre_commit_home):
+    installed = pre_commit("install", cwd=project, home=pre_commit_home)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    (project / "net.py").write_text(BAD)
+    (project / "notes.md").write_text("x[0]\n")
+    git("add", "net.py", "notes.md", ".pre-commit-config.yaml", cwd=project)
+
+    first = commit(project, pre_commit_home)
+    assert first.returncode != 0, first.stdout + first.stderr
+    output = first.stdout + first.stderr  # git shows hook output on stderr
+    assert "hybridlint (fix)" in output and "files were modified by this hook" in output
+    with pytest.raises(subprocess.CalledProcessError):
+        git("rev-parse", "HEAD", cwd=project)  # nothing was committed
+    fixed = (project / "net.py").read_text()
+    assert "F.slice_axis(" in fixed and "x[0]" not in fixed
+
+    git("add", "net.py", cwd=project)
+    second = commit(project, pre_commit_home)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert git("log", "--format=%s", cwd=project) == "change"
+
+
+def test_lint_hook_alone_stops_unfixable_findings(project, pre_commit_home):
+    (project / "net.py").write_text(textwrap.dedent("""\
+        class Net(HybridBlock):
+            def hybrid_forward(self, F, x):
+                x[0] = 1
+                return x
+    """))
+    git("add", "net.py", cwd=project)
+    result = pre_commit("run", "hybridlint", "--files", "net.py", cwd=project,
+                        home=pre_commit_home)
+    assert result.returncode == 1
+    assert "net.py:3:9: HL003" in result.stdout
