@@ -5,7 +5,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ._build import attr_chain, call, integer, strip_parens
+from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -102,7 +102,7 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"), line=4,
                 fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 0, -1))"), safety=SAFE),
         Invalid(_net("return x.reshape(x.shape[0], 4, -1)"), line=3,
-                fixed=_net("return x.reshape(0, 4, -1)"), safety=SAFE),
+                fixed=_net("return x.reshape((0, 4, -1))"), safety=SAFE),
         Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
         Invalid(_net("return F.arange(x.shape[1])"), line=3,
                 fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
@@ -148,14 +148,15 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         if op in ("reshape", "Reshape"):
             data = call_argument(node, 0, "data")
             shape = call_argument(node, 1, "shape")
-            if data is not None and shape is not None and call_argument(node, None, "reverse") is None:
-                self._plan_reshape(data.value, [e.value for e in _elements(shape.value)])
+            if data is not None and shape is not None and call_argument(node, None, "reverse") is None \
+                    and isinstance(shape.value, (cst.Tuple, cst.List)):
+                self._plan_reshape(data.value, shape.value, None)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape" and \
-                self.is_tensor(node.func.value) and not any(a.keyword for a in node.args):
-            values = [a.value for a in node.args]
-            if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List)):
-                values = [e.value for e in _elements(values[0])]
-            self._plan_reshape(node.func.value, values)
+                self.is_tensor(node.func.value) and node.args and not any(a.keyword or a.star for a in node.args):
+            if len(node.args) == 1 and isinstance(node.args[0].value, (cst.Tuple, cst.List)):
+                self._plan_reshape(node.func.value, node.args[0].value, None)
+            elif len(node.args) > 1:
+                self._plan_reshape(node.func.value, None, node)
         self._plan_ctx(node)
 
     def _tensor_attr(self, expr: cst.BaseExpression, attrs: Sequence[str]) -> Optional[cst.BaseExpression]:
@@ -207,14 +208,34 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         self._planned[stop.value] = (((node, result),), SAFE)
         return True
 
-    def _plan_reshape(self, data: cst.BaseExpression, elements: List[cst.BaseExpression]) -> None:
-        for position, element in enumerate(elements):
+    def _plan_reshape(self, data: cst.BaseExpression, container: Optional[cst.BaseExpression],
+                      varargs_call: Optional[cst.Call]) -> None:
+        """Plan one edit turning every `x.shape[i]` in position i into the code 0.
+
+        `x.reshape(a, b)` (NDArray-only varargs: Symbol.reshape does not read positional
+        dimensions) is rewritten with a tuple, `x.reshape((a, b))`, at the same time.
+        """
+        values = ([e.value for e in _elements(container)] if container is not None
+                  else [a.value for a in varargs_call.args])  # type: ignore[union-attr]
+        replaced: Dict[int, cst.BaseExpression] = {}
+        for position, element in enumerate(values):
             source = _shape_index(element)
             if source is not None and source[1] == position and _same_name(
                     self._tensor_attr(source[0], ("shape",)), data):
-                self._planned[source[0]] = (((element, cst.Integer("0")),), SAFE)
+                replaced[position] = source[0]
             if not self._plain_dim(element):
-                return  # a special code (-2, -3, -4) or unknown value shifts later positions
+                break  # a special code (-2, -3, -4) or unknown value shifts later positions
+        if not replaced:
+            return
+        new_values = [cst.Integer("0") if i in replaced else v for i, v in enumerate(values)]
+        if container is not None:
+            elements = [e.with_changes(value=new_values[i]) for i, e in enumerate(_elements(container))]
+            edit = (container, container.with_changes(elements=elements))
+        else:
+            shape = tuple_of([strip_parens(v) if i in replaced else v for i, v in enumerate(new_values)])
+            edit = (varargs_call, varargs_call.with_changes(args=[cst.Arg(shape)]))
+        for attribute in replaced.values():
+            self._planned[attribute] = ((edit,), SAFE)
 
     def _plain_dim(self, element: cst.BaseExpression) -> bool:
         """True when `element` is certainly one output dimension (no -2/-3/-4 code)."""
