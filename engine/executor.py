@@ -385,7 +385,27 @@ class Plan:
             ns["a%d" % t] = st.attrs
             ins = ", ".join("v%d" % v for v in st.ins)
             out = st.outs[0]
-            if st.inplace_of is not None:
+            lines_inline = None
+            if st.op.inline is not None and len(st.outs) == 1 and not st.op.view:
+                if st.inplace_of is not None:
+                    target = "v%d" % st.inplace_of
+                elif out in self.buffer_of:
+                    target = "b%d" % out
+                elif out in self.fresh and st.op.out_kernel is not None:
+                    target = "v%d" % out
+                else:
+                    target = None
+                if target is not None:
+                    lines_inline = st.op.inline(InlineStep(t, st, self, ns, target))
+            if lines_inline is not None:
+                if target == "v%d" % out and st.inplace_of is None:
+                    ns["s%d" % out] = self.shapes[out]
+                    ns["d%d" % out] = self.dtypes[out]
+                    lines.append("    v{o} = _empty(s{o}, d{o})".format(o=out))
+                lines.extend("    " + ln for ln in lines_inline)
+                if target != "v%d" % out:
+                    lines.append("    v{o} = {tg}".format(o=out, tg=target))
+            elif st.inplace_of is not None:
                 lines.append("    k{t}(a{t}, v{src}, {ins})".format(t=t, src=st.inplace_of, ins=ins))
                 lines.append("    v{o} = v{src}".format(o=out, src=st.inplace_of))
             elif out in self.buffer_of:
@@ -419,6 +439,36 @@ class Plan:
         self.run = ns["run"]
 
 
+class InlineStep:
+    """What an op's `inline` code generator sees: value names and static facts of one step.
+
+    `ins`/`out` are Python expressions (variable names) of the input arrays and of the output
+    buffer; `const(value)` puts a value into the plan's namespace and returns its name.
+    The generator returns source lines that fill `out`, or None to fall back to `out_kernel`.
+    """
+
+    def __init__(self, t, step, plan, ns, out_name):
+        self.attrs = step.attrs
+        self.ins = ["v%d" % v for v in step.ins]
+        self.out = out_name
+        self.in_shapes = [plan.shapes[v] for v in step.ins]
+        self.in_dtypes = [plan.dtypes[v] for v in step.ins]
+        self.out_shape = plan.shapes[step.outs[0]]
+        self.out_dtype = plan.dtypes[step.outs[0]]
+        self._ns = ns
+        self._prefix = "c%d_" % t
+        self._n = 0
+
+    def const(self, value) -> str:
+        for k, v in self._ns.items():
+            if v is value and k.startswith("g_"):
+                return k
+        name = "g_%s%d" % (self._prefix, self._n)
+        self._n += 1
+        self._ns[name] = value
+        return name
+
+
 # ----------------------------------------------------------------------------- cache
 
 class PlanCache:
@@ -430,25 +480,27 @@ class PlanCache:
         self.plans: Dict[tuple, Plan] = {}
         self.n_inputs = len(sym.list_inputs())
 
-    def plan_for(self, arrays) -> Plan:
-        key = tuple((a.shape, a.dtype.str) for a in arrays)
-        plan = self.plans.get(key)
-        if plan is None:
-            plan = Plan(self.sym, [a.shape for a in arrays], [a.dtype for a in arrays])
-            if self.static_shape:
-                self.plans.clear()
-            self.plans[key] = plan
-        return plan
+    def plan_for(self, arrays) -> "Plan":
+        key = (*[a.shape for a in arrays], *[a.dtype for a in arrays])
+        return self.plans.get(key) or self.compile(arrays, key)
 
     def run(self, arrays):
-        key = tuple([(a.shape, a.dtype.str) for a in arrays])
+        """Outputs (numpy arrays) of the graph on `arrays`, compiling on a new signature."""
+        key = (*[a.shape for a in arrays], *[a.dtype for a in arrays])
         plan = self.plans.get(key)
         if plan is None:
-            if len(arrays) != self.n_inputs:
-                raise MXNetError("CachedOp expects {} inputs ({}), got {}".format(
-                    self.n_inputs, self.sym.list_inputs(), len(arrays)))
-            plan = self.plan_for(arrays)
+            plan = self.compile(arrays, key)
         return plan.run(*arrays)
+
+    def compile(self, arrays, key) -> "Plan":
+        if len(arrays) != self.n_inputs:
+            raise MXNetError("CachedOp expects {} inputs ({}), got {}".format(
+                self.n_inputs, self.sym.list_inputs(), len(arrays)))
+        plan = Plan(self.sym, [a.shape for a in arrays], [a.dtype for a in arrays])
+        if self.static_shape:
+            self.plans.clear()
+        self.plans[key] = plan
+        return plan
 
 
 def eager_peak_bytes(sym: Symbol, arrays) -> int:

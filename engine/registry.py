@@ -192,7 +192,7 @@ class OpDef:
 
     def __init__(self, name, kernel, *, inputs, aux, params, num_outputs, output_names,
                  infer_shape, infer_type, out_kernel, inplace, key_var_num_args, doc,
-                 elementwise, view=False, alias=False, random=False):
+                 elementwise, view=False, alias=False, random=False, inline=None):
         self.name = name
         self.kernel = kernel
         self._inputs = inputs
@@ -210,6 +210,7 @@ class OpDef:
         self.view = view          # output may share memory with input 0 (reshape ...)
         self.alias = alias        # at inference the output *is* input 0 (identity, Dropout)
         self.random = random      # never constant-folded (random_uniform ...)
+        self.inline = inline      # code generator for the executor (see executor.py)
         self.__doc__ = doc
         self._parse_cache: Dict[Any, Attrs] = {}
         self.aliases: List[str] = []
@@ -310,7 +311,7 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
              out_kernel: Optional[Callable] = None, inplace: bool = False,
              key_var_num_args: Optional[str] = None, aliases: Sequence[str] = (),
              elementwise: bool = False, view: bool = False, alias: bool = False,
-             random: bool = False, doc: str = ""):
+             random: bool = False, inline: Optional[Callable] = None, doc: str = ""):
     """Decorator registering `kernel(attrs, *inputs) -> ndarray | tuple` as operator `name`.
 
     `inputs=None` makes the op variadic (concat, add_n, stack). `aliases` are extra names for
@@ -318,7 +319,9 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
     A name starting with `_contrib_` also lands in the `contrib` sub-namespace; other names
     starting with `_` only in `_internal`. `view`: the kernel may return a view of input 0;
     `alias`: at inference the output equals input 0 (the executor skips the op); `random`: the
-    op draws random numbers (never constant-folded).
+    op draws random numbers (never constant-folded). `inline(step)` may return source lines the
+    executor pastes into the compiled plan instead of calling `out_kernel` (hot ops only; see
+    `executor.InlineStep`).
     """
     def deco(kernel):
         op = OpDef(name, kernel, inputs=inputs, aux=aux, params=dict(params or {}),
@@ -326,7 +329,7 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
                    infer_shape=infer_shape, infer_type=infer_type, out_kernel=out_kernel,
                    inplace=inplace, key_var_num_args=key_var_num_args,
                    doc=doc or (kernel.__doc__ or ""), elementwise=elementwise, view=view,
-                   alias=alias, random=random)
+                   alias=alias, random=random, inline=inline)
         op.aliases = list(aliases)
         _CANONICAL[name] = op
         for n in (name,) + tuple(aliases):

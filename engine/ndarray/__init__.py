@@ -83,10 +83,20 @@ class CachedOp:
         self._sym = sym
         self.flags = dict(flags)
         self._cache = PlanCache(sym, static_shape=_flag(self.flags.get("static_shape")))
+        self._plans = self._cache.plans
         self._single = len(sym._outputs) == 1
 
     def __call__(self, *args, out=None, default_ctx=None):
-        outs = self._cache.run([a._data for a in args])
+        try:
+            arrays = [a._data for a in args]
+        except AttributeError:
+            raise TypeError("CachedOp only accepts NDArray inputs, got {}".format(
+                [type(a).__name__ for a in args])) from None
+        key = (*[a.shape for a in arrays], *[a.dtype for a in arrays])
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._cache.compile(arrays, key)
+        outs = plan.run(*arrays)
         if self._single:
             return wrap(outs[0])
         return [wrap(o) for o in outs]

@@ -29,3 +29,19 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
         raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(
             op, axis, ndim))
     return a
+
+
+def ufunc_inline(fn, scalar: bool = False, float_only: bool = True):
+    """An `inline` code generator calling `fn(*inputs[, scalar], out=out)` directly in the
+    compiled plan (skipping the kernel wrapper) when all dtypes are floats and agree."""
+    def inline(step):
+        dts = list(step.in_dtypes) + [step.out_dtype]
+        if float_only and any(d.kind != "f" for d in dts):
+            return None
+        if any(d != dts[0] for d in dts):
+            return None
+        args = list(step.ins)
+        if scalar:
+            args.append(step.const(dts[0].type(step.attrs.scalar)))
+        return ["{}({}, out={})".format(step.const(fn), ", ".join(args), step.out)]
+    return inline

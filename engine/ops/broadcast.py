@@ -3,7 +3,7 @@ equal or one of them 1, shapes left-padded to the same rank); results keep the l
 import numpy as np
 
 from ..registry import ShapeError, register
-from ._util import fmt_shape
+from ._util import fmt_shape, ufunc_inline
 from .elemwise import BINARY, _int_safe_divide, _logical, _to_dtype
 
 
@@ -68,4 +68,4 @@ def _kernels(name, fn):
 for _name, (_fn, _aliases) in BROADCAST.items():
     _k, _ok = _kernels(_name, _fn)
     register(_name, inputs=("lhs", "rhs"), aliases=_aliases, infer_shape=broadcast_shape,
-             out_kernel=_ok, elementwise=True)(_k)
+             out_kernel=_ok, elementwise=True, inline=ufunc_inline(_fn))(_k)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..registry import Param, ShapeError, elemwise_shape, p_bool, p_enum, p_float, register
-from ._util import fmt_shape
+from ._util import fmt_shape, ufunc_inline
 
 # ----------------------------------------------------------------------------- unary math
 
@@ -97,6 +97,15 @@ UNARY = {
 }
 
 
+def _relu_inline(step):
+    """relu as one np.maximum call against a zero of the right dtype."""
+    dt = step.out_dtype
+    if dt.kind != "f" or step.in_dtypes[0] != dt:
+        return None
+    return ["{}({}, {}, out={})".format(step.const(np.maximum), step.ins[0],
+                                        step.const(dt.type(0)), step.out)]
+
+
 def _unary_kernels(fn):
     def kernel(attrs, x):
         r = fn(x)
@@ -114,7 +123,8 @@ for _name, _fn in UNARY.items():
     _k, _ok = _unary_kernels(_fn)
     _k.__doc__ = "Elementwise {} of the input (MXNet's `{}`).".format(_name, _name)
     register(_name, infer_shape=elemwise_shape, out_kernel=_ok, inplace=True,
-             elementwise=True)(_k)
+             elementwise=True, inline=_relu_inline if _name == "relu" else
+             ufunc_inline(_fn) if _name != "erf" else None)(_k)
 
 register("hard_sigmoid", params={"alpha": Param(p_float, 0.2), "beta": Param(p_float, 0.5)},
          infer_shape=elemwise_shape, elementwise=True)(_hard_sigmoid_kernel)
@@ -131,8 +141,14 @@ def _activation_out(attrs, out, x):
     _ACT[attrs.act_type](x, out=out)
 
 
+def _activation_inline(step):
+    if step.attrs.act_type == "relu":
+        return _relu_inline(step)
+    return ufunc_inline(_ACT[step.attrs.act_type])(step)
+
+
 register("Activation", params={"act_type": Param(p_enum(*_ACT))}, infer_shape=elemwise_shape,
-         out_kernel=_activation_out, inplace=True, elementwise=True,
+         out_kernel=_activation_out, inplace=True, elementwise=True, inline=_activation_inline,
          doc="Activation function (relu, sigmoid, tanh, softrelu, softsign).")(_activation)
 
 # identity-like ops: the executor treats them as aliases of their input
@@ -215,7 +231,7 @@ def _binary_kernels(name, fn):
 for _name, (_fn, _aliases) in BINARY.items():
     _k, _ok = _binary_kernels(_name, _fn)
     register(_name, inputs=("lhs", "rhs"), aliases=_aliases, infer_shape=elemwise_shape,
-             out_kernel=_ok, inplace=True, elementwise=True)(_k)
+             out_kernel=_ok, inplace=True, elementwise=True, inline=ufunc_inline(_fn))(_k)
 
 # ----------------------------------------------------------------------------- scalar variants
 
@@ -264,4 +280,5 @@ for _name, (_fn, _alias) in SCALAR.items():
     _k.__doc__ = "Elementwise {} with a scalar (the scalar is cast to the input dtype).".format(
         _name)
     register(_name, aliases=(_alias,), params=SCALAR_PARAMS, infer_shape=elemwise_shape,
-             out_kernel=_ok, inplace=True, elementwise=True)(_k)
+             out_kernel=_ok, inplace=True, elementwise=True,
+             inline=ufunc_inline(_fn, scalar=True))(_k)

@@ -92,7 +92,25 @@ def fully_connected_out(attrs, out, x, w, b=None):
         o2 += b
 
 
-register("FullyConnected", inputs=_fc_inputs,
+def fully_connected_inline(step):
+    """np.dot into the output buffer, then the bias added in place: two numpy calls."""
+    if len({d for d in step.in_dtypes} | {step.out_dtype}) != 1 or step.out_dtype.kind != "f":
+        return None
+    x, w = step.ins[0], step.ins[1]
+    xs = step.in_shapes[0]
+    out = step.out
+    if step.attrs.flatten and len(xs) != 2:
+        x = "{}.reshape({}, -1)".format(x, xs[0])
+    elif not step.attrs.flatten and len(xs) != 2:
+        x = "{}.reshape(-1, {})".format(x, xs[-1])
+        out = "{}.reshape(-1, {})".format(out, step.attrs.num_hidden)
+    lines = ["{}({}, {}.T, out={})".format(step.const(np.dot), x, w, out)]
+    if not step.attrs.no_bias:
+        lines.append("{}({}, {}, out={})".format(step.const(np.add), out, step.ins[2], out))
+    return lines
+
+
+register("FullyConnected", inputs=_fc_inputs, inline=fully_connected_inline,
          params={"num_hidden": Param(p_int), "no_bias": Param(p_bool, False),
                  "flatten": Param(p_bool, True)},
          infer_shape=fc_shape, out_kernel=fully_connected_out)(fully_connected)

@@ -1,0 +1,216 @@
+"""The seed tutorial's hybridize benchmark: hand-written numpy vs engine eager vs engine
+hybridized (and real MXNet 1.9.1 eager / hybridized with static_alloc when importable).
+
+Run: python benchmarks/hybridize.py [--repeat N]
+Prints one table of per-forward times and the ratios the project targets, from this one run:
+  engine hybridized / numpy       <= 1.3   (MLP batch 1, batch 64, LeNet)
+  engine hybridized / MXNet hyb.  <  1.0
+  engine eager / MXNet eager      <= 0.5
+and the peak intermediate memory of the hybridized plan vs eager execution.
+Times are the best of `--repeat` rounds of N forwards each (1000 for the MLP, as in the
+tutorial; 200 for LeNet).
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import hybridlint.engine as mx  # noqa: E402
+from hybridlint.engine.executor import eager_peak_bytes  # noqa: E402
+
+
+def best_time(fn, n: int, repeat: int) -> float:
+    """Best per-call seconds over `repeat` rounds of `n` calls."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+# ----------------------------------------------------------------------------- models
+
+def mlp(lib):
+    nn = lib.gluon.nn
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"))
+        net.add(nn.Dense(128, activation="relu"))
+        net.add(nn.Dense(2))
+    net.collect_params().initialize()
+    return net
+
+
+def lenet(lib):
+    nn = lib.gluon.nn
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"))
+        net.add(nn.MaxPool2D(pool_size=2, strides=2))
+        net.add(nn.Conv2D(channels=16, kernel_size=5, activation="relu"))
+        net.add(nn.MaxPool2D(pool_size=2, strides=2))
+        net.add(nn.Dense(120, activation="relu"))
+        net.add(nn.Dense(84, activation="relu"))
+        net.add(nn.Dense(10))
+    net.collect_params().initialize()
+    return net
+
+
+def params_of(net):
+    return [p.data().asnumpy() for p in net.collect_params().values()]
+
+
+# ----------------------------------------------------------------------------- numpy by hand
+
+def numpy_mlp(params):
+    w1, b1, w2, b2, w3, b3 = params
+    w1t, w2t, w3t = w1.T, w2.T, w3.T
+
+    def forward(x):
+        h = np.maximum(x @ w1t + b1, 0)
+        h = np.maximum(h @ w2t + b2, 0)
+        return h @ w3t + b3
+    return forward
+
+
+def _conv_relu(x, w, b):
+    """Valid 2-D convolution (stride 1) as one matmul over sliding windows, then relu."""
+    n, c, hh, ww = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = hh - kh + 1, ww - kw + 1
+    s = x.strides
+    win = np.lib.stride_tricks.as_strided(x, (n, oh, ow, c, kh, kw),
+                                          (s[0], s[2], s[3], s[1], s[2], s[3]))
+    y = win.reshape(n * oh * ow, c * kh * kw) @ w.reshape(o, -1).T
+    y += b
+    np.maximum(y, 0, out=y)
+    return y.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
+
+
+def _maxpool2(x):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+def numpy_lenet(params):
+    cw1, cb1, cw2, cb2, w1, b1, w2, b2, w3, b3 = params
+
+    def forward(x):
+        h = _maxpool2(_conv_relu(x, cw1, cb1))
+        h = _maxpool2(_conv_relu(h, cw2, cb2))
+        h = h.reshape(h.shape[0], -1)
+        h = np.maximum(h @ w1.T + b1, 0)
+        h = np.maximum(h @ w2.T + b2, 0)
+        return h @ w3.T + b3
+    return forward
+
+
+# ----------------------------------------------------------------------------- runs
+
+def run_case(label, build, numpy_forward, shape, n, repeat, real):
+    rng = np.random.RandomState(0)
+    x_np = rng.uniform(-1, 1, size=shape).astype(np.float32)
+    row = {"case": label}
+
+    net = build(mx)
+    x = mx.nd.array(x_np)
+    ref = net(x).asnumpy()
+    params = params_of(net)
+    fwd = numpy_forward(params)
+    np.testing.assert_allclose(fwd(x_np), ref, rtol=1e-4, atol=1e-5)
+    row["numpy"] = best_time(lambda: fwd(x_np), n, repeat)
+    row["eager"] = best_time(lambda: net(x), n, repeat)
+    net.hybridize(static_alloc=True, static_shape=True)
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
+    row["hybrid"] = best_time(lambda: net(x), n, repeat)
+    plan = next(iter(net._cached_op._cache.plans.values()))
+    sym = net._cached_op._sym
+    arrays = [x_np] + params
+    row["mem_hybrid"] = plan.peak_bytes
+    row["mem_eager"] = eager_peak_bytes(sym, arrays)
+
+    if real is not None:
+        rnet = build(real)
+        for p, v in zip(rnet.collect_params().values(), params):
+            p.set_data(real.nd.array(v))
+        rx = real.nd.array(x_np)
+        np.testing.assert_allclose(rnet(rx).asnumpy(), ref, rtol=1e-4, atol=1e-5)
+
+        def call_real():
+            rnet(rx).wait_to_read()
+        row["mx_eager"] = best_time(call_real, n, repeat)
+        rnet.hybridize(static_alloc=True, static_shape=True)
+        row["mx_hybrid"] = best_time(call_real, n, repeat)
+    return row
+
+
+def seed_memory():
+    """The tutorial's a=ones(10); b=ones(10)*2; c=b*a; d=c+1 (a, b as graph inputs)."""
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    d = (b * a) + 1
+    arrays = [np.ones(10, np.float32), np.ones(10, np.float32) * 2]
+    op = mx.nd.CachedOp(d)
+    op(*[mx.nd.array(x) for x in arrays])
+    plan = next(iter(op._cache.plans.values()))
+    return plan.peak_bytes, eager_peak_bytes(d, arrays)
+
+
+def fmt_us(t):
+    return "%9.1f" % (t * 1e6) if t is not None else "        -"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-mxnet", action="store_true", help="skip real MXNet even if installed")
+    args = ap.parse_args(argv)
+    real = None
+    if not args.no_mxnet:
+        try:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import mxnet as real  # noqa: F811
+        except ImportError:
+            real = None
+    cases = [("MLP 512-256-128-2, batch 1", mlp, numpy_mlp, (1, 512), 1000),
+             ("MLP 512-256-128-2, batch 64", mlp, numpy_mlp, (64, 512), 1000)]
+    if hasattr(mx.nd, "Convolution") and hasattr(mx.nd, "Pooling"):
+        cases.append(("LeNet, (16,1,28,28)", lenet, numpy_lenet, (16, 1, 28, 28), 200))
+    rows = []
+    for label, build, fwd, shape, n in cases:
+        try:
+            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real))
+        except Exception as err:  # noqa: BLE001 - report and continue with the other cases
+            print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
+    print("numpy %s, %s" % (np.__version__, "MXNet %s" % real.__version__ if real else
+                            "real MXNet not installed"))
+    print("\nper forward, microseconds")
+    print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
+        "case", "numpy", "eager", "hybrid", "mx eager", "mx hyb", "hyb/np", "hyb/mxh",
+        "eag/mxe"))
+    for r in rows:
+        mxe, mxh = r.get("mx_eager"), r.get("mx_hybrid")
+        print("%-30s %s %s %s %s %s | %8.2f %8s %8s" % (
+            r["case"], fmt_us(r["numpy"]), fmt_us(r["eager"]), fmt_us(r["hybrid"]),
+            fmt_us(mxe), fmt_us(mxh), r["hybrid"] / r["numpy"],
+            "%.2f" % (r["hybrid"] / mxh) if mxh else "-",
+            "%.2f" % (r["eager"] / mxe) if mxe else "-"))
+    print("\npeak intermediate memory (bytes; eager = every op allocates, freed after last use)")
+    print("%-30s %12s %12s %8s" % ("case", "eager", "hybridized", "ratio"))
+    hyb, eag = seed_memory()
+    print("%-30s %12d %12d %8.2f" % ("seed: d = b*a + 1, 10 floats", eag, hyb, hyb / eag))
+    for r in rows:
+        print("%-30s %12d %12d %8.2f" % (r["case"], r["mem_eager"], r["mem_hybrid"],
+                                         r["mem_hybrid"] / r["mem_eager"]))
+
+
+if __name__ == "__main__":
+    main()
