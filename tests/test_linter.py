@@ -1,0 +1,193 @@
+"""The linter core's contract: findings, select/ignore, suppression, regions, fixing."""
+import ast
+
+import libcst as cst
+import pytest
+
+from hybridlint.linter import (Finding, FixResult, SourceSyntaxError, fix_source, lint_source,
+                               may_contain_hybrid_code)
+from hybridlint.rules import ALL_RULES
+from hybridlint.rules.base import Invalid, Rule, Valid
+
+
+def net(body: str, args: str = "x") -> str:
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    return f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {args}):\n{lines}"
+
+
+def codes(findings):
+    return [(f.code, f.line) for f in findings]
+
+
+# -- findings -------------------------------------------------------------------------------
+def test_finding_fields_positions_and_path():
+    source = net("y = F.relu(x)\nreturn y[0] + x.shape[0]")
+    findings = lint_source(source, "model.py")
+    assert [f.code for f in findings] == ["HL003", "HL001"]
+    index, shape = findings
+    assert isinstance(index, Finding) and index.path == "model.py"
+    assert (index.line, index.col, index.end_line, index.end_col) == (4, 16, 4, 20)
+    assert index.name == "tensor-indexing" and index.fix == "safe"
+    assert (shape.line, shape.col, shape.end_col) == (4, 23, 30)
+    assert shape.fix is None and "F.shape_array" in shape.message
+
+
+def test_source_without_hybrid_forward_is_not_parsed():
+    assert not may_contain_hybrid_code("def f(x):\n    return x[0]\n")
+    assert may_contain_hybrid_code(net("return x"))
+    # not even a syntax error is looked at: nothing in it can be a finding
+    assert lint_source("def broken(:\n") == []
+
+
+def test_python2_file_raises_a_clear_syntax_error():
+    source = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        print x\n"
+    with pytest.raises(SourceSyntaxError) as info:
+        lint_source(source)
+    assert info.value.line == 3 and info.value.msg
+    with pytest.raises(SourceSyntaxError):
+        fix_source(source)
+
+
+def test_select_and_ignore_take_codes_and_prefixes():
+    source = net("x += 1\nreturn x[0].asnumpy()")
+    assert {f.code for f in lint_source(source)} == {"HL002", "HL003", "HL004"}
+    assert {f.code for f in lint_source(source, select=["HL003"])} == {"HL003"}
+    assert {f.code for f in lint_source(source, select=["HL00"], ignore=["HL002", "HL004"])} == {"HL003"}
+    assert lint_source(source, ignore=["HL"]) == []
+
+
+# -- suppression ----------------------------------------------------------------------------
+@pytest.mark.parametrize("comment, suppressed", [
+    ("# hybridlint: ignore[HL003]", True),
+    ("# hybridlint: ignore[HL001, HL003]", True),
+    ("# hybridlint: ignore", True),
+    ("# noqa: HL003", True),
+    ("# noqa:HL003,E501", True),
+    ("# noqa", True),
+    ("# NOQA", True),
+    ("# hybridlint: ignore[HL001]", False),
+    ("# noqa: E501", False),
+    ("# a comment about noqa-like things", False),
+])
+def test_suppression_comments(comment, suppressed):
+    source = net(f"return x[0]  {comment}")
+    assert (lint_source(source) == []) is suppressed
+
+
+def test_suppression_on_first_line_of_multiline_statement():
+    source = net("y = F.concat(  # hybridlint: ignore[HL003]\n    x,\n    x[0],\n    dim=0)\nreturn y")
+    assert lint_source(source) == []
+    unsuppressed = source.replace("  # hybridlint: ignore[HL003]", "")
+    assert codes(lint_source(unsuppressed)) == [("HL003", 5)]
+
+
+def test_suppressed_findings_are_not_fixed():
+    source = net("return x[0]  # noqa: HL003")
+    assert fix_source(source).source == source
+
+
+# -- regions: only hybrid code is parsed with LibCST, positions are file positions ---------
+def test_positions_are_file_lines_and_untouched_code_is_byte_identical():
+    prefix = ("import mxnet as mx\n\n\ndef  weird( a,b ) :\n    return a[0]   # not hybrid code\n\n"
+              "x = [1,2,  3]\nprint( x[0] )\n\n\n")
+    suffix = "\n\nclass Other(object):\n    def forward(self, y):\n        return y[0]\n"
+    block = net("return x[0]")
+    source = prefix + block + suffix
+    findings = lint_source(source)
+    assert codes(findings) == [("HL003", prefix.count("\n") + 3)]
+    fixed = fix_source(source).source
+    assert fixed.startswith(prefix) and fixed.endswith(suffix)
+    assert "F.slice_axis(x, axis=0, begin=0, end=1)" in fixed
+
+
+def test_helper_function_in_its_own_region_is_analysed():
+    source = ("def head(F, data):\n    return data.shape[0]\n\n\nimport os\n\n\n"
+              "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return head(F, x)\n")
+    assert codes(lint_source(source)) == [("HL001", 2)]
+
+
+def test_crlf_line_endings_are_kept():
+    source = net("return x[0]").replace("\n", "\r\n")
+    fixed = fix_source(source).source
+    assert "\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
+    assert "F.slice_axis" in fixed
+
+
+def test_comments_and_formatting_survive_fixes():
+    source = net("y = F.relu(x)  # keep me\n# and me\ny += (\n    x  # inner\n)\nreturn y")
+    fixed = fix_source(source).source
+    assert "# keep me" in fixed and "# and me" in fixed and "# inner" in fixed
+    assert "y = y + (\n" in fixed
+
+
+# -- fixing ---------------------------------------------------------------------------------
+def test_fix_result_applied_and_remaining():
+    source = net("y = F.relu(x)\ny += 1\nreturn y[0] + x.shape[0]")
+    result = fix_source(source)
+    assert isinstance(result, FixResult)
+    assert sorted(codes(result.applied)) == [("HL003", 5), ("HL004", 4)]  # original positions
+    assert codes(result.remaining) == [("HL001", 5)]
+    assert fix_source(result.source).source == result.source
+
+
+def test_unsafe_fixes_only_on_request():
+    source = net("x += 1\nreturn x")
+    assert fix_source(source).source == source
+    assert lint_source(source)[0].fix == "unsafe"
+    assert "x = x + 1" in fix_source(source, unsafe=True).source
+
+
+def test_accept_can_reject_fixes():
+    source = net("y = F.relu(x)\nreturn y[0] + y[1]")
+    seen = []
+
+    def accept(finding):
+        seen.append(finding)
+        return finding.col < 20
+
+    result = fix_source(source, accept=accept)
+    assert "y[1]" in result.source and "y[0]" not in result.source
+    assert codes(result.remaining) == [("HL003", 4)]
+    assert fix_source(source, accept=lambda f: False).source == source
+
+
+def test_overlapping_fixes_resolve_over_passes():
+    # HL001 rewrites `x[0].T` as a whole, HL003 rewrites the `x[0]` inside it: both apply.
+    source = net("return x[0].T")
+    result = fix_source(source)
+    assert result.source == net("return F.transpose(F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0))")
+    assert sorted(f.code for f in result.applied) == ["HL001", "HL003"]
+    assert result.remaining == []
+
+
+def test_nested_indexing_reaches_a_fixed_point():
+    source = net("return x[0][1:][-1]")
+    result = fix_source(source)
+    assert result.remaining == [] and "x[" not in result.source and "]" not in result.source
+    assert fix_source(result.source).source == result.source
+    ast.parse(result.source)
+
+
+class _BrokenFix(Rule):
+    """A deliberately broken rule: its 'fix' produces code that does not parse."""
+
+    code = "HL999"
+    name = "broken"
+    message = "broken"
+    explanation = ""
+    VALID = [Valid("")]
+    INVALID = [Invalid("")]
+
+    def visit_Return(self, node):
+        self.report(node, replacement=node.with_changes(value=cst.Name("lambda")))
+
+
+def test_a_pass_that_does_not_parse_is_dropped():
+    source = net("return x")
+    result = fix_source(source, rules=[_BrokenFix])
+    assert result.source == source and result.applied == []
+    assert codes(result.remaining) == [("HL999", 3)]
+
+
+def test_every_rule_class_is_registered_once():
+    assert len({rule.code for rule in ALL_RULES}) == len(ALL_RULES)
