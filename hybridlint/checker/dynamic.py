@@ -17,15 +17,16 @@ import re
 import sys
 import traceback
 import types
-from typing import Iterable, Iterator, List, Optional, Set
+from typing import Dict, Iterable, Iterator, List, Optional, Set
 
 from .report import SourceLine
 
+RULE_NAMES = {"HL001": "symbol-attribute", "HL003": "tensor-indexing",
+              "HL007": "non-broadcast-arithmetic"}
 SYMBOL_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
 _ELEMWISE = re.compile(r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
                        r"_greater|_lesser|_Plus|_Minus|_Mul|_Div|_Mod|_Power|broadcast_)", re.I)
-_FILE_LINE = re.compile(r"([^\s\"'(]+\.py)\"?,? (?:line )?:?(\d+)")
 
 
 class TraceEvents:
@@ -34,6 +35,7 @@ class TraceEvents:
     def __init__(self, user_files: Set[str]):
         self.user_files = user_files
         self.events: list = []
+        self.node_lines: Dict[str, SourceLine] = {}   # graph node name -> where it was made
 
     def add(self, code: str, message: str, where: Optional[SourceLine]) -> None:
         if where is not None and (code, where.lineno, where.filename) not in {
@@ -43,22 +45,55 @@ class TraceEvents:
 
 @contextlib.contextmanager
 def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
-    """Record `Symbol[...]` on single-output Symbols while the hybridized graph is traced."""
+    """While the hybridized graph is traced: record `Symbol[...]` on single-output Symbols,
+    and the user line that created each named node (real MXNet's errors name only the node)."""
     symbol_cls = mx.sym.Symbol
-    original = symbol_cls.__getitem__
+    own_init = symbol_cls.__dict__.get("__init__")
+    inherited_init = symbol_cls.__init__
+    original_getitem = symbol_cls.__getitem__
 
     def getitem(self, index):
         if not isinstance(index, str) and _single_output(self):
             events.add("HL003", f"indexing a Symbol with {index!r} selects an output of the "
                        "graph node, not rows: use F.slice_axis / F.slice (+ F.squeeze)",
                        user_frame(sys._getframe(1), events.user_files))
-        return original(self, index)
+        return original_getitem(self, index)
+
+    def remember(sym) -> None:
+        try:
+            name = sym.name
+        except Exception:                 # never let the watcher change the user's run
+            return
+        if isinstance(name, str) and name and name not in events.node_lines:
+            where = user_frame(sys._getframe(2), events.user_files)
+            if where is not None:
+                events.node_lines[name] = where
+
+    def init(self, *args, **kwargs):
+        inherited_init(self, *args, **kwargs)
+        remember(self)
+
+    own_compose = symbol_cls.__dict__.get("_compose")
+
+    def compose(self, *args, **kwargs):   # MXNet names an op node when composing it
+        result = own_compose(self, *args, **kwargs)
+        remember(self)
+        return result
 
     symbol_cls.__getitem__ = getitem
+    symbol_cls.__init__ = init
+    if own_compose is not None:
+        symbol_cls._compose = compose
     try:
         yield
     finally:
-        symbol_cls.__getitem__ = original
+        symbol_cls.__getitem__ = original_getitem
+        if own_compose is not None:
+            symbol_cls._compose = own_compose
+        if own_init is not None:
+            symbol_cls.__init__ = own_init
+        else:
+            del symbol_cls.__init__
 
 
 def _single_output(sym) -> bool:
@@ -78,7 +113,11 @@ def user_frame(frame: Optional[types.FrameType], user_files: Set[str]) -> Option
     return None
 
 
-def failure_line(exc: BaseException, user_files: Set[str]) -> Optional[SourceLine]:
+_NODE_NAME = re.compile(r"(?:Error in operator|in node) ([\w.]+)")
+
+
+def failure_line(exc: BaseException, user_files: Set[str],
+                 node_lines: Optional[Dict[str, SourceLine]] = None) -> Optional[SourceLine]:
     """Where in the user's code the failing node (or statement) was created."""
     recorded = getattr(exc, "source_line", None)
     if recorded:
@@ -92,10 +131,15 @@ def failure_line(exc: BaseException, user_files: Set[str]) -> Optional[SourceLin
                                    linecache.getline(frame.f_code.co_filename, lineno))
     if innermost is not None and not _is_shape_error(exc):
         return innermost
-    for match in _FILE_LINE.finditer(str(exc)):
-        if match.group(1) in user_files:
-            name, lineno = match.group(1), int(match.group(2))
+    text = str(exc)
+    for name in user_files:                # the engine's messages say "created at file:line"
+        match = re.search(re.escape(name) + r":(\d+)", text)
+        if match:
+            lineno = int(match.group(1))
             return SourceLine(name, lineno, linecache.getline(name, lineno))
+    for match in _NODE_NAME.finditer(text):
+        if node_lines and match.group(1) in node_lines:
+            return node_lines[match.group(1)]
     return innermost
 
 
@@ -120,8 +164,12 @@ def events_from_failure(exc: BaseException, where: Optional[SourceLine],
 def to_findings(events: TraceEvents, original_filename: Optional[str] = None) -> List:
     """Findings (the linter's type) for the recorded events, marked as observed at run time."""
     from hybridlint.linter import Finding
-    from hybridlint.rules import ALL_RULES
-    names = {rule.code: rule.name for rule in ALL_RULES}
+    names = dict(RULE_NAMES)
+    try:
+        from hybridlint.rules import ALL_RULES
+        names.update({rule.code: rule.name for rule in ALL_RULES})
+    except ImportError:
+        pass
     out = []
     for code, message, where in events.events:
         path = original_filename or where.filename

@@ -49,12 +49,14 @@ def _stage(status: str, stage: str, base: dict, user_files: Set[str],
            events: Optional[TraceEvents] = None) -> Callable[[BaseException], Failed]:
     """Build the Failed for an exception raised in `stage`, classifying environment problems."""
     def fail(exc: BaseException) -> Failed:
-        where = failure_line(exc, user_files)
+        where = failure_line(exc, user_files, events.node_lines if events else None)
         reason, final = _environment_reason(exc), status
         if reason is not None:
             final = "cannot_run"
         else:
-            reason = f"{stage} failed: {type(exc).__name__}: {_first_line(exc)}"
+            message = _first_line(exc)
+            prefix = f"{type(exc).__name__}: "
+            reason = f"{stage} failed: {prefix}{message[len(prefix):] if message.startswith(prefix) else message}"
             if where is not None:
                 reason += f" (at {where})"
         findings = []
