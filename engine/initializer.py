@@ -96,6 +96,10 @@ class Initializer:
 
     def _legacy_init(self, name, arr) -> None:
         """Dispatch on a bare name, as MXNet's Module/symbolic initialisation does."""
+        import warnings
+        warnings.warn("\033[91mCalling initializer with init(str, NDArray) has been "
+                      "deprecated.please use init(mx.init.InitDesc(...), NDArray) "
+                      "instead.\033[0m", DeprecationWarning, stacklevel=3)
         if not isinstance(name, string_types):
             raise TypeError("name must be string")
         if not hasattr(arr, "asnumpy"):
