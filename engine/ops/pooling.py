@@ -1,0 +1,194 @@
+"""Pooling (max, avg, sum, lp; 1-D/2-D/3-D; global; valid/full conventions).
+
+The input is padded once (with -inf for max, 0 otherwise; the 'full' convention pads the right
+edge further so the last, partial window exists), viewed as (N, C, *out, *kernel) with strides
+and reduced over the kernel axes: no Python loop over batch, channels or positions. Average
+pooling divides by MXNet's window size: clipped to the padded input when count_include_pad
+(default), to the real input otherwise; the divisor is separable, an outer product of one
+small vector per spatial axis.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
+from ._util import fmt_shape
+
+_FIRST = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
+
+
+def _geometry(attrs, shape):
+    """(kernel, stride, pad, out spatial) for channel-first `shape`, MXNet's rules."""
+    nd = len(shape) - 2
+    sp = shape[2:]
+    if attrs.global_pool:
+        return tuple(sp), (1,) * nd, (0,) * nd, (1,) * nd
+    k = attrs.kernel
+    if len(k) != nd:
+        raise ShapeError("Pooling: a {}-D kernel {} needs {}-D input ({}), got data of shape "
+                         "{}".format(len(k), k, len(k) + 2, _FIRST.get(len(k) + 2, "?"),
+                                     fmt_shape(shape)))
+    stride = attrs.stride or (1,) * nd
+    pad = attrs.pad or (0,) * nd
+    if len(stride) != nd or len(pad) != nd:
+        raise ShapeError("Pooling: stride {} and pad {} must have as many dimensions as kernel "
+                         "{}".format(stride, pad, k))
+    if attrs.pooling_convention == "same":
+        raise ShapeError("Pooling: pooling_convention 'same' is not supported by the hybridlint "
+                         "engine (MXNet 1.9.1's own CPU kernel fails on it); use 'valid' or "
+                         "'full'")
+    out = []
+    for i, d in enumerate(sp):
+        if not d:
+            out.append(0)
+            continue
+        if k[i] > d + 2 * pad[i]:
+            raise ShapeError("kernel size ({}) exceeds input ({} padded to {})".format(
+                k[i], d, d + 2 * pad[i]))
+        span = d + 2 * pad[i] - k[i]
+        if attrs.pooling_convention == "valid":
+            out.append(1 + span // stride[i])
+        elif attrs.pooling_convention == "full":
+            out.append(1 + -(-span // stride[i]))
+        else:
+            out.append(-(-(d + 2 * pad[i]) // stride[i]))
+    return tuple(k), tuple(stride), tuple(pad), tuple(out)
+
+
+def _channel_last(attrs, ndim) -> bool:
+    lay = attrs.layout
+    if lay is None:
+        return False
+    if lay in _LAST.values():
+        if lay != _LAST.get(ndim):
+            raise ShapeError("Pooling: layout {} does not match {}-D data".format(lay, ndim))
+        return True
+    if lay != _FIRST.get(ndim):
+        raise ShapeError("Pooling: layout {} does not match {}-D data".format(lay, ndim))
+    return False
+
+
+def _to_first(shape):
+    return (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+
+def _pool_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return in_shapes, [None]
+    if not 3 <= len(s) <= 5:
+        raise ShapeError("Pooling: Input data should be 3D in (batch, channel, x) Or 4D in "
+                         "(batch, channel, y, x) Or 5D in (batch, channel, d, y, x), got {}"
+                         .format(fmt_shape(s)))
+    if attrs.pool_type == "lp" and attrs.p_value is None:
+        raise ShapeError("Pooling: pool_type 'lp' needs p_value")
+    last = _channel_last(attrs, len(s))
+    first = _to_first(s) if last else tuple(s)
+    _, _, _, out = _geometry(attrs, first)
+    oshape = first[:2] + out
+    if last:
+        oshape = (oshape[0],) + oshape[2:] + (oshape[1],)
+    return in_shapes, [oshape]
+
+
+def _window_sizes(n_out, k, s, p, d, include_pad):
+    """Per-output-position window size along one axis, as MXNet's pool.h computes it."""
+    start = np.arange(n_out) * s - p
+    end = np.minimum(start + k, d + p)
+    if include_pad:
+        return end - start
+    return np.minimum(end, d) - np.maximum(start, 0)
+
+
+def _windows(attrs, x):
+    """(strided view (N, C, *out, *kernel), kernel, stride, pad, out)."""
+    k, stride, pad, out = _geometry(attrs, x.shape)
+    nd = len(k)
+    sp = x.shape[2:]
+    extra = [max(0, (out[i] - 1) * stride[i] + k[i] - (sp[i] + 2 * pad[i])) for i in range(nd)]
+    if any(pad) or any(extra):
+        if attrs.pool_type == "max":
+            # MXNet starts max windows at the lowest finite value: a window lying wholly in the
+            # padding of the 'full' convention yields it, never -inf
+            fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        else:
+            fill = 0
+        x = np.pad(x, [(0, 0), (0, 0)] + [(pad[i], pad[i] + extra[i]) for i in range(nd)],
+                   constant_values=fill)
+    st = x.strides
+    view = as_strided(x, x.shape[:2] + out + k,
+                      st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + st[2:],
+                      writeable=False)
+    return view, k, stride, pad, out
+
+
+def _pool_first(attrs, x, out=None):
+    view, k, stride, pad, osp = _windows(attrs, x)
+    nd = len(k)
+    axes = tuple(range(2 + nd, 2 + 2 * nd))
+    pt = attrs.pool_type
+    if pt == "max":
+        return np.max(view, axis=axes, out=out)
+    if pt == "lp":
+        pv = attrs.p_value
+        powed = view ** pv if pv != 1 else view
+        res = np.sum(powed, axis=axes, dtype=x.dtype)
+        res = np.sqrt(res) if pv == 2 else (np.cbrt(res) if pv == 3 else
+                                            res if pv == 1 else res ** (1.0 / pv))
+        res = res.astype(x.dtype, copy=False)
+    else:
+        res = np.sum(view, axis=axes, out=out, dtype=x.dtype)
+        if pt == "avg":
+            include = True if attrs.count_include_pad is None else attrs.count_include_pad
+            div = None
+            for i in range(nd):
+                w = _window_sizes(osp[i], k[i], stride[i], pad[i], x.shape[2 + i], include)
+                div = w if div is None else np.multiply.outer(div, w)
+            if nd < 3:
+                # empty windows ('full' convention) give 0 in MXNet's 1-D/2-D kernels; its
+                # 3-D kernel divides 0 by 0 and gives NaN, which we keep
+                div = np.maximum(div, 1)
+            if x.dtype.kind == "f":
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    res /= div.astype(x.dtype)
+            else:
+                res[...] = res // div
+    if out is not None and res is not out:
+        out[...] = res
+        return out
+    return res
+
+
+def pooling(attrs, x):
+    """Max/avg/sum/lp pooling over the spatial axes (MXNet's `Pooling`)."""
+    _pool_shape(attrs, [x.shape])
+    if _channel_last(attrs, x.ndim):
+        perm = (0, x.ndim - 1) + tuple(range(1, x.ndim - 1))
+        res = _pool_first(attrs, x.transpose(perm))
+        back = (0,) + tuple(range(2, x.ndim)) + (1,)
+        return np.ascontiguousarray(res.transpose(back))
+    return _pool_first(attrs, x)
+
+
+def pooling_out(attrs, out, x):
+    """Pooling into a preallocated buffer (channel-first layouts reduce straight into it)."""
+    if attrs.layout is None or attrs.layout in _FIRST.values():
+        if x.ndim != len(attrs.kernel) + 2 and not attrs.global_pool:
+            _pool_shape(attrs, [x.shape])
+        _pool_first(attrs, x, out=out)
+    else:
+        out[...] = pooling(attrs, x)
+    return out
+
+
+register("Pooling",
+         params={"kernel": Param(p_shape, ()),
+                 "pool_type": Param(p_enum("avg", "lp", "max", "sum"), "max"),
+                 "global_pool": Param(p_bool, False), "cudnn_off": Param(p_bool, False),
+                 "pooling_convention": Param(p_enum("full", "same", "valid"), "valid"),
+                 "stride": Param(p_shape, ()), "pad": Param(p_shape, ()),
+                 "p_value": Param(p_opt(p_int), None),
+                 "count_include_pad": Param(p_opt(p_bool), None),
+                 "layout": Param(p_opt(p_enum("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC", "NWC")),
+                                 None)},
+         infer_shape=_pool_shape, out_kernel=pooling_out)(pooling)
