@@ -1,0 +1,146 @@
+"""`hybridlint.engine.as_mxnet()`: user code saying `import mxnet` runs on the engine."""
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import hybridlint.engine as engine
+from hybridlint.engine import as_mxnet
+
+USER_MODULE = textwrap.dedent('''
+    import mxnet as mx
+    from mxnet import gluon, nd
+    from mxnet.gluon import nn
+    import mxnet.ndarray as F_nd
+
+    class Model(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super(Model, self).__init__(**kwargs)
+            with self.name_scope():
+                self.dense = nn.Dense(3, in_units=4)
+
+        def hybrid_forward(self, F, x):
+            return F.relu(self.dense(x))
+
+    def make():
+        net = Model()
+        net.initialize(mx.init.One())
+        return net, nd.ones((2, 4))
+    ''')
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "hl_user_model.py").write_text(USER_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "hl_user_model"
+    sys.modules.pop("hl_user_model", None)
+
+
+def test_user_module_imported_inside_runs_on_the_engine(user_module):
+    with as_mxnet() as mxnet_proxy:
+        module = __import__(user_module)
+        assert mxnet_proxy is sys.modules["mxnet"]
+    net, x = module.make()
+    assert isinstance(net, engine.gluon.HybridBlock)
+    assert isinstance(x, engine.nd.NDArray)
+    np.testing.assert_array_equal(net(x).asnumpy(), np.full((2, 3), 4.0))
+    net.hybridize()
+    np.testing.assert_array_equal(net(x).asnumpy(), np.full((2, 3), 4.0))
+    assert module.mx.nd is module.F_nd is module.nd and module.mx.sym is module.mx.symbol
+
+
+def test_sys_modules_mxnet_entries_are_restored():
+    before = {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
+    with as_mxnet():
+        import mxnet  # noqa: F401
+        import mxnet.gluon.nn  # noqa: F401
+        assert sys.modules["mxnet"].__name__ == "mxnet"
+        assert "hybridlint engine" in repr(sys.modules["mxnet.gluon.nn"])
+    after = {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
+    assert after.keys() == before.keys()
+    assert all(after[k] is before[k] for k in before)
+    assert not any(type(f).__name__ == "_MXNetFinder" for f in sys.meta_path)
+
+
+def test_restored_even_when_the_body_raises():
+    with pytest.raises(KeyError):
+        with as_mxnet():
+            import mxnet  # noqa: F401
+            raise KeyError("boom")
+    assert not any(type(f).__name__ == "_MXNetFinder" for f in sys.meta_path)
+    assert "hybridlint engine" not in repr(sys.modules.get("mxnet"))
+
+
+def test_nested_use():
+    with as_mxnet():
+        import mxnet as outer
+        with as_mxnet():
+            import mxnet as inner
+            assert inner is outer
+        import mxnet as again
+        assert again is outer
+
+
+@pytest.mark.parametrize("expr, missing", [
+    ("mx.no_such_thing", "mxnet.no_such_thing"),
+    ("mx.nd.no_such_op", "mxnet.ndarray.no_such_op"),
+    ("mx.gluon.nn.Pool2D", "mxnet.gluon.nn.Pool2D"),
+    ("mx.gluon.Trainer", "mxnet.gluon.Trainer"),
+])
+def test_missing_attributes_raise_not_implemented(expr, missing):
+    with as_mxnet():
+        import mxnet as mx
+        with pytest.raises(NotImplementedError) as info:
+            eval(expr, {"mx": mx})
+    assert str(info.value) == "hybridlint engine does not implement %s yet" % missing
+
+
+@pytest.mark.parametrize("statement, missing", [
+    ("import mxnet.gluon.model_zoo", "mxnet.gluon.model_zoo"),
+    ("from mxnet.gluon import rnn", "mxnet.gluon.rnn"),
+    ("import mxnet.contrib.onnx", "mxnet.contrib"),
+])
+def test_missing_submodules_raise_not_implemented(statement, missing):
+    with as_mxnet():
+        with pytest.raises(NotImplementedError) as info:
+            exec(statement, {})
+    assert str(info.value) == "hybridlint engine does not implement %s yet" % missing
+
+
+def test_f_in_hybrid_forward_is_the_mxnet_module_user_code_sees():
+    seen = []
+    with as_mxnet():
+        import mxnet as mx
+
+        class Probe(mx.gluon.HybridBlock):
+            def hybrid_forward(self, F, x):
+                seen.append((F.__name__, F is mx.nd or F is mx.sym))
+                return x * 2
+
+    probe = Probe()
+    probe(engine.nd.ones((1,)))
+    probe.hybridize()
+    probe(engine.nd.ones((1,)))
+    assert seen == [("mxnet.ndarray", True), ("mxnet.symbol", True)]
+    with as_mxnet():
+        import mxnet as mx
+
+        class UsesMissingOp(mx.gluon.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.no_such_operator(x)
+
+    with pytest.raises(NotImplementedError, match="mxnet.ndarray.no_such_operator"):
+        UsesMissingOp()(engine.nd.ones((1,)))
+
+
+@pytest.mark.mxnet
+def test_real_mxnet_comes_back_after_the_context():
+    mx_real = pytest.importorskip("mxnet")
+    with as_mxnet():
+        import mxnet
+        assert mxnet is not mx_real
+    import mxnet
+    assert mxnet is mx_real
+    assert type(mxnet.nd.ones((1,))).__module__.startswith("mxnet")
