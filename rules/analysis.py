@@ -605,10 +605,10 @@ class _Evaluator:
         return None, None
 
     def _method_value(self, method: str, call: cst.Call, base: Value) -> Value:
-        if method in NON_TENSOR_METHODS:
-            return Value(TENSORS) if method == "split" else UNKNOWN_VALUE
         if method == "asscalar":
             return SCALAR_VALUE
+        if method in NON_TENSOR_METHODS:
+            return Value(TENSORS) if method == "split" else UNKNOWN_VALUE
         if method == "reshape":
             shape = literal_shape(call.args[0].value) if len(call.args) == 1 else None
             if shape is None and call.args and all(a.keyword is None for a in call.args):
@@ -921,6 +921,10 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         if method is None:
             continue
         namespace, params = _hybrid_forward_params(method)
+        for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
+            if params.get(name, UNKNOWN_VALUE).kind == TENSOR:
+                dims = None if shape is None else tuple(d if d and d > 0 else None for d in shape)
+                params[name] = Value(TENSOR, dims, "parameter")
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         klass.functions.append(facts)
         pending.append(facts)
@@ -948,33 +952,35 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             helper_envs[key] = merged
             helper_owner[key] = (node, klass, kind)
 
-    analysed: Dict[Tuple[object, ...], FunctionFacts] = {}
-    rounds = 0
-    while pending and rounds < 6:
-        rounds += 1
+    analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
+    for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
         for facts in pending:
             _FunctionAnalyzer(facts, on_call).run()
-            if facts not in module.scopes:
-                module.scopes.append(facts)
+            module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):
             node, klass, kind = helper_owner[key]
             old = analysed.get(key)
-            if old is not None and old.params == _helper_env(node, env, old.namespace):
+            if old is not None and old[0] == env:
                 continue
             namespace = next((n for n, v in env.items() if v.kind == NAMESPACE), None)
             params = _helper_env(node, env, namespace)
-            if old is not None:
-                module.scopes.remove(old)
-                if old.klass is not None and old in old.klass.functions:
-                    old.klass.functions.remove(old)
-            facts = FunctionFacts(node, kind, klass, module, namespace, params)
             if key[0] == "local":
-                facts.params = {**module.local_envs.get(node, {}), **params}
+                params = {**module.local_envs.get(node, {}), **params}
+            if old is not None:
+                module.scopes.remove(old[1])
+                if old[1].klass is not None and old[1] in old[1].klass.functions:
+                    old[1].klass.functions.remove(old[1])
+            facts = FunctionFacts(node, kind, klass, module, namespace, params)
             if klass is not None:
                 klass.functions.append(facts)
-            analysed[key] = facts
+            analysed[key] = (env, facts)
             pending.append(facts)
+        if not pending:
+            break
+    for facts in pending:  # still changing after the last round: analyse with what we have
+        _FunctionAnalyzer(facts, lambda *args: None).run()
+        module.scopes.append(facts)
     return module
 
 

@@ -1,0 +1,164 @@
+"""The shared analysis, observed through the real linter walk with a probe rule.
+
+`probe(expr)` in a test snippet records what the analysis says `expr` is at that point (and
+in which function); code the walk never visits (eager-only regions) records nothing.
+"""
+from typing import List, Tuple
+
+import pytest
+
+from hybridlint.linter import lint_source
+from hybridlint.rules.analysis import (NAMESPACE, PARAMETER, SCALAR, SEQUENCE, SHAPE, TENSOR, TENSORS,
+                                       UNKNOWN, Value)
+from hybridlint.rules.base import Rule
+
+
+class Probe(Rule):
+    code = "HL998"
+    name = "probe"
+    seen: List[Tuple[Value, str, str]] = []
+
+    def visit_Call(self, node):
+        if getattr(node.func, "value", None) == "probe":
+            Probe.seen.append((self.value(node.args[0].value), self.facts.kind, self.namespace))
+
+
+def probe(source: str) -> List[Tuple[Value, str, str]]:
+    Probe.seen = []
+    lint_source(source, rules=[Probe])
+    return list(Probe.seen)
+
+
+def kinds(source: str) -> List[str]:
+    return [value.kind for value, _, _ in probe(source)]
+
+
+def net(body: str, args: str = "F, x", init: str = "") -> str:
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    init_lines = "".join(f"        {line}\n" for line in init.splitlines())
+    init_def = f"    def __init__(self):\n        super().__init__()\n{init_lines}\n" if init else ""
+    return f"class Net(HybridBlock):\n{init_def}    def hybrid_forward(self, {args}):\n{lines}"
+
+
+@pytest.mark.parametrize("expr, kind", [
+    ("x", TENSOR), ("F", NAMESPACE), ("F.relu(x)", TENSOR), ("x * 2 + 1", TENSOR), ("-x", TENSOR),
+    ("x.reshape((0, -1))", TENSOR), ("x.sum(axis=1)", TENSOR), ("x.T", TENSOR), ("x[0]", TENSOR),
+    ("x > 0", TENSOR), ("x.shape", SHAPE), ("x.shape[0]", SCALAR), ("x.ndim", SCALAR),
+    ("x.asnumpy()", UNKNOWN), ("x.asscalar()", SCALAR), ("len(x)", SCALAR),
+    ("F.split(x, 2)", TENSORS), ("F.split(x, num_outputs=3)[1]", TENSOR),
+    ("F.SliceChannel(x, num_outputs=2, axis=1)", TENSORS), ("F.split(x, num_outputs=n)", UNKNOWN),
+    ("F.contrib.foreach(body, x, [])", UNKNOWN), ("F.contrib.arange_like(x)", TENSOR),
+    ("F.topk(x, ret_typ='both')", UNKNOWN), ("F.RNN(x, state_outputs=True)", UNKNOWN),
+    ("3", SCALAR), ("'a'", SCALAR), ("(1, 2)", SCALAR), ("None", SCALAR), ("[x, x]", TENSORS),
+    ("(x, 1)", SEQUENCE), ("list(x)", TENSORS), ("unknown_function(x)", UNKNOWN), ("y", UNKNOWN),
+    ("x is None", SCALAR), ("x if flag else 1", UNKNOWN),
+])
+def test_expression_kinds(expr, kind):
+    assert kinds(net(f"probe({expr})")) == [kind]
+
+
+def test_namespace_found_by_position_whatever_its_name():
+    seen = probe(net("probe(_)\nprobe(_.relu(data))", args="_, data"))
+    assert [v.kind for v, _, _ in seen] == [NAMESPACE, TENSOR]
+    assert {ns for _, _, ns in seen} == {"_"}
+
+
+def test_inputs_star_args_defaults_and_state_lists():
+    source = net("probe(x)\nprobe(args)\nprobe(args[0])\nprobe(mask)\nprobe(states)\nprobe(kw)",
+                 args="F, x, states, *args, mask=None, **kw")
+    assert kinds(source) == [TENSOR, TENSORS, TENSOR, UNKNOWN, UNKNOWN, UNKNOWN]
+
+
+def test_unpacked_input_is_treated_as_a_sequence():
+    assert kinds(net("h, c = hidden\nprobe(hidden)\nprobe(h)", args="F, x, hidden")) == [UNKNOWN, UNKNOWN]
+
+
+def test_parameters_scalars_and_children_from_init():
+    init = ("self.k = 3\nself.eps = -1e-5\nself.sizes = (1, 2)\n"
+            "self.weight = self.params.get('weight', shape=(3, 4))\n"
+            "with self.name_scope():\n    self.dense = nn.Dense(4)\n    self.lstm = rnn.LSTM(8)\n"
+            "    self.body = other_module.Block()\n    self.pair = Pair()\n    self.single = Single()")
+    body = ("probe(self.k)\nprobe(self.eps)\nprobe(self.sizes)\nprobe(self.weight)\nprobe(self.weight.shape)\n"
+            "probe(weight)\nprobe(self.dense(x))\nprobe(self.lstm(x))\nprobe(self.body(x))\n"
+            "probe(self.pair(x))\nprobe(self.single(x))")
+    helpers = ("class Pair(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x, x\n\n\n"
+               "class Single(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n\n\n")
+    seen = probe(helpers + net(body, args="F, x, weight", init=init))
+    main = [v for v, kind, _ in seen][-11:]
+    assert [v.kind for v in main] == [SCALAR, SCALAR, SCALAR, PARAMETER, SHAPE, TENSOR, TENSOR, UNKNOWN,
+                                      UNKNOWN, UNKNOWN, TENSOR]
+    assert main[3].shape == (3, 4)
+    assert (main[5].shape, main[5].shape_reason) == ((3, 4), "parameter")
+
+
+@pytest.mark.parametrize("body", [
+    "if isinstance(x, mx.nd.NDArray):\n    probe(x)\nreturn x",
+    "if isinstance(x, nd.NDArray):\n    probe(x)",
+    "if F is mx.nd:\n    probe(x)",
+    "if F is nd:\n    probe(x)",
+    "if F == nd:\n    probe(x)",
+    "if F is not mx.sym:\n    probe(x)",
+    "if F is mx.sym:\n    y = x\nelse:\n    probe(x)",
+    "if isinstance(x, mx.sym.Symbol):\n    y = x\nelse:\n    probe(x)",
+    "if F is mx.sym:\n    raise NotImplementedError('eager only')\nprobe(x)",
+    "if not isinstance(x, mx.nd.NDArray):\n    return x\nprobe(x)",
+    "if isinstance(x, nd.NDArray) and x.shape[0] > 1:\n    probe(x)",
+    "y = probe(x) if isinstance(x, nd.NDArray) else x",
+])
+def test_eager_only_regions_are_never_visited(body):
+    assert probe(net(body)) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("if F is nd:\n    return x.asnumpy()\nprobe(x)", [TENSOR]),
+    ("if isinstance(x, mx.sym.Symbol):\n    probe(x)", [TENSOR]),
+    ("if flag:\n    probe(x)\nelse:\n    probe(x)", [TENSOR, TENSOR]),
+])
+def test_other_branches_are_visited(body, expected):
+    assert kinds(net(body)) == expected
+
+
+def test_flow_sensitivity_branches_loops_and_rebinding():
+    body = ("xs = list(x)\nprobe(xs)\nprobe(xs[0])\n"
+            "if flag:\n    y = F.relu(x)\nelse:\n    y = 3\nprobe(y)\n"
+            "for part in F.split(x, num_outputs=2):\n    probe(part)\n"
+            "for i in range(3):\n    probe(i)\n"
+            "outs = [probe(o) for o in xs]\n"
+            "x = 5\nprobe(x)")
+    assert kinds(net(body)) == [TENSORS, TENSOR, UNKNOWN, TENSOR, SCALAR, UNKNOWN, SCALAR]
+
+
+def test_helpers_reached_from_hybrid_forward():
+    source = (
+        "def module_helper(G, data, n):\n    probe(data)\n    probe(n)\n    probe(G)\n    return data\n\n\n"
+        "def unrelated(F, data):\n    probe(data)\n\n\n"
+        "class Net(HybridBlock):\n"
+        "    def hybrid_forward(self, F, x):\n"
+        "        def local(y):\n            probe(y)\n            return y\n"
+        "        local(x)\n"
+        "        self._method(F, x, 3)\n"
+        "        return module_helper(F, x, 2)\n\n"
+        "    def _method(self, ns, data, k):\n        probe(data)\n        probe(ns)\n        probe(k)\n\n"
+        "    def _never_called(self, F, data):\n        probe(data)\n")
+    seen = probe(source)
+    by_kind = sorted((kind, value.kind) for value, kind, _ in seen)
+    assert by_kind == sorted([
+        ("helper_function", TENSOR), ("helper_function", SCALAR), ("helper_function", NAMESPACE),
+        ("helper_function", TENSOR),  # local(y)
+        ("helper_method", TENSOR), ("helper_method", NAMESPACE), ("helper_method", SCALAR),
+    ])
+
+
+def test_known_shapes_and_their_evidence():
+    body = ("probe(F.ones((1, 3)))\nprobe(F.zeros(shape=(2, 3)))\nprobe(F.ones((1, 3)).reshape((3, 1)))\n"
+            "probe(F.expand_dims(F.ones((2, 3)), axis=1))\nprobe(F.sum(x, axis=1))\n"
+            "probe(F.mean(x, axis=1, keepdims=True))\nprobe(F.relu(F.ones((4,))))\nprobe(x)")
+    values = [v for v, _, _ in probe(net(body))]
+    assert [(v.shape, v.shape_reason) for v in values] == [
+        ((1, 3), "literal"), ((2, 3), "literal"), ((3, 1), "reshape"), ((2, 1, 3), "expand_dims"),
+        (None, "reduction"), (None, "reduction_keepdims"), ((4,), "literal"), (None, None)]
+
+
+def test_freshness_for_inplace_safety():
+    body = "probe(x)\ny = F.relu(x)\nprobe(y)\nprobe(x * 2)\nprobe(x.reshape((0, -1)))\nprobe(x[0])"
+    assert [v.fresh for v, _, _ in probe(net(body))] == [False, True, True, False, False]
