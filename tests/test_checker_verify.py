@@ -78,3 +78,38 @@ def test_nothing_to_fix_needs_no_run():
     text = "x = 1\n"
     outcome = verify_fixes(text, "plain.py", [], session=None)
     assert outcome.source == text and outcome.status == "verified" and not outcome.applied
+
+
+EXPRESSION_SOURCE = '''\
+from mxnet import gluon
+
+
+class Mixed(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        b = F.zeros(x.shape)
+        b += x
+        return x[:, 0] + b[:, 0]
+'''
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_without_examples_fixes_are_checked_at_expression_level(backend, session):
+    outcome = verify_fixes(EXPRESSION_SOURCE, "mixed.py", [], unsafe=True, backend=backend,
+                           session=session)
+    assert outcome.status == "expression-level"
+    kept = {(f.code, f.line) for f in outcome.applied}
+    assert ("HL001", 6) in kept and ("HL003", 8) in kept
+    assert "F.zeros_like(x)" in outcome.source
+    (statement,) = [r for r in outcome.rejected if r.finding.code == "HL004"]
+    assert "not a change inside one expression" in statement.reason
+    assert "b += x" in outcome.source                      # the unverifiable fix is not applied
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_expression_level_rejects_a_wrong_rewrite(backend, session):
+    fixer = wrong_fixer("begin=0, end=1", "begin=1, end=2")
+    outcome = verify_fixes(EXPRESSION_SOURCE, "mixed.py", [], backend=backend,
+                           session=session, fixer=fixer)
+    wrong = [r for r in outcome.rejected if r.finding.code == "HL003"]
+    assert wrong and all(r.report.status == "mismatch" for r in wrong)
+    assert "x[:, 0]" in outcome.source

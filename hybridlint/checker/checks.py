@@ -219,25 +219,27 @@ def examples_from_pyproject(path: str) -> List[Example]:
 
 EXPRESSION_TEMPLATE = '''\
 from mxnet import gluon
-
+{imports}
 
 class ExpressionBlock(gluon.HybridBlock):
-    def hybrid_forward(self, F, {args}):
+    def hybrid_forward(self, {namespace}, {args}):
         return {expression}
 '''
 
 
-def expression_source(expression: str, names: Sequence[str]) -> str:
-    """A one-line hybrid_forward returning `expression` of the tensors `names` (namespace F)."""
+def expression_source(expression: str, names: Sequence[str], namespace: str = "F",
+                      imports: Sequence[str] = ()) -> str:
+    """A one-line hybrid_forward returning `expression` of the tensors `names`."""
     body = textwrap.dedent(expression).strip()
     if "\n" in body:
-        raise ExampleError("check_expression takes a single expression")
-    return EXPRESSION_TEMPLATE.format(args=", ".join(names), expression=body)
+        body = "(" + " ".join(line.strip() for line in body.splitlines()) + ")"
+    return EXPRESSION_TEMPLATE.format(args=", ".join(names), expression=body,
+                                      namespace=namespace, imports="\n".join(imports))
 
 
 def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
                      backend: str = "engine", seed: int = 0, rtol: float = 1e-5,
-                     atol: float = 1e-6,
+                     atol: float = 1e-6, namespace: str = "F", imports: Sequence[str] = (),
                      session: Optional[CheckerSession] = None) -> EquivalenceReport:
     """Expression-level fix check: `original` eager vs `fixed` eager and hybridized.
 
@@ -250,6 +252,7 @@ def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
     for name in names:
         if not name.isidentifier():
             raise ExampleError(f"{name!r} is not a valid tensor name")
-    return check_fix(expression_source(original, names), expression_source(fixed, names),
+    return check_fix(expression_source(original, names, namespace, imports),
+                     expression_source(fixed, names, namespace, imports),
                      "ExpressionBlock", [shapes[n] for n in names], path="<expression>",
                      backend=backend, seed=seed, rtol=rtol, atol=atol, session=session)

@@ -41,7 +41,7 @@ class VerifyOutcome:
     rejected: List[RejectedFix] = field(default_factory=list)
     remaining: list = field(default_factory=list)
     reports: List[EquivalenceReport] = field(default_factory=list)
-    status: str = "verified"            # "verified" | "unverified"
+    status: str = "verified"            # "verified" | "expression-level" | "unverified"
     reason: Optional[str] = None        # why unverified
 
 
@@ -64,8 +64,9 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     if not every.applied:
         return VerifyOutcome(source, [], [], list(every.remaining), [], "verified")
     if not examples:
-        return _unverified(source, every, fixer, path, select, ignore, unsafe,
-                           "no example inputs for this file")
+        return _expression_level(source, path, every, fixer, dict(
+            select=select, ignore=ignore, unsafe=unsafe), dict(
+            backend=backend, rtol=rtol, atol=atol, session=session))
     baseline = check_source(source, path, examples, backend=backend, rtol=rtol, atol=atol,
                             seed=seed, session=session)
     blocker = next((r for r in baseline if r.status in ("cannot_run", "eager_error")), None)
@@ -82,6 +83,23 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     reports = search.reports(kept) if kept else baseline
     return VerifyOutcome(final.source, list(final.applied), search.rejected,
                          list(final.remaining), reports, "verified")
+
+
+def _expression_level(source, path, every, fixer, fix_options, check_options) -> VerifyOutcome:
+    """No examples: verify each fix alone on its expression (see expression.py)."""
+    from .expression import verify_expression_fix
+    kept, rejected, reports = [], [], []
+    for finding in every.applied:
+        alone = fixer(source, path, accept=lambda f, k=_key(finding): _key(f) == k,
+                      **fix_options)
+        report = verify_expression_fix(source, alone.source, **check_options)
+        report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
+        reports.append(report)
+        (kept.append(finding) if report.ok else rejected.append(RejectedFix(finding, report)))
+    keys = {_key(f) for f in kept}
+    final = fixer(source, path, accept=lambda f: _key(f) in keys, **fix_options)
+    return VerifyOutcome(final.source, list(final.applied), rejected, list(final.remaining),
+                         reports, "expression-level")
 
 
 def _unverified(source, every, fixer, path, select, ignore, unsafe, reason,

@@ -1,0 +1,157 @@
+"""Expression-level verification of one fix, for files that have no example inputs.
+
+The fix's change is located (common prefix/suffix of the two texts), widened to the smallest
+expression of the original that contains it, and both versions of that expression are run by
+`check_expression` on generated shapes: the original eagerly, the rewrite eagerly and
+hybridized. A fix that is not a change inside one expression (a statement rewrite, a new
+constant parameter) or whose expression uses names other than tensors, the namespace and
+`mx`/`nd`/`np`/`sym` cannot be verified this way: the result is `cannot_run` with the reason.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .checks import check_expression
+from .report import EquivalenceReport
+
+KNOWN_MODULES = {"mx": "import mxnet as mx", "nd": "from mxnet import nd",
+                 "np": "import numpy as np", "sym": "from mxnet import sym"}
+BASE_SHAPES = [(2, 3, 4), (3, 4), (5,)]
+MAX_SHAPE_SETS = 8
+
+
+def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, str]]:
+    """(original expression, rewritten expression, namespace name), or None."""
+    limit = min(len(original), len(fixed))
+    prefix = 0
+    while prefix < limit and original[prefix] == fixed[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and original[-1 - suffix] == fixed[-1 - suffix]:
+        suffix += 1
+    if prefix == len(original) == len(fixed):
+        return None
+    try:
+        tree = ast.parse(original)
+    except SyntaxError:
+        return None
+    offsets = _line_offsets(original)
+    start, end = prefix, len(original) - suffix
+    best = None
+    for node, function in _expressions(tree):
+        node_start = _offset(original, offsets, node.lineno, node.col_offset)
+        node_end = _offset(original, offsets, node.end_lineno, node.end_col_offset)
+        if node_start <= start and end <= node_end and (
+                best is None or node_end - node_start < best[1] - best[0]):
+            best = (node_start, node_end, function)
+    if best is None or best[2] is None:
+        return None
+    node_start, node_end, function = best
+    delta = len(fixed) - len(original)
+    before, after = original[node_start:node_end], fixed[node_start:node_end + delta]
+    for text in (before, after):
+        try:
+            ast.parse(f"({text})", mode="eval")
+        except SyntaxError:
+            return None
+    return before, after, _namespace(function)
+
+
+def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.FunctionDef]]]:
+    def walk(node, function):
+        for child in ast.iter_child_nodes(node):
+            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                else function
+            if isinstance(child, ast.expr):
+                yield child, function
+            yield from walk(child, inner)
+    yield from walk(tree, None)
+
+
+def _namespace(function: ast.FunctionDef) -> Optional[str]:
+    """hybrid_forward(self, F, ...) or a helper(F, ...): the namespace is found by position."""
+    args = [a.arg for a in function.args.args]
+    if function.name == "hybrid_forward" and len(args) >= 2:
+        return args[1]
+    return args[0] if args and args[0] != "self" else (args[1] if len(args) > 1 else None)
+
+
+def _line_offsets(text: str) -> List[int]:
+    offsets, total = [0], 0
+    for line in text.splitlines(keepends=True):
+        total += len(line)
+        offsets.append(total)
+    return offsets
+
+
+def _offset(text: str, offsets: List[int], lineno: int, byte_col: int) -> int:
+    """ast columns count UTF-8 bytes; convert to a character offset into `text`."""
+    line_start = offsets[lineno - 1]
+    line = text[line_start:offsets[lineno] if lineno < len(offsets) else len(text)]
+    return line_start + len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+
+def free_names(expression: str) -> List[str]:
+    names = []
+    for node in ast.walk(ast.parse(f"({expression})", mode="eval")):
+        if isinstance(node, ast.Name) and node.id not in names:
+            names.append(node.id)
+    return names
+
+
+def shape_sets(names: List[str]) -> Iterator[Dict[str, tuple]]:
+    """Same shapes for all tensors first, then one tensor with a size-1 axis (broadcasting)."""
+    count = 0
+    for base in BASE_SHAPES:
+        yield {n: base for n in names}
+        count += 1
+    for base in BASE_SHAPES[:2]:
+        for name in names:
+            for axis in range(len(base)):
+                if count >= MAX_SHAPE_SETS:
+                    return
+                shapes = {n: base for n in names}
+                shapes[name] = base[:axis] + (1,) + base[axis + 1:]
+                yield shapes
+                count += 1
+
+
+def verify_expression_fix(original: str, fixed: str, *, backend: str = "engine",
+                          session=None, rtol: float = 1e-5,
+                          atol: float = 1e-6) -> EquivalenceReport:
+    """Verify the single change between `original` and `fixed` at expression level."""
+    found = changed_expression(original, fixed)
+    if found is None:
+        return _cannot("the fix is not a change inside one expression of a hybrid function")
+    before, after, namespace = found
+    names = free_names(before) + [n for n in free_names(after) if n not in free_names(before)]
+    tensors = [n for n in names if n != namespace and n not in KNOWN_MODULES
+               and not hasattr(builtins, n)]
+    if "self" in tensors:
+        return _cannot(f"the expression {before!r} uses self: needs example inputs")
+    ran: List[EquivalenceReport] = []
+    for shapes in shape_sets(tensors):
+        report = check_expression(before, after, shapes, backend=backend, session=session,
+                                  rtol=rtol, atol=atol, namespace=namespace or "F",
+                                  imports=[KNOWN_MODULES[n] for n in names
+                                           if n in KNOWN_MODULES])
+        if report.status == "cannot_run" and report.stage == "original eager":
+            continue                       # the original itself rejects these shapes
+        if report.status != "equal":
+            report.notes.append(f"expression-level check of {before!r} -> {after!r} "
+                                f"with shapes {shapes}")
+            return report
+        ran.append(report)
+    if not ran:
+        return _cannot(f"no generated shapes run the original expression {before!r}")
+    final = ran[0]
+    final.notes.append(f"expression-level check of {before!r} -> {after!r} on "
+                       f"{len(ran)} shape set(s)")
+    return final
+
+
+def _cannot(reason: str) -> EquivalenceReport:
+    return EquivalenceReport("cannot_run", target="<expression>", stage="expression",
+                             reason=f"cannot verify without example inputs: {reason}")
