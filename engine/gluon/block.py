@@ -576,6 +576,8 @@ class HybridBlock(Block):
     def _deferred_infer_shape(self, *args) -> None:
         try:
             self.infer_shape(*args)
+        except NotImplementedError:
+            raise  # an op the engine lacks: let the checker say "cannot verify"
         except Exception as e:  # MXNet wraps every inference failure this way
             raise ValueError("Deferred initialization failed because shape cannot be "
                              "inferred. {}".format(e)) from e
