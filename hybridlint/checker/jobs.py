@@ -81,7 +81,7 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
         return "user code exceeded the recursion limit"
     if isinstance(exc, ImportError):
         return f"missing import: {exc}"
-    if isinstance(exc, NotImplementedError) and ENGINE_GAP in str(exc):
+    if ENGINE_GAP in str(exc):             # NotImplementedError, or MXNetError for an op
         return f"cannot verify on the engine: {exc} (try backend='mxnet')"
     if isinstance(exc, AttributeError) and _ENGINE_MODULE_GAP.search(str(exc)):
         return (f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
