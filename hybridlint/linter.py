@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .rules import ALL_RULES
 from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
+from .rules.module_context import ModuleContext, module_context
 
 MAX_FIX_PASSES = 10
 
@@ -103,7 +104,7 @@ def _region_spans(tree: ast.Module) -> List[Tuple[int, int]]:
     return sorted((first_line(n), n.end_lineno or n.lineno) for n in chosen.values())
 
 
-def _parse_regions(source: str) -> Tuple[List[str], List[_Region]]:
+def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ast.Module]:
     tree = _parse_ast(source)
     lines = source.splitlines(keepends=True)
     regions = []
@@ -116,7 +117,7 @@ def _parse_regions(source: str) -> Tuple[List[str], List[_Region]]:
         except cst.ParserSyntaxError as error:
             raise SourceSyntaxError(error.message, first + error.raw_line - 1, error.raw_column + 1) from None
         regions.append(_Region(first, last, module))
-    return lines, regions
+    return lines, regions, tree
 
 
 # ----------------------------------------------------------------------------------------
@@ -185,7 +186,8 @@ def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
     return chosen
 
 
-def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]]) -> List[Tuple[_Region, Report]]:
+def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
+               context: Optional[ModuleContext] = None) -> List[Tuple[_Region, Report]]:
     """Analyse the regions together (helpers may live in another region) and run the rules."""
     classes: List[cst.ClassDef] = []
     functions: List[cst.FunctionDef] = []
@@ -215,7 +217,7 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]]) -
                 statement.visit(Collector(region))
     module_facts: ModuleFacts = analyze(classes, functions)
 
-    state = WalkState()
+    state = WalkState(module=context or ModuleContext())
     rules = [rule_class(state) for rule_class in rule_classes]
     table: Dict[str, List[Callable]] = {}
     for rule in rules:
@@ -295,11 +297,11 @@ class _Located:
 def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Region], List[_Located]]:
     if not may_contain_hybrid_code(source):
         return [], [], []
-    lines, regions = _parse_regions(source)
+    lines, regions, tree = _parse_regions(source)
     rule_classes = _selected(rules, select, ignore)
     if not regions or not rule_classes:
         return lines, regions, []
-    raw = _run_rules(regions, rule_classes)
+    raw = _run_rules(regions, rule_classes, module_context(tree))
     positions: Dict[_Region, Dict[cst.CSTNode, object]] = {}
     located: List[_Located] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()

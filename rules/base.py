@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 import libcst as cst
 
+from .module_context import ModuleContext
+
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import ClassFacts, FunctionFacts, Value
 
@@ -66,6 +68,7 @@ class WalkState:
     facts: Optional["FunctionFacts"] = None
     env: Dict[str, "Value"] = field(default_factory=dict)
     statement: Optional[cst.CSTNode] = None
+    module: ModuleContext = field(default_factory=ModuleContext)  # imports, top-level classes
 
 
 class Rule:

@@ -1,0 +1,144 @@
+"""Module-level facts that the LibCST regions cannot see: imports and top-level classes.
+
+The linter core parses only the statements holding a hybrid_forward (and the helpers they
+call) with LibCST, so a rule never sees `from mxnet import nd` or `class Body(gluon.Block)`
+elsewhere in the file. The core's `ast` pre-pass already has the whole module; this module
+extracts from it, once per file, what rules need to resolve names:
+- `imports`: local name -> qualified name (`nd` -> `mxnet.ndarray`, `mx` -> `mxnet`), with
+  MXNet's namespace aliases normalised (`mxnet.nd` is `mxnet.ndarray`, `mxnet.sym` is
+  `mxnet.symbol`), so `mx.nd.relu`, `nd.relu` and `mxnet.ndarray.relu` all resolve the same;
+- `class_bases`: top-level class -> its base classes as written, to decide which classes of the
+  module are HybridBlocks (HL010) and which are plain Blocks.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Set, Tuple
+
+# Conventional names assumed only when the module binds them nowhere (snippets, notebooks).
+_CONVENTIONS = {"mx": "mxnet", "nd": "mxnet.ndarray", "sym": "mxnet.symbol", "np": "numpy",
+                "gluon": "mxnet.gluon", "nn": "mxnet.gluon.nn"}
+_NORMALISE = (("mxnet.nd.", "mxnet.ndarray."), ("mxnet.sym.", "mxnet.symbol."))
+
+# gluon classes, checked against real MXNet 1.9.1 (issubclass(cls, HybridBlock)).
+HYBRID_GLUON = {
+    "Activation", "AvgPool1D", "AvgPool2D", "AvgPool3D", "BatchNorm", "BatchNormReLU", "Conv1D",
+    "Conv1DTranspose", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Dense",
+    "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GlobalAvgPool1D", "GlobalAvgPool2D",
+    "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GroupNorm",
+    "HybridBlock", "HybridLambda", "HybridSequential", "InstanceNorm", "LayerNorm", "LeakyReLU",
+    "MaxPool1D", "MaxPool2D", "MaxPool3D", "PReLU", "ReflectionPad2D", "SELU", "Swish",
+    "SymbolBlock", "BidirectionalCell", "DropoutCell", "GRU", "GRUCell", "HybridRecurrentCell",
+    "HybridSequentialRNNCell", "LSTM", "LSTMCell", "ModifierCell", "RNN", "RNNCell",
+    "ResidualCell", "ZoneoutCell", "HybridConcurrent", "Identity", "PixelShuffle1D",
+    "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm",
+}
+NON_HYBRID_GLUON = {"Block", "Lambda", "Sequential", "RecurrentCell", "SequentialRNNCell",
+                    "Concurrent", "SparseEmbedding"}
+_GLUON_PREFIXES = ("mxnet.gluon.",)
+
+
+def normalise(qualified: str) -> str:
+    """`mxnet.nd.relu` -> `mxnet.ndarray.relu` (one spelling per MXNet namespace)."""
+    text = qualified + "."
+    for old, new in _NORMALISE:
+        if text.startswith(old):
+            text = new + text[len(old):]
+    return text[:-1]
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """Imports and top-level classes of one file (see the module docstring)."""
+
+    imports: Dict[str, str] = field(default_factory=dict)
+    bound: Set[str] = field(default_factory=set)  # every name bound at module level
+    class_bases: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+
+    def qualify(self, dotted: Optional[str]) -> Optional[str]:
+        """`nd.relu` -> `mxnet.ndarray.relu` when `nd` is an import (or, unbound, by convention)."""
+        if not dotted:
+            return None
+        head, _, rest = dotted.partition(".")
+        base = self.imports.get(head)
+        if base is None and head not in self.bound:
+            base = _CONVENTIONS.get(head)
+        if base is None:
+            return None
+        return normalise(base + ("." + rest if rest else ""))
+
+    def gluon_class(self, dotted: Optional[str]) -> Optional[str]:
+        """The class name when `dotted` names a class of mxnet.gluon (any submodule)."""
+        qualified = self.qualify(dotted)
+        if qualified and qualified.startswith(_GLUON_PREFIXES):
+            return qualified.rsplit(".", 1)[-1]
+        return None
+
+    def hybrid_kind(self, dotted: Optional[str], _seen: Optional[Set[str]] = None) -> Optional[bool]:
+        """True: certainly a HybridBlock class; False: certainly a non-hybrid Block; None: unknown."""
+        if not dotted:
+            return None
+        gluon = self.gluon_class(dotted)
+        if gluon is not None:
+            return True if gluon in HYBRID_GLUON else False if gluon in NON_HYBRID_GLUON else None
+        if dotted in self.class_bases and dotted not in self.imports:
+            seen = _seen or set()
+            if dotted in seen:
+                return None
+            seen.add(dotted)
+            kinds = [self.hybrid_kind(base, seen) for base in self.class_bases[dotted]]
+            if any(kind is True for kind in kinds):
+                return True
+            if kinds and all(kind is False for kind in kinds):
+                return False
+        return None
+
+
+def module_context(tree: ast.Module) -> ModuleContext:
+    """Collect the imports (at any depth outside functions) and top-level classes of `tree`."""
+    imports: Dict[str, str] = {}
+    bound: Set[str] = set()
+    classes: Dict[str, Tuple[str, ...]] = {}
+
+    def visit(statements) -> None:
+        for node in statements:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        imports[head] = head
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ClassDef):
+                bound.add(node.name)
+                classes[node.name] = tuple(filter(None, (_dotted(b) for b in node.bases)))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bound.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)) or (
+                        type(node).__name__ == "TryStar"):
+                    visit(getattr(node, block, ()) or ())
+
+    visit(tree.body)
+    bound.update(imports)
+    return ModuleContext(imports, bound, classes)
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
