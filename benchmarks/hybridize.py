@@ -23,15 +23,18 @@ import hybridlint.engine as mx  # noqa: E402
 from hybridlint.engine.executor import eager_peak_bytes  # noqa: E402
 
 
-def best_time(fn, n: int, repeat: int) -> float:
-    """Best per-call seconds over `repeat` rounds of `n` calls."""
-    fn()
-    best = float("inf")
+def best_times(fns, n: int, repeat: int):
+    """Best per-call seconds of each function over `repeat` rounds of `n` calls; the rounds
+    of all functions are interleaved so that load from other processes hits them alike."""
+    best = {name: float("inf") for name in fns}
+    for fn in fns.values():
+        fn()
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n)
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / n)
     return best
 
 
@@ -125,11 +128,12 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real):
     params = params_of(net)
     fwd = numpy_forward(params)
     np.testing.assert_allclose(fwd(x_np), ref, rtol=1e-4, atol=1e-5)
-    row["numpy"] = best_time(lambda: fwd(x_np), n, repeat)
-    row["eager"] = best_time(lambda: net(x), n, repeat)
+    eager_net = build(mx)
+    for p, v in zip(eager_net.collect_params().values(), params):
+        p.set_data(mx.nd.array(v))
     net.hybridize(static_alloc=True, static_shape=True)
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
-    row["hybrid"] = best_time(lambda: net(x), n, repeat)
+    fns = {"numpy": lambda: fwd(x_np), "eager": lambda: eager_net(x), "hybrid": lambda: net(x)}
     plan = next(iter(net._cached_op._cache.plans.values()))
     sym = net._cached_op._sym
     arrays = [x_np] + params
@@ -143,11 +147,13 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real):
         rx = real.nd.array(x_np)
         np.testing.assert_allclose(rnet(rx).asnumpy(), ref, rtol=1e-4, atol=1e-5)
 
-        def call_real():
-            rnet(rx).wait_to_read()
-        row["mx_eager"] = best_time(call_real, n, repeat)
-        rnet.hybridize(static_alloc=True, static_shape=True)
-        row["mx_hybrid"] = best_time(call_real, n, repeat)
+        hnet = build(real)
+        for p, v in zip(hnet.collect_params().values(), params):
+            p.set_data(real.nd.array(v))
+        hnet.hybridize(static_alloc=True, static_shape=True)
+        fns["mx_eager"] = lambda: rnet(rx).wait_to_read()
+        fns["mx_hybrid"] = lambda: hnet(rx).wait_to_read()
+    row.update(best_times(fns, n, repeat))
     return row
 
 
