@@ -306,6 +306,9 @@ def verify(target: str, inputs: Sequence[str], backend: str, config_file: Option
     reports = checker.check_file(path, examples, backend=backend)
     for report in reports:
         click.echo(report.summary())
+        for finding in report.runtime_findings:    # dynamic lint: seen while tracing
+            click.echo(f"  {finding.path}:{finding.line}:{finding.col}: {finding.code} "
+                       f"{finding.message}")
     click.get_current_context().exit(
         EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS)
 

@@ -295,7 +295,22 @@ def _verify(source: SourceFile, codes, options: RunOptions):
     examples = examples_for(options.config, source.path)
     outcome = load_checker().verify_fixes(source.text, source.path, examples, unsafe=options.unsafe_fixes,
                            select=list(codes))
-    return outcome.source, len(outcome.applied), outcome.remaining, len(outcome.rejected)
+    return (outcome.source, len(outcome.applied), _verified_findings(outcome),
+            len(outcome.rejected))
+
+
+def _verified_findings(outcome) -> list:
+    """Remaining findings, with "fix rejected: <measured difference>" on the rejected fixes'
+    findings, plus the checker's run-time findings (dynamic lint) static analysis missed."""
+    from dataclasses import replace
+
+    why = {(r.finding.code, r.finding.line): r.reason for r in outcome.rejected}
+    findings = [replace(f, message=f"{f.message} (fix rejected: {why[(f.code, f.line)]})")
+                if (f.code, f.line) in why else f for f in outcome.remaining]
+    static = {(f.code, f.line) for f in findings}
+    findings += [replace(f, path=f.path) for f in outcome.runtime_findings
+                 if (f.code, f.line) not in static]
+    return sorted(findings, key=lambda f: (f.line, f.col, f.code))
 
 
 def _to_issue(finding, path: str, lines: List[str]) -> Issue:

@@ -172,7 +172,7 @@ def to_findings(events: TraceEvents, original_filename: Optional[str] = None) ->
         pass
     out = []
     for code, message, where in events.events:
-        path = original_filename or where.filename
+        path = original_filename or where.filename.replace(" [fixed]", "")
         out.append(Finding(code=code, name=names.get(code, ""), message=
                            f"observed at run time while tracing the hybridized graph: {message}",
                            line=where.lineno, col=1, end_line=where.lineno,

@@ -44,6 +44,17 @@ class VerifyOutcome:
     status: str = "verified"            # "verified" | "expression-level" | "unverified"
     reason: Optional[str] = None        # why unverified
 
+    @property
+    def runtime_findings(self) -> list:
+        """Dynamic lint of `source`: what tracing the hybridized graph showed, per line."""
+        seen, out = set(), []
+        for report in self.reports:
+            for finding in report.runtime_findings:
+                if (finding.code, finding.line) not in seen:
+                    seen.add((finding.code, finding.line))
+                    out.append(finding)
+        return out
+
 
 def _key(finding) -> Key:
     return (finding.code, finding.line, finding.col)
@@ -94,6 +105,7 @@ def _expression_level(source, path, every, fixer, fix_options, check_options) ->
                       **fix_options)
         report = verify_expression_fix(source, alone.source, **check_options)
         report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
+        report.runtime_findings = []      # lines of the generated expression block, not the file
         reports.append(report)
         (kept.append(finding) if report.ok else rejected.append(RejectedFix(finding, report)))
     keys = {_key(f) for f in kept}
