@@ -8,6 +8,7 @@ lines, and fixes are spliced back into the original text without touching anythi
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import re
 from dataclasses import dataclass, field, replace
@@ -78,37 +79,50 @@ def _parse_ast(source: str) -> ast.Module:
         raise SourceSyntaxError(str(error)) from None
 
 
-def _region_spans(tree: ast.Module) -> List[Tuple[int, int]]:
+_HYBRID_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+hybrid_forward\b", re.M)
+
+
+def _region_spans(tree: ast.Module, source: str) -> List[Tuple[int, int]]:
     """Line spans of top-level statements holding a hybrid_forward, plus the module
-    functions they call (transitively)."""
+    functions they call (transitively).
+
+    Found from the text (where `def hybrid_forward` lines are, where names are called) and the
+    top-level statements' line spans, so nothing walks the whole tree.
+    """
     def first_line(node: ast.stmt) -> int:
         decorators = getattr(node, "decorator_list", [])
         return min([node.lineno] + [d.lineno for d in decorators])
 
-    top_functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    chosen: Dict[int, ast.stmt] = {}
-    work: List[ast.stmt] = []
-    for node in tree.body:
-        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "hybrid_forward"
-               for n in ast.walk(node)):
-            chosen[id(node)] = node
-            work.append(node)
-    while work:
-        node = work.pop()
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
-                callee = top_functions.get(sub.func.id)
-                if callee is not None and id(callee) not in chosen:
-                    chosen[id(callee)] = callee
-                    work.append(callee)
-    return sorted((first_line(n), n.end_lineno or n.lineno) for n in chosen.values())
+    line_starts = [0]
+    for match in re.finditer("\n", source):
+        line_starts.append(match.end())
+    hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
+    spans = [(first_line(node), node.end_lineno or node.lineno, node) for node in tree.body]
+    chosen: Dict[int, Tuple[int, int]] = {}
+    work: List[Tuple[int, int]] = []
+    for first, last, node in spans:
+        if any(first <= line <= last for line in hybrid_lines):
+            chosen[id(node)] = (first, last)
+            work.append((first, last))
+    top_functions = {n.name: (f, l, n) for f, l, n in spans if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if top_functions and work:
+        called = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, top_functions)) + r")\s*\(")
+        while work:
+            first, last = work.pop()
+            text = source[line_starts[first - 1]:line_starts[last] if last < len(line_starts) else len(source)]
+            for match in called.finditer(text):
+                f, l, node = top_functions[match.group(1)]
+                if id(node) not in chosen:
+                    chosen[id(node)] = (f, l)
+                    work.append((f, l))
+    return sorted(chosen.values())
 
 
 def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ast.Module]:
     tree = _parse_ast(source)
     lines = source.splitlines(keepends=True)
     regions = []
-    for first, last in _region_spans(tree):
+    for first, last in _region_spans(tree, source):
         text = "".join(lines[first - 1:last])
         if not text.endswith(("\n", "\r")):
             text += "\n"

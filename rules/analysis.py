@@ -14,6 +14,7 @@ Precision before recall: whatever is not certain is UNKNOWN, and rules report on
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -842,6 +843,10 @@ def _signature(node: cst.FunctionDef) -> List[cst.Param]:
     return list(node.params.posonly_params) + list(node.params.params)
 
 
+# Inputs that gluon passes as nested lists by convention (RNN states, caches, memories).
+_LIST_LIKE_NAME = re.compile(r"state|hidden|cache|mem", re.IGNORECASE)
+
+
 def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     """The namespace name (by position) and the kinds of the inputs after it."""
     positional = _signature(node)
@@ -852,13 +857,13 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     sequence_like = _sequence_used_names(node)
     for param in positional[2:] + list(node.params.kwonly_params):
         name = param.name.value
-        if param.default is not None or "state" in name.lower() or name in sequence_like:
+        if param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
             env[name] = UNKNOWN_VALUE
         else:
             env[name] = Value(TENSOR)
     star = node.params.star_arg
-    if isinstance(star, cst.Param):
-        env[star.name.value] = Value(TENSORS)
+    if isinstance(star, cst.Param):  # elements may themselves be nested lists of inputs
+        env[star.name.value] = Value(SEQUENCE)
     if node.params.star_kwarg is not None:
         env[node.params.star_kwarg.name.value] = UNKNOWN_VALUE
     return namespace, env

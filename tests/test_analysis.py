@@ -66,7 +66,12 @@ def test_namespace_found_by_position_whatever_its_name():
 def test_inputs_star_args_defaults_and_state_lists():
     source = net("probe(x)\nprobe(args)\nprobe(args[0])\nprobe(mask)\nprobe(states)\nprobe(kw)",
                  args="F, x, states, *args, mask=None, **kw")
-    assert kinds(source) == [TENSOR, TENSORS, TENSOR, UNKNOWN, UNKNOWN, UNKNOWN]
+    assert kinds(source) == [TENSOR, SEQUENCE, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]
+
+
+@pytest.mark.parametrize("name", ["states", "begin_state", "hidden", "cache", "mems", "memory"])
+def test_inputs_named_like_state_lists_are_unknown(name):
+    assert kinds(net(f"probe({name})", args=f"F, x, {name}")) == [UNKNOWN]
 
 
 def test_unpacked_input_is_treated_as_a_sequence():
