@@ -564,7 +564,7 @@ class Executor:
         from .ndarray.ndarray import wrap
         for k, v in kwargs.items():
             self.arg_dict[k]._data[...] = v._data if hasattr(v, "_data") else v
-        arrays = [(self.arg_dict.get(n) or self.aux_dict.get(n))._data
+        arrays = [(self.arg_dict[n] if n in self.arg_dict else self.aux_dict[n])._data
                   for n in self._sym.list_inputs()]
         self.outputs = [wrap(o) for o in self._cache.run(arrays)]
         return self.outputs
