@@ -175,9 +175,13 @@ def to_findings(events: TraceEvents, original_filename: Optional[str] = None) ->
         path = original_filename or where.filename.replace(" [fixed]", "")
         out.append(Finding(code=code, name=names.get(code, ""), message=
                            f"observed at run time while tracing the hybridized graph: {message}",
-                           line=where.lineno, col=1, end_line=where.lineno,
+                           line=where.lineno, col=_indent(where.text) + 1, end_line=where.lineno,
                            end_col=max(1, len(where.text.rstrip("\n")) + 1), fix=None, path=path))
     return out
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
 
 
 def summarize(events: Iterable) -> str:

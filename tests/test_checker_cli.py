@@ -1,0 +1,73 @@
+"""The checker through the CLI: `hybridlint verify FILE::Class --input ...` and
+`hybridlint --fix --verify` with examples from pyproject.toml."""
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from hybridlint.cli import cli
+from tests.checker_support import data
+
+
+def run(args, cwd):
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(cli, args, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "models").mkdir()
+    shutil.copy(data("two_slices.py"), tmp_path / "models" / "two_slices.py")
+    shutil.copy(data("missing_import.py"), tmp_path / "models" / "missing_import.py")
+    (tmp_path / "models" / "missing_import.py").write_text(
+        (tmp_path / "models" / "missing_import.py").read_text()
+        + "\n\nclass Sliced(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+          "        return x[:, 1]\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n'
+        '"models/two_slices.py::TwoSlices" = { inputs = [[2, 7]] }\n'
+        '"models/missing_import.py::Sliced" = { inputs = [[2, 3]] }\n')
+    return tmp_path
+
+
+def test_verify_command_reports_equal_and_exit_zero(tmp_path):
+    result = run(["verify", data("good.py") + "::Residual", "--input", "2,8"], tmp_path)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("equal: ")
+
+
+def test_verify_command_reports_the_failing_line_and_runtime_finding(tmp_path):
+    result = run(["verify", data("shape_attr.py") + "::FlattenByShape", "--input", "2,3,4"],
+                 tmp_path)
+    assert result.exit_code == 1
+    assert "hybrid_error" in result.output and "shape_attr.py:6" in result.output
+    assert "HL001 observed at run time" in result.output
+
+
+def test_verify_command_uses_configured_examples(project):
+    result = run(["verify", "models/two_slices.py::TwoSlices"], project)
+    assert result.exit_code == 1 and "hybrid_error" in result.output
+
+
+def test_fix_verify_writes_only_verified_fixes(project):
+    result = run(["--fix", "--verify", "models/two_slices.py"], project)
+    assert result.exit_code == 0, result.output
+    text = (project / "models" / "two_slices.py").read_text()
+    assert "F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), axis=1)" in text
+    assert "h[:" not in text
+    assert run(["verify", "models/two_slices.py::TwoSlices"], project).exit_code == 0
+
+
+def test_fix_verify_leaves_a_file_that_cannot_run_untouched(project):
+    path = project / "models" / "missing_import.py"
+    before = path.read_bytes()
+    result = run(["--fix", "--verify", "models/missing_import.py"], project)
+    assert result.exit_code == 1
+    assert path.read_bytes() == before
+    assert "fix rejected" in result.output and "missing import" in result.output
