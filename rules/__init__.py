@@ -4,11 +4,13 @@ from .hl001_symbol_attribute import SymbolAttribute
 from .hl002_ndarray_only_method import NDArrayOnlyMethod
 from .hl003_tensor_indexing import TensorIndexing
 from .hl004_inplace_arithmetic import InplaceArithmetic
+from .hl006_eager_namespace_op import EagerNamespaceOp
 
 ALL_RULES = [
     SymbolAttribute,
     NDArrayOnlyMethod,
     TensorIndexing,
     InplaceArithmetic,
+    EagerNamespaceOp,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

@@ -1,0 +1,169 @@
+"""HL006 eager-namespace-op: `nd.<op>` / `mx.nd.<op>` / `mx.sym.<op>` inside hybrid_forward."""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from ._build import attr_chain
+from ._mxnet_ops import OPS, SUBNAMESPACE_OPS
+from .analysis import dotted_name
+from .base import SAFE, Invalid, Rule, Valid
+
+_PREFIXES = {"mxnet.ndarray.": "mx.nd", "mxnet.symbol.": "mx.sym"}
+# NDArray-only arguments: with them the call has no F equivalent.
+_EAGER_ONLY_KEYWORDS = {"out", "ctx"}
+_IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
+
+
+def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
+    return (imports + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
+            + "".join("        " + line + "\n" for line in body.splitlines()))
+
+
+class EagerNamespaceOp(Rule):
+    code = "HL006"
+    name = "eager-namespace-op"
+    message = "operator called from a fixed namespace (nd/sym) inside hybrid_forward; call it on F"
+    explanation = """\
+## What it does
+Finds calls of `nd.<op>`, `mx.nd.<op>`, `mx.ndarray.<op>`, `mx.sym.<op>`, `sym.<op>` (and their
+`contrib`, `random`, `linalg`, `image` submodules) inside `hybrid_forward` and the helpers it
+calls, whatever the import spelling (`from mxnet import nd`, `import mxnet.ndarray as nd`,
+`import mxnet as mx`), for operators that exist in both namespaces. Only calls that certainly
+meet a tensor are reported: a tensor argument, or the call is an argument or operand next to a
+tensor. `nd.array` is HL005's.
+
+## Why it breaks under hybridize
+`F` is `mx.nd` when the block runs eagerly and `mx.sym` after `hybridize()`; a fixed namespace
+is right in only one of the two. In MXNet 1.9.1 `nd.relu(x)` on a Symbol raises
+`AssertionError: Argument data must have NDArray type, but got <Symbol data>`, and
+`mx.sym.relu(x)` on an NDArray raises (eagerly)
+`AssertionError: Argument data must be Symbol instances, but got [[...]] <NDArray 2x3 @cpu(0)>`.
+An NDArray result mixed with a Symbol raises
+`TypeError: type <class 'mxnet.ndarray.ndarray.NDArray'> not supported`.
+
+## Example
+```python
+from mxnet import nd
+
+def hybrid_forward(self, F, x):
+    return nd.relu(x) + mx.nd.sigmoid(x)
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    return F.relu(x) + F.sigmoid(x)
+```
+The namespace is replaced by the function's own namespace parameter (whatever its name); the
+arguments are kept as written.
+
+## Fix safety
+Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
+`F.op` is `mx.sym.op`, which exists for every operator the rule fixes (the list is MXNet
+1.9.1's intersection of both namespaces). Calls with NDArray-only arguments (`out=`, `ctx=`), in
+helpers without F, and of operators that exist in one namespace only (`nd.add`, `nd.multiply`,
+...) are reported without a fix.
+"""
+
+    VALID = [
+        Valid(_net("return F.relu(x)")),
+        Valid(_net("if F is mx.nd:\n    return nd.relu(x)\nreturn F.relu(x)")),
+        Valid(_net("w = nd.zeros((2, 3))  # not combined with a tensor: eager bookkeeping\nreturn F.relu(x)")),
+        Valid(_net("return x + nd.array([1.0])")),  # HL005's business
+        Valid(_net("return nd.relu(x)", imports="import mxnet as mx\nfrom mylib import nd\n"
+                                                "from mxnet.gluon import HybridBlock\n\n\n")),
+        Valid("from mxnet import nd\n\n\ndef helper(y):\n    return nd.relu(y)\n"),  # not reached
+        Valid(_net("return nd.relu(x)  # noqa: HL006")),
+    ]
+    INVALID = [
+        Invalid(_net("return nd.relu(x)"), line=8, fixed=_net("return F.relu(x)"), safety=SAFE),
+        Invalid(_net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"), line=8,
+                fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"), safety=SAFE),
+        Invalid(_net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"), line=8,
+                fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"), safety=SAFE),
+        Invalid(_net("return x + nd.ones((1, 3))"), line=8, fixed=_net("return x + F.ones((1, 3))"),
+                safety=SAFE),
+        Invalid(_net("return ndarray.contrib.arange_like(x, axis=1)",
+                     imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n"),
+                line=7, fixed=_net("return F.contrib.arange_like(x, axis=1)",
+                                   imports="import mxnet.ndarray as ndarray\n"
+                                           "from mxnet.gluon import HybridBlock\n\n\n"), safety=SAFE),
+        Invalid("from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
+                "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",
+                line=7, fixed="from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
+                              "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
+                              "        return _.tanh(x)\n", safety=SAFE),
+        Invalid(_net("return nd.relu(x, out=x)"), line=8),
+        Invalid(_net("return nd.add(x, x)"), line=8),
+    ]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self._resolve(node.func)
+        if resolved is not None and any(self.is_tensor(arg.value) for arg in node.args):
+            self._report(node, *resolved)
+        # calls that meet a tensor as siblings: F.op(x, nd.ones(...)), x + nd.ones(...)
+        if any(self.is_tensor(arg.value) for arg in node.args) or self._is_namespace_call(node):
+            for arg in node.args:
+                self._check_operand(arg.value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        for mine, other in ((node.left, node.right), (node.right, node.left)):
+            if self.is_tensor(other):
+                self._check_operand(mine)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        operands = [node.left] + [c.comparator for c in node.comparisons]
+        if len(operands) == 2 and any(self.is_tensor(o) for o in operands):
+            for operand in operands:
+                self._check_operand(operand)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _check_operand(self, expr: cst.BaseExpression) -> None:
+        if isinstance(expr, cst.Call):
+            resolved = self._resolve(expr.func)
+            if resolved is not None:
+                self._report(expr, *resolved)
+
+    def _is_namespace_call(self, node: cst.Call) -> bool:
+        name = dotted_name(node.func)
+        return bool(name) and self.namespace is not None and name.split(".")[0] == self.namespace
+
+    def _resolve(self, func: cst.BaseExpression) -> Optional[Tuple[str, str, bool, bool]]:
+        """(op path like "contrib.arange_like", namespace as written, exists in both, is mx.nd)."""
+        dotted = dotted_name(func)
+        if dotted is None or "." not in dotted or dotted.split(".")[0] in self.env:
+            return None
+        qualified = self.state.module.qualify(dotted)
+        for prefix, spelled in _PREFIXES.items():
+            if qualified and qualified.startswith(prefix):
+                op = qualified[len(prefix):]
+                if op == "array":
+                    return None  # HL005
+                parts = op.split(".")
+                if len(parts) == 1:
+                    both = op in OPS
+                elif len(parts) == 2 and parts[0] in SUBNAMESPACE_OPS:
+                    both = parts[1] in SUBNAMESPACE_OPS[parts[0]]
+                else:
+                    return None
+                return op, dotted.rsplit(".", len(parts))[0], both, spelled == "mx.nd"
+        return None
+
+    def _report(self, node: cst.Call, op: str, written: str, both: bool, eager: bool) -> None:
+        breaks = ("its inputs are Symbols after hybridize() (AssertionError: Argument data must have "
+                  "NDArray type)" if eager else
+                  "it fails eagerly, where the inputs are NDArrays (AssertionError: Argument data must "
+                  "be Symbol instances)")
+        ns = self.namespace
+        if not both:
+            self.report(node, f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
+                              "use the F operator that does the same (e.g. F.broadcast_add for nd.add)")
+            return
+        message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
+        eager_only = any(a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args)
+        if ns is None or eager_only:
+            self.report(node, message)
+            return
+        self.report(node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{op}")), safety=SAFE)
