@@ -5,13 +5,12 @@ the status, the number and shapes of outputs, the failing stage and line, and th
 findings must be the same. (Values are compared within each run, eager vs hybridized; the
 two backends' random initialisations differ, so outputs are not compared across them.)
 """
-import glob
 import os
+import tomllib
 
 import pytest
 
-from hybridlint.checker import CheckerSession, check_file
-from hybridlint.checker.checks import examples_from_pyproject
+from hybridlint.checker import CheckerSession, check_file, examples_from_config
 from tests.checker_support import ROOT, data, engine_redirect_available
 
 pytestmark = [pytest.mark.mxnet,
@@ -34,12 +33,11 @@ CASES = [
 
 
 def model_cases():
-    """testdata/models/*.py with examples configured in testdata/models/pyproject.toml."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "testdata", "models", "*.py"))):
-        for example in examples_from_pyproject(path):
-            out.append((path, example))
-    return out
+    """testdata/models/*.py with the examples of testdata/checker/model_examples.toml."""
+    with open(data("model_examples.toml"), "rb") as handle:
+        table = examples_from_config(tomllib.load(handle)["examples"])
+    return [(os.path.join(ROOT, path), example) for path, examples in table.items()
+            for example in examples]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +62,8 @@ def test_checker_testdata_verdicts_agree(name, examples, sessions):
 
 
 @pytest.mark.parametrize("path, example", model_cases(),
-                         ids=[f"{os.path.basename(p)}::{e.target}" for p, e in model_cases()])
+                         ids=[f"{os.path.basename(p)}::{e.target}-{i}"
+                              for i, (p, e) in enumerate(model_cases())])
 def test_model_verdicts_agree(path, example, sessions):
     (engine,) = check_file(path, [example], backend="engine", session=sessions["engine"])
     (real,) = check_file(path, [example], backend="mxnet", session=sessions["mxnet"])
