@@ -23,7 +23,7 @@ import numpy as np
 
 from .base import MXNetError
 
-__all__ = ["save", "load", "load_frombuffer", "dumps_arrays", "loads_arrays"]
+__all__ = ["save", "load", "load_frombuffer", "dumps_arrays", "loads_arrays", "dumps_graph_json"]
 
 _LIST_MAGIC = 0x112
 _V1_MAGIC = 0xF993FAC8
@@ -187,3 +187,109 @@ def load_frombuffer(buf: bytes) -> Union[List, Dict[str, object]]:
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("buf required to be a bytes-like object")
     return _wrap(*loads_arrays(bytes(buf)))
+
+
+# ----------------------------------------------------------------------------- graph JSON
+
+class _DmlcJSONWriter:
+    """Writes JSON the way MXNet's C++ (dmlc::JSONWriter) does, so `-symbol.json` files are
+    byte-identical: `", "` before a newline, objects of one entry and arrays of at most ten
+    plain values on one line, keys of attribute maps sorted."""
+
+    def __init__(self):
+        self.out: List[str] = []
+        self.multi: List[bool] = []
+        self.count: List[int] = []
+
+    def _sep(self) -> None:
+        if not self.multi or self.multi[-1]:
+            self.out.append("\n" + " " * (2 * len(self.multi)))
+
+    def _begin(self, bracket: str, multi_line: bool) -> None:
+        self.out.append(bracket)
+        self.multi.append(multi_line)
+        self.count.append(0)
+
+    def _end(self, bracket: str) -> None:
+        n = self.count.pop()
+        newline = self.multi.pop()
+        if newline and n:
+            self._sep()
+        self.out.append(bracket)
+
+    def _next(self) -> None:
+        if self.count[-1] > 0:
+            self.out.append(", ")
+        self._sep()
+        self.count[-1] += 1
+
+    def string(self, s: str) -> None:
+        escaped = (s.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r")
+                   .replace("\n", "\\n").replace("\t", "\\t"))
+        self.out.append('"%s"' % escaped)
+
+    def scalar(self, v) -> None:
+        if isinstance(v, str):
+            self.string(v)
+        else:
+            self.out.append(str(v))
+
+    def array(self, items, multi_line: bool, write_item) -> None:
+        self._begin("[", multi_line)
+        for item in items:
+            self._next()
+            write_item(item)
+        self._end("]")
+
+    def obj(self, pairs, multi_line: bool, write_value) -> None:
+        self._begin("{", multi_line)
+        for key, value in pairs:
+            self._next()
+            self.string(key)
+            self.out.append(": ")
+            write_value(key, value)
+        self._end("}")
+
+    # --- the pieces of an nnvm graph
+    def plain_list(self, values) -> None:
+        self.array(values, len(values) > 10, self.scalar)
+
+    def entries(self, entries) -> None:
+        self.array(entries, len(entries) > 10, lambda e: self.array(e, False, self.scalar))
+
+    def str_map(self, mapping) -> None:
+        self.obj(sorted(mapping.items()), len(mapping) > 1, lambda k, v: self.string(str(v)))
+
+    def node(self, node) -> None:
+        def value(key, v):
+            if key == "attrs":
+                self.str_map(v)
+            elif key in ("inputs", "control_deps"):
+                self.entries(v) if key == "inputs" else self.plain_list(v)
+            elif key == "subgraphs":
+                self.array(v, True, self.graph)
+            else:
+                self.scalar(v)
+        self.obj([(k, node[k]) for k in ("op", "name", "attrs", "inputs", "control_deps",
+                                         "subgraphs") if k in node], True, value)
+
+    def graph(self, graph) -> None:
+        def value(key, v):
+            if key == "nodes":
+                self.array(v, True, self.node)
+            elif key == "heads":
+                self.entries(v)
+            elif key == "attrs":
+                self.obj(sorted(v.items()), len(v) > 1,
+                         lambda _k, av: self.array(av, False, self.scalar))
+            else:
+                self.plain_list(v)
+        order = ["nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"]
+        self.obj([(k, graph[k]) for k in order if k in graph], True, value)
+
+
+def dumps_graph_json(graph: dict) -> str:
+    """An nnvm graph dict (as `json.loads(sym.tojson())`) in MXNet's exact text layout."""
+    writer = _DmlcJSONWriter()
+    writer.graph(graph)
+    return "".join(writer.out)

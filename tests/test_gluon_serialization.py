@@ -114,3 +114,17 @@ def test_unnamed_list_matches_real_mxnet(tmp_path):
     mx_real.nd.save(str(theirs), [mx_real.nd.ones((2, 1)),
                                   mx_real.nd.zeros((3,), dtype="int64")])
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+@pytest.mark.mxnet
+def test_graph_json_text_is_byte_identical_to_mxnets():
+    import json
+    mx_real = pytest.importorskip("mxnet")
+    from hybridlint.engine.serialization import dumps_graph_json
+    s = mx_real.sym.var("x", shape=(2, 3), init=mx_real.init.Xavier())
+    for i in range(12):                       # more than ten inputs: multi-line lists
+        s = s + mx_real.sym.var("y%d" % i)
+    s = mx_real.sym.FullyConnected(s, num_hidden=4, name="fc\tq\"uote")
+    group = mx_real.sym.Group([s, mx_real.sym.var("z") * 2, mx_real.sym.BatchNorm(s)])
+    text = group.tojson()
+    assert dumps_graph_json(json.loads(text)) == text

@@ -10,6 +10,7 @@ The parts hybridlint relies on most:
   input order so a call is a type check, one list copy and the plan (see benchmarks/).
 """
 import copy
+import json
 import re
 import threading
 import warnings
@@ -20,6 +21,7 @@ from .. import name as _name
 from .. import ndarray, symbol
 from ..base import engine_not_implemented, mx_real_t
 from ..compat import proxy_of
+from ..serialization import dumps_graph_json
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from . import parameter as _parameter
@@ -658,7 +660,9 @@ class HybridBlock(Block):
             raise RuntimeError("Please first call block.hybridize() and then run forward with "
                                "this block at least once before calling export.")
         sym = self._cached_graph[1]
-        sym.save("%s-symbol.json" % path, remove_amp_cast=remove_amp_cast)
+        with open("%s-symbol.json" % path, "w") as fh:
+            # MXNet's exact text layout (dmlc's JSON writer), not just equivalent JSON
+            fh.write(dumps_graph_json(json.loads(sym.tojson())))
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}
