@@ -1,0 +1,238 @@
+"""Activation-like ops beyond `Activation`: LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu),
+softmax / log_softmax / softmin (axis, temperature, dtype, length), SoftmaxActivation and
+Dropout.
+
+Dropout is marked `view`: at inference it returns its input itself (no copy, and the executor
+knows the output shares the input's storage); when training (or mode='always') it draws a mask
+from the engine generator at call time, so a hybridized graph honours `autograd.train_mode()`.
+"""
+import math
+
+import numpy as np
+
+from .. import autograd
+from .. import random as _random
+from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_bool, p_dtype, p_enum,
+                        p_float, p_int, p_opt, p_shape, register)
+from ._util import fmt_shape, norm_axis
+from .elemwise import _erf
+
+# ----------------------------------------------------------------------------- LeakyReLU
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+def _lrelu_inputs(attrs):
+    return ("data", "gamma") if attrs.act_type == "prelu" else ("data",)
+
+
+def _lrelu_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    nout = 2 if attrs.act_type == "rrelu" else 1
+    if attrs.act_type != "prelu":
+        return in_shapes, [data] * nout
+    gamma = in_shapes[1]
+    if data is not None and gamma is None:
+        gamma = (data[1] if len(data) > 1 else data[0],)
+    elif data is not None and gamma is not None and len(gamma) == 1 and gamma[0] not in (0, 1):
+        want = data[1] if len(data) > 1 else data[0]
+        try:
+            gamma = merge_shape(gamma, (want,))
+        except ShapeError:
+            raise ShapeError("LeakyReLU(prelu): gamma has shape {}, expected [{}] (channels "
+                             "of data {}) or [1]".format(fmt_shape(gamma), want,
+                                                         fmt_shape(data))) from None
+    return [data, gamma], [data]
+
+
+def _neg_part(x, fn):
+    """Apply `fn` to the negative entries only (exp never overflows on the positive ones)."""
+    out = x.copy()
+    neg = x < 0
+    out[neg] = fn(x[neg])
+    return out
+
+
+def leaky_relu(attrs, x, gamma=None):
+    """LeakyReLU family: leaky (x or slope*x), prelu (learned slope `gamma` per channel),
+    elu, selu, gelu, and rrelu (at inference the mean slope (lower+upper)/2)."""
+    t = attrs.act_type
+    dt = x.dtype.type
+    if t == "leaky":
+        return np.where(x > 0, x, x * dt(attrs.slope))
+    if t == "prelu":
+        if gamma.size == 1:
+            g = gamma.reshape(()).astype(x.dtype)
+        else:
+            if x.ndim < 2 or gamma.shape != (x.shape[1],):
+                _lrelu_shape(attrs, [x.shape, gamma.shape])
+                raise ShapeError("LeakyReLU(prelu): gamma {} does not match data {}".format(
+                    fmt_shape(gamma.shape), fmt_shape(x.shape)))
+            g = gamma.astype(x.dtype, copy=False).reshape((1, -1) + (1,) * (x.ndim - 2))
+        return np.where(x > 0, x, x * g).astype(x.dtype, copy=False)
+    if t == "elu":
+        return _neg_part(x, lambda v: dt(attrs.slope) * np.expm1(v))
+    if t == "selu":
+        out = _neg_part(x, lambda v: dt(_SELU_ALPHA) * np.expm1(v))
+        out *= dt(_SELU_LAMBDA)
+        return out
+    if t == "gelu":
+        return (dt(0.5) * x * (dt(1) + _erf(x / dt(math.sqrt(2.0))))).astype(x.dtype)
+    # rrelu: second output is the slope used (MXNet leaves it uninitialised at inference)
+    if autograd.is_training():
+        slope = _random.generator().uniform(attrs.lower_bound, attrs.upper_bound,
+                                            size=x.shape).astype(x.dtype)
+    else:
+        slope = np.full(x.shape, (attrs.lower_bound + attrs.upper_bound) / 2.0, x.dtype)
+    return np.where(x > 0, x, x * slope), slope
+
+
+register("LeakyReLU", inputs=_lrelu_inputs,
+         params={"act_type": Param(p_enum("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
+                                   "leaky"),
+                 "slope": Param(p_float, 0.25), "lower_bound": Param(p_float, 0.125),
+                 "upper_bound": Param(p_float, 0.333999991)},
+         num_outputs=lambda a: 2 if a.act_type == "rrelu" else 1,
+         output_names=lambda a: ("output", "mask") if a.act_type == "rrelu" else ("output",),
+         infer_shape=_lrelu_shape)(leaky_relu)
+
+# ----------------------------------------------------------------------------- softmax family
+
+
+def _softmax_inputs(attrs):
+    return ("data", "length") if attrs.use_length else ("data",)
+
+
+def _softmax_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    if not attrs.use_length:
+        return in_shapes, [data]
+    if data is None:
+        return in_shapes, [None]
+    ax = norm_axis(attrs.axis, len(data), "softmax")
+    want = tuple(d for i, d in enumerate(data) if i != ax)
+    try:
+        length = merge_shape(in_shapes[1], want)
+    except ShapeError:
+        raise ShapeError("softmax: length has shape {}, expected {} (data {} without axis {})"
+                         .format(fmt_shape(in_shapes[1]), fmt_shape(want), fmt_shape(data),
+                                 attrs.axis)) from None
+    return [data, length], [data]
+
+
+def _softmax_type(attrs, in_types):
+    t = in_types[0]
+    out = attrs.dtype if attrs.dtype is not None else t
+    return list(in_types), [out]
+
+
+def _scaled(attrs, x):
+    if attrs.temperature is not None and attrs.temperature != 1.0:
+        return x / x.dtype.type(attrs.temperature)
+    return x
+
+
+def _length_mask(attrs, x, length, ax):
+    """Boolean mask, True where the position along `ax` is below `length`."""
+    pos = np.arange(x.shape[ax]).reshape((-1,) + (1,) * (x.ndim - ax - 1))
+    return pos < np.expand_dims(length, ax).astype(np.int64)
+
+
+def _softmax_core(attrs, x, length, log, sign=1.0):
+    ax = norm_axis(attrs.axis, x.ndim, "softmax")
+    if attrs.dtype is not None and attrs.dtype != x.dtype:
+        x = x.astype(attrs.dtype)
+    z = _scaled(attrs, x)
+    if sign < 0:
+        z = -z
+    mask = None
+    if length is not None:
+        if length.dtype.kind not in "iu":
+            raise ShapeError("softmax: length only supports integer types, not {}".format(
+                length.dtype.name))
+        _softmax_shape(attrs, [x.shape, length.shape])
+        mask = _length_mask(attrs, x, length, ax)
+        z = np.where(mask, z, x.dtype.type(-np.inf))
+    with np.errstate(invalid="ignore", over="ignore"):
+        m = np.max(z, axis=ax, keepdims=True)
+        if mask is not None:
+            m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
+        e = np.exp(z - m)
+        s = np.sum(e, axis=ax, keepdims=True, dtype=x.dtype)
+        if log:
+            out = z - m - np.log(s)
+        else:
+            out = e / s
+    if mask is not None:
+        out = np.where(mask, out, 0).astype(x.dtype)
+    return out.astype(x.dtype, copy=False)
+
+
+def softmax(attrs, x, length=None):
+    """exp(x/T) normalised along `axis` (only the first `length` entries with use_length;
+    the rest are 0); `dtype` sets the output type."""
+    return _softmax_core(attrs, x, length, log=False)
+
+
+def log_softmax(attrs, x, length=None):
+    """log(softmax(x)) along `axis`, computed stably."""
+    return _softmax_core(attrs, x, length, log=True)
+
+
+def softmin(attrs, x, length=None):
+    """softmax(-x) along `axis`."""
+    return _softmax_core(attrs, x, length, log=False, sign=-1.0)
+
+
+_SOFTMAX_PARAMS = {"axis": Param(p_int, -1), "temperature": Param(p_opt(p_float), None),
+                   "dtype": Param(p_opt(p_dtype), None),
+                   "use_length": Param(p_opt(p_bool), False)}
+
+for _name, _fn in (("softmax", softmax), ("log_softmax", log_softmax), ("softmin", softmin)):
+    register(_name, inputs=_softmax_inputs, params=dict(_SOFTMAX_PARAMS),
+             infer_shape=_softmax_shape, infer_type=_softmax_type)(_fn)
+
+
+def softmax_activation(attrs, x):
+    """Softmax over the last axis (mode='instance': what MXNet 1.9.1 computes for N-D input)
+    or over axis 1 ('channel')."""
+    if attrs.mode == "channel":
+        if x.ndim < 2:
+            raise ShapeError("SoftmaxActivation(mode='channel') needs at least 2-D data, got "
+                             "{}".format(fmt_shape(x.shape)))
+        ax, z = 1, x
+    else:
+        ax, z = x.ndim - 1, x
+    m = np.max(z, axis=ax, keepdims=True)
+    e = np.exp(z - m)
+    e /= np.sum(e, axis=ax, keepdims=True, dtype=x.dtype)
+    return e.reshape(x.shape)
+
+
+register("SoftmaxActivation", params={"mode": Param(p_enum("channel", "instance"), "instance")},
+         infer_shape=elemwise_shape)(softmax_activation)
+
+# ----------------------------------------------------------------------------- Dropout
+
+
+def dropout(attrs, x):
+    """Identity at inference (mode='training'); when training, or always with mode='always',
+    zero each entry with probability p and scale the rest by 1/(1-p); `axes` share one mask
+    value along those axes (variational dropout)."""
+    if attrs.p <= 0 or attrs.mode == "training" and not autograd.is_training():
+        return x
+    if attrs.p >= 1:
+        return np.zeros_like(x)
+    shape = list(x.shape)
+    for a in attrs.axes:
+        shape[norm_axis(a, x.ndim, "Dropout")] = 1
+    keep = _random.generator().random_sample(tuple(shape)) >= attrs.p
+    return x * (keep / (1.0 - attrs.p)).astype(x.dtype)
+
+
+register("Dropout", params={"p": Param(p_float, 0.5),
+                            "mode": Param(p_enum("always", "training"), "training"),
+                            "axes": Param(p_shape, ()),
+                            "cudnn_off": Param(p_opt(p_bool), False)},
+         infer_shape=elemwise_shape, view=True, random=True)(dropout)

@@ -1,0 +1,256 @@
+"""Normalisation ops: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization.
+
+Each infers its parameter shapes (gamma, beta, moving stats) backward from data, which is how
+gluon's deferred init learns `in_channels`. Statistics are computed in the data dtype with
+numpy's pairwise sums; MXNet's extra outputs follow its conventions exactly (BatchNorm's `var`
+output is the *inverse* standard deviation; LayerNorm/GroupNorm output the standard deviation).
+"""
+import numpy as np
+
+from .. import autograd
+from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_float, p_int, p_opt,
+                        register)
+from ._util import fmt_shape, norm_axis
+
+
+def _fill_vec(in_shapes, idx, n, what, op):
+    try:
+        return merge_shape(in_shapes[idx], (n,))
+    except ShapeError:
+        raise ShapeError("{}: {} has shape {}, expected {}".format(
+            op, what, fmt_shape(in_shapes[idx]), fmt_shape((n,)))) from None
+
+
+def _check_inputs(shape_fn, attrs, arrays):
+    """Run shape inference on concrete arrays; raise on any parameter of the wrong shape."""
+    shapes = [a.shape for a in arrays]
+    ins, _ = shape_fn(attrs, shapes)
+    for given, want in zip(shapes, ins):
+        if want is not None and given != want:
+            raise ShapeError("parameter shapes {} do not match the expected {}".format(
+                ", ".join(fmt_shape(s) for s in shapes), ", ".join(fmt_shape(s) for s in ins)))
+
+
+def _bcast(v, ndim, axis):
+    shape = [1] * ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+# ----------------------------------------------------------------------------- BatchNorm
+
+
+def _bn_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    nout = 3 if attrs.output_mean_var else 1
+    if data is None:
+        return in_shapes, [None] * nout
+    if not -len(data) <= attrs.axis < len(data):
+        raise ShapeError("Channel axis out of range: {} for data of shape {}".format(
+            attrs.axis, fmt_shape(data)))
+    c = data[attrs.axis % len(data)]
+    names = ("gamma", "beta", "moving_mean", "moving_var")
+    shapes = [data] + [_fill_vec(in_shapes, i + 1, c, names[i], "BatchNorm") for i in range(4)]
+    return shapes, [data] + [(c,)] * (nout - 1)
+
+
+def _bn_stats(attrs, x, gamma, beta, mean, var):
+    ax = attrs.axis % x.ndim
+    if autograd.is_training() and not attrs.use_global_stats:
+        axes = tuple(i for i in range(x.ndim) if i != ax)
+        mean = x.mean(axis=axes, dtype=x.dtype)
+        var = x.var(axis=axes, dtype=x.dtype)
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + attrs.eps)).astype(x.dtype)
+    g = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(x.dtype, copy=False)
+    scale = g * invstd
+    shift = beta.astype(x.dtype, copy=False) - mean.astype(x.dtype, copy=False) * scale
+    return ax, scale, shift, mean.astype(x.dtype, copy=False), invstd
+
+
+def batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
+    """Batch normalisation: moving statistics at inference (or with use_global_stats), batch
+    statistics when training. fix_gamma=True (the op's default) ignores gamma."""
+    if x.ndim == 0 or gamma.shape != (x.shape[attrs.axis % x.ndim],) or \
+            moving_var.shape != gamma.shape or beta.shape != gamma.shape or \
+            moving_mean.shape != gamma.shape:
+        _check_inputs(_bn_shape, attrs, [x, gamma, beta, moving_mean, moving_var])
+    ax, scale, shift, mean, invstd = _bn_stats(attrs, x, gamma, beta, moving_mean, moving_var)
+    out = x * _bcast(scale, x.ndim, ax)
+    out += _bcast(shift, x.ndim, ax)
+    if attrs.output_mean_var:
+        return out, mean.copy(), invstd
+    return out
+
+
+def batch_norm_out(attrs, out, x, gamma, beta, moving_mean, moving_var):
+    """The same into a preallocated (possibly the input's) buffer."""
+    ax, scale, shift, _, _ = _bn_stats(attrs, x, gamma, beta, moving_mean, moving_var)
+    np.multiply(x, _bcast(scale, x.ndim, ax), out=out)
+    out += _bcast(shift, x.ndim, ax)
+
+
+register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
+         params={"eps": Param(p_float, 0.0010000000474974513),
+                 "momentum": Param(p_float, 0.9), "fix_gamma": Param(p_bool, True),
+                 "use_global_stats": Param(p_bool, False),
+                 "output_mean_var": Param(p_bool, False), "axis": Param(p_int, 1),
+                 "cudnn_off": Param(p_bool, False),
+                 "min_calib_range": Param(p_opt(p_float), None),
+                 "max_calib_range": Param(p_opt(p_float), None)},
+         num_outputs=lambda a: 3 if a.output_mean_var else 1,
+         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
+         infer_shape=_bn_shape, out_kernel=batch_norm_out, inplace=True)(batch_norm)
+
+# ----------------------------------------------------------------------------- LayerNorm
+
+
+def _ln_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    nout = 3 if attrs.output_mean_var else 1
+    if data is None:
+        return in_shapes, [None] * nout
+    ax = norm_axis(attrs.axis, len(data), "LayerNorm")
+    c = data[ax]
+    shapes = [data, _fill_vec(in_shapes, 1, c, "gamma", "LayerNorm"),
+              _fill_vec(in_shapes, 2, c, "beta", "LayerNorm")]
+    red = tuple(1 if i == ax else d for i, d in enumerate(data))
+    return shapes, [data] + [red] * (nout - 1)
+
+
+def layer_norm(attrs, x, gamma, beta):
+    """(x - mean) / sqrt(var + eps) * gamma + beta over `axis` (default -1)."""
+    if x.ndim == 0:
+        raise ShapeError("LayerNorm needs at least one dimension")
+    ax = norm_axis(attrs.axis, x.ndim, "LayerNorm")
+    if gamma.shape != (x.shape[ax],) or beta.shape != gamma.shape:
+        _check_inputs(_ln_shape, attrs, [x, gamma, beta])
+    mean = x.mean(axis=ax, keepdims=True, dtype=x.dtype)
+    cen = x - mean
+    var = np.mean(np.square(cen), axis=ax, keepdims=True, dtype=x.dtype)
+    std = np.sqrt(var + x.dtype.type(attrs.eps))
+    out = cen / std
+    out *= _bcast(gamma.astype(x.dtype, copy=False), x.ndim, ax)
+    out += _bcast(beta.astype(x.dtype, copy=False), x.ndim, ax)
+    if attrs.output_mean_var:
+        return out, mean, std
+    return out
+
+
+_NORM_OUT = {"num_outputs": lambda a: 3 if a.output_mean_var else 1,
+             "output_names": lambda a: ("output", "mean", "std") if a.output_mean_var
+             else ("output",)}
+
+register("LayerNorm", inputs=("data", "gamma", "beta"),
+         params={"axis": Param(p_int, -1), "eps": Param(p_float, 9.99999975e-06),
+                 "output_mean_var": Param(p_bool, False)},
+         infer_shape=_ln_shape, **_NORM_OUT)(layer_norm)
+
+# ----------------------------------------------------------------------------- InstanceNorm
+
+
+def _in_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return in_shapes, [None]
+    if len(data) < 3:
+        raise ShapeError("InstanceNorm only accepts input tensors of 3 or more dimensions, got "
+                         "{}".format(fmt_shape(data)))
+    c = data[1]
+    return [data, _fill_vec(in_shapes, 1, c, "gamma", "InstanceNorm"),
+            _fill_vec(in_shapes, 2, c, "beta", "InstanceNorm")], [data]
+
+
+def instance_norm(attrs, x, gamma, beta):
+    """Normalise each (sample, channel) over the spatial axes, then scale and shift."""
+    _check_inputs(_in_shape, attrs, [x, gamma, beta])
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True, dtype=x.dtype)
+    cen = x - mean
+    var = np.mean(np.square(cen), axis=axes, keepdims=True, dtype=x.dtype)
+    out = cen / np.sqrt(var + x.dtype.type(attrs.eps))
+    out *= _bcast(gamma.astype(x.dtype, copy=False), x.ndim, 1)
+    out += _bcast(beta.astype(x.dtype, copy=False), x.ndim, 1)
+    return out
+
+
+register("InstanceNorm", inputs=("data", "gamma", "beta"),
+         params={"eps": Param(p_float, 0.00100000005)}, infer_shape=_in_shape)(instance_norm)
+
+# ----------------------------------------------------------------------------- GroupNorm
+
+
+def _gn_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    g = attrs.num_groups
+    nout = 3 if attrs.output_mean_var else 1
+    if data is None:
+        return in_shapes, [None] * nout
+    if len(data) < 2:
+        raise ShapeError("GroupNorm needs data with a channel axis, got {}".format(
+            fmt_shape(data)))
+    if data[1] and data[1] % g:
+        raise ShapeError("GroupNorm: channels ({}) must be divisible by num_groups ({})".format(
+            data[1], g))
+    # MXNet 1.x: gamma and beta have one entry per group
+    shapes = [data, _fill_vec(in_shapes, 1, g, "gamma", "GroupNorm"),
+              _fill_vec(in_shapes, 2, g, "beta", "GroupNorm")]
+    return shapes, [data] + [(data[0], g)] * (nout - 1)
+
+
+def group_norm(attrs, x, gamma, beta):
+    """Normalise over each group of channels (and the spatial axes); gamma/beta per group."""
+    _check_inputs(_gn_shape, attrs, [x, gamma, beta])
+    n, c = x.shape[:2]
+    g = attrs.num_groups
+    xg = x.reshape(n, g, -1)
+    mean = xg.mean(axis=2, keepdims=True, dtype=x.dtype)
+    cen = xg - mean
+    var = np.mean(np.square(cen), axis=2, keepdims=True, dtype=x.dtype)
+    std = np.sqrt(var + x.dtype.type(attrs.eps))
+    out = cen / std
+    out *= gamma.astype(x.dtype, copy=False).reshape(1, g, 1)
+    out += beta.astype(x.dtype, copy=False).reshape(1, g, 1)
+    out = out.reshape(x.shape)
+    if attrs.output_mean_var:
+        return out, mean.reshape(n, g), std.reshape(n, g)
+    return out
+
+
+register("GroupNorm", inputs=("data", "gamma", "beta"),
+         params={"num_groups": Param(p_int, 1), "eps": Param(p_float, 9.99999975e-06),
+                 "output_mean_var": Param(p_bool, False)},
+         infer_shape=_gn_shape, **_NORM_OUT)(group_norm)
+
+# ----------------------------------------------------------------------------- L2Normalization
+
+
+def _l2_axes(mode, ndim):
+    if mode == "instance":
+        return tuple(range(1, ndim))
+    if mode == "channel":
+        return (1,)
+    return tuple(range(2, ndim))
+
+
+def _l2_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is not None and (len(s) < 2 or attrs.mode == "spatial" and len(s) < 3):
+        raise ShapeError("L2Normalization (mode={}) needs data of at least {} dimensions, got "
+                         "{}".format(attrs.mode, 3 if attrs.mode == "spatial" else 2,
+                                     fmt_shape(s)))
+    return in_shapes, [s]
+
+
+def l2_normalization(attrs, x):
+    """x / sqrt(sum(x^2) + eps) over all but the batch axis (instance), over channels
+    (channel) or over the spatial axes (spatial)."""
+    _l2_shape(attrs, [x.shape])
+    axes = _l2_axes(attrs.mode, x.ndim)
+    norm = np.sqrt(np.sum(np.square(x), axis=axes, keepdims=True, dtype=x.dtype)
+                   + x.dtype.type(attrs.eps))
+    return x / norm
+
+
+register("L2Normalization",
+         params={"eps": Param(p_float, 1.00000001e-10),
+                 "mode": Param(p_enum("channel", "instance", "spatial"), "instance")},
+         infer_shape=_l2_shape)(l2_normalization)
