@@ -9,11 +9,16 @@ import types
 from .. import registry as _registry
 from .ndarray import NDArray, array, concatenate, empty, from_numpy, waitall, wrap
 from .register import make_nd_function
+from .helpers import (add, subtract, multiply, divide, true_divide, modulo, power,  # noqa: F401
+                      maximum, minimum, equal, not_equal, greater, greater_equal, lesser,
+                      lesser_equal, logical_and, logical_or, logical_xor, _random_namespace)
 
 _this = sys.modules[__name__]
 contrib = types.ModuleType(__name__ + ".contrib", "mx.nd.contrib: contrib operators")
 _internal = types.ModuleType(__name__ + "._internal", "mx.nd._internal: internal operators")
 op = types.ModuleType(__name__ + ".op", "mx.nd.op: all operators")
+random = _random_namespace(types.ModuleType(__name__ + ".random", "mx.nd.random: sampling"))
+sys.modules[random.__name__] = random
 sys.modules[contrib.__name__] = contrib
 sys.modules[_internal.__name__] = _internal
 sys.modules[op.__name__] = op
@@ -32,8 +37,13 @@ def _install(name, opdef):
         setattr(_internal, name, fn)
     elif name.startswith("_"):
         setattr(_internal, name, fn)
-    else:
+    elif name not in _HELPERS:
         setattr(_this, name, fn)
+
+
+_HELPERS = {"maximum", "minimum", "power", "add", "subtract", "multiply", "divide", "modulo",
+            "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+            "logical_and", "logical_or", "logical_xor", "true_divide"}
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:

@@ -18,7 +18,8 @@ _this = sys.modules[__name__]
 contrib = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib operators")
 _internal = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
 op = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
-for _m in (contrib, _internal, op):
+random = types.ModuleType(__name__ + ".random", "mx.sym.random: sampling")
+for _m in (contrib, _internal, op, random):
     sys.modules[_m.__name__] = _m
 
 
@@ -167,8 +168,33 @@ def _install(fname, opdef):
         setattr(_internal, fname, fn)
     elif fname.startswith("_"):
         setattr(_internal, fname, fn)
-    else:
+    elif fname not in ("maximum", "minimum", "power", "hypot"):
         setattr(_this, fname, fn)
+
+
+def _sym_helper(name, op_name, scalar_name, rscalar_name, hint, shint, rshint=None):
+    def helper(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return _make_node_symbol(op_name, [left, right], {}, hint=hint)
+        if isinstance(left, Symbol):
+            return _make_node_symbol(scalar_name, [left], {"scalar": right}, hint=shint)
+        if isinstance(right, Symbol):
+            return _make_node_symbol(rscalar_name, [right], {"scalar": left},
+                                     hint=rshint or shint)
+        raise TypeError("types (%s, %s) not supported" % (type(left), type(right)))
+    helper.__name__ = name
+    helper.__doc__ = "Elementwise {} of Symbols (no broadcasting) or with a scalar.".format(name)
+    return helper
+
+
+maximum = _sym_helper("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", "_maximum",
+                      "_maximumscalar")
+minimum = _sym_helper("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", "_minimum",
+                      "_minimumscalar")
+power = _sym_helper("power", "_power", "_power_scalar", "_rpower_scalar", "_power",
+                    "_powerscalar", "_rpowerscalar")
+hypot = _sym_helper("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot",
+                    "_hypotscalar")
 
 
 def zeros(shape, dtype=None, **kwargs) -> Symbol:
@@ -193,4 +219,16 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                              dtype="float32" if dtype is None else dtype)
 
 
+def _random_uniform(low=0, high=1, shape=(), dtype=None, **kwargs) -> Symbol:
+    return _internal._random_uniform(low=low, high=high, shape=shape,
+                                     dtype=dtype or "float32", **kwargs)
+
+
+def _random_normal(loc=0, scale=1, shape=(), dtype=None, **kwargs) -> Symbol:
+    return _internal._random_normal(loc=loc, scale=scale, shape=shape,
+                                    dtype=dtype or "float32", **kwargs)
+
+
+random.uniform = _random_uniform
+random.normal = _random_normal
 _registry.on_register(_install)
