@@ -5,6 +5,7 @@ from .hl002_ndarray_only_method import NDArrayOnlyMethod
 from .hl003_tensor_indexing import TensorIndexing
 from .hl004_inplace_arithmetic import InplaceArithmetic
 from .hl006_eager_namespace_op import EagerNamespaceOp
+from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
 
 ALL_RULES = [
     SymbolAttribute,
@@ -12,5 +13,6 @@ ALL_RULES = [
     TensorIndexing,
     InplaceArithmetic,
     EagerNamespaceOp,
+    NonBroadcastArithmetic,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

@@ -1,0 +1,156 @@
+"""HL007 non-broadcast-arithmetic: `+ - * / % **` and comparisons between tensors whose shapes can differ."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Type
+
+import libcst as cst
+
+from ._build import call, strip_parens
+from .analysis import Value
+from .base import SAFE, Invalid, Rule, Valid
+
+BINARY: Dict[Type[cst.CSTNode], str] = {
+    cst.Add: "broadcast_add", cst.Subtract: "broadcast_sub", cst.Multiply: "broadcast_mul",
+    cst.Divide: "broadcast_div", cst.Modulo: "broadcast_mod", cst.Power: "broadcast_power",
+}
+COMPARISON: Dict[Type[cst.CSTNode], str] = {
+    cst.Equal: "broadcast_equal", cst.NotEqual: "broadcast_not_equal",
+    cst.LessThan: "broadcast_lesser", cst.LessThanEqual: "broadcast_lesser_equal",
+    cst.GreaterThan: "broadcast_greater", cst.GreaterThanEqual: "broadcast_greater_equal",
+}
+_ONES_EVIDENCE = ("reduction_keepdims", "expand_dims")
+_WHAT = {"reduction_keepdims": "a reduction with keepdims=True", "expand_dims": "expand_dims",
+         "reduction": "a reduction", "literal": "a literal shape with 1s", "parameter":
+         "a parameter whose shape has 1s", "reshape": "a reshape to a shape with 1s"}
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+def shape_evidence(a: Value, b: Value) -> Optional[str]:
+    """Why the shapes of tensors `a` and `b` can differ, or None when there is no evidence.
+
+    Known, equal shapes are never evidence; operands made the same way (both reductions, both
+    expand_dims) are not either, since nothing says their shapes differ.
+    """
+    if a.shape is not None and b.shape is not None and None not in a.shape and None not in b.shape:
+        return None if a.shape == b.shape else f"shapes {a.shape} and {b.shape}"
+    for mine, other in ((a, b), (b, a)):
+        reason = mine.shape_reason
+        if reason in _ONES_EVIDENCE or reason == "reduction":
+            if other.shape_reason != reason:
+                return f"one operand comes from {_WHAT[reason]}"
+        elif reason in ("literal", "parameter", "reshape") and mine.shape is not None and 1 in mine.shape:
+            if (other.shape_reason, other.shape) != (reason, mine.shape):
+                return f"one operand has shape {mine.shape} ({_WHAT[reason]})"
+    return None
+
+
+class NonBroadcastArithmetic(Rule):
+    code = "HL007"
+    name = "non-broadcast-arithmetic"
+    message = ("arithmetic between tensors of different shapes does not broadcast on Symbols; "
+               "use F.broadcast_*")
+    explanation = """\
+## What it does
+Finds `+ - * / % **` and `== != < <= > >=` between two tensors inside `hybrid_forward` (and
+the helpers it calls) when their shapes can differ. Evidence that they can: one operand comes
+from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a
+literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, or
+both shapes are known and differ. Tensors without such evidence — the residual `out + x` — are
+not reported.
+
+## Why it breaks under hybridize
+NDArray operators always broadcast (`x + y` is `broadcast_add(x, y)`), Symbol operators never
+do (`x + y` is the elementwise `_Plus`). In MXNet 1.9.1 hybridizing `x + x.sum(axis=1,
+keepdims=True)` raises
+`MXNetError: Error in operator ..._plus0: ... Check failed: assign(&dattr, vec.at(i)):
+Incompatible attr in node ..._plus0 at 1-th input: expected [2,3], got [2,1]`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x - x.mean(axis=1, keepdims=True)
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))
+```
+`+ - * / % **` become `F.broadcast_add`, `broadcast_sub`, `broadcast_mul`, `broadcast_div`,
+`broadcast_mod`, `broadcast_power`; `== != < <= > >=` become `F.broadcast_equal`,
+`broadcast_not_equal`, `broadcast_lesser`, `broadcast_lesser_equal`, `broadcast_greater`,
+`broadcast_greater_equal`. Operand order is kept.
+
+## Fix safety
+Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so the eager result
+is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
+different shapes what the eager code computed. Only tensor–tensor operations are rewritten
+(a Python scalar operand stays an operator: `broadcast_*` needs two arrays).
+"""
+
+    VALID = [
+        Valid(_net("out = F.relu(x)\nreturn out + x")),
+        Valid(_net("return x * 2 + 1")),
+        Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
+        Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
+        Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
+        Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
+    ]
+    INVALID = [
+        Invalid(_net("return x - x.mean(axis=1, keepdims=True)"), line=3,
+                fixed=_net("return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))"), safety=SAFE),
+        Invalid(_net("m = F.max(x, axis=-1, keepdims=True)\nreturn F.exp(x - m) / m  # stable"), line=4,
+                fixed=_net("m = F.max(x, axis=-1, keepdims=True)\n"
+                           "return F.broadcast_div(F.exp(F.broadcast_sub(x, m)), m)  # stable"), safety=SAFE),
+        Invalid(_net("bias = F.ones((1, 3))\nreturn (x + bias) ** bias"), line=4,
+                fixed=_net("bias = F.ones((1, 3))\nreturn F.broadcast_power(F.broadcast_add(x, bias), bias)"),
+                safety=SAFE),
+        Invalid(_net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"), line=4,
+                fixed=_net("mask = F.expand_dims(y, axis=1)\nreturn F.broadcast_mul(x, mask)"), safety=SAFE),
+        Invalid(_net("return x.sum(axis=0) % x"), line=3,
+                fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
+        Invalid(_net("return x >= x.mean(axis=1, keepdims=True)"), line=3,
+                fixed=_net("return F.broadcast_greater_equal(x, x.mean(axis=1, keepdims=True))"), safety=SAFE),
+        Invalid(_net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"), line=4,
+                fixed=_net("t = F.zeros((1, 4))\nreturn F.broadcast_not_equal(F.relu(t), x)"), safety=SAFE),
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+                "    def hybrid_forward(self, F, x, gamma):\n        return x * gamma\n", line=7,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+                      "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n",
+                safety=SAFE),
+    ]
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        op = BINARY.get(type(node.operator))
+        if op is not None:
+            self._check(node, node.left, node.right, op)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) == 1:
+            op = COMPARISON.get(type(node.comparisons[0].operator))
+            if op is not None:
+                self._check(node, node.left, node.comparisons[0].comparator, op)
+
+    def _check(self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression,
+               op: str) -> None:
+        if not (self.is_tensor(left) and self.is_tensor(right)):
+            return
+        why = shape_evidence(self.value(left), self.value(right))
+        if why is None:
+            return
+        message = (f"tensor arithmetic does not broadcast on Symbols ({why}): shape error under "
+                   f"hybridize; use {self.namespace or 'F'}.{op}")
+        if self.namespace is None:
+            self.report(node, message)
+            return
+        replacement = call(f"{self.namespace}.{op}", [strip_parens(left), strip_parens(right)])
+        replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
+        self.report(node, message, replacement=replacement, safety=SAFE)
