@@ -128,3 +128,12 @@ def test_check_fix_accepts_a_correct_rewrite_and_rejects_a_wrong_one(backend, se
     broken = check_fix(original, original.replace("h[:, 1]", "h.nope()"), "PickColumn",
                        [(2, 5)], path=data("slicing.py"), backend=backend, session=session)
     assert broken.status == "eager_error" and broken.stage == "fixed eager"
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_memory_limit_applies_to_user_code(backend):
+    with CheckerSession(memory_mb=2048) as limited:
+        report = one("memory_hog.py", {"Hog": [(2, 3)]}, backend, limited)
+    assert report.status == "cannot_run" and "out of memory" in report.reason
+    with CheckerSession(memory_mb=0) as unlimited:       # 0: no limit; np.empty touches no pages
+        assert one("memory_hog.py", {"Hog": [(2, 3)]}, backend, unlimited).ok
