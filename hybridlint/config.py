@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 if sys.version_info >= (3, 11):
@@ -63,25 +64,78 @@ class Config:
         rel = os.path.relpath(os.path.abspath(path), self.root)
         return rel.replace(os.sep, "/")
 
+    @cached_property
+    def _exclude_matcher(self) -> "_GlobMatcher":
+        return _GlobMatcher(self.all_excludes)
+
     def is_excluded(self, path: str) -> bool:
         """Whether ``path`` or one of its directories below the root matches an exclude glob."""
         rel = self.relpath(path)
-        parts = [] if rel.startswith("../") or rel == ".." else rel.split("/")
-        if not parts:  # outside the root: judge by the name alone
-            parts = [os.path.basename(os.path.abspath(path))]
-        for pattern in self.all_excludes:
-            if _matches_path(pattern, parts):
-                return True
-        return False
+        if rel.startswith("../") or rel == "..":  # outside the root: judge by the name alone
+            return self._exclude_matcher.matches_name(os.path.basename(os.path.abspath(path)))
+        return self._exclude_matcher.matches_parts(rel.split("/"))
+
+    def is_excluded_entry(self, parent_rel: str, name: str) -> bool:
+        """The walk's fast check for one entry whose parent directory is known not excluded.
+
+        ``parent_rel`` is the parent's path relative to the root ("" for the root itself, None
+        when the walk is outside the root).
+        """
+        matcher = self._exclude_matcher
+        if matcher.matches_name(name):
+            return True
+        if parent_rel is None or not matcher.has_path_globs:
+            return False
+        return matcher.matches_rel(f"{parent_rel}/{name}" if parent_rel else name)
 
     def ignores_for(self, path: str) -> Tuple[str, ...]:
         """The extra codes ``per-file-ignores`` switches off for ``path``."""
-        rel = self.relpath(path)
+        if not self.per_file_ignores:
+            return ()
+        parts = self.relpath(path).split("/")
         codes: list = []
         for pattern, pattern_codes in self.per_file_ignores:
-            if _matches_path(pattern, rel.split("/")):
+            if _matches_path(pattern, parts):
                 codes.extend(pattern_codes)
         return tuple(codes)
+
+
+class _GlobMatcher:
+    """Exclude globs compiled once: a walk checks thousands of entries against them.
+
+    Same semantics as :func:`_matches_path`: patterns without ``/`` match a single path
+    component, patterns with ``/`` match the root-relative path or one of its leading parts.
+    """
+
+    def __init__(self, patterns: Iterable[str]):
+        literal, name_globs, path_globs = set(), [], []
+        for raw in patterns:
+            pattern = raw.strip()
+            if "/" not in pattern.rstrip("/"):
+                name = pattern.rstrip("/")
+                if any(ch in name for ch in "*?["):
+                    name_globs.append(fnmatch.translate(name))
+                else:
+                    literal.add(name)
+            else:
+                pattern = pattern.strip("/")
+                path_globs.append(fnmatch.translate(pattern[2:] if pattern.startswith("./")
+                                                    else pattern))
+        self._literal = frozenset(literal)
+        self._name_re = re.compile("|".join(name_globs)) if name_globs else None
+        self._path_re = re.compile("|".join(path_globs)) if path_globs else None
+        self.has_path_globs = self._path_re is not None
+
+    def matches_name(self, name: str) -> bool:
+        return name in self._literal or bool(self._name_re and self._name_re.match(name))
+
+    def matches_rel(self, rel: str) -> bool:
+        return bool(self._path_re and self._path_re.match(rel))
+
+    def matches_parts(self, parts: Sequence[str]) -> bool:
+        if any(self.matches_name(part) for part in parts):
+            return True
+        return any(self.matches_rel("/".join(parts[:i])) for i in range(1, len(parts) + 1))
 
 
 def _matches_path(pattern: str, parts: Sequence[str]) -> bool:

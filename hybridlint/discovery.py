@@ -56,6 +56,8 @@ def discover(paths: Iterable[str], config: Config) -> Discovered:
     for raw in paths:
         path = os.path.normpath(raw)
         if os.path.isdir(path):
+            if config.is_excluded(path) and path != ".":
+                continue
             for found in _filter_gitignored(path, _walk(path, config, seen_dirs)):
                 add(found)
         elif os.path.lexists(path):
@@ -69,20 +71,23 @@ def discover(paths: Iterable[str], config: Config) -> Discovered:
 def _walk(top: str, config: Config, seen_dirs: Set[Tuple[int, int]]) -> List[str]:
     """Source files below ``top``, sorted, pruning excluded and already-visited directories."""
     found: List[str] = []
+    top_rel = os.path.relpath(os.path.abspath(top), config.root).replace(os.sep, "/")
+    outside = top_rel == ".." or top_rel.startswith("../")
     for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
         st = os.stat(dirpath)
         if (st.st_dev, st.st_ino) in seen_dirs:
             dirnames[:] = []
             continue
         seen_dirs.add((st.st_dev, st.st_ino))
-        dirnames[:] = sorted(
-            d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d))
-        )
+        if outside:
+            parent_rel = None
+        else:
+            below = os.path.relpath(dirpath, top).replace(os.sep, "/")
+            parent_rel = "/".join(p for p in (top_rel, below) if p not in ("", "."))
+        dirnames[:] = sorted(d for d in dirnames if not config.is_excluded_entry(parent_rel, d))
         for name in sorted(filenames):
-            if name.endswith(SOURCE_SUFFIXES):
-                full = os.path.normpath(os.path.join(dirpath, name))
-                if not config.is_excluded(full):
-                    found.append(full)
+            if name.endswith(SOURCE_SUFFIXES) and not config.is_excluded_entry(parent_rel, name):
+                found.append(os.path.normpath(os.path.join(dirpath, name)))
     return found
 
 
@@ -90,7 +95,9 @@ def _filter_gitignored(top: str, files: List[str]) -> List[str]:
     """Drop the files git considers ignored; keep everything when git cannot tell."""
     if not files:
         return files
-    relative = [os.path.relpath(f, top) for f in files]
+    prefix = "" if os.path.normpath(top) == "." else os.path.normpath(top) + os.sep
+    relative = [f[len(prefix):] if f.startswith(prefix) else os.path.relpath(f, top)
+                for f in files]
     try:
         proc = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],

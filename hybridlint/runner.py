@@ -130,9 +130,12 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     for path in found.missing:
         outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory")
     tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
+    enabled_for: Dict[Tuple[str, ...], frozenset] = {}
     for path in found.files:
         extra_ignore = config.ignores_for(path)
-        enabled = options.selection.enabled(codes, extra_ignore)
+        enabled = enabled_for.get(extra_ignore)
+        if enabled is None:
+            enabled = enabled_for[extra_ignore] = options.selection.enabled(codes, extra_ignore)
         try:
             raw = read_bytes(path)
         except SourceReadError as exc:

@@ -1,0 +1,254 @@
+"""How fast is hybridlint on a big model repository? Ratios measured in one run.
+
+Generates a synthetic repository (default 2,000 files; 10% hold HybridBlocks, several blocks a
+file and a few hazards each; every file 200-2,000 lines of realistic code) in a temporary
+directory, then measures on this machine:
+
+* floor: parsing just the hybrid files once with LibCST, on one core, in this process;
+* cold:  ``python -m hybridlint`` on the repository with an empty cache (a real subprocess,
+         interpreter start-up and imports included, default ``--jobs``);
+* warm:  the same command again, everything cached.
+
+and prints cold/floor (target <= 0.75) and warm/cold (target <= 0.05). Usage::
+
+    python benchmarks/lint_speed.py [--files 2000] [--seed 0] [--jobs N] [--keep]
+
+Timing is wall clock (time.perf_counter); the best of ``--repeat`` runs is taken for each figure.
+hybridlint runs from a snapshot of this checkout's sources (copied into the temporary directory
+with the package layout setup.py installs), so that files edited while the benchmark runs cannot
+invalidate the cache between the cold and the warm run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List, Tuple
+
+HYBRID_SHARE = 0.10
+MIN_LINES, MAX_LINES = 200, 2000
+
+BLOCK = '''
+
+class {name}(HybridBlock):
+    """A residual unit with {channels} channels."""
+
+    def __init__(self, channels={channels}, **kwargs):
+        super({name}, self).__init__(**kwargs)
+        with self.name_scope():
+            self.conv1 = nn.Conv2D(channels, kernel_size=3, padding=1)
+            self.bn1 = nn.BatchNorm()
+            self.conv2 = nn.Conv2D(channels, kernel_size=3, padding=1)
+            self.bn2 = nn.BatchNorm()
+            self.dense = nn.Dense({channels})
+
+    def hybrid_forward(self, F, x):
+        residual = x
+        out = F.Activation(self.bn1(self.conv1(x)), act_type="relu")
+        out = self.bn2(self.conv2(out))
+        out = F.broadcast_add(out, residual)
+{hazard}        return F.Activation(out, act_type="relu")
+'''
+
+HAZARDS = [
+    "        first = out[0]\n",
+    "        batch = x.shape[0]\n",
+    "        out += residual\n",
+    "        if out.sum() > 0:\n            out = out * 2\n",
+    "        print(out)\n",
+    "",
+    "",
+]
+
+HELPER = '''
+
+def {name}(values, scale={scale}):
+    """Normalise a list of numbers; used by the data pipeline."""
+    total = 0.0
+    for value in values:
+        total += value * scale
+    if not values:
+        return []
+    mean = total / len(values)
+    result = []
+    for value in values:
+        result.append((value * scale - mean) / (abs(mean) + 1e-6))
+    return result
+'''
+
+DATASET = '''
+
+class {name}(object):
+    """Reads records from disk and yields (data, label) pairs."""
+
+    def __init__(self, root, transform=None):
+        self.root = root
+        self.transform = transform
+        self.items = sorted(os.listdir(root)) if os.path.isdir(root) else []
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, index):
+        path = os.path.join(self.root, self.items[index])
+        with open(path, "rb") as handle:
+            data = handle.read()
+        label = index % {classes}
+        if self.transform is not None:
+            data = self.transform(data)
+        return data, label
+'''
+
+HEADER_HYBRID = '''"""Model definitions (generated for the hybridlint speed benchmark)."""
+import os
+
+import mxnet as mx
+from mxnet import nd
+from mxnet.gluon import HybridBlock, nn
+'''
+
+HEADER_PLAIN = '''"""Utilities (generated for the hybridlint speed benchmark)."""
+import os
+import sys
+'''
+
+
+def generate_file(rng: random.Random, hybrid: bool, index: int) -> str:
+    """One module of MIN_LINES..MAX_LINES lines; hybrid ones hold 2-6 HybridBlocks."""
+    target = rng.randint(MIN_LINES, MAX_LINES)
+    parts = [HEADER_HYBRID if hybrid else HEADER_PLAIN]
+    lines = parts[0].count("\n")
+    blocks = rng.randint(2, 6) if hybrid else 0
+    counter = 0
+    while lines < target or blocks > 0:
+        counter += 1
+        if blocks > 0:
+            blocks -= 1
+            text = BLOCK.format(name=f"Unit{index}_{counter}", channels=rng.choice([16, 32, 64]),
+                                hazard=rng.choice(HAZARDS))
+        elif rng.random() < 0.5:
+            text = HELPER.format(name=f"normalise_{index}_{counter}", scale=rng.randint(1, 9))
+        else:
+            text = DATASET.format(name=f"Records{index}_{counter}", classes=rng.randint(2, 1000))
+        parts.append(text)
+        lines += text.count("\n")
+    return "".join(parts)
+
+
+def generate_repo(root: str, files: int, seed: int) -> List[str]:
+    """Write the synthetic repository; returns the paths of the hybrid files."""
+    rng = random.Random(seed)
+    hybrid_paths = []
+    hybrid_indices = set(rng.sample(range(files), int(files * HYBRID_SHARE)))
+    for i in range(files):
+        package = os.path.join(root, f"pkg{i // 100:02d}")
+        os.makedirs(package, exist_ok=True)
+        path = os.path.join(package, f"module_{i:04d}.py")
+        hybrid = i in hybrid_indices
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(generate_file(rng, hybrid, i))
+        if hybrid:
+            hybrid_paths.append(path)
+    with open(os.path.join(root, "pyproject.toml"), "w", encoding="utf-8") as handle:
+        handle.write("[tool.hybridlint]\n")
+    return hybrid_paths
+
+
+def floor_seconds(paths: List[str]) -> float:
+    """Parse each hybrid file once with LibCST on one core (reading included)."""
+    import libcst
+
+    start = time.perf_counter()
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            libcst.parse_module(handle.read())
+    return time.perf_counter() - start
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SNAPSHOT_LAYOUT = {"hybridlint": "hybridlint", "engine": "hybridlint/engine",
+                   "rules": "hybridlint/rules"}
+
+
+def snapshot_sources(target: str) -> dict:
+    """Copy hybridlint's sources into ``target`` as installed; returns the env to run them."""
+    for source, dest in SNAPSHOT_LAYOUT.items():
+        shutil.copytree(os.path.join(REPO, source), os.path.join(target, dest),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = target + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def hybridlint_seconds(root: str, jobs: int, env: dict) -> Tuple[float, int]:
+    """One `python -m hybridlint` run on the repository; returns (seconds, exit code)."""
+    command = [sys.executable, "-m", "hybridlint", "--quiet", "--exit-zero", "."]
+    if jobs:
+        command[3:3] = ["--jobs", str(jobs)]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env=env)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"hybridlint failed ({proc.returncode}): {proc.stderr.decode()}")
+    return elapsed, proc.returncode
+
+
+def count_findings(root: str, env: dict) -> int:
+    proc = subprocess.run([sys.executable, "-m", "hybridlint", "--quiet", "--exit-zero", "."],
+                          cwd=root, capture_output=True, text=True, env=env)
+    return sum(1 for line in proc.stdout.splitlines() if ": HL" in line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=0, help="hybridlint --jobs (0: default)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure; best is kept")
+    parser.add_argument("--keep", action="store_true", help="keep the generated repository")
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="hybridlint-bench-")
+    root = os.path.join(workdir, "repo")
+    try:
+        env = snapshot_sources(os.path.join(workdir, "src"))
+        hybrid = generate_repo(root, args.files, args.seed)
+        total_lines = sum(open(os.path.join(d, f), encoding="utf-8").read().count("\n")
+                          for d, _, fs in os.walk(root) for f in fs if f.endswith(".py"))
+        hybrid_lines = sum(open(p, encoding="utf-8").read().count("\n") for p in hybrid)
+        print(f"repository: {args.files} files, {total_lines:,} lines; {len(hybrid)} hybrid "
+              f"files, {hybrid_lines:,} lines  ({root})")
+        cache = os.path.join(root, ".hybridlint_cache")
+        floors, colds = [], []
+        for _ in range(args.repeat):  # interleaved, so that load from elsewhere hits both alike
+            floors.append(floor_seconds(hybrid))
+            shutil.rmtree(cache, ignore_errors=True)
+            colds.append(hybridlint_seconds(root, args.jobs, env)[0])
+        floor, cold = min(floors), min(colds)
+        warm = min(hybridlint_seconds(root, args.jobs, env)[0] for _ in range(args.repeat))
+        caches = [n for n in os.listdir(cache) if n.startswith("lint-")]
+        if len(caches) != 1:
+            print(f"warning: {len(caches)} cache files: the warm runs were not all cached")
+        findings = count_findings(root, env)
+        print(f"cores available: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}")
+        print(f"floor (LibCST parse of the hybrid files, 1 core): {floor:7.3f} s")
+        print(f"hybridlint cold (empty cache):                   {cold:7.3f} s   "
+              f"cold/floor = {cold / floor:.3f}  (target <= 0.75)")
+        print(f"hybridlint warm (cached):                        {warm:7.3f} s   "
+              f"warm/cold  = {warm / cold:.3f}  (target <= 0.05)")
+        print(f"findings reported: {findings}")
+    finally:
+        if args.keep:
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
