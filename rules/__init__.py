@@ -6,6 +6,7 @@ from .hl003_tensor_indexing import TensorIndexing
 from .hl004_inplace_arithmetic import InplaceArithmetic
 from .hl006_eager_namespace_op import EagerNamespaceOp
 from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
+from .hl008_tensor_control_flow import TensorControlFlow
 
 ALL_RULES = [
     SymbolAttribute,
@@ -14,5 +15,6 @@ ALL_RULES = [
     InplaceArithmetic,
     EagerNamespaceOp,
     NonBroadcastArithmetic,
+    TensorControlFlow,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

@@ -1,0 +1,174 @@
+"""HL008 tensor-control-flow: Python control flow decided by tensor values (report only)."""
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from .analysis import dotted_name
+from .base import Invalid, Rule, Valid
+
+_BOOL_ERROR = ('NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
+               "for Symbol")
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class TensorControlFlow(Rule):
+    code = "HL008"
+    name = "tensor-control-flow"
+    message = "Python control flow on a tensor value cannot be traced into a graph"
+    explanation = """\
+## What it does
+Finds Python control flow decided by tensor values inside `hybrid_forward` and the helpers it
+calls: `if`, `while`, `elif`, ternaries (`a if cond else b`), `assert`, `and` / `or` / `not` on
+tensors, `for` loops over a tensor, and `for` loops over `range(x.shape[i])` / `range(len(x))`.
+
+## Why it breaks under hybridize
+A Symbol has no value to decide on. In MXNet 1.9.1 every truth test of a Symbol raises
+`NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented for
+Symbol and only available in NDArray.` Iterating a Symbol does not raise: it iterates the
+symbol's *outputs*, so `for row in x` runs once, on the whole tensor — a silent change (a
+`F.stack` of the rows then has an extra leading axis of 1). `range(x.shape[0])` raises
+`AttributeError: 'Symbol' object has no attribute 'shape'`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    if x.sum() > 0:
+        return x
+    return -x
+```
+
+## Fix
+Keep the decision in the graph:
+- elementwise choice: `F.where(cond, a, b)` (here `F.where(x.sum() > 0, x, -x)` after
+  broadcasting the condition: `F.broadcast_like(...)`);
+- whole-graph branches: `F.contrib.cond(pred, then_func, else_func)`;
+- loops over the first axis: `F.contrib.foreach(body, data, init_states)`;
+- loops until a condition: `F.contrib.while_loop(cond, func, loop_vars, max_iterations=...)`;
+- `and` / `or` / `not` on tensors: `F.logical_and` / `F.logical_or` (broadcast variants
+  `F.broadcast_logical_and` ...) and `F.logical_not`;
+- `assert` on values: move the check out of the graph (data pipeline or an eager-only branch).
+
+## Fix safety
+No automatic fix: the graph form depends on what the branch or loop computes.
+"""
+
+    VALID = [
+        Valid(_net("if mask is None:\n    return x\nreturn x * mask")),
+        Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
+        Valid(_net("return F.where(x > 0, x, -x)")),
+        Valid(_net("if F is mx.nd:\n    assert x.sum() > 0\nreturn x")),
+        Valid(_net("parts = F.split(x, num_outputs=3)\nfor p in parts:\n    x = x + p\nreturn x")),
+        Valid(_net("n = 2 if self.training else 3\nreturn x * n")),
+        Valid(_net("if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x")),
+    ]
+    INVALID = [
+        Invalid(_net("if x.sum() > 0:\n    return x\nreturn -x"), line=3),
+        Invalid(_net("y = F.relu(x)\nwhile y.max() > 1:\n    y = y / 2\nreturn y"), line=4),
+        Invalid(_net("return x if x.mean() > 0 else -x"), line=3),
+        Invalid(_net("y = F.relu(x)\nreturn y or x"), line=4),
+        Invalid(_net("assert x.min() >= 0, 'negative input'\nreturn x"), line=3),
+        Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
+        Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=4),
+        Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
+        Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._tests: Set[cst.CSTNode] = set()  # tests already reported by their statement
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check_test(node.test, "`if` on a tensor value", "F.where(cond, a, b) or F.contrib.cond")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check_test(node.test, "`while` on a tensor value", "F.contrib.while_loop")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check_test(node.test, "a conditional expression on a tensor value", "F.where(cond, a, b)")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check_test(node.test, "`assert` on a tensor value",
+                         "a check outside the graph (data pipeline or an eager-only branch)")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if node in self._tests:
+            return
+        if self.is_tensor(node.left):  # bool(left) is always evaluated
+            word = "and" if isinstance(node.operator, cst.And) else "or"
+            self.report(node, f"`{word}` on a tensor calls bool() on it ({_BOOL_ERROR}); use "
+                              f"F.logical_{word} / F.broadcast_logical_{word}")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if node in self._tests or not isinstance(node.operator, cst.Not):
+            return
+        if self.is_tensor(node.expression):
+            self.report(node, f"`not` on a tensor calls bool() on it ({_BOOL_ERROR}); use F.logical_not")
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.is_tensor(node.iter):
+            self.report(node.iter, "iterating a tensor iterates a Symbol's outputs after hybridize(): the "
+                                   "loop runs once, on the whole tensor (silent change); use F.contrib.foreach, "
+                                   "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
+            return
+        bound = self._range_over_shape(node.iter)
+        if bound is not None:
+            self.report(node.iter, f"a loop over `range({bound})` needs the tensor's shape, which a Symbol "
+                                   "does not have (AttributeError); use F.contrib.foreach over the axis, or a "
+                                   "fixed count given to the constructor")
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _check_test(self, test: cst.BaseExpression, what: str, alternative: str) -> None:
+        if self._decided_by_tensor(test):
+            self._mark(test)
+            self.report(test, f"{what} calls bool() on a Symbol under hybridize ({_BOOL_ERROR}); "
+                              f"use {alternative}")
+
+    def _decided_by_tensor(self, test: cst.BaseExpression) -> bool:
+        """True when evaluating `test` for its truth certainly calls bool() on a tensor."""
+        if self.is_tensor(test):
+            return True
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._decided_by_tensor(test.expression)
+        if isinstance(test, cst.BooleanOperation):
+            # the left operand is always tested; the right one only when the left does not decide,
+            # which for `and` means a true left side: report only certainties (the left one).
+            return self._decided_by_tensor(test.left) or (
+                self._decided_by_tensor(test.right) and self._left_cannot_short_circuit(test))
+        return False
+
+    def _left_cannot_short_circuit(self, test: cst.BooleanOperation) -> bool:
+        """`mask is not None and mask.sum() > 0`: the right side runs whenever mask is given;
+        a guard on None is not data-dependent, so the right side counts as evaluated."""
+        left = test.left
+        return isinstance(test.operator, cst.And) and isinstance(left, cst.Comparison) and len(
+            left.comparisons) == 1 and isinstance(left.comparisons[0].operator, cst.IsNot) and \
+            dotted_name(left.comparisons[0].comparator) == "None"
+
+    def _mark(self, test: cst.BaseExpression) -> None:
+        self._tests.add(test)
+        if isinstance(test, cst.UnaryOperation):
+            self._mark(test.expression)
+        elif isinstance(test, cst.BooleanOperation):
+            self._mark(test.left)
+            self._mark(test.right)
+
+    def _range_over_shape(self, iterable: cst.BaseExpression) -> Optional[str]:
+        if not (isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range"
+                and "range" not in self.env):
+            return None
+        for arg in iterable.args:
+            value = arg.value
+            if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and \
+                    value.value.attr.value == "shape" and self.is_tensor(value.value.value):
+                return cst.Module([]).code_for_node(value)
+            if isinstance(value, cst.Call) and dotted_name(value.func) == "len" and "len" not in self.env \
+                    and len(value.args) == 1 and self.is_tensor(value.args[0].value):
+                return cst.Module([]).code_for_node(value)
+        return None
