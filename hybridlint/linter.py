@@ -220,15 +220,17 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
             return True
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
+            # block factories (`def make(): class B(HybridBlock): ...`) hold classes too
+            return node in top_level
 
+    top_level: Set[cst.CSTNode] = set()
     for region in regions:
         for statement in region.module.body:
             if isinstance(statement, cst.FunctionDef):
                 functions.append(statement)
                 owner[statement] = region
-            else:
-                statement.visit(Collector(region))
+                top_level.add(statement)
+            statement.visit(Collector(region))
     module_facts: ModuleFacts = analyze(classes, functions)
 
     state = WalkState(module=context or ModuleContext())

@@ -106,6 +106,13 @@ def test_helper_function_in_its_own_region_is_analysed():
     assert codes(lint_source(source)) == [("HL001", 2)]
 
 
+def test_block_defined_inside_a_factory_function_is_linted():
+    source = ("def make_block(n):\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
+              "            return x[n]\n\n    class Other(HybridBlock):\n"
+              "        def hybrid_forward(self, F, x):\n            return x.shape\n    return Inner\n")
+    assert codes(lint_source(source)) == [("HL003", 4), ("HL001", 8)]
+
+
 def test_crlf_line_endings_are_kept():
     source = net("return x[0]").replace("\n", "\r\n")
     fixed = fix_source(source).source
