@@ -137,3 +137,23 @@ def test_memory_limit_applies_to_user_code(backend):
     assert report.status == "cannot_run" and "out of memory" in report.reason
     with CheckerSession(memory_mb=0) as unlimited:       # 0: no limit; np.empty touches no pages
         assert one("memory_hog.py", {"Hog": [(2, 3)]}, backend, unlimited).ok
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_jobs_do_not_leak_modules_or_cwd(backend, tmp_path):
+    """A sibling module rewritten between two jobs (as --fix --verify does) is re-imported."""
+    (tmp_path / "layers.py").write_text(
+        "from mxnet import gluon\n\nclass Body(gluon.HybridBlock):\n"
+        "    def hybrid_forward(self, F, x):\n        return F.dot(x, x)\n")
+    main = tmp_path / "main.py"
+    main.write_text("import os\nimport layers\n\nos.chdir('/')\n\n"
+                    "class Net(layers.Body):\n    pass\n")
+    with CheckerSession() as s:
+        (first,) = check_file(str(main), {"Net": [(2, 3)]}, backend=backend, session=s)
+        assert first.status == "eager_error"
+        (tmp_path / "layers.py").write_text(
+            "from mxnet import gluon\n\nclass Body(gluon.HybridBlock):\n"
+            "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
+        (second,) = check_file(str(main), {"Net": [(2, 3)]}, backend=backend, session=s)
+        assert second.ok, second.summary()
+        assert s.workers_started == 1

@@ -50,6 +50,44 @@ def _reset_log() -> None:
         pass
 
 
+def _snapshot():
+    return os.getcwd(), list(sys.path), set(sys.modules)
+
+
+def _restore(state) -> None:
+    """Undo what a job's user code changed in the interpreter, so jobs do not leak into each
+    other: the working directory, sys.path, and the user's own modules (a sibling module a
+    fix rewrote on disk must be imported afresh by the next job). Installed packages and
+    hybridlint's own modules, imported lazily during a job, stay loaded."""
+    cwd, path, modules = state
+    try:
+        os.chdir(cwd)
+    except OSError:
+        pass
+    sys.path[:] = path
+    keep = _installed_roots()
+    for name in set(sys.modules) - modules:
+        module = sys.modules.get(name)
+        filename = getattr(module, "__file__", None) or ""
+        if not filename or not os.path.abspath(filename).startswith(keep):
+            sys.modules.pop(name, None)
+
+
+def _installed_roots() -> tuple:
+    import sysconfig
+    import hybridlint
+    import hybridlint.engine
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots |= {sys.prefix, sys.base_prefix, os.path.dirname(hybridlint.__file__),
+              os.path.dirname(hybridlint.engine.__file__)}
+    try:
+        import hybridlint.rules
+        roots.add(os.path.dirname(hybridlint.rules.__file__))
+    except ImportError:
+        pass
+    return tuple(os.path.abspath(r) + os.sep for r in roots)
+
+
 def serve(argv: List[str]) -> int:
     memory_mb = int(argv[0]) if argv else 0
     proto_in, proto_out = private_channels()
@@ -61,12 +99,15 @@ def serve(argv: List[str]) -> int:
         if job is None:
             return 0
         _reset_log()
+        state = _snapshot()
         try:
             report = run_job(job)
         except BaseException as exc:  # noqa: B902 - last line of defence; keep serving
             report = EquivalenceReport("cannot_run", target=str(job.get("target", "")),
                                        backend=str(job.get("backend", "")), stage="worker",
                                        reason=f"checker error: {type(exc).__name__}: {exc}")
+        finally:
+            _restore(state)
         try:
             write_frame(proto_out, report)
         except Exception as exc:      # an unpicklable detail: send the essentials
