@@ -7,6 +7,7 @@ from .hl004_inplace_arithmetic import InplaceArithmetic
 from .hl006_eager_namespace_op import EagerNamespaceOp
 from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
 from .hl008_tensor_control_flow import TensorControlFlow
+from .hl009_len_or_print import LenOrPrint
 
 ALL_RULES = [
     SymbolAttribute,
@@ -16,5 +17,6 @@ ALL_RULES = [
     EagerNamespaceOp,
     NonBroadcastArithmetic,
     TensorControlFlow,
+    LenOrPrint,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

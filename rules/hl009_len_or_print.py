@@ -1,0 +1,156 @@
+"""HL009 len-or-print: `len(x)` on a tensor; `print` / logging of tensors."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import libcst as cst
+
+from .analysis import call_argument, dotted_name
+from .base import SAFE, Invalid, Rule, Valid
+
+LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+LOGGER_NAMES = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_LOGGER"}
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class LenOrPrint(Rule):
+    code = "HL009"
+    name = "len-or-print"
+    message = "len()/print of a tensor changes meaning under hybridize"
+    explanation = """\
+## What it does
+Finds `len(x)` on a tensor, and `print(...)` / `logging.<level>(...)` / `logger.<level>(...)`
+calls that are given a tensor (directly, in an f-string, `%` or `.format` arguments) inside
+`hybrid_forward` and the helpers it calls.
+
+## Why it breaks under hybridize
+`len(x)` of an NDArray is its first dimension; `len` of a Symbol is its number of *outputs*:
+MXNet 1.9.1 silently returns 1, so `x.reshape((len(x), -1))` becomes `x.reshape((1, -1))` and
+a mean over `len(x)` rows divides by 1. `print(x)` prints the values eagerly; hybridized, the
+body of `hybrid_forward` runs once, while tracing, and prints `<Symbol data>`; afterwards the
+cached graph runs and nothing is printed or logged at all.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    print(x)
+    return x.reshape((len(x), -1))
+```
+
+## Fix
+Print in an eager-only branch (`if isinstance(x, mx.nd.NDArray): print(x)`) or outside the
+block, on its outputs. `len(x)` as the first dimension of a reshape becomes the special code
+`0` (copy dimension 0): `x.reshape((len(x), -1))` → `x.reshape((0, -1))`; elsewhere use
+shape-free ops (`F.shape_array(x)`, `F.slice_like`, `F.broadcast_like`, `F.mean`).
+
+## Fix safety
+The reshape rewrite is safe: `0` in position 0 copies dimension 0, which is what `len(x)` was
+for an NDArray. Other `len(x)` and all printing/logging are reported without a fix.
+"""
+
+    VALID = [
+        Valid(_net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
+        Valid(_net("print('running')\nreturn x")),
+        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
+        Valid(_net("logging.info('shape %s', (2, 3))\nreturn x")),
+        Valid(_net("print(x)  # noqa: HL009\nreturn x")),
+    ]
+    INVALID = [
+        Invalid(_net("print(x)\nreturn x"), line=3),
+        Invalid(_net("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y"), line=4),
+        Invalid(_net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
+        Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn x"), line=3),
+        Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
+        Invalid(_net("return x.reshape((len(x), -1))"), line=3,
+                fixed=_net("return x.reshape((0, -1))"), safety=SAFE),
+        Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 4, -1))"), safety=SAFE),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._planned: Dict[cst.CSTNode, Tuple[cst.CSTNode, cst.CSTNode]] = {}  # len call -> edit
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._plan_reshape(node)  # an enclosing reshape is visited before the len() inside it
+        func = dotted_name(node.func)
+        if func == "len" and "len" not in self.env and len(node.args) == 1 and not node.args[0].star:
+            if self.is_tensor(node.args[0].value):
+                self._report_len(node)
+            return
+        if func == "print" and "print" not in self.env:
+            if any(self._mentions_tensor(arg.value) for arg in node.args if arg.keyword is None):
+                self.report(node, "print() of a tensor prints once, while tracing (`<Symbol ...>`), and "
+                                  "never again after hybridize(); print in an eager-only branch or outside "
+                                  "the block")
+            return
+        if func is not None and self._is_logging(func):
+            if any(self._mentions_tensor(arg.value) for arg in node.args):
+                self.report(node, "logging a tensor logs once, while tracing (`<Symbol ...>`), and never "
+                                  "again after hybridize(); log in an eager-only branch or outside the block")
+
+    # -- len ---------------------------------------------------------------------------------
+    def _report_len(self, node: cst.Call) -> None:
+        message = ("`len(x)` of a Symbol is its number of outputs (silently 1 under hybridize), not "
+                   "the first dimension")
+        edit = self._planned.pop(node, None)
+        if edit is not None:
+            self.report(node, message + "; the reshape code 0 copies dimension 0", edits=[edit], safety=SAFE)
+        else:
+            self.report(node, message + "; use shape-free ops (reshape code 0, F.slice_like, F.mean ...)")
+
+    def _plan_reshape(self, call: cst.Call) -> None:
+        """`x.reshape((len(x), ...))` / `F.reshape(x, shape=(len(x), ...))`: plan the 0 code."""
+        name = dotted_name(call.func) or ""
+        data = shape = None
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "reshape" and \
+                self.is_tensor(call.func.value) and len(call.args) == 1 and call.args[0].keyword is None:
+            data, shape = call.func.value, call.args[0].value
+        elif self.namespace is not None and name in (f"{self.namespace}.reshape", f"{self.namespace}.Reshape") \
+                and call_argument(call, None, "reverse") is None:
+            data_arg, shape_arg = call_argument(call, 0, "data"), call_argument(call, 1, "shape")
+            if data_arg is not None and shape_arg is not None:
+                data, shape = data_arg.value, shape_arg.value
+        if not isinstance(shape, (cst.Tuple, cst.List)) or not shape.elements:
+            return
+        first = shape.elements[0]
+        length = first.value
+        if isinstance(length, cst.Call) and dotted_name(length.func) == "len" and len(length.args) == 1 \
+                and _same(length.args[0].value, data):
+            new = shape.with_changes(elements=[first.with_changes(value=cst.Integer("0"))]
+                                     + list(shape.elements[1:]))
+            self._planned[length] = (shape, new)
+
+    # -- print / logging ---------------------------------------------------------------------
+    def _is_logging(self, func: str) -> bool:
+        parts = func.split(".")
+        if len(parts) < 2 or parts[-1] not in LOG_METHODS:
+            return False
+        owner = parts[-2]
+        return (owner in LOGGER_NAMES or owner.endswith("logger")) and parts[0] not in self.env
+
+    def _mentions_tensor(self, expr: cst.BaseExpression) -> bool:
+        if self.is_tensor(expr):
+            return True
+        if isinstance(expr, cst.FormattedString):
+            return any(isinstance(p, cst.FormattedStringExpression) and self._mentions_tensor(p.expression)
+                       for p in expr.parts)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and \
+                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString)):
+            right = expr.right
+            items = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+            return any(self._mentions_tensor(item) for item in items)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                expr.func.attr.value == "format" and isinstance(expr.func.value, (cst.SimpleString,
+                                                                                  cst.ConcatenatedString)):
+            return any(self._mentions_tensor(arg.value) for arg in expr.args)
+        return False
+
+
+def _same(a: cst.BaseExpression, b: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value
