@@ -87,6 +87,7 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
         Valid(_net("return x.reshape((0, -1))")),
     ]
+    _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
         Invalid(_net("return x.shape"), line=3),
         Invalid(_net("return F.zeros(x.shape)"), line=3,
@@ -115,6 +116,8 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
                       "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
                 safety=SAFE),
+        Invalid("def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER, line=2,
+                fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER, safety=SAFE),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -132,15 +135,15 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif attr == "T" and self.namespace:
             self.report(node, message, replacement=call(f"{self.namespace}.transpose", [node.value]))
+        elif attr == "T":  # no F in this helper: the fluent method exists on both array types
+            self.report(node, message, replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))))
         else:
             self.report(node, message)
 
     # -- planning fixes from the enclosing call --------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        ns = self.namespace
-        if ns is None:
-            return
-        op = _namespace_op(node.func, ns)
+        ns = self.namespace  # None in helpers that get tensors but no F: only F-free fixes
+        op = _namespace_op(node.func, ns) if ns is not None else None
         if op in _LIKE and self._plan_like(node, op, ns):
             return
         if op == "arange" and self._plan_arange(node, ns):

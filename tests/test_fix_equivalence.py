@@ -51,9 +51,10 @@ def engine_lacks(error: Exception) -> bool:
     return "does not implement" in text or "engine does not" in text
 
 
-def check_equivalent(body: str, inputs_np, mx, code: str, expect_safety: str = "safe", inputs: str = "x"):
+def check_equivalent(body: str, inputs_np, mx, code: str, expect_safety: str = "safe", inputs: str = "x",
+                     helpers: str = ""):
     """Fix `body` with rule `code`; original eager == fixed eager == fixed hybridized."""
-    source = block_source(body, inputs)
+    source = helpers + block_source(body, inputs)
     findings = [f for f in lint_source(source) if f.code == code]
     assert findings and findings[0].fix == expect_safety, (source, findings)
     fixed = fix_source(source, select=[code], unsafe=True).source
@@ -189,6 +190,16 @@ def test_hl001_reshape_codes(backend, shape, data_):
 def test_hl001_transpose(backend, shape):
     mx = backend_module(backend)
     check_equivalent("return x.T", [data(shape)], mx, "HL001")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(side=st.integers(1, 5))
+def test_hl001_fixes_in_a_helper_without_f(backend, side):
+    mx = backend_module(backend)
+    helper = "def helper(t):\n    u = t.T\n    return u.reshape((u.shape[0], -1)) + t.reshape((t.shape[0], -1))\n\n\n"
+    check_equivalent("return helper(F.identity(x))", [data((side, side))], mx, "HL001",
+                     helpers=helper)
 
 
 # -- HL004 ---------------------------------------------------------------------------------
