@@ -24,18 +24,28 @@ from .report import EquivalenceReport
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MEMORY_MB = 4096
+STARTUP_TIMEOUT = 120.0      # importing MXNet on a loaded machine; not counted in the job's
 
 
 class _Worker:
     """One `python -m hybridlint.checker.worker` process and its pipes."""
 
-    def __init__(self, memory_mb: int):
+    def __init__(self, memory_mb: int, backend: str):
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb)],
+            [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb), backend],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
             start_new_session=True, env=env)
+
+    def wait_ready(self) -> None:
+        """Start-up (imports of the backend) has its own limit; the job's starts after it."""
+        try:
+            ready = read_frame_fd(self.proc.stdout.fileno(), time.monotonic() + STARTUP_TIMEOUT)
+        except ChannelTimeout:
+            raise ChannelClosed(f"the worker did not start within {STARTUP_TIMEOUT:g} s") from None
+        if ready != "ready":
+            raise ChannelClosed(f"unexpected start-up message {ready!r}")
 
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -106,12 +116,13 @@ class CheckerSession:
         timeout = self.timeout if timeout is None else timeout
         backend = job["backend"]
         worker = self._workers.get(backend)
-        if worker is None or not worker.alive():
-            worker = self._workers[backend] = _Worker(self.memory_mb)
-            self.workers_started += 1
-        self.jobs_run += 1
         label = job.get("label") or job.get("target", "")
+        self.jobs_run += 1
         try:
+            if worker is None or not worker.alive():
+                worker = self._workers[backend] = _Worker(self.memory_mb, backend)
+                self.workers_started += 1
+                worker.wait_ready()
             return worker.request(job, timeout)
         except ChannelTimeout:
             worker.kill()
@@ -119,8 +130,11 @@ class CheckerSession:
             return _cannot_run(label, backend, "timeout",
                                f"user code did not finish within {timeout:g} s (killed)")
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
-            worker.proc.wait()
-            reason = _death_reason(worker.proc.returncode, worker.log_tail())
+            try:
+                code = worker.proc.wait(timeout=5)
+                reason = _death_reason(code, worker.log_tail())
+            except subprocess.TimeoutExpired:       # alive but not talking: not a death
+                reason = str(exc)
             worker.kill()
             del self._workers[backend]
             return _cannot_run(label, backend, "worker", reason or f"worker lost: {exc}")

@@ -88,12 +88,29 @@ def _installed_roots() -> tuple:
     return tuple(os.path.abspath(r) + os.sep for r in roots)
 
 
+def _preload(backend) -> None:
+    """Import the backend once, before the first job (failures are reported by the job)."""
+    try:
+        if backend == "mxnet":
+            import mxnet  # noqa: F401
+        elif backend == "engine":
+            from hybridlint.engine import as_mxnet
+            with as_mxnet():
+                import mxnet  # noqa: F401
+                from mxnet import gluon  # noqa: F401
+    except Exception:
+        pass
+
+
 def serve(argv: List[str]) -> int:
     memory_mb = int(argv[0]) if argv else 0
+    backend = argv[1] if len(argv) > 1 else None
     proto_in, proto_out = private_channels()
     limit_memory(memory_mb)
     warnings.simplefilter("ignore")
     from .jobs import run_job          # after the limits: its imports count against them
+    _preload(backend)
+    write_frame(proto_out, "ready")    # the job time limit starts after start-up
     while True:
         job = read_frame(proto_in)
         if job is None:
