@@ -614,8 +614,10 @@ class HybridBlock(Block):
 
     def _maybe_enable_fast(self, fmt) -> None:
         """Install the lean call path when nothing in this block needs the general one."""
-        if self._fast is not None or self._forward_hooks or self._forward_pre_hooks:
-            return
+        fast = self._fast
+        if (fast is not None and fast.epoch == _parameter._EPOCH[0]) or self._forward_hooks \
+                or self._forward_pre_hooks:
+            return   # a stale fast path (parameters replaced anywhere) is rebuilt below
         if type(self).forward not in (HybridBlock.forward, SymbolBlock.forward):
             return
         if not isinstance(fmt, list) or any(f != 0 for f in fmt):
