@@ -16,6 +16,14 @@ def _net(body: str) -> str:
     return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
 
 
+def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords) -> cst.Call:
+    """`F.name(data, ...)`, or the fluent `data.name(...)` (NDArray and Symbol both have it)."""
+    if namespace is not None:
+        return call(f"{namespace}.{name}", [data], keywords)
+    fluent = call(name, [], keywords)
+    return fluent.with_changes(func=cst.Attribute(value=data, attr=cst.Name(name)))
+
+
 class TensorIndexing(Rule):
     code = "HL003"
     name = "tensor-indexing"
@@ -105,6 +113,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                       "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=SAFE),
         Invalid(_net("x[0] = 1\nreturn x"), line=3),
         Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
+        Invalid("def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
+                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n", line=2,
+                fixed="def first(t):\n    return t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0) + "
+                      "t.slice(begin=(None, None), end=(None, None), step=(None, 2)).slice_axis(axis=0, begin=-1, "
+                      "end=None).squeeze(axis=0)\n\n\n"
+                      "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
+                safety=SAFE),
         Invalid("def helper(F, y):\n    return y[1:]\n\n\n"
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
                 line=2,
@@ -154,14 +169,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         return None
 
     def _rewrite(self, node: cst.Subscript) -> Optional[Tuple[cst.BaseExpression, str]]:
-        namespace = self.namespace
-        if namespace is None:
-            return None
+        namespace = self.namespace  # None in a helper given tensors but no F: fluent methods
         elements = [e.slice for e in node.slice]
         ellipses = [i for i, e in enumerate(elements) if isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)]
         if len(ellipses) > 1:
             return None
-        data = strip_parens(node.value) if not isinstance(node.value, (cst.BinaryOperation, cst.IfExp)) else node.value
+        data = node.value if namespace is None or isinstance(node.value, (cst.BinaryOperation, cst.IfExp)) \
+            else strip_parens(node.value)
         if ellipses:
             where = ellipses[0]
             before, after = elements[:where], elements[where + 1:]
@@ -198,33 +212,33 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         full = [is_none(b) and is_none(e) and is_none(s) for b, e, s in zip(begins, ends, steps)]
         if len(squeeze) == 1 and all(full[i] for i in range(len(elements)) if i != squeeze[0]):
             axis = squeeze[0]
-            sliced = call(f"{ns}.slice_axis", [data], [("axis", integer(axis)), ("begin", begins[axis]),
+            sliced = _op(ns, "slice_axis", data, [("axis", integer(axis)), ("begin", begins[axis]),
                                                        ("end", ends[axis])])
-            return call(f"{ns}.squeeze", [sliced], [("axis", integer(axis))]), SAFE
+            return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), SAFE
         while len(begins) > 1 and full[len(begins) - 1]:  # trailing `:` add nothing
             begins.pop(), ends.pop(), steps.pop(), full.pop()
         keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
         if not all(is_none(s) for s in steps):
             keywords.append(("step", tuple_of(steps)))
-        result: cst.BaseExpression = call(f"{ns}.slice", [data], keywords)
+        result: cst.BaseExpression = _op(ns, "slice", data, keywords)
         if squeeze:
             axes = integer(squeeze[0]) if len(squeeze) == 1 else tuple_of([integer(a) for a in squeeze])
-            result = call(f"{ns}.squeeze", [result], [("axis", axes)])
+            result = _op(ns, "squeeze", result, [("axis", axes)])
         return result, SAFE
 
-    def _last_axis(self, ns: str, data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
+    def _last_axis(self, ns: Optional[str], data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
         if isinstance(element, cst.Index):
             index = literal_int(element.value)
             if index is None:
                 return None
-            sliced = call(f"{ns}.slice_axis", [data], [("axis", integer(-1)), ("begin", integer(index)),
+            sliced = _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", integer(index)),
                                                        ("end", integer(None if index == -1 else index + 1))])
-            return call(f"{ns}.squeeze", [sliced], [("axis", integer(-1))]), SAFE
+            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE
         if element.step is not None:
             return None
         lower = self._bound(element.lower) if element.lower is not None else integer(0)
         upper = self._bound(element.upper)
         if lower is None or upper is None:
             return None
-        return call(f"{ns}.slice_axis", [data], [("axis", integer(-1)), ("begin", lower), ("end", upper)]), UNSAFE
+        return _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", lower), ("end", upper)]), UNSAFE

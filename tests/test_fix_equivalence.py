@@ -130,6 +130,22 @@ def _parse_index(text):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(case=index_expression())
+def test_hl003_fluent_forms_in_a_helper_without_f(backend, case):
+    mx = backend_module(backend)
+    shape, index = case
+    x = data(shape)
+    try:
+        reference = x[tuple(_parse_index(index))]
+    except IndexError:
+        assume(False)
+    assume(reference.size > 0)
+    helper = f"def pick(t):\n    return t[{index}]\n\n\n"
+    check_equivalent("return pick(F.identity(x))", [x], mx, "HL003", helpers=helper)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(shape=shapes.filter(lambda s: len(s) >= 2), data_=st.data())
 def test_hl003_ellipsis_integer_index(backend, shape, data_):
     mx = backend_module(backend)
