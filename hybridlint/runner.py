@@ -270,7 +270,7 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
                                         line, col, line, col, None, text)])
     new_text, applied, findings = work["source"], work["applied"], work["findings"]
     outcome = FileOutcome(path)
-    if options.verify and applied:
+    if options.verify:  # also without fixes: examples give run-time findings (dynamic lint)
         new_text, applied, findings, outcome.rejected = _verify(source, codes, options)
     if applied and options.diff:
         outcome.diff = unified_diff(path, source.text, new_text)

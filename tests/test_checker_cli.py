@@ -71,3 +71,16 @@ def test_fix_verify_leaves_a_file_that_cannot_run_untouched(project):
     assert result.exit_code == 1
     assert path.read_bytes() == before
     assert "fix rejected" in result.output and "missing import" in result.output
+
+
+def test_fix_verify_reports_runtime_findings_static_analysis_missed(tmp_path):
+    shutil.copy(data("hidden.py"), tmp_path / "hidden.py")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n'
+        '"hidden.py::Hidden" = { inputs = [[2, 3]] }\n'
+        '"hidden.py::HiddenShape" = { inputs = [[2, 3, 4]] }\n')
+    assert run(["--no-cache", "hidden.py"], tmp_path).exit_code == 0     # statically clean
+    result = run(["--no-cache", "--fix", "--verify", "hidden.py"], tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "hidden.py:9:9: HL007" in result.output and "hidden.py:19:9: HL001" in result.output
+    assert "observed at run time" in result.output

@@ -72,8 +72,10 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
         from hybridlint.linter import fix_source as fixer
     session = session or shared_session()
     every = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe)
-    if not every.applied:
-        return VerifyOutcome(source, [], [], list(every.remaining), [], "verified")
+    if not every.applied:                  # nothing to prove; examples still give dynamic lint
+        reports = check_source(source, path, examples, backend=backend, rtol=rtol, atol=atol,
+                               seed=seed, session=session) if examples else []
+        return VerifyOutcome(source, [], [], list(every.remaining), reports, "verified")
     if not examples:
         return _expression_level(source, path, every, fixer, dict(
             select=select, ignore=ignore, unsafe=unsafe), dict(
