@@ -4,6 +4,7 @@ from .hl001_symbol_attribute import SymbolAttribute
 from .hl002_ndarray_only_method import NDArrayOnlyMethod
 from .hl003_tensor_indexing import TensorIndexing
 from .hl004_inplace_arithmetic import InplaceArithmetic
+from .hl005_array_creation import ArrayCreation
 from .hl006_eager_namespace_op import EagerNamespaceOp
 from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
 from .hl008_tensor_control_flow import TensorControlFlow
@@ -14,6 +15,7 @@ ALL_RULES = [
     NDArrayOnlyMethod,
     TensorIndexing,
     InplaceArithmetic,
+    ArrayCreation,
     EagerNamespaceOp,
     NonBroadcastArithmetic,
     TensorControlFlow,

@@ -1,0 +1,111 @@
+"""Class-level edits that turn a value into a constant parameter of a HybridBlock (HL005).
+
+Adding `self.<name> = self.params.get_constant('<name>', <value>)` touches two places besides
+the use: `__init__` (inside `with self.name_scope():` when there is one, else right after the
+`super().__init__(...)` call) and the hybrid_forward signature (gluon passes every parameter as
+a keyword argument named like the attribute). The edits are returned together so the linter
+core applies all or none.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from .analysis import dotted_name
+
+Edit = Tuple[cst.CSTNode, cst.CSTNode]
+
+# Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
+BLOCK_ATTRIBUTES = {
+    "apply", "cast", "collect_params", "export", "forward", "hybrid_forward", "hybridize",
+    "infer_shape", "infer_type", "initialize", "load", "load_parameters", "load_params", "name",
+    "name_scope", "optimize_for", "params", "prefix", "register_child", "register_forward_hook",
+    "register_forward_pre_hook", "register_op_hook", "save", "save_parameters", "save_params",
+    "summary",
+}
+
+
+def class_names(klass: cst.ClassDef) -> Set[str]:
+    """Every identifier and attribute name used anywhere in the class (to pick a fresh name)."""
+    names: Set[str] = set()
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            text = node.value.strip("'\"")
+            if text.isidentifier():
+                names.add(text)
+
+    klass.visit(Collector())
+    return names
+
+
+def fresh_name(base: str, taken: Iterable[str]) -> str:
+    taken = set(taken) | BLOCK_ATTRIBUTES
+    if base not in taken and not base.startswith("_"):
+        return base
+    index = 1
+    while f"{base}_{index}" in taken:
+        index += 1
+    return f"{base}_{index}"
+
+
+def _is_name_scope(item: cst.WithItem) -> bool:
+    return isinstance(item.item, cst.Call) and dotted_name(item.item.func) == "self.name_scope"
+
+
+def _is_super_init(statement: cst.BaseStatement) -> bool:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "__init__":
+                return True
+    return False
+
+
+def init_edit(init: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[Edit]:
+    """Insert `statement` at the end of `with self.name_scope():` (a top-level one in __init__),
+    else right after the super().__init__(...) call; None when there is neither."""
+    if not isinstance(init.body, cst.IndentedBlock):
+        return None
+    body: List[cst.BaseStatement] = list(init.body.body)
+    for stmt in body:
+        if isinstance(stmt, cst.With) and any(_is_name_scope(i) for i in stmt.items) and \
+                isinstance(stmt.body, cst.IndentedBlock):
+            block = stmt.body
+            return block, block.with_changes(body=list(block.body) + [statement])
+    for index, stmt in enumerate(body):
+        if _is_super_init(stmt):
+            new_body = body[:index + 1] + [statement] + body[index + 1:]
+            return init.body, init.body.with_changes(body=new_body)
+    return None
+
+
+def signature_edit(function: cst.FunctionDef, name: str) -> Edit:
+    """Add `name` to the parameters: last positional one, or keyword-only after defaults/`*args`."""
+    params = function.params
+    new_param = cst.Param(name=cst.Name(name))
+    has_default = any(p.default is not None for p in params.params)
+    if isinstance(params.star_arg, cst.Param) or isinstance(params.star_arg, cst.ParamStar):
+        new = params.with_changes(kwonly_params=list(params.kwonly_params) + [new_param])
+    elif has_default or params.kwonly_params:
+        new = params.with_changes(star_arg=cst.ParamStar(), kwonly_params=list(params.kwonly_params) + [new_param])
+    else:
+        positional = list(params.params)
+        last = positional[-1]
+        if isinstance(last.comma, cst.Comma):  # keep a trailing comma where the author had one
+            positional.append(new_param.with_changes(comma=last.comma))
+            positional[-2] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        else:
+            positional.append(new_param)
+        new = params.with_changes(params=positional)
+    return params, new
+
+
+def constant_statement(name: str, value_code: str) -> cst.BaseStatement:
+    return cst.parse_statement(f"self.{name} = self.params.get_constant({name!r}, {value_code})\n")

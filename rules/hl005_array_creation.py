@@ -1,0 +1,297 @@
+"""HL005 array-creation: `nd.array`, `mx.nd.array`, `F.array`, `np.array(...)` fed to F ops."""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+import numpy as np
+
+from . import _constant_param as const
+from ._build import call, integer, tuple_of
+from .analysis import call_argument, dotted_name
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+_IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
+
+
+def _net(body: str, init: str = "", inputs: str = "x") -> str:
+    text = _IMPORTS + "class Net(HybridBlock):\n"
+    if init:
+        text += "    def __init__(self, **kwargs):\n" + "".join(f"        {l}\n" for l in init.splitlines()) + "\n"
+    text += f"    def hybrid_forward(self, F, {inputs}):\n"
+    return text + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+_SCOPED = "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
+
+
+class ArrayCreation(Rule):
+    code = "HL005"
+    name = "array-creation"
+    message = "array created from Python values inside hybrid_forward; Symbol has no array()"
+    explanation = """\
+## What it does
+Finds `nd.array(...)`, `mx.nd.array(...)`, `F.array(...)` and `np.array(...)` inside
+`hybrid_forward` (and the helpers it calls) whose result meets a tensor: an argument of an `F`
+operator or a tensor method, an operand of arithmetic with a tensor — directly or through a
+local variable.
+
+## Why it breaks under hybridize
+The array is a fixed NDArray while the rest of the graph is Symbols. In MXNet 1.9.1:
+`F.array` raises `AttributeError: module 'mxnet.symbol' has no attribute 'array'`;
+`F.broadcast_add(x, nd.array(...))` raises `AssertionError: Argument rhs must be Symbol
+instances, but got [...] <NDArray 3 @cpu(0)>`; `x + nd.array(...)` raises
+`TypeError: type <class 'mxnet.ndarray.ndarray.NDArray'> not supported`. A numpy array is not
+accepted by F operators even eagerly (`AssertionError: Argument rhs must have NDArray type`).
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    mask = nd.array([[0, 0, 0]])
+    scale = nd.array([0.5, 1.0, 2.0])
+    return F.broadcast_mul(F.broadcast_add(x, mask), scale)
+```
+
+## Fix
+- Every element equal → `F.zeros(shape)`, `F.ones(shape)` or `F.full(shape, value)` (with the
+  call's `dtype=`; without one both sides are float32, as `nd.array` of Python numbers is).
+- Any other literal → a constant parameter: `self.scale = self.params.get_constant('scale',
+  [0.5, 1.0, 2.0])` is added to `__init__` (at the end of `with self.name_scope():` when there is
+  one, else after `super().__init__(...)`), `scale` is added to the hybrid_forward signature and
+  used in place of the call. A `v = nd.array(...)` line without comments is removed and the
+  constant takes the name `v`; otherwise a fresh name (`const`, `const_1`, ...) is used.
+
+## Fix safety
+`F.zeros/ones/full` for constant-filled literals: safe (same values, shape and dtype, eagerly
+and hybridized) — unsafe when a `ctx=` argument is dropped (eagerly the array is then made on
+the default context). The constant parameter: unsafe — the values are the same, but the block
+gains a parameter: it must be `initialize()`d (a block with no other parameters may never have
+been), `collect_params()` and saved `.params` files gain an entry (`load_parameters` of an old
+file then needs `allow_missing=True`). `np.array(...)`, scalars, non-literal values, arrays
+made in helpers and classes without `__init__` are reported without a fix.
+"""
+
+    VALID = [
+        Valid(_net("return F.broadcast_mul(x, F.ones((1, 3)))")),
+        Valid(_net("if F is mx.nd:\n    return x + nd.array([1.0])\nreturn x")),
+        Valid(_net("table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)")),
+        Valid(_net("return F.relu(x)  # nd.array([1]) in a comment")),
+        Valid(_net("return x + nd.array([1.0, 2.0])  # noqa: HL005")),
+    ]
+    INVALID = [
+        Invalid(_net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"), line=8,
+                fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))"), safety=SAFE),
+        Invalid(_net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float64'))"), line=8,
+                fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float64'))"), safety=SAFE),
+        Invalid(_net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"), line=8,
+                fixed=_net("m = F.full((1, 2), 0.5)\nreturn F.broadcast_mul(x, m)"), safety=SAFE),
+        Invalid(_net("return x * nd.array([2, 2], ctx=x.context)"), line=8,
+                fixed=_net("return x * F.full((2,), 2)"), safety=UNSAFE),
+        Invalid(_net("scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED), line=13,
+                fixed=_net("return F.broadcast_mul(x, scale)",
+                           init=_SCOPED + "\n    self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
+                           inputs="x, scale"), safety=UNSAFE),
+        Invalid(_net("return F.broadcast_add(x, nd.array([1, 2, 3], dtype='int32'))",
+                     init="super().__init__(**kwargs)", inputs="x, mask=None"), line=11,
+                fixed=_net("return F.broadcast_add(x, const)",
+                           init="super().__init__(**kwargs)\n"
+                                "self.const = self.params.get_constant('const', nd.array([1, 2, 3], dtype='int32'))",
+                           inputs="x, mask=None, *, const"), safety=UNSAFE),
+        Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
+        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8),  # no __init__
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._function = None
+        self._pending: Dict[str, Tuple[cst.Call, cst.CSTNode]] = {}  # name -> (creation, its statement)
+        self._done: set = set()
+
+    # -- finding creations that meet tensors -------------------------------------------------
+    def _sync(self) -> None:
+        if self._function is not self.facts:
+            self._function, self._pending, self._done = self.facts, {}, set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._sync()
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                name = target.target.value
+                if isinstance(node.value, cst.Call) and self._kind(node.value) is not None:
+                    self._pending[name] = (node.value, self.statement)
+                else:
+                    self._pending.pop(name, None)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._sync()
+        method_of_tensor = isinstance(node.func, cst.Attribute) and self.is_tensor(node.func.value)
+        if method_of_tensor or self._is_namespace_call(node) or any(self.is_tensor(a.value) for a in node.args):
+            for arg in node.args:
+                self._check_operand(arg.value)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._sync()
+        for mine, other in ((node.left, node.right), (node.right, node.left)):
+            if self.is_tensor(other):
+                self._check_operand(mine)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._sync()
+        operands = [node.left] + [c.comparator for c in node.comparisons]
+        if len(operands) == 2 and any(self.is_tensor(o) for o in operands):
+            for operand in operands:
+                self._check_operand(operand)
+
+    def _is_namespace_call(self, node: cst.Call) -> bool:
+        name = dotted_name(node.func)
+        return bool(name) and self.namespace is not None and name.split(".")[0] == self.namespace \
+            and not name.endswith(".array")
+
+    def _kind(self, node: cst.Call) -> Optional[str]:
+        """"nd" (mx.nd.array), "F" (F.array) or "np" (numpy.array) for creation calls."""
+        name = dotted_name(node.func)
+        if name is None or "." not in name:
+            return None
+        if self.namespace is not None and name == f"{self.namespace}.array":
+            return "F"
+        if name.split(".")[0] in self.env:
+            return None
+        qualified = self.state.module.qualify(name)
+        return {"mxnet.ndarray.array": "nd", "numpy.array": "np"}.get(qualified or "")
+
+    def _check_operand(self, expr: cst.BaseExpression) -> None:
+        if isinstance(expr, cst.Call) and self._kind(expr) is not None:
+            self._report(expr, None)
+        elif isinstance(expr, cst.Name) and expr.value in self._pending:
+            creation, statement = self._pending[expr.value]
+            self._report(creation, (expr.value, statement))
+
+    # -- reporting and fixing ----------------------------------------------------------------
+    def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:
+        if node in self._done:
+            return
+        self._done.add(node)
+        kind = self._kind(node)
+        if kind == "np":
+            self.report(node, "a numpy array is neither an NDArray nor a Symbol: F operators reject it even "
+                              "eagerly; use F.zeros/F.ones/F.full or a constant parameter "
+                              "(self.params.get_constant)")
+            return
+        why = ("`F.array` does not exist on mx.sym (AttributeError under hybridize)" if kind == "F" else
+               "an NDArray made with nd.array cannot enter a Symbol graph (AssertionError/TypeError under "
+               "hybridize)")
+        parsed = self._literal(node)
+        if parsed is None or self.namespace is None:
+            self.report(node, f"{why}; use F.zeros/F.ones/F.full or a constant parameter")
+            return
+        values, dtype, ctx = parsed
+        if values.size and np.all(values == values.flat[0]) and values.dtype != np.bool_:
+            replacement = self._filled(values, dtype)
+            self.report(node, f"{why}; every element is {values.flat[0]!r}: use the F creation op",
+                        replacement=replacement, safety=UNSAFE if ctx else SAFE)
+            return
+        edits = self._constant_edits(node, assigned, dtype, kind)
+        if edits is None:
+            self.report(node, f"{why}; make it a constant parameter (self.params.get_constant in __init__)")
+        else:
+            self.report(node, f"{why}; made a constant parameter (self.params.get_constant)", edits=edits,
+                        safety=UNSAFE)
+
+    def _literal(self, node: cst.Call) -> Optional[Tuple[np.ndarray, Optional[cst.Arg], bool]]:
+        """(values, dtype argument, has ctx) for `array(<literal list>, dtype=..., ctx=...)`."""
+        source = call_argument(node, 0, "source_array")
+        dtype = call_argument(node, None, "dtype")
+        ctx = call_argument(node, None, "ctx")
+        if source is None or len(node.args) != len({source, dtype, ctx} - {None}):
+            return None
+        if not isinstance(source.value, (cst.List, cst.Tuple)) or (ctx is not None and self._kind(node) == "F"):
+            return None
+        try:
+            python = ast.literal_eval(cst.Module([]).code_for_node(source.value))
+            values = np.array(python)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+        if values.dtype.kind not in "biuf" or values.ndim == 0 or values.size == 0:
+            return None
+        if dtype is not None and not isinstance(dtype.value, (cst.SimpleString, cst.Attribute)):
+            return None
+        return values, dtype, ctx is not None
+
+    def _filled(self, values: np.ndarray, dtype: Optional[cst.Arg]) -> cst.Call:
+        ns = self.namespace
+        shape = tuple_of([integer(int(d)) for d in values.shape])
+        keywords = [("dtype", dtype.value)] if dtype is not None else []
+        first = values.flat[0].item()
+        if first == 0:
+            return call(f"{ns}.zeros", [shape], keywords)
+        if first == 1:
+            return call(f"{ns}.ones", [shape], keywords)
+        literal = cst.parse_expression(repr(first))
+        return call(f"{ns}.full", [shape, literal], keywords)
+
+    def _constant_edits(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]],
+                        dtype: Optional[cst.Arg], kind: str):
+        facts = self.facts
+        if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
+            return None
+        init = facts.klass.methods.get("__init__")
+        if init is None:
+            return None
+        taken = const.class_names(facts.klass.node)
+        source = call_argument(node, 0, "source_array")
+        value_code = cst.Module([]).code_for_node(source.value)
+        if dtype is not None:
+            if kind == "F":
+                return None  # no eager namespace to build the typed value in __init__
+            written = dotted_name(node.func).rsplit(".", 1)[0]
+            value_code = f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
+        remove = None
+        if assigned is not None and self._removable(assigned[0], assigned[1], node):
+            base = assigned[0]
+            taken.discard(base)
+            name = const.fresh_name(base, taken)
+            if name == base:
+                remove = assigned[1]
+        else:
+            name = const.fresh_name("const", taken)
+        insert = const.init_edit(init, const.constant_statement(name, value_code))
+        if insert is None:
+            return None
+        edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [insert, const.signature_edit(facts.node, name)]
+        if remove is not None:
+            edits.append((remove, cst.RemovalSentinel.REMOVE))  # type: ignore[arg-type]
+        else:
+            edits.append((node, cst.Name(name)))
+        return edits
+
+    def _removable(self, name: str, statement: cst.CSTNode, creation: cst.Call) -> bool:
+        """`name = <creation>` alone on a comment-free line, and `name` bound nowhere else."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            return False
+        small = statement.body[0]
+        if not (isinstance(small, cst.Assign) and small.value is creation and len(small.targets) == 1):
+            return False
+        if statement.trailing_whitespace.comment is not None or any(
+                line.comment is not None for line in statement.leading_lines):
+            return False
+        assert self.facts is not None
+        if name in self.facts.params:
+            return False
+        stores = []
+
+        class Stores(cst.CSTVisitor):
+            def visit_Assign(self, node: cst.Assign) -> None:
+                stores.extend(t.target for t in node.targets if isinstance(t.target, cst.Name)
+                              and t.target.value == name)
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                if isinstance(node.target, cst.Name) and node.target.value == name:
+                    stores.append(node.target)
+
+            def visit_For(self, node: cst.For) -> None:
+                if isinstance(node.target, cst.Name) and node.target.value == name:
+                    stores.append(node.target)
+
+        self.facts.node.body.visit(Stores())
+        return len(stores) == 1
