@@ -95,3 +95,11 @@ def test_expression_level_check(backend, session):
     broadcast = check_expression("x - y", "F.broadcast_sub(x, y)", {"x": (2, 3), "y": (2, 1)},
                                  backend=backend, session=session)
     assert broadcast.ok, broadcast.summary()
+
+
+@pytest.mark.mxnet
+def test_live_instance_runs_on_its_own_framework_with_a_note(session):
+    good = import_user_module("good", "mxnet")
+    report = check_block(good.Residual(units=4), (3, 4), backend="engine", session=session)
+    assert report.ok and report.backend == "mxnet"
+    assert any("built with mxnet" in note for note in report.notes)

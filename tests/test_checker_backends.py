@@ -29,6 +29,7 @@ CASES = [
     ("crashes.py", {"Crash": [(2,)]}),
     ("slicing.py", {"PickColumn": [(2, 5)]}),
     ("two_slices.py", {"TwoSlices": [(2, 7)]}),
+    ("hidden.py", {"Hidden": [(2, 3)], "HiddenShape": [(2, 3, 4)]}),
 ]
 
 
