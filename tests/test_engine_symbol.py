@@ -239,3 +239,18 @@ def test_ndarray_inplace_and_setitem():
     x[1, 1:] = mx.nd.array([7, 8])
     assert y is x
     assert x.asnumpy().tolist() == [[5, 5, 5], [2, 7, 8]]
+
+
+@BOTH
+def test_compose_replaces_variables_like_mxnet():
+    m = _real()
+
+    def run(lib):
+        with lib.name.NameManager():
+            a, b = lib.sym.var("a"), lib.sym.var("b")
+            c = lib.sym.relu(a) * 2 + b
+            d = c(a=lib.sym.exp(lib.sym.var("x")))
+            return (d.list_arguments(), d.list_outputs(), c.list_arguments(),
+                    _outcome(lambda: c(lib.sym.var("y")).list_arguments()))
+
+    assert run(mx) == run(m)

@@ -194,6 +194,51 @@ class Symbol:
         ins = [i for node, _ in self._outputs for i in node.inputs]
         return Symbol(ins) if ins else None
 
+    # ----------------------------------------------------------------- composition
+    def __call__(self, *args, **kwargs):
+        """A copy of this graph with its free variables replaced by the given Symbols."""
+        s = self.__copy__()
+        s._compose(*args, **kwargs)
+        return s
+
+    def _compose(self, *args, **kwargs) -> None:
+        """Replace variables (positionally in list_arguments order, or by name) in place."""
+        name = kwargs.pop("name", None)
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or keyword "
+                            "arguments, not both")
+        for v in list(args) + list(kwargs.values()):
+            if not isinstance(v, Symbol):
+                raise TypeError("Compose expect `Symbol` as arguments")
+            if len(v._outputs) != 1:
+                raise MXNetError("compose: a group of {} outputs cannot replace one "
+                                 "variable".format(len(v._outputs)))
+        if args:
+            raise MXNetError("Check failed: args.size() == 0U ({} vs. 0) : General composition "
+                             "only support kwargs for now".format(len(args)))
+        order = self._order()
+        repl = {}
+        for node in order:
+            if node.op is None and node.name in kwargs:
+                repl[id(node)] = kwargs[node.name]._outputs[0]
+        copies = {}
+        for node in order:
+            if id(node) in repl:
+                continue
+            if node.op is None:
+                copies[id(node)] = node
+                continue
+            inputs = [repl[id(c)] if id(c) in repl else (copies[id(c)], i)
+                      for c, i in node.inputs]
+            copies[id(node)] = Node(node.op, node.name, node.attrs, node.parsed, inputs,
+                                    node.source, dict(node.user_attrs))
+        outs = []
+        for n, i in self._outputs:
+            outs.append(repl[id(n)] if id(n) in repl else (copies[id(n)], i))
+        if name and len(outs) == 1 and outs[0][0].op is not None:
+            outs[0][0].name = name
+        self._outputs = tuple(outs)
+
     # ----------------------------------------------------------------- listing
     def _order(self) -> List[Node]:
         return _topo(self._outputs)
