@@ -62,7 +62,9 @@ class _MXNetProxy(types.ModuleType):
             engine_not_implemented(self.__name__[len("mxnet."):] + "." + name
                                    if self.__name__ != "mxnet" else name)
         if isinstance(value, types.ModuleType) and value.__name__.startswith(ENGINE_PACKAGE):
-            return _proxy_for("%s.%s" % (self.__name__, name), value)
+            value = _proxy_for("%s.%s" % (self.__name__, name), value)
+        if callable(value) or isinstance(value, types.ModuleType):
+            self.__dict__[name] = value   # ops and classes do not change: later lookups are direct
         return value
 
     def __dir__(self):

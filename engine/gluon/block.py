@@ -690,7 +690,11 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Eager: call hybrid_forward with NDArrays (or the cached plan when active);
         symbolic: call it with Symbols and parameter vars inside this block's name scope."""
-        has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
+        if not args and x.__class__ is NDArray:   # the common case, without the walk
+            has_symbol, has_ndarray, first_ctx = False, True, x.context
+            ctx_set = (first_ctx,)
+        else:
+            has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols "
                              "types for the input. Please check the type of the args.\n")
