@@ -9,6 +9,7 @@ from .hl006_eager_namespace_op import EagerNamespaceOp
 from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
 from .hl008_tensor_control_flow import TensorControlFlow
 from .hl009_len_or_print import LenOrPrint
+from .hl010_non_hybrid_child import NonHybridChild
 
 ALL_RULES = [
     SymbolAttribute,
@@ -20,5 +21,6 @@ ALL_RULES = [
     NonBroadcastArithmetic,
     TensorControlFlow,
     LenOrPrint,
+    NonHybridChild,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)
