@@ -79,6 +79,16 @@ def _parse_ast(source: str) -> ast.Module:
         raise SourceSyntaxError(str(error)) from None
 
 
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(source: str) -> List[str]:
+    """Lines with their endings, split only where Python ends lines (not at \\f, \\x1c,
+    \\u2028... which str.splitlines also splits at), so indices match ast/LibCST lines."""
+    return _LINE.findall(source)
+
+
 _HYBRID_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+hybrid_forward\b", re.M)
 
 
@@ -93,9 +103,7 @@ def _region_spans(tree: ast.Module, source: str) -> List[Tuple[int, int]]:
         decorators = getattr(node, "decorator_list", [])
         return min([node.lineno] + [d.lineno for d in decorators])
 
-    line_starts = [0]
-    for match in re.finditer("\n", source):
-        line_starts.append(match.end())
+    line_starts = [0] + [match.end() for match in _NEWLINE.finditer(source)]
     hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
     spans = [(first_line(node), node.end_lineno or node.lineno, node) for node in tree.body]
     chosen: Dict[int, Tuple[int, int]] = {}
@@ -120,7 +128,7 @@ def _region_spans(tree: ast.Module, source: str) -> List[Tuple[int, int]]:
 
 def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ast.Module]:
     tree = _parse_ast(source)
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     regions = []
     for first, last in _region_spans(tree, source):
         text = "".join(lines[first - 1:last])
@@ -439,7 +447,7 @@ def _line_mapper(original: str, current: str) -> Callable[[int], int]:
     """Maps a line of `current` to the corresponding line of `original`."""
     if original == current:
         return lambda line: line
-    opcodes = difflib.SequenceMatcher(None, original.splitlines(), current.splitlines(),
+    opcodes = difflib.SequenceMatcher(None, split_lines(original), split_lines(current),
                                       autojunk=False).get_opcodes()
 
     def mapping(line: int) -> int:

@@ -113,6 +113,14 @@ def test_block_defined_inside_a_factory_function_is_linted():
     assert codes(lint_source(source)) == [("HL003", 4), ("HL001", 8)]
 
 
+def test_form_feeds_and_unicode_separators_do_not_shift_lines():
+    source = '"""doc\u2028string"""\n\x0c\nimport os\n' + net("return x[0]")
+    findings = lint_source(source)
+    assert codes(findings) == [("HL003", 6)]
+    fixed = fix_source(source).source
+    assert fixed.startswith('"""doc\u2028string"""\n\x0c\nimport os\n') and "F.slice_axis" in fixed
+
+
 def test_crlf_line_endings_are_kept():
     source = net("return x[0]").replace("\n", "\r\n")
     fixed = fix_source(source).source
