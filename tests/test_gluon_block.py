@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hybridlint.engine as mx
 from hybridlint.engine import gluon
@@ -366,3 +368,58 @@ def test_fast_path_keeps_the_output_structure():
         assert blk._fast is not None
         assert all(check(r) for r in results), shape
         assert type(results[0]) is type(results[2])
+
+
+_leaf = st.sampled_from(["nd", "none"])
+nested = st.recursive(_leaf, lambda kids: st.lists(kids, min_size=1, max_size=3), max_leaves=6)
+
+
+def _materialise(spec):
+    if spec == "nd":
+        return mx.nd.ones((1,))
+    if spec == "none":
+        return None
+    return [_materialise(s) for s in spec]
+
+
+def _same_structure(a, b):
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(
+            _same_structure(x, y) for x, y in zip(a, b))
+    return a is b
+
+
+@settings(max_examples=60, deadline=None)
+@given(nested)
+def test_flatten_then_regroup_is_the_identity(spec):
+    from hybridlint.engine.gluon.block import _flatten, _regroup
+    value = _materialise(spec)
+    flat, fmt = _flatten(value, "input")
+    assert all(v is None or isinstance(v, mx.nd.NDArray) for v in flat)
+    assert _same_structure(_regroup(flat, fmt), value)
+
+
+def test_nested_list_inputs_trace_with_numbered_data_names():
+    class Pairwise(gluon.HybridBlock):
+        def hybrid_forward(self, F, pair, third):
+            return F.broadcast_add(pair[0], pair[1]) * third
+
+    blk = Pairwise()
+    args = ([mx.nd.ones((2,)), mx.nd.ones((2,)) * 2], mx.nd.ones((2,)) * 3)
+    eager = blk(*args).asnumpy()
+    blk.hybridize()
+    np.testing.assert_array_equal(blk(*args).asnumpy(), eager)
+    assert blk._cached_graph[1].list_inputs() == ["data0", "data1", "data2"]
+    with pytest.raises(ValueError, match="does not match the cached version"):
+        blk(mx.nd.ones((2,)), mx.nd.ones((2,)))
+
+
+def test_symbol_block_called_on_symbols_composes():
+    net = TutorialNet(prefix="tn_")
+    net.initialize()
+    data = mx.sym.var("data")
+    with contextlib.redirect_stdout(io.StringIO()):
+        out = net(data)
+    block = gluon.SymbolBlock(out, data, params=net.collect_params())
+    composed = block(mx.sym.var("other"))
+    assert "other" in composed.list_arguments() and "data" not in composed.list_arguments()

@@ -130,8 +130,12 @@ class Parameter:
         if arr_list is not None:
             if ctx is list:
                 return arr_list
-            if ctx is None or ctx in self._ctx_list:
-                return arr_list[0] if ctx is None else arr_list[self._ctx_list.index(ctx)]
+            if ctx is None:
+                if len(arr_list) == 1:
+                    return arr_list[0]
+                ctx = _context.current_context()
+            if ctx in self._ctx_list:
+                return arr_list[self._ctx_list.index(ctx)]
             raise RuntimeError(
                 "Parameter '%s' was not initialized on context %s. It was only initialized "
                 "on %s." % (self.name, str(ctx), str(self._ctx_list)))
@@ -151,7 +155,7 @@ class Parameter:
     def data(self, ctx=None):
         """The value as an NDArray (raises if uninitialised or still deferred)."""
         data = self._data
-        if data is not None and ctx is None:
+        if data is not None and ctx is None and len(data) == 1:
             return data[0]
         return self._check_and_get(data, ctx)
 
