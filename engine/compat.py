@@ -59,6 +59,9 @@ class _MXNetProxy(types.ModuleType):
         try:
             value = getattr(target, name)
         except AttributeError:
+            if name in getattr(target, "_ABSENT_IN_MXNET", ()):
+                raise AttributeError("module '%s' has no attribute '%s'" % (
+                    self.__name__, name)) from None   # absent in MXNet too: a user error
             engine_not_implemented(self.__name__[len("mxnet."):] + "." + name
                                    if self.__name__ != "mxnet" else name)
         if isinstance(value, types.ModuleType) and value.__name__.startswith(ENGINE_PACKAGE):
