@@ -45,6 +45,11 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) \
                     and op.variadic:
                 arrays.extend(x._data for x in a)
+            elif type(a).__name__ == "Symbol":
+                # mx.nd.X(symbol): MXNet's generated functions assert their input types
+                names = fixed_inputs or ()
+                raise AssertionError("Argument {} must have NDArray type, but got {}".format(
+                    names[len(arrays)] if len(arrays) < len(names) else "data", a))
             else:
                 extra.append(a)
         if extra:
