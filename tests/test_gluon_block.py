@@ -327,6 +327,12 @@ SCRIPT = textwrap.dedent('''
     print(seq[1:])
     print(len(seq), seq[0].name, seq[1].name, seq[2].name)
     print(nn.Sequential().name, nn.HybridSequential().prefix)
+    small = nn.HybridSequential()
+    with small.name_scope():
+        small.add(nn.Conv2D(4, 3, activation='relu'), nn.BatchNorm(), nn.MaxPool2D(),
+                  nn.Dense(10, activation='relu'), nn.Dense(3))
+    small.initialize()
+    small.summary(mx.nd.ones((2, 3, 8, 8)))
     ''')
 
 
