@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -159,15 +160,23 @@ def generate_repo(root: str, files: int, seed: int) -> List[str]:
     return hybrid_paths
 
 
-def floor_seconds(paths: List[str]) -> float:
-    """Parse each hybrid file once with LibCST on one core (reading included)."""
+def floor_seconds(paths: List[str]) -> Tuple[float, float]:
+    """Parse each hybrid file once with LibCST on one core (reading included).
+
+    Returns (wall seconds, CPU seconds).
+    """
     import libcst
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             libcst.parse_module(handle.read())
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -185,18 +194,21 @@ def snapshot_sources(target: str) -> dict:
     return env
 
 
-def hybridlint_seconds(root: str, jobs: int, env: dict) -> Tuple[float, int]:
-    """One `python -m hybridlint` run on the repository; returns (seconds, exit code)."""
+def hybridlint_seconds(root: str, jobs: int, env: dict) -> Tuple[float, float]:
+    """One `python -m hybridlint` run on the repository.
+
+    Returns (wall seconds, CPU seconds of the process and its workers).
+    """
     command = [sys.executable, "-m", "hybridlint", "--quiet", "--exit-zero", "."]
     if jobs:
         command[3:3] = ["--jobs", str(jobs)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"hybridlint failed ({proc.returncode}): {proc.stderr.decode()}")
-    return elapsed, proc.returncode
+    return elapsed, _children_cpu() - cpu
 
 
 def count_findings(root: str, env: dict) -> int:
@@ -225,23 +237,31 @@ def main() -> None:
         print(f"repository: {args.files} files, {total_lines:,} lines; {len(hybrid)} hybrid "
               f"files, {hybrid_lines:,} lines  ({root})")
         cache = os.path.join(root, ".hybridlint_cache")
+        load_before = os.getloadavg()[0]
         floors, colds = [], []
         for _ in range(args.repeat):  # interleaved, so that load from elsewhere hits both alike
             floors.append(floor_seconds(hybrid))
             shutil.rmtree(cache, ignore_errors=True)
-            colds.append(hybridlint_seconds(root, args.jobs, env)[0])
-        floor, cold = min(floors), min(colds)
-        warm = min(hybridlint_seconds(root, args.jobs, env)[0] for _ in range(args.repeat))
+            colds.append(hybridlint_seconds(root, args.jobs, env))
+        (floor, floor_cpu), (cold, cold_cpu) = min(floors), min(colds)
+        warm, warm_cpu = min(hybridlint_seconds(root, args.jobs, env)
+                             for _ in range(args.repeat))
         caches = [n for n in os.listdir(cache) if n.startswith("lint-")]
         if len(caches) != 1:
             print(f"warning: {len(caches)} cache files: the warm runs were not all cached")
         findings = count_findings(root, env)
-        print(f"cores available: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}")
-        print(f"floor (LibCST parse of the hybrid files, 1 core): {floor:7.3f} s")
-        print(f"hybridlint cold (empty cache):                   {cold:7.3f} s   "
-              f"cold/floor = {cold / floor:.3f}  (target <= 0.75)")
-        print(f"hybridlint warm (cached):                        {warm:7.3f} s   "
-              f"warm/cold  = {warm / cold:.3f}  (target <= 0.05)")
+        cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                 else os.cpu_count())
+        print(f"cores: {cores}; load average before/after: {load_before:.2f} / "
+              f"{os.getloadavg()[0]:.2f} (other work on the machine slows the parallel run)")
+        print(f"floor (LibCST parse of the hybrid files, 1 core): {floor:7.3f} s wall "
+              f"{floor_cpu:7.3f} s CPU")
+        print(f"hybridlint cold (empty cache):                   {cold:7.3f} s wall "
+              f"{cold_cpu:7.3f} s CPU   cold/floor = {cold / floor:.3f}  (target <= 0.75)")
+        print(f"hybridlint warm (cached):                        {warm:7.3f} s wall "
+              f"{warm_cpu:7.3f} s CPU   warm/cold  = {warm / cold:.3f}  (target <= 0.05)")
+        print(f"CPU ratios: cold/floor = {cold_cpu / floor_cpu:.3f}, "
+              f"warm/cold = {warm_cpu / cold_cpu:.3f}")
         print(f"findings reported: {findings}")
     finally:
         if args.keep:

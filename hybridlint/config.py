@@ -252,9 +252,13 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
         for glob, codes in per_file.items()
     )
     examples = table.get("examples", {})
-    if not isinstance(examples, dict) or not all(isinstance(v, dict) for v in examples.values()):
+    if not isinstance(examples, dict) or not all(
+        isinstance(v, dict) or (isinstance(v, list) and all(isinstance(e, dict) for e in v))
+        for v in examples.values()
+    ):  # the checker validates the contents (examples_from_config) when it is used
         raise ConfigError(
             f"{where}: examples must be a table of \"path.py::Class\" = {{ inputs = [...] }}"
+            " (or a list of such tables)"
         )
     return Config(
         root=root,

@@ -48,13 +48,15 @@ def test_full_table_is_parsed(tmp_path):
         "tests/*" = ["HL003", "HL004"]
         [tool.hybridlint.examples]
         "models/net.py::Net" = { inputs = [[2, 3]] }
+        "models/net.py::Other" = [{ inputs = [[1]] }, { inputs = [[2]] }]
     """)
     config = load_config([str(tmp_path)])
     assert config.select == ("HL0",)  # codes are upper-cased
     assert config.extend_select == ("HL900",)
     assert config.all_excludes == ("legacy", "gen/*.py")
     assert config.per_file_ignores == (("tests/*", ("HL003", "HL004")),)
-    assert config.examples == {"models/net.py::Net": {"inputs": [[2, 3]]}}
+    assert config.examples == {"models/net.py::Net": {"inputs": [[2, 3]]},
+                               "models/net.py::Other": [{"inputs": [[1]]}, {"inputs": [[2]]}]}
 
 
 @pytest.mark.parametrize("body, message", [
