@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
 import statistics
 import sys
 import time
-import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)

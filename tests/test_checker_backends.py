@@ -6,7 +6,11 @@ findings must be the same. (Values are compared within each run, eager vs hybrid
 two backends' random initialisations differ, so outputs are not compared across them.)
 """
 import os
-import tomllib
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
 
 import pytest
 

@@ -200,7 +200,10 @@ def _normalise_examples(path: str, examples: Any) -> List[Example]:
 
 def examples_from_pyproject(path: str) -> List[Example]:
     """Examples for `path` from the nearest pyproject.toml's [tool.hybridlint.examples]."""
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:                   # Python < 3.11
+        import tomli as tomllib
     folder = os.path.dirname(os.path.abspath(path))
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
