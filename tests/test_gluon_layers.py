@@ -189,3 +189,38 @@ def test_training_mode_dropout_drops_and_rescales():
     with mx.autograd.train_mode():
         y = drop(x).asnumpy()
     assert set(np.unique(y)) <= {0.0, 2.0} and 0.3 < (y == 0).mean() < 0.7
+
+
+def inception_branches(lib):
+    nn, cnn = lib.gluon.nn, lib.gluon.contrib.nn
+    net = cnn.HybridConcurrent(axis=1, prefix="inc_")
+    with net.name_scope():
+        net.add(nn.Conv2D(2, 1), cnn.Identity())
+        branch = nn.HybridSequential()
+        branch.add(nn.Conv2D(3, 3, padding=1), nn.Activation("relu"))
+        net.add(branch)
+    return net
+
+
+def plain_concurrent(lib):
+    net = lib.gluon.contrib.nn.Concurrent(axis=-1, prefix="cc_")
+    with net.name_scope():
+        net.add(lib.gluon.nn.Dense(3), lib.gluon.nn.Dense(2))
+    return net
+
+
+CONTRIB = [("hybridconcurrent", inception_branches, (2, 3, 5, 5), "float32"),
+           ("concurrent", plain_concurrent, (2, 4), "float32"),
+           ("pixelshuffle2d", lambda lib: lib.gluon.contrib.nn.PixelShuffle2D((2, 3)),
+            (2, 12, 3, 4), "float32")]
+
+
+@pytest.mark.parametrize("name, factory, shape, kind", CONTRIB, ids=[c[0] for c in CONTRIB])
+def test_contrib_engine_eager_equals_hybridized(name, factory, shape, kind):
+    test_engine_eager_equals_hybridized(name, factory, shape, kind)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name, factory, shape, kind", CONTRIB, ids=[c[0] for c in CONTRIB])
+def test_contrib_same_outputs_as_real_mxnet(name, factory, shape, kind):
+    test_same_outputs_as_real_mxnet(name, factory, shape, kind)

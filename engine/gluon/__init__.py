@@ -4,6 +4,7 @@ from .parameter import (Constant, DeferredInitializationError, Parameter,  # noq
                         ParameterDict)
 from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
+from . import contrib  # noqa: F401
 from ..ndarray import NDArray as _NDArray
 from ..symbol import Symbol as _Symbol
 
