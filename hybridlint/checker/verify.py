@@ -136,11 +136,14 @@ class _Search:
         self.original_hybridizes = original_hybridizes
         self.rejected: List[RejectedFix] = []
         self._cache: Dict[FrozenSet[Key], List[EquivalenceReport]] = {}
+        self._fixed: Dict[FrozenSet[Key], object] = {}
 
     def fix(self, findings: Sequence) -> object:
-        keys = {_key(f) for f in findings}
-        return self.fixer(self.source, self.path, accept=lambda f: _key(f) in keys,
-                          **self.fix_options)
+        keys = frozenset(_key(f) for f in findings)
+        if keys not in self._fixed:
+            self._fixed[keys] = self.fixer(self.source, self.path,
+                                           accept=lambda f: _key(f) in keys, **self.fix_options)
+        return self._fixed[keys]
 
     def reports(self, findings: Sequence) -> List[EquivalenceReport]:
         keys = frozenset(_key(f) for f in findings)
