@@ -1,0 +1,290 @@
+"""Expression evaluation of the shared analysis: what value an expression holds."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+import libcst as cst
+
+from .guards import classify_guard
+from .values import (CREATION_OPS, LIKE_OPS, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_OPS, NAMESPACE,
+                     NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
+                     PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
+                     STATIC_ATTRS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape, Value, call_argument,
+                     dotted_name, join, literal_int, literal_shape)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import FunctionFacts
+    from .flow import FunctionAnalyzer
+
+
+class Evaluator:
+    """Evaluates expressions to Values; with an analyzer attached it also records call sites
+    of helpers and aliasing uses of names (only during the analysis pass)."""
+
+    def __init__(self, facts: FunctionFacts, analyzer: Optional["FunctionAnalyzer"]) -> None:
+        self.facts = facts
+        self.analyzer = analyzer
+
+    def eval(self, expr: cst.BaseExpression, env: Env, consumed: bool = False) -> Value:
+        method = getattr(self, "_eval_" + type(expr).__name__, None)
+        if method is None:
+            return UNKNOWN_VALUE
+        if isinstance(expr, cst.Name):
+            return self._eval_Name(expr, env, consumed)
+        return method(expr, env)
+
+    # atoms
+    def _eval_Name(self, expr: cst.Name, env: Env, consumed: bool = False) -> Value:
+        if not consumed and self.analyzer is not None:
+            self.analyzer.alias_use(expr.value)
+        if expr.value in env:
+            return env[expr.value]
+        if expr.value in ("True", "False", "None"):
+            return SCALAR_VALUE
+        return UNKNOWN_VALUE
+
+    def _eval_Integer(self, expr: cst.CSTNode, env: Env) -> Value:
+        return SCALAR_VALUE
+
+    _eval_Float = _eval_Imaginary = _eval_SimpleString = _eval_Integer
+    _eval_ConcatenatedString = _eval_FormattedString = _eval_Integer
+
+    def _eval_Tuple(self, expr: cst.Tuple, env: Env) -> Value:
+        values = [self.eval(e.value, env) if isinstance(e, cst.Element) else UNKNOWN_VALUE
+                  for e in expr.elements]
+        if all(v.kind == SCALAR for v in values):
+            return SCALAR_VALUE
+        if values and all(v.kind == TENSOR for v in values):
+            return Value(TENSORS)
+        return Value(SEQUENCE)
+
+    _eval_List = _eval_Tuple
+
+    def _eval_Dict(self, expr: cst.CSTNode, env: Env) -> Value:
+        for element in getattr(expr, "elements", ()):
+            for part in ("key", "value"):
+                sub = getattr(element, part, None)
+                if isinstance(sub, cst.BaseExpression):
+                    self.eval(sub, env)
+        return UNKNOWN_VALUE
+
+    _eval_Set = _eval_Dict
+
+    # composite
+    def _eval_Attribute(self, expr: cst.Attribute, env: Env) -> Value:
+        attr = expr.attr.value
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            klass = self.facts.klass
+            if klass is not None and attr in klass.scalar_attrs:
+                return SCALAR_VALUE
+            if klass is not None and attr in klass.parameters:
+                return Value(PARAMETER, klass.parameters[attr])
+            return UNKNOWN_VALUE
+        consumed = attr == "shape" or attr in STATIC_ATTRS or attr in NON_TENSOR_ATTRS
+        base = self.eval(expr.value, env, consumed=consumed)
+        if base.kind == TENSOR:
+            if attr == "shape":
+                return Value(SHAPE, base.shape)
+            if attr in STATIC_ATTRS:
+                return SCALAR_VALUE
+            if attr == "T":
+                return Value(TENSOR, tuple(reversed(base.shape)) if base.shape else None)
+        if base.kind == PARAMETER and attr == "shape":
+            return Value(SHAPE, base.shape)
+        return UNKNOWN_VALUE
+
+    def _eval_Subscript(self, expr: cst.Subscript, env: Env) -> Value:
+        base = self.eval(expr.value, env)
+        index_values = []
+        is_slice = False
+        for element in expr.slice:
+            if isinstance(element.slice, cst.Index):
+                index_values.append(self.eval(element.slice.value, env, consumed=True))
+            else:
+                is_slice = True
+                for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if part is not None:
+                        self.eval(part, env, consumed=True)
+        if base.kind == TENSORS:
+            return Value(TENSORS) if is_slice else Value(TENSOR) if len(expr.slice) == 1 else UNKNOWN_VALUE
+        if base.kind == TENSOR:
+            return Value(TENSOR)
+        if base.kind == SHAPE:
+            if is_slice:
+                return Value(SHAPE)
+            return SCALAR_VALUE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    def _eval_BinaryOperation(self, expr: cst.BinaryOperation, env: Env) -> Value:
+        left = self.eval(expr.left, env, consumed=True)
+        right = self.eval(expr.right, env, consumed=True)
+        kinds = {left.kind, right.kind}
+        if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE}:
+            shape = None
+            if left.kind == TENSOR and right.kind != TENSOR:
+                shape = left.shape
+            elif right.kind == TENSOR and left.kind != TENSOR:
+                shape = right.shape
+            elif left.shape == right.shape:
+                shape = left.shape
+            return Value(TENSOR, shape, fresh=True)
+        if kinds == {SCALAR}:
+            return SCALAR_VALUE
+        if kinds == {SHAPE} and isinstance(expr.operator, cst.Add):
+            return Value(SHAPE)
+        return UNKNOWN_VALUE
+
+    def _eval_UnaryOperation(self, expr: cst.UnaryOperation, env: Env) -> Value:
+        operand = self.eval(expr.expression, env, consumed=True)
+        if isinstance(expr.operator, cst.Not):
+            return SCALAR_VALUE if operand.kind != TENSOR else UNKNOWN_VALUE
+        if operand.kind == TENSOR:
+            return Value(TENSOR, operand.shape, fresh=True)
+        return operand if operand.kind == SCALAR else UNKNOWN_VALUE
+
+    def _eval_BooleanOperation(self, expr: cst.BooleanOperation, env: Env) -> Value:
+        self.eval(expr.left, env, consumed=True)
+        self.eval(expr.right, env, consumed=True)
+        return UNKNOWN_VALUE
+
+    def _eval_Comparison(self, expr: cst.Comparison, env: Env) -> Value:
+        values = [self.eval(expr.left, env, consumed=True)]
+        values += [self.eval(c.comparator, env, consumed=True) for c in expr.comparisons]
+        identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+                       for c in expr.comparisons)
+        if identity:
+            return SCALAR_VALUE
+        if any(v.kind == TENSOR for v in values) and len(values) == 2 and not any(
+                v.kind in (TENSORS, SEQUENCE, SHAPE) for v in values):
+            return Value(TENSOR, fresh=True)
+        if all(v.kind == SCALAR for v in values):
+            return SCALAR_VALUE
+        return UNKNOWN_VALUE
+
+    def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:
+        self.eval(expr.test, env, consumed=True)
+        body_eager, orelse_eager = classify_guard(expr.test, self.facts.namespace)
+        if body_eager:
+            if self.analyzer is not None:
+                self.facts.skip.add(expr.body)
+            return self.eval(expr.orelse, env)
+        if orelse_eager:
+            if self.analyzer is not None:
+                self.facts.skip.add(expr.orelse)
+            return self.eval(expr.body, env)
+        return join(self.eval(expr.body, env), self.eval(expr.orelse, env))
+
+    # calls
+    def _eval_Call(self, expr: cst.Call, env: Env) -> Value:
+        func = expr.func
+        namespace_op = self._namespace_op(func, env)
+        args = [self.eval(a.value, env, consumed=namespace_op is not None) for a in expr.args]
+        if namespace_op is not None:
+            return self._op_value(namespace_op, expr, args)
+        if isinstance(func, cst.Attribute):
+            if isinstance(func.value, cst.Name) and func.value.value == "self":
+                return self._self_call(func.attr.value, expr, args)
+            base = self.eval(func.value, env)
+            if base.kind == TENSOR:
+                return self._method_value(func.attr.value, expr, base)
+            return UNKNOWN_VALUE
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in ("len", "int", "float", "bool", "str", "isinstance", "hasattr", "round",
+                        "abs") and name not in env:
+                return SCALAR_VALUE
+            if name in ("list", "tuple") and name not in env:
+                if args and args[0].kind in (TENSOR, TENSORS):
+                    return Value(TENSORS)
+                return Value(SEQUENCE)
+            if name == "range" and name not in env:
+                return Value(SEQUENCE)
+            if self.analyzer is not None:
+                self.analyzer.call_site(("function", name), expr, args)
+            return UNKNOWN_VALUE
+        self.eval(func, env)
+        return UNKNOWN_VALUE
+
+    def _namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
+        """`F.contrib.arange_like` -> "contrib.arange_like" when F holds the namespace."""
+        parts: List[str] = []
+        node = func
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not parts or not isinstance(node, cst.Name):
+            return None
+        if env.get(node.value, UNKNOWN_VALUE).kind != NAMESPACE:
+            return None
+        return ".".join(reversed(parts))
+
+    def _op_value(self, op: str, call: cst.Call, args: List[Value]) -> Value:
+        parts = op.split(".")
+        if op in NON_TENSOR_OPS or len(parts) > 2 or (len(parts) == 2 and parts[0] not in OP_SUBNAMESPACES):
+            return UNKNOWN_VALUE
+        if any(a.keyword is not None and a.keyword.value in MULTI_OUTPUT_ATTRS for a in call.args):
+            return UNKNOWN_VALUE
+        if op in MULTI_OUTPUT_OPS:
+            num = call_argument(call, 1, "num_outputs") or call_argument(call, 1, "indices_or_sections")
+            count = literal_int(num.value) if num is not None else None
+            return Value(TENSORS) if count is not None and count > 1 else UNKNOWN_VALUE
+        first = args[0] if args else UNKNOWN_VALUE
+        return Value(TENSOR, *self._op_shape(op, call, first), fresh=True)
+
+    def _op_shape(self, op: str, call: cst.Call, first: Value) -> Tuple[Optional[Shape], Optional[str]]:
+        if op in CREATION_OPS:
+            arg = call_argument(call, 0, "shape")
+            return literal_shape(arg.value if arg else None), "literal"
+        if op in LIKE_OPS or op in SHAPE_PRESERVING:
+            return first.shape, first.shape_reason
+        if op == "expand_dims":
+            axis_arg = call_argument(call, 1, "axis")
+            axis = literal_int(axis_arg.value) if axis_arg else None
+            if first.shape is not None and axis is not None:
+                dims = list(first.shape)
+                position = axis if axis >= 0 else len(dims) + axis + 1
+                if 0 <= position <= len(dims):
+                    dims.insert(position, 1)
+                    return tuple(dims), "expand_dims"
+            return None, "expand_dims"
+        if op in REDUCTIONS:
+            keep = call_argument(call, None, "keepdims")
+            keeps = keep is not None and dotted_name(keep.value) == "True"
+            return None, "reduction_keepdims" if keeps else "reduction"
+        if op in ("reshape", "Reshape"):
+            arg = call_argument(call, 1, "shape")
+            shape = literal_shape(arg.value if arg else None)
+            if shape is not None and all(d > 0 for d in shape if d is not None):
+                return shape, "reshape"
+            return None, "reshape"
+        return None, None
+
+    def _method_value(self, method: str, call: cst.Call, base: Value) -> Value:
+        if method == "asscalar":
+            return SCALAR_VALUE
+        if method in NON_TENSOR_METHODS:
+            return Value(TENSORS) if method == "split" else UNKNOWN_VALUE
+        if method == "reshape":
+            shape = literal_shape(call.args[0].value) if len(call.args) == 1 else None
+            if shape is None and call.args and all(a.keyword is None for a in call.args):
+                shape = literal_shape(cst.Tuple([cst.Element(a.value) for a in call.args]))
+            if shape is not None and all(d > 0 for d in shape if d is not None):
+                return Value(TENSOR, shape, "reshape")
+            return Value(TENSOR, None, "reshape")
+        if method in REDUCTIONS:
+            return Value(TENSOR, None, "reduction", fresh=False)
+        if method == "expand_dims":
+            return Value(TENSOR, None, "expand_dims")
+        return Value(TENSOR, base.shape if method in SHAPE_PRESERVING else None)
+
+    def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
+        klass = self.facts.klass
+        if klass is None:
+            return UNKNOWN_VALUE
+        if attr in klass.children:
+            return klass.children[attr]
+        if attr in klass.methods and self.analyzer is not None:
+            self.analyzer.call_site(("method", attr), call, args)
+        return UNKNOWN_VALUE
+
+

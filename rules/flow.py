@@ -1,0 +1,215 @@
+"""The statement walk of the shared analysis: a small forward abstract interpretation."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from .evaluate import Evaluator
+from .guards import always_exits, classify_guard
+from .values import (SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
+                     join_envs)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import FunctionFacts
+
+
+class FunctionAnalyzer:
+    def __init__(self, facts: FunctionFacts, on_call) -> None:
+        self.facts = facts
+        self.evaluator = Evaluator(facts, self)
+        self.on_call = on_call
+        self.counter = 0
+        self.loop_stack: List[cst.CSTNode] = []
+        self.local_defs: Dict[str, cst.FunctionDef] = {}
+
+    def alias_use(self, name: str) -> None:
+        self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
+
+    def call_site(self, key: Tuple[str, str], call: cst.Call, args: List[Value]) -> None:
+        if key[0] == "function" and key[1] in self.local_defs:
+            self.on_call(self.local_defs[key[1]], self.facts, call, args)
+        else:
+            self.on_call(key, self.facts, call, args)
+
+    def eval(self, expr: Optional[cst.BaseExpression], env: Env) -> Value:
+        if expr is None:
+            return UNKNOWN_VALUE
+        return self.evaluator.eval(expr, env)
+
+    def run(self) -> None:
+        env = dict(self.facts.params)
+        self.block(self.facts.node.body, env)
+
+    def block(self, suite: cst.BaseSuite, env: Env) -> Tuple[Env, bool]:
+        """Analyse a suite; returns the env after it and whether it always exits."""
+        statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+        if isinstance(suite, cst.SimpleStatementSuite):
+            statements = [suite]
+        for index, stmt in enumerate(statements):
+            env, exits, rest_eager = self.statement(stmt, env)
+            if rest_eager:
+                self.facts.skip.update(statements[index + 1:])
+                return env, exits
+            if exits:
+                return env, True
+        return env, False
+
+    def statement(self, stmt: cst.CSTNode, env: Env) -> Tuple[Env, bool, bool]:
+        """Returns (env after, always exits, the rest of the block is eager-only)."""
+        self.counter += 1
+        self.facts.env_at[stmt] = env
+        self.facts.order[stmt] = self.counter
+        self.facts.loops[stmt] = tuple(self.loop_stack)
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            exits = False
+            for small in stmt.body:
+                env, small_exits = self.small_statement(small, env)
+                exits = exits or small_exits
+            return env, exits, False
+        if isinstance(stmt, cst.If):
+            return self.if_statement(stmt, env)
+        if isinstance(stmt, (cst.For, cst.While)):
+            return self.loop(stmt, env), False, False
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.eval(item.item, env)
+                if item.asname is not None:
+                    env = self.bind(item.asname.name, UNKNOWN_VALUE, env)
+            env, exits = self.block(stmt.body, env)
+            return env, exits, False
+        if isinstance(stmt, cst.Try):
+            after, _ = self.block(stmt.body, dict(env))
+            joined = join_envs(env, after)
+            for handler in stmt.handlers:
+                handler_env, _ = self.block(handler.body, dict(joined))
+                joined = join_envs(joined, handler_env)
+            if stmt.orelse is not None:
+                joined = join_envs(joined, self.block(stmt.orelse.body, dict(after))[0])
+            if stmt.finalbody is not None:
+                joined = self.block(stmt.finalbody.body, joined)[0]
+            return joined, False, False
+        if isinstance(stmt, cst.FunctionDef):
+            self.local_defs[stmt.name.value] = stmt
+            self.facts.module.local_envs[stmt] = dict(env)
+            return {**env, stmt.name.value: UNKNOWN_VALUE}, False, False
+        if isinstance(stmt, cst.ClassDef):
+            return {**env, stmt.name.value: UNKNOWN_VALUE}, False, False
+        return env, False, False
+
+    def small_statement(self, small: cst.BaseSmallStatement, env: Env) -> Tuple[Env, bool]:
+        self.facts.env_at[small] = env
+        self.facts.order[small] = self.counter
+        self.facts.loops[small] = tuple(self.loop_stack)
+        if isinstance(small, cst.Assign):
+            if (len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+                    and isinstance(small.value, (cst.Tuple, cst.List))
+                    and len(small.targets[0].target.elements) == len(small.value.elements)):
+                values = [self.eval(e.value, env) for e in small.value.elements]
+                env = dict(env)
+                for target, value in zip(small.targets[0].target.elements, values):
+                    env = self.bind(target.value, value, env)
+                return env, False
+            value = self.eval(small.value, env)
+            for target in small.targets:
+                env = self.bind(target.target, value, env)
+            return env, False
+        if isinstance(small, cst.AnnAssign):
+            if small.value is None:
+                return env, False
+            return self.bind(small.target, self.eval(small.value, env), env), False
+        if isinstance(small, cst.AugAssign):
+            value = self.eval(small.value, env)
+            if isinstance(small.target, cst.Name):
+                old = env.get(small.target.value, UNKNOWN_VALUE)
+                if old.kind == TENSOR or value.kind == TENSOR:
+                    new = Value(TENSOR, old.shape, fresh=old.fresh)
+                elif old.kind == SCALAR and value.kind == SCALAR:
+                    new = SCALAR_VALUE
+                else:
+                    new = UNKNOWN_VALUE
+                return {**env, small.target.value: new}, False
+            self.eval(small.target, env)
+            return env, False
+        if isinstance(small, cst.Expr):
+            self.eval(small.value, env)
+            return env, False
+        if isinstance(small, (cst.Return, cst.Raise)):
+            self.eval(getattr(small, "value", None) if isinstance(small, cst.Return) else small.exc, env)
+            return env, True
+        if isinstance(small, cst.Assert):
+            self.eval(small.test, env)
+            return env, False
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
+            env = dict(env)
+            for alias in names:
+                bound = alias.asname.name if alias.asname else alias.name
+                key = dotted_name(bound) if isinstance(bound, (cst.Name, cst.Attribute)) else None
+                if key:
+                    env[key.split(".")[0]] = UNKNOWN_VALUE
+            return env, False
+        return env, False
+
+    def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> Env:
+        if isinstance(target, cst.Name):
+            return {**env, target.value: value}
+        if isinstance(target, (cst.Tuple, cst.List)):
+            element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
+            for item in target.elements:
+                inner = item.value
+                env = self.bind(inner, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env)
+            return env
+        if isinstance(target, (cst.Attribute, cst.Subscript)):
+            self.evaluator.eval(target.value, env, consumed=True)
+        return env
+
+    def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:
+        self.eval(stmt.test, env)
+        body_eager, orelse_eager = classify_guard(stmt.test, self.facts.namespace)
+        if body_eager:
+            self.facts.skip.add(stmt.body)
+            body_env, body_exits = env, always_exits(stmt.body)
+        else:
+            body_env, body_exits = self.block(stmt.body, dict(env))
+        orelse_exits = False
+        orelse_env = env
+        if stmt.orelse is not None:
+            if orelse_eager:
+                self.facts.skip.add(stmt.orelse)
+                orelse_exits = isinstance(stmt.orelse, cst.Else) and always_exits(stmt.orelse.body)
+            elif isinstance(stmt.orelse, cst.If):
+                orelse_env, orelse_exits, _ = self.statement(stmt.orelse, dict(env))
+            else:
+                orelse_env, orelse_exits = self.block(stmt.orelse.body, dict(env))
+        # `if F is mx.sym: raise` -> the rest is eager-only; likewise `if eager: ... else: raise`.
+        rest_eager = (orelse_eager and body_exits) or (body_eager and stmt.orelse is not None and orelse_exits)
+        if body_exits and not orelse_exits:
+            return orelse_env, False, rest_eager
+        if orelse_exits and not body_exits:
+            return body_env, False, rest_eager
+        return join_envs(body_env, orelse_env), body_exits and orelse_exits, rest_eager
+
+    def loop(self, stmt, env: Env) -> Env:
+        self.loop_stack.append(stmt)
+        try:
+            if isinstance(stmt, cst.For):
+                iterable = self.eval(stmt.iter, env)
+                element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(iterable.kind, UNKNOWN_VALUE)
+                if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
+                    element = SCALAR_VALUE
+                start = self.bind(stmt.target, element, dict(env))
+            else:
+                self.eval(stmt.test, env)
+                start = dict(env)
+            after, _ = self.block(stmt.body, start)
+            second_start = join_envs(start, after)  # a second pass sees values from the loop end
+            after, _ = self.block(stmt.body, second_start)
+            result = join_envs(env, after)
+            if stmt.orelse is not None:
+                result = self.block(stmt.orelse.body, result)[0]
+            return result
+        finally:
+            self.loop_stack.pop()
+
+

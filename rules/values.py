@@ -1,0 +1,150 @@
+"""Values of the shared analysis: kinds, `Value`, joins, and small CST readers.
+
+Split from analysis.py so the evaluator and the statement walk can share them; rules
+import them from `.analysis`, which re-exports everything here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
+TENSORS = "tensors"  # a list/tuple whose elements are tensors (F.split, list(x))
+SEQUENCE = "sequence"  # a list/tuple of unknown elements
+SCALAR = "scalar"  # Python number, string, bool, None, tuple of numbers
+SHAPE = "shape"  # a shape tuple, e.g. x.shape (a tuple of ints eagerly)
+NAMESPACE = "namespace"  # F (mx.nd or mx.sym)
+PARAMETER = "parameter"  # a gluon Parameter object (self.weight): static attributes are fine
+UNKNOWN = "unknown"
+
+Shape = Tuple[Optional[int], ...]
+
+
+@dataclass(frozen=True)
+class Value:
+    """What an expression holds. `shape`: known dims (None = unknown dim) or None.
+
+    `shape_reason` is the evidence that the shape may differ from its neighbours' (set by
+    literal creation, reductions, expand_dims, reshape, parameters of declared shape).
+    `fresh` means the array was just created by an operator (not a view, not an input).
+    """
+
+    kind: str
+    shape: Optional[Shape] = None
+    shape_reason: Optional[str] = None
+    fresh: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind == TENSOR
+
+
+UNKNOWN_VALUE = Value(UNKNOWN)
+SCALAR_VALUE = Value(SCALAR)
+Env = Dict[str, Value]
+
+EAGER_NAMESPACES = {"nd", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray", "ndarray"}
+SYMBOL_NAMESPACES = {"sym", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol", "symbol"}
+MULTI_OUTPUT_OPS = {"split", "SliceChannel", "split_v2"}
+# Ops whose result is not a single tensor (or depends on attributes we do not model).
+NON_TENSOR_OPS = {
+    "Group", "load", "save", "load_json", "waitall", "contrib.foreach", "contrib.while_loop",
+    "contrib.cond", "linalg.gelqf", "linalg_gelqf", "linalg.syevd", "linalg_syevd",
+    "contrib.MultiBoxTarget", "contrib.MultiBoxDetection", "contrib.MultiProposal",
+    "contrib.Proposal", "contrib.box_encode", "contrib.bipartite_matching",
+}
+MULTI_OUTPUT_ATTRS = {"state_outputs", "output_mean_var", "ret_typ", "return_indices"}
+OP_SUBNAMESPACES = {"contrib", "random", "linalg", "image", "sparse", "op"}
+CREATION_OPS = {"zeros", "ones", "full", "empty", "random.uniform", "random.normal",
+                "random_uniform", "random_normal", "uniform", "normal"}
+LIKE_OPS = {"zeros_like", "ones_like", "random.uniform_like", "random.normal_like"}
+REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
+              "argmin", "sum_axis", "max_axis", "min_axis"}
+SHAPE_PRESERVING = {
+    "relu", "sigmoid", "tanh", "exp", "log", "abs", "sqrt", "square", "negative", "Activation",
+    "Dropout", "softmax", "log_softmax", "clip", "cast", "identity", "BlockGrad",
+    "stop_gradient", "LeakyReLU", "sign", "round", "floor", "ceil", "reciprocal", "softsign",
+    "erf", "zeros_like", "ones_like", "sin", "cos", "rsqrt", "log1p", "expm1", "relu6",
+}
+# Gluon layers returning one tensor (a child of these types gives a tensor when called).
+SINGLE_OUTPUT_LAYERS = {
+    "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+    "Conv3DTranspose", "BatchNorm", "SyncBatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
+    "Dropout", "Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Embedding",
+    "Flatten", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+    "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D",
+    "GlobalAvgPool2D", "GlobalAvgPool3D", "ReflectionPad2D", "HybridSequential", "Identity",
+}
+# NDArray methods that do not return a tensor.
+NON_TENSOR_METHODS = {"asnumpy", "asscalar", "tolist", "wait_to_read", "copyto", "split",
+                      "attach_grad", "backward", "tostype", "list_outputs", "infer_shape",
+                      "get_internals", "list_arguments"}
+STATIC_ATTRS = {"size", "ndim"}
+NON_TENSOR_ATTRS = {"dtype", "context", "ctx", "stype", "grad", "handle", "name"}
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """`mx.nd.NDArray` -> "mx.nd.NDArray"; None for anything that is not a dotted name."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def literal_int(node: cst.BaseExpression) -> Optional[int]:
+    """The value of an integer literal (`3`, `-1`, `(2)`), else None."""
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value, 0)
+        except ValueError:
+            return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal_int(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def literal_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
+    """`(1, 3)` / `[1, 3]` / `3` as a tuple of ints, else None."""
+    if node is None:
+        return None
+    single = literal_int(node)
+    if single is not None:
+        return (single,)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        dims = [literal_int(e.value) if isinstance(e, cst.Element) else None for e in node.elements]
+        if all(d is not None for d in dims):
+            return tuple(dims)  # type: ignore[arg-type]
+    return None
+
+
+def call_argument(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
+    """The argument of `call` given by keyword or position (positional before any keyword)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is not None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if position < len(positional):
+            return positional[position]
+    return None
+
+
+def join(a: Value, b: Value) -> Value:
+    if a == b:
+        return a
+    if a.kind == b.kind:
+        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh)
+    return UNKNOWN_VALUE
+
+
+def join_envs(a: Env, b: Env) -> Env:
+    return {k: join(a.get(k, UNKNOWN_VALUE), b.get(k, UNKNOWN_VALUE)) for k in set(a) | set(b)}
+
+
