@@ -189,6 +189,9 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         fixes = sum(o.fixed for o in diffs)
         message = (f"Would fix {_plural(fixes, 'finding')} in {_plural(len(diffs), 'file')}."
                    if diffs else "No fixes to apply.")
+        rejected = sum(o.rejected for o in result.outcomes)
+        if rejected:
+            message += f" {rejected} not proven equivalent by the checker: left out."
         click.echo(message, err=True)
     if any(o.internal for o in result.outcomes):
         return EXIT_ERROR

@@ -334,3 +334,34 @@ def test_version_and_help(project):
     assert hl("--version").stdout == f"hybridlint {__version__}\n"
     assert "--unsafe-fixes" in hl("check", "--help").stdout
     assert "--write-baseline" in hl("--fix", "--help").stdout
+
+
+CHECKER_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "testdata", "checker")
+
+
+def test_verify_command_runs_the_checker(project):
+    import shutil
+
+    shutil.copy(os.path.join(CHECKER_DATA, "first_row.py"), project / "first_row.py")
+    result = hl("verify", "first_row.py::FirstRow", "--input", "2,3")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("mismatch: first_row.py::FirstRow")
+    assert hl("verify", "first_row.py::FirstRow").exit_code == 2  # no inputs anywhere
+    assert hl("verify", "first_row.py::1x", "--input", "2").exit_code == 2
+    assert hl("verify", "missing.py::Net", "--input", "2").exit_code == 2
+
+
+def test_fix_verify_applies_proven_fixes(project):
+    import shutil
+
+    shutil.copy(os.path.join(CHECKER_DATA, "slicing.py"), project / "slicing.py")
+    (project / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = [[3, 4]] }\n')
+    result = hl("--fix", "--verify", "--select", "HL003", "slicing.py")
+    assert result.exit_code == 0, result.output
+    assert "F.slice_axis(h, axis=1, begin=1, end=2)" in (project / "slicing.py").read_text()
+    (project / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = "3,4" }\n')
+    bad = hl("--fix", "--verify", "slicing.py")
+    assert bad.exit_code == 2 and "examples" in bad.stderr

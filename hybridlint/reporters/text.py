@@ -75,13 +75,17 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
             parts.append(f"[*] {safe} fixable with `hybridlint --fix`.")
         if unsafe and not ctx.unsafe_fixes:
             parts.append(f"{unsafe} more with `--unsafe-fixes`.")
+    rejected = sum(o.rejected for o in result.outcomes)
+    if rejected:
+        parts.append(f"{_plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
+                     "could not prove them.")
     if ctx.baselined:
         parts.append(f"{_plural(ctx.baselined, 'finding')} tolerated by the baseline.")
     return " ".join(parts)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def _plural(count: int, word: str, plural: str = "") -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
 def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
