@@ -37,10 +37,9 @@ tensor inside `hybrid_forward` (and the helpers it calls).
 ## Why it breaks under hybridize
 On an NDArray `[]` slices. On a Symbol `[]` selects an *output* of a grouped symbol: `x[0]` on a
 single-output Symbol returns the Symbol itself, so the model silently computes on the whole
-array (shapes then fail later, or worse, do not); `x[1]` raises
-`IndexError: list index out of range`; `x[0:2]` raises
-`TypeError: Symbol only support integer index to fetch i-th output`. Slice assignment raises
-`TypeError: 'Symbol' object does not support item assignment`.
+array (shapes then fail later, or worse, do not); `x[1]` and `x[0:2]` raise a bare `IndexError`;
+`x[:, 1]` and `x[..., 1]` raise `TypeError: Symbol only support integer index to fetch i-th
+output`. Slice assignment raises `TypeError: 'Symbol' object does not support item assignment`.
 
 ## Example
 ```python
