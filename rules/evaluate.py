@@ -120,14 +120,14 @@ class Evaluator:
         right = self.eval(expr.right, env, consumed=True)
         kinds = {left.kind, right.kind}
         if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE}:
-            shape = None
-            if left.kind == TENSOR and right.kind != TENSOR:
-                shape = left.shape
+            shape, reason = None, None
+            if left.kind == TENSOR and right.kind != TENSOR:  # tensor op scalar keeps the evidence
+                shape, reason = left.shape, left.shape_reason
             elif right.kind == TENSOR and left.kind != TENSOR:
-                shape = right.shape
+                shape, reason = right.shape, right.shape_reason
             elif left.shape == right.shape:
                 shape = left.shape
-            return Value(TENSOR, shape, fresh=True)
+            return Value(TENSOR, shape, reason if kinds <= {TENSOR, SCALAR} else None, fresh=True)
         if kinds == {SCALAR}:
             return SCALAR_VALUE
         if kinds == {SHAPE} and isinstance(expr.operator, cst.Add):
@@ -139,7 +139,7 @@ class Evaluator:
         if isinstance(expr.operator, cst.Not):
             return SCALAR_VALUE if operand.kind != TENSOR else UNKNOWN_VALUE
         if operand.kind == TENSOR:
-            return Value(TENSOR, operand.shape, fresh=True)
+            return Value(TENSOR, operand.shape, operand.shape_reason, fresh=True)
         return operand if operand.kind == SCALAR else UNKNOWN_VALUE
 
     def _eval_BooleanOperation(self, expr: cst.BooleanOperation, env: Env) -> Value:

@@ -113,6 +113,9 @@ different shapes what the eager code computed. Only tensor–tensor operations a
                 safety=SAFE),
         Invalid(_net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"), line=4,
                 fixed=_net("mask = F.expand_dims(y, axis=1)\nreturn F.broadcast_mul(x, mask)"), safety=SAFE),
+        Invalid(_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\nreturn x + bias"),
+                line=4, fixed=_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\n"
+                                   "return F.broadcast_add(x, bias)"), safety=SAFE),
         Invalid(_net("return x.sum(axis=0) % x"), line=3,
                 fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
         Invalid(_net("return x >= x.mean(axis=1, keepdims=True)"), line=3,
