@@ -12,11 +12,9 @@ OPERATORS: Dict[Type[cst.BaseAugOp], Type[cst.BaseBinaryOp]] = {
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,
     cst.DivideAssign: cst.Divide,
-    cst.ModuloAssign: cst.Modulo,
-    cst.PowerAssign: cst.Power,
 }
 _SYMBOLS = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=",
-            cst.DivideAssign: "/=", cst.ModuloAssign: "%=", cst.PowerAssign: "**="}
+            cst.DivideAssign: "/="}
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
@@ -31,14 +29,15 @@ class InplaceArithmetic(Rule):
     message = "in-place arithmetic on a tensor raises NotImplementedForSymbol under hybridize; write `x = x + y`"
     explanation = """\
 ## What it does
-Finds `x += y`, `-=`, `*=`, `/=`, `%=`, `**=` where `x` is a tensor inside `hybrid_forward` and
-the helpers it calls.
+Finds `x += y`, `x -= y`, `x *= y` and `x /= y` where `x` is a tensor inside `hybrid_forward`
+and the helpers it calls.
 
 ## Why it breaks under hybridize
 Symbols are immutable graph nodes. MXNet 1.9.1 raises
 `NotImplementedForSymbol: Function __iadd__ (namely operator "+=") ... is not implemented for
-Symbol and only available in NDArray.` (likewise `__isub__`, `__imul__`, `__idiv__`, `__imod__`;
-`**=` falls back to `x = x ** y` on a Symbol).
+Symbol and only available in NDArray.` (likewise `__isub__`, `__imul__`, `__itruediv__`).
+`%=` and `**=` are not reported: Symbol defines neither `__imod__` nor `__ipow__`, so Python
+falls back to `x = x % y` / `x = x ** y`, which hybridizes (checked against MXNet 1.9.1).
 
 ## Example
 ```python
@@ -68,6 +67,7 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
 
     VALID = [
         Valid(_net("n = 0\nn += 1\nreturn x * n")),
+        Valid(_net("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")),  # fall back to z = z ** 2 on a Symbol
         Valid(_net("x = x + y\nreturn x")),
         Valid(_net("if F is mx.nd:\n    x += y\nreturn x")),
         Valid(_net("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
@@ -79,8 +79,8 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
                 fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"), safety=SAFE),
         Invalid(_net("z = x * 2\nz -= y + 1\nreturn z"), line=4,
                 fixed=_net("z = x * 2\nz = z - (y + 1)\nreturn z"), safety=SAFE),
-        Invalid(_net("z = F.exp(x)\nz **= 2  # square it\nreturn z"), line=4,
-                fixed=_net("z = F.exp(x)\nz = z ** 2  # square it\nreturn z"), safety=SAFE),
+        Invalid(_net("z = F.exp(x)\nz *= 2  # double it\nreturn z"), line=4,
+                fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"), safety=SAFE),
         Invalid(_net("x += y\nreturn x"), line=3, fixed=_net("x = x + y\nreturn x"), safety=UNSAFE),
         Invalid(_net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"), line=5,
                 fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"), safety=UNSAFE),
