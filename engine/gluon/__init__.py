@@ -2,7 +2,8 @@
 from . import parameter as _parameter_module
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
-from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
+from .block import Block, HybridBlock  # noqa: F401
+from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
 from . import contrib  # noqa: F401
 from ..ndarray import NDArray as _NDArray

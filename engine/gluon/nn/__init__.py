@@ -2,7 +2,8 @@
 from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
-from ..block import Block, HybridBlock, SymbolBlock  # noqa: F401
+from ..block import Block, HybridBlock  # noqa: F401
+from ..symbol_block import SymbolBlock  # noqa: F401
 
 
 def __getattr__(name):
