@@ -118,55 +118,28 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     writing = options.fix or options.diff
     cache = LintCache(config.root, options.selection.key(),
                       enabled=options.use_cache and not writing)
-    codes = cache.codes
-    if codes is None:
-        codes = all_rule_codes()
-        cache.codes = codes
-    options.selection.check_known(codes)
-    for _, pattern_codes in config.per_file_ignores:
-        RuleSelection(((tuple(pattern_codes), (), ()),)).check_known(codes)
+    codes = _known_codes(cache, options)
+    enabled_for: Dict[Tuple[str, ...], frozenset] = {}
+
+    def enabled_codes(path: str) -> frozenset:
+        extra_ignore = config.ignores_for(path)
+        if extra_ignore not in enabled_for:
+            enabled_for[extra_ignore] = options.selection.enabled(codes, extra_ignore)
+        return enabled_for[extra_ignore]
 
     outcomes: Dict[str, FileOutcome] = {}
     for path in found.missing:
-        outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory")
+        outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory",
+                                         enabled_codes(path))
     tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
-    enabled_for: Dict[Tuple[str, ...], frozenset] = {}
     for path in found.files:
-        extra_ignore = config.ignores_for(path)
-        enabled = enabled_for.get(extra_ignore)
-        if enabled is None:
-            enabled = enabled_for[extra_ignore] = options.selection.enabled(codes, extra_ignore)
-        try:
-            raw = read_bytes(path)
-        except SourceReadError as exc:
-            outcomes[path] = _runner_outcome(path, "HL902", str(exc), enabled)
-            continue
-        key = content_key(raw, repr(extra_ignore))
-        cached = cache.get(key)
-        if cached is not None:
-            outcomes[path] = FileOutcome(path, [Issue(path=path, **d) for d in cached])
-            continue
-        try:
-            source = decode_source(raw, path)
-        except SourceDecodeError as exc:
-            outcomes[path] = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
-            cache.put(key, [_issue_fields(i) for i in outcomes[path].issues])
-            continue
-        from .linter import may_contain_hybrid_code
-
-        rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
-        if not may_contain_hybrid_code(source.text):
-            outcomes[path] = FileOutcome(path)
-            cache.put(key, [])
-            continue
-        if not rule_codes:  # only runner codes selected: a syntax check is all there is to do
-            outcomes[path] = _syntax_only(source, enabled)
-            cache.put(key, [_issue_fields(i) for i in outcomes[path].issues])
-            continue
-        tasks.append((path, source, rule_codes, key))
-
+        outcome, task = _triage(path, enabled_codes(path), config.ignores_for(path), cache)
+        if task is not None:
+            tasks.append(task)
+        else:
+            outcomes[path] = outcome
     for outcome, key in _execute(tasks, options):
-        if "HL900" not in options.selection.enabled(codes, config.ignores_for(outcome.path)):
+        if "HL900" not in enabled_codes(outcome.path):
             outcome.issues = [i for i in outcome.issues if i.code != "HL900"]
         outcomes[outcome.path] = outcome
         if not writing and not outcome.internal:
@@ -174,6 +147,50 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     cache.save()
     ordered = [outcomes[p] for p in sorted(outcomes, key=_path_sort_key)]
     return RunResult(outcomes=ordered, files_checked=len(found.files))
+
+
+def _known_codes(cache: LintCache, options: RunOptions) -> List[str]:
+    """All rule codes (from the cache when possible), after checking the selection uses them."""
+    codes = cache.codes
+    if codes is None:
+        codes = all_rule_codes()
+        cache.codes = codes
+    options.selection.check_known(codes)
+    for _, pattern_codes in options.config.per_file_ignores:
+        RuleSelection(((tuple(pattern_codes), (), ()),)).check_known(codes)
+    return codes
+
+
+def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache: LintCache):
+    """Everything up to the linter: read, cache, decode, pre-filter.
+
+    Returns ``(outcome, None)`` when the file is settled here, or ``(None, task)`` when it must
+    be linted. Settled results are put in the cache (read errors are not: there is no content).
+    """
+    try:
+        raw = read_bytes(path)
+    except SourceReadError as exc:
+        return _runner_outcome(path, "HL902", str(exc), enabled), None
+    key = content_key(raw, repr(extra_ignore))
+    cached = cache.get(key)
+    if cached is not None:
+        return FileOutcome(path, [Issue(path=path, **fields) for fields in cached]), None
+    try:
+        source = decode_source(raw, path)
+    except SourceDecodeError as exc:
+        outcome = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
+    else:
+        from .linter import may_contain_hybrid_code
+
+        rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
+        if not may_contain_hybrid_code(source.text):
+            outcome = FileOutcome(path)
+        elif not rule_codes:  # only runner codes selected: a syntax check is all there is
+            outcome = _syntax_only(source, enabled)
+        else:
+            return None, (path, source, rule_codes, key)
+    cache.put(key, [_issue_fields(i) for i in outcome.issues])
+    return outcome, None
 
 
 def _syntax_only(source: SourceFile, enabled) -> FileOutcome:
@@ -202,9 +219,9 @@ def _issue_fields(issue: Issue) -> Dict[str, Any]:
     return data
 
 
-def _runner_outcome(path: str, code: str, message: str, enabled=None, line: int = 1,
+def _runner_outcome(path: str, code: str, message: str, enabled: frozenset, line: int = 1,
                     col: int = 1) -> FileOutcome:
-    if enabled is not None and code not in enabled:
+    if code not in enabled:
         return FileOutcome(path)
     name, _ = RUNNER_CODES[code]
     return FileOutcome(path, [Issue(path, code, name, message, line, col, line, col, None)])

@@ -365,3 +365,24 @@ def test_fix_verify_applies_proven_fixes(project):
         '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = "3,4" }\n')
     bad = hl("--fix", "--verify", "slicing.py")
     assert bad.exit_code == 2 and "examples" in bad.stderr
+
+
+def test_missing_path_respects_selection(project):
+    assert hl("missing.py").exit_code == 1
+    assert hl("--ignore", "HL902", "missing.py").exit_code == 0
+
+
+def test_progress_bar_only_for_long_runs():
+    from hybridlint.cli import PROGRESS_MIN_FILES, _progress_bar
+
+    with _progress_bar(enabled=False) as update:
+        assert update is None
+    bar = _progress_bar(enabled=True)
+    with bar as update:
+        update(0, PROGRESS_MIN_FILES - 1)
+        assert bar._progress is None
+    bar = _progress_bar(enabled=True)
+    with bar as update:
+        update(0, PROGRESS_MIN_FILES)
+        update(PROGRESS_MIN_FILES, PROGRESS_MIN_FILES)
+        assert bar._progress.tasks[0].completed == PROGRESS_MIN_FILES
