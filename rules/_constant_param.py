@@ -26,20 +26,29 @@ BLOCK_ATTRIBUTES = {
 }
 
 
-def class_names(klass: cst.ClassDef) -> Set[str]:
-    """Every identifier and attribute name used anywhere in the class (to pick a fresh name)."""
+def taken_names(klass: cst.ClassDef, function: cst.FunctionDef, local: Optional[str] = None) -> Set[str]:
+    """Names a new constant must not take: every `self.<attr>` of the class (and strings that
+    may name parameters) and every name used in `function`, whose signature gains it, except
+    `local` (the local variable the constant replaces)."""
     names: Set[str] = set()
 
-    class Collector(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
+    class Attributes(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                names.add(node.attr.value)
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
             text = node.value.strip("'\"")
             if text.isidentifier():
                 names.add(text)
 
-    klass.visit(Collector())
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value != local:
+                names.add(node.value)
+
+    klass.visit(Attributes())
+    function.visit(Names())
     return names
 
 

@@ -98,6 +98,12 @@ made in helpers and classes without `__init__` are reported without a fix.
                            init="super().__init__(**kwargs)\n"
                                 "self.const = self.params.get_constant('const', nd.array([1, 2, 3], dtype='int32'))",
                            inputs="x, mask=None, *, const"), safety=UNSAFE),
+        Invalid(_net("mean = nd.array([0.5, 0.25]).reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
+                     init="super().__init__(**kwargs)"), line=11,
+                fixed=_net("mean = mean.reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
+                           init="super().__init__(**kwargs)\n"
+                                "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
+                           inputs="x, mean"), safety=UNSAFE),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8),  # no __init__
     ]
@@ -118,10 +124,21 @@ made in helpers and classes without `__init__` are reported without a fix.
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 name = target.target.value
-                if isinstance(node.value, cst.Call) and self._kind(node.value) is not None:
-                    self._pending[name] = (node.value, self.statement)
+                creation = self._creation_in(node.value)
+                if creation is not None:
+                    self._pending[name] = (creation, self.statement)
                 else:
                     self._pending.pop(name, None)
+
+    def _creation_in(self, value: cst.BaseExpression) -> Optional[cst.Call]:
+        """The creation call of `nd.array(...)` or of a method chain on it (`.reshape(...)`)."""
+        while isinstance(value, cst.Call):
+            if self._kind(value) is not None:
+                return value
+            if not isinstance(value.func, cst.Attribute):
+                return None
+            value = value.func.value
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         self._sync()
@@ -238,7 +255,7 @@ made in helpers and classes without `__init__` are reported without a fix.
         init = facts.klass.methods.get("__init__")
         if init is None:
             return None
-        taken = const.class_names(facts.klass.node)
+        taken = const.taken_names(facts.klass.node, facts.node)
         source = call_argument(node, 0, "source_array")
         value_code = cst.Module([]).code_for_node(source.value)
         if dtype is not None:
@@ -247,14 +264,15 @@ made in helpers and classes without `__init__` are reported without a fix.
             written = dotted_name(node.func).rsplit(".", 1)[0]
             value_code = f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
         remove = None
-        if assigned is not None and self._removable(assigned[0], assigned[1], node):
-            base = assigned[0]
-            taken.discard(base)
-            name = const.fresh_name(base, taken)
-            if name == base:
-                remove = assigned[1]
-        else:
-            name = const.fresh_name("const", taken)
+        name = const.fresh_name("const", taken)
+        if assigned is not None and self._single_store(assigned[0]):
+            # `v = nd.array(...)...`: the constant is called v (the signature's v is then what
+            # the local was); a bare `v = nd.array(...)` line without comments goes away.
+            local_taken = const.taken_names(facts.klass.node, facts.node, local=assigned[0])
+            if const.fresh_name(assigned[0], local_taken) == assigned[0]:
+                name = assigned[0]
+                if self._removable(assigned[1], node):
+                    remove = assigned[1]
         insert = const.init_edit(init, const.constant_statement(name, value_code))
         if insert is None:
             return None
@@ -265,16 +283,18 @@ made in helpers and classes without `__init__` are reported without a fix.
             edits.append((node, cst.Name(name)))
         return edits
 
-    def _removable(self, name: str, statement: cst.CSTNode, creation: cst.Call) -> bool:
-        """`name = <creation>` alone on a comment-free line, and `name` bound nowhere else."""
+    def _removable(self, statement: cst.CSTNode, creation: cst.Call) -> bool:
+        """The statement is `v = <creation>` alone on a line without comments."""
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
             return False
         small = statement.body[0]
         if not (isinstance(small, cst.Assign) and small.value is creation and len(small.targets) == 1):
             return False
-        if statement.trailing_whitespace.comment is not None or any(
-                line.comment is not None for line in statement.leading_lines):
-            return False
+        return statement.trailing_whitespace.comment is None and not any(
+            line.comment is not None for line in statement.leading_lines)
+
+    def _single_store(self, name: str) -> bool:
+        """`name` is a local of hybrid_forward (not a parameter) bound exactly once."""
         assert self.facts is not None
         if name in self.facts.params:
             return False
