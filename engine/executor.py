@@ -64,7 +64,7 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
             except ShapeError:
                 pass
             shapes[(id(node), 0)] = s
-    for _ in range(3):
+    for _ in range(max(3, len(order))):      # until nothing changes (backward fills)
         changed = False
         for node in order:
             if node.op is None:
@@ -109,7 +109,7 @@ def infer_graph_types(order: List[Node], known: Dict[str, np.dtype]):
             if t is None and code is not None:
                 t = DTYPE_FROM_CODE.get(int(code))
             types[(id(node), 0)] = t
-    for _ in range(3):
+    for _ in range(max(3, len(order))):
         changed = False
         for node in order:
             if node.op is None:

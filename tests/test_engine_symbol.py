@@ -254,3 +254,17 @@ def test_compose_replaces_variables_like_mxnet():
                     _outcome(lambda: c(lib.sym.var("y")).list_arguments()))
 
     assert run(mx) == run(m)
+
+
+@BOTH
+def test_ndarray_slices_share_memory_like_mxnet():
+    m = _real()
+
+    def run(lib, key):
+        x = lib.nd.arange(6).reshape((3, 2))
+        y = x[key]
+        y[:] = 0
+        return x.asnumpy().tolist()
+
+    for key in (1, slice(0, 1), (slice(None), 1), slice(0, 3, 2)):
+        assert run(mx, key) == run(m, key)

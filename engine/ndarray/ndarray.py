@@ -262,6 +262,8 @@ class NDArray:
         r = self._data[key]
         if type(r) is not _np_ndarray:
             r = np.asarray(r, dtype=self._data.dtype)
+        elif not r.flags.c_contiguous:
+            r = r.copy()      # MXNet shares memory only for contiguous (first-axis) slices
         if r.ndim == 0:
             r = r.reshape(1)
         return wrap(r)
