@@ -157,3 +157,50 @@ def test_jobs_do_not_leak_modules_or_cwd(backend, tmp_path):
         (second,) = check_file(str(main), {"Net": [(2, 3)]}, backend=backend, session=s)
         assert second.ok, second.summary()
         assert s.workers_started == 1
+
+
+CONSTANT_ORIGINAL = '''\
+from mxnet import gluon, nd
+from mxnet.gluon import nn
+
+
+class Offset(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.body = nn.HybridSequential()
+            self.body.add(nn.Dense(3, flatten=False))
+
+    def hybrid_forward(self, F, x):
+        return F.broadcast_add(self.body(x), nd.array([1.0, 2.0, 3.0]))
+'''
+
+CONSTANT_FIXED = '''\
+from mxnet import gluon, nd
+from mxnet.gluon import nn
+
+
+class Offset(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.body = nn.HybridSequential()
+            self.body.add(nn.Dense(3, flatten=False, prefix='proj_'))
+            self.offset = self.params.get_constant('offset', [1.0, 2.0, 3.0])
+
+    def hybrid_forward(self, F, x, offset):
+        return F.broadcast_add(self.body(x), offset)
+'''
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_check_fix_matches_renamed_parameters_and_keeps_new_constants(backend, session):
+    report = check_fix(CONSTANT_ORIGINAL, CONSTANT_FIXED, "Offset", [(2, 4)], path="offset.py",
+                       backend=backend, session=session)
+    assert report.status == "equal", report.summary()
+    # dense0_weight -> proj_weight: paired by registration order and shape
+    assert any("matched by order" in note for note in report.notes), report.notes
+    wrong = check_fix(CONSTANT_ORIGINAL, CONSTANT_FIXED.replace("[1.0, 2.0, 3.0]",
+                                                                "[1.0, 2.0, 4.0]"),
+                      "Offset", [(2, 4)], path="offset.py", backend=backend, session=session)
+    assert wrong.status == "mismatch" and wrong.max_abs_diff == pytest.approx(1.0)

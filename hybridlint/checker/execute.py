@@ -124,6 +124,8 @@ def copy_params(source: Any, target: Any) -> List[str]:
             leftover_dst.append(name)
     leftover_src = [n for n in src if n not in dst or _shape(src[n]) != _shape(dst[n])]
     for name in list(leftover_dst):
+        if _is_constant(dst[name]):
+            continue                      # a constant a fix added: it keeps its own value
         match = next((s for s in leftover_src if _shape(src[s]) == _shape(dst[name])), None)
         if match is not None:
             dst[name].set_data(src[match].data())
@@ -131,10 +133,15 @@ def copy_params(source: Any, target: Any) -> List[str]:
             leftover_dst.remove(name)
             notes.append(f"parameter {name} took the value of {match} (matched by order)")
     for name in leftover_dst:
-        if getattr(dst[name], "grad_req", None) != "null":
+        if not _is_constant(dst[name]):
             notes.append(f"parameter {name} exists only in the fixed block; it keeps its own "
                          "initial value")
     return notes
+
+
+def _is_constant(param: Any) -> bool:
+    """gluon.Constant (params.get_constant): a value fixed by the code, not initialised."""
+    return any(cls.__name__ == "Constant" for cls in type(param).__mro__)
 
 
 def _shape(param: Any) -> Tuple[int, ...]:

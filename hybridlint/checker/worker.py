@@ -74,17 +74,17 @@ def _restore(state) -> None:
 
 
 def _installed_roots() -> tuple:
+    """Folders whose modules stay loaded between jobs (found without importing them)."""
+    import importlib.util
     import sysconfig
-    import hybridlint
-    import hybridlint.engine
     roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    roots |= {sys.prefix, sys.base_prefix, os.path.dirname(hybridlint.__file__),
-              os.path.dirname(hybridlint.engine.__file__)}
-    try:
-        import hybridlint.rules
-        roots.add(os.path.dirname(hybridlint.rules.__file__))
-    except ImportError:
-        pass
+    roots |= {sys.prefix, sys.base_prefix}
+    for package in ("hybridlint", "hybridlint.engine", "hybridlint.rules"):
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            continue
+        roots |= set(spec.submodule_search_locations or []) if spec else set()
     return tuple(os.path.abspath(r) + os.sep for r in roots)
 
 
@@ -124,7 +124,10 @@ def serve(argv: List[str]) -> int:
                                        backend=str(job.get("backend", "")), stage="worker",
                                        reason=f"checker error: {type(exc).__name__}: {exc}")
         finally:
-            _restore(state)
+            try:
+                _restore(state)
+            except Exception:          # hygiene must never take the worker down
+                pass
         try:
             write_frame(proto_out, report)
         except Exception as exc:      # an unpicklable detail: send the essentials
