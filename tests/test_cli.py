@@ -44,8 +44,15 @@ def put(root, rel, text, newline="\n", encoding="utf-8"):
     return path
 
 
+def _runner():
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        return CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2: always separate
+        return CliRunner()
+
+
 def hl(*args):
-    return CliRunner().invoke(cli, list(args))
+    return _runner().invoke(cli, list(args))
 
 
 def test_findings_exit_1_with_clickable_location(project):
