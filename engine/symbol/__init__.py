@@ -173,7 +173,8 @@ def _install(fname, opdef):
     fn = _make_sym_function(opdef, fname)
     setattr(op, fname, fn)
     if fname.startswith("_contrib_"):
-        setattr(contrib, fname[len("_contrib_"):], fn)
+        short = fname[len("_contrib_"):]     # MXNet auto-names contrib nodes "arange_like0"
+        setattr(contrib, short, _make_sym_function(opdef, short))
         setattr(_internal, fname, fn)
     elif fname.startswith("_"):
         setattr(_internal, fname, fn)
