@@ -332,8 +332,10 @@ def argsort(attrs, x):
     return _order(xv, ax, attrs.is_ascend).astype(attrs.dtype)
 
 
+# sort and topk(ret_typ='value'/'both') have a hidden second output in MXNet, hence the
+# output names "output0"(, "output1") that list_outputs shows
 register("sort", params={"axis": Param(p_opt(p_int), -1), "is_ascend": Param(p_bool, True)},
-         infer_shape=_sort_shape)(sort)
+         output_names=("output0",), infer_shape=_sort_shape)(sort)
 _IDX_DTYPES = p_enum("float16", "float32", "float64", "int32", "int64", "uint8")
 register("argsort", params={"axis": Param(p_opt(p_int), -1), "is_ascend": Param(p_bool, True),
                             "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)),
@@ -402,4 +404,6 @@ register("topk", params={"axis": Param(p_opt(p_int), -1), "k": Param(p_int, 1),
                          "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)),
                                         np.dtype(np.float32))},
          num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
+         output_names=lambda a: {"both": ("output0", "output1"), "value": ("output0",)}.get(
+             a.ret_typ, ("output",)),
          infer_shape=_topk_shape, infer_type=_topk_type)(topk)
