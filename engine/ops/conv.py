@@ -138,16 +138,56 @@ def _conv_check(attrs, x, w, b):
             _fill([given], 0, want, "weight/bias")
 
 
+def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
+    """Stride-1 2-D convolution with im2col over whole flattened rows.
+
+    Each kernel tap (kh, kw) reads the flattened padded image at offset kh*d*Wp + kw*d as
+    one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
+    pieces; the matmul then computes Wp - OW junk columns per row, dropped by the final copy.
+    (About 1.5x faster than the strided im2col on LeNet's second convolution.)"""
+    n, c = x.shape[:2]
+    g = attrs.num_group
+    nf = attrs.num_filter
+    kh, kw = attrs.kernel
+    dh, dw = dilate
+    hp, wp = x.shape[2] + 2 * pad[0], x.shape[3] + 2 * pad[1]
+    oh, ow = out.shape[2], out.shape[3]
+    tail = (kw - 1) * dw
+    flat = np.empty((n, c, hp * wp + tail), x.dtype)
+    if tail:
+        flat[:, :, hp * wp:] = 0
+    if any(pad):
+        img = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
+        img[...] = 0
+        img[:, :, pad[0]:pad[0] + x.shape[2], pad[1]:pad[1] + x.shape[3]] = x
+    else:
+        flat[:, :, :hp * wp] = x.reshape(n, c, hp * wp)
+    s = flat.strides
+    isz = flat.itemsize
+    view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
+                      (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
+                      writeable=False)
+    cols = np.empty((n, g, (c // g) * kh * kw, oh * wp), x.dtype)
+    np.copyto(cols.reshape(view.shape), view)
+    full = np.matmul(w.reshape(g, nf // g, -1), cols)
+    np.copyto(out, full.reshape(n, nf, oh, wp)[:, :, :, :ow])
+
+
 def convolution_out(attrs, out, x, w, b=None):
     """Convolution into a preallocated (N, F, *out) buffer."""
     if x.ndim != len(attrs.kernel) + 2 or w.shape[0] != attrs.num_filter \
             or w.shape[1] * attrs.num_group != x.shape[1] or w.shape[2:] != tuple(attrs.kernel):
         _conv_check(attrs, x, w, b)
-    cols, osp = _conv_cols(attrs, x)
     g = attrs.num_group
     n, nf = x.shape[0], attrs.num_filter
-    w3 = w.reshape(g, nf // g, -1)
-    np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
+    k, stride, dilate, pad = _geometry(attrs, "Convolution")
+    if len(k) == 2 and stride == (1, 1) and x.dtype == w.dtype == out.dtype:
+        _conv2d_rows_out(attrs, out, x, w, dilate, pad)
+        osp = out.shape[2:]
+    else:
+        cols, osp = _conv_cols(attrs, x)
+        w3 = w.reshape(g, nf // g, -1)
+        np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
     if b is not None:
         if b.shape != (nf,):
             _conv_check(attrs, x, w, b)
