@@ -17,7 +17,7 @@ import re
 import sys
 import traceback
 import types
-from typing import Dict, Iterable, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 from .report import SourceLine
 
@@ -182,7 +182,3 @@ def to_findings(events: TraceEvents, original_filename: Optional[str] = None) ->
 
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" \t"))
-
-
-def summarize(events: Iterable) -> str:
-    return "; ".join(f"{code} at line {where.lineno}" for code, _, where in events)

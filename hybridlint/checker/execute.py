@@ -83,12 +83,12 @@ def export_roundtrip(mx: types.ModuleType, block: Any,
         prefix = os.path.join(tmp, "model")
         block.export(prefix, epoch=0)
         sym_file, param_file = prefix + "-symbol.json", prefix + "-0000.params"
-        input_names = _input_names(mx, sym_file, param_file, len(arrays))
+        input_names = _input_names(len(arrays))
         imported = mx.gluon.SymbolBlock.imports(sym_file, input_names, param_file)
         return call(mx, imported, arrays)
 
 
-def _input_names(mx: types.ModuleType, sym_file: str, param_file: str, count: int) -> List[str]:
+def _input_names(count: int) -> List[str]:
     """Gluon names exported inputs `data` (one input) or `data0`, `data1`, ... (several)."""
     if count == 1:
         return ["data"]
