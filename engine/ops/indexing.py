@@ -8,7 +8,7 @@ mode 'clip', Embedding), wrapped (mode 'wrap'), give all-off rows (one_hot) or r
 import numpy as np
 
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float, p_int,
-                        p_opt, register)
+                        p_opt, register, shape_known)
 from ._util import fmt_shape, norm_axis
 
 
@@ -83,10 +83,16 @@ def _pick_axis(attrs, ndim):
 
 
 def _pick_index_shape(attrs, data):
+    """The index MXNet infers: data's shape without `axis` (whatever keepdims says)."""
+    ax = _pick_axis(attrs, len(data))
+    return tuple(d for i, d in enumerate(data) if i != ax)
+
+
+def _pick_out_shape(attrs, data):
     ax = _pick_axis(attrs, len(data))
     if attrs.keepdims:
         return tuple(1 if i == ax else d for i, d in enumerate(data))
-    return tuple(d for i, d in enumerate(data) if i != ax)
+    return tuple(d for i, d in enumerate(data) if i != ax) or (1,)
 
 
 def _pick_shape(attrs, in_shapes):
@@ -94,13 +100,16 @@ def _pick_shape(attrs, in_shapes):
     if data is None:
         return in_shapes, [None]
     want = _pick_index_shape(attrs, data)
-    try:
-        idx = merge_shape(idx, want)
-    except ShapeError:
-        raise ShapeError("pick: index has shape {}, expected {} (data {} without axis {})"
-                         .format(fmt_shape(idx), fmt_shape(want), fmt_shape(data),
-                                 attrs.axis)) from None
-    return [data, idx], [want or (1,)]
+    if idx is not None and shape_known(idx) and int(np.prod(idx)) == int(np.prod(want)):
+        pass    # MXNet also takes an index of the same size, e.g. the keepdims shape
+    else:
+        try:
+            idx = merge_shape(idx, want)
+        except ShapeError:
+            raise ShapeError("pick: index has shape {}, expected {} (data {} without axis {})"
+                             .format(fmt_shape(idx), fmt_shape(want), fmt_shape(data),
+                                     attrs.axis)) from None
+    return [data, idx], [_pick_out_shape(attrs, data)]
 
 
 def pick(attrs, data, index):
@@ -108,12 +117,8 @@ def pick(attrs, data, index):
     _pick_shape(attrs, [data.shape, index.shape])
     ax = _pick_axis(attrs, data.ndim)
     idx = _fix_index(_int_index(index), data.shape[ax], attrs.mode, "pick")
-    if not attrs.keepdims:
-        idx = np.expand_dims(idx, ax)
-    out = np.take_along_axis(data, idx, axis=ax)
-    if not attrs.keepdims:
-        out = out.reshape(_pick_index_shape(attrs, data.shape) or (1,))
-    return out
+    idx = np.expand_dims(idx.reshape(_pick_index_shape(attrs, data.shape)), ax)
+    return np.take_along_axis(data, idx, axis=ax).reshape(_pick_out_shape(attrs, data.shape))
 
 
 register("pick", aliases=("choose_element_0index",), inputs=("data", "index"),
