@@ -1,8 +1,8 @@
 """Class-level edits that turn a value into a constant parameter of a HybridBlock (HL005).
 
 Adding `self.<name> = self.params.get_constant('<name>', <value>)` touches two places besides
-the use: `__init__` (inside `with self.name_scope():` when there is one, else right after the
-`super().__init__(...)` call) and the hybrid_forward signature (gluon passes every parameter as
+the use: `__init__` (at the end of `with self.name_scope():` when there is one, else at the end
+of `__init__`, which must call `super().__init__(...)`) and the hybrid_forward signature (gluon passes every parameter as
 a keyword argument named like the attribute). The edits are returned together so the linter
 core applies all or none.
 """
@@ -79,7 +79,9 @@ def _is_super_init(statement: cst.BaseStatement) -> bool:
 
 def init_edit(init: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[Edit]:
     """Insert `statement` at the end of `with self.name_scope():` (a top-level one in __init__),
-    else right after the super().__init__(...) call; None when there is neither."""
+    else at the end of __init__ (before a final `return`) when it calls super().__init__(...);
+    None otherwise (the parameter dictionary may not exist yet). Appending keeps several
+    constants in the order they are added."""
     if not isinstance(init.body, cst.IndentedBlock):
         return None
     body: List[cst.BaseStatement] = list(init.body.body)
@@ -88,11 +90,12 @@ def init_edit(init: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[E
                 isinstance(stmt.body, cst.IndentedBlock):
             block = stmt.body
             return block, block.with_changes(body=list(block.body) + [statement])
-    for index, stmt in enumerate(body):
-        if _is_super_init(stmt):
-            new_body = body[:index + 1] + [statement] + body[index + 1:]
-            return init.body, init.body.with_changes(body=new_body)
-    return None
+    if not any(_is_super_init(stmt) for stmt in body):
+        return None
+    index = len(body)
+    if isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Return):
+        index -= 1
+    return init.body, init.body.with_changes(body=body[:index] + [statement] + body[index:])
 
 
 def signature_edit(function: cst.FunctionDef, name: str) -> Edit:

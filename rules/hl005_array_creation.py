@@ -58,9 +58,10 @@ def hybrid_forward(self, F, x):
   call's `dtype=`; without one both sides are float32, as `nd.array` of Python numbers is).
 - Any other literal → a constant parameter: `self.scale = self.params.get_constant('scale',
   [0.5, 1.0, 2.0])` is added to `__init__` (at the end of `with self.name_scope():` when there is
-  one, else after `super().__init__(...)`), `scale` is added to the hybrid_forward signature and
-  used in place of the call. A `v = nd.array(...)` line without comments is removed and the
-  constant takes the name `v`; otherwise a fresh name (`const`, `const_1`, ...) is used.
+  one, else at the end of `__init__`), `scale` is added to the hybrid_forward signature and
+  used in place of the call. For `v = nd.array(...)...` the constant takes the name `v` (when
+  free); a bare `v = nd.array(...)` line without a trailing comment is then removed (comment
+  lines above it move to the next statement). Otherwise a fresh name (`const`, `const_1`, ...).
 
 ## Fix safety
 `F.zeros/ones/full` for constant-filled literals: safe (same values, shape and dtype, eagerly
@@ -104,6 +105,10 @@ made in helpers and classes without `__init__` are reported without a fix.
                            init="super().__init__(**kwargs)\n"
                                 "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
                            inputs="x, mean"), safety=UNSAFE),
+        Invalid(_net("# SSD's box variances\nvar = nd.array([0.1, 0.2])\nreturn F.broadcast_mul(x, var)", init=_SCOPED),
+                line=14, fixed=_net("# SSD's box variances\nreturn F.broadcast_mul(x, var)",
+                                    init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
+                                    inputs="x, var"), safety=UNSAFE),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8),  # no __init__
     ]
@@ -267,31 +272,36 @@ made in helpers and classes without `__init__` are reported without a fix.
         name = const.fresh_name("const", taken)
         if assigned is not None and self._single_store(assigned[0]):
             # `v = nd.array(...)...`: the constant is called v (the signature's v is then what
-            # the local was); a bare `v = nd.array(...)` line without comments goes away.
+            # the local was); a bare `v = nd.array(...)` line goes away.
             local_taken = const.taken_names(facts.klass.node, facts.node, local=assigned[0])
             if const.fresh_name(assigned[0], local_taken) == assigned[0]:
                 name = assigned[0]
                 if self._removable(assigned[1], node):
                     remove = assigned[1]
+                    following = _next_statement(facts.node, remove)
+                    if following is None:
+                        remove = None
         insert = const.init_edit(init, const.constant_statement(name, value_code))
         if insert is None:
             return None
         edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [insert, const.signature_edit(facts.node, name)]
-        if remove is not None:
+        if remove is not None:  # its comment lines move to the next statement
             edits.append((remove, cst.RemovalSentinel.REMOVE))  # type: ignore[arg-type]
+            edits.append((following, following.with_changes(
+                leading_lines=list(remove.leading_lines) + list(following.leading_lines))))
         else:
             edits.append((node, cst.Name(name)))
         return edits
 
     def _removable(self, statement: cst.CSTNode, creation: cst.Call) -> bool:
-        """The statement is `v = <creation>` alone on a line without comments."""
+        """The statement is `v = <creation>` alone on a line without a trailing comment
+        (comment lines above it are kept: they move to the next statement)."""
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
             return False
         small = statement.body[0]
         if not (isinstance(small, cst.Assign) and small.value is creation and len(small.targets) == 1):
             return False
-        return statement.trailing_whitespace.comment is None and not any(
-            line.comment is not None for line in statement.leading_lines)
+        return statement.trailing_whitespace.comment is None
 
     def _single_store(self, name: str) -> bool:
         """`name` is a local of hybrid_forward (not a parameter) bound exactly once."""
@@ -315,3 +325,18 @@ made in helpers and classes without `__init__` are reported without a fix.
 
         self.facts.node.body.visit(Stores())
         return len(stores) == 1
+
+
+def _next_statement(function: cst.FunctionDef, statement: cst.CSTNode) -> Optional[cst.BaseStatement]:
+    """The statement after `statement` in its block, or None when it is the last one."""
+    found: List[Optional[cst.BaseStatement]] = []
+
+    class Blocks(cst.CSTVisitor):
+        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+            body = list(node.body)
+            for index, stmt in enumerate(body):
+                if stmt is statement:
+                    found.append(body[index + 1] if index + 1 < len(body) else None)
+
+    function.body.visit(Blocks())
+    return found[0] if found else None
