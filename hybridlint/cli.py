@@ -276,16 +276,20 @@ def list_rules() -> None:
 @click.option("--input", "inputs", multiple=True, metavar="SHAPE[:DTYPE]",
               help="One forward() input, e.g. 2,64,8,8 or 2,16:int32 (repeat per input). "
                    "Default: the examples configured for the file.")
+@click.option("--kwarg", "kwargs", multiple=True, metavar="NAME=VALUE",
+              help="A constructor argument, e.g. channels=64 (a Python literal; repeatable).")
 @click.option("--backend", type=click.Choice(["engine", "mxnet"]), default="engine",
               show_default=True, help="Run on the bundled engine or on real MXNet.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Read [tool.hybridlint] from this file instead of searching for one.")
-def verify(target: str, inputs: Sequence[str], backend: str, config_file: Optional[str]) -> None:
+def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: str,
+           config_file: Optional[str]) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
     checker = load_checker()
     try:
         path, class_name = checker.parse_target(target)
         specs = tuple(checker.parse_input_option(text) for text in inputs)
+        constructor = checker.parse_kwarg_options(kwargs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     if not os.path.isfile(path):
@@ -293,7 +297,7 @@ def verify(target: str, inputs: Sequence[str], backend: str, config_file: Option
     if specs:
         if not class_name:
             raise click.UsageError("with --input, name the block: FILE::CLASS")
-        examples = [checker.Example(target=class_name, inputs=specs)]
+        examples = [checker.Example(target=class_name, inputs=specs, kwargs=constructor)]
     else:
         config = load_config([path], config_file)
         try:

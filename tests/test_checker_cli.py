@@ -84,3 +84,15 @@ def test_fix_verify_reports_runtime_findings_static_analysis_missed(tmp_path):
     assert result.exit_code == 1, result.output
     assert "hidden.py:9:9: HL007" in result.output and "hidden.py:19:9: HL001" in result.output
     assert "observed at run time" in result.output
+
+
+def test_verify_command_takes_constructor_kwargs(tmp_path):
+    ok = run(["verify", data("good.py") + "::Residual", "--input", "2,4", "--kwarg", "units=4"],
+             tmp_path)
+    assert ok.exit_code == 0, ok.output
+    wrong = run(["verify", data("good.py") + "::Residual", "--input", "2,4", "--kwarg",
+                 "units=5"], tmp_path)
+    assert wrong.exit_code == 1 and wrong.output.startswith("eager_error")
+    bad = run(["verify", data("good.py") + "::Residual", "--input", "2,4", "--kwarg", "units"],
+              tmp_path)
+    assert bad.exit_code == 2 and "NAME=VALUE" in bad.output

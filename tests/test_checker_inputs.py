@@ -93,3 +93,11 @@ def test_report_summary_and_json_form():
     assert report.summary() == "mismatch: a.py::A: output 0 differs"
     data = report.to_dict()
     assert data["max_abs_diff"] == "inf" and data["status"] == "mismatch"
+
+
+def test_parse_kwarg_options_literals_and_strings():
+    from hybridlint.checker import parse_kwarg_options
+    assert parse_kwarg_options(["channels=64", "act=relu", "sizes=[1, 2]", "flag=True"]) == {
+        "channels": 64, "act": "relu", "sizes": [1, 2], "flag": True}
+    with pytest.raises(ExampleError):
+        parse_kwarg_options(["=3"])

@@ -7,6 +7,7 @@ pyproject.toml (`examples_from_config`) and from `hybridlint verify FILE::Class 
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -126,6 +127,24 @@ def parse_input_option(text: str) -> InputSpec:
     spec = InputSpec(shape, dtype.strip() or "float32")
     _check_dtype(spec.dtype)
     return spec
+
+
+def parse_kwarg_options(options: Sequence[str]) -> Dict[str, Any]:
+    """`--kwarg channels=64 --kwarg act="relu"` -> {"channels": 64, "act": "relu"}.
+
+    Values are Python literals; anything else is taken as a string (act=relu).
+    """
+    out: Dict[str, Any] = {}
+    for text in options:
+        name, sep, value = text.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise ExampleError(f"--kwarg expects NAME=VALUE, got {text!r}")
+        try:
+            out[name] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            out[name] = value.strip()
+    return out
 
 
 def examples_from_config(table: Mapping[str, Any]) -> Dict[str, List[Example]]:
