@@ -45,3 +45,11 @@ def ufunc_inline(fn, scalar: bool = False, float_only: bool = True):
             args.append(step.const(dts[0].type(step.attrs.scalar)))
         return ["{}({}, out={})".format(step.const(fn), ", ".join(args), step.out)]
     return inline
+
+
+def json_outputs(op_name: str, count) -> None:
+    """Declare how many outputs MXNet's graph JSON counts for `op_name` (node_row_ptr),
+    including hidden ones the user never sees (BatchNorm's mean/var, Dropout's mask):
+    `count(attrs) -> int`. Only Symbol.tojson reads it; execution ignores hidden outputs."""
+    from ..registry import get_op
+    get_op(op_name).json_num_outputs = count

@@ -14,7 +14,7 @@ from .. import autograd
 from .. import random as _random
 from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_bool, p_dtype, p_enum,
                         p_float, p_int, p_opt, p_shape, register)
-from ._util import fmt_shape, norm_axis
+from ._util import fmt_shape, json_outputs, norm_axis
 from .elemwise import _erf
 
 # ----------------------------------------------------------------------------- LeakyReLU
@@ -236,3 +236,4 @@ register("Dropout", params={"p": Param(p_float, 0.5),
                             "axes": Param(p_shape, ()),
                             "cudnn_off": Param(p_opt(p_bool), False)},
          infer_shape=elemwise_shape, view=True, random=True)(dropout)
+json_outputs("Dropout", lambda attrs: 2)        # output and the hidden mask

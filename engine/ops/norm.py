@@ -10,7 +10,7 @@ import numpy as np
 from .. import autograd
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_float, p_int, p_opt,
                         register)
-from ._util import fmt_shape, norm_axis
+from ._util import fmt_shape, json_outputs, norm_axis
 
 
 def _fill_vec(in_shapes, idx, n, what, op):
@@ -254,3 +254,8 @@ register("L2Normalization",
          params={"eps": Param(p_float, 1.00000001e-10),
                  "mode": Param(p_enum("channel", "instance", "spatial"), "instance")},
          infer_shape=_l2_shape)(l2_normalization)
+
+# MXNet's graph JSON counts hidden outputs (saved statistics) of these nodes
+for _name in ("BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm"):
+    json_outputs(_name, lambda attrs: 3)
+json_outputs("L2Normalization", lambda attrs: 2)

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
-from ._util import fmt_shape
+from ._util import fmt_shape, json_outputs
 
 _FIRST = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 _LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
@@ -239,3 +239,15 @@ register("Pooling",
                  "layout": Param(p_opt(p_enum("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC", "NWC")),
                                  None)},
          infer_shape=_pool_shape, out_kernel=pooling_out)(pooling)
+
+
+def _pool_json_outputs(attrs) -> int:
+    """MXNet's oneDNN build gives max pooling a hidden workspace output when it can run it:
+    an explicit 1-3-D kernel and a channel-first (or default) layout."""
+    if attrs.pool_type == "max" and 1 <= len(attrs.kernel) <= 3 and \
+            attrs.layout in (None, "NCW", "NCHW", "NCDHW"):
+        return 2
+    return 1
+
+
+json_outputs("Pooling", _pool_json_outputs)

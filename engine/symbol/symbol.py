@@ -370,7 +370,9 @@ class Symbol:
                 entry["attrs"] = attrs
             entry["inputs"] = [[index[id(c)], i, 0] for c, i in n.inputs]
             nodes.append(entry)
-            row_ptr.append(row_ptr[-1] + n.num_outputs())
+            # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
+            hidden = getattr(n.op, "json_num_outputs", None)
+            row_ptr.append(row_ptr[-1] + (hidden(n.parsed) if hidden else n.num_outputs()))
         graph = {"nodes": nodes,
                  "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
                  "node_row_ptr": row_ptr,
