@@ -24,7 +24,8 @@ def test_stride1_conv_matches_mxnet(c, w, kernel, pad, dilate, groups):
     want = m.nd.Convolution(m.nd.array(x), m.nd.array(wt), m.nd.array(b), **kw).asnumpy()
     got = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(wt), mx.nd.array(b), **kw).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    sym = mx.sym.Convolution(mx.sym.var("x"), **kw)
+    with mx.name.NameManager():   # keep the global auto-name counters untouched
+        sym = mx.sym.Convolution(mx.sym.var("x"), **kw)
     op = mx.nd.CachedOp(sym)
     names = sym.list_inputs()
     feed = {"x": x, names[1]: wt, names[2]: b}

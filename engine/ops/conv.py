@@ -8,6 +8,8 @@ Deconvolution is the transpose: one matmul to columns, then a col2im scatter-add
 slice per kernel position (a loop over kernel taps, never over batch or channels).
 Shape inference fills weight (and bias) from data and num_filter, for gluon's deferred init.
 """
+import threading
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -138,6 +140,24 @@ def _conv_check(attrs, x, w, b):
             _fill([given], 0, want, "weight/bias")
 
 
+_WORKSPACE = threading.local()
+
+
+def _workspace(tag: str, shape, dtype) -> np.ndarray:
+    """A scratch array reused across calls in this thread (large temporaries would otherwise
+    be page-faulted in on every call)."""
+    cache = getattr(_WORKSPACE, "arrays", None)
+    if cache is None:
+        cache = _WORKSPACE.arrays = {}
+    key = (tag, shape, dtype)
+    arr = cache.get(key)
+    if arr is None:
+        if len(cache) > 64:
+            cache.clear()
+        arr = cache[key] = np.empty(shape, dtype)
+    return arr
+
+
 def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     """Stride-1 2-D convolution with im2col over whole flattened rows.
 
@@ -153,7 +173,7 @@ def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     hp, wp = x.shape[2] + 2 * pad[0], x.shape[3] + 2 * pad[1]
     oh, ow = out.shape[2], out.shape[3]
     tail = (kw - 1) * dw
-    flat = np.empty((n, c, hp * wp + tail), x.dtype)
+    flat = _workspace("flat", (n, c, hp * wp + tail), x.dtype)
     if tail:
         flat[:, :, hp * wp:] = 0
     if any(pad):
@@ -167,9 +187,10 @@ def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
                       (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
                       writeable=False)
-    cols = np.empty((n, g, (c // g) * kh * kw, oh * wp), x.dtype)
+    cols = _workspace("cols", (n, g, (c // g) * kh * kw, oh * wp), x.dtype)
     np.copyto(cols.reshape(view.shape), view)
-    full = np.matmul(w.reshape(g, nf // g, -1), cols)
+    full = _workspace("full", (n, g, nf // g, oh * wp), x.dtype)
+    np.matmul(w.reshape(g, nf // g, -1), cols, out=full)
     np.copyto(out, full.reshape(n, nf, oh, wp)[:, :, :, :ow])
 
 
