@@ -9,6 +9,14 @@ HELPERS = ["add", "subtract", "multiply", "divide", "modulo", "power", "maximum"
            "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
            "true_divide", "logical_and", "logical_or", "logical_xor"]
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
+    counters other test modules may rely on."""
+    with mx.name.NameManager():
+        yield
+
+
 
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", HELPERS)

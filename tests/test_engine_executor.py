@@ -9,6 +9,14 @@ from hypothesis import strategies as st
 import hybridlint.engine as mx
 from hybridlint.engine.executor import eager_peak_bytes
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
+    counters other test modules may rely on."""
+    with mx.name.NameManager():
+        yield
+
+
 UNARY = ["relu", "sigmoid", "tanh", "abs", "square", "negative", "exp"]
 BINARY = ["elemwise_add", "elemwise_mul", "elemwise_sub", "broadcast_add", "broadcast_mul",
           "broadcast_maximum"]

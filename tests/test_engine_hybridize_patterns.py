@@ -35,6 +35,14 @@ PATTERNS = {
     "wait_to_read": "x.wait_to_read()\n        return x",
 }
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
+    counters other test modules may rely on."""
+    with mx.name.NameManager():
+        yield
+
+
 
 def _block_class(lib, body):
     src = ("class Net(lib.gluon.HybridBlock):\n"

@@ -8,6 +8,14 @@ import hybridlint.engine as mx
 
 RNG = np.random.RandomState(42)
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
+    counters other test modules may rely on."""
+    with mx.name.NameManager():
+        yield
+
+
 
 def _rand(*shape, low=-2.0, high=2.0, dtype=np.float32):
     return RNG.uniform(low, high, size=shape).astype(dtype)

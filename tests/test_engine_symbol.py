@@ -10,6 +10,14 @@ import hybridlint.engine as mx
 
 BOTH = pytest.mark.mxnet
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
+    counters other test modules may rely on."""
+    with mx.name.NameManager():
+        yield
+
+
 
 def _real():
     return pytest.importorskip("mxnet")
