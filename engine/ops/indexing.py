@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float, p_int,
                         p_opt, register, shape_known)
-from ._util import fmt_shape, norm_axis
+from ._util import fmt_shape, json_outputs, norm_axis
 
 
 def _int_index(idx) -> np.ndarray:
@@ -412,3 +412,5 @@ register("topk", params={"axis": Param(p_opt(p_int), -1), "k": Param(p_int, 1),
          output_names=lambda a: {"both": ("output0", "output1"), "value": ("output0",)}.get(
              a.ret_typ, ("output",)),
          infer_shape=_topk_shape, infer_type=_topk_type)(topk)
+json_outputs("sort", lambda attrs: 2)
+json_outputs("topk", lambda attrs: 2 if attrs.ret_typ in ("value", "both") else 1)
