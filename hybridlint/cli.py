@@ -322,4 +322,8 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Console-script entry point (also ``python -m hybridlint``)."""
+    for stream in (sys.stdout, sys.stderr):
+        # A source line the terminal's encoding cannot show must not end the run.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     cli.main(args=list(argv) if argv is not None else None, prog_name="hybridlint")

@@ -116,3 +116,10 @@ def test_colour_only_on_a_terminal(project):
     assert "\x1b[" in output and "HL003" in output
     no_color = run(["."], project, env={"NO_COLOR": "1"})
     assert "\x1b[" not in no_color.stdout
+
+
+def test_output_encoding_cannot_break_the_run(project):
+    (project / "net.py").write_text(BAD.replace("x[0]", "x[0]  # caf\u00e9"), encoding="utf-8")
+    result = run(["."], project, env={"PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 1
+    assert "# caf\\xe9" in result.stdout
