@@ -230,7 +230,9 @@ class OpDef:
         for k, v in kwargs.items():
             p = params.get(k)
             if p is None:
-                if k.startswith("__") or k == self.key_var_num_args:
+                # MXNet ops without a parameter struct (broadcast_*, relu, ...) keep unknown
+                # attributes unparsed instead of rejecting them (gluon's losses pass some)
+                if k.startswith("__") or k == self.key_var_num_args or not params:
                     continue
                 raise MXNetError("Operator {}: unknown parameter '{}' (known: {})".format(
                     self.name, k, ", ".join(sorted(params)) or "none"))

@@ -6,6 +6,7 @@ from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
 from . import contrib  # noqa: F401
+from . import loss  # noqa: F401
 from ..ndarray import NDArray as _NDArray
 from ..symbol import Symbol as _Symbol
 
