@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
@@ -97,6 +98,7 @@ class CheckerSession:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self._workers: Dict[str, _Worker] = {}
+        self._lock = threading.Lock()         # one job at a time per worker pipe
         self.jobs_run = 0
         self.workers_started = 0
 
@@ -107,12 +109,17 @@ class CheckerSession:
         self.close()
 
     def close(self) -> None:
-        for worker in self._workers.values():
-            worker.close()
-        self._workers.clear()
+        with self._lock:
+            for worker in self._workers.values():
+                worker.close()
+            self._workers.clear()
 
     def run(self, job: dict, timeout: Optional[float] = None) -> EquivalenceReport:
         """Run one job dict (see jobs.py) in the backend's worker; always returns a report."""
+        with self._lock:
+            return self._run(job, timeout)
+
+    def _run(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         timeout = self.timeout if timeout is None else timeout
         backend = job["backend"]
         worker = self._workers.get(backend)
@@ -169,6 +176,8 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
         code = 0
         try:
             os.close(read_fd)
+            sys.stdout.flush()
+            os.dup2(2, 1)                 # user prints never mix with the caller's output
             limit_memory(memory_mb)
             report = _safe_call(fn, label, backend)
             with os.fdopen(write_fd, "wb") as out:
