@@ -227,7 +227,7 @@ class Evaluator:
         if op in MULTI_OUTPUT_OPS:
             num = call_argument(call, 1, "num_outputs") or call_argument(call, 1, "indices_or_sections")
             count = literal_int(num.value) if num is not None else None
-            return Value(TENSORS) if count is not None and count > 1 else UNKNOWN_VALUE
+            return Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
         first = args[0] if args else UNKNOWN_VALUE
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True)
 
@@ -263,7 +263,11 @@ class Evaluator:
         if method == "asscalar":
             return SCALAR_VALUE
         if method in NON_TENSOR_METHODS:
-            return Value(TENSORS) if method == "split" else UNKNOWN_VALUE
+            if method == "split":
+                num = call_argument(call, None, "num_outputs")
+                count = literal_int(num.value) if num is not None else None
+                return Value(TENSORS, outputs=count or 0) if count is None or count > 1 else UNKNOWN_VALUE
+            return UNKNOWN_VALUE
         if method == "reshape":
             shape = literal_shape(call.args[0].value) if len(call.args) == 1 else None
             if shape is None and call.args and all(a.keyword is None for a in call.args):

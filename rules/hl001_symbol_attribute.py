@@ -77,7 +77,7 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
               "        self.weight = self.params.get('weight', shape=(3, 4))\n"
               "    def hybrid_forward(self, F, x, weight):\n"
-              "        return F.zeros((1,) + self.weight.shape) + x\n"),
+              "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"),
         Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
         Valid(_net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a")),

@@ -33,6 +33,8 @@ class TensorIndexing(Rule):
 ## What it does
 Finds `x[i]`, `x[-1]`, `x[a:b]`, `x[:, i]`, `x[..., a:b:s]` and slice assignment `x[i] = v` on a
 tensor inside `hybrid_forward` (and the helpers it calls).
+Also finds negative indices and reversed or overshooting slices of the outputs of a
+multi-output operator (`F.split`, `F.SliceChannel`, `x.split`), which become a grouped Symbol.
 
 ## Why it breaks under hybridize
 On an NDArray `[]` slices. On a Symbol `[]` selects an *output* of a grouped symbol: `x[0]` on a
@@ -56,7 +58,11 @@ Integer indices become `F.slice_axis(x, axis=k, begin=i, end=i+1)` (`end=None` f
 in `F.squeeze(..., axis=k)`, because MXNet keeps no scalar axis. Slices become
 `F.slice(x, begin=(...), end=(...), step=(...))`, which clamps out-of-range bounds exactly like
 Python slicing (`slice_axis` does not, so it is not used for slices). After `...`, an integer
-index becomes `slice_axis(axis=-1)`.
+index becomes `slice_axis(axis=-1)`. In a helper that receives tensors but no `F`, the same
+operators are used as methods (`t.slice_axis(...)`, `t.squeeze(...)`), which NDArray and Symbol
+both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a literal, else
+`list(y)[-1]`; reversed or overshooting slices → `list(y)[...]` (a Python list of the outputs
+in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
 ## Fix safety
 Safe for integer literals and slices whose bounds are integer literals, `None` or known
@@ -70,12 +76,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
 
     VALID = [
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
-        Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[-1] + y[0]")),
+        Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
         Valid(_net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
-        Valid(_net("xs = list(x)\nreturn xs[0]")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
+              "        xs = list(args)\n        return x + xs[0]\n"),
         Valid(_net("s = (1, 2, 3)\nreturn x * s[0]")),
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\nreturn F.slice_axis(x, axis=0, begin=0, end=1)")),
+        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
         Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
@@ -111,6 +118,11 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                       "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=SAFE),
         Invalid(_net("x[0] = 1\nreturn x"), line=3),
+        Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
+                fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
+        Invalid(_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"), line=4,
+                fixed=_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*list(y)[::-1], dim=2)"),
+                safety=SAFE),
         Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
         Invalid("def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n", line=2,
@@ -147,7 +159,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                                     "F.where, F.concat or F.slice_assign instead")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if node in self._assigned or not self.is_tensor(node.value):
+        if node in self._assigned:
+            return
+        if self.value(node.value).outputs is not None:
+            self._check_outputs(node)
+            return
+        if not self.is_tensor(node.value):
             return
         rewrite = self._rewrite(node)
         if rewrite is None:
@@ -155,6 +172,36 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         else:
             replacement, safety = rewrite
             self.report(node, replacement=replacement, safety=safety)
+
+    def _check_outputs(self, node: cst.Subscript) -> None:
+        """Indexing the outputs of F.split & co: a grouped Symbol takes only indices in
+        [0, n) and slices with such literal bounds (no negatives, no reversal, no overshoot)."""
+        count = self.value(node.value).outputs or 0
+        if len(node.slice) != 1:
+            return
+        element = node.slice[0].slice
+        if isinstance(element, cst.Index):
+            index = literal_int(element.value)
+            if index is None or index >= 0:
+                return
+            if count and -count <= index:
+                fixed: cst.BaseExpression = node.with_changes(
+                    slice=[node.slice[0].with_changes(slice=cst.Index(integer(count + index)))])
+            else:
+                fixed = node.with_changes(value=call("list", [node.value]))
+        else:
+            bounds = [element.lower, element.upper, element.step]
+            numbers = [literal_int(b) if b is not None else None for b in bounds]
+            if any(b is not None and n is None for b, n in zip(bounds, numbers)):
+                return  # unknown bounds: cannot tell
+            lower, upper, step = numbers
+            overshoot = bool(count) and upper is not None and upper > count
+            if not (any(n is not None and n < 0 for n in numbers) or overshoot):
+                return
+            fixed = node.with_changes(value=call("list", [node.value]))
+        self.report(node, "a multi-output result is a grouped Symbol after hybridize(): it takes no negative "
+                          "index, reversed or overshooting slice (Symbol only accept nonnegative index); "
+                          "index from the front or take list(outputs)", replacement=fixed)
 
     # -- the fix --------------------------------------------------------------------------
     def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:

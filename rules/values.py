@@ -29,12 +29,15 @@ class Value:
     `shape_reason` is the evidence that the shape may differ from its neighbours' (set by
     literal creation, reductions, expand_dims, reshape, parameters of declared shape).
     `fresh` means the array was just created by an operator (not a view, not an input).
+    `outputs` is set on TENSORS made by a multi-output operator (`F.split`, `x.split`...),
+    which is a grouped Symbol when hybridized: the number of outputs, 0 when unknown.
     """
 
     kind: str
     shape: Optional[Shape] = None
     shape_reason: Optional[str] = None
     fresh: bool = False
+    outputs: Optional[int] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -140,7 +143,8 @@ def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
     if a.kind == b.kind:
-        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh)
+        outputs = a.outputs if a.outputs == b.outputs else (0 if None not in (a.outputs, b.outputs) else None)
+        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh, outputs)
     return UNKNOWN_VALUE
 
 

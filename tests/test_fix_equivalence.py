@@ -248,3 +248,27 @@ def test_hl004_reports_exactly_the_operators_that_break_under_mxnet(op, breaks):
     else:
         net(x)
     assert bool([f for f in lint_source(source) if f.code == "HL004"]) is breaks
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(count=st.integers(2, 4), data_=st.data())
+def test_hl003_multi_output_indices(backend, count, data_):
+    mx = backend_module(backend)
+    if data_.draw(st.booleans()):
+        pick = f"y[{data_.draw(st.integers(-count, -1))}]"
+    else:
+        lower = data_.draw(st.one_of(st.none(), st.integers(-count, count)))
+        upper = data_.draw(st.one_of(st.none(), st.integers(-count, count + 2)))
+        step = data_.draw(st.sampled_from([None, 1, -1, -2, 2]))
+        bounds = [("" if b is None else str(b)) for b in (lower, upper)]
+        pick = f"F.concat(*y[{bounds[0]}:{bounds[1]}{'' if step is None else f':{step}'}], dim=1)"
+        assume(len(list(range(count))[lower:upper:step]) > 0)
+    body = f"y = F.split(x, num_outputs={count}, axis=1)\nreturn {pick}"
+    if [f for f in lint_source(block_source(body)) if f.code == "HL003"]:
+        check_equivalent(body, [data((2, count, 3))], mx, "HL003")
+    else:  # not reported: then it must hybridize to the eager result as written
+        net_class = build(block_source(body), mx)
+        eager = run(net_class, [mx.nd.array(data((2, count, 3)))], hybridize=False)
+        hybrid = run(net_class, [mx.nd.array(data((2, count, 3)))], hybridize=True)
+        np.testing.assert_array_equal(hybrid.asnumpy(), eager.asnumpy(), err_msg=body)
