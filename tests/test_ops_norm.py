@@ -84,6 +84,9 @@ def test_norm_errors():
         engine_shapes("LayerNorm", {"data": (2, 5)}, axis=2)
     with pytest.raises(MXNetError, match="length only supports integer"):
         mx.nd.softmax(mx.nd.zeros((2, 3)), mx.nd.ones((2,)), use_length=True)
+    with pytest.raises(MXNetError, match="only softmax"):
+        mx.nd.log_softmax(mx.nd.zeros((2, 3)), use_length=True)
+    assert mx.sym.log_softmax(mx.sym.var("d"), use_length=True).list_arguments() == ["d"]
     with pytest.raises(MXNetError, match="length has shape"):
         mx.sym.softmax(mx.sym.var("d"), mx.sym.var("l"), use_length=True).infer_shape(
             d=(2, 3), l=(3,))

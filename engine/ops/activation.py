@@ -175,23 +175,37 @@ def softmax(attrs, x, length=None):
     return _softmax_core(attrs, x, length, log=False)
 
 
-def log_softmax(attrs, x, length=None):
+def log_softmax(attrs, x):
     """log(softmax(x)) along `axis`, computed stably."""
-    return _softmax_core(attrs, x, length, log=True)
+    _no_length_shape(attrs, [x.shape])
+    return _softmax_core(attrs, x, None, log=True)
 
 
-def softmin(attrs, x, length=None):
+def softmin(attrs, x):
     """softmax(-x) along `axis`."""
-    return _softmax_core(attrs, x, length, log=False, sign=-1.0)
+    _no_length_shape(attrs, [x.shape])
+    return _softmax_core(attrs, x, None, log=False, sign=-1.0)
 
 
 _SOFTMAX_PARAMS = {"axis": Param(p_int, -1), "temperature": Param(p_opt(p_float), None),
                    "dtype": Param(p_opt(p_dtype), None),
                    "use_length": Param(p_opt(p_bool), False)}
 
-for _name, _fn in (("softmax", softmax), ("log_softmax", log_softmax), ("softmin", softmin)):
-    register(_name, inputs=_softmax_inputs, params=dict(_SOFTMAX_PARAMS),
-             infer_shape=_softmax_shape, infer_type=_softmax_type)(_fn)
+register("softmax", inputs=_softmax_inputs, params=dict(_SOFTMAX_PARAMS),
+         infer_shape=_softmax_shape, infer_type=_softmax_type)(softmax)
+
+
+def _no_length_shape(attrs, in_shapes):
+    """log_softmax/softmin take no `length` input in MXNet 1.9.1; use_length=True fails."""
+    if attrs.use_length:
+        raise ShapeError("use_length=True needs a `length` input, which only softmax takes "
+                         "(MXNet 1.9.1's log_softmax/softmin fail the same way)")
+    return in_shapes, [in_shapes[0]]
+
+
+for _name, _fn in (("log_softmax", log_softmax), ("softmin", softmin)):
+    register(_name, params=dict(_SOFTMAX_PARAMS), infer_shape=_no_length_shape,
+             infer_type=_softmax_type)(_fn)
 
 
 def softmax_activation(attrs, x):
