@@ -1,5 +1,7 @@
 """--fix --verify: verified fixes are kept, a deliberately wrong rewrite is rolled back."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hybridlint.checker import CheckerSession, Example, verify_fixes
 from hybridlint.linter import fix_source
@@ -113,3 +115,32 @@ def test_expression_level_rejects_a_wrong_rewrite(backend, session):
     wrong = [r for r in outcome.rejected if r.finding.code == "HL003"]
     assert wrong and all(r.report.status == "mismatch" for r in wrong)
     assert "x[:, 0]" in outcome.source
+
+
+class _Fake:
+    def __init__(self, code, line):
+        self.code, self.line, self.col = code, line, 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1)))))
+def test_bisect_keeps_exactly_the_good_fixes(case):
+    """Whatever subset of fixes is bad, bisection rejects exactly those and keeps the rest."""
+    from hybridlint.checker.report import EquivalenceReport
+    from hybridlint.checker.verify import _Search
+
+    n, bad = case
+    fixes = [_Fake("HL003", i) for i in range(n)]
+    calls = []
+
+    class Search(_Search):
+        def acceptable(self, findings):
+            calls.append(len(findings))
+            broken = [f for f in findings if f.line in bad]
+            return (not broken), (EquivalenceReport("mismatch", reason="bad") if broken else None)
+
+    search = Search("", "x.py", [], None, {}, {}, False)
+    kept = search.bisect(fixes, [])
+    assert [f.line for f in kept] == [i for i in range(n) if i not in bad]
+    assert sorted(r.finding.line for r in search.rejected) == sorted(bad)
+    assert len(calls) <= 1 + 2 * max(1, len(bad)) * max(1, n.bit_length())
