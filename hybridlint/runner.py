@@ -15,6 +15,7 @@ import difflib
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -251,7 +252,13 @@ def _execute(tasks, options: RunOptions):
         }
         for done, future in enumerate(as_completed(futures), 1):
             source, codes, key = futures[future]
-            yield _finish(future.result(), source, codes, options), key
+            try:
+                work = future.result()
+            except BrokenProcessPool:  # a worker died (killed, out of memory, crashed)
+                work = {"internal_error": "internal error: a worker process died (killed, out "
+                                          "of memory or crashed) before this file was linted; "
+                                          "--jobs 1 shows which file is the cause"}
+            yield _finish(work, source, codes, options), key
             report(done, len(tasks))
 
 

@@ -393,3 +393,25 @@ def test_progress_bar_only_for_long_runs():
         update(0, PROGRESS_MIN_FILES)
         update(PROGRESS_MIN_FILES, PROGRESS_MIN_FILES)
         assert bar._progress.tasks[0].completed == PROGRESS_MIN_FILES
+
+
+def _die_on_m3(path, *args):
+    """Stands in for runner._work in the forked workers (module level, so it pickles)."""
+    import hybridlint.runner as runner
+
+    if path.endswith("m3.py"):
+        os._exit(9)
+    return runner._real_work_for_tests(path, *args)
+
+
+def test_a_dying_worker_is_an_internal_error_not_a_hang(project, monkeypatch):
+    import hybridlint.runner as runner
+
+    monkeypatch.setattr(runner, "_real_work_for_tests", runner._work, raising=False)
+    monkeypatch.setattr(runner, "_work", _die_on_m3)
+    filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
+    for i in range(6):
+        put(project, f"m{i}.py", filler + BAD)
+    result = hl("--no-cache", "--jobs", "2", ".")
+    assert result.exit_code == 2, result.output
+    assert "m3.py: error: internal error: a worker process died" in result.stdout
