@@ -237,15 +237,21 @@ def _execute(tasks, options: RunOptions):
     mode = (options.fix, options.diff, options.unsafe_fixes)
     report = options.progress or (lambda done, total: None)
     report(0, len(tasks))
-    if jobs <= 1 or len(tasks) == 1 or total < SERIAL_MAX_BYTES:
+    pool = None
+    if jobs > 1 and len(tasks) > 1 and total >= SERIAL_MAX_BYTES:
+        from . import linter  # noqa: F401  imported before forking, so workers inherit it
+
+        try:
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)))
+        except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
+            pool = None
+    if pool is None:
         for done, (path, source, codes, key) in enumerate(tasks, 1):
             yield _finish(_work(path, source.text, codes, mode), source, codes, options), key
             report(done, len(tasks))
         return
-    from . import linter  # noqa: F401  imported before forking, so workers inherit it
-
     by_size = sorted(tasks, key=lambda t: -len(t[1].text))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+    with pool:
         futures = {
             pool.submit(_work, path, source.text, codes, mode): (source, codes, key)
             for path, source, codes, key in by_size
