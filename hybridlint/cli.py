@@ -61,6 +61,8 @@ class DefaultCommandGroup(click.Group):
             raise
         except (ConfigError, BaselineError, VerificationUnavailable) as exc:
             raise HybridlintError(str(exc)) from exc
+        except KeyboardInterrupt:  # click would exit 1, which reads as "findings remain"
+            raise HybridlintError("interrupted") from None
         except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
             if os.environ.get("HYBRIDLINT_DEBUG") == "1":
                 raise

@@ -415,3 +415,14 @@ def test_a_dying_worker_is_an_internal_error_not_a_hang(project, monkeypatch):
     result = hl("--no-cache", "--jobs", "2", ".")
     assert result.exit_code == 2, result.output
     assert "m3.py: error: internal error: a worker process died" in result.stdout
+
+
+def test_interrupt_is_exit_2_not_1(project, monkeypatch):
+    import hybridlint.cli as cli_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "run", interrupted)
+    result = hl(".")
+    assert result.exit_code == 2 and result.stderr == "hybridlint: error: interrupted\n"
