@@ -276,3 +276,13 @@ def test_ndarray_slices_share_memory_like_mxnet():
 
     for key in (1, slice(0, 1), (slice(None), 1), slice(0, 3, 2)):
         assert run(mx, key) == run(m, key)
+
+
+@BOTH
+def test_infer_shape_unknown_argument_is_an_error_like_mxnet():
+    m = _real()
+    for lib in (m, mx):
+        s = lib.sym.relu(lib.sym.var("a"))
+        with pytest.raises(lib.base.MXNetError, match="argument name foo not found"):
+            s.infer_shape(foo=(1, 2))
+        assert s.infer_shape() == (None, None, None)

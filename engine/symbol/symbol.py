@@ -353,6 +353,12 @@ class Symbol:
             if len(args) > len(names):
                 raise MXNetError("{}: too many positional arguments".format(fname))
             return {n: a for n, a in zip(names, args) if a is not None}
+        known = self.list_inputs()
+        for k in kwargs:
+            if k not in known:
+                kind = "InferShape" if fname == "infer_shape" else "InferType"
+                raise MXNetError("{}Keyword argument name {} not found.\nCandidate arguments:\n"
+                                 "{}".format(kind, k, "".join("\t%s\n" % n for n in known)))
         return dict(kwargs)
 
     # ----------------------------------------------------------------- serialization
