@@ -206,8 +206,64 @@ def _pool_first(attrs, x, out=None):
     return res
 
 
+_TAPS = {}
+
+
+def _tap_plan(attrs, x):
+    """For unpadded channel-first max/sum/avg pooling with a small kernel: the basic slice of
+    `x` for every kernel tap (and avg's divisor), cached per (attrs, shape, dtype). The
+    hybridized LeNet runs pooling thousands of times on one shape; this removes the per-call
+    geometry work, leaving a handful of ufunc calls."""
+    key = (attrs, x.shape, x.dtype)
+    plan = _TAPS.get(key)
+    if plan is not None:
+        return plan
+    plan = False
+    if attrs.pool_type in ("max", "sum", "avg") and not attrs.global_pool and \
+            (attrs.layout is None or attrs.layout in _FIRST.values()) and x.ndim >= 3:
+        k, stride, pad, out = _geometry(attrs, x.shape)
+        nd = len(k)
+        sp = x.shape[2:]
+        exact = all((out[i] - 1) * stride[i] + k[i] <= sp[i] for i in range(nd))
+        if not any(pad) and exact and _prod(k) <= 64:
+            taps = [(slice(None), slice(None)) + tuple(
+                slice(t[i], t[i] + (out[i] - 1) * stride[i] + 1, stride[i]) for i in range(nd))
+                for t in np.ndindex(*k)]
+            div = x.dtype.type(_prod(k)) if attrs.pool_type == "avg" else None
+            plan = (np.maximum if attrs.pool_type == "max" else np.add, taps, div,
+                    x.dtype.kind == "f")
+    if len(_TAPS) > 256:
+        _TAPS.clear()
+    _TAPS[key] = plan
+    return plan
+
+
+def _prod(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _run_taps(plan, x, out):
+    ufunc, taps, div, is_float = plan
+    np.copyto(out, x[taps[0]])
+    for t in taps[1:]:
+        ufunc(out, x[t], out=out)
+    if div is not None:
+        if is_float:
+            out /= div
+        else:
+            out //= div
+    return out
+
+
 def pooling(attrs, x):
     """Max/avg/sum/lp pooling over the spatial axes (MXNet's `Pooling`)."""
+    plan = _tap_plan(attrs, x)
+    if plan:
+        _, _, _, out = _geometry(attrs, x.shape)
+        return _run_taps(plan, x, np.empty(x.shape[:2] + out, x.dtype))
     _pool_shape(attrs, [x.shape])
     if _channel_last(attrs, x.ndim):
         perm = (0, x.ndim - 1) + tuple(range(1, x.ndim - 1))
@@ -219,6 +275,9 @@ def pooling(attrs, x):
 
 def pooling_out(attrs, out, x):
     """Pooling into a preallocated buffer (channel-first layouts reduce straight into it)."""
+    plan = _tap_plan(attrs, x)
+    if plan:
+        return _run_taps(plan, x, out)
     if attrs.layout is None or attrs.layout in _FIRST.values():
         if x.ndim != len(attrs.kernel) + 2 and not attrs.global_pool:
             _pool_shape(attrs, [x.shape])
