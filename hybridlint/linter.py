@@ -228,8 +228,10 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
             return True
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            # block factories (`def make(): class B(HybridBlock): ...`) hold classes too
-            return node in top_level
+            # block factories (`def make(): class B(HybridBlock): ...`, a class defined in
+            # `__init__`) hold classes too; other function bodies are not walked
+            return node in top_level or (isinstance(node.body, cst.IndentedBlock) and any(
+                isinstance(statement, cst.ClassDef) for statement in node.body.body))
 
     top_level: Set[cst.CSTNode] = set()
     for region in regions:

@@ -121,6 +121,13 @@ def test_form_feeds_and_unicode_separators_do_not_shift_lines():
     assert fixed.startswith('"""doc\u2028string"""\n\x0c\nimport os\n') and "F.slice_axis" in fixed
 
 
+def test_block_defined_inside_a_method_is_linted():
+    source = ("class Outer(HybridBlock):\n    def __init__(self):\n        class Proj(HybridBlock):\n"
+              "            def hybrid_forward(self, F, x, v):\n                return x * v.shape[0]\n"
+              "        self.proj = Proj()\n\n    def hybrid_forward(self, F, x):\n        return self.proj(x)\n")
+    assert codes(lint_source(source)) == [("HL001", 5)]
+
+
 def test_crlf_line_endings_are_kept():
     source = net("return x[0]").replace("\n", "\r\n")
     fixed = fix_source(source).source
