@@ -318,9 +318,6 @@ class Block:
     def load(self, prefix: str):
         engine_not_implemented("gluon.Block.load")
 
-    def share_parameters(self, shared):
-        engine_not_implemented("gluon.Block.share_parameters")
-
 
 # ----------------------------------------------------------------------------- HybridBlock
 
