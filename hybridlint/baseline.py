@@ -94,6 +94,7 @@ class BaselineFilter:
 
     def new_issues(self, issues: Iterable[Issue]) -> Tuple[List[Issue], int]:
         """The issues not in the baseline, and how many were tolerated."""
+        issues = list(issues)
         base_dir = os.path.dirname(os.path.abspath(self.path))
         tolerated = {id(i) for fp, i in fingerprints(issues, base_dir) if fp in self.known}
         kept = [i for i in issues if id(i) not in tolerated]
