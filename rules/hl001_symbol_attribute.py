@@ -58,7 +58,8 @@ Exact rewrites where MXNet has a shape-free equivalent:
   `dtype=D`, `.astype(D)`; a `ctx=x.context` argument goes away with it.
 - reshape arguments `x.shape[i]` in position `i` → the special code `0` (copy dimension `i`):
   `x.reshape((x.shape[0], -1))` → `x.reshape((0, -1))`, also `F.reshape(x, shape=...)`.
-- `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`.
+- `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
+  `F.contrib.arange_like(x, axis=k).astype('float32')`.
 - `x.T` → `F.transpose(x)`.
 - other `ctx=x.context` arguments are dropped.
 Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
@@ -107,6 +108,9 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
         Invalid(_net("return F.arange(x.shape[1])"), line=3,
                 fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
+        Invalid(_net("return F.arange(0, x.shape[-1])"), line=3,
+                fixed=_net("return F.contrib.arange_like(x, axis=-1).astype('float32')"), safety=SAFE),
+        Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
                 fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
@@ -196,9 +200,15 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         return True
 
     def _plan_arange(self, node: cst.Call, ns: str) -> bool:
-        if len(node.args) != 1 or (node.args[0].keyword is not None and node.args[0].keyword.value != "start"):
+        """`F.arange(x.shape[k])`, `F.arange(0, x.shape[k])`, `F.arange(start=0, stop=x.shape[k])`."""
+        start = call_argument(node, 0, "start")
+        stop_arg = call_argument(node, 1, "stop")
+        if stop_arg is None and len(node.args) == 1 and start is not None:
+            stop_arg, start = start, None  # arange(n): the only argument is the stop
+        if stop_arg is None or len(node.args) != (1 if start is None else 2) or (
+                start is not None and literal_int(start.value) != 0):
             return False
-        stop = node.args[0].value
+        stop = stop_arg.value
         if not (isinstance(stop, cst.Subscript) and len(stop.slice) == 1 and isinstance(stop.slice[0].slice, cst.Index)):
             return False
         axis = literal_int(stop.slice[0].slice.value)

@@ -183,8 +183,10 @@ def test_hl001_like_creation(backend, shape, dtype, form):
 @given(shape=shapes.filter(lambda s: len(s) >= 2), dtype=dtypes, data_=st.data())
 def test_hl001_arange_like(backend, shape, dtype, data_):
     mx = backend_module(backend)
-    axis = data_.draw(st.integers(0, len(shape) - 1))
-    check_equivalent(f"return F.arange(x.shape[{axis}])", [data(shape, dtype)], mx, "HL001")
+    axis = data_.draw(st.integers(-len(shape), len(shape) - 1))
+    form = data_.draw(st.sampled_from(["F.arange(x.shape[{}])", "F.arange(0, x.shape[{}])",
+                                       "F.arange(start=0, stop=x.shape[{}])"]))
+    check_equivalent("return " + form.format(axis), [data(shape, dtype)], mx, "HL001")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
