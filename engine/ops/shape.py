@@ -18,23 +18,15 @@ def _prod(dims) -> int:
 
 
 def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False):
-    """MXNet's reshape algorithm: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges
-    two, -4 splits one into the next two targets; `reverse` matches codes from the right.
-    Unknown source dims (0) give unknown (0) output dims."""
+    """MXNet 1.9.1's reshape algorithm (InferReshapeShape), quirks included: 0 copies a dim,
+    -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the next two targets,
+    `reverse` runs it on both lists reversed (so -4 only works reversed when its two targets
+    come first). MXNet records the inferred position as the index in the *code list*, which
+    differs from the output position after -2/-3/-4 (`(2, 3)` with `(-2, -1)` gives (2, 1, 1)
+    in MXNet, and so here). MXNet never checks the total size and reads undefined memory when
+    it differs; the engine raises instead. Unknown source dims (0) give unknown output dims."""
     dshape = list(reversed(src)) if reverse else list(src)
     tshape = list(reversed(target)) if reverse else list(target)
-    if reverse:
-        # -4 takes its two following targets; reversed, they precede it: restore their order
-        fixed = []
-        i = 0
-        while i < len(tshape):
-            if i + 2 < len(tshape) and tshape[i + 2] == -4:
-                fixed += [-4, tshape[i + 1], tshape[i]]
-                i += 3
-            else:
-                fixed.append(tshape[i])
-                i += 1
-        tshape = fixed
     out = []
     src_idx = 0
     inf_idx = -1
@@ -43,13 +35,14 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
         code = tshape[i]
         if code == 0:
             if src_idx >= len(dshape):
-                raise ShapeError("reshape: code 0 has no matching input dimension")
+                raise ShapeError("reshape: code 0 at position {} has no matching input "
+                                 "dimension in {}".format(i, fmt_shape(src)))
             out.append(dshape[src_idx])
             src_idx += 1
         elif code == -1:
             if inf_idx >= 0:
                 raise ShapeError("One and only one dim can be inferred")
-            inf_idx = len(out)
+            inf_idx = i
             out.append(1)
             src_idx += 1
         elif code == -2:
@@ -57,7 +50,8 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             src_idx = len(dshape)
         elif code == -3:
             if src_idx + 1 >= len(dshape):
-                raise ShapeError("reshape: -3 needs two input dimensions")
+                raise ShapeError("reshape: -3 needs two input dimensions, {} has too few"
+                                 .format(fmt_shape(src)))
             d1, d2 = dshape[src_idx], dshape[src_idx + 1]
             out.append(d1 * d2)
             src_idx += 2
@@ -86,18 +80,18 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
         i += 1
     known = 0 not in dshape
     if inf_idx >= 0:
+        if inf_idx >= len(out):
+            raise ShapeError("Cannot reshape array of shape {} into shape {}: MXNet would "
+                             "write the inferred dim out of range".format(fmt_shape(src),
+                                                                         fmt_shape(target)))
         if known:
             rest = _prod(out)
-            total = _prod(dshape)
-            if rest == 0 or total % rest:
-                raise ShapeError("Cannot reshape array of shape {} into {}".format(
-                    fmt_shape(src), fmt_shape(target)))
-            out[inf_idx] = total // rest
+            out[inf_idx] = _prod(dshape) // rest if rest else 0
         else:
             out[inf_idx] = 0
     if reverse:
         out.reverse()
-    if known and 0 not in out and _prod(out) != _prod(dshape):
+    if known and 0 not in out and _prod(out) != _prod(dshape) or known and 0 in out:
         raise ShapeError("Cannot reshape array of shape {} into shape {}: target size {} "
                          "differs from {}".format(fmt_shape(src), fmt_shape(target),
                                                   _prod(out), _prod(dshape)))
