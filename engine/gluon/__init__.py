@@ -1,20 +1,15 @@
 """`mx.gluon`: Blocks, Parameters and layers of MXNet 1.9.1's Gluon API on the engine."""
-from . import parameter as _parameter_module
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
-                        ParameterDict)
+                        ParameterDict, tensor_types)
 from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
 from . import contrib  # noqa: F401
 from . import loss  # noqa: F401
-from ..ndarray import NDArray as _NDArray
-from ..symbol import Symbol as _Symbol
-
-_parameter_module.tensor_types = (_Symbol, _NDArray)
 
 
 def __getattr__(name):
-    """Parts of mx.gluon the engine lacks (Trainer, loss, rnn, model_zoo, ...) say so."""
+    """Parts of mx.gluon the engine lacks (Trainer, rnn, model_zoo, data, ...) say so."""
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented

@@ -289,9 +289,6 @@ class Block:
         for _, param in self.params.items():
             param.cast(dtype)
 
-    def reset_ctx(self, ctx) -> None:
-        self.collect_params().reset_ctx(ctx)
-
     def __call__(self, *args):
         """Calls forward (positional arguments only), with the registered hooks."""
         for hook in self._forward_pre_hooks.values():
@@ -304,6 +301,9 @@ class Block:
     def forward(self, *args):
         """Override with the computation on NDArrays."""
         raise NotImplementedError
+
+    def register_op_hook(self, callback, monitor_all: bool = False):
+        engine_not_implemented("gluon.Block.register_op_hook")
 
     def summary(self, *inputs) -> None:
         """Print each layer's output shape and parameter counts, as MXNet's summary does.
@@ -610,8 +610,6 @@ class HybridBlock(Block):
     def optimize_for(self, x, *args, backend=None, **kwargs):
         engine_not_implemented("gluon.HybridBlock.optimize_for")
 
-    def register_op_hook(self, callback, monitor_all: bool = False):
-        engine_not_implemented("gluon.HybridBlock.register_op_hook")
 
     def forward(self, x, *args):
         """Eager: call hybrid_forward with NDArrays (or the cached plan when active);

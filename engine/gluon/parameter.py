@@ -14,6 +14,8 @@ import numpy as np
 from .. import context as _context
 from .. import initializer
 from ..base import MXNetError, mx_real_t
+from ..ndarray import NDArray
+from ..symbol import Symbol
 from .utils import shape_is_known
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
@@ -120,9 +122,13 @@ class Parameter:
                    str(new_shape), str(self._shape)))
         self._shape = tuple(new_shape)
 
-    @property
-    def stype(self) -> str:
-        return self._stype
+    def row_sparse_data(self, row_id):
+        from ..base import engine_not_implemented
+        engine_not_implemented("gluon.Parameter.row_sparse_data")
+
+    def list_row_sparse_data(self, row_id):
+        from ..base import engine_not_implemented
+        engine_not_implemented("gluon.Parameter.list_row_sparse_data")
 
     # ------------------------------------------------------------------ value access
     def _check_and_get(self, arr_list, ctx):
@@ -366,14 +372,8 @@ class Constant(Parameter):
                           '"null", and new value "{}" is ignored.'.format(self.name, req))
 
 
-tensor_types: tuple = ()
-
-
-def _tensor_types() -> tuple:
-    """(Symbol, NDArray), resolved late because symbol/ndarray import after gluon may."""
-    from ..ndarray import NDArray
-    from ..symbol import Symbol
-    return (Symbol, NDArray)
+# What Gluon accepts as a tensor argument.
+tensor_types = (Symbol, NDArray)
 
 
 from .parameter_dict import ParameterDict  # noqa: E402  (it builds on Parameter/Constant)

@@ -121,6 +121,11 @@ class SymbolBlock(HybridBlock):
         ret._compose(**{k.name: v for k, v in zip(self._cached_graph[0], args)})
         return _regroup(list(ret), self._out_format)
 
+    def reset_ctx(self, ctx) -> None:
+        """Re-assign all Parameters to other contexts (the engine only has cpu)."""
+        for p in self.collect_params().values():
+            p.reset_ctx(ctx)
+
     def _clear_cached_op(self) -> None:
         tmp = self._cached_graph
         super()._clear_cached_op()

@@ -14,6 +14,7 @@ from ..utils import _indent
 from .activations import Activation
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
+           "BatchNormReLU",
            "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda"]
 
 
@@ -203,6 +204,21 @@ class BatchNorm(_BatchNorm):
                  in_channels=0, **kwargs):
         super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
                          scale=scale, use_global_stats=use_global_stats, fuse_relu=False,
+                         beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+                         running_mean_initializer=running_mean_initializer,
+                         running_variance_initializer=running_variance_initializer,
+                         in_channels=in_channels, **kwargs)
+
+
+class BatchNormReLU(_BatchNorm):
+    """BatchNorm fused with ReLU (MXNet's contrib BatchNormWithReLU op)."""
+
+    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
+                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
+                 running_mean_initializer="zeros", running_variance_initializer="ones",
+                 in_channels=0, **kwargs):
+        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
+                         scale=scale, use_global_stats=use_global_stats, fuse_relu=True,
                          beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
                          running_mean_initializer=running_mean_initializer,
                          running_variance_initializer=running_variance_initializer,
