@@ -79,11 +79,7 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             src_idx += 1
         i += 1
     known = 0 not in dshape
-    if inf_idx >= 0:
-        if inf_idx >= len(out):
-            raise ShapeError("Cannot reshape array of shape {} into shape {}: MXNet would "
-                             "write the inferred dim out of range".format(fmt_shape(src),
-                                                                         fmt_shape(target)))
+    if 0 <= inf_idx < len(out):     # (past the end MXNet writes out of bounds: the 1 stays)
         if known:
             rest = _prod(out)
             out[inf_idx] = _prod(dshape) // rest if rest else 0
