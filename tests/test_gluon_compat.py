@@ -144,3 +144,23 @@ def test_real_mxnet_comes_back_after_the_context():
     import mxnet
     assert mxnet is mx_real
     assert type(mxnet.nd.ones((1,))).__module__.startswith("mxnet")
+
+
+def test_deep_imports_of_gluon_modules_resolve_to_the_engine():
+    with as_mxnet():
+        from mxnet.gluon.block import HybridBlock
+        from mxnet.gluon.parameter import Parameter
+        from mxnet.gluon.nn.basic_layers import Dense
+        from mxnet.gluon.nn.conv_layers import Conv2D
+        from mxnet.gluon.contrib.nn import HybridConcurrent
+        from mxnet.gluon.loss import SoftmaxCELoss
+        from mxnet.base import numeric_types
+        from mxnet.ndarray import NDArray
+        from mxnet.symbol import Symbol
+        import mxnet.initializer as init
+    assert HybridBlock is engine.gluon.HybridBlock and Parameter is engine.gluon.Parameter
+    assert Dense is engine.gluon.nn.Dense and Conv2D is engine.gluon.nn.Conv2D
+    assert HybridConcurrent is engine.gluon.contrib.nn.HybridConcurrent
+    assert SoftmaxCELoss is engine.gluon.loss.SoftmaxCrossEntropyLoss
+    assert NDArray is engine.nd.NDArray and Symbol is engine.sym.Symbol
+    assert int in numeric_types and init.Xavier is engine.init.Xavier
