@@ -1,0 +1,75 @@
+"""contrib.box_nms and contrib.box_iou: a hand-checked NMS example and errors without MXNet;
+differential tests against real MXNet 1.9.1 (eager and graph) on fixed and random boxes."""
+import numpy as np
+import pytest
+
+import hybridlint.engine as mx
+from hybridlint.engine.base import MXNetError
+from ops_diff import case_id, check_both
+
+RNG = np.random.RandomState(13)
+
+# rows: class id, score, x1, y1, x2, y2
+D = np.array([[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
+              [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8],
+              [0, -0.1, 0, 0, 1, 1]], np.float32)
+BASE = dict(coord_start=2, score_index=1)
+
+
+def test_nms_by_hand():
+    out = mx.nd.contrib.box_nms(mx.nd.array(D), overlap_thresh=0.1, id_index=0,
+                                **BASE).asnumpy()
+    # sorted by score; the class-1 box survives (other class), the small class-0 box overlaps
+    # the 0.5 box by IoU 0.16 > 0.1 and goes; the negative score is invalid
+    np.testing.assert_allclose(out[:3], D[[3, 0, 1]])
+    assert (out[3:] == -1).all()
+    forced = mx.nd.contrib.box_nms(mx.nd.array(D), overlap_thresh=0.1, id_index=0,
+                                   force_suppress=True, **BASE).asnumpy()
+    np.testing.assert_allclose(forced[:2], D[[3, 0]])
+    assert (forced[2:] == -1).all()
+
+
+def test_box_nms_symbol_and_errors():
+    sym = mx.sym.contrib.box_nms(mx.sym.var("x"))
+    assert sym.list_outputs() == ["box_nms0_output0"]
+    assert sym.infer_shape(x=(2, 5, 6))[1] == [(2, 5, 6)]
+    with pytest.raises(MXNetError, match="do not fit"):
+        mx.nd.contrib.box_nms(mx.nd.zeros((5, 4)))
+    with pytest.raises(MXNetError, match="last axis of 4"):
+        mx.nd.contrib.box_iou(mx.nd.zeros((2, 3)), mx.nd.zeros((2, 4)))
+
+
+def _random_boxes(b, n):
+    xy = RNG.rand(b, n, 2)
+    wh = RNG.rand(b, n, 2) * 0.4
+    return np.concatenate([RNG.randint(0, 3, (b, n, 1)), RNG.rand(b, n, 1), xy, xy + wh],
+                          -1).astype(np.float32)
+
+
+_R = _random_boxes(3, 30)
+CASES = [
+    ("_contrib_box_nms", [D], dict(overlap_thresh=0.1, id_index=0, force_suppress=True, **BASE)),
+    ("_contrib_box_nms", [D], dict(overlap_thresh=0.1, id_index=0, **BASE)),
+    ("_contrib_box_nms", [D], dict(overlap_thresh=0.1, id_index=0, valid_thresh=0.35,
+                                   background_id=2, **BASE)),
+    ("_contrib_box_nms", [D], dict(overlap_thresh=0.1, topk=2, **BASE)),
+    ("_contrib_box_nms", [D], dict(in_format="center", **BASE)),
+    ("_contrib_box_nms", [D], dict(in_format="center", out_format="center", **BASE)),
+    ("_contrib_box_nms", [D], dict(out_format="center", **BASE)),
+    ("_contrib_box_nms", [np.stack([D, D * 0.9])], BASE),
+    ("_contrib_box_nms", [_R], dict(overlap_thresh=0.3, id_index=0, **BASE)),
+    ("_contrib_box_nms", [_R], dict(overlap_thresh=0.3, valid_thresh=0.2, topk=10, **BASE)),
+    ("_contrib_box_nms", [_R[..., 1:]], dict(overlap_thresh=0.4, coord_start=1, score_index=0)),
+    ("_contrib_box_non_maximum_suppression", [_R[0]], dict(overlap_thresh=0.5, **BASE)),
+]
+_A = RNG.rand(4, 4).astype(np.float32)
+_A[:, 2:] += _A[:, :2]
+_B = RNG.rand(2, 3, 4).astype(np.float32)
+_B[..., 2:] += _B[..., :2]
+CASES += [("_contrib_box_iou", [_A, _B], dict(format=f)) for f in ("corner", "center")]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_matches_mxnet(case):
+    check_both(case)
