@@ -204,3 +204,31 @@ def test_parameter_files_cross_load_with_real_mxnet(tmp_path):
     back.load_parameters(str(tmp_path / "ours.params"))
     for a, b in zip(theirs.collect_params().values(), back.collect_params().values()):
         np.testing.assert_array_equal(a.data().asnumpy(), b.data().asnumpy())
+
+
+@pytest.mark.mxnet
+def test_legacy_prefixed_files_cross_load_with_real_mxnet(tmp_path):
+    mx_real = pytest.importorskip("mxnet")
+
+    def build(lib):
+        net = lib.gluon.nn.HybridSequential(prefix="leg_")
+        with net.name_scope():
+            net.add(lib.gluon.nn.Dense(3, in_units=2), lib.gluon.nn.Dense(1, in_units=3))
+        return net
+
+    theirs = build(mx_real)
+    theirs.initialize(mx_real.init.Normal(1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.save_params(str(tmp_path / "theirs.params"))   # names without the prefix
+    ours = build(mx)
+    ours.load_parameters(str(tmp_path / "theirs.params"))     # legacy path of MXNet
+    x = np.ones((2, 2), "float32")
+    np.testing.assert_allclose(ours(mx.nd.array(x)).asnumpy(),
+                               theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5)
+    ours.collect_params().save(str(tmp_path / "ours.params"), strip_prefix="leg_")
+    assert (tmp_path / "ours.params").read_bytes() == (tmp_path / "theirs.params").read_bytes()
+    back = build(mx_real)
+    back.collect_params().load(str(tmp_path / "ours.params"), restore_prefix="leg_")
+    np.testing.assert_allclose(back(mx_real.nd.array(x)).asnumpy(),
+                               theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5)
