@@ -1,7 +1,7 @@
 """MXNet's reshape special codes (0, -1, -2, -3, -4, reverse), property-tested against real
 MXNet 1.9.1's shape inference on random shapes and codes."""
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hybridlint.engine.ops.shape import infer_reshape
@@ -49,6 +49,12 @@ def test_reshape_codes_match_mxnet(src, codes, reverse):
     m = pytest.importorskip("mxnet")
     src = tuple(src)
     target = _flatten(codes)
+    order = list(reversed(target)) if reverse else list(target)
+    if -1 in order:
+        # MXNet writes the inferred dim at the code's index; after -2 or -4 that can be past
+        # the end of its output vector: an out-of-bounds write that corrupts real MXNet's heap
+        # (a crash later in the session). Never ask MXNet those.
+        assume(not any(c in (-2, -4) for c in order[:order.index(-1)]))
     want = _mxnet_shape(m, src, target, reverse)
     got = _ours(src, target, reverse)
     if want[0] == "ok" and _size(want[1]) != _size(src):
