@@ -54,9 +54,10 @@ def _stage(status: str, stage: str, base: dict, user_files: Set[str],
         if reason is not None:
             final = "cannot_run"
         else:
-            message = _first_line(exc)
-            prefix = f"{type(exc).__name__}: "
-            reason = f"{stage} failed: {prefix}{message[len(prefix):] if message.startswith(prefix) else message}"
+            prefix, message = f"{type(exc).__name__}: ", _first_line(exc)
+            if message.startswith(prefix):          # "MXNetError: MXNetError: ..." once only
+                message = message[len(prefix):]
+            reason = f"{stage} failed: {prefix}{message}"
             if where is not None:
                 reason += f" (at {where})"
         findings = []
