@@ -12,10 +12,10 @@ import bisect
 import difflib
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .rules import ALL_RULES
 from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
@@ -320,15 +320,19 @@ class _Located:
     end: Tuple[int, int]
 
 
-def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Region], List[_Located]]:
+_Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
+
+
+def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Located], _Positions]:
+    """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
+    positions: _Positions = {}
     if not may_contain_hybrid_code(source):
-        return [], [], []
+        return [], [], positions
     lines, regions, tree = _parse_regions(source)
     rule_classes = _selected(rules, select, ignore)
     if not regions or not rule_classes:
-        return lines, regions, []
+        return lines, [], positions
     raw = _run_rules(regions, rule_classes, module_context(tree))
-    positions: Dict[_Region, Dict[cst.CSTNode, object]] = {}
     located: List[_Located] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
@@ -353,7 +357,7 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
                           report.safety if report.edits else None, path)
         located.append(_Located(finding, report, region, start, end))
     located.sort(key=lambda item: (item.start, item.finding.code))
-    return lines, regions, located
+    return lines, located, positions
 
 
 def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
@@ -362,7 +366,7 @@ def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
 
     Sources without `hybrid_forward` are not parsed at all (nothing can be found there).
     """
-    return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[2]]
+    return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]]
 
 
 # ----------------------------------------------------------------------------------------
@@ -392,7 +396,7 @@ def _overlaps(a, b) -> bool:
 def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
                 accept: Optional[Callable[[Finding], bool]]) -> Tuple[str, List[Finding]]:
     """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied)."""
-    lines, regions, located = _locate(source, path, select, ignore, rules)
+    lines, located, positions = _locate(source, path, select, ignore, rules)
     by_region: Dict[_Region, List[_Located]] = {}
     for item in located:
         if item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
@@ -402,11 +406,13 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     new_texts: Dict[_Region, str] = {}
     applied: List[Finding] = []
     for region, items in by_region.items():
-        where = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        where = positions[region]
         taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
         edits: Dict[cst.CSTNode, cst.CSTNode] = {}
         chosen: List[Finding] = []
         for item in items:
+            if any(old not in where for old, _ in item.report.edits):
+                continue  # a rule bug: an edit of a node outside the tree is never applied
             spans = _edit_spans(item, where)
             if any(_overlaps(s, t) for s in spans for t in taken):
                 continue  # the next pass re-lints and applies it if it still applies
@@ -420,7 +426,7 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         try:
             text = region.module.visit(_Replacer(edits)).code
             ast.parse(text)
-        except (SyntaxError, ValueError, cst.CSTValidationError, Exception):  # never emit broken code
+        except Exception:  # noqa: BLE001 -- any failure to build valid code drops this pass's fixes
             continue
         new_texts[region] = text
         applied.extend(chosen)
