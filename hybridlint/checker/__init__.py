@@ -13,7 +13,8 @@ from .session import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, CheckerSession
 __all__ = [
     "check_block", "check_fix", "check_file", "check_source", "check_expression",
     "examples_from_pyproject", "Example", "ExampleError", "InputSpec", "examples_from_config",
-    "parse_input_option", "parse_kwarg_options", "parse_target", "EquivalenceReport", "OutputDiff", "SourceLine",
+    "parse_input_option", "parse_kwarg_options", "parse_target", "EquivalenceReport",
+    "OutputDiff", "SourceLine",
     "Status", "STATUSES", "CheckerSession", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY_MB",
     "verify_fixes", "VerifyOutcome", "RejectedFix",
 ]

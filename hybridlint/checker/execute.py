@@ -96,7 +96,7 @@ def _input_names(count: int) -> List[str]:
 
 
 def relative_params(block: Any) -> Dict[str, Any]:
-    """Parameters keyed by name without the root block's prefix (net0_dense0_weight -> dense0_weight).
+    """Parameters keyed by name without the root block's prefix (net0_dense0_w -> dense0_w).
 
     Two instances of the same class get different prefixes (net0_, net1_); the part after
     the prefix is what identifies a parameter across the original and the fixed block.
