@@ -13,6 +13,17 @@ from .base import SAFE, Invalid, Rule, Valid
 _PREFIXES = {"mxnet.ndarray.": "mx.nd", "mxnet.symbol.": "mx.sym"}
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
+# Python-defined functions (not generated operators) whose nd and sym signatures differ in
+# MXNet 1.9.1: (positional arguments both accept, keywords both accept). E.g. nd.zeros(shape,
+# ctx, dtype) vs sym.zeros(shape, dtype); nd.maximum(lhs, rhs) vs sym.maximum(left, right).
+_SHARED_SIGNATURE = {
+    "zeros": (1, {"shape", "dtype"}), "ones": (1, {"shape", "dtype"}),
+    "full": (2, {"shape", "val", "dtype"}), "eye": (3, {"N", "M", "k", "dtype"}),
+    "arange": (5, {"start", "stop", "step", "repeat", "dtype"}),
+    "linspace": (4, {"start", "stop", "num", "endpoint", "dtype"}),
+    "histogram": (3, {"a", "bins", "range"}), "maximum": (2, set()), "minimum": (2, set()),
+    "power": (2, {"base", "exp"}), "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
+}
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
@@ -62,9 +73,10 @@ arguments are kept as written.
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
 `F.op` is `mx.sym.op`, which exists for every operator the rule fixes (the list is MXNet
-1.9.1's intersection of both namespaces). Calls with NDArray-only arguments (`out=`, `ctx=`), in
-helpers without F, and of operators that exist in one namespace only (`nd.add`, `nd.multiply`,
-...) are reported without a fix.
+1.9.1's intersection of both namespaces). Calls with NDArray-only arguments (`out=`, `ctx=`,
+or, for the Python-defined `zeros/ones/full/arange/eye/linspace/maximum/minimum/power/...`
+whose two signatures differ, an argument the Symbol version does not take), in helpers without F, and of operators that exist in one
+namespace only (`nd.add`, `nd.multiply`, ...) are reported without a fix.
 """
 
     VALID = [
@@ -96,6 +108,7 @@ helpers without F, and of operators that exist in one namespace only (`nd.add`, 
                               "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                               "        return _.tanh(x)\n", safety=SAFE),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
+        Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
         Invalid(_net("return nd.add(x, x)"), line=8),
     ]
 
@@ -163,6 +176,12 @@ helpers without F, and of operators that exist in one namespace only (`nd.add`, 
             return
         message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
         eager_only = any(a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args)
+        if op in _SHARED_SIGNATURE:
+            count, keywords = _SHARED_SIGNATURE[op]
+            positional = [a for a in node.args if a.keyword is None]
+            if len(positional) > count or any(a.star for a in node.args) or any(
+                    a.keyword is not None and a.keyword.value not in keywords for a in node.args):
+                eager_only = True  # an argument the other namespace's signature does not take
         if ns is None or eager_only:
             self.report(node, message)
             return
