@@ -235,7 +235,8 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})")
     values: Dict[str, Any] = {}
     for key in _LIST_KEYS:
         if key in table:

@@ -278,7 +278,8 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
             result = fix_source(text, path, select=list(codes), unsafe=unsafe)
             return {"source": result.source, "applied": len(result.applied),
                     "findings": result.remaining}
-        return {"source": text, "applied": 0, "findings": lint_source(text, path, select=list(codes))}
+        findings = lint_source(text, path, select=list(codes))
+        return {"source": text, "applied": 0, "findings": findings}
     except SourceSyntaxError as exc:
         return {"source": text, "applied": 0, "syntax_error": (exc.line, exc.col, exc.msg)}
     except Exception as exc:  # a linter bug must not end the run for every other file
@@ -326,8 +327,8 @@ def _verify(source: SourceFile, codes, options: RunOptions):
     from .checker_bridge import examples_for, load_checker
 
     examples = examples_for(options.config, source.path)
-    outcome = load_checker().verify_fixes(source.text, source.path, examples, unsafe=options.unsafe_fixes,
-                           select=list(codes))
+    outcome = load_checker().verify_fixes(source.text, source.path, examples,
+                                          unsafe=options.unsafe_fixes, select=list(codes))
     return (outcome.source, len(outcome.applied), _verified_findings(outcome),
             len(outcome.rejected))
 

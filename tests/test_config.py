@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from hybridlint.config import (DEFAULT_EXCLUDE, Config, ConfigError, RuleSelection, find_config_file,
-                               load_config, parse_table, split_codes)
+from hybridlint.config import (DEFAULT_EXCLUDE, Config, ConfigError, RuleSelection,
+                               find_config_file, load_config, parse_table, split_codes)
 
 CODES = ["HL001", "HL002", "HL003", "HL010", "HL900", "HL901", "HL902"]
 
