@@ -266,8 +266,11 @@ def test_reshape_codes_without_mxnet():
     assert infer_reshape((2, 3, 4), (2, -4, -1, 3, -2)) == (2, 1, 3, 4)
     assert infer_reshape((10, 5, 4), (-1, 0)) == (40, 5)
     assert infer_reshape((10, 5, 4), (-1, 0), reverse=True) == (50, 4)
-    # MXNet quirks recorded from 1.9.1: the inferred index is the code's position
-    assert infer_reshape((2, 3), (-2, -1)) == (2, 1, 1)
+    # MXNet quirks recorded from 1.9.1: the inferred index is the code's position, so
+    # (2, 3) with (-2, -1) gives MXNet (2, 1, 1), a size mismatch it does not check: an error
+    from hybridlint.engine.registry import ShapeError
+    with pytest.raises(ShapeError, match="target size 2 differs from 6"):
+        infer_reshape((2, 3), (-2, -1))
     assert infer_reshape((1,), (-4, -1, 1, -1)) == (1, 1, 1)
     assert infer_reshape((4,), (-4, -1, 2, -1)) == (2, 2, 1)
 
