@@ -26,7 +26,8 @@ class TensorControlFlow(Rule):
 ## What it does
 Finds Python control flow decided by tensor values inside `hybrid_forward` and the helpers it
 calls: `if`, `while`, `elif`, ternaries (`a if cond else b`), `assert`, `and` / `or` / `not` on
-tensors, `for` loops over a tensor, and `for` loops over `range(x.shape[i])` / `range(len(x))`.
+tensors, `for` loops over a tensor (also through `enumerate`, `zip`, `reversed`), and `for`
+loops over `range(x.shape[i])` / `range(len(x))`.
 
 ## Why it breaks under hybridize
 A Symbol has no value to decide on. In MXNet 1.9.1 every truth test of a Symbol raises
@@ -77,6 +78,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
         Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=4),
         Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
+        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
     ]
 
@@ -112,7 +114,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             self.report(node, f"`not` on a tensor calls bool() on it ({_BOOL_ERROR}); use F.logical_not")
 
     def visit_For(self, node: cst.For) -> None:
-        if self.is_tensor(node.iter):
+        if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
             self.report(node.iter, "iterating a tensor iterates a Symbol's outputs after hybridize(): the "
                                    "loop runs once, on the whole tensor (silent change); use F.contrib.foreach, "
                                    "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
@@ -124,6 +126,12 @@ No automatic fix: the graph form depends on what the branch or loop computes.
                                    "fixed count given to the constructor")
 
     # -- helpers ---------------------------------------------------------------------------
+    def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:
+        """`enumerate(x)`, `zip(x, y)`, `reversed(x)` over a tensor iterate the tensor too."""
+        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
+        return name in ("enumerate", "zip", "reversed") and name not in self.env and any(
+            not arg.star and arg.keyword is None and self.is_tensor(arg.value) for arg in iterable.args)
+
     def _check_test(self, test: cst.BaseExpression, what: str, alternative: str) -> None:
         if self._decided_by_tensor(test):
             self._mark(test)
