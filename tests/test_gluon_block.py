@@ -108,9 +108,10 @@ def test_parameter_names_follow_prefixes_and_name_scope():
         "net_dense2_weight", "net_dense2_bias"]
     seq = nn.HybridSequential(prefix="s_")
     with seq.name_scope():
-        seq.add(nn.Dense(2), nn.Activation("relu"), nn.Conv2D(2, 3) if hasattr(mx.sym, "Convolution")
-                else nn.Dense(2))
-    assert [c.prefix for c in seq._children.values()][:2] == ["s_dense0_", "s_relu0_"]
+        seq.add(nn.Dense(2), nn.Activation("relu"), nn.Conv2D(2, 3), nn.MaxPool2D(),
+                nn.Dense(2))
+    assert [c.prefix for c in seq._children.values()] == [
+        "s_dense0_", "s_relu0_", "s_conv0_", "s_pool0_", "s_dense1_"]
     a, b = TutorialNet(), TutorialNet()
     assert int(b.prefix[len("tutorialnet"):-1]) == int(a.prefix[len("tutorialnet"):-1]) + 1
 
