@@ -28,6 +28,13 @@ def test_equal_blocks_including_export_roundtrip(backend, session):
 
 
 @pytest.mark.parametrize("backend", backend_params())
+def test_plain_block_with_hybrid_child_has_no_export_roundtrip(backend, session):
+    report = one("good.py", {"PlainWrapper": [(2, 3)]}, backend, session)
+    assert report.ok, report.summary()
+    assert report.roundtrip == [] and report.outputs[0].actual_shape == (2, 3)
+
+
+@pytest.mark.parametrize("backend", backend_params())
 def test_constructor_kwargs_are_passed(backend, session):
     report = one("good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 4}}}, backend,
                  session)

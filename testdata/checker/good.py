@@ -20,3 +20,15 @@ class TwoOutputs(gluon.HybridBlock):
 
 def make_residual():
     return Residual(units=4)
+
+
+class PlainWrapper(gluon.Block):
+    """A non-hybrid Block: hybridize() reaches its hybrid child; it has no export()."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.inner = Residual(units=3)
+
+    def forward(self, x):
+        return self.inner(x) * 2
