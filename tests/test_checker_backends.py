@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.mxnet,
 
 CASES = [
     ("good.py", {"Residual": [(2, 8)], "TwoOutputs": [(2, 3), (2, 3)],
-                 "make_residual": [(3, 4)]}),
+                 "make_residual": [(3, 4)], "PlainWrapper": [(2, 3)]}),
     ("broadcast_add.py", {"CenterRows": [(2, 3)]}),
     ("shape_attr.py", {"FlattenByShape": [(2, 3, 4)]}),
     ("first_row.py", {"FirstRow": [(3, 4)]}),
