@@ -182,13 +182,17 @@ def test_same_parameter_names_and_initial_kinds_as_real_mxnet(name, factory, sha
         [k[len(theirs.prefix):] for k in theirs.collect_params()]
 
 
-def test_training_mode_dropout_drops_and_rescales():
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_training_mode_dropout_drops_and_rescales(hybridize):
     drop = mx.gluon.nn.Dropout(0.5)
+    if hybridize:
+        drop.hybridize()
     x = mx.nd.ones((200, 50))
     np.testing.assert_array_equal(drop(x).asnumpy(), 1.0)
     with mx.autograd.train_mode():
         y = drop(x).asnumpy()
     assert set(np.unique(y)) <= {0.0, 2.0} and 0.3 < (y == 0).mean() < 0.7
+    np.testing.assert_array_equal(drop(x).asnumpy(), 1.0)   # the cached plan is not stuck
 
 
 def inception_branches(lib):
