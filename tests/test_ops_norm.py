@@ -197,3 +197,40 @@ def test_batchnorm_training_outputs_match_mxnet():
         got = mx.nd.BatchNorm(*[mx.nd.array(a) for a in arrays], **kw)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-4, atol=1e-5)
+
+
+_TYPED = {
+    "BatchNorm": lambda lib, x: lib.sym.BatchNorm(x, name="op"),
+    "BatchNorm_omv": lambda lib, x: lib.sym.BatchNorm(x, output_mean_var=True, name="op"),
+    "LayerNorm": lambda lib, x: lib.sym.LayerNorm(x, name="op"),
+    "GroupNorm": lambda lib, x: lib.sym.GroupNorm(x, name="op"),
+    "InstanceNorm": lambda lib, x: lib.sym.InstanceNorm(x, name="op"),
+    "LeakyReLU_prelu": lambda lib, x: lib.sym.LeakyReLU(x, act_type="prelu", name="op"),
+    "Embedding": lambda lib, x: lib.sym.Embedding(x, input_dim=3, output_dim=2, name="op"),
+    "Embedding64": lambda lib, x: lib.sym.Embedding(x, input_dim=3, output_dim=2,
+                                                    dtype="float64", name="op"),
+    "Convolution": lambda lib, x: lib.sym.Convolution(x, kernel=(3, 3), num_filter=2,
+                                                      name="op"),
+    "topk_both": lambda lib, x: lib.sym.topk(x, ret_typ="both", name="op"),
+    "argsort": lambda lib, x: lib.sym.argsort(x, dtype="int32", name="op"),
+    "softmax64": lambda lib, x: lib.sym.softmax(x, dtype="float64", name="op"),
+    "one_hot": lambda lib, x: lib.sym.one_hot(x, depth=3, dtype="int32", name="op"),
+    "Cast": lambda lib, x: lib.sym.Cast(x, dtype="uint8", name="op"),
+}
+
+
+def _types(lib, build, dtype):
+    try:
+        res = build(lib, lib.sym.var("x")).infer_type(x=dtype)
+    except Exception as err:  # noqa: BLE001 - both must fail alike
+        assert "MXNetError" in type(err).__name__, err
+        return "error"
+    return [[np.dtype(t).name for t in part] for part in res]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("name", sorted(_TYPED))
+def test_type_inference_matches_mxnet(name, dtype):
+    mx_real = pytest.importorskip("mxnet")
+    assert _types(mx, _TYPED[name], dtype) == _types(mx_real, _TYPED[name], dtype)

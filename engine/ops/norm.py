@@ -54,16 +54,22 @@ def _bn_shape(attrs, in_shapes):
 
 
 def _bn_stats(attrs, x, gamma, beta, mean, var):
+    """(axis, scale, shift, mean, invstd); float16 data is normalised with float32 statistics,
+    as MXNet keeps BatchNorm's parameters and outputs mean/var in float32 then."""
     ax = attrs.axis % x.ndim
+    pt = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
     if autograd.is_training() and not attrs.use_global_stats:
         axes = tuple(i for i in range(x.ndim) if i != ax)
-        mean = x.mean(axis=axes, dtype=x.dtype)
-        var = x.var(axis=axes, dtype=x.dtype)
-    invstd = (1.0 / np.sqrt(var.astype(np.float64) + attrs.eps)).astype(x.dtype)
-    g = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(x.dtype, copy=False)
+        xs = x.astype(pt, copy=False)
+        mean = xs.mean(axis=axes, dtype=pt)
+        var = xs.var(axis=axes, dtype=pt)
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + attrs.eps)).astype(pt)
+    g = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(pt, copy=False)
     scale = g * invstd
-    shift = beta.astype(x.dtype, copy=False) - mean.astype(x.dtype, copy=False) * scale
-    return ax, scale, shift, mean.astype(x.dtype, copy=False), invstd
+    mean = mean.astype(pt, copy=False)
+    shift = beta.astype(pt, copy=False) - mean * scale
+    return ax, scale.astype(x.dtype, copy=False), shift.astype(x.dtype, copy=False), mean, \
+        invstd
 
 
 def batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
@@ -88,6 +94,21 @@ def batch_norm_out(attrs, out, x, gamma, beta, moving_mean, moving_var):
     out += _bcast(shift, x.ndim, ax)
 
 
+def _bn_type(attrs, in_types):
+    """MXNet: float16 data keeps float32 parameters and statistics; integer data fails."""
+    t = in_types[0]
+    if t is None:
+        return in_types, [None]
+    if t.kind != "f":
+        raise ShapeError("BatchNorm does not support data type {}".format(t.name))
+    p = np.dtype(np.float32) if t == np.float16 else t
+    for i, given in enumerate(in_types[1:], 1):
+        if given is not None and given != p:
+            raise ShapeError("BatchNorm: input {} has type {}, expected {}".format(
+                i, given.name, p.name))
+    return [t, p, p, p, p], [t] + ([p, p] if attrs.output_mean_var else [])
+
+
 register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
          params={"eps": Param(p_float, 0.0010000000474974513),
                  "momentum": Param(p_float, 0.9), "fix_gamma": Param(p_bool, True),
@@ -98,7 +119,8 @@ register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "mov
                  "max_calib_range": Param(p_opt(p_float), None)},
          num_outputs=lambda a: 3 if a.output_mean_var else 1,
          output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
-         infer_shape=_bn_shape, out_kernel=batch_norm_out, inplace=True)(batch_norm)
+         infer_shape=_bn_shape, infer_type=_bn_type, out_kernel=batch_norm_out,
+         inplace=True)(batch_norm)
 
 # ----------------------------------------------------------------------------- LayerNorm
 
@@ -172,8 +194,19 @@ def instance_norm(attrs, x, gamma, beta):
     return out
 
 
+def _float32_only(attrs, in_types):
+    """InstanceNorm is a legacy MXNet operator: float32 only."""
+    for t in in_types:
+        if t is not None and t != np.float32:
+            raise ShapeError("InstanceNorm: unsupported data type {} (float32 only)".format(
+                t.name))
+    f = np.dtype(np.float32)
+    return [f] * len(in_types), [f]
+
+
 register("InstanceNorm", inputs=("data", "gamma", "beta"),
-         params={"eps": Param(p_float, 0.00100000005)}, infer_shape=_in_shape)(instance_norm)
+         params={"eps": Param(p_float, 0.00100000005)}, infer_shape=_in_shape,
+         infer_type=_float32_only)(instance_norm)
 
 # ----------------------------------------------------------------------------- GroupNorm
 
