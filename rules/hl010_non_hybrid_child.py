@@ -28,7 +28,8 @@ Finds HybridBlock classes whose `__init__` creates a non-hybrid Block as a child
 (also `gluon.nn.Sequential`, `mx.gluon.nn.Sequential`), gluon's other plain Blocks (`nn.Lambda`,
 `gluon.contrib.nn.Concurrent`, `rnn.SequentialRNNCell`, `rnn.RecurrentCell`, ...) or a class of
 the same module that derives from `Block` and not `HybridBlock` — assigned to `self.<attr>`
-directly or through a local variable.
+directly or through a local variable, added to a hybrid container (`self.features.add(...)`),
+or built and returned by a helper method whose result `__init__` stores (`_make_layer`).
 
 ## Why it breaks under hybridize
 MXNet 1.9.1 refuses the child as soon as it is assigned, in `__init__` (before any hybridize):
@@ -81,6 +82,19 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                                     extra="class Cell(gluon.HybridBlock):\n    pass\n\n\n"), safety=SAFE),
         Invalid(_net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"), line=8,
                 fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"), safety=SAFE),
+        Invalid(_net("self.body = self._make_stage(2)") .replace(
+                    "\n    def hybrid_forward", "\n    def _make_stage(self, n):\n        stage = nn.Sequential()\n"
+                    "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
+                    "    def hybrid_forward"), line=11,
+                fixed=_net("self.body = self._make_stage(2)").replace(
+                    "\n    def hybrid_forward", "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
+                    "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
+                    "    def hybrid_forward"), safety=SAFE),
+        Invalid(_net("self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.Sequential()\n"
+                     "    stage.add(nn.Dense(4))\n    self.body.add(stage)"), line=10,
+                fixed=_net("self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.HybridSequential()\n"
+                           "    stage.add(nn.Dense(4))\n    self.body.add(stage)"), safety=SAFE),
+        Invalid(_net("self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4), nn.Sequential())"), line=9),
         Invalid(_net("self.body = nn.Sequential()\nself.body.add(Plain())",
                      extra="class Plain(gluon.Block):\n    pass\n\n\n"), line=12),
         Invalid(_net("self.body = nn.Sequential()\nself.body.add(*[nn.Dense(4) for _ in range(3)])"), line=8),
@@ -93,11 +107,9 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
         init = klass.methods.get("__init__")
         if init is None or context.hybrid_kind(klass.name) is not True:
             return
-        creations = _ChildCreations()
-        init.body.visit(creations)
         adds = _Adds()
         klass.node.visit(adds)
-        for holder, created in creations.children:
+        for holder, created in _children(klass, init, lambda name: context.hybrid_kind(name) is True):
             func = dotted_name(created.func)
             if context.hybrid_kind(func) is not False:
                 continue
@@ -109,9 +121,9 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
             if gluon != "Sequential" or not isinstance(created.func, cst.Attribute):
                 self.report(created, message + "; make it a HybridBlock")
                 continue
-            added = adds.by_holder.get(holder, [])
-            if any(arg is None or context.hybrid_kind(dotted_name(arg.func)) is not True for arg in added) \
-                    or holder in adds.unknown:
+            added = adds.by_holder.get(holder, []) if holder is not None else []
+            if holder is None or holder in adds.unknown or any(  # anonymous: its adds are not visible
+                    arg is None or context.hybrid_kind(dotted_name(arg.func)) is not True for arg in added):
                 self.report(created, message + "; use HybridSequential once every child added to it is hybrid")
                 continue
             new_func = created.func.with_changes(attr=cst.Name("HybridSequential"))
@@ -120,16 +132,22 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
 
 
 class _ChildCreations(cst.CSTVisitor):
-    """`self.a = Cls(...)` and `v = Cls(...)` ... `self.a = v` in __init__: (holder, call) pairs.
+    """Child blocks created in one method: (holder, creating call) pairs.
 
-    The holder is "self.a" for attributes and the local name for variables (adds use either).
+    A call is a child when it is assigned to `self.<a>` (holder "self.a"), assigned to a local
+    later stored in `self.<a>`, added to a container known to be hybrid, or returned (for
+    helper methods whose result `__init__` stores). The holder is the name `.add(...)` calls
+    use: "self.a" or the local name.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, is_hybrid) -> None:
         super().__init__()
         self.children: List[tuple] = []
+        self.returned: List[tuple] = []
+        self.helper_calls: List[str] = []  # self.<method>(...) results stored as children
         self._locals: Dict[str, cst.Call] = {}
-        self._emitted: Set[int] = set()
+        self._hybrid_holders: Set[str] = set()
+        self._is_hybrid = is_hybrid
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -139,14 +157,62 @@ class _ChildCreations(cst.CSTVisitor):
             holder = dotted_name(target.target)
             if holder is None:
                 continue
+            value = node.value
             if holder.startswith("self.") and holder.count(".") == 1:
-                if isinstance(node.value, cst.Call):
-                    self.children.append((holder, node.value))
-                elif isinstance(node.value, cst.Name) and node.value.value in self._locals:
-                    local = node.value.value
-                    self.children.append((local, self._locals[local]))
-            elif "." not in holder and isinstance(node.value, cst.Call):
-                self._locals[holder] = node.value
+                if isinstance(value, cst.Call):
+                    callee = dotted_name(value.func) or ""
+                    if callee.startswith("self.") and callee.count(".") == 1:
+                        self.helper_calls.append(callee[len("self."):])
+                    else:
+                        self._child(holder, value)
+                elif isinstance(value, cst.Name) and value.value in self._locals:
+                    self._child(value.value, self._locals[value.value])
+            elif "." not in holder and isinstance(value, cst.Call):
+                self._locals[holder] = value
+                if self._is_hybrid(dotted_name(value.func)):
+                    self._hybrid_holders.add(holder)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add"):
+            return
+        if dotted_name(node.func.value) not in self._hybrid_holders:
+            return
+        for arg in node.args:
+            if isinstance(arg.value, cst.Call):
+                self._child(None, arg.value)
+            elif isinstance(arg.value, cst.Name) and arg.value.value in self._locals:
+                self._child(arg.value.value, self._locals[arg.value.value])
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value in self._locals:
+            self.returned.append((node.value.value, self._locals[node.value.value]))
+
+    def _child(self, holder: Optional[str], call: cst.Call) -> None:
+        self.children.append((holder, call))
+        if holder is not None and self._is_hybrid(dotted_name(call.func)):
+            self._hybrid_holders.add(holder)
+
+
+def _children(klass: ClassFacts, init: cst.FunctionDef, is_hybrid) -> List[tuple]:
+    """Children created by __init__ and by the helper methods whose results it stores."""
+    creations = _ChildCreations(is_hybrid)
+    init.body.visit(creations)
+    found = list(creations.children)
+    for method_name in dict.fromkeys(creations.helper_calls):
+        method = klass.methods.get(method_name)
+        if method is None or method is init:
+            continue
+        helper = _ChildCreations(is_hybrid)
+        method.body.visit(helper)
+        found.extend(helper.children)
+        found.extend(helper.returned)
+    seen: Set[int] = set()
+    unique = []
+    for holder, call in found:
+        if id(call) not in seen:
+            seen.add(id(call))
+            unique.append((holder, call))
+    return unique
 
 
 class _Adds(cst.CSTVisitor):
