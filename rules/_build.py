@@ -40,15 +40,10 @@ def integer(value: Optional[int]) -> cst.BaseExpression:
 
 
 def tuple_of(values: Sequence[cst.BaseExpression]) -> cst.Tuple:
-    """`(a,)` / `(a, b)`."""
-    elements = []
-    for index, value in enumerate(values):
-        last = index == len(values) - 1
-        comma = cst.MaybeSentinel.DEFAULT if not last or len(values) > 1 else cst.Comma()
-        if last and len(values) == 1:
-            elements.append(cst.Element(value=value, comma=cst.Comma()))
-        else:
-            elements.append(cst.Element(value=value, comma=comma))
+    """`(a,)` / `(a, b)`: a one-element tuple keeps its trailing comma."""
+    elements = [cst.Element(value=value) for value in values]
+    if len(elements) == 1:
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
     return cst.Tuple(elements=elements)
 
 
