@@ -14,6 +14,9 @@ serializer byte for byte (all little-endian):
 Loading also accepts the V1 magic (0xF993FAC8, i64 dims), the V3 magic (0xF993FACA, numpy
 shape semantics) and the legacy layout without a magic (u32 ndim, u32 dims). Sparse arrays
 are refused with a clear error: the engine is dense-only.
+
+`dumps_graph_json` writes a graph (`-symbol.json`) in the exact text layout of MXNet's C++
+JSON writer, so exported files are byte-identical to MXNet's where the graphs agree.
 """
 import os
 import struct
