@@ -1,0 +1,244 @@
+"""Less common ops model code still reaches for: SequenceLast, SequenceReverse, UpSampling
+(nearest), depth_to_space, space_to_depth, diag and moments.
+
+Each follows MXNet 1.9.1, checked against it: SequenceReverse only supports axis 0 and leaves
+steps past a sequence's length in place; UpSampling brings every input to the first input's
+size times `scale` and concatenates (or sums) them; moments needs explicit axes and returns
+the population variance.
+"""
+import numpy as np
+
+from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
+from ._util import as_array, fmt_shape, norm_axis
+
+# ----------------------------------------------------------------------------- sequences
+
+
+def _seq_inputs(attrs):
+    return ("data", "sequence_length") if attrs.use_sequence_length else ("data",)
+
+
+def _lengths(attrs, data, sequence_length, batch_axis):
+    t = data.shape[attrs.axis]
+    if sequence_length is None:
+        return np.full(data.shape[batch_axis], t, np.int64)
+    ln = sequence_length.astype(np.int64)
+    if ln.shape != (data.shape[batch_axis],):
+        raise ShapeError("sequence_length has shape {}, expected [{}] (the batch axis of data "
+                         "{})".format(fmt_shape(ln.shape), data.shape[batch_axis],
+                                      fmt_shape(data.shape)))
+    return np.clip(ln, 1, t)
+
+
+def _seq_last_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if attrs.axis not in (0, 1):
+        raise ShapeError("SequenceLast: axis must be 0 or 1, got {}".format(attrs.axis))
+    if s is None:
+        return in_shapes, [None]
+    if len(s) < 2:
+        raise ShapeError("SequenceLast needs data of at least 2 dimensions, got {}".format(
+            fmt_shape(s)))
+    ins = list(in_shapes)
+    if attrs.use_sequence_length:
+        ins[1] = (s[1 - attrs.axis],)
+    return ins, [tuple(d for i, d in enumerate(s) if i != attrs.axis)]
+
+
+def sequence_last(attrs, data, sequence_length=None):
+    """The last valid step of each sequence along `axis` (its length's step, or the last)."""
+    _seq_last_shape(attrs, [data.shape] + ([] if sequence_length is None
+                                           else [sequence_length.shape]))
+    b_ax = 1 - attrs.axis
+    last = _lengths(attrs, data, sequence_length, b_ax) - 1
+    idx = np.arange(data.shape[b_ax])
+    return data[last, idx] if attrs.axis == 0 else data[idx, last]
+
+
+register("SequenceLast", inputs=_seq_inputs,
+         params={"use_sequence_length": Param(p_bool, False), "axis": Param(p_int, 0)},
+         infer_shape=_seq_last_shape, infer_type=lambda a, t: (t, [t[0]]))(sequence_last)
+
+
+def _seq_rev_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if attrs.axis != 0:
+        raise ShapeError("SequenceReverse: Current implementation expects axis to be 0, got "
+                         "{}".format(attrs.axis))
+    ins = list(in_shapes)
+    if s is not None and attrs.use_sequence_length:
+        ins[1] = (s[1],)
+    return ins, [s]
+
+
+def sequence_reverse(attrs, data, sequence_length=None):
+    """Reverse the first `length` steps of each sequence along axis 0 (all steps without
+    use_sequence_length); later steps stay where they are."""
+    _seq_rev_shape(attrs, [data.shape] + ([] if sequence_length is None
+                                          else [sequence_length.shape]))
+    if data.ndim < 2:
+        raise ShapeError("SequenceReverse needs data of at least 2 dimensions, got {}".format(
+            fmt_shape(data.shape)))
+    t = data.shape[0]
+    ln = _lengths(attrs, data, sequence_length, 1)
+    steps = np.arange(t)[:, None]
+    src = np.where(steps < ln[None, :], ln[None, :] - 1 - steps, steps)
+    return data[src, np.arange(data.shape[1])[None, :]]
+
+
+register("SequenceReverse", inputs=_seq_inputs,
+         params={"use_sequence_length": Param(p_bool, False), "axis": Param(p_int, 0)},
+         infer_shape=_seq_rev_shape, infer_type=lambda a, t: (t, [t[0]]))(sequence_reverse)
+
+# ----------------------------------------------------------------------------- UpSampling
+
+
+def _up_shape(attrs, in_shapes):
+    if attrs.sample_type != "nearest":
+        raise ShapeError("UpSampling: only sample_type='nearest' is implemented by the "
+                         "hybridlint engine (bilinear needs a learned weight input)")
+    first = in_shapes[0]
+    if first is None:
+        return in_shapes, [None]
+    if len(first) != 4:
+        raise ShapeError("UpSampling: input data must be 4-D (NCHW), got {}".format(
+            fmt_shape(first)))
+    oh, ow = first[2] * attrs.scale, first[3] * attrs.scale
+    channels = 0
+    for s in in_shapes:
+        if s is None:
+            return in_shapes, [None]
+        if len(s) != 4 or s[0] != first[0] or oh % s[2] or ow % s[3] or \
+                oh // s[2] != ow // s[3]:
+            raise ShapeError("UpSampling: input {} cannot be scaled to {}x{} (first input {} "
+                             "times scale {})".format(fmt_shape(s), oh, ow, fmt_shape(first),
+                                                      attrs.scale))
+        channels += s[1]
+    if attrs.multi_input_mode == "sum":
+        if any(s[1] != first[1] for s in in_shapes):
+            raise ShapeError("UpSampling(multi_input_mode='sum') needs inputs with the same "
+                             "number of channels")
+        channels = first[1]
+    return in_shapes, [(first[0], channels, oh, ow)]
+
+
+def upsampling(attrs, *xs):
+    """Nearest-neighbour upsampling of every input to the first input's size times `scale`,
+    concatenated along channels (or summed with multi_input_mode='sum')."""
+    (shape,) = _up_shape(attrs, [x.shape for x in xs])[1]
+    ups = []
+    for x in xs:
+        f = shape[2] // x.shape[2]
+        ups.append(x.repeat(f, axis=2).repeat(f, axis=3) if f > 1 else x.copy())
+    if attrs.multi_input_mode == "sum":
+        out = ups[0]
+        for u in ups[1:]:
+            out = out + u
+        return out
+    return ups[0] if len(ups) == 1 else np.concatenate(ups, axis=1)
+
+
+register("UpSampling", inputs=None, key_var_num_args="num_args",
+         params={"scale": Param(p_int), "num_filter": Param(p_int, 0),
+                 "sample_type": Param(p_enum("bilinear", "nearest")),
+                 "multi_input_mode": Param(p_enum("concat", "sum"), "concat"),
+                 "num_args": Param(p_int, 0), "workspace": Param(p_int, 512)},
+         infer_shape=_up_shape)(upsampling)
+
+# ----------------------------------------------------------------------------- depth/space
+
+
+def _d2s_out(attrs, s, inverse):
+    b = attrs.block_size
+    if len(s) != 4:
+        raise ShapeError("{}: data must be 4-D (NCHW), got {}".format(
+            "space_to_depth" if inverse else "depth_to_space", fmt_shape(s)))
+    n, c, h, w = s
+    if b < 1:
+        raise ShapeError("block_size must be positive, got {}".format(b))
+    if inverse:
+        if h % b or w % b:
+            raise ShapeError("space_to_depth: height {} and width {} must be divisible by "
+                             "block_size {}".format(h, w, b))
+        return (n, c * b * b, h // b, w // b)
+    if c % (b * b):
+        raise ShapeError("depth_to_space: channels {} must be divisible by block_size^2 = {}"
+                         .format(c, b * b))
+    return (n, c // (b * b), h * b, w * b)
+
+
+def depth_to_space(attrs, x):
+    """(N, C, H, W) -> (N, C/b^2, H*b, W*b), channel blocks moved into space (DCR order)."""
+    out = _d2s_out(attrs, x.shape, False)
+    n, c, h, w = x.shape
+    b = attrs.block_size
+    return x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2).reshape(out)
+
+
+def space_to_depth(attrs, x):
+    """(N, C, H, W) -> (N, C*b^2, H/b, W/b), the inverse of depth_to_space."""
+    out = _d2s_out(attrs, x.shape, True)
+    n, c, h, w = x.shape
+    b = attrs.block_size
+    return x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4).reshape(out)
+
+
+register("depth_to_space", params={"block_size": Param(p_int)},
+         infer_shape=lambda a, s: (s, [None if s[0] is None else _d2s_out(a, s[0], False)]))(
+    depth_to_space)
+register("space_to_depth", params={"block_size": Param(p_int)},
+         infer_shape=lambda a, s: (s, [None if s[0] is None else _d2s_out(a, s[0], True)]))(
+    space_to_depth)
+
+# ----------------------------------------------------------------------------- diag / moments
+
+
+def diag(attrs, x):
+    """1-D input: a square matrix with it on diagonal k; N-D input: diagonal k of the
+    (axis1, axis2) planes, appended as the last axis (numpy.diagonal's layout)."""
+    if x.ndim == 0:
+        raise ShapeError("diag needs at least a 1-D input")
+    if x.ndim == 1:
+        return np.diag(x, attrs.k)
+    a1 = norm_axis(attrs.axis1, x.ndim, "diag")
+    a2 = norm_axis(attrs.axis2, x.ndim, "diag")
+    if a1 == a2:
+        raise ShapeError("diag: axis1 and axis2 cannot refer to the same axis {}".format(a1))
+    return np.ascontiguousarray(np.diagonal(x, attrs.k, a1, a2))
+
+
+register("diag", params={"k": Param(p_int, 0), "axis1": Param(p_int, 0),
+                         "axis2": Param(p_int, 1)})(diag)
+
+
+def _moments_axes(attrs, ndim):
+    if not attrs.axes:
+        raise ShapeError("Empty axes is not supported, if you would like to do global moments, "
+                         "please pass all axes to axes argument")
+    return tuple(sorted(norm_axis(a, ndim, "moments") for a in attrs.axes))
+
+
+def _moments_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return in_shapes, [None, None]
+    axes = _moments_axes(attrs, len(s))
+    if attrs.keepdims:
+        out = tuple(1 if i in axes else d for i, d in enumerate(s))
+    else:
+        out = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
+    return in_shapes, [out, out]
+
+
+def moments(attrs, x):
+    """Mean and (population) variance over `axes`."""
+    (shape, _) = _moments_shape(attrs, [x.shape])[1]
+    axes = _moments_axes(attrs, x.ndim)
+    mean = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
+    var = np.mean(np.square(x - mean), axis=axes, dtype=x.dtype)
+    return as_array(mean.reshape(shape), x.dtype), as_array(var.reshape(shape), x.dtype)
+
+
+register("moments", params={"axes": Param(p_opt(p_shape), None),
+                            "keepdims": Param(p_bool, False)},
+         num_outputs=2, infer_shape=_moments_shape)(moments)
