@@ -26,8 +26,8 @@ class TensorControlFlow(Rule):
 ## What it does
 Finds Python control flow decided by tensor values inside `hybrid_forward` and the helpers it
 calls: `if`, `while`, `elif`, ternaries (`a if cond else b`), `assert`, `and` / `or` / `not` on
-tensors, `for` loops over a tensor (also through `enumerate`, `zip`, `reversed`), and `for`
-loops over `range(x.shape[i])` / `range(len(x))`.
+tensors, `for` loops and comprehensions over a tensor (also through `enumerate`, `zip`,
+`reversed`), and `for` loops over `range(x.shape[i])` / `range(len(x))`.
 
 ## Why it breaks under hybridize
 A Symbol has no value to decide on. In MXNet 1.9.1 every truth test of a Symbol raises
@@ -78,6 +78,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
         Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=4),
         Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
+        Invalid(_net("return F.stack(*[F.relu(row) for row in x])"), line=3),
         Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
     ]
@@ -124,6 +125,12 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             self.report(node.iter, f"a loop over `range({bound})` needs the tensor's shape, which a Symbol "
                                    "does not have (AttributeError); use F.contrib.foreach over the axis, or a "
                                    "fixed count given to the constructor")
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
+            self.report(node.iter, "a comprehension over a tensor iterates a Symbol's outputs after hybridize(): "
+                                   "one element, the whole tensor (silent change); use F.contrib.foreach, or "
+                                   "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
 
     # -- helpers ---------------------------------------------------------------------------
     def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:
