@@ -142,6 +142,16 @@ ALLOWED = {
     "region": {"startLine", "startColumn", "endLine", "endColumn", "charOffset", "charLength",
                "byteOffset", "byteLength", "snippet", "message", "sourceLanguage", "properties"},
     "artifactLocation": {"uri", "uriBaseId", "index", "description", "properties"},
+    "invocation": {"commandLine", "arguments", "responseFiles", "startTimeUtc", "endTimeUtc",
+                   "exitCode", "ruleConfigurationOverrides", "notificationConfigurationOverrides",
+                   "toolExecutionNotifications", "toolConfigurationNotifications",
+                   "exitCodeDescription", "exitSignalName", "exitSignalNumber",
+                   "processStartFailureMessage", "executionSuccessful", "machine", "account",
+                   "processId", "executableLocation", "workingDirectory",
+                   "environmentVariables", "stdin", "stdout", "stderr", "stdoutStderr",
+                   "properties"},
+    "notification": {"locations", "message", "level", "threadId", "timeUtc", "exception",
+                     "descriptor", "associatedRule", "properties"},
 }
 
 
@@ -178,6 +188,13 @@ def validate_sarif(log):
                                                               "unicodeCodePoints"}
         for base in run.get("originalUriBaseIds", {}).values():
             check_keys(base, "artifactLocation")
+        for invocation in run.get("invocations", []):
+            check_keys(invocation, "invocation", ["executionSuccessful"])
+            assert isinstance(invocation["executionSuccessful"], bool)
+            for note in invocation.get("toolExecutionNotifications", []):
+                check_keys(note, "notification", ["message"])
+                check_message(note["message"])
+                assert note.get("level", "warning") in {"none", "note", "warning", "error"}
         for res in run["results"]:
             check_keys(res, "result", ["message"])
             check_message(res["message"])
@@ -201,9 +218,12 @@ def validate_sarif(log):
 def test_sarif_validates(tmp_path):
     pytest.importorskip("hybridlint.rules").ALL_RULES  # the rule catalogue comes from the rules
     run = result(issue(path=str(tmp_path / "pkg" / "net.py")),
-                 issue(path=str(tmp_path / "pkg" / "net.py"), code="HL900", fix=None))
+                 issue(path=str(tmp_path / "pkg" / "net.py"), code="HL900", fix=None),
+                 error=(str(tmp_path / "odd.py"), "fixes not written: does not parse"))
     log = json.loads(render("sarif", run, root=str(tmp_path)))
     validate_sarif(log)
+    notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["message"]["text"] for n in notes] == ["fixes not written: does not parse"]
     results = log["runs"][0]["results"]
     assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
         "pkg/net.py")

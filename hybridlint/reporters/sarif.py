@@ -59,6 +59,14 @@ def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
         if issue.code in index:
             entry["ruleIndex"] = index[issue.code]
         results.append(entry)
+    notifications = [
+        {"level": "error", "message": {"text": outcome.error},
+         "locations": [{"physicalLocation": {"artifactLocation": {
+             "uri": _uri(outcome.path, ctx.root), "uriBaseId": "%SRCROOT%"}}}]}
+        for outcome in result.outcomes if outcome.error
+    ]
+    invocation = {"executionSuccessful": not any(o.internal for o in result.outcomes),
+                  "toolExecutionNotifications": notifications}
     root_uri = "file://" + quote(os.path.abspath(ctx.root).replace(os.sep, "/").rstrip("/") + "/")
     return {
         "$schema": SCHEMA_URI,
@@ -66,6 +74,7 @@ def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "hybridlint", "version": __version__,
                                 "informationUri": INFORMATION_URI, "rules": rules}},
+            "invocations": [invocation],
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
             "columnKind": "unicodeCodePoints",
             "results": results,
