@@ -219,24 +219,34 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
 
 
 def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
-    """Names the author treats as sequences: unpacked (`h, c = states`) or starred (`*x`)."""
+    """Names the author treats as sequences: unpacked (`h, c = states`) or starred (`*x`).
+
+    Looks at the statements and the top level of their expressions only (calls, tuples,
+    lists): a full tree walk per function would cost as much as the analysis itself.
+    """
     names: Set[str] = set()
 
-    class Finder(cst.CSTVisitor):
-        def visit_Assign(self, assign: cst.Assign) -> None:
-            if isinstance(assign.value, cst.Name) and any(
-                    isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets):
-                names.add(assign.value.value)
+    def starred_in(expr: Optional[cst.BaseExpression]) -> None:
+        if isinstance(expr, cst.Call):
+            names.update(a.value.value for a in expr.args if a.star == "*" and isinstance(a.value, cst.Name))
+            starred_in(expr.func.value if isinstance(expr.func, cst.Attribute) else None)
+            for arg in expr.args:
+                starred_in(arg.value)
+        elif isinstance(expr, (cst.Tuple, cst.List)):
+            for element in expr.elements:
+                if isinstance(element, cst.StarredElement) and isinstance(element.value, cst.Name):
+                    names.add(element.value.value)
+                else:
+                    starred_in(element.value)
 
-        def visit_StarredElement(self, starred: cst.StarredElement) -> None:
-            if isinstance(starred.value, cst.Name):
-                names.add(starred.value.value)
-
-        def visit_Arg(self, arg: cst.Arg) -> None:
-            if arg.star == "*" and isinstance(arg.value, cst.Name):
-                names.add(arg.value.value)
-
-    node.body.visit(Finder())
+    for small in _walk_statements(node.body.body):
+        if isinstance(small, cst.Assign):
+            if isinstance(small.value, cst.Name) and any(
+                    isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets):
+                names.add(small.value.value)
+            starred_in(small.value)
+        elif isinstance(small, (cst.Expr, cst.Return, cst.AugAssign, cst.AnnAssign)):
+            starred_in(getattr(small, "value", None))
     return names
 
 

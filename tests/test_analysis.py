@@ -75,7 +75,13 @@ def test_inputs_named_like_state_lists_are_unknown(name):
 
 
 def test_unpacked_input_is_treated_as_a_sequence():
-    assert kinds(net("h, c = hidden\nprobe(hidden)\nprobe(h)", args="F, x, hidden")) == [UNKNOWN, UNKNOWN]
+    assert kinds(net("h, c = pair\nprobe(pair)\nprobe(h)", args="F, x, pair")) == [UNKNOWN, UNKNOWN]
+
+
+@pytest.mark.parametrize("use", ["y = F.concat(x, *extra, dim=1)", "return F.add_n(F.relu(x), *extra)",
+                                 "if True:\n    outs = [x, *extra]"])
+def test_starred_input_is_treated_as_a_sequence(use):
+    assert kinds(net(f"probe(extra)\nprobe(x)\n{use}", args="F, x, extra")) == [UNKNOWN, TENSOR]
 
 
 def test_parameters_scalars_and_children_from_init():
