@@ -194,6 +194,7 @@ def test_symlinks_followed_once_and_loops_do_not_hang(project):
     assert FIXED_LINE in (project / "pkg" / "net.py").read_text()
 
 
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
 def test_gitignore_is_respected_in_a_git_repo(project):
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / ".gitignore").write_text("generated/\n")
@@ -202,6 +203,8 @@ def test_gitignore_is_respected_in_a_git_repo(project):
     result = hl(".")
     assert "src/net.py" in result.stdout and "generated" not in result.stdout
     assert "generated/net.py" in hl("generated/net.py").stdout  # named explicitly: linted
+    subprocess.run(["git", "add", "-f", "generated/net.py"], cwd=project, check=True)
+    assert "generated/net.py" in hl(".").stdout  # tracked: git's semantics, linted
 
 
 def test_output_formats(project):
