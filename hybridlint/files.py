@@ -11,13 +11,16 @@ new text does not parse.
 from __future__ import annotations
 
 import ast
-import io
 import os
+import re
 import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
+
+
+_TWO_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?[^\r\n]*(?:\r\n|\r|\n)?")
 
 
 class SourceReadError(Exception):
@@ -63,8 +66,11 @@ def decode_source(raw: bytes, path: str = "<bytes>") -> SourceFile:
     codec restores the BOM. A declaration naming an unknown codec, a BOM that contradicts the
     declaration, or bytes invalid in the codec all raise :class:`SourceDecodeError`.
     """
+    # Python finds the declaration in the first two lines whatever their line endings are;
+    # tokenize.detect_encoding splits on LF only, so give it the two lines already split.
+    head = iter(_TWO_LINES.match(raw).group(0).splitlines(keepends=True))
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        encoding, _ = tokenize.detect_encoding(lambda: next(head, b""))
     except SyntaxError as exc:  # unknown codec, BOM/declaration mismatch, or not UTF-8
         message = str(exc.msg if hasattr(exc, "msg") else exc)
         if message.startswith("invalid or missing encoding declaration"):
@@ -86,6 +92,22 @@ def _decode_problem(raw: bytes, encoding: str, exc: Exception):
     line = before.count(b"\n") + 1
     col = exc.start - (before.rfind(b"\n") + 1) + 1
     return f"not valid {encoding} (byte 0x{raw[exc.start]:02x})", line, col
+
+
+def lone_cr_to_lf(text: str) -> Tuple[str, bool]:
+    """The text with old-Mac (lone CR) line endings as LF, and whether it was converted.
+
+    Only files whose every line ends in a lone CR are converted: the mapping is one character
+    for one, so positions are unchanged, and converting back (:func:`lf_to_cr`) is exact.
+    """
+    if "\r" in text and "\n" not in text:
+        return text.replace("\r", "\n"), True
+    return text, False
+
+
+def lf_to_cr(text: str) -> str:
+    """Undo :func:`lone_cr_to_lf` on the (possibly rewritten) text."""
+    return text.replace("\n", "\r")
 
 
 def read_source(path: str) -> SourceFile:

@@ -23,7 +23,7 @@ from .cache import LintCache, content_key
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
-                    decode_source, read_bytes, write_source)
+                    decode_source, lf_to_cr, lone_cr_to_lf, read_bytes, write_source)
 
 RUNNER_CODES = {
     "HL900": ("syntax-error", "file cannot be parsed"),
@@ -273,12 +273,14 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
     from .linter import SourceSyntaxError, fix_source, lint_source
 
     fix, diff, unsafe = mode
+    linted, converted = lone_cr_to_lf(text)  # the linter core knows LF and CRLF, not lone CR
     try:
         if fix or diff:
-            result = fix_source(text, path, select=list(codes), unsafe=unsafe)
-            return {"source": result.source, "applied": len(result.applied),
+            result = fix_source(linted, path, select=list(codes), unsafe=unsafe)
+            fixed = lf_to_cr(result.source) if converted else result.source
+            return {"source": fixed, "applied": len(result.applied),
                     "findings": result.remaining}
-        findings = lint_source(text, path, select=list(codes))
+        findings = lint_source(linted, path, select=list(codes))
         return {"source": text, "applied": 0, "findings": findings}
     except SourceSyntaxError as exc:
         return {"source": text, "applied": 0, "syntax_error": (exc.line, exc.col, exc.msg)}
@@ -316,7 +318,7 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
             new_text = source.text
             from .linter import lint_source
 
-            findings = lint_source(source.text, path, select=list(codes))
+            findings = lint_source(lone_cr_to_lf(source.text)[0], path, select=list(codes))
     lines = _LINE_SPLIT.split(new_text)
     outcome.issues = [_to_issue(f, path, lines) for f in findings]
     return outcome

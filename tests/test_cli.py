@@ -2,10 +2,13 @@
 import json
 import os
 import subprocess
+import tempfile
 import textwrap
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hybridlint.cli import cli
 
@@ -429,3 +432,25 @@ def test_interrupt_is_exit_2_not_1(project, monkeypatch):
     monkeypatch.setattr(cli_module, "run", interrupted)
     result = hl(".")
     assert result.exit_code == 2 and result.stderr == "hybridlint: error: interrupted\n"
+
+
+@settings(max_examples=25, deadline=None)
+@given(newline=st.sampled_from(["\n", "\r\n", "\r"]),
+       encoding=st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]),
+       trailing_newline=st.booleans())
+def test_fix_changes_only_the_fixed_line(newline, encoding, trailing_newline):
+    header = "# -*- coding: latin-1 -*-\n" if encoding == "latin-1" else ""
+    text = header + BAD.replace("return y + 1", "return y + 1  # d\u00e9j\u00e0")
+    if not trailing_newline:
+        text = text.rstrip("\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "net.py")
+        with open(path, "wb") as handle:
+            handle.write(text.replace("\n", newline).encode(encoding))
+        result = hl("--fix", "--select", "HL003", path)
+        assert result.exit_code == 0, result.output
+        with open(path, "rb") as handle:
+            data = handle.read()
+    expected = text.replace("y = x[0]", "y = F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), "
+                                         "axis=0)")
+    assert data == expected.replace("\n", newline).encode(encoding)

@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridlint.files import (
+    lf_to_cr,
+    lone_cr_to_lf,
     SourceDecodeError,
     SourceReadError,
     SourceWriteError,
@@ -118,4 +120,19 @@ _lines = st.lists(st.text(alphabet="abc xyz=1#\u00e9\u4e2d", max_size=12), max_s
 def test_decode_encode_round_trip_is_byte_exact(lines, newline, encoding):
     raw = newline.join("# " + line for line in lines).encode(encoding)
     src = decode_source(raw)
+    assert src.text.encode(src.encoding) == raw
+
+
+def test_lone_cr_conversion_is_one_to_one_and_only_for_pure_cr_files():
+    assert lone_cr_to_lf("a\rb\r") == ("a\nb\n", True)
+    assert lf_to_cr("a\nb\nc\n") == "a\rb\rc\r"
+    assert lone_cr_to_lf("a\r\nb\r\n") == ("a\r\nb\r\n", False)
+    assert lone_cr_to_lf("a\nb") == ("a\nb", False)
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
+def test_declaration_found_whatever_the_line_endings(newline):
+    raw = newline.join([b"#!/usr/bin/env python", b"# coding: latin-1", b"s = '\xe9'", b""])
+    src = decode_source(raw)
+    assert src.encoding == "iso-8859-1" and "\u00e9" in src.text
     assert src.text.encode(src.encoding) == raw
