@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .base import MXNetError
-from .registry import ShapeError, merge_shape, shape_known
+from .registry import Attrs, ShapeError, merge_shape, shape_known
 from .symbol.symbol import Node, Symbol, _topo
 
 __all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_types",
@@ -202,6 +202,11 @@ class Plan:
                 continue
             ins = [value_of[(id(c), i)] for c, i in node.inputs]
             op, attrs = node.op, node.parsed
+            if not ins and 0 in (attrs.get("shape") or (1,)) and \
+                    shape_known(shapes.get((id(node), 0))):
+                # zeros(shape=(0, n)) etc.: MXNet fills unknown dims from graph inference
+                # (gluon.rnn's begin_state under hybridize relies on it)
+                attrs = Attrs(dict(attrs.__dict__, shape=shapes[(id(node), 0)]))
             if op.alias and ins:
                 for i in range(node.num_outputs()):
                     value_of[(id(node), i)] = ins[0]
@@ -223,6 +228,8 @@ class Plan:
             steps.append(step)
         self.output_values = [value_of[(id(n), i)] for n, i in self.sym._outputs]
         steps = self._eliminate_dead(steps)
+        from .fusion import fold_conv_relu_pool
+        steps = fold_conv_relu_pool(steps, self)
         self.steps = steps
         self._plan_memory()
         self._generate()

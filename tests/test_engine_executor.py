@@ -202,3 +202,38 @@ def test_plan_matches_real_mxnet_on_an_mlp():
     want = theirs.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})[0]
     got = mx.nd.CachedOp(ours)(*[mx.nd.array(feed[n]) for n in ours.list_inputs()])
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("relu", [True, False])
+@pytest.mark.parametrize("pad,pool", [((0, 0), (2, 2)), ((1, 1), (2, 2)), ((0, 0), (3, 3))])
+def test_conv_relu_pool_folding_equals_eager(relu, pad, pool):
+    """Convolution -> relu -> max Pooling folds into one step with identical results."""
+    x = mx.sym.var("x")
+    h = mx.sym.Convolution(x, kernel=(3, 3), pad=pad, num_filter=4, name="c")
+    if relu:
+        h = mx.sym.Activation(h, act_type="relu")
+    out = mx.sym.Pooling(h, kernel=pool, stride=pool, pool_type="max")
+    rng = np.random.RandomState(3)
+    arrays = [rng.randn(2, 3, 11, 10).astype(np.float32),
+              rng.randn(4, 3, 3, 3).astype(np.float32), rng.randn(4).astype(np.float32)]
+    op, plan = _plan(out, *arrays)
+    assert [s.op.name for s in plan.steps] == [
+        "Convolution+relu+Pooling" if relu else "Convolution+Pooling"]
+    nd = [mx.nd.array(a) for a in arrays]
+    e = mx.nd.Convolution(nd[0], nd[1], nd[2], kernel=(3, 3), pad=pad, num_filter=4)
+    if relu:
+        e = mx.nd.relu(e)
+    e = mx.nd.Pooling(e, kernel=pool, stride=pool, pool_type="max")
+    np.testing.assert_array_equal(op(*nd).asnumpy(), e.asnumpy())
+    assert plan.peak_bytes < eager_peak_bytes(out, arrays)
+
+
+def test_no_folding_when_an_intermediate_is_read_elsewhere():
+    x = mx.sym.var("x")
+    c = mx.sym.Convolution(x, kernel=(3, 3), num_filter=2, name="c")
+    r = mx.sym.relu(c)
+    out = mx.sym.Group([mx.sym.Pooling(r, kernel=(2, 2), stride=(2, 2)), r])
+    arrays = [np.ones((1, 1, 6, 6), np.float32), np.ones((2, 1, 3, 3), np.float32),
+              np.ones(2, np.float32)]
+    _, plan = _plan(out, *arrays)
+    assert [s.op.name for s in plan.steps] == ["Convolution", "relu", "Pooling"]

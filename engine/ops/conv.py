@@ -158,12 +158,13 @@ def _workspace(tag: str, shape, dtype) -> np.ndarray:
     return arr
 
 
-def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
-    """Stride-1 2-D convolution with im2col over whole flattened rows.
+def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
+    """Stride-1 2-D convolution with im2col over whole flattened rows, without bias.
 
     Each kernel tap (kh, kw) reads the flattened padded image at offset kh*d*Wp + kw*d as
     one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
-    pieces; the matmul then computes Wp - OW junk columns per row, dropped by the final copy.
+    pieces; the matmul then computes Wp - OW junk columns per row. Returns the (N, F, OH, Wp)
+    result in a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
     (About 1.5x faster than the strided im2col on LeNet's second convolution.)"""
     n, c = x.shape[:2]
     g = attrs.num_group
@@ -171,7 +172,6 @@ def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     kh, kw = attrs.kernel
     dh, dw = dilate
     hp, wp = x.shape[2] + 2 * pad[0], x.shape[3] + 2 * pad[1]
-    oh, ow = out.shape[2], out.shape[3]
     tail = (kw - 1) * dw
     flat = _workspace("flat", (n, c, hp * wp + tail), x.dtype)
     if tail:
@@ -191,7 +191,12 @@ def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     np.copyto(cols.reshape(view.shape), view)
     full = _workspace("full", (n, g, nf // g, oh * wp), x.dtype)
     np.matmul(w.reshape(g, nf // g, -1), cols, out=full)
-    np.copyto(out, full.reshape(n, nf, oh, wp)[:, :, :, :ow])
+    return full.reshape(n, nf, oh, wp)
+
+
+def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
+    full = conv2d_rows_full(attrs, x, w, dilate, pad, out.shape[2])
+    np.copyto(out, full[:, :, :, :out.shape[3]])
 
 
 def convolution_out(attrs, out, x, w, b=None):
