@@ -99,7 +99,7 @@ def test_missing_attributes_raise_not_implemented(expr, missing):
 
 @pytest.mark.parametrize("statement, missing", [
     ("import mxnet.gluon.model_zoo", "mxnet.gluon.model_zoo"),
-    ("from mxnet.gluon import rnn", "mxnet.gluon.rnn"),
+    ("from mxnet.gluon import data", "mxnet.gluon.data"),
     ("import mxnet.contrib.onnx", "mxnet.contrib"),
 ])
 def test_missing_submodules_raise_not_implemented(statement, missing):

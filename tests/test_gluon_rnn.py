@@ -142,10 +142,8 @@ def test_hybridized_encoder_matches_real_mxnet():
                                theirs(*encoder_inputs(mx_real)).asnumpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="engine gap: a hybridized unroll without begin_state "
-                   "makes zeros(shape=(0, hidden)) whose batch dim MXNet infers from the graph; "
-                   "the engine's executor runs creation ops with the literal shape")
 def test_unroll_inside_a_hybridized_block_with_default_states():
+    """begin_state is zeros(shape=(0, hidden)): the batch dim comes from graph inference."""
     class Enc(mx.gluon.HybridBlock):
         def __init__(self, **kw):
             super().__init__(**kw)
