@@ -1,5 +1,5 @@
-"""SequenceLast, SequenceReverse, UpSampling (nearest), depth_to_space, space_to_depth, diag
-and moments: shapes and errors without MXNet; differential tests against MXNet 1.9.1."""
+"""SequenceLast, SequenceReverse, UpSampling (nearest), depth_to_space, space_to_depth, diag,
+moments, gamma/gammaln, linalg_gemm/gemm2, scatter_nd, ravel_multi_index/unravel_index: shapes and errors without MXNet; differential tests against MXNet 1.9.1."""
 import numpy as np
 import pytest
 
@@ -66,6 +66,32 @@ CASES = [
     ("moments", [rand(RNG, 2, 3, 4)], dict(axes=(1,), keepdims=True)),
     ("moments", [rand(RNG, 2, 3, 4)], dict(axes=(-1, 0, 1))),
 ]
+
+CASES += [
+    ("gamma", [np.array([0.5, 1.5, 3.2, -0.5, 7.0], np.float32)], {}),
+    ("gammaln", [np.array([0.5, 1.5, 3.2, 10.0, 0.1], np.float32)], {}),
+    ("linalg_gemm2", [rand(RNG, 2, 3, 4), rand(RNG, 2, 5, 4)], dict(transpose_b=True, alpha=2.0)),
+    ("linalg_gemm2", [rand(RNG, 3, 2, 4), rand(RNG, 4, 2, 5)], dict(axis=-3)),
+    ("linalg_gemm2", [rand(RNG, 4, 3), rand(RNG, 4, 5)], dict(transpose_a=True)),
+    ("linalg_gemm", [rand(RNG, 2, 3, 4), rand(RNG, 2, 4, 5), rand(RNG, 2, 3, 5)],
+     dict(alpha=0.5, beta=2.0)),
+    ("linalg_gemm", [rand(RNG, 3, 2, 4), rand(RNG, 4, 2, 5), rand(RNG, 3, 2, 5)],
+     dict(axis=-3, beta=0.0)),
+    ("scatter_nd", [_f(1, 2, 3), np.array([[0, 1, 1], [1, 0, 1]], np.float32)],
+     dict(shape=(2, 2))),
+    ("scatter_nd", [rand(RNG, 2, 4), np.array([[0, 2]], np.float32)], dict(shape=(3, 4))),
+    ("ravel_multi_index", [np.array([[0, 1, 2], [1, 0, 3]], np.float32)], dict(shape=(3, 4))),
+    ("unravel_index", [_f(1, 7, 11)], dict(shape=(3, 4))),
+]
+
+
+def test_gemm_shapes_and_errors():
+    s = mx.sym.linalg_gemm2(mx.sym.var("a"), mx.sym.var("b"), axis=-3)
+    assert s.infer_shape(a=(3, 2, 4), b=(4, 2, 5))[1] == [(3, 2, 5)]
+    with pytest.raises(MXNetError, match="incompatible"):
+        mx.nd.linalg_gemm2(mx.nd.ones((2, 3)), mx.nd.ones((4, 5)))
+    with pytest.raises(MXNetError, match="4-D"):
+        mx.nd.LRN(mx.nd.ones((2, 3, 4)), nsize=3)
 
 
 @pytest.mark.mxnet

@@ -150,6 +150,13 @@ NORM_CASES = BN_CASES + [
     ("L2Normalization", [rand(RNG, 4, 6)], dict(eps=1e-3)),
 ]
 
+NORM_CASES += [
+    ("LRN", [rand(RNG, 2, 5, 3, 3)], dict(nsize=3)),
+    ("LRN", [rand(RNG, 2, 6, 4, 2)], dict(nsize=5, alpha=0.01, beta=0.5, knorm=1.0)),
+    ("LRN", [rand(RNG, 2, 4, 3, 3)], dict(nsize=2)),
+    ("LRN", [rand(RNG, 1, 7, 2, 2)], dict(nsize=4, alpha=0.5)),
+]
+
 ACT_CASES = [("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(act_type=t, slope=s))
              for t, s in itertools.product(("leaky", "elu", "selu", "gelu"), (0.25, 0.7))]
 ACT_CASES += [

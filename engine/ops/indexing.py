@@ -8,7 +8,7 @@ mode 'clip', Embedding), wrapped (mode 'wrap'), give all-off rows (one_hot) or r
 import numpy as np
 
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float, p_int,
-                        p_opt, register, shape_known)
+                        p_opt, p_shape, register, shape_known)
 from ._util import fmt_shape, json_outputs, norm_axis
 
 
@@ -414,3 +414,56 @@ register("topk", params={"axis": Param(p_opt(p_int), -1), "k": Param(p_int, 1),
          infer_shape=_topk_shape, infer_type=_topk_type)(topk)
 json_outputs("sort", lambda attrs: 2)
 json_outputs("topk", lambda attrs: 2 if attrs.ret_typ in ("value", "both") else 1)
+
+# ----------------------------------------------------------------------------- scatter / ravel
+
+
+def _scatter_shape(attrs, in_shapes):
+    data, idx = in_shapes
+    if idx is not None and data is not None:
+        m = idx[0]
+        want = tuple(idx[1:]) + tuple(attrs.shape[m:])
+        if m > len(attrs.shape) or tuple(data) != (want or (1,)):
+            raise ShapeError("scatter_nd: data {} and indices {} do not fit shape {}".format(
+                fmt_shape(data), fmt_shape(idx), attrs.shape))
+    return in_shapes, [tuple(attrs.shape)]
+
+
+def scatter_nd(attrs, data, indices):
+    """Zeros of `shape` with data written at `indices` (the inverse of gather_nd)."""
+    _scatter_shape(attrs, [data.shape, indices.shape])
+    out = np.zeros(attrs.shape, data.dtype)
+    idx = _int_index(indices)
+    out[tuple(idx[i] for i in range(idx.shape[0]))] = data.reshape(
+        idx.shape[1:] + tuple(attrs.shape[idx.shape[0]:]))
+    return out
+
+
+register("scatter_nd", inputs=("data", "indices"), params={"shape": Param(p_shape)},
+         infer_shape=_scatter_shape, infer_type=lambda a, t: (t, [t[0]]))(scatter_nd)
+
+
+def ravel_multi_index(attrs, data):
+    """Flat indices into an array of `shape` from a (len(shape), ...) array of coordinates."""
+    if data.shape[0] != len(attrs.shape):
+        raise ShapeError("ravel_multi_index: data {} must have {} rows (one per dimension of "
+                         "shape {})".format(fmt_shape(data.shape), len(attrs.shape),
+                                            attrs.shape))
+    strides = np.cumprod((1,) + tuple(attrs.shape[:0:-1]))[::-1]
+    flat = np.tensordot(strides, data.astype(np.int64), axes=1)
+    return flat.astype(data.dtype).reshape(data.shape[1:] or (1,))
+
+
+def unravel_index(attrs, data):
+    """Coordinates (len(shape), ...) in an array of `shape` of the flat indices `data`."""
+    return np.stack(np.unravel_index(data.astype(np.int64) % max(_prod(attrs.shape), 1),
+                                     attrs.shape)).astype(data.dtype)
+
+
+register("_ravel_multi_index", aliases=("ravel_multi_index",),
+         params={"shape": Param(p_shape)},
+         infer_shape=lambda a, s: (s, [None if s[0] is None else (tuple(s[0][1:]) or (1,))]))(
+    ravel_multi_index)
+register("_unravel_index", aliases=("unravel_index",), params={"shape": Param(p_shape)},
+         infer_shape=lambda a, s: (s, [None if s[0] is None else
+                                       (len(a.shape),) + tuple(s[0])]))(unravel_index)

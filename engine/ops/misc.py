@@ -1,11 +1,13 @@
 """Less common ops model code still reaches for: SequenceLast, SequenceReverse, UpSampling
-(nearest), depth_to_space, space_to_depth, diag and moments.
+(nearest), depth_to_space, space_to_depth, diag, moments, gamma and gammaln.
 
 Each follows MXNet 1.9.1, checked against it: SequenceReverse only supports axis 0 and leaves
 steps past a sequence's length in place; UpSampling brings every input to the first input's
 size times `scale` and concatenates (or sums) them; moments needs explicit axes and returns
 the population variance.
 """
+import math
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
@@ -242,3 +244,25 @@ def moments(attrs, x):
 register("moments", params={"axes": Param(p_opt(p_shape), None),
                             "keepdims": Param(p_bool, False)},
          num_outputs=2, infer_shape=_moments_shape)(moments)
+
+# ----------------------------------------------------------------------------- gamma
+
+
+def _special(fn, name):
+    def safe(v):
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):      # poles and overflow, as C's tgamma/lgamma
+            return math.inf if v > 0 or name == "gammaln" else math.nan
+    elementwise = np.frompyfunc(safe, 1, 1)
+
+    def kernel(attrs, x):
+        res = elementwise(x.astype(np.float64))
+        return np.asarray(res, np.float64).astype(x.dtype)
+    kernel.__doc__ = "Elementwise {} (math.{} per element in float64, cast back).".format(
+        name, fn.__name__)
+    return kernel
+
+
+register("gamma", infer_shape=lambda a, s: (s, [s[0]]))(_special(math.gamma, "gamma"))
+register("gammaln", infer_shape=lambda a, s: (s, [s[0]]))(_special(math.lgamma, "gammaln"))

@@ -292,3 +292,37 @@ register("L2Normalization",
 for _name in ("BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm"):
     json_outputs(_name, lambda attrs: 3)
 json_outputs("L2Normalization", lambda attrs: 2)
+
+# ----------------------------------------------------------------------------- LRN
+
+
+def _lrn_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is not None and len(s) != 4:
+        raise ShapeError("LRN needs 4-D data (N, C, H, W), got {}".format(fmt_shape(s)))
+    return in_shapes, [s]
+
+
+def lrn(attrs, x):
+    """Local response normalisation across channels: x / (knorm + alpha/nsize *
+    sum of x^2 over the nsize channels centred on each one) ** beta."""
+    if x.ndim != 4:
+        raise ShapeError("LRN needs 4-D data (N, C, H, W), got {}".format(fmt_shape(x.shape)))
+    n = attrs.nsize
+    # the window is symmetric: (nsize-1)//2 channels each side (an even nsize loses one, as
+    # MXNet's kernel does), while the scale still divides alpha by nsize
+    half = (n - 1) // 2
+    w = 2 * half + 1
+    sq = np.square(x)
+    padded = np.pad(sq, [(0, 0), (half, half)] + [(0, 0)] * (x.ndim - 2))
+    c = np.cumsum(padded, axis=1, dtype=np.float64)
+    c = np.concatenate([np.zeros_like(c[:, :1]), c], axis=1)
+    window = c[:, w:w + x.shape[1]] - c[:, :x.shape[1]]
+    scale = attrs.knorm + attrs.alpha / n * window
+    return (x / scale ** attrs.beta).astype(x.dtype)
+
+
+register("LRN", params={"alpha": Param(p_float, 9.99999975e-05), "beta": Param(p_float, 0.75),
+                        "knorm": Param(p_float, 2.0), "nsize": Param(p_int)},
+         infer_shape=_lrn_shape)(lrn)
+json_outputs("LRN", lambda attrs: 2)        # and the hidden normaliser
