@@ -25,7 +25,8 @@ from .flow import FunctionAnalyzer
 from .guards import always_exits, classify_guard  # noqa: F401  (re-exported)
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
-                     Shape, Value, call_argument, dotted_name, join_envs, literal_int, literal_shape)
+                     Shape, Value, call_argument, dotted_name, join, join_envs, literal_int,
+                     literal_shape)
 
 
 @dataclass(eq=False)
@@ -56,6 +57,8 @@ class FunctionFacts:
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
     loops: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = field(default_factory=dict)
     alias_uses: Dict[str, List[Tuple[int, Tuple[cst.CSTNode, ...]]]] = field(default_factory=dict)
+    returns: List[Value] = field(default_factory=list)  # values of its return statements
+    local_defs: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # nested defs by name
     _memo: Dict[cst.CSTNode, Value] = field(default_factory=dict)
 
     def value(self, expr: cst.BaseExpression, env: Env) -> Value:
@@ -65,6 +68,23 @@ class FunctionFacts:
             cached = Evaluator(self, None).eval(expr, env)
             self._memo[expr] = cached
         return cached
+
+    @property
+    def return_value(self) -> Value:
+        """What every call returns: the join of its returns when the body always returns."""
+        if not self.returns or not always_exits(self.node.body):
+            return UNKNOWN_VALUE
+        value = self.returns[0]
+        for other in self.returns[1:]:
+            value = join(value, other)
+        return value
+
+    def reset(self) -> None:
+        """Forget the walk's results (before analysing the function again)."""
+        for table in (self.env_at, self.order, self.loops, self.alias_uses, self._memo, self.local_defs):
+            table.clear()
+        self.skip.clear()
+        self.returns.clear()
 
     def aliased_before(self, name: str, statement: cst.CSTNode) -> bool:
         """True when `name` may share memory with another live reference at `statement`:
@@ -85,11 +105,26 @@ class ModuleFacts:
     classes: Dict[str, ClassFacts] = field(default_factory=dict)
     scopes: List[FunctionFacts] = field(default_factory=list)
     local_envs: Dict[cst.CSTNode, Env] = field(default_factory=dict)  # nested def -> env at def
+    return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
 
 
 # ----------------------------------------------------------------------------------------
 # Class facts
 # ----------------------------------------------------------------------------------------
+def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
+    """The shape of a rectangular nested list/tuple literal of numbers (`[[1, 2], [3, 4]]` ->
+    (2, 2)), else None."""
+    if isinstance(node, (cst.Integer, cst.Float)) or literal_int(node) is not None or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float))):
+        return ()
+    if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
+        return None
+    inner = [nested_literal_shape(e.value) if isinstance(e, cst.Element) else None for e in node.elements]
+    if inner[0] is None or any(shape != inner[0] for shape in inner):
+        return None
+    return (len(inner),) + inner[0]
+
+
 def _walk_statements(body: Sequence[cst.BaseStatement]) -> Iterable[cst.BaseSmallStatement]:
     """Every small statement in a block, descending into compound statements."""
     for stmt in body:
@@ -177,6 +212,9 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
                     "get", "get_constant", "Parameter", "Constant"):
                 shape_arg = call_argument(value, None, "shape")
                 facts.parameters[attr] = literal_shape(shape_arg.value) if shape_arg else None
+                if (dotted_name(value.func) or "").endswith("get_constant"):  # shape of a literal value
+                    constant = call_argument(value, 1, "value")
+                    facts.parameters[attr] = nested_literal_shape(constant.value) if constant else None
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
     return facts
@@ -345,6 +383,14 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     for facts in pending:  # still changing after the last round: analyse with what we have
         FunctionAnalyzer(facts, lambda *args: None).run()
         module.scopes.append(facts)
+    # What helpers return is known only now: analyse the callers once more with it.
+    for facts in module.scopes:
+        if facts.kind != "hybrid_forward" and facts.return_value.kind != UNKNOWN_VALUE.kind:
+            module.return_values[facts.node] = facts.return_value
+    if module.return_values:
+        for facts in module.scopes:
+            facts.reset()
+            FunctionAnalyzer(facts, lambda *args: None).run()
     return module
 
 

@@ -23,6 +23,8 @@ _WHAT = {"reduction_keepdims": "a reduction with keepdims=True", "expand_dims": 
          "reduction": "a reduction", "literal": "a literal shape with 1s", "parameter":
          "a parameter whose shape has 1s", "reshape": "a reshape to a shape with 1s"}
 
+_FIXED = {"literal": "a literal shape", "parameter": "a parameter"}
+
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
 
@@ -46,6 +48,11 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         elif reason in ("literal", "parameter", "reshape") and mine.shape is not None and 1 in mine.shape:
             if (other.shape_reason, other.shape) != (reason, mine.shape):
                 return f"one operand has shape {mine.shape} ({_WHAT[reason]})"
+        elif reason in ("literal", "parameter") and mine.shape is not None and None not in mine.shape \
+                and other.shape is None and other.shape_reason != reason:
+            # a fixed shape (a literal, a parameter) against a tensor of unknown shape, e.g. a
+            # batch: equal only by coincidence
+            return f"one operand has the fixed shape {mine.shape} ({_FIXED[reason]})"
     return None
 
 
@@ -59,7 +66,9 @@ class NonBroadcastArithmetic(Rule):
 Finds `+ - * / % **` and `== != < <= > >=` between two tensors inside `hybrid_forward` (and
 the helpers it calls) when their shapes can differ. Evidence that they can: one operand comes
 from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a
-literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, or
+literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a
+literal or parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
+`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis), or
 both shapes are known and differ. Tensors without such evidence — the residual `out + x` — are
 not reported.
 
@@ -116,6 +125,15 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Invalid(_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\nreturn x + bias"),
                 line=4, fixed=_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\n"
                                    "return F.broadcast_add(x, bias)"), safety=SAFE),
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.bias = self.params.get('bias', shape=(4,))\n\n"
+                "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n", line=7,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.bias = self.params.get('bias', shape=(4,))\n\n"
+                      "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n",
+                safety=SAFE),
+        Invalid(_net("return x * F.full((2,), 0.5)"), line=3,
+                fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"), safety=SAFE),
         Invalid(_net("return x.sum(axis=0) % x"), line=3,
                 fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
         Invalid(_net("return x >= x.mean(axis=1, keepdims=True)"), line=3,
