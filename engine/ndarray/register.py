@@ -27,6 +27,11 @@ def _error(op: OpDef, arrays, err) -> MXNetError:
     return MXNetError("Error in operator {}: {} (input shapes: {})".format(op.name, err, shapes))
 
 
+def _arity_error(op: OpDef, want, arrays) -> MXNetError:
+    return MXNetError("Operator {} expects {} input(s) {}, got {}".format(
+        op.name, len(want), list(want), len(arrays)))
+
+
 def make_nd_function(op: OpDef, fname: str) -> Callable:
     """`mx.nd.<fname>`: eager call of `op`."""
     kernel = op.kernel
@@ -74,12 +79,15 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             if missing:
                 raise MXNetError("Operator {}: missing input(s) {}".format(op.name, missing))
             arrays = [slots[n] for n in names]
-        elif fixed_inputs is not None and len(arrays) != len(fixed_inputs) or \
-                fixed_inputs is None and not op.variadic and \
-                len(arrays) != len(op.input_names(attrs)):
-            want = fixed_inputs or op.input_names(attrs)
-            raise MXNetError("Operator {} expects {} input(s) {}, got {}".format(
-                op.name, len(want), list(want), len(arrays)))
+        elif fixed_inputs is not None:
+            if len(arrays) != len(fixed_inputs):
+                raise _arity_error(op, fixed_inputs, arrays)
+        elif not op.variadic:
+            n = attrs.__dict__.get("_n_inputs")     # parsed attrs are cached: count once
+            if n is None:
+                n = attrs.__dict__["_n_inputs"] = len(op.input_names(attrs))
+            if len(arrays) != n:
+                raise _arity_error(op, op.input_names(attrs), arrays)
         try:
             res = kernel(attrs, *arrays)
         except (ShapeError, ValueError, IndexError) as err:
