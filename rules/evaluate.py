@@ -201,7 +201,10 @@ class Evaluator:
                 return Value(SEQUENCE)
             if self.analyzer is not None:
                 self.analyzer.call_site(("function", name), expr, args)
-            return UNKNOWN_VALUE
+            helper = self.facts.local_defs.get(name) or self.facts.module.functions.get(name)
+            if helper is None or (name in env and name not in self.facts.local_defs):
+                return UNKNOWN_VALUE  # a parameter or variable shadows the module function
+            return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
         self.eval(func, env)
         return UNKNOWN_VALUE
 
@@ -287,8 +290,11 @@ class Evaluator:
             return UNKNOWN_VALUE
         if attr in klass.children:
             return klass.children[attr]
-        if attr in klass.methods and self.analyzer is not None:
+        method = klass.methods.get(attr)
+        if method is None:
+            return UNKNOWN_VALUE
+        if self.analyzer is not None:
             self.analyzer.call_site(("method", attr), call, args)
-        return UNKNOWN_VALUE
+        return self.facts.module.return_values.get(method, UNKNOWN_VALUE)
 
 

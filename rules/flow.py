@@ -91,6 +91,7 @@ class FunctionAnalyzer:
             return joined, False, False
         if isinstance(stmt, cst.FunctionDef):
             self.local_defs[stmt.name.value] = stmt
+            self.facts.local_defs[stmt.name.value] = stmt
             self.facts.module.local_envs[stmt] = dict(env)
             return {**env, stmt.name.value: UNKNOWN_VALUE}, False, False
         if isinstance(stmt, cst.ClassDef):
@@ -134,8 +135,12 @@ class FunctionAnalyzer:
         if isinstance(small, cst.Expr):
             self.eval(small.value, env)
             return env, False
-        if isinstance(small, (cst.Return, cst.Raise)):
-            self.eval(getattr(small, "value", None) if isinstance(small, cst.Return) else small.exc, env)
+        if isinstance(small, cst.Return):
+            value = self.eval(small.value, env) if small.value is not None else SCALAR_VALUE
+            self.facts.returns.append(value)
+            return env, True
+        if isinstance(small, cst.Raise):
+            self.eval(small.exc, env)
             return env, True
         if isinstance(small, cst.Assert):
             self.eval(small.test, env)

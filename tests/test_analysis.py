@@ -173,3 +173,26 @@ def test_known_shapes_and_their_evidence():
 def test_freshness_for_inplace_safety():
     body = "probe(x)\ny = F.relu(x)\nprobe(y)\nprobe(x * 2)\nprobe(x.reshape((0, -1)))\nprobe(x[0])"
     assert [v.fresh for v, _, _ in probe(net(body))] == [False, True, True, False, False]
+
+
+def test_helper_results_are_known_when_every_path_returns_one_kind():
+    source = (
+        "def project(F, data):\n    return F.relu(data)\n\n\n"
+        "def pair(F, data):\n    return data, data\n\n\n"
+        "def maybe(F, data):\n    if data is None:\n        return None\n    return F.relu(data)\n\n\n"
+        "class Net(HybridBlock):\n"
+        "    def _block(self, F, data):\n        out = F.relu(data)\n        return out\n\n"
+        "    def _no_return(self, F, data):\n        F.relu(data)\n\n"
+        "    def hybrid_forward(self, F, x):\n"
+        "        probe(project(F, x))\n        probe(pair(F, x))\n        probe(maybe(F, x))\n"
+        "        probe(self._block(F, x))\n        probe(self._no_return(F, x))\n"
+        "        project = 3\n        probe(project)\n")
+    seen = [v for v, kind, _ in probe(source) if kind == "hybrid_forward"]
+    assert [v.kind for v in seen] == [TENSOR, TENSORS, UNKNOWN, TENSOR, UNKNOWN, SCALAR]
+    assert seen[0].fresh and seen[3].fresh
+
+
+def test_helper_result_feeds_the_rules():
+    source = ("class Net(HybridBlock):\n    def _stem(self, F, data):\n        return F.relu(data)\n\n"
+              "    def hybrid_forward(self, F, x):\n        y = self._stem(F, x)\n        return y[0]\n")
+    assert [(f.code, f.line) for f in lint_source(source)] == [("HL003", 7)]
