@@ -33,6 +33,18 @@ PATTERNS = {
     "print": "print(x)\n        return x",
     "split then index": "a = F.split(x, num_outputs=3, axis=1)\n        return a[1]",
     "wait_to_read": "x.wait_to_read()\n        return x",
+    "if on reduction": "if x.sum() > 0:\n            return x\n        return -x",
+    "float of reduction": "return x * float(x.sum())",
+    "int of shape index": "return x.reshape((int(x.shape[0]), 3))",
+    "while loop": "while x.max() > 1:\n            x = x / 2\n        return x",
+    "for over tensor": "return F.stack(*[r * 2 for r in x], axis=0)",
+    "and/or": "return (x > 1) and x or y",
+    "softmax broadcast": "return F.softmax(x) * y",
+    "nested split": "a, b = F.split(x, num_outputs=2, axis=0)\n        return a + b",
+    "astype": "return x.astype('float16').astype('float32')",
+    "zeros_like index": "z = F.zeros_like(x)\n        return z[0] + x",
+    "concat then slice_axis": "return F.slice_axis(F.concat(x, x, dim=0), axis=0, begin=1, end=3)",
+    "expand_dims broadcast_to": "return F.broadcast_to(F.expand_dims(y, axis=0), (2, 2, 3))",
 }
 
 @pytest.fixture(autouse=True)
