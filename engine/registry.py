@@ -219,9 +219,19 @@ class OpDef:
     def parse(self, kwargs: Dict[str, Any]) -> Attrs:
         """Parse user/JSON parameters, fill MXNet's defaults; cached for hashable kwargs."""
         try:
-            key = tuple(sorted(kwargs.items())) if kwargs else ()
+            # a call site passes its keywords in the same order every time: try that order
+            # first, the sorted one (shared by all orders) second
+            if not kwargs:
+                key = ()
+            else:
+                hit = self._parse_cache.get(tuple(kwargs.items()))
+                if hit is not None:
+                    return hit
+                key = tuple(sorted(kwargs.items()))
             hit = self._parse_cache.get(key)
             if hit is not None:
+                if kwargs and len(self._parse_cache) < 4096:
+                    self._parse_cache[tuple(kwargs.items())] = hit
                 return hit
         except TypeError:
             key = None

@@ -41,7 +41,8 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     param_names = tuple(op.params)
     single = not callable(op._num_outputs) and op._num_outputs == 1
 
-    def nd_function(*args, out=None, name=None, **kwargs):
+    def _slow_args(args, kwargs):
+        """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
         arrays = []
         extra = []
         for a in args:
@@ -61,14 +62,21 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             free = [p for p in param_names if p not in kwargs]
             for pname, v in zip(free, extra):
                 kwargs[pname] = v
+        return arrays
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        arrays = [a._data for a in args if type(a) is NDArray]   # the common case
+        if len(arrays) != len(args):
+            arrays = _slow_args(args, kwargs)
         named = None
         if kwargs:
-            for k in list(kwargs):
-                v = kwargs[k]
+            for k, v in kwargs.items():
                 if isinstance(v, NDArray):
                     if named is None:
                         named = {}
                     named[k] = v._data
+            if named:
+                for k in named:
                     del kwargs[k]
         attrs = parse(kwargs)
         if named:
