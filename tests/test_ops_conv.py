@@ -100,6 +100,29 @@ def test_pooling_bad_shapes_raise(kw, data, err):
         sym.infer_shape(data=data)
 
 
+def test_fp16_convolution_fails_as_on_mxnet_cpu():
+    x = mx.nd.zeros((1, 2, 5, 5), dtype="float16")
+    with pytest.raises(MXNetError, match="FP16 gemm"):
+        mx.nd.Convolution(x, mx.nd.zeros((3, 2, 3, 3), dtype="float16"), kernel=(3, 3),
+                          num_filter=3, no_bias=True)
+    with pytest.raises(MXNetError, match="FP16 gemm"):
+        mx.nd.Deconvolution(x, mx.nd.zeros((2, 3, 3, 3), dtype="float16"), kernel=(3, 3),
+                            num_filter=3)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("op, kw, shapes", [
+    ("Convolution", dict(kernel=(3, 3), num_filter=4, stride=(2, 2), pad=(1, 1)),
+     [(2, 3, 6, 6), (4, 3, 3, 3), (4,)]),
+    ("Convolution", dict(kernel=(3, 3), num_filter=4), [(2, 3, 6, 6), (4, 3, 3, 3), (4,)]),
+    ("Deconvolution", dict(kernel=(3, 3), num_filter=2), [(2, 3, 6, 6), (3, 2, 3, 3)]),
+    ("Pooling", dict(kernel=(3, 3), pool_type="avg", pad=(1, 1)), [(2, 3, 6, 6)]),
+    ("Pooling", dict(kernel=(2, 2), stride=(2, 2)), [(2, 3, 6, 6)]),
+])
+def test_float64_matches_mxnet(op, kw, shapes):
+    check_both((op, [rand(RNG, *s).astype(np.float64) for s in shapes], kw))
+
+
 def test_conv_matches_direct_loop():
     """The im2col kernel against a plain loop definition (no MXNet needed)."""
     x = rand(RNG, 2, 4, 7, 6)

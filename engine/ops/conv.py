@@ -199,8 +199,16 @@ def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
     np.copyto(out, full[:, :, :, :out.shape[3]])
 
 
+def _no_fp16(x):
+    """MXNet 1.9.1's CPU convolutions fail on float16 (no FP16 gemm): so do we."""
+    if x.dtype == np.float16:
+        raise ShapeError("FP16 gemm on cpu not implemented! (Convolution/Deconvolution need "
+                         "float32 or float64 data on CPU)")
+
+
 def convolution_out(attrs, out, x, w, b=None):
     """Convolution into a preallocated (N, F, *out) buffer."""
+    _no_fp16(x)
     if x.ndim != len(attrs.kernel) + 2 or w.shape[0] != attrs.num_filter \
             or w.shape[1] * attrs.num_group != x.shape[1] or w.shape[2:] != tuple(attrs.kernel):
         _conv_check(attrs, x, w, b)
@@ -311,6 +319,7 @@ def deconvolution(attrs, x, w, b=None):
     """Transposed convolution (MXNet's `Deconvolution`; weight (C, num_filter/num_group,
     *kernel); output size stride*(in-1) + dilate*(kernel-1) + 1 - 2*pad + adj, or
     `target_shape`)."""
+    _no_fp16(x)
     shapes = [x.shape, w.shape] + ([] if b is None else [b.shape])
     ins, (oshape,) = _deconv_shape(attrs, shapes)
     for given, want in zip(shapes, ins):
