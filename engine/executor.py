@@ -22,7 +22,7 @@ import numpy as np
 
 from .base import MXNetError
 from .registry import Attrs, ShapeError, merge_shape, shape_known
-from .symbol.symbol import Node, Symbol, _topo
+from .symbol.symbol import Node, Symbol
 
 __all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_types",
            "eager_peak_bytes"]

@@ -2,8 +2,6 @@
 mx.nd.maximum, ...) and the mx.nd.random namespace, as in MXNet's ndarray.py/random.py."""
 import numbers
 
-import numpy as np
-
 from .ndarray import NDArray, wrap
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
@@ -95,5 +93,3 @@ def _random_namespace(module):
     module.shuffle = shuffle
     return module
 
-
-_unused = np

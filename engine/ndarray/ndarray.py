@@ -7,7 +7,7 @@ shape (1,) because MXNet 1.x has no scalars.
 import numpy as np
 
 from ..base import MXNetError, mx_real_t
-from ..context import Context, cpu, current_context
+from ..context import Context, cpu
 
 __all__ = ["NDArray", "array", "empty", "wrap", "waitall", "concatenate", "from_numpy"]
 
@@ -395,7 +395,3 @@ def waitall() -> None:
 
 def concatenate(arrays, axis: int = 0, always_copy: bool = True) -> NDArray:
     return wrap(np.concatenate([a._data for a in arrays], axis=axis))
-
-
-def _unused():  # pragma: no cover - keeps current_context imported for re-export
-    return current_context

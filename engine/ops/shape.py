@@ -6,7 +6,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_axis, p_bool, p_int,
-                        p_opt, p_shape, register, shape_known)
+                        p_opt, p_shape, register)
 from ._util import fmt_shape, norm_axis
 
 
@@ -487,4 +487,3 @@ def _ones_like(attrs, x):
 
 register("zeros_like", infer_shape=elemwise_shape)(_zeros_like)
 register("ones_like", infer_shape=elemwise_shape)(_ones_like)
-_ = shape_known
