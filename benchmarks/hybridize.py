@@ -9,7 +9,8 @@ Prints one table of per-forward times and the ratios the project targets, from t
 and the peak intermediate memory of the hybridized plan vs eager execution.
 Times are per forward, the best of `--repeat` interleaved rounds of N forwards each (the
 machine is shared: short interleaved rounds and the minimum filter out other processes' load;
-each round lasts about a millisecond; N*repeat >= the tutorial's 1000 forwards).
+each round lasts about a millisecond; every variant runs at least the tutorial's 1000
+forwards).
 """
 import argparse
 import os
@@ -157,7 +158,7 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real):
         hnet.hybridize(static_alloc=True, static_shape=True)
         fns["mx_eager"] = lambda: rnet(rx).wait_to_read()
         fns["mx_hybrid"] = lambda: hnet(rx).wait_to_read()
-    row.update(best_times(fns, n, repeat))
+    row.update(best_times(fns, n, max(repeat, -(-1000 // n))))   # >= 1000 forwards each
     return row
 
 
@@ -203,7 +204,8 @@ def main(argv=None):
             print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
     print("numpy %s, %s" % (np.__version__, "MXNet %s" % real.__version__ if real else
                             "real MXNet not installed"))
-    print("\nper forward, microseconds (best of %d interleaved rounds)" % args.repeat)
+    print("\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
+          "forwards per variant)" % args.repeat)
     print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
         "case", "numpy", "eager", "hybrid", "mx eager", "mx hyb", "hyb/np", "hyb/mxh",
         "eag/mxe"))
