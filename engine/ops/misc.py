@@ -1,5 +1,6 @@
 """Less common ops model code still reaches for: SequenceLast, SequenceReverse, UpSampling
-(nearest), depth_to_space, space_to_depth, diag, moments, gamma and gammaln.
+(nearest), depth_to_space, space_to_depth, diag, moments, gamma, gammaln, contrib.quadratic
+and contrib.index_copy.
 
 Each follows MXNet 1.9.1, checked against it: SequenceReverse only supports axis 0 and leaves
 steps past a sequence's length in place; UpSampling brings every input to the first input's
@@ -10,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
+from ..registry import Param, ShapeError, p_bool, p_enum, p_float, p_int, p_opt, p_shape, register
 from ._util import as_array, fmt_shape, norm_axis
 
 # ----------------------------------------------------------------------------- sequences
@@ -266,3 +267,40 @@ def _special(fn, name):
 
 register("gamma", infer_shape=lambda a, s: (s, [s[0]]))(_special(math.gamma, "gamma"))
 register("gammaln", infer_shape=lambda a, s: (s, [s[0]]))(_special(math.lgamma, "gammaln"))
+
+# ----------------------------------------------------------------------------- contrib
+
+
+def quadratic(attrs, x):
+    """a*x^2 + b*x + c elementwise."""
+    t = x.dtype.type
+    return (t(attrs.a) * x * x + t(attrs.b) * x + t(attrs.c)).astype(x.dtype, copy=False)
+
+
+register("_contrib_quadratic", params={"a": Param(p_float, 0.0), "b": Param(p_float, 0.0),
+                                       "c": Param(p_float, 0.0)},
+         infer_shape=lambda a, s: (s, [s[0]]))(quadratic)
+
+
+def _index_copy_shape(attrs, in_shapes):
+    old, idx, new = in_shapes
+    if old is not None and new is not None:
+        if len(old) != len(new) or tuple(old[1:]) != tuple(new[1:]) or \
+                (idx is not None and tuple(idx) != (new[0],)):
+            raise ShapeError("index_copy: new_tensor {} must be old_tensor's rows {} selected by "
+                             "index_vector {}".format(fmt_shape(new), fmt_shape(old),
+                                                      fmt_shape(idx)))
+    return in_shapes, [old]
+
+
+def index_copy(attrs, old, index, new):
+    """A copy of old_tensor with rows index_vector[i] replaced by new_tensor[i]."""
+    _index_copy_shape(attrs, [old.shape, index.shape, new.shape])
+    out = old.copy()
+    out[index.astype(np.int64)] = new
+    return out
+
+
+register("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"),
+         infer_shape=_index_copy_shape,
+         infer_type=lambda a, t: (t, [t[0]]))(index_copy)

@@ -288,8 +288,35 @@ register("L2Normalization",
                  "mode": Param(p_enum("channel", "instance", "spatial"), "instance")},
          infer_shape=_l2_shape)(l2_normalization)
 
+
+
+def sync_batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
+    """contrib.SyncBatchNorm: BatchNorm over axis 1 (the cross-device statistics only matter
+    when training on several devices; on one device it is BatchNorm)."""
+    return batch_norm(_SyncAttrs(attrs), x, gamma, beta, moving_mean, moving_var)
+
+
+class _SyncAttrs:
+    """SyncBatchNorm's attrs seen as BatchNorm's (axis 1, no calibration ranges)."""
+
+    def __init__(self, attrs):
+        self.__dict__.update(attrs.__dict__)
+        self.axis = 1
+
+
+register("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta"),
+         aux=("moving_mean", "moving_var"),
+         params={"eps": Param(p_float, 0.00100000005), "momentum": Param(p_float, 0.9),
+                 "fix_gamma": Param(p_bool, True), "use_global_stats": Param(p_bool, False),
+                 "output_mean_var": Param(p_bool, False), "ndev": Param(p_int, 1),
+                 "key": Param(str)},
+         num_outputs=lambda a: 3 if a.output_mean_var else 1,
+         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
+         infer_shape=lambda a, s: _bn_shape(_SyncAttrs(a), s),
+         infer_type=_bn_type)(sync_batch_norm)
+
 # MXNet's graph JSON counts hidden outputs (saved statistics) of these nodes
-for _name in ("BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm"):
+for _name in ("BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "_contrib_SyncBatchNorm"):
     json_outputs(_name, lambda attrs: 3)
 json_outputs("L2Normalization", lambda attrs: 2)
 
