@@ -300,6 +300,13 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
         elif index < len(positional):
             env[positional[index].name.value] = value
             index += 1
+    # parameters the call leaves to a number default (`eps=1e-5`) are that number
+    for param in positional + list(node.params.kwonly_params):
+        default = param.default
+        if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
+            default = default.expression
+        if param.name.value not in env and isinstance(default, (cst.Integer, cst.Float)):
+            env[param.name.value] = SCALAR_VALUE
     return env
 
 

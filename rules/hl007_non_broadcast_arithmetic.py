@@ -136,6 +136,12 @@ different shapes what the eager code computed. Only tensor–tensor operations a
                 fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"), safety=SAFE),
         Invalid(_net("return x.sum(axis=0) % x"), line=3,
                 fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
+        # a helper's number default (`eps=1e-5`) is a scalar: `var + eps` keeps var's evidence
+        Invalid("def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
+                "    return x / F.sqrt(var + eps)\n\n\n" + _net("return _norm(F, x)"), line=3,
+                fixed="def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
+                      "    return F.broadcast_div(x, F.sqrt(var + eps))\n\n\n" + _net("return _norm(F, x)"),
+                safety=SAFE),
         Invalid(_net("return x >= x.mean(axis=1, keepdims=True)"), line=3,
                 fixed=_net("return F.broadcast_greater_equal(x, x.mean(axis=1, keepdims=True))"), safety=SAFE),
         Invalid(_net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"), line=4,
