@@ -161,6 +161,9 @@ ACT_CASES = [("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(act_type=t, slope=s))
              for t, s in itertools.product(("leaky", "elu", "selu", "gelu"), (0.25, 0.7))]
 ACT_CASES += [
     ("LeakyReLU", [rand(RNG, 4, 3, 5)], {}),
+    ("LeakyReLU", [np.concatenate([rand(RNG, 200, low=-12, high=12),
+                                   np.array([0, 1e-8, -1e-8, 30, -30], np.float32)])],
+     dict(act_type="gelu")),
     ("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(act_type="rrelu"), 1),   # mask: uninitialised
     ("LeakyReLU", [rand(RNG, 4, 3, 5), rand(RNG, 3)], dict(act_type="prelu")),
     ("LeakyReLU", [rand(RNG, 4, 3, 5), rand(RNG, 1)], dict(act_type="prelu")),
