@@ -29,6 +29,7 @@ def test_shapes_and_outputs():
 
 @pytest.mark.parametrize("call, err", [
     (lambda: mx.nd.moments(mx.nd.ones((2, 3))), "Empty axes"),
+    (lambda: mx.nd.cumsum(mx.nd.ones((2, 3)), axis=-1), "negative axes"),
     (lambda: mx.nd.SequenceReverse(mx.nd.ones((2, 3)), axis=1), "axis to be 0"),
     (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 6, 2, 2)), 2), "divisible"),
     (lambda: mx.nd.space_to_depth(mx.nd.ones((1, 1, 3, 4)), 2), "divisible"),
@@ -82,6 +83,12 @@ CASES += [
     ("scatter_nd", [rand(RNG, 2, 4), np.array([[0, 2]], np.float32)], dict(shape=(3, 4))),
     ("ravel_multi_index", [np.array([[0, 1, 2], [1, 0, 3]], np.float32)], dict(shape=(3, 4))),
     ("unravel_index", [_f(1, 7, 11)], dict(shape=(3, 4))),
+    ("erfinv", [_f(-1, -0.5, 0, 0.3, 0.999, 1, 1.5, -0.9999, 1e-6)], {}),
+    ("erfinv", [rand(RNG, 50, low=-0.999, high=0.999)], {}),
+    ("cumsum", [rand(RNG, 2, 3)], {}),
+    ("cumsum", [rand(RNG, 2, 3)], dict(axis=1)),
+    ("cumsum", [rand(RNG, 2, 3, 2)], dict(axis=2)),
+    ("cumsum", [np.array([1, 2, 3], np.int32)], dict(dtype="float64")),
 ]
 
 

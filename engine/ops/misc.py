@@ -1,6 +1,6 @@
 """Less common ops model code still reaches for: SequenceLast, SequenceReverse, UpSampling
-(nearest), depth_to_space, space_to_depth, diag, moments, gamma, gammaln, contrib.quadratic
-and contrib.index_copy.
+(nearest), depth_to_space, space_to_depth, diag, moments, gamma, gammaln, erfinv, cumsum,
+contrib.quadratic and contrib.index_copy.
 
 Each follows MXNet 1.9.1, checked against it: SequenceReverse only supports axis 0 and leaves
 steps past a sequence's length in place; UpSampling brings every input to the first input's
@@ -304,3 +304,65 @@ def index_copy(attrs, old, index, new):
 register("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"),
          infer_shape=_index_copy_shape,
          infer_type=lambda a, t: (t, [t[0]]))(index_copy)
+
+# ----------------------------------------------------------------------------- erfinv / cumsum
+
+
+def _erfinv64(y):
+    """Inverse error function in float64: Giles' single-precision-style initial guess refined
+    by two Newton steps on math.erf (vectorised), +-inf at +-1 and NaN outside [-1, 1]."""
+    y = np.asarray(y, np.float64)
+    out = np.full(y.shape, np.nan)
+    inside = np.abs(y) < 1
+    v = y[inside]
+    w = -np.log((1.0 - v) * (1.0 + v))
+    small = w < 5.0
+    ws = np.where(small, w - 2.5, np.sqrt(np.maximum(w, 5.0)) - 3.0)
+    ps = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+          -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
+    pl = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+          -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
+    p_s = np.zeros_like(ws)
+    p_l = np.zeros_like(ws)
+    for a, b in zip(ps, pl):
+        p_s = p_s * ws + a
+        p_l = p_l * ws + b
+    x = np.where(small, p_s, p_l) * v
+    erf = np.frompyfunc(math.erf, 1, 1)
+    for _ in range(2):
+        err = np.asarray(erf(x), np.float64) - v
+        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+    out[inside] = x
+    out[y == 1] = np.inf
+    out[y == -1] = -np.inf
+    return out
+
+
+def erfinv(attrs, x):
+    """Elementwise inverse error function."""
+    return _erfinv64(x).astype(x.dtype)
+
+
+register("erfinv", infer_shape=lambda a, s: (s, [s[0]]))(erfinv)
+
+
+def _cumsum_type(attrs, in_types):
+    return in_types, [attrs.dtype if attrs.dtype is not None else in_types[0]]
+
+
+def cumsum(attrs, a):
+    """Cumulative sum along `axis` (of the flattened array when None), in `dtype`."""
+    dt = attrs.dtype if attrs.dtype is not None else a.dtype
+    if attrs.axis is None:
+        return np.cumsum(a.reshape(-1), dtype=dt)
+    if attrs.axis < 0:
+        raise ShapeError("cumsum: axis {} must be in range [0, {}) (MXNet 1.9.1's kernel "
+                         "rejects negative axes)".format(attrs.axis, a.ndim))
+    return np.cumsum(a, axis=norm_axis(attrs.axis, a.ndim, "cumsum"), dtype=dt)
+
+
+register("_np_cumsum", aliases=("cumsum",), inputs=("a",),
+         params={"axis": Param(p_opt(p_int), None), "dtype": Param(p_opt(np.dtype), None)},
+         infer_shape=lambda a, s: (s, [None if s[0] is None else
+                                       ((int(np.prod(s[0])),) if a.axis is None else s[0])]),
+         infer_type=_cumsum_type)(cumsum)
