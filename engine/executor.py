@@ -290,6 +290,13 @@ class Plan:
         def storage_last_use(r):
             return max(last_use[v] for v in range(n) if root[v] == r)
 
+        # storage written by our own out= kernels: only that may be overwritten in place
+        # (a kernel returning a new array may hand back a view of its input, or a read-only
+        # broadcast view)
+        owned = set()
+        for st in self.steps:
+            if st.op.out_kernel is not None and len(st.outs) == 1 and not st.op.view:
+                owned.add(st.outs[0])
         for t, st in enumerate(self.steps):
             if st.op.view:
                 for v in st.outs:
@@ -298,7 +305,8 @@ class Plan:
             if st.op.inplace and st.op.out_kernel is not None and len(st.outs) == 1 and st.ins:
                 src = st.ins[0]
                 r = root[src]
-                if r not in external and r == src and self.shapes[src] == self.shapes[st.outs[0]] \
+                if r not in external and r == src and r in owned \
+                        and self.shapes[src] == self.shapes[st.outs[0]] \
                         and self.dtypes[src] == self.dtypes[st.outs[0]] \
                         and storage_last_use(r) == t \
                         and all(root[v] != r for v in st.ins[1:]):
@@ -433,11 +441,16 @@ class Plan:
                     lines.append("    {outs}, = k{t}(a{t}, {ins})".format(outs=outs, t=t,
                                                                           ins=ins))
         rets = []
+        owned = {st.outs[0] for st in self.steps if st.op.out_kernel is not None
+                 and len(st.outs) == 1 and not st.op.view}
         for v in self.output_values:
             r = self.root[v]
             if r in self.input_values or r in self.const or r in self.buffer_of \
                     or (r != v and r not in self.fresh):
                 rets.append("v%d.copy()" % v)
+            elif r not in owned:
+                # a kernel's own result may still be a view of an input (SwapAxis ...)
+                rets.append("(v{0} if v{0}.base is None else v{0}.copy())".format(v))
             else:
                 rets.append("v%d" % v)
         lines.append("    return [%s]" % ", ".join(rets))

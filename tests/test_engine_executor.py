@@ -237,3 +237,34 @@ def test_no_folding_when_an_intermediate_is_read_elsewhere():
               np.ones(2, np.float32)]
     _, plan = _plan(out, *arrays)
     assert [s.op.name for s in plan.steps] == ["Convolution", "relu", "Pooling"]
+
+
+def test_no_inplace_write_into_arrays_a_kernel_may_alias():
+    """An op without an out= kernel may return a view of its input (SwapAxis) or a read-only
+    one (broadcast_to to the same shape): the relu after it must not run in place there, or
+    it would write into the caller's input."""
+    x = mx.sym.var("x")
+    graphs = []
+    if hasattr(mx.sym, "broadcast_to"):
+        graphs.append(mx.sym.relu(mx.sym.broadcast_to(x, shape=(2, 2))))
+    if hasattr(mx.sym, "SwapAxis"):
+        graphs.append(mx.sym.relu(mx.sym.SwapAxis(x, dim1=0, dim2=1)))
+    if not graphs:
+        pytest.skip("broadcast_to / SwapAxis not registered")
+    for out in graphs:
+        op = mx.nd.CachedOp(out)
+        a = mx.nd.array([[-1.0, 2.0], [-3.0, 4.0]])
+        for _ in range(2):
+            assert op(a).asnumpy().min() == 0
+        assert a.asnumpy().tolist() == [[-1.0, 2.0], [-3.0, 4.0]]
+
+
+def test_outputs_never_alias_inputs_even_through_view_returning_kernels():
+    x = mx.sym.var("x")
+    if not hasattr(mx.sym, "SwapAxis"):
+        pytest.skip("SwapAxis not registered")
+    op = mx.nd.CachedOp(mx.sym.SwapAxis(x, dim1=0, dim2=1))
+    a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+    r = op(a)
+    r[0] = 0
+    assert a.asnumpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
