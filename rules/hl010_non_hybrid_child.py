@@ -11,6 +11,9 @@ from .base import SAFE, Invalid, Rule, Valid
 _IMPORTS = "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
 
 
+_CELL = "class Cell(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n\n\n"
+
+
 def _net(init: str, extra: str = "") -> str:
     return (_IMPORTS + extra + "class Net(gluon.HybridBlock):\n    def __init__(self, **kwargs):\n"
             "        super(Net, self).__init__(**kwargs)\n"
@@ -76,10 +79,10 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                                    "self.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"), safety=SAFE),
         Invalid(_net("with self.name_scope():\n    self.body = gluon.nn.Sequential(prefix='body_')\n"
                      "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                     extra="class Cell(gluon.HybridBlock):\n    pass\n\n\n"),
-                line=13, fixed=_net("with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
+                     extra=_CELL),
+                line=14, fixed=_net("with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
                                     "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                                    extra="class Cell(gluon.HybridBlock):\n    pass\n\n\n"), safety=SAFE),
+                                    extra=_CELL), safety=SAFE),
         Invalid(_net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"), line=8,
                 fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"), safety=SAFE),
         Invalid(_net("self.body = self._make_stage(2)") .replace(
