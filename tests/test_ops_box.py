@@ -73,3 +73,42 @@ CASES += [("_contrib_box_iou", [_A, _B], dict(format=f)) for f in ("corner", "ce
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_mxnet(case):
     check_both(case)
+
+
+def _corner_boxes(*shape):
+    b = RNG.rand(*shape, 4).astype(np.float32)
+    b[..., 2:] = b[..., :2] + 0.1 + b[..., 2:] * 0.5
+    return b
+
+
+_ANCH = _corner_boxes(1, 6)
+_CENTER = np.concatenate([_ANCH[..., :2], _ANCH[..., 2:] - _ANCH[..., :2]], -1)
+_SAMPLES = np.array([[1, -1, 0, 1, 1, 0], [0, 1, 1, -1, 1, 1]], np.float32)
+_MATCHES = np.array([[0, 1, 2, 1, 0, 2], [2, 0, 1, 1, 2, 0]], np.float32)
+CASES2 = [
+    ("_contrib_box_decode", [RNG.randn(2, 6, 4).astype(np.float32) * 0.5, _ANCH],
+     dict(format="corner")),
+    ("_contrib_box_decode", [RNG.randn(2, 6, 4).astype(np.float32) * 0.5, _CENTER], {}),
+    ("_contrib_box_decode", [RNG.randn(2, 6, 4).astype(np.float32) * 3, _ANCH],
+     dict(format="corner", std0=0.1, std1=0.1, std2=0.2, std3=0.2, clip=1.5)),
+    ("_contrib_box_encode", [_SAMPLES, _MATCHES, _corner_boxes(2, 6), _corner_boxes(2, 3),
+                             np.array([0, 0, 0, 0], np.float32),
+                             np.array([0.1, 0.1, 0.2, 0.2], np.float32)], {}),
+    ("_contrib_MultiBoxPrior", [RNG.rand(1, 3, 2, 3).astype(np.float32)],
+     dict(sizes=(0.5, 0.25), ratios=(1, 2))),
+    ("_contrib_MultiBoxPrior", [RNG.rand(2, 3, 4, 4).astype(np.float32)],
+     dict(sizes=(0.9, 0.5, 0.2), ratios=(1, 2, 0.5), clip=True)),
+    ("_contrib_MultiBoxPrior", [RNG.rand(1, 3, 3, 5).astype(np.float32)],
+     dict(sizes=(0.3,), steps=(0.2, 0.1), offsets=(0.3, 0.6))),
+]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("case", CASES2, ids=[case_id(c) for c in CASES2])
+def test_encode_decode_prior_match_mxnet(case):
+    check_both(case)
+
+
+def test_multibox_prior_shape():
+    sym = mx.sym.contrib.MultiBoxPrior(mx.sym.var("x"), sizes=(0.5, 0.25), ratios=(1, 2, 3))
+    assert sym.infer_shape(x=(2, 8, 5, 7))[1] == [(1, 5 * 7 * 4, 4)]

@@ -1,5 +1,5 @@
-"""Bounding-box contrib ops: contrib.box_nms (alias box_non_maximum_suppression) and
-contrib.box_iou.
+"""Bounding-box contrib ops: contrib.box_nms (alias box_non_maximum_suppression),
+contrib.box_iou, contrib.box_encode, contrib.box_decode and contrib.MultiBoxPrior.
 
 box_nms follows MXNet 1.9.1's CPU kernel: per batch item, boxes whose score exceeds
 valid_thresh (and whose class is not background_id) are sorted by descending score, cut to
@@ -130,3 +130,127 @@ register("_contrib_box_iou", inputs=("lhs", "rhs"),
          params={"format": Param(_FORMATS, "corner")},
          infer_shape=lambda a, s: (s, [None if s[0] is None or s[1] is None
                                        else tuple(s[0][:-1]) + tuple(s[1][:-1])]))(box_iou)
+
+# ----------------------------------------------------------------------------- encode / decode
+
+
+def _center_size(b):
+    """(x, y, w, h) of corner boxes (..., 4)."""
+    w = b[..., 2] - b[..., 0]
+    h = b[..., 3] - b[..., 1]
+    return b[..., 0] + w / 2, b[..., 1] + h / 2, w, h
+
+
+def box_decode(attrs, data, anchors):
+    """Corner boxes from regression deltas (..., N, 4) and anchors (1, N, 4) given in
+    `format`: centre offsets scaled by the anchor size, sizes through exp (capped by clip)."""
+    if data.shape[-1] != 4 or anchors.shape[-1] != 4 or anchors.shape[-2] != data.shape[-2]:
+        raise ShapeError("box_decode: data {} and anchors {} need matching (..., N, 4) shapes"
+                         .format(fmt_shape(data.shape), fmt_shape(anchors.shape)))
+    if attrs.format == "corner":
+        ax, ay, aw, ah = _center_size(anchors)
+    else:
+        ax, ay, aw, ah = (anchors[..., i] for i in range(4))
+    t = data.dtype.type
+    ox = data[..., 0] * t(attrs.std0) * aw + ax
+    oy = data[..., 1] * t(attrs.std1) * ah + ay
+    dw = data[..., 2] * t(attrs.std2)
+    dh = data[..., 3] * t(attrs.std3)
+    if attrs.clip > 0:
+        dw = np.minimum(dw, t(attrs.clip))
+        dh = np.minimum(dh, t(attrs.clip))
+    ow = np.exp(dw) * aw / 2
+    oh = np.exp(dh) * ah / 2
+    return np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(data.dtype)
+
+
+register("_contrib_box_decode", inputs=("data", "anchors"),
+         params={"std0": Param(p_float, 1.0), "std1": Param(p_float, 1.0),
+                 "std2": Param(p_float, 1.0), "std3": Param(p_float, 1.0),
+                 "clip": Param(p_float, -1.0), "format": Param(_FORMATS, "center")},
+         infer_shape=lambda a, s: (s, [s[0]]))(box_decode)
+
+
+def box_encode(attrs, samples, matches, anchors, refs, means, stds):
+    """Regression targets and masks (B, N, 4) for positive samples (> 0.5): each anchor's
+    matched reference box as normalised centre offsets and log size ratios."""
+    b, n = samples.shape
+    if anchors.shape != (b, n, 4) or refs.ndim != 3 or refs.shape[0] != b or \
+            means.shape != (4,) or stds.shape != (4,):
+        raise ShapeError("box_encode: expected samples (B, N), anchors (B, N, 4), refs "
+                         "(B, M, 4), means (4,), stds (4,); got {}".format(", ".join(
+                             fmt_shape(x.shape) for x in (samples, matches, anchors, refs,
+                                                          means, stds))))
+    idx = np.clip(matches.astype(np.int64), 0, refs.shape[1] - 1)
+    ref = np.take_along_axis(refs, idx[..., None], axis=1)
+    ax, ay, aw, ah = _center_size(anchors)
+    rx, ry, rw, rh = _center_size(ref)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.stack([((rx - ax) / aw - means[0]) / stds[0], ((ry - ay) / ah - means[1]) / stds[1],
+                      (np.log(rw / aw) - means[2]) / stds[2],
+                      (np.log(rh / ah) - means[3]) / stds[3]], axis=-1)
+    pos = (samples > 0.5)[..., None]
+    targets = np.where(pos, t, 0).astype(anchors.dtype)
+    masks = np.broadcast_to(pos, targets.shape).astype(anchors.dtype)
+    return targets, masks
+
+
+register("_contrib_box_encode",
+         inputs=("samples", "matches", "anchors", "refs", "means", "stds"),
+         num_outputs=2, infer_shape=lambda a, s: (s, [None if s[2] is None else s[2]] * 2),
+         infer_type=lambda a, t: (t, [t[2], t[2]]))(box_encode)
+
+# ----------------------------------------------------------------------------- MultiBoxPrior
+
+
+def _p_floats(v):
+    if isinstance(v, str):
+        return tuple(float(x) for x in v.strip("()[] ").split(",") if x.strip())
+    if isinstance(v, (int, float)):
+        return (float(v),)
+    return tuple(float(x) for x in v)
+
+
+def _prior_count(attrs, shape):
+    return shape[2] * shape[3] * (len(attrs.sizes) + len(attrs.ratios) - 1)
+
+
+def _prior_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return in_shapes, [None]
+    if len(s) != 4:
+        raise ShapeError("MultiBoxPrior needs 4-D (NCHW) data, got {}".format(fmt_shape(s)))
+    return in_shapes, [(1, _prior_count(attrs, s), 4)]
+
+
+def multibox_prior(attrs, data):
+    """SSD anchors for every feature-map cell: one box per size (at the first ratio), then one
+    per further ratio (at the first size), centred at (cell + offset) * step."""
+    _prior_shape(attrs, [data.shape])
+    h, w = data.shape[2], data.shape[3]
+    step_y = attrs.steps[0] if attrs.steps[0] > 0 else 1.0 / h
+    step_x = attrs.steps[1] if attrs.steps[1] > 0 else 1.0 / w
+    cy = (np.arange(h, dtype=np.float32) + np.float32(attrs.offsets[0])) * np.float32(step_y)
+    cx = (np.arange(w, dtype=np.float32) + np.float32(attrs.offsets[1])) * np.float32(step_x)
+    half = []
+    for size in attrs.sizes:
+        half.append((size * h / w / 2, size / 2))
+    for ratio in attrs.ratios[1:]:
+        r = np.sqrt(ratio)
+        half.append((attrs.sizes[0] * h / w * r / 2, attrs.sizes[0] / r / 2))
+    hw = np.array(half, np.float32)                         # (A, 2): half width, half height
+    cyy, cxx = np.meshgrid(cy, cx, indexing="ij")
+    cxx = cxx.reshape(-1, 1)
+    cyy = cyy.reshape(-1, 1)
+    out = np.stack([cxx - hw[:, 0], cyy - hw[:, 1], cxx + hw[:, 0], cyy + hw[:, 1]], axis=-1)
+    if attrs.clip:
+        out = np.clip(out, 0, 1)
+    return out.reshape(1, -1, 4).astype(data.dtype)
+
+
+register("_contrib_MultiBoxPrior",
+         params={"sizes": Param(_p_floats, (1.0,)), "ratios": Param(_p_floats, (1.0,)),
+                 "clip": Param(p_bool, False), "steps": Param(_p_floats, (-1.0, -1.0)),
+                 "offsets": Param(_p_floats, (0.5, 0.5))},
+         infer_shape=_prior_shape)(multibox_prior)
