@@ -284,6 +284,14 @@ class Plan:
                 last_use[v] = t
         for v in self.output_values:
             last_use[v] = len(self.steps)
+        # A kernel that allocates its own result may return a view of an input (an op not
+        # marked `view`): its inputs' memory then lives as long as its outputs do.
+        for st in reversed(self.steps):
+            if st.op.view or (st.op.out_kernel is not None and len(st.outs) == 1):
+                continue
+            end = max(last_use[o] for o in st.outs)
+            for v in st.ins:
+                last_use[v] = max(last_use[v], end)
         root = list(range(n))            # storage root of each value
         external = set(self.input_values) | set(self.const)
 

@@ -268,3 +268,34 @@ def test_outputs_never_alias_inputs_even_through_view_returning_kernels():
     r = op(a)
     r[0] = 0
     assert a.asnumpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def _register_view_returning_op():
+    """A test-only op whose kernel returns a view of its input without declaring `view`
+    (as a carelessly written op would); registered once per session under an internal name."""
+    from hybridlint.engine.registry import all_ops, elemwise_shape, register
+    if "_test_transpose_view" not in all_ops():
+        register("_test_transpose_view", infer_shape=lambda a, s: (
+            s, [None if s[0] is None else tuple(reversed(s[0]))]))(lambda attrs, x: x.T)
+    return mx.sym._internal._test_transpose_view, elemwise_shape
+
+
+def test_buffer_not_reused_while_a_kernel_view_of_it_lives():
+    """relu(x) gets a pooled buffer; the op after it returns a view of that buffer; a later
+    op must not reuse the buffer while the view is still needed, nor write it in place."""
+    view_op, _ = _register_view_returning_op()
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    w = view_op(mx.sym.relu(x))
+    z = mx.sym.exp(y) * 2
+    out = w + z
+    a = np.array([[1.0, -2.0], [3.0, 4.0]], np.float32)
+    b = np.zeros((2, 2), np.float32)
+    want = np.maximum(a, 0).T + np.exp(b) * 2
+    op = mx.nd.CachedOp(out)
+    for _ in range(2):
+        np.testing.assert_allclose(op(mx.nd.array(a), mx.nd.array(b)).asnumpy(), want)
+    out2 = mx.sym.relu(view_op(x))            # relu must not write into the caller's x
+    op2 = mx.nd.CachedOp(out2)
+    xa = mx.nd.array(a)
+    op2(xa)
+    assert xa.asnumpy().tolist() == a.tolist()
