@@ -270,20 +270,27 @@ def test_outputs_never_alias_inputs_even_through_view_returning_kernels():
     assert a.asnumpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
 
-def _register_view_returning_op():
-    """A test-only op whose kernel returns a view of its input without declaring `view`
-    (as a carelessly written op would); registered once per session under an internal name."""
-    from hybridlint.engine.registry import all_ops, elemwise_shape, register
-    if "_test_transpose_view" not in all_ops():
-        register("_test_transpose_view", infer_shape=lambda a, s: (
-            s, [None if s[0] is None else tuple(reversed(s[0]))]))(lambda attrs, x: x.T)
-    return mx.sym._internal._test_transpose_view, elemwise_shape
+@pytest.fixture
+def view_op():
+    """A test-only op whose kernel returns a view of its input without declaring `view` (as
+    a carelessly written op would); removed from the registry and namespaces afterwards."""
+    from hybridlint.engine import registry
+    name = "_test_transpose_view"
+    registry.register(name, infer_shape=lambda a, s: (
+        s, [None if s[0] is None else tuple(reversed(s[0]))]))(lambda attrs, x: x.T)
+    try:
+        yield mx.sym._internal._test_transpose_view
+    finally:
+        registry._OPS.pop(name, None)
+        registry._CANONICAL.pop(name, None)
+        for ns in (mx.nd._internal, mx.nd.op, mx.sym._internal, mx.sym.op):
+            if hasattr(ns, name):
+                delattr(ns, name)
 
 
-def test_buffer_not_reused_while_a_kernel_view_of_it_lives():
+def test_buffer_not_reused_while_a_kernel_view_of_it_lives(view_op):
     """relu(x) gets a pooled buffer; the op after it returns a view of that buffer; a later
     op must not reuse the buffer while the view is still needed, nor write it in place."""
-    view_op, _ = _register_view_returning_op()
     x, y = mx.sym.var("x"), mx.sym.var("y")
     w = view_op(mx.sym.relu(x))
     z = mx.sym.exp(y) * 2
