@@ -24,6 +24,16 @@ _SHARED_SIGNATURE = {
     "histogram": (3, {"a", "bins", "range"}), "maximum": (2, set()), "minimum": (2, set()),
     "power": (2, {"base", "exp"}), "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
 }
+# NDArray-only helpers that, between two NDArrays, are exactly a broadcast operator (MXNet
+# 1.9.1's ndarray.py: `_ufunc_helper(lhs, rhs, op.broadcast_add, ...)` and friends).
+_NDARRAY_ONLY_BROADCAST = {
+    "add": "broadcast_add", "subtract": "broadcast_sub", "multiply": "broadcast_mul",
+    "divide": "broadcast_div", "true_divide": "broadcast_div", "modulo": "broadcast_mod",
+    "equal": "broadcast_equal", "not_equal": "broadcast_not_equal", "greater": "broadcast_greater",
+    "greater_equal": "broadcast_greater_equal", "lesser": "broadcast_lesser",
+    "lesser_equal": "broadcast_lesser_equal", "logical_and": "broadcast_logical_and",
+    "logical_or": "broadcast_logical_or", "logical_xor": "broadcast_logical_xor",
+}
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
@@ -68,15 +78,20 @@ def hybrid_forward(self, F, x):
     return F.relu(x) + F.sigmoid(x)
 ```
 The namespace is replaced by the function's own namespace parameter (whatever its name); the
-arguments are kept as written.
+arguments are kept as written. The NDArray-only helpers `nd.add`, `subtract`, `multiply`,
+`divide`, `true_divide`, `modulo`, `equal`, `not_equal`, `greater`, `greater_equal`, `lesser`,
+`lesser_equal`, `logical_and/or/xor` between two tensors become `F.broadcast_add`, ... (what
+they call for two NDArrays).
 
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
 `F.op` is `mx.sym.op`, which exists for every operator the rule fixes (the list is MXNet
-1.9.1's intersection of both namespaces). Calls with NDArray-only arguments (`out=`, `ctx=`,
-or, for the Python-defined `zeros/ones/full/arange/eye/linspace/maximum/minimum/power/...`
-whose two signatures differ, an argument the Symbol version does not take), in helpers without F, and of operators that exist in one
-namespace only (`nd.add`, `nd.multiply`, ...) are reported without a fix.
+1.9.1's intersection of both namespaces). `nd.add(x, y)` and the other NDArray-only helpers,
+between two tensors, are MXNet's `broadcast_*` calls: safe too. Calls with NDArray-only
+arguments (`out=`, `ctx=`, or, for the Python-defined `zeros/ones/full/arange/eye/linspace/
+maximum/minimum/power/...` whose two signatures differ, an argument the Symbol version does not
+take), in helpers without F, NDArray-only helpers with a scalar operand, and other operators
+that exist in one namespace only are reported without a fix.
 """
 
     VALID = [
@@ -109,7 +124,8 @@ namespace only (`nd.add`, `nd.multiply`, ...) are reported without a fix.
                               "        return _.tanh(x)\n", safety=SAFE),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
         Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
-        Invalid(_net("return nd.add(x, x)"), line=8),
+        Invalid(_net("return nd.add(x, x)"), line=8, fixed=_net("return F.broadcast_add(x, x)"), safety=SAFE),
+        Invalid(_net("return mx.nd.greater_equal(x, 0.5)"), line=8),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -171,8 +187,16 @@ namespace only (`nd.add`, `nd.multiply`, ...) are reported without a fix.
                   "be Symbol instances)")
         ns = self.namespace
         if not both:
-            self.report(node, f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
-                              "use the F operator that does the same (e.g. F.broadcast_add for nd.add)")
+            message = (f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
+                       "use the F operator that does the same (e.g. F.broadcast_add for nd.add)")
+            broadcast = _NDARRAY_ONLY_BROADCAST.get(op) if eager else None
+            args = node.args
+            if broadcast and ns is not None and len(args) == 2 and all(
+                    a.keyword is None and not a.star and self.is_tensor(a.value) for a in args):
+                self.report(node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{broadcast}")),
+                            safety=SAFE)
+            else:
+                self.report(node, message)
             return
         message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
         eager_only = any(a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args)

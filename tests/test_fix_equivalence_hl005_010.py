@@ -172,6 +172,23 @@ def test_hl006_symbol_namespace_becomes_f(backend, shape, op):
     check(source_of(f"return mx.sym.{op.format('x')}"), [x], mx, "HL006", reference=reference)
 
 
+NDARRAY_ONLY = ["add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal",
+                "greater", "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
+                "logical_xor"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes.filter(lambda s: len(s) >= 2), op=st.sampled_from(NDARRAY_ONLY), data_=st.data())
+def test_hl006_ndarray_only_helpers_become_broadcast_ops(backend, shape, op, data_):
+    """`nd.add(x, m)` and friends (no Symbol twin) between tensors of different shapes."""
+    mx = backend_module(backend)
+    axis = data_.draw(st.integers(0, len(shape) - 1))
+    x, y = values(shape, seed=1), values(shape, seed=2)
+    source = source_of(f"m = y.sum(axis={axis}, keepdims=True)\nreturn nd.{op}(x, m)", inputs="x, y")
+    check(source, [x, y], mx, "HL006")
+
+
 # -- HL007 ---------------------------------------------------------------------------------
 OPERATORS = {"+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div",
              "%": "broadcast_mod", "**": "broadcast_power", "==": "broadcast_equal",
