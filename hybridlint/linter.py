@@ -20,6 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .rules import ALL_RULES
 from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
+from . import toplevel
 from .rules.module_context import ModuleContext, module_context
 
 MAX_FIX_PASSES = 10
@@ -92,54 +93,90 @@ def split_lines(source: str) -> List[str]:
 _HYBRID_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+hybrid_forward\b", re.M)
 
 
-def _region_spans(tree: ast.Module, source: str) -> List[Tuple[int, int]]:
-    """Line spans of top-level statements holding a hybrid_forward, plus the module
-    functions they call (transitively).
+_Span = Tuple[int, int, Optional[str]]  # first line, last line, name when a function def
 
-    Found from the text (where `def hybrid_forward` lines are, where names are called) and the
-    top-level statements' line spans, so nothing walks the whole tree.
-    """
-    def first_line(node: ast.stmt) -> int:
-        decorators = getattr(node, "decorator_list", [])
-        return min([node.lineno] + [d.lineno for d in decorators])
 
+def _chosen_spans(spans: Sequence[_Span], source: str) -> List[Tuple[int, int]]:
+    """Spans of the top-level statements holding a hybrid_forward, plus the module functions
+    they call (transitively), found from the text: nothing walks a tree."""
     line_starts = [0] + [match.end() for match in _NEWLINE.finditer(source)]
     hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
-    spans = [(first_line(node), node.end_lineno or node.lineno, node) for node in tree.body]
     chosen: Dict[int, Tuple[int, int]] = {}
     work: List[Tuple[int, int]] = []
-    for first, last, node in spans:
+    for index, (first, last, _) in enumerate(spans):
         if any(first <= line <= last for line in hybrid_lines):
-            chosen[id(node)] = (first, last)
+            chosen[index] = (first, last)
             work.append((first, last))
-    top_functions = {n.name: (f, l, n) for f, l, n in spans if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    top_functions = {name: index for index, (_, _, name) in enumerate(spans) if name}
     if top_functions and work:
         called = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, top_functions)) + r")\s*\(")
         while work:
             first, last = work.pop()
             text = source[line_starts[first - 1]:line_starts[last] if last < len(line_starts) else len(source)]
             for match in called.finditer(text):
-                f, l, node = top_functions[match.group(1)]
-                if id(node) not in chosen:
-                    chosen[id(node)] = (f, l)
-                    work.append((f, l))
+                index = top_functions[match.group(1)]
+                if index not in chosen:
+                    chosen[index] = spans[index][:2]
+                    work.append(chosen[index])
     return sorted(chosen.values())
 
 
-def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ast.Module]:
-    tree = _parse_ast(source)
-    lines = split_lines(source)
+def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
+    text = "".join(lines[first - 1:last])
+    if not text.endswith(("\n", "\r")):
+        text += "\n"
+    return cst.parse_module(text)
+
+
+def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region], ModuleContext]]:
+    """Regions from the text scanner and a skeleton parse; None when anything does not parse
+    (then the exact `ast` path decides)."""
+    statements = toplevel.scan(source)
+    if statements is None:
+        return None
+    text = toplevel.skeleton(source, statements, lines)
+    if statements and not text:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    spans = [(s.first, s.last, s.name if s.kind == "def" else None) for s in statements]
     regions = []
-    for first, last in _region_spans(tree, source):
-        text = "".join(lines[first - 1:last])
-        if not text.endswith(("\n", "\r")):
-            text += "\n"
+    for first, last in _chosen_spans(spans, source):
         try:
-            module = cst.parse_module(text)
+            regions.append(_Region(first, last, _parse_region(lines, first, last)))
+        except cst.ParserSyntaxError:
+            return None
+    return regions, module_context(tree)
+
+
+def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext]:
+    """The file's lines, its LibCST regions and its module context.
+
+    Syntax errors are looked for in what is parsed: the regions and the skeleton (imports,
+    class and def headers, the other top-level statements). When the fast path fails anywhere,
+    the whole file is parsed with `ast`, which raises SourceSyntaxError for broken files.
+    """
+    lines = split_lines(source)
+    fast = _fast_regions(source, lines)
+    if fast is not None:
+        return lines, fast[0], fast[1]
+    tree = _parse_ast(source)
+
+    def first_line(node: ast.stmt) -> int:
+        return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+    spans = [(first_line(node), node.end_lineno or node.lineno,
+              node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
+             for node in tree.body]
+    regions = []
+    for first, last in _chosen_spans(spans, source):
+        try:
+            regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError as error:
             raise SourceSyntaxError(error.message, first + error.raw_line - 1, error.raw_column + 1) from None
-        regions.append(_Region(first, last, module))
-    return lines, regions, tree
+    return lines, regions, module_context(tree)
 
 
 # ----------------------------------------------------------------------------------------
@@ -328,11 +365,11 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
     positions: _Positions = {}
     if not may_contain_hybrid_code(source):
         return [], [], positions
-    lines, regions, tree = _parse_regions(source)
+    lines, regions, context = _parse_regions(source)
     rule_classes = _selected(rules, select, ignore)
     if not regions or not rule_classes:
         return lines, [], positions
-    raw = _run_rules(regions, rule_classes, module_context(tree))
+    raw = _run_rules(regions, rule_classes, context)
     located: List[_Located] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:

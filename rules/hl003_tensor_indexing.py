@@ -65,9 +65,12 @@ both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a l
 in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
 ## Fix safety
-Safe for integer literals and slices whose bounds are integer literals, `None` or known
-scalars: the rewritten expression returns the same values for every input shape (checked
-eagerly and hybridized against NumPy slicing in the test suite). `x[..., a:b]` becomes
+Safe for integer indices and for slices whose bounds are non-negative integer literals or
+`None` (any step): the rewritten expression returns the same values for every input shape
+(checked eagerly and hybridized against the original in the test suite). Slices with a negative
+or non-literal bound are unsafe: MXNet 1.9.1's `slice` raises `could not construct a
+sub-memory` when a negative bound lies before the start of the axis (`x[-5:]` on a length-2
+axis), where Python slicing clamps; within range they are exact. `x[..., a:b]` becomes
 `F.slice_axis(x, axis=-1, begin=a, end=b)`, which raises instead of clamping when `b` is past
 the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxis or a step after
 `...` are reported without a fix; so is slice assignment (rewrite it with `F.where` or
@@ -102,7 +105,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Invalid(_net("return x[:, 2]"), line=3,
                 fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"), safety=SAFE),
         Invalid(_net("return x[:, -3:]"), line=3,
-                fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"), safety=SAFE),
+                fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"), safety=UNSAFE),
         Invalid(_net("return x[::-1, 1:5:2]"), line=3,
                 fixed=_net("return F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"), safety=SAFE),
         Invalid(_net("return x[0, 1]"), line=3,
@@ -233,6 +236,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 return None
         if not elements:
             return None
+        safety = SAFE
         begins: List[cst.BaseExpression] = []
         ends: List[cst.BaseExpression] = []
         steps: List[cst.BaseExpression] = []
@@ -250,6 +254,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 parts = [self._bound(element.lower), self._bound(element.upper), self._bound(element.step)]
                 if any(p is None for p in parts):
                     return None
+                for bound in (element.lower, element.upper):
+                    number = literal_int(bound) if bound is not None else 0
+                    if number is None or number < 0:
+                        # MXNet 1.9.1's slice fails ("could not construct a sub-memory") for a
+                        # negative bound before the start of the axis, where Python clamps
+                        safety = UNSAFE
                 begins.append(parts[0])
                 ends.append(parts[1])
                 steps.append(parts[2])
@@ -270,7 +280,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         if squeeze:
             axes = integer(squeeze[0]) if len(squeeze) == 1 else tuple_of([integer(a) for a in squeeze])
             result = _op(ns, "squeeze", result, [("axis", axes)])
-        return result, SAFE
+        return result, safety
 
     def _last_axis(self, ns: Optional[str], data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""

@@ -88,18 +88,33 @@ def data(shape, dtype="float32"):
 # -- HL003 ---------------------------------------------------------------------------------
 @st.composite
 def index_expression(draw):
+    """(shape, index text, expected fix safety); negative slice bounds stay within the axis
+    (beyond it MXNet's slice fails where Python clamps: see the test after this one)."""
     shape = draw(shapes)
     parts = []
+    safety = "safe"
     for dim in shape[:draw(st.integers(1, len(shape)))]:
         if draw(st.booleans()):
             parts.append(str(draw(st.integers(-dim, dim - 1))))
         else:
-            bound = st.one_of(st.none(), st.integers(-dim - 2, dim + 2))
+            bound = st.one_of(st.none(), st.integers(-dim, dim + 2))
             lower, upper = draw(bound), draw(bound)
+            if any(b is not None and b < 0 for b in (lower, upper)):
+                safety = "unsafe"
             step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
             text = f"{'' if lower is None else lower}:{'' if upper is None else upper}"
             parts.append(text + ("" if step is None else f":{step}"))
-    return shape, ", ".join(parts)
+    return shape, ", ".join(parts), safety
+
+
+@pytest.mark.mxnet
+def test_mxnet_slice_fails_for_negative_bounds_beyond_the_axis_which_is_why_they_are_unsafe():
+    mx = pytest.importorskip("mxnet")
+    x = mx.nd.array([1.0, 2.0])
+    assert x[-5:].asnumpy().tolist() == [1.0, 2.0]  # Python semantics: clamped
+    with pytest.raises(mx.base.MXNetError, match="sub-memory"):
+        mx.nd.slice(x, begin=(-5,), end=(None,)).asnumpy()
+    assert lint_source(block_source("return x[-5:]"))[0].fix == "unsafe"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -107,14 +122,14 @@ def index_expression(draw):
 @given(case=index_expression())
 def test_hl003_indexing_and_slicing(backend, case):
     mx = backend_module(backend)
-    shape, index = case
+    shape, index, safety = case
     x = data(shape)
     try:
         reference = x[tuple(_parse_index(index))]
     except IndexError:
         assume(False)
     assume(reference.size > 0)
-    check_equivalent(f"y = F.identity(x)\nreturn y[{index}]", [x], mx, "HL003")
+    check_equivalent(f"y = F.identity(x)\nreturn y[{index}]", [x], mx, "HL003", expect_safety=safety)
 
 
 def _parse_index(text):
@@ -133,7 +148,7 @@ def _parse_index(text):
 @given(case=index_expression())
 def test_hl003_fluent_forms_in_a_helper_without_f(backend, case):
     mx = backend_module(backend)
-    shape, index = case
+    shape, index, safety = case
     x = data(shape)
     try:
         reference = x[tuple(_parse_index(index))]
@@ -141,7 +156,7 @@ def test_hl003_fluent_forms_in_a_helper_without_f(backend, case):
         assume(False)
     assume(reference.size > 0)
     helper = f"def pick(t):\n    return t[{index}]\n\n\n"
-    check_equivalent("return pick(F.identity(x))", [x], mx, "HL003", helpers=helper)
+    check_equivalent("return pick(F.identity(x))", [x], mx, "HL003", helpers=helper, expect_safety=safety)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
