@@ -154,6 +154,8 @@ def write_source(original: SourceFile, new_text: str) -> bool:
     if problem is not None:
         raise SourceWriteError(f"refusing to write a result that does not parse ({problem})")
     target = os.path.realpath(original.path)
+    if not os.access(target, os.W_OK):  # os.replace would swap out a file we may not write
+        raise SourceWriteError("permission denied: the file is not writable")
     atomic_write_bytes(target, data)
     return True
 
