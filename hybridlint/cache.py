@@ -24,7 +24,7 @@ CACHE_DIR = ".hybridlint_cache"
 FORMAT = 1
 MAX_AGE_SECONDS = 14 * 24 * 3600  # entries unused this long are dropped on save
 # Modules of hybridlint/ whose code decides what a cached result contains.
-RESULT_SOURCES = ("linter.py", "runner.py", "files.py", "config.py", "cache.py", "__init__.py")
+RESULT_SOURCES = ("linter.py", "toplevel.py", "runner.py", "files.py", "config.py", "cache.py", "__init__.py")
 
 
 def content_key(raw: bytes, file_settings: str = "") -> str:
