@@ -313,6 +313,8 @@ class RuleSelection:
     """
 
     layers: Tuple[Tuple[Optional[Tuple[str, ...]], Tuple[str, ...], Tuple[str, ...]], ...] = ()
+    # where each layer comes from, for error messages: (file or None for the command line)
+    origins: Tuple[Optional[str], ...] = ()
 
     @classmethod
     def build(cls, config: Config, select=None, extend_select=None, ignore=None) -> "RuleSelection":
@@ -322,7 +324,7 @@ class RuleSelection:
             tuple(extend_select or ()),
             tuple(ignore or ()),
         )
-        return cls(layers=(config_layer, cli_layer))
+        return cls(layers=(config_layer, cli_layer), origins=(config.path or "configuration", None))
 
     def key(self) -> str:
         """A stable text form, part of the cache key."""
@@ -331,11 +333,15 @@ class RuleSelection:
     def check_known(self, all_codes: Iterable[str]) -> None:
         """Raise :class:`ConfigError` for a code or prefix that names no rule."""
         codes = list(all_codes)
-        for select, extend, ignore in self.layers:
-            for item in (select or ()) + extend + ignore:
-                if not _matching(item, codes):
+        for index, (select, extend, ignore) in enumerate(self.layers):
+            origin = self.origins[index] if index < len(self.origins) else None
+            for key, items in (("select", select or ()), ("extend-select", extend), ("ignore", ignore)):
+                for item in items:
+                    if _matching(item, codes):
+                        continue
+                    where = f"{origin}: {key}: " if origin else (f"--{key}: " if self.origins else "")
                     raise ConfigError(
-                        f"unknown rule code {item!r} (run `hybridlint rules` for the list)"
+                        f"{where}unknown rule code {item!r} (run `hybridlint rules` for the list)"
                     )
 
     def enabled(self, all_codes: Iterable[str], extra_ignore: Iterable[str] = ()) -> frozenset:
