@@ -112,3 +112,36 @@ def test_encode_decode_prior_match_mxnet(case):
 def test_multibox_prior_shape():
     sym = mx.sym.contrib.MultiBoxPrior(mx.sym.var("x"), sizes=(0.5, 0.25), ratios=(1, 2, 3))
     assert sym.infer_shape(x=(2, 8, 5, 7))[1] == [(1, 5 * 7 * 4, 4)]
+
+
+_FMAP = RNG.randn(2, 3, 9, 11).astype(np.float32)
+_ROIS = np.array([[0, 1, 1, 6, 5], [1, 0.5, 2.2, 9.7, 7.1], [0, -3, -2, 4, 3], [1, 8, 7, 30, 25],
+                  [0, 2, 2, 2.4, 2.3], [1, 10, 6, 10.5, 8.9]], np.float32)
+_xy = RNG.uniform(-2, 12, size=(40, 2))
+_RAND_ROIS = np.concatenate([RNG.randint(0, 2, (40, 1)), _xy, _xy + RNG.uniform(0, 8, (40, 2))],
+                            1).astype(np.float32)
+CASES3 = [("_contrib_ROIAlign", [_FMAP, rois], kw) for rois in (_ROIS, _RAND_ROIS) for kw in (
+    dict(pooled_size=(2, 2), spatial_scale=1.0), dict(pooled_size=(3, 2), spatial_scale=0.5),
+    dict(pooled_size=(2, 3), spatial_scale=1.0, sample_ratio=2),
+    dict(pooled_size=(2, 2), spatial_scale=0.8, aligned=True),
+    dict(pooled_size=(4, 4), spatial_scale=0.7, sample_ratio=3, aligned=True),
+    dict(pooled_size=(3, 3), spatial_scale=0.625))]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("case", CASES3, ids=[case_id(c) for c in CASES3])
+def test_roi_align_matches_mxnet(case):
+    check_both(case)
+
+
+def test_roi_align_shapes_and_errors():
+    s = mx.sym.contrib.ROIAlign(mx.sym.var("x"), mx.sym.var("r"), pooled_size=(2, 3),
+                                spatial_scale=0.5)
+    assert s.infer_shape(x=(2, 3, 8, 8), r=(4, 5)) == ([(2, 3, 8, 8), (4, 5)],
+                                                       [(4, 3, 2, 3)], [])
+    with pytest.raises(MXNetError, match="wrong dimensions"):
+        mx.nd.contrib.ROIAlign(mx.nd.array(_FMAP), mx.nd.array(_ROIS), pooled_size=(4,),
+                               spatial_scale=0.5)
+    with pytest.raises(MXNetError, match="bound"):
+        mx.nd.contrib.ROIAlign(mx.nd.array(_FMAP), mx.nd.array(_ROIS), pooled_size=(2, 2),
+                               spatial_scale=1.5)
