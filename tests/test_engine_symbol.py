@@ -286,3 +286,19 @@ def test_infer_shape_unknown_argument_is_an_error_like_mxnet():
         with pytest.raises(lib.base.MXNetError, match="argument name foo not found"):
             s.infer_shape(foo=(1, 2))
         assert s.infer_shape() == (None, None, None)
+
+
+@BOTH
+def test_tojson_text_is_byte_identical_to_mxnet():
+    m = _real()
+
+    def build(lib):
+        with lib.name.NameManager():
+            a, b = lib.sym.var("a"), lib.sym.var("b")
+            c = lib.sym.FullyConnected((a + b) * 2, num_hidden=3, name="fc")
+            parts = lib.sym.split(lib.sym.relu(c), num_outputs=3, axis=1)
+            out = lib.sym.Group([2 - parts[0] ** a, parts[2]])
+            many = lib.sym.concat(*[lib.sym.var("x%d" % i) for i in range(11)], dim=0)
+            return out.tojson(), many.tojson(), lib.sym.relu(a).tojson()
+
+    assert build(mx) == build(m)

@@ -90,7 +90,8 @@ def load(fname: str) -> Symbol:
 def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=None,
                       input_names=None):
     """Create the node for `op_name` applied to Symbols `inputs` (missing named inputs, like
-    FullyConnected's weight, become variables `<name>_<input>`)."""
+    FullyConnected's weight, become variables `<name>_<input>` carrying the op's attributes,
+    as MXNet's do)."""
     opdef = _registry.get_op(op_name)
     parse_params = dict(params)
     if opdef.key_var_num_args and opdef.variadic and opdef.key_var_num_args not in parse_params:
@@ -108,11 +109,12 @@ def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=
                 entries.append(slots[n])
             else:
                 entries.append(Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [],
-                                             source), 0)]))
+                                             source, dict(attrs)), 0)]))
         inputs = entries
     elif len(inputs) < len(wanted):
         inputs = list(inputs) + [
-            Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source), 0)])
+            Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source, dict(attrs)),
+                     0)])
             for n in wanted[len(inputs):]]
     elif len(inputs) > len(wanted):
         raise MXNetError("Operator {} takes {} input(s) {}, got {}".format(

@@ -379,12 +379,9 @@ class Symbol:
             # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
             hidden = getattr(n.op, "json_num_outputs", None)
             row_ptr.append(row_ptr[-1] + (hidden(n.parsed) if hidden else n.num_outputs()))
-        graph = {"nodes": nodes,
-                 "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
-                 "node_row_ptr": row_ptr,
-                 "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-                 "attrs": {"mxnet_version": ["int", 10901]}}
-        return json.dumps(graph, indent=2)
+        return _mxnet_json_text(
+            nodes, [i for i, n in enumerate(order) if n.op is None], row_ptr,
+            [[index[id(n)], i, 0] for n, i in self._outputs])
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         with open(fname, "w") as f:
@@ -537,6 +534,42 @@ class Symbol:
                 return getattr(sym_op, name)(self, *args, **kwargs)
             return method
         raise AttributeError("'Symbol' object has no attribute '%s'" % name)
+
+
+def _mxnet_json_text(nodes, arg_nodes, row_ptr, heads) -> str:
+    """The graph laid out exactly as MXNet 1.9.1 writes it (dmlc's JSON writer), so exported
+    files diff cleanly against MXNet's: ", " before line ends, structs always multi-line,
+    string maps multi-line from two entries (keys sorted), other arrays from eleven items."""
+    def emit(v, ind):
+        pad = " " * (ind + 2)
+        if isinstance(v, dict):
+            if len(v) <= 1:
+                return json.dumps(v, separators=(", ", ": "))
+            items = ['%s%s: %s' % (pad, json.dumps(k), emit(v[k], ind + 2)) for k in sorted(v)]
+            return "{\n" + ", \n".join(items) + "\n" + " " * ind + "}"
+        if isinstance(v, list):
+            if len(v) <= 10:
+                return json.dumps(v, separators=(", ", ": "))
+            return "[\n" + ", \n".join(pad + emit(x, ind + 2) for x in v) + "\n" + \
+                " " * ind + "]"
+        return json.dumps(v)
+
+    def struct(fields, ind):
+        pad = " " * (ind + 2)
+        return "{\n" + ", \n".join('%s"%s": %s' % (pad, k, val) for k, val in fields) + \
+            "\n" + " " * ind + "}"
+
+    node_texts = []
+    for node in nodes:
+        fields = [("op", json.dumps(node["op"])), ("name", json.dumps(node["name"]))]
+        if "attrs" in node:
+            fields.append(("attrs", emit(node["attrs"], 6)))
+        fields.append(("inputs", emit(node["inputs"], 6)))
+        node_texts.append("    " + struct(fields, 4))
+    nodes_text = "[\n" + ", \n".join(node_texts) + "\n  ]"
+    return struct([("nodes", nodes_text), ("arg_nodes", emit(arg_nodes, 2)),
+                   ("node_row_ptr", emit(row_ptr, 2)), ("heads", emit(heads, 2)),
+                   ("attrs", '{"mxnet_version": ["int", 10901]}')], 0)
 
 
 def load_json(json_str: str) -> Symbol:
