@@ -256,10 +256,9 @@ class Evaluator:
             return None, "reduction_keepdims" if keeps else "reduction"
         if op in ("reshape", "Reshape"):
             arg = call_argument(call, 1, "shape")
-            shape = literal_shape(arg.value if arg else None)
-            if shape is not None and all(d > 0 for d in shape if d is not None):
-                return shape, "reshape"
-            return None, "reshape"
+            if call_argument(call, None, "reverse") is not None:
+                return None, "reshape"
+            return reshape_target(arg.value if arg else None), "reshape"
         return None, None
 
     def _method_value(self, method: str, call: cst.Call, base: Value) -> Value:
@@ -272,12 +271,14 @@ class Evaluator:
                 return Value(TENSORS, outputs=count or 0) if count is None or count > 1 else UNKNOWN_VALUE
             return UNKNOWN_VALUE
         if method == "reshape":
-            shape = literal_shape(call.args[0].value) if len(call.args) == 1 else None
-            if shape is None and call.args and all(a.keyword is None for a in call.args):
-                shape = literal_shape(cst.Tuple([cst.Element(a.value) for a in call.args]))
-            if shape is not None and all(d > 0 for d in shape if d is not None):
-                return Value(TENSOR, shape, "reshape")
-            return Value(TENSOR, None, "reshape")
+            if any(a.keyword is not None and a.keyword.value == "reverse" for a in call.args):
+                return Value(TENSOR, None, "reshape")
+            target: Optional[cst.BaseExpression] = None
+            if len(call.args) == 1:
+                target = call.args[0].value
+            elif call.args and all(a.keyword is None for a in call.args):
+                target = cst.Tuple([cst.Element(a.value) for a in call.args])
+            return Value(TENSOR, reshape_target(target), "reshape")
         if method in REDUCTIONS:
             return Value(TENSOR, None, "reduction", fresh=False)
         if method == "expand_dims":
@@ -298,3 +299,23 @@ class Evaluator:
         return self.facts.module.return_values.get(method, UNKNOWN_VALUE)
 
 
+def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
+    """The output shape a literal reshape target determines: positive literals are known dims,
+    0 (copy), -1 (infer) and non-literal elements one unknown dim each; None when a code that
+    changes the rank (-2, -3, -4) or a non-tuple target makes positions uncertain."""
+    if node is None:
+        return None
+    single = literal_int(node)
+    if single is not None:
+        return (single,) if single > 0 else None
+    if not isinstance(node, (cst.Tuple, cst.List)) or not node.elements:
+        return None
+    dims: List[Optional[int]] = []
+    for element in node.elements:
+        if not isinstance(element, cst.Element):
+            return None
+        value = literal_int(element.value)
+        if value is not None and value < -1:
+            return None
+        dims.append(value if value is not None and value > 0 else None)
+    return tuple(dims)

@@ -109,6 +109,7 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
         Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
+        Valid(_net("return x.reshape((0, -1)) + y.reshape((0, -1))")),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
     ]
     INVALID = [
@@ -134,6 +135,9 @@ different shapes what the eager code computed. Only tensor–tensor operations a
                 safety=SAFE),
         Invalid(_net("return x * F.full((2,), 0.5)"), line=3,
                 fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"), safety=SAFE),
+        Invalid(_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\nreturn x * gate"),
+                line=4, fixed=_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\n"
+                                   "return F.broadcast_mul(x, gate)"), safety=SAFE),
         Invalid(_net("return x.sum(axis=0) % x"), line=3,
                 fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
         # a helper's number default (`eps=1e-5`) is a scalar: `var + eps` keeps var's evidence
