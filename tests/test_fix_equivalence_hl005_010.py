@@ -221,6 +221,19 @@ def test_hl007_operators_become_broadcast_ops(backend, case, op, reflected):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(shape=st.lists(st.integers(1, 3), min_size=4, max_size=4).map(tuple), op=st.sampled_from(sorted(OPERATORS)),
+       form=st.sampled_from(["F.reshape(y.mean(axis=(2, 3)), shape=(0, 0, 1, 1))",
+                             "y.mean(axis=(2, 3)).reshape((0, 0, 1, 1))", "F.ones((1, 1, 1, 1)) * 2",
+                             "y.max(axis=1).expand_dims(axis=1)"]))
+def test_hl007_gates_and_literals_become_broadcast_ops(backend, shape, op, form):
+    """SE-style gates (reshape with 1s), literal shapes and expand_dims against a 4-D input."""
+    mx = backend_module(backend)
+    x, y = values(shape, seed=3), values(shape, seed=4)
+    check(source_of(f"g = {form}\nreturn x {op} g", inputs="x, y"), [x, y], mx, "HL007")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(shape=shapes, op=st.sampled_from(sorted(OPERATORS)))
 def test_hl007_equal_shapes_are_left_alone_and_hybridize(backend, shape, op):
     """No evidence, no finding: `x op F.relu(y)` on equal shapes already hybridizes to the
