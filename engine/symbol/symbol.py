@@ -11,6 +11,7 @@ import json
 import linecache
 import os
 import sys
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -292,6 +293,14 @@ class Symbol:
         """(arg_shapes, out_shapes, aux_shapes); all None when some shape stays unknown."""
         res = self._infer_shape(False, args, kwargs)
         if res[0] is None:
+            arg_shapes, _, _ = self._infer_shape(True, args, kwargs)
+            unknowns = ["%s: %s" % (n, s) for n, s in zip(self.list_arguments(), arg_shapes)
+                        if not s or 0 in s][:11]
+            if len(unknowns) == 11:
+                unknowns[10] = "..."
+            warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                          "unknown dimensions). Consider providing them as input:\n\t"
+                          + "\n\t".join(unknowns), stacklevel=2)
             return None, None, None
         return res
 
