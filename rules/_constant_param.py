@@ -1,10 +1,10 @@
 """Class-level edits that turn a value into a constant parameter of a HybridBlock (HL005).
 
 Adding `self.<name> = self.params.get_constant('<name>', <value>)` touches two places besides
-the use: `__init__` (at the end of `with self.name_scope():` when there is one, else at the end
-of `__init__`, which must call `super().__init__(...)`) and the hybrid_forward signature (gluon passes every parameter as
-a keyword argument named like the attribute). The edits are returned together so the linter
-core applies all or none.
+the use: `__init__` (at the end of `with self.name_scope():` when there is one, else at the
+end of `__init__`, which must call `super().__init__(...)`) and the hybrid_forward signature
+(gluon passes every parameter as a keyword argument named like the attribute). The edits are
+returned together so the linter core applies all or none.
 """
 from __future__ import annotations
 
