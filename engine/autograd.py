@@ -11,10 +11,12 @@ _local = threading.local()
 
 
 def is_recording() -> bool:
+    """Whether inside `autograd.record()`."""
     return getattr(_local, "recording", False)
 
 
 def is_training() -> bool:
+    """Whether in training mode (Dropout and BatchNorm read this)."""
     return getattr(_local, "training", False)
 
 
@@ -31,6 +33,7 @@ def set_training(train_mode: bool) -> bool:  # noqa: F811
 
 
 class _Scope:
+    """Set the recording flag; returns the previous value."""
     def __init__(self, recording, training):
         self._enter = (recording, training)
         self._prev = (None, None)
@@ -57,8 +60,10 @@ def pause(train_mode: bool = False) -> _Scope:  # noqa: F811
 
 
 def train_mode() -> _Scope:
+    """Scope that records (and trains by default); no gradients are kept."""
     return _Scope(None, True)
 
 
 def predict_mode() -> _Scope:
+    """Scope in inference mode."""
     return _Scope(None, False)

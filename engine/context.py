@@ -54,10 +54,12 @@ _CPU0 = Context("cpu", 0)
 
 
 def cpu(device_id: int = 0) -> Context:
+    """The CPU context (the only one the engine computes on)."""
     return _CPU0 if device_id == 0 else Context("cpu", device_id)
 
 
 def cpu_pinned(device_id: int = 0) -> Context:
+    """A pinned-CPU context (computes like cpu)."""
     return Context("cpu_pinned", device_id)
 
 
@@ -68,8 +70,10 @@ def gpu(device_id: int = 0) -> Context:
 
 
 def num_gpus() -> int:
+    """Always 0: the engine has no GPU."""
     return 0
 
 
 def current_context() -> Context:
+    """The context of the innermost `with ctx:` block, else cpu(0)."""
     return getattr(Context._local, "value", None) or _CPU0

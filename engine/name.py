@@ -43,4 +43,5 @@ _DEFAULT = NameManager()
 
 
 def current() -> NameManager:
+    """The NameManager in effect in this thread."""
     return getattr(NameManager._local, "value", None) or _DEFAULT

@@ -29,5 +29,6 @@ def normal(*args, **kwargs):
 
 
 def randn(*args, **kwargs):
+    """mx.random.randn = mx.nd.random.randn."""
     from .ndarray import random as nd_random
     return nd_random.randn(*args, **kwargs)

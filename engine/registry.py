@@ -34,16 +34,19 @@ def _is_none(v) -> bool:
 
 
 def p_int(v) -> int:
+    """An int parameter ("3" or 3)."""
     if isinstance(v, str):
         return int(float(v)) if "." in v or "e" in v else int(v)
     return int(v)
 
 
 def p_float(v) -> float:
+    """A float parameter."""
     return float(v)
 
 
 def p_bool(v) -> bool:
+    """A bool parameter: True/False/1/0 and their strings."""
     if isinstance(v, str):
         s = v.strip().lower()
         if s in ("true", "1"):
@@ -55,6 +58,7 @@ def p_bool(v) -> bool:
 
 
 def p_str(v) -> str:
+    """A string parameter."""
     return str(v)
 
 
@@ -83,6 +87,7 @@ def p_axis(v):
 
 
 def p_dtype(v) -> np.dtype:
+    """A dtype parameter, as np.dtype."""
     return np.dtype(v)
 
 
@@ -95,6 +100,7 @@ def p_opt(parser: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def p_enum(*choices: str) -> Callable[[Any], str]:
+    """A parser accepting one of `choices` (MXNet's enum parameters)."""
     def parse(v):
         s = str(v)
         if s not in choices:
@@ -353,6 +359,7 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
 
 
 def get_op(name: str) -> OpDef:
+    """The OpDef registered under `name` (or alias); MXNetError if unknown."""
     op = _OPS.get(name)
     if op is None:
         raise MXNetError("Cannot find operator {} (the hybridlint engine does not implement it "

@@ -380,10 +380,12 @@ def array(source_array, ctx=None, dtype=None) -> NDArray:
 
 
 def from_numpy(ndarray, zero_copy: bool = True) -> NDArray:
+    """An NDArray over a numpy array (shared unless zero_copy=False)."""
     return wrap(ndarray if zero_copy else ndarray.copy())
 
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
+    """An uninitialised NDArray (float32 unless `dtype`)."""
     if isinstance(shape, int):
         shape = (shape,)
     return wrap(np.empty(shape, dtype=mx_real_t if dtype is None else np.dtype(dtype)))
@@ -394,4 +396,5 @@ def waitall() -> None:
 
 
 def concatenate(arrays, axis: int = 0, always_copy: bool = True) -> NDArray:
+    """Join NDArrays along `axis` (MXNet's Python helper)."""
     return wrap(np.concatenate([a._data for a in arrays], axis=axis))

@@ -24,6 +24,7 @@ def as_array(res, dtype) -> np.ndarray:
 
 
 def norm_axis(axis: int, ndim: int, op: str) -> int:
+    """A non-negative axis for an array of `ndim` dims, or ShapeError."""
     a = axis + ndim if axis < 0 else axis
     if not 0 <= a < ndim:
         raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(

@@ -21,6 +21,7 @@ def _prod(dims) -> int:
 
 
 def fc_shape(attrs, in_shapes):
+    """FullyConnected shapes, filling weight (num_hidden, in_units) and bias from data."""
     data = in_shapes[0]
     nh = attrs.num_hidden
     out = None
@@ -127,6 +128,7 @@ def _dot_operands(attrs, a, b):
 
 
 def dot_shape(attrs, in_shapes):
+    """dot output shape (transpose flags reverse an operand's axes)."""
     a, b = in_shapes
     if a is None or b is None:
         return in_shapes, [None]
@@ -156,6 +158,7 @@ register("dot", inputs=("lhs", "rhs"), params=_DOT_PARAMS, infer_shape=dot_shape
 
 
 def batch_dot_shape(attrs, in_shapes):
+    """batch_dot output shape (transpose flags swap the last two axes)."""
     a, b = in_shapes
     if a is None or b is None:
         return in_shapes, [None]
