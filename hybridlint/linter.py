@@ -96,9 +96,28 @@ _HYBRID_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+hybrid_forward\b", re
 _Span = Tuple[int, int, Optional[str]]  # first line, last line, name when a function def
 
 
-def _chosen_spans(spans: Sequence[_Span], source: str) -> List[Tuple[int, int]]:
-    """Spans of the top-level statements holding a hybrid_forward, plus the module functions
-    they call (transitively), found from the text: nothing walks a tree."""
+def _class_bases(tree: ast.Module) -> Dict[str, List[str]]:
+    """Top-level class name -> the last parts of its base names (`gluon.HybridBlock` -> ...)."""
+    bases: Dict[str, List[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names = []
+            for base in node.bases:
+                if isinstance(base, ast.Attribute):
+                    names.append(base.attr)
+                elif isinstance(base, ast.Name):
+                    names.append(base.id)
+            bases[node.name] = names
+    return bases
+
+
+def _chosen_spans(spans: Sequence[_Span], source: str, classes: Optional[Dict[str, Tuple[int, List[str]]]] = None
+                  ) -> List[Tuple[int, int]]:
+    """Spans of the top-level statements holding a hybrid_forward, plus the module classes
+    related to them by inheritance (a base's helpers, a subclass's overrides) and the module
+    functions they call (transitively), found from the text: nothing walks a tree.
+
+    `classes` maps a top-level class name to (its span index, its base names)."""
     line_starts = [0] + [match.end() for match in _NEWLINE.finditer(source)]
     hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
     chosen: Dict[int, Tuple[int, int]] = {}
@@ -107,6 +126,18 @@ def _chosen_spans(spans: Sequence[_Span], source: str) -> List[Tuple[int, int]]:
         if any(first <= line <= last for line in hybrid_lines):
             chosen[index] = (first, last)
             work.append((first, last))
+    if classes:
+        names = {index: name for name, (index, _) in classes.items()}
+        grew = True
+        while grew:  # bases of chosen classes and subclasses of chosen classes, transitively
+            grew = False
+            for name, (index, bases) in classes.items():
+                related = any(names.get(i) in bases for i in chosen) or any(
+                    name in classes[names[i]][1] for i in chosen if names.get(i) in classes)
+                if index not in chosen and related:
+                    chosen[index] = spans[index][:2]
+                    work.append(chosen[index])
+                    grew = True
     top_functions = {name: index for index, (_, _, name) in enumerate(spans) if name}
     if top_functions and work:
         called = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, top_functions)) + r")\s*\(")
@@ -142,8 +173,10 @@ def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region]
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     spans = [(s.first, s.last, s.name if s.kind == "def" else None) for s in statements]
+    bases = _class_bases(tree)
+    classes = {s.name: (i, bases.get(s.name, [])) for i, s in enumerate(statements) if s.kind == "class" and s.name}
     regions = []
-    for first, last in _chosen_spans(spans, source):
+    for first, last in _chosen_spans(spans, source, classes):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError:
@@ -170,8 +203,10 @@ def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext
     spans = [(first_line(node), node.end_lineno or node.lineno,
               node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
              for node in tree.body]
+    bases = _class_bases(tree)
+    classes = {node.name: (i, bases[node.name]) for i, node in enumerate(tree.body) if isinstance(node, ast.ClassDef)}
     regions = []
-    for first, last in _chosen_spans(spans, source):
+    for first, last in _chosen_spans(spans, source, classes):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError as error:
@@ -258,10 +293,13 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
             self.region = region
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            if isinstance(node.body, cst.IndentedBlock) and any(
-                    isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward" for s in node.body.body):
-                classes.append(node)
-                owner[node] = self.region
+            # every class: hybrid_forward and its helpers may be inherited within the module
+            classes.append(node)
+            owner[node] = self.region
+            if isinstance(node.body, cst.IndentedBlock):
+                for statement in node.body.body:
+                    if isinstance(statement, cst.FunctionDef):
+                        owner[statement] = self.region
             return True
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -307,10 +345,7 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
 
 def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region], regions: Sequence[_Region]):
     """Map any analysed def/class to the region holding it."""
-    mapping: Dict[cst.CSTNode, _Region] = dict(owner)
-    for klass in module_facts.classes.values():
-        for method in klass.methods.values():
-            mapping.setdefault(method, owner[klass.node])
+    mapping: Dict[cst.CSTNode, _Region] = dict(owner)  # classes and their own methods
 
     class Finder(cst.CSTVisitor):
         def __init__(self, region: _Region) -> None:

@@ -185,15 +185,47 @@ def _method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
     return None
 
 
+def _own_methods(node: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+    if not isinstance(node.body, cst.IndentedBlock):
+        return {}
+    return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def class_lineage(node: cst.ClassDef, classes: Dict[str, cst.ClassDef]) -> List[cst.ClassDef]:
+    """The class and its bases defined in the module, most derived first (depth-first, left
+    to right: Python's MRO for the single and simple multiple inheritance of model code)."""
+    order: List[cst.ClassDef] = []
+
+    def visit(current: cst.ClassDef) -> None:
+        if current in order:
+            return
+        order.append(current)
+        for base in current.bases:
+            name = dotted_name(base.value)
+            parent = classes.get(name.split(".")[-1]) if name else None
+            if parent is not None:
+                visit(parent)
+
+    visit(node)
+    return order
+
+
 def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst.ClassDef]) -> ClassFacts:
+    """Methods and `__init__` facts of a class, inherited ones included (derived ones win)."""
     facts = ClassFacts(node=node, name=node.name.value)
-    if isinstance(node.body, cst.IndentedBlock):
-        for stmt in node.body.body:
-            if isinstance(stmt, cst.FunctionDef):
-                facts.methods[stmt.name.value] = stmt
-    init = facts.methods.get("__init__")
-    if init is None:
-        return facts
+    lineage = class_lineage(node, classes)
+    for cls in reversed(lineage):
+        facts.methods.update(_own_methods(cls))
+    for cls in reversed(lineage):
+        init = _own_methods(cls).get("__init__")
+        if init is not None:
+            _init_facts(init, facts, module, classes)
+    return facts
+
+
+def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
+                classes: Dict[str, cst.ClassDef]) -> None:
+    """What `self.<attr> = ...` in `__init__` makes of each attribute (a later write wins)."""
     for small in _walk_statements(init.body.body):
         if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
             continue
@@ -203,6 +235,9 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
                     and target.value.value == "self"):
                 continue
             attr, value = target.attr.value, small.value
+            facts.scalar_attrs.discard(attr)
+            facts.parameters.pop(attr, None)
+            facts.children.pop(attr, None)
             if isinstance(value, (cst.Integer, cst.Float)) or literal_int(value) is not None or (
                     isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Float)):
                 facts.scalar_attrs.add(attr)
@@ -217,7 +252,6 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
                     facts.parameters[attr] = nested_literal_shape(constant.value) if constant else None
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
-    return facts
 
 
 # ----------------------------------------------------------------------------------------
@@ -311,7 +345,11 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
 
 
 def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef]) -> ModuleFacts:
-    """Analyse the classes defining hybrid_forward and the module functions given.
+    """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
+    module functions given.
+
+    An inherited hybrid_forward is analysed once per class that has it, with that class's
+    methods: a subclass's override of a helper the base's hybrid_forward calls is followed.
 
     `functions` are the module-level functions that may serve as helpers; they become
     analysed scopes only when some analysed function calls them with F or tensors.
@@ -325,10 +363,10 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
 
     for class_node in classes:
         klass = _class_facts(class_node, module, class_nodes)
-        module.classes[klass.name] = klass
-        method = klass.methods.get("hybrid_forward")
+        method = klass.methods.get("hybrid_forward")  # own or inherited within the module
         if method is None:
             continue
+        module.classes[klass.name] = klass
         namespace, params = _hybrid_forward_params(method)
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
             if params.get(name, UNKNOWN_VALUE).kind == TENSOR:

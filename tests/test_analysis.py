@@ -196,3 +196,28 @@ def test_helper_result_feeds_the_rules():
     source = ("class Net(HybridBlock):\n    def _stem(self, F, data):\n        return F.relu(data)\n\n"
               "    def hybrid_forward(self, F, x):\n        y = self._stem(F, x)\n        return y[0]\n")
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL003", 7)]
+
+
+def test_inherited_hybrid_forward_follows_the_subclass_overrides_and_base_helpers():
+    source = (
+        "class Base(HybridBlock):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.k = 2\n\n"
+        "    def _score(self, F, q):\n        raise NotImplementedError\n\n"
+        "    def _flat(self, F, x):\n        probe(self.k)\n        return x\n\n"
+        "    def hybrid_forward(self, F, q):\n        return self._flat(F, self._score(F, q))\n\n\n"
+        "class Derived(Base):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.k = self.make()\n\n"
+        "    def _score(self, F, q):\n        probe(q)\n        return F.relu(q)\n")
+    seen = probe(source)
+    kinds_by_scope = sorted((kind, value.kind) for value, kind, _ in seen)
+    # Base: _flat sees k scalar; Derived: _score sees a tensor, _flat sees k overridden (unknown)
+    assert kinds_by_scope == sorted([("helper_method", SCALAR), ("helper_method", TENSOR),
+                                     ("helper_method", UNKNOWN)])
+
+
+def test_inherited_helpers_in_separate_regions_are_linted():
+    source = ("import os\n\n\nclass _Head(HybridBlock):\n    def _flatten(self, F, x):\n"
+              "        return x.reshape((x.shape[0], -1))\n\n\nX = 1\n\n\n"
+              "class Head(_Head):\n    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n")
+    findings = lint_source(source)
+    assert [(f.code, f.line, f.fix) for f in findings] == [("HL001", 6, "safe")]
