@@ -53,7 +53,11 @@ class SourceFile:
 def read_bytes(path: str) -> bytes:
     """Read a file's bytes, turning every OS-level failure into :class:`SourceReadError`."""
     try:
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: opening a FIFO (`mkfifo x.py`) must not wait for a writer forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SourceReadError("not a regular file")
             return handle.read()
     except OSError as exc:
         raise SourceReadError(exc.strerror or str(exc)) from exc
