@@ -21,19 +21,22 @@ def is_training() -> bool:
 
 
 def set_recording(is_recording: bool) -> bool:  # noqa: F811 - MXNet's signature
-    prev = globals()["is_recording"]()
+    """Set the recording flag; returns the previous value."""
+    prev = getattr(_local, "recording", False)
     _local.recording = bool(is_recording)
     return prev
 
 
 def set_training(train_mode: bool) -> bool:  # noqa: F811
+    """Set the training flag; returns the previous value."""
     prev = is_training()
     _local.training = bool(train_mode)
     return prev
 
 
 class _Scope:
-    """Set the recording flag; returns the previous value."""
+    """A `with` scope setting the recording and training flags, restoring them on exit."""
+
     def __init__(self, recording, training):
         self._enter = (recording, training)
         self._prev = (None, None)
@@ -52,15 +55,17 @@ class _Scope:
 
 
 def record(train_mode: bool = True) -> _Scope:  # noqa: F811
+    """Scope that records (and trains by default); no gradients are kept."""
     return _Scope(True, train_mode)
 
 
 def pause(train_mode: bool = False) -> _Scope:  # noqa: F811
+    """Scope that stops recording (predict mode by default)."""
     return _Scope(False, train_mode)
 
 
 def train_mode() -> _Scope:
-    """Scope that records (and trains by default); no gradients are kept."""
+    """Scope in training mode."""
     return _Scope(None, True)
 
 
