@@ -70,6 +70,14 @@ def test_errors(call, err):
         call()
 
 
+def test_tile_beyond_five_broadcast_runs_fails_like_mxnet():
+    """MXNet tiles by broadcasting (1, d0, 1, d1, ...) to (r0, d0, r1, d1, ...), and its
+    broadcast kernels take at most 5 merged runs of axes."""
+    with pytest.raises(MXNetError, match="Too many reduction axes"):
+        mx.nd.tile(mx.nd.ones((2, 2, 2)), reps=(2, 2, 2))
+    assert mx.nd.tile(mx.nd.ones((2, 2, 2)), reps=(2, 1, 2)).shape == (4, 2, 4)
+
+
 def test_clip_runs_in_place_in_a_graph():
     x = mx.sym.var("x")
     op = mx.nd.CachedOp(mx.sym.clip(x * 2, a_min=-1, a_max=1))

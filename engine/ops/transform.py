@@ -62,6 +62,31 @@ register("Cast", aliases=("cast",), params={"dtype": Param(_p_cast_dtype)},
 
 # ----------------------------------------------------------------------------- broadcasting
 
+_MAX_NDIM = 5       # MXNET_SPECIAL_MAX_NDIM: broadcast kernels handle 5 compacted dims
+
+
+def _check_compact(big, small):
+    """MXNet's BroadcastReduceShapeCompact: merge runs of broadcast / kept axes; more than
+    five runs fail ("Too many reduction axes"), e.g. tiling three axes of a 3-D array."""
+    if _prod(small) == 1:
+        return
+    runs = 0
+    bprod = sprod = 1
+    for b, sm in zip(big, small):
+        red = b != sm
+        if (red and sprod > 1) or (not red and bprod != sprod):
+            runs += 1
+            bprod = sprod = 1
+        bprod *= b
+        if not red:
+            sprod *= b
+    if bprod > 1 or sprod > 1:
+        runs += 1
+    if runs > _MAX_NDIM:
+        raise ShapeError("Too many reduction axes from {} to {}".format(fmt_shape(big),
+                                                                        fmt_shape(small)))
+
+
 
 def _broadcast_to_out(attrs, s):
     target = attrs.shape
@@ -80,7 +105,9 @@ def _broadcast_to_out(attrs, s):
 
 def broadcast_to(attrs, x):
     """Broadcast size-1 axes to `shape` (a 0 in `shape` keeps that dim)."""
-    return np.ascontiguousarray(np.broadcast_to(x, _broadcast_to_out(attrs, x.shape)))
+    out = _broadcast_to_out(attrs, x.shape)
+    _check_compact(out, x.shape)
+    return np.ascontiguousarray(np.broadcast_to(x, out))
 
 
 register("broadcast_to", params={"shape": Param(p_shape, ())},
@@ -118,6 +145,7 @@ def _broadcast_like_out(attrs, lhs, rhs):
 def broadcast_like(attrs, lhs, rhs):
     """Broadcast lhs to rhs's shape (or only lhs_axes to the sizes of rhs_axes)."""
     out = _broadcast_like_out(attrs, lhs.shape, rhs.shape)
+    _check_compact(out, lhs.shape)
     return np.ascontiguousarray(np.broadcast_to(lhs, out))
 
 
@@ -148,7 +176,9 @@ def _broadcast_axis_out(attrs, s):
 
 def broadcast_axis(attrs, x):
     """Broadcast the size-1 axes `axis` to the sizes `size`."""
-    return np.ascontiguousarray(np.broadcast_to(x, _broadcast_axis_out(attrs, x.shape)))
+    out = _broadcast_axis_out(attrs, x.shape)
+    _check_compact(out, x.shape)
+    return np.ascontiguousarray(np.broadcast_to(x, out))
 
 
 register("broadcast_axis", aliases=("broadcast_axes",),
@@ -169,6 +199,12 @@ def _tile_out(attrs, s):
 
 def tile(attrs, x):
     """Repeat the whole array `reps` times per axis (numpy.tile's rank promotion)."""
+    n = max(x.ndim, len(attrs.reps))
+    dims = (1,) * (n - x.ndim) + x.shape
+    reps = (1,) * (n - len(attrs.reps)) + tuple(attrs.reps)
+    # MXNet tiles by broadcasting (1, d0, 1, d1, ...) to (r0, d0, r1, d1, ...)
+    _check_compact(tuple(v for r, d in zip(reps, dims) for v in (r, d)),
+                   tuple(v for d in dims for v in (1, d)))
     return np.tile(x, attrs.reps)
 
 
