@@ -61,7 +61,10 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     parts = []
     if ctx.fix_mode and result.fixed:
         parts.append(f"Fixed {_plural(result.fixed, 'finding')}.")
-    if not issues:
+    errors = sum(1 for o in result.outcomes if o.error)
+    if not issues and errors:  # not "All checks passed": some file was not (fully) handled
+        parts.append("No findings left." if parts else "No findings.")
+    elif not issues:
         files = _plural(result.files_checked, "file")
         parts.append(f"All checks passed ({files} checked)." if not parts else "No findings left.")
     else:
@@ -81,6 +84,8 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
                      "could not prove them.")
     if ctx.baselined:
         parts.append(f"{_plural(ctx.baselined, 'finding')} tolerated by the baseline.")
+    if errors:
+        parts.append(f"{_plural(errors, 'file')} with errors (see above).")
     return " ".join(parts)
 
 
