@@ -55,7 +55,8 @@ def check_eager(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
 
 def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=ATOL):
     """The op as a graph node: list_arguments/outputs/aux, inferred shapes and the compiled
-    plan's results agree with real MXNet's bound executor."""
+    plan's results agree with real MXNet's bound executor, and the engine's JSON export runs
+    in real MXNet with the same results."""
     names = ["x%d" % i for i in range(len(arrays))]
     with mx_real.name.NameManager():
         want_sym = lookup(mx_real.sym, name)(*[mx_real.sym.var(n) for n in names], **kwargs)
@@ -82,6 +83,13 @@ def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
     op = mx.nd.CachedOp(got_sym)
     got = op(*[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in got_sym.list_inputs()])
     assert_same(got, want, n_compare, rtol, atol)
+    # the engine's exported graph (names, attribute strings) loads and runs in real MXNet
+    exported = mx_real.sym.load_json(got_sym.tojson())
+    again = exported.bind(mx_real.cpu(), args=args, aux_states=aux, grad_req="null").forward(
+        is_train=False)
+    for a, w in list(zip(again, want))[:n_compare]:
+        np.testing.assert_allclose(a.asnumpy(), w.asnumpy(), rtol=rtol, atol=atol,
+                                   equal_nan=True)
 
 
 def check_both(case):
