@@ -6,9 +6,17 @@ from .base import MXNetError
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 
+class _CurrentContext(threading.local):
+    """The innermost `with ctx:` context of each thread (None outside any)."""
+    value = None
+
+
+_CURRENT = _CurrentContext()
+
+
 class Context:
     """A device context as MXNet prints and compares it; only cpu is backed by the engine."""
-    _local = threading.local()
+    _local = _CURRENT
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}
 
@@ -39,12 +47,12 @@ class Context:
     __repr__ = __str__
 
     def __enter__(self):
-        self._old_ctx = getattr(Context._local, "value", None)
-        Context._local.value = self
+        self._old_ctx = _CURRENT.value
+        _CURRENT.value = self
         return self
 
     def __exit__(self, *exc):
-        Context._local.value = self._old_ctx
+        _CURRENT.value = self._old_ctx
 
     def empty_cache(self) -> None:
         """Nothing to free: numpy owns the memory."""
@@ -76,4 +84,4 @@ def num_gpus() -> int:
 
 def current_context() -> Context:
     """The context of the innermost `with ctx:` block, else cpu(0)."""
-    return getattr(Context._local, "value", None) or _CPU0
+    return _CURRENT.value or _CPU0
