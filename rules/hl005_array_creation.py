@@ -23,6 +23,10 @@ def _net(body: str, init: str = "", inputs: str = "x") -> str:
     return text + "".join("        " + line + "\n" for line in body.splitlines())
 
 
+# Tensor methods an NDArray and a Symbol both have: a creation followed by these is still an
+# array the constant can stand in for.
+_CHAIN_METHODS = {"reshape", "astype", "expand_dims", "transpose", "flatten", "squeeze",
+                  "broadcast_to", "tile", "swapaxes"}
 _SCOPED = "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 
 
@@ -110,6 +114,8 @@ made in helpers and classes without `__init__` are reported without a fix.
                                     init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
                                     inputs="x, var"), safety=UNSAFE),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
+        Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
+                fixed=None),
         Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8),  # no __init__
     ]
 
@@ -136,11 +142,12 @@ made in helpers and classes without `__init__` are reported without a fix.
                     self._pending.pop(name, None)
 
     def _creation_in(self, value: cst.BaseExpression) -> Optional[cst.Call]:
-        """The creation call of `nd.array(...)` or of a method chain on it (`.reshape(...)`)."""
+        """The creation call of `nd.array(...)` or of a chain of methods that Symbols have too
+        (`.reshape(...)`); not of `.asnumpy()` and the like, whose result is no tensor."""
         while isinstance(value, cst.Call):
             if self._kind(value) is not None:
                 return value
-            if not isinstance(value.func, cst.Attribute):
+            if not isinstance(value.func, cst.Attribute) or value.func.attr.value not in _CHAIN_METHODS:
                 return None
             value = value.func.value
         return None
