@@ -90,6 +90,12 @@ def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
     for a, w in list(zip(again, want))[:n_compare]:
         np.testing.assert_allclose(a.asnumpy(), w.asnumpy(), rtol=rtol, atol=atol,
                                    equal_nan=True)
+    # and real MXNet's JSON loads in the engine (its attribute strings parse) and runs alike
+    imported = mx.sym.load_json(want_sym.tojson())
+    assert imported.list_inputs() == got_sym.list_inputs()
+    assert_same(mx.nd.CachedOp(imported)(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
+                                            for n in imported.list_inputs()]),
+                want, n_compare, rtol, atol)
 
 
 def check_both(case):
