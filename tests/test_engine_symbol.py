@@ -303,3 +303,18 @@ def test_tojson_text_is_byte_identical_to_mxnet():
             return out.tojson(), many.tojson(), lib.sym.relu(a).tojson()
 
     assert build(mx) == build(m)
+
+
+@BOTH
+def test_creation_nodes_like_mxnet():
+    m = _real()
+
+    def build(lib):
+        with lib.name.NameManager():
+            s = lib.sym.Group([lib.sym.zeros((2, 3)), lib.sym.ones((2,)), lib.sym.full((2,), 7),
+                               lib.sym.arange(5), lib.sym.arange(1, 7, 2, dtype="int32"),
+                               lib.sym.zeros_like(lib.sym.var("a")),
+                               lib.sym.var("b", shape=(2, 3), dtype="float16")])
+            return (s.tojson(), s.infer_shape_partial(a=(2, 2)), s.infer_type(a="float32"))
+
+    assert build(mx) == build(m)

@@ -58,8 +58,8 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
     """An array filled with `val` (float32 unless `dtype`)."""
-    return _internal._full(shape=shape, value=val, dtype="float32" if dtype is None else dtype,
-                           out=out)
+    return _internal._full(shape=shape, value=float(val),
+                           dtype="float32" if dtype is None else dtype, out=out)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):

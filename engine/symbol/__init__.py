@@ -221,13 +221,14 @@ def ones(shape, dtype=None, **kwargs) -> Symbol:
 
 def full(shape, val, dtype=None, **kwargs) -> Symbol:
     """A constant node filled with `val`."""
-    return _internal._full(shape=shape, value=val, dtype="float32" if dtype is None else dtype,
-                           **kwargs)
+    return _internal._full(shape=shape, value=float(val),
+                           dtype="float32" if dtype is None else dtype, **kwargs)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
     """A node of evenly spaced values (float32 unless `dtype`)."""
-    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat, name=name,
+    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat,
+                             infer_range=infer_range, name=name,
                              dtype="float32" if dtype is None else dtype)
 
 
