@@ -176,6 +176,7 @@ def test_graph_matches_mxnet(case):
         got_sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
     feed = dict(zip(names, arrays))
     assert got_sym.list_outputs() == want_sym.list_outputs()
+    assert got_sym.tojson() == want_sym.tojson()
     _, want_shapes, _ = want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
     _, got_shapes, _ = got_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
     assert got_shapes == want_shapes
