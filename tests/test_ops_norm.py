@@ -49,6 +49,14 @@ def test_batchnorm_defaults_are_mxnets():
     np.testing.assert_allclose(scaled, fixed * np.array([2, 3, 4]).reshape(1, 3, 1), rtol=1e-6)
 
 
+def test_batchnorm_relu_needs_4d_like_mxnet():
+    args = [mx.nd.ones((3,)), mx.nd.zeros((3,)), mx.nd.zeros((3,)), mx.nd.ones((3,))]
+    with pytest.raises(MXNetError, match="MKL-DNN"):
+        mx.nd.contrib.BatchNormWithReLU(mx.nd.ones((4, 3, 5)), *args)
+    out = mx.nd.contrib.BatchNormWithReLU(mx.nd.array(rand(RNG, 2, 3, 2, 2)), *args)
+    assert out.asnumpy().min() >= 0
+
+
 def test_batchnorm_uses_batch_stats_only_when_training():
     x = mx.nd.array(rand(RNG, 8, 2, 3) * 3 + 1)
     args = (mx.nd.ones((2,)), mx.nd.zeros((2,)), mx.nd.zeros((2,)), mx.nd.ones((2,)))
@@ -151,6 +159,10 @@ NORM_CASES = BN_CASES + [
 ]
 
 NORM_CASES += [
+    ("_contrib_BatchNormWithReLU", [rand(RNG, 4, 3, 5, 2), rand(RNG, 3), rand(RNG, 3),
+                                    rand(RNG, 3), _pos(3)], dict(fix_gamma=False)),
+    ("_contrib_BatchNormWithReLU", [rand(RNG, 2, 4, 3, 3), rand(RNG, 4), rand(RNG, 4),
+                                    rand(RNG, 4), _pos(4)], dict(eps=1e-5)),
     ("LRN", [rand(RNG, 2, 5, 3, 3)], dict(nsize=3)),
     ("LRN", [rand(RNG, 2, 6, 4, 2)], dict(nsize=5, alpha=0.01, beta=0.5, knorm=1.0)),
     ("LRN", [rand(RNG, 2, 4, 3, 3)], dict(nsize=2)),

@@ -8,8 +8,8 @@ output is the *inverse* standard deviation; LayerNorm/GroupNorm output the stand
 import numpy as np
 
 from .. import autograd
-from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_float, p_int, p_opt,
-                        register)
+from ..registry import (Param, ShapeError, get_op, merge_shape, p_bool, p_enum, p_float, p_int,
+                        p_opt, register)
 from ._util import fmt_shape, json_outputs, norm_axis
 
 
@@ -121,6 +121,37 @@ register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "mov
          output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
          infer_shape=_bn_shape, infer_type=_bn_type, out_kernel=batch_norm_out,
          inplace=True)(batch_norm)
+
+
+
+def _bn_relu_4d(x):
+    if x.ndim != 4:
+        raise ShapeError("BatchNormWithReLU operator only supports MKL-DNN Backend (4-D data), "
+                         "got data of shape {}".format(fmt_shape(x.shape)))
+
+
+def batch_norm_relu(attrs, x, gamma, beta, moving_mean, moving_var):
+    """contrib.BatchNormWithReLU: BatchNorm (same parameters and statistics) then relu; like
+    MXNet 1.9.1's (oneDNN-only) kernel it takes 4-D data only."""
+    _bn_relu_4d(x)
+    res = batch_norm(attrs, x, gamma, beta, moving_mean, moving_var)
+    out = res[0] if isinstance(res, tuple) else res
+    np.maximum(out, 0, out=out)
+    return res
+
+
+def batch_norm_relu_out(attrs, out, x, gamma, beta, moving_mean, moving_var):
+    _bn_relu_4d(x)
+    batch_norm_out(attrs, out, x, gamma, beta, moving_mean, moving_var)
+    np.maximum(out, 0, out=out)
+
+
+register("_contrib_BatchNormWithReLU", inputs=("data", "gamma", "beta"),
+         aux=("moving_mean", "moving_var"), params=dict(get_op("BatchNorm").params),
+         num_outputs=lambda a: 3 if a.output_mean_var else 1,
+         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
+         infer_shape=_bn_shape, infer_type=_bn_type, out_kernel=batch_norm_relu_out,
+         inplace=True)(batch_norm_relu)
 
 # ----------------------------------------------------------------------------- LayerNorm
 
@@ -353,3 +384,4 @@ register("LRN", params={"alpha": Param(p_float, 9.99999975e-05), "beta": Param(p
                         "knorm": Param(p_float, 2.0), "nsize": Param(p_int)},
          infer_shape=_lrn_shape)(lrn)
 json_outputs("LRN", lambda attrs: 2)        # and the hidden normaliser
+json_outputs("_contrib_BatchNormWithReLU", lambda attrs: 4)   # and a hidden relu workspace
