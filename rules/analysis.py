@@ -163,7 +163,9 @@ def _child_value(call: cst.BaseExpression, module: ModuleFacts, classes: Dict[st
         return UNKNOWN_VALUE
     last = name.split(".")[-1]
     if last in SINGLE_OUTPUT_LAYERS:
-        return Value(TENSOR)
+        # an operator layer writes a new array (checked on MXNet 1.9.1: `y = layer(x); y += 1`
+        # leaves x alone); a container may hand back its input (an empty HybridSequential does)
+        return Value(TENSOR, fresh=last not in ("HybridSequential", "Identity"))
     klass = classes.get(last)
     if klass is not None:
         method = _method(klass, "hybrid_forward") or _method(klass, "forward")

@@ -58,7 +58,8 @@ The value is parenthesised when needed (`x -= a + b` → `x = x - (a + b)`). Rul
 then turn the new `+` into `F.broadcast_add` when the shapes can differ.
 
 ## Fix safety
-Safe when the array was created in this function by an operator or arithmetic and was not
+Safe when the array was created in this function by an operator, arithmetic or a gluon
+operator layer child (`self.conv(x)`; not a container, which may return its input) and was not
 stored, returned, viewed (`reshape`, indexing) or passed on before the statement (nor anywhere
 in a loop around it): then nobody else can observe the in-place write. Unsafe otherwise, in
 particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller's array, and
@@ -82,6 +83,15 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         Invalid(_net("z = F.exp(x)\nz *= 2  # double it\nreturn z"), line=4,
                 fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"), safety=SAFE),
         Invalid(_net("x += y\nreturn x"), line=3, fixed=_net("x = x + y\nreturn x"), safety=UNSAFE),
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
+                "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out += x\n"
+                "        skip = self.body(x)\n        skip += out\n        return skip\n", line=9,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
+                      "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out = out + x\n"
+                      "        skip = self.body(x)\n        skip = skip + out\n        return skip\n",
+                safety=SAFE),
         Invalid(_net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"), line=5,
                 fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"), safety=UNSAFE),
         Invalid(_net("z = x.reshape((0, -1))\nz *= 3\nreturn z"), line=4,

@@ -26,9 +26,10 @@ SHAPE = (2, 3, 4)
 
 
 def run_block(source: str, mx, hybridize: bool):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd}
+    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd, "nn": mx.gluon.nn}
     exec(compile(source, "<example>", "exec"), namespace)
     net = namespace["Net"]()
+    mx.random.seed(0)  # the same initial weights in every run of a block
     net.initialize()
     params = inspect.signature(net.hybrid_forward).parameters
     names = [n for n, p in list(params.items())[1:]
