@@ -180,7 +180,7 @@ made in helpers and classes without `__init__` are reported without a fix.
     def _kind(self, node: cst.Call) -> Optional[str]:
         """"nd" (mx.nd.array), "F" (F.array) or "np" (numpy.array) for creation calls."""
         name = dotted_name(node.func)
-        if name is None or "." not in name:
+        if name is None or ("." not in name and name not in self.state.module.imports):
             return None
         if self.namespace is not None and name == f"{self.namespace}.array":
             return "F"

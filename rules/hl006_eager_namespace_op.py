@@ -122,6 +122,10 @@ that exist in one namespace only are reported without a fix.
                 line=7, fixed="from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
                               "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                               "        return _.tanh(x)\n", safety=SAFE),
+        Invalid(_net("return relu(x)", imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
+                line=7, fixed=_net("return F.relu(x)",
+                                   imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
+                safety=SAFE),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
         Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
         Invalid(_net("return nd.add(x, x)"), line=8, fixed=_net("return F.broadcast_add(x, x)"), safety=SAFE),
@@ -162,8 +166,10 @@ that exist in one namespace only are reported without a fix.
     def _resolve(self, func: cst.BaseExpression) -> Optional[Tuple[str, str, bool, bool]]:
         """(op path like "contrib.arange_like", namespace as written, exists in both, is mx.nd)."""
         dotted = dotted_name(func)
-        if dotted is None or "." not in dotted or dotted.split(".")[0] in self.env:
+        if dotted is None or dotted.split(".")[0] in self.env:
             return None
+        if "." not in dotted and dotted not in self.state.module.imports:
+            return None  # a bare name only when imported (`from mxnet.ndarray import relu`)
         qualified = self.state.module.qualify(dotted)
         for prefix, spelled in _PREFIXES.items():
             if qualified and qualified.startswith(prefix):
@@ -177,7 +183,8 @@ that exist in one namespace only are reported without a fix.
                     both = parts[1] in SUBNAMESPACE_OPS[parts[0]]
                 else:
                     return None
-                return op, dotted.rsplit(".", len(parts))[0], both, spelled == "mx.nd"
+                written = dotted.rsplit(".", len(parts))[0] if dotted.count(".") >= len(parts) else spelled
+                return op, written, both, spelled == "mx.nd"
         return None
 
     def _report(self, node: cst.Call, op: str, written: str, both: bool, eager: bool) -> None:
