@@ -135,3 +135,39 @@ for _kw, _dt in itertools.product([{}, dict(start=1, step=0.5, repeat=2), dict(a
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_mxnet(case):
     check_both(case)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nd.split_v2(lib.nd.array(np.arange(20.0).reshape(4, 5)), (1, 3), axis=1),
+    lambda lib: lib.nd.array(np.arange(20.0).reshape(4, 5)).split_v2(2, axis=0),
+    lambda lib: lib.nd.split_v2(lib.nd.array(np.arange(20.0).reshape(4, 5)), 4,
+                                squeeze_axis=True),
+    lambda lib: lib.nd.split_v2(lib.nd.array(np.arange(24.0).reshape(2, 3, 4)), (1,), axis=-1),
+    lambda lib: lib.nd.eye(3, 4, 1, dtype="int32"),
+    lambda lib: lib.nd.eye(4, k=-1),
+    lambda lib: lib.nd.linspace(0, 1, 5, endpoint=False),
+    lambda lib: lib.nd.linspace(2, 3, 5, dtype="float64"),
+])
+def test_python_wrapped_ops_match_mxnet(call):
+    mx_real = pytest.importorskip("mxnet")
+    want, got = call(mx_real), call(mx)
+    want = want if isinstance(want, list) else [want]
+    got = got if isinstance(got, list) else [got]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def test_python_wrapped_ops_as_symbols():
+    x = mx.sym.var("x")
+    s = mx.sym.split_v2(x, (1, 3), axis=1)
+    assert s.list_outputs() == ["_split_v20_output0", "_split_v20_output1",
+                                "_split_v20_output2"]
+    assert s.infer_shape(x=(4, 5))[1] == [(4, 1), (4, 2), (4, 2)]
+    assert mx.sym.eye(3).infer_shape()[1] == [(3, 3)]
+    with pytest.raises(MXNetError, match="sections"):
+        mx.nd.split_v2(mx.nd.ones((5, 2)), 2)
+    with pytest.raises(ValueError, match="indices_or_sections"):
+        mx.nd.split_v2(mx.nd.ones((5, 2)), [1, 2])

@@ -68,6 +68,35 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
                              dtype="float32" if dtype is None else dtype)
 
 
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """N x M identity-like matrix with ones on diagonal k (float32 unless `dtype`)."""
+    return _internal._eye(N=N, M=M, k=k, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
+    """`num` evenly spaced values over [start, stop] (stop excluded if not endpoint)."""
+    return _internal._linspace(start=start, stop=stop, num=num, endpoint=endpoint,
+                               dtype="float32" if dtype is None else dtype)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """numpy-style split: an int gives equal sections, a tuple gives split points."""
+    indices, sections = _split_v2_args(indices_or_sections)
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
+                               sections=sections)
+
+
+def _split_v2_args(indices_or_sections):
+    if isinstance(indices_or_sections, int):
+        return (), indices_or_sections
+    if isinstance(indices_or_sections, tuple):
+        return (0,) + tuple(indices_or_sections), 0
+    raise ValueError("indices_or_sections must either int or tuple of ints")
+
+
+op.split_v2 = split_v2      # the NDArray.split_v2 fluent method dispatches through mx.nd.op
+
+
 def save(fname, data) -> None:
     """Save NDArrays in MXNet's binary .params format (see engine/serialization.py)."""
     from .. import serialization

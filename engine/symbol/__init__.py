@@ -232,6 +232,28 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                              dtype="float32" if dtype is None else dtype)
 
 
+def eye(N, M=0, k=0, dtype=None, **kwargs) -> Symbol:
+    """A constant node: N x M matrix with ones on diagonal k (float32 unless `dtype`)."""
+    return _internal._eye(N=N, M=M, k=k, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None) -> Symbol:
+    """A constant node of `num` evenly spaced values over [start, stop]."""
+    return _internal._linspace(start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+                               dtype="float32" if dtype is None else dtype)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False) -> Symbol:
+    """numpy-style split: an int gives equal sections, a tuple gives split points."""
+    from ..ndarray import _split_v2_args
+    indices, sections = _split_v2_args(indices_or_sections)
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
+                               sections=sections)
+
+
+op.split_v2 = split_v2      # the Symbol.split_v2 fluent method dispatches through mx.sym.op
+
+
 def _random_uniform(low=0, high=1, shape=(), dtype=None, **kwargs) -> Symbol:
     return _internal._random_uniform(low=low, high=high, shape=shape,
                                      dtype=dtype or "float32", **kwargs)
