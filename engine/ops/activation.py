@@ -104,7 +104,7 @@ register("LeakyReLU", inputs=_lrelu_inputs,
                  "upper_bound": Param(p_float, 0.333999991)},
          num_outputs=lambda a: 2 if a.act_type == "rrelu" else 1,
          output_names=lambda a: ("output", "mask") if a.act_type == "rrelu" else ("output",),
-         infer_shape=_lrelu_shape)(leaky_relu)
+         infer_shape=_lrelu_shape, random=True)(leaky_relu)   # rrelu draws slopes when training
 
 # ----------------------------------------------------------------------------- softmax family
 
