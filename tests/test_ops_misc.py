@@ -1,5 +1,7 @@
 """SequenceLast, SequenceReverse, UpSampling (nearest), depth_to_space, space_to_depth, diag,
-moments, gamma/gammaln, linalg_gemm/gemm2, scatter_nd, ravel_multi_index/unravel_index: shapes and errors without MXNet; differential tests against MXNet 1.9.1."""
+moments, gamma/gammaln, erfinv, cumsum, linalg_gemm/gemm2, scatter_nd,
+ravel_multi_index/unravel_index: shapes and errors without MXNet; differential tests against
+MXNet 1.9.1."""
 import numpy as np
 import pytest
 
