@@ -6,7 +6,7 @@ from typing import Dict, Optional, Type
 import libcst as cst
 
 from ._build import call, strip_parens
-from .analysis import Value
+from .analysis import Value, call_argument, literal_int
 from .base import SAFE, Invalid, Rule, Valid
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -69,8 +69,9 @@ from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expan
 literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a
 literal or parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
 `get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis), or
-both shapes are known and differ. Tensors without such evidence — the residual `out + x` — are
-not reported.
+both shapes are known and differ, or the operands are `expand_dims` on different axes (the
+pairwise `q.expand_dims(2) + k.expand_dims(1)`). Tensors without such evidence — the residual
+`out + x` — are not reported.
 
 ## Why it breaks under hybridize
 NDArray operators always broadcast (`x + y` is `broadcast_add(x, y)`), Symbol operators never
@@ -138,6 +139,9 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Invalid(_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\nreturn x * gate"),
                 line=4, fixed=_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\n"
                                    "return F.broadcast_mul(x, gate)"), safety=SAFE),
+        Invalid(_net("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"), line=3,
+                fixed=_net("return F.tanh(F.broadcast_add(F.expand_dims(x, axis=2), y.expand_dims(axis=1)))"),
+                safety=SAFE),
         Invalid(_net("return x.sum(axis=0) % x"), line=3,
                 fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
         # a helper's number default (`eps=1e-5`) is a scalar: `var + eps` keeps var's evidence
@@ -174,7 +178,7 @@ different shapes what the eager code computed. Only tensor–tensor operations a
                op: str) -> None:
         if not (self.is_tensor(left) and self.is_tensor(right)):
             return
-        why = shape_evidence(self.value(left), self.value(right))
+        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(left, right, self.namespace)
         if why is None:
             return
         message = (f"tensor arithmetic does not broadcast on Symbols ({why}): shape error under "
@@ -185,3 +189,21 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         replacement = call(f"{self.namespace}.{op}", [strip_parens(left), strip_parens(right)])
         replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
         self.report(node, message, replacement=replacement, safety=SAFE)
+
+
+def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:
+    """The literal axis of `x.expand_dims(axis=k)` / `F.expand_dims(x, axis=k)`, else None."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "expand_dims"):
+        return None
+    function = isinstance(expr.func.value, cst.Name) and expr.func.value.value == ns
+    axis = call_argument(expr, 1 if function else 0, "axis")
+    return literal_int(axis.value) if axis is not None else None
+
+
+def _pairwise_expand(left: cst.BaseExpression, right: cst.BaseExpression, ns: Optional[str]) -> Optional[str]:
+    """`q.expand_dims(2) + k.expand_dims(1)`: the pairwise broadcast of attention scores."""
+    a, b = _expand_axis(left, ns), _expand_axis(right, ns)
+    if a is not None and b is not None and a != b and a >= 0 and b >= 0:
+        return f"expand_dims on axes {a} and {b}: a pairwise broadcast"
+    return None

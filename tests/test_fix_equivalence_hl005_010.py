@@ -234,6 +234,18 @@ def test_hl007_gates_and_literals_become_broadcast_ops(backend, shape, op, form)
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(b=st.integers(1, 3), lq=st.integers(1, 3), lk=st.integers(1, 3), c=st.integers(1, 3),
+       op=st.sampled_from(sorted(OPERATORS)))
+def test_hl007_pairwise_expand_dims_becomes_broadcast_op(backend, b, lq, lk, c, op):
+    """The additive-attention pairwise sum: (B, Lq, 1, C) op (B, 1, Lk, C)."""
+    mx = backend_module(backend)
+    q, k = values((b, lq, c), seed=5), values((b, lk, c), seed=6)
+    check(source_of(f"return F.expand_dims(x, axis=2) {op} y.expand_dims(axis=1)", inputs="x, y"),
+          [q, k], mx, "HL007")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(shape=shapes, op=st.sampled_from(sorted(OPERATORS)))
 def test_hl007_equal_shapes_are_left_alone_and_hybridize(backend, shape, op):
     """No evidence, no finding: `x op F.relu(y)` on equal shapes already hybridizes to the
