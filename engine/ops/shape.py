@@ -182,12 +182,11 @@ register("squeeze", view=True, params={"axis": Param(p_opt(p_axis), None)},
 
 def _flatten_shape(attrs, in_shapes):
     s = in_shapes[0]
-    if s is None:
+    if s is None or 0 in s:        # MXNet infers nothing from a partial shape here
         return in_shapes, [None]
     if len(s) == 0:
         return in_shapes, [(1, 1)]
-    rest = s[1:]
-    return in_shapes, [(s[0], 0 if 0 in rest else _prod(rest))]
+    return in_shapes, [(s[0], _prod(s[1:]))]
 
 
 def _flatten(attrs, x):
@@ -206,11 +205,9 @@ def _concat_shape(attrs, in_shapes):
         return in_shapes, [None]
     nd = len(known[0])
     dim = norm_axis(attrs.dim, nd, "concat")
-    total = 0
     base = None
     for i, s in enumerate(in_shapes):
         if s is None:
-            total = None if total is not None else None
             continue
         if len(s) != nd:
             raise ShapeError("concat: input {} has shape {}, rank differs from {}".format(
@@ -221,13 +218,20 @@ def _concat_shape(attrs, in_shapes):
         except ShapeError:
             raise ShapeError("concat: incompatible input shapes {} along dim={}".format(
                 ", ".join(fmt_shape(x) for x in in_shapes), attrs.dim)) from None
-        if total is not None:
-            total = total + s[dim] if s[dim] else None
-    if total is None or any(s is None for s in in_shapes):
-        total = 0
+    # as MXNet: unknown inputs get the common dims (0 along `dim`), the output sums the known
+    # sizes along `dim` (its partial inference treats unknown ones as 0)
+    sizes = [s[dim] for s in in_shapes if s is not None]
+    total = 0 if 0 in sizes else sum(sizes)
+    filled = []
+    for s in in_shapes:
+        if s is None:
+            f = list(base)
+            f.insert(dim, 0)
+            s = tuple(f)
+        filled.append(s)
     out = list(base)
     out.insert(dim, total)
-    return in_shapes, [tuple(out)]
+    return filled, [tuple(out)]
 
 
 def _concat(attrs, *xs):
@@ -257,7 +261,7 @@ def _stack_shape(attrs, in_shapes):
     ax = norm_axis(attrs.axis, len(base) + 1, "stack")
     out = list(base)
     out.insert(ax, len(in_shapes))
-    return [base] * len(in_shapes), [tuple(out)]
+    return in_shapes, [tuple(out)]       # MXNet does not fill unknown inputs back
 
 
 def _stack(attrs, *xs):
