@@ -45,7 +45,7 @@ def test_every_listed_hazard_is_on_its_line(path):
     assert len(expected(path)[1]) >= 2
 
 
-@pytest.mark.parametrize("path", cases())
+@pytest.mark.parametrize("path", list(cases()))
 def test_hidden_hazards_are_found_exactly(path):
     source, want = expected(path)
     got = {(f.code, f.line) for f in lint_source(source, str(path))}
