@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 import libcst as cst
 
 from .guards import classify_guard
-from .values import (CREATION_OPS, LIKE_OPS, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_OPS, NAMESPACE,
+from .values import (NONNEGATIVE, CREATION_OPS, LIKE_OPS, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_OPS, NAMESPACE,
                      NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
                      PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
                      STATIC_ATTRS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape, Value, call_argument,
@@ -44,10 +44,13 @@ class Evaluator:
         return UNKNOWN_VALUE
 
     def _eval_Integer(self, expr: cst.CSTNode, env: Env) -> Value:
+        return NONNEGATIVE  # a literal; `-1` is a UnaryOperation
+
+    def _eval_Float(self, expr: cst.CSTNode, env: Env) -> Value:
         return SCALAR_VALUE
 
-    _eval_Float = _eval_Imaginary = _eval_SimpleString = _eval_Integer
-    _eval_ConcatenatedString = _eval_FormattedString = _eval_Integer
+    _eval_Imaginary = _eval_SimpleString = _eval_Float
+    _eval_ConcatenatedString = _eval_FormattedString = _eval_Float
 
     def _eval_Tuple(self, expr: cst.Tuple, env: Env) -> Value:
         values = [self.eval(e.value, env) if isinstance(e, cst.Element) else UNKNOWN_VALUE
@@ -112,7 +115,7 @@ class Evaluator:
         if base.kind == SHAPE:
             if is_slice:
                 return Value(SHAPE)
-            return SCALAR_VALUE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE
+            return NONNEGATIVE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE  # a dim
         return UNKNOWN_VALUE
 
     def _eval_BinaryOperation(self, expr: cst.BinaryOperation, env: Env) -> Value:
@@ -129,6 +132,9 @@ class Evaluator:
                 shape = left.shape
             return Value(TENSOR, shape, reason if kinds <= {TENSOR, SCALAR} else None, fresh=True)
         if kinds == {SCALAR}:
+            if left.nonnegative and right.nonnegative and isinstance(
+                    expr.operator, (cst.Add, cst.Multiply, cst.FloorDivide, cst.Power)):
+                return NONNEGATIVE
             return SCALAR_VALUE
         if kinds == {SHAPE} and isinstance(expr.operator, cst.Add):
             return Value(SHAPE)
@@ -140,7 +146,9 @@ class Evaluator:
             return SCALAR_VALUE if operand.kind != TENSOR else UNKNOWN_VALUE
         if operand.kind == TENSOR:
             return Value(TENSOR, operand.shape, operand.shape_reason, fresh=True)
-        return operand if operand.kind == SCALAR else UNKNOWN_VALUE
+        if operand.kind == SCALAR:  # -n: the sign is no longer known
+            return operand if isinstance(expr.operator, cst.Plus) else SCALAR_VALUE
+        return UNKNOWN_VALUE
 
     def _eval_BooleanOperation(self, expr: cst.BooleanOperation, env: Env) -> Value:
         self.eval(expr.left, env, consumed=True)
@@ -190,7 +198,9 @@ class Evaluator:
             return UNKNOWN_VALUE
         if isinstance(func, cst.Name):
             name = func.value
-            if name in ("len", "int", "float", "bool", "str", "isinstance", "hasattr", "round",
+            if name == "len" and name not in env:
+                return NONNEGATIVE
+            if name in ("int", "float", "bool", "str", "isinstance", "hasattr", "round",
                         "abs") and name not in env:
                 return SCALAR_VALUE
             if name in ("list", "tuple") and name not in env:

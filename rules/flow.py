@@ -7,8 +7,8 @@ import libcst as cst
 
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard
-from .values import (SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
-                     join_envs)
+from .values import (NONNEGATIVE, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
+                     join_envs, literal_int)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import FunctionFacts
@@ -202,7 +202,7 @@ class FunctionAnalyzer:
                 iterable = self.eval(stmt.iter, env)
                 element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(iterable.kind, UNKNOWN_VALUE)
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
-                    element = SCALAR_VALUE
+                    element = NONNEGATIVE if _counts_up_from_zero_or_more(stmt.iter, self, env) else SCALAR_VALUE
                 start = self.bind(stmt.target, element, dict(env))
             else:
                 self.eval(stmt.test, env)
@@ -218,3 +218,20 @@ class FunctionAnalyzer:
             self.loop_stack.pop()
 
 
+
+
+def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", env: Env) -> bool:
+    """`range(n)`, `range(a, n)` with a >= 0, `range(a, n, s)` with a literal step > 0."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    if len(args) != len(call.args) or not 1 <= len(args) <= 3:
+        return False
+    if len(args) == 3:
+        step = literal_int(args[2].value)
+        if step is None or step <= 0:
+            return False
+    if len(args) >= 2:
+        start = literal_int(args[0].value)
+        if start is None:
+            return analyzer.evaluator.eval(args[0].value, env, consumed=True).nonnegative
+        return start >= 0
+    return True

@@ -65,7 +65,9 @@ both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a l
 in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
 ## Fix safety
-Safe for integer indices and for slices whose bounds are non-negative integer literals or
+A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
+`range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`).
+Safe for integer literal indices and for slices whose bounds are non-negative integer literals or
 `None` (any step): the rewritten expression returns the same values for every input shape
 (checked eagerly and hybridized against the original in the test suite). Slices with a negative
 or non-literal bound are unsafe: MXNet 1.9.1's `slice` raises `could not construct a
@@ -120,6 +122,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0]\n", line=3,
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                       "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=SAFE),
+        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs)"), line=5,
+                fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
+                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs)"), safety=SAFE),
+        Invalid(_net("k = int(self.pick)\nreturn x[:, k]"), line=4,
+                fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
+                safety=UNSAFE),
         Invalid(_net("x[0] = 1\nreturn x"), line=3),
         Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
@@ -243,11 +251,16 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         squeeze: List[int] = []
         for axis, element in enumerate(elements):
             if isinstance(element, cst.Index):
-                index = literal_int(element.value)
-                if index is None or element.star is not None:
+                if element.star is not None:
                     return None
-                begins.append(integer(index))
-                ends.append(integer(None if index == -1 else index + 1))
+                bounds = self._index_bounds(element.value)
+                if bounds is None:
+                    return None
+                begin, end, exact = bounds
+                if not exact:
+                    safety = UNSAFE
+                begins.append(begin)
+                ends.append(end)
                 steps.append(cst.Name("None"))
                 squeeze.append(axis)
             else:
@@ -270,7 +283,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             axis = squeeze[0]
             sliced = _op(ns, "slice_axis", data, [("axis", integer(axis)), ("begin", begins[axis]),
                                                        ("end", ends[axis])])
-            return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), SAFE
+            return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), safety
         while len(begins) > 1 and full[len(begins) - 1]:  # trailing `:` add nothing
             begins.pop(), ends.pop(), steps.pop(), full.pop()
         keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
@@ -282,15 +295,32 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             result = _op(ns, "squeeze", result, [("axis", axes)])
         return result, safety
 
+    def _index_bounds(self, expr: cst.BaseExpression):
+        """(begin, end, exact) selecting index `expr` along an axis, or None.
+
+        A literal gives exact bounds (`-1` -> begin=-1, end=None). A scalar name `i` gives
+        begin=i, end=i + 1: exact when the analysis knows i >= 0 (a `range()` index, a dim),
+        otherwise only for i >= 0 (for i = -1 the end would be 0): unsafe.
+        """
+        index = literal_int(expr)
+        if index is not None:
+            return integer(index), integer(None if index == -1 else index + 1), True
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        value = self.value(expr)
+        if value.kind != SCALAR:
+            return None
+        end = cst.BinaryOperation(left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1"))
+        return strip_parens(expr), end, value.nonnegative
+
     def _last_axis(self, ns: Optional[str], data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
         if isinstance(element, cst.Index):
-            index = literal_int(element.value)
-            if index is None:
+            bounds = self._index_bounds(element.value)
+            if bounds is None:
                 return None
-            sliced = _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", integer(index)),
-                                                       ("end", integer(None if index == -1 else index + 1))])
-            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE
+            sliced = _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", bounds[0]), ("end", bounds[1])])
+            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE if bounds[2] else UNSAFE
         if element.step is not None:
             return None
         lower = self._bound(element.lower) if element.lower is not None else integer(0)

@@ -38,6 +38,7 @@ class Value:
     shape_reason: Optional[str] = None
     fresh: bool = False
     outputs: Optional[int] = None
+    nonnegative: bool = False  # a SCALAR known to be >= 0 (a range() loop index, a dim, len())
 
     @property
     def is_tensor(self) -> bool:
@@ -46,6 +47,7 @@ class Value:
 
 UNKNOWN_VALUE = Value(UNKNOWN)
 SCALAR_VALUE = Value(SCALAR)
+NONNEGATIVE = Value(SCALAR, nonnegative=True)
 Env = Dict[str, Value]
 
 EAGER_NAMESPACES = {"nd", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray", "ndarray"}
@@ -144,7 +146,8 @@ def join(a: Value, b: Value) -> Value:
         return a
     if a.kind == b.kind:
         outputs = a.outputs if a.outputs == b.outputs else (0 if None not in (a.outputs, b.outputs) else None)
-        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh, outputs)
+        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh, outputs,
+                     a.nonnegative and b.nonnegative)
     return UNKNOWN_VALUE
 
 

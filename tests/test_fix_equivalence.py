@@ -289,3 +289,16 @@ def test_hl003_multi_output_indices(backend, count, data_):
         eager = run(net_class, [mx.nd.array(data((2, count, 3)))], hybridize=False)
         hybrid = run(net_class, [mx.nd.array(data((2, count, 3)))], hybridize=True)
         np.testing.assert_array_equal(hybrid.asnumpy(), eager.asnumpy(), err_msg=body)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes.filter(lambda s: len(s) >= 2), data_=st.data())
+def test_hl003_loop_index(backend, shape, data_):
+    mx = backend_module(backend)
+    axis = data_.draw(st.integers(0, len(shape) - 1))
+    start = data_.draw(st.integers(0, shape[axis] - 1))
+    index = ", ".join([":"] * axis + ["i"])
+    body = (f"outs = []\nfor i in range({start}, {shape[axis]}):\n    outs.append(x[{index}] * 2)\n"
+            "return F.stack(*outs)")
+    check_equivalent(body, [data(shape)], mx, "HL003")
