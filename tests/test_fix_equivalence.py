@@ -302,3 +302,12 @@ def test_hl003_loop_index(backend, shape, data_):
     body = (f"outs = []\nfor i in range({start}, {shape[axis]}):\n    outs.append(x[{index}] * 2)\n"
             "return F.stack(*outs)")
     check_equivalent(body, [data(shape)], mx, "HL003")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(rows=st.integers(1, 4), cols=st.integers(1, 4), fill=st.sampled_from(["zeros", "ones"]))
+def test_hl001_ctx_argument_dropped_unsafe_but_equal_on_one_device(backend, rows, cols, fill):
+    mx = backend_module(backend)
+    body = f"return F.broadcast_add(x, F.{fill}((1, {cols}), ctx=x.context))"
+    check_equivalent(body, [data((rows, cols))], mx, "HL001", expect_safety="unsafe")
