@@ -80,7 +80,7 @@ def inputs_for(module, shapes):
 
 
 def run(mx, net, inputs):
-    return [o.asnumpy() for o in flatten(net(*[mx.nd.array(i) for i in inputs]))]
+    return [o.asnumpy() for o in flatten(net(*[mx.nd.array(i, dtype=i.dtype) for i in inputs]))]
 
 
 def seed_parameters(mx, net, inputs):
