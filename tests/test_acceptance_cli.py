@@ -33,7 +33,10 @@ class Run:
 
 
 def cli_both(args, cwd):
-    """Run the CLI as a subprocess and with CliRunner (in `cwd`); both must agree."""
+    """Run the CLI as a subprocess, then with CliRunner (in `cwd`); both must agree on the exit
+    code and neither may print a traceback. Returns the subprocess' result. With --fix the
+    CliRunner run meets the files the subprocess already fixed, so it must agree that nothing
+    else is left to do (same exit code)."""
     proc = subprocess.run([sys.executable, "-m", "hybridlint", *args], cwd=str(cwd),
                           capture_output=True, text=True, timeout=300,
                           env={**os.environ, "HYBRIDLINT_DEBUG": ""})
@@ -278,3 +281,34 @@ def test_usage_error_is_exit_2(tmp_path):
     run = cli_both(["--no-cache", "--format", "yaml", "."], tmp_path)
     assert run.code == 2
     assert "yaml" in run.text
+
+
+# -- fixing the hazard corpus --------------------------------------------------------------
+def test_fixing_the_hazard_corpus_reaches_a_fixed_point_without_new_findings(tmp_path):
+    """`--fix --unsafe-fixes` on testdata/zoo_hazards: every file still parses, a second run
+    changes no byte, and what remains is a subset of what was there (no fix adds a hazard)."""
+    import ast
+    import json
+    from collections import Counter
+
+    corpus = Path(__file__).resolve().parent.parent / "testdata" / "zoo_hazards"
+    for source in sorted(corpus.glob("*.py")):
+        shutil.copy(str(source), str(tmp_path / source.name))
+
+    def codes():
+        run = cli_both(["--no-cache", "--format", "json", "."], tmp_path)
+        assert run.code == 1
+        return Counter(f["code"] for f in json.loads(run.out)["findings"])
+
+    before = codes()
+    first = cli_both(["--no-cache", "--fix", "--unsafe-fixes", "."], tmp_path)
+    assert first.code == 1 and "Fixed" in first.out
+    fixed = {p.name: p.read_bytes() for p in sorted(tmp_path.glob("*.py"))}
+    for name, data in fixed.items():
+        ast.parse(data.decode("utf-8"), name)
+    after = codes()
+    assert sum(after.values()) < sum(before.values())
+    assert all(after[code] <= before[code] for code in after), (before, after)
+    second = cli_both(["--no-cache", "--fix", "--unsafe-fixes", "."], tmp_path)
+    assert second.code == 1 and "Fixed" not in second.out
+    assert {p.name: p.read_bytes() for p in sorted(tmp_path.glob("*.py"))} == fixed
