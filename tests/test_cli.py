@@ -323,7 +323,12 @@ def test_verify_needs_fix_and_a_checker(project, monkeypatch):
     assert hl("--verify", ".").exit_code == 2
     import sys
 
-    monkeypatch.setitem(sys.modules, "hybridlint.checker", None)  # import now fails
+    import hybridlint
+
+    # The import must fail even when another test imported the checker before: drop both the
+    # sys.modules entry and the package attribute that `from . import checker` would find.
+    monkeypatch.setitem(sys.modules, "hybridlint.checker", None)
+    monkeypatch.delattr(hybridlint, "checker", raising=False)
     result = hl("--fix", "--verify", ".")
     assert result.exit_code == 2
     assert "verification is not available" in result.stderr
