@@ -3,12 +3,12 @@
 Expected findings, one per line as `* CODE line N `snippet``:
 
 * HL002 line 18 `.asnumpy()`: reading values in the module-level helper `_keep_ratio(F, mask)`
-* HL008 line 42 `for t in range(inputs.shape[1])`: a Python loop over the length of a tensor ...
-* HL001 line 42 `range(inputs.shape[1])`: ... read from `.shape`
-* HL003 line 43 `inputs[:, t]`: a time step picked by indexing
-* HL007 line 47 `out * F.expand_dims(mask, axis=-1)`: (B, T, H) times (B, T, 1) without broadcast_mul
-* HL008 line 47 `if F.sum(mask) > 0 else out`: a ternary decided by a tensor value
-* HL003 line 49 `out[0] = 0`: slice assignment
+* HL008 line 43 `for t in range(inputs.shape[1])`: a Python loop over the length of a tensor ...
+* HL001 line 43 `range(inputs.shape[1])`: ... read from `.shape`
+* HL003 line 44 `inputs[:, t]`: a time step picked by indexing
+* HL007 line 48 `out * F.expand_dims(mask, axis=-1)`: (B, T, H) times (B, T, 1) without broadcast_mul
+* HL008 line 48 `if F.sum(mask) > 0 else out`: a ternary decided by a tensor value
+* HL003 line 50 `out[0] = 0`: slice assignment
 """
 from mxnet import gluon
 from mxnet.gluon import nn
@@ -37,7 +37,8 @@ class GRUDecoder(gluon.HybridBlock):
         return (1 - z) * n + z * h
 
     def hybrid_forward(self, F, inputs, mask):
-        h = F.zeros_like(self.h2h(F.slice_axis(inputs, axis=1, begin=0, end=1)))
+        first = self.i2h(F.slice_axis(inputs, axis=1, begin=0, end=1).reshape((0, -1)))
+        h = F.zeros_like(F.slice_axis(first, axis=-1, begin=0, end=self._hidden))
         outputs = []
         for t in range(inputs.shape[1]):
             x = inputs[:, t]
