@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import difflib
 import re
 from dataclasses import dataclass, field, replace
@@ -438,7 +439,25 @@ def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
 
     Sources without `hybrid_forward` are not parsed at all (nothing can be found there).
     """
-    return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]]
+    _check_text(source)
+    with _nesting_guard():
+        return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]]
+
+
+def _check_text(source: object) -> None:
+    if not isinstance(source, str):
+        raise TypeError(f"hybridlint lints text (str), not {type(source).__name__}: decode the file first "
+                        "(hybridlint.files reads bytes, BOMs and encoding declarations)")
+
+
+@contextlib.contextmanager
+def _nesting_guard():
+    """LibCST and the analysis recurse over the tree: an expression nested deeper than Python's
+    recursion limit (a chain of ~1000 `+`) is reported as a file that cannot be parsed."""
+    try:
+        yield
+    except RecursionError:
+        raise SourceSyntaxError("too deeply nested for hybridlint to analyse (Python recursion limit)") from None
 
 
 # ----------------------------------------------------------------------------------------
@@ -550,7 +569,13 @@ def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), u
     Never returns source that does not parse: a pass whose result does not parse is dropped.
     `applied` findings carry positions mapped back to the original source (by line diff).
     """
-    rules = rules or ALL_RULES
+    _check_text(source)
+    with _nesting_guard():
+        return _fix_to_fixed_point(source, path, select, ignore, unsafe, accept, rules or ALL_RULES)
+
+
+def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
+                        accept: Optional[Callable[[Finding], bool]], rules: Sequence[Type[Rule]]) -> FixResult:
     current = source
     applied: List[Finding] = []
     for _ in range(MAX_FIX_PASSES):

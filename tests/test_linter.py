@@ -213,3 +213,17 @@ def test_a_pass_that_does_not_parse_is_dropped():
 
 def test_every_rule_class_is_registered_once():
     assert len({rule.code for rule in ALL_RULES}) == len(ALL_RULES)
+
+
+def test_bytes_are_refused_with_a_clear_error():
+    with pytest.raises(TypeError, match="decode the file first"):
+        lint_source(net("return x").encode())
+    with pytest.raises(TypeError, match="decode the file first"):
+        fix_source(net("return x").encode())
+
+
+def test_nesting_beyond_the_recursion_limit_is_a_clear_error():
+    source = net("x += 1\nreturn " + " + ".join(["x"] * 3000))
+    for call in (lint_source, fix_source):
+        with pytest.raises(SourceSyntaxError, match="too deeply nested"):
+            call(source)
