@@ -173,6 +173,10 @@ ACT_CASES = [("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(act_type=t, slope=s))
              for t, s in itertools.product(("leaky", "elu", "selu", "gelu"), (0.25, 0.7))]
 ACT_CASES += [
     ("LeakyReLU", [rand(RNG, 4, 3, 5)], {}),
+    ("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(slope=-0.5)),
+    ("LeakyReLU", [rand(RNG, 4, 3, 5)], dict(slope=2.0)),
+    ("softmax", [rand(RNG, 4, 3, 40)], {}),
+    ("log_softmax", [rand(RNG, 4, 3, 1)], dict(axis=1)),
     ("LeakyReLU", [np.concatenate([rand(RNG, 200, low=-12, high=12),
                                    np.array([0, 1e-8, -1e-8, 30, -30], np.float32)])],
      dict(act_type="gelu")),

@@ -69,7 +69,9 @@ def leaky_relu(attrs, x, gamma=None):
     t = attrs.act_type
     dt = x.dtype.type
     if t == "leaky":
-        return np.where(x > 0, x, x * dt(attrs.slope))
+        # max(x, slope*x) for slopes up to 1 (min beyond): one temporary, no mask
+        out = x * dt(attrs.slope)
+        return (np.maximum if attrs.slope <= 1 else np.minimum)(out, x, out=out)
     if t == "prelu":
         if gamma.size == 1:
             g = gamma.reshape(()).astype(x.dtype)
@@ -148,8 +150,35 @@ def _length_mask(attrs, x, length, ax):
     return pos < np.expand_dims(length, ax).astype(np.int64)
 
 
+def _reduce_keep(ufunc, x, ax):
+    """ufunc-reduce along `ax`, keeping the axis. numpy reduces a short *last* axis row by
+    row (6x slower than the elementwise chain over its columns used here for <= 32)."""
+    n = x.shape[ax]
+    if ax == x.ndim - 1 and 1 < n <= 32:
+        acc = x[..., 0].copy()
+        for i in range(1, n):
+            ufunc(acc, x[..., i], out=acc)
+        return acc[..., None]
+    return ufunc.reduce(x, axis=ax, keepdims=True)
+
+
+def _softmax_fast(x, ax, log):
+    """Plain softmax/log_softmax of float data along `ax` with in-place temporaries."""
+    z = x - _reduce_keep(np.maximum, x, ax)
+    if log:
+        z -= np.log(_reduce_keep(np.add, np.exp(z), ax))
+        return z
+    np.exp(z, out=z)
+    z /= _reduce_keep(np.add, z, ax)
+    return z
+
+
 def _softmax_core(attrs, x, length, log, sign=1.0):
     ax = norm_axis(attrs.axis, x.ndim, "softmax")
+    if length is None and sign > 0 and x.dtype.kind == "f" and x.size and \
+            (attrs.dtype is None or attrs.dtype == x.dtype) and \
+            (attrs.temperature is None or attrs.temperature == 1.0):
+        return _softmax_fast(x, ax, log)
     if attrs.dtype is not None and attrs.dtype != x.dtype:
         x = x.astype(attrs.dtype)
     z = _scaled(attrs, x)

@@ -210,10 +210,10 @@ _TAPS = {}
 
 
 def _tap_plan(attrs, x):
-    """For unpadded channel-first max/sum/avg pooling with a small kernel: the basic slice of
-    `x` for every kernel tap (and avg's divisor), cached per (attrs, shape, dtype). The
-    hybridized LeNet runs pooling thousands of times on one shape; this removes the per-call
-    geometry work, leaving a handful of ufunc calls."""
+    """For channel-first max/sum/avg pooling with a small kernel: the basic slice of the
+    (padded) input for every kernel tap, the padding to apply and avg's divisor, cached per
+    (attrs, shape, dtype). Hybridized models run pooling thousands of times on one shape;
+    this removes the per-call geometry work, leaving a fill, a copy and a few ufunc calls."""
     key = (attrs, x.shape, x.dtype)
     plan = _TAPS.get(key)
     if plan is not None:
@@ -224,18 +224,49 @@ def _tap_plan(attrs, x):
         k, stride, pad, out = _geometry(attrs, x.shape)
         nd = len(k)
         sp = x.shape[2:]
-        exact = all((out[i] - 1) * stride[i] + k[i] <= sp[i] for i in range(nd))
-        if not any(pad) and exact and _prod(k) <= 64:
+        if _prod(k) <= 64 and all(out):
+            extra = [max(0, (out[i] - 1) * stride[i] + k[i] - (sp[i] + 2 * pad[i]))
+                     for i in range(nd)]
+            padded = None
+            if any(pad) or any(extra):
+                padded = (x.shape[:2] + tuple(sp[i] + 2 * pad[i] + extra[i] for i in range(nd)),
+                          (slice(None), slice(None)) + tuple(slice(pad[i], pad[i] + sp[i])
+                                                             for i in range(nd)),
+                          _pad_value(attrs, x.dtype))
             taps = [(slice(None), slice(None)) + tuple(
                 slice(t[i], t[i] + (out[i] - 1) * stride[i] + 1, stride[i]) for i in range(nd))
                 for t in np.ndindex(*k)]
-            div = x.dtype.type(_prod(k)) if attrs.pool_type == "avg" else None
+            div = None
+            if attrs.pool_type == "avg":
+                div = x.dtype.type(_prod(k)) if padded is None else \
+                    _avg_divisor(attrs, k, stride, pad, out, sp).astype(x.dtype)
             plan = (np.maximum if attrs.pool_type == "max" else np.add, taps, div,
-                    x.dtype.kind == "f")
+                    x.dtype.kind == "f", padded)
     if len(_TAPS) > 256:
         _TAPS.clear()
     _TAPS[key] = plan
     return plan
+
+
+def _pad_value(attrs, dtype):
+    if attrs.pool_type != "max":
+        return 0
+    # MXNet starts max windows at the lowest finite value: a window lying wholly in the padding
+    # of the 'full' convention yields it, never -inf
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _avg_divisor(attrs, k, stride, pad, out, sp):
+    """MXNet's per-window divisor: the window clipped to the padded input (count_include_pad,
+    the default) or to the input; empty windows give 0 in 1-D/2-D and 0/0 = NaN in 3-D."""
+    include = True if attrs.count_include_pad is None else attrs.count_include_pad
+    div = None
+    for i in range(len(k)):
+        w = _window_sizes(out[i], k[i], stride[i], pad[i], sp[i], include)
+        div = w if div is None else np.multiply.outer(div, w)
+    if len(k) < 3:
+        div = np.maximum(div, 1)
+    return div
 
 
 def _prod(dims) -> int:
@@ -246,13 +277,20 @@ def _prod(dims) -> int:
 
 
 def _run_taps(plan, x, out):
-    ufunc, taps, div, is_float = plan
-    np.copyto(out, x[taps[0]])
+    ufunc, taps, div, is_float, padded = plan
+    if padded is not None:
+        shape, interior, fill = padded
+        src = np.full(shape, fill, x.dtype)
+        src[interior] = x
+    else:
+        src = x
+    np.copyto(out, src[taps[0]])
     for t in taps[1:]:
-        ufunc(out, x[t], out=out)
+        ufunc(out, src[t], out=out)
     if div is not None:
         if is_float:
-            out /= div
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out /= div
         else:
             out //= div
     return out
