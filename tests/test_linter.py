@@ -227,3 +227,14 @@ def test_nesting_beyond_the_recursion_limit_is_a_clear_error():
     for call in (lint_source, fix_source):
         with pytest.raises(SourceSyntaxError, match="too deeply nested"):
             call(source)
+
+
+def test_fixes_in_several_regions_are_spliced_back_in_place():
+    middle = "\n\nHELPER = {'a': [1,\n    2]}   # odd formatting kept\n\n\n"
+    first = net("y = F.relu(x)\ny += 1\nreturn y[0]")
+    second = net("return x.T").replace("class Net", "class Other")
+    source = first + middle + second.rstrip("\n")  # no newline at the end of the file
+    fixed = fix_source(source).source
+    assert middle in fixed and not fixed.endswith("\n")
+    assert fixed.count("class ") == 2 and "y = y + 1" in fixed and "F.transpose(x)" in fixed
+    assert lint_source(fixed) == []
