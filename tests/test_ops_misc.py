@@ -107,3 +107,19 @@ def test_gemm_shapes_and_errors():
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_mxnet(case):
     check_both(case)
+
+
+def test_linalg_namespace_on_nd_sym_and_F():
+    a, b = rand(RNG, 2, 3, 4), rand(RNG, 2, 5, 4)
+    got = mx.nd.linalg.gemm2(mx.nd.array(a), mx.nd.array(b), transpose_b=True).asnumpy()
+    np.testing.assert_allclose(got, a @ b.transpose(0, 2, 1), rtol=1e-5)
+    assert mx.sym.linalg.gemm2(mx.sym.var("a"), mx.sym.var("b")).name == "gemm20"
+    assert mx.sym.linalg_gemm2(mx.sym.var("a"), mx.sym.var("b")).name == "linalg_gemm20"
+
+    class Att(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, q, k):
+            return F.linalg.gemm2(q, k, transpose_b=True)
+    net = Att()
+    eager = net(mx.nd.array(a), mx.nd.array(b)).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(mx.nd.array(a), mx.nd.array(b)).asnumpy(), eager, rtol=1e-6)

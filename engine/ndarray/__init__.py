@@ -18,7 +18,9 @@ contrib = types.ModuleType(__name__ + ".contrib", "mx.nd.contrib: contrib operat
 _internal = types.ModuleType(__name__ + "._internal", "mx.nd._internal: internal operators")
 op = types.ModuleType(__name__ + ".op", "mx.nd.op: all operators")
 random = _random_namespace(types.ModuleType(__name__ + ".random", "mx.nd.random: sampling"))
+linalg = types.ModuleType(__name__ + ".linalg", "mx.nd.linalg: linear algebra operators")
 sys.modules[random.__name__] = random
+sys.modules[linalg.__name__] = linalg
 sys.modules[contrib.__name__] = contrib
 sys.modules[_internal.__name__] = _internal
 sys.modules[op.__name__] = op
@@ -34,6 +36,9 @@ def _install(name, opdef):
     setattr(op, name, fn)
     if name.startswith("_contrib_"):
         setattr(contrib, name[len("_contrib_"):], fn)
+        setattr(_internal, name, fn)
+    elif name.startswith("_linalg_"):          # _linalg_gemm2 -> mx.nd.linalg.gemm2
+        setattr(linalg, name[len("_linalg_"):], fn)
         setattr(_internal, name, fn)
     elif name.startswith("_"):
         setattr(_internal, name, fn)

@@ -28,7 +28,8 @@ contrib = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib opera
 _internal = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
 op = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
 random = types.ModuleType(__name__ + ".random", "mx.sym.random: sampling")
-for _m in (contrib, _internal, op, random):
+linalg = types.ModuleType(__name__ + ".linalg", "mx.sym.linalg: linear algebra operators")
+for _m in (contrib, _internal, op, random, linalg):
     sys.modules[_m.__name__] = _m
 
 
@@ -177,6 +178,10 @@ def _install(fname, opdef):
     if fname.startswith("_contrib_"):
         short = fname[len("_contrib_"):]     # MXNet auto-names contrib nodes "arange_like0"
         setattr(contrib, short, _make_sym_function(opdef, short))
+        setattr(_internal, fname, fn)
+    elif fname.startswith("_linalg_"):        # mx.sym.linalg.gemm2, nodes named gemm20
+        short = fname[len("_linalg_"):]
+        setattr(linalg, short, _make_sym_function(opdef, short))
         setattr(_internal, fname, fn)
     elif fname.startswith("_"):
         setattr(_internal, fname, fn)
