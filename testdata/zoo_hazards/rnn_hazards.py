@@ -2,7 +2,7 @@
 
 Expected findings, one per line as `* CODE line N `snippet``:
 
-* HL002 line 18 `.asnumpy()`: reading values in the module-level helper `_keep_ratio(F, mask)`
+* HL002 line 18 `.asscalar()`: reading values in the module-level helper `_keep_ratio(F, mask)`
 * HL008 line 43 `for t in range(inputs.shape[1])`: a Python loop over the length of a tensor ...
 * HL001 line 43 `range(inputs.shape[1])`: ... read from `.shape`
 * HL003 line 44 `inputs[:, t]`: a time step picked by indexing
@@ -15,7 +15,7 @@ from mxnet.gluon import nn
 
 
 def _keep_ratio(F, mask):
-    return float(F.mean(mask).asnumpy())
+    return float(F.mean(mask).asscalar())
 
 
 class GRUDecoder(gluon.HybridBlock):
