@@ -113,6 +113,14 @@ def test_dropout_is_identity_at_inference_and_drops_when_training():
     assert (always == always[:, :1]).all()      # one mask value per row along axes=(1,)
 
 
+def test_eager_dropout_output_is_a_new_array():
+    """In-place arithmetic on Dropout's output must not reach its input (as in MXNet)."""
+    x = mx.nd.ones((3, 4))
+    y = mx.nd.Dropout(x, p=0.5)
+    y += 1
+    np.testing.assert_array_equal(x.asnumpy(), 1)
+
+
 def test_hybridized_dropout_follows_train_mode():
     x = mx.sym.var("x")
     op = mx.nd.CachedOp(mx.sym.Dropout(x, p=0.5) * 1)

@@ -2,9 +2,10 @@
 softmax / log_softmax / softmin (axis, temperature, dtype, length), SoftmaxActivation and
 Dropout.
 
-Dropout is marked `view`: at inference it returns its input itself (no copy, and the executor
-knows the output shares the input's storage); when training (or mode='always') it draws a mask
-from the engine generator at call time, so a hybridized graph honours `autograd.train_mode()`.
+Dropout has an in-place `out_kernel`: hybridized at inference it usually costs nothing (it runs
+on its dying input's buffer); eagerly it returns a copy, as MXNet does. When training (or
+mode='always') it draws a mask from the engine generator at call time, so a hybridized graph
+honours `autograd.train_mode()`.
 """
 import math
 
@@ -268,24 +269,43 @@ register("SoftmaxActivation", params={"mode": Param(p_enum("channel", "instance"
 # ----------------------------------------------------------------------------- Dropout
 
 
-def dropout(attrs, x):
-    """Identity at inference (mode='training'); when training, or always with mode='always',
-    zero each entry with probability p and scale the rest by 1/(1-p); `axes` share one mask
-    value along those axes (variational dropout)."""
-    if attrs.p <= 0 or attrs.mode == "training" and not autograd.is_training():
-        return x
-    if attrs.p >= 1:
-        return np.zeros_like(x)
+def _dropping(attrs) -> bool:
+    return attrs.p > 0 and (attrs.mode == "always" or autograd.is_training())
+
+
+def _scaled_mask(attrs, x):
     shape = list(x.shape)
     for a in attrs.axes:
         shape[norm_axis(a, x.ndim, "Dropout")] = 1
     keep = _random.generator().random_sample(tuple(shape)) >= attrs.p
-    return x * (keep / (1.0 - attrs.p)).astype(x.dtype)
+    return (keep / (1.0 - attrs.p)).astype(x.dtype) if attrs.p < 1 else \
+        np.zeros(shape, x.dtype)
+
+
+def dropout(attrs, x):
+    """Identity at inference (mode='training'); when training, or always with mode='always',
+    zero each entry with probability p and scale the rest by 1/(1-p); `axes` share one mask
+    value along those axes (variational dropout). Eagerly the result is a new array, as in
+    MXNet (in-place arithmetic on it must not change the input)."""
+    if not _dropping(attrs):
+        return x.copy()
+    return x * _scaled_mask(attrs, x)
+
+
+def dropout_out(attrs, out, x):
+    """The hybridized path: usually run in place on a dying input, so inference costs nothing;
+    the training decision is taken at call time, never at compile time."""
+    if not _dropping(attrs):
+        if out is not x:
+            np.copyto(out, x)
+        return out
+    return np.multiply(x, _scaled_mask(attrs, x), out=out)
 
 
 register("Dropout", params={"p": Param(p_float, 0.5),
                             "mode": Param(p_enum("always", "training"), "training"),
                             "axes": Param(p_shape, ()),
                             "cudnn_off": Param(p_opt(p_bool), False)},
-         infer_shape=elemwise_shape, view=True, random=True)(dropout)
+         infer_shape=elemwise_shape, out_kernel=dropout_out, inplace=True,
+         random=True)(dropout)
 json_outputs("Dropout", lambda attrs: 2)        # output and the hidden mask
