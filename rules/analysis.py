@@ -388,7 +388,9 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             node = caller.klass.methods[target[1]]
             if node is caller.node or node.name.value in ("hybrid_forward", "__init__"):
                 return
-            key, klass, kind, skip_self = ("method", caller.klass, target[1]), caller.klass, "helper_method", True
+            static = any(dotted_name(d.decorator) == "staticmethod" for d in node.decorators)
+            key, klass, kind = ("method", caller.klass, target[1]), caller.klass, "helper_method"
+            skip_self = not static  # a @staticmethod helper's first parameter is not self
         elif target[0] == "function" and target[1] in module.functions:
             node = module.functions[target[1]]
             key, klass, kind, skip_self = ("function", target[1]), None, "helper_function", False

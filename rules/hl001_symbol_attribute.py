@@ -91,6 +91,14 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
         Invalid(_net("return x.shape"), line=3),
+        # a @staticmethod helper taking F: its first parameter is F, not self
+        Invalid("class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                "        return x.reshape((x.shape[0], -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n", line=4,
+                fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                      "        return x.reshape((0, -1))\n\n"
+                      "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
+                safety=SAFE),
         Invalid(_net("return F.zeros(x.shape)"), line=3,
                 fixed=_net("return F.zeros_like(x).astype('float32')"), safety=SAFE),
         Invalid(_net("return F.ones(shape=x.shape, ctx=x.context)"), line=3,
