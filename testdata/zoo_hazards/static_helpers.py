@@ -1,0 +1,27 @@
+"""Hazards in @staticmethod / @classmethod helpers (GluonCV style code gone wrong).
+
+Expected findings, one per line as `* CODE line N `snippet``:
+
+* HL001 line 19 `x.shape[0]`: flattening by the batch size in a static helper `_flatten(F, x)`
+* HL003 line 23 `x[:, 0]`: the first channel by indexing in a class-method helper
+"""
+from mxnet.gluon import HybridBlock, nn
+
+
+class PoolHead(HybridBlock):
+    def __init__(self, classes=4, **kwargs):
+        super(PoolHead, self).__init__(**kwargs)
+        with self.name_scope():
+            self.fc = nn.Dense(classes)
+
+    @staticmethod
+    def _flatten(F, x):
+        return x.reshape((x.shape[0], -1))
+
+    @classmethod
+    def _first_channel(cls, F, x):
+        return F.expand_dims(x[:, 0], axis=1)
+
+    def hybrid_forward(self, F, x):
+        gate = F.sigmoid(self._first_channel(F, x))
+        return self.fc(self._flatten(F, F.broadcast_mul(x, gate)))
