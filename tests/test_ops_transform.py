@@ -171,3 +171,42 @@ def test_python_wrapped_ops_as_symbols():
         mx.nd.split_v2(mx.nd.ones((5, 2)), 2)
     with pytest.raises(ValueError, match="indices_or_sections"):
         mx.nd.split_v2(mx.nd.ones((5, 2)), [1, 2])
+
+
+_ALIAS_CALLS = {
+    "reshape": lambda lib, x: lib.nd.reshape(x, (-1,)),
+    "reshape_like": lambda lib, x: lib.nd.reshape_like(x, lib.nd.ones((6,))),
+    "expand_dims": lambda lib, x: lib.nd.expand_dims(x, 0),
+    "flatten": lambda lib, x: lib.nd.flatten(x),
+    "transpose": lambda lib, x: lib.nd.transpose(x),
+    "squeeze": lambda lib, x: lib.nd.squeeze(x),
+    "split": lambda lib, x: lib.nd.split(x, 2, axis=0)[0],
+    "Dropout": lambda lib, x: lib.nd.Dropout(x),
+    "swapaxes": lambda lib, x: lib.nd.swapaxes(x, 0, 1),
+    "x.flatten()": lambda lib, x: x.flatten(),
+    "x.split()": lambda lib, x: x.split(2, axis=0)[0],
+    "x.reshape() (aliases in MXNet)": lambda lib, x: x.reshape((-1,)),
+    "x[0] (aliases in MXNet)": lambda lib, x: x[0],
+}
+
+
+def _aliases(lib, call):
+    x = lib.nd.ones((2, 3))
+    y = call(lib, x)
+    y += 1
+    return bool(x.asnumpy()[0, 0] != 1)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name", sorted(_ALIAS_CALLS))
+def test_eager_results_alias_their_input_exactly_when_mxnet_does(name):
+    """In-place arithmetic (HL004's pattern) on an op's eager result reaches the input only
+    where it does in MXNet: NDArray.reshape and indexing, not the reshape-like ops."""
+    mx_real = pytest.importorskip("mxnet")
+    assert _aliases(mx, _ALIAS_CALLS[name]) == _aliases(mx_real, _ALIAS_CALLS[name])
+
+
+def test_view_ops_return_new_arrays_eagerly():
+    for name in ("reshape", "expand_dims", "flatten", "transpose", "squeeze", "split",
+                 "reshape_like", "Dropout"):
+        assert not _aliases(mx, _ALIAS_CALLS[name]), name

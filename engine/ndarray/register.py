@@ -32,6 +32,14 @@ def _arity_error(op: OpDef, want, arrays) -> MXNetError:
         op.name, len(want), list(want), len(arrays)))
 
 
+def _owned(res):
+    """MXNet's eager ops return new arrays (only NDArray.reshape and indexing alias), so an
+    in-place update of a view op's result must not reach its input: copy views."""
+    if isinstance(res, (tuple, list)):
+        return type(res)(r.copy() if r.base is not None else r for r in res)
+    return res.copy() if res.base is not None else res
+
+
 def make_nd_function(op: OpDef, fname: str) -> Callable:
     """`mx.nd.<fname>`: eager call of `op`."""
     kernel = op.kernel
@@ -40,6 +48,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         tuple(op._inputs) + tuple(op.aux)
     param_names = tuple(op.params)
     single = not callable(op._num_outputs) and op._num_outputs == 1
+    view = op.view      # kernels that may return views of their input (reshape, transpose...)
 
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
@@ -100,6 +109,8 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             res = kernel(attrs, *arrays)
         except (ShapeError, ValueError, IndexError) as err:
             raise _error(op, arrays, err) from None
+        if view:
+            res = _owned(res)
         if single and type(res) is _np_ndarray:
             if out is not None:
                 out._data[...] = res
