@@ -170,7 +170,7 @@ def sumlogdiag(attrs, a):
 def extractdiag(attrs, a):
     """Diagonal `offset` of each matrix."""
     _square(a, "linalg_extractdiag")
-    return np.ascontiguousarray(np.diagonal(a, attrs.offset, axis1=-2, axis2=-1))
+    return np.diagonal(a, attrs.offset, axis1=-2, axis2=-1).copy()
 
 
 def makediag(attrs, a):

@@ -207,7 +207,7 @@ def diag(attrs, x):
     a2 = norm_axis(attrs.axis2, x.ndim, "diag")
     if a1 == a2:
         raise ShapeError("diag: axis1 and axis2 cannot refer to the same axis {}".format(a1))
-    return np.ascontiguousarray(np.diagonal(x, attrs.k, a1, a2))
+    return np.diagonal(x, attrs.k, a1, a2).copy()
 
 
 register("diag", params={"k": Param(p_int, 0), "axis1": Param(p_int, 0),

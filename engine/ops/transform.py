@@ -107,7 +107,7 @@ def broadcast_to(attrs, x):
     """Broadcast size-1 axes to `shape` (a 0 in `shape` keeps that dim)."""
     out = _broadcast_to_out(attrs, x.shape)
     _check_compact(out, x.shape)
-    return np.ascontiguousarray(np.broadcast_to(x, out))
+    return np.broadcast_to(x, out).copy()
 
 
 register("broadcast_to", params={"shape": Param(p_shape, ())},
@@ -146,7 +146,7 @@ def broadcast_like(attrs, lhs, rhs):
     """Broadcast lhs to rhs's shape (or only lhs_axes to the sizes of rhs_axes)."""
     out = _broadcast_like_out(attrs, lhs.shape, rhs.shape)
     _check_compact(out, lhs.shape)
-    return np.ascontiguousarray(np.broadcast_to(lhs, out))
+    return np.broadcast_to(lhs, out).copy()
 
 
 register("broadcast_like", inputs=("lhs", "rhs"),
@@ -178,7 +178,7 @@ def broadcast_axis(attrs, x):
     """Broadcast the size-1 axes `axis` to the sizes `size`."""
     out = _broadcast_axis_out(attrs, x.shape)
     _check_compact(out, x.shape)
-    return np.ascontiguousarray(np.broadcast_to(x, out))
+    return np.broadcast_to(x, out).copy()
 
 
 register("broadcast_axis", aliases=("broadcast_axes",),
@@ -269,7 +269,7 @@ def swapaxes(attrs, x):
     """Interchange axes dim1 and dim2."""
     a = norm_axis(attrs.dim1, x.ndim, "SwapAxis")
     b = norm_axis(attrs.dim2, x.ndim, "SwapAxis")
-    return np.ascontiguousarray(np.swapaxes(x, a, b))
+    return np.swapaxes(x, a, b).copy()
 
 
 register("SwapAxis", aliases=("swapaxes",),
