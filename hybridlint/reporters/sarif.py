@@ -19,9 +19,15 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/hybridlint/hybridlint"
 
 
+def _quote(path: str) -> str:
+    """Percent-encode a path's bytes: file names that are not valid UTF-8 (kept by Python as
+    surrogate escapes) would make `quote` of the str raise UnicodeEncodeError."""
+    return quote(os.fsencode(path))
+
+
 def _uri(path: str, root: str) -> str:
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    return quote(rel.replace(os.sep, "/"))
+    return _quote(rel.replace(os.sep, "/"))
 
 
 def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
@@ -67,7 +73,7 @@ def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
     ]
     invocation = {"executionSuccessful": not any(o.internal for o in result.outcomes),
                   "toolExecutionNotifications": notifications}
-    root_uri = "file://" + quote(os.path.abspath(ctx.root).replace(os.sep, "/").rstrip("/") + "/")
+    root_uri = "file://" + _quote(os.path.abspath(ctx.root).replace(os.sep, "/").rstrip("/") + "/")
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
