@@ -142,6 +142,22 @@ def test_deeply_nested_code_is_analysed_or_reported_never_passed_silently(tmp_pa
         or "deep.py: error:" in run.text
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif", "junit"])
+def test_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, fmt):
+    try:
+        with open(os.fsencode(str(tmp_path)) + b"/bad\xff.py", "wb") as handle:
+            handle.write(HAZARD.encode())
+    except (OSError, UnicodeError):
+        pytest.skip("the file system refuses non-UTF-8 names")
+    run = cli_both(["--no-cache", "--format", fmt, "."], tmp_path)
+    assert run.code == 1, run.text
+    assert "internal error" not in run.text
+    if fmt == "sarif":
+        import json
+        result = json.loads(run.out)["runs"][0]["results"][0]
+        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF.py"
+
+
 # -- fixing --------------------------------------------------------------------------------
 def test_latin1_file_is_fixed_in_latin1(tmp_path):
     original = ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + HAZARD + "# \xe9t\xe9\n").encode("latin-1")
