@@ -90,6 +90,7 @@ def test_pooling_output_sizes(kw, data, out):
     ({"kernel": (2,)}, (1, 3), "3D"),
     ({"kernel": (2,), "pooling_convention": "same"}, (1, 3, 8), "same"),
     ({"kernel": (2, 2), "pool_type": "lp"}, (1, 3, 4, 4), "p_value"),
+    ({"kernel": (2, 2), "stride": (0, 1)}, (1, 3, 4, 4), "positive"),
 ])
 def test_pooling_bad_shapes_raise(kw, data, err):
     with pytest.raises(MXNetError, match=err):

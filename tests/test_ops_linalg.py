@@ -62,5 +62,9 @@ def test_linalg_by_hand_and_errors():
     np.testing.assert_allclose(mx.nd.linalg.det(a).asnumpy(), [8.0], rtol=1e-6)
     with pytest.raises(MXNetError, match="square"):
         mx.nd.linalg.inverse(mx.nd.ones((2, 3)))
+    with pytest.raises(MXNetError, match="lapack"):
+        mx.nd.linalg.potrf(mx.nd.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(MXNetError, match="lapack"):
+        mx.nd.linalg.inverse(mx.nd.zeros((2, 2)))
     with pytest.raises(MXNetError, match="triangular number"):
         mx.nd.linalg.maketrian(mx.nd.ones((5,)))

@@ -107,6 +107,15 @@ def _f64(a):
     return a.astype(np.float64)
 
 
+def _lapack(fn, what, *args):
+    """Run a numpy.linalg routine; its LinAlgError becomes MXNet's operator error."""
+    try:
+        return fn(*args)
+    except np.linalg.LinAlgError as err:
+        raise ShapeError("{} failed in lapack on cpu ({}): the input matrix is either not "
+                         "symmetric positive definite or singular".format(what, err)) from None
+
+
 def _tri(a, lower):
     return np.tril(a) if lower else np.triu(a)
 
@@ -114,7 +123,7 @@ def _tri(a, lower):
 def potrf(attrs, a):
     """Cholesky factor: lower (or upper) triangular L with A = L L^T (or U^T U)."""
     _square(a, "linalg_potrf")
-    lo = np.linalg.cholesky(_f64(a))
+    lo = _lapack(np.linalg.cholesky, "linalg_potrf", _f64(a))
     return (lo if attrs.lower else np.swapaxes(lo, -1, -2)).astype(a.dtype)
 
 
@@ -124,7 +133,7 @@ def potri(attrs, a):
     t = _tri(_f64(a), attrs.lower)
     b = np.matmul(t, np.swapaxes(t, -1, -2)) if attrs.lower else \
         np.matmul(np.swapaxes(t, -1, -2), t)
-    return np.linalg.inv(b).astype(a.dtype)
+    return _lapack(np.linalg.inv, "linalg_potri", b).astype(a.dtype)
 
 
 def _op(t, transpose):
@@ -137,10 +146,10 @@ def trsm(attrs, a, b):
     t = _op(_tri(_f64(a), attrs.lower), attrs.transpose)
     rhs = attrs.alpha * _f64(b)
     if attrs.rightside:      # X t = rhs  <=>  t^T X^T = rhs^T
-        x = np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(rhs, -1, -2)),
-                        -1, -2)
+        x = np.swapaxes(_lapack(np.linalg.solve, "linalg_trsm", np.swapaxes(t, -1, -2),
+                                 np.swapaxes(rhs, -1, -2)), -1, -2)
     else:
-        x = np.linalg.solve(t, rhs)
+        x = _lapack(np.linalg.solve, "linalg_trsm", t, rhs)
     return x.astype(b.dtype)
 
 
@@ -214,7 +223,7 @@ def maketrian(attrs, a):
 def inverse(attrs, a):
     """Matrix inverse."""
     _square(a, "linalg_inverse")
-    return np.linalg.inv(_f64(a)).astype(a.dtype)
+    return _lapack(np.linalg.inv, "linalg_inverse", _f64(a)).astype(a.dtype)
 
 
 def det(attrs, a):

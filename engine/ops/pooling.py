@@ -30,6 +30,8 @@ def _geometry(attrs, shape):
                                      fmt_shape(shape)))
     stride = attrs.stride or (1,) * nd
     pad = attrs.pad or (0,) * nd
+    if min(stride) < 1 or min(k) < 1:
+        raise ShapeError("Pooling: kernel {} and stride {} must be positive".format(k, stride))
     if len(stride) != nd or len(pad) != nd:
         raise ShapeError("Pooling: stride {} and pad {} must have as many dimensions as kernel "
                          "{}".format(stride, pad, k))
