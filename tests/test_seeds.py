@@ -166,9 +166,13 @@ def test_seed_files_carry_their_source_document():
         first = path.read_text().splitlines()[0]
         match = re.match(r"# Extracted verbatim from (/work/shared/seeds/\S+)", first)
         assert match, path.name
-        doc = Path(match.group(1))
-        if not doc.exists():  # the seed documents live on the team machine only
-            continue
+        # The documents live in shared/seeds beside the checkout (as in CI's clone) or at the
+        # absolute path the header names (the team machine).
+        named = Path(match.group(1))
+        beside = Path(__file__).resolve().parents[2] / "shared" / "seeds" / named.name
+        doc = next((p for p in (beside, named) if p.exists()), None)
+        if doc is None:
+            pytest.skip("the seed documents (shared/seeds) are not beside this checkout")
         text = doc.read_text()
         for number, block in code_blocks(path.name).items():
             assert block.strip() in text, (path.name, number)
