@@ -120,3 +120,9 @@ CASES.append(("topk", [_A], dict(k=2, dtype="int64")))
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_mxnet(case):
     check_both(case)
+
+
+def test_runtime_kernel_errors_in_a_hybridized_graph_are_mxnet_errors():
+    op = mx.nd.CachedOp(mx.sym.take(mx.sym.var("a"), mx.sym.var("i"), mode="raise"))
+    with pytest.raises(MXNetError, match="out of bound"):
+        op(mx.nd.ones((3, 2)), mx.nd.array([5]))

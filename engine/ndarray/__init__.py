@@ -7,6 +7,7 @@ import sys
 import types
 
 from .. import registry as _registry
+from ..base import MXNetError
 from .ndarray import NDArray, array, concatenate, empty, from_numpy, waitall, wrap
 from .register import make_nd_function
 from .helpers import (add, subtract, multiply, divide, true_divide, modulo, power,  # noqa: F401
@@ -156,7 +157,12 @@ class CachedOp:
                 plan = self._cache.compile(arrays, key)
             self._last_plan = plan
         self._last = arrays
-        outs = plan.run(*arrays)
+        try:
+            outs = plan.run(*arrays)
+        except (_registry.ShapeError, ValueError, IndexError) as err:
+            # a kernel's own check at run time (index out of bound, singular matrix...):
+            # MXNet reports it as MXNetError from the hybridized call too
+            raise MXNetError("Error in a hybridized graph: {}".format(err)) from None
         if self._single:
             return wrap(outs[0])
         return [wrap(o) for o in outs]
