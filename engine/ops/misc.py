@@ -1,6 +1,6 @@
 """Less common ops model code still reaches for: SequenceLast, SequenceReverse, UpSampling
-(nearest), depth_to_space, space_to_depth, diag, moments, gamma, gammaln, erfinv, cumsum,
-contrib.quadratic and contrib.index_copy.
+(nearest), Crop, depth_to_space, space_to_depth, diag, moments, gamma, gammaln, erfinv,
+cumsum, contrib.quadratic and contrib.index_copy.
 
 Each follows MXNet 1.9.1, checked against it: SequenceReverse only supports axis 0 and leaves
 steps past a sequence's length in place; UpSampling brings every input to the first input's
@@ -366,3 +366,50 @@ register("_np_cumsum", aliases=("cumsum",), inputs=("a",),
          infer_shape=lambda a, s: (s, [None if s[0] is None else
                                        ((int(np.prod(s[0])),) if a.axis is None else s[0])]),
          infer_type=_cumsum_type)(cumsum)
+
+# ----------------------------------------------------------------------------- Crop (legacy)
+
+
+def _crop_box(attrs, shapes):
+    d = shapes[0]
+    if len(d) != 4:
+        raise ShapeError("Crop: data must be 4-D (NCHW), got {}".format(fmt_shape(d)))
+    if len(shapes) > 1:
+        like = shapes[1]
+        if len(like) != 4:
+            raise ShapeError("Crop: crop_like must be 4-D, got {}".format(fmt_shape(like)))
+        h, w = like[2], like[3]
+    else:
+        h, w = attrs.h_w
+    if h > d[2] or w > d[3]:
+        raise ShapeError("Crop: crop size {}x{} exceeds data {}".format(h, w, fmt_shape(d)))
+    if attrs.center_crop:
+        y, x = (d[2] - h) // 2, (d[3] - w) // 2
+    else:
+        y, x = attrs.offset
+    if y + h > d[2] or x + w > d[3]:
+        raise ShapeError("Crop: offset {} with size {}x{} exceeds data {}".format(
+            attrs.offset, h, w, fmt_shape(d)))
+    return y, x, h, w
+
+
+def _crop_shape(attrs, in_shapes):
+    if any(s is None for s in in_shapes):
+        return in_shapes, [None]
+    _, _, h, w = _crop_box(attrs, in_shapes)
+    return in_shapes, [tuple(in_shapes[0][:2]) + (h, w)]
+
+
+def crop(attrs, *xs):
+    """Crop NCHW data to h_w (or to the second input's H, W) at `offset` or centred."""
+    if len(xs) not in (1, 2):
+        raise ShapeError("Crop takes data and optionally crop_like, got {} inputs".format(
+            len(xs)))
+    y, x, h, w = _crop_box(attrs, [a.shape for a in xs])
+    return xs[0][:, :, y:y + h, x:x + w].copy()
+
+
+register("Crop", inputs=None, key_var_num_args="num_args",
+         params={"num_args": Param(p_int, 0), "offset": Param(p_shape, (0, 0)),
+                 "h_w": Param(p_shape, (0, 0)), "center_crop": Param(p_bool, False)},
+         infer_shape=_crop_shape, infer_type=lambda a, t: (t, [t[0]]))(crop)
