@@ -118,6 +118,25 @@ CASES += [
     ("_contrib_div_sqrt_dim", [rand(RNG, 2, 5)], {}),
     ("_contrib_div_sqrt_dim", [rand(RNG, 2, 3, 16)], {}),
 ]
+CASES += [
+    ("amp_cast", [rand(RNG, 3, 4)], dict(dtype="float16")),
+    ("amp_cast", [np.array([1, -2, 3], np.int32)], dict(dtype="float16")),
+    ("amp_cast", [rand(RNG, 3, 4).astype(np.float16)], dict(dtype="float32")),
+]
+
+
+def test_amp_multicast():
+    """(Real MXNet 1.9.1's oneDNN build fails reading amp_multicast's float16 outputs, "unknown
+    type for MKLDNN", so this is engine-only; the dtypes were checked against MXNet.)"""
+    a, b = rand(RNG, 2, 3).astype(np.float16), rand(RNG, 2, 3)
+    wide = mx.nd.amp_multicast(mx.nd.array(a, dtype="float16"), mx.nd.array(b), num_outputs=2)
+    assert [o.dtype for o in wide] == [np.float32, np.float32]
+    np.testing.assert_array_equal(wide[0].asnumpy(), a.astype(np.float32))
+    narrow = mx.nd.amp_multicast(mx.nd.array(a, dtype="float16"), mx.nd.array(b),
+                                 num_outputs=2, cast_narrow=True)
+    assert [o.dtype for o in narrow] == [np.float16, np.float16]
+    s = mx.sym.amp_multicast(mx.sym.var("a"), mx.sym.var("b"), num_outputs=2)
+    assert s.infer_type(a=np.float16, b=np.float32)[1] == [np.float32, np.float32]
 for _r in [(2,), (2, 1, 2), (1, 3), (3, 1, 1)]:
     CASES.append(("tile", [_A], dict(reps=_r)))
 for _ax in (None, 0, -1):

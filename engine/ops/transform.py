@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..registry import (Param, ShapeError, elemwise_shape, p_axis, p_enum, p_float,
+from ..registry import (Param, ShapeError, elemwise_shape, p_axis, p_bool, p_enum, p_float,
                         p_int, p_opt, p_shape, register)
 from ._util import fmt_shape, norm_axis
 
@@ -59,6 +59,47 @@ def cast(attrs, x):
 
 register("Cast", aliases=("cast",), params={"dtype": Param(_p_cast_dtype)},
          infer_shape=elemwise_shape, infer_type=lambda a, t: (t, [a.dtype]))(cast)
+
+# amp_cast / amp_multicast: the casts AMP inserts into converted models. Only floating
+# inputs are cast (integers pass through); multicast brings every float input to the widest
+# float type among them (the narrowest with cast_narrow).
+
+
+def _amp_target(attrs, t):
+    return attrs.dtype if t is not None and t.kind == "f" else t
+
+
+def amp_cast(attrs, x):
+    """Cast floating data to `dtype`; other data unchanged (a copy)."""
+    return x.astype(attrs.dtype) if x.dtype.kind == "f" else x.copy()
+
+
+register("amp_cast", params={"dtype": Param(_p_cast_dtype)}, infer_shape=elemwise_shape,
+         infer_type=lambda a, t: (t, [_amp_target(a, t[0])]))(amp_cast)
+
+
+def _multicast_type(attrs, in_types):
+    floats = [t for t in in_types if t is not None and t.kind == "f"]
+    if not floats:
+        return in_types, list(in_types)
+    pick = min if attrs.cast_narrow else max
+    target = pick(floats, key=lambda t: t.itemsize)
+    return in_types, [target if t is not None and t.kind == "f" else t for t in in_types]
+
+
+def amp_multicast(attrs, *xs):
+    """Cast every floating input to the widest (cast_narrow: narrowest) float type present."""
+    if len(xs) != attrs.num_outputs:
+        raise ShapeError("amp_multicast: num_outputs={} but {} inputs".format(
+            attrs.num_outputs, len(xs)))
+    _, types = _multicast_type(attrs, [x.dtype for x in xs])
+    return tuple(x.astype(t) for x, t in zip(xs, types))
+
+
+register("amp_multicast", inputs=None, key_var_num_args="num_outputs",
+         params={"num_outputs": Param(p_int), "cast_narrow": Param(p_bool, False)},
+         num_outputs=lambda a: a.num_outputs,
+         infer_shape=lambda a, s: (s, list(s)), infer_type=_multicast_type)(amp_multicast)
 
 # ----------------------------------------------------------------------------- broadcasting
 
