@@ -242,6 +242,11 @@ class Evaluator:
             count = literal_int(num.value) if num is not None else None
             return Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
         first = args[0] if args else UNKNOWN_VALUE
+        if op in _BROADCAST_BINARY:  # the broadcast of two known shapes is known
+            operands = [v for a, v in zip(call.args, args)
+                        if a.keyword is None or a.keyword.value in ("lhs", "rhs")]
+            if len(operands) == 2 and all(v.kind == TENSOR for v in operands):
+                return Value(TENSOR, _broadcast_shape(operands[0].shape, operands[1].shape), fresh=True)
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True)
 
     def _op_shape(self, op: str, call: cst.Call, first: Value) -> Tuple[Optional[Shape], Optional[str]]:
@@ -328,4 +333,29 @@ def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
         if value is not None and value < -1:
             return None
         dims.append(value if value is not None and value > 0 else None)
+    return tuple(dims)
+
+
+_BROADCAST_BINARY = {
+    "broadcast_" + name for name in (
+        "add", "sub", "minus", "mul", "div", "mod", "power", "plus", "maximum", "minimum",
+        "hypot", "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+        "logical_and", "logical_or", "logical_xor")
+}
+
+
+def _broadcast_shape(a: Optional[Shape], b: Optional[Shape]) -> Optional[Shape]:
+    """numpy-style broadcast of two shapes of equal rank (None = unknown dim), else None."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    dims = []
+    for x, y in zip(a, b):
+        if x == 1:
+            dims.append(y)
+        elif y == 1 or x == y:
+            dims.append(x)
+        elif x is None or y is None:
+            dims.append(x if y is None else y)  # a valid broadcast makes the unknown one equal
+        else:
+            return None
     return tuple(dims)

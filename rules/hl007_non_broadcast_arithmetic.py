@@ -46,7 +46,8 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             if other.shape_reason != reason:
                 return f"one operand comes from {_WHAT[reason]}"
         elif reason in ("literal", "parameter", "reshape") and mine.shape is not None and 1 in mine.shape:
-            if (other.shape_reason, other.shape) != (reason, mine.shape):
+            # the other operand known to have the same shape (1s in the same places) is no evidence
+            if (other.shape_reason, other.shape) != (reason, mine.shape) and other.shape != mine.shape:
                 return f"one operand has shape {mine.shape} ({_WHAT[reason]})"
         elif reason in ("literal", "parameter") and mine.shape is not None and None not in mine.shape \
                 and other.shape is None and other.shape_reason != reason:
@@ -109,6 +110,10 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        # column vectors on both sides (MXNet's own CosineEmbeddingLoss): same shape, no evidence
+        Valid(_net("a = F.norm(x, axis=-1).reshape((-1, 1))\nb = F.norm(y, axis=-1).reshape((-1, 1))\n"
+                   "d = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
+                   "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))")),
         Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
         Valid(_net("return x.reshape((0, -1)) + y.reshape((0, -1))")),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
