@@ -1,6 +1,6 @@
 """Which files a run lints: walking directories, excludes, ``.gitignore`` and symlinks.
 
-Rules (documented in docs/cli.md, "Configuration"):
+Rules (documented in README.md, "Configuration"):
 
 * A directory is walked for ``*.py`` and ``*.pyi``; directories matching an exclude glob
   (``exclude``, default a ruff-like list such as ``.git``, ``.venv``, ``build``) are pruned.

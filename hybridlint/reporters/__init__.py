@@ -1,7 +1,7 @@
 """Output formats. Each reporter writes a whole :class:`~hybridlint.runner.RunResult` to a stream.
 
 Formats: ``text`` (people; rich colours on a TTY only), ``json`` (scripts; schema in
-docs/cli.md), ``github`` (workflow-command annotations), ``sarif`` (2.1.0, code scanning) and
+README.md, "Output formats"), ``github`` (workflow-command annotations), ``sarif`` (2.1.0, code scanning) and
 ``junit`` (CI systems that read test reports). Reporters are imported lazily so that a run
 pays only for the format it prints.
 """

@@ -1,4 +1,4 @@
-"""JSON output: one object, schema documented in docs/cli.md ("JSON schema")."""
+"""JSON output: one object, schema documented in README.md ("Output formats")."""
 from __future__ import annotations
 
 import json
