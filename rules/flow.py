@@ -189,9 +189,10 @@ class FunctionAnalyzer:
                 orelse_env, orelse_exits = self.block(stmt.orelse.body, dict(env))
         # `if F is mx.sym: raise` -> the rest is eager-only; likewise `if eager: ... else: raise`.
         rest_eager = (orelse_eager and body_exits) or (body_eager and stmt.orelse is not None and orelse_exits)
-        if body_exits and not orelse_exits:
+        if (body_exits or body_eager) and not orelse_exits:
+            # hybridized, an eager-only body never runs: what it assigns is not what follows
             return orelse_env, False, rest_eager
-        if orelse_exits and not body_exits:
+        if (orelse_exits or orelse_eager) and not body_exits:
             return body_env, False, rest_eager
         return join_envs(body_env, orelse_env), body_exits and orelse_exits, rest_eager
 

@@ -111,6 +111,10 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
         # column vectors on both sides (MXNet's own CosineEmbeddingLoss): same shape, no evidence
+        Valid("from mxnet import ndarray\n\n\n" + _net(
+            "a = F.norm(x, axis=-1).reshape((-1, 1))\nd = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
+            "if F is ndarray:\n    eps = F.array([1e-12])\nelse:\n    eps = F.full((1, 1), 1e-12)\n"
+            "return d / F.broadcast_maximum(a * a, eps)")),
         Valid(_net("a = F.norm(x, axis=-1).reshape((-1, 1))\nb = F.norm(y, axis=-1).reshape((-1, 1))\n"
                    "d = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
                    "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))")),
