@@ -21,6 +21,8 @@ from .. import name as _name
 from .. import ndarray, symbol
 from ..base import engine_not_implemented
 from ..compat import proxy_of
+from ..context import _CPU0
+from ..context import _CURRENT as _CONTEXT_LOCAL
 from ..serialization import dumps_graph_json
 from ..ndarray import NDArray
 from .parameter import _EPOCH, DeferredInitializationError, Parameter, ParameterDict
@@ -320,6 +322,55 @@ class Block:
 
 # ----------------------------------------------------------------------------- HybridBlock
 
+_MISS = object()   # a lean call path's "these arguments are not mine": take the general path
+
+
+class _EagerCall:
+    """The eager (not hybridized) call reduced to its minimum: `hybrid_forward(F, *args,
+    **params)` with the parameter dict built once.
+
+    The general eager path costs, per block and call, the hooks loops, the nested walk of the
+    arguments, a `with ctx:` and one `Parameter.data(ctx)` per parameter (context checks,
+    deferred-initialisation checks) - about as much as the numpy work of a small layer, paid
+    again by every child of a Sequential. None of it changes between calls once the
+    parameters are initialised, so it is done once and checked by one integer:
+    - `epoch` snapshots `parameter._EPOCH`, bumped whenever any Parameter's arrays are
+      replaced (initialize/force_reinit, deferred init finishing, cast, reset_ctx, loading
+      into an uninitialised parameter); `set_data` and loads into initialised parameters
+      write into the same NDArrays the dict holds, so they need no invalidation;
+    - registering a hook, `hybridize()`, `cast()`, assigning a Parameter or a child block
+      drop it (`_fast = None`); it is only built when there are no hooks, the block is not
+      active, and `forward` is HybridBlock's own (`_gluon_lean_call_ok`);
+    - `run` takes only flat NDArray arguments and only when the current context is cpu(0)
+      (or none): the general path enters `with x.context:` (always cpu(0) in the engine), so
+      inside `hybrid_forward` `current_context()` reads the same; any other case
+      (Symbols, None or nested arguments, an enclosing `with mx.cpu(1):`) returns `_MISS`
+      and the general path decides, with MXNet's checks and messages.
+    `hybrid_forward` is looked up on the block at each call (an instance may rebind it), and
+    its result is returned as is (even None), so a call never runs `hybrid_forward` twice.
+    """
+    __slots__ = ("epoch", "run")
+
+    def __init__(self, params: dict):
+        self.epoch = _EPOCH[0]
+        self.run = _eager_run(params)
+
+
+def _eager_run(params: dict):
+    def run(block, args, nd_class=NDArray, miss=_MISS, local=_CONTEXT_LOCAL, cpu0=_CPU0,
+            F=_F_NDARRAY):
+        if not args:
+            return miss
+        for a in args:
+            if a.__class__ is not nd_class:
+                return miss
+        cur = local.value
+        if cur is not None and cur is not cpu0:
+            return miss
+        return block.hybrid_forward(F, *args, **params)
+    return run
+
+
 class _FastCall:
     """The hybridized call reduced to its minimum: CachedOp arguments in input order.
 
@@ -327,8 +378,8 @@ class _FastCall:
     parameters are initialised and nothing (hooks, an overridden forward) needs Python.
     `epoch` snapshots `parameter._EPOCH`, which changes whenever any parameter's arrays are
     replaced (initialize, cast, load into a new array), so stale arrays are never used.
-    `run(args)` returns the outputs, or None when the arguments do not fit the cached plan
-    (other count, not NDArrays) and the general path must decide.
+    `run(block, args)` returns the outputs, or `_MISS` when the arguments do not fit the
+    cached plan (other count, not NDArrays) and the general path must decide.
     """
     __slots__ = ("epoch", "run")
 
@@ -352,22 +403,22 @@ class _FastCall:
 
 def _run_one(op, before: tuple, after: tuple):
     """One NDArray in, one out: the case the batch-1 benchmark measures."""
-    def run(args, nd_class=NDArray):
+    def run(block, args, nd_class=NDArray, miss=_MISS):
         if len(args) == 1 and args[0].__class__ is nd_class:
             return op(*before, args[0], *after)
-        return None
+        return miss
     return run
 
 
 def _run_many(op, template: list, data_pos: list, nargs: int, single: bool):
-    def run(args, nd_class=NDArray):
+    def run(block, args, nd_class=NDArray, miss=_MISS):
         if len(args) != nargs:
-            return None
+            return miss
         cargs = template[:]
         for pos, i in data_pos:
             arg = args[i]
             if arg.__class__ is not nd_class:
-                return None
+                return miss
             cargs[pos] = arg
         out = op(*cargs)
         if single:
@@ -393,8 +444,8 @@ class HybridBlock(Block):
     def __call__(self, *args):
         fast = self._fast
         if fast is not None and fast.epoch == _EPOCH[0]:
-            out = fast.run(args)
-            if out is not None:
+            out = fast.run(self, args)
+            if out is not _MISS:
                 return out
         return Block.__call__(self, *args)
 
@@ -402,6 +453,8 @@ class HybridBlock(Block):
         super().__setattr__(name, value)
         if isinstance(value, HybridBlock):
             self._clear_cached_op()
+        elif isinstance(value, Parameter):
+            self._fast = None    # the eager lean path's parameter dict is stale
 
     def register_child(self, block: Block, name: Optional[str] = None) -> None:
         if not isinstance(block, HybridBlock):
@@ -665,6 +718,11 @@ class HybridBlock(Block):
                     for _, v in self.params.items():
                         v._finish_deferred_init()
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+                fast = self._fast
+                if (fast is None or fast.epoch != _EPOCH[0]) and not self._forward_hooks \
+                        and not self._forward_pre_hooks \
+                        and getattr(type(self).forward, "_gluon_lean_call_ok", False):
+                    self._fast = _EagerCall(params)
                 return self.hybrid_forward(_F_NDARRAY, x, *args, **params)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
