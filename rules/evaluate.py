@@ -268,6 +268,9 @@ class Evaluator:
         if op in REDUCTIONS:
             keep = call_argument(call, None, "keepdims")
             keeps = keep is not None and dotted_name(keep.value) == "True"
+            if op in _FULL_REDUCTIONS and not keeps and call_argument(call, 1, "axis") is None \
+                    and call_argument(call, None, "exclude") is None:
+                return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
             return None, "reduction_keepdims" if keeps else "reduction"
         if op in ("reshape", "Reshape"):
             arg = call_argument(call, 1, "shape")
@@ -295,7 +298,8 @@ class Evaluator:
                 target = cst.Tuple([cst.Element(a.value) for a in call.args])
             return Value(TENSOR, reshape_target(target), "reshape")
         if method in REDUCTIONS:
-            return Value(TENSOR, None, "reduction", fresh=False)
+            full = method in _FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
+            return Value(TENSOR, (1,) if full else None, "reduction", fresh=False)
         if method == "expand_dims":
             return Value(TENSOR, None, "expand_dims")
         return Value(TENSOR, base.shape if method in SHAPE_PRESERVING else None)
@@ -335,6 +339,9 @@ def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
         dims.append(value if value is not None and value > 0 else None)
     return tuple(dims)
 
+
+# reductions over every axis when called without one (shape (1,) in MXNet 1.x)
+_FULL_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"}
 
 _BROADCAST_BINARY = {
     "broadcast_" + name for name in (

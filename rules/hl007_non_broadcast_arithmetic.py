@@ -110,6 +110,9 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        # reductions over every axis are all of shape (1,) (GluonCV's HeatmapFocalLoss)
+        Valid(_net("num_pos = F.clip(F.sum(y > 0), a_min=1, a_max=1e30)\n"
+                   "return -(F.sum(F.log(x)) + x.sum()) / num_pos + F.sum(x) / F.sum(y).clip(1, 1e30)")),
         # column vectors on both sides (MXNet's own CosineEmbeddingLoss): same shape, no evidence
         Valid("from mxnet import ndarray\n\n\n" + _net(
             "a = F.norm(x, axis=-1).reshape((-1, 1))\nd = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
