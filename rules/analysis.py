@@ -293,7 +293,8 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
 
 
 def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
-    """Names the author treats as sequences: unpacked (`h, c = states`) or starred (`*x`).
+    """Names the author treats as sequences: unpacked (`h, c = states`), starred (`*x`) or
+    item-assigned at one computed index (`layers[i] = f(layers[i])`, GluonCV's IDAUp).
 
     Looks at the statements and the top level of their expressions only (calls, tuples,
     lists): a full tree walk per function would cost as much as the analysis itself.
@@ -318,6 +319,12 @@ def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
             if isinstance(small.value, cst.Name) and any(
                     isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets):
                 names.add(small.value.value)
+            for t in small.targets:  # `layers[i] = ...`, one computed index: a list of inputs
+                target = t.target
+                if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
+                        and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) \
+                        and literal_int(target.slice[0].slice.value) is None:
+                    names.add(target.value.value)
             starred_in(small.value)
         elif isinstance(small, (cst.Expr, cst.Return, cst.AugAssign, cst.AnnAssign)):
             starred_in(getattr(small, "value", None))

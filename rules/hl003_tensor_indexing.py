@@ -80,6 +80,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
 """
 
     VALID = [
+        # an input item-assigned at a computed index is a list of inputs (GluonCV's IDAUp)
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, layers):\n"
+              "        for i in range(1, 3):\n"
+              "            layers[i] = F.relu(layers[i]) + layers[i - 1]\n        return layers\n"),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
         Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
