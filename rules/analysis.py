@@ -171,8 +171,14 @@ def _child_value(call: cst.BaseExpression, module: ModuleFacts, classes: Dict[st
         method = _method(klass, "hybrid_forward") or _method(klass, "forward")
         if method is None:
             return UNKNOWN_VALUE
-        returns = [s for s in _walk_statements(method.body.body) if isinstance(s, cst.Return)]
+        statements = list(_walk_statements(method.body.body))
+        returns = [s for s in statements if isinstance(s, cst.Return)]
+        # a returned name bound to a list (`out = [...]`, GluonCV's DLAUp) is no tensor
+        lists = {t.target.value for s in statements if isinstance(s, cst.Assign)
+                 and isinstance(s.value, (cst.List, cst.ListComp)) for t in s.targets
+                 if isinstance(t.target, cst.Name)}
         if returns and all(r.value is not None and not isinstance(r.value, (cst.Tuple, cst.List))
+                           and not (isinstance(r.value, cst.Name) and r.value.value in lists)
                            for r in returns):
             return Value(TENSOR)
     return UNKNOWN_VALUE

@@ -80,6 +80,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
 """
 
     VALID = [
+        # a child whose hybrid_forward returns a name bound to a list gives a list (GluonCV's DLAUp)
+        Valid("class Up(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        out = [x]\n        out.append(F.relu(x))\n        return out\n\n\n"
+              "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.up = Up()\n\n    def hybrid_forward(self, F, x):\n"
+              "        y = self.up(x)\n        return y[0] + y[1]\n"),
         # an input item-assigned at a computed index is a list of inputs (GluonCV's IDAUp)
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, layers):\n"
               "        for i in range(1, 3):\n"
