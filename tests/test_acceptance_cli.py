@@ -141,7 +141,7 @@ def test_deeply_nested_code_is_analysed_or_reported_never_passed_silently(tmp_pa
     run = cli_both(["--no-cache", "deep.py"], tmp_path)
     assert "All checks passed" not in run.text
     assert run.code in (1, 2)
-    assert "deep.py:6:" in run.out and ("HL001" in run.out or "HL900" in run.out) \
+    assert "deep.py:6:27: HL001" in run.out or "deep.py:1:1: HL900" in run.out \
         or "deep.py: error:" in run.text
 
 
