@@ -49,6 +49,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     param_names = tuple(op.params)
     single = not callable(op._num_outputs) and op._num_outputs == 1
     view = op.view      # kernels that may return views of their input (reshape, transpose...)
+    cache_get = op._parse_cache.get
 
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
@@ -79,15 +80,23 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             arrays = _slow_args(args, kwargs)
         named = None
         if kwargs:
-            for k, v in kwargs.items():
+            for v in kwargs.values():
                 if isinstance(v, NDArray):
-                    if named is None:
-                        named = {}
-                    named[k] = v._data
-            if named:
-                for k in named:
-                    del kwargs[k]
-        attrs = parse(kwargs)
+                    named = {k: v._data for k, v in kwargs.items() if isinstance(v, NDArray)}
+                    for k in named:
+                        del kwargs[k]
+                    break
+            # the parse cache's first-level key (a call site's keywords in its own order),
+            # looked up here to spare the method call; parse() handles misses and
+            # unhashable values
+            try:
+                attrs = cache_get(tuple(kwargs.items()))
+            except TypeError:
+                attrs = None
+            if attrs is None:
+                attrs = parse(kwargs)
+        else:
+            attrs = parse(kwargs)
         if named:
             names = fixed_inputs or op.input_names(attrs, len(arrays))
             slots = dict(zip(names, arrays))
@@ -115,7 +124,9 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             if out is not None:
                 out._data[...] = res
                 return out
-            return wrap(res)
+            result = new(nd_class)      # ndarray.wrap, inlined: this is every op's exit
+            result._data = res
+            return result
         result = _wrap_result(res, op.num_outputs(attrs))
         if out is not None:
             if isinstance(result, list):
@@ -126,6 +137,8 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             return out
         return result
 
+    nd_class = NDArray
+    new = object.__new__
     nd_function.__name__ = fname
     nd_function.__qualname__ = fname
     nd_function.__doc__ = op.__doc__

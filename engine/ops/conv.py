@@ -158,6 +158,44 @@ def _workspace(tag: str, shape, dtype) -> np.ndarray:
     return arr
 
 
+def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
+    """The arrays and views of `conv2d_rows_full` for one (attrs, input shape, dtype), made
+    once per thread: the zero-bordered flat image (owned by this plan, so its padding and
+    tail are zeroed once, not per call), the im2col view of it, and the columns and result
+    workspaces. Building them per call (as_strided, geometry, workspace lookups) cost about
+    as much as the image copy itself on LeNet-sized inputs."""
+    plans = getattr(_WORKSPACE, "rows", None)
+    if plans is None:
+        plans = _WORKSPACE.rows = {}
+    key = (attrs, shape, dtype, dilate, pad, oh)
+    plan = plans.get(key)
+    if plan is not None:
+        return plan
+    n, c = shape[:2]
+    g = attrs.num_group
+    nf = attrs.num_filter
+    kh, kw = attrs.kernel
+    dh, dw = dilate
+    hp, wp = shape[2] + 2 * pad[0], shape[3] + 2 * pad[1]
+    tail = (kw - 1) * dw
+    flat = np.zeros((n, c, hp * wp + tail), dtype)
+    img = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
+    interior = img[:, :, pad[0]:pad[0] + shape[2], pad[1]:pad[1] + shape[3]]
+    s = flat.strides
+    isz = flat.itemsize
+    view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
+                      (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
+                      writeable=False)
+    cols = _workspace("cols", (n, g, (c // g) * kh * kw, oh * wp), dtype)
+    full = _workspace("full", (n, g, nf // g, oh * wp), dtype)
+    plan = (interior, view, cols.reshape(view.shape), cols, (g, nf // g, -1), full,
+            full.reshape(n, nf, oh, wp))
+    if len(plans) > 64:
+        plans.clear()
+    plans[key] = plan
+    return plan
+
+
 def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
     """Stride-1 2-D convolution with im2col over whole flattened rows, without bias.
 
@@ -165,38 +203,14 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
     one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
     pieces; the matmul then computes Wp - OW junk columns per row. Returns the (N, F, OH, Wp)
     result in a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
-    (About 1.5x faster than the strided im2col on LeNet's second convolution.)"""
-    n, c = x.shape[:2]
-    g = attrs.num_group
-    nf = attrs.num_filter
-    kh, kw = attrs.kernel
-    dh, dw = dilate
-    hp, wp = x.shape[2] + 2 * pad[0], x.shape[3] + 2 * pad[1]
-    tail = (kw - 1) * dw
-    flat = _workspace("flat", (n, c, hp * wp + tail), x.dtype)
-    if tail:
-        flat[:, :, hp * wp:] = 0
-    if any(pad):
-        img = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
-        img[...] = 0
-        img[:, :, pad[0]:pad[0] + x.shape[2], pad[1]:pad[1] + x.shape[3]] = x
-    else:
-        flat[:, :, :hp * wp] = x.reshape(n, c, hp * wp)
-    s = flat.strides
-    isz = flat.itemsize
-    view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
-                      (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
-                      writeable=False)
-    cols = _workspace("cols", (n, g, (c // g) * kh * kw, oh * wp), x.dtype)
-    np.copyto(cols.reshape(view.shape), view)
-    full = _workspace("full", (n, g, nf // g, oh * wp), x.dtype)
-    np.matmul(w.reshape(g, nf // g, -1), cols, out=full)
-    return full.reshape(n, nf, oh, wp)
-
-
-def _conv2d_rows_out(attrs, out, x, w, dilate, pad):
-    full = conv2d_rows_full(attrs, x, w, dilate, pad, out.shape[2])
-    np.copyto(out, full[:, :, :, :out.shape[3]])
+    (About 1.5x faster than the strided im2col on LeNet's second convolution.) The views
+    and buffers come from `_rows_plan`, so a call is three numpy calls."""
+    interior, view, cols_v, cols, wshape, full, full4 = _rows_plan(
+        attrs, x.shape, x.dtype, dilate, pad, oh)
+    np.copyto(interior, x)
+    np.copyto(cols_v, view)
+    np.matmul(w.reshape(wshape), cols, out=full)
+    return full4
 
 
 def _no_fp16(x):
@@ -206,37 +220,58 @@ def _no_fp16(x):
                          "float32 or float64 data on CPU)")
 
 
-def convolution_out(attrs, out, x, w, b=None):
-    """Convolution into a preallocated (N, F, *out) buffer."""
-    _no_fp16(x)
+_CONV_PLANS = {}
+
+
+def _conv_plan(attrs, x, w, b):
+    """(kernel geometry, out spatial shape, bias shape for broadcasting) of a Convolution on
+    these input shapes/dtypes, validated once: eager calls repeat the same few signatures,
+    and the checks and geometry cost more than a small convolution's arithmetic. Only valid
+    signatures are cached, so a bad one raises on every call."""
+    key = (attrs, x.shape, x.dtype, w.shape, w.dtype,
+           None if b is None else (b.shape, b.dtype))
+    plan = _CONV_PLANS.get(key)
+    if plan is not None:
+        return plan
     if x.ndim != len(attrs.kernel) + 2 or w.shape[0] != attrs.num_filter \
             or w.shape[1] * attrs.num_group != x.shape[1] or w.shape[2:] != tuple(attrs.kernel):
         _conv_check(attrs, x, w, b)
-    g = attrs.num_group
-    n, nf = x.shape[0], attrs.num_filter
+    if b is not None and b.shape != (attrs.num_filter,):
+        _conv_check(attrs, x, w, b)
     k, stride, dilate, pad = _geometry(attrs, "Convolution")
-    if len(k) == 2 and stride == (1, 1) and x.dtype == w.dtype == out.dtype:
-        _conv2d_rows_out(attrs, out, x, w, dilate, pad)
-        osp = out.shape[2:]
+    osp = conv_out_spatial(attrs, x.shape[2:])
+    _no_fp16(x)       # after the shape checks, as MXNet fails at compute time
+    rows = len(k) == 2 and stride == (1, 1) and x.dtype == w.dtype
+    plan = (rows, dilate, pad, osp, (attrs.num_filter,) + (1,) * len(osp))
+    if len(_CONV_PLANS) > 1024:
+        _CONV_PLANS.clear()
+    _CONV_PLANS[key] = plan
+    return plan
+
+
+def convolution_out(attrs, out, x, w, b=None):
+    """Convolution into a preallocated (N, F, *out) buffer."""
+    rows, dilate, pad, osp, bshape = _conv_plan(attrs, x, w, b)
+    if rows and out.dtype == x.dtype:
+        full = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])
+        np.copyto(out, full[:, :, :, :osp[1]])
     else:
+        g = attrs.num_group
+        n, nf = x.shape[0], attrs.num_filter
         cols, osp = _conv_cols(attrs, x)
         w3 = w.reshape(g, nf // g, -1)
         np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
     if b is not None:
-        if b.shape != (nf,):
-            _conv_check(attrs, x, w, b)
-        out += b.reshape((nf,) + (1,) * len(osp))
+        out += b.reshape(bshape)
     return out
 
 
 def convolution(attrs, x, w, b=None):
     """N-D convolution (cross-correlation) with stride, pad, dilate and groups (MXNet's
     `Convolution`; data NCW/NCHW/NCDHW, weight (num_filter, C/num_group, *kernel))."""
-    if x.ndim != len(attrs.kernel) + 2:
-        _conv_check(attrs, x, w, b)
-    osp = conv_out_spatial(attrs, x.shape[2:])
+    osp = _conv_plan(attrs, x, w, b)[3]
     out = np.empty((x.shape[0], attrs.num_filter) + osp,
-                   np.result_type(x.dtype, w.dtype))
+                   x.dtype if x.dtype == w.dtype else np.result_type(x.dtype, w.dtype))
     return convolution_out(attrs, out, x, w, b)
 
 

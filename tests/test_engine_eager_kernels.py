@@ -1,0 +1,132 @@
+"""The fast eager kernels keep MXNet 1.9.1's results across repeated calls.
+
+Convolution caches its validated geometry and, for stride-1 2-D, a per-thread plan whose
+zero-bordered image is zeroed once (ops/conv.py:_rows_plan): repeated calls with new data,
+other shapes in between, and padding must give MXNet's values every time. Max pooling reduces
+one axis at a time (ops/pooling.py:separable_max_stages): it must equal MXNet on every
+kernel/stride/pad/convention, and equal the tap-by-tap maximum exactly (ties, -0.0, NaN).
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hybridlint.engine as mx
+from hybridlint.engine.ops.pooling import run_separable_max, separable_max_stages
+
+
+def _taps_max(x, k, stride, out):
+    """The reference: a running np.maximum over every kernel tap in row-major order."""
+    res = None
+    for tap in np.ndindex(*k):
+        sl = (slice(None), slice(None)) + tuple(
+            slice(tap[i], tap[i] + (out[i] - 1) * stride[i] + 1, stride[i])
+            for i in range(len(k)))
+        res = x[sl].copy() if res is None else np.maximum(res, x[sl])
+    return res
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 3), st.data())
+def test_separable_max_equals_the_tap_by_tap_max(nd, data):
+    k = tuple(data.draw(st.integers(1, 3)) for _ in range(nd))
+    stride = tuple(data.draw(st.integers(1, 3)) for _ in range(nd))
+    sp = tuple(data.draw(st.integers(k[i], k[i] + 5)) for i in range(nd))
+    out = tuple((sp[i] - k[i]) // stride[i] + 1 for i in range(nd))
+    rng = np.random.RandomState(data.draw(st.integers(0, 2 ** 16)))
+    # few distinct values: many ties, signed zeros and NaNs
+    x = rng.choice(np.array([-0.0, 0.0, 1.0, -1.0, np.nan], np.float32), (2, 3) + sp)
+    got = run_separable_max(separable_max_stages(x.shape, k, stride, out), x,
+                            np.empty((2, 3) + out, np.float32))
+    want = _taps_max(x, k, stride, out)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+POOLS = [((2, 3, 24, 24), dict(kernel=(2, 2), stride=(2, 2))),
+         ((2, 3, 9, 8), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+         ((2, 3, 9, 8), dict(kernel=(3, 2), stride=(1, 2), pooling_convention="full")),
+         ((2, 3, 7, 7), dict(kernel=(1, 3), stride=(2, 1))),
+         ((2, 3, 7, 7), dict(kernel=(1, 1), stride=(2, 3))),
+         ((2, 3, 11), dict(kernel=(3,), stride=(2,), pad=(1,))),
+         ((1, 2, 5, 6, 7), dict(kernel=(2, 3, 2), stride=(2, 1, 2), pad=(1, 1, 0))),
+         ((2, 3, 8, 8), dict(kernel=(2, 2), stride=(2, 2), pad=(1, 1),
+                             pooling_convention="full"))]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape,kw", POOLS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pooling_matches_mxnet_on_repeated_calls(shape, kw, dtype):
+    mx_real = pytest.importorskip("mxnet")
+    rng = np.random.RandomState(0)
+    for scale in (1.0, -3.0, 0.5):
+        x = (rng.uniform(-1, 1, shape) * scale).astype(dtype)
+        ours = mx.nd.Pooling(mx.nd.array(x, dtype=dtype), pool_type="max", **kw).asnumpy()
+        theirs = mx_real.nd.Pooling(mx_real.nd.array(x, dtype=dtype), pool_type="max",
+                                    **kw).asnumpy()
+        np.testing.assert_array_equal(ours, theirs)
+        sym = mx.sym.Pooling(mx.sym.var("data"), pool_type="max", **kw)
+        hyb = mx.nd.CachedOp(sym)(mx.nd.array(x, dtype=dtype)).asnumpy()
+        np.testing.assert_array_equal(hyb, theirs)
+
+
+def test_max_pooling_of_ints_and_the_out_kernel_agree():
+    x = np.arange(2 * 3 * 6 * 6, dtype=np.int32).reshape(2, 3, 6, 6)[..., ::-1].copy()
+    got = mx.nd.Pooling(mx.nd.array(x, dtype="int32"), kernel=(2, 3), stride=(2, 2),
+                        pool_type="max")
+    want = _taps_max(x, (2, 3), (2, 2), (3, 2))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    assert got.dtype == np.int32
+
+
+CONVS = [((2, 4, 9, 7), (4, 4, 3, 3), dict(pad=(1, 2))),
+         ((2, 4, 9, 7), (4, 2, 3, 3), dict(pad=(2, 2), dilate=(2, 1), num_group=2)),
+         ((2, 4, 9, 7), (6, 4, 3, 2), dict(dilate=(1, 2))),
+         ((3, 1, 12, 12), (5, 1, 5, 5), dict()),
+         ((2, 4, 9, 7), (4, 4, 3, 3), dict(stride=(2, 1), pad=(1, 1)))]
+
+
+@pytest.mark.mxnet
+def test_convolution_matches_mxnet_on_repeated_interleaved_calls():
+    """Each call brings new data; calls of other geometries run in between (they share the
+    columns/result workspaces); padded borders must stay zero."""
+    mx_real = pytest.importorskip("mxnet")
+    rng = np.random.RandomState(3)
+    weights = [(rng.randn(*ws).astype(np.float32), rng.randn(ws[0]).astype(np.float32))
+               for _, ws, _ in CONVS]
+    for rnd in range(3):
+        for (xs, ws, kw), (w, b) in zip(CONVS, weights):
+            x = (rng.randn(*xs) * (rnd + 1)).astype(np.float32)
+            kw = dict(kw, kernel=ws[2:], num_filter=ws[0])
+            ours = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), mx.nd.array(b), **kw)
+            theirs = mx_real.nd.Convolution(mx_real.nd.array(x), mx_real.nd.array(w),
+                                            mx_real.nd.array(b), **kw)
+            np.testing.assert_allclose(ours.asnumpy(), theirs.asnumpy(), rtol=1e-5,
+                                       atol=1e-5)
+            nob = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), no_bias=True, **kw)
+            np.testing.assert_allclose(nob.asnumpy() + b.reshape(-1, 1, 1),
+                                       ours.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_convolution_results_are_fresh_arrays():
+    """The stride-1 kernel computes in shared workspaces: results must never alias them."""
+    x = mx.nd.array(np.random.RandomState(0).randn(2, 3, 8, 8).astype(np.float32))
+    w = mx.nd.ones((4, 3, 3, 3))
+    a = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True)
+    keep = a.asnumpy().copy()
+    mx.nd.Convolution(x * 2, w, kernel=(3, 3), num_filter=4, no_bias=True)
+    np.testing.assert_array_equal(a.asnumpy(), keep)
+
+
+def test_bad_shapes_raise_on_every_call():
+    x = mx.nd.ones((1, 3, 8, 8))
+    w = mx.nd.ones((4, 2, 3, 3))
+    for _ in range(2):
+        with pytest.raises(mx.base.MXNetError, match="Convolution"):
+            mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True)
+    for _ in range(2):
+        with pytest.raises(mx.base.MXNetError, match="FP16"):
+            mx.nd.Convolution(mx.nd.ones((1, 3, 8, 8), dtype="float16"),
+                              mx.nd.ones((4, 3, 3, 3), dtype="float16"), kernel=(3, 3),
+                              num_filter=4, no_bias=True)
