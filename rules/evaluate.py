@@ -164,6 +164,10 @@ class Evaluator:
             return SCALAR_VALUE
         if any(v.kind == TENSOR for v in values) and len(values) == 2 and not any(
                 v.kind in (TENSORS, SEQUENCE, SHAPE) for v in values):
+            kinds = {v.kind for v in values}
+            if kinds == {TENSOR, SCALAR}:  # `flag = err == 0` keeps err's shape evidence
+                tensor = values[0] if values[0].kind == TENSOR else values[1]
+                return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
             return Value(TENSOR, fresh=True)
         if all(v.kind == SCALAR for v in values):
             return SCALAR_VALUE
@@ -242,6 +246,10 @@ class Evaluator:
             count = literal_int(num.value) if num is not None else None
             return Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
         first = args[0] if args else UNKNOWN_VALUE
+        if op in ("maximum", "minimum") and len(args) >= 2 \
+                and {args[0].kind, args[1].kind} == {TENSOR, SCALAR}:
+            tensor = args[0] if args[0].kind == TENSOR else args[1]  # F.maximum(x, 1.0): x's shape
+            return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
         if op in _BROADCAST_BINARY:  # the broadcast of two known shapes is known
             operands = [v for a, v in zip(call.args, args)
                         if a.keyword is None or a.keyword.value in ("lhs", "rhs")]

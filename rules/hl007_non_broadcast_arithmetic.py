@@ -110,6 +110,9 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        # F.maximum(reduction, 1.0) and `reduction == 0` keep the reduction's shape (GluonTS scalers, N-BEATS)
+        Valid(_net("n = F.sum(y, axis=1)\ns = (x * y).sum(axis=1)\nflag = n == 0\n"
+                   "return s / F.maximum(n, 1.0) + s * (1 - flag) / F.minimum(n + flag, 1e9)")),
         # reductions over every axis are all of shape (1,) (GluonCV's HeatmapFocalLoss)
         Valid(_net("num_pos = F.clip(F.sum(y > 0), a_min=1, a_max=1e30)\n"
                    "return -(F.sum(F.log(x)) + x.sum()) / num_pos + F.sum(x) / F.sum(y).clip(1, 1e30)")),
