@@ -12,6 +12,7 @@ import bisect
 import contextlib
 import difflib
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
@@ -153,10 +154,24 @@ def _chosen_spans(spans: Sequence[_Span], source: str, classes: Optional[Dict[st
     return sorted(chosen.values())
 
 
+_OPERATOR_CHARS = "+-*/%&|^<>@("
+_GUARD_ABOVE = 3000  # operator characters in one region
+
+
 def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
+    """LibCST parse of a region. LibCST crashes the process (C stack overflow) on expressions
+    nested ~7000 deep, where `ast` raises RecursionError from ~4000: regions with that many
+    operators are checked with `ast` first (rare: a 300-line class has ~1000)."""
     text = "".join(lines[first - 1:last])
     if not text.endswith(("\n", "\r")):
         text += "\n"
+    if sum(text.count(char) for char in _OPERATOR_CHARS) > _GUARD_ABOVE:
+        try:
+            ast.parse(text)
+        except RecursionError:
+            raise SourceSyntaxError("too deeply nested for hybridlint to analyse", first) from None
+        except (SyntaxError, ValueError):
+            pass  # LibCST reports it with its position
     return cst.parse_module(text)
 
 
@@ -450,14 +465,21 @@ def _check_text(source: object) -> None:
                         "(hybridlint.files reads bytes, BOMs and encoding declarations)")
 
 
+_RECURSION_LIMIT = 3000  # LibCST walks take ~7 frames a nesting level; far more overflows the C stack
+
+
 @contextlib.contextmanager
 def _nesting_guard():
-    """LibCST and the analysis recurse over the tree: an expression nested deeper than Python's
-    recursion limit (a chain of ~1000 `+`) is reported as a file that cannot be parsed."""
+    """LibCST and the analysis recurse over the tree: allow deep (but real-world) nesting, and
+    report code nested beyond even that as a file that cannot be parsed, not a traceback."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, _RECURSION_LIMIT))
     try:
         yield
     except RecursionError:
         raise SourceSyntaxError("too deeply nested for hybridlint to analyse (Python recursion limit)") from None
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 # ----------------------------------------------------------------------------------------

@@ -222,8 +222,14 @@ def test_bytes_are_refused_with_a_clear_error():
         fix_source(net("return x").encode())
 
 
-def test_nesting_beyond_the_recursion_limit_is_a_clear_error():
-    source = net("x += 1\nreturn " + " + ".join(["x"] * 3000))
+def test_deep_real_world_nesting_is_analysed():
+    source = net("x += 1\nreturn " + "F.relu(" * 150 + "x" + ")" * 150)
+    assert [f.code for f in lint_source(source)] == ["HL004"]
+
+
+@pytest.mark.parametrize("terms", [3000, 10000])  # 10000 would crash LibCST's parser itself
+def test_nesting_beyond_what_can_be_analysed_is_a_clear_error(terms):
+    source = net("x += 1\nreturn " + " + ".join(["x"] * terms))
     for call in (lint_source, fix_source):
         with pytest.raises(SourceSyntaxError, match="too deeply nested"):
             call(source)
