@@ -158,16 +158,21 @@ def _workspace(tag: str, shape, dtype) -> np.ndarray:
     return arr
 
 
-def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
+def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int, bias: bool):
     """The arrays and views of `conv2d_rows_full` for one (attrs, input shape, dtype), made
     once per thread: the zero-bordered flat image (owned by this plan, so its padding and
     tail are zeroed once, not per call), the im2col view of it, and the columns and result
     workspaces. Building them per call (as_strided, geometry, workspace lookups) cost about
-    as much as the image copy itself on LeNet-sized inputs."""
+    as much as the image copy itself on LeNet-sized inputs.
+
+    With `bias`, the columns get one more row of ones (set once: the per-call copy writes
+    only the rows above it, and no other plan shares this workspace tag) and the weight is
+    copied into a (G, F/G, K+1) workspace whose last column is the bias, so the matmul adds
+    the bias: one pass over the output fewer than matmul-then-add."""
     plans = getattr(_WORKSPACE, "rows", None)
     if plans is None:
         plans = _WORKSPACE.rows = {}
-    key = (attrs, shape, dtype, dilate, pad, oh)
+    key = (attrs, shape, dtype, dilate, pad, oh, bias)
     plan = plans.get(key)
     if plan is not None:
         return plan
@@ -186,30 +191,46 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
                       (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
                       writeable=False)
-    cols = _workspace("cols", (n, g, (c // g) * kh * kw, oh * wp), dtype)
+    k = (c // g) * kh * kw
+    if bias:
+        cols = _workspace("cols+1", (n, g, k + 1, oh * wp), dtype)
+        cols[:, :, k] = 1
+        w_aug = _workspace("w+b", (g, nf // g, k + 1), dtype)
+        cols_v = cols[:, :, :k].reshape(view.shape)
+    else:
+        cols = _workspace("cols", (n, g, k, oh * wp), dtype)
+        w_aug = None
+        cols_v = cols.reshape(view.shape)
     full = _workspace("full", (n, g, nf // g, oh * wp), dtype)
-    plan = (interior, view, cols.reshape(view.shape), cols, (g, nf // g, -1), full,
-            full.reshape(n, nf, oh, wp))
+    plan = (interior, view, cols_v, cols, (g, nf // g, -1), full,
+            full.reshape(n, nf, oh, wp), w_aug)
     if len(plans) > 64:
         plans.clear()
     plans[key] = plan
     return plan
 
 
-def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
-    """Stride-1 2-D convolution with im2col over whole flattened rows, without bias.
+def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int, b=None) -> np.ndarray:
+    """Stride-1 2-D convolution with im2col over whole flattened rows (plus bias `b` if
+    given, inside the matmul).
 
     Each kernel tap (kh, kw) reads the flattened padded image at offset kh*d*Wp + kw*d as
     one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
     pieces; the matmul then computes Wp - OW junk columns per row. Returns the (N, F, OH, Wp)
     result in a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
     (About 1.5x faster than the strided im2col on LeNet's second convolution.) The views
-    and buffers come from `_rows_plan`, so a call is three numpy calls."""
-    interior, view, cols_v, cols, wshape, full, full4 = _rows_plan(
-        attrs, x.shape, x.dtype, dilate, pad, oh)
+    and buffers come from `_rows_plan`, so a call is three numpy calls (five with bias)."""
+    interior, view, cols_v, cols, wshape, full, full4, w_aug = _rows_plan(
+        attrs, x.shape, x.dtype, dilate, pad, oh, b is not None)
     np.copyto(interior, x)
     np.copyto(cols_v, view)
-    np.matmul(w.reshape(wshape), cols, out=full)
+    if b is None:
+        np.matmul(w.reshape(wshape), cols, out=full)
+    else:
+        k = w_aug.shape[2] - 1
+        np.copyto(w_aug[:, :, :k], w.reshape(wshape))
+        np.copyto(w_aug[:, :, k], b.reshape(wshape[:2]))
+        np.matmul(w_aug, cols, out=full)
     return full4
 
 
@@ -252,15 +273,15 @@ def _conv_plan(attrs, x, w, b):
 def convolution_out(attrs, out, x, w, b=None):
     """Convolution into a preallocated (N, F, *out) buffer."""
     rows, dilate, pad, osp, bshape = _conv_plan(attrs, x, w, b)
-    if rows and out.dtype == x.dtype:
-        full = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])
+    if rows and out.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        full = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0], b)
         np.copyto(out, full[:, :, :, :osp[1]])
-    else:
-        g = attrs.num_group
-        n, nf = x.shape[0], attrs.num_filter
-        cols, osp = _conv_cols(attrs, x)
-        w3 = w.reshape(g, nf // g, -1)
-        np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
+        return out
+    g = attrs.num_group
+    n, nf = x.shape[0], attrs.num_filter
+    cols, osp = _conv_cols(attrs, x)
+    w3 = w.reshape(g, nf // g, -1)
+    np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
     if b is not None:
         out += b.reshape(bshape)
     return out
