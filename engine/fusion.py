@@ -12,11 +12,6 @@ from typing import Dict, List
 import numpy as np
 
 from .ops.conv import _geometry, conv2d_rows_full
-from .ops.pooling import run_separable_max, separable_max_stages
-
-# (conv result shape, pool kernel, stride, pooled shape) -> the separable max plan, the same
-# max-pooling kernel eager Pooling runs (ops/pooling.py)
-_SEPARABLE: Dict = {}
 
 __all__ = ["fold_conv_relu_pool"]
 
@@ -66,15 +61,18 @@ def _fused_out(attrs, out, x, w, b=None):
     k, _, dilate, pad = _geometry(conv_attrs, "Convolution")
     oh = x.shape[2] + 2 * pad[0] - dilate[0] * (k[0] - 1)
     full = conv2d_rows_full(conv_attrs, x, w, dilate, pad, oh)
-    key = (full.shape, tuple(pool_attrs.kernel), tuple(pool_attrs.stride or (1, 1)),
-           out.shape)
-    sep = _SEPARABLE.get(key)
-    if sep is None:
-        if len(_SEPARABLE) > 256:
-            _SEPARABLE.clear()
-        sep = _SEPARABLE[key] = separable_max_stages(full.shape, key[1], key[2],
-                                                     out.shape[2:])
-    run_separable_max(sep, full, out)   # the taps never reach the junk columns
+    kh, kw = pool_attrs.kernel
+    sh, sw = pool_attrs.stride or (1, 1)
+    ph, pw = out.shape[2], out.shape[3]
+    first = True
+    for i in range(kh):
+        for j in range(kw):
+            tap = full[:, :, i:i + (ph - 1) * sh + 1:sh, j:j + (pw - 1) * sw + 1:sw]
+            if first:
+                np.copyto(out, tap)
+                first = False
+            else:
+                np.maximum(out, tap, out=out)
     if b is not None:
         out += b.reshape(-1, 1, 1)
     if relu:
