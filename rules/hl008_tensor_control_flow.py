@@ -14,6 +14,9 @@ _BOOL_ERROR = ('NotImplementedForSymbol: Function __bool__ (namely operator "boo
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
 
 
+_ITERATING_BUILTINS = ("sum", "max", "min", "any", "all", "sorted")
+
+
 def _net(body: str) -> str:
     return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
 
@@ -63,6 +66,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
     VALID = [
         Valid(_net("if mask is None:\n    return x\nreturn x * mask")),
         Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
+        Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")),
         Valid(_net("return F.where(x > 0, x, -x)")),
         Valid(_net("if F is mx.nd:\n    assert x.sum() > 0\nreturn x")),
         Valid(_net("parts = F.split(x, num_outputs=3)\nout = []\nfor p in parts:\n    out.append(F.relu(p))\n"
@@ -82,6 +86,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("return F.stack(*[F.relu(row) for row in x])"), line=3),
         Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
+        Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -132,6 +137,16 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             self.report(node.iter, "a comprehension over a tensor iterates a Symbol's outputs after hybridize(): "
                                    "one element, the whole tensor (silent change); use F.contrib.foreach, or "
                                    "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `sum(x)`, `max(x)`, ... iterate their argument: the rows eagerly, one element hybridized
+        name = dotted_name(node.func)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if name in _ITERATING_BUILTINS and name not in self.env and positional \
+                and (len(positional) == 1 or name == "sum") and self.is_tensor(positional[0].value):
+            self.report(node, f"`{name}()` iterates a tensor: over its rows eagerly, over a Symbol's single "
+                              "output after hybridize() (silent change); use the F reduction "
+                              "(F.sum(x, axis=0), F.max, F.min, ...)")
 
     # -- helpers ---------------------------------------------------------------------------
     def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:
