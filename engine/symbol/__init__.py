@@ -2,7 +2,8 @@
 
 Functions appear here as ops are registered (`registry.on_register`): `foo` -> `mx.sym.foo`,
 `_foo` -> `mx.sym._internal._foo`, `_contrib_foo` -> `mx.sym.contrib.foo`. There is no
-`mx.sym.array`, exactly as in MXNet.
+`mx.sym.array`, exactly as in MXNet (under as_mxnet() it is MXNet's AttributeError: see
+engine/_mxnet_names.py).
 """
 import sys
 import types
@@ -16,14 +17,6 @@ from .symbol import Node, Symbol, load_json, user_source
 
 _this = sys.modules[__name__]
 
-# mx.nd names real MXNet's mx.sym does not have: `F.array` inside hybrid_forward is an
-# AttributeError under hybridize (a user bug to report), not a gap of the engine.
-_ABSENT_IN_MXNET = frozenset("""
-CachedOp NDArray add array concatenate divide empty equal from_dlpack from_numpy greater
-greater_equal imdecode lesser lesser_equal load_frombuffer logical_and logical_or logical_xor
-modulo moveaxis multiply ndarray not_equal onehot_encode save subtract to_dlpack_for_read
-to_dlpack_for_write true_divide waitall
-""".split())
 contrib = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib operators")
 _internal = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
 op = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
@@ -83,9 +76,17 @@ def Group(symbols) -> Symbol:
 
 
 def load(fname: str) -> Symbol:
-    """Load a graph saved with `Symbol.save` (ours or MXNet's)."""
-    with open(fname) as f:
-        return load_json(f.read())
+    """Load a graph saved with `Symbol.save` (ours or MXNet's); a bad name fails as in MXNet
+    (TypeError for a non-str such as a Path, MXNetError from dmlc's file system)."""
+    if not isinstance(fname, str):
+        raise TypeError("fname need to be string")
+    try:
+        with open(fname, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError as err:
+        raise MXNetError('LocalFileSystem: Check failed: allow_null: :Open "%s": %s'
+                         % (fname, err.strerror)) from None
+    return load_json(text)
 
 
 def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=None,
