@@ -30,7 +30,8 @@ class TensorControlFlow(Rule):
 Finds Python control flow decided by tensor values inside `hybrid_forward` and the helpers it
 calls: `if`, `while`, `elif`, ternaries (`a if cond else b`), `assert`, `and` / `or` / `not` on
 tensors, `for` loops and comprehensions over a tensor (also through `enumerate`, `zip`,
-`reversed`), and `for` loops over `range(x.shape[i])` / `range(len(x))`.
+`reversed`), the builtins that iterate (`sum(x)`, `max(x)`, `min(x)`, `any`, `all`, `sorted`), and
+`for` loops over `range(x.shape[i])` / `range(len(x))`.
 
 ## Why it breaks under hybridize
 A Symbol has no value to decide on. In MXNet 1.9.1 every truth test of a Symbol raises
