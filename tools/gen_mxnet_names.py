@@ -58,8 +58,11 @@ def collect():
             assert module.__name__ == module_name, (module_name, module.__name__)
             names[module_name] = sorted(n for n in dir(module)
                                         if not (n.startswith("__") and n.endswith("__")))
+        failed = []  # a package that fails to import hides its submodules: refuse to write
         modules = sorted({"mxnet"} | {name for _, name, _ in pkgutil.walk_packages(
-            mxnet.__path__, "mxnet.", onerror=lambda name: None)})
+            mxnet.__path__, "mxnet.", onerror=failed.append)})
+        if failed:
+            sys.exit("cannot list the submodules of %s: install what they import" % failed)
     return mxnet.__version__, names, modules
 
 
