@@ -84,7 +84,10 @@ CONVS = [((2, 4, 9, 7), (4, 4, 3, 3), dict(pad=(1, 2))),
          ((2, 4, 9, 7), (4, 2, 3, 3), dict(pad=(2, 2), dilate=(2, 1), num_group=2)),
          ((2, 4, 9, 7), (6, 4, 3, 2), dict(dilate=(1, 2))),
          ((3, 1, 12, 12), (5, 1, 5, 5), dict()),
-         ((2, 4, 9, 7), (4, 4, 3, 3), dict(stride=(2, 1), pad=(1, 1)))]
+         ((2, 4, 9, 7), (4, 4, 3, 3), dict(stride=(2, 1), pad=(1, 1))),
+         # several column chunks (conv.py:_COLS_CHUNK_BYTES) and a shorter last one
+         ((7, 3, 20, 20), (4, 3, 5, 5), dict(pad=(1, 1))),
+         ((5, 4, 24, 24), (6, 2, 5, 5), dict(num_group=2))]
 
 
 @pytest.mark.mxnet
@@ -130,3 +133,27 @@ def test_bad_shapes_raise_on_every_call():
             mx.nd.Convolution(mx.nd.ones((1, 3, 8, 8), dtype="float16"),
                               mx.nd.ones((4, 3, 3, 3), dtype="float16"), kernel=(3, 3),
                               num_filter=4, no_bias=True)
+
+
+@pytest.mark.mxnet
+def test_folded_conv_relu_pool_over_several_column_chunks_matches_mxnet():
+    mx_real = pytest.importorskip("mxnet")
+    rng = np.random.RandomState(5)
+    kw = dict(kernel=(5, 5), num_filter=6, pad=(1, 1))
+    w = rng.randn(6, 3, 5, 5).astype(np.float32)
+    b = rng.randn(6).astype(np.float32)
+    results = []
+    for lib in (mx, mx_real):
+        d = lib.sym.var("data")
+        y = lib.sym.Pooling(lib.sym.Activation(lib.sym.Convolution(d, name="c", **kw),
+                                               act_type="relu"),
+                            kernel=(2, 2), stride=(2, 2), pool_type="max")
+        results.append((lib, y))
+    for rnd in range(2):
+        x = (rng.randn(7, 3, 20, 20) * (rnd + 1)).astype(np.float32)
+        vals = {"data": x, "c_weight": w, "c_bias": b}
+        (_, ours), (_, theirs) = results
+        got = mx.nd.CachedOp(ours)(*[mx.nd.array(vals[n]) for n in ours.list_inputs()])
+        want = theirs.eval(ctx=mx_real.cpu(),
+                           **{n: mx_real.nd.array(v) for n, v in vals.items()})[0]
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
