@@ -60,6 +60,21 @@ class FunctionFacts:
     returns: List[Value] = field(default_factory=list)  # values of its return statements
     local_defs: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # nested defs by name
     _memo: Dict[cst.CSTNode, Value] = field(default_factory=dict)
+    _array_uses: Dict[str, bool] = field(default_factory=dict)
+
+    def used_as_array(self, name: str) -> bool:
+        """Whether the body uses `name` as only an array can be used, which settles that an
+        input taken for a tensor by its position (`Value.assumed`) is not a list of arrays.
+
+        Computed on demand (a rule asks only before offering a safe fix on such an input), so
+        the common path pays nothing for it.
+        """
+        known = self._array_uses.get(name)
+        if known is None:
+            finder = _ArrayUseFinder(name, self.namespace)
+            self.node.body.visit(finder)
+            known = self._array_uses[name] = finder.found
+        return known
 
     def value(self, expr: cst.BaseExpression, env: Env) -> Value:
         """What `expr` holds, evaluated in `env` (the environment of its statement)."""
@@ -267,6 +282,41 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
 # ----------------------------------------------------------------------------------------
 # ----------------------------------------------------------------------------------------
 # Entry point
+# Attributes a list, tuple or dict also has: using them proves nothing about an array.
+_CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
+
+
+class _ArrayUseFinder(cst.CSTVisitor):
+    """Finds a use of `name` that a list of arrays would not survive eagerly: a plain (not
+    starred) argument of an `F.<op>(...)` call, an attribute only arrays have
+    (`name.reshape(...)`, `name.shape`, `name.expand_dims(...)`), or a tuple index (`name[:, 0]`)."""
+
+    def __init__(self, name: str, namespace: Optional[str]) -> None:
+        self.name, self.namespace, self.found = name, namespace, False
+
+    def _is_name(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == self.name
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        if self._is_name(node.value) and node.attr.value not in _CONTAINER_ATTRIBUTES:
+            self.found = True
+        return not self.found
+
+    def visit_Subscript(self, node: cst.Subscript) -> Optional[bool]:
+        if self._is_name(node.value) and len(node.slice) > 1:  # `x[:, 0]`: TypeError on a list
+            self.found = True
+        return not self.found
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        func = node.func
+        while isinstance(func, cst.Attribute):
+            func = func.value
+        if self.namespace is not None and isinstance(func, cst.Name) and func.value == self.namespace \
+                and any(self._is_name(arg.value) and not arg.star for arg in node.args):
+            self.found = True
+        return not self.found
+
+
 # ----------------------------------------------------------------------------------------
 def _signature(node: cst.FunctionDef) -> List[cst.Param]:
     return list(node.params.posonly_params) + list(node.params.params)
@@ -289,7 +339,7 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
         if param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
             env[name] = UNKNOWN_VALUE
         else:
-            env[name] = Value(TENSOR)
+            env[name] = Value(TENSOR, assumed=True)
     star = node.params.star_arg
     if isinstance(star, cst.Param):  # elements may themselves be nested lists of inputs
         env[star.name.value] = Value(SEQUENCE)

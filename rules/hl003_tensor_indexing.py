@@ -65,6 +65,12 @@ both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a l
 in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
 ## Fix safety
+A hybrid_forward input is taken for a tensor by its position, but gluon passes lists of arrays
+(feature maps, states) the same way, and `feats[-1]` on a list must stay as it is. So a fix on
+a one-element subscript of an input (`x[0]`, `x[-1]`, `x[1:3]`) is unsafe unless the body also
+uses the input as only an array can be used (a plain argument of an `F.<op>` call,
+`x.reshape(...)`, `x.shape`, a tuple index `x[:, 0]`, ...); on an operator's or a layer's
+result, and on such inputs, the rules below apply.
 A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
 `range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`).
 Safe for integer literal indices and for slices whose bounds are non-negative integer literals or
@@ -107,13 +113,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
     ]
     INVALID = [
         Invalid(_net("return x[0]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"), safety=SAFE),
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"), safety=UNSAFE),
         Invalid(_net("return x[-1]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"), safety=SAFE),
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"), safety=UNSAFE),
         Invalid(_net("return x[-2]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"), safety=SAFE),
+                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"), safety=UNSAFE),
         Invalid(_net("return x[1:3]"), line=3,
-                fixed=_net("return F.slice(x, begin=(1,), end=(3,))"), safety=SAFE),
+                fixed=_net("return F.slice(x, begin=(1,), end=(3,))"), safety=UNSAFE),
         Invalid(_net("return x[:, 2]"), line=3,
                 fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"), safety=SAFE),
         Invalid(_net("return x[:, -3:]"), line=3,
@@ -131,10 +137,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 safety=SAFE),
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0]\n", line=3,
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-                      "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=SAFE),
+                      "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=UNSAFE),
         Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs)"), line=5,
                 fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
-                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs)"), safety=SAFE),
+                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs)"), safety=UNSAFE),
         Invalid(_net("k = int(self.pick)\nreturn x[:, k]"), line=4,
                 fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
                 safety=UNSAFE),
@@ -157,6 +163,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 line=2,
                 fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,))\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+                safety=UNSAFE),
+        # on an operator's result the tensor is certain, and the exact rewrites are safe
+        Invalid(_net("y = F.relu(x)\nreturn y[-1]"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),
+                safety=SAFE),
+        Invalid(_net("y = F.relu(x)\nreturn y[1:3, ::2]"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"),
                 safety=SAFE),
     ]
 
@@ -192,6 +205,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             self.report(node)
         else:
             replacement, safety = rewrite
+            # A tuple index (`x[:, 0]`) raises TypeError on a list: only one-element subscripts
+            # of an input can be a list of arrays, which the rewrite would break.
+            if len(node.slice) == 1 and self._maybe_a_list(node.value):
+                safety = UNSAFE
             self.report(node, replacement=replacement, safety=safety)
 
     def _check_outputs(self, node: cst.Subscript) -> None:
@@ -223,6 +240,15 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         self.report(node, "a multi-output result is a grouped Symbol after hybridize(): it takes no negative "
                           "index, reversed or overshooting slice (Symbol only accept nonnegative index); "
                           "index from the front or take list(outputs)", replacement=fixed)
+
+    def _maybe_a_list(self, base: cst.BaseExpression) -> bool:
+        """An input taken for a tensor only by its position, with no use in the body that only
+        an array allows (gluon passes lists of feature maps or states the same way)."""
+        if not self.value(base).assumed:
+            return False
+        base = strip_parens(base)
+        facts = self.facts
+        return not (isinstance(base, cst.Name) and facts is not None and facts.used_as_array(base.value))
 
     # -- the fix --------------------------------------------------------------------------
     def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:

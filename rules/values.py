@@ -39,6 +39,10 @@ class Value:
     fresh: bool = False
     outputs: Optional[int] = None
     nonnegative: bool = False  # a SCALAR known to be >= 0 (a range() loop index, a dim, len())
+    # A hybrid_forward input taken for a tensor only by its position: gluon passes lists of
+    # arrays (feature maps, states) the same way, so a rewrite that is exact on a tensor may
+    # break such code. Rules report it, but their fixes on it are never `safe`.
+    assumed: bool = False
 
     @property
     def is_tensor(self) -> bool:

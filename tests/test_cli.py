@@ -18,7 +18,7 @@ BAD = textwrap.dedent("""\
 
     class Net(HybridBlock):
         def hybrid_forward(self, F, x):
-            y = x[0]
+            y = x[:, 0]
             return y + 1
 """)
 FIXED_LINE = "F.slice_axis("
@@ -64,7 +64,7 @@ def test_findings_exit_1_with_clickable_location(project):
     assert result.exit_code == 1
     first = result.stdout.splitlines()[0]
     assert first.startswith("pkg/net.py:6:13: HL003 [*] ")
-    assert "    y = x[0]" in result.stdout
+    assert "    y = x[:, 0]" in result.stdout
     assert result.stdout.splitlines()[-1].startswith("Found 1 finding in 1 file.")
 
 
@@ -87,7 +87,7 @@ def test_fix_rewrites_and_is_idempotent(project):
     assert result.exit_code == 0, result.output
     assert "Fixed 1 finding." in result.stdout
     fixed = path.read_text()
-    assert FIXED_LINE in fixed and "x[0]" not in fixed
+    assert FIXED_LINE in fixed and "x[:, 0]" not in fixed
     again = hl("--fix", "net.py")
     assert again.exit_code == 0 and "Fixed" not in again.stdout
     assert path.read_text() == fixed
@@ -109,7 +109,7 @@ def test_diff_prints_and_writes_nothing(project):
     result = hl("--diff", "net.py")
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/net.py\n+++ b/net.py\n")
-    assert "-        y = x[0]" in result.stdout and "+        y = F.squeeze(" in result.stdout
+    assert "-        y = x[:, 0]" in result.stdout and "+        y = F.squeeze(" in result.stdout
     assert "Would fix 1 finding in 1 file." in result.stderr
     assert path.read_text() == BAD
     put(project, "clean.py", CLEAN)
@@ -243,7 +243,7 @@ def test_baseline_tolerates_old_findings_not_new_ones(project):
     path.write_text("import os\n\n" + BAD)
     assert hl("--baseline", "hl-baseline.json", ".").exit_code == 0
     # a second, identical hazard is new
-    path.write_text(BAD.replace("return y + 1", "z = x[0]\n        return y + z"))
+    path.write_text(BAD.replace("return y + 1", "z = x[:, 0]\n        return y + z"))
     gate = hl("--baseline", "hl-baseline.json", ".")
     assert gate.exit_code == 1 and gate.stdout.count(": HL003") == 1
     bad = put(project, "not-a-baseline.json", "[]")
@@ -309,7 +309,7 @@ def test_parallel_and_serial_runs_agree(project, monkeypatch):
     monkeypatch.setattr(runner, "ProcessPoolExecutor", SpyPool)
     filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
     for i in range(8):
-        put(project, f"m{i}.py", filler + BAD.replace("x[0]", f"x[{i % 3}]"))
+        put(project, f"m{i}.py", filler + BAD.replace("x[:, 0]", f"x[:, {i % 3}]"))
     serial = hl("--no-cache", "--jobs", "1", "--format", "json", ".")
     assert pools == []
     parallel = hl("--no-cache", "--jobs", "2", "--format", "json", ".")
@@ -456,6 +456,6 @@ def test_fix_changes_only_the_fixed_line(newline, encoding, trailing_newline):
         assert result.exit_code == 0, result.output
         with open(path, "rb") as handle:
             data = handle.read()
-    expected = text.replace("y = x[0]", "y = F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), "
-                                         "axis=0)")
+    expected = text.replace("y = x[:, 0]", "y = F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), "
+                                            "axis=1)")
     assert data == expected.replace("\n", newline).encode(encoding)

@@ -11,7 +11,7 @@ import pytest
 BAD = textwrap.dedent("""\
     class Net(HybridBlock):
         def hybrid_forward(self, F, x):
-            return x[0]
+            return x[:, 0]
 """)
 
 
@@ -119,7 +119,7 @@ def test_colour_only_on_a_terminal(project):
 
 
 def test_output_encoding_cannot_break_the_run(project):
-    (project / "net.py").write_text(BAD.replace("x[0]", "x[0]  # caf\u00e9"), encoding="utf-8")
+    (project / "net.py").write_text(BAD.replace("x[:, 0]", "x[:, 0]  # caf\u00e9"), encoding="utf-8")
     result = run(["."], project, env={"PYTHONIOENCODING": "ascii"})
     assert result.returncode == 1
     assert "# caf\\xe9" in result.stdout

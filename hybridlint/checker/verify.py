@@ -1,6 +1,6 @@
 """`--fix --verify`: keep only the fixes that running the code proves.
 
-All fixes are applied and the result is checked against the original on every example
+With examples, all fixes, safe and unsafe, are applied and the result is checked against the original on every example
 (original eager vs fixed eager vs fixed hybridized, see check_fix). When that fails, the
 applied fixes are bisected with `fix_source(accept=...)`: every subset tried is run, so the
 source returned is always one that was checked. A fix is rejected when it changes outputs,
@@ -70,6 +70,12 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     """
     if fixer is None:
         from hybridlint.linter import fix_source as fixer
+    if examples:
+        # Running the block on its examples proves or rejects each fix, whatever its static
+        # safety ("unsafe" means exactly "needs verification"), so every fix is a candidate.
+        # Without examples the expression-level check feeds tensors to each expression and
+        # cannot see, e.g., that an input is a list of arrays: the requested safety stands.
+        unsafe = True
     session = session or shared_session()
     every = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe)
     if not every.applied:                  # nothing to prove; examples still give dynamic lint
