@@ -64,6 +64,9 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             i += 2
             if d1 == -1 and d2 == -1:
                 raise ShapeError("Split dims cannot both be -1.")
+            if d1 < -1 or d2 < -1:  # MXNet: "shape dim size must be >= -1"
+                raise ShapeError("reshape: the two dims after -4 must be sizes or -1, got {}, {}"
+                                 .format(d1, d2))
             if d1 == -1:
                 d1 = d0 // d2 if d0 else 0
             if d2 == -1:
@@ -87,6 +90,9 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             out[inf_idx] = 0
     if reverse:
         out.reverse()
+    if any(d < 0 for d in out):  # a code left unresolved: MXNet fails its dim-size check
+        raise ShapeError("Cannot reshape array of shape {} into shape {}: dimension sizes {} "
+                         "are not all known".format(fmt_shape(src), fmt_shape(target), fmt_shape(out)))
     if known and 0 not in out and _prod(out) != _prod(dshape) or known and 0 in out:
         raise ShapeError("Cannot reshape array of shape {} into shape {}: target size {} "
                          "differs from {}".format(fmt_shape(src), fmt_shape(target),
