@@ -17,3 +17,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "mxnet" in item.keywords:
             item.add_marker(skip)
+
+
+# CI is a gate: the same inputs every run (derandomize) and no per-example deadline (a loaded
+# machine must not turn a slow example into a failure). Locally hypothesis explores freely.
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+    _hypothesis_settings.register_profile("dev", deadline=None)
+    import os as _os
+
+    _hypothesis_settings.load_profile("ci" if _os.environ.get("CI") else "dev")
+except ImportError:  # hypothesis is a test extra; the plain tests still run without it
+    pass
