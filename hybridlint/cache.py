@@ -7,6 +7,12 @@ touched file still hits and an edited one always misses. The rule sources are ha
 the version) so that an editable install invalidates the cache the moment a rule changes.
 The cache also remembers the list of rule codes, which spares a warm run from importing LibCST.
 A corrupt or unreadable cache is treated as empty; failing to save it is never an error.
+
+Reading and hashing every file is most of a warm run, so, as git's index does, the cache also
+remembers each path's stat signature (mtime, ctime, size, inode) with the content key it had:
+an unchanged signature stands for unchanged bytes. ctime cannot be set back by tools that
+preserve mtime, and a signature taken within RACY_SECONDS of saving is not kept (a file
+rewritten in the same clock tick as its stat would otherwise look unchanged).
 """
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ from .files import atomic_write_bytes
 CACHE_DIR = ".hybridlint_cache"
 FORMAT = 1
 MAX_AGE_SECONDS = 14 * 24 * 3600  # entries unused this long are dropped on save
+RACY_SECONDS = 2
 # Modules of hybridlint/ whose code decides what a cached result contains.
 RESULT_SOURCES = ("linter.py", "toplevel.py", "runner.py", "files.py", "config.py", "cache.py", "__init__.py")
 
@@ -33,6 +40,15 @@ def content_key(raw: bytes, file_settings: str = "") -> str:
     digest = hashlib.sha256(raw)
     digest.update(b"\0" + file_settings.encode("utf-8"))
     return digest.hexdigest()[:32]
+
+
+def stat_signature(path: str) -> Optional[List[int]]:
+    """What changes whenever a file's bytes change, without reading them (None if unknown)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 
 def rules_digest() -> str:
@@ -72,6 +88,7 @@ class LintCache:
         ).hexdigest()
         self.path = os.path.join(self.directory, f"lint-{name}.json")
         self._entries: Dict[str, Dict[str, Any]] = {}
+        self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, settings, content key]
         self._codes: Optional[List[str]] = None
         self._dirty = False
         if enabled:
@@ -91,6 +108,28 @@ class LintCache:
         codes = data.get("codes")
         if isinstance(codes, list):
             self._codes = codes
+        stats = data.get("stats")
+        if isinstance(stats, dict):
+            self._stats = stats
+
+    def key_for_signature(self, path: str, signature: Optional[List[int]], settings: str) -> Optional[str]:
+        """The content key recorded for `path` when it had this stat signature, or None."""
+        if not self.enabled or signature is None:
+            return None
+        record = self._stats.get(path)
+        if isinstance(record, list) and len(record) == 6 and record[:4] == signature \
+                and record[4] == settings:
+            return record[5]
+        return None
+
+    def remember_signature(self, path: str, signature: Optional[List[int]], settings: str,
+                           key: str) -> None:
+        """Record which content key `path` had with this stat signature."""
+        if self.enabled and signature is not None:
+            record = signature + [settings, key]
+            if self._stats.get(path) != record:
+                self._stats[path] = record
+                self._dirty = True
 
     @property
     def codes(self) -> Optional[List[str]]:
@@ -125,8 +164,11 @@ class LintCache:
             return
         cutoff = time.time() - MAX_AGE_SECONDS
         entries = {k: v for k, v in self._entries.items() if v.get("t", 0) >= cutoff}
+        racy = (time.time() - RACY_SECONDS) * 1e9
+        stats = {path: record for path, record in self._stats.items()
+                 if record[5] in entries and max(record[0], record[1]) < racy}
         payload = {"format": FORMAT, "version": __version__, "codes": self._codes,
-                   "entries": entries}
+                   "entries": entries, "stats": stats}
         try:
             os.makedirs(self.directory, exist_ok=True)
             ignore_file = os.path.join(self.directory, ".gitignore")

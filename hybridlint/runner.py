@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .cache import LintCache, content_key
+from .cache import LintCache, content_key, stat_signature
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
@@ -168,11 +168,18 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     Returns ``(outcome, None)`` when the file is settled here, or ``(None, task)`` when it must
     be linted. Settled results are put in the cache (read errors are not: there is no content).
     """
+    settings = repr(extra_ignore)
+    signature = stat_signature(path)
+    known = cache.key_for_signature(path, signature, settings)  # unchanged since last run?
+    cached = cache.get(known) if known is not None else None
+    if cached is not None:
+        return FileOutcome(path, [Issue(path=path, **fields) for fields in cached]), None
     try:
         raw = read_bytes(path)
     except SourceReadError as exc:
         return _runner_outcome(path, "HL902", str(exc), enabled), None
-    key = content_key(raw, repr(extra_ignore))
+    key = content_key(raw, settings)
+    cache.remember_signature(path, signature, settings, key)
     cached = cache.get(key)
     if cached is not None:
         return FileOutcome(path, [Issue(path=path, **fields) for fields in cached]), None

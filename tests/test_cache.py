@@ -53,3 +53,60 @@ def test_disabled_cache_neither_reads_nor_writes(tmp_path):
 
 def test_rules_digest_is_stable():
     assert rules_digest() == rules_digest()
+
+
+# -- the stat shortcut: an unchanged stat signature stands for unchanged bytes ----------------
+HAZARD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.shape\n"
+CLEAN = HAZARD.replace("x.shape", "x * 2.0")  # same size, no hazard
+
+
+def _lint(project):
+    from click.testing import CliRunner
+
+    from hybridlint.cli import cli
+
+    return CliRunner().invoke(cli, ["--quiet", "--exit-zero", "--format", "json", str(project)])
+
+
+def test_warm_run_trusts_an_unchanged_signature_without_reading(tmp_path, monkeypatch):
+    import hybridlint.cache as cache_module
+    import hybridlint.runner as runner
+
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", 0)  # the file is seconds old, not minutes
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    (tmp_path / "net.py").write_text(HAZARD)
+    first = _lint(tmp_path)
+    assert '"HL001"' in first.output
+
+    def no_read(path):
+        raise AssertionError("the file was read although its signature is unchanged")
+
+    monkeypatch.setattr(runner, "read_bytes", no_read)
+    assert _lint(tmp_path).output == first.output
+
+
+def test_same_size_rewrite_with_mtime_restored_is_seen(tmp_path, monkeypatch):
+    import hybridlint.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", 0)
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "net.py"
+    path.write_text(HAZARD)
+    assert '"HL001"' in _lint(tmp_path).output
+    before = os.stat(path)
+    path.write_text(CLEAN)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime as before; ctime moves
+    assert os.stat(path).st_size == before.st_size
+    assert '"HL001"' not in _lint(tmp_path).output
+
+
+def test_racy_signatures_are_not_kept(tmp_path):
+    cache = LintCache(str(tmp_path), "s")
+    path = tmp_path / "fresh.py"
+    path.write_text("x = 1\n")
+    from hybridlint.cache import stat_signature
+
+    cache.put("k", [])
+    cache.remember_signature(str(path), stat_signature(str(path)), "()", "k")
+    cache.save()  # the file changed within RACY_SECONDS of the save: its signature proves nothing
+    assert LintCache(str(tmp_path), "s").key_for_signature(str(path), stat_signature(str(path)), "()") is None
