@@ -24,17 +24,14 @@ def _container_repr(block) -> str:
     return "{name}(\n{modstr}\n)".format(name=block.__class__.__name__, modstr=modstr)
 
 
-class Sequential(Block):
-    """Stacks Blocks sequentially (a plain Block: cannot be traced itself)."""
-
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
+class _Container:
+    """What Sequential and HybridSequential share: children in insertion order, run in turn."""
 
     def add(self, *blocks) -> None:
         for block in blocks:
             self.register_child(block)
 
-    def forward(self, x):
+    def _run_children(self, x):
         for block in self._children.values():
             x = block(x)
         return x
@@ -53,6 +50,16 @@ class Sequential(Block):
 
     def __len__(self) -> int:
         return len(self._children)
+
+
+class Sequential(_Container, Block):
+    """Stacks Blocks sequentially (a plain Block: cannot be traced itself)."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def forward(self, x):
+        return self._run_children(x)
 
     def hybridize(self, active: bool = True, **kwargs) -> None:
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
@@ -62,35 +69,14 @@ class Sequential(Block):
         super().hybridize(active, **kwargs)
 
 
-class HybridSequential(HybridBlock):
+class HybridSequential(_Container, HybridBlock):
     """Stacks HybridBlocks sequentially; traced as one graph when hybridized."""
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
 
-    def add(self, *blocks) -> None:
-        for block in blocks:
-            self.register_child(block)
-
     def hybrid_forward(self, F, x):
-        for block in self._children.values():
-            x = block(x)
-        return x
-
-    def __repr__(self) -> str:
-        return _container_repr(self)
-
-    def __getitem__(self, key):
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)(prefix=self._prefix)
-            with net.name_scope():
-                net.add(*layers)
-            return net
-        return layers
-
-    def __len__(self) -> int:
-        return len(self._children)
+        return self._run_children(x)
 
 
 class Dense(HybridBlock):
