@@ -109,16 +109,17 @@ class LintCache:
         if isinstance(codes, list):
             self._codes = codes
         stats = data.get("stats")
-        if isinstance(stats, dict):
-            self._stats = stats
+        if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
+            self._stats = {path: record for path, record in stats.items()
+                           if isinstance(record, list) and len(record) == 6
+                           and all(isinstance(n, int) for n in record[:4])}
 
     def key_for_signature(self, path: str, signature: Optional[List[int]], settings: str) -> Optional[str]:
         """The content key recorded for `path` when it had this stat signature, or None."""
         if not self.enabled or signature is None:
             return None
         record = self._stats.get(path)
-        if isinstance(record, list) and len(record) == 6 and record[:4] == signature \
-                and record[4] == settings:
+        if record is not None and record[:4] == signature and record[4] == settings:
             return record[5]
         return None
 

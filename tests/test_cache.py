@@ -110,3 +110,20 @@ def test_racy_signatures_are_not_kept(tmp_path):
     cache.remember_signature(str(path), stat_signature(str(path)), "()", "k")
     cache.save()  # the file changed within RACY_SECONDS of the save: its signature proves nothing
     assert LintCache(str(tmp_path), "s").key_for_signature(str(path), stat_signature(str(path)), "()") is None
+
+
+def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
+    import json
+
+    cache = LintCache(str(tmp_path), "s")
+    cache.put("k", [])
+    cache.save()
+    with open(cache.path) as handle:
+        data = json.load(handle)
+    data["stats"] = {"a.py": [1, 2], "b.py": "x", "c.py": [1, 2, 3, "4", "()", "k"]}
+    with open(cache.path, "w") as handle:
+        json.dump(data, handle)
+    again = LintCache(str(tmp_path), "s")
+    assert again.key_for_signature("c.py", [1, 2, 3, "4"], "()") is None
+    again.put("j", [])
+    again.save()  # must not raise on the records it loaded
