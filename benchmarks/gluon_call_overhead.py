@@ -11,27 +11,13 @@ net(x) / numpy (the project targets <= 1.3 for this case).
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import hybridlint.engine as mx  # noqa: E402
-
-
-def best_per_call(fns, n: int, repeat: int):
-    """Best per-call seconds of each function, rounds interleaved."""
-    best = {k: float("inf") for k in fns}
-    for fn in fns.values():
-        fn()
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - t0) / n)
-    return best
+from hybridize import best_times  # noqa: E402  (benchmarks/hybridize.py: this script's folder)
 
 
 def main(argv=None) -> None:
@@ -61,7 +47,7 @@ def main(argv=None) -> None:
         return h @ w3t + b3
 
     np.testing.assert_allclose(net(x).asnumpy(), by_hand(), rtol=1e-4, atol=1e-6)
-    t = best_per_call({"block": lambda: net(x), "op": lambda: op(*cargs), "numpy": by_hand},
+    t = best_times({"block": lambda: net(x), "op": lambda: op(*cargs), "numpy": by_hand},
                       args.n, args.repeat)
     t_block, t_op, t_np = t["block"], t["op"], t["numpy"]
 
@@ -70,7 +56,7 @@ def main(argv=None) -> None:
     net._cached_op = stub     # rebuild the lean path around a plan that does nothing
     net._fast = None
     net._maybe_enable_fast([0])
-    s = best_per_call({"block": lambda: net(x), "stub": lambda: stub(*cargs)},
+    s = best_times({"block": lambda: net(x), "stub": lambda: stub(*cargs)},
                       args.n * 4, args.repeat)
     print("numpy %s, HybridBlock net(x) %.2f us, bare CachedOp %.2f us, numpy by hand %.2f us"
           % (np.__version__, t_block * 1e6, t_op * 1e6, t_np * 1e6))
