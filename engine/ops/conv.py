@@ -9,6 +9,7 @@ slice per kernel position (a loop over kernel taps, never over batch or channels
 Shape inference fills weight (and bias) from data and num_filter, for gluon's deferred init.
 """
 import threading
+from math import prod
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -19,12 +20,6 @@ from ._util import fmt_shape
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
-
-def _prod(dims) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n
 
 
 def _geometry(attrs, name):
@@ -129,7 +124,7 @@ def _conv_cols(attrs, x):
                       + tuple(sp[i] * dilate[i] for i in range(len(k)))
                       + tuple(sp[i] * stride[i] for i in range(len(k))),
                       writeable=False)
-    return view.reshape(n, g, (c // g) * _prod(k), _prod(osp)), osp
+    return view.reshape(n, g, (c // g) * prod(k), prod(osp)), osp
 
 
 def _conv_check(attrs, x, w, b):
@@ -297,7 +292,7 @@ def convolution_out(attrs, out, x, w, b=None):
     n, nf = x.shape[0], attrs.num_filter
     cols, osp = _conv_cols(attrs, x)
     w3 = w.reshape(g, nf // g, -1)
-    np.matmul(w3, cols, out=out.reshape(n, g, nf // g, _prod(osp)))
+    np.matmul(w3, cols, out=out.reshape(n, g, nf // g, prod(osp)))
     if b is not None:
         out += b.reshape(bshape)
     return out
@@ -404,8 +399,8 @@ def deconvolution(attrs, x, w, b=None):
     g, nf = attrs.num_group, attrs.num_filter
     insp = x.shape[2:]
     # columns: (N, G, F/G * prod(k), prod(in)) = W^T (per group) @ x
-    w3 = w.reshape(g, c // g, (nf // g) * _prod(k))
-    cols = np.matmul(w3.transpose(0, 2, 1), x.reshape(n, g, c // g, _prod(insp)))
+    w3 = w.reshape(g, c // g, (nf // g) * prod(k))
+    cols = np.matmul(w3.transpose(0, 2, 1), x.reshape(n, g, c // g, prod(insp)))
     cols = cols.reshape((n, nf) + tuple(k) + insp)
     # scatter-add into the padded output, one strided slice per kernel tap
     full = tuple(oshape[2 + i] + 2 * pad[i] for i in range(nd))

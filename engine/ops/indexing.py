@@ -5,6 +5,8 @@ MXNet takes indices as floats and truncates them; out-of-range indices are clipp
 mode 'clip', Embedding), wrapped (mode 'wrap'), give all-off rows (one_hot) or raise (take mode
 'raise', gather_nd). Index outputs (argsort, topk) are float32 unless `dtype` says otherwise.
 """
+from math import prod
+
 import numpy as np
 
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float, p_int,
@@ -315,14 +317,8 @@ def _sort_shape(attrs, in_shapes):
     if s is None:
         return in_shapes, [None]
     ax = _sort_axis(attrs, len(s), "sort")
-    return in_shapes, [(_prod(s),) if ax is None else tuple(s)]
+    return in_shapes, [(prod(s),) if ax is None else tuple(s)]
 
-
-def _prod(s):
-    n = 1
-    for d in s:
-        n *= d
-    return n
 
 
 def sort(attrs, x):
@@ -366,7 +362,7 @@ def _topk_shape(attrs, in_shapes):
     if attrs.ret_typ == "mask":
         return in_shapes, [tuple(s)]
     if ax is None:
-        out = (_topk_k(attrs, _prod(s)),) if _prod(s) else (0,)
+        out = (_topk_k(attrs, prod(s)),) if prod(s) else (0,)
     else:
         out = tuple(s)
         if s[ax]:
@@ -456,7 +452,7 @@ def ravel_multi_index(attrs, data):
 
 def unravel_index(attrs, data):
     """Coordinates (len(shape), ...) in an array of `shape` of the flat indices `data`."""
-    return np.stack(np.unravel_index(data.astype(np.int64) % max(_prod(attrs.shape), 1),
+    return np.stack(np.unravel_index(data.astype(np.int64) % max(prod(attrs.shape), 1),
                                      attrs.shape)).astype(data.dtype)
 
 

@@ -3,6 +3,8 @@
 FullyConnected infers its weight and bias shapes backward from data and num_hidden, which is
 how gluon's deferred initialisation learns `in_units`.
 """
+from math import prod
+
 import numpy as np
 
 from ..registry import Param, ShapeError, merge_shape, p_bool, p_int, p_str, register
@@ -12,12 +14,6 @@ from ._util import as_array, fmt_shape
 def _fc_inputs(attrs):
     return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
 
-
-def _prod(dims) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n
 
 
 def fc_shape(attrs, in_shapes):
@@ -29,7 +25,7 @@ def fc_shape(attrs, in_shapes):
     if data is not None:
         if attrs.flatten:
             rest = data[1:]
-            in_units = 0 if 0 in rest else _prod(rest)
+            in_units = 0 if 0 in rest else prod(rest)
             out = (data[0], nh)
         else:
             in_units = data[-1]

@@ -7,6 +7,8 @@ pooling divides by MXNet's window size: clipped to the padded input when count_i
 (default), to the real input otherwise; the divisor is separable, an outer product of one
 small vector per spatial axis.
 """
+from math import prod
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -226,7 +228,7 @@ def _tap_plan(attrs, x):
         k, stride, pad, out = _geometry(attrs, x.shape)
         nd = len(k)
         sp = x.shape[2:]
-        if _prod(k) <= 64 and all(out):
+        if prod(k) <= 64 and all(out):
             extra = [max(0, (out[i] - 1) * stride[i] + k[i] - (sp[i] + 2 * pad[i]))
                      for i in range(nd)]
             padded = None
@@ -240,7 +242,7 @@ def _tap_plan(attrs, x):
                 for t in np.ndindex(*k)]
             div = None
             if attrs.pool_type == "avg":
-                div = x.dtype.type(_prod(k)) if padded is None else \
+                div = x.dtype.type(prod(k)) if padded is None else \
                     _avg_divisor(attrs, k, stride, pad, out, sp).astype(x.dtype)
             sep = None
             if attrs.pool_type == "max":
@@ -274,12 +276,6 @@ def _avg_divisor(attrs, k, stride, pad, out, sp):
         div = np.maximum(div, 1)
     return div
 
-
-def _prod(dims) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n
 
 
 def separable_max_stages(shape, k, stride, out):

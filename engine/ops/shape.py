@@ -1,6 +1,7 @@
 """Shape ops: reshape (MXNet's special codes), transpose, expand_dims, squeeze, flatten,
 concat, stack, split, slice, slice_axis, slice_like, shape_array, size_array, add_n,
 zeros_like, ones_like."""
+from math import prod
 from typing import Optional, Tuple
 
 import numpy as np
@@ -9,12 +10,6 @@ from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_axis, 
                         p_opt, p_shape, register)
 from ._util import fmt_shape, norm_axis
 
-
-def _prod(dims) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n
 
 
 def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False):
@@ -84,8 +79,8 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
     known = 0 not in dshape
     if 0 <= inf_idx < len(out):     # (past the end MXNet writes out of bounds: the 1 stays)
         if known:
-            rest = _prod(out)
-            out[inf_idx] = _prod(dshape) // rest if rest else 0
+            rest = prod(out)
+            out[inf_idx] = prod(dshape) // rest if rest else 0
         else:
             out[inf_idx] = 0
     if reverse:
@@ -93,10 +88,10 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
     if any(d < 0 for d in out):  # a code left unresolved: MXNet fails its dim-size check
         raise ShapeError("Cannot reshape array of shape {} into shape {}: dimension sizes {} "
                          "are not all known".format(fmt_shape(src), fmt_shape(target), fmt_shape(out)))
-    if known and 0 not in out and _prod(out) != _prod(dshape) or known and 0 in out:
+    if known and 0 not in out and prod(out) != prod(dshape) or known and 0 in out:
         raise ShapeError("Cannot reshape array of shape {} into shape {}: target size {} "
                          "differs from {}".format(fmt_shape(src), fmt_shape(target),
-                                                  _prod(out), _prod(dshape)))
+                                                  prod(out), prod(dshape)))
     return tuple(out)
 
 
@@ -192,7 +187,7 @@ def _flatten_shape(attrs, in_shapes):
         return in_shapes, [None]
     if len(s) == 0:
         return in_shapes, [(1, 1)]
-    return in_shapes, [(s[0], _prod(s[1:]))]
+    return in_shapes, [(s[0], prod(s[1:]))]
 
 
 def _flatten(attrs, x):

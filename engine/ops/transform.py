@@ -15,12 +15,6 @@ from ..registry import (Param, ShapeError, elemwise_shape, p_axis, p_bool, p_enu
 from ._util import fmt_shape, norm_axis
 
 
-def _prod(s) -> int:
-    n = 1
-    for d in s:
-        n *= d
-    return n
-
 # ----------------------------------------------------------------------------- clip / cast
 
 
@@ -109,7 +103,7 @@ _MAX_NDIM = 5       # MXNET_SPECIAL_MAX_NDIM: broadcast kernels handle 5 compact
 def _check_compact(big, small):
     """MXNet's BroadcastReduceShapeCompact: merge runs of broadcast / kept axes; more than
     five runs fail ("Too many reduction axes"), e.g. tiling three axes of a 3-D array."""
-    if _prod(small) == 1:
+    if math.prod(small) == 1:
         return
     runs = 0
     bprod = sprod = 1
@@ -255,7 +249,7 @@ register("tile", params={"reps": Param(p_shape)},
 
 def _repeat_out(attrs, s):
     if attrs.axis is None:
-        return (_prod(s) * attrs.repeats,)
+        return (math.prod(s) * attrs.repeats,)
     ax = norm_axis(attrs.axis, len(s), "repeat")
     return tuple(d * attrs.repeats if i == ax else d for i, d in enumerate(s))
 
@@ -333,7 +327,7 @@ def _reshape_like_out(attrs, lhs, rhs):
     lb, le = _span(attrs.lhs_begin, attrs.lhs_end, len(lhs), "lhs")
     rb, re_ = _span(attrs.rhs_begin, attrs.rhs_end, len(rhs), "rhs")
     out = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
-    if 0 not in lhs and 0 not in out and _prod(lhs) != _prod(out):
+    if 0 not in lhs and 0 not in out and math.prod(lhs) != math.prod(out):
         raise ShapeError("Cannot reshape lhs with shape {} to new shape {} because they have "
                          "different size.".format(fmt_shape(lhs), fmt_shape(out)))
     return out
@@ -410,7 +404,7 @@ def arange_like(attrs, x):
     """start + step * (i // repeat) for i over the input's size (or the size of `axis`),
     shaped like the input (or 1-D), in the input's dtype."""
     (shape,) = _arange_like_shape(attrs, [x.shape])[1]
-    n = _prod(shape)
+    n = math.prod(shape)
     dt = x.dtype.type
     # MXNet computes in the data type: for int data, start and step are truncated first
     steps = (np.arange(n, dtype=np.int64) // attrs.repeat).astype(x.dtype)
