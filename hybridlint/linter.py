@@ -11,6 +11,7 @@ import ast
 import bisect
 import contextlib
 import difflib
+import itertools
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -82,7 +83,6 @@ def _parse_ast(source: str) -> ast.Module:
         raise SourceSyntaxError(str(error)) from None
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -113,14 +113,15 @@ def _class_bases(tree: ast.Module) -> Dict[str, List[str]]:
     return bases
 
 
-def _chosen_spans(spans: Sequence[_Span], source: str, classes: Optional[Dict[str, Tuple[int, List[str]]]] = None
-                  ) -> List[Tuple[int, int]]:
+def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
+                  classes: Optional[Dict[str, Tuple[int, List[str]]]] = None) -> List[Tuple[int, int]]:
     """Spans of the top-level statements holding a hybrid_forward, plus the module classes
     related to them by inheritance (a base's helpers, a subclass's overrides) and the module
     functions they call (transitively), found from the text: nothing walks a tree.
 
-    `classes` maps a top-level class name to (its span index, its base names)."""
-    line_starts = [0] + [match.end() for match in _NEWLINE.finditer(source)]
+    `lines` are the file's `split_lines`; `classes` maps a top-level class name to (its span
+    index, its base names)."""
+    line_starts = [0, *itertools.accumulate(map(len, lines))]
     hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
     chosen: Dict[int, Tuple[int, int]] = {}
     work: List[Tuple[int, int]] = []
@@ -192,7 +193,7 @@ def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region]
     bases = _class_bases(tree)
     classes = {s.name: (i, bases.get(s.name, [])) for i, s in enumerate(statements) if s.kind == "class" and s.name}
     regions = []
-    for first, last in _chosen_spans(spans, source, classes):
+    for first, last in _chosen_spans(spans, source, lines, classes):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError:
@@ -222,7 +223,7 @@ def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext
     bases = _class_bases(tree)
     classes = {node.name: (i, bases[node.name]) for i, node in enumerate(tree.body) if isinstance(node, ast.ClassDef)}
     regions = []
-    for first, last in _chosen_spans(spans, source, classes):
+    for first, last in _chosen_spans(spans, source, lines, classes):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError as error:
