@@ -278,10 +278,8 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
 
 
 # ----------------------------------------------------------------------------------------
-# Guards: eager-only branches
+# Array uses (asked on demand by FunctionFacts.used_as_array)
 # ----------------------------------------------------------------------------------------
-# ----------------------------------------------------------------------------------------
-# Entry point
 # Attributes a list, tuple or dict also has: using them proves nothing about an array.
 _CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
 
@@ -317,6 +315,8 @@ class _ArrayUseFinder(cst.CSTVisitor):
         return not self.found
 
 
+# ----------------------------------------------------------------------------------------
+# Entry point
 # ----------------------------------------------------------------------------------------
 def _signature(node: cst.FunctionDef) -> List[cst.Param]:
     return list(node.params.posonly_params) + list(node.params.params)

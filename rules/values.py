@@ -41,7 +41,8 @@ class Value:
     nonnegative: bool = False  # a SCALAR known to be >= 0 (a range() loop index, a dim, len())
     # A hybrid_forward input taken for a tensor only by its position: gluon passes lists of
     # arrays (feature maps, states) the same way, so a rewrite that is exact on a tensor may
-    # break such code. Rules report it, but their fixes on it are never `safe`.
+    # break such code. HL003 makes its one-element-subscript fixes on it unsafe unless
+    # `FunctionFacts.used_as_array` settles it; `join` does not keep it.
     assumed: bool = False
 
     @property
