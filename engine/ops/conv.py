@@ -82,26 +82,33 @@ def conv_out_spatial(attrs, spatial):
     return tuple(out)
 
 
-def _conv_shape(attrs, in_shapes):
-    k, _, _, _ = _geometry(attrs, "Convolution")
+def _shape(attrs, in_shapes, name, weight_shape, out_spatial):
+    """Shape inference shared by Convolution and Deconvolution: they differ only in the weight
+    layout `weight_shape(c, nf, g, k)` and the output size `out_spatial(attrs, spatial)`."""
+    k, _, _, _ = _geometry(attrs, name)
     nd = len(k)
     data = in_shapes[0]
     nf, g = attrs.num_filter, attrs.num_group
     if nf % g:
         raise ShapeError("num_filter ({}) must be divisible by num_group ({})".format(nf, g))
     if data is not None and len(data) != nd + 2:
-        raise ShapeError("Convolution with a {}-D kernel {} expects {}-D input ({}), got data "
-                         "of shape {}".format(nd, k, nd + 2, _LAYOUTS[nd], fmt_shape(data)))
+        raise ShapeError("{} with a {}-D kernel {} expects {}-D input ({}), got data of shape "
+                         "{}".format(name, nd, k, nd + 2, _LAYOUTS[nd], fmt_shape(data)))
     c = data[1] if data is not None else 0
     if c and c % g:
         raise ShapeError("input channels ({}) must be divisible by num_group ({})".format(c, g))
     shapes = list(in_shapes)
-    shapes[1] = _fill(in_shapes, 1, (nf, c // g if c else 0) + tuple(k), "weight")
+    shapes[1] = _fill(in_shapes, 1, weight_shape(c, nf, g, k), "weight")
     if not attrs.no_bias:
         shapes[2] = _fill(in_shapes, 2, (nf,), "bias")
     if data is None:
         return shapes, [None]
-    return shapes, [(data[0], nf) + conv_out_spatial(attrs, data[2:])]
+    return shapes, [(data[0], nf) + out_spatial(attrs, data[2:])]
+
+
+def _conv_shape(attrs, in_shapes):
+    return _shape(attrs, in_shapes, "Convolution",
+                  lambda c, nf, g, k: (nf, c // g if c else 0) + tuple(k), conv_out_spatial)
 
 
 def _padded(x, pad):
@@ -360,26 +367,8 @@ def deconv_out_spatial(attrs, spatial):
 
 
 def _deconv_shape(attrs, in_shapes):
-    k, _, _, _ = _geometry(attrs, "Deconvolution")
-    nd = len(k)
-    data = in_shapes[0]
-    nf, g = attrs.num_filter, attrs.num_group
-    if nf % g:
-        raise ShapeError("num_filter ({}) must be divisible by num_group ({})".format(nf, g))
-    if data is not None and len(data) != nd + 2:
-        raise ShapeError("Deconvolution with a {}-D kernel {} expects {}-D input ({}), got "
-                         "data of shape {}".format(nd, k, nd + 2, _LAYOUTS[nd],
-                                                   fmt_shape(data)))
-    c = data[1] if data is not None else 0
-    if c and c % g:
-        raise ShapeError("input channels ({}) must be divisible by num_group ({})".format(c, g))
-    shapes = list(in_shapes)
-    shapes[1] = _fill(in_shapes, 1, (c, nf // g) + tuple(k), "weight")
-    if not attrs.no_bias:
-        shapes[2] = _fill(in_shapes, 2, (nf,), "bias")
-    if data is None:
-        return shapes, [None]
-    return shapes, [(data[0], nf) + deconv_out_spatial(attrs, data[2:])]
+    return _shape(attrs, in_shapes, "Deconvolution",
+                  lambda c, nf, g, k: (c, nf // g) + tuple(k), deconv_out_spatial)
 
 
 def deconvolution(attrs, x, w, b=None):
