@@ -22,6 +22,7 @@ import numpy as np
 
 from .base import MXNetError
 from .registry import Attrs, ShapeError, merge_shape, shape_known
+from .registry import fmt_shape as _fmt_shape
 from .symbol.symbol import Node, Symbol
 
 __all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_types",
@@ -30,14 +31,10 @@ __all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_t
 
 # ----------------------------------------------------------------------------- inference
 
-def _fmt(s) -> str:
-    return "None" if s is None else "[" + ",".join(str(d) for d in s) + "]"
-
-
 def _node_error(node: Node, err: Exception, in_shapes, kind="shape") -> MXNetError:
     where = node.where()
     msg = "Error in operator {}: {}\n  input {}s: {}".format(
-        node.name, err, kind, ", ".join(_fmt(s) if kind == "shape" else str(s)
+        node.name, err, kind, ", ".join(_fmt_shape(s) if kind == "shape" else str(s)
                                         for s in in_shapes))
     if where:
         msg += "\n  created at {}".format(where)
@@ -174,7 +171,7 @@ class Plan:
                         raise MXNetError("Error in operator {}: cannot infer the shape of output "
                                          "{} from input shapes {}{}".format(
                                              node.name, i,
-                                             ", ".join(_fmt(shapes.get((id(c), j)))
+                                             ", ".join(_fmt_shape(shapes.get((id(c), j)))
                                                        for c, j in node.inputs),
                                              "\n  created at " + node.where()
                                              if node.where() else ""))

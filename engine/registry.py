@@ -156,16 +156,17 @@ def merge_shape(a: Shape, b: Shape) -> Shape:
     if b is None:
         return a
     if len(a) != len(b):
-        raise ShapeError("expected {}, got {}".format(_fmt(a), _fmt(b)))
+        raise ShapeError("expected {}, got {}".format(fmt_shape(a), fmt_shape(b)))
     out = []
     for x, y in zip(a, b):
         if x and y and x != y:
-            raise ShapeError("expected {}, got {}".format(_fmt(a), _fmt(b)))
+            raise ShapeError("expected {}, got {}".format(fmt_shape(a), fmt_shape(b)))
         out.append(x or y)
     return tuple(out)
 
 
-def _fmt(s: Shape) -> str:
+def fmt_shape(s: Shape) -> str:
+    """MXNet prints shapes as [2,3]."""
     return "None" if s is None else "[" + ",".join(str(d) for d in s) + "]"
 
 
@@ -177,7 +178,7 @@ def elemwise_shape(attrs, in_shapes: List[Shape]):
             merged = merge_shape(merged, s)
         except ShapeError:
             raise ShapeError("Incompatible attr at {}-th input: expected {}, got {}".format(
-                i, _fmt(merged), _fmt(s))) from None
+                i, fmt_shape(merged), fmt_shape(s))) from None
     return [merged] * len(in_shapes), [merged]
 
 

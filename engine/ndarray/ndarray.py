@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base import MXNetError, mx_real_t
 from ..context import Context, cpu
+from ..registry import fmt_shape as _fmt_shape
 
 __all__ = ["NDArray", "array", "empty", "wrap", "waitall", "concatenate", "from_numpy"]
 
@@ -75,13 +76,9 @@ def _inplace(np_fn):
             np_fn(a, b, out=a, casting="unsafe")
         except ValueError:
             raise MXNetError("in-place operation: shape {} cannot receive a result broadcast "
-                             "with {}".format(_shape_str(a.shape), _shape_str(np.shape(b))))
+                             "with {}".format(_fmt_shape(a.shape), _fmt_shape(np.shape(b))))
         return self
     return op
-
-
-def _shape_str(s) -> str:
-    return "[" + ",".join(str(d) for d in s) + "]"
 
 
 def _check_broadcast(l, r) -> None:
@@ -92,7 +89,7 @@ def _check_broadcast(l, r) -> None:
     for x, y in zip(lp, rp):
         if x != y and x != 1 and y != 1:
             raise MXNetError("Check failed: l == 1 || r == 1: operands could not be broadcast "
-                             "together with shapes {} {}".format(_shape_str(l), _shape_str(r)))
+                             "together with shapes {} {}".format(_fmt_shape(l), _fmt_shape(r)))
 
 
 def _true_divide(a, b):
@@ -190,7 +187,7 @@ class NDArray:
                 return self
             if other.shape != self.shape:
                 raise MXNetError("copyto: shape mismatch {} vs {}".format(
-                    _shape_str(self.shape), _shape_str(other.shape)))
+                    _fmt_shape(self.shape), _fmt_shape(other.shape)))
             other._data[...] = self._data
             return other
         if isinstance(other, Context):

@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from ..base import MXNetError
-from ..registry import OpDef, ShapeError
+from ..registry import OpDef, ShapeError, fmt_shape
 from .ndarray import NDArray, wrap
 
 _np_ndarray = np.ndarray
@@ -23,7 +23,7 @@ def _wrap_result(res, nout):
 
 
 def _error(op: OpDef, arrays, err) -> MXNetError:
-    shapes = ", ".join("[" + ",".join(str(d) for d in a.shape) + "]" for a in arrays)
+    shapes = ", ".join(fmt_shape(a.shape) for a in arrays)
     return MXNetError("Error in operator {}: {} (input shapes: {})".format(op.name, err, shapes))
 
 
