@@ -127,6 +127,17 @@ def _run(fn: Callable[[], Any], fail: Callable[[BaseException], Failed]) -> Any:
         raise fail(exc)
 
 
+def _run_hybridized(mx, block, arrays: List, events: TraceEvents,
+                    fail: Callable[[BaseException], Failed]) -> Any:
+    """Hybridize `block` and call it, recording the symbols user code builds into `events`."""
+    def hybrid_call():
+        block.hybridize()
+        with watch_symbols(mx, events):
+            return execute.call(mx, block, arrays)
+
+    return _run(hybrid_call, fail)
+
+
 def check_built_block(mx: types.ModuleType, make_block: Callable[[], Any], arrays: List,
                       base: dict, user_files: Set[str], rtol: float, atol: float,
                       roundtrip: bool = True) -> EquivalenceReport:
@@ -135,13 +146,8 @@ def check_built_block(mx: types.ModuleType, make_block: Callable[[], Any], array
     eager = _run(lambda: execute.call(mx, block, arrays),
                  _stage("eager_error", "eager", base, user_files))
     events = TraceEvents(user_files)
-
-    def hybrid_call():
-        block.hybridize()
-        with watch_symbols(mx, events):
-            return execute.call(mx, block, arrays)
-
-    hybrid = _run(hybrid_call, _stage("hybrid_error", "hybridize", base, user_files, events))
+    hybrid = _run_hybridized(mx, block, arrays, events,
+                             _stage("hybrid_error", "hybridize", base, user_files, events))
     diffs = compare_arrays(eager, hybrid, rtol, atol)
     findings = _findings(events)
     if not all(d.equal for d in diffs):
@@ -209,13 +215,8 @@ def _fixed_hybrid(mx, fixed, reference, arrays, base, files, rtol, atol,
                   roundtrip: bool) -> EquivalenceReport:
     base = dict(base, comparison="original eager vs fixed hybridized")
     events = TraceEvents(files)
-
-    def hybrid_call():
-        fixed.hybridize()
-        with watch_symbols(mx, events):
-            return execute.call(mx, fixed, arrays)
-
-    hybrid = _run(hybrid_call, _stage("hybrid_error", "fixed hybridize", base, files, events))
+    hybrid = _run_hybridized(mx, fixed, arrays, events,
+                             _stage("hybrid_error", "fixed hybridize", base, files, events))
     diffs = compare_arrays(reference, hybrid, rtol, atol)
     if not all(d.equal for d in diffs):
         return EquivalenceReport("mismatch", outputs=diffs, stage="fixed hybridize",
