@@ -269,6 +269,13 @@ class OpDef:
             self._parse_cache[key] = attrs
         return attrs
 
+    def bind_positional(self, values, kwargs: Dict[str, Any]) -> None:
+        """Positional parameter values fill, in declaration order, the parameters that
+        `kwargs` does not name (mx.nd.X(data, 3) / mx.sym.X(data, 3))."""
+        free = [p for p in self.params if p not in kwargs]
+        for pname, v in zip(free, values):
+            kwargs[pname] = v
+
     # -- structure
     def input_names(self, attrs: Attrs, num_given: int = 0) -> List[str]:
         """Argument names followed by aux-state names, in MXNet's list_inputs order."""

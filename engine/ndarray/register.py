@@ -46,7 +46,6 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     parse = op.parse
     fixed_inputs = None if (op.variadic or callable(op._inputs)) else \
         tuple(op._inputs) + tuple(op.aux)
-    param_names = tuple(op.params)
     single = not callable(op._num_outputs) and op._num_outputs == 1
     view = op.view      # kernels that may return views of their input (reshape, transpose...)
     cache_get = op._parse_cache.get
@@ -69,9 +68,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             else:
                 extra.append(a)
         if extra:
-            free = [p for p in param_names if p not in kwargs]
-            for pname, v in zip(free, extra):
-                kwargs[pname] = v
+            op.bind_positional(extra, kwargs)
         return arrays
 
     def nd_function(*args, out=None, name=None, **kwargs):

@@ -133,7 +133,6 @@ def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=
 
 def _make_sym_function(opdef, fname):
     hint = fname.lower()
-    param_names = tuple(opdef.params)
 
     def sym_function(*args, name=None, attr=None, out=None, **kwargs):
         inputs = []
@@ -147,9 +146,7 @@ def _make_sym_function(opdef, fname):
             else:
                 extra.append(a)
         if extra:
-            free = [p for p in param_names if p not in kwargs]
-            for pname, v in zip(free, extra):
-                kwargs[pname] = v
+            opdef.bind_positional(extra, kwargs)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         for k in named:
             del kwargs[k]
