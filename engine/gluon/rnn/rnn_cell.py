@@ -5,6 +5,7 @@ from ... import ndarray, symbol
 from ...base import numeric_types, string_types
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
+from ..parameter import _check
 from ..utils import _indent
 from ._sequence import (cells_begin_state, cells_state_info, format_sequence,
                         get_begin_state, mask_sequence_variable_length, reverse_sequences,
@@ -13,11 +14,6 @@ from ._sequence import (cells_begin_state, cells_state_info, format_sequence,
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
            "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell",
            "ResidualCell", "BidirectionalCell"]
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise AssertionError(msg)
 
 
 _MODIFIED = ("After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called "
