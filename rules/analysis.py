@@ -306,10 +306,7 @@ class _ArrayUseFinder(cst.CSTVisitor):
         return not self.found
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
-        func = node.func
-        while isinstance(func, cst.Attribute):
-            func = func.value
-        if self.namespace is not None and isinstance(func, cst.Name) and func.value == self.namespace \
+        if self.namespace is not None and (dotted_name(node.func) or "").split(".")[0] == self.namespace \
                 and any(self._is_name(arg.value) and not arg.star for arg in node.args):
             self.found = True
         return not self.found

@@ -224,16 +224,10 @@ class Evaluator:
 
     def _namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
         """`F.contrib.arange_like` -> "contrib.arange_like" when F holds the namespace."""
-        parts: List[str] = []
-        node = func
-        while isinstance(node, cst.Attribute):
-            parts.append(node.attr.value)
-            node = node.value
-        if not parts or not isinstance(node, cst.Name):
+        head, dot, op = (dotted_name(func) or "").partition(".")
+        if not dot or env.get(head, UNKNOWN_VALUE).kind != NAMESPACE:
             return None
-        if env.get(node.value, UNKNOWN_VALUE).kind != NAMESPACE:
-            return None
-        return ".".join(reversed(parts))
+        return op
 
     def _op_value(self, op: str, call: cst.Call, args: List[Value]) -> Value:
         parts = op.split(".")
