@@ -36,6 +36,8 @@ class RecurrentCell(Block):
             cell.reset()
 
     def state_info(self, batch_size=0):
+        """Shape and layout of each state (a list of dicts). Abstract: every concrete cell
+        defines it; the bare NotImplementedError is MXNet's own."""
         raise NotImplementedError()
 
     def begin_state(self, batch_size=0, func=ndarray.zeros, **kwargs):
