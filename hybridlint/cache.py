@@ -45,9 +45,13 @@ def content_key(raw: bytes, file_settings: str = "") -> str:
 def stat_signature(path: str) -> Optional[List[int]]:
     """What changes whenever a file's bytes change, without reading them (None if unknown)."""
     try:
-        st = os.stat(path)
+        return signature_of(os.stat(path))
     except OSError:
         return None
+
+
+def signature_of(st: os.stat_result) -> List[int]:
+    """The stat signature of a stat result already at hand (see :func:`stat_signature`)."""
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 

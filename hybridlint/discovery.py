@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass, field
-from typing import Iterable, List, Set, Tuple
+from typing import Dict, Iterable, List, Set, Tuple
 
 from .config import Config
 
@@ -34,6 +34,8 @@ class Discovered:
 
     files: List[str] = field(default_factory=list)
     missing: List[str] = field(default_factory=list)
+    # The os.stat of each file taken while finding it (none for a broken link).
+    stats: Dict[str, os.stat_result] = field(default_factory=dict)
 
 
 def discover(paths: Iterable[str], config: Config) -> Discovered:
@@ -52,6 +54,7 @@ def discover(paths: Iterable[str], config: Config) -> Discovered:
         if key not in seen_files:
             seen_files.add(key)
             result.files.append(path)
+            result.stats[path] = st
 
     for raw in paths:
         path = os.path.normpath(raw)

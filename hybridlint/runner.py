@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .cache import LintCache, content_key, stat_signature
+from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
@@ -134,7 +134,9 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
                                          enabled_codes(path))
     tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
     for path in found.files:
-        outcome, task = _triage(path, enabled_codes(path), config.ignores_for(path), cache)
+        st = found.stats.get(path)
+        outcome, task = _triage(path, enabled_codes(path), config.ignores_for(path), cache,
+                                signature_of(st) if st is not None else None)
         if task is not None:
             tasks.append(task)
         else:
@@ -162,14 +164,16 @@ def _known_codes(cache: LintCache, options: RunOptions) -> List[str]:
     return codes
 
 
-def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache: LintCache):
+def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache: LintCache,
+            signature: Optional[List[int]]):
     """Everything up to the linter: read, cache, decode, pre-filter.
 
-    Returns ``(outcome, None)`` when the file is settled here, or ``(None, task)`` when it must
-    be linted. Settled results are put in the cache (read errors are not: there is no content).
+    ``signature`` is the file's stat signature taken by discovery, before reading (None if
+    unknown). Returns ``(outcome, None)`` when the file is settled here, or ``(None, task)``
+    when it must be linted. Settled results are put in the cache (read errors are not: there
+    is no content).
     """
     settings = repr(extra_ignore)
-    signature = stat_signature(path)
     known = cache.key_for_signature(path, signature, settings)  # unchanged since last run?
     cached = cache.get(known) if known is not None else None
     if cached is not None:
