@@ -177,7 +177,7 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     known = cache.key_for_signature(path, signature, settings)  # unchanged since last run?
     cached = cache.get(known) if known is not None else None
     if cached is not None:
-        return FileOutcome(path, [Issue(path=path, **fields) for fields in cached]), None
+        return _cached_outcome(path, cached), None
     try:
         raw = read_bytes(path)
     except SourceReadError as exc:
@@ -186,7 +186,7 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     cache.remember_signature(path, signature, settings, key)
     cached = cache.get(key)
     if cached is not None:
-        return FileOutcome(path, [Issue(path=path, **fields) for fields in cached]), None
+        return _cached_outcome(path, cached), None
     try:
         source = decode_source(raw, path)
     except SourceDecodeError as exc:
@@ -203,6 +203,10 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
             return None, (path, source, rule_codes, key)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
+
+
+def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
+    return FileOutcome(path, [Issue(path=path, **fields) for fields in cached])
 
 
 def _syntax_only(source: SourceFile, enabled) -> FileOutcome:
