@@ -339,7 +339,7 @@ class Plan:
         step_roots: Dict[int, List[int]] = {}
         for t, r in events:
             step_roots.setdefault(t, []).append(r)
-        self.planned_with_kernel_out = set()
+        pool_index: Dict[int, int] = {}      # planned storage root -> its pool buffer
         for t, st in enumerate(self.steps):
             for r in step_roots.get(t, []):
                 if r in external or r in self.fresh or r != st.outs[0] and r not in st.outs:
@@ -359,18 +359,16 @@ class Plan:
                 else:
                     free.remove(pick)
                 self.buffer_of[r] = pool[pick][2][:size].reshape(shape)
-                self.planned_with_kernel_out.add(r)
-                self._pool_index = getattr(self, "_pool_index", {})
-                self._pool_index[r] = pick
+                pool_index[r] = pick
             for r in ending.get(t, []):
-                idx = getattr(self, "_pool_index", {}).get(r)
+                idx = pool_index.get(r)
                 if idx is not None and r not in self.fresh:
                     free.append(idx)
         self.pool = pool
         self.planned_bytes = sum(b.nbytes for _, _, b in pool)
-        self.peak_bytes = self._simulate_peak(last_use)
+        self.peak_bytes = self._simulate_peak(storage_end, out_roots)
 
-    def _simulate_peak(self, last_use) -> int:
+    def _simulate_peak(self, storage_end, out_roots) -> int:
         """Peak bytes of intermediates and outputs during one call: the preallocated pool plus
         kernel-allocated arrays while alive."""
         live: Dict[int, int] = {}
@@ -383,8 +381,7 @@ class Plan:
                     cur += live[r]
             peak = max(peak, cur)
             for r in list(live):
-                if max(last_use[v] for v in range(len(self.root)) if self.root[v] == r) <= t \
-                        and r not in {self.root[o] for o in self.output_values}:
+                if storage_end[r] <= t and r not in out_roots:
                     cur -= live.pop(r)
         return self.planned_bytes + peak
 
