@@ -21,7 +21,6 @@ from ._util import fmt_shape
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
 
-
 def _geometry(attrs, name):
     """(kernel, stride, dilate, pad) as equal-length tuples, MXNet's defaults filled."""
     k = attrs.kernel

@@ -320,7 +320,6 @@ def _sort_shape(attrs, in_shapes):
     return in_shapes, [(prod(s),) if ax is None else tuple(s)]
 
 
-
 def sort(attrs, x):
     """Sorted along `axis` (flattened when None), ascending unless is_ascend=False."""
     xv, ax = _flat_or(x, _sort_axis(attrs, x.ndim, "sort"))

@@ -15,7 +15,6 @@ def _fc_inputs(attrs):
     return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
 
 
-
 def fc_shape(attrs, in_shapes):
     """FullyConnected shapes, filling weight (num_hidden, in_units) and bias from data."""
     data = in_shapes[0]

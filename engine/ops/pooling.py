@@ -277,7 +277,6 @@ def _avg_divisor(attrs, k, stride, pad, out, sp):
     return div
 
 
-
 def separable_max_stages(shape, k, stride, out):
     """Max pooling of a channel-first array of `shape` (windows starting at 0 on each spatial
     axis) as one max over the kernel taps of one axis at a time: `(pre, stages)`, `pre` the

@@ -11,7 +11,6 @@ from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_axis, 
 from ._util import fmt_shape, norm_axis
 
 
-
 def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False):
     """MXNet 1.9.1's reshape algorithm (InferReshapeShape), quirks included: 0 copies a dim,
     -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the next two targets,

@@ -122,7 +122,6 @@ def _check_compact(big, small):
                                                                         fmt_shape(small)))
 
 
-
 def _broadcast_to_out(attrs, s):
     target = attrs.shape
     if len(s) != len(target):
