@@ -216,13 +216,17 @@ def _syntax_only(source: SourceFile, enabled) -> FileOutcome:
     try:
         ast.parse(source.text)
     except SyntaxError as exc:
-        line, col = exc.lineno or 1, exc.offset or 1
-        lines = _LINE_SPLIT.split(source.text)
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return FileOutcome(source.path, [Issue(source.path, "HL900", "syntax-error",
-                                               f"cannot parse: {exc.msg}", line, col, line, col,
-                                               None, text)])
+        return _syntax_error(source, exc.lineno or 1, exc.offset or 1, exc.msg)
     return FileOutcome(source.path)
+
+
+def _syntax_error(source: SourceFile, line: int, col: int, msg: str) -> FileOutcome:
+    """The HL900 outcome of a file that does not parse."""
+    lines = _LINE_SPLIT.split(source.text)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return FileOutcome(source.path, [Issue(source.path, "HL900", "syntax-error",
+                                           f"cannot parse: {msg}", line, col, line, col, None,
+                                           text)])
 
 
 def _path_sort_key(path: str) -> Tuple[str, ...]:
@@ -311,11 +315,7 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
     if "internal_error" in work:
         return FileOutcome(path, error=work["internal_error"], internal=True)
     if "syntax_error" in work:
-        line, col, msg = work["syntax_error"]
-        lines = _LINE_SPLIT.split(source.text)
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return FileOutcome(path, [Issue(path, "HL900", "syntax-error", f"cannot parse: {msg}",
-                                        line, col, line, col, None, text)])
+        return _syntax_error(source, *work["syntax_error"])
     new_text, applied, findings = work["source"], work["applied"], work["findings"]
     outcome = FileOutcome(path)
     if options.verify:  # also without fixes: examples give run-time findings (dynamic lint)
