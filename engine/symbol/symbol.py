@@ -97,6 +97,11 @@ def _aux_ids(order) -> set:
     return aux
 
 
+def _partial_shapes(shapes):
+    """infer_shape_partial's form: () for an unknown shape."""
+    return [() if s is None else s for s in shapes]
+
+
 def _not_for_symbol(name, alias=None, extra=()):
     """A method of NDArray that Symbol has only to refuse, with MXNet's message."""
     if name.startswith("__i"):
@@ -291,10 +296,10 @@ class Symbol:
     # ----------------------------------------------------------------- inference
     def infer_shape(self, *args, **kwargs):
         """(arg_shapes, out_shapes, aux_shapes); all None when some shape stays unknown."""
-        res = self._infer_shape(False, args, kwargs)
-        if res[0] is None:
-            arg_shapes, _, _ = self._infer_shape(True, args, kwargs)
-            unknowns = ["%s: %s" % (n, s) for n, s in zip(self.list_arguments(), arg_shapes)
+        arg, out, aux_s = self._infer_shape(args, kwargs)
+        if not all(shape_known(s) for s in arg + aux_s + out):
+            unknowns = ["%s: %s" % (n, s) for n, s in zip(self.list_arguments(),
+                                                          _partial_shapes(arg))
                         if not s or 0 in s][:11]
             if len(unknowns) == 11:
                 unknowns[10] = "..."
@@ -302,33 +307,25 @@ class Symbol:
                           "unknown dimensions). Consider providing them as input:\n\t"
                           + "\n\t".join(unknowns), stacklevel=2)
             return None, None, None
-        return res
+        return arg, out, aux_s
 
     def infer_shape_partial(self, *args, **kwargs):
         """Like infer_shape, with () for unknown shapes and 0 for unknown dims."""
-        return self._infer_shape(True, args, kwargs)
+        arg, out, aux_s = self._infer_shape(args, kwargs)
+        return _partial_shapes(arg), _partial_shapes(out), _partial_shapes(aux_s)
 
-    def _infer_shape(self, partial, args, kwargs):
+    def _infer_shape(self, args, kwargs):
+        """(arg, out, aux) shapes as inferred: None unknown, 0-dims unknown."""
         from ..executor import infer_graph_shapes
         known = self._known_by_name(args, kwargs, "infer_shape")
         known = {k: tuple(v) for k, v in known.items() if v is not None and len(v) > 0}
         order = self._order()
         shapes = infer_graph_shapes(order, known)
         aux = _aux_ids(order)
-
-        def get(node, i=0):
-            s = shapes.get((id(node), i))
-            return s
-
-        arg = [get(n) for n in order if n.op is None and id(n) not in aux]
-        aux_s = [get(n) for n in order if n.op is None and id(n) in aux]
-        out = [get(n, i) for n, i in self._outputs]
-        if not partial:
-            if not all(shape_known(s) for s in arg + aux_s + out):
-                return None, None, None
-            return arg, out, aux_s
-        fix = (lambda s: () if s is None else s)
-        return [fix(s) for s in arg], [fix(s) for s in out], [fix(s) for s in aux_s]
+        arg = [shapes.get((id(n), 0)) for n in order if n.op is None and id(n) not in aux]
+        aux_s = [shapes.get((id(n), 0)) for n in order if n.op is None and id(n) in aux]
+        out = [shapes.get((id(n), i)) for n, i in self._outputs]
+        return arg, out, aux_s
 
     def infer_type(self, *args, **kwargs):
         from ..executor import infer_graph_types
