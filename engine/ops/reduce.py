@@ -9,7 +9,7 @@ the input's dtype (float32 for float input), not int64.
 import numpy as np
 
 from ..registry import (Param, ShapeError, p_axis, p_bool, p_dtype, p_int, p_opt, register)
-from ._util import as_array, fmt_shape
+from ._util import as_array, fmt_shape, norm_axis
 
 
 def _axes(attrs, ndim, op):
@@ -20,10 +20,7 @@ def _axes(attrs, ndim, op):
     axes = axis if isinstance(axis, tuple) else (axis,)
     norm = []
     for a in axes:
-        b = a + ndim if a < 0 else a
-        if not 0 <= b < ndim:
-            raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(
-                op, a, ndim))
+        b = norm_axis(a, ndim, op)
         if b in norm:
             raise ShapeError("{}: axis {} appears more than once in {}".format(op, a, axis))
         norm.append(b)
@@ -148,11 +145,7 @@ register("norm", params={"ord": Param(p_int, 2), "axis": Param(p_opt(p_axis), No
 def _arg_axis(attrs, ndim, op):
     if attrs.axis is None:
         return None
-    a = attrs.axis + ndim if attrs.axis < 0 else attrs.axis
-    if not 0 <= a < ndim:
-        raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(
-            op, attrs.axis, ndim))
-    return a
+    return norm_axis(attrs.axis, ndim, op)
 
 
 def _arg_shape_fn(op):
