@@ -26,7 +26,7 @@ from .guards import always_exits, classify_guard  # noqa: F401  (re-exported)
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
                      Shape, Value, call_argument, dotted_name, join, join_envs, literal_int,
-                     literal_shape)
+                     literal_shape, namespace_call)
 
 
 @dataclass(eq=False)
@@ -306,8 +306,8 @@ class _ArrayUseFinder(cst.CSTVisitor):
         return not self.found
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
-        if self.namespace is not None and (dotted_name(node.func) or "").split(".")[0] == self.namespace \
-                and any(self._is_name(arg.value) and not arg.star for arg in node.args):
+        if namespace_call(node, self.namespace) is not None and any(
+                self._is_name(arg.value) and not arg.star for arg in node.args):
             self.found = True
         return not self.found
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
-from .analysis import call_argument, dotted_name
+from .analysis import call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
@@ -173,9 +173,8 @@ made in helpers and classes without `__init__` are reported without a fix.
                 self._check_operand(operand)
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
-        name = dotted_name(node.func)
-        return bool(name) and self.namespace is not None and name.split(".")[0] == self.namespace \
-            and not name.endswith(".array")
+        name = namespace_call(node, self.namespace)
+        return name is not None and not name.endswith(".array")
 
     def _kind(self, node: cst.Call) -> Optional[str]:
         """"nd" (mx.nd.array), "F" (F.array) or "np" (numpy.array) for creation calls."""

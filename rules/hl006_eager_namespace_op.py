@@ -7,7 +7,7 @@ import libcst as cst
 
 from ._build import attr_chain
 from ._mxnet_ops import OPS, SUBNAMESPACE_OPS
-from .analysis import dotted_name
+from .analysis import dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid
 
 _PREFIXES = {"mxnet.ndarray.": "mx.nd", "mxnet.symbol.": "mx.sym"}
@@ -160,8 +160,7 @@ that exist in one namespace only are reported without a fix.
                 self._report(expr, *resolved)
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
-        name = dotted_name(node.func)
-        return bool(name) and self.namespace is not None and name.split(".")[0] == self.namespace
+        return namespace_call(node, self.namespace) is not None
 
     def _resolve(self, func: cst.BaseExpression) -> Optional[Tuple[str, str, bool, bool]]:
         """(op path like "contrib.arange_like", namespace as written, exists in both, is mx.nd)."""

@@ -107,6 +107,15 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def namespace_call(call: cst.Call, namespace: Optional[str]) -> Optional[str]:
+    """The dotted name of `call`'s function when it starts with the namespace parameter
+    (`F.relu`, `F.contrib.arange_like`, `F` itself), else None."""
+    name = dotted_name(call.func)
+    if namespace is None or name is None or name.split(".")[0] != namespace:
+        return None
+    return name
+
+
 def literal_int(node: cst.BaseExpression) -> Optional[int]:
     """The value of an integer literal (`3`, `-1`, `(2)`), else None."""
     if isinstance(node, cst.Integer):
