@@ -70,7 +70,7 @@ class _MXNetProxy(types.ModuleType):
             engine_not_implemented(self.__name__[len("mxnet."):] + "." + name
                                    if self.__name__ != "mxnet" else name)
         if isinstance(value, types.ModuleType) and value.__name__.startswith(ENGINE_PACKAGE):
-            value = _proxy_for("%s.%s" % (self.__name__, name), value)
+            value = _proxy_for(value)
         if callable(value) or isinstance(value, types.ModuleType):
             self.__dict__[name] = value   # ops and classes do not change: later lookups are direct
         return value
@@ -91,14 +91,12 @@ def _absent_in_mxnet(module: str, name: str) -> bool:
         "%s.%s" % (module, name) not in _mxnet_names.MODULES
 
 
-def _proxy_for(mx_name: str, target: types.ModuleType) -> _MXNetProxy:
+def _proxy_for(target: types.ModuleType) -> _MXNetProxy:
     """The one proxy of an engine module, named canonically (`mxnet.ndarray`, not `mxnet.nd`)."""
     with _LOCK:
         proxy = _PROXIES.get(id(target))
         if proxy is None:
-            if target.__name__.startswith(ENGINE_PACKAGE):
-                mx_name = "mxnet" + target.__name__[len(ENGINE_PACKAGE):]
-            proxy = _MXNetProxy(mx_name, target)
+            proxy = _MXNetProxy("mxnet" + target.__name__[len(ENGINE_PACKAGE):], target)
             _PROXIES[id(target)] = proxy
         return proxy
 
@@ -110,7 +108,7 @@ def proxy_of(module: types.ModuleType) -> types.ModuleType:
     `mxnet.symbol` as in MXNet, `F is mx.sym` holds for code run under as_mxnet(), and an op
     the engine lacks raises NotImplementedError rather than AttributeError.
     """
-    return _proxy_for("mxnet" + module.__name__[len(ENGINE_PACKAGE):], module)
+    return _proxy_for(module)
 
 
 class _ProxyLoader(importlib.abc.Loader):
@@ -142,7 +140,7 @@ class _MXNetFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError("No module named '%s'" % fullname,
                                           name=fullname) from None  # as MXNet: a user error
             engine_not_implemented(fullname[len("mxnet."):] if fullname != "mxnet" else "")
-        proxy = _proxy_for(fullname, engine_module)
+        proxy = _proxy_for(engine_module)
         is_pkg = hasattr(engine_module, "__path__")
         return importlib.util.spec_from_loader(fullname, _ProxyLoader(proxy), is_package=is_pkg)
 
