@@ -122,8 +122,7 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     codes = _known_codes(cache, options)
     enabled_for: Dict[Tuple[str, ...], frozenset] = {}
 
-    def enabled_codes(path: str) -> frozenset:
-        extra_ignore = config.ignores_for(path)
+    def enabled_codes(extra_ignore: Tuple[str, ...]) -> frozenset:
         if extra_ignore not in enabled_for:
             enabled_for[extra_ignore] = options.selection.enabled(codes, extra_ignore)
         return enabled_for[extra_ignore]
@@ -131,18 +130,22 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     outcomes: Dict[str, FileOutcome] = {}
     for path in found.missing:
         outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory",
-                                         enabled_codes(path))
+                                         enabled_codes(config.ignores_for(path)))
     tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
+    linted_enabled: Dict[str, frozenset] = {}  # the enabled codes of each file in tasks
     for path in found.files:
+        extra_ignore = config.ignores_for(path)  # per-file-ignores globs: once per file
+        enabled = enabled_codes(extra_ignore)
         st = found.stats.get(path)
-        outcome, task = _triage(path, enabled_codes(path), config.ignores_for(path), cache,
+        outcome, task = _triage(path, enabled, extra_ignore, cache,
                                 signature_of(st) if st is not None else None)
         if task is not None:
             tasks.append(task)
+            linted_enabled[path] = enabled
         else:
             outcomes[path] = outcome
     for outcome, key in _execute(tasks, options):
-        if "HL900" not in enabled_codes(outcome.path):
+        if "HL900" not in linted_enabled[outcome.path]:
             outcome.issues = [i for i in outcome.issues if i.code != "HL900"]
         outcomes[outcome.path] = outcome
         if not writing and not outcome.internal:
