@@ -109,6 +109,10 @@ def _bn_type(attrs, in_types):
     return [t, p, p, p, p], [t] + ([p, p] if attrs.output_mean_var else [])
 
 
+_BN_OUT = {"num_outputs": lambda a: 3 if a.output_mean_var else 1,
+           "output_names": lambda a: ("output", "mean", "var") if a.output_mean_var
+           else ("output",)}
+
 register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
          params={"eps": Param(p_float, 0.0010000000474974513),
                  "momentum": Param(p_float, 0.9), "fix_gamma": Param(p_bool, True),
@@ -117,10 +121,8 @@ register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "mov
                  "cudnn_off": Param(p_bool, False),
                  "min_calib_range": Param(p_opt(p_float), None),
                  "max_calib_range": Param(p_opt(p_float), None)},
-         num_outputs=lambda a: 3 if a.output_mean_var else 1,
-         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
          infer_shape=_bn_shape, infer_type=_bn_type, out_kernel=batch_norm_out,
-         inplace=True)(batch_norm)
+         inplace=True, **_BN_OUT)(batch_norm)
 
 
 
@@ -148,10 +150,8 @@ def batch_norm_relu_out(attrs, out, x, gamma, beta, moving_mean, moving_var):
 
 register("_contrib_BatchNormWithReLU", inputs=("data", "gamma", "beta"),
          aux=("moving_mean", "moving_var"), params=dict(get_op("BatchNorm").params),
-         num_outputs=lambda a: 3 if a.output_mean_var else 1,
-         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
          infer_shape=_bn_shape, infer_type=_bn_type, out_kernel=batch_norm_relu_out,
-         inplace=True)(batch_norm_relu)
+         inplace=True, **_BN_OUT)(batch_norm_relu)
 
 # ----------------------------------------------------------------------------- LayerNorm
 
@@ -341,10 +341,8 @@ register("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta"),
                  "fix_gamma": Param(p_bool, True), "use_global_stats": Param(p_bool, False),
                  "output_mean_var": Param(p_bool, False), "ndev": Param(p_int, 1),
                  "key": Param(str)},
-         num_outputs=lambda a: 3 if a.output_mean_var else 1,
-         output_names=lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",),
          infer_shape=lambda a, s: _bn_shape(_SyncAttrs(a), s),
-         infer_type=_bn_type)(sync_batch_norm)
+         infer_type=_bn_type, **_BN_OUT)(sync_batch_norm)
 
 # MXNet's graph JSON counts hidden outputs (saved statistics) of these nodes
 for _name in ("BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "_contrib_SyncBatchNorm"):
