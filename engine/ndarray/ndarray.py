@@ -24,11 +24,6 @@ def wrap(data: np.ndarray) -> "NDArray":
     return nd
 
 
-def _scalar(arr: np.ndarray, s):
-    """Cast a Python scalar to the array's dtype, as MXNet's scalar ops do."""
-    return arr.dtype.type(s)
-
-
 def _binary(np_fn, as_dtype=False):
     """An NDArray operator: NDArray (broadcasting) or scalar operand."""
     def op(self, other):
@@ -100,11 +95,6 @@ def _true_divide(a, b):
     return np.true_divide(a, b)
 
 
-def _mod(a, b):
-    """MXNet's mod follows the divisor's sign like Python/numpy for floats."""
-    return np.mod(a, b)
-
-
 class NDArray:
     """An n-dimensional array on cpu(0), backed by numpy (`asnumpy()` returns a copy)."""
     __slots__ = ("_data", "__weakref__")
@@ -113,7 +103,7 @@ class NDArray:
     def __init__(self, data, ctx=None, dtype=None):
         if isinstance(data, NDArray):
             data = data._data
-        self._data = np.array(data, dtype=dtype if dtype is not None else None)
+        self._data = np.array(data, dtype=dtype)
 
     # ----------------------------------------------------------------- properties
     @property
@@ -280,8 +270,8 @@ class NDArray:
     __rtruediv__ = _rbinary(_true_divide)
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
-    __mod__ = _binary(_mod)
-    __rmod__ = _rbinary(_mod)
+    __mod__ = _binary(np.mod)       # the divisor's sign, as MXNet's mod
+    __rmod__ = _rbinary(np.mod)
     __pow__ = _binary(np.power)
     __rpow__ = _rbinary(np.power)
     __eq__ = _binary(np.equal, as_dtype=True)
