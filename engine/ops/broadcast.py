@@ -3,7 +3,7 @@ equal or one of them 1, shapes left-padded to the same rank); results keep the l
 import numpy as np
 
 from ..registry import ShapeError, register
-from ._util import fmt_shape, ufunc_inline
+from ._util import fmt_shape, keep_dtype, ufunc_inline
 from .elemwise import _int_safe_divide, _logical, _to_dtype
 
 
@@ -56,7 +56,7 @@ def _kernels(name, fn):
         if a.shape != b.shape:
             broadcast_shape(attrs, [a.shape, b.shape])
         r = fn(a, b)
-        return r if r.dtype == a.dtype else r.astype(a.dtype)
+        return keep_dtype(r, a)
 
     def out_kernel(attrs, out, a, b):
         fn(a, b, out=out)

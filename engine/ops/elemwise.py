@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..registry import Param, ShapeError, elemwise_shape, p_bool, p_enum, p_float, register
-from ._util import fmt_shape, ufunc_inline
+from ._util import fmt_shape, keep_dtype, ufunc_inline
 
 # ----------------------------------------------------------------------------- unary math
 
@@ -109,7 +109,7 @@ def _relu_inline(step):
 def _unary_kernels(fn):
     def kernel(attrs, x):
         r = fn(x)
-        return r if r.dtype == x.dtype else r.astype(x.dtype)
+        return keep_dtype(r, x)
 
     def out_kernel(attrs, out, x):
         if out.dtype == x.dtype.type and x.dtype.kind == "f":
@@ -219,7 +219,7 @@ def _binary_kernels(name, fn):
             raise ShapeError("Incompatible attr in node at 1-th input: expected {}, got {}"
                              .format(fmt_shape(a.shape), fmt_shape(b.shape)))
         r = fn(a, b)
-        return r if r.dtype == a.dtype else r.astype(a.dtype)
+        return keep_dtype(r, a)
 
     def out_kernel(attrs, out, a, b):
         fn(a, b, out=out)
@@ -268,7 +268,7 @@ SCALAR_PARAMS = {"scalar": Param(p_float, 1.0), "is_int": Param(p_bool, True)}
 def _scalar_kernels(fn):
     def kernel(attrs, x):
         r = fn(x, x.dtype.type(attrs.scalar))
-        return r if r.dtype == x.dtype else r.astype(x.dtype)
+        return keep_dtype(r, x)
 
     def out_kernel(attrs, out, x):
         fn(x, x.dtype.type(attrs.scalar), out=out)
