@@ -508,15 +508,17 @@ def _overlaps(a, b) -> bool:
 
 
 def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
-                accept: Optional[Callable[[Finding], bool]]) -> Tuple[str, List[Finding]]:
-    """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied)."""
+                accept: Optional[Callable[[Finding], bool]]) -> Tuple[str, List[Finding], List[Finding]]:
+    """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied,
+    the findings of the source given, as lint_source would return them)."""
     lines, located, positions = _locate(source, path, select, ignore, rules)
+    found = [item.finding for item in located]
     by_region: Dict[_Region, List[_Located]] = {}
     for item in located:
         if item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
             by_region.setdefault(item.region, []).append(item)
     if not by_region:
-        return source, []
+        return source, [], found
     new_texts: Dict[_Region, str] = {}
     applied: List[Finding] = []
     for region, items in by_region.items():
@@ -545,7 +547,7 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         new_texts[region] = text
         applied.extend(chosen)
     if not new_texts:
-        return source, []
+        return source, [], found
     pieces: List[str] = []
     cursor = 0
     for region in sorted(new_texts, key=lambda r: r.first_line):
@@ -561,8 +563,8 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     try:
         ast.parse(new_source)
     except (SyntaxError, ValueError):
-        return source, []
-    return new_source, applied
+        return source, [], found
+    return new_source, applied, found
 
 
 def _line_mapper(original: str, current: str) -> Callable[[int], int]:
@@ -601,14 +603,17 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
                         accept: Optional[Callable[[Finding], bool]], rules: Sequence[Type[Rule]]) -> FixResult:
     current = source
     applied: List[Finding] = []
+    remaining: Optional[List[Finding]] = None
     for _ in range(MAX_FIX_PASSES):
-        new_source, pass_applied = _apply_pass(current, path, select, ignore, rules, unsafe, accept)
+        new_source, pass_applied, found = _apply_pass(current, path, select, ignore, rules, unsafe, accept)
         if not pass_applied or new_source == current:
+            remaining = found  # the last pass linted `current` already
             break
         to_original = _line_mapper(source, current)
         for finding in pass_applied:
             applied.append(replace(finding, line=to_original(finding.line),
                                    end_line=max(to_original(finding.line), to_original(finding.end_line))))
         current = new_source
-    remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
+    if remaining is None:  # every pass changed the source: lint the last result
+        remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
     return FixResult(current, applied, remaining)
