@@ -68,6 +68,10 @@ class Config:
     def _exclude_matcher(self) -> "_GlobMatcher":
         return _GlobMatcher(self.all_excludes)
 
+    @cached_property
+    def _ignore_matchers(self) -> Tuple[Tuple["_GlobMatcher", Tuple[str, ...]], ...]:
+        return tuple((_GlobMatcher((pattern,)), codes) for pattern, codes in self.per_file_ignores)
+
     def is_excluded(self, path: str) -> bool:
         """Whether ``path`` or one of its directories below the root matches an exclude glob."""
         rel = self.relpath(path)
@@ -94,17 +98,18 @@ class Config:
             return ()
         parts = self.relpath(path).split("/")
         codes: list = []
-        for pattern, pattern_codes in self.per_file_ignores:
-            if _matches_path(pattern, parts):
+        for matcher, pattern_codes in self._ignore_matchers:
+            if matcher.matches_parts(parts):
                 codes.extend(pattern_codes)
         return tuple(codes)
 
 
 class _GlobMatcher:
-    """Exclude globs compiled once: a walk checks thousands of entries against them.
+    """Globs compiled once (exclude, per-file-ignores): a walk checks thousands of entries.
 
-    Same semantics as :func:`_matches_path`: patterns without ``/`` match a single path
-    component, patterns with ``/`` match the root-relative path or one of its leading parts.
+    A pattern without ``/`` matches any single path component (``build``, ``*_pb2.py``); a
+    pattern with ``/`` matches the path relative to the root, or one of its leading directories
+    (``src/legacy`` excludes everything below it).
     """
 
     def __init__(self, patterns: Iterable[str]):
@@ -136,25 +141,6 @@ class _GlobMatcher:
         if any(self.matches_name(part) for part in parts):
             return True
         return any(self.matches_rel("/".join(parts[:i])) for i in range(1, len(parts) + 1))
-
-
-def _matches_path(pattern: str, parts: Sequence[str]) -> bool:
-    """Glob semantics shared by exclude and per-file-ignores.
-
-    A pattern without ``/`` matches any single path component (``build``, ``*_pb2.py``); a
-    pattern with ``/`` matches the path relative to the root, or one of its leading directories
-    (``src/legacy`` excludes everything below it).
-    """
-    pattern = pattern.strip()
-    if "/" not in pattern.rstrip("/"):
-        name = pattern.rstrip("/")
-        return any(fnmatch.fnmatchcase(part, name) for part in parts)
-    pattern = pattern.strip("/")
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
-    return any(
-        fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1)
-    )
 
 
 def find_config_file(paths: Iterable[str]) -> Optional[str]:
