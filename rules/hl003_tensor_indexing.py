@@ -247,8 +247,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         if not self.value(base).assumed:
             return False
         base = strip_parens(base)
-        facts = self.facts
-        return not (isinstance(base, cst.Name) and facts is not None and facts.used_as_array(base.value))
+        return not (isinstance(base, cst.Name) and self.facts.used_as_array(base.value))
 
     # -- the fix --------------------------------------------------------------------------
     def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
