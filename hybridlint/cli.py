@@ -23,6 +23,7 @@ from .baseline import BaselineError, BaselineFilter, write_baseline
 from .checker_bridge import VerificationUnavailable, examples_for, load_checker
 from .config import ConfigError, RuleSelection, load_config, split_codes
 from .reporters import FORMATS, ReportContext, get_reporter
+from .reporters.text import plural
 from .runner import RunOptions, RunResult, default_jobs, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -189,7 +190,7 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)
     if not quiet:
         fixes = sum(o.fixed for o in diffs)
-        message = (f"Would fix {_plural(fixes, 'finding')} in {_plural(len(diffs), 'file')}."
+        message = (f"Would fix {plural(fixes, 'finding')} in {plural(len(diffs), 'file')}."
                    if diffs else "No fixes to apply.")
         rejected = sum(o.rejected for o in result.outcomes)
         if rejected:
@@ -198,10 +199,6 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
     if any(o.internal for o in result.outcomes):
         return EXIT_ERROR
     return EXIT_FINDINGS if diffs else EXIT_CLEAN
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 class _progress_bar:

@@ -60,16 +60,16 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     issues = result.issues
     parts = []
     if ctx.fix_mode and result.fixed:
-        parts.append(f"Fixed {_plural(result.fixed, 'finding')}.")
+        parts.append(f"Fixed {plural(result.fixed, 'finding')}.")
     errors = sum(1 for o in result.outcomes if o.error)
     if not issues and errors:  # not "All checks passed": some file was not (fully) handled
         parts.append("No findings left." if parts else "No findings.")
     elif not issues:
-        files = _plural(result.files_checked, "file")
+        files = plural(result.files_checked, "file")
         parts.append(f"All checks passed ({files} checked)." if not parts else "No findings left.")
     else:
         files = len({i.path for i in issues})
-        parts.append(f"Found {_plural(len(issues), 'finding')} in {_plural(files, 'file')}.")
+        parts.append(f"Found {plural(len(issues), 'finding')} in {plural(files, 'file')}.")
         safe = sum(1 for i in issues if i.fix == "safe")
         unsafe = sum(1 for i in issues if i.fix == "unsafe")
         if ctx.unsafe_fixes and safe + unsafe:
@@ -80,17 +80,18 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
             parts.append(f"{unsafe} more with `--unsafe-fixes`.")
     rejected = sum(o.rejected for o in result.outcomes)
     if rejected:
-        parts.append(f"{_plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
+        parts.append(f"{plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
                      "could not prove them.")
     if ctx.baselined:
-        parts.append(f"{_plural(ctx.baselined, 'finding')} tolerated by the baseline.")
+        parts.append(f"{plural(ctx.baselined, 'finding')} tolerated by the baseline.")
     if errors:
-        parts.append(f"{_plural(errors, 'file')} with errors (see above).")
+        parts.append(f"{plural(errors, 'file')} with errors (see above).")
     return " ".join(parts)
 
 
-def _plural(count: int, word: str, plural: str = "") -> str:
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
+def plural(count: int, word: str, many: str = "") -> str:
+    """``1 file``, ``2 files`` (``many``: the plural when it is not ``word`` + s)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
