@@ -118,7 +118,7 @@ def _read_array(rd: _Reader) -> np.ndarray:
     dtype = np.dtype(_FLAG_TO_DTYPE[flag]).newbyteorder("<")
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     data = np.frombuffer(rd.take(count * dtype.itemsize), dtype=dtype, count=count)
-    return data.astype(dtype.newbyteorder("="), copy=True).reshape(shape)
+    return data.reshape(shape).astype(dtype.newbyteorder("="), copy=True)   # owns its memory
 
 
 def loads_arrays(buf: bytes, what: str = "buffer"):
@@ -165,8 +165,11 @@ def save(fname: Union[str, os.PathLike], data) -> None:
 
 
 def _wrap(arrays, names):
-    from .ndarray import array as nd_array  # late: ndarray delegates save/load here
-    wrapped = [None if a is None else nd_array(a, dtype=a.dtype) for a in arrays]
+    from .ndarray import wrap  # late: ndarray delegates save/load here
+    # _read_array's arrays are fresh copies: wrapped as they are (0-d ones become shape (1,),
+    # as mx.nd.array makes them), not copied once more
+    wrapped = [None if a is None else wrap(a.reshape(1).copy() if a.ndim == 0 else a)
+               for a in arrays]
     if names:
         return dict(zip(names, wrapped))
     return wrapped
