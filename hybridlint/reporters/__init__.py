@@ -13,9 +13,9 @@ from typing import Callable, TextIO
 
 from ..runner import Issue, RunResult
 
-FORMATS = ("text", "json", "github", "sarif", "junit")
 _MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif",
-            "junit": "junit"}
+            "junit": "junit"}  # format name -> module of this package
+FORMATS = tuple(_MODULES)
 
 
 @dataclass(frozen=True)
