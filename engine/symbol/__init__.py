@@ -103,21 +103,15 @@ def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=
     node_name = _name_mod.current().get(name, hint or op_name.lower())
     source = user_source()
     wanted = opdef.input_names(parsed, len(inputs))
+
+    def missing(n):
+        return Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source, dict(attrs)),
+                        0)])
+
     if input_names is not None:
-        slots = dict(input_names)
-        entries = []
-        for i, n in enumerate(wanted):
-            if n in slots:
-                entries.append(slots[n])
-            else:
-                entries.append(Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [],
-                                             source, dict(attrs)), 0)]))
-        inputs = entries
+        inputs = [input_names[n] if n in input_names else missing(n) for n in wanted]
     elif len(inputs) < len(wanted):
-        inputs = list(inputs) + [
-            Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source, dict(attrs)),
-                     0)])
-            for n in wanted[len(inputs):]]
+        inputs = list(inputs) + [missing(n) for n in wanted[len(inputs):]]
     elif len(inputs) > len(wanted):
         raise MXNetError("Operator {} takes {} input(s) {}, got {}".format(
             opdef.name, len(wanted), wanted, len(inputs)))
