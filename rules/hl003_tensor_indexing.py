@@ -164,6 +164,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,))\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
                 safety=UNSAFE),
+        # an input that may still be the caller's list after a branch keeps its fix unsafe
+        Invalid(_net("if self.flag:\n    x = x + 1\nreturn x[0]"), line=5,
+                fixed=_net("if self.flag:\n    x = x + 1\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
+                safety=UNSAFE),
         # on an operator's result the tensor is certain, and the exact rewrites are safe
         Invalid(_net("y = F.relu(x)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),

@@ -42,7 +42,7 @@ class Value:
     # A hybrid_forward input taken for a tensor only by its position: gluon passes lists of
     # arrays (feature maps, states) the same way, so a rewrite that is exact on a tensor may
     # break such code. HL003 makes its one-element-subscript fixes on it unsafe unless
-    # `FunctionFacts.used_as_array` settles it; `join` does not keep it.
+    # `FunctionFacts.used_as_array` settles it; `join` keeps it when either side has it.
     assumed: bool = False
 
     @property
@@ -161,7 +161,7 @@ def join(a: Value, b: Value) -> Value:
     if a.kind == b.kind:
         outputs = a.outputs if a.outputs == b.outputs else (0 if None not in (a.outputs, b.outputs) else None)
         return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh, outputs,
-                     a.nonnegative and b.nonnegative)
+                     a.nonnegative and b.nonnegative, assumed=a.assumed or b.assumed)
     return UNKNOWN_VALUE
 
 
