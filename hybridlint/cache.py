@@ -116,7 +116,8 @@ class LintCache:
         if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
             self._stats = {path: record for path, record in stats.items()
                            if isinstance(record, list) and len(record) == 6
-                           and all(isinstance(n, int) for n in record[:4])}
+                           and all(isinstance(n, int) for n in record[:4])
+                           and all(isinstance(t, str) for t in record[4:])}
 
     def key_for_signature(self, path: str, signature: Optional[List[int]], settings: str) -> Optional[str]:
         """The content key recorded for `path` when it had this stat signature, or None."""

@@ -120,7 +120,8 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
     cache.save()
     with open(cache.path) as handle:
         data = json.load(handle)
-    data["stats"] = {"a.py": [1, 2], "b.py": "x", "c.py": [1, 2, 3, "4", "()", "k"]}
+    data["stats"] = {"a.py": [1, 2], "b.py": "x", "c.py": [1, 2, 3, "4", "()", "k"],
+                     "d.py": [1, 2, 3, 4, "()", ["k"]]}
     with open(cache.path, "w") as handle:
         json.dump(data, handle)
     again = LintCache(str(tmp_path), "s")
