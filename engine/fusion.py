@@ -11,7 +11,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from .ops.conv import _geometry, conv2d_rows_full
+from .ops.conv import _geometry, conv2d_raw
 
 __all__ = ["fold_conv_relu_pool"]
 
@@ -58,9 +58,7 @@ def _pool_ok(step) -> bool:
 def _fused_out(attrs, out, x, w, b=None):
     """conv (no bias) -> max-pool taps on the raw result -> + bias -> relu."""
     conv_attrs, relu, pool_attrs = attrs
-    k, _, dilate, pad = _geometry(conv_attrs, "Convolution")
-    oh = x.shape[2] + 2 * pad[0] - dilate[0] * (k[0] - 1)
-    full = conv2d_rows_full(conv_attrs, x, w, dilate, pad, oh)
+    full = conv2d_raw(conv_attrs, x, w)   # (N, F, OH, >=OW): stride 1 and float always fit
     kh, kw = pool_attrs.kernel
     sh, sw = pool_attrs.stride or (1, 1)
     ph, pw = out.shape[2], out.shape[3]

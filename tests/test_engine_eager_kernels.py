@@ -1,7 +1,7 @@
 """The fast eager kernels keep MXNet 1.9.1's results across repeated calls.
 
-Convolution caches its validated geometry and, for stride-1 2-D, a per-thread plan whose
-zero-bordered image is zeroed once (ops/conv.py:_rows_plan): repeated calls with new data,
+Convolution caches its validated geometry and, for 2-D, a per-thread plan whose
+zero-bordered image is zeroed once (ops/conv.py:_rows_plan, _pixel_plan): repeated calls with new data,
 other shapes in between, and padding must give MXNet's values every time. Max pooling reduces
 one axis at a time (ops/pooling.py:separable_max_stages): it must equal MXNet on every
 kernel/stride/pad/convention, and equal the tap-by-tap maximum exactly (ties, -0.0, NaN).
@@ -87,7 +87,13 @@ CONVS = [((2, 4, 9, 7), (4, 4, 3, 3), dict(pad=(1, 2))),
          ((2, 4, 9, 7), (4, 4, 3, 3), dict(stride=(2, 1), pad=(1, 1))),
          # several column chunks (conv.py:_COLS_CHUNK_BYTES) and a shorter last one
          ((7, 3, 20, 20), (4, 3, 5, 5), dict(pad=(1, 1))),
-         ((5, 4, 24, 24), (6, 2, 5, 5), dict(num_group=2))]
+         ((5, 4, 24, 24), (6, 2, 5, 5), dict(num_group=2)),
+         # channel-last columns (conv.py:conv2d_pixels): LeNet's second convolution, strides,
+         # a dilated kernel row (not one contiguous run), padding
+         ((3, 6, 12, 12), (16, 6, 5, 5), dict()),
+         ((2, 8, 11, 10), (5, 8, 3, 3), dict(stride=(2, 2), pad=(1, 1))),
+         ((2, 6, 11, 12), (4, 6, 3, 3), dict(dilate=(2, 2), pad=(2, 1))),
+         ((2, 12, 7, 9), (3, 12, 1, 1), dict(stride=(1, 2)))]
 
 
 @pytest.mark.mxnet

@@ -1,9 +1,14 @@
 """Convolution and Deconvolution (1-D, 2-D and 3-D, channel-first layouts).
 
-Convolution is one strided view of the (padded) input plus one batched matmul: the view
-(N, G, C/G * prod(kernel), prod(out)) is copied once by matmul and multiplied by the weight
-(G, F/G, C/G * prod(kernel)), which lands directly in NC(D)HW order with no transpose. This is
-as fast as hand-written numpy im2col, which the LeNet benchmark requires.
+2-D convolution (the case that matters for speed) has two fast kernels, chosen per input
+signature by `_fast_mode`, both computing into reused per-thread workspaces:
+- `conv2d_pixels` (num_group 1, float, C*KW >= _PIXEL_MIN_RUN, any stride): im2col of a
+  channel-last copy of the image, one row per output pixel, then ONE matmul for the batch;
+- `conv2d_rows_full` (stride 1, few channels, any num_group): im2col over whole flattened rows
+  (long contiguous runs), a batched matmul per chunk of images.
+Both leave the bias to the caller, who adds it in the pass that copies the result out, so
+eager results and the folded conv+relu+pool plan (engine/fusion.py) round identically.
+Everything else is one strided view of the (padded) input plus one batched matmul.
 Deconvolution is the transpose: one matmul to columns, then a col2im scatter-add with one numpy
 slice per kernel position (a loop over kernel taps, never over batch or channels).
 Shape inference fills weight (and bias) from data and num_filter, for gluon's deferred init.
@@ -159,21 +164,16 @@ def _workspace(tag: str, shape, dtype) -> np.ndarray:
     return arr
 
 
-def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int, bias: bool):
+def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     """The arrays and views of `conv2d_rows_full` for one (attrs, input shape, dtype), made
     once per thread: the zero-bordered flat image (owned by this plan, so its padding and
     tail are zeroed once, not per call), the im2col view of it, and the columns and result
     workspaces. Building them per call (as_strided, geometry, workspace lookups) cost about
-    as much as the image copy itself on LeNet-sized inputs.
-
-    With `bias`, the columns get one more row of ones (set once: the per-call copy writes
-    only the rows above it, and no other plan shares this workspace tag) and the weight is
-    copied into a (G, F/G, K+1) workspace whose last column is the bias, so the matmul adds
-    the bias: one pass over the output fewer than matmul-then-add."""
+    as much as the image copy itself on LeNet-sized inputs."""
     plans = getattr(_WORKSPACE, "rows", None)
     if plans is None:
         plans = _WORKSPACE.rows = {}
-    key = (attrs, shape, dtype, dilate, pad, oh, bias)
+    key = (attrs, shape, dtype, dilate, pad, oh)
     plan = plans.get(key)
     if plan is not None:
         return plan
@@ -198,23 +198,16 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int, bias: bool):
     # convolution) evicted what the matmul and the next ops read. Interleaved A/B on the
     # LeNet benchmark: eager 475 -> 400 us, hybridized 355 -> 282 us per forward; chunks of
     # 64/128/512 KB were slower than 256 KB.
-    per_image = g * (k + 1) * oh * wp * isz
+    per_image = g * k * oh * wp * isz
     ch = max(1, min(n, _COLS_CHUNK_BYTES // per_image))
-    rows = k + 1 if bias else k
-    cols = _workspace("cols+1" if bias else "cols", (ch, g, rows, oh * wp), dtype)
-    if bias:
-        cols[:, :, k] = 1
-        w_aug = _workspace("w+b", (g, nf // g, k + 1), dtype)
-    else:
-        w_aug = None
+    cols = _workspace("cols", (ch, g, k, oh * wp), dtype)
     full = _workspace("full", (n, g, nf // g, oh * wp), dtype)
     chunks = []
     for a in range(0, n, ch):
         e = min(n, a + ch)
         part = cols[:e - a]
-        chunks.append((part[:, :, :k].reshape((e - a,) + view.shape[1:]), view[a:e], part,
-                       full[a:e]))
-    plan = (interior, chunks, (g, nf // g, -1), full.reshape(n, nf, oh, wp), w_aug)
+        chunks.append((part.reshape((e - a,) + view.shape[1:]), view[a:e], part, full[a:e]))
+    plan = (interior, chunks, (g, nf // g, -1), full.reshape(n, nf, oh, wp))
     if len(plans) > 64:
         plans.clear()
     plans[key] = plan
@@ -224,9 +217,8 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int, bias: bool):
 _COLS_CHUNK_BYTES = 1 << 18
 
 
-def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int, b=None) -> np.ndarray:
-    """Stride-1 2-D convolution with im2col over whole flattened rows (plus bias `b` if
-    given, inside the matmul).
+def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
+    """Stride-1 2-D convolution without bias with im2col over whole flattened rows.
 
     Each kernel tap (kh, kw) reads the flattened padded image at offset kh*d*Wp + kw*d as
     one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
@@ -234,21 +226,94 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int, b=None) -> np.ndarray:
     result in a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
     (About 1.5x faster than the strided im2col on LeNet's second convolution.) The views
     and buffers come from `_rows_plan`: an image copy, then a column copy and a matmul per
-    chunk of images."""
-    interior, chunks, wshape, full4, w_aug = _rows_plan(
-        attrs, x.shape, x.dtype, dilate, pad, oh, b is not None)
+    chunk of images. The bias is left to the caller, who adds it while cropping (a pass it
+    makes anyway): inside the matmul (as a row of ones) it saved nothing and rounded
+    differently from the folded conv+pool plan on some BLAS builds."""
+    interior, chunks, wshape, full4 = _rows_plan(attrs, x.shape, x.dtype, dilate, pad, oh)
     np.copyto(interior, x)
-    if b is None:
-        wm = w.reshape(wshape)
-    else:
-        k = w_aug.shape[2] - 1
-        np.copyto(w_aug[:, :, :k], w.reshape(wshape))
-        np.copyto(w_aug[:, :, k], b.reshape(wshape[:2]))
-        wm = w_aug
+    wm = w.reshape(wshape)
     for cols_v, view, cols, full in chunks:
         np.copyto(cols_v, view)
         np.matmul(wm, cols, out=full)
     return full4
+
+
+def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
+    """The arrays and views of `conv2d_pixels` for one (attrs, input shape, dtype), made once
+    per thread: a zero-bordered channel-last copy of the image (its border zeroed once), the
+    im2col view of it with one row per output pixel, the columns workspace, the (K, F) weight
+    workspace and the (N, OH, OW, F) result workspace."""
+    plans = getattr(_WORKSPACE, "pixels", None)
+    if plans is None:
+        plans = _WORKSPACE.pixels = {}
+    key = (attrs, shape, dtype)
+    plan = plans.get(key)
+    if plan is not None:
+        return plan
+    n, c, h, w = shape
+    kh, kw = attrs.kernel
+    sh, sw = stride
+    dh, dw = dilate
+    oh, ow = osp
+    nf = attrs.num_filter
+    img = np.zeros((n, h + 2 * pad[0], w + 2 * pad[1], c), dtype)
+    interior = img[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w, :].transpose(0, 3, 1, 2)
+    s = img.strides
+    if dw == 1:      # a kernel row's taps over all channels are one contiguous run of kw*c
+        view = as_strided(img, (n, oh, ow, kh, kw * c), (s[0], s[1] * sh, s[2] * sw,
+                                                         s[1] * dh, s[3]), writeable=False)
+    else:
+        view = as_strided(img, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw,
+                                                        s[1] * dh, s[2] * dw, s[3]),
+                          writeable=False)
+    cols = np.empty(view.shape, dtype)
+    w_t = np.empty((kh, kw, c, nf), dtype)
+    res = np.empty((n, oh, ow, nf), dtype)
+    plan = (interior, view, cols, cols.reshape(n * oh * ow, -1), w_t,
+            w_t.reshape(-1, nf), res.reshape(n * oh * ow, nf), res.transpose(0, 3, 1, 2))
+    if len(plans) > 16:
+        plans.clear()
+    plans[key] = plan
+    return plan
+
+
+def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
+    """2-D convolution without bias (num_group 1, any stride/dilate/pad) as im2col with one
+    row per output pixel over a channel-last copy of the image, then ONE matrix multiply
+    (N*OH*OW, K) @ (K, F) for the whole batch.
+
+    Why this layout: a kernel row's taps over all channels are one contiguous run of KW*C
+    values (the channel-first im2col copies runs of OW), and one large matmul replaces a
+    batched matmul of N small ones, whose per-call cost dominates in OpenBLAS 0.3.20 (numpy
+    1.23, the MXNet environment): about 1.9x faster there on LeNet's second convolution. It
+    loses to `conv2d_rows_full` when C*KW is small (LeNet's first convolution, C=1).
+    The bias is left to the caller, who adds it while copying the result out (a pass it
+    makes anyway), so eager and folded plans round identically.
+    Returns an (N, F, OH, OW) view of a reused (N, OH, OW, F) workspace."""
+    interior, view, cols, cols2, w_t, w2, res2, res_nchw = _pixel_plan(
+        attrs, x.shape, x.dtype, stride, dilate, pad, osp)
+    np.copyto(interior, x)
+    np.copyto(cols, view)
+    np.copyto(w_t, w.transpose(2, 3, 1, 0))
+    np.matmul(cols2, w2, out=res2)
+    return res_nchw
+
+
+# channel-last columns pay off when a kernel row over all channels is a run at least this long
+_PIXEL_MIN_RUN = 12
+
+
+def conv2d_raw(attrs, x, w):
+    """The fastest 2-D kernel's raw (N, F, OH, >=OW) result without bias, as an NCHW-indexed
+    view of a reused workspace (columns past OW are junk), or None when neither fast kernel
+    applies (1-D/3-D, mixed dtypes, strides with few channels). Callers copy or pool from it
+    and add the bias on the way."""
+    mode, stride, dilate, pad, osp, _ = _conv_plan(attrs, x, w, None)
+    if mode == "pixels":
+        return conv2d_pixels(attrs, x, w, stride, dilate, pad, osp)
+    if mode == "rows":
+        return conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])
+    return None
 
 
 def _no_fp16(x):
@@ -261,8 +326,21 @@ def _no_fp16(x):
 _CONV_PLANS = {}
 
 
+def _fast_mode(attrs, x, w, stride):
+    """Which 2-D kernel serves this signature: "pixels" (channel-last im2col, one matmul)
+    when a kernel row over all channels is a long enough run, "rows" (flattened-row im2col)
+    for stride-1 inputs with few channels, None for the general N-D path."""
+    if len(attrs.kernel) != 2 or x.dtype != w.dtype:
+        return None
+    if attrs.num_group == 1 and x.dtype.kind == "f" \
+            and x.shape[1] * attrs.kernel[1] >= _PIXEL_MIN_RUN:
+        return "pixels"
+    return "rows" if stride == (1, 1) else None
+
+
 def _conv_plan(attrs, x, w, b):
-    """(kernel geometry, out spatial shape, bias shape for broadcasting) of a Convolution on
+    """(fast 2-D kernel or None, stride, dilate, pad, out spatial shape, bias shape for
+    broadcasting) of a Convolution on
     these input shapes/dtypes, validated once: eager calls repeat the same few signatures,
     and the checks and geometry cost more than a small convolution's arithmetic. Only valid
     signatures are cached, so a bad one raises on every call."""
@@ -279,8 +357,8 @@ def _conv_plan(attrs, x, w, b):
     k, stride, dilate, pad = _geometry(attrs, "Convolution")
     osp = conv_out_spatial(attrs, x.shape[2:])
     _no_fp16(x)       # after the shape checks, as MXNet fails at compute time
-    rows = len(k) == 2 and stride == (1, 1) and x.dtype == w.dtype
-    plan = (rows, dilate, pad, osp, (attrs.num_filter,) + (1,) * len(osp))
+    plan = (_fast_mode(attrs, x, w, stride), stride, dilate, pad, osp,
+            (attrs.num_filter,) + (1,) * len(osp))
     if len(_CONV_PLANS) > 1024:
         _CONV_PLANS.clear()
     _CONV_PLANS[key] = plan
@@ -289,10 +367,16 @@ def _conv_plan(attrs, x, w, b):
 
 def convolution_out(attrs, out, x, w, b=None):
     """Convolution into a preallocated (N, F, *out) buffer."""
-    rows, dilate, pad, osp, bshape = _conv_plan(attrs, x, w, b)
-    if rows and out.dtype == x.dtype and (b is None or b.dtype == x.dtype):
-        full = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0], b)
-        np.copyto(out, full[:, :, :, :osp[1]])
+    mode, stride, dilate, pad, osp, bshape = _conv_plan(attrs, x, w, b)
+    if mode and out.dtype == x.dtype and (b is None or b.dtype == x.dtype):
+        if mode == "pixels":
+            raw = conv2d_pixels(attrs, x, w, stride, dilate, pad, osp)
+        else:
+            raw = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])[..., :osp[1]]
+        if b is None:
+            np.copyto(out, raw)
+        else:
+            np.add(raw, b.reshape(bshape), out=out)
         return out
     g = attrs.num_group
     n, nf = x.shape[0], attrs.num_filter
@@ -307,7 +391,7 @@ def convolution_out(attrs, out, x, w, b=None):
 def convolution(attrs, x, w, b=None):
     """N-D convolution (cross-correlation) with stride, pad, dilate and groups (MXNet's
     `Convolution`; data NCW/NCHW/NCDHW, weight (num_filter, C/num_group, *kernel))."""
-    osp = _conv_plan(attrs, x, w, b)[3]
+    osp = _conv_plan(attrs, x, w, b)[4]
     out = np.empty((x.shape[0], attrs.num_filter) + osp,
                    x.dtype if x.dtype == w.dtype else np.result_type(x.dtype, w.dtype))
     return convolution_out(attrs, out, x, w, b)
