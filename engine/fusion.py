@@ -11,6 +11,7 @@ from typing import Dict, List
 
 import numpy as np
 
+from .ops._util import copyto
 from .ops.conv import _geometry, conv2d_raw
 
 __all__ = ["fold_conv_relu_pool"]
@@ -67,7 +68,7 @@ def _fused_out(attrs, out, x, w, b=None):
         for j in range(kw):
             tap = full[:, :, i:i + (ph - 1) * sh + 1:sh, j:j + (pw - 1) * sw + 1:sw]
             if first:
-                np.copyto(out, tap)
+                copyto(out, tap)
                 first = False
             else:
                 np.maximum(out, tap, out=out)

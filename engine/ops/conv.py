@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_int, p_opt,
                         p_shape, register)
-from ._util import fmt_shape
+from ._util import copyto, fmt_shape
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
@@ -230,10 +230,10 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
     makes anyway): inside the matmul (as a row of ones) it saved nothing and rounded
     differently from the folded conv+pool plan on some BLAS builds."""
     interior, chunks, wshape, full4 = _rows_plan(attrs, x.shape, x.dtype, dilate, pad, oh)
-    np.copyto(interior, x)
+    copyto(interior, x)
     wm = w.reshape(wshape)
     for cols_v, view, cols, full in chunks:
-        np.copyto(cols_v, view)
+        copyto(cols_v, view)
         np.matmul(wm, cols, out=full)
     return full4
 
@@ -292,9 +292,9 @@ def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
     Returns an (N, F, OH, OW) view of a reused (N, OH, OW, F) workspace."""
     interior, view, cols, cols2, w_t, w2, res2, res_nchw = _pixel_plan(
         attrs, x.shape, x.dtype, stride, dilate, pad, osp)
-    np.copyto(interior, x)
-    np.copyto(cols, view)
-    np.copyto(w_t, w.transpose(2, 3, 1, 0))
+    copyto(interior, x)
+    copyto(cols, view)
+    copyto(w_t, w.transpose(2, 3, 1, 0))
     np.matmul(cols2, w2, out=res2)
     return res_nchw
 
@@ -374,7 +374,7 @@ def convolution_out(attrs, out, x, w, b=None):
         else:
             raw = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])[..., :osp[1]]
         if b is None:
-            np.copyto(out, raw)
+            copyto(out, raw)
         else:
             np.add(raw, b.reshape(bshape), out=out)
         return out

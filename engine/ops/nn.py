@@ -9,6 +9,7 @@ import numpy as np
 
 from ..registry import Param, ShapeError, merge_shape, p_bool, p_int, p_str, register
 from ._util import as_array, fmt_shape
+from ._util import dot as _dot   # the undispatched np.dot (this module defines the op `dot`)
 
 
 def _fc_inputs(attrs):
@@ -64,7 +65,7 @@ def fully_connected(attrs, x, w, b=None):
         x2 = x.reshape(-1, x.shape[-1])
     if x2.shape[1] != w.shape[-1] or w.shape[0] != attrs.num_hidden:
         _fc_check(attrs, x, w)
-    y = np.dot(x2, w.T)
+    y = _dot(x2, w.T)
     if b is not None:
         if b.shape != (attrs.num_hidden,):
             raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {}".format(
@@ -83,13 +84,13 @@ def fully_connected_out(attrs, out, x, w, b=None):
     else:
         x2 = x.reshape(-1, x.shape[-1])
         o2 = out.reshape(-1, attrs.num_hidden)
-    np.dot(x2, w.T, out=o2)
+    _dot(x2, w.T, out=o2)
     if b is not None:
         o2 += b
 
 
 def fully_connected_inline(step):
-    """np.dot into the output buffer, then the bias added in place: two numpy calls."""
+    """dot into the output buffer, then the bias added in place: two numpy calls."""
     if len({d for d in step.in_dtypes} | {step.out_dtype}) != 1 or step.out_dtype.kind != "f":
         return None
     x, w = step.ins[0], step.ins[1]
@@ -100,7 +101,7 @@ def fully_connected_inline(step):
     elif not step.attrs.flatten and len(xs) != 2:
         x = "{}.reshape(-1, {})".format(x, xs[-1])
         out = "{}.reshape(-1, {})".format(out, step.attrs.num_hidden)
-    lines = ["{}({}, {}.T, out={})".format(step.const(np.dot), x, w, out)]
+    lines = ["{}({}, {}.T, out={})".format(step.const(_dot), x, w, out)]
     if not step.attrs.no_bias:
         lines.append("{}({}, {}, out={})".format(step.const(np.add), out, step.ins[2], out))
     return lines
@@ -143,7 +144,7 @@ def dot(attrs, a, b):
     if a2.shape[-1] != b2.shape[0]:
         dot_shape(attrs, [a.shape, b.shape])
     if a2.ndim <= 2 and b2.ndim <= 2:
-        return as_array(np.dot(a2, b2), a.dtype)
+        return as_array(_dot(a2, b2), a.dtype)
     return as_array(np.tensordot(a2, b2, axes=1), a.dtype)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape, register
-from ._util import fmt_shape, json_outputs
+from ._util import copyto, fmt_shape, json_outputs
 
 _FIRST = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 _LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
@@ -313,7 +313,7 @@ def run_separable_max(sep, src, out):
     pre, stages = sep
     src = src[pre]
     if not stages:
-        np.copyto(out, src)
+        copyto(out, src)
         return out
     last = len(stages) - 1
     for idx, (slices, shape) in enumerate(stages):
@@ -335,7 +335,7 @@ def _run_taps(plan, x, out):
         src = x
     if sep is not None:
         return run_separable_max(sep, src, out)
-    np.copyto(out, src[taps[0]])
+    copyto(out, src[taps[0]])
     for t in taps[1:]:
         ufunc(out, src[t], out=out)
     if div is not None:
