@@ -250,6 +250,25 @@ def test_fast_path_sees_reinitialised_and_loaded_parameters(tmp_path):
     np.testing.assert_allclose(net(x).asnumpy(), [[6.0, 6.0]])
 
 
+def test_fast_path_follows_new_shapes_and_dtypes_and_raises_on_bad_ones():
+    """The hybridized one-input path checks only the data argument against the last plan
+    (CachedOp.bind_one): a new batch size must compile a new plan, going back must reuse the
+    old one, and a bad shape or dtype must raise MXNet's error on every call."""
+    net = nn.Dense(2, in_units=3)
+    net.initialize(mx.init.One())
+    net.hybridize()
+    for rows in (1, 4, 1, 4):
+        x = mx.nd.ones((rows, 3))
+        np.testing.assert_allclose(net(x).asnumpy(), np.full((rows, 2), 3.0))
+    assert net._fast is not None and len(net._cached_op._cache.plans) == 2
+    for _ in range(2):
+        with pytest.raises(mx.base.MXNetError, match="dtype"):   # float32 parameters
+            net(mx.nd.ones((2, 3), dtype="float64"))
+        with pytest.raises(mx.base.MXNetError):
+            net(mx.nd.ones((2, 5)))
+    np.testing.assert_allclose(net(mx.nd.ones((1, 3))).asnumpy(), [[3.0, 3.0]])
+
+
 def test_mixed_symbol_and_ndarray_inputs_are_refused():
     class Two(gluon.HybridBlock):
         def hybrid_forward(self, F, a, b):
