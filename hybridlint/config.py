@@ -161,6 +161,15 @@ def find_config_file(paths: Iterable[str]) -> Optional[str]:
         directory = parent
 
 
+def tool_table(config_file: str) -> Dict[str, Any]:
+    """The ``[tool.hybridlint]`` table of a ``pyproject.toml`` (empty when it has none);
+    unreadable or invalid TOML raises ConfigError."""
+    table = _read_toml(config_file).get("tool", {}).get("hybridlint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{config_file}: [tool.hybridlint] must be a table")
+    return table
+
+
 def find_project_root(paths: Iterable[str]) -> str:
     """Where a project without configuration keeps its cache: the nearest directory with a
     ``pyproject.toml`` or ``.git``, else the current directory."""

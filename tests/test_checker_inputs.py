@@ -101,3 +101,22 @@ def test_parse_kwarg_options_literals_and_strings():
         "channels": 64, "act": "relu", "sizes": [1, 2], "flag": True}
     with pytest.raises(ExampleError):
         parse_kwarg_options(["=3"])
+
+
+def test_examples_come_from_the_pyproject_that_configures_the_file(tmp_path):
+    """A nested pyproject.toml without [tool.hybridlint] (packaging metadata of a
+    sub-package) is skipped, as the linter's own config discovery skips it."""
+    from hybridlint.checker import examples_from_pyproject
+    from hybridlint.config import ConfigError
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples."pkg/model.py::Net"]\ninputs = [[2, 3]]\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text("x = 1\n")
+    (example,) = examples_from_pyproject(str(model))
+    assert example.target == "Net" and example.inputs[0].shape == (2, 3)
+    assert examples_from_pyproject(str(tmp_path / "pkg" / "other.py")) == []
+    (tmp_path / "pkg" / "pyproject.toml").write_text("[tool.hybridlint\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        examples_from_pyproject(str(model))

@@ -199,25 +199,21 @@ def _normalise_examples(path: str, examples: Any) -> List[Example]:
 
 
 def examples_from_pyproject(path: str) -> List[Example]:
-    """Examples for `path` from the nearest pyproject.toml's [tool.hybridlint.examples]."""
-    try:
-        import tomllib
-    except ImportError:                   # Python < 3.11
-        import tomli as tomllib
-    folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            with open(candidate, "rb") as handle:
-                table = tomllib.load(handle).get("tool", {}).get("hybridlint", {})
-            rel = os.path.relpath(os.path.abspath(path), folder).replace(os.sep, "/")
-            found = examples_from_config(table.get("examples", {}))
-            return [e for key, items in found.items()
-                    if os.path.normpath(key).replace(os.sep, "/") == rel for e in items]
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return []
-        folder = parent
+    """Examples for `path` from `[tool.hybridlint.examples]` of the file that configures it:
+    the nearest pyproject.toml with a `[tool.hybridlint]` table, the same file the linter
+    reads its settings from (`config.find_config_file`). A pyproject.toml without the table
+    (a sub-package's packaging metadata, say) is skipped, as ruff skips one without
+    `[tool.ruff]`. Unreadable or invalid TOML raises `config.ConfigError`."""
+    from hybridlint.config import find_config_file, tool_table
+    candidate = find_config_file([path])
+    if candidate is None:
+        return []
+    table = tool_table(candidate)
+    folder = os.path.dirname(candidate)
+    rel = os.path.relpath(os.path.abspath(path), folder).replace(os.sep, "/")
+    found = examples_from_config(table.get("examples", {}))
+    return [e for key, items in found.items()
+            if os.path.normpath(key).replace(os.sep, "/") == rel for e in items]
 
 
 EXPRESSION_TEMPLATE = '''\
