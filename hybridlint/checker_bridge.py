@@ -18,7 +18,7 @@ class VerificationUnavailable(Exception):
 
 
 REQUIRED = ("verify_fixes", "check_file", "examples_from_config", "parse_target",
-            "parse_input_option", "Example")
+            "parse_input_option", "parse_kwarg_options", "Example")
 
 
 def load_checker() -> Any:

@@ -38,6 +38,8 @@ def read_frame(stream: BinaryIO) -> Optional[Any]:
     if len(head) < HEADER.size:
         raise ChannelClosed("truncated frame header")
     size = HEADER.unpack(head)[0]
+    if size > MAX_FRAME:       # a corrupt header must not make us allocate gigabytes
+        raise ChannelClosed(f"frame of {size} bytes is larger than the limit")
     data = stream.read(size)
     if len(data) < size:
         raise ChannelClosed("truncated frame")
