@@ -173,6 +173,26 @@ def seed_memory():
     return plan.peak_bytes, eager_peak_bytes(d, arrays)
 
 
+def blas_info() -> str:
+    """numpy's BLAS and its version: the eager and hybridized convolution times follow it
+    (numpy 1.23, which MXNet pins, bundles OpenBLAS 0.3.20, whose small single-precision
+    matmuls are about half as fast as numpy 2.x's OpenBLAS 0.3.31 on LeNet's shapes)."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return "%s %s" % (blas.get("name", "?"), blas.get("version", "?"))
+    except (TypeError, KeyError):          # numpy < 1.26 has no mode="dicts"
+        pass
+    import glob
+    import re
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs",
+                                  "*openblas*"))
+    for lib in libs:
+        m = re.search(r"openblas\w*?-r0-\w+\.(\d+\.\d+)", os.path.basename(lib))
+        if m:
+            return "openblas 0.%s" % m.group(1)
+    return "BLAS unknown"
+
+
 def fmt_us(t):
     return "%9.1f" % (t * 1e6) if t is not None else "        -"
 
@@ -202,8 +222,9 @@ def main(argv=None):
             rows.append(run_case(label, build, fwd, shape, n, args.repeat, real))
         except Exception as err:  # noqa: BLE001 - report and continue with the other cases
             print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
-    print("numpy %s, %s" % (np.__version__, "MXNet %s" % real.__version__ if real else
-                            "real MXNet not installed"))
+    print("numpy %s (%s), %s" % (np.__version__, blas_info(),
+                                 "MXNet %s" % real.__version__ if real else
+                                 "real MXNet not installed"))
     print("\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
           "forwards per variant)" % args.repeat)
     print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
