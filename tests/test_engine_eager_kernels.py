@@ -163,3 +163,28 @@ def test_folded_conv_relu_pool_over_several_column_chunks_matches_mxnet():
         want = theirs.eval(ctx=mx_real.cpu(),
                            **{n: mx_real.nd.array(v) for n, v in vals.items()})[0]
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 30, 40000, 8000, 700])
+def test_channel_last_convolution_in_blocks_equals_the_direct_sum(monkeypatch, block_bytes):
+    """conv2d_pixels cuts its columns into blocks of images (an image's columns here are
+    5 rows x 3456 bytes: 40000 bytes hold two images, the last block one) or of output rows
+    of one image (8000 bytes: 2, 2 and 1 rows; 700 bytes: one row): every cut gives the
+    direct sum."""
+    from hybridlint.engine.ops import conv
+    monkeypatch.setattr(conv, "_PIXEL_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(conv._WORKSPACE, "pixels", {}, raising=False)
+    rng = np.random.RandomState(5)
+    x = rng.randn(5, 6, 9, 8)
+    w = rng.randn(4, 6, 3, 3)
+    b = rng.randn(4)
+    got = mx.nd.Convolution(mx.nd.array(x, dtype="float64"), mx.nd.array(w, dtype="float64"),
+                            mx.nd.array(b, dtype="float64"), kernel=(3, 3), num_filter=4,
+                            stride=(2, 1), pad=(1, 1)).asnumpy()
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)])
+    want = np.empty((5, 4, 5, 8))
+    for i in range(5):
+        for j in range(8):
+            patch = xp[:, :, 2 * i:2 * i + 3, j:j + 3]
+            want[:, :, i, j] = np.einsum("nckl,fckl->nf", patch, w) + b
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -241,8 +241,8 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
 def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
     """The arrays and views of `conv2d_pixels` for one (attrs, input shape, dtype), made once
     per thread: a zero-bordered channel-last copy of the image (its border zeroed once), the
-    im2col view of it with one row per output pixel, the columns workspace, the (K, F) weight
-    workspace and the (N, OH, OW, F) result workspace."""
+    im2col view of it with one row per output pixel, cut into blocks with their columns and
+    result workspaces, the (K, F) weight workspace and the (N, OH, OW, F) result."""
     plans = getattr(_WORKSPACE, "pixels", None)
     if plans is None:
         plans = _WORKSPACE.pixels = {}
@@ -266,11 +266,28 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
         view = as_strided(img, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw,
                                                         s[1] * dh, s[2] * dw, s[3]),
                           writeable=False)
-    cols = np.empty(view.shape, dtype)
-    w_t = np.empty((kh, kw, c, nf), dtype)
     res = np.empty((n, oh, ow, nf), dtype)
-    plan = (interior, view, cols, cols.reshape(n * oh * ow, -1), w_t,
-            w_t.reshape(-1, nf), res.reshape(n * oh * ow, nf), res.transpose(0, 3, 1, 2))
+    # blocks of whole images (or of output rows of one image) whose columns fit in
+    # _PIXEL_BLOCK_BYTES: a 224x224 input's columns are tens of MB per image
+    k = kh * kw * c
+    row_bytes = ow * k * img.itemsize
+    if oh * row_bytes <= _PIXEL_BLOCK_BYTES:
+        per = max(1, min(n, _PIXEL_BLOCK_BYTES // (oh * row_bytes)))
+        spans = [(slice(a, min(n, a + per)), slice(None)) for a in range(0, n, per)]
+    else:
+        per = max(1, _PIXEL_BLOCK_BYTES // row_bytes)
+        spans = [(slice(i, i + 1), slice(r, min(oh, r + per)))
+                 for i in range(n) for r in range(0, oh, per)]
+    blocks = [(view[sp], res[sp]) for sp in spans]
+    most = max(v.shape[0] * v.shape[1] * ow for v, _ in blocks)
+    buf = np.empty(most * k, dtype)
+    chunks = []
+    for v, r in blocks:
+        rows = v.shape[0] * v.shape[1] * ow
+        chunks.append((v, buf[:rows * k].reshape(v.shape), buf[:rows * k].reshape(rows, k),
+                       r.reshape(rows, nf)))
+    w_t = np.empty((kh, kw, c, nf), dtype)
+    plan = (interior, chunks, w_t, w_t.reshape(-1, nf), res.transpose(0, 3, 1, 2))
     if len(plans) > 16:
         plans.clear()
     plans[key] = plan
@@ -280,7 +297,8 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
 def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
     """2-D convolution without bias (num_group 1, any stride/dilate/pad) as im2col with one
     row per output pixel over a channel-last copy of the image, then ONE matrix multiply
-    (N*OH*OW, K) @ (K, F) for the whole batch.
+    (N*OH*OW, K) @ (K, F) for the whole batch (per block of images or rows when the columns
+    would exceed _PIXEL_BLOCK_BYTES).
 
     Why this layout: a kernel row's taps over all channels are one contiguous run of KW*C
     values (the channel-first im2col copies runs of OW), and one large matmul replaces a
@@ -290,14 +308,18 @@ def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
     The bias is left to the caller, who adds it while copying the result out (a pass it
     makes anyway), so eager and folded plans round identically.
     Returns an (N, F, OH, OW) view of a reused (N, OH, OW, F) workspace."""
-    interior, view, cols, cols2, w_t, w2, res2, res_nchw = _pixel_plan(
+    interior, chunks, w_t, w2, res_nchw = _pixel_plan(
         attrs, x.shape, x.dtype, stride, dilate, pad, osp)
     copyto(interior, x)
-    copyto(cols, view)
     copyto(w_t, w.transpose(2, 3, 1, 0))
-    np.matmul(cols2, w2, out=res2)
+    for view, cols, cols2, res2 in chunks:
+        copyto(cols, view)
+        np.matmul(cols2, w2, out=res2)
     return res_nchw
 
+
+# the largest columns block of conv2d_pixels (LeNet's second convolution needs 0.6 MB)
+_PIXEL_BLOCK_BYTES = 4 << 20
 
 # channel-last columns pay off when a kernel row over all channels is a run at least this long
 _PIXEL_MIN_RUN = 12
