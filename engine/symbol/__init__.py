@@ -104,9 +104,9 @@ def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=
     source = user_source()
     wanted = opdef.input_names(parsed, len(inputs))
 
-    def missing(n):
-        return Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source, dict(attrs)),
-                        0)])
+    def missing(n):   # MXNet gives the variable all the node's attributes, `attr=` ones too
+        return Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source,
+                             {**attrs, **(user_attrs or {})}), 0)])
 
     if input_names is not None:
         inputs = [input_names[n] if n in input_names else missing(n) for n in wanted]
