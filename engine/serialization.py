@@ -15,8 +15,10 @@ Loading also accepts the V1 magic (0xF993FAC8, i64 dims), the V3 magic (0xF993FA
 shape semantics) and the legacy layout without a magic (u32 ndim, u32 dims). Sparse arrays
 are refused with a clear error: the engine is dense-only.
 
-`dumps_graph_json` writes a graph (`-symbol.json`) in the exact text layout of MXNet's C++
-JSON writer, so exported files are byte-identical to MXNet's where the graphs agree.
+`dumps_graph_json` is the engine's one writer of MXNet's JSON graph text (`Symbol.tojson`,
+`Symbol.save` and so `HybridBlock.export` all go through it). It copies MXNet's C++ JSON writer
+(dmlc::JSONWriter, as MXNet 1.9.1 uses it), so the text is byte-identical to MXNet's where the
+graphs agree: files hold that text as UTF-8 bytes, no BOM, no final newline.
 """
 import os
 import struct
@@ -197,10 +199,24 @@ def load_frombuffer(buf: bytes) -> Union[List, Dict[str, object]]:
 
 # ----------------------------------------------------------------------------- graph JSON
 
+# What dmlc::JSONWriter::WriteString escapes; nothing else is (see _DmlcJSONWriter).
+_DMLC_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\r": "\\r", "\n": "\\n",
+                               "\t": "\\t"})
+
+
 class _DmlcJSONWriter:
-    """Writes JSON the way MXNet's C++ (dmlc::JSONWriter) does, so `-symbol.json` files are
-    byte-identical: `", "` before a newline, objects of one entry and arrays of at most ten
-    plain values on one line, keys of attribute maps sorted."""
+    """Writes JSON the way MXNet's C++ (dmlc::JSONWriter) does, so graph text is byte-identical
+    to MXNet's: `", "` before a newline, objects of one entry and arrays of at most ten plain
+    values on one line, keys of attribute maps sorted (std::map: byte order of the UTF-8, which
+    is code point order, so Python's `sorted`).
+
+    Strings are not JSON's usual escaping, checked against MXNet 1.9.1: only backslash, double
+    quote, CR, LF and tab are escaped (as two characters, backslash + `\\ " r n t`); every
+    other character, non-ASCII and the other control characters included, is written as is
+    (no backslash-u escapes: dmlc's reader refuses them, "unknown string escape"). Object keys
+    are not escaped at all (dmlc writes them raw), so an attribute key holding a quote or
+    backslash makes text that neither MXNet nor the engine can read back; we write it as
+    MXNet does."""
 
     def __init__(self):
         self.out: List[str] = []
@@ -230,9 +246,7 @@ class _DmlcJSONWriter:
         self.count[-1] += 1
 
     def string(self, s: str) -> None:
-        escaped = (s.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r")
-                   .replace("\n", "\\n").replace("\t", "\\t"))
-        self.out.append('"%s"' % escaped)
+        self.out.append('"%s"' % s.translate(_DMLC_ESCAPES))
 
     def scalar(self, v) -> None:
         if isinstance(v, str):
@@ -251,8 +265,7 @@ class _DmlcJSONWriter:
         self._begin("{", multi_line)
         for key, value in pairs:
             self._next()
-            self.string(key)
-            self.out.append(": ")
+            self.out.append('"%s": ' % key)          # dmlc writes keys unescaped
             write_value(key, value)
         self._end("}")
 
@@ -295,7 +308,9 @@ class _DmlcJSONWriter:
 
 
 def dumps_graph_json(graph: dict) -> str:
-    """An nnvm graph dict (as `json.loads(sym.tojson())`) in MXNet's exact text layout."""
+    """An nnvm graph dict (`nodes`, `arg_nodes`, `node_row_ptr`, `heads`, `attrs`, as
+    `json.loads(sym.tojson())` gives) as MXNet 1.9.1's `Symbol.tojson()` text, byte for byte.
+    Attribute values are written as `str(value)`: MXNet's graph attributes are strings."""
     writer = _DmlcJSONWriter()
     writer.graph(graph)
     return "".join(writer.out)

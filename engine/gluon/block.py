@@ -10,7 +10,6 @@ The parts hybridlint relies on most:
 - the hybridized call path is tiny: `_FastCall` holds the argument template in the CachedOp's
   input order so a call is a type check, one list copy and the plan (see benchmarks/).
 """
-import json
 import re
 import threading
 import warnings
@@ -23,7 +22,6 @@ from ..base import engine_not_implemented
 from ..compat import proxy_of
 from ..context import _CPU0
 from ..context import _CURRENT as _CONTEXT_LOCAL
-from ..serialization import dumps_graph_json
 from ..ndarray import NDArray
 from .parameter import _EPOCH, DeferredInitializationError, Parameter, ParameterDict
 from ._args import _flatten, _gather_type_ctx_info, _regroup
@@ -666,9 +664,7 @@ class HybridBlock(Block):
             raise RuntimeError("Please first call block.hybridize() and then run forward with "
                                "this block at least once before calling export.")
         sym = self._cached_graph[1]
-        with open("%s-symbol.json" % path, "w") as fh:
-            # MXNet's exact text layout (dmlc's JSON writer), not just equivalent JSON
-            fh.write(dumps_graph_json(json.loads(sym.tojson())))
+        sym.save("%s-symbol.json" % path, remove_amp_cast=remove_amp_cast)
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}

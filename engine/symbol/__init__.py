@@ -81,7 +81,7 @@ def load(fname: str) -> Symbol:
     if not isinstance(fname, str):
         raise TypeError("fname need to be string")
     try:
-        with open(fname, encoding="utf-8") as f:
+        with open(fname, encoding="utf-8", newline="") as f:   # UTF-8 as MXNet writes it
             text = f.read()
     except FileNotFoundError as err:
         raise MXNetError('LocalFileSystem: Check failed: allow_null: :Open "%s": %s'

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..base import MXNetError, NotImplementedForSymbol
 from ..registry import OpDef, get_op, shape_known
+from ..serialization import dumps_graph_json as _dumps_graph_json
 
 _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -368,8 +369,11 @@ class Symbol:
         return dict(kwargs)
 
     # ----------------------------------------------------------------- serialization
-    def tojson(self) -> str:
-        """The graph in MXNet's JSON format (loads in real MXNet with mx.sym.load_json)."""
+    def tojson(self, remove_amp_cast: bool = True) -> str:
+        """The graph as MXNet 1.9.1's `tojson()` text, byte for byte (the one writer,
+        `serialization.dumps_graph_json`, is dmlc's: non-ASCII written as is, not escaped), so
+        it loads in real MXNet with `mx.sym.load_json`. `remove_amp_cast` is accepted for
+        MXNet's signature: the engine has no amp_cast ops to remove."""
         order = self._order()
         index = {id(n): i for i, n in enumerate(order)}
         nodes = []
@@ -385,13 +389,27 @@ class Symbol:
             # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
             hidden = getattr(n.op, "json_num_outputs", None)
             row_ptr.append(row_ptr[-1] + (hidden(n.parsed) if hidden else n.num_outputs()))
-        return _mxnet_json_text(
-            nodes, [i for i, n in enumerate(order) if n.op is None], row_ptr,
-            [[index[id(n)], i, 0] for n, i in self._outputs])
+        return _dumps_graph_json({
+            "nodes": nodes,
+            "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
+            "node_row_ptr": row_ptr,
+            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+            "attrs": {"mxnet_version": ["int", 10901]}})
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
-        with open(fname, "w") as f:
-            f.write(self.tojson())
+        """Write `tojson()` to `fname` as UTF-8 bytes, as MXNet's C++ does (it writes the
+        std::string it built, no newline translation, no BOM), whatever the locale's encoding:
+        so MXNet reads our files, and `load` (UTF-8) reads MXNet's, non-ASCII names included."""
+        if not isinstance(fname, str):
+            raise TypeError("fname need to be string")
+        text = self.tojson(remove_amp_cast).encode("utf-8")
+        try:
+            f = open(fname, "wb")
+        except OSError as err:   # as dmlc's file system reports it, like `load`
+            raise MXNetError('LocalFileSystem: Check failed: allow_null: :Open "%s": %s'
+                             % (fname, err.strerror)) from None
+        with f:
+            f.write(text)
 
     # ----------------------------------------------------------------- execution
     def eval(self, ctx=None, **kwargs):
@@ -542,46 +560,15 @@ class Symbol:
         raise AttributeError("'Symbol' object has no attribute '%s'" % name)
 
 
-def _mxnet_json_text(nodes, arg_nodes, row_ptr, heads) -> str:
-    """The graph laid out exactly as MXNet 1.9.1 writes it (dmlc's JSON writer), so exported
-    files diff cleanly against MXNet's: ", " before line ends, structs always multi-line,
-    string maps multi-line from two entries (keys sorted), other arrays from eleven items."""
-    def emit(v, ind):
-        pad = " " * (ind + 2)
-        if isinstance(v, dict):
-            if len(v) <= 1:
-                return json.dumps(v, separators=(", ", ": "))
-            items = ['%s%s: %s' % (pad, json.dumps(k), emit(v[k], ind + 2)) for k in sorted(v)]
-            return "{\n" + ", \n".join(items) + "\n" + " " * ind + "}"
-        if isinstance(v, list):
-            if len(v) <= 10:
-                return json.dumps(v, separators=(", ", ": "))
-            return "[\n" + ", \n".join(pad + emit(x, ind + 2) for x in v) + "\n" + \
-                " " * ind + "]"
-        return json.dumps(v)
-
-    def struct(fields, ind):
-        pad = " " * (ind + 2)
-        return "{\n" + ", \n".join('%s"%s": %s' % (pad, k, val) for k, val in fields) + \
-            "\n" + " " * ind + "}"
-
-    node_texts = []
-    for node in nodes:
-        fields = [("op", json.dumps(node["op"])), ("name", json.dumps(node["name"]))]
-        if "attrs" in node:
-            fields.append(("attrs", emit(node["attrs"], 6)))
-        fields.append(("inputs", emit(node["inputs"], 6)))
-        node_texts.append("    " + struct(fields, 4))
-    nodes_text = "[\n" + ", \n".join(node_texts) + "\n  ]"
-    return struct([("nodes", nodes_text), ("arg_nodes", emit(arg_nodes, 2)),
-                   ("node_row_ptr", emit(row_ptr, 2)), ("heads", emit(heads, 2)),
-                   ("attrs", '{"mxnet_version": ["int", 10901]}')], 0)
-
-
 def load_json(json_str: str) -> Symbol:
-    """Rebuild a Symbol from MXNet's JSON graph format (ours or real MXNet's)."""
+    """Rebuild a Symbol from MXNet's JSON graph format (ours or real MXNet's). Non-strict JSON:
+    dmlc writes control characters other than CR/LF/tab raw inside strings, which strict
+    `json.loads` refuses. Backslash-u escapes (which MXNet refuses) are accepted, so files the
+    engine's Symbol.save wrote before it matched MXNet's escaping still load."""
+    if not isinstance(json_str, str):
+        raise TypeError("fname required to be string")
     try:
-        graph = json.loads(json_str)
+        graph = json.loads(json_str, strict=False)
         entries = graph["nodes"]
         heads = graph["heads"]
     except (ValueError, KeyError, TypeError) as err:
