@@ -5,6 +5,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hybridlint.engine as mx
 
@@ -206,6 +208,153 @@ def test_save_and_load_file(tmp_path):
     s.save(path)
     back = mx.sym.load(path)
     assert back.tojson() == s.tojson()
+
+
+# ----------------------------------------------------------------- JSON text and escaping
+# Strings MXNet 1.9.1 writes in its graph JSON (dmlc::JSONWriter): only \\ " \n \r \t are
+# escaped, everything else - non-ASCII, other control characters - is written as is.
+AWKWARD = ["é模型", 'q"uote', "back\\slash", "new\nline", "tab\tcr\r", "ctl\x01\x1f\x7f",
+           "emoji\U0001F600 and \u2028 sep", "/slash{}[]:,", ""]
+
+
+def _awkward_graph(lib):
+    """Every awkward string as a node name, a variable attribute and an op's `attr=` value
+    (which MXNet also copies to the weight/bias variables it creates for the op)."""
+    with lib.name.NameManager():
+        xs = [lib.sym.var("x_" + t, attr={"k": t, "__é__": t + "é"}) for t in AWKWARD]
+        s = lib.sym.concat(*xs, dim=0, name="連結")
+        s = lib.sym.FullyConnected(s, num_hidden=2, name="fc\t" + AWKWARD[0],
+                                   attr={"__doc__": "".join(AWKWARD)})
+        return lib.sym.Group([s, lib.sym.relu(xs[1], name="ré\"l\\x")])
+
+
+# dmlc's text for a variable named "é" with the attribute k = 'a"b\c<LF>d<TAB>e<CR>f<0x01>g',
+# as real MXNet 1.9.1 writes it (raw é and 0x01, escaped quote, backslash, LF, TAB, CR)
+MXNET_ESCAPED_VAR = ('{\n  "nodes": [\n    {\n      "op": "null", \n      "name": "é", \n'
+                     '      "attrs": {"k": "a\\"b\\\\c\\nd\\te\\rf\x01g"}, \n'
+                     '      "inputs": []\n    }\n  ], \n  "arg_nodes": [0], \n'
+                     '  "node_row_ptr": [0, 1], \n  "heads": [[0, 0, 0]], \n'
+                     '  "attrs": {"mxnet_version": ["int", 10901]}\n}')
+
+
+def test_tojson_escapes_like_dmlc():
+    s = mx.sym.var("é", attr={"k": 'a"b\\c\nd\te\rf\x01g'})
+    assert s.tojson() == MXNET_ESCAPED_VAR
+    assert "\\u" not in _awkward_graph(mx).tojson()
+
+
+def test_mxnet_text_with_raw_control_characters_loads():
+    s = mx.sym.load_json(MXNET_ESCAPED_VAR)
+    assert s.list_arguments() == ["é"]
+    assert s.attr_dict() == {"é": {"k": 'a"b\\c\nd\te\rf\x01g'}}
+    assert s.tojson() == MXNET_ESCAPED_VAR
+
+
+def test_old_escaped_text_still_loads():
+    """Symbol.save wrote json.dumps escapes (backslash-u) before it matched MXNet: still read."""
+    old = MXNET_ESCAPED_VAR.replace('"é"', '"\\u00e9"').replace("\x01", "\\u0001")
+    assert mx.sym.load_json(old).tojson() == MXNET_ESCAPED_VAR
+
+
+def test_awkward_names_and_attributes_round_trip(tmp_path):
+    s = _awkward_graph(mx)
+    text = s.tojson()
+    back = mx.sym.load_json(text)
+    assert back.tojson() == text
+    assert back.list_arguments() == s.list_arguments()
+    assert back.list_outputs() == s.list_outputs()
+    assert back.attr_dict() == s.attr_dict()
+    path = str(tmp_path / "g.json")
+    s.save(path)
+    raw = (tmp_path / "g.json").read_bytes()
+    assert raw == text.encode("utf-8")          # UTF-8, no BOM, no newline translation
+    assert mx.sym.load(path).tojson() == text
+    net = mx.gluon.SymbolBlock.imports(path, [n for n in s.list_arguments()
+                                              if not n.startswith("fc")])
+    net.initialize()
+    assert [o.shape for o in net(*[mx.nd.ones((1, 3)) for _ in AWKWARD])] == [(9, 2), (1, 3)]
+
+
+def test_save_and_load_json_argument_errors(tmp_path):
+    s = mx.sym.var("x")
+    with pytest.raises(TypeError, match="fname need to be string"):
+        s.save(tmp_path / "g.json")
+    with pytest.raises(mx.base.MXNetError, match="No such file or directory"):
+        s.save(str(tmp_path / "missing" / "g.json"))
+    with pytest.raises(TypeError, match="fname required to be string"):
+        mx.sym.load_json(s.tojson().encode())
+
+
+@BOTH
+def test_awkward_tojson_is_byte_identical_to_mxnet():
+    m = _real()
+    assert _awkward_graph(mx).tojson() == _awkward_graph(m).tojson()
+    # dmlc writes attribute *keys* unescaped: the text is MXNet's even where it is not JSON
+    for key in ['a"b', "back\\slash", "é", "\x01"]:
+        assert mx.sym.var("v", attr={key: "1"}).tojson() == \
+            m.sym.var("v", attr={key: "1"}).tojson()
+
+
+@BOTH
+def test_awkward_files_load_on_the_other_side(tmp_path):
+    m = _real()
+    ours, theirs = _awkward_graph(mx), _awkward_graph(m)
+    ours.save(str(tmp_path / "ours.json"))
+    theirs.save(str(tmp_path / "theirs.json"))
+    assert (tmp_path / "ours.json").read_bytes() == (tmp_path / "theirs.json").read_bytes()
+    in_mxnet = m.sym.load(str(tmp_path / "ours.json"))
+    in_engine = mx.sym.load(str(tmp_path / "theirs.json"))
+    for got in (in_mxnet, in_engine):
+        assert got.list_arguments() == theirs.list_arguments()
+        assert got.list_outputs() == theirs.list_outputs()
+        assert got.attr_dict() == theirs.attr_dict()
+    assert in_mxnet.tojson() == in_engine.tojson() == theirs.tojson()
+    assert m.sym.load_json(ours.tojson()).tojson() == theirs.tojson()
+
+
+@BOTH
+def test_save_and_load_json_argument_errors_like_mxnet(tmp_path):
+    m = _real()
+    missing = str(tmp_path / "no" / "x.json")
+    with pytest.raises(m.base.MXNetError) as real:
+        m.sym.var("x").save(missing)
+    with pytest.raises(mx.base.MXNetError) as ours:
+        mx.sym.var("x").save(missing)
+    assert str(ours.value) in str(real.value)   # MXNet prefixes dmlc's C++ traceback line
+    for lib in (m, mx):   # same TypeErrors as the engine-only test above checks
+        with pytest.raises(TypeError, match="fname need to be string"):
+            lib.sym.var("x").save(tmp_path / "x.json")
+        with pytest.raises(TypeError, match="fname required to be string"):
+            lib.sym.load_json(b"{}")
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                max_size=12)   # what MXNet's C strings can carry: no NUL, no lone surrogates
+
+
+@given(name=_TEXT, value=_TEXT)
+@settings(max_examples=60, deadline=None)
+def test_any_name_and_value_round_trip(name, value):
+    with mx.name.NameManager():
+        s = mx.sym.relu(mx.sym.var(name, attr={"k": value}), name=name + "r")
+        text = s.tojson()
+        back = mx.sym.load_json(text)
+    assert back.tojson() == text
+    assert back.attr_dict() == {name: {"k": value}}
+    assert back.list_outputs() == [name + "r_output"]
+
+
+@BOTH
+@given(name=_TEXT, value=_TEXT)
+@settings(max_examples=60, deadline=None)
+def test_any_name_and_value_byte_identical_to_mxnet(name, value):
+    m = _real()
+
+    def build(lib):
+        with lib.name.NameManager():
+            return lib.sym.relu(lib.sym.var(name, attr={"k": value}), name=name + "r").tojson()
+
+    assert build(mx) == build(m)
 
 
 def test_bad_json_is_a_clear_error():
