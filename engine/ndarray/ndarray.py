@@ -24,12 +24,23 @@ def wrap(data: np.ndarray) -> "NDArray":
     return nd
 
 
-def _binary(np_fn, as_dtype=False):
-    """An NDArray operator: NDArray (broadcasting) or scalar operand."""
+def _dtype_error(op_name: str, want: np.dtype, got: np.dtype) -> MXNetError:
+    """MXNet's imperative dtype check of a binary operator (`a + b` runs broadcast_add, whose
+    inputs must share one dtype: numpy would promote float32 + float64 to float64)."""
+    return MXNetError("Error in operator {}: Check failed: assign(&dattr, vec.at(i)): "
+                      "Incompatible attr in node  at 1-th input: expected {}, got {}".format(
+                          op_name, want.name, got.name))
+
+
+def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):
+    """An NDArray operator: NDArray (broadcasting, same dtype) or scalar operand (cast to the
+    array's dtype). `op_name` is the MXNet operator the NDArray operand form runs."""
     def op(self, other):
         a = self._data
         if isinstance(other, NDArray):
             b = other._data
+            if b.dtype is not a.dtype and b.dtype != a.dtype:
+                raise _dtype_error(op_name, a.dtype, b.dtype)
             if a.shape != b.shape:
                 _check_broadcast(a.shape, b.shape)
         elif isinstance(other, (int, float, bool, np.generic)):
@@ -58,11 +69,13 @@ def _rbinary(np_fn):
     return op
 
 
-def _inplace(np_fn):
+def _inplace(np_fn, op_name="broadcast_op"):
     def op(self, other):
         a = self._data
         if isinstance(other, NDArray):
             b = other._data
+            if b.dtype is not a.dtype and b.dtype != a.dtype:
+                raise _dtype_error(op_name, a.dtype, b.dtype)
         elif isinstance(other, (int, float, bool, np.generic)):
             b = a.dtype.type(other)
         else:
@@ -262,30 +275,30 @@ class NDArray:
         self._data[key] = value
 
     # ----------------------------------------------------------------- arithmetic
-    __add__ = __radd__ = _binary(np.add)
-    __sub__ = _binary(np.subtract)
+    __add__ = __radd__ = _binary(np.add, op_name="broadcast_add")
+    __sub__ = _binary(np.subtract, op_name="broadcast_sub")
     __rsub__ = _rbinary(np.subtract)
-    __mul__ = __rmul__ = _binary(np.multiply)
-    __truediv__ = _binary(_true_divide)
+    __mul__ = __rmul__ = _binary(np.multiply, op_name="broadcast_mul")
+    __truediv__ = _binary(_true_divide, op_name="broadcast_div")
     __rtruediv__ = _rbinary(_true_divide)
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
-    __mod__ = _binary(np.mod)       # the divisor's sign, as MXNet's mod
+    __mod__ = _binary(np.mod, op_name="broadcast_mod")       # the divisor's sign, as MXNet's mod
     __rmod__ = _rbinary(np.mod)
-    __pow__ = _binary(np.power)
+    __pow__ = _binary(np.power, op_name="broadcast_power")
     __rpow__ = _rbinary(np.power)
-    __eq__ = _binary(np.equal, as_dtype=True)
-    __ne__ = _binary(np.not_equal, as_dtype=True)
-    __lt__ = _binary(np.less, as_dtype=True)
-    __le__ = _binary(np.less_equal, as_dtype=True)
-    __gt__ = _binary(np.greater, as_dtype=True)
-    __ge__ = _binary(np.greater_equal, as_dtype=True)
-    __iadd__ = _inplace(np.add)
-    __isub__ = _inplace(np.subtract)
-    __imul__ = _inplace(np.multiply)
-    __itruediv__ = _inplace(np.true_divide)
+    __eq__ = _binary(np.equal, True, "broadcast_equal")
+    __ne__ = _binary(np.not_equal, True, "broadcast_not_equal")
+    __lt__ = _binary(np.less, True, "broadcast_lesser")
+    __le__ = _binary(np.less_equal, True, "broadcast_lesser_equal")
+    __gt__ = _binary(np.greater, True, "broadcast_greater")
+    __ge__ = _binary(np.greater_equal, True, "broadcast_greater_equal")
+    __iadd__ = _inplace(np.add, "broadcast_add")
+    __isub__ = _inplace(np.subtract, "broadcast_sub")
+    __imul__ = _inplace(np.multiply, "broadcast_mul")
+    __itruediv__ = _inplace(np.true_divide, "broadcast_div")
     __idiv__ = __itruediv__
-    __imod__ = _inplace(np.mod)
+    __imod__ = _inplace(np.mod, "broadcast_mod")
 
     def __neg__(self) -> "NDArray":
         return wrap(np.negative(self._data))

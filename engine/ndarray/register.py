@@ -1,14 +1,16 @@
 """Generates the eager `mx.nd.<op>` functions from the op registry.
 
 The generated function is the whole eager path: split arrays from parameters, parse parameters
-(cached per distinct keyword set), call the kernel, wrap the result. Nothing else runs.
+(cached per distinct keyword set), call the kernel, wrap the result. Nothing else runs, except
+MXNet's dtype check when the input arrays do not all share one dtype (see `type_mismatch`).
 """
-from typing import Callable
+import re
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..base import MXNetError
-from ..registry import OpDef, ShapeError, fmt_shape
+from ..registry import Attrs, OpDef, ShapeError, fmt_shape
 from .ndarray import NDArray, wrap
 
 _np_ndarray = np.ndarray
@@ -25,6 +27,48 @@ def _wrap_result(res, nout):
 def _error(op: OpDef, arrays, err) -> MXNetError:
     shapes = ", ".join(fmt_shape(a.shape) for a in arrays)
     return MXNetError("Error in operator {}: {} (input shapes: {})".format(op.name, err, shapes))
+
+
+_VERDICTS: Dict[Tuple[OpDef, Attrs, tuple], Optional[str]] = {}
+_ASSIGN_FAILED = "Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node  at "
+# registry.same_type's wording (the symbolic path's), reworded into MXNet's eager one
+_INCOMPATIBLE_DTYPE = re.compile(r"^Incompatible dtype at ")
+
+
+def type_mismatch(op: OpDef, attrs: Attrs, dtypes: Tuple[np.dtype, ...]) -> Optional[str]:
+    """Why MXNet's imperative call rejects inputs of these `dtypes`, or None if it accepts them.
+
+    MXNet runs the op's dtype inference before every eager call and fails on a conflict; the
+    engine's kernels would silently let numpy promote instead (float32 + float64 -> float64).
+    Only called when the inputs' dtypes differ (the hot all-same case never gets here), so
+    inference runs once per (op, attrs, dtypes): the verdict is cached.
+    """
+    key = (op, attrs, dtypes)       # parsed attrs are cached objects: hashed by identity
+    try:
+        return _VERDICTS[key]
+    except KeyError:
+        pass
+    given = [np.dtype(t) for t in dtypes]
+    try:
+        ins, _ = op.infer_type(attrs, list(given))
+        verdict = None
+        for i, (want, got) in enumerate(zip(ins, given)):
+            if want is not None and want != got:
+                verdict = "{}{}-th input: expected {}, got {}".format(
+                    _ASSIGN_FAILED, i, want.name, got.name)
+                break
+    except ShapeError as err:
+        verdict = _INCOMPATIBLE_DTYPE.sub(_ASSIGN_FAILED, str(err), count=1)
+    if len(_VERDICTS) < 4096:
+        _VERDICTS[key] = verdict
+    return verdict
+
+
+def check_types(op: OpDef, attrs: Attrs, arrays: Sequence[np.ndarray]) -> None:
+    """Raise MXNet's eager dtype error when the input arrays' dtypes conflict for `op`."""
+    verdict = type_mismatch(op, attrs, tuple(a.dtype for a in arrays))
+    if verdict is not None:
+        raise MXNetError("Error in operator {}: {}".format(op.name, verdict))
 
 
 def _arity_error(op: OpDef, want, arrays) -> MXNetError:
@@ -111,6 +155,13 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
                 n = attrs.__dict__["_n_inputs"] = len(op.input_names(attrs))
             if len(arrays) != n:
                 raise _arity_error(op, op.input_names(attrs), arrays)
+        if len(arrays) > 1:
+            # MXNet's imperative dtype inference: mixed dtypes must pass the op's infer_type
+            t = arrays[0].dtype
+            for a in arrays:
+                if a.dtype is not t:
+                    check_types(op, attrs, arrays)
+                    break
         try:
             res = kernel(attrs, *arrays)
         except (ShapeError, ValueError, IndexError) as err:
