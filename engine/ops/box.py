@@ -10,7 +10,7 @@ is one vectorised numpy computation; only the greedy pass loops (over kept boxes
 """
 import numpy as np
 
-from ..registry import Param, ShapeError, p_bool, p_enum, p_float, p_int, register
+from ..registry import Param, ShapeError, p_bool, p_enum, p_float, p_int, register, same_type
 from ._util import fmt_shape, json_outputs
 
 
@@ -198,7 +198,7 @@ def box_encode(attrs, samples, matches, anchors, refs, means, stds):
 register("_contrib_box_encode",
          inputs=("samples", "matches", "anchors", "refs", "means", "stds"),
          num_outputs=2, infer_shape=lambda a, s: (s, [None if s[2] is None else s[2]] * 2),
-         infer_type=lambda a, t: (t, [t[2], t[2]]))(box_encode)
+         infer_type=lambda a, t: (lambda i, o: (i, o * 2))(*same_type(a, t)))(box_encode)
 
 # ----------------------------------------------------------------------------- MultiBoxPrior
 

@@ -8,7 +8,8 @@ part in shape inference exactly as in MXNet, so graphs bind with the same argume
 """
 import numpy as np
 
-from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_float, register)
+from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_float, register,
+                        same_type)
 from ._util import as_array, fmt_shape
 
 
@@ -51,13 +52,30 @@ def softmax_output(attrs, data, label):
     return _softmax(data.reshape(data.shape[0], -1), 1).reshape(data.shape)
 
 
+_TYPE_FLAG = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5,
+              "int64": 6}
+
+
+def _uniform_type(attrs, in_types):
+    """SoftmaxOutput and the regression heads need data and label of one dtype; MXNet's
+    check (legacy-op type inference) words the conflict its own way."""
+    dtype = in_types[0] if in_types[0] is not None else in_types[1]
+    for name, t in zip(("data", "label"), in_types):
+        if t is not None and t != dtype:
+            raise ShapeError("Check failed: (*in_type)[i] == dtype ({} vs. {}) : This layer "
+                             "requires uniform type. Expected '{}' v.s. given '{}' at '{}'"
+                             .format(_TYPE_FLAG.get(t.name, -1), _TYPE_FLAG.get(dtype.name, -1),
+                                     dtype.name, t.name, name))
+    return [dtype] * len(in_types), [dtype]
+
+
 register("SoftmaxOutput", aliases=("Softmax",), inputs=("data", "label"),
          params={"grad_scale": Param(p_float, 1.0), "ignore_label": Param(p_float, -1.0),
                  "multi_output": Param(p_bool, False), "use_ignore": Param(p_bool, False),
                  "preserve_shape": Param(p_bool, False),
                  "normalization": Param(p_enum("batch", "null", "valid"), "null"),
                  "out_grad": Param(p_bool, False), "smooth_alpha": Param(p_float, 0.0)},
-         infer_shape=_softmax_output_shape, infer_type=lambda a, t: (t, [t[0]]))(
+         infer_shape=_softmax_output_shape, infer_type=_uniform_type)(
     softmax_output)
 
 
@@ -97,7 +115,7 @@ for _name, _fn in (("LinearRegressionOutput", linear_regression_output),
                    ("LogisticRegressionOutput", logistic_regression_output),
                    ("MAERegressionOutput", mae_regression_output)):
     register(_name, inputs=("data", "label"), params=dict(_REG_PARAMS),
-             infer_shape=_same_as_data, infer_type=lambda a, t: (t, [t[0]]))(_fn)
+             infer_shape=_same_as_data, infer_type=_uniform_type)(_fn)
 
 
 def _identity(attrs, data):
@@ -141,4 +159,4 @@ def softmax_cross_entropy(attrs, data, label):
 
 
 register("softmax_cross_entropy", inputs=("data", "label"), infer_shape=_sce_shape,
-         infer_type=lambda a, t: (t, [t[0]]))(softmax_cross_entropy)
+         infer_type=same_type)(softmax_cross_entropy)

@@ -301,9 +301,20 @@ def index_copy(attrs, old, index, new):
     return out
 
 
+def _index_copy_type(attrs, in_types):
+    """old_tensor and new_tensor must share a dtype (MXNet's kernel reads both as one type);
+    index_vector may be of any dtype."""
+    old, _, new = in_types
+    if old is not None and new is not None and old != new:
+        raise ShapeError("Incompatible dtype at 2-th input: expected {}, got {}".format(
+            old.name, new.name))
+    t = old if old is not None else new
+    return [t, in_types[1], t], [t]
+
+
 register("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"),
          infer_shape=_index_copy_shape,
-         infer_type=lambda a, t: (t, [t[0]]))(index_copy)
+         infer_type=_index_copy_type)(index_copy)
 
 # ----------------------------------------------------------------------------- erfinv / cumsum
 
@@ -409,7 +420,18 @@ def crop(attrs, *xs):
     return xs[0][:, :, y:y + h, x:x + w].copy()
 
 
+def _crop_type(attrs, in_types):
+    """Crop is a legacy (mshadow) op: every input must be float32 in MXNet."""
+    for t in in_types:
+        if t is not None and t != np.float32:
+            raise ShapeError("Check failed: in_type->at(i) == mshadow::default_type_flag || "
+                             "in_type->at(i) == -1: Unsupported data type {}".format(
+                                 {"float64": 1, "float16": 2, "uint8": 3, "int32": 4,
+                                  "int8": 5, "int64": 6}.get(t.name, -1)))
+    return [np.dtype(np.float32)] * len(in_types), [np.dtype(np.float32)]
+
+
 register("Crop", inputs=None, key_var_num_args="num_args",
          params={"num_args": Param(p_int, 0), "offset": Param(p_shape, (0, 0)),
                  "h_w": Param(p_shape, (0, 0)), "center_crop": Param(p_bool, False)},
-         infer_shape=_crop_shape, infer_type=lambda a, t: (t, [t[0]]))(crop)
+         infer_shape=_crop_shape, infer_type=_crop_type)(crop)

@@ -95,13 +95,22 @@ def bilinear_resize(attrs, x, like=None):
     return (rows_top * (1 - lh) + rows_bottom * lh).astype(dt, copy=False)
 
 
+def _resize_type(attrs, in_types):
+    """MXNet resizes floating-point data only; the `like` input's dtype is not checked."""
+    t = in_types[0]
+    if t is not None and t.kind != "f":
+        raise ShapeError("This operation only support floating point types, not {}".format(
+            t.name))
+    return in_types, [t]
+
+
 register("_contrib_BilinearResize2D", inputs=_resize_inputs,
          params={"height": Param(p_int, 1), "width": Param(p_int, 1),
                  "scale_height": Param(p_opt(p_float), None),
                  "scale_width": Param(p_opt(p_float), None),
                  "mode": Param(p_enum(*_MODES), "size"),
                  "align_corners": Param(p_bool, True)},
-         infer_shape=_resize_shape, infer_type=lambda a, t: (t, [t[0]]))(bilinear_resize)
+         infer_shape=_resize_shape, infer_type=_resize_type)(bilinear_resize)
 
 
 def _adaptive_size(attrs):

@@ -453,7 +453,9 @@ def _slice_like(attrs, x, like):
 
 
 register("slice_like", inputs=("data", "shape_like"), params={"axes": Param(p_shape, ())},
-         infer_shape=_slice_like_shape)(_slice_like)
+         infer_shape=_slice_like_shape,
+         # only shape_like's shape is read: its dtype may differ from data's (as in MXNet)
+         infer_type=lambda a, t: (t, [t[0]]))(_slice_like)
 
 # ----------------------------------------------------------------------------- shape queries
 
