@@ -2,6 +2,11 @@
 hybridized (and real MXNet 1.9.1 eager / hybridized with static_alloc when importable).
 
 Run: python benchmarks/hybridize.py [--repeat N]
+     python benchmarks/hybridize.py --mxnet-python /path/to/mxnet-venv/bin/python
+The first imports real MXNet in this process when it can, so the engine runs on MXNet's
+numpy < 1.24 too; the second runs MXNet in its own interpreter and the engine on this one's
+numpy (2.x for users without MXNet), rounds still interleaved. The header names numpy's BLAS:
+the convolution figures follow it.
 Prints one table of per-forward times and the ratios the project targets, from this one run:
   engine hybridized / numpy       <= 1.3   (MLP batch 1, batch 64, LeNet)
   engine hybridized / MXNet hyb.  <  1.0
@@ -25,18 +30,27 @@ import hybridlint.engine as mx  # noqa: E402
 from hybridlint.engine.executor import eager_peak_bytes  # noqa: E402
 
 
-def best_times(fns, n: int, repeat: int):
-    """Best per-call seconds of each function over `repeat` rounds of `n` calls; the rounds
-    of all functions are interleaved so that load from other processes hits them alike."""
-    best = {name: float("inf") for name in fns}
-    for fn in fns.values():
-        fn()
+def timed_round(fn):
+    """A round function for a local variant: seconds per call of `fn` over `n` calls."""
+    def round_(n: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) / n
+    return round_
+
+
+def best_times(rounds, n: int, repeat: int):
+    """Best per-call seconds of each variant over `repeat` rounds of `n` calls; the rounds of
+    all variants are interleaved so that load from other processes hits them alike.
+    `rounds` maps a name to `round(n) -> seconds per call` (local: `timed_round`; real MXNet
+    in another interpreter: `MXNetServer.round`, timed inside that process)."""
+    best = {name: float("inf") for name in rounds}
+    for round_ in rounds.values():
+        round_(1)
     for _ in range(repeat):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - t0) / n)
+        for name, round_ in rounds.items():
+            best[name] = min(best[name], round_(n))
     return best
 
 
@@ -122,7 +136,21 @@ def numpy_lenet(params):
 
 # ----------------------------------------------------------------------------- runs
 
-def run_case(label, build, numpy_forward, shape, n, repeat, real):
+def real_nets(lib, build, params, x_np):
+    """Real MXNet's eager and hybridized (static_alloc) nets with the engine's parameters,
+    and its input."""
+    nets = []
+    for hybrid in (False, True):
+        net = build(lib)
+        for p, v in zip(net.collect_params().values(), params):
+            p.set_data(lib.nd.array(v))
+        if hybrid:
+            net.hybridize(static_alloc=True, static_shape=True)
+        nets.append(net)
+    return nets[0], nets[1], lib.nd.array(x_np)
+
+
+def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None):
     rng = np.random.RandomState(0)
     x_np = rng.uniform(-1, 1, size=shape).astype(np.float32)
     row = {"case": label}
@@ -138,28 +166,112 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real):
         p.set_data(mx.nd.array(v))
     net.hybridize(static_alloc=True, static_shape=True)
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
-    fns = {"numpy": lambda: fwd(x_np), "eager": lambda: eager_net(x), "hybrid": lambda: net(x)}
+    rounds = {"numpy": timed_round(lambda: fwd(x_np)), "eager": timed_round(lambda: eager_net(x)),
+              "hybrid": timed_round(lambda: net(x))}
     plan = next(iter(net._cached_op._cache.plans.values()))
     sym = net._cached_op._sym
     arrays = [x_np] + params
     row["mem_hybrid"] = plan.peak_bytes
     row["mem_eager"] = eager_peak_bytes(sym, arrays)
 
-    if real is not None:
-        rnet = build(real)
-        for p, v in zip(rnet.collect_params().values(), params):
-            p.set_data(real.nd.array(v))
-        rx = real.nd.array(x_np)
+    if server is not None:
+        outs = server.setup(build.__name__, params, x_np)
+        for out in outs:
+            np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+        rounds["mx_eager"] = server.round_fn("eager")
+        rounds["mx_hybrid"] = server.round_fn("hybrid")
+    elif real is not None:
+        rnet, hnet, rx = real_nets(real, build, params, x_np)
         np.testing.assert_allclose(rnet(rx).asnumpy(), ref, rtol=1e-4, atol=1e-5)
-
-        hnet = build(real)
-        for p, v in zip(hnet.collect_params().values(), params):
-            p.set_data(real.nd.array(v))
-        hnet.hybridize(static_alloc=True, static_shape=True)
-        fns["mx_eager"] = lambda: rnet(rx).wait_to_read()
-        fns["mx_hybrid"] = lambda: hnet(rx).wait_to_read()
-    row.update(best_times(fns, n, max(repeat, -(-1000 // n))))   # >= 1000 forwards each
+        rounds["mx_eager"] = timed_round(lambda: rnet(rx).wait_to_read())
+        rounds["mx_hybrid"] = timed_round(lambda: hnet(rx).wait_to_read())
+    row.update(best_times(rounds, n, max(repeat, -(-1000 // n))))   # >= 1000 forwards each
     return row
+
+
+# ----------------------------------------------------------------------------- MXNet elsewhere
+
+class MXNetServer:
+    """Real MXNet in another interpreter (`--mxnet-python`), driven over a pipe.
+
+    MXNet 1.9.1 needs numpy < 1.24, whose bundled OpenBLAS (0.3.20) is about half as fast
+    on small single-precision matmuls as numpy 2.x's; users of the engine, who have no MXNet,
+    run numpy 2.x. This runs each side in its own environment and still interleaves the
+    rounds: the child times its own forwards (no pipe in the figure) while this process
+    waits, and vice versa. Parameters and inputs travel as .npy files (pickles of numpy
+    arrays do not cross numpy 1.x/2.x)."""
+
+    def __init__(self, python: str):
+        import subprocess
+        import tempfile
+        self.dir = tempfile.mkdtemp(prefix="hl-bench-")
+        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--serve-mxnet"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.version = self._ask({"cmd": "hello"})["version"]
+
+    def _ask(self, msg):
+        import json
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the MXNet process exited (see its stderr above)")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError("MXNet process: " + answer["error"])
+        return answer
+
+    def setup(self, model, params, x_np):
+        """Build MXNet's eager and hybridized nets there; returns their outputs."""
+        paths = []
+        for i, a in enumerate([x_np] + params):
+            paths.append(os.path.join(self.dir, "a%d.npy" % i))
+            np.save(paths[-1], a)
+        answer = self._ask({"cmd": "setup", "model": model, "arrays": paths})
+        return [np.load(p) for p in answer["outputs"]]
+
+    def round_fn(self, variant):
+        return lambda n: self._ask({"cmd": "round", "variant": variant, "n": n})["seconds"]
+
+    def close(self):
+        import shutil
+        self.proc.stdin.close()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def serve_mxnet():
+    """The child side of MXNetServer: one JSON command per line on stdin, one answer per
+    line on stdout (MXNet's own output goes to stderr)."""
+    import json
+    import warnings
+    out, sys.stdout = sys.stdout, sys.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import mxnet as real
+    nets = {}
+    builders = {"mlp": mlp, "lenet": lenet}
+    for line in sys.stdin:
+        msg = json.loads(line)
+        try:
+            if msg["cmd"] == "hello":
+                answer = {"version": real.__version__}
+            elif msg["cmd"] == "setup":
+                arrays = [np.load(p) for p in msg["arrays"]]
+                rnet, hnet, rx = real_nets(real, builders[msg["model"]], arrays[1:], arrays[0])
+                nets["eager"] = lambda: rnet(rx).wait_to_read()
+                nets["hybrid"] = lambda: hnet(rx).wait_to_read()
+                paths = []
+                for name, fn in (("eager", rnet), ("hybrid", hnet)):
+                    paths.append(msg["arrays"][0] + "." + name + ".npy")
+                    np.save(paths[-1], fn(rx).asnumpy())
+                answer = {"outputs": paths}
+            else:
+                answer = {"seconds": timed_round(nets[msg["variant"]])(msg["n"])}
+        except Exception as err:  # noqa: BLE001 - reported to the parent, which stops
+            answer = {"error": "%s: %s" % (type(err).__name__, err)}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
 
 
 def seed_memory():
@@ -201,9 +313,22 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=120)
     ap.add_argument("--no-mxnet", action="store_true", help="skip real MXNet even if installed")
+    ap.add_argument("--mxnet-python", metavar="PYTHON",
+                    help="run real MXNet in this interpreter (one with mxnet==1.9.1 and numpy "
+                    "< 1.24) instead of importing it here, so that the engine can run on this "
+                    "interpreter's numpy; the rounds stay interleaved")
+    ap.add_argument("--serve-mxnet", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    real = None
-    if not args.no_mxnet:
+    if args.serve_mxnet:
+        return serve_mxnet()
+    real = server = None
+    if args.mxnet_python:
+        try:
+            server = MXNetServer(args.mxnet_python)
+        except (OSError, RuntimeError) as err:
+            ap.error("--mxnet-python %s: cannot start real MXNet there: %s" % (
+                args.mxnet_python, err))
+    elif not args.no_mxnet:
         try:
             import warnings
             with warnings.catch_warnings():
@@ -219,12 +344,16 @@ def main(argv=None):
     rows = []
     for label, build, fwd, shape, n in cases:
         try:
-            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real))
+            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real, server))
         except Exception as err:  # noqa: BLE001 - report and continue with the other cases
             print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
-    print("numpy %s (%s), %s" % (np.__version__, blas_info(),
-                                 "MXNet %s" % real.__version__ if real else
-                                 "real MXNet not installed"))
+    if server is not None:
+        server.close()
+        where = "MXNet %s in %s (its own numpy)" % (server.version, args.mxnet_python)
+    else:
+        where = "MXNet %s" % real.__version__ if real else "real MXNet not installed"
+    print("engine and hand-written numpy on numpy %s (%s); %s" % (np.__version__, blas_info(),
+                                                                   where))
     print("\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
           "forwards per variant)" % args.repeat)
     print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
