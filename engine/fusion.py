@@ -13,6 +13,7 @@ import numpy as np
 
 from .ops._util import copyto
 from .ops.conv import _geometry, conv2d_raw
+from .ops.pooling import nan_to_lowest
 
 __all__ = ["fold_conv_relu_pool"]
 
@@ -71,11 +72,12 @@ def _fused_out(attrs, out, x, w, b=None):
                 copyto(out, tap)
                 first = False
             else:
-                np.maximum(out, tap, out=out)
+                np.fmax(out, tap, out=out)       # NaN skipped, as MXNet's pooling
     if b is not None:
         out += b.reshape(-1, 1, 1)
     if relu:
         np.maximum(out, out.dtype.type(0), out=out)
+    nan_to_lowest(out)          # windows of NaN only: MXNet's lowest value, after the relu
 
 
 def _fused_kernel(attrs, x, w, b=None):
