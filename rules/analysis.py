@@ -3,6 +3,9 @@
 What it decides, per analysed function (hybrid_forward, helper methods and helper functions
 reached from it with F or tensors):
 - the namespace parameter (by position: the first parameter after self, whatever its name);
+- which hybrid_forward inputs are lists of arrays rather than arrays (`list_inputs`);
+- which helpers it reaches: `self.<m>(...)`, module and nested functions, and static or
+  class methods called through a module class's name (`Head._flatten(F, x)`);
 - what every name holds at every statement (`Value`: tensor, sequence of tensors, scalar,
   shape tuple, namespace, Parameter, unknown), by a small forward abstract interpretation;
 - eager-only regions (guarded by `F is mx.nd`, `isinstance(x, nd.NDArray)`, after
@@ -121,6 +124,26 @@ class ModuleFacts:
     scopes: List[FunctionFacts] = field(default_factory=list)
     local_envs: Dict[cst.CSTNode, Env] = field(default_factory=dict)  # nested def -> env at def
     return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
+    class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
+
+    def class_helper(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
+        """The method `class_name.method(...)` calls when that is a @staticmethod or
+        @classmethod of a module class (its own or inherited in the module): such a call runs
+        the helper exactly as `self.method(...)` would, so it is followed the same way. A plain
+        method called through the class takes `self` explicitly: not followed."""
+        node = self.class_methods.get(class_name, {}).get(method)
+        if node is None or _binding(node) is None:
+            return None
+        return node
+
+
+def _binding(node: cst.FunctionDef) -> Optional[str]:
+    """"staticmethod" or "classmethod" when `node` is decorated so, else None."""
+    for decorator in node.decorators:
+        name = dotted_name(decorator.decorator)
+        if name in ("staticmethod", "classmethod"):
+            return name
+    return None
 
 
 # ----------------------------------------------------------------------------------------
@@ -313,6 +336,87 @@ class _ArrayUseFinder(cst.CSTVisitor):
 
 
 # ----------------------------------------------------------------------------------------
+# Inputs that are lists of arrays (asked only for inputs the walk saw under len() or a for)
+# ----------------------------------------------------------------------------------------
+def list_inputs(node: cst.FunctionDef, candidates: Iterable[str]) -> Set[str]:
+    """The hybrid_forward inputs among `candidates` that are lists of arrays, not arrays.
+
+    gluon passes a (nested) list of arrays as one input the same way it passes an array (a
+    decoder's feature maps, GluonCV's DLA/monodepth2 style), and nothing in the signature
+    tells them apart. `len(x)`, `x[i]` and `for t in x` read the same on both: on an array
+    they are hazards (HL009, HL003, HL008), on a list correct code. The decision:
+
+    An input is a list when the body takes its `len()` or iterates it with a `for` (the
+    candidates: the walk records them), and EVERY other mention of the name is one of those
+    uses or a one-element subscript (`x[i]`, `x[-1]`, `x[a:b]`, also as a store target): the
+    name itself is never an operand, an argument (of an operator, a child block, a helper),
+    an attribute's base, a returned value, rebound, or used inside a comprehension, lambda or
+    nested def in any other way. A list of arrays can only be used like that, while a real
+    array input always meets an operator or a child somewhere whole in working code (the
+    hazard files' inputs do); what only indexes and counts its input is taken for a list,
+    trading the rare such array-hazard for no false positive on decoders (pre-commit: a false
+    positive costs more than a miss). Indexing alone (no len(), no for) is not enough: `x[0]`
+    on an array input is the commonest HL003 hazard.
+
+    A list input then holds `Value(SEQUENCE)` (like `*args`): its elements may themselves be
+    nested lists, so `x[i]` is UNKNOWN and nothing about the elements is reported.
+    """
+    names = set(candidates)
+    if not names:
+        return set()
+    checker = _SequenceUseChecker(names)
+    node.body.visit(checker)
+    return names & checker.counted - checker.other
+
+
+class _SequenceUseChecker(cst.CSTVisitor):
+    """Sorts every mention of the names: `len(n)` / `for _ in n` (counted), `n[<one>]`
+    (allowed), anything else (other). Parents are visited before their children, so the
+    allowed Name nodes are known when the visitor reaches them."""
+
+    def __init__(self, names: Set[str]) -> None:
+        self.names = names
+        self.allowed: Set[cst.CSTNode] = set()
+        self.counted: Set[str] = set()
+        self.other: Set[str] = set()
+
+    def _mine(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value in self.names
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
+                and not node.args[0].star and self._mine(node.args[0].value):
+            self.allowed.add(node.args[0].value)
+            self.counted.add(node.args[0].value.value)  # type: ignore[union-attr]
+
+    def _iterated(self, iterable: cst.BaseExpression) -> None:
+        if self._mine(iterable):
+            self.allowed.add(iterable)
+            self.counted.add(iterable.value)  # type: ignore[union-attr]
+
+    def visit_For(self, node: cst.For) -> None:
+        self._iterated(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._iterated(node.iter)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._mine(node.value) and len(node.slice) == 1:  # `x[:, 0]` is array-only
+            self.allowed.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.allowed.add(node.attr)  # `self.feats`: not the name
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.allowed.add(node.keyword)  # `f(feats=...)`: not the name
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names and node not in self.allowed:
+            self.other.add(node.value)
+
+
+# ----------------------------------------------------------------------------------------
 # Entry point
 # ----------------------------------------------------------------------------------------
 def _signature(node: cst.FunctionDef) -> List[cst.Param]:
@@ -324,7 +428,8 @@ _LIST_LIKE_NAME = re.compile(r"state|hidden|cache|mem", re.IGNORECASE)
 
 
 def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
-    """The namespace name (by position) and the kinds of the inputs after it."""
+    """The namespace name (by position) and the kinds of the inputs after it (inputs the body
+    only counts, iterates and indexes become lists after the first walk: `list_inputs`)."""
     positional = _signature(node)
     if len(positional) < 2:
         return None, {}
@@ -425,6 +530,7 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
 
     for class_node in classes:
         klass = _class_facts(class_node, module, class_nodes)
+        module.class_methods[klass.name] = klass.methods
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module
         if method is None:
             continue
@@ -451,6 +557,17 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             static = any(dotted_name(d.decorator) == "staticmethod" for d in node.decorators)
             key, klass, kind = ("method", caller.klass, target[1]), caller.klass, "helper_method"
             skip_self = not static  # a @staticmethod helper's first parameter is not self
+        elif target[0] == "class":  # `Head._flatten(F, x)`: the helper of the class named
+            node = module.class_helper(target[1], target[2])
+            if node is None or node is caller.node:
+                return
+            owner = module.classes.get(target[1])
+            skip_self = _binding(node) == "classmethod"  # `cls` is bound by the call
+            if owner is not None and owner.methods.get(target[2]) is node:
+                key, klass = ("method", owner, target[2]), owner  # the same scope as self.<m>(...)
+            else:  # a base's helper or a class without hybrid_forward: no `self` facts needed
+                key, klass = ("class", node), None
+            kind = "helper_method"
         elif target[0] == "function" and target[1] in module.functions:
             node = module.functions[target[1]]
             key, klass, kind, skip_self = ("function", target[1]), None, "helper_function", False
@@ -466,7 +583,14 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
     for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
         for facts in pending:
-            FunctionAnalyzer(facts, on_call).run()
+            analyzer = FunctionAnalyzer(facts, on_call)
+            analyzer.run()
+            if facts.kind == "hybrid_forward" and analyzer.sequence_hints:
+                lists = list_inputs(facts.node, analyzer.sequence_hints & set(facts.params))
+                if lists:  # walk again with those inputs as lists (rare: len()/for on an input)
+                    facts.params.update((name, Value(SEQUENCE)) for name in lists)
+                    facts.reset()
+                    FunctionAnalyzer(facts, on_call).run()
             module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):

@@ -73,6 +73,19 @@ class Evaluator:
 
     _eval_Set = _eval_Dict
 
+    def _eval_ListComp(self, expr: cst.BaseExpression, env: Env) -> Value:
+        """Not evaluated inside (its names are bound per element); `[... for f in feats]` over
+        an input taken for a tensor by position is recorded for `analysis.list_inputs`."""
+        if self.analyzer is not None:
+            comp = getattr(expr, "for_in", None)
+            while comp is not None:
+                if isinstance(comp.iter, cst.Name) and env.get(comp.iter.value, UNKNOWN_VALUE).assumed:
+                    self.analyzer.sequence_hints.add(comp.iter.value)
+                comp = comp.inner_for_in
+        return UNKNOWN_VALUE
+
+    _eval_SetComp = _eval_GeneratorExp = _eval_DictComp = _eval_ListComp
+
     # composite
     def _eval_Attribute(self, expr: cst.Attribute, env: Env) -> Value:
         attr = expr.attr.value
@@ -196,6 +209,12 @@ class Evaluator:
         if isinstance(func, cst.Attribute):
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 return self._self_call(func.attr.value, expr, args)
+            if isinstance(func.value, cst.Name) and func.value.value not in env:
+                helper = self.facts.module.class_helper(func.value.value, func.attr.value)
+                if helper is not None:  # `Head._flatten(F, x)`: a static/class method helper
+                    if self.analyzer is not None:
+                        self.analyzer.call_site(("class", func.value.value, func.attr.value), expr, args)
+                    return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
             base = self.eval(func.value, env)
             if base.kind == TENSOR:
                 return self._method_value(func.attr.value, expr, base)
@@ -203,6 +222,9 @@ class Evaluator:
         if isinstance(func, cst.Name):
             name = func.value
             if name == "len" and name not in env:
+                if self.analyzer is not None and len(expr.args) == 1 and args[0].assumed \
+                        and isinstance(expr.args[0].value, cst.Name):  # `len(feats)`: a list input?
+                    self.analyzer.sequence_hints.add(expr.args[0].value.value)
                 return NONNEGATIVE
             if name in ("int", "float", "bool", "str", "isinstance", "hasattr", "round",
                         "abs") and name not in env:

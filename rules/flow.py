@@ -1,7 +1,7 @@
 """The statement walk of the shared analysis: a small forward abstract interpretation."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -22,6 +22,9 @@ class FunctionAnalyzer:
         self.counter = 0
         self.loop_stack: List[cst.CSTNode] = []
         self.local_defs: Dict[str, cst.FunctionDef] = {}
+        # inputs taken for tensors by position whose len() is taken or that a `for` iterates:
+        # `analysis.list_inputs` decides whether they are lists of arrays
+        self.sequence_hints: Set[str] = set()
 
     def alias_use(self, name: str) -> None:
         self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
@@ -201,6 +204,8 @@ class FunctionAnalyzer:
         try:
             if isinstance(stmt, cst.For):
                 iterable = self.eval(stmt.iter, env)
+                if iterable.assumed and isinstance(stmt.iter, cst.Name):
+                    self.sequence_hints.add(stmt.iter.value)
                 element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(iterable.kind, UNKNOWN_VALUE)
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
                     element = NONNEGATIVE if _counts_up_from_zero_or_more(stmt.iter, self, env) else SCALAR_VALUE

@@ -99,6 +99,14 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
                       "        return x.reshape((0, -1))\n\n"
                       "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
                 safety=SAFE),
+        # the same helper called through the class name is followed the same way
+        Invalid("class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                "        return x.reshape((x.shape[0], -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n", line=4,
+                fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                      "        return x.reshape((0, -1))\n\n"
+                      "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
+                safety=SAFE),
         Invalid(_net("return F.zeros(x.shape)"), line=3,
                 fixed=_net("return F.zeros_like(x).astype('float32')"), safety=SAFE),
         Invalid(_net("return F.ones(shape=x.shape, ctx=x.context)"), line=3,

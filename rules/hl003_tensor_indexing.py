@@ -96,6 +96,11 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, layers):\n"
               "        for i in range(1, 3):\n"
               "            layers[i] = F.relu(layers[i]) + layers[i - 1]\n        return layers\n"),
+        # an input only indexed and counted (len) is a list of feature maps (analysis.list_inputs)
+        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+              "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
+              "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
+              "        return x\n"),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
         Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
@@ -145,6 +150,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
                 safety=UNSAFE),
         Invalid(_net("x[0] = 1\nreturn x"), line=3),
+        # indexed and counted, but also an operand: an array, not a list of arrays
+        Invalid(_net("y = x[-1]\nreturn y * len(x) + F.relu(x)"), line=3,
+                fixed=_net("y = F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)\n"
+                           "return y * len(x) + F.relu(x)"), safety=SAFE),
         Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
         Invalid(_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"), line=4,

@@ -69,6 +69,12 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
         Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")),
         Valid(_net("return F.where(x > 0, x, -x)")),
+        # an input only iterated is a list of arrays (analysis.list_inputs), in a for or a comprehension
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+              "        outs = []\n        for f in feats:\n            outs.append(F.relu(f))\n"
+              "        return F.concat(*outs, dim=1)\n"),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+              "        return F.add_n(*[F.relu(f) for f in feats])\n"),
         Valid(_net("if F is mx.nd:\n    assert x.sum() > 0\nreturn x")),
         Valid(_net("parts = F.split(x, num_outputs=3)\nout = []\nfor p in parts:\n    out.append(F.relu(p))\n"
                    "return F.concat(*out, dim=1)")),
@@ -82,9 +88,11 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("y = F.relu(x)\nreturn y or x"), line=4),
         Invalid(_net("assert x.min() >= 0, 'negative input'\nreturn x"), line=3),
         Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
-        Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=4),
+        Invalid(_net("y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=5),
+        Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x"), line=4),
         Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
-        Invalid(_net("return F.stack(*[F.relu(row) for row in x])"), line=3),
+        Invalid(_net("return F.stack(*[F.relu(row) for row in F.relu(x)])"), line=3),
+        Invalid(_net("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)"), line=3),
         Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
         Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),

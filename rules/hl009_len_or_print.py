@@ -56,6 +56,11 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
     VALID = [
         Valid(_net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
         Valid(_net("print('running')\nreturn x")),
+        # len() of an input only indexed and counted: a list of feature maps (analysis.list_inputs)
+        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+              "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
+              "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
+              "        return x\n"),
         Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
         Valid(_net("logging.info('shape %s', (2, 3))\nreturn x")),
         Valid(_net("print(x)  # noqa: HL009\nreturn x")),

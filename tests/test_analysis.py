@@ -221,3 +221,82 @@ def test_inherited_helpers_in_separate_regions_are_linted():
               "class Head(_Head):\n    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n")
     findings = lint_source(source)
     assert [(f.code, f.line, f.fix) for f in findings] == [("HL001", 6, "safe")]
+
+
+# -- inputs that are lists of arrays (analysis.list_inputs) --------------------------------
+@pytest.mark.parametrize("body", [
+    "probe(feats[0])\nn = len(feats)\nreturn feats[n - 1]",
+    "probe(feats[0])\nx = feats[-1]\nfor i in range(len(feats) - 1):\n    x = x + feats[i]\nreturn x",
+    "probe(feats[0])\nouts = []\nfor f in feats:\n    outs.append(F.relu(f))\nreturn outs",
+    "probe(feats[0])\nreturn F.add_n(*[F.relu(f) for f in feats])",
+    "probe(feats[0])\nreturn [F.relu(f) for f in feats][0] + feats[0]",
+    "probe(feats[0])\nfeats[0] = F.relu(feats[0])\nreturn len(feats)",
+])
+def test_input_only_counted_iterated_or_indexed_is_a_list(body):
+    # (probed through `feats[0]`: probing `feats` itself would pass it whole to a call)
+    assert kinds(net(body, args="F, feats")) == [UNKNOWN]
+
+
+@pytest.mark.parametrize("body", [
+    "probe(feats[0])\nreturn feats[0]",  # indexing alone: the commonest HL003 hazard
+    "probe(feats[0])\nreturn feats[0] * len(feats) + F.relu(feats)",  # an operator's operand
+    "probe(feats[0])\nreturn feats[0] * len(feats) + feats",  # an arithmetic operand
+    "probe(feats[0])\nreturn self.body(feats) + len(feats)",  # a child's argument
+    "probe(feats[0])\nn = len(feats)\nreturn feats",  # returned whole
+    "probe(feats[0])\nn = len(feats)\nreturn feats.reshape((n, -1))",  # an attribute's base
+    "probe(feats[0])\nn = len(feats)\nreturn feats[:, 0]",  # a tuple index: array-only
+    "probe(feats[0])\nfor f in feats:\n    feats = F.relu(f)\nreturn feats",  # rebound
+    "probe(feats[0])\nn = len(feats)\nreturn (lambda: feats * 2)()",  # used in a lambda
+])
+def test_input_used_whole_stays_a_tensor(body):
+    assert kinds(net(body, args="F, feats")) == [TENSOR]
+
+
+def test_list_input_is_a_sequence_whose_elements_are_unknown_and_draw_no_finding():
+    from hybridlint.rules.analysis import list_inputs
+    import libcst as cst
+    fn = cst.parse_module(net("x = feats[-1]\nfor f in feats:\n    x = x + f\nreturn x + y[0] * len(y) + F.relu(y)",
+                              args="F, feats, y")).body[0].body.body[0]
+    assert list_inputs(fn, {"feats", "y"}) == {"feats"}  # y: indexed and counted, but an operand
+    body = "x = feats[-1]\nprobe(x)\nprobe(len(feats))\nreturn F.relu(x) + feats[0]"
+    assert kinds(net(body, args="F, feats")) == [UNKNOWN, SCALAR]
+    assert lint_source(net(body, args="F, feats")) == []
+
+
+def test_list_input_decision_is_per_input():
+    body = "probe(feats[0])\nprobe(x[0])\nreturn F.relu(x[0]) * len(feats) * len(x) + feats[0] + F.relu(x)"
+    assert kinds(net(body, args="F, x, feats")) == [UNKNOWN, TENSOR]
+
+
+# -- static and class-method helpers called through a class name ---------------------------
+def test_static_and_class_helpers_called_through_the_class_name_are_followed():
+    source = (
+        "class Base(HybridBlock):\n"
+        "    @classmethod\n    def _first(cls, F, data):\n        probe(data)\n        return data\n\n"
+        "    def hybrid_forward(self, F, x):\n        return x\n\n\n"
+        "class Net(HybridBlock):\n"
+        "    @staticmethod\n    def _flat(G, data, k):\n        probe(G)\n        probe(data)\n        probe(k)\n"
+        "        return G.relu(data)\n\n"
+        "    def _plain(self, F, data):\n        probe(data)\n\n"
+        "    def hybrid_forward(self, F, x):\n"
+        "        probe(Net._flat(F, x, 2))\n        probe(Base._first(F, x))\n"
+        "        Net._plain(self, F, x)\n        return x\n")
+    seen = sorted((kind, value.kind) for value, kind, _ in probe(source))
+    assert seen == sorted([
+        ("helper_method", NAMESPACE), ("helper_method", TENSOR), ("helper_method", SCALAR),  # _flat
+        ("helper_method", TENSOR),  # Base._first: cls bound by the call
+        ("hybrid_forward", TENSOR), ("hybrid_forward", TENSOR),  # what they return
+    ])
+
+
+def test_class_name_shadowed_by_a_local_is_not_followed():
+    source = ("class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n        probe(data)\n\n"
+              "    def hybrid_forward(self, F, x, Net):\n        return Net._flat(F, x)\n")
+    assert [kind for _, kind, _ in probe(source)] == []
+
+
+def test_static_helper_through_the_class_name_is_linted_once():
+    source = ("class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n"
+              "        return data.reshape((data.shape[0], -1))\n\n"
+              "    def hybrid_forward(self, F, x):\n        return Net._flat(F, x) + self._flat(F, x)\n")
+    assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 4)]

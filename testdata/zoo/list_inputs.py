@@ -1,9 +1,10 @@
-"""Correct hybrid code that hybridlint still reports (known false positives, strict xfail).
+"""A decoder whose hybrid_forward input is a *list* of feature maps (GluonCV DLA/monodepth2 style).
 
-Decoders in GluonCV's DLA/monodepth2 style take a *list* of feature maps as one input
-(gluon flattens nested list inputs when hybridized). Nothing in the body proves it is a list
-rather than a tensor, so `feats[-1]` reads as tensor indexing (HL003, with a "safe" fix that
-would call F.slice_axis on a Python list and break the block) and `len(feats)` as HL009.
+gluon flattens nested list inputs when hybridized, so `feats[-1]`, `feats[i]` and `len(feats)`
+are correct code here. The analysis takes `feats` for a list because the body only takes its
+len() and indexes it (never uses it whole as an array): see `rules.analysis.list_inputs`.
+Formerly a known false positive (HL003 on `feats[-1]` with a "safe" F.slice_axis fix that broke
+the block, HL009 on `len(feats)`).
 """
 from mxnet.gluon import HybridBlock, nn
 
