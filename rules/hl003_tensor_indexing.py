@@ -150,10 +150,6 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
                 safety=UNSAFE),
         Invalid(_net("x[0] = 1\nreturn x"), line=3),
-        # indexed and counted, but also an operand: an array, not a list of arrays
-        Invalid(_net("y = x[-1]\nreturn y * len(x) + F.relu(x)"), line=3,
-                fixed=_net("y = F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)\n"
-                           "return y * len(x) + F.relu(x)"), safety=SAFE),
         Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
         Invalid(_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"), line=4,

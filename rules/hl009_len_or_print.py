@@ -71,6 +71,8 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
         Invalid(_net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
         Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn x"), line=3),
         Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
+        # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
+        Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
         Invalid(_net("return x.reshape((len(x), -1))"), line=3,
                 fixed=_net("return x.reshape((0, -1))"), safety=SAFE),
         Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"), line=4,
