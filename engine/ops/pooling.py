@@ -21,13 +21,16 @@ _FIRST = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 def nan_to_lowest(out: np.ndarray) -> np.ndarray:
     """Finish a max pooling computed with np.fmax the way MXNet's ends: its running max only
     takes a value greater than the current one, starting from the lowest finite value, so NaN
-    never wins (np.fmax skips NaN too) and a window of NaN only stays at the lowest value
-    (where np.fmax gives NaN). One pass over the (small) pooled result."""
-    if out.dtype.kind == "f":
-        mask = np.isnan(out)
-        if mask.any():
-            out[mask] = np.finfo(out.dtype).min
+    never wins (np.fmax skips NaN too) and a window of NaN or -inf only stays at the lowest
+    value (where np.fmax gives NaN or -inf). One min over the (small) pooled result (NaN
+    propagates into it), the fix-up only when needed."""
+    if out.dtype.kind == "f" and out.size:
+        lowest = np.finfo(out.dtype).min
+        if not out.min() >= lowest:
+            np.fmax(out, lowest, out=out)
     return out
+
+
 _LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 
 
