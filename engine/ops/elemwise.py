@@ -74,6 +74,22 @@ def _relu(x, out=None):
     return np.maximum(x, x.dtype.type(0), out=out)
 
 
+def _act_relu(x, out=None):
+    """Activation(act_type='relu'): MXNet 1.9.1 runs float32 inputs of 1 to 5 dims through
+    oneDNN, whose relu maps NaN to 0 (np.fmax); otherwise NaN stays NaN, as the `relu` op."""
+    if x.dtype == np.float32 and 1 <= x.ndim <= 5:
+        return np.fmax(x, x.dtype.type(0), out=out)
+    return np.maximum(x, x.dtype.type(0), out=out)
+
+
+def _sign(x, out=None):
+    """MXNet's sign is (x > 0) - (x < 0), both comparisons false for NaN: sign(NaN) = 0."""
+    r = np.sign(x, out=out)
+    if r.dtype.kind == "f":
+        np.copyto(r, 0, where=np.isnan(r))
+    return r
+
+
 def _logical_not(x, out=None):
     return np.equal(x, 0, out=out) if out is not None else (x == 0).astype(x.dtype)
 
@@ -87,7 +103,7 @@ UNARY = {
     "relu": _relu, "sigmoid": _sigmoid, "tanh": np.tanh, "exp": np.exp, "log": np.log,
     "sqrt": np.sqrt, "rsqrt": _rsqrt, "cbrt": np.cbrt, "rcbrt": _rcbrt, "abs": np.abs,
     "square": np.square, "negative": np.negative, "reciprocal": np.reciprocal,
-    "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
+    "sign": _sign, "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
     "rint": _rint, "fix": np.trunc, "trunc": np.trunc, "erf": _erf, "softsign": _softsign,
     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
@@ -129,7 +145,7 @@ for _name, _fn in UNARY.items():
 register("hard_sigmoid", params={"alpha": Param(p_float, 0.2), "beta": Param(p_float, 0.5)},
          infer_shape=elemwise_shape, elementwise=True)(_hard_sigmoid_kernel)
 
-_ACT = {"relu": _relu, "sigmoid": _sigmoid, "tanh": np.tanh, "softrelu": _softrelu,
+_ACT = {"relu": _act_relu, "sigmoid": _sigmoid, "tanh": np.tanh, "softrelu": _softrelu,
         "softsign": _softsign}
 
 
@@ -143,7 +159,11 @@ def _activation_out(attrs, out, x):
 
 def _activation_inline(step):
     if step.attrs.act_type == "relu":
-        return _relu_inline(step)
+        dt = step.out_dtype
+        if dt != np.float32 or step.in_dtypes[0] != dt or not 1 <= len(step.in_shapes[0]) <= 5:
+            return _relu_inline(step)
+        return ["{}({}, {}, out={})".format(step.const(np.fmax), step.ins[0],
+                                            step.const(dt.type(0)), step.out)]
     return ufunc_inline(_ACT[step.attrs.act_type])(step)
 
 
