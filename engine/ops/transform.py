@@ -43,11 +43,22 @@ def _p_cast_dtype(v):
 
 
 def cast(attrs, x):
-    """Convert to `dtype`; floats into narrow integer types wrap like a C cast."""
+    """Convert to `dtype`; floats into narrow integer types wrap like a C cast. MXNet's x86
+    float->int conversion (cvtt*) gives the lowest int32 (int64 for int64) for NaN, +-inf and
+    values out of that range, which narrower types then truncate (to 0 for int8/uint8)."""
     dt = attrs.dtype
-    if x.dtype.kind == "f" and dt.kind in "iu" and dt.itemsize < 8:
+    if x.dtype.kind == "f" and dt.kind in "iu":
+        wide = np.int64 if dt.itemsize == 8 else np.int32
+        limit = 2.0 ** (63 if dt.itemsize == 8 else 31)
         with np.errstate(invalid="ignore"):
-            return x.astype(np.int64).astype(dt)
+            bad = ~(np.abs(x) < limit)
+            if bad.any():
+                x = np.where(bad, 0, x)
+                r = x.astype(np.int64).astype(wide)
+                r[bad] = np.iinfo(wide).min
+                return r.astype(dt)
+            if dt.itemsize < 8:
+                return x.astype(np.int64).astype(dt)
     return x.astype(dt)
 
 
