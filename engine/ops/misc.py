@@ -196,6 +196,9 @@ register("space_to_depth", params={"block_size": Param(p_int)},
 # ----------------------------------------------------------------------------- diag / moments
 
 
+from .reduce import kahan_nonfinite  # noqa: E402
+
+
 def diag(attrs, x):
     """1-D input: a square matrix with it on diagonal k; N-D input: diagonal k of the
     (axis1, axis2) planes, appended as the last axis (numpy.diagonal's layout)."""
@@ -239,6 +242,7 @@ def moments(attrs, x):
     axes = _moments_axes(attrs, x.ndim)
     mean = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
     var = np.mean(np.square(x - mean), axis=axes, dtype=x.dtype)
+    kahan_nonfinite(x, axes, mean)     # MXNet's Kahan-summed mean: NaN for a non-last inf
     return as_array(mean.reshape(shape), x.dtype), as_array(var.reshape(shape), x.dtype)
 
 
@@ -274,7 +278,15 @@ register("gammaln", infer_shape=lambda a, s: (s, [s[0]]))(_special(math.lgamma, 
 def quadratic(attrs, x):
     """a*x^2 + b*x + c elementwise."""
     t = x.dtype.type
-    return (t(attrs.a) * x * x + t(attrs.b) * x + t(attrs.c)).astype(x.dtype, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = (t(attrs.a) * x * x + t(attrs.b) * x + t(attrs.c)).astype(x.dtype, copy=False)
+        inf = np.isinf(x)
+        if inf.any():
+            # MXNet's compiled kernel evaluates (a*x + b)*x + c: +-inf gives +-inf, not
+            # inf - inf = NaN
+            xi = x[inf]
+            res[inf] = (t(attrs.a) * xi + t(attrs.b)) * xi + t(attrs.c)
+    return res
 
 
 register("_contrib_quadratic", params={"a": Param(p_float, 0.0), "b": Param(p_float, 0.0),

@@ -11,6 +11,7 @@ from .. import autograd
 from ..registry import (Param, ShapeError, get_op, merge_shape, p_bool, p_enum, p_float, p_int,
                         p_opt, register)
 from ._util import fmt_shape, json_outputs, norm_axis
+from .reduce import kahan_nonfinite
 
 
 def _fill_vec(in_shapes, idx, n, what, op):
@@ -72,6 +73,21 @@ def _bn_stats(attrs, x, gamma, beta, mean, var):
         invstd
 
 
+def _bn_nonfinite(attrs, out, x, ax, scale, shift, mean, beta):
+    """MXNet computes (x - mean) * scale + beta; the folded x * scale + (beta - mean * scale)
+    is the same for finite statistics but gives inf - inf = NaN for an infinite scale. When
+    the (per-channel, small) scale or shift is not finite, write MXNet's form into `out`
+    (may be x itself) and return True. (contrib.SyncBatchNorm does compute the folded form.)"""
+    if getattr(attrs, "folded", False) or (np.isfinite(scale).all() and
+                                           np.isfinite(shift).all()):
+        return False
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = (x - _bcast(mean.astype(x.dtype, copy=False), x.ndim, ax)) * \
+            _bcast(scale, x.ndim, ax) + _bcast(beta.astype(x.dtype, copy=False), x.ndim, ax)
+    out[...] = res
+    return True
+
+
 def batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
     """Batch normalisation: moving statistics at inference (or with use_global_stats), batch
     statistics when training. fix_gamma=True (the op's default) ignores gamma."""
@@ -82,6 +98,7 @@ def batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
     ax, scale, shift, mean, invstd = _bn_stats(attrs, x, gamma, beta, moving_mean, moving_var)
     out = x * _bcast(scale, x.ndim, ax)
     out += _bcast(shift, x.ndim, ax)
+    _bn_nonfinite(attrs, out, x, ax, scale, shift, mean, beta)
     if attrs.output_mean_var:
         return out, mean.copy(), invstd
     return out
@@ -89,9 +106,10 @@ def batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
 
 def batch_norm_out(attrs, out, x, gamma, beta, moving_mean, moving_var):
     """The same into a preallocated (possibly the input's) buffer."""
-    ax, scale, shift, _, _ = _bn_stats(attrs, x, gamma, beta, moving_mean, moving_var)
-    np.multiply(x, _bcast(scale, x.ndim, ax), out=out)
-    out += _bcast(shift, x.ndim, ax)
+    ax, scale, shift, mean, _ = _bn_stats(attrs, x, gamma, beta, moving_mean, moving_var)
+    if not _bn_nonfinite(attrs, out, x, ax, scale, shift, mean, beta):
+        np.multiply(x, _bcast(scale, x.ndim, ax), out=out)
+        out += _bcast(shift, x.ndim, ax)
 
 
 def _bn_type(attrs, in_types):
@@ -184,6 +202,7 @@ def layer_norm(attrs, x, gamma, beta):
     out *= _bcast(gamma.astype(x.dtype, copy=False), x.ndim, ax)
     out += _bcast(beta.astype(x.dtype, copy=False), x.ndim, ax)
     if attrs.output_mean_var:
+        kahan_nonfinite(x, (ax,), mean)     # MXNet's Kahan-summed mean
         return out, mean, std
     return out
 
@@ -275,6 +294,7 @@ def group_norm(attrs, x, gamma, beta):
     out += beta.astype(x.dtype, copy=False).reshape(1, g, 1)
     out = out.reshape(x.shape)
     if attrs.output_mean_var:
+        kahan_nonfinite(xg, (2,), mean)     # MXNet's Kahan-summed mean
         return out, mean.reshape(n, g), std.reshape(n, g)
     return out
 
@@ -333,6 +353,7 @@ class _SyncAttrs:
     def __init__(self, attrs):
         self.__dict__.update(attrs.__dict__)
         self.axis = 1
+        self.folded = True      # MXNet's SyncBatchNorm computes x * scale + shift
 
 
 register("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta"),
@@ -371,9 +392,11 @@ def lrn(attrs, x):
     w = 2 * half + 1
     sq = np.square(x)
     padded = np.pad(sq, [(0, 0), (half, half)] + [(0, 0)] * (x.ndim - 2))
-    c = np.cumsum(padded, axis=1, dtype=np.float64)
-    c = np.concatenate([np.zeros_like(c[:, :1]), c], axis=1)
-    window = c[:, w:w + x.shape[1]] - c[:, :x.shape[1]]
+    # a sum of the w shifted channel slices (not a cumsum difference: a NaN or inf would
+    # spread to every later channel, while MXNet's window sum keeps it to its neighbours)
+    window = padded[:, 0:x.shape[1]].astype(np.float64)
+    for i in range(1, w):
+        window += padded[:, i:i + x.shape[1]]
     scale = attrs.knorm + attrs.alpha / n * window
     return (x / scale ** attrs.beta).astype(x.dtype)
 

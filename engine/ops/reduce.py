@@ -76,13 +76,45 @@ def _extreme(fn):
     return reduce
 
 
+def kahan_nonfinite(x, axes, res, skip_nan=False):
+    """Where MXNet sums with mshadow's Kahan-compensated reducer (nansum, moments' and the
+    norm layers' means), an infinity that is not the last summed element of its group makes
+    the compensation term NaN and the whole sum NaN (only a trailing +-inf survives). Sets
+    those entries of `res` (the reduction over `axes`, keepdims or not) to NaN in place;
+    `skip_nan`: NaN elements are skipped, not summed (nansum). Only runs on non-finite x."""
+    if x.dtype.kind != "f" or np.isfinite(x).all():
+        return res
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    keep = [a for a in range(x.ndim) if a not in axes]
+    xt = np.transpose(x, keep + list(axes)).reshape([x.shape[a] for a in keep] + [-1])
+    idx = np.arange(xt.shape[-1])
+    if skip_nan:
+        last = np.where(np.isnan(xt), -1, idx).max(axis=-1, initial=-1)
+    else:
+        last = xt.shape[-1] - 1
+    bad = (np.isinf(xt) & (idx != np.expand_dims(last, -1))).any(axis=-1)
+    if bad.any():
+        flat = res.reshape(-1)
+        flat[bad.reshape(-1)] = np.nan
+    return res
+
+
+def _nansum(x, axes):
+    """np.nansum, with MXNet's Kahan-summed nansum's NaN for infinities (kahan_nonfinite)."""
+    res = np.asarray(np.nansum(x, axis=axes, dtype=x.dtype))
+    if res.ndim == 0:
+        res = res.reshape(1)
+    return kahan_nonfinite(x, axes, res, skip_nan=True)
+
+
 _REDUCE = {
     "sum": (lambda x, a: np.sum(x, axis=a, dtype=x.dtype), ("sum_axis",)),
     "mean": (_mean, ()),
     "max": (_extreme(np.max), ("max_axis",)),
     "min": (_extreme(np.min), ("min_axis",)),
     "prod": (lambda x, a: np.prod(x, axis=a, dtype=x.dtype), ()),
-    "nansum": (lambda x, a: np.nansum(x, axis=a, dtype=x.dtype), ()),
+    "nansum": (_nansum, ()),
     "nanprod": (lambda x, a: np.nanprod(x, axis=a, dtype=x.dtype), ()),
 }
 
@@ -125,10 +157,17 @@ def norm(attrs, x):
     axes = _axes(attrs, x.ndim, "norm")
     acc = np.float64 if x.dtype == np.float16 else x.dtype
     if attrs.ord == 1:
-        res = np.sum(np.abs(x), axis=axes, dtype=acc)
+        res = np.asarray(np.sum(np.abs(x), axis=axes, dtype=acc)).reshape(
+            _reduced_shape(x.shape, axes, False))
+        kahan_nonfinite(x, axes, res)     # MXNet's L1 norm is a Kahan sum
     else:
         xa = x.astype(acc, copy=False)
         res = np.sqrt(np.sum(xa * xa, axis=axes, dtype=acc))
+        if not np.isfinite(xa).all():
+            # MXNet's nrm2 reducer scales by the running max |x|: a second infinity in a
+            # group gives (inf/inf)^2 = NaN.
+            n_inf = np.isinf(xa).sum(axis=axes)
+            res = np.where(n_inf >= 2, np.nan, res)
     out_t = attrs.out_dtype if attrs.out_dtype is not None else x.dtype
     res = np.asarray(res).astype(out_t, copy=False)
     return as_array(res.reshape(_reduced_shape(x.shape, axes, attrs.keepdims)), out_t)
