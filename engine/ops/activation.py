@@ -196,7 +196,9 @@ def _softmax_core(attrs, x, length, log, sign=1.0):
     with np.errstate(invalid="ignore", over="ignore"):
         m = np.max(z, axis=ax, keepdims=True)
         if mask is not None:
-            m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
+            # rows whose valid part is empty: max 0 (they output 0); a real +inf stays, as
+            # in MXNet's masked softmax (exp(inf - inf) = NaN over the valid part)
+            m = np.where(m == -np.inf, 0, m).astype(x.dtype)
         e = np.exp(z - m)
         s = np.sum(e, axis=ax, keepdims=True, dtype=x.dtype)
         if log:

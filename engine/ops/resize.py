@@ -145,6 +145,16 @@ def adaptive_avg_pool(attrs, x):
     he = -((-(np.arange(oh) + 1) * h) // oh)
     ws = (np.arange(ow) * w) // ow
     we = -((-(np.arange(ow) + 1) * w) // ow)
+    if x.dtype.kind == "f" and not np.isfinite(x).all():
+        # an integral image would spread a NaN or inf to every later window; MXNet sums each
+        # window on its own
+        out = np.empty(x.shape[:2] + (oh, ow), np.float64)
+        with np.errstate(invalid="ignore"):
+            for i in range(oh):
+                for j in range(ow):
+                    out[:, :, i, j] = x[:, :, hs[i]:he[i], ws[j]:we[j]].sum(
+                        axis=(2, 3), dtype=np.float64) / ((he[i] - hs[i]) * (we[j] - ws[j]))
+        return out.astype(x.dtype)
     integral = np.zeros(x.shape[:2] + (h + 1, w + 1), np.float64)
     integral[:, :, 1:, 1:] = x.cumsum(axis=2, dtype=np.float64).cumsum(axis=3)
     total = (integral[:, :, he][..., we] - integral[:, :, hs][..., we]
