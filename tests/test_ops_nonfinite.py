@@ -93,11 +93,11 @@ XFAIL = [
      "tied values in a flattened sort of > 16 elements: MXNet's std::sort tie order (differs "
      "on finite ties too)", False),
     (r"^linalg_(trsm|trmm|potrf|potri|inverse|slogdet|det)-",
-     "BLAS/LAPACK's own NaN/inf propagation (zero multipliers skipped, factorisation stops "
-     "at a bad pivot) is not reproduced", False),
+     "BLAS/LAPACK's own NaN/inf propagation (e.g. potrf stops at the first bad pivot) is "
+     "not reproduced", False),
     (r"^(BilinearSampler|SpatialTransformer|_contrib_ROIAlign)-",
-     "bilinear sampling: MXNet does not read taps of weight 0 / out of bounds, the engine "
-     "multiplies them (0 * inf = NaN)", False),
+     "bilinear sampling of non-finite data: which taps MXNet reads and multiplies (0 * inf) "
+     "is not reproduced", False),
     (r"^_contrib_box_(nms|iou)-",
      "non-finite boxes, scores and ids: MXNet's comparisons and sort on them not reproduced",
      False),
