@@ -13,6 +13,7 @@ import numpy as np
 
 from .ops._util import copyto
 from .ops.conv import _geometry, conv2d_raw
+from .ops.elemwise import _act_relu, _relu
 from .ops.pooling import nan_to_lowest
 
 __all__ = ["fold_conv_relu_pool"]
@@ -30,9 +31,15 @@ class FusedOp:
         self.kernel = kernel
 
 
-def _is_relu(step) -> bool:
+def _relu_kernel(step):
+    """The relu a step applies, or None: the `relu` op keeps NaN, Activation(relu) maps it to
+    0 on float32 (MXNet's oneDNN kernel); the fold must apply the same one."""
     name = step.op.name
-    return name == "relu" or (name == "Activation" and step.attrs.act_type == "relu")
+    if name == "relu":
+        return _relu
+    if name == "Activation" and step.attrs.act_type == "relu":
+        return _act_relu
+    return None
 
 
 def _conv_ok(step, dtypes) -> bool:
@@ -75,9 +82,9 @@ def _fused_out(attrs, out, x, w, b=None):
                 np.fmax(out, tap, out=out)       # NaN skipped, as MXNet's pooling
     if b is not None:
         out += b.reshape(-1, 1, 1)
-    if relu:
-        np.maximum(out, out.dtype.type(0), out=out)
-    nan_to_lowest(out)          # windows of NaN only: MXNet's lowest value, after the relu
+    if relu is not None:
+        relu(out, out=out)
+    nan_to_lowest(out)   # windows of NaN/-inf only: MXNet's lowest value (after a NaN-keeping relu)
 
 
 def _fused_kernel(attrs, x, w, b=None):
@@ -115,10 +122,9 @@ def fold_conv_relu_pool(steps: List, plan) -> List:
         src = producer.get(st.ins[0])
         if src is None or consumers.get(st.ins[0]) != 1:
             continue
-        relu = False
         mid = steps[src]
-        if _is_relu(mid) and len(mid.ins) == 1:
-            relu = True
+        relu = _relu_kernel(mid) if len(mid.ins) == 1 else None
+        if relu is not None:
             conv_idx = producer.get(mid.ins[0])
             if conv_idx is None or consumers.get(mid.ins[0]) != 1:
                 continue
@@ -129,7 +135,7 @@ def fold_conv_relu_pool(steps: List, plan) -> List:
             continue
         if plan.dtypes[st.outs[0]] != plan.dtypes[conv.outs[0]]:
             continue
-        op = FusedOp("Convolution+relu+Pooling" if relu else "Convolution+Pooling",
+        op = FusedOp("Convolution+relu+Pooling" if relu is not None else "Convolution+Pooling",
                      _fused_out, _fused_kernel)
         fused = type(st)(st.node, op, (conv.attrs, relu, st.attrs), list(conv.ins),
                          list(st.outs))

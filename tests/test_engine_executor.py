@@ -228,11 +228,18 @@ def test_conv_relu_pool_folding_equals_eager(relu, pad, pool):
     assert plan.peak_bytes < eager_peak_bytes(out, arrays)
 
 
-def _nan_conv_relu_pool(kernel):
+def _relu(lib, kind):
+    """The relu as a graph or eager op: `relu` keeps NaN, Activation(relu) on float32 maps it
+    to 0 (MXNet's oneDNN kernel)."""
+    if kind == "relu":
+        return lib.relu
+    return lambda h: lib.Activation(h, act_type="relu")
+
+
+def _nan_conv_relu_pool(kernel, kind):
     """Inputs with NaN pixels, the folded plan's result and the eager ops' result."""
     x = mx.sym.var("x")
-    h = mx.sym.Activation(mx.sym.Convolution(x, kernel=kernel, num_filter=4, name="c"),
-                          act_type="relu")
+    h = _relu(mx.sym, kind)(mx.sym.Convolution(x, kernel=kernel, num_filter=4, name="c"))
     out = mx.sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max")
     rng = np.random.RandomState(4)
     data = rng.randn(2, 3, 12, 12).astype(np.float32)
@@ -242,31 +249,35 @@ def _nan_conv_relu_pool(kernel):
     op, plan = _plan(out, *arrays)
     assert [s.op.name for s in plan.steps] == ["Convolution+relu+Pooling"]
     nd = [mx.nd.array(a) for a in arrays]
-    eager = mx.nd.Pooling(mx.nd.relu(mx.nd.Convolution(nd[0], nd[1], nd[2], kernel=kernel,
-                                                       num_filter=4)),
-                          kernel=(2, 2), stride=(2, 2), pool_type="max").asnumpy()
+    conv = mx.nd.Convolution(nd[0], nd[1], nd[2], kernel=kernel, num_filter=4)
+    eager = mx.nd.Pooling(_relu(mx.nd, kind)(conv), kernel=(2, 2), stride=(2, 2),
+                          pool_type="max").asnumpy()
     return arrays, op(*nd).asnumpy(), eager
 
 
+@pytest.mark.parametrize("kind", ["relu", "Activation"])
 @pytest.mark.parametrize("kernel", [(3, 3), (5, 5)])       # rows and channel-last kernels
-def test_folded_conv_relu_pool_skips_nan_as_the_eager_ops_do(kernel):
-    """A NaN pixel makes every convolution output that sees it NaN; max pooling skips NaN
-    and gives the lowest float32 for a window of NaN only. The folded step (which pools
-    before the bias and relu) must give exactly what the eager ops give."""
-    _, folded, eager = _nan_conv_relu_pool(kernel)
-    assert not np.isnan(eager).any() and (eager == np.finfo(np.float32).min).any()
+def test_folded_conv_relu_pool_treats_nan_as_the_eager_ops_do(kernel, kind):
+    """A NaN pixel makes every convolution output that sees it NaN. The `relu` op keeps NaN
+    and max pooling skips it (a window of NaN only gives the lowest float32); Activation(relu)
+    makes NaN 0 first. The folded step (which pools before the bias and relu) must give
+    exactly what the eager ops give."""
+    _, folded, eager = _nan_conv_relu_pool(kernel, kind)
+    assert not np.isnan(eager).any()
+    assert (eager == np.finfo(np.float32).min).any() == (kind == "relu")
     np.testing.assert_array_equal(folded, eager)
 
 
 @pytest.mark.mxnet
+@pytest.mark.parametrize("kind", ["relu", "Activation"])
 @pytest.mark.parametrize("kernel", [(3, 3), (5, 5)])
-def test_conv_relu_pool_with_nan_matches_mxnet(kernel):
+def test_conv_relu_pool_with_nan_matches_mxnet(kernel, kind):
     real = pytest.importorskip("mxnet")
-    arrays, _, eager = _nan_conv_relu_pool(kernel)
+    arrays, _, eager = _nan_conv_relu_pool(kernel, kind)
     r = [real.nd.array(a) for a in arrays]
-    want = real.nd.Pooling(real.nd.relu(real.nd.Convolution(r[0], r[1], r[2], kernel=kernel,
-                                                             num_filter=4)),
-                           kernel=(2, 2), stride=(2, 2), pool_type="max").asnumpy()
+    conv = real.nd.Convolution(r[0], r[1], r[2], kernel=kernel, num_filter=4)
+    want = real.nd.Pooling(_relu(real.nd, kind)(conv), kernel=(2, 2), stride=(2, 2),
+                           pool_type="max").asnumpy()
     np.testing.assert_allclose(eager, want, rtol=1e-5, atol=1e-5)
 
 
