@@ -33,7 +33,10 @@ class FusedOp:
 
 def _relu_kernel(step):
     """The relu a step applies, or None: the `relu` op keeps NaN, Activation(relu) maps it to
-    0 on float32 (MXNet's oneDNN kernel); the fold must apply the same one."""
+    0 on float32 (MXNet's oneDNN kernel); the fold must apply the same one, so that a folded
+    plan equals the eager ops. (MXNet's own bound graph fuses conv+relu in oneDNN and keeps
+    NaN there, so its hybridized result on NaN data differs from its eager one; the engine
+    follows eager MXNet in both modes.)"""
     name = step.op.name
     if name == "relu":
         return _relu
