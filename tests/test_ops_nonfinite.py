@@ -179,6 +179,15 @@ def assert_same_values(got, want, n_compare=None):
                                    err_msg="output %d" % i)
 
 
+def assert_same_outcome(got, want, n_compare=None):
+    """Both raise, or neither does and the outputs agree (`_run`'s (status, result) pairs)."""
+    if want[0] == "error":
+        assert got[0] == "error", "MXNet raises {}".format(want[1])
+        return
+    assert got[0] == "ok", "MXNet does not raise, the engine does: {}".format(got[1])
+    assert_same_values(got[1], want[1], n_compare)
+
+
 def test_variants_were_collected():
     assert len(VARIANTS) > 3000
     ids = {p.id[:-len("-XFAIL")] for p in VARIANTS if p.id.endswith("-XFAIL")}
@@ -193,11 +202,7 @@ def test_nonfinite_eager_matches_mxnet(name, arrays, kwargs, n_compare):
     want = _run(mx_real, name, arrays, kwargs)
     with np.errstate(all="ignore"):
         got = _run(mx, name, arrays, kwargs)
-    if want[0] == "error":
-        assert got[0] == "error", "MXNet raises {}".format(want[1])
-        return
-    assert got[0] == "ok", "MXNet does not raise, the engine does: {}".format(got[1])
-    assert_same_values(got[1], want[1], n_compare)
+    assert_same_outcome(got, want, n_compare)
 
 
 # The hybridized path: compiled plans run inline code / out_kernels, not the eager kernels.
@@ -233,10 +238,7 @@ def test_hybrid_variants_were_collected():
 def test_nonfinite_cachedop_matches_mxnet(name, arrays, kwargs, n_compare):
     mx_real = pytest.importorskip("mxnet")
     want = _run(mx_real, name, arrays, kwargs)
-    got = _run_cached(name, arrays, kwargs)
-    assert got[0] == want[0], (got, want)
-    if want[0] == "ok":
-        assert_same_values(got[1], want[1], n_compare)
+    assert_same_outcome(_run_cached(name, arrays, kwargs), want, n_compare)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -248,9 +250,7 @@ def test_nonfinite_eager_equals_compiled(name, arrays, kwargs, n_compare):
     with np.errstate(all="ignore"):
         eager = _run(mx, name, arrays, kwargs)
     got = _run_cached(name, arrays, kwargs)
-    assert got[0] == eager[0], (got, eager)
-    if eager[0] == "ok":
-        assert_same_values(got[1], eager[1], n_compare)
+    assert_same_outcome(got, eager, n_compare)
 
 
 def _chain_cases():
