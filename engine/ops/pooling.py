@@ -16,6 +16,7 @@ from ..registry import Param, ShapeError, p_bool, p_enum, p_int, p_opt, p_shape,
 from ._util import copyto, fmt_shape, json_outputs
 
 _FIRST = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 
 
 def nan_to_lowest(out: np.ndarray) -> np.ndarray:
@@ -29,9 +30,6 @@ def nan_to_lowest(out: np.ndarray) -> np.ndarray:
         if not out.min() >= lowest:
             np.fmax(out, lowest, out=out)
     return out
-
-
-_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 
 
 def _geometry(attrs, shape):
