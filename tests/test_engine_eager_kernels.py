@@ -197,3 +197,12 @@ def test_channel_last_convolution_in_blocks_equals_the_direct_sum(monkeypatch, b
             patch = xp[:, :, 2 * i:2 * i + 3, j:j + 3]
             want[:, :, i, j] = np.einsum("nckl,fckl->nf", patch, w) + b
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_both_fast_convolutions_take_an_empty_batch():
+    """MXNet 1.x cannot even make a 0-sized array (0 is an unknown dim), but an engine user
+    can: the kernels' block planning must not divide by or take the max of nothing."""
+    for shape in [(0, 6, 12, 12), (0, 1, 28, 28)]:      # channel-last and rows kernels
+        out = mx.nd.Convolution(mx.nd.ones(shape), mx.nd.ones((4, shape[1], 5, 5)),
+                                mx.nd.ones(4), kernel=(5, 5), num_filter=4)
+        assert out.shape == (0, 4, shape[2] - 4, shape[3] - 4)

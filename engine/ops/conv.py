@@ -272,14 +272,14 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
     k = kh * kw * c
     row_bytes = ow * k * img.itemsize
     if oh * row_bytes <= _PIXEL_BLOCK_BYTES:
-        per = max(1, min(n, _PIXEL_BLOCK_BYTES // (oh * row_bytes)))
+        per = max(1, min(n, _PIXEL_BLOCK_BYTES // max(1, oh * row_bytes)))
         spans = [(slice(a, min(n, a + per)), slice(None)) for a in range(0, n, per)]
     else:
         per = max(1, _PIXEL_BLOCK_BYTES // row_bytes)
         spans = [(slice(i, i + 1), slice(r, min(oh, r + per)))
                  for i in range(n) for r in range(0, oh, per)]
     blocks = [(view[sp], res[sp]) for sp in spans]
-    most = max(v.shape[0] * v.shape[1] * ow for v, _ in blocks)
+    most = max((v.shape[0] * v.shape[1] * ow for v, _ in blocks), default=0)   # empty batch
     buf = np.empty(most * k, dtype)
     chunks = []
     for v, r in blocks:
@@ -362,10 +362,10 @@ def _fast_mode(attrs, x, w, stride):
 
 def _conv_plan(attrs, x, w, b):
     """(fast 2-D kernel or None, stride, dilate, pad, out spatial shape, bias shape for
-    broadcasting) of a Convolution on
-    these input shapes/dtypes, validated once: eager calls repeat the same few signatures,
-    and the checks and geometry cost more than a small convolution's arithmetic. Only valid
-    signatures are cached, so a bad one raises on every call."""
+    broadcasting) of a Convolution on these input shapes/dtypes, validated once: eager calls
+    repeat the same few signatures, and the checks and geometry cost more than a small
+    convolution's arithmetic. Only valid signatures are cached, so a bad one raises on every
+    call."""
     key = (attrs, x.shape, x.dtype, w.shape, w.dtype,
            None if b is None else (b.shape, b.dtype))
     plan = _CONV_PLANS.get(key)
