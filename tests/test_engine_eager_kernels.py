@@ -206,3 +206,21 @@ def test_both_fast_convolutions_take_an_empty_batch():
         out = mx.nd.Convolution(mx.nd.ones(shape), mx.nd.ones((4, shape[1], 5, 5)),
                                 mx.nd.ones(4), kernel=(5, 5), num_filter=4)
         assert out.shape == (0, 4, shape[2] - 4, shape[3] - 4)
+
+
+def test_large_channel_last_plans_are_not_kept(monkeypatch):
+    """A plan over _PIXEL_KEEP_BYTES is rebuilt per call instead of pinning its arrays, and
+    still computes the same result as a kept one."""
+    from hybridlint.engine.ops import conv
+    monkeypatch.setattr(conv._WORKSPACE, "pixels", {}, raising=False)
+    rng = np.random.RandomState(2)
+    x = mx.nd.array(rng.randn(2, 6, 10, 10))
+    w = mx.nd.array(rng.randn(3, 6, 3, 3))
+    kept = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
+    assert len(conv._WORKSPACE.pixels) == 1
+    monkeypatch.setattr(conv, "_PIXEL_KEEP_BYTES", 1000)
+    monkeypatch.setattr(conv._WORKSPACE, "pixels", {})
+    for _ in range(2):
+        got = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
+        np.testing.assert_array_equal(got, kept)
+    assert conv._WORKSPACE.pixels == {}

@@ -288,9 +288,13 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
                        r.reshape(rows, nf)))
     w_t = np.empty((kh, kw, c, nf), dtype)
     plan = (interior, chunks, w_t, w_t.reshape(-1, nf), res.transpose(0, 3, 1, 2))
-    if len(plans) > 16:
-        plans.clear()
-    plans[key] = plan
+    # kept for the next call unless large: a 32x64x224x224 input would pin ~800 MB per
+    # signature, where rebuilding costs little beside the convolution itself; a ResNet has
+    # dozens of signatures, so the count bound is generous
+    if img.nbytes + res.nbytes + buf.nbytes <= _PIXEL_KEEP_BYTES:
+        if len(plans) >= 64:
+            plans.clear()
+        plans[key] = plan
     return plan
 
 
@@ -320,6 +324,8 @@ def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
 
 # the largest columns block of conv2d_pixels (LeNet's second convolution needs 0.6 MB)
 _PIXEL_BLOCK_BYTES = 4 << 20
+# the largest conv2d_pixels plan (image copy, columns, result) kept between calls
+_PIXEL_KEEP_BYTES = 32 << 20
 
 # channel-last columns pay off when a kernel row over all channels is a run at least this long
 _PIXEL_MIN_RUN = 12
