@@ -179,18 +179,25 @@ class CachedOp:
         its hybridized forward in the general call's argument list and signature loop."""
         head = [a._data for a in before]
         tail = [a._data for a in after]
-        state = [None, None, None]       # x's shape, x's dtype, plan
+        # (x's shape, x's dtype, plan), replaced as one tuple and read once per call, so a
+        # thread never pairs one signature with another thread's plan
+        state = [(None, None, None)]
         general = self.__call__
+        plans = self._plans
 
         def call(x):
             """x: an NDArray (the caller checks its class)."""
             a = x._data
-            if a.shape != state[0] or a.dtype != state[1]:
+            shape, dtype, plan = state[0]
+            if a.shape != shape or a.dtype != dtype:
                 out = general(*before, x, *after)
-                state[:] = a.shape, a.dtype, self._last_plan
+                arrays = head + [a] + tail
+                plan = plans.get((*[b.shape for b in arrays], *[b.dtype for b in arrays]))
+                if plan is not None:
+                    state[0] = (a.shape, a.dtype, plan)
                 return out
             try:
-                outs = state[2].run(*head, a, *tail)
+                outs = plan.run(*head, a, *tail)
             except (_registry.ShapeError, ValueError, IndexError) as err:
                 raise MXNetError("Error in a hybridized graph: {}".format(err)) from None
             if self._single:
