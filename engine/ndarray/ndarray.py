@@ -25,14 +25,14 @@ def wrap(data: np.ndarray) -> "NDArray":
 
 
 # MXNet's eager dtype check failure; register.py's type_mismatch words its verdicts with it
-ASSIGN_FAILED = "Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node  at "
+_ASSIGN_FAILED = "Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node  at "
 
 
 def _dtype_error(op_name: str, want: np.dtype, got: np.dtype) -> MXNetError:
     """MXNet's imperative dtype check of a binary operator (`a + b` runs broadcast_add, whose
     inputs must share one dtype: numpy would promote float32 + float64 to float64)."""
     return MXNetError("Error in operator {}: {}1-th input: expected {}, got {}".format(
-        op_name, ASSIGN_FAILED, want.name, got.name))
+        op_name, _ASSIGN_FAILED, want.name, got.name))
 
 
 def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):

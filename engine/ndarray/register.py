@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..registry import Attrs, OpDef, ShapeError, fmt_shape
-from .ndarray import ASSIGN_FAILED, NDArray, wrap
+from .ndarray import _ASSIGN_FAILED, NDArray, wrap
 
 _np_ndarray = np.ndarray
 
@@ -54,10 +54,10 @@ def type_mismatch(op: OpDef, attrs: Attrs, dtypes: Tuple[np.dtype, ...]) -> Opti
         for i, (want, got) in enumerate(zip(ins, given)):
             if want is not None and want != got:
                 verdict = "{}{}-th input: expected {}, got {}".format(
-                    ASSIGN_FAILED, i, want.name, got.name)
+                    _ASSIGN_FAILED, i, want.name, got.name)
                 break
     except ShapeError as err:
-        verdict = _INCOMPATIBLE_DTYPE.sub(ASSIGN_FAILED, str(err), count=1)
+        verdict = _INCOMPATIBLE_DTYPE.sub(_ASSIGN_FAILED, str(err), count=1)
     if len(_VERDICTS) < 4096:
         _VERDICTS[key] = verdict
     return verdict
