@@ -224,3 +224,53 @@ def test_large_channel_last_plans_are_not_kept(monkeypatch):
         got = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
         np.testing.assert_array_equal(got, kept)
     assert conv._WORKSPACE.pixels == {}
+
+
+# relu runs np.maximum against a zero operand of the input's shape on inputs of at least
+# _ZERO_MIN elements (ops/_util.py:zeros_operand): the values and zero signs must stay
+# MXNet's (relu(-0.0) = +0.0; `relu` keeps NaN and its sign; float32 Activation(relu) gives
+# 0 for NaN) on both sides of that size, eager and in a compiled plan, at every tail length.
+RELU_SIZES = [7, 1023, 1024, 1031, 16 * 6 * 24 * 24 + 5]
+
+
+def _relu_input(n, dtype):
+    x = np.random.RandomState(n).randn(n).astype(dtype)
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, -1.0], dtype)
+    x[::3] = special[np.arange(0, n, 3) % len(special)]
+    x[-7:] = special      # the vectorized loops' tails
+    return x
+
+
+def _relu_want(x, op):
+    nan_to_zero = op == "Activation" and x.dtype == np.float32
+    want = np.where(x > 0, x, np.zeros_like(x))        # +0.0 for -0.0 and negatives
+    return np.where(np.isnan(x), np.zeros_like(x) if nan_to_zero else x, want)
+
+
+def _same_bits(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+    np.testing.assert_array_equal(a, b)      # NaN compares equal to NaN here
+
+
+@pytest.mark.parametrize("n", RELU_SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["relu", "Activation"])
+def test_relu_values_and_zero_signs_at_every_size(n, dtype, op):
+    x = _relu_input(n, dtype)
+    kw = {"act_type": "relu"} if op == "Activation" else {}
+    want = _relu_want(x, op)
+    _same_bits(getattr(mx.nd, op)(mx.nd.array(x, dtype=dtype), **kw).asnumpy(), want)
+    sym = getattr(mx.sym, op)(mx.sym.var("data") * 1, **kw)      # a plan step, not an alias
+    _same_bits(mx.nd.CachedOp(sym)(mx.nd.array(x, dtype=dtype)).asnumpy(), want)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("n", RELU_SIZES)
+@pytest.mark.parametrize("op", ["relu", "Activation"])
+def test_relu_matches_mxnet_bit_for_bit(n, op):
+    mx_real = pytest.importorskip("mxnet")
+    x = _relu_input(n, "float32")
+    kw = {"act_type": "relu"} if op == "Activation" else {}
+    theirs = getattr(mx_real.nd, op)(mx_real.nd.array(x), **kw).asnumpy()
+    _same_bits(getattr(mx.nd, op)(mx.nd.array(x), **kw).asnumpy(), theirs)
