@@ -94,12 +94,14 @@ CONVS = [((2, 4, 9, 7), (4, 4, 3, 3), dict(pad=(1, 2))),
          ((2, 4, 9, 7), (6, 4, 3, 2), dict(dilate=(1, 2))),
          ((3, 1, 12, 12), (5, 1, 5, 5), dict()),
          ((2, 4, 9, 7), (4, 4, 3, 3), dict(stride=(2, 1), pad=(1, 1))),
-         # several column chunks (conv.py:_COLS_CHUNK_BYTES) and a shorter last one
+         # flattened-row columns (conv.py:conv2d_rows_full), filters padded to 8 and not
          ((7, 3, 20, 20), (4, 3, 5, 5), dict(pad=(1, 1))),
+         ((3, 2, 12, 12), (9, 2, 3, 3), dict()),
          ((5, 4, 24, 24), (6, 2, 5, 5), dict(num_group=2)),
-         # channel-last columns (conv.py:conv2d_pixels): LeNet's second convolution, strides,
-         # a dilated kernel row (not one contiguous run), padding
+         # LeNet's second convolution (rows); channel-last columns (conv.py:conv2d_pixels):
+         # stride 1, strides, a dilated kernel row (not one contiguous run), padding
          ((3, 6, 12, 12), (16, 6, 5, 5), dict()),
+         ((3, 8, 12, 12), (6, 8, 5, 5), dict()),
          ((2, 8, 11, 10), (5, 8, 3, 3), dict(stride=(2, 2), pad=(1, 1))),
          ((2, 6, 11, 12), (4, 6, 3, 3), dict(dilate=(2, 2), pad=(2, 1))),
          ((2, 12, 7, 9), (3, 12, 1, 1), dict(stride=(1, 2)))]
@@ -120,11 +122,14 @@ def test_convolution_matches_mxnet_on_repeated_interleaved_calls():
             ours = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), mx.nd.array(b), **kw)
             theirs = mx_real.nd.Convolution(mx_real.nd.array(x), mx_real.nd.array(w),
                                             mx_real.nd.array(b), **kw)
+            # float32 sums of up to 200 products of magnitude ~10: rounding (which differs
+            # with the BLAS's summation order) is relative to the largest outputs
+            atol = max(1e-5, 2e-6 * float(np.abs(theirs.asnumpy()).max()))
             np.testing.assert_allclose(ours.asnumpy(), theirs.asnumpy(), rtol=1e-5,
-                                       atol=1e-5)
+                                       atol=atol)
             nob = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), no_bias=True, **kw)
             np.testing.assert_allclose(nob.asnumpy() + b.reshape(-1, 1, 1),
-                                       ours.asnumpy(), rtol=1e-5, atol=1e-5)
+                                       ours.asnumpy(), rtol=1e-5, atol=atol)
 
 
 def test_convolution_results_are_fresh_arrays():
@@ -199,31 +204,72 @@ def test_channel_last_convolution_in_blocks_equals_the_direct_sum(monkeypatch, b
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+ROWS_CASES = [((5, 1, 12, 11), (6, 1, 5, 5), dict()),                 # 6 filters padded to 8
+              ((5, 4, 9, 8), (6, 2, 3, 3), dict(num_group=2, pad=(1, 2))),
+              ((5, 3, 10, 9), (16, 3, 3, 2), dict(dilate=(2, 1), pad=(1, 0)))]
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 30, 9000, 10])
+@pytest.mark.parametrize("xs,ws,kw", ROWS_CASES)
+def test_flattened_row_convolution_in_chunks_equals_the_direct_sum(monkeypatch, chunk_bytes,
+                                                                     xs, ws, kw):
+    """conv2d_rows_full multiplies a chunk of images at a time (whole batch, two images or
+    one at a time here) into its (group, filters padded, images, pixels) workspace: every cut,
+    group count and padding of the weight rows gives the direct sum, and the mode is rows."""
+    from hybridlint.engine.ops import conv
+    monkeypatch.setattr(conv, "_COLS_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(conv._WORKSPACE, "rows", {}, raising=False)
+    rng = np.random.RandomState(6)
+    x, w, b = rng.randn(*xs), rng.randn(*ws), rng.randn(ws[0])
+    kw = dict(kw, kernel=ws[2:], num_filter=ws[0])
+    for _ in range(2):      # a second call reuses the plan (its weight rows and image border)
+        got = mx.nd.Convolution(mx.nd.array(x, dtype="float64"), mx.nd.array(w, dtype="float64"),
+                                mx.nd.array(b, dtype="float64"), **kw).asnumpy()
+    assert len(conv._WORKSPACE.rows) == 1
+    g = kw.get("num_group", 1)
+    pad, dil = kw.get("pad", (0, 0)), kw.get("dilate", (1, 1))
+    xp = np.pad(x, [(0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])])
+    kh, kwid = ws[2:]
+    oh = xp.shape[2] - dil[0] * (kh - 1)
+    ow = xp.shape[3] - dil[1] * (kwid - 1)
+    want = np.empty((xs[0], ws[0], oh, ow))
+    fg, cg = ws[0] // g, xs[1] // g
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i:i + dil[0] * (kh - 1) + 1:dil[0], j:j + dil[1] * (kwid - 1) + 1:dil[1]]
+            for gi in range(g):
+                want[:, gi * fg:(gi + 1) * fg, i, j] = np.einsum(
+                    "nckl,fckl->nf", patch[:, gi * cg:(gi + 1) * cg], w[gi * fg:(gi + 1) * fg])
+    want += b.reshape(-1, 1, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_both_fast_convolutions_take_an_empty_batch():
     """MXNet 1.x cannot even make a 0-sized array (0 is an unknown dim), but an engine user
     can: the kernels' block planning must not divide by or take the max of nothing."""
-    for shape in [(0, 6, 12, 12), (0, 1, 28, 28)]:      # channel-last and rows kernels
+    for shape in [(0, 8, 12, 12), (0, 1, 28, 28)]:      # channel-last and rows kernels
         out = mx.nd.Convolution(mx.nd.ones(shape), mx.nd.ones((4, shape[1], 5, 5)),
                                 mx.nd.ones(4), kernel=(5, 5), num_filter=4)
         assert out.shape == (0, 4, shape[2] - 4, shape[3] - 4)
 
 
-def test_large_channel_last_plans_are_not_kept(monkeypatch):
-    """A plan over _PIXEL_KEEP_BYTES is rebuilt per call instead of pinning its arrays, and
-    still computes the same result as a kept one."""
+@pytest.mark.parametrize("kind,channels", [("pixels", 12), ("rows", 2)])
+def test_large_plans_are_not_kept(monkeypatch, kind, channels):
+    """A conv2d_pixels or conv2d_rows_full plan over _PIXEL_KEEP_BYTES is rebuilt per call
+    instead of pinning its arrays, and still computes the same result as a kept one."""
     from hybridlint.engine.ops import conv
-    monkeypatch.setattr(conv._WORKSPACE, "pixels", {}, raising=False)
+    monkeypatch.setattr(conv._WORKSPACE, kind, {}, raising=False)
     rng = np.random.RandomState(2)
-    x = mx.nd.array(rng.randn(2, 6, 10, 10))
-    w = mx.nd.array(rng.randn(3, 6, 3, 3))
+    x = mx.nd.array(rng.randn(2, channels, 10, 10))
+    w = mx.nd.array(rng.randn(3, channels, 3, 3))
     kept = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
-    assert len(conv._WORKSPACE.pixels) == 1
+    assert len(getattr(conv._WORKSPACE, kind)) == 1
     monkeypatch.setattr(conv, "_PIXEL_KEEP_BYTES", 1000)
-    monkeypatch.setattr(conv._WORKSPACE, "pixels", {})
+    monkeypatch.setattr(conv._WORKSPACE, kind, {})
     for _ in range(2):
         got = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
         np.testing.assert_array_equal(got, kept)
-    assert conv._WORKSPACE.pixels == {}
+    assert getattr(conv._WORKSPACE, kind) == {}
 
 
 # relu runs np.maximum against a zero operand of the input's shape on inputs of at least

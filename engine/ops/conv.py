@@ -5,7 +5,7 @@ signature by `_fast_mode`, both computing into reused per-thread workspaces:
 - `conv2d_pixels` (num_group 1, float, C*KW >= _PIXEL_MIN_RUN, any stride): im2col of a
   channel-last copy of the image, one row per output pixel, then ONE matmul for the batch;
 - `conv2d_rows_full` (stride 1, few channels, any num_group): im2col over whole flattened rows
-  (long contiguous runs), a batched matmul per chunk of images.
+  (long contiguous runs), one matmul per group per chunk of images.
 Both leave the bias to the caller, who adds it in the pass that copies the result out, so
 eager results and the folded conv+relu+pool plan (engine/fusion.py) round identically.
 Everything else is one strided view of the (padded) input plus one batched matmul.
@@ -149,27 +149,22 @@ def _conv_check(attrs, x, w, b):
 _WORKSPACE = threading.local()
 
 
-def _workspace(tag: str, shape, dtype) -> np.ndarray:
-    """A scratch array reused across calls in this thread (large temporaries would otherwise
-    be page-faulted in on every call)."""
-    cache = getattr(_WORKSPACE, "arrays", None)
-    if cache is None:
-        cache = _WORKSPACE.arrays = {}
-    key = (tag, shape, dtype)
-    arr = cache.get(key)
-    if arr is None:
-        if len(cache) > 64:
-            cache.clear()
-        arr = cache[key] = np.empty(shape, dtype)
-    return arr
-
-
 def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     """The arrays and views of `conv2d_rows_full` for one (attrs, input shape, dtype), made
     once per thread: the zero-bordered flat image (owned by this plan, so its padding and
-    tail are zeroed once, not per call), the im2col view of it, and the columns and result
-    workspaces. Building them per call (as_strided, geometry, workspace lookups) cost about
-    as much as the image copy itself on LeNet-sized inputs."""
+    tail are zeroed once, not per call), the im2col view of it, the columns and result
+    workspaces and the (zero-padded) weight matrix. Building them per call (as_strided,
+    geometry, workspace lookups) cost about as much as the image copy itself on LeNet-sized
+    inputs.
+
+    Layout: the columns are (group, K, images, OH*Wp), so a chunk of images is ONE matmul
+    (per group) of the (F/g, K) weights by (K, chunk*OH*Wp), not one small matmul per image;
+    with num_group 1 the weight rows are padded with zeros to a multiple of 8 (OpenBLAS's
+    kernels take M in blocks of 8 or 16: 6 rows cost more than 8). The result is
+    (group, F/g padded, images, OH*Wp); callers see its (N, F, OH, Wp) NCHW-indexed view.
+    LeNet's first convolution (16x1x28x28, 6 filters), image copy + columns + matmul, per
+    call: 141 -> 105 us on numpy 2.4 (OpenBLAS 0.3.31), 295 -> 219 us on numpy 1.23
+    (OpenBLAS 0.3.20)."""
     plans = getattr(_WORKSPACE, "rows", None)
     if plans is None:
         plans = _WORKSPACE.rows = {}
@@ -180,6 +175,8 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     n, c = shape[:2]
     g = attrs.num_group
     nf = attrs.num_filter
+    fg = nf // g
+    fgp = -(-fg // 8) * 8 if g == 1 else fg
     kh, kw = attrs.kernel
     dh, dw = dilate
     hp, wp = shape[2] + 2 * pad[0], shape[3] + 2 * pad[1]
@@ -189,32 +186,39 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     interior = img[:, :, pad[0]:pad[0] + shape[2], pad[1]:pad[1] + shape[3]]
     s = flat.strides
     isz = flat.itemsize
-    view = as_strided(flat, (n, g, c // g, kh, kw, oh * wp),
-                      (s[0], s[1] * (c // g), s[1], dh * wp * isz, dw * isz, isz),
+    length = oh * wp
+    view = as_strided(flat, (g, c // g, kh, kw, n, length),
+                      (s[1] * (c // g), s[1], dh * wp * isz, dw * isz, s[0], isz),
                       writeable=False)
     k = (c // g) * kh * kw
-    # the columns are built and multiplied a few images at a time, in one small reused
-    # workspace that stays in cache: the whole batch's columns (1 MB on LeNet's first
-    # convolution) evicted what the matmul and the next ops read. Interleaved A/B on the
-    # LeNet benchmark: eager 475 -> 400 us, hybridized 355 -> 282 us per forward; chunks of
-    # 64/128/512 KB were slower than 256 KB.
-    per_image = g * k * oh * wp * isz
-    ch = max(1, min(n, _COLS_CHUNK_BYTES // per_image))
-    cols = _workspace("cols", (ch, g, k, oh * wp), dtype)
-    full = _workspace("full", (n, g, nf // g, oh * wp), dtype)
+    # the columns are built and multiplied a chunk of images at a time in one reused
+    # workspace: LeNet's first convolution's columns are 1 MB, its best chunk the whole
+    # batch now that a chunk is one matmul (the per-image matmuls were best at 256 KB)
+    ch = max(1, min(n, _COLS_CHUNK_BYTES // max(1, g * k * length * isz)))
+    cols = np.empty((g, k, ch, length), dtype)
+    full = np.empty((g, fgp, n, length), dtype)
+    wpad = np.zeros((g, fgp, k), dtype)
     chunks = []
     for a in range(0, n, ch):
         e = min(n, a + ch)
-        part = cols[:e - a]
-        chunks.append((part.reshape((e - a,) + view.shape[1:]), view[a:e], part, full[a:e]))
-    plan = (interior, chunks, (g, nf // g, -1), full.reshape(n, nf, oh, wp))
-    if len(plans) > 64:
-        plans.clear()
-    plans[key] = plan
+        part = cols[:, :, :e - a]
+        chunks.append((part.reshape(view.shape[:4] + (e - a, length)), view[..., a:e, :],
+                       part.reshape(g, k, (e - a) * length),
+                       full[:, :, a:e].reshape(g, fgp, (e - a) * length)))
+    full4 = full[:, :fg].reshape(nf, n, oh, wp).transpose(1, 0, 2, 3)
+    assert full4.base is full or full4.base is full.base, "the result must view the workspace"
+    plan = (interior, chunks, wpad, wpad[:, :fg], (g, fg, k), full4)
+    # kept for the next call unless large (as conv2d_pixels' plans): the result workspace is
+    # as big as the convolution's output
+    if flat.nbytes + cols.nbytes + full.nbytes <= _PIXEL_KEEP_BYTES:
+        if len(plans) >= 64:
+            plans.clear()
+        plans[key] = plan
     return plan
 
 
-_COLS_CHUNK_BYTES = 1 << 18
+# the largest columns chunk of conv2d_rows_full
+_COLS_CHUNK_BYTES = 1 << 20
 
 
 def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
@@ -222,19 +226,20 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
 
     Each kernel tap (kh, kw) reads the flattened padded image at offset kh*d*Wp + kw*d as
     one contiguous run of OH*Wp values, so the im2col copy moves long runs instead of OW-wide
-    pieces; the matmul then computes Wp - OW junk columns per row. Returns the (N, F, OH, Wp)
-    result in a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
+    pieces; the matmul then computes Wp - OW junk columns per row. Returns an (N, F, OH, Wp)
+    view of a reused workspace: columns >= OW are junk, the caller crops (or pools) them.
     (About 1.5x faster than the strided im2col on LeNet's second convolution.) The views
-    and buffers come from `_rows_plan`: an image copy, then a column copy and a matmul per
-    chunk of images. The bias is left to the caller, who adds it while cropping (a pass it
-    makes anyway): inside the matmul (as a row of ones) it saved nothing and rounded
+    and buffers come from `_rows_plan`: an image copy, then per chunk of images a column copy
+    and one matmul per group. The bias is left to the caller, who adds it while cropping (a
+    pass it makes anyway): inside the matmul (as a row of ones) it saved nothing and rounded
     differently from the folded conv+pool plan on some BLAS builds."""
-    interior, chunks, wshape, full4 = _rows_plan(attrs, x.shape, x.dtype, dilate, pad, oh)
+    interior, chunks, wpad, wrows, wshape, full4 = _rows_plan(
+        attrs, x.shape, x.dtype, dilate, pad, oh)
     copyto(interior, x)
-    wm = w.reshape(wshape)
+    copyto(wrows, w.reshape(wshape))
     for cols_v, view, cols, full in chunks:
         copyto(cols_v, view)
-        np.matmul(wm, cols, out=full)
+        np.matmul(wpad, cols, out=full)
     return full4
 
 
@@ -324,10 +329,14 @@ def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
 
 # the largest columns block of conv2d_pixels (LeNet's second convolution needs 0.6 MB)
 _PIXEL_BLOCK_BYTES = 4 << 20
-# the largest conv2d_pixels plan (image copy, columns, result) kept between calls
+# the largest conv2d_pixels or conv2d_rows_full plan (image copy, columns, result) kept
+# between calls
 _PIXEL_KEEP_BYTES = 32 << 20
 
-# channel-last columns pay off when a kernel row over all channels is a run at least this long
+# channel-last columns pay off when a kernel row over all channels is a run at least this
+# long. (With the flattened-row kernel at one matmul per chunk, LeNet's second convolution,
+# C*KW = 30, costs about the same in either kernel alone; in the whole LeNet forward the
+# channel-last one stayed ahead, eager and hybridized, so the bound stays at 12.)
 _PIXEL_MIN_RUN = 12
 
 
