@@ -209,3 +209,74 @@ def test_same_sequence_as_real_mxnet():
         results.append(got)
     for theirs, ours in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+# Dense/Conv with activation="relu" apply the relu to their own fresh FullyConnected or
+# Convolution output in place once the Activation child's lean eager path is installed
+# (nn/activations.py:activate_fresh): same values, and the child's hooks, hybridization and
+# subclasses still take the ordinary call.
+
+def _relu_layers():
+    dense = nn.Dense(5, activation="relu", in_units=4)
+    conv = nn.Conv2D(3, kernel_size=3, activation="relu", in_channels=2)
+    for layer in (dense, conv):
+        layer.initialize(mx.init.Uniform(1.0))
+    rng = np.random.RandomState(4)
+    return [(dense, rng.randn(6, 4)), (conv, rng.randn(2, 2, 6, 6))]
+
+
+def _reference(layer, x):
+    """The layer's relu by hand: its pre-activation with no activation applied."""
+    data = mx.nd.array(x, dtype=layer.weight.data().dtype)
+    if isinstance(layer, nn.Dense):
+        pre = mx.nd.FullyConnected(data, layer.weight.data(), layer.bias.data(),
+                                   num_hidden=layer._units)
+    else:
+        pre = mx.nd.Convolution(data, layer.weight.data(), layer.bias.data(), **layer._kwargs)
+    return np.maximum(pre.asnumpy(), 0), pre.asnumpy()
+
+
+@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_of_a_layer_runs_in_place_with_the_same_values(monkeypatch, index, dtype):
+    layer, x = _relu_layers()[index]
+    layer.cast(dtype)
+    calls = []
+    real = nn.Activation.hybrid_forward
+    monkeypatch.setattr(nn.Activation, "hybrid_forward",
+                        lambda self, F, x: calls.append(1) or real(self, F, x))
+    want, _ = _reference(layer, x.astype(dtype))
+    outs = [layer(mx.nd.array(x, dtype=dtype)).asnumpy() for _ in range(3)]
+    for out in outs:
+        np.testing.assert_array_equal(out, want.astype(dtype))
+        assert out.dtype == np.dtype(dtype)
+    assert len(calls) == 1        # the first call installs the child's lean path; then in place
+    layer.hybridize()
+    np.testing.assert_allclose(layer(mx.nd.array(x, dtype=dtype)).asnumpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_relu_child_hooks_see_the_pre_activation_every_call(index):
+    layer, x = _relu_layers()[index]
+    want, pre = _reference(layer, x)
+    layer(mx.nd.array(x))                      # the in-place path is ready...
+    seen = []
+    layer.act.register_forward_hook(lambda blk, inp, out: seen.append(
+        (inp[0].asnumpy(), out.asnumpy())))
+    for _ in range(2):                         # ...and the hook turns it off
+        np.testing.assert_array_equal(layer(mx.nd.array(x)).asnumpy(), want)
+    assert len(seen) == 2
+    for inp, out in seen:
+        np.testing.assert_allclose(inp, pre, rtol=1e-6)    # not overwritten by the relu
+        assert (inp < 0).any()
+        np.testing.assert_array_equal(out, want)
+
+
+def test_a_hybridized_relu_child_runs_its_own_graph():
+    layer, x = _relu_layers()[0]
+    layer(mx.nd.array(x))
+    layer.act.hybridize()
+    want, _ = _reference(layer, x)
+    for _ in range(2):
+        np.testing.assert_array_equal(layer(mx.nd.array(x)).asnumpy(), want)
+    assert layer.act._cached_op is not None
