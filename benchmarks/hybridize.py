@@ -15,7 +15,8 @@ and the peak intermediate memory of the hybridized plan vs eager execution.
 Times are per forward, the best of `--repeat` interleaved rounds of N forwards each (the
 machine is shared: short interleaved rounds and the minimum filter out other processes' load;
 each round lasts about a millisecond; every variant runs at least the tutorial's 1000
-forwards).
+forwards). The engine's and MXNet's rounds run in alternating phases, not interleaved with
+each other: see `best_times`.
 """
 import argparse
 import os
@@ -40,17 +41,38 @@ def timed_round(fn):
     return round_
 
 
-def best_times(rounds, n: int, repeat: int):
-    """Best per-call seconds of each variant over `repeat` rounds of `n` calls; the rounds of
-    all variants are interleaved so that load from other processes hits them alike.
+# A library's BLAS and OpenMP threads keep spinning for a while after its last call (OpenBLAS
+# and libgomp both busy-wait before they sleep). On a 2-CPU machine, rounds of the engine and
+# of MXNet interleaved a millisecond apart each ran against the other's spinning threads:
+# measured on the benchmark machine, MXNet eager LeNet 1450-1520 us interleaved vs 1320-1360
+# us phased, engine eager 825-850 vs 675-690 us. So the rounds are interleaved within each
+# library, and the libraries alternate in phases with a pause between them.
+PHASES = 8          # alternations of the engine's and MXNet's rounds
+SETTLE_S = 0.3      # pause before each phase, longer than the spinning lasts
+
+
+def best_times(rounds, n: int, repeat: int, phases: int = PHASES,
+               settle: float = SETTLE_S):
+    """Best per-call seconds of each variant over `repeat` rounds of `n` calls.
     `rounds` maps a name to `round(n) -> seconds per call` (local: `timed_round`; real MXNet
-    in another interpreter: `MXNetServer.round`, timed inside that process)."""
+    in another interpreter: `MXNetServer.round`, timed inside that process). Variants whose
+    name starts with "mx_" (real MXNet) and the others (the engine, numpy) run in separate
+    phases, `settle` seconds apart; within a phase, their rounds are interleaved so that
+    load from other processes hits them alike."""
     best = {name: float("inf") for name in rounds}
     for round_ in rounds.values():
         round_(1)
-    for _ in range(repeat):
-        for name, round_ in rounds.items():
-            best[name] = min(best[name], round_(n))
+    groups = [g for g in ([k for k in rounds if not k.startswith("mx_")],
+                          [k for k in rounds if k.startswith("mx_")]) if g]
+    phases = max(1, min(phases, repeat))
+    per_phase = -(-repeat // phases)
+    for _ in range(phases):
+        for group in groups:
+            if len(groups) > 1:
+                time.sleep(settle)
+            for _ in range(per_phase):
+                for name in group:
+                    best[name] = min(best[name], rounds[name](n))
     return best
 
 
@@ -150,7 +172,8 @@ def real_nets(lib, build, params, x_np):
     return nets[0], nets[1], lib.nd.array(x_np)
 
 
-def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None):
+def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None,
+             settle: float = SETTLE_S):
     rng = np.random.RandomState(0)
     x_np = rng.uniform(-1, 1, size=shape).astype(np.float32)
     row = {"case": label}
@@ -185,7 +208,8 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None):
         np.testing.assert_allclose(rnet(rx).asnumpy(), ref, rtol=1e-4, atol=1e-5)
         rounds["mx_eager"] = timed_round(lambda: rnet(rx).wait_to_read())
         rounds["mx_hybrid"] = timed_round(lambda: hnet(rx).wait_to_read())
-    row.update(best_times(rounds, n, max(repeat, -(-1000 // n))))   # >= 1000 forwards each
+    row.update(best_times(rounds, n, max(repeat, -(-1000 // n)),    # >= 1000 forwards each
+                          settle=settle))
     return row
 
 
@@ -317,6 +341,9 @@ def main(argv=None):
                     help="run real MXNet in this interpreter (one with mxnet==1.9.1 and numpy "
                     "< 1.24) instead of importing it here, so that the engine can run on this "
                     "interpreter's numpy; the rounds stay interleaved")
+    ap.add_argument("--settle", type=float, default=SETTLE_S, metavar="SECONDS",
+                    help="pause before each phase of the engine's or MXNet's rounds "
+                    "(default %(default)s)")
     ap.add_argument("--serve-mxnet", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve_mxnet:
@@ -344,7 +371,8 @@ def main(argv=None):
     rows = []
     for label, build, fwd, shape, n in cases:
         try:
-            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real, server))
+            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real, server,
+                                 args.settle))
         except Exception as err:  # noqa: BLE001 - report and continue with the other cases
             print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
     if server is not None:
@@ -355,7 +383,8 @@ def main(argv=None):
     print("engine and hand-written numpy on numpy %s (%s); %s" % (np.__version__, blas_info(),
                                                                    where))
     print("\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
-          "forwards per variant)" % args.repeat)
+          "forwards per variant; engine and MXNet in %d alternating phases)"
+          % (args.repeat, PHASES))
     print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
         "case", "numpy", "eager", "hybrid", "mx eager", "mx hyb", "hyb/np", "hyb/mxh",
         "eag/mxe"))

@@ -25,7 +25,7 @@ def test_hybridize_benchmark_prints_every_case_and_the_memory_table():
 @pytest.mark.mxnet
 def test_hybridize_benchmark_drives_mxnet_in_another_interpreter():
     pytest.importorskip("mxnet")
-    out = _run("--mxnet-python", sys.executable, "--repeat", "1")
+    out = _run("--mxnet-python", sys.executable, "--repeat", "1", "--settle", "0")
     assert "MXNet 1.9.1 in " + sys.executable in out
     lenet = next(line for line in out.splitlines() if line.startswith("LeNet"))
     assert "-" not in lenet.split("|")[0].split()[-1]     # an MXNet hybridized time is there
