@@ -213,7 +213,7 @@ def test_same_sequence_as_real_mxnet():
 
 # Dense/Conv with activation="relu" apply the relu to their own fresh FullyConnected or
 # Convolution output in place once the Activation child's lean eager path is installed
-# (nn/activations.py:activate_fresh): same values, and the child's hooks, hybridization and
+# (nn/activations.py:_activate_fresh): same values, and the child's hooks, hybridization and
 # subclasses still take the ordinary call.
 
 def _relu_layers():

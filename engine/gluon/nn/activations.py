@@ -1,8 +1,6 @@
 """Activation layers, with MXNet 1.9.1's ops, attribute values and aliases (`relu0_`)."""
-import numpy as np
-
 from ... import initializer
-from ...ndarray import NDArray
+from ...ndarray import NDArray as _NDArray
 from ...ops.elemwise import _act_relu
 from ..block import HybridBlock, _EagerCall
 from ..parameter import _EPOCH
@@ -27,7 +25,7 @@ class Activation(HybridBlock):
         return "{name}({_act_type})".format(name=self.__class__.__name__, **self.__dict__)
 
 
-def activate_fresh(act: "Activation", x):
+def _activate_fresh(act: "Activation", x):
     """`act(x)` where `x` is a fresh eager result no one else holds (the FullyConnected or
     Convolution output inside Dense/Conv hybrid_forward, never shown to the user): a plain
     relu Activation that would run eagerly anyway (no hooks, not hybridized, its lean eager
@@ -35,7 +33,7 @@ def activate_fresh(act: "Activation", x):
     place, as the compiled plan does, instead of a child block call and a new array. Same
     values (the same kernel); a Dense(relu) at batch 64 saves ~4 us and a fresh 64 KB buffer.
     Anything else (Symbols, other activations, hooks, subclasses) is the ordinary call."""
-    if type(act) is Activation and act._act_type == "relu" and type(x) is NDArray:
+    if type(act) is Activation and act._act_type == "relu" and type(x) is _NDArray:
         fast = act._fast
         data = x._data
         if type(fast) is _EagerCall and fast.epoch == _EPOCH[0] and data.dtype.kind == "f" \

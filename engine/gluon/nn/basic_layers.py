@@ -11,7 +11,7 @@ from ... import ndarray as nd
 from ... import symbol as sym
 from ..block import Block, HybridBlock
 from ..utils import _indent
-from .activations import Activation, activate_fresh
+from .activations import Activation, _activate_fresh
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "BatchNormReLU",
@@ -106,7 +106,7 @@ class Dense(HybridBlock):
         act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
                                flatten=self._flatten, name="fwd")
         if self.act is not None:
-            act = activate_fresh(self.act, act)   # in place when it can be
+            act = _activate_fresh(self.act, act)   # in place when it can be
         return act
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ from ...compat import proxy_of
 from ...base import numeric_types
 from ..block import HybridBlock
 from ..parameter import _check
-from .activations import Activation, activate_fresh
+from .activations import Activation, _activate_fresh
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
@@ -68,7 +68,7 @@ class _Conv(HybridBlock):
         else:
             act = getattr(F, self._op_name)(x, weight, bias, name="fwd", **self._kwargs)
         if self.act is not None:
-            act = activate_fresh(self.act, act)   # in place when it can be
+            act = _activate_fresh(self.act, act)   # in place when it can be
         return act
 
     def _alias(self) -> str:
