@@ -98,8 +98,8 @@ CONVS = [((2, 4, 9, 7), (4, 4, 3, 3), dict(pad=(1, 2))),
          ((7, 3, 20, 20), (4, 3, 5, 5), dict(pad=(1, 1))),
          ((3, 2, 12, 12), (9, 2, 3, 3), dict()),
          ((5, 4, 24, 24), (6, 2, 5, 5), dict(num_group=2)),
-         # LeNet's second convolution (rows); channel-last columns (conv.py:conv2d_pixels):
-         # stride 1, strides, a dilated kernel row (not one contiguous run), padding
+         # channel-last columns (conv.py:conv2d_pixels): LeNet's second convolution, stride
+         # 1, strides, a dilated kernel row (not one contiguous run), padding
          ((3, 6, 12, 12), (16, 6, 5, 5), dict()),
          ((3, 8, 12, 12), (6, 8, 5, 5), dict()),
          ((2, 8, 11, 10), (5, 8, 3, 3), dict(stride=(2, 2), pad=(1, 1))),
@@ -236,7 +236,8 @@ def test_flattened_row_convolution_in_chunks_equals_the_direct_sum(monkeypatch, 
     fg, cg = ws[0] // g, xs[1] // g
     for i in range(oh):
         for j in range(ow):
-            patch = xp[:, :, i:i + dil[0] * (kh - 1) + 1:dil[0], j:j + dil[1] * (kwid - 1) + 1:dil[1]]
+            patch = xp[:, :, i:i + dil[0] * (kh - 1) + 1:dil[0],
+                       j:j + dil[1] * (kwid - 1) + 1:dil[1]]
             for gi in range(g):
                 want[:, gi * fg:(gi + 1) * fg, i, j] = np.einsum(
                     "nckl,fckl->nf", patch[:, gi * cg:(gi + 1) * cg], w[gi * fg:(gi + 1) * fg])
