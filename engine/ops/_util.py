@@ -1,4 +1,6 @@
 """Helpers shared by the op families (kept private: not an op module)."""
+from math import prod
+
 import numpy as np
 
 from ..registry import ShapeError
@@ -34,9 +36,7 @@ def zeros_operand(shape, dtype: np.dtype):
     of a scalar 0 (same values, the vectorized loop), or the dtype's scalar 0 when the array
     is small or huge. Note np.fmax's vectorized loop may return -0.0 for (-0.0, 0.0);
     np.maximum(x, zeros) returns +0.0 (as MXNet's relu) in every numpy supported."""
-    size = 1
-    for d in shape:
-        size *= d
+    size = prod(shape)
     if size < _ZERO_MIN or size * dtype.itemsize > _ZERO_MAX_BYTES:
         return dtype.type(0)
     flat = _ZERO_BLOCKS.get(dtype)

@@ -149,6 +149,17 @@ def _conv_check(attrs, x, w, b):
 _WORKSPACE = threading.local()
 
 
+def _keep(plans: dict, key, plan, nbytes: int):
+    """Keep a 2-D kernel's per-thread `plan` for the next call unless its arrays (image copy,
+    columns, result: as big as the convolution's output) exceed _PIXEL_KEEP_BYTES; at most 64
+    signatures per kernel and thread. Returns the plan."""
+    if nbytes <= _PIXEL_KEEP_BYTES:
+        if len(plans) >= 64:
+            plans.clear()
+        plans[key] = plan
+    return plan
+
+
 def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     """The arrays and views of `conv2d_rows_full` for one (attrs, input shape, dtype), made
     once per thread: the zero-bordered flat image (owned by this plan, so its padding and
@@ -208,13 +219,7 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     full4 = full[:, :fg].reshape(nf, n, oh, wp).transpose(1, 0, 2, 3)
     assert full4.base is full or full4.base is full.base, "the result must view the workspace"
     plan = (interior, chunks, wpad, wpad[:, :fg], (g, fg, k), full4)
-    # kept for the next call unless large (as conv2d_pixels' plans): the result workspace is
-    # as big as the convolution's output
-    if flat.nbytes + cols.nbytes + full.nbytes <= _PIXEL_KEEP_BYTES:
-        if len(plans) >= 64:
-            plans.clear()
-        plans[key] = plan
-    return plan
+    return _keep(plans, key, plan, flat.nbytes + cols.nbytes + full.nbytes)
 
 
 # the largest columns chunk of conv2d_rows_full
@@ -296,11 +301,7 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
     # kept for the next call unless large: a 32x64x224x224 input would pin ~800 MB per
     # signature, where rebuilding costs little beside the convolution itself; a ResNet has
     # dozens of signatures, so the count bound is generous
-    if img.nbytes + res.nbytes + buf.nbytes <= _PIXEL_KEEP_BYTES:
-        if len(plans) >= 64:
-            plans.clear()
-        plans[key] = plan
-    return plan
+    return _keep(plans, key, plan, img.nbytes + res.nbytes + buf.nbytes)
 
 
 def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
