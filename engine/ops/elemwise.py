@@ -76,18 +76,28 @@ def _relu(x, out=None):
     return np.maximum(x, zeros_operand(x.shape, x.dtype), out=out)
 
 
+def _act_relu_passes(shape, dtype):
+    """The np.fmax/np.maximum calls of a float32 Activation(relu) on `shape`, as
+    [(ufunc, zero operand)]: the first reads the input, the rest work in place. One np.fmax
+    against a scalar on small inputs; on large ones np.maximum (its +0.0 for -0.0) then
+    np.fmax over the result (NaN to 0, no -0.0 left to flip): two vectorized passes, 2x
+    faster than one np.fmax against a scalar (np.fmax alone gives -0.0 for -0.0 in numpy 2's
+    vectorized loop). Shared by the eager kernel and the compiled plan's inline code."""
+    zero = zeros_operand(shape, dtype)
+    if type(zero) is not np.ndarray:
+        return [(np.fmax, zero)]
+    return [(np.maximum, zero), (np.fmax, zero)]
+
+
 def _act_relu(x, out=None):
     """Activation(act_type='relu'): MXNet 1.9.1 runs float32 inputs of 1 to 5 dims through
-    oneDNN, whose relu maps NaN to 0 (np.fmax); otherwise NaN stays NaN, as the `relu` op.
-    On large inputs that is np.maximum (its +0.0 for -0.0) then np.fmax over the result
-    (NaN to 0, no -0.0 left to flip): two vectorized passes, 2x faster than one np.fmax
-    against a scalar (np.fmax alone gives -0.0 for -0.0 in numpy 2's vectorized loop)."""
+    oneDNN, whose relu maps NaN to 0 (np.fmax, see `_act_relu_passes`); otherwise NaN stays
+    NaN, as the `relu` op."""
     if x.dtype == np.float32 and 1 <= x.ndim <= 5:
-        zero = zeros_operand(x.shape, x.dtype)
-        if type(zero) is not np.ndarray:
-            return np.fmax(x, zero, out=out)
-        out = np.maximum(x, zero, out=out)
-        return np.fmax(out, zero, out=out)
+        for ufunc, zero in _act_relu_passes(x.shape, x.dtype):
+            out = ufunc(x, zero, out=out)
+            x = out
+        return out
     return _relu(x, out=out)
 
 
@@ -172,14 +182,12 @@ def _activation_inline(step):
         dt = step.out_dtype
         if dt != np.float32 or step.in_dtypes[0] != dt or not 1 <= len(step.in_shapes[0]) <= 5:
             return _relu_inline(step)
-        zero = zeros_operand(step.in_shapes[0], dt)
-        if type(zero) is not np.ndarray:
-            return ["{}({}, {}, out={})".format(step.const(np.fmax), step.ins[0],
-                                                step.const(zero), step.out)]
-        return ["{}({}, {}, out={})".format(step.const(np.maximum), step.ins[0],
-                                            step.const(zero), step.out),
-                "{}({}, {}, out={})".format(step.const(np.fmax), step.out,
-                                            step.const(zero), step.out)]
+        src, lines = step.ins[0], []
+        for ufunc, zero in _act_relu_passes(step.in_shapes[0], dt):
+            lines.append("{}({}, {}, out={})".format(step.const(ufunc), src, step.const(zero),
+                                                     step.out))
+            src = step.out
+        return lines
     return ufunc_inline(_ACT[step.attrs.act_type])(step)
 
 
