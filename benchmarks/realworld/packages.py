@@ -1,0 +1,113 @@
+"""The pinned public MXNet model code the real-world harness measures hybridlint on.
+
+Each entry is a release on the package index, pinned by version and by the sha256 of the file
+pip downloads, so every labelled finding (``labels/*.tsv``) points at the same line forever.
+Only the ``.py`` files are extracted; no third-party code is committed to this repository.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from typing import Dict, List
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str          # the label files' package name, e.g. "gluoncv-0.10.5"
+    requirement: str   # what pip downloads, e.g. "gluoncv==0.10.5"
+    filename: str      # the file pip saves
+    sha256: str
+
+
+PACKAGES: List[Package] = [
+    Package("gluoncv-0.10.5", "gluoncv==0.10.5", "gluoncv-0.10.5-py2.py3-none-any.whl",
+            "5f2f692801aad14b1f66dfcbcf6137e3a5db413846e2fae871da7c697a97b69d"),
+    Package("gluoncv2-0.0.64", "gluoncv2==0.0.64", "gluoncv2-0.0.64-py2.py3-none-any.whl",
+            "2b68fc03be29710d569f7d5628afbb34531b3248d456f2156f219d50a0ea92ed"),
+    Package("gluonnlp-0.10.0", "gluonnlp==0.10.0", "gluonnlp-0.10.0.tar.gz",
+            "ae34825031f5228f3fced26339b56550cf8e360b40906aa44fb705439ff426e0"),
+    # The last gluonts releases still ship the MXNet models as gluonts.mx.
+    Package("gluonts-0.14.4", "gluonts==0.14.4", "gluonts-0.14.4-py3-none-any.whl",
+            "ef8601e59ebf36833c2f4131e2e2363acb2bc045442513dedbfa6333f0ba12a0"),
+    Package("mxnet-1.9.1", "mxnet==1.9.1", "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl",
+            "65d5dac162c87a14d138d888b54494d515036d9047ae804ff51f770bd02197a6"),
+]
+
+DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
+
+
+class FetchError(RuntimeError):
+    """A download failed or did not match its pinned hash."""
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _download(package: Package, into: str) -> str:
+    path = os.path.join(into, package.filename)
+    if not os.path.exists(path):
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                   "--dest", into, package.requirement]
+        if package.filename.endswith(".tar.gz"):
+            command[5:5] = ["--no-binary", ":all:"]
+        else:
+            command[5:5] = ["--only-binary", ":all:", "--platform", "manylinux2014_x86_64"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.exists(path):
+            raise FetchError(f"pip could not download {package.requirement}:\n{result.stderr}")
+    found = _sha256(path)
+    if found != package.sha256:
+        raise FetchError(f"{path}: sha256 {found} is not the pinned {package.sha256}")
+    return path
+
+
+def _extract_python(archive: str, into: str) -> None:
+    """Extract the .py files of a wheel or sdist into ``into`` (sdists lose their top folder)."""
+    tmp = into + ".partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    if archive.endswith(".whl"):
+        with zipfile.ZipFile(archive) as wheel:
+            for member in wheel.namelist():
+                if member.endswith(".py"):
+                    wheel.extract(member, tmp)
+    else:
+        with tarfile.open(archive) as sdist:
+            for member in sdist.getmembers():
+                if member.isfile() and member.name.endswith(".py"):
+                    parts = member.name.split("/", 1)
+                    if len(parts) == 2 and ".." not in parts[1].split("/"):
+                        member.name = parts[1]
+                        sdist.extract(member, tmp)
+    os.replace(tmp, into)
+
+
+def fetch(cache: str = DEFAULT_CACHE) -> Dict[str, str]:
+    """Download (once) and extract every pinned package; return name -> source root."""
+    downloads = os.path.join(cache, "downloads")
+    sources = os.path.join(cache, "src")
+    os.makedirs(downloads, exist_ok=True)
+    os.makedirs(sources, exist_ok=True)
+    roots = {}
+    for package in PACKAGES:
+        root = os.path.join(sources, package.name)
+        if not os.path.isdir(root):
+            _extract_python(_download(package, downloads), root)
+        roots[package.name] = root
+    return roots
+
+
+if __name__ == "__main__":
+    for name, root in fetch().items():
+        print(f"{name}\t{root}")

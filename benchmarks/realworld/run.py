@@ -1,0 +1,236 @@
+"""hybridlint on real model code: precision against labelled verdicts, safe-fix sites, speed.
+
+Downloads the pinned public packages of ``packages.py`` (once, into ``--cache``), lints each
+with this checkout's hybridlint, and compares every finding with the verdicts kept in
+``labels/<package>.tsv``. Prints precision per rule and per package, every finding nobody has
+labelled yet, every safe-fix site with its verdict, and the cold/warm lint times.
+
+    python benchmarks/realworld/run.py                 # the report
+    python benchmarks/realworld/run.py --unlabelled U.tsv   # also write the unlabelled findings
+
+The label files are facts about pinned third-party lines, one finding a line, tab-separated:
+
+    key                                 verdict  fix  how    reason
+    gluoncv/loss.py:299:32:299:42:HL001  true     -    mxnet  label.astype(pred.dtype): ...
+
+* key: ``path:line:col:end_line:end_col:code``, the path relative to the package's extracted
+  root (the span tells apart findings of one rule on one line, e.g. ``a * b + c``);
+* verdict: ``true`` (the code breaks or computes something else under hybridize, as it is really
+  called), ``false`` (it does not), ``context`` (true only for some callers or configurations;
+  counted as not true in the precision);
+* fix: for findings with a safe fix, ``ok`` (the fix keeps what working code computes) or
+  ``breaks``; ``-`` otherwise;
+* how: ``mxnet`` (reproduced by running the real class eagerly and hybridized with MXNet 1.9.1)
+  or ``read`` (judged by reading the code and its callers);
+* reason: one line.
+
+Not part of the test suite: it downloads, and its verdicts are judgements about other people's code.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from packages import DEFAULT_CACHE, PACKAGES, fetch  # noqa: E402
+
+LABELS = os.path.join(HERE, "labels")
+VERDICTS = ("true", "false", "context")
+FIX_VERDICTS = ("ok", "breaks", "-")
+HOW = ("mxnet", "read")
+
+
+@dataclass(frozen=True)
+class Label:
+    verdict: str
+    fix: str
+    how: str
+    reason: str
+
+
+def load_labels(package: str) -> Dict[str, Label]:
+    """Read ``labels/<package>.tsv``; a malformed line is an error naming the file and line."""
+    path = os.path.join(LABELS, package + ".tsv")
+    labels: Dict[str, Label] = {}
+    if not os.path.exists(path):
+        return labels
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 5 or fields[1] not in VERDICTS or fields[2] not in FIX_VERDICTS \
+                    or fields[3] not in HOW or not fields[4].strip():
+                raise SystemExit(f"{path}:{number}: expected key, verdict {VERDICTS}, "
+                                 f"fix {FIX_VERDICTS}, how {HOW}, reason (tab-separated)")
+            if fields[0] in labels:
+                raise SystemExit(f"{path}:{number}: {fields[0]} is labelled twice")
+            labels[fields[0]] = Label(*fields[1:])
+    return labels
+
+
+def lint(root: str, extra: Tuple[str, ...] = ()) -> Tuple[dict, float]:
+    """Run the CLI on ``root`` (JSON output); return the report and the wall time."""
+    command = [sys.executable, "-m", "hybridlint", "check", "--format", "json", "--exit-zero",
+               *extra, "."]
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"hybridlint failed on {root} (exit {result.returncode}):\n{result.stderr}")
+    return json.loads(result.stdout), elapsed
+
+
+def key_of(finding: dict) -> str:
+    return (f"{finding['path']}:{finding['line']}:{finding['col']}:{finding['end_line']}:"
+            f"{finding['end_col']}:{finding['code']}")
+
+
+def fixed_copy_parses(root: str) -> List[str]:
+    """Apply the safe fixes to a copy of ``root``; return the files that no longer compile."""
+    broken = []
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "src")
+        shutil.copytree(root, copy)
+        subprocess.run([sys.executable, "-m", "hybridlint", "check", "--fix", "--exit-zero",
+                        "--no-cache", "--quiet", "."], cwd=copy, capture_output=True)
+        for folder, _, files in os.walk(copy):
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    with open(path, "rb") as handle:
+                        original = os.path.join(root, os.path.relpath(path, copy))
+                        with open(original, "rb") as before:
+                            if handle.read() == before.read():
+                                continue
+                    try:
+                        with open(path, "rb") as handle:
+                            compile(handle.read(), path, "exec")
+                    except SyntaxError:
+                        broken.append(os.path.relpath(path, copy))
+    return broken
+
+
+def precision(counts: collections.Counter) -> str:
+    judged = counts["true"] + counts["false"] + counts["context"]
+    if not judged:
+        return "   -  "
+    return f"{100.0 * counts['true'] / judged:5.1f}%"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", default=DEFAULT_CACHE, help="where downloads are kept")
+    parser.add_argument("--package", action="append", help="only these packages")
+    parser.add_argument("--unlabelled", metavar="TSV", help="write the unlabelled findings here")
+    parser.add_argument("--no-speed", action="store_true", help="skip the cold/warm timing")
+    parser.add_argument("--no-fix", action="store_true", help="skip applying --fix to a copy")
+    args = parser.parse_args(argv)
+
+    roots = fetch(args.cache)
+    by_rule: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    by_package: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    unlabelled: List[Tuple[str, dict]] = []
+    safe_sites: List[Tuple[str, dict, Optional[Label]]] = []
+    stale: List[Tuple[str, str]] = []
+    timings = []
+    for package in PACKAGES:
+        if args.package and package.name not in args.package:
+            continue
+        root = roots[package.name]
+        labels = load_labels(package.name)
+        if not args.no_speed:
+            cache_dir = os.path.join(root, ".hybridlint_cache")
+            shutil.rmtree(cache_dir, ignore_errors=True)
+            _, cold = lint(root)
+            _, warm = lint(root)
+            shutil.rmtree(cache_dir, ignore_errors=True)
+            timings.append((package.name, cold, warm))
+        report, _ = lint(root, ("--no-cache",))
+        if report["errors"]:
+            for error in report["errors"]:
+                print(f"error: {package.name}: {error}")
+        seen = set()
+        for finding in report["findings"]:
+            key = key_of(finding)
+            seen.add(key)
+            label = labels.get(key)
+            verdict = label.verdict if label else "unlabelled"
+            by_rule[finding["code"]][verdict] += 1
+            by_package[package.name][verdict] += 1
+            if label is None:
+                unlabelled.append((package.name, finding))
+            if finding.get("fix") == "safe":
+                safe_sites.append((package.name, finding, label))
+        for key, label in labels.items():
+            if key not in seen and label.verdict == "true":
+                stale.append((package.name, key))
+
+    def table(title: str, rows: Dict[str, collections.Counter]) -> None:
+        print(f"\n{title:<18} findings  true false context unlabelled  precision")
+        total: collections.Counter = collections.Counter()
+        for name in sorted(rows):
+            counts = rows[name]
+            total.update(counts)
+            print(f"{name:<18} {sum(counts.values()):8d} {counts['true']:5d} {counts['false']:5d}"
+                  f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}")
+        print(f"{'all':<18} {sum(total.values()):8d} {total['true']:5d} {total['false']:5d}"
+              f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}")
+
+    table("rule", by_rule)
+    table("package", by_package)
+
+    print(f"\nsafe-fix sites: {len(safe_sites)}")
+    for package_name, finding, label in safe_sites:
+        fix = label.fix if label else "unlabelled"
+        print(f"  [{fix}] {package_name}/{key_of(finding)}  {finding['source_line'].strip()}")
+    breaking = [site for site in safe_sites if site[2] and site[2].fix == "breaks"]
+    print(f"safe fixes labelled as breaking working code: {len(breaking)}")
+
+    print(f"\ntrue findings labelled earlier and no longer reported (recall lost): {len(stale)}")
+    for package_name, key in stale:
+        print(f"  {package_name}/{key}")
+
+    print(f"\nunlabelled findings: {len(unlabelled)}")
+    for package_name, finding in unlabelled[:50]:
+        print(f"  {package_name}/{key_of(finding)}  {finding['message'][:90]}")
+    if len(unlabelled) > 50:
+        print(f"  ... {len(unlabelled) - 50} more (--unlabelled FILE writes them all)")
+    if args.unlabelled:
+        with open(args.unlabelled, "w", encoding="utf-8") as handle:
+            handle.write("package\tkey\tfix\tmessage\tsource_line\n")
+            for package_name, finding in unlabelled:
+                handle.write("\t".join([package_name, key_of(finding), str(finding.get("fix")),
+                                        finding["message"], finding["source_line"].strip()])
+                             + "\n")
+
+    if not args.no_fix:
+        print("\nsafe --fix on a copy: files that no longer compile")
+        for package in PACKAGES:
+            if args.package and package.name not in args.package:
+                continue
+            broken = fixed_copy_parses(roots[package.name])
+            print(f"  {package.name}: {len(broken)} {' '.join(broken)}")
+
+    if timings:
+        print("\nlint time (s, --jobs default)   cold    warm  warm/cold")
+        for name, cold, warm in timings:
+            print(f"  {name:<28} {cold:6.2f}  {warm:6.2f}  {warm / cold:9.3f}")
+        cold_total = sum(t[1] for t in timings)
+        warm_total = sum(t[2] for t in timings)
+        print(f"  {'all':<28} {cold_total:6.2f}  {warm_total:6.2f}  {warm_total / cold_total:9.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
