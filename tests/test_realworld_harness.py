@@ -18,6 +18,7 @@ sys.path.insert(0, str(HARNESS))     # the scripts import their sibling `package
 def _load(name):
     spec = importlib.util.spec_from_file_location(f"realworld_{name}", HARNESS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module      # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
