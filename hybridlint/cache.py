@@ -1,37 +1,62 @@
 """Content-hash cache of lint results, so an unchanged repo re-lints in a blink.
 
-One JSON file per (hybridlint version, linter/rule sources, rule selection) under
+One file per (hybridlint version, hybridlint sources, rule selection) under
 ``.hybridlint_cache/`` at the project root. Inside, results are keyed by a hash of the file's
 bytes plus the per-file settings (per-file-ignores), never by path or mtime, so a renamed or
-touched file still hits and an edited one always misses. The rule sources are hashed (not just
-the version) so that an editable install invalidates the cache the moment a rule changes.
-The cache also remembers the list of rule codes, which spares a warm run from importing LibCST.
-A corrupt or unreadable cache is treated as empty; failing to save it is never an error.
+touched file still hits and an edited one always misses. Every source file of the
+``hybridlint`` and ``hybridlint.rules`` packages is hashed (found by walking them, so a new
+module cannot be forgotten), so an editable install invalidates the cache the moment a rule
+changes. The cache also remembers the list of rule codes, which spares a warm run from
+importing LibCST. A corrupt or unreadable cache is treated as empty; failing to save it is
+never an error.
 
 Reading and hashing every file is most of a warm run, so, as git's index does, the cache also
 remembers each path's stat signature (mtime, ctime, size, inode) with the content key it had:
 an unchanged signature stands for unchanged bytes. ctime cannot be set back by tools that
 preserve mtime, and a signature taken within RACY_SECONDS of saving is not kept (a file
 rewritten in the same clock tick as its stat would otherwise look unchanged).
+
+Trust model: the cache directory lives in the work tree, so whoever controls the tree (a pull
+request) controls it, and a forged entry must not make a CI gate pass. So:
+
+* every cache file is authenticated with an HMAC under a per-user secret kept outside the
+  work tree (``$XDG_CACHE_HOME/hybridlint/secret``, else ``~/.cache/hybridlint/secret``,
+  created with mode 0600), and its name is derived from that secret: a forged or copied file
+  is never even opened, and one that is fails the HMAC and counts as empty;
+* every entry is also checked for structure before use (a bad one is a miss, never a crash);
+* a ``.hybridlint_cache`` that is a symlink, not a directory, or tracked by git is refused
+  (not read, not written) with a warning, so a committed link cannot make a run write
+  outside the checkout;
+* without a usable secret (unwritable home) the cache is off.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
+import hmac
 import importlib.util
 import json
 import os
+import secrets
+import stat
+import tempfile
 import time
 from typing import Any, Dict, List, Optional
 
 from . import __version__
-from .files import atomic_write_bytes
+from .files import atomic_write_bytes, remove_stale_temp_files
 
 CACHE_DIR = ".hybridlint_cache"
-FORMAT = 1
+FORMAT = 2
 MAX_AGE_SECONDS = 14 * 24 * 3600  # entries unused this long are dropped on save
 RACY_SECONDS = 2
-# Modules of hybridlint/ whose code decides what a cached result contains.
-RESULT_SOURCES = ("linter.py", "toplevel.py", "runner.py", "files.py", "config.py", "cache.py", "__init__.py")
+SECRET_BYTES = 32
+_MAGIC = b"hybridlint-cache"
+# What a cached finding looks like: field -> accepted types (anything else is a miss).
+_ISSUE_FIELDS = {"code": (str,), "name": (str,), "message": (str,), "line": (int,),
+                 "col": (int,), "end_line": (int,), "end_col": (int,),
+                 "fix": (str, type(None)), "source_line": (str,)}
+_SKIPPED_SOURCE_DIRS = ("__pycache__", "tests", "engine")
 
 
 def content_key(raw: bytes, file_settings: str = "") -> str:
@@ -55,23 +80,34 @@ def signature_of(st: os.stat_result) -> List[int]:
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 
-def rules_digest() -> str:
-    """A hash of hybridlint's version and of the sources that decide a file's findings.
+def result_sources() -> List[str]:
+    """Every source file whose code can change a cached result, found by walking the packages.
 
-    Those are the linter core, the runner and file decoding (``hybridlint/``) and the rules
-    package; the CLI, reporters and checker do not change what is cached. Found with
-    ``find_spec`` so that ``hybridlint.rules`` (and LibCST) are not imported.
+    All ``.py`` files of ``hybridlint/`` (subpackages included, the engine excluded: linting
+    never runs it) and of the rules package, wherever setup.py maps it from. Walking instead of
+    listing names means a new module is covered the day it is added; hashing a CLI or reporter
+    module too only costs a needless cache miss after it changes.
+    """
+    package = os.path.dirname(os.path.abspath(__file__))
+    folders = [package]
+    spec = importlib.util.find_spec("hybridlint.rules")
+    folders += [f for f in (spec.submodule_search_locations or [])] if spec else []
+    paths: List[str] = []
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_SOURCE_DIRS)
+            paths.extend(os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith(".py"))
+    return sorted(set(paths))
+
+
+def rules_digest() -> str:
+    """A hash of hybridlint's version and of every source that decides a file's findings.
+
+    Found without importing ``hybridlint.rules`` (and LibCST): see :func:`result_sources`.
     """
     digest = hashlib.blake2b(__version__.encode(), digest_size=12)
-    package = os.path.dirname(os.path.abspath(__file__))
-    paths = [os.path.join(package, name) for name in RESULT_SOURCES]
-    spec = importlib.util.find_spec("hybridlint.rules")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "tests"))
-            paths.extend(os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith(".py"))
-    for path in paths:
-        digest.update(os.path.basename(path).encode())
+    for path in result_sources():
+        digest.update(os.path.basename(path).encode() + b"\0")
         try:
             with open(path, "rb") as handle:
                 digest.update(handle.read())
@@ -80,16 +116,116 @@ def rules_digest() -> str:
     return digest.hexdigest()
 
 
+def secret_path() -> str:
+    """Where the per-user cache secret lives: in the user's cache directory, never a checkout."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "hybridlint", "secret")
+
+
+def machine_secret() -> Optional[bytes]:
+    """The per-user secret that authenticates cache files, created on first use; None if the
+    user's cache directory is not usable (the cache is then off)."""
+    path = secret_path()
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with open(fd, "rb") as handle:
+                data = handle.read(SECRET_BYTES + 1)
+            return data if len(data) == SECRET_BYTES else None
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        try:  # created complete or not at all: write a temp file, then link it into place
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".secret-")
+            try:
+                with os.fdopen(fd, "wb") as handle:  # mkstemp files are 0600
+                    handle.write(secrets.token_bytes(SECRET_BYTES))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:  # a concurrent run created it first: use theirs
+                    pass
+            finally:
+                os.unlink(tmp)
+        except OSError:
+            return None
+    return None
+
+
+def refusal(directory: str, *, ask_git: bool = True) -> Optional[str]:
+    """Why the cache directory must not be used (a symlink, not a directory, tracked by git),
+    or None. A directory that does not exist yet is fine: it is created on save."""
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot inspect it ({exc.strerror or exc})"
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    from .discovery import git_tracked
+
+    if ask_git and git_tracked(os.path.dirname(directory), os.path.basename(directory)):
+        return "it is tracked by git"
+    return None
+
+
+def seal(body: bytes, secret: bytes) -> bytes:
+    """A cache file's bytes: a header line with the HMAC-SHA256 of ``body``, then ``body``."""
+    mac = hmac.new(secret, body, hashlib.sha256).hexdigest().encode()
+    return _MAGIC + b" " + mac + b"\n" + body
+
+
+def unseal(blob: bytes, secret: bytes) -> Optional[bytes]:
+    """The body of a cache file sealed with ``secret``, or None (forged, foreign, damaged)."""
+    head, _, body = blob.partition(b"\n")
+    magic, _, mac = head.partition(b" ")
+    expected = hmac.new(secret, body, hashlib.sha256).hexdigest().encode()
+    if magic != _MAGIC or not hmac.compare_digest(mac, expected):
+        return None
+    return body
+
+
+def valid_result(result: Any) -> bool:
+    """Whether a cached result has exactly the shape the runner writes (a list of findings)."""
+    if not isinstance(result, list):
+        return False
+    for item in result:
+        if not isinstance(item, dict) or item.keys() != _ISSUE_FIELDS.keys():
+            return False
+        for name, kinds in _ISSUE_FIELDS.items():
+            value = item[name]
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                return False
+    return True
+
+
 class LintCache:
-    """Lint results by content key, loaded once and saved once per run."""
+    """Lint results by content key, loaded once and saved once per run.
+
+    ``warning`` says why an existing cache directory was refused (see :func:`refusal`).
+    """
 
     def __init__(self, root: str, settings_key: str, *, enabled: bool = True):
-        self.enabled = enabled
         self.directory = os.path.join(root, CACHE_DIR)
+        self.warning: Optional[str] = None
+        self._secret = b""
+        if enabled:
+            problem = refusal(self.directory)
+            if problem is not None:
+                self.warning = f"{self.directory}: not used as a cache: {problem}"
+            secret = machine_secret() if problem is None else None
+            enabled = secret is not None
+            self._secret = secret or b""
+        self.enabled = enabled
         self._rules = rules_digest() if enabled else ""
-        name = hashlib.blake2b(
-            f"{FORMAT}\0{self._rules}\0{settings_key}".encode(), digest_size=10
-        ).hexdigest()
+        name = hashlib.blake2b(f"{FORMAT}\0{self._rules}\0{settings_key}".encode(),
+                               key=self._secret[:64], digest_size=10).hexdigest()
         self.path = os.path.join(self.directory, f"lint-{name}.json")
         self._entries: Dict[str, Dict[str, Any]] = {}
         self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, settings, content key]
@@ -99,24 +235,31 @@ class LintCache:
             self._load()
 
     def _load(self) -> None:
+        try:  # O_NOFOLLOW: a cache file that is a link is not ours
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with open(fd, "rb") as handle:
+                body = unseal(handle.read(), self._secret)
+        except OSError:
+            return
+        if body is None:
+            return  # forged, copied from another machine, or damaged
         try:
-            with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
+            data = json.loads(body)
+        except ValueError:
             return
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return
         entries = data.get("entries")
-        if isinstance(entries, dict):
+        if isinstance(entries, dict):  # each entry is checked when used (get)
             self._entries = entries
         codes = data.get("codes")
-        if isinstance(codes, list):
+        if isinstance(codes, list) and all(isinstance(c, str) for c in codes):
             self._codes = codes
         stats = data.get("stats")
         if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
             self._stats = {path: record for path, record in stats.items()
                            if isinstance(record, list) and len(record) == 6
-                           and all(isinstance(n, int) for n in record[:4])
+                           and all(type(n) is int for n in record[:4])
                            and all(isinstance(t, str) for t in record[4:])}
 
     def key_for_signature(self, path: str, signature: Optional[List[int]], settings: str) -> Optional[str]:
@@ -148,17 +291,22 @@ class LintCache:
             self._codes = list(value)
             self._dirty = True
 
-    def get(self, key: str) -> Optional[Dict[str, Any]]:
-        """The cached result for a content key, or None."""
+    def get(self, key: str) -> Optional[List[Dict[str, Any]]]:
+        """The cached result for a content key, or None (also for an entry of the wrong shape,
+        which is dropped)."""
         if not self.enabled:
             return None
         entry = self._entries.get(key)
         if entry is None:
             return None
+        if not (isinstance(entry, dict) and valid_result(entry.get("r"))):
+            del self._entries[key]
+            self._dirty = True
+            return None
         entry["t"] = int(time.time())
         return entry["r"]
 
-    def put(self, key: str, result: Dict[str, Any]) -> None:
+    def put(self, key: str, result: List[Dict[str, Any]]) -> None:
         """Remember a JSON-serialisable result for a content key."""
         if self.enabled:
             self._entries[key] = {"r": result, "t": int(time.time())}
@@ -169,18 +317,36 @@ class LintCache:
         if not self.enabled or not self._dirty:
             return
         cutoff = time.time() - MAX_AGE_SECONDS
-        entries = {k: v for k, v in self._entries.items() if v.get("t", 0) >= cutoff}
+        entries = {k: v for k, v in self._entries.items()
+                   if isinstance(v, dict) and type(v.get("t")) is int and v["t"] >= cutoff}
         racy = (time.time() - RACY_SECONDS) * 1e9
         stats = {path: record for path, record in self._stats.items()
                  if record[5] in entries and max(record[0], record[1]) < racy}
         payload = {"format": FORMAT, "version": __version__, "codes": self._codes,
                    "entries": entries, "stats": stats}
+        body = json.dumps(payload, separators=(",", ":")).encode()
         try:
-            os.makedirs(self.directory, exist_ok=True)
-            ignore_file = os.path.join(self.directory, ".gitignore")
-            if not os.path.exists(ignore_file):
-                with open(ignore_file, "w", encoding="utf-8") as handle:
-                    handle.write("# Created by hybridlint automatically.\n*\n")
-            atomic_write_bytes(self.path, json.dumps(payload, separators=(",", ":")).encode())
+            self._make_directory()
+            if refusal(self.directory, ask_git=False) is not None:  # a link since we looked
+                return
+            remove_stale_temp_files(self.directory)
+            atomic_write_bytes(self.path, seal(body, self._secret))
         except OSError:
             pass
+
+    def _make_directory(self) -> None:
+        """Create the directory (not through a link) with a ``.gitignore`` that ignores it."""
+        try:
+            os.mkdir(self.directory)
+        except FileExistsError:
+            pass
+        ignore_file = os.path.join(self.directory, ".gitignore")
+        try:
+            fd = os.open(ignore_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            if exc.errno != errno.EEXIST:
+                raise
+            return
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("# Created by hybridlint automatically.\n*\n")

@@ -140,6 +140,8 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
         options.progress = progress
         result = run(paths, options)
+    for warning in result.warnings:
+        click.echo(f"hybridlint: warning: {warning}", err=True)
 
     if write_baseline_file:
         count = write_baseline(write_baseline_file, result.issues)

@@ -10,7 +10,9 @@ Rules (documented in README.md, "Configuration"):
 * ``.gitignore`` is respected through git itself: the files found below a directory argument are
   passed in one batch to ``git check-ignore --stdin`` (run in that directory). Outside a git
   work tree, or without git installed, nothing is filtered. git's semantics apply, so a tracked
-  file is linted even if a pattern matches it.
+  file is linted even if a pattern matches it. The repository being linted is untrusted: git
+  runs with the configuration keys that execute commands switched off (``core.fsmonitor``
+  in ``.git/config`` would otherwise run on every ``hybridlint .``), see :func:`run_git`.
 * A file named explicitly on the command line is linted whatever its suffix and even if
   gitignored (as ruff does), but ``exclude``/``extend-exclude`` still apply to it so that
   pre-commit, which names files, honours the project's excludes.
@@ -94,6 +96,34 @@ def _walk(top: str, config: Config, seen_dirs: Set[Tuple[int, int]]) -> List[str
     return found
 
 
+# Repository configuration that makes read-only git commands execute programs: overridden on
+# the command line, which wins over .git/config. core.fsmonitor runs a hook whenever the index
+# is read (check-ignore and ls-files read it); the others are belt and braces.
+_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+             "-c", "core.untrackedCache=false", "-c", "core.pager=cat")
+
+
+def run_git(args: List[str], cwd: str, stdin: bytes = b"") -> "subprocess.CompletedProcess":
+    """Run a read-only git command on an untrusted repository (OSError without git).
+
+    Configuration that runs programs is switched off, optional locks are not taken (a lint must
+    not write ``.git/index``), and no prompt can wait for a terminal.
+    """
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    return subprocess.run(["git", *_SAFE_GIT, *args], cwd=cwd, input=stdin,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                          check=False)
+
+
+def git_tracked(directory: str, name: str) -> bool:
+    """Whether git tracks ``name`` (a file, or anything below a directory) in ``directory``."""
+    try:
+        proc = run_git(["ls-files", "-z", "--", name], directory)
+    except OSError:
+        return False
+    return proc.returncode == 0 and bool(proc.stdout)
+
+
 def _filter_gitignored(top: str, files: List[str]) -> List[str]:
     """Drop the files git considers ignored; keep everything when git cannot tell."""
     if not files:
@@ -102,14 +132,8 @@ def _filter_gitignored(top: str, files: List[str]) -> List[str]:
     relative = [f[len(prefix):] if f.startswith(prefix) else os.path.relpath(f, top)
                 for f in files]
     try:
-        proc = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
-            cwd=top,
-            input="\0".join(relative).encode("utf-8", "surrogateescape") + b"\0",
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
+        proc = run_git(["check-ignore", "--stdin", "-z"], top,
+                       "\0".join(relative).encode("utf-8", "surrogateescape") + b"\0")
     except OSError:  # git is not installed
         return files
     if proc.returncode not in (0, 1):  # 128: not a work tree, or a path git refuses

@@ -23,7 +23,8 @@ from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
-                    decode_source, lf_to_cr, lone_cr_to_lf, read_bytes, write_source)
+                    decode_source, lf_to_cr, lone_cr_to_lf, read_bytes_and_identity,
+                    remove_stale_temp_files, write_source)
 
 RUNNER_CODES = {
     "HL900": ("syntax-error", "file cannot be parsed"),
@@ -88,6 +89,8 @@ class RunResult:
 
     outcomes: List[FileOutcome]
     files_checked: int
+    # things the user should know that are not findings (a refused cache, an interrupted write)
+    warnings: List[str] = field(default_factory=list)
 
     @property
     def issues(self) -> List[Issue]:
@@ -119,6 +122,8 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     writing = options.fix or options.diff
     cache = LintCache(config.root, options.selection.key(),
                       enabled=options.use_cache and not writing)
+    warnings = [cache.warning] if cache.warning else []
+    warnings += _clean_leftovers(found.files)
     codes = _known_codes(cache, options)
     enabled_for: Dict[Tuple[str, ...], frozenset] = {}
 
@@ -152,7 +157,18 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
             cache.put(key, [_issue_fields(i) for i in outcome.issues])
     cache.save()
     ordered = [outcomes[p] for p in sorted(outcomes, key=_path_sort_key)]
-    return RunResult(outcomes=ordered, files_checked=len(found.files))
+    return RunResult(outcomes=ordered, files_checked=len(found.files), warnings=warnings)
+
+
+def _clean_leftovers(files: Sequence[str]) -> List[str]:
+    """Remove the temporary files a killed ``--fix`` left next to the linted files, and warn
+    about backups an interrupted in-place write left (the file may be half-written)."""
+    warnings = []
+    for directory in sorted({os.path.dirname(f) or "." for f in files}):
+        for backup in remove_stale_temp_files(directory):
+            warnings.append(f"{backup}: an interrupted `hybridlint --fix` left this copy of a "
+                            "file's previous content; compare it with the file, then delete it")
+    return warnings
 
 
 def _known_codes(cache: LintCache, options: RunOptions) -> List[str]:
@@ -182,7 +198,7 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     if cached is not None:
         return _cached_outcome(path, cached), None
     try:
-        raw = read_bytes(path)
+        raw, identity = read_bytes_and_identity(path)
     except SourceReadError as exc:
         return _runner_outcome(path, "HL902", str(exc), enabled), None
     key = content_key(raw, settings)
@@ -191,7 +207,7 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     if cached is not None:
         return _cached_outcome(path, cached), None
     try:
-        source = decode_source(raw, path)
+        source = decode_source(raw, path, identity)
     except SourceDecodeError as exc:
         outcome = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
     else:
