@@ -154,11 +154,13 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
                         quiet=quiet, color=output_format == "text" and _color(sys.stdout),
                         baselined=baselined, root=config.root)
     get_reporter(output_format)(result, sys.stdout, ctx)
-    if any(o.internal for o in result.outcomes):
+    # A file that could not be written (or linted) is an error whatever --exit-zero says:
+    # the user asked for a fix that did not happen.
+    if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
     if exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if result.issues or any(o.error for o in result.outcomes) else EXIT_CLEAN
+    return EXIT_FINDINGS if result.issues else EXIT_CLEAN
 
 
 def _color(stream) -> bool:
@@ -198,7 +200,7 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         if rejected:
             message += f" {rejected} not proven equivalent by the checker: left out."
         click.echo(message, err=True)
-    if any(o.internal for o in result.outcomes):
+    if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
     return EXIT_FINDINGS if diffs else EXIT_CLEAN
 
