@@ -5,14 +5,15 @@ docs/architecture.md, "The equivalence checker", for the contract with the CLI.
 """
 from .checks import (check_block, check_expression, check_file, check_fix, check_source,
                      examples_from_pyproject)
-from .inputs import (Example, ExampleError, InputSpec, examples_from_config, parse_input_option,
-                     parse_kwarg_options, parse_target)
+from .inputs import (Example, ExampleError, InputList, InputSpec, Value, examples_from_config,
+                     parse_input_option, parse_kwarg_options, parse_target)
 from .report import STATUSES, EquivalenceReport, OutputDiff, SourceLine, Status
 from .session import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, CheckerSession
 
 __all__ = [
     "check_block", "check_fix", "check_file", "check_source", "check_expression",
-    "examples_from_pyproject", "Example", "ExampleError", "InputSpec", "examples_from_config",
+    "examples_from_pyproject", "Example", "ExampleError", "InputSpec", "InputList", "Value",
+    "examples_from_config",
     "parse_input_option", "parse_kwarg_options", "parse_target", "EquivalenceReport",
     "OutputDiff", "SourceLine",
     "Status", "STATUSES", "CheckerSession", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY_MB",

@@ -61,10 +61,31 @@ def _is_block(mx: types.ModuleType, obj: Any) -> bool:
     return isinstance(obj, mx.gluon.Block)
 
 
-def call(mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
-    """Call the block on fresh NDArray copies (a block may mutate its inputs in place)."""
-    inputs = [mx.nd.array(a, dtype=a.dtype) for a in arrays]
-    return flatten_outputs(block(*inputs))
+def call(mx: types.ModuleType, block: Any, arrays: Sequence[Any]) -> List[np.ndarray]:
+    """Call the block on fresh NDArray copies (a block may mutate its inputs in place).
+
+    Arguments are positional, as MXNet 1.9.1's `Block.__call__(*args)` takes them; lists and
+    tuples of arrays keep their structure, plain values (ints, None, ...) pass as they are.
+    """
+    return flatten_outputs(block(*[to_ndarrays(mx, a) for a in arrays]))
+
+
+def to_ndarrays(mx: types.ModuleType, value: Any) -> Any:
+    """numpy arrays -> fresh NDArrays, through lists and tuples."""
+    if isinstance(value, np.ndarray):
+        return mx.nd.array(value, dtype=value.dtype)
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_ndarrays(mx, v) for v in value)
+    return value
+
+
+def flat_arrays(value: Any) -> List[np.ndarray]:
+    """The arrays of (nested) inputs in Gluon's flattening order, without None and scalars."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [a for v in value for a in flat_arrays(v)]
+    return []
 
 
 def flatten_outputs(result: Any) -> List[np.ndarray]:
@@ -83,13 +104,15 @@ def export_roundtrip(mx: types.ModuleType, block: Any,
         prefix = os.path.join(tmp, "model")
         block.export(prefix, epoch=0)
         sym_file, param_file = prefix + "-symbol.json", prefix + "-0000.params"
-        input_names = _input_names(len(arrays))
+        flat = flat_arrays(list(arrays))
+        input_names = _input_names(len(flat))
         imported = mx.gluon.SymbolBlock.imports(sym_file, input_names, param_file)
-        return call(mx, imported, arrays)
+        return call(mx, imported, flat)
 
 
 def _input_names(count: int) -> List[str]:
-    """Gluon names exported inputs `data` (one input) or `data0`, `data1`, ... (several)."""
+    """Gluon names exported inputs `data` (one input) or `data0`, `data1`, ... (several):
+    one name per array of the flattened inputs (None is not an input of the graph)."""
     if count == 1:
         return ["data"]
     return [f"data{i}" for i in range(count)]

@@ -1,7 +1,8 @@
 """Example inputs: what a block is called with when the checker runs it.
 
-An input is given as a shape (random data, seeded), an `InputSpec` (shape + dtype, or a
-literal value) or an array. Examples come from the API, from `[tool.hybridlint.examples]` in
+An input is a shape (random data, seeded), an `InputSpec` (shape + dtype, integer range, or a
+literal value), an array, a list/tuple of inputs (`InputList`, one list argument such as
+`label=[start, end]`) or a plain Python value (`Value`: int, float, bool, str, None). Examples come from the API, from `[tool.hybridlint.examples]` in
 pyproject.toml (`examples_from_config`) and from `hybridlint verify FILE::Class --input 2,64,8,8`
 (`parse_target`, `parse_input_option`).
 """
@@ -24,22 +25,53 @@ class ExampleError(ValueError):
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One positional input: random data of `shape`/`dtype`, or the literal `value`."""
+    """One array input: random data of `shape`/`dtype` (integers in [low, high), default
+    [0, 4): valid as indices, token ids and class labels), or the literal `value`."""
 
     shape: Tuple[int, ...] = ()
     dtype: str = "float32"
     value: Optional[Any] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         """The array for this input (seeded random data unless a value was given)."""
         if self.value is not None:
             return np.array(self.value, dtype=self.dtype)
         if self.dtype in FLOAT_DTYPES:
-            return rng.standard_normal(self.shape).astype(self.dtype)
+            if self.low is None and self.high is None:
+                return rng.standard_normal(self.shape).astype(self.dtype)
+            low = 0.0 if self.low is None else self.low
+            return rng.uniform(low, low + 1 if self.high is None else self.high,
+                               self.shape).astype(self.dtype)
         if self.dtype in BOOL_DTYPES:
             return rng.integers(0, 2, self.shape).astype(bool)
-        # Small non-negative integers: valid as indices, token ids and class labels.
-        return rng.integers(0, 4, self.shape).astype(self.dtype)
+        low = 0 if self.low is None else int(self.low)
+        high = (low + 4) if self.high is None else int(self.high)
+        return rng.integers(low, high, self.shape).astype(self.dtype)
+
+
+@dataclass(frozen=True)
+class InputList:
+    """A Python list (or tuple) of inputs passed as one argument, e.g. `label=[start, end]`
+    (Gluon flattens nested lists of arrays when hybridized); items nest."""
+
+    items: Tuple[Any, ...] = ()
+    kind: str = "list"
+
+    def make(self, rng: np.random.Generator) -> Any:
+        made = [item.make(rng) for item in self.items]
+        return tuple(made) if self.kind == "tuple" else made
+
+
+@dataclass(frozen=True)
+class Value:
+    """A plain Python value passed as an argument as is: an int, float, bool, str or None."""
+
+    value: Any = None
+
+    def make(self, rng: np.random.Generator) -> Any:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -50,39 +82,110 @@ class Example:
     inputs: Tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
 
-    def specs(self) -> List[InputSpec]:
+    def specs(self) -> List[Any]:
         return [to_spec(x) for x in self.inputs]
 
 
-def to_spec(value: Any) -> InputSpec:
-    """Normalise one user-given input (shape, spec, array, dtype-tagged dict) to an InputSpec."""
+SCALAR_KEYS = {"int": int, "float": float, "bool": bool, "str": str}
+TABLE_KEYS = ("shape", "dtype", "value", "low", "high", "list", "tuple", "int", "float",
+              "bool", "str", "none")
+
+
+def to_spec(value: Any, where: str = "") -> Any:
+    """Normalise one user-given input to an InputSpec, InputList or Value.
+
+    A shape (list/tuple of ints; a bare int n is the shape (n,)), an InputSpec, an array (numpy
+    or NDArray), a table as in [tool.hybridlint.examples], a float/bool/None (passed as is), or
+    a list/tuple of any of these (one list argument). `where` names the input in errors.
+    """
+    try:
+        return _to_spec(value, where)
+    except ExampleError as exc:
+        if where and not str(exc).startswith(where):
+            raise ExampleError(f"{where}: {exc}") from None
+        raise
+
+
+def _to_spec(value: Any, where: str) -> Any:
     if isinstance(value, InputSpec):
         _check_dtype(value.dtype)
         return value
+    if isinstance(value, (InputList, Value)):
+        return value
     if isinstance(value, np.ndarray):
+        _check_dtype(str(value.dtype))
         return InputSpec(tuple(value.shape), str(value.dtype), value.tolist())
     if hasattr(value, "asnumpy"):                      # an NDArray of either backend
         arr = value.asnumpy()
         return InputSpec(tuple(arr.shape), str(arr.dtype), arr.tolist())
     if isinstance(value, Mapping):
-        unknown = set(value) - {"shape", "dtype", "value"}
-        if unknown:
-            raise ExampleError(f"unknown input field(s) {sorted(unknown)}; "
-                               "use shape, dtype or value")
-        dtype = str(value.get("dtype", "float32"))
-        _check_dtype(dtype)
-        if "value" in value:
-            arr = np.array(value["value"], dtype=dtype)
-            return InputSpec(tuple(arr.shape), dtype, arr.tolist())
-        if "shape" not in value:
-            raise ExampleError("an input table needs `shape` or `value`")
-        return InputSpec(_shape(value["shape"]), dtype)
-    if isinstance(value, int) and not isinstance(value, bool):
+        return _table(value, where)
+    if value is None or isinstance(value, (bool, float)):
+        return Value(value)
+    if isinstance(value, int):
+        if value < 0:
+            raise ExampleError(f"a shape is a list of non-negative integers, got {value!r}")
         return InputSpec((value,))
     if isinstance(value, (tuple, list)):
-        return InputSpec(_shape(value))
+        if all(isinstance(d, int) and not isinstance(d, bool) for d in value):
+            return InputSpec(_shape(value))
+        kind = "tuple" if isinstance(value, tuple) else "list"
+        return InputList(tuple(to_spec(v, f"{where}[{i}]") for i, v in enumerate(value)), kind)
     raise ExampleError(f"cannot use {value!r} as an input: give a shape like (2, 3), "
-                       "{shape=..., dtype=...} or an array")
+                       "{shape=..., dtype=...}, an array, a list of inputs, a float or None")
+
+
+def _table(value: Mapping, where: str) -> Any:
+    unknown = set(value) - set(TABLE_KEYS)
+    if unknown:
+        raise ExampleError(f"unknown input field(s) {sorted(unknown)}; use shape, dtype, "
+                           "value, low, high, list, tuple, int, float, bool, str or none")
+    kinds = [k for k in ("list", "tuple", "int", "float", "bool", "str", "none") if k in value]
+    if kinds:
+        if len(value) != 1:
+            raise ExampleError(f"`{kinds[0]}` stands alone in an input table, got "
+                               f"{sorted(value)}")
+        key, item = kinds[0], value[kinds[0]]
+        if key in ("list", "tuple"):
+            if not isinstance(item, (list, tuple)):
+                raise ExampleError(f"`{key}` must be a list of inputs, got {item!r}")
+            return InputList(tuple(to_spec(v, f"{where}.{key}[{i}]")
+                                   for i, v in enumerate(item)), key)
+        if key == "none":
+            if item is not True:
+                raise ExampleError("write an input None as { none = true }")
+            return Value(None)
+        kind = SCALAR_KEYS[key]
+        ok = isinstance(item, kind) and (kind is bool or not isinstance(item, bool))
+        if kind is float and isinstance(item, int) and not isinstance(item, bool):
+            item, ok = float(item), True
+        if not ok:
+            raise ExampleError(f"`{key}` must be a {kind.__name__}, got {item!r}")
+        return Value(item)
+    dtype = str(value.get("dtype", "float32"))
+    _check_dtype(dtype)
+    low, high = _bound(value, "low"), _bound(value, "high")
+    if "value" in value:
+        try:
+            arr = np.array(value["value"], dtype=dtype)
+        except (TypeError, ValueError) as exc:
+            raise ExampleError(f"`value` is not a {dtype} array: {exc}") from None
+        return InputSpec(tuple(arr.shape), dtype, arr.tolist())
+    if "shape" not in value:
+        raise ExampleError("an input table needs `shape` or `value` (or list, tuple, int, "
+                           "float, bool, str, none)")
+    if low is not None and high is not None and not low < high:
+        raise ExampleError(f"`low` ({low}) must be less than `high` ({high})")
+    return InputSpec(_shape(value["shape"]), dtype, low=low, high=high)
+
+
+def _bound(value: Mapping, key: str) -> Optional[float]:
+    if key not in value:
+        return None
+    bound = value[key]
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+        raise ExampleError(f"`{key}` must be a number, got {bound!r}")
+    return bound
 
 
 def _shape(value: Any) -> Tuple[int, ...]:
@@ -98,8 +201,9 @@ def _check_dtype(dtype: str) -> None:
                            f"{', '.join(FLOAT_DTYPES + INT_DTYPES + BOOL_DTYPES)}")
 
 
-def make_arrays(specs: Sequence[InputSpec], seed: int) -> List[np.ndarray]:
-    """The input arrays of one example, the same for every run with the same seed."""
+def make_arrays(specs: Sequence[Any], seed: int) -> List[Any]:
+    """The inputs of one example (arrays, lists of them, plain values), the same for every
+    run with the same seed."""
     rng = np.random.default_rng(seed)
     return [spec.make(rng) for spec in specs]
 
@@ -114,14 +218,29 @@ def parse_target(text: str) -> Tuple[str, Optional[str]]:
     return path, name
 
 
-def parse_input_option(text: str) -> InputSpec:
-    """Parse `--input 2,64,8,8` (float32) or `--input 2,10:int32` into an InputSpec."""
-    dims, _, dtype = text.strip().partition(":")
+def parse_input_option(text: str) -> Any:
+    """Parse one `--input`: `2,64,8,8` (float32), `2,10:int32`, or any input of the
+    `[tool.hybridlint.examples]` format written as a TOML inline value, e.g.
+    `[[2, 4], [2, 4]]` (a list of two arrays), `{ shape = [2], dtype = "int32", high = 10 }`,
+    `{ float = 0.5 }` or `{ none = true }`."""
+    stripped = text.strip()
+    if stripped[:1] in "[{":
+        try:
+            import tomllib
+        except ImportError:                      # Python < 3.11
+            import tomli as tomllib
+        try:
+            value = tomllib.loads(f"v = {stripped}")["v"]
+        except tomllib.TOMLDecodeError as exc:
+            raise ExampleError(f"--input {text!r} is not a TOML value: {exc}") from None
+        return to_spec(value, f"--input {text!r}")
+    dims, _, dtype = stripped.partition(":")
     try:
         shape = tuple(int(d) for d in dims.split(",") if d.strip())
     except ValueError:
         raise ExampleError(f"--input expects comma-separated dimensions like 2,64,8,8 "
-                           f"(optionally :dtype), got {text!r}") from None
+                           f"(optionally :dtype) or a TOML value like [[2, 4], [2, 4]], "
+                           f"got {text!r}") from None
     if any(d < 0 for d in shape):
         raise ExampleError(f"negative dimension in --input {text!r}")
     spec = InputSpec(shape, dtype.strip() or "float32")
@@ -160,26 +279,27 @@ def examples_from_config(table: Mapping[str, Any]) -> Dict[str, List[Example]]:
         path, name = parse_target(str(key))
         if name is None:
             raise ExampleError(f"example key {key!r} must be 'path.py::Class'")
-        entries = value if isinstance(value, list) else [value]
-        for entry in entries:
-            out.setdefault(path, []).append(_example_entry(key, name, entry))
+        if isinstance(value, list):
+            if not value:
+                raise ExampleError(f"example {key!r}: an empty list of examples")
+            for i, entry in enumerate(value):
+                out.setdefault(path, []).append(_example_entry(f"{key!r}[{i}]", name, entry))
+        else:
+            out.setdefault(path, []).append(_example_entry(repr(key), name, value))
     return out
 
 
 def _example_entry(key: str, name: str, entry: Any) -> Example:
     if not isinstance(entry, Mapping):
-        raise ExampleError(f"example {key!r}: expected a table with `inputs`, got {entry!r}")
+        raise ExampleError(f"example {key}: expected a table with `inputs`, got {entry!r}")
     unknown = set(entry) - {"inputs", "kwargs"}
     if unknown:
-        raise ExampleError(f"example {key!r}: unknown field(s) {sorted(unknown)}")
+        raise ExampleError(f"example {key}: unknown field(s) {sorted(unknown)}")
     inputs = entry.get("inputs")
     if not isinstance(inputs, list) or not inputs:
-        raise ExampleError(f"example {key!r}: `inputs` must be a non-empty list of shapes")
+        raise ExampleError(f"example {key}: `inputs` must be a non-empty list of inputs")
     kwargs = entry.get("kwargs", {})
     if not isinstance(kwargs, Mapping):
-        raise ExampleError(f"example {key!r}: `kwargs` must be a table")
-    try:
-        specs = tuple(to_spec(x) for x in inputs)
-    except ExampleError as exc:
-        raise ExampleError(f"example {key!r}: {exc}") from None
+        raise ExampleError(f"example {key}: `kwargs` must be a table")
+    specs = tuple(to_spec(x, f"example {key}: inputs[{i}]") for i, x in enumerate(inputs))
     return Example(name, specs, dict(kwargs))

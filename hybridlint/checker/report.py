@@ -1,7 +1,8 @@
 """Report types of the equivalence checker.
 
-Everything here is plain, picklable data: reports are built inside the worker process and
-sent back to hybridlint over a pipe, so they must not hold NDArrays, Symbols or user objects.
+Everything here is plain data: reports are built inside the worker process and sent back to
+hybridlint over a pipe as validated JSON (wire.py), so they hold no NDArrays, Symbols or user
+objects.
 """
 from __future__ import annotations
 
@@ -70,6 +71,9 @@ class EquivalenceReport:
     reason: Optional[str] = None
     runtime_findings: list = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
+    # Lines of the checked (for a fix: the fixed) source that ran: which rewrites an example
+    # exercised. Empty when not measured.
+    executed: frozenset = field(default_factory=frozenset)
 
     @property
     def ok(self) -> bool:
@@ -93,6 +97,7 @@ class EquivalenceReport:
     def to_dict(self) -> dict:
         """JSON-ready form (reporters, --format json)."""
         data = asdict(self)
+        data["executed"] = sorted(self.executed)
         data["runtime_findings"] = [asdict(f) if hasattr(f, "__dataclass_fields__") else f
                                     for f in self.runtime_findings]
         data["max_abs_diff"] = _finite(self.max_abs_diff)

@@ -20,8 +20,10 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
-from .protocol import ChannelClosed, ChannelTimeout, read_frame_fd, write_frame
+from .protocol import (ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd,
+                       write_frame)
 from .report import EquivalenceReport
+from .wire import job_to_wire, report_from_wire
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MEMORY_MB = 4096
@@ -45,13 +47,13 @@ class _Worker:
             ready = read_frame_fd(self.proc.stdout.fileno(), time.monotonic() + STARTUP_TIMEOUT)
         except ChannelTimeout:
             raise ChannelClosed(f"the worker did not start within {STARTUP_TIMEOUT:g} s") from None
-        if ready != "ready":
-            raise ChannelClosed(f"unexpected start-up message {ready!r}")
+        if ready != {"type": "ready"}:
+            raise ProtocolError(f"unexpected start-up message {str(ready)[:100]!r}")
 
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
-        write_frame(self.proc.stdin, job)
-        return read_frame_fd(self.proc.stdout.fileno(), deadline)
+        write_frame(self.proc.stdin, {"type": "job", "job": job_to_wire(job)})
+        return receive_report(self.proc.stdout.fileno(), deadline)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -136,6 +138,12 @@ class CheckerSession:
             del self._workers[backend]
             return _cannot_run(label, backend, "timeout",
                                f"user code did not finish within {timeout:g} s (killed)")
+        except ProtocolError as exc:          # forged or garbage bytes: data, never code
+            worker.kill()
+            del self._workers[backend]
+            return _cannot_run(label, backend, "worker",
+                               f"the worker sent an invalid answer ({exc}); user code may have "
+                               "written to the checker's channel")
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
             try:
                 code = worker.proc.wait(timeout=5)
@@ -145,6 +153,15 @@ class CheckerSession:
             worker.kill()
             del self._workers[backend]
             return _cannot_run(label, backend, "worker", reason or f"worker lost: {exc}")
+
+
+def receive_report(fd: int, deadline: Optional[float], tick=None) -> EquivalenceReport:
+    """The next report frame from a worker, validated (ProtocolError if it is not one)."""
+    message = read_frame_fd(fd, deadline, tick)
+    if not (isinstance(message, dict) and message.get("type") == "report"
+            and set(message) == {"type", "report"}):
+        raise ProtocolError(f"expected a report, got {str(message)[:100]!r}")
+    return report_from_wire(message["report"])
 
 
 def _cannot_run(target: str, backend: str, stage: str, reason: str) -> EquivalenceReport:
@@ -180,8 +197,9 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
             os.dup2(2, 1)                 # user prints never mix with the caller's output
             limit_memory(memory_mb)
             report = _safe_call(fn, label, backend)
+            from .worker import send_report
             with os.fdopen(write_fd, "wb") as out:
-                write_frame(out, report)
+                send_report(out, report)
         except BaseException:  # noqa: B902
             code = 70
         finally:
@@ -189,7 +207,11 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
     os.close(write_fd)
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        return read_frame_fd(read_fd, deadline)
+        return receive_report(read_fd, deadline)
+    except ProtocolError as exc:
+        os.kill(pid, signal.SIGKILL)
+        return _cannot_run(label, backend, "worker", f"the forked check sent an invalid answer "
+                           f"({exc}); user code may have written to the checker's channel")
     except ChannelTimeout:
         os.kill(pid, signal.SIGKILL)
         return _cannot_run(label, backend, "timeout",

@@ -12,8 +12,9 @@ import sys
 import warnings
 from typing import List
 
-from .protocol import read_frame, write_frame
+from .protocol import ProtocolError, read_frame, write_frame
 from .report import EquivalenceReport
+from .wire import job_from_wire, report_to_wire
 
 
 def limit_memory(memory_mb: int) -> None:
@@ -110,14 +111,16 @@ def serve(argv: List[str]) -> int:
     warnings.simplefilter("ignore")
     from .jobs import run_job          # after the limits: its imports count against them
     _preload(backend)
-    write_frame(proto_out, "ready")    # the job time limit starts after start-up
+    write_frame(proto_out, {"type": "ready"})  # the job time limit starts after start-up
     while True:
-        job = read_frame(proto_in)
-        if job is None:
+        message = read_frame(proto_in)
+        if message is None:
             return 0
         _reset_log()
         state = _snapshot()
+        job: dict = {}
         try:
+            job = job_from_wire(message.get("job") if isinstance(message, dict) else None)
             report = run_job(job)
         except BaseException as exc:  # noqa: B902 - last line of defence; keep serving
             report = EquivalenceReport("cannot_run", target=str(job.get("target", "")),
@@ -128,12 +131,17 @@ def serve(argv: List[str]) -> int:
                 _restore(state)
             except Exception:          # hygiene must never take the worker down
                 pass
-        try:
-            write_frame(proto_out, report)
-        except Exception as exc:      # an unpicklable detail: send the essentials
-            write_frame(proto_out, EquivalenceReport(
-                "cannot_run", target=report.target, backend=report.backend, stage="worker",
-                reason=f"report could not be sent: {exc}"))
+        send_report(proto_out, report)
+
+
+def send_report(stream, report: EquivalenceReport) -> None:
+    """Write one report frame; a detail that does not encode is replaced by the essentials."""
+    try:
+        write_frame(stream, {"type": "report", "report": report_to_wire(report)})
+    except (TypeError, ValueError, ProtocolError) as exc:
+        write_frame(stream, {"type": "report", "report": report_to_wire(EquivalenceReport(
+            "cannot_run", target=str(report.target), backend=str(report.backend),
+            stage="worker", reason=f"report could not be sent: {exc}"))})
 
 
 if __name__ == "__main__":
