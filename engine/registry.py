@@ -53,7 +53,10 @@ def p_bool(v) -> bool:
             return True
         if s in ("false", "0"):
             return False
-        raise ValueError("invalid boolean value {!r}".format(v))
+        raise ValueError("Invalid Parameter format: expect boolean but value='{}'".format(v))
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v not in (0, 1):
+        # MXNet parses str(v): 'x.reshape(2, 3)' on a Symbol binds 3 to `reverse` and fails
+        raise ValueError("Invalid Parameter format: expect boolean but value='{}'".format(v))
     return bool(v)
 
 

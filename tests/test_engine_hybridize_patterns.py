@@ -45,6 +45,11 @@ PATTERNS = {
     "zeros_like index": "z = F.zeros_like(x)\n        return z[0] + x",
     "concat then slice_axis": "return F.slice_axis(F.concat(x, x, dim=0), axis=0, begin=1, end=3)",
     "expand_dims broadcast_to": "return F.broadcast_to(F.expand_dims(y, axis=0), (2, 2, 3))",
+    "varargs reshape": "return x.reshape(3, 2)",
+    "varargs reshape binds reverse": "return x.reshape(6, 1)",
+    "varargs reshape codes": "return x.reshape(-1, 0)",
+    "tuple reshape": "return x.reshape((3, 2))",
+    "NDArray into a Symbol op": "return F.broadcast_mul(x, mx_lib.nd.ones((2, 3)))",
 }
 
 @pytest.fixture(autouse=True)
@@ -116,3 +121,7 @@ def test_patterns_engine_only_expectations():
     assert _run(mx, PATTERNS["inplace add"])[1] == ("raise", "NotImplementedForSymbol")
     assert _run(mx, PATTERNS["elementwise plus broadcasting"])[1] == ("raise", "MXNetError")
     assert _run(mx, PATTERNS["F.array"])[1] == ("raise", "AttributeError")
+    assert _run(mx, PATTERNS["varargs reshape"])[1] == ("raise", "MXNetError")
+    eager, hybrid = _run(mx, PATTERNS["varargs reshape binds reverse"])
+    assert eager[1].shape == (6, 1) and hybrid[1].shape == (6,)         # silently different
+    assert _run(mx, PATTERNS["NDArray into a Symbol op"])[1] == ("raise", "AssertionError")

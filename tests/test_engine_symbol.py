@@ -467,3 +467,112 @@ def test_creation_nodes_like_mxnet():
             return (s.tojson(), s.infer_shape_partial(a=(2, 2)), s.infer_type(a="float32"))
 
     assert build(mx) == build(m)
+
+
+# ---- reshape's arguments: Symbol binds positional ints to shape, reverse, target_shape, ...
+# (cases whose size differs are engine-only: MXNet 1.9.1 returns the wrong shape without a
+# check and then reads memory outside the array; its process dies with a double free)
+SYMBOL_RESHAPE_ARGS = [(3, 2), (2, 3), (6,), (-1,), (6, 1), (6, 0), (-1, 1), (6, "false"),
+                       (6, "yes"), ((3, 2),), ([3, 2],), ((-1, 0), 1), ((0, -1), True), (2.0,),
+                       (6, 0, 0, 0, None, None, None, 5), (6, 1, (3, 2)), (6, 0, 0, 1)]
+
+
+def _symbol_reshape(lib, args):
+    y = lib.sym.var("x").reshape(*args)
+    out = y.infer_shape(x=(2, 3))[1]
+    exe = y.bind(lib.cpu(), {"x": lib.nd.array(np.arange(6.0).reshape(2, 3))})
+    attrs = {k: v.replace("[", "(").replace("]", ")") for k, v in y.list_attr().items()}
+    return attrs, out, exe.forward()[0].asnumpy().tolist()   # (the engine writes lists as tuples)
+
+
+@BOTH
+@pytest.mark.parametrize("args", SYMBOL_RESHAPE_ARGS, ids=repr)
+def test_symbol_reshape_positional_arguments_like_mxnet(args):
+    m = _real()
+    got, want = _outcome(lambda: _symbol_reshape(mx, args)), _outcome(lambda: _symbol_reshape(m, args))
+    assert got[:2] == want[:2]
+    if want[0] == "ok":
+        assert got == want
+    elif "expect boolean" in want[2]:      # MXNet: "Invalid Parameter format for reverse ..."
+        assert "reverse" in got[2] and "expect boolean" in got[2]
+
+
+def test_symbol_reshape_varargs_engine_only():
+    """The same, pinned without MXNet (recorded from MXNet 1.9.1)."""
+    x = mx.sym.var("x")
+    with pytest.raises(mx.base.MXNetError, match="reverse.*expect boolean but value='3'"):
+        x.reshape(2, 3, 4)
+    y = x.reshape(6, 1)            # shape=(6,), reverse=True: eager NDArray.reshape gives (6, 1)
+    assert y.list_attr() == {"shape": "6", "reverse": "1"}
+    assert y.infer_shape(x=(2, 3))[1] == [(6,)]
+    with pytest.raises(TypeError, match=r"reshape\(\) takes from 0 to 8 positional arguments but 9"):
+        x.reshape(6, 0, 0, 0, None, None, None, 5)
+    assert x.reshape(6, 0, 0, 0, "named").name == "named"
+
+
+def test_symbol_reshape_of_another_size_fails_loudly_where_mxnet_computes_garbage():
+    """MXNet 1.9.1 infers (2,) for `x.reshape(2, 1)` on a (2, 3, 4) Symbol without checking the
+    size, returns two values read from the array and then corrupts the heap; the engine says so."""
+    y = mx.sym.var("x").reshape(2, 1)
+    with pytest.raises(mx.base.MXNetError, match="MXNet 1.9.1 does not check this.*garbage"):
+        y.infer_shape(x=(2, 3, 4))
+    with pytest.raises(mx.base.MXNetError, match="garbage"):
+        mx.nd.reshape(mx.nd.ones((2, 3, 4)), shape=(2,))    # MXNet's eager op does not check either
+
+
+NDARRAY_RESHAPE_CALLS = {
+    "varargs": lambda lib, x: x.reshape(3, 2),
+    "varargs codes": lambda lib, x: x.reshape(-1, 0),
+    "varargs reverse": lambda lib, x: x.reshape(-1, 3, reverse=True),
+    "tuple": lambda lib, x: x.reshape((3, 2)),
+    "list": lambda lib, x: x.reshape([6]),
+    "keyword": lambda lib, x: x.reshape(shape=(3, 2)),
+    "smaller": lambda lib, x: x.reshape(4),
+    "smaller tuple": lambda lib, x: x.reshape((2, 2)),
+    "larger": lambda lib, x: x.reshape(4, 2),
+    "no shape": lambda lib, x: x.reshape(),
+    "unknown keyword": lambda lib, x: x.reshape(3, 2, foo=1),
+    "float": lambda lib, x: x.reshape(3.0, 2),
+    "tuple then int": lambda lib, x: x.reshape((3,), 2),
+    "bad code": lambda lib, x: x.reshape(-3, -3),
+    "op varargs": lambda lib, x: x.__class__.__module__ and __import__("operator").attrgetter("reshape"),
+}
+
+
+def _nd_reshape(lib, name):
+    x = lib.nd.array(np.arange(6.0).reshape(2, 3))
+    return NDARRAY_RESHAPE_CALLS[name](lib, x).asnumpy().tolist()
+
+
+@BOTH
+@pytest.mark.parametrize("name", sorted(NDARRAY_RESHAPE_CALLS))
+def test_ndarray_reshape_like_mxnet(name):
+    m = _real()
+    got, want = _outcome(lambda: _nd_reshape(mx, name)), _outcome(lambda: _nd_reshape(m, name))
+    assert got[:2] == want[:2]
+    if want[0] == "ok" or want[1] in ("ValueError", "TypeError", "AssertionError"):
+        assert got == want
+    if "Check failed" in want[-1]:
+        assert got[2].split("Check failed")[1] == want[2].split("Check failed")[1]
+
+
+@BOTH
+@pytest.mark.parametrize("case", ["data", "weight", "variadic", "keyword", "fluent", "scalar"])
+def test_ndarray_given_to_a_symbol_op_like_mxnet(case):
+    """MXNet's generated symbol functions assert their inputs are Symbols (an NDArray from
+    `self.weight.data()` inside hybrid_forward); a parameter value goes to the parser."""
+    m = _real()
+
+    def run(lib):
+        s, a = lib.sym.var("s"), lib.nd.ones((2, 3))
+        return {"data": lambda: lib.sym.relu(a),
+                "weight": lambda: lib.sym.FullyConnected(s, a, num_hidden=3, no_bias=True),
+                "variadic": lambda: lib.sym.concat(s, a, dim=0),
+                "keyword": lambda: lib.sym.FullyConnected(s, weight=a, num_hidden=3, no_bias=True),
+                "fluent": lambda: s.broadcast_like(a),
+                "scalar": lambda: lib.sym.clip(s, a, 1)}[case]().name
+
+    got, want = _outcome(lambda: run(mx)), _outcome(lambda: run(m))
+    assert got[:2] == want[:2]
+    if want[1] == "AssertionError":
+        assert got[2] == want[2]

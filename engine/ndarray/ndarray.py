@@ -4,6 +4,8 @@ Operators broadcast (as MXNet's NDArray operators do, unlike Symbol's), scalars 
 array's dtype first (int32 * 2.5 multiplies by 2, as in MXNet), results of a 0-d computation are
 shape (1,) because MXNet 1.x has no scalars.
 """
+import operator
+
 import numpy as np
 
 from ..base import MXNetError, mx_real_t
@@ -314,13 +316,36 @@ class NDArray:
 
     # ----------------------------------------------------------------- fluent methods
     def reshape(self, *shape, **kwargs) -> "NDArray":
-        """MXNet's reshape with special codes 0/-1/-2/-3/-4 and `reverse`."""
+        """MXNet's reshape with special codes 0/-1/-2/-3/-4 and `reverse`.
+
+        As MXNet 1.9.1's NDArray.reshape: the shape may be n ints (`x.reshape(2, 3)`, which a
+        Symbol does NOT accept: there the ints bind to `shape, reverse, ...`), one tuple or
+        list, or `shape=`; only `shape` and `reverse` are keywords. A target smaller than the
+        array is MXNet's Python-side ValueError, a larger one its C++ check (MXNetError)."""
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
-        if not shape and "shape" in kwargs:
-            shape = kwargs.pop("shape")
+        elif not shape:
+            shape = kwargs.get("shape")
+            assert shape, "Shape must be provided."
+        unknown = [k for k in kwargs if k not in ("shape", "reverse")]
+        if unknown:
+            raise TypeError("Got unknown keywords in reshape: {}. Accepted keyword arguments are "
+                            "'shape' and 'reverse'.".format(", ".join(unknown)))
+        codes = tuple(operator.index(d) for d in shape)  # MXNet: a c_int64 array (TypeError)
         from ..ops.shape import infer_reshape
-        new = infer_reshape(self._data.shape, tuple(shape), kwargs.get("reverse", False))
+        from ..registry import ShapeError
+        try:
+            new = infer_reshape(self._data.shape, codes, bool(kwargs.get("reverse", False)),
+                                check_size=False)
+        except ShapeError as err:
+            raise MXNetError(str(err)) from None
+        size, target = self._data.size, int(np.prod(new, dtype=np.int64))
+        if target > size:
+            raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() ({} vs. "
+                             "{}) : target shape size is larger than the current shape"
+                             .format(size, target))
+        if target != size:
+            raise ValueError("Cannot reshape array of size {} into shape {}".format(size, shape))
         return wrap(self._data.reshape(new))
 
     def broadcast_to(self, shape) -> "NDArray":

@@ -11,14 +11,17 @@ from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_axis, 
 from ._util import fmt_shape, norm_axis
 
 
-def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False):
+def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False,
+                  check_size: bool = True):
     """MXNet 1.9.1's reshape algorithm (InferReshapeShape), quirks included: 0 copies a dim,
     -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the next two targets,
     `reverse` runs it on both lists reversed (so -4 only works reversed when its two targets
     come first). MXNet records the inferred position as the index in the *code list*, which
     differs from the output position after -2/-3/-4 (`(2, 3)` with `(-2, -1)` gives (2, 1, 1)
-    in MXNet, and so here). MXNet never checks the total size and reads undefined memory when
-    it differs; the engine raises instead. Unknown source dims (0) give unknown output dims."""
+    in MXNet, and so here). MXNet's Reshape op never checks the total size (eager `nd.reshape`
+    and Symbol graphs alike) and reads undefined memory when it differs; the engine raises
+    instead, saying so (`check_size=False` returns the shape MXNet infers, for NDArray.reshape,
+    which checks the size itself). Unknown source dims (0) give unknown output dims."""
     dshape = list(reversed(src)) if reverse else list(src)
     tshape = list(reversed(target)) if reverse else list(target)
     out = []
@@ -87,10 +90,12 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
     if any(d < 0 for d in out):  # a code left unresolved: MXNet fails its dim-size check
         raise ShapeError("Cannot reshape array of shape {} into shape {}: dimension sizes {} "
                          "are not all known".format(fmt_shape(src), fmt_shape(target), fmt_shape(out)))
-    if known and 0 not in out and prod(out) != prod(dshape) or known and 0 in out:
+    if check_size and (known and 0 not in out and prod(out) != prod(dshape) or known and 0 in out):
         raise ShapeError("Cannot reshape array of shape {} into shape {}: target size {} "
-                         "differs from {}".format(fmt_shape(src), fmt_shape(target),
-                                                  prod(out), prod(dshape)))
+                         "differs from {} (MXNet 1.9.1 does not check this: it gives shape {} "
+                         "and computes garbage from memory outside the array, or crashes)"
+                         .format(fmt_shape(src), fmt_shape(target), prod(out), prod(dshape),
+                                 fmt_shape(tuple(out))))
     return tuple(out)
 
 

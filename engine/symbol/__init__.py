@@ -129,6 +129,7 @@ def _make_sym_function(opdef, fname):
     hint = fname.lower()
 
     def sym_function(*args, name=None, attr=None, out=None, **kwargs):
+        _check_symbol_arguments(opdef, fname, args, kwargs)
         inputs = []
         extra = []
         for a in args:
@@ -140,7 +141,14 @@ def _make_sym_function(opdef, fname):
             else:
                 extra.append(a)
         if extra:
-            opdef.bind_positional(extra, kwargs)
+            free = len([p for p in opdef.params if p not in kwargs])
+            if len(extra) > free:   # MXNet's signature: inputs, params, name, attr, out
+                rest = extra[free:]
+                if len(rest) > 3:
+                    raise TypeError("{}() takes from 0 to {} positional arguments but {} were "
+                                    "given".format(fname, len(args) - len(rest) + 3, len(args)))
+                name, attr, out = (list(rest) + [name, attr, out][len(rest):])[:3]
+            opdef.bind_positional(extra[:free], kwargs)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         for k in named:
             del kwargs[k]
@@ -162,6 +170,38 @@ def _make_sym_function(opdef, fname):
     sym_function.__qualname__ = fname
     sym_function.__doc__ = opdef.__doc__
     return sym_function
+
+
+def _check_symbol_arguments(opdef, fname, args, kwargs) -> None:
+    """MXNet's generated symbol functions assert that every input is a Symbol: an NDArray (say
+    `self.weight.data()` inside hybrid_forward) given as an input fails with MXNet's
+    AssertionError, "Argument weight must be Symbol instances, but got <the array>", or for
+    variadic ops "Positional arguments must be Symbol instances, but got ..."."""
+    from ..ndarray.ndarray import NDArray
+    given = [i for i, a in enumerate(args) if isinstance(a, NDArray)]
+    keyed = [k for k, v in kwargs.items() if isinstance(v, NDArray) and k not in opdef.params]
+    if not given and not keyed:
+        return
+    if opdef.variadic and given:
+        raise AssertionError("Positional arguments must be Symbol instances, but got %s"
+                             % str(args[given[0]]))
+    names = _all_input_names(opdef, kwargs)
+    if keyed:
+        raise AssertionError("Argument %s must be Symbol instances, but got %s"
+                             % (keyed[0], str(kwargs[keyed[0]])))
+    index = given[0]
+    if index < len(names):
+        raise AssertionError("Argument %s must be Symbol instances, but got %s"
+                             % (names[index], str(args[index])))
+
+
+def _all_input_names(opdef, kwargs):
+    """The op's input names as MXNet's signature lists them (optional inputs included)."""
+    try:
+        parsed = opdef.parse({k: v for k, v in kwargs.items() if k in opdef.params})
+    except Exception:  # noqa: BLE001 - a required parameter is missing: MXNet names inputs anyway
+        return []
+    return opdef.input_names(parsed)
 
 
 def _install(fname, opdef):

@@ -542,13 +542,14 @@ class Symbol:
         from . import _make_node_symbol
         return _make_node_symbol("Cast", [self], {"dtype": dtype}, hint="cast")
 
-    def reshape(self, *shape, **kwargs):
-        from . import _make_node_symbol
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = shape[0]
-        if shape:
-            kwargs["shape"] = tuple(shape)
-        return _make_node_symbol("Reshape", [self], kwargs, hint="reshape")
+    def reshape(self, *args, **kwargs):
+        """`mx.sym.reshape(self, *args, **kwargs)`, exactly as MXNet 1.9.1's Symbol.reshape:
+        unlike NDArray.reshape it takes no varargs shape. `x.reshape(2, 3, 4)` binds 2 to
+        `shape`, 3 to `reverse` and 4 to `target_shape` (MXNet: "Invalid Parameter format for
+        reverse expect boolean"); `x.reshape(24, 1)` is `shape=(24,), reverse=True`: a wrong
+        shape, and garbage when the size differs (the engine raises there, saying so)."""
+        from . import op as sym_op
+        return sym_op.reshape(self, *args, **kwargs)
 
     def __getattr__(self, name):
         from ..ndarray.ndarray import _FLUENT
