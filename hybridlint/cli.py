@@ -90,7 +90,12 @@ def cli() -> None:
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--verify", is_flag=True,
-              help="With --fix/--diff: keep only fixes the equivalence checker proves.")
+              help="With --fix/--diff: keep only fixes the equivalence checker proves "
+                   "(runs your code, as a test suite does).")
+@click.option("--backend", type=click.Choice(["engine", "mxnet"]), default=None,
+              help="With --verify: run on the bundled engine (default) or on real MXNet.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="With --verify: time limit per checker job (default 60).")
 @click.option("--select", metavar="CODES", help="Enable only these codes or prefixes (HL003,HL0).")
 @click.option("--ignore", metavar="CODES", help="Disable these codes or prefixes.")
 @click.option("--extend-select", metavar="CODES", help="Enable these in addition to the selection.")
@@ -115,6 +120,7 @@ def check(ctx: click.Context, paths: Sequence[str], **options) -> None:
 
 
 def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verify: bool,
+           backend: Optional[str] = None, timeout: Optional[float] = None,
            select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
            output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
            config_file: Optional[str], baseline_file: Optional[str],
@@ -122,6 +128,8 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     """The check command's work; returns the exit code."""
     if verify and not (fix or diff):
         raise click.UsageError("--verify checks fixes: use it with --fix or --diff")
+    if (backend or timeout) and not verify:
+        raise click.UsageError("--backend and --timeout apply to --verify")
     if write_baseline_file and baseline_file:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     config = load_config(paths, config_file)
@@ -135,7 +143,8 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         _check_verification_config(config)
     baseline = BaselineFilter.load(baseline_file) if baseline_file else None
     options = RunOptions(config=config, selection=selection, fix=fix and not diff, diff=diff,
-                         unsafe_fixes=unsafe_fixes, verify=verify, jobs=jobs or default_jobs(),
+                         unsafe_fixes=unsafe_fixes, verify=verify, backend=backend or "engine",
+                         timeout=timeout, jobs=jobs or default_jobs(),
                          use_cache=not no_cache)
     with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
         options.progress = progress
@@ -148,6 +157,8 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         click.echo(f"Wrote {count} findings to {write_baseline_file}.", err=True)
         return EXIT_CLEAN
     baselined = _apply_baseline(result, baseline) if baseline else 0
+    if verify and not quiet:
+        _report_verification(result)
     if diff:
         return _report_diff(result, quiet)
     ctx = ReportContext(unsafe_fixes=unsafe_fixes, fix_mode=fix, statistics=statistics,
@@ -184,6 +195,16 @@ def _apply_baseline(result: RunResult, baseline: BaselineFilter) -> int:
     return tolerated
 
 
+def _report_verification(result: RunResult) -> None:
+    """--verify: for each file, which fixes which example proved, which were left out and
+    why, and each example's final verdict (stderr, so stdout stays the report or the diff)."""
+    for outcome in result.outcomes:
+        if outcome.verification:
+            click.echo(f"verify {outcome.path}:", err=True)
+            for line in outcome.verification:
+                click.echo(f"  {line}", err=True)
+
+
 def _report_diff(result: RunResult, quiet: bool) -> int:
     """``--diff``: the diffs on stdout, a summary on stderr; exit 1 when something would change."""
     diffs = [o for o in result.outcomes if o.diff]
@@ -202,7 +223,8 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         click.echo(message, err=True)
     if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
-    return EXIT_FINDINGS if diffs else EXIT_CLEAN
+    failing = any(i.code == "HL903" for o in result.outcomes for i in o.issues)
+    return EXIT_FINDINGS if diffs or failing else EXIT_CLEAN
 
 
 class _progress_bar:
@@ -283,10 +305,12 @@ def list_rules() -> None:
               help="A constructor argument, e.g. channels=64 (a Python literal; repeatable).")
 @click.option("--backend", type=click.Choice(["engine", "mxnet"]), default="engine",
               show_default=True, help="Run on the bundled engine or on real MXNet.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Time limit per checked example (default 60).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Read [tool.hybridlint] from this file instead of searching for one.")
 def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: str,
-           config_file: Optional[str]) -> None:
+           timeout: Optional[float], config_file: Optional[str]) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
     checker = load_checker()
     try:
@@ -313,7 +337,7 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
                 f"no inputs for {target}: give --input SHAPE or configure "
                 "[tool.hybridlint.examples]"
             )
-    reports = checker.check_file(path, examples, backend=backend)
+    reports = checker.check_file(path, examples, backend=backend, timeout=timeout)
     for report in reports:
         click.echo(report.summary())
         for finding in report.runtime_findings:    # dynamic lint: seen while tracing

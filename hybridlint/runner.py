@@ -30,6 +30,7 @@ RUNNER_CODES = {
     "HL900": ("syntax-error", "file cannot be parsed"),
     "HL901": ("decode-error", "file is not valid text in its declared encoding"),
     "HL902": ("read-error", "file cannot be read"),
+    "HL903": ("hybridize-failed", "a block with examples still fails after --fix/--diff --verify"),
 }
 SERIAL_MAX_BYTES = 150_000  # below this much text to lint, workers cost more than they save
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
@@ -65,6 +66,7 @@ class FileOutcome:
     error: Optional[str] = None  # e.g. a fix that could not be written
     rejected: int = 0  # fixes the checker refused under --verify
     internal: bool = False  # the error is a hybridlint bug (exit 2), not the user's problem
+    verification: List[str] = field(default_factory=list)  # --verify: per-fix proofs, blocks
 
 
 @dataclass
@@ -77,6 +79,8 @@ class RunOptions:
     diff: bool = False
     unsafe_fixes: bool = False
     verify: bool = False
+    backend: str = "engine"  # --verify: the checker's backend and per-job time limit
+    timeout: Optional[float] = None
     jobs: int = 0  # 0 = number of cores
     use_cache: bool = True
     # Called as progress(done, total) while files are linted (not for cached or skipped ones).
@@ -150,8 +154,9 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
         else:
             outcomes[path] = outcome
     for outcome, key in _execute(tasks, options):
-        if "HL900" not in linted_enabled[outcome.path]:
-            outcome.issues = [i for i in outcome.issues if i.code != "HL900"]
+        enabled_here = linted_enabled[outcome.path]
+        outcome.issues = [i for i in outcome.issues
+                          if i.code not in RUNNER_CODES or i.code in enabled_here]
         outcomes[outcome.path] = outcome
         if not writing and not outcome.internal:
             cache.put(key, [_issue_fields(i) for i in outcome.issues])
@@ -338,11 +343,14 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
     new_text, applied, findings = work["source"], work["applied"], work["findings"]
     outcome = FileOutcome(path)
     if options.verify:  # also without fixes: examples give run-time findings (dynamic lint)
-        new_text, applied, findings, outcome.rejected = _verify(source, codes, options)
+        verified = _verify(source, codes, options)
+        new_text, applied, findings = verified.source, verified.applied, verified.findings
+        outcome.rejected, outcome.verification = verified.rejected, verified.notes
+        outcome.error, outcome.internal = verified.error, verified.internal
     if applied and options.diff:
         outcome.diff = unified_diff(path, source.text, new_text)
         outcome.fixed = applied
-        findings = work["findings"]
+        findings = work["findings"] + [f for f in findings if f.code == "HL903"]
     elif applied and options.fix:
         try:
             write_source(source, new_text)
@@ -359,28 +367,13 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
 
 
 def _verify(source: SourceFile, codes, options: RunOptions):
-    """``--fix --verify``: keep only the fixes the equivalence checker proves (checker issue)."""
-    from .checker_bridge import examples_for, load_checker
+    """``--fix --verify``: keep only the fixes the equivalence checker proves (see
+    ``checker_bridge.verify_file``; a checker problem is an error of this file only)."""
+    from .checker_bridge import verify_file
 
-    examples = examples_for(options.config, source.path)
-    outcome = load_checker().verify_fixes(source.text, source.path, examples,
-                                          unsafe=options.unsafe_fixes, select=list(codes))
-    return (outcome.source, len(outcome.applied), _verified_findings(outcome),
-            len(outcome.rejected))
-
-
-def _verified_findings(outcome) -> list:
-    """Remaining findings, with "fix rejected: <measured difference>" on the rejected fixes'
-    findings, plus the checker's run-time findings (dynamic lint) static analysis missed."""
-    from dataclasses import replace
-
-    why = {(r.finding.code, r.finding.line): r.reason for r in outcome.rejected}
-    findings = [replace(f, message=f"{f.message} (fix rejected: {why[(f.code, f.line)]})")
-                if (f.code, f.line) in why else f for f in outcome.remaining]
-    static = {(f.code, f.line) for f in findings}
-    findings += [replace(f, path=f.path) for f in outcome.runtime_findings
-                 if (f.code, f.line) not in static]
-    return sorted(findings, key=lambda f: (f.line, f.col, f.code))
+    return verify_file(source.text, source.path, codes, options.config,
+                       unsafe=options.unsafe_fixes, backend=options.backend,
+                       timeout=options.timeout)
 
 
 def _to_issue(finding, path: str, lines: List[str]) -> Issue:

@@ -68,9 +68,10 @@ def test_fix_verify_leaves_a_file_that_cannot_run_untouched(project):
     path = project / "models" / "missing_import.py"
     before = path.read_bytes()
     result = run(["--fix", "--verify", "models/missing_import.py"], project)
-    assert result.exit_code == 1
+    assert result.exit_code == 2           # a file error: the checker cannot tell, never a pass
     assert path.read_bytes() == before
-    assert "fix rejected" in result.output and "missing import" in result.output
+    assert "fix not applied" in result.output and "missing import" in result.output
+    assert "the checker cannot run" in result.output and "All checks passed" not in result.output
 
 
 def test_fix_verify_reports_runtime_findings_static_analysis_missed(tmp_path):

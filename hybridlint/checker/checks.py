@@ -150,7 +150,8 @@ def check_fix(original_source: str, fixed_source: str, target: str, inputs: Sequ
 
 def check_source(source: str, path: str, examples: Sequence[Example], *, backend: str = "engine",
                  rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
-                 session: Optional[CheckerSession] = None) -> List[EquivalenceReport]:
+                 session: Optional[CheckerSession] = None,
+                 timeout: Optional[float] = None) -> List[EquivalenceReport]:
     """check_block for each example of a source text (the file need not exist on disk)."""
     options = _job_options(backend, rtol, atol, seed)
     session = session or shared_session()
@@ -159,13 +160,14 @@ def check_source(source: str, path: str, examples: Sequence[Example], *, backend
         job = dict(options, kind="block", source=source, filename=path, target=example.target,
                    label=f"{path}::{example.target}", inputs=example.specs(),
                    kwargs=dict(example.kwargs))
-        reports.append(session.run(job))
+        reports.append(session.run(job, timeout))
     return reports
 
 
 def check_file(path: str, examples: Optional[Any] = None, *, backend: str = "engine",
                rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
-               session: Optional[CheckerSession] = None) -> List[EquivalenceReport]:
+               session: Optional[CheckerSession] = None,
+               timeout: Optional[float] = None) -> List[EquivalenceReport]:
     """Check every block of a file that has example inputs.
 
     `examples`: a list of Example, or {"Class": [shape, ...]} / {"Class": {"inputs": [...],
@@ -180,7 +182,7 @@ def check_file(path: str, examples: Optional[Any] = None, *, backend: str = "eng
                                   reason=f"cannot read {path}: {exc}")]
     chosen = _normalise_examples(path, examples)
     return check_source(source, path, chosen, backend=backend, rtol=rtol, atol=atol, seed=seed,
-                        session=session)
+                        session=session, timeout=timeout)
 
 
 def _normalise_examples(path: str, examples: Any) -> List[Example]:
@@ -239,7 +241,8 @@ def expression_source(expression: str, names: Sequence[str], namespace: str = "F
 def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
                      backend: str = "engine", seed: int = 0, rtol: float = 1e-5,
                      atol: float = 1e-6, namespace: str = "F", imports: Sequence[str] = (),
-                     session: Optional[CheckerSession] = None) -> EquivalenceReport:
+                     session: Optional[CheckerSession] = None,
+                     timeout: Optional[float] = None) -> EquivalenceReport:
     """Expression-level fix check: `original` eager vs `fixed` eager and hybridized.
 
     `shapes` maps each tensor name in the expressions to its shape (or InputSpec / array);
@@ -254,4 +257,5 @@ def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
     return check_fix(expression_source(original, names, namespace, imports),
                      expression_source(fixed, names, namespace, imports),
                      "ExpressionBlock", [shapes[n] for n in names], path="<expression>",
-                     backend=backend, seed=seed, rtol=rtol, atol=atol, session=session)
+                     backend=backend, seed=seed, rtol=rtol, atol=atol, session=session,
+                     timeout=timeout)

@@ -119,8 +119,8 @@ def shape_sets(names: List[str]) -> Iterator[Dict[str, tuple]]:
 
 
 def verify_expression_fix(original: str, fixed: str, *, backend: str = "engine",
-                          session=None, rtol: float = 1e-5,
-                          atol: float = 1e-6) -> EquivalenceReport:
+                          session=None, rtol: float = 1e-5, atol: float = 1e-6,
+                          timeout=None) -> EquivalenceReport:
     """Verify the single change between `original` and `fixed` at expression level."""
     found = changed_expression(original, fixed)
     if found is None:
@@ -131,10 +131,13 @@ def verify_expression_fix(original: str, fixed: str, *, backend: str = "engine",
                and not hasattr(builtins, n)]
     if "self" in tensors:
         return _cannot(f"the expression {before!r} uses self: needs example inputs")
+    if not tensors:
+        return _cannot(f"the expression {before!r} has no tensor operand to feed")
     ran: List[EquivalenceReport] = []
     for shapes in shape_sets(tensors):
         report = check_expression(before, after, shapes, backend=backend, session=session,
                                   rtol=rtol, atol=atol, namespace=namespace or "F",
+                                  timeout=timeout,
                                   imports=[KNOWN_MODULES[n] for n in names
                                            if n in KNOWN_MODULES])
         if report.status == "cannot_run" and report.stage == "original eager":

@@ -5,7 +5,10 @@ Every exception of user code is caught here and classified by the stage it happe
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
+import threading
 import types
 from typing import Any, Callable, Dict, List, Optional, Set
 
@@ -43,6 +46,31 @@ def run_job(job: Dict[str, Any]) -> EquivalenceReport:
         return failed.report
     except BackendUnavailable as exc:
         return EquivalenceReport("cannot_run", stage="backend", reason=str(exc), **base)
+
+
+@contextlib.contextmanager
+def executed_lines(filename: str, lines: Set[int]):
+    """Record the lines of `filename` that run inside the block (sys.settrace): which
+    rewritten lines an example actually exercised. Other files are not traced line by line."""
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != filename:
+            return None
+        lines.add(frame.f_lineno)
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    threading.settrace(tracer)
+    try:
+        yield lines
+    finally:
+        sys.settrace(previous)
+        threading.settrace(previous)
 
 
 def _stage(status: str, stage: str, base: dict, user_files: Set[str],
@@ -194,10 +222,12 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
 
     fixed_factory = _load(mx, job["fixed"], fixed_name, job["target"], "eager_error",
                           "load fixed", base)
-    fixed = _run(lambda: execute.build(mx, fixed_factory, kwargs, seed),
-                 _stage("eager_error", "build fixed", base, fixed_files))
-    eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
-    _run(lambda: execute.call(mx, fixed, arrays), eager_fail)    # completes deferred init
+    ran: Set[int] = set()
+    with executed_lines(fixed_name, ran):
+        fixed = _run(lambda: execute.build(mx, fixed_factory, kwargs, seed),
+                     _stage("eager_error", "build fixed", base, fixed_files))
+        eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
+        _run(lambda: execute.call(mx, fixed, arrays), eager_fail)    # completes deferred init
     notes = _run(lambda: execute.copy_params(original, fixed),
                  _stage("cannot_run", "copy parameters", base, fixed_files))
     base = dict(base, notes=notes)
@@ -206,9 +236,15 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
     if not all(d.equal for d in diffs):
         return EquivalenceReport("mismatch", outputs=diffs, stage="fixed eager",
                                  reason="the fix changes eager outputs: "
-                                 f"{first_difference(diffs)}", **base)
-    return _fixed_hybrid(mx, fixed, reference, arrays, base, fixed_files, rtol, atol,
-                         job.get("roundtrip", True))
+                                 f"{first_difference(diffs)}", executed=frozenset(ran), **base)
+    try:
+        with executed_lines(fixed_name, ran):
+            report = _fixed_hybrid(mx, fixed, reference, arrays, base, fixed_files, rtol, atol,
+                                   job.get("roundtrip", True))
+    except Failed as failed:
+        report = failed.report
+    report.executed = frozenset(ran)
+    return report
 
 
 def _fixed_hybrid(mx, fixed, reference, arrays, base, files, rtol, atol,

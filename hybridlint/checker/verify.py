@@ -1,18 +1,24 @@
 """`--fix --verify`: keep only the fixes that running the code proves.
 
-With examples, all fixes, safe and unsafe, are applied and the result is checked against the original on every example
-(original eager vs fixed eager vs fixed hybridized, see check_fix). When that fails, the
-applied fixes are bisected with `fix_source(accept=...)`: every subset tried is run, so the
-source returned is always one that was checked. A fix is rejected when it changes outputs,
-breaks the code, or the hybridized run still fails at a line the fix changed; a hybridize
-failure elsewhere (a hazard no rule can fix) does not count against the fixes when the
-original fails to hybridize as well.
+With examples, all fixes, safe and unsafe, are applied and the result is checked against the
+original on every example (original eager vs fixed eager vs fixed hybridized, see check_fix).
+When that fails, the applied fixes are bisected with `fix_source(accept=...)`: every subset
+tried is run, so the source returned is always one that was checked. A fix is rejected when it
+changes outputs, breaks the code, or the hybridized run still fails at a line the fix changed;
+a hybridize failure elsewhere (a hazard no rule can fix) does not count against the fixes when
+the original fails to hybridize as well.
+
+Passing the examples proves a fix only if an example ran it: the worker records which lines of
+the fixed source executed (build, eager and hybridized runs), and a fix whose rewritten lines
+none of the examples executed (a class without examples, a branch not taken) is treated as in
+a file without examples: an expression-level check, and for an unsafe fix only with
+--unsafe-fixes; otherwise it is not applied, and `proofs` says so.
 """
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from .checks import check_fix, check_source
 from .inputs import Example
@@ -24,7 +30,7 @@ Key = Tuple[str, int, int]
 
 @dataclass
 class RejectedFix:
-    """A fix the checker refused, with the report that shows why (measured differences)."""
+    """A fix the checker refused (or could not prove), with the report that shows why."""
 
     finding: object
     report: EquivalenceReport
@@ -32,6 +38,23 @@ class RejectedFix:
     @property
     def reason(self) -> str:
         return self.report.reason or self.report.status
+
+
+@dataclass
+class FixProof:
+    """What verification says about one fix: `verdict` is "proven" (an example ran the
+    rewritten code and the outputs were equal), "expression-level" (no example ran it; the
+    rewritten expression alone was checked on generated shapes), "not-run" (an unsafe fix no
+    example ran: not applied), "rejected" or "unverified" (the original cannot run)."""
+
+    finding: object
+    verdict: str
+    detail: str
+    examples: Tuple[str, ...] = ()
+
+    @property
+    def applied(self) -> bool:
+        return self.verdict in ("proven", "expression-level")
 
 
 @dataclass
@@ -43,6 +66,8 @@ class VerifyOutcome:
     reports: List[EquivalenceReport] = field(default_factory=list)
     status: str = "verified"            # "verified" | "expression-level" | "unverified"
     reason: Optional[str] = None        # why unverified
+    proofs: List[FixProof] = field(default_factory=list)
+    labels: List[str] = field(default_factory=list)    # one per example, as in `reports`
 
     @property
     def runtime_findings(self) -> list:
@@ -60,76 +85,127 @@ def _key(finding) -> Key:
     return (finding.code, finding.line, finding.col)
 
 
+def example_labels(examples: Sequence[Example]) -> List[str]:
+    """`Net`, or `Net#1`, `Net#2` when a block has several examples."""
+    counts: Dict[str, int] = {}
+    for example in examples:
+        counts[example.target] = counts.get(example.target, 0) + 1
+    seen: Dict[str, int] = {}
+    labels = []
+    for example in examples:
+        seen[example.target] = seen.get(example.target, 0) + 1
+        labels.append(example.target if counts[example.target] == 1
+                      else f"{example.target}#{seen[example.target]}")
+    return labels
+
+
 def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe: bool = False,
                  select=None, ignore=(), backend: str = "engine", rtol: float = 1e-5,
                  atol: float = 1e-6, seed: int = 0, session: Optional[CheckerSession] = None,
-                 fixer: Optional[Callable] = None) -> VerifyOutcome:
-    """Apply the fixes of `source` that keep outputs equal and hybridize; see module doc.
+                 fixer: Optional[Callable] = None,
+                 timeout: Optional[float] = None) -> VerifyOutcome:
+    """Apply the fixes of `source` that running the code proves; see the module doc.
 
+    `unsafe` is the user's --unsafe-fixes. With examples every fix is a candidate, but a fix
+    counts as proven only when an example ran its rewritten lines; the others are treated as
+    in a file without examples (expression-level check; unsafe ones only with `unsafe`).
     `fixer` defaults to `hybridlint.linter.fix_source` (tests inject a deliberately wrong one).
     """
     if fixer is None:
         from hybridlint.linter import fix_source as fixer
-    if examples:
-        # Running the block on its examples proves or rejects each fix, whatever its static
-        # safety ("unsafe" means exactly "needs verification"), so every fix is a candidate.
-        # Without examples the expression-level check feeds tensors to each expression and
-        # cannot see, e.g., that an input is a list of arrays: the requested safety stands.
-        unsafe = True
     session = session or shared_session()
-    every = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe)
+    check_options = dict(backend=backend, rtol=rtol, atol=atol, session=session,
+                         timeout=timeout)
+    labels = example_labels(examples)
+    every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:                  # nothing to prove; examples still give dynamic lint
-        reports = check_source(source, path, examples, backend=backend, rtol=rtol, atol=atol,
-                               seed=seed, session=session) if examples else []
-        return VerifyOutcome(source, [], [], list(every.remaining), reports, "verified")
+        reports = check_source(source, path, examples, seed=seed, **check_options) \
+            if examples else []
+        return VerifyOutcome(source, [], [], list(every.remaining), reports, "verified",
+                             labels=labels)
     if not examples:
-        return _expression_level(source, path, every, fixer, dict(
-            select=select, ignore=ignore, unsafe=unsafe), dict(
-            backend=backend, rtol=rtol, atol=atol, session=session))
-    baseline = check_source(source, path, examples, backend=backend, rtol=rtol, atol=atol,
-                            seed=seed, session=session)
+        return _expression_level(source, path, every.applied, fixer, dict(
+            select=select, ignore=ignore, unsafe=unsafe), check_options,
+            "no example is configured for this file")
+    baseline = check_source(source, path, examples, seed=seed, **check_options)
     blocker = next((r for r in baseline if r.status in ("cannot_run", "eager_error")), None)
     if blocker is not None:
         return _unverified(source, every, fixer, path, select, ignore, unsafe,
-                           f"the original cannot be run: {blocker.summary()}", baseline)
+                           f"the original cannot be run: {blocker.summary()}", baseline, labels)
     original_hybridizes = all(r.status != "hybrid_error" for r in baseline)
     search = _Search(source, path, examples, fixer, dict(select=select, ignore=ignore,
-                                                         unsafe=unsafe),
-                     dict(backend=backend, rtol=rtol, atol=atol, seed=seed, session=session),
-                     original_hybridizes)
+                                                         unsafe=True),
+                     dict(seed=seed, **check_options), original_hybridizes)
     kept = search.bisect(list(every.applied), [])
-    final = search.fix(kept)
-    reports = search.reports(kept) if kept else baseline
+    proofs = [FixProof(r.finding, "rejected", r.reason) for r in search.rejected]
+    proven, not_run = search.exercised(kept, labels, proofs)
+    extra: List = []
+    if not_run:
+        tried = [f for f in not_run if f.fix != "unsafe" or unsafe]
+        for finding in not_run:
+            if finding not in tried:
+                report = EquivalenceReport(
+                    "cannot_run", target=path, stage="coverage", reason=(
+                        f"no example ran line {finding.line} (examples: {', '.join(labels)});"
+                        " an unsafe fix is applied only when an example runs it (or with "
+                        "--unsafe-fixes, after an expression-level check)"))
+                search.rejected.append(RejectedFix(finding, report))
+                proofs.append(FixProof(finding, "not-run", report.reason))
+        if tried:
+            level = _expression_level(source, path, tried, fixer, search.fix_options,
+                                      check_options, f"no example ran line(s) "
+                                      f"{', '.join(str(f.line) for f in tried)}")
+            extra = [p.finding for p in level.proofs if p.applied]
+            search.rejected += level.rejected
+            proofs += level.proofs
+    final_set = proven + extra
+    if final_set and not search.acceptable(final_set)[0]:   # never return an unchecked source
+        for finding in extra:
+            proofs = [p for p in proofs if p.finding is not finding]
+            proofs.append(FixProof(finding, "rejected", "the checked fixes with this one no "
+                                   "longer pass the examples"))
+        final_set = proven
+    final = search.fix(final_set)
+    reports = search.reports(final_set) if final_set else baseline
     return VerifyOutcome(final.source, list(final.applied), search.rejected,
-                         list(final.remaining), reports, "verified")
+                         list(final.remaining), reports, "verified", proofs=proofs,
+                         labels=labels)
 
 
-def _expression_level(source, path, every, fixer, fix_options, check_options) -> VerifyOutcome:
-    """No examples: verify each fix alone on its expression (see expression.py)."""
+def _expression_level(source, path, candidates, fixer, fix_options, check_options,
+                      why: str) -> VerifyOutcome:
+    """Verify each fix alone on its expression, on generated shapes (see expression.py)."""
     from .expression import verify_expression_fix
-    kept, rejected, reports = [], [], []
-    for finding in every.applied:
+    kept, rejected, reports, proofs = [], [], [], []
+    for finding in candidates:
         alone = fixer(source, path, accept=lambda f, k=_key(finding): _key(f) == k,
                       **fix_options)
         report = verify_expression_fix(source, alone.source, **check_options)
         report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
         report.runtime_findings = []      # lines of the generated expression block, not the file
         reports.append(report)
-        (kept.append(finding) if report.ok else rejected.append(RejectedFix(finding, report)))
+        if report.ok:
+            kept.append(finding)
+            note = report.notes[-1] if report.notes else "expression-level check"
+            proofs.append(FixProof(finding, "expression-level", f"{why}: {note}"))
+        else:
+            rejected.append(RejectedFix(finding, report))
+            proofs.append(FixProof(finding, "rejected", report.reason or report.status))
     keys = {_key(f) for f in kept}
     final = fixer(source, path, accept=lambda f: _key(f) in keys, **fix_options)
     return VerifyOutcome(final.source, list(final.applied), rejected, list(final.remaining),
-                         reports, "expression-level")
+                         reports, "expression-level", proofs=proofs)
 
 
 def _unverified(source, every, fixer, path, select, ignore, unsafe, reason,
-                reports=()) -> VerifyOutcome:
+                reports=(), labels=()) -> VerifyOutcome:
     report = EquivalenceReport("cannot_run", target=path, reason=reason)
     rejected = [RejectedFix(f, report) for f in every.applied]
     remaining = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe,
                       accept=lambda f: False).remaining
     return VerifyOutcome(source, [], rejected, list(remaining), list(reports), "unverified",
-                         reason)
+                         reason, proofs=[FixProof(f, "unverified", reason)
+                                         for f in every.applied], labels=list(labels))
 
 
 class _Search:
@@ -160,6 +236,25 @@ class _Search:
                           path=self.path, **self.check_options) for ex in self.examples]
         return self._cache[keys]
 
+    def exercised(self, kept: List, labels: Sequence[str], proofs: List[FixProof]):
+        """Split the kept fixes into those an example ran (proven) and the others."""
+        if not kept:
+            return [], []
+        fixed = self.fix(kept).source
+        reports = self.reports(kept)
+        proven, not_run = [], []
+        for finding in kept:
+            lines = fixed_lines(self.source, self.fix([finding]).source, fixed)
+            ran = tuple(label for label, report in zip(labels, reports)
+                        if lines & report.executed)
+            if ran:
+                proven.append(finding)
+                proofs.append(FixProof(finding, "proven", _proof_detail(
+                    ran, [r for label, r in zip(labels, reports) if label in ran]), ran))
+            else:
+                not_run.append(finding)
+        return proven, not_run
+
     def acceptable(self, findings: Sequence) -> Tuple[bool, Optional[EquivalenceReport]]:
         fixed = self.fix(findings).source
         for report in self.reports(findings):
@@ -188,6 +283,40 @@ class _Search:
         left = self.bisect(candidates[:middle], accepted)
         right = self.bisect(candidates[middle:], accepted + left)
         return left + right
+
+
+def _proof_detail(ran: Sequence[str], reports: Sequence[EquivalenceReport]) -> str:
+    names = ", ".join(ran)
+    failing = [r for r in reports if not r.ok]
+    if failing:
+        where = failing[0].source_line
+        return (f"proven eagerly by example {names} (original eager == fixed eager); the block "
+                f"still fails hybridized elsewhere"
+                + (f", at line {where.lineno}" if where else "") + ", as the original does")
+    trip = " == exported" if any(r.roundtrip for r in reports) else ""
+    diff = max(r.max_abs_diff for r in reports)
+    return (f"proven by example {names}: original eager == fixed eager == fixed "
+            f"hybridized{trip} (max abs diff {diff:.3g})")
+
+
+def fixed_lines(original: str, alone: str, fixed: str) -> Set[int]:
+    """The 1-based lines of `fixed` (all fixes applied) that one fix wrote: the changed
+    blocks of original->fixed that overlap the change original->alone (that fix only)."""
+    changed: Set[int] = set()
+    inserts: Set[int] = set()
+    a_lines, f_lines = original.splitlines(), fixed.splitlines()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(
+            None, a_lines, alone.splitlines(), autojunk=False).get_opcodes():
+        if tag != "equal":
+            (changed.update(range(i1, i2)) if i2 > i1 else inserts.add(i1))
+    out: Set[int] = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+            None, a_lines, f_lines, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if changed.intersection(range(i1, i2)) or any(i1 <= a <= i2 for a in inserts):
+            out.update(range(j1 + 1, j2 + 1))
+    return out
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
