@@ -27,8 +27,8 @@ from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
 from .guards import always_exits, classify_guard  # noqa: F401  (re-exported)
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
-from .values import (NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
-                     Shape, Value, call_argument, dotted_name, join, join_envs, literal_int,
+from .values import (annotation_value, EAGER_NAMESPACES, SYMBOL_NAMESPACES, NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
+                     Shape, Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
                      literal_shape, namespace_call)
 
 
@@ -42,6 +42,7 @@ class ClassFacts:
     scalar_attrs: Set[str] = field(default_factory=set)  # self.<a> = number in __init__
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
+    layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     functions: List["FunctionFacts"] = field(default_factory=list)
 
 
@@ -64,6 +65,9 @@ class FunctionFacts:
     local_defs: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # nested defs by name
     _memo: Dict[cst.CSTNode, Value] = field(default_factory=dict)
     _array_uses: Dict[str, bool] = field(default_factory=dict)
+    # names the walk saw used as only an array can be (an operand next to a certain tensor, an
+    # argument of an operator or of a gluon layer): read by `used_as_array`
+    array_names: Set[str] = field(default_factory=set)
 
     def used_as_array(self, name: str) -> bool:
         """Whether the body uses `name` as only an array can be used, which settles that an
@@ -72,6 +76,8 @@ class FunctionFacts:
         Computed on demand (a rule asks only before offering a safe fix on such an input), so
         the common path pays nothing for it.
         """
+        if name in self.array_names:
+            return True
         known = self._array_uses.get(name)
         if known is None:
             finder = _ArrayUseFinder(name, self.namespace)
@@ -99,8 +105,10 @@ class FunctionFacts:
 
     def reset(self) -> None:
         """Forget the walk's results (before analysing the function again)."""
-        for table in (self.env_at, self.order, self.loops, self.alias_uses, self._memo, self.local_defs):
+        for table in (self.env_at, self.order, self.loops, self.alias_uses, self._memo, self.local_defs,
+                      self._array_uses):
             table.clear()
+        self.array_names.clear()
         self.skip.clear()
         self.returns.clear()
 
@@ -284,6 +292,7 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
+            facts.layers.discard(attr)
             if isinstance(value, (cst.Integer, cst.Float)) or literal_int(value) is not None or (
                     isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Float)):
                 facts.scalar_attrs.add(attr)
@@ -298,6 +307,8 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
                     facts.parameters[attr] = nested_literal_shape(constant.value) if constant else None
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
+                if (dotted_name(value.func) or "").split(".")[-1] in SINGLE_OUTPUT_LAYERS:
+                    facts.layers.add(attr)
 
 
 # ----------------------------------------------------------------------------------------
@@ -329,10 +340,23 @@ class _ArrayUseFinder(cst.CSTVisitor):
         return not self.found
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
-        if namespace_call(node, self.namespace) is not None and any(
+        if _operator_call(node, self.namespace) and any(
                 self._is_name(arg.value) and not arg.star for arg in node.args):
             self.found = True
         return not self.found
+
+
+def _operator_call(call: cst.Call, namespace: Optional[str]) -> bool:
+    """`F.<op>(...)`, `nd.<op>(...)`, `mx.sym.<op>(...)`: an MXNet operator, which takes only
+    arrays as plain arguments (`nd.array(...)`, which takes lists, excepted)."""
+    name = dotted_name(call.func)
+    if name is None or "." not in name:
+        return False
+    head, _, op = name.rpartition(".")
+    if op in ("array", "asarray"):
+        return False
+    return head.split(".")[0] == namespace or head in EAGER_NAMESPACES or head in SYMBOL_NAMESPACES or (
+        head.rpartition(".")[0] in EAGER_NAMESPACES | SYMBOL_NAMESPACES)
 
 
 # ----------------------------------------------------------------------------------------
@@ -390,9 +414,11 @@ class _SequenceUseChecker(cst.CSTVisitor):
             self.counted.add(node.args[0].value.value)  # type: ignore[union-attr]
 
     def _iterated(self, iterable: cst.BaseExpression) -> None:
-        if self._mine(iterable):
-            self.allowed.add(iterable)
-            self.counted.add(iterable.value)  # type: ignore[union-attr]
+        arguments = iterable.args if isinstance(iterable, cst.Call) and iterated_names(iterable) else ()
+        for expr in [iterable] + [a.value for a in arguments]:
+            if self._mine(expr):
+                self.allowed.add(expr)
+                self.counted.add(expr.value)  # type: ignore[union-attr]
 
     def visit_For(self, node: cst.For) -> None:
         self._iterated(node.iter)
@@ -438,7 +464,10 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     sequence_like = _sequence_used_names(node)
     for param in positional[2:] + list(node.params.kwonly_params):
         name = param.name.value
-        if param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
+        annotated = annotation_value(param.annotation)
+        if annotated is not None and annotated.kind != TENSOR:  # `x: Tensor` is often loose (states)
+            env[name] = annotated
+        elif param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
             env[name] = UNKNOWN_VALUE
         else:
             env[name] = Value(TENSOR, assumed=True)
@@ -631,7 +660,13 @@ def _helper_env(node: cst.FunctionDef, bound: Env, namespace: Optional[str]) -> 
     """Parameters of a helper: the joined kinds of its call sites, unknown otherwise."""
     env: Env = {}
     for param in _signature(node) + list(node.params.kwonly_params):
-        env[param.name.value] = bound.get(param.name.value, UNKNOWN_VALUE)
+        value = bound.get(param.name.value, UNKNOWN_VALUE)
+        annotated = annotation_value(param.annotation)
+        if annotated is not None and annotated.kind != TENSOR and value.kind != NAMESPACE:
+            value = annotated  # `feats: List[Tensor]`: the author's word beats a guess
+        elif annotated is not None and value.kind == UNKNOWN_VALUE.kind:
+            value = Value(TENSOR, assumed=True)  # `x: Tensor` said, but a caller may pass a number
+        env[param.name.value] = value
     if isinstance(node.params.star_arg, cst.Param):
         env[node.params.star_arg.name.value] = UNKNOWN_VALUE
     if node.params.star_kwarg is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tupl
 import libcst as cst
 
 from .module_context import ModuleContext
+from .values import TENSOR
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import ClassFacts, FunctionFacts, Value
@@ -105,8 +106,19 @@ class Rule:
         return self.facts.value(expr, self.env)
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
-        """True only when the analysis is certain `expr` is an NDArray/Symbol."""
-        return self.value(expr).is_tensor
+        """True only when the analysis is certain `expr` is an NDArray/Symbol.
+
+        A value taken for a tensor by its position alone (`Value.assumed`: a hybrid_forward
+        input, or an item of one) is certain only when the body uses that very name as only an
+        array can be used (`FunctionFacts.used_as_array`): gluon passes lists, tuples and dicts
+        of arrays the same way, and an unproven value is never reported as a certain hazard.
+        """
+        value = self.value(expr)
+        if value.kind != TENSOR:
+            return False
+        if not value.assumed:
+            return True
+        return isinstance(expr, cst.Name) and self.facts is not None and self.facts.used_as_array(expr.value)
 
     @property
     def namespace(self) -> Optional[str]:

@@ -5,12 +5,13 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
-from .guards import classify_guard
-from .values import (NONNEGATIVE, CREATION_OPS, LIKE_OPS, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_OPS, NAMESPACE,
+from .guards import classify_guard, narrowed
+from .values import (NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS,
+                     MULTI_OUTPUT_OPS, NAMESPACE,
                      NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
                      PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
                      STATIC_ATTRS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape, Value, call_argument,
-                     dotted_name, join, literal_int, literal_shape)
+                     dotted_name, iterated_names, join, literal_int, literal_shape)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import FunctionFacts
@@ -57,7 +58,7 @@ class Evaluator:
                   for e in expr.elements]
         if all(v.kind == SCALAR for v in values):
             return SCALAR_VALUE
-        if values and all(v.kind == TENSOR for v in values):
+        if values and all(v.is_tensor for v in values):
             return Value(TENSORS)
         return Value(SEQUENCE)
 
@@ -79,8 +80,9 @@ class Evaluator:
         if self.analyzer is not None:
             comp = getattr(expr, "for_in", None)
             while comp is not None:
-                if isinstance(comp.iter, cst.Name) and env.get(comp.iter.value, UNKNOWN_VALUE).assumed:
-                    self.analyzer.sequence_hints.add(comp.iter.value)
+                for name in iterated_names(comp.iter):
+                    if env.get(name, UNKNOWN_VALUE).assumed:
+                        self.analyzer.sequence_hints.add(name)
                 comp = comp.inner_for_in
         return UNKNOWN_VALUE
 
@@ -111,6 +113,9 @@ class Evaluator:
 
     def _eval_Subscript(self, expr: cst.Subscript, env: Env) -> Value:
         base = self.eval(expr.value, env)
+        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and isinstance(
+                expr.slice[0].slice.value, _STRING_NODES):
+            return UNKNOWN_VALUE  # `d["key"]`, `d[f"level_{i}"]`: a mapping's item, no array
         index_values = []
         is_slice = False
         for element in expr.slice:
@@ -123,19 +128,32 @@ class Evaluator:
                         self.eval(part, env, consumed=True)
         if base.kind == TENSORS:
             return Value(TENSORS) if is_slice else Value(TENSOR) if len(expr.slice) == 1 else UNKNOWN_VALUE
-        if base.kind == TENSOR:
-            return Value(TENSOR)
+        if base.kind == TENSOR:  # an item of an input taken for a tensor by position may be anything
+            return Value(TENSOR, assumed=True) if base.assumed else Value(TENSOR)
         if base.kind == SHAPE:
             if is_slice:
                 return Value(SHAPE)
             return NONNEGATIVE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE  # a dim
         return UNKNOWN_VALUE
 
+    def _array_use(self, expr: cst.BaseExpression, value: Value) -> None:
+        """`expr` is used as only an array can be: an input name taken for a tensor by position
+        is one (recorded for `FunctionFacts.used_as_array`)."""
+        if value.assumed and self.analyzer is not None and isinstance(expr, cst.Name):
+            self.facts.array_names.add(expr.value)
+
     def _eval_BinaryOperation(self, expr: cst.BinaryOperation, env: Env) -> Value:
         left = self.eval(expr.left, env, consumed=True)
         right = self.eval(expr.right, env, consumed=True)
+        if left.is_tensor:  # NDArray arithmetic takes only arrays and numbers (TypeError otherwise)
+            self._array_use(expr.right, right)
+        elif right.is_tensor:
+            self._array_use(expr.left, left)
         kinds = {left.kind, right.kind}
-        if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE}:
+        if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE, MAPPING}:
+            if isinstance(expr.operator, (cst.Add, cst.Multiply)) and not (
+                    left.is_tensor or right.is_tensor):  # `a + b`, `a * 2` also join/repeat lists
+                return Value(TENSOR, assumed=True)
             shape, reason = None, None
             if left.kind == TENSOR and right.kind != TENSOR:  # tensor op scalar keeps the evidence
                 shape, reason = left.shape, left.shape_reason
@@ -171,6 +189,11 @@ class Evaluator:
     def _eval_Comparison(self, expr: cst.Comparison, env: Env) -> Value:
         values = [self.eval(expr.left, env, consumed=True)]
         values += [self.eval(c.comparator, env, consumed=True) for c in expr.comparisons]
+        if len(values) == 2 and not isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            if values[0].is_tensor:
+                self._array_use(expr.comparisons[0].comparator, values[1])
+            elif values[1].is_tensor:
+                self._array_use(expr.left, values[0])
         identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
                        for c in expr.comparisons)
         if identity:
@@ -178,6 +201,8 @@ class Evaluator:
         if any(v.kind == TENSOR for v in values) and len(values) == 2 and not any(
                 v.kind in (TENSORS, SEQUENCE, SHAPE) for v in values):
             kinds = {v.kind for v in values}
+            if not any(v.is_tensor for v in values):  # `feats == other` compares lists too
+                return Value(TENSOR, assumed=True)
             if kinds == {TENSOR, SCALAR}:  # `flag = err == 0` keeps err's shape evidence
                 tensor = values[0] if values[0].kind == TENSOR else values[1]
                 return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
@@ -197,7 +222,8 @@ class Evaluator:
             if self.analyzer is not None:
                 self.facts.skip.add(expr.orelse)
             return self.eval(expr.body, env)
-        return join(self.eval(expr.body, env), self.eval(expr.orelse, env))
+        body_env, orelse_env = narrowed(expr.test, env)
+        return join(self.eval(expr.body, body_env), self.eval(expr.orelse, orelse_env))
 
     # calls
     def _eval_Call(self, expr: cst.Call, env: Env) -> Value:
@@ -205,6 +231,9 @@ class Evaluator:
         namespace_op = self._namespace_op(func, env)
         args = [self.eval(a.value, env, consumed=namespace_op is not None) for a in expr.args]
         if namespace_op is not None:
+            for arg, value in zip(expr.args, args):
+                if not arg.star:
+                    self._array_use(arg.value, value)
             return self._op_value(namespace_op, expr, args)
         if isinstance(func, cst.Attribute):
             if isinstance(func.value, cst.Name) and func.value.value == "self":
@@ -217,6 +246,8 @@ class Evaluator:
                     return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
             base = self.eval(func.value, env)
             if base.kind == TENSOR:
+                if base.assumed and func.attr.value in CONTAINER_ATTRIBUTES:
+                    return UNKNOWN_VALUE  # `feats.copy()`, `d.items()`: a list's or dict's method too
                 return self._method_value(func.attr.value, expr, base)
             return UNKNOWN_VALUE
         if isinstance(func, cst.Name):
@@ -230,7 +261,7 @@ class Evaluator:
                         "abs") and name not in env:
                 return SCALAR_VALUE
             if name in ("list", "tuple") and name not in env:
-                if args and args[0].kind in (TENSOR, TENSORS):
+                if args and (args[0].is_tensor or args[0].kind == TENSORS):
                     return Value(TENSORS)
                 return Value(SEQUENCE)
             if name == "range" and name not in env:
@@ -252,6 +283,9 @@ class Evaluator:
         return op
 
     def _op_value(self, op: str, call: cst.Call, args: List[Value]) -> Value:
+        outputs = MULTI_OUTPUT_COUNTS.get(op)
+        if outputs is not None:  # `F.linalg.slogdet(a)[1]` selects an output in both modes
+            return Value(TENSORS, outputs=outputs, evidence=f"{op} has {outputs} outputs")
         parts = op.split(".")
         if op in NON_TENSOR_OPS or len(parts) > 2 or (len(parts) == 2 and parts[0] not in OP_SUBNAMESPACES):
             return UNKNOWN_VALUE
@@ -333,6 +367,10 @@ class Evaluator:
         if klass is None:
             return UNKNOWN_VALUE
         if attr in klass.children:
+            if attr in klass.layers:  # a gluon layer computes on arrays only
+                for arg, value in zip(call.args, args):
+                    if not arg.star:
+                        self._array_use(arg.value, value)
             return klass.children[attr]
         method = klass.methods.get(attr)
         if method is None:
@@ -363,6 +401,10 @@ def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
         dims.append(value if value is not None and value > 0 else None)
     return tuple(dims)
 
+
+_STRING_NODES = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+# Attributes a list, tuple or dict also has: calling them proves nothing about an array.
+CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
 
 # reductions over every axis when called without one (shape (1,) in MXNet 1.x)
 _FULL_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"}

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from .evaluate import Evaluator
-from .guards import always_exits, classify_guard
-from .values import (NONNEGATIVE, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
+from .guards import always_exits, classify_guard, narrowed
+from .values import (NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
                      join_envs, literal_int)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -175,21 +175,22 @@ class FunctionAnalyzer:
     def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:
         self.eval(stmt.test, env)
         body_eager, orelse_eager = classify_guard(stmt.test, self.facts.namespace)
+        taken, other = narrowed(stmt.test, env)  # `isinstance(x, list)`: x's kind in each branch
         if body_eager:
             self.facts.skip.add(stmt.body)
             body_env, body_exits = env, always_exits(stmt.body)
         else:
-            body_env, body_exits = self.block(stmt.body, dict(env))
+            body_env, body_exits = self.block(stmt.body, dict(taken))
         orelse_exits = False
-        orelse_env = env
+        orelse_env = other
         if stmt.orelse is not None:
             if orelse_eager:
                 self.facts.skip.add(stmt.orelse)
                 orelse_exits = isinstance(stmt.orelse, cst.Else) and always_exits(stmt.orelse.body)
             elif isinstance(stmt.orelse, cst.If):
-                orelse_env, orelse_exits, _ = self.statement(stmt.orelse, dict(env))
+                orelse_env, orelse_exits, _ = self.statement(stmt.orelse, dict(other))
             else:
-                orelse_env, orelse_exits = self.block(stmt.orelse.body, dict(env))
+                orelse_env, orelse_exits = self.block(stmt.orelse.body, dict(other))
         # `if F is mx.sym: raise` -> the rest is eager-only; likewise `if eager: ... else: raise`.
         rest_eager = (orelse_eager and body_exits) or (body_eager and stmt.orelse is not None and orelse_exits)
         if (body_exits or body_eager) and not orelse_exits:
@@ -204,8 +205,9 @@ class FunctionAnalyzer:
         try:
             if isinstance(stmt, cst.For):
                 iterable = self.eval(stmt.iter, env)
-                if iterable.assumed and isinstance(stmt.iter, cst.Name):
-                    self.sequence_hints.add(stmt.iter.value)
+                for name in iterated_names(stmt.iter):  # `for f in feats`, `zip(blocks, feats)`
+                    if env.get(name, UNKNOWN_VALUE).assumed:
+                        self.sequence_hints.add(name)
                 element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(iterable.kind, UNKNOWN_VALUE)
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
                     element = NONNEGATIVE if _counts_up_from_zero_or_more(stmt.iter, self, env) else SCALAR_VALUE

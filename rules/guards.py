@@ -5,7 +5,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, dotted_name
+from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, TENSOR, Value, dotted_name
 
 
 def classify_guard(test: cst.BaseExpression, namespace: Optional[str]) -> Tuple[bool, bool]:
@@ -53,3 +53,74 @@ def always_exits(block: cst.BaseSuite) -> bool:
         last.body[-1], (cst.Raise, cst.Return))
 
 
+
+
+# What `isinstance(x, T)` / `type(x) in (T, ...)` proves about x in the branch it guards.
+_SEQUENCE_TYPES = {"list", "tuple", "List", "Tuple", "Sequence", "MutableSequence", "Iterable"}
+_MAPPING_TYPES = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
+_NUMBER_TYPES = {"int", "float", "bool", "complex", "Number", "Real", "Integral", "str"}
+_ARRAY_TYPES = {"NDArray", "Symbol", "ndarray"}
+
+
+def _type_kind(names) -> Optional[str]:
+    """The kind every named type belongs to, or None when they differ or one is unknown."""
+    kinds = set()
+    for name in names:
+        last = (name or "").split(".")[-1]
+        kind = ("sequence" if last in _SEQUENCE_TYPES else "mapping" if last in _MAPPING_TYPES
+                else "scalar" if last in _NUMBER_TYPES else "tensor" if last in _ARRAY_TYPES else None)
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _type_test(test: cst.BaseExpression) -> Optional[Tuple[str, str, bool]]:
+    """(name, kind, positive) for `isinstance(n, T)`, `type(n) in (T, ...)`, `type(n) is T`,
+    `type(n) == T` and their negations (`not isinstance`, `not in`, `is not`, `!=`)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _type_test(test.expression)
+        return None if inner is None else (inner[0], inner[1], not inner[2])
+    if isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2 \
+            and isinstance(test.args[0].value, cst.Name):
+        types = test.args[1].value
+        names = ([dotted_name(e.value) for e in types.elements]
+                 if isinstance(types, (cst.Tuple, cst.List)) else [dotted_name(types)])
+        kind = _type_kind(names)
+        return None if kind is None else (test.args[0].value.value, kind, True)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, comp = test.left, test.comparisons[0]
+        if not (isinstance(left, cst.Call) and dotted_name(left.func) == "type" and len(left.args) == 1
+                and isinstance(left.args[0].value, cst.Name)):
+            return None
+        other = comp.comparator
+        names = ([dotted_name(e.value) for e in other.elements]
+                 if isinstance(other, (cst.Tuple, cst.List, cst.Set)) else [dotted_name(other)])
+        kind = _type_kind(names)
+        if kind is None:
+            return None
+        positive = isinstance(comp.operator, (cst.In, cst.Is, cst.Equal))
+        if not positive and not isinstance(comp.operator, (cst.NotIn, cst.IsNot, cst.NotEqual)):
+            return None
+        return left.args[0].value.value, kind, positive
+    return None
+
+
+def narrowed(test: cst.BaseExpression, env):
+    """(env of the branch taken when `test` holds, env of the other branch).
+
+    A type test proves the kind of a name in the branch it selects: in `if isinstance(x, (list,
+    tuple)):` x is a sequence whatever it was taken for; in its `else`, x taken for a tensor by
+    position stays so (nothing is proven). `a and b` narrows the taken branch by both.
+    """
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        body, _ = narrowed(test.left, env)
+        body, _ = narrowed(test.right, body)
+        return body, env
+    found = _type_test(test)
+    if found is None:
+        return env, env
+    name, kind, positive = found
+    value = Value(kind, evidence=f"a type test of {name}")
+    updated = {**env, name: value}
+    return (updated, env) if positive else (env, updated)

@@ -64,13 +64,17 @@ both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a l
 `list(y)[-1]`; reversed or overshooting slices → `list(y)[...]` (a Python list of the outputs
 in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
+Not reported: subscripts of values not proven to be tensors. gluon passes lists, tuples and
+dicts of arrays to `hybrid_forward` the same way as arrays, so an input is a tensor only when
+the body uses it as only an array can be used (a plain argument of an `F.<op>` call or of a
+gluon layer, an operand next to a certain tensor, `x.reshape(...)`, `x.shape`, a tuple index
+`x[:, 0]`, ...); a type test (`isinstance(x, (list, tuple))`, `type(x) in (list, tuple)`), a
+`List[...]`/`Dict[...]` annotation, a string key (`d["level_0"]`), unpacking, `len()` or a
+`for` over it make it a container. The outputs of multi-output operators (`F.linalg.slogdet`,
+`F.moments`, `F.split` ...) and of child blocks returning tuples are selected with `[i]` in
+both modes: only their negative indices and reversed slices are reported.
+
 ## Fix safety
-A hybrid_forward input is taken for a tensor by its position, but gluon passes lists of arrays
-(feature maps, states) the same way, and `feats[-1]` on a list must stay as it is. So a fix on
-a one-element subscript of an input (`x[0]`, `x[-1]`, `x[1:3]`) is unsafe unless the body also
-uses the input as only an array can be used (a plain argument of an `F.<op>` call,
-`x.reshape(...)`, `x.shape`, a tuple index `x[:, 0]`, ...); on an operator's or a layer's
-result, and on such inputs, the rules below apply.
 A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
 `range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`).
 Safe for integer literal indices and for slices whose bounds are non-negative integer literals or
@@ -102,6 +106,21 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
               "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
               "        return x\n"),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
+        # an input only indexed may be a list of arrays (gluon passes them the same way): unproven
+        Valid(_net("return x[0]")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, h, c):\n        out = []\n"
+              "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"),
+        # a type test proves a list in its branch, in statements and in ternaries (HRNet, GluonNLP)
+        Valid(_net("if isinstance(x, (list, tuple)):\n    x = x[-1]\nreturn F.relu(x)")),
+        Valid(_net("y = x[-1] if type(x) in (list, tuple) else x\nreturn F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)")),
+        # a string key is a dict's item, an annotated list's item is an element (GluonTS)
+        Valid(_net("return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, params: List[Tensor]):\n"
+              "        return F.broadcast_mul(x, params[0])\n"),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, d: Dict[str, Tensor]):\n"
+              "        return F.broadcast_mul(x, d['w'][0])\n"),
+        # a multi-output operator's outputs: [i] selects one in both modes
+        Valid(_net("return F.linalg.slogdet(x)[1] + F.moments(x, axes=0)[0]")),
         Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
         Valid(_net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
@@ -117,14 +136,18 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid(_net("return x[-1]  # noqa")),
     ]
     INVALID = [
-        Invalid(_net("return x[0]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"), safety=UNSAFE),
-        Invalid(_net("return x[-1]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"), safety=UNSAFE),
-        Invalid(_net("return x[-2]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"), safety=UNSAFE),
-        Invalid(_net("return x[1:3]"), line=3,
-                fixed=_net("return F.slice(x, begin=(1,), end=(3,))"), safety=UNSAFE),
+        # an input used as an array (an operator's argument) is one: the literal rewrites are exact
+        Invalid(_net("y = F.relu(x)\nreturn x[0] * y"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) * y"),
+                safety=SAFE),
+        Invalid(_net("x = F.relu(x)\nreturn x[-1]"), line=4,
+                fixed=_net("x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"),
+                safety=SAFE),
+        Invalid(_net("x = F.relu(x)\nreturn x[-2]"), line=4,
+                fixed=_net("x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"),
+                safety=SAFE),
+        Invalid(_net("x = F.relu(x)\nreturn x[1:3]"), line=4,
+                fixed=_net("x = F.relu(x)\nreturn F.slice(x, begin=(1,), end=(3,))"), safety=SAFE),
         Invalid(_net("return x[:, 2]"), line=3,
                 fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"), safety=SAFE),
         Invalid(_net("return x[:, -3:]"), line=3,
@@ -140,16 +163,17 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Invalid(_net("y = F.relu(x)\nreturn y[0, ...]"), line=4,
                 fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
                 safety=SAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0]\n", line=3,
-                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-                      "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)\n", safety=UNSAFE),
-        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs)"), line=5,
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0] - _.relu(x)\n",
+                line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
+                              "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0) - _.relu(x)\n",
+                safety=SAFE),
+        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs) + F.sum(x)"), line=5,
                 fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
-                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs)"), safety=UNSAFE),
+                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs) + F.sum(x)"), safety=SAFE),
         Invalid(_net("k = int(self.pick)\nreturn x[:, k]"), line=4,
                 fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
                 safety=UNSAFE),
-        Invalid(_net("x[0] = 1\nreturn x"), line=3),
+        Invalid(_net("x[0] = 1\nreturn F.relu(x)"), line=3),
         Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
         Invalid(_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"), line=4,
@@ -163,16 +187,17 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                       "end=None).squeeze(axis=0)\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
                 safety=SAFE),
-        Invalid("def helper(F, y):\n    return y[1:]\n\n\n"
+        Invalid("def helper(F, y):\n    return y[1:] + F.relu(y)\n\n\n"
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
                 line=2,
-                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,))\n\n\n"
+                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)) + F.relu(y)\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
-                safety=UNSAFE),
-        # an input that may still be the caller's list after a branch keeps its fix unsafe
-        Invalid(_net("if self.flag:\n    x = x + 1\nreturn x[0]"), line=5,
-                fixed=_net("if self.flag:\n    x = x + 1\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
-                safety=UNSAFE),
+                safety=SAFE),
+        # after a branch that may leave it alone, the input is an array by its use in F.relu
+        Invalid(_net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"), line=5,
+                fixed=_net("if self.flag:\n    x = x - 1\n"
+                           "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) + F.relu(x)"),
+                safety=SAFE),
         # on an operator's result the tensor is certain, and the exact rewrites are safe
         Invalid(_net("y = F.relu(x)\nreturn y[-1]"), line=4,
                 fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),
@@ -207,17 +232,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         if self.value(node.value).outputs is not None:
             self._check_outputs(node)
             return
-        if not self.is_tensor(node.value):
+        if not self.is_tensor(node.value):  # an input only indexed may be a list: not reported
             return
         rewrite = self._rewrite(node)
         if rewrite is None:
             self.report(node)
         else:
             replacement, safety = rewrite
-            # A tuple index (`x[:, 0]`) raises TypeError on a list: only one-element subscripts
-            # of an input can be a list of arrays, which the rewrite would break.
-            if len(node.slice) == 1 and self._maybe_a_list(node.value):
-                safety = UNSAFE
             self.report(node, replacement=replacement, safety=safety)
 
     def _check_outputs(self, node: cst.Subscript) -> None:
@@ -249,14 +270,6 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         self.report(node, "a multi-output result is a grouped Symbol after hybridize(): it takes no negative "
                           "index, reversed or overshooting slice (Symbol only accept nonnegative index); "
                           "index from the front or take list(outputs)", replacement=fixed)
-
-    def _maybe_a_list(self, base: cst.BaseExpression) -> bool:
-        """An input taken for a tensor only by its position, with no use in the body that only
-        an array allows (gluon passes lists of feature maps or states the same way)."""
-        if not self.value(base).assumed:
-            return False
-        base = strip_parens(base)
-        return not (isinstance(base, cst.Name) and self.facts.used_as_array(base.value))
 
     # -- the fix --------------------------------------------------------------------------
     def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:

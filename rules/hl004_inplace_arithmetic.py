@@ -78,11 +78,11 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
     INVALID = [
         Invalid(_net("z = F.relu(x)\nz += y\nreturn z"), line=4,
                 fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"), safety=SAFE),
-        Invalid(_net("z = x * 2\nz -= y + 1\nreturn z"), line=4,
-                fixed=_net("z = x * 2\nz = z - (y + 1)\nreturn z"), safety=SAFE),
+        Invalid(_net("z = x / 2\nz -= y + 1\nreturn z"), line=4,
+                fixed=_net("z = x / 2\nz = z - (y + 1)\nreturn z"), safety=SAFE),
         Invalid(_net("z = F.exp(x)\nz *= 2  # double it\nreturn z"), line=4,
                 fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"), safety=SAFE),
-        Invalid(_net("x += y\nreturn x"), line=3, fixed=_net("x = x + y\nreturn x"), safety=UNSAFE),
+        Invalid(_net("x += y\nreturn F.relu(x)"), line=3, fixed=_net("x = x + y\nreturn F.relu(x)"), safety=UNSAFE),
         Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
                 "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out += x\n"

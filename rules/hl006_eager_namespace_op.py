@@ -7,7 +7,7 @@ import libcst as cst
 
 from ._build import attr_chain
 from ._mxnet_ops import OPS, SUBNAMESPACE_OPS
-from .analysis import dotted_name, namespace_call
+from .analysis import TENSOR, dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid
 
 _PREFIXES = {"mxnet.ndarray.": "mx.nd", "mxnet.symbol.": "mx.sym"}
@@ -134,21 +134,21 @@ that exist in one namespace only are reported without a fix.
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self._resolve(node.func)
-        if resolved is not None and any(self.is_tensor(arg.value) for arg in node.args):
+        if resolved is not None and any(self._array(arg.value) for arg in node.args):
             self._report(node, *resolved)
         # calls that meet a tensor as siblings: F.op(x, nd.ones(...)), x + nd.ones(...)
-        if any(self.is_tensor(arg.value) for arg in node.args) or self._is_namespace_call(node):
+        if any(self._array(arg.value) for arg in node.args) or self._is_namespace_call(node):
             for arg in node.args:
                 self._check_operand(arg.value)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         for mine, other in ((node.left, node.right), (node.right, node.left)):
-            if self.is_tensor(other):
+            if self._array(other):
                 self._check_operand(mine)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left] + [c.comparator for c in node.comparisons]
-        if len(operands) == 2 and any(self.is_tensor(o) for o in operands):
+        if len(operands) == 2 and any(self._array(o) for o in operands):
             for operand in operands:
                 self._check_operand(operand)
 
@@ -158,6 +158,11 @@ that exist in one namespace only are reported without a fix.
             resolved = self._resolve(expr.func)
             if resolved is not None:
                 self._report(expr, *resolved)
+
+    def _array(self, expr: cst.BaseExpression) -> bool:
+        """A tensor, or an input taken for one by position: next to an eager op (`nd.relu(x)`,
+        `x + nd.ones(...)`) a list would fail eagerly too, so working code passes an array."""
+        return self.value(expr).kind == TENSOR
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
         return namespace_call(node, self.namespace) is not None

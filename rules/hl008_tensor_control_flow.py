@@ -94,7 +94,7 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("return F.stack(*[F.relu(row) for row in F.relu(x)])"), line=3),
         Invalid(_net("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)"), line=3),
-        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out)"), line=4),
+        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out) + F.mean(x)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
         Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),
     ]

@@ -66,10 +66,10 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
         Valid(_net("print(x)  # noqa: HL009\nreturn x")),
     ]
     INVALID = [
-        Invalid(_net("print(x)\nreturn x"), line=3),
+        Invalid(_net("print(x)\nreturn F.relu(x)"), line=3),
         Invalid(_net("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y"), line=4),
         Invalid(_net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
-        Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn x"), line=3),
+        Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)"), line=3),
         Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
         Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),

@@ -5,7 +5,7 @@ import them from `.analysis`, which re-exports everything here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -13,7 +13,9 @@ import libcst as cst
 TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
 TENSORS = "tensors"  # a list/tuple whose elements are tensors (F.split, list(x))
 SEQUENCE = "sequence"  # a list/tuple of unknown elements
-SCALAR = "scalar"  # Python number, string, bool, None, tuple of numbers
+MAPPING = "mapping"  # a dict (`d["key"]`, `d.items()`, `isinstance(d, dict)`, a `Dict[...]` annotation)
+SCALAR = "scalar"  # a Python number (also string, bool, None, tuple of numbers): never an array
+NUMBER = SCALAR  # the same kind, by the name the docs use
 SHAPE = "shape"  # a shape tuple, e.g. x.shape (a tuple of ints eagerly)
 NAMESPACE = "namespace"  # F (mx.nd or mx.sym)
 PARAMETER = "parameter"  # a gluon Parameter object (self.weight): static attributes are fine
@@ -44,10 +46,16 @@ class Value:
     # break such code. HL003 makes its one-element-subscript fixes on it unsafe unless
     # `FunctionFacts.used_as_array` settles it; `join` keeps it when either side has it.
     assumed: bool = False
+    # Why the analysis holds this kind (e.g. "isinstance(x, (list, tuple))", "annotation List[...]",
+    # "F.linalg.slogdet has 2 outputs"): for messages and debugging, never part of equality.
+    evidence: Optional[str] = field(default=None, compare=False)
 
     @property
     def is_tensor(self) -> bool:
-        return self.kind == TENSOR
+        """A tensor by positive evidence (an operator's result, a layer's, a use only arrays
+        allow); an input taken for one by position only (`assumed`) is not, until
+        `FunctionFacts.used_as_array` settles it (`Rule.is_tensor` asks)."""
+        return self.kind == TENSOR and not self.assumed
 
 
 UNKNOWN_VALUE = Value(UNKNOWN)
@@ -63,9 +71,19 @@ NON_TENSOR_OPS = {
     "Group", "load", "save", "load_json", "waitall", "contrib.foreach", "contrib.while_loop",
     "contrib.cond", "linalg.gelqf", "linalg_gelqf", "linalg.syevd", "linalg_syevd",
     "contrib.MultiBoxTarget", "contrib.MultiBoxDetection", "contrib.MultiProposal",
-    "contrib.Proposal", "contrib.box_encode", "contrib.bipartite_matching",
+    "contrib.Proposal", "contrib.box_encode", "contrib.bipartite_matching", "random.multinomial",
+    "sample_multinomial",
 }
-MULTI_OUTPUT_ATTRS = {"state_outputs", "output_mean_var", "ret_typ", "return_indices"}
+MULTI_OUTPUT_ATTRS = {"state_outputs", "output_mean_var", "ret_typ", "return_indices", "output_score",
+                      "get_prob"}
+# Operators with more than one visible output whatever their attributes (MXNet 1.9.1:
+# `len(mx.sym.<op>(mx.sym.var('a')).list_outputs())`): `[i]` selects an output in both modes.
+MULTI_OUTPUT_COUNTS = {
+    "linalg.slogdet": 2, "linalg_slogdet": 2, "linalg.gelqf": 2, "linalg_gelqf": 2,
+    "linalg.syevd": 2, "linalg_syevd": 2, "moments": 2, "contrib.box_encode": 2,
+    "contrib.MultiBoxTarget": 3, "contrib.bipartite_matching": 2, "contrib.hawkesll": 2,
+    "contrib.calibrate_entropy": 2,
+}
 OP_SUBNAMESPACES = {"contrib", "random", "linalg", "image", "sparse", "op"}
 CREATION_OPS = {"zeros", "ones", "full", "empty", "random.uniform", "random.normal",
                 "random_uniform", "random_normal", "uniform", "normal"}
@@ -152,6 +170,51 @@ def call_argument(call: cst.Call, position: Optional[int], keyword: str) -> Opti
         positional = [a for a in call.args if a.keyword is None and not a.star]
         if position < len(positional):
             return positional[position]
+    return None
+
+
+def iterated_names(iterable: cst.BaseExpression) -> List[str]:
+    """The names a `for` iterates element by element: `x`, and the plain arguments of
+    `zip(...)`, `enumerate(x)` and `reversed(x)`."""
+    if isinstance(iterable, cst.Name):
+        return [iterable.value]
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("zip", "enumerate", "reversed"):
+        return [a.value.value for a in iterable.args
+                if isinstance(a.value, cst.Name) and a.keyword is None and not a.star]
+    return []
+
+
+_SEQUENCE_HINTS = {"List", "list", "Tuple", "tuple", "Sequence", "Iterable", "MutableSequence"}
+_MAPPING_HINTS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
+_NUMBER_HINTS = {"int", "float", "bool", "str"}
+_TENSOR_HINTS = {"Tensor", "NDArray", "Symbol"}
+
+
+def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
+    """What a parameter's annotation says it holds: `List[Tensor]` a list of tensors, `List[...]`
+    / `Tuple[...]` a sequence, `Dict[...]` a mapping, `int` / `float` a number, `Tensor` /
+    `NDArray` / `Symbol` a tensor; None when it says nothing certain (`Optional[...]`, `Union`)."""
+    if annotation is None:
+        return None
+    node = annotation.annotation
+    if isinstance(node, cst.SimpleString):  # a string annotation: its text
+        text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
+        head, item = text.split("[")[0], text.partition("[")[2].rstrip("]")
+    else:
+        head = dotted_name(node.value if isinstance(node, cst.Subscript) else node) or ""
+        item = ""
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            item = dotted_name(node.slice[0].slice.value) or ""
+    head, item = head.split(".")[-1], item.split(".")[-1]
+    evidence = "its annotation"
+    if head in _SEQUENCE_HINTS:
+        return Value(TENSORS if item in _TENSOR_HINTS else SEQUENCE, evidence=evidence)
+    if head in _MAPPING_HINTS:
+        return Value(MAPPING, evidence=evidence)
+    if head in _NUMBER_HINTS:
+        return Value(SCALAR, evidence=evidence)
+    if head in _TENSOR_HINTS:
+        return Value(TENSOR, evidence=evidence)
     return None
 
 

@@ -8,7 +8,7 @@ from typing import List, Tuple
 import pytest
 
 from hybridlint.linter import lint_source
-from hybridlint.rules.analysis import (NAMESPACE, PARAMETER, SCALAR, SEQUENCE, SHAPE, TENSOR, TENSORS,
+from hybridlint.rules.analysis import (MAPPING, NAMESPACE, PARAMETER, SCALAR, SEQUENCE, SHAPE, TENSOR, TENSORS,
                                        UNKNOWN, Value)
 from hybridlint.rules.base import Rule
 
@@ -49,8 +49,9 @@ def net(body: str, args: str = "F, x", init: str = "") -> str:
     ("F.SliceChannel(x, num_outputs=2, axis=1)", TENSORS), ("F.split(x, num_outputs=n)", UNKNOWN),
     ("F.contrib.foreach(body, x, [])", UNKNOWN), ("F.contrib.arange_like(x)", TENSOR),
     ("F.topk(x, ret_typ='both')", UNKNOWN), ("F.RNN(x, state_outputs=True)", UNKNOWN),
-    ("3", SCALAR), ("'a'", SCALAR), ("(1, 2)", SCALAR), ("None", SCALAR), ("[x, x]", TENSORS),
-    ("(x, 1)", SEQUENCE), ("list(x)", TENSORS), ("unknown_function(x)", UNKNOWN), ("y", UNKNOWN),
+    ("3", SCALAR), ("'a'", SCALAR), ("(1, 2)", SCALAR), ("None", SCALAR), ("[F.relu(x), x - 1]", TENSORS),
+    ("[x, x]", SEQUENCE),  # an input not proven an array may be a list: so may the pair
+    ("(x, 1)", SEQUENCE), ("list(F.relu(x))", TENSORS), ("list(x)", SEQUENCE), ("unknown_function(x)", UNKNOWN), ("y", UNKNOWN),
     ("x is None", SCALAR), ("x if flag else 1", UNKNOWN),
 ])
 def test_expression_kinds(expr, kind):
@@ -130,7 +131,7 @@ def test_other_branches_are_visited(body, expected):
 
 
 def test_flow_sensitivity_branches_loops_and_rebinding():
-    body = ("xs = list(x)\nprobe(xs)\nprobe(xs[0])\n"
+    body = ("xs = list(F.relu(x))\nprobe(xs)\nprobe(xs[0])\n"
             "if flag:\n    y = F.relu(x)\nelse:\n    y = 3\nprobe(y)\n"
             "for part in F.split(x, num_outputs=2):\n    probe(part)\n"
             "for i in range(3):\n    probe(i)\n"
@@ -171,14 +172,14 @@ def test_known_shapes_and_their_evidence():
 
 
 def test_freshness_for_inplace_safety():
-    body = "probe(x)\ny = F.relu(x)\nprobe(y)\nprobe(x * 2)\nprobe(x.reshape((0, -1)))\nprobe(x[0])"
+    body = "probe(x)\ny = F.relu(x)\nprobe(y)\nprobe(x - 2)\nprobe(x.reshape((0, -1)))\nprobe(x[0])"
     assert [v.fresh for v, _, _ in probe(net(body))] == [False, True, True, False, False]
 
 
 def test_helper_results_are_known_when_every_path_returns_one_kind():
     source = (
         "def project(F, data):\n    return F.relu(data)\n\n\n"
-        "def pair(F, data):\n    return data, data\n\n\n"
+        "def pair(F, data):\n    return F.relu(data), data - 1\n\n\n"
         "def maybe(F, data):\n    if data is None:\n        return None\n    return F.relu(data)\n\n\n"
         "class Net(HybridBlock):\n"
         "    def _block(self, F, data):\n        out = F.relu(data)\n        return out\n\n"
@@ -300,3 +301,48 @@ def test_static_helper_through_the_class_name_is_linted_once():
               "        return data.reshape((data.shape[0], -1))\n\n"
               "    def hybrid_forward(self, F, x):\n        return Net._flat(F, x) + self._flat(F, x)\n")
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 4)]
+
+
+# -- what a value is, by evidence (issue 11) --------------------------------------------------
+@pytest.mark.parametrize("body, expected", [
+    # type tests prove the kind in the branch they select, statements, elif chains and ternaries
+    ("if isinstance(x, (list, tuple)):\n    probe(x)\nelif isinstance(x, dict):\n    probe(x)\nelse:\n    probe(x)",
+     [SEQUENCE, MAPPING, TENSOR]),
+    ("if type(x) in (list, tuple):\n    probe(x)\nprobe(x[0] if type(x) is list else x)", [SEQUENCE, UNKNOWN]),
+    ("if not isinstance(x, dict):\n    return x\nprobe(x)", [MAPPING]),
+    ("if isinstance(x, (mx.nd.NDArray, mx.sym.Symbol)):\n    probe(x)", [TENSOR]),
+    # a string key is a mapping's item; an item of an unproven input is unproven
+    ("probe(x['a'])\nprobe(x[f'level_{1}'])", [UNKNOWN, UNKNOWN]),
+    # multi-output operators, by MXNet 1.9.1's number of outputs
+    ("probe(F.linalg.slogdet(x))\nprobe(F.moments(x, axes=0)[0])", [TENSORS, TENSOR]),
+])
+def test_kinds_by_evidence(body, expected):
+    assert kinds(net(body)) == expected
+
+
+def test_annotations_say_what_an_input_is():
+    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, feats: List[Tensor], d: Dict[str, Tensor],"
+              " n: int, shape: Tuple[int, int], y: Tensor):\n"
+              "        probe(feats)\n        probe(feats[0])\n        probe(d)\n        probe(n)\n        probe(shape)\n"
+              "        probe(y)\n")
+    assert kinds(source) == [TENSORS, TENSOR, MAPPING, SCALAR, SEQUENCE, TENSOR]
+
+
+@pytest.mark.parametrize("body, proven", [
+    ("probe(x)", False), ("probe(x[0])", False), ("probe(x)\nreturn x + 1", False),
+    ("probe(x)\nreturn F.relu(x)", True), ("probe(x)\nreturn x - F.relu(y)", True),
+    ("probe(x)\nreturn x.reshape((0, -1))", True), ("probe(x)\nreturn x[:, 0]", True),
+    ("probe(x)\nreturn nd.relu(x)", True), ("probe(x)\nreturn self.dense(x)", True),
+    ("probe(x)\nreturn x.copy()", False), ("probe(x)\nreturn self.custom(x)", False),
+])
+def test_an_input_is_a_tensor_only_by_an_array_use(body, proven):
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    source = net(body, args="F, x, y", init="self.dense = nn.Dense(3)\nself.custom = Custom()")
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [proven]
