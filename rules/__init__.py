@@ -10,6 +10,8 @@ from .hl007_non_broadcast_arithmetic import NonBroadcastArithmetic
 from .hl008_tensor_control_flow import TensorControlFlow
 from .hl009_len_or_print import LenOrPrint
 from .hl010_non_hybrid_child import NonHybridChild
+from .hl011_varargs_reshape import VarargsReshape
+from .hl012_parameter_data import ParameterData
 
 ALL_RULES = [
     SymbolAttribute,
@@ -22,5 +24,7 @@ ALL_RULES = [
     TensorControlFlow,
     LenOrPrint,
     NonHybridChild,
+    VarargsReshape,
+    ParameterData,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

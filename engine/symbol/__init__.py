@@ -141,6 +141,9 @@ def _make_sym_function(opdef, fname):
             else:
                 extra.append(a)
         if extra:
+            taken = [p for p in list(opdef.params)[:len(extra)] if p in kwargs]
+            if taken:   # x.reshape(-1, 3, reverse=True): 3 is `reverse` already
+                raise TypeError("{}() got multiple values for argument '{}'".format(fname, taken[0]))
             free = len([p for p in opdef.params if p not in kwargs])
             if len(extra) > free:   # MXNet's signature: inputs, params, name, attr, out
                 rest = extra[free:]

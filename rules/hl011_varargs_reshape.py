@@ -1,0 +1,109 @@
+"""HL011 varargs-reshape: `x.reshape(a, b, c)` on a tensor (a Symbol takes no varargs shape)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ._build import tuple_of
+from .base import SAFE, Invalid, Rule, Valid
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class VarargsReshape(Rule):
+    code = "HL011"
+    name = "varargs-reshape"
+    message = ("`x.reshape(a, b, ...)` takes the dims as varargs only on an NDArray: on a Symbol they "
+               "bind to shape, reverse, target_shape, keep_highest; pass one tuple, x.reshape((a, b, ...))")
+    explanation = """\
+## What it does
+Finds the fluent `x.reshape(a, b, ...)` with two or more positional dimensions on a tensor
+inside `hybrid_forward` (and the helpers it calls).
+
+## Why it breaks under hybridize
+`NDArray.reshape(*shape, **kwargs)` accepts the dims as separate arguments, but MXNet 1.9.1's
+`Symbol.reshape(*args, **kwargs)` is `mx.sym.reshape(self, *args, **kwargs)`, whose positional
+parameters are `shape, reverse, target_shape, keep_highest, name, attr, out`. So
+`x.reshape(b, -1, 4)` means `shape=b, reverse=-1, target_shape=4`:
+- a second value other than 0 or 1 fails when the graph is built: `MXNetError: Invalid
+  Parameter format for reverse expect boolean but value='-1', in operator Reshape(...)`;
+- a second value of 0 or 1 is taken for `reverse`, the first for a one-dimensional shape and
+  the rest are ignored: `x.reshape(6, 1)` gives shape `(6,)` instead of `(6, 1)` (a silent
+  change), and `x.reshape(2, 1)` of a 24-element array gives shape `(2,)`: MXNet does not
+  check a Symbol reshape's size, returns 2 values and then reads and writes memory outside the
+  array (`double free or corruption`, a native crash);
+- more than seven positional values: `TypeError: reshape() takes from 0 to 8 positional
+  arguments`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x.reshape(0, -1, 4)
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    return x.reshape((0, -1, 4))
+```
+The positional dims become one tuple; keywords (`reverse=True`) stay.
+
+## Fix safety
+Safe: `NDArray.reshape(a, b, c)` packs its arguments into the tuple `(a, b, c)` before doing
+anything, so `x.reshape((a, b, c))` runs the very same code eagerly, and on a Symbol it is
+`shape=(a, b, c)`, which MXNet's Reshape resolves with the same special codes (0, -1, -2, -3,
+-4) and `reverse`. Calls with a starred argument (`x.reshape(*dims)`) are not reported, as the
+analysis does not know how many values they pass; they break the same way when `dims` holds
+two or more (write `x.reshape(tuple(dims))`).
+"""
+
+    VALID = [
+        Valid(_net("return x.reshape((0, -1, 4))")),
+        Valid(_net("return x.reshape([0, -1])")),
+        Valid(_net("return x.reshape(-1)")),           # one value: shape=-1 on both
+        Valid(_net("return x.reshape(shape=(0, -1))")),
+        Valid(_net("return x.reshape((-1, 3), reverse=True)")),
+        Valid(_net("return F.reshape(x, (0, -1))")),
+        Valid(_net("a = x.asnumpy().reshape(2, -1)\nreturn x")),   # numpy's reshape (HL002's finding)
+        Valid("import numpy as np\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"),
+        Valid(_net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
+    ]
+    INVALID = [
+        Invalid(_net("return x.reshape(3, -1, 2)"), line=3,
+                fixed=_net("return x.reshape((3, -1, 2))"), safety=SAFE),
+        Invalid(_net("return F.relu(x).reshape(0, -1)"), line=3,
+                fixed=_net("return F.relu(x).reshape((0, -1))"), safety=SAFE),
+        # 1 binds to reverse: (24,) instead of (24, 1), silently
+        Invalid(_net("y = F.relu(x)\nreturn y.reshape(-1, 1)"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn y.reshape((-1, 1))"), safety=SAFE),
+        Invalid(_net("return x.reshape(-1, 3, reverse=True)"), line=3,
+                fixed=_net("return x.reshape((-1, 3), reverse=True)"), safety=SAFE),
+        Invalid(_net("n = 2\nreturn x.reshape(0, n, -1) * 2"), line=4,
+                fixed=_net("n = 2\nreturn x.reshape((0, n, -1)) * 2"), safety=SAFE),
+        Invalid(_net("return x.expand_dims(0).reshape(0, 0, 2, -1)"), line=3,
+                fixed=_net("return x.expand_dims(0).reshape((0, 0, 2, -1))"), safety=SAFE),
+    ]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "reshape"):
+            return
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if len(positional) < 2 or any(arg.star for arg in node.args):
+            return
+        if any(arg.keyword is not None and arg.keyword.value == "shape" for arg in node.args):
+            return  # shape given twice: a TypeError eagerly too, not a hybridize hazard
+        if not self.is_tensor(func.value):
+            return
+        dims = tuple_of([arg.value for arg in positional])
+        keywords = [arg for arg in node.args if arg.keyword is not None]
+        last = keywords[-1] if keywords else None
+        new_args = [cst.Arg(value=dims, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                    if keywords else cst.Arg(value=dims)]
+        new_args += [arg if arg is not last else arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                     for arg in keywords]
+        self.report(node, replacement=node.with_changes(args=new_args), safety=SAFE)
