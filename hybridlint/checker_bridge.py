@@ -90,8 +90,8 @@ def verify_file(text: str, path: str, codes: Sequence[str], config: Config, *,
                             internal=True)
     result = VerifiedFile(outcome.source, len(outcome.applied), _annotated(outcome),
                           len(outcome.rejected))
-    result.notes = [f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} "
-                    f"{_VERDICTS[p.verdict]}: {p.detail}" for p in
+    result.notes = [f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} fix "
+                    f"{p.detail}" for p in
                     sorted(outcome.proofs, key=lambda p: (p.finding.line, p.finding.col))]
     cannot = []
     for label, report in zip(outcome.labels, outcome.reports):
@@ -101,7 +101,8 @@ def verify_file(text: str, path: str, codes: Sequence[str], config: Config, *,
         elif report.status in STILL_FAILS:
             result.failing += 1
             result.findings.append(_still_fails(path, label, report, outcome.source))
-            result.notes.append(f"{path}::{label}: still fails: {report.reason}")
+            result.notes.append(f"{path}::{label}: still fails: "
+                                f"{(report.reason or '').replace(' [fixed]', '')}")
         else:
             cannot.append(f"{label}: {report.reason}")
             result.notes.append(f"{path}::{label}: cannot run: {report.reason}")
@@ -111,11 +112,6 @@ def verify_file(text: str, path: str, codes: Sequence[str], config: Config, *,
         result.error = "the checker cannot run " + "; ".join(cannot)
     result.findings.sort(key=lambda f: (f.line, f.col, f.code))
     return result
-
-
-_VERDICTS = {"proven": "fix proven", "expression-level": "fix proven at expression level only",
-             "not-run": "fix not applied", "rejected": "fix rejected",
-             "unverified": "fix not applied"}
 
 
 def _what_ran(report) -> str:
@@ -143,8 +139,9 @@ def _still_fails(path: str, label: str, report, source: str):
     lines = source.splitlines()
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     col = len(text) - len(text.lstrip()) + 1
+    reason = (report.reason or report.status).replace(" [fixed]", "")
     return Finding("HL903", "hybridize-failed",
-                   f"{label} still fails with its example after --verify: {report.reason}",
+                   f"{label} still fails with its example after --verify: {reason}",
                    line, col, line, max(col, len(text.rstrip()) + 1), None, path)
 
 

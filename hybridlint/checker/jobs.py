@@ -20,6 +20,9 @@ from .loader import BackendUnavailable, backend, load_source
 from .report import EquivalenceReport, compare_arrays, first_difference
 
 ENGINE_GAP = "hybridlint engine does not implement"
+# MXNet 1.9.1 (and the engine) raise this when a HybridBlock gets a non-hybrid child: the
+# hazard HL010 reports, at construction time rather than at hybridize().
+HYBRID_CHILD = "Children of HybridBlock must also be HybridBlock"
 # "module 'hybridlint.engine.ndarray' has no attribute 'sum'": an op the engine lacks.
 _ENGINE_MODULE_GAP = re.compile(r"module 'hybridlint\.engine[\w.]*' has no attribute")
 
@@ -81,6 +84,8 @@ def _stage(status: str, stage: str, base: dict, user_files: Set[str],
         reason, final = _environment_reason(exc), status
         if reason is not None:
             final = "cannot_run"
+        elif stage == "build" and HYBRID_CHILD in str(exc):
+            final = "hybrid_error"     # HL010: MXNet refuses a non-hybrid child at build time
         else:
             prefix, message = f"{type(exc).__name__}: ", _first_line(exc)
             if message.startswith(prefix):          # "MXNetError: MXNetError: ..." once only

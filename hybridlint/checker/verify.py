@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from .checks import check_fix, check_source
+from .jobs import HYBRID_CHILD
 from .inputs import Example
 from .report import EquivalenceReport
 from .session import CheckerSession, shared_session
@@ -136,12 +137,21 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     search = _Search(source, path, examples, fixer, dict(select=select, ignore=ignore,
                                                          unsafe=True),
                      dict(seed=seed, **check_options), original_hybridizes)
+    if any(r.stage == "build" and HYBRID_CHILD in (r.error_message or "") for r in baseline):
+        # HL010: the original cannot even be built. Its eager reference is the original with
+        # only the container swap (Sequential -> HybridSequential runs the same children in
+        # the same order eagerly); every fix, that one included, is checked against it.
+        search.reference = fixer(source, path, select=select, ignore=ignore, unsafe=True,
+                                 accept=lambda f: f.code == "HL010").source
     kept = search.bisect(list(every.applied), [])
-    proofs = [FixProof(r.finding, "rejected", r.reason) for r in search.rejected]
+    proofs = [FixProof(r.finding, "rejected", f"rejected: {r.reason}") for r in search.rejected]
     proven, not_run = search.exercised(kept, labels, proofs)
     extra: List = []
     if not_run:
-        tried = [f for f in not_run if f.fix != "unsafe" or unsafe]
+        # An unsafe fix no example ran is left out, and so is every other unexercised fix of
+        # its lines (a later pass may have rewritten what that fix wrote).
+        held = {f.line for f in not_run if f.fix == "unsafe" and not unsafe}
+        tried = [f for f in not_run if f.line not in held]
         for finding in not_run:
             if finding not in tried:
                 report = EquivalenceReport(
@@ -150,7 +160,7 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
                         " an unsafe fix is applied only when an example runs it (or with "
                         "--unsafe-fixes, after an expression-level check)"))
                 search.rejected.append(RejectedFix(finding, report))
-                proofs.append(FixProof(finding, "not-run", report.reason))
+                proofs.append(FixProof(finding, "not-run", f"not applied: {report.reason}"))
         if tried:
             level = _expression_level(source, path, tried, fixer, search.fix_options,
                                       check_options, f"no example ran line(s) "
@@ -162,8 +172,8 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     if final_set and not search.acceptable(final_set)[0]:   # never return an unchecked source
         for finding in extra:
             proofs = [p for p in proofs if p.finding is not finding]
-            proofs.append(FixProof(finding, "rejected", "the checked fixes with this one no "
-                                   "longer pass the examples"))
+            proofs.append(FixProof(finding, "rejected", "rejected: the checked fixes with this "
+                                   "one no longer pass the examples"))
         final_set = proven
     final = search.fix(final_set)
     reports = search.reports(final_set) if final_set else baseline
@@ -187,10 +197,12 @@ def _expression_level(source, path, candidates, fixer, fix_options, check_option
         if report.ok:
             kept.append(finding)
             note = report.notes[-1] if report.notes else "expression-level check"
-            proofs.append(FixProof(finding, "expression-level", f"{why}: {note}"))
+            proofs.append(FixProof(finding, "expression-level",
+                                   f"proven at expression level only ({why}): {note}"))
         else:
             rejected.append(RejectedFix(finding, report))
-            proofs.append(FixProof(finding, "rejected", report.reason or report.status))
+            proofs.append(FixProof(finding, "rejected",
+                                   f"rejected: {report.reason or report.status}"))
     keys = {_key(f) for f in kept}
     final = fixer(source, path, accept=lambda f: _key(f) in keys, **fix_options)
     return VerifyOutcome(final.source, list(final.applied), rejected, list(final.remaining),
@@ -204,7 +216,7 @@ def _unverified(source, every, fixer, path, select, ignore, unsafe, reason,
     remaining = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe,
                       accept=lambda f: False).remaining
     return VerifyOutcome(source, [], rejected, list(remaining), list(reports), "unverified",
-                         reason, proofs=[FixProof(f, "unverified", reason)
+                         reason, proofs=[FixProof(f, "unverified", f"not applied: {reason}")
                                          for f in every.applied], labels=list(labels))
 
 
@@ -216,6 +228,7 @@ class _Search:
         self.source, self.path, self.examples = source, path, examples
         self.fixer, self.fix_options, self.check_options = fixer, fix_options, check_options
         self.original_hybridizes = original_hybridizes
+        self.reference = source           # what each candidate's eager outputs must equal
         self.rejected: List[RejectedFix] = []
         self._cache: Dict[FrozenSet[Key], List[EquivalenceReport]] = {}
         self._fixed: Dict[FrozenSet[Key], object] = {}
@@ -232,7 +245,7 @@ class _Search:
         if keys not in self._cache:
             fixed = self.fix(findings).source
             self._cache[keys] = [
-                check_fix(self.source, fixed, ex.target, ex.specs(), kwargs=ex.kwargs,
+                check_fix(self.reference, fixed, ex.target, ex.specs(), kwargs=ex.kwargs,
                           path=self.path, **self.check_options) for ex in self.examples]
         return self._cache[keys]
 
