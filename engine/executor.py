@@ -69,6 +69,12 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
             in_shapes = [shapes.get((id(c), i)) for c, i in node.inputs]
             try:
                 ins, outs = node.op.infer_shape(node.parsed, in_shapes)
+                # MXNet's inference also runs from outputs to inputs (Reshape, the fused
+                # RNN layers' param concat: engine/ops/rnn.py)
+                backward = getattr(node.op, "infer_shape_backward", None)
+                if backward is not None:
+                    ins = backward(node.parsed, ins, [shapes.get((id(node), i))
+                                                      for i in range(len(outs))])
             except ShapeError as err:
                 raise _node_error(node, err, in_shapes) from None
             for (c, i), old, new in zip(node.inputs, in_shapes, ins):

@@ -118,7 +118,6 @@ def _access(path):
     ("mxnet.ndarray.contrib.no_such_op", AttributeError),
     ("mxnet.symbol.contrib.no_such_op", AttributeError),
     ("mxnet.gluon.Trainer", NotImplementedError),        # MXNet has it, the engine does not
-    ("mxnet.gluon.rnn.LSTM", NotImplementedError),
     ("mxnet.gluon.loss.CTCLoss", NotImplementedError),
     ("mxnet.optimizer", NotImplementedError),
     ("mxnet.gluon.data", NotImplementedError),

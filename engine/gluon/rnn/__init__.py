@@ -1,7 +1,10 @@
 """`mx.gluon.rnn`: the recurrent cells (RNNCell, LSTMCell, GRUCell and their containers and
-modifiers). The fused layers (rnn.RNN/LSTM/GRU, MXNet's cuDNN-style `RNN` op) are not
-provided: they raise NotImplementedError through this module's __getattr__."""
+modifiers) and the fused layers rnn.RNN/LSTM/GRU (MXNet's `RNN` op, engine/ops/rnn.py).
+Names the engine lacks raise NotImplementedError through this module's __getattr__."""
 from .rnn_cell import *  # noqa: F401,F403
+from .rnn_layer import *  # noqa: F401,F403
+from . import rnn_cell  # noqa: F401
+from . import rnn_layer  # noqa: F401
 
 
 def __getattr__(name):
