@@ -333,7 +333,7 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
                 owner[statement] = region
                 top_level.add(statement)
             statement.visit(Collector(region))
-    module_facts: ModuleFacts = analyze(classes, functions)
+    module_facts: ModuleFacts = analyze(classes, functions, context)
 
     state = WalkState(module=context or ModuleContext())
     rules = [rule_class(state) for rule_class in rule_classes]

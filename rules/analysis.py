@@ -17,6 +17,7 @@ Precision before recall: whatever is not certain is UNKNOWN, and rules report on
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -25,7 +26,8 @@ import libcst as cst
 
 from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
-from .guards import always_exits, classify_guard  # noqa: F401  (re-exported)
+from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
+from .module_context import ModuleContext
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (annotation_value, EAGER_NAMESPACES, SYMBOL_NAMESPACES, NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
                      Shape, Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
@@ -43,6 +45,12 @@ class ClassFacts:
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
+    # the block's own opt-out of hybridization: flags named so (`self.hybridizable`), tests the
+    # constructor asserts when hybridizable (normalized `guards.normalized_code`), `hybridize` raising
+    opt_out_flags: Set[str] = field(default_factory=set)
+    invariants: Set[str] = field(default_factory=set)
+    refuses_hybridize: bool = False
+    defaults: Dict[str, object] = field(default_factory=dict)  # self.<a> = <param>: the param's literal default
     functions: List["FunctionFacts"] = field(default_factory=list)
 
 
@@ -133,6 +141,11 @@ class ModuleFacts:
     local_envs: Dict[cst.CSTNode, Env] = field(default_factory=dict)  # nested def -> env at def
     return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
     class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
+    context: Optional[ModuleContext] = None  # imports, namespace aliases (None: conventions only)
+
+    def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
+        """"eager" / "symbol" when `dotted` names mx.nd / mx.sym in this module (aliases too)."""
+        return self.context.namespace_kind(dotted) if self.context is not None else None
 
     def class_helper(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
         """The method `class_name.method(...)` calls when that is a @staticmethod or
@@ -274,7 +287,66 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
         init = _own_methods(cls).get("__init__")
         if init is not None:
             _init_facts(init, facts, module, classes)
+            _opt_out_facts(init, facts)
+    hybridize = facts.methods.get("hybridize")
+    if hybridize is not None and isinstance(hybridize.body, cst.IndentedBlock) and hybridize.body.body:
+        last = hybridize.body.body[-1]
+        facts.refuses_hybridize = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise) \
+            and len(hybridize.body.body) <= 2
     return facts
+
+
+_OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
+_NO_DEFAULT = object()
+
+
+def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
+    """`self.hybridizable = hybridizable` flags, and `assert <test> or not hybridizable`
+    invariants rewritten on `self` (`assert (in_size is not None) or not hybridizable` with
+    `self.in_size = in_size` makes `self.in_size is not None` hold whenever hybridizable)."""
+    stored: Dict[str, str] = {}  # constructor parameter -> self attribute holding it
+    parameter_defaults: Dict[str, object] = {}
+    for param in _signature(init) + list(init.params.kwonly_params):
+        if param.default is not None:
+            try:
+                parameter_defaults[param.name.value] = ast.literal_eval(cst.Module([]).code_for_node(param.default))
+            except (ValueError, SyntaxError, TypeError):
+                pass
+    asserts: List[cst.BaseExpression] = []
+    for small in _walk_statements(init.body.body):
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target = small.targets[0].target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                if _OPT_OUT.search(target.attr.value):
+                    facts.opt_out_flags.add(target.attr.value)
+                if isinstance(small.value, cst.Name):
+                    stored[small.value.value] = target.attr.value
+                    default = parameter_defaults.get(small.value.value, _NO_DEFAULT)
+                    if default is not _NO_DEFAULT:
+                        facts.defaults[target.attr.value] = default
+        elif isinstance(small, cst.Assert):
+            asserts.append(small.test)
+    for test in asserts:
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
+            continue
+        for held, other in ((test.left, test.right), (test.right, test.left)):
+            flag = other.expression if isinstance(other, cst.UnaryOperation) and isinstance(
+                other.operator, cst.Not) else None
+            if isinstance(flag, cst.Name) and _OPT_OUT.search(flag.value):
+                on_self = held.visit(_OnSelf(stored))
+                facts.invariants.add(normalized_code(on_self))
+
+
+class _OnSelf(cst.CSTTransformer):
+    """Constructor parameters -> the `self` attributes that store them."""
+
+    def __init__(self, stored: Dict[str, str]) -> None:
+        super().__init__()
+        self.stored = stored
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        attr = self.stored.get(original.value)
+        return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)) if attr else updated
 
 
 def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
@@ -540,7 +612,8 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
     return env
 
 
-def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef]) -> ModuleFacts:
+def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef],
+            context: Optional[ModuleContext] = None) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
 
@@ -550,7 +623,7 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     `functions` are the module-level functions that may serve as helpers; they become
     analysed scopes only when some analysed function calls them with F or tensors.
     """
-    module = ModuleFacts()
+    module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
     class_nodes = {c.name.value: c for c in classes}
     pending: List[FunctionFacts] = []
@@ -561,7 +634,7 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         klass = _class_facts(class_node, module, class_nodes)
         module.class_methods[klass.name] = klass.methods
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module
-        if method is None:
+        if method is None or klass.refuses_hybridize:  # a block whose hybridize() raises is eager-only
             continue
         module.classes[klass.name] = klass
         namespace, params = _hybrid_forward_params(method)

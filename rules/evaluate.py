@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
-from .guards import classify_guard, narrowed
+from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS,
                      MULTI_OUTPUT_OPS, NAMESPACE,
                      NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
@@ -136,7 +136,7 @@ class Evaluator:
             return NONNEGATIVE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE  # a dim
         return UNKNOWN_VALUE
 
-    def _array_use(self, expr: cst.BaseExpression, value: Value) -> None:
+    def array_use(self, expr: cst.BaseExpression, value: Value) -> None:
         """`expr` is used as only an array can be: an input name taken for a tensor by position
         is one (recorded for `FunctionFacts.used_as_array`)."""
         if value.assumed and self.analyzer is not None and isinstance(expr, cst.Name):
@@ -146,9 +146,9 @@ class Evaluator:
         left = self.eval(expr.left, env, consumed=True)
         right = self.eval(expr.right, env, consumed=True)
         if left.is_tensor:  # NDArray arithmetic takes only arrays and numbers (TypeError otherwise)
-            self._array_use(expr.right, right)
+            self.array_use(expr.right, right)
         elif right.is_tensor:
-            self._array_use(expr.left, left)
+            self.array_use(expr.left, left)
         kinds = {left.kind, right.kind}
         if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE, MAPPING}:
             if isinstance(expr.operator, (cst.Add, cst.Multiply)) and not (
@@ -191,9 +191,9 @@ class Evaluator:
         values += [self.eval(c.comparator, env, consumed=True) for c in expr.comparisons]
         if len(values) == 2 and not isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
             if values[0].is_tensor:
-                self._array_use(expr.comparisons[0].comparator, values[1])
+                self.array_use(expr.comparisons[0].comparator, values[1])
             elif values[1].is_tensor:
-                self._array_use(expr.left, values[0])
+                self.array_use(expr.left, values[0])
         identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
                        for c in expr.comparisons)
         if identity:
@@ -213,7 +213,12 @@ class Evaluator:
 
     def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:
         self.eval(expr.test, env, consumed=True)
-        body_eager, orelse_eager = classify_guard(expr.test, self.facts.namespace)
+        body_eager, orelse_eager = classify_guard(expr.test, self.facts.namespace, self.facts.module.namespace_kind)
+        opted_body, opted_orelse = configuration_guard(expr.test, self.facts.klass)
+        body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse
+        fallback = None if body_eager or orelse_eager else configuration_fallback(expr, self.facts.klass)
+        if fallback is not None:  # `self.in_size if self.fixed_size else x.shape[2:]`
+            body_eager, orelse_eager = fallback is expr.body, fallback is expr.orelse
         if body_eager:
             if self.analyzer is not None:
                 self.facts.skip.add(expr.body)
@@ -233,7 +238,7 @@ class Evaluator:
         if namespace_op is not None:
             for arg, value in zip(expr.args, args):
                 if not arg.star:
-                    self._array_use(arg.value, value)
+                    self.array_use(arg.value, value)
             return self._op_value(namespace_op, expr, args)
         if isinstance(func, cst.Attribute):
             if isinstance(func.value, cst.Name) and func.value.value == "self":
@@ -370,7 +375,7 @@ class Evaluator:
             if attr in klass.layers:  # a gluon layer computes on arrays only
                 for arg, value in zip(call.args, args):
                     if not arg.star:
-                        self._array_use(arg.value, value)
+                        self.array_use(arg.value, value)
             return klass.children[attr]
         method = klass.methods.get(attr)
         if method is None:

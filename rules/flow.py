@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from .evaluate import Evaluator
-from .guards import always_exits, classify_guard, narrowed
+from .guards import always_exits, classify_guard, configuration_guard, narrowed
 from .values import (NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
                      join_envs, literal_int)
 
@@ -126,6 +126,9 @@ class FunctionAnalyzer:
             value = self.eval(small.value, env)
             if isinstance(small.target, cst.Name):
                 old = env.get(small.target.value, UNKNOWN_VALUE)
+                joins = isinstance(small.operator, (cst.AddAssign, cst.MultiplyAssign))
+                if isinstance(small.value, (cst.Integer, cst.Float)) or (not joins and value.is_tensor):
+                    self.evaluator.array_use(small.target, old)  # `feats += 1`: no list does that
                 if old.kind == TENSOR or value.kind == TENSOR:
                     new = Value(TENSOR, old.shape, fresh=old.fresh)
                 elif old.kind == SCALAR and value.kind == SCALAR:
@@ -174,7 +177,9 @@ class FunctionAnalyzer:
 
     def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:
         self.eval(stmt.test, env)
-        body_eager, orelse_eager = classify_guard(stmt.test, self.facts.namespace)
+        body_eager, orelse_eager = classify_guard(stmt.test, self.facts.namespace, self.facts.module.namespace_kind)
+        opted_body, opted_orelse = configuration_guard(stmt.test, self.facts.klass)
+        body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse
         taken, other = narrowed(stmt.test, env)  # `isinstance(x, list)`: x's kind in each branch
         if body_eager:
             self.facts.skip.add(stmt.body)

@@ -1,21 +1,26 @@
 """Eager-only guards: which branches of an `if` only ever run on NDArrays."""
 from __future__ import annotations
 
-from typing import Optional, Tuple
+import re
+from typing import Callable, Optional, Tuple
 
 import libcst as cst
 
 from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, TENSOR, Value, dotted_name
 
 
-def classify_guard(test: cst.BaseExpression, namespace: Optional[str]) -> Tuple[bool, bool]:
-    """(body is eager-only, orelse is eager-only) for `if test:`."""
+def classify_guard(test: cst.BaseExpression, namespace: Optional[str],
+                   kind_of: Optional[Callable[[Optional[str]], Optional[str]]] = None) -> Tuple[bool, bool]:
+    """(body is eager-only, orelse is eager-only) for `if test:`.
+
+    `kind_of` resolves module names to "eager" / "symbol" (`_ND = proxy_of(ndarray)`,
+    `from mxnet import ndarray as _ND`: `ModuleContext.namespace_kind`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        body, orelse = classify_guard(test.expression, namespace)
+        body, orelse = classify_guard(test.expression, namespace, kind_of)
         return orelse, body
     if isinstance(test, cst.BooleanOperation):
-        left = classify_guard(test.left, namespace)
-        right = classify_guard(test.right, namespace)
+        left = classify_guard(test.left, namespace, kind_of)
+        right = classify_guard(test.right, namespace, kind_of)
         if isinstance(test.operator, cst.And):
             return left[0] or right[0], False
         return left[0] and right[0], left[1] or right[1]
@@ -27,9 +32,10 @@ def classify_guard(test: cst.BaseExpression, namespace: Optional[str]) -> Tuple[
         other = sides[1] if sides[0] == namespace else sides[0]
         positive = isinstance(comp.operator, (cst.Is, cst.Equal))
         negative = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
-        if other in EAGER_NAMESPACES:
+        kind = (kind_of(other) if kind_of is not None else None) or _named_kind(other)
+        if other in EAGER_NAMESPACES or kind == "eager":
             return (True, False) if positive else (False, True) if negative else (False, False)
-        if other in SYMBOL_NAMESPACES:
+        if other in SYMBOL_NAMESPACES or kind == "symbol":
             return (False, True) if positive else (True, False) if negative else (False, False)
         return False, False
     if isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2:
@@ -41,6 +47,84 @@ def classify_guard(test: cst.BaseExpression, namespace: Optional[str]) -> Tuple[
         if names and all(n is not None and n.split(".")[-1] == "Symbol" for n in names):
             return False, True
     return False, False
+
+
+def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:
+    """(body is eager-only, orelse is eager-only) by the block's own opt-out of hybridization:
+    `if self.hybridizable: return ...` (a flag whose name says so: what follows runs only when
+    the block is not hybridizable), and tests the constructor asserts whenever the block is
+    hybridizable (`assert use_nms or not hybridizable` makes `else` of `if self.use_nms:` eager-only).
+    """
+    if klass is None or not (klass.opt_out_flags or klass.invariants):
+        return False, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        body, orelse = configuration_guard(test.expression, klass)
+        return orelse, body
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self" \
+            and test.attr.value in klass.opt_out_flags:
+        return False, True
+    if klass.invariants and normalized_code(test) in klass.invariants:
+        return False, True
+    return False, False
+
+
+def normalized_code(node: cst.CSTNode) -> str:
+    """`node`'s source without parentheses or whitespace (to compare two spellings of a test)."""
+    return re.sub(r"[\s()]", "", cst.Module([]).code_for_node(node))
+
+
+def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpression]:
+    """The branch of `self.in_size if self.fixed_size else x.shape[2:]` that the block's default
+    configuration does not evaluate, when the other branch is a `self` attribute (a static value
+    the constructor stores): with `fixed_size=True` by default the dynamic fallback runs only in
+    a configuration the caller chooses (not a certain hazard). None when the test is not decided
+    by the constructor's literal defaults, or the default takes the dynamic branch."""
+    if klass is None or not klass.defaults:
+        return None
+    static_body, static_orelse = _self_attribute(expr.body), _self_attribute(expr.orelse)
+    if static_body == static_orelse:
+        return None
+    taken = _by_defaults(expr.test, klass.defaults)
+    if taken is None:
+        return None
+    if taken and static_body:
+        return expr.orelse
+    if not taken and static_orelse:
+        return expr.body
+    return None
+
+
+def _by_defaults(test: cst.BaseExpression, defaults) -> Optional[bool]:
+    """The truth of a test on `self` attributes under the constructor's literal defaults."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _by_defaults(test.expression, defaults)
+        return None if inner is None else not inner
+    if _self_attribute(test):
+        return bool(defaults[test.attr.value]) if test.attr.value in defaults else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _self_attribute(test.left) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+        if test.left.attr.value not in defaults:
+            return None
+        is_none = defaults[test.left.attr.value] is None
+        operator = test.comparisons[0].operator
+        return is_none if isinstance(operator, cst.Is) else (not is_none) if isinstance(operator, cst.IsNot) else None
+    return None
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _named_kind(name: Optional[str]) -> Optional[str]:
+    """What `F is <name>` compares F with when the module does not say (a name imported from a
+    sibling module, `from ._sequence import F_ND`): F is a namespace, so the other side is one
+    too, and a name spelled with an `nd` / `ndarray` part is mx.nd, with `sym` / `symbol` mx.sym."""
+    parts = {p.lower() for p in re.split(r"[._]", name or "") if p}
+    if parts & {"nd", "ndarray"}:
+        return "eager"
+    if parts & {"sym", "symbol"}:
+        return "symbol"
+    return None
 
 
 def always_exits(block: cst.BaseSuite) -> bool:

@@ -37,6 +37,9 @@ HYBRID_GLUON = {
 NON_HYBRID_GLUON = {"Block", "Lambda", "Sequential", "RecurrentCell", "SequentialRNNCell",
                     "Concurrent", "SparseEmbedding"}
 _GLUON_PREFIXES = ("mxnet.gluon.",)
+# names a relative import binds inside MXNet's own package (mxnet/gluon/loss.py: `from .. import ndarray`)
+_RELATIVE_NAMESPACES = {"ndarray": "mxnet.ndarray", "nd": "mxnet.ndarray", "symbol": "mxnet.symbol",
+                        "sym": "mxnet.symbol"}
 
 
 def normalise(qualified: str) -> str:
@@ -55,6 +58,21 @@ class ModuleContext:
     imports: Dict[str, str] = field(default_factory=dict)
     bound: Set[str] = field(default_factory=set)  # every name bound at module level
     class_bases: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    # module names standing for an MXNet namespace: `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
+    aliases: Dict[str, str] = field(default_factory=dict)
+    numpy_mode: bool = False  # `npx.set_np()` at module level: every block runs in numpy mode
+
+    def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
+        """"eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
+        `ndarray` submodule), "symbol" for mx.sym likewise, else None: what `F is <dotted>` tests."""
+        if not dotted:
+            return None
+        qualified = self.aliases.get(dotted) or self.qualify(dotted)
+        if qualified in ("mxnet.ndarray", "mxnet.ndarray.ndarray"):
+            return "eager"
+        if qualified in ("mxnet.symbol", "mxnet.symbol.symbol"):
+            return "symbol"
+        return None
 
     def qualify(self, dotted: Optional[str]) -> Optional[str]:
         """`nd.relu` -> `mxnet.ndarray.relu` when `nd` is an import (or, unbound, by convention)."""
@@ -114,6 +132,10 @@ def module_context(tree: ast.Module) -> ModuleContext:
                 for alias in node.names:
                     if alias.name != "*":
                         imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:  # inside MXNet: `from .. import ndarray`
+                for alias in node.names:
+                    if alias.name in _RELATIVE_NAMESPACES and not node.module:
+                        imports[alias.asname or alias.name] = _RELATIVE_NAMESPACES[alias.name]
             elif isinstance(node, ast.ClassDef):
                 bound.add(node.name)
                 classes[node.name] = tuple(filter(None, (_dotted(b) for b in node.bases)))
@@ -123,14 +145,28 @@ def module_context(tree: ast.Module) -> ModuleContext:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    candidates[node.targets[0].id] = node.value
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    (_dotted(node.value.func) or "").split(".")[-1] == "set_np":
+                numpy_calls.append(node.value)
             for block in ("body", "orelse", "finalbody", "handlers"):
                 if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)) or (
                         type(node).__name__ == "TryStar"):
                     visit(getattr(node, block, ()) or ())
 
+    candidates: Dict[str, ast.expr] = {}
+    numpy_calls: list = []
     visit(tree.body)
     bound.update(imports)
-    return ModuleContext(imports, bound, classes)
+    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls))
+    for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
+        if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]
+        kind = context.namespace_kind(_dotted(value))
+        if kind is not None:
+            context.aliases[name] = "mxnet.ndarray" if kind == "eager" else "mxnet.symbol"
+    return context
 
 
 def _dotted(node: ast.expr) -> Optional[str]:

@@ -70,7 +70,7 @@ def test_select_and_ignore_take_codes_and_prefixes():
     ("# a comment about noqa-like things", False),
 ])
 def test_suppression_comments(comment, suppressed):
-    source = net(f"return x[0]  {comment}")
+    source = net(f"return F.relu(x)[0]  {comment}")
     assert (lint_source(source) == []) is suppressed
 
 
@@ -88,18 +88,16 @@ def test_suppressed_findings_are_not_fixed():
 
 # -- regions: only hybrid code is parsed with LibCST, positions are file positions ---------
 def test_positions_are_file_lines_and_untouched_code_is_byte_identical():
-    # `x` is an input nothing else proves to be an array: its HL003 fix is unsafe (it may be
-    # a list of arrays), so this test of the fixing mechanics asks for unsafe fixes.
     prefix = ("import mxnet as mx\n\n\ndef  weird( a,b ) :\n    return a[0]   # not hybrid code\n\n"
               "x = [1,2,  3]\nprint( x[0] )\n\n\n")
     suffix = "\n\nclass Other(object):\n    def forward(self, y):\n        return y[0]\n"
-    block = net("return x[0]")
+    block = net("return F.relu(x)[0]")
     source = prefix + block + suffix
     findings = lint_source(source)
     assert codes(findings) == [("HL003", prefix.count("\n") + 3)]
     fixed = fix_source(source, unsafe=True).source
     assert fixed.startswith(prefix) and fixed.endswith(suffix)
-    assert "F.slice_axis(x, axis=0, begin=0, end=1)" in fixed
+    assert "F.slice_axis(F.relu(x), axis=0, begin=0, end=1)" in fixed
 
 
 def test_helper_function_in_its_own_region_is_analysed():
@@ -110,15 +108,13 @@ def test_helper_function_in_its_own_region_is_analysed():
 
 def test_block_defined_inside_a_factory_function_is_linted():
     source = ("def make_block(n):\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
-              "            return x[n]\n\n    class Other(HybridBlock):\n"
+              "            return F.relu(x)[n]\n\n    class Other(HybridBlock):\n"
               "        def hybrid_forward(self, F, x):\n            return x.shape\n    return Inner\n")
     assert codes(lint_source(source)) == [("HL003", 4), ("HL001", 8)]
 
 
 def test_form_feeds_and_unicode_separators_do_not_shift_lines():
-    # `x` is an input nothing else proves to be an array: its HL003 fix is unsafe (it may be
-    # a list of arrays), so this test of the fixing mechanics asks for unsafe fixes.
-    source = '"""doc\u2028string"""\n\x0c\nimport os\n' + net("return x[0]")
+    source = '"""doc\u2028string"""\n\x0c\nimport os\n' + net("return F.relu(x)[0]")
     findings = lint_source(source)
     assert codes(findings) == [("HL003", 6)]
     fixed = fix_source(source, unsafe=True).source
@@ -133,9 +129,7 @@ def test_block_defined_inside_a_method_is_linted():
 
 
 def test_crlf_line_endings_are_kept():
-    # `x` is an input nothing else proves to be an array: its HL003 fix is unsafe (it may be
-    # a list of arrays), so this test of the fixing mechanics asks for unsafe fixes.
-    source = net("return x[0]").replace("\n", "\r\n")
+    source = net("return F.relu(x)[0]").replace("\n", "\r\n")
     fixed = fix_source(source, unsafe=True).source
     assert "\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
     assert "F.slice_axis" in fixed
@@ -180,20 +174,16 @@ def test_accept_can_reject_fixes():
 
 
 def test_overlapping_fixes_resolve_over_passes():
-    # `x` is an input nothing else proves to be an array: its HL003 fix is unsafe (it may be
-    # a list of arrays), so this test of the fixing mechanics asks for unsafe fixes.
     # HL001 rewrites `x[0].T` as a whole, HL003 rewrites the `x[0]` inside it: both apply.
-    source = net("return x[0].T")
+    source = net("return F.relu(x)[0].T")
     result = fix_source(source, unsafe=True)
-    assert result.source == net("return F.transpose(F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0))")
+    assert result.source == net("return F.transpose(F.squeeze(F.slice_axis(F.relu(x), axis=0, begin=0, end=1), axis=0))")
     assert sorted(f.code for f in result.applied) == ["HL001", "HL003"]
     assert result.remaining == []
 
 
 def test_nested_indexing_reaches_a_fixed_point():
-    # `x` is an input nothing else proves to be an array: its HL003 fix is unsafe (it may be
-    # a list of arrays), so this test of the fixing mechanics asks for unsafe fixes.
-    source = net("return x[0][1:][-1]")
+    source = net("return F.relu(x)[0][1:][-1]")
     result = fix_source(source, unsafe=True)
     assert result.remaining == [] and "x[" not in result.source and "]" not in result.source
     assert fix_source(result.source).source == result.source
