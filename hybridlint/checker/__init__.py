@@ -3,6 +3,10 @@
 User code runs in a worker process with time and memory limits (see session.py); see
 docs/architecture.md, "The equivalence checker", for the contract with the CLI.
 """
+from .procs import import_numpy_shielded
+
+import_numpy_shielded()     # before anything imports numpy: see procs.SignalShield
+
 from .checks import (check_block, check_expression, check_file, check_fix, check_source,
                      examples_from_pyproject)
 from .inputs import (Example, ExampleError, InputList, InputSpec, Value, examples_from_config,

@@ -54,7 +54,7 @@ def check_block(block_or_factory: Any, *inputs: Any, rtol: float = 1e-5, atol: f
     return run_forked(lambda: _check_live(block_or_factory, specs, dict(kwargs or {}), options,
                                           label),
                       label, backend, session.timeout if timeout is None else timeout,
-                      session.memory_mb)
+                      session.memory_mb, session.limits)
 
 
 def _module_source(obj: Any):

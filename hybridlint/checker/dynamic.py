@@ -122,7 +122,8 @@ def failure_line(exc: BaseException, user_files: Set[str],
     recorded = getattr(exc, "source_line", None)
     if recorded:
         filename, lineno, *text = tuple(recorded)
-        line = text[0] if text else linecache.getline(filename, lineno)
+        # the file's own line keeps its indentation (the engine may record it stripped)
+        line = linecache.getline(filename, int(lineno)) or (text[0] if text else "")
         return SourceLine(filename, int(lineno), line or "")
     innermost = None
     for frame, lineno in traceback.walk_tb(exc.__traceback__):

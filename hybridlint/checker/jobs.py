@@ -6,6 +6,7 @@ Every exception of user code is caught here and classified by the stage it happe
 from __future__ import annotations
 
 import contextlib
+import errno
 import re
 import sys
 import threading
@@ -111,6 +112,8 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
         return "interrupted"
     if isinstance(exc, MemoryError):
         return "user code ran out of memory (worker memory limit)"
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return "user code exceeded the file-size limit (a file it wrote grew too large)"
     if isinstance(exc, RecursionError):
         return "user code exceeded the recursion limit"
     if isinstance(exc, ImportError):

@@ -11,6 +11,7 @@ Defaults: 60 s per job (wall clock), 4096 MiB of address space (RLIMIT_AS).
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
+from . import procs
 from .protocol import (ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd,
                        write_frame)
 from .report import EquivalenceReport
@@ -27,19 +29,54 @@ from .wire import job_to_wire, report_from_wire
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MEMORY_MB = 4096
+DEFAULT_CPU_SECONDS = 120.0  # per job; above the wall clock limit (BLAS may use two cores)
+DEFAULT_FSIZE_MB = 1024      # largest file user code (or export) may write
+DEFAULT_NPROC = 256          # processes beyond those the user already runs (not for root)
+_OVERRUN = ("user code ran out of memory: the worker and its child processes used more than "
+            "{} MiB together (killed)")
 STARTUP_TIMEOUT = 120.0      # importing MXNet on a loaded machine; not counted in the job's
 
 
-class _Worker:
-    """One `python -m hybridlint.checker.worker` process and its pipes."""
+class MemoryOverrun(Exception):
+    """The worker and its child processes together went over the memory limit."""
 
-    def __init__(self, memory_mb: int, backend: str):
+
+class Interrupted(Exception):
+    """A signal meant for hybridlint (not sent by the worker) arrived during a job."""
+
+
+class _Watch:
+    """Called while waiting for a job: the memory of the whole process tree, and signals."""
+
+    def __init__(self, pid: int, memory_mb: int, shield: procs.SignalShield):
+        self.pid, self.limit, self.shield = pid, memory_mb << 20, shield
+        self.tree = {pid}          # every process seen in the tree, also after it exited
+
+    def __call__(self) -> None:
+        below = procs.descendants(self.pid)
+        self.tree.update(below)
+        if self.shield.drain(self.tree):
+            raise Interrupted()
+        if self.limit > 0 and below and procs.tree_rss(self.pid) > self.limit:
+            raise MemoryOverrun()
+
+
+class _Worker:
+    """One `python -m hybridlint.checker.worker` process, its pipes and its lifeline."""
+
+    def __init__(self, memory_mb: int, backend: str, limits: dict):
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb), backend],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-            start_new_session=True, env=env)
+        lifeline, self._lifeline = os.pipe()     # EOF in the worker when we are gone
+        self.memory_mb = memory_mb
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb), backend,
+                 json.dumps(dict(limits, lifeline=lifeline))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                start_new_session=True, env=env, pass_fds=(lifeline,))
+        finally:
+            os.close(lifeline)
 
     def wait_ready(self) -> None:
         """Start-up (imports of the backend) has its own limit; the job's starts after it."""
@@ -53,16 +90,20 @@ class _Worker:
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
         write_frame(self.proc.stdin, {"type": "job", "job": job_to_wire(job)})
-        return receive_report(self.proc.stdout.fileno(), deadline)
+        with procs.SignalShield() as shield:
+            try:
+                return receive_report(self.proc.stdout.fileno(), deadline,
+                                      _Watch(self.proc.pid, self.memory_mb, shield))
+            except Interrupted:
+                self.kill()
+                raise
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)   # user code's children too
-        except (ProcessLookupError, PermissionError):
-            pass
+        if self.proc.poll() is None:
+            procs.kill_tree(self.proc.pid)    # user code's children too, daemonized or not
         self.proc.wait()
         self._close()
 
@@ -81,6 +122,10 @@ class _Worker:
                 stream.close()
             except Exception:
                 pass
+        try:
+            os.close(self._lifeline)
+        except OSError:
+            pass
 
     def log_tail(self, size: int = 1500) -> str:
         try:
@@ -96,9 +141,12 @@ class CheckerSession:
     """Workers for a run of checks; use as a context manager or call close()."""
 
     def __init__(self, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 memory_mb: int = DEFAULT_MEMORY_MB):
+                 memory_mb: int = DEFAULT_MEMORY_MB, *,
+                 cpu_seconds: Optional[float] = DEFAULT_CPU_SECONDS,
+                 fsize_mb: int = DEFAULT_FSIZE_MB, nproc: int = DEFAULT_NPROC):
         self.timeout = timeout
         self.memory_mb = memory_mb
+        self.limits = dict(cpu_seconds=cpu_seconds or 0, fsize_mb=fsize_mb, nproc=nproc)
         self._workers: Dict[str, _Worker] = {}
         self._lock = threading.Lock()         # one job at a time per worker pipe
         self.jobs_run = 0
@@ -129,7 +177,7 @@ class CheckerSession:
         self.jobs_run += 1
         try:
             if worker is None or not worker.alive():
-                worker = self._workers[backend] = _Worker(self.memory_mb, backend)
+                worker = self._workers[backend] = _Worker(self.memory_mb, backend, self.limits)
                 self.workers_started += 1
                 worker.wait_ready()
             return worker.request(job, timeout)
@@ -138,6 +186,10 @@ class CheckerSession:
             del self._workers[backend]
             return _cannot_run(label, backend, "timeout",
                                f"user code did not finish within {timeout:g} s (killed)")
+        except MemoryOverrun:
+            worker.kill()
+            del self._workers[backend]
+            return _cannot_run(label, backend, "memory", _OVERRUN.format(self.memory_mb))
         except ProtocolError as exc:          # forged or garbage bytes: data, never code
             worker.kill()
             del self._workers[backend]
@@ -170,7 +222,9 @@ def _cannot_run(target: str, backend: str, stage: str, reason: str) -> Equivalen
 
 
 def _death_reason(code: Optional[int], log: str) -> str:
-    if code is not None and code < 0:
+    if code is not None and -code == getattr(signal, "SIGXCPU", None):
+        what = "user code exceeded the CPU time limit (killed)"
+    elif code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
@@ -184,20 +238,28 @@ def _death_reason(code: Optional[int], log: str) -> str:
 
 def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
                timeout: Optional[float] = DEFAULT_TIMEOUT,
-               memory_mb: int = DEFAULT_MEMORY_MB) -> EquivalenceReport:
-    """Run `fn` in a forked child (it sees live objects) and return its report."""
-    from .worker import limit_memory
+               memory_mb: int = DEFAULT_MEMORY_MB,
+               limits: Optional[dict] = None) -> EquivalenceReport:
+    """Run `fn` in a forked child (it sees live objects) and return its report.
+
+    The child gets the worker's confinement (own session, limits, subreaper, a watch on this
+    process) and is killed with everything it started when it overruns or times out."""
+    from .worker import confine, send_report
+    limits = dict(limits or {}, memory_mb=memory_mb)
+    parent = os.getpid()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:                                         # child: never returns
         code = 0
         try:
             os.close(read_fd)
+            os.setsid()
             sys.stdout.flush()
             os.dup2(2, 1)                 # user prints never mix with the caller's output
-            limit_memory(memory_mb)
+            confine(limits, None, parent)
+            procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
             report = _safe_call(fn, label, backend)
-            from .worker import send_report
+            procs.kill_descendants(os.getpid())
             with os.fdopen(write_fd, "wb") as out:
                 send_report(out, report)
         except BaseException:  # noqa: B902
@@ -207,13 +269,21 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
     os.close(write_fd)
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        return receive_report(read_fd, deadline)
+        with procs.SignalShield() as shield:
+            try:
+                return receive_report(read_fd, deadline, _Watch(pid, memory_mb, shield))
+            except Interrupted:
+                procs.kill_tree(pid)
+                raise
     except ProtocolError as exc:
-        os.kill(pid, signal.SIGKILL)
+        procs.kill_tree(pid)
         return _cannot_run(label, backend, "worker", f"the forked check sent an invalid answer "
                            f"({exc}); user code may have written to the checker's channel")
+    except MemoryOverrun:
+        procs.kill_tree(pid)
+        return _cannot_run(label, backend, "memory", _OVERRUN.format(memory_mb))
     except ChannelTimeout:
-        os.kill(pid, signal.SIGKILL)
+        procs.kill_tree(pid)
         return _cannot_run(label, backend, "timeout",
                            f"user code did not finish within {timeout:g} s (killed)")
     except ChannelClosed:

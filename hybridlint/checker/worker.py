@@ -1,8 +1,11 @@
 """The worker process: runs user code for the checker, one job at a time, until stdin closes.
 
-Started by `CheckerSession` as `python -m hybridlint.checker.worker MEMORY_MB`. Before any user
-code runs it limits its address space, keeps the protocol on private file descriptors and
-points fd 0/1 away from them, so `print`, `input()` or a stray write cannot corrupt a frame.
+Started by `CheckerSession` as `python -m hybridlint.checker.worker MEMORY_MB BACKEND LIMITS`.
+Before any user code runs it sets its limits (procs.py), becomes the subreaper of whatever user
+code starts, watches its lifeline to hybridlint, keeps the protocol on private file descriptors
+and points fd 0/1 away from them, so `print` or `input()` cannot corrupt a frame (a deliberate
+write to the channel is data the parent validates: see protocol.py). After each job it kills
+every process the job started.
 """
 from __future__ import annotations
 
@@ -10,8 +13,9 @@ import os
 import resource
 import sys
 import warnings
-from typing import List
+from typing import List, Optional
 
+from . import procs
 from .protocol import ProtocolError, read_frame, write_frame
 from .report import EquivalenceReport
 from .wire import job_from_wire, report_to_wire
@@ -26,6 +30,14 @@ def limit_memory(memory_mb: int) -> None:
     if hard != resource.RLIM_INFINITY:
         want = min(want, hard)
     resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+
+
+def confine(limits: dict, lifeline: Optional[int], parent: int) -> None:
+    """Limits, subreaper and lifeline for a process that runs user code (see procs.py)."""
+    procs.become_subreaper()
+    procs.set_static_limits(int(limits.get("memory_mb", 0)), int(limits.get("fsize_mb", 0)),
+                            int(limits.get("nproc", 0)))
+    procs.watch_lifeline(lifeline, parent)
 
 
 def private_channels():
@@ -104,10 +116,14 @@ def _preload(backend) -> None:
 
 
 def serve(argv: List[str]) -> int:
+    import json
     memory_mb = int(argv[0]) if argv else 0
     backend = argv[1] if len(argv) > 1 else None
+    limits = dict(json.loads(argv[2])) if len(argv) > 2 else {}
+    limits["memory_mb"] = memory_mb
+    parent = os.getppid()
     proto_in, proto_out = private_channels()
-    limit_memory(memory_mb)
+    confine(limits, limits.get("lifeline"), parent)
     warnings.simplefilter("ignore")
     from .jobs import run_job          # after the limits: its imports count against them
     _preload(backend)
@@ -115,8 +131,10 @@ def serve(argv: List[str]) -> int:
     while True:
         message = read_frame(proto_in)
         if message is None:
+            procs.kill_descendants(os.getpid())
             return 0
         _reset_log()
+        procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
         state = _snapshot()
         job: dict = {}
         try:
@@ -129,6 +147,8 @@ def serve(argv: List[str]) -> int:
         finally:
             try:
                 _restore(state)
+                procs.kill_descendants(os.getpid())    # nothing user code started outlives
+                procs.reap_children()                  # its job
             except Exception:          # hygiene must never take the worker down
                 pass
         send_report(proto_out, report)
