@@ -38,7 +38,29 @@ def _node_error(node: Node, err: Exception, in_shapes, kind="shape") -> MXNetErr
                                         for s in in_shapes))
     if where:
         msg += "\n  created at {}".format(where)
-    return MXNetError(msg)
+    error = MXNetError(msg)
+    error.source_line = node.source     # (file, line, text) for the checker, None if unknown
+    return error
+
+
+def _plan_error(plan: "Plan", err: Exception) -> Exception:
+    """A kernel's error while a compiled plan runs, as an MXNetError naming the op node, its
+    input shapes and the user's source line (the failing line of the generated function
+    says which step it was); `err` itself when no step is found."""
+    if getattr(err, "source_line", None):       # a nested plan's error, already precise
+        return err
+    tb, lineno = err.__traceback__, None
+    while tb is not None and lineno is None:     # the first plan frame is this plan's run
+        if tb.tb_frame.f_code.co_filename == _PLAN_FILE:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    step = plan.step_at(lineno) if lineno is not None else None
+    if step is None:
+        return err
+    return _node_error(step.node, err, [plan.shapes[v] for v in step.ins])
+
+
+_PLAN_FILE = "<hybridlint plan>"
 
 
 def _var_shape_hint(node: Node):
@@ -75,7 +97,7 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
                 if backward is not None:
                     ins = backward(node.parsed, ins, [shapes.get((id(node), i))
                                                       for i in range(len(outs))])
-            except ShapeError as err:
+            except (ValueError, IndexError) as err:     # ShapeError, or numpy's own
                 raise _node_error(node, err, in_shapes) from None
             for (c, i), old, new in zip(node.inputs, in_shapes, ins):
                 if new is not None and new != old:
@@ -224,7 +246,10 @@ class Plan:
             outs = [new_value((id(node), i)) for i in range(node.num_outputs())]
             step = _Step(node, op, attrs, ins, outs)
             if not op.random and all(v in self.const for v in ins):
-                res = self._eval(step, [self.const[v] for v in ins])
+                try:
+                    res = self._eval(step, [self.const[v] for v in ins])
+                except (ValueError, IndexError) as err:
+                    raise _node_error(node, err, [self.shapes[v] for v in ins]) from None
                 for v, r in zip(outs, res):
                     self.const[v] = r
                 continue
@@ -401,7 +426,9 @@ class Plan:
             ns["v%d" % v] = arr
         for r, buf in self.buffer_of.items():
             ns["b%d" % r] = buf
+        starts = []                       # index in `lines` of each step's first line
         for t, st in enumerate(self.steps):
+            starts.append(len(lines))
             ns["k%d" % t] = st.op.out_kernel if st.outs[0] in self.buffer_of or \
                 (st.outs[0] in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1) \
                 or st.inplace_of is not None else st.op.kernel
@@ -462,9 +489,24 @@ class Plan:
             else:
                 rets.append("v%d" % v)
         lines.append("    return [%s]" % ", ".join(rets))
+        # one try around the body (free until something raises): a kernel's error names its
+        # node and the user's source line (_plan_error); engine gaps pass unchanged
+        lines = [lines[0], "    try:"] + ["    " + ln for ln in lines[1:]] + [
+            "    except NotImplementedError:", "        raise",
+            "    except (ValueError, IndexError, MXNetError) as _e:",
+            "        raise _plan_error(_plan, _e) from None"]
+        self._step_lines = [i + 2 for i in starts]      # 1-based, after the `try:` line
+        ns.update(NotImplementedError=NotImplementedError, MXNetError=MXNetError,
+                  _plan_error=_plan_error, _plan=self)
         self.source = "\n".join(lines)
-        exec(compile(self.source, "<hybridlint plan>", "exec"), ns)
+        exec(compile(self.source, _PLAN_FILE, "exec"), ns)
         self.run = ns["run"]
+
+    def step_at(self, lineno: int) -> Optional["_Step"]:
+        """The step whose generated code holds line `lineno` of `self.source`."""
+        import bisect
+        t = bisect.bisect_right(self._step_lines, lineno) - 1
+        return self.steps[t] if 0 <= t < len(self.steps) else None
 
 
 class InlineStep:

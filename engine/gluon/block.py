@@ -583,8 +583,10 @@ class HybridBlock(Block):
         except NotImplementedError:
             raise  # an op the engine lacks: let the checker say "cannot verify"
         except Exception as e:  # MXNet wraps every inference failure this way
-            raise ValueError("Deferred initialization failed because shape cannot be "
-                             "inferred. {}".format(e)) from e
+            error = ValueError("Deferred initialization failed because shape cannot be "
+                               "inferred. {}".format(e))
+            error.source_line = getattr(e, "source_line", None)   # the user's line, kept
+            raise error from e
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
