@@ -103,3 +103,47 @@ def test_live_instance_runs_on_its_own_framework_with_a_note(session):
     report = check_block(good.Residual(units=4), (3, 4), backend="engine", session=session)
     assert report.ok and report.backend == "mxnet"
     assert any("built with mxnet" in note for note in report.notes)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("name, block, line", [("shape_attr", "FlattenByShape", 6),
+                                               ("broadcast_add", "CenterRows", 8)])
+def test_live_instance_and_class_by_name_give_the_same_verdict(backend, session, name, block,
+                                                               line):
+    module = import_user_module(name, backend)
+    cls = getattr(module, block)
+    by_name = check_block(cls, (2, 3, 4), backend=backend, session=session)
+    live = check_block(cls(), (2, 3, 4), backend=backend, session=session)
+    closure = check_block(lambda: cls(), (2, 3, 4), backend=backend, session=session)
+    for report in (by_name, live, closure):
+        assert report.status == "hybrid_error", report.summary()
+        assert report.source_line.lineno == line
+        assert [f.line for f in report.runtime_findings] == [line]
+
+
+MAIN_SCRIPT = '''
+from hybridlint.engine import as_mxnet
+with as_mxnet():
+    from mxnet import gluon
+
+
+class FlattenByShape(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x.reshape((x.shape[0], -1))
+
+
+from hybridlint.checker import CheckerSession, check_block
+with CheckerSession(timeout=60) as session:
+    report = check_block(FlattenByShape, (2, 3, 4), session=session)
+print("RESULT", report.status, report.source_line.lineno)
+'''
+
+
+def test_a_class_defined_in_main_is_checked_live_not_by_rerunning_the_script(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "script.py"
+    script.write_text(MAIN_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert "RESULT hybrid_error 9" in done.stdout, done.stderr[-2000:]

@@ -61,6 +61,8 @@ def _module_source(obj: Any):
     """(file, text, qualname) when `obj` can be re-imported by name from its file."""
     if not (inspect.isclass(obj) or inspect.isfunction(obj)):
         return None
+    if getattr(obj, "__module__", None) == "__main__":
+        return None          # re-importing a script would run it again: check it live
     qualname = getattr(obj, "__qualname__", "")
     if "<" in qualname:                                     # <locals>, <lambda>
         return None
@@ -84,7 +86,7 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
     import importlib
 
     from .inputs import make_arrays
-    from .jobs import check_built_block
+    from .jobs import Failed, check_built_block
 
     block = obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
     used = _framework_of(block)
@@ -105,8 +107,11 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
 
     files = {f for f in (_file_of(type(block)), _file_of(obj)) if f}
     base = dict(target=label, backend=used, notes=notes)
-    return check_built_block(mx, initialised, make_arrays(specs, options["seed"]), base, files,
-                             options["rtol"], options["atol"])
+    try:
+        return check_built_block(mx, initialised, make_arrays(specs, options["seed"]), base,
+                                 files, options["rtol"], options["atol"])
+    except Failed as failed:          # the same verdict a block checked by name gets
+        return failed.report
 
 
 def _framework_of(block: Any) -> Optional[str]:
