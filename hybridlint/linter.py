@@ -508,9 +508,11 @@ def _overlaps(a, b) -> bool:
 
 
 def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
-                accept: Optional[Callable[[Finding], bool]]) -> Tuple[str, List[Finding], List[Finding]]:
+                accept: Optional[Callable[[Finding], bool]]
+                ) -> Tuple[str, List[Finding], List[Finding], list]:
     """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied,
-    the findings of the source given, as lint_source would return them)."""
+    the findings of the source given, as lint_source would return them, and the replaced
+    line blocks for :func:`_block_mapper`)."""
     lines, located, positions = _locate(source, path, select, ignore, rules)
     found = [item.finding for item in located]
     by_region: Dict[_Region, List[_Located]] = {}
@@ -518,7 +520,7 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         if item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
             by_region.setdefault(item.region, []).append(item)
     if not by_region:
-        return source, [], found
+        return source, [], found, []
     new_texts: Dict[_Region, str] = {}
     applied: List[Finding] = []
     for region, items in by_region.items():
@@ -547,9 +549,11 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         new_texts[region] = text
         applied.extend(chosen)
     if not new_texts:
-        return source, [], found
+        return source, [], found, []
     pieces: List[str] = []
+    blocks: list = []
     cursor = 0
+    shift = 0  # new line number minus old line number after the last block
     for region in sorted(new_texts, key=lambda r: r.first_line):
         pieces.extend(lines[cursor:region.first_line - 1])
         original = "".join(lines[region.first_line - 1:region.last_line])
@@ -557,31 +561,47 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         if not original.endswith(("\n", "\r")) and text.endswith("\n"):
             text = text[:-1]
         pieces.append(text)
+        new_first = region.first_line + shift
+        new_lines = split_lines(text)
+        new_count = len(new_lines)
+        opcodes = difflib.SequenceMatcher(None, split_lines(original), new_lines,
+                                          autojunk=False).get_opcodes()
+        blocks.append((region.first_line, region.last_line, new_first, new_first + new_count - 1,
+                       opcodes))
+        shift += new_count - (region.last_line - region.first_line + 1)
         cursor = region.last_line
     pieces.extend(lines[cursor:])
     new_source = "".join(pieces)
     try:
         ast.parse(new_source)
     except (SyntaxError, ValueError):
-        return source, [], found
-    return new_source, applied, found
+        return source, [], found, []
+    return new_source, applied, found, blocks
 
 
-def _line_mapper(original: str, current: str) -> Callable[[int], int]:
-    """Maps a line of `current` to the corresponding line of `original`."""
-    if original == current:
-        return lambda line: line
-    opcodes = difflib.SequenceMatcher(None, split_lines(original), split_lines(current),
-                                      autojunk=False).get_opcodes()
+def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable[[int], int]:
+    """Maps a line after one fixing pass to the line before it, from the pass's replaced
+    blocks ``(old_first, old_last, new_first, new_last, opcodes)`` in order. Lines between
+    blocks shift by a constant; inside a block (one top-level statement) ``opcodes`` is a
+    line diff of that statement alone. The cost is O(log n) per line plus the size of the
+    changed statements: a difflib comparison of the whole file per pass was quadratic in its
+    size (50/100/200/400 classes took 4/8/20/54 s)."""
+    starts = [block[2] for block in blocks]
 
     def mapping(line: int) -> int:
-        index = line - 1
+        index = bisect.bisect_right(starts, line) - 1
+        if index < 0:
+            return line
+        old_first, old_last, new_first, new_last, opcodes = blocks[index]
+        if line > new_last:
+            return old_last + (line - new_last)
+        offset = line - new_first
         for tag, i1, i2, j1, j2 in opcodes:
-            if j1 <= index < j2 or (tag == "delete" and j1 == index):
+            if j1 <= offset < j2 or (tag == "delete" and j1 == offset):
                 if tag == "equal":
-                    return i1 + (index - j1) + 1
-                return min(i1 + (index - j1), max(i1, i2 - 1)) + 1
-        return line
+                    return old_first + i1 + (offset - j1)
+                return old_first + min(i1 + (offset - j1), max(i1, i2 - 1))
+        return min(old_first + offset, old_last)
 
     return mapping
 
@@ -604,15 +624,23 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
     current = source
     applied: List[Finding] = []
     remaining: Optional[List[Finding]] = None
+    back: List[Callable[[int], int]] = []  # per pass so far: its new lines to its old lines
+
+    def to_original(line: int) -> int:
+        for mapping in reversed(back):
+            line = mapping(line)
+        return line
+
     for _ in range(MAX_FIX_PASSES):
-        new_source, pass_applied, found = _apply_pass(current, path, select, ignore, rules, unsafe, accept)
+        new_source, pass_applied, found, blocks = _apply_pass(current, path, select, ignore,
+                                                              rules, unsafe, accept)
         if not pass_applied or new_source == current:
             remaining = found  # the last pass linted `current` already
             break
-        to_original = _line_mapper(source, current)
         for finding in pass_applied:
             applied.append(replace(finding, line=to_original(finding.line),
                                    end_line=max(to_original(finding.line), to_original(finding.end_line))))
+        back.append(_block_mapper(blocks))
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result
         remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
