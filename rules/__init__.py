@@ -12,6 +12,7 @@ from .hl009_len_or_print import LenOrPrint
 from .hl010_non_hybrid_child import NonHybridChild
 from .hl011_varargs_reshape import VarargsReshape
 from .hl012_parameter_data import ParameterData
+from .hl013_state_mutation import StateMutation
 
 ALL_RULES = [
     SymbolAttribute,
@@ -26,5 +27,6 @@ ALL_RULES = [
     NonHybridChild,
     VarargsReshape,
     ParameterData,
+    StateMutation,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

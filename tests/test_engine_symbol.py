@@ -508,6 +508,10 @@ def test_symbol_reshape_varargs_engine_only():
     with pytest.raises(TypeError, match=r"reshape\(\) takes from 0 to 8 positional arguments but 9"):
         x.reshape(6, 0, 0, 0, None, None, None, 5)
     assert x.reshape(6, 0, 0, 0, "named").name == "named"
+    with pytest.raises(TypeError, match="got multiple values for argument 'reverse'"):
+        x.reshape(-1, 3, reverse=True)
+    dense = mx.sym.FullyConnected(x, mx.sym.var("w"), None, num_hidden=3, no_bias=True)
+    assert dense.list_arguments() == ["x", "w"]     # None: an optional input not given
 
 
 def test_symbol_reshape_of_another_size_fails_loudly_where_mxnet_computes_garbage():

@@ -8,7 +8,8 @@ shapes, tried in order): hybridized it must fail, or give other outputs, or leav
 attributes (those the example names as `self.<attr>`, parameters and children aside) in
 another state; where the rule fixes it, the fixed block must equal the original eager run,
 eagerly and hybridized. For every VALID example that runs eagerly and on which no rule reports
-anything, the hybridized block must agree with it. Examples that do not run eagerly as written
+anything, the hybridized block's outputs must agree with it (outputs only: HL013's VALID
+examples include a tensor kept on the block for a lambda child, a Symbol by design). Examples that do not run eagerly as written
 are skipped, saying so.
 """
 import inspect
@@ -154,5 +155,6 @@ def test_valid_examples_that_run_also_hybridize(rule, example, name):
         pytest.skip("some rule reports it (suppressed, or another rule's hazard)")
     if re.search(r"isinstance\(|F is |F == ", example.code) or "class Net" not in example.code:
         pytest.skip("eager-only branch (differs by design) or not a block")
-    shapes, attributes, eager = eager_reference(example.code, mx)
-    assert same(run(net_class(example.code, mx), mx, shapes, True, attributes), eager)
+    shapes, _, eager = eager_reference(example.code, mx)   # outputs only: a VALID example may
+    hybrid = run(net_class(example.code, mx), mx, shapes, True)   # keep a Symbol by design
+    assert same(hybrid, (eager[0], {}))

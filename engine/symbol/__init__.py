@@ -133,6 +133,8 @@ def _make_sym_function(opdef, fname):
         inputs = []
         extra = []
         for a in args:
+            if a is None:     # an optional input not given (Dense's bias)
+                continue
             if isinstance(a, Symbol):
                 inputs.append(a)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) \
@@ -147,9 +149,10 @@ def _make_sym_function(opdef, fname):
             free = len([p for p in opdef.params if p not in kwargs])
             if len(extra) > free:   # MXNet's signature: inputs, params, name, attr, out
                 rest = extra[free:]
-                if len(rest) > 3:
+                most = len(_all_input_names(opdef, kwargs)) + len(opdef.params) + 3
+                if len(rest) > 3 or len(args) > most:
                     raise TypeError("{}() takes from 0 to {} positional arguments but {} were "
-                                    "given".format(fname, len(args) - len(rest) + 3, len(args)))
+                                    "given".format(fname, most, len(args)))
                 name, attr, out = (list(rest) + [name, attr, out][len(rest):])[:3]
             opdef.bind_positional(extra[:free], kwargs)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}

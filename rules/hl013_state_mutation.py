@@ -1,0 +1,213 @@
+"""HL013 state-mutation: the block's Python state changed inside hybrid_forward (runs once)."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .analysis import PARAMETER
+from .base import Invalid, Rule, Valid
+
+# Methods that change a list, dict or set in place.
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
+             "setdefault", "popitem", "sort", "reverse"}
+# Parameter methods that change its value (or its gradient, context, ...).
+_PARAMETER_SETTERS = {"set_data", "initialize", "reset_ctx", "zero_grad", "cast"}
+
+_INIT = ("    def __init__(self):\n        super().__init__()\n        self.calls = 0\n"
+         "        self.cache = []\n\n")
+
+
+def _net(body: str, signature: str = "F, x") -> str:
+    return ("class Net(HybridBlock):\n" + _INIT + f"    def hybrid_forward(self, {signature}):\n"
+            + "".join("        " + line + "\n" for line in body.splitlines()))
+
+
+def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
+    """`self.<a>` -> "<a>"."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+class StateMutation(Rule):
+    code = "HL013"
+    name = "state-mutation"
+    message = ("the block's Python state is changed inside hybrid_forward, which runs once when hybridized "
+               "(while tracing), not on every call")
+    explanation = """\
+## What it does
+Finds changes to the block's own Python state inside `hybrid_forward` and the helpers it calls:
+augmented assignment to an attribute (`self.calls += 1`, `self._cache += [x]`), in-place
+container methods on one (`self._cache.append(x)`, `.extend`, `.update`, `.pop`, ...),
+`self.<param>.set_data(...)` (and `initialize`, `reset_ctx`, `zero_grad`, `cast`) on a
+parameter, and a tensor assigned to an attribute (`self.last = F.relu(x)`).
+Not reported: containers and numbers assigned afresh (`self.scale = 2`: the same value on
+every call), tensors kept for a lambda child that reads them within the same trace
+(`nn.HybridLambda(lambda F, t: F.dot(t, self.basis))`), and `__call__` overrides the analysis
+follows from hybrid_forward (they run on every call of the block).
+
+## Why it breaks under hybridize
+A hybridized block runs `hybrid_forward` once, with Symbols, to build its graph, and from then
+on runs the cached graph: Python statements in the body do not run again. So `self.calls += 1`
+counts 1 however many times the block is called (eagerly it counts every call), a cache filled
+with `append` holds the first call's entry only (and that entry is a Symbol), an attribute
+assigned a tensor holds a `Symbol` instead of the last call's NDArray, and
+`self.u.set_data(F.relu(x))` hands a Symbol to the Parameter: MXNet 1.9.1 raises
+`AttributeError: 'Symbol' object has no attribute 'shape'`. Outputs that depend on such state
+are silently different from the second call on (checked against MXNet 1.9.1).
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    self.calls += 1
+    return x * self.calls
+```
+
+## Fix
+Keep state out of the traced function: count or cache in the caller (or in `forward` of a
+plain `Block` wrapping the hybrid one), pass values in as inputs, and return tensors as outputs
+instead of storing them on the block. Parameters that must change are updated outside the
+graph (`param.set_data(...)` between calls), or the update becomes an output the caller
+applies.
+
+## Fix safety
+No automatic fix: where the state should live depends on the program.
+"""
+
+    VALID = [
+        Valid(_net("n = self.calls + 1\nreturn x * n")),
+        Valid(_net("cache = []\ncache.append(x)\nreturn F.add_n(*cache)")),
+        Valid(_net("if F is mx.nd:\n    self.calls += 1\nreturn x")),
+        Valid(_net("self.scale = 2\nreturn x * self.scale")),  # a constant: the same value every call
+        Valid(_net("return F.relu(x) * len(self.cache)")),
+        Valid(_net("self.calls += 1  # hybridlint: ignore[HL013]\nreturn x")),
+        # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
+        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.basis = None\n        with self.name_scope():\n"
+              "            self.head = nn.HybridLambda(lambda F, t: F.broadcast_mul(t, self.basis))\n\n"
+              "    def hybrid_forward(self, F, x):\n        self.basis = F.ones_like(x) * 2\n"
+              "        return self.head(x)\n"),
+        # a __call__ override runs on every call (MXNet's HybridSequentialRNNCell counter)
+        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.calls = 0\n\n    def __call__(self, x):\n        self.calls += 1\n"
+              "        return super().__call__(x)\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.__call__(x)\n"),
+    ]
+    INVALID = [
+        Invalid(_net("self.calls += 1\nreturn x * self.calls"), line=8),
+        Invalid(_net("self.cache.append(F.relu(x))\nreturn x * len(self.cache)"), line=8),
+        Invalid(_net("self.cache += [x]\nreturn x + len(self.cache)"), line=8),
+        Invalid(_net("self.last = F.relu(x)\nreturn x"), line=8),
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        with self.name_scope():\n"
+                "            self.u = self.params.get('u', shape=(2, 3), grad_req='null')\n\n"
+                "    def hybrid_forward(self, F, x, u):\n"
+                "        self.u.set_data(F.relu(x))\n        return x + u\n", line=8),
+    ]
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        name = _self_attribute(node.target)
+        if name is not None and not self._is_child(name) and self._traced():
+            self.report(node, f"`self.{name}` is updated inside hybrid_forward: when hybridized this runs once, "
+                              "while tracing, not on every call (the value then stays as the first call left it)")
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            name = _self_attribute(target.target)
+            if name is not None and self._traced() and self.is_tensor(node.value) \
+                    and name not in self._read_by_lambdas():
+                self.report(node, f"a tensor is stored in `self.{name}` inside hybrid_forward: when hybridized "
+                                  "it is assigned once, while tracing, and holds a Symbol, not the latest "
+                                  "call's array; return it as an output instead")
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        name = _self_attribute(func.value)
+        method = func.attr.value
+        if name is None or not self._traced():
+            return
+        if method in _PARAMETER_SETTERS and self.value(func.value).kind == PARAMETER:
+            self.report(node, f"`self.{name}.{method}(...)` inside hybrid_forward: when hybridized it runs once, "
+                              "while tracing, with Symbols (MXNet: AttributeError: 'Symbol' object has no "
+                              "attribute 'shape' for set_data); update parameters outside the graph")
+        elif method in _MUTATORS and self._is_container(name):
+            self.report(node, f"`self.{name}.{method}(...)` changes the block's state inside hybrid_forward: "
+                              "when hybridized it runs once, while tracing, not on every call")
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _traced(self) -> bool:
+        """Not in a dunder method the analysis followed (`hybrid_forward` returning
+        `self.__call__(...)`, MXNet's sequential RNN cells): a `__call__` override runs on every
+        call of the block itself, so its counters are not trace-time state."""
+        return self.facts is not None and not self.facts.node.name.value.startswith("__")
+
+    def _read_by_lambdas(self) -> set:
+        """Attributes a lambda of the class reads (`nn.HybridLambda(lambda F, t: F.dot(t,
+        self.basis))`): such lambdas run inside the same trace, so a tensor stored for them is
+        used within the graph (GluonTS's N-BEATS bases), not state kept across calls."""
+        klass = self.facts.klass if self.facts is not None else None
+        if klass is None:
+            return set()
+        reader = _LambdaReads()
+        klass.node.visit(reader)
+        return reader.names
+
+    def _is_child(self, name: str) -> bool:
+        klass = self.facts.klass if self.facts is not None else None
+        return klass is not None and (name in klass.children or name in klass.parameters)
+
+    def _is_container(self, name: str) -> bool:
+        """`self.<name>` was set to a list, dict or set literal (or list()/dict()/set()) in __init__."""
+        klass = self.facts.klass if self.facts is not None else None
+        if klass is None:
+            return False
+        for small in _init_assignments(klass.node):
+            targets = [t.target for t in small.targets]
+            if any(_self_attribute(t) == name for t in targets):
+                value = small.value
+                return isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)) or (
+                    isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                    and value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict", "deque"))
+        return False
+
+
+class _LambdaReads(cst.CSTVisitor):
+    """`self.<a>` read inside any lambda."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+        self._depth = 0
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._depth += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._depth -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = _self_attribute(node)
+        if self._depth and name is not None:
+            self.names.add(name)
+
+
+def _init_assignments(klass: cst.ClassDef):
+    """The simple assignments of the class's own `__init__` (the last one of a name wins)."""
+    found = []
+    for statement in klass.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
+            for line in _walk(statement.body.body):
+                if isinstance(line, cst.Assign):
+                    found.append(line)
+    return list(reversed(found))
+
+
+def _walk(body):
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, (cst.If, cst.With, cst.For, cst.While, cst.Try)):
+            yield from _walk(statement.body.body)
