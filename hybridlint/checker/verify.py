@@ -22,6 +22,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tup
 
 from .checks import check_fix, check_source
 from .jobs import HYBRID_CHILD
+from .observed import observed_fixes, with_observed
 from .inputs import Example
 from .report import EquivalenceReport
 from .session import CheckerSession, shared_session
@@ -118,17 +119,21 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     check_options = dict(backend=backend, rtol=rtol, atol=atol, session=session,
                          timeout=timeout)
     labels = example_labels(examples)
+    baseline = check_source(source, path, examples, seed=seed, **check_options)
+    if baseline and (select is None or "HL007" in select):
+        # Hazards the trace observed (HL007 with exact shapes) become candidate fixes.
+        static = fixer(source, path, select=select, ignore=ignore, unsafe=True)
+        observed, plan = observed_fixes(source, path, baseline, static.applied)
+        if observed:
+            fixer = with_observed(fixer, source, observed, plan)
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:                  # nothing to prove; examples still give dynamic lint
-        reports = check_source(source, path, examples, seed=seed, **check_options) \
-            if examples else []
-        return VerifyOutcome(source, [], [], list(every.remaining), reports, "verified",
+        return VerifyOutcome(source, [], [], list(every.remaining), baseline, "verified",
                              labels=labels)
     if not examples:
         return _expression_level(source, path, every.applied, fixer, dict(
             select=select, ignore=ignore, unsafe=unsafe), check_options,
             "no example is configured for this file")
-    baseline = check_source(source, path, examples, seed=seed, **check_options)
     blocker = next((r for r in baseline if r.status in ("cannot_run", "eager_error")), None)
     if blocker is not None:
         return _unverified(source, every, fixer, path, select, ignore, unsafe,
@@ -199,6 +204,9 @@ def _expression_level(source, path, candidates, fixer, fix_options, check_option
             note = report.notes[-1] if report.notes else "expression-level check"
             proofs.append(FixProof(finding, "expression-level",
                                    f"proven at expression level only ({why}): {note}"))
+        elif report.status == "cannot_run":     # no verdict: the fix is just not proven
+            rejected.append(RejectedFix(finding, report))
+            proofs.append(FixProof(finding, "not-run", f"not applied ({why}): {report.reason}"))
         else:
             rejected.append(RejectedFix(finding, report))
             proofs.append(FixProof(finding, "rejected",
