@@ -40,6 +40,14 @@ CORPUS = REPO / "testdata" / "rewrite_corpus"
 WORKER = Path(__file__).resolve().parent / "rewrite_corpus_worker.py"
 FIXED_PACKAGE = "rewrite_corpus_fixed"
 RTOL, ATOL = 1e-5, 1e-6
+# The rewrite classes of issue 12, then the classes the first rules (HL001-HL010) target.
+HAZARD_CLASSES = (
+    "reshape-codes", "reshape-like", "tile-broadcast", "creation-like", "shape-scalar",
+    "ndim-axis", "asscalar", "const-array", "static-creation", "multi-hazard-line",
+    "helper-static", "helper-lambda", "helper-import", "varargs-reshape", "param-data",
+    "state-mutation", "tensor-iteration", "shape-control",
+    "indexing", "inplace", "broadcast-arith", "eager-ns",
+)
 _HEADER = re.compile(r"^Hazards:\s*(?P<classes>[a-z0-9\-, ]+)\.\s*Exact rewrite:\s*"
                      r"(?P<exact>yes|no)\b\s*(?:\((?P<reason>.*)\))?\.?\s*$")
 
@@ -81,8 +89,12 @@ def parse_header(doc: str | None) -> tuple[list[str], bool, str]:
     first = (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
     match = _HEADER.match(first)
     if not match:
-        raise ValueError(f"first docstring line is not 'Hazards: ... Exact rewrite: yes|no': {first!r}")
+        raise ValueError("first docstring line is not "
+                         f"'Hazards: ... Exact rewrite: yes|no': {first!r}")
     classes = [c.strip() for c in match["classes"].split(",") if c.strip()]
+    unknown = sorted(set(classes) - set(HAZARD_CLASSES))
+    if unknown:
+        raise ValueError(f"unknown hazard classes {unknown} (known: {HAZARD_CLASSES})")
     return classes, match["exact"] == "yes", (match["reason"] or "").strip()
 
 
@@ -169,13 +181,14 @@ def run_block(block: Block, fixed_root: Path, args: argparse.Namespace,
     with tempfile.TemporaryDirectory(prefix="hl-rc-") as tmp:
         work = Path(tmp)
         stem = block.path.stem
+        orig, fixed = f"rewrite_corpus.{stem}", f"{FIXED_PACKAGE}.{stem}"
         job = {"roots": [str(CORPUS.parent), str(fixed_root)], "cls": block.cls,
                "example": block.example, "backend": "mxnet", "workdir": str(work),
                "steps": [
-                   {"name": "reference", "module": f"rewrite_corpus.{stem}", "mode": "reference"},
-                   {"name": "original_hybrid", "module": f"rewrite_corpus.{stem}", "mode": "hybrid"},
-                   {"name": "fixed_eager", "module": f"{FIXED_PACKAGE}.{stem}", "mode": "eager"},
-                   {"name": "fixed_hybrid", "module": f"{FIXED_PACKAGE}.{stem}", "mode": "hybrid"},
+                   {"name": "reference", "module": orig, "mode": "reference"},
+                   {"name": "original_hybrid", "module": orig, "mode": "hybrid"},
+                   {"name": "fixed_eager", "module": fixed, "mode": "eager"},
+                   {"name": "fixed_hybrid", "module": fixed, "mode": "hybrid"},
                ]}
         res = run_worker(args.mxnet_python, job, work, args.timeout)
         if not res["reference"]["ok"]:
@@ -190,7 +203,7 @@ def run_block(block: Block, fixed_root: Path, args: argparse.Namespace,
         result.fixed_hybrid = _verdict(res, "fixed_hybrid", ref)
         if args.backend == "engine":
             ejob = dict(job, backend="engine", steps=[
-                {"name": "engine_hybrid", "module": f"{FIXED_PACKAGE}.{stem}", "mode": "hybrid"}])
+                {"name": "engine_hybrid", "module": fixed, "mode": "hybrid"}])
             eres = run_worker(sys.executable, ejob, work, args.timeout)
             result.engine_hybrid = _verdict(eres, "engine_hybrid", ref)
     if result.original == "equal":

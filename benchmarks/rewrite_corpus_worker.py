@@ -9,16 +9,19 @@ the engine, for `--backend engine`) so that it runs on the MXNet venv's numpy 1.
 JOB is {"roots": [DIR...], "cls": NAME, "example": {...}, "backend": "mxnet"|"engine",
 "workdir": DIR, "steps": [{"name", "module", "mode", "params"}...]} where mode is
 
-* ``reference``: seed, build, ``initialize(Xavier)``, call eagerly; save the inputs, the
-  outputs and the parameters (``save_parameters``: structural names) in the workdir;
+* ``reference``: seed, build, ``initialize(Xavier)``, call eagerly; save the outputs and the
+  parameters (``save_parameters``: structural names) in the workdir. Inputs are drawn from
+  ``numpy.random.RandomState(0)`` (the same stream on numpy 1.x and 2.x, so every step and
+  backend sees the same data);
 * ``eager`` / ``hybrid``: seed, build a fresh block, ``load_parameters(params,
   allow_missing=True, ignore_extra=True)`` (a fix may add or drop a parameter, e.g. a new
   ``params.get_constant``), initialize what is left, optionally ``hybridize()``, call on the
   saved inputs and save the outputs.
 
 Each step prints one JSON line as soon as it ends (so a hang loses only the hanging step):
-{"step", "ok", "error", "outputs": file}. Several calls per example (``"calls": n``) catch
-state kept between calls.
+{"job": id, "step", "ok", "error", "outputs": file}. {"jobs": [job...]} runs several jobs in
+one process (the corpus test: one MXNet import for all blocks). Several calls per example
+(``"calls": n``) catch state kept between calls.
 """
 from __future__ import annotations
 
@@ -142,26 +145,36 @@ def run_step(mx: Any, job: dict, step: dict, state: dict) -> dict:
     return {"outputs": path}
 
 
-def main(argv: list) -> int:
-    with open(argv[1]) as fh:
-        job = json.load(fh)
-    for root in reversed(job["roots"]):
-        sys.path.insert(0, root)
-    warnings.simplefilter("ignore")
-    mx = _mxnet(job.get("backend", "mxnet"))
+def run_job(mx: Any, job: dict) -> None:
+    """Run a job's steps in order, printing one JSON line per step."""
     state: dict = {}
+    roots = [os.path.abspath(r) for r in job["roots"]]
     for step in job["steps"]:
-        result = {"step": step["name"], "ok": False, "error": None, "outputs": None}
+        result = {"job": job.get("id"), "step": step["name"], "ok": False, "error": None,
+                  "outputs": None}
         try:
             with contextlib.redirect_stdout(sys.stderr):
                 result.update(run_step(mx, job, step, state), ok=True)
         except BaseException as exc:  # user code: anything can happen, report it
             tb = traceback.extract_tb(exc.__traceback__)
             where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(tb)
-                          if any(os.path.abspath(f.filename).startswith(r) for r in job["roots"])), "")
+                          if any(os.path.abspath(f.filename).startswith(r) for r in roots)), "")
             first = (str(exc).strip().splitlines() or [""])[0][:200]
             result["error"] = f"{type(exc).__name__}: {first}" + (f" (at {where})" if where else "")
         print(json.dumps(result), flush=True)
+
+
+def main(argv: list) -> int:
+    """JOB.json holds one job, or {"jobs": [...]} run one after the other in this process."""
+    with open(argv[1]) as fh:
+        spec = json.load(fh)
+    jobs = spec["jobs"] if "jobs" in spec else [spec]
+    for root in reversed(jobs[0]["roots"]):
+        sys.path.insert(0, root)
+    warnings.simplefilter("ignore")
+    mx = _mxnet(jobs[0].get("backend", "mxnet"))
+    for job in jobs:
+        run_job(mx, job)
     return 0
 
 
