@@ -24,7 +24,7 @@ from .checker_bridge import VerificationUnavailable, examples_for, load_checker
 from .config import ConfigError, RuleSelection, load_config, split_codes
 from .reporters import FORMATS, ReportContext, get_reporter
 from .reporters.text import plural
-from .runner import RunOptions, RunResult, default_jobs, run
+from .runner import RunOptions, RunResult, default_jobs, diff_bytes, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
@@ -208,8 +208,10 @@ def _report_verification(result: RunResult) -> None:
 def _report_diff(result: RunResult, quiet: bool) -> int:
     """``--diff``: the diffs on stdout, a summary on stderr; exit 1 when something would change."""
     diffs = [o for o in result.outcomes if o.diff]
-    for outcome in diffs:
-        click.echo(outcome.diff, nl=False)
+    out = click.get_binary_stream("stdout")
+    for outcome in diffs:  # bytes in each file's own encoding, so that `git apply` matches
+        out.write(diff_bytes(outcome))
+    out.flush()
     for outcome in result.outcomes:
         if outcome.error:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)

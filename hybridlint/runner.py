@@ -66,6 +66,7 @@ class FileOutcome:
     error: Optional[str] = None  # e.g. a fix that could not be written
     rejected: int = 0  # fixes the checker refused under --verify
     internal: bool = False  # the error is a hybridlint bug (exit 2), not the user's problem
+    encoding: Optional[str] = None  # the file's codec, for writing its diff as bytes
     verification: List[str] = field(default_factory=list)  # --verify: per-fix proofs, blocks
 
 
@@ -348,7 +349,9 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
         outcome.rejected, outcome.verification = verified.rejected, verified.notes
         outcome.error, outcome.internal = verified.error, verified.internal
     if applied and options.diff:
-        outcome.diff = unified_diff(path, source.text, new_text)
+        bom = "\ufeff" if source.encoding.replace("_", "-").lower() == "utf-8-sig" else ""
+        outcome.diff = unified_diff(path, bom + source.text, bom + new_text)
+        outcome.encoding = source.encoding
         outcome.fixed = applied
         findings = work["findings"] + [f for f in findings if f.code == "HL903"]
     elif applied and options.fix:
@@ -383,8 +386,31 @@ def _to_issue(finding, path: str, lines: List[str]) -> Issue:
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    """A ``git diff``-style unified diff of one file (what ``--diff`` prints)."""
-    return "".join(difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True),
-        fromfile=f"a/{path}", tofile=f"b/{path}",
-    ))
+    """A ``git diff``-style unified diff of one file (what ``--diff`` prints).
+
+    Lines are split where git splits them, at LF only: ``str.splitlines`` also splits at
+    lone CR, form feed, ``\\v``, NEL and U+2028, which would give hunks ``git apply`` cannot
+    match. A last line without a newline gets git's ``\\ No newline at end of file`` marker.
+    """
+    lines = []
+    for line in difflib.unified_diff(_git_lines(before), _git_lines(after),
+                                     fromfile=f"a/{path}", tofile=f"b/{path}"):
+        lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(lines)
+
+
+def diff_bytes(outcome: "FileOutcome") -> bytes:
+    """The diff of one file encoded as the file is (a latin-1 file's patch is latin-1 bytes,
+    a BOM stays on the first line), so that ``git apply`` matches it byte for byte."""
+    encoding = outcome.encoding or "utf-8"
+    if encoding.replace("_", "-").lower() == "utf-8-sig":
+        encoding = "utf-8"  # the BOM is a character of the text given to unified_diff
+    return (outcome.diff or "").encode(encoding, errors="surrogateescape")
+
+
+def _git_lines(text: str) -> List[str]:
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
