@@ -76,6 +76,7 @@ class FunctionFacts:
     # names the walk saw used as only an array can be (an operand next to a certain tensor, an
     # argument of an operator or of a gluon layer): read by `used_as_array`
     array_names: Set[str] = field(default_factory=set)
+    numpy: bool = False  # the body calls F.np.* / F.npx.*: numpy-mode code
 
     def used_as_array(self, name: str) -> bool:
         """Whether the body uses `name` as only an array can be used, which settles that an
@@ -232,12 +233,14 @@ def _child_value(call: cst.BaseExpression, module: ModuleFacts, classes: Dict[st
             return UNKNOWN_VALUE
         statements = list(_walk_statements(method.body.body))
         returns = [s for s in statements if isinstance(s, cst.Return)]
-        # a returned name bound to a list (`out = [...]`, GluonCV's DLAUp) is no tensor
+        # a returned name bound to a list (`out = [...]`, GluonCV's DLAUp) is no tensor, nor
+        # `tuple(outputs)` (ICNet's head): the child is single-output only if no return is one
         lists = {t.target.value for s in statements if isinstance(s, cst.Assign)
-                 and isinstance(s.value, (cst.List, cst.ListComp)) for t in s.targets
+                 and isinstance(s.value, (cst.List, cst.ListComp, cst.Tuple)) for t in s.targets
                  if isinstance(t.target, cst.Name)}
         if returns and all(r.value is not None and not isinstance(r.value, (cst.Tuple, cst.List))
                            and not (isinstance(r.value, cst.Name) and r.value.value in lists)
+                           and not (isinstance(r.value, cst.Call) and dotted_name(r.value.func) in ("tuple", "list"))
                            for r in returns):
             return Value(TENSOR)
     return UNKNOWN_VALUE
@@ -294,6 +297,15 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
         facts.refuses_hybridize = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise) \
             and len(hybridize.body.body) <= 2
     return facts
+
+
+def _numpy_decorated(node: cst.ClassDef) -> bool:
+    """`@use_np` / `@use_np_array` / `@use_np_shape` (any spelling of the path) on the class."""
+    for decorator in node.decorators:
+        expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        if (dotted_name(expr) or "").split(".")[-1].startswith("use_np"):
+            return True
+    return False
 
 
 _OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
@@ -636,6 +648,8 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module
         if method is None or klass.refuses_hybridize:  # a block whose hybridize() raises is eager-only
             continue
+        if (context is not None and context.numpy_mode) or _numpy_decorated(class_node):
+            continue  # numpy mode: slicing works on np symbols, legacy rewrites reject np arrays
         module.classes[klass.name] = klass
         namespace, params = _hybrid_forward_params(method)
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
@@ -718,6 +732,8 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     for facts in pending:  # still changing after the last round: analyse with what we have
         FunctionAnalyzer(facts, lambda *args: None).run()
         module.scopes.append(facts)
+    # a function calling `F.np.*` / `F.npx.*` runs in numpy mode: not for legacy-mode rules
+    module.scopes = [facts for facts in module.scopes if not facts.numpy]
     # What helpers return is known only now: analyse the callers once more with it.
     for facts in module.scopes:
         if facts.kind != "hybrid_forward" and facts.return_value.kind != UNKNOWN_VALUE.kind:

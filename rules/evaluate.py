@@ -285,6 +285,8 @@ class Evaluator:
         head, dot, op = (dotted_name(func) or "").partition(".")
         if not dot or env.get(head, UNKNOWN_VALUE).kind != NAMESPACE:
             return None
+        if op.startswith(("np.", "npx.")):
+            self.facts.numpy = True
         return op
 
     def _op_value(self, op: str, call: cst.Call, args: List[Value]) -> Value:
@@ -345,6 +347,8 @@ class Evaluator:
     def _method_value(self, method: str, call: cst.Call, base: Value) -> Value:
         if method == "asscalar":
             return SCALAR_VALUE
+        if method in STATIC_ATTRS or method in NON_TENSOR_ATTRS or method == "shape":
+            return UNKNOWN_VALUE  # `x.size()`: an NDArray's size is an int (calling it raises)
         if method in NON_TENSOR_METHODS:
             if method == "split":
                 num = call_argument(call, None, "num_outputs")

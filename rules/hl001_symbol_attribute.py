@@ -75,6 +75,32 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
 """
 
     VALID = [
+        # eager-only guards in every form: an aliased namespace, a ternary, an early return
+        Valid("from mxnet import ndarray as _ND\n\n\n" + _net("if F is _ND:\n    return x.reshape(x.shape)\n"
+                                                              "return F.relu(x)")),
+        Valid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")),
+        Valid("from mxnet import nd\n\n\n" + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")),
+        # a block that opts out of hybridization: its flag, or a hybridize() that raises
+        Valid("class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
+              "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
+              "        if self.hybridizable:\n            return F.relu(x)\n        return x.reshape((x.shape[0], -1))\n"),
+        Valid("class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
+              "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
+              "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+              "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"),
+        Valid("class Net(HybridBlock):\n    def hybridize(self, *args, **kwargs):\n"
+              "        raise NotImplementedError('eager only')\n\n    def hybrid_forward(self, F, x):\n"
+              "        return F.relu(x).reshape((x.shape[0], -1))\n"),
+        # a dynamic fallback the constructor's defaults never take (gluoncv2's fixed_size=True)
+        Valid("class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=True):\n"
+              "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+              "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
+              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"),
+        # numpy mode (@use_np, F.np.*): not legacy code, left alone
+        Valid("from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
+              "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"),
+        Valid(_net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
         Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
               "        self.weight = self.params.get('weight', shape=(3, 4))\n"
               "    def hybrid_forward(self, F, x, weight):\n"
@@ -91,6 +117,14 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
         Invalid(_net("return x.shape"), line=3),
+        # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
+        Invalid("class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
+                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n", line=8),
+        # a guard on another name than the namespace guards nothing
+        Invalid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
+                line=6),
         # a @staticmethod helper taking F: its first parameter is F, not self
         Invalid("class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
                 "        return x.reshape((x.shape[0], -1))\n\n"

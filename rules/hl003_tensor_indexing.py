@@ -107,7 +107,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
               "        return x\n"),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
         # an input only indexed may be a list of arrays (gluon passes them the same way): unproven
-        Valid(_net("return x[0]")),
+        Valid(_net("return x[0]  # gluon may pass x as a list")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, h, c):\n        out = []\n"
               "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"),
         # a type test proves a list in its branch, in statements and in ternaries (HRNet, GluonNLP)
@@ -131,14 +131,14 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
-        Valid(_net("return x[0]  # hybridlint: ignore[HL003]")),
-        Valid(_net("return x[0]  # noqa: HL003")),
-        Valid(_net("return x[-1]  # noqa")),
+        Valid(_net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
+        Valid(_net("return F.relu(x)[0]  # noqa: HL003")),
+        Valid(_net("return F.relu(x)[-1]  # noqa")),
     ]
     INVALID = [
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
-        Invalid(_net("y = F.relu(x)\nreturn x[0] * y"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) * y"),
+        Invalid(_net("y = F.relu(x)\nreturn x[0], y"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0), y"),
                 safety=SAFE),
         Invalid(_net("x = F.relu(x)\nreturn x[-1]"), line=4,
                 fixed=_net("x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"),
@@ -163,9 +163,9 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Invalid(_net("y = F.relu(x)\nreturn y[0, ...]"), line=4,
                 fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
                 safety=SAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0] - _.relu(x)\n",
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0], _.relu(x)\n",
                 line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-                              "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0) - _.relu(x)\n",
+                              "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0), _.relu(x)\n",
                 safety=SAFE),
         Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs) + F.sum(x)"), line=5,
                 fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
@@ -187,10 +187,10 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                       "end=None).squeeze(axis=0)\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
                 safety=SAFE),
-        Invalid("def helper(F, y):\n    return y[1:] + F.relu(y)\n\n\n"
+        Invalid("def helper(F, y):\n    return y[1:], F.relu(y)\n\n\n"
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
                 line=2,
-                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)) + F.relu(y)\n\n\n"
+                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)), F.relu(y)\n\n\n"
                       "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
                 safety=SAFE),
         # after a branch that may leave it alone, the input is an array by its use in F.relu

@@ -97,6 +97,10 @@ def hybrid_forward(self, F, x):
 `broadcast_not_equal`, `broadcast_lesser`, `broadcast_lesser_equal`, `broadcast_greater`,
 `broadcast_greater_equal`. Operand order is kept.
 
+Operands must be tensors by evidence (not a hybrid_forward input nothing proves to be an
+array, nor a helper's parameter a caller may pass as a Python number). Blocks in numpy mode
+(`@use_np`, `F.np.*`, `npx.set_np()`) are left alone: numpy symbols broadcast.
+
 ## Fix safety
 Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so the eager result
 is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
@@ -105,6 +109,11 @@ different shapes what the eager code computed. Only tensor–tensor operations a
 """
 
     VALID = [
+        # a helper's operand the caller may pass as a Python number (`beta=self._beta`): unproven,
+        # and broadcast_sub would reject the number (`Argument rhs must have NDArray type`)
+        Valid("def _loss(F, d_ap, beta):\n    d = d_ap.sum(axis=1, keepdims=True)\n    return d - beta\n\n\n"
+              "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+              "        return _loss(F, F.relu(x), self._beta)\n"),
         Valid(_net("out = F.relu(x)\nreturn out + x")),
         Valid(_net("return x * 2 + 1")),
         Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),

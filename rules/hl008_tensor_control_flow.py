@@ -65,6 +65,12 @@ No automatic fix: the graph form depends on what the branch or loop computes.
 """
 
     VALID = [
+        # containers behind type tests (GluonNLP's _expand_to_beam_size) and zip over a list input
+        Valid(_net("if isinstance(x, list):\n    return [F.relu(d) for d, s in zip(x, [None] * len(x))]\n"
+                   "if isinstance(x, dict):\n    return {k: F.relu(v) for k, v in x.items()}\nreturn F.relu(x)")),
+        Valid("class Blocks(HybridBlock):\n    def hybrid_forward(self, F, x):\n        out = []\n"
+              "        for block, xi in zip(self._children.values(), x):\n            out.append(block(xi))\n"
+              "        return out\n"),
         Valid(_net("if mask is None:\n    return x\nreturn x * mask")),
         Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
         Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")),

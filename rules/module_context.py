@@ -37,6 +37,10 @@ HYBRID_GLUON = {
 NON_HYBRID_GLUON = {"Block", "Lambda", "Sequential", "RecurrentCell", "SequentialRNNCell",
                     "Concurrent", "SparseEmbedding"}
 _GLUON_PREFIXES = ("mxnet.gluon.",)
+# importing these marks numpy-mode code (MXNet's numpy gluon tests: `from mxnet import np, npx`,
+# `from mxnet.util import use_np`): legacy-mode rules and rewrites do not apply to it
+_NUMPY_MODULES = ("mxnet.np", "mxnet.numpy", "mxnet.npx", "mxnet.numpy_extension", "mxnet.util.use_np",
+                  "mxnet.util.set_np")
 # names a relative import binds inside MXNet's own package (mxnet/gluon/loss.py: `from .. import ndarray`)
 _RELATIVE_NAMESPACES = {"ndarray": "mxnet.ndarray", "nd": "mxnet.ndarray", "symbol": "mxnet.symbol",
                         "sym": "mxnet.symbol"}
@@ -60,7 +64,7 @@ class ModuleContext:
     class_bases: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     # module names standing for an MXNet namespace: `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
     aliases: Dict[str, str] = field(default_factory=dict)
-    numpy_mode: bool = False  # `npx.set_np()` at module level: every block runs in numpy mode
+    numpy_mode: bool = False  # `npx.set_np()` at module level or mxnet.np/npx/use_np imported
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """"eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
@@ -159,7 +163,8 @@ def module_context(tree: ast.Module) -> ModuleContext:
     numpy_calls: list = []
     visit(tree.body)
     bound.update(imports)
-    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls))
+    numpy_imports = any(normalise(q).startswith(_NUMPY_MODULES) for q in imports.values())
+    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls) or numpy_imports)
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]
