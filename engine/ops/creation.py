@@ -9,7 +9,9 @@ _CREATE_PARAMS = {"shape": Param(p_shape, ()), "ctx": Param(p_str, ""),
 
 
 def _fixed_shape(attrs, in_shapes):
-    return [], [attrs.shape if attrs.shape and 0 not in attrs.shape else None]
+    """The `shape` parameter, partial if it holds 0s (MXNet 1.x's unknown dims: consumers
+    such as FullyConnected fill them backward, gluon's hybridized begin_state relies on it)."""
+    return [], [attrs.shape if attrs.shape else None]
 
 
 def _dtype_attr(attrs, in_types):

@@ -7,7 +7,8 @@ from math import prod
 
 import numpy as np
 
-from ..registry import Param, ShapeError, merge_shape, p_bool, p_int, p_str, register
+from ..registry import (Param, ShapeError, get_op, merge_shape, p_bool, p_int, p_str,
+                        register)
 from ._util import as_array, fmt_shape
 from ._util import dot as _dot   # the undispatched np.dot (this module defines the op `dot`)
 
@@ -111,6 +112,18 @@ register("FullyConnected", inputs=_fc_inputs, inline=fully_connected_inline,
          params={"num_hidden": Param(p_int), "no_bias": Param(p_bool, False),
                  "flatten": Param(p_bool, True)},
          infer_shape=fc_shape, out_kernel=fully_connected_out)(fully_connected)
+
+
+def _fc_backward(attrs, in_shapes, out_shapes):
+    """MXNet's FullyConnectedShape also fills data's first dim from a known output's (a
+    begin state zeros(shape=(0, hidden)) learns its batch size from the step's other FC)."""
+    data, out = in_shapes[0], out_shapes[0]
+    if data is None or not out or data[0] or not out[0]:
+        return in_shapes
+    return [(out[0],) + tuple(data[1:])] + list(in_shapes[1:])
+
+
+get_op("FullyConnected").infer_shape_backward = _fc_backward
 
 
 # ----------------------------------------------------------------------------- dot

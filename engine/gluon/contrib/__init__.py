@@ -1,5 +1,6 @@
-"""`mx.gluon.contrib`: the contrib layers model code commonly uses (contrib.nn)."""
+"""`mx.gluon.contrib`: the contrib layers model code commonly uses (contrib.nn, contrib.rnn)."""
 from . import nn  # noqa: F401
+from . import rnn  # noqa: F401
 
 
 def __getattr__(name):
