@@ -83,8 +83,12 @@ def test_fix_verify_reports_runtime_findings_static_analysis_missed(tmp_path):
     assert run(["--no-cache", "hidden.py"], tmp_path).exit_code == 0     # statically clean
     result = run(["--no-cache", "--fix", "--verify", "hidden.py"], tmp_path)
     assert result.exit_code == 1, result.output
-    assert "hidden.py:9:9: HL007" in result.output and "hidden.py:19:9: HL001" in result.output
-    assert "observed at run time" in result.output
+    # the observed HL007 (shapes seen in the trace) becomes a proven broadcast fix ...
+    assert "hidden.py:9:20: HL007 fix proven by example Hidden" in result.stderr
+    assert "F.broadcast_sub(x, stats[\"mean\"])" in (tmp_path / "hidden.py").read_text()
+    # ... the observed HL001 has no automatic fix: reported, and the block still fails
+    assert "hidden.py:19:9: HL001 observed at run time" in result.stdout
+    assert "hidden.py:19:9: HL903 HiddenShape still fails" in result.stdout
 
 
 def test_verify_command_takes_constructor_kwargs(tmp_path):
@@ -124,3 +128,63 @@ def test_fixes_verified_on_the_engine_hold_on_real_mxnet(tmp_path):
         (report,) = check_file(str(tmp_path / name), {block: [tuple(s) for s in inputs]},
                                backend="mxnet")
         assert report.ok, report.summary()
+
+
+NO_TENSOR = '''\
+from mxnet import gluon, nd
+
+
+class Table(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.broadcast_add(x, nd.zeros((1, 3)))
+'''
+
+
+def test_diff_verify_goes_on_past_a_file_without_examples(project):
+    """Was: `internal error: ExampleError: give at least one input` for the whole run."""
+    (project / "models" / "table.py").write_text(NO_TENSOR)
+    result = run(["--diff", "--verify", "models/table.py", "models/two_slices.py"], project)
+    assert "internal error" not in result.output, result.output
+    assert "+        a = F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), axis=1)" in \
+        result.stdout
+    assert "models/two_slices.py:14:13: HL003 fix proven by example TwoSlices" in result.stderr
+    assert "models/table.py:6:" in result.stderr and "fix not applied" in result.stderr
+    assert result.exit_code == 1
+
+
+def test_a_checker_failure_is_an_error_of_that_file_only(project, monkeypatch):
+    import hybridlint.checker.verify as verify_module
+    real = verify_module.verify_fixes
+
+    def flaky(source, path, *args, **kwargs):
+        if path.endswith("missing_import.py"):
+            raise RuntimeError("checker bug")
+        return real(source, path, *args, **kwargs)
+
+    monkeypatch.setattr(verify_module, "verify_fixes", flaky)
+    result = run(["--fix", "--verify", "models"], project)
+    assert result.exit_code == 2
+    assert "models/missing_import.py: error: checker error: RuntimeError: checker bug" in \
+        result.output.replace("\\", "/")
+    assert "F.squeeze(F.slice_axis(h" in (project / "models" / "two_slices.py").read_text()
+
+
+def test_backend_and_timeout_need_verify_and_are_passed_on(project):
+    assert run(["--fix", "--backend", "mxnet", "models"], project).exit_code == 2
+    assert run(["--fix", "--verify", "--timeout", "0", "models"], project).exit_code == 2
+    result = run(["--diff", "--verify", "--timeout", "30", "--backend", "engine",
+                  "models/two_slices.py"], project)
+    assert result.exit_code == 1 and "fix proven by example TwoSlices" in result.stderr
+
+
+def test_verify_command_takes_list_inputs(tmp_path):
+    (tmp_path / "pair.py").write_text(
+        "from mxnet import gluon\n\n\nclass Pair(gluon.HybridBlock):\n"
+        "    def hybrid_forward(self, F, x, states):\n        h, c = states\n"
+        "        return F.broadcast_add(x, h) * c\n")
+    ok = run(["verify", "pair.py::Pair", "--input", "2,3", "--input", "[[2, 3], [2, 3]]"],
+             tmp_path)
+    assert ok.exit_code == 0 and ok.output.startswith("equal"), ok.output
+    bad = run(["verify", "pair.py::Pair", "--input", "2,3", "--input", "[[2, 3], "],
+              tmp_path)
+    assert bad.exit_code == 2 and "not a TOML value" in bad.output

@@ -120,3 +120,64 @@ def test_examples_come_from_the_pyproject_that_configures_the_file(tmp_path):
     (tmp_path / "pkg" / "pyproject.toml").write_text("[tool.hybridlint\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
         examples_from_pyproject(str(model))
+
+
+def test_inputs_express_what_real_callers_pass():
+    from hybridlint.checker import InputList, Value
+    table = {"loss.py::SpanLoss": [
+        {"inputs": [[2, 6, 2], [{"shape": [2], "dtype": "int32", "high": 6},
+                                {"shape": [2], "dtype": "int32", "high": 6}]]},
+        {"inputs": [[2, 6, 2], {"tuple": [[2], {"none": True}]}, {"int": 3},
+                    {"float": 0.5}, {"bool": True}, {"str": "mean"}]},
+    ]}
+    first, second = examples_from_config(table)["loss.py"]
+    label = first.specs()[1]
+    assert label == InputList((InputSpec((2,), "int32", high=6),) * 2, "list")
+    assert second.specs()[1] == InputList((InputSpec((2,)), Value(None)), "tuple")
+    assert [s.value for s in second.specs()[2:]] == [3, 0.5, True, "mean"]
+    pred, made_label = make_arrays(first.specs(), 0)
+    assert isinstance(made_label, list) and all(a.dtype == np.int32 for a in made_label)
+    assert all(0 <= v < 6 for a in made_label for v in a.tolist())
+    made = make_arrays(second.specs(), 0)
+    assert isinstance(made[1], tuple) and made[1][1] is None and made[2:] == [3, 0.5, True,
+                                                                              "mean"]
+
+
+def test_api_inputs_lists_numbers_and_none():
+    from hybridlint.checker import InputList, Value
+    assert to_spec([(2, 3), (2, 3)]) == InputList((InputSpec((2, 3)), InputSpec((2, 3))))
+    assert to_spec(((2,), None)) == InputList((InputSpec((2,)), Value(None)), "tuple")
+    assert to_spec(None) == Value(None) and to_spec(0.5) == Value(0.5)
+    assert to_spec((2, 3)) == InputSpec((2, 3)) and to_spec(4) == InputSpec((4,))
+    nested = to_spec([np.zeros((2,), np.int64), [(1,), 0.5]])
+    assert nested.items[0].dtype == "int64" and nested.items[1].items[1] == Value(0.5)
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"a.py::A": [{"inputs": [[2]]}, {"inputs": [[2], {"list": [{"shape": [2],
+                                                                  "dtype": "str"}]}]}]},
+     r"example 'a.py::A'\[1\]: inputs\[1\]\.list\[0\]: unsupported dtype 'str'"),
+    ({"a.py::A": {"inputs": [{"int": 2.5}]}}, r"'a.py::A': inputs\[0\]: `int` must be an int"),
+    ({"a.py::A": {"inputs": [{"none": False}]}}, r"inputs\[0\]: write an input None"),
+    ({"a.py::A": {"inputs": [{"list": [2], "int": 3}]}}, r"inputs\[0\]: `list` stands alone"),
+    ({"a.py::A": {"inputs": [{"shape": [2], "low": 3, "high": 1}]}}, r"inputs\[0\]: `low`"),
+    ({"a.py::A": {"inputs": [{"shape": [2], "high": "x"}]}}, r"`high` must be a number"),
+    ({"a.py::A": {"inputs": [[[2], [-1]]]}}, r"inputs\[0\]\[1\]: a shape"),
+    ({"a.py::A": []}, "empty list of examples"),
+])
+def test_malformed_inputs_name_the_key_and_the_input(table, message):
+    with pytest.raises(ExampleError, match=message):
+        examples_from_config(table)
+
+
+def test_input_option_takes_the_config_format_as_toml():
+    from hybridlint.checker import InputList, Value
+    assert parse_input_option("[[2, 4], [2, 4]]") == InputList((InputSpec((2, 4)),) * 2)
+    assert parse_input_option("{ none = true }") == Value(None)
+    assert parse_input_option('{ shape = [3], dtype = "int32", high = 9 }') == InputSpec(
+        (3,), "int32", high=9)
+    assert parse_input_option("2,3:int32") == InputSpec((2, 3), "int32")
+    with pytest.raises(ExampleError, match="not a TOML value"):
+        parse_input_option("[2, ")
+    with pytest.raises(ExampleError, match=r"--input '\{ int = 1.5 \}': `int` must be"):
+        parse_input_option("{ int = 1.5 }")

@@ -160,7 +160,8 @@ def _table(value: Mapping, where: str) -> Any:
         if kind is float and isinstance(item, int) and not isinstance(item, bool):
             item, ok = float(item), True
         if not ok:
-            raise ExampleError(f"`{key}` must be a {kind.__name__}, got {item!r}")
+            article = "an" if kind is int else "a"
+            raise ExampleError(f"`{key}` must be {article} {kind.__name__}, got {item!r}")
         return Value(item)
     dtype = str(value.get("dtype", "float32"))
     _check_dtype(dtype)
