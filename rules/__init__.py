@@ -13,6 +13,7 @@ from .hl010_non_hybrid_child import NonHybridChild
 from .hl011_varargs_reshape import VarargsReshape
 from .hl012_parameter_data import ParameterData
 from .hl013_state_mutation import StateMutation
+from .hl014_tensor_unpacking import TensorUnpacking
 
 ALL_RULES = [
     SymbolAttribute,
@@ -28,5 +29,6 @@ ALL_RULES = [
     VarargsReshape,
     ParameterData,
     StateMutation,
+    TensorUnpacking,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

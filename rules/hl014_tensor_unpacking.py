@@ -1,0 +1,200 @@
+"""HL014 tensor-unpacking: a tensor iterated by unpacking, `*x`, list(x), map(f, x), ...
+
+HL008 reports `for` loops and comprehensions over a tensor (also through enumerate, zip and
+reversed) and the builtins that reduce an iterable (sum, max, ...); this rule reports the other
+ways Python iterates a tensor, which HL008 leaves alone.
+"""
+from __future__ import annotations
+
+from typing import Set
+
+import libcst as cst
+
+from ._build import call, integer
+from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, dotted_name
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+# Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
+_ITERATING = {"list", "tuple", "iter", "map", "filter", "reversed", "enumerate", "zip", "set",
+              "frozenset", "dict"}
+
+# Operators with several outputs in some configurations (besides the analysis's own lists).
+_MULTI = MULTI_OUTPUT_OPS | set(MULTI_OUTPUT_COUNTS) | {"topk", "amp_multicast", "multi_all_finite",
+                                                       "RNN", "BatchNorm", "contrib.BatchNormWithReLU",
+                                                       "linalg.syevd", "SliceChannel"}
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+_MESSAGE = ("{what} iterates a tensor: over its rows eagerly, over a Symbol's outputs after hybridize() "
+            "(one element, the whole tensor: a silent change or a ValueError); {fix}")
+
+
+class TensorUnpacking(Rule):
+    code = "HL014"
+    name = "tensor-unpacking"
+    message = ("unpacking or iterating a tensor (`a, b = x`, `*x`, `list(x)`, `map(f, x)`) gives its rows "
+               "eagerly but one element, the whole tensor, on a Symbol; use F.split(..., squeeze_axis=True)")
+    explanation = """\
+## What it does
+Finds the ways Python iterates a tensor that HL008 (loops and comprehensions) does not cover:
+unpacking assignment (`a, b = x`, `first, *rest = x`), star arguments and star elements
+(`F.concat(*x, dim=0)`, `[*x]`), and the builtins that iterate their argument outside a loop
+header (`list(x)`, `tuple(x)`, `map(f, x)`, `filter(f, x)`, `iter(x)`, `reversed(x)`,
+`enumerate(x)`, `zip(x, y)`, `set(x)`, `dict(x)`).
+
+## Why it breaks under hybridize
+An NDArray iterates over its first axis. A Symbol iterates over its *outputs*: a single-output
+Symbol yields itself, once. So under hybridize (checked against MXNet 1.9.1, x of shape (2, 3)):
+`a, b = F.relu(x)` raises `ValueError: not enough values to unpack (expected 2, got 1)`;
+`F.concat(*F.relu(x), dim=0)` returns shape (2, 3) instead of (6,); `F.stack(*list(F.relu(x)))`
+returns (1, 2, 3) instead of (2, 3); `first, *rest = F.relu(x)` makes `first` the whole tensor.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    a, b = F.relu(x)
+    return a + b
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x):
+    a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)
+    return a + b
+```
+An unpacking into `n` plain names becomes `F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`,
+whose `n` outputs are the rows of `x` in both modes. Other forms have no fix: their count is not
+written in the code (use `F.split` with the count, or `F.contrib.foreach` over the first axis).
+
+## Fix safety
+Safe when the tensor is known to have two or more axes: then the split's outputs equal the
+rows eagerly and hybridized, and where the first axis is not `n` both versions raise (ValueError
+eagerly for the unpacking, MXNetError for the split). Unsafe otherwise: unpacking a
+one-dimensional NDArray gives rows of shape (1,), while `split(..., squeeze_axis=True)` gives
+shape () there.
+"""
+
+    VALID = [
+        Valid(_net("a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b")),
+        Valid(_net("h, w = (3, 4)\nreturn x * h * w")),
+        Valid(_net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
+        Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))")),
+        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
+              "        return F.add_n(x, *args)\n"),
+        Valid(_net("y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding")),
+        Valid(_net("a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b")),
+        # multi-output operators and children (GluonCV's BBoxCenterToCorner, CenterNetDecoder)
+        Valid(_net("s, i = F.relu(x).reshape((0, -1)).topk(k=1, ret_typ='both')\nreturn s + i")),
+        Valid(_net("a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b")),
+        Valid(_net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
+    ]
+    INVALID = [
+        Invalid(_net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"), line=4,
+                fixed=_net("y = F.relu(x).reshape((2, 3))\na, b = F.split(y, num_outputs=2, axis=0, "
+                           "squeeze_axis=True)\nreturn a + b"), safety=SAFE),
+        Invalid(_net("a, b = F.relu(x)\nreturn a * b"), line=3,
+                fixed=_net("a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)\nreturn a * b"),
+                safety=UNSAFE),
+        Invalid(_net("return F.concat(*F.relu(x), dim=0)"), line=3),
+        Invalid(_net("y = F.relu(x)\nreturn F.stack(*list(y))"), line=4),
+        Invalid(_net("return F.add_n(*tuple(F.relu(x)))"), line=3),
+        Invalid(_net("return F.stack(*map(F.relu, F.relu(x)))"), line=3),
+        Invalid(_net("first, *rest = F.relu(x)\nreturn first"), line=3),
+        Invalid(_net("return F.stack(*reversed(F.relu(x)))"), line=3),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._loop_iters: Set[cst.CSTNode] = set()   # HL008 reports iteration in loop headers
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loop_iters.add(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._loop_iters.add(node.iter)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, (cst.Tuple, cst.List)) and self._single(node.value):
+                self._unpacking(node, target.target)
+                return
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.star == "*" and self._single(node.value):
+            self.report(node, _MESSAGE.format(what="`*` on a tensor",
+                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)"))
+
+    def visit_StarredElement(self, node: cst.StarredElement) -> None:
+        if self._single(node.value) and node not in self._starred_targets():
+            self.report(node, _MESSAGE.format(what="`*` on a tensor",
+                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)"))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = dotted_name(node.func)
+        if name not in _ITERATING or name in self.env or node in self._loop_iters:
+            return
+        first = 1 if name in ("map", "filter") else 0
+        args = [a for a in node.args if a.keyword is None and not a.star][first:]
+        if name not in ("map", "zip"):
+            args = args[:1]
+        if any(self._single(a.value) for a in args):
+            self.report(node, _MESSAGE.format(what=f"`{name}()`",
+                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True) "
+                                                  "or F.contrib.foreach"))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _single(self, expr: cst.BaseExpression) -> bool:
+        """A tensor that is certainly one array: a name the analysis holds for one, arithmetic
+        on tensors, or an F operator / fluent method that has one output. Not a child block's
+        call (`self._pre(x)` may return a tuple), nor a multi-output operator (`F.split`,
+        `topk(ret_typ='both')`, `F.amp_multicast`): unpacking those is how they are used."""
+        if not self.is_tensor(expr):
+            return False
+        if isinstance(expr, (cst.Name, cst.BinaryOperation, cst.UnaryOperation)):
+            return True
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+            return False
+        owner, op = expr.func.value, expr.func.attr.value
+        full = dotted_name(expr.func) or ""
+        namespace = self.namespace
+        through_f = namespace is not None and full.startswith(namespace + ".")
+        if not through_f and not self.is_tensor(owner):
+            return False
+        name = full[len(namespace) + 1:] if through_f else op
+        if name in _MULTI or op in _MULTI:
+            return False
+        return not any(a.keyword is not None and (a.keyword.value == "num_outputs"
+                                                  or a.keyword.value in MULTI_OUTPUT_ATTRS)
+                       for a in expr.args)
+
+    def _starred_targets(self) -> Set[cst.CSTNode]:
+        """Starred names in an assignment target (`first, *rest = ...`): not a star on a tensor."""
+        statement = self.statement
+        found: Set[cst.CSTNode] = set()
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, (cst.Tuple, cst.List)):
+                            found.update(e for e in target.target.elements if isinstance(e, cst.StarredElement))
+        return found
+
+    def _unpacking(self, node: cst.Assign, target: cst.BaseExpression) -> None:
+        elements = target.elements
+        plain = all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements)
+        message = _MESSAGE.format(what="unpacking", fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)")
+        namespace = self.namespace
+        if not plain or len(elements) < 1 or namespace is None or len(node.targets) != 1:
+            self.report(node.value, message)
+            return
+        shape = self.value(node.value).shape
+        replacement = call(f"{namespace}.split", [node.value],
+                           [("num_outputs", integer(len(elements))), ("axis", integer(0)),
+                            ("squeeze_axis", cst.Name("True"))])
+        safety = SAFE if shape is not None and len(shape) >= 2 else UNSAFE
+        self.report(node.value, message, replacement=replacement, safety=safety)
