@@ -1,4 +1,6 @@
-"""`mx.gluon.contrib`: the contrib layers model code commonly uses (contrib.nn, contrib.rnn)."""
+"""`mx.gluon.contrib`: the contrib layers model code commonly uses (contrib.nn, contrib.rnn,
+contrib.cnn)."""
+from . import cnn  # noqa: F401
 from . import nn  # noqa: F401
 from . import rnn  # noqa: F401
 
