@@ -104,7 +104,6 @@ def test_verify_command_takes_constructor_kwargs(tmp_path):
 
 
 FIXABLE = {"broadcast_add.py": ("CenterRows", [[2, 3]]),
-           "first_row.py": ("FirstRow", [[3, 4]]),
            "shape_attr.py": ("FlattenByShape", [[2, 3, 4]]),
            "slicing.py": ("PickColumn", [[2, 5]]),
            "two_slices.py": ("TwoSlices", [[2, 7]])}
