@@ -92,6 +92,17 @@ class Config:
             return False
         return matcher.matches_rel(f"{parent_rel}/{name}" if parent_rel else name)
 
+    def check_known(self, all_codes: Iterable[str]) -> None:
+        """Raise :class:`ConfigError` naming the file and the glob for a ``per-file-ignores``
+        code that matches no rule."""
+        codes = list(all_codes)
+        for pattern, pattern_codes in self.per_file_ignores:
+            for code in pattern_codes:
+                if not _matching(code, codes):
+                    raise ConfigError(
+                        f"{self.path or '[tool.hybridlint]'}: per-file-ignores.{pattern!r}: "
+                        f"unknown rule code {code!r} (run `hybridlint rules` for the list)")
+
     def ignores_for(self, path: str) -> Tuple[str, ...]:
         """The extra codes ``per-file-ignores`` switches off for ``path``."""
         if not self.per_file_ignores:
@@ -238,6 +249,9 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
             items = _string_list(table[key], where, key)
             if key in ("select", "ignore", "extend-select"):
                 items = validate_codes(items, f"{where}: {key}")
+            if key == "select" and not items:  # would enable no rule: every run would pass
+                raise ConfigError(f"{where}: select is empty (remove it to enable every "
+                                  "rule, or list codes such as \"HL0\")")
             values[key] = tuple(items)
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
@@ -293,6 +307,9 @@ def split_codes(option_value: Optional[str], where: str) -> Optional[list]:
     if option_value is None:
         return None
     parts = [p for p in (s.strip() for s in option_value.split(",")) if p]
+    if not parts:  # `--select ""` (an unset CI variable) must not select nothing and pass
+        raise ConfigError(f"{where}: empty list of codes (give codes or prefixes such as "
+                          "HL003,HL0, or ALL)")
     return validate_codes(parts, where)
 
 

@@ -109,11 +109,22 @@ def decode_source(raw: bytes, path: str = "<bytes>",
             encoding = "utf-8"  # no usable declaration: say where the UTF-8 decoding fails
         else:
             raise SourceDecodeError(message) from exc
+    if not _ascii_compatible(encoding):  # as CPython: "encoding problem: utf-16"
+        raise SourceDecodeError(f"encoding problem: {encoding} (Python source must use an "
+                                "ASCII-compatible encoding)")
     try:
         text = raw.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         raise SourceDecodeError(*_decode_problem(raw, encoding, exc)) from exc
     return SourceFile(path=path, text=text, encoding=encoding, raw=raw, identity=identity)
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Whether a codec encodes ASCII as ASCII, which Python requires of a source encoding."""
+    try:
+        return "x = 1\n#'\"".encode(encoding).lstrip(b"\xef\xbb\xbf") == b"x = 1\n#'\""
+    except (LookupError, UnicodeError):
+        return True  # an unknown codec is reported by the decoding itself
 
 
 def _decode_problem(raw: bytes, encoding: str, exc: Exception):

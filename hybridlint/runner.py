@@ -1,8 +1,12 @@
 """Running the linter over many files: pre-filter, cache, parallel workers, fixes.
 
 The pipeline per file: read bytes (HL902 on failure) → content-hash cache lookup → decode (HL901)
-→ ``may_contain_hybrid_code`` text pre-filter (a file without hybrid code has no findings and is
-never parsed) → lint or fix in a worker → HL900 when the file does not parse. Files needing real
+→ Python's own parser (HL900 when it rejects the file: a syntax error, a truncated file, 200
+nested brackets, a parser out of memory; checked for every file, before LibCST ever sees it,
+since LibCST crashes on some of what CPython rejects) → ``may_contain_hybrid_code`` text
+pre-filter (a file without hybrid code has no findings) → lint or fix in a worker.
+HL900–HL902 are reported whatever the rule selection: a gate must not pass a file it could
+not read or parse (ruff reports E902 the same way). Files needing real
 work are linted in a :class:`concurrent.futures.ProcessPoolExecutor`; a small run is linted in
 this process because starting workers would cost more than it saves. The linter core (and with
 it LibCST) is imported only when some file actually needs linting, which keeps a fully cached run
@@ -133,8 +137,9 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     enabled_for: Dict[Tuple[str, ...], frozenset] = {}
 
     def enabled_codes(extra_ignore: Tuple[str, ...]) -> frozenset:
-        if extra_ignore not in enabled_for:
-            enabled_for[extra_ignore] = options.selection.enabled(codes, extra_ignore)
+        if extra_ignore not in enabled_for:  # file errors are on whatever the selection
+            enabled_for[extra_ignore] = (options.selection.enabled(codes, extra_ignore)
+                                         | frozenset(RUNNER_CODES))
         return enabled_for[extra_ignore]
 
     outcomes: Dict[str, FileOutcome] = {}
@@ -184,8 +189,7 @@ def _known_codes(cache: LintCache, options: RunOptions) -> List[str]:
         codes = all_rule_codes()
         cache.codes = codes
     options.selection.check_known(codes)
-    for _, pattern_codes in options.config.per_file_ignores:
-        RuleSelection(((tuple(pattern_codes), (), ()),)).check_known(codes)
+    options.config.check_known(codes)
     return codes
 
 
@@ -220,12 +224,12 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
         from .linter import may_contain_hybrid_code
 
         rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
-        if not may_contain_hybrid_code(source.text):
-            outcome = FileOutcome(path)
-        elif not rule_codes:  # only runner codes selected: a syntax check is all there is
-            outcome = _syntax_only(source, enabled)
-        else:
-            return None, (path, source, rule_codes, key)
+        outcome = _python_rejects(source)
+        if outcome is None:
+            if not rule_codes or not may_contain_hybrid_code(source.text):
+                outcome = FileOutcome(path)
+            else:
+                return None, (path, source, rule_codes, key)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
 
@@ -234,15 +238,22 @@ def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
     return FileOutcome(path, [Issue(path=path, **fields) for fields in cached])
 
 
-def _syntax_only(source: SourceFile, enabled) -> FileOutcome:
-    """HL900 without running any rule (``--select HL9``): Python's own parser decides."""
-    if "HL900" not in enabled:
-        return FileOutcome(source.path)
+def _python_rejects(source: SourceFile) -> Optional[FileOutcome]:
+    """The HL900 outcome when Python's own parser rejects the file, else None.
+
+    Every file is checked, hybrid code or not, so that a syntax error or a truncated file
+    never passes a gate. CPython stops at 200 nested brackets (LibCST segfaults on 1,500) and
+    raises MemoryError on some deep expressions (5,000 chained ``**``): both are HL900 here.
+    """
     try:
         ast.parse(source.text)
     except SyntaxError as exc:
         return _syntax_error(source, exc.lineno or 1, exc.offset or 1, exc.msg)
-    return FileOutcome(source.path)
+    except ValueError as exc:  # null bytes
+        return _syntax_error(source, 1, 1, str(exc))
+    except (MemoryError, RecursionError):
+        return _syntax_error(source, 1, 1, "too deeply nested for Python's parser")
+    return None
 
 
 def _syntax_error(source: SourceFile, line: int, col: int, msg: str) -> FileOutcome:
@@ -276,40 +287,90 @@ def _execute(tasks, options: RunOptions):
     """Lint or fix each task, in this process or in worker processes; yields (outcome, key)."""
     if not tasks:
         return
-    jobs = options.jobs or default_jobs()
+    jobs = min(options.jobs or default_jobs(), MAX_JOBS_PER_CORE * default_jobs())
     total = sum(len(source.text) for _, source, _, _ in tasks)
     mode = (options.fix, options.diff, options.unsafe_fixes)
     report = options.progress or (lambda done, total: None)
     report(0, len(tasks))
     pool = None
     if jobs > 1 and len(tasks) > 1 and total >= SERIAL_MAX_BYTES:
-        from . import linter  # noqa: F401  imported before forking, so workers inherit it
-
-        try:
-            pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)))
-        except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
-            pool = None
+        pool = _new_pool(min(jobs, len(tasks)))
     if pool is None:
         for done, (path, source, codes, key) in enumerate(tasks, 1):
             yield _finish(_work(path, source.text, codes, mode), source, codes, options), key
             report(done, len(tasks))
         return
     by_size = sorted(tasks, key=lambda t: -len(t[1].text))
+    orphans = []  # tasks a dying worker took down with the pool: each is rerun on its own
+    done = 0
     with pool:
         futures = {
-            pool.submit(_work, path, source.text, codes, mode): (source, codes, key)
+            pool.submit(_work, path, source.text, codes, mode): (path, source, codes, key)
             for path, source, codes, key in by_size
         }
-        for done, future in enumerate(as_completed(futures), 1):
-            source, codes, key = futures[future]
+        for future in as_completed(futures):
+            path, source, codes, key = futures[future]
             try:
                 work = future.result()
             except BrokenProcessPool:  # a worker died (killed, out of memory, crashed)
-                work = {"internal_error": "internal error: a worker process died (killed, out "
-                                          "of memory or crashed) before this file was linted; "
-                                          "--jobs 1 shows which file is the cause"}
+                orphans.append((path, source, codes, key))
+                continue
+            done += 1
             yield _finish(work, source, codes, options), key
             report(done, len(tasks))
+    for path, source, codes, key in sorted(orphans, key=lambda t: _path_sort_key(t[0])):
+        done += 1
+        yield _finish(_work_isolated(path, source.text, codes, mode), source, codes, options), key
+        report(done, len(tasks))
+
+
+MAX_JOBS_PER_CORE = 2  # --jobs beyond this many workers per core only adds memory and forks
+
+
+def _new_pool(workers: int) -> Optional[ProcessPoolExecutor]:
+    from . import linter  # noqa: F401  imported before forking, so workers inherit it
+
+    try:
+        return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                                   initargs=(os.getpid(),))
+    except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
+        return None
+
+
+def _work_isolated(path: str, text: str, codes, mode) -> Dict[str, Any]:
+    """One file in a worker of its own, after a pool broke: only the file that kills its
+    worker is lost (reported as an internal error), never the files queued beside it."""
+    pool = _new_pool(1)
+    if pool is None:
+        return _work(path, text, codes, mode)
+    with pool:
+        try:
+            return pool.submit(_work, path, text, codes, mode).result()
+        except BrokenProcessPool:
+            return {"internal_error": "internal error: the worker process linting this file "
+                                      "died (killed, out of memory or crashed)"}
+
+
+def _worker_init(parent: int) -> None:
+    """Workers die with the main process (killed with -9, it cannot shut the pool down)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError, ImportError):
+        import threading
+        import time
+
+        def watch() -> None:  # elsewhere: notice being re-parented
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
