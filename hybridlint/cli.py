@@ -62,6 +62,9 @@ class DefaultCommandGroup(click.Group):
             raise
         except (ConfigError, BaselineError, VerificationUnavailable) as exc:
             raise HybridlintError(str(exc)) from exc
+        except BrokenPipeError:  # `hybridlint rules | head`: exit quietly, as other CLIs do
+            _silence_stdout()
+            raise click.exceptions.Exit(EXIT_FINDINGS) from None
         except KeyboardInterrupt:  # click would exit 1, which reads as "findings remain"
             raise HybridlintError("interrupted") from None
         except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
@@ -164,7 +167,11 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     ctx = ReportContext(unsafe_fixes=unsafe_fixes, fix_mode=fix, statistics=statistics,
                         quiet=quiet, color=output_format == "text" and _color(sys.stdout),
                         baselined=baselined, root=config.root)
-    get_reporter(output_format)(result, sys.stdout, ctx)
+    try:
+        get_reporter(output_format)(result, sys.stdout, ctx)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `hybridlint | head`: the reader has seen enough
+        _silence_stdout()
     # A file that could not be written (or linted) is an error whatever --exit-zero says:
     # the user asked for a fix that did not happen.
     if any(o.internal or o.error for o in result.outcomes):
@@ -172,6 +179,17 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     if exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if result.issues else EXIT_CLEAN
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so that nothing else (the interpreter's
+    final flush included) fails writing to it."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (tests' captured output)
+        pass
 
 
 def _color(stream) -> bool:
@@ -209,9 +227,12 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
     """``--diff``: the diffs on stdout, a summary on stderr; exit 1 when something would change."""
     diffs = [o for o in result.outcomes if o.diff]
     out = click.get_binary_stream("stdout")
-    for outcome in diffs:  # bytes in each file's own encoding, so that `git apply` matches
-        out.write(diff_bytes(outcome))
-    out.flush()
+    try:
+        for outcome in diffs:  # bytes in each file's own encoding, so that `git apply` matches
+            out.write(diff_bytes(outcome))
+        out.flush()
+    except BrokenPipeError:
+        _silence_stdout()
     for outcome in result.outcomes:
         if outcome.error:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)

@@ -174,3 +174,23 @@ def test_a_bad_per_file_ignores_code_names_the_file_and_the_glob(project, codes,
     assert "\n" not in line and "Traceback" not in line
     assert str(project / "pyproject.toml") in line and "per-file-ignores" in line
     assert "tests/*" in line and expected in line
+
+
+@pytest.mark.parametrize("args", [["--no-cache", "."], ["--no-cache", "--diff", "."],
+                                  ["--no-cache", "--format", "json", "."], ["rules"]])
+def test_a_closed_pipe_exits_quietly(project, args):
+    """`hybridlint | head`: no "internal error: BrokenPipeError" and no exit 2."""
+    import subprocess
+    import sys
+
+    for i in range(40):
+        (project / f"m{i}.py").write_text(HYBRID.replace("F.relu(x)", "nd.relu(x)  # " + "x" * 2000))
+    proc = subprocess.Popen([sys.executable, "-m", "hybridlint", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # what head does after its lines
+    stderr = proc.stderr.read().decode()
+    code = proc.wait()
+    assert stderr.strip() == "" or "Would fix" in stderr, stderr
+    assert "Error" not in stderr and "error" not in stderr
+    assert code in (0, 1)
