@@ -23,4 +23,5 @@ from . import initializer  # noqa: F401
 from . import initializer as init  # noqa: F401
 from . import gluon  # noqa: F401
 from . import util  # noqa: F401
+from . import operator  # noqa: F401
 from .compat import as_mxnet  # noqa: F401
