@@ -47,6 +47,9 @@ class FixResult:
     source: str
     applied: List[Finding] = field(default_factory=list)
     remaining: List[Finding] = field(default_factory=list)
+    # the findings of the source as given (the first pass's lint): what `check` reported, so
+    # that a caller can tell fixes of those from fixes of findings the first fixes revealed
+    initial: List[Finding] = field(default_factory=list)
 
 
 class SourceSyntaxError(Exception):
@@ -625,6 +628,7 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
     applied: List[Finding] = []
     remaining: Optional[List[Finding]] = None
     back: List[Callable[[int], int]] = []  # per pass so far: its new lines to its old lines
+    initial: Optional[List[Finding]] = None
 
     def to_original(line: int) -> int:
         for mapping in reversed(back):
@@ -634,6 +638,8 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
     for _ in range(MAX_FIX_PASSES):
         new_source, pass_applied, found, blocks = _apply_pass(current, path, select, ignore,
                                                               rules, unsafe, accept)
+        if initial is None:
+            initial = found
         if not pass_applied or new_source == current:
             remaining = found  # the last pass linted `current` already
             break
@@ -644,4 +650,4 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result
         remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
-    return FixResult(current, applied, remaining)
+    return FixResult(current, applied, remaining, initial or [])
