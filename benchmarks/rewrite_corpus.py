@@ -212,6 +212,8 @@ def run_block(block: Block, fixed_root: Path, args: argparse.Namespace,
         result.detail = f"no exact rewrite: {block.reason}"
     elif not result.success:
         result.detail = result.fixed_hybrid
+    if result.changed and result.fixed_eager != "equal":
+        result.detail = f"the fix changed the EAGER result: {result.fixed_eager}; {result.detail}"
     return result
 
 
@@ -239,12 +241,13 @@ def fix_copy(dest: Path, python: str, timeout: float) -> tuple[dict[str, list[st
 
 
 def print_report(results: list[Result], backend: str) -> None:
-    print(f"{'block':52} {'hazard classes':34} {'orig hyb':8} {'fixed?':6} "
+    print(f"{'block':52} {'hazard classes':34} {'orig hyb':8} {'fixed?':6} {'eager eq?':9} "
           f"{'hyb eq?':7}{' engine' if backend == 'engine' else ''}  remaining / reason")
     for r in results:
         eng = f" {'yes' if r.engine_hybrid == 'equal' else 'no':6}" if backend == "engine" else ""
+        eager = "yes" if r.fixed_eager == "equal" else "NO" if r.changed else "-"
         print(f"{r.block.name:52} {','.join(r.block.classes)[:34]:34} {r.original:8} "
-              f"{'yes' if r.changed else 'no':6} {'yes' if r.success else 'no':7}{eng}  "
+              f"{'yes' if r.changed else 'no':6} {eager:9} {'yes' if r.success else 'no':7}{eng}  "
               f"{' '.join(r.remaining)[:40]}{'; ' if r.remaining and r.detail else ''}"
               f"{r.detail[:150]}")
     total = len(results)
@@ -285,10 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per block")
     parser.add_argument("--jobs", "-j", type=int, default=2)
     parser.add_argument("-k", dest="select", default="", help="only blocks whose name has this")
+    parser.add_argument("--keep-fixed", metavar="DIR", type=Path,
+                        help="also copy the fixed corpus to DIR (to read what the fixes did)")
     args = parser.parse_args(argv)
     blocks = [b for b in load_blocks() if args.select in b.name]
     with tempfile.TemporaryDirectory(prefix="hl-rc-fixed-") as tmp:
         remaining, note = fix_copy(Path(tmp), args.hybridlint_python, 600)
+        if args.keep_fixed:
+            shutil.copytree(Path(tmp) / FIXED_PACKAGE, args.keep_fixed, dirs_exist_ok=True)
         if note:
             print(f"hybridlint: {note.strip()}")
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
