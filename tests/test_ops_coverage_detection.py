@@ -62,3 +62,39 @@ def test_roi_pooling_docstring_example():
     sym = mx.sym.ROIPooling(mx.sym.var("data"), mx.sym.var("rois"), pooled_size=(2, 3),
                             spatial_scale=0.5)
     assert sym.infer_shape(data=(2, 4, 9, 9), rois=(5, 5))[1] == [(5, 4, 2, 3)]
+
+
+# ----------------------------------------------------------------------------- matching
+
+def _scores(rng, *shape):
+    """Scores rounded to one decimal: many ties, so the visiting order (MXNet's stable sort)
+    matters."""
+    return np.round(rng.uniform(0, 1, shape), 1).astype(np.float32)
+
+
+MATCHING = [
+    ((4, 5), {"threshold": 0.3}),
+    ((2, 4, 5), {"threshold": 0.5, "is_ascend": True}),
+    ((2, 6, 3), {"threshold": 0.1, "topk": 2}),
+    ((3, 3, 4), {"threshold": -1.0, "topk": 1}),        # MXNet stops after topk + 1 matches
+    ((2, 2, 5, 4), {"threshold": 0.95}),                  # most pairs fail the threshold
+]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape,kwargs", MATCHING)
+def test_bipartite_matching_matches_mxnet(shape, kwargs):
+    rng = np.random.RandomState(len(shape) + len(kwargs))
+    check_both(("_contrib_bipartite_matching", [_scores(rng, *shape)], kwargs))
+    check_both(("_contrib_bipartite_matching", [_scores(rng, *shape).astype(np.float64)],
+                kwargs))
+
+
+def test_bipartite_matching_is_a_matching():
+    scores = _scores(np.random.RandomState(3), 5, 7)
+    rows, cols = mx.nd.contrib.bipartite_matching(mx.nd.array(scores), threshold=0.2)
+    rows, cols = rows.asnumpy().astype(int), cols.asnumpy().astype(int)
+    for r, c in enumerate(rows):
+        if c >= 0:
+            assert cols[c] == r and scores[r, c] > 0.2
+    assert (rows >= 0).sum() == (cols >= 0).sum() == 5   # 5 rows, all above 0.2 reachable
