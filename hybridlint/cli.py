@@ -105,6 +105,7 @@ def cli() -> None:
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
               show_default=True, help="Output format.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
+@click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: the number of cores).")
@@ -126,6 +127,7 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
            backend: Optional[str] = None, timeout: Optional[float] = None,
            select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
            output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
+           show_fixes: bool = False,
            config_file: Optional[str], baseline_file: Optional[str],
            write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
     """The check command's work; returns the exit code."""
@@ -166,7 +168,7 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         return _report_diff(result, quiet)
     ctx = ReportContext(unsafe_fixes=unsafe_fixes, fix_mode=fix, statistics=statistics,
                         quiet=quiet, color=output_format == "text" and _color(sys.stdout),
-                        baselined=baselined, root=config.root)
+                        baselined=baselined, root=config.root, show_fixes=show_fixes)
     try:
         get_reporter(output_format)(result, sys.stdout, ctx)
         sys.stdout.flush()

@@ -66,6 +66,10 @@ class FileOutcome:
     path: str
     issues: List[Issue] = field(default_factory=list)
     fixed: int = 0  # fixes applied (written, or shown in the diff)
+    # of those, fixes of findings that only appeared once earlier fixes were made (a nested
+    # x[0][1]): `check` could not count them as fixable, so the summary names them apart
+    revealed: int = 0
+    fixed_codes: List[Tuple[str, str]] = field(default_factory=list)  # (code, name) per fix
     diff: Optional[str] = None
     error: Optional[str] = None  # e.g. a fix that could not be written
     rejected: int = 0  # fixes the checker refused under --verify
@@ -108,6 +112,11 @@ class RunResult:
     @property
     def fixed(self) -> int:
         return sum(o.fixed for o in self.outcomes)
+
+    @property
+    def revealed(self) -> int:
+        """Fixes of findings that appeared only after earlier fixes (not counted fixable)."""
+        return sum(o.revealed for o in self.outcomes)
 
 
 def all_rule_codes() -> List[str]:
@@ -384,7 +393,10 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
             result = fix_source(linted, path, select=list(codes), unsafe=unsafe)
             fixed = lf_to_cr(result.source) if converted else result.source
             return {"source": fixed, "applied": len(result.applied),
-                    "findings": result.remaining}
+                    "findings": result.remaining,
+                    "fixed_codes": [(f.code, f.name) for f in result.applied],
+                    "revealed": _revealed(result.initial, result.applied, result.remaining,
+                                          unsafe)}
         findings = lint_source(linted, path, select=list(codes))
         return {"source": text, "applied": 0, "findings": findings}
     except SourceSyntaxError as exc:
@@ -393,6 +405,19 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
         if os.environ.get("HYBRIDLINT_DEBUG") == "1":
             raise
         return {"internal_error": f"internal error while linting: {type(exc).__name__}: {exc}"}
+
+
+def _revealed(initial, applied, remaining, unsafe: bool) -> int:
+    """How many applied fixes were for findings the first lint did not count as fixable.
+
+    The fixable findings check reported are fixed unless they are still there afterwards
+    (counted, not matched by line: lines inside a rewritten statement move); every other
+    applied fix was revealed by an earlier one (the outer index of ``x[0][1]``)."""
+    def fixable(findings) -> int:
+        return sum(1 for f in findings if f.fix == "safe" or (f.fix == "unsafe" and unsafe))
+
+    fixed_initial = max(0, fixable(initial) - fixable(remaining))
+    return max(0, len(applied) - fixed_initial)
 
 
 def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions) -> FileOutcome:
@@ -414,11 +439,15 @@ def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions
         outcome.diff = unified_diff(path, bom + source.text, bom + new_text)
         outcome.encoding = source.encoding
         outcome.fixed = applied
+        if not options.verify:
+            outcome.revealed, outcome.fixed_codes = work["revealed"], work["fixed_codes"]
         findings = work["findings"] + [f for f in findings if f.code == "HL903"]
     elif applied and options.fix:
         try:
             write_source(source, new_text)
             outcome.fixed = applied
+            if not options.verify:
+                outcome.revealed, outcome.fixed_codes = work["revealed"], work["fixed_codes"]
         except (SourceWriteError, OSError) as exc:
             outcome.error = f"fixes not written: {exc}"
             new_text = source.text

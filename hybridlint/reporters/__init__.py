@@ -29,6 +29,7 @@ class ReportContext:
     color: bool = False  # rich styling (text, only when writing to a terminal)
     baselined: int = 0  # findings hidden because the baseline tolerates them
     root: str = "."  # paths in SARIF are made relative to this
+    show_fixes: bool = False  # --show-fixes: list what --fix fixed, per file and code (text)
 
     def fixable(self, issue: Issue) -> bool:
         return issue.fix == "safe" or (issue.fix == "unsafe" and self.unsafe_fixes)

@@ -55,12 +55,33 @@ def _statistics_lines(result: RunResult, ctx: ReportContext) -> List[List[Segmen
     ]
 
 
+def _fixes_lines(result: RunResult) -> List[List[Segment]]:
+    """``--show-fixes``: what was fixed, per file and code (as ruff prints it)."""
+    lines: List[List[Segment]] = [[(f"Fixed {plural(result.fixed, 'finding')}:", "bold")]]
+    for outcome in result.outcomes:
+        if not outcome.fixed:
+            continue
+        lines.append([("- ", None), (f"{outcome.path}:", "bold")])
+        counts = Counter(outcome.fixed_codes)
+        for (code, name), count in sorted(counts.items()):
+            lines.append([(f"    {count} × ", None), (code, "bold red"), (f" ({name})", None)])
+        if not counts:  # --verify counts fixes without naming them
+            lines.append([(f"    {plural(outcome.fixed, 'fix', 'fixes')}", None)])
+    lines.append([])
+    return lines
+
+
 def summary(result: RunResult, ctx: ReportContext) -> str:
     """The one-line summary ("All checks passed." or what was found and what can be fixed)."""
     issues = result.issues
     parts = []
     if ctx.fix_mode and result.fixed:
-        parts.append(f"Fixed {plural(result.fixed, 'finding')}.")
+        revealed = result.revealed
+        if revealed:  # so that "Fixed N" equals the "N fixable" check printed before
+            parts.append(f"Fixed {plural(result.fixed - revealed, 'finding')}, and {revealed} "
+                         "more that those fixes revealed.")
+        else:
+            parts.append(f"Fixed {plural(result.fixed, 'finding')}.")
     errors = sum(1 for o in result.outcomes if o.error)
     if not issues and errors:  # not "All checks passed": some file was not (fully) handled
         parts.append("No findings left." if parts else "No findings.")
@@ -100,6 +121,8 @@ def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
     else:
         lines = [line for issue in result.issues for line in _issue_lines(issue, ctx)]
     lines += [[(f"{o.path}: error: {o.error}", "bold red")] for o in result.outcomes if o.error]
+    if ctx.show_fixes and ctx.fix_mode and result.fixed:
+        lines += _fixes_lines(result)
     if not ctx.quiet:
         lines.append([(summary(result, ctx), "bold")])
     if ctx.color:
