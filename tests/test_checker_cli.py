@@ -104,6 +104,7 @@ def test_verify_command_takes_constructor_kwargs(tmp_path):
 
 
 FIXABLE = {"broadcast_add.py": ("CenterRows", [[2, 3]]),
+           "first_row.py": ("FirstRow", [[3, 4]]),       # observed HL003 -> fix
            "shape_attr.py": ("FlattenByShape", [[2, 3, 4]]),
            "slicing.py": ("PickColumn", [[2, 5]]),
            "two_slices.py": ("TwoSlices", [[2, 7]])}
@@ -187,3 +188,17 @@ def test_verify_command_takes_list_inputs(tmp_path):
     bad = run(["verify", "pair.py::Pair", "--input", "2,3", "--input", "[[2, 3], "],
               tmp_path)
     assert bad.exit_code == 2 and "not a TOML value" in bad.output
+
+
+def test_an_observed_indexing_hazard_becomes_a_proven_fix(tmp_path):
+    """`t[0]` in a module helper: nothing proves statically that t is a tensor; the trace
+    sees it index a single-output Symbol, and the rewrite with fluent slice_axis/squeeze
+    (no namespace needed) is then proven by the example."""
+    shutil.copy(data("first_row.py"), tmp_path / "first_row.py")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"first_row.py::FirstRow" = { inputs = [[3, 4]] }\n')
+    result = run(["--no-cache", "--fix", "--verify", "first_row.py"], tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "first_row.py:6:12: HL003 fix proven by example FirstRow" in result.stderr
+    assert "return t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0)" in \
+        (tmp_path / "first_row.py").read_text()

@@ -1,4 +1,5 @@
-"""Hazards the trace observed become fixes: non-broadcast arithmetic (HL007) seen at run time.
+"""Hazards the trace observed become fixes: non-broadcast arithmetic (HL007) and indexing
+a single-output Symbol (HL003), seen at run time at the user's line.
 
 Static analysis cannot always tell that `x * w` mixes shapes (8, 5, 5) and (8, 1, 1); running an
 example can: the hybridized call fails in the elementwise operator the user's line created.
@@ -21,13 +22,18 @@ _BINOPS: Dict[type, Tuple[str, str]] = {
 
 
 def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = ()):
-    """Candidate HL007 fixes at the lines where the examples' hybridized runs failed in
-    elementwise arithmetic, one per line (none on a line a static fix already rewrites).
+    """Candidate fixes at the lines where the examples' hybridized runs showed a hazard, one
+    per line (none on a line a static fix already rewrites):
 
-    Returns (findings, plan): `plan[line]` is the operator the failing node names (`minus`),
-    or None when the error does not say; the fix of a line rewrites every tensor-tensor
-    operation of that kind on it (each rewrite is exact, so rewriting one too many is still
-    equivalent, and the checker proves the line as a whole)."""
+    - HL007, a `hybrid_error` in elementwise arithmetic: the operator the failing node names
+      (`foo0__minus0`) picks which tensor-tensor operations of the line become
+      `F.broadcast_*` (every one of that kind: each rewrite is exact, so one too many is still
+      equivalent, and the checker proves the line as a whole);
+    - HL003, `x[i]` / `x[a:b]` seen on a single-output Symbol: the subscripts of the line
+      with that very index become `x.slice_axis(axis=0, ...)` (`.squeeze(axis=0)` for an
+      integer), fluent methods both NDArray and Symbol have, so no namespace is needed.
+
+    Returns (findings, plan) with `plan[line] = (code, detail)` for `rewrite`."""
     from hybridlint.linter import Finding
     busy = {f.line for f in taken}
     try:
@@ -36,28 +42,77 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
         return [], {}
     out, plan = [], {}
     for report in reports:
-        if report.status != "hybrid_error":
-            continue
         match = _NODE.search(report.error_message or "")
         for finding in report.runtime_findings:
             line = finding.line
-            if finding.code != "HL007" or finding.path != path or line in busy or line in plan:
+            if finding.path != path or line in busy or line in plan:
                 continue
-            name = match.group(1) if match else None
-            nodes = [n for n, _ in _binops(tree, line) if _matches(n, name)]
+            if finding.code == "HL007" and report.status == "hybrid_error":
+                detail = match.group(1) if match else None
+                nodes = [n for n, _ in _binops(tree, line) if _matches(n, detail)]
+                uses = sorted({f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
+                               for n, ns in _binops(tree, line) if _matches(n, detail)})
+                text = ("elementwise arithmetic between tensors of different shapes; use "
+                        + ", ".join(uses))
+            elif finding.code == "HL003" and report.status in ("hybrid_error", "mismatch"):
+                seen = _INDEX.search(finding.message)
+                detail = seen.group(1) if seen else None
+                nodes = [n for n in _subscripts(tree, line) if _index_repr(n) == detail]
+                text = (f"indexing a Symbol with {detail} selects an output, not rows; use "
+                        "slice_axis (+ squeeze)")
+            else:
+                continue
             if not nodes:
                 continue
-            plan[line] = name
-            first = min(nodes, key=lambda n: n.col_offset)
-            ops = sorted({f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
-                          for n, ns in _binops(tree, line) if _matches(n, name)})
+            plan[line] = (finding.code, detail)
             out.append(Finding(
-                "HL007", "non-broadcast-arithmetic",
-                "observed at run time while tracing the hybridized graph: elementwise "
-                f"arithmetic between tensors of different shapes; use {', '.join(ops)}",
-                line, first.col_offset + 1, line, max(n.end_col_offset for n in nodes) + 1,
-                "safe", path))
+                finding.code, finding.name or "",
+                f"observed at run time while tracing the hybridized graph: {text}", line,
+                min(n.col_offset for n in nodes) + 1, line,
+                max(n.end_col_offset for n in nodes) + 1, "safe", path))
     return out, plan
+
+
+_INDEX = re.compile(r"indexing a Symbol with (.+?) selects")
+
+
+def _subscripts(tree: ast.AST, line: int) -> List[ast.Subscript]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+            and isinstance(n.ctx, ast.Load) and n.lineno == n.end_lineno == line
+            and _bounds(n) is not None]
+
+
+def _int(node: Optional[ast.expr]) -> Optional[int]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _bounds(node: ast.Subscript):
+    """(begin, end, squeeze) of an axis-0 index with literal bounds, else None."""
+    index = node.slice
+    if _int(index) is not None:
+        i = _int(index)
+        return i, (None if i == -1 else i + 1), True
+    if isinstance(index, ast.Slice) and index.step is None:
+        ends = [index.lower, index.upper]
+        if all(e is None or _int(e) is not None for e in ends):
+            return (0 if index.lower is None else _int(index.lower),
+                    None if index.upper is None else _int(index.upper), False)
+    return None
+
+
+def _index_repr(node: ast.Subscript) -> str:
+    """How Python reprs the index object the Symbol received (`0`, `slice(1, 3, None)`)."""
+    index = node.slice
+    if _int(index) is not None:
+        return repr(_int(index))
+    lower = None if index.lower is None else _int(index.lower)
+    upper = None if index.upper is None else _int(index.upper)
+    return repr(slice(lower, upper, None))
 
 
 def _matches(node: ast.BinOp, name: Optional[str]) -> bool:
@@ -87,27 +142,30 @@ def _literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
 
 
-def rewrite(source: str, plan: Dict[int, Optional[str]]) -> str:
-    """On each planned line, replace the tensor-tensor operations of the planned kind with
-    F.broadcast_* calls; nested ones are rewritten inside their parents' arguments."""
+def rewrite(source: str, plan: Dict[int, Tuple[str, Optional[str]]]) -> str:
+    """Apply the planned observed fixes (see observed_fixes) to their lines."""
     if not plan:
         return source
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     namespaces: Dict[int, Optional[str]] = {}
-    by_line: Dict[int, List[ast.BinOp]] = {}
-    for line, name in plan.items():
-        for node, namespace in _binops(tree, line):
-            if _matches(node, name):
-                namespaces[id(node)] = namespace
-                by_line.setdefault(line, []).append(node)
+    by_line: Dict[int, List[ast.expr]] = {}
+    for line, (code, detail) in plan.items():
+        if code == "HL007":
+            for node, namespace in _binops(tree, line):
+                if _matches(node, detail):
+                    namespaces[id(node)] = namespace
+                    by_line.setdefault(line, []).append(node)
+        else:
+            by_line.setdefault(line, []).extend(
+                n for n in _subscripts(tree, line) if _index_repr(n) == detail)
     for line, group in by_line.items():
         text = lines[line - 1]
         lines[line - 1] = _render_span(text, 0, len(text.encode("utf-8")), group, namespaces)
     return "".join(lines)
 
 
-def _render_span(text: str, start: int, end: int, nodes: List[ast.BinOp], namespaces) -> str:
+def _render_span(text: str, start: int, end: int, nodes: List[ast.expr], namespaces) -> str:
     """The bytes [start, end) of one line, with the outermost chosen nodes inside rewritten."""
     raw = text.encode("utf-8")
     inside = [n for n in nodes if start <= n.col_offset and n.end_col_offset <= end]
@@ -117,19 +175,28 @@ def _render_span(text: str, start: int, end: int, nodes: List[ast.BinOp], namesp
     out, pos = [], start
     for node in sorted(outer, key=lambda n: n.col_offset):
         out.append(raw[pos:node.col_offset].decode("utf-8"))
-        _, op = _BINOPS[type(node.op)]
-        left = _render_span(text, node.left.col_offset, node.left.end_col_offset, inside,
-                            namespaces)
-        right = _render_span(text, node.right.col_offset, node.right.end_col_offset, inside,
-                             namespaces)
-        out.append(f"{namespaces.get(id(node)) or 'F'}.broadcast_{op}({left}, {right})")
+        if isinstance(node, ast.Subscript):
+            value = _render_span(text, node.value.col_offset, node.value.end_col_offset,
+                                 inside, namespaces)
+            if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                value = f"({value})"
+            begin, stop, squeeze = _bounds(node)
+            out.append(f"{value}.slice_axis(axis=0, begin={begin}, end={stop})"
+                       + (".squeeze(axis=0)" if squeeze else ""))
+        else:
+            _, op = _BINOPS[type(node.op)]
+            left = _render_span(text, node.left.col_offset, node.left.end_col_offset, inside,
+                                namespaces)
+            right = _render_span(text, node.right.col_offset, node.right.end_col_offset,
+                                 inside, namespaces)
+            out.append(f"{namespaces.get(id(node)) or 'F'}.broadcast_{op}({left}, {right})")
         pos = node.end_col_offset
     out.append(raw[pos:end].decode("utf-8"))
     return "".join(out)
 
 
 def with_observed(fixer: Callable, source: str, candidates: Sequence,
-                  plan: Dict[int, Optional[str]]) -> Callable:
+                  plan: Dict[int, Tuple[str, Optional[str]]]) -> Callable:
     """A fixer that also applies the accepted observed fixes (only to `source` itself)."""
     def fix(text: str, path: str = "<string>", *, accept: Optional[Callable] = None,
             **options):

@@ -120,12 +120,16 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
                          timeout=timeout)
     labels = example_labels(examples)
     baseline = check_source(source, path, examples, seed=seed, **check_options)
-    if baseline and (select is None or "HL007" in select):
-        # Hazards the trace observed (HL007 with exact shapes) become candidate fixes.
+    if baseline:
+        # Hazards the trace observed (HL007 with exact shapes, HL003 on a Symbol) become
+        # candidate fixes, proven like the static ones.
         static = fixer(source, path, select=select, ignore=ignore, unsafe=True)
         observed, plan = observed_fixes(source, path, baseline, static.applied)
+        observed = [f for f in observed if (select is None or f.code in select)
+                    and f.code not in (ignore or ())]
         if observed:
-            fixer = with_observed(fixer, source, observed, plan)
+            fixer = with_observed(fixer, source, observed,
+                                  {f.line: plan[f.line] for f in observed})
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:                  # nothing to prove; examples still give dynamic lint
         return VerifyOutcome(source, [], [], list(every.remaining), baseline, "verified",
