@@ -7,10 +7,11 @@ from . import nn, utils  # noqa: F401
 from . import contrib  # noqa: F401
 from . import loss  # noqa: F401
 from . import rnn  # noqa: F401
+from . import model_zoo  # noqa: F401
 
 
 def __getattr__(name):
-    """Parts of mx.gluon the engine lacks (Trainer, model_zoo, data, ...) say so."""
+    """Parts of mx.gluon the engine lacks (Trainer, data, ...) say so."""
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented
