@@ -39,8 +39,9 @@ def value_to_wire(value: Any, where: str = "value") -> Any:
         return {"$dict": [[value_to_wire(k, where), value_to_wire(v, f"{where}[{k!r}]")]
                           for k, v in value.items()]}
     raise ValueError(f"{where}: a {type(value).__name__} cannot be sent to the checker's "
-                     "worker; use numbers, strings, booleans, None, lists, tuples, tables "
-                     "or arrays")
+                     "worker; use numbers, strings, booleans, None, lists, tuples, dicts or "
+                     "arrays, or pass a function that builds the block (checked in a forked "
+                     "child, where any object works)")
 
 
 def value_from_wire(data: Any) -> Any:
