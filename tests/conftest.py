@@ -1,22 +1,57 @@
 """Shared pytest configuration.
 
-Tests marked `mxnet` compare against real MXNet 1.9.1 and are skipped when it is not
-importable (CI installs it, so there they always run).
+Tests marked `mxnet` compare against real MXNet 1.9.1. When it is not importable they replay
+its recorded results (tests/recordings/, see tests/mxnet_record.py) if the recordings hold
+calls of that test, and are skipped otherwise (CI's MXNet leg runs them all live).
 """
 import importlib.util
 
 import pytest
 
+import mxnet_record
+
 HAVE_MXNET = importlib.util.find_spec("mxnet") is not None
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("hybridlint")
+    group.addoption("--record-mxnet", action="store_true",
+                    help="store real MXNet's results in tests/recordings/ "
+                         "(use tools/record_mxnet.py)")
+    group.addoption("--check-recordings", action="store_true",
+                    help="with real MXNet: also fail when a reference call has no current "
+                         "recording (CI's MXNet leg)")
+
+
+def pytest_configure(config):
+    mxnet_record.configure(record=config.getoption("--record-mxnet", False),
+                           check=config.getoption("--check-recordings", False))
+
+
+def _module_and_name(item):
+    return item.path.stem, item.nodeid.split("::", 1)[-1]
 
 
 def pytest_collection_modifyitems(config, items):
     if HAVE_MXNET:
         return
-    skip = pytest.mark.skip(reason="real MXNet 1.9.1 is not installed (pip install -e '.[mxnet]')")
+    skip = pytest.mark.skip(reason="real MXNet 1.9.1 is not installed (pip install -e '.[mxnet]')"
+                                   " and its results for this test are not recorded")
     for item in items:
-        if "mxnet" in item.keywords:
+        if "mxnet" in item.keywords and not mxnet_record.has_test(*_module_and_name(item)):
             item.add_marker(skip)
+
+
+def pytest_runtest_setup(item):
+    mxnet_record.begin(*_module_and_name(item),
+                       recordable=not getattr(getattr(item, "obj", None), "is_hypothesis_test",
+                                              False))
+
+
+def pytest_sessionfinish(session):
+    if session.config.getoption("--record-mxnet", False):
+        for path in mxnet_record.save():
+            print("\nrecorded", path)
 
 
 # CI is a gate: the same inputs every run (derandomize) and no per-example deadline (a loaded

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import hybridlint.engine as mx
+from mxnet_record import reference
 
 RNG = np.random.RandomState(42)
 
@@ -150,45 +151,50 @@ def _as_list(r):
 @pytest.mark.mxnet
 @pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
 def test_eager_matches_mxnet(case):
-    mx_real = pytest.importorskip("mxnet")
     name, arrays, kwargs = case
-    want = _as_list(_lookup(mx_real.nd, name)(*[mx_real.nd.array(a, dtype=a.dtype)
-                                                 for a in arrays], **kwargs))
+    want = reference(lambda m: _as_list(_lookup(m.nd, name)(
+        *[m.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)), case, name)
     got = _as_list(_lookup(mx.nd, name)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays],
                                         **kwargs))
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.shape == w.shape
         assert g.dtype == w.dtype
-        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-6)
+
+
+def _graph_facts(m, name, names, feed, kwargs):
+    """Real MXNet's graph node as plain data: outputs, JSON, inferred shapes, results."""
+    with m.name.NameManager():
+        want_sym = _lookup(m.sym, name)(*[m.sym.var(n) for n in names], **kwargs)
+    return (want_sym.list_outputs(), want_sym.tojson(),
+            want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})[1],
+            want_sym.eval(ctx=m.cpu(), **{n: m.nd.array(a, dtype=a.dtype)
+                                          for n, a in feed.items()}))
 
 
 @pytest.mark.mxnet
 @pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
 def test_graph_matches_mxnet(case):
     """The same op as a graph node: shape inference and compiled execution agree too."""
-    mx_real = pytest.importorskip("mxnet")
     name, arrays, kwargs = case
     names = ["x%d" % i for i in range(len(arrays))]
-    with mx_real.name.NameManager():
-        want_sym = _lookup(mx_real.sym, name)(*[mx_real.sym.var(n) for n in names], **kwargs)
+    feed = dict(zip(names, arrays))
+    want_outputs, want_json, want_shapes, want = reference(
+        lambda m: _graph_facts(m, name, names, feed, kwargs), ("graph",) + tuple(case), name)
     with mx.name.NameManager():
         got_sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
-    feed = dict(zip(names, arrays))
-    assert got_sym.list_outputs() == want_sym.list_outputs()
-    assert got_sym.tojson() == want_sym.tojson()
-    _, want_shapes, _ = want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
+    assert got_sym.list_outputs() == want_outputs
+    assert got_sym.tojson() == want_json
     _, got_shapes, _ = got_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
     assert got_shapes == want_shapes
-    want = want_sym.eval(ctx=mx_real.cpu(), **{n: mx_real.nd.array(a, dtype=a.dtype)
-                                              for n, a in feed.items()})
     op = mx.nd.CachedOp(got_sym)
     got = _as_list(op(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
                         for n in got_sym.list_inputs()]))
     for g, w in zip(got, want):
         assert g.shape == w.shape
         assert g.dtype == w.dtype
-        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.mxnet
