@@ -85,7 +85,7 @@ def test_nested_use():
 
 @pytest.mark.parametrize("expr, missing", [
     ("mx.gluon.Trainer", "mxnet.gluon.Trainer"),
-    ("mx.gluon.rnn.LSTM", "mxnet.gluon.rnn.LSTM"),
+    ("mx.gluon.contrib.rnn.Conv2DLSTMCell", "mxnet.gluon.contrib.rnn.Conv2DLSTMCell"),
 ])
 def test_missing_attributes_raise_not_implemented(expr, missing):
     with as_mxnet():
@@ -110,7 +110,7 @@ def test_attributes_mxnet_lacks_too_raise_its_attribute_error(expr, module, name
 
 
 @pytest.mark.parametrize("statement, missing", [
-    ("import mxnet.gluon.model_zoo", "mxnet.gluon.model_zoo"),
+    ("import mxnet.gluon.model_zoo.vision.densenet", "mxnet.gluon.model_zoo.vision.densenet"),
     ("from mxnet.gluon import data", "mxnet.gluon.data"),
     ("import mxnet.contrib.onnx", "mxnet.contrib"),
 ])
