@@ -124,3 +124,32 @@ def test_contrib_rnn_gaps_are_reported():
     with mx.as_mxnet():
         from mxnet.gluon.contrib.rnn import LSTMPCell, VariationalDropoutCell  # noqa: F401
         from mxnet.gluon.rnn import ZoneoutCell  # noqa: F401
+
+
+HELPERS = ["_cells_state_info", "_cells_begin_state", "_get_begin_state", "_format_sequence",
+           "_mask_sequence_variable_length", "_reverse_sequences"]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name", HELPERS)
+def test_rnn_cell_helpers_have_mxnets_signatures(name):
+    import inspect
+    mx_real = pytest.importorskip("mxnet")
+    ours = getattr(mx.gluon.rnn.rnn_cell, name)
+    theirs = getattr(mx_real.gluon.rnn.rnn_cell, name)
+    assert inspect.signature(ours) == inspect.signature(theirs)
+
+
+def test_a_custom_cell_built_on_the_helpers_unrolls():
+    """A cell in the style of MXNet's contrib cells: merge, mask and reverse via the helpers."""
+    from hybridlint.engine.gluon.rnn.rnn_cell import (_format_sequence, _get_begin_state,
+                                                      _reverse_sequences)
+    cell = mx.gluon.rnn.GRUCell(3)
+    cell.initialize()
+    x = mx.nd.array(np.random.RandomState(4).uniform(-1, 1, (2, 4, 5)).astype(np.float32))
+    steps, axis, F, batch = _format_sequence(4, x, "NTC", False)
+    assert len(steps) == 4 and axis == 1 and batch == 2
+    states = _get_begin_state(cell, F, None, steps, batch)
+    assert [s.shape for s in states] == [(2, 3)]
+    backwards = _reverse_sequences(steps, 4)
+    np.testing.assert_array_equal(backwards[0].asnumpy(), steps[3].asnumpy())

@@ -16,6 +16,14 @@ __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCe
            "ZoneoutCell", "ResidualCell", "BidirectionalCell"]
 
 
+# MXNet's private helper names: custom cells in real code import them from rnn_cell
+_cells_state_info = cells_state_info
+_cells_begin_state = cells_begin_state
+_get_begin_state = get_begin_state
+_format_sequence = format_sequence
+_mask_sequence_variable_length = mask_sequence_variable_length
+_reverse_sequences = reverse_sequences
+
 _MODIFIED = ("After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called "
              "directly. Call the modifier cell instead.")
 
