@@ -53,18 +53,34 @@ def run_job(job: Dict[str, Any]) -> EquivalenceReport:
 
 
 @contextlib.contextmanager
-def executed_lines(filename: str, lines: Set[int]):
-    """Record the lines of `filename` that run inside the block (sys.settrace): which
-    rewritten lines an example actually exercised. Other files are not traced line by line."""
+def executed_lines(filename: str, lines: Set[int], spans: Optional[Set] = None):
+    """Record what of `filename` runs inside the block (sys.settrace): the lines, and with
+    `spans` the (line, col, end_col) of every bytecode instruction executed (Python 3.11+
+    positions, opcode events), so a rewrite in the branch of a one-line `a if c else b` that
+    did not run does not count as run. Frames of other files are not traced."""
+    positions: dict = {}
+
     def local(frame, event, arg):
         if event == "line":
             lines.add(frame.f_lineno)
+        elif event == "opcode":
+            code = frame.f_code
+            table = positions.get(code)
+            if table is None:
+                table = positions[code] = list(code.co_positions())
+            index = frame.f_lasti // 2
+            if 0 <= index < len(table):
+                line, end_line, col, end_col = table[index]
+                if line is not None and line == end_line and col is not None:
+                    spans.add((line, col, end_col))
         return local
 
     def tracer(frame, event, arg):
         if frame.f_code.co_filename != filename:
             return None
         lines.add(frame.f_lineno)
+        if spans is not None and hasattr(frame.f_code, "co_positions"):
+            frame.f_trace_opcodes = True
         return local
 
     previous = sys.gettrace()
@@ -231,7 +247,8 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
     fixed_factory = _load(mx, job["fixed"], fixed_name, job["target"], "eager_error",
                           "load fixed", base)
     ran: Set[int] = set()
-    with executed_lines(fixed_name, ran):
+    spans: Set = set()
+    with executed_lines(fixed_name, ran, spans):
         fixed = _run(lambda: execute.build(mx, fixed_factory, kwargs, seed),
                      _stage("eager_error", "build fixed", base, fixed_files))
         eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
@@ -244,14 +261,15 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
     if not all(d.equal for d in diffs):
         return EquivalenceReport("mismatch", outputs=diffs, stage="fixed eager",
                                  reason="the fix changes eager outputs: "
-                                 f"{first_difference(diffs)}", executed=frozenset(ran), **base)
+                                 f"{first_difference(diffs)}", executed=frozenset(ran),
+                                 executed_spans=frozenset(spans), **base)
     try:
-        with executed_lines(fixed_name, ran):
+        with executed_lines(fixed_name, ran, spans):
             report = _fixed_hybrid(mx, fixed, reference, arrays, base, fixed_files, rtol, atol,
                                    job.get("roundtrip", True))
     except Failed as failed:
         report = failed.report
-    report.executed = frozenset(ran)
+    report.executed, report.executed_spans = frozenset(ran), frozenset(spans)
     return report
 
 

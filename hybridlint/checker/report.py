@@ -74,6 +74,8 @@ class EquivalenceReport:
     # Lines of the checked (for a fix: the fixed) source that ran: which rewrites an example
     # exercised. Empty when not measured.
     executed: frozenset = field(default_factory=frozenset)
+    # (line, col, end_col) of the instructions of that source that ran (byte columns).
+    executed_spans: frozenset = field(default_factory=frozenset)
 
     @property
     def ok(self) -> bool:
@@ -98,6 +100,7 @@ class EquivalenceReport:
         """JSON-ready form (reporters, --format json)."""
         data = asdict(self)
         data["executed"] = sorted(self.executed)
+        data["executed_spans"] = sorted(self.executed_spans)
         data["runtime_findings"] = [asdict(f) if hasattr(f, "__dataclass_fields__") else f
                                     for f in self.runtime_findings]
         data["max_abs_diff"] = _finite(self.max_abs_diff)

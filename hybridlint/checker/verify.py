@@ -9,13 +9,14 @@ a hybridize failure elsewhere (a hazard no rule can fix) does not count against 
 the original fails to hybridize as well.
 
 Passing the examples proves a fix only if an example ran it: the worker records which lines of
-the fixed source executed (build, eager and hybridized runs), and a fix whose rewritten lines
-none of the examples executed (a class without examples, a branch not taken) is treated as in
+the fixed source executed, and where (instruction positions), during the build, eager and
+hybridized runs, and a fix whose rewritten code none of the examples executed (a class without examples, a branch not taken) is treated as in
 a file without examples: an expression-level check, and for an unsafe fix only with
 --unsafe-fixes; otherwise it is not applied, and `proofs` says so.
 """
 from __future__ import annotations
 
+import ast
 import difflib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
@@ -165,15 +166,16 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
             if finding not in tried:
                 report = EquivalenceReport(
                     "cannot_run", target=path, stage="coverage", reason=(
-                        f"no example ran line {finding.line} (examples: {', '.join(labels)});"
+                        f"no example ran the rewritten code at line {finding.line} (examples: "
+                        f"{', '.join(labels)});"
                         " an unsafe fix is applied only when an example runs it (or with "
                         "--unsafe-fixes, after an expression-level check)"))
                 search.rejected.append(RejectedFix(finding, report))
                 proofs.append(FixProof(finding, "not-run", f"not applied: {report.reason}"))
         if tried:
             level = _expression_level(source, path, tried, fixer, search.fix_options,
-                                      check_options, f"no example ran line(s) "
-                                      f"{', '.join(str(f.line) for f in tried)}")
+                                      check_options, "no example ran the rewritten code at "
+                                      f"line(s) {', '.join(str(f.line) for f in tried)}")
             extra = [p.finding for p in level.proofs if p.applied]
             search.rejected += level.rejected
             proofs += level.proofs
@@ -269,9 +271,9 @@ class _Search:
         reports = self.reports(kept)
         proven, not_run = [], []
         for finding in kept:
-            lines = fixed_lines(self.source, self.fix([finding]).source, fixed)
+            regions = fixed_regions(self.source, self.fix([finding]).source, fixed)
             ran = tuple(label for label, report in zip(labels, reports)
-                        if lines & report.executed)
+                        if exercised(regions, report))
             if ran:
                 proven.append(finding)
                 proofs.append(FixProof(finding, "proven", _proof_detail(
@@ -324,24 +326,103 @@ def _proof_detail(ran: Sequence[str], reports: Sequence[EquivalenceReport]) -> s
             f"hybridized{trip} (max abs diff {diff:.3g})")
 
 
-def fixed_lines(original: str, alone: str, fixed: str) -> Set[int]:
-    """The 1-based lines of `fixed` (all fixes applied) that one fix wrote: the changed
-    blocks of original->fixed that overlap the change original->alone (that fix only)."""
+def fixed_regions(original: str, alone: str, fixed: str) -> List[Tuple[int, Optional[tuple]]]:
+    """What one fix wrote in `fixed` (all fixes applied): (line, (start, end) byte columns of
+    the changed part, or None for the whole line). The changed blocks of original->fixed that
+    overlap the change original->alone (that fix only); a line replaced one-for-one gets the
+    span between the common prefix and suffix of its old and new text."""
     changed: Set[int] = set()
     inserts: Set[int] = set()
     a_lines, f_lines = original.splitlines(), fixed.splitlines()
+    expressions = _parents(fixed)
     for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(
             None, a_lines, alone.splitlines(), autojunk=False).get_opcodes():
         if tag != "equal":
             (changed.update(range(i1, i2)) if i2 > i1 else inserts.add(i1))
-    out: Set[int] = set()
+    out: List[Tuple[int, Optional[tuple]]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
             None, a_lines, f_lines, autojunk=False).get_opcodes():
-        if tag == "equal":
+        if tag == "equal" or not (changed.intersection(range(i1, i2))
+                                  or any(i1 <= a <= i2 for a in inserts)):
             continue
-        if changed.intersection(range(i1, i2)) or any(i1 <= a <= i2 for a in inserts):
-            out.update(range(j1 + 1, j2 + 1))
+        for j in range(j1, j2):
+            span = None
+            if i2 - i1 == j2 - j1:
+                span = _changed_span(a_lines[i1 + j - j1], f_lines[j])
+            out.append((j + 1, span and _enclosing(expressions, j + 1, span)))
     return out
+
+
+def _parents(source: str):
+    """(every AST node, {child: parent}) of `source`, or ([], {}) if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return [], {}
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    return list(ast.walk(tree)), parents
+
+
+_CONDITIONAL = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _enclosing(tree, line: int, span: tuple) -> Optional[tuple]:
+    """Byte columns on `line` of what must have run for the rewrite at `span` to have run:
+    the branch of the nearest conditional expression around it (`a if c else b`, the later
+    operands of `and`/`or`, a lambda or comprehension), else the statement around it; None
+    (use the whole line) when that is not on one line."""
+    nodes, parents = tree
+    best = None
+    for node in nodes:
+        if (isinstance(node, ast.expr) and node.lineno == node.end_lineno == line
+                and node.col_offset <= span[0] and span[1] <= node.end_col_offset
+                and (best is None or node.end_col_offset - node.col_offset
+                     < best.end_col_offset - best.col_offset)):
+            best = node
+    child, node = best, parents.get(best)
+    while best is not None and node is not None:
+        conditional = (
+            (isinstance(node, ast.IfExp) and child in (node.body, node.orelse))
+            or (isinstance(node, ast.BoolOp) and child in node.values[1:])
+            or isinstance(node, _CONDITIONAL))
+        if conditional or isinstance(node, ast.stmt):
+            target = child if conditional else node
+            if target.lineno == target.end_lineno == line:
+                return target.col_offset, target.end_col_offset
+            return None
+        child, node = node, parents.get(node)
+    return None
+
+
+def _changed_span(old: str, new: str) -> Optional[tuple]:
+    a, b = old.encode("utf-8"), new.encode("utf-8")
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    end = len(b) - suffix
+    return (prefix, end) if end > prefix else None
+
+
+def exercised(regions: Sequence[Tuple[int, Optional[tuple]]], report: EquivalenceReport) -> bool:
+    """Did the run of `report` execute what the fix wrote? Where instruction positions were
+    recorded, an instruction inside the smallest expression holding the rewrite must have run
+    (the untaken branch of a one-line `a if c else b` did not; the `return` around it does
+    not count); otherwise the line."""
+    for line, span in regions:
+        if line not in report.executed:
+            continue
+        if span is None:
+            return True
+        spans = [(c, e) for (n, c, e) in report.executed_spans if n == line]
+        if not spans or any(span[0] <= c and e <= span[1] for c, e in spans):
+            return True
+    return False
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:

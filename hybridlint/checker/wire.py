@@ -142,6 +142,7 @@ def report_to_wire(report: EquivalenceReport) -> dict:
     data["runtime_findings"] = [{k: getattr(f, k) for k in _FINDING_FIELDS}
                                 for f in report.runtime_findings]
     data["executed"] = sorted(report.executed)
+    data["executed_spans"] = [list(span) for span in sorted(report.executed_spans)]
     return data
 
 
@@ -181,10 +182,18 @@ def report_from_wire(data: Any) -> EquivalenceReport:
                                                      "runtime_findings")],
         notes=[_text(n, "notes") for n in _list(data.get("notes", []), "notes")],
         executed=frozenset(_int(n, "executed") for n in _list(data.get("executed", []),
-                                                                "executed")))
+                                                                "executed")),
+        executed_spans=frozenset(_span(s) for s in _list(data.get("executed_spans", []),
+                                                         "executed_spans")))
     if status != "equal" and not report.reason:
         report.reason = status
     return report
+
+
+def _span(data: Any) -> tuple:
+    if not (isinstance(data, list) and len(data) == 3):
+        raise ProtocolError("malformed executed span")
+    return tuple(_int(v, "executed_spans") for v in data)
 
 
 def _diff_from_wire(data: Any) -> OutputDiff:
