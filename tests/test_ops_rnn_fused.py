@@ -17,9 +17,11 @@ MODES = ("rnn_tanh", "rnn_relu", "lstm", "gru")
 
 def _op_case(rng, mode, layers, bidirectional, seq=4, batch=3, isize=5, hidden=4, **extra):
     d = 2 if bidirectional else 1
+    proj = extra.get("projection_size")
     arrays = [rand(rng, seq, batch, isize),
-              rand(rng, param_size(mode, layers, isize, hidden, bidirectional), low=-.6, high=.6),
-              rand(rng, layers * d, batch, hidden, low=-1, high=1)]
+              rand(rng, param_size(mode, layers, isize, hidden, bidirectional, proj),
+                   low=-.6, high=.6),
+              rand(rng, layers * d, batch, proj or hidden, low=-1, high=1)]
     if mode == "lstm":
         arrays.append(rand(rng, layers * d, batch, hidden, low=-1, high=1))
     kwargs = dict(state_size=hidden, num_layers=layers, mode=mode, bidirectional=bidirectional,
@@ -77,9 +79,24 @@ def test_rnn_op_infers_parameter_and_state_shapes():
     assert param_size("lstm", 2, 5, 4, True) == 2 * (16 * 11 + 16 * 14)
 
 
-def test_rnn_projection_is_reported_as_an_engine_gap():
+@pytest.mark.mxnet
+@pytest.mark.parametrize("layers,bi", [(1, False), (2, True), (2, False)])
+def test_lstm_projection_matches_mxnet(layers, bi):
+    """(MXNet 1.9.1 segfaults on projection without state_outputs; gluon always asks for
+    the states, and the engine gives the same output either way.)"""
+    rng = np.random.RandomState(10 * layers + bi)
+    name, arrays, kwargs = _op_case(rng, "lstm", layers, bi, state_outputs=True,
+                                    projection_size=3, hidden=5)
+    check_both((name, arrays, kwargs))
+    alone = mx.nd.RNN(*[mx.nd.array(a) for a in arrays], **dict(kwargs, state_outputs=False))
+    np.testing.assert_array_equal(
+        alone.asnumpy(), mx.nd.RNN(*[mx.nd.array(a) for a in arrays], **kwargs)[0].asnumpy())
+
+
+def test_projection_with_other_modes_is_reported_as_an_engine_gap():
+    """MXNet's CPU kernel runs GRU with projection_size without a defined meaning."""
     rng = np.random.RandomState(5)
-    _, arrays, kwargs = _op_case(rng, "lstm", 1, False)
+    _, arrays, kwargs = _op_case(rng, "gru", 1, False)
     with pytest.raises(NotImplementedError):
         mx.nd.RNN(*[mx.nd.array(a) for a in arrays], projection_size=2, **kwargs)
 
@@ -89,7 +106,8 @@ def test_rnn_projection_is_reported_as_an_engine_gap():
 LAYERS = [("LSTM", {}), ("GRU", {}), ("RNN", {}), ("RNN", {"activation": "tanh"}),
           ("LSTM", {"num_layers": 2, "bidirectional": True, "layout": "NTC"}),
           ("GRU", {"num_layers": 2, "layout": "NTC"}),
-          ("RNN", {"bidirectional": True})]
+          ("RNN", {"bidirectional": True}),
+          ("LSTM", {"projection_size": 2, "num_layers": 2, "bidirectional": True})]
 
 
 def _layer(lib, kind, kwargs, **more):
@@ -196,6 +214,7 @@ def test_deferred_input_size_inside_a_parent(hybridize):
     shapes = {k[len(net.lstm.prefix):]: v.shape for k, v in net.lstm.collect_params().items()}
     assert shapes["l0_i2h_weight"] == (20, 6) and shapes["r0_i2h_weight"] == (20, 6)
     assert shapes["l1_i2h_weight"] == (20, 10) and shapes["r1_h2h_weight"] == (20, 5)
+    # (the projected variant's shapes: test_layer_matches_mxnet_with_the_same_weights)
     other = _Tagger(prefix=net.prefix)
     other.initialize()
     other(x)

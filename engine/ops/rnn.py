@@ -8,8 +8,10 @@ every bias in the same order (`i2h`, `h2h`, each gates*H). Gate order: LSTM i, f
 z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn)) (cuDNN's GRU).
 
 MXNet 1.9.1's CPU kernel, which this mirrors, ignores `lstm_state_clip_*` and
-`sequence_length` (it accepts both and computes the full, unclipped sequence); `projection_size`
-is not implemented here (its CPU kernel is not usable either) and raises NotImplementedError.
+`sequence_length` (it accepts both and computes the full, unclipped sequence). With
+`projection_size` P (LSTMP, LSTM only) each layer/direction also has `h2r` (P, H) after `h2h`
+(then (gates*H, P)) among the weights, no h2r bias; the recurrent state and the output are
+r = W_hr h. Projection with other modes is an engine gap (MXNet's kernel has no defined result).
 
 Shape inference also runs backward, as MXNet's does (`infer_shape_backward`, read by
 `executor.infer_graph_shapes`): RNN fills `parameters` from the data shape, the param concat
@@ -33,11 +35,13 @@ GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
 
 def param_size(mode: str, num_layers: int, input_size: int, state_size: int,
-               bidirectional: bool) -> int:
-    """Length of the flat parameter vector (MXNet's GetRnnParamSize, no projection)."""
+               bidirectional: bool, projection_size=None) -> int:
+    """Length of the flat parameter vector (MXNet's GetRnnParamSize)."""
     g, h, d = GATES[mode], state_size, 2 if bidirectional else 1
-    first = g * h * (input_size + h) + 2 * g * h
-    rest = g * h * (d * h + h) + 2 * g * h
+    r = projection_size or h                       # what a step feeds back and outputs
+    extra = projection_size * h if projection_size else 0
+    first = g * h * (input_size + r) + extra + 2 * g * h
+    rest = g * h * (d * r + r) + extra + 2 * g * h
     return d * (first + (num_layers - 1) * rest)
 
 
@@ -61,8 +65,8 @@ def _output_names(attrs):
 
 
 def _check_supported(attrs) -> None:
-    if attrs.projection_size is not None:
-        engine_not_implemented("RNN with projection_size (LSTMP)")
+    if attrs.projection_size is not None and attrs.mode != "lstm":
+        engine_not_implemented("RNN with projection_size and mode=%s" % attrs.mode)
 
 
 def _rnn_shape(attrs, in_shapes):
@@ -77,16 +81,19 @@ def _rnn_shape(attrs, in_shapes):
     seq, batch, isize = data
     d = 2 if attrs.bidirectional else 1
     h = attrs.state_size
-    state = (d * attrs.num_layers, batch, h)
-    for i in range(2, 4 if attrs.mode == "lstm" else 3):
-        ins[i] = _assign(ins[i], state, _inputs(attrs)[i])
+    r = attrs.projection_size or h
+    state = (d * attrs.num_layers, batch, r)
+    ins[2] = _assign(ins[2], state, "state")
+    if attrs.mode == "lstm":
+        ins[3] = _assign(ins[3], (d * attrs.num_layers, batch, h), "state_cell")
     if isize:
-        size = param_size(attrs.mode, attrs.num_layers, isize, h, attrs.bidirectional)
+        size = param_size(attrs.mode, attrs.num_layers, isize, h, attrs.bidirectional,
+                          attrs.projection_size)
         ins[1] = _assign(ins[1], (size,), "parameters")
     if attrs.use_sequence_length:
         ins[-1] = _assign(ins[-1], (batch,), "sequence_length")
-    outs = [(seq, batch, d * h)] + [state] * (_num_outputs(attrs) - 1)
-    return ins, outs
+    outs = [(seq, batch, d * r), state, (d * attrs.num_layers, batch, h)]
+    return ins, outs[:_num_outputs(attrs)]
 
 
 def _assign(have, want, name):
@@ -120,12 +127,12 @@ def _sigmoid(v):
     return v
 
 
-def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse):
-    """One layer, one direction over x (T, N, C); returns outputs (T, N, H), h, c."""
+def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse, wr=None):
+    """One layer, one direction over x (T, N, C); returns outputs (T, N, H or P), h, c."""
     seq = x.shape[0]
-    hidden = wh.shape[1]
+    hidden = wh.shape[0] // GATES[mode]
     pre = np.matmul(x, wx.T) + bx                      # (T, N, G*H), input part of all steps
-    out = np.empty((seq, x.shape[1], hidden), x.dtype)
+    out = np.empty((seq, x.shape[1], h.shape[-1]), x.dtype)
     steps = range(seq - 1, -1, -1) if reverse else range(seq)
     act = _act(mode)
     for t in steps:
@@ -138,6 +145,8 @@ def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse):
             o = _sigmoid(g[:, 3 * hidden:])
             c = f * c + i * cand
             h = o * np.tanh(c)
+            if wr is not None:
+                h = np.matmul(h, wr.T)                 # the projection r = W_hr h
         elif mode == "gru":
             r = _sigmoid(gx[:, :hidden] + gh[:, :hidden])
             z = _sigmoid(gx[:, hidden:2 * hidden] + gh[:, hidden:2 * hidden])
@@ -150,21 +159,26 @@ def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse):
 
 
 def _split_params(attrs, flat, input_size):
-    """[(wx, wh, bx, bh)] per (layer, direction), views into the flat vector."""
-    g, hs = GATES[attrs.mode], attrs.state_size
+    """[(wx, wh, bx, bh, wr)] per (layer, direction), views into the flat vector (wr, the
+    projection, None without projection_size)."""
+    g, hs, ps = GATES[attrs.mode], attrs.state_size, attrs.projection_size
+    rs = ps or hs
     d = 2 if attrs.bidirectional else 1
     weights, pos = [], 0
     for layer in range(attrs.num_layers):
-        isize = input_size if layer == 0 else d * hs
+        isize = input_size if layer == 0 else d * rs
         for _ in range(d):
             wx = flat[pos:pos + g * hs * isize].reshape(g * hs, isize)
             pos += g * hs * isize
-            wh = flat[pos:pos + g * hs * hs].reshape(g * hs, hs)
-            pos += g * hs * hs
-            weights.append([wx, wh])
+            wh = flat[pos:pos + g * hs * rs].reshape(g * hs, rs)
+            pos += g * hs * rs
+            wr = None
+            if ps:
+                wr = flat[pos:pos + ps * hs].reshape(ps, hs)
+                pos += ps * hs
+            weights.append([wx, wh, wr])
     for entry in weights:
-        entry.append(flat[pos:pos + g * hs])
-        entry.append(flat[pos + g * hs:pos + 2 * g * hs])
+        entry[2:2] = [flat[pos:pos + g * hs], flat[pos + g * hs:pos + 2 * g * hs]]
         pos += 2 * g * hs
     return weights
 
@@ -188,10 +202,10 @@ def _rnn(attrs, data, params, state, *rest):
         outs = []
         for direction in range(d):
             k = layer * d + direction
-            wx, wh, bx, bh = weights[k]
+            wx, wh, bx, bh, wr = weights[k]
             c0 = cell[k] if cell is not None else None
             out, h, c = _run_direction(attrs.mode, x, state[k], c0, wx, wh, bx, bh,
-                                       reverse=direction == 1)
+                                       reverse=direction == 1, wr=wr)
             hy[k] = h
             if cy is not None:
                 cy[k] = c
