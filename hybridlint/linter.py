@@ -23,6 +23,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .rules import ALL_RULES
 from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
+from . import suppression as _suppression
 from . import toplevel
 from .rules.module_context import ModuleContext, module_context
 
@@ -387,22 +388,6 @@ def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region],
 # ----------------------------------------------------------------------------------------
 # Findings, positions and suppression
 # ----------------------------------------------------------------------------------------
-_SUPPRESS = re.compile(r"#\s*(?:hybridlint:\s*ignore|noqa)\b(?:\s*(?:\[([^\]]*)\]|:\s*([A-Za-z0-9_, ]+)))?",
-                       re.IGNORECASE)
-
-
-def _suppressed(code: str, line_text: str) -> bool:
-    if "#" not in line_text:
-        return False
-    for match in _SUPPRESS.finditer(line_text):
-        codes = match.group(1) or match.group(2)
-        if codes is None:
-            return True
-        if any(code.startswith(c.strip().upper()) for c in re.split(r"[,\s]+", codes) if c.strip()):
-            return True
-    return False
-
-
 @dataclass(eq=False)
 class _Located:
     finding: Finding
@@ -422,8 +407,9 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
         return [], [], positions
     lines, regions, context = _parse_regions(source)
     rule_classes = _selected(rules, select, ignore)
+    suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:
-        return lines, [], positions
+        return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
     raw = _run_rules(regions, rule_classes, context)
     located: List[_Located] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
@@ -443,13 +429,41 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
         suppress_lines = {start[0]}
         if report.statement is not None and report.statement in where:
             suppress_lines.add(where[report.statement].start.line + offset)
-        if any(_suppressed(rule.code, lines[n - 1]) for n in suppress_lines if 0 < n <= len(lines)):
+        if suppressions.suppresses(rule.code, suppress_lines):
             continue
         finding = Finding(rule.code, rule.name, report.message, start[0], start[1], end[0], end[1],
                           report.safety if report.edits else None, path)
         located.append(_Located(finding, report, region, start, end))
+    located += _unused_suppressions(suppressions, path, select, ignore, rules)
     located.sort(key=lambda item: (item.start, item.finding.code))
     return lines, located, positions
+
+
+def _unused_suppressions(suppressions: "_suppression.Suppressions", path: str, select, ignore,
+                         rules) -> List[_Located]:
+    """HL100 for the suppression comments that named no rule or suppressed nothing; the
+    directive rides in ``report`` (a text fix, applied by :func:`_apply_pass`)."""
+    def enabled(code: str) -> bool:
+        return ((select is None or any(code.startswith(s) for s in select))
+                and not any(code.startswith(i) for i in ignore))
+
+    if not enabled(_suppression.CODE) or rules is not ALL_RULES:
+        return []  # a caller's own rule list asks for those rules only
+    codes = [rule.code for rule in rules] + [_suppression.CODE, "HL900", "HL901", "HL902"]
+    selected = {rule.code for rule in _selected(rules, select, ignore)}
+
+    def known(prefix: str) -> bool:
+        return any(code.startswith(prefix) for code in codes)
+
+    def checked(prefix: str) -> bool:  # a code of a rule that ran: its silence means unused
+        return any(code.startswith(prefix) for code in selected)
+
+    found = []
+    for directive, remove, message in suppressions.unused(checked, known):
+        start, end = (directive.line, directive.start + 1), (directive.line, directive.end + 1)
+        finding = Finding(_suppression.CODE, _suppression.NAME, message, *start, *end, SAFE, path)
+        found.append(_Located(finding, (directive, remove), None, start, end))
+    return found
 
 
 def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
@@ -519,9 +533,18 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     lines, located, positions = _locate(source, path, select, ignore, rules)
     found = [item.finding for item in located]
     by_region: Dict[_Region, List[_Located]] = {}
+    comments: List[_Located] = []  # HL100: removed once no rule fix is left (text edit)
     for item in located:
-        if item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
+        if item.region is None:
+            if accept is None or accept(item.finding):
+                comments.append(item)
+        elif item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
             by_region.setdefault(item.region, []).append(item)
+    if not by_region and comments:
+        new_source = _suppression.remove_codes(source, [item.report for item in comments])
+        if new_source is None:
+            return source, [], found, []
+        return new_source, [item.finding for item in comments], found, []
     if not by_region:
         return source, [], found, []
     new_texts: Dict[_Region, str] = {}

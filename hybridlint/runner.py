@@ -122,8 +122,9 @@ class RunResult:
 def all_rule_codes() -> List[str]:
     """Every code a run can report: the rules' codes and the runner's HL9xx codes."""
     from .rules import ALL_RULES
+    from .suppression import CODE
 
-    return sorted({rule.code for rule in ALL_RULES} | set(RUNNER_CODES))
+    return sorted({rule.code for rule in ALL_RULES} | set(RUNNER_CODES) | {CODE})
 
 
 def default_jobs() -> int:

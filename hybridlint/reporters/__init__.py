@@ -51,7 +51,10 @@ def rule_catalog() -> dict:
     from ..runner import RUNNER_CODES
     from ..rules import ALL_RULES
 
+    from .. import suppression
+
     catalog = {code: (name, text, text) for code, (name, text) in RUNNER_CODES.items()}
+    catalog[suppression.CODE] = (suppression.NAME, suppression.MESSAGE, suppression.EXPLANATION)
     for rule in ALL_RULES:
         catalog[rule.code] = (rule.name, rule.message, rule.explanation)
     return dict(sorted(catalog.items()))
