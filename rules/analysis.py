@@ -29,7 +29,7 @@ from .flow import FunctionAnalyzer
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
 from .module_context import ModuleContext
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
-from .values import (annotation_value, EAGER_NAMESPACES, SYMBOL_NAMESPACES, NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
+from .values import (annotation_value, EAGER_NAMESPACES, MAPPING, SCALAR, SYMBOL_NAMESPACES, NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
                      Shape, Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
                      literal_shape, namespace_call)
 
@@ -308,6 +308,26 @@ def _numpy_decorated(node: cst.ClassDef) -> bool:
     return False
 
 
+def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
+    """A Python number by construction: literals, number parameters, arithmetic on them and
+    `math.<f>(...)` / `float(...)` / `int(...)` of them."""
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in numbers
+    if isinstance(value, cst.UnaryOperation):
+        return _numeric(value.expression, numbers)
+    if isinstance(value, cst.BinaryOperation):
+        return _numeric(value.left, numbers) and _numeric(value.right, numbers)
+    if isinstance(value, cst.Attribute):
+        return dotted_name(value) in ("math.pi", "math.e", "math.inf", "np.pi", "numpy.pi")
+    if isinstance(value, cst.Call):
+        name = dotted_name(value.func) or ""
+        return (name.startswith("math.") or name in ("float", "int")) and all(
+            not arg.star and _numeric(arg.value, numbers) for arg in value.args)
+    return False
+
+
 _OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
 _NO_DEFAULT = object()
 
@@ -363,7 +383,19 @@ class _OnSelf(cst.CSTTransformer):
 
 def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
                 classes: Dict[str, cst.ClassDef]) -> None:
-    """What `self.<attr> = ...` in `__init__` makes of each attribute (a later write wins)."""
+    """What `self.<attr> = ...` in `__init__` makes of each attribute (a later write wins).
+
+    A constructor argument stored as it is (`self.eps = eps`) is a number when its parameter is
+    annotated `int` / `float` / `bool` or defaults to a number (and its default is not None)."""
+    numbers = set()
+    for param in _signature(init) + list(init.params.kwonly_params):
+        default = param.default
+        if isinstance(default, cst.UnaryOperation):
+            default = default.expression
+        annotated = annotation_value(param.annotation)
+        if isinstance(default, (cst.Integer, cst.Float)) or (
+                annotated is not None and annotated.kind == SCALAR and default is None):
+            numbers.add(param.name.value)
     for small in _walk_statements(init.body.body):
         if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
             continue
@@ -379,6 +411,8 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
             facts.layers.discard(attr)
             if isinstance(value, (cst.Integer, cst.Float)) or literal_int(value) is not None or (
                     isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Float)):
+                facts.scalar_attrs.add(attr)
+            elif _numeric(value, numbers):  # `self.eps = eps`, `self.th = math.cos(math.pi - m)`
                 facts.scalar_attrs.add(attr)
             elif literal_shape(value) is not None and isinstance(value, (cst.Tuple, cst.List)):
                 facts.scalar_attrs.add(attr)
@@ -652,6 +686,8 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             continue  # numpy mode: slicing works on np symbols, legacy rewrites reject np arrays
         module.classes[klass.name] = klass
         namespace, params = _hybrid_forward_params(method)
+        if any(v.kind == MAPPING for v in params.values()):
+            continue  # a dict input: MXNet 1.9.1 refuses to hybridize the block (_flatten raises)
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
             if params.get(name, UNKNOWN_VALUE).kind == TENSOR:
                 dims = None if shape is None else tuple(d if d and d > 0 else None for d in shape)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 import libcst as cst
 
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
-from .values import (NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS,
+from .values import (LOST, UNKNOWN, NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS,
                      MULTI_OUTPUT_OPS, NAMESPACE,
                      NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
                      PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
@@ -130,6 +130,8 @@ class Evaluator:
             return Value(TENSORS) if is_slice else Value(TENSOR) if len(expr.slice) == 1 else UNKNOWN_VALUE
         if base.kind == TENSOR:  # an item of an input taken for a tensor by position may be anything
             return Value(TENSOR, assumed=True) if base.assumed else Value(TENSOR)
+        if base.kind == SCALAR and all(v.kind == SCALAR for v in index_values):
+            return SCALAR_VALUE  # an item of a tuple of numbers (`in_size[1]`) or of a string
         if base.kind == SHAPE:
             if is_slice:
                 return Value(SHAPE)
@@ -161,7 +163,11 @@ class Evaluator:
                 shape, reason = right.shape, right.shape_reason
             elif left.shape == right.shape:
                 shape = left.shape
-            return Value(TENSOR, shape, reason if kinds <= {TENSOR, SCALAR} else None, fresh=True)
+                if left.shape_reason == right.shape_reason:  # `zy * zy` of a reduction: the same evidence
+                    reason = left.shape_reason
+            if not kinds <= {TENSOR, SCALAR}:  # `indices % in_size[1]`: an operand of unknown kind
+                reason = LOST if UNKNOWN in kinds else None  # may or may not change the shape
+            return Value(TENSOR, shape, reason, fresh=True)
         if kinds == {SCALAR}:
             if left.nonnegative and right.nonnegative and isinstance(
                     expr.operator, (cst.Add, cst.Multiply, cst.FloorDivide, cst.Power)):
@@ -369,7 +375,9 @@ class Evaluator:
             return Value(TENSOR, (1,) if full else None, "reduction", fresh=False)
         if method == "expand_dims":
             return Value(TENSOR, None, "expand_dims")
-        return Value(TENSOR, base.shape if method in SHAPE_PRESERVING else None)
+        if method in SHAPE_PRESERVING:  # `(a / b).floor()`: a's shape and its evidence
+            return Value(TENSOR, base.shape, base.shape_reason)
+        return Value(TENSOR)
 
     def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
         klass = self.facts.klass

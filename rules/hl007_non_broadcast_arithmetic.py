@@ -6,7 +6,7 @@ from typing import Dict, Optional, Type
 import libcst as cst
 
 from ._build import call, strip_parens
-from .analysis import Value, call_argument, literal_int
+from .analysis import LOST, Value, call_argument, literal_int
 from .base import SAFE, Invalid, Rule, Valid
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -38,6 +38,8 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
     Known, equal shapes are never evidence; operands made the same way (both reductions, both
     expand_dims) are not either, since nothing says their shapes differ.
     """
+    if LOST in (a.shape_reason, b.shape_reason):
+        return None  # `(indices % in_size[1]) * mask`: what the unknown operand did is unknown
     if a.shape is not None and b.shape is not None and None not in a.shape and None not in b.shape:
         return None if a.shape == b.shape else f"shapes {a.shape} and {b.shape}"
     for mine, other in ((a, b), (b, a)):

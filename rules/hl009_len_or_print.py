@@ -68,7 +68,7 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
               "        return x\n"),
         Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
         Valid(_net("logging.info('shape %s', (2, 3))\nreturn x")),
-        Valid(_net("print(x)  # noqa: HL009\nreturn x")),
+        Valid(_net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
     ]
     INVALID = [
         Invalid(_net("print(x)\nreturn F.relu(x)"), line=3),

@@ -20,6 +20,9 @@ SHAPE = "shape"  # a shape tuple, e.g. x.shape (a tuple of ints eagerly)
 NAMESPACE = "namespace"  # F (mx.nd or mx.sym)
 PARAMETER = "parameter"  # a gluon Parameter object (self.weight): static attributes are fine
 UNKNOWN = "unknown"
+# a shape_reason: the shape went through an operand of unknown kind, so nothing is known about it,
+# not even that it is "like the inputs" (HL007 takes it for no evidence either way)
+LOST = "lost"
 
 Shape = Tuple[Optional[int], ...]
 
@@ -88,13 +91,13 @@ OP_SUBNAMESPACES = {"contrib", "random", "linalg", "image", "sparse", "op"}
 CREATION_OPS = {"zeros", "ones", "full", "empty", "random.uniform", "random.normal",
                 "random_uniform", "random_normal", "uniform", "normal"}
 LIKE_OPS = {"zeros_like", "ones_like", "random.uniform_like", "random.normal_like"}
-REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
+REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "pick",
               "argmin", "sum_axis", "max_axis", "min_axis"}
 SHAPE_PRESERVING = {
     "relu", "sigmoid", "tanh", "exp", "log", "abs", "sqrt", "square", "negative", "Activation",
     "Dropout", "softmax", "log_softmax", "clip", "cast", "identity", "BlockGrad",
     "stop_gradient", "LeakyReLU", "sign", "round", "floor", "ceil", "reciprocal", "softsign",
-    "erf", "zeros_like", "ones_like", "sin", "cos", "rsqrt", "log1p", "expm1", "relu6",
+    "erf", "zeros_like", "ones_like", "sin", "cos", "rsqrt", "log1p", "expm1", "relu6", "where",
 }
 # Gluon layers returning one tensor (a child of these types gives a tensor when called).
 SINGLE_OUTPUT_LAYERS = {
@@ -221,9 +224,12 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
+    if {a.kind, b.kind} == {SCALAR, SHAPE}:  # `self.in_size if ... else x.shape[2:]`: numbers either way
+        return SCALAR_VALUE
     if a.kind == b.kind:
         outputs = a.outputs if a.outputs == b.outputs else (0 if None not in (a.outputs, b.outputs) else None)
-        return Value(a.kind, a.shape if a.shape == b.shape else None, None, a.fresh and b.fresh, outputs,
+        reason = a.shape_reason if a.shape_reason == b.shape_reason else None
+        return Value(a.kind, a.shape if a.shape == b.shape else None, reason, a.fresh and b.fresh, outputs,
                      a.nonnegative and b.nonnegative, assumed=a.assumed or b.assumed)
     return UNKNOWN_VALUE
 
