@@ -177,7 +177,33 @@ def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
             raise SourceSyntaxError("too deeply nested for hybridlint to analyse", first) from None
         except (SyntaxError, ValueError):
             pass  # LibCST reports it with its position
-    return cst.parse_module(text)
+    return cst.parse_module(_without_indent_form_feeds(text))
+
+
+_INDENT_FF = re.compile(r"^[ \t\f]*\f", re.M)
+
+
+def _without_indent_form_feeds(text: str) -> str:
+    """The text with the indentation before a form feed dropped, form feed included: CPython
+    resets the indentation count at a form feed, LibCST's tokenizer fails on one ("no matching
+    outer block for dedent"). Columns on such lines shift; :func:`_restore_form_feeds` puts
+    the characters back into rewritten code."""
+    return _INDENT_FF.sub("", text) if "\f" in text else text
+
+
+def _restore_form_feeds(original: str, rewritten: str) -> str:
+    """Give the lines of ``rewritten`` back the form-feed prefixes :func:`_without_indent_form_feeds`
+    took from ``original``: line by line when the line count is unchanged, else for the lines
+    left unchanged."""
+    if "\f" not in original:
+        return rewritten
+    old = split_lines(original)
+    new = split_lines(rewritten)
+    prefixes = [(m.group(0) if m else "") for m in (_INDENT_FF.match(line) for line in old)]
+    if len(old) == len(new):
+        return "".join(p + line for p, line in zip(prefixes, new))
+    stripped = {line[len(p):]: p for p, line in zip(prefixes, old) if p}
+    return "".join(stripped.get(line, "") + line for line in new)
 
 
 def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region], ModuleContext]]:
@@ -411,6 +437,8 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
     raw = _run_rules(regions, rule_classes, context)
+    shifted = ({n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
+               if "\f" in source else {})
     located: List[_Located] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
@@ -421,6 +449,9 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
         offset = region.first_line - 1
         start = (span.start.line + offset, span.start.column + 1)
         end = (span.end.line + offset, span.end.column + 1)
+        if shifted:  # columns LibCST saw without a form-feed indentation prefix
+            start = (start[0], start[1] + shifted.get(start[0], 0))
+            end = (end[0], end[1] + shifted.get(end[0], 0))
         rule = type(report.rule)
         key = (rule.code, *start, *end)
         if key in seen:
@@ -569,6 +600,8 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
             continue
         try:
             text = region.module.visit(_Replacer(edits)).code
+            text = _restore_form_feeds("".join(lines[region.first_line - 1:region.last_line]),
+                                       text)
             ast.parse(text)
         except Exception:  # noqa: BLE001 -- any failure to build valid code drops this pass's fixes
             continue

@@ -194,3 +194,26 @@ def test_a_closed_pipe_exits_quietly(project, args):
     assert stderr.strip() == "" or "Would fix" in stderr, stderr
     assert "Error" not in stderr and "error" not in stderr
     assert code in (0, 1)
+
+
+FF_HEAD = "from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+
+
+def test_a_form_feed_in_indentation_is_valid_python_not_hl900(project):
+    source = FF_HEAD + "    def hybrid_forward(self, F, x):\n\x0c        y = x.shape\n        return y\n"
+    compile(source, "ff.py", "exec")  # valid for CPython
+    (project / "ff.py").write_text(source)
+    result = invoke("--no-cache", "--select", "ALL", "--format", "json", "ff.py")
+    [finding] = json.loads(result.stdout)["findings"]
+    assert finding["code"] == "HL001"
+    assert (finding["line"], finding["col"]) == (7, source.split("\n")[6].index("x.shape") + 1)
+
+
+def test_a_form_feed_at_the_start_of_a_rewritten_line_is_kept(project):
+    source = (FF_HEAD + "    def hybrid_forward(self, F, x):\n        y = F.relu(x)\n"
+              "\x0c        z = nd.relu(y)\n  \x0c        return z\n")
+    compile(source, "ff.py", "exec")
+    (project / "ff.py").write_bytes(source.encode())
+    result = invoke("--no-cache", "--select", "ALL", "--fix", "ff.py")
+    assert result.exit_code == 0, result.output
+    assert (project / "ff.py").read_bytes() == source.replace("nd.relu", "F.relu").encode()
