@@ -580,3 +580,20 @@ def test_ndarray_given_to_a_symbol_op_like_mxnet(case):
     assert got[:2] == want[:2]
     if want[1] == "AssertionError":
         assert got[2] == want[2]
+
+
+@BOTH
+@pytest.mark.parametrize("shape", [(1, 1), (1, 3), (1, 2, 2)])
+def test_split_into_one_output_is_one_array_like_mxnet(shape):
+    """`split(num_outputs=1, squeeze_axis=True)` gives one array, eagerly and in a graph (the
+    engine's compiled plan took the 1-tuple for an array of one more axis)."""
+    m = _real()
+
+    def run(lib):
+        data = lib.nd.array(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+        eager = lib.nd.split(data, num_outputs=1, axis=0, squeeze_axis=True)
+        y = lib.sym.split(lib.sym.relu(lib.sym.var("x")), num_outputs=1, axis=0, squeeze_axis=True) * 1
+        graph = y.bind(lib.cpu(), {"x": data}).forward()[0]
+        return type(eager).__name__, eager.asnumpy().tolist(), graph.asnumpy().tolist()
+
+    assert run(mx) == run(m)

@@ -327,7 +327,9 @@ def _split(attrs, x):
     parts = np.split(x, attrs.num_outputs, axis=ax)
     if attrs.squeeze_axis:
         parts = [p.reshape(p.shape[:ax] + p.shape[ax + 1:]) for p in parts]
-    return tuple(parts)
+    # one output is one array (a 1-tuple became a (1, ...) array in compiled plans, and
+    # mx.nd.split(..., num_outputs=1) returns an NDArray in MXNet, not a list)
+    return tuple(parts) if len(parts) > 1 else parts[0]
 
 
 register("SliceChannel", aliases=("split",), view=True,
