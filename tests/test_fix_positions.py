@@ -10,10 +10,10 @@ CLASS = """
 class Net{i}(HybridBlock):
     def hybrid_forward(self, F, x, y):
         a = nd.relu(x)
-        b = x[
+        b = F.relu(x)[
             0]
-        c = y[0][1]
-        x += 1
+        c = F.relu(y)[0][1]
+        a += 1
         return a, b, c
 """
 # what the original line of each fixed code must hold
