@@ -117,6 +117,8 @@ def cli() -> None:
               help="Record the current findings in this baseline file and exit 0.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only: no source, no summary.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.version_option(__version__, "--version", prog_name="hybridlint",
+                      message="%(prog)s %(version)s")
 @click.pass_context
 def check(ctx: click.Context, paths: Sequence[str], **options) -> None:
     """Lint PATHS (default: the current directory); with --fix, rewrite them."""
@@ -337,6 +339,13 @@ def list_rules() -> None:
 def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: str,
            timeout: Optional[float], config_file: Optional[str]) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
+    if backend == "mxnet":
+        import importlib.util
+
+        if importlib.util.find_spec("mxnet") is None:  # README: exit 2, not "not equal"
+            raise VerificationUnavailable(
+                "verification unavailable: --backend mxnet needs MXNet 1.9.1 installed "
+                "(pip install 'mxnet==1.9.1'); the default backend is the bundled engine")
     checker = load_checker()
     try:
         path, class_name = checker.parse_target(target)

@@ -217,3 +217,19 @@ def test_a_form_feed_at_the_start_of_a_rewritten_line_is_kept(project):
     result = invoke("--no-cache", "--select", "ALL", "--fix", "ff.py")
     assert result.exit_code == 0, result.output
     assert (project / "ff.py").read_bytes() == source.replace("nd.relu", "F.relu").encode()
+
+
+def test_check_version_is_the_documented_option(project):
+    from hybridlint import __version__
+
+    assert invoke("check", "--version").stdout == f"hybridlint {__version__}\n"
+
+
+def test_verify_on_mxnet_without_mxnet_is_exit_2(project):
+    import importlib.util
+
+    if importlib.util.find_spec("mxnet") is not None:
+        pytest.skip("real MXNet is installed here")
+    (project / "net.py").write_text(HYBRID)
+    result = invoke("verify", "net.py::Net", "--input", "2,3", "--backend", "mxnet")
+    assert result.exit_code == 2 and "MXNet" in result.stderr
