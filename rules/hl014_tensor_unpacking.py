@@ -67,8 +67,9 @@ def hybrid_forward(self, F, x):
     a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)
     return a + b
 ```
-An unpacking into `n` plain names becomes `F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`,
-whose `n` outputs are the rows of `x` in both modes. Other forms have no fix: their count is not
+An unpacking into `n >= 2` plain names becomes `F.split(x, num_outputs=n, axis=0,
+squeeze_axis=True)`, whose `n` outputs are the rows of `x` in both modes (with one name,
+`split(num_outputs=1)` returns the array itself, which the unpacking would iterate again: no fix). Other forms have no fix: their count is not
 written in the code (use `F.split` with the count, or `F.contrib.foreach` over the first axis).
 
 ## Fix safety
@@ -105,6 +106,7 @@ shape () there.
         Invalid(_net("return F.add_n(*tuple(F.relu(x)))"), line=3),
         Invalid(_net("return F.stack(*map(F.relu, F.relu(x)))"), line=3),
         Invalid(_net("first, *rest = F.relu(x)\nreturn first"), line=3),
+        Invalid(_net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
         Invalid(_net("return F.stack(*reversed(F.relu(x)))"), line=3),
     ]
 
@@ -189,7 +191,8 @@ shape () there.
         plain = all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements)
         message = _MESSAGE.format(what="unpacking", fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)")
         namespace = self.namespace
-        if not plain or len(elements) < 1 or namespace is None or len(node.targets) != 1:
+        # one name: split(num_outputs=1) returns the array itself, which unpacking iterates again
+        if not plain or len(elements) < 2 or namespace is None or len(node.targets) != 1:
             self.report(node.value, message)
             return
         shape = self.value(node.value).shape
