@@ -134,7 +134,8 @@ def run_step(mx: Any, job: dict, step: dict, state: dict) -> dict:
             state["inputs"] = make_inputs(example.get("args", []), np.random.RandomState(0))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if os.path.exists(params):
+            # A block without parameters loads nothing (the engine refuses an empty file).
+            if os.path.exists(params) and list(block.collect_params().keys()):
                 block.load_parameters(params, allow_missing=True, ignore_extra=True)
             block.initialize(mx.init.Xavier())
         if step["mode"] == "hybrid":
@@ -175,6 +176,9 @@ def main(argv: list) -> int:
     mx = _mxnet(jobs[0].get("backend", "mxnet"))
     for job in jobs:
         run_job(mx, job)
+    ctx = getattr(_mxnet, "ctx", None)
+    if ctx is not None:
+        ctx.__exit__(None, None, None)
     return 0
 
 
