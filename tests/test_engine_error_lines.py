@@ -103,3 +103,32 @@ def test_graph_kernels_failing_outside_user_code_keep_their_message():
     op = mx.nd.CachedOp(sym)
     with pytest.raises(mx.base.MXNetError, match="Error in operator potrf0"):
         op(mx.nd.array(-np.eye(2, dtype=np.float32)))
+
+
+class _BadParam(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.FullyConnected(x, num_hidden=3, no_bias=True, foo=1)  # trace-failure
+
+
+class _NdOnly(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x.asnumpy()  # symbol-failure
+
+
+def test_op_call_refused_while_tracing_names_the_line():
+    net = _BadParam()
+    net.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="unknown parameter 'foo'") as info:
+        net(mx.nd.ones((2, 4)))
+    _check(info.value, "trace-failure")
+
+
+def test_symbol_only_errors_keep_mxnets_text_and_carry_the_line():
+    net = _NdOnly()
+    net.hybridize()
+    with pytest.raises(mx.base.NotImplementedForSymbol) as info:
+        net(mx.nd.ones((2, 4)))
+    assert str(info.value) == ("Function asnumpy is not implemented for Symbol and only "
+                               "available in NDArray.")
+    filename, lineno, text = info.value.source_line
+    assert (filename, lineno) == (HERE, _line_of("symbol-failure"))

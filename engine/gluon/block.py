@@ -10,15 +10,18 @@ The parts hybridlint relies on most:
 - the hybridized call path is tiny: `_FastCall` holds the argument template in the CachedOp's
   input order so a call is a type check, one list copy and the plan (see benchmarks/).
 """
+import linecache
+import os
 import re
 import threading
+import traceback
 import warnings
 from collections import OrderedDict
 from typing import Optional
 
 from .. import name as _name
 from .. import ndarray, symbol
-from ..base import engine_not_implemented
+from ..base import MXNetError, engine_not_implemented
 from ..compat import proxy_of
 from ..context import _CPU0
 from ..context import _CURRENT as _CONTEXT_LOCAL
@@ -30,6 +33,29 @@ from .utils import HookHandle, _indent
 __all__ = ["Block", "HybridBlock"]
 
 # The `F` handed to hybrid_forward: mxnet.ndarray / mxnet.symbol as user code sees them.
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _name_user_line(err: Exception) -> None:
+    """Add the innermost user frame of `err`'s traceback ("created at file:line: text") to
+    its message and as `err.source_line`, unless it names one already (graph errors do).
+    Errors that format their own message (NotImplementedForSymbol: MXNet's exact text) only
+    get the attribute."""
+    if getattr(err, "source_line", None):
+        return
+    where = None
+    for frame, lineno in traceback.walk_tb(err.__traceback__):
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_ENGINE_DIR):
+            where = (filename, lineno, linecache.getline(filename, lineno).strip())
+    if where is None:
+        return
+    err.source_line = where
+    if err.args and str(err) == str(err.args[0]):
+        err.args = ("{}\n  created at {}:{}: {}".format(err.args[0], *where),) + \
+            tuple(err.args[1:])
+
+
 _F_NDARRAY = proxy_of(ndarray)
 _F_SYMBOL = proxy_of(symbol)
 
@@ -528,8 +554,12 @@ class HybridBlock(Block):
                 symbol_inputs.append(arg_sym)
             grouped_inputs = _regroup(flatten_inputs, self._in_format)
             params = {i: j.var() for i, j in self._reg_params.items()}
-            with self.name_scope():
-                out = self.hybrid_forward(_F_SYMBOL, *grouped_inputs, **params)
+            try:
+                with self.name_scope():
+                    out = self.hybrid_forward(_F_SYMBOL, *grouped_inputs, **params)
+            except MXNetError as err:       # an op call refused while tracing: name the line
+                _name_user_line(err)
+                raise
             out, self._out_format = _flatten(out, "output")
             self._cached_graph = symbol_inputs, symbol.Group(out)
         return self._cached_graph
