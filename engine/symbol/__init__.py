@@ -129,7 +129,7 @@ def _make_sym_function(opdef, fname):
     hint = fname.lower()
 
     def sym_function(*args, name=None, attr=None, out=None, **kwargs):
-        _check_symbol_arguments(opdef, fname, args, kwargs)
+        _check_symbol_arguments(opdef, args, kwargs)
         inputs = []
         extra = []
         for a in args:
@@ -178,7 +178,7 @@ def _make_sym_function(opdef, fname):
     return sym_function
 
 
-def _check_symbol_arguments(opdef, fname, args, kwargs) -> None:
+def _check_symbol_arguments(opdef, args, kwargs) -> None:
     """MXNet's generated symbol functions assert that every input is a Symbol: an NDArray (say
     `self.weight.data()` inside hybrid_forward) given as an input fails with MXNet's
     AssertionError, "Argument weight must be Symbol instances, but got <the array>", or for
@@ -191,10 +191,10 @@ def _check_symbol_arguments(opdef, fname, args, kwargs) -> None:
     if opdef.variadic and given:
         raise AssertionError("Positional arguments must be Symbol instances, but got %s"
                              % str(args[given[0]]))
-    names = _all_input_names(opdef, kwargs)
     if keyed:
         raise AssertionError("Argument %s must be Symbol instances, but got %s"
                              % (keyed[0], str(kwargs[keyed[0]])))
+    names = _all_input_names(opdef, kwargs)
     index = given[0]
     if index < len(names):
         raise AssertionError("Argument %s must be Symbol instances, but got %s"
