@@ -106,6 +106,9 @@ def cli() -> None:
               show_default=True, help="Output format.")
 @click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
 @click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and code.")
+@click.option("--stdin-filename", metavar="PATH",
+              help="Read the source from stdin and report it as PATH (editors); with --fix, "
+                   "print the fixed source on stdout and the findings on stderr.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: the number of cores).")
@@ -129,7 +132,7 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
            backend: Optional[str] = None, timeout: Optional[float] = None,
            select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
            output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
-           show_fixes: bool = False,
+           show_fixes: bool = False, stdin_filename: Optional[str] = None,
            config_file: Optional[str], baseline_file: Optional[str],
            write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
     """The check command's work; returns the exit code."""
@@ -139,6 +142,13 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         raise click.UsageError("--backend and --timeout apply to --verify")
     if write_baseline_file and baseline_file:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
+    if stdin_filename is not None:
+        if paths not in (["."], ["-"]):
+            raise click.UsageError("--stdin-filename reads stdin: give no PATHS (or -)")
+        if verify or write_baseline_file:
+            raise click.UsageError("--stdin-filename cannot be used with --verify or "
+                                   "--write-baseline")
+        paths = [stdin_filename]
     config = load_config(paths, config_file)
     selection = RuleSelection.build(
         config,
@@ -149,6 +159,11 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     if verify:
         _check_verification_config(config)
     baseline = BaselineFilter.load(baseline_file) if baseline_file else None
+    if stdin_filename is not None:
+        return _check_stdin(stdin_filename, RunOptions(
+            config=config, selection=selection, fix=fix and not diff, diff=diff,
+            unsafe_fixes=unsafe_fixes, use_cache=False), baseline, output_format, statistics,
+            exit_zero, quiet, show_fixes)
     options = RunOptions(config=config, selection=selection, fix=fix and not diff, diff=diff,
                          unsafe_fixes=unsafe_fixes, verify=verify, backend=backend or "engine",
                          timeout=timeout, jobs=jobs or default_jobs(),
@@ -178,6 +193,35 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         _silence_stdout()
     # A file that could not be written (or linted) is an error whatever --exit-zero says:
     # the user asked for a fix that did not happen.
+    if any(o.internal or o.error for o in result.outcomes):
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if result.issues else EXIT_CLEAN
+
+
+def _check_stdin(path: str, options: RunOptions, baseline, output_format: str,
+                 statistics: bool, exit_zero: bool, quiet: bool, show_fixes: bool) -> int:
+    """``--stdin-filename``: one source from stdin. With --fix the fixed source goes to stdout
+    (whole, even when nothing changed, as formatters' editor plugins expect) and the report
+    to stderr; with --diff the diff goes to stdout."""
+    from .runner import run_stdin
+
+    raw = click.get_binary_stream("stdin").read()
+    result, out = run_stdin(raw, path, options)
+    baselined = _apply_baseline(result, baseline) if baseline else 0
+    stdout = click.get_binary_stream("stdout")
+    if options.diff:
+        return _report_diff(result, quiet)
+    report_to = sys.stdout
+    if options.fix:
+        stdout.write(out)
+        stdout.flush()
+        report_to = sys.stderr
+    ctx = ReportContext(unsafe_fixes=options.unsafe_fixes, fix_mode=options.fix,
+                        statistics=statistics, quiet=quiet, color=False, baselined=baselined,
+                        root=options.config.root, show_fixes=show_fixes)
+    get_reporter(output_format)(result, report_to, ctx)
     if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
     if exit_zero:

@@ -27,7 +27,8 @@ from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
-                    decode_source, lf_to_cr, lone_cr_to_lf, read_bytes_and_identity,
+                    decode_source, encode_source, lf_to_cr, lone_cr_to_lf,
+                    read_bytes_and_identity,
                     remove_stale_temp_files, write_source)
 
 RUNNER_CODES = {
@@ -179,6 +180,47 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     cache.save()
     ordered = [outcomes[p] for p in sorted(outcomes, key=_path_sort_key)]
     return RunResult(outcomes=ordered, files_checked=len(found.files), warnings=warnings)
+
+
+def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, bytes]:
+    """Lint (or fix) source bytes read from stdin as if they were the file ``path`` (its
+    per-file-ignores apply; nothing is read from or written to disk, no cache). Returns the
+    result and the output bytes: the fixed source with ``options.fix``, else ``raw``."""
+    from dataclasses import replace as replaced
+
+    codes = all_rule_codes()
+    options.selection.check_known(codes)
+    options.config.check_known(codes)
+    enabled = (options.selection.enabled(codes, options.config.ignores_for(path))
+               | frozenset(RUNNER_CODES))
+    try:
+        source = decode_source(raw, path)
+    except SourceDecodeError as exc:
+        outcome = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
+        return RunResult([outcome], 1), raw
+    outcome = _python_rejects(source)
+    rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
+    out = raw
+    if outcome is None and rule_codes:
+        from .linter import may_contain_hybrid_code
+
+        if may_contain_hybrid_code(source.text):
+            mode = (options.fix or options.diff, False, options.unsafe_fixes)
+            work = _work(path, source.text, rule_codes, mode)
+            outcome = _finish(work, source, rule_codes, replaced(options, fix=False, diff=False))
+            if "source" in work and work.get("applied"):
+                outcome.fixed = work["applied"]
+                outcome.revealed = work.get("revealed", 0)
+                outcome.fixed_codes = work.get("fixed_codes", [])
+                if options.diff:
+                    bom = "\ufeff" if source.encoding.lower() == "utf-8-sig" else ""
+                    outcome.diff = unified_diff(path, bom + source.text, bom + work["source"])
+                    outcome.encoding = source.encoding
+                try:
+                    out = encode_source(work["source"], source.encoding)
+                except SourceWriteError as exc:
+                    outcome.error, outcome.fixed = f"fixes not applied: {exc}", 0
+    return RunResult([outcome or FileOutcome(path)], 1), out
 
 
 def _clean_leftovers(files: Sequence[str]) -> List[str]:
