@@ -9,8 +9,6 @@ inference), and auxiliary states are an engine gap.
 """
 from typing import Callable, Dict, List
 
-import numpy as np
-
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
 
 _REGISTRY: Dict[str, type] = {}
@@ -94,7 +92,3 @@ def make_prop(op_type: str, kwargs: Dict[str, str]) -> CustomOpProp:
     if cls is None:
         raise MXNetError("Cannot find custom operator %s" % op_type)
     return cls(**{k: str(v) for k, v in kwargs.items()})
-
-
-def np_dtype(t) -> np.dtype:
-    return np.dtype(t)
