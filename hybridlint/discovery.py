@@ -2,7 +2,7 @@
 
 Rules (documented in README.md, "Configuration"):
 
-* A directory is walked for ``*.py`` and ``*.pyi``; directories matching an exclude glob
+* A directory is walked for ``*.py``, ``*.pyi`` and ``*.ipynb``; directories matching an exclude glob
   (``exclude``, default a ruff-like list such as ``.git``, ``.venv``, ``build``) are pruned.
 * Directory symlinks are followed, but each real directory is entered once, so a link cycle
   cannot loop. File symlinks are followed; a file reached twice (directly and through a link)
@@ -27,7 +27,7 @@ from typing import Dict, Iterable, List, Set, Tuple
 
 from .config import Config
 
-SOURCE_SUFFIXES = (".py", ".pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: code cells (hybridlint/notebook.py)
 
 
 @dataclass

@@ -276,7 +276,8 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
         from .linter import may_contain_hybrid_code
 
         rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
-        outcome = _python_rejects(source)
+        outcome = (_notebook(source, rule_codes) if path.endswith(".ipynb")
+                   else _python_rejects(source))
         if outcome is None:
             if not rule_codes or not may_contain_hybrid_code(source.text):
                 outcome = FileOutcome(path)
@@ -288,6 +289,40 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
 
 def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
     return FileOutcome(path, [Issue(path=path, **fields) for fields in cached])
+
+
+def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
+    """A notebook's code cells, linted in this process and reported per cell (never fixed:
+    see hybridlint/notebook.py)."""
+    from . import notebook
+
+    path = source.path
+    try:
+        cells = notebook.code_cells(source.text)
+    except notebook.NotebookError as exc:
+        return _syntax_error(source, 1, 1, str(exc))
+    problem = notebook.syntax_error(cells)
+    if problem is not None:
+        cell, line, col, msg = problem
+        lines = cells[cell - 1].split("\n")
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return FileOutcome(path, [Issue(path, "HL900", "syntax-error",
+                                        f"cell {cell}: cannot parse: {msg}", line, col, line,
+                                        col, None, text)])
+    module, starts = notebook.joined(cells)
+    from .linter import lint_source, may_contain_hybrid_code
+
+    if not rule_codes or not may_contain_hybrid_code(module):
+        return FileOutcome(path)
+    lines = module.split("\n")
+    issues = []
+    for finding in lint_source(module, path, select=list(rule_codes)):
+        cell, line = notebook.locate(finding.line, starts)
+        end = finding.end_line - finding.line + line
+        issues.append(Issue(path, finding.code, finding.name, f"cell {cell}: {finding.message}",
+                            line, finding.col, end, finding.end_col, None,
+                            lines[finding.line - 1]))
+    return FileOutcome(path, issues)
 
 
 def _python_rejects(source: SourceFile) -> Optional[FileOutcome]:
