@@ -276,13 +276,11 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
         from .linter import may_contain_hybrid_code
 
         rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
-        outcome = (_notebook(source, rule_codes) if path.endswith(".ipynb")
-                   else _python_rejects(source))
-        if outcome is None:
-            if not rule_codes or not may_contain_hybrid_code(source.text):
-                outcome = FileOutcome(path)
-            else:
-                return None, (path, source, rule_codes, key)
+        if path.endswith(".ipynb"):
+            outcome = _notebook(source, rule_codes)
+        else:  # the syntax check runs in the workers too: Python's parser is most of the cost
+            hybrid = rule_codes and may_contain_hybrid_code(source.text)
+            return None, (path, source, rule_codes if hybrid else (), key)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
 
@@ -326,20 +324,26 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
 
 
 def _python_rejects(source: SourceFile) -> Optional[FileOutcome]:
-    """The HL900 outcome when Python's own parser rejects the file, else None.
+    """The HL900 outcome when Python's own parser rejects the file, else None."""
+    problem = _syntax_problem(source.text)
+    return None if problem is None else _syntax_error(source, *problem)
+
+
+def _syntax_problem(text: str) -> Optional[Tuple[int, int, str]]:
+    """``(line, col, message)`` when Python's own parser rejects ``text``, else None.
 
     Every file is checked, hybrid code or not, so that a syntax error or a truncated file
     never passes a gate. CPython stops at 200 nested brackets (LibCST segfaults on 1,500) and
     raises MemoryError on some deep expressions (5,000 chained ``**``): both are HL900 here.
     """
     try:
-        ast.parse(source.text)
+        ast.parse(text)
     except SyntaxError as exc:
-        return _syntax_error(source, exc.lineno or 1, exc.offset or 1, exc.msg)
+        return exc.lineno or 1, exc.offset or 1, exc.msg
     except ValueError as exc:  # null bytes
-        return _syntax_error(source, 1, 1, str(exc))
+        return 1, 1, str(exc)
     except (MemoryError, RecursionError):
-        return _syntax_error(source, 1, 1, "too deeply nested for Python's parser")
+        return 1, 1, "too deeply nested for Python's parser"
     return None
 
 
@@ -461,7 +465,13 @@ def _worker_init(parent: int) -> None:
 
 
 def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
-    """The part that runs in a worker: lint or fix one source text (plain data in and out)."""
+    """The part that runs in a worker: Python's parser first (HL900), then lint or fix one
+    source text with ``codes`` (none: a file without hybrid code). Plain data in and out."""
+    problem = _syntax_problem(text)
+    if problem is not None:
+        return {"source": text, "applied": 0, "syntax_error": problem}
+    if not codes:
+        return {"source": text, "applied": 0, "findings": []}
     from .linter import SourceSyntaxError, fix_source, lint_source
 
     fix, diff, unsafe = mode
