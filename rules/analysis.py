@@ -51,6 +51,21 @@ class ClassFacts:
     invariants: Set[str] = field(default_factory=set)
     refuses_hybridize: bool = False
     defaults: Dict[str, object] = field(default_factory=dict)  # self.<a> = <param>: the param's literal default
+    required: Dict[str, str] = field(default_factory=dict)  # self.<a> = <param> without a default: a -> param
+    module: Optional["ModuleFacts"] = None
+
+    def default_of(self, attr: str) -> object:
+        """The value `self.<attr>` has in the default configuration: the literal default of the
+        constructor parameter it stores, or, for a parameter without one, what every
+        construction of this class in the module passes under the constructing class's own
+        defaults (`APN(in_size=(h, w) if fixed_size else None)` in `LEDNet(fixed_size=False)`);
+        `NO_DEFAULT` when not decided."""
+        if attr in self.defaults:
+            return self.defaults[attr]
+        param = self.required.get(attr)
+        if param is None or self.module is None or self.module.class_nodes is None:
+            return NO_DEFAULT
+        return construction_default(self.node, param, self.module.class_nodes, 0)
     functions: List["FunctionFacts"] = field(default_factory=list)
 
 
@@ -142,6 +157,7 @@ class ModuleFacts:
     local_envs: Dict[cst.CSTNode, Env] = field(default_factory=dict)  # nested def -> env at def
     return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
     class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
+    class_nodes: Optional[Dict[str, cst.ClassDef]] = None  # every class given, by name
     context: Optional[ModuleContext] = None  # imports, namespace aliases (None: conventions only)
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
@@ -329,7 +345,85 @@ def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
 
 
 _OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
-_NO_DEFAULT = object()
+NO_DEFAULT = object()
+_TRUTHY = True  # a value known only to be not None and truthy (a non-empty tuple)
+
+
+def construction_default(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int) -> object:
+    """What every `Klass(...)` in the module's constructors passes for `param`, evaluated under
+    the constructing class's own defaults; NO_DEFAULT unless all agree (None / truthy / falsy)."""
+    init = _method(klass, "__init__")
+    if init is None or depth > 3:
+        return NO_DEFAULT
+    names = [p.name.value for p in _signature(init)[1:]]
+    position = names.index(param) if param in names else None
+    values = []
+    for parent in classes.values():
+        parent_init = _method(parent, "__init__")
+        if parent_init is None or parent is klass:
+            continue
+        finder = _Constructions(klass.name.value)
+        parent_init.body.visit(finder)
+        for call in finder.calls:
+            arg = call_argument(call, position, param)
+            if arg is None or any(a.star for a in call.args):
+                return NO_DEFAULT
+            values.append(_value_in(arg.value, parent, parent_init, classes, depth))
+    if not values or any(v is NO_DEFAULT for v in values):
+        return NO_DEFAULT
+    kinds = {(v is None, bool(v)) for v in values}
+    return values[0] if len(kinds) == 1 else NO_DEFAULT
+
+
+class _Constructions(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name, self.calls = name, []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if (dotted_name(node.func) or "").split(".")[-1] == self.name:
+            self.calls.append(node)
+
+
+def _value_in(expr: cst.BaseExpression, klass: cst.ClassDef, init: cst.FunctionDef,
+              classes: Dict[str, cst.ClassDef], depth: int) -> object:
+    """`expr`'s value in `klass.__init__` under its defaults: a literal, None, a truthy tuple,
+    a ternary or `is (not) None` test of such; NO_DEFAULT when not decided."""
+    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
+        return _TRUTHY
+    if isinstance(expr, cst.IfExp):
+        test = _value_in(expr.test, klass, init, classes, depth)
+        if test is NO_DEFAULT:
+            return NO_DEFAULT
+        return _value_in(expr.body if test else expr.orelse, klass, init, classes, depth)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        inner = _value_in(expr.expression, klass, init, classes, depth)
+        return NO_DEFAULT if inner is NO_DEFAULT else not inner
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
+            dotted_name(expr.comparisons[0].comparator) == "None" and \
+            isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot)):
+        left = _value_in(expr.left, klass, init, classes, depth)
+        if left is NO_DEFAULT:
+            return NO_DEFAULT
+        return (left is None) == isinstance(expr.comparisons[0].operator, cst.Is)
+    name = dotted_name(expr)
+    if name in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[name]
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return ast.literal_eval(expr.value)
+    if name is None:
+        return NO_DEFAULT
+    assigned = [s.value for s in _walk_statements(init.body.body) if isinstance(s, cst.Assign)
+                and any(dotted_name(t.target) == name for t in s.targets)]
+    if len(assigned) == 1:
+        return _value_in(assigned[0], klass, init, classes, depth)
+    if assigned or "." in name:
+        return NO_DEFAULT
+    for param in _signature(init)[1:] + list(init.params.kwonly_params):
+        if param.name.value == name:
+            if param.default is None:
+                return construction_default(klass, name, classes, depth + 1)
+            return _value_in(param.default, klass, init, classes, depth)
+    return NO_DEFAULT
 
 
 def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
@@ -353,9 +447,12 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
                     facts.opt_out_flags.add(target.attr.value)
                 if isinstance(small.value, cst.Name):
                     stored[small.value.value] = target.attr.value
-                    default = parameter_defaults.get(small.value.value, _NO_DEFAULT)
-                    if default is not _NO_DEFAULT:
+                    default = parameter_defaults.get(small.value.value, NO_DEFAULT)
+                    if default is not NO_DEFAULT:
                         facts.defaults[target.attr.value] = default
+                    elif any(p.name.value == small.value.value and p.default is None
+                             for p in _signature(init)[1:] + list(init.params.kwonly_params)):
+                        facts.required[target.attr.value] = small.value.value
         elif isinstance(small, cst.Assert):
             asserts.append(small.test)
     for test in asserts:
@@ -671,13 +768,14 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     """
     module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
-    class_nodes = {c.name.value: c for c in classes}
+    class_nodes = module.class_nodes = {c.name.value: c for c in classes}
     pending: List[FunctionFacts] = []
     helper_envs: Dict[Tuple[object, ...], Env] = {}
     helper_owner: Dict[Tuple[object, ...], Tuple[cst.FunctionDef, Optional[ClassFacts], str]] = {}
 
     for class_node in classes:
         klass = _class_facts(class_node, module, class_nodes)
+        klass.module = module
         module.class_methods[klass.name] = klass.methods
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module
         if method is None or klass.refuses_hybridize:  # a block whose hybridize() raises is eager-only

@@ -79,12 +79,12 @@ def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpressio
     the constructor stores): with `fixed_size=True` by default the dynamic fallback runs only in
     a configuration the caller chooses (not a certain hazard). None when the test is not decided
     by the constructor's literal defaults, or the default takes the dynamic branch."""
-    if klass is None or not klass.defaults:
+    if klass is None or not (klass.defaults or klass.required):
         return None
     static_body, static_orelse = _self_attribute(expr.body), _self_attribute(expr.orelse)
     if static_body == static_orelse:
         return None
-    taken = _by_defaults(expr.test, klass.defaults)
+    taken = _by_defaults(expr.test, klass)
     if taken is None:
         return None
     if taken and static_body:
@@ -94,18 +94,21 @@ def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpressio
     return None
 
 
-def _by_defaults(test: cst.BaseExpression, defaults) -> Optional[bool]:
-    """The truth of a test on `self` attributes under the constructor's literal defaults."""
+def _by_defaults(test: cst.BaseExpression, klass) -> Optional[bool]:
+    """The truth of a test on `self` attributes in the block's default configuration
+    (`ClassFacts.default_of`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _by_defaults(test.expression, defaults)
+        inner = _by_defaults(test.expression, klass)
         return None if inner is None else not inner
     if _self_attribute(test):
-        return bool(defaults[test.attr.value]) if test.attr.value in defaults else None
+        value = klass.default_of(test.attr.value)
+        return None if value is _no_default() else bool(value)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _self_attribute(test.left) \
             and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
-        if test.left.attr.value not in defaults:
+        value = klass.default_of(test.left.attr.value)
+        if value is _no_default():
             return None
-        is_none = defaults[test.left.attr.value] is None
+        is_none = value is None
         operator = test.comparisons[0].operator
         return is_none if isinstance(operator, cst.Is) else (not is_none) if isinstance(operator, cst.IsNot) else None
     return None
@@ -113,6 +116,11 @@ def _by_defaults(test: cst.BaseExpression, defaults) -> Optional[bool]:
 
 def _self_attribute(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _no_default():
+    from .analysis import NO_DEFAULT  # noqa: WPS433 (analysis imports this module)
+    return NO_DEFAULT
 
 
 def _named_kind(name: Optional[str]) -> Optional[str]:

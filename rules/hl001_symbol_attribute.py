@@ -97,6 +97,15 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
               "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
               "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
               "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"),
+        # a required argument decided by every construction in the module under the parent's defaults
+        Valid("class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+              "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+              "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+              "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=True):\n"
+              "        super().__init__()\n        size = (in_size[0] // 8, in_size[1] // 8) if fixed_size else None\n"
+              "        self.branch = Branch(in_size=size)\n\n    def hybrid_forward(self, F, x):\n"
+              "        return self.branch(x)\n"),
         # numpy mode (@use_np, F.np.*): not legacy code, left alone
         Valid("from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
               "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"),
@@ -122,6 +131,14 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
                 "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
                 "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n", line=8),
+        # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
+        Invalid("class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
+                "        super().__init__()\n        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n", line=7),
         # a guard on another name than the namespace guards nothing
         Invalid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
                 line=6),
