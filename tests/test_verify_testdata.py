@@ -20,8 +20,9 @@ def fix_verify(path, *extra):
     old = os.getcwd()
     os.chdir(path.parent)
     try:
-        return CliRunner().invoke(cli, ["--no-cache", "--fix", "--verify", *extra, path.name],
-                                  catch_exceptions=False)
+        # a generous job limit: on a loaded machine a slow job must not read as cannot_run
+        return CliRunner().invoke(cli, ["--no-cache", "--fix", "--verify", "--timeout", "600",
+                                        *extra, path.name], catch_exceptions=False)
     finally:
         os.chdir(old)
 
