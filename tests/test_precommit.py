@@ -111,11 +111,45 @@ def test_lint_hook_alone_stops_unfixable_findings(project, pre_commit_home):
     (project / "net.py").write_text(textwrap.dedent("""\
         class Net(HybridBlock):
             def hybrid_forward(self, F, x):
-                x[0] = 1
-                return x
+                y = F.relu(x)
+                y[0] = 1
+                return y
     """))
     git("add", "net.py", cwd=project)
     result = pre_commit("run", "hybridlint", "--files", "net.py", cwd=project,
                         home=pre_commit_home)
     assert result.returncode == 1
-    assert "net.py:3:9: HL003" in result.stdout
+    assert "net.py:4:9: HL003" in result.stdout
+
+
+def test_a_baseline_on_both_hooks_lets_tolerated_findings_through(project, pre_commit_home):
+    """The README's baseline advice: --baseline on hybridlint-fix as well, or the fix hook
+    fails on every tolerated finding it cannot fix."""
+    repo_line = (project / ".pre-commit-config.yaml").read_text()
+    config = repo_line.replace(
+        "      - id: hybridlint-fix\n      - id: hybridlint\n",
+        "      - id: hybridlint-fix\n        args: [--baseline, baseline.json]\n"
+        "      - id: hybridlint\n        args: [--baseline, baseline.json]\n")
+    assert config != repo_line
+    (project / ".pre-commit-config.yaml").write_text(config)
+    (project / "net.py").write_text(textwrap.dedent("""\
+        class Net(HybridBlock):
+            def hybrid_forward(self, F, x):
+                y = F.relu(x)
+                y[0] = 1
+                return y
+    """))
+    written = subprocess.run([sys.executable, "-m", "hybridlint", "--no-cache",
+                              "--write-baseline", "baseline.json", "net.py"], cwd=project,
+                             capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    git("add", "net.py", "baseline.json", ".pre-commit-config.yaml", cwd=project)
+    result = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # without the baseline on the fix hook, the same commit is blocked
+    (project / ".pre-commit-config.yaml").write_text(
+        config.replace("        args: [--baseline, baseline.json]\n      - id: hybridlint\n",
+                       "      - id: hybridlint\n", 1))
+    git("add", ".pre-commit-config.yaml", cwd=project)
+    blocked = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
+    assert blocked.returncode == 1 and "HL003" in blocked.stdout, (config, blocked.stdout)
