@@ -153,3 +153,17 @@ def test_a_baseline_on_both_hooks_lets_tolerated_findings_through(project, pre_c
     git("add", ".pre-commit-config.yaml", cwd=project)
     blocked = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
     assert blocked.returncode == 1 and "HL003" in blocked.stdout, (config, blocked.stdout)
+
+
+def test_notebooks_go_through_the_lint_hook(project, pre_commit_home):
+    import json
+
+    cell = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.shape\n"
+    (project / "nb.ipynb").write_text(json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                   "source": cell.splitlines(keepends=True)}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    git("add", "nb.ipynb", cwd=project)
+    result = pre_commit("run", "hybridlint", "--files", "nb.ipynb", cwd=project,
+                        home=pre_commit_home)
+    assert result.returncode == 1 and "HL001" in result.stdout, result.stdout
