@@ -17,7 +17,11 @@ The label files are facts about pinned third-party lines, one finding a line, ta
   root (the span tells apart findings of one rule on one line, e.g. ``a * b + c``);
 * verdict: ``true`` (the code breaks or computes something else under hybridize, as it is really
   called), ``false`` (it does not), ``context`` (true only for some callers or configurations;
-  counted as not true in the precision);
+  counted as not true in the precision). Findings are judged line by line: a line that fails or
+  misbehaves once its block is hybridized is true even when another line of the block fails
+  first or the package never hybridizes that block (each hazard is judged on its own line); it
+  is false when the block cannot be hybridized at all (its ``hybridize`` raises, gluon refuses
+  its inputs) or the line works the same in both modes;
 * fix: for findings with a safe fix, ``ok`` (the fix keeps what working code computes) or
   ``breaks``; ``-`` otherwise;
 * how: ``mxnet`` (reproduced by running the real class eagerly and hybridized with MXNet 1.9.1)
