@@ -399,6 +399,7 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
         raise click.UsageError(str(exc)) from exc
     if not os.path.isfile(path):
         raise click.UsageError(f"{path}: no such file")
+    _check_kwarg_kinds(path, class_name, kwargs)
     if specs:
         if not class_name:
             raise click.UsageError("with --input, name the block: FILE::CLASS")
@@ -423,6 +424,55 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
                        f"{finding.message}")
     click.get_current_context().exit(
         EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS)
+
+
+def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[str]) -> None:
+    """``--kwarg units=eight`` is a usage error when ``CLASS.__init__`` declares ``units`` a
+    number (annotation or literal default): the value is not a literal, so it would reach
+    the constructor as the string 'eight' and fail far from the typo. Read from the source
+    with ``ast``; nothing is imported."""
+    import ast
+
+    if not class_name or not options:
+        return
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return  # the checker reports what is wrong with the file
+    init = next((item for node in ast.walk(tree)
+                 if isinstance(node, ast.ClassDef) and node.name == class_name
+                 for item in node.body
+                 if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
+    if init is None:
+        return
+    args = init.args.posonlyargs + init.args.args
+    defaults = dict(zip([a.arg for a in args][len(args) - len(init.args.defaults):],
+                        init.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d})
+    numbers = {"int": int, "float": float, "bool": bool}
+    for arg in args + init.args.kwonlyargs:
+        kind = None
+        if isinstance(arg.annotation, ast.Name) and arg.annotation.id in numbers:
+            kind = arg.annotation.id
+        default = defaults.get(arg.arg)
+        if kind is None and isinstance(default, ast.Constant) \
+                and type(default.value) in numbers.values():
+            kind = type(default.value).__name__
+        if kind is None:
+            continue
+        for text in options:
+            name, _, value = text.partition("=")
+            if name.strip() != arg.arg:
+                continue
+            try:
+                parsed = ast.literal_eval(value.strip())
+            except (ValueError, SyntaxError):
+                parsed = value.strip()
+            if isinstance(parsed, str):
+                raise click.UsageError(
+                    f"--kwarg {text}: {class_name}.__init__ takes {arg.arg} as {kind}, "
+                    f"and {value.strip()!r} is not a number")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

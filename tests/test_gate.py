@@ -233,3 +233,21 @@ def test_verify_on_mxnet_without_mxnet_is_exit_2(project):
     (project / "net.py").write_text(HYBRID)
     result = invoke("verify", "net.py::Net", "--input", "2,3", "--backend", "mxnet")
     assert result.exit_code == 2 and "MXNet" in result.stderr
+
+
+@pytest.mark.parametrize("signature, value, ok", [
+    ("units: int", "eight", False), ("units=8", "eight", False), ("units=0.5", "x", False),
+    ("units: int", "8", True), ("units=8", "16", True), ("units='relu'", "tanh", True),
+    ("units", "eight", True),  # nothing says it is a number
+])
+def test_verify_kwarg_that_is_not_a_number_where_one_is_declared(project, signature, value, ok):
+    (project / "net.py").write_text(HYBRID.replace(
+        "class Net(HybridBlock):\n",
+        f"class Net(HybridBlock):\n    def __init__(self, {signature}, **kwargs):\n"
+        "        super().__init__(**kwargs)\n\n"))
+    result = invoke("verify", "net.py::Net", "--input", "2,3", "--kwarg", f"units={value}")
+    if ok:
+        assert "is not a number" not in result.stderr
+    else:
+        assert result.exit_code == 2 and "is not a number" in result.stderr
+        assert "units" in result.stderr
