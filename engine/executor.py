@@ -13,15 +13,25 @@ Compilation happens once per (shapes, dtypes) of the inputs:
    (the caller owns its results), the rest is preallocated once;
 6. code generation: the plan becomes one straight-line Python function calling the kernels.
 
+With the engine's fast paths off (`engine/_fastpaths.py`), steps 3-6 are skipped and the
+plan's `run` is the node-by-node reference run (`engine/_reference.py`) instead.
+
 `PlanCache.run(arrays)` is the whole hybridized call: a dict lookup on the input signature,
 then the generated function.
 """
+import keyword
+import linecache
+import re
+import weakref
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import _fastpaths
+from ._reference import ReferenceRun as _ReferenceRun
+from ._reference import node_attrs as _node_attrs
 from .base import MXNetError
-from .registry import Attrs, ShapeError, merge_shape, shape_known
+from .registry import Attrs, ShapeError, merge_shape, shape_known  # noqa: F401 (Attrs: API)
 from .registry import fmt_shape as _fmt_shape
 from .symbol.symbol import Node, Symbol
 
@@ -51,7 +61,7 @@ def _plan_error(plan: "Plan", err: Exception) -> Exception:
         return err
     tb, lineno = err.__traceback__, None
     while tb is not None and lineno is None:     # the first plan frame is this plan's run
-        if tb.tb_frame.f_code.co_filename == _PLAN_FILE:
+        if tb.tb_frame.f_code.co_filename == getattr(plan, "filename", None):
             lineno = tb.tb_lineno
         tb = tb.tb_next
     step = plan.step_at(lineno) if lineno is not None else None
@@ -60,7 +70,35 @@ def _plan_error(plan: "Plan", err: Exception) -> Exception:
     return _node_error(step.node, err, [plan.shapes[v] for v in step.ins])
 
 
-_PLAN_FILE = "<hybridlint plan>"
+def _plan_names(labels: List[str]) -> List[str]:
+    """Python identifiers for a plan's values, after the graph nodes they hold: the node's
+    name with non-identifier characters as `_`, prefixed `n` when it would start with a
+    digit or `_` (the plan's own names start with `_`), suffixed `_` for keywords and
+    builtins the plan uses, and `_2`, `_3`... to stay unique."""
+    names, taken = [], set()
+    for label in labels:
+        base = re.sub(r"\W", "_", label) or "value"
+        if base[0].isdigit() or base[0] == "_":
+            base = "n" + base
+        if keyword.iskeyword(base) or base in _PLAN_GLOBALS:
+            base += "_"
+        name, i = base, 1
+        while name in taken:
+            i += 1
+            name = "%s_%d" % (base, i)
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+_PLAN_GLOBALS = {"np", "run", "NotImplementedError", "MXNetError", "ValueError", "IndexError"}
+
+
+def _register_source(plan: "Plan", filename: str, source: str) -> None:
+    """Make the generated source readable by tracebacks, pdb and inspect (`linecache`), for
+    as long as the plan lives."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(plan, linecache.cache.pop, filename, None)
 
 
 def _var_shape_hint(node: Node):
@@ -203,7 +241,22 @@ class Plan:
                                                        for c, j in node.inputs),
                                              "\n  created at " + node.where()
                                              if node.where() else ""))
-        self._compile(order, inputs, shapes, types)
+        self._graph = (order, inputs, shapes, types)
+        self._fast_run = self._reference_run = None
+        self.use_fast(_fastpaths.FAST[0])
+        _fastpaths.LIVE_PLANS.add(self)
+
+    def use_fast(self, fast: bool) -> None:
+        """Make `run` the generated plan (fast layer) or the node-by-node reference run
+        (`engine/_reference.py`), building the chosen one on first use; callers holding this
+        plan (CachedOp, gluon's bound calls) follow the switch (`engine/_fastpaths.py`)."""
+        if fast and self._fast_run is None:
+            self._compile(*self._graph)
+            self._fast_run = self.run
+        elif not fast and self._reference_run is None:
+            order, inputs, shapes, _ = self._graph
+            self._reference_run = _ReferenceRun(self.sym, order, inputs, shapes, _node_error)
+        self.run = self._fast_run if fast else self._reference_run
 
     # -------------------------------------------------------------- compile
     def _compile(self, order, inputs, shapes, types):
@@ -212,8 +265,14 @@ class Plan:
         self.dtypes: List[np.dtype] = []
         self.const: Dict[int, np.ndarray] = {}
 
+        self.labels: List[str] = []       # value id -> the graph node (and output) it holds
+        node_of = {id(n): n for n in order}
+
         def new_value(key):
             vid = len(self.shapes)
+            node = node_of[key[0]]
+            n_out = node.num_outputs() if node.op is not None else 1
+            self.labels.append(node.name if n_out == 1 else "%s_output%d" % (node.name, key[1]))
             self.shapes.append(shapes[key])
             t = types.get(key)
             self.dtypes.append(np.dtype(np.float32) if t is None else t)
@@ -226,12 +285,7 @@ class Plan:
             if node.op is None:
                 continue
             ins = [value_of[(id(c), i)] for c, i in node.inputs]
-            op, attrs = node.op, node.parsed
-            if not ins and 0 in (attrs.get("shape") or (1,)) and \
-                    shape_known(shapes.get((id(node), 0))):
-                # zeros(shape=(0, n)) etc.: MXNet fills unknown dims from graph inference
-                # (gluon.rnn's begin_state under hybridize relies on it)
-                attrs = Attrs(dict(attrs.__dict__, shape=shapes[(id(node), 0)]))
+            op, attrs = node.op, _node_attrs(node, shapes)
             if op.alias and ins:
                 for i in range(node.num_outputs()):
                     value_of[(id(node), i)] = ins[0]
@@ -418,63 +472,66 @@ class Plan:
 
     # -------------------------------------------------------------- code generation
     def _generate(self):
+        """Write the plan as one Python function, registered with `linecache` under
+        `self.filename` so tracebacks and debuggers show its lines. Values are named after
+        their graph nodes (`_plan_names`); the plan's own names (kernels `_k<t>`, attributes
+        `_a<t>`, buffers `_b<v>`, shapes/dtypes `_s<v>`/`_d<v>`, constants `_g_...`) start
+        with an underscore, which value names never do."""
         ns = {"np": np, "_empty": np.empty}
+        vn = self.names = _plan_names(self.labels)
         lines = []
-        args = ", ".join("v%d" % v for v in self.input_values)
-        lines.append("def run(%s):" % (args or ""))
+        lines.append("def run(%s):" % ", ".join(vn[v] for v in self.input_values))
         for v, arr in self.const.items():
-            ns["v%d" % v] = arr
+            ns[vn[v]] = arr
         for r, buf in self.buffer_of.items():
-            ns["b%d" % r] = buf
+            ns["_b%d" % r] = buf
         starts = []                       # index in `lines` of each step's first line
         for t, st in enumerate(self.steps):
             starts.append(len(lines))
-            ns["k%d" % t] = st.op.out_kernel if st.outs[0] in self.buffer_of or \
+            ns["_k%d" % t] = st.op.out_kernel if st.outs[0] in self.buffer_of or \
                 (st.outs[0] in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1) \
                 or st.inplace_of is not None else st.op.kernel
-            ns["a%d" % t] = st.attrs
-            ins = ", ".join("v%d" % v for v in st.ins)
+            ns["_a%d" % t] = st.attrs
+            ins = ", ".join(vn[v] for v in st.ins)
             out = st.outs[0]
+            o, k = vn[out], "_k{t}(_a{t}".format(t=t)
             lines_inline = None
             if st.op.inline is not None and len(st.outs) == 1 and not st.op.view:
                 if st.inplace_of is not None:
-                    target = "v%d" % st.inplace_of
+                    target = vn[st.inplace_of]
                 elif out in self.buffer_of:
-                    target = "b%d" % out
+                    target = "_b%d" % out
                 elif out in self.fresh and st.op.out_kernel is not None:
-                    target = "v%d" % out
+                    target = o
                 else:
                     target = None
                 if target is not None:
                     lines_inline = st.op.inline(InlineStep(t, st, self, ns, target))
             if lines_inline is not None:
-                if target == "v%d" % out and st.inplace_of is None:
-                    ns["s%d" % out] = self.shapes[out]
-                    ns["d%d" % out] = self.dtypes[out]
-                    lines.append("    v{o} = _empty(s{o}, d{o})".format(o=out))
+                if target == o and st.inplace_of is None:
+                    ns["_s%d" % out] = self.shapes[out]
+                    ns["_d%d" % out] = self.dtypes[out]
+                    lines.append("    {o} = _empty(_s{v}, _d{v})".format(o=o, v=out))
                 lines.extend("    " + ln for ln in lines_inline)
-                if target != "v%d" % out:
-                    lines.append("    v{o} = {tg}".format(o=out, tg=target))
+                if target != o:
+                    lines.append("    {o} = {tg}".format(o=o, tg=target))
             elif st.inplace_of is not None:
-                lines.append("    k{t}(a{t}, v{src}, {ins})".format(t=t, src=st.inplace_of, ins=ins))
-                lines.append("    v{o} = v{src}".format(o=out, src=st.inplace_of))
+                src = vn[st.inplace_of]
+                lines.append("    {k}, {src}, {ins})".format(k=k, src=src, ins=ins))
+                lines.append("    {o} = {src}".format(o=o, src=src))
             elif out in self.buffer_of:
-                lines.append("    v{o} = b{o}".format(o=out))
-                lines.append("    k{t}(a{t}, v{o}, {ins})".format(t=t, o=out, ins=ins))
+                lines.append("    {o} = _b{v}".format(o=o, v=out))
+                lines.append("    {k}, {o}, {ins})".format(k=k, o=o, ins=ins))
             elif out in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1 \
                     and not st.op.view:
-                ns["s%d" % out] = self.shapes[out]
-                ns["d%d" % out] = self.dtypes[out]
-                lines.append("    v{o} = _empty(s{o}, d{o})".format(o=out))
-                lines.append("    k{t}(a{t}, v{o}, {ins})".format(t=t, o=out, ins=ins))
+                ns["_s%d" % out] = self.shapes[out]
+                ns["_d%d" % out] = self.dtypes[out]
+                lines.append("    {o} = _empty(_s{v}, _d{v})".format(o=o, v=out))
+                lines.append("    {k}, {o}, {ins})".format(k=k, o=o, ins=ins))
             else:
-                ns["k%d" % t] = st.op.kernel
-                if len(st.outs) == 1:
-                    lines.append("    v{o} = k{t}(a{t}, {ins})".format(o=out, t=t, ins=ins))
-                else:
-                    outs = ", ".join("v%d" % v for v in st.outs)
-                    lines.append("    {outs}, = k{t}(a{t}, {ins})".format(outs=outs, t=t,
-                                                                          ins=ins))
+                ns["_k%d" % t] = st.op.kernel
+                outs = ", ".join(vn[v] for v in st.outs) + ("," if len(st.outs) > 1 else "")
+                lines.append("    {outs} = {k}, {ins})".format(outs=outs, k=k, ins=ins))
         rets = []
         owned = {st.outs[0] for st in self.steps if st.op.out_kernel is not None
                  and len(st.outs) == 1 and not st.op.view}
@@ -482,24 +539,27 @@ class Plan:
             r = self.root[v]
             if r in self.input_values or r in self.const or r in self.buffer_of \
                     or (r != v and r not in self.fresh):
-                rets.append("v%d.copy()" % v)
+                rets.append("%s.copy()" % vn[v])
             elif r not in owned:
                 # a kernel's own result may still be a view of an input (SwapAxis ...)
-                rets.append("(v{0} if v{0}.base is None else v{0}.copy())".format(v))
+                rets.append("({0} if {0}.base is None else {0}.copy())".format(vn[v]))
             else:
-                rets.append("v%d" % v)
+                rets.append(vn[v])
         lines.append("    return [%s]" % ", ".join(rets))
         # one try around the body (free until something raises): a kernel's error names its
-        # node and the user's source line (_plan_error); engine gaps pass unchanged
+        # node and the user's source line (_plan_error), chained to the kernel's own error
+        # (whose traceback shows the plan's lines); engine gaps pass unchanged
         lines = [lines[0], "    try:"] + ["    " + ln for ln in lines[1:]] + [
             "    except NotImplementedError:", "        raise",
             "    except (ValueError, IndexError, MXNetError) as _e:",
-            "        raise _plan_error(_plan, _e) from None"]
+            "        raise _plan_error(_plan, _e) from _e"]
         self._step_lines = [i + 2 for i in starts]      # 1-based, after the `try:` line
         ns.update(NotImplementedError=NotImplementedError, MXNetError=MXNetError,
                   _plan_error=_plan_error, _plan=self)
-        self.source = "\n".join(lines)
-        exec(compile(self.source, _PLAN_FILE, "exec"), ns)
+        self.source = "\n".join(lines) + "\n"
+        self.filename = "<hybridlint-plan 0x%x>" % id(self)
+        _register_source(self, self.filename, self.source)
+        exec(compile(self.source, self.filename, "exec"), ns)
         self.run = ns["run"]
 
     def step_at(self, lineno: int) -> Optional["_Step"]:
@@ -519,7 +579,7 @@ class InlineStep:
 
     def __init__(self, t, step, plan, ns, out_name):
         self.attrs = step.attrs
-        self.ins = ["v%d" % v for v in step.ins]
+        self.ins = [plan.names[v] for v in step.ins]
         self.out = out_name
         self.in_shapes = [plan.shapes[v] for v in step.ins]
         self.in_dtypes = [plan.dtypes[v] for v in step.ins]
@@ -531,9 +591,9 @@ class InlineStep:
 
     def const(self, value) -> str:
         for k, v in self._ns.items():
-            if v is value and k.startswith("g_"):
+            if v is value and k.startswith("_g_"):
                 return k
-        name = "g_%s%d" % (self._prefix, self._n)
+        name = "_g_%s%d" % (self._prefix, self._n)
         self._n += 1
         self._ns[name] = value
         return name

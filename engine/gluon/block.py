@@ -22,6 +22,7 @@ from typing import Optional
 from .. import name as _name
 from .. import ndarray, symbol
 from ..base import MXNetError, engine_not_implemented
+from .._fastpaths import FAST as _FAST
 from ..compat import proxy_of
 from ..context import _CPU0
 from ..context import _CURRENT as _CONTEXT_LOCAL
@@ -650,7 +651,7 @@ class HybridBlock(Block):
         """Install the lean call path when nothing in this block needs the general one."""
         fast = self._fast
         if (fast is not None and fast.epoch == _EPOCH[0]) or self._forward_hooks \
-                or self._forward_pre_hooks:
+                or self._forward_pre_hooks or not _FAST[0]:   # reference layer: no lean path
             return   # a stale fast path (parameters replaced anywhere) is rebuilt below
         if not getattr(type(self).forward, "_gluon_lean_call_ok", False):
             return
@@ -751,7 +752,7 @@ class HybridBlock(Block):
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
                 fast = self._fast
                 if (fast is None or fast.epoch != _EPOCH[0]) and not self._forward_hooks \
-                        and not self._forward_pre_hooks \
+                        and not self._forward_pre_hooks and _FAST[0] \
                         and getattr(type(self).forward, "_gluon_lean_call_ok", False):
                     self._fast = _EagerCall(params)
                 return self.hybrid_forward(_F_NDARRAY, x, *args, **params)

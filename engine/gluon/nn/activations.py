@@ -36,6 +36,7 @@ def _activate_fresh(act: "Activation", x):
     if type(act) is Activation and act._act_type == "relu" and type(x) is _NDArray:
         fast = act._fast
         data = x._data
+        # (no _EagerCall is installed on the reference layer: engine/_fastpaths.py)
         if type(fast) is _EagerCall and fast.epoch == _EPOCH[0] and data.dtype.kind == "f" \
                 and data.flags.writeable and data.base is None:
             _act_relu(data, out=data)
