@@ -675,7 +675,13 @@ def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), u
     """
     _check_text(source)
     with _nesting_guard():
-        return _fix_to_fixed_point(source, path, select, ignore, unsafe, accept, rules or ALL_RULES)
+        result = _fix_to_fixed_point(source, path, select, ignore, unsafe, accept,
+                                     rules or ALL_RULES)
+    if result.applied:  # imports the fixes made unused (nd after nd.zeros -> F.zeros)
+        from . import imports
+
+        result.source, result.remaining = imports.apply(source, result.source, result.remaining)
+    return result
 
 
 def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,

@@ -12,7 +12,7 @@ Hazards (rule):
 import numpy as np
 
 import mxnet as mx
-from mxnet import gluon, nd
+from mxnet import gluon
 from mxnet.gluon import nn
 
 

@@ -17,7 +17,7 @@ Hazards (rule):
 import logging
 
 import mxnet as mx
-from mxnet import gluon, nd
+from mxnet import gluon
 from mxnet.gluon import nn
 
 

@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 import mxnet as mx
-from mxnet import gluon, nd
+from mxnet import gluon
 from mxnet.gluon import nn
 
 
