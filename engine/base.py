@@ -7,7 +7,8 @@ from typing import NoReturn
 
 import numpy as np
 
-__all__ = ["MXNetError", "NotImplementedForSymbol", "engine_not_implemented", "mx_real_t",
+__all__ = ["MXNetError", "NotImplementedForSymbol", "EngineGap", "MissingOperator",
+           "engine_not_implemented", "mx_real_t",
            "string_types", "numeric_types", "integer_types", "_Null"]
 
 mx_real_t = np.float32
@@ -49,6 +50,17 @@ class NotImplementedForSymbol(MXNetError):
         return msg
 
 
+class EngineGap(NotImplementedError):
+    """A part of MXNet's API the engine lacks: the code cannot be verified on the engine, which
+    says nothing about the code. The checker recognises gaps by this type (or a gap as the
+    `__cause__` of what it caught), never by message text."""
+
+
+class MissingOperator(MXNetError, EngineGap):
+    """An operator the engine's registry lacks (a graph file naming it, say): an MXNetError,
+    as MXNet raises for an operator it cannot find, and an engine gap."""
+
+
 def engine_not_implemented(name: str) -> NoReturn:
     """Raise for a part of MXNet's API the engine lacks, so callers can say 'cannot verify'."""
-    raise NotImplementedError("hybridlint engine does not implement mxnet.{} yet".format(name))
+    raise EngineGap("hybridlint engine does not implement mxnet.{} yet".format(name))

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .base import MXNetError
+from .base import MissingOperator, MXNetError
 
 __all__ = ["OpDef", "Param", "Attrs", "ShapeError", "register", "get_op", "all_ops",
            "p_int", "p_float", "p_bool", "p_str", "p_shape", "p_dtype", "p_opt", "p_enum",
@@ -370,11 +370,12 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
 
 
 def get_op(name: str) -> OpDef:
-    """The OpDef registered under `name` (or alias); MXNetError if unknown."""
+    """The OpDef registered under `name` (or alias); MissingOperator (an MXNetError and an
+    engine gap) if unknown."""
     op = _OPS.get(name)
     if op is None:
-        raise MXNetError("Cannot find operator {} (the hybridlint engine does not implement it "
-                         "yet)".format(name))
+        raise MissingOperator("Cannot find operator {} (the hybridlint engine does not "
+                              "implement it yet)".format(name))
     return op
 
 

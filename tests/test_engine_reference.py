@@ -228,3 +228,35 @@ def test_plan_names_are_identifiers_after_nodes():
     names = _plan_names(["fc1", "fc1", "1x", "_plus0", "np", "a b-c", "class", ""])
     assert names == ["fc1", "fc1_2", "n1x", "n_plus0", "np_", "a_b_c", "class_", "value"]
     assert all(n.isidentifier() for n in names)
+
+
+# ----------------------------------------------------------------------------- typed gaps
+
+def test_engine_gaps_are_typed():
+    from hybridlint.engine.base import EngineGap, MissingOperator, engine_not_implemented
+    from hybridlint.engine.registry import get_op
+    with pytest.raises(EngineGap):
+        engine_not_implemented("foo")
+    with pytest.raises(MissingOperator) as info:
+        get_op("NoSuchOperator")
+    assert isinstance(info.value, mx.MXNetError) and isinstance(info.value, EngineGap)
+    with mx.as_mxnet():
+        import mxnet
+        with pytest.raises(EngineGap):
+            mxnet.gluon.Block().save("x")     # a gluon method the engine lacks
+
+
+def test_checker_recognises_gaps_by_type_not_text():
+    from hybridlint.checker.jobs import _is_engine_gap
+    from hybridlint.engine.base import EngineGap
+    text = "hybridlint engine does not implement mxnet.foo yet"
+    assert _is_engine_gap(EngineGap(text))
+    assert not _is_engine_gap(NotImplementedError(text))    # same text, not a gap
+    assert not _is_engine_gap(ValueError("plain"))
+    try:
+        try:
+            raise EngineGap(text)
+        except EngineGap as gap:
+            raise ValueError("Deferred initialization failed") from gap
+    except ValueError as wrapped:
+        assert _is_engine_gap(wrapped)

@@ -20,7 +20,6 @@ from .inputs import make_arrays, to_spec
 from .loader import BackendUnavailable, backend, load_source
 from .report import EquivalenceReport, compare_arrays, first_difference
 
-ENGINE_GAP = "hybridlint engine does not implement"
 # MXNet 1.9.1 (and the engine) raise this when a HybridBlock gets a non-hybrid child: the
 # hazard HL010 reports, at construction time rather than at hybridize().
 HYBRID_CHILD = "Children of HybridBlock must also be HybridBlock"
@@ -120,6 +119,17 @@ def _stage(status: str, stage: str, base: dict, user_files: Set[str],
     return fail
 
 
+def _is_engine_gap(exc: Optional[BaseException]) -> bool:
+    """An engine gap (`hybridlint.engine.base.EngineGap`), or an error raised `from` one:
+    recognised by type, never by message text. Without the engine imported none was raised."""
+    base = sys.modules.get("hybridlint.engine.base")
+    while exc is not None and base is not None:
+        if isinstance(exc, base.EngineGap):
+            return True
+        exc = exc.__cause__
+    return False
+
+
 def _environment_reason(exc: BaseException) -> Optional[str]:
     """Problems that say nothing about the code's equivalence: the checker cannot run it."""
     if isinstance(exc, SystemExit):
@@ -134,7 +144,7 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
         return "user code exceeded the recursion limit"
     if isinstance(exc, ImportError):
         return f"missing import: {exc}"
-    if ENGINE_GAP in str(exc):             # NotImplementedError, or MXNetError for an op
+    if _is_engine_gap(exc):
         return f"cannot verify on the engine: {exc} (try backend='mxnet')"
     if isinstance(exc, AttributeError) and _ENGINE_MODULE_GAP.search(str(exc)):
         return (f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
