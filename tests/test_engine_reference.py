@@ -260,3 +260,49 @@ def test_checker_recognises_gaps_by_type_not_text():
             raise ValueError("Deferred initialization failed") from gap
     except ValueError as wrapped:
         assert _is_engine_gap(wrapped)
+
+
+# ----------------------------------------------------------------------------- NDArray operators
+
+_OPERATORS = {"broadcast_add": "__add__", "broadcast_sub": "__sub__", "broadcast_mul": "__mul__",
+              "broadcast_div": "__truediv__", "broadcast_mod": "__mod__",
+              "broadcast_power": "__pow__", "broadcast_equal": "__eq__",
+              "broadcast_lesser": "__lt__", "broadcast_greater_equal": "__ge__"}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
+@pytest.mark.parametrize("op_name", sorted(_OPERATORS))
+def test_ndarray_operator_is_the_broadcast_op(op_name, dtype):
+    rng = np.random.RandomState(4)
+    a = mx.nd.array(rng.randint(1, 9, size=(2, 3, 4)), dtype=dtype)
+    b = mx.nd.array(rng.randint(1, 4, size=(3, 1)), dtype=dtype)
+    got = getattr(a, _OPERATORS[op_name])(b)
+    want = getattr(mx.nd, op_name)(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_ndarray_operators_run_the_registered_kernels(monkeypatch):
+    """A changed broadcast_add / broadcast_mul kernel changes `a + b` / `a *= b`: the operators
+    do not re-implement broadcasting."""
+    from hybridlint.engine.registry import get_op
+    add, mul = get_op("broadcast_add"), get_op("broadcast_mul")
+    a, b = mx.nd.ones((2, 3)), mx.nd.ones((3,))
+    monkeypatch.setattr(add, "kernel", lambda attrs, x, y: np.full((2, 3), 42, x.dtype))
+    monkeypatch.setattr(mul, "out_kernel", lambda attrs, out, x, y: out.fill(7))
+    assert (a + b).asnumpy().tolist() == [[42.0] * 3] * 2
+    a *= b
+    assert a.asnumpy().tolist() == [[7.0] * 3] * 2
+
+
+def test_ndarray_operator_errors_keep_mxnet_messages():
+    a = mx.nd.ones((2, 3))
+    with pytest.raises(mx.MXNetError, match=r"Check failed: l == 1 \|\| r == 1: operands could "
+                                            r"not be broadcast together with shapes \[2,3\] \[4\]"):
+        a + mx.nd.ones((4,))
+    with pytest.raises(mx.MXNetError, match="Error in operator broadcast_add: Check failed: "
+                                            "assign.*1-th input: expected float32, got float64"):
+        a + mx.nd.ones((2, 3), dtype="float64")
+    c = mx.nd.ones((3,))
+    with pytest.raises(mx.MXNetError, match="in-place operation"):
+        c += a

@@ -37,9 +37,20 @@ def _dtype_error(op_name: str, want: np.dtype, got: np.dtype) -> MXNetError:
         op_name, _ASSIGN_FAILED, want.name, got.name))
 
 
+def _broadcast_op(op_name: str):
+    """The registered `op_name` OpDef (broadcast_add ...), looked up on first use: the ops
+    register after this module is imported."""
+    from ..registry import get_op
+    return get_op(op_name)
+
+
 def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):
-    """An NDArray operator: NDArray (broadcasting, same dtype) or scalar operand (cast to the
-    array's dtype). `op_name` is the MXNet operator the NDArray operand form runs."""
+    """An NDArray operator: NDArray or scalar operand (cast to the array's dtype). An NDArray
+    operand runs the registered `op_name` kernel (the broadcast op MXNet's operator calls,
+    so the operator and `mx.nd.<op_name>` cannot drift apart) after MXNet's dtype and
+    broadcast checks, which keep the operator's own messages."""
+    opdef = []
+
     def op(self, other):
         a = self._data
         if isinstance(other, NDArray):
@@ -48,15 +59,20 @@ def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):
                 raise _dtype_error(op_name, a.dtype, b.dtype)
             if a.shape != b.shape:
                 _check_broadcast(a.shape, b.shape)
-        elif isinstance(other, (int, float, bool, np.generic)):
-            b = a.dtype.type(other)
-        elif isinstance(other, np.ndarray):
-            b = other.astype(a.dtype, copy=False)
+            if not opdef:
+                opdef.append(_broadcast_op(op_name))
+                opdef.append(opdef[0].parse({}))
+            r = opdef[0].kernel(opdef[1], a, b)          # keeps a's dtype
         else:
-            return NotImplemented
-        r = np_fn(a, b)
-        if as_dtype:
-            r = r.astype(a.dtype)
+            if isinstance(other, (int, float, bool, np.generic)):
+                b = a.dtype.type(other)
+            elif isinstance(other, np.ndarray):
+                b = other.astype(a.dtype, copy=False)
+            else:
+                return NotImplemented
+            r = np_fn(a, b)
+            if as_dtype:
+                r = r.astype(a.dtype)
         return wrap(r if type(r) is _np_ndarray else np.asarray(r, dtype=a.dtype).reshape(1))
     return op
 
@@ -75,18 +91,30 @@ def _rbinary(np_fn):
 
 
 def _inplace(np_fn, op_name="broadcast_op"):
+    """`a op= b`: an NDArray operand runs the registered `op_name` op's out= kernel into `a`
+    (as MXNet runs the broadcast op with out=self); a scalar is cast to a's dtype first."""
+    opdef = []
+
     def op(self, other):
         a = self._data
         if isinstance(other, NDArray):
             b = other._data
             if b.dtype is not a.dtype and b.dtype != a.dtype:
                 raise _dtype_error(op_name, a.dtype, b.dtype)
+            if not opdef:
+                opdef.append(_broadcast_op(op_name))
+                opdef.append(opdef[0].parse({}))
+            run = opdef[0].out_kernel
         elif isinstance(other, (int, float, bool, np.generic)):
             b = a.dtype.type(other)
+            run = None
         else:
             return NotImplemented
         try:
-            np_fn(a, b, out=a, casting="unsafe")
+            if run is not None:
+                run(opdef[1], a, a, b)
+            else:
+                np_fn(a, b, out=a, casting="unsafe")
         except ValueError:
             raise MXNetError("in-place operation: shape {} cannot receive a result broadcast "
                              "with {}".format(_fmt_shape(a.shape), _fmt_shape(np.shape(b))))
