@@ -243,20 +243,31 @@ class Plan:
                                              if node.where() else ""))
         self._graph = (order, inputs, shapes, types)
         self._fast_run = self._reference_run = None
+        if _fastpaths.FAST[0]:
+            self._compile_fast()        # compile-time errors (folding) surface here
         self.use_fast(_fastpaths.FAST[0])
         _fastpaths.LIVE_PLANS.add(self)
 
     def use_fast(self, fast: bool) -> None:
         """Make `run` the generated plan (fast layer) or the node-by-node reference run
-        (`engine/_reference.py`), building the chosen one on first use; callers holding this
-        plan (CachedOp, gluon's bound calls) follow the switch (`engine/_fastpaths.py`)."""
-        if fast and self._fast_run is None:
-            self._compile(*self._graph)
-            self._fast_run = self.run
-        elif not fast and self._reference_run is None:
+        (`engine/_reference.py`); callers holding this plan (CachedOp, gluon's bound calls)
+        follow the switch (`engine/_fastpaths.py`). A plan made on the reference layer
+        compiles its fast code on its first fast call, not when the switch flips."""
+        if fast:
+            self.run = self._fast_run or self._first_fast_run
+            return
+        if self._reference_run is None:
             order, inputs, shapes, _ = self._graph
             self._reference_run = _ReferenceRun(self.sym, order, inputs, shapes, _node_error)
-        self.run = self._fast_run if fast else self._reference_run
+        self.run = self._reference_run
+
+    def _compile_fast(self) -> None:
+        self._compile(*self._graph)
+        self._fast_run = self.run
+
+    def _first_fast_run(self, *arrays):
+        self._compile_fast()
+        return self.run(*arrays)
 
     # -------------------------------------------------------------- compile
     def _compile(self, order, inputs, shapes, types):

@@ -306,3 +306,19 @@ def test_ndarray_operator_errors_keep_mxnet_messages():
     c = mx.nd.ones((3,))
     with pytest.raises(mx.MXNetError, match="in-place operation"):
         c += a
+
+
+def test_plan_made_on_the_reference_layer_compiles_when_first_run_fast():
+    sym, arrays = _graphs()["conv_relu_pool"]
+    nds = [mx.nd.array(a) for a in arrays]
+    with mx.fast_paths(False):
+        op = mx.nd.CachedOp(sym)
+        ref = op(*nds).asnumpy()
+        plan = op._last_plan
+        assert not hasattr(plan, "source")          # no generated code on this layer
+    with mx.fast_paths(True):
+        assert not hasattr(plan, "source")          # flipping compiled nothing yet
+        fast = op(*nds).asnumpy()
+        assert plan.run is plan._fast_run and [s.op.name for s in plan.steps] == [
+            "Convolution+relu+Pooling"]
+    np.testing.assert_allclose(fast, ref, rtol=1e-5, atol=1e-6)
