@@ -4,6 +4,7 @@ the op eagerly and as a graph, the layers with the same weights eagerly, hybridi
 and loaded both ways) and engine-only tests (deferred shapes, parameter names, the fused layer
 against its unfused cells)."""
 import json
+import zlib
 
 import numpy as np
 import pytest
@@ -36,7 +37,9 @@ CASES = [(mode, layers, bi, so) for mode in MODES for layers in (1, 2) for bi in
 @pytest.mark.mxnet
 @pytest.mark.parametrize("mode,layers,bi,state_outputs", CASES)
 def test_rnn_op_matches_mxnet(mode, layers, bi, state_outputs):
-    rng = np.random.RandomState(hash((mode, layers, bi, state_outputs)) % 2**31)
+    # zlib.crc32, not hash(): str hashes change per process, and the recorded MXNet results
+    # (tests/recordings/) are keyed by the inputs, which must be the same every run.
+    rng = np.random.RandomState(zlib.crc32(repr((mode, layers, bi, state_outputs)).encode()))
     check_both(_op_case(rng, mode, layers, bi, state_outputs=state_outputs))
 
 
