@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
+from ._shape_rewrites import plan_ndim_axis
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -61,6 +62,11 @@ Exact rewrites where MXNet has a shape-free equivalent:
 - `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
   `F.contrib.arange_like(x, axis=k).astype('float32')`.
 - `x.T` → `F.transpose(x)`.
+- rank arithmetic as the axis of an operator whose data is x: `F.log_softmax(x, axis=x.ndim - 1)`
+  → `axis=-1`, `F.concat(x, y, dim=x.ndim - 1)` → `dim=-1`, `F.expand_dims(x, axis=x.ndim)` →
+  `axis=-1` (`expand_dims`/`stack` count the output's axes: `x.ndim - k` → `-(k + 1)`). Not for
+  `flip`/`reverse`/`squeeze`/`broadcast_axis`, which reject some negative axes, nor when the
+  rank is another tensor's.
 - other `ctx=x.context` arguments are dropped.
 Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
 `F.broadcast_like`, `F.reshape_like`).
@@ -72,6 +78,9 @@ keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only 
 special code (-2, -3, -4) or unknown value precedes the position. Dropping `ctx=x.context`
 elsewhere is unsafe: eagerly the array is then created on the default context, which differs
 from x's when x lives on a GPU and no `with mx.gpu():` is active.
+The negative-axis rewrite is safe for `x.ndim - 1` (`x.ndim` when an axis is added): both name
+the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank is known to be
+at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
 """
 
     VALID = [
@@ -178,6 +187,17 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
         Invalid(_net("return F.arange(0, x.shape[-1])"), line=3,
                 fixed=_net("return F.contrib.arange_like(x, axis=-1).astype('float32')"), safety=SAFE),
         Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
+        # rank arithmetic as an axis: negative axes count from the data's own rank
+        Invalid(_net("return F.log_softmax(x, axis=x.ndim - 1)"), line=3,
+                fixed=_net("return F.log_softmax(x, axis=-1)"), safety=SAFE),
+        Invalid(_net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=-1)"), safety=SAFE),
+        Invalid(_net("return F.expand_dims(x, axis=x.ndim)"), line=3,
+                fixed=_net("return F.expand_dims(x, axis=-1)"), safety=SAFE),
+        Invalid(_net("return x.sum(axis=x.ndim - 2)"), line=3,
+                fixed=_net("return x.sum(axis=-2)"), safety=UNSAFE),  # a rank-1 x: axis -1 vs -2
+        Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
+        Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
                 fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
@@ -215,6 +235,8 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
     def visit_Call(self, node: cst.Call) -> None:
         ns = self.namespace  # None in helpers that get tensors but no F: only F-free fixes
         op = _namespace_op(node.func, ns) if ns is not None else None
+        for attribute, edits, safety in plan_ndim_axis(self, node, ns):
+            self._planned[attribute] = (edits, safety)
         if op in _LIKE and self._plan_like(node, op, ns):
             return
         if op == "arange" and self._plan_arange(node, ns):

@@ -1,0 +1,91 @@
+"""Shape-free rewrites HL001 offers for `.ndim` (issue 12): rank arithmetic as a negative axis.
+
+A Symbol has no `.ndim`, but the operators below normalise a negative axis by the rank of
+their data (MXNet 1.9.1: `axis += ndim`), so `axis=x.ndim - k` on an operator whose data is x
+says the same as `axis=-k`, and needs no rank at all. `expand_dims` and `stack` add an axis,
+so they normalise by `ndim + 1`: `axis=x.ndim - k` there is `axis=-(k + 1)`.
+
+The rewrite is exact when the position is in range, i.e. k <= ndim (k = 1 for an ordinary
+axis, k = 0 for an added one, always: both sides then name the last axis, or fail alike on a
+rank-0 array). A larger k is safe only when the analysis knows x's rank; otherwise `unsafe`.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from ._build import integer
+from .analysis import call_argument, literal_int
+from .base import SAFE, UNSAFE
+
+# Operators whose `axis` (`dim` for concat) counts the axes of their data and accepts a
+# negative value, checked against MXNet 1.9.1 (`op(x, axis=-1) == op(x, axis=2)` on a rank-3
+# x, eager and hybridized). Left out on purpose: flip/reverse, squeeze, broadcast_axis, which
+# reject some negative axes, and swapaxes (two axes).
+_AXIS_OPS = {
+    "softmax", "log_softmax", "softmin", "sum", "mean", "max", "min", "prod", "nansum",
+    "nanprod", "argmax", "argmin", "norm", "topk", "sort", "argsort", "slice_axis", "split",
+    "pick", "take", "repeat", "LayerNorm", "sum_axis", "max_axis", "min_axis",
+}
+_DIM_OPS = {"concat", "Concat"}  # every input has the same rank: any of them gives it
+_ADDED_AXIS_OPS = {"expand_dims", "stack"}  # the axis counts the output's axes: ndim + 1
+_DATA_KEYWORD = {"take": "a"}
+
+Plan = Tuple[cst.Attribute, Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]
+
+
+def plan_ndim_axis(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
+    """Plans for `F.op(x, axis=x.ndim - k)` / `x.op(axis=x.ndim - k)`: (the `x.ndim` node,
+    the edit replacing the axis value, its safety)."""
+    op, data = _operator_and_data(node, namespace)
+    if op is None:
+        return []
+    keyword = "dim" if op in _DIM_OPS else "axis"
+    axis = call_argument(node, None, keyword)
+    if axis is None:
+        return []
+    parsed = _rank_minus(axis.value)
+    if parsed is None:
+        return []
+    attribute, k = parsed
+    if not any(isinstance(d, cst.Name) and d.value == attribute.value.value for d in data):  # type: ignore[attr-defined]
+        return []  # the rank of another tensor than the operator's data: no evidence they match
+    added = op in _ADDED_AXIS_OPS
+    if k < (0 if added else 1):
+        return []  # out of range in the original (axis == ndim): nothing to keep
+    new_axis = -(k + 1) if added else -k
+    shape = rule.value(attribute.value).shape
+    safe = k == (0 if added else 1) or (shape is not None and len(shape) >= k)
+    return [(attribute, ((axis.value, integer(new_axis)),), SAFE if safe else UNSAFE)]
+
+
+def _operator_and_data(node: cst.Call, namespace: Optional[str]
+                       ) -> Tuple[Optional[str], List[cst.BaseExpression]]:
+    """(operator name, its data operands) for `F.op(...)` or the fluent `x.op(...)`."""
+    func = node.func
+    if not isinstance(func, cst.Attribute):
+        return None, []
+    op = func.attr.value
+    if op not in _AXIS_OPS | _DIM_OPS | _ADDED_AXIS_OPS:
+        return None, []
+    if namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace:
+        if op in _DIM_OPS or op == "stack":
+            return op, [a.value for a in node.args if a.keyword is None and not a.star]
+        data = call_argument(node, 0, _DATA_KEYWORD.get(op, "data"))
+        return op, [data.value] if data is not None else []
+    if op in _DIM_OPS or op == "stack":
+        return None, []  # no fluent form takes the other operands' rank
+    return op, [func.value]
+
+
+def _rank_minus(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.ndim` -> (the attribute, 0); `x.ndim - k` for a literal k -> (the attribute, k)."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "ndim" and isinstance(expr.value, cst.Name):
+        return expr, 0
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract):
+        inner = _rank_minus(expr.left)
+        k = literal_int(expr.right)
+        if inner is not None and inner[1] == 0 and k is not None and k >= 0:
+            return inner[0], k
+    return None
