@@ -235,6 +235,43 @@ def test_hl001_fixes_in_a_helper_without_f(backend, side):
                      helpers=helper)
 
 
+_AXIS_FORMS = [
+    "F.softmax(x, axis={a})", "F.log_softmax(x, axis={a})", "F.softmin(x, axis={a})",
+    "F.sum(x, axis={a})", "x.mean(axis={a})", "F.max(x, axis={a})", "F.min(x, axis={a})",
+    "F.prod(x, axis={a})", "F.nansum(x, axis={a})", "F.nanprod(x, axis={a})",
+    "F.argmax(x, axis={a})", "F.argmin(x, axis={a})", "F.norm(x, axis={a})",
+    "F.topk(x, axis={a}, k=1)", "F.sort(x, axis={a})", "F.argsort(x, axis={a})",
+    "F.slice_axis(x, axis={a}, begin=0, end=1)", "F.split(x, axis={a}, num_outputs=1)",
+    "F.take(x, F.zeros((1,)), axis={a})", "F.repeat(x, repeats=2, axis={a})",
+    "F.sum_axis(x, axis={a})", "F.concat(x, F.relu(x), dim={a})",
+]
+_ADDED_AXIS_FORMS = ["F.expand_dims(x, axis={a})", "x.expand_dims(axis={a})", "F.stack(x, x, axis={a})"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes, data_=st.data())
+def test_hl001_ndim_axis(backend, shape, data_):
+    """`axis=x.ndim - k` -> `axis=-k` (`-(k + 1)` where the op adds an axis), for every k in
+    range: safe for the last axis, unsafe otherwise (x's rank is unknown here)."""
+    mx = backend_module(backend)
+    added = data_.draw(st.booleans())
+    form = data_.draw(st.sampled_from(_ADDED_AXIS_FORMS if added else _AXIS_FORMS))
+    k = data_.draw(st.integers(0 if added else 1, len(shape)))
+    axis = "x.ndim" if k == 0 else f"x.ndim - {k}"
+    safety = "safe" if k == (0 if added else 1) else "unsafe"
+    check_equivalent("return " + form.format(a=axis), [data(shape)], mx, "HL001", expect_safety=safety)
+
+
+@pytest.mark.mxnet
+def test_mxnet_names_a_different_axis_when_k_exceeds_the_rank_which_is_why_k_above_1_is_unsafe():
+    mx = pytest.importorskip("mxnet")
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    assert mx.nd.sum(x, axis=x.ndim - 2).shape == (1,)  # axis=-1: valid
+    with pytest.raises(mx.base.MXNetError):
+        mx.nd.sum(x, axis=-2).wait_to_read()
+
+
 # -- HL004 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
