@@ -7,6 +7,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import plan_ndim_axis
+from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -59,6 +60,15 @@ Exact rewrites where MXNet has a shape-free equivalent:
   `dtype=D`, `.astype(D)`; a `ctx=x.context` argument goes away with it.
 - reshape arguments `x.shape[i]` in position `i` → the special code `0` (copy dimension `i`):
   `x.reshape((x.shape[0], -1))` → `x.reshape((0, -1))`, also `F.reshape(x, shape=...)`.
+- reshape targets written from the shape (`x.shape[i]` products and floor divisions, or names
+  of a `b, l, u = x.shape` unpacking used only in reshapes of `x`, which then goes away) →
+  MXNet's codes (0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one into the next
+  two), found by `rules/_reshape_codes.py`: `(b, l, h, u // h)` → `(0, 0, h, -1)`,
+  `(b * h, l, -1)` → `(-3, 0, 0)`, `(bh // h, h, l, -1)` → `(-4, -1, h, 0, 0)`,
+  `(x.shape[0] * x.shape[1], -1)` → `(-3, -1)`. A target no code sequence gives exactly (dims
+  in another order, a dim of another tensor) is reported without a fix.
+- `x.reshape(y.shape)` → `F.reshape_like(x, y)` (partial shapes of `y` have no exact form:
+  reshape_like's `lhs_begin/rhs_begin` need the sizes to line up, which the code does not say).
 - `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
   `F.contrib.arange_like(x, axis=k).astype('float32')`.
 - `x.T` → `F.transpose(x)`.
@@ -72,6 +82,9 @@ Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_lik
 `F.broadcast_like`, `F.reshape_like`).
 
 ## Fix safety
+The reshape codes are checked by running MXNet 1.9.1's own reshape algorithm on the symbolic
+dims, so they give the written target for every input shape (names other than the shape's,
+`h`, `self._heads`, are taken as sizes: positive integers).
 The `*_like`, reshape-code, `arange_like` and `transpose` rewrites are safe: same values, shape
 and dtype for every input (`*_like` ops take x's dtype, hence the explicit `.astype`, which
 keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only offered when no
@@ -182,6 +195,13 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
         Invalid(_net("return x.reshape(x.shape[0], 4, -1)"), line=3,
                 fixed=_net("return x.reshape((0, 4, -1))"), safety=SAFE),
         Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
+        Invalid(_net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"), line=3,
+                fixed=_net("return x.reshape((0, 0, 2, -1))"), safety=SAFE),
+        Invalid(_net("return x.reshape((x.shape[0] * x.shape[1], -1))"), line=3,
+                fixed=_net("return x.reshape((-3, -1))"), safety=SAFE),
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x.reshape(y.shape) + y\n",
+                line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+                              "        return F.reshape_like(x, y) + y\n", safety=SAFE),
         Invalid(_net("return F.arange(x.shape[1])"), line=3,
                 fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
         Invalid(_net("return F.arange(0, x.shape[-1])"), line=3,
@@ -222,8 +242,11 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
             return
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
         planned = self._planned.pop(node, None)
+        unpacked = unpacking_fix(self, node) if planned is None and attr == "shape" else None
         if planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
+        elif unpacked is not None:  # `b, l, d = x.shape` used only in reshapes of x: codes
+            self.report(node, message, edits=unpacked, safety=SAFE)
         elif attr == "T" and self.namespace:
             self.report(node, message, replacement=call(f"{self.namespace}.transpose", [node.value]))
         elif attr == "T":  # no F in this helper: the fluent method exists on both array types
@@ -234,6 +257,10 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
     # -- planning fixes from the enclosing call --------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         ns = self.namespace  # None in helpers that get tensors but no F: only F-free fixes
+        like = reshape_like_plan(self, node)  # x.reshape(y.shape) -> F.reshape_like(x, y)
+        if like is not None:
+            self._planned[like[1]] = ((like[0],), SAFE)
+            return
         op = _namespace_op(node.func, ns) if ns is not None else None
         for attribute, edits, safety in plan_ndim_axis(self, node, ns):
             self._planned[attribute] = (edits, safety)
@@ -317,6 +344,11 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
         `x.reshape(a, b)` (NDArray-only varargs: Symbol.reshape does not read positional
         dimensions) is rewritten with a tuple, `x.reshape((a, b))`, at the same time.
         """
+        planned = reshape_plan(self, data, container, varargs_call)
+        if planned is not None:  # an exact code sequence (rules/_reshape_codes.py)
+            for attribute in planned[1]:
+                self._planned[attribute] = ((planned[0],), SAFE)
+            return
         values = ([e.value for e in _elements(container)] if container is not None
                   else [a.value for a in varargs_call.args])  # type: ignore[union-attr]
         replaced: Dict[int, cst.BaseExpression] = {}

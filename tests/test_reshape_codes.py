@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hybridlint.engine as engine
+from hybridlint.linter import fix_source, lint_source
+from hybridlint.rules import ALL_RULES
 from hybridlint.engine.ops.shape import infer_reshape
 from hybridlint.rules._reshape_codes import INFER, Dim, Ref, const, simulate, symbol, synthesize
 
@@ -175,3 +177,95 @@ def test_codes_give_exactly_the_written_target_on_mxnet(problem, seed):
         if len(expected) > 6:   # MXNet's CPU build: "MKLDNN doesn't support 7 dimensions"
             continue
         check_on(mx, shape, numeric_codes(codes, target, values), expected)
+
+
+# ---- HL001's fix: reshape targets written from the shape -> codes, run as blocks -------------
+HL001 = next(rule for rule in ALL_RULES if rule.code == "HL001")
+_BLOCK = ("class Net(HybridBlock):\n    def __init__(self, h):\n        super().__init__()\n"
+          "        self._h = h\n\n    def hybrid_forward(self, F, {}):\n")
+
+# body, codes it must become, input shapes from (h, k1, k2, k3, k4)
+FIX_CASES = {
+    "split last by h": ("b, l, u = x.shape\nreturn x.reshape((b, l, self._h, u // self._h))",
+                        "x.reshape((0, 0, self._h, -1))", lambda h, a, b, c, d: ((a, b, h * c),)),
+    "merge two": ("b, h, l, d = x.shape\nreturn x.reshape((b * h, l, -1))",
+                  "x.reshape((-3, 0, 0))", lambda h, a, b, c, d: ((a, b, c, d),)),
+    "split first": ("bh, l, d = x.shape\nreturn x.reshape((bh // self._h, self._h, l, -1))",
+                    "x.reshape((-4, -1, self._h, 0, 0))", lambda h, a, b, c, d: ((h * a, b, c),)),
+    "index product": ("return x.reshape((x.shape[0] * x.shape[1], -1))", "x.reshape((-3, -1))",
+                      lambda h, a, b, c, d: ((a, b, c, d)[:2 + d % 3],)),
+    "F.reshape": ("b, l, u = x.shape\nreturn F.reshape(x, shape=(b * l, u))", "F.reshape(x, shape=(-3, 0))",
+                  lambda h, a, b, c, d: ((a, b, c),)),
+    "varargs": ("b, l, u = x.shape\nreturn x.reshape(b, l * u)", "x.reshape((0, -3))",
+                lambda h, a, b, c, d: ((a, b, c),)),
+    "underscore": ("_, c, hh, w = x.shape\nreturn x.reshape((-1, c * hh * w))", "x.reshape((0, -1))",
+                   lambda h, a, b, c, d: ((a, b, c, d),)),
+    "reshape_like": ("return x.reshape(y.shape) + y", "F.reshape_like(x, y)",
+                     lambda h, a, b, c, d: ((a, b, c), (a * b, c))),
+}
+
+
+def _net(source: str, lib):
+    namespace = {"HybridBlock": lib.gluon.HybridBlock}
+    if lib.__name__.startswith("hybridlint"):
+        with engine.as_mxnet():
+            exec(compile(source, "<case>", "exec"), namespace)
+    else:
+        exec(compile(source, "<case>", "exec"), namespace)
+    return namespace["Net"]
+
+
+def _run(klass, lib, h, shapes, hybridize):
+    net = klass(h)
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    rng = np.random.RandomState(0)
+    return net(*[lib.nd.array(rng.uniform(-1, 1, s)) for s in shapes]).asnumpy()
+
+
+def _fixed(name):
+    body, _, shapes = FIX_CASES[name]
+    inputs = "x, y" if len(shapes(1, 1, 1, 1, 1)) == 2 else "x"
+    source = _BLOCK.format(inputs) + "".join("        " + line + "\n" for line in body.splitlines())
+    return source, fix_source(source, rules=[HL001]).source
+
+
+@pytest.mark.parametrize("name", sorted(FIX_CASES))
+def test_hl001_writes_the_target_as_codes(name):
+    source, fixed = _fixed(name)
+    assert FIX_CASES[name][1] in fixed and ".shape" not in fixed, fixed
+    assert not [f for f in lint_source(fixed, rules=[HL001])]
+
+
+def _same_on(lib, name, h, dims):
+    source, fixed = _fixed(name)
+    shapes = FIX_CASES[name][2](h, *dims)
+    want = _run(_net(source, lib), lib, h, shapes, False)
+    for hybridize in (False, True):
+        got = _run(_net(fixed, lib), lib, h, shapes, hybridize)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+_DIMS = st.tuples(st.integers(1, 3), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(FIX_CASES)), _DIMS)
+def test_hl001_codes_equal_the_original_eager_output_on_the_engine(name, dims):
+    _same_on(engine, name, dims[0], dims[1:])
+
+
+@pytest.mark.mxnet
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(FIX_CASES)), _DIMS)
+def test_hl001_codes_equal_the_original_eager_output_on_mxnet(name, dims):
+    _same_on(pytest.importorskip("mxnet"), name, dims[0], dims[1:])
+
+
+def test_hl001_leaves_targets_without_codes_alone():
+    for body in ("b, l, u = x.shape\nreturn x.reshape((l, b, u)) + y",       # a permutation
+                 "b, l, u = x.shape\ny = x.reshape((b, l, 2, -1))\nreturn y * b"):  # b used elsewhere
+        source = _BLOCK.format("x, y") + "".join("        " + line + "\n" for line in body.splitlines())
+        assert fix_source(source, rules=[HL001]).source == source
