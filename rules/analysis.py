@@ -325,8 +325,8 @@ def _numpy_decorated(node: cst.ClassDef) -> bool:
 
 
 def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
-    """A Python number by construction: literals, number parameters, arithmetic on them and
-    `math.<f>(...)` / `float(...)` / `int(...)` of them."""
+    """A Python number by construction: literals, number parameters, arithmetic on them,
+    `math.<f>(...)` of them, and `float(...)` / `int(...)` of anything."""
     if isinstance(value, (cst.Integer, cst.Float)):
         return True
     if isinstance(value, cst.Name):
@@ -339,7 +339,9 @@ def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
         return dotted_name(value) in ("math.pi", "math.e", "math.inf", "np.pi", "numpy.pi")
     if isinstance(value, cst.Call):
         name = dotted_name(value.func) or ""
-        return (name.startswith("math.") or name in ("float", "int")) and all(
+        if name in ("float", "int"):  # a Python number whatever it converts (or it raises)
+            return True
+        return name.startswith("math.") and all(
             not arg.star and _numeric(arg.value, numbers) for arg in value.args)
     return False
 
