@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
-from ._shape_rewrites import plan_ndim_axis
+from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis
 from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -77,6 +77,8 @@ Exact rewrites where MXNet has a shape-free equivalent:
   `axis=-1` (`expand_dims`/`stack` count the output's axes: `x.ndim - k` → `-(k + 1)`). Not for
   `flip`/`reverse`/`squeeze`/`broadcast_axis`, which reject some negative axes, nor when the
   rank is another tensor's.
+- `F.broadcast_to(t, x.shape)` / `t.broadcast_to(x.shape)` → `F.broadcast_like(t, x)` /
+  `t.broadcast_like(x)` (the whole shape; a part of it, or `F.tile` by it, is reported only).
 - other `ctx=x.context` arguments are dropped.
 Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
 `F.broadcast_like`, `F.reshape_like`).
@@ -94,6 +96,9 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
 The negative-axis rewrite is safe for `x.ndim - 1` (`x.ndim` when an axis is added): both name
 the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank is known to be
 at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
+`broadcast_like` equals `broadcast_to(x.shape)` on values, shape, dtype and errors for every
+non-empty x, but is unsafe: on a zero-size x legacy `broadcast_to` reads the 0 as "keep t's
+dim" where `broadcast_like` fails.
 """
 
     VALID = [
@@ -218,6 +223,11 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
                 fixed=_net("return x.sum(axis=-2)"), safety=UNSAFE),  # a rank-1 x: axis -1 vs -2
         Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
         Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
+        Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"), line=4,
+                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"), safety=UNSAFE),
+        Invalid(_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"), line=4,
+                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"), safety=UNSAFE),
+        Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"), line=4),
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
                 fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
@@ -262,7 +272,7 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
             self._planned[like[1]] = ((like[0],), SAFE)
             return
         op = _namespace_op(node.func, ns) if ns is not None else None
-        for attribute, edits, safety in plan_ndim_axis(self, node, ns):
+        for attribute, edits, safety in plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns):
             self._planned[attribute] = (edits, safety)
         if op in _LIKE and self._plan_like(node, op, ns):
             return
