@@ -96,9 +96,8 @@ from x's when x lives on a GPU and no `with mx.gpu():` is active.
 The negative-axis rewrite is safe for `x.ndim - 1` (`x.ndim` when an axis is added): both name
 the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank is known to be
 at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
-`broadcast_like` equals `broadcast_to(x.shape)` on values, shape, dtype and errors for every
-non-empty x, but is unsafe: on a zero-size x legacy `broadcast_to` reads the 0 as "keep t's
-dim" where `broadcast_like` fails.
+`broadcast_like(t, x)` is safe: it equals `broadcast_to(t, x.shape)` on values, shape, dtype
+and errors for every t and x, zero-size x included (both keep t's dim where x's is 0).
 """
 
     VALID = [
@@ -224,9 +223,9 @@ dim" where `broadcast_like` fails.
         Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
         Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
         Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"), line=4,
-                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"), safety=UNSAFE),
+                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"), safety=SAFE),
         Invalid(_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"), line=4,
-                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"), safety=UNSAFE),
+                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"), safety=SAFE),
         Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"), line=4),
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,

@@ -272,6 +272,40 @@ def test_mxnet_names_a_different_axis_when_k_exceeds_the_rank_which_is_why_k_abo
         mx.nd.sum(x, axis=-2).wait_to_read()
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes, data_=st.data())
+def test_hl001_broadcast_to_shape(backend, shape, data_):
+    """`broadcast_to(t, x.shape)` -> `broadcast_like(t, x)` for t reduced with keepdims over
+    any axes of x."""
+    mx = backend_module(backend)
+    axes = data_.draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))
+    form = data_.draw(st.sampled_from(["F.broadcast_to(t, x.shape)", "F.broadcast_to(t, shape=x.shape)",
+                                       "t.broadcast_to(x.shape)", "x - t.broadcast_to(shape=x.shape)"]))
+    body = f"t = F.max(x, axis={tuple(axes)}, keepdims=True)\nreturn {form}"
+    check_equivalent(body, [data(shape)], mx, "HL001")
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("t_shape", [(1, 1), (1, 3), (2, 1), (2, 3)])
+@pytest.mark.parametrize("x_shape", [(0, 3), (2, 0), (0, 1), (2, 3), (1, 3), (2, 1), (3,)])
+def test_mxnet_broadcast_like_equals_broadcast_to_shape_even_on_zero_size_or_failing_inputs(t_shape, x_shape):
+    """Why the broadcast_like rewrite is safe: same result or both fail, empty x included."""
+    mx = pytest.importorskip("mxnet")
+    t = mx.nd.array(np.arange(np.prod(t_shape)).reshape(t_shape) + 1)
+    x = mx.nd.array(np.zeros(x_shape))  # zero-size arrays come from numpy (nd.zeros((0, 3)) fails)
+
+    def outcome(make):
+        try:
+            return make().asnumpy()
+        except mx.base.MXNetError:
+            return "fails"
+    to, like = outcome(lambda: mx.nd.broadcast_to(t, x.shape)), outcome(lambda: mx.nd.broadcast_like(t, x))
+    assert type(to) is type(like)
+    if not isinstance(to, str):
+        assert to.shape == like.shape and np.array_equal(to, like)
+
+
 # -- HL004 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
