@@ -667,11 +667,15 @@ def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable
 
 def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), unsafe: bool = False,
                accept: Optional[Callable[[Finding], bool]] = None,
-               rules: Optional[Sequence[Type[Rule]]] = None) -> FixResult:
+               rules: Optional[Sequence[Type[Rule]]] = None,
+               line_length: Optional[int] = None) -> FixResult:
     """Apply fixes until nothing changes (at most MAX_FIX_PASSES passes).
 
     Never returns source that does not parse: a pass whose result does not parse is dropped.
     `applied` findings carry positions mapped back to the original source (by line diff).
+    With ``line_length`` (the runner passes the configured one; None, the library default,
+    leaves lines as the rules wrote them), lines the fixes made longer than that are broken
+    at a natural point (hybridlint/wrap.py) and `remaining` is re-linted on the result.
     """
     _check_text(source)
     with _nesting_guard():
@@ -681,6 +685,14 @@ def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), u
         from . import imports
 
         result.source, result.remaining = imports.apply(source, result.source, result.remaining)
+    if result.applied and line_length is not None:
+        from .wrap import wrap_fixed_lines
+
+        wrapped = wrap_fixed_lines(source, result.source, line_length)
+        if wrapped != result.source:
+            result.source = wrapped
+            result.remaining = lint_source(wrapped, path, select=select, ignore=ignore,
+                                           rules=rules)
     return result
 
 
