@@ -144,10 +144,11 @@ def test_conv_matches_direct_loop():
 
 def test_hybridized_conv_uses_preallocated_output():
     """Convolution and Pooling run through the executor's out= kernels and agree with eager."""
-    x = mx.sym.var("x")
-    y = mx.sym.Pooling(mx.sym.Activation(mx.sym.Convolution(x, kernel=(3, 3), num_filter=4),
-                                         act_type="relu"), kernel=(2, 2), stride=(2, 2))
-    y = mx.sym.Convolution(y, kernel=(2, 2), num_filter=3, no_bias=True) * 2
+    with mx.name.NameManager():  # fresh auto-names (convolution0_...) whatever ran before
+        x = mx.sym.var("x")
+        y = mx.sym.Pooling(mx.sym.Activation(mx.sym.Convolution(x, kernel=(3, 3), num_filter=4),
+                                             act_type="relu"), kernel=(2, 2), stride=(2, 2))
+        y = mx.sym.Convolution(y, kernel=(2, 2), num_filter=3, no_bias=True) * 2
     op = mx.nd.CachedOp(y)
     arrays = {n: mx.nd.array(rand(RNG, *s)) for n, s in zip(
         y.list_inputs(), [(2, 3, 10, 10), (4, 3, 3, 3), (4,), (3, 4, 2, 2)])}
