@@ -121,3 +121,54 @@ def signature_edit(function: cst.FunctionDef, name: str) -> Edit:
 
 def constant_statement(name: str, value_code: str) -> cst.BaseStatement:
     return cst.parse_statement(f"self.{name} = self.params.get_constant({name!r}, {value_code})\n")
+
+
+def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
+    """`node` assigns `self.<attr>` (plain, augmented or annotated assignment, or a for target)."""
+    found: List[bool] = []
+
+    class Stores(cst.CSTVisitor):
+        def _target(self, target: cst.BaseExpression) -> None:
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
+                    target.value.value == "self" and target.attr.value == attr:
+                found.append(True)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._target(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._target(node.target)
+
+        def visit_Element(self, node: cst.Element) -> None:  # (self.a, b) = ...
+            self._target(node.value)
+
+    node.visit(Stores())
+    return bool(found)
+
+
+def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> bool:
+    """`self.<attr>` is set once, by a top-level statement of `__init__` that runs before where
+    `init_edit` inserts the constant (before a `with self.name_scope():`, or inside it at its
+    top level), and by no other method: a constant built from it at the end of `__init__` then
+    holds what every forward call reads."""
+    if not isinstance(init.body, cst.IndentedBlock):
+        return False
+    for method in klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ():
+        if isinstance(method, cst.FunctionDef) and method is not init and _stores_attribute(method, attr):
+            return False
+    body: List[cst.BaseStatement] = list(init.body.body)
+    scope = next((s for s in body if isinstance(s, cst.With) and any(_is_name_scope(i) for i in s.items)
+                  and isinstance(s.body, cst.IndentedBlock)), None)
+    if scope is not None:
+        inner = list(scope.body.body)  # type: ignore[union-attr]
+        top = body[:body.index(scope)] + inner
+        rest = body[body.index(scope) + 1:]
+    else:
+        top, rest = body, []
+    stores = [s for s in top if _stores_attribute(s, attr)]
+    if len(stores) != 1 or not isinstance(stores[0], cst.SimpleStatementLine):
+        return False  # in a branch or loop, or set twice: what the forward reads can differ
+    return not any(_stores_attribute(s, attr) for s in rest)  # set again after the constant

@@ -13,10 +13,12 @@ from .analysis import TENSOR, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
+# a fix that leaves `nd` unused removes its import
+_FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
-def _net(body: str, init: str = "", inputs: str = "x") -> str:
-    text = _IMPORTS + "class Net(HybridBlock):\n"
+def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
+    text = imports + "class Net(HybridBlock):\n"
     if init:
         text += "    def __init__(self, **kwargs):\n" + "".join(f"        {l}\n" for l in init.splitlines()) + "\n"
     text += f"    def hybrid_forward(self, F, {inputs}):\n"
@@ -66,6 +68,13 @@ def hybrid_forward(self, F, x):
   used in place of the call. For `v = nd.array(...)...` the constant takes the name `v` (when
   free); a bare `v = nd.array(...)` line without a trailing comment is then removed (comment
   lines above it move to the next statement). Otherwise a fresh name (`const`, `const_1`, ...).
+- `nd.array(self._weights)` (also with `dtype=`, also as an operator argument:
+  `F.take(nd.array(self._weights), label)`) → a constant parameter made from the attribute in
+  `__init__` (`self.weights = self.params.get_constant('weights', self._weights)`), when
+  `__init__` sets the attribute once, unconditionally, before the constant's place, no other
+  method sets it, and every forward call makes the array (its statement is at the top of
+  hybrid_forward, after no `return`/`raise`). `get_constant` turns the value into an array with
+  the same `nd.array` call, so values, shape and dtype are those of the original.
 
 ## Fix safety
 `F.zeros/ones/full` for constant-filled literals: safe (same values, shape and dtype, eagerly
@@ -73,8 +82,11 @@ and hybridized) — unsafe when a `ctx=` argument is dropped (eagerly the array 
 the default context). The constant parameter: unsafe — the values are the same, but the block
 gains a parameter: it must be `initialize()`d (a block with no other parameters may never have
 been), `collect_params()` and saved `.params` files gain an entry (`load_parameters` of an old
-file then needs `allow_missing=True`). `np.array(...)`, scalars, non-literal values, arrays
-made in helpers and classes without `__init__` are reported without a fix.
+file then needs `allow_missing=True`; MXNet 1.9.1 cannot load the empty file saved for a block
+that had no parameters at all). From an attribute it is also built once, in `__init__`: a list
+the block changes in place later is not seen. `np.array(...)`, scalars, other non-literal values
+(inputs, locals, an attribute set in a branch or outside `__init__`, an array made behind a
+branch), arrays made in helpers and classes without `__init__` are reported without a fix.
 """
 
     VALID = [
@@ -86,17 +98,17 @@ made in helpers and classes without `__init__` are reported without a fix.
     ]
     INVALID = [
         Invalid(_net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"), line=8,
-                fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))"), safety=SAFE),
+                fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float32'))"), line=8,
                 fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"), safety=SAFE),
         Invalid(_net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"), line=8,
                 fixed=_net("m = F.full((1, 2), 0.5)\nreturn F.broadcast_mul(x, m)"), safety=SAFE),
         Invalid(_net("return x * nd.array([2, 2], ctx=x.context)"), line=8,
-                fixed=_net("return x * F.full((2,), 2)"), safety=UNSAFE),
+                fixed=_net("return x * F.full((2,), 2)", imports=_FIXED_IMPORTS), safety=UNSAFE),
         Invalid(_net("scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED), line=13,
                 fixed=_net("return F.broadcast_mul(x, scale)",
                            init=_SCOPED + "\n    self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
-                           inputs="x, scale"), safety=UNSAFE),
+                           inputs="x, scale", imports=_FIXED_IMPORTS), safety=UNSAFE),
         Invalid(_net("return F.broadcast_add(x, nd.array([1, 2, 3], dtype='float32'))",
                      init="super().__init__(**kwargs)", inputs="x, mask=None"), line=11,
                 fixed=_net("return F.broadcast_add(x, const)",
@@ -108,11 +120,25 @@ made in helpers and classes without `__init__` are reported without a fix.
                 fixed=_net("mean = mean.reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
                            init="super().__init__(**kwargs)\n"
                                 "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
-                           inputs="x, mean"), safety=UNSAFE),
+                           inputs="x, mean", imports=_FIXED_IMPORTS), safety=UNSAFE),
         Invalid(_net("# SSD's box variances\nvar = nd.array([0.1, 0.2])\nreturn F.broadcast_mul(x, var)", init=_SCOPED),
                 line=14, fixed=_net("# SSD's box variances\nreturn F.broadcast_mul(x, var)",
                                     init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
-                                    inputs="x, var"), safety=UNSAFE),
+                                    inputs="x, var", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(_net("w = F.take(nd.array(self._weights), label)\nreturn F.broadcast_mul(x, w)",
+                     init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]", inputs="x, label"),
+                line=12, fixed=_net("w = F.take(weights, label)\nreturn F.broadcast_mul(x, w)",
+                                    init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]\n"
+                                         "self.weights = self.params.get_constant('weights', self._weights)",
+                                    inputs="x, label, weights", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        # made only behind a branch, whose test may hold when the attribute is no array (None):
+        # no constant built in __init__
+        Invalid(_net("if self._weights is not None:\n    x = F.broadcast_mul(x, nd.array(self._weights))\nreturn x",
+                     init="super().__init__(**kwargs)\nself._weights = [1.0, 2.0]"), line=13, fixed=None),
+        # set again outside __init__: the constant would hold a stale value
+        Invalid(_net("return F.broadcast_mul(x, nd.array(self._w))",
+                     init="super().__init__(**kwargs)\nself._w = [1.0]") +
+                "\n    def reset(self):\n        self._w = [2.0]\n", line=12, fixed=None),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
                 fixed=None),
@@ -215,6 +241,12 @@ made in helpers and classes without `__init__` are reported without a fix.
                "an NDArray made with nd.array cannot enter a Symbol graph (AssertionError/TypeError under "
                "hybridize)")
         parsed = self._literal(node)
+        if parsed is None and self.namespace is not None and self._attribute_source(node, assigned):
+            edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
+            if edits is not None:
+                self.report(node, f"{why}; made a constant parameter of the value __init__ stores "
+                                  "(self.params.get_constant)", edits=edits, safety=UNSAFE)
+                return
         if parsed is None or self.namespace is None:
             self.report(node, f"{why}; use F.zeros/F.ones/F.full or a constant parameter")
             return
@@ -251,6 +283,31 @@ made in helpers and classes without `__init__` are reported without a fix.
             return None
         return values, dtype, ctx is not None
 
+    def _attribute_source(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> bool:
+        """`nd.array(self.<attr>[, dtype=...])` where __init__ sets the attribute once (see
+        `const.init_attribute`) and every forward call makes the array: its statement is at the
+        top of hybrid_forward after statements that cannot return or raise (a constant built from
+        a value only some calls use, e.g. `None` behind an `if`, could fail in __init__)."""
+        facts = self.facts
+        source = call_argument(node, 0, "source_array")
+        dtype = call_argument(node, None, "dtype")
+        if source is None or len(node.args) != len({source, dtype} - {None}) or any(a.star for a in node.args):
+            return False
+        value = source.value
+        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
+            return False
+        if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or \
+                "__init__" not in facts.klass.methods or not isinstance(facts.node.body, cst.IndentedBlock):
+            return False
+        if not const.init_attribute(facts.klass.node, facts.klass.methods["__init__"], value.attr.value):
+            return False
+        statement = assigned[1] if assigned is not None else self.statement
+        body = list(facts.node.body.body)
+        if statement not in body:
+            return False
+        return all(isinstance(s, cst.SimpleStatementLine) and not any(
+            isinstance(small, (cst.Return, cst.Raise)) for small in s.body) for s in body[:body.index(statement)])
+
     def _filled(self, values: np.ndarray, dtype: Optional[cst.Arg]) -> cst.Call:
         ns = self.namespace
         shape = tuple_of([integer(int(d)) for d in values.shape])
@@ -280,7 +337,8 @@ made in helpers and classes without `__init__` are reported without a fix.
             written = dotted_name(node.func).rsplit(".", 1)[0]
             value_code = f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
         remove = None
-        name = const.fresh_name("const", taken)
+        attribute = source.value.attr.value.strip("_") if isinstance(source.value, cst.Attribute) else ""
+        name = const.fresh_name(attribute if attribute.isidentifier() else "const", taken)
         if assigned is not None and self._single_store(assigned[0]):
             # `v = nd.array(...)...`: the constant is called v (the signature's v is then what
             # the local was); a bare `v = nd.array(...)` line goes away.

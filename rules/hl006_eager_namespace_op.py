@@ -35,6 +35,8 @@ _NDARRAY_ONLY_BROADCAST = {
     "logical_or": "broadcast_logical_or", "logical_xor": "broadcast_logical_xor",
 }
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
+# a fix that leaves `nd` unused removes its import
+_FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
@@ -105,21 +107,20 @@ that exist in one namespace only are reported without a fix.
         Valid(_net("return nd.relu(x)  # noqa: HL006")),
     ]
     INVALID = [
-        Invalid(_net("return nd.relu(x)"), line=8, fixed=_net("return F.relu(x)"), safety=SAFE),
+        Invalid(_net("return nd.relu(x)"), line=8, fixed=_net("return F.relu(x)", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"), line=8,
                 fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"), safety=SAFE),
         Invalid(_net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"), line=8,
                 fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"), safety=SAFE),
-        Invalid(_net("return x + nd.ones((1, 3))"), line=8, fixed=_net("return x + F.ones((1, 3))"),
+        Invalid(_net("return x + nd.ones((1, 3))"), line=8, fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS),
                 safety=SAFE),
         Invalid(_net("return ndarray.contrib.arange_like(x, axis=1)",
                      imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n"),
                 line=7, fixed=_net("return F.contrib.arange_like(x, axis=1)",
-                                   imports="import mxnet.ndarray as ndarray\n"
-                                           "from mxnet.gluon import HybridBlock\n\n\n"), safety=SAFE),
+                                   imports="from mxnet.gluon import HybridBlock\n\n\n"), safety=SAFE),
         Invalid("from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
                 "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",
-                line=7, fixed="from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
+                line=7, fixed="from mxnet.gluon import HybridBlock\n\n\n"
                               "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                               "        return _.tanh(x)\n", safety=SAFE),
         Invalid(_net("return relu(x)", imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
@@ -128,7 +129,7 @@ that exist in one namespace only are reported without a fix.
                 safety=SAFE),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
         Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
-        Invalid(_net("return nd.add(x, x)"), line=8, fixed=_net("return F.broadcast_add(x, x)"), safety=SAFE),
+        Invalid(_net("return nd.add(x, x)"), line=8, fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return mx.nd.greater_equal(x, 0.5)"), line=8),
     ]
 

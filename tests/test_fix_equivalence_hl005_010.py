@@ -133,6 +133,34 @@ def test_hl005_literal_becomes_a_constant_parameter(backend, shape, seed, assign
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(classes=st.integers(2, 5), batch=st.integers(1, 4), seed=st.integers(0, 100), scoped=st.booleans(),
+       dtype=st.sampled_from([None, "'float32'", "'float64'"]), wrap=st.sampled_from(["F.take", "nd.take"]))
+def test_hl005_array_of_an_init_attribute_becomes_a_constant_parameter(backend, classes, batch, seed, scoped,
+                                                                       dtype, wrap):
+    """`F.take(nd.array(self._w), label)`: the list __init__ stores becomes a constant parameter
+    (also under an eager-namespace op, which HL006 rewrites in the same run)."""
+    mx = backend_module(backend)
+    rng = np.random.RandomState(seed)
+    weights = rng.uniform(-2, 2, size=classes).round(3).tolist()
+    label = rng.randint(0, classes, size=batch).astype("float32")
+    x = values((batch,), dtype=dtype.strip("'") if dtype else "float32", seed=seed)
+    keyword = f", dtype={dtype}" if dtype else ""
+    store = f"self._w = {weights!r}"
+    init = f"{store}\nwith self.name_scope():\n    self.k = 2" if scoped else store
+    source = source_of(f"w = {wrap}(nd.array(self._w{keyword}), label)\nreturn F.broadcast_mul(x, w)",
+                       inputs="x, label", init=init)
+    fixed = fix_source(source, unsafe=True).source
+    assert "get_constant('w_1', " in fixed and "self._w" in fixed.split("get_constant")[1].splitlines()[0], fixed
+    assert not [f for f in lint_source(fixed) if f.code in ("HL005", "HL006")], fixed
+    expected, expected_dtype = call(build(source, mx), [x, label], mx, hybridize=False)
+    for hybridize in (False, True):
+        got, got_dtype = call(build(fixed, mx), [x, label], mx, hybridize)
+        assert got_dtype == expected_dtype, (fixed, hybridize)
+        np.testing.assert_array_equal(got, expected, err_msg=f"{fixed}\nhybridize={hybridize}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_hl005_constant_parameter_is_saved_with_the_block(backend, tmp_path):
     """The documented cost of the unsafe fix: the block gains a (saved) parameter."""
     mx = backend_module(backend)
