@@ -13,6 +13,14 @@ rank-0 array). A larger k is safe only when the analysis knows x's rank; otherwi
 `broadcast_to(t, x.shape)` and `broadcast_like(t, x)` agree on values, shape, dtype and on
 every error (rank mismatch, a non-1 axis that differs), zero-size x included (both read a 0
 dim as "keep t's"; checked on MXNet 1.9.1), so that rewrite is `safe` for tensors t and x.
+
+`F.tile(t, reps=(x.shape[i], 1, ...))` repeats t's axis j x.shape[i] times; that is a broadcast
+only when t's axis j has size 1 (tiling a size-n axis concatenates copies) and when t's rank is
+the number of reps (tile pads the shorter of the two with leading 1s). So the rewrite to
+`F.broadcast_like(t, x, lhs_axes=(j,), rhs_axes=(i,))` is offered only when the analysis knows
+t's shape (a parameter's declared shape, a literal, expand_dims of one) and every tiled axis of
+it is 1; it is then exact (both fail alike on a 0 rep, checked on MXNet 1.9.1). Otherwise the
+finding is reported only.
 """
 from __future__ import annotations
 
@@ -20,7 +28,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from ._build import call, integer
+from ._build import call, integer, tuple_of
 from .analysis import call_argument, literal_int
 from .base import SAFE, UNSAFE
 
@@ -36,6 +44,7 @@ _AXIS_OPS = {
 _DIM_OPS = {"concat", "Concat"}  # every input has the same rank: any of them gives it
 _ADDED_AXIS_OPS = {"expand_dims", "stack"}  # the axis counts the output's axes: ndim + 1
 _DATA_KEYWORD = {"take": "a"}
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 Plan = Tuple[cst.Attribute, Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]
 
@@ -93,6 +102,58 @@ def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Pl
         replacement = cst.Call(func=func.with_changes(attr=cst.Name("broadcast_like")),
                                args=[cst.Arg(source.value)])
     return [(source, ((node, replacement),), SAFE)]
+
+
+def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
+    """`F.tile(t, reps=(x.shape[i], 1, 1))` / `t.tile(reps=...)` -> `broadcast_like` over the
+    tiled axes, when t's known shape has rank len(reps) and size 1 on every tiled axis."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "tile"):
+        return []
+    namespaced = namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    data = call_argument(node, 0, "data") if namespaced else None
+    reps = call_argument(node, 1 if namespaced else 0, "reps")
+    tensor = data.value if data is not None else (None if namespaced else func.value)
+    if tensor is None or reps is None or len(node.args) != (2 if namespaced else 1) or \
+            not isinstance(reps.value, (cst.Tuple, cst.List)) or not rule.is_tensor(tensor):
+        return []
+    shape = rule.value(tensor).shape
+    elements = [e.value for e in reps.value.elements]
+    if shape is None or len(shape) != len(elements):
+        return []
+    lhs, rhs, sources = [], [], []
+    for j, element in enumerate(elements):
+        if literal_int(element) == 1:
+            continue
+        source = _shape_subscript(element)
+        if source is None or shape[j] != 1 or not rule.is_tensor(source[0].value):
+            return []
+        lhs.append(j)
+        rhs.append(source[1])
+        sources.append(source[0])
+    names = {s.value.value if isinstance(s.value, cst.Name) else None for s in sources}
+    if not sources or len(names) != 1 or None in names:
+        return []  # broadcast_like reads one tensor's shape
+    like = [tensor, sources[0].value]
+    keywords = [("lhs_axes", tuple_of([integer(a) for a in lhs])), ("rhs_axes", tuple_of([integer(a) for a in rhs]))]
+    if namespaced:
+        replacement: cst.BaseExpression = call(f"{namespace}.broadcast_like", like, keywords)
+    else:
+        replacement = cst.Call(func=func.with_changes(attr=cst.Name("broadcast_like")),
+                               args=[cst.Arg(like[1])] + [cst.Arg(v, keyword=cst.Name(k), equal=_EQUAL)
+                                                          for k, v in keywords])
+    edits = ((node, replacement),)
+    return [(source, edits, SAFE) for source in sources]
+
+
+def _shape_subscript(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.shape[i]` for a literal i >= 0 -> (the `x.shape` node, i)."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        index = literal_int(expr.slice[0].slice.value)
+        if index is not None and index >= 0:
+            return expr.value, index
+    return None
 
 
 def _operator_and_data(node: cst.Call, namespace: Optional[str]

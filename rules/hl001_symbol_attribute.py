@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
-from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis
+from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
 from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -78,7 +78,11 @@ Exact rewrites where MXNet has a shape-free equivalent:
   `flip`/`reverse`/`squeeze`/`broadcast_axis`, which reject some negative axes, nor when the
   rank is another tensor's.
 - `F.broadcast_to(t, x.shape)` / `t.broadcast_to(x.shape)` → `F.broadcast_like(t, x)` /
-  `t.broadcast_like(x)` (the whole shape; a part of it, or `F.tile` by it, is reported only).
+  `t.broadcast_like(x)` (the whole shape; a part of it is reported only).
+- `F.tile(t, reps=(x.shape[0], 1, 1))` → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))`
+  when t's shape is known (a parameter's declared shape, a literal, `expand_dims` of one), has
+  one axis per rep, and is 1 on every tiled axis; tiling a longer axis repeats it, which no
+  broadcast does, so other tiles are reported only.
 - other `ctx=x.context` arguments are dropped.
 Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
 `F.broadcast_like`, `F.reshape_like`).
@@ -98,6 +102,8 @@ the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank 
 at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
 `broadcast_like(t, x)` is safe: it equals `broadcast_to(t, x.shape)` on values, shape, dtype
 and errors for every t and x, zero-size x included (both keep t's dim where x's is 0).
+The tile rewrite is safe where it is offered: a size-1 axis tiled n times is that axis
+broadcast to n, and both fail alike on a 0 rep.
 """
 
     VALID = [
@@ -227,6 +233,14 @@ and errors for every t and x, zero-size x included (both keep t's dim where x's 
         Invalid(_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"), line=4,
                 fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"), safety=SAFE),
         Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"), line=4),
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
+                "    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=(x.shape[0], 1, 1))\n",
+                line=7, fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
+                "    def hybrid_forward(self, F, x, token):\n"
+                "        return F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))\n", safety=SAFE),
+        Invalid(_net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3),  # x's axis 0 need not be 1
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
                 fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
@@ -271,7 +285,8 @@ and errors for every t and x, zero-size x included (both keep t's dim where x's 
             self._planned[like[1]] = ((like[0],), SAFE)
             return
         op = _namespace_op(node.func, ns) if ns is not None else None
-        for attribute, edits, safety in plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns):
+        for attribute, edits, safety in (plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns)
+                                         + plan_tile(self, node, ns)):
             self._planned[attribute] = (edits, safety)
         if op in _LIKE and self._plan_like(node, op, ns):
             return
