@@ -323,7 +323,7 @@ class Evaluator:
     def _op_shape(self, op: str, call: cst.Call, first: Value) -> Tuple[Optional[Shape], Optional[str]]:
         if op in CREATION_OPS:
             arg = call_argument(call, 0, "shape")
-            return literal_shape(arg.value if arg else None), "literal"
+            return _creation_shape(arg.value if arg else None), "literal"
         if op in LIKE_OPS or op in SHAPE_PRESERVING:
             return first.shape, first.shape_reason
         if op == "expand_dims":
@@ -432,6 +432,17 @@ _BROADCAST_BINARY = {
         "hypot", "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
         "logical_and", "logical_or", "logical_xor")
 }
+
+
+def _creation_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
+    """The shape `F.ones((1, self._units))` makes: the literal dims known, the others None (the
+    rank and the literal 1s are still shape evidence for HL007)."""
+    shape = literal_shape(node)
+    if shape is not None or not isinstance(node, (cst.Tuple, cst.List)) or not node.elements:
+        return shape
+    if any(not isinstance(e, cst.Element) for e in node.elements):
+        return None  # a starred element: the rank is unknown
+    return tuple(literal_int(e.value) for e in node.elements)
 
 
 def _broadcast_shape(a: Optional[Shape], b: Optional[Shape]) -> Optional[Shape]:

@@ -55,7 +55,7 @@ Finds calls of `nd.<op>`, `mx.nd.<op>`, `mx.ndarray.<op>`, `mx.sym.<op>`, `sym.<
 calls, whatever the import spelling (`from mxnet import nd`, `import mxnet.ndarray as nd`,
 `import mxnet as mx`), for operators that exist in both namespaces. Only calls that certainly
 meet a tensor are reported: a tensor argument, or the call is an argument or operand next to a
-tensor. `nd.array` is HL005's.
+tensor, also through arithmetic (`y + 0.5 * nd.ones((1, n))`). `nd.array` is HL005's.
 
 ## Why it breaks under hybridize
 `F` is `mx.nd` when the block runs eagerly and `mx.sym` after `hybridize()`; a fixed namespace
@@ -83,7 +83,9 @@ The namespace is replaced by the function's own namespace parameter (whatever it
 arguments are kept as written. The NDArray-only helpers `nd.add`, `subtract`, `multiply`,
 `divide`, `true_divide`, `modulo`, `equal`, `not_equal`, `greater`, `greater_equal`, `lesser`,
 `lesser_equal`, `logical_and/or/xor` between two tensors become `F.broadcast_add`, ... (what
-they call for two NDArrays).
+they call for two NDArrays). `y + 0.5 * nd.ones((1, n))` becomes `y + 0.5 * F.ones((1, n))`,
+which HL007 then makes `F.broadcast_add(...)` (the `+` of two NDArrays broadcasts, of two
+Symbols does not).
 
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
@@ -114,6 +116,8 @@ that exist in one namespace only are reported without a fix.
                 fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"), safety=SAFE),
         Invalid(_net("return x + nd.ones((1, 3))"), line=8, fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS),
                 safety=SAFE),
+        Invalid(_net("return F.broadcast_add(x, 0.5 * -nd.ones((1, 3)))"), line=8,
+                fixed=_net("return F.broadcast_add(x, 0.5 * -F.ones((1, 3)))", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return ndarray.contrib.arange_like(x, axis=1)",
                      imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n"),
                 line=7, fixed=_net("return F.contrib.arange_like(x, axis=1)",
@@ -155,6 +159,15 @@ that exist in one namespace only are reported without a fix.
 
     # -- helpers ---------------------------------------------------------------------------
     def _check_operand(self, expr: cst.BaseExpression) -> None:
+        """Report an eager call `expr` meeting a tensor; arithmetic on an eager call is an NDArray
+        too (`y + 0.5 * nd.ones((1, 3))`, `x - (-nd.ones(...))`), so its operands are checked."""
+        if isinstance(expr, cst.BinaryOperation):
+            self._check_operand(expr.left)
+            self._check_operand(expr.right)
+            return
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            self._check_operand(expr.expression)
+            return
         if isinstance(expr, cst.Call):
             resolved = self._resolve(expr.func)
             if resolved is not None:

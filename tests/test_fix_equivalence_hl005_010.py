@@ -200,6 +200,27 @@ def test_hl006_symbol_namespace_becomes_f(backend, shape, op):
     check(source_of(f"return mx.sym.{op.format('x')}"), [x], mx, "HL006", reference=reference)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(batch=st.integers(1, 4), units=st.integers(1, 4), scale=st.sampled_from(["0.5 * ", "-", "2 * -", ""]),
+       creation=st.sampled_from(["ones", "zeros"]), op=st.sampled_from(["+", "-", "*"]),
+       static=st.booleans())
+def test_hl006_scaled_creation_meeting_a_tensor_becomes_f(backend, batch, units, scale, creation, op, static):
+    """`y + 0.5 * nd.ones((1, n))` (n literal or an int attribute): HL006 makes it F.ones, HL007
+    (the partial literal shape (1, None) with its 1) the broadcast the NDArray operator did."""
+    mx = backend_module(backend)
+    shape = f"(1, {units})" if static else "(1, self._units)"
+    source = source_of(f"y = F.relu(x)\nreturn y {op} {scale}nd.{creation}({shape})", init=f"self._units = {units}")
+    x = values((batch, units), low=-3, high=3)
+    fixed = fix_source(source).source  # safe fixes only
+    assert "nd." not in fixed and "F.broadcast_" in fixed, fixed
+    expected, expected_dtype = call(build(source, mx), [x], mx, hybridize=False)
+    for hybridize in (False, True):
+        got, got_dtype = call(build(fixed, mx), [x], mx, hybridize)
+        assert got_dtype == expected_dtype, (fixed, hybridize)
+        np.testing.assert_array_equal(got, expected, err_msg=f"{fixed}\nhybridize={hybridize}")
+
+
 NDARRAY_ONLY = ["add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal",
                 "greater", "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
                 "logical_xor"]
