@@ -32,7 +32,11 @@ DEFAULT_EXCLUDE: Tuple[str, ...] = (
 _CODE_RE = re.compile(r"^(ALL|HL\d{0,3})$")
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores", "examples"))
+_KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores", "examples", "line-length"))
+# Where the fixer's line length comes from when [tool.hybridlint] has none, in order: the
+# project's formatter settings, as ruff/black users expect; else black's default.
+_BORROWED_LINE_LENGTH = ("ruff", "black")
+DEFAULT_LINE_LENGTH = 88
 
 
 class ConfigError(Exception):
@@ -54,6 +58,8 @@ class Config:
     # Verification examples are data for the checker, passed through untouched:
     # {"path/to/model.py::ClassName": {"inputs": ["1x3x32x32"], ...}}.
     examples: Mapping[str, Any] = field(default_factory=dict)
+    # --fix breaks the lines its rewrites make longer than this (hybridlint/wrap.py)
+    line_length: int = DEFAULT_LINE_LENGTH
 
     @property
     def all_excludes(self) -> Tuple[str, ...]:
@@ -225,16 +231,56 @@ def load_config(paths: Sequence[str], config_file: Optional[str] = None) -> Conf
         if table is None:
             raise ConfigError(f"{config_file}: has no [tool.hybridlint] table")
         root = os.path.dirname(os.path.abspath(config_file))
-        return parse_table(table, root=root, path=os.path.abspath(config_file))
+        return parse_table(table, root=root, path=os.path.abspath(config_file),
+                           tools=data.get("tool", {}))
     found = find_config_file(paths)
     if found is None:
-        return Config(root=find_project_root(paths))
-    table = _read_toml(found)["tool"]["hybridlint"]
-    return parse_table(table, root=os.path.dirname(found), path=found)
+        nearest = _nearest_pyproject(paths)
+        tools = _read_toml(nearest).get("tool", {}) if nearest else {}
+        return Config(root=find_project_root(paths),
+                      line_length=borrowed_line_length(tools, nearest or CONFIG_FILE))
+    data = _read_toml(found)
+    return parse_table(data["tool"]["hybridlint"], root=os.path.dirname(found), path=found,
+                       tools=data["tool"])
 
 
-def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
-    """Validate a ``[tool.hybridlint]`` table into a :class:`Config`."""
+def _nearest_pyproject(paths: Iterable[str]) -> Optional[str]:
+    """The nearest ``pyproject.toml`` above the paths (any tables), for ruff/black settings."""
+    directory = _common_directory(paths)
+    while True:
+        candidate = os.path.join(directory, CONFIG_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _line_length(value: Any, where: str) -> int:
+    # bool is an int in Python; `line-length = true` is a mistake, not 1
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{where} must be a positive integer, got {value!r}")
+    return value
+
+
+def borrowed_line_length(tools: Any, where: str) -> int:
+    """``[tool.ruff] line-length``, else ``[tool.black] line-length``, else 88 (black's
+    default): the limit the project's formatter enforces when hybridlint sets none."""
+    if not isinstance(tools, dict):
+        return DEFAULT_LINE_LENGTH
+    for tool in _BORROWED_LINE_LENGTH:
+        table = tools.get(tool)
+        if isinstance(table, dict) and "line-length" in table:
+            return _line_length(table["line-length"], f"{where}: [tool.{tool}] line-length")
+    return DEFAULT_LINE_LENGTH
+
+
+def parse_table(table: Any, *, root: str, path: Optional[str] = None,
+                tools: Optional[Mapping[str, Any]] = None) -> Config:
+    """Validate a ``[tool.hybridlint]`` table into a :class:`Config`; ``tools`` is the file's
+    whole ``[tool]`` table, where ruff's or black's line length is read when the table has
+    no ``line-length``."""
     where = path or "[tool.hybridlint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [tool.hybridlint] must be a table")
@@ -270,9 +316,14 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None) -> Config:
             f"{where}: examples must be a table of \"path.py::Class\" = {{ inputs = [...] }}"
             " (or a list of such tables)"
         )
+    if "line-length" in table:
+        line_length = _line_length(table["line-length"], f"{where}: line-length")
+    else:
+        line_length = borrowed_line_length(tools or {}, where)
     return Config(
         root=root,
         path=path,
+        line_length=line_length,
         select=values.get("select"),
         ignore=values.get("ignore", ()),
         extend_select=values.get("extend-select", ()),

@@ -205,7 +205,8 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
         from .linter import may_contain_hybrid_code
 
         if may_contain_hybrid_code(source.text):
-            mode = (options.fix or options.diff, False, options.unsafe_fixes)
+            mode = (options.fix or options.diff, False, options.unsafe_fixes,
+                    options.config.line_length)
             work = _work(path, source.text, rule_codes, mode)
             outcome = _finish(work, source, rule_codes, replaced(options, fix=False, diff=False))
             if "source" in work and work.get("applied"):
@@ -380,7 +381,7 @@ def _execute(tasks, options: RunOptions):
         return
     jobs = min(options.jobs or default_jobs(), MAX_JOBS_PER_CORE * default_jobs())
     total = sum(len(source.text) for _, source, _, _ in tasks)
-    mode = (options.fix, options.diff, options.unsafe_fixes)
+    mode = (options.fix, options.diff, options.unsafe_fixes, options.config.line_length)
     report = options.progress or (lambda done, total: None)
     report(0, len(tasks))
     pool = None
@@ -474,11 +475,12 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
         return {"source": text, "applied": 0, "findings": []}
     from .linter import SourceSyntaxError, fix_source, lint_source
 
-    fix, diff, unsafe = mode
+    fix, diff, unsafe, line_length = mode  # line_length: config.line_length (wrap.py)
     linted, converted = lone_cr_to_lf(text)  # the linter core knows LF and CRLF, not lone CR
     try:
         if fix or diff:
-            result = fix_source(linted, path, select=list(codes), unsafe=unsafe)
+            result = fix_source(linted, path, select=list(codes), unsafe=unsafe,
+                                line_length=line_length)
             fixed = lf_to_cr(result.source) if converted else result.source
             return {"source": fixed, "applied": len(result.applied),
                     "findings": result.remaining,

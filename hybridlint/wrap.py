@@ -9,9 +9,11 @@ re-renders such a line the way black would break it, with LibCST (no string surg
 * only a line that is one whole simple statement (``y = F.op(...)``, ``return F.op(...)``,
   a trailing comment allowed) is broken; a line inside a multi-line statement or a compound
   statement header is left long;
-* the break is inside a call's brackets, outermost call first: "hanging" (arguments on the
+* the break is inside brackets: around a returned or assigned bare tuple (black's invisible
+  parentheses), else a call's, outermost call first: "hanging" (arguments on the
   next line, indented +4, the closing bracket on its own line), else one argument per line
-  with a trailing comma (black's "exploded" form). A statement without a call is left long;
+  with a trailing comma (black's "exploded" form). A statement without a call or
+  bare tuple is left long (black would not break it either);
 * the result must compile to the same AST as the long line, or the line is left as it was.
 
 Indentation characters (form feeds, tabs) and the line's ending (LF/CRLF) are kept.
@@ -25,7 +27,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-DEFAULT_LINE_LENGTH = 88  # black's default, used when no configuration sets one
+from .config import DEFAULT_LINE_LENGTH  # black's 88, one definition
 
 _ENDING = re.compile(r"(\r\n|\r|\n)\Z")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -63,51 +65,86 @@ def _parenthesized(indent: str) -> cst.ParenthesizedWhitespace:
     return cst.ParenthesizedWhitespace(last_line=cst.SimpleWhitespace(indent))
 
 
-class _Breaker(cst.CSTTransformer):
-    """Re-renders one call (the ``target``) broken inside its brackets."""
+def _break_items(items: list, inner: str, outer: str, exploded: bool) -> list:
+    """Call arguments or tuple elements: hanging (only a break before the closing bracket)
+    or exploded (one a line, black's magic trailing comma after the last)."""
+    last = len(items) - 1
+    out = []
+    for index, item in enumerate(items):
+        comma = item.comma if isinstance(item.comma, cst.Comma) else None
+        if index < last:
+            if exploded:
+                item = item.with_changes(comma=(comma or cst.Comma()).with_changes(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=_parenthesized(inner)))
+        elif exploded or comma is not None:
+            item = item.with_changes(comma=(comma or cst.Comma()).with_changes(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=_parenthesized(outer)))
+            if isinstance(item, cst.Arg):
+                item = item.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+        elif isinstance(item, cst.Arg):
+            item = item.with_changes(whitespace_after_arg=_parenthesized(outer))
+        else:  # a tuple element without a comma: its value ends the line
+            item = item.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        out.append(item)
+    return out
 
-    def __init__(self, target: cst.Call, outer: str, exploded: bool) -> None:
+
+class _Breaker(cst.CSTTransformer):
+    """Re-renders one call or bare tuple (the ``target``) broken inside its brackets."""
+
+    def __init__(self, target: cst.CSTNode, outer: str, exploded: bool) -> None:
         super().__init__()
         self.target, self.outer, self.exploded = target, outer, exploded
+        self.inner = outer + "    "
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node is not self.target:
             return updated_node
-        inner = self.outer + "    "
-        args = list(updated_node.args)
-        last = len(args) - 1
-        new_args = []
-        for index, arg in enumerate(args):
-            if index < last:
-                if self.exploded:
-                    comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma()
-                    arg = arg.with_changes(comma=comma.with_changes(
-                        whitespace_before=cst.SimpleWhitespace(""),
-                        whitespace_after=_parenthesized(inner)))
-            elif self.exploded:  # black's magic trailing comma
-                arg = arg.with_changes(
-                    comma=cst.Comma(whitespace_after=_parenthesized(self.outer)),
-                    whitespace_after_arg=cst.SimpleWhitespace(""))
-            elif isinstance(arg.comma, cst.Comma):
-                arg = arg.with_changes(comma=arg.comma.with_changes(
-                    whitespace_after=_parenthesized(self.outer)))
-            else:
-                arg = arg.with_changes(whitespace_after_arg=_parenthesized(self.outer))
-            new_args.append(arg)
-        return updated_node.with_changes(whitespace_before_args=_parenthesized(inner),
-                                         args=new_args)
+        args = _break_items(list(updated_node.args), self.inner, self.outer, self.exploded)
+        if not self.exploded and not isinstance(args[-1].comma, cst.Comma):
+            args[-1] = args[-1].with_changes(whitespace_after_arg=_parenthesized(self.outer))
+        return updated_node.with_changes(whitespace_before_args=_parenthesized(self.inner),
+                                         args=args)
+
+    def leave_Tuple(self, original_node: cst.Tuple, updated_node: cst.Tuple) -> cst.Tuple:
+        """``return a, b`` -> ``return (`` a, b ``)``: black's invisible parentheses made
+        visible (parentheses around a bare tuple do not change it)."""
+        if original_node is not self.target:
+            return updated_node
+        elements = _break_items(list(updated_node.elements), self.inner, self.outer,
+                                self.exploded)
+        rpar_before = (_parenthesized(self.outer)
+                       if not self.exploded and not isinstance(elements[-1].comma, cst.Comma)
+                       else cst.SimpleWhitespace(""))
+        return updated_node.with_changes(
+            elements=elements,
+            lpar=[cst.LeftParen(whitespace_after=_parenthesized(self.inner))],
+            rpar=[cst.RightParen(whitespace_before=rpar_before)])
 
 
-class _Calls(cst.CSTVisitor):
-    """Calls with arguments, outermost (pre-order) first."""
+class _Candidates(cst.CSTVisitor):
+    """Where a statement can break: the bare tuple it returns or assigns (as black does
+    first), then calls with arguments, outermost (pre-order) first."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.calls: List[cst.Call] = []
+        self.nodes: List[cst.CSTNode] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self._bare_tuple(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bare_tuple(node.value)
+
+    def _bare_tuple(self, value: Optional[cst.BaseExpression]) -> None:
+        if isinstance(value, cst.Tuple) and not value.lpar and value.elements:
+            self.nodes.append(value)
 
     def visit_Call(self, node: cst.Call) -> None:
         if node.args:
-            self.calls.append(node)
+            self.nodes.append(node)
 
 
 def _same_code(a: str, b: str) -> bool:
@@ -131,12 +168,12 @@ def wrap_line(line: str, limit: int) -> Optional[List[str]]:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0], cst.SimpleStatementLine):
         return None
-    collector = _Calls()
+    collector = _Candidates()
     module.visit(collector)
     fallback: Optional[List[str]] = None
-    for call in collector.calls:
+    for node in collector.nodes:
         for exploded in (False, True):
-            code = module.visit(_Breaker(call, outer, exploded)).code
+            code = module.visit(_Breaker(node, outer, exploded)).code
             if not _same_code(stripped, code):
                 continue
             pieces = code.split("\n")[:-1]

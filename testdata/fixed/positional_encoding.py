@@ -41,7 +41,9 @@ class TransformerInput(gluon.HybridBlock):
         x = x * self._scale
         positions = F.contrib.arange_like(x, axis=1).astype('float32')
         x = F.broadcast_add(x, F.take(pos_table, positions).expand_dims(axis=0))
-        x = F.broadcast_mul(x, (tokens != 0).expand_dims(axis=2))  # padding (id 0) contributes nothing
+        x = F.broadcast_mul(
+            x, (tokens != 0).expand_dims(axis=2)
+        )  # padding (id 0) contributes nothing
         return self.norm(self.dropout(x))
 
 

@@ -63,10 +63,18 @@ class SSDHead(gluon.HybridBlock):
         box = F.broadcast_mul(box, variances)
         anchor_xy = F.slice_axis(anchors, axis=-1, begin=0, end=2).expand_dims(axis=0)
         anchor_wh = F.slice_axis(anchors, axis=-1, begin=2, end=4).expand_dims(axis=0)
-        xy = F.broadcast_add(F.broadcast_mul(F.slice_axis(box, axis=-1, begin=0, end=2), anchor_wh), anchor_xy)
-        wh = F.broadcast_mul(F.exp(F.slice_axis(box, axis=-1, begin=2, end=4)), anchor_wh)
+        xy = F.broadcast_add(
+            F.broadcast_mul(F.slice_axis(box, axis=-1, begin=0, end=2), anchor_wh),
+            anchor_xy,
+        )
+        wh = F.broadcast_mul(
+            F.exp(F.slice_axis(box, axis=-1, begin=2, end=4)), anchor_wh
+        )
         cls_prob = F.softmax(cls, axis=-1)
-        return F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)), F.concat(xy - wh / 2, xy + wh / 2, dim=-1)
+        return (
+            F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)),
+            F.concat(xy - wh / 2, xy + wh / 2, dim=-1),
+        )
 
 
 def build():
