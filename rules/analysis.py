@@ -187,6 +187,14 @@ def _binding(node: cst.FunctionDef) -> Optional[str]:
 # ----------------------------------------------------------------------------------------
 # Class facts
 # ----------------------------------------------------------------------------------------
+def _declared_shape(node: cst.BaseExpression) -> Optional[Shape]:
+    """A parameter's declared shape: its rank and literal dims, None for a computed dim
+    (`shape=(1, 1, units)` -> (1, 1, None)); HL001's tile rewrite needs the rank and the 1s."""
+    if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):
+        return tuple(literal_int(e.value) for e in node.elements)
+    return literal_shape(node)
+
+
 def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
     """The shape of a rectangular nested list/tuple literal of numbers (`[[1, 2], [3, 4]]` ->
     (2, 2)), else None."""
@@ -518,7 +526,7 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
             elif isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
                     "get", "get_constant", "Parameter", "Constant"):
                 shape_arg = call_argument(value, None, "shape")
-                facts.parameters[attr] = literal_shape(shape_arg.value) if shape_arg else None
+                facts.parameters[attr] = _declared_shape(shape_arg.value) if shape_arg else None
                 if (dotted_name(value.func) or "").endswith("get_constant"):  # shape of a literal value
                     constant = call_argument(value, 1, "value")
                     facts.parameters[attr] = nested_literal_shape(constant.value) if constant else None
