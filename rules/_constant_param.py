@@ -172,3 +172,25 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     if len(stores) != 1 or not isinstance(stores[0], cst.SimpleStatementLine):
         return False  # in a branch or loop, or set twice: what the forward reads can differ
     return not any(_stores_attribute(s, attr) for s in rest)  # set again after the constant
+
+
+def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[Edit]:
+    """For a class without `__init__`: add one that passes every argument to the inherited one
+    (`def __init__(self, *args, **kwargs): super(Cls, self).__init__(*args, **kwargs)`) and then
+    runs `statement`, after the class docstring or before the first statement. None when that
+    first statement is `function` (whose signature the fix also edits: the edits would overlap)."""
+    if not isinstance(klass.body, cst.IndentedBlock) or not klass.body.body:
+        return None
+    name = klass.name.value
+    init = cst.parse_statement(
+        f"def __init__(self, *args, **kwargs):\n"
+        f"    super({name}, self).__init__(*args, **kwargs)\n"
+        f"    {cst.Module([]).code_for_node(statement).strip()}\n")
+    first = klass.body.body[0]
+    docstring = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
+        isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    if first is function:
+        return None
+    if docstring:
+        return first, cst.FlattenSentinel([first, init.with_changes(leading_lines=[cst.EmptyLine(indent=False)])])
+    return first, cst.FlattenSentinel([init, first.with_changes(leading_lines=[cst.EmptyLine(indent=False)])])

@@ -64,7 +64,9 @@ def hybrid_forward(self, F, x):
   call's `dtype=`; without one both sides are float32, as `nd.array` of Python numbers is).
 - Any other literal → a constant parameter: `self.scale = self.params.get_constant('scale',
   [0.5, 1.0, 2.0])` is added to `__init__` (at the end of `with self.name_scope():` when there is
-  one, else at the end of `__init__`), `scale` is added to the hybrid_forward signature and
+  one, else at the end of `__init__`; a class without `__init__` gets one that passes every
+  argument on: `def __init__(self, *args, **kwargs): super(Net, self).__init__(*args, **kwargs)`,
+  after the docstring), `scale` is added to the hybrid_forward signature and
   used in place of the call. For `v = nd.array(...)...` the constant takes the name `v` (when
   free); a bare `v = nd.array(...)` line without a trailing comment is then removed (comment
   lines above it move to the next statement). Otherwise a fresh name (`const`, `const_1`, ...).
@@ -86,7 +88,8 @@ file then needs `allow_missing=True`; MXNet 1.9.1 cannot load the empty file sav
 that had no parameters at all). From an attribute it is also built once, in `__init__`: a list
 the block changes in place later is not seen. `np.array(...)`, scalars, other non-literal values
 (inputs, locals, an attribute set in a branch or outside `__init__`, an array made behind a
-branch), arrays made in helpers and classes without `__init__` are reported without a fix.
+branch), arrays made in helpers (and a class whose first statement is hybrid_forward itself, with no
+`__init__`) are reported without a fix.
 """
 
     VALID = [
@@ -142,7 +145,15 @@ branch), arrays made in helpers and classes without `__init__` are reported with
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
                 fixed=None),
-        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8),  # no __init__
+        # no __init__ and hybrid_forward first: the added __init__ would overlap its signature edit
+        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8, fixed=None),
+        # no __init__: one passing every argument on is added after the docstring
+        Invalid('class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
+                '        return x * nd.array([[1.0, 2.0]])\n', line=5,
+                fixed='class Net(HybridBlock):\n    """Doc."""\n\n    def __init__(self, *args, **kwargs):\n'
+                      '        super(Net, self).__init__(*args, **kwargs)\n'
+                      "        self.const = self.params.get_constant('const', [[1.0, 2.0]])\n\n"
+                      '    def hybrid_forward(self, F, x, const):\n        return x * const\n', safety=UNSAFE),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -326,8 +337,6 @@ branch), arrays made in helpers and classes without `__init__` are reported with
         if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
             return None
         init = facts.klass.methods.get("__init__")
-        if init is None:
-            return None
         taken = const.taken_names(facts.klass.node, facts.node)
         source = call_argument(node, 0, "source_array")
         value_code = cst.Module([]).code_for_node(source.value)
@@ -350,7 +359,11 @@ branch), arrays made in helpers and classes without `__init__` are reported with
                     following = _next_statement(facts.node, remove)
                     if following is None:
                         remove = None
-        insert = const.init_edit(init, const.constant_statement(name, value_code))
+        statement = const.constant_statement(name, value_code)
+        if init is not None:
+            insert = const.init_edit(init, statement)
+        else:  # an __init__ passing every argument on is exact whatever the base class takes
+            insert = const.new_init_edit(facts.klass.node, facts.node, statement)
         if insert is None:
             return None
         edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [insert, const.signature_edit(facts.node, name)]

@@ -161,6 +161,20 @@ def test_hl005_array_of_an_init_attribute_becomes_a_constant_parameter(backend, 
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes.filter(lambda s: int(np.prod(s)) >= 2), seed=st.integers(0, 100))
+def test_hl005_literal_in_a_class_without_init_becomes_a_constant_parameter(backend, shape, seed):
+    """No __init__: the fix adds one passing every argument on (after the docstring)."""
+    mx = backend_module(backend)
+    const = np.random.RandomState(seed).uniform(-2, 2, size=shape).round(3)
+    const.flat[0], const.flat[-1] = 7.5, -1.25  # never constant-filled
+    source = ('class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
+              f"        return F.broadcast_mul(x, nd.array({literal(const)}))\n")
+    fixed = check(source, [values(shape)], mx, "HL005", expect_safety="unsafe")
+    assert "def __init__(self, *args, **kwargs)" in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_hl005_constant_parameter_is_saved_with_the_block(backend, tmp_path):
     """The documented cost of the unsafe fix: the block gains a (saved) parameter."""
     mx = backend_module(backend)
