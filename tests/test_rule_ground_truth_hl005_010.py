@@ -10,8 +10,6 @@ original must raise at construction and the fixed block must equal the original 
 check lifted. Examples that do not run eagerly as written are skipped, saying so.
 """
 import contextlib
-import inspect
-import logging
 import itertools
 import re
 
@@ -21,34 +19,15 @@ import pytest
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 
+from ground_truth_support import BACKENDS, backend, input_count, net_class, settle
+
 MY_RULES = [rule for rule in ALL_RULES if rule.code in ("HL005", "HL006", "HL007", "HL008", "HL009")]
 INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
            for rule in MY_RULES for i, example in enumerate(rule.INVALID)]
 VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
          for rule in MY_RULES for i, example in enumerate(rule.VALID)]
 CHILD_RULE = next(rule for rule in ALL_RULES if rule.code == "HL010")
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
 SHAPES = [(2, 3), (2, 2), (3, 4), (2, 3, 4), (3,), (2, 4), (2, 4, 3, 3)]
-
-
-def backend(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def net_class(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd, "np": np,
-                 "nn": mx.gluon.nn, "gluon": mx.gluon, "logging": logging}
-    if mx.__name__.startswith("hybridlint"):
-        from hybridlint.engine import as_mxnet
-        with as_mxnet():
-            exec(compile(source, "<example>", "exec"), namespace)
-    else:
-        exec(compile(source, "<example>", "exec"), namespace)
-    return namespace["Net"]
 
 
 def run(klass, mx, shapes, hybridize: bool):
@@ -60,14 +39,6 @@ def run(klass, mx, shapes, hybridize: bool):
     rng = np.random.RandomState(0)
     out = net(*[mx.nd.array(rng.randint(1, 4, size=s).astype("float32")) for s in shapes])
     return [o.asnumpy() for o in (out if isinstance(out, (list, tuple)) else [out])]
-
-
-def input_count(klass) -> int:
-    """hybrid_forward's inputs: positional parameters after F that are not gluon parameters."""
-    registered = klass()._reg_params
-    params = list(inspect.signature(klass.hybrid_forward).parameters.values())[2:]
-    return sum(1 for p in params if p.default is inspect.Parameter.empty
-               and p.kind == p.POSITIONAL_OR_KEYWORD and p.name not in registered)
 
 
 def eager_reference(source: str, mx):
@@ -84,15 +55,6 @@ def eager_reference(source: str, mx):
             settle(mx)
             continue
     pytest.skip("the example does not run eagerly as written (a fragment)")
-
-
-def settle(mx) -> None:
-    """MXNet runs operators asynchronously: let a failed run's pending errors surface here,
-    not in a later, unrelated test."""
-    try:
-        mx.nd.waitall()
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def same(a, b) -> bool:

@@ -12,7 +12,6 @@ anything, the hybridized block's outputs must agree with it (outputs only: HL013
 examples include a tensor kept on the block for a lambda child, a Symbol by design). Examples that do not run eagerly as written
 are skipped, saying so.
 """
-import inspect
 import itertools
 import re
 
@@ -22,33 +21,14 @@ import pytest
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 
+from ground_truth_support import BACKENDS, backend, input_count, net_class, settle
+
 MY_RULES = [rule for rule in ALL_RULES if "HL011" <= rule.code <= "HL014"]
 INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
            for rule in MY_RULES for i, example in enumerate(rule.INVALID)]
 VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
          for rule in MY_RULES for i, example in enumerate(rule.VALID)]
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
 SHAPES = [(2, 3), (3, 4), (2, 3, 4), (3,), (2, 4), (4, 3)]
-
-
-def backend(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def net_class(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd, "np": np,
-                 "nn": mx.gluon.nn, "gluon": mx.gluon}
-    if mx.__name__.startswith("hybridlint"):
-        from hybridlint.engine import as_mxnet
-        with as_mxnet():
-            exec(compile(source, "<example>", "exec"), namespace)
-    else:
-        exec(compile(source, "<example>", "exec"), namespace)
-    return namespace["Net"]
 
 
 def _plain(value, mx):
@@ -91,22 +71,6 @@ def state_attributes(source: str, klass) -> list:
     names = sorted(set(re.findall(r"self\.(\w+)", source)))
     return [n for n in names if n not in net._reg_params and n not in net._children
             and not callable(getattr(net, n, None))]
-
-
-def input_count(klass) -> int:
-    """hybrid_forward's inputs: positional parameters after F that are not gluon parameters."""
-    registered = klass()._reg_params
-    params = list(inspect.signature(klass.hybrid_forward).parameters.values())[2:]
-    return sum(1 for p in params if p.default is inspect.Parameter.empty
-               and p.kind == p.POSITIONAL_OR_KEYWORD and p.name not in registered)
-
-
-def settle(mx) -> None:
-    """MXNet runs operators asynchronously: let a failed run's errors surface here."""
-    try:
-        mx.nd.waitall()
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def eager_reference(source: str, mx):
