@@ -5,18 +5,10 @@ import re
 import shutil
 
 import pytest
-from click.testing import CliRunner
 
-from hybridlint.cli import cli
+from cli_support import invoke
 
 HAZARDS = os.path.join(os.path.dirname(__file__), os.pardir, "testdata", "hazards")
-
-
-def invoke(*args):
-    try:
-        return CliRunner(mix_stderr=False).invoke(cli, list(args))
-    except TypeError:
-        return CliRunner().invoke(cli, list(args))
 
 
 @pytest.mark.parametrize("unsafe", [[], ["--unsafe-fixes"]])

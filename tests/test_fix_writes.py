@@ -7,22 +7,14 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
 import hybridlint.files as files
 import hybridlint.runner as runner
-from hybridlint.cli import cli
 from hybridlint.files import SourceWriteError, read_source, write_source
+from cli_support import invoke
 
 HAZARD = ("from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
           "    def hybrid_forward(self, F, x):\n        return nd.relu(x)\n")
-
-
-def invoke(*args):
-    try:
-        return CliRunner(mix_stderr=False).invoke(cli, list(args))
-    except TypeError:
-        return CliRunner().invoke(cli, list(args))
 
 
 @pytest.fixture

@@ -5,21 +5,13 @@ import json
 import os
 
 import pytest
-from click.testing import CliRunner
 
-from hybridlint.cli import cli
+from cli_support import invoke
 
 HYBRID = ("from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
           "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
 SELECTIONS = [[], ["--select", "HL0"], ["--select", "HL003"], ["--ignore", "HL9"],
               ["--ignore", "HL900,HL901,HL902"], ["--select", "HL9"]]
-
-
-def invoke(*args):
-    try:
-        return CliRunner(mix_stderr=False).invoke(cli, list(args))
-    except TypeError:
-        return CliRunner().invoke(cli, list(args))
 
 
 @pytest.fixture

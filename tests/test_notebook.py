@@ -3,9 +3,8 @@ a notebook with a hazard never reports "All checks passed"."""
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from hybridlint.cli import cli
+from cli_support import invoke
 
 
 def notebook(*cells, markdown_first=True):
@@ -20,13 +19,6 @@ def notebook(*cells, markdown_first=True):
 IMPORTS = "%matplotlib inline\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n"
 BLOCK = ("!pip list\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
          "        y = nd.relu(x)\n        return y\n")
-
-
-def invoke(*args):
-    try:
-        return CliRunner(mix_stderr=False).invoke(cli, list(args))
-    except TypeError:
-        return CliRunner().invoke(cli, list(args))
 
 
 @pytest.fixture
