@@ -88,16 +88,27 @@ def test_file_size_limit(here):
 
 
 SCRIPT = textwrap.dedent('''
-    import sys
-    from hybridlint.checker import CheckerSession, check_file
+    import sys, time
+    from hybridlint.checker import CheckerSession, check_file, session as checker_session
+    if "slow-parent" in sys.argv:    # hybridlint descheduled just after sending the job
+        send = checker_session.write_frame
+        def write_then_stall(*args):
+            send(*args)
+            time.sleep(1.0)
+        checker_session.write_frame = write_then_stall
     with CheckerSession(timeout=60) as session:
         (report,) = check_file(sys.argv[1], {sys.argv[2]: [(2, 3)]}, session=session)
         print("STATUS", report.status, flush=True)
 ''')
 
 
-def test_user_code_cannot_kill_hybridlint(here):
-    done = subprocess.run([sys.executable, "-c", SCRIPT, data("spawns.py"), "SignalsParent"],
+@pytest.mark.parametrize("block, parent", [("SignalsParent", "normal"),
+                                           ("SignalsParentAndReturns", "normal"),
+                                           ("SignalsParentAndReturns", "slow-parent")])
+def test_user_code_cannot_kill_hybridlint(here, block, parent):
+    """Signals from the worker are ignored whenever they come: before hybridlint is back
+    from sending the job (slow-parent), or just before the report (AndReturns)."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT, data("spawns.py"), block, parent],
                           cwd=ROOT, capture_output=True, text=True, timeout=300,
                           start_new_session=True)    # its process group is its own
     assert done.returncode == 0, done.stderr[-2000:]

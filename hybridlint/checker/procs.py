@@ -237,6 +237,11 @@ class SignalShield:
             self._old = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)
         return self
 
+    def lift_in_child(self) -> None:
+        """In a child forked inside the shield: its own signals are not shielded."""
+        if self.active:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+
     def drain(self, tree: Iterable[int]) -> bool:
         """Handle pending signals; True when a foreign one arrived (stop waiting)."""
         if not self.active:

@@ -60,6 +60,29 @@ class _Watch:
         if self.limit > 0 and below and procs.tree_rss(self.pid) > self.limit:
             raise MemoryOverrun()
 
+    def settle(self) -> None:
+        """The last drain, once the wait is over: a signal the tree sent after the last tick
+        (a report can arrive before any tick ran, on a busy machine) must still be ignored,
+        not delivered when the shield lifts."""
+        self.tree.update(procs.descendants(self.pid))
+        self.shield.drain(self.tree)
+
+
+def _await_report(shield: procs.SignalShield, fd: int, deadline: Optional[float], pid: int,
+                  memory_mb: int, on_interrupt: Callable[[], None]) -> EquivalenceReport:
+    """Wait for the report of the process tree under `pid`, inside an entered `shield`.
+
+    The caller enters the shield before the job can start (before the job frame is sent,
+    before the fork): user code may signal at once, and an unblocked SIGTERM kills us."""
+    watch = _Watch(pid, memory_mb, shield)
+    try:
+        return receive_report(fd, deadline, watch)
+    except Interrupted:
+        on_interrupt()
+        raise
+    finally:
+        watch.settle()
+
 
 class _Worker:
     """One `python -m hybridlint.checker.worker` process, its pipes and its lifeline."""
@@ -89,14 +112,10 @@ class _Worker:
 
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
-        write_frame(self.proc.stdin, {"type": "job", "job": job_to_wire(job)})
         with procs.SignalShield() as shield:
-            try:
-                return receive_report(self.proc.stdout.fileno(), deadline,
-                                      _Watch(self.proc.pid, self.memory_mb, shield))
-            except Interrupted:
-                self.kill()
-                raise
+            write_frame(self.proc.stdin, {"type": "job", "job": job_to_wire(job)})
+            return _await_report(shield, self.proc.stdout.fileno(), deadline, self.proc.pid,
+                                 self.memory_mb, self.kill)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -244,57 +263,62 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
 
     The child gets the worker's confinement (own session, limits, subreaper, a watch on this
     process) and is killed with everything it started when it overruns or times out."""
-    from .worker import confine, send_report
     limits = dict(limits or {}, memory_mb=memory_mb)
     parent = os.getpid()
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                         # child: never returns
-        code = 0
+    with procs.SignalShield() as shield:      # up before the fork: the child may signal at once
+        pid = os.fork()
+        if pid == 0:                                     # child: never returns
+            shield.lift_in_child()
+            _forked_child(fn, label, backend, limits, parent, read_fd, write_fd)
+        os.close(write_fd)
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            os.close(read_fd)
-            os.setsid()
-            sys.stdout.flush()
-            os.dup2(2, 1)                 # user prints never mix with the caller's output
-            confine(limits, None, parent)
-            procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
-            report = _safe_call(fn, label, backend)
-            procs.kill_descendants(os.getpid())
-            with os.fdopen(write_fd, "wb") as out:
-                send_report(out, report)
-        except BaseException:  # noqa: B902
-            code = 70
+            return _await_report(shield, read_fd, deadline, pid, memory_mb,
+                                 lambda: procs.kill_tree(pid))
+        except ProtocolError as exc:
+            procs.kill_tree(pid)
+            return _cannot_run(label, backend, "worker", f"the forked check sent an invalid "
+                               f"answer ({exc}); user code may have written to the checker's "
+                               "channel")
+        except MemoryOverrun:
+            procs.kill_tree(pid)
+            return _cannot_run(label, backend, "memory", _OVERRUN.format(memory_mb))
+        except ChannelTimeout:
+            procs.kill_tree(pid)
+            return _cannot_run(label, backend, "timeout",
+                               f"user code did not finish within {timeout:g} s (killed)")
+        except ChannelClosed:
+            _, status = os.waitpid(pid, 0)
+            pid = 0
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            return _cannot_run(label, backend, "worker", _death_reason(code, ""))
         finally:
-            os._exit(code)
-    os.close(write_fd)
-    deadline = None if timeout is None else time.monotonic() + timeout
+            os.close(read_fd)
+            if pid:
+                os.waitpid(pid, 0)
+
+
+def _forked_child(fn: Callable[[], EquivalenceReport], label: str, backend: str,
+                  limits: dict, parent: int, read_fd: int, write_fd: int) -> None:
+    """The forked child of run_forked: confine itself, run `fn`, send the report, exit."""
+    from .worker import confine, send_report
+    code = 0
     try:
-        with procs.SignalShield() as shield:
-            try:
-                return receive_report(read_fd, deadline, _Watch(pid, memory_mb, shield))
-            except Interrupted:
-                procs.kill_tree(pid)
-                raise
-    except ProtocolError as exc:
-        procs.kill_tree(pid)
-        return _cannot_run(label, backend, "worker", f"the forked check sent an invalid answer "
-                           f"({exc}); user code may have written to the checker's channel")
-    except MemoryOverrun:
-        procs.kill_tree(pid)
-        return _cannot_run(label, backend, "memory", _OVERRUN.format(memory_mb))
-    except ChannelTimeout:
-        procs.kill_tree(pid)
-        return _cannot_run(label, backend, "timeout",
-                           f"user code did not finish within {timeout:g} s (killed)")
-    except ChannelClosed:
-        _, status = os.waitpid(pid, 0)
-        pid = 0
-        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-        return _cannot_run(label, backend, "worker", _death_reason(code, ""))
-    finally:
         os.close(read_fd)
-        if pid:
-            os.waitpid(pid, 0)
+        os.setsid()
+        sys.stdout.flush()
+        os.dup2(2, 1)                     # user prints never mix with the caller's output
+        confine(limits, None, parent)
+        procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
+        report = _safe_call(fn, label, backend)
+        procs.kill_descendants(os.getpid())
+        with os.fdopen(write_fd, "wb") as out:
+            send_report(out, report)
+    except BaseException:  # noqa: B902
+        code = 70
+    finally:
+        os._exit(code)
 
 
 def _safe_call(fn: Callable[[], EquivalenceReport], label: str,
