@@ -5,8 +5,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ._build import call, integer, strip_parens, tuple_of
+from ._build import call, strip_parens, tuple_of
+from ._creation_fix import plan_creation
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
+from ._shape_scalar_fix import plan_shape_scalar
 from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -22,7 +24,6 @@ _IDIOMS = {
     "ctx": "drop ctx= arguments: a hybridized graph runs on its inputs' context",
     "T": "use F.transpose(x)",
 }
-_LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
 
@@ -270,6 +271,8 @@ broadcast to n, and both fail alike on a 0 rep.
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif unpacked is not None:  # `b, l, d = x.shape` used only in reshapes of x: codes
             self.report(node, message, edits=unpacked, safety=SAFE)
+        elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
+            self.report(node, message, edits=scalar[0], safety=scalar[1])
         elif attr == "T" and self.namespace:
             self.report(node, message, replacement=call(f"{self.namespace}.transpose", [node.value]))
         elif attr == "T":  # no F in this helper: the fluent method exists on both array types
@@ -288,9 +291,10 @@ broadcast to n, and both fail alike on a 0 rep.
         for attribute, edits, safety in (plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns)
                                          + plan_tile(self, node, ns)):
             self._planned[attribute] = (edits, safety)
-        if op in _LIKE and self._plan_like(node, op, ns):
-            return
-        if op == "arange" and self._plan_arange(node, ns):
+        created = plan_creation(self, node, op, ns) if op is not None else []
+        for attribute, edits, safety in created:  # F.zeros(x.shape), F.arange(x.shape[k]), ...
+            self._planned[attribute] = (edits, safety)
+        if created:
             return
         if op in ("reshape", "Reshape"):
             data = call_argument(node, 0, "data")
@@ -311,55 +315,6 @@ broadcast to n, and both fail alike on a 0 rep.
         if isinstance(expr, cst.Attribute) and expr.attr.value in attrs and self.is_tensor(expr.value):
             return expr.value
         return None
-
-    def _plan_like(self, node: cst.Call, op: str, ns: str) -> bool:
-        shape = call_argument(node, 0, "shape")
-        if shape is None or self._tensor_attr(shape.value, ("shape",)) is None:
-            return False
-        data = shape.value.value  # type: ignore[union-attr]
-        value = call_argument(node, 1, "val") if op == "full" else None
-        dtype = call_argument(node, 2 if op == "full" else 1, "dtype")
-        ctx = call_argument(node, None, "ctx")
-        known = {shape, value, dtype, ctx} - {None}
-        if len(node.args) != len(known) or (op == "full" and value is None):
-            return False
-        if ctx is not None and not _same_name(self._tensor_attr(ctx.value, ("context", "ctx")), data):
-            return False
-        result: cst.BaseExpression = call(f"{ns}.{_LIKE[op]}", [data])
-        if dtype is None or not _same_name(self._tensor_attr(dtype.value, ("dtype",)), data):
-            target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
-            result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)])
-        if value is not None:
-            result = cst.BinaryOperation(left=result, operator=cst.Multiply(
-                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
-                right=_parenthesize(value.value))
-        edits = ((node, result),)
-        for arg in (shape, dtype, ctx):
-            if arg is not None and isinstance(arg.value, cst.Attribute):
-                self._planned[arg.value] = (edits, SAFE)
-        return True
-
-    def _plan_arange(self, node: cst.Call, ns: str) -> bool:
-        """`F.arange(x.shape[k])`, `F.arange(0, x.shape[k])`, `F.arange(start=0, stop=x.shape[k])`."""
-        start = call_argument(node, 0, "start")
-        stop_arg = call_argument(node, 1, "stop")
-        if stop_arg is None and len(node.args) == 1 and start is not None:
-            stop_arg, start = start, None  # arange(n): the only argument is the stop
-        if stop_arg is None or len(node.args) != (1 if start is None else 2) or (
-                start is not None and literal_int(start.value) != 0):
-            return False
-        stop = stop_arg.value
-        if not (isinstance(stop, cst.Subscript) and len(stop.slice) == 1 and isinstance(stop.slice[0].slice, cst.Index)):
-            return False
-        axis = literal_int(stop.slice[0].slice.value)
-        data = self._tensor_attr(stop.value, ("shape",))
-        if axis is None or data is None:
-            return False
-        result = call(f"{ns}.contrib.arange_like", [data], [("axis", integer(axis))])
-        result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")),
-                          args=[cst.Arg(cst.SimpleString("'float32'"))])
-        self._planned[stop.value] = (((node, result),), SAFE)
-        return True
 
     def _plan_reshape(self, data: cst.BaseExpression, container: Optional[cst.BaseExpression],
                       varargs_call: Optional[cst.Call]) -> None:
@@ -443,10 +398,3 @@ def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression,
 
 def _same_name(a: Optional[cst.BaseExpression], b: cst.BaseExpression) -> bool:
     return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value
-
-
-def _parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
-                         cst.Lambda, cst.UnaryOperation)) and not expr.lpar:
-        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return expr
