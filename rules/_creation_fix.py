@@ -22,14 +22,24 @@ from .base import SAFE
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 
 
-def plan_creation(rule, node: cst.Call, op: str, namespace: str) -> List[Plan]:
-    """Plans for `F.<op>(...)` calls whose shape comes from a tensor: (the attribute node,
-    the edits that remove it, their safety). Empty when no exact rewrite is known."""
+def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
+    """Plans for calls whose shape comes from a tensor: (the attribute node, the edits that
+    remove it, their safety). Empty when no exact rewrite is known. Called by HL001 for every
+    call; `namespace` is the function's F (None in a helper without one: only F-free fixes)."""
+    op = _namespace_op(node.func, namespace)
     if op in _LIKE:
         return _plan_like(rule, node, op, namespace)
     if op == "arange":
         return _plan_arange(rule, node, namespace)
     return []
+
+
+def _namespace_op(func: cst.BaseExpression, namespace: Optional[str]) -> Optional[str]:
+    """`F.zeros` -> "zeros" when F is the function's namespace."""
+    if namespace is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            and func.value.value == namespace:
+        return func.attr.value
+    return None
 
 
 def _tensor_attr(rule, expr: cst.BaseExpression, attrs) -> Optional[cst.BaseExpression]:

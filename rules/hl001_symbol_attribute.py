@@ -291,7 +291,7 @@ broadcast to n, and both fail alike on a 0 rep.
         for attribute, edits, safety in (plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns)
                                          + plan_tile(self, node, ns)):
             self._planned[attribute] = (edits, safety)
-        created = plan_creation(self, node, op, ns) if op is not None else []
+        created = plan_creation(self, node, ns)
         for attribute, edits, safety in created:  # F.zeros(x.shape), F.arange(x.shape[k]), ...
             self._planned[attribute] = (edits, safety)
         if created:
