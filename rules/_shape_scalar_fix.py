@@ -1,16 +1,313 @@
 """Shape scalars used as values (issue 12): `/ x.shape[-1]`, `/ h.size`, `math.sqrt(q.shape[-1])`.
 
-Not written yet: `plan_shape_scalar` finds no rewrite, so these findings are reported only.
+A Symbol has no shape, so a dimension read from it cannot be a Python number; MXNet gives
+the shape as a tensor instead (`F.shape_array(x)`, `F.size_array(x)`, int64, shape `(1,)`
+once sliced), and tensor arithmetic with that tensor goes through the broadcast operators.
+HL001 calls `plan_shape_scalar` for every `.shape`/`.size` it reports that no other planner
+took; the patterns, their rewrite and its safety (this text is written to be pasted into
+HL001's explanation):
+
+- **A dimension the analysis knows** (a parameter's declared shape, a literal creation or
+  reshape target): `x.shape[k]` → that integer, `x.size` → the product. Safe: the same Python
+  int, wherever it is used.
+- **A shape scalar in tensor arithmetic**: the largest scalar expression around the
+  dimension (dims, their `+ - *`, numbers, `self.k` numbers, `math.sqrt(...)`, `** c`,
+  unary minus) becomes a `(1,)` tensor and its operator with the tensor becomes the
+  broadcast op:
+  `t / x.shape[-1]` → `F.broadcast_div(t, F.slice_axis(F.shape_array(x), axis=0, begin=-1,
+  end=None).astype('float32'))`; `t / x.size` → `F.broadcast_div(t,
+  F.size_array(x).astype('float32'))`; `t / (x.shape[2] * x.shape[3])` → the product of two
+  slices, in int64, cast once; `t / math.sqrt(q.shape[-1])` → `F.sqrt(...)` of the cast dim;
+  `t * h.shape[-1] ** -0.5` → `F.broadcast_mul(t, (...).astype('float32') ** -0.5)`;
+  `+ - * / **` likewise (`broadcast_add/sub/mul/div/power`), the scalar on either side.
+  Integer arithmetic of dims (`+ - *`, integer literals) is done in int64, exactly; the cast to
+  float32 happens where the expression turns to floats. Unsafe, for two reasons: the analysis
+  does not know dtypes, and the rewrite assumes the other operand is float32 (the default):
+  eagerly `t / n` divides a float16/float64/int array in its own dtype, while the broadcast op
+  refuses the mixed dtypes; and Python computes `math.sqrt(n)`, `n ** -0.5` and float
+  constants in float64 before MXNet rounds the result to float32 once, while the rewrite
+  computes in float32 (`pow` may differ in the last bit; `sqrt` and the int→float cast of a
+  dim below 2**24 do not). A scalar kept in a name (`n = x.size; t / n`), compared, or passed
+  to an operator is reported only.
+- **One-hot depth from the shape**: `F.one_hot(label, x.shape[k])` (no other argument) →
+  `F.broadcast_equal(F.expand_dims(F.fix(F.cast(label, dtype='float32')), axis=-1),
+  F.contrib.arange_like(x, axis=k).astype('float32'))`: the class index compared with
+  0..depth-1, truncated toward zero as one_hot's int conversion does (`2.7` → 2, `-0.5` → 0),
+  out-of-range labels give a zero row in both. Unsafe: labels beyond 2**24 (or depths beyond
+  it) are compared after float32 rounding; on/off values and dtype other than the defaults are
+  not rewritten. A depth that is a model constant (`self._num_class`) is not substituted: the
+  code does not prove `x.shape[k] == self._num_class`.
+- **Repeat counts from two shapes**: `F.repeat(k, repeats=q.shape[j] // k.shape[a], axis=a)`
+  → `F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, axis=j).astype('float32'),
+  F.floor(F.broadcast_div(Q, K)))), axis=a)` with Q, K the two dims as float32 tensors: head
+  i of the result is head `i // r` of k. Unsafe: exact only when `q.shape[j]` is a multiple of
+  `k.shape[a]` (grouped-query attention); otherwise the original has `k.shape[a] * r` heads
+  and the rewrite `q.shape[j]`. The ratio of two model constants (`self._q_heads //
+  self._kv_heads`) is not substituted: nothing in the code proves the inputs have those heads.
+- Everything else (`range(x.shape[1])`, a scalar in a Python `if`, an operator argument that
+  must be a Python int such as `F.slice_axis(..., end=x.shape[1] - 1)` or `num_outputs=`) has
+  no exact shape-free form and is reported only: a graph's operator attributes are fixed when
+  it is built, before any shape is known.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from ._build import call, integer
+from .base import SAFE, UNSAFE, Invalid, Valid
+from .values import SCALAR, call_argument, dotted_name, literal_int
+
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]
+
+_BROADCAST = {cst.Divide: "broadcast_div", cst.Multiply: "broadcast_mul", cst.Add: "broadcast_add",
+              cst.Subtract: "broadcast_sub", cst.Power: "broadcast_power"}
+_INT_OPS = (cst.Add, cst.Subtract, cst.Multiply)
+_SQRT = ("math.sqrt", "numpy.sqrt")
+# conversion domains: a Python int literal, another Python number, an int64 tensor, a float32 tensor
+PYINT, PY, INT, FLOAT = "pyint", "py", "int", "float"
 
 
 def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, str]]:
     """The edits (and their safety) that keep `attribute`'s value in the graph, or None."""
+    path = _path(rule.statement, attribute)
+    if path is None:
+        return None
+    index = len(path) - 1
+    if attribute.attr.value == "shape":
+        if index == 0 or _dim_leaf(rule, path[index - 1]) is None or path[index - 1].value is not attribute:
+            return None
+        index -= 1
+    elif attribute.attr.value != "size":
+        return None
+    leaf = path[index]
+    known = _known(rule, leaf)
+    if known is not None:  # a dimension the analysis knows: the Python int itself
+        return ((leaf, integer(known)),), SAFE
+    ns = rule.namespace
+    if ns is None:  # a helper without F: no shape_array to build from
+        return None
+    repeat = _repeat_plan(rule, path[:index], ns)
+    if repeat is not None:
+        return repeat
+    node: cst.BaseExpression = leaf
+    for parent in reversed(path[:index]):
+        if isinstance(parent, cst.Arg):
+            continue
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+            node = parent
+            continue
+        if isinstance(parent, cst.Call):
+            if _sqrt(rule, parent) and len(parent.args) == 1 and parent.args[0].value is node:
+                node = parent
+                continue
+            if node is leaf:
+                return _one_hot_plan(rule, parent, leaf, ns)
+            return None
+        if not isinstance(parent, cst.BinaryOperation):
+            return None
+        other = parent.right if parent.left is node else parent.left
+        if _convert(rule, other, ns) is not None:
+            node = parent
+            continue
+        op = _BROADCAST.get(type(parent.operator))
+        if op is None or not rule.is_tensor(other):
+            return None
+        scalar = _convert(rule, node, ns)
+        if scalar is None or scalar[1] not in (INT, FLOAT):
+            return None
+        tensor = _float(scalar)
+        operands = [parent.left, tensor] if parent.right is node else [tensor, parent.right]
+        new = call(f"{ns}.{op}", [_bare(o) for o in operands])
+        return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
     return None
+
+
+# -- finding the expression around the attribute ---------------------------------------------
+def _path(root: Optional[cst.CSTNode], target: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
+    """The nodes from `root` down to `target` (both included), by identity; None if absent.
+
+    Only the current statement is searched (the linter core's walk gives no parents)."""
+    if root is None:
+        return None
+    stack: List[Tuple[cst.CSTNode, int]] = [(root, 0)]
+    path: List[cst.CSTNode] = []
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        path.append(node)
+        if node is target:
+            return path
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    return None
+
+
+def _dim_leaf(rule, expr: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[int]]]:
+    """`x.shape[k]` (literal k) -> (x, k); `x.size` -> (x, None); x a certain tensor."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        k = literal_int(expr.slice[0].slice.value)
+        if k is not None and rule.is_tensor(expr.value.value):
+            return expr.value.value, k
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "size" and rule.is_tensor(expr.value):
+        return expr.value, None
+    return None
+
+
+def _known(rule, leaf: cst.CSTNode) -> Optional[int]:
+    """The dimension (or size) as an int when the analysis knows the tensor's shape there."""
+    found = _dim_leaf(rule, leaf)
+    if found is None:
+        return None
+    value = rule.value(found[0])
+    shape = value.shape
+    if shape is None or value.shape_reason == "lost":
+        return None
+    if found[1] is None:
+        if any(not isinstance(d, int) for d in shape):
+            return None
+        size = 1
+        for d in shape:
+            size *= d
+        return size
+    k = found[1]
+    if not -len(shape) <= k < len(shape):
+        return None
+    dim = shape[k]
+    return dim if isinstance(dim, int) and not isinstance(dim, bool) else None
+
+
+def _sqrt(rule, node: cst.Call) -> bool:
+    name = dotted_name(node.func)
+    if name is None or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return False
+    return rule.state.module.qualify(name) in _SQRT
+
+
+# -- building the tensor form ----------------------------------------------------------------
+def _slice_dim(ns: str, data: cst.BaseExpression, k: int) -> cst.Call:
+    """`F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1)` (end None for the last)."""
+    return call(f"{ns}.slice_axis", [call(f"{ns}.shape_array", [data])],
+                [("axis", integer(0)), ("begin", integer(k)), ("end", integer(None if k == -1 else k + 1))])
+
+
+def _parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _float(converted: Tuple[cst.BaseExpression, str]) -> cst.BaseExpression:
+    node, domain = converted
+    if domain != INT:
+        return node
+    return cst.Call(func=cst.Attribute(value=_parens(node), attr=cst.Name("astype")),
+                    args=[cst.Arg(cst.SimpleString("'float32'"))])
+
+
+def _convert(rule, expr: cst.BaseExpression, ns: str) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """`expr`, a scalar expression of dims and numbers, as (node, domain); None if it is not one.
+
+    Python parts (numbers, `self.k`) stay as written; dims become int64 `(1,)` tensors; integer
+    `+ - *` stay in int64; anything else turns the tensors to float32."""
+    if isinstance(expr, cst.Integer):
+        return expr, PYINT
+    if isinstance(expr, cst.Float):
+        return expr, PY
+    leaf = _dim_leaf(rule, expr)
+    if leaf is not None:
+        known = _known(rule, expr)
+        if known is not None:
+            return integer(known), PYINT
+        data, k = leaf
+        tensor = call(f"{ns}.size_array", [data]) if k is None else _slice_dim(ns, data, k)
+        return tensor.with_changes(lpar=expr.lpar, rpar=expr.rpar), INT
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return (expr, PY) if rule.value(expr).kind == SCALAR else None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        inner = _convert(rule, expr.expression, ns)
+        if inner is None:
+            return None
+        return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[1]
+    if isinstance(expr, cst.Call) and _sqrt(rule, expr) and len(expr.args) == 1:
+        inner = _convert(rule, expr.args[0].value, ns)
+        if inner is None:
+            return None
+        if inner[1] in (PY, PYINT):
+            return expr, PY
+        return call(f"{ns}.sqrt", [_bare(_float(inner))]).with_changes(lpar=expr.lpar, rpar=expr.rpar), FLOAT
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = _convert(rule, expr.left, ns), _convert(rule, expr.right, ns)
+        if left is None or right is None:
+            return None
+        domains = {left[1], right[1]}
+        if domains <= {PY, PYINT}:
+            both_int = domains == {PYINT} and isinstance(expr.operator, (*_INT_OPS, cst.FloorDivide, cst.Modulo))
+            return expr, (PYINT if both_int else PY)
+        if isinstance(expr.operator, (cst.FloorDivide, cst.Modulo, cst.MatrixMultiply, cst.LeftShift,
+                                      cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return None
+        if isinstance(expr.operator, _INT_OPS) and domains <= {INT, PYINT}:
+            return expr.with_changes(left=left[0], right=right[0]), INT
+        return expr.with_changes(left=_float(left), right=_float(right)), FLOAT
+    return None
+
+
+# -- operator arguments that must be Python ints ---------------------------------------------
+def _namespace_op(node: cst.Call, ns: str) -> Optional[str]:
+    name = dotted_name(node.func)
+    if name is None or not name.startswith(ns + "."):
+        return None
+    return name[len(ns) + 1:]
+
+
+def _one_hot_plan(rule, node: cst.Call, leaf: cst.BaseExpression, ns: str) -> Optional[Tuple[Edits, str]]:
+    """`F.one_hot(label, x.shape[k])` -> label compared with `arange_like(x, axis=k)`."""
+    if _namespace_op(node, ns) != "one_hot":
+        return None
+    indices, depth = call_argument(node, 0, "indices"), call_argument(node, 1, "depth")
+    if indices is None or depth is None or depth.value is not leaf or len(node.args) != 2 \
+            or any(a.star for a in node.args):
+        return None
+    found = _dim_leaf(rule, leaf)
+    if found is None or found[1] is None:
+        return None
+    data, k = found
+    label = call(f"{ns}.fix", [call(f"{ns}.cast", [_bare(indices.value)], [("dtype", cst.SimpleString("'float32'"))])])
+    classes = _float((call(f"{ns}.contrib.arange_like", [data], [("axis", integer(k))]), INT))
+    new = call(f"{ns}.broadcast_equal", [call(f"{ns}.expand_dims", [label], [("axis", integer(-1))]), classes])
+    return ((node, new.with_changes(lpar=node.lpar, rpar=node.rpar)),), UNSAFE
+
+
+def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[Edits, str]]:
+    """`F.repeat(k, repeats=q.shape[j] // k.shape[a], axis=a)` -> a take of k's heads."""
+    node = next((n for n in reversed(path) if isinstance(n, cst.Call)), None)
+    if node is None or _namespace_op(node, ns) != "repeat" or any(a.star for a in node.args):
+        return None
+    data, repeats, axis = (call_argument(node, 0, "data"), call_argument(node, 1, "repeats"),
+                           call_argument(node, 2, "axis"))
+    if data is None or repeats is None or axis is None or len(node.args) != 3:
+        return None
+    ratio = repeats.value
+    a = literal_int(axis.value)
+    if a is None or not (isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.FloorDivide)):
+        return None
+    total, part = _dim_leaf(rule, ratio.left), _dim_leaf(rule, ratio.right)
+    if total is None or part is None or total[1] is None or part[1] is None:
+        return None
+    if not (isinstance(part[0], cst.Name) and isinstance(data.value, cst.Name) and part[0].value == data.value.value
+            and part[1] == a):
+        return None
+    dims = [_float((_slice_dim(ns, d, k), INT)) for d, k in (total, part)]
+    r = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", dims)])
+    heads = _float((call(f"{ns}.contrib.arange_like", [total[0]], [("axis", integer(total[1]))]), INT))
+    index = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", [heads, r])])
+    new = call(f"{ns}.take", [data.value, index], [("axis", integer(a))])
+    return ((node, new.with_changes(lpar=node.lpar, rpar=node.rpar)),), UNSAFE
