@@ -25,22 +25,10 @@ from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
+from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
 
 MAX_FIX_PASSES = 10
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    name: str
-    message: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    fix: Optional[str]
-    path: str = "<string>"
 
 
 @dataclass
@@ -287,9 +275,11 @@ class _Dispatcher(cst.CSTVisitor):
             self.state.statement = node
         if isinstance(node, _COMPREHENSIONS):
             self.saved_envs.append(self.state.env)
-            bound = dict(self.state.env)
-            for name in _comprehension_targets(node):
-                bound[name] = Value("unknown")
+            bound = self.facts.comp_envs.get(node)  # the targets as the analysis bound them
+            if bound is None:
+                bound = dict(self.state.env)
+                for name in _comprehension_targets(node):
+                    bound[name] = Value("unknown")
             self.state.env = bound
         for method in self.table.get(type(node).__name__, ()):
             method(node)
@@ -385,7 +375,8 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
         dispatcher = _Dispatcher(facts, state, table)
         facts.node.body.visit(dispatcher)
         for rule in rules:
-            results.extend((region_of(facts.node), report) for report in rule.reports)
+            results.extend((region_of(module_facts.origins.get(facts.node, facts.node)), report)
+                           for report in rule.reports)
             rule.reports.clear()
     return results
 
@@ -400,6 +391,9 @@ def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region],
             self.region = region
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            mapping.setdefault(node, self.region)
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:  # a lambda analysed as a helper
             mapping.setdefault(node, self.region)
 
     def lookup(node: cst.CSTNode) -> _Region:
