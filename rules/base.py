@@ -20,8 +20,10 @@ from .values import TENSOR
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import ClassFacts, FunctionFacts, Value
 
-SAFE = "safe"
-UNSAFE = "unsafe"
+from ..ftypes import FixSafety  # noqa: E402  fix safety is one enum (hybridlint/ftypes.py)
+
+SAFE = FixSafety.SAFE  # == "safe"
+UNSAFE = FixSafety.UNSAFE  # == "unsafe"
 
 
 @dataclass(frozen=True)
