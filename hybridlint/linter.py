@@ -12,6 +12,7 @@ import bisect
 import contextlib
 import difflib
 import itertools
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .rules import ALL_RULES
-from .rules.analysis import FunctionFacts, ModuleFacts, Value, analyze
+from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
@@ -51,9 +52,127 @@ class SourceSyntaxError(Exception):
         self.col = col
 
 
-def may_contain_hybrid_code(source: str) -> bool:
-    """Cheap textual pre-filter: without a hybrid_forward no rule can report anything."""
-    return "hybrid_forward" in source
+def may_contain_hybrid_code(source: str, path: Optional[str] = None) -> bool:
+    """Cheap textual pre-filter: without a hybrid_forward no rule can report anything, unless
+    the file (at `path` on disk) defines functions that hybrid code of its directory imports
+    (:func:`_project_seeds`; the directory's files are scanned once per process). Without a
+    path, a module function taking `F` first (`def split_heads(F, x, n)`) may be such a
+    helper: the linter then decides from the file's path."""
+    if "hybrid_forward" in source:
+        return True
+    if path is None:  # callers that give no path: a module function taking F by its usual name
+        return bool(_NAMESPACE_HELPER.search(source))
+    return bool(_importing_files(source, path))
+
+
+_NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \t]*[,)]", re.M)
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers imported from another module of the project (issue 12)
+# ----------------------------------------------------------------------------------------
+# The decision (docs/architecture.md, "Helpers in other modules"): a module function is
+# analysed as a helper when the file that defines it is linted, from the calls the hybrid
+# code of the files of its directory makes to it (`from .utils import f`, `from pkg.utils
+# import f`): those files are found on demand, by their text, and analysed (not linted) for
+# their calls into it. So `hybridlint --fix` over a project fixes the helper in its own file,
+# and linting one file gives the same findings whatever else is linted in the run.
+_TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+_IMPORTERS: Dict[str, Tuple[Tuple[Tuple[str, int, int], ...], Dict[str, Set[str]]]] = {}
+_CALLS: Dict[Tuple[str, int, int, str], Dict[str, List[ExternalCall]]] = {}
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.?[\w.]*)[ \t]+import\b", re.M)
+
+
+def _module_file(path: str) -> Optional[Tuple[str, str]]:
+    """(directory, module name) of a Python file on disk, else None (`<stdin>`, notebooks)."""
+    if not path or path.startswith("<") or not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    directory, name = os.path.split(os.path.abspath(path))
+    return directory, name[:-3]
+
+
+def _importing_files(source: str, path: str) -> List[str]:
+    """The files of `path`'s directory holding a hybrid_forward that import from its module."""
+    where = _module_file(path)
+    if where is None or not _TOP_DEF.search(source):
+        return []
+    directory, module = where
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".py"))
+        stats = tuple((n, os.stat(os.path.join(directory, n)).st_mtime_ns,
+                       os.stat(os.path.join(directory, n)).st_size) for n in names)
+    except OSError:
+        return []
+    cached = _IMPORTERS.get(directory)
+    if cached is None or cached[0] != stats:
+        imports: Dict[str, Set[str]] = {}  # module -> files importing from it
+        for name, _, size in stats:
+            if size > 2_000_000:
+                continue
+            try:
+                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if "hybrid_forward" not in text:
+                continue
+            for match in _FROM_IMPORT.finditer(text):
+                imports.setdefault(match.group(1).rpartition(".")[2], set()).add(name)
+        cached = _IMPORTERS[directory] = (stats, imports)
+    own = os.path.basename(path)
+    return [os.path.join(directory, n) for n in sorted(cached[1].get(module, ())) if n != own]
+
+
+def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
+    """This file's functions that hybrid code in other files of its directory calls with F or
+    tensors, with those calls (bound to the functions by `analysis.analyze(seeds=...)`)."""
+    importers = _importing_files(source, path)
+    if not importers:
+        return {}
+    directory, module = _module_file(path)  # type: ignore[misc]
+    defined = set(_TOP_DEF.findall(source))
+    seeds: Dict[str, List[ExternalCall]] = {}
+    for importer in importers:
+        for name, calls in _calls_into(importer, directory, module).items():
+            if name in defined:
+                seeds.setdefault(name, []).extend(calls)
+    return seeds
+
+
+def _calls_into(importer: str, directory: str, module: str) -> Dict[str, List[ExternalCall]]:
+    """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
+    `module` (a sibling: `from .module import f`, `from pkg.module import f`), by their name
+    in `module`. Analysed once per version of the importer."""
+    try:
+        stat = os.stat(importer)
+    except OSError:
+        return {}
+    key = (importer, stat.st_mtime_ns, stat.st_size, module)
+    if key in _CALLS:
+        return _CALLS[key]
+    found: Dict[str, List[ExternalCall]] = {}
+    package = os.path.basename(directory)
+    try:
+        with open(importer, encoding="utf-8") as handle:
+            text = handle.read()
+        _, regions, context = _parse_regions(text)
+        names = {local: original for local, (level, source_module, original) in context.from_imports.items()
+                 if (level == 1 and source_module == module) or (
+                     level == 0 and source_module.split(".")[-2:] == [package, module])}
+        if names and regions:
+            external: Dict[str, Dict[cst.Call, List[Value]]] = {}
+            classes, functions, _ = _collect(regions)
+            with _nesting_guard():
+                analyze(classes, functions, context, external=external)
+            for local, calls in external.items():
+                if local in names:
+                    found.setdefault(names[local], []).extend(calls.items())
+    except (OSError, UnicodeDecodeError, SourceSyntaxError, RecursionError, ValueError):
+        found = {}
+    if len(_CALLS) > 256:
+        _CALLS.clear()
+    _CALLS[key] = found
+    return found
 
 
 # ----------------------------------------------------------------------------------------
@@ -106,19 +225,22 @@ def _class_bases(tree: ast.Module) -> Dict[str, List[str]]:
 
 
 def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
-                  classes: Optional[Dict[str, Tuple[int, List[str]]]] = None) -> List[Tuple[int, int]]:
+                  classes: Optional[Dict[str, Tuple[int, List[str]]]] = None,
+                  roots: Iterable[str] = ()) -> List[Tuple[int, int]]:
     """Spans of the top-level statements holding a hybrid_forward, plus the module classes
     related to them by inheritance (a base's helpers, a subclass's overrides) and the module
     functions they call (transitively), found from the text: nothing walks a tree.
 
     `lines` are the file's `split_lines`; `classes` maps a top-level class name to (its span
-    index, its base names)."""
+    index, its base names); `roots` names top-level functions chosen as well (the helpers
+    other files' hybrid code imports: :func:`_project_seeds`)."""
     line_starts = [0, *itertools.accumulate(map(len, lines))]
     hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
     chosen: Dict[int, Tuple[int, int]] = {}
     work: List[Tuple[int, int]] = []
-    for index, (first, last, _) in enumerate(spans):
-        if any(first <= line <= last for line in hybrid_lines):
+    roots = set(roots)
+    for index, (first, last, name) in enumerate(spans):
+        if any(first <= line <= last for line in hybrid_lines) or (name is not None and name in roots):
             chosen[index] = (first, last)
             work.append((first, last))
     if classes:
@@ -194,7 +316,8 @@ def _restore_form_feeds(original: str, rewritten: str) -> str:
     return "".join(stripped.get(line, "") + line for line in new)
 
 
-def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region], ModuleContext]]:
+def _fast_regions(source: str, lines: List[str],
+                  roots: Iterable[str] = ()) -> Optional[Tuple[List[_Region], ModuleContext]]:
     """Regions from the text scanner and a skeleton parse; None when anything does not parse
     (then the exact `ast` path decides)."""
     statements = toplevel.scan(source)
@@ -211,7 +334,7 @@ def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region]
     bases = _class_bases(tree)
     classes = {s.name: (i, bases.get(s.name, [])) for i, s in enumerate(statements) if s.kind == "class" and s.name}
     regions = []
-    for first, last in _chosen_spans(spans, source, lines, classes):
+    for first, last in _chosen_spans(spans, source, lines, classes, roots):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError:
@@ -219,7 +342,7 @@ def _fast_regions(source: str, lines: List[str]) -> Optional[Tuple[List[_Region]
     return regions, module_context(tree)
 
 
-def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext]:
+def _parse_regions(source: str, roots: Iterable[str] = ()) -> Tuple[List[str], List[_Region], ModuleContext]:
     """The file's lines, its LibCST regions and its module context.
 
     Syntax errors are looked for in what is parsed: the regions and the skeleton (imports,
@@ -227,7 +350,7 @@ def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext
     the whole file is parsed with `ast`, which raises SourceSyntaxError for broken files.
     """
     lines = split_lines(source)
-    fast = _fast_regions(source, lines)
+    fast = _fast_regions(source, lines, roots)
     if fast is not None:
         return lines, fast[0], fast[1]
     tree = _parse_ast(source)
@@ -241,7 +364,7 @@ def _parse_regions(source: str) -> Tuple[List[str], List[_Region], ModuleContext
     bases = _class_bases(tree)
     classes = {node.name: (i, bases[node.name]) for i, node in enumerate(tree.body) if isinstance(node, ast.ClassDef)}
     regions = []
-    for first, last in _chosen_spans(spans, source, lines, classes):
+    for first, last in _chosen_spans(spans, source, lines, classes, roots):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError as error:
@@ -317,9 +440,10 @@ def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
     return chosen
 
 
-def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
-               context: Optional[ModuleContext] = None) -> List[Tuple[_Region, Report]]:
-    """Analyse the regions together (helpers may live in another region) and run the rules."""
+def _collect(regions: Sequence[_Region]) -> Tuple[List[cst.ClassDef], List[cst.FunctionDef],
+                                                  Dict[cst.CSTNode, _Region]]:
+    """The classes (at any depth a block can be defined) and top-level functions of the
+    regions, and the region owning each class, method and function."""
     classes: List[cst.ClassDef] = []
     functions: List[cst.FunctionDef] = []
     owner: Dict[cst.CSTNode, _Region] = {}
@@ -353,7 +477,18 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
                 owner[statement] = region
                 top_level.add(statement)
             statement.visit(Collector(region))
-    module_facts: ModuleFacts = analyze(classes, functions, context)
+    return classes, functions, owner
+
+
+def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
+               context: Optional[ModuleContext] = None,
+               seeds: Optional[Dict[str, List[ExternalCall]]] = None) -> List[Tuple[_Region, Report]]:
+    """Analyse the regions together (helpers may live in another region) and run the rules.
+
+    `seeds`: the calls other files' hybrid code makes to this file's functions
+    (:func:`_project_seeds`): those functions are analysed as helpers of those calls."""
+    classes, functions, owner = _collect(regions)
+    module_facts: ModuleFacts = analyze(classes, functions, context, seeds=seeds)
 
     state = WalkState(module=context or ModuleContext())
     rules = [rule_class(state) for rule_class in rule_classes]
@@ -423,14 +558,15 @@ _Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
 def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Located], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
     positions: _Positions = {}
-    if not may_contain_hybrid_code(source):
+    seeds = _project_seeds(source, path)
+    if "hybrid_forward" not in source and not seeds:
         return [], [], positions
-    lines, regions, context = _parse_regions(source)
+    lines, regions, context = _parse_regions(source, seeds)
     rule_classes = _selected(rules, select, ignore)
     suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
-    raw = _run_rules(regions, rule_classes, context)
+    raw = _run_rules(regions, rule_classes, context, seeds)
     shifted = ({n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
                if "\f" in source else {})
     located: List[_Located] = []

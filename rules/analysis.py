@@ -86,6 +86,9 @@ class FunctionFacts:
     alias_uses: Dict[str, List[Tuple[int, Tuple[cst.CSTNode, ...]]]] = field(default_factory=dict)
     returns: List[Value] = field(default_factory=list)  # values of its return statements
     local_defs: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # nested defs by name
+    # comprehension -> the env its element sees (its targets bound from the iterables), read by
+    # the linter core's walk so rules see the same facts inside `[... for f in feats]`
+    comp_envs: Dict[cst.CSTNode, Env] = field(default_factory=dict)
     _memo: Dict[cst.CSTNode, Value] = field(default_factory=dict)
     _array_uses: Dict[str, bool] = field(default_factory=dict)
     # names the walk saw used as only an array can be (an operand next to a certain tensor, an
@@ -113,7 +116,7 @@ class FunctionFacts:
         """What `expr` holds, evaluated in `env` (the environment of its statement)."""
         cached = self._memo.get(expr)
         if cached is None:
-            cached = Evaluator(self, None).eval(expr, env)
+            cached = _Evaluator(self, None).eval(expr, env)
             self._memo[expr] = cached
         return cached
 
@@ -130,7 +133,7 @@ class FunctionFacts:
     def reset(self) -> None:
         """Forget the walk's results (before analysing the function again)."""
         for table in (self.env_at, self.order, self.loops, self.alias_uses, self._memo, self.local_defs,
-                      self._array_uses):
+                      self._array_uses, self.comp_envs):
             table.clear()
         self.array_names.clear()
         self.skip.clear()
@@ -159,6 +162,21 @@ class ModuleFacts:
     class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
     class_nodes: Optional[Dict[str, cst.ClassDef]] = None  # every class given, by name
     context: Optional[ModuleContext] = None  # imports, namespace aliases (None: conventions only)
+    # `f = lambda t: ...` in an analysed function: analysed as a nested def of that name; the
+    # def is made once per lambda (`lambda_def`), `origins` maps it back to the lambda
+    lambdas: Dict[cst.Lambda, cst.FunctionDef] = field(default_factory=dict)
+    origins: Dict[cst.FunctionDef, cst.CSTNode] = field(default_factory=dict)
+
+    def lambda_def(self, node: cst.Lambda, name: str) -> cst.FunctionDef:
+        """The def standing for `name = lambda ...: body` (`def name(...): return body`, the
+        lambda's own parameter and body nodes, so positions and fixes are the lambda's)."""
+        made = self.lambdas.get(node)
+        if made is None:
+            made = cst.FunctionDef(name=cst.Name(name), params=node.params, body=cst.IndentedBlock(
+                body=[cst.SimpleStatementLine(body=[cst.Return(value=node.body)])]))
+            self.lambdas[node] = made
+            self.origins[made] = node
+        return made
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """"eager" / "symbol" when `dotted` names mx.nd / mx.sym in this module (aliases too)."""
@@ -668,6 +686,109 @@ class _SequenceUseChecker(cst.CSTVisitor):
 
 
 # ----------------------------------------------------------------------------------------
+# Reaching every helper: comprehensions and lambdas (issue 12)
+# ----------------------------------------------------------------------------------------
+class _Evaluator(Evaluator):
+    """The evaluator with comprehensions evaluated inside: their targets are bound from the
+    iterables as a `for` binds them (`zip` and `enumerate` element by element, items of a
+    tuple literal joined), their element and conditions evaluated in that env (so helpers
+    called there are reached and inputs used there as arrays count), and the env recorded
+    for the rules (`FunctionFacts.comp_envs`)."""
+
+    def _eval_ListComp(self, expr: cst.BaseExpression, env: Env) -> Value:
+        result = super()._eval_ListComp(expr, env)
+        if self.analyzer is None:
+            return result
+        bound = dict(env)
+        comp = getattr(expr, "for_in", None)
+        while comp is not None:
+            bound = self._bind_target(comp.target, comp.iter, bound)
+            for condition in comp.ifs:
+                self.eval(condition.test, bound)
+            comp = comp.inner_for_in
+        self.facts.comp_envs[expr] = bound
+        for part in ("elt", "key", "value"):
+            sub = getattr(expr, part, None)
+            if isinstance(sub, cst.BaseExpression):
+                self.eval(sub, bound)
+        return result
+
+    _eval_SetComp = _eval_GeneratorExp = _eval_DictComp = _eval_ListComp
+
+    def element(self, iterable: cst.BaseExpression, env: Env) -> Value:
+        """What one element of `iterable` holds."""
+        if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements and all(
+                isinstance(e, cst.Element) for e in iterable.elements):
+            values = [self.eval(e.value, env) for e in iterable.elements]
+            value = values[0]
+            for other in values[1:]:
+                value = join(value, other)
+            return value
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and "range" not in env:
+            self.eval(iterable, env)
+            args = [a for a in iterable.args if a.keyword is None and not a.star]
+            if len(args) == 1 or (len(args) == 2 and (literal_int(args[0].value) or -1) >= 0):
+                return Value(SCALAR, nonnegative=True)
+            return SCALAR_VALUE
+        value = self.eval(iterable, env)
+        if value.kind == TENSORS:
+            return Value(TENSOR)
+        if value.kind == TENSOR:  # rows of a tensor (HL008 reports the iteration itself)
+            return Value(TENSOR, assumed=value.assumed)
+        return UNKNOWN_VALUE
+
+    def _bind_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression, env: Env) -> Env:
+        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
+        positional = [a.value for a in iterable.args if a.keyword is None and not a.star] \
+            if isinstance(iterable, cst.Call) and not any(a.star for a in iterable.args) else []
+        if isinstance(target, (cst.Tuple, cst.List)) and name not in env:
+            elements = [e.value for e in target.elements if isinstance(e, cst.Element)]
+            if len(elements) == len(target.elements):
+                if name == "zip" and len(positional) == len(elements) == len(iterable.args):
+                    for inner, arg in zip(elements, positional):
+                        env = _bind_value(inner, self.element(arg, env), env)
+                    return env
+                if name == "enumerate" and len(elements) == 2 and positional:
+                    env = _bind_value(elements[0], Value(SCALAR, nonnegative=True), env)
+                    return self._bind_target(elements[1], positional[0], env) \
+                        if isinstance(elements[1], (cst.Tuple, cst.List)) else \
+                        _bind_value(elements[1], self.element(positional[0], env), env)
+        return _bind_value(target, self.element(iterable, env), env)
+
+
+def _bind_value(target: cst.BaseExpression, value: Value, env: Env) -> Env:
+    """`target = value` as the statement walk binds it (tuple targets: elements of a sequence
+    of tensors are tensors, anything else unknown)."""
+    if isinstance(target, cst.Name):
+        return {**env, target.value: value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
+        for item in target.elements:
+            env = _bind_value(item.value, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env)
+    return env
+
+
+class _Analyzer(FunctionAnalyzer):
+    """The statement walk with lambdas bound to a name (`flat = lambda t: ...`) registered as
+    nested defs, so calling them reaches them like `def flat(t): ...` (comprehension bodies
+    are reached by `_Evaluator`)."""
+
+    def __init__(self, facts: "FunctionFacts", on_call) -> None:
+        super().__init__(facts, on_call)
+        self.evaluator = _Evaluator(facts, self)
+
+    def small_statement(self, small: cst.BaseSmallStatement, env: Env) -> Tuple[Env, bool]:
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Lambda):
+            for target in small.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    node = self.facts.module.lambda_def(small.value, name)
+                    self.local_defs[name] = self.facts.local_defs[name] = node
+                    self.facts.module.local_envs[node] = dict(env)
+        return super().small_statement(small, env)
+
+
+# ----------------------------------------------------------------------------------------
 # Entry point
 # ----------------------------------------------------------------------------------------
 def _signature(node: cst.FunctionDef) -> List[cst.Param]:
@@ -765,8 +886,14 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
     return env
 
 
+# a call into a function of another module: the call and the values of its arguments
+ExternalCall = Tuple[cst.Call, List[Value]]
+
+
 def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef],
-            context: Optional[ModuleContext] = None) -> ModuleFacts:
+            context: Optional[ModuleContext] = None, *,
+            seeds: Optional[Dict[str, Sequence[ExternalCall]]] = None,
+            external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
 
@@ -775,6 +902,13 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
 
     `functions` are the module-level functions that may serve as helpers; they become
     analysed scopes only when some analysed function calls them with F or tensors.
+
+    Helpers imported from another module of the project (issue 12): `seeds` maps a module
+    function to the calls other modules' hybrid code makes to it (`ExternalCall`s, collected
+    with `external`); each is bound like a call made here, so the function is analysed as a
+    helper with the joined facts of those call sites. `external`, when given, collects the
+    calls the analysed functions make with F or tensors to names imported with `from ...
+    import` (name -> call -> argument values).
     """
     module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
@@ -831,6 +965,10 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         elif target[0] == "function" and target[1] in module.functions:
             node = module.functions[target[1]]
             key, klass, kind, skip_self = ("function", target[1]), None, "helper_function", False
+        elif target[0] == "function" and external is not None and context is not None \
+                and target[1] in context.from_imports:
+            external.setdefault(target[1], {})[call] = list(args)  # the last round's values win
+            return
         else:
             return
         bound = _bind_call(node, call, args, skip_self)
@@ -840,17 +978,25 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             helper_envs[key] = merged
             helper_owner[key] = (node, klass, kind)
 
+    for name, calls in (seeds or {}).items():  # helpers of other modules' hybrid code
+        node = module.functions.get(name)
+        for call, args in calls if node is not None else ():
+            if any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
+                bound = _bind_call(node, call, args, False)
+                key = ("function", name)
+                helper_envs[key] = bound if key not in helper_envs else join_envs(helper_envs[key], bound)
+                helper_owner[key] = (node, None, "helper_function")
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
     for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
         for facts in pending:
-            analyzer = FunctionAnalyzer(facts, on_call)
+            analyzer = _Analyzer(facts, on_call)
             analyzer.run()
             if facts.kind == "hybrid_forward" and analyzer.sequence_hints:
                 lists = list_inputs(facts.node, analyzer.sequence_hints & set(facts.params))
                 if lists:  # walk again with those inputs as lists (rare: len()/for on an input)
                     facts.params.update((name, Value(SEQUENCE)) for name in lists)
                     facts.reset()
-                    FunctionAnalyzer(facts, on_call).run()
+                    _Analyzer(facts, on_call).run()
             module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):
@@ -874,7 +1020,7 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         if not pending:
             break
     for facts in pending:  # still changing after the last round: analyse with what we have
-        FunctionAnalyzer(facts, lambda *args: None).run()
+        _Analyzer(facts, lambda *args: None).run()
         module.scopes.append(facts)
     # a function calling `F.np.*` / `F.npx.*` runs in numpy mode: not for legacy-mode rules
     module.scopes = [facts for facts in module.scopes if not facts.numpy]
@@ -885,7 +1031,7 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
     if module.return_values:
         for facts in module.scopes:
             facts.reset()
-            FunctionAnalyzer(facts, lambda *args: None).run()
+            _Analyzer(facts, lambda *args: None).run()
     return module
 
 

@@ -65,6 +65,10 @@ class ModuleContext:
     # module names standing for an MXNet namespace: `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
     aliases: Dict[str, str] = field(default_factory=dict)
     numpy_mode: bool = False  # `npx.set_np()` at module level or mxnet.np/npx/use_np imported
+    # local name -> (level, module, name) of every `from <module> import <name> [as local]`,
+    # relative ones included (`from ._nlp_utils import split_heads` -> (1, "_nlp_utils",
+    # "split_heads")): which module functions of the project a block's helpers come from
+    from_imports: Dict[str, Tuple[int, str, str]] = field(default_factory=dict)
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """"eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
@@ -132,7 +136,11 @@ def module_context(tree: ast.Module) -> ModuleContext:
                     else:
                         head = alias.name.split(".")[0]
                         imports[head] = head
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name != "*":
+                        from_imports[alias.asname or alias.name] = (node.level or 0, node.module or "", alias.name)
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name != "*":
                         imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -161,10 +169,12 @@ def module_context(tree: ast.Module) -> ModuleContext:
 
     candidates: Dict[str, ast.expr] = {}
     numpy_calls: list = []
+    from_imports: Dict[str, Tuple[int, str, str]] = {}
     visit(tree.body)
     bound.update(imports)
     numpy_imports = any(normalise(q).startswith(_NUMPY_MODULES) for q in imports.values())
-    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls) or numpy_imports)
+    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls) or numpy_imports,
+                            from_imports=from_imports)
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]

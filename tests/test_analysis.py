@@ -137,7 +137,8 @@ def test_flow_sensitivity_branches_loops_and_rebinding():
             "for i in range(3):\n    probe(i)\n"
             "outs = [probe(o) for o in xs]\n"
             "x = 5\nprobe(x)")
-    assert kinds(net(body)) == [TENSORS, TENSOR, UNKNOWN, TENSOR, SCALAR, UNKNOWN, SCALAR]
+    # a comprehension binds its target as a `for` does (issue 12): an element of xs is a tensor
+    assert kinds(net(body)) == [TENSORS, TENSOR, UNKNOWN, TENSOR, SCALAR, TENSOR, SCALAR]
 
 
 def test_helpers_reached_from_hybrid_forward():
