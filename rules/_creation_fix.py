@@ -1,25 +1,77 @@
-"""Shape-driven array creation HL001 rewrites (issue 12): `F.zeros(x.shape)` and friends as
-`*_like` ops, `F.arange(x.shape[k])` as `F.contrib.arange_like`.
+"""Shape-driven creation, arange and resize: HL001 rewrites (issue 12).
 
-A Symbol has no shape, but MXNet's `*_like` operators take the shape (and dtype) of another
-array inside the graph. `F.zeros(x.shape)` is `F.zeros_like(x).astype('float32')`: the
-creation op's default dtype is float32 while `zeros_like` keeps x's, hence the cast unless
-the call asked for `dtype=x.dtype`. `F.full(x.shape, v)` is `F.ones_like(x) * v`.
-`F.arange(x.shape[k])` (start 0, step 1) is `F.contrib.arange_like(x, axis=k)` cast to the
-default float32. Each is exact for every input (checked on MXNet 1.9.1), so safe.
+A Symbol has no shape, but MXNet has operators that read another array's shape inside the
+graph (`*_like`, `broadcast_like`, `contrib.arange_like`, `shape_array`, the `like` mode of
+`contrib.BilinearResize2D`). Each pattern below, its rewrite and its safety (every form was
+checked on MXNet 1.9.1, eager and hybridized, and on the bundled engine; property tests in
+tests/test_fix_creation.py and tests/test_fix_equivalence.py). A "dim of x" below is
+`x.shape[k]` (a literal k, negative allowed), or a name bound once to one, at the top level
+of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
+`h, w = x.shape[2:]`), with x not assigned again after it.
+
+- **`F.zeros(x.shape)`** (ones likewise) → `F.zeros_like(x).astype('float32')`: the creation
+  op's default dtype is float32 while `zeros_like` keeps x's, hence the cast; with
+  `dtype=x.dtype` just `F.zeros_like(x)`, with `dtype=D`, `.astype(D)`; `ctx=x.context` goes
+  away. `F.full(x.shape, v)` → `F.ones_like(x).astype('float32') * v`. Safe.
+- **A shape tuple with dims of tensors**, `F.zeros((x.shape[0], n))`, `F.ones((1, b, h))`
+  after `b = x.shape[1]` (zeros, ones, full with a static value) → the same creation with 1
+  in place of each dim, broadcast to those axes of x:
+  `F.broadcast_like(F.zeros((1, n)), x, lhs_axes=(0,), rhs_axes=(0,))` (one `broadcast_like`
+  per source tensor). The static elements, `dtype=` and the value are kept as written, so the
+  values, shape and dtype are those of the original for every input. A zero dim is the one
+  difference: the original fails (legacy MXNet cannot create a zero-size array) where
+  `broadcast_like` keeps the 1; failing code is not working code, so this is safe. A
+  `ctx=x.context` of a source tensor goes away (the result lives on x's context); any other
+  `ctx=` makes the rewrite unsafe (it may differ from x's context, where broadcast_like fails).
+- **`F.full(shape, x.shape[k])`**, the fill value a dim: the value is read in the graph,
+  `F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1).astype(D)` (D the call's dtype,
+  float32 by default), reshaped to the result's rank and multiplied into
+  `F.ones(shape with 1s)` broadcast as above:
+  `F.full((x.shape[0],), x.shape[1])` →
+  `F.broadcast_mul(F.broadcast_like(F.ones((1,)), x, lhs_axes=(0,), rhs_axes=(0,)),
+  F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2).astype('float32'))`. Exact: a dim
+  is an integer below 2**31, converted to D once in both forms. Safe.
+- **`F.arange(x.shape[k])`** (also `F.arange(0, x.shape[k])`, `stop=`, a name bound to the
+  dim, `dtype=D`) → `F.contrib.arange_like(x, axis=k).astype('float32')` (`.astype(D)`):
+  arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast. Safe. A start other
+  than 0 or a step has no exact like-form (arange_like's start/step change the length
+  differently): reported only.
+- **`F.contrib.BilinearResize2D(t, height=x.shape[2], width=x.shape[3])`** (or names from
+  `h, w = x.shape[2:]`; `align_corners=` kept) →
+  `F.contrib.BilinearResize2D(t, like=x, mode='like')`. The `like` mode reads `x.shape[2]`
+  and `x.shape[3]` whatever x's rank (MXNet 1.9.1), which is what the original passes, so it
+  is exact: safe. With `x.shape[-2]`/`x.shape[-1]` it is exact only on a rank-4 x: safe when
+  the analysis knows the rank, else unsafe. Other arguments (`scale_height`, `mode=`): reported.
+- **A name bound to dims and used only in such calls** (`length = x.shape[1]` then
+  `F.arange(length)`; `height, width = x.shape[2:]` used only in a resize; also as reshape
+  targets of x, through HL001's reshape codes) → every use is rewritten as above and the
+  assignment goes away. The names are bound once, at the top level of the function, x is not
+  assigned after them, and every load of them is one of the rewritten uses; otherwise the
+  assignment is reported only. Safe when each use's rewrite is (removing the unpacking drops
+  its rank check: code that failed there may now run, working code is unchanged).
+- **Dims in arithmetic** (`F.ones(b * g)`, `F.zeros((x.shape[0] * 2, n))`) have no
+  broadcast form: no axis of x has that size. Reported only (unless the size is an axis of
+  another tensor the analysis knows, which it does not track).
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ._build import call, integer
-from ._shape_rewrites import Plan
-from .analysis import call_argument, literal_int
-from .base import SAFE
+from ._build import call, integer, strip_parens, tuple_of
+from ._shape_rewrites import Plan, tile_rewrite
+from .analysis import SCALAR, TENSOR, call_argument, literal_int
+from .base import SAFE, UNSAFE
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
+_TENSOR_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+Edits = Tuple[Tuple[cst.CSTNode, object], ...]
+# a dim of a tensor: (the tensor's name, the axis, the nodes the rewrite removes)
+Dim = Tuple[str, int, Tuple[cst.CSTNode, ...]]
 
 
 def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
@@ -28,20 +80,558 @@ def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     call; `namespace` is the function's F (None in a helper without one: only F-free fixes)."""
     op = _namespace_op(node.func, namespace)
     if op in _LIKE:
-        return _plan_like(rule, node, op, namespace)
-    if op == "arange":
-        return _plan_arange(rule, node, namespace)
-    return []
+        plans = _plan_like(rule, node, op, namespace)
+        if plans:
+            return plans
+    if namespace is None or not _mentions_shape(node):
+        return []
+    resolver = _Resolver(rule)
+    rewritten = _rewrite_call(rule, node, namespace, resolver)
+    if rewritten is None:
+        return []
+    replacement, safety, consumed = rewritten
+    return [(n, ((node, replacement),), safety) for n in consumed if isinstance(n, cst.Attribute)]
 
 
-def _namespace_op(func: cst.BaseExpression, namespace: Optional[str]) -> Optional[str]:
-    """`F.zeros` -> "zeros" when F is the function's namespace."""
-    if namespace is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-            and func.value.value == namespace:
-        return func.attr.value
+def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, str]]:
+    """`n = x.shape[1]` / `b, c, h, w = x.shape` / `h, w = x.shape[2:]` whose names are used
+    only in creation, arange, resize, tile calls (and reshapes of x HL001's codes can write):
+    the edits rewriting every use and removing the assignment, and their safety, or None."""
+    namespace = rule.namespace
+    facts = rule.facts
+    statement = rule.statement
+    if namespace is None or facts is None or not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    scan = _scan(facts)
+    binding = scan.bindings.get(statement)
+    if binding is None or binding.attribute is not attribute or not scan.valid(binding):
+        return None
+    names = set(binding.axes)
+    resolver = _Resolver(rule, scan, only=binding)
+    edits: List[Tuple[cst.CSTNode, object]] = [(statement, cst.RemovalSentinel.REMOVE)]
+    safety = SAFE
+    used: Set[int] = set()
+    rewritten_calls: List[cst.Call] = []
+    for candidate in scan.calls:
+        if not any(id(n) in scan.load_ids(names) for n in _names_in(candidate)):
+            continue
+        if any(_contains(done, candidate) for done in rewritten_calls):
+            continue
+        result = _rewrite_call(rule, candidate, namespace, resolver)
+        if result is None:
+            reshaped = _reshape_of_data(rule, candidate, binding, scan)
+            if reshaped is None:
+                continue
+            edits.append(reshaped[0])
+            used.update(id(n) for n in reshaped[1])
+            rewritten_calls.append(candidate)
+            continue
+        replacement, call_safety, consumed = result
+        if any(_contains(candidate, done) for done in rewritten_calls):
+            return None  # nested rewrites: not combined
+        edits.append((candidate, replacement))
+        used.update(id(n) for n in consumed)
+        rewritten_calls.append(candidate)
+        if call_safety == UNSAFE:
+            safety = UNSAFE
+    if len(edits) == 1 or used != scan.load_ids(names):
+        return None  # a load of the names outside the rewritten uses
+    return tuple(edits), safety
+
+
+# ---- resolving dims ----------------------------------------------------------------------
+@dataclass
+class _Binding:
+    """`n = x.shape[k]` & co. at the top level: names -> axes of `data`."""
+
+    statement: cst.SimpleStatementLine
+    attribute: cst.Attribute
+    data: str
+    axes: Dict[str, int]
+    index: int
+    rank: Optional[int] = None  # the rank the unpacking proves (b, c, h, w = x.shape)
+
+
+@dataclass
+class _FunctionScan:
+    bindings: Dict[cst.CSTNode, _Binding] = field(default_factory=dict)
+    stores: Dict[str, List[Optional[int]]] = field(default_factory=dict)  # name -> statement index (None: nested)
+    loads: Dict[str, List[Tuple[cst.Name, Optional[int]]]] = field(default_factory=dict)
+    calls: List[cst.Call] = field(default_factory=list)
+    by_name: Dict[str, _Binding] = field(default_factory=dict)
+
+    def valid(self, binding: _Binding) -> bool:
+        """Bound once; the data not assigned at or after the binding; loads only after it."""
+        for name in binding.axes:
+            if self.stores.get(name, []) != [binding.index]:
+                return False
+            if any(index is None or index <= binding.index for _, index in self.loads.get(name, [])):
+                return False
+        return all(index is not None and index < binding.index for index in self.stores.get(binding.data, []))
+
+    def load_ids(self, names: Set[str]) -> Set[int]:
+        return {id(node) for name in names for node, _ in self.loads.get(name, [])}
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, scan: _FunctionScan) -> None:
+        self.scan = scan
+        self.index: Optional[int] = None
+        self.nested = 0
+
+    def _where(self) -> Optional[int]:
+        return None if self.nested else self.index
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.nested += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.nested -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.nested += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.nested -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.nested += 1
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.nested -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False  # `.attr` is no load of a name
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False  # a keyword is no load
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.scan.loads.setdefault(node.value, []).append((node, self._where()))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.scan.calls.append(node)
+
+    def _store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.scan.stores.setdefault(target.value, []).append(self._where())
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value)
+        else:
+            target.visit(self)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        self._store(node.target)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._store(node.target)
+        node.target.visit(self)  # also a load
+        node.value.visit(self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._store(node.target)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        self._store(node.target)
+        node.value.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self._store(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._store(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> bool:
+        self._store(node.name)  # type: ignore[arg-type]
+        return False
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.scan.stores.setdefault(item.name.value, []).append(None)
+
+    visit_Nonlocal = visit_Global  # type: ignore[assignment]
+
+
+def _scan(facts) -> _FunctionScan:
+    scan = _FunctionScan()
+    for param in facts.node.params.params + facts.node.params.kwonly_params + facts.node.params.posonly_params:
+        scan.stores.setdefault(param.name.value, []).append(-1)
+    collector = _Collector(scan)
+    body = facts.node.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for index, statement in enumerate(statements):
+        collector.index = index
+        statement.visit(collector)
+        binding = _binding(statement, index)
+        if binding is not None:
+            scan.bindings[statement] = binding
+    for binding in scan.bindings.values():
+        if scan.valid(binding):
+            for name in binding.axes:
+                scan.by_name[name] = binding
+    return scan
+
+
+def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target, value = assign.targets[0].target, assign.value
+    if isinstance(target, cst.Name):
+        dim = _shape_index(value)
+        if dim is None or not isinstance(dim[0].value, cst.Name):
+            return None
+        return _Binding(statement, dim[0], dim[0].value.value, {target.value: dim[1]}, index)
+    if not isinstance(target, (cst.Tuple, cst.List)) or not all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        return None
+    names = [e.value.value for e in target.elements]  # type: ignore[attr-defined]
+    if len(set(names)) != len(names):
+        return None
+    start, rank = 0, None
+    if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+        attribute, rank = value, len(names)
+    elif isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) \
+            and value.value.attr.value == "shape" and len(value.slice) == 1 \
+            and isinstance(value.slice[0].slice, cst.Slice):
+        part = value.slice[0].slice
+        begin = literal_int(part.lower) if part.lower is not None else 0
+        if begin is None or part.upper is not None or part.step is not None:
+            return None
+        if begin < 0 and -begin != len(names):
+            return None
+        attribute, start = value.value, begin
+        rank = begin + len(names) if begin >= 0 else None
+    else:
+        return None
+    if not isinstance(attribute.value, cst.Name):
+        return None
+    return _Binding(statement, attribute, attribute.value.value,
+                    {n: start + i for i, n in enumerate(names)}, index, rank)
+
+
+class _Resolver:
+    """Element expressions -> dims of tensors (`x.shape[k]`, names bound to dims)."""
+
+    def __init__(self, rule, scan: Optional[_FunctionScan] = None, only: Optional[_Binding] = None) -> None:
+        self.rule, self._scan, self.only = rule, scan, only
+
+    @property
+    def scan(self) -> Optional[_FunctionScan]:
+        if self._scan is None and self.rule.facts is not None:
+            self._scan = _scan(self.rule.facts)
+        return self._scan
+
+    def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
+        expr = strip_parens(expr)
+        direct = _shape_index(expr)
+        if direct is not None:
+            data = direct[0].value
+            if isinstance(data, cst.Name) and self.rule.is_tensor(data):
+                return data.value, direct[1], (direct[0],)
+            return None
+        if isinstance(expr, cst.Name) and self.scan is not None:
+            binding = self.scan.by_name.get(expr.value)
+            if binding is not None and (self.only is None or binding is self.only):
+                return binding.data, binding.axes[expr.value], (expr,)
+        return None
+
+    def rank(self, data: str) -> Optional[int]:
+        """x's rank when the analysis or an unpacking of its shape proves it."""
+        shape = self.rule.value(cst.Name(data)).shape
+        if shape is not None:
+            return len(shape)
+        if self.scan is not None:
+            for binding in self.scan.bindings.values():
+                if binding.data == data and binding.rank is not None and self.scan.valid(binding):
+                    return binding.rank
+        return None
+
+
+def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.shape[k]` for a literal k -> (the `x.shape` node, k)."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        index = literal_int(expr.slice[0].slice.value)
+        if index is not None:
+            return expr.value, index
     return None
 
 
+class _Finder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: List[cst.Name] = []
+        self.attrs: List[cst.Attribute] = []
+        self.nodes: Set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.nodes.add(id(node))
+        if isinstance(node, cst.Name):
+            self.names.append(node)
+        if isinstance(node, cst.Attribute) and node.attr.value in _TENSOR_ATTRS:
+            self.attrs.append(node)
+        return True
+
+
+def _names_in(node: cst.CSTNode) -> List[cst.Name]:
+    finder = _Finder()
+    node.visit(finder)
+    return finder.names
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    finder = _Finder()
+    outer.visit(finder)
+    return id(inner) in finder.nodes
+
+
+def _mentions_shape(node: cst.CSTNode) -> bool:
+    finder = _Finder()
+    node.visit(finder)
+    return bool(finder.attrs)
+
+
+def _static(rule, resolver: _Resolver, expr: cst.BaseExpression) -> bool:
+    """An element kept as written: no tensor attribute, no dim name, no tensor."""
+    finder = _Finder()
+    expr.visit(finder)
+    if finder.attrs and any(rule.value(a.value).kind == TENSOR for a in finder.attrs):
+        return False
+    if any(isinstance(n, cst.Name) and resolver.dim(n) is not None for n in finder.names):
+        return False
+    return rule.value(expr).kind != TENSOR
+
+
+# ---- rewriting one call ------------------------------------------------------------------
+def _namespace_op(func: cst.BaseExpression, namespace: Optional[str]) -> Optional[str]:
+    """`F.zeros` -> "zeros", `F.contrib.BilinearResize2D` -> "contrib.BilinearResize2D"."""
+    if namespace is None or not isinstance(func, cst.Attribute):
+        return None
+    if isinstance(func.value, cst.Name) and func.value.value == namespace:
+        return func.attr.value
+    inner = func.value
+    if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and inner.value.value == namespace:
+        return f"{inner.attr.value}.{func.attr.value}"
+    return None
+
+
+def _rewrite_call(rule, node: cst.Call, ns: str, resolver: _Resolver
+                  ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
+    """(replacement, safety, the nodes it removes) for one creation / arange / resize / tile
+    call whose sizes are dims of tensors, else None."""
+    if any(a.star for a in node.args):
+        return None
+    op = _namespace_op(node.func, ns)
+    if op in ("zeros", "ones", "full"):
+        return _rewrite_creation(rule, node, op, ns, resolver)
+    if op == "arange":
+        return _rewrite_arange(node, ns, resolver)
+    if op == "contrib.BilinearResize2D":
+        return _rewrite_resize(node, resolver)
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "tile":
+        return tile_rewrite(rule, node, ns, resolver.dim)
+    return None
+
+
+def _keywords(node: cst.Call, positional: int, allowed: Set[str]) -> Optional[Dict[str, cst.Arg]]:
+    """Keyword arguments by name when the call has at most `positional` positional ones and
+    only `allowed` keywords, else None."""
+    count = 0
+    found: Dict[str, cst.Arg] = {}
+    for arg in node.args:
+        if arg.keyword is None:
+            count += 1
+        elif arg.keyword.value in allowed:
+            found[arg.keyword.value] = arg
+        else:
+            return None
+    return found if count <= positional else None
+
+
+def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolver):
+    keywords = _keywords(node, 2 if op == "full" else 1, {"shape", "val", "dtype", "ctx"})
+    shape = call_argument(node, 0, "shape")
+    value = call_argument(node, 1, "val") if op == "full" else None
+    if keywords is None or shape is None or (op == "full" and value is None) or \
+            (op != "full" and "val" in keywords):
+        return None
+    container = shape.value
+    if isinstance(container, (cst.Tuple, cst.List)):
+        elements = [e.value for e in container.elements]
+        if any(isinstance(e, cst.StarredElement) for e in container.elements):
+            return None
+    else:
+        if resolver.dim(container) is None:
+            return None  # a name may hold a whole tuple: its rank is unknown
+        elements = [container]
+    groups: Dict[str, Tuple[List[int], List[int]]] = {}
+    consumed: List[cst.CSTNode] = []
+    ones: Set[int] = set()
+    for position, element in enumerate(elements):
+        dim = resolver.dim(element)
+        if dim is not None:
+            lhs, rhs = groups.setdefault(dim[0], ([], []))
+            lhs.append(position)
+            rhs.append(dim[1])
+            consumed.extend(dim[2])
+            ones.add(position)
+        elif not _static(rule, resolver, element):
+            return None
+    value_dim = resolver.dim(value.value) if value is not None else None
+    if value is not None and value_dim is None and not _static(rule, resolver, value.value):
+        return None
+    if not groups and value_dim is None:
+        return None
+    safety = SAFE
+    dtype = keywords.get("dtype")
+    if dtype is not None and not _static(rule, resolver, dtype.value):
+        return None
+    ctx = keywords.get("ctx")
+    keep_ctx = True
+    if ctx is not None:
+        source = ctx.value
+        if isinstance(source, cst.Attribute) and source.attr.value in ("context", "ctx") \
+                and isinstance(source.value, cst.Name) and source.value.value in groups \
+                and rule.is_tensor(source.value):
+            keep_ctx = False
+            consumed.append(source)
+        elif _static(rule, resolver, source):
+            safety = UNSAFE  # another context than x's: broadcast_like fails there
+        else:
+            return None
+    if isinstance(container, (cst.Tuple, cst.List)):
+        new_shape: cst.BaseExpression = container.with_changes(elements=[
+            e.with_changes(value=cst.Integer("1")) if i in ones else e for i, e in enumerate(container.elements)])
+    else:
+        new_shape = cst.Integer("1")
+    args = []
+    for arg in node.args:
+        if arg is shape:
+            args.append(arg.with_changes(value=new_shape))
+        elif arg is ctx and not keep_ctx:
+            continue
+        elif arg is value and value_dim is not None:
+            continue
+        else:
+            args.append(arg)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    func = node.func
+    if value_dim is not None:
+        func = func.with_changes(attr=cst.Name("ones"))  # type: ignore[attr-defined]
+    result: cst.BaseExpression = node.with_changes(func=func, args=args)
+    for data, (lhs, rhs) in groups.items():
+        result = call(f"{ns}.broadcast_like", [result, cst.Name(data)],
+                      [("lhs_axes", tuple_of([integer(a) for a in lhs])),
+                       ("rhs_axes", tuple_of([integer(a) for a in rhs]))])
+    if value_dim is not None:
+        consumed.extend(value_dim[2])
+        scalar = _dim_tensor(ns, value_dim[0], value_dim[1],
+                             dtype.value if dtype is not None else cst.SimpleString("'float32'"))
+        if len(elements) > 1:
+            scalar = cst.Call(func=cst.Attribute(value=scalar, attr=cst.Name("reshape")),
+                              args=[cst.Arg(tuple_of([cst.Integer("1")] * len(elements)))])
+        result = call(f"{ns}.broadcast_mul", [result, scalar])
+    return result, safety, tuple(consumed)
+
+
+def _dim_tensor(ns: str, data: str, axis: int, dtype: cst.BaseExpression) -> cst.BaseExpression:
+    """`F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1).astype(D)`: x.shape[k] as a
+    (1,) tensor of dtype D."""
+    end = integer(axis + 1) if axis != -1 else cst.Name("None")
+    sliced = call(f"{ns}.slice_axis", [call(f"{ns}.shape_array", [cst.Name(data)])],
+                  [("axis", integer(0)), ("begin", integer(axis)), ("end", end)])
+    return cst.Call(func=cst.Attribute(value=sliced, attr=cst.Name("astype")), args=[cst.Arg(dtype)])
+
+
+def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
+    """`F.arange(n)`, `F.arange(0, n)`, `F.arange(start=0, stop=n)`, optional `dtype=`, for a
+    dim n."""
+    keywords = _keywords(node, 2, {"start", "stop", "dtype"})
+    if keywords is None:
+        return None
+    start = call_argument(node, 0, "start")
+    stop = call_argument(node, 1, "stop")
+    if stop is None and start is not None and start.keyword is None and len(
+            [a for a in node.args if a.keyword is None]) == 1:
+        stop, start = start, None  # arange(n): the only positional argument is the stop
+    if stop is None or (start is not None and literal_int(start.value) != 0):
+        return None
+    dim = resolver.dim(stop.value)
+    if dim is None:
+        return None
+    dtype = keywords.get("dtype")
+    target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
+    result = call(f"{ns}.contrib.arange_like", [cst.Name(dim[0])], [("axis", integer(dim[1]))])
+    result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)])
+    return result, SAFE, dim[2]
+
+
+def _rewrite_resize(node: cst.Call, resolver: _Resolver):
+    """`F.contrib.BilinearResize2D(t, height=x.shape[2], width=x.shape[3])` ->
+    `F.contrib.BilinearResize2D(t, like=x, mode='like')`."""
+    keywords = _keywords(node, 1, {"data", "height", "width", "align_corners", "mode"})
+    if keywords is None or "height" not in keywords or "width" not in keywords:
+        return None
+    data = call_argument(node, 0, "data")
+    mode = keywords.get("mode")
+    if data is None or (mode is not None and not (isinstance(mode.value, cst.SimpleString)
+                                                  and mode.value.evaluated_value == "size")):
+        return None
+    height, width = resolver.dim(keywords["height"].value), resolver.dim(keywords["width"].value)
+    if height is None or width is None or height[0] != width[0]:
+        return None
+    axes = (height[1], width[1])
+    if axes == (2, 3):
+        safety = SAFE
+    elif axes == (-2, -1):
+        safety = SAFE if resolver.rank(height[0]) == 4 else UNSAFE
+    else:
+        return None
+    args = [data]
+    args.append(cst.Arg(cst.Name(height[0]), keyword=cst.Name("like"), equal=_EQUAL))
+    if "align_corners" in keywords:
+        args.append(keywords["align_corners"])
+    args.append(cst.Arg(cst.SimpleString("'like'"), keyword=cst.Name("mode"), equal=_EQUAL))
+    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    return node.with_changes(args=args), safety, height[2] + width[2]
+
+
+def _reshape_of_data(rule, node: cst.Call, binding: _Binding, scan: _FunctionScan):
+    """A reshape of the binding's own tensor whose target reads the names: HL001's reshape
+    codes (rules/_reshape_fix.codes_for), as (edit, the name loads it consumes), else None."""
+    from ._reshape_fix import codes_for  # the reshape-code synthesis (owned by the reshape rule)
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "reshape" and isinstance(func.value, cst.Name)
+            and func.value.value == binding.data and len(node.args) == 1 and node.args[0].keyword is None
+            and isinstance(node.args[0].value, (cst.Tuple, cst.List))):
+        return None
+    container = node.args[0].value
+    elements = [e.value for e in container.elements]
+    if binding.rank is None:
+        return None
+    codes = codes_for(rule, cst.Name(binding.data), elements, binding.axes, binding.rank)
+    if codes is None or len(codes) != len(elements):
+        return None
+    names = [n for n in _names_in(container) if n.value in binding.axes]
+    new = container.with_changes(elements=[e.with_changes(value=c) for e, c in zip(container.elements, codes)])
+    return (container, new), names
+
+
+# ---- the whole-shape forms ---------------------------------------------------------------
 def _tensor_attr(rule, expr: cst.BaseExpression, attrs) -> Optional[cst.BaseExpression]:
     """`x.shape` -> x when x is a tensor and the attribute is one of attrs."""
     if isinstance(expr, cst.Attribute) and expr.attr.value in attrs and rule.is_tensor(expr.value):
@@ -84,25 +674,3 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
     edits = ((node, result),)
     return [(arg.value, edits, SAFE) for arg in (shape, dtype, ctx)
             if arg is not None and isinstance(arg.value, cst.Attribute)]
-
-
-def _plan_arange(rule, node: cst.Call, ns: str) -> List[Plan]:
-    """`F.arange(x.shape[k])`, `F.arange(0, x.shape[k])`, `F.arange(start=0, stop=x.shape[k])`."""
-    start = call_argument(node, 0, "start")
-    stop_arg = call_argument(node, 1, "stop")
-    if stop_arg is None and len(node.args) == 1 and start is not None:
-        stop_arg, start = start, None  # arange(n): the only argument is the stop
-    if stop_arg is None or len(node.args) != (1 if start is None else 2) or (
-            start is not None and literal_int(start.value) != 0):
-        return []
-    stop = stop_arg.value
-    if not (isinstance(stop, cst.Subscript) and len(stop.slice) == 1 and isinstance(stop.slice[0].slice, cst.Index)):
-        return []
-    axis = literal_int(stop.slice[0].slice.value)
-    data = _tensor_attr(rule, stop.value, ("shape",))
-    if axis is None or data is None:
-        return []
-    result = call(f"{ns}.contrib.arange_like", [data], [("axis", integer(axis))])
-    result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")),
-                      args=[cst.Arg(cst.SimpleString("'float32'"))])
-    return [(stop.value, ((node, result),), SAFE)]

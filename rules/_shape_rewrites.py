@@ -24,7 +24,7 @@ finding is reported only.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -106,35 +106,57 @@ def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Pl
 
 def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     """`F.tile(t, reps=(x.shape[i], 1, 1))` / `t.tile(reps=...)` -> `broadcast_like` over the
-    tiled axes, when t's known shape has rank len(reps) and size 1 on every tiled axis."""
+    tiled axes, when every tiled axis of t is known to be 1 (see the module docstring)."""
+    rewritten = tile_rewrite(rule, node, namespace, lambda e: _direct_dim(rule, e))
+    if rewritten is None:
+        return []
+    replacement, safety, consumed = rewritten
+    return [(source, ((node, replacement),), safety) for source in consumed]  # type: ignore[misc]
+
+
+def _direct_dim(rule, expr: cst.BaseExpression) -> Optional[Tuple[str, int, Tuple[cst.CSTNode, ...]]]:
+    """`x.shape[i]` of a tensor named x -> (x, i, (the `x.shape` node,))."""
+    source = _shape_subscript(expr)
+    if source is None or not isinstance(source[0].value, cst.Name) or not rule.is_tensor(source[0].value):
+        return None
+    return source[0].value.value, source[1], (source[0],)
+
+
+def tile_rewrite(rule, node: cst.Call, namespace: Optional[str], resolve: Callable
+                 ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
+    """(the broadcast_like replacing a tile call, its safety, the nodes it removes) or None.
+    `resolve(element)` gives (tensor name, axis, removed nodes) for a rep that is a dim."""
     func = node.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "tile"):
-        return []
+        return None
     namespaced = namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
     data = call_argument(node, 0, "data") if namespaced else None
     reps = call_argument(node, 1 if namespaced else 0, "reps")
     tensor = data.value if data is not None else (None if namespaced else func.value)
     if tensor is None or reps is None or len(node.args) != (2 if namespaced else 1) or \
+            any(a.star for a in node.args) or \
             not isinstance(reps.value, (cst.Tuple, cst.List)) or not rule.is_tensor(tensor):
-        return []
-    shape = rule.value(tensor).shape
+        return None
+    known = _size_one_axes(rule, tensor)
     elements = [e.value for e in reps.value.elements]
-    if shape is None or len(shape) != len(elements):
-        return []
+    if known is None or (known[0] is not None and known[0] != len(elements)):
+        return None
+    rank, ones = known
     lhs, rhs, sources = [], [], []
+    consumed: List[cst.CSTNode] = []
     for j, element in enumerate(elements):
         if literal_int(element) == 1:
             continue
-        source = _shape_subscript(element)
-        if source is None or shape[j] != 1 or not rule.is_tensor(source[0].value):
-            return []
+        source = resolve(element)
+        if source is None or j not in ones:
+            return None
         lhs.append(j)
         rhs.append(source[1])
         sources.append(source[0])
-    names = {s.value.value if isinstance(s.value, cst.Name) else None for s in sources}
-    if not sources or len(names) != 1 or None in names:
-        return []  # broadcast_like reads one tensor's shape
-    like = [tensor, sources[0].value]
+        consumed.extend(source[2])
+    if not sources or len(set(sources)) != 1:
+        return None  # broadcast_like reads one tensor's shape
+    like = [tensor, cst.Name(sources[0])]
     keywords = [("lhs_axes", tuple_of([integer(a) for a in lhs])), ("rhs_axes", tuple_of([integer(a) for a in rhs]))]
     if namespaced:
         replacement: cst.BaseExpression = call(f"{namespace}.broadcast_like", like, keywords)
@@ -142,16 +164,50 @@ def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
         replacement = cst.Call(func=func.with_changes(attr=cst.Name("broadcast_like")),
                                args=[cst.Arg(like[1])] + [cst.Arg(v, keyword=cst.Name(k), equal=_EQUAL)
                                                           for k, v in keywords])
-    edits = ((node, replacement),)
-    return [(source, edits, SAFE) for source in sources]
+    return replacement, SAFE if rank is not None else UNSAFE, tuple(consumed)
+
+
+def _size_one_axes(rule, tensor: cst.BaseExpression) -> Optional[Tuple[Optional[int], Set[int]]]:
+    """(t's rank or None, the axes of t known to be 1): from the analysis's shape, or from
+    `expand_dims(t, axis=j)` (axis j is 1; the rank is t's + 1 when t's is known)."""
+    shape = rule.value(tensor).shape
+    if shape is not None:
+        return len(shape), {j for j, d in enumerate(shape) if d == 1}
+    inner, axis = _expand_dims(rule, tensor)
+    if inner is None or axis is None:
+        return None, set()
+    below = _size_one_axes(rule, inner)
+    if below is None or below[0] is None:
+        return (None, {axis}) if axis >= 0 else None
+    rank = below[0] + 1
+    if not -rank <= axis < rank:
+        return None
+    axis %= rank
+    return rank, {a if a < axis else a + 1 for a in below[1]} | {axis}
+
+
+def _expand_dims(rule, expr: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
+    """`F.expand_dims(t, axis=j)` / `t.expand_dims(axis=j)` (a literal j) -> (t, j)."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "expand_dims") or any(a.star for a in expr.args):
+        return None, None
+    namespace = rule.namespace
+    if namespace is not None and isinstance(expr.func.value, cst.Name) and expr.func.value.value == namespace:
+        data, axis, count = call_argument(expr, 0, "data"), call_argument(expr, 1, "axis"), 2
+        inner = data.value if data is not None else None
+    else:
+        axis, count, inner = call_argument(expr, 0, "axis"), 1, expr.func.value
+    if inner is None or axis is None or len(expr.args) != count or not rule.is_tensor(inner):
+        return None, None
+    return inner, literal_int(axis.value)
 
 
 def _shape_subscript(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
-    """`x.shape[i]` for a literal i >= 0 -> (the `x.shape` node, i)."""
+    """`x.shape[i]` for a literal i -> (the `x.shape` node, i)."""
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
             and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
         index = literal_int(expr.slice[0].slice.value)
-        if index is not None and index >= 0:
+        if index is not None:
             return expr.value, index
     return None
 
