@@ -8,7 +8,7 @@ import libcst as cst
 from ._build import call, strip_parens, tuple_of
 from ._creation_fix import plan_creation
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
-from ._shape_scalar_fix import plan_shape_scalar
+from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -155,7 +155,7 @@ broadcast to n, and both fail alike on a 0 rep.
         Valid("def helper(y):\n    return y.shape\n"),
         Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
         Valid(_net("return x.reshape((0, -1))")),
-    ]
+    ] + SCALAR_VALID  # the shape-scalar examples (rules/_shape_scalar_fix.py)
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
         Invalid(_net("return x.shape"), line=3),
@@ -253,7 +253,7 @@ broadcast to n, and both fail alike on a 0 rep.
                 safety=SAFE),
         Invalid("def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER, line=2,
                 fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER, safety=SAFE),
-    ]
+    ] + SCALAR_INVALID
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
