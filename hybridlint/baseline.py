@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Set, Tuple
 
 from .files import atomic_write_bytes
-from .runner import Issue
+from .ftypes import Finding
 
 FORMAT = 1
 
@@ -30,7 +30,7 @@ def _normalise(line: str) -> str:
     return " ".join(line.split())
 
 
-def fingerprints(issues: Iterable[Issue], base_dir: str) -> List[Tuple[str, Issue]]:
+def fingerprints(issues: Iterable[Finding], base_dir: str) -> List[Tuple[str, Finding]]:
     """(fingerprint, issue) for each issue, in the order given (which must be stable)."""
     seen: Counter = Counter()
     result = []
@@ -44,7 +44,7 @@ def fingerprints(issues: Iterable[Issue], base_dir: str) -> List[Tuple[str, Issu
     return result
 
 
-def write_baseline(path: str, issues: Iterable[Issue]) -> int:
+def write_baseline(path: str, issues: Iterable[Finding]) -> int:
     """Record ``issues`` in ``path``; returns how many."""
     base_dir = os.path.dirname(os.path.abspath(path))
     entries = [
@@ -92,7 +92,7 @@ class BaselineFilter:
     def load(cls, path: str) -> "BaselineFilter":
         return cls(path, load_baseline(path))
 
-    def new_issues(self, issues: Iterable[Issue]) -> Tuple[List[Issue], int]:
+    def new_issues(self, issues: Iterable[Finding]) -> Tuple[List[Finding], int]:
         """The issues not in the baseline, and how many were tolerated."""
         issues = list(issues)
         base_dir = os.path.dirname(os.path.abspath(self.path))

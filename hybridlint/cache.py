@@ -45,6 +45,7 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__
 from .files import atomic_write_bytes, remove_stale_temp_files
+from .ftypes import FixSafety
 
 CACHE_DIR = ".hybridlint_cache"
 FORMAT = 2
@@ -56,6 +57,7 @@ _MAGIC = b"hybridlint-cache"
 _ISSUE_FIELDS = {"code": (str,), "name": (str,), "message": (str,), "line": (int,),
                  "col": (int,), "end_line": (int,), "end_col": (int,),
                  "fix": (str, type(None)), "source_line": (str,)}
+_FIX_VALUES = (None,) + tuple(safety.value for safety in FixSafety)
 _SKIPPED_SOURCE_DIRS = ("__pycache__", "tests", "engine")
 
 
@@ -202,6 +204,8 @@ def valid_result(result: Any) -> bool:
             value = item[name]
             if not isinstance(value, kinds) or isinstance(value, bool):
                 return False
+        if item["fix"] not in _FIX_VALUES:  # a Finding refuses any other safety
+            return False
     return True
 
 

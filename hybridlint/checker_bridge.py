@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, List, Optional, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .config import Config
+from .config import Config, ConfigError
+from .ftypes import RUNNER_CODES, Finding, VerifiedFile
 
 
 class VerificationUnavailable(Exception):
@@ -43,44 +44,41 @@ def load_checker() -> Any:
     return checker
 
 
-def examples_for(config: Config, path: str) -> List[Any]:
-    """The configured ``examples`` (``[tool.hybridlint.examples]``) for one file.
-
-    The checker parses the table (``examples_from_config``) and keys it by the path as written
-    in the configuration, relative to the project root.
-    """
-    checker = load_checker()
-    table = checker.examples_from_config(dict(config.examples))
-    rel = config.relpath(path)
-    for key, examples in table.items():
-        if os.path.normpath(key).replace(os.sep, "/") == rel:
-            return list(examples)
-    return []
-
-
-@dataclass
-class VerifiedFile:
-    """What ``--verify`` made of one file (plain data for the runner)."""
-
-    source: str
-    applied: int = 0
-    findings: list = field(default_factory=list)   # linter Findings, lines of `source`
-    rejected: int = 0
-    notes: List[str] = field(default_factory=list)  # per-fix proofs and per-block verdicts
-    error: Optional[str] = None                    # e.g. a block the checker cannot run
-    internal: bool = False                          # a checker bug: exit 2
-    failing: int = 0                                # blocks that still fail (HL903)
-
-
-def verify_file(text: str, path: str, codes: Sequence[str], config: Config, *,
-                unsafe: bool, backend: str = "engine",
-                timeout: Optional[float] = None) -> VerifiedFile:
-    """Run ``verify_fixes`` on one file; never raises for a checker problem on that file."""
+def examples_table(config: Config) -> Dict[str, List[Any]]:
+    """The configured ``examples`` (``[tool.hybridlint.examples]``), parsed once per run: the
+    path of each file relative to the project root (``/``-separated, as ``config.relpath``
+    gives it) -> its examples. A malformed table is a :class:`ConfigError`."""
     checker = load_checker()
     try:
-        examples = examples_for(config, path)
-        outcome = checker.verify_fixes(text, path, examples, unsafe=unsafe, select=list(codes),
-                                       backend=backend, timeout=timeout)
+        table = checker.examples_from_config(dict(config.examples))
+    except ValueError as exc:
+        raise ConfigError(f"{config.path}: examples: {exc}") from exc
+    parsed: Dict[str, List[Any]] = {}
+    for key, examples in table.items():  # the first key naming a file wins
+        parsed.setdefault(os.path.normpath(key).replace(os.sep, "/"), list(examples))
+    return parsed
+
+
+def examples_for(config: Config, path: str) -> List[Any]:
+    """The configured examples of one file (``hybridlint verify FILE::CLASS``)."""
+    return list(examples_table(config).get(config.relpath(path), ()))
+
+
+def verify_file(text: str, path: str, codes: Sequence[str], examples: Sequence[Any], *,
+                unsafe: bool, backend: str = "engine", timeout: Optional[float] = None,
+                fixed: Optional[Tuple[str, bool, Any]] = None) -> VerifiedFile:
+    """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
+    never raises for a checker problem on that file.
+
+    ``fixed`` is ``(text, unsafe, FixResult)``: ``fix_source(text, path, select=codes,
+    unsafe=unsafe)`` as the runner's worker already made it (for the checker's first fix:
+    every fix, unwrapped). The checker gets a fixer that answers that call from it, so the
+    file is not fixed again; every other call goes to ``fix_source``."""
+    checker = load_checker()
+    try:
+        outcome = checker.verify_fixes(text, path, list(examples), unsafe=unsafe,
+                                       select=list(codes), backend=backend, timeout=timeout,
+                                       fixer=_reusing_fixer(path, codes, fixed))
     except VerificationUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001 - one file's checker failure must not end the run
@@ -114,6 +112,39 @@ def verify_file(text: str, path: str, codes: Sequence[str], config: Config, *,
     return result
 
 
+def _reusing_fixer(path: str, codes: Sequence[str],
+                   fixed: Optional[Tuple[str, bool, Any]]) -> Callable[..., Any]:
+    """``fix_source`` for the checker, memoised for calls without ``accept``/``rules`` (the
+    checker asks for "every fix" of the original more than once), seeded with the worker's
+    fix. Each answer is a fresh FixResult (the caller may keep or change its lists)."""
+    from .linter import FixResult, fix_source
+
+    known: Dict[tuple, Any] = {}
+    if fixed is not None:
+        text, unsafe, result = fixed
+        known[_fix_key(text, path, codes, (), unsafe, None)] = result
+
+    def fixer(source: str, file: str = "<string>", *, select=None, ignore=(),
+              unsafe: bool = False, accept=None, rules=None, line_length=None):
+        if accept is not None or rules is not None:
+            return fix_source(source, file, select=select, ignore=ignore, unsafe=unsafe,
+                              accept=accept, rules=rules, line_length=line_length)
+        key = _fix_key(source, file, select, ignore, unsafe, line_length)
+        if key not in known:
+            known[key] = fix_source(source, file, select=select, ignore=ignore, unsafe=unsafe,
+                                    line_length=line_length)
+        done = known[key]
+        return FixResult(done.source, list(done.applied), list(done.remaining),
+                         list(done.initial))
+
+    return fixer
+
+
+def _fix_key(source: str, path: str, select, ignore, unsafe: bool, line_length) -> tuple:
+    return (source, path, None if select is None else tuple(select), tuple(ignore or ()),
+            bool(unsafe), line_length)
+
+
 def _what_ran(report) -> str:
     trip = ", exported" if report.roundtrip else ""
     return f"eager, hybridized{trip}; max abs diff {report.max_abs_diff:.3g}"
@@ -132,7 +163,6 @@ def _annotated(outcome) -> list:
 
 def _still_fails(path: str, label: str, report, source: str):
     """HL903 at the user's line that failed (else the block's definition)."""
-    from .linter import Finding
     where = report.source_line
     own = where is not None and where.filename.replace(" [fixed]", "") == path
     line = where.lineno if own else _definition_line(source, label.split("#")[0])
@@ -140,7 +170,7 @@ def _still_fails(path: str, label: str, report, source: str):
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     col = len(text) - len(text.lstrip()) + 1
     reason = (report.reason or report.status).replace(" [fixed]", "")
-    return Finding("HL903", "hybridize-failed",
+    return Finding("HL903", RUNNER_CODES["HL903"][0],
                    f"{label} still fails with its example after --verify: {reason}",
                    line, col, line, max(col, len(text.rstrip()) + 1), None, path)
 

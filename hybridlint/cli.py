@@ -20,11 +20,12 @@ import click
 
 from . import __version__
 from .baseline import BaselineError, BaselineFilter, write_baseline
-from .checker_bridge import VerificationUnavailable, examples_for, load_checker
+from .checker_bridge import VerificationUnavailable, examples_for, examples_table, load_checker
 from .config import ConfigError, RuleSelection, load_config, split_codes
+from .ftypes import RunResult
 from .reporters import FORMATS, ReportContext, get_reporter
 from .reporters.text import plural
-from .runner import RunOptions, RunResult, default_jobs, diff_bytes, run
+from .runner import RunOptions, default_jobs, diff_bytes, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
@@ -156,8 +157,8 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         extend_select=split_codes(extend_select, "--extend-select"),
         ignore=split_codes(ignore, "--ignore"),
     )
-    if verify:
-        _check_verification_config(config)
+    # --verify: the examples table is parsed (and validated) once, here, for the whole run
+    examples = examples_table(config) if verify else None
     baseline = BaselineFilter.load(baseline_file) if baseline_file else None
     if stdin_filename is not None:
         return _check_stdin(stdin_filename, RunOptions(
@@ -167,7 +168,7 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     options = RunOptions(config=config, selection=selection, fix=fix and not diff, diff=diff,
                          unsafe_fixes=unsafe_fixes, verify=verify, backend=backend or "engine",
                          timeout=timeout, jobs=jobs or default_jobs(),
-                         use_cache=not no_cache)
+                         use_cache=not no_cache, examples=examples)
     with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
         options.progress = progress
         result = run(paths, options)
@@ -243,14 +244,6 @@ def _silence_stdout() -> None:
 def _color(stream) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
     return stream.isatty() and not os.environ.get("NO_COLOR")
-
-
-def _check_verification_config(config) -> None:
-    checker = load_checker()
-    try:
-        checker.examples_from_config(dict(config.examples))
-    except ValueError as exc:
-        raise ConfigError(f"{config.path}: examples: {exc}") from exc
 
 
 def _apply_baseline(result: RunResult, baseline: BaselineFilter) -> int:
@@ -406,10 +399,7 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
         examples = [checker.Example(target=class_name, inputs=specs, kwargs=constructor)]
     else:
         config = load_config([path], config_file)
-        try:
-            examples = examples_for(config, path)
-        except ValueError as exc:
-            raise ConfigError(f"{config.path}: examples: {exc}") from exc
+        examples = examples_for(config, path)  # a malformed table is a ConfigError
         examples = [e for e in examples if not class_name or e.target == class_name]
         if not examples:
             raise click.UsageError(

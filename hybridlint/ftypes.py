@@ -121,8 +121,8 @@ class WorkResult:
     revealed: int = 0  # applied fixes of findings the first lint did not count fixable
     syntax_error: Optional[Tuple[int, int, str]] = None
     internal_error: Optional[str] = None
-    # --verify: the linter's FixResult of every fix (safe and unsafe) of the text as given,
-    # which is the checker's first fix of the file: it starts from this one, not a second
+    # --verify: (text, unsafe, FixResult) of fix_source(text, select=codes, unsafe=unsafe),
+    # unwrapped: the checker's first fix of the file, which it reuses instead of fixing again
     fix_result: Any = None
 
     @property

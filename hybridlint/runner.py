@@ -1,16 +1,25 @@
-"""Running the linter over many files: pre-filter, cache, parallel workers, fixes.
+"""Running the linter over many files: pre-filter, cache, parallel workers, fixes, --verify.
 
-The pipeline per file: read bytes (HL902 on failure) → content-hash cache lookup → decode (HL901)
-→ Python's own parser (HL900 when it rejects the file: a syntax error, a truncated file, 200
-nested brackets, a parser out of memory; checked for every file, before LibCST ever sees it,
-since LibCST crashes on some of what CPython rejects) → ``may_contain_hybrid_code`` text
-pre-filter (a file without hybrid code has no findings) → lint or fix in a worker.
-HL900–HL902 are reported whatever the rule selection: a gate must not pass a file it could
-not read or parse (ruff reports E902 the same way). Files needing real
-work are linted in a :class:`concurrent.futures.ProcessPoolExecutor`; a small run is linted in
-this process because starting workers would cost more than it saves. The linter core (and with
-it LibCST) is imported only when some file actually needs linting, which keeps a fully cached run
-cheap.
+Data flows one way, each file once through each step (docs/architecture.md, "The product
+surface"): discover (discovery.py) -> read (HL902 on failure) and content-hash cache lookup ->
+decode (HL901) -> lint or fix in a worker (Python's own parser first: HL900 when it rejects the
+file, a syntax error, a truncated file, 200 nested brackets, a parser out of memory; checked
+for every file, before LibCST ever sees it, since LibCST crashes on some of what CPython
+rejects; then the ``may_contain_hybrid_code`` text pre-filter: a file without hybrid code has
+no findings) -> verify (``--verify``: the checker starts from the worker's fix, it does not fix
+the file again) -> write or diff -> a :class:`~hybridlint.ftypes.FileOutcome` for the
+reporters. What a run decides once (the rule codes it knows, the codes enabled per
+per-file-ignores combination, the parsed examples table) is resolved before the first file
+(:class:`_Plan`).
+
+HL900–HL903 are reported whatever the rule selection: a gate must not pass a file it could
+not read or parse (ruff reports E902 the same way). Files needing real work are linted in a
+:class:`concurrent.futures.ProcessPoolExecutor`; a small run is linted in this process because
+starting workers would cost more than it saves. The linter core (and with it LibCST) is
+imported only when some file actually needs linting, which keeps a fully cached run cheap.
+The data types (Finding, WorkResult, VerifiedFile, FileOutcome, RunResult) live in
+hybridlint/ftypes.py; ``Issue``, ``FileOutcome``, ``RunResult`` and ``RUNNER_CODES`` are
+importable from here too.
 """
 from __future__ import annotations
 
@@ -21,7 +30,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
@@ -30,53 +39,14 @@ from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteE
                     decode_source, encode_source, lf_to_cr, lone_cr_to_lf,
                     read_bytes_and_identity,
                     remove_stale_temp_files, write_source)
+from .ftypes import (RUNNER_CODES, FileOutcome, Finding, Issue, RunResult, VerifiedFile,
+                     WorkResult)
 
-RUNNER_CODES = {
-    "HL900": ("syntax-error", "file cannot be parsed"),
-    "HL901": ("decode-error", "file is not valid text in its declared encoding"),
-    "HL902": ("read-error", "file cannot be read"),
-    "HL903": ("hybridize-failed", "a block with examples still fails after --fix/--diff --verify"),
-}
+__all__ = ["RUNNER_CODES", "FileOutcome", "Finding", "Issue", "RunOptions", "RunResult",
+           "all_rule_codes", "default_jobs", "diff_bytes", "run", "run_stdin", "unified_diff"]
+
 SERIAL_MAX_BYTES = 150_000  # below this much text to lint, workers cost more than they save
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass(frozen=True)
-class Issue:
-    """A finding as the product surface sees it: the linter's fields plus the source line."""
-
-    path: str
-    code: str
-    name: str
-    message: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    fix: Optional[str]
-    source_line: str = ""
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-@dataclass
-class FileOutcome:
-    """What happened to one file."""
-
-    path: str
-    issues: List[Issue] = field(default_factory=list)
-    fixed: int = 0  # fixes applied (written, or shown in the diff)
-    # of those, fixes of findings that only appeared once earlier fixes were made (a nested
-    # x[0][1]): `check` could not count them as fixable, so the summary names them apart
-    revealed: int = 0
-    fixed_codes: List[Tuple[str, str]] = field(default_factory=list)  # (code, name) per fix
-    diff: Optional[str] = None
-    error: Optional[str] = None  # e.g. a fix that could not be written
-    rejected: int = 0  # fixes the checker refused under --verify
-    internal: bool = False  # the error is a hybridlint bug (exit 2), not the user's problem
-    encoding: Optional[str] = None  # the file's codec, for writing its diff as bytes
-    verification: List[str] = field(default_factory=list)  # --verify: per-fix proofs, blocks
 
 
 @dataclass
@@ -95,29 +65,9 @@ class RunOptions:
     use_cache: bool = True
     # Called as progress(done, total) while files are linted (not for cached or skipped ones).
     progress: Optional[Callable[[int, int], Any]] = None
-
-
-@dataclass
-class RunResult:
-    """The outcome of a run, sorted by path; what the reporters and the baseline read."""
-
-    outcomes: List[FileOutcome]
-    files_checked: int
-    # things the user should know that are not findings (a refused cache, an interrupted write)
-    warnings: List[str] = field(default_factory=list)
-
-    @property
-    def issues(self) -> List[Issue]:
-        return [issue for outcome in self.outcomes for issue in outcome.issues]
-
-    @property
-    def fixed(self) -> int:
-        return sum(o.fixed for o in self.outcomes)
-
-    @property
-    def revealed(self) -> int:
-        """Fixes of findings that appeared only after earlier fixes (not counted fixable)."""
-        return sum(o.revealed for o in self.outcomes)
+    # --verify: the parsed [tool.hybridlint.examples] (checker_bridge.examples_table: path
+    # relative to the project root -> examples); None: run() parses config.examples once
+    examples: Optional[Mapping[str, Sequence[Any]]] = None
 
 
 def all_rule_codes() -> List[str]:
@@ -135,6 +85,62 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class _Plan:
+    """What a run resolves once, before the first file: the codes it knows (checked against
+    the selection and per-file-ignores), the rule codes enabled for each per-file-ignores
+    combination (the runner's HL9xx codes are always on), the examples table (--verify) and
+    what each worker is asked to do."""
+
+    def __init__(self, options: RunOptions, codes: Sequence[str]):
+        options.selection.check_known(codes)
+        options.config.check_known(codes)
+        self.options = options
+        self.codes = list(codes)
+        self._rule_codes: Dict[Tuple[str, ...], Tuple[str, ...]] = {}
+        self.examples: Mapping[str, Sequence[Any]] = {}
+        if options.verify:
+            if options.examples is None:
+                from .checker_bridge import examples_table
+
+                options.examples = examples_table(options.config)
+            self.examples = options.examples
+
+    def rule_codes(self, extra_ignore: Tuple[str, ...]) -> Tuple[str, ...]:
+        """The rule codes to run on a file with these per-file-ignores, sorted."""
+        if extra_ignore not in self._rule_codes:
+            enabled = self.options.selection.enabled(self.codes, extra_ignore)
+            self._rule_codes[extra_ignore] = tuple(sorted(c for c in enabled
+                                                          if c not in RUNNER_CODES))
+        return self._rule_codes[extra_ignore]
+
+    def examples_for(self, path: str) -> List[Any]:
+        """--verify: the configured examples of one file (keys relative to the root)."""
+        return list(self.examples.get(self.options.config.relpath(path), ()))
+
+    def mode(self, path: str) -> Tuple[bool, bool, Optional[int], bool]:
+        """What the worker does with a file: ``(fix, unsafe, line_length, for_checker)``.
+
+        Under --verify the worker makes the checker's first fix of the file (every fix, safe
+        and unsafe, when the file has examples; unwrapped, as the checker writes it) and
+        returns it whole, so that the checker starts from it instead of fixing again."""
+        options = self.options
+        if options.verify:
+            unsafe = options.unsafe_fixes or bool(self.examples_for(path))
+            return True, unsafe, None, True
+        return (options.fix or options.diff, options.unsafe_fixes, options.config.line_length,
+                False)
+
+
+class _Task(NamedTuple):
+    """One file to lint, fix (and verify): settled up to the worker."""
+
+    path: str
+    source: SourceFile
+    codes: Tuple[str, ...]  # rule codes to run (empty: no hybrid code, syntax check only)
+    key: str  # content key in the cache
+    mode: Tuple[bool, bool, Optional[int], bool]  # _Plan.mode
+
+
 def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     """Lint (or fix) ``paths``; see the module docstring for the pipeline."""
     config = options.config
@@ -144,36 +150,22 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
                       enabled=options.use_cache and not writing)
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files)
-    codes = _known_codes(cache, options)
-    enabled_for: Dict[Tuple[str, ...], frozenset] = {}
-
-    def enabled_codes(extra_ignore: Tuple[str, ...]) -> frozenset:
-        if extra_ignore not in enabled_for:  # file errors are on whatever the selection
-            enabled_for[extra_ignore] = (options.selection.enabled(codes, extra_ignore)
-                                         | frozenset(RUNNER_CODES))
-        return enabled_for[extra_ignore]
+    plan = _Plan(options, _known_codes(cache))
 
     outcomes: Dict[str, FileOutcome] = {}
     for path in found.missing:
-        outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory",
-                                         enabled_codes(config.ignores_for(path)))
-    tasks: List[Tuple[str, SourceFile, Tuple[str, ...], str]] = []
-    linted_enabled: Dict[str, frozenset] = {}  # the enabled codes of each file in tasks
+        outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory")
+    tasks: List[_Task] = []
     for path in found.files:
         extra_ignore = config.ignores_for(path)  # per-file-ignores globs: once per file
-        enabled = enabled_codes(extra_ignore)
         st = found.stats.get(path)
-        outcome, task = _triage(path, enabled, extra_ignore, cache,
+        outcome, task = _triage(path, plan, extra_ignore, cache,
                                 signature_of(st) if st is not None else None)
         if task is not None:
             tasks.append(task)
-            linted_enabled[path] = enabled
         else:
             outcomes[path] = outcome
-    for outcome, key in _execute(tasks, options):
-        enabled_here = linted_enabled[outcome.path]
-        outcome.issues = [i for i in outcome.issues
-                          if i.code not in RUNNER_CODES or i.code in enabled_here]
+    for outcome, key in _execute(tasks, plan):
         outcomes[outcome.path] = outcome
         if not writing and not outcome.internal:
             cache.put(key, [_issue_fields(i) for i in outcome.issues])
@@ -186,39 +178,32 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     """Lint (or fix) source bytes read from stdin as if they were the file ``path`` (its
     per-file-ignores apply; nothing is read from or written to disk, no cache). Returns the
     result and the output bytes: the fixed source with ``options.fix``, else ``raw``."""
-    from dataclasses import replace as replaced
-
-    codes = all_rule_codes()
-    options.selection.check_known(codes)
-    options.config.check_known(codes)
-    enabled = (options.selection.enabled(codes, options.config.ignores_for(path))
-               | frozenset(RUNNER_CODES))
+    plan = _Plan(options, all_rule_codes())
     try:
         source = decode_source(raw, path)
     except SourceDecodeError as exc:
-        outcome = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
+        outcome = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
         return RunResult([outcome], 1), raw
     outcome = _python_rejects(source)
-    rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
+    rule_codes = plan.rule_codes(options.config.ignores_for(path))
     out = raw
     if outcome is None and rule_codes:
         from .linter import may_contain_hybrid_code
 
         if may_contain_hybrid_code(source.text):
-            mode = (options.fix or options.diff, False, options.unsafe_fixes,
-                    options.config.line_length)
-            work = _work(path, source.text, rule_codes, mode)
-            outcome = _finish(work, source, rule_codes, replaced(options, fix=False, diff=False))
-            if "source" in work and work.get("applied"):
-                outcome.fixed = work["applied"]
-                outcome.revealed = work.get("revealed", 0)
-                outcome.fixed_codes = work.get("fixed_codes", [])
+            task = _Task(path, source, rule_codes, "", plan.mode(path))
+            work = _work(path, source.text, rule_codes, task.mode)
+            outcome = _finish(work, task, plan, write=False)
+            if work.applied and work.internal_error is None and work.syntax_error is None:
+                outcome.fixed = len(work.applied)
+                outcome.revealed = work.revealed
+                outcome.fixed_codes = work.fixed_codes
                 if options.diff:
                     bom = "\ufeff" if source.encoding.lower() == "utf-8-sig" else ""
-                    outcome.diff = unified_diff(path, bom + source.text, bom + work["source"])
+                    outcome.diff = unified_diff(path, bom + source.text, bom + work.source)
                     outcome.encoding = source.encoding
                 try:
-                    out = encode_source(work["source"], source.encoding)
+                    out = encode_source(work.source, source.encoding)
                 except SourceWriteError as exc:
                     outcome.error, outcome.fixed = f"fixes not applied: {exc}", 0
     return RunResult([outcome or FileOutcome(path)], 1), out
@@ -235,19 +220,17 @@ def _clean_leftovers(files: Sequence[str]) -> List[str]:
     return warnings
 
 
-def _known_codes(cache: LintCache, options: RunOptions) -> List[str]:
-    """All rule codes (from the cache when possible), after checking the selection uses them."""
+def _known_codes(cache: LintCache) -> List[str]:
+    """All rule codes (from the cache when possible: a cached run never imports LibCST)."""
     codes = cache.codes
     if codes is None:
         codes = all_rule_codes()
         cache.codes = codes
-    options.selection.check_known(codes)
-    options.config.check_known(codes)
     return codes
 
 
-def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache: LintCache,
-            signature: Optional[List[int]]):
+def _triage(path: str, plan: _Plan, extra_ignore: Tuple[str, ...], cache: LintCache,
+            signature: Optional[List[int]]) -> Tuple[Optional[FileOutcome], Optional[_Task]]:
     """Everything up to the linter: read, cache, decode, pre-filter.
 
     ``signature`` is the file's stat signature taken by discovery, before reading (None if
@@ -263,7 +246,7 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     try:
         raw, identity = read_bytes_and_identity(path)
     except SourceReadError as exc:
-        return _runner_outcome(path, "HL902", str(exc), enabled), None
+        return _runner_outcome(path, "HL902", str(exc)), None
     key = content_key(raw, settings)
     cache.remember_signature(path, signature, settings, key)
     cached = cache.get(key)
@@ -272,22 +255,22 @@ def _triage(path: str, enabled: frozenset, extra_ignore: Tuple[str, ...], cache:
     try:
         source = decode_source(raw, path, identity)
     except SourceDecodeError as exc:
-        outcome = _runner_outcome(path, "HL901", str(exc), enabled, exc.line, exc.col)
+        outcome = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
     else:
         from .linter import may_contain_hybrid_code
 
-        rule_codes = tuple(sorted(c for c in enabled if c not in RUNNER_CODES))
+        rule_codes = plan.rule_codes(extra_ignore)
         if path.endswith(".ipynb"):
             outcome = _notebook(source, rule_codes)
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
             hybrid = rule_codes and may_contain_hybrid_code(source.text)
-            return None, (path, source, rule_codes if hybrid else (), key)
+            return None, _Task(path, source, rule_codes if hybrid else (), key, plan.mode(path))
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
 
 
 def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
-    return FileOutcome(path, [Issue(path=path, **fields) for fields in cached])
+    return FileOutcome(path, [Finding(path=path, **fields) for fields in cached])
 
 
 def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
@@ -305,9 +288,9 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
         cell, line, col, msg = problem
         lines = cells[cell - 1].split("\n")
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return FileOutcome(path, [Issue(path, "HL900", "syntax-error",
-                                        f"cell {cell}: cannot parse: {msg}", line, col, line,
-                                        col, None, text)])
+        return FileOutcome(path, [Finding("HL900", "syntax-error",
+                                          f"cell {cell}: cannot parse: {msg}", line, col, line,
+                                          col, None, path, text)])
     module, starts = notebook.joined(cells)
     from .linter import lint_source, may_contain_hybrid_code
 
@@ -318,9 +301,9 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
     for finding in lint_source(module, path, select=list(rule_codes)):
         cell, line = notebook.locate(finding.line, starts)
         end = finding.end_line - finding.line + line
-        issues.append(Issue(path, finding.code, finding.name, f"cell {cell}: {finding.message}",
-                            line, finding.col, end, finding.end_col, None,
-                            lines[finding.line - 1]))
+        issues.append(Finding(finding.code, finding.name, f"cell {cell}: {finding.message}",
+                              line, finding.col, end, finding.end_col, None, path,
+                              lines[finding.line - 1]))
     return FileOutcome(path, issues)
 
 
@@ -350,69 +333,68 @@ def _syntax_problem(text: str) -> Optional[Tuple[int, int, str]]:
 
 def _syntax_error(source: SourceFile, line: int, col: int, msg: str) -> FileOutcome:
     """The HL900 outcome of a file that does not parse."""
-    lines = _LINE_SPLIT.split(source.text)
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    return FileOutcome(source.path, [Issue(source.path, "HL900", "syntax-error",
-                                           f"cannot parse: {msg}", line, col, line, col, None,
-                                           text)])
+    finding = Finding("HL900", "syntax-error", f"cannot parse: {msg}", line, col, line, col,
+                      None)
+    return FileOutcome(source.path, [finding.with_source_line(source.path,
+                                                              _LINE_SPLIT.split(source.text))])
 
 
 def _path_sort_key(path: str) -> Tuple[str, ...]:
     return tuple(path.replace(os.sep, "/").split("/"))
 
 
-def _issue_fields(issue: Issue) -> Dict[str, Any]:
+def _issue_fields(issue: Finding) -> Dict[str, Any]:
+    """A reported finding as the cache stores it (its path is the cache's key)."""
     data = issue.to_dict()
     del data["path"]
     return data
 
 
-def _runner_outcome(path: str, code: str, message: str, enabled: frozenset, line: int = 1,
+def _runner_outcome(path: str, code: str, message: str, line: int = 1,
                     col: int = 1) -> FileOutcome:
-    if code not in enabled:
-        return FileOutcome(path)
+    """A file problem (HL901/HL902): reported whatever the rule selection."""
     name, _ = RUNNER_CODES[code]
-    return FileOutcome(path, [Issue(path, code, name, message, line, col, line, col, None)])
+    return FileOutcome(path, [Finding(code, name, message, line, col, line, col, None, path)])
 
 
-def _execute(tasks, options: RunOptions):
+def _execute(tasks: Sequence[_Task], plan: _Plan):
     """Lint or fix each task, in this process or in worker processes; yields (outcome, key)."""
     if not tasks:
         return
+    options = plan.options
     jobs = min(options.jobs or default_jobs(), MAX_JOBS_PER_CORE * default_jobs())
-    total = sum(len(source.text) for _, source, _, _ in tasks)
-    mode = (options.fix, options.diff, options.unsafe_fixes, options.config.line_length)
+    total = sum(len(task.source.text) for task in tasks)
     report = options.progress or (lambda done, total: None)
     report(0, len(tasks))
     pool = None
     if jobs > 1 and len(tasks) > 1 and total >= SERIAL_MAX_BYTES:
         pool = _new_pool(min(jobs, len(tasks)))
     if pool is None:
-        for done, (path, source, codes, key) in enumerate(tasks, 1):
-            yield _finish(_work(path, source.text, codes, mode), source, codes, options), key
+        for done, task in enumerate(tasks, 1):
+            work = _work(task.path, task.source.text, task.codes, task.mode)
+            yield _finish(work, task, plan), task.key
             report(done, len(tasks))
         return
-    by_size = sorted(tasks, key=lambda t: -len(t[1].text))
+    by_size = sorted(tasks, key=lambda t: -len(t.source.text))
     orphans = []  # tasks a dying worker took down with the pool: each is rerun on its own
     done = 0
     with pool:
-        futures = {
-            pool.submit(_work, path, source.text, codes, mode): (path, source, codes, key)
-            for path, source, codes, key in by_size
-        }
+        futures = {pool.submit(_work, task.path, task.source.text, task.codes, task.mode): task
+                   for task in by_size}
         for future in as_completed(futures):
-            path, source, codes, key = futures[future]
+            task = futures[future]
             try:
                 work = future.result()
             except BrokenProcessPool:  # a worker died (killed, out of memory, crashed)
-                orphans.append((path, source, codes, key))
+                orphans.append(task)
                 continue
             done += 1
-            yield _finish(work, source, codes, options), key
+            yield _finish(work, task, plan), task.key
             report(done, len(tasks))
-    for path, source, codes, key in sorted(orphans, key=lambda t: _path_sort_key(t[0])):
+    for task in sorted(orphans, key=lambda t: _path_sort_key(t.path)):
         done += 1
-        yield _finish(_work_isolated(path, source.text, codes, mode), source, codes, options), key
+        work = _work_isolated(task.path, task.source.text, task.codes, task.mode)
+        yield _finish(work, task, plan), task.key
         report(done, len(tasks))
 
 
@@ -429,7 +411,7 @@ def _new_pool(workers: int) -> Optional[ProcessPoolExecutor]:
         return None
 
 
-def _work_isolated(path: str, text: str, codes, mode) -> Dict[str, Any]:
+def _work_isolated(path: str, text: str, codes, mode) -> WorkResult:
     """One file in a worker of its own, after a pool broke: only the file that kills its
     worker is lost (reported as an internal error), never the files queued beside it."""
     pool = _new_pool(1)
@@ -439,8 +421,8 @@ def _work_isolated(path: str, text: str, codes, mode) -> Dict[str, Any]:
         try:
             return pool.submit(_work, path, text, codes, mode).result()
         except BrokenProcessPool:
-            return {"internal_error": "internal error: the worker process linting this file "
-                                      "died (killed, out of memory or crashed)"}
+            return WorkResult(internal_error="internal error: the worker process linting this "
+                                             "file died (killed, out of memory or crashed)")
 
 
 def _worker_init(parent: int) -> None:
@@ -465,36 +447,36 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
-def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> Dict[str, Any]:
+def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> WorkResult:
     """The part that runs in a worker: Python's parser first (HL900), then lint or fix one
-    source text with ``codes`` (none: a file without hybrid code). Plain data in and out."""
+    source text with ``codes`` (none: a file without hybrid code); ``mode`` is
+    :meth:`_Plan.mode`. Plain data in and out."""
     problem = _syntax_problem(text)
     if problem is not None:
-        return {"source": text, "applied": 0, "syntax_error": problem}
+        return WorkResult(text, syntax_error=problem)
     if not codes:
-        return {"source": text, "applied": 0, "findings": []}
+        return WorkResult(text)
     from .linter import SourceSyntaxError, fix_source, lint_source
 
-    fix, diff, unsafe, line_length = mode  # line_length: config.line_length (wrap.py)
+    fix, unsafe, line_length, for_checker = mode  # line_length: config.line_length (wrap.py)
     linted, converted = lone_cr_to_lf(text)  # the linter core knows LF and CRLF, not lone CR
     try:
-        if fix or diff:
+        if fix:
             result = fix_source(linted, path, select=list(codes), unsafe=unsafe,
                                 line_length=line_length)
             fixed = lf_to_cr(result.source) if converted else result.source
-            return {"source": fixed, "applied": len(result.applied),
-                    "findings": result.remaining,
-                    "fixed_codes": [(f.code, f.name) for f in result.applied],
-                    "revealed": _revealed(result.initial, result.applied, result.remaining,
-                                          unsafe)}
-        findings = lint_source(linted, path, select=list(codes))
-        return {"source": text, "applied": 0, "findings": findings}
+            return WorkResult(fixed, list(result.remaining), list(result.applied),
+                              _revealed(result.initial, result.applied, result.remaining,
+                                        unsafe),
+                              fix_result=(linted, unsafe, result) if for_checker else None)
+        return WorkResult(text, lint_source(linted, path, select=list(codes)))
     except SourceSyntaxError as exc:
-        return {"source": text, "applied": 0, "syntax_error": (exc.line, exc.col, exc.msg)}
+        return WorkResult(text, syntax_error=(exc.line, exc.col, exc.msg))
     except Exception as exc:  # a linter bug must not end the run for every other file
         if os.environ.get("HYBRIDLINT_DEBUG") == "1":
             raise
-        return {"internal_error": f"internal error while linting: {type(exc).__name__}: {exc}"}
+        return WorkResult(internal_error=f"internal error while linting: "
+                                         f"{type(exc).__name__}: {exc}")
 
 
 def _revealed(initial, applied, remaining, unsafe: bool) -> int:
@@ -504,65 +486,62 @@ def _revealed(initial, applied, remaining, unsafe: bool) -> int:
     (counted, not matched by line: lines inside a rewritten statement move); every other
     applied fix was revealed by an earlier one (the outer index of ``x[0][1]``)."""
     def fixable(findings) -> int:
-        return sum(1 for f in findings if f.fix == "safe" or (f.fix == "unsafe" and unsafe))
+        return sum(1 for f in findings if f.fixable(unsafe))
 
     fixed_initial = max(0, fixable(initial) - fixable(remaining))
     return max(0, len(applied) - fixed_initial)
 
 
-def _finish(work: Dict[str, Any], source: SourceFile, codes, options: RunOptions) -> FileOutcome:
-    """Back in the main process: verify and write fixes, attach source lines to findings."""
-    path = source.path
-    if "internal_error" in work:
-        return FileOutcome(path, error=work["internal_error"], internal=True)
-    if "syntax_error" in work:
-        return _syntax_error(source, *work["syntax_error"])
-    new_text, applied, findings = work["source"], work["applied"], work["findings"]
+def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -> FileOutcome:
+    """Back in the main process: verify (starting from the worker's fix), then write the
+    fixes or diff them (not with ``write=False``), and attach source lines to findings."""
+    path, source, options = task.path, task.source, plan.options
+    if work.internal_error is not None:
+        return FileOutcome(path, error=work.internal_error, internal=True)
+    if work.syntax_error is not None:
+        return _syntax_error(source, *work.syntax_error)
+    new_text, applied, findings = work.source, len(work.applied), work.findings
     outcome = FileOutcome(path)
     if options.verify:  # also without fixes: examples give run-time findings (dynamic lint)
-        verified = _verify(source, codes, options)
+        verified = _verify(task, work, plan)
         new_text, applied, findings = verified.source, verified.applied, verified.findings
         outcome.rejected, outcome.verification = verified.rejected, verified.notes
         outcome.error, outcome.internal = verified.error, verified.internal
-    if applied and options.diff:
+    shown = False  # the fixes were written, or diffed
+    if applied and write and options.diff:
         bom = "\ufeff" if source.encoding.replace("_", "-").lower() == "utf-8-sig" else ""
         outcome.diff = unified_diff(path, bom + source.text, bom + new_text)
         outcome.encoding = source.encoding
-        outcome.fixed = applied
-        if not options.verify:
-            outcome.revealed, outcome.fixed_codes = work["revealed"], work["fixed_codes"]
-        findings = work["findings"] + [f for f in findings if f.code == "HL903"]
-    elif applied and options.fix:
+        shown = True
+    elif applied and write and options.fix:
         try:
             write_source(source, new_text)
-            outcome.fixed = applied
-            if not options.verify:
-                outcome.revealed, outcome.fixed_codes = work["revealed"], work["fixed_codes"]
+            shown = True
         except (SourceWriteError, OSError) as exc:
             outcome.error = f"fixes not written: {exc}"
             new_text = source.text
             from .linter import lint_source
 
-            findings = lint_source(lone_cr_to_lf(source.text)[0], path, select=list(codes))
+            findings = lint_source(lone_cr_to_lf(source.text)[0], path, select=list(task.codes))
+    if shown:
+        outcome.fixed = applied
+        if not options.verify:  # --verify counts the fixes it proves without naming them
+            outcome.revealed, outcome.fixed_codes = work.revealed, work.fixed_codes
     lines = _LINE_SPLIT.split(new_text)
-    outcome.issues = [_to_issue(f, path, lines) for f in findings]
+    outcome.issues = [f.with_source_line(path, lines) for f in findings]
     return outcome
 
 
-def _verify(source: SourceFile, codes, options: RunOptions):
+def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
     """``--fix --verify``: keep only the fixes the equivalence checker proves (see
-    ``checker_bridge.verify_file``; a checker problem is an error of this file only)."""
+    ``checker_bridge.verify_file``; a checker problem is an error of this file only). The
+    checker's first fix of the file is the one the worker made (``work.fix_result``)."""
     from .checker_bridge import verify_file
 
-    return verify_file(source.text, source.path, codes, options.config,
+    options = plan.options
+    return verify_file(task.source.text, task.path, task.codes, plan.examples_for(task.path),
                        unsafe=options.unsafe_fixes, backend=options.backend,
-                       timeout=options.timeout)
-
-
-def _to_issue(finding, path: str, lines: List[str]) -> Issue:
-    text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    return Issue(path, finding.code, finding.name, finding.message, finding.line, finding.col,
-                 finding.end_line, finding.end_col, finding.fix, text)
+                       timeout=options.timeout, fixed=work.fix_result)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

@@ -1,4 +1,4 @@
-"""Output formats. Each reporter writes a whole :class:`~hybridlint.runner.RunResult` to a stream.
+"""Output formats. Each reporter writes a whole :class:`~hybridlint.ftypes.RunResult` to a stream.
 
 Formats: ``text`` (people; rich colours on a TTY only), ``json`` (scripts; schema in
 README.md, "Output formats"), ``github`` (workflow-command annotations), ``sarif`` (2.1.0, code scanning) and
@@ -11,7 +11,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, TextIO
 
-from ..runner import Issue, RunResult
+from ..ftypes import Finding, RunResult
 
 _MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif",
             "junit": "junit"}  # format name -> module of this package
@@ -31,8 +31,8 @@ class ReportContext:
     root: str = "."  # paths in SARIF are made relative to this
     show_fixes: bool = False  # --show-fixes: list what --fix fixed, per file and code (text)
 
-    def fixable(self, issue: Issue) -> bool:
-        return issue.fix == "safe" or (issue.fix == "unsafe" and self.unsafe_fixes)
+    def fixable(self, issue: Finding) -> bool:
+        return issue.fixable(self.unsafe_fixes)
 
 
 Reporter = Callable[[RunResult, TextIO, ReportContext], None]
@@ -48,7 +48,7 @@ def get_reporter(name: str) -> Reporter:
 
 def rule_catalog() -> dict:
     """code -> (name, message, explanation) for every rule, plus the runner's codes."""
-    from ..runner import RUNNER_CODES
+    from ..ftypes import RUNNER_CODES
     from ..rules import ALL_RULES
 
     from .. import suppression

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from . import ReportContext
-from ..runner import RunResult
+from ..ftypes import RunResult
 
 
 def _data(text: str) -> str:

@@ -6,7 +6,7 @@ from typing import Any, Dict, TextIO
 
 from . import ReportContext
 from .. import __version__
-from ..runner import RunResult
+from ..ftypes import RunResult
 
 SCHEMA_VERSION = 1
 

@@ -10,12 +10,12 @@ from collections import defaultdict
 from typing import Dict, List, TextIO
 
 from . import ReportContext
-from ..runner import Issue, RunResult
+from ..ftypes import Finding, RunResult
 
 
 def to_junit(result: RunResult, ctx: ReportContext) -> ET.Element:
     """The XML tree (also used by tests)."""
-    by_file: Dict[str, List[Issue]] = defaultdict(list)
+    by_file: Dict[str, List[Finding]] = defaultdict(list)
     for issue in result.issues:
         by_file[issue.path].append(issue)
     errors = {o.path: o.error for o in result.outcomes if o.error}

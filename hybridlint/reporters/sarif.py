@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from . import ReportContext, rule_catalog
 from .. import __version__
-from ..runner import RunResult
+from ..ftypes import RunResult
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/hybridlint/hybridlint"

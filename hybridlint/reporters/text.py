@@ -11,12 +11,12 @@ from collections import Counter
 from typing import List, Optional, TextIO, Tuple
 
 from . import ReportContext
-from ..runner import Issue, RunResult
+from ..ftypes import Finding, FixSafety, RunResult
 
 Segment = Tuple[str, Optional[str]]  # text and rich style
 
 
-def _caret_line(issue: Issue) -> str:
+def _caret_line(issue: Finding) -> str:
     """Spaces (tabs kept, so the caret lines up) then ``^`` under the reported range."""
     line = issue.source_line.rstrip("\r\n")
     start = max(issue.col - 1, 0)
@@ -28,7 +28,7 @@ def _caret_line(issue: Issue) -> str:
     return prefix + "^" * max(width, 1)
 
 
-def _issue_lines(issue: Issue, ctx: ReportContext) -> List[List[Segment]]:
+def _issue_lines(issue: Finding, ctx: ReportContext) -> List[List[Segment]]:
     mark = [("[*] ", "bold cyan")] if ctx.fixable(issue) else []
     head = [(f"{issue.path}:{issue.line}:{issue.col}:", "bold"), (" ", None),
             (issue.code, "bold red"), (" ", None), *mark, (issue.message, None)]
@@ -91,8 +91,8 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     else:
         files = len({i.path for i in issues})
         parts.append(f"Found {plural(len(issues), 'finding')} in {plural(files, 'file')}.")
-        safe = sum(1 for i in issues if i.fix == "safe")
-        unsafe = sum(1 for i in issues if i.fix == "unsafe")
+        safe = sum(1 for i in issues if i.fix is FixSafety.SAFE)
+        unsafe = sum(1 for i in issues if i.fix is FixSafety.UNSAFE)
         if ctx.unsafe_fixes and safe + unsafe:
             parts.append(f"[*] {safe + unsafe} fixable with `hybridlint --fix --unsafe-fixes`.")
         elif safe:
