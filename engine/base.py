@@ -3,7 +3,7 @@
 MXNet raises `MXNetError` (a RuntimeError) for operator failures and `NotImplementedForSymbol`
 for NDArray-only operations on a Symbol; code that catches those must catch ours too.
 """
-from typing import NoReturn
+from typing import NoReturn, Optional, Tuple
 
 import numpy as np
 
@@ -29,6 +29,10 @@ _Null = _NullType()
 
 class MXNetError(RuntimeError):
     """Default error thrown by engine operators (same base class as MXNet's)."""
+
+    # (file, line, text) of the user's line that made the failing node, for the checker; other
+    # exceptions the engine re-raises carry it too (`getattr(err, "source_line", None)`).
+    source_line: Optional[Tuple[str, int, str]] = None
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -19,6 +19,8 @@ class Context:
     _local = _CURRENT
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}
+    device_typeid: int
+    device_id: int
 
     def __init__(self, device_type, device_id: int = 0):
         if isinstance(device_type, Context):

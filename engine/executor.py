@@ -23,7 +23,7 @@ import keyword
 import linecache
 import re
 import weakref
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -242,7 +242,9 @@ class Plan:
                                              "\n  created at " + node.where()
                                              if node.where() else ""))
         self._graph = (order, inputs, shapes, types)
-        self._fast_run = self._reference_run = None
+        self.run: Callable[..., Any]
+        self._fast_run: Optional[Callable[..., Any]] = None
+        self._reference_run: Optional[_ReferenceRun] = None
         if _fastpaths.FAST[0]:
             self._compile_fast()        # compile-time errors (folding) surface here
         self.use_fast(_fastpaths.FAST[0])
@@ -694,7 +696,7 @@ class Executor:
             raise MXNetError("bind: missing arrays for {}".format(missing))
         self.arg_arrays = [self.arg_dict[n] for n in names]
         self.aux_arrays = [self.aux_dict[n] for n in aux_names]
-        self.outputs = []
+        self.outputs: List[Any] = []
         self._cache = PlanCache(sym)
 
     @property

@@ -26,6 +26,9 @@ _REGISTRY: Dict[str, type] = {}
 class InitDesc(str):
     """A parameter name carrying the attributes (e.g. `__init__`) its initializer should see."""
 
+    attrs: dict
+    global_init: Any
+
     def __new__(cls, name: str, attrs: Optional[dict] = None, global_init=None):
         ret = super().__new__(cls, name)
         ret.attrs = attrs or {}
@@ -123,7 +126,7 @@ class Initializer:
 
     def _init_bilinear(self, _, arr) -> None:
         shape = arr.shape
-        weight = np.zeros(int(np.prod(shape)), dtype="float32")
+        weight: np.ndarray = np.zeros(int(np.prod(shape)), dtype="float32")
         f = np.ceil(shape[3] / 2.0)
         c = (2 * f - 1 - f % 2) / (2.0 * f)
         for i in range(int(np.prod(shape))):

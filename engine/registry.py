@@ -200,6 +200,12 @@ def same_type(attrs, in_types: List[Optional[np.dtype]]):
 class OpDef:
     """Everything the engine knows about one operator (see `register`)."""
 
+    # Set after registration by the few ops that have them, read with getattr(op, name, None):
+    # the outputs MXNet's graph JSON counts (ops/_util.json_outputs), and backward shape
+    # inference (inputs' shapes from the outputs', as nn's FullyConnected and rnn's RNN do).
+    json_num_outputs: Callable[[Any], int]
+    infer_shape_backward: Callable[..., Any]
+
     def __init__(self, name, kernel, *, inputs, aux, params, num_outputs, output_names,
                  infer_shape, infer_type, out_kernel, inplace, key_var_num_args, doc,
                  elementwise, view=False, alias=False, random=False, inline=None):
@@ -231,6 +237,7 @@ class OpDef:
         try:
             # a call site passes its keywords in the same order every time: try that order
             # first, the sorted one (shared by all orders) second
+            key: Optional[Tuple[Any, ...]]
             if not kwargs:
                 key = ()
             else:

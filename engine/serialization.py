@@ -22,7 +22,7 @@ graphs agree: files hold that text as UTF-8 bytes, no BOM, no final newline.
 """
 import os
 import struct
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class _Reader:
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
 
-def _read_array(rd: _Reader) -> np.ndarray:
+def _read_array(rd: _Reader) -> Optional[np.ndarray]:
     (magic,) = rd.unpack("I")
     if magic in (_V2_MAGIC, _V3_MAGIC):
         (stype,) = rd.unpack("i")

@@ -17,7 +17,7 @@ import threading
 import traceback
 import warnings
 from collections import OrderedDict
-from typing import Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import name as _name
 from .. import ndarray, symbol
@@ -51,7 +51,7 @@ def _name_user_line(err: Exception) -> None:
             where = (filename, lineno, linecache.getline(filename, lineno).strip())
     if where is None:
         return
-    err.source_line = where
+    err.source_line = where  # type: ignore[attr-defined]  # any exception type: see above
     if err.args and str(err) == str(err.args[0]):
         err.args = ("{}\n  created at {}:{}: {}".format(err.args[0], *where),) + \
             tuple(err.args[1:])
@@ -67,7 +67,7 @@ class _BlockScope:
 
     def __init__(self, block: "Block"):
         self._block = block
-        self._counter = {}
+        self._counter: Dict[str, int] = {}
         self._old_scope = None
         self._name_scope = None
 
@@ -122,10 +122,11 @@ class Block:
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
         self._scope = _BlockScope(self)
-        self._children = OrderedDict()
-        self._reg_params = {}
-        self._forward_hooks = OrderedDict()
-        self._forward_pre_hooks = OrderedDict()
+        # Blocks; typed loosely so a subclass's children keep their own API (cells: reset())
+        self._children: "OrderedDict[str, Any]" = OrderedDict()
+        self._reg_params: Dict[str, Parameter] = {}
+        self._forward_hooks: "OrderedDict[int, Callable[..., Any]]" = OrderedDict()
+        self._forward_pre_hooks: "OrderedDict[int, Callable[..., Any]]" = OrderedDict()
 
     def __repr__(self) -> str:
         modstr = "\n".join(["  ({key}): {block}".format(key=key, block=_indent(repr(block), 2))
@@ -219,7 +220,7 @@ class Block:
         """Save parameter values under structural names (no prefixes)."""
         params = self._collect_params_with_prefix()
         if deduplicate:
-            reverse = {}
+            reverse: Dict[Parameter, List[str]] = {}
             for k, v in params.items():
                 reverse.setdefault(v, []).append(k)
             params = {v[0]: k for k, v in reverse.items()}
@@ -410,7 +411,8 @@ class _FastCall:
 
     def __init__(self, block: "HybridBlock", nargs: int):
         self.epoch = _EPOCH[0]
-        template, data_pos = [], []
+        template: List[Any] = []
+        data_pos: List[Tuple[int, Any]] = []
         for pos, (is_arg, item) in enumerate(block._cached_op_args):
             if is_arg:
                 template.append(None)
@@ -460,14 +462,14 @@ class HybridBlock(Block):
 
     def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None):
         super().__init__(prefix=prefix, params=params)
-        self._cached_graph = ()
-        self._cached_op = None
-        self._cached_op_args = []
+        self._cached_graph: Tuple[Any, ...] = ()
+        self._cached_op: Optional[ndarray.CachedOp] = None
+        self._cached_op_args: List[Tuple[bool, Any]] = []
         self._out_format = None
         self._in_format = None
         self._active = False
-        self._flags = []
-        self._fast = None
+        self._flags: List[Tuple[str, Any]] = []
+        self._fast: Optional[Any] = None     # a _FastCall or an _EagerCall
 
     def __call__(self, *args):
         fast = self._fast
@@ -616,7 +618,7 @@ class HybridBlock(Block):
         except Exception as e:  # MXNet wraps every inference failure this way
             error = ValueError("Deferred initialization failed because shape cannot be "
                                "inferred. {}".format(e))
-            error.source_line = getattr(e, "source_line", None)   # the user's line, kept
+            error.source_line = getattr(e, "source_line", None)  # type: ignore[attr-defined]
             raise error from e
 
     def _call_cached_op(self, *args):
@@ -760,7 +762,8 @@ class HybridBlock(Block):
         with self.name_scope():
             return self.hybrid_forward(_F_SYMBOL, x, *args, **params)
 
-    forward._gluon_lean_call_ok = True   # subclasses overriding forward lose the lean path
+    # subclasses overriding forward lose the lean path (a marker on the function object)
+    forward._gluon_lean_call_ok = True  # type: ignore[attr-defined]
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override with the computation written against `F` (mx.nd or mx.sym)."""

@@ -7,7 +7,7 @@ hybridized. Error messages and assertion types follow MXNet, because user code a
 equivalence checker compare against what real MXNet raises.
 """
 import warnings
-from typing import List
+from typing import Any, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -52,14 +52,15 @@ class Parameter:
                  lr_mult: float = 1.0, wd_mult: float = 1.0, init=None,
                  allow_deferred_init: bool = False, differentiable: bool = True,
                  stype: str = "default", grad_stype: str = "default"):
-        self._var = None
-        self._data = None
-        self._grad = None
-        self._ctx_list = None
-        self._deferred_init = ()
+        self._var: Optional[Symbol] = None
+        self._data: Optional[List[NDArray]] = None
+        self._grad: Optional[List[NDArray]] = None
+        self._ctx_list: Optional[List[_context.Context]] = None
+        # () or (init, ctx, default_init, data): what initialize() recorded for later
+        self._deferred_init: Tuple[Any, ...] = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
-        self._grad_req = None
+        self._grad_req = ""         # set (checked) by the grad_req setter below
         if isinstance(shape, int):
             shape = (shape,)
         self._shape = shape
@@ -189,7 +190,7 @@ class Parameter:
             if self._deferred_init:
                 return self._deferred_init[1]
             raise RuntimeError("Parameter '%s' has not been initialized" % self.name)
-        return self._ctx_list
+        return cast(List[_context.Context], self._ctx_list)     # set together with _data
 
     def zero_grad(self) -> None:
         if self._grad is None:
@@ -203,7 +204,7 @@ class Parameter:
             self._grad = None
             return
         self._grad = [ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context)
-                      for i in self._data]
+                      for i in cast(List[NDArray], self._data)]     # called once data is set
 
     # ------------------------------------------------------------------ initialisation
     def initialize(self, init=None, ctx=None, default_init=None,

@@ -1,7 +1,7 @@
 """`gluon.ParameterDict`: the prefix-named, shareable collection of a Block's Parameters,
 with MXNet 1.9.1's get/get_constant checks, initialize, and legacy save/load by full name."""
 from collections import OrderedDict
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Mapping, Optional, Union, cast
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class ParameterDict:
                 setattr(param, k, v)
         return param
 
-    def get_constant(self, name: str, value=None) -> Constant:
+    def get_constant(self, name: str, value=None) -> Parameter:
         """The Constant `prefix + name`, created from value if absent."""
         name = self.prefix + name
         param = self._get_impl(name)
@@ -107,12 +107,12 @@ class ParameterDict:
                 value = value.asnumpy()
             value = np.asarray(value)
             _check(tuple(param.shape) == value.shape and
-                   bool((param.value.asnumpy() == value).all()),
+                   bool((cast(Constant, param).value.asnumpy() == value).all()),
                    "Constant '{}' already exists but it's value doesn't match new "
                    "value".format(name))
         return param
 
-    def update(self, other: "ParameterDict") -> None:
+    def update(self, other: "Union[ParameterDict, Mapping[str, Parameter]]") -> None:
         for k, v in other.items():
             if k in self._params:
                 _check(self._params[k] is v,

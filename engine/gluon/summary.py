@@ -4,6 +4,7 @@ Forward hooks on every non-container descendant record each layer's output shape
 eager forward pass; the table and totals are printed in MXNet 1.9.1's exact layout.
 """
 from collections import OrderedDict
+from typing import Any
 
 from ..ndarray import NDArray
 from .block import HybridBlock
@@ -15,7 +16,7 @@ def print_summary(net, *inputs) -> None:
     """Print each layer's output shape and parameter counts, as MXNet's summary does.
 
     The network must be initialized and not hybridized."""
-    summary = OrderedDict()
+    summary: "OrderedDict[str, Any]" = OrderedDict()
     seen = set()
     hooks = []
 

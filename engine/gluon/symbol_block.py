@@ -135,7 +135,7 @@ class SymbolBlock(HybridBlock):
         self._clear_cached_op()
         super().cast(dtype)
 
-    forward._gluon_lean_call_ok = True
+    forward._gluon_lean_call_ok = True  # type: ignore[attr-defined]  # see HybridBlock.forward
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError

@@ -5,6 +5,7 @@ Functions appear here as ops are registered (`registry.on_register`): `foo` -> `
 """
 import sys
 import types
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import registry as _registry
 from ..base import MXNetError
@@ -15,16 +16,22 @@ from .helpers import (add, subtract, multiply, divide, true_divide, modulo, powe
                       lesser_equal, logical_and, logical_or, logical_xor, _random_namespace)
 
 _this = sys.modules[__name__]
-contrib = types.ModuleType(__name__ + ".contrib", "mx.nd.contrib: contrib operators")
-_internal = types.ModuleType(__name__ + "._internal", "mx.nd._internal: internal operators")
-op = types.ModuleType(__name__ + ".op", "mx.nd.op: all operators")
-random = _random_namespace(types.ModuleType(__name__ + ".random", "mx.nd.random: sampling"))
-linalg = types.ModuleType(__name__ + ".linalg", "mx.nd.linalg: linear algebra operators")
+# namespaces filled as ops register (Any: their attributes are made at run time)
+contrib: Any = types.ModuleType(__name__ + ".contrib", "mx.nd.contrib: contrib operators")
+_internal: Any = types.ModuleType(__name__ + "._internal", "mx.nd._internal: internal operators")
+op: Any = types.ModuleType(__name__ + ".op", "mx.nd.op: all operators")
+random: Any = _random_namespace(types.ModuleType(__name__ + ".random", "mx.nd.random: sampling"))
+linalg: Any = types.ModuleType(__name__ + ".linalg", "mx.nd.linalg: linear algebra operators")
 sys.modules[random.__name__] = random
 sys.modules[linalg.__name__] = linalg
 sys.modules[contrib.__name__] = contrib
 sys.modules[_internal.__name__] = _internal
 sys.modules[op.__name__] = op
+
+if TYPE_CHECKING:
+    # The operators are installed into this module as they are registered: to mypy, any
+    # attribute of it is one (Any). Not defined at run time: a missing op is AttributeError.
+    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 def op_namespace():

@@ -14,9 +14,10 @@ def _ufunc(lhs, rhs, broadcast_op: str, scalar_op: str, rscalar_op: str, py_fn):
     if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
         return py_fn(lhs, rhs)
     if isinstance(lhs, numbers.Number):
-        return getattr(_internal, rscalar_op)(rhs, scalar=float(lhs))
+        # (typeshed's numbers.Number has no __float__; the numbers seen here all do)
+        return getattr(_internal, rscalar_op)(rhs, scalar=float(lhs))  # type: ignore[arg-type]
     if isinstance(rhs, numbers.Number):
-        return getattr(_internal, scalar_op)(lhs, scalar=float(rhs))
+        return getattr(_internal, scalar_op)(lhs, scalar=float(rhs))  # type: ignore[arg-type]
     if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
         return getattr(op, broadcast_op)(lhs, rhs)
     raise TypeError("type {} and {} not supported".format(type(lhs), type(rhs)))

@@ -5,6 +5,7 @@ array's dtype first (int32 * 2.5 multiplies by 2, as in MXNet), results of a 0-d
 shape (1,) because MXNet 1.x has no scalars.
 """
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -350,16 +351,17 @@ class NDArray:
         Symbol does NOT accept: there the ints bind to `shape, reverse, ...`), one tuple or
         list, or `shape=`; only `shape` and `reverse` are keywords. A target smaller than the
         array is MXNet's Python-side ValueError, a larger one its C++ check (MXNetError)."""
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = shape[0]
-        elif not shape:
-            shape = kwargs.get("shape")
-            assert shape, "Shape must be provided."
+        dims: Any = shape       # n ints, or one tuple or list, or shape=
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = dims[0]
+        elif not dims:
+            dims = kwargs.get("shape")
+            assert dims, "Shape must be provided."
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: {}. Accepted keyword arguments are "
                             "'shape' and 'reverse'.".format(", ".join(unknown)))
-        codes = tuple(operator.index(d) for d in shape)  # MXNet: a c_int64 array (TypeError)
+        codes = tuple(operator.index(d) for d in dims)  # MXNet: a c_int64 array (TypeError)
         from ..ops.shape import infer_reshape
         from ..registry import ShapeError
         try:
@@ -373,7 +375,7 @@ class NDArray:
                              "{}) : target shape size is larger than the current shape"
                              .format(size, target))
         if target != size:
-            raise ValueError("Cannot reshape array of size {} into shape {}".format(size, shape))
+            raise ValueError("Cannot reshape array of size {} into shape {}".format(size, dims))
         return wrap(self._data.reshape(new))
 
     def broadcast_to(self, shape) -> "NDArray":

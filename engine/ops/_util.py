@@ -1,5 +1,6 @@
 """Helpers shared by the op families (kept private: not an op module)."""
 from math import prod
+from typing import Any, Dict
 
 import numpy as np
 
@@ -26,7 +27,7 @@ copyto = _undispatched(np.copyto)
 # the benchmark machine). A zero operand of the input's own shape, cut from one shared
 # read-only buffer per dtype, takes the vectorized loop; the buffer comes from calloc, so
 # beyond a few pages it is the kernel's shared zero page and costs no real memory.
-_ZERO_BLOCKS = {}
+_ZERO_BLOCKS: Dict[Any, Any] = {}
 _ZERO_MIN = 1024            # below this many elements the scalar loop is as fast
 _ZERO_MAX_BYTES = 64 << 20  # bigger inputs keep the scalar (address space, not memory)
 

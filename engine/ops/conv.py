@@ -15,6 +15,7 @@ Shape inference fills weight (and bias) from data and num_filter, for gluon's de
 """
 import threading
 from math import prod
+from typing import Any, Dict
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -361,7 +362,7 @@ def _no_fp16(x):
                          "float32 or float64 data on CPU)")
 
 
-_CONV_PLANS = {}
+_CONV_PLANS: Dict[Any, Any] = {}
 
 
 def _fast_mode(attrs, x, w, stride):

@@ -5,6 +5,8 @@ gluon's deferred init learns `in_channels`. Statistics are computed in the data 
 numpy's pairwise sums; MXNet's extra outputs follow its conventions exactly (BatchNorm's `var`
 output is the *inverse* standard deviation; LayerNorm/GroupNorm output the standard deviation).
 """
+from typing import Any, Dict
+
 import numpy as np
 
 from .. import autograd
@@ -127,9 +129,10 @@ def _bn_type(attrs, in_types):
     return [t, p, p, p, p], [t] + ([p, p] if attrs.output_mean_var else [])
 
 
-_BN_OUT = {"num_outputs": lambda a: 3 if a.output_mean_var else 1,
-           "output_names": lambda a: ("output", "mean", "var") if a.output_mean_var
-           else ("output",)}
+# register()'s num_outputs and output_names for the norms with optional mean/var outputs
+_BN_OUT: Dict[str, Any] = {
+    "num_outputs": lambda a: 3 if a.output_mean_var else 1,
+    "output_names": lambda a: ("output", "mean", "var") if a.output_mean_var else ("output",)}
 
 register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
          params={"eps": Param(p_float, 0.0010000000474974513),
@@ -207,9 +210,9 @@ def layer_norm(attrs, x, gamma, beta):
     return out
 
 
-_NORM_OUT = {"num_outputs": lambda a: 3 if a.output_mean_var else 1,
-             "output_names": lambda a: ("output", "mean", "std") if a.output_mean_var
-             else ("output",)}
+_NORM_OUT: Dict[str, Any] = {
+    "num_outputs": lambda a: 3 if a.output_mean_var else 1,
+    "output_names": lambda a: ("output", "mean", "std") if a.output_mean_var else ("output",)}
 
 register("LayerNorm", inputs=("data", "gamma", "beta"),
          params={"axis": Param(p_int, -1), "eps": Param(p_float, 9.99999975e-06),

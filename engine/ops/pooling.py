@@ -8,6 +8,7 @@ pooling divides by MXNet's window size: clipped to the padded input when count_i
 small vector per spatial axis.
 """
 from math import prod
+from typing import Any, Dict
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -231,7 +232,7 @@ def _pool_first(attrs, x, out=None):
     return res
 
 
-_TAPS = {}
+_TAPS: Dict[Any, Any] = {}
 
 
 def _tap_plan(attrs, x):

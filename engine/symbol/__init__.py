@@ -7,6 +7,7 @@ engine/_mxnet_names.py).
 """
 import sys
 import types
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -17,13 +18,19 @@ from .symbol import Node, Symbol, load_json, user_source
 
 _this = sys.modules[__name__]
 
-contrib = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib operators")
-_internal = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
-op = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
-random = types.ModuleType(__name__ + ".random", "mx.sym.random: sampling")
-linalg = types.ModuleType(__name__ + ".linalg", "mx.sym.linalg: linear algebra operators")
+# namespaces filled as ops register (Any: their attributes are made at run time)
+contrib: Any = types.ModuleType(__name__ + ".contrib", "mx.sym.contrib: contrib operators")
+_internal: Any = types.ModuleType(__name__ + "._internal", "mx.sym._internal: internal operators")
+op: Any = types.ModuleType(__name__ + ".op", "mx.sym.op: all operators")
+random: Any = types.ModuleType(__name__ + ".random", "mx.sym.random: sampling")
+linalg: Any = types.ModuleType(__name__ + ".linalg", "mx.sym.linalg: linear algebra operators")
 for _m in (contrib, _internal, op, random, linalg):
     sys.modules[_m.__name__] = _m
+
+if TYPE_CHECKING:
+    # The operators are installed into this module as they are registered: to mypy, any
+    # attribute of it is one (Any). Not defined at run time: a missing op is AttributeError.
+    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,

@@ -12,7 +12,8 @@ import linecache
 import os
 import sys
 import warnings
-from typing import Dict, List, Optional, Tuple
+from types import FrameType
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -25,7 +26,7 @@ _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.s
 
 def user_source() -> Optional[Tuple[str, int, str]]:
     """(filename, lineno, line text) of the first stack frame outside the engine."""
-    f = sys._getframe(2)
+    f: Optional[FrameType] = sys._getframe(2)
     while f is not None:
         fn = f.f_code.co_filename
         if not fn.startswith(_ENGINE_DIR):
@@ -108,11 +109,11 @@ def _not_for_symbol(name, alias=None, extra=()):
     if name.startswith("__i"):
         def method(self, other):
             raise NotImplementedForSymbol(method, alias, other, *extra)
-    elif alias == "bool":
-        def method(self):
+    elif alias == "bool":   # (the variants' arities differ: a wrong-arity call is a TypeError)
+        def method(self):  # type: ignore[misc]
             raise NotImplementedForSymbol(method, alias)
     else:
-        def method(self):
+        def method(self):  # type: ignore[misc]
             raise NotImplementedForSymbol(method, None)
     method.__name__ = name
     method.__qualname__ = "Symbol." + name
@@ -192,7 +193,7 @@ class Symbol:
         return Symbol([self._outputs[index]])
 
     def get_internals(self) -> "Symbol":
-        outs = []
+        outs: List[Tuple[Any, int]] = []
         for node in _topo(self._outputs):
             outs.extend((node, i) for i in range(node.num_outputs()))
         return Symbol(outs)

@@ -3,6 +3,7 @@ architectures only; fetching published weights (`get_model_file`) is an engine g
 importing this module (GluonNLP does at module level) still loads, and only a pretrained
 model says "cannot verify"."""
 import os
+from typing import Optional
 
 from ...base import engine_not_implemented
 
@@ -13,12 +14,12 @@ def _default_root() -> str:
     return os.path.join(os.environ.get("MXNET_HOME", os.path.join("~", ".mxnet")), "models")
 
 
-def get_model_file(name: str, root: str = None) -> str:
+def get_model_file(name: str, root: Optional[str] = None) -> str:
     """MXNet downloads (or finds, checked by SHA-1) the weights file; the engine does not."""
     engine_not_implemented("gluon.model_zoo.model_store.get_model_file (pretrained weights)")
 
 
-def purge(root: str = None) -> None:
+def purge(root: Optional[str] = None) -> None:
     """Remove the `.params` files MXNet stored under `root` (as MXNet does)."""
     root = os.path.expanduser(root or _default_root())
     if not os.path.isdir(root):

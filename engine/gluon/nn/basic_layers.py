@@ -4,6 +4,7 @@ Names, defaults, parameter names and initializers, op attributes (`name='fwd'`) 
 follow MXNet 1.9.1, so traced graphs and exported files match what real MXNet produces.
 """
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,13 @@ def _container_repr(block) -> str:
     return "{name}(\n{modstr}\n)".format(name=block.__class__.__name__, modstr=modstr)
 
 
-class _Container:
+if TYPE_CHECKING:       # for mypy: the mixin's `self` is a Block (every subclass derives from one)
+    _ContainerBase = Block
+else:
+    _ContainerBase = object
+
+
+class _Container(_ContainerBase):
     """What Sequential and HybridSequential share: children in insertion order, run in turn."""
 
     def add(self, *blocks) -> None:

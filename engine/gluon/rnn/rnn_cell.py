@@ -1,6 +1,8 @@
 """Recurrent cells of MXNet 1.9.1's `gluon.rnn`: parameter names (`i2h_weight`, ...), gate
 order, op names (`t0_i2h`, ...), states and `unroll` as MXNet defines them, so traced graphs
 and numbers match real MXNet."""
+from typing import TYPE_CHECKING
+
 from ... import ndarray, symbol
 from ...base import numeric_types, string_types
 from ..block import Block, HybridBlock
@@ -254,7 +256,13 @@ class GRUCell(_GatedCell):
         return next_h, [next_h]
 
 
-class _StackMixin:
+if TYPE_CHECKING:       # for mypy: the mixin's `self` is a cell (both subclasses derive from one)
+    _StackBase = RecurrentCell
+else:
+    _StackBase = object
+
+
+class _StackMixin(_StackBase):
     """Stepping and unrolling a stack of cells (shared by the two sequential containers)."""
 
     def __repr__(self) -> str:

@@ -12,6 +12,7 @@ import re
 
 from ... import ndarray, symbol
 from ..block import HybridBlock
+from ..parameter import Parameter
 from . import rnn_cell
 from ._sequence import F_ND, tensor_types
 
@@ -20,6 +21,8 @@ __all__ = ["RNN", "LSTM", "GRU"]
 
 class _RNNLayer(HybridBlock):
     """Implementation of the fused recurrent layers (MXNet's `_RNNLayer`)."""
+
+    l0_i2h_weight: Parameter    # one of the parameters __init__ registers by name (setattr)
 
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                  i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
@@ -98,7 +101,8 @@ class _RNNLayer(HybridBlock):
             if bidirectional:
                 return "_unfused.{}.{}_cell.{}_{}".format(layer, d, g, t)
             return "_unfused.{}.{}_{}".format(layer, g, t)
-        bidirectional = any(pattern.match(k).group(1) == "r" for k in self._reg_params)
+        bidirectional = any(pattern.match(k).group(1) == "r"  # type: ignore[union-attr]
+                            for k in self._reg_params)        # (every key matches)
         ret = {prefix + convert_key(pattern.match(key), bidirectional): val
                for key, val in self._reg_params.items()}
         for name, child in self._children.items():
