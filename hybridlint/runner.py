@@ -190,7 +190,7 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     if outcome is None and rule_codes:
         from .linter import may_contain_hybrid_code
 
-        if may_contain_hybrid_code(source.text):
+        if may_contain_hybrid_code(source.text, path):
             task = _Task(path, source, rule_codes, "", plan.mode(path))
             work = _work(path, source.text, rule_codes, task.mode)
             outcome = _finish(work, task, plan, write=False)
@@ -263,7 +263,7 @@ def _triage(path: str, plan: _Plan, extra_ignore: Tuple[str, ...], cache: LintCa
         if path.endswith(".ipynb"):
             outcome = _notebook(source, rule_codes)
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
-            hybrid = rule_codes and may_contain_hybrid_code(source.text)
+            hybrid = rule_codes and may_contain_hybrid_code(source.text, path)
             return None, _Task(path, source, rule_codes if hybrid else (), key, plan.mode(path))
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
