@@ -311,3 +311,60 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
     index = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", [heads, r])])
     new = call(f"{ns}.take", [data.value, index], [("axis", integer(a))])
     return ((node, new.with_changes(lpar=node.lpar, rpar=node.rpar)),), UNSAFE
+
+
+# -- examples (HL001's VALID/INVALID lists include these; tests/test_rule_examples.py runs them) --
+def _net(body: str, inputs: str = "x", head: str = "") -> str:
+    return (head + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
+            + "".join("        " + line + "\n" for line in body.splitlines()))
+
+
+_WEIGHT = ("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.weight = self.params.get('weight', shape=(3, 4))\n\n"
+           "    def hybrid_forward(self, F, x, weight):\n")
+_LAST = "F.slice_axis(F.shape_array({}), axis=0, begin=-1, end=None).astype('float32')"
+
+VALID = [
+    # the shape tensor itself: nothing to report
+    Valid(_net("return F.broadcast_div(x, F.size_array(x).astype('float32'))")),
+    # a Parameter's shape is static
+    Valid(_WEIGHT + "        return F.relu(x) / self.weight.shape[1]\n"),
+]
+
+INVALID = [
+    Invalid(_net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"), line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.broadcast_div(y.sum(axis=-1, keepdims=True), "
+                       + _LAST.format("y") + ")"), safety=UNSAFE),
+    Invalid(_net("return F.sum(x).reshape((1,)) / x.size"), line=3,
+            fixed=_net("return F.broadcast_div(F.sum(x).reshape((1,)), F.size_array(x).astype('float32'))"),
+            safety=UNSAFE),
+    Invalid(_net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"), line=3,
+            fixed=_net("return F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), axis=0, "
+                       "begin=1, end=2) * F.slice_axis(F.shape_array(x), axis=0, begin=2, end=3)).astype('float32'))"),
+            safety=UNSAFE),
+    Invalid(_net("y = F.batch_dot(x, x, transpose_b=True)\nreturn y / math.sqrt(x.shape[-1])",
+                 head="import math\n\n\n"), line=7,
+            fixed=_net("y = F.batch_dot(x, x, transpose_b=True)\nreturn F.broadcast_div(y, F.sqrt("
+                       + _LAST.format("x") + "))", head="import math\n\n\n"), safety=UNSAFE),
+    Invalid(_net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"), line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
+            safety=UNSAFE),
+    Invalid(_net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"), line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "
+                       "end=1) + 1).astype('float32'), y)"), safety=UNSAFE),
+    # a dimension the analysis knows (the declared parameter shape): the int itself
+    Invalid(_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / weight.shape[0]\n", line=7,
+            fixed=_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / 3\n", safety=SAFE),
+    Invalid(_net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"), line=3,
+            fixed=_net("return F.broadcast_equal(F.expand_dims(F.fix(F.cast(F.argmax(x, axis=-1), dtype='float32')), "
+                       "axis=-1), F.contrib.arange_like(x, axis=-1).astype('float32'))"), safety=UNSAFE),
+    Invalid(_net("return F.broadcast_add(F.repeat(k, repeats=q.shape[1] // k.shape[1], axis=1), q)", "q, k"), line=3,
+            fixed=_net("return F.broadcast_add(F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, axis=1)"
+                       ".astype('float32'), F.floor(F.broadcast_div(F.slice_axis(F.shape_array(q), axis=0, begin=1, "
+                       "end=2).astype('float32'), F.slice_axis(F.shape_array(k), axis=0, begin=1, end=2)"
+                       ".astype('float32'))))), axis=1), q)", "q, k"), safety=UNSAFE),
+    # an operator argument that must be a Python int: reported only
+    Invalid(_net("return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)"), line=3),
+    # a scalar kept in a name: reported only
+    Invalid(_net("d = x.shape[-1]\nreturn F.relu(x) / d"), line=3),
+]

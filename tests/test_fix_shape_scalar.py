@@ -162,8 +162,8 @@ def test_scaled_dot_product_by_sqrt_of_depth(backend, shape, depth, seed):
     """`/ math.sqrt(d)`: Python's float64 sqrt rounded once to float32 equals float32 sqrt of
     a dim below 2**24 (double rounding is innocuous for sqrt), so equal exactly."""
     mx = backend_module(backend)
-    b, l, _ = shape
-    q = values((b, l, depth), seed)
+    batch, length, _ = shape
+    q = values((batch, length, depth), seed)
     body = "s = F.batch_dot(q, q, transpose_b=True)\nreturn s / math.sqrt(q.shape[-1])"
     fixed = check_equivalent(body, [q], mx, inputs="q")
     assert "F.sqrt(" in fixed
@@ -248,7 +248,7 @@ def test_unsafe_because_other_dtypes_divide_in_their_own_dtype():
     fixed = fixed_source(source, "unsafe")
     x = mx.nd.array(values((2, 3), 0), dtype="float64")
     assert run(build(source, mx), [x], hybridize=False).dtype == np.float64
-    with pytest.raises(Exception):
+    with pytest.raises(mx.base.MXNetError, match="expected float64, got float32"):
         run(build(fixed, mx), [x], hybridize=False).asnumpy()
 
 
