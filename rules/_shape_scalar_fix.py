@@ -21,7 +21,9 @@ HL001's explanation):
   `t * h.shape[-1] ** -0.5` → `F.broadcast_mul(t, (...).astype('float32') ** -0.5)`;
   `+ - * / **` likewise (`broadcast_add/sub/mul/div/power`), the scalar on either side.
   Integer arithmetic of dims (`+ - *`, integer literals) is done in int64, exactly; the cast to
-  float32 happens where the expression turns to floats. Unsafe, for two reasons: the analysis
+  float32 happens where the expression turns to floats; `a // b` of integers is
+  `F.floor(a / b)` in float32 (`math.sqrt(q.shape[-1] // self._heads)`), exact while a is
+  below 2**24 (the quotient's rounding cannot cross an integer). Unsafe, for two reasons: the analysis
   does not know dtypes, and the rewrite assumes the other operand is float32 (the default):
   eagerly `t / n` divides a float16/float64/int array in its own dtype, while the broadcast op
   refuses the mixed dtypes; and Python computes `math.sqrt(n)`, `n ** -0.5` and float
@@ -251,6 +253,13 @@ def _convert(rule, expr: cst.BaseExpression, ns: str) -> Optional[Tuple[cst.Base
         if domains <= {PY, PYINT}:
             both_int = domains == {PYINT} and isinstance(expr.operator, (*_INT_OPS, cst.FloorDivide, cst.Modulo))
             return expr, (PYINT if both_int else PY)
+        if isinstance(expr.operator, cst.FloorDivide) and FLOAT not in domains:
+            # a // b: the floor of the float32 quotient, exact for integers while a is below 2**24
+            # (`self._heads` may hold a float: then float32 rounding, as everywhere in this form)
+            quotient = cst.BinaryOperation(left=_float(left), operator=cst.Divide(
+                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                right=_float(right))
+            return call(f"{ns}.floor", [quotient]).with_changes(lpar=expr.lpar, rpar=expr.rpar), FLOAT
         if isinstance(expr.operator, (cst.FloorDivide, cst.Modulo, cst.MatrixMultiply, cst.LeftShift,
                                       cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor)):
             return None
@@ -348,6 +357,9 @@ INVALID = [
                        + _LAST.format("x") + "))", head="import math\n\n\n"), safety=UNSAFE),
     Invalid(_net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"), line=4,
             fixed=_net("y = F.relu(x)\nreturn F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
+            safety=UNSAFE),
+    Invalid(_net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"), line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.broadcast_div(y, F.floor(" + _LAST.format("x") + " / 2))"),
             safety=UNSAFE),
     Invalid(_net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"), line=4,
             fixed=_net("y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "

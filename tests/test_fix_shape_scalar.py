@@ -171,6 +171,20 @@ def test_scaled_dot_product_by_sqrt_of_depth(backend, shape, depth, seed):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(case=shape_and_axis(), heads=st.integers(1, 3), seed=st.integers(0, 2 ** 16))
+def test_floor_division_of_a_dim_by_the_heads(backend, case, heads, seed):
+    """`math.sqrt(d // self._heads)`: the per-head depth, floor of the float32 quotient."""
+    mx = backend_module(backend)
+    shape, axis = case
+    assume(shape[axis] >= heads)
+    init = f"self._heads = {heads}"
+    body = f"y = F.relu(x)\nreturn y / math.sqrt(x.shape[{axis}] // self._heads)"
+    fixed = check_equivalent(body, [values(shape, seed)], mx, init=init)
+    assert "F.floor(" in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(case=shape_and_axis(), seed=st.integers(0, 2 ** 16), power=st.sampled_from(["-0.5", "0.5", "2", "-1"]))
 def test_dim_to_a_power(backend, case, seed, power):
     """`* d ** -0.5`: float32 pow may differ from float64 pow rounded in the last bit (why the
@@ -229,7 +243,7 @@ def test_repeat_by_the_ratio_of_two_dims(backend, b, kv, ratio, rest, seed):
 @pytest.mark.parametrize("body", [
     "d = x.shape[-1]\nreturn F.relu(x) / d",  # kept in a name
     "return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)",  # an int attribute
-    "return F.relu(x) / (x.shape[0] // 2)",  # floor division
+    "return F.relu(x) / (x.shape[0] % 2)",  # modulo
     "return F.one_hot(F.argmax(x, axis=-1), x.shape[-1], on_value=2.0)",  # not the default values
 ])
 def test_no_exact_form_is_reported_only(body):
