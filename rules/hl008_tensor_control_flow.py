@@ -6,7 +6,8 @@ from typing import Optional, Set
 import libcst as cst
 
 from .analysis import dotted_name
-from .base import Invalid, Rule, Valid
+from ._iteration_fix import plan_iteration
+from .base import SAFE, Invalid, Rule, Valid
 
 _BOOL_ERROR = ('NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
                "for Symbol")
@@ -138,9 +139,11 @@ No automatic fix: the graph form depends on what the branch or loop computes.
 
     def visit_For(self, node: cst.For) -> None:
         if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
+            replacement, safety = plan_iteration(self, node.iter) or (None, SAFE)  # a known row count
             self.report(node.iter, "iterating a tensor iterates a Symbol's outputs after hybridize(): the "
                                    "loop runs once, on the whole tensor (silent change); use F.contrib.foreach, "
-                                   "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
+                                   "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
+                        replacement=replacement, safety=safety)
             return
         bound = self._range_over_shape(node.iter)
         if bound is not None:
@@ -150,9 +153,11 @@ No automatic fix: the graph form depends on what the branch or loop computes.
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
+            replacement, safety = plan_iteration(self, node.iter) or (None, SAFE)
             self.report(node.iter, "a comprehension over a tensor iterates a Symbol's outputs after hybridize(): "
                                    "one element, the whole tensor (silent change); use F.contrib.foreach, or "
-                                   "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n")
+                                   "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
+                        replacement=replacement, safety=safety)
 
     def visit_Call(self, node: cst.Call) -> None:
         # `sum(x)`, `max(x)`, ... iterate their argument: the rows eagerly, one element hybridized

@@ -11,6 +11,7 @@ from typing import Set
 import libcst as cst
 
 from ._build import call, integer
+from ._iteration_fix import plan_iteration
 from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -69,15 +70,23 @@ def hybrid_forward(self, F, x):
 ```
 An unpacking into `n >= 2` plain names becomes `F.split(x, num_outputs=n, axis=0,
 squeeze_axis=True)`, whose `n` outputs are the rows of `x` in both modes (with one name,
-`split(num_outputs=1)` returns the array itself, which the unpacking would iterate again: no fix). Other forms have no fix: their count is not
-written in the code (use `F.split` with the count, or `F.contrib.foreach` over the first axis).
+`split(num_outputs=1)` returns the array itself, which the unpacking would iterate again: no fix).
+An iterating builtin (`list(x)`, `map(f, x)`, `zip(a, x)`, `enumerate(x)`) gets `F.split(x,
+num_outputs=n, axis=0, squeeze_axis=True)` in place of `x` when n is known
+(`rules/_iteration_fix.py`, shared with HL008's loops and comprehensions): the analysis knows
+x's first dimension (safe), or `zip` pairs x with a model attribute or a literal list of n items
+(`len(self.heads)`, unsafe: exact only when x has exactly that many rows). Other forms have no
+fix: their count is not written in the code (use `F.split` with the count, or
+`F.contrib.foreach` over the first axis).
 
 ## Fix safety
 Safe when the tensor is known to have two or more axes: then the split's outputs equal the
 rows eagerly and hybridized, and where the first axis is not `n` both versions raise (ValueError
 eagerly for the unpacking, MXNetError for the split). Unsafe otherwise: unpacking a
 one-dimensional NDArray gives rows of shape (1,), while `split(..., squeeze_axis=True)` gives
-shape () there.
+shape () there. An iterating builtin's rewrite is safe when the tensor's first dimension
+(n >= 2) and rank (>= 2) are known; with n taken from what `zip` pairs it with, unsafe (zip
+stops at the shorter sequence, the split raises unless the tensor has exactly n rows).
 """
 
     VALID = [
@@ -108,6 +117,13 @@ shape () there.
         Invalid(_net("first, *rest = F.relu(x)\nreturn first"), line=3),
         Invalid(_net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
         Invalid(_net("return F.stack(*reversed(F.relu(x)))"), line=3),
+        # a known row count: the iterating builtin gets the rows as F.split's outputs
+        Invalid(_net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"), line=4,
+                fixed=_net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(F.split(y, num_outputs=3, "
+                           "axis=0, squeeze_axis=True)))"), safety=SAFE),
+        Invalid(_net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"), line=4,
+                fixed=_net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], F.split(y, num_outputs=2, axis=0, "
+                           "squeeze_axis=True)))"), safety=UNSAFE),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -145,9 +161,12 @@ shape () there.
         if name not in ("map", "zip"):
             args = args[:1]
         if any(self._single(a.value) for a in args):
+            # with a known row count the tensor becomes F.split(x, num_outputs=n, ...) (rules/_iteration_fix.py)
+            replacement, safety = plan_iteration(self, node) or (None, SAFE)
             self.report(node, _MESSAGE.format(what=f"`{name}()`",
                                               fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True) "
-                                                  "or F.contrib.foreach"))
+                                                  "or F.contrib.foreach"),
+                        replacement=replacement, safety=safety)
 
     # -- helpers ---------------------------------------------------------------------------
     def _single(self, expr: cst.BaseExpression) -> bool:

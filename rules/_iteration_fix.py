@@ -1,0 +1,95 @@
+"""Rewrites of Python iteration over a tensor (issue 12): `for r in x`, `[f(r) for r in x]`,
+`zip(a, x)`, `enumerate(x)`, `list(x)`, `map(f, x)`.
+
+An NDArray iterates over its first axis; a Symbol over its outputs (a single-output Symbol
+yields itself, once). HL008 reports loops and comprehensions over a tensor, HL014 the other
+ways Python iterates one; both ask this module for a rewrite. The tensor becomes
+`F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`, whose n outputs are the rows of x in
+both modes, when n is known:
+
+- **safe**: the analysis knows x's first dimension (a literal reshape target, a creation of a
+  literal shape, a parameter of declared shape) and x has two or more axes (a one-dimensional
+  NDArray iterates into rows of shape (1,), `squeeze_axis` gives shape ()), n >= 2 (split
+  with one output returns the array itself, which would be iterated again);
+- **unsafe**: `zip(a, x)` with `a` a model attribute (`self.heads`, `self._weights`) or a
+  literal list of k >= 2 items: n = `len(self.heads)` / k. zip stops at the shorter, so the
+  rewrite is exact when x has exactly that many rows, and raises (squeeze_axis needs the axis
+  length to equal n) where the original silently used fewer or more: not provable, so unsafe.
+
+Otherwise the count is not written in the code and nothing is rewritten (report only).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from ._build import call, integer
+from .base import SAFE, UNSAFE
+
+# builtins that iterate their positional arguments (from the given index on) element by element
+ITERATING_ARGS = {"zip": 0, "enumerate": 0, "list": 0, "tuple": 0, "map": 1}
+
+
+def plan_iteration(rule, iterable: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """The rewrite of an iterable that iterates a tensor (a loop header, a comprehension's `in`,
+    an iterating builtin's call): (replacement of `iterable`, safety), or None."""
+    if rule.namespace is None:
+        return None
+    if not isinstance(iterable, cst.Call):
+        planned = _count(rule, iterable, ())
+        return (_split(rule.namespace, iterable, planned[0]), planned[1]) if planned else None
+    name = iterable.func.value if isinstance(iterable.func, cst.Name) else None
+    if name not in ITERATING_ARGS or name in rule.env or any(a.star for a in iterable.args):
+        return None
+    positional = [a for a in iterable.args if a.keyword is None]
+    if name != "zip" and len(positional) != ITERATING_ARGS[name] + 1:
+        return None
+    targets = positional[ITERATING_ARGS[name]:]
+    others = [a.value for a in targets] if name == "zip" else []
+    new_args: List[cst.Arg] = []
+    safety, changed = SAFE, False
+    for arg in iterable.args:
+        if arg in targets and rule.is_tensor(arg.value):
+            planned = _count(rule, arg.value, [o for o in others if o is not arg.value])
+            if planned is None:
+                return None
+            new_args.append(arg.with_changes(value=_split(rule.namespace, arg.value, planned[0])))
+            safety = UNSAFE if planned[1] == UNSAFE else safety
+            changed = True
+        else:
+            new_args.append(arg)
+    if not changed:
+        return None
+    return iterable.with_changes(args=new_args), safety
+
+
+def _split(namespace: str, tensor: cst.BaseExpression, count: cst.BaseExpression) -> cst.Call:
+    return call(f"{namespace}.split", [tensor], [("num_outputs", count), ("axis", integer(0)),
+                                                 ("squeeze_axis", cst.Name("True"))])
+
+
+def _count(rule, tensor: cst.BaseExpression,
+           others: Sequence[cst.BaseExpression]) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """The number of rows of `tensor` and how sure it is (see the module docstring)."""
+    if not rule.is_tensor(tensor) or not _single(rule, tensor):
+        return None
+    shape = rule.value(tensor).shape
+    if shape is not None and len(shape) >= 2 and isinstance(shape[0], int) and shape[0] >= 2:
+        return integer(shape[0]), SAFE
+    for other in others:
+        if isinstance(other, cst.Attribute) and isinstance(other.value, cst.Name) and other.value.value == "self":
+            return call("len", [other], []), UNSAFE
+        if isinstance(other, (cst.List, cst.Tuple)) and len(other.elements) >= 2 and all(
+                isinstance(e, cst.Element) for e in other.elements):
+            return integer(len(other.elements)), UNSAFE
+    return None
+
+
+def _single(rule, tensor: cst.BaseExpression) -> bool:
+    """Not a call that may have several outputs (a child block, a multi-output operator)."""
+    if isinstance(tensor, (cst.Name, cst.BinaryOperation, cst.UnaryOperation, cst.Attribute)):
+        return True
+    from .hl014_tensor_unpacking import TensorUnpacking  # it knows the multi-output operators
+
+    return TensorUnpacking._single(rule, tensor)
