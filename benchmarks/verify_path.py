@@ -34,12 +34,11 @@ import sys
 import tempfile
 import time
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from tests.verify_cases import EXAMPLES, toml_value  # noqa: E402  testdata/verify's examples
+
 BEFORE = "51d54da4e139967c5f4b04221a20b3c82e2cbd31"  # parent of the first issue-15 commit
 SURFACE = ("runner.py", "cli.py", "checker_bridge.py", "baseline.py", "cache.py", "__init__.py",
            "reporters/__init__.py", "reporters/text.py", "reporters/json_format.py",
@@ -82,32 +81,18 @@ def build_tree(dest: str, before: str = "") -> str:
     return dest
 
 
-def toml_value(value) -> str:
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    return repr(value)
-
-
 def make_project(dest: str, data: str) -> str:
     """A project folder: a copy of ``data`` and a pyproject.toml with the examples of
     testdata/verify (keys made relative to the project root)."""
     shutil.copytree(data, os.path.join(dest, os.path.basename(data)),
                     ignore=shutil.ignore_patterns("__pycache__"))
-    with open(os.path.join(ROOT, "testdata", "verify", "examples.toml"), "rb") as handle:
-        examples = tomllib.load(handle)["examples"]
     inside = os.path.relpath(os.path.join(ROOT, "testdata", "verify"), data)
     if inside.startswith(".."):
         sys.exit(f"{data}: give testdata/verify or a folder that holds it (the examples)")
     prefix = os.path.normpath(os.path.join(os.path.basename(data), inside))
     lines = ["[tool.hybridlint.examples]"]
     lines += [f'"{os.path.normpath(os.path.join(prefix, k))}" = {toml_value(v)}'
-              for k, v in examples.items()]
+              for k, v in EXAMPLES.items()]
     with open(os.path.join(dest, "pyproject.toml"), "w") as handle:
         handle.write("\n".join(lines) + "\n")
     return dest
