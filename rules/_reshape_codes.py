@@ -26,9 +26,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple, Union
 
 REST = "<rest>"
+EXT = "ext:"   # prefix of external sizes (`self._heads`, a constructor argument) in the flow
+
+
+def is_rest(d: "Dim") -> bool:
+    """A stand-in for unknown trailing dims (`REST`, or a per-tensor `<rest...>` symbol)."""
+    return any(name.startswith("<rest") for name, _ in d.powers)
 
 
 @dataclass(frozen=True)
@@ -100,9 +106,12 @@ def _product(dims: Sequence[Dim]) -> Dim:
     return out
 
 
-def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim]) -> Optional[List[Dim]]:
+def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim], *,
+             copy_rest: bool = False) -> Optional[List[Dim]]:
     """MXNet 1.9.1's InferReshapeShape (reverse=False) on monomials; None where MXNet raises.
-    `target` supplies the values of `Ref` codes."""
+    `target` supplies the values of `Ref` codes. A rest symbol (unknown trailing dims) is never
+    read one dim at a time; -2 may copy it only with `copy_rest` (the target names that very
+    tail, `x.shape[k:]`)."""
     out: List[Dim] = []
     src = 0
     inferred = -1
@@ -116,7 +125,7 @@ def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim]
             out.append(const(code))
             src += 1
         elif code == 0:
-            if src >= len(source) or source[src].symbols() == (REST,):
+            if src >= len(source) or is_rest(source[src]):
                 return None
             out.append(source[src])
             src += 1
@@ -127,17 +136,17 @@ def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim]
             out.append(ONE)
             src += 1
         elif code == -2:
-            if any(d.symbols() == (REST,) for d in source[src:]):
+            if not copy_rest and any(is_rest(d) for d in source[src:]):
                 return None
             out.extend(source[src:])
             src = len(source)
         elif code == -3:
-            if src + 1 >= len(source) or REST in source[src].symbols() + source[src + 1].symbols():
+            if src + 1 >= len(source) or is_rest(source[src]) or is_rest(source[src + 1]):
                 return None
             out.append(source[src] * source[src + 1])
             src += 2
         elif code == -4:
-            if i + 2 >= len(codes) or src >= len(source) or source[src].symbols() == (REST,):
+            if i + 2 >= len(codes) or src >= len(source) or is_rest(source[src]):
                 return None
             whole = source[src]
             src += 1
@@ -181,14 +190,29 @@ def synthesize(source: Sequence[str], target: Sequence[Term], *, rest: bool = Fa
     unknown dims follow) into exactly `target`, for every value of the symbols; None if no
     sequence of MXNet's codes does (then only a report is possible)."""
     src = [symbol(name) for name in source] + ([symbol(REST)] if rest else [])
+    sources = set(source) | {REST}
+    return synthesize_dims(src, target, lambda name: name not in sources)
+
+
+def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callable[[str], bool],
+                    no_literal: Collection[int] = ()) -> Optional[Tuple[Code, ...]]:
+    """`synthesize` on source dims that are monomials themselves (a tensor whose shape the flow
+    of a function worked out: `(b // h, h, l, d)` after an earlier reshape). `external(name)`
+    says which symbols are sizes a code may name literally (`self._heads`), as opposed to dims
+    of a tensor. A rest symbol (`is_rest`) written in the target (`x.shape[k:]`) may be copied
+    by -2, and only there. Positions in `no_literal` are never written as literal codes (their
+    expression reads a shape)."""
     dims = resolve(src, target)
     if dims is None:
         return None
-    sources = set(source) | {REST}
+    written_rest = {t for t, term in enumerate(target) if term is not INFER and is_rest(term)}
+    if any(is_rest(d) for t, d in enumerate(dims) if t not in written_rest) and written_rest:
+        return None   # a -1 that would stand for part of a copied tail
     # a literal code is the user's own expression, or for the written -1 the integer it stands for
     literal: List[Optional[Code]] = []
     for t, d in enumerate(dims):
-        if target[t] is not INFER and not (set(d.symbols()) & sources) and d.coef > 0:
+        if target[t] is not INFER and t not in no_literal and all(external(name) for name in d.symbols()) \
+                and d.coef > 0:
             literal.append(Ref(t))
         elif not d.powers and d.coef.denominator == 1 and d.coef > 0:
             literal.append(int(d.coef))
@@ -200,21 +224,21 @@ def synthesize(source: Sequence[str], target: Sequence[Term], *, rest: bool = Fa
         """Collects every sequence (the caller picks the simplest); returns False so the
         search goes on."""
         if t == len(dims):
-            if simulate(src, codes, dims) == dims:
+            if simulate(src, codes, dims, copy_rest=bool(written_rest)) == dims:
                 found.append(codes)
             return False
         here = src[s] if s < len(src) else None
-        real = here is not None and here.symbols() != (REST,)
+        real = here is not None and not is_rest(here)
         # 0: copy the next source dim
         if real and dims[t] == here and search(t + 1, s + 1, codes + (0,), infer_used):
             return True
         # -3: merge the next two source dims
-        if real and s + 1 < len(src) and src[s + 1].symbols() != (REST,) and dims[t] == here * src[s + 1] \
+        if real and s + 1 < len(src) and not is_rest(src[s + 1]) and dims[t] == here * src[s + 1] \
                 and search(t + 1, s + 2, codes + (-3,), infer_used):
             return True
-        # -2: copy all remaining source dims
+        # -2: copy all remaining source dims (a rest symbol only where the target writes it)
         tail = src[s:]
-        if real and tail and all(d.symbols() != (REST,) for d in tail) \
+        if tail and all(not is_rest(d) or t + j in written_rest for j, d in enumerate(tail)) \
                 and list(dims[t:t + len(tail)]) == tail and search(t + len(tail), len(src), codes + (-2,), infer_used):
             return True
         # -4: split the next source dim into a literal and an inferred part

@@ -6,10 +6,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, strip_parens, tuple_of
-from ._creation_fix import plan_creation
+from ._creation_fix import plan_creation, unpacking_creation_fix
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
 from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID, plan_shape_scalar
-from ._reshape_fix import reshape_like_plan, reshape_plan, unpacking_fix
+from ._reshape_fix import reshape_like_plan
+from ._reshape_flow import flow_fixes
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -245,7 +246,8 @@ broadcast to n, and both fail alike on a 0 rep.
         Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
         Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
                 fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
-        Invalid(_net("n = x.size\nreturn x / n"), line=3),
+        Invalid(_net("n = x.size\nreturn x / n"), line=3,  # a named shape scalar: rules/_shape_scalar_fix.py
+                fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"), safety=UNSAFE),
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
                 "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n", line=6,
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
@@ -266,11 +268,14 @@ broadcast to n, and both fail alike on a 0 rep.
             return
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
         planned = self._planned.pop(node, None)
-        unpacked = unpacking_fix(self, node) if planned is None and attr == "shape" else None
-        if planned is not None:
-            self.report(node, message, edits=planned[0], safety=planned[1])
-        elif unpacked is not None:  # `b, l, d = x.shape` used only in reshapes of x: codes
+        # reshape targets built from shapes, followed through the function (rules/_reshape_flow.py)
+        unpacked = flow_fixes(self).fixes.get(node) if attr == "shape" and self.facts is not None else None
+        if planned is None and unpacked is None and attr == "shape":  # `n = x.shape[1]` used in creations
+            planned = unpacking_creation_fix(self, node)
+        if unpacked is not None:  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets: codes
             self.report(node, message, edits=unpacked, safety=SAFE)
+        elif planned is not None:
+            self.report(node, message, edits=planned[0], safety=planned[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
         elif attr == "T" and self.namespace:
@@ -323,11 +328,6 @@ broadcast to n, and both fail alike on a 0 rep.
         `x.reshape(a, b)` (NDArray-only varargs: Symbol.reshape does not read positional
         dimensions) is rewritten with a tuple, `x.reshape((a, b))`, at the same time.
         """
-        planned = reshape_plan(self, data, container, varargs_call)
-        if planned is not None:  # an exact code sequence (rules/_reshape_codes.py)
-            for attribute in planned[1]:
-                self._planned[attribute] = ((planned[0],), SAFE)
-            return
         values = ([e.value for e in _elements(container)] if container is not None
                   else [a.value for a in varargs_call.args])  # type: ignore[union-attr]
         replaced: Dict[int, cst.BaseExpression] = {}

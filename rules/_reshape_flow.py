@@ -1,0 +1,1006 @@
+"""Reshape targets built from shapes, followed through one function body (HL001's fix).
+
+`b, l, u = x.shape; h = self.proj(x); h = h.reshape((b, l, heads, u // heads))` needs the dims
+of `x` in a reshape of `h`. This module walks the statements of a function in order and keeps
+a symbolic shape (monomials of `_reshape_codes`) for every tensor name it can follow: inputs
+(one symbol per axis), results of reshapes (the written target: an eager reshape that worked
+has exactly that shape), transposes and swaps (the dims permuted), shape-preserving operators
+and layers, Dense (leading dims kept) and convolutions (batch kept, rank known). Every reshape
+whose target reads a shape (an unpacked name, `t.shape[i]`, `t.shape[k:]`) gets a plan:
+
+- MXNet's codes (`_reshape_codes.synthesize_dims`) relative to the data's own symbolic shape;
+- when one target dim is not a product of the data's dims (`u // heads` of the input while the
+  data is a Dense output), it becomes -1: the original reshape worked eagerly, so the sizes are
+  equal and -1 gives back that very dim; likewise one unknown dim of the data (a Dense's units)
+  is what the equal sizes make it;
+- two chained reshapes when one cannot split a dim into three (pixel shuffle:
+  `(0, -4, -1, r * r, -2)` then `(0, 0, -4, r, r, -2)`);
+- `F.reshape_like(data, t, lhs_begin.., rhs_end..)` when a run of the target is a run of the
+  dims of a tensor `t` still bound to its name, and the rest of the target is the data's own.
+
+A plan is exact when the original reshape keeps the size (NDArray.reshape eagerly also accepts
+a smaller target, giving a view of the first elements, and `nd.reshape` reads past the end of a
+larger one: neither is working code) and dims are positive (MXNet 1.9.1's legacy shapes treat a
+0 dim as unknown). Anything not certain gives no plan. An unpacking (`b, l, u = x.shape`,
+`n = x.shape[0]`) goes away with the plans when its names are read nowhere else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ._build import integer, strip_parens, tuple_of
+from ._reshape_codes import EXT, INFER, Dim, Ref, Term, const, is_rest, resolve, simulate, symbol, synthesize_dims
+from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
+
+Edit = Tuple[cst.CSTNode, object]
+Shape = List[Dim]   # the last element may be a rest symbol: unknown trailing dims
+
+_SAME_OPS = {"relu", "sigmoid", "tanh", "identity", "Activation", "Dropout", "LeakyReLU", "softmax",
+             "log_softmax", "exp", "log", "sqrt", "abs", "negative", "clip", "sign", "square", "softrelu",
+             "erf", "gelu", "BlockGrad", "stop_gradient", "cast", "Cast", "zeros_like", "ones_like",
+             "L2Normalization", "LayerNorm", "InstanceNorm", "BatchNorm", "softsign", "round", "floor",
+             "ceil", "rsqrt", "reciprocal", "sin", "cos", "make_loss", "copy"}
+_SAME_METHODS = {"relu", "sigmoid", "tanh", "exp", "log", "sqrt", "abs", "softmax", "log_softmax", "astype",
+                 "copy", "clip", "sign", "square", "round", "floor", "ceil", "rsqrt", "reciprocal",
+                 "zeros_like", "ones_like", "as_in_context", "detach", "softrelu"}
+_SAME_LAYERS = {"Activation", "Dropout", "BatchNorm", "SyncBatchNorm", "LayerNorm", "InstanceNorm",
+                "GroupNorm", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Identity"}
+_CONV_RANK = {"Conv1D": 3, "Conv2D": 4, "Conv3D": 5}
+
+
+@dataclass
+class Binding:
+    """`b, l, u = x.shape` (or `n = x.shape[0]`): the statement, its attribute, its names."""
+
+    statement: cst.SimpleStatementLine
+    attribute: cst.Attribute
+    names: Tuple[str, ...]
+    removable: bool = True   # not the only statement of its block
+
+
+@dataclass
+class Plan:
+    """The edits rewriting one reshape, and the shape reads they remove."""
+
+    edits: List[Edit]
+    attributes: List[cst.Attribute]
+    loads: List[cst.Name]    # names of bindings read in the target
+    replaced: cst.CSTNode    # the node the edit replaces
+
+
+@dataclass
+class FlowResult:
+    plans: List[Plan] = field(default_factory=list)
+    fixes: Dict[cst.CSTNode, List[Edit]] = field(default_factory=dict)   # attribute -> edits
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+class _Names(cst.CSTVisitor):
+    """Loads (Name nodes not stored) and stores of names in a function body, nested scopes
+    flagged."""
+
+    def __init__(self) -> None:
+        self.loads: Dict[str, List[cst.Name]] = {}
+        self.stores: Dict[str, int] = {}
+        self.nested: Set[str] = set()
+        self._stored: Set[int] = set()
+        self._depth = 0
+
+    def visit_FunctionDef(self, node) -> None:
+        self._depth += 1
+
+    def leave_FunctionDef(self, node) -> None:
+        self._depth -= 1
+
+    def visit_Lambda(self, node) -> None:
+        self._depth += 1
+
+    def leave_Lambda(self, node) -> None:
+        self._depth -= 1
+
+    def _store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.stores[target.value] = self.stores.get(target.value, 0) + 1
+            self._stored.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._store(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._store(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._store(node.target)
+        if isinstance(node.target, cst.Name):   # also a load
+            self.loads.setdefault(node.target.value, []).append(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._store(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._store(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._store(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._store(node.name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        node.value.visit(self)
+        return False   # `.attr` is no name
+
+    def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
+        node.value.visit(self)
+        return False   # the keyword is no name
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self._stored:
+            return
+        self.loads.setdefault(node.value, []).append(node)
+        if self._depth:
+            self.nested.add(node.value)
+
+
+def _init_layers(klass) -> Dict[str, cst.Call]:
+    """`self.<attr> = <Call>` of the class's `__init__` (the last write wins)."""
+    if klass is None:
+        return {}
+    init = klass.methods.get("__init__")
+    layers: Dict[str, cst.Call] = {}
+    if init is None:
+        return layers
+
+    def walk(body: Sequence[cst.CSTNode]) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                                and target.value.value == "self":
+                            if isinstance(small.value, cst.Call):
+                                layers[target.attr.value] = small.value
+                            else:
+                                layers.pop(target.attr.value, None)
+            elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+                walk(stmt.body.body)
+            elif isinstance(stmt, cst.BaseCompoundStatement):   # a conditional layer: not certain
+                for node in _assigned_self_attrs(stmt):
+                    layers.pop(node, None)
+
+    if isinstance(init.body, cst.IndentedBlock):
+        walk(init.body.body)
+    return layers
+
+
+def _assigned_self_attrs(stmt: cst.CSTNode) -> Set[str]:
+    found: Set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            t = node.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                found.add(t.attr.value)
+
+    stmt.visit(V())
+    return found
+
+
+def _stored_params(klass) -> Tuple[Dict[str, str], Dict[str, int]]:
+    """Constructor parameter -> `self.<attr>` storing it as it is (`self._units = units`), and
+    `self.<attr>` -> the positive int literal it is set to (each written once in `__init__`)."""
+    out: Dict[str, str] = {}
+    numbers: Dict[str, int] = {}
+    init = klass.methods.get("__init__") if klass is not None else None
+    if init is None or not isinstance(init.body, cst.IndentedBlock):
+        return out, numbers
+    params = {p.name.value for p in list(init.params.params) + list(init.params.kwonly_params)}
+    writes: Dict[str, int] = {}
+    for stmt in init.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                    continue
+                target = small.targets[0].target
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == "self"):
+                    continue
+                attr = "self." + target.attr.value
+                writes[attr] = writes.get(attr, 0) + 1
+                if isinstance(small.value, cst.Name) and small.value.value in params:
+                    out.setdefault(small.value.value, attr)
+                number = literal_int(small.value)
+                if number is not None and number > 0:
+                    numbers[attr] = number
+    assigned = _assigned_self_attrs(init.body)
+    return ({p: a for p, a in out.items() if writes.get(a) == 1},
+            {a: n for a, n in numbers.items() if writes.get(a) == 1 and a[5:] in assigned})
+
+
+class Flow:
+    """One forward pass over a function body; see the module docstring."""
+
+    def __init__(self, rule) -> None:
+        self.rule = rule
+        self.facts = rule.facts
+        self.namespace = rule.namespace
+        self.shapes: Dict[str, Shape] = {}
+        self.dims: Dict[str, Tuple[Dim, Binding]] = {}
+        self.bindings: List[Binding] = []
+        self.assigned: Set[str] = set()
+        self.block_size = 0
+        self.counter = 0
+        self.env: dict = {}
+        self.result = FlowResult()
+        self.layers = _init_layers(self.facts.klass)
+        self.stored, self.numbers = _stored_params(self.facts.klass)
+        names = _Names()
+        self.facts.node.body.visit(names)
+        self.names = names
+        self.self_stores = _assigned_self_attrs(self.facts.node.body)
+
+    # -- symbols ---------------------------------------------------------------------------
+    def fresh(self, prefix: str = "?") -> Dim:
+        self.counter += 1
+        return symbol("%s%d" % (prefix, self.counter))
+
+    def fresh_shape(self, rank: Optional[int], known: int = 0) -> Shape:
+        self.counter += 1
+        tag = "t%d:" % self.counter
+        count = rank if rank is not None else known
+        dims = [symbol(tag + str(i)) for i in range(count)]
+        if rank is None:
+            dims.append(symbol("<rest%s>" % tag))
+        return dims
+
+    # -- walking ----------------------------------------------------------------------------
+    def run(self) -> FlowResult:
+        self.block(self.facts.node.body.body if isinstance(self.facts.node.body, cst.IndentedBlock) else [])
+        self._finish()
+        return self.result
+
+    def block(self, statements: Sequence[cst.CSTNode]) -> None:
+        self.block_size = len(statements)
+        for stmt in statements:
+            if stmt in self.facts.skip:
+                self._forget(stmt)
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                self.block_size = len(statements)
+                for small in stmt.body:
+                    self.small(small, stmt)
+            elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+                for item in stmt.items:
+                    self.expr(item.item)
+                self.block(stmt.body.body)
+            else:   # branches and loops: plan inside with what holds on entry, forget what they bind
+                self._forget(stmt)
+                saved = (dict(self.shapes), dict(self.dims))
+                for body in _bodies(stmt):
+                    if body in self.facts.skip or (body and body[0] in self.facts.skip):
+                        continue
+                    self.shapes, self.dims = dict(saved[0]), dict(saved[1])
+                    self.block(body)
+                self.shapes, self.dims = saved
+                self._forget(stmt)
+
+    def _forget(self, stmt: cst.CSTNode) -> None:
+        names = _Names()
+        stmt.visit(names)
+        for name in names.stores:
+            self.shapes.pop(name, None)
+            self.dims.pop(name, None)
+            self.assigned.add(name)
+
+    def small(self, small: cst.BaseSmallStatement, stmt: cst.SimpleStatementLine) -> None:
+        self.env = self.facts.env_at.get(small) or self.facts.env_at.get(stmt) or {}
+        if isinstance(small, cst.Assign):
+            value = small.value
+            attribute_of = _shape_attr(value)
+            if attribute_of is not None and len(small.targets) == 1 and len(stmt.body) == 1:
+                self._unpack(small.targets[0].target, value, stmt)
+                return
+            index = _shape_index(value)
+            if index is not None and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and len(stmt.body) == 1:
+                dim = self.axis(index[0], index[1])
+                name = small.targets[0].target.value
+                self._store(name)
+                if dim is not None:
+                    binding = Binding(stmt, index[0], (name,), self.block_size > 1)
+                    self.bindings.append(binding)
+                    self.dims[name] = (dim, binding)
+                return
+            shape = self.expr(value)
+            for target in small.targets:
+                self._assign(target.target, shape)
+        elif isinstance(small, cst.AugAssign):
+            self.expr(small.value)
+            if isinstance(small.target, cst.Name):
+                self._store(small.target.value)   # `h += y` may broadcast h: its shape is not followed
+        elif isinstance(small, (cst.Return, cst.Expr)):
+            if small.value is not None:
+                self.expr(small.value)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.expr(small.value)
+            self._assign(small.target, None)
+        else:
+            self._forget(small)
+
+    def _store(self, name: str) -> None:
+        self.shapes.pop(name, None)
+        self.dims.pop(name, None)
+        self.assigned.add(name)
+
+    def _assign(self, target: cst.BaseExpression, shape: Optional[Shape]) -> None:
+        if isinstance(target, cst.Name):
+            self._store(target.value)
+            if shape is not None:
+                self.shapes[target.value] = shape
+        else:
+            for name in _target_names(target):
+                self._store(name)
+
+    def _unpack(self, target: cst.BaseExpression, attribute: cst.Attribute, stmt: cst.SimpleStatementLine) -> None:
+        if not isinstance(target, (cst.Tuple, cst.List)) or not all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+            self._assign(target, None)
+            return
+        names = [e.value.value for e in target.elements]
+        tensor = attribute.value
+        shape = self.shape_of_name(tensor, rank=len(names)) if isinstance(tensor, cst.Name) else None
+        if shape is not None and (len(shape) != len(names) or any(is_rest(d) for d in shape)):
+            if isinstance(tensor, cst.Name) and shape and is_rest(shape[-1]) and not any(is_rest(d) for d in shape[:-1]):
+                # the unpacking settles the rank: axis symbols past it (made up for a tensor of
+                # unknown rank) and the rest are gone, or the rest becomes that many symbols
+                known = len(shape) - 1
+                settled = shape[:len(names)] if len(names) <= known else \
+                    shape[:-1] + self.fresh_shape(len(names) - known)
+                for name, other in list(self.shapes.items()):
+                    if other == shape:
+                        self.shapes[name] = settled
+                shape = settled
+            else:
+                shape = None
+        for name in names:
+            self._store(name)
+        if shape is None:
+            return
+        binding = Binding(stmt, attribute, tuple(names), self.block_size > 1)
+        self.bindings.append(binding)
+        for name, dim in zip(names, shape):
+            self.dims[name] = (dim, binding)
+
+    # -- shapes of expressions -----------------------------------------------------------------
+    def shape_of_name(self, node: cst.Name, rank: Optional[int] = None) -> Optional[Shape]:
+        name = node.value
+        if name in self.shapes:
+            return self.shapes[name]
+        if name in self.dims or name == self.namespace or self.facts.value(node, self.env).kind != TENSOR:
+            return None
+        # a tensor first met here: one symbol per axis (the rank unknown unless an unpacking
+        # says it; extra axis symbols are only read where the eager run read them too)
+        shape = self.fresh_shape(rank, known=max(_max_axis(self.facts.node, name) + 1, 6))
+        self.shapes[name] = shape
+        return shape
+
+    def axis(self, attribute: cst.Attribute, index: int) -> Optional[Dim]:
+        """`t.shape[index]` as a dim of t's followed shape."""
+        if not isinstance(attribute.value, cst.Name):
+            return None
+        shape = self.shape_of_name(attribute.value)
+        if shape is None:
+            return None
+        rest = bool(shape) and is_rest(shape[-1])
+        count = len(shape) - rest
+        if index < 0:
+            if rest:
+                return None
+            index += count
+        if not 0 <= index < count:
+            return None
+        return shape[index]
+
+    def expr(self, node: cst.BaseExpression) -> Optional[Shape]:
+        """The followed shape of `node` (None: unknown); plans every reshape inside it."""
+        if isinstance(node, cst.Name):
+            return self.shape_of_name(node)
+        if isinstance(node, cst.Call):
+            return self.call(node)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if left is not None and self._number(node.right):
+                return left
+            if right is not None and self._number(node.left) and not isinstance(node.operator, (cst.Divide, cst.Power)):
+                return right
+            return None
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.expr(node.expression)
+            return inner if isinstance(node.operator, cst.Minus) else None
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+            return None
+        self._children(node)
+        return None
+
+    def _children(self, node: cst.CSTNode) -> None:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.expr(child)
+            elif not isinstance(child, (cst.Lambda,)):
+                self._children(child)
+
+    def _number(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, (cst.Integer, cst.Float)) or literal_int(node) is not None:
+            return True
+        return self.facts.value(node, self.env).kind == SCALAR
+
+    def call(self, node: cst.Call) -> Optional[Shape]:
+        func = node.func
+        ns = self.namespace
+        # F.<op>(data, ...)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and ns is not None \
+                and func.value.value == ns:
+            op = func.attr.value
+            data_arg = call_argument(node, 0, "data")
+            for arg in node.args:
+                if data_arg is None or arg is not data_arg:
+                    self.expr(arg.value)
+            data = self.expr(data_arg.value) if data_arg is not None else None
+            if op in ("reshape", "Reshape") and data_arg is not None:
+                shape_arg = call_argument(node, 1, "shape")
+                if call_argument(node, None, "reverse") is not None or shape_arg is None:
+                    return None
+                return self.reshape(node, data_arg.value, data, shape_arg.value, None)
+            return self._op(op, node, data, skip=1)
+        # fluent methods: data.<method>(...)
+        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in (ns, "self")):
+            method = func.attr.value
+            data = self.expr(func.value)
+            for arg in node.args:
+                self.expr(arg.value)
+            if method == "reshape" and node.args and not any(a.star for a in node.args):
+                if len(node.args) == 1 and (node.args[0].keyword is None or node.args[0].keyword.value == "shape"):
+                    return self.reshape(node, func.value, data, node.args[0].value, None)
+                if not any(a.keyword for a in node.args):
+                    return self.reshape(node, func.value, data, None, node)
+                return None
+            if self.facts.value(func.value, self.env).kind != TENSOR and data is None:
+                return None
+            return self._op(method, node, data, skip=0)
+        # self.<child>(x)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            shapes = [self.expr(a.value) for a in node.args]
+            layer = self.layers.get(func.attr.value)
+            if layer is None or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
+                return None
+            return self._layer(layer, shapes[0])
+        self._children(node)
+        return None
+
+    def _op(self, op: str, node: cst.Call, data: Optional[Shape], skip: int) -> Optional[Shape]:
+        if data is None:
+            return None
+        rest = bool(data) and is_rest(data[-1])
+        args = [a for a in node.args[skip:] if a.keyword is None]
+        kwargs = {a.keyword.value: a.value for a in node.args[skip:] if a.keyword is not None}
+        if op in _SAME_OPS or op in _SAME_METHODS:
+            if op in ("softmax", "log_softmax") and "length" in kwargs:
+                return None
+            return data
+        if op in ("transpose",):
+            axes_node = kwargs.get("axes")
+            if axes_node is None and len(args) == 1:
+                axes_node = args[0].value
+            if rest:
+                return None
+            if axes_node is None and not args:
+                return list(reversed(data))
+            axes = _int_tuple(axes_node) if axes_node is not None else _int_tuple_args(args)
+            if axes is None or sorted(a % len(data) for a in axes) != list(range(len(data))):
+                return None
+            return [data[a] for a in axes]
+        if op in ("swapaxes", "SwapAxis"):
+            a = kwargs.get("dim1", args[0].value if args else None)
+            b = kwargs.get("dim2", args[1].value if len(args) > 1 else None)
+            i, j = (literal_int(a) if a is not None else 0), (literal_int(b) if b is not None else 0)
+            if i is None or j is None or rest:
+                return None
+            n = len(data)
+            if not (-n <= i < n and -n <= j < n):
+                return None
+            out = list(data)
+            out[i], out[j] = out[j], out[i]
+            return out
+        if op == "expand_dims":
+            axis_node = kwargs.get("axis", args[0].value if args else None)
+            axis = literal_int(axis_node) if axis_node is not None else None
+            if axis is None or rest or not -len(data) - 1 <= axis <= len(data):
+                return None
+            axis = axis if axis >= 0 else axis + len(data) + 1
+            return data[:axis] + [const(1)] + data[axis:]
+        return None
+
+    def _layer(self, layer: cst.Call, data: Optional[Shape]) -> Optional[Shape]:
+        kind = (dotted_name(layer.func) or "").split(".")[-1]
+        if data is None:
+            return None
+        rest = bool(data) and is_rest(data[-1])
+        if kind in _SAME_LAYERS:
+            return data
+        if kind == "Dense":
+            units = call_argument(layer, 0, "units")
+            flatten = call_argument(layer, None, "flatten")
+            size = self._init_dim(units.value) if units is not None else None
+            size = size if size is not None else self.fresh()
+            if flatten is None or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True"):
+                return [data[0], size] if data and not is_rest(data[0]) else None
+            if isinstance(flatten.value, cst.Name) and flatten.value.value == "False" and not rest and data:
+                return data[:-1] + [size]
+            return None
+        if kind in _CONV_RANK:
+            layout = call_argument(layer, None, "layout")
+            rank = _CONV_RANK[kind]
+            if layout is not None or not data or is_rest(data[0]):
+                return None
+            channels = call_argument(layer, 0, "channels")
+            size = self._init_dim(channels.value) if channels is not None else None
+            return [data[0], size if size is not None else self.fresh()] + [self.fresh() for _ in range(rank - 2)]
+        return None
+
+    def _init_dim(self, node: cst.BaseExpression) -> Optional[Dim]:
+        """A layer size written in `__init__` as a dim: a literal, or constructor parameters
+        stored on self as they are (`Dense(units)` with `self._units = units`)."""
+        node = strip_parens(node)
+        number = literal_int(node)
+        if number is not None:
+            return const(number) if number > 0 else None
+        if isinstance(node, cst.Name) and node.value in self.stored:
+            return symbol(EXT + self.stored[node.value])
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            left, right = self._init_dim(node.left), self._init_dim(node.right)
+            return left * right if left is not None and right is not None else None
+        return None
+
+    # -- reshapes ------------------------------------------------------------------------------
+    def reshape(self, call: cst.Call, data_node: cst.BaseExpression, data: Optional[Shape],
+                shape_node: Optional[cst.BaseExpression], varargs: Optional[cst.Call]) -> Optional[Shape]:
+        reader = _Reader(self)
+        if varargs is not None:
+            elements: Optional[List[cst.BaseExpression]] = [a.value for a in varargs.args]
+            terms = reader.elements(elements)
+        else:
+            terms = reader.target(shape_node)
+            elements = reader.written
+        if terms is None:
+            return None
+        if not reader.attributes and not reader.loads:
+            return self._result(data, terms)   # nothing read from a shape: not this fix's business
+        result = self._result(data, terms)
+        if data is None or any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
+            return result
+        edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
+        if edits is not None:
+            self.result.plans.append(Plan(edits=[edits], attributes=reader.attributes, loads=reader.loads,
+                                          replaced=edits[0]))
+        return result
+
+    def _result(self, data: Optional[Shape], terms: List) -> Optional[Shape]:
+        """The shape of a reshape that worked eagerly: its written target."""
+        if any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
+            if data is None:
+                return None
+            codes = [-1 if t is INFER else t if isinstance(t, int) else Ref(i) for i, t in enumerate(terms)]
+            out = simulate(data, codes, [t if isinstance(t, Dim) else Dim() for t in terms])
+            return out if out is not None and not any(is_rest(d) for d in out) else None
+        if any(t is INFER for t in terms):
+            if data is None:
+                return None
+            dims = resolve(data, terms)
+            if dims is None:
+                return [self.fresh() if t is INFER else t for t in terms]
+            return dims
+        return list(terms)
+
+    def _plan(self, call, data_node, data: Shape, terms: List[Term], elements, shape_node, varargs,
+              reader: "_Reader") -> Optional[Edit]:
+        source_symbols = {name for d in data for name in d.symbols()}
+        target = list(terms)
+        free = [i for i, t in enumerate(target) if t is not INFER and any(
+            not name.startswith(EXT) and name not in source_symbols for name in t.symbols())]
+        infer = [i for i, t in enumerate(target) if t is INFER]
+        no_literal = set(reader.shaped)
+        if len(free) == 1 and not infer:
+            target[free[0]] = INFER   # equal sizes make -1 that very dim
+        elif free:
+            return self._like(call, data_node, data, target, reader)
+        elif not infer and resolve(data, target) is None:
+            solved = _solve(data, target)
+            if solved is not None:
+                data = solved
+            else:   # equal sizes make -1 give back a literal size (the last one)
+                sizes = [i for i in range(len(target)) if i not in no_literal]
+                if not sizes:
+                    return None
+                target[sizes[-1]] = INFER
+        ext = lambda name: name.startswith(EXT)  # noqa: E731
+        codes = synthesize_dims(data, target, ext, no_literal=no_literal)
+        if codes is not None:
+            return self._render(call, data_node, codes, elements, shape_node, varargs, reader)
+        # two reshapes: merge two literal sizes first, split them after
+        for i in range(len(target) - 1):
+            if i in no_literal or i + 1 in no_literal or target[i] is INFER or target[i + 1] is INFER:
+                continue
+            if reader.tail is not None and i + 1 >= reader.tail:
+                continue
+            merged = target[:i] + [target[i] * target[i + 1]] + target[i + 2:]
+            first = synthesize_dims(data, merged, ext, no_literal={j - (j > i) for j in no_literal})
+            middle = resolve(data, merged)
+            if first is None or middle is None:
+                continue
+            second = synthesize_dims(middle, target, ext, no_literal=no_literal)
+            if second is None:
+                continue
+            product = cst.BinaryOperation(left=_paren(elements[i]), operator=cst.Multiply(), right=_paren(elements[i + 1]))
+            first_exprs = [product if isinstance(c, Ref) and c.index == i else
+                           strip_parens(elements[c.index + (c.index > i)]) if isinstance(c, Ref) else integer(c)
+                           for c in first]
+            second_exprs = _exprs(second, elements)
+            inner = self._reshape_call(data_node, first_exprs, call)
+            return (call, self._reshape_call(inner, second_exprs, call))
+        return self._like(call, data_node, data, target, reader)
+
+    def _reshape_call(self, data_node, exprs, call: cst.Call) -> cst.Call:
+        ns = self.namespace
+        through_f = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+            and call.func.value.value == ns
+        if through_f:
+            return cst.Call(func=call.func, args=[
+                cst.Arg(data_node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(tuple_of(exprs), keyword=cst.Name("shape"),
+                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                              whitespace_after=cst.SimpleWhitespace("")))])
+        return cst.Call(func=cst.Attribute(value=data_node, attr=cst.Name("reshape")), args=[cst.Arg(tuple_of(exprs))])
+
+    def _render(self, call, data_node, codes, elements, shape_node, varargs, reader) -> Edit:
+        exprs = _exprs(codes, elements)
+        if varargs is not None:
+            return (varargs, varargs.with_changes(args=[cst.Arg(tuple_of(exprs))]))
+        if isinstance(shape_node, (cst.Tuple, cst.List)) and len(exprs) == len(shape_node.elements):
+            return (shape_node, shape_node.with_changes(elements=[
+                e.with_changes(value=v) for e, v in zip(shape_node.elements, exprs)]))
+        new = tuple_of(exprs)
+        if isinstance(shape_node, cst.List):
+            new = cst.List(elements=new.elements)
+        return (shape_node, new)
+
+    def _like(self, call, data_node, data: Shape, target: List[Term], reader) -> Optional[Edit]:
+        """`F.reshape_like(data, t, ...)`: a run of the target is a run of t's dims, the rest
+        is the data's own."""
+        if any(is_rest(d) for d in data):
+            return None
+        if any(t is INFER for t in target):
+            dims = resolve(data, target)
+            if dims is None:
+                return None
+        else:
+            dims = list(target)
+        for name, shape in self.shapes.items():
+            if name == self.namespace or (isinstance(data_node, cst.Name) and data_node.value == name):
+                continue
+            n = len(shape) - (bool(shape) and is_rest(shape[-1]))
+            for j in range(n):
+                for k in range(j + 1, n + 1):
+                    run = shape[j:k]
+                    for i0 in range(len(dims) - len(run) + 1):
+                        if dims[i0:i0 + len(run)] != run:
+                            continue
+                        prefix, suffix = dims[:i0], dims[i0 + len(run):]
+                        if data[:len(prefix)] != prefix or len(prefix) + len(suffix) >= len(data) \
+                                or (suffix and data[len(data) - len(suffix):] != suffix):
+                            continue
+                        lhs_begin, lhs_end = len(prefix), len(data) - len(suffix)
+                        keywords = []
+                        if lhs_begin:
+                            keywords.append(("lhs_begin", lhs_begin))
+                        if lhs_end != len(data):
+                            keywords.append(("lhs_end", lhs_end))
+                        if j:
+                            keywords.append(("rhs_begin", j))
+                        if k != len(shape) or is_rest(shape[-1]):
+                            keywords.append(("rhs_end", k))
+                        args = [cst.Arg(data_node), cst.Arg(cst.Name(name))] + [
+                            cst.Arg(integer(v), keyword=cst.Name(key),
+                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                          whitespace_after=cst.SimpleWhitespace("")))
+                            for key, v in keywords]
+                        args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                                for a in args[:-1]] + [args[-1]]
+                        if self.namespace is not None:
+                            func = cst.Attribute(value=cst.Name(self.namespace), attr=cst.Name("reshape_like"))
+                            return (call, cst.Call(func=func, args=args))
+                        func = cst.Attribute(value=data_node, attr=cst.Name("reshape_like"))
+                        return (call, cst.Call(func=func, args=args[1:]))
+        return None
+
+    # -- what each shape read gets ------------------------------------------------------------
+    def _finish(self) -> None:
+        planned_loads = {id(n) for plan in self.result.plans for n in plan.loads}
+        for plan in self.result.plans:
+            for attribute in plan.attributes:
+                self.result.fixes[attribute] = list(plan.edits)
+        for binding in self.bindings:
+            if len(binding.statement.body) != 1 or not binding.removable:
+                continue
+            ok = True
+            edits: List[Edit] = [(binding.statement, cst.RemovalSentinel.REMOVE)]
+            for name in binding.names:
+                loads = self.names.loads.get(name, [])
+                if name in self.names.nested:
+                    ok = False
+                if not loads:
+                    continue
+                if self.names.stores.get(name, 0) != 1 or any(id(n) not in planned_loads for n in loads):
+                    ok = False
+            if not ok:
+                continue
+            for plan in self.result.plans:
+                if any(n.value in binding.names for n in plan.loads):
+                    edits += [e for e in plan.edits if e not in edits]
+            self.result.fixes[binding.attribute] = edits
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _bodies(stmt: cst.CSTNode) -> List[Sequence[cst.CSTNode]]:
+    out: List[Sequence[cst.CSTNode]] = []
+    for attr in ("body", "orelse", "finalbody"):
+        part = getattr(stmt, attr, None)
+        if isinstance(part, cst.IndentedBlock):
+            out.append(part.body)
+        elif isinstance(part, (cst.Else, cst.Finally)) and isinstance(part.body, cst.IndentedBlock):
+            out.append(part.body.body)
+        elif isinstance(part, cst.If):
+            out.extend(_bodies(part))
+    for handler in getattr(stmt, "handlers", ()) or ():
+        if isinstance(handler.body, cst.IndentedBlock):
+            out.append(handler.body.body)
+    return out
+
+
+def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
+    """Equal sizes settle one unknown dim of the data (a `?` symbol, power 1, in one dim)."""
+    total_t = Dim()
+    for t in target:
+        total_t = total_t * t
+    total_s = Dim()
+    for d in data:
+        total_s = total_s * d
+    ratio = total_t / total_s
+    unknown = [name for name, power in total_s.powers if name.startswith("?") and power == 1]
+    for name in unknown:
+        holders = [i for i, d in enumerate(data) if name in d.symbols()]
+        if len(holders) == 1:
+            out = list(data)
+            out[holders[0]] = out[holders[0]] * ratio
+            return out
+    return None
+
+
+def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    node = strip_parens(node)
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Call, cst.Subscript)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _exprs(codes, elements) -> List[cst.BaseExpression]:
+    return [strip_parens(elements[c.index]) if isinstance(c, Ref) else integer(c) for c in codes]
+
+
+def _int_tuple(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        values = [literal_int(e.value) for e in node.elements]
+        return None if any(v is None for v in values) else tuple(values)  # type: ignore[misc]
+    return None
+
+
+def _int_tuple_args(args) -> Optional[Tuple[int, ...]]:
+    values = [literal_int(a.value) for a in args]
+    return None if any(v is None for v in values) else tuple(values)  # type: ignore[misc]
+
+
+def _shape_attr(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and isinstance(expr.value, cst.Name):
+        return expr
+    return None
+
+
+def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.shape[i]` -> (the `x.shape` node, i)."""
+    expr = strip_parens(expr)
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        index = literal_int(expr.slice[0].slice.value)
+        attribute = _shape_attr(expr.value)
+        if index is not None and attribute is not None:
+            return attribute, index
+    return None
+
+
+def _shape_slice(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.shape[k:]` -> (the `x.shape` node, k)."""
+    expr = strip_parens(expr)
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+        part = expr.slice[0].slice
+        attribute = _shape_attr(expr.value)
+        lower = literal_int(part.lower) if part.lower is not None else 0
+        if attribute is not None and part.upper is None and part.step is None and lower is not None and lower >= 0:
+            return attribute, lower
+    return None
+
+
+class _MaxAxis(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name, self.max = name, -1
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        found = _shape_index(node) or _shape_slice(node)
+        if found is not None and isinstance(found[0].value, cst.Name) and found[0].value.value == self.name:
+            self.max = max(self.max, found[1])
+
+
+def _max_axis(function: cst.FunctionDef, name: str) -> int:
+    visitor = _MaxAxis(name)
+    function.body.visit(visitor)
+    return visitor.max
+
+
+class _Reader:
+    """A reshape target -> terms over the flow's symbols; records the shape reads."""
+
+    def __init__(self, flow: Flow) -> None:
+        self.flow = flow
+        self.attributes: List[cst.Attribute] = []
+        self.loads: List[cst.Name] = []
+        self.shaped: Set[int] = set()   # positions reading a shape (never a literal code)
+        self.written: Optional[List[cst.BaseExpression]] = None
+        self.tail: Optional[int] = None
+
+    def target(self, node: cst.BaseExpression) -> Optional[List]:
+        node = strip_parens(node)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(not isinstance(e, cst.Element) for e in node.elements):
+                return None
+            self.written = [e.value for e in node.elements]
+            return self.elements(self.written)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left, right = strip_parens(node.left), strip_parens(node.right)
+            sliced = _shape_slice(right)
+            if sliced is not None and isinstance(left, cst.Tuple) and all(isinstance(e, cst.Element) for e in left.elements):
+                head = [e.value for e in left.elements]
+                terms = self.elements(head)
+                tail = self._tail(sliced)
+                if terms is None or tail is None:
+                    return None
+                self.written = head + [right] * len(tail)
+                self.tail = len(head)
+                self.shaped.update(range(len(head), len(head) + len(tail)))
+                return terms + tail
+        sliced = _shape_slice(node)
+        if sliced is not None:
+            tail = self._tail(sliced)
+            if tail is None:
+                return None
+            self.written = [node] * len(tail)
+            self.tail = 0
+            self.shaped.update(range(len(tail)))
+            return tail
+        return None
+
+    def _tail(self, sliced: Tuple[cst.Attribute, int]) -> Optional[List[Dim]]:
+        attribute, k = sliced
+        shape = self.flow.shape_of_name(attribute.value) if isinstance(attribute.value, cst.Name) else None
+        if shape is None:
+            return None
+        rest = bool(shape) and is_rest(shape[-1])
+        if k > len(shape) - rest:
+            return None
+        self.attributes.append(attribute)
+        return list(shape[k:])
+
+    def elements(self, elements: Sequence[cst.BaseExpression]) -> Optional[List]:
+        out = []
+        for position, element in enumerate(elements):
+            before = (len(self.attributes), len(self.loads))
+            number = literal_int(element)
+            if number is not None:
+                out.append(INFER if number == -1 else const(number) if number > 0 else number)
+                continue
+            dim = self.dim(element)
+            if dim is None:
+                return None
+            if (len(self.attributes), len(self.loads)) != before:
+                self.shaped.add(position)
+            out.append(dim)
+        return out
+
+    def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
+        expr = strip_parens(expr)
+        number = literal_int(expr)
+        if number is not None:
+            return const(number) if number > 0 else None
+        index = _shape_index(expr)
+        if index is not None:
+            dim = self.flow.axis(index[0], index[1])
+            if dim is not None:
+                self.attributes.append(index[0])
+            return dim
+        if isinstance(expr, cst.Name) and expr.value in self.flow.dims:
+            self.loads.append(expr)
+            return self.flow.dims[expr.value][0]
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.FloorDivide)):
+            left, right = self.dim(expr.left), self.dim(expr.right)
+            if left is None or right is None:
+                return None
+            return left * right if isinstance(expr.operator, cst.Multiply) else left / right
+        if self._external(expr):
+            number = self.flow.numbers.get(_code(expr))   # `self._units = 4` in __init__
+            return const(number) if number is not None else symbol(EXT + _code(expr))
+        return None
+
+    def _external(self, expr: cst.BaseExpression) -> bool:
+        """A size that is no tensor and reads no shape: a number for the whole call."""
+        flow = self.flow
+        if isinstance(expr, cst.Name):
+            if expr.value in flow.dims or flow.names.stores.get(expr.value, 0) > 1 or expr.value == flow.namespace:
+                return False
+            return flow.facts.value(expr, flow.env).kind in (SCALAR, UNKNOWN)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("shape", "size", "ndim") or not isinstance(expr.value, cst.Name) \
+                    or expr.value.value != "self" or expr.attr.value in flow.self_stores:
+                return False
+            return flow.facts.value(expr, flow.env).kind in (SCALAR, UNKNOWN)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                                cst.FloorDivide)):
+            return self._external(strip_parens(expr.left)) and self._external(strip_parens(expr.right))
+        if isinstance(expr, cst.Integer):
+            return True
+        return False
+
+
+def flow_fixes(rule) -> FlowResult:
+    """The plans of the function being walked (computed once per function and class)."""
+    facts = rule.facts
+    cache = getattr(rule, "_reshape_flow", None)
+    if cache is not None and cache[0] is facts:
+        return cache[1]
+    try:
+        result = Flow(rule).run()
+    except RecursionError:   # pragma: no cover - a pathological expression depth
+        result = FlowResult()
+    rule._reshape_flow = (facts, result)
+    return result
+
+
+__all__ = ["flow_fixes", "FlowResult", "Plan", "Fraction"]
