@@ -85,7 +85,7 @@ class Config:
             return self._exclude_matcher.matches_name(os.path.basename(os.path.abspath(path)))
         return self._exclude_matcher.matches_parts(rel.split("/"))
 
-    def is_excluded_entry(self, parent_rel: str, name: str) -> bool:
+    def is_excluded_entry(self, parent_rel: Optional[str], name: str) -> bool:
         """The walk's fast check for one entry whose parent directory is known not excluded.
 
         ``parent_rel`` is the parent's path relative to the root ("" for the root itself, None

@@ -100,7 +100,9 @@ def decode_source(raw: bytes, path: str = "<bytes>",
     """
     # Python finds the declaration in the first two lines whatever their line endings are;
     # tokenize.detect_encoding splits on LF only, so give it the two lines already split.
-    head = iter(_TWO_LINES.match(raw).group(0).splitlines(keepends=True))
+    two_lines = _TWO_LINES.match(raw)
+    assert two_lines is not None        # every pattern of it may be empty: it matches any bytes
+    head = iter(two_lines.group(0).splitlines(keepends=True))
     try:
         encoding, _ = tokenize.detect_encoding(lambda: next(head, b""))
     except SyntaxError as exc:  # unknown codec, BOM/declaration mismatch, or not UTF-8
@@ -368,8 +370,9 @@ def _write_in_place(target: str, data: bytes, check: Optional[Callable[[], None]
     except BaseException as exc:
         try:
             _overwrite(target, old)
-        except BaseException:
-            raise OSError(f"writing in place failed ({exc}); the old content is in {backup}")
+        except BaseException as restore_error:
+            raise OSError(f"writing in place failed ({exc}); the old content is in {backup}"
+                          ) from restore_error
         os.unlink(backup)
         raise
     os.unlink(backup)

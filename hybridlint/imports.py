@@ -3,9 +3,10 @@
 Only what the fixes caused is touched, as ruff's F401 fix would do it after the rewrite, and only
 for the namespaces the fixes replace with ``F`` (``mxnet.nd``/``ndarray``/``sym``/``symbol``
 imported under any name; ``import mxnet as mx`` stays): a name bound by a module-level import
-that the source used before the fixes and no longer uses anywhere after them (no Name or attribute root, not listed in a module-level ``__all__``). The
-import statement must be a whole line of its own; the name is dropped from it, and a statement
-left empty is deleted. The result must parse, or nothing is removed.
+that the source used before the fixes and no longer uses anywhere after them (no Name or
+attribute root, not listed in a module-level ``__all__``). The import statement must be a whole
+line of its own; the name is dropped from it, and a statement left empty is deleted. The result
+must parse, or nothing is removed.
 """
 from __future__ import annotations
 

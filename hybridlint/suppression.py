@@ -114,7 +114,7 @@ class Suppressions:
                ) -> List[Tuple[Directive, List[str], str]]:
         """``(directive, codes to remove, message)`` for every directive that names an
         unknown code or suppresses nothing among the enabled codes."""
-        found = []
+        found: List[Tuple[Directive, List[str], str]] = []
         directives = self.file_level + [d for ds in self.by_line.values() for d in ds]
         for directive in sorted(directives, key=lambda d: (d.line, d.start)):
             if directive.codes is None:
@@ -150,7 +150,7 @@ def _comment_columns(lines: List[str]):
     return columns
 
 
-def _directive(number: int, match: "re.Match[str]", text: str) -> Optional[Directive]:
+def _directive(number: int, match: "re.Match[str]", text: str) -> Directive:
     raw = match.group("bracket") if match.group("bracket") is not None else match.group("colon")
     codes = None
     if raw is not None:

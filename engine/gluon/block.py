@@ -232,7 +232,7 @@ class Block:
         warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you "
                       "want load from SymbolBlock later, please use export instead. For "
                       "details, see https://mxnet.incubator.apache.org/tutorials/gluon/save_lo"
-                      "ad_params.html")
+                      "ad_params.html", stacklevel=1)    # (MXNet's: no stacklevel)
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
     def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False,
@@ -272,7 +272,7 @@ class Block:
     def load_params(self, filename: str, ctx=None, allow_missing: bool = False,
                     ignore_extra: bool = False) -> None:
         """Deprecated MXNet API: same as load_parameters."""
-        warnings.warn("load_params is deprecated. Please use load_parameters.")
+        warnings.warn("load_params is deprecated. Please use load_parameters.", stacklevel=1)
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     def register_child(self, block: "Block", name: Optional[str] = None) -> None:
@@ -529,7 +529,7 @@ class HybridBlock(Block):
         if active and self._forward_hooks or self._forward_pre_hooks:
             warnings.warn('"{block}" is being hybridized while still having forward '
                           'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
-                          "will not take effect.".format(block=self))
+                          "will not take effect.".format(block=self), stacklevel=1)
         Block.hybridize(self, active, static_alloc=static_alloc, static_shape=static_shape,
                         inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
                         backward_bulk_size=backward_bulk_size)

@@ -370,7 +370,8 @@ class Constant(Parameter):
         self._grad_req = "null"
         if req != "null":
             warnings.warn('Constant parameter "{}" does not support grad_req other than '
-                          '"null", and new value "{}" is ignored.'.format(self.name, req))
+                          '"null", and new value "{}" is ignored.'.format(self.name, req),
+                          stacklevel=1)
 
 
 # What Gluon accepts as a tensor argument.

@@ -54,7 +54,8 @@ def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = Tru
     step = size // num_slice
     if num_slice == 1:
         return [data]
-    from .. import ndarray as nd
+    from .. import ndarray
+    nd: Any = ndarray       # (its operators are installed at run time: mypy cannot see them)
     out = []
     for i in range(num_slice):
         begin = i * step

@@ -5,11 +5,12 @@ Functions appear here as ops are registered (`registry.on_register`): `foo` -> `
 """
 import sys
 import types
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from .. import registry as _registry
 from ..base import MXNetError
-from .ndarray import NDArray, array, concatenate, empty, from_numpy, waitall, wrap
+from .ndarray import (NDArray, array, concatenate, empty, from_numpy, waitall,  # noqa: F401
+                      wrap)
 from .register import make_nd_function
 from .helpers import (add, subtract, multiply, divide, true_divide, modulo, power,  # noqa: F401
                       maximum, minimum, equal, not_equal, greater, greater_equal, lesser,
@@ -27,11 +28,6 @@ sys.modules[linalg.__name__] = linalg
 sys.modules[contrib.__name__] = contrib
 sys.modules[_internal.__name__] = _internal
 sys.modules[op.__name__] = op
-
-if TYPE_CHECKING:
-    # The operators are installed into this module as they are registered: to mypy, any
-    # attribute of it is one (Any). Not defined at run time: a missing op is AttributeError.
-    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 def op_namespace():

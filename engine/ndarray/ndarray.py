@@ -118,20 +118,21 @@ def _inplace(np_fn, op_name="broadcast_op"):
                 np_fn(a, b, out=a, casting="unsafe")
         except ValueError:
             raise MXNetError("in-place operation: shape {} cannot receive a result broadcast "
-                             "with {}".format(_fmt_shape(a.shape), _fmt_shape(np.shape(b))))
+                             "with {}".format(_fmt_shape(a.shape), _fmt_shape(np.shape(b)))
+                             ) from None
         return self
     return op
 
 
-def _check_broadcast(l, r) -> None:
+def _check_broadcast(lhs, rhs) -> None:
     """MXNet's broadcast rule: same ndim after left-padding, each pair equal or one is 1."""
-    n = max(len(l), len(r))
-    lp = (1,) * (n - len(l)) + tuple(l)
-    rp = (1,) * (n - len(r)) + tuple(r)
+    n = max(len(lhs), len(rhs))
+    lp = (1,) * (n - len(lhs)) + tuple(lhs)
+    rp = (1,) * (n - len(rhs)) + tuple(rhs)
     for x, y in zip(lp, rp):
         if x != y and x != 1 and y != 1:
             raise MXNetError("Check failed: l == 1 || r == 1: operands could not be broadcast "
-                             "together with shapes {} {}".format(_fmt_shape(l), _fmt_shape(r)))
+                             "together with shapes {} {}".format(_fmt_shape(lhs), _fmt_shape(rhs)))
 
 
 def _true_divide(a, b):

@@ -7,7 +7,7 @@ engine/_mxnet_names.py).
 """
 import sys
 import types
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,11 +26,6 @@ random: Any = types.ModuleType(__name__ + ".random", "mx.sym.random: sampling")
 linalg: Any = types.ModuleType(__name__ + ".linalg", "mx.sym.linalg: linear algebra operators")
 for _m in (contrib, _internal, op, random, linalg):
     sys.modules[_m.__name__] = _m
-
-if TYPE_CHECKING:
-    # The operators are installed into this module as they are registered: to mypy, any
-    # attribute of it is one (Any). Not defined at run time: a missing op is AttributeError.
-    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 
 def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,

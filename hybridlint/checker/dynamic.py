@@ -132,13 +132,13 @@ def failure_line(exc: BaseException, user_files: Set[str],
                                    linecache.getline(frame.f_code.co_filename, lineno))
     if innermost is not None and not _is_shape_error(exc):
         return innermost
-    text = str(exc)
+    message = str(exc)
     for name in user_files:                # the engine's messages say "created at file:line"
-        match = re.search(re.escape(name) + r":(\d+)", text)
+        match = re.search(re.escape(name) + r":(\d+)", message)
         if match:
             lineno = int(match.group(1))
             return SourceLine(name, lineno, linecache.getline(name, lineno))
-    for match in _NODE_NAME.finditer(text):
+    for match in _NODE_NAME.finditer(message):
         if node_lines and match.group(1) in node_lines:
             return node_lines[match.group(1)]
     return innermost

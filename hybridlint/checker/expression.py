@@ -22,7 +22,7 @@ BASE_SHAPES = [(2, 3, 4), (3, 4), (5,)]
 MAX_SHAPE_SETS = 8
 
 
-def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, str]]:
+def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Optional[str]]]:
     """(original expression, rewritten expression, namespace name), or None."""
     limit = min(len(original), len(fixed))
     prefix = 0
@@ -39,16 +39,19 @@ def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, st
         return None
     offsets = _line_offsets(original)
     start, end = prefix, len(original) - suffix
-    best = None
+    best: Optional[Tuple[int, int, Optional[ast.FunctionDef]]] = None
     for node, function in _expressions(tree):
+        assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
         node_start = _offset(original, offsets, node.lineno, node.col_offset)
         node_end = _offset(original, offsets, node.end_lineno, node.end_col_offset)
         if node_start <= start and end <= node_end and (
                 best is None or node_end - node_start < best[1] - best[0]):
             best = (node_start, node_end, function)
-    if best is None or best[2] is None:
+    if best is None:
         return None
     node_start, node_end, function = best
+    if function is None:
+        return None
     delta = len(fixed) - len(original)
     before, after = original[node_start:node_end], fixed[node_start:node_end + delta]
     for text in (before, after):

@@ -2,13 +2,15 @@
 
 An input is a shape (random data, seeded), an `InputSpec` (shape + dtype, integer range, or a
 literal value), an array, a list/tuple of inputs (`InputList`, one list argument such as
-`label=[start, end]`) or a plain Python value (`Value`: int, float, bool, str, None). Examples come from the API, from `[tool.hybridlint.examples]` in
-pyproject.toml (`examples_from_config`) and from `hybridlint verify FILE::Class --input 2,64,8,8`
-(`parse_target`, `parse_input_option`).
+`label=[start, end]`) or a plain Python value (`Value`: int, float, bool, str, None). Examples
+come from the API, from `[tool.hybridlint.examples]` in pyproject.toml (`examples_from_config`)
+and from `hybridlint verify FILE::Class --input 2,64,8,8` (`parse_target`,
+`parse_input_option`).
 """
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -226,9 +228,9 @@ def parse_input_option(text: str) -> Any:
     `{ float = 0.5 }` or `{ none = true }`."""
     stripped = text.strip()
     if stripped[:1] in "[{":
-        try:
+        if sys.version_info >= (3, 11):
             import tomllib
-        except ImportError:                      # Python < 3.11
+        else:                                    # Python < 3.11
             import tomli as tomllib
         try:
             value = tomllib.loads(f"v = {stripped}")["v"]

@@ -18,7 +18,7 @@ from .dynamic import (TraceEvents, events_from_failure, failure_line, to_finding
                       watch_symbols)
 from .inputs import make_arrays, to_spec
 from .loader import BackendUnavailable, backend, load_source
-from .report import EquivalenceReport, compare_arrays, first_difference
+from .report import EquivalenceReport, Status, compare_arrays, first_difference
 
 # MXNet 1.9.1 (and the engine) raise this when a HybridBlock gets a non-hybrid child: the
 # hazard HL010 reports, at construction time rather than at hybridize().
@@ -89,10 +89,10 @@ def executed_lines(filename: str, lines: Set[int], spans: Optional[Set] = None):
         yield lines
     finally:
         sys.settrace(previous)
-        threading.settrace(previous)
+        threading.settrace(previous)  # type: ignore[arg-type]  # None (no tracer) is valid
 
 
-def _stage(status: str, stage: str, base: dict, user_files: Set[str],
+def _stage(status: Status, stage: str, base: dict, user_files: Set[str],
            events: Optional[TraceEvents] = None) -> Callable[[BaseException], Failed]:
     """Build the Failed for an exception raised in `stage`, classifying environment problems."""
     def fail(exc: BaseException) -> Failed:
@@ -173,20 +173,21 @@ def _findings(events: TraceEvents) -> list:
         return []
 
 
-def _load(mx, source: str, filename: str, target: str, status: str, stage: str, base: dict):
+def _load(mx, source: str, filename: str, target: str, status: Status, stage: str, base: dict):
     files = {filename}
     try:
         module = load_source(source, filename)
         return execute.resolve(module, target)
-    except BaseException as exc:  # noqa: B902 - user code may raise anything, even SystemExit
-        raise _stage(status, stage, base, files)(exc)
+    except BaseException as exc:  # user code may raise anything, even SystemExit
+        # Failed is the verdict, carrying exc in its report (not chained: see _is_engine_gap)
+        raise _stage(status, stage, base, files)(exc)  # noqa: B904
 
 
 def _run(fn: Callable[[], Any], fail: Callable[[BaseException], Failed]) -> Any:
     try:
         return fn()
-    except BaseException as exc:  # noqa: B902
-        raise fail(exc)
+    except BaseException as exc:
+        raise fail(exc)  # noqa: B904  (as in _load)
 
 
 def _run_hybridized(mx, block, arrays: List, events: TraceEvents,

@@ -30,7 +30,8 @@ def backend(name: str) -> Iterator[types.ModuleType]:
         try:
             from hybridlint.engine import as_mxnet
         except ImportError as exc:
-            raise BackendUnavailable(f"the bundled engine cannot redirect `import mxnet`: {exc}")
+            raise BackendUnavailable(
+                f"the bundled engine cannot redirect `import mxnet`: {exc}") from exc
         with as_mxnet():
             yield importlib.import_module("mxnet")
     elif name == "mxnet":

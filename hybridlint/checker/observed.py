@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 from .expression import _namespace
 
@@ -34,6 +34,7 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
       integer), fluent methods both NDArray and Symbol have, so no namespace is needed.
 
     Returns (findings, plan) with `plan[line] = (code, detail)` for `rewrite`."""
+    from hybridlint.ftypes import FixSafety
     from hybridlint.linter import Finding
     busy = {f.line for f in taken}
     try:
@@ -69,7 +70,7 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
                 finding.code, finding.name or "",
                 f"observed at run time while tracing the hybridized graph: {text}", line,
                 min(n.col_offset for n in nodes) + 1, line,
-                max(n.end_col_offset for n in nodes) + 1, "safe", path))
+                max(n.end_col_offset for n in nodes) + 1, FixSafety.SAFE, path))
     return out, plan
 
 
@@ -94,8 +95,8 @@ def _int(node: Optional[ast.expr]) -> Optional[int]:
 def _bounds(node: ast.Subscript):
     """(begin, end, squeeze) of an axis-0 index with literal bounds, else None."""
     index = node.slice
-    if _int(index) is not None:
-        i = _int(index)
+    i = _int(index)
+    if i is not None:
         return i, (None if i == -1 else i + 1), True
     if isinstance(index, ast.Slice) and index.step is None:
         ends = [index.lower, index.upper]
@@ -107,7 +108,7 @@ def _bounds(node: ast.Subscript):
 
 def _index_repr(node: ast.Subscript) -> str:
     """How Python reprs the index object the Symbol received (`0`, `slice(1, 3, None)`)."""
-    index = node.slice
+    index: Any = node.slice         # an int literal or an ast.Slice (what _subscripts keeps)
     if _int(index) is not None:
         return repr(_int(index))
     lower = None if index.lower is None else _int(index.lower)
@@ -165,7 +166,7 @@ def rewrite(source: str, plan: Dict[int, Tuple[str, Optional[str]]]) -> str:
     return "".join(lines)
 
 
-def _render_span(text: str, start: int, end: int, nodes: List[ast.expr], namespaces) -> str:
+def _render_span(text: str, start: int, end: int, nodes: List[Any], namespaces) -> str:
     """The bytes [start, end) of one line, with the outermost chosen nodes inside rewritten."""
     raw = text.encode("utf-8")
     inside = [n for n in nodes if start <= n.col_offset and n.end_col_offset <= end]
@@ -176,7 +177,8 @@ def _render_span(text: str, start: int, end: int, nodes: List[ast.expr], namespa
     for node in sorted(outer, key=lambda n: n.col_offset):
         out.append(raw[pos:node.col_offset].decode("utf-8"))
         if isinstance(node, ast.Subscript):
-            value = _render_span(text, node.value.col_offset, node.value.end_col_offset,
+            value = _render_span(text, node.value.col_offset,
+                                 cast(int, node.value.end_col_offset),    # parsed: set
                                  inside, namespaces)
             if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
                 value = f"({value})"

@@ -148,7 +148,8 @@ def compare_arrays(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray],
 def _max_diffs(want: np.ndarray, have: np.ndarray) -> tuple:
     if want.size == 0:
         return 0.0, 0.0
-    w, h = want.astype(np.float64), have.astype(np.float64)
+    w: np.ndarray = want.astype(np.float64)
+    h: np.ndarray = have.astype(np.float64)
     both_nan = np.isnan(w) & np.isnan(h)
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.where(both_nan, 0.0, np.abs(w - h))

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import IO, Any, BinaryIO, Callable, Dict, Optional, cast
 
 from . import procs
 from .protocol import (ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd,
@@ -84,6 +84,11 @@ def _await_report(shield: procs.SignalShield, fd: int, deadline: Optional[float]
         watch.settle()
 
 
+def _pipe(stream: Optional[IO[bytes]]) -> BinaryIO:
+    """A worker's stdin or stdout: Popen(stdin=PIPE, stdout=PIPE) made it, never None."""
+    return cast(BinaryIO, stream)
+
+
 class _Worker:
     """One `python -m hybridlint.checker.worker` process, its pipes and its lifeline."""
 
@@ -104,7 +109,8 @@ class _Worker:
     def wait_ready(self) -> None:
         """Start-up (imports of the backend) has its own limit; the job's starts after it."""
         try:
-            ready = read_frame_fd(self.proc.stdout.fileno(), time.monotonic() + STARTUP_TIMEOUT)
+            ready = read_frame_fd(_pipe(self.proc.stdout).fileno(),
+                                  time.monotonic() + STARTUP_TIMEOUT)
         except ChannelTimeout:
             raise ChannelClosed(f"the worker did not start within {STARTUP_TIMEOUT:g} s") from None
         if ready != {"type": "ready"}:
@@ -113,9 +119,9 @@ class _Worker:
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
         with procs.SignalShield() as shield:
-            write_frame(self.proc.stdin, {"type": "job", "job": job_to_wire(job)})
-            return _await_report(shield, self.proc.stdout.fileno(), deadline, self.proc.pid,
-                                 self.memory_mb, self.kill)
+            write_frame(_pipe(self.proc.stdin), {"type": "job", "job": job_to_wire(job)})
+            return _await_report(shield, _pipe(self.proc.stdout).fileno(), deadline,
+                                 self.proc.pid, self.memory_mb, self.kill)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -128,7 +134,7 @@ class _Worker:
 
     def close(self) -> None:
         try:
-            self.proc.stdin.close()
+            _pipe(self.proc.stdin).close()
             self.proc.wait(timeout=5)
         except Exception:
             self.kill()
@@ -138,7 +144,7 @@ class _Worker:
     def _close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout, self.log):
             try:
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # (PIPEs: never None)
             except Exception:
                 pass
         try:
@@ -194,10 +200,17 @@ class CheckerSession:
         worker = self._workers.get(backend)
         label = job.get("label") or job.get("target", "")
         self.jobs_run += 1
+        started = False
+        if worker is None or not worker.alive():
+            try:
+                worker = _Worker(self.memory_mb, backend, self.limits)
+            except OSError as exc:   # fork, pipe or log file (this used to be AttributeError)
+                return _cannot_run(label, backend, "worker", f"cannot start a worker: {exc}")
+            self._workers[backend] = worker
+            self.workers_started += 1
+            started = True
         try:
-            if worker is None or not worker.alive():
-                worker = self._workers[backend] = _Worker(self.memory_mb, backend, self.limits)
-                self.workers_started += 1
+            if started:
                 worker.wait_ready()
             return worker.request(job, timeout)
         except ChannelTimeout:

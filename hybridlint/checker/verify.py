@@ -10,16 +10,18 @@ the original fails to hybridize as well.
 
 Passing the examples proves a fix only if an example ran it: the worker records which lines of
 the fixed source executed, and where (instruction positions), during the build, eager and
-hybridized runs, and a fix whose rewritten code none of the examples executed (a class without examples, a branch not taken) is treated as in
-a file without examples: an expression-level check, and for an unsafe fix only with
---unsafe-fixes; otherwise it is not applied, and `proofs` says so.
+hybridized runs, and a fix whose rewritten code none of the examples executed (a class without
+examples, a branch not taken) is treated as in a file without examples: an expression-level
+check, and for an unsafe fix only with --unsafe-fixes; otherwise it is not applied, and `proofs`
+says so.
 """
 from __future__ import annotations
 
 import ast
 import difflib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set,
+                    Tuple, cast)
 
 from .checks import check_fix, check_source
 from .jobs import HYBRID_CHILD
@@ -27,6 +29,9 @@ from .observed import observed_fixes, with_observed
 from .inputs import Example
 from .report import EquivalenceReport
 from .session import CheckerSession, shared_session
+
+if TYPE_CHECKING:
+    from hybridlint.linter import FixResult
 
 Key = Tuple[str, int, int]
 
@@ -115,9 +120,10 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     `fixer` defaults to `hybridlint.linter.fix_source` (tests inject a deliberately wrong one).
     """
     if fixer is None:
-        from hybridlint.linter import fix_source as fixer
+        from hybridlint.linter import fix_source
+        fixer = fix_source
     session = session or shared_session()
-    check_options = dict(backend=backend, rtol=rtol, atol=atol, session=session,
+    check_options: Dict[str, Any] = dict(backend=backend, rtol=rtol, atol=atol, session=session,
                          timeout=timeout)
     labels = example_labels(examples)
     baseline = check_source(source, path, examples, seed=seed, **check_options)
@@ -199,7 +205,8 @@ def _expression_level(source, path, candidates, fixer, fix_options, check_option
     from .expression import verify_expression_fix
     kept, rejected, reports, proofs = [], [], [], []
     for finding in candidates:
-        alone = fixer(source, path, accept=lambda f, k=_key(finding): _key(f) == k,
+        # (k binds this iteration's key: the default is evaluated per loop, as meant)
+        alone = fixer(source, path, accept=lambda f, k=_key(finding): _key(f) == k,  # noqa: B008
                       **fix_options)
         report = verify_expression_fix(source, alone.source, **check_options)
         report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
@@ -245,9 +252,9 @@ class _Search:
         self.reference = source           # what each candidate's eager outputs must equal
         self.rejected: List[RejectedFix] = []
         self._cache: Dict[FrozenSet[Key], List[EquivalenceReport]] = {}
-        self._fixed: Dict[FrozenSet[Key], object] = {}
+        self._fixed: Dict[FrozenSet[Key], FixResult] = {}
 
-    def fix(self, findings: Sequence) -> object:
+    def fix(self, findings: Sequence) -> FixResult:
         keys = frozenset(_key(f) for f in findings)
         if keys not in self._fixed:
             self._fixed[keys] = self.fixer(self.source, self.path,
@@ -304,7 +311,8 @@ class _Search:
         if ok:
             return candidates
         if len(candidates) == 1:
-            self.rejected.append(RejectedFix(candidates[0], report))
+            # not acceptable: acceptable() returned the refusing report
+            self.rejected.append(RejectedFix(candidates[0], cast(EquivalenceReport, report)))
             return []
         middle = len(candidates) // 2
         left = self.bisect(candidates[:middle], accepted)
@@ -375,9 +383,11 @@ def _enclosing(tree, line: int, span: tuple) -> Optional[tuple]:
     operands of `and`/`or`, a lambda or comprehension), else the statement around it; None
     (use the whole line) when that is not on one line."""
     nodes, parents = tree
-    best = None
+    best: Any = None                # an ast.expr (parsed: its end positions are set)
     for node in nodes:
-        if (isinstance(node, ast.expr) and node.lineno == node.end_lineno == line
+        if not isinstance(node, ast.expr) or node.end_col_offset is None:
+            continue
+        if (node.lineno == node.end_lineno == line
                 and node.col_offset <= span[0] and span[1] <= node.end_col_offset
                 and (best is None or node.end_col_offset - node.col_offset
                      < best.end_col_offset - best.col_offset)):

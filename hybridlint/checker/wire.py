@@ -211,13 +211,17 @@ def _diff_from_wire(data: Any) -> OutputDiff:
 
 
 def _finding(data: Any):
+    from hybridlint.ftypes import FixSafety
     from hybridlint.linter import Finding
     if not isinstance(data, dict) or set(data) != set(_FINDING_FIELDS):
+        raise ProtocolError("malformed run-time finding")
+    fix = _opt_text(data["fix"], "fix")
+    if fix is not None and fix not in {safety.value for safety in FixSafety}:
         raise ProtocolError("malformed run-time finding")
     return Finding(_text(data["code"], "code"), _text(data["name"], "name"),
                    _text(data["message"], "message"), _int(data["line"], "line"),
                    _int(data["col"], "col"), _int(data["end_line"], "end_line"),
-                   _int(data["end_col"], "end_col"), _opt_text(data["fix"], "fix"),
+                   _int(data["end_col"], "end_col"), None if fix is None else FixSafety(fix),
                    _text(data["path"], "path"))
 
 

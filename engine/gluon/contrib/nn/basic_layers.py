@@ -51,7 +51,8 @@ class PixelShuffle2D(HybridBlock):
         except TypeError:
             self._factors = tuple(int(fac) for fac in factor)
             if len(self._factors) != 2:
-                raise AssertionError("wrong length {}".format(len(self._factors)))
+                # MXNet's assert, raised inside the except as there
+                raise AssertionError("wrong length {}".format(len(self._factors)))  # noqa: B904
 
     def hybrid_forward(self, F, x):
         f1, f2 = self._factors
