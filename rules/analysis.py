@@ -52,20 +52,44 @@ class ClassFacts:
     refuses_hybridize: bool = False
     defaults: Dict[str, object] = field(default_factory=dict)  # self.<a> = <param>: the param's literal default
     required: Dict[str, str] = field(default_factory=dict)  # self.<a> = <param> without a default: a -> param
+    stored: Dict[str, str] = field(default_factory=dict)  # self.<a> = <param> with a default: a -> param
+    _built_memo: Dict[str, object] = field(default_factory=dict)  # param -> construction_default (memo)
     module: Optional["ModuleFacts"] = None
 
     def default_of(self, attr: str) -> object:
-        """The value `self.<attr>` has in the default configuration: the literal default of the
-        constructor parameter it stores, or, for a parameter without one, what every
-        construction of this class in the module passes under the constructing class's own
-        defaults (`APN(in_size=(h, w) if fixed_size else None)` in `LEDNet(fixed_size=False)`);
-        `NO_DEFAULT` when not decided."""
-        if attr in self.defaults:
-            return self.defaults[attr]
-        param = self.required.get(attr)
+        """The value `self.<attr>` has in the module's configuration of the block: what every
+        construction of this class in the module passes for the constructor parameter it
+        stores, under the constructing classes' own defaults (`EffiDwsConvUnit(in_size=in_size
+        if fixed_size else None)` in `EfficientNet(fixed_size=True)`: a tuple, whatever the
+        unit's own `in_size=None`); when the module builds it nowhere (or its constructions
+        disagree), the parameter's literal default; `NO_DEFAULT` when neither decides."""
+        param = self.required.get(attr) or self.stored.get(attr)
+        if param is not None and self.module is not None and self.module.class_nodes is not None:
+            built = self.built_as(attr)
+            if built is not NO_DEFAULT:
+                return built
+        return self.defaults.get(attr, NO_DEFAULT)
+
+    def built_as(self, attr: str) -> object:
+        """What every construction of this class in the module passes for the parameter stored
+        in `self.<attr>` (`construction_default`), ignoring the parameter's own literal default:
+        `NO_DEFAULT` when the module builds the class nowhere or its constructions disagree."""
+        param = self.required.get(attr) or self.stored.get(attr)
         if param is None or self.module is None or self.module.class_nodes is None:
             return NO_DEFAULT
-        return construction_default(self.node, param, self.module.class_nodes, 0)
+        if param not in self._built_memo:
+            self._built_memo[param] = construction_default(self.node, param, self.module.class_nodes, 0,
+                                                      self.module.functions)
+        return self._built_memo[param]
+
+    def chosen_by_callers(self, attr: str) -> bool:
+        """Whether `self.<attr>` stores a constructor argument without a default that the
+        module never passes (it builds the class nowhere): every caller, in other modules,
+        chooses it, and nothing here says which way."""
+        param = self.required.get(attr)
+        if param is None or self.module is None or self.module.class_nodes is None:
+            return False
+        return _built(self.node, param, self.module.class_nodes, 0, self.module.functions) is _NOT_BUILT
     functions: List["FunctionFacts"] = field(default_factory=list)
 
 
@@ -374,62 +398,231 @@ def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
 
 _OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
 NO_DEFAULT = object()
+_NOT_BUILT = object()  # `_built`: the module constructs the class nowhere
 _TRUTHY = True  # a value known only to be not None and truthy (a non-empty tuple)
 
 
-def construction_default(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int) -> object:
-    """What every `Klass(...)` in the module's constructors passes for `param`, evaluated under
-    the constructing class's own defaults; NO_DEFAULT unless all agree (None / truthy / falsy)."""
+def construction_default(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int,
+                         functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
+    """`_built`, NO_DEFAULT when the module builds the class nowhere."""
+    built = _built(klass, param, classes, depth, functions)
+    return NO_DEFAULT if built is _NOT_BUILT else built
+
+
+def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int,
+           functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
+    """What every `Klass(...)` in the module passes for `param`: a construction in a class's
+    `__init__` is evaluated under that class's own defaults (and, for its parameters without
+    one, recursively under the constructions of that class), one anywhere else (another
+    method, a module function) only when it passes a literal; an omitted argument is the
+    parameter's default. NO_DEFAULT unless there is one construction at least and all agree
+    (None / truthy / falsy), or when a construction passes `*args` / `**kwargs`; `_NOT_BUILT`
+    when the module has no construction of the class."""
     init = _method(klass, "__init__")
-    if init is None or depth > 3:
+    if init is None or depth > 6:
         return NO_DEFAULT
-    names = [p.name.value for p in _signature(init)[1:]]
+    signature = _signature(init)[1:]
+    names = [p.name.value for p in signature]
     position = names.index(param) if param in names else None
+    declared = next((p for p in signature + list(init.params.kwonly_params) if p.name.value == param), None)
+    if declared is None:
+        return NO_DEFAULT
     values = []
-    for parent in classes.values():
-        parent_init = _method(parent, "__init__")
-        if parent_init is None or parent is klass:
+    for call, parent, parent_init in _construction_index(classes, functions).get(klass.name.value, ()):
+        if parent is klass:
             continue
-        finder = _Constructions(klass.name.value)
-        parent_init.body.visit(finder)
-        for call in finder.calls:
-            arg = call_argument(call, position, param)
-            if arg is None or any(a.star for a in call.args):
+        if any(a.star for a in call.args):
+            return NO_DEFAULT
+        arg = call_argument(call, position, param)
+        if arg is None:
+            if declared.default is None:
                 return NO_DEFAULT
-            values.append(_value_in(arg.value, parent, parent_init, classes, depth))
-    if not values or any(v is NO_DEFAULT for v in values):
+            values.append(_value_in(declared.default, None, None, classes, depth, functions=functions))
+        elif parent is None:
+            values.append(_value_in(arg.value, None, None, classes, depth, functions=functions))
+        else:
+            values.append(_value_in(arg.value, parent, parent_init, classes, depth, functions=functions))
+    if not values:
+        return _NOT_BUILT
+    if any(v is NO_DEFAULT for v in values):
         return NO_DEFAULT
     kinds = {(v is None, bool(v)) for v in values}
     return values[0] if len(kinds) == 1 else NO_DEFAULT
 
 
+_INDEX: List[object] = [None, None, {}]  # the last module's (classes, functions, index)
+
+
+def _construction_index(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
+                        ) -> Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]]:
+    """Every call of a module class by name (`Klass(...)`, `mod.Klass(...)`) in the methods of
+    the classes and in the module functions: (call, the class whose `__init__` makes it and that
+    `__init__`, or None twice elsewhere). Built once per module (the last one is kept)."""
+    if _INDEX[0] is classes and _INDEX[1] is functions:
+        return _INDEX[2]  # type: ignore[return-value]
+    finder = _Constructions(set(classes))
+    for parent in classes.values():
+        if not isinstance(parent.body, cst.IndentedBlock):
+            continue
+        for stmt in parent.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                inits = stmt.name.value == "__init__"
+                finder.scope = (parent if inits else None, stmt if inits else None)
+                stmt.visit(finder)
+    for function in (functions or {}).values():
+        finder.scope = (None, None)
+        function.visit(finder)
+    _INDEX[:] = [classes, functions, finder.calls]
+    return finder.calls
+
+
 class _Constructions(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name, self.calls = name, []
+    """Calls of module classes, by name or through a local bound to classes only
+    (`unit_class = StridedDiceBlock if j == 0 else ShuffledDiceBlock; unit_class(...)`: a
+    construction of each)."""
+
+    def __init__(self, names: Set[str]) -> None:
+        self.names = names
+        self.scope: Tuple[Optional[cst.ClassDef], Optional[cst.FunctionDef]] = (None, None)
+        self.calls: Dict[str, list] = {}
+        self.aliases: Dict[str, Set[str]] = {}
+
+    def _classes(self, expr: cst.BaseExpression) -> Optional[Set[str]]:
+        if isinstance(expr, cst.IfExp):
+            body, orelse = self._classes(expr.body), self._classes(expr.orelse)
+            return None if body is None or orelse is None else body | orelse
+        name = (dotted_name(expr) or "").split(".")[-1]
+        return {name} if name in self.names else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.aliases = {}
+        for small in _walk_statements(node.body.body):
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name):
+                held = self._classes(small.value)
+                if held:
+                    self.aliases.setdefault(small.targets[0].target.value, set()).update(held)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if (dotted_name(node.func) or "").split(".")[-1] == self.name:
-            self.calls.append(node)
+        name = (dotted_name(node.func) or "").split(".")[-1]
+        held = self.aliases.get(name, set()) if isinstance(node.func, cst.Name) else set()
+        for klass in held | ({name} if name in self.names else set()):
+            self.calls.setdefault(klass, []).append((node, *self.scope))
 
 
-def _value_in(expr: cst.BaseExpression, klass: cst.ClassDef, init: cst.FunctionDef,
-              classes: Dict[str, cst.ClassDef], depth: int) -> object:
+class _Bindings(cst.CSTVisitor):
+    """Every binding of `name` in a function body (nested defs, classes, lambdas and
+    comprehensions have their own scopes): the values of plain `name = value` assignments, and
+    `other` when the name is bound any other way (unpacking, a `for` target, `+=`, `with ...
+    as`, `:=`, `del`, an import, `except ... as`, `global`/`nonlocal`), whose value is not read."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.values, self.other = name, [], False
+
+    def _mine(self, node: Optional[cst.CSTNode]) -> bool:
+        return isinstance(node, cst.Name) and node.value == self.name
+
+    def _targets(self, node: Optional[cst.CSTNode]) -> bool:
+        """Whether an unpacking target binds the name."""
+        if self._mine(node):
+            return True
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return any(self._targets(e.value) for e in node.elements)
+        if isinstance(node, cst.StarredElement):
+            return self._targets(node.value)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self._mine(node.name):
+            self.other = True
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if self._mine(node.name):
+            self.other = True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.CSTNode) -> bool:
+        return False
+
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if self._mine(target.target):
+                self.values.append(node.value)
+            elif self._targets(target.target):
+                self.other = True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self._mine(node.target) and node.value is not None:
+            self.values.append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._mine(node.target):
+            self.other = True
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._targets(node.target):
+            self.other = True
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None and self._targets(node.asname.name):
+            self.other = True
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if self._mine(node.target):
+            self.other = True
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if self._targets(node.target):
+            self.other = True
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        bound = node.asname.name if node.asname is not None else node.name
+        if self._mine(bound) or (isinstance(bound, cst.Attribute) and dotted_name(bound).split(".")[0] == self.name):
+            self.other = True
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None and self._mine(node.name.name):
+            self.other = True
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if any(self._mine(item.name) for item in node.names):
+            self.other = True
+
+    visit_Nonlocal = visit_Global
+
+
+def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Optional[cst.FunctionDef],
+              classes: Dict[str, cst.ClassDef], depth: int, _seen: frozenset = frozenset(),
+              functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
     """`expr`'s value in `klass.__init__` under its defaults: a literal, None, a truthy tuple,
-    a ternary or `is (not) None` test of such; NO_DEFAULT when not decided."""
+    a ternary or `is (not) None` test of such, a local (every value it is ever assigned in
+    `__init__`, and for a parameter its own value too, agreeing: `in_size = (h // 2, w // 2)`
+    in a loop over stages keeps a tuple) or a parameter (its default; without one, what the
+    module's constructions of `klass` pass); NO_DEFAULT when not decided. Without `init`
+    (a construction outside a constructor) only literals are decided."""
+    def value(sub: cst.BaseExpression) -> object:
+        return _value_in(sub, klass, init, classes, depth, _seen, functions)
+
     if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements:
         return _TRUTHY
     if isinstance(expr, cst.IfExp):
-        test = _value_in(expr.test, klass, init, classes, depth)
+        test = value(expr.test)
         if test is NO_DEFAULT:
             return NO_DEFAULT
-        return _value_in(expr.body if test else expr.orelse, klass, init, classes, depth)
+        return value(expr.body if test else expr.orelse)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-        inner = _value_in(expr.expression, klass, init, classes, depth)
+        inner = value(expr.expression)
         return NO_DEFAULT if inner is NO_DEFAULT else not inner
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
             dotted_name(expr.comparisons[0].comparator) == "None" and \
             isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot)):
-        left = _value_in(expr.left, klass, init, classes, depth)
+        left = value(expr.left)
         if left is NO_DEFAULT:
             return NO_DEFAULT
         return (left is None) == isinstance(expr.comparisons[0].operator, cst.Is)
@@ -438,20 +631,29 @@ def _value_in(expr: cst.BaseExpression, klass: cst.ClassDef, init: cst.FunctionD
         return {"None": None, "True": True, "False": False}[name]
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
         return ast.literal_eval(expr.value)
-    if name is None:
+    if name is None or "." in name or init is None or klass is None or name in _seen:
         return NO_DEFAULT
-    assigned = [s.value for s in _walk_statements(init.body.body) if isinstance(s, cst.Assign)
-                and any(dotted_name(t.target) == name for t in s.targets)]
-    if len(assigned) == 1:
-        return _value_in(assigned[0], klass, init, classes, depth)
-    if assigned or "." in name:
+    seen = _seen | {name}
+    bindings = _Bindings(name)
+    init.body.visit(bindings)
+    if bindings.other:
         return NO_DEFAULT
-    for param in _signature(init)[1:] + list(init.params.kwonly_params):
-        if param.name.value == name:
-            if param.default is None:
-                return construction_default(klass, name, classes, depth + 1)
-            return _value_in(param.default, klass, init, classes, depth)
-    return NO_DEFAULT
+    values = [_value_in(v, klass, init, classes, depth, seen, functions) for v in bindings.values]
+    param = next((p for p in _signature(init)[1:] + list(init.params.kwonly_params)
+                  if p.name.value == name), None)
+    if param is not None:  # the value it holds before (or without) any assignment: what the
+        # module's constructions pass, else (built nowhere, or not decided) its default
+        built = _built(klass, name, classes, depth + 1, functions)
+        if built is _NOT_BUILT or built is NO_DEFAULT:
+            built = NO_DEFAULT if param.default is None else _value_in(
+                param.default, klass, init, classes, depth, seen, functions)
+        values.append(built)
+    elif not values:
+        return NO_DEFAULT
+    if any(v is NO_DEFAULT for v in values):
+        return NO_DEFAULT
+    kinds = {(v is None, bool(v)) for v in values}
+    return values[0] if len(kinds) == 1 else NO_DEFAULT
 
 
 def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
@@ -478,6 +680,7 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
                     default = parameter_defaults.get(small.value.value, NO_DEFAULT)
                     if default is not NO_DEFAULT:
                         facts.defaults[target.attr.value] = default
+                        facts.stored[target.attr.value] = small.value.value
                     elif any(p.name.value == small.value.value and p.default is None
                              for p in _signature(init)[1:] + list(init.params.kwonly_params)):
                         facts.required[target.attr.value] = small.value.value

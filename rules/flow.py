@@ -42,6 +42,15 @@ class FunctionAnalyzer:
 
     def run(self) -> None:
         env = dict(self.facts.params)
+        if self.facts.kind != "hybrid_forward" and self.facts.namespace is None and any(
+                v.assumed for v in env.values()) and _computes_with_numpy(self.facts):
+            # a helper that gets no F and computes with numpy is host code: gluon hands a
+            # child's non-array inputs to hybrid_forward unchanged (HybridBlock.forward), so an
+            # input nothing proved an MXNet array may be the numpy array a parent made
+            # (CIFARFractalNet's np.random.randint columns into FractalBlock.calc_drop_mask);
+            # what numpy arrays share with NDArrays there (.shape, arithmetic, indexing) proves
+            # nothing more
+            env = {name: UNKNOWN_VALUE if value.assumed else value for name, value in env.items()}
         self.block(self.facts.node.body, env)
 
     def block(self, suite: cst.BaseSuite, env: Env) -> Tuple[Env, bool]:
@@ -248,3 +257,24 @@ def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", e
             return analyzer.evaluator.eval(args[0].value, env, consumed=True).nonnegative
         return start >= 0
     return True
+
+
+class _NumpyCalls(cst.CSTVisitor):
+    def __init__(self, qualify) -> None:
+        self.qualify, self.found = qualify, False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        name = dotted_name(node.func)
+        if name is not None and "." in name and (self.qualify(name) or "").startswith("numpy."):
+            self.found = True
+        return not self.found
+
+
+def _computes_with_numpy(facts: "FunctionFacts") -> bool:
+    """Whether the function calls numpy (`np.zeros(...)`, `numpy.where(...)`, any import alias)."""
+    context = facts.module.context
+    qualify = context.qualify if context is not None else (
+        lambda name: "numpy." + name.partition(".")[2] if name.startswith(("np.", "numpy.")) else None)
+    finder = _NumpyCalls(qualify)
+    facts.node.body.visit(finder)
+    return finder.found

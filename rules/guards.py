@@ -77,8 +77,11 @@ def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpressio
     """The branch of `self.in_size if self.fixed_size else x.shape[2:]` that the block's default
     configuration does not evaluate, when the other branch is a `self` attribute (a static value
     the constructor stores): with `fixed_size=True` by default the dynamic fallback runs only in
-    a configuration the caller chooses (not a certain hazard). None when the test is not decided
-    by the constructor's literal defaults, or the default takes the dynamic branch."""
+    a configuration the caller chooses (not a certain hazard). The test is decided by the
+    module's configuration (`ClassFacts.default_of`: what its constructions of the class pass,
+    else the parameter's literal default), or left to the callers when it reads a constructor
+    argument without a default that the module never passes. None when the module's
+    configuration takes the dynamic branch, or nothing decides the test."""
     if klass is None or not (klass.defaults or klass.required):
         return None
     static_body, static_orelse = _self_attribute(expr.body), _self_attribute(expr.orelse)
@@ -86,6 +89,11 @@ def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpressio
         return None
     taken = _by_defaults(expr.test, klass)
     if taken is None:
+        # a flag without a default that this module never passes (`HeatmapMaxDetBlock(channels,
+        # in_size, fixed_size)` built by the pose models of other modules): every caller chooses
+        # the branch, so the dynamic fallback is no more certain than the static value
+        if _chosen_by_callers(expr.test, klass):
+            return expr.orelse if static_body else expr.body
         return None
     if taken and static_body:
         return expr.orelse
@@ -112,6 +120,18 @@ def _by_defaults(test: cst.BaseExpression, klass) -> Optional[bool]:
         operator = test.comparisons[0].operator
         return is_none if isinstance(operator, cst.Is) else (not is_none) if isinstance(operator, cst.IsNot) else None
     return None
+
+
+def _chosen_by_callers(test: cst.BaseExpression, klass) -> bool:
+    """A test on one `self` attribute (`self.flag`, `not self.flag`, `self.size is None`) that
+    stores a constructor argument without a default which this module never passes."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _chosen_by_callers(test.expression, klass)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) and \
+            dotted_name(test.comparisons[0].comparator) == "None":
+        test = test.left
+    return _self_attribute(test) and klass.chosen_by_callers(test.attr.value)
 
 
 def _self_attribute(node: cst.BaseExpression) -> bool:
