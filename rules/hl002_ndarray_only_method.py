@@ -7,7 +7,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 METHODS = {
     "asnumpy": "Function asnumpy is not implemented for Symbol and only available in NDArray",
@@ -43,6 +43,8 @@ A Symbol is a graph node without values. MXNet 1.9.1 raises
 NDArray.` (likewise `asscalar`, `wait_to_read`, and `__bool__` for `bool(x)`),
 `AttributeError: 'Symbol' object has no attribute 'copyto'`, and
 `TypeError: float() argument must be a string or a real number, not 'Symbol'` (`int` likewise).
+(`float(x)` and `int(x)` of an NDArray raise the same TypeError eagerly: MXNet 1.9.1's NDArray
+has no `__float__`/`__int__`.)
 
 ## Example
 ```python
@@ -53,7 +55,7 @@ def hybrid_forward(self, F, x):
 
 ## Fix
 Keep the value in the graph. A number read out of a tensor (`t.asscalar()`,
-`float(t.asnumpy())`, `float(t)`) whose every use is tensor arithmetic (`+ - * /` with a
+`float(t.asscalar())`, `float(t.asnumpy())`) whose every use is tensor arithmetic (`+ - * /` with a
 tensor, possibly after Python arithmetic with numbers, possibly through a local name assigned
 once) stays the (1,)-shaped tensor `t`, and each use becomes the broadcast operator, which
 broadcasts a (1,) tensor against any shape:
@@ -64,7 +66,7 @@ broadcasts a (1,) tensor against any shape:
 | `mu = float(x.mean().asnumpy())` ... `x - mu` | `mu = x.mean()` ... `F.broadcast_sub(x, mu)` |
 | `norm = F.norm(x).asscalar()` ... `x * (self._scale / norm)` | `norm = F.norm(x)` ... `F.broadcast_mul(x, self._scale / norm)` |
 | `s = float(F.max(F.abs(x)).asscalar())` ... `x / (s + 1e-6)` | `s = F.max(F.abs(x))` ... `F.broadcast_div(x, s + 1e-6)` |
-| `float(t)` / `float(t.asnumpy())` of a size-1 `t` of unknown shape | `F.reshape(t, shape=(1,))` (a `(1, 1)` tensor would add an axis where the number did not) |
+| `float(t.asnumpy())` of a size-1 `t` of unknown shape | `F.reshape(t, shape=(1,))` (a `(1, 1)` tensor would add an axis where the number did not) |
 
 No exact equivalent exists, and the finding is reported with the reason, when the number:
 - feeds a Python argument (`k=` of `F.topk`, a reshape target, `num_outputs`, an axis): the
@@ -76,6 +78,8 @@ No exact equivalent exists, and the finding is reported with the reason, when th
 - goes through `int()`, which truncates it to a Python int (`F.trunc` keeps a tensor, but an
   int is nearly always a count or an index: rewrite by hand);
 - is a NumPy array (`t.asnumpy()` used as an array): NumPy code has no graph form;
+- is `float(t)` / `int(t)` of the NDArray itself: that raises TypeError eagerly too, so there
+  is no working computation to keep;
 - is in a helper that receives no `F`.
 
 `.wait_to_read()` and `.copyto()` have no graph meaning: move them into an eager-only branch
@@ -83,16 +87,19 @@ No exact equivalent exists, and the finding is reported with the reason, when th
 eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
 
 ## Fix safety
-Safe when the number meets the tensor directly (`x - mu`, `x * -mu`) and both come from one
-array by dtype-keeping operators (`x.mean()`, `F.max(F.abs(x))`, a name assigned once from
-such): MXNet's scalar operators cast the Python number to the tensor's dtype before computing
-(`x - float(t)` is `x - t` elementwise when `t` has `x`'s dtype; a float32 number survives the
-trip through a Python float exactly), so `F.broadcast_sub(x, t)` computes the same bits eagerly
-and hybridized. (An int64 `t` beyond 2**53 would not survive the Python float; such means and
-norms do not occur in practice.) Unsafe (applied with `--unsafe-fixes`, proven by `--verify`):
+Unsafe (applied with `--unsafe-fixes`, proven by `--verify`), in three degrees the message
+names:
+- the number meets the tensor directly (`x - mu`, `x * -mu`) and both come from one array by
+  dtype-keeping operators (`x.mean()`, `F.max(F.abs(x))`, a name assigned once from such):
+  MXNet's scalar operators cast the Python number to the array's dtype, so for float16 and
+  float32 arrays `x - float(t)` is bit for bit `F.broadcast_sub(x, t)` (a float32 number
+  survives the trip through a Python float). Not for float64 arrays: MXNet 1.9.1 passes the
+  number as a string attribute and parses it back 1 ulp off for about 0.4% of values, so the
+  original computed with a slightly different number than the tensor the rewrite keeps. The
+  dtype is not known statically, so even this form is not safe;
 - Python arithmetic on the number before it meets the tensor (`self._scale / norm`,
-  `scale + 1e-6`): Python computes in float64 and rounds once to the tensor's dtype, the
-  tensor computes in its own dtype; results can differ in the last bit;
+  `scale + 1e-6`): Python computes in float64 and rounds once to the array's dtype, the tensor
+  computes in its own dtype; results can differ in the last bit;
 - the number comes from another array than the one it meets (`logits / t.asscalar()`): when
   their dtypes differ, `broadcast_div` raises where the scalar operator cast the number.
 """
@@ -110,26 +117,27 @@ norms do not occur in practice.) Unsafe (applied with `--unsafe-fixes`, proven b
     INVALID = [
         Invalid(_net("return x.asnumpy()"), line=3),
         Invalid(_net("s = x.sum().asscalar()\nreturn x / s"), line=3,
-                fixed=_net("s = x.sum()\nreturn F.broadcast_div(x, s)"), safety=SAFE),
+                fixed=_net("s = x.sum()\nreturn F.broadcast_div(x, s)"), safety=UNSAFE),
         Invalid(_net("x.wait_to_read()\nreturn x"), line=3),
         Invalid(_net("y = F.relu(x)\nreturn y.copyto(mx.cpu())"), line=4),
-        Invalid(_net("return x * float(x.max())"), line=3,
-                fixed=_net("return F.broadcast_mul(x, x.max())"), safety=SAFE),
+        # float()/int() of an NDArray raise TypeError eagerly too in MXNet 1.9.1: nothing to keep
+        Invalid(_net("return x * float(x.max())"), line=3),
         Invalid(_net("n = int(F.sum(x))\nreturn x * n"), line=3),
         Invalid(_net("if bool(x.sum()):\n    return x\nreturn -x"), line=3),
         # batch centering: the mean follows the name to both uses, through relu's operand
         Invalid(_net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"), line=3,
                 fixed=_net("mu = x.mean()\nh = F.relu(F.broadcast_sub(x, mu))\nreturn F.broadcast_mul(h, -mu)"),
-                safety=SAFE),
+                safety=UNSAFE),
         # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
         Invalid(_net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"), line=3,
                 fixed=_net("norm = F.norm(x)\nreturn F.broadcast_mul(x, 4.0 / norm)"), safety=UNSAFE),
         Invalid(_net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"), line=3,
                 fixed=_net("scale = F.max(F.abs(x))\nreturn F.broadcast_div(x, scale + 1e-6)"), safety=UNSAFE),
         # a size-1 tensor of unknown rank: reshaped to (1,) so it broadcasts like the number did
-        Invalid(_net("s = float(F.sum(x, axis=(0, 1, 2)))\nreturn 1.0 - x / s"), line=3,
-                fixed=_net("s = F.reshape(F.sum(x, axis=(0, 1, 2)), shape=(1,))\nreturn 1.0 - F.broadcast_div(x, s)"),
-                safety=SAFE),
+        Invalid(_net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"), line=3,
+                fixed=_net("s = F.reshape(x.sum(axis=(0, 1, 2), keepdims=True), shape=(1,))\n"
+                           "return 1.0 - F.broadcast_div(x, s)"),
+                safety=UNSAFE),
         # the number of another array: its dtype may differ (broadcast_div would raise)
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
                 "        return F.log_softmax(x) / F.sum(t).asscalar()\n", line=3,
@@ -162,10 +170,12 @@ norms do not occur in practice.) Unsafe (applied with `--unsafe-fixes`, proven b
             message = (f"`{func.value}(x)` on a tensor fails under hybridize "
                        f"({CONVERSIONS[func.value]}); keep the value in the graph "
                        "(F.where, F.contrib.cond) instead of converting it to Python")
-            if func.value == "float":
-                self._report_scalar(node, node.args[0].value, message)
-            else:
+            if func.value == "bool":
                 self._report_scalar(node, node.args[0].value, message, conversion=func.value)
+            else:  # MXNet 1.9.1's NDArray has no __float__/__int__: no eager result to keep
+                self.report(node, f"{message}; no exact rewrite: `{func.value}()` of an NDArray raises "
+                                  "TypeError eagerly too in MXNet 1.9.1 (read a number with `.asscalar()`, "
+                                  "or keep the tensor and use broadcast operators)")
 
     # -- the scalar rewrite ----------------------------------------------------------------
     def _report_scalar(self, node: cst.Call, tensor: cst.BaseExpression, message: str,
@@ -177,9 +187,9 @@ norms do not occur in practice.) Unsafe (applied with `--unsafe-fixes`, proven b
         if isinstance(result, str):
             self.report(node, f"{message}; no exact rewrite: {result}")
             return
-        edits, safety = result
+        edits, why = result
         self.report(node, f"{message}; the number stays a (1,)-shaped tensor and its uses become "
-                          "broadcast operators", edits=edits, safety=safety)
+                          f"broadcast operators (unsafe: {why})", edits=edits, safety=UNSAFE)
 
 
 # -- following a number read out of a tensor to its uses ---------------------------------------
@@ -298,8 +308,8 @@ class _Substitute(cst.CSTTransformer):
 class _ScalarPlan:
     """The broadcast rewrite of one number read out of a tensor, or why there is none.
 
-    `S` is the expression holding the number (`t.asscalar()`, `float(t.asnumpy())`,
-    `float(t)`); it is followed through Python arithmetic with numbers and through local names
+    `S` is the expression holding the number (`t.asscalar()`, `float(t.asscalar())`,
+    `float(t.asnumpy())`); it is followed through Python arithmetic with numbers and through local names
     (assigned once, read after) to the tensor arithmetic it ends in (the terminals).
     """
 
@@ -376,7 +386,7 @@ class _ScalarPlan:
                 ancestor = self.parent(ancestor)
             if ancestor is None:
                 edits.append((original, original.visit(_Substitute(builders))))
-        return edits, SAFE if self._exact() else UNSAFE
+        return edits, self._why_unsafe()
 
     def _terminal_builder(self, binop: cst.BinaryOperation, namespace: str):
         op = _ARITH[type(binop.operator)]
@@ -409,16 +419,19 @@ class _ScalarPlan:
             shape_known = shape == (1,)
         return scalar, shape_known, conversion
 
-    def _exact(self) -> bool:
-        """Exact when the number meets the tensor directly (MXNet casts a Python scalar to the
-        tensor's dtype before the operator: `x - float(t)` is `x - t` for t of x's dtype) and
-        every operand comes from one array by dtype-keeping operators (so t has x's dtype)."""
+    def _why_unsafe(self) -> str:
+        """What can differ after the rewrite (none of the rewrites is safe, see Fix safety)."""
         if self.python_arith:
-            return False
+            return ("Python computed with the number in float64, the tensor computes in its own "
+                    "dtype: the last bit can differ")
         root = self.dtype_root(self.tensor, self.node)
-        if not root:
-            return False
-        return all(self.dtype_root(binop, binop) == root for binop in self.terminals)
+        if not root or any(self.dtype_root(binop, binop) != root for binop in self.terminals):
+            return ("the number comes from another array than the one it meets: with different "
+                    "dtypes broadcast operators raise where the scalar operator cast the number")
+        # MXNet casts the number to the array's dtype: exact for float16/float32, but MXNet 1.9.1
+        # parses a float64 scalar attribute inexactly (1 ulp off for ~0.4% of numbers)
+        return ("exact for float16/float32 arrays; for float64 ones MXNet 1.9.1 reads the Python "
+                "number 1 ulp off for some values, the tensor keeps them exact")
 
     def dtype_root(self, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> Optional[str]:
         """The one array `expr` (read at `at`) is computed from by dtype-keeping operators,
