@@ -5,27 +5,33 @@ hybridlint.rules (setup.py's ROOTS, a setuptools `package_dir` mapping). mypy ca
 mapping by itself:
 
 - `mypy -p hybridlint` from the repo finds ./hybridlint, which has no engine/ or rules/ folder:
-  every `from .rules import ...` / `from .engine import ...` is unresolved and about 140 errors in
-  those two packages stay hidden;
+  every `from .rules import ...` / `from .engine import ...` is unresolved, and the two packages
+  are not checked at all (181 errors hid there when this script was written);
 - `mypy engine rules` names their modules `engine.*` and `rules.*`, other modules than the
   `hybridlint.engine.*` that hybridlint imports;
 - the editable install resolves the mapping with an import hook (a `__editable__` finder), which
   mypy, a static tool, does not run; `mypy_path` and `explicit_package_bases` can only strip a
-  folder prefix, not rename `engine` to `hybridlint/engine`.
+  folder prefix, not rename `engine` to `hybridlint/engine`;
+- handing mypy each file with its module name (its build API's `BuildSource(path, module)`) is
+  not enough either: `from . import name` (engine/__init__.py) asks whether the submodule exists
+  on the search path, not among the sources, and mypy then reports spurious "module has no
+  attribute" errors and misses real ones.
 
-So this script hands mypy the module name of every file itself: it walks the three folders of
-setup.py's ROOTS (read from setup.py, the one place the mapping is written) and passes each file to
-mypy's build as a `BuildSource(path, module)`, with the options of [tool.mypy] in pyproject.toml.
-Errors name the real files (engine/ops/nn.py, not a copy), so editors and pre-commit point at
-them. Nothing is installed or copied; it works without an install of hybridlint.
+So this script builds the installed layout for mypy out of symlinks, build/mypy-tree/hybridlint/
+(hybridlint/'s entries, plus engine -> ../../../engine and rules -> ../../../rules), from setup.py's
+ROOTS (read from setup.py, the one place the mapping is written), puts it first on mypy's search
+path (MYPYPATH) and runs `mypy -p hybridlint` with [tool.mypy] of pyproject.toml. mypy reads the
+real files through the links; the paths in its messages are turned back into the repo's
+(engine/ops/nn.py, not build/mypy-tree/hybridlint/engine/ops/nn.py), so editors and pre-commit
+point at them. Nothing is installed or copied; it works without an install of hybridlint. The
+tree is rebuilt on every run (new and removed modules are followed), and the script keeps its
+own mypy cache (build/mypy-cache). Symlinks: POSIX (and Windows with developer mode).
 
     python tools/typecheck.py              # every error, then "Found N errors ..."; exit 1 if any
     python tools/typecheck.py --summary    # and the error count per package and per file
     python tools/typecheck.py --no-incremental ...   # other arguments go to mypy
 
-It uses mypy's programmatic build API (mypy.main.process_options, mypy.build.build), which is
-stable but not covered by mypy's compatibility promise: mypy is pinned in pyproject.toml's `dev`
-extra, and this is the one place to adjust when the pin moves.
+A bare `mypy` run checks nothing useful ([tool.mypy] names no files): run this instead.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ def package_roots() -> dict[str, str]:
     raise SystemExit("tools/typecheck.py: no ROOTS mapping found in setup.py")
 
 
-TREE = os.path.join("build", "mypy-tree")     # relative to the repo; build/ is git-ignored
+TREE = os.path.join("build", "mypy-tree")  # relative to the repo; build/ is git-ignored
 
 
 def link_tree() -> str:
@@ -66,13 +72,15 @@ def link_tree() -> str:
         target = os.path.join(TREE, *package.split("."))
         parent = os.path.dirname(target)
         os.makedirs(parent, exist_ok=True)
-        if any(p.startswith(package + ".") for p in roots):   # a package with mapped children
+        if any(p.startswith(package + ".") for p in roots):  # a package with mapped children
             os.makedirs(target)
             for entry in sorted(os.listdir(folder)):
                 if entry.startswith((".", "__pycache__")):
                     continue
-                os.symlink(os.path.relpath(os.path.join(folder, entry), target),
-                           os.path.join(target, entry))
+                os.symlink(
+                    os.path.relpath(os.path.join(folder, entry), target),
+                    os.path.join(target, entry),
+                )
         else:
             os.symlink(os.path.relpath(folder, parent), target)
     return TREE
