@@ -195,13 +195,14 @@ def synthesize(source: Sequence[str], target: Sequence[Term], *, rest: bool = Fa
 
 
 def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callable[[str], bool],
-                    no_literal: Collection[int] = ()) -> Optional[Tuple[Code, ...]]:
+                    no_literal: Collection[int] = (), derived: bool = True) -> Optional[Tuple[Code, ...]]:
     """`synthesize` on source dims that are monomials themselves (a tensor whose shape the flow
     of a function worked out: `(b // h, h, l, d)` after an earlier reshape). `external(name)`
     says which symbols are sizes a code may name literally (`self._heads`), as opposed to dims
     of a tensor. A rest symbol (`is_rest`) written in the target (`x.shape[k:]`) may be copied
     by -2, and only there. Positions in `no_literal` are never written as literal codes (their
-    expression reads a shape)."""
+    expression reads a shape). Without `derived`, a written -1 is never replaced by the integer
+    it stands for (a size the code would then repeat from elsewhere)."""
     dims = resolve(src, target)
     if dims is None:
         return None
@@ -214,7 +215,7 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
         if target[t] is not INFER and t not in no_literal and all(external(name) for name in d.symbols()) \
                 and d.coef > 0:
             literal.append(Ref(t))
-        elif not d.powers and d.coef.denominator == 1 and d.coef > 0:
+        elif not d.powers and d.coef.denominator == 1 and d.coef > 0 and (derived or target[t] is not INFER):
             literal.append(int(d.coef))
         else:
             literal.append(None)

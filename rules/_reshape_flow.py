@@ -637,7 +637,7 @@ class Flow:
                     return None
                 target[sizes[-1]] = INFER
         ext = lambda name: name.startswith(EXT)  # noqa: E731
-        codes = synthesize_dims(data, target, ext, no_literal=no_literal)
+        codes = synthesize_dims(data, target, ext, no_literal=no_literal, derived=False)
         if codes is not None:
             return self._render(call, data_node, codes, elements, shape_node, varargs, reader)
         # two reshapes: merge two literal sizes first, split them after
@@ -647,11 +647,11 @@ class Flow:
             if reader.tail is not None and i + 1 >= reader.tail:
                 continue
             merged = target[:i] + [target[i] * target[i + 1]] + target[i + 2:]
-            first = synthesize_dims(data, merged, ext, no_literal={j - (j > i) for j in no_literal})
+            first = synthesize_dims(data, merged, ext, no_literal={j - (j > i) for j in no_literal}, derived=False)
             middle = resolve(data, merged)
             if first is None or middle is None:
                 continue
-            second = synthesize_dims(middle, target, ext, no_literal=no_literal)
+            second = synthesize_dims(middle, target, ext, no_literal=no_literal, derived=False)
             if second is None:
                 continue
             product = cst.BinaryOperation(left=_paren(elements[i]), operator=cst.Multiply(), right=_paren(elements[i + 1]))

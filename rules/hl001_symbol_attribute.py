@@ -62,15 +62,40 @@ Exact rewrites where MXNet has a shape-free equivalent:
   `dtype=D`, `.astype(D)`; a `ctx=x.context` argument goes away with it.
 - reshape arguments `x.shape[i]` in position `i` → the special code `0` (copy dimension `i`):
   `x.reshape((x.shape[0], -1))` → `x.reshape((0, -1))`, also `F.reshape(x, shape=...)`.
-- reshape targets written from the shape (`x.shape[i]` products and floor divisions, or names
-  of a `b, l, u = x.shape` unpacking used only in reshapes of `x`, which then goes away) →
+- reshape targets built from shapes (`x.shape[i]`, names of `b, l, u = x.shape` or
+  `n = x.shape[0]`, products and floor divisions of them, sizes such as `self._heads`) →
   MXNet's codes (0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one into the next
-  two), found by `rules/_reshape_codes.py`: `(b, l, h, u // h)` → `(0, 0, h, -1)`,
-  `(b * h, l, -1)` → `(-3, 0, 0)`, `(bh // h, h, l, -1)` → `(-4, -1, h, 0, 0)`,
-  `(x.shape[0] * x.shape[1], -1)` → `(-3, -1)`. A target no code sequence gives exactly (dims
-  in another order, a dim of another tensor) is reported without a fix.
-- `x.reshape(y.shape)` → `F.reshape_like(x, y)` (partial shapes of `y` have no exact form:
-  reshape_like's `lhs_begin/rhs_begin` need the sizes to line up, which the code does not say).
+  two), found by `rules/_reshape_codes.py` on the data's symbolic shape, which
+  `rules/_reshape_flow.py` follows through the function. Per pattern:
+  - the same tensor: `(b, l, h, u // h)` → `(0, 0, h, -1)`, `(b * h, l, -1)` on `(b, h, l, d)`
+    → `(-3, 0, 0)`, `(bh // h, h, l, -1)` → `(-4, -1, h, 0, 0)`,
+    `(x.shape[0] * x.shape[1], -1)` → `(-3, -1)`;
+  - a value derived from it: `h = self.proj(x); h.reshape((b, l, heads, u // heads))` →
+    `(0, 0, heads, -1)`. Followed: shape-preserving operators and layers (relu, Dropout,
+    BatchNorm...), Dense (`flatten=False` keeps the leading dims, otherwise the batch), Conv1D/2D/3D
+    (the batch, the rank, the channels), transposes and swapaxes (dims permuted), an earlier
+    reshape (its written target). One target dim that is not a product of the data's dims
+    becomes -1, and one unknown dim of the data (a Dense's units) is what equal sizes make it;
+  - reshape, transpose, reshape back (merging heads, channel shuffle): each reshape gets codes
+    from the permuted dims, `(bh // h, h, l, d)` → `(-4, -1, h, 0, 0)`, after
+    `transpose(axes=(0, 2, 1, 3))` `(bh // h, l, h * d)` → `(0, 0, -3)`;
+  - products of dims: `(-1, x.shape[1] * x.shape[2] * x.shape[3])` after a Conv2D → `(0, -1)`;
+  - a shape tail: `(-1, S) + y.shape[1:]` → `(-4, -1, S, -2)`;
+  - one dim split into three (pixel shuffle `(b, c // (r * r), r, r, h, w)`): -4 splits into
+    two only, so two reshapes, `.reshape((0, -4, -1, r * r, 0, 0)).reshape((0, 0, -4, -1, r, 0, 0))`;
+  - a run of another tensor's dims: `y = self.dense(x.reshape((b * t, c)))`,
+    `y.reshape((b, t, -1))` → `F.reshape_like(y, x, lhs_end=1, rhs_end=2)` (no code splits a dim
+    into two sizes that are not constants);
+  - `x.reshape(y.shape)` → `F.reshape_like(x, y)`.
+  The unpacking goes away with the rewrites when its names are read nowhere else; a name also
+  used as a value keeps the unpacking, and then the reshapes are not rewritten alone (the
+  unpacking would still fail). No exact equivalent, reported only: dims in another order (only a
+  transpose permutes), a size moved between dims (`(b * 2, l, u // 2)`: codes merge neighbours
+  and split one dim, never both at once), two or more dims that are not the data's and no live
+  tensor has as a run, a product of dims past the first of a tensor whose rank is unknown
+  (`(-1, x.shape[1] * x.shape[2])` on an input: eagerly a fourth axis goes into -1, not into the
+  product), an unpacking inside a branch or loop, a target with codes already (`(-3, x.shape[2])`:
+  positions shift).
 - `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
   `F.contrib.arange_like(x, axis=k).astype('float32')`.
 - `x.T` → `F.transpose(x)`.
@@ -91,8 +116,14 @@ Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_lik
 
 ## Fix safety
 The reshape codes are checked by running MXNet 1.9.1's own reshape algorithm on the symbolic
-dims, so they give the written target for every input shape (names other than the shape's,
-`h`, `self._heads`, are taken as sizes: positive integers).
+dims, so they give the written target for every input shape on which the original reshape keeps
+the size, as working code does (names other than the shape's, `h`, `self._heads`, are taken as
+sizes: positive integers; dims are nonzero, as MXNet 1.9.1's legacy shapes need). The -1 for a
+dim that is not the data's own, and the units of a Dense settled by the target, rest on that
+size equality: eagerly `NDArray.reshape` also accepts a smaller target (a view of the first
+elements) and `nd.reshape` reads past the end of a larger one, neither of which is working code.
+`reshape_like` checks the sizes as `reshape` does. A Dense's units equal `self._units` only when
+`__init__` stores that very constructor argument once.
 The `*_like`, reshape-code, `arange_like` and `transpose` rewrites are safe: same values, shape
 and dtype for every input (`*_like` ops take x's dtype, hence the explicit `.astype`, which
 keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only offered when no
@@ -156,6 +187,8 @@ broadcast to n, and both fail alike on a 0 rep.
         Valid("def helper(y):\n    return y.shape\n"),
         Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
         Valid(_net("return x.reshape((0, -1))")),
+        # dims unpacked and used in an eager-only branch only
+        Valid(_net("if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\nreturn x.reshape((0, -3))")),
     ] + SCALAR_VALID  # the shape-scalar examples (rules/_shape_scalar_fix.py)
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
@@ -211,6 +244,30 @@ broadcast to n, and both fail alike on a 0 rep.
                 fixed=_net("return x.reshape((0, 0, 2, -1))"), safety=SAFE),
         Invalid(_net("return x.reshape((x.shape[0] * x.shape[1], -1))"), line=3,
                 fixed=_net("return x.reshape((-3, -1))"), safety=SAFE),
+        # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
+        # u // heads is no dim of h as such, but equal sizes make -1 that very dim
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                "    def hybrid_forward(self, F, x):\n        b, l, u = x.shape\n        h = self.proj(x)\n"
+                "        return h.reshape((b, l, self._heads, u // self._heads))\n", line=8,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                      "    def hybrid_forward(self, F, x):\n        h = self.proj(x)\n"
+                      "        return h.reshape((0, 0, self._heads, -1))\n", safety=SAFE),
+        # reshape, transpose, reshape back: each target as codes of the permuted dims
+        Invalid(_net("bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
+                     "return y.reshape((bh // 2, l, 2 * d))"), line=3,
+                fixed=_net("y = x.reshape((-4, -1, 2, 0, 0))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
+                           "return y.reshape((0, 0, -3))"), safety=SAFE),
+        # a shape tail concatenated to the target: -2
+        Invalid(_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"), line=4,
+                fixed=_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-4, -1, 2, -2))"), safety=SAFE),
+        # a run of another tensor's dims: reshape_like with partial ranges
+        Invalid(_net("b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"), line=3,
+                fixed=_net("y = F.relu(x.reshape((-3, 0)))\nreturn F.reshape_like(y, x, lhs_end=1, rhs_end=2)"),
+                safety=SAFE),
+        # no code permutes dims: reported only
+        Invalid(_net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x.reshape(y.shape) + y\n",
                 line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                               "        return F.reshape_like(x, y) + y\n", safety=SAFE),
