@@ -22,6 +22,7 @@ the same files, the same report and the same verification notes (they must: the 
 changed, not the results). With files of more than 150 kB in all (``--data testdata``) the
 runner lints in a process pool, whose calls are not counted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,9 +41,20 @@ sys.path.insert(0, ROOT)
 from tests.verify_cases import EXAMPLES, toml_value  # noqa: E402  testdata/verify's examples
 
 BEFORE = "51d54da4e139967c5f4b04221a20b3c82e2cbd31"  # parent of the first issue-15 commit
-SURFACE = ("runner.py", "cli.py", "checker_bridge.py", "baseline.py", "cache.py", "__init__.py",
-           "reporters/__init__.py", "reporters/text.py", "reporters/json_format.py",
-           "reporters/github.py", "reporters/sarif.py", "reporters/junit.py")
+SURFACE = (
+    "runner.py",
+    "cli.py",
+    "checker_bridge.py",
+    "baseline.py",
+    "cache.py",
+    "__init__.py",
+    "reporters/__init__.py",
+    "reporters/text.py",
+    "reporters/json_format.py",
+    "reporters/github.py",
+    "reporters/sarif.py",
+    "reporters/junit.py",
+)
 COMMAND = ("check", "--no-cache", "--fix", "--verify", "--timeout", "600", ".")
 # The command, counting the calls of fix_source and of the examples-table parser (both looked
 # up at call time by the runner, the bridge and the checker) into the file $HL_BENCH_COUNTS.
@@ -74,8 +86,12 @@ def build_tree(dest: str, before: str = "") -> str:
     for folder in ("engine", "rules"):
         shutil.copytree(os.path.join(ROOT, folder), os.path.join(package, folder), ignore=skip)
     for name in SURFACE if before else ():
-        text = subprocess.run(["git", "show", f"{before}:hybridlint/{name}"], cwd=ROOT,
-                              check=True, capture_output=True).stdout
+        text = subprocess.run(
+            ["git", "show", f"{before}:hybridlint/{name}"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        ).stdout
         with open(os.path.join(package, name), "wb") as handle:
             handle.write(text)
     return dest
@@ -84,15 +100,20 @@ def build_tree(dest: str, before: str = "") -> str:
 def make_project(dest: str, data: str) -> str:
     """A project folder: a copy of ``data`` and a pyproject.toml with the examples of
     testdata/verify (keys made relative to the project root)."""
-    shutil.copytree(data, os.path.join(dest, os.path.basename(data)),
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        data,
+        os.path.join(dest, os.path.basename(data)),
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     inside = os.path.relpath(os.path.join(ROOT, "testdata", "verify"), data)
     if inside.startswith(".."):
         sys.exit(f"{data}: give testdata/verify or a folder that holds it (the examples)")
     prefix = os.path.normpath(os.path.join(os.path.basename(data), inside))
     lines = ["[tool.hybridlint.examples]"]
-    lines += [f'"{os.path.normpath(os.path.join(prefix, k))}" = {toml_value(v)}'
-              for k, v in EXAMPLES.items()]
+    lines += [
+        f'"{os.path.normpath(os.path.join(prefix, k))}" = {toml_value(v)}'
+        for k, v in EXAMPLES.items()
+    ]
     with open(os.path.join(dest, "pyproject.toml"), "w") as handle:
         handle.write("\n".join(lines) + "\n")
     return dest
@@ -114,8 +135,9 @@ def run_once(tree: str, project: str):
     counts = project + ".counts.json"
     env = dict(os.environ, PYTHONPATH=tree, HYBRIDLINT_DEBUG="", HL_BENCH_COUNTS=counts)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", MAIN, *COMMAND], cwd=project, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", MAIN, *COMMAND], cwd=project, env=env, capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     try:
         with open(counts) as handle:
@@ -133,8 +155,10 @@ def main() -> None:
     args = parser.parse_args()
     data = os.path.abspath(args.data)
     with tempfile.TemporaryDirectory(prefix="hl-verify-path-") as tmp:
-        trees = {"before": build_tree(os.path.join(tmp, "before"), args.before),
-                 "after": build_tree(os.path.join(tmp, "after"))}
+        trees = {
+            "before": build_tree(os.path.join(tmp, "before"), args.before),
+            "after": build_tree(os.path.join(tmp, "after")),
+        }
         times = {name: [] for name in trees}
         results = {}
         for round_ in range(args.rounds):
@@ -143,23 +167,33 @@ def main() -> None:
                 project = make_project(os.path.join(tmp, f"p-{name}-{round_}"), data)
                 seconds, done, calls = run_once(trees[name], project)
                 times[name].append(seconds)
-                print(f"  round {round_ + 1} {name:6s} {seconds:7.2f} s  exit {done.returncode}  "
-                      + "  ".join(f"{k} x{v}" for k, v in calls.items()), flush=True)
+                print(
+                    f"  round {round_ + 1} {name:6s} {seconds:7.2f} s  exit {done.returncode}  "
+                    + "  ".join(f"{k} x{v}" for k, v in calls.items()),
+                    flush=True,
+                )
                 if name not in results:
-                    results[name] = (done.returncode, done.stdout, done.stderr,
-                                     snapshot(project))
-        print(f"\n`hybridlint {' '.join(COMMAND)}` on {os.path.relpath(data, ROOT)} "
-              f"({args.rounds} rounds, before = {args.before[:10]}):")
+                    results[name] = (done.returncode, done.stdout, done.stderr, snapshot(project))
+        print(
+            f"\n`hybridlint {' '.join(COMMAND)}` on {os.path.relpath(data, ROOT)} "
+            f"({args.rounds} rounds, before = {args.before[:10]}):"
+        )
         for name, values in times.items():
-            print(f"  {name:6s} min {min(values):7.2f} s  median {statistics.median(values):7.2f} s")
+            print(
+                f"  {name:6s} min {min(values):7.2f} s  median {statistics.median(values):7.2f} s"
+            )
         ratio = min(times["before"]) / min(times["after"])
-        print(f"  after/before: {1 / ratio:.2f} of the time (before is {ratio:.2f}x slower, "
-              "by the minimum)")
-        same = {part: results["before"][i] == results["after"][i]
-                for i, part in enumerate(("exit code", "report", "verification notes",
-                                          "written files"))}
-        print("  same results: " + ", ".join(f"{k} {'yes' if v else 'NO'}"
-                                            for k, v in same.items()))
+        print(
+            f"  after/before: {1 / ratio:.2f} of the time (before is {ratio:.2f}x slower, "
+            "by the minimum)"
+        )
+        same = {
+            part: results["before"][i] == results["after"][i]
+            for i, part in enumerate(("exit code", "report", "verification notes", "written files"))
+        }
+        print(
+            "  same results: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in same.items())
+        )
         if not all(same.values()):
             sys.exit(1)
 

@@ -7,6 +7,7 @@ with whitespace normalised, and its occurrence index among findings sharing thos
 numbers are not part of it: adding code above a tolerated finding does not resurrect it, while a
 second identical hazard in the same file is new.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,9 +49,13 @@ def write_baseline(path: str, issues: Iterable[Finding]) -> int:
     """Record ``issues`` in ``path``; returns how many."""
     base_dir = os.path.dirname(os.path.abspath(path))
     entries = [
-        {"fingerprint": fp, "code": i.code,
-         "path": os.path.relpath(os.path.abspath(i.path), base_dir).replace(os.sep, "/"),
-         "line": i.line, "text": i.source_line.strip()}
+        {
+            "fingerprint": fp,
+            "code": i.code,
+            "path": os.path.relpath(os.path.abspath(i.path), base_dir).replace(os.sep, "/"),
+            "line": i.line,
+            "text": i.source_line.strip(),
+        }
         for fp, i in fingerprints(issues, base_dir)
     ]
     document = {"format": FORMAT, "tool": "hybridlint", "findings": entries}
@@ -71,8 +76,10 @@ def load_baseline(path: str) -> Set[str]:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise BaselineError(f"{path}: not a hybridlint baseline (invalid JSON: {exc})") from exc
-    if not isinstance(document, dict) or document.get("format") != FORMAT or not isinstance(
-        document.get("findings"), list
+    if (
+        not isinstance(document, dict)
+        or document.get("format") != FORMAT
+        or not isinstance(document.get("findings"), list)
     ):
         raise BaselineError(f"{path}: not a hybridlint baseline (format {FORMAT} expected)")
     try:

@@ -29,6 +29,7 @@ request) controls it, and a forged entry must not make a CI gate pass. So:
   outside the checkout;
 * without a usable secret (unwritable home) the cache is off.
 """
+
 from __future__ import annotations
 
 import errno
@@ -54,9 +55,17 @@ RACY_SECONDS = 2
 SECRET_BYTES = 32
 _MAGIC = b"hybridlint-cache"
 # What a cached finding looks like: field -> accepted types (anything else is a miss).
-_ISSUE_FIELDS = {"code": (str,), "name": (str,), "message": (str,), "line": (int,),
-                 "col": (int,), "end_line": (int,), "end_col": (int,),
-                 "fix": (str, type(None)), "source_line": (str,)}
+_ISSUE_FIELDS = {
+    "code": (str,),
+    "name": (str,),
+    "message": (str,),
+    "line": (int,),
+    "col": (int,),
+    "end_line": (int,),
+    "end_col": (int,),
+    "fix": (str, type(None)),
+    "source_line": (str,),
+}
 _FIX_VALUES = (None,) + tuple(safety.value for safety in FixSafety)
 _SKIPPED_SOURCE_DIRS = ("__pycache__", "tests", "engine")
 
@@ -228,8 +237,11 @@ class LintCache:
             self._secret = secret or b""
         self.enabled = enabled
         self._rules = rules_digest() if enabled else ""
-        name = hashlib.blake2b(f"{FORMAT}\0{self._rules}\0{settings_key}".encode(),
-                               key=self._secret[:64], digest_size=10).hexdigest()
+        name = hashlib.blake2b(
+            f"{FORMAT}\0{self._rules}\0{settings_key}".encode(),
+            key=self._secret[:64],
+            digest_size=10,
+        ).hexdigest()
         self.path = os.path.join(self.directory, f"lint-{name}.json")
         self._entries: Dict[str, Dict[str, Any]] = {}
         self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, settings, content key]
@@ -261,12 +273,18 @@ class LintCache:
             self._codes = codes
         stats = data.get("stats")
         if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
-            self._stats = {path: record for path, record in stats.items()
-                           if isinstance(record, list) and len(record) == 6
-                           and all(type(n) is int for n in record[:4])
-                           and all(isinstance(t, str) for t in record[4:])}
+            self._stats = {
+                path: record
+                for path, record in stats.items()
+                if isinstance(record, list)
+                and len(record) == 6
+                and all(type(n) is int for n in record[:4])
+                and all(isinstance(t, str) for t in record[4:])
+            }
 
-    def key_for_signature(self, path: str, signature: Optional[List[int]], settings: str) -> Optional[str]:
+    def key_for_signature(
+        self, path: str, signature: Optional[List[int]], settings: str
+    ) -> Optional[str]:
         """The content key recorded for `path` when it had this stat signature, or None."""
         if not self.enabled or signature is None:
             return None
@@ -275,8 +293,9 @@ class LintCache:
             return record[5]
         return None
 
-    def remember_signature(self, path: str, signature: Optional[List[int]], settings: str,
-                           key: str) -> None:
+    def remember_signature(
+        self, path: str, signature: Optional[List[int]], settings: str, key: str
+    ) -> None:
         """Record which content key `path` had with this stat signature."""
         if self.enabled and signature is not None:
             record = signature + [settings, key]
@@ -321,13 +340,24 @@ class LintCache:
         if not self.enabled or not self._dirty:
             return
         cutoff = time.time() - MAX_AGE_SECONDS
-        entries = {k: v for k, v in self._entries.items()
-                   if isinstance(v, dict) and type(v.get("t")) is int and v["t"] >= cutoff}
+        entries = {
+            k: v
+            for k, v in self._entries.items()
+            if isinstance(v, dict) and type(v.get("t")) is int and v["t"] >= cutoff
+        }
         racy = (time.time() - RACY_SECONDS) * 1e9
-        stats = {path: record for path, record in self._stats.items()
-                 if record[5] in entries and max(record[0], record[1]) < racy}
-        payload = {"format": FORMAT, "version": __version__, "codes": self._codes,
-                   "entries": entries, "stats": stats}
+        stats = {
+            path: record
+            for path, record in self._stats.items()
+            if record[5] in entries and max(record[0], record[1]) < racy
+        }
+        payload = {
+            "format": FORMAT,
+            "version": __version__,
+            "codes": self._codes,
+            "entries": entries,
+            "stats": stats,
+        }
         body = json.dumps(payload, separators=(",", ":")).encode()
         try:
             self._make_directory()
@@ -346,8 +376,11 @@ class LintCache:
             pass
         ignore_file = os.path.join(self.directory, ".gitignore")
         try:
-            fd = os.open(ignore_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL
-                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            fd = os.open(
+                ignore_file,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                0o644,
+            )
         except OSError as exc:
             if exc.errno != errno.EEXIST:
                 raise

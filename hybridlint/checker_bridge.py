@@ -8,6 +8,7 @@ each file under ``--fix/--diff --verify``: it turns the checker's outcome into f
 for a block that still fails hybridized), per-fix proof lines and per-file errors, so that a
 checker problem on one file never ends the run.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,16 @@ class VerificationUnavailable(Exception):
     """The checker cannot be imported (not installed, or broken)."""
 
 
-REQUIRED = ("verify_fixes", "check_file", "examples_from_config", "parse_target",
-            "parse_input_option", "parse_kwarg_options", "Example", "CheckerSession")
+REQUIRED = (
+    "verify_fixes",
+    "check_file",
+    "examples_from_config",
+    "parse_target",
+    "parse_input_option",
+    "parse_kwarg_options",
+    "Example",
+    "CheckerSession",
+)
 STILL_FAILS = ("hybrid_error", "mismatch", "eager_error")
 
 
@@ -64,9 +73,17 @@ def examples_for(config: Config, path: str) -> List[Any]:
     return list(examples_table(config).get(config.relpath(path), ()))
 
 
-def verify_file(text: str, path: str, codes: Sequence[str], examples: Sequence[Any], *,
-                unsafe: bool, backend: str = "engine", timeout: Optional[float] = None,
-                fixed: Optional[Tuple[str, bool, Any]] = None) -> VerifiedFile:
+def verify_file(
+    text: str,
+    path: str,
+    codes: Sequence[str],
+    examples: Sequence[Any],
+    *,
+    unsafe: bool,
+    backend: str = "engine",
+    timeout: Optional[float] = None,
+    fixed: Optional[Tuple[str, bool, Any]] = None,
+) -> VerifiedFile:
     """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
     never raises for a checker problem on that file.
 
@@ -76,31 +93,41 @@ def verify_file(text: str, path: str, codes: Sequence[str], examples: Sequence[A
     file is not fixed again; every other call goes to ``fix_source``."""
     checker = load_checker()
     try:
-        outcome = checker.verify_fixes(text, path, list(examples), unsafe=unsafe,
-                                       select=list(codes), backend=backend, timeout=timeout,
-                                       fixer=_reusing_fixer(path, codes, fixed))
+        outcome = checker.verify_fixes(
+            text,
+            path,
+            list(examples),
+            unsafe=unsafe,
+            select=list(codes),
+            backend=backend,
+            timeout=timeout,
+            fixer=_reusing_fixer(path, codes, fixed),
+        )
     except VerificationUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001 - one file's checker failure must not end the run
         if os.environ.get("HYBRIDLINT_DEBUG") == "1":
             raise
-        return VerifiedFile(text, error=f"checker error: {type(exc).__name__}: {exc}",
-                            internal=True)
-    result = VerifiedFile(outcome.source, len(outcome.applied), _annotated(outcome),
-                          len(outcome.rejected))
-    result.notes = [f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} fix "
-                    f"{p.detail}" for p in
-                    sorted(outcome.proofs, key=lambda p: (p.finding.line, p.finding.col))]
+        return VerifiedFile(
+            text, error=f"checker error: {type(exc).__name__}: {exc}", internal=True
+        )
+    result = VerifiedFile(
+        outcome.source, len(outcome.applied), _annotated(outcome), len(outcome.rejected)
+    )
+    result.notes = [
+        f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} fix {p.detail}"
+        for p in sorted(outcome.proofs, key=lambda p: (p.finding.line, p.finding.col))
+    ]
     cannot = []
     for label, report in zip(outcome.labels, outcome.reports):
         if report.ok:
-            result.notes.append(f"{path}::{label}: equal after verification "
-                                f"({_what_ran(report)})")
+            result.notes.append(f"{path}::{label}: equal after verification ({_what_ran(report)})")
         elif report.status in STILL_FAILS:
             result.failing += 1
             result.findings.append(_still_fails(path, label, report, outcome.source))
-            result.notes.append(f"{path}::{label}: still fails: "
-                                f"{(report.reason or '').replace(' [fixed]', '')}")
+            result.notes.append(
+                f"{path}::{label}: still fails: {(report.reason or '').replace(' [fixed]', '')}"
+            )
         else:
             cannot.append(f"{label}: {report.reason}")
             result.notes.append(f"{path}::{label}: cannot run: {report.reason}")
@@ -112,8 +139,9 @@ def verify_file(text: str, path: str, codes: Sequence[str], examples: Sequence[A
     return result
 
 
-def _reusing_fixer(path: str, codes: Sequence[str],
-                   fixed: Optional[Tuple[str, bool, Any]]) -> Callable[..., Any]:
+def _reusing_fixer(
+    path: str, codes: Sequence[str], fixed: Optional[Tuple[str, bool, Any]]
+) -> Callable[..., Any]:
     """``fix_source`` for the checker, memoised for calls without ``accept``/``rules`` (the
     checker asks for "every fix" of the original more than once), seeded with the worker's
     fix. Each answer is a fresh FixResult (the caller may keep or change its lists)."""
@@ -124,25 +152,48 @@ def _reusing_fixer(path: str, codes: Sequence[str],
         text, unsafe, result = fixed
         known[_fix_key(text, path, codes, (), unsafe, None)] = result
 
-    def fixer(source: str, file: str = "<string>", *, select=None, ignore=(),
-              unsafe: bool = False, accept=None, rules=None, line_length=None):
+    def fixer(
+        source: str,
+        file: str = "<string>",
+        *,
+        select=None,
+        ignore=(),
+        unsafe: bool = False,
+        accept=None,
+        rules=None,
+        line_length=None,
+    ):
         if accept is not None or rules is not None:
-            return fix_source(source, file, select=select, ignore=ignore, unsafe=unsafe,
-                              accept=accept, rules=rules, line_length=line_length)
+            return fix_source(
+                source,
+                file,
+                select=select,
+                ignore=ignore,
+                unsafe=unsafe,
+                accept=accept,
+                rules=rules,
+                line_length=line_length,
+            )
         key = _fix_key(source, file, select, ignore, unsafe, line_length)
         if key not in known:
-            known[key] = fix_source(source, file, select=select, ignore=ignore, unsafe=unsafe,
-                                    line_length=line_length)
+            known[key] = fix_source(
+                source, file, select=select, ignore=ignore, unsafe=unsafe, line_length=line_length
+            )
         done = known[key]
-        return FixResult(done.source, list(done.applied), list(done.remaining),
-                         list(done.initial))
+        return FixResult(done.source, list(done.applied), list(done.remaining), list(done.initial))
 
     return fixer
 
 
 def _fix_key(source: str, path: str, select, ignore, unsafe: bool, line_length) -> tuple:
-    return (source, path, None if select is None else tuple(select), tuple(ignore or ()),
-            bool(unsafe), line_length)
+    return (
+        source,
+        path,
+        None if select is None else tuple(select),
+        tuple(ignore or ()),
+        bool(unsafe),
+        line_length,
+    )
 
 
 def _what_ran(report) -> str:
@@ -154,8 +205,12 @@ def _annotated(outcome) -> list:
     """Remaining findings, with "(fix not applied: <why>)" on the fixes verification refused,
     plus the checker's run-time findings (dynamic lint) static analysis missed."""
     why = {(r.finding.code, r.finding.line): r.reason for r in outcome.rejected}
-    findings = [replace(f, message=f"{f.message} (fix not applied: {why[(f.code, f.line)]})")
-                if (f.code, f.line) in why else f for f in outcome.remaining]
+    findings = [
+        replace(f, message=f"{f.message} (fix not applied: {why[(f.code, f.line)]})")
+        if (f.code, f.line) in why
+        else f
+        for f in outcome.remaining
+    ]
     static = {(f.code, f.line) for f in findings}
     findings += [f for f in outcome.runtime_findings if (f.code, f.line) not in static]
     return findings
@@ -170,12 +225,21 @@ def _still_fails(path: str, label: str, report, source: str):
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     col = len(text) - len(text.lstrip()) + 1
     reason = (report.reason or report.status).replace(" [fixed]", "")
-    return Finding("HL903", RUNNER_CODES["HL903"][0],
-                   f"{label} still fails with its example after --verify: {reason}",
-                   line, col, line, max(col, len(text.rstrip()) + 1), None, path)
+    return Finding(
+        "HL903",
+        RUNNER_CODES["HL903"][0],
+        f"{label} still fails with its example after --verify: {reason}",
+        line,
+        col,
+        line,
+        max(col, len(text.rstrip()) + 1),
+        None,
+        path,
+    )
 
 
 def _definition_line(source: str, name: str) -> int:
-    match = re.search(rf"^[ \t]*(?:class|def)[ \t]+{re.escape(name.split('.')[-1])}\b", source,
-                      re.M)
+    match = re.search(
+        rf"^[ \t]*(?:class|def)[ \t]+{re.escape(name.split('.')[-1])}\b", source, re.M
+    )
     return source.count("\n", 0, match.start()) + 1 if match else 1

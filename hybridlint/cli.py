@@ -10,6 +10,7 @@ Exit codes: 0 nothing left to report, 1 findings remain, 2 usage, configuration 
 error. Any unexpected exception becomes one line on stderr and exit 2; set
 ``HYBRIDLINT_DEBUG=1`` to see the traceback instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -78,8 +79,9 @@ class DefaultCommandGroup(click.Group):
 
 
 @click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="hybridlint",
-                      message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "--version", prog_name="hybridlint", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """Find and fix MXNet Gluon code that breaks under HybridBlock.hybridize().
 
@@ -93,49 +95,107 @@ def cli() -> None:
 @click.option("--fix", is_flag=True, help="Apply fixes to the files.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
-@click.option("--verify", is_flag=True,
-              help="With --fix/--diff: keep only fixes the equivalence checker proves "
-                   "(runs your code, as a test suite does).")
-@click.option("--backend", type=click.Choice(["engine", "mxnet"]), default=None,
-              help="With --verify: run on the bundled engine (default) or on real MXNet.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="With --verify: time limit per checker job (default 60).")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="With --fix/--diff: keep only fixes the equivalence checker proves "
+    "(runs your code, as a test suite does).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["engine", "mxnet"]),
+    default=None,
+    help="With --verify: run on the bundled engine (default) or on real MXNet.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="With --verify: time limit per checker job (default 60).",
+)
 @click.option("--select", metavar="CODES", help="Enable only these codes or prefixes (HL003,HL0).")
 @click.option("--ignore", metavar="CODES", help="Disable these codes or prefixes.")
 @click.option("--extend-select", metavar="CODES", help="Enable these in addition to the selection.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
-@click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and code.")
-@click.option("--stdin-filename", metavar="PATH",
-              help="Read the source from stdin and report it as PATH (editors); with --fix, "
-                   "print the fixed source on stdout and the findings on stderr.")
+@click.option(
+    "--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and code."
+)
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="Read the source from stdin and report it as PATH (editors); with --fix, "
+    "print the fixed source on stdout and the findings on stderr.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: the number of cores).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Read [tool.hybridlint] from this file instead of searching for one.")
-@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False),
-              help="Tolerate the findings recorded in this baseline file.")
-@click.option("--write-baseline", "write_baseline_file", type=click.Path(dir_okay=False),
-              help="Record the current findings in this baseline file and exit 0.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of cores).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="Read [tool.hybridlint] from this file instead of searching for one.",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    help="Tolerate the findings recorded in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_file",
+    type=click.Path(dir_okay=False),
+    help="Record the current findings in this baseline file and exit 0.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only: no source, no summary.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.version_option(__version__, "--version", prog_name="hybridlint",
-                      message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "--version", prog_name="hybridlint", message="%(prog)s %(version)s"
+)
 @click.pass_context
 def check(ctx: click.Context, paths: Sequence[str], **options) -> None:
     """Lint PATHS (default: the current directory); with --fix, rewrite them."""
     ctx.exit(_check(list(paths) or ["."], **options))
 
 
-def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verify: bool,
-           backend: Optional[str] = None, timeout: Optional[float] = None,
-           select: Optional[str], ignore: Optional[str], extend_select: Optional[str],
-           output_format: str, statistics: bool, exit_zero: bool, jobs: Optional[int],
-           show_fixes: bool = False, stdin_filename: Optional[str] = None,
-           config_file: Optional[str], baseline_file: Optional[str],
-           write_baseline_file: Optional[str], quiet: bool, no_cache: bool) -> int:
+def _check(
+    paths: List[str],
+    *,
+    fix: bool,
+    diff: bool,
+    unsafe_fixes: bool,
+    verify: bool,
+    backend: Optional[str] = None,
+    timeout: Optional[float] = None,
+    select: Optional[str],
+    ignore: Optional[str],
+    extend_select: Optional[str],
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    jobs: Optional[int],
+    show_fixes: bool = False,
+    stdin_filename: Optional[str] = None,
+    config_file: Optional[str],
+    baseline_file: Optional[str],
+    write_baseline_file: Optional[str],
+    quiet: bool,
+    no_cache: bool,
+) -> int:
     """The check command's work; returns the exit code."""
     if verify and not (fix or diff):
         raise click.UsageError("--verify checks fixes: use it with --fix or --diff")
@@ -147,8 +207,9 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         if paths not in (["."], ["-"]):
             raise click.UsageError("--stdin-filename reads stdin: give no PATHS (or -)")
         if verify or write_baseline_file:
-            raise click.UsageError("--stdin-filename cannot be used with --verify or "
-                                   "--write-baseline")
+            raise click.UsageError(
+                "--stdin-filename cannot be used with --verify or --write-baseline"
+            )
         paths = [stdin_filename]
     config = load_config(paths, config_file)
     selection = RuleSelection.build(
@@ -161,14 +222,36 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     examples = examples_table(config) if verify else None
     baseline = BaselineFilter.load(baseline_file) if baseline_file else None
     if stdin_filename is not None:
-        return _check_stdin(stdin_filename, RunOptions(
-            config=config, selection=selection, fix=fix and not diff, diff=diff,
-            unsafe_fixes=unsafe_fixes, use_cache=False), baseline, output_format, statistics,
-            exit_zero, quiet, show_fixes)
-    options = RunOptions(config=config, selection=selection, fix=fix and not diff, diff=diff,
-                         unsafe_fixes=unsafe_fixes, verify=verify, backend=backend or "engine",
-                         timeout=timeout, jobs=jobs or default_jobs(),
-                         use_cache=not no_cache, examples=examples)
+        return _check_stdin(
+            stdin_filename,
+            RunOptions(
+                config=config,
+                selection=selection,
+                fix=fix and not diff,
+                diff=diff,
+                unsafe_fixes=unsafe_fixes,
+                use_cache=False,
+            ),
+            baseline,
+            output_format,
+            statistics,
+            exit_zero,
+            quiet,
+            show_fixes,
+        )
+    options = RunOptions(
+        config=config,
+        selection=selection,
+        fix=fix and not diff,
+        diff=diff,
+        unsafe_fixes=unsafe_fixes,
+        verify=verify,
+        backend=backend or "engine",
+        timeout=timeout,
+        jobs=jobs or default_jobs(),
+        use_cache=not no_cache,
+        examples=examples,
+    )
     with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
         options.progress = progress
         result = run(paths, options)
@@ -184,9 +267,16 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
         _report_verification(result)
     if diff:
         return _report_diff(result, quiet)
-    ctx = ReportContext(unsafe_fixes=unsafe_fixes, fix_mode=fix, statistics=statistics,
-                        quiet=quiet, color=output_format == "text" and _color(sys.stdout),
-                        baselined=baselined, root=config.root, show_fixes=show_fixes)
+    ctx = ReportContext(
+        unsafe_fixes=unsafe_fixes,
+        fix_mode=fix,
+        statistics=statistics,
+        quiet=quiet,
+        color=output_format == "text" and _color(sys.stdout),
+        baselined=baselined,
+        root=config.root,
+        show_fixes=show_fixes,
+    )
     try:
         get_reporter(output_format)(result, sys.stdout, ctx)
         sys.stdout.flush()
@@ -201,8 +291,16 @@ def _check(paths: List[str], *, fix: bool, diff: bool, unsafe_fixes: bool, verif
     return EXIT_FINDINGS if result.issues else EXIT_CLEAN
 
 
-def _check_stdin(path: str, options: RunOptions, baseline, output_format: str,
-                 statistics: bool, exit_zero: bool, quiet: bool, show_fixes: bool) -> int:
+def _check_stdin(
+    path: str,
+    options: RunOptions,
+    baseline,
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    show_fixes: bool,
+) -> int:
     """``--stdin-filename``: one source from stdin. With --fix the fixed source goes to stdout
     (whole, even when nothing changed, as formatters' editor plugins expect) and the report
     to stderr; with --diff the diff goes to stdout."""
@@ -219,9 +317,16 @@ def _check_stdin(path: str, options: RunOptions, baseline, output_format: str,
         stdout.write(out)
         stdout.flush()
         report_to = sys.stderr
-    ctx = ReportContext(unsafe_fixes=options.unsafe_fixes, fix_mode=options.fix,
-                        statistics=statistics, quiet=quiet, color=False, baselined=baselined,
-                        root=options.config.root, show_fixes=show_fixes)
+    ctx = ReportContext(
+        unsafe_fixes=options.unsafe_fixes,
+        fix_mode=options.fix,
+        statistics=statistics,
+        quiet=quiet,
+        color=False,
+        baselined=baselined,
+        root=options.config.root,
+        show_fixes=show_fixes,
+    )
     get_reporter(output_format)(result, report_to, ctx)
     if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
@@ -279,8 +384,11 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)
     if not quiet:
         fixes = sum(o.fixed for o in diffs)
-        message = (f"Would fix {plural(fixes, 'finding')} in {plural(len(diffs), 'file')}."
-                   if diffs else "No fixes to apply.")
+        message = (
+            f"Would fix {plural(fixes, 'finding')} in {plural(len(diffs), 'file')}."
+            if diffs
+            else "No fixes to apply."
+        )
         rejected = sum(o.rejected for o in result.outcomes)
         if rejected:
             message += f" {rejected} not proven equivalent by the checker: left out."
@@ -362,19 +470,49 @@ def list_rules() -> None:
 
 @cli.command()
 @click.argument("target", metavar="FILE::CLASS")
-@click.option("--input", "inputs", multiple=True, metavar="SHAPE[:DTYPE]",
-              help="One forward() input, e.g. 2,64,8,8 or 2,16:int32 (repeat per input). "
-                   "Default: the examples configured for the file.")
-@click.option("--kwarg", "kwargs", multiple=True, metavar="NAME=VALUE",
-              help="A constructor argument, e.g. channels=64 (a Python literal; repeatable).")
-@click.option("--backend", type=click.Choice(["engine", "mxnet"]), default="engine",
-              show_default=True, help="Run on the bundled engine or on real MXNet.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Time limit per checked example (default 60).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Read [tool.hybridlint] from this file instead of searching for one.")
-def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: str,
-           timeout: Optional[float], config_file: Optional[str]) -> None:
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="SHAPE[:DTYPE]",
+    help="One forward() input, e.g. 2,64,8,8 or 2,16:int32 (repeat per input). "
+    "Default: the examples configured for the file.",
+)
+@click.option(
+    "--kwarg",
+    "kwargs",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A constructor argument, e.g. channels=64 (a Python literal; repeatable).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["engine", "mxnet"]),
+    default="engine",
+    show_default=True,
+    help="Run on the bundled engine or on real MXNet.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Time limit per checked example (default 60).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="Read [tool.hybridlint] from this file instead of searching for one.",
+)
+def verify(
+    target: str,
+    inputs: Sequence[str],
+    kwargs: Sequence[str],
+    backend: str,
+    timeout: Optional[float],
+    config_file: Optional[str],
+) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
     if backend == "mxnet":
         import importlib.util
@@ -382,7 +520,8 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
         if importlib.util.find_spec("mxnet") is None:  # README: exit 2, not "not equal"
             raise VerificationUnavailable(
                 "verification unavailable: --backend mxnet needs MXNet 1.9.1 installed "
-                "(pip install 'mxnet==1.9.1'); the default backend is the bundled engine")
+                "(pip install 'mxnet==1.9.1'); the default backend is the bundled engine"
+            )
     checker = load_checker()
     try:
         path, class_name = checker.parse_target(target)
@@ -409,11 +548,13 @@ def verify(target: str, inputs: Sequence[str], kwargs: Sequence[str], backend: s
     reports = checker.check_file(path, examples, backend=backend, timeout=timeout)
     for report in reports:
         click.echo(report.summary())
-        for finding in report.runtime_findings:    # dynamic lint: seen while tracing
-            click.echo(f"  {finding.path}:{finding.line}:{finding.col}: {finding.code} "
-                       f"{finding.message}")
+        for finding in report.runtime_findings:  # dynamic lint: seen while tracing
+            click.echo(
+                f"  {finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.message}"
+            )
     click.get_current_context().exit(
-        EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS)
+        EXIT_CLEAN if reports and all(r.ok for r in reports) else EXIT_FINDINGS
+    )
 
 
 def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[str]) -> None:
@@ -430,15 +571,22 @@ def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[s
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return  # the checker reports what is wrong with the file
-    init = next((item for node in ast.walk(tree)
-                 if isinstance(node, ast.ClassDef) and node.name == class_name
-                 for item in node.body
-                 if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
+    init = next(
+        (
+            item
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef) and node.name == class_name
+            for item in node.body
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+        ),
+        None,
+    )
     if init is None:
         return
     args = init.args.posonlyargs + init.args.args
-    defaults = dict(zip([a.arg for a in args][len(args) - len(init.args.defaults):],
-                        init.args.defaults))
+    defaults = dict(
+        zip([a.arg for a in args][len(args) - len(init.args.defaults) :], init.args.defaults)
+    )
     defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d})
     numbers = {"int": int, "float": float, "bool": bool}
     for arg in args + init.args.kwonlyargs:
@@ -446,8 +594,11 @@ def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[s
         if isinstance(arg.annotation, ast.Name) and arg.annotation.id in numbers:
             kind = arg.annotation.id
         default = defaults.get(arg.arg)
-        if kind is None and isinstance(default, ast.Constant) \
-                and type(default.value) in numbers.values():
+        if (
+            kind is None
+            and isinstance(default, ast.Constant)
+            and type(default.value) in numbers.values()
+        ):
             kind = type(default.value).__name__
         if kind is None:
             continue
@@ -462,7 +613,8 @@ def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[s
             if isinstance(parsed, str):
                 raise click.UsageError(
                     f"--kwarg {text}: {class_name}.__init__ takes {arg.arg} as {kind}, "
-                    f"and {value.strip()!r} is not a number")
+                    f"and {value.strip()!r} is not a number"
+                )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

@@ -18,6 +18,7 @@ The other types are the per-file results that flow one way through a run
 
 This module imports nothing from hybridlint, so every layer (rules included) can use it.
 """
+
 from __future__ import annotations
 
 import enum
@@ -53,8 +54,18 @@ RUNNER_CODES: Dict[str, Tuple[str, str]] = {
 }
 
 # A finding's fields in the order the product surface writes them (JSON output, the cache).
-REPORT_FIELDS = ("path", "code", "name", "message", "line", "col", "end_line", "end_col", "fix",
-                 "source_line")
+REPORT_FIELDS = (
+    "path",
+    "code",
+    "name",
+    "message",
+    "line",
+    "col",
+    "end_line",
+    "end_col",
+    "fix",
+    "source_line",
+)
 
 
 @dataclass(frozen=True)
@@ -100,8 +111,18 @@ class Finding:
         return data
 
 
-def Issue(path: str, code: str, name: str, message: str, line: int, col: int, end_line: int,
-          end_col: int, fix: Optional[str], source_line: str = "") -> Finding:
+def Issue(
+    path: str,
+    code: str,
+    name: str,
+    message: str,
+    line: int,
+    col: int,
+    end_line: int,
+    end_col: int,
+    fix: Optional[str],
+    source_line: str = "",
+) -> Finding:
     """Deprecated alias of the runner's former ``Issue`` class (path first): a :class:`Finding`."""
     return Finding(code, name, message, line, col, end_line, end_col, fix, path, source_line)
 

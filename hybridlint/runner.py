@@ -21,6 +21,7 @@ The data types (Finding, WorkResult, VerifiedFile, FileOutcome, RunResult) live 
 hybridlint/ftypes.py; ``Issue``, ``FileOutcome``, ``RunResult`` and ``RUNNER_CODES`` are
 importable from here too.
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,15 +36,35 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
 from .discovery import discover
-from .files import (SourceDecodeError, SourceFile, SourceReadError, SourceWriteError,
-                    decode_source, encode_source, lf_to_cr, lone_cr_to_lf,
-                    read_bytes_and_identity,
-                    remove_stale_temp_files, write_source)
-from .ftypes import (RUNNER_CODES, FileOutcome, Finding, Issue, RunResult, VerifiedFile,
-                     WorkResult)
+from .files import (
+    SourceDecodeError,
+    SourceFile,
+    SourceReadError,
+    SourceWriteError,
+    decode_source,
+    encode_source,
+    lf_to_cr,
+    lone_cr_to_lf,
+    read_bytes_and_identity,
+    remove_stale_temp_files,
+    write_source,
+)
+from .ftypes import RUNNER_CODES, FileOutcome, Finding, Issue, RunResult, VerifiedFile, WorkResult
 
-__all__ = ["RUNNER_CODES", "FileOutcome", "Finding", "Issue", "RunOptions", "RunResult",
-           "all_rule_codes", "default_jobs", "diff_bytes", "run", "run_stdin", "unified_diff"]
+__all__ = [
+    "RUNNER_CODES",
+    "FileOutcome",
+    "Finding",
+    "Issue",
+    "RunOptions",
+    "RunResult",
+    "all_rule_codes",
+    "default_jobs",
+    "diff_bytes",
+    "run",
+    "run_stdin",
+    "unified_diff",
+]
 
 SERIAL_MAX_BYTES = 150_000  # below this much text to lint, workers cost more than they save
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
@@ -109,8 +130,9 @@ class _Plan:
         """The rule codes to run on a file with these per-file-ignores, sorted."""
         if extra_ignore not in self._rule_codes:
             enabled = self.options.selection.enabled(self.codes, extra_ignore)
-            self._rule_codes[extra_ignore] = tuple(sorted(c for c in enabled
-                                                          if c not in RUNNER_CODES))
+            self._rule_codes[extra_ignore] = tuple(
+                sorted(c for c in enabled if c not in RUNNER_CODES)
+            )
         return self._rule_codes[extra_ignore]
 
     def examples_for(self, path: str) -> List[Any]:
@@ -127,8 +149,12 @@ class _Plan:
         if options.verify:
             unsafe = options.unsafe_fixes or bool(self.examples_for(path))
             return True, unsafe, None, True
-        return (options.fix or options.diff, options.unsafe_fixes, options.config.line_length,
-                False)
+        return (
+            options.fix or options.diff,
+            options.unsafe_fixes,
+            options.config.line_length,
+            False,
+        )
 
 
 class _Task(NamedTuple):
@@ -146,8 +172,9 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     config = options.config
     found = discover(paths, config)
     writing = options.fix or options.diff
-    cache = LintCache(config.root, options.selection.key(),
-                      enabled=options.use_cache and not writing)
+    cache = LintCache(
+        config.root, options.selection.key(), enabled=options.use_cache and not writing
+    )
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files)
     plan = _Plan(options, _known_codes(cache))
@@ -159,8 +186,9 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     for path in found.files:
         extra_ignore = config.ignores_for(path)  # per-file-ignores globs: once per file
         st = found.stats.get(path)
-        outcome, task = _triage(path, plan, extra_ignore, cache,
-                                signature_of(st) if st is not None else None)
+        outcome, task = _triage(
+            path, plan, extra_ignore, cache, signature_of(st) if st is not None else None
+        )
         if task is not None:
             tasks.append(task)
         else:
@@ -215,8 +243,10 @@ def _clean_leftovers(files: Sequence[str]) -> List[str]:
     warnings = []
     for directory in sorted({os.path.dirname(f) or "." for f in files}):
         for backup in remove_stale_temp_files(directory):
-            warnings.append(f"{backup}: an interrupted `hybridlint --fix` left this copy of a "
-                            "file's previous content; compare it with the file, then delete it")
+            warnings.append(
+                f"{backup}: an interrupted `hybridlint --fix` left this copy of a "
+                "file's previous content; compare it with the file, then delete it"
+            )
     return warnings
 
 
@@ -229,8 +259,13 @@ def _known_codes(cache: LintCache) -> List[str]:
     return codes
 
 
-def _triage(path: str, plan: _Plan, extra_ignore: Tuple[str, ...], cache: LintCache,
-            signature: Optional[List[int]]) -> Tuple[Optional[FileOutcome], Optional[_Task]]:
+def _triage(
+    path: str,
+    plan: _Plan,
+    extra_ignore: Tuple[str, ...],
+    cache: LintCache,
+    signature: Optional[List[int]],
+) -> Tuple[Optional[FileOutcome], Optional[_Task]]:
     """Everything up to the linter: read, cache, decode, pre-filter.
 
     ``signature`` is the file's stat signature taken by discovery, before reading (None if
@@ -288,9 +323,23 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
         cell, line, col, msg = problem
         lines = cells[cell - 1].split("\n")
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return FileOutcome(path, [Finding("HL900", "syntax-error",
-                                          f"cell {cell}: cannot parse: {msg}", line, col, line,
-                                          col, None, path, text)])
+        return FileOutcome(
+            path,
+            [
+                Finding(
+                    "HL900",
+                    "syntax-error",
+                    f"cell {cell}: cannot parse: {msg}",
+                    line,
+                    col,
+                    line,
+                    col,
+                    None,
+                    path,
+                    text,
+                )
+            ],
+        )
     module, starts = notebook.joined(cells)
     from .linter import lint_source, may_contain_hybrid_code
 
@@ -301,9 +350,20 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
     for finding in lint_source(module, path, select=list(rule_codes)):
         cell, line = notebook.locate(finding.line, starts)
         end = finding.end_line - finding.line + line
-        issues.append(Finding(finding.code, finding.name, f"cell {cell}: {finding.message}",
-                              line, finding.col, end, finding.end_col, None, path,
-                              lines[finding.line - 1]))
+        issues.append(
+            Finding(
+                finding.code,
+                finding.name,
+                f"cell {cell}: {finding.message}",
+                line,
+                finding.col,
+                end,
+                finding.end_col,
+                None,
+                path,
+                lines[finding.line - 1],
+            )
+        )
     return FileOutcome(path, issues)
 
 
@@ -333,10 +393,10 @@ def _syntax_problem(text: str) -> Optional[Tuple[int, int, str]]:
 
 def _syntax_error(source: SourceFile, line: int, col: int, msg: str) -> FileOutcome:
     """The HL900 outcome of a file that does not parse."""
-    finding = Finding("HL900", "syntax-error", f"cannot parse: {msg}", line, col, line, col,
-                      None)
-    return FileOutcome(source.path, [finding.with_source_line(source.path,
-                                                              _LINE_SPLIT.split(source.text))])
+    finding = Finding("HL900", "syntax-error", f"cannot parse: {msg}", line, col, line, col, None)
+    return FileOutcome(
+        source.path, [finding.with_source_line(source.path, _LINE_SPLIT.split(source.text))]
+    )
 
 
 def _path_sort_key(path: str) -> Tuple[str, ...]:
@@ -350,8 +410,7 @@ def _issue_fields(issue: Finding) -> Dict[str, Any]:
     return data
 
 
-def _runner_outcome(path: str, code: str, message: str, line: int = 1,
-                    col: int = 1) -> FileOutcome:
+def _runner_outcome(path: str, code: str, message: str, line: int = 1, col: int = 1) -> FileOutcome:
     """A file problem (HL901/HL902): reported whatever the rule selection."""
     name, _ = RUNNER_CODES[code]
     return FileOutcome(path, [Finding(code, name, message, line, col, line, col, None, path)])
@@ -379,8 +438,10 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
     orphans = []  # tasks a dying worker took down with the pool: each is rerun on its own
     done = 0
     with pool:
-        futures = {pool.submit(_work, task.path, task.source.text, task.codes, task.mode): task
-                   for task in by_size}
+        futures = {
+            pool.submit(_work, task.path, task.source.text, task.codes, task.mode): task
+            for task in by_size
+        }
         for future in as_completed(futures):
             task = futures[future]
             try:
@@ -405,8 +466,9 @@ def _new_pool(workers: int) -> Optional[ProcessPoolExecutor]:
     from . import linter  # noqa: F401  imported before forking, so workers inherit it
 
     try:
-        return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
-                                   initargs=(os.getpid(),))
+        return ProcessPoolExecutor(
+            max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),)
+        )
     except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
         return None
 
@@ -421,8 +483,10 @@ def _work_isolated(path: str, text: str, codes, mode) -> WorkResult:
         try:
             return pool.submit(_work, path, text, codes, mode).result()
         except BrokenProcessPool:
-            return WorkResult(internal_error="internal error: the worker process linting this "
-                                             "file died (killed, out of memory or crashed)")
+            return WorkResult(
+                internal_error="internal error: the worker process linting this "
+                "file died (killed, out of memory or crashed)"
+            )
 
 
 def _worker_init(parent: int) -> None:
@@ -462,21 +526,26 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> WorkResult:
     linted, converted = lone_cr_to_lf(text)  # the linter core knows LF and CRLF, not lone CR
     try:
         if fix:
-            result = fix_source(linted, path, select=list(codes), unsafe=unsafe,
-                                line_length=line_length)
+            result = fix_source(
+                linted, path, select=list(codes), unsafe=unsafe, line_length=line_length
+            )
             fixed = lf_to_cr(result.source) if converted else result.source
-            return WorkResult(fixed, list(result.remaining), list(result.applied),
-                              _revealed(result.initial, result.applied, result.remaining,
-                                        unsafe),
-                              fix_result=(linted, unsafe, result) if for_checker else None)
+            return WorkResult(
+                fixed,
+                list(result.remaining),
+                list(result.applied),
+                _revealed(result.initial, result.applied, result.remaining, unsafe),
+                fix_result=(linted, unsafe, result) if for_checker else None,
+            )
         return WorkResult(text, lint_source(linted, path, select=list(codes)))
     except SourceSyntaxError as exc:
         return WorkResult(text, syntax_error=(exc.line, exc.col, exc.msg))
     except Exception as exc:  # a linter bug must not end the run for every other file
         if os.environ.get("HYBRIDLINT_DEBUG") == "1":
             raise
-        return WorkResult(internal_error=f"internal error while linting: "
-                                         f"{type(exc).__name__}: {exc}")
+        return WorkResult(
+            internal_error=f"internal error while linting: {type(exc).__name__}: {exc}"
+        )
 
 
 def _revealed(initial, applied, remaining, unsafe: bool) -> int:
@@ -485,6 +554,7 @@ def _revealed(initial, applied, remaining, unsafe: bool) -> int:
     The fixable findings check reported are fixed unless they are still there afterwards
     (counted, not matched by line: lines inside a rewritten statement move); every other
     applied fix was revealed by an earlier one (the outer index of ``x[0][1]``)."""
+
     def fixable(findings) -> int:
         return sum(1 for f in findings if f.fixable(unsafe))
 
@@ -539,9 +609,16 @@ def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
     from .checker_bridge import verify_file
 
     options = plan.options
-    return verify_file(task.source.text, task.path, task.codes, plan.examples_for(task.path),
-                       unsafe=options.unsafe_fixes, backend=options.backend,
-                       timeout=options.timeout, fixed=work.fix_result)
+    return verify_file(
+        task.source.text,
+        task.path,
+        task.codes,
+        plan.examples_for(task.path),
+        unsafe=options.unsafe_fixes,
+        backend=options.backend,
+        timeout=options.timeout,
+        fixed=work.fix_result,
+    )
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -552,8 +629,9 @@ def unified_diff(path: str, before: str, after: str) -> str:
     match. A last line without a newline gets git's ``\\ No newline at end of file`` marker.
     """
     lines = []
-    for line in difflib.unified_diff(_git_lines(before), _git_lines(after),
-                                     fromfile=f"a/{path}", tofile=f"b/{path}"):
+    for line in difflib.unified_diff(
+        _git_lines(before), _git_lines(after), fromfile=f"a/{path}", tofile=f"b/{path}"
+    ):
         lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(lines)
 

@@ -1,8 +1,8 @@
 """Issue 15 items 2 and 3: one findings model (hybridlint/ftypes.py) and a --verify path that
 fixes each file once."""
+
 import ast
 import json
-import os
 import pickle
 from pathlib import Path
 
@@ -17,8 +17,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def finding(fix="safe", **changes):
-    fields = dict(code="HL003", name="tensor-indexing", message="m", line=3, col=5, end_line=3,
-                  end_col=9, fix=fix, path="net.py", source_line="        y = x[0]")
+    fields = dict(
+        code="HL003",
+        name="tensor-indexing",
+        message="m",
+        line=3,
+        col=5,
+        end_line=3,
+        end_col=9,
+        fix=fix,
+        path="net.py",
+        source_line="        y = x[0]",
+    )
     fields.update(changes)
     return Finding(**fields)
 
@@ -58,8 +68,18 @@ def test_fixable_follows_the_safety_and_the_unsafe_flag():
 
 def test_to_dict_keeps_the_former_issue_order_and_plain_text():
     data = finding("unsafe").to_dict()
-    assert list(data) == ["path", "code", "name", "message", "line", "col", "end_line",
-                          "end_col", "fix", "source_line"]
+    assert list(data) == [
+        "path",
+        "code",
+        "name",
+        "message",
+        "line",
+        "col",
+        "end_line",
+        "end_col",
+        "fix",
+        "source_line",
+    ]
     assert type(data["fix"]) is str and data["fix"] == "unsafe"
     assert Finding(**data) == finding("unsafe")
 
@@ -77,8 +97,19 @@ def test_findings_cross_processes_and_the_checker_wire_unchanged():
     assert pickle.loads(pickle.dumps(original)) == original
     from hybridlint.checker.wire import _finding
 
-    wired = _finding({"code": "HL003", "name": "n", "message": "m", "line": 1, "col": 1,
-                      "end_line": 1, "end_col": 2, "fix": "safe", "path": "a.py"})
+    wired = _finding(
+        {
+            "code": "HL003",
+            "name": "n",
+            "message": "m",
+            "line": 1,
+            "col": 1,
+            "end_line": 1,
+            "end_col": 2,
+            "fix": "safe",
+            "path": "a.py",
+        }
+    )
     assert isinstance(wired, Finding) and wired.fix is FixSafety.SAFE
 
 
@@ -96,11 +127,12 @@ def test_every_layer_names_the_same_finding_type():
 def test_issue_is_kept_as_a_path_first_constructor_of_a_finding():
     from hybridlint.runner import Issue
 
-    issue = Issue("net.py", "HL003", "tensor-indexing", "m", 3, 5, 3, 9, "safe",
-                  "        y = x[0]")
+    issue = Issue("net.py", "HL003", "tensor-indexing", "m", 3, 5, 3, 9, "safe", "        y = x[0]")
     assert isinstance(issue, Finding) and issue == finding("safe")
-    assert Issue(path="a.py", **{k: v for k, v in finding().to_dict().items()
-                                 if k != "path"}).path == "a.py"
+    assert (
+        Issue(path="a.py", **{k: v for k, v in finding().to_dict().items() if k != "path"}).path
+        == "a.py"
+    )
 
 
 def _imports(path: Path):
@@ -119,8 +151,10 @@ def test_reporters_and_the_baseline_do_not_import_the_runner():
 
 
 def test_ftypes_imports_nothing_from_hybridlint():
-    assert all(not name.startswith(".") and not name.startswith("hybridlint")
-               for name in _imports(ROOT / "hybridlint" / "ftypes.py"))
+    assert all(
+        not name.startswith(".") and not name.startswith("hybridlint")
+        for name in _imports(ROOT / "hybridlint" / "ftypes.py")
+    )
 
 
 # -- serialised forms do not change ----------------------------------------------------------
@@ -149,14 +183,14 @@ def test_the_cache_keeps_plain_text_and_refuses_an_unknown_safety():
 
 
 # -- --verify: one way, each file fixed once -------------------------------------------------
-NET = '''from mxnet import gluon, nd
+NET = """from mxnet import gluon, nd
 
 
 class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x):
         y = nd.relu(x)
         return y * 2
-'''
+"""
 
 
 @pytest.fixture
@@ -164,9 +198,10 @@ def verify_project(tmp_path, monkeypatch):
     for name in ("a.py", "b.py"):
         (tmp_path / name).write_text(NET)
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.hybridlint.examples]\n'
+        "[tool.hybridlint.examples]\n"
         '"a.py::Net" = { inputs = [[2, 3]] }\n'
-        '"b.py::Net" = { inputs = [[2, 3]] }\n')
+        '"b.py::Net" = { inputs = [[2, 3]] }\n'
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -180,14 +215,23 @@ def test_verify_fixes_each_file_once_and_parses_the_examples_once(verify_project
     real_fix, real_parse = linter.fix_source, checker.examples_from_config
 
     def fix_source(source, path="<string>", **options):
-        calls.append((source, path, tuple(options.get("select") or ()),
-                      tuple(options.get("ignore") or ()), options.get("unsafe", False),
-                      options.get("accept") is None, options.get("line_length")))
+        calls.append(
+            (
+                source,
+                path,
+                tuple(options.get("select") or ()),
+                tuple(options.get("ignore") or ()),
+                options.get("unsafe", False),
+                options.get("accept") is None,
+                options.get("line_length"),
+            )
+        )
         return real_fix(source, path, **options)
 
     monkeypatch.setattr(linter, "fix_source", fix_source)
-    monkeypatch.setattr(checker, "examples_from_config",
-                        lambda table: parses.append(1) or real_parse(table))
+    monkeypatch.setattr(
+        checker, "examples_from_config", lambda table: parses.append(1) or real_parse(table)
+    )
     result = invoke("--no-cache", "--jobs", "1", "--fix", "--verify", "a.py", "b.py")
     assert result.exit_code == 0, result.output
     for name in ("a.py", "b.py"):
@@ -203,7 +247,8 @@ def test_verify_fixes_each_file_once_and_parses_the_examples_once(verify_project
 @pytest.mark.skipif(not engine_redirect_available(), reason="hybridlint.engine.as_mxnet missing")
 def test_a_malformed_examples_table_is_a_configuration_error_before_any_file(verify_project):
     (verify_project / "pyproject.toml").write_text(
-        '[tool.hybridlint.examples]\n"a.py::Net" = { inputs = "not a list" }\n')
+        '[tool.hybridlint.examples]\n"a.py::Net" = { inputs = "not a list" }\n'
+    )
     result = invoke("--no-cache", "--fix", "--verify", "a.py")
     assert result.exit_code == 2
     assert "examples" in result.stderr and "internal error" not in result.stderr

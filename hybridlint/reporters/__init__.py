@@ -5,6 +5,7 @@ README.md, "Output formats"), ``github`` (workflow-command annotations), ``sarif
 ``junit`` (CI systems that read test reports). Reporters are imported lazily so that a run
 pays only for the format it prints.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,8 +14,13 @@ from typing import Callable, TextIO
 
 from ..ftypes import Finding, RunResult
 
-_MODULES = {"text": "text", "json": "json_format", "github": "github", "sarif": "sarif",
-            "junit": "junit"}  # format name -> module of this package
+_MODULES = {
+    "text": "text",
+    "json": "json_format",
+    "github": "github",
+    "sarif": "sarif",
+    "junit": "junit",
+}  # format name -> module of this package
 FORMATS = tuple(_MODULES)
 
 

@@ -3,6 +3,7 @@
 GitHub shows these on the pull request's diff. Values are escaped as the runner expects:
 ``%``, CR and LF everywhere, and ``:`` and ``,`` in properties as well.
 """
+
 from __future__ import annotations
 
 from typing import TextIO
@@ -22,9 +23,11 @@ def _prop(text: str) -> str:
 def report(result: RunResult, out: TextIO, ctx: ReportContext) -> None:
     for issue in result.issues:
         path = issue.path.replace("\\", "/")
-        props = (f"file={_prop(path)},line={issue.line},col={issue.col},"
-                 f"endLine={issue.end_line},endColumn={issue.end_col},"
-                 f"title={_prop(f'{issue.code} {issue.name}')}")
+        props = (
+            f"file={_prop(path)},line={issue.line},col={issue.col},"
+            f"endLine={issue.end_line},endColumn={issue.end_col},"
+            f"title={_prop(f'{issue.code} {issue.name}')}"
+        )
         out.write(f"::error {props}::{_data(f'{issue.code} {issue.message}')}\n")
     for outcome in result.outcomes:
         if outcome.error:

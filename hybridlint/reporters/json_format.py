@@ -1,4 +1,5 @@
 """JSON output: one object, schema documented in README.md ("Output formats")."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,11 @@ def to_json(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
             "errors": sum(1 for o in result.outcomes if o.error),
         },
         "findings": [
-            {**issue.to_dict(), "path": issue.path.replace("\\", "/"),
-             "fixable": ctx.fixable(issue)}
+            {
+                **issue.to_dict(),
+                "path": issue.path.replace("\\", "/"),
+                "fixable": ctx.fixable(issue),
+            }
             for issue in issues
         ],
         "errors": [{"path": o.path, "message": o.error} for o in result.outcomes if o.error],

@@ -3,6 +3,7 @@
 One ``testsuite`` per file with findings, one failing ``testcase`` per finding (named
 ``CODE at line:col``); a clean run is one passing test case, so the report is never empty.
 """
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -24,12 +25,24 @@ def to_junit(result: RunResult, ctx: ReportContext) -> ET.Element:
     for path in sorted(set(by_file) | set(errors)):
         issues = by_file.get(path, [])
         count = len(issues) + (1 if path in errors else 0)
-        suite = ET.SubElement(root, "testsuite", name=path, tests=str(count),
-                              failures=str(count), errors="0", skipped="0")
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=path,
+            tests=str(count),
+            failures=str(count),
+            errors="0",
+            skipped="0",
+        )
         for issue in issues:
-            case = ET.SubElement(suite, "testcase", classname=path,
-                                 name=f"{issue.code} at {issue.line}:{issue.col}",
-                                 file=path, line=str(issue.line))
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=path,
+                name=f"{issue.code} at {issue.line}:{issue.col}",
+                file=path,
+                line=str(issue.line),
+            )
             failure = ET.SubElement(case, "failure", type=issue.code, message=issue.message)
             failure.text = f"{issue.path}:{issue.line}:{issue.col}: {issue.code} {issue.message}"
         if path in errors:
@@ -38,10 +51,15 @@ def to_junit(result: RunResult, ctx: ReportContext) -> ET.Element:
         total += count
         failures += count
     if total == 0:
-        suite = ET.SubElement(root, "testsuite", name="hybridlint", tests="1", failures="0",
-                              errors="0", skipped="0")
-        ET.SubElement(suite, "testcase", classname="hybridlint",
-                      name=f"no findings in {result.files_checked} files")
+        suite = ET.SubElement(
+            root, "testsuite", name="hybridlint", tests="1", failures="0", errors="0", skipped="0"
+        )
+        ET.SubElement(
+            suite,
+            "testcase",
+            classname="hybridlint",
+            name=f"no findings in {result.files_checked} files",
+        )
         total = 1
     root.set("tests", str(total))
     root.set("failures", str(failures))

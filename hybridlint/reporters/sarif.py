@@ -4,6 +4,7 @@ Paths are URIs relative to the project root (``uriBaseId`` ``%SRCROOT%``) so tha
 portable between checkouts. Every rule is described in ``tool.driver.rules`` and each result
 points at its rule by ``ruleId`` and ``ruleIndex``.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,35 +57,64 @@ def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
             "ruleId": issue.code,
             "level": "error",
             "message": {"text": issue.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(issue.path, ctx.root), "uriBaseId": "%SRCROOT%"},
-                "region": region,
-            }}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {
+                            "uri": _uri(issue.path, ctx.root),
+                            "uriBaseId": "%SRCROOT%",
+                        },
+                        "region": region,
+                    }
+                }
+            ],
             "properties": {"fixable": ctx.fixable(issue), "fix": issue.fix},
         }
         if issue.code in index:
             entry["ruleIndex"] = index[issue.code]
         results.append(entry)
     notifications = [
-        {"level": "error", "message": {"text": outcome.error},
-         "locations": [{"physicalLocation": {"artifactLocation": {
-             "uri": _uri(outcome.path, ctx.root), "uriBaseId": "%SRCROOT%"}}}]}
-        for outcome in result.outcomes if outcome.error
+        {
+            "level": "error",
+            "message": {"text": outcome.error},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {
+                            "uri": _uri(outcome.path, ctx.root),
+                            "uriBaseId": "%SRCROOT%",
+                        }
+                    }
+                }
+            ],
+        }
+        for outcome in result.outcomes
+        if outcome.error
     ]
-    invocation = {"executionSuccessful": not any(o.internal for o in result.outcomes),
-                  "toolExecutionNotifications": notifications}
+    invocation = {
+        "executionSuccessful": not any(o.internal for o in result.outcomes),
+        "toolExecutionNotifications": notifications,
+    }
     root_uri = "file://" + _quote(os.path.abspath(ctx.root).replace(os.sep, "/").rstrip("/") + "/")
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "hybridlint", "version": __version__,
-                                "informationUri": INFORMATION_URI, "rules": rules}},
-            "invocations": [invocation],
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "hybridlint",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "invocations": [invocation],
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
 
 

@@ -5,6 +5,7 @@ The same lines are produced with and without a terminal; on a terminal rich adds
 piped the output is plain text (rich is not even imported), so it is stable for scripts and
 tests. Lines are never wrapped, which keeps ``path:line:col`` clickable.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -30,8 +31,14 @@ def _caret_line(issue: Finding) -> str:
 
 def _issue_lines(issue: Finding, ctx: ReportContext) -> List[List[Segment]]:
     mark = [("[*] ", "bold cyan")] if ctx.fixable(issue) else []
-    head = [(f"{issue.path}:{issue.line}:{issue.col}:", "bold"), (" ", None),
-            (issue.code, "bold red"), (" ", None), *mark, (issue.message, None)]
+    head = [
+        (f"{issue.path}:{issue.line}:{issue.col}:", "bold"),
+        (" ", None),
+        (issue.code, "bold red"),
+        (" ", None),
+        *mark,
+        (issue.message, None),
+    ]
     if ctx.quiet or not issue.source_line.strip():
         return [head]
     gutter = " " * len(str(issue.line))
@@ -49,8 +56,13 @@ def _statistics_lines(result: RunResult, ctx: ReportContext) -> List[List[Segmen
     fixable = {i.code for i in result.issues if ctx.fixable(i)}
     width = len(str(max(counts.values()))) if counts else 1
     return [
-        [(f"{count:>{width}}", None), ("  ", None), (code, "bold red"),
-         ("  [*] " if code in fixable else "      ", "bold cyan"), (names[code], None)]
+        [
+            (f"{count:>{width}}", None),
+            ("  ", None),
+            (code, "bold red"),
+            ("  [*] " if code in fixable else "      ", "bold cyan"),
+            (names[code], None),
+        ]
         for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
 
@@ -78,8 +90,10 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     if ctx.fix_mode and result.fixed:
         revealed = result.revealed
         if revealed:  # so that "Fixed N" equals the "N fixable" check printed before
-            parts.append(f"Fixed {plural(result.fixed - revealed, 'finding')}, and {revealed} "
-                         "more that those fixes revealed.")
+            parts.append(
+                f"Fixed {plural(result.fixed - revealed, 'finding')}, and {revealed} "
+                "more that those fixes revealed."
+            )
         else:
             parts.append(f"Fixed {plural(result.fixed, 'finding')}.")
     errors = sum(1 for o in result.outcomes if o.error)
@@ -101,8 +115,10 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
             parts.append(f"{unsafe} more with `--unsafe-fixes`.")
     rejected = sum(o.rejected for o in result.outcomes)
     if rejected:
-        parts.append(f"{plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
-                     "could not prove them.")
+        parts.append(
+            f"{plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
+            "could not prove them."
+        )
     if ctx.baselined:
         parts.append(f"{plural(ctx.baselined, 'finding')} tolerated by the baseline.")
     if errors:
