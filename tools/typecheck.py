@@ -60,29 +60,57 @@ def package_roots() -> dict[str, str]:
 TREE = os.path.join("build", "mypy-tree")  # relative to the repo; build/ is git-ignored
 
 
+def _link(source: str, link: str) -> None:
+    """Make `link` a symlink to `source` (relative), leaving it alone when it already is one:
+    two runs at once (pre-commit and an editor, say) must not pull the tree from under each
+    other, so the tree is updated in place, never deleted and rebuilt."""
+    try:
+        if os.readlink(link) == source:
+            return
+        os.unlink(link)
+    except FileNotFoundError:
+        pass
+    except OSError:  # not a symlink: a folder left by an older layout
+        shutil.rmtree(link, ignore_errors=True)
+    try:
+        os.symlink(source, link)
+    except FileExistsError:  # another run made it meanwhile
+        pass
+
+
 def link_tree() -> str:
     """build/mypy-tree/hybridlint/: the installed package's layout, made of symlinks.
 
     Each package of setup.py's ROOTS becomes a folder of the tree whose entries are symlinks
     to the entries of its source folder; a subpackage that is a whole source folder (engine/,
-    rules/) is one symlink. Rebuilt on every run, so new and deleted modules are followed."""
+    rules/) is one symlink. Brought up to date on every run, so new and deleted modules are
+    followed."""
     roots = package_roots()
-    shutil.rmtree(TREE, ignore_errors=True)
     for package, folder in roots.items():
         target = os.path.join(TREE, *package.split("."))
         parent = os.path.dirname(target)
         os.makedirs(parent, exist_ok=True)
         if any(p.startswith(package + ".") for p in roots):  # a package with mapped children
-            os.makedirs(target)
-            for entry in sorted(os.listdir(folder)):
-                if entry.startswith((".", "__pycache__")):
-                    continue
-                os.symlink(
+            if os.path.islink(target):
+                os.unlink(target)
+            os.makedirs(target, exist_ok=True)
+            children = {p.rsplit(".", 1)[1] for p in roots if p.startswith(package + ".")}
+            entries = {
+                e for e in os.listdir(folder) if not e.startswith((".", "__pycache__"))
+            } - children
+            for stale in set(os.listdir(target)) - entries - children:
+                path = os.path.join(target, stale)
+                if os.path.islink(path):
+                    os.unlink(path)
+                else:
+                    shutil.rmtree(path, ignore_errors=True)
+            for entry in sorted(entries):
+                _link(
                     os.path.relpath(os.path.join(folder, entry), target),
                     os.path.join(target, entry),
                 )
         else:
-            os.symlink(os.path.relpath(folder, parent), target)
+            _link(os.path.relpath(folder, parent), target)
     return TREE
 
 
