@@ -29,8 +29,13 @@ HL001's explanation):
   refuses the mixed dtypes; and Python computes `math.sqrt(n)`, `n ** -0.5` and float
   constants in float64 before MXNet rounds the result to float32 once, while the rewrite
   computes in float32 (`pow` may differ in the last bit; `sqrt` and the int→float cast of a
-  dim below 2**24 do not). A scalar kept in a name (`n = x.size; t / n`), compared, or passed
-  to an operator is reported only.
+  dim below 2**24 do not). A scalar compared, or passed to an operator, is reported only.
+- **A shape scalar kept in a name**: `d = q.shape[-1]` (a plain assignment in the function's
+  body, the name stored nowhere else) whose every later use is such tensor arithmetic
+  (`s / math.sqrt(d)`, `y * d`): the assignment keeps the float32 tensor (`d =
+  F.slice_axis(F.shape_array(q), axis=0, begin=-1, end=None).astype('float32')`) and every use
+  becomes the broadcast op. Unsafe, as above. When any use needs the Python number (a reshape
+  target, an operator argument, a comparison, a loop, a nested function), reported only.
 - **One-hot depth from the shape**: `F.one_hot(label, x.shape[k])` (no other argument) →
   `F.broadcast_equal(F.expand_dims(F.fix(F.cast(label, dtype='float32')), axis=-1),
   F.contrib.arange_like(x, axis=k).astype('float32'))`: the class index compared with
@@ -59,7 +64,7 @@ import libcst as cst
 
 from ._build import call, integer
 from .base import SAFE, UNSAFE, Invalid, Valid
-from .values import SCALAR, call_argument, dotted_name, literal_int
+from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]
 
@@ -93,8 +98,18 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
     repeat = _repeat_plan(rule, path[:index], ns)
     if repeat is not None:
         return repeat
+    climbed = _climb(rule, path[:index], leaf, ns)
+    if climbed is not None:
+        return climbed
+    return _named_plan(rule, path[:index], leaf, ns)
+
+
+def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns: str,
+           names: frozenset = frozenset()) -> Optional[Tuple[Edits, str]]:
+    """From `leaf` up through the scalar expression around it to the arithmetic with a tensor:
+    the edit making that operation a broadcast op, or None. `names` hold converted scalars."""
     node: cst.BaseExpression = leaf
-    for parent in reversed(path[:index]):
+    for parent in reversed(ancestors):
         if isinstance(parent, cst.Arg):
             continue
         if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
@@ -104,19 +119,19 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
             if _sqrt(rule, parent) and len(parent.args) == 1 and parent.args[0].value is node:
                 node = parent
                 continue
-            if node is leaf:
+            if node is leaf and not names:
                 return _one_hot_plan(rule, parent, leaf, ns)
             return None
         if not isinstance(parent, cst.BinaryOperation):
             return None
         other = parent.right if parent.left is node else parent.left
-        if _convert(rule, other, ns) is not None:
+        if _convert(rule, other, ns, names) is not None:
             node = parent
             continue
         op = _BROADCAST.get(type(parent.operator))
         if op is None or not rule.is_tensor(other):
             return None
-        scalar = _convert(rule, node, ns)
+        scalar = _convert(rule, node, ns, names)
         if scalar is None or scalar[1] not in (INT, FLOAT):
             return None
         tensor = _float(scalar)
@@ -124,6 +139,128 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
         new = call(f"{ns}.{op}", [_bare(o) for o in operands])
         return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
     return None
+
+
+# -- a scalar kept in a name: `d = q.shape[-1]` ... `s / math.sqrt(d)` ---------------------------
+class _At:
+    """The rule's questions (`value`, `is_tensor`) asked at another statement of the function."""
+
+    def __init__(self, rule, env) -> None:
+        self.rule, self.env, self.state, self.namespace = rule, env, rule.state, rule.namespace
+
+    def value(self, expr: cst.BaseExpression):
+        return self.rule.facts.value(expr, self.env)
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        value = self.value(expr)
+        if value.kind != TENSOR:
+            return False
+        return not value.assumed or (isinstance(expr, cst.Name) and self.rule.facts.used_as_array(expr.value))
+
+
+_STORES = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName, cst.Param,
+           cst.Global, cst.Nonlocal, cst.Del, cst.NamedExpr, cst.ImportAlias)
+_OPAQUE = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
+    """The paths (from `body` down) to every Name `name` that is a variable (not `a.name`,
+    not a keyword)."""
+    found: List[List[cst.CSTNode]] = []
+    stack: List[Tuple[cst.CSTNode, int]] = [(body, 0)]
+    path: List[cst.CSTNode] = []
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        path.append(node)
+        if isinstance(node, cst.Name) and node.value == name:
+            parent = path[-2] if len(path) > 1 else None
+            if not (isinstance(parent, cst.Attribute) and parent.attr is node) and \
+                    not (isinstance(parent, cst.Arg) and parent.keyword is node):
+                found.append(list(path))
+            continue
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    return found
+
+
+def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression,
+                ns: str) -> Optional[Tuple[Edits, str]]:
+    """`n = <scalar expr of dims>` at the top of the function, `n` stored nowhere else, and
+    every later use of `n` tensor arithmetic: the assignment keeps a float32 `(1,)` tensor and
+    every use becomes the broadcast op."""
+    facts = rule.facts
+    statement = rule.statement
+    node: cst.BaseExpression = leaf
+    assign: Optional[cst.Assign] = None
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Assign):
+            assign = parent
+            break
+        if isinstance(parent, cst.Arg) or (isinstance(parent, cst.Call) and _sqrt(rule, parent)) or isinstance(
+                parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            node = parent
+            continue
+        return None
+    if facts is None or assign is None or assign.value is not node or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name) \
+            or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
+            or statement not in facts.node.body.body:
+        return None
+    name = assign.targets[0].target.value
+    scalar = _convert(rule, assign.value, ns)
+    if scalar is None or scalar[1] not in (INT, FLOAT):
+        return None
+    edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(assign.value, _bare(_float(scalar)))]
+    here = facts.order.get(statement)
+    uses = 0
+    for path in _occurrences(facts.node.body, name):
+        if path[-2] is assign.targets[0]:
+            continue  # the assignment itself
+        if here is None or any(isinstance(n, _STORES + _OPAQUE) or n in facts.skip for n in path[:-1]):
+            return None  # stored again, or read where the walk does not go
+        use_statement = next((n for n in reversed(path) if isinstance(
+            n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))), None)
+        env = next((facts.env_at[n] for n in reversed(path) if n in facts.env_at), None)
+        order = facts.order.get(use_statement)
+        if env is None or order is None or order <= here:
+            return None
+        planned = _climb(_At(rule, env), path[:-1], path[-1], ns, frozenset((name,)))
+        if planned is None:
+            return None
+        edits.extend(edit for edit in planned[0] if all(edit[0] is not old for old, _ in edits))
+        uses += 1
+    if not uses:
+        return None
+    return _nested(edits), UNSAFE
+
+
+class _Swap(cst.CSTTransformer):
+    """Replaces nodes by identity (the user's sub-expressions inside a replacement)."""
+
+    def __init__(self, edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> None:
+        super().__init__()
+        self.edits = {id(old): new for old, new in edits}
+        self.hit: set = set()
+
+    def on_leave(self, original_node, updated_node):
+        new = self.edits.get(id(original_node))
+        if new is None:
+            return updated_node
+        self.hit.add(id(original_node))
+        return new
+
+
+def _nested(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
+    """The edits with those inside another's replacement folded into it (`(y * d) - d`: the
+    inner broadcast op goes inside the outer one), innermost first."""
+    module = cst.Module(body=[])
+    pending = sorted(edits, key=lambda edit: len(module.code_for_node(edit[0])))
+    done: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
+    for old, new in pending:
+        swap = _Swap(done)
+        new = new.visit(swap)
+        done = [edit for edit in done if id(edit[0]) not in swap.hit] + [(old, new)]
+    return tuple(done)
 
 
 # -- finding the expression around the attribute ---------------------------------------------
@@ -214,11 +351,14 @@ def _float(converted: Tuple[cst.BaseExpression, str]) -> cst.BaseExpression:
                     args=[cst.Arg(cst.SimpleString("'float32'"))])
 
 
-def _convert(rule, expr: cst.BaseExpression, ns: str) -> Optional[Tuple[cst.BaseExpression, str]]:
+def _convert(rule, expr: cst.BaseExpression, ns: str,
+             names: frozenset = frozenset()) -> Optional[Tuple[cst.BaseExpression, str]]:
     """`expr`, a scalar expression of dims and numbers, as (node, domain); None if it is not one.
 
     Python parts (numbers, `self.k`) stay as written; dims become int64 `(1,)` tensors; integer
     `+ - *` stay in int64; anything else turns the tensors to float32."""
+    if isinstance(expr, cst.Name) and expr.value in names:
+        return expr, FLOAT
     if isinstance(expr, cst.Integer):
         return expr, PYINT
     if isinstance(expr, cst.Float):
@@ -234,19 +374,19 @@ def _convert(rule, expr: cst.BaseExpression, ns: str) -> Optional[Tuple[cst.Base
     if isinstance(expr, (cst.Name, cst.Attribute)):
         return (expr, PY) if rule.value(expr).kind == SCALAR else None
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-        inner = _convert(rule, expr.expression, ns)
+        inner = _convert(rule, expr.expression, ns, names)
         if inner is None:
             return None
         return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[1]
     if isinstance(expr, cst.Call) and _sqrt(rule, expr) and len(expr.args) == 1:
-        inner = _convert(rule, expr.args[0].value, ns)
+        inner = _convert(rule, expr.args[0].value, ns, names)
         if inner is None:
             return None
         if inner[1] in (PY, PYINT):
             return expr, PY
         return call(f"{ns}.sqrt", [_bare(_float(inner))]).with_changes(lpar=expr.lpar, rpar=expr.rpar), FLOAT
     if isinstance(expr, cst.BinaryOperation):
-        left, right = _convert(rule, expr.left, ns), _convert(rule, expr.right, ns)
+        left, right = _convert(rule, expr.left, ns, names), _convert(rule, expr.right, ns, names)
         if left is None or right is None:
             return None
         domains = {left[1], right[1]}
@@ -377,6 +517,11 @@ INVALID = [
                        ".astype('float32'))))), axis=1), q)", "q, k"), safety=UNSAFE),
     # an operator argument that must be a Python int: reported only
     Invalid(_net("return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)"), line=3),
-    # a scalar kept in a name: reported only
-    Invalid(_net("d = x.shape[-1]\nreturn F.relu(x) / d"), line=3),
+    # a scalar kept in a name, every later use tensor arithmetic: the name keeps the tensor
+    Invalid(_net("d = x.shape[-1]\ny = F.relu(x) / math.sqrt(d)\nreturn y * d", head="import math\n\n\n"), line=6,
+            fixed=_net("d = " + _LAST.format("x") + "\ny = F.broadcast_div(F.relu(x), F.sqrt(d))\n"
+                       "return F.broadcast_mul(y, d)", head="import math\n\n\n"), safety=UNSAFE),
+    # ... and reported only when a use needs the Python int
+    Invalid(_net("d = x.shape[-1]\ny = F.relu(x) / d\nreturn F.slice_axis(y, axis=-1, begin=0, end=d - 1)"),
+            line=3),
 ]

@@ -126,6 +126,19 @@ def test_dim_in_arithmetic(backend, case, op, scalar_left, seed):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(case=shape_and_axis(), seed=st.integers(0, 2 ** 16), size=st.booleans())
+def test_scalar_kept_in_a_name(backend, case, seed, size):
+    """`d = x.shape[k]` used only in tensor arithmetic later: d keeps the tensor."""
+    mx = backend_module(backend)
+    shape, axis = case
+    dim = "x.size" if size else f"x.shape[{axis}]"
+    body = f"d = {dim}\ny = F.relu(x) / math.sqrt(d)\nreturn (y + 1) * (d - 1) - d"
+    fixed = check_equivalent(body, [values(shape, seed)], mx)
+    assert "d = F." in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(case=shape_and_axis(), seed=st.integers(0, 2 ** 16))
 def test_mean_over_an_axis_divided_by_its_dim(backend, case, seed):
     mx = backend_module(backend)
@@ -241,7 +254,9 @@ def test_repeat_by_the_ratio_of_two_dims(backend, b, kv, ratio, rest, seed):
 
 # -- what stays reported ----------------------------------------------------------------------------
 @pytest.mark.parametrize("body", [
-    "d = x.shape[-1]\nreturn F.relu(x) / d",  # kept in a name
+    "d = x.shape[-1]\ny = F.relu(x) / d\nreturn y.reshape((-1, d))",  # kept in a name, one use needs the int
+    "d = x.shape[-1]\nfor i in range(2):\n    x = F.relu(x) / d\nreturn x",  # a use in a loop
+    "d = x.shape[-1]\nd = d + 1\nreturn F.relu(x) / d",  # stored twice
     "return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)",  # an int attribute
     "return F.relu(x) / (x.shape[0] % 2)",  # modulo
     "return F.one_hot(F.argmax(x, axis=-1), x.shape[-1], on_value=2.0)",  # not the default values
