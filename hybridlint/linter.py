@@ -79,7 +79,9 @@ _NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \
 # and linting one file gives the same findings whatever else is linted in the run.
 _TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _IMPORTERS: Dict[str, Tuple[Tuple[Tuple[str, int, int], ...], Dict[str, Set[str]]]] = {}
-_CALLS: Dict[Tuple[str, int, int, str], Dict[str, List[ExternalCall]]] = {}
+_CALLS: Dict[Tuple[str, int, int], Dict[Tuple[int, str, str], List[ExternalCall]]] = {}
+# importer -> (text, names called in its hybrid code or None when unsure, whether scanned)
+_TEXTS: Dict[Tuple[str, int, int], Tuple[str, Optional[Set[str]], bool]] = {}
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.?[\w.]*)[ \t]+import\b", re.M)
 
 
@@ -133,46 +135,120 @@ def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
     defined = set(_TOP_DEF.findall(source))
     seeds: Dict[str, List[ExternalCall]] = {}
     for importer in importers:
-        for name, calls in _calls_into(importer, directory, module).items():
+        for name, calls in _calls_into(importer, directory, module, defined).items():
             if name in defined:
                 seeds.setdefault(name, []).extend(calls)
     return seeds
 
 
-def _calls_into(importer: str, directory: str, module: str) -> Dict[str, List[ExternalCall]]:
+def _calls_into(importer: str, directory: str, module: str,
+                defined: Optional[Set[str]] = None) -> Dict[str, List[ExternalCall]]:
     """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
     `module` (a sibling: `from .module import f`, `from pkg.module import f`), by their name
-    in `module`. Analysed once per version of the importer."""
+    in `module`. The importer is analysed (not linted) only when its text calls one of those
+    names in hybrid code (the statements holding a hybrid_forward and the module functions
+    they call, outside `__init__`), and then once per version for all its imports."""
     try:
         stat = os.stat(importer)
-    except OSError:
+        key = (importer, stat.st_mtime_ns, stat.st_size)
+        known = _TEXTS.get(key)
+        if known is None:
+            with open(importer, encoding="utf-8") as handle:
+                known = _TEXTS[key] = (handle.read(), None, False)
+    except (OSError, UnicodeDecodeError, ValueError):
         return {}
-    key = (importer, stat.st_mtime_ns, stat.st_size, module)
-    if key in _CALLS:
-        return _CALLS[key]
-    found: Dict[str, List[ExternalCall]] = {}
+    text, hybrid_calls, scanned = known
+    names = _imported_names(text, os.path.basename(directory), module)
+    if names and defined is not None and not set(names.values()) & defined:
+        return {}  # only classes or constants of the module imported
+    if names and not scanned:
+        hybrid_calls = _called_in_hybrid_code(text)
+        _TEXTS[key] = (text, hybrid_calls, True)
+    if not names or (hybrid_calls is not None and not hybrid_calls & set(names)):
+        return {}  # nothing imported from the module is called in hybrid code
+    calls = _CALLS.get(key)
+    if calls is None:
+        calls = {}
+        try:
+            _, regions, context = _parse_regions(text)
+            if regions:
+                external: Dict[str, Dict[cst.Call, List[Value]]] = {}
+                classes, functions, _ = _collect(regions)
+                with _nesting_guard():
+                    analyze(classes, functions, context, external=external)
+                for local, found in external.items():
+                    origin = context.from_imports.get(local)
+                    if origin is not None:
+                        calls.setdefault(origin, []).extend(found.items())
+        except (SourceSyntaxError, RecursionError, ValueError):
+            calls = {}
+        if len(_CALLS) > 512:
+            _CALLS.clear()
+            _TEXTS.clear()
+        _CALLS[key] = calls
     package = os.path.basename(directory)
-    try:
-        with open(importer, encoding="utf-8") as handle:
-            text = handle.read()
-        _, regions, context = _parse_regions(text)
-        names = {local: original for local, (level, source_module, original) in context.from_imports.items()
-                 if (level == 1 and source_module == module) or (
-                     level == 0 and source_module.split(".")[-2:] == [package, module])}
-        if names and regions:
-            external: Dict[str, Dict[cst.Call, List[Value]]] = {}
-            classes, functions, _ = _collect(regions)
-            with _nesting_guard():
-                analyze(classes, functions, context, external=external)
-            for local, calls in external.items():
-                if local in names:
-                    found.setdefault(names[local], []).extend(calls.items())
-    except (OSError, UnicodeDecodeError, SourceSyntaxError, RecursionError, ValueError):
-        found = {}
-    if len(_CALLS) > 256:
-        _CALLS.clear()
-    _CALLS[key] = found
-    return found
+    result: Dict[str, List[ExternalCall]] = {}
+    for (level, source_module, original), found in calls.items():
+        if (level == 1 and source_module == module) or (
+                level == 0 and source_module.split(".")[-2:] == [package, module]):
+            result.setdefault(original, []).extend(found)
+    return result
+
+
+def _imported_names(text: str, package: str, module: str) -> Dict[str, str]:
+    """local name -> name in `module`, for `from .module import a, b as c` (parenthesised too)
+    and `from <...>.package.module import ...` in `text`, read from the text."""
+    pattern = re.compile(r"^[ \t]*from[ \t]+(?:\.|[\w.]*\b" + re.escape(package) + r"\.)" + re.escape(module)
+                         + r"[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M)
+    names: Dict[str, str] = {}
+    for match in pattern.finditer(text):
+        for part in match.group(1).strip("()").split("#")[0].replace("\\", " ").split(","):
+            words = part.split()
+            if len(words) == 1:
+                names[words[0]] = words[0]
+            elif len(words) == 3 and words[1] == "as":
+                names[words[2]] = words[0]
+    return names
+
+
+_DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+
+
+_CALLED = re.compile(r"(?<![\w.])(\w+)\s*\(")
+
+
+def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
+    """The names called (`name(`) in the classes of `text` holding a hybrid_forward and in the
+    top-level functions those call, outside a constructor (`__init__` builds layers with
+    imported builders: no hybrid code); None when the scanner is unsure."""
+    statements = toplevel.scan(text)
+    if statements is None:
+        return None
+    lines = split_lines(text)
+    starts = [0, *itertools.accumulate(map(len, lines))]
+
+    def calls(first: int, last: int) -> Set[str]:
+        chunk = text[starts[first - 1]:starts[min(last, len(lines))]]
+        defs = [(m.start(), m.group(1)) for m in _DEF_LINE.finditer(chunk)]
+        positions = [position for position, _ in defs]
+        found = set()
+        for match in _CALLED.finditer(chunk):
+            index = bisect.bisect_left(positions, match.start()) - 1
+            if index < 0 or defs[index][1] != "__init__":
+                found.add(match.group(1))
+        return found
+
+    names: Set[str] = set()
+    functions = {}
+    for st in statements:
+        if st.kind == "def" and st.name:
+            functions[st.name] = (st.first, st.last)
+        elif st.kind == "class" and _HYBRID_DEF.search(text, starts[st.first - 1],
+                                                        starts[min(st.last, len(lines))]):
+            names |= calls(st.first, st.last)
+    for name in names & set(functions):  # module functions the hybrid code calls (one level)
+        names = names | calls(*functions[name])
+    return names
 
 
 # ----------------------------------------------------------------------------------------

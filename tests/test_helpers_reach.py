@@ -155,6 +155,21 @@ def test_imported_helper_with_alias_and_absolute_import(tmp_path):
     assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [(5, "HL003")]
 
 
+def test_imported_helper_with_a_continued_import_line(tmp_path):
+    source = block("return first_row(F, F.relu(x))", head="from ._utils import scale, \\\n    first_row\n")
+    path = _project(tmp_path, source)
+    assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [(5, "HL003")]
+
+
+def test_imported_builder_called_in_the_constructor_is_no_helper(tmp_path):
+    utils = "def make(F, t):\n    return t[0]\n"
+    source = ("from mxnet import gluon\nfrom ._utils import make\n\n\nclass Net(gluon.HybridBlock):\n"
+              "    def __init__(self):\n        super().__init__()\n        self.k = make(None, (1, 2))\n\n"
+              "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
+    path = _project(tmp_path, source, utils)
+    assert codes(utils, [TensorIndexing], path) == []
+
+
 def test_imported_helper_called_without_tensors_is_not_analysed(tmp_path):
     source = block("return x * first_row(None, (1, 2))", head="from ._utils import first_row\n")
     path = _project(tmp_path, source)
