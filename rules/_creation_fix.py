@@ -19,10 +19,11 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
   `F.broadcast_like(F.zeros((1, n)), x, lhs_axes=(0,), rhs_axes=(0,))` (one `broadcast_like`
   per source tensor). The static elements, `dtype=` and the value are kept as written, so the
   values, shape and dtype are those of the original for every input. A zero dim is the one
-  difference: the original fails (legacy MXNet cannot create a zero-size array) where
-  `broadcast_like` keeps the 1; failing code is not working code, so this is safe. A
-  `ctx=x.context` of a source tensor goes away (the result lives on x's context); any other
-  `ctx=` makes the rewrite unsafe (it may differ from x's context, where broadcast_like fails).
+  difference, as `broadcast_like` over axes fails where x's dim is 0: `F.zeros`/`F.ones` of
+  a zero dim fail too in legacy MXNet 1.9.1, so those rewrites are safe; `F.full((0, 3), v)`
+  is an empty array, so the `full` rewrite is unsafe (exact on every non-empty x). A `ctx=x.context` of a source tensor goes away (the result lives on x's
+  context); any other `ctx=` makes the rewrite unsafe (it may differ from x's context, where
+  broadcast_like fails).
 - **`F.full(shape, x.shape[k])`**, the fill value a dim: the value is read in the graph,
   `F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1).astype(D)` (D the call's dtype,
   float32 by default), reshaped to the result's rank and multiplied into
@@ -30,7 +31,8 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
   `F.full((x.shape[0],), x.shape[1])` →
   `F.broadcast_mul(F.broadcast_like(F.ones((1,)), x, lhs_axes=(0,), rhs_axes=(0,)),
   F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2).astype('float32'))`. Exact: a dim
-  is an integer below 2**31, converted to D once in both forms. Safe.
+  is an integer below 2**31, converted to D once in both forms. Safe when the shape is
+  static (`F.full((3,), x.shape[1])`), unsafe with dims in the shape (the zero dim above).
 - **`F.arange(x.shape[k])`** (also `F.arange(0, x.shape[k])`, `stop=`, a name bound to the
   dim, `dtype=D`) → `F.contrib.arange_like(x, axis=k).astype('float32')` (`.astype(D)`):
   arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast. Safe. A start other
@@ -50,8 +52,12 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
   assignment is reported only. Safe when each use's rewrite is (removing the unpacking drops
   its rank check: code that failed there may now run, working code is unchanged).
 - **Dims in arithmetic** (`F.ones(b * g)`, `F.zeros((x.shape[0] * 2, n))`) have no
-  broadcast form: no axis of x has that size. Reported only (unless the size is an axis of
-  another tensor the analysis knows, which it does not track).
+  broadcast form: no axis of x has that size. Reported only.
+- **Creations passed as `F.BatchNorm`'s `moving_mean`/`moving_var`** (group norm through
+  BatchNorm on a (1, B*G, -1) view, gluoncv2 style): no rewrite of the creation helps. The
+  auxiliary states must be Variables of the graph, and a creation op is not one
+  (MXNet 1.9.1: `Mutation target can only be Variable`, already for a static `F.zeros(4)`).
+  Reported only; compute the normalization from `F.mean`/`F.var`-style moments instead.
 """
 from __future__ import annotations
 
@@ -66,6 +72,7 @@ from .analysis import SCALAR, TENSOR, call_argument, literal_int
 from .base import SAFE, UNSAFE
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
+_PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
 _TENSOR_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
@@ -83,7 +90,8 @@ def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
         plans = _plan_like(rule, node, op, namespace)
         if plans:
             return plans
-    if namespace is None or not _mentions_shape(node):
+    tile = isinstance(node.func, cst.Attribute) and node.func.attr.value == "tile"
+    if namespace is None or not (op in _PLANNED or tile) or not _mentions_shape(node):
         return []
     resolver = _Resolver(rule)
     rewritten = _rewrite_call(rule, node, namespace, resolver)
@@ -495,7 +503,8 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
         return None
     if not groups and value_dim is None:
         return None
-    safety = SAFE
+    # F.full of a zero dim is an empty array (zeros/ones of one fail), where broadcast_like keeps 1
+    safety = UNSAFE if op == "full" and groups else SAFE
     dtype = keywords.get("dtype")
     if dtype is not None and not _static(rule, resolver, dtype.value):
         return None

@@ -17,10 +17,17 @@ dim as "keep t's"; checked on MXNet 1.9.1), so that rewrite is `safe` for tensor
 `F.tile(t, reps=(x.shape[i], 1, ...))` repeats t's axis j x.shape[i] times; that is a broadcast
 only when t's axis j has size 1 (tiling a size-n axis concatenates copies) and when t's rank is
 the number of reps (tile pads the shorter of the two with leading 1s). So the rewrite to
-`F.broadcast_like(t, x, lhs_axes=(j,), rhs_axes=(i,))` is offered only when the analysis knows
-t's shape (a parameter's declared shape, a literal, expand_dims of one) and every tiled axis of
-it is 1; it is then exact (both fail alike on a 0 rep, checked on MXNet 1.9.1). Otherwise the
-finding is reported only.
+`F.broadcast_like(t, x, lhs_axes=(j,), rhs_axes=(i,))` is offered only when every tiled axis of
+t is known to be 1. When the analysis knows t's shape (a parameter's declared shape, a literal,
+expand_dims of one) and its rank is len(reps), the rewrite is exact (both fail alike on a 0
+rep, checked on MXNet 1.9.1): safe. When t is `F.expand_dims(m, axis=j)` / `m.expand_dims(axis=j)`
+(a literal j >= 0) of an m of unknown rank, axis j is 1 but the rank is not known: the rewrite
+is exact when t's rank is len(reps) (the GluonNLP key-padding mask
+`F.tile(mask.expand_dims(axis=1), reps=(1, q.shape[1], 1))` on a (B, Lk) mask) and differs
+otherwise (tile pads the shorter of t and reps with leading 1s), so it is unsafe. A rep may
+also be a name bound to a dim (`n = x.shape[0]`; rules/_creation_fix.py removes the binding
+when every use is rewritten). Every other tile is reported only: tiling a size-n axis
+concatenates copies, which no broadcast does.
 """
 from __future__ import annotations
 
