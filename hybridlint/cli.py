@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import click
 
@@ -404,8 +404,8 @@ class _progress_bar:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self._progress = None
-        self._task = None
+        self._progress: Optional[Any] = None  # rich.progress.Progress, once drawn
+        self._task: Optional[Any] = None
 
     def __enter__(self):
         return self.update if self.enabled else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 
 class FixSafety(str, enum.Enum):
@@ -39,7 +39,8 @@ class FixSafety(str, enum.Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:
+        return format(self.value, format_spec)
 
     def __hash__(self) -> int:
         return hash(self.value)
@@ -84,7 +85,9 @@ class Finding:
     col: int
     end_line: int
     end_col: int
-    fix: Optional[FixSafety]
+    # a FixSafety member once built; typed to also take its text ("safe"), which the
+    # checker's wire, the cache and older callers pass (FixSafety is a str)
+    fix: Optional[Union[FixSafety, str]]
     path: str = "<string>"
     source_line: str = ""
 
@@ -107,7 +110,7 @@ class Finding:
     def to_dict(self) -> Dict[str, Any]:
         """Plain data in :data:`REPORT_FIELDS` order (``fix`` as its text, "safe"/"unsafe")."""
         data = {name: getattr(self, name) for name in REPORT_FIELDS}
-        data["fix"] = self.fix.value if self.fix is not None else None
+        data["fix"] = None if self.fix is None else str(self.fix)  # "safe", a plain str
         return data
 
 

@@ -191,7 +191,7 @@ def run(paths: Sequence[str], options: RunOptions) -> RunResult:
         )
         if task is not None:
             tasks.append(task)
-        else:
+        elif outcome is not None:
             outcomes[path] = outcome
     for outcome, key in _execute(tasks, plan):
         outcomes[outcome.path] = outcome
@@ -210,9 +210,9 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     try:
         source = decode_source(raw, path)
     except SourceDecodeError as exc:
-        outcome = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
-        return RunResult([outcome], 1), raw
-    outcome = _python_rejects(source)
+        decode_error = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
+        return RunResult([decode_error], 1), raw
+    outcome: Optional[FileOutcome] = _python_rejects(source)
     rule_codes = plan.rule_codes(options.config.ignores_for(path))
     out = raw
     if outcome is None and rule_codes:

@@ -53,7 +53,7 @@ def to_sarif(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
             region.update({"endLine": issue.end_line, "endColumn": max(issue.end_col, 1)})
         if issue.end_line == issue.line and issue.end_col < issue.col:
             region["endColumn"] = issue.col
-        entry = {
+        entry: Dict[str, Any] = {
             "ruleId": issue.code,
             "level": "error",
             "message": {"text": issue.message},

@@ -103,8 +103,8 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
         files = plural(result.files_checked, "file")
         parts.append(f"All checks passed ({files} checked)." if not parts else "No findings left.")
     else:
-        files = len({i.path for i in issues})
-        parts.append(f"Found {plural(len(issues), 'finding')} in {plural(files, 'file')}.")
+        with_findings = len({i.path for i in issues})
+        parts.append(f"Found {plural(len(issues), 'finding')} in {plural(with_findings, 'file')}.")
         safe = sum(1 for i in issues if i.fix is FixSafety.SAFE)
         unsafe = sum(1 for i in issues if i.fix is FixSafety.UNSAFE)
         if ctx.unsafe_fixes and safe + unsafe:
