@@ -363,19 +363,9 @@ class Flow:
         names = [e.value.value for e in target.elements]
         tensor = attribute.value
         shape = self.shape_of_name(tensor, rank=len(names)) if isinstance(tensor, cst.Name) else None
-        if shape is not None and (len(shape) != len(names) or any(is_rest(d) for d in shape)):
-            if isinstance(tensor, cst.Name) and shape and is_rest(shape[-1]) and not any(is_rest(d) for d in shape[:-1]):
-                # the unpacking settles the rank: axis symbols past it (made up for a tensor of
-                # unknown rank) and the rest are gone, or the rest becomes that many symbols
-                known = len(shape) - 1
-                settled = shape[:len(names)] if len(names) <= known else \
-                    shape[:-1] + self.fresh_shape(len(names) - known)
-                for name, other in list(self.shapes.items()):
-                    if other == shape:
-                        self.shapes[name] = settled
-                shape = settled
-            else:
-                shape = None
+        # the unpacking settles the rank: axis symbols past it (made up for a tensor of unknown
+        # rank) and the rest are gone, or the rest becomes that many symbols
+        shape = self._settle(shape, len(names))
         for name in names:
             self._store(name)
         if shape is None:
@@ -455,6 +445,8 @@ class Flow:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and ns is not None \
                 and func.value.value == ns:
             op = func.attr.value
+            if op == "batch_dot":
+                return self._batch_dot(node)
             data_arg = call_argument(node, 0, "data")
             for arg in node.args:
                 if data_arg is None or arg is not data_arg:
@@ -490,6 +482,46 @@ class Flow:
             return self._layer(layer, shapes[0])
         self._children(node)
         return None
+
+    def _batch_dot(self, node: cst.Call) -> Optional[Shape]:
+        """`F.batch_dot(a, b, transpose_a=.., transpose_b=..)`: (B, n, k) x (B, k, m) -> (B, n, m);
+        legacy batch_dot takes 3-D arrays only, so a rank left open becomes 3."""
+        lhs, rhs = call_argument(node, 0, "lhs"), call_argument(node, 1, "rhs")
+        for arg in node.args:
+            if arg is not lhs and arg is not rhs:
+                self.expr(arg.value)
+        if lhs is None or rhs is None:
+            return None
+        a, b = self.expr(lhs.value), self.expr(rhs.value)
+        flags = {}
+        for key in ("transpose_a", "transpose_b"):
+            arg = call_argument(node, None, key)
+            if arg is None:
+                flags[key] = False
+            elif isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+                flags[key] = arg.value.value == "True"
+            else:
+                return None
+        a, b = self._settle(a, 3), self._settle(b, 3)
+        if a is None or b is None:
+            return None
+        return [a[0], a[2] if flags["transpose_a"] else a[1], b[1] if flags["transpose_b"] else b[2]]
+
+    def _settle(self, shape: Optional[Shape], rank: int) -> Optional[Shape]:
+        """A shape whose rank an operation (or an unpacking) proves to be `rank`; the followed
+        names holding it are updated."""
+        if shape is None:
+            return None
+        if not (shape and is_rest(shape[-1])):
+            return shape if len(shape) == rank else None
+        if any(is_rest(d) for d in shape[:-1]):
+            return None
+        known = len(shape) - 1
+        settled = shape[:rank] if rank <= known else shape[:-1] + self.fresh_shape(rank - known)
+        for name, other in list(self.shapes.items()):
+            if other == shape:
+                self.shapes[name] = settled
+        return settled
 
     def _op(self, op: str, node: cst.Call, data: Optional[Shape], skip: int) -> Optional[Shape]:
         if data is None:

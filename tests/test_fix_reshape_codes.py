@@ -237,3 +237,16 @@ def test_targets_without_an_exact_rewrite_are_reported_only(body):
 def test_a_name_reassigned_between_unpacking_and_reshape_is_not_followed():
     findings = _hl001("b, l, u = x.shape\nx = F.concat(x, x, dim=2)\nreturn x.reshape((b, l, u, 2))")
     assert findings and all(f.fix is None for f in findings), findings
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(b=dim, heads=st.integers(1, 3), lq=dim, lk=dim, d=dim, transpose=st.booleans())
+def test_scores_of_a_batch_dot_split_by_heads(backend, b, heads, lq, lk, d, transpose):
+    """batch_dot's output dims come from both inputs (3-D, as legacy batch_dot needs)."""
+    mx = backend_module(backend)
+    k_shape = (b * heads, lk, d) if transpose else (b * heads, d, lk)
+    fixed = check(f"return F.batch_dot(q, k, transpose_b={transpose}).reshape("
+                  f"(q.shape[0] // self._heads, self._heads, q.shape[1], k.shape[{1 if transpose else 2}]))",
+                  [data((b * heads, lq, d)), data(k_shape)], mx, inputs="q, k", attrs={"_heads": heads})
+    assert "(-4, -1, self._heads, 0, 0)" in fixed
