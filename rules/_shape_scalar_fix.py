@@ -23,8 +23,9 @@ HL001's explanation):
   Integer arithmetic of dims (`+ - *`, integer literals) is done in int64, exactly; the cast to
   float32 happens where the expression turns to floats; `a // b` of integers is
   `F.floor(a / b)` in float32 (`math.sqrt(q.shape[-1] // self._heads)`), exact while a is
-  below 2**24 (the quotient's rounding cannot cross an integer). Unsafe, for two reasons: the analysis
-  does not know dtypes, and the rewrite assumes the other operand is float32 (the default):
+  below 2**24 (the quotient's rounding cannot cross an integer); `%` is reported only.
+  Unsafe, for two reasons: the analysis does not know dtypes, and the rewrite assumes the
+  other operand is float32 (the default):
   eagerly `t / n` divides a float16/float64/int array in its own dtype, while the broadcast op
   refuses the mixed dtypes; and Python computes `math.sqrt(n)`, `n ** -0.5` and float
   constants in float64 before MXNet rounds the result to float32 once, while the rewrite
@@ -35,7 +36,9 @@ HL001's explanation):
   (`s / math.sqrt(d)`, `y * d`): the assignment keeps the float32 tensor (`d =
   F.slice_axis(F.shape_array(q), axis=0, begin=-1, end=None).astype('float32')`) and every use
   becomes the broadcast op. Unsafe, as above. When any use needs the Python number (a reshape
-  target, an operator argument, a comparison, a loop, a nested function), reported only.
+  target, an operator argument, a comparison, a return) or sits where the rewrite cannot
+  follow it (a `for` loop, a comprehension, a nested function, an eager-only branch, before
+  the assignment), reported only.
 - **One-hot depth from the shape**: `F.one_hot(label, x.shape[k])` (no other argument) →
   `F.broadcast_equal(F.expand_dims(F.fix(F.cast(label, dtype='float32')), axis=-1),
   F.contrib.arange_like(x, axis=k).astype('float32'))`: the class index compared with
