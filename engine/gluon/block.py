@@ -252,9 +252,12 @@ class Block:
                                        cast_dtype=cast_dtype, dtype_source=dtype_source)
             return
         from .utils import _brief_print_list
-        if not allow_missing:
-            for name in params.keys():
-                if name not in loaded:
+        if not allow_missing:   # a shared parameter is loaded under any of its names (MXNet 1.6+)
+            names_of: Dict[int, List[str]] = {}
+            for key, value in params.items():
+                names_of.setdefault(id(value), []).append(key)
+            for name, param in params.items():
+                if not any(n in loaded for n in names_of[id(param)]):
                     raise AssertionError(
                         "Parameter '%s' is missing in file '%s', which contains parameters: "
                         "%s. Set allow_missing=True to ignore missing parameters." % (
