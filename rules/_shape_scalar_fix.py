@@ -12,8 +12,8 @@ HL001's explanation):
   int, wherever it is used.
 - **A shape scalar in tensor arithmetic**: the largest scalar expression around the
   dimension (dims, their `+ - *`, numbers, `self.k` numbers, `math.sqrt(...)`, `** c`,
-  unary minus) becomes a `(1,)` tensor and its operator with the tensor becomes the
-  broadcast op:
+  `float(...)`, `int(...)` of integers, unary minus) becomes a `(1,)` tensor and its
+  operator with the tensor becomes the broadcast op:
   `t / x.shape[-1]` → `F.broadcast_div(t, F.slice_axis(F.shape_array(x), axis=0, begin=-1,
   end=None).astype('float32'))`; `t / x.size` → `F.broadcast_div(t,
   F.size_array(x).astype('float32'))`; `t / (x.shape[2] * x.shape[3])` → the product of two
@@ -119,7 +119,7 @@ def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns:
             node = parent
             continue
         if isinstance(parent, cst.Call):
-            if _sqrt(rule, parent) and len(parent.args) == 1 and parent.args[0].value is node:
+            if _scalar_call(rule, parent) and parent.args[0].value is node:
                 node = parent
                 continue
             if node is leaf and not names:
@@ -199,7 +199,7 @@ def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression
         if isinstance(parent, cst.Assign):
             assign = parent
             break
-        if isinstance(parent, cst.Arg) or (isinstance(parent, cst.Call) and _sqrt(rule, parent)) or isinstance(
+        if isinstance(parent, cst.Arg) or (isinstance(parent, cst.Call) and _scalar_call(rule, parent)) or isinstance(
                 parent, (cst.BinaryOperation, cst.UnaryOperation)):
             node = parent
             continue
@@ -322,6 +322,14 @@ def _known(rule, leaf: cst.CSTNode) -> Optional[int]:
     return dim if isinstance(dim, int) and not isinstance(dim, bool) else None
 
 
+def _scalar_call(rule, node: cst.Call) -> bool:
+    """`math.sqrt(a)`, `float(a)`, `int(a)`: calls the scalar expression passes through."""
+    if _sqrt(rule, node):
+        return True
+    return isinstance(node.func, cst.Name) and node.func.value in ("float", "int") and len(node.args) == 1 \
+        and not node.args[0].keyword and not node.args[0].star and node.func.value not in rule.state.module.bound
+
+
 def _sqrt(rule, node: cst.Call) -> bool:
     name = dotted_name(node.func)
     if name is None or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
@@ -381,6 +389,12 @@ def _convert(rule, expr: cst.BaseExpression, ns: str,
         if inner is None:
             return None
         return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[1]
+    if isinstance(expr, cst.Call) and _scalar_call(rule, expr) and not _sqrt(rule, expr):
+        inner = _convert(rule, expr.args[0].value, ns, names)  # float(x.shape[-1]), int(x.size)
+        if inner is None or inner[1] in (PY, PYINT) or (expr.func.value == "int" and inner[1] != INT):
+            return (expr, PY) if inner is not None and inner[1] in (PY, PYINT) else None
+        return (_float(inner) if expr.func.value == "float" else inner[0]), (
+            FLOAT if expr.func.value == "float" else INT)
     if isinstance(expr, cst.Call) and _sqrt(rule, expr) and len(expr.args) == 1:
         inner = _convert(rule, expr.args[0].value, ns, names)
         if inner is None:

@@ -114,11 +114,11 @@ def shape_and_axis(draw):
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(case=shape_and_axis(), op=st.sampled_from(["/", "*", "+", "-"]), scalar_left=st.booleans(),
-       seed=st.integers(0, 2 ** 16))
-def test_dim_in_arithmetic(backend, case, op, scalar_left, seed):
+       wrap=st.sampled_from(["{}", "float({})", "int({})"]), seed=st.integers(0, 2 ** 16))
+def test_dim_in_arithmetic(backend, case, op, scalar_left, wrap, seed):
     mx = backend_module(backend)
     shape, axis = case
-    dim = f"y.shape[{axis}]"
+    dim = wrap.format(f"y.shape[{axis}]")
     expr = f"{dim} {op} y" if scalar_left else f"y {op} {dim}"
     fixed = check_equivalent(f"y = F.relu(x)\nreturn {expr}", [values(shape, seed)], mx)
     assert "F.shape_array(y)" in fixed and "broadcast_" in fixed
