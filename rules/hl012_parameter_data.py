@@ -1,11 +1,12 @@
 """HL012 parameter-data: `self.weight.data()` inside hybrid_forward puts an NDArray in the graph."""
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from .analysis import PARAMETER
+from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
+from .analysis import PARAMETER, dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -18,9 +19,100 @@ _INIT = ("    def __init__(self):\n        super().__init__()\n        with self
          "            self.weight = self.params.get('weight', shape=(1, 3))\n\n")
 
 
+_TIED = ("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+         "        with self.name_scope():\n            self.embed = nn.Embedding(4, 3)\n"
+         "            self.cell = nn.Dense(3, flatten=False)\n")
+
+
 def _net(signature: str, body: str) -> str:
     return ("class Net(HybridBlock):\n" + _INIT + f"    def hybrid_forward(self, {signature}):\n"
             + "".join("        " + line + "\n" for line in body.splitlines()))
+
+
+# The parameters gluon's layers declare (MXNet 1.9.1), by constructor name.
+_LAYER_PARAMETERS: Dict[str, Set[str]] = {
+    "Dense": {"weight", "bias"}, "Embedding": {"weight"},
+    **{name: {"weight", "bias"} for name in (
+        "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose")},
+    "BatchNorm": {"gamma", "beta", "running_mean", "running_var"},
+    "SyncBatchNorm": {"gamma", "beta", "running_mean", "running_var"},
+    "LayerNorm": {"gamma", "beta"}, "InstanceNorm": {"gamma", "beta"}, "GroupNorm": {"gamma", "beta"},
+    "PReLU": {"alpha"},
+}
+
+
+def _own_method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    if not isinstance(klass.body, cst.IndentedBlock):
+        return None
+    for stmt in klass.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            return stmt
+    return None
+
+
+def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.BaseExpression]]:
+    """(attr, value) of every `self.<attr> = value` in `init`."""
+    found: List[Tuple[str, cst.BaseExpression]] = []
+
+    class Assignments(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                t = target.target
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.append((t.attr.value, node.value))
+
+    if init is not None:
+        init.visit(Assignments())
+    return found
+
+
+def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
+    """The dotted constructor of `self.<child> = Ctor(...)` in the class's own `__init__`
+    (assigned exactly once), else None."""
+    values = [value for attr, value in _init_assignments(_own_method(klass, "__init__")) if attr == child]
+    if len(values) != 1 or not isinstance(values[0], cst.Call):
+        return None
+    return dotted_name(values[0].func)
+
+
+def _declared_parameters(klass: cst.ClassDef) -> Set[str]:
+    """Attributes an in-module block's `__init__` sets to `self.params.get(...)` and the like."""
+    names = set()
+    for attr, value in _init_assignments(_own_method(klass, "__init__")):
+        if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
+                "get", "get_constant", "Parameter", "Constant"):
+            names.add(attr)
+    return names
+
+
+def _registered_as(init: cst.FunctionDef, child: str, param: str) -> Optional[str]:
+    """The name under which `__init__` already registers `self.<child>.<param>`, if any."""
+    for attr, value in _init_assignments(init):
+        if dotted_name(value) == f"self.{child}.{param}":
+            return attr
+    return None
+
+
+class _ChildDataCalls(cst.CSTVisitor):
+    """Every `self.<child>.<param>.data(...)` of a body; `plain` the ones not read through an
+    attribute (`.data().reshape(...)`, `.data().shape`)."""
+
+    def __init__(self, child: str, param: str) -> None:
+        self.dotted = f"self.{child}.{param}.data"
+        self.found: List[cst.Call] = []
+        self.chained: Set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Call) and dotted_name(node.value.func) == self.dotted:
+            self.chained.add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if dotted_name(node.func) == self.dotted:
+            self.found.append(node)
+
+    @property
+    def plain(self) -> List[cst.Call]:
+        return [c for c in self.found if c not in self.chained]
 
 
 def _param_names(params: cst.Parameters) -> Set[str]:
@@ -73,6 +165,12 @@ class _Uses(cst.CSTVisitor):
         if isinstance(name, cst.Name):
             self.stored.add(name.value)
 
+    @classmethod
+    def of(cls, function: cst.FunctionDef) -> "_Uses":
+        uses = cls()
+        function.body.visit(uses)
+        return uses
+
     def _store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self.stored.add(target.value)
@@ -91,8 +189,10 @@ class ParameterData(Rule):
     explanation = """\
 ## What it does
 Finds `self.weight.data()` (any parameter or constant declared with `self.params.get`,
-`self.params.get_constant`, `gluon.Parameter` or `gluon.Constant` in `__init__`) inside
-`hybrid_forward` and the helpers it calls.
+`self.params.get_constant`, `gluon.Parameter` or `gluon.Constant` in `__init__`) and a child
+block's `self.embed.weight.data()` (the child built in `__init__` as a gluon layer whose
+parameters are known, `nn.Embedding`'s `weight`, `nn.Dense`'s `weight`/`bias`, ..., or as a
+class of the module declaring that parameter) inside `hybrid_forward` and the helpers it calls.
 
 ## Why it breaks under hybridize
 Gluon passes every registered parameter to `hybrid_forward` as a keyword argument of the
@@ -120,10 +220,34 @@ def hybrid_forward(self, F, x, weight):
 def hybrid_forward(self, F, x, weight):
     return F.broadcast_mul(x, weight)
 ```
-`self.<name>.data()` becomes the argument `<name>`. When the signature takes it only through
-`**kwargs`, the fix adds it as a keyword-only parameter (`def hybrid_forward(self, F, x, *,
-weight, **kwargs)`). In helpers, in functions that bind the name to something else, and for
-parameters gluon does not pass (a child's, `self.child.weight.data()`), the finding has no fix.
+| pattern | rewrite |
+| --- | --- |
+| `self.<name>.data()` of the block's own parameter | the argument `<name>` gluon passes |
+| the same, with the signature taking it only through `**kwargs` | a keyword-only parameter (`def hybrid_forward(self, F, x, *, weight, **kwargs)`) |
+| `self.<child>.<p>.data()` of a child's parameter (a tied embedding) | `self.<child>_<p> = self.<child>.<p>` at the end of `__init__` (`Block.__setattr__` registers a Parameter attribute, so gluon passes it, an NDArray eagerly and the child's own Symbol variable hybridized), the argument `<child>_<p>` added to the signature, every such read replaced by it |
+
+A tied decoder then reads:
+```python
+def __init__(self, vocab_size, units):
+    ...
+    with self.name_scope():
+        self.embed = nn.Embedding(vocab_size, units)
+        self.embed_weight = self.embed.weight
+
+def hybrid_forward(self, F, tokens, embed_weight):
+    h = self.embed(tokens)
+    return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=self._vocab_size, flatten=False)
+```
+
+No fix, with the reason in the message:
+- in helpers (gluon passes parameters to hybrid_forward only), and in functions that bind the
+  name to something else;
+- a child's parameter when the child is not built exactly once, unconditionally, in the
+  class's own `__init__` before where the registration goes (it may not exist there), when
+  `__init__` does not call `super().__init__` where the statement could follow, or for
+  `.data(ctx)` and reads through an attribute of the child's data (left to the user);
+- `.asnumpy()` / `.asscalar()` of the data: the graph needs the value as a tensor, so that
+  computation has to be rewritten with `F` (see HL002).
 
 ## Fix safety
 Safe when `.data()` (no arguments) is used as an array: gluon passes `param.data(ctx)` of the
@@ -135,6 +259,13 @@ rewrite is exact eagerly, but a hybridized graph that only worked on the frozen 
 as `.sum().asscalar()` after it, then fails loudly instead). Reads of `.shape`, `.dtype` and the
 like are static and not reported; `.asnumpy()` / `.asscalar()` of the data are reported
 without a fix (the graph needs the value as a tensor: rewrite that computation with `F`).
+
+A child's parameter is always unsafe: outputs, gradients and training steps are unchanged
+(one Parameter, passed under a second name; `collect_params()` and `export()` still hold it
+once, checked on MXNet 1.9.1), and checkpoints saved by the original still load, but
+`save_parameters()` (without `deduplicate=True`) now also writes the parameter under the new
+name (`embed_weight` next to `embed.weight`), which the original code refuses to load unless
+`ignore_extra=True`.
 """
 
     VALID = [
@@ -145,6 +276,13 @@ without a fix (the graph needs the value as a tensor: rewrite that computation w
               "        self.table = {'a': 1}\n\n    def hybrid_forward(self, F, x):\n"
               "        return x * len(self.table)\n"),
         Valid(_net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())  # hybridlint: ignore[HL012]")),
+        # a child's parameter read for its static shape only
+        Valid(_TIED + "\n    def hybrid_forward(self, F, x):\n"
+              "        return F.reshape(self.cell(self.embed(x)), shape=(0, 0, self.embed.weight.data().shape[1]))\n"),
+        # a child built by an unknown factory: nothing says `.weight` is a Parameter
+        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.head = make_head()\n\n    def hybrid_forward(self, F, x):\n"
+              "        return F.FullyConnected(x, self.head.weight.data(), no_bias=True, num_hidden=3)\n"),
     ]
     INVALID = [
         Invalid(_net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"), line=8,
@@ -166,6 +304,36 @@ without a fix (the graph needs the value as a tensor: rewrite that computation w
                       "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
                       "    def hybrid_forward(self, F, x, const):\n"
                       "        return F.broadcast_add(x, const)\n", safety=SAFE),
+        # a tied embedding: the child's Parameter is registered on the block, gluon passes it
+        Invalid(_TIED + "\n    def hybrid_forward(self, F, x):\n        h = self.cell(self.embed(x))\n"
+                "        return F.FullyConnected(h, self.embed.weight.data(), no_bias=True, num_hidden=4,\n"
+                "                                flatten=False)\n", line=10,
+                fixed=_TIED + "            self.embed_weight = self.embed.weight\n"
+                "\n    def hybrid_forward(self, F, x, embed_weight):\n        h = self.cell(self.embed(x))\n"
+                "        return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=4,\n"
+                "                                flatten=False)\n", safety=UNSAFE),
+        # an in-module child declaring its parameter; both reads become the one argument
+        Invalid("class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+                "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.scale = Scale()\n\n    def hybrid_forward(self, F, x):\n"
+                "        y = F.broadcast_add(self.scale(x), self.scale.gamma.data())\n"
+                "        return F.broadcast_mul(y, self.scale.gamma.data())\n", line=16,
+                fixed="class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+                "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.scale = Scale()\n        self.scale_gamma = self.scale.gamma\n\n"
+                "    def hybrid_forward(self, F, x, scale_gamma):\n"
+                "        y = F.broadcast_add(self.scale(x), scale_gamma)\n"
+                "        return F.broadcast_mul(y, scale_gamma)\n", safety=UNSAFE),
+        # a child built in a branch: it may not exist where the registration would go
+        Invalid("class Net(HybridBlock):\n    def __init__(self, tie=True):\n        super().__init__()\n"
+                "        if tie:\n            self.embed = nn.Embedding(4, 3)\n\n"
+                "    def hybrid_forward(self, F, x):\n"
+                "        return F.FullyConnected(x, self.embed.weight.data(), no_bias=True, num_hidden=4)\n",
+                line=8),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -175,13 +343,17 @@ without a fix (the graph needs the value as a tensor: rewrite that computation w
         self._eager: Set[cst.CSTNode] = set()    # .data() calls read into Python values
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self._parameter_of(node.value) is None:
+        if self._parameter_of(node.value) is None and self._child_parameter_of(node.value) is None:
             return
         attr = node.attr.value
         target = self._static if attr in _STATIC else self._eager if attr in _EAGER_READS else self._chained
         target.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
+        child = self._child_parameter_of(node)
+        if child is not None and node not in self._static:
+            self._check_child(node, *child)
+            return
         name = self._parameter_of(node)
         if name is None or node in self._static:
             return
@@ -200,6 +372,91 @@ without a fix (the graph needs the value as a tensor: rewrite that computation w
             return
         unsafe = bool(node.args) or node in self._chained or edits[1]
         self.report(node, message, edits=edits[0], safety=UNSAFE if unsafe else SAFE)
+
+    # -- a child's parameter ---------------------------------------------------------------
+    def _check_child(self, node: cst.Call, child: str, param: str) -> None:
+        """`self.<child>.<param>.data()`: gluon passes only the block's own parameters, so the
+        fix registers the child's Parameter on this block (`self.<child>_<param> =
+        self.<child>.<param>` at the end of `__init__`: Block.__setattr__ registers a Parameter
+        attribute) and uses the argument gluon then passes."""
+        what = f"self.{child}.{param}.data()"
+        if node in self._eager:
+            self.report(node, f"`{what}` read into Python values inside hybrid_forward: under hybridize the "
+                              "value is frozen into the graph when it is traced; compute with the parameter "
+                              "as an argument (register it on this block) and F operators instead")
+            return
+        message = (f"`{what}` is the child's parameter's NDArray: under hybridize it meets Symbols "
+                   f"(AssertionError: Argument ... must be Symbol instances, or TypeError); register the "
+                   f"Parameter on this block (`self.{child}_{param} = self.{child}.{param}` in __init__) "
+                   f"and use the argument gluon passes to hybrid_forward")
+        edits = self._child_fix(child, param)
+        if isinstance(edits, str):
+            self.report(node, f"{message}; no automatic fix: {edits}")
+            return
+        # unsafe: save_parameters() also writes the registered name (old code then needs
+        # ignore_extra=True to load new files); `.data(ctx)` and chained uses as for own parameters
+        self.report(node, message + " (unsafe: checkpoints gain a duplicate entry under the new name)",
+                    edits=edits, safety=UNSAFE)
+
+    def _child_parameter_of(self, node: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+        """`self.<child>.<p>.data(...)` with <child> a child block built in `__init__` whose
+        class declares the parameter <p> -> ("<child>", "<p>")."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "data"):
+            return None
+        owner = node.func.value
+        if not (isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Attribute)
+                and isinstance(owner.value.value, cst.Name) and owner.value.value.value == "self"):
+            return None
+        facts = self.facts
+        klass = facts.klass if facts is not None else None
+        if klass is None:
+            return None
+        child, param = owner.value.attr.value, owner.attr.value
+        if child not in klass.children:
+            return None
+        built = _child_constructor(klass.node, child)
+        if built is None:
+            return None
+        declared = _LAYER_PARAMETERS.get(built.split(".")[-1])
+        if declared is None:
+            nodes = facts.module.class_nodes or {}
+            child_class = nodes.get(built)
+            declared = _declared_parameters(child_class) if child_class is not None else set()
+        return (child, param) if param in declared else None
+
+    def _child_fix(self, child: str, param: str):
+        """The edits registering `self.<child>.<param>` on this block and using the argument:
+        every `self.<child>.<param>.data()` of hybrid_forward, `__init__`, the signature."""
+        facts = self.facts
+        if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
+            return "gluon passes parameters to hybrid_forward only, not to this helper"
+        klass, function = facts.klass.node, facts.node
+        init = _own_method(klass, "__init__")
+        if init is None or not init_attribute(klass, init, child):
+            return (f"`self.{child}` is not built exactly once, unconditionally, in this class's own "
+                    "__init__: it may not exist where the registration would go")
+        calls = _ChildDataCalls(child, param)
+        function.body.visit(calls)
+        if any(c.args for c in calls.found) or len(calls.found) != len(calls.plain):
+            return "`.data(ctx)` or a read through an attribute of the data: left to the user"
+        existing = _registered_as(init, child, param)
+        params = function.params
+        if existing is not None:
+            name = existing
+            if name in _Uses.of(function).stored:
+                return f"hybrid_forward binds `{name}` to something else"
+            edits: List = [(call_node, cst.Name(name)) for call_node in calls.found]
+            if name not in _param_names(params):
+                edits.append(signature_edit(function, name))
+            return edits
+        name = fresh_name(f"{child}_{param}", taken_names(klass, function))
+        statement = cst.parse_statement(f"self.{name} = self.{child}.{param}\n")
+        init_change = init_edit(init, statement)
+        if init_change is None:
+            return "__init__ calls no super().__init__(...) after which the registration could go"
+        return ([(call_node, cst.Name(name)) for call_node in calls.found]
+                + [init_change, signature_edit(function, name)])
 
     # -- helpers ---------------------------------------------------------------------------
     def _parameter_of(self, node: cst.BaseExpression) -> Optional[str]:
