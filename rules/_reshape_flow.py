@@ -76,6 +76,7 @@ class Plan:
 class FlowResult:
     plans: List[Plan] = field(default_factory=list)
     fixes: Dict[cst.CSTNode, List[Edit]] = field(default_factory=dict)   # attribute -> edits
+    unsafe: Set[cst.CSTNode] = field(default_factory=set)   # attributes whose fix is unsafe
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -240,6 +241,10 @@ class Flow:
         self.shapes: Dict[str, Shape] = {}
         self.dims: Dict[str, Tuple[Dim, Binding]] = {}
         self.bindings: List[Binding] = []
+        # `self.<a> = x.shape[i]` in hybrid_forward: (statement, attribute, a, dim, calls before)
+        self.states: List[Tuple[cst.SimpleStatementLine, cst.Attribute, str, Dim, int]] = []
+        self.calls: List[Tuple[str, cst.Call, List[Optional[Shape]]]] = []   # self.<m>(...)
+        self.assumed: Dict[int, Shape] = {}   # call -> its shape if the input has rank >= 2
         self.assigned: Set[str] = set()
         self.block_size = 0
         self.counter = 0
@@ -314,6 +319,14 @@ class Flow:
                 self._unpack(small.targets[0].target, value, stmt)
                 return
             index = _shape_index(value)
+            target = small.targets[0].target if len(small.targets) == 1 else None
+            if index is not None and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value == "self" and len(stmt.body) == 1 and self.block_size > 1 \
+                    and self.facts.kind == "hybrid_forward":
+                dim = self.axis(index[0], index[1])   # `self._batch_size = x.shape[0]`
+                if dim is not None:
+                    self.states.append((stmt, index[0], target.attr.value, dim, len(self.calls)))
+                return
             if index is not None and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
                     and len(stmt.body) == 1:
                 dim = self.axis(index[0], index[1])
@@ -476,10 +489,17 @@ class Flow:
         # self.<child>(x)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             shapes = [self.expr(a.value) for a in node.args]
+            self.calls.append((func.attr.value, node, shapes))
             layer = self.layers.get(func.attr.value)
             if layer is None or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
                 return None
-            return self._layer(layer, shapes[0])
+            out = self._layer(layer, shapes[0])
+            if out is None and shapes[0] and not is_rest(shapes[0][0]) and is_rest(shapes[0][-1]) \
+                    and (dotted_name(layer.func) or "").split(".")[-1] == "Dense":
+                # a Dense of a tensor whose rank is unknown keeps its batch when the rank is 2
+                # or more: an assumption only an unsafe fix may make
+                self.assumed[id(node)] = [shapes[0][0], self.fresh_shape(None)[-1]]
+            return out
         self._children(node)
         return None
 
@@ -768,8 +788,77 @@ class Flow:
                         return (call, cst.Call(func=func, args=args[1:]))
         return None
 
+    # -- a dim cached on self for a helper's reshape --------------------------------------------
+    def _state_fix(self, state) -> Optional[List[Edit]]:
+        """`self._batch_size = x.shape[0]` in hybrid_forward read only as a reshape size in a
+        helper method called once after it: the helper's target gets the code and the state
+        goes (unsafe: `self._batch_size` no longer holds the last batch size after a call, and
+        a Dense of an input of unknown rank is taken to keep its batch)."""
+        stmt, attribute, attr, dim, calls_before = state
+        klass = self.facts.klass
+        if klass is None:
+            return None
+        uses = _SelfUses(attr)
+        for name, method in klass.methods.items():
+            if name == "__init__":
+                continue
+            uses.method = name
+            method.visit(uses)
+        if uses.stores != [stmt.body[0]] or uses.other_loads or len(uses.reshapes) != 1:
+            return None
+        method_name, call_node, element, container = uses.reshapes[0]
+        method = klass.methods[method_name]
+        if method_name == "hybrid_forward" or not isinstance(call_node.func, cst.Attribute) \
+                or not isinstance(call_node.func.value, cst.Name):
+            return None
+        data_param = call_node.func.value.value
+        params = [p.name.value for p in method.params.params]
+        if not params or params[0] != "self" or data_param not in params or method.params.star_arg \
+                not in (cst.MaybeSentinel.DEFAULT, None) or method.params.kwonly_params:
+            return None
+        position = params.index(data_param) - 1
+        names = _Names()
+        method.body.visit(names)
+        if names.stores.get(data_param):
+            return None
+        refs = _SelfUses(method_name)
+        for name, other in klass.methods.items():
+            refs.method = name
+            other.visit(refs)
+        calls = [c for c in self.calls if c[0] == method_name]
+        if len(calls) != 1 or refs.attribute_refs != 1 or self.calls.index(calls[0]) < calls_before:
+            return None
+        _, call, shapes = calls[0]
+        if any(a.keyword or a.star for a in call.args) or position >= len(shapes):
+            return None
+        shape = shapes[position] or self.assumed.get(id(call.args[position].value))
+        if shape is None:
+            return None
+        terms: List[Term] = []
+        for e in container.elements:
+            if e.value is element:
+                terms.append(dim)
+                continue
+            number = literal_int(e.value)
+            if number is None or number == 0 or number < -1:
+                return None
+            terms.append(INFER if number == -1 else const(number))
+        codes = synthesize_dims(shape, terms, lambda n: n.startswith(EXT),
+                                no_literal={i for i, e in enumerate(container.elements) if e.value is element},
+                                derived=False)
+        if codes is None or len(codes) != len(container.elements):
+            return None
+        new = container.with_changes(elements=[e.with_changes(value=integer(c) if not isinstance(c, Ref) else e.value)
+                                               for e, c in zip(container.elements, codes)])
+        return [(stmt, cst.RemovalSentinel.REMOVE), (container, new)]
+
     # -- what each shape read gets ------------------------------------------------------------
     def _finish(self) -> None:
+        for state in self.states:
+            edits = self._state_fix(state)
+            if edits is not None:
+                self.result.fixes[state[1]] = edits
+                self.result.unsafe.add(state[1])
         planned_loads = {id(n) for plan in self.result.plans for n in plan.loads}
         for plan in self.result.plans:
             for attribute in plan.attributes:
@@ -803,6 +892,51 @@ def _target_names(target: cst.BaseExpression) -> List[str]:
     if isinstance(target, cst.StarredElement):
         return _target_names(target.value)
     return []
+
+
+class _SelfUses(cst.CSTVisitor):
+    """Uses of `self.<attr>` across methods: stores, loads as a whole element of a fluent
+    reshape target `p.reshape((..., self.<attr>, ...))`, other loads; and how often the name
+    appears as an attribute of self at all (`attribute_refs`, for a method's references)."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+        self.method = ""
+        self.stores: List[cst.CSTNode] = []
+        self.reshapes: List[Tuple[str, cst.Call, cst.BaseExpression, cst.BaseExpression]] = []
+        self.other_loads = 0
+        self.attribute_refs = 0
+        self._in_target: Set[int] = set()
+
+    def _is_self_attr(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+            and node.attr.value == self.attr
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if self._is_self_attr(target.target):
+                self.stores.append(node)
+                self._in_target.add(id(target.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._is_self_attr(node.target):
+            self.stores.append(node)
+            self._in_target.add(id(node.target))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "reshape" and len(node.args) == 1 \
+                and node.args[0].keyword is None and isinstance(node.args[0].value, (cst.Tuple, cst.List)):
+            for e in node.args[0].value.elements:
+                if isinstance(e, cst.Element) and self._is_self_attr(e.value):
+                    self.reshapes.append((self.method, node, e.value, node.args[0].value))
+                    self._in_target.add(id(e.value))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self._is_self_attr(node):
+            self.attribute_refs += 1
+            if id(node) not in self._in_target:
+                self.other_loads += 1
 
 
 def _bodies(stmt: cst.CSTNode) -> List[Sequence[cst.CSTNode]]:

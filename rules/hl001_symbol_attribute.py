@@ -86,7 +86,11 @@ Exact rewrites where MXNet has a shape-free equivalent:
   - a run of another tensor's dims: `y = self.dense(x.reshape((b * t, c)))`,
     `y.reshape((b, t, -1))` → `F.reshape_like(y, x, lhs_end=1, rhs_end=2)` (no code splits a dim
     into two sizes that are not constants);
-  - `x.reshape(y.shape)` → `F.reshape_like(x, y)`.
+  - `x.reshape(y.shape)` → `F.reshape_like(x, y)`;
+  - a dim cached on self for a helper (`self._batch_size = x.shape[0]` in hybrid_forward, read
+    only as a size of a reshape in a helper method called once after it, on a Dense of x): the
+    helper's target gets the code and the assignment goes. Unsafe: the attribute then keeps its
+    `__init__` value after a call, and a Dense keeps the batch only for inputs of rank 2 or more.
   The unpacking goes away with the rewrites when its names are read nowhere else; a name also
   used as a value keeps the unpacking, and then the reshapes are not rewritten alone (the
   unpacking would still fail). No exact equivalent, reported only: dims in another order (only a
@@ -268,6 +272,18 @@ broadcast to n, and both fail alike on a 0 rep.
                 safety=SAFE),
         # no code permutes dims: reported only
         Invalid(_net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
+        # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
+        # state goes (unsafe: the attribute no longer holds the last batch size)
+        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                "    def _flat(self, F, q):\n        return q.reshape((self._batch, -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        self._batch = x.shape[0]\n"
+                "        return self._flat(F, self.proj(x))\n", line=11,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                      "    def _flat(self, F, q):\n        return q.reshape((0, -1))\n\n"
+                      "    def hybrid_forward(self, F, x):\n        return self._flat(F, self.proj(x))\n",
+                safety=UNSAFE),
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x.reshape(y.shape) + y\n",
                 line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                               "        return F.reshape_like(x, y) + y\n", safety=SAFE),
@@ -326,11 +342,12 @@ broadcast to n, and both fail alike on a 0 rep.
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
         planned = self._planned.pop(node, None)
         # reshape targets built from shapes, followed through the function (rules/_reshape_flow.py)
-        unpacked = flow_fixes(self).fixes.get(node) if attr == "shape" and self.facts is not None else None
+        flow = flow_fixes(self) if attr == "shape" and self.facts is not None else None
+        unpacked = flow.fixes.get(node) if flow is not None else None
         if planned is None and unpacked is None and attr == "shape":  # `n = x.shape[1]` used in creations
             planned = unpacking_creation_fix(self, node)
         if unpacked is not None:  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets: codes
-            self.report(node, message, edits=unpacked, safety=SAFE)
+            self.report(node, message, edits=unpacked, safety=UNSAFE if node in flow.unsafe else SAFE)
         elif planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value

@@ -30,12 +30,13 @@ def backend_module(name):
     return engine
 
 
-def block_source(body: str, init: str = "", inputs: str = "x", params: str = "") -> str:
+def block_source(body: str, init: str = "", inputs: str = "x", params: str = "", methods: str = "") -> str:
     init_lines = "".join(f"        {line}\n" for line in init.splitlines())
     lines = "".join(f"        {line}\n" for line in body.splitlines())
+    methods = "".join(f"    {line}\n" for line in methods.splitlines())
     return (f"class Net(HybridBlock):\n    def __init__(self, {params}**kwargs):\n"
             f"        super(Net, self).__init__()\n{init_lines}"
-            f"        for key, value in kwargs.items():\n            setattr(self, key, value)\n\n"
+            f"        for key, value in kwargs.items():\n            setattr(self, key, value)\n\n{methods}"
             f"    def hybrid_forward(self, F, {inputs}):\n{lines}")
 
 
@@ -53,12 +54,12 @@ def run(source: str, mx, arrays, hybridize: bool, attrs: dict):
 
 
 def check(body: str, inputs_np, mx, *, init: str = "", attrs=None, inputs: str = "x",
-          select=("HL001",), params: str = ""):
+          select=("HL001",), params: str = "", safety: str = "safe", methods: str = ""):
     """Fix `body`; original eager == fixed eager == fixed hybridized; no HL001 left."""
     attrs = attrs or {}
-    source = block_source(body, init, inputs, params)
+    source = block_source(body, init, inputs, params, methods)
     findings = [f for f in lint_source(source) if f.code == "HL001"]
-    assert findings and all(f.fix == "safe" for f in findings), (source, findings)
+    assert findings and all(f.fix == safety for f in findings), (source, findings)
     fixed = fix_source(source, select=list(select), unsafe=True).source
     assert fixed != source
     assert not [f for f in lint_source(fixed) if f.code == "HL001"], fixed
@@ -250,3 +251,23 @@ def test_scores_of_a_batch_dot_split_by_heads(backend, b, heads, lq, lk, d, tran
                   f"(q.shape[0] // self._heads, self._heads, q.shape[1], k.shape[{1 if transpose else 2}]))",
                   [data((b * heads, lq, d)), data(k_shape)], mx, inputs="q, k", attrs={"_heads": heads})
     assert "(-4, -1, self._heads, 0, 0)" in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(b=dim, l=dim, c=dim, units=dim)
+def test_batch_size_cached_on_self_for_a_helper(backend, b, l, c, units):
+    """The state goes and the helper's reshape gets code 0 (unsafe: see HL001's explanation)."""
+    mx = backend_module(backend)
+    fixed = check("self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x))", [data((b, l, c))], mx,
+                  init=f"self._batch = None\nself.proj = nn.Dense({units}, flatten=False, in_units={c})",
+                  methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n", safety="unsafe")
+    assert "q.reshape((0, -1))" in fixed and "self._batch = x" not in fixed
+
+
+def test_a_cached_dim_read_elsewhere_keeps_its_state():
+    source = block_source("self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x)) + self._batch",
+                          init="self._batch = None\nself.proj = nn.Dense(4, flatten=False)",
+                          methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n")
+    findings = [f for f in lint_source(source) if f.code == "HL001"]
+    assert findings and all(f.fix is None for f in findings), findings
