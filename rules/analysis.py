@@ -903,20 +903,35 @@ class _Evaluator(Evaluator):
         if self.analyzer is None:
             return result
         bound = dict(env)
-        comp = getattr(expr, "for_in", None)
-        while comp is not None:
-            bound = self._bind_target(comp.target, comp.iter, bound)
-            for condition in comp.ifs:
-                self.eval(condition.test, bound)
-            comp = comp.inner_for_in
-        self.facts.comp_envs[expr] = bound
-        for part in ("elt", "key", "value"):
-            sub = getattr(expr, part, None)
-            if isinstance(sub, cst.BaseExpression):
-                self.eval(sub, bound)
+        self._inside += 1
+        try:
+            comp = getattr(expr, "for_in", None)
+            while comp is not None:
+                bound = self._bind_target(comp.target, comp.iter, bound)
+                for condition in comp.ifs:
+                    self.eval(condition.test, bound)
+                comp = comp.inner_for_in
+            self.facts.comp_envs[expr] = bound
+            for part in ("elt", "key", "value"):
+                sub = getattr(expr, part, None)
+                if isinstance(sub, cst.BaseExpression):
+                    self.eval(sub, bound)
+        finally:
+            self._inside -= 1
         return result
 
     _eval_SetComp = _eval_GeneratorExp = _eval_DictComp = _eval_ListComp
+
+    _inside = 0  # depth of comprehensions being evaluated
+
+    def eval(self, expr: cst.BaseExpression, env: Env, consumed: bool = False) -> Value:
+        value = super().eval(expr, env, consumed)
+        if self._inside and self.analyzer is not None:
+            # what an expression inside a comprehension holds needs the comprehension's env,
+            # which a statement-level reader (FunctionFacts.value with the statement's env)
+            # does not have: the walk's value is what it reads (the last walk wins)
+            self.facts._memo[expr] = value
+        return value
 
     def element(self, iterable: cst.BaseExpression, env: Env) -> Value:
         """What one element of `iterable` holds."""
