@@ -204,3 +204,22 @@ def test_importer_changes_are_seen(tmp_path):
 def test_pre_filter_without_path_keeps_namespace_helpers():
     assert may_contain_hybrid_code("def split_heads(F, x, n):\n    return x\n")
     assert not may_contain_hybrid_code("def f(x):\n    return x[0]\n")
+
+
+class StatementProbe(Rule):
+    """Reads values as a statement-level planner does: with the statement's env."""
+    code = "HL997"
+    name = "statement-probe"
+    seen: List[str] = []
+
+    def visit_Call(self, node):
+        if getattr(node.func, "value", None) == "probe":
+            env = self.facts.env_at.get(self.statement, {})
+            StatementProbe.seen.append(self.facts.value(node.args[0].value, env).kind)
+
+
+def test_values_inside_a_comprehension_read_with_the_statement_env():
+    source = block("outs = [probe(f) for f in (F.relu(x), F.sigmoid(x))]\nreturn F.concat(*outs, dim=1)")
+    StatementProbe.seen = []
+    lint_source(source, rules=[StatementProbe])
+    assert StatementProbe.seen == [TENSOR]
