@@ -51,6 +51,9 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
   assigned after them, and every load of them is one of the rewritten uses; otherwise the
   assignment is reported only. Safe when each use's rewrite is (removing the unpacking drops
   its rank check: code that failed there may now run, working code is unchanged).
+- **`F.eye(x.shape[k])`, `F.random.*(shape=(x.shape[0], n))`**: no like-form gives the
+  same values (an eye is not a broadcast; broadcasting one random row repeats it). Reported
+  only.
 - **Dims in arithmetic** (`F.ones(b * g)`, `F.zeros((x.shape[0] * 2, n))`) have no
   broadcast form: no axis of x has that size. Reported only.
 - **Creations passed as `F.BatchNorm`'s `moving_mean`/`moving_var`** (group norm through
@@ -353,7 +356,8 @@ class _Resolver:
             return None
         if isinstance(expr, cst.Name) and self.scan is not None:
             binding = self.scan.by_name.get(expr.value)
-            if binding is not None and (self.only is None or binding is self.only):
+            if binding is not None and (self.only is None or binding is self.only) \
+                    and self.rule.is_tensor(cst.Name(binding.data)):  # not a numpy array's shape
                 return binding.data, binding.axes[expr.value], (expr,)
         return None
 
