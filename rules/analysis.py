@@ -399,6 +399,7 @@ def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
 _OPT_OUT = re.compile(r"hybridi[sz]", re.IGNORECASE)
 NO_DEFAULT = object()
 _NOT_BUILT = object()  # `_built`: the module constructs the class nowhere
+_UNSEEN = object()
 _TRUTHY = True  # a value known only to be not None and truthy (a non-empty tuple)
 
 
@@ -427,8 +428,12 @@ def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], de
     declared = next((p for p in signature + list(init.params.kwonly_params) if p.name.value == param), None)
     if declared is None:
         return NO_DEFAULT
+    index = _index(classes, functions)
+    known = index.built.get((klass, param), _UNSEEN)
+    if known is not _UNSEEN:
+        return known
     values = []
-    for call, parent, parent_init in _construction_index(classes, functions).get(klass.name.value, ()):
+    for call, parent, parent_init in index.calls.get(klass.name.value, ()):
         if parent is klass:
             continue
         if any(a.star for a in call.args):
@@ -443,158 +448,134 @@ def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], de
         else:
             values.append(_value_in(arg.value, parent, parent_init, classes, depth, functions=functions))
     if not values:
-        return _NOT_BUILT
-    if any(v is NO_DEFAULT for v in values):
-        return NO_DEFAULT
-    kinds = {(v is None, bool(v)) for v in values}
-    return values[0] if len(kinds) == 1 else NO_DEFAULT
+        result = _NOT_BUILT
+    elif any(v is NO_DEFAULT for v in values):
+        result = NO_DEFAULT
+    else:
+        kinds = {(v is None, bool(v)) for v in values}
+        result = values[0] if len(kinds) == 1 else NO_DEFAULT
+    index.built[(klass, param)] = result
+    return result
 
 
-_INDEX: List[object] = [None, None, {}]  # the last module's (classes, functions, index)
+class _Index:
+    """Per-module tables of the construction analysis, built on first use: the constructions
+    of every module class, the bindings of every `__init__`, and `_built`'s results."""
+
+    def __init__(self, classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]) -> None:
+        self.classes, self.functions = classes, functions
+        self.calls = _constructions(classes, functions)
+        self.bindings: Dict[cst.FunctionDef, Dict[str, Tuple[List[cst.BaseExpression], bool]]] = {}
+        self.built: Dict[Tuple[cst.ClassDef, str], object] = {}
 
 
-def _construction_index(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
-                        ) -> Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]]:
-    """Every call of a module class by name (`Klass(...)`, `mod.Klass(...)`) in the methods of
-    the classes and in the module functions: (call, the class whose `__init__` makes it and that
-    `__init__`, or None twice elsewhere). Built once per module (the last one is kept)."""
-    if _INDEX[0] is classes and _INDEX[1] is functions:
-        return _INDEX[2]  # type: ignore[return-value]
-    finder = _Constructions(set(classes))
-    for parent in classes.values():
-        if not isinstance(parent.body, cst.IndentedBlock):
-            continue
-        for stmt in parent.body.body:
-            if isinstance(stmt, cst.FunctionDef):
-                inits = stmt.name.value == "__init__"
-                finder.scope = (parent if inits else None, stmt if inits else None)
-                stmt.visit(finder)
-    for function in (functions or {}).values():
-        finder.scope = (None, None)
-        function.visit(finder)
-    _INDEX[:] = [classes, functions, finder.calls]
-    return finder.calls
+_LAST: List[Optional[_Index]] = [None]  # the last module's tables (modules are analysed one by one)
 
 
-class _Constructions(cst.CSTVisitor):
-    """Calls of module classes, by name or through a local bound to classes only
-    (`unit_class = StridedDiceBlock if j == 0 else ShuffledDiceBlock; unit_class(...)`: a
-    construction of each)."""
+def _index(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]) -> _Index:
+    last = _LAST[0]
+    if last is None or last.classes is not classes or last.functions is not functions:
+        last = _LAST[0] = _Index(classes, functions)
+    return last
 
-    def __init__(self, names: Set[str]) -> None:
-        self.names = names
-        self.scope: Tuple[Optional[cst.ClassDef], Optional[cst.FunctionDef]] = (None, None)
-        self.calls: Dict[str, list] = {}
-        self.aliases: Dict[str, Set[str]] = {}
 
-    def _classes(self, expr: cst.BaseExpression) -> Optional[Set[str]]:
+def _constructions(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
+                   ) -> Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]]:
+    """Every call of a module class by name (`Klass(...)`, `mod.Klass(...)`) or through a local
+    bound to classes only (`unit_class = StridedDiceBlock if j == 0 else ShuffledDiceBlock;
+    unit_class(...)`: a construction of each), in the methods of the classes and in the module
+    functions: (call, the class whose `__init__` makes it and that `__init__`, or None twice
+    elsewhere)."""
+    names = set(classes)
+    calls: Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]] = {}
+
+    def held(expr: cst.BaseExpression) -> Optional[Set[str]]:
         if isinstance(expr, cst.IfExp):
-            body, orelse = self._classes(expr.body), self._classes(expr.orelse)
+            body, orelse = held(expr.body), held(expr.orelse)
             return None if body is None or orelse is None else body | orelse
         name = (dotted_name(expr) or "").split(".")[-1]
-        return {name} if name in self.names else None
+        return {name} if name in names else None
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.aliases = {}
-        for small in _walk_statements(node.body.body):
+    def scan(function: cst.FunctionDef, parent: Optional[cst.ClassDef], init: Optional[cst.FunctionDef]) -> None:
+        aliases: Dict[str, Set[str]] = {}
+        for small in _walk_statements(function.body.body):
             if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                     and isinstance(small.targets[0].target, cst.Name):
-                held = self._classes(small.value)
-                if held:
-                    self.aliases.setdefault(small.targets[0].target.value, set()).update(held)
+                classes_held = held(small.value)
+                if classes_held:
+                    aliases.setdefault(small.targets[0].target.value, set()).update(classes_held)
+        for node in walk_nodes(function):
+            if isinstance(node, cst.Call):
+                name = (dotted_name(node.func) or "").split(".")[-1]
+                made = set(aliases.get(name, ())) if isinstance(node.func, cst.Name) else set()
+                if name in names:
+                    made.add(name)
+                for klass in made:
+                    calls.setdefault(klass, []).append((node, parent, init))
 
-    def visit_Call(self, node: cst.Call) -> None:
-        name = (dotted_name(node.func) or "").split(".")[-1]
-        held = self.aliases.get(name, set()) if isinstance(node.func, cst.Name) else set()
-        for klass in held | ({name} if name in self.names else set()):
-            self.calls.setdefault(klass, []).append((node, *self.scope))
+    for parent in classes.values():
+        if isinstance(parent.body, cst.IndentedBlock):
+            for stmt in parent.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    inits = stmt.name.value == "__init__"
+                    scan(stmt, parent if inits else None, stmt if inits else None)
+    for function in (functions or {}).values():
+        scan(function, None, None)
+    return calls
 
 
-class _Bindings(cst.CSTVisitor):
-    """Every binding of `name` in a function body (nested defs, classes, lambdas and
-    comprehensions have their own scopes): the values of plain `name = value` assignments, and
-    `other` when the name is bound any other way (unpacking, a `for` target, `+=`, `with ...
-    as`, `:=`, `del`, an import, `except ... as`, `global`/`nonlocal`), whose value is not read."""
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
-    def __init__(self, name: str) -> None:
-        self.name, self.values, self.other = name, [], False
 
-    def _mine(self, node: Optional[cst.CSTNode]) -> bool:
-        return isinstance(node, cst.Name) and node.value == self.name
+def _bindings(init: cst.FunctionDef, index: "_Index") -> Dict[str, Tuple[List[cst.BaseExpression], bool]]:
+    """Every name bound in a function body (nested defs, classes, lambdas and comprehensions
+    have their own scopes) -> (the values of its plain `name = value` assignments, whether it is
+    bound any other way: unpacking, a `for` target, `+=`, `with ... as`, `:=`, `del`, an
+    import, `except ... as`, `global`/`nonlocal`, a nested def or class), whose value is not read."""
+    table = index.bindings.get(init)
+    if table is not None:
+        return table
+    table = {}
 
-    def _targets(self, node: Optional[cst.CSTNode]) -> bool:
-        """Whether an unpacking target binds the name."""
-        if self._mine(node):
-            return True
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return any(self._targets(e.value) for e in node.elements)
-        if isinstance(node, cst.StarredElement):
-            return self._targets(node.value)
-        return False
+    def other(target: Optional[cst.CSTNode]) -> None:
+        if isinstance(target, cst.Name):
+            table.setdefault(target.value, ([], False))
+            table[target.value] = (table[target.value][0], True)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                other(element.value)
+        elif isinstance(target, cst.StarredElement):
+            other(target.value)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if self._mine(node.name):
-            self.other = True
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        if self._mine(node.name):
-            self.other = True
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.CSTNode) -> bool:
-        return False
-
-    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if self._mine(target.target):
-                self.values.append(node.value)
-            elif self._targets(target.target):
-                self.other = True
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self._mine(node.target) and node.value is not None:
-            self.values.append(node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self._mine(node.target):
-            self.other = True
-
-    def visit_For(self, node: cst.For) -> None:
-        if self._targets(node.target):
-            self.other = True
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None and self._targets(node.asname.name):
-            self.other = True
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if self._mine(node.target):
-            self.other = True
-
-    def visit_Del(self, node: cst.Del) -> None:
-        if self._targets(node.target):
-            self.other = True
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        bound = node.asname.name if node.asname is not None else node.name
-        if self._mine(bound) or (isinstance(bound, cst.Attribute) and dotted_name(bound).split(".")[0] == self.name):
-            self.other = True
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and self._mine(node.name.name):
-            self.other = True
-
-    def visit_Global(self, node: cst.Global) -> None:
-        if any(self._mine(item.name) for item in node.names):
-            self.other = True
-
-    visit_Nonlocal = visit_Global
+    for node in walk_nodes(init.body, _SCOPES):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            other(node.name)
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    table.setdefault(target.target.value, ([], False))[0].append(node.value)
+                else:
+                    other(target.target)
+        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
+            table.setdefault(node.target.value, ([], False))[0].append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.NamedExpr)):
+            other(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            other(node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            other(node.asname.name)
+        elif isinstance(node, cst.Del):
+            other(node.target)
+        elif isinstance(node, cst.ImportAlias):
+            bound = node.asname.name if node.asname is not None else node.name
+            other(cst.Name((dotted_name(bound) or "_").split(".")[0]) if not isinstance(bound, cst.Name) else bound)
+        elif isinstance(node, cst.ExceptHandler) and node.name is not None:
+            other(node.name.name)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            for item in node.names:
+                other(item.name)
+    index.bindings[init] = table
+    return table
 
 
 def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Optional[cst.FunctionDef],
@@ -634,11 +615,10 @@ def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Opt
     if name is None or "." in name or init is None or klass is None or name in _seen:
         return NO_DEFAULT
     seen = _seen | {name}
-    bindings = _Bindings(name)
-    init.body.visit(bindings)
-    if bindings.other:
+    assigned, other = _bindings(init, _index(classes, functions)).get(name, ([], False))
+    if other:
         return NO_DEFAULT
-    values = [_value_in(v, klass, init, classes, depth, seen, functions) for v in bindings.values]
+    values = [_value_in(v, klass, init, classes, depth, seen, functions) for v in assigned]
     param = next((p for p in _signature(init)[1:] + list(init.params.kwonly_params)
                   if p.name.value == name), None)
     if param is not None:  # the value it holds before (or without) any assignment: what the

@@ -7,7 +7,7 @@ import libcst as cst
 
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
-from .values import (NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
+from .values import (walk_nodes, NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
                      join_envs, literal_int)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -259,22 +259,15 @@ def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", e
     return True
 
 
-class _NumpyCalls(cst.CSTVisitor):
-    def __init__(self, qualify) -> None:
-        self.qualify, self.found = qualify, False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        name = dotted_name(node.func)
-        if name is not None and "." in name and (self.qualify(name) or "").startswith("numpy."):
-            self.found = True
-        return not self.found
-
-
 def _computes_with_numpy(facts: "FunctionFacts") -> bool:
     """Whether the function calls numpy (`np.zeros(...)`, `numpy.where(...)`, any import alias)."""
     context = facts.module.context
-    qualify = context.qualify if context is not None else (
-        lambda name: "numpy." + name.partition(".")[2] if name.startswith(("np.", "numpy.")) else None)
-    finder = _NumpyCalls(qualify)
-    facts.node.body.visit(finder)
-    return finder.found
+    for node in walk_nodes(facts.node.body):
+        if isinstance(node, cst.Call):
+            name = dotted_name(node.func)
+            if name is not None and "." in name:
+                qualified = context.qualify(name) if context is not None else (
+                    "numpy." if name.startswith(("np.", "numpy.")) else None)
+                if (qualified or "").startswith("numpy."):
+                    return True
+    return False

@@ -238,3 +238,44 @@ def join_envs(a: Env, b: Env) -> Env:
     return {k: join(a.get(k, UNKNOWN_VALUE), b.get(k, UNKNOWN_VALUE)) for k in set(a) | set(b)}
 
 
+
+
+# Fields that hold only layout (whitespace, brackets, commas, operators' tokens) or strings:
+# a walk looking for calls, names and statements skips them.
+_LAYOUT_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "header", "footer",
+                  "semicolon", "trailing", "newline", "lbracket", "rbracket", "lbrace", "rbrace", "equal",
+                  "colon", "dot")
+_STRING_VALUED = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+_WALKED_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _walked_fields(kind: type) -> Tuple[str, ...]:
+    names = _WALKED_FIELDS.get(kind)
+    if names is None:
+        import dataclasses  # noqa: WPS433
+        names = _WALKED_FIELDS[kind] = tuple(
+            f.name for f in dataclasses.fields(kind)
+            if not any(part in f.name for part in _LAYOUT_FIELDS)
+            and f.name not in ("operator", "star", "default_indent", "default_newline", "encoding",
+                               "has_trailing_newline")
+            and not (f.name == "value" and issubclass(kind, _STRING_VALUED)))
+    return names
+
+
+def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
+    """Every node under `node` (itself included) but layout (whitespace, brackets, commas,
+    operator tokens), not descending into `stop` nodes (which are yielded). Reads the nodes'
+    fields directly: `node.children` and a LibCST visitor rebuild every node they pass (a
+    gluoncv2 model file: 0.06 s here, 0.8 s visited)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is not node and isinstance(current, stop):
+            continue
+        for name in _walked_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif type(value) in (tuple, list):
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
