@@ -29,7 +29,7 @@ def test_finding_fields_positions_and_path():
     assert (index.line, index.col, index.end_line, index.end_col) == (4, 16, 4, 20)
     assert index.name == "tensor-indexing" and index.fix == "safe"
     assert (shape.line, shape.col, shape.end_col) == (4, 23, 30)
-    assert shape.fix is None and "F.shape_array" in shape.message
+    assert shape.fix == "unsafe" and "F.shape_array" in shape.message  # a shape scalar in arithmetic (issue 12)
 
 
 def test_source_without_hybrid_forward_is_not_parsed():
