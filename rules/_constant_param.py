@@ -174,6 +174,51 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     return not any(_stores_attribute(s, attr) for s in rest)  # set again after the constant
 
 
+def _new_init(klass: cst.ClassDef, statement: cst.BaseStatement) -> cst.BaseStatement:
+    name = klass.name.value
+    return cst.parse_statement(
+        f"def __init__(self, *args, **kwargs):\n"
+        f"    super({name}, self).__init__(*args, **kwargs)\n"
+        f"    {cst.Module([]).code_for_node(statement).strip()}\n")
+
+
+class _Apply(cst.CSTTransformer):
+    """Applies (original node, replacement) edits inside a subtree, by identity."""
+
+    def __init__(self, edits: Iterable[Edit]) -> None:
+        super().__init__()
+        self.edits = {id(old): new for old, new in edits}
+
+    def on_leave(self, original_node, updated_node):
+        return self.edits.get(id(original_node), updated_node)
+
+
+def own_init(klass: cst.ClassDef) -> Optional[cst.FunctionDef]:
+    """The class's own `__init__` (not one it inherits), or None."""
+    if not isinstance(klass.body, cst.IndentedBlock):
+        return None
+    for stmt in klass.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            return stmt
+    return None
+
+
+def new_init_with_function(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement,
+                           function_edits: Iterable[Edit]) -> Optional[Edit]:
+    """For a class without `__init__` whose first statement is `function` (the hybrid_forward
+    that the other edits change): ONE edit replacing `function` by the new `__init__` and the
+    function with `function_edits` (of nodes inside it) applied, so no two edits overlap.
+    None when `function` is not the class's first statement."""
+    if not isinstance(klass.body, cst.IndentedBlock) or not klass.body.body or klass.body.body[0] is not function:
+        return None
+    changed = function.visit(_Apply(function_edits))
+    if not isinstance(changed, cst.FunctionDef):
+        return None
+    init = _new_init(klass, statement).with_changes(leading_lines=list(function.leading_lines))
+    changed = changed.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    return function, cst.FlattenSentinel([init, changed])
+
+
 def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[Edit]:
     """For a class without `__init__`: add one that passes every argument to the inherited one
     (`def __init__(self, *args, **kwargs): super(Cls, self).__init__(*args, **kwargs)`) and then
@@ -181,11 +226,7 @@ def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst
     first statement is `function` (whose signature the fix also edits: the edits would overlap)."""
     if not isinstance(klass.body, cst.IndentedBlock) or not klass.body.body:
         return None
-    name = klass.name.value
-    init = cst.parse_statement(
-        f"def __init__(self, *args, **kwargs):\n"
-        f"    super({name}, self).__init__(*args, **kwargs)\n"
-        f"    {cst.Module([]).code_for_node(statement).strip()}\n")
+    init = _new_init(klass, statement)
     first = klass.body.body[0]
     docstring = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
         isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))

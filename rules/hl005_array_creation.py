@@ -17,6 +17,11 @@ _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import Hy
 _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
+_NEW_INIT = (_IMPORTS + "class Net(HybridBlock):\n    def __init__(self, *args, **kwargs):\n"
+             "        super(Net, self).__init__(*args, **kwargs)\n"
+             "        self.const = self.params.get_constant('const', {const})\n\n")
+
+
 def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
     text = imports + "class Net(HybridBlock):\n"
     if init:
@@ -66,7 +71,9 @@ def hybrid_forward(self, F, x):
   [0.5, 1.0, 2.0])` is added to `__init__` (at the end of `with self.name_scope():` when there is
   one, else at the end of `__init__`; a class without `__init__` gets one that passes every
   argument on: `def __init__(self, *args, **kwargs): super(Net, self).__init__(*args, **kwargs)`,
-  after the docstring), `scale` is added to the hybrid_forward signature and
+  after the docstring or before hybrid_forward; a class inheriting its `__init__` from a module
+  base class gets its own the same way, so the base and its other subclasses are left alone),
+  `scale` is added to the hybrid_forward signature and
   used in place of the call. For `v = nd.array(...)...` the constant takes the name `v` (when
   free); a bare `v = nd.array(...)` line without a trailing comment is then removed (comment
   lines above it move to the next statement). Otherwise a fresh name (`const`, `const_1`, ...).
@@ -88,8 +95,7 @@ file then needs `allow_missing=True`; MXNet 1.9.1 cannot load the empty file sav
 that had no parameters at all). From an attribute it is also built once, in `__init__`: a list
 the block changes in place later is not seen. `np.array(...)`, scalars, other non-literal values
 (inputs, locals, an attribute set in a branch or outside `__init__`, an array made behind a
-branch), arrays made in helpers (and a class whose first statement is hybrid_forward itself, with no
-`__init__`) are reported without a fix.
+branch), arrays made in helpers are reported without a fix.
 """
 
     VALID = [
@@ -144,9 +150,30 @@ branch), arrays made in helpers (and a class whose first statement is hybrid_for
                 "\n    def reset(self):\n        self._w = [2.0]\n", line=12, fixed=None),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
-                fixed=None),
-        # no __init__ and hybrid_forward first: the added __init__ would overlap its signature edit
-        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8, fixed=None),
+                fixed=_NEW_INIT.format(const="[0.5, 1.0]") + "    def hybrid_forward(self, F, x, const):\n"
+                "        w = nd.array([1.0, 2.0]).asnumpy()\n        return F.broadcast_add(x, const)\n",
+                safety=UNSAFE),
+        # no __init__ and hybrid_forward first: one edit adds __init__ and rewrites hybrid_forward
+        # (an __init__ edit beside the signature edit would overlap it); the unused nd import goes
+        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8,
+                fixed=_NEW_INIT.format(const="[1.0, 2.0]").replace("from mxnet import nd\n", "")
+                + "    def hybrid_forward(self, F, x, const):\n        return F.broadcast_add(x, const)\n",
+                safety=UNSAFE),
+        # an __init__ inherited from a base class of the module: this class gets its own (the
+        # base, whose hybrid_forward takes no constant, is left alone)
+        Invalid("from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
+                "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
+                "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
+                "class Net(Base):\n    def hybrid_forward(self, F, x):\n"
+                "        return F.broadcast_add(x, nd.array([1.0, 2.0])) * self._k\n", line=16,
+                fixed="from mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
+                "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
+                "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
+                "class Net(Base):\n    def __init__(self, *args, **kwargs):\n"
+                "        super(Net, self).__init__(*args, **kwargs)\n"
+                "        self.const = self.params.get_constant('const', [1.0, 2.0])\n\n"
+                "    def hybrid_forward(self, F, x, const):\n"
+                "        return F.broadcast_add(x, const) * self._k\n", safety=UNSAFE),
         # no __init__: one passing every argument on is added after the docstring
         Invalid('class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
                 '        return x * nd.array([[1.0, 2.0]])\n', line=5,
@@ -336,7 +363,9 @@ branch), arrays made in helpers (and a class whose first statement is hybrid_for
         facts = self.facts
         if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
             return None
-        init = facts.klass.methods.get("__init__")
+        # the class's own __init__: one inherited from a base class of the module would give
+        # the base (and its other subclasses) a constant their hybrid_forward does not take
+        init = const.own_init(facts.klass.node)
         taken = const.taken_names(facts.klass.node, facts.node)
         source = call_argument(node, 0, "source_array")
         value_code = cst.Module([]).code_for_node(source.value)
@@ -360,20 +389,23 @@ branch), arrays made in helpers (and a class whose first statement is hybrid_for
                     if following is None:
                         remove = None
         statement = const.constant_statement(name, value_code)
-        if init is not None:
-            insert = const.init_edit(init, statement)
-        else:  # an __init__ passing every argument on is exact whatever the base class takes
-            insert = const.new_init_edit(facts.klass.node, facts.node, statement)
-        if insert is None:
-            return None
-        edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [insert, const.signature_edit(facts.node, name)]
+        edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [const.signature_edit(facts.node, name)]
         if remove is not None:  # its comment lines move to the next statement
             edits.append((remove, cst.RemovalSentinel.REMOVE))  # type: ignore[arg-type]
             edits.append((following, following.with_changes(
                 leading_lines=list(remove.leading_lines) + list(following.leading_lines))))
         else:
             edits.append((node, cst.Name(name)))
-        return edits
+        if init is not None:
+            insert = const.init_edit(init, statement)
+        else:  # an __init__ passing every argument on is exact whatever the base class takes
+            insert = const.new_init_edit(facts.klass.node, facts.node, statement)
+            if insert is None:  # hybrid_forward first in the class: one edit holds all
+                whole = const.new_init_with_function(facts.klass.node, facts.node, statement, edits)
+                return [whole] if whole is not None else None
+        if insert is None:
+            return None
+        return [insert] + edits
 
     def _removable(self, statement: cst.CSTNode, creation: cst.Call) -> bool:
         """The statement is `v = <creation>` alone on a line without a trailing comment
