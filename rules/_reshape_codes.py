@@ -251,8 +251,8 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
         # a literal size (advances the source position too)
         if literal[t] is not None and search(t + 1, s + 1, codes + (literal[t],), infer_used):
             return True
-        # -1: inferred from the total size
-        if not infer_used and search(t + 1, s + 1, codes + (-1,), True):
+        # -1: inferred from the total size (one dim: never a written tail, which -2 copies)
+        if not infer_used and t not in written_rest and search(t + 1, s + 1, codes + (-1,), True):
             return True
         return False
 

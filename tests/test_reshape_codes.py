@@ -18,7 +18,7 @@ import hybridlint.engine as engine
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 from hybridlint.engine.ops.shape import infer_reshape
-from hybridlint.rules._reshape_codes import INFER, Dim, Ref, const, simulate, symbol, synthesize
+from hybridlint.rules._reshape_codes import INFER, Dim, Ref, const, simulate, symbol, synthesize, synthesize_dims
 
 H = "h"  # an external size (a constructor argument, `self._heads`)
 
@@ -150,6 +150,31 @@ def test_unknown_trailing_dims_only_inferred():
     for extra in [(), (2,), (2, 3)]:                          # (0, -1) for every tail
         shape = (3,) + extra
         check_on(engine, shape, (0, -1), (3, int(np.prod(extra))))
+
+
+def test_a_written_tail_is_copied_by_minus_two_and_only_there():
+    """`(-1, h) + x.shape[1:]`: the rest symbol written in the target may be copied by -2; a rest
+    that only a -1 stands for may not (on a rank-4 source (0, -2) would keep 4 dims)."""
+    s0, rest, h = symbol("s0"), symbol("<rest:x>"), symbol("ext:h")
+    ext = lambda name: name.startswith("ext:")  # noqa: E731
+    assert synthesize_dims([s0, rest], [INFER, h, rest], ext) == (-4, -1, Ref(1), -2)
+    assert synthesize_dims([s0, rest], [s0, INFER], ext) == (0, -1)
+    assert synthesize_dims([s0, rest], [s0, rest], ext) == (-2,)
+    # the tail must start where the source position is: a dim copied twice is no tail
+    assert synthesize_dims([s0, rest], [s0, s0, rest], ext) is None
+    for extra in [(), (2,), (2, 3)]:
+        check_on(engine, (6,) + extra, (-4, -1, 3, -2), (2, 3) + extra)
+
+
+def test_positions_reading_a_shape_and_written_minus_ones_are_no_literals():
+    a, h = symbol("a"), symbol("ext:h")
+    ext = lambda name: name.startswith("ext:")  # noqa: E731
+    # h read from a shape (no_literal) is no size code: no sequence gives a third dim then
+    assert synthesize_dims([a * h, h], [a, h, h], ext) == (-1, 0, Ref(2))
+    assert synthesize_dims([a * h, h], [a, h, h], ext, no_literal={1, 2}) is None
+    # a -1 that stands for 2 stays -1 without `derived`
+    assert synthesize_dims([a, const(4)], [a, const(2), INFER], ext) == (0, Ref(1), 2)
+    assert synthesize_dims([a, const(4)], [a, const(2), INFER], ext, derived=False) == (0, Ref(1), -1)
 
 
 def test_simulate_reproduces_mxnets_inferred_position_quirk():
