@@ -78,6 +78,28 @@ class DefaultCommandGroup(click.Group):
             ) from exc
 
 
+def _backend_option(default: Optional[str], text: str):
+    """``--backend engine|mxnet`` (check --verify, verify)."""
+    return click.option(
+        "--backend",
+        type=click.Choice(["engine", "mxnet"]),
+        default=default,
+        show_default=default is not None,
+        help=text,
+    )
+
+
+def _timeout_option(text: str):
+    """``--timeout SECONDS``: the checker's time limit per job."""
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help=text,
+    )
+
+
 @click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(
     __version__, "--version", prog_name="hybridlint", message="%(prog)s %(version)s"
@@ -101,19 +123,8 @@ def cli() -> None:
     help="With --fix/--diff: keep only fixes the equivalence checker proves "
     "(runs your code, as a test suite does).",
 )
-@click.option(
-    "--backend",
-    type=click.Choice(["engine", "mxnet"]),
-    default=None,
-    help="With --verify: run on the bundled engine (default) or on real MXNet.",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="With --verify: time limit per checker job (default 60).",
-)
+@_backend_option(None, "With --verify: run on the bundled engine (default) or on real MXNet.")
+@_timeout_option("With --verify: time limit per checker job (default 60).")
 @click.option("--select", metavar="CODES", help="Enable only these codes or prefixes (HL003,HL0).")
 @click.option("--ignore", metavar="CODES", help="Disable these codes or prefixes.")
 @click.option("--extend-select", metavar="CODES", help="Enable these in addition to the selection.")
@@ -485,20 +496,8 @@ def list_rules() -> None:
     metavar="NAME=VALUE",
     help="A constructor argument, e.g. channels=64 (a Python literal; repeatable).",
 )
-@click.option(
-    "--backend",
-    type=click.Choice(["engine", "mxnet"]),
-    default="engine",
-    show_default=True,
-    help="Run on the bundled engine or on real MXNet.",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Time limit per checked example (default 60).",
-)
+@_backend_option("engine", "Run on the bundled engine or on real MXNet.")
+@_timeout_option("Time limit per checked example (default 60).")
 @click.option(
     "--config",
     "config_file",

@@ -68,18 +68,7 @@ def test_fixable_follows_the_safety_and_the_unsafe_flag():
 
 def test_to_dict_keeps_the_former_issue_order_and_plain_text():
     data = finding("unsafe").to_dict()
-    assert list(data) == [
-        "path",
-        "code",
-        "name",
-        "message",
-        "line",
-        "col",
-        "end_line",
-        "end_col",
-        "fix",
-        "source_line",
-    ]
+    assert list(data) == "path code name message line col end_line end_col fix source_line".split()
     assert type(data["fix"]) is str and data["fix"] == "unsafe"
     assert Finding(**data) == finding("unsafe")
 
