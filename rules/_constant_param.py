@@ -229,7 +229,8 @@ def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst
     init = _new_init(klass, statement)
     first = klass.body.body[0]
     docstring = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
-        isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        isinstance(first.body[0], cst.Expr) and \
+        isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     if first is function:
         return None
     if docstring:

@@ -60,13 +60,15 @@ tensor, possibly after Python arithmetic with numbers, possibly through a local 
 once) stays the (1,)-shaped tensor `t`, and each use becomes the broadcast operator, which
 broadcasts a (1,) tensor against any shape:
 
-| pattern | rewrite |
-| --- | --- |
-| `logits / t.asscalar()` | `F.broadcast_div(logits, t)` |
-| `mu = float(x.mean().asnumpy())` ... `x - mu` | `mu = x.mean()` ... `F.broadcast_sub(x, mu)` |
-| `norm = F.norm(x).asscalar()` ... `x * (self._scale / norm)` | `norm = F.norm(x)` ... `F.broadcast_mul(x, self._scale / norm)` |
-| `s = float(F.max(F.abs(x)).asscalar())` ... `x / (s + 1e-6)` | `s = F.max(F.abs(x))` ... `F.broadcast_div(x, s + 1e-6)` |
-| `float(t.asnumpy())` of a size-1 `t` of unknown shape | `F.reshape(t, shape=(1,))` (a `(1, 1)` tensor would add an axis where the number did not) |
+- `logits / t.asscalar()` → `F.broadcast_div(logits, t)`;
+- `mu = float(x.mean().asnumpy())` ... `x - mu` → `mu = x.mean()` ...
+  `F.broadcast_sub(x, mu)`;
+- `norm = F.norm(x).asscalar()` ... `x * (self._scale / norm)` → `norm = F.norm(x)` ...
+  `F.broadcast_mul(x, self._scale / norm)`;
+- `s = float(F.max(F.abs(x)).asscalar())` ... `x / (s + 1e-6)` → `s = F.max(F.abs(x))` ...
+  `F.broadcast_div(x, s + 1e-6)`;
+- `float(t.asnumpy())` of a size-1 `t` of unknown shape → `F.reshape(t, shape=(1,))` (a
+  `(1, 1)` tensor would add an axis where the number did not).
 
 No exact equivalent exists, and the finding is reported with the reason, when the number:
 - feeds a Python argument (`k=` of `F.topk`, a reshape target, `num_outputs`, an axis): the

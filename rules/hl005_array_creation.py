@@ -25,7 +25,8 @@ _NEW_INIT = (_IMPORTS + "class Net(HybridBlock):\n    def __init__(self, *args, 
 def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
     text = imports + "class Net(HybridBlock):\n"
     if init:
-        text += "    def __init__(self, **kwargs):\n" + "".join(f"        {l}\n" for l in init.splitlines()) + "\n"
+        text += "    def __init__(self, **kwargs):\n"
+        text += "".join(f"        {line}\n" for line in init.splitlines()) + "\n"
     text += f"    def hybrid_forward(self, F, {inputs}):\n"
     return text + "".join("        " + line + "\n" for line in body.splitlines())
 

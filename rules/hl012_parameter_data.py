@@ -220,11 +220,14 @@ def hybrid_forward(self, F, x, weight):
 def hybrid_forward(self, F, x, weight):
     return F.broadcast_mul(x, weight)
 ```
-| pattern | rewrite |
-| --- | --- |
-| `self.<name>.data()` of the block's own parameter | the argument `<name>` gluon passes |
-| the same, with the signature taking it only through `**kwargs` | a keyword-only parameter (`def hybrid_forward(self, F, x, *, weight, **kwargs)`) |
-| `self.<child>.<p>.data()` of a child's parameter (a tied embedding) | `self.<child>_<p> = self.<child>.<p>` at the end of `__init__` (`Block.__setattr__` registers a Parameter attribute, so gluon passes it, an NDArray eagerly and the child's own Symbol variable hybridized), the argument `<child>_<p>` added to the signature, every such read replaced by it |
+- `self.<name>.data()` of the block's own parameter → the argument `<name>` gluon passes;
+- the same, with the signature taking it only through `**kwargs` → a keyword-only parameter
+  (`def hybrid_forward(self, F, x, *, weight, **kwargs)`);
+- `self.<child>.<p>.data()` of a child's parameter (a tied embedding) →
+  `self.<child>_<p> = self.<child>.<p>` at the end of `__init__` (`Block.__setattr__`
+  registers a Parameter attribute, so gluon passes it: an NDArray eagerly, the child's own
+  Symbol variable hybridized), the argument `<child>_<p>` added to the signature, and every
+  such read replaced by it.
 
 A tied decoder then reads:
 ```python

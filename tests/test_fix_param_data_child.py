@@ -6,8 +6,9 @@ self.embed.weight` in `__init__`) and uses the argument gluon passes. For random
 (hypothesis) the original block runs eagerly (the reference), the fixed block eagerly and
 hybridized, with the same parameter values: outputs must be equal, and on real MXNet 1.9.1
 (marked `mxnet`) also the outputs and parameters after one SGD step (the gradient reaches the
-shared weight through both uses; the bundled engine has no autograd, it checks outputs). The tests at the end pin what makes the fix
-unsafe (a second name in `save_parameters` files) and what it keeps (old checkpoints load).
+shared weight through both uses; the bundled engine has no autograd, it checks outputs). The
+tests at the end pin what makes the fix unsafe (a second name in `save_parameters` files) and
+what it keeps (old checkpoints load).
 """
 import numpy as np
 import pytest
