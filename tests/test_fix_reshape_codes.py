@@ -271,3 +271,64 @@ def test_a_cached_dim_read_elsewhere_keeps_its_state():
                           methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n")
     findings = [f for f in lint_source(source) if f.code == "HL001"]
     assert findings and all(f.fix is None for f in findings), findings
+
+
+@st.composite
+def written_targets(draw):
+    """(input shape, body): a reshape target written from the input's dims (unpacked names or
+    `x.shape[i]`) by copying, merging neighbours, splitting by 2, inserting 1, one -1, and maybe
+    a tail `x.shape[k:]`, of x itself or of a value derived from it."""
+    n = draw(st.integers(1, 4))
+    factors = [draw(st.sampled_from([1, 2])) for _ in range(n)]
+    shape = tuple(f * draw(st.integers(1, 3)) for f in factors)
+    unpack = draw(st.booleans())
+    name = (lambda i: f"d{i}") if unpack else (lambda i: f"x.shape[{i}]")
+    stop = draw(st.integers(1, n)) if draw(st.booleans()) else n
+    parts, i = [], 0
+    while i < stop:
+        op = draw(st.sampled_from(["copy", "merge", "split", "one"]))
+        if op == "merge" and i + 1 < stop:
+            parts.append(f"{name(i)} * {name(i + 1)}")
+            i += 2
+        elif op == "split" and factors[i] == 2:
+            parts += [f"{name(i)} // 2", "2"] if draw(st.booleans()) else ["2", f"{name(i)} // 2"]
+            i += 1
+        elif op == "one":
+            parts.append("1")
+        else:
+            parts.append(name(i))
+            i += 1
+    if draw(st.booleans()):
+        parts[draw(st.integers(0, len(parts) - 1))] = "-1"
+    target = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if stop < n:
+        target += f" + x.shape[{stop}:]"
+    data = draw(st.sampled_from(["x", "F.relu(x)", "(x * 2)", "F.identity(x).astype('float32')"]))
+    lines = []
+    if unpack:
+        lines.append(", ".join(f"d{j}" for j in range(n)) + (",", "")[n > 1] + " = x.shape")
+    lines.append(f"y = {data}")
+    lines.append(f"return y.reshape({target})")
+    return shape, "\n".join(lines)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(problem=written_targets())
+def test_random_written_targets_fixed_or_left_alone(backend, problem):
+    """Whatever HL001 rewrites of a random target equals the original on every backend."""
+    mx = backend_module(backend)
+    shape, body = problem
+    source = block_source(body)
+    fixed = fix_source(source, select=["HL001"], unsafe=True).source
+    assume(fixed != source)
+    assert ".shape" not in fixed.split("def hybrid_forward")[1], fixed
+    try:
+        expected = run(source, mx, [mx.nd.array(data(shape))], False, {})
+    except Exception:
+        assume(False)
+    for hybridize in (False, True):
+        got = run(fixed, mx, [mx.nd.array(data(shape))], hybridize, {})
+        assert got.shape == expected.shape, (body, fixed, hybridize, got.shape, expected.shape)
+        np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
