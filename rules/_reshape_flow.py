@@ -27,7 +27,6 @@ larger one: neither is working code) and dims are positive (MXNet 1.9.1's legacy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -472,7 +471,8 @@ class Flow:
                 return self.reshape(node, data_arg.value, data, shape_arg.value, None)
             return self._op(op, node, data, skip=1)
         # fluent methods: data.<method>(...)
-        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value in (ns, "self")):
+        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name)
+                                                    and func.value.value in (ns, "self")):
             method = func.attr.value
             data = self.expr(func.value)
             for arg in node.args:
@@ -706,7 +706,8 @@ class Flow:
             second = synthesize_dims(middle, target, ext, no_literal=no_literal, derived=False)
             if second is None:
                 continue
-            product = cst.BinaryOperation(left=_paren(elements[i]), operator=cst.Multiply(), right=_paren(elements[i + 1]))
+            product = cst.BinaryOperation(left=_paren(elements[i]), operator=cst.Multiply(),
+                                          right=_paren(elements[i + 1]))
             first_exprs = [product if isinstance(c, Ref) and c.index == i else
                            strip_parens(elements[c.index + (c.index > i)]) if isinstance(c, Ref) else integer(c)
                            for c in first]
@@ -1063,7 +1064,8 @@ class _Reader:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             left, right = strip_parens(node.left), strip_parens(node.right)
             sliced = _shape_slice(right)
-            if sliced is not None and isinstance(left, cst.Tuple) and all(isinstance(e, cst.Element) for e in left.elements):
+            if sliced is not None and isinstance(left, cst.Tuple) \
+                    and all(isinstance(e, cst.Element) for e in left.elements):
                 head = [e.value for e in left.elements]
                 terms = self.elements(head)
                 tail = self._tail(sliced)
@@ -1169,4 +1171,4 @@ def flow_fixes(rule) -> FlowResult:
     return result
 
 
-__all__ = ["flow_fixes", "FlowResult", "Plan", "Fraction"]
+__all__ = ["flow_fixes", "FlowResult", "Plan"]

@@ -192,7 +192,8 @@ broadcast to n, and both fail alike on a 0 rep.
         Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
         Valid(_net("return x.reshape((0, -1))")),
         # dims unpacked and used in an eager-only branch only
-        Valid(_net("if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\nreturn x.reshape((0, -3))")),
+        Valid(_net("if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
+                   "return x.reshape((0, -3))")),
     ] + SCALAR_VALID  # the shape-scalar examples (rules/_shape_scalar_fix.py)
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [

@@ -10,6 +10,7 @@ blocks (set after initialization), so a wrong reshape shows in the values, not j
 The last tests pin what must stay unfixed: a target no code sequence gives, a dim also used as
 a value, an unpacking inside a branch.
 """
+# ruff: noqa: E741  (b, l: batch and length, as the zoos name them)
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
@@ -176,7 +177,8 @@ def test_box_regression_sizes_settle_the_dense_units(backend, n, feat, classes):
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(shape=st.lists(dim, min_size=1, max_size=4).map(tuple), samples=st.integers(1, 3),
-       form=st.sampled_from(["y.reshape(shape=(-1, self._s) + y.shape[1:])", "F.reshape(y, shape=(-1, self._s) + y.shape[1:])",
+       form=st.sampled_from(["y.reshape(shape=(-1, self._s) + y.shape[1:])",
+                             "F.reshape(y, shape=(-1, self._s) + y.shape[1:])",
                              "y.reshape((-1, self._s) + y.shape[1:])"]))
 def test_shape_tail_concatenated(backend, shape, samples, form):
     """`(-1, S) + y.shape[1:]` on a tensor of any rank: the tail is -2."""
@@ -186,7 +188,8 @@ def test_shape_tail_concatenated(backend, shape, samples, form):
     assert "(-4, -1, self._s, -2)" in fixed
 
 
-_FFN = "h = F.identity(x)\nh += self.ffn_2(self.ffn_1(x.reshape((-3, 0)))).reshape((x.shape[0], -1, self._units))\nreturn h"
+_FFN = ("h = F.identity(x)\n"
+        "h += self.ffn_2(self.ffn_1(x.reshape((-3, 0)))).reshape((x.shape[0], -1, self._units))\nreturn h")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
