@@ -1160,14 +1160,15 @@ class _Reader:
 def flow_fixes(rule) -> FlowResult:
     """The plans of the function being walked (computed once per function and class)."""
     facts = rule.facts
+    key = (facts, facts.node, facts.klass)
     cache = getattr(rule, "_reshape_flow", None)
-    if cache is not None and cache[0] is facts:
+    if cache is not None and all(a is b for a, b in zip(cache[0], key)):
         return cache[1]
     try:
         result = Flow(rule).run()
     except RecursionError:   # pragma: no cover - a pathological expression depth
         result = FlowResult()
-    rule._reshape_flow = (facts, result)
+    rule._reshape_flow = (key, result)
     return result
 
 
