@@ -98,8 +98,8 @@ Exact rewrites where MXNet has a shape-free equivalent:
   and split one dim, never both at once), two or more dims that are not the data's and no live
   tensor has as a run, a product of dims past the first of a tensor whose rank is unknown
   (`(-1, x.shape[1] * x.shape[2])` on an input: eagerly a fourth axis goes into -1, not into the
-  product), an unpacking inside a branch or loop, a target with codes already (`(-3, x.shape[2])`:
-  positions shift).
+  product), names bound again elsewhere (`b, l, u = x.shape` in one branch, other values in the
+  other), a target with codes already (`(-3, x.shape[2])`: positions shift).
 - `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
   `F.contrib.arange_like(x, axis=k).astype('float32')`.
 - `x.T` → `F.transpose(x)`.
