@@ -243,3 +243,43 @@ def test_helper_without_numpy_still_reports_the_shape_of_an_input():
         "mask = np.zeros((n, batch), dtype=np.float32)", "mask = None").replace(
         "mask[kept[kept >= 0], np.where(kept >= 0)[0]] = 1.0", "")
     assert ("HL001", 14) in codes(source)
+
+
+def test_walk_nodes_finds_what_a_visitor_finds():
+    # walk_nodes skips layout fields (whitespace, brackets, commas, operator tokens) for speed:
+    # it must still reach every call, name and statement a LibCST visitor reaches
+    from pathlib import Path
+
+    import libcst as cst
+
+    from hybridlint.rules.values import walk_nodes
+
+    class Count(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def on_visit(self, node):
+            if isinstance(node, (cst.Call, cst.Name, cst.BaseSmallStatement, cst.BaseCompoundStatement,
+                                 cst.Lambda, cst.CompFor, cst.WithItem, cst.ExceptHandler)):
+                self.seen.append(node)
+            return True
+
+    root = Path(__file__).resolve().parent.parent
+    for path in ("rules/analysis.py", "engine/gluon/rnn/rnn_cell.py", "testdata/hazards/ssd_head.py"):
+        if not (root / path).exists():
+            continue
+        module = cst.parse_module((root / path).read_text())
+        counter = Count()
+        module.visit(counter)
+        walked = {id(n) for n in walk_nodes(module)}
+        assert all(id(n) in walked for n in counter.seen), path
+
+
+def test_every_other_binding_of_a_local_leaves_it_undecided():
+    base = UNIT_TERNARY.replace("FIXED", "True")
+    rebind = "in_size = (in_size[0] // 2, in_size[1] // 2)"
+    for other in ("for in_size in sizes:\n                    pass",
+                  "in_size += (1,)",
+                  "with open_sizes() as in_size:\n                    pass"):
+        assert codes(base.replace(rebind, other)) == [("HL001", 11)], other
