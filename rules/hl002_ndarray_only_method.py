@@ -349,10 +349,23 @@ class _ScalarPlan:
         return current
 
     def tensor_at(self, expr: cst.BaseExpression, env: Env) -> bool:
+        if self._eager_array(expr, env):
+            return True
         value = self.facts.value(expr, env)
         if value.kind != TENSOR:
             return False
         return not value.assumed or (isinstance(expr, cst.Name) and self.facts.used_as_array(expr.value))
+
+    def _eager_array(self, expr: cst.BaseExpression, env: Env) -> bool:
+        """`nd.array([...])`, `mx.nd.ones(...)`: an NDArray eagerly (HL005/HL006 make it a
+        constant or an F operator once the number it meets is a tensor)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        name = dotted_name(expr.func)
+        if name is None or name.split(".")[0] in env:
+            return False
+        qualified = self.rule.state.module.qualify(name) or ""
+        return qualified.startswith("mxnet.ndarray.") and qualified.count(".") == 2
 
     def number_at(self, expr: cst.BaseExpression, env: Env) -> bool:
         return not isinstance(expr, _STRINGS) and self.facts.value(expr, env).kind == SCALAR

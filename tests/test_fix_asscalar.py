@@ -37,7 +37,7 @@ def block_source(body: str, inputs: str = "x") -> str:
 
 
 def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx}
+    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd}
     exec(compile(source, "<fixture>", "exec"), namespace)
     return namespace["Net"]
 
@@ -224,3 +224,31 @@ def test_uses_without_an_exact_tensor_form_are_reported_with_the_reason(body, re
     assert len(findings) == 1 and findings[0].fix is None, findings
     assert "no exact rewrite" in findings[0].message and reason in findings[0].message, findings[0].message
     assert fix_source(source, select=["HL002"], unsafe=True).source == source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(data_=arrays(dtypes=("float32",)), seed=st.integers(0, 1000))
+def test_a_number_meeting_an_eager_array_is_fixed_whole_with_hl005(backend, data_, seed):
+    """`nd.array([...]) * s` with s read by asscalar: HL002 takes the eager array for a tensor
+    (it is one eagerly) and writes the broadcast operator; HL005 then makes the array a
+    constant parameter. Together the block hybridizes with the eager result, bit for bit."""
+    mx = backend_module(backend)
+    x = data_[0]
+    const = np.random.RandomState(seed).uniform(-2, 2, x.shape[-1:]).round(3).astype("float32")
+    const.flat[0] = 7.5  # never constant-filled (that is F.full's case)
+    body = (f"s = x.max().asscalar()\n"
+            f"return F.broadcast_add(F.relu(x), nd.array({const.tolist()!r}) * s)")
+    source = "from mxnet import nd\n\n\n" + block_source(body)
+    fixed = fix_source(source, select=["HL002", "HL005"], unsafe=True).source
+    assert "asscalar" not in fixed and "nd.array" not in fixed, fixed
+    expected = run(build(source.replace("from mxnet import nd\n", ""), mx), [mx.nd.array(x)], False)
+    fixed_class = build(fixed.replace("from mxnet import nd\n", ""), mx)
+    for hybridize in (False, True):
+        net = fixed_class()
+        net.initialize()
+        if hybridize:
+            net.hybridize()
+        got = net(mx.nd.array(x))
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
