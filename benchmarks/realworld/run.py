@@ -17,7 +17,13 @@ The label files are facts about pinned third-party lines, one finding a line, ta
   root (the span tells apart findings of one rule on one line, e.g. ``a * b + c``);
 * verdict: ``true`` (the code breaks or computes something else under hybridize, as it is really
   called), ``false`` (it does not), ``context`` (true only for some callers or configurations;
-  counted as not true in the precision). Findings are judged line by line: a line that fails or
+  counted as not true in the precision). Configurations, settled once for every package: a line
+  that fails hybridized only under a non-default *ordinary* constructor option (``use_bias=True``,
+  ``scale=False``, ``PoissonNLLLoss(compute_full=True)``) is ``true``: the option is the block's
+  public API and whoever sets it and hybridizes hits the failure. It is ``context`` when it runs
+  only in a mode that opts out of static shapes (gluoncv2's ``fixed_size=False`` / ``in_size=None``
+  fallbacks to ``x.shape``, meant for variable-size eager inference) or only under a use outside
+  the block (a sub-cell hybridized on its own). Findings are judged line by line: a line that fails or
   misbehaves once its block is hybridized is true even when another line of the block fails
   first or the package never hybridizes that block (each hazard is judged on its own line); it
   is false when the block cannot be hybridized at all (its ``hybridize`` raises, gluon refuses
