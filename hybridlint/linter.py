@@ -15,6 +15,7 @@ import itertools
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
@@ -78,76 +79,136 @@ _NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \
 # their calls into it. So `hybridlint --fix` over a project fixes the helper in its own file,
 # and linting one file gives the same findings whatever else is linted in the run.
 _TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
-_IMPORTERS: Dict[str, Tuple[Tuple[Tuple[str, int, int], ...], Dict[str, Set[str]]]] = {}
+# root -> per file: (mtime, size, the modules its hybrid code's file imports from, qualified)
+_INDEX: Dict[str, Dict[str, Tuple[int, int, Set[str]]]] = {}
 _CALLS: Dict[Tuple[str, int, int], Dict[Tuple[int, str, str], List[ExternalCall]]] = {}
 # importer -> (text, names called in its hybrid code or None when unsure, whether scanned)
 _TEXTS: Dict[Tuple[str, int, int], Tuple[str, Optional[Set[str]], bool]] = {}
-_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.?[\w.]*)[ \t]+import\b", re.M)
+# `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)",
+                          re.M)
+_MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
+# (root, top package) -> (when its files were last walked and stat'ed, the files): the index is
+# trusted for this long (the files of a run are linted within seconds; the analysis of an
+# importer is still keyed by its own stat, so what it calls is never stale)
+_CHECKED: Dict[Tuple[str, str], Tuple[float, List[str]]] = {}
+_RECHECK_SECONDS = 2.0
 
 
 def _module_file(path: str) -> Optional[Tuple[str, str]]:
-    """(directory, module name) of a Python file on disk, else None (`<stdin>`, notebooks)."""
+    """(root, qualified module name) of a Python file on disk, else None (`<stdin>`, notebooks).
+    In a package (directories with `__init__.py`) the root is the directory holding the top
+    package (`gluonts/mx/util.py` -> "gluonts.mx.util"); otherwise the file's directory."""
     if not path or path.startswith("<") or not path.endswith(".py") or not os.path.isfile(path):
         return None
     directory, name = os.path.split(os.path.abspath(path))
-    return directory, name[:-3]
+    parts = [] if name == "__init__.py" else [name[:-3]]
+    root = directory
+    while os.path.isfile(os.path.join(root, "__init__.py")):
+        root, package = os.path.split(root)
+        parts.insert(0, package)
+        if not package:
+            return None
+    return root, ".".join(parts)
+
+
+def _resolve(importer_module: str, is_package: bool, dots: str, module: str) -> str:
+    """The qualified module a `from <dots><module> import` of `importer_module` names."""
+    if not dots:
+        return module
+    base = importer_module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[:len(base) - (len(dots) - 1)] if len(dots) > 1 else base
+    return ".".join(base + ([module] if module else []))
+
+
+def _project_files(root: str, module: str) -> List[str]:
+    """The Python files the importers of `module` may be: its package's tree under `root`
+    (the top package), or the files of `root` for a module outside a package."""
+    top = module.split(".")[0]
+    if "." not in module and not os.path.isfile(os.path.join(root, top, "__init__.py")):
+        return [os.path.join(root, n) for n in sorted(os.listdir(root)) if n.endswith(".py")]
+    files: List[str] = []
+    for directory, subdirectories, names in os.walk(os.path.join(root, top)):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".")
+                                   and os.path.isfile(os.path.join(directory, d, "__init__.py")))
+        files.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
+        if len(files) > _MAX_FILES:
+            return []
+    return files
 
 
 def _importing_files(source: str, path: str) -> List[str]:
-    """The files of `path`'s directory holding a hybrid_forward that import from its module."""
+    """The files of the project holding a hybrid_forward that import from `path`'s module:
+    `from .utils import f`, `from ..mx.util import f`, `from pkg.mx.util import f` anywhere in
+    the file's top package (a module outside a package: the files of its directory). The
+    files' import lines are indexed once per process and re-read when a file changes."""
     where = _module_file(path)
     if where is None or not _TOP_DEF.search(source):
         return []
-    directory, module = where
+    root, module = where
     try:
-        names = sorted(n for n in os.listdir(directory) if n.endswith(".py"))
-        stats = tuple((n, os.stat(os.path.join(directory, n)).st_mtime_ns,
-                       os.stat(os.path.join(directory, n)).st_size) for n in names)
+        now = time.monotonic()
+        checked = _CHECKED.get((root, module.split(".")[0]))
+        if checked is not None and now - checked[0] < _RECHECK_SECONDS:
+            files = checked[1]  # the index was checked a moment ago: one walk per batch of files
+        else:
+            files = _project_files(root, module)
+        index = _INDEX.setdefault(root, {})
+        for file in files if checked is None or files is not checked[1] else ():
+            stat = os.stat(file)
+            known = index.get(file)
+            if known is not None and known[:2] == (stat.st_mtime_ns, stat.st_size):
+                continue
+            imported: Set[str] = set()
+            if stat.st_size <= 2_000_000:
+                with open(file, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+                if "hybrid_forward" in text:
+                    own = _module_file(file)
+                    if own is not None:
+                        package = file.endswith("__init__.py")
+                        imported = {_resolve(own[1], package, m.group(1), m.group(2))
+                                    for m in _FROM_IMPORT.finditer(text)}
+            index[file] = (stat.st_mtime_ns, stat.st_size, imported)
+        if checked is None or files is not checked[1]:
+            _CHECKED[(root, module.split(".")[0])] = (now, files)
     except OSError:
         return []
-    cached = _IMPORTERS.get(directory)
-    if cached is None or cached[0] != stats:
-        imports: Dict[str, Set[str]] = {}  # module -> files importing from it
-        for name, _, size in stats:
-            if size > 2_000_000:
-                continue
-            try:
-                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if "hybrid_forward" not in text:
-                continue
-            for match in _FROM_IMPORT.finditer(text):
-                imports.setdefault(match.group(1).rpartition(".")[2], set()).add(name)
-        cached = _IMPORTERS[directory] = (stats, imports)
-    own = os.path.basename(path)
-    return [os.path.join(directory, n) for n in sorted(cached[1].get(module, ())) if n != own]
+    own_path = os.path.abspath(path)
+    return [file for file in files if module in index[file][2] and os.path.abspath(file) != own_path]
 
 
 def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
-    """This file's functions that hybrid code in other files of its directory calls with F or
+    """This file's functions that hybrid code in other files of its project calls with F or
     tensors, with those calls (bound to the functions by `analysis.analyze(seeds=...)`)."""
     importers = _importing_files(source, path)
     if not importers:
         return {}
-    directory, module = _module_file(path)  # type: ignore[misc]
+    _, module = _module_file(path)  # type: ignore[misc]
     defined = set(_TOP_DEF.findall(source))
     seeds: Dict[str, List[ExternalCall]] = {}
     for importer in importers:
-        for name, calls in _calls_into(importer, directory, module, defined).items():
+        for name, calls in _calls_into(importer, module, defined).items():
             if name in defined:
                 seeds.setdefault(name, []).extend(calls)
     return seeds
 
 
-def _calls_into(importer: str, directory: str, module: str,
+def _calls_into(importer: str, module: str,
                 defined: Optional[Set[str]] = None) -> Dict[str, List[ExternalCall]]:
     """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
-    `module` (a sibling: `from .module import f`, `from pkg.module import f`), by their name
-    in `module`. The importer is analysed (not linted) only when its text calls one of those
-    names in hybrid code (the statements holding a hybrid_forward and the module functions
-    they call, outside `__init__`), and then once per version for all its imports."""
+    `module` (qualified), by their name in `module`. The importer is analysed (not linted)
+    only when its text calls one of those names passing `F` (the namespace by its usual name:
+    `split_heads(F, x, n)`, `weighted_average(F=F, x=x)`) in hybrid code (the classes holding a
+    hybrid_forward and the module functions they call, outside `__init__`), and then once per
+    version for all its imports: analysing every importer would cost as much as linting it
+    again (a tensor-only imported helper, `flatten(x)`, is not followed)."""
+    where = _module_file(importer)
+    if where is None:
+        return {}
+    importer_module, is_package = where[1], importer.endswith("__init__.py")
     try:
         stat = os.stat(importer)
         key = (importer, stat.st_mtime_ns, stat.st_size)
@@ -158,14 +219,14 @@ def _calls_into(importer: str, directory: str, module: str,
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     text, hybrid_calls, scanned = known
-    names = _imported_names(text, os.path.basename(directory), module)
+    names = _imported_names(text, importer_module, is_package, module)
     if names and defined is not None and not set(names.values()) & defined:
         return {}  # only classes or constants of the module imported
     if names and not scanned:
         hybrid_calls = _called_in_hybrid_code(text)
         _TEXTS[key] = (text, hybrid_calls, True)
-    if not names or (hybrid_calls is not None and not hybrid_calls & set(names)):
-        return {}  # nothing imported from the module is called in hybrid code
+    if not names or (hybrid_calls is not None and not hybrid_calls & {n + "(F" for n in names}):
+        return {}  # nothing imported from the module is called with F in hybrid code
     calls = _CALLS.get(key)
     if calls is None:
         calls = {}
@@ -186,23 +247,21 @@ def _calls_into(importer: str, directory: str, module: str,
             _CALLS.clear()
             _TEXTS.clear()
         _CALLS[key] = calls
-    package = os.path.basename(directory)
     result: Dict[str, List[ExternalCall]] = {}
     for (level, source_module, original), found in calls.items():
-        if (level == 1 and source_module == module) or (
-                level == 0 and source_module.split(".")[-2:] == [package, module]):
+        if _resolve(importer_module, is_package, "." * level, source_module) == module:
             result.setdefault(original, []).extend(found)
     return result
 
 
-def _imported_names(text: str, package: str, module: str) -> Dict[str, str]:
-    """local name -> name in `module`, for `from .module import a, b as c` (parenthesised too)
-    and `from <...>.package.module import ...` in `text`, read from the text."""
-    pattern = re.compile(r"^[ \t]*from[ \t]+(?:\.|[\w.]*\b" + re.escape(package) + r"\.)" + re.escape(module)
-                         + r"[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M)
+def _imported_names(text: str, importer_module: str, is_package: bool, module: str) -> Dict[str, str]:
+    """local name -> name in `module`, for the `from ... import a, b as c` lines of `text`
+    (parenthesised or continued too) that import from `module`, read from the text."""
     names: Dict[str, str] = {}
-    for match in pattern.finditer(text):
-        for part in match.group(1).strip("()").split("#")[0].replace("\\", " ").split(","):
+    for match in _FROM_IMPORT.finditer(text):
+        if _resolve(importer_module, is_package, match.group(1), match.group(2)) != module:
+            continue
+        for part in match.group(3).strip("()").split("#")[0].replace("\\", " ").split(","):
             words = part.split()
             if len(words) == 1:
                 names[words[0]] = words[0]
@@ -215,6 +274,21 @@ _DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 
 
 _CALLED = re.compile(r"(?<![\w.])(\w+)\s*\(")
+_NAMESPACE_ARGUMENT = re.compile(r"(?<![\w.])F(?![\w(])")  # `f(F, x)`, `f(x, F=F)`
+
+
+def _arguments(text: str, start: int) -> str:
+    """The text of a call's arguments from just after its `(` to the matching `)`."""
+    depth = 1
+    for index in range(start, min(len(text), start + 2000)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if not depth:
+                return text[start:index]
+    return text[start:start + 2000]
 
 
 def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
@@ -236,6 +310,8 @@ def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
             index = bisect.bisect_left(positions, match.start()) - 1
             if index < 0 or defs[index][1] != "__init__":
                 found.add(match.group(1))
+                if _NAMESPACE_ARGUMENT.search(_arguments(chunk, match.end())):
+                    found.add(match.group(1) + "(F")
         return found
 
     names: Set[str] = set()

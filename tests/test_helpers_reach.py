@@ -223,3 +223,31 @@ def test_values_inside_a_comprehension_read_with_the_statement_env():
     StatementProbe.seen = []
     lint_source(source, rules=[StatementProbe])
     assert StatementProbe.seen == [TENSOR]
+
+
+def test_helper_imported_from_another_package_of_the_project(tmp_path):
+    """GluonTS style: `gluonts/mx/util.py` helpers used by `gluonts/mx/model/x/_network.py`
+    through a parent-relative and an absolute import."""
+    top = tmp_path / "proj"
+    (top / "mx" / "model").mkdir(parents=True)
+    for package in (top, top / "mx", top / "mx" / "model"):
+        (package / "__init__.py").write_text("")
+    (top / "mx" / "util.py").write_text(UTILS)
+    (top / "mx" / "model" / "a.py").write_text(
+        block("return first_row(F, F.relu(x))", head="from ..util import first_row\n"))
+    (top / "mx" / "model" / "b.py").write_text(
+        block("return scale(F, F.relu(x))", head="from proj.mx.util import scale\n"))
+    found = codes(UTILS, [TensorIndexing, SymbolAttribute], str(top / "mx" / "util.py"))
+    assert [(line, code) for line, code, _ in found] == [(5, "HL003"), (9, "HL001")]
+
+
+def test_imported_helper_called_without_the_namespace_is_not_followed(tmp_path):
+    """The documented limit: an importer is analysed only when it passes F to the helper."""
+    utils = "def flatten(t):\n    return t[0]\n"
+    source = block("return flatten(F.relu(x))", head="from ._utils import flatten\n")
+    path = _project(tmp_path, source, utils)
+    assert codes(utils, [TensorIndexing], path) == []
+    keyword = block("return flatten(F.relu(x), F=F)", head="from ._utils import flatten\n")
+    path = _project(tmp_path, keyword, "def flatten(t, F=None):\n    return t[0]\n")
+    assert [code for _, code, _ in codes("def flatten(t, F=None):\n    return t[0]\n", [TensorIndexing], path)] \
+        == ["HL003"]
