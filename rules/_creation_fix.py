@@ -21,9 +21,10 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
   values, shape and dtype are those of the original for every input. A zero dim is the one
   difference, as `broadcast_like` over axes fails where x's dim is 0: `F.zeros`/`F.ones` of
   a zero dim fail too in legacy MXNet 1.9.1, so those rewrites are safe; `F.full((0, 3), v)`
-  is an empty array, so the `full` rewrite is unsafe (exact on every non-empty x). A `ctx=x.context` of a source tensor goes away (the result lives on x's
-  context); any other `ctx=` makes the rewrite unsafe (it may differ from x's context, where
-  broadcast_like fails).
+  is an empty array, so the `full` rewrite is unsafe (exact on every non-empty x). A
+  `ctx=x.context` of a source tensor goes away (the result lives on x's context); any other
+  `ctx=` makes the rewrite unsafe (it may differ from x's context, where broadcast_like
+  fails).
 - **`F.full(shape, x.shape[k])`**, the fill value a dim: the value is read in the graph,
   `F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1).astype(D)` (D the call's dtype,
   float32 by default), reshaped to the result's rank and multiplied into
@@ -59,8 +60,10 @@ of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
 - **Creations passed as `F.BatchNorm`'s `moving_mean`/`moving_var`** (group norm through
   BatchNorm on a (1, B*G, -1) view, gluoncv2 style): no rewrite of the creation helps. The
   auxiliary states must be Variables of the graph, and a creation op is not one
-  (MXNet 1.9.1: `Mutation target can only be Variable`, already for a static `F.zeros(4)`).
-  Reported only; compute the normalization from `F.mean`/`F.var`-style moments instead.
+  (MXNet 1.9.1: `Mutation target can only be Variable`, already for a static `F.zeros(4)`),
+  and no Parameter can have a batch-dependent shape. Reported only. (Outside
+  `autograd.record()` such a BatchNorm normalizes with those moving statistics, 0 and 1,
+  not with the batch's: a hand-written replacement must keep that.)
 """
 from __future__ import annotations
 
@@ -71,7 +74,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import Plan, tile_rewrite
-from .analysis import SCALAR, TENSOR, call_argument, literal_int
+from .analysis import TENSOR, call_argument, literal_int
 from .base import SAFE, UNSAFE
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}

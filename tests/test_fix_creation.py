@@ -176,6 +176,22 @@ def test_dims_bound_to_names_then_created(backend, shape, data_):
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(shape=shapes.filter(lambda s: len(s) >= 2), data_=st.data())
+def test_dims_used_in_creations_and_reshapes_of_the_same_tensor(backend, shape, data_):
+    """An unpacking used both in a creation and in a reshape of x: the creation is broadcast,
+    the reshape gets MXNet's codes, the unpacking goes away."""
+    mx = backend_module(backend)
+    names = [f"d{i}" for i in range(len(shape))]
+    k = data_.draw(st.integers(0, len(shape) - 1))
+    target = tuple_text([names[0], "-1"] if data_.draw(st.booleans()) else names)
+    body = (f"y = F.relu(x)\n{', '.join(names)} = x.shape\n"
+            f"return F.zeros(({names[k]}, 3)), x.reshape({target}), y")
+    fixed = check_equivalent(block_source(body), [data(shape)], mx)
+    assert ".shape" not in fixed and "reshape((0, " in fixed, fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes.filter(lambda s: len(s) >= 2), data_=st.data())
 def test_full_of_a_dim_value(backend, shape, data_):
     """`F.full((x.shape[0], 2), x.shape[k])` (CTC lengths): the value read with shape_array."""
     mx = backend_module(backend)
