@@ -13,6 +13,10 @@ rank-0 array). A larger k is safe only when the analysis knows x's rank; otherwi
 `broadcast_to(t, x.shape)` and `broadcast_like(t, x)` agree on values, shape, dtype and on
 every error (rank mismatch, a non-1 axis that differs), zero-size x included (both read a 0
 dim as "keep t's"; checked on MXNet 1.9.1), so that rewrite is `safe` for tensors t and x.
+A part of the shape, `F.broadcast_to(t, (x.shape[0], n))`, is reported only: the form that
+reads it, `broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))`, fails unless t's axis is 1
+(also where it already equals x's, which broadcast_to accepts) and fails on a zero dim that
+broadcast_to keeps (MXNet 1.9.1), so it is exact only where t's axis is known to be 1.
 
 `F.tile(t, reps=(x.shape[i], 1, ...))` repeats t's axis j x.shape[i] times; that is a broadcast
 only when t's axis j has size 1 (tiling a size-n axis concatenates copies) and when t's rank is
