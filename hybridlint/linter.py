@@ -200,11 +200,12 @@ def _calls_into(importer: str, module: str,
                 defined: Optional[Set[str]] = None) -> Dict[str, List[ExternalCall]]:
     """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
     `module` (qualified), by their name in `module`. The importer is analysed (not linted)
-    only when its text calls one of those names passing `F` (the namespace by its usual name:
-    `split_heads(F, x, n)`, `weighted_average(F=F, x=x)`) in hybrid code (the classes holding a
+    only when its text calls one of those names with `F` in the arguments (the namespace by
+    its usual name: `split_heads(F, x, n)`, `weighted_average(F=F, x=x)`, `flatten(F.relu(x))`)
+    in hybrid code (the classes holding a
     hybrid_forward and the module functions they call, outside `__init__`), and then once per
     version for all its imports: analysing every importer would cost as much as linting it
-    again (a tensor-only imported helper, `flatten(x)`, is not followed)."""
+    again (`flatten(y)` of a tensor-only imported helper is not followed)."""
     where = _module_file(importer)
     if where is None:
         return {}

@@ -242,12 +242,13 @@ def test_helper_imported_from_another_package_of_the_project(tmp_path):
 
 
 def test_imported_helper_called_without_the_namespace_is_not_followed(tmp_path):
-    """The documented limit: an importer is analysed only when it passes F to the helper."""
-    utils = "def flatten(t):\n    return t[0]\n"
-    source = block("return flatten(F.relu(x))", head="from ._utils import flatten\n")
+    """The documented limit: an importer is analysed only when the call's arguments mention F
+    (`f(F, x)`, `f(x, F=F)`, `f(F.relu(x))`)."""
+    utils = "def flatten(t, F=None):\n    return t[0]\n"
+    source = block("y = F.relu(x)\nreturn flatten(y)", head="from ._utils import flatten\n")
     path = _project(tmp_path, source, utils)
     assert codes(utils, [TensorIndexing], path) == []
-    keyword = block("return flatten(F.relu(x), F=F)", head="from ._utils import flatten\n")
-    path = _project(tmp_path, keyword, "def flatten(t, F=None):\n    return t[0]\n")
-    assert [code for _, code, _ in codes("def flatten(t, F=None):\n    return t[0]\n", [TensorIndexing], path)] \
-        == ["HL003"]
+    for call in ("flatten(y, F=F)", "flatten(F.relu(y))"):
+        source = block(f"y = F.relu(x)\nreturn {call}", head="from ._utils import flatten\n")
+        path = _project(tmp_path, source, utils)
+        assert [code for _, code, _ in codes(utils, [TensorIndexing], path)] == ["HL003"], call
