@@ -19,7 +19,9 @@ HL001's explanation):
   F.size_array(x).astype('float32'))`; `t / (x.shape[2] * x.shape[3])` → the product of two
   slices, in int64, cast once; `t / math.sqrt(q.shape[-1])` → `F.sqrt(...)` of the cast dim;
   `t * h.shape[-1] ** -0.5` → `F.broadcast_mul(t, (...).astype('float32') ** -0.5)`;
-  `+ - * / **` likewise (`broadcast_add/sub/mul/div/power`), the scalar on either side.
+  `+ - * / **` likewise (`broadcast_add/sub/mul/div/power`), the scalar on either side, and
+  one comparison with a tensor (`steps < x.shape[1] - 1` → `F.broadcast_lesser`; `> <= >= ==
+  !=` likewise: eagerly the comparison gives 0/1 in the tensor's dtype, as the broadcast op).
   Integer arithmetic of dims (`+ - *`, integer literals) is done in int64, exactly; the cast to
   float32 happens where the expression turns to floats; `a // b` of integers is
   `F.floor(a / b)` in float32 (`math.sqrt(q.shape[-1] // self._heads)`), exact while a is
@@ -73,6 +75,9 @@ Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]
 
 _BROADCAST = {cst.Divide: "broadcast_div", cst.Multiply: "broadcast_mul", cst.Add: "broadcast_add",
               cst.Subtract: "broadcast_sub", cst.Power: "broadcast_power"}
+_COMPARE = {cst.LessThan: "broadcast_lesser", cst.LessThanEqual: "broadcast_lesser_equal",
+            cst.GreaterThan: "broadcast_greater", cst.GreaterThanEqual: "broadcast_greater_equal",
+            cst.Equal: "broadcast_equal", cst.NotEqual: "broadcast_not_equal"}
 _INT_OPS = (cst.Add, cst.Subtract, cst.Multiply)
 _SQRT = ("math.sqrt", "numpy.sqrt")
 # conversion domains: a Python int literal, another Python number, an int64 tensor, a float32 tensor
@@ -113,7 +118,7 @@ def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns:
     the edit making that operation a broadcast op, or None. `names` hold converted scalars."""
     node: cst.BaseExpression = leaf
     for parent in reversed(ancestors):
-        if isinstance(parent, cst.Arg):
+        if isinstance(parent, (cst.Arg, cst.ComparisonTarget)):
             continue
         if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
             node = parent
@@ -125,6 +130,8 @@ def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns:
             if node is leaf and not names:
                 return _one_hot_plan(rule, parent, leaf, ns)
             return None
+        if isinstance(parent, cst.Comparison):
+            return _compare(rule, parent, node, ns, names)
         if not isinstance(parent, cst.BinaryOperation):
             return None
         other = parent.right if parent.left is node else parent.left
@@ -139,9 +146,28 @@ def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns:
             return None
         tensor = _float(scalar)
         operands = [parent.left, tensor] if parent.right is node else [tensor, parent.right]
-        new = call(f"{ns}.{op}", [_bare(o) for o in operands])
+        new = call(f"{ns}.{op}", [_operand(o, names) for o in operands])
         return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
     return None
+
+
+def _compare(rule, parent: cst.Comparison, node: cst.BaseExpression, ns: str,
+             names: frozenset) -> Optional[Tuple[Edits, str]]:
+    """`t < x.shape[1]` (one comparison, a tensor on the other side) -> `F.broadcast_lesser`."""
+    if len(parent.comparisons) != 1:
+        return None
+    right = parent.comparisons[0].comparator
+    op = _COMPARE.get(type(parent.comparisons[0].operator))
+    other = right if parent.left is node else parent.left
+    if op is None or not rule.is_tensor(other):
+        return None
+    scalar = _convert(rule, node, ns, names)
+    if scalar is None or scalar[1] not in (INT, FLOAT):
+        return None
+    tensor = _float(scalar)
+    operands = [parent.left, tensor] if right is node else [tensor, right]
+    new = call(f"{ns}.{op}", [_operand(o, names) for o in operands])
+    return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
 
 
 # -- a scalar kept in a name: `d = q.shape[-1]` ... `s / math.sqrt(d)` ---------------------------
@@ -354,6 +380,12 @@ def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
 
 
+def _operand(node: cst.BaseExpression, names: frozenset) -> cst.BaseExpression:
+    """An operand of the broadcast op, without its parentheses; with a named scalar the node
+    itself, which `_nested` may still have to find (by identity) to fold an inner edit in."""
+    return node if names else _bare(node)
+
+
 def _float(converted: Tuple[cst.BaseExpression, str]) -> cst.BaseExpression:
     node, domain = converted
     if domain != INT:
@@ -521,6 +553,10 @@ INVALID = [
     Invalid(_net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"), line=4,
             fixed=_net("y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "
                        "end=1) + 1).astype('float32'), y)"), safety=UNSAFE),
+    Invalid(_net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"), line=4,
+            fixed=_net("steps = F.contrib.arange_like(x, axis=1)\nreturn F.broadcast_lesser(steps, "
+                       "(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2) - 1).astype('float32'))"),
+            safety=UNSAFE),
     # a dimension the analysis knows (the declared parameter shape): the int itself
     Invalid(_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / weight.shape[0]\n", line=7,
             fixed=_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / 3\n", safety=SAFE),

@@ -126,6 +126,23 @@ def test_dim_in_arithmetic(backend, case, op, scalar_left, wrap, seed):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
+@given(case=shape_and_axis(), op=st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), scalar_left=st.booleans(),
+       named=st.booleans(), offset=st.integers(-1, 1))
+def test_dim_in_a_comparison(backend, case, op, scalar_left, named, offset):
+    """A position mask: `steps < x.shape[k] - 1` gives 0/1 in the tensor's dtype either way."""
+    mx = backend_module(backend)
+    shape, axis = case
+    dim = "d" if named else f"x.shape[{axis}]"
+    scalar = f"({dim} + {offset})"
+    test = f"{scalar} {op} steps" if scalar_left else f"steps {op} {scalar}"
+    body = (f"d = x.shape[{axis}]\n" if named else "") + \
+        f"steps = F.contrib.arange_like(x, axis={axis}).astype('float32')\nreturn ({test}) * 2"
+    fixed = check_equivalent(body, [values(shape, 3)], mx)
+    assert "broadcast_" in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
 @given(case=shape_and_axis(), seed=st.integers(0, 2 ** 16), size=st.booleans())
 def test_scalar_kept_in_a_name(backend, case, seed, size):
     """`d = x.shape[k]` used only in tensor arithmetic later: d keeps the tensor."""
