@@ -335,3 +335,40 @@ def test_random_written_targets_fixed_or_left_alone(backend, problem):
         got = run(fixed, mx, [mx.nd.array(data(shape))], hybridize, {})
         assert got.shape == expected.shape, (body, fixed, hybridize, got.shape, expected.shape)
         np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
+
+
+@st.composite
+def permuted_targets(draw):
+    """(input shape, body): x transposed by a random permutation, then reshaped with a target
+    written from x's unpacked dims in the transposed order, neighbours merged at random."""
+    n = draw(st.integers(2, 4))
+    shape = tuple(draw(st.integers(1, 3)) for _ in range(n))
+    perm = draw(st.permutations(range(n)))
+    names = [f"d{p}" for p in perm]
+    parts, i = [], 0
+    while i < n:
+        if i + 1 < n and draw(st.booleans()):
+            parts.append(f"{names[i]} * {names[i + 1]}")
+            i += 2
+        else:
+            parts.append(names[i])
+            i += 1
+    if draw(st.booleans()):
+        parts[draw(st.integers(0, len(parts) - 1))] = "-1"
+    target = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    body = (", ".join(f"d{j}" for j in range(n)) + " = x.shape\n"
+            f"y = F.transpose(x, axes={tuple(perm)})\nreturn y.reshape({target})")
+    return shape, body
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=40, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(problem=permuted_targets())
+def test_targets_after_a_random_transpose(backend, problem):
+    """The transpose permutes the followed dims: every such target has codes (merges of
+    neighbours and copies), and they equal the original eager and hybridized."""
+    mx = backend_module(backend)
+    shape, body = problem
+    fixed = check(body, [data(shape)], mx)
+    assert "x.shape" not in fixed
