@@ -7,7 +7,8 @@ checked on MXNet 1.9.1, eager and hybridized, and on the bundled engine; propert
 tests/test_fix_creation.py and tests/test_fix_equivalence.py). A "dim of x" below is
 `x.shape[k]` (a literal k, negative allowed), or a name bound once to one, at the top level
 of the function, before the use (`n = x.shape[1]`, `b, c, h, w = x.shape`,
-`h, w = x.shape[2:]`), with x not assigned again after it.
+`_, _, h, w = x.shape`, `h, w = x.shape[2:]`, `h, w = x.shape[2], x.shape[3]`), with x not
+assigned again after it.
 
 - **`F.zeros(x.shape)`** (ones likewise) → `F.zeros_like(x).astype('float32')`: the creation
   op's default dtype is float32 while `zeros_like` keeps x's, hence the cast; with
@@ -118,7 +119,7 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
         return None
     scan = _scan(facts)
     binding = scan.bindings.get(statement)
-    if binding is None or binding.attribute is not attribute or not scan.valid(binding):
+    if binding is None or not any(a is attribute for a in binding.attributes) or not scan.valid(binding):
         return None
     names = set(binding.axes)
     resolver = _Resolver(rule, scan, only=binding)
@@ -159,7 +160,7 @@ class _Binding:
     """`n = x.shape[k]` & co. at the top level: names -> axes of `data`."""
 
     statement: cst.SimpleStatementLine
-    attribute: cst.Attribute
+    attributes: Tuple[cst.Attribute, ...]  # the `x.shape` nodes it reads (HL001 reports each)
     data: str
     axes: Dict[str, int]
     index: int
@@ -308,14 +309,23 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
         dim = _shape_index(value)
         if dim is None or not isinstance(dim[0].value, cst.Name):
             return None
-        return _Binding(statement, dim[0], dim[0].value.value, {target.value: dim[1]}, index)
+        return _Binding(statement, (dim[0],), dim[0].value.value, {target.value: dim[1]}, index)
     if not isinstance(target, (cst.Tuple, cst.List)) or not all(
             isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
         return None
     names = [e.value.value for e in target.elements]  # type: ignore[attr-defined]
-    if len(set(names)) != len(names):
+    bound = [n for n in names if n != "_"]
+    if len(set(bound)) != len(bound) or not bound:
         return None
     start, rank = 0, None
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
+        # `h, w = x.shape[2], x.shape[3]`: each a dim of the same tensor
+        dims = [_shape_index(e.value) for e in value.elements]
+        if any(d is None or not isinstance(d[0].value, cst.Name) for d in dims) or \
+                len({d[0].value.value for d in dims}) != 1:  # type: ignore[union-attr]
+            return None
+        return _Binding(statement, tuple(d[0] for d in dims), dims[0][0].value.value,  # type: ignore
+                        {n: d[1] for n, d in zip(names, dims) if n != "_"}, index)  # type: ignore
     if isinstance(value, cst.Attribute) and value.attr.value == "shape":
         attribute, rank = value, len(names)
     elif isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) \
@@ -333,8 +343,8 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
         return None
     if not isinstance(attribute.value, cst.Name):
         return None
-    return _Binding(statement, attribute, attribute.value.value,
-                    {n: start + i for i, n in enumerate(names)}, index, rank)
+    return _Binding(statement, (attribute,), attribute.value.value,
+                    {n: start + i for i, n in enumerate(names) if n != "_"}, index, rank)
 
 
 class _Resolver:

@@ -230,7 +230,8 @@ resize_shapes = st.tuples(st.integers(1, 2), st.integers(1, 3), st.integers(1, 6
 @SETTINGS
 @given(top=resize_shapes, target=resize_shapes, data_=st.data())
 def test_bilinear_resize_to_another_tensors_size(backend, top, target, data_):
-    """`BilinearResize2D(t, height=x.shape[2], width=x.shape[3])` (or `h, w = x.shape[2:]`)
+    """`BilinearResize2D(t, height=x.shape[2], width=x.shape[3])` (or names bound by
+    `h, w = x.shape[2:]`, `_, _, h, w = x.shape`, `h, w = x.shape[2], x.shape[3]`)
     -> `BilinearResize2D(t, like=x, mode='like')`."""
     mx = backend_module(backend)
     corners = data_.draw(st.sampled_from(["", ", align_corners=False", ", align_corners=True"]))
@@ -238,7 +239,9 @@ def test_bilinear_resize_to_another_tensors_size(backend, top, target, data_):
         body = (f"y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[2], "
                 f"width=y.shape[3]{corners}), y")
     else:
-        body = (f"y = F.relu(x)\nheight, width = x.shape[2:]\nreturn F.contrib.BilinearResize2D("
+        binding = data_.draw(st.sampled_from(["height, width = x.shape[2:]", "_, _, height, width = x.shape",
+                                              "height, width = x.shape[2], x.shape[3]"]))
+        body = (f"y = F.relu(x)\n{binding}\nreturn F.contrib.BilinearResize2D("
                 f"F.relu(t), height=height, width=width{corners}), y")
     t = np.random.RandomState(0).rand(*top).astype("float32")
     fixed = check_equivalent(block_source(body, "t, x"), [t, data(target)], mx)
