@@ -32,13 +32,14 @@ HL001's explanation):
   refuses the mixed dtypes; and Python computes `math.sqrt(n)`, `n ** -0.5` and float
   constants in float64 before MXNet rounds the result to float32 once, while the rewrite
   computes in float32 (`pow` may differ in the last bit; `sqrt` and the int→float cast of a
-  dim below 2**24 do not). A scalar compared, or passed to an operator, is reported only.
+  dim below 2**24 do not). A scalar compared with a Python value (`if x.shape[1] > 1:`),
+  chained comparisons, or a scalar passed to an operator are reported only.
 - **A shape scalar kept in a name**: `d = q.shape[-1]` (a plain assignment in the function's
   body, the name stored nowhere else) whose every later use is such tensor arithmetic
   (`s / math.sqrt(d)`, `y * d`): the assignment keeps the float32 tensor (`d =
   F.slice_axis(F.shape_array(q), axis=0, begin=-1, end=None).astype('float32')`) and every use
   becomes the broadcast op. Unsafe, as above. When any use needs the Python number (a reshape
-  target, an operator argument, a comparison, a return) or sits where the rewrite cannot
+  target, an operator argument, a Python comparison, a return) or sits where the rewrite cannot
   follow it (a `for` loop, a comprehension, a nested function, an eager-only branch, before
   the assignment), reported only.
 - **One-hot depth from the shape**: `F.one_hot(label, x.shape[k])` (no other argument) →
