@@ -55,7 +55,10 @@ def test_corpus_covers_every_rewrite_class_and_a_few_blocks_without_one():
     used = {c for block in BLOCKS for c in block.classes}
     assert set(bench.HAZARD_CLASSES) <= used
     no_exact = [b for b in BLOCKS if not b.exact]
-    assert 1 <= len(no_exact) <= 0.05 * len(BLOCKS)
+    # A handful, so the headline figure measures rewrites, not a corpus padded with the
+    # impossible: 4 of 75 since group_norm_batchnorm proved to have none (MXNet 1.9.1 rejects
+    # computed aux states), which is what bounds the benchmark at 71 of 75 (94.7%).
+    assert 1 <= len(no_exact) <= 0.06 * len(BLOCKS)
 
 
 def test_expected_fixed_names_blocks_with_an_exact_rewrite():

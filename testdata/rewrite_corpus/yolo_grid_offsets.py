@@ -1,4 +1,4 @@
-"""Hazards: creation-like, broadcast-arith. Exact rewrite: yes.
+"""Hazards: creation-like, shape-scalar, broadcast-arith. Exact rewrite: yes.
 
 YOLO box decoding: cell offsets from aranges over the feature map's height and width read
 from its shape; arange_like over axes 2 and 3 and broadcast adds are exact.
