@@ -76,7 +76,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import Plan, tile_rewrite
 from .analysis import TENSOR, call_argument, literal_int
-from .base import SAFE, UNSAFE
+from .base import SAFE, UNSAFE, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 _PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
@@ -700,3 +700,41 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
     edits = ((node, result),)
     return [(arg.value, edits, SAFE) for arg in (shape, dtype, ctx)
             if arg is not None and isinstance(arg.value, cst.Attribute)]
+
+
+# -- examples (HL001's VALID/INVALID include them; the outputs are what the rewrite writes) ----
+def _net(body: str, inputs: str = "x") -> str:
+    return (f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
+            + "".join("        " + line + "\n" for line in body.splitlines()))
+
+
+VALID = [
+    Valid(_net("return F.contrib.BilinearResize2D(x, like=x, mode='like')")),
+    Valid(_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))")),
+]
+INVALID = [
+    Invalid(_net("return F.zeros((x.shape[0], 4))"), line=3,
+            fixed=_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))"),
+            safety=SAFE),
+    Invalid(_net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"), line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.broadcast_like(F.ones((2, 1), dtype='int32'), y, "
+                       "lhs_axes=(1,), rhs_axes=(-1,))"), safety=SAFE),
+    Invalid(_net("return F.full((x.shape[0], 2), 0.5)"), line=3,
+            fixed=_net("return F.broadcast_like(F.full((1, 2), 0.5), x, lhs_axes=(0,), rhs_axes=(0,))"),
+            safety=UNSAFE),
+    Invalid(_net("n = x.shape[1]\nreturn F.arange(n)"), line=3,
+            fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
+    Invalid(_net("return F.full((3,), x.shape[1])"), line=3,
+            fixed=_net("return F.broadcast_mul(F.ones((3,)), F.slice_axis(F.shape_array(x), axis=0, "
+                       "begin=1, end=2).astype('float32'))"), safety=SAFE),
+    Invalid(_net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"), line=3,
+            fixed=_net("return F.concat(F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,)), "
+                       "x.reshape((0, 0)), dim=1)"), safety=SAFE),
+    Invalid(_net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "x, y"),
+            line=3, fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
+            safety=SAFE),
+    Invalid(_net("height, width = y.shape[2:]\nreturn F.contrib.BilinearResize2D(x, height=height, "
+                 "width=width)", "x, y"), line=3,
+            fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"), safety=SAFE),
+    Invalid(_net("return F.zeros((x.shape[0] * 2, 4))"), line=3),  # a dim in arithmetic: reported only
+]

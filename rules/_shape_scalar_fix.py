@@ -4,8 +4,7 @@ A Symbol has no shape, so a dimension read from it cannot be a Python number; MX
 the shape as a tensor instead (`F.shape_array(x)`, `F.size_array(x)`, int64, shape `(1,)`
 once sliced), and tensor arithmetic with that tensor goes through the broadcast operators.
 HL001 calls `plan_shape_scalar` for every `.shape`/`.size` it reports that no other planner
-took; the patterns, their rewrite and its safety (this text is written to be pasted into
-HL001's explanation):
+took; the patterns, their rewrite and its safety (HL001's explanation includes this text):
 
 - **A dimension the analysis knows** (a parameter's declared shape, a literal creation or
   reshape target): `x.shape[k]` → that integer, `x.size` → the product. Safe: the same Python

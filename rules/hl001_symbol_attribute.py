@@ -1,11 +1,14 @@
 """HL001 symbol-attribute: `.shape .size .ndim .dtype .context .ctx .T` on a tensor."""
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from ._build import call, strip_parens, tuple_of
+from . import _creation_fix, _shape_scalar_fix
+from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from ._creation_fix import plan_creation, unpacking_creation_fix
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
 from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID, plan_shape_scalar
@@ -27,6 +30,14 @@ _IDIOMS = {
 }
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+
+
+def _patterns(title: str, module: ModuleType) -> str:
+    """A section of the explanation from a rewrite module's docstring (its one source): the
+    patterns, their rewrite and safety, or why no exact equivalent exists."""
+    doc = module.__doc__ or ""  # None under python -OO: the section is left out
+    body = doc.split("\n", 1)[1].strip() if "\n" in doc else ""
+    return f"\n## {title}\n{body}\n" if body else ""
 
 
 def _net(body: str) -> str:
@@ -141,7 +152,8 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
 and errors for every t and x, zero-size x included (both keep t's dim where x's is 0).
 The tile rewrite is safe where it is offered: a size-1 axis tiled n times is that axis
 broadcast to n, and both fail alike on a 0 rep.
-"""
+""" + _patterns("Shape-driven creation, arange and resize", _creation_fix) + _patterns(
+        "Shape scalars used as values", _shape_scalar_fix)
 
     VALID = [
         # eager-only guards in every form: an aliased namespace, a ternary, an early return
@@ -194,7 +206,7 @@ broadcast to n, and both fail alike on a 0 rep.
         # dims unpacked and used in an eager-only branch only
         Valid(_net("if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
                    "return x.reshape((0, -3))")),
-    ] + SCALAR_VALID  # the shape-scalar examples (rules/_shape_scalar_fix.py)
+    ] + SCALAR_VALID + CREATION_VALID  # the examples of rules/_shape_scalar_fix.py, _creation_fix.py
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = [
         Invalid(_net("return x.shape"), line=3),
@@ -329,7 +341,7 @@ broadcast to n, and both fail alike on a 0 rep.
                 safety=SAFE),
         Invalid("def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER, line=2,
                 fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER, safety=SAFE),
-    ] + SCALAR_INVALID
+    ] + SCALAR_INVALID + CREATION_INVALID
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
