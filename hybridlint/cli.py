@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import click
 
@@ -27,6 +27,9 @@ from .ftypes import RunResult
 from .reporters import FORMATS, ReportContext, get_reporter
 from .reporters.text import plural
 from .runner import RunOptions, default_jobs, diff_bytes, run
+
+if TYPE_CHECKING:  # rich is imported when a bar is drawn, not at startup
+    from rich.progress import Progress, TaskID
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
@@ -415,8 +418,8 @@ class _progress_bar:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self._progress: Optional[Any] = None  # rich.progress.Progress, once drawn
-        self._task: Optional[Any] = None
+        self._progress: Optional[Progress] = None  # once drawn
+        self._task: Optional[TaskID] = None  # set together with _progress
 
     def __enter__(self):
         return self.update if self.enabled else None
@@ -431,6 +434,7 @@ class _progress_bar:
             self._progress = Progress(console=Console(stderr=True), transient=True)
             self._progress.start()
             self._task = self._progress.add_task("Linting", total=total)
+        assert self._task is not None  # set together with _progress
         self._progress.update(self._task, completed=done)
 
     def __exit__(self, *exc_info) -> None:

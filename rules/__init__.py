@@ -1,4 +1,6 @@
 """hybridlint rules: one LibCST rule per module; ALL_RULES lists them in code order."""
+from typing import List, Type
+
 from .base import Invalid, Rule, Valid  # noqa: F401
 from .hl001_symbol_attribute import SymbolAttribute
 from .hl002_ndarray_only_method import NDArrayOnlyMethod
@@ -15,7 +17,7 @@ from .hl012_parameter_data import ParameterData
 from .hl013_state_mutation import StateMutation
 from .hl014_tensor_unpacking import TensorUnpacking
 
-ALL_RULES = [
+ALL_RULES: List[Type[Rule]] = [
     SymbolAttribute,
     NDArrayOnlyMethod,
     TensorIndexing,

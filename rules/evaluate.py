@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 import libcst as cst
 
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
-from .values import (LOST, UNKNOWN, NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS,
-                     MULTI_OUTPUT_OPS, NAMESPACE,
+from .values import (LOST, UNKNOWN, NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS,
+                     MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, NAMESPACE,
                      NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
                      PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
                      STATIC_ATTRS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape, Value, call_argument,
@@ -121,7 +121,7 @@ class Evaluator:
         for element in expr.slice:
             if isinstance(element.slice, cst.Index):
                 index_values.append(self.eval(element.slice.value, env, consumed=True))
-            else:
+            elif isinstance(element.slice, cst.Slice):  # the other BaseSlice
                 is_slice = True
                 for part in (element.slice.lower, element.slice.upper, element.slice.step):
                     if part is not None:

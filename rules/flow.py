@@ -1,14 +1,14 @@
 """The statement walk of the shared analysis: a small forward abstract interpretation."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
-from .values import (walk_nodes, NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Value, dotted_name,
-                     join_envs, literal_int)
+from .values import (walk_nodes, NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE,
+                     Env, Value, dotted_name, join_envs, literal_int)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import FunctionFacts
@@ -29,7 +29,7 @@ class FunctionAnalyzer:
     def alias_use(self, name: str) -> None:
         self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
 
-    def call_site(self, key: Tuple[str, str], call: cst.Call, args: List[Value]) -> None:
+    def call_site(self, key: Tuple[str, ...], call: cst.Call, args: List[Value]) -> None:
         if key[0] == "function" and key[1] in self.local_defs:
             self.on_call(self.local_defs[key[1]], self.facts, call, args)
         else:
@@ -55,8 +55,11 @@ class FunctionAnalyzer:
 
     def block(self, suite: cst.BaseSuite, env: Env) -> Tuple[Env, bool]:
         """Analyse a suite; returns the env after it and whether it always exits."""
-        statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-        if isinstance(suite, cst.SimpleStatementSuite):
+        # a SimpleStatementSuite (`if x: return y`) is one statement, walked as a whole
+        statements: Sequence[cst.CSTNode] = []
+        if isinstance(suite, cst.IndentedBlock):
+            statements = suite.body
+        else:
             statements = [suite]
         for index, stmt in enumerate(statements):
             env, exits, rest_eager = self.statement(stmt, env)
@@ -120,8 +123,8 @@ class FunctionAnalyzer:
                     and len(small.targets[0].target.elements) == len(small.value.elements)):
                 values = [self.eval(e.value, env) for e in small.value.elements]
                 env = dict(env)
-                for target, value in zip(small.targets[0].target.elements, values):
-                    env = self.bind(target.value, value, env)
+                for element, value in zip(small.targets[0].target.elements, values):
+                    env = self.bind(element.value, value, env)
                 return env, False
             value = self.eval(small.value, env)
             for target in small.targets:

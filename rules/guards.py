@@ -6,7 +6,7 @@ from typing import Callable, Optional, Tuple
 
 import libcst as cst
 
-from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, TENSOR, Value, dotted_name
+from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name
 
 
 def classify_guard(test: cst.BaseExpression, namespace: Optional[str],
@@ -108,12 +108,16 @@ def _by_defaults(test: cst.BaseExpression, klass) -> Optional[bool]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _by_defaults(test.expression, klass)
         return None if inner is None else not inner
-    if _self_attribute(test):
-        value = klass.default_of(test.attr.value)
+    attribute = _self_attribute_name(test)
+    if attribute is not None:
+        value = klass.default_of(attribute)
         return None if value is _no_default() else bool(value)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _self_attribute(test.left) \
-            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
-        value = klass.default_of(test.left.attr.value)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        attribute = _self_attribute_name(test.left)
+        comparator = test.comparisons[0].comparator
+        if attribute is None or not (isinstance(comparator, cst.Name) and comparator.value == "None"):
+            return None
+        value = klass.default_of(attribute)
         if value is _no_default():
             return None
         is_none = value is None
@@ -131,11 +135,19 @@ def _chosen_by_callers(test: cst.BaseExpression, klass) -> bool:
             isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) and \
             dotted_name(test.comparisons[0].comparator) == "None":
         test = test.left
-    return _self_attribute(test) and klass.chosen_by_callers(test.attr.value)
+    attribute = _self_attribute_name(test)
+    return attribute is not None and klass.chosen_by_callers(attribute)
 
 
 def _self_attribute(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+    return _self_attribute_name(node) is not None
+
+
+def _self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
+    """`name` for `self.name`, else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
 
 
 def _no_default():

@@ -160,7 +160,7 @@ def literal_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
     if isinstance(node, (cst.Tuple, cst.List)):
         dims = [literal_int(e.value) if isinstance(e, cst.Element) else None for e in node.elements]
         if all(d is not None for d in dims):
-            return tuple(dims)  # type: ignore[arg-type]
+            return tuple(dims)
     return None
 
 
