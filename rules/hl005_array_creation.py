@@ -31,10 +31,17 @@ def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) 
     return text + "".join("        " + line + "\n" for line in body.splitlines())
 
 
-# Tensor methods an NDArray and a Symbol both have: a creation followed by these is still an
-# array the constant can stand in for.
+# Tensor methods an NDArray and a Symbol both have (MXNet 1.9.1), each giving one array: a
+# creation followed by these is still an array the constant can stand in for, and it reaches
+# the graph when the chain does (`F.tile(base.expand_dims(axis=0), ...)`). `.T` (NDArray only)
+# is followed too: on the constant it is HL001's (`F.transpose(c)`).
 _CHAIN_METHODS = {"reshape", "astype", "expand_dims", "transpose", "flatten", "squeeze",
-                  "broadcast_to", "tile", "swapaxes"}
+                  "broadcast_to", "tile", "swapaxes", "broadcast_axes", "repeat", "flip",
+                  "slice_axis", "slice", "clip", "abs", "sign", "exp", "log", "sqrt", "square",
+                  "reciprocal", "sum", "mean", "max", "min", "prod", "norm", "relu", "sigmoid",
+                  "tanh", "softmax", "log_softmax", "one_hot", "round", "floor", "ceil", "copy"}
+# `c * 2`, `1 - c`: a Symbol takes a number on either side of these
+_NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _SCOPED = "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 
 
@@ -187,7 +194,8 @@ branch), arrays made in helpers are reported without a fix.
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._function = None
-        self._pending: Dict[str, Tuple[cst.Call, cst.CSTNode]] = {}  # name -> (creation, its statement)
+        # local -> (creation, (the local the creation was assigned to, that statement))
+        self._pending: Dict[str, Tuple[cst.Call, Tuple[str, cst.CSTNode]]] = {}
         self._done: set = set()
 
     # -- finding creations that meet tensors -------------------------------------------------
@@ -200,29 +208,56 @@ branch), arrays made in helpers are reported without a fix.
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 name = target.target.value
-                creation = self._creation_in(node.value)
-                if creation is not None:
-                    self._pending[name] = (creation, self.statement)
-                else:
+                origin = self._origin(node.value)
+                if origin is None:
                     self._pending.pop(name, None)
+                elif origin[1] is None:  # `v = nd.array(...)...`
+                    self._pending[name] = (origin[0], (name, self.statement))
+                else:  # `w = v.expand_dims(0)` of a pending `v`: w is v's creation too
+                    self._pending[name] = origin  # type: ignore[assignment]
 
-    def _creation_in(self, value: cst.BaseExpression) -> Optional[cst.Call]:
-        """The creation call of `nd.array(...)` or of a chain of methods that Symbols have too
-        (`.reshape(...)`); not of `.asnumpy()` and the like, whose result is no tensor."""
-        while isinstance(value, cst.Call):
-            if self._kind(value) is not None:
-                return value
-            if not isinstance(value.func, cst.Attribute) or value.func.attr.value not in _CHAIN_METHODS:
-                return None
-            value = value.func.value
+    def _chain_root(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression a chain of array methods both NDArray and Symbol have
+        (`.reshape(...)`, `.expand_dims(...)`, `.astype(...)`...), `.T`, unary minus and
+        arithmetic with a number literal starts from; not `.asnumpy()` and the like, whose
+        result is no tensor, nor `F.<op>(...)` (an F operator is checked as itself)."""
+        while True:
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                    expr.func.attr.value in _CHAIN_METHODS and not any(a.star for a in expr.args) and \
+                    self._kind(expr) is None and not self._is_namespace_call(expr):
+                expr = expr.func.value
+            elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+                expr = expr.value
+            elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+                expr = expr.expression
+            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_OPERATORS) and \
+                    _number(expr.right):
+                expr = expr.left
+            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_OPERATORS) and \
+                    _number(expr.left):
+                expr = expr.right
+            else:
+                return expr
+
+    def _origin(self, expr: cst.BaseExpression) -> Optional[Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]]]:
+        """(the creation call, (the local it was assigned to, that statement) or None) when
+        `expr` is a creation, a local bound to one, or a chain (`_chain_root`) of either."""
+        root = self._chain_root(expr)
+        if isinstance(root, cst.Call) and self._kind(root) is not None:
+            return root, None
+        if isinstance(root, cst.Name) and root.value in self._pending:
+            return self._pending[root.value]
         return None
 
     def visit_Call(self, node: cst.Call) -> None:
         self._sync()
         method_of_tensor = isinstance(node.func, cst.Attribute) and self._array(node.func.value)
-        if method_of_tensor or self._is_namespace_call(node) or any(self._array(a.value) for a in node.args):
+        tensor_argument = any(self._array(a.value) for a in node.args)
+        if method_of_tensor or self._is_namespace_call(node) or tensor_argument:
             for arg in node.args:
                 self._check_operand(arg.value)
+        if tensor_argument and isinstance(node.func, cst.Attribute):  # `c.broadcast_like(x)`
+            self._check_operand(node.func.value)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self._sync()
@@ -259,11 +294,10 @@ branch), arrays made in helpers are reported without a fix.
         return {"mxnet.ndarray.array": "nd", "numpy.array": "np"}.get(qualified or "")
 
     def _check_operand(self, expr: cst.BaseExpression) -> None:
-        if isinstance(expr, cst.Call) and self._kind(expr) is not None:
-            self._report(expr, None)
-        elif isinstance(expr, cst.Name) and expr.value in self._pending:
-            creation, statement = self._pending[expr.value]
-            self._report(creation, (expr.value, statement))
+        """`expr` meets the graph: report the creation it is, is bound to, or is a chain of."""
+        origin = self._origin(expr)
+        if origin is not None:
+            self._report(*origin)
 
     # -- reporting and fixing ----------------------------------------------------------------
     def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:
@@ -440,6 +474,13 @@ branch), arrays made in helpers are reported without a fix.
 
         self.facts.node.body.visit(Stores())
         return len(stores) == 1
+
+
+def _number(expr: cst.BaseExpression) -> bool:
+    """A number literal (`2`, `0.5`, `-1`)."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
 
 
 def _next_statement(function: cst.FunctionDef, statement: cst.CSTNode) -> Optional[cst.BaseStatement]:
