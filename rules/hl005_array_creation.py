@@ -40,6 +40,8 @@ _CHAIN_METHODS = {"reshape", "astype", "expand_dims", "transpose", "flatten", "s
                   "slice_axis", "slice", "clip", "abs", "sign", "exp", "log", "sqrt", "square",
                   "reciprocal", "sum", "mean", "max", "min", "prod", "norm", "relu", "sigmoid",
                   "tanh", "softmax", "log_softmax", "one_hot", "round", "floor", "ceil", "copy"}
+# on a numpy array these give a numpy scalar (an NDArray of shape (1,) on an NDArray)
+_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "norm"}
 # `c * 2`, `1 - c`: a Symbol takes a number on either side of these
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _SCOPED = "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
@@ -244,10 +246,14 @@ branch), arrays made in helpers are reported without a fix.
         `expr` is a creation, a local bound to one, or a chain (`_chain_root`) of either."""
         root = self._chain_root(expr)
         if isinstance(root, cst.Call) and self._kind(root) is not None:
-            return root, None
-        if isinstance(root, cst.Name) and root.value in self._pending:
-            return self._pending[root.value]
-        return None
+            origin: Optional[Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]]] = (root, None)
+        elif isinstance(root, cst.Name) and root.value in self._pending:
+            origin = self._pending[root.value]
+        else:
+            return None
+        if self._kind(origin[0]) == "np" and _reduces(expr, root):
+            return None  # `np.array(...).sum()` is a numpy scalar, which tensors take
+        return origin
 
     def visit_Call(self, node: cst.Call) -> None:
         self._sync()
@@ -474,6 +480,24 @@ branch), arrays made in helpers are reported without a fix.
 
         self.facts.node.body.visit(Stores())
         return len(stores) == 1
+
+
+def _reduces(expr: cst.BaseExpression, root: cst.BaseExpression) -> bool:
+    """A method call on the way from `expr` down to `root` (its `_chain_root`) is a reduction."""
+    while expr is not root:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in _REDUCTIONS:
+                return True
+            expr = expr.func.value
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        elif isinstance(expr, cst.UnaryOperation):
+            expr = expr.expression
+        elif isinstance(expr, cst.BinaryOperation):
+            expr = expr.right if _number(expr.left) else expr.left
+        else:
+            return False
+    return False
 
 
 def _number(expr: cst.BaseExpression) -> bool:
