@@ -317,7 +317,9 @@ class _ScalarPlan:
 
     def __init__(self, rule: Rule, node: cst.Call, tensor: cst.BaseExpression, conversion: Optional[str]):
         self.rule = rule
-        self.facts = rule.facts
+        facts = rule.facts
+        assert facts is not None  # a plan is made while a function is walked (as Rule.value needs)
+        self.facts = facts
         self.node = node
         self.tensor = tensor
         self.conversion = conversion

@@ -112,7 +112,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
               "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"),
         # a type test proves a list in its branch, in statements and in ternaries (HRNet, GluonNLP)
         Valid(_net("if isinstance(x, (list, tuple)):\n    x = x[-1]\nreturn F.relu(x)")),
-        Valid(_net("y = x[-1] if type(x) in (list, tuple) else x\nreturn F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)")),
+        Valid(_net("y = x[-1] if type(x) in (list, tuple) else x\n"
+                   "return F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)")),
         # a string key is a dict's item, an annotated list's item is an element (GluonTS)
         Valid(_net("return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, params: List[Tensor]):\n"
@@ -127,7 +128,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
               "        xs = list(args)\n        return x + xs[0]\n"),
         Valid(_net("s = (1, 2, 3)\nreturn x * s[0]")),
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
+        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\n"
+                   "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
         Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
         Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
@@ -167,7 +169,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                               "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0), _.relu(x)\n",
                 safety=SAFE),
-        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\nreturn F.stack(*outs) + F.sum(x)"), line=5,
+        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\n"
+                     "return F.stack(*outs) + F.sum(x)"), line=5,
                 fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
                            "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs) + F.sum(x)"), safety=SAFE),
         Invalid(_net("k = int(self.pick)\nreturn x[:, k]"), line=4,
@@ -258,6 +261,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             else:
                 fixed = node.with_changes(value=call("list", [node.value]))
         else:
+            assert isinstance(element, cst.Slice)  # the other BaseSlice
             bounds = [element.lower, element.upper, element.step]
             numbers = [literal_int(b) if b is not None else None for b in bounds]
             if any(b is not None and n is None for b, n in zip(bounds, numbers)):
@@ -321,8 +325,9 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 steps.append(cst.Name("None"))
                 squeeze.append(axis)
             else:
-                parts = [self._bound(element.lower), self._bound(element.upper), self._bound(element.step)]
-                if any(p is None for p in parts):
+                assert isinstance(element, cst.Slice)  # the other BaseSlice
+                start, stop, stride = self._bound(element.lower), self._bound(element.upper), self._bound(element.step)
+                if start is None or stop is None or stride is None:
                     return None
                 for bound in (element.lower, element.upper):
                     number = literal_int(bound) if bound is not None else 0
@@ -330,9 +335,9 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                         # MXNet 1.9.1's slice fails ("could not construct a sub-memory") for a
                         # negative bound before the start of the axis, where Python clamps
                         safety = UNSAFE
-                begins.append(parts[0])
-                ends.append(parts[1])
-                steps.append(parts[2])
+                begins.append(start)
+                ends.append(stop)
+                steps.append(stride)
         ns = namespace
         is_none = lambda e: isinstance(e, cst.Name) and e.value == "None"  # noqa: E731
         full = [is_none(b) and is_none(e) and is_none(s) for b, e, s in zip(begins, ends, steps)]
@@ -370,7 +375,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         end = cst.BinaryOperation(left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1"))
         return strip_parens(expr), end, value.nonnegative
 
-    def _last_axis(self, ns: Optional[str], data: cst.BaseExpression, element) -> Optional[Tuple[cst.BaseExpression, str]]:
+    def _last_axis(self, ns: Optional[str], data: cst.BaseExpression,
+                   element) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
         if isinstance(element, cst.Index):
             bounds = self._index_bounds(element.value)

@@ -1,13 +1,16 @@
 """HL004 inplace-arithmetic: `x += y` and friends on a tensor."""
 from __future__ import annotations
 
-from typing import Dict, Type
+from typing import Dict, Type, Union
 
 import libcst as cst
 
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
-OPERATORS: Dict[Type[cst.BaseAugOp], Type[cst.BaseBinaryOp]] = {
+# the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
+_AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
+_BinaryOp = Union[cst.Add, cst.Subtract, cst.Multiply, cst.Divide]
+OPERATORS: Dict[Type[cst.BaseAugOp], Type[_BinaryOp]] = {
     cst.AddAssign: cst.Add,
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,
@@ -97,14 +100,17 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         Invalid(_net("z = x.reshape((0, -1))\nz *= 3\nreturn z"), line=4,
                 fixed=_net("z = x.reshape((0, -1))\nz = z * 3\nreturn z"), safety=UNSAFE),
         Invalid(_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"),
-                line=6, fixed=_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"),
+                line=6,
+                fixed=_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"),
                 safety=UNSAFE),
     ]
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        operator = OPERATORS.get(type(node.operator))
+        aug = node.operator
+        operator = OPERATORS.get(type(aug))
         target = node.target
-        if operator is None or not isinstance(target, cst.Name) or not self.is_tensor(target):
+        if operator is None or not isinstance(aug, _AUG_OPS) or not isinstance(target, cst.Name) \
+                or not self.is_tensor(target):
             return
         assert self.facts is not None
         value = self.value(target)
@@ -117,8 +123,8 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         replacement = cst.Assign(
             targets=[cst.AssignTarget(target=target)],
             value=cst.BinaryOperation(left=target, operator=operator(
-                whitespace_before=node.operator.whitespace_before,
-                whitespace_after=node.operator.whitespace_after), right=right),
+                whitespace_before=aug.whitespace_before,
+                whitespace_after=aug.whitespace_after), right=right),
             semicolon=node.semicolon,
         )
         symbol = _SYMBOLS[type(node.operator)]

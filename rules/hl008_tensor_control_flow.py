@@ -96,12 +96,14 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("y = F.relu(x)\nreturn y or x"), line=4),
         Invalid(_net("assert x.min() >= 0, 'negative input'\nreturn x"), line=3),
         Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
-        Invalid(_net("y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"), line=5),
+        Invalid(_net("y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"),
+                line=5),
         Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x"), line=4),
         Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
         Invalid(_net("return F.stack(*[F.relu(row) for row in F.relu(x)])"), line=3),
         Invalid(_net("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)"), line=3),
-        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\nreturn F.stack(*out) + F.mean(x)"), line=4),
+        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\n"
+                     "return F.stack(*out) + F.mean(x)"), line=4),
         Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
         Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),
     ]
@@ -172,7 +174,9 @@ No automatic fix: the graph form depends on what the branch or loop computes.
     # -- helpers ---------------------------------------------------------------------------
     def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:
         """`enumerate(x)`, `zip(x, y)`, `reversed(x)` over a tensor iterate the tensor too."""
-        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
+        if not isinstance(iterable, cst.Call):
+            return False
+        name = dotted_name(iterable.func)
         return name in ("enumerate", "zip", "reversed") and name not in self.env and any(
             not arg.star and arg.keyword is None and self.is_tensor(arg.value) for arg in iterable.args)
 

@@ -412,9 +412,9 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
                 and isinstance(owner.value.value, cst.Name) and owner.value.value.value == "self"):
             return None
         facts = self.facts
-        klass = facts.klass if facts is not None else None
-        if klass is None:
+        if facts is None or facts.klass is None:
             return None
+        klass = facts.klass
         child, param = owner.value.attr.value, owner.attr.value
         if child not in klass.children:
             return None
