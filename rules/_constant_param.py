@@ -8,13 +8,12 @@ returned together so the linter core applies all or none.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Set
 
 import libcst as cst
 
 from .analysis import dotted_name
-
-Edit = Tuple[cst.CSTNode, cst.CSTNode]
+from .base import Edit
 
 # Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
 BLOCK_ATTRIBUTES = {

@@ -76,14 +76,14 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import Plan, tile_rewrite
 from .analysis import TENSOR, call_argument, literal_int
-from .base import SAFE, UNSAFE, Invalid, Valid
+from .base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 _PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
 _TENSOR_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
-Edits = Tuple[Tuple[cst.CSTNode, object], ...]
+Edits = Tuple[Edit, ...]
 # a dim of a tensor: (the tensor's name, the axis, the nodes the rewrite removes)
 Dim = Tuple[str, int, Tuple[cst.CSTNode, ...]]
 

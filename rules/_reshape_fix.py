@@ -14,8 +14,7 @@ import libcst as cst
 from ._build import integer, strip_parens, tuple_of
 from ._reshape_codes import INFER, Dim, Ref, Term, const, symbol, synthesize
 from .analysis import SCALAR, UNKNOWN, literal_int
-
-Edit = Tuple[cst.CSTNode, object]
+from .base import Edit
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -34,8 +34,7 @@ import libcst as cst
 from ._build import integer, strip_parens, tuple_of
 from ._reshape_codes import EXT, INFER, Dim, Ref, Term, const, is_rest, resolve, simulate, symbol, synthesize_dims
 from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
-
-Edit = Tuple[cst.CSTNode, object]
+from .base import Edit
 Shape = List[Dim]   # the last element may be a rest symbol: unknown trailing dims
 
 _SAME_OPS = {"relu", "sigmoid", "tanh", "identity", "Activation", "Dropout", "LeakyReLU", "softmax",

@@ -68,10 +68,10 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer
-from .base import SAFE, UNSAFE, Invalid, Valid
+from .base import SAFE, UNSAFE, Edit, Invalid, Valid
 from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
 
-Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]
+Edits = Tuple[Edit, ...]
 
 _BROADCAST = {cst.Divide: "broadcast_div", cst.Multiply: "broadcast_mul", cst.Add: "broadcast_add",
               cst.Subtract: "broadcast_sub", cst.Power: "broadcast_power"}

@@ -10,7 +10,7 @@ Nodes in eager-only regions and in nested defs/classes/lambdas are never dispatc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -24,6 +24,12 @@ from ..ftypes import FixSafety  # noqa: E402  fix safety is one enum (hybridlint
 
 SAFE = FixSafety.SAFE  # == "safe"
 UNSAFE = FixSafety.UNSAFE  # == "unsafe"
+
+# One edit of a fix: (original node, what takes its place): a node, cst.RemovalSentinel.REMOVE
+# (a statement deleted) or a cst.FlattenSentinel (one statement replaced by several), exactly
+# what a CSTTransformer's on_leave may return.
+Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]
+Edit = Tuple[cst.CSTNode, Replacement]
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ class Report:
     rule: "Rule"
     node: cst.CSTNode
     message: str
-    edits: Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...] = ()
+    edits: Tuple[Edit, ...] = ()
     safety: Optional[str] = None
     statement: Optional[cst.CSTNode] = None
 
@@ -134,7 +140,7 @@ class Rule:
         message: Optional[str] = None,
         *,
         replacement: Optional[cst.CSTNode] = None,
-        edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]] = (),
+        edits: Sequence[Edit] = (),
         safety: str = SAFE,
     ) -> None:
         """Report `node`; with `replacement` (or several `edits`) the finding is fixable.

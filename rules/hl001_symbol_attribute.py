@@ -15,7 +15,7 @@ from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID,
 from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
 from .analysis import SHAPE, call_argument, literal_int
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
 ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _IDIOMS = {
@@ -346,7 +346,7 @@ broadcast to n, and both fail alike on a 0 rep.
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # attribute node -> (edits, safety) planned by the enclosing call
-        self._planned: Dict[cst.CSTNode, Tuple[Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]] = {}
+        self._planned: Dict[cst.CSTNode, Tuple[Tuple[Edit, ...], str]] = {}
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
