@@ -114,6 +114,10 @@ branch), arrays made in helpers are reported without a fix.
         Valid(_net("table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)")),
         Valid(_net("return F.relu(x)  # nd.array([1]) in a comment")),
         Valid(_net("return x + nd.array([1.0, 2.0])  # noqa: HL005")),
+        # a chain that ends in numpy never meets the graph
+        Valid(_net("table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)")),
+        # a numpy reduction is a numpy scalar, which tensors take
+        Valid(_net("w = np.array([1.0, 2.0])\nreturn x * w.sum()", imports="import numpy as np\n" + _IMPORTS)),
     ]
     INVALID = [
         Invalid(_net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"), line=8,
@@ -158,6 +162,35 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(_net("return F.broadcast_mul(x, nd.array(self._w))",
                      init="super().__init__(**kwargs)\nself._w = [1.0]") +
                 "\n    def reset(self):\n        self._w = [2.0]\n", line=12, fixed=None),
+        # reaching the graph through fluent methods (the fluent calls stay: a Symbol has them;
+        # HL001 then rewrites the tile and `.T`)
+        Invalid(_net("base = nd.array([[0.1, 0.2], [0.3, 0.4]])\n"
+                     "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
+                     init="super().__init__(**kwargs)"), line=11,
+                fixed=_net("return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
+                           init="super().__init__(**kwargs)\n"
+                                "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])",
+                           inputs="x, base", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(_net("w = nd.array([[1.0, 2.0], [3.0, 4.0]])\nreturn F.dot(x, w.T.astype('float32'))",
+                     init="super().__init__(**kwargs)"), line=11,
+                fixed=_net("return F.dot(x, w.T.astype('float32'))",
+                           init="super().__init__(**kwargs)\n"
+                                "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])",
+                           inputs="x, w", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        # a method of the array called with a tensor
+        Invalid(_net("mask = nd.array([[1.0, 0.0, 1.0]])\nreturn x * mask.broadcast_like(x)",
+                     init="super().__init__(**kwargs)"), line=11,
+                fixed=_net("return x * mask.broadcast_like(x)",
+                           init="super().__init__(**kwargs)\n"
+                                "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])",
+                           inputs="x, mask", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        # through a local bound to a chain, arithmetic with a number on the way
+        Invalid(_net("scale = nd.array([0.5, 1.0, 2.0])\ns = (scale * 2).reshape((1, 3))\n"
+                     "return F.broadcast_mul(x, s)", init="super().__init__(**kwargs)"), line=11,
+                fixed=_net("s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
+                           init="super().__init__(**kwargs)\n"
+                                "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
+                           inputs="x, scale", imports=_FIXED_IMPORTS), safety=UNSAFE),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
                 fixed=_NEW_INIT.format(const="[0.5, 1.0]") + "    def hybrid_forward(self, F, x, const):\n"
