@@ -179,9 +179,9 @@ def resolve(source: Sequence[Dim], target: Sequence[Term]) -> Optional[List[Dim]
     infers = [i for i, t in enumerate(target) if t is INFER]
     if len(infers) > 1:
         return None
-    known = [t for t in target if t is not INFER]
+    known = [t for t in target if isinstance(t, Dim)]  # all but INFER
     total = _product(source)
-    dims: List[Dim] = [total / _product(known) if t is INFER else t for t in target]  # type: ignore[misc]
+    dims: List[Dim] = [t if isinstance(t, Dim) else total / _product(known) for t in target]
     return dims if _product(dims) == total else None
 
 
@@ -206,7 +206,7 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
     dims = resolve(src, target)
     if dims is None:
         return None
-    written_rest = {t for t, term in enumerate(target) if term is not INFER and is_rest(term)}
+    written_rest = {t for t, term in enumerate(target) if isinstance(term, Dim) and is_rest(term)}
     if any(is_rest(d) for t, d in enumerate(dims) if t not in written_rest) and written_rest:
         return None   # a -1 that would stand for part of a copied tail
     # a literal code is the user's own expression, or for the written -1 the integer it stands for
@@ -234,7 +234,8 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
         if real and dims[t] == here and search(t + 1, s + 1, codes + (0,), infer_used):
             return True
         # -3: merge the next two source dims
-        if real and s + 1 < len(src) and not is_rest(src[s + 1]) and dims[t] == here * src[s + 1] \
+        if here is not None and real and s + 1 < len(src) and not is_rest(src[s + 1]) \
+                and dims[t] == here * src[s + 1] \
                 and search(t + 1, s + 2, codes + (-3,), infer_used):
             return True
         # -2: copy all remaining source dims (a rest symbol only where the target writes it)
@@ -249,7 +250,8 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
                     if search(t + 2, s + 1, codes + (-4, first, second), infer_used):
                         return True
         # a literal size (advances the source position too)
-        if literal[t] is not None and search(t + 1, s + 1, codes + (literal[t],), infer_used):
+        size = literal[t]
+        if size is not None and search(t + 1, s + 1, codes + (size,), infer_used):
             return True
         # -1: inferred from the total size (one dim: never a written tail, which -2 copies)
         if not infer_used and t not in written_rest and search(t + 1, s + 1, codes + (-1,), True):
