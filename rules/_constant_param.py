@@ -161,8 +161,9 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     body: List[cst.BaseStatement] = list(init.body.body)
     scope = next((s for s in body if isinstance(s, cst.With) and any(_is_name_scope(i) for i in s.items)
                   and isinstance(s.body, cst.IndentedBlock)), None)
-    if scope is not None:
-        inner = list(scope.body.body)  # type: ignore[union-attr]
+    top: List[cst.BaseStatement]
+    if scope is not None and isinstance(scope.body, cst.IndentedBlock):  # (as picked)
+        inner = list(scope.body.body)
         top = body[:body.index(scope)] + inner
         rest = body[body.index(scope) + 1:]
     else:

@@ -93,7 +93,7 @@ def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     remove it, their safety). Empty when no exact rewrite is known. Called by HL001 for every
     call; `namespace` is the function's F (None in a helper without one: only F-free fixes)."""
     op = _namespace_op(node.func, namespace)
-    if op in _LIKE:
+    if op in _LIKE and namespace is not None:  # (an op is only found through a namespace)
         plans = _plan_like(rule, node, op, namespace)
         if plans:
             return plans
@@ -123,7 +123,7 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
         return None
     names = set(binding.axes)
     resolver = _Resolver(rule, scan, only=binding)
-    edits: List[Tuple[cst.CSTNode, object]] = [(statement, cst.RemovalSentinel.REMOVE)]
+    edits: List[Edit] = [(statement, cst.RemovalSentinel.REMOVE)]
     safety = SAFE
     used: Set[int] = set()
     rewritten_calls: List[cst.Call] = []
@@ -268,7 +268,7 @@ class _Collector(cst.CSTVisitor):
         self._store(node.target)
 
     def visit_AsName(self, node: cst.AsName) -> bool:
-        self._store(node.name)  # type: ignore[arg-type]
+        self._store(node.name)
         return False
 
     def visit_Global(self, node: cst.Global) -> None:
@@ -320,12 +320,16 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
     start, rank = 0, None
     if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
         # `h, w = x.shape[2], x.shape[3]`: each a dim of the same tensor
-        dims = [_shape_index(e.value) for e in value.elements]
-        if any(d is None or not isinstance(d[0].value, cst.Name) for d in dims) or \
-                len({d[0].value.value for d in dims}) != 1:  # type: ignore[union-attr]
+        dims: List[Tuple[cst.Attribute, str, int]] = []  # (the `x.shape` node, x, k)
+        for e in value.elements:
+            dim = _shape_index(e.value)
+            if dim is None or not isinstance(dim[0].value, cst.Name):
+                return None
+            dims.append((dim[0], dim[0].value.value, dim[1]))
+        if len({d[1] for d in dims}) != 1:
             return None
-        return _Binding(statement, tuple(d[0] for d in dims), dims[0][0].value.value,  # type: ignore
-                        {n: d[1] for n, d in zip(names, dims) if n != "_"}, index)  # type: ignore
+        return _Binding(statement, tuple(d[0] for d in dims), dims[0][1],
+                        {n: d[2] for n, d in zip(names, dims) if n != "_"}, index)
     if isinstance(value, cst.Attribute) and value.attr.value == "shape":
         attribute, rank = value, len(names)
     elif isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) \
@@ -557,7 +561,7 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     func = node.func
     if value_dim is not None:
-        func = func.with_changes(attr=cst.Name("ones"))  # type: ignore[attr-defined]
+        func = func.with_changes(attr=cst.Name("ones"))
     result: cst.BaseExpression = node.with_changes(func=func, args=args)
     for data, (lhs, rhs) in groups.items():
         result = call(f"{ns}.broadcast_like", [result, cst.Name(data)],
@@ -678,9 +682,9 @@ def _parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
     shape = call_argument(node, 0, "shape")
-    if shape is None or _tensor_attr(rule, shape.value, ("shape",)) is None:
+    data = _tensor_attr(rule, shape.value, ("shape",)) if shape is not None else None  # x of x.shape
+    if shape is None or data is None:
         return []
-    data = shape.value.value  # type: ignore[union-attr]
     value = call_argument(node, 1, "val") if op == "full" else None
     dtype = call_argument(node, 2 if op == "full" else 1, "dtype")
     ctx = call_argument(node, None, "ctx")
