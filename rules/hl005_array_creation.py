@@ -55,8 +55,11 @@ class ArrayCreation(Rule):
 ## What it does
 Finds `nd.array(...)`, `mx.nd.array(...)`, `F.array(...)` and `np.array(...)` inside
 `hybrid_forward` (and the helpers it calls) whose result meets a tensor: an argument of an `F`
-operator or a tensor method, an operand of arithmetic with a tensor — directly or through a
-local variable.
+operator or a tensor method, an operand of arithmetic with a tensor, the array whose method is
+called with a tensor (`c.broadcast_like(x)`) — directly, through a local variable, or through
+methods a Symbol has too (`.expand_dims()`, `.reshape(...)`, `.astype(...)`, `.transpose()`...),
+`.T` and arithmetic with a number: `F.tile(base.expand_dims(axis=0), reps=...)` (numpy's
+reductions, `np.array(...).sum()`, give a number, which tensors take).
 
 ## Why it breaks under hybridize
 The array is a fixed NDArray while the rest of the graph is Symbols. In MXNet 1.9.1:
@@ -87,6 +90,8 @@ def hybrid_forward(self, F, x):
   used in place of the call. For `v = nd.array(...)...` the constant takes the name `v` (when
   free); a bare `v = nd.array(...)` line without a trailing comment is then removed (comment
   lines above it move to the next statement). Otherwise a fresh name (`const`, `const_1`, ...).
+  Method chains stay (`base.expand_dims(axis=0)` on the constant Symbol); a `.T` is then HL001's
+  (`F.transpose(base)`), and so is a tile of it to a batch size (`F.broadcast_like`).
 - `nd.array(self._weights)` (also with `dtype=`, also as an operator argument:
   `F.take(nd.array(self._weights), label)`) → a constant parameter made from the attribute in
   `__init__` (`self.weights = self.params.get_constant('weights', self._weights)`), when
