@@ -160,11 +160,13 @@ broadcast to n, and both fail alike on a 0 rep.
         Valid("from mxnet import ndarray as _ND\n\n\n" + _net("if F is _ND:\n    return x.reshape(x.shape)\n"
                                                               "return F.relu(x)")),
         Valid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")),
-        Valid("from mxnet import nd\n\n\n" + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")),
+        Valid("from mxnet import nd\n\n\n"
+              + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")),
         # a block that opts out of hybridization: its flag, or a hybridize() that raises
         Valid("class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
               "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
-              "        if self.hybridizable:\n            return F.relu(x)\n        return x.reshape((x.shape[0], -1))\n"),
+              "        if self.hybridizable:\n            return F.relu(x)\n"
+              "        return x.reshape((x.shape[0], -1))\n"),
         Valid("class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
               "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
               "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
@@ -221,7 +223,8 @@ broadcast to n, and both fail alike on a 0 rep.
                 "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
                 "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
-                "        super().__init__()\n        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
+                "        super().__init__()\n"
+                "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
                 "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n", line=7),
         # a guard on another name than the namespace guards nothing
         Invalid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
@@ -297,7 +300,8 @@ broadcast to n, and both fail alike on a 0 rep.
                       "    def _flat(self, F, q):\n        return q.reshape((0, -1))\n\n"
                       "    def hybrid_forward(self, F, x):\n        return self._flat(F, self.proj(x))\n",
                 safety=UNSAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x.reshape(y.shape) + y\n",
+        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+                "        return x.reshape(y.shape) + y\n",
                 line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                               "        return F.reshape_like(x, y) + y\n", safety=SAFE),
         Invalid(_net("return F.arange(x.shape[1])"), line=3,
@@ -336,7 +340,8 @@ broadcast to n, and both fail alike on a 0 rep.
                 fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"), safety=UNSAFE),
         Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
                 "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n", line=6,
-                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
+                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                      "        return self._pool(F, x)\n\n"
                       "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
                 safety=SAFE),
         Invalid("def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER, line=2,
@@ -359,7 +364,7 @@ broadcast to n, and both fail alike on a 0 rep.
         unpacked = flow.fixes.get(node) if flow is not None else None
         if planned is None and unpacked is None and attr == "shape":  # `n = x.shape[1]` used in creations
             planned = unpacking_creation_fix(self, node)
-        if unpacked is not None:  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets: codes
+        if unpacked is not None and flow is not None:  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets
             self.report(node, message, edits=unpacked, safety=UNSAFE if node in flow.unsafe else SAFE)
         elif planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
@@ -415,8 +420,12 @@ broadcast to n, and both fail alike on a 0 rep.
         `x.reshape(a, b)` (NDArray-only varargs: Symbol.reshape does not read positional
         dimensions) is rewritten with a tuple, `x.reshape((a, b))`, at the same time.
         """
-        values = ([e.value for e in _elements(container)] if container is not None
-                  else [a.value for a in varargs_call.args])  # type: ignore[union-attr]
+        if container is not None:
+            values = [e.value for e in _elements(container)]
+        elif varargs_call is not None:
+            values = [a.value for a in varargs_call.args]
+        else:
+            return
         replaced: Dict[int, cst.BaseExpression] = {}
         for position, element in enumerate(values):
             source = _shape_index(element)
@@ -432,6 +441,7 @@ broadcast to n, and both fail alike on a 0 rep.
             elements = [e.with_changes(value=new_values[i]) for i, e in enumerate(_elements(container))]
             edit = (container, container.with_changes(elements=elements))
         else:
+            assert varargs_call is not None  # one of the two, as read above
             shape = tuple_of([strip_parens(v) if i in replaced else v for i, v in enumerate(new_values)])
             edit = (varargs_call, varargs_call.with_changes(args=[cst.Arg(shape)]))
         for attribute in replaced.values():
@@ -442,8 +452,9 @@ broadcast to n, and both fail alike on a 0 rep.
         number = literal_int(element)
         if number is not None:
             return number >= -1
-        if _shape_index(element) is not None:
-            return self.value(_shape_index(element)[0]).kind == SHAPE
+        index = _shape_index(element)
+        if index is not None:
+            return self.value(index[0]).kind == SHAPE
         if isinstance(element, cst.BinaryOperation) and isinstance(
                 element.operator, (cst.Multiply, cst.Add, cst.FloorDivide)):
             parts = (element.left, element.right)
