@@ -68,10 +68,10 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer
-from .base import SAFE, UNSAFE, Edit, Invalid, Valid
+from .base import SAFE, UNSAFE, Invalid, Valid
 from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
 
-Edits = Tuple[Edit, ...]
+Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
 
 _BROADCAST = {cst.Divide: "broadcast_div", cst.Multiply: "broadcast_mul", cst.Add: "broadcast_add",
               cst.Subtract: "broadcast_sub", cst.Power: "broadcast_power"}
@@ -91,12 +91,18 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
         return None
     index = len(path) - 1
     if attribute.attr.value == "shape":
-        if index == 0 or _dim_leaf(rule, path[index - 1]) is None or path[index - 1].value is not attribute:
+        if index == 0:
+            return None
+        subscript = path[index - 1]  # `x.shape[k]`
+        if not isinstance(subscript, cst.Subscript) or _dim_leaf(rule, subscript) is None \
+                or subscript.value is not attribute:
             return None
         index -= 1
     elif attribute.attr.value != "size":
         return None
     leaf = path[index]
+    if not isinstance(leaf, cst.BaseExpression):  # (`x.shape[k]` or `x.size`: always one)
+        return None
     known = _known(rule, leaf)
     if known is not None:  # a dimension the analysis knows: the Python int itself
         return ((leaf, integer(known)),), SAFE
@@ -219,7 +225,7 @@ def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression
     every use becomes the broadcast op."""
     facts = rule.facts
     statement = rule.statement
-    node: cst.BaseExpression = leaf
+    node: cst.CSTNode = leaf  # the expression, or the argument holding it
     assign: Optional[cst.Assign] = None
     for parent in reversed(ancestors):
         if isinstance(parent, cst.Assign):
@@ -253,7 +259,10 @@ def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression
         order = facts.order.get(use_statement)
         if env is None or order is None or order <= here:
             return None
-        planned = _climb(_At(rule, env), path[:-1], path[-1], ns, frozenset((name,)))
+        use = path[-1]  # the Name
+        if not isinstance(use, cst.Name):
+            return None
+        planned = _climb(_At(rule, env), path[:-1], use, ns, frozenset((name,)))
         if planned is None:
             return None
         edits.extend(edit for edit in planned[0] if all(edit[0] is not old for old, _ in edits))
@@ -287,7 +296,9 @@ def _nested(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
     done: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
     for old, new in pending:
         swap = _Swap(done)
-        new = new.visit(swap)
+        swapped = new.visit(swap)
+        assert isinstance(swapped, cst.CSTNode)  # _Swap puts nodes in place of nodes, never sentinels
+        new = swapped
         done = [edit for edit in done if id(edit[0]) not in swap.hit] + [(old, new)]
     return tuple(done)
 
@@ -423,10 +434,11 @@ def _convert(rule, expr: cst.BaseExpression, ns: str,
         return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[1]
     if isinstance(expr, cst.Call) and _scalar_call(rule, expr) and not _sqrt(rule, expr):
         inner = _convert(rule, expr.args[0].value, ns, names)  # float(x.shape[-1]), int(x.size)
-        if inner is None or inner[1] in (PY, PYINT) or (expr.func.value == "int" and inner[1] != INT):
+        conversion = dotted_name(expr.func)  # "float" or "int" (a Name, _scalar_call checked)
+        if inner is None or inner[1] in (PY, PYINT) or (conversion == "int" and inner[1] != INT):
             return (expr, PY) if inner is not None and inner[1] in (PY, PYINT) else None
-        return (_float(inner) if expr.func.value == "float" else inner[0]), (
-            FLOAT if expr.func.value == "float" else INT)
+        return (_float(inner) if conversion == "float" else inner[0]), (
+            FLOAT if conversion == "float" else INT)
     if isinstance(expr, cst.Call) and _sqrt(rule, expr) and len(expr.args) == 1:
         inner = _convert(rule, expr.args[0].value, ns, names)
         if inner is None:
@@ -503,7 +515,7 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
     if not (isinstance(part[0], cst.Name) and isinstance(data.value, cst.Name) and part[0].value == data.value.value
             and part[1] == a):
         return None
-    dims = [_float((_slice_dim(ns, d, k), INT)) for d, k in (total, part)]
+    dims = [_float((_slice_dim(ns, total[0], total[1]), INT)), _float((_slice_dim(ns, part[0], part[1]), INT))]
     r = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", dims)])
     heads = _float((call(f"{ns}.contrib.arange_like", [total[0]], [("axis", integer(total[1]))]), INT))
     index = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", [heads, r])])
