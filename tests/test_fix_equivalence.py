@@ -9,46 +9,13 @@ truth). When the engine lacks an operator a form needs, the engine case is skipp
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from fix_support import BACKENDS, backend_module, block_source, build, data, engine_gaps_skipped, fix_settings, run
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def block_source(body: str, inputs: str = "x") -> str:
-    lines = "".join(f"        {line}\n" for line in body.splitlines())
-    return f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n{lines}"
-
-
-def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    return namespace["Net"]
-
-
-def run(net_class, arrays, hybridize: bool):
-    net = net_class()
-    if hybridize:
-        net.hybridize()
-    out = net(*arrays)
-    return out
-
-
-def engine_lacks(error: Exception) -> bool:
-    text = str(error)
-    return "does not implement" in text or "engine does not" in text
+SETTINGS = fix_settings(25)
 
 
 def check_equivalent(body: str, inputs_np, mx, code: str, expect_safety: str = "safe", inputs: str = "x",
@@ -65,24 +32,16 @@ def check_equivalent(body: str, inputs_np, mx, code: str, expect_safety: str = "
         expected = run(build(source, mx), arrays, hybridize=False)
     except Exception:  # the original itself fails on this input: nothing to compare
         assume(False)
-    try:
+    with engine_gaps_skipped(mx):
         for hybridize in (False, True):
             arrays = [mx.nd.array(a, dtype=a.dtype) for a in inputs_np]
             got = run(build(fixed, mx), arrays, hybridize)
             assert got.shape == expected.shape, (fixed, hybridize, got.shape, expected.shape)
             assert got.dtype == expected.dtype, (fixed, hybridize, got.dtype, expected.dtype)
             np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
-    except (NotImplementedError, Exception) as error:
-        if mx.__name__.startswith("hybridlint") and engine_lacks(error):
-            pytest.skip(f"engine: {error}")
-        raise
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
-
-
-def data(shape, dtype="float32"):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) + 1
 
 
 # -- HL003 ---------------------------------------------------------------------------------
@@ -336,15 +295,11 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
         expected = run_net(source, False)
     except Exception:  # the original itself fails on this input: nothing to compare
         assume(False)
-    try:
+    with engine_gaps_skipped(mx):
         for hybridize in (False, True):
             got = run_net(fixed, hybridize)
             assert got.shape == expected.shape and got.dtype == expected.dtype, (fixed, hybridize)
             np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
-    except Exception as error:
-        if mx.__name__.startswith("hybridlint") and engine_lacks(error):
-            pytest.skip(f"engine: {error}")
-        raise
 
 
 # -- HL004 ---------------------------------------------------------------------------------

@@ -1,0 +1,98 @@
+"""What the fix property tests (tests/test_fix_*.py, tests/test_tensor_iteration.py) share.
+
+Their method: for random shapes and values (hypothesis), a block using the original expression
+is linted and fixed with the real linter; the original block runs eagerly (the reference), the
+fixed block runs eagerly and hybridized, and values, shapes and dtypes must equal the reference.
+Each property runs on the bundled engine and, marked `mxnet`, on real MXNet 1.9.1 (the ground
+truth; /tmp/mxv/bin/python -m pytest ...). When the engine lacks an operator a form needs, the
+engine case is skipped naming it (the real-MXNet case still runs).
+
+This module holds one copy of the scaffolding for that: the two backends, the hypothesis
+settings, the block written around a hybrid_forward body, building and running it.
+"""
+import contextlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+BACKENDS = [pytest.param("engine", id="engine"),
+            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
+
+
+def fix_settings(max_examples: int, **more) -> settings:
+    """Hypothesis settings of these properties: no deadline (MXNet's first calls are slow) and
+    no health check against slow data or function-scoped fixtures (the backend parameter)."""
+    return settings(max_examples=max_examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture], **more)
+
+
+def backend_module(name):
+    """Real MXNet (skipped when absent) or the bundled engine."""
+    if name == "mxnet":
+        return pytest.importorskip("mxnet")
+    import hybridlint.engine as engine
+    return engine
+
+
+def block_source(body: str, inputs: str = "x", init: str = "", head: str = "") -> str:
+    """`class Net(HybridBlock)` with `body` as hybrid_forward's body (after `head`, e.g. an
+    import); `init` lines, if any, go in an `__init__` after `super(Net, self).__init__()`."""
+    text = head + "class Net(HybridBlock):\n"
+    if init:
+        text += "    def __init__(self):\n        super(Net, self).__init__()\n"
+        text += "".join(f"        {line}\n" for line in init.splitlines()) + "\n"
+    text += f"    def hybrid_forward(self, F, {inputs}):\n"
+    return text + "".join(f"        {line}\n" for line in body.splitlines())
+
+
+_NAMES = {"mx": lambda mx: mx, "nd": lambda mx: mx.nd, "nn": lambda mx: mx.gluon.nn,
+          "gluon": lambda mx: mx.gluon}
+
+
+def build(source: str, mx, names=("mx",)):
+    """The source's `Net` class, with `HybridBlock` and `names` (of mx, nd, nn, gluon) bound to
+    the backend's; on the engine an `import mxnet` in the source gets the engine."""
+    namespace = {"HybridBlock": mx.gluon.HybridBlock}
+    namespace.update((name, _NAMES[name](mx)) for name in names)
+    if mx.__name__.startswith("hybridlint"):
+        from hybridlint.engine import as_mxnet
+        with as_mxnet():
+            exec(compile(source, "<fixture>", "exec"), namespace)
+    else:
+        exec(compile(source, "<fixture>", "exec"), namespace)
+    return namespace["Net"]
+
+
+def run(net_class, arrays, hybridize: bool, initialize: bool = False, params=None):
+    """One block's output on `arrays` (backend arrays); `params` (name -> array) set after
+    initialization."""
+    net = net_class()
+    if initialize:
+        net.initialize()
+    for name, value in (params or {}).items():
+        getattr(net, name).set_data(value)
+    if hybridize:
+        net.hybridize()
+    return net(*arrays)
+
+
+def engine_lacks(error: Exception) -> bool:
+    text = str(error)
+    return "does not implement" in text or "engine does not" in text
+
+
+@contextlib.contextmanager
+def engine_gaps_skipped(mx):
+    """Skip (naming the operator) where the engine lacks what a form needs; re-raise otherwise."""
+    try:
+        yield
+    except Exception as error:
+        if mx.__name__.startswith("hybridlint") and engine_lacks(error):
+            pytest.skip(f"engine: {error}")
+        raise
+
+
+def data(shape, dtype="float32"):
+    """1, 2, 3, ... in `shape`."""
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) + 1
