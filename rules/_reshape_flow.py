@@ -27,7 +27,7 @@ larger one: neither is working code) and dims are positive (MXNet 1.9.1's legacy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -314,7 +314,7 @@ class Flow:
             value = small.value
             attribute_of = _shape_attr(value)
             if attribute_of is not None and len(small.targets) == 1 and len(stmt.body) == 1:
-                self._unpack(small.targets[0].target, value, stmt)
+                self._unpack(small.targets[0].target, attribute_of, stmt)
                 return
             index = _shape_index(value)
             target = small.targets[0].target if len(small.targets) == 1 else None
@@ -336,8 +336,8 @@ class Flow:
                     self.dims[name] = (dim, binding)
                 return
             shape = self.expr(value)
-            for target in small.targets:
-                self._assign(target.target, shape)
+            for assign_target in small.targets:
+                self._assign(assign_target.target, shape)
         elif isinstance(small, cst.AugAssign):
             self.expr(small.value)
             if isinstance(small.target, cst.Name):
@@ -367,11 +367,12 @@ class Flow:
                 self._store(name)
 
     def _unpack(self, target: cst.BaseExpression, attribute: cst.Attribute, stmt: cst.SimpleStatementLine) -> None:
-        if not isinstance(target, (cst.Tuple, cst.List)) or not all(
-                isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        unpacked = [e.value for e in elements if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)]
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(unpacked) != len(target.elements):
             self._assign(target, None)
             return
-        names = [e.value.value for e in target.elements]
+        names = [n.value for n in unpacked]
         tensor = attribute.value
         shape = self.shape_of_name(tensor, rank=len(names)) if isinstance(tensor, cst.Name) else None
         # the unpacking settles the rank: axis symbols past it (made up for a tensor of unknown
@@ -514,11 +515,11 @@ class Flow:
         a, b = self.expr(lhs.value), self.expr(rhs.value)
         flags = {}
         for key in ("transpose_a", "transpose_b"):
-            arg = call_argument(node, None, key)
-            if arg is None:
+            flag = call_argument(node, None, key)
+            if flag is None:
                 flags[key] = False
-            elif isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
-                flags[key] = arg.value.value == "True"
+            elif isinstance(flag.value, cst.Name) and flag.value.value in ("True", "False"):
+                flags[key] = flag.value.value == "True"
             else:
                 return None
         a, b = self._settle(a, 3), self._settle(b, 3)
@@ -630,12 +631,15 @@ class Flow:
     def reshape(self, call: cst.Call, data_node: cst.BaseExpression, data: Optional[Shape],
                 shape_node: Optional[cst.BaseExpression], varargs: Optional[cst.Call]) -> Optional[Shape]:
         reader = _Reader(self)
+        elements: Optional[List[cst.BaseExpression]]
         if varargs is not None:
-            elements: Optional[List[cst.BaseExpression]] = [a.value for a in varargs.args]
+            elements = [a.value for a in varargs.args]
             terms = reader.elements(elements)
-        else:
+        elif shape_node is not None:
             terms = reader.target(shape_node)
             elements = reader.written
+        else:  # (a reshape has a target or varargs sizes)
+            return None
         if terms is None:
             return None
         if not reader.attributes and not reader.loads:
@@ -670,7 +674,7 @@ class Flow:
               reader: "_Reader") -> Optional[Edit]:
         source_symbols = {name for d in data for name in d.symbols()}
         target = list(terms)
-        free = [i for i, t in enumerate(target) if t is not INFER and any(
+        free = [i for i, t in enumerate(target) if isinstance(t, Dim) and any(
             not name.startswith(EXT) and name not in source_symbols for name in t.symbols())]
         infer = [i for i, t in enumerate(target) if t is INFER]
         no_literal = set(reader.shaped)
@@ -693,11 +697,12 @@ class Flow:
             return self._render(call, data_node, codes, elements, shape_node, varargs, reader)
         # two reshapes: merge two literal sizes first, split them after
         for i in range(len(target) - 1):
-            if i in no_literal or i + 1 in no_literal or target[i] is INFER or target[i + 1] is INFER:
-                continue
+            left, right = target[i], target[i + 1]
+            if i in no_literal or i + 1 in no_literal or not isinstance(left, Dim) or not isinstance(right, Dim):
+                continue   # (INFER)
             if reader.tail is not None and i + 1 >= reader.tail:
                 continue
-            merged = target[:i] + [target[i] * target[i + 1]] + target[i + 2:]
+            merged = target[:i] + [left * right] + target[i + 2:]
             first = synthesize_dims(data, merged, ext, no_literal={j - (j > i) for j in no_literal}, derived=False)
             middle = resolve(data, merged)
             if first is None or middle is None:
@@ -734,9 +739,8 @@ class Flow:
         if isinstance(shape_node, (cst.Tuple, cst.List)) and len(exprs) == len(shape_node.elements):
             return (shape_node, shape_node.with_changes(elements=[
                 e.with_changes(value=v) for e, v in zip(shape_node.elements, exprs)]))
-        new = tuple_of(exprs)
-        if isinstance(shape_node, cst.List):
-            new = cst.List(elements=new.elements)
+        new_tuple = tuple_of(exprs)
+        new = cst.List(elements=new_tuple.elements) if isinstance(shape_node, cst.List) else new_tuple
         return (shape_node, new)
 
     def _like(self, call, data_node, data: Shape, target: List[Term], reader) -> Optional[Edit]:
@@ -749,7 +753,7 @@ class Flow:
             if dims is None:
                 return None
         else:
-            dims = list(target)
+            dims = [t for t in target if isinstance(t, Dim)]  # all of them (no INFER)
         for name, shape in self.shapes.items():
             if name == self.namespace or (isinstance(data_node, cst.Name) and data_node.value == name):
                 continue
@@ -855,9 +859,9 @@ class Flow:
     # -- what each shape read gets ------------------------------------------------------------
     def _finish(self) -> None:
         for state in self.states:
-            edits = self._state_fix(state)
-            if edits is not None:
-                self.result.fixes[state[1]] = edits
+            state_edits = self._state_fix(state)
+            if state_edits is not None:
+                self.result.fixes[state[1]] = state_edits
                 self.result.unsafe.add(state[1])
         planned_loads = {id(n) for plan in self.result.plans for n in plan.loads}
         for plan in self.result.plans:
@@ -903,7 +907,7 @@ class _SelfUses(cst.CSTVisitor):
         self.attr = attr
         self.method = ""
         self.stores: List[cst.CSTNode] = []
-        self.reshapes: List[Tuple[str, cst.Call, cst.BaseExpression, cst.BaseExpression]] = []
+        self.reshapes: List[Tuple[str, cst.Call, cst.BaseExpression, Union[cst.Tuple, cst.List]]] = []
         self.other_loads = 0
         self.attribute_refs = 0
         self._in_target: Set[int] = set()
@@ -959,6 +963,8 @@ def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
     """Equal sizes settle one unknown dim of the data (a `?` symbol, power 1, in one dim)."""
     total_t = Dim()
     for t in target:
+        if not isinstance(t, Dim):
+            return None  # a -1 (callers pass none): no size to compare
         total_t = total_t * t
     total_s = Dim()
     for d in data:
@@ -988,13 +994,15 @@ def _exprs(codes, elements) -> List[cst.BaseExpression]:
 def _int_tuple(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     if isinstance(node, (cst.Tuple, cst.List)):
         values = [literal_int(e.value) for e in node.elements]
-        return None if any(v is None for v in values) else tuple(values)  # type: ignore[misc]
+        ints = [v for v in values if v is not None]
+        return tuple(ints) if len(ints) == len(values) else None
     return None
 
 
 def _int_tuple_args(args) -> Optional[Tuple[int, ...]]:
     values = [literal_int(a.value) for a in args]
-    return None if any(v is None for v in values) else tuple(values)  # type: ignore[misc]
+    ints = [v for v in values if v is not None]
+    return tuple(ints) if len(ints) == len(values) else None
 
 
 def _shape_attr(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
