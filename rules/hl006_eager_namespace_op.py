@@ -114,8 +114,8 @@ that exist in one namespace only are reported without a fix.
                 fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"), safety=SAFE),
         Invalid(_net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"), line=8,
                 fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"), safety=SAFE),
-        Invalid(_net("return x + nd.ones((1, 3))"), line=8, fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS),
-                safety=SAFE),
+        Invalid(_net("return x + nd.ones((1, 3))"), line=8,
+                fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return F.broadcast_add(x, 0.5 * -nd.ones((1, 3)))"), line=8,
                 fixed=_net("return F.broadcast_add(x, 0.5 * -F.ones((1, 3)))", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return ndarray.contrib.arange_like(x, axis=1)",
@@ -127,13 +127,15 @@ that exist in one namespace only are reported without a fix.
                 line=7, fixed="from mxnet.gluon import HybridBlock\n\n\n"
                               "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
                               "        return _.tanh(x)\n", safety=SAFE),
-        Invalid(_net("return relu(x)", imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
+        Invalid(_net("return relu(x)",
+                     imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
                 line=7, fixed=_net("return F.relu(x)",
                                    imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
                 safety=SAFE),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
         Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
-        Invalid(_net("return nd.add(x, x)"), line=8, fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS), safety=SAFE),
+        Invalid(_net("return nd.add(x, x)"), line=8,
+                fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS), safety=SAFE),
         Invalid(_net("return mx.nd.greater_equal(x, 0.5)"), line=8),
     ]
 

@@ -81,9 +81,10 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
         Invalid(_net("with self.name_scope():\n    self.body = gluon.nn.Sequential(prefix='body_')\n"
                      "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
                      extra=_CELL),
-                line=14, fixed=_net("with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
-                                    "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                                    extra=_CELL), safety=SAFE),
+                line=14,
+                fixed=_net("with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
+                           "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
+                           extra=_CELL), safety=SAFE),
         Invalid(_net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"), line=8,
                 fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"), safety=SAFE),
         Invalid(_net("self.body = self._make_stage(2)") .replace(
@@ -91,7 +92,8 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                     "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
                     "    def hybrid_forward"), line=11,
                 fixed=_net("self.body = self._make_stage(2)").replace(
-                    "\n    def hybrid_forward", "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
+                    "\n    def hybrid_forward",
+                    "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
                     "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
                     "    def hybrid_forward"), safety=SAFE),
         Invalid(_net("self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.Sequential()\n"
