@@ -9,9 +9,7 @@ MXNet's names; these tests keep it honest against real MXNet and against the eng
 """
 import importlib
 import importlib.util
-import sys
 import types
-import typing
 
 import pytest
 

@@ -2,7 +2,6 @@
 writes, whatever the line endings, a missing final newline, characters that
 ``str.splitlines`` treats as line breaks (form feed, \\v, NEL, U+2028), a BOM or a non-UTF-8
 coding."""
-import os
 import shutil
 import subprocess
 import sys

@@ -33,13 +33,18 @@ def test_nd_helpers_match_mxnet(name):
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5)
 
 
+def _sym_helper_builds(name):
+    """Builders of `sym.<name>` on two symbols, a symbol and a number, a number and a symbol."""
+    return (lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), lib.sym.var("b")),
+            lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), 2.0),
+            lambda lib: getattr(lib.sym, name)(2.0, lib.sym.var("a")))
+
+
 @pytest.mark.mxnet
 def test_sym_helpers_match_mxnet():
     m = pytest.importorskip("mxnet")
     for name in ("maximum", "minimum", "power", "hypot"):
-        for build in (lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), lib.sym.var("b")),
-                      lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), 2.0),
-                      lambda lib: getattr(lib.sym, name)(2.0, lib.sym.var("a"))):
+        for build in _sym_helper_builds(name):
             with m.name.NameManager():
                 want = build(m)
             with mx.name.NameManager():

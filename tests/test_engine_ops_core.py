@@ -197,6 +197,11 @@ def test_graph_matches_mxnet(case):
         np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-6)
 
 
+def _on_arrays(fn, a, b, dtype):
+    """`fn(lib, x, y)` on the arrays a and b made by lib.nd (the library given)."""
+    return lambda m: fn(m, m.nd.array(a, dtype=dtype), m.nd.array(b, dtype=dtype))
+
+
 @pytest.mark.mxnet
 @pytest.mark.parametrize("dtype", ["int32", "float64", "float16"])
 def test_dtypes_kept_like_mxnet(dtype):
@@ -205,8 +210,7 @@ def test_dtypes_kept_like_mxnet(dtype):
     for fn in (lambda m, x, y: x + y, lambda m, x, y: x / y, lambda m, x, y: x * 2.5,
                lambda m, x, y: x / 2, lambda m, x, y: 7 / y, lambda m, x, y: x == y,
                lambda m, x, y: m.nd.sqrt(x), lambda m, x, y: x ** 2, lambda m, x, y: x - 0.5):
-        want = reference(lambda m: fn(m, m.nd.array(a, dtype=dtype), m.nd.array(b, dtype=dtype)),
-                         (fn, a, b, dtype))
+        want = reference(_on_arrays(fn, a, b, dtype), (fn, a, b, dtype))
         got = fn(mx, mx.nd.array(a, dtype=dtype), mx.nd.array(b, dtype=dtype))
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3)

@@ -69,17 +69,27 @@ def test_broadcast_and_elemwise_shapes_match_mxnet(a, b):
     x = np.random.rand(*a).astype(np.float32)
     y = np.random.rand(*b).astype(np.float32)
     for name in ("broadcast_add", "elemwise_add"):
-        want = _outcome(lambda: getattr(m.nd, name)(m.nd.array(x), m.nd.array(y)), m)
-        got = _outcome(lambda: getattr(mx.nd, name)(mx.nd.array(x), mx.nd.array(y)))
+        want = _outcome(_nd_op(m.nd, name, x, y), m)
+        got = _outcome(_nd_op(mx.nd, name, x, y))
         assert got[0] == want[0], name
         if want[0] == "ok":
             np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
         with mx.name.NameManager():
             s = getattr(mx.sym, name)(mx.sym.var("x"), mx.sym.var("y"))
         ms = getattr(m.sym, name)(m.sym.var("x"), m.sym.var("y"))
-        w = _outcome_shape(lambda: ms.infer_shape(x=tuple(a), y=tuple(b))[1])
-        g = _outcome_shape(lambda: s.infer_shape(x=tuple(a), y=tuple(b))[1])
+        w = _outcome_shape(_inferred(ms, a, b))
+        g = _outcome_shape(_inferred(s, a, b))
         assert g == w, name
+
+
+def _nd_op(nd, name, x, y):
+    """`nd.<name>` of the numpy arrays x and y, as arrays of that nd."""
+    return lambda: getattr(nd, name)(nd.array(x), nd.array(y))
+
+
+def _inferred(sym, a, b):
+    """The output shapes of `sym` on inputs x, y of shapes a, b."""
+    return lambda: sym.infer_shape(x=tuple(a), y=tuple(b))[1]
 
 
 def _outcome_shape(fn):
