@@ -51,7 +51,8 @@ def net(body: str, args: str = "F, x", init: str = "") -> str:
     ("F.topk(x, ret_typ='both')", UNKNOWN), ("F.RNN(x, state_outputs=True)", UNKNOWN),
     ("3", SCALAR), ("'a'", SCALAR), ("(1, 2)", SCALAR), ("None", SCALAR), ("[F.relu(x), x - 1]", TENSORS),
     ("[x, x]", SEQUENCE),  # an input not proven an array may be a list: so may the pair
-    ("(x, 1)", SEQUENCE), ("list(F.relu(x))", TENSORS), ("list(x)", SEQUENCE), ("unknown_function(x)", UNKNOWN), ("y", UNKNOWN),
+    ("(x, 1)", SEQUENCE), ("list(F.relu(x))", TENSORS), ("list(x)", SEQUENCE), ("unknown_function(x)", UNKNOWN),
+    ("y", UNKNOWN),
     ("x is None", SCALAR), ("x if flag else 1", UNKNOWN),
 ])
 def test_expression_kinds(expr, kind):

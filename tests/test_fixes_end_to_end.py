@@ -62,7 +62,9 @@ def test_fixed_file_hybridizes_with_the_original_eager_outputs(backend, filename
 
     original = load(source, filename, mx)
     eager, reference_net = outputs(original, class_name, kwargs, shapes, mx, hybridize=False)
-    with pytest.raises(Exception):
+    # the original fails under hybridize() with whatever its first hazard raises on the backend
+    # (AttributeError, NotImplementedForSymbol, MXNetError...): any error is the finding
+    with pytest.raises(Exception):  # noqa: B017
         outputs(original, class_name, kwargs, shapes, mx, hybridize=True)
 
     fixed = load(result.source, filename, mx)

@@ -115,7 +115,7 @@ def forward(block, lib, x):
     return block(lib.nd.array(x)).asnumpy()
 
 
-@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[l[0] for l in LAYERS])
+@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[layer[0] for layer in LAYERS])
 def test_engine_eager_equals_hybridized(name, factory, shape, kind):
     block = factory(mx)
     block.initialize()
@@ -131,7 +131,7 @@ def test_engine_eager_equals_hybridized(name, factory, shape, kind):
 
 
 @pytest.mark.mxnet
-@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[l[0] for l in LAYERS])
+@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[layer[0] for layer in LAYERS])
 def test_same_outputs_as_real_mxnet(name, factory, shape, kind):
     mx_real = pytest.importorskip("mxnet")
     ours, theirs = factory(mx), factory(mx_real)
@@ -157,7 +157,7 @@ def test_same_outputs_as_real_mxnet(name, factory, shape, kind):
 
 
 @pytest.mark.mxnet
-@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[l[0] for l in LAYERS])
+@pytest.mark.parametrize("name, factory, shape, kind", LAYERS, ids=[layer[0] for layer in LAYERS])
 def test_same_parameter_names_and_initial_kinds_as_real_mxnet(name, factory, shape, kind):
     mx_real = pytest.importorskip("mxnet")
     ours, theirs = factory(mx), factory(mx_real)

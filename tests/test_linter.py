@@ -178,7 +178,8 @@ def test_overlapping_fixes_resolve_over_passes():
     # HL001 rewrites `x[0].T` as a whole, HL003 rewrites the `x[0]` inside it: both apply.
     source = net("return F.relu(x)[0].T")
     result = fix_source(source, unsafe=True)
-    assert result.source == net("return F.transpose(F.squeeze(F.slice_axis(F.relu(x), axis=0, begin=0, end=1), axis=0))")
+    assert result.source == net(
+        "return F.transpose(F.squeeze(F.slice_axis(F.relu(x), axis=0, begin=0, end=1), axis=0))")
     assert sorted(f.code for f in result.applied) == ["HL001", "HL003"]
     assert result.remaining == []
 

@@ -124,29 +124,29 @@ def test_targets_made_of_coded_operations_get_codes(problem):
 
 
 def test_permuted_or_resized_targets_have_no_codes():
-    b, l, d = symbol("b"), symbol("l"), symbol("d")
-    assert synthesize(["b", "l", "d"], [l, b, d]) is None
-    assert synthesize(["b", "l", "d"], [b, l]) is None
-    assert synthesize(["b", "l", "d"], [b, l, d, const(2)]) is None
+    b, ln, d = symbol("b"), symbol("l"), symbol("d")
+    assert synthesize(["b", "l", "d"], [ln, b, d]) is None
+    assert synthesize(["b", "l", "d"], [b, ln]) is None
+    assert synthesize(["b", "l", "d"], [b, ln, d, const(2)]) is None
     # (b * d, l) is no permutation: a row-major reshape like any other, (-1, 0)
-    assert synthesize(["b", "l", "d"], [b * d, l]) == (-1, 0)
+    assert synthesize(["b", "l", "d"], [b * d, ln]) == (-1, 0)
     assert synthesize(["b", "l", "d"], [INFER, INFER, d]) is None
 
 
 def test_the_issue_examples():
-    b, l, u, h, d = (symbol(n) for n in ("b", "l", "u", "h", "d"))
-    assert synthesize(["b", "l", "u"], [b, l, h, u / h]) == (0, 0, Ref(2), -1)
-    assert synthesize(["b", "h", "l", "d"], [b * h, l, INFER]) == (-3, 0, 0)
-    assert synthesize(["bh", "l", "d"], [symbol("bh") / h, h, l, INFER]) == (-4, -1, Ref(1), 0, 0)
+    b, ln, u, h, d = (symbol(n) for n in ("b", "l", "u", "h", "d"))
+    assert synthesize(["b", "l", "u"], [b, ln, h, u / h]) == (0, 0, Ref(2), -1)
+    assert synthesize(["b", "h", "l", "d"], [b * h, ln, INFER]) == (-3, 0, 0)
+    assert synthesize(["bh", "l", "d"], [symbol("bh") / h, h, ln, INFER]) == (-4, -1, Ref(1), 0, 0)
     # a leading literal advances the source position: only a split of the first dim works
-    assert synthesize(["b", "l", "d"], [const(1), b, l, d]) == (-4, Ref(0), -1, 0, 0)
+    assert synthesize(["b", "l", "d"], [const(1), b, ln, d]) == (-4, Ref(0), -1, 0, 0)
 
 
 def test_unknown_trailing_dims_only_inferred():
-    b, l = symbol("b"), symbol("l")
+    b, ln = symbol("b"), symbol("l")
     assert synthesize(["b"], [b, INFER], rest=True) == (0, -1)
-    assert synthesize(["b", "l"], [b * l, INFER], rest=True) == (-3, -1)
-    assert synthesize(["b", "l"], [b, l], rest=True) is None   # the tail's size is unknown
+    assert synthesize(["b", "l"], [b * ln, INFER], rest=True) == (-3, -1)
+    assert synthesize(["b", "l"], [b, ln], rest=True) is None   # the tail's size is unknown
     for extra in [(), (2,), (2, 3)]:                          # (0, -1) for every tail
         shape = (3,) + extra
         check_on(engine, shape, (0, -1), (3, int(np.prod(extra))))

@@ -4,8 +4,9 @@ For every INVALID example that runs eagerly (for some input shapes, tried in ord
 it must fail or compute something else (the finding is real) — for print/logging, whose harm
 is a side effect, it must print `<Symbol ...>` once and then nothing; where the rule fixes it,
 the tool's output (all rules, unsafe fixes included: the examples' unsafe fixes only add
-constants or drop a ctx) must equal the original eager output, eagerly and hybridized. For every VALID example that runs eagerly and on which no rule reports anything, the
-hybridized block must agree with it. HL010's examples cannot be built by MXNet at all: the
+constants or drop a ctx) must equal the original eager output, eagerly and hybridized. For
+every VALID example that runs eagerly and on which no rule reports anything, the hybridized
+block must agree with it. HL010's examples cannot be built by MXNet at all: the
 original must raise at construction and the fixed block must equal the original built with the
 check lifted. Examples that do not run eagerly as written are skipped, saying so.
 """

@@ -9,8 +9,8 @@ attributes (those the example names as `self.<attr>`, parameters and children as
 another state; where the rule fixes it, the fixed block must equal the original eager run,
 eagerly and hybridized. For every VALID example that runs eagerly and on which no rule reports
 anything, the hybridized block's outputs must agree with it (outputs only: HL013's VALID
-examples include a tensor kept on the block for a lambda child, a Symbol by design). Examples that do not run eagerly as written
-are skipped, saying so.
+examples include a tensor kept on the block for a lambda child, a Symbol by design). Examples
+that do not run eagerly as written are skipped, saying so.
 """
 import itertools
 import re

@@ -63,7 +63,8 @@ def test_scanner_says_when_it_is_not_sure(source):
 
 
 def test_scanner_kinds_names_and_headers():
-    statements = check("import os\nfrom a import b\n@d\ndef f(x):\n    pass\nclass C(Base, metaclass=M):\n    pass\nx = 1\n")
+    statements = check("import os\nfrom a import b\n@d\ndef f(x):\n    pass\n"
+                       "class C(Base, metaclass=M):\n    pass\nx = 1\n")
     assert [(s.kind, s.name) for s in statements] == [
         ("import", None), ("import", None), ("def", "f"), ("class", "C"), ("other", None)]
     assert statements[3].header == "class C(Base, metaclass=M):"

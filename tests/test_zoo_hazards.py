@@ -29,7 +29,7 @@ def expected(path):
     lines = source.splitlines()
     items = ITEM.findall(source)
     assert items, f"{path.name}: the docstring lists no hazard"
-    for code, line, snippet in items:
+    for _code, line, snippet in items:
         assert snippet in lines[int(line) - 1], f"{path.name}:{line} does not hold {snippet!r}"
     return source, {(code, int(line)) for code, line, _ in items}
 
