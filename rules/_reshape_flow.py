@@ -34,6 +34,7 @@ import libcst as cst
 from ._build import integer, strip_parens, tuple_of
 from ._reshape_codes import EXT, INFER, Dim, Ref, Term, const, is_rest, resolve, simulate, symbol, synthesize_dims
 from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
+from .values import walk_nodes
 from .base import Edit
 Shape = List[Dim]   # the last element may be a rest symbol: unknown trailing dims
 
@@ -254,6 +255,7 @@ class Flow:
         self.facts.node.body.visit(names)
         self.names = names
         self.self_stores = _assigned_self_attrs(self.facts.node.body)
+        self._max_axes: Optional[Dict[str, int]] = None   # name -> largest shape axis read
 
     # -- symbols ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "?") -> Dim:
@@ -396,7 +398,9 @@ class Flow:
             return None
         # a tensor first met here: one symbol per axis (the rank unknown unless an unpacking
         # says it; extra axis symbols are only read where the eager run read them too)
-        shape = self.fresh_shape(rank, known=max(_max_axis(self.facts.node, name) + 1, 6))
+        if self._max_axes is None:
+            self._max_axes = _max_axes(self.facts.node)
+        shape = self.fresh_shape(rank, known=max(self._max_axes.get(name, -1) + 1, 6))
         self.shapes[name] = shape
         return shape
 
@@ -1034,20 +1038,18 @@ def _shape_slice(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]
     return None
 
 
-class _MaxAxis(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name, self.max = name, -1
-
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        found = _shape_index(node) or _shape_slice(node)
-        if found is not None and isinstance(found[0].value, cst.Name) and found[0].value.value == self.name:
-            self.max = max(self.max, found[1])
-
-
-def _max_axis(function: cst.FunctionDef, name: str) -> int:
-    visitor = _MaxAxis(name)
-    function.body.visit(visitor)
-    return visitor.max
+def _max_axes(function: cst.FunctionDef) -> Dict[str, int]:
+    """Name -> the largest axis the function reads of its shape (`name.shape[k]`,
+    `name.shape[k:]`). One field walk, which the flow keeps (a LibCST visitor per name cost
+    1.8 s of 28 s on gluoncv2's models)."""
+    axes: Dict[str, int] = {}
+    for node in walk_nodes(function.body):
+        if isinstance(node, cst.Subscript):
+            found = _shape_index(node) or _shape_slice(node)
+            if found is not None and isinstance(found[0].value, cst.Name):
+                key = found[0].value.value
+                axes[key] = max(axes.get(key, -1), found[1])
+    return axes
 
 
 class _Reader:
