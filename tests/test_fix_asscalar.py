@@ -13,40 +13,19 @@ runs on the bundled engine and, marked `mxnet`, on real MXNet 1.9.1.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from fix_support import BACKENDS, backend_module, block_source, fix_settings
+from fix_support import build as build_with
+from fix_support import run
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def block_source(body: str, inputs: str = "x") -> str:
-    lines = "".join(f"        {line}\n" for line in body.splitlines())
-    return f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n{lines}"
+SETTINGS = fix_settings(20)
 
 
 def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    return namespace["Net"]
-
-
-def run(net_class, arrays, hybridize: bool):
-    net = net_class()
-    if hybridize:
-        net.hybridize()
-    return net(*arrays)
+    return build_with(source, mx, names=("mx", "nd"))
 
 
 def check(body: str, inputs_np, mx, exact: bool, inputs: str = "x"):

@@ -11,53 +11,23 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import fix_support
+from fix_support import BACKENDS, backend_module, build, engine_gaps_skipped, fix_settings
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = fix_settings(20)
 shapes = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
 
 
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
 def block_source(body: str, inputs: str = "x", init: str = "") -> str:
-    text = "import math\n\n\nclass Net(HybridBlock):\n"
-    if init:
-        text += "    def __init__(self):\n        super(Net, self).__init__()\n"
-        text += "".join(f"        {line}\n" for line in init.splitlines()) + "\n"
-    text += f"    def hybrid_forward(self, F, {inputs}):\n"
-    return text + "".join(f"        {line}\n" for line in body.splitlines())
-
-
-def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    return namespace["Net"]
+    return fix_support.block_source(body, inputs, init, head="import math\n\n\n")
 
 
 def run(net_class, arrays, hybridize: bool, params=None):
-    net = net_class()
-    net.initialize()
-    for name, value in (params or {}).items():
-        getattr(net, name).set_data(value)
-    if hybridize:
-        net.hybridize()
-    return net(*arrays)
-
-
-def engine_lacks(error: Exception) -> bool:
-    text = str(error)
-    return "does not implement" in text or "engine does not" in text
+    return fix_support.run(net_class, arrays, hybridize, initialize=True, params=params)
 
 
 def fixed_source(source: str, expect_safety: str) -> str:
@@ -82,7 +52,7 @@ def check_equivalent(body: str, inputs_np, mx, expect_safety: str = "unsafe", in
         expected.asnumpy()
     except Exception:  # the original itself fails on this input: nothing to compare
         assume(False)
-    try:
+    with engine_gaps_skipped(mx):
         for hybridize in (False, True):
             arrays = [mx.nd.array(a, dtype=a.dtype) for a in inputs_np]
             got = run(build(fixed, mx), arrays, hybridize, params=params)
@@ -92,10 +62,6 @@ def check_equivalent(body: str, inputs_np, mx, expect_safety: str = "unsafe", in
                 np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), rtol=rtol, err_msg=fixed)
             else:
                 np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
-    except Exception as error:
-        if mx.__name__.startswith("hybridlint") and engine_lacks(error):
-            pytest.skip(f"engine: {error}")
-        raise
     return fixed
 
 
