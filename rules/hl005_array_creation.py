@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 import numpy as np
 
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
-from .analysis import TENSOR, call_argument, dotted_name, namespace_call
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
+from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
@@ -233,7 +233,7 @@ branch), arrays made in helpers are reported without a fix.
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._function = None
+        self._function: Optional[FunctionFacts] = None
         # local -> (creation, (the local the creation was assigned to, that statement))
         self._pending: Dict[str, Tuple[cst.Call, Tuple[str, cst.CSTNode]]] = {}
         self._done: set = set()
@@ -249,12 +249,13 @@ branch), arrays made in helpers are reported without a fix.
             if isinstance(target.target, cst.Name):
                 name = target.target.value
                 origin = self._origin(node.value)
-                if origin is None:
+                statement = self.statement  # (always set while a statement is walked)
+                if origin is None or statement is None:
                     self._pending.pop(name, None)
                 elif origin[1] is None:  # `v = nd.array(...)...`
-                    self._pending[name] = (origin[0], (name, self.statement))
+                    self._pending[name] = (origin[0], (name, statement))
                 else:  # `w = v.expand_dims(0)` of a pending `v`: w is v's creation too
-                    self._pending[name] = origin  # type: ignore[assignment]
+                    self._pending[name] = (origin[0], origin[1])
 
     def _chain_root(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """The expression a chain of array methods both NDArray and Symbol have
@@ -284,7 +285,7 @@ branch), arrays made in helpers are reported without a fix.
         `expr` is a creation, a local bound to one, or a chain (`_chain_root`) of either."""
         root = self._chain_root(expr)
         if isinstance(root, cst.Call) and self._kind(root) is not None:
-            origin: Optional[Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]]] = (root, None)
+            origin: Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]] = (root, None)
         elif isinstance(root, cst.Name) and root.value in self._pending:
             origin = self._pending[root.value]
         else:
@@ -349,6 +350,8 @@ branch), arrays made in helpers are reported without a fix.
             return
         self._done.add(node)
         kind = self._kind(node)
+        if kind is None:  # (reported nodes are creations: _origin checks it)
+            return
         if kind == "np":
             self.report(node, "a numpy array is neither an NDArray nor a Symbol: F operators reject it even "
                               "eagerly; use F.zeros/F.ones/F.full or a constant parameter "
@@ -419,7 +422,7 @@ branch), arrays made in helpers are reported without a fix.
         if not const.init_attribute(facts.klass.node, facts.klass.methods["__init__"], value.attr.value):
             return False
         statement = assigned[1] if assigned is not None else self.statement
-        body = list(facts.node.body.body)
+        body: List[cst.CSTNode] = list(facts.node.body.body)
         if statement not in body:
             return False
         return all(isinstance(s, cst.SimpleStatementLine) and not any(
@@ -429,7 +432,7 @@ branch), arrays made in helpers are reported without a fix.
         ns = self.namespace
         shape = tuple_of([integer(int(d)) for d in values.shape])
         keywords = [("dtype", dtype.value)] if dtype is not None else []
-        first = values.flat[0].item()
+        first: Union[bool, int, float] = values.flat[0].item()  # (dtype kind b, i, u or f)
         if first == 0:
             return call(f"{ns}.zeros", [shape], keywords)
         if first == 1:
@@ -447,13 +450,17 @@ branch), arrays made in helpers are reported without a fix.
         init = const.own_init(facts.klass.node)
         taken = const.taken_names(facts.klass.node, facts.node)
         source = call_argument(node, 0, "source_array")
+        written = dotted_name(node.func)
+        if source is None or written is None:  # (a creation: `nd.array(<source>...)`)
+            return None
         value_code = cst.Module([]).code_for_node(source.value)
         if dtype is not None:
             if kind == "F":
                 return None  # no eager namespace to build the typed value in __init__
-            written = dotted_name(node.func).rsplit(".", 1)[0]
+            written = written.rsplit(".", 1)[0]
             value_code = f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
-        remove = None
+        remove: Optional[cst.SimpleStatementLine] = None
+        following: Optional[cst.BaseStatement] = None
         attribute = source.value.attr.value.strip("_") if isinstance(source.value, cst.Attribute) else ""
         name = const.fresh_name(attribute if attribute.isidentifier() else "const", taken)
         if assigned is not None and self._single_store(assigned[0]):
@@ -462,15 +469,16 @@ branch), arrays made in helpers are reported without a fix.
             local_taken = const.taken_names(facts.klass.node, facts.node, local=assigned[0])
             if const.fresh_name(assigned[0], local_taken) == assigned[0]:
                 name = assigned[0]
-                if self._removable(assigned[1], node):
+                if isinstance(assigned[1], cst.SimpleStatementLine) and self._removable(assigned[1], node):
                     remove = assigned[1]
                     following = _next_statement(facts.node, remove)
                     if following is None:
                         remove = None
         statement = const.constant_statement(name, value_code)
-        edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [const.signature_edit(facts.node, name)]
-        if remove is not None:  # its comment lines move to the next statement
-            edits.append((remove, cst.RemovalSentinel.REMOVE))  # type: ignore[arg-type]
+        edits: List[Edit] = [const.signature_edit(facts.node, name)]
+        if remove is not None and isinstance(following, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            # its comment lines move to the next statement
+            edits.append((remove, cst.RemovalSentinel.REMOVE))
             edits.append((following, following.with_changes(
                 leading_lines=list(remove.leading_lines) + list(following.leading_lines))))
         else:
@@ -501,7 +509,7 @@ branch), arrays made in helpers are reported without a fix.
         assert self.facts is not None
         if name in self.facts.params:
             return False
-        stores = []
+        stores: List[cst.Name] = []
 
         class Stores(cst.CSTVisitor):
             def visit_Assign(self, node: cst.Assign) -> None:
