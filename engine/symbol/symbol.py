@@ -12,7 +12,7 @@ import linecache
 import os
 import sys
 import warnings
-from types import FrameType
+import types  # a module, not a public name: the engine mirrors MXNet's names
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -26,7 +26,7 @@ _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.s
 
 def user_source() -> Optional[Tuple[str, int, str]]:
     """(filename, lineno, line text) of the first stack frame outside the engine."""
-    f: Optional[FrameType] = sys._getframe(2)
+    f: Optional[types.FrameType] = sys._getframe(2)
     while f is not None:
         fn = f.f_code.co_filename
         if not fn.startswith(_ENGINE_DIR):

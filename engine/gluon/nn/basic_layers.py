@@ -4,7 +4,7 @@ Names, defaults, parameter names and initializers, op attributes (`name='fwd'`) 
 follow MXNet 1.9.1, so traced graphs and exported files match what real MXNet produces.
 """
 import warnings
-from typing import TYPE_CHECKING
+import typing  # a module, not a public name: the engine mirrors MXNet's names
 
 import numpy as np
 
@@ -25,7 +25,7 @@ def _container_repr(block) -> str:
     return "{name}(\n{modstr}\n)".format(name=block.__class__.__name__, modstr=modstr)
 
 
-if TYPE_CHECKING:       # for mypy: the mixin's `self` is a Block (every subclass derives from one)
+if typing.TYPE_CHECKING:       # for mypy: the mixin's `self` is a Block (every subclass derives from one)
     _ContainerBase = Block
 else:
     _ContainerBase = object

@@ -1,7 +1,7 @@
 """Recurrent cells of MXNet 1.9.1's `gluon.rnn`: parameter names (`i2h_weight`, ...), gate
 order, op names (`t0_i2h`, ...), states and `unroll` as MXNet defines them, so traced graphs
 and numbers match real MXNet."""
-from typing import TYPE_CHECKING
+import typing  # a module, not a public name: the engine mirrors MXNet's names
 
 from ... import ndarray, symbol
 from ...base import numeric_types, string_types
@@ -256,7 +256,7 @@ class GRUCell(_GatedCell):
         return next_h, [next_h]
 
 
-if TYPE_CHECKING:       # for mypy: the mixin's `self` is a cell (both subclasses derive from one)
+if typing.TYPE_CHECKING:       # for mypy: the mixin's `self` is a cell (both subclasses derive from one)
     _StackBase = RecurrentCell
 else:
     _StackBase = object
