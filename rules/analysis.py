@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -28,10 +28,14 @@ from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
 from .module_context import ModuleContext
+if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (postponed) name it
+    from typing_extensions import TypeGuard
+
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
-from .values import (annotation_value, EAGER_NAMESPACES, MAPPING, SCALAR, SYMBOL_NAMESPACES, NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env,
-                     Shape, Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
-                     literal_shape, namespace_call)
+from .values import (annotation_value, EAGER_NAMESPACES, MAPPING, SCALAR, SCALAR_VALUE, SYMBOL_NAMESPACES,
+                     NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape,
+                     Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
+                     literal_shape, walk_nodes)
 
 
 @dataclass(eq=False)
@@ -251,7 +255,8 @@ def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
     return (len(inner),) + inner[0]
 
 
-def _walk_statements(body: Sequence[cst.BaseStatement]) -> Iterable[cst.BaseSmallStatement]:
+def _walk_statements(body: Union[Sequence[cst.BaseStatement], Sequence[cst.BaseSmallStatement]]
+                     ) -> Iterable[cst.BaseSmallStatement]:
     """Every small statement in a block, descending into compound statements."""
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -652,7 +657,8 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
     for small in _walk_statements(init.body.body):
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value == "self":
                 if _OPT_OUT.search(target.attr.value):
                     facts.opt_out_flags.add(target.attr.value)
                 if isinstance(small.value, cst.Name):
@@ -674,7 +680,8 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
                 other.operator, cst.Not) else None
             if isinstance(flag, cst.Name) and _OPT_OUT.search(flag.value):
                 on_self = held.visit(_OnSelf(stored))
-                facts.invariants.add(normalized_code(on_self))
+                if isinstance(on_self, cst.CSTNode):  # always: _OnSelf renames, never removes
+                    facts.invariants.add(normalized_code(on_self))
 
 
 class _OnSelf(cst.CSTTransformer):
@@ -830,21 +837,21 @@ class _SequenceUseChecker(cst.CSTVisitor):
         self.counted: Set[str] = set()
         self.other: Set[str] = set()
 
-    def _mine(self, expr: cst.BaseExpression) -> bool:
+    def _mine(self, expr: cst.BaseExpression) -> TypeGuard[cst.Name]:
         return isinstance(expr, cst.Name) and expr.value in self.names
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
                 and not node.args[0].star and self._mine(node.args[0].value):
             self.allowed.add(node.args[0].value)
-            self.counted.add(node.args[0].value.value)  # type: ignore[union-attr]
+            self.counted.add(node.args[0].value.value)
 
     def _iterated(self, iterable: cst.BaseExpression) -> None:
         arguments = iterable.args if isinstance(iterable, cst.Call) and iterated_names(iterable) else ()
         for expr in [iterable] + [a.value for a in arguments]:
             if self._mine(expr):
                 self.allowed.add(expr)
-                self.counted.add(expr.value)  # type: ignore[union-attr]
+                self.counted.add(expr.value)
 
     def visit_For(self, node: cst.For) -> None:
         self._iterated(node.iter)
@@ -942,7 +949,8 @@ class _Evaluator(Evaluator):
         if isinstance(target, (cst.Tuple, cst.List)) and name not in env:
             elements = [e.value for e in target.elements if isinstance(e, cst.Element)]
             if len(elements) == len(target.elements):
-                if name == "zip" and len(positional) == len(elements) == len(iterable.args):
+                if name == "zip" and isinstance(iterable, cst.Call) \
+                        and len(positional) == len(elements) == len(iterable.args):
                     for inner, arg in zip(elements, positional):
                         env = _bind_value(inner, self.element(arg, env), env)
                     return env
@@ -1150,9 +1158,10 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             key, klass, kind = ("method", caller.klass, target[1]), caller.klass, "helper_method"
             skip_self = not static  # a @staticmethod helper's first parameter is not self
         elif target[0] == "class":  # `Head._flatten(F, x)`: the helper of the class named
-            node = module.class_helper(target[1], target[2])
-            if node is None or node is caller.node:
+            helper = module.class_helper(target[1], target[2])
+            if helper is None or helper is caller.node:
                 return
+            node = helper
             owner = module.classes.get(target[1])
             skip_self = _binding(node) == "classmethod"  # `cls` is bound by the call
             if owner is not None and owner.methods.get(target[2]) is node:
@@ -1177,13 +1186,16 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             helper_owner[key] = (node, klass, kind)
 
     for name, calls in (seeds or {}).items():  # helpers of other modules' hybrid code
-        node = module.functions.get(name)
-        for call, args in calls if node is not None else ():
+        seeded = module.functions.get(name)
+        if seeded is None:
+            continue
+        for call, args in calls:
             if any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
-                bound = _bind_call(node, call, args, False)
-                key = ("function", name)
-                helper_envs[key] = bound if key not in helper_envs else join_envs(helper_envs[key], bound)
-                helper_owner[key] = (node, None, "helper_function")
+                bound = _bind_call(seeded, call, args, False)
+                seed_key: Tuple[object, ...] = ("function", name)
+                helper_envs[seed_key] = bound if seed_key not in helper_envs \
+                    else join_envs(helper_envs[seed_key], bound)
+                helper_owner[seed_key] = (seeded, None, "helper_function")
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
     for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
         for facts in pending:
@@ -1198,21 +1210,21 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):
-            node, klass, kind = helper_owner[key]
+            helper_node, helper_klass, kind = helper_owner[key]
             old = analysed.get(key)
             if old is not None and old[0] == env:
                 continue
             namespace = next((n for n, v in env.items() if v.kind == NAMESPACE), None)
-            params = _helper_env(node, env, namespace)
+            params = _helper_env(helper_node, env, namespace)
             if key[0] == "local":
-                params = {**module.local_envs.get(node, {}), **params}
+                params = {**module.local_envs.get(helper_node, {}), **params}
             if old is not None:
                 module.scopes.remove(old[1])
                 if old[1].klass is not None and old[1] in old[1].klass.functions:
                     old[1].klass.functions.remove(old[1])
-            facts = FunctionFacts(node, kind, klass, module, namespace, params)
-            if klass is not None:
-                klass.functions.append(facts)
+            facts = FunctionFacts(helper_node, kind, helper_klass, module, namespace, params)
+            if helper_klass is not None:
+                helper_klass.functions.append(facts)
             analysed[key] = (env, facts)
             pending.append(facts)
         if not pending:
