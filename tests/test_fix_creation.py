@@ -10,42 +10,14 @@ stay report-only are checked too, so a rewrite cannot silently widen.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from fix_support import (BACKENDS, backend_module, block_source, build, data, engine_gaps_skipped, fix_settings,
+                         run)
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def block_source(body: str, inputs: str = "x", init: str = "") -> str:
-    lines = "".join(f"        {line}\n" for line in body.splitlines())
-    head = "class Net(HybridBlock):\n"
-    if init:
-        head += "    def __init__(self):\n        super().__init__()\n" + "".join(
-            f"        {line}\n" for line in init.splitlines()) + "\n"
-    return head + f"    def hybrid_forward(self, F, {inputs}):\n{lines}"
-
-
-def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    return namespace["Net"]
-
-
-def engine_lacks(error: Exception) -> bool:
-    text = str(error)
-    return "does not implement" in text or "engine does not" in text
+SETTINGS = fix_settings(25)
 
 
 def outputs(result):
@@ -67,21 +39,14 @@ def check_equivalent(source: str, inputs_np, mx, expect_safety: str = "safe"):
             e.wait_to_read()
     except Exception:  # the original itself fails on this input: nothing to compare
         assume(False)
-    try:
+    with engine_gaps_skipped(mx):
         for hybridize in (False, True):
-            net = build(fixed, mx)()
-            if hybridize:
-                net.hybridize()
-            got = outputs(net(*[mx.nd.array(a, dtype=a.dtype) for a in inputs_np]))
+            got = outputs(run(build(fixed, mx), [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize))
             assert len(got) == len(expected)
             for g, e in zip(got, expected):
                 assert g.shape == e.shape, (fixed, hybridize, g.shape, e.shape)
                 assert g.dtype == e.dtype, (fixed, hybridize, g.dtype, e.dtype)
                 np.testing.assert_array_equal(g.asnumpy(), e.asnumpy(), err_msg=fixed)
-    except Exception as error:
-        if mx.__name__.startswith("hybridlint") and engine_lacks(error):
-            pytest.skip(f"engine: {error}")
-        raise
     return fixed
 
 
@@ -92,10 +57,6 @@ def report_only(source: str):
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
-
-
-def data(shape, dtype="float32"):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) + 1
 
 
 @st.composite

@@ -14,47 +14,25 @@ import contextlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import fix_support
+from fix_support import BACKENDS, backend_module, fix_settings
+from fix_support import block_source as source_of
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = fix_settings(20)
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
 
 
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
-def source_of(body: str, inputs: str = "x", init: str = "") -> str:
-    text = "class Net(HybridBlock):\n"
-    if init:
-        text += "    def __init__(self):\n        super(Net, self).__init__()\n"
-        text += "".join(f"        {line}\n" for line in init.splitlines()) + "\n"
-    text += f"    def hybrid_forward(self, F, {inputs}):\n"
-    return text + "".join(f"        {line}\n" for line in body.splitlines())
-
-
 def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd, "nn": mx.gluon.nn,
-                 "gluon": mx.gluon}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    return namespace["Net"]
+    return fix_support.build(source, mx, names=("mx", "nd", "nn", "gluon"))
 
 
 def call(net_class, inputs_np, mx, hybridize: bool):
-    net = net_class()
-    net.initialize()
-    if hybridize:
-        net.hybridize()
-    out = net(*[mx.nd.array(a, dtype=a.dtype) for a in inputs_np])
+    out = fix_support.run(net_class, [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize,
+                          initialize=True)
     return out.asnumpy(), out.dtype
 
 

@@ -9,26 +9,20 @@ The rewrites are checked on random shapes, eagerly and hybridized, on the engine
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+import fix_support
+from fix_support import BACKENDS, backend_module, block_source, fix_settings
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules.hl008_tensor_control_flow import TensorControlFlow
 from hybridlint.rules.hl014_tensor_unpacking import TensorUnpacking
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                            HealthCheck.function_scoped_fixture])
+SETTINGS = fix_settings(8)
 
 
-def net(body: str, init: str = "") -> str:
-    lines = "".join(f"        {line}\n" for line in body.splitlines())
-    init_def = ""
-    if init:
-        init_lines = "".join(f"        {line}\n" for line in init.splitlines())
-        init_def = f"    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n{init_lines}\n"
-    return f"class Net(HybridBlock):\n{init_def}    def hybrid_forward(self, F, x):\n{lines}"
+def net(body: str) -> str:
+    return block_source(body)
 
 
 def found(source: str, rule):
@@ -99,30 +93,12 @@ def test_not_reported(body):
 
 
 # -- the rewrites compute what the original computes eagerly ---------------------------------------
-def backend(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
-
-
 def build(source, lib):
-    namespace = {"HybridBlock": lib.gluon.HybridBlock}
-    if lib.__name__.startswith("hybridlint"):
-        from hybridlint.engine import as_mxnet
-        with as_mxnet():
-            exec(compile(source, "<case>", "exec"), namespace)
-    else:
-        exec(compile(source, "<case>", "exec"), namespace)
-    return namespace["Net"]
+    return fix_support.build(source, lib, names=())
 
 
 def run(klass, lib, array, hybridize):
-    block = klass()
-    block.initialize()
-    if hybridize:
-        block.hybridize()
-    return block(lib.nd.array(array)).asnumpy()
+    return fix_support.run(klass, [lib.nd.array(array)], hybridize, initialize=True).asnumpy()
 
 
 CASES = {
@@ -144,7 +120,7 @@ CASES = {
 @SETTINGS
 @given(n=st.integers(2, 4), rows=st.integers(1, 3), c=st.integers(1, 3), seed=st.integers(0, 2 ** 16))
 def test_rewrite_equals_the_eager_original(lib_name, case, n, rows, c, seed):
-    lib = backend(lib_name)
+    lib = backend_module(lib_name)
     template, rule = CASES[case]
     weights = ", ".join(str(0.5 + k) for k in range(n))
     source = net(template.format(n=n, c=c, weights=weights))
@@ -161,7 +137,7 @@ def test_rewrite_equals_the_eager_original(lib_name, case, n, rows, c, seed):
 @pytest.mark.parametrize("lib_name", BACKENDS)
 def test_the_original_differs_hybridized(lib_name):
     """The hazard is real: hybridized, the comprehension sees one element, the whole tensor."""
-    lib = backend(lib_name)
+    lib = backend_module(lib_name)
     source = net(CASES["comprehension"][0].format(n=3, c=2))
     array = np.arange(12, dtype="float32")
     eager = run(build(source, lib), lib, array, False)
