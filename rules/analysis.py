@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -1098,7 +1098,7 @@ ExternalCall = Tuple[cst.Call, List[Value]]
 
 def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef],
             context: Optional[ModuleContext] = None, *,
-            seeds: Optional[Dict[str, Sequence[ExternalCall]]] = None,
+            seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
             external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
