@@ -17,14 +17,14 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .rules import ALL_RULES
 from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, analyze
-from .rules.base import Report, Rule, WalkState, SAFE, UNSAFE
+from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
 from .ftypes import Finding  # the one finding type of every layer
@@ -241,10 +241,10 @@ def _calls_into(importer: str, module: str,
                 classes, functions, _ = _collect(regions)
                 with _nesting_guard():
                     analyze(classes, functions, context, external=external)
-                for local, found in external.items():
+                for local, by_call in external.items():
                     origin = context.from_imports.get(local)
                     if origin is not None:
-                        calls.setdefault(origin, []).extend(found.items())
+                        calls.setdefault(origin, []).extend(by_call.items())
         except (SourceSyntaxError, RecursionError, ValueError):
             calls = {}
         if len(_CALLS) > 512:
@@ -701,6 +701,7 @@ def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region],
 # ----------------------------------------------------------------------------------------
 @dataclass(eq=False)
 class _Located:
+    """A rule's finding: its report (edits of the region's tree) and the region."""
     finding: Finding
     report: Report
     region: _Region
@@ -708,10 +709,23 @@ class _Located:
     end: Tuple[int, int]
 
 
+@dataclass(eq=False)
+class _UnusedDirective:
+    """HL100: an unused suppression comment and the codes to remove from it (a text fix, no
+    region or tree edits)."""
+    finding: Finding
+    directive: Tuple[_suppression.Directive, List[str]]
+    start: Tuple[int, int]
+    end: Tuple[int, int]
+
+
+_Found = Union[_Located, _UnusedDirective]
+
+
 _Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
 
 
-def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Located], _Positions]:
+def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
     positions: _Positions = {}
     seeds = _project_seeds(source, path)
@@ -725,7 +739,7 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
     raw = _run_rules(regions, rule_classes, context, seeds)
     shifted = ({n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
                if "\f" in source else {})
-    located: List[_Located] = []
+    located: List[_Found] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
         if region not in positions:
@@ -757,9 +771,9 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
 
 
 def _unused_suppressions(suppressions: "_suppression.Suppressions", path: str, select, ignore,
-                         rules) -> List[_Located]:
-    """HL100 for the suppression comments that named no rule or suppressed nothing; the
-    directive rides in ``report`` (a text fix, applied by :func:`_apply_pass`)."""
+                         rules) -> List[_Found]:
+    """HL100 for the suppression comments that named no rule or suppressed nothing, with
+    the directive (a text fix, applied by :func:`_apply_pass`)."""
     def enabled(code: str) -> bool:
         return ((select is None or any(code.startswith(s) for s in select))
                 and not any(code.startswith(i) for i in ignore))
@@ -775,11 +789,11 @@ def _unused_suppressions(suppressions: "_suppression.Suppressions", path: str, s
     def checked(prefix: str) -> bool:  # a code of a rule that ran: its silence means unused
         return any(code.startswith(prefix) for code in selected)
 
-    found = []
+    found: List[_Found] = []
     for directive, remove, message in suppressions.unused(checked, known):
         start, end = (directive.line, directive.start + 1), (directive.line, directive.end + 1)
         finding = Finding(_suppression.CODE, _suppression.NAME, message, *start, *end, SAFE, path)
-        found.append(_Located(finding, (directive, remove), None, start, end))
+        found.append(_UnusedDirective(finding, (directive, remove), start, end))
     return found
 
 
@@ -821,7 +835,7 @@ def _nesting_guard():
 # Fixing
 # ----------------------------------------------------------------------------------------
 class _Replacer(cst.CSTTransformer):
-    def __init__(self, edits: Dict[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(self, edits: Dict[cst.CSTNode, Replacement]) -> None:
         super().__init__()
         self.edits = edits
 
@@ -850,15 +864,15 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     lines, located, positions = _locate(source, path, select, ignore, rules)
     found = [item.finding for item in located]
     by_region: Dict[_Region, List[_Located]] = {}
-    comments: List[_Located] = []  # HL100: removed once no rule fix is left (text edit)
+    comments: List[_UnusedDirective] = []  # HL100: removed once no rule fix is left (text edit)
     for item in located:
-        if item.region is None:
+        if isinstance(item, _UnusedDirective):
             if accept is None or accept(item.finding):
                 comments.append(item)
         elif item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
             by_region.setdefault(item.region, []).append(item)
     if not by_region and comments:
-        new_source = _suppression.remove_codes(source, [item.report for item in comments])
+        new_source = _suppression.remove_codes(source, [item.directive for item in comments])
         if new_source is None:
             return source, [], found, []
         return new_source, [item.finding for item in comments], found, []
@@ -869,7 +883,7 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     for region, items in by_region.items():
         where = positions[region]
         taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
-        edits: Dict[cst.CSTNode, cst.CSTNode] = {}
+        edits: Dict[cst.CSTNode, Replacement] = {}
         chosen: List[Finding] = []
         for item in items:
             if any(old not in where for old, _ in item.report.edits):
