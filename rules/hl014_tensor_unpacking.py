@@ -6,7 +6,7 @@ ways Python iterates a tensor, which HL008 leaves alone.
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import Set, Union
 
 import libcst as cst
 
@@ -186,7 +186,7 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         through_f = namespace is not None and full.startswith(namespace + ".")
         if not through_f and not self.is_tensor(owner):
             return False
-        name = full[len(namespace) + 1:] if through_f else op
+        name = full[len(namespace) + 1:] if through_f and namespace is not None else op
         if name in _MULTI or op in _MULTI:
             return False
         return not any(a.keyword is not None and (a.keyword.value == "num_outputs"
@@ -205,7 +205,7 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
                             found.update(e for e in target.target.elements if isinstance(e, cst.StarredElement))
         return found
 
-    def _unpacking(self, node: cst.Assign, target: cst.BaseExpression) -> None:
+    def _unpacking(self, node: cst.Assign, target: Union[cst.Tuple, cst.List]) -> None:
         elements = target.elements
         plain = all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements)
         message = _MESSAGE.format(what="unpacking", fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)")
