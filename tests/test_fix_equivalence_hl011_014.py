@@ -6,35 +6,21 @@ them), the rule under test rewrites the source, and the outputs are compared exa
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+import fix_support
+from fix_support import BACKENDS, fix_settings
+from fix_support import backend_module as backend
 from hybridlint.linter import fix_source
 from hybridlint.rules import ALL_RULES
 
 RULES = {rule.code: rule for rule in ALL_RULES}
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                             HealthCheck.function_scoped_fixture])
-
-
-def backend(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
+SETTINGS = fix_settings(12)
 
 
 def build(source, lib):
-    namespace = {"HybridBlock": lib.gluon.HybridBlock}
-    if lib.__name__.startswith("hybridlint"):
-        from hybridlint.engine import as_mxnet
-        with as_mxnet():
-            exec(compile(source, "<case>", "exec"), namespace)
-    else:
-        exec(compile(source, "<case>", "exec"), namespace)
-    return namespace["Net"]
+    return fix_support.build(source, lib, names=())
 
 
 def outputs(klass, lib, arrays, hybridize, kwargs=None):

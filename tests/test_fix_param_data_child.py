@@ -12,22 +12,14 @@ what it keeps (old checkpoints load).
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+import fix_support
+from fix_support import BACKENDS, backend_module, fix_settings
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=10, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
+SETTINGS = fix_settings(10)
 
 
 TIED = '''\
@@ -61,14 +53,7 @@ class Net(HybridBlock):
 
 
 def build(source: str, mx):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "nn": mx.gluon.nn}
-    if mx.__name__.startswith("hybridlint"):
-        from hybridlint.engine import as_mxnet
-        with as_mxnet():
-            exec(compile(source, "<case>", "exec"), namespace)
-    else:
-        exec(compile(source, "<case>", "exec"), namespace)
-    return namespace["Net"]
+    return fix_support.build(source, mx, names=("nn",))
 
 
 def fixed_source(source: str) -> str:
