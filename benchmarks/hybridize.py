@@ -172,6 +172,11 @@ def real_nets(lib, build, params, x_np):
     return nets[0], nets[1], lib.nd.array(x_np)
 
 
+def forward_of(net, x):
+    """A call that runs `net` on `x` to completion (MXNet computes asynchronously)."""
+    return lambda: net(x).wait_to_read()
+
+
 def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None,
              settle: float = SETTLE_S):
     rng = np.random.RandomState(0)
@@ -283,8 +288,8 @@ def serve_mxnet():
             elif msg["cmd"] == "setup":
                 arrays = [np.load(p) for p in msg["arrays"]]
                 rnet, hnet, rx = real_nets(real, builders[msg["model"]], arrays[1:], arrays[0])
-                nets["eager"] = lambda: rnet(rx).wait_to_read()
-                nets["hybrid"] = lambda: hnet(rx).wait_to_read()
+                nets["eager"] = forward_of(rnet, rx)  # run by later "round" commands
+                nets["hybrid"] = forward_of(hnet, rx)
                 paths = []
                 for name, fn in (("eager", rnet), ("hybrid", hnet)):
                     paths.append(msg["arrays"][0] + "." + name + ".npy")
