@@ -56,7 +56,8 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
     VALID = [
         # a tuple behind a type test, in a helper (GluonNLP's sequence sampler)
         Valid("def _expand(F, data, size):\n    if isinstance(data, (list, tuple)):\n"
-              "        return [F.repeat(d, size) for d in data] + [None] * len(data)\n    return F.repeat(data, size)\n\n\n"
+              "        return [F.repeat(d, size) for d in data] + [None] * len(data)\n"
+              "    return F.repeat(data, size)\n\n\n"
               "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
               "        return _expand(F, states, 2), F.relu(x)\n"),
         Valid(_net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
