@@ -13,22 +13,14 @@ a value, an unpacking inside a branch.
 # ruff: noqa: E741  (b, l: batch and length, as the zoos name them)
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import Phase, assume, given
 from hypothesis import strategies as st
 
+from fix_support import BACKENDS, backend_module, fix_settings
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=15, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def backend_module(name):
-    if name == "mxnet":
-        return pytest.importorskip("mxnet")
-    import hybridlint.engine as engine
-    return engine
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
+SETTINGS = fix_settings(15, phases=PHASES)
 
 
 def block_source(body: str, init: str = "", inputs: str = "x", params: str = "", methods: str = "") -> str:
@@ -316,8 +308,7 @@ def written_targets(draw):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@fix_settings(60, phases=PHASES)
 @given(problem=written_targets())
 def test_random_written_targets_fixed_or_left_alone(backend, problem):
     """Whatever HL001 rewrites of a random target equals the original on every backend."""
@@ -362,8 +353,7 @@ def permuted_targets(draw):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@settings(max_examples=40, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@fix_settings(40, phases=PHASES)
 @given(problem=permuted_targets())
 def test_targets_after_a_random_transpose(backend, problem):
     """The transpose permutes the followed dims: every such target has codes (merges of
