@@ -5,6 +5,7 @@ hybridlint.engine and hybridlint.rules, so nothing called `engine` or `rules` la
 user's site-packages. setuptools' automatic discovery cannot follow such a mapping, so the
 subpackages are found here by walking the three source folders; the rest is pyproject.toml.
 """
+
 import os
 
 from setuptools import setup

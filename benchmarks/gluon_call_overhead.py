@@ -8,6 +8,7 @@ block's own overhead is also isolated by swapping the plan for a do-nothing call
 removes the numeric work and its noise. Prints microseconds per call and the ratio
 net(x) / numpy (the project targets <= 1.3 for this case).
 """
+
 import argparse
 import os
 import sys
@@ -28,8 +29,7 @@ def main(argv=None) -> None:
     nn = mx.gluon.nn
     net = nn.HybridSequential()
     with net.name_scope():
-        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"),
-                nn.Dense(2))
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
     net.initialize()
     x_np = np.random.RandomState(0).uniform(-1, 1, size=(1, 512)).astype(np.float32)
     x = mx.nd.array(x_np)
@@ -47,21 +47,26 @@ def main(argv=None) -> None:
         return h @ w3t + b3
 
     np.testing.assert_allclose(net(x).asnumpy(), by_hand(), rtol=1e-4, atol=1e-6)
-    t = best_times({"block": lambda: net(x), "op": lambda: op(*cargs), "numpy": by_hand},
-                      args.n, args.repeat)
+    t = best_times(
+        {"block": lambda: net(x), "op": lambda: op(*cargs), "numpy": by_hand}, args.n, args.repeat
+    )
     t_block, t_op, t_np = t["block"], t["op"], t["numpy"]
 
     def stub(*a):
         return a[0]
-    net._cached_op = stub     # rebuild the lean path around a plan that does nothing
+
+    net._cached_op = stub  # rebuild the lean path around a plan that does nothing
     net._fast = None
     net._maybe_enable_fast([0])
-    s = best_times({"block": lambda: net(x), "stub": lambda: stub(*cargs)},
-                      args.n * 4, args.repeat)
-    print("numpy %s, HybridBlock net(x) %.2f us, bare CachedOp %.2f us, numpy by hand %.2f us"
-          % (np.__version__, t_block * 1e6, t_op * 1e6, t_np * 1e6))
-    print("HybridBlock.__call__ overhead alone (plan stubbed out): %.2f us per call"
-          % ((s["block"] - s["stub"]) * 1e6))
+    s = best_times({"block": lambda: net(x), "stub": lambda: stub(*cargs)}, args.n * 4, args.repeat)
+    print(
+        "numpy %s, HybridBlock net(x) %.2f us, bare CachedOp %.2f us, numpy by hand %.2f us"
+        % (np.__version__, t_block * 1e6, t_op * 1e6, t_np * 1e6)
+    )
+    print(
+        "HybridBlock.__call__ overhead alone (plan stubbed out): %.2f us per call"
+        % ((s["block"] - s["stub"]) * 1e6)
+    )
     print("net(x) / numpy: %.2f  (target <= 1.3)" % (t_block / t_np))
 
 

@@ -18,6 +18,7 @@ each round lasts about a millisecond; every variant runs at least the tutorial's
 forwards). The engine's and MXNet's rounds run in alternating phases, not interleaved with
 each other: see `best_times`.
 """
+
 import argparse
 import os
 import sys
@@ -33,11 +34,13 @@ from hybridlint.engine.executor import eager_peak_bytes  # noqa: E402
 
 def timed_round(fn):
     """A round function for a local variant: seconds per call of `fn` over `n` calls."""
+
     def round_(n: int) -> float:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
         return (time.perf_counter() - t0) / n
+
     return round_
 
 
@@ -47,12 +50,11 @@ def timed_round(fn):
 # measured on the benchmark machine, MXNet eager LeNet 1450-1520 us interleaved vs 1320-1360
 # us phased, engine eager 825-850 vs 675-690 us. So the rounds are interleaved within each
 # library, and the libraries alternate in phases with a pause between them.
-PHASES = 8          # alternations of the engine's and MXNet's rounds
-SETTLE_S = 0.3      # pause before each phase, longer than the spinning lasts
+PHASES = 8  # alternations of the engine's and MXNet's rounds
+SETTLE_S = 0.3  # pause before each phase, longer than the spinning lasts
 
 
-def best_times(rounds, n: int, repeat: int, phases: int = PHASES,
-               settle: float = SETTLE_S):
+def best_times(rounds, n: int, repeat: int, phases: int = PHASES, settle: float = SETTLE_S):
     """Best per-call seconds of each variant over `repeat` rounds of `n` calls.
     `rounds` maps a name to `round(n) -> seconds per call` (local: `timed_round`; real MXNet
     in another interpreter: `MXNetServer.round`, timed inside that process). Variants whose
@@ -62,8 +64,14 @@ def best_times(rounds, n: int, repeat: int, phases: int = PHASES,
     best = {name: float("inf") for name in rounds}
     for round_ in rounds.values():
         round_(1)
-    groups = [g for g in ([k for k in rounds if not k.startswith("mx_")],
-                          [k for k in rounds if k.startswith("mx_")]) if g]
+    groups = [
+        g
+        for g in (
+            [k for k in rounds if not k.startswith("mx_")],
+            [k for k in rounds if k.startswith("mx_")],
+        )
+        if g
+    ]
     phases = max(1, min(phases, repeat))
     per_phase = -(-repeat // phases)
     for _ in range(phases):
@@ -77,6 +85,7 @@ def best_times(rounds, n: int, repeat: int, phases: int = PHASES,
 
 
 # ----------------------------------------------------------------------------- models
+
 
 def mlp(lib):
     nn = lib.gluon.nn
@@ -110,6 +119,7 @@ def params_of(net):
 
 # ----------------------------------------------------------------------------- numpy by hand
 
+
 def numpy_mlp(params):
     w1, b1, w2, b2, w3, b3 = params
     w1t, w2t, w3t = w1.T, w2.T, w3.T
@@ -118,6 +128,7 @@ def numpy_mlp(params):
         h = np.maximum(x @ w1t + b1, 0)
         h = np.maximum(h @ w2t + b2, 0)
         return h @ w3t + b3
+
     return forward
 
 
@@ -128,8 +139,9 @@ def _conv_relu(x, w, b):
     o, _, kh, kw = w.shape
     oh, ow = hh - kh + 1, ww - kw + 1
     s = x.strides
-    cols = np.lib.stride_tricks.as_strided(x, (n, c, kh, kw, oh, ow),
-                                           (s[0], s[1], s[2], s[3], s[2], s[3]))
+    cols = np.lib.stride_tricks.as_strided(
+        x, (n, c, kh, kw, oh, ow), (s[0], s[1], s[2], s[3], s[2], s[3])
+    )
     y = np.matmul(w.reshape(o, -1), cols.reshape(n, c * kh * kw, oh * ow))
     y += b.reshape(o, 1)
     np.maximum(y, 0, out=y)
@@ -153,10 +165,12 @@ def numpy_lenet(params):
         h = np.maximum(h @ w1.T + b1, 0)
         h = np.maximum(h @ w2.T + b2, 0)
         return h @ w3.T + b3
+
     return forward
 
 
 # ----------------------------------------------------------------------------- runs
+
 
 def real_nets(lib, build, params, x_np):
     """Real MXNet's eager and hybridized (static_alloc) nets with the engine's parameters,
@@ -177,8 +191,9 @@ def forward_of(net, x):
     return lambda: net(x).wait_to_read()
 
 
-def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None,
-             settle: float = SETTLE_S):
+def run_case(
+    label, build, numpy_forward, shape, n, repeat, real, server=None, settle: float = SETTLE_S
+):
     rng = np.random.RandomState(0)
     x_np = rng.uniform(-1, 1, size=shape).astype(np.float32)
     row = {"case": label}
@@ -194,8 +209,11 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None,
         p.set_data(mx.nd.array(v))
     net.hybridize(static_alloc=True, static_shape=True)
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
-    rounds = {"numpy": timed_round(lambda: fwd(x_np)), "eager": timed_round(lambda: eager_net(x)),
-              "hybrid": timed_round(lambda: net(x))}
+    rounds = {
+        "numpy": timed_round(lambda: fwd(x_np)),
+        "eager": timed_round(lambda: eager_net(x)),
+        "hybrid": timed_round(lambda: net(x)),
+    }
     plan = next(iter(net._cached_op._cache.plans.values()))
     sym = net._cached_op._sym
     arrays = [x_np] + params
@@ -213,12 +231,19 @@ def run_case(label, build, numpy_forward, shape, n, repeat, real, server=None,
         np.testing.assert_allclose(rnet(rx).asnumpy(), ref, rtol=1e-4, atol=1e-5)
         rounds["mx_eager"] = timed_round(lambda: rnet(rx).wait_to_read())
         rounds["mx_hybrid"] = timed_round(lambda: hnet(rx).wait_to_read())
-    row.update(best_times(rounds, n, max(repeat, -(-1000 // n)),    # >= 1000 forwards each
-                          settle=settle))
+    row.update(
+        best_times(
+            rounds,
+            n,
+            max(repeat, -(-1000 // n)),  # >= 1000 forwards each
+            settle=settle,
+        )
+    )
     return row
 
 
 # ----------------------------------------------------------------------------- MXNet elsewhere
+
 
 class MXNetServer:
     """Real MXNet in another interpreter (`--mxnet-python`), driven over a pipe.
@@ -233,13 +258,19 @@ class MXNetServer:
     def __init__(self, python: str):
         import subprocess
         import tempfile
+
         self.dir = tempfile.mkdtemp(prefix="hl-bench-")
-        self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--serve-mxnet"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--serve-mxnet"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.version = self._ask({"cmd": "hello"})["version"]
 
     def _ask(self, msg):
         import json
+
         self.proc.stdin.write(json.dumps(msg) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
@@ -264,6 +295,7 @@ class MXNetServer:
 
     def close(self):
         import shutil
+
         self.proc.stdin.close()
         self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -274,6 +306,7 @@ def serve_mxnet():
     line on stdout (MXNet's own output goes to stderr)."""
     import json
     import warnings
+
     out, sys.stdout = sys.stdout, sys.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -321,12 +354,14 @@ def blas_info() -> str:
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
         return "%s %s" % (blas.get("name", "?"), blas.get("version", "?"))
-    except (TypeError, KeyError):          # numpy < 1.26 has no mode="dicts"
+    except (TypeError, KeyError):  # numpy < 1.26 has no mode="dicts"
         pass
     import glob
     import re
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs",
-                                  "*openblas*"))
+
+    libs = glob.glob(
+        os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*")
+    )
     for lib in libs:
         m = re.search(r"openblas\w*?-r0-\w+\.(\d+\.\d+)", os.path.basename(lib))
         if m:
@@ -342,13 +377,20 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=120)
     ap.add_argument("--no-mxnet", action="store_true", help="skip real MXNet even if installed")
-    ap.add_argument("--mxnet-python", metavar="PYTHON",
-                    help="run real MXNet in this interpreter (one with mxnet==1.9.1 and numpy "
-                    "< 1.24) instead of importing it here, so that the engine can run on this "
-                    "interpreter's numpy; the rounds stay interleaved")
-    ap.add_argument("--settle", type=float, default=SETTLE_S, metavar="SECONDS",
-                    help="pause before each phase of the engine's or MXNet's rounds "
-                    "(default %(default)s)")
+    ap.add_argument(
+        "--mxnet-python",
+        metavar="PYTHON",
+        help="run real MXNet in this interpreter (one with mxnet==1.9.1 and numpy "
+        "< 1.24) instead of importing it here, so that the engine can run on this "
+        "interpreter's numpy; the rounds stay interleaved",
+    )
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE_S,
+        metavar="SECONDS",
+        help="pause before each phase of the engine's or MXNet's rounds (default %(default)s)",
+    )
     ap.add_argument("--serve-mxnet", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve_mxnet:
@@ -358,26 +400,31 @@ def main(argv=None):
         try:
             server = MXNetServer(args.mxnet_python)
         except (OSError, RuntimeError) as err:
-            ap.error("--mxnet-python %s: cannot start real MXNet there: %s" % (
-                args.mxnet_python, err))
+            ap.error(
+                "--mxnet-python %s: cannot start real MXNet there: %s" % (args.mxnet_python, err)
+            )
     elif not args.no_mxnet:
         try:
             import warnings
+
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 import mxnet as real  # noqa: F811
         except ImportError:
             real = None
     # rounds of about a millisecond: short enough to fit between the scheduler's preemptions
-    cases = [("MLP 512-256-128-2, batch 1", mlp, numpy_mlp, (1, 512), 50),
-             ("MLP 512-256-128-2, batch 64", mlp, numpy_mlp, (64, 512), 5)]
+    cases = [
+        ("MLP 512-256-128-2, batch 1", mlp, numpy_mlp, (1, 512), 50),
+        ("MLP 512-256-128-2, batch 64", mlp, numpy_mlp, (64, 512), 5),
+    ]
     if hasattr(mx.nd, "Convolution") and hasattr(mx.nd, "Pooling"):
         cases.append(("LeNet, (16,1,28,28)", lenet, numpy_lenet, (16, 1, 28, 28), 2))
     rows = []
     for label, build, fwd, shape, n in cases:
         try:
-            rows.append(run_case(label, build, fwd, shape, n, args.repeat, real, server,
-                                 args.settle))
+            rows.append(
+                run_case(label, build, fwd, shape, n, args.repeat, real, server, args.settle)
+            )
         except Exception as err:  # noqa: BLE001 - report and continue with the other cases
             print("%s: FAILED: %s: %s" % (label, type(err).__name__, err))
     if server is not None:
@@ -385,28 +432,42 @@ def main(argv=None):
         where = "MXNet %s in %s (its own numpy)" % (server.version, args.mxnet_python)
     else:
         where = "MXNet %s" % real.__version__ if real else "real MXNet not installed"
-    print("engine and hand-written numpy on numpy %s (%s); %s" % (np.__version__, blas_info(),
-                                                                   where))
-    print("\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
-          "forwards per variant; engine and MXNet in %d alternating phases)"
-          % (args.repeat, PHASES))
-    print("%-30s %9s %9s %9s %9s %9s | %8s %8s %8s" % (
-        "case", "numpy", "eager", "hybrid", "mx eager", "mx hyb", "hyb/np", "hyb/mxh",
-        "eag/mxe"))
+    print(
+        "engine and hand-written numpy on numpy %s (%s); %s" % (np.__version__, blas_info(), where)
+    )
+    print(
+        "\nper forward, microseconds (best of >= %d interleaved ~1 ms rounds, >= 1000 "
+        "forwards per variant; engine and MXNet in %d alternating phases)" % (args.repeat, PHASES)
+    )
+    print(
+        "%-30s %9s %9s %9s %9s %9s | %8s %8s %8s"
+        % ("case", "numpy", "eager", "hybrid", "mx eager", "mx hyb", "hyb/np", "hyb/mxh", "eag/mxe")
+    )
     for r in rows:
         mxe, mxh = r.get("mx_eager"), r.get("mx_hybrid")
-        print("%-30s %s %s %s %s %s | %8.2f %8s %8s" % (
-            r["case"], fmt_us(r["numpy"]), fmt_us(r["eager"]), fmt_us(r["hybrid"]),
-            fmt_us(mxe), fmt_us(mxh), r["hybrid"] / r["numpy"],
-            "%.2f" % (r["hybrid"] / mxh) if mxh else "-",
-            "%.2f" % (r["eager"] / mxe) if mxe else "-"))
+        print(
+            "%-30s %s %s %s %s %s | %8.2f %8s %8s"
+            % (
+                r["case"],
+                fmt_us(r["numpy"]),
+                fmt_us(r["eager"]),
+                fmt_us(r["hybrid"]),
+                fmt_us(mxe),
+                fmt_us(mxh),
+                r["hybrid"] / r["numpy"],
+                "%.2f" % (r["hybrid"] / mxh) if mxh else "-",
+                "%.2f" % (r["eager"] / mxe) if mxe else "-",
+            )
+        )
     print("\npeak intermediate memory (bytes; eager = every op allocates, freed after last use)")
     print("%-30s %12s %12s %8s" % ("case", "eager", "hybridized", "ratio"))
     hyb, eag = seed_memory()
     print("%-30s %12d %12d %8.2f" % ("seed: d = b*a + 1, 10 floats", eag, hyb, hyb / eag))
     for r in rows:
-        print("%-30s %12d %12d %8.2f" % (r["case"], r["mem_eager"], r["mem_hybrid"],
-                                         r["mem_hybrid"] / r["mem_eager"]))
+        print(
+            "%-30s %12d %12d %8.2f"
+            % (r["case"], r["mem_eager"], r["mem_hybrid"], r["mem_hybrid"] / r["mem_eager"])
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ hybridlint runs from a snapshot of this checkout's sources (copied into the temp
 with the package layout setup.py installs), so that files edited while the benchmark runs cannot
 invalidate the cache between the cold and the warm run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -130,8 +131,11 @@ def generate_file(rng: random.Random, hybrid: bool, index: int) -> str:
         counter += 1
         if blocks > 0:
             blocks -= 1
-            text = BLOCK.format(name=f"Unit{index}_{counter}", channels=rng.choice([16, 32, 64]),
-                                hazard=rng.choice(HAZARDS))
+            text = BLOCK.format(
+                name=f"Unit{index}_{counter}",
+                channels=rng.choice([16, 32, 64]),
+                hazard=rng.choice(HAZARDS),
+            )
         elif rng.random() < 0.5:
             text = HELPER.format(name=f"normalise_{index}_{counter}", scale=rng.randint(1, 9))
         else:
@@ -180,15 +184,22 @@ def _children_cpu() -> float:
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SNAPSHOT_LAYOUT = {"hybridlint": "hybridlint", "engine": "hybridlint/engine",
-                   "rules": "hybridlint/rules"}
+SNAPSHOT_LAYOUT = {
+    "hybridlint": "hybridlint",
+    "engine": "hybridlint/engine",
+    "rules": "hybridlint/rules",
+}
 
 
 def snapshot_sources(target: str) -> dict:
     """Copy hybridlint's sources into ``target`` as installed; returns the env to run them."""
     for source, dest in SNAPSHOT_LAYOUT.items():
-        shutil.copytree(os.path.join(REPO, source), os.path.join(target, dest),
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
+        shutil.copytree(
+            os.path.join(REPO, source),
+            os.path.join(target, dest),
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            dirs_exist_ok=True,
+        )
     env = dict(os.environ)
     env["PYTHONPATH"] = target + os.pathsep + env.get("PYTHONPATH", "")
     return env
@@ -203,8 +214,9 @@ def hybridlint_seconds(root: str, jobs: int, env: dict) -> Tuple[float, float]:
     if jobs:
         command[3:3] = ["--jobs", str(jobs)]
     start, cpu = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          env=env)
+    proc = subprocess.run(
+        command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"hybridlint failed ({proc.returncode}): {proc.stderr.decode()}")
@@ -212,8 +224,13 @@ def hybridlint_seconds(root: str, jobs: int, env: dict) -> Tuple[float, float]:
 
 
 def count_findings(root: str, env: dict) -> int:
-    proc = subprocess.run([sys.executable, "-m", "hybridlint", "--quiet", "--exit-zero", "."],
-                          cwd=root, capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hybridlint", "--quiet", "--exit-zero", "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     return sum(1 for line in proc.stdout.splitlines() if ": HL" in line)
 
 
@@ -231,11 +248,17 @@ def main() -> None:
     try:
         env = snapshot_sources(os.path.join(workdir, "src"))
         hybrid = generate_repo(root, args.files, args.seed)
-        total_lines = sum(open(os.path.join(d, f), encoding="utf-8").read().count("\n")
-                          for d, _, fs in os.walk(root) for f in fs if f.endswith(".py"))
+        total_lines = sum(
+            open(os.path.join(d, f), encoding="utf-8").read().count("\n")
+            for d, _, fs in os.walk(root)
+            for f in fs
+            if f.endswith(".py")
+        )
         hybrid_lines = sum(open(p, encoding="utf-8").read().count("\n") for p in hybrid)
-        print(f"repository: {args.files} files, {total_lines:,} lines; {len(hybrid)} hybrid "
-              f"files, {hybrid_lines:,} lines  ({root})")
+        print(
+            f"repository: {args.files} files, {total_lines:,} lines; {len(hybrid)} hybrid "
+            f"files, {hybrid_lines:,} lines  ({root})"
+        )
         cache = os.path.join(root, ".hybridlint_cache")
         load_before = os.getloadavg()[0]
         floors, colds = [], []
@@ -244,24 +267,32 @@ def main() -> None:
             shutil.rmtree(cache, ignore_errors=True)
             colds.append(hybridlint_seconds(root, args.jobs, env))
         (floor, floor_cpu), (cold, cold_cpu) = min(floors), min(colds)
-        warm, warm_cpu = min(hybridlint_seconds(root, args.jobs, env)
-                             for _ in range(args.repeat))
+        warm, warm_cpu = min(hybridlint_seconds(root, args.jobs, env) for _ in range(args.repeat))
         caches = [n for n in os.listdir(cache) if n.startswith("lint-")]
         if len(caches) != 1:
             print(f"warning: {len(caches)} cache files: the warm runs were not all cached")
         findings = count_findings(root, env)
-        cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                 else os.cpu_count())
-        print(f"cores: {cores}; load average before/after: {load_before:.2f} / "
-              f"{os.getloadavg()[0]:.2f} (other work on the machine slows the parallel run)")
-        print(f"floor (LibCST parse of the hybrid files, 1 core): {floor:7.3f} s wall "
-              f"{floor_cpu:7.3f} s CPU")
-        print(f"hybridlint cold (empty cache):                   {cold:7.3f} s wall "
-              f"{cold_cpu:7.3f} s CPU   cold/floor = {cold / floor:.3f}  (target <= 0.75)")
-        print(f"hybridlint warm (cached):                        {warm:7.3f} s wall "
-              f"{warm_cpu:7.3f} s CPU   warm/cold  = {warm / cold:.3f}  (target <= 0.05)")
-        print(f"CPU ratios: cold/floor = {cold_cpu / floor_cpu:.3f}, "
-              f"warm/cold = {warm_cpu / cold_cpu:.3f}")
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        print(
+            f"cores: {cores}; load average before/after: {load_before:.2f} / "
+            f"{os.getloadavg()[0]:.2f} (other work on the machine slows the parallel run)"
+        )
+        print(
+            f"floor (LibCST parse of the hybrid files, 1 core): {floor:7.3f} s wall "
+            f"{floor_cpu:7.3f} s CPU"
+        )
+        print(
+            f"hybridlint cold (empty cache):                   {cold:7.3f} s wall "
+            f"{cold_cpu:7.3f} s CPU   cold/floor = {cold / floor:.3f}  (target <= 0.75)"
+        )
+        print(
+            f"hybridlint warm (cached):                        {warm:7.3f} s wall "
+            f"{warm_cpu:7.3f} s CPU   warm/cold  = {warm / cold:.3f}  (target <= 0.05)"
+        )
+        print(
+            f"CPU ratios: cold/floor = {cold_cpu / floor_cpu:.3f}, "
+            f"warm/cold = {warm_cpu / cold_cpu:.3f}"
+        )
         print(f"findings reported: {findings}")
     finally:
         if args.keep:

@@ -23,6 +23,7 @@ Each step prints one JSON line as soon as it ends (so a hang loses only the hang
 one process (the corpus test: one MXNet import for all blocks). Several calls per example
 (``"calls": n``) catch state kept between calls.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -155,15 +156,26 @@ def run_job(mx: Any, job: dict) -> None:
     state: dict = {}
     roots = [os.path.abspath(r) for r in job["roots"]]
     for step in job["steps"]:
-        result = {"job": job.get("id"), "step": step["name"], "ok": False, "error": None,
-                  "outputs": None}
+        result = {
+            "job": job.get("id"),
+            "step": step["name"],
+            "ok": False,
+            "error": None,
+            "outputs": None,
+        }
         try:
             with contextlib.redirect_stdout(sys.stderr):
                 result.update(run_step(mx, job, step, state), ok=True)
         except BaseException as exc:  # user code: anything can happen, report it
             tb = traceback.extract_tb(exc.__traceback__)
-            where = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(tb)
-                          if any(os.path.abspath(f.filename).startswith(r) for r in roots)), "")
+            where = next(
+                (
+                    f"{os.path.basename(f.filename)}:{f.lineno}"
+                    for f in reversed(tb)
+                    if any(os.path.abspath(f.filename).startswith(r) for r in roots)
+                ),
+                "",
+            )
             first = (str(exc).strip().splitlines() or [""])[0][:200]
             result["error"] = f"{type(exc).__name__}: {first}" + (f" (at {where})" if where else "")
         print(json.dumps(result), flush=True)

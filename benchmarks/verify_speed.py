@@ -10,6 +10,7 @@ and fixed module, parameter copy, three runs). Then the same blocks each in a fr
 to show what reusing the worker saves. Target (issue 5): under 1 s per block, start-up
 included, with the worker reused.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from hybridlint.checker import (CheckerSession, Example, check_file, check_fix,  # noqa: E402
-                                examples_from_config)
+from hybridlint.checker import (  # noqa: E402
+    CheckerSession,
+    Example,
+    check_file,
+    check_fix,
+    examples_from_config,
+)
 
 
 def cases():
@@ -35,8 +41,7 @@ def cases():
         table = examples_from_config(tomllib.load(fh)["examples"])
     out = [(os.path.join(ROOT, path), ex) for path, exs in table.items() for ex in exs]
     good = os.path.join(ROOT, "testdata", "checker", "good.py")
-    out += [(good, Example("Residual", ((2, 8),))),
-            (good, Example("TwoOutputs", ((2, 3), (2, 3))))]
+    out += [(good, Example("Residual", ((2, 8),))), (good, Example("TwoOutputs", ((2, 3), (2, 3))))]
     return out
 
 
@@ -60,16 +65,30 @@ def run_backend(backend: str, rounds: int) -> None:
                 with open(path) as fh:
                     text = fh.read()
                 t0 = time.perf_counter()
-                check_fix(text, text, example.target, example.specs(), kwargs=example.kwargs,
-                          path=path, backend=backend, session=session)
+                check_fix(
+                    text,
+                    text,
+                    example.target,
+                    example.specs(),
+                    kwargs=example.kwargs,
+                    path=path,
+                    backend=backend,
+                    session=session,
+                )
                 fix_times.append(time.perf_counter() - t0)
         print(f"  workers started: {session.workers_started}, jobs: {session.jobs_run}")
-    print(f"  check_file, first round incl. worker start-up: {first_round:.3f} s total, "
-          f"{first_round / len(blocks):.3f} s per block")
-    print(f"  check_file per block: median {statistics.median(times):.3f} s, "
-          f"max {max(times):.3f} s (first block, incl. start-up: {times[0]:.3f} s)")
-    print(f"  check_fix per block ({rounds} round(s)): median "
-          f"{statistics.median(fix_times):.3f} s, max {max(fix_times):.3f} s")
+    print(
+        f"  check_file, first round incl. worker start-up: {first_round:.3f} s total, "
+        f"{first_round / len(blocks):.3f} s per block"
+    )
+    print(
+        f"  check_file per block: median {statistics.median(times):.3f} s, "
+        f"max {max(times):.3f} s (first block, incl. start-up: {times[0]:.3f} s)"
+    )
+    print(
+        f"  check_fix per block ({rounds} round(s)): median "
+        f"{statistics.median(fix_times):.3f} s, max {max(fix_times):.3f} s"
+    )
     cold = []
     for path, example in blocks[:3]:
         t0 = time.perf_counter()
@@ -85,7 +104,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=["engine", "mxnet", "both"], default="engine")
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    for backend in (["engine", "mxnet"] if args.backend == "both" else [args.backend]):
+    for backend in ["engine", "mxnet"] if args.backend == "both" else [args.backend]:
         run_backend(backend, args.rounds)
 
 

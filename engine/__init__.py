@@ -3,6 +3,7 @@
 `import hybridlint.engine as mx` gives MXNet 1.9.1's public API for the parts implemented
 (see docs/architecture.md). One import per line so that parallel developers can add theirs.
 """
+
 __version__ = "1.9.1"
 
 from . import base  # noqa: F401

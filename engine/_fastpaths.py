@@ -13,6 +13,7 @@ MXNet.
 Flipping the switch applies at once: every live compiled plan switches the function its
 callers run (`Plan.use_fast`), and gluon's cached lean paths are invalidated.
 """
+
 import contextlib
 import os
 import weakref
@@ -23,7 +24,7 @@ __all__ = ["fast_paths_enabled", "set_fast_paths", "fast_paths"]
 _ENV = "HYBRIDLINT_ENGINE_REFERENCE"
 # [True] = fast layer; a list so hot paths read one item without a function call
 FAST = [os.environ.get(_ENV, "").strip().lower() not in ("1", "true", "yes", "on")]
-LIVE_PLANS: "weakref.WeakSet" = weakref.WeakSet()   # plans whose run function follows FAST
+LIVE_PLANS: "weakref.WeakSet" = weakref.WeakSet()  # plans whose run function follows FAST
 
 
 def fast_paths_enabled() -> bool:
@@ -37,7 +38,8 @@ def set_fast_paths(enabled: bool) -> bool:
     if previous != FAST[0]:
         for plan in list(LIVE_PLANS):
             plan.use_fast(FAST[0])
-        from .gluon import parameter   # stale lean call paths are rebuilt (or not) on next call
+        from .gluon import parameter  # stale lean call paths are rebuilt (or not) on next call
+
         parameter._EPOCH[0] += 1
     return previous
 

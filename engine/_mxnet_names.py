@@ -6,10 +6,11 @@ reads them to raise MXNet's own AttributeError / ModuleNotFoundError for names M
 too, and NotImplementedError only for what MXNet has and the engine does not.
 """
 
-VERSION = '1.9.1'
+VERSION = "1.9.1"
 
 NAMES = {
-    'mxnet': frozenset("""
+    "mxnet": frozenset(
+        """
     AttrScope Context MXNetError _api_internal _ctypes _cy3 _ffi _global_var _numpy_op_doc api
     attribute autograd base callback context contrib cpu cpu_pinned current_context engine error
     executor executor_manager gluon gpu image img init initializer io is_np_array is_np_shape kv
@@ -18,15 +19,19 @@ NAMES = {
     numpy_extension numpy_op_fallback numpy_op_signature onnx operator optimizer profiler random
     recordio registry rnd rnn rtc runtime set_np_shape sym symbol symbol_doc test_utils th torch
     tvmop use_np use_np_array use_np_shape util visualization viz
-""".split()),
-    'mxnet.autograd': frozenset("""
+""".split()
+    ),
+    "mxnet.autograd": frozenset(
+        """
     CFUNCTYPE Function Lock MXCallbackList NDArray NDArrayHandle POINTER Symbol SymbolHandle
     _GRAD_REQ_MAP _LIB _RecordingStateScope _ndarray_cls _parse_head array backward c_array
     c_array_buf c_handle_array c_int c_void_p cast check_call ctypes get_symbol grad
     is_recording is_training mark_variables mx_uint pause predict_mode record set_recording
     set_training string_types traceback train_mode
-""".split()),
-    'mxnet.base': frozenset("""
+""".split()
+    ),
+    "mxnet.base": frozenset(
+        """
     CachedOpHandle CudaKernelHandle CudaModuleHandle DLPackHandle DataIterCreatorHandle
     DataIterHandle ExecutorHandle FunctionHandle KVStoreHandle MXCallbackList MXNetError
     NDArrayHandle NotImplementedForSymbol NotSupportedForSparseNDArray OpHandle ProfileHandle
@@ -41,29 +46,41 @@ NAMES = {
     data_dir_default error_types get_last_ffi_error inspect integer_types libinfo long mx_float
     mx_float_p mx_int mx_int64 mx_real_t mx_uint numeric_types os platform py_str re
     register_error string_types sys with_metaclass
-""".split()),
-    'mxnet.context': frozenset("""
+""".split()
+    ),
+    "mxnet.context": frozenset(
+        """
     Context _LIB _MXClassPropertyMetaClass check_call classproperty cpu cpu_pinned ctypes
     current_context gpu gpu_memory_info num_gpus threading warnings with_metaclass
-""".split()),
-    'mxnet.executor': frozenset("""
+""".split()
+    ),
+    "mxnet.executor": frozenset(
+        """
     Executor ExecutorHandle NDArray NDArrayHandle SymbolHandle _LIB _check_arguments _load_data
     _load_label _monitor_callback_wrapper _ndarray_cls _split_input_slice c_array_buf
     c_handle_array c_str_array check_call copy ctypes mx_int mx_uint ndarray np py_array py_str
-""".split()),
-    'mxnet.initializer': frozenset("""
+""".split()
+    ),
+    "mxnet.initializer": frozenset(
+        """
     Bilinear Constant FusedRNN InitDesc Initializer LSTMBias Load MSRAPrelu Mixed NDArray Normal
     One Orthogonal Uniform Xavier Zero _mx_np _register alias create is_np_array json load
     logging ndarray np random re register registry sqrt string_types warnings
-""".split()),
-    'mxnet.name': frozenset("""
+""".split()
+    ),
+    "mxnet.name": frozenset(
+        """
     NameManager Prefix _MXClassPropertyMetaClass classproperty threading warnings with_metaclass
-""".split()),
-    'mxnet.random': frozenset("""
+""".split()
+    ),
+    "mxnet.random": frozenset(
+        """
     Context _LIB check_call ctypes exponential gamma generalized_negative_binomial integer_types
     multinomial negative_binomial normal poisson randint randn seed shuffle uniform
-""".split()),
-    'mxnet.ndarray': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray": frozenset(
+        """
     Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss CachedOp Cast Concat
     Convolution Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum
     Embedding Flatten FullyConnected GridGenerator GroupNorm IdentityAttachKLSparseReg
@@ -110,8 +127,10 @@ NAMES = {
     softsign sort space_to_depth sparse split split_v2 sqrt square squeeze stack stop_gradient
     subtract sum sum_axis swapaxes take tan tanh tile to_dlpack_for_read to_dlpack_for_write
     topk transpose true_divide trunc uniform unravel_index utils waitall where zeros zeros_like
-""".split()),
-    'mxnet.ndarray.contrib': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray.contrib": frozenset(
+        """
     AdaptiveAvgPooling2D BatchNormWithReLU BilinearResize2D CTCLoss DeformableConvolution
     DeformablePSROIPooling ModulatedDeformableConvolution MultiBoxDetection MultiBoxPrior
     MultiBoxTarget MultiProposal PSROIPooling Proposal ROIAlign RROIAlign SparseEmbedding
@@ -129,18 +148,24 @@ NAMES = {
     quantized_concat quantized_conv quantized_elemwise_add quantized_elemwise_mul
     quantized_embedding quantized_flatten quantized_fully_connected quantized_pooling
     quantized_rnn rand_zipfian requantize round_ste sign_ste uniform while_loop
-""".split()),
-    'mxnet.ndarray.linalg': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray.linalg": frozenset(
+        """
     det extractdiag extracttrian gelqf gemm gemm2 inverse makediag maketrian potrf potri slogdet
     sumlogdiag syevd syrk trmm trsm
-""".split()),
-    'mxnet.ndarray.random': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray.random": frozenset(
+        """
     NDArray _Null _internal _random_helper current_context exponential exponential_like gamma
     gamma_like generalized_negative_binomial generalized_negative_binomial_like multinomial
     negative_binomial negative_binomial_like normal normal_like numeric_types poisson
     poisson_like randint randn shuffle uniform uniform_like
-""".split()),
-    'mxnet.ndarray.op': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray.op": frozenset(
+        """
     Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss CachedOp Cast Concat
     Convolution Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum
     Embedding Flatten FullyConnected GridGenerator GroupNorm IdentityAttachKLSparseReg
@@ -180,8 +205,10 @@ NAMES = {
     slice_like smooth_l1 softmax softmax_cross_entropy softmin softsign sort space_to_depth
     split sqrt square squeeze stack stop_gradient sum sum_axis swapaxes take tan tanh tile topk
     transpose trunc uniform unravel_index where zeros_like
-""".split()),
-    'mxnet.ndarray._internal': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray._internal": frozenset(
+        """
     CachedOp NDArrayBase _CachedOp _CachedOpThreadSafe _CrossDeviceCopy _CustomFunction _Div
     _DivScalar _Equal _EqualScalar _Greater _GreaterEqualScalar _GreaterScalar _Greater_Equal
     _Hypot _HypotScalar _Lesser _LesserEqualScalar _LesserScalar _Lesser_Equal _LogicalAndScalar
@@ -283,8 +310,10 @@ NAMES = {
     _sg_mkldnn_selfatt_qk _sg_mkldnn_selfatt_valatt _shuffle _slice_assign _slice_assign_scalar
     _split_v2 _split_v2_backward _square_sum _sub _sys _unravel_index _while_loop _zeros
     _zeros_without_dtype
-""".split()),
-    'mxnet.ndarray.ndarray': frozenset("""
+""".split()
+    ),
+    "mxnet.ndarray.ndarray": frozenset(
+        """
     Context DLContext DLDataType DLManagedTensor DLPackHandle DLTensor DeleterFunc Features
     NDArray NDArrayBase NDArrayHandle PyCapsuleDestructor _DTYPE_MX_TO_NP _DTYPE_NP_TO_MX
     _GRAD_REQ_MAP _INT64_TENSOR_SIZE_ENABLED _LIB _NDARRAY_ADVANCED_INDEXING
@@ -305,8 +334,10 @@ NAMES = {
     mx_int64 mx_real_t mx_uint native_array not_equal np numeric_types onehot_encode ones op
     operator power py_slice reduce split_v2 subtract to_dlpack_for_read to_dlpack_for_write
     true_divide waitall warnings zeros
-""".split()),
-    'mxnet.symbol': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol": frozenset(
+        """
     Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss Cast Concat Convolution
     Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum Embedding
     Flatten FullyConnected GridGenerator Group GroupNorm IdentityAttachKLSparseReg InstanceNorm
@@ -349,8 +380,10 @@ NAMES = {
     softsign sort space_to_depth sparse split split_v2 sqrt square squeeze stack stop_gradient
     sum sum_axis swapaxes symbol take tan tanh tile topk transpose trunc uniform unravel_index
     var where zeros zeros_like
-""".split()),
-    'mxnet.symbol.contrib': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol.contrib": frozenset(
+        """
     AdaptiveAvgPooling2D AttrScope BatchNormWithReLU BilinearResize2D CTCLoss
     DeformableConvolution DeformablePSROIPooling ModulatedDeformableConvolution
     MultiBoxDetection MultiBoxPrior MultiBoxTarget MultiProposal PSROIPooling Proposal ROIAlign
@@ -369,18 +402,24 @@ NAMES = {
     quantized_elemwise_add quantized_elemwise_mul quantized_embedding quantized_flatten
     quantized_fully_connected quantized_pooling quantized_rnn rand_zipfian requantize round_ste
     sign_ste symbol uniform while_loop
-""".split()),
-    'mxnet.symbol.linalg': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol.linalg": frozenset(
+        """
     det extractdiag extracttrian gelqf gemm gemm2 inverse makediag maketrian potrf potri slogdet
     sumlogdiag syevd syrk trmm trsm
-""".split()),
-    'mxnet.symbol.random': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol.random": frozenset(
+        """
     Symbol _Null _internal _random_helper exponential exponential_like gamma gamma_like
     generalized_negative_binomial generalized_negative_binomial_like multinomial
     negative_binomial negative_binomial_like normal normal_like numeric_types poisson
     poisson_like randint randn shuffle uniform uniform_like
-""".split()),
-    'mxnet.symbol.op': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol.op": frozenset(
+        """
     Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss Cast Concat Convolution
     Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum Embedding
     Flatten FullyConnected GridGenerator GroupNorm IdentityAttachKLSparseReg InstanceNorm
@@ -420,8 +459,10 @@ NAMES = {
     slice_like smooth_l1 softmax softmax_cross_entropy softmin softsign sort space_to_depth
     split sqrt square squeeze stack stop_gradient sum sum_axis swapaxes take tan tanh tile topk
     transpose trunc uniform unravel_index where zeros_like
-""".split()),
-    'mxnet.symbol._internal': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol._internal": frozenset(
+        """
     AttrScope NameManager SymbolBase _CachedOp _CachedOpThreadSafe _CrossDeviceCopy
     _CustomFunction _Div _DivScalar _Equal _EqualScalar _Greater _GreaterEqualScalar
     _GreaterScalar _Greater_Equal _Hypot _HypotScalar _Lesser _LesserEqualScalar _LesserScalar
@@ -523,8 +564,10 @@ NAMES = {
     _sg_mkldnn_fully_connected _sg_mkldnn_selfatt_qk _sg_mkldnn_selfatt_valatt _shuffle
     _slice_assign _slice_assign_scalar _split_v2 _split_v2_backward _square_sum _sub
     _symbol_creator _sys _unravel_index _while_loop _zeros _zeros_without_dtype
-""".split()),
-    'mxnet.symbol.symbol': frozenset("""
+""".split()
+    ),
+    "mxnet.symbol.symbol": frozenset(
+        """
     AttrScope Context Executor ExecutorHandle Group MXNetError NDArray NDArrayHandle
     NotImplementedForSymbol Number Symbol SymbolBase SymbolHandle Variable _DTYPE_MX_TO_NP
     _DTYPE_NP_TO_MX _GRAD_REQ_MAP _LIB _SIGNED_INT32_UPPER_LIMIT _STORAGE_TYPE_STR_TO_ID
@@ -533,85 +576,115 @@ NAMES = {
     histogram hypot integer_types is_np_shape linspace load load_json maximum minimum mx_int
     mx_int64 mx_uint numeric_types ones op pow power py_slice py_str split_v2 string_types var
     warnings zeros
-""".split()),
-    'mxnet.gluon': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon": frozenset(
+        """
     Block Constant DeferredInitializationError HybridBlock Parameter ParameterDict SymbolBlock
     Trainer block contrib data loss model_zoo nn parameter rnn tensor_types trainer utils
-""".split()),
-    'mxnet.gluon.block': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.block": frozenset(
+        """
     Block DeferredInitializationError HookHandle HybridBlock MXNetError NDArray OrderedDict
     Parameter ParameterDict Symbol SymbolBlock _BlockScope _brief_print_list
     _check_all_np_ndarrays _check_same_symbol_type _common_prefix _flatten _gather_type_ctx_info
     _indent _infer_param_types _mx_np _mx_npx _name _regroup copy defaultdict initializer
     is_np_array json load_json mx_real_t ndarray np np_array np_shape np_symbol re symbol
     threading warnings
-""".split()),
-    'mxnet.gluon.parameter': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.parameter": frozenset(
+        """
     Constant Context DeferredInitializationError MXNetError OrderedDict Parameter ParameterDict
     _brief_print_list _indent _mx_np autograd context cpu defaultdict initializer is_np_array
     is_np_shape mx_real_t ndarray np shape_is_known symbol tensor_types warnings
-""".split()),
-    'mxnet.gluon.utils': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.utils": frozenset(
+        """
     HookHandle _brief_print_list _check_all_np_ndarrays _check_same_symbol_type
     _get_repo_file_url _get_repo_url _indent _mx_np check_sha1 clip_global_norm collections
     download hashlib is_np_array is_np_shape ndarray np os replace_file requests shape_is_known
     split_and_load split_data sys uuid warnings weakref
-""".split()),
-    'mxnet.gluon.loss': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.loss": frozenset(
+        """
     CTCLoss CosineEmbeddingLoss HingeLoss HuberLoss HybridBlock KLDivLoss L1Loss L2Loss
     LogisticLoss Loss PoissonNLLLoss SDMLLoss SigmoidBCELoss SigmoidBinaryCrossEntropyLoss
     SoftmaxCELoss SoftmaxCrossEntropyLoss SquaredHingeLoss TripletLoss _apply_weighting
     _reshape_like is_np_array ndarray np numeric_types
-""".split()),
-    'mxnet.gluon.nn': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.nn": frozenset(
+        """
     Activation AvgPool1D AvgPool2D AvgPool3D BatchNorm BatchNormReLU Block Conv1D
     Conv1DTranspose Conv2D Conv2DTranspose Conv3D Conv3DTranspose Dense Dropout ELU Embedding
     Flatten GELU GlobalAvgPool1D GlobalAvgPool2D GlobalAvgPool3D GlobalMaxPool1D GlobalMaxPool2D
     GlobalMaxPool3D GroupNorm HybridBlock HybridLambda HybridSequential InstanceNorm Lambda
     LayerNorm LeakyReLU MaxPool1D MaxPool2D MaxPool3D PReLU ReflectionPad2D SELU Sequential
     Swish SymbolBlock activations basic_layers conv_layers
-""".split()),
-    'mxnet.gluon.nn.activations': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.nn.activations": frozenset(
+        """
     Activation ELU GELU HybridBlock LeakyReLU PReLU SELU Swish initializer is_np_array
-""".split()),
-    'mxnet.gluon.nn.basic_layers': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.nn.basic_layers": frozenset(
+        """
     Activation BatchNorm BatchNormReLU Block Dense Dropout Embedding Flatten GroupNorm
     HybridBlock HybridLambda HybridSequential InstanceNorm Lambda LayerNorm Sequential
     _BatchNorm _indent is_np_array nd np sym warnings
-""".split()),
-    'mxnet.gluon.nn.conv_layers': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.nn.conv_layers": frozenset(
+        """
     Activation AvgPool1D AvgPool2D AvgPool3D Conv1D Conv1DTranspose Conv2D Conv2DTranspose
     Conv3D Conv3DTranspose GlobalAvgPool1D GlobalAvgPool2D GlobalAvgPool3D GlobalMaxPool1D
     GlobalMaxPool2D GlobalMaxPool3D HybridBlock MaxPool1D MaxPool2D MaxPool3D ReflectionPad2D
     _Conv _Pooling _infer_weight_shape is_np_array numeric_types symbol
-""".split()),
-    'mxnet.gluon.rnn': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.rnn": frozenset(
+        """
     BidirectionalCell DropoutCell GRU GRUCell HybridRecurrentCell HybridSequentialRNNCell LSTM
     LSTMCell ModifierCell RNN RNNCell RecurrentCell ResidualCell SequentialRNNCell ZoneoutCell
     rnn_cell rnn_layer
-""".split()),
-    'mxnet.gluon.rnn.rnn_cell': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.rnn.rnn_cell": frozenset(
+        """
     BidirectionalCell Block DropoutCell GRUCell HybridBlock HybridRecurrentCell
     HybridSequentialRNNCell LSTMCell LeakyReLU ModifierCell RNNCell RecurrentCell ResidualCell
     SequentialRNNCell ZoneoutCell _as_list _cells_begin_state _cells_state_info _format_sequence
     _get_begin_state _indent _mask_sequence_variable_length _reverse_sequences ndarray
     numeric_types string_types symbol tensor_types
-""".split()),
-    'mxnet.gluon.contrib': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.contrib": frozenset(
+        """
     cnn data estimator nn rnn
-""".split()),
-    'mxnet.gluon.contrib.nn': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.contrib.nn": frozenset(
+        """
     Concurrent HybridConcurrent Identity PixelShuffle1D PixelShuffle2D PixelShuffle3D
     SparseEmbedding SyncBatchNorm basic_layers
-""".split()),
-    'mxnet.gluon.contrib.nn.basic_layers': frozenset("""
+""".split()
+    ),
+    "mxnet.gluon.contrib.nn.basic_layers": frozenset(
+        """
     BatchNorm Block Concurrent HybridBlock HybridConcurrent HybridSequential Identity
     PixelShuffle1D PixelShuffle2D PixelShuffle3D Sequential SparseEmbedding SyncBatchNorm
     context nd warnings
-""".split()),
+""".split()
+    ),
 }
 
-MODULES = frozenset("""
+MODULES = frozenset(
+    """
 mxnet mxnet._api_internal mxnet._ctypes mxnet._ctypes.ndarray mxnet._ctypes.space
 mxnet._ctypes.symbol mxnet._cy3 mxnet._ffi mxnet._ffi._ctypes mxnet._ffi._ctypes.function
 mxnet._ffi._ctypes.object mxnet._ffi._ctypes.types mxnet._ffi._cy3 mxnet._ffi.base
@@ -683,4 +756,5 @@ mxnet.symbol.numpy_extension._op mxnet.symbol.numpy_extension._register
 mxnet.symbol.numpy_extension.image mxnet.symbol.numpy_extension.random mxnet.symbol.op
 mxnet.symbol.random mxnet.symbol.register mxnet.symbol.sparse mxnet.symbol.symbol
 mxnet.symbol_doc mxnet.test_utils mxnet.torch mxnet.tvmop mxnet.util mxnet.visualization
-""".split())
+""".split()
+)

@@ -6,6 +6,7 @@ no in-place ops, no buffer pool, no generated code: each op node calls its regis
 the eager path's `np.errstate`. It is slow on purpose and simple enough to trust, so the fast
 plan (`engine/executor.py`) can be compared against it (`engine/_fastpaths.py`).
 """
+
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
@@ -21,8 +22,11 @@ def node_attrs(node, shapes) -> Attrs:
     `zeros(shape=(0, n))` and the like from graph inference (gluon.rnn's begin_state under
     hybridize relies on it). A semantic step both layers take, not an optimisation."""
     attrs = node.parsed
-    if not node.inputs and 0 in (attrs.get("shape") or (1,)) and \
-            shape_known(shapes.get((id(node), 0))):
+    if (
+        not node.inputs
+        and 0 in (attrs.get("shape") or (1,))
+        and shape_known(shapes.get((id(node), 0)))
+    ):
         attrs = Attrs(dict(attrs.__dict__, shape=shapes[(id(node), 0)]))
     return attrs
 
@@ -36,24 +40,31 @@ class ReferenceRun:
 
     def __init__(self, sym, order, inputs, shapes, node_error: Callable):
         self.input_keys = [(id(n), 0) for n in inputs]
-        self.steps: List[Tuple] = [(n, node_attrs(n, shapes), [(id(c), i) for c, i in n.inputs],
-                                    [(id(n), i) for i in range(n.num_outputs())])
-                                   for n in order if n.op is not None]
+        self.steps: List[Tuple] = [
+            (
+                n,
+                node_attrs(n, shapes),
+                [(id(c), i) for c, i in n.inputs],
+                [(id(n), i) for i in range(n.num_outputs())],
+            )
+            for n in order
+            if n.op is not None
+        ]
         self.output_keys = [(id(n), i) for n, i in sym._outputs]
         self.node_error = node_error
 
     def __call__(self, *arrays) -> List[np.ndarray]:
         env: Dict[Tuple[int, int], np.ndarray] = dict(zip(self.input_keys, arrays))
-        with np.errstate(all="ignore"):       # as the eager path (OpDef._evaluate)
+        with np.errstate(all="ignore"):  # as the eager path (OpDef._evaluate)
             for node, attrs, in_keys, out_keys in self.steps:
                 ins = [env[k] for k in in_keys]
                 try:
                     res = node.op.kernel(attrs, *ins)
                 except NotImplementedError:
-                    raise                       # an engine gap passes unchanged
+                    raise  # an engine gap passes unchanged
                 except (ValueError, IndexError, MXNetError) as err:
                     if getattr(err, "source_line", None):
-                        raise                   # a nested graph's error, already precise
+                        raise  # a nested graph's error, already precise
                     raise self.node_error(node, err, [a.shape for a in ins]) from err
                 res = list(res) if isinstance(res, (tuple, list)) else [np.asarray(res)]
                 env.update(zip(out_keys, res))

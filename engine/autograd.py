@@ -2,10 +2,19 @@
 
 `is_training()` matters for ops like Dropout and BatchNorm, so the scopes are real.
 """
+
 import threading
 
-__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training"]
+__all__ = [
+    "record",
+    "pause",
+    "train_mode",
+    "predict_mode",
+    "is_recording",
+    "is_training",
+    "set_recording",
+    "set_training",
+]
 
 _local = threading.local()
 

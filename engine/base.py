@@ -3,13 +3,23 @@
 MXNet raises `MXNetError` (a RuntimeError) for operator failures and `NotImplementedForSymbol`
 for NDArray-only operations on a Symbol; code that catches those must catch ours too.
 """
+
 from typing import NoReturn, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["MXNetError", "NotImplementedForSymbol", "EngineGap", "MissingOperator",
-           "engine_not_implemented", "mx_real_t",
-           "string_types", "numeric_types", "integer_types", "_Null"]
+__all__ = [
+    "MXNetError",
+    "NotImplementedForSymbol",
+    "EngineGap",
+    "MissingOperator",
+    "engine_not_implemented",
+    "mx_real_t",
+    "string_types",
+    "numeric_types",
+    "integer_types",
+    "_Null",
+]
 
 mx_real_t = np.float32
 string_types = (str,)

@@ -11,6 +11,7 @@ AttributeError("module 'mxnet.gluon.nn' has no attribute 'Pool2D'"), ModuleNotFo
 exit every `mxnet*` entry of `sys.modules` is put back as it was (a real MXNet, if one was
 imported, comes back); modules imported inside keep their proxies and keep running on the engine.
 """
+
 import contextlib
 import importlib
 import importlib.abc
@@ -25,13 +26,13 @@ from .base import engine_not_implemented
 
 __all__ = ["as_mxnet", "proxy_of", "ENGINE_PACKAGE"]
 
-ENGINE_PACKAGE = __name__.rsplit(".", 1)[0]        # "hybridlint.engine"
+ENGINE_PACKAGE = __name__.rsplit(".", 1)[0]  # "hybridlint.engine"
 
 # mxnet names that are aliases of differently named engine modules.
 _ALIASES = {"nd": "ndarray", "sym": "symbol", "init": "initializer"}
 
 _LOCK = threading.RLock()
-_PROXIES: Dict[int, "_MXNetProxy"] = {}          # id(engine module) -> its proxy
+_PROXIES: Dict[int, "_MXNetProxy"] = {}  # id(engine module) -> its proxy
 
 
 def _is_mxnet(name: str) -> bool:
@@ -63,16 +64,18 @@ class _MXNetProxy(types.ModuleType):
             value = getattr(target, name)
         except (AttributeError, NotImplementedError) as err:  # gluon modules raise the latter
             if _absent_in_mxnet(self.__name__, name):
-                raise AttributeError("module '%s' has no attribute '%s'" % (
-                    self.__name__, name)) from None   # absent in MXNet too: a user error
+                raise AttributeError(
+                    "module '%s' has no attribute '%s'" % (self.__name__, name)
+                ) from None  # absent in MXNet too: a user error
             if isinstance(err, NotImplementedError):
                 raise
-            engine_not_implemented(self.__name__[len("mxnet."):] + "." + name
-                                   if self.__name__ != "mxnet" else name)
+            engine_not_implemented(
+                self.__name__[len("mxnet.") :] + "." + name if self.__name__ != "mxnet" else name
+            )
         if isinstance(value, types.ModuleType) and value.__name__.startswith(ENGINE_PACKAGE):
             value = _proxy_for(value)
         if callable(value) or isinstance(value, types.ModuleType):
-            self.__dict__[name] = value   # ops and classes do not change: later lookups are direct
+            self.__dict__[name] = value  # ops and classes do not change: later lookups are direct
         return value
 
     def __dir__(self):
@@ -87,8 +90,11 @@ def _absent_in_mxnet(module: str, name: str) -> bool:
     name), per the generated engine/_mxnet_names.py; False when MXNet has it or when MXNet's
     list for `module` is unknown (then the engine gap is the safe verdict: "cannot verify")."""
     names = _mxnet_names.NAMES.get(module)
-    return names is not None and name not in names and \
-        "%s.%s" % (module, name) not in _mxnet_names.MODULES
+    return (
+        names is not None
+        and name not in names
+        and "%s.%s" % (module, name) not in _mxnet_names.MODULES
+    )
 
 
 def _proxy_for(target: types.ModuleType) -> _MXNetProxy:
@@ -96,7 +102,7 @@ def _proxy_for(target: types.ModuleType) -> _MXNetProxy:
     with _LOCK:
         proxy = _PROXIES.get(id(target))
         if proxy is None:
-            proxy = _MXNetProxy("mxnet" + target.__name__[len(ENGINE_PACKAGE):], target)
+            proxy = _MXNetProxy("mxnet" + target.__name__[len(ENGINE_PACKAGE) :], target)
             _PROXIES[id(target)] = proxy
         return proxy
 
@@ -132,14 +138,18 @@ class _MXNetFinder(importlib.abc.MetaPathFinder):
         try:
             engine_module = importlib.import_module(engine_name)
         except ModuleNotFoundError as err:
-            if err.name is not None and not engine_name.startswith(err.name) and \
-                    not err.name.startswith(engine_name):
+            if (
+                err.name is not None
+                and not engine_name.startswith(err.name)
+                and not err.name.startswith(engine_name)
+            ):
                 raise
             parent = fullname.rpartition(".")[0]
             if fullname not in _mxnet_names.MODULES and parent in _mxnet_names.MODULES:
-                raise ModuleNotFoundError("No module named '%s'" % fullname,
-                                          name=fullname) from None  # as MXNet: a user error
-            engine_not_implemented(fullname[len("mxnet."):] if fullname != "mxnet" else "")
+                raise ModuleNotFoundError(
+                    "No module named '%s'" % fullname, name=fullname
+                ) from None  # as MXNet: a user error
+            engine_not_implemented(fullname[len("mxnet.") :] if fullname != "mxnet" else "")
         proxy = _proxy_for(engine_module)
         is_pkg = hasattr(engine_module, "__path__")
         return importlib.util.spec_from_loader(fullname, _ProxyLoader(proxy), is_package=is_pkg)

@@ -1,4 +1,5 @@
 """mx.cpu() / mx.context: the engine runs on one numpy 'device', cpu(0)."""
+
 import threading
 
 from .base import MXNetError
@@ -8,6 +9,7 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 class _CurrentContext(threading.local):
     """The innermost `with ctx:` context of each thread (None outside any)."""
+
     value = None
 
 
@@ -16,6 +18,7 @@ _CURRENT = _CurrentContext()
 
 class Context:
     """A device context as MXNet prints and compares it; only cpu is backed by the engine."""
+
     _local = _CURRENT
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}
@@ -40,8 +43,11 @@ class Context:
         return hash((self.device_typeid, self.device_id))
 
     def __eq__(self, other):
-        return isinstance(other, Context) and self.device_typeid == other.device_typeid \
+        return (
+            isinstance(other, Context)
+            and self.device_typeid == other.device_typeid
             and self.device_id == other.device_id
+        )
 
     def __str__(self):
         return "%s(%d)" % (self.device_type, self.device_id)
@@ -75,8 +81,11 @@ def cpu_pinned(device_id: int = 0) -> Context:
 
 def gpu(device_id: int = 0) -> Context:
     """MXNet builds the context lazily and fails when memory is used; we fail at once, clearly."""
-    raise MXNetError("hybridlint engine runs on CPU only: mx.gpu({}) is not available; use "
-                     "mx.cpu()".format(device_id))
+    raise MXNetError(
+        "hybridlint engine runs on CPU only: mx.gpu({}) is not available; use mx.cpu()".format(
+            device_id
+        )
+    )
 
 
 def num_gpus() -> int:

@@ -19,6 +19,7 @@ plan's `run` is the node-by-node reference run (`engine/_reference.py`) instead.
 `PlanCache.run(arrays)` is the whole hybridized call: a dict lookup on the input signature,
 then the generated function.
 """
+
 import keyword
 import linecache
 import re
@@ -35,21 +36,31 @@ from .registry import Attrs, ShapeError, merge_shape, shape_known  # noqa: F401 
 from .registry import fmt_shape as _fmt_shape
 from .symbol.symbol import Node, Symbol
 
-__all__ = ["PlanCache", "Plan", "Executor", "infer_graph_shapes", "infer_graph_types",
-           "eager_peak_bytes"]
+__all__ = [
+    "PlanCache",
+    "Plan",
+    "Executor",
+    "infer_graph_shapes",
+    "infer_graph_types",
+    "eager_peak_bytes",
+]
 
 
 # ----------------------------------------------------------------------------- inference
 
+
 def _node_error(node: Node, err: Exception, in_shapes, kind="shape") -> MXNetError:
     where = node.where()
     msg = "Error in operator {}: {}\n  input {}s: {}".format(
-        node.name, err, kind, ", ".join(_fmt_shape(s) if kind == "shape" else str(s)
-                                        for s in in_shapes))
+        node.name,
+        err,
+        kind,
+        ", ".join(_fmt_shape(s) if kind == "shape" else str(s) for s in in_shapes),
+    )
     if where:
         msg += "\n  created at {}".format(where)
     error = MXNetError(msg)
-    error.source_line = node.source     # (file, line, text) for the checker, None if unknown
+    error.source_line = node.source  # (file, line, text) for the checker, None if unknown
     return error
 
 
@@ -57,10 +68,10 @@ def _plan_error(plan: "Plan", err: Exception) -> Exception:
     """A kernel's error while a compiled plan runs, as an MXNetError naming the op node, its
     input shapes and the user's source line (the failing line of the generated function
     says which step it was); `err` itself when no step is found."""
-    if getattr(err, "source_line", None):       # a nested plan's error, already precise
+    if getattr(err, "source_line", None):  # a nested plan's error, already precise
         return err
     tb, lineno = err.__traceback__, None
-    while tb is not None and lineno is None:     # the first plan frame is this plan's run
+    while tb is not None and lineno is None:  # the first plan frame is this plan's run
         if tb.tb_frame.f_code.co_filename == getattr(plan, "filename", None):
             lineno = tb.tb_lineno
         tb = tb.tb_next
@@ -121,7 +132,7 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
             except ShapeError:
                 pass
             shapes[(id(node), 0)] = s
-    for _ in range(max(3, len(order))):      # until nothing changes (backward fills)
+    for _ in range(max(3, len(order))):  # until nothing changes (backward fills)
         changed = False
         for node in order:
             if node.op is None:
@@ -133,9 +144,10 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
                 # RNN layers' param concat: engine/ops/rnn.py)
                 backward = getattr(node.op, "infer_shape_backward", None)
                 if backward is not None:
-                    ins = backward(node.parsed, ins, [shapes.get((id(node), i))
-                                                      for i in range(len(outs))])
-            except (ValueError, IndexError) as err:     # ShapeError, or numpy's own
+                    ins = backward(
+                        node.parsed, ins, [shapes.get((id(node), i)) for i in range(len(outs))]
+                    )
+            except (ValueError, IndexError) as err:  # ShapeError, or numpy's own
                 raise _node_error(node, err, in_shapes) from None
             for (c, i), old, new in zip(node.inputs, in_shapes, ins):
                 if new is not None and new != old:
@@ -164,6 +176,7 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
 def infer_graph_types(order: List[Node], known: Dict[str, np.dtype]):
     """(id(node), output index) -> np.dtype (None unknown)."""
     from .symbol import DTYPE_FROM_CODE
+
     types: Dict[Tuple[int, int], Optional[np.dtype]] = {}
     for node in order:
         if node.op is None:
@@ -200,16 +213,18 @@ def infer_graph_types(order: List[Node], known: Dict[str, np.dtype]):
 
 # ----------------------------------------------------------------------------- planning
 
+
 class _Step:
     """One op application in the plan, on value slots."""
+
     __slots__ = ("node", "op", "attrs", "ins", "outs", "inplace_of")
 
     def __init__(self, node, op, attrs, ins, outs):
         self.node = node
         self.op = op
         self.attrs = attrs
-        self.ins = ins          # value ids
-        self.outs = outs        # value ids
+        self.ins = ins  # value ids
+        self.outs = outs  # value ids
         self.inplace_of = None
 
 
@@ -225,8 +240,11 @@ class Plan:
         order = sym._order()
         inputs = [n for n in order if n.op is None]
         if len(inputs) != len(in_shapes):
-            raise MXNetError("expected {} inputs ({}), got {}".format(
-                len(inputs), [n.name for n in inputs], len(in_shapes)))
+            raise MXNetError(
+                "expected {} inputs ({}), got {}".format(
+                    len(inputs), [n.name for n in inputs], len(in_shapes)
+                )
+            )
         known = {n.name: s for n, s in zip(inputs, in_shapes)}
         shapes = infer_graph_shapes(order, known)
         types = infer_graph_types(order, {n.name: t for n, t in zip(inputs, in_dtypes)})
@@ -234,19 +252,23 @@ class Plan:
             if node.op is not None:
                 for i in range(node.num_outputs()):
                     if not shape_known(shapes.get((id(node), i))):
-                        raise MXNetError("Error in operator {}: cannot infer the shape of output "
-                                         "{} from input shapes {}{}".format(
-                                             node.name, i,
-                                             ", ".join(_fmt_shape(shapes.get((id(c), j)))
-                                                       for c, j in node.inputs),
-                                             "\n  created at " + node.where()
-                                             if node.where() else ""))
+                        raise MXNetError(
+                            "Error in operator {}: cannot infer the shape of output "
+                            "{} from input shapes {}{}".format(
+                                node.name,
+                                i,
+                                ", ".join(
+                                    _fmt_shape(shapes.get((id(c), j))) for c, j in node.inputs
+                                ),
+                                "\n  created at " + node.where() if node.where() else "",
+                            )
+                        )
         self._graph = (order, inputs, shapes, types)
         self.run: Callable[..., Any]
         self._fast_run: Optional[Callable[..., Any]] = None
         self._reference_run: Optional[_ReferenceRun] = None
         if _fastpaths.FAST[0]:
-            self._compile_fast()        # compile-time errors (folding) surface here
+            self._compile_fast()  # compile-time errors (folding) surface here
         self.use_fast(_fastpaths.FAST[0])
         _fastpaths.LIVE_PLANS.add(self)
 
@@ -278,7 +300,7 @@ class Plan:
         self.dtypes: List[np.dtype] = []
         self.const: Dict[int, np.ndarray] = {}
 
-        self.labels: List[str] = []       # value id -> the graph node (and output) it holds
+        self.labels: List[str] = []  # value id -> the graph node (and output) it holds
         node_of = {id(n): n for n in order}
 
         def new_value(key):
@@ -306,9 +328,11 @@ class Plan:
             # scalar chains: x*a*b -> x*(a*b); x+a-b -> x+(a-b) (floats only)
             if op.name in _MUL_CHAIN | _ADD_CHAIN and self.dtypes[ins[0]].kind == "f":
                 prev = self._producer(steps, ins[0])
-                if prev is not None and prev.op.name in (_MUL_CHAIN if op.name in _MUL_CHAIN
-                                                         else _ADD_CHAIN) \
-                        and self._uses(order, node, prev.node) == 1:
+                if (
+                    prev is not None
+                    and prev.op.name in (_MUL_CHAIN if op.name in _MUL_CHAIN else _ADD_CHAIN)
+                    and self._uses(order, node, prev.node) == 1
+                ):
                     op, attrs, ins = self._fold_chain(prev, op, attrs)
             outs = [new_value((id(node), i)) for i in range(node.num_outputs())]
             step = _Step(node, op, attrs, ins, outs)
@@ -324,6 +348,7 @@ class Plan:
         self.output_values = [value_of[(id(n), i)] for n, i in self.sym._outputs]
         steps = self._eliminate_dead(steps)
         from .fusion import fold_conv_relu_pool
+
         steps = fold_conv_relu_pool(steps, self)
         self.steps = steps
         self._plan_memory()
@@ -344,6 +369,7 @@ class Plan:
     @staticmethod
     def _fold_chain(prev: _Step, op, attrs):
         from .registry import get_op
+
         if op.name in _MUL_CHAIN:
             f1 = prev.attrs.scalar if prev.op.name == "_mul_scalar" else 1.0 / prev.attrs.scalar
             f2 = attrs.scalar if op.name == "_mul_scalar" else 1.0 / attrs.scalar
@@ -387,7 +413,7 @@ class Plan:
             end = max(last_use[o] for o in st.outs)
             for v in st.ins:
                 last_use[v] = max(last_use[v], end)
-        root = list(range(n))            # storage root of each value
+        root = list(range(n))  # storage root of each value
         external = set(self.input_values) | set(self.const)
 
         def storage_last_use(r):
@@ -408,11 +434,15 @@ class Plan:
             if st.op.inplace and st.op.out_kernel is not None and len(st.outs) == 1 and st.ins:
                 src = st.ins[0]
                 r = root[src]
-                if r not in external and r == src and r in owned \
-                        and self.shapes[src] == self.shapes[st.outs[0]] \
-                        and self.dtypes[src] == self.dtypes[st.outs[0]] \
-                        and storage_last_use(r) == t \
-                        and all(root[v] != r for v in st.ins[1:]):
+                if (
+                    r not in external
+                    and r == src
+                    and r in owned
+                    and self.shapes[src] == self.shapes[st.outs[0]]
+                    and self.dtypes[src] == self.dtypes[st.outs[0]]
+                    and storage_last_use(r) == t
+                    and all(root[v] != r for v in st.ins[1:])
+                ):
                     root[st.outs[0]] = r
                     st.inplace_of = src
         # storages that reach an output are fresh per call; the rest come from the pool
@@ -427,7 +457,7 @@ class Plan:
             for v in st.outs:
                 first_def.setdefault(root[v], t)
         storage_end = {r: max(last_use[v] for v in vs) for r, vs in storage_users.items()}
-        pool: List[Tuple[np.dtype, int, np.ndarray]] = []   # all buffers
+        pool: List[Tuple[np.dtype, int, np.ndarray]] = []  # all buffers
         free: List[int] = []
         self.buffer_of: Dict[int, np.ndarray] = {}
         events = sorted((t, r) for r, t in first_def.items())
@@ -437,13 +467,13 @@ class Plan:
         step_roots: Dict[int, List[int]] = {}
         for t, r in events:
             step_roots.setdefault(t, []).append(r)
-        pool_index: Dict[int, int] = {}      # planned storage root -> its pool buffer
+        pool_index: Dict[int, int] = {}  # planned storage root -> its pool buffer
         for t, st in enumerate(self.steps):
             for r in step_roots.get(t, []):
                 if r in external or r in self.fresh or r != st.outs[0] and r not in st.outs:
                     continue
                 if st.op.out_kernel is None or len(st.outs) != 1:
-                    continue   # the kernel allocates: nothing to plan
+                    continue  # the kernel allocates: nothing to plan
                 dt, shape = self.dtypes[r], self.shapes[r]
                 size = int(np.prod(shape)) if shape else 1
                 pick = None
@@ -498,12 +528,16 @@ class Plan:
             ns[vn[v]] = arr
         for r, buf in self.buffer_of.items():
             ns["_b%d" % r] = buf
-        starts = []                       # index in `lines` of each step's first line
+        starts = []  # index in `lines` of each step's first line
         for t, st in enumerate(self.steps):
             starts.append(len(lines))
-            ns["_k%d" % t] = st.op.out_kernel if st.outs[0] in self.buffer_of or \
-                (st.outs[0] in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1) \
-                or st.inplace_of is not None else st.op.kernel
+            ns["_k%d" % t] = (
+                st.op.out_kernel
+                if st.outs[0] in self.buffer_of
+                or (st.outs[0] in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1)
+                or st.inplace_of is not None
+                else st.op.kernel
+            )
             ns["_a%d" % t] = st.attrs
             ins = ", ".join(vn[v] for v in st.ins)
             out = st.outs[0]
@@ -535,8 +569,12 @@ class Plan:
             elif out in self.buffer_of:
                 lines.append("    {o} = _b{v}".format(o=o, v=out))
                 lines.append("    {k}, {o}, {ins})".format(k=k, o=o, ins=ins))
-            elif out in self.fresh and st.op.out_kernel is not None and len(st.outs) == 1 \
-                    and not st.op.view:
+            elif (
+                out in self.fresh
+                and st.op.out_kernel is not None
+                and len(st.outs) == 1
+                and not st.op.view
+            ):
                 ns["_s%d" % out] = self.shapes[out]
                 ns["_d%d" % out] = self.dtypes[out]
                 lines.append("    {o} = _empty(_s{v}, _d{v})".format(o=o, v=out))
@@ -546,12 +584,19 @@ class Plan:
                 outs = ", ".join(vn[v] for v in st.outs) + ("," if len(st.outs) > 1 else "")
                 lines.append("    {outs} = {k}, {ins})".format(outs=outs, k=k, ins=ins))
         rets = []
-        owned = {st.outs[0] for st in self.steps if st.op.out_kernel is not None
-                 and len(st.outs) == 1 and not st.op.view}
+        owned = {
+            st.outs[0]
+            for st in self.steps
+            if st.op.out_kernel is not None and len(st.outs) == 1 and not st.op.view
+        }
         for v in self.output_values:
             r = self.root[v]
-            if r in self.input_values or r in self.const or r in self.buffer_of \
-                    or (r != v and r not in self.fresh):
+            if (
+                r in self.input_values
+                or r in self.const
+                or r in self.buffer_of
+                or (r != v and r not in self.fresh)
+            ):
                 rets.append("%s.copy()" % vn[v])
             elif r not in owned:
                 # a kernel's own result may still be a view of an input (SwapAxis ...)
@@ -562,13 +607,23 @@ class Plan:
         # one try around the body (free until something raises): a kernel's error names its
         # node and the user's source line (_plan_error), chained to the kernel's own error
         # (whose traceback shows the plan's lines); engine gaps pass unchanged
-        lines = [lines[0], "    try:"] + ["    " + ln for ln in lines[1:]] + [
-            "    except NotImplementedError:", "        raise",
-            "    except (ValueError, IndexError, MXNetError) as _e:",
-            "        raise _plan_error(_plan, _e) from _e"]
-        self._step_lines = [i + 2 for i in starts]      # 1-based, after the `try:` line
-        ns.update(NotImplementedError=NotImplementedError, MXNetError=MXNetError,
-                  _plan_error=_plan_error, _plan=self)
+        lines = (
+            [lines[0], "    try:"]
+            + ["    " + ln for ln in lines[1:]]
+            + [
+                "    except NotImplementedError:",
+                "        raise",
+                "    except (ValueError, IndexError, MXNetError) as _e:",
+                "        raise _plan_error(_plan, _e) from _e",
+            ]
+        )
+        self._step_lines = [i + 2 for i in starts]  # 1-based, after the `try:` line
+        ns.update(
+            NotImplementedError=NotImplementedError,
+            MXNetError=MXNetError,
+            _plan_error=_plan_error,
+            _plan=self,
+        )
         self.source = "\n".join(lines) + "\n"
         self.filename = "<hybridlint-plan 0x%x>" % id(self)
         _register_source(self, self.filename, self.source)
@@ -578,6 +633,7 @@ class Plan:
     def step_at(self, lineno: int) -> Optional["_Step"]:
         """The step whose generated code holds line `lineno` of `self.source`."""
         import bisect
+
         t = bisect.bisect_right(self._step_lines, lineno) - 1
         return self.steps[t] if 0 <= t < len(self.steps) else None
 
@@ -614,6 +670,7 @@ class InlineStep:
 
 # ----------------------------------------------------------------------------- cache
 
+
 class PlanCache:
     """Compiled plans of one Symbol keyed by input shapes and dtypes."""
 
@@ -637,8 +694,11 @@ class PlanCache:
 
     def compile(self, arrays, key) -> "Plan":
         if len(arrays) != self.n_inputs:
-            raise MXNetError("CachedOp expects {} inputs ({}), got {}".format(
-                self.n_inputs, self.sym.list_inputs(), len(arrays)))
+            raise MXNetError(
+                "CachedOp expects {} inputs ({}), got {}".format(
+                    self.n_inputs, self.sym.list_inputs(), len(arrays)
+                )
+            )
         plan = Plan(self.sym, [a.shape for a in arrays], [a.dtype for a in arrays])
         if self.static_shape:
             self.plans.clear()
@@ -690,8 +750,9 @@ class Executor:
         if isinstance(aux_states, (list, tuple)):
             aux_states = dict(zip(aux_names, aux_states))
         self.aux_dict = dict(aux_states or {})
-        missing = [n for n in sym.list_inputs() if n not in self.arg_dict and
-                   n not in self.aux_dict]
+        missing = [
+            n for n in sym.list_inputs() if n not in self.arg_dict and n not in self.aux_dict
+        ]
         if missing:
             raise MXNetError("bind: missing arrays for {}".format(missing))
         self.arg_arrays = [self.arg_dict[n] for n in names]
@@ -705,9 +766,12 @@ class Executor:
 
     def forward(self, is_train: bool = False, **kwargs):
         from .ndarray.ndarray import wrap
+
         for k, v in kwargs.items():
             self.arg_dict[k]._data[...] = v._data if hasattr(v, "_data") else v
-        arrays = [(self.arg_dict[n] if n in self.arg_dict else self.aux_dict[n])._data
-                  for n in self._sym.list_inputs()]
+        arrays = [
+            (self.arg_dict[n] if n in self.arg_dict else self.aux_dict[n])._data
+            for n in self._sym.list_inputs()
+        ]
         self.outputs = [wrap(o) for o in self._cache.run(arrays)]
         return self.outputs

@@ -7,6 +7,7 @@ pooled result, a quarter of the size: max(relu(x + b)) == relu(max(x) + b) exact
 adding a per-channel constant and relu are monotonic (floating-point rounding included). The
 full-size convolution output, its bias pass and its relu pass disappear.
 """
+
 from typing import Dict, List
 
 import numpy as np
@@ -21,6 +22,7 @@ __all__ = ["fold_conv_relu_pool"]
 
 class FusedOp:
     """Stands in for an OpDef in a plan step (only what the executor reads)."""
+
     view = alias = random = inplace = elementwise = False
     inline = None
     aux = ()
@@ -70,24 +72,24 @@ def _pool_ok(step) -> bool:
 def _fused_out(attrs, out, x, w, b=None):
     """conv (no bias) -> max-pool taps on the raw result -> + bias -> relu."""
     conv_attrs, relu, pool_attrs = attrs
-    full = conv2d_raw(conv_attrs, x, w)   # (N, F, OH, >=OW): stride 1 and float always fit
+    full = conv2d_raw(conv_attrs, x, w)  # (N, F, OH, >=OW): stride 1 and float always fit
     kh, kw = pool_attrs.kernel
     sh, sw = pool_attrs.stride or (1, 1)
     ph, pw = out.shape[2], out.shape[3]
     first = True
     for i in range(kh):
         for j in range(kw):
-            tap = full[:, :, i:i + (ph - 1) * sh + 1:sh, j:j + (pw - 1) * sw + 1:sw]
+            tap = full[:, :, i : i + (ph - 1) * sh + 1 : sh, j : j + (pw - 1) * sw + 1 : sw]
             if first:
                 copyto(out, tap)
                 first = False
             else:
-                np.fmax(out, tap, out=out)       # NaN skipped, as MXNet's pooling
+                np.fmax(out, tap, out=out)  # NaN skipped, as MXNet's pooling
     if b is not None:
         out += b.reshape(-1, 1, 1)
     if relu is not None:
         relu(out, out=out)
-    nan_to_lowest(out)   # windows of NaN/-inf only: MXNet's lowest value (after a NaN-keeping relu)
+    nan_to_lowest(out)  # windows of NaN/-inf only: MXNet's lowest value (after a NaN-keeping relu)
 
 
 def _fused_kernel(attrs, x, w, b=None):
@@ -98,8 +100,9 @@ def _fused_kernel(attrs, x, w, b=None):
     ow = x.shape[3] + 2 * pad[1] - dilate[1] * (k[1] - 1)
     kh, kw = pool_attrs.kernel
     sh, sw = pool_attrs.stride or (1, 1)
-    out = np.empty((x.shape[0], conv_attrs.num_filter, (oh - kh) // sh + 1,
-                    (ow - kw) // sw + 1), x.dtype)
+    out = np.empty(
+        (x.shape[0], conv_attrs.num_filter, (oh - kh) // sh + 1, (ow - kw) // sw + 1), x.dtype
+    )
     _fused_out(attrs, out, x, w, b)
     return out
 
@@ -138,10 +141,12 @@ def fold_conv_relu_pool(steps: List, plan) -> List:
             continue
         if plan.dtypes[st.outs[0]] != plan.dtypes[conv.outs[0]]:
             continue
-        op = FusedOp("Convolution+relu+Pooling" if relu is not None else "Convolution+Pooling",
-                     _fused_out, _fused_kernel)
-        fused = type(st)(st.node, op, (conv.attrs, relu, st.attrs), list(conv.ins),
-                         list(st.outs))
+        op = FusedOp(
+            "Convolution+relu+Pooling" if relu is not None else "Convolution+Pooling",
+            _fused_out,
+            _fused_kernel,
+        )
+        fused = type(st)(st.node, op, (conv.attrs, relu, st.attrs), list(conv.ins), list(st.outs))
         drop.update({conv_idx, src})
         replace[idx] = fused
     if not replace:

@@ -8,6 +8,7 @@ Two dispatch paths exist in MXNet and both are kept because they give different 
   initializer's own rule.
 Random draws go through `mx.random` so that `mx.random.seed` makes initialisation repeatable.
 """
+
 import json
 import re
 from typing import Any, Callable, Dict, Optional
@@ -16,9 +17,24 @@ import numpy as np
 
 from .base import string_types
 
-__all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero",
-           "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu",
-           "Bilinear"]
+__all__ = [
+    "InitDesc",
+    "Initializer",
+    "register",
+    "alias",
+    "create",
+    "Load",
+    "Mixed",
+    "Zero",
+    "One",
+    "Constant",
+    "Uniform",
+    "Normal",
+    "Orthogonal",
+    "Xavier",
+    "MSRAPrelu",
+    "Bilinear",
+]
 
 _REGISTRY: Dict[str, type] = {}
 
@@ -38,7 +54,8 @@ class InitDesc(str):
 
 def _rng():
     """The engine's one generator (so `mx.random.seed` makes initialisation repeatable)."""
-    from . import random as engine_random   # late: random imports ndarray, which may import us
+    from . import random as engine_random  # late: random imports ndarray, which may import us
+
     return engine_random.generator()
 
 
@@ -62,15 +79,18 @@ class Initializer:
         """Whether to log each initialised array (via `logging.info`)."""
         self._verbose = verbose
         if print_func is None:
+
             def print_func(x):
                 x = x.asnumpy()
                 return str(float(np.linalg.norm(x) / np.sqrt(max(x.size, 1))))
+
         self._print_func = print_func
         return self
 
     def _verbose_print(self, desc, init, arr) -> None:
         if self._verbose and self._print_func:
             import logging
+
             logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
 
     def dumps(self) -> str:
@@ -88,9 +108,14 @@ class Initializer:
             create(init)._init_weight(desc, arr)
             self._verbose_print(desc, init, arr)
             return
-        for suffix, method in (("weight", self._init_weight), ("bias", self._init_bias),
-                               ("gamma", self._init_gamma), ("beta", self._init_beta),
-                               ("min", self._init_zero), ("max", self._init_one)):
+        for suffix, method in (
+            ("weight", self._init_weight),
+            ("bias", self._init_bias),
+            ("gamma", self._init_gamma),
+            ("beta", self._init_beta),
+            ("min", self._init_zero),
+            ("max", self._init_one),
+        ):
             if desc.endswith(suffix):
                 method(desc, arr)
                 self._verbose_print(desc, suffix, arr)
@@ -100,9 +125,14 @@ class Initializer:
     def _legacy_init(self, name, arr) -> None:
         """Dispatch on a bare name, as MXNet's Module/symbolic initialisation does."""
         import warnings
-        warnings.warn("\033[91mCalling initializer with init(str, NDArray) has been "
-                      "deprecated.please use init(mx.init.InitDesc(...), NDArray) "
-                      "instead.\033[0m", DeprecationWarning, stacklevel=3)
+
+        warnings.warn(
+            "\033[91mCalling initializer with init(str, NDArray) has been "
+            "deprecated.please use init(mx.init.InitDesc(...), NDArray) "
+            "instead.\033[0m",
+            DeprecationWarning,
+            stacklevel=3,
+        )
         if not isinstance(name, string_types):
             raise TypeError("name must be string")
         if not hasattr(arr, "asnumpy"):
@@ -157,7 +187,8 @@ class Initializer:
         raise ValueError(
             "Unknown initialization pattern for %s. Default initialization is now limited to "
             '"weight", "bias", "gamma" (1.0), and "beta" (0.0).'
-            "Please use mx.sym.Variable(init=mx.init.*) to set initialization pattern" % name)
+            "Please use mx.sym.Variable(init=mx.init.*) to set initialization pattern" % name
+        )
 
     def __eq__(self, other):
         if not isinstance(other, Initializer):
@@ -177,10 +208,12 @@ def register(klass, name: Optional[str] = None):
 
 def alias(*aliases: str):
     """Class decorator registering extra names (`zeros` for Zero, ...)."""
+
     def reg(klass):
         for name in aliases:
             register(klass, name)
         return klass
+
     return reg
 
 
@@ -192,8 +225,7 @@ def create(*args, **kwargs) -> Initializer:
         name = kwargs.pop("initializer")
     if isinstance(name, Initializer):
         if args or kwargs:
-            raise ValueError("initializer is already an instance. Additional arguments are "
-                             "invalid")
+            raise ValueError("initializer is already an instance. Additional arguments are invalid")
         return name
     if isinstance(name, dict):
         return create(**name)
@@ -206,8 +238,9 @@ def create(*args, **kwargs) -> Initializer:
         return create(**json.loads(name))
     key = name.lower()
     if key not in _REGISTRY:
-        raise ValueError("%s is not registered. Please register with initializer.register "
-                         "first" % name)
+        raise ValueError(
+            "%s is not registered. Please register with initializer.register first" % name
+        )
     return _REGISTRY[key](*args, **kwargs)
 
 
@@ -217,6 +250,7 @@ class Load:
     def __init__(self, param, default_init=None, verbose: bool = False):
         if isinstance(param, str):
             from .serialization import load
+
             param = load(param)
         if not isinstance(param, dict):
             raise TypeError("param must be a dict or a .params file name")
@@ -231,14 +265,17 @@ class Load:
     def __call__(self, name, arr) -> None:
         if name in self.param:
             if tuple(arr.shape) != tuple(self.param[name].shape):
-                raise ValueError("Parameter %s cannot be initialized from loading. Shape "
-                                 "mismatch, target %s vs loaded %s"
-                                 % (name, arr.shape, self.param[name].shape))
+                raise ValueError(
+                    "Parameter %s cannot be initialized from loading. Shape "
+                    "mismatch, target %s vs loaded %s" % (name, arr.shape, self.param[name].shape)
+                )
             arr[:] = self.param[name]
         else:
             if self.default_init is None:
-                raise ValueError("Cannot Initialize %s. Not found in loaded param and no "
-                                 "default Initializer is provided." % name)
+                raise ValueError(
+                    "Cannot Initialize %s. Not found in loaded param and no "
+                    "default Initializer is provided." % name
+                )
             self.default_init(name, arr)
 
 
@@ -255,8 +292,10 @@ class Mixed:
             if prog.match(name):
                 init(name, arr)
                 return
-        raise ValueError("Parameter name %s did not match any pattern. Consider adding a "
-                         '".*" pattern at the and with default Initializer.' % name)
+        raise ValueError(
+            "Parameter name %s did not match any pattern. Consider adding a "
+            '".*" pattern at the and with default Initializer.' % name
+        )
 
 
 @register
@@ -352,8 +391,7 @@ class Orthogonal(Initializer):
 class Xavier(Initializer):
     """Glorot: scale sqrt(magnitude / fan) with fan by `factor_type` (avg, in, out)."""
 
-    def __init__(self, rnd_type: str = "uniform", factor_type: str = "avg",
-                 magnitude: float = 3):
+    def __init__(self, rnd_type: str = "uniform", factor_type: str = "avg", magnitude: float = 3):
         super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
         self.rnd_type = rnd_type
         self.factor_type = factor_type
@@ -362,8 +400,10 @@ class Xavier(Initializer):
     def _init_weight(self, name, arr) -> None:
         shape = arr.shape
         if len(shape) < 2:
-            raise ValueError("Xavier initializer cannot be applied to vector {0}. It requires "
-                             "at least 2D.".format(name))
+            raise ValueError(
+                "Xavier initializer cannot be applied to vector {0}. It requires "
+                "at least 2D.".format(name)
+            )
         hw_scale = float(np.prod(shape[2:])) if len(shape) > 2 else 1.0
         fan_in, fan_out = shape[1] * hw_scale, shape[0] * hw_scale
         if self.factor_type == "avg":
@@ -388,7 +428,7 @@ class MSRAPrelu(Xavier):
     """He initialisation for PReLU nets: gaussian Xavier with magnitude 2/(1+slope^2)."""
 
     def __init__(self, factor_type: str = "avg", slope: float = 0.25):
-        super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
+        super().__init__("gaussian", factor_type, 2.0 / (1 + slope**2))
         self._kwargs = {"factor_type": factor_type, "slope": slope}
 
 

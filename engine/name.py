@@ -1,4 +1,5 @@
 """mx.name: automatic naming of symbol nodes (`fullyconnected0`, `_plus1`) and name prefixes."""
+
 import threading
 
 __all__ = ["NameManager", "Prefix", "current"]
@@ -6,6 +7,7 @@ __all__ = ["NameManager", "Prefix", "current"]
 
 class NameManager:
     """Hands out `hint + counter` names; `with NameManager():` gives a fresh counter scope."""
+
     _local = threading.local()
 
     def __init__(self):

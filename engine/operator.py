@@ -7,6 +7,7 @@ argument/output names, shapes and dtypes, and calls `create_operator(...).forwar
 req, in_data, out_data, aux)` with NDArrays. Only the forward pass exists (the engine runs
 inference), and auxiliary states are an engine gap.
 """
+
 from typing import Callable, Dict, List
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
@@ -48,8 +49,11 @@ class CustomOpProp:
 
     def infer_type(self, in_type):
         """(input dtypes, output dtypes, aux dtypes); default: all like input 0."""
-        return in_type, [in_type[0]] * len(self.list_outputs()), \
-            [in_type[0]] * len(self.list_auxiliary_states())
+        return (
+            in_type,
+            [in_type[0]] * len(self.list_outputs()),
+            [in_type[0]] * len(self.list_auxiliary_states()),
+        )
 
     def list_outputs(self) -> List[str]:
         return ["output"]
@@ -74,9 +78,11 @@ class CustomOpProp:
 
 def register(reg_name: str) -> Callable[[type], type]:
     """Register a CustomOpProp subclass under `reg_name` (the `op_type` of F.Custom)."""
+
     def do_register(prop_cls):
         _REGISTRY[reg_name] = prop_cls
         return prop_cls
+
     return do_register
 
 
@@ -88,6 +94,7 @@ def get_all_registered_operators() -> List[str]:
 def make_prop(op_type: str, kwargs: Dict[str, str]) -> CustomOpProp:
     """The registered prop for `op_type`, built with the keyword values as strings."""
     from .base import MXNetError
+
     cls = _REGISTRY.get(op_type)
     if cls is None:
         raise MXNetError("Cannot find custom operator %s" % op_type)

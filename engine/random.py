@@ -1,4 +1,5 @@
 """mx.random: the engine's one random generator (initializers and random ops draw from it)."""
+
 import numpy as np
 
 __all__ = ["seed", "generator", "uniform", "normal", "randn"]
@@ -19,16 +20,19 @@ def generator() -> np.random.RandomState:
 def uniform(*args, **kwargs):
     """mx.random.uniform = mx.nd.random.uniform."""
     from .ndarray import random as nd_random
+
     return nd_random.uniform(*args, **kwargs)
 
 
 def normal(*args, **kwargs):
     """mx.random.normal = mx.nd.random.normal."""
     from .ndarray import random as nd_random
+
     return nd_random.normal(*args, **kwargs)
 
 
 def randn(*args, **kwargs):
     """mx.random.randn = mx.nd.random.randn."""
     from .ndarray import random as nd_random
+
     return nd_random.randn(*args, **kwargs)

@@ -7,6 +7,7 @@ The eager functions (`mx.nd.X`), the symbol functions (`mx.sym.X`) and the execu
 same `OpDef`, so an op cannot behave differently eagerly and hybridized by accident.
 See docs/architecture.md, "How to add an op".
 """
+
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -14,9 +15,28 @@ import numpy as np
 
 from .base import MissingOperator, MXNetError
 
-__all__ = ["OpDef", "Param", "Attrs", "ShapeError", "register", "get_op", "all_ops",
-           "p_int", "p_float", "p_bool", "p_str", "p_shape", "p_dtype", "p_opt", "p_enum",
-           "p_axis", "elemwise_shape", "same_type", "shape_known", "merge_shape"]
+__all__ = [
+    "OpDef",
+    "Param",
+    "Attrs",
+    "ShapeError",
+    "register",
+    "get_op",
+    "all_ops",
+    "p_int",
+    "p_float",
+    "p_bool",
+    "p_str",
+    "p_shape",
+    "p_dtype",
+    "p_opt",
+    "p_enum",
+    "p_axis",
+    "elemwise_shape",
+    "same_type",
+    "shape_known",
+    "merge_shape",
+]
 
 Shape = Optional[Tuple[int, ...]]
 
@@ -28,6 +48,7 @@ class ShapeError(ValueError):
 
 # ----------------------------------------------------------------------------- attribute parsers
 # Every parser accepts both the Python value a user passes and the string MXNet stores in JSON.
+
 
 def _is_none(v) -> bool:
     return v is None or (isinstance(v, str) and v.strip() in ("None", ""))
@@ -96,25 +117,30 @@ def p_dtype(v) -> np.dtype:
 
 def p_opt(parser: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """Parser for an optional value: None or "None" stays None."""
+
     def parse(v):
         return None if _is_none(v) else parser(v)
+
     parse.__name__ = "opt_" + getattr(parser, "__name__", "value")
     return parse
 
 
 def p_enum(*choices: str) -> Callable[[Any], str]:
     """A parser accepting one of `choices` (MXNet's enum parameters)."""
+
     def parse(v):
         s = str(v)
         if s not in choices:
             raise ValueError("must be one of {}, got {!r}".format(list(choices), s))
         return s
+
     parse.__name__ = "enum"
     return parse
 
 
 class Param:
     """One operator parameter: its parser and MXNet's default (`REQUIRED` if none)."""
+
     __slots__ = ("parser", "default")
     REQUIRED = object()
 
@@ -146,6 +172,7 @@ def attr_to_str(key: str, value) -> str:
 
 
 # ----------------------------------------------------------------------------- shape helpers
+
 
 def shape_known(s: Shape) -> bool:
     """A shape is fully known when present and no dim is 0 (MXNet 1.x: 0 = unknown dim)."""
@@ -180,8 +207,11 @@ def elemwise_shape(attrs, in_shapes: List[Shape]):
         try:
             merged = merge_shape(merged, s)
         except ShapeError:
-            raise ShapeError("Incompatible attr at {}-th input: expected {}, got {}".format(
-                i, fmt_shape(merged), fmt_shape(s))) from None
+            raise ShapeError(
+                "Incompatible attr at {}-th input: expected {}, got {}".format(
+                    i, fmt_shape(merged), fmt_shape(s)
+                )
+            ) from None
     return [merged] * len(in_shapes), [merged]
 
 
@@ -190,12 +220,16 @@ def same_type(attrs, in_types: List[Optional[np.dtype]]):
     known = next((t for t in in_types if t is not None), None)
     for i, t in enumerate(in_types):
         if t is not None and known is not None and t != known:
-            raise ShapeError("Incompatible dtype at {}-th input: expected {}, got {}".format(
-                i, known.name, t.name))
+            raise ShapeError(
+                "Incompatible dtype at {}-th input: expected {}, got {}".format(
+                    i, known.name, t.name
+                )
+            )
     return [known] * len(in_types), [known]
 
 
 # ----------------------------------------------------------------------------- the registry
+
 
 class OpDef:
     """Everything the engine knows about one operator (see `register`)."""
@@ -206,9 +240,28 @@ class OpDef:
     json_num_outputs: Callable[[Any], int]
     infer_shape_backward: Callable[..., Any]
 
-    def __init__(self, name, kernel, *, inputs, aux, params, num_outputs, output_names,
-                 infer_shape, infer_type, out_kernel, inplace, key_var_num_args, doc,
-                 elementwise, view=False, alias=False, random=False, inline=None):
+    def __init__(
+        self,
+        name,
+        kernel,
+        *,
+        inputs,
+        aux,
+        params,
+        num_outputs,
+        output_names,
+        infer_shape,
+        infer_type,
+        out_kernel,
+        inplace,
+        key_var_num_args,
+        doc,
+        elementwise,
+        view=False,
+        alias=False,
+        random=False,
+        inline=None,
+    ):
         self.name = name
         self.kernel = kernel
         self._inputs = inputs
@@ -223,10 +276,10 @@ class OpDef:
         self.key_var_num_args = key_var_num_args
         self.variadic = inputs is None
         self.elementwise = elementwise
-        self.view = view          # output may share memory with input 0 (reshape ...)
-        self.alias = alias        # at inference the output *is* input 0 (identity, Dropout)
-        self.random = random      # never constant-folded (random_uniform ...)
-        self.inline = inline      # code generator for the executor (see executor.py)
+        self.view = view  # output may share memory with input 0 (reshape ...)
+        self.alias = alias  # at inference the output *is* input 0 (identity, Dropout)
+        self.random = random  # never constant-folded (random_uniform ...)
+        self.inline = inline  # code generator for the executor (see executor.py)
         self.__doc__ = doc
         self._parse_cache: Dict[Any, Attrs] = {}
         self.aliases: List[str] = []
@@ -261,18 +314,25 @@ class OpDef:
                 # attributes unparsed instead of rejecting them (gluon's losses pass some)
                 if k.startswith("__") or k == self.key_var_num_args or not params:
                     continue
-                raise MXNetError("Operator {}: unknown parameter '{}' (known: {})".format(
-                    self.name, k, ", ".join(sorted(params)) or "none"))
+                raise MXNetError(
+                    "Operator {}: unknown parameter '{}' (known: {})".format(
+                        self.name, k, ", ".join(sorted(params)) or "none"
+                    )
+                )
             try:
                 values[k] = p.parser(v)
             except (TypeError, ValueError) as err:
-                raise MXNetError("Operator {}: invalid value {!r} for parameter '{}': {}".format(
-                    self.name, v, k, err)) from None
+                raise MXNetError(
+                    "Operator {}: invalid value {!r} for parameter '{}': {}".format(
+                        self.name, v, k, err
+                    )
+                ) from None
         for k, p in params.items():
             if k not in values:
                 if p.default is Param.REQUIRED:
-                    raise MXNetError("Operator {}: required parameter '{}' is missing".format(
-                        self.name, k))
+                    raise MXNetError(
+                        "Operator {}: required parameter '{}' is missing".format(self.name, k)
+                    )
                 values[k] = p.default
         attrs = Attrs(values)
         if key is not None and len(self._parse_cache) < 4096:
@@ -313,8 +373,9 @@ class OpDef:
         """(input shapes with unknowns filled where possible, output shapes)."""
         if self.infer_shape_fn is not None:
             ins, outs = self.infer_shape_fn(attrs, list(in_shapes))
-            return [None if s is None else tuple(s) for s in ins], \
-                   [None if s is None else tuple(s) for s in outs]
+            return [None if s is None else tuple(s) for s in ins], [
+                None if s is None else tuple(s) for s in outs
+            ]
         n = self.num_outputs(attrs)
         if not all(shape_known(s) for s in in_shapes):
             return list(in_shapes), [None] * n
@@ -324,8 +385,9 @@ class OpDef:
     def infer_type(self, attrs: Attrs, in_types: List[Optional[np.dtype]]):
         if self.infer_type_fn is not None:
             ins, outs = self.infer_type_fn(attrs, list(in_types))
-            return [None if t is None else np.dtype(t) for t in ins], \
-                   [None if t is None else np.dtype(t) for t in outs]
+            return [None if t is None else np.dtype(t) for t in ins], [
+                None if t is None else np.dtype(t) for t in outs
+            ]
         ins, outs = same_type(attrs, in_types)
         return ins, outs * self.num_outputs(attrs)
 
@@ -340,14 +402,27 @@ _CANONICAL: Dict[str, OpDef] = {}
 _listeners: List[Callable[[str, OpDef], None]] = []
 
 
-def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data",),
-             aux: Sequence[str] = (), params: Optional[Dict[str, Param]] = None,
-             num_outputs: Union[int, Callable] = 1, output_names=None,
-             infer_shape: Optional[Callable] = None, infer_type: Optional[Callable] = None,
-             out_kernel: Optional[Callable] = None, inplace: bool = False,
-             key_var_num_args: Optional[str] = None, aliases: Sequence[str] = (),
-             elementwise: bool = False, view: bool = False, alias: bool = False,
-             random: bool = False, inline: Optional[Callable] = None, doc: str = ""):
+def register(
+    name: str,
+    *,
+    inputs: Union[Sequence[str], Callable, None] = ("data",),
+    aux: Sequence[str] = (),
+    params: Optional[Dict[str, Param]] = None,
+    num_outputs: Union[int, Callable] = 1,
+    output_names=None,
+    infer_shape: Optional[Callable] = None,
+    infer_type: Optional[Callable] = None,
+    out_kernel: Optional[Callable] = None,
+    inplace: bool = False,
+    key_var_num_args: Optional[str] = None,
+    aliases: Sequence[str] = (),
+    elementwise: bool = False,
+    view: bool = False,
+    alias: bool = False,
+    random: bool = False,
+    inline: Optional[Callable] = None,
+    doc: str = "",
+):
     """Decorator registering `kernel(attrs, *inputs) -> ndarray | tuple` as operator `name`.
 
     `inputs=None` makes the op variadic (concat, add_n, stack). `aliases` are extra names for
@@ -359,13 +434,28 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
     executor pastes into the compiled plan instead of calling `out_kernel` (hot ops only; see
     `executor.InlineStep`).
     """
+
     def deco(kernel):
-        op = OpDef(name, kernel, inputs=inputs, aux=aux, params=dict(params or {}),
-                   num_outputs=num_outputs, output_names=output_names,
-                   infer_shape=infer_shape, infer_type=infer_type, out_kernel=out_kernel,
-                   inplace=inplace, key_var_num_args=key_var_num_args,
-                   doc=doc or (kernel.__doc__ or ""), elementwise=elementwise, view=view,
-                   alias=alias, random=random, inline=inline)
+        op = OpDef(
+            name,
+            kernel,
+            inputs=inputs,
+            aux=aux,
+            params=dict(params or {}),
+            num_outputs=num_outputs,
+            output_names=output_names,
+            infer_shape=infer_shape,
+            infer_type=infer_type,
+            out_kernel=out_kernel,
+            inplace=inplace,
+            key_var_num_args=key_var_num_args,
+            doc=doc or (kernel.__doc__ or ""),
+            elementwise=elementwise,
+            view=view,
+            alias=alias,
+            random=random,
+            inline=inline,
+        )
         op.aliases = list(aliases)
         _CANONICAL[name] = op
         for n in (name,) + tuple(aliases):
@@ -373,6 +463,7 @@ def register(name: str, *, inputs: Union[Sequence[str], Callable, None] = ("data
             for fn in _listeners:
                 fn(n, op)
         return kernel
+
     return deco
 
 
@@ -381,8 +472,9 @@ def get_op(name: str) -> OpDef:
     engine gap) if unknown."""
     op = _OPS.get(name)
     if op is None:
-        raise MissingOperator("Cannot find operator {} (the hybridlint engine does not "
-                              "implement it yet)".format(name))
+        raise MissingOperator(
+            "Cannot find operator {} (the hybridlint engine does not implement it yet)".format(name)
+        )
     return op
 
 

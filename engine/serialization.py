@@ -20,6 +20,7 @@ are refused with a clear error: the engine is dense-only.
 (dmlc::JSONWriter, as MXNet 1.9.1 uses it), so the text is byte-identical to MXNet's where the
 graphs agree: files hold that text as UTF-8 bytes, no BOM, no final newline.
 """
+
 import os
 import struct
 from typing import Dict, List, Optional, Union
@@ -36,8 +37,16 @@ _V2_MAGIC = 0xF993FAC9
 _V3_MAGIC = 0xF993FACA
 
 # MXNet's mshadow type flags.
-_FLAG_TO_DTYPE = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32,
-                  5: np.int8, 6: np.int64, 7: np.bool_}
+_FLAG_TO_DTYPE = {
+    0: np.float32,
+    1: np.float64,
+    2: np.float16,
+    3: np.uint8,
+    4: np.int32,
+    5: np.int8,
+    6: np.int64,
+    7: np.bool_,
+}
 _DTYPE_TO_FLAG = {np.dtype(v): k for k, v in _FLAG_TO_DTYPE.items()}
 
 
@@ -45,8 +54,9 @@ def _to_numpy(value) -> np.ndarray:
     """Dense C-order numpy copy of an NDArray (or anything array-like with asnumpy)."""
     if hasattr(value, "asnumpy"):
         return np.ascontiguousarray(value.asnumpy())
-    raise TypeError("save only accepts NDArray or a list/dict of NDArray, got {}"
-                    .format(type(value).__name__))
+    raise TypeError(
+        "save only accepts NDArray or a list/dict of NDArray, got {}".format(type(value).__name__)
+    )
 
 
 def dumps_arrays(arrays: List[np.ndarray], names: List[str]) -> bytes:
@@ -60,8 +70,7 @@ def dumps_arrays(arrays: List[np.ndarray], names: List[str]) -> bytes:
         out.append(struct.pack("<I", arr.ndim))
         out.append(struct.pack("<%dq" % arr.ndim, *arr.shape))
         out.append(struct.pack("<iii", 1, 0, _DTYPE_TO_FLAG[dtype]))
-        out.append(np.ascontiguousarray(arr).astype(dtype.newbyteorder("<"), copy=False)
-                   .tobytes())
+        out.append(np.ascontiguousarray(arr).astype(dtype.newbyteorder("<"), copy=False).tobytes())
     out.append(struct.pack("<Q", len(names)))
     for name in names:
         raw = name.encode("utf-8")
@@ -80,9 +89,10 @@ class _Reader:
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.buf):
-            raise MXNetError("Invalid NDArray file format: {} is truncated or corrupt"
-                             .format(self.what))
-        chunk = self.buf[self.pos:self.pos + n]
+            raise MXNetError(
+                "Invalid NDArray file format: {} is truncated or corrupt".format(self.what)
+            )
+        chunk = self.buf[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -95,20 +105,23 @@ def _read_array(rd: _Reader) -> Optional[np.ndarray]:
     if magic in (_V2_MAGIC, _V3_MAGIC):
         (stype,) = rd.unpack("i")
         if stype != 0:
-            raise MXNetError("{}: sparse NDArrays (storage type {}) are not supported by the "
-                             "hybridlint engine".format(rd.what, stype))
+            raise MXNetError(
+                "{}: sparse NDArrays (storage type {}) are not supported by the "
+                "hybridlint engine".format(rd.what, stype)
+            )
         (ndim,) = rd.unpack("i")
-        if ndim < 0:            # V3 "unknown shape": MXNet loads an empty NDArray
+        if ndim < 0:  # V3 "unknown shape": MXNet loads an empty NDArray
             return None
         shape = rd.unpack("%dq" % ndim)
     elif magic == _V1_MAGIC:
         (ndim,) = rd.unpack("I")
         shape = rd.unpack("%dq" % ndim)
-    else:                       # legacy: the magic slot is already ndim, dims are u32
+    else:  # legacy: the magic slot is already ndim, dims are u32
         ndim = magic
         if ndim > 32:
-            raise MXNetError("Invalid NDArray file format: {} (bad array magic {:#x})"
-                             .format(rd.what, magic))
+            raise MXNetError(
+                "Invalid NDArray file format: {} (bad array magic {:#x})".format(rd.what, magic)
+            )
         shape = rd.unpack("%dI" % ndim)
     if ndim == 0 and magic != _V3_MAGIC:
         # MXNet 1.x (legacy shape semantics) treats ndim 0 as "no shape" and stops reading.
@@ -120,7 +133,7 @@ def _read_array(rd: _Reader) -> Optional[np.ndarray]:
     dtype = np.dtype(_FLAG_TO_DTYPE[flag]).newbyteorder("<")
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     data = np.frombuffer(rd.take(count * dtype.itemsize), dtype=dtype, count=count)
-    return data.reshape(shape).astype(dtype.newbyteorder("="), copy=True)   # owns its memory
+    return data.reshape(shape).astype(dtype.newbyteorder("="), copy=True)  # owns its memory
 
 
 def loads_arrays(buf: bytes, what: str = "buffer"):
@@ -130,8 +143,9 @@ def loads_arrays(buf: bytes, what: str = "buffer"):
         raise MXNetError("Invalid NDArray file format: {} is too short".format(what))
     magic, _reserved = rd.unpack("QQ")
     if magic != _LIST_MAGIC:
-        raise MXNetError("Invalid NDArray file format: {} is not an MXNet NDArray file"
-                         .format(what))
+        raise MXNetError(
+            "Invalid NDArray file format: {} is not an MXNet NDArray file".format(what)
+        )
     (count,) = rd.unpack("Q")
     arrays = [_read_array(rd) for _ in range(count)]
     (nnames,) = rd.unpack("Q")
@@ -140,8 +154,11 @@ def loads_arrays(buf: bytes, what: str = "buffer"):
         (length,) = rd.unpack("Q")
         names.append(rd.take(length).decode("utf-8"))
     if names and len(names) != len(arrays):
-        raise MXNetError("Invalid NDArray file format: {} has {} arrays but {} names"
-                         .format(what, len(arrays), len(names)))
+        raise MXNetError(
+            "Invalid NDArray file format: {} has {} arrays but {} names".format(
+                what, len(arrays), len(names)
+            )
+        )
     return arrays, names
 
 
@@ -159,8 +176,9 @@ def save(fname: Union[str, os.PathLike], data) -> None:
         names = []
         arrays = [_to_numpy(v) for v in data]
     else:
-        raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
-                         "or a list of NDarrays.")
+        raise ValueError(
+            "data needs to either be a NDArray, dict of str, NDArray pairs or a list of NDarrays."
+        )
     payload = dumps_arrays(arrays, names)
     with open(os.fspath(fname), "wb") as fh:
         fh.write(payload)
@@ -168,10 +186,12 @@ def save(fname: Union[str, os.PathLike], data) -> None:
 
 def _wrap(arrays, names):
     from .ndarray import wrap  # late: ndarray delegates save/load here
+
     # _read_array's arrays are fresh copies: wrapped as they are (0-d ones become shape (1,),
     # as mx.nd.array makes them), not copied once more
-    wrapped = [None if a is None else wrap(a.reshape(1).copy() if a.ndim == 0 else a)
-               for a in arrays]
+    wrapped = [
+        None if a is None else wrap(a.reshape(1).copy() if a.ndim == 0 else a) for a in arrays
+    ]
     if names:
         return dict(zip(names, wrapped))
     return wrapped
@@ -200,8 +220,7 @@ def load_frombuffer(buf: bytes) -> Union[List, Dict[str, object]]:
 # ----------------------------------------------------------------------------- graph JSON
 
 # What dmlc::JSONWriter::WriteString escapes; nothing else is (see _DmlcJSONWriter).
-_DMLC_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\r": "\\r", "\n": "\\n",
-                               "\t": "\\t"})
+_DMLC_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\r": "\\r", "\n": "\\n", "\t": "\\t"})
 
 
 class _DmlcJSONWriter:
@@ -265,7 +284,7 @@ class _DmlcJSONWriter:
         self._begin("{", multi_line)
         for key, value in pairs:
             self._next()
-            self.out.append('"%s": ' % key)          # dmlc writes keys unescaped
+            self.out.append('"%s": ' % key)  # dmlc writes keys unescaped
             write_value(key, value)
         self._end("}")
 
@@ -289,8 +308,16 @@ class _DmlcJSONWriter:
                 self.array(v, True, self.graph)
             else:
                 self.scalar(v)
-        self.obj([(k, node[k]) for k in ("op", "name", "attrs", "inputs", "control_deps",
-                                         "subgraphs") if k in node], True, value)
+
+        self.obj(
+            [
+                (k, node[k])
+                for k in ("op", "name", "attrs", "inputs", "control_deps", "subgraphs")
+                if k in node
+            ],
+            True,
+            value,
+        )
 
     def graph(self, graph) -> None:
         def value(key, v):
@@ -299,10 +326,12 @@ class _DmlcJSONWriter:
             elif key == "heads":
                 self.entries(v)
             elif key == "attrs":
-                self.obj(sorted(v.items()), len(v) > 1,
-                         lambda _k, av: self.array(av, False, self.scalar))
+                self.obj(
+                    sorted(v.items()), len(v) > 1, lambda _k, av: self.array(av, False, self.scalar)
+                )
             else:
                 self.plain_list(v)
+
         order = ["nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"]
         self.obj([(k, graph[k]) for k in order if k in graph], True, value)
 

@@ -7,6 +7,7 @@ takes the classic branch as it does in MXNet by default. Turning numpy semantics
 (`set_np`, `np_shape(True)`, `use_np`-decorated code when called) is an engine gap and raises
 NotImplementedError ("cannot verify"), never a silent run under the wrong semantics.
 """
+
 import contextlib
 import functools
 import inspect
@@ -15,11 +16,26 @@ from typing import Callable, Dict, Iterator, Optional
 
 from .base import MXNetError, engine_not_implemented
 
-__all__ = ["is_np_array", "is_np_shape", "set_np_shape", "np_shape", "np_array", "set_np",
-           "reset_np", "use_np", "use_np_shape", "use_np_array", "get_gpu_count",
-           "get_gpu_memory", "get_cuda_compute_capability", "getenv", "setenv", "set_module"]
+__all__ = [
+    "is_np_array",
+    "is_np_shape",
+    "set_np_shape",
+    "np_shape",
+    "np_array",
+    "set_np",
+    "reset_np",
+    "use_np",
+    "use_np_shape",
+    "use_np_array",
+    "get_gpu_count",
+    "get_gpu_memory",
+    "get_cuda_compute_capability",
+    "getenv",
+    "setenv",
+    "set_module",
+]
 
-_ENV: Dict[str, str] = {}     # values set through setenv (MXNet's C setenv: not os.environ)
+_ENV: Dict[str, str] = {}  # values set through setenv (MXNet's C setenv: not os.environ)
 
 
 def is_np_array() -> bool:
@@ -80,15 +96,21 @@ def _numpy_decorator(name: str) -> Callable:
             @functools.wraps(original)
             def __init__(self, *args, **kwargs):
                 _numpy_mode(name)
+
             func.__init__ = __init__
             return func
         if callable(func):
+
             @functools.wraps(func)
             def wrapped(*args, **kwargs):
                 _numpy_mode(name)
+
             return wrapped
-        raise TypeError("%s can only decorate classes and callable objects, while received a "
-                        "%s" % (name, str(type(func))))
+        raise TypeError(
+            "%s can only decorate classes and callable objects, while received a "
+            "%s" % (name, str(type(func)))
+        )
+
     decorate.__name__ = name
     return decorate
 
@@ -111,8 +133,11 @@ def get_gpu_memory(gpu_dev_id: int):
 def get_cuda_compute_capability(ctx):
     """As MXNet: only a gpu context is accepted (and the engine has none)."""
     if getattr(ctx, "device_type", None) != "gpu":
-        raise ValueError("Expecting a gpu context to get cuda compute capability, while "
-                         "received ctx {}".format(str(ctx)))
+        raise ValueError(
+            "Expecting a gpu context to get cuda compute capability, while received ctx {}".format(
+                str(ctx)
+            )
+        )
     raise MXNetError("This call is only supported for MXNet built with CUDA support.")
 
 
@@ -136,8 +161,10 @@ def setenv(name: str, value: Optional[str]) -> None:
 
 def set_module(module: str) -> Callable:
     """Decorator setting `__module__` (MXNet uses it for its numpy API's docs)."""
+
     def decorator(func):
         if module is not None:
             func.__module__ = module
         return func
+
     return decorator

@@ -6,6 +6,7 @@ globs and the cache live). Validation is strict and happens before anything is l
 unknown key, a wrong type or a malformed rule code is one :class:`ConfigError` naming the file
 and the key, never a traceback and never a silently ignored setting.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -24,9 +25,28 @@ else:  # pragma: no cover - exercised on Python 3.9/3.10 only
 CONFIG_FILE = "pyproject.toml"
 
 DEFAULT_EXCLUDE: Tuple[str, ...] = (
-    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".hybridlint_cache", ".mypy_cache", ".nox",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pycache__", "__pypackages__",
-    "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".hg",
+    ".hybridlint_cache",
+    ".mypy_cache",
+    ".nox",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
 )
 
 _CODE_RE = re.compile(r"^(ALL|HL\d{0,3})$")
@@ -107,7 +127,8 @@ class Config:
                 if not _matching(code, codes):
                     raise ConfigError(
                         f"{self.path or '[tool.hybridlint]'}: per-file-ignores.{pattern!r}: "
-                        f"unknown rule code {code!r} (run `hybridlint rules` for the list)")
+                        f"unknown rule code {code!r} (run `hybridlint rules` for the list)"
+                    )
 
     def ignores_for(self, path: str) -> Tuple[str, ...]:
         """The extra codes ``per-file-ignores`` switches off for ``path``."""
@@ -141,8 +162,9 @@ class _GlobMatcher:
                     literal.add(name)
             else:
                 pattern = pattern.strip("/")
-                path_globs.append(fnmatch.translate(pattern[2:] if pattern.startswith("./")
-                                                    else pattern))
+                path_globs.append(
+                    fnmatch.translate(pattern[2:] if pattern.startswith("./") else pattern)
+                )
         self._literal = frozenset(literal)
         self._name_re = re.compile("|".join(name_globs)) if name_globs else None
         self._path_re = re.compile("|".join(path_globs)) if path_globs else None
@@ -231,17 +253,21 @@ def load_config(paths: Sequence[str], config_file: Optional[str] = None) -> Conf
         if table is None:
             raise ConfigError(f"{config_file}: has no [tool.hybridlint] table")
         root = os.path.dirname(os.path.abspath(config_file))
-        return parse_table(table, root=root, path=os.path.abspath(config_file),
-                           tools=data.get("tool", {}))
+        return parse_table(
+            table, root=root, path=os.path.abspath(config_file), tools=data.get("tool", {})
+        )
     found = find_config_file(paths)
     if found is None:
         nearest = _nearest_pyproject(paths)
         tools = _read_toml(nearest).get("tool", {}) if nearest else {}
-        return Config(root=find_project_root(paths),
-                      line_length=borrowed_line_length(tools, nearest or CONFIG_FILE))
+        return Config(
+            root=find_project_root(paths),
+            line_length=borrowed_line_length(tools, nearest or CONFIG_FILE),
+        )
     data = _read_toml(found)
-    return parse_table(data["tool"]["hybridlint"], root=os.path.dirname(found), path=found,
-                       tools=data["tool"])
+    return parse_table(
+        data["tool"]["hybridlint"], root=os.path.dirname(found), path=found, tools=data["tool"]
+    )
 
 
 def _nearest_pyproject(paths: Iterable[str]) -> Optional[str]:
@@ -276,8 +302,9 @@ def borrowed_line_length(tools: Any, where: str) -> int:
     return DEFAULT_LINE_LENGTH
 
 
-def parse_table(table: Any, *, root: str, path: Optional[str] = None,
-                tools: Optional[Mapping[str, Any]] = None) -> Config:
+def parse_table(
+    table: Any, *, root: str, path: Optional[str] = None, tools: Optional[Mapping[str, Any]] = None
+) -> Config:
     """Validate a ``[tool.hybridlint]`` table into a :class:`Config`; ``tools`` is the file's
     whole ``[tool]`` table, where ruff's or black's line length is read when the table has
     no ``line-length``."""
@@ -288,7 +315,8 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None,
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
         raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})")
+            f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})"
+        )
     values: Dict[str, Any] = {}
     for key in _LIST_KEYS:
         if key in table:
@@ -296,15 +324,24 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None,
             if key in ("select", "ignore", "extend-select"):
                 items = validate_codes(items, f"{where}: {key}")
             if key == "select" and not items:  # would enable no rule: every run would pass
-                raise ConfigError(f"{where}: select is empty (remove it to enable every "
-                                  "rule, or list codes such as \"HL0\")")
+                raise ConfigError(
+                    f"{where}: select is empty (remove it to enable every "
+                    'rule, or list codes such as "HL0")'
+                )
             values[key] = tuple(items)
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [codes]")
     per_file_ignores = tuple(
-        (glob, tuple(validate_codes(_string_list(codes, where, f"per-file-ignores.{glob!r}"),
-                                    f"{where}: per-file-ignores.{glob!r}")))
+        (
+            glob,
+            tuple(
+                validate_codes(
+                    _string_list(codes, where, f"per-file-ignores.{glob!r}"),
+                    f"{where}: per-file-ignores.{glob!r}",
+                )
+            ),
+        )
         for glob, codes in per_file.items()
     )
     examples = table.get("examples", {})
@@ -313,7 +350,7 @@ def parse_table(table: Any, *, root: str, path: Optional[str] = None,
         for v in examples.values()
     ):  # the checker validates the contents (examples_from_config) when it is used
         raise ConfigError(
-            f"{where}: examples must be a table of \"path.py::Class\" = {{ inputs = [...] }}"
+            f'{where}: examples must be a table of "path.py::Class" = {{ inputs = [...] }}'
             " (or a list of such tables)"
         )
     if "line-length" in table:
@@ -359,8 +396,9 @@ def split_codes(option_value: Optional[str], where: str) -> Optional[list]:
         return None
     parts = [p for p in (s.strip() for s in option_value.split(",")) if p]
     if not parts:  # `--select ""` (an unset CI variable) must not select nothing and pass
-        raise ConfigError(f"{where}: empty list of codes (give codes or prefixes such as "
-                          "HL003,HL0, or ALL)")
+        raise ConfigError(
+            f"{where}: empty list of codes (give codes or prefixes such as HL003,HL0, or ALL)"
+        )
     return validate_codes(parts, where)
 
 
@@ -398,11 +436,17 @@ class RuleSelection:
         codes = list(all_codes)
         for index, (select, extend, ignore) in enumerate(self.layers):
             origin = self.origins[index] if index < len(self.origins) else None
-            for key, items in (("select", select or ()), ("extend-select", extend), ("ignore", ignore)):
+            for key, items in (
+                ("select", select or ()),
+                ("extend-select", extend),
+                ("ignore", ignore),
+            ):
                 for item in items:
                     if _matching(item, codes):
                         continue
-                    where = f"{origin}: {key}: " if origin else (f"--{key}: " if self.origins else "")
+                    where = (
+                        f"{origin}: {key}: " if origin else (f"--{key}: " if self.origins else "")
+                    )
                     raise ConfigError(
                         f"{where}unknown rule code {item!r} (run `hybridlint rules` for the list)"
                     )

@@ -18,6 +18,7 @@ Rules (documented in README.md, "Configuration"):
   pre-commit, which names files, honours the project's excludes.
 * A path that does not exist is returned as missing; the runner reports it as HL902.
 """
+
 from __future__ import annotations
 
 import os
@@ -99,8 +100,16 @@ def _walk(top: str, config: Config, seen_dirs: Set[Tuple[int, int]]) -> List[str
 # Repository configuration that makes read-only git commands execute programs: overridden on
 # the command line, which wins over .git/config. core.fsmonitor runs a hook whenever the index
 # is read (check-ignore and ls-files read it); the others are belt and braces.
-_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-             "-c", "core.untrackedCache=false", "-c", "core.pager=cat")
+_SAFE_GIT = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.untrackedCache=false",
+    "-c",
+    "core.pager=cat",
+)
 
 
 def run_git(args: List[str], cwd: str, stdin: bytes = b"") -> "subprocess.CompletedProcess":
@@ -110,9 +119,15 @@ def run_git(args: List[str], cwd: str, stdin: bytes = b"") -> "subprocess.Comple
     not write ``.git/index``), and no prompt can wait for a terminal.
     """
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
-    return subprocess.run(["git", *_SAFE_GIT, *args], cwd=cwd, input=stdin,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                          check=False)
+    return subprocess.run(
+        ["git", *_SAFE_GIT, *args],
+        cwd=cwd,
+        input=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
 
 
 def git_tracked(directory: str, name: str) -> bool:
@@ -129,11 +144,15 @@ def _filter_gitignored(top: str, files: List[str]) -> List[str]:
     if not files:
         return files
     prefix = "" if os.path.normpath(top) == "." else os.path.normpath(top) + os.sep
-    relative = [f[len(prefix):] if f.startswith(prefix) else os.path.relpath(f, top)
-                for f in files]
+    relative = [
+        f[len(prefix) :] if f.startswith(prefix) else os.path.relpath(f, top) for f in files
+    ]
     try:
-        proc = run_git(["check-ignore", "--stdin", "-z"], top,
-                       "\0".join(relative).encode("utf-8", "surrogateescape") + b"\0")
+        proc = run_git(
+            ["check-ignore", "--stdin", "-z"],
+            top,
+            "\0".join(relative).encode("utf-8", "surrogateescape") + b"\0",
+        )
     except OSError:  # git is not installed
         return files
     if proc.returncode not in (0, 1):  # 128: not a work tree, or a path git refuses

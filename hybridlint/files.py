@@ -21,6 +21,7 @@ A write never loses anything:
 * temporary files carry the writer's process id, and the next run removes those whose writer
   is gone (a kill between write and rename).
 """
+
 from __future__ import annotations
 
 import ast
@@ -90,8 +91,9 @@ def read_bytes_and_identity(path: str) -> Tuple[bytes, Tuple[int, int, int, int]
         raise SourceReadError(exc.strerror or str(exc)) from exc
 
 
-def decode_source(raw: bytes, path: str = "<bytes>",
-                  identity: Optional[Tuple[int, int, int, int]] = None) -> SourceFile:
+def decode_source(
+    raw: bytes, path: str = "<bytes>", identity: Optional[Tuple[int, int, int, int]] = None
+) -> SourceFile:
     """Decode source bytes the way Python's own tokenizer would, keeping line endings.
 
     ``tokenize.detect_encoding`` reports ``utf-8-sig`` for a BOM, so encoding back with the same
@@ -101,7 +103,7 @@ def decode_source(raw: bytes, path: str = "<bytes>",
     # Python finds the declaration in the first two lines whatever their line endings are;
     # tokenize.detect_encoding splits on LF only, so give it the two lines already split.
     two_lines = _TWO_LINES.match(raw)
-    assert two_lines is not None        # every pattern of it may be empty: it matches any bytes
+    assert two_lines is not None  # every pattern of it may be empty: it matches any bytes
     head = iter(two_lines.group(0).splitlines(keepends=True))
     try:
         encoding, _ = tokenize.detect_encoding(lambda: next(head, b""))
@@ -112,8 +114,9 @@ def decode_source(raw: bytes, path: str = "<bytes>",
         else:
             raise SourceDecodeError(message) from exc
     if not _ascii_compatible(encoding):  # as CPython: "encoding problem: utf-16"
-        raise SourceDecodeError(f"encoding problem: {encoding} (Python source must use an "
-                                "ASCII-compatible encoding)")
+        raise SourceDecodeError(
+            f"encoding problem: {encoding} (Python source must use an ASCII-compatible encoding)"
+        )
     try:
         text = raw.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
@@ -222,8 +225,9 @@ def _check_unchanged(target: str, original: SourceFile) -> None:
     if original.identity is not None and not changed:
         changed = identity_of(st) != original.identity
     if changed:
-        raise SourceWriteError("the file changed on disk while it was being fixed; "
-                               "not written (run again)")
+        raise SourceWriteError(
+            "the file changed on disk while it was being fixed; not written (run again)"
+        )
 
 
 def temp_prefix() -> str:
@@ -278,7 +282,9 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def atomic_write_bytes(target: str, data: bytes, check: Optional[Callable[[], None]] = None) -> None:
+def atomic_write_bytes(
+    target: str, data: bytes, check: Optional[Callable[[], None]] = None
+) -> None:
     """Replace ``target`` with ``data`` so readers see the old or the new file, never half.
 
     The temporary file lives in the target's directory (``os.replace`` is only atomic within a
@@ -353,8 +359,9 @@ def _write_in_place(target: str, data: bytes, check: Optional[Callable[[], None]
     directory = os.path.dirname(target) or "."
     with open(target, "rb") as handle:
         old = handle.read()
-    fd, backup = tempfile.mkstemp(dir=directory, prefix=temp_prefix(),
-                                  suffix="." + os.path.basename(target) + ".orig")
+    fd, backup = tempfile.mkstemp(
+        dir=directory, prefix=temp_prefix(), suffix="." + os.path.basename(target) + ".orig"
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(old)
@@ -371,8 +378,9 @@ def _write_in_place(target: str, data: bytes, check: Optional[Callable[[], None]
         try:
             _overwrite(target, old)
         except BaseException as restore_error:
-            raise OSError(f"writing in place failed ({exc}); the old content is in {backup}"
-                          ) from restore_error
+            raise OSError(
+                f"writing in place failed ({exc}); the old content is in {backup}"
+            ) from restore_error
         os.unlink(backup)
         raise
     os.unlink(backup)

@@ -8,6 +8,7 @@ attribute root, not listed in a module-level ``__all__``). The import statement 
 line of its own; the name is dropped from it, and a statement left empty is deleted. The result
 must parse, or nothing is removed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,10 +19,14 @@ def _used(tree: ast.Module) -> Set[str]:
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     for node in tree.body:  # names exported through __all__ count as used
         if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
-                isinstance(t, ast.Name) and t.id == "__all__"
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
-            names |= {c.value for c in ast.walk(node.value)
-                      if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ):
+            names |= {
+                c.value
+                for c in ast.walk(node.value)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            }
     return names
 
 
@@ -37,8 +42,12 @@ def _is_namespace(node: ast.stmt, alias: ast.alias) -> bool:
     if isinstance(node, ast.ImportFrom):
         return node.level == 0 and node.module == "mxnet" and alias.name in _NAMESPACES
     parts = alias.name.split(".")
-    return (alias.asname is not None and len(parts) == 2 and parts[0] == "mxnet"
-            and parts[1] in _NAMESPACES)
+    return (
+        alias.asname is not None
+        and len(parts) == 2
+        and parts[0] == "mxnet"
+        and parts[1] in _NAMESPACES
+    )
 
 
 def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
@@ -51,8 +60,11 @@ def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
     except (SyntaxError, ValueError):
         return fixed, []
     used_before, used_after = _used(before), _used(after)
-    imports = [node for node in after.body if isinstance(node, (ast.Import, ast.ImportFrom))
-               and node.lineno == node.end_lineno]
+    imports = [
+        node
+        for node in after.body
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and node.lineno == node.end_lineno
+    ]
     stale = {_bound(a) for node in imports for a in node.names if _is_namespace(node, a)}
     stale = {name for name in stale if name in used_before and name not in used_after}
     if not stale:
@@ -64,7 +76,7 @@ def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
         if len(keep) == len(node.names):
             continue
         line = lines[node.lineno - 1]
-        head, tail = line[:node.col_offset], line[node.end_col_offset:]
+        head, tail = line[: node.col_offset], line[node.end_col_offset :]
         if head.strip() or tail.strip().startswith(";"):
             continue  # shares its line with other statements: left alone
         if not keep:
@@ -74,8 +86,11 @@ def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
             deleted.append(node.lineno)
             continue
         names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in keep)
-        statement = (f"from {'.' * node.level}{node.module or ''} import {names}"
-                     if isinstance(node, ast.ImportFrom) else f"import {names}")
+        statement = (
+            f"from {'.' * node.level}{node.module or ''} import {names}"
+            if isinstance(node, ast.ImportFrom)
+            else f"import {names}"
+        )
         lines[node.lineno - 1] = head + statement + tail
     result = "".join(lines)
     try:
@@ -97,5 +112,7 @@ def apply(original: str, fixed: str, remaining: list) -> Tuple[str, list]:
     new, deleted = drop_unused_imports(original, fixed)
     if not deleted:
         return new, remaining
-    return new, [replace(f, line=shift(f.line, deleted), end_line=shift(f.end_line, deleted))
-                 for f in remaining]
+    return new, [
+        replace(f, line=shift(f.line, deleted), end_line=shift(f.end_line, deleted))
+        for f in remaining
+    ]

@@ -5,6 +5,7 @@ locate the top-level statements that hold a hybrid_forward (and the module funct
 call); only those regions are parsed with LibCST, their positions are shifted back to file
 lines, and fixes are spliced back into the original text without touching anything else.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,7 +18,19 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
+from typing import (
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Type,
+    Union,
+)
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -88,8 +101,9 @@ _CALLS: Dict[Tuple[str, int, int], Dict[Tuple[int, str, str], List[ExternalCall]
 # importer -> (text, names called in its hybrid code or None when unsure, whether scanned)
 _TEXTS: Dict[Tuple[str, int, int], Tuple[str, Optional[Set[str]], bool]] = {}
 # `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
-_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)",
-                          re.M)
+_FROM_IMPORT = re.compile(
+    r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M
+)
 _MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
 # (root, top package) -> (when its files were last walked and stat'ed, the files): the index is
 # trusted for this long (the files of a run are linted within seconds; the analysis of an
@@ -122,7 +136,7 @@ def _resolve(importer_module: str, is_package: bool, dots: str, module: str) -> 
     base = importer_module.split(".")
     if not is_package:
         base = base[:-1]
-    base = base[:len(base) - (len(dots) - 1)] if len(dots) > 1 else base
+    base = base[: len(base) - (len(dots) - 1)] if len(dots) > 1 else base
     return ".".join(base + ([module] if module else []))
 
 
@@ -134,8 +148,11 @@ def _project_files(root: str, module: str) -> List[str]:
         return [os.path.join(root, n) for n in sorted(os.listdir(root)) if n.endswith(".py")]
     files: List[str] = []
     for directory, subdirectories, names in os.walk(os.path.join(root, top)):
-        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".")
-                                   and os.path.isfile(os.path.join(directory, d, "__init__.py")))
+        subdirectories[:] = sorted(
+            d
+            for d in subdirectories
+            if not d.startswith(".") and os.path.isfile(os.path.join(directory, d, "__init__.py"))
+        )
         files.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
         if len(files) > _MAX_FILES:
             return []
@@ -172,15 +189,19 @@ def _importing_files(source: str, path: str) -> List[str]:
                     own = _module_file(file)
                     if own is not None:
                         package = file.endswith("__init__.py")
-                        imported = {_resolve(own[1], package, m.group(1), m.group(2))
-                                    for m in _FROM_IMPORT.finditer(text)}
+                        imported = {
+                            _resolve(own[1], package, m.group(1), m.group(2))
+                            for m in _FROM_IMPORT.finditer(text)
+                        }
             index[file] = (stat.st_mtime_ns, stat.st_size, imported)
         if checked is None or files is not checked[1]:
             _CHECKED[(root, module.split(".")[0])] = (now, files)
     except OSError:
         return []
     own_path = os.path.abspath(path)
-    return [file for file in files if module in index[file][2] and os.path.abspath(file) != own_path]
+    return [
+        file for file in files if module in index[file][2] and os.path.abspath(file) != own_path
+    ]
 
 
 def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
@@ -199,8 +220,9 @@ def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
     return seeds
 
 
-def _calls_into(importer: str, module: str,
-                defined: Optional[Set[str]] = None) -> Dict[str, List[ExternalCall]]:
+def _calls_into(
+    importer: str, module: str, defined: Optional[Set[str]] = None
+) -> Dict[str, List[ExternalCall]]:
     """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
     `module` (qualified), by their name in `module`. The importer is analysed (not linted)
     only when its text calls one of those names with `F` in the arguments (the namespace by
@@ -258,7 +280,9 @@ def _calls_into(importer: str, module: str,
     return result
 
 
-def _imported_names(text: str, importer_module: str, is_package: bool, module: str) -> Dict[str, str]:
+def _imported_names(
+    text: str, importer_module: str, is_package: bool, module: str
+) -> Dict[str, str]:
     """local name -> name in `module`, for the `from ... import a, b as c` lines of `text`
     (parenthesised or continued too) that import from `module`, read from the text."""
     names: Dict[str, str] = {}
@@ -292,7 +316,7 @@ def _arguments(text: str, start: int) -> str:
             depth -= 1
             if not depth:
                 return text[start:index]
-    return text[start:start + 2000]
+    return text[start : start + 2000]
 
 
 def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
@@ -306,7 +330,7 @@ def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
     starts = [0, *itertools.accumulate(map(len, lines))]
 
     def calls(first: int, last: int) -> Set[str]:
-        chunk = text[starts[first - 1]:starts[min(last, len(lines))]]
+        chunk = text[starts[first - 1] : starts[min(last, len(lines))]]
         defs = [(m.start(), m.group(1)) for m in _DEF_LINE.finditer(chunk)]
         positions = [position for position, _ in defs]
         found = set()
@@ -323,8 +347,9 @@ def _called_in_hybrid_code(text: str) -> Optional[Set[str]]:
     for st in statements:
         if st.kind == "def" and st.name:
             functions[st.name] = (st.first, st.last)
-        elif st.kind == "class" and _HYBRID_DEF.search(text, starts[st.first - 1],
-                                                        starts[min(st.last, len(lines))]):
+        elif st.kind == "class" and _HYBRID_DEF.search(
+            text, starts[st.first - 1], starts[min(st.last, len(lines))]
+        ):
             names |= calls(st.first, st.last)
     for name in names & set(functions):  # module functions the hybrid code calls (one level)
         names = names | calls(*functions[name])
@@ -345,7 +370,9 @@ def _parse_ast(source: str) -> ast.Module:
     try:
         return ast.parse(source)
     except SyntaxError as error:
-        raise SourceSyntaxError(error.msg or "invalid syntax", error.lineno or 1, (error.offset or 1)) from None
+        raise SourceSyntaxError(
+            error.msg or "invalid syntax", error.lineno or 1, (error.offset or 1)
+        ) from None
     except (ValueError, MemoryError, RecursionError) as error:  # null bytes, too deep nesting
         raise SourceSyntaxError(str(error)) from None
 
@@ -380,9 +407,13 @@ def _class_bases(tree: ast.Module) -> Dict[str, List[str]]:
     return bases
 
 
-def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
-                  classes: Optional[Dict[str, Tuple[int, List[str]]]] = None,
-                  roots: Iterable[str] = ()) -> List[Tuple[int, int]]:
+def _chosen_spans(
+    spans: Sequence[_Span],
+    source: str,
+    lines: List[str],
+    classes: Optional[Dict[str, Tuple[int, List[str]]]] = None,
+    roots: Iterable[str] = (),
+) -> List[Tuple[int, int]]:
     """Spans of the top-level statements holding a hybrid_forward, plus the module classes
     related to them by inheritance (a base's helpers, a subclass's overrides) and the module
     functions they call (transitively), found from the text: nothing walks a tree.
@@ -391,12 +422,16 @@ def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
     index, its base names); `roots` names top-level functions chosen as well (the helpers
     other files' hybrid code imports: :func:`_project_seeds`)."""
     line_starts = [0, *itertools.accumulate(map(len, lines))]
-    hybrid_lines = [bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)]
+    hybrid_lines = [
+        bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)
+    ]
     chosen: Dict[int, Tuple[int, int]] = {}
     work: List[Tuple[int, int]] = []
     roots = set(roots)
     for index, (first, last, name) in enumerate(spans):
-        if any(first <= line <= last for line in hybrid_lines) or (name is not None and name in roots):
+        if any(first <= line <= last for line in hybrid_lines) or (
+            name is not None and name in roots
+        ):
             chosen[index] = (first, last)
             work.append((first, last))
     if classes:
@@ -406,7 +441,8 @@ def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
             grew = False
             for name, (index, bases) in classes.items():
                 related = any(names.get(i) in bases for i in chosen) or any(
-                    name in classes[names[i]][1] for i in chosen if names.get(i) in classes)
+                    name in classes[names[i]][1] for i in chosen if names.get(i) in classes
+                )
                 if index not in chosen and related:
                     chosen[index] = spans[index][:2]
                     work.append(chosen[index])
@@ -416,7 +452,11 @@ def _chosen_spans(spans: Sequence[_Span], source: str, lines: List[str],
         called = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, top_functions)) + r")\s*\(")
         while work:
             first, last = work.pop()
-            text = source[line_starts[first - 1]:line_starts[last] if last < len(line_starts) else len(source)]
+            text = source[
+                line_starts[first - 1] : line_starts[last]
+                if last < len(line_starts)
+                else len(source)
+            ]
             for match in called.finditer(text):
                 index = top_functions[match.group(1)]
                 if index not in chosen:
@@ -433,7 +473,7 @@ def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
     """LibCST parse of a region. LibCST crashes the process (C stack overflow) on expressions
     nested ~7000 deep, where `ast` raises RecursionError from ~4000: regions with that many
     operators are checked with `ast` first (rare: a 300-line class has ~1000)."""
-    text = "".join(lines[first - 1:last])
+    text = "".join(lines[first - 1 : last])
     if not text.endswith(("\n", "\r")):
         text += "\n"
     if sum(text.count(char) for char in _OPERATOR_CHARS) > _GUARD_ABOVE:
@@ -468,12 +508,13 @@ def _restore_form_feeds(original: str, rewritten: str) -> str:
     prefixes = [(m.group(0) if m else "") for m in (_INDENT_FF.match(line) for line in old)]
     if len(old) == len(new):
         return "".join(p + line for p, line in zip(prefixes, new))
-    stripped = {line[len(p):]: p for p, line in zip(prefixes, old) if p}
+    stripped = {line[len(p) :]: p for p, line in zip(prefixes, old) if p}
     return "".join(stripped.get(line, "") + line for line in new)
 
 
-def _fast_regions(source: str, lines: List[str],
-                  roots: Iterable[str] = ()) -> Optional[Tuple[List[_Region], ModuleContext]]:
+def _fast_regions(
+    source: str, lines: List[str], roots: Iterable[str] = ()
+) -> Optional[Tuple[List[_Region], ModuleContext]]:
     """Regions from the text scanner and a skeleton parse; None when anything does not parse
     (then the exact `ast` path decides)."""
     statements = toplevel.scan(source)
@@ -488,7 +529,11 @@ def _fast_regions(source: str, lines: List[str],
         return None
     spans = [(s.first, s.last, s.name if s.kind == "def" else None) for s in statements]
     bases = _class_bases(tree)
-    classes = {s.name: (i, bases.get(s.name, [])) for i, s in enumerate(statements) if s.kind == "class" and s.name}
+    classes = {
+        s.name: (i, bases.get(s.name, []))
+        for i, s in enumerate(statements)
+        if s.kind == "class" and s.name
+    }
     regions = []
     for first, last in _chosen_spans(spans, source, lines, classes, roots):
         try:
@@ -498,7 +543,9 @@ def _fast_regions(source: str, lines: List[str],
     return regions, module_context(tree)
 
 
-def _parse_regions(source: str, roots: Iterable[str] = ()) -> Tuple[List[str], List[_Region], ModuleContext]:
+def _parse_regions(
+    source: str, roots: Iterable[str] = ()
+) -> Tuple[List[str], List[_Region], ModuleContext]:
     """The file's lines, its LibCST regions and its module context.
 
     Syntax errors are looked for in what is parsed: the regions and the skeleton (imports,
@@ -514,17 +561,28 @@ def _parse_regions(source: str, roots: Iterable[str] = ()) -> Tuple[List[str], L
     def first_line(node: ast.stmt) -> int:
         return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
 
-    spans = [(first_line(node), node.end_lineno or node.lineno,
-              node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None)
-             for node in tree.body]
+    spans = [
+        (
+            first_line(node),
+            node.end_lineno or node.lineno,
+            node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None,
+        )
+        for node in tree.body
+    ]
     bases = _class_bases(tree)
-    classes = {node.name: (i, bases[node.name]) for i, node in enumerate(tree.body) if isinstance(node, ast.ClassDef)}
+    classes = {
+        node.name: (i, bases[node.name])
+        for i, node in enumerate(tree.body)
+        if isinstance(node, ast.ClassDef)
+    }
     regions = []
     for first, last in _chosen_spans(spans, source, lines, classes, roots):
         try:
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError as error:
-            raise SourceSyntaxError(error.message, first + error.raw_line - 1, error.raw_column + 1) from None
+            raise SourceSyntaxError(
+                error.message, first + error.raw_line - 1, error.raw_column + 1
+            ) from None
     return lines, regions, module_context(tree)
 
 
@@ -537,7 +595,9 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 class _Dispatcher(cst.CSTVisitor):
     """One walk of a function body; dispatches each node to the rules' visit_<Type>."""
 
-    def __init__(self, facts: FunctionFacts, state: WalkState, table: Dict[str, List[Callable]]) -> None:
+    def __init__(
+        self, facts: FunctionFacts, state: WalkState, table: Dict[str, List[Callable]]
+    ) -> None:
         super().__init__()
         self.facts = facts
         self.state = state
@@ -596,8 +656,9 @@ def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
     return chosen
 
 
-def _collect(regions: Sequence[_Region]) -> Tuple[List[cst.ClassDef], List[cst.FunctionDef],
-                                                  Dict[cst.CSTNode, _Region]]:
+def _collect(
+    regions: Sequence[_Region],
+) -> Tuple[List[cst.ClassDef], List[cst.FunctionDef], Dict[cst.CSTNode, _Region]]:
     """The classes (at any depth a block can be defined) and top-level functions of the
     regions, and the region owning each class, method and function."""
     classes: List[cst.ClassDef] = []
@@ -622,8 +683,10 @@ def _collect(regions: Sequence[_Region]) -> Tuple[List[cst.ClassDef], List[cst.F
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             # block factories (`def make(): class B(HybridBlock): ...`, a class defined in
             # `__init__`) hold classes too; other function bodies are not walked
-            return node in top_level or (isinstance(node.body, cst.IndentedBlock) and any(
-                isinstance(statement, cst.ClassDef) for statement in node.body.body))
+            return node in top_level or (
+                isinstance(node.body, cst.IndentedBlock)
+                and any(isinstance(statement, cst.ClassDef) for statement in node.body.body)
+            )
 
     top_level: Set[cst.CSTNode] = set()
     for region in regions:
@@ -636,9 +699,12 @@ def _collect(regions: Sequence[_Region]) -> Tuple[List[cst.ClassDef], List[cst.F
     return classes, functions, owner
 
 
-def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
-               context: Optional[ModuleContext] = None,
-               seeds: Optional[Dict[str, List[ExternalCall]]] = None) -> List[Tuple[_Region, Report]]:
+def _run_rules(
+    regions: Sequence[_Region],
+    rule_classes: Sequence[Type[Rule]],
+    context: Optional[ModuleContext] = None,
+    seeds: Optional[Dict[str, List[ExternalCall]]] = None,
+) -> List[Tuple[_Region, Report]]:
     """Analyse the regions together (helpers may live in another region) and run the rules.
 
     `seeds`: the calls other files' hybrid code makes to this file's functions
@@ -652,7 +718,7 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
     for rule in rules:
         for attribute in dir(rule):
             if attribute.startswith("visit_"):
-                table.setdefault(attribute[len("visit_"):], []).append(getattr(rule, attribute))
+                table.setdefault(attribute[len("visit_") :], []).append(getattr(rule, attribute))
     results: List[Tuple[_Region, Report]] = []
     region_of = _region_lookup(module_facts, owner, regions)
     for klass in module_facts.classes.values():
@@ -666,13 +732,17 @@ def _run_rules(regions: Sequence[_Region], rule_classes: Sequence[Type[Rule]],
         dispatcher = _Dispatcher(facts, state, table)
         facts.node.body.visit(dispatcher)
         for rule in rules:
-            results.extend((region_of(module_facts.origins.get(facts.node, facts.node)), report)
-                           for report in rule.reports)
+            results.extend(
+                (region_of(module_facts.origins.get(facts.node, facts.node)), report)
+                for report in rule.reports
+            )
             rule.reports.clear()
     return results
 
 
-def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region], regions: Sequence[_Region]):
+def _region_lookup(
+    module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region], regions: Sequence[_Region]
+):
     """Map any analysed def/class to the region holding it."""
     mapping: Dict[cst.CSTNode, _Region] = dict(owner)  # classes and their own methods
 
@@ -702,6 +772,7 @@ def _region_lookup(module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region],
 @dataclass(eq=False)
 class _Located:
     """A rule's finding: its report (edits of the region's tree) and the region."""
+
     finding: Finding
     report: Report
     region: _Region
@@ -713,6 +784,7 @@ class _Located:
 class _UnusedDirective:
     """HL100: an unused suppression comment and the codes to remove from it (a text fix, no
     region or tree edits)."""
+
     finding: Finding
     directive: Tuple[_suppression.Directive, List[str]]
     start: Tuple[int, int]
@@ -725,7 +797,9 @@ _Found = Union[_Located, _UnusedDirective]
 _Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
 
 
-def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], List[_Found], _Positions]:
+def _locate(
+    source: str, path: str, select, ignore, rules
+) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
     positions: _Positions = {}
     seeds = _project_seeds(source, path)
@@ -737,13 +811,18 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
     raw = _run_rules(regions, rule_classes, context, seeds)
-    shifted = ({n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
-               if "\f" in source else {})
+    shifted = (
+        {n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
+        if "\f" in source
+        else {}
+    )
     located: List[_Found] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
         if region not in positions:
-            positions[region] = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            positions[region] = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(
+                PositionProvider
+            )
         where = positions[region]
         span = where[report.node]
         offset = region.first_line - 1
@@ -762,21 +841,33 @@ def _locate(source: str, path: str, select, ignore, rules) -> Tuple[List[str], L
             suppress_lines.add(where[report.statement].start.line + offset)
         if suppressions.suppresses(rule.code, suppress_lines):
             continue
-        finding = Finding(rule.code, rule.name, report.message, start[0], start[1], end[0], end[1],
-                          report.safety if report.edits else None, path)
+        finding = Finding(
+            rule.code,
+            rule.name,
+            report.message,
+            start[0],
+            start[1],
+            end[0],
+            end[1],
+            report.safety if report.edits else None,
+            path,
+        )
         located.append(_Located(finding, report, region, start, end))
     located += _unused_suppressions(suppressions, path, select, ignore, rules)
     located.sort(key=lambda item: (item.start, item.finding.code))
     return lines, located, positions
 
 
-def _unused_suppressions(suppressions: "_suppression.Suppressions", path: str, select, ignore,
-                         rules) -> List[_Found]:
+def _unused_suppressions(
+    suppressions: "_suppression.Suppressions", path: str, select, ignore, rules
+) -> List[_Found]:
     """HL100 for the suppression comments that named no rule or suppressed nothing, with
     the directive (a text fix, applied by :func:`_apply_pass`)."""
+
     def enabled(code: str) -> bool:
-        return ((select is None or any(code.startswith(s) for s in select))
-                and not any(code.startswith(i) for i in ignore))
+        return (select is None or any(code.startswith(s) for s in select)) and not any(
+            code.startswith(i) for i in ignore
+        )
 
     if not enabled(_suppression.CODE) or rules is not ALL_RULES:
         return []  # a caller's own rule list asks for those rules only
@@ -797,24 +888,36 @@ def _unused_suppressions(suppressions: "_suppression.Suppressions", path: str, s
     return found
 
 
-def lint_source(source: str, path: str = "<string>", *, select=None, ignore=(),
-                rules: Optional[Sequence[Type[Rule]]] = None) -> List[Finding]:
+def lint_source(
+    source: str,
+    path: str = "<string>",
+    *,
+    select=None,
+    ignore=(),
+    rules: Optional[Sequence[Type[Rule]]] = None,
+) -> List[Finding]:
     """Lint Python source; raises SourceSyntaxError when a candidate file cannot be parsed.
 
     Sources without `hybrid_forward` are not parsed at all (nothing can be found there).
     """
     _check_text(source)
     with _nesting_guard():
-        return [item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]]
+        return [
+            item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]
+        ]
 
 
 def _check_text(source: object) -> None:
     if not isinstance(source, str):
-        raise TypeError(f"hybridlint lints text (str), not {type(source).__name__}: decode the file first "
-                        "(hybridlint.files reads bytes, BOMs and encoding declarations)")
+        raise TypeError(
+            f"hybridlint lints text (str), not {type(source).__name__}: decode the file first "
+            "(hybridlint.files reads bytes, BOMs and encoding declarations)"
+        )
 
 
-_RECURSION_LIMIT = 3000  # LibCST walks take ~7 frames a nesting level; far more overflows the C stack
+_RECURSION_LIMIT = (
+    3000  # LibCST walks take ~7 frames a nesting level; far more overflows the C stack
+)
 
 
 @contextlib.contextmanager
@@ -826,7 +929,9 @@ def _nesting_guard():
     try:
         yield
     except RecursionError:
-        raise SourceSyntaxError("too deeply nested for hybridlint to analyse (Python recursion limit)") from None
+        raise SourceSyntaxError(
+            "too deeply nested for hybridlint to analyse (Python recursion limit)"
+        ) from None
     finally:
         sys.setrecursionlimit(previous)
 
@@ -855,9 +960,15 @@ def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
-                accept: Optional[Callable[[Finding], bool]]
-                ) -> Tuple[str, List[Finding], List[Finding], list]:
+def _apply_pass(
+    source: str,
+    path: str,
+    select,
+    ignore,
+    rules,
+    unsafe: bool,
+    accept: Optional[Callable[[Finding], bool]],
+) -> Tuple[str, List[Finding], List[Finding], list]:
     """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied,
     the findings of the source given, as lint_source would return them, and the replaced
     line blocks for :func:`_block_mapper`)."""
@@ -900,8 +1011,9 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
             continue
         try:
             text = region.module.visit(_Replacer(edits)).code
-            text = _restore_form_feeds("".join(lines[region.first_line - 1:region.last_line]),
-                                       text)
+            text = _restore_form_feeds(
+                "".join(lines[region.first_line - 1 : region.last_line]), text
+            )
             ast.parse(text)
         except Exception:  # noqa: BLE001 -- any failure to build valid code drops this pass's fixes
             continue
@@ -914,8 +1026,8 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
     cursor = 0
     shift = 0  # new line number minus old line number after the last block
     for region in sorted(new_texts, key=lambda r: r.first_line):
-        pieces.extend(lines[cursor:region.first_line - 1])
-        original = "".join(lines[region.first_line - 1:region.last_line])
+        pieces.extend(lines[cursor : region.first_line - 1])
+        original = "".join(lines[region.first_line - 1 : region.last_line])
         text = new_texts[region]
         if not original.endswith(("\n", "\r")) and text.endswith("\n"):
             text = text[:-1]
@@ -923,10 +1035,12 @@ def _apply_pass(source: str, path: str, select, ignore, rules, unsafe: bool,
         new_first = region.first_line + shift
         new_lines = split_lines(text)
         new_count = len(new_lines)
-        opcodes = difflib.SequenceMatcher(None, split_lines(original), new_lines,
-                                          autojunk=False).get_opcodes()
-        blocks.append((region.first_line, region.last_line, new_first, new_first + new_count - 1,
-                       opcodes))
+        opcodes = difflib.SequenceMatcher(
+            None, split_lines(original), new_lines, autojunk=False
+        ).get_opcodes()
+        blocks.append(
+            (region.first_line, region.last_line, new_first, new_first + new_count - 1, opcodes)
+        )
         shift += new_count - (region.last_line - region.first_line + 1)
         cursor = region.last_line
     pieces.extend(lines[cursor:])
@@ -965,10 +1079,17 @@ def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable
     return mapping
 
 
-def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), unsafe: bool = False,
-               accept: Optional[Callable[[Finding], bool]] = None,
-               rules: Optional[Sequence[Type[Rule]]] = None,
-               line_length: Optional[int] = None) -> FixResult:
+def fix_source(
+    source: str,
+    path: str = "<string>",
+    *,
+    select=None,
+    ignore=(),
+    unsafe: bool = False,
+    accept: Optional[Callable[[Finding], bool]] = None,
+    rules: Optional[Sequence[Type[Rule]]] = None,
+    line_length: Optional[int] = None,
+) -> FixResult:
     """Apply fixes until nothing changes (at most MAX_FIX_PASSES passes).
 
     Never returns source that does not parse: a pass whose result does not parse is dropped.
@@ -979,8 +1100,9 @@ def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), u
     """
     _check_text(source)
     with _nesting_guard():
-        result = _fix_to_fixed_point(source, path, select, ignore, unsafe, accept,
-                                     rules or ALL_RULES)
+        result = _fix_to_fixed_point(
+            source, path, select, ignore, unsafe, accept, rules or ALL_RULES
+        )
     if result.applied:  # imports the fixes made unused (nd after nd.zeros -> F.zeros)
         from . import imports
 
@@ -991,13 +1113,19 @@ def fix_source(source: str, path: str = "<string>", *, select=None, ignore=(), u
         wrapped = wrap_fixed_lines(source, result.source, line_length)
         if wrapped != result.source:
             result.source = wrapped
-            result.remaining = lint_source(wrapped, path, select=select, ignore=ignore,
-                                           rules=rules)
+            result.remaining = lint_source(wrapped, path, select=select, ignore=ignore, rules=rules)
     return result
 
 
-def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
-                        accept: Optional[Callable[[Finding], bool]], rules: Sequence[Type[Rule]]) -> FixResult:
+def _fix_to_fixed_point(
+    source: str,
+    path: str,
+    select,
+    ignore,
+    unsafe: bool,
+    accept: Optional[Callable[[Finding], bool]],
+    rules: Sequence[Type[Rule]],
+) -> FixResult:
     current = source
     applied: List[Finding] = []
     remaining: Optional[List[Finding]] = None
@@ -1010,16 +1138,22 @@ def _fix_to_fixed_point(source: str, path: str, select, ignore, unsafe: bool,
         return line
 
     for _ in range(MAX_FIX_PASSES):
-        new_source, pass_applied, found, blocks = _apply_pass(current, path, select, ignore,
-                                                              rules, unsafe, accept)
+        new_source, pass_applied, found, blocks = _apply_pass(
+            current, path, select, ignore, rules, unsafe, accept
+        )
         if initial is None:
             initial = found
         if not pass_applied or new_source == current:
             remaining = found  # the last pass linted `current` already
             break
         for finding in pass_applied:
-            applied.append(replace(finding, line=to_original(finding.line),
-                                   end_line=max(to_original(finding.line), to_original(finding.end_line))))
+            applied.append(
+                replace(
+                    finding,
+                    line=to_original(finding.line),
+                    end_line=max(to_original(finding.line), to_original(finding.end_line)),
+                )
+            )
         back.append(_block_mapper(blocks))
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result

@@ -8,6 +8,7 @@ shows execution order, not markdown). A cell Python cannot parse is HL900 at its
 that is not a notebook (not JSON, no cells) is HL900 too. ``--fix`` does not rewrite notebooks
 (their JSON also holds outputs and metadata); the findings are reported without ``[*]``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,8 +44,9 @@ def code_cells(text: str) -> List[str]:
         lines = source.split("\n")
         if lines and lines[0].lstrip().startswith("%%"):
             lines = [""] * len(lines)
-        sources.append("\n".join("" if line.lstrip().startswith(_MAGIC) else line
-                                 for line in lines))
+        sources.append(
+            "\n".join("" if line.lstrip().startswith(_MAGIC) else line for line in lines)
+        )
     return sources
 
 

@@ -15,6 +15,7 @@ no rule (``ignore[HL0003]``) or that suppresses no finding is itself reported as
 never silently leave a hazard unsuppressed while looking handled. ``# noqa`` comments belong to
 other tools as well: a bare one is never reported, and only its HL codes are checked.
 """
+
 from __future__ import annotations
 
 import ast
@@ -54,7 +55,8 @@ Safe: only a comment changes.
 _DIRECTIVE = re.compile(
     r"#\s*(?:hybridlint:\s*(?P<kind>ignore-file|ignore)|(?P<noqa>noqa))\b"
     r"(?:\s*(?:\[(?P<bracket>[^\]]*)\]|:\s*(?P<colon>[A-Za-z0-9_]+(?:[ \t]*,[ \t]*[A-Za-z0-9_]+)*)))?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _CODE_LIKE = re.compile(r"^[A-Za-z]+[0-9]*$")
 
 
@@ -91,7 +93,7 @@ class Suppressions:
                 if comments is not False and match.start() < comments.get(number, len(text)):
                     continue  # inside a string, not a comment
                 directive = _directive(number, match, text)
-                if directive.kind == "file" and not text[:match.start()].strip():
+                if directive.kind == "file" and not text[: match.start()].strip():
                     self.file_level.append(directive)  # a comment line of its own
                 else:  # after code, ignore-file acts on its line only
                     self.by_line.setdefault(number, []).append(directive)
@@ -110,8 +112,9 @@ class Suppressions:
                 hit = True
         return hit
 
-    def unused(self, enabled: Callable[[str], bool], known: Callable[[str], bool]
-               ) -> List[Tuple[Directive, List[str], str]]:
+    def unused(
+        self, enabled: Callable[[str], bool], known: Callable[[str], bool]
+    ) -> List[Tuple[Directive, List[str], str]]:
         """``(directive, codes to remove, message)`` for every directive that names an
         unknown code or suppresses nothing among the enabled codes."""
         found: List[Tuple[Directive, List[str], str]] = []
@@ -122,15 +125,19 @@ class Suppressions:
                     found.append((directive, [], "suppression comment suppresses nothing"))
                 continue
             unknown = [c for c in directive.codes if c.startswith("HL") and not known(c)]
-            unused = [c for c in directive.codes if c.startswith("HL") and known(c)
-                      and c not in directive.used and enabled(c)]
+            unused = [
+                c
+                for c in directive.codes
+                if c.startswith("HL") and known(c) and c not in directive.used and enabled(c)
+            ]
             if directive.kind != "noqa":
                 unknown += [c for c in directive.codes if not c.startswith("HL")]
             if unknown or unused:
                 parts = []
                 if unknown:
-                    parts.append("names no rule: " + ", ".join(unknown)
-                                 + " (run `hybridlint rules`)")
+                    parts.append(
+                        "names no rule: " + ", ".join(unknown) + " (run `hybridlint rules`)"
+                    )
                 if unused:
                     parts.append("suppresses nothing here: " + ", ".join(unused))
                 found.append((directive, unknown + unused, "suppression " + "; ".join(parts)))
@@ -174,14 +181,18 @@ def remove_codes(text: str, items: List[Tuple[Directive, List[str]]]) -> Optiona
     for directive, codes in sorted(items, key=lambda i: (i[0].line, -i[0].start)):
         line = lines[directive.line - 1]
         body = line.rstrip("\r\n")
-        ending = line[len(body):]
-        head, tail = body[:directive.start], body[directive.end:]
+        ending = line[len(body) :]
+        head, tail = body[: directive.start], body[directive.end :]
         keep = [c for c in (directive.codes or []) if c not in codes]
         if keep:
-            name = {"noqa": "noqa", "file": "hybridlint: ignore-file"}.get(directive.kind,
-                                                                           "hybridlint: ignore")
-            new = (f"# {name}: {', '.join(keep)}" if directive.kind == "noqa"
-                   else f"# {name}[{', '.join(keep)}]")
+            name = {"noqa": "noqa", "file": "hybridlint: ignore-file"}.get(
+                directive.kind, "hybridlint: ignore"
+            )
+            new = (
+                f"# {name}: {', '.join(keep)}"
+                if directive.kind == "noqa"
+                else f"# {name}[{', '.join(keep)}]"
+            )
             body = head + new + tail
         elif tail.strip().lstrip("#").strip():
             body = head + "# " + tail.strip().lstrip("#").strip()

@@ -8,6 +8,7 @@ continuations to find logical lines that start at column 0. It is an optimisatio
 exact fallback: it returns None when anything looks unusual, and the linter falls back to
 `ast` whenever a region or the skeleton it produced does not parse.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -124,7 +125,7 @@ def _statements(source: str, starts: List[int], header_colons: dict) -> List[Top
         if char in " \t\f\r\n#":
             continue  # indented (inside a block), blank or a comment line
         line = line_of(offset)
-        text = source[offset:offset + 200]
+        text = source[offset : offset + 200]
         if pending_decorator or _CONTINUES.match(text):
             pending_decorator = pending_decorator and char == "@"
             if statements and not pending_decorator:
@@ -144,13 +145,13 @@ def _statements(source: str, starts: List[int], header_colons: dict) -> List[Top
 
 def _describe(statement: TopStatement, source: str, offset: int, header_colons: dict) -> None:
     """Fill kind/name/header from the statement's keyword line at `offset`."""
-    text = source[offset:offset + 200]
+    text = source[offset : offset + 200]
     for kind, pattern in (("def", _DEF), ("class", _CLASS)):
         found = pattern.match(text)
         if found:
             colon = header_colons.get(offset)
             statement.kind, statement.name = kind, found.group(1)
-            statement.header = source[offset:colon + 1] if colon is not None else ""
+            statement.header = source[offset : colon + 1] if colon is not None else ""
             return
     if text.startswith(("import ", "from ")) and statement.kind == "other":
         statement.kind = "import"
@@ -171,5 +172,5 @@ def skeleton(source: str, statements: List[TopStatement], lines: List[str]) -> s
                 return ""  # cannot elide safely: the caller falls back to ast
             parts.append(statement.header + " pass\n")
         else:
-            parts.append("".join(lines[statement.first - 1:statement.last]).rstrip() + "\n")
+            parts.append("".join(lines[statement.first - 1 : statement.last]).rstrip() + "\n")
     return "".join(parts)

@@ -18,6 +18,7 @@ re-renders such a line the way black would break it, with LibCST (no string surg
 
 Indentation characters (form feeds, tabs) and the line's ending (LF/CRLF) are kept.
 """
+
 from __future__ import annotations
 
 import ast
@@ -74,13 +75,19 @@ def _break_items(items: list, inner: str, outer: str, exploded: bool) -> list:
         comma = item.comma if isinstance(item.comma, cst.Comma) else None
         if index < last:
             if exploded:
-                item = item.with_changes(comma=(comma or cst.Comma()).with_changes(
-                    whitespace_before=cst.SimpleWhitespace(""),
-                    whitespace_after=_parenthesized(inner)))
+                item = item.with_changes(
+                    comma=(comma or cst.Comma()).with_changes(
+                        whitespace_before=cst.SimpleWhitespace(""),
+                        whitespace_after=_parenthesized(inner),
+                    )
+                )
         elif exploded or comma is not None:
-            item = item.with_changes(comma=(comma or cst.Comma()).with_changes(
-                whitespace_before=cst.SimpleWhitespace(""),
-                whitespace_after=_parenthesized(outer)))
+            item = item.with_changes(
+                comma=(comma or cst.Comma()).with_changes(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=_parenthesized(outer),
+                )
+            )
             if isinstance(item, cst.Arg):
                 item = item.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
         elif isinstance(item, cst.Arg):
@@ -105,23 +112,26 @@ class _Breaker(cst.CSTTransformer):
         args = _break_items(list(updated_node.args), self.inner, self.outer, self.exploded)
         if not self.exploded and not isinstance(args[-1].comma, cst.Comma):
             args[-1] = args[-1].with_changes(whitespace_after_arg=_parenthesized(self.outer))
-        return updated_node.with_changes(whitespace_before_args=_parenthesized(self.inner),
-                                         args=args)
+        return updated_node.with_changes(
+            whitespace_before_args=_parenthesized(self.inner), args=args
+        )
 
     def leave_Tuple(self, original_node: cst.Tuple, updated_node: cst.Tuple) -> cst.Tuple:
         """``return a, b`` -> ``return (`` a, b ``)``: black's invisible parentheses made
         visible (parentheses around a bare tuple do not change it)."""
         if original_node is not self.target:
             return updated_node
-        elements = _break_items(list(updated_node.elements), self.inner, self.outer,
-                                self.exploded)
-        rpar_before = (_parenthesized(self.outer)
-                       if not self.exploded and not isinstance(elements[-1].comma, cst.Comma)
-                       else cst.SimpleWhitespace(""))
+        elements = _break_items(list(updated_node.elements), self.inner, self.outer, self.exploded)
+        rpar_before = (
+            _parenthesized(self.outer)
+            if not self.exploded and not isinstance(elements[-1].comma, cst.Comma)
+            else cst.SimpleWhitespace("")
+        )
         return updated_node.with_changes(
             elements=elements,
             lpar=[cst.LeftParen(whitespace_after=_parenthesized(self.inner))],
-            rpar=[cst.RightParen(whitespace_before=rpar_before)])
+            rpar=[cst.RightParen(whitespace_before=rpar_before)],
+        )
 
 
 class _Candidates(cst.CSTVisitor):
@@ -158,9 +168,9 @@ def wrap_line(line: str, limit: int) -> Optional[List[str]]:
     """The statement on ``line`` (with its ending) broken within ``limit`` columns, as lines
     with the same ending; None when there is no natural break (see the module docstring)."""
     body = _body(line)
-    ending = line[len(body):] or "\n"
+    ending = line[len(body) :] or "\n"
     stripped = body.lstrip(" \t\f")
-    prefix = body[:len(body) - len(stripped)]
+    prefix = body[: len(body) - len(stripped)]
     outer = prefix.replace("\f", "")
     try:
         module = cst.parse_module(stripped + "\n")

@@ -1,4 +1,5 @@
 """hybridlint rules: one LibCST rule per module; ALL_RULES lists them in code order."""
+
 from typing import List, Type
 
 from .base import Invalid, Rule, Valid  # noqa: F401

@@ -3,6 +3,7 @@
 Replacements are built from LibCST nodes, reusing the user's own sub-expressions so their
 formatting and comments survive; only the new scaffolding is generated.
 """
+
 from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
@@ -11,7 +12,7 @@ import libcst as cst
 
 
 def attr_chain(dotted: str) -> cst.BaseExpression:
-    """"F.contrib.arange_like" -> the Attribute chain."""
+    """ "F.contrib.arange_like" -> the Attribute chain."""
     parts = dotted.split(".")
     node: cst.BaseExpression = cst.Name(parts[0])
     for part in parts[1:]:
@@ -19,14 +20,24 @@ def attr_chain(dotted: str) -> cst.BaseExpression:
     return node
 
 
-def call(func: str, positional: Sequence[cst.BaseExpression] = (),
-         keywords: Sequence[Tuple[str, cst.BaseExpression]] = ()) -> cst.Call:
+def call(
+    func: str,
+    positional: Sequence[cst.BaseExpression] = (),
+    keywords: Sequence[Tuple[str, cst.BaseExpression]] = (),
+) -> cst.Call:
     """`func(positional..., key=value...)` with ruff/black spacing (`key=value`)."""
     args = [cst.Arg(value=value) for value in positional]
-    args += [cst.Arg(value=value, keyword=cst.Name(key),
-                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                           whitespace_after=cst.SimpleWhitespace("")))
-             for key, value in keywords]
+    args += [
+        cst.Arg(
+            value=value,
+            keyword=cst.Name(key),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        for key, value in keywords
+    ]
     return cst.Call(func=attr_chain(func), args=args)
 
 

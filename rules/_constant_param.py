@@ -6,6 +6,7 @@ end of `__init__`, which must call `super().__init__(...)`) and the hybrid_forwa
 (gluon passes every parameter as a keyword argument named like the attribute). The edits are
 returned together so the linter core applies all or none.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, List, Optional, Set
@@ -17,15 +18,38 @@ from .base import Edit
 
 # Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
 BLOCK_ATTRIBUTES = {
-    "apply", "cast", "collect_params", "export", "forward", "hybrid_forward", "hybridize",
-    "infer_shape", "infer_type", "initialize", "load", "load_parameters", "load_params", "name",
-    "name_scope", "optimize_for", "params", "prefix", "register_child", "register_forward_hook",
-    "register_forward_pre_hook", "register_op_hook", "save", "save_parameters", "save_params",
+    "apply",
+    "cast",
+    "collect_params",
+    "export",
+    "forward",
+    "hybrid_forward",
+    "hybridize",
+    "infer_shape",
+    "infer_type",
+    "initialize",
+    "load",
+    "load_parameters",
+    "load_params",
+    "name",
+    "name_scope",
+    "optimize_for",
+    "params",
+    "prefix",
+    "register_child",
+    "register_forward_hook",
+    "register_forward_pre_hook",
+    "register_op_hook",
+    "save",
+    "save_parameters",
+    "save_params",
     "summary",
 }
 
 
-def taken_names(klass: cst.ClassDef, function: cst.FunctionDef, local: Optional[str] = None) -> Set[str]:
+def taken_names(
+    klass: cst.ClassDef, function: cst.FunctionDef, local: Optional[str] = None
+) -> Set[str]:
     """Names a new constant must not take: every `self.<attr>` of the class (and strings that
     may name parameters) and every name used in `function`, whose signature gains it, except
     `local` (the local variable the constant replaces)."""
@@ -85,8 +109,11 @@ def init_edit(init: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[E
         return None
     body: List[cst.BaseStatement] = list(init.body.body)
     for stmt in body:
-        if isinstance(stmt, cst.With) and any(_is_name_scope(i) for i in stmt.items) and \
-                isinstance(stmt.body, cst.IndentedBlock):
+        if (
+            isinstance(stmt, cst.With)
+            and any(_is_name_scope(i) for i in stmt.items)
+            and isinstance(stmt.body, cst.IndentedBlock)
+        ):
             block = stmt.body
             return block, block.with_changes(body=list(block.body) + [statement])
     if not any(_is_super_init(stmt) for stmt in body):
@@ -105,13 +132,17 @@ def signature_edit(function: cst.FunctionDef, name: str) -> Edit:
     if isinstance(params.star_arg, cst.Param) or isinstance(params.star_arg, cst.ParamStar):
         new = params.with_changes(kwonly_params=list(params.kwonly_params) + [new_param])
     elif has_default or params.kwonly_params:
-        new = params.with_changes(star_arg=cst.ParamStar(), kwonly_params=list(params.kwonly_params) + [new_param])
+        new = params.with_changes(
+            star_arg=cst.ParamStar(), kwonly_params=list(params.kwonly_params) + [new_param]
+        )
     else:
         positional = list(params.params)
         last = positional[-1]
         if isinstance(last.comma, cst.Comma):  # keep a trailing comma where the author had one
             positional.append(new_param.with_changes(comma=last.comma))
-            positional[-2] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            positional[-2] = last.with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
         else:
             positional.append(new_param)
         new = params.with_changes(params=positional)
@@ -128,8 +159,12 @@ def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
 
     class Stores(cst.CSTVisitor):
         def _target(self, target: cst.BaseExpression) -> None:
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
-                    target.value.value == "self" and target.attr.value == attr:
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and target.attr.value == attr
+            ):
                 found.append(True)
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
@@ -156,16 +191,28 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     if not isinstance(init.body, cst.IndentedBlock):
         return False
     for method in klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ():
-        if isinstance(method, cst.FunctionDef) and method is not init and _stores_attribute(method, attr):
+        if (
+            isinstance(method, cst.FunctionDef)
+            and method is not init
+            and _stores_attribute(method, attr)
+        ):
             return False
     body: List[cst.BaseStatement] = list(init.body.body)
-    scope = next((s for s in body if isinstance(s, cst.With) and any(_is_name_scope(i) for i in s.items)
-                  and isinstance(s.body, cst.IndentedBlock)), None)
+    scope = next(
+        (
+            s
+            for s in body
+            if isinstance(s, cst.With)
+            and any(_is_name_scope(i) for i in s.items)
+            and isinstance(s.body, cst.IndentedBlock)
+        ),
+        None,
+    )
     top: List[cst.BaseStatement]
     if scope is not None and isinstance(scope.body, cst.IndentedBlock):  # (as picked)
         inner = list(scope.body.body)
-        top = body[:body.index(scope)] + inner
-        rest = body[body.index(scope) + 1:]
+        top = body[: body.index(scope)] + inner
+        rest = body[body.index(scope) + 1 :]
     else:
         top, rest = body, []
     stores = [s for s in top if _stores_attribute(s, attr)]
@@ -179,7 +226,8 @@ def _new_init(klass: cst.ClassDef, statement: cst.BaseStatement) -> cst.BaseStat
     return cst.parse_statement(
         f"def __init__(self, *args, **kwargs):\n"
         f"    super({name}, self).__init__(*args, **kwargs)\n"
-        f"    {cst.Module([]).code_for_node(statement).strip()}\n")
+        f"    {cst.Module([]).code_for_node(statement).strip()}\n"
+    )
 
 
 class _Apply(cst.CSTTransformer):
@@ -203,13 +251,21 @@ def own_init(klass: cst.ClassDef) -> Optional[cst.FunctionDef]:
     return None
 
 
-def new_init_with_function(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement,
-                           function_edits: Iterable[Edit]) -> Optional[Edit]:
+def new_init_with_function(
+    klass: cst.ClassDef,
+    function: cst.FunctionDef,
+    statement: cst.BaseStatement,
+    function_edits: Iterable[Edit],
+) -> Optional[Edit]:
     """For a class without `__init__` whose first statement is `function` (the hybrid_forward
     that the other edits change): ONE edit replacing `function` by the new `__init__` and the
     function with `function_edits` (of nodes inside it) applied, so no two edits overlap.
     None when `function` is not the class's first statement."""
-    if not isinstance(klass.body, cst.IndentedBlock) or not klass.body.body or klass.body.body[0] is not function:
+    if (
+        not isinstance(klass.body, cst.IndentedBlock)
+        or not klass.body.body
+        or klass.body.body[0] is not function
+    ):
         return None
     changed = function.visit(_Apply(function_edits))
     if not isinstance(changed, cst.FunctionDef):
@@ -219,7 +275,9 @@ def new_init_with_function(klass: cst.ClassDef, function: cst.FunctionDef, state
     return function, cst.FlattenSentinel([init, changed])
 
 
-def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[Edit]:
+def new_init_edit(
+    klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement
+) -> Optional[Edit]:
     """For a class without `__init__`: add one that passes every argument to the inherited one
     (`def __init__(self, *args, **kwargs): super(Cls, self).__init__(*args, **kwargs)`) and then
     runs `statement`, after the class docstring or before the first statement. None when that
@@ -228,11 +286,18 @@ def new_init_edit(klass: cst.ClassDef, function: cst.FunctionDef, statement: cst
         return None
     init = _new_init(klass, statement)
     first = klass.body.body[0]
-    docstring = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
-        isinstance(first.body[0], cst.Expr) and \
-        isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    docstring = (
+        isinstance(first, cst.SimpleStatementLine)
+        and len(first.body) == 1
+        and isinstance(first.body[0], cst.Expr)
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
     if first is function:
         return None
     if docstring:
-        return first, cst.FlattenSentinel([first, init.with_changes(leading_lines=[cst.EmptyLine(indent=False)])])
-    return first, cst.FlattenSentinel([init, first.with_changes(leading_lines=[cst.EmptyLine(indent=False)])])
+        return first, cst.FlattenSentinel(
+            [first, init.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+        )
+    return first, cst.FlattenSentinel(
+        [init, first.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+    )

@@ -66,6 +66,7 @@ assigned again after it.
   `autograd.record()` such a BatchNorm normalizes with those moving statistics, 0 and 1,
   not with the batch's: a hand-written replacement must keep that.)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -81,7 +82,9 @@ from .base import SAFE, UNSAFE, Edit, Invalid, Valid
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 _PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
 _TENSOR_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 Edits = Tuple[Edit, ...]
 # a dim of a tensor: (the tensor's name, the axis, the nodes the rewrite removes)
@@ -119,7 +122,11 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
         return None
     scan = _scan(facts)
     binding = scan.bindings.get(statement)
-    if binding is None or not any(a is attribute for a in binding.attributes) or not scan.valid(binding):
+    if (
+        binding is None
+        or not any(a is attribute for a in binding.attributes)
+        or not scan.valid(binding)
+    ):
         return None
     names = set(binding.axes)
     resolver = _Resolver(rule, scan, only=binding)
@@ -170,7 +177,9 @@ class _Binding:
 @dataclass
 class _FunctionScan:
     bindings: Dict[cst.CSTNode, _Binding] = field(default_factory=dict)
-    stores: Dict[str, List[Optional[int]]] = field(default_factory=dict)  # name -> statement index (None: nested)
+    stores: Dict[str, List[Optional[int]]] = field(
+        default_factory=dict
+    )  # name -> statement index (None: nested)
     loads: Dict[str, List[Tuple[cst.Name, Optional[int]]]] = field(default_factory=dict)
     calls: List[cst.Call] = field(default_factory=list)
     by_name: Dict[str, _Binding] = field(default_factory=dict)
@@ -180,9 +189,14 @@ class _FunctionScan:
         for name in binding.axes:
             if self.stores.get(name, []) != [binding.index]:
                 return False
-            if any(index is None or index <= binding.index for _, index in self.loads.get(name, [])):
+            if any(
+                index is None or index <= binding.index for _, index in self.loads.get(name, [])
+            ):
                 return False
-        return all(index is not None and index < binding.index for index in self.stores.get(binding.data, []))
+        return all(
+            index is not None and index < binding.index
+            for index in self.stores.get(binding.data, [])
+        )
 
     def load_ids(self, names: Set[str]) -> Set[int]:
         return {id(node) for name in names for node, _ in self.loads.get(name, [])}
@@ -280,7 +294,11 @@ class _Collector(cst.CSTVisitor):
 
 def _scan(facts) -> _FunctionScan:
     scan = _FunctionScan()
-    for param in facts.node.params.params + facts.node.params.kwonly_params + facts.node.params.posonly_params:
+    for param in (
+        facts.node.params.params
+        + facts.node.params.kwonly_params
+        + facts.node.params.posonly_params
+    ):
         scan.stores.setdefault(param.name.value, []).append(-1)
     collector = _Collector(scan)
     body = facts.node.body
@@ -311,7 +329,8 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
             return None
         return _Binding(statement, (dim[0],), dim[0].value.value, {target.value: dim[1]}, index)
     if not isinstance(target, (cst.Tuple, cst.List)) or not all(
-            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements
+    ):
         return None
     names = [e.value.value for e in target.elements]  # type: ignore[attr-defined]
     bound = [n for n in names if n != "_"]
@@ -328,13 +347,22 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
             dims.append((dim[0], dim[0].value.value, dim[1]))
         if len({d[1] for d in dims}) != 1:
             return None
-        return _Binding(statement, tuple(d[0] for d in dims), dims[0][1],
-                        {n: d[2] for n, d in zip(names, dims) if n != "_"}, index)
+        return _Binding(
+            statement,
+            tuple(d[0] for d in dims),
+            dims[0][1],
+            {n: d[2] for n, d in zip(names, dims) if n != "_"},
+            index,
+        )
     if isinstance(value, cst.Attribute) and value.attr.value == "shape":
         attribute, rank = value, len(names)
-    elif isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) \
-            and value.value.attr.value == "shape" and len(value.slice) == 1 \
-            and isinstance(value.slice[0].slice, cst.Slice):
+    elif (
+        isinstance(value, cst.Subscript)
+        and isinstance(value.value, cst.Attribute)
+        and value.value.attr.value == "shape"
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Slice)
+    ):
         part = value.slice[0].slice
         begin = literal_int(part.lower) if part.lower is not None else 0
         if begin is None or part.upper is not None or part.step is not None:
@@ -347,14 +375,22 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
         return None
     if not isinstance(attribute.value, cst.Name):
         return None
-    return _Binding(statement, (attribute,), attribute.value.value,
-                    {n: start + i for i, n in enumerate(names) if n != "_"}, index, rank)
+    return _Binding(
+        statement,
+        (attribute,),
+        attribute.value.value,
+        {n: start + i for i, n in enumerate(names) if n != "_"},
+        index,
+        rank,
+    )
 
 
 class _Resolver:
     """Element expressions -> dims of tensors (`x.shape[k]`, names bound to dims)."""
 
-    def __init__(self, rule, scan: Optional[_FunctionScan] = None, only: Optional[_Binding] = None) -> None:
+    def __init__(
+        self, rule, scan: Optional[_FunctionScan] = None, only: Optional[_Binding] = None
+    ) -> None:
         self.rule, self._scan, self.only = rule, scan, only
 
     @property
@@ -373,8 +409,11 @@ class _Resolver:
             return None
         if isinstance(expr, cst.Name) and self.scan is not None:
             binding = self.scan.by_name.get(expr.value)
-            if binding is not None and (self.only is None or binding is self.only) \
-                    and self.rule.is_tensor(cst.Name(binding.data)):  # not a numpy array's shape
+            if (
+                binding is not None
+                and (self.only is None or binding is self.only)
+                and self.rule.is_tensor(cst.Name(binding.data))
+            ):  # not a numpy array's shape
                 return binding.data, binding.axes[expr.value], (expr,)
         return None
 
@@ -392,8 +431,13 @@ class _Resolver:
 
 def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
     """`x.shape[k]` for a literal k -> (the `x.shape` node, k)."""
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
-            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+    ):
         index = literal_int(expr.slice[0].slice.value)
         if index is not None:
             return expr.value, index
@@ -452,13 +496,18 @@ def _namespace_op(func: cst.BaseExpression, namespace: Optional[str]) -> Optiona
     if isinstance(func.value, cst.Name) and func.value.value == namespace:
         return func.attr.value
     inner = func.value
-    if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and inner.value.value == namespace:
+    if (
+        isinstance(inner, cst.Attribute)
+        and isinstance(inner.value, cst.Name)
+        and inner.value.value == namespace
+    ):
         return f"{inner.attr.value}.{func.attr.value}"
     return None
 
 
-def _rewrite_call(rule, node: cst.Call, ns: str, resolver: _Resolver
-                  ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
+def _rewrite_call(
+    rule, node: cst.Call, ns: str, resolver: _Resolver
+) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
     """(replacement, safety, the nodes it removes) for one creation / arange / resize / tile
     call whose sizes are dims of tensors, else None."""
     if any(a.star for a in node.args):
@@ -494,8 +543,12 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
     keywords = _keywords(node, 2 if op == "full" else 1, {"shape", "val", "dtype", "ctx"})
     shape = call_argument(node, 0, "shape")
     value = call_argument(node, 1, "val") if op == "full" else None
-    if keywords is None or shape is None or (op == "full" and value is None) or \
-            (op != "full" and "val" in keywords):
+    if (
+        keywords is None
+        or shape is None
+        or (op == "full" and value is None)
+        or (op != "full" and "val" in keywords)
+    ):
         return None
     container = shape.value
     if isinstance(container, (cst.Tuple, cst.List)):
@@ -533,9 +586,13 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
     keep_ctx = True
     if ctx is not None:
         source = ctx.value
-        if isinstance(source, cst.Attribute) and source.attr.value in ("context", "ctx") \
-                and isinstance(source.value, cst.Name) and source.value.value in groups \
-                and rule.is_tensor(source.value):
+        if (
+            isinstance(source, cst.Attribute)
+            and source.attr.value in ("context", "ctx")
+            and isinstance(source.value, cst.Name)
+            and source.value.value in groups
+            and rule.is_tensor(source.value)
+        ):
             keep_ctx = False
             consumed.append(source)
         elif _static(rule, resolver, source):
@@ -543,8 +600,12 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
         else:
             return None
     if isinstance(container, (cst.Tuple, cst.List)):
-        new_shape: cst.BaseExpression = container.with_changes(elements=[
-            e.with_changes(value=cst.Integer("1")) if i in ones else e for i, e in enumerate(container.elements)])
+        new_shape: cst.BaseExpression = container.with_changes(
+            elements=[
+                e.with_changes(value=cst.Integer("1")) if i in ones else e
+                for i, e in enumerate(container.elements)
+            ]
+        )
     else:
         new_shape = cst.Integer("1")
     args = []
@@ -564,16 +625,27 @@ def _rewrite_creation(rule, node: cst.Call, op: str, ns: str, resolver: _Resolve
         func = func.with_changes(attr=cst.Name("ones"))
     result: cst.BaseExpression = node.with_changes(func=func, args=args)
     for data, (lhs, rhs) in groups.items():
-        result = call(f"{ns}.broadcast_like", [result, cst.Name(data)],
-                      [("lhs_axes", tuple_of([integer(a) for a in lhs])),
-                       ("rhs_axes", tuple_of([integer(a) for a in rhs]))])
+        result = call(
+            f"{ns}.broadcast_like",
+            [result, cst.Name(data)],
+            [
+                ("lhs_axes", tuple_of([integer(a) for a in lhs])),
+                ("rhs_axes", tuple_of([integer(a) for a in rhs])),
+            ],
+        )
     if value_dim is not None:
         consumed.extend(value_dim[2])
-        scalar = _dim_tensor(ns, value_dim[0], value_dim[1],
-                             dtype.value if dtype is not None else cst.SimpleString("'float32'"))
+        scalar = _dim_tensor(
+            ns,
+            value_dim[0],
+            value_dim[1],
+            dtype.value if dtype is not None else cst.SimpleString("'float32'"),
+        )
         if len(elements) > 1:
-            scalar = cst.Call(func=cst.Attribute(value=scalar, attr=cst.Name("reshape")),
-                              args=[cst.Arg(tuple_of([cst.Integer("1")] * len(elements)))])
+            scalar = cst.Call(
+                func=cst.Attribute(value=scalar, attr=cst.Name("reshape")),
+                args=[cst.Arg(tuple_of([cst.Integer("1")] * len(elements)))],
+            )
         result = call(f"{ns}.broadcast_mul", [result, scalar])
     return result, safety, tuple(consumed)
 
@@ -582,9 +654,14 @@ def _dim_tensor(ns: str, data: str, axis: int, dtype: cst.BaseExpression) -> cst
     """`F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1).astype(D)`: x.shape[k] as a
     (1,) tensor of dtype D."""
     end = integer(axis + 1) if axis != -1 else cst.Name("None")
-    sliced = call(f"{ns}.slice_axis", [call(f"{ns}.shape_array", [cst.Name(data)])],
-                  [("axis", integer(0)), ("begin", integer(axis)), ("end", end)])
-    return cst.Call(func=cst.Attribute(value=sliced, attr=cst.Name("astype")), args=[cst.Arg(dtype)])
+    sliced = call(
+        f"{ns}.slice_axis",
+        [call(f"{ns}.shape_array", [cst.Name(data)])],
+        [("axis", integer(0)), ("begin", integer(axis)), ("end", end)],
+    )
+    return cst.Call(
+        func=cst.Attribute(value=sliced, attr=cst.Name("astype")), args=[cst.Arg(dtype)]
+    )
 
 
 def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
@@ -595,8 +672,12 @@ def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
         return None
     start = call_argument(node, 0, "start")
     stop = call_argument(node, 1, "stop")
-    if stop is None and start is not None and start.keyword is None and len(
-            [a for a in node.args if a.keyword is None]) == 1:
+    if (
+        stop is None
+        and start is not None
+        and start.keyword is None
+        and len([a for a in node.args if a.keyword is None]) == 1
+    ):
         stop, start = start, None  # arange(n): the only positional argument is the stop
     if stop is None or (start is not None and literal_int(start.value) != 0):
         return None
@@ -606,7 +687,9 @@ def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
     dtype = keywords.get("dtype")
     target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
     result = call(f"{ns}.contrib.arange_like", [cst.Name(dim[0])], [("axis", integer(dim[1]))])
-    result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)])
+    result = cst.Call(
+        func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)]
+    )
     return result, SAFE, dim[2]
 
 
@@ -618,8 +701,10 @@ def _rewrite_resize(node: cst.Call, resolver: _Resolver):
         return None
     data = call_argument(node, 0, "data")
     mode = keywords.get("mode")
-    if data is None or (mode is not None and not (isinstance(mode.value, cst.SimpleString)
-                                                  and mode.value.evaluated_value == "size")):
+    if data is None or (
+        mode is not None
+        and not (isinstance(mode.value, cst.SimpleString) and mode.value.evaluated_value == "size")
+    ):
         return None
     height, width = resolver.dim(keywords["height"].value), resolver.dim(keywords["width"].value)
     if height is None or width is None or height[0] != width[0]:
@@ -644,10 +729,17 @@ def _reshape_of_data(rule, node: cst.Call, binding: _Binding, scan: _FunctionSca
     """A reshape of the binding's own tensor whose target reads the names: HL001's reshape
     codes (rules/_reshape_fix.codes_for), as (edit, the name loads it consumes), else None."""
     from ._reshape_fix import codes_for  # the reshape-code synthesis (owned by the reshape rule)
+
     func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "reshape" and isinstance(func.value, cst.Name)
-            and func.value.value == binding.data and len(node.args) == 1 and node.args[0].keyword is None
-            and isinstance(node.args[0].value, (cst.Tuple, cst.List))):
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "reshape"
+        and isinstance(func.value, cst.Name)
+        and func.value.value == binding.data
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and isinstance(node.args[0].value, (cst.Tuple, cst.List))
+    ):
         return None
     container = node.args[0].value
     elements = [e.value for e in container.elements]
@@ -657,7 +749,9 @@ def _reshape_of_data(rule, node: cst.Call, binding: _Binding, scan: _FunctionSca
     if codes is None or len(codes) != len(elements):
         return None
     names = [n for n in _names_in(container) if n.value in binding.axes]
-    new = container.with_changes(elements=[e.with_changes(value=c) for e, c in zip(container.elements, codes)])
+    new = container.with_changes(
+        elements=[e.with_changes(value=c) for e, c in zip(container.elements, codes)]
+    )
     return (container, new), names
 
 
@@ -674,15 +768,29 @@ def _same_name(a: Optional[cst.BaseExpression], b: cst.BaseExpression) -> bool:
 
 
 def _parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
-                         cst.Lambda, cst.UnaryOperation)) and not expr.lpar:
+    if (
+        isinstance(
+            expr,
+            (
+                cst.BinaryOperation,
+                cst.BooleanOperation,
+                cst.Comparison,
+                cst.IfExp,
+                cst.Lambda,
+                cst.UnaryOperation,
+            ),
+        )
+        and not expr.lpar
+    ):
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return expr
 
 
 def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
     shape = call_argument(node, 0, "shape")
-    data = _tensor_attr(rule, shape.value, ("shape",)) if shape is not None else None  # x of x.shape
+    data = (
+        _tensor_attr(rule, shape.value, ("shape",)) if shape is not None else None
+    )  # x of x.shape
     if shape is None or data is None:
         return []
     value = call_argument(node, 1, "val") if op == "full" else None
@@ -696,20 +804,31 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
     result: cst.BaseExpression = call(f"{ns}.{_LIKE[op]}", [data])
     if dtype is None or not _same_name(_tensor_attr(rule, dtype.value, ("dtype",)), data):
         target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
-        result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)])
+        result = cst.Call(
+            func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)]
+        )
     if value is not None:
-        result = cst.BinaryOperation(left=result, operator=cst.Multiply(
-            whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
-            right=_parenthesize(value.value))
+        result = cst.BinaryOperation(
+            left=result,
+            operator=cst.Multiply(
+                whitespace_before=cst.SimpleWhitespace(" "),
+                whitespace_after=cst.SimpleWhitespace(" "),
+            ),
+            right=_parenthesize(value.value),
+        )
     edits = ((node, result),)
-    return [(arg.value, edits, SAFE) for arg in (shape, dtype, ctx)
-            if arg is not None and isinstance(arg.value, cst.Attribute)]
+    return [
+        (arg.value, edits, SAFE)
+        for arg in (shape, dtype, ctx)
+        if arg is not None and isinstance(arg.value, cst.Attribute)
+    ]
 
 
 # -- examples (HL001's VALID/INVALID include them; the outputs are what the rewrite writes) ----
 def _net(body: str, inputs: str = "x") -> str:
-    return (f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
-            + "".join("        " + line + "\n" for line in body.splitlines()))
+    return f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n" + "".join(
+        "        " + line + "\n" for line in body.splitlines()
+    )
 
 
 VALID = [
@@ -717,28 +836,68 @@ VALID = [
     Valid(_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))")),
 ]
 INVALID = [
-    Invalid(_net("return F.zeros((x.shape[0], 4))"), line=3,
-            fixed=_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))"),
-            safety=SAFE),
-    Invalid(_net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"), line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.broadcast_like(F.ones((2, 1), dtype='int32'), y, "
-                       "lhs_axes=(1,), rhs_axes=(-1,))"), safety=SAFE),
-    Invalid(_net("return F.full((x.shape[0], 2), 0.5)"), line=3,
-            fixed=_net("return F.broadcast_like(F.full((1, 2), 0.5), x, lhs_axes=(0,), rhs_axes=(0,))"),
-            safety=UNSAFE),
-    Invalid(_net("n = x.shape[1]\nreturn F.arange(n)"), line=3,
-            fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
-    Invalid(_net("return F.full((3,), x.shape[1])"), line=3,
-            fixed=_net("return F.broadcast_mul(F.ones((3,)), F.slice_axis(F.shape_array(x), axis=0, "
-                       "begin=1, end=2).astype('float32'))"), safety=SAFE),
-    Invalid(_net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"), line=3,
-            fixed=_net("return F.concat(F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,)), "
-                       "x.reshape((0, 0)), dim=1)"), safety=SAFE),
-    Invalid(_net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "x, y"),
-            line=3, fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
-            safety=SAFE),
-    Invalid(_net("height, width = y.shape[2:]\nreturn F.contrib.BilinearResize2D(x, height=height, "
-                 "width=width)", "x, y"), line=3,
-            fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"), safety=SAFE),
-    Invalid(_net("return F.zeros((x.shape[0] * 2, 4))"), line=3),  # a dim in arithmetic: reported only
+    Invalid(
+        _net("return F.zeros((x.shape[0], 4))"),
+        line=3,
+        fixed=_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))"),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"),
+        line=4,
+        fixed=_net(
+            "y = F.relu(x)\nreturn F.broadcast_like(F.ones((2, 1), dtype='int32'), y, "
+            "lhs_axes=(1,), rhs_axes=(-1,))"
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("return F.full((x.shape[0], 2), 0.5)"),
+        line=3,
+        fixed=_net("return F.broadcast_like(F.full((1, 2), 0.5), x, lhs_axes=(0,), rhs_axes=(0,))"),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("n = x.shape[1]\nreturn F.arange(n)"),
+        line=3,
+        fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("return F.full((3,), x.shape[1])"),
+        line=3,
+        fixed=_net(
+            "return F.broadcast_mul(F.ones((3,)), F.slice_axis(F.shape_array(x), axis=0, "
+            "begin=1, end=2).astype('float32'))"
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"),
+        line=3,
+        fixed=_net(
+            "return F.concat(F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,)), "
+            "x.reshape((0, 0)), dim=1)"
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "x, y"),
+        line=3,
+        fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net(
+            "height, width = y.shape[2:]\nreturn F.contrib.BilinearResize2D(x, height=height, "
+            "width=width)",
+            "x, y",
+        ),
+        line=3,
+        fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("return F.zeros((x.shape[0] * 2, 4))"), line=3
+    ),  # a dim in arithmetic: reported only
 ]

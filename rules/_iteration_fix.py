@@ -18,6 +18,7 @@ both modes, when n is known:
 
 Otherwise the count is not written in the code and nothing is rewritten (report only).
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
@@ -45,7 +46,7 @@ def plan_iteration(rule, iterable: cst.BaseExpression) -> Optional[Tuple[cst.Bas
     positional = [a for a in iterable.args if a.keyword is None]
     if name != "zip" and len(positional) != ITERATING_ARGS[name] + 1:
         return None
-    targets = positional[ITERATING_ARGS[name]:]
+    targets = positional[ITERATING_ARGS[name] :]
     others = [a.value for a in targets] if name == "zip" else []
     new_args: List[cst.Arg] = []
     safety, changed = SAFE, False
@@ -65,12 +66,16 @@ def plan_iteration(rule, iterable: cst.BaseExpression) -> Optional[Tuple[cst.Bas
 
 
 def _split(namespace: str, tensor: cst.BaseExpression, count: cst.BaseExpression) -> cst.Call:
-    return call(f"{namespace}.split", [tensor], [("num_outputs", count), ("axis", integer(0)),
-                                                 ("squeeze_axis", cst.Name("True"))])
+    return call(
+        f"{namespace}.split",
+        [tensor],
+        [("num_outputs", count), ("axis", integer(0)), ("squeeze_axis", cst.Name("True"))],
+    )
 
 
-def _count(rule, tensor: cst.BaseExpression,
-           others: Sequence[cst.BaseExpression]) -> Optional[Tuple[cst.BaseExpression, str]]:
+def _count(
+    rule, tensor: cst.BaseExpression, others: Sequence[cst.BaseExpression]
+) -> Optional[Tuple[cst.BaseExpression, str]]:
     """The number of rows of `tensor` and how sure it is (see the module docstring)."""
     if not rule.is_tensor(tensor) or not _single(rule, tensor):
         return None
@@ -78,10 +83,17 @@ def _count(rule, tensor: cst.BaseExpression,
     if shape is not None and len(shape) >= 2 and isinstance(shape[0], int) and shape[0] >= 2:
         return integer(shape[0]), SAFE
     for other in others:
-        if isinstance(other, cst.Attribute) and isinstance(other.value, cst.Name) and other.value.value == "self":
+        if (
+            isinstance(other, cst.Attribute)
+            and isinstance(other.value, cst.Name)
+            and other.value.value == "self"
+        ):
             return call("len", [other], []), UNSAFE
-        if isinstance(other, (cst.List, cst.Tuple)) and len(other.elements) >= 2 and all(
-                isinstance(e, cst.Element) for e in other.elements):
+        if (
+            isinstance(other, (cst.List, cst.Tuple))
+            and len(other.elements) >= 2
+            and all(isinstance(e, cst.Element) for e in other.elements)
+        ):
             return integer(len(other.elements)), UNSAFE
     return None
 

@@ -22,6 +22,7 @@ not by a heuristic. With `rest=True` the source has unknown trailing dims after 
 (only `x.shape[i]` was used, not an unpacking): their product is the symbol `REST`, codes never
 read them one by one, and only an inferred -1 can absorb them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from fractions import Fraction
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple, Union
 
 REST = "<rest>"
-EXT = "ext:"   # prefix of external sizes (`self._heads`, a constructor argument) in the flow
+EXT = "ext:"  # prefix of external sizes (`self._heads`, a constructor argument) in the flow
 
 
 def is_rest(d: "Dim") -> bool:
@@ -106,8 +107,9 @@ def _product(dims: Sequence[Dim]) -> Dim:
     return out
 
 
-def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim], *,
-             copy_rest: bool = False) -> Optional[List[Dim]]:
+def simulate(
+    source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim], *, copy_rest: bool = False
+) -> Optional[List[Dim]]:
     """MXNet 1.9.1's InferReshapeShape (reverse=False) on monomials; None where MXNet raises.
     `target` supplies the values of `Ref` codes. A rest symbol (unknown trailing dims) is never
     read one dim at a time; -2 may copy it only with `copy_rest` (the target names that very
@@ -155,7 +157,7 @@ def simulate(source: Sequence[Dim], codes: Sequence[Code], target: Sequence[Dim]
             if first == -1 and second == -1:
                 return None
             if not all(isinstance(c, Ref) or c == -1 or c > 0 for c in (first, second)):
-                return None   # MXNet: after -4 come sizes (or -1), not other codes
+                return None  # MXNet: after -4 come sizes (or -1), not other codes
             a = whole / _size(second, target) if first == -1 else _size(first, target)
             b = whole / _size(first, target) if second == -1 else _size(second, target)
             if a * b != whole:
@@ -185,7 +187,9 @@ def resolve(source: Sequence[Dim], target: Sequence[Term]) -> Optional[List[Dim]
     return dims if _product(dims) == total else None
 
 
-def synthesize(source: Sequence[str], target: Sequence[Term], *, rest: bool = False) -> Optional[Tuple[Code, ...]]:
+def synthesize(
+    source: Sequence[str], target: Sequence[Term], *, rest: bool = False
+) -> Optional[Tuple[Code, ...]]:
     """Codes that reshape a source of dims `source` (symbol names, in axis order; `rest`:
     unknown dims follow) into exactly `target`, for every value of the symbols; None if no
     sequence of MXNet's codes does (then only a report is possible)."""
@@ -194,8 +198,13 @@ def synthesize(source: Sequence[str], target: Sequence[Term], *, rest: bool = Fa
     return synthesize_dims(src, target, lambda name: name not in sources)
 
 
-def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callable[[str], bool],
-                    no_literal: Collection[int] = (), derived: bool = True) -> Optional[Tuple[Code, ...]]:
+def synthesize_dims(
+    src: Sequence[Dim],
+    target: Sequence[Term],
+    external: Callable[[str], bool],
+    no_literal: Collection[int] = (),
+    derived: bool = True,
+) -> Optional[Tuple[Code, ...]]:
     """`synthesize` on source dims that are monomials themselves (a tensor whose shape the flow
     of a function worked out: `(b // h, h, l, d)` after an earlier reshape). `external(name)`
     says which symbols are sizes a code may name literally (`self._heads`), as opposed to dims
@@ -208,14 +217,23 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
         return None
     written_rest = {t for t, term in enumerate(target) if isinstance(term, Dim) and is_rest(term)}
     if any(is_rest(d) for t, d in enumerate(dims) if t not in written_rest) and written_rest:
-        return None   # a -1 that would stand for part of a copied tail
+        return None  # a -1 that would stand for part of a copied tail
     # a literal code is the user's own expression, or for the written -1 the integer it stands for
     literal: List[Optional[Code]] = []
     for t, d in enumerate(dims):
-        if target[t] is not INFER and t not in no_literal and all(external(name) for name in d.symbols()) \
-                and d.coef > 0:
+        if (
+            target[t] is not INFER
+            and t not in no_literal
+            and all(external(name) for name in d.symbols())
+            and d.coef > 0
+        ):
             literal.append(Ref(t))
-        elif not d.powers and d.coef.denominator == 1 and d.coef > 0 and (derived or target[t] is not INFER):
+        elif (
+            not d.powers
+            and d.coef.denominator == 1
+            and d.coef > 0
+            and (derived or target[t] is not INFER)
+        ):
             literal.append(int(d.coef))
         else:
             literal.append(None)
@@ -234,14 +252,23 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
         if real and dims[t] == here and search(t + 1, s + 1, codes + (0,), infer_used):
             return True
         # -3: merge the next two source dims
-        if here is not None and real and s + 1 < len(src) and not is_rest(src[s + 1]) \
-                and dims[t] == here * src[s + 1] \
-                and search(t + 1, s + 2, codes + (-3,), infer_used):
+        if (
+            here is not None
+            and real
+            and s + 1 < len(src)
+            and not is_rest(src[s + 1])
+            and dims[t] == here * src[s + 1]
+            and search(t + 1, s + 2, codes + (-3,), infer_used)
+        ):
             return True
         # -2: copy all remaining source dims (a rest symbol only where the target writes it)
         tail = src[s:]
-        if tail and all(not is_rest(d) or t + j in written_rest for j, d in enumerate(tail)) \
-                and list(dims[t:t + len(tail)]) == tail and search(t + len(tail), len(src), codes + (-2,), infer_used):
+        if (
+            tail
+            and all(not is_rest(d) or t + j in written_rest for j, d in enumerate(tail))
+            and list(dims[t : t + len(tail)]) == tail
+            and search(t + len(tail), len(src), codes + (-2,), infer_used)
+        ):
             return True
         # -4: split the next source dim into a literal and an inferred part
         if real and t + 1 < len(dims) and dims[t] * dims[t + 1] == here:
@@ -264,6 +291,10 @@ def synthesize_dims(src: Sequence[Dim], target: Sequence[Term], external: Callab
 
     def simplicity(codes: Tuple[Code, ...]):
         """Fewest -2/-4 (one code per written dim reads best), then shortest, then fewest -1."""
-        return (sum(1 for c in codes if c in (-2, -4)), len(codes), sum(1 for c in codes if c == -1))
+        return (
+            sum(1 for c in codes if c in (-2, -4)),
+            len(codes),
+            sum(1 for c in codes if c == -1),
+        )
 
     return min(found, key=simplicity)

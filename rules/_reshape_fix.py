@@ -5,6 +5,7 @@ Reads a reshape target (`x.reshape((b, l, h, u // h))` after `b, l, u = x.shape`
 an exact code sequence and renders it back with the user's own expressions for literal sizes:
 `x.reshape((0, 0, h, -1))`. Everything that is not certainly such a target gives None.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -23,7 +24,11 @@ def _code(node: cst.CSTNode) -> str:
 
 def _shape_of(expr: cst.BaseExpression) -> Optional[str]:
     """`x.shape` -> "x" (a plain name only)."""
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and isinstance(expr.value, cst.Name):
+    if (
+        isinstance(expr, cst.Attribute)
+        and expr.attr.value == "shape"
+        and isinstance(expr.value, cst.Name)
+    ):
         return expr.value.value
     return None
 
@@ -46,8 +51,12 @@ class _Reader:
         number = literal_int(expr)
         if number is not None:
             return const(number) if number > 0 else None
-        if isinstance(expr, cst.Subscript) and _shape_of(expr.value) == self.data and len(expr.slice) == 1 \
-                and isinstance(expr.slice[0].slice, cst.Index):
+        if (
+            isinstance(expr, cst.Subscript)
+            and _shape_of(expr.value) == self.data
+            and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+        ):
             axis = literal_int(expr.slice[0].slice.value)
             if axis is not None and axis < 0 and self.ndim is not None:
                 axis += self.ndim
@@ -58,12 +67,14 @@ class _Reader:
         if isinstance(expr, cst.Name) and expr.value in self.axes:
             self.highest = max(self.highest, self.axes[expr.value])
             return symbol("s%d" % self.axes[expr.value])
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.FloorDivide)):
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, (cst.Multiply, cst.FloorDivide)
+        ):
             left, right = self.dim(expr.left), self.dim(expr.right)
             if left is None or right is None:
                 return None
             return left * right if isinstance(expr.operator, cst.Multiply) else left / right
-        if isinstance(expr, (cst.Name, cst.Attribute)):   # an external size: a number, not an array
+        if isinstance(expr, (cst.Name, cst.Attribute)):  # an external size: a number, not an array
             kind = self.rule.value(expr).kind
             if kind not in (SCALAR, UNKNOWN) or "shape" in _code(expr).split("."):
                 return None
@@ -71,9 +82,13 @@ class _Reader:
         return None
 
 
-def codes_for(rule, data: cst.BaseExpression, elements: Sequence[cst.BaseExpression],
-              axes: Optional[Dict[str, int]] = None, ndim: Optional[int] = None
-              ) -> Optional[List[cst.BaseExpression]]:
+def codes_for(
+    rule,
+    data: cst.BaseExpression,
+    elements: Sequence[cst.BaseExpression],
+    axes: Optional[Dict[str, int]] = None,
+    ndim: Optional[int] = None,
+) -> Optional[List[cst.BaseExpression]]:
     """The target `elements` of a reshape of `data` as code expressions, or None.
 
     `axes` maps names unpacked from `data.shape` to their axis; `ndim` is the rank when an
@@ -102,23 +117,41 @@ def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribut
     if any(a.star for a in args) or not isinstance(func, cst.Attribute):
         return None
     through_f = isinstance(func.value, cst.Name) and func.value.value == namespace
-    if not through_f and func.attr.value == "reshape" and len(args) == 1 \
-            and (args[0].keyword is None or args[0].keyword.value == "shape"):
+    if (
+        not through_f
+        and func.attr.value == "reshape"
+        and len(args) == 1
+        and (args[0].keyword is None or args[0].keyword.value == "shape")
+    ):
         data, shape = func.value, args[0].value
-    elif through_f and func.attr.value in ("reshape", "Reshape") and len(args) == 2 \
-            and (args[0].keyword is None or args[0].keyword.value == "data") \
-            and (args[1].keyword is None or args[1].keyword.value == "shape"):
+    elif (
+        through_f
+        and func.attr.value in ("reshape", "Reshape")
+        and len(args) == 2
+        and (args[0].keyword is None or args[0].keyword.value == "data")
+        and (args[1].keyword is None or args[1].keyword.value == "shape")
+    ):
         data, shape = args[0].value, args[1].value
     else:
         return None
-    if not (isinstance(shape, cst.Attribute) and shape.attr.value == "shape"
-            and rule.is_tensor(shape.value) and rule.is_tensor(data)):
+    if not (
+        isinstance(shape, cst.Attribute)
+        and shape.attr.value == "shape"
+        and rule.is_tensor(shape.value)
+        and rule.is_tensor(data)
+    ):
         return None
     like = shape.value
     if namespace is not None:
-        new = cst.Call(func=cst.Attribute(value=cst.Name(namespace), attr=cst.Name("reshape_like")),
-                       args=[cst.Arg(data, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                             cst.Arg(like)])
+        new = cst.Call(
+            func=cst.Attribute(value=cst.Name(namespace), attr=cst.Name("reshape_like")),
+            args=[
+                cst.Arg(data, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(like),
+            ],
+        )
     else:
-        new = cst.Call(func=cst.Attribute(value=data, attr=cst.Name("reshape_like")), args=[cst.Arg(like)])
+        new = cst.Call(
+            func=cst.Attribute(value=data, attr=cst.Name("reshape_like")), args=[cst.Arg(like)]
+        )
     return (node, new), shape

@@ -24,6 +24,7 @@ larger one: neither is working code) and dims are positive (MXNet 1.9.1's legacy
 0 dim as unknown). Anything not certain gives no plan. An unpacking (`b, l, u = x.shape`,
 `n = x.shape[0]`) goes away with the plans when its names are read nowhere else.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -32,22 +33,109 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from ._build import integer, strip_parens, tuple_of
-from ._reshape_codes import EXT, INFER, Dim, Ref, Term, const, is_rest, resolve, simulate, symbol, synthesize_dims
+from ._reshape_codes import (
+    EXT,
+    INFER,
+    Dim,
+    Ref,
+    Term,
+    const,
+    is_rest,
+    resolve,
+    simulate,
+    symbol,
+    synthesize_dims,
+)
 from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
 from .values import walk_nodes
 from .base import Edit
-Shape = List[Dim]   # the last element may be a rest symbol: unknown trailing dims
 
-_SAME_OPS = {"relu", "sigmoid", "tanh", "identity", "Activation", "Dropout", "LeakyReLU", "softmax",
-             "log_softmax", "exp", "log", "sqrt", "abs", "negative", "clip", "sign", "square", "softrelu",
-             "erf", "gelu", "BlockGrad", "stop_gradient", "cast", "Cast", "zeros_like", "ones_like",
-             "L2Normalization", "LayerNorm", "InstanceNorm", "BatchNorm", "softsign", "round", "floor",
-             "ceil", "rsqrt", "reciprocal", "sin", "cos", "make_loss", "copy"}
-_SAME_METHODS = {"relu", "sigmoid", "tanh", "exp", "log", "sqrt", "abs", "softmax", "log_softmax", "astype",
-                 "copy", "clip", "sign", "square", "round", "floor", "ceil", "rsqrt", "reciprocal",
-                 "zeros_like", "ones_like", "as_in_context", "detach", "softrelu"}
-_SAME_LAYERS = {"Activation", "Dropout", "BatchNorm", "SyncBatchNorm", "LayerNorm", "InstanceNorm",
-                "GroupNorm", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Identity"}
+Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
+
+_SAME_OPS = {
+    "relu",
+    "sigmoid",
+    "tanh",
+    "identity",
+    "Activation",
+    "Dropout",
+    "LeakyReLU",
+    "softmax",
+    "log_softmax",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "negative",
+    "clip",
+    "sign",
+    "square",
+    "softrelu",
+    "erf",
+    "gelu",
+    "BlockGrad",
+    "stop_gradient",
+    "cast",
+    "Cast",
+    "zeros_like",
+    "ones_like",
+    "L2Normalization",
+    "LayerNorm",
+    "InstanceNorm",
+    "BatchNorm",
+    "softsign",
+    "round",
+    "floor",
+    "ceil",
+    "rsqrt",
+    "reciprocal",
+    "sin",
+    "cos",
+    "make_loss",
+    "copy",
+}
+_SAME_METHODS = {
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "softmax",
+    "log_softmax",
+    "astype",
+    "copy",
+    "clip",
+    "sign",
+    "square",
+    "round",
+    "floor",
+    "ceil",
+    "rsqrt",
+    "reciprocal",
+    "zeros_like",
+    "ones_like",
+    "as_in_context",
+    "detach",
+    "softrelu",
+}
+_SAME_LAYERS = {
+    "Activation",
+    "Dropout",
+    "BatchNorm",
+    "SyncBatchNorm",
+    "LayerNorm",
+    "InstanceNorm",
+    "GroupNorm",
+    "LeakyReLU",
+    "PReLU",
+    "ELU",
+    "SELU",
+    "GELU",
+    "Swish",
+    "Identity",
+}
 _CONV_RANK = {"Conv1D": 3, "Conv2D": 4, "Conv3D": 5}
 
 
@@ -58,7 +146,7 @@ class Binding:
     statement: cst.SimpleStatementLine
     attribute: cst.Attribute
     names: Tuple[str, ...]
-    removable: bool = True   # not the only statement of its block
+    removable: bool = True  # not the only statement of its block
 
 
 @dataclass
@@ -67,15 +155,15 @@ class Plan:
 
     edits: List[Edit]
     attributes: List[cst.Attribute]
-    loads: List[cst.Name]    # names of bindings read in the target
-    replaced: cst.CSTNode    # the node the edit replaces
+    loads: List[cst.Name]  # names of bindings read in the target
+    replaced: cst.CSTNode  # the node the edit replaces
 
 
 @dataclass
 class FlowResult:
     plans: List[Plan] = field(default_factory=list)
-    fixes: Dict[cst.CSTNode, List[Edit]] = field(default_factory=dict)   # attribute -> edits
-    unsafe: Set[cst.CSTNode] = field(default_factory=set)   # attributes whose fix is unsafe
+    fixes: Dict[cst.CSTNode, List[Edit]] = field(default_factory=dict)  # attribute -> edits
+    unsafe: Set[cst.CSTNode] = field(default_factory=set)  # attributes whose fix is unsafe
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -123,7 +211,7 @@ class _Names(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._store(node.target)
-        if isinstance(node.target, cst.Name):   # also a load
+        if isinstance(node.target, cst.Name):  # also a load
             self.loads.setdefault(node.target.value, []).append(node.target)
 
     def visit_For(self, node: cst.For) -> None:
@@ -140,11 +228,11 @@ class _Names(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
         node.value.visit(self)
-        return False   # `.attr` is no name
+        return False  # `.attr` is no name
 
     def visit_Arg(self, node: cst.Arg) -> Optional[bool]:
         node.value.visit(self)
-        return False   # the keyword is no name
+        return False  # the keyword is no name
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) in self._stored:
@@ -169,15 +257,18 @@ def _init_layers(klass) -> Dict[str, cst.Call]:
                 for small in stmt.body:
                     if isinstance(small, cst.Assign) and len(small.targets) == 1:
                         target = small.targets[0].target
-                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                                and target.value.value == "self":
+                        if (
+                            isinstance(target, cst.Attribute)
+                            and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"
+                        ):
                             if isinstance(small.value, cst.Call):
                                 layers[target.attr.value] = small.value
                             else:
                                 layers.pop(target.attr.value, None)
             elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
                 walk(stmt.body.body)
-            elif isinstance(stmt, cst.BaseCompoundStatement):   # a conditional layer: not certain
+            elif isinstance(stmt, cst.BaseCompoundStatement):  # a conditional layer: not certain
                 for node in _assigned_self_attrs(stmt):
                     layers.pop(node, None)
 
@@ -192,7 +283,11 @@ def _assigned_self_attrs(stmt: cst.CSTNode) -> Set[str]:
     class V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             t = node.target
-            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+            if (
+                isinstance(t, cst.Attribute)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == "self"
+            ):
                 found.add(t.attr.value)
 
     stmt.visit(V())
@@ -215,8 +310,11 @@ def _stored_params(klass) -> Tuple[Dict[str, str], Dict[str, int]]:
                 if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                     continue
                 target = small.targets[0].target
-                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                        and target.value.value == "self"):
+                if not (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"
+                ):
                     continue
                 attr = "self." + target.attr.value
                 writes[attr] = writes.get(attr, 0) + 1
@@ -226,8 +324,10 @@ def _stored_params(klass) -> Tuple[Dict[str, str], Dict[str, int]]:
                 if number is not None and number > 0:
                     numbers[attr] = number
     assigned = _assigned_self_attrs(init.body)
-    return ({p: a for p, a in out.items() if writes.get(a) == 1},
-            {a: n for a, n in numbers.items() if writes.get(a) == 1 and a[5:] in assigned})
+    return (
+        {p: a for p, a in out.items() if writes.get(a) == 1},
+        {a: n for a, n in numbers.items() if writes.get(a) == 1 and a[5:] in assigned},
+    )
 
 
 class Flow:
@@ -242,8 +342,8 @@ class Flow:
         self.bindings: List[Binding] = []
         # `self.<a> = x.shape[i]` in hybrid_forward: (statement, attribute, a, dim, calls before)
         self.states: List[Tuple[cst.SimpleStatementLine, cst.Attribute, str, Dim, int]] = []
-        self.calls: List[Tuple[str, cst.Call, List[Optional[Shape]]]] = []   # self.<m>(...)
-        self.assumed: Dict[int, Shape] = {}   # call -> its shape if the input has rank >= 2
+        self.calls: List[Tuple[str, cst.Call, List[Optional[Shape]]]] = []  # self.<m>(...)
+        self.assumed: Dict[int, Shape] = {}  # call -> its shape if the input has rank >= 2
         self.assigned: Set[str] = set()
         self.block_size = 0
         self.counter = 0
@@ -255,7 +355,7 @@ class Flow:
         self.facts.node.body.visit(names)
         self.names = names
         self.self_stores = _assigned_self_attrs(self.facts.node.body)
-        self._max_axes: Optional[Dict[str, int]] = None   # name -> largest shape axis read
+        self._max_axes: Optional[Dict[str, int]] = None  # name -> largest shape axis read
 
     # -- symbols ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "?") -> Dim:
@@ -273,7 +373,9 @@ class Flow:
 
     # -- walking ----------------------------------------------------------------------------
     def run(self) -> FlowResult:
-        self.block(self.facts.node.body.body if isinstance(self.facts.node.body, cst.IndentedBlock) else [])
+        self.block(
+            self.facts.node.body.body if isinstance(self.facts.node.body, cst.IndentedBlock) else []
+        )
         self._finish()
         return self.result
 
@@ -291,7 +393,7 @@ class Flow:
                 for item in stmt.items:
                     self.expr(item.item)
                 self.block(stmt.body.body)
-            else:   # branches and loops: plan inside with what holds on entry, forget what they bind
+            else:  # branches and loops: plan inside with what holds on entry, forget what they bind
                 self._forget(stmt)
                 saved = (dict(self.shapes), dict(self.dims))
                 for body in _bodies(stmt):
@@ -320,15 +422,25 @@ class Flow:
                 return
             index = _shape_index(value)
             target = small.targets[0].target if len(small.targets) == 1 else None
-            if index is not None and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                    and target.value.value == "self" and len(stmt.body) == 1 and self.block_size > 1 \
-                    and self.facts.kind == "hybrid_forward":
-                dim = self.axis(index[0], index[1])   # `self._batch_size = x.shape[0]`
+            if (
+                index is not None
+                and isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and len(stmt.body) == 1
+                and self.block_size > 1
+                and self.facts.kind == "hybrid_forward"
+            ):
+                dim = self.axis(index[0], index[1])  # `self._batch_size = x.shape[0]`
                 if dim is not None:
                     self.states.append((stmt, index[0], target.attr.value, dim, len(self.calls)))
                 return
-            if index is not None and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-                    and len(stmt.body) == 1:
+            if (
+                index is not None
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and len(stmt.body) == 1
+            ):
                 dim = self.axis(index[0], index[1])
                 name = small.targets[0].target.value
                 self._store(name)
@@ -343,7 +455,9 @@ class Flow:
         elif isinstance(small, cst.AugAssign):
             self.expr(small.value)
             if isinstance(small.target, cst.Name):
-                self._store(small.target.value)   # `h += y` may broadcast h: its shape is not followed
+                self._store(
+                    small.target.value
+                )  # `h += y` may broadcast h: its shape is not followed
         elif isinstance(small, (cst.Return, cst.Expr)):
             if small.value is not None:
                 self.expr(small.value)
@@ -368,15 +482,23 @@ class Flow:
             for name in _target_names(target):
                 self._store(name)
 
-    def _unpack(self, target: cst.BaseExpression, attribute: cst.Attribute, stmt: cst.SimpleStatementLine) -> None:
+    def _unpack(
+        self, target: cst.BaseExpression, attribute: cst.Attribute, stmt: cst.SimpleStatementLine
+    ) -> None:
         elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
-        unpacked = [e.value for e in elements if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)]
+        unpacked = [
+            e.value
+            for e in elements
+            if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+        ]
         if not isinstance(target, (cst.Tuple, cst.List)) or len(unpacked) != len(target.elements):
             self._assign(target, None)
             return
         names = [n.value for n in unpacked]
         tensor = attribute.value
-        shape = self.shape_of_name(tensor, rank=len(names)) if isinstance(tensor, cst.Name) else None
+        shape = (
+            self.shape_of_name(tensor, rank=len(names)) if isinstance(tensor, cst.Name) else None
+        )
         # the unpacking settles the rank: axis symbols past it (made up for a tensor of unknown
         # rank) and the rest are gone, or the rest becomes that many symbols
         shape = self._settle(shape, len(names))
@@ -394,7 +516,11 @@ class Flow:
         name = node.value
         if name in self.shapes:
             return self.shapes[name]
-        if name in self.dims or name == self.namespace or self.facts.value(node, self.env).kind != TENSOR:
+        if (
+            name in self.dims
+            or name == self.namespace
+            or self.facts.value(node, self.env).kind != TENSOR
+        ):
             return None
         # a tensor first met here: one symbol per axis (the rank unknown unless an unpacking
         # says it; extra axis symbols are only read where the eager run read them too)
@@ -431,13 +557,19 @@ class Flow:
             left, right = self.expr(node.left), self.expr(node.right)
             if left is not None and self._number(node.right):
                 return left
-            if right is not None and self._number(node.left) and not isinstance(node.operator, (cst.Divide, cst.Power)):
+            if (
+                right is not None
+                and self._number(node.left)
+                and not isinstance(node.operator, (cst.Divide, cst.Power))
+            ):
                 return right
             return None
         if isinstance(node, cst.UnaryOperation):
             inner = self.expr(node.expression)
             return inner if isinstance(node.operator, cst.Minus) else None
-        if isinstance(node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+        if isinstance(
+            node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)
+        ):
             return None
         self._children(node)
         return None
@@ -458,8 +590,12 @@ class Flow:
         func = node.func
         ns = self.namespace
         # F.<op>(data, ...)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and ns is not None \
-                and func.value.value == ns:
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and ns is not None
+            and func.value.value == ns
+        ):
             op = func.attr.value
             if op == "batch_dot":
                 return self._batch_dot(node)
@@ -475,14 +611,17 @@ class Flow:
                 return self.reshape(node, data_arg.value, data, shape_arg.value, None)
             return self._op(op, node, data, skip=1)
         # fluent methods: data.<method>(...)
-        if isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name)
-                                                    and func.value.value in (ns, "self")):
+        if isinstance(func, cst.Attribute) and not (
+            isinstance(func.value, cst.Name) and func.value.value in (ns, "self")
+        ):
             method = func.attr.value
             data = self.expr(func.value)
             for arg in node.args:
                 self.expr(arg.value)
             if method == "reshape" and node.args and not any(a.star for a in node.args):
-                if len(node.args) == 1 and (node.args[0].keyword is None or node.args[0].keyword.value == "shape"):
+                if len(node.args) == 1 and (
+                    node.args[0].keyword is None or node.args[0].keyword.value == "shape"
+                ):
                     return self.reshape(node, func.value, data, node.args[0].value, None)
                 if not any(a.keyword for a in node.args):
                     return self.reshape(node, func.value, data, None, node)
@@ -491,15 +630,24 @@ class Flow:
                 return None
             return self._op(method, node, data, skip=0)
         # self.<child>(x)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
             shapes = [self.expr(a.value) for a in node.args]
             self.calls.append((func.attr.value, node, shapes))
             layer = self.layers.get(func.attr.value)
             if layer is None or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
                 return None
             out = self._layer(layer, shapes[0])
-            if out is None and shapes[0] and not is_rest(shapes[0][0]) and is_rest(shapes[0][-1]) \
-                    and (dotted_name(layer.func) or "").split(".")[-1] == "Dense":
+            if (
+                out is None
+                and shapes[0]
+                and not is_rest(shapes[0][0])
+                and is_rest(shapes[0][-1])
+                and (dotted_name(layer.func) or "").split(".")[-1] == "Dense"
+            ):
                 # a Dense of a tensor whose rank is unknown keeps its batch when the rank is 2
                 # or more: an assumption only an unsafe fix may make
                 self.assumed[id(node)] = [shapes[0][0], self.fresh_shape(None)[-1]]
@@ -529,7 +677,11 @@ class Flow:
         a, b = self._settle(a, 3), self._settle(b, 3)
         if a is None or b is None:
             return None
-        return [a[0], a[2] if flags["transpose_a"] else a[1], b[1] if flags["transpose_b"] else b[2]]
+        return [
+            a[0],
+            a[2] if flags["transpose_a"] else a[1],
+            b[1] if flags["transpose_b"] else b[2],
+        ]
 
     def _settle(self, shape: Optional[Shape], rank: int) -> Optional[Shape]:
         """A shape whose rank an operation (or an unpacking) proves to be `rank`; the followed
@@ -572,7 +724,10 @@ class Flow:
         if op in ("swapaxes", "SwapAxis"):
             a = kwargs.get("dim1", args[0].value if args else None)
             b = kwargs.get("dim2", args[1].value if len(args) > 1 else None)
-            i, j = (literal_int(a) if a is not None else 0), (literal_int(b) if b is not None else 0)
+            i, j = (
+                (literal_int(a) if a is not None else 0),
+                (literal_int(b) if b is not None else 0),
+            )
             if i is None or j is None or rest:
                 return None
             n = len(data)
@@ -602,9 +757,16 @@ class Flow:
             flatten = call_argument(layer, None, "flatten")
             size = self._init_dim(units.value) if units is not None else None
             size = size if size is not None else self.fresh()
-            if flatten is None or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True"):
+            if flatten is None or (
+                isinstance(flatten.value, cst.Name) and flatten.value.value == "True"
+            ):
                 return [data[0], size] if data and not is_rest(data[0]) else None
-            if isinstance(flatten.value, cst.Name) and flatten.value.value == "False" and not rest and data:
+            if (
+                isinstance(flatten.value, cst.Name)
+                and flatten.value.value == "False"
+                and not rest
+                and data
+            ):
                 return data[:-1] + [size]
             return None
         if kind in _CONV_RANK:
@@ -614,7 +776,9 @@ class Flow:
                 return None
             channels = call_argument(layer, 0, "channels")
             size = self._init_dim(channels.value) if channels is not None else None
-            return [data[0], size if size is not None else self.fresh()] + [self.fresh() for _ in range(rank - 2)]
+            return [data[0], size if size is not None else self.fresh()] + [
+                self.fresh() for _ in range(rank - 2)
+            ]
         return None
 
     def _init_dim(self, node: cst.BaseExpression) -> Optional[Dim]:
@@ -632,8 +796,14 @@ class Flow:
         return None
 
     # -- reshapes ------------------------------------------------------------------------------
-    def reshape(self, call: cst.Call, data_node: cst.BaseExpression, data: Optional[Shape],
-                shape_node: Optional[cst.BaseExpression], varargs: Optional[cst.Call]) -> Optional[Shape]:
+    def reshape(
+        self,
+        call: cst.Call,
+        data_node: cst.BaseExpression,
+        data: Optional[Shape],
+        shape_node: Optional[cst.BaseExpression],
+        varargs: Optional[cst.Call],
+    ) -> Optional[Shape]:
         reader = _Reader(self)
         elements: Optional[List[cst.BaseExpression]]
         if varargs is not None:
@@ -647,14 +817,20 @@ class Flow:
         if terms is None:
             return None
         if not reader.attributes and not reader.loads:
-            return self._result(data, terms)   # nothing read from a shape: not this fix's business
+            return self._result(data, terms)  # nothing read from a shape: not this fix's business
         result = self._result(data, terms)
         if data is None or any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
             return result
         edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
         if edits is not None:
-            self.result.plans.append(Plan(edits=[edits], attributes=reader.attributes, loads=reader.loads,
-                                          replaced=edits[0]))
+            self.result.plans.append(
+                Plan(
+                    edits=[edits],
+                    attributes=reader.attributes,
+                    loads=reader.loads,
+                    replaced=edits[0],
+                )
+            )
         return result
 
     def _result(self, data: Optional[Shape], terms: List) -> Optional[Shape]:
@@ -662,7 +838,10 @@ class Flow:
         if any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
             if data is None:
                 return None
-            codes = [-1 if t is INFER else t if isinstance(t, int) else Ref(i) for i, t in enumerate(terms)]
+            codes = [
+                -1 if t is INFER else t if isinstance(t, int) else Ref(i)
+                for i, t in enumerate(terms)
+            ]
             out = simulate(data, codes, [t if isinstance(t, Dim) else Dim() for t in terms])
             return out if out is not None and not any(is_rest(d) for d in out) else None
         if any(t is INFER for t in terms):
@@ -674,23 +853,36 @@ class Flow:
             return dims
         return list(terms)
 
-    def _plan(self, call, data_node, data: Shape, terms: List[Term], elements, shape_node, varargs,
-              reader: "_Reader") -> Optional[Edit]:
+    def _plan(
+        self,
+        call,
+        data_node,
+        data: Shape,
+        terms: List[Term],
+        elements,
+        shape_node,
+        varargs,
+        reader: "_Reader",
+    ) -> Optional[Edit]:
         source_symbols = {name for d in data for name in d.symbols()}
         target = list(terms)
-        free = [i for i, t in enumerate(target) if isinstance(t, Dim) and any(
-            not name.startswith(EXT) and name not in source_symbols for name in t.symbols())]
+        free = [
+            i
+            for i, t in enumerate(target)
+            if isinstance(t, Dim)
+            and any(not name.startswith(EXT) and name not in source_symbols for name in t.symbols())
+        ]
         infer = [i for i, t in enumerate(target) if t is INFER]
         no_literal = set(reader.shaped)
         if len(free) == 1 and not infer:
-            target[free[0]] = INFER   # equal sizes make -1 that very dim
+            target[free[0]] = INFER  # equal sizes make -1 that very dim
         elif free:
             return self._like(call, data_node, data, target, reader)
         elif not infer and resolve(data, target) is None:
             solved = _solve(data, target)
             if solved is not None:
                 data = solved
-            else:   # equal sizes make -1 give back a literal size (the last one)
+            else:  # equal sizes make -1 give back a literal size (the last one)
                 sizes = [i for i in range(len(target)) if i not in no_literal]
                 if not sizes:
                     return None
@@ -702,23 +894,36 @@ class Flow:
         # two reshapes: merge two literal sizes first, split them after
         for i in range(len(target) - 1):
             left, right = target[i], target[i + 1]
-            if i in no_literal or i + 1 in no_literal or not isinstance(left, Dim) or not isinstance(right, Dim):
-                continue   # (INFER)
+            if (
+                i in no_literal
+                or i + 1 in no_literal
+                or not isinstance(left, Dim)
+                or not isinstance(right, Dim)
+            ):
+                continue  # (INFER)
             if reader.tail is not None and i + 1 >= reader.tail:
                 continue
-            merged = target[:i] + [left * right] + target[i + 2:]
-            first = synthesize_dims(data, merged, ext, no_literal={j - (j > i) for j in no_literal}, derived=False)
+            merged = target[:i] + [left * right] + target[i + 2 :]
+            first = synthesize_dims(
+                data, merged, ext, no_literal={j - (j > i) for j in no_literal}, derived=False
+            )
             middle = resolve(data, merged)
             if first is None or middle is None:
                 continue
             second = synthesize_dims(middle, target, ext, no_literal=no_literal, derived=False)
             if second is None:
                 continue
-            product = cst.BinaryOperation(left=_paren(elements[i]), operator=cst.Multiply(),
-                                          right=_paren(elements[i + 1]))
-            first_exprs = [product if isinstance(c, Ref) and c.index == i else
-                           strip_parens(elements[c.index + (c.index > i)]) if isinstance(c, Ref) else integer(c)
-                           for c in first]
+            product = cst.BinaryOperation(
+                left=_paren(elements[i]), operator=cst.Multiply(), right=_paren(elements[i + 1])
+            )
+            first_exprs = [
+                product
+                if isinstance(c, Ref) and c.index == i
+                else strip_parens(elements[c.index + (c.index > i)])
+                if isinstance(c, Ref)
+                else integer(c)
+                for c in first
+            ]
             second_exprs = _exprs(second, elements)
             inner = self._reshape_call(data_node, first_exprs, call)
             return (call, self._reshape_call(inner, second_exprs, call))
@@ -726,25 +931,46 @@ class Flow:
 
     def _reshape_call(self, data_node, exprs, call: cst.Call) -> cst.Call:
         ns = self.namespace
-        through_f = isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+        through_f = (
+            isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
             and call.func.value.value == ns
+        )
         if through_f:
-            return cst.Call(func=call.func, args=[
-                cst.Arg(data_node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(tuple_of(exprs), keyword=cst.Name("shape"),
-                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                              whitespace_after=cst.SimpleWhitespace("")))])
-        return cst.Call(func=cst.Attribute(value=data_node, attr=cst.Name("reshape")), args=[cst.Arg(tuple_of(exprs))])
+            return cst.Call(
+                func=call.func,
+                args=[
+                    cst.Arg(data_node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                    cst.Arg(
+                        tuple_of(exprs),
+                        keyword=cst.Name("shape"),
+                        equal=cst.AssignEqual(
+                            whitespace_before=cst.SimpleWhitespace(""),
+                            whitespace_after=cst.SimpleWhitespace(""),
+                        ),
+                    ),
+                ],
+            )
+        return cst.Call(
+            func=cst.Attribute(value=data_node, attr=cst.Name("reshape")),
+            args=[cst.Arg(tuple_of(exprs))],
+        )
 
     def _render(self, call, data_node, codes, elements, shape_node, varargs, reader) -> Edit:
         exprs = _exprs(codes, elements)
         if varargs is not None:
             return (varargs, varargs.with_changes(args=[cst.Arg(tuple_of(exprs))]))
         if isinstance(shape_node, (cst.Tuple, cst.List)) and len(exprs) == len(shape_node.elements):
-            return (shape_node, shape_node.with_changes(elements=[
-                e.with_changes(value=v) for e, v in zip(shape_node.elements, exprs)]))
+            return (
+                shape_node,
+                shape_node.with_changes(
+                    elements=[e.with_changes(value=v) for e, v in zip(shape_node.elements, exprs)]
+                ),
+            )
         new_tuple = tuple_of(exprs)
-        new = cst.List(elements=new_tuple.elements) if isinstance(shape_node, cst.List) else new_tuple
+        new = (
+            cst.List(elements=new_tuple.elements) if isinstance(shape_node, cst.List) else new_tuple
+        )
         return (shape_node, new)
 
     def _like(self, call, data_node, data: Shape, target: List[Term], reader) -> Optional[Edit]:
@@ -759,18 +985,23 @@ class Flow:
         else:
             dims = [t for t in target if isinstance(t, Dim)]  # all of them (no INFER)
         for name, shape in self.shapes.items():
-            if name == self.namespace or (isinstance(data_node, cst.Name) and data_node.value == name):
+            if name == self.namespace or (
+                isinstance(data_node, cst.Name) and data_node.value == name
+            ):
                 continue
             n = len(shape) - (bool(shape) and is_rest(shape[-1]))
             for j in range(n):
                 for k in range(j + 1, n + 1):
                     run = shape[j:k]
                     for i0 in range(len(dims) - len(run) + 1):
-                        if dims[i0:i0 + len(run)] != run:
+                        if dims[i0 : i0 + len(run)] != run:
                             continue
-                        prefix, suffix = dims[:i0], dims[i0 + len(run):]
-                        if data[:len(prefix)] != prefix or len(prefix) + len(suffix) >= len(data) \
-                                or (suffix and data[len(data) - len(suffix):] != suffix):
+                        prefix, suffix = dims[:i0], dims[i0 + len(run) :]
+                        if (
+                            data[: len(prefix)] != prefix
+                            or len(prefix) + len(suffix) >= len(data)
+                            or (suffix and data[len(data) - len(suffix) :] != suffix)
+                        ):
                             continue
                         lhs_begin, lhs_end = len(prefix), len(data) - len(suffix)
                         keywords = []
@@ -783,14 +1014,26 @@ class Flow:
                         if k != len(shape) or is_rest(shape[-1]):
                             keywords.append(("rhs_end", k))
                         args = [cst.Arg(data_node), cst.Arg(cst.Name(name))] + [
-                            cst.Arg(integer(v), keyword=cst.Name(key),
-                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                          whitespace_after=cst.SimpleWhitespace("")))
-                            for key, v in keywords]
-                        args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                                for a in args[:-1]] + [args[-1]]
+                            cst.Arg(
+                                integer(v),
+                                keyword=cst.Name(key),
+                                equal=cst.AssignEqual(
+                                    whitespace_before=cst.SimpleWhitespace(""),
+                                    whitespace_after=cst.SimpleWhitespace(""),
+                                ),
+                            )
+                            for key, v in keywords
+                        ]
+                        args = [
+                            a.with_changes(
+                                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                            )
+                            for a in args[:-1]
+                        ] + [args[-1]]
                         if self.namespace is not None:
-                            func = cst.Attribute(value=cst.Name(self.namespace), attr=cst.Name("reshape_like"))
+                            func = cst.Attribute(
+                                value=cst.Name(self.namespace), attr=cst.Name("reshape_like")
+                            )
                             return (call, cst.Call(func=func, args=args))
                         func = cst.Attribute(value=data_node, attr=cst.Name("reshape_like"))
                         return (call, cst.Call(func=func, args=args[1:]))
@@ -816,13 +1059,21 @@ class Flow:
             return None
         method_name, call_node, element, container = uses.reshapes[0]
         method = klass.methods[method_name]
-        if method_name == "hybrid_forward" or not isinstance(call_node.func, cst.Attribute) \
-                or not isinstance(call_node.func.value, cst.Name):
+        if (
+            method_name == "hybrid_forward"
+            or not isinstance(call_node.func, cst.Attribute)
+            or not isinstance(call_node.func.value, cst.Name)
+        ):
             return None
         data_param = call_node.func.value.value
         params = [p.name.value for p in method.params.params]
-        if not params or params[0] != "self" or data_param not in params or method.params.star_arg \
-                not in (cst.MaybeSentinel.DEFAULT, None) or method.params.kwonly_params:
+        if (
+            not params
+            or params[0] != "self"
+            or data_param not in params
+            or method.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None)
+            or method.params.kwonly_params
+        ):
             return None
         position = params.index(data_param) - 1
         names = _Names()
@@ -851,13 +1102,21 @@ class Flow:
             if number is None or number == 0 or number < -1:
                 return None
             terms.append(INFER if number == -1 else const(number))
-        codes = synthesize_dims(shape, terms, lambda n: n.startswith(EXT),
-                                no_literal={i for i, e in enumerate(container.elements) if e.value is element},
-                                derived=False)
+        codes = synthesize_dims(
+            shape,
+            terms,
+            lambda n: n.startswith(EXT),
+            no_literal={i for i, e in enumerate(container.elements) if e.value is element},
+            derived=False,
+        )
         if codes is None or len(codes) != len(container.elements):
             return None
-        new = container.with_changes(elements=[e.with_changes(value=integer(c) if not isinstance(c, Ref) else e.value)
-                                               for e, c in zip(container.elements, codes)])
+        new = container.with_changes(
+            elements=[
+                e.with_changes(value=integer(c) if not isinstance(c, Ref) else e.value)
+                for e, c in zip(container.elements, codes)
+            ]
+        )
         return [(stmt, cst.RemovalSentinel.REMOVE), (container, new)]
 
     # -- what each shape read gets ------------------------------------------------------------
@@ -882,7 +1141,9 @@ class Flow:
                     ok = False
                 if not loads:
                     continue
-                if self.names.stores.get(name, 0) != 1 or any(id(n) not in planned_loads for n in loads):
+                if self.names.stores.get(name, 0) != 1 or any(
+                    id(n) not in planned_loads for n in loads
+                ):
                     ok = False
             if not ok:
                 continue
@@ -911,14 +1172,20 @@ class _SelfUses(cst.CSTVisitor):
         self.attr = attr
         self.method = ""
         self.stores: List[cst.CSTNode] = []
-        self.reshapes: List[Tuple[str, cst.Call, cst.BaseExpression, Union[cst.Tuple, cst.List]]] = []
+        self.reshapes: List[
+            Tuple[str, cst.Call, cst.BaseExpression, Union[cst.Tuple, cst.List]]
+        ] = []
         self.other_loads = 0
         self.attribute_refs = 0
         self._in_target: Set[int] = set()
 
     def _is_self_attr(self, node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+        return (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
             and node.attr.value == self.attr
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -933,8 +1200,13 @@ class _SelfUses(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "reshape" and len(node.args) == 1 \
-                and node.args[0].keyword is None and isinstance(node.args[0].value, (cst.Tuple, cst.List)):
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "reshape"
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and isinstance(node.args[0].value, (cst.Tuple, cst.List))
+        ):
             for e in node.args[0].value.elements:
                 if isinstance(e, cst.Element) and self._is_self_attr(e.value):
                     self.reshapes.append((self.method, node, e.value, node.args[0].value))
@@ -1010,7 +1282,11 @@ def _int_tuple_args(args) -> Optional[Tuple[int, ...]]:
 
 
 def _shape_attr(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "shape" and isinstance(expr.value, cst.Name):
+    if (
+        isinstance(expr, cst.Attribute)
+        and expr.attr.value == "shape"
+        and isinstance(expr.value, cst.Name)
+    ):
         return expr
     return None
 
@@ -1018,7 +1294,11 @@ def _shape_attr(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
 def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
     """`x.shape[i]` -> (the `x.shape` node, i)."""
     expr = strip_parens(expr)
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
         index = literal_int(expr.slice[0].slice.value)
         attribute = _shape_attr(expr.value)
         if index is not None and attribute is not None:
@@ -1029,11 +1309,21 @@ def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]
 def _shape_slice(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
     """`x.shape[k:]` -> (the `x.shape` node, k)."""
     expr = strip_parens(expr)
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Slice)
+    ):
         part = expr.slice[0].slice
         attribute = _shape_attr(expr.value)
         lower = literal_int(part.lower) if part.lower is not None else 0
-        if attribute is not None and part.upper is None and part.step is None and lower is not None and lower >= 0:
+        if (
+            attribute is not None
+            and part.upper is None
+            and part.step is None
+            and lower is not None
+            and lower >= 0
+        ):
             return attribute, lower
     return None
 
@@ -1059,7 +1349,7 @@ class _Reader:
         self.flow = flow
         self.attributes: List[cst.Attribute] = []
         self.loads: List[cst.Name] = []
-        self.shaped: Set[int] = set()   # positions reading a shape (never a literal code)
+        self.shaped: Set[int] = set()  # positions reading a shape (never a literal code)
         self.written: Optional[List[cst.BaseExpression]] = None
         self.tail: Optional[int] = None
 
@@ -1073,8 +1363,11 @@ class _Reader:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             left, right = strip_parens(node.left), strip_parens(node.right)
             sliced = _shape_slice(right)
-            if sliced is not None and isinstance(left, cst.Tuple) \
-                    and all(isinstance(e, cst.Element) for e in left.elements):
+            if (
+                sliced is not None
+                and isinstance(left, cst.Tuple)
+                and all(isinstance(e, cst.Element) for e in left.elements)
+            ):
                 head = [e.value for e in left.elements]
                 terms = self.elements(head)
                 tail = self._tail(sliced)
@@ -1097,7 +1390,11 @@ class _Reader:
 
     def _tail(self, sliced: Tuple[cst.Attribute, int]) -> Optional[List[Dim]]:
         attribute, k = sliced
-        shape = self.flow.shape_of_name(attribute.value) if isinstance(attribute.value, cst.Name) else None
+        shape = (
+            self.flow.shape_of_name(attribute.value)
+            if isinstance(attribute.value, cst.Name)
+            else None
+        )
         if shape is None:
             return None
         rest = bool(shape) and is_rest(shape[-1])
@@ -1136,13 +1433,15 @@ class _Reader:
         if isinstance(expr, cst.Name) and expr.value in self.flow.dims:
             self.loads.append(expr)
             return self.flow.dims[expr.value][0]
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.FloorDivide)):
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, (cst.Multiply, cst.FloorDivide)
+        ):
             left, right = self.dim(expr.left), self.dim(expr.right)
             if left is None or right is None:
                 return None
             return left * right if isinstance(expr.operator, cst.Multiply) else left / right
         if self._external(expr):
-            number = self.flow.numbers.get(_code(expr))   # `self._units = 4` in __init__
+            number = self.flow.numbers.get(_code(expr))  # `self._units = 4` in __init__
             return const(number) if number is not None else symbol(EXT + _code(expr))
         return None
 
@@ -1150,17 +1449,28 @@ class _Reader:
         """A size that is no tensor and reads no shape: a number for the whole call."""
         flow = self.flow
         if isinstance(expr, cst.Name):
-            if expr.value in flow.dims or flow.names.stores.get(expr.value, 0) > 1 or expr.value == flow.namespace:
+            if (
+                expr.value in flow.dims
+                or flow.names.stores.get(expr.value, 0) > 1
+                or expr.value == flow.namespace
+            ):
                 return False
             return flow.facts.value(expr, flow.env).kind in (SCALAR, UNKNOWN)
         if isinstance(expr, cst.Attribute):
-            if expr.attr.value in ("shape", "size", "ndim") or not isinstance(expr.value, cst.Name) \
-                    or expr.value.value != "self" or expr.attr.value in flow.self_stores:
+            if (
+                expr.attr.value in ("shape", "size", "ndim")
+                or not isinstance(expr.value, cst.Name)
+                or expr.value.value != "self"
+                or expr.attr.value in flow.self_stores
+            ):
                 return False
             return flow.facts.value(expr, flow.env).kind in (SCALAR, UNKNOWN)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply,
-                                                                                cst.FloorDivide)):
-            return self._external(strip_parens(expr.left)) and self._external(strip_parens(expr.right))
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+        ):
+            return self._external(strip_parens(expr.left)) and self._external(
+                strip_parens(expr.right)
+            )
         if isinstance(expr, cst.Integer):
             return True
         return False
@@ -1175,7 +1485,7 @@ def flow_fixes(rule) -> FlowResult:
         return cache[1]
     try:
         result = Flow(rule).run()
-    except RecursionError:   # pragma: no cover - a pathological expression depth
+    except RecursionError:  # pragma: no cover - a pathological expression depth
         result = FlowResult()
     rule._reshape_flow = (key, result)
     return result

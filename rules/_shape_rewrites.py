@@ -33,6 +33,7 @@ also be a name bound to a dim (`n = x.shape[0]`; rules/_creation_fix.py removes 
 when every use is rewritten). Every other tile is reported only: tiling a size-n axis
 concatenates copies, which no broadcast does.
 """
+
 from __future__ import annotations
 
 from typing import Callable, List, Optional, Set, Tuple
@@ -48,14 +49,38 @@ from .base import SAFE, UNSAFE
 # x, eager and hybridized). Left out on purpose: flip/reverse, squeeze, broadcast_axis, which
 # reject some negative axes, and swapaxes (two axes).
 _AXIS_OPS = {
-    "softmax", "log_softmax", "softmin", "sum", "mean", "max", "min", "prod", "nansum",
-    "nanprod", "argmax", "argmin", "norm", "topk", "sort", "argsort", "slice_axis", "split",
-    "pick", "take", "repeat", "LayerNorm", "sum_axis", "max_axis", "min_axis",
+    "softmax",
+    "log_softmax",
+    "softmin",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "nansum",
+    "nanprod",
+    "argmax",
+    "argmin",
+    "norm",
+    "topk",
+    "sort",
+    "argsort",
+    "slice_axis",
+    "split",
+    "pick",
+    "take",
+    "repeat",
+    "LayerNorm",
+    "sum_axis",
+    "max_axis",
+    "min_axis",
 }
 _DIM_OPS = {"concat", "Concat"}  # every input has the same rank: any of them gives it
 _ADDED_AXIS_OPS = {"expand_dims", "stack"}  # the axis counts the output's axes: ndim + 1
 _DATA_KEYWORD = {"take": "a"}
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 Plan = Tuple[cst.Attribute, Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]
 
@@ -91,7 +116,9 @@ def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Pl
     func = node.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "broadcast_to"):
         return []
-    namespaced = namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    namespaced = (
+        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    )
     if namespaced:
         data, shape = call_argument(node, 0, "data"), call_argument(node, 1, "shape")
         count = 2
@@ -101,7 +128,11 @@ def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Pl
     if shape is None or len(node.args) != count or any(a.star for a in node.args):
         return []
     source = shape.value
-    if not (isinstance(source, cst.Attribute) and source.attr.value == "shape" and rule.is_tensor(source.value)):
+    if not (
+        isinstance(source, cst.Attribute)
+        and source.attr.value == "shape"
+        and rule.is_tensor(source.value)
+    ):
         return []
     if namespaced:
         if data is None or not rule.is_tensor(data.value):
@@ -110,8 +141,9 @@ def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Pl
     else:
         if not rule.is_tensor(func.value):
             return []
-        replacement = cst.Call(func=func.with_changes(attr=cst.Name("broadcast_like")),
-                               args=[cst.Arg(source.value)])
+        replacement = cst.Call(
+            func=func.with_changes(attr=cst.Name("broadcast_like")), args=[cst.Arg(source.value)]
+        )
     return [(source, ((node, replacement),), SAFE)]
 
 
@@ -125,28 +157,42 @@ def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     return [(source, ((node, replacement),), safety) for source in consumed]  # type: ignore[misc]
 
 
-def _direct_dim(rule, expr: cst.BaseExpression) -> Optional[Tuple[str, int, Tuple[cst.CSTNode, ...]]]:
+def _direct_dim(
+    rule, expr: cst.BaseExpression
+) -> Optional[Tuple[str, int, Tuple[cst.CSTNode, ...]]]:
     """`x.shape[i]` of a tensor named x -> (x, i, (the `x.shape` node,))."""
     source = _shape_subscript(expr)
-    if source is None or not isinstance(source[0].value, cst.Name) or not rule.is_tensor(source[0].value):
+    if (
+        source is None
+        or not isinstance(source[0].value, cst.Name)
+        or not rule.is_tensor(source[0].value)
+    ):
         return None
     return source[0].value.value, source[1], (source[0],)
 
 
-def tile_rewrite(rule, node: cst.Call, namespace: Optional[str], resolve: Callable
-                 ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
+def tile_rewrite(
+    rule, node: cst.Call, namespace: Optional[str], resolve: Callable
+) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
     """(the broadcast_like replacing a tile call, its safety, the nodes it removes) or None.
     `resolve(element)` gives (tensor name, axis, removed nodes) for a rep that is a dim."""
     func = node.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "tile"):
         return None
-    namespaced = namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    namespaced = (
+        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    )
     data = call_argument(node, 0, "data") if namespaced else None
     reps = call_argument(node, 1 if namespaced else 0, "reps")
     tensor = data.value if data is not None else (None if namespaced else func.value)
-    if tensor is None or reps is None or len(node.args) != (2 if namespaced else 1) or \
-            any(a.star for a in node.args) or \
-            not isinstance(reps.value, (cst.Tuple, cst.List)) or not rule.is_tensor(tensor):
+    if (
+        tensor is None
+        or reps is None
+        or len(node.args) != (2 if namespaced else 1)
+        or any(a.star for a in node.args)
+        or not isinstance(reps.value, (cst.Tuple, cst.List))
+        or not rule.is_tensor(tensor)
+    ):
         return None
     known = _size_one_axes(rule, tensor)
     elements = [e.value for e in reps.value.elements]
@@ -168,13 +214,18 @@ def tile_rewrite(rule, node: cst.Call, namespace: Optional[str], resolve: Callab
     if not sources or len(set(sources)) != 1:
         return None  # broadcast_like reads one tensor's shape
     like = [tensor, cst.Name(sources[0])]
-    keywords = [("lhs_axes", tuple_of([integer(a) for a in lhs])), ("rhs_axes", tuple_of([integer(a) for a in rhs]))]
+    keywords = [
+        ("lhs_axes", tuple_of([integer(a) for a in lhs])),
+        ("rhs_axes", tuple_of([integer(a) for a in rhs])),
+    ]
     if namespaced:
         replacement: cst.BaseExpression = call(f"{namespace}.broadcast_like", like, keywords)
     else:
-        replacement = cst.Call(func=func.with_changes(attr=cst.Name("broadcast_like")),
-                               args=[cst.Arg(like[1])] + [cst.Arg(v, keyword=cst.Name(k), equal=_EQUAL)
-                                                          for k, v in keywords])
+        replacement = cst.Call(
+            func=func.with_changes(attr=cst.Name("broadcast_like")),
+            args=[cst.Arg(like[1])]
+            + [cst.Arg(v, keyword=cst.Name(k), equal=_EQUAL) for k, v in keywords],
+        )
     return replacement, SAFE if rank is not None else UNSAFE, tuple(consumed)
 
 
@@ -197,13 +248,22 @@ def _size_one_axes(rule, tensor: cst.BaseExpression) -> Optional[Tuple[Optional[
     return rank, {a if a < axis else a + 1 for a in below[1]} | {axis}
 
 
-def _expand_dims(rule, expr: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
+def _expand_dims(
+    rule, expr: cst.BaseExpression
+) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
     """`F.expand_dims(t, axis=j)` / `t.expand_dims(axis=j)` (a literal j) -> (t, j)."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-            and expr.func.attr.value == "expand_dims") or any(a.star for a in expr.args):
+    if not (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "expand_dims"
+    ) or any(a.star for a in expr.args):
         return None, None
     namespace = rule.namespace
-    if namespace is not None and isinstance(expr.func.value, cst.Name) and expr.func.value.value == namespace:
+    if (
+        namespace is not None
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.value.value == namespace
+    ):
         data, axis, count = call_argument(expr, 0, "data"), call_argument(expr, 1, "axis"), 2
         inner = data.value if data is not None else None
     else:
@@ -215,16 +275,22 @@ def _expand_dims(rule, expr: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpre
 
 def _shape_subscript(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
     """`x.shape[i]` for a literal i -> (the `x.shape` node, i)."""
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
-            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+    ):
         index = literal_int(expr.slice[0].slice.value)
         if index is not None:
             return expr.value, index
     return None
 
 
-def _operator_and_data(node: cst.Call, namespace: Optional[str]
-                       ) -> Tuple[Optional[str], List[cst.BaseExpression]]:
+def _operator_and_data(
+    node: cst.Call, namespace: Optional[str]
+) -> Tuple[Optional[str], List[cst.BaseExpression]]:
     """(operator name, its data operands) for `F.op(...)` or the fluent `x.op(...)`."""
     func = node.func
     if not isinstance(func, cst.Attribute):
@@ -244,7 +310,11 @@ def _operator_and_data(node: cst.Call, namespace: Optional[str]
 
 def _rank_minus(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
     """`x.ndim` -> (the attribute, 0); `x.ndim - k` for a literal k -> (the attribute, k)."""
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "ndim" and isinstance(expr.value, cst.Name):
+    if (
+        isinstance(expr, cst.Attribute)
+        and expr.attr.value == "ndim"
+        and isinstance(expr.value, cst.Name)
+    ):
         return expr, 0
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract):
         inner = _rank_minus(expr.left)

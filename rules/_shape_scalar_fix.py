@@ -61,6 +61,7 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
   no exact shape-free form and is reported only: a graph's operator attributes are fixed when
   it is built, before any shape is known.
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
@@ -73,11 +74,21 @@ from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
 
-_BROADCAST = {cst.Divide: "broadcast_div", cst.Multiply: "broadcast_mul", cst.Add: "broadcast_add",
-              cst.Subtract: "broadcast_sub", cst.Power: "broadcast_power"}
-_COMPARE = {cst.LessThan: "broadcast_lesser", cst.LessThanEqual: "broadcast_lesser_equal",
-            cst.GreaterThan: "broadcast_greater", cst.GreaterThanEqual: "broadcast_greater_equal",
-            cst.Equal: "broadcast_equal", cst.NotEqual: "broadcast_not_equal"}
+_BROADCAST = {
+    cst.Divide: "broadcast_div",
+    cst.Multiply: "broadcast_mul",
+    cst.Add: "broadcast_add",
+    cst.Subtract: "broadcast_sub",
+    cst.Power: "broadcast_power",
+}
+_COMPARE = {
+    cst.LessThan: "broadcast_lesser",
+    cst.LessThanEqual: "broadcast_lesser_equal",
+    cst.GreaterThan: "broadcast_greater",
+    cst.GreaterThanEqual: "broadcast_greater_equal",
+    cst.Equal: "broadcast_equal",
+    cst.NotEqual: "broadcast_not_equal",
+}
 _INT_OPS = (cst.Add, cst.Subtract, cst.Multiply)
 _SQRT = ("math.sqrt", "numpy.sqrt")
 # conversion domains: a Python int literal, another Python number, an int64 tensor, a float32 tensor
@@ -94,8 +105,11 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
         if index == 0:
             return None
         subscript = path[index - 1]  # `x.shape[k]`
-        if not isinstance(subscript, cst.Subscript) or _dim_leaf(rule, subscript) is None \
-                or subscript.value is not attribute:
+        if (
+            not isinstance(subscript, cst.Subscript)
+            or _dim_leaf(rule, subscript) is None
+            or subscript.value is not attribute
+        ):
             return None
         index -= 1
     elif attribute.attr.value != "size":
@@ -118,15 +132,22 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
     return _named_plan(rule, path[:index], leaf, ns)
 
 
-def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns: str,
-           names: frozenset = frozenset()) -> Optional[Tuple[Edits, str]]:
+def _climb(
+    rule,
+    ancestors: Sequence[cst.CSTNode],
+    leaf: cst.BaseExpression,
+    ns: str,
+    names: frozenset = frozenset(),
+) -> Optional[Tuple[Edits, str]]:
     """From `leaf` up through the scalar expression around it to the arithmetic with a tensor:
     the edit making that operation a broadcast op, or None. `names` hold converted scalars."""
     node: cst.BaseExpression = leaf
     for parent in reversed(ancestors):
         if isinstance(parent, (cst.Arg, cst.ComparisonTarget)):
             continue
-        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+        if isinstance(parent, cst.UnaryOperation) and isinstance(
+            parent.operator, (cst.Minus, cst.Plus)
+        ):
             node = parent
             continue
         if isinstance(parent, cst.Call):
@@ -157,8 +178,9 @@ def _climb(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns:
     return None
 
 
-def _compare(rule, parent: cst.Comparison, node: cst.BaseExpression, ns: str,
-             names: frozenset) -> Optional[Tuple[Edits, str]]:
+def _compare(
+    rule, parent: cst.Comparison, node: cst.BaseExpression, ns: str, names: frozenset
+) -> Optional[Tuple[Edits, str]]:
     """`t < x.shape[1]` (one comparison, a tensor on the other side) -> `F.broadcast_lesser`."""
     if len(parent.comparisons) != 1:
         return None
@@ -190,12 +212,34 @@ class _At:
         value = self.value(expr)
         if value.kind != TENSOR:
             return False
-        return not value.assumed or (isinstance(expr, cst.Name) and self.rule.facts.used_as_array(expr.value))
+        return not value.assumed or (
+            isinstance(expr, cst.Name) and self.rule.facts.used_as_array(expr.value)
+        )
 
 
-_STORES = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName, cst.Param,
-           cst.Global, cst.Nonlocal, cst.Del, cst.NamedExpr, cst.ImportAlias)
-_OPAQUE = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_STORES = (
+    cst.AssignTarget,
+    cst.AugAssign,
+    cst.AnnAssign,
+    cst.For,
+    cst.CompFor,
+    cst.AsName,
+    cst.Param,
+    cst.Global,
+    cst.Nonlocal,
+    cst.Del,
+    cst.NamedExpr,
+    cst.ImportAlias,
+)
+_OPAQUE = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.GeneratorExp,
+    cst.DictComp,
+)
 
 
 def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
@@ -210,16 +254,18 @@ def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
         path.append(node)
         if isinstance(node, cst.Name) and node.value == name:
             parent = path[-2] if len(path) > 1 else None
-            if not (isinstance(parent, cst.Attribute) and parent.attr is node) and \
-                    not (isinstance(parent, cst.Arg) and parent.keyword is node):
+            if not (isinstance(parent, cst.Attribute) and parent.attr is node) and not (
+                isinstance(parent, cst.Arg) and parent.keyword is node
+            ):
                 found.append(list(path))
             continue
         stack.extend((child, depth + 1) for child in reversed(node.children))
     return found
 
 
-def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression,
-                ns: str) -> Optional[Tuple[Edits, str]]:
+def _named_plan(
+    rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns: str
+) -> Optional[Tuple[Edits, str]]:
     """`n = <scalar expr of dims>` at the top of the function, `n` stored nowhere else, and
     every later use of `n` tensor arithmetic: the assignment keeps a float32 `(1,)` tensor and
     every use becomes the broadcast op."""
@@ -231,15 +277,24 @@ def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression
         if isinstance(parent, cst.Assign):
             assign = parent
             break
-        if isinstance(parent, cst.Arg) or (isinstance(parent, cst.Call) and _scalar_call(rule, parent)) or isinstance(
-                parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        if (
+            isinstance(parent, cst.Arg)
+            or (isinstance(parent, cst.Call) and _scalar_call(rule, parent))
+            or isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation))
+        ):
             node = parent
             continue
         return None
-    if facts is None or assign is None or assign.value is not node or len(assign.targets) != 1 \
-            or not isinstance(assign.targets[0].target, cst.Name) \
-            or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
-            or statement not in facts.node.body.body:
+    if (
+        facts is None
+        or assign is None
+        or assign.value is not node
+        or len(assign.targets) != 1
+        or not isinstance(assign.targets[0].target, cst.Name)
+        or not isinstance(statement, cst.SimpleStatementLine)
+        or len(statement.body) != 1
+        or statement not in facts.node.body.body
+    ):
         return None
     name = assign.targets[0].target.value
     scalar = _convert(rule, assign.value, ns)
@@ -251,10 +306,18 @@ def _named_plan(rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression
     for path in _occurrences(facts.node.body, name):
         if path[-2] is assign.targets[0]:
             continue  # the assignment itself
-        if here is None or any(isinstance(n, _STORES + _OPAQUE) or n in facts.skip for n in path[:-1]):
+        if here is None or any(
+            isinstance(n, _STORES + _OPAQUE) or n in facts.skip for n in path[:-1]
+        ):
             return None  # stored again, or read where the walk does not go
-        use_statement = next((n for n in reversed(path) if isinstance(
-            n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))), None)
+        use_statement = next(
+            (
+                n
+                for n in reversed(path)
+                if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+            ),
+            None,
+        )
         env = next((facts.env_at[n] for n in reversed(path) if n in facts.env_at), None)
         order = facts.order.get(use_statement)
         if env is None or order is None or order <= here:
@@ -297,7 +360,9 @@ def _nested(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
     for old, new in pending:
         swap = _Swap(done)
         swapped = new.visit(swap)
-        assert isinstance(swapped, cst.CSTNode)  # _Swap puts nodes in place of nodes, never sentinels
+        assert isinstance(
+            swapped, cst.CSTNode
+        )  # _Swap puts nodes in place of nodes, never sentinels
         new = swapped
         done = [edit for edit in done if id(edit[0]) not in swap.hit] + [(old, new)]
     return tuple(done)
@@ -326,8 +391,13 @@ def _path(root: Optional[cst.CSTNode], target: cst.CSTNode) -> Optional[List[cst
 
 def _dim_leaf(rule, expr: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[int]]]:
     """`x.shape[k]` (literal k) -> (x, k); `x.size` -> (x, None); x a certain tensor."""
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
-            and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+    ):
         k = literal_int(expr.slice[0].slice.value)
         if k is not None and rule.is_tensor(expr.value.value):
             return expr.value.value, k
@@ -363,8 +433,14 @@ def _scalar_call(rule, node: cst.Call) -> bool:
     """`math.sqrt(a)`, `float(a)`, `int(a)`: calls the scalar expression passes through."""
     if _sqrt(rule, node):
         return True
-    return isinstance(node.func, cst.Name) and node.func.value in ("float", "int") and len(node.args) == 1 \
-        and not node.args[0].keyword and not node.args[0].star and node.func.value not in rule.state.module.bound
+    return (
+        isinstance(node.func, cst.Name)
+        and node.func.value in ("float", "int")
+        and len(node.args) == 1
+        and not node.args[0].keyword
+        and not node.args[0].star
+        and node.func.value not in rule.state.module.bound
+    )
 
 
 def _sqrt(rule, node: cst.Call) -> bool:
@@ -377,8 +453,11 @@ def _sqrt(rule, node: cst.Call) -> bool:
 # -- building the tensor form ----------------------------------------------------------------
 def _slice_dim(ns: str, data: cst.BaseExpression, k: int) -> cst.Call:
     """`F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1)` (end None for the last)."""
-    return call(f"{ns}.slice_axis", [call(f"{ns}.shape_array", [data])],
-                [("axis", integer(0)), ("begin", integer(k)), ("end", integer(None if k == -1 else k + 1))])
+    return call(
+        f"{ns}.slice_axis",
+        [call(f"{ns}.shape_array", [data])],
+        [("axis", integer(0)), ("begin", integer(k)), ("end", integer(None if k == -1 else k + 1))],
+    )
 
 
 def _parens(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -401,12 +480,15 @@ def _float(converted: Tuple[cst.BaseExpression, str]) -> cst.BaseExpression:
     node, domain = converted
     if domain != INT:
         return node
-    return cst.Call(func=cst.Attribute(value=_parens(node), attr=cst.Name("astype")),
-                    args=[cst.Arg(cst.SimpleString("'float32'"))])
+    return cst.Call(
+        func=cst.Attribute(value=_parens(node), attr=cst.Name("astype")),
+        args=[cst.Arg(cst.SimpleString("'float32'"))],
+    )
 
 
-def _convert(rule, expr: cst.BaseExpression, ns: str,
-             names: frozenset = frozenset()) -> Optional[Tuple[cst.BaseExpression, str]]:
+def _convert(
+    rule, expr: cst.BaseExpression, ns: str, names: frozenset = frozenset()
+) -> Optional[Tuple[cst.BaseExpression, str]]:
     """`expr`, a scalar expression of dims and numbers, as (node, domain); None if it is not one.
 
     Python parts (numbers, `self.k`) stay as written; dims become int64 `(1,)` tensors; integer
@@ -431,38 +513,63 @@ def _convert(rule, expr: cst.BaseExpression, ns: str,
         inner = _convert(rule, expr.expression, ns, names)
         if inner is None:
             return None
-        return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[1]
+        return (expr if inner[1] in (PY, PYINT) else expr.with_changes(expression=inner[0])), inner[
+            1
+        ]
     if isinstance(expr, cst.Call) and _scalar_call(rule, expr) and not _sqrt(rule, expr):
         inner = _convert(rule, expr.args[0].value, ns, names)  # float(x.shape[-1]), int(x.size)
         conversion = dotted_name(expr.func)  # "float" or "int" (a Name, _scalar_call checked)
         if inner is None or inner[1] in (PY, PYINT) or (conversion == "int" and inner[1] != INT):
             return (expr, PY) if inner is not None and inner[1] in (PY, PYINT) else None
         return (_float(inner) if conversion == "float" else inner[0]), (
-            FLOAT if conversion == "float" else INT)
+            FLOAT if conversion == "float" else INT
+        )
     if isinstance(expr, cst.Call) and _sqrt(rule, expr) and len(expr.args) == 1:
         inner = _convert(rule, expr.args[0].value, ns, names)
         if inner is None:
             return None
         if inner[1] in (PY, PYINT):
             return expr, PY
-        return call(f"{ns}.sqrt", [_bare(_float(inner))]).with_changes(lpar=expr.lpar, rpar=expr.rpar), FLOAT
+        return call(f"{ns}.sqrt", [_bare(_float(inner))]).with_changes(
+            lpar=expr.lpar, rpar=expr.rpar
+        ), FLOAT
     if isinstance(expr, cst.BinaryOperation):
         left, right = _convert(rule, expr.left, ns, names), _convert(rule, expr.right, ns, names)
         if left is None or right is None:
             return None
         domains = {left[1], right[1]}
         if domains <= {PY, PYINT}:
-            both_int = domains == {PYINT} and isinstance(expr.operator, (*_INT_OPS, cst.FloorDivide, cst.Modulo))
+            both_int = domains == {PYINT} and isinstance(
+                expr.operator, (*_INT_OPS, cst.FloorDivide, cst.Modulo)
+            )
             return expr, (PYINT if both_int else PY)
         if isinstance(expr.operator, cst.FloorDivide) and FLOAT not in domains:
             # a // b: the floor of the float32 quotient, exact for integers while a is below 2**24
             # (`self._heads` may hold a float: then float32 rounding, as everywhere in this form)
-            quotient = cst.BinaryOperation(left=_float(left), operator=cst.Divide(
-                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
-                right=_float(right))
-            return call(f"{ns}.floor", [quotient]).with_changes(lpar=expr.lpar, rpar=expr.rpar), FLOAT
-        if isinstance(expr.operator, (cst.FloorDivide, cst.Modulo, cst.MatrixMultiply, cst.LeftShift,
-                                      cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor)):
+            quotient = cst.BinaryOperation(
+                left=_float(left),
+                operator=cst.Divide(
+                    whitespace_before=cst.SimpleWhitespace(" "),
+                    whitespace_after=cst.SimpleWhitespace(" "),
+                ),
+                right=_float(right),
+            )
+            return call(f"{ns}.floor", [quotient]).with_changes(
+                lpar=expr.lpar, rpar=expr.rpar
+            ), FLOAT
+        if isinstance(
+            expr.operator,
+            (
+                cst.FloorDivide,
+                cst.Modulo,
+                cst.MatrixMultiply,
+                cst.LeftShift,
+                cst.RightShift,
+                cst.BitAnd,
+                cst.BitOr,
+                cst.BitXor,
+            ),
+        ):
             return None
         if isinstance(expr.operator, _INT_OPS) and domains <= {INT, PYINT}:
             return expr.with_changes(left=left[0], right=right[0]), INT
@@ -475,24 +582,37 @@ def _namespace_op(node: cst.Call, ns: str) -> Optional[str]:
     name = dotted_name(node.func)
     if name is None or not name.startswith(ns + "."):
         return None
-    return name[len(ns) + 1:]
+    return name[len(ns) + 1 :]
 
 
-def _one_hot_plan(rule, node: cst.Call, leaf: cst.BaseExpression, ns: str) -> Optional[Tuple[Edits, str]]:
+def _one_hot_plan(
+    rule, node: cst.Call, leaf: cst.BaseExpression, ns: str
+) -> Optional[Tuple[Edits, str]]:
     """`F.one_hot(label, x.shape[k])` -> label compared with `arange_like(x, axis=k)`."""
     if _namespace_op(node, ns) != "one_hot":
         return None
     indices, depth = call_argument(node, 0, "indices"), call_argument(node, 1, "depth")
-    if indices is None or depth is None or depth.value is not leaf or len(node.args) != 2 \
-            or any(a.star for a in node.args):
+    if (
+        indices is None
+        or depth is None
+        or depth.value is not leaf
+        or len(node.args) != 2
+        or any(a.star for a in node.args)
+    ):
         return None
     found = _dim_leaf(rule, leaf)
     if found is None or found[1] is None:
         return None
     data, k = found
-    label = call(f"{ns}.fix", [call(f"{ns}.cast", [_bare(indices.value)], [("dtype", cst.SimpleString("'float32'"))])])
+    label = call(
+        f"{ns}.fix",
+        [call(f"{ns}.cast", [_bare(indices.value)], [("dtype", cst.SimpleString("'float32'"))])],
+    )
     classes = _float((call(f"{ns}.contrib.arange_like", [data], [("axis", integer(k))]), INT))
-    new = call(f"{ns}.broadcast_equal", [call(f"{ns}.expand_dims", [label], [("axis", integer(-1))]), classes])
+    new = call(
+        f"{ns}.broadcast_equal",
+        [call(f"{ns}.expand_dims", [label], [("axis", integer(-1))]), classes],
+    )
     return ((node, new.with_changes(lpar=node.lpar, rpar=node.rpar)),), UNSAFE
 
 
@@ -501,23 +621,37 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
     node = next((n for n in reversed(path) if isinstance(n, cst.Call)), None)
     if node is None or _namespace_op(node, ns) != "repeat" or any(a.star for a in node.args):
         return None
-    data, repeats, axis = (call_argument(node, 0, "data"), call_argument(node, 1, "repeats"),
-                           call_argument(node, 2, "axis"))
+    data, repeats, axis = (
+        call_argument(node, 0, "data"),
+        call_argument(node, 1, "repeats"),
+        call_argument(node, 2, "axis"),
+    )
     if data is None or repeats is None or axis is None or len(node.args) != 3:
         return None
     ratio = repeats.value
     a = literal_int(axis.value)
-    if a is None or not (isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.FloorDivide)):
+    if a is None or not (
+        isinstance(ratio, cst.BinaryOperation) and isinstance(ratio.operator, cst.FloorDivide)
+    ):
         return None
     total, part = _dim_leaf(rule, ratio.left), _dim_leaf(rule, ratio.right)
     if total is None or part is None or total[1] is None or part[1] is None:
         return None
-    if not (isinstance(part[0], cst.Name) and isinstance(data.value, cst.Name) and part[0].value == data.value.value
-            and part[1] == a):
+    if not (
+        isinstance(part[0], cst.Name)
+        and isinstance(data.value, cst.Name)
+        and part[0].value == data.value.value
+        and part[1] == a
+    ):
         return None
-    dims = [_float((_slice_dim(ns, total[0], total[1]), INT)), _float((_slice_dim(ns, part[0], part[1]), INT))]
+    dims = [
+        _float((_slice_dim(ns, total[0], total[1]), INT)),
+        _float((_slice_dim(ns, part[0], part[1]), INT)),
+    ]
     r = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", dims)])
-    heads = _float((call(f"{ns}.contrib.arange_like", [total[0]], [("axis", integer(total[1]))]), INT))
+    heads = _float(
+        (call(f"{ns}.contrib.arange_like", [total[0]], [("axis", integer(total[1]))]), INT)
+    )
     index = call(f"{ns}.floor", [call(f"{ns}.broadcast_div", [heads, r])])
     new = call(f"{ns}.take", [data.value, index], [("axis", integer(a))])
     return ((node, new.with_changes(lpar=node.lpar, rpar=node.rpar)),), UNSAFE
@@ -525,13 +659,18 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
 
 # -- examples (HL001's VALID/INVALID lists include these; tests/test_rule_examples.py runs them) --
 def _net(body: str, inputs: str = "x", head: str = "") -> str:
-    return (head + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
-            + "".join("        " + line + "\n" for line in body.splitlines()))
+    return (
+        head
+        + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
+        + "".join("        " + line + "\n" for line in body.splitlines())
+    )
 
 
-_WEIGHT = ("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-           "        self.weight = self.params.get('weight', shape=(3, 4))\n\n"
-           "    def hybrid_forward(self, F, x, weight):\n")
+_WEIGHT = (
+    "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.weight = self.params.get('weight', shape=(3, 4))\n\n"
+    "    def hybrid_forward(self, F, x, weight):\n"
+)
 _LAST = "F.slice_axis(F.shape_array({}), axis=0, begin=-1, end=None).astype('float32')"
 
 VALID = [
@@ -542,51 +681,130 @@ VALID = [
 ]
 
 INVALID = [
-    Invalid(_net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"), line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.broadcast_div(y.sum(axis=-1, keepdims=True), "
-                       + _LAST.format("y") + ")"), safety=UNSAFE),
-    Invalid(_net("return F.sum(x).reshape((1,)) / x.size"), line=3,
-            fixed=_net("return F.broadcast_div(F.sum(x).reshape((1,)), F.size_array(x).astype('float32'))"),
-            safety=UNSAFE),
-    Invalid(_net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"), line=3,
-            fixed=_net("return F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), axis=0, "
-                       "begin=1, end=2) * F.slice_axis(F.shape_array(x), axis=0, begin=2, end=3)).astype('float32'))"),
-            safety=UNSAFE),
-    Invalid(_net("y = F.batch_dot(x, x, transpose_b=True)\nreturn y / math.sqrt(x.shape[-1])",
-                 head="import math\n\n\n"), line=7,
-            fixed=_net("y = F.batch_dot(x, x, transpose_b=True)\nreturn F.broadcast_div(y, F.sqrt("
-                       + _LAST.format("x") + "))", head="import math\n\n\n"), safety=UNSAFE),
-    Invalid(_net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"), line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
-            safety=UNSAFE),
-    Invalid(_net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"), line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.broadcast_div(y, F.floor(" + _LAST.format("x") + " / 2))"),
-            safety=UNSAFE),
-    Invalid(_net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"), line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "
-                       "end=1) + 1).astype('float32'), y)"), safety=UNSAFE),
-    Invalid(_net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"), line=4,
-            fixed=_net("steps = F.contrib.arange_like(x, axis=1)\nreturn F.broadcast_lesser(steps, "
-                       "(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2) - 1).astype('float32'))"),
-            safety=UNSAFE),
+    Invalid(
+        _net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"),
+        line=4,
+        fixed=_net(
+            "y = F.relu(x)\nreturn F.broadcast_div(y.sum(axis=-1, keepdims=True), "
+            + _LAST.format("y")
+            + ")"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("return F.sum(x).reshape((1,)) / x.size"),
+        line=3,
+        fixed=_net(
+            "return F.broadcast_div(F.sum(x).reshape((1,)), F.size_array(x).astype('float32'))"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"),
+        line=3,
+        fixed=_net(
+            "return F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), axis=0, "
+            "begin=1, end=2) * F.slice_axis(F.shape_array(x), axis=0, begin=2, end=3)).astype('float32'))"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net(
+            "y = F.batch_dot(x, x, transpose_b=True)\nreturn y / math.sqrt(x.shape[-1])",
+            head="import math\n\n\n",
+        ),
+        line=7,
+        fixed=_net(
+            "y = F.batch_dot(x, x, transpose_b=True)\nreturn F.broadcast_div(y, F.sqrt("
+            + _LAST.format("x")
+            + "))",
+            head="import math\n\n\n",
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"),
+        line=4,
+        fixed=_net("y = F.relu(x)\nreturn F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"),
+        line=4,
+        fixed=_net(
+            "y = F.relu(x)\nreturn F.broadcast_div(y, F.floor(" + _LAST.format("x") + " / 2))"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"),
+        line=4,
+        fixed=_net(
+            "y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "
+            "end=1) + 1).astype('float32'), y)"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"),
+        line=4,
+        fixed=_net(
+            "steps = F.contrib.arange_like(x, axis=1)\nreturn F.broadcast_lesser(steps, "
+            "(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2) - 1).astype('float32'))"
+        ),
+        safety=UNSAFE,
+    ),
     # a dimension the analysis knows (the declared parameter shape): the int itself
-    Invalid(_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / weight.shape[0]\n", line=7,
-            fixed=_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / 3\n", safety=SAFE),
-    Invalid(_net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"), line=3,
-            fixed=_net("return F.broadcast_equal(F.expand_dims(F.fix(F.cast(F.argmax(x, axis=-1), dtype='float32')), "
-                       "axis=-1), F.contrib.arange_like(x, axis=-1).astype('float32'))"), safety=UNSAFE),
-    Invalid(_net("return F.broadcast_add(F.repeat(k, repeats=q.shape[1] // k.shape[1], axis=1), q)", "q, k"), line=3,
-            fixed=_net("return F.broadcast_add(F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, axis=1)"
-                       ".astype('float32'), F.floor(F.broadcast_div(F.slice_axis(F.shape_array(q), axis=0, begin=1, "
-                       "end=2).astype('float32'), F.slice_axis(F.shape_array(k), axis=0, begin=1, end=2)"
-                       ".astype('float32'))))), axis=1), q)", "q, k"), safety=UNSAFE),
+    Invalid(
+        _WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / weight.shape[0]\n",
+        line=7,
+        fixed=_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / 3\n",
+        safety=SAFE,
+    ),
+    Invalid(
+        _net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"),
+        line=3,
+        fixed=_net(
+            "return F.broadcast_equal(F.expand_dims(F.fix(F.cast(F.argmax(x, axis=-1), dtype='float32')), "
+            "axis=-1), F.contrib.arange_like(x, axis=-1).astype('float32'))"
+        ),
+        safety=UNSAFE,
+    ),
+    Invalid(
+        _net(
+            "return F.broadcast_add(F.repeat(k, repeats=q.shape[1] // k.shape[1], axis=1), q)",
+            "q, k",
+        ),
+        line=3,
+        fixed=_net(
+            "return F.broadcast_add(F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, axis=1)"
+            ".astype('float32'), F.floor(F.broadcast_div(F.slice_axis(F.shape_array(q), axis=0, begin=1, "
+            "end=2).astype('float32'), F.slice_axis(F.shape_array(k), axis=0, begin=1, end=2)"
+            ".astype('float32'))))), axis=1), q)",
+            "q, k",
+        ),
+        safety=UNSAFE,
+    ),
     # an operator argument that must be a Python int: reported only
     Invalid(_net("return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)"), line=3),
     # a scalar kept in a name, every later use tensor arithmetic: the name keeps the tensor
-    Invalid(_net("d = x.shape[-1]\ny = F.relu(x) / math.sqrt(d)\nreturn y * d", head="import math\n\n\n"), line=6,
-            fixed=_net("d = " + _LAST.format("x") + "\ny = F.broadcast_div(F.relu(x), F.sqrt(d))\n"
-                       "return F.broadcast_mul(y, d)", head="import math\n\n\n"), safety=UNSAFE),
+    Invalid(
+        _net(
+            "d = x.shape[-1]\ny = F.relu(x) / math.sqrt(d)\nreturn y * d", head="import math\n\n\n"
+        ),
+        line=6,
+        fixed=_net(
+            "d = " + _LAST.format("x") + "\ny = F.broadcast_div(F.relu(x), F.sqrt(d))\n"
+            "return F.broadcast_mul(y, d)",
+            head="import math\n\n\n",
+        ),
+        safety=UNSAFE,
+    ),
     # ... and reported only when a use needs the Python int
-    Invalid(_net("d = x.shape[-1]\ny = F.relu(x) / d\nreturn F.slice_axis(y, axis=-1, begin=0, end=d - 1)"),
-            line=3),
+    Invalid(
+        _net(
+            "d = x.shape[-1]\ny = F.relu(x) / d\nreturn F.slice_axis(y, axis=-1, begin=0, end=d - 1)"
+        ),
+        line=3,
+    ),
 ]

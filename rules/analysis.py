@@ -15,12 +15,24 @@ reached from it with F or tensors):
 
 Precision before recall: whatever is not certain is UNKNOWN, and rules report only certainties.
 """
+
 from __future__ import annotations
 
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -28,14 +40,36 @@ from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
 from .module_context import ModuleContext
+
 if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (postponed) name it
     from typing_extensions import TypeGuard
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
-from .values import (annotation_value, EAGER_NAMESPACES, MAPPING, SCALAR, SCALAR_VALUE, SYMBOL_NAMESPACES,
-                     NAMESPACE, SEQUENCE, SINGLE_OUTPUT_LAYERS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape,
-                     Value, call_argument, dotted_name, iterated_names, join, join_envs, literal_int,
-                     literal_shape, walk_nodes)
+from .values import (
+    annotation_value,
+    EAGER_NAMESPACES,
+    MAPPING,
+    SCALAR,
+    SCALAR_VALUE,
+    SYMBOL_NAMESPACES,
+    NAMESPACE,
+    SEQUENCE,
+    SINGLE_OUTPUT_LAYERS,
+    TENSOR,
+    TENSORS,
+    UNKNOWN_VALUE,
+    Env,
+    Shape,
+    Value,
+    call_argument,
+    dotted_name,
+    iterated_names,
+    join,
+    join_envs,
+    literal_int,
+    literal_shape,
+    walk_nodes,
+)
 
 
 @dataclass(eq=False)
@@ -54,10 +88,18 @@ class ClassFacts:
     opt_out_flags: Set[str] = field(default_factory=set)
     invariants: Set[str] = field(default_factory=set)
     refuses_hybridize: bool = False
-    defaults: Dict[str, object] = field(default_factory=dict)  # self.<a> = <param>: the param's literal default
-    required: Dict[str, str] = field(default_factory=dict)  # self.<a> = <param> without a default: a -> param
-    stored: Dict[str, str] = field(default_factory=dict)  # self.<a> = <param> with a default: a -> param
-    _built_memo: Dict[str, object] = field(default_factory=dict)  # param -> construction_default (memo)
+    defaults: Dict[str, object] = field(
+        default_factory=dict
+    )  # self.<a> = <param>: the param's literal default
+    required: Dict[str, str] = field(
+        default_factory=dict
+    )  # self.<a> = <param> without a default: a -> param
+    stored: Dict[str, str] = field(
+        default_factory=dict
+    )  # self.<a> = <param> with a default: a -> param
+    _built_memo: Dict[str, object] = field(
+        default_factory=dict
+    )  # param -> construction_default (memo)
     module: Optional["ModuleFacts"] = None
 
     def default_of(self, attr: str) -> object:
@@ -82,8 +124,9 @@ class ClassFacts:
         if param is None or self.module is None or self.module.class_nodes is None:
             return NO_DEFAULT
         if param not in self._built_memo:
-            self._built_memo[param] = construction_default(self.node, param, self.module.class_nodes, 0,
-                                                      self.module.functions)
+            self._built_memo[param] = construction_default(
+                self.node, param, self.module.class_nodes, 0, self.module.functions
+            )
         return self._built_memo[param]
 
     def chosen_by_callers(self, attr: str) -> bool:
@@ -93,7 +136,11 @@ class ClassFacts:
         param = self.required.get(attr)
         if param is None or self.module is None or self.module.class_nodes is None:
             return False
-        return _built(self.node, param, self.module.class_nodes, 0, self.module.functions) is _NOT_BUILT
+        return (
+            _built(self.node, param, self.module.class_nodes, 0, self.module.functions)
+            is _NOT_BUILT
+        )
+
     functions: List["FunctionFacts"] = field(default_factory=list)
 
 
@@ -160,8 +207,16 @@ class FunctionFacts:
 
     def reset(self) -> None:
         """Forget the walk's results (before analysing the function again)."""
-        for table in (self.env_at, self.order, self.loops, self.alias_uses, self._memo, self.local_defs,
-                      self._array_uses, self.comp_envs):
+        for table in (
+            self.env_at,
+            self.order,
+            self.loops,
+            self.alias_uses,
+            self._memo,
+            self.local_defs,
+            self._array_uses,
+            self.comp_envs,
+        ):
             table.clear()
         self.array_names.clear()
         self.skip.clear()
@@ -200,14 +255,19 @@ class ModuleFacts:
         lambda's own parameter and body nodes, so positions and fixes are the lambda's)."""
         made = self.lambdas.get(node)
         if made is None:
-            made = cst.FunctionDef(name=cst.Name(name), params=node.params, body=cst.IndentedBlock(
-                body=[cst.SimpleStatementLine(body=[cst.Return(value=node.body)])]))
+            made = cst.FunctionDef(
+                name=cst.Name(name),
+                params=node.params,
+                body=cst.IndentedBlock(
+                    body=[cst.SimpleStatementLine(body=[cst.Return(value=node.body)])]
+                ),
+            )
             self.lambdas[node] = made
             self.origins[made] = node
         return made
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
-        """"eager" / "symbol" when `dotted` names mx.nd / mx.sym in this module (aliases too)."""
+        """ "eager" / "symbol" when `dotted` names mx.nd / mx.sym in this module (aliases too)."""
         return self.context.namespace_kind(dotted) if self.context is not None else None
 
     def class_helper(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
@@ -222,7 +282,7 @@ class ModuleFacts:
 
 
 def _binding(node: cst.FunctionDef) -> Optional[str]:
-    """"staticmethod" or "classmethod" when `node` is decorated so, else None."""
+    """ "staticmethod" or "classmethod" when `node` is decorated so, else None."""
     for decorator in node.decorators:
         name = dotted_name(decorator.decorator)
         if name in ("staticmethod", "classmethod"):
@@ -236,7 +296,9 @@ def _binding(node: cst.FunctionDef) -> Optional[str]:
 def _declared_shape(node: cst.BaseExpression) -> Optional[Shape]:
     """A parameter's declared shape: its rank and literal dims, None for a computed dim
     (`shape=(1, 1, units)` -> (1, 1, None)); HL001's tile rewrite needs the rank and the 1s."""
-    if isinstance(node, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in node.elements):
+    if isinstance(node, (cst.Tuple, cst.List)) and all(
+        isinstance(e, cst.Element) for e in node.elements
+    ):
         return tuple(literal_int(e.value) for e in node.elements)
     return literal_shape(node)
 
@@ -244,19 +306,28 @@ def _declared_shape(node: cst.BaseExpression) -> Optional[Shape]:
 def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
     """The shape of a rectangular nested list/tuple literal of numbers (`[[1, 2], [3, 4]]` ->
     (2, 2)), else None."""
-    if isinstance(node, (cst.Integer, cst.Float)) or literal_int(node) is not None or (
-            isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float))):
+    if (
+        isinstance(node, (cst.Integer, cst.Float))
+        or literal_int(node) is not None
+        or (
+            isinstance(node, cst.UnaryOperation)
+            and isinstance(node.expression, (cst.Integer, cst.Float))
+        )
+    ):
         return ()
     if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
         return None
-    inner = [nested_literal_shape(e.value) if isinstance(e, cst.Element) else None for e in node.elements]
+    inner = [
+        nested_literal_shape(e.value) if isinstance(e, cst.Element) else None for e in node.elements
+    ]
     if inner[0] is None or any(shape != inner[0] for shape in inner):
         return None
     return (len(inner),) + inner[0]
 
 
-def _walk_statements(body: Union[Sequence[cst.BaseStatement], Sequence[cst.BaseSmallStatement]]
-                     ) -> Iterable[cst.BaseSmallStatement]:
+def _walk_statements(
+    body: Union[Sequence[cst.BaseStatement], Sequence[cst.BaseSmallStatement]],
+) -> Iterable[cst.BaseSmallStatement]:
     """Every small statement in a block, descending into compound statements."""
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -285,7 +356,9 @@ def _blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
     return blocks
 
 
-def _child_value(call: cst.BaseExpression, module: ModuleFacts, classes: Dict[str, cst.ClassDef]) -> Value:
+def _child_value(
+    call: cst.BaseExpression, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
+) -> Value:
     """What calling a child block created by `call` returns."""
     if not isinstance(call, cst.Call):
         return UNKNOWN_VALUE
@@ -306,13 +379,23 @@ def _child_value(call: cst.BaseExpression, module: ModuleFacts, classes: Dict[st
         returns = [s for s in statements if isinstance(s, cst.Return)]
         # a returned name bound to a list (`out = [...]`, GluonCV's DLAUp) is no tensor, nor
         # `tuple(outputs)` (ICNet's head): the child is single-output only if no return is one
-        lists = {t.target.value for s in statements if isinstance(s, cst.Assign)
-                 and isinstance(s.value, (cst.List, cst.ListComp, cst.Tuple)) for t in s.targets
-                 if isinstance(t.target, cst.Name)}
-        if returns and all(r.value is not None and not isinstance(r.value, (cst.Tuple, cst.List))
-                           and not (isinstance(r.value, cst.Name) and r.value.value in lists)
-                           and not (isinstance(r.value, cst.Call) and dotted_name(r.value.func) in ("tuple", "list"))
-                           for r in returns):
+        lists = {
+            t.target.value
+            for s in statements
+            if isinstance(s, cst.Assign)
+            and isinstance(s.value, (cst.List, cst.ListComp, cst.Tuple))
+            for t in s.targets
+            if isinstance(t.target, cst.Name)
+        }
+        if returns and all(
+            r.value is not None
+            and not isinstance(r.value, (cst.Tuple, cst.List))
+            and not (isinstance(r.value, cst.Name) and r.value.value in lists)
+            and not (
+                isinstance(r.value, cst.Call) and dotted_name(r.value.func) in ("tuple", "list")
+            )
+            for r in returns
+        ):
             return Value(TENSOR)
     return UNKNOWN_VALUE
 
@@ -351,7 +434,9 @@ def class_lineage(node: cst.ClassDef, classes: Dict[str, cst.ClassDef]) -> List[
     return order
 
 
-def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst.ClassDef]) -> ClassFacts:
+def _class_facts(
+    node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
+) -> ClassFacts:
     """Methods and `__init__` facts of a class, inherited ones included (derived ones win)."""
     facts = ClassFacts(node=node, name=node.name.value)
     lineage = class_lineage(node, classes)
@@ -363,17 +448,28 @@ def _class_facts(node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst
             _init_facts(init, facts, module, classes)
             _opt_out_facts(init, facts)
     hybridize = facts.methods.get("hybridize")
-    if hybridize is not None and isinstance(hybridize.body, cst.IndentedBlock) and hybridize.body.body:
+    if (
+        hybridize is not None
+        and isinstance(hybridize.body, cst.IndentedBlock)
+        and hybridize.body.body
+    ):
         last = hybridize.body.body[-1]
-        facts.refuses_hybridize = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise) \
+        facts.refuses_hybridize = (
+            isinstance(last, cst.SimpleStatementLine)
+            and isinstance(last.body[-1], cst.Raise)
             and len(hybridize.body.body) <= 2
+        )
     return facts
 
 
 def _numpy_decorated(node: cst.ClassDef) -> bool:
     """`@use_np` / `@use_np_array` / `@use_np_shape` (any spelling of the path) on the class."""
     for decorator in node.decorators:
-        expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        expr = (
+            decorator.decorator.func
+            if isinstance(decorator.decorator, cst.Call)
+            else decorator.decorator
+        )
         if (dotted_name(expr) or "").split(".")[-1].startswith("use_np"):
             return True
     return False
@@ -397,7 +493,8 @@ def _numeric(value: cst.BaseExpression, numbers: Set[str]) -> bool:
         if name in ("float", "int"):  # a Python number whatever it converts (or it raises)
             return True
         return name.startswith("math.") and all(
-            not arg.star and _numeric(arg.value, numbers) for arg in value.args)
+            not arg.star and _numeric(arg.value, numbers) for arg in value.args
+        )
     return False
 
 
@@ -408,15 +505,25 @@ _UNSEEN = object()
 _TRUTHY = True  # a value known only to be not None and truthy (a non-empty tuple)
 
 
-def construction_default(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int,
-                         functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
+def construction_default(
+    klass: cst.ClassDef,
+    param: str,
+    classes: Dict[str, cst.ClassDef],
+    depth: int,
+    functions: Optional[Dict[str, cst.FunctionDef]] = None,
+) -> object:
     """`_built`, NO_DEFAULT when the module builds the class nowhere."""
     built = _built(klass, param, classes, depth, functions)
     return NO_DEFAULT if built is _NOT_BUILT else built
 
 
-def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], depth: int,
-           functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
+def _built(
+    klass: cst.ClassDef,
+    param: str,
+    classes: Dict[str, cst.ClassDef],
+    depth: int,
+    functions: Optional[Dict[str, cst.FunctionDef]] = None,
+) -> object:
     """What every `Klass(...)` in the module passes for `param`: a construction in a class's
     `__init__` is evaluated under that class's own defaults (and, for its parameters without
     one, recursively under the constructions of that class), one anywhere else (another
@@ -430,7 +537,9 @@ def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], de
     signature = _signature(init)[1:]
     names = [p.name.value for p in signature]
     position = names.index(param) if param in names else None
-    declared = next((p for p in signature + list(init.params.kwonly_params) if p.name.value == param), None)
+    declared = next(
+        (p for p in signature + list(init.params.kwonly_params) if p.name.value == param), None
+    )
     if declared is None:
         return NO_DEFAULT
     index = _index(classes, functions)
@@ -447,11 +556,15 @@ def _built(klass: cst.ClassDef, param: str, classes: Dict[str, cst.ClassDef], de
         if arg is None:
             if declared.default is None:
                 return NO_DEFAULT
-            values.append(_value_in(declared.default, None, None, classes, depth, functions=functions))
+            values.append(
+                _value_in(declared.default, None, None, classes, depth, functions=functions)
+            )
         elif parent is None:
             values.append(_value_in(arg.value, None, None, classes, depth, functions=functions))
         else:
-            values.append(_value_in(arg.value, parent, parent_init, classes, depth, functions=functions))
+            values.append(
+                _value_in(arg.value, parent, parent_init, classes, depth, functions=functions)
+            )
     if not values:
         result = _NOT_BUILT
     elif any(v is NO_DEFAULT for v in values):
@@ -467,7 +580,9 @@ class _Index:
     """Per-module tables of the construction analysis, built on first use: the constructions
     of every module class, the bindings of every `__init__`, and `_built`'s results."""
 
-    def __init__(self, classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]) -> None:
+    def __init__(
+        self, classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
+    ) -> None:
         self.classes, self.functions = classes, functions
         self.calls = _constructions(classes, functions)
         self.bindings: Dict[cst.FunctionDef, Dict[str, Tuple[List[cst.BaseExpression], bool]]] = {}
@@ -477,15 +592,18 @@ class _Index:
 _LAST: List[Optional[_Index]] = [None]  # the last module's tables (modules are analysed one by one)
 
 
-def _index(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]) -> _Index:
+def _index(
+    classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
+) -> _Index:
     last = _LAST[0]
     if last is None or last.classes is not classes or last.functions is not functions:
         last = _LAST[0] = _Index(classes, functions)
     return last
 
 
-def _constructions(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
-                   ) -> Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]]:
+def _constructions(
+    classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
+) -> Dict[str, List[Tuple[cst.Call, Optional[cst.ClassDef], Optional[cst.FunctionDef]]]]:
     """Every call of a module class by name (`Klass(...)`, `mod.Klass(...)`) or through a local
     bound to classes only (`unit_class = StridedDiceBlock if j == 0 else ShuffledDiceBlock;
     unit_class(...)`: a construction of each), in the methods of the classes and in the module
@@ -501,11 +619,16 @@ def _constructions(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[st
         name = (dotted_name(expr) or "").split(".")[-1]
         return {name} if name in names else None
 
-    def scan(function: cst.FunctionDef, parent: Optional[cst.ClassDef], init: Optional[cst.FunctionDef]) -> None:
+    def scan(
+        function: cst.FunctionDef, parent: Optional[cst.ClassDef], init: Optional[cst.FunctionDef]
+    ) -> None:
         aliases: Dict[str, Set[str]] = {}
         for small in _walk_statements(function.body.body):
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                    and isinstance(small.targets[0].target, cst.Name):
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
                 classes_held = held(small.value)
                 if classes_held:
                     aliases.setdefault(small.targets[0].target.value, set()).update(classes_held)
@@ -529,10 +652,20 @@ def _constructions(classes: Dict[str, cst.ClassDef], functions: Optional[Dict[st
     return calls
 
 
-_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_SCOPES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
 
 
-def _bindings(init: cst.FunctionDef, index: "_Index") -> Dict[str, Tuple[List[cst.BaseExpression], bool]]:
+def _bindings(
+    init: cst.FunctionDef, index: "_Index"
+) -> Dict[str, Tuple[List[cst.BaseExpression], bool]]:
     """Every name bound in a function body (nested defs, classes, lambdas and comprehensions
     have their own scopes) -> (the values of its plain `name = value` assignments, whether it is
     bound any other way: unpacking, a `for` target, `+=`, `with ... as`, `:=`, `del`, an
@@ -561,7 +694,11 @@ def _bindings(init: cst.FunctionDef, index: "_Index") -> Dict[str, Tuple[List[cs
                     table.setdefault(target.target.value, ([], False))[0].append(node.value)
                 else:
                     other(target.target)
-        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value is not None:
+        elif (
+            isinstance(node, cst.AnnAssign)
+            and isinstance(node.target, cst.Name)
+            and node.value is not None
+        ):
             table.setdefault(node.target.value, ([], False))[0].append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.NamedExpr)):
             other(node.target)
@@ -573,7 +710,11 @@ def _bindings(init: cst.FunctionDef, index: "_Index") -> Dict[str, Tuple[List[cs
             other(node.target)
         elif isinstance(node, cst.ImportAlias):
             bound = node.asname.name if node.asname is not None else node.name
-            other(cst.Name((dotted_name(bound) or "_").split(".")[0]) if not isinstance(bound, cst.Name) else bound)
+            other(
+                cst.Name((dotted_name(bound) or "_").split(".")[0])
+                if not isinstance(bound, cst.Name)
+                else bound
+            )
         elif isinstance(node, cst.ExceptHandler) and node.name is not None:
             other(node.name.name)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
@@ -583,15 +724,22 @@ def _bindings(init: cst.FunctionDef, index: "_Index") -> Dict[str, Tuple[List[cs
     return table
 
 
-def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Optional[cst.FunctionDef],
-              classes: Dict[str, cst.ClassDef], depth: int, _seen: frozenset = frozenset(),
-              functions: Optional[Dict[str, cst.FunctionDef]] = None) -> object:
+def _value_in(
+    expr: cst.BaseExpression,
+    klass: Optional[cst.ClassDef],
+    init: Optional[cst.FunctionDef],
+    classes: Dict[str, cst.ClassDef],
+    depth: int,
+    _seen: frozenset = frozenset(),
+    functions: Optional[Dict[str, cst.FunctionDef]] = None,
+) -> object:
     """`expr`'s value in `klass.__init__` under its defaults: a literal, None, a truthy tuple,
     a ternary or `is (not) None` test of such, a local (every value it is ever assigned in
     `__init__`, and for a parameter its own value too, agreeing: `in_size = (h // 2, w // 2)`
     in a loop over stages keeps a tuple) or a parameter (its default; without one, what the
     module's constructions of `klass` pass); NO_DEFAULT when not decided. Without `init`
     (a construction outside a constructor) only literals are decided."""
+
     def value(sub: cst.BaseExpression) -> object:
         return _value_in(sub, klass, init, classes, depth, _seen, functions)
 
@@ -605,9 +753,12 @@ def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Opt
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         inner = value(expr.expression)
         return NO_DEFAULT if inner is NO_DEFAULT else not inner
-    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
-            dotted_name(expr.comparisons[0].comparator) == "None" and \
-            isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot)):
+    if (
+        isinstance(expr, cst.Comparison)
+        and len(expr.comparisons) == 1
+        and dotted_name(expr.comparisons[0].comparator) == "None"
+        and isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot))
+    ):
         left = value(expr.left)
         if left is NO_DEFAULT:
             return NO_DEFAULT
@@ -624,14 +775,19 @@ def _value_in(expr: cst.BaseExpression, klass: Optional[cst.ClassDef], init: Opt
     if other:
         return NO_DEFAULT
     values = [_value_in(v, klass, init, classes, depth, seen, functions) for v in assigned]
-    param = next((p for p in _signature(init)[1:] + list(init.params.kwonly_params)
-                  if p.name.value == name), None)
+    param = next(
+        (p for p in _signature(init)[1:] + list(init.params.kwonly_params) if p.name.value == name),
+        None,
+    )
     if param is not None:  # the value it holds before (or without) any assignment: what the
         # module's constructions pass, else (built nowhere, or not decided) its default
         built = _built(klass, name, classes, depth + 1, functions)
         if built is _NOT_BUILT or built is NO_DEFAULT:
-            built = NO_DEFAULT if param.default is None else _value_in(
-                param.default, klass, init, classes, depth, seen, functions)
+            built = (
+                NO_DEFAULT
+                if param.default is None
+                else _value_in(param.default, klass, init, classes, depth, seen, functions)
+            )
         values.append(built)
     elif not values:
         return NO_DEFAULT
@@ -650,15 +806,20 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
     for param in _signature(init) + list(init.params.kwonly_params):
         if param.default is not None:
             try:
-                parameter_defaults[param.name.value] = ast.literal_eval(cst.Module([]).code_for_node(param.default))
+                parameter_defaults[param.name.value] = ast.literal_eval(
+                    cst.Module([]).code_for_node(param.default)
+                )
             except (ValueError, SyntaxError, TypeError):
                 pass
     asserts: List[cst.BaseExpression] = []
     for small in _walk_statements(init.body.body):
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                    and target.value.value == "self":
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
                 if _OPT_OUT.search(target.attr.value):
                     facts.opt_out_flags.add(target.attr.value)
                 if isinstance(small.value, cst.Name):
@@ -667,8 +828,10 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
                     if default is not NO_DEFAULT:
                         facts.defaults[target.attr.value] = default
                         facts.stored[target.attr.value] = small.value.value
-                    elif any(p.name.value == small.value.value and p.default is None
-                             for p in _signature(init)[1:] + list(init.params.kwonly_params)):
+                    elif any(
+                        p.name.value == small.value.value and p.default is None
+                        for p in _signature(init)[1:] + list(init.params.kwonly_params)
+                    ):
                         facts.required[target.attr.value] = small.value.value
         elif isinstance(small, cst.Assert):
             asserts.append(small.test)
@@ -676,8 +839,11 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
         if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
             continue
         for held, other in ((test.left, test.right), (test.right, test.left)):
-            flag = other.expression if isinstance(other, cst.UnaryOperation) and isinstance(
-                other.operator, cst.Not) else None
+            flag = (
+                other.expression
+                if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Not)
+                else None
+            )
             if isinstance(flag, cst.Name) and _OPT_OUT.search(flag.value):
                 on_self = held.visit(_OnSelf(stored))
                 if isinstance(on_self, cst.CSTNode):  # always: _OnSelf renames, never removes
@@ -696,8 +862,9 @@ class _OnSelf(cst.CSTTransformer):
         return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)) if attr else updated
 
 
-def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
-                classes: Dict[str, cst.ClassDef]) -> None:
+def _init_facts(
+    init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
+) -> None:
     """What `self.<attr> = ...` in `__init__` makes of each attribute (a later write wins).
 
     A constructor argument stored as it is (`self.eps = eps`) is a number when its parameter is
@@ -709,35 +876,55 @@ def _init_facts(init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts,
             default = default.expression
         annotated = annotation_value(param.annotation)
         if isinstance(default, (cst.Integer, cst.Float)) or (
-                annotated is not None and annotated.kind == SCALAR and default is None):
+            annotated is not None and annotated.kind == SCALAR and default is None
+        ):
             numbers.add(param.name.value)
     for small in _walk_statements(init.body.body):
         if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
             continue
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        targets = (
+            [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        )
         for target in targets:
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                    and target.value.value == "self"):
+            if not (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
                 continue
             attr, value = target.attr.value, small.value
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
             facts.layers.discard(attr)
-            if isinstance(value, (cst.Integer, cst.Float)) or literal_int(value) is not None or (
-                    isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Float)):
+            if (
+                isinstance(value, (cst.Integer, cst.Float))
+                or literal_int(value) is not None
+                or (
+                    isinstance(value, cst.UnaryOperation)
+                    and isinstance(value.expression, cst.Float)
+                )
+            ):
                 facts.scalar_attrs.add(attr)
             elif _numeric(value, numbers):  # `self.eps = eps`, `self.th = math.cos(math.pi - m)`
                 facts.scalar_attrs.add(attr)
             elif literal_shape(value) is not None and isinstance(value, (cst.Tuple, cst.List)):
                 facts.scalar_attrs.add(attr)
             elif isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
-                    "get", "get_constant", "Parameter", "Constant"):
+                "get",
+                "get_constant",
+                "Parameter",
+                "Constant",
+            ):
                 shape_arg = call_argument(value, None, "shape")
                 facts.parameters[attr] = _declared_shape(shape_arg.value) if shape_arg else None
-                if (dotted_name(value.func) or "").endswith("get_constant"):  # shape of a literal value
+                if (dotted_name(value.func) or "").endswith(
+                    "get_constant"
+                ):  # shape of a literal value
                     constant = call_argument(value, 1, "value")
-                    facts.parameters[attr] = nested_literal_shape(constant.value) if constant else None
+                    facts.parameters[attr] = (
+                        nested_literal_shape(constant.value) if constant else None
+                    )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
                 if (dotted_name(value.func) or "").split(".")[-1] in SINGLE_OUTPUT_LAYERS:
@@ -774,7 +961,8 @@ class _ArrayUseFinder(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
         if _operator_call(node, self.namespace) and any(
-                self._is_name(arg.value) and not arg.star for arg in node.args):
+            self._is_name(arg.value) and not arg.star for arg in node.args
+        ):
             self.found = True
         return not self.found
 
@@ -788,8 +976,12 @@ def _operator_call(call: cst.Call, namespace: Optional[str]) -> bool:
     head, _, op = name.rpartition(".")
     if op in ("array", "asarray"):
         return False
-    return head.split(".")[0] == namespace or head in EAGER_NAMESPACES or head in SYMBOL_NAMESPACES or (
-        head.rpartition(".")[0] in EAGER_NAMESPACES | SYMBOL_NAMESPACES)
+    return (
+        head.split(".")[0] == namespace
+        or head in EAGER_NAMESPACES
+        or head in SYMBOL_NAMESPACES
+        or (head.rpartition(".")[0] in EAGER_NAMESPACES | SYMBOL_NAMESPACES)
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -841,13 +1033,20 @@ class _SequenceUseChecker(cst.CSTVisitor):
         return isinstance(expr, cst.Name) and expr.value in self.names
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
-                and not node.args[0].star and self._mine(node.args[0].value):
+        if (
+            isinstance(node.func, cst.Name)
+            and node.func.value == "len"
+            and len(node.args) == 1
+            and not node.args[0].star
+            and self._mine(node.args[0].value)
+        ):
             self.allowed.add(node.args[0].value)
             self.counted.add(node.args[0].value.value)
 
     def _iterated(self, iterable: cst.BaseExpression) -> None:
-        arguments = iterable.args if isinstance(iterable, cst.Call) and iterated_names(iterable) else ()
+        arguments = (
+            iterable.args if isinstance(iterable, cst.Call) and iterated_names(iterable) else ()
+        )
         for expr in [iterable] + [a.value for a in arguments]:
             if self._mine(expr):
                 self.allowed.add(expr)
@@ -922,14 +1121,21 @@ class _Evaluator(Evaluator):
 
     def element(self, iterable: cst.BaseExpression, env: Env) -> Value:
         """What one element of `iterable` holds."""
-        if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements and all(
-                isinstance(e, cst.Element) for e in iterable.elements):
+        if (
+            isinstance(iterable, (cst.Tuple, cst.List))
+            and iterable.elements
+            and all(isinstance(e, cst.Element) for e in iterable.elements)
+        ):
             values = [self.eval(e.value, env) for e in iterable.elements]
             value = values[0]
             for other in values[1:]:
                 value = join(value, other)
             return value
-        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and "range" not in env:
+        if (
+            isinstance(iterable, cst.Call)
+            and dotted_name(iterable.func) == "range"
+            and "range" not in env
+        ):
             self.eval(iterable, env)
             args = [a for a in iterable.args if a.keyword is None and not a.star]
             if len(args) == 1 or (len(args) == 2 and (literal_int(args[0].value) or -1) >= 0):
@@ -942,23 +1148,33 @@ class _Evaluator(Evaluator):
             return Value(TENSOR, assumed=value.assumed)
         return UNKNOWN_VALUE
 
-    def _bind_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression, env: Env) -> Env:
+    def _bind_target(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression, env: Env
+    ) -> Env:
         name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
-        positional = [a.value for a in iterable.args if a.keyword is None and not a.star] \
-            if isinstance(iterable, cst.Call) and not any(a.star for a in iterable.args) else []
+        positional = (
+            [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if isinstance(iterable, cst.Call) and not any(a.star for a in iterable.args)
+            else []
+        )
         if isinstance(target, (cst.Tuple, cst.List)) and name not in env:
             elements = [e.value for e in target.elements if isinstance(e, cst.Element)]
             if len(elements) == len(target.elements):
-                if name == "zip" and isinstance(iterable, cst.Call) \
-                        and len(positional) == len(elements) == len(iterable.args):
+                if (
+                    name == "zip"
+                    and isinstance(iterable, cst.Call)
+                    and len(positional) == len(elements) == len(iterable.args)
+                ):
                     for inner, arg in zip(elements, positional):
                         env = _bind_value(inner, self.element(arg, env), env)
                     return env
                 if name == "enumerate" and len(elements) == 2 and positional:
                     env = _bind_value(elements[0], Value(SCALAR, nonnegative=True), env)
-                    return self._bind_target(elements[1], positional[0], env) \
-                        if isinstance(elements[1], (cst.Tuple, cst.List)) else \
-                        _bind_value(elements[1], self.element(positional[0], env), env)
+                    return (
+                        self._bind_target(elements[1], positional[0], env)
+                        if isinstance(elements[1], (cst.Tuple, cst.List))
+                        else _bind_value(elements[1], self.element(positional[0], env), env)
+                    )
         return _bind_value(target, self.element(iterable, env), env)
 
 
@@ -970,7 +1186,9 @@ def _bind_value(target: cst.BaseExpression, value: Value, env: Env) -> Env:
     if isinstance(target, (cst.Tuple, cst.List)):
         element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
         for item in target.elements:
-            env = _bind_value(item.value, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env)
+            env = _bind_value(
+                item.value, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env
+            )
     return env
 
 
@@ -1017,7 +1235,9 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     for param in positional[2:] + list(node.params.kwonly_params):
         name = param.name.value
         annotated = annotation_value(param.annotation)
-        if annotated is not None and annotated.kind != TENSOR:  # `x: Tensor` is often loose (states)
+        if (
+            annotated is not None and annotated.kind != TENSOR
+        ):  # `x: Tensor` is often loose (states)
             env[name] = annotated
         elif param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
             env[name] = UNKNOWN_VALUE
@@ -1042,7 +1262,9 @@ def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
 
     def starred_in(expr: Optional[cst.BaseExpression]) -> None:
         if isinstance(expr, cst.Call):
-            names.update(a.value.value for a in expr.args if a.star == "*" and isinstance(a.value, cst.Name))
+            names.update(
+                a.value.value for a in expr.args if a.star == "*" and isinstance(a.value, cst.Name)
+            )
             starred_in(expr.func.value if isinstance(expr.func, cst.Attribute) else None)
             for arg in expr.args:
                 starred_in(arg.value)
@@ -1056,13 +1278,18 @@ def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
     for small in _walk_statements(node.body.body):
         if isinstance(small, cst.Assign):
             if isinstance(small.value, cst.Name) and any(
-                    isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets):
+                isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets
+            ):
                 names.add(small.value.value)
             for t in small.targets:  # `layers[i] = ...`, one computed index: a list of inputs
                 target = t.target
-                if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
-                        and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) \
-                        and literal_int(target.slice[0].slice.value) is None:
+                if (
+                    isinstance(target, cst.Subscript)
+                    and isinstance(target.value, cst.Name)
+                    and len(target.slice) == 1
+                    and isinstance(target.slice[0].slice, cst.Index)
+                    and literal_int(target.slice[0].slice.value) is None
+                ):
                     names.add(target.value.value)
             starred_in(small.value)
         elif isinstance(small, (cst.Expr, cst.Return, cst.AugAssign, cst.AnnAssign)):
@@ -1071,7 +1298,7 @@ def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
 
 
 def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_self: bool) -> Env:
-    positional = _signature(node)[1 if skip_self else 0:]
+    positional = _signature(node)[1 if skip_self else 0 :]
     env: Env = {}
     index = 0
     for arg, value in zip(call.args, args):
@@ -1096,10 +1323,14 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
 ExternalCall = Tuple[cst.Call, List[Value]]
 
 
-def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef],
-            context: Optional[ModuleContext] = None, *,
-            seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
-            external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None) -> ModuleFacts:
+def analyze(
+    classes: Sequence[cst.ClassDef],
+    functions: Sequence[cst.FunctionDef],
+    context: Optional[ModuleContext] = None,
+    *,
+    seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
+    external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None,
+) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
 
@@ -1128,7 +1359,9 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         klass.module = module
         module.class_methods[klass.name] = klass.methods
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module
-        if method is None or klass.refuses_hybridize:  # a block whose hybridize() raises is eager-only
+        if (
+            method is None or klass.refuses_hybridize
+        ):  # a block whose hybridize() raises is eager-only
             continue
         if (context is not None and context.numpy_mode) or _numpy_decorated(class_node):
             continue  # numpy mode: slicing works on np symbols, legacy rewrites reject np arrays
@@ -1172,8 +1405,12 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
         elif target[0] == "function" and target[1] in module.functions:
             node = module.functions[target[1]]
             key, klass, kind, skip_self = ("function", target[1]), None, "helper_function", False
-        elif target[0] == "function" and external is not None and context is not None \
-                and target[1] in context.from_imports:
+        elif (
+            target[0] == "function"
+            and external is not None
+            and context is not None
+            and target[1] in context.from_imports
+        ):
             external.setdefault(target[1], {})[call] = list(args)  # the last round's values win
             return
         else:
@@ -1193,8 +1430,11 @@ def analyze(classes: Sequence[cst.ClassDef], functions: Sequence[cst.FunctionDef
             if any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
                 bound = _bind_call(seeded, call, args, False)
                 seed_key: Tuple[object, ...] = ("function", name)
-                helper_envs[seed_key] = bound if seed_key not in helper_envs \
+                helper_envs[seed_key] = (
+                    bound
+                    if seed_key not in helper_envs
                     else join_envs(helper_envs[seed_key], bound)
+                )
                 helper_owner[seed_key] = (seeded, None, "helper_function")
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
     for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
@@ -1261,4 +1501,3 @@ def _helper_env(node: cst.FunctionDef, bound: Env, namespace: Optional[str]) -> 
     if node.params.star_kwarg is not None:
         env[node.params.star_kwarg.name.value] = UNKNOWN_VALUE
     return env
-

@@ -7,6 +7,7 @@ its type, so a rule never walks the tree itself and never re-derives the analysi
 `self.facts` (the function being walked) and asks `self.value(expr)` what an expression is.
 Nodes in eager-only regions and in nested defs/classes/lambdas are never dispatched.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -126,7 +127,11 @@ class Rule:
             return False
         if not value.assumed:
             return True
-        return isinstance(expr, cst.Name) and self.facts is not None and self.facts.used_as_array(expr.value)
+        return (
+            isinstance(expr, cst.Name)
+            and self.facts is not None
+            and self.facts.used_as_array(expr.value)
+        )
 
     @property
     def namespace(self) -> Optional[str]:

@@ -1,4 +1,5 @@
 """Expression evaluation of the shared analysis: what value an expression holds."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
@@ -6,12 +7,42 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 import libcst as cst
 
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
-from .values import (LOST, UNKNOWN, NONNEGATIVE, CREATION_OPS, LIKE_OPS, MAPPING, MULTI_OUTPUT_ATTRS,
-                     MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, NAMESPACE,
-                     NON_TENSOR_ATTRS, NON_TENSOR_METHODS, NON_TENSOR_OPS, OP_SUBNAMESPACES,
-                     PARAMETER, REDUCTIONS, SCALAR, SCALAR_VALUE, SEQUENCE, SHAPE, SHAPE_PRESERVING,
-                     STATIC_ATTRS, TENSOR, TENSORS, UNKNOWN_VALUE, Env, Shape, Value, call_argument,
-                     dotted_name, iterated_names, join, literal_int, literal_shape)
+from .values import (
+    LOST,
+    UNKNOWN,
+    NONNEGATIVE,
+    CREATION_OPS,
+    LIKE_OPS,
+    MAPPING,
+    MULTI_OUTPUT_ATTRS,
+    MULTI_OUTPUT_COUNTS,
+    MULTI_OUTPUT_OPS,
+    NAMESPACE,
+    NON_TENSOR_ATTRS,
+    NON_TENSOR_METHODS,
+    NON_TENSOR_OPS,
+    OP_SUBNAMESPACES,
+    PARAMETER,
+    REDUCTIONS,
+    SCALAR,
+    SCALAR_VALUE,
+    SEQUENCE,
+    SHAPE,
+    SHAPE_PRESERVING,
+    STATIC_ATTRS,
+    TENSOR,
+    TENSORS,
+    UNKNOWN_VALUE,
+    Env,
+    Shape,
+    Value,
+    call_argument,
+    dotted_name,
+    iterated_names,
+    join,
+    literal_int,
+    literal_shape,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import FunctionFacts
@@ -54,8 +85,10 @@ class Evaluator:
     _eval_ConcatenatedString = _eval_FormattedString = _eval_Float
 
     def _eval_Tuple(self, expr: cst.Tuple, env: Env) -> Value:
-        values = [self.eval(e.value, env) if isinstance(e, cst.Element) else UNKNOWN_VALUE
-                  for e in expr.elements]
+        values = [
+            self.eval(e.value, env) if isinstance(e, cst.Element) else UNKNOWN_VALUE
+            for e in expr.elements
+        ]
         if all(v.kind == SCALAR for v in values):
             return SCALAR_VALUE
         if values and all(v.is_tensor for v in values):
@@ -113,8 +146,11 @@ class Evaluator:
 
     def _eval_Subscript(self, expr: cst.Subscript, env: Env) -> Value:
         base = self.eval(expr.value, env)
-        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and isinstance(
-                expr.slice[0].slice.value, _STRING_NODES):
+        if (
+            len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, _STRING_NODES)
+        ):
             return UNKNOWN_VALUE  # `d["key"]`, `d[f"level_{i}"]`: a mapping's item, no array
         index_values = []
         is_slice = False
@@ -127,15 +163,25 @@ class Evaluator:
                     if part is not None:
                         self.eval(part, env, consumed=True)
         if base.kind == TENSORS:
-            return Value(TENSORS) if is_slice else Value(TENSOR) if len(expr.slice) == 1 else UNKNOWN_VALUE
-        if base.kind == TENSOR:  # an item of an input taken for a tensor by position may be anything
+            return (
+                Value(TENSORS)
+                if is_slice
+                else Value(TENSOR)
+                if len(expr.slice) == 1
+                else UNKNOWN_VALUE
+            )
+        if (
+            base.kind == TENSOR
+        ):  # an item of an input taken for a tensor by position may be anything
             return Value(TENSOR, assumed=True) if base.assumed else Value(TENSOR)
         if base.kind == SCALAR and all(v.kind == SCALAR for v in index_values):
             return SCALAR_VALUE  # an item of a tuple of numbers (`in_size[1]`) or of a string
         if base.kind == SHAPE:
             if is_slice:
                 return Value(SHAPE)
-            return NONNEGATIVE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE  # a dim
+            return (
+                NONNEGATIVE if all(v.kind == SCALAR for v in index_values) else UNKNOWN_VALUE
+            )  # a dim
         return UNKNOWN_VALUE
 
     def array_use(self, expr: cst.BaseExpression, value: Value) -> None:
@@ -154,7 +200,8 @@ class Evaluator:
         kinds = {left.kind, right.kind}
         if TENSOR in kinds and not kinds & {TENSORS, SEQUENCE, NAMESPACE, SHAPE, MAPPING}:
             if isinstance(expr.operator, (cst.Add, cst.Multiply)) and not (
-                    left.is_tensor or right.is_tensor):  # `a + b`, `a * 2` also join/repeat lists
+                left.is_tensor or right.is_tensor
+            ):  # `a + b`, `a * 2` also join/repeat lists
                 return Value(TENSOR, assumed=True)
             shape, reason = None, None
             if left.kind == TENSOR and right.kind != TENSOR:  # tensor op scalar keeps the evidence
@@ -163,14 +210,19 @@ class Evaluator:
                 shape, reason = right.shape, right.shape_reason
             elif left.shape == right.shape:
                 shape = left.shape
-                if left.shape_reason == right.shape_reason:  # `zy * zy` of a reduction: the same evidence
+                if (
+                    left.shape_reason == right.shape_reason
+                ):  # `zy * zy` of a reduction: the same evidence
                     reason = left.shape_reason
             if not kinds <= {TENSOR, SCALAR}:  # `indices % in_size[1]`: an operand of unknown kind
                 reason = LOST if UNKNOWN in kinds else None  # may or may not change the shape
             return Value(TENSOR, shape, reason, fresh=True)
         if kinds == {SCALAR}:
-            if left.nonnegative and right.nonnegative and isinstance(
-                    expr.operator, (cst.Add, cst.Multiply, cst.FloorDivide, cst.Power)):
+            if (
+                left.nonnegative
+                and right.nonnegative
+                and isinstance(expr.operator, (cst.Add, cst.Multiply, cst.FloorDivide, cst.Power))
+            ):
                 return NONNEGATIVE
             return SCALAR_VALUE
         if kinds == {SHAPE} and isinstance(expr.operator, cst.Add):
@@ -195,17 +247,23 @@ class Evaluator:
     def _eval_Comparison(self, expr: cst.Comparison, env: Env) -> Value:
         values = [self.eval(expr.left, env, consumed=True)]
         values += [self.eval(c.comparator, env, consumed=True) for c in expr.comparisons]
-        if len(values) == 2 and not isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+        if len(values) == 2 and not isinstance(
+            expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+        ):
             if values[0].is_tensor:
                 self.array_use(expr.comparisons[0].comparator, values[1])
             elif values[1].is_tensor:
                 self.array_use(expr.left, values[0])
-        identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
-                       for c in expr.comparisons)
+        identity = any(
+            isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons
+        )
         if identity:
             return SCALAR_VALUE
-        if any(v.kind == TENSOR for v in values) and len(values) == 2 and not any(
-                v.kind in (TENSORS, SEQUENCE, SHAPE) for v in values):
+        if (
+            any(v.kind == TENSOR for v in values)
+            and len(values) == 2
+            and not any(v.kind in (TENSORS, SEQUENCE, SHAPE) for v in values)
+        ):
             kinds = {v.kind for v in values}
             if not any(v.is_tensor for v in values):  # `feats == other` compares lists too
                 return Value(TENSOR, assumed=True)
@@ -219,10 +277,14 @@ class Evaluator:
 
     def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:
         self.eval(expr.test, env, consumed=True)
-        body_eager, orelse_eager = classify_guard(expr.test, self.facts.namespace, self.facts.module.namespace_kind)
+        body_eager, orelse_eager = classify_guard(
+            expr.test, self.facts.namespace, self.facts.module.namespace_kind
+        )
         opted_body, opted_orelse = configuration_guard(expr.test, self.facts.klass)
         body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse
-        fallback = None if body_eager or orelse_eager else configuration_fallback(expr, self.facts.klass)
+        fallback = (
+            None if body_eager or orelse_eager else configuration_fallback(expr, self.facts.klass)
+        )
         if fallback is not None:  # `self.in_size if self.fixed_size else x.shape[2:]`
             body_eager, orelse_eager = fallback is expr.body, fallback is expr.orelse
         if body_eager:
@@ -253,23 +315,33 @@ class Evaluator:
                 helper = self.facts.module.class_helper(func.value.value, func.attr.value)
                 if helper is not None:  # `Head._flatten(F, x)`: a static/class method helper
                     if self.analyzer is not None:
-                        self.analyzer.call_site(("class", func.value.value, func.attr.value), expr, args)
+                        self.analyzer.call_site(
+                            ("class", func.value.value, func.attr.value), expr, args
+                        )
                     return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
             base = self.eval(func.value, env)
             if base.kind == TENSOR:
                 if base.assumed and func.attr.value in CONTAINER_ATTRIBUTES:
-                    return UNKNOWN_VALUE  # `feats.copy()`, `d.items()`: a list's or dict's method too
+                    return (
+                        UNKNOWN_VALUE  # `feats.copy()`, `d.items()`: a list's or dict's method too
+                    )
                 return self._method_value(func.attr.value, expr, base)
             return UNKNOWN_VALUE
         if isinstance(func, cst.Name):
             name = func.value
             if name == "len" and name not in env:
-                if self.analyzer is not None and len(expr.args) == 1 and args[0].assumed \
-                        and isinstance(expr.args[0].value, cst.Name):  # `len(feats)`: a list input?
+                if (
+                    self.analyzer is not None
+                    and len(expr.args) == 1
+                    and args[0].assumed
+                    and isinstance(expr.args[0].value, cst.Name)
+                ):  # `len(feats)`: a list input?
                     self.analyzer.sequence_hints.add(expr.args[0].value.value)
                 return NONNEGATIVE
-            if name in ("int", "float", "bool", "str", "isinstance", "hasattr", "round",
-                        "abs") and name not in env:
+            if (
+                name in ("int", "float", "bool", "str", "isinstance", "hasattr", "round", "abs")
+                and name not in env
+            ):
                 return SCALAR_VALUE
             if name in ("list", "tuple") and name not in env:
                 if args and (args[0].is_tensor or args[0].kind == TENSORS):
@@ -300,27 +372,45 @@ class Evaluator:
         if outputs is not None:  # `F.linalg.slogdet(a)[1]` selects an output in both modes
             return Value(TENSORS, outputs=outputs, evidence=f"{op} has {outputs} outputs")
         parts = op.split(".")
-        if op in NON_TENSOR_OPS or len(parts) > 2 or (len(parts) == 2 and parts[0] not in OP_SUBNAMESPACES):
+        if (
+            op in NON_TENSOR_OPS
+            or len(parts) > 2
+            or (len(parts) == 2 and parts[0] not in OP_SUBNAMESPACES)
+        ):
             return UNKNOWN_VALUE
         if any(a.keyword is not None and a.keyword.value in MULTI_OUTPUT_ATTRS for a in call.args):
             return UNKNOWN_VALUE
         if op in MULTI_OUTPUT_OPS:
-            num = call_argument(call, 1, "num_outputs") or call_argument(call, 1, "indices_or_sections")
+            num = call_argument(call, 1, "num_outputs") or call_argument(
+                call, 1, "indices_or_sections"
+            )
             count = literal_int(num.value) if num is not None else None
-            return Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
+            return (
+                Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
+            )
         first = args[0] if args else UNKNOWN_VALUE
-        if op in ("maximum", "minimum") and len(args) >= 2 \
-                and {args[0].kind, args[1].kind} == {TENSOR, SCALAR}:
+        if (
+            op in ("maximum", "minimum")
+            and len(args) >= 2
+            and {args[0].kind, args[1].kind} == {TENSOR, SCALAR}
+        ):
             tensor = args[0] if args[0].kind == TENSOR else args[1]  # F.maximum(x, 1.0): x's shape
             return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
         if op in _BROADCAST_BINARY:  # the broadcast of two known shapes is known
-            operands = [v for a, v in zip(call.args, args)
-                        if a.keyword is None or a.keyword.value in ("lhs", "rhs")]
+            operands = [
+                v
+                for a, v in zip(call.args, args)
+                if a.keyword is None or a.keyword.value in ("lhs", "rhs")
+            ]
             if len(operands) == 2 and all(v.kind == TENSOR for v in operands):
-                return Value(TENSOR, _broadcast_shape(operands[0].shape, operands[1].shape), fresh=True)
+                return Value(
+                    TENSOR, _broadcast_shape(operands[0].shape, operands[1].shape), fresh=True
+                )
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True)
 
-    def _op_shape(self, op: str, call: cst.Call, first: Value) -> Tuple[Optional[Shape], Optional[str]]:
+    def _op_shape(
+        self, op: str, call: cst.Call, first: Value
+    ) -> Tuple[Optional[Shape], Optional[str]]:
         if op in CREATION_OPS:
             arg = call_argument(call, 0, "shape")
             return _creation_shape(arg.value if arg else None), "literal"
@@ -339,8 +429,12 @@ class Evaluator:
         if op in REDUCTIONS:
             keep = call_argument(call, None, "keepdims")
             keeps = keep is not None and dotted_name(keep.value) == "True"
-            if op in _FULL_REDUCTIONS and not keeps and call_argument(call, 1, "axis") is None \
-                    and call_argument(call, None, "exclude") is None:
+            if (
+                op in _FULL_REDUCTIONS
+                and not keeps
+                and call_argument(call, 1, "axis") is None
+                and call_argument(call, None, "exclude") is None
+            ):
                 return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
             return None, "reduction_keepdims" if keeps else "reduction"
         if op in ("reshape", "Reshape"):
@@ -359,7 +453,11 @@ class Evaluator:
             if method == "split":
                 num = call_argument(call, None, "num_outputs")
                 count = literal_int(num.value) if num is not None else None
-                return Value(TENSORS, outputs=count or 0) if count is None or count > 1 else UNKNOWN_VALUE
+                return (
+                    Value(TENSORS, outputs=count or 0)
+                    if count is None or count > 1
+                    else UNKNOWN_VALUE
+                )
             return UNKNOWN_VALUE
         if method == "reshape":
             if any(a.keyword is not None and a.keyword.value == "reverse" for a in call.args):
@@ -427,10 +525,29 @@ CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(
 _FULL_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"}
 
 _BROADCAST_BINARY = {
-    "broadcast_" + name for name in (
-        "add", "sub", "minus", "mul", "div", "mod", "power", "plus", "maximum", "minimum",
-        "hypot", "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
-        "logical_and", "logical_or", "logical_xor")
+    "broadcast_" + name
+    for name in (
+        "add",
+        "sub",
+        "minus",
+        "mul",
+        "div",
+        "mod",
+        "power",
+        "plus",
+        "maximum",
+        "minimum",
+        "hypot",
+        "equal",
+        "not_equal",
+        "greater",
+        "greater_equal",
+        "lesser",
+        "lesser_equal",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+    )
 }
 
 

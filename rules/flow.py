@@ -1,4 +1,5 @@
 """The statement walk of the shared analysis: a small forward abstract interpretation."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
@@ -7,8 +8,21 @@ import libcst as cst
 
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
-from .values import (walk_nodes, NONNEGATIVE, iterated_names, SCALAR, SCALAR_VALUE, TENSOR, TENSORS, UNKNOWN_VALUE,
-                     Env, Value, dotted_name, join_envs, literal_int)
+from .values import (
+    walk_nodes,
+    NONNEGATIVE,
+    iterated_names,
+    SCALAR,
+    SCALAR_VALUE,
+    TENSOR,
+    TENSORS,
+    UNKNOWN_VALUE,
+    Env,
+    Value,
+    dotted_name,
+    join_envs,
+    literal_int,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import FunctionFacts
@@ -42,8 +56,12 @@ class FunctionAnalyzer:
 
     def run(self) -> None:
         env = dict(self.facts.params)
-        if self.facts.kind != "hybrid_forward" and self.facts.namespace is None and any(
-                v.assumed for v in env.values()) and _computes_with_numpy(self.facts):
+        if (
+            self.facts.kind != "hybrid_forward"
+            and self.facts.namespace is None
+            and any(v.assumed for v in env.values())
+            and _computes_with_numpy(self.facts)
+        ):
             # a helper that gets no F and computes with numpy is host code: gluon hands a
             # child's non-array inputs to hybrid_forward unchanged (HybridBlock.forward), so an
             # input nothing proved an MXNet array may be the numpy array a parent made
@@ -64,7 +82,7 @@ class FunctionAnalyzer:
         for index, stmt in enumerate(statements):
             env, exits, rest_eager = self.statement(stmt, env)
             if rest_eager:
-                self.facts.skip.update(statements[index + 1:])
+                self.facts.skip.update(statements[index + 1 :])
                 return env, exits
             if exits:
                 return env, True
@@ -118,9 +136,12 @@ class FunctionAnalyzer:
         self.facts.order[small] = self.counter
         self.facts.loops[small] = tuple(self.loop_stack)
         if isinstance(small, cst.Assign):
-            if (len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
-                    and isinstance(small.value, (cst.Tuple, cst.List))
-                    and len(small.targets[0].target.elements) == len(small.value.elements)):
+            if (
+                len(small.targets) == 1
+                and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+                and isinstance(small.value, (cst.Tuple, cst.List))
+                and len(small.targets[0].target.elements) == len(small.value.elements)
+            ):
                 values = [self.eval(e.value, env) for e in small.value.elements]
                 env = dict(env)
                 for element, value in zip(small.targets[0].target.elements, values):
@@ -139,7 +160,9 @@ class FunctionAnalyzer:
             if isinstance(small.target, cst.Name):
                 old = env.get(small.target.value, UNKNOWN_VALUE)
                 joins = isinstance(small.operator, (cst.AddAssign, cst.MultiplyAssign))
-                if isinstance(small.value, (cst.Integer, cst.Float)) or (not joins and value.is_tensor):
+                if isinstance(small.value, (cst.Integer, cst.Float)) or (
+                    not joins and value.is_tensor
+                ):
                     self.evaluator.array_use(small.target, old)  # `feats += 1`: no list does that
                 if old.kind == TENSOR or value.kind == TENSOR:
                     new = Value(TENSOR, old.shape, fresh=old.fresh)
@@ -181,7 +204,9 @@ class FunctionAnalyzer:
             element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
             for item in target.elements:
                 inner = item.value
-                env = self.bind(inner, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env)
+                env = self.bind(
+                    inner, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env
+                )
             return env
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self.evaluator.eval(target.value, env, consumed=True)
@@ -189,7 +214,9 @@ class FunctionAnalyzer:
 
     def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:
         self.eval(stmt.test, env)
-        body_eager, orelse_eager = classify_guard(stmt.test, self.facts.namespace, self.facts.module.namespace_kind)
+        body_eager, orelse_eager = classify_guard(
+            stmt.test, self.facts.namespace, self.facts.module.namespace_kind
+        )
         opted_body, opted_orelse = configuration_guard(stmt.test, self.facts.klass)
         body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse
         taken, other = narrowed(stmt.test, env)  # `isinstance(x, list)`: x's kind in each branch
@@ -209,7 +236,9 @@ class FunctionAnalyzer:
             else:
                 orelse_env, orelse_exits = self.block(stmt.orelse.body, dict(other))
         # `if F is mx.sym: raise` -> the rest is eager-only; likewise `if eager: ... else: raise`.
-        rest_eager = (orelse_eager and body_exits) or (body_eager and stmt.orelse is not None and orelse_exits)
+        rest_eager = (orelse_eager and body_exits) or (
+            body_eager and stmt.orelse is not None and orelse_exits
+        )
         if (body_exits or body_eager) and not orelse_exits:
             # hybridized, an eager-only body never runs: what it assigns is not what follows
             return orelse_env, False, rest_eager
@@ -225,9 +254,15 @@ class FunctionAnalyzer:
                 for name in iterated_names(stmt.iter):  # `for f in feats`, `zip(blocks, feats)`
                     if env.get(name, UNKNOWN_VALUE).assumed:
                         self.sequence_hints.add(name)
-                element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(iterable.kind, UNKNOWN_VALUE)
+                element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(
+                    iterable.kind, UNKNOWN_VALUE
+                )
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
-                    element = NONNEGATIVE if _counts_up_from_zero_or_more(stmt.iter, self, env) else SCALAR_VALUE
+                    element = (
+                        NONNEGATIVE
+                        if _counts_up_from_zero_or_more(stmt.iter, self, env)
+                        else SCALAR_VALUE
+                    )
                 start = self.bind(stmt.target, element, dict(env))
             else:
                 self.eval(stmt.test, env)
@@ -241,8 +276,6 @@ class FunctionAnalyzer:
             return result
         finally:
             self.loop_stack.pop()
-
-
 
 
 def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", env: Env) -> bool:
@@ -269,8 +302,11 @@ def _computes_with_numpy(facts: "FunctionFacts") -> bool:
         if isinstance(node, cst.Call):
             name = dotted_name(node.func)
             if name is not None and "." in name:
-                qualified = context.qualify(name) if context is not None else (
-                    "numpy." if name.startswith(("np.", "numpy.")) else None)
+                qualified = (
+                    context.qualify(name)
+                    if context is not None
+                    else ("numpy." if name.startswith(("np.", "numpy.")) else None)
+                )
                 if (qualified or "").startswith("numpy."):
                     return True
     return False

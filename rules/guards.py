@@ -1,4 +1,5 @@
 """Eager-only guards: which branches of an `if` only ever run on NDArrays."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,11 @@ import libcst as cst
 from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name
 
 
-def classify_guard(test: cst.BaseExpression, namespace: Optional[str],
-                   kind_of: Optional[Callable[[Optional[str]], Optional[str]]] = None) -> Tuple[bool, bool]:
+def classify_guard(
+    test: cst.BaseExpression,
+    namespace: Optional[str],
+    kind_of: Optional[Callable[[Optional[str]], Optional[str]]] = None,
+) -> Tuple[bool, bool]:
     """(body is eager-only, orelse is eager-only) for `if test:`.
 
     `kind_of` resolves module names to "eager" / "symbol" (`_ND = proxy_of(ndarray)`,
@@ -38,10 +42,17 @@ def classify_guard(test: cst.BaseExpression, namespace: Optional[str],
         if other in SYMBOL_NAMESPACES or kind == "symbol":
             return (False, True) if positive else (True, False) if negative else (False, False)
         return False, False
-    if isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2:
+    if (
+        isinstance(test, cst.Call)
+        and dotted_name(test.func) == "isinstance"
+        and len(test.args) == 2
+    ):
         types = test.args[1].value
-        names = ([dotted_name(e.value) for e in types.elements]
-                 if isinstance(types, cst.Tuple) else [dotted_name(types)])
+        names = (
+            [dotted_name(e.value) for e in types.elements]
+            if isinstance(types, cst.Tuple)
+            else [dotted_name(types)]
+        )
         if names and all(n is not None and n.split(".")[-1] == "NDArray" for n in names):
             return True, False
         if names and all(n is not None and n.split(".")[-1] == "Symbol" for n in names):
@@ -60,8 +71,12 @@ def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         body, orelse = configuration_guard(test.expression, klass)
         return orelse, body
-    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self" \
-            and test.attr.value in klass.opt_out_flags:
+    if (
+        isinstance(test, cst.Attribute)
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+        and test.attr.value in klass.opt_out_flags
+    ):
         return False, True
     if klass.invariants and normalized_code(test) in klass.invariants:
         return False, True
@@ -115,14 +130,22 @@ def _by_defaults(test: cst.BaseExpression, klass) -> Optional[bool]:
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         attribute = _self_attribute_name(test.left)
         comparator = test.comparisons[0].comparator
-        if attribute is None or not (isinstance(comparator, cst.Name) and comparator.value == "None"):
+        if attribute is None or not (
+            isinstance(comparator, cst.Name) and comparator.value == "None"
+        ):
             return None
         value = klass.default_of(attribute)
         if value is _no_default():
             return None
         is_none = value is None
         operator = test.comparisons[0].operator
-        return is_none if isinstance(operator, cst.Is) else (not is_none) if isinstance(operator, cst.IsNot) else None
+        return (
+            is_none
+            if isinstance(operator, cst.Is)
+            else (not is_none)
+            if isinstance(operator, cst.IsNot)
+            else None
+        )
     return None
 
 
@@ -131,9 +154,12 @@ def _chosen_by_callers(test: cst.BaseExpression, klass) -> bool:
     stores a constructor argument without a default which this module never passes."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _chosen_by_callers(test.expression, klass)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
-            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) and \
-            dotted_name(test.comparisons[0].comparator) == "None":
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and dotted_name(test.comparisons[0].comparator) == "None"
+    ):
         test = test.left
     attribute = _self_attribute_name(test)
     return attribute is not None and klass.chosen_by_callers(attribute)
@@ -145,13 +171,18 @@ def _self_attribute(node: cst.BaseExpression) -> bool:
 
 def _self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
     """`name` for `self.name`, else None."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
         return node.attr.value
     return None
 
 
 def _no_default():
     from .analysis import NO_DEFAULT  # noqa: WPS433 (analysis imports this module)
+
     return NO_DEFAULT
 
 
@@ -170,13 +201,17 @@ def _named_kind(name: Optional[str]) -> Optional[str]:
 def always_exits(block: cst.BaseSuite) -> bool:
     """True when a block ends in raise or return (the code after its `if` is the other case)."""
     if not isinstance(block, cst.IndentedBlock) or not block.body:
-        return isinstance(block, cst.SimpleStatementSuite) and bool(block.body) and isinstance(
-            block.body[-1], (cst.Raise, cst.Return))
+        return (
+            isinstance(block, cst.SimpleStatementSuite)
+            and bool(block.body)
+            and isinstance(block.body[-1], (cst.Raise, cst.Return))
+        )
     last = block.body[-1]
-    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(
-        last.body[-1], (cst.Raise, cst.Return))
-
-
+    return (
+        isinstance(last, cst.SimpleStatementLine)
+        and bool(last.body)
+        and isinstance(last.body[-1], (cst.Raise, cst.Return))
+    )
 
 
 # What `isinstance(x, T)` / `type(x) in (T, ...)` proves about x in the branch it guards.
@@ -191,8 +226,17 @@ def _type_kind(names) -> Optional[str]:
     kinds = set()
     for name in names:
         last = (name or "").split(".")[-1]
-        kind = ("sequence" if last in _SEQUENCE_TYPES else "mapping" if last in _MAPPING_TYPES
-                else "scalar" if last in _NUMBER_TYPES else "tensor" if last in _ARRAY_TYPES else None)
+        kind = (
+            "sequence"
+            if last in _SEQUENCE_TYPES
+            else "mapping"
+            if last in _MAPPING_TYPES
+            else "scalar"
+            if last in _NUMBER_TYPES
+            else "tensor"
+            if last in _ARRAY_TYPES
+            else None
+        )
         if kind is None:
             return None
         kinds.add(kind)
@@ -205,21 +249,35 @@ def _type_test(test: cst.BaseExpression) -> Optional[Tuple[str, str, bool]]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _type_test(test.expression)
         return None if inner is None else (inner[0], inner[1], not inner[2])
-    if isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2 \
-            and isinstance(test.args[0].value, cst.Name):
+    if (
+        isinstance(test, cst.Call)
+        and dotted_name(test.func) == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0].value, cst.Name)
+    ):
         types = test.args[1].value
-        names = ([dotted_name(e.value) for e in types.elements]
-                 if isinstance(types, (cst.Tuple, cst.List)) else [dotted_name(types)])
+        names = (
+            [dotted_name(e.value) for e in types.elements]
+            if isinstance(types, (cst.Tuple, cst.List))
+            else [dotted_name(types)]
+        )
         kind = _type_kind(names)
         return None if kind is None else (test.args[0].value.value, kind, True)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, comp = test.left, test.comparisons[0]
-        if not (isinstance(left, cst.Call) and dotted_name(left.func) == "type" and len(left.args) == 1
-                and isinstance(left.args[0].value, cst.Name)):
+        if not (
+            isinstance(left, cst.Call)
+            and dotted_name(left.func) == "type"
+            and len(left.args) == 1
+            and isinstance(left.args[0].value, cst.Name)
+        ):
             return None
         other = comp.comparator
-        names = ([dotted_name(e.value) for e in other.elements]
-                 if isinstance(other, (cst.Tuple, cst.List, cst.Set)) else [dotted_name(other)])
+        names = (
+            [dotted_name(e.value) for e in other.elements]
+            if isinstance(other, (cst.Tuple, cst.List, cst.Set))
+            else [dotted_name(other)]
+        )
         kind = _type_kind(names)
         if kind is None:
             return None

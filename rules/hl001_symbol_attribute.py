@@ -1,4 +1,5 @@
 """HL001 symbol-attribute: `.shape .size .ndim .dtype .context .ctx .T` on a tensor."""
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -20,7 +21,7 @@ from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _IDIOMS = {
     "shape": "use shape-free ops instead: reshape codes 0/-1/-2/-3/-4, F.slice_like, F.broadcast_like, "
-             "F.reshape_like, F.zeros_like/F.ones_like, F.contrib.arange_like, or F.shape_array(x)",
+    "F.reshape_like, F.zeros_like/F.ones_like, F.contrib.arange_like, or F.shape_array(x)",
     "size": "use F.size_array(x), or shape-free ops (F.reshape_like, F.broadcast_like)",
     "ndim": "a Symbol has no rank; pass it in as a constructor argument or use F.shape_array",
     "dtype": "pass dtype explicitly (a constructor argument), or use *_like ops that keep x's dtype",
@@ -48,7 +49,8 @@ class SymbolAttribute(Rule):
     code = "HL001"
     name = "symbol-attribute"
     message = "tensor attribute that a Symbol does not have (AttributeError under hybridize)"
-    explanation = """\
+    explanation = (
+        """\
 ## What it does
 Finds `.shape`, `.size`, `.ndim`, `.dtype`, `.context`, `.ctx` and `.T` on tensors inside
 `hybrid_forward` and the helpers it calls. `self.weight.shape` on a Parameter is static and fine.
@@ -152,201 +154,380 @@ at least k: on a lower rank the original names a valid negative axis and `-k` is
 and errors for every t and x, zero-size x included (both keep t's dim where x's is 0).
 The tile rewrite is safe where it is offered: a size-1 axis tiled n times is that axis
 broadcast to n, and both fail alike on a 0 rep.
-""" + _patterns("Shape-driven creation, arange and resize", _creation_fix) + _patterns(
-        "Shape scalars used as values", _shape_scalar_fix)
+"""
+        + _patterns("Shape-driven creation, arange and resize", _creation_fix)
+        + _patterns("Shape scalars used as values", _shape_scalar_fix)
+    )
 
-    VALID = [
-        # eager-only guards in every form: an aliased namespace, a ternary, an early return
-        Valid("from mxnet import ndarray as _ND\n\n\n" + _net("if F is _ND:\n    return x.reshape(x.shape)\n"
-                                                              "return F.relu(x)")),
-        Valid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")),
-        Valid("from mxnet import nd\n\n\n"
-              + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")),
-        # a block that opts out of hybridization: its flag, or a hybridize() that raises
-        Valid("class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
-              "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
-              "        if self.hybridizable:\n            return F.relu(x)\n"
-              "        return x.reshape((x.shape[0], -1))\n"),
-        Valid("class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
-              "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
-              "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-              "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
-              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"),
-        Valid("class Net(HybridBlock):\n    def hybridize(self, *args, **kwargs):\n"
-              "        raise NotImplementedError('eager only')\n\n    def hybrid_forward(self, F, x):\n"
-              "        return F.relu(x).reshape((x.shape[0], -1))\n"),
-        # a dynamic fallback the constructor's defaults never take (gluoncv2's fixed_size=True)
-        Valid("class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=True):\n"
-              "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
-              "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
-              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"),
-        # a required argument decided by every construction in the module under the parent's defaults
-        Valid("class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
-              "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-              "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
-              "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
-              "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=True):\n"
-              "        super().__init__()\n        size = (in_size[0] // 8, in_size[1] // 8) if fixed_size else None\n"
-              "        self.branch = Branch(in_size=size)\n\n    def hybrid_forward(self, F, x):\n"
-              "        return self.branch(x)\n"),
-        # numpy mode (@use_np, F.np.*): not legacy code, left alone
-        Valid("from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
-              "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"),
-        Valid(_net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
-        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.weight = self.params.get('weight', shape=(3, 4))\n"
-              "    def hybrid_forward(self, F, x, weight):\n"
-              "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"),
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
-        Valid(_net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
-        Valid(_net("a = F.split(x, num_outputs=2)\nreturn a")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
-              "        return x + states.shape[0]\n"),
-        Valid("def helper(y):\n    return y.shape\n"),
-        Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
-        Valid(_net("return x.reshape((0, -1))")),
-        # dims unpacked and used in an eager-only branch only
-        Valid(_net("if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
-                   "return x.reshape((0, -3))")),
-    ] + SCALAR_VALID + CREATION_VALID  # the examples of rules/_shape_scalar_fix.py, _creation_fix.py
-    _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
-    INVALID = [
-        Invalid(_net("return x.shape"), line=3),
-        # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
-        Invalid("class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
+    VALID = (
+        [
+            # eager-only guards in every form: an aliased namespace, a ternary, an early return
+            Valid(
+                "from mxnet import ndarray as _ND\n\n\n"
+                + _net("if F is _ND:\n    return x.reshape(x.shape)\nreturn F.relu(x)")
+            ),
+            Valid(
+                "from mxnet import nd\n\n\n"
+                + _net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")
+            ),
+            Valid(
+                "from mxnet import nd\n\n\n"
+                + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
+            ),
+            # a block that opts out of hybridization: its flag, or a hybridize() that raises
+            Valid(
+                "class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
+                "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
+                "        if self.hybridizable:\n            return F.relu(x)\n"
+                "        return x.reshape((x.shape[0], -1))\n"
+            ),
+            Valid(
+                "class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
+                "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
+                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
+            ),
+            Valid(
+                "class Net(HybridBlock):\n    def hybridize(self, *args, **kwargs):\n"
+                "        raise NotImplementedError('eager only')\n\n    def hybrid_forward(self, F, x):\n"
+                "        return F.relu(x).reshape((x.shape[0], -1))\n"
+            ),
+            # a dynamic fallback the constructor's defaults never take (gluoncv2's fixed_size=True)
+            Valid(
+                "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=True):\n"
                 "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
                 "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n", line=8),
-        # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
-        Invalid("class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
+            ),
+            # a required argument decided by every construction in the module under the parent's defaults
+            Valid(
+                "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=True):\n"
+                "        super().__init__()\n"
+                "        size = (in_size[0] // 8, in_size[1] // 8) if fixed_size else None\n"
+                "        self.branch = Branch(in_size=size)\n\n    def hybrid_forward(self, F, x):\n"
+                "        return self.branch(x)\n"
+            ),
+            # numpy mode (@use_np, F.np.*): not legacy code, left alone
+            Valid(
+                "from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
+                "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"
+            ),
+            Valid(_net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
+            Valid(
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.weight = self.params.get('weight', shape=(3, 4))\n"
+                "    def hybrid_forward(self, F, x, weight):\n"
+                "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"
+            ),
+            Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
+            Valid(_net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
+            Valid(_net("a = F.split(x, num_outputs=2)\nreturn a")),
+            Valid(
+                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
+                "        return x + states.shape[0]\n"
+            ),
+            Valid("def helper(y):\n    return y.shape\n"),
+            Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
+            Valid(_net("return x.reshape((0, -1))")),
+            # dims unpacked and used in an eager-only branch only
+            Valid(
+                _net(
+                    "if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
+                    "return x.reshape((0, -3))"
+                )
+            ),
+        ]
+        + SCALAR_VALID
+        + CREATION_VALID
+    )  # the examples of rules/_shape_scalar_fix.py, _creation_fix.py
+    _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
+    INVALID = (
+        [
+            Invalid(_net("return x.shape"), line=3),
+            # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
+            Invalid(
+                "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
+                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
+                line=8,
+            ),
+            # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
+            Invalid(
+                "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
                 "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
                 "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
                 "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
                 "        super().__init__()\n"
                 "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n", line=7),
-        # a guard on another name than the namespace guards nothing
-        Invalid("from mxnet import nd\n\n\n" + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
-                line=6),
-        # a @staticmethod helper taking F: its first parameter is F, not self
-        Invalid("class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
+                line=7,
+            ),
+            # a guard on another name than the namespace guards nothing
+            Invalid(
+                "from mxnet import nd\n\n\n"
+                + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
+                line=6,
+            ),
+            # a @staticmethod helper taking F: its first parameter is F, not self
+            Invalid(
+                "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
                 "        return x.reshape((x.shape[0], -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n", line=4,
+                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
+                line=4,
                 fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                      "        return x.reshape((0, -1))\n\n"
-                      "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
-                safety=SAFE),
-        # the same helper called through the class name is followed the same way
-        Invalid("class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+                "        return x.reshape((0, -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
+                safety=SAFE,
+            ),
+            # the same helper called through the class name is followed the same way
+            Invalid(
+                "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
                 "        return x.reshape((x.shape[0], -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n", line=4,
+                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
+                line=4,
                 fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                      "        return x.reshape((0, -1))\n\n"
-                      "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
-                safety=SAFE),
-        Invalid(_net("return F.zeros(x.shape)"), line=3,
-                fixed=_net("return F.zeros_like(x).astype('float32')"), safety=SAFE),
-        Invalid(_net("return F.ones(shape=x.shape, ctx=x.context)"), line=3,
-                fixed=_net("return F.ones_like(x).astype('float32')"), safety=SAFE),
-        Invalid(_net("return F.zeros(x.shape, dtype=x.dtype)"), line=3,
-                fixed=_net("return F.zeros_like(x)"), safety=SAFE),
-        Invalid(_net("return F.full(x.shape, 0.5 + 1)"), line=3,
-                fixed=_net("return F.ones_like(x).astype('float32') * (0.5 + 1)"), safety=SAFE),
-        Invalid(_net("return x.reshape((x.shape[0], -1))"), line=3,
-                fixed=_net("return x.reshape((0, -1))"), safety=SAFE),
-        Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 0, -1))"), safety=SAFE),
-        Invalid(_net("return x.reshape(x.shape[0], 4, -1)"), line=3,
-                fixed=_net("return x.reshape((0, 4, -1))"), safety=SAFE),
-        Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
-        Invalid(_net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"), line=3,
-                fixed=_net("return x.reshape((0, 0, 2, -1))"), safety=SAFE),
-        Invalid(_net("return x.reshape((x.shape[0] * x.shape[1], -1))"), line=3,
-                fixed=_net("return x.reshape((-3, -1))"), safety=SAFE),
-        # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
-        # u // heads is no dim of h as such, but equal sizes make -1 that very dim
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        return x.reshape((0, -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.zeros(x.shape)"),
+                line=3,
+                fixed=_net("return F.zeros_like(x).astype('float32')"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.ones(shape=x.shape, ctx=x.context)"),
+                line=3,
+                fixed=_net("return F.ones_like(x).astype('float32')"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.zeros(x.shape, dtype=x.dtype)"),
+                line=3,
+                fixed=_net("return F.zeros_like(x)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.full(x.shape, 0.5 + 1)"),
+                line=3,
+                fixed=_net("return F.ones_like(x).astype('float32') * (0.5 + 1)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return x.reshape((x.shape[0], -1))"),
+                line=3,
+                fixed=_net("return x.reshape((0, -1))"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
+                line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 0, -1))"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return x.reshape(x.shape[0], 4, -1)"),
+                line=3,
+                fixed=_net("return x.reshape((0, 4, -1))"),
+                safety=SAFE,
+            ),
+            Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
+            Invalid(
+                _net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
+                line=3,
+                fixed=_net("return x.reshape((0, 0, 2, -1))"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
+                line=3,
+                fixed=_net("return x.reshape((-3, -1))"),
+                safety=SAFE,
+            ),
+            # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
+            # u // heads is no dim of h as such, but equal sizes make -1 that very dim
+            Invalid(
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
                 "    def hybrid_forward(self, F, x):\n        b, l, u = x.shape\n        h = self.proj(x)\n"
-                "        return h.reshape((b, l, self._heads, u // self._heads))\n", line=8,
+                "        return h.reshape((b, l, self._heads, u // self._heads))\n",
+                line=8,
                 fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                      "    def hybrid_forward(self, F, x):\n        h = self.proj(x)\n"
-                      "        return h.reshape((0, 0, self._heads, -1))\n", safety=SAFE),
-        # reshape, transpose, reshape back: each target as codes of the permuted dims
-        Invalid(_net("bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
-                     "return y.reshape((bh // 2, l, 2 * d))"), line=3,
-                fixed=_net("y = x.reshape((-4, -1, 2, 0, 0))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
-                           "return y.reshape((0, 0, -3))"), safety=SAFE),
-        # a shape tail concatenated to the target: -2
-        Invalid(_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"), line=4,
-                fixed=_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-4, -1, 2, -2))"), safety=SAFE),
-        # a run of another tensor's dims: reshape_like with partial ranges
-        Invalid(_net("b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"), line=3,
-                fixed=_net("y = F.relu(x.reshape((-3, 0)))\nreturn F.reshape_like(y, x, lhs_end=1, rhs_end=2)"),
-                safety=SAFE),
-        # no code permutes dims: reported only
-        Invalid(_net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
-        # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
-        # state goes (unsafe: the attribute no longer holds the last batch size)
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                "    def hybrid_forward(self, F, x):\n        h = self.proj(x)\n"
+                "        return h.reshape((0, 0, self._heads, -1))\n",
+                safety=SAFE,
+            ),
+            # reshape, transpose, reshape back: each target as codes of the permuted dims
+            Invalid(
+                _net(
+                    "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
+                    "return y.reshape((bh // 2, l, 2 * d))"
+                ),
+                line=3,
+                fixed=_net(
+                    "y = x.reshape((-4, -1, 2, 0, 0))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
+                    "return y.reshape((0, 0, -3))"
+                ),
+                safety=SAFE,
+            ),
+            # a shape tail concatenated to the target: -2
+            Invalid(
+                _net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
+                line=4,
+                fixed=_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-4, -1, 2, -2))"),
+                safety=SAFE,
+            ),
+            # a run of another tensor's dims: reshape_like with partial ranges
+            Invalid(
+                _net(
+                    "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"
+                ),
+                line=3,
+                fixed=_net(
+                    "y = F.relu(x.reshape((-3, 0)))\nreturn F.reshape_like(y, x, lhs_end=1, rhs_end=2)"
+                ),
+                safety=SAFE,
+            ),
+            # no code permutes dims: reported only
+            Invalid(_net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
+            # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
+            # state goes (unsafe: the attribute no longer holds the last batch size)
+            Invalid(
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
                 "    def _flat(self, F, q):\n        return q.reshape((self._batch, -1))\n\n"
                 "    def hybrid_forward(self, F, x):\n        self._batch = x.shape[0]\n"
-                "        return self._flat(F, self.proj(x))\n", line=11,
+                "        return self._flat(F, self.proj(x))\n",
+                line=11,
                 fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                      "    def _flat(self, F, q):\n        return q.reshape((0, -1))\n\n"
-                      "    def hybrid_forward(self, F, x):\n        return self._flat(F, self.proj(x))\n",
-                safety=UNSAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+                "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+                "    def _flat(self, F, q):\n        return q.reshape((0, -1))\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self._flat(F, self.proj(x))\n",
+                safety=UNSAFE,
+            ),
+            Invalid(
+                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                 "        return x.reshape(y.shape) + y\n",
-                line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
-                              "        return F.reshape_like(x, y) + y\n", safety=SAFE),
-        Invalid(_net("return F.arange(x.shape[1])"), line=3,
-                fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"), safety=SAFE),
-        Invalid(_net("return F.arange(0, x.shape[-1])"), line=3,
-                fixed=_net("return F.contrib.arange_like(x, axis=-1).astype('float32')"), safety=SAFE),
-        Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
-        # rank arithmetic as an axis: negative axes count from the data's own rank
-        Invalid(_net("return F.log_softmax(x, axis=x.ndim - 1)"), line=3,
-                fixed=_net("return F.log_softmax(x, axis=-1)"), safety=SAFE),
-        Invalid(_net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=-1)"), safety=SAFE),
-        Invalid(_net("return F.expand_dims(x, axis=x.ndim)"), line=3,
-                fixed=_net("return F.expand_dims(x, axis=-1)"), safety=SAFE),
-        Invalid(_net("return x.sum(axis=x.ndim - 2)"), line=3,
-                fixed=_net("return x.sum(axis=-2)"), safety=UNSAFE),  # a rank-1 x: axis -1 vs -2
-        Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
-        Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
-        Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"), line=4,
-                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"), safety=SAFE),
-        Invalid(_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"), line=4,
-                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"), safety=SAFE),
-        Invalid(_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"), line=4),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                line=3,
+                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+                "        return F.reshape_like(x, y) + y\n",
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.arange(x.shape[1])"),
+                line=3,
+                fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.arange(0, x.shape[-1])"),
+                line=3,
+                fixed=_net("return F.contrib.arange_like(x, axis=-1).astype('float32')"),
+                safety=SAFE,
+            ),
+            Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
+            # rank arithmetic as an axis: negative axes count from the data's own rank
+            Invalid(
+                _net("return F.log_softmax(x, axis=x.ndim - 1)"),
+                line=3,
+                fixed=_net("return F.log_softmax(x, axis=-1)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"),
+                line=4,
+                fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=-1)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.expand_dims(x, axis=x.ndim)"),
+                line=3,
+                fixed=_net("return F.expand_dims(x, axis=-1)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return x.sum(axis=x.ndim - 2)"),
+                line=3,
+                fixed=_net("return x.sum(axis=-2)"),
+                safety=UNSAFE,
+            ),  # a rank-1 x: axis -1 vs -2
+            Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
+            Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
+            Invalid(
+                _net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
+                line=4,
+                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net(
+                    "t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"
+                ),
+                line=4,
+                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"),
+                safety=SAFE,
+            ),
+            Invalid(
+                _net(
+                    "t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"
+                ),
+                line=4,
+            ),
+            Invalid(
+                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
                 "    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=(x.shape[0], 1, 1))\n",
-                line=7, fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                line=7,
+                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
                 "    def hybrid_forward(self, F, x, token):\n"
-                "        return F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))\n", safety=SAFE),
-        Invalid(_net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3),  # x's axis 0 need not be 1
-        Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
-        Invalid(_net("return x + F.ones((1, 3), ctx=x.context)"), line=3,
-                fixed=_net("return x + F.ones((1, 3))"), safety=UNSAFE),
-        Invalid(_net("n = x.size\nreturn x / n"), line=3,  # a named shape scalar: rules/_shape_scalar_fix.py
-                fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"), safety=UNSAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
-                "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n", line=6,
+                "        return F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))\n",
+                safety=SAFE,
+            ),
+            Invalid(
+                _net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3
+            ),  # x's axis 0 need not be 1
+            Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
+            Invalid(
+                _net("return x + F.ones((1, 3), ctx=x.context)"),
+                line=3,
+                fixed=_net("return x + F.ones((1, 3))"),
+                safety=UNSAFE,
+            ),
+            Invalid(
+                _net("n = x.size\nreturn x / n"),
+                line=3,  # a named shape scalar: rules/_shape_scalar_fix.py
+                fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"),
+                safety=UNSAFE,
+            ),
+            Invalid(
+                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
+                "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n",
+                line=6,
                 fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-                      "        return self._pool(F, x)\n\n"
-                      "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
-                safety=SAFE),
-        Invalid("def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER, line=2,
-                fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER, safety=SAFE),
-    ] + SCALAR_INVALID + CREATION_INVALID
+                "        return self._pool(F, x)\n\n"
+                "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
+                safety=SAFE,
+            ),
+            Invalid(
+                "def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER,
+                line=2,
+                fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER,
+                safety=SAFE,
+            ),
+        ]
+        + SCALAR_INVALID
+        + CREATION_INVALID
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -362,18 +543,30 @@ broadcast to n, and both fail alike on a 0 rep.
         # reshape targets built from shapes, followed through the function (rules/_reshape_flow.py)
         flow = flow_fixes(self) if attr == "shape" and self.facts is not None else None
         unpacked = flow.fixes.get(node) if flow is not None else None
-        if planned is None and unpacked is None and attr == "shape":  # `n = x.shape[1]` used in creations
+        if (
+            planned is None and unpacked is None and attr == "shape"
+        ):  # `n = x.shape[1]` used in creations
             planned = unpacking_creation_fix(self, node)
-        if unpacked is not None and flow is not None:  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets
-            self.report(node, message, edits=unpacked, safety=UNSAFE if node in flow.unsafe else SAFE)
+        if (
+            unpacked is not None and flow is not None
+        ):  # `b, l, d = x.shape` / `x.shape[i]` only in reshape targets
+            self.report(
+                node, message, edits=unpacked, safety=UNSAFE if node in flow.unsafe else SAFE
+            )
         elif planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
         elif attr == "T" and self.namespace:
-            self.report(node, message, replacement=call(f"{self.namespace}.transpose", [node.value]))
+            self.report(
+                node, message, replacement=call(f"{self.namespace}.transpose", [node.value])
+            )
         elif attr == "T":  # no F in this helper: the fluent method exists on both array types
-            self.report(node, message, replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))))
+            self.report(
+                node,
+                message,
+                replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))),
+            )
         else:
             self.report(node, message)
 
@@ -385,8 +578,11 @@ broadcast to n, and both fail alike on a 0 rep.
             self._planned[like[1]] = ((like[0],), SAFE)
             return
         op = _namespace_op(node.func, ns) if ns is not None else None
-        for attribute, edits, safety in (plan_ndim_axis(self, node, ns) + plan_broadcast_to(self, node, ns)
-                                         + plan_tile(self, node, ns)):
+        for attribute, edits, safety in (
+            plan_ndim_axis(self, node, ns)
+            + plan_broadcast_to(self, node, ns)
+            + plan_tile(self, node, ns)
+        ):
             self._planned[attribute] = (edits, safety)
         created = plan_creation(self, node, ns)
         for attribute, edits, safety in created:  # F.zeros(x.shape), F.arange(x.shape[k]), ...
@@ -396,25 +592,44 @@ broadcast to n, and both fail alike on a 0 rep.
         if op in ("reshape", "Reshape"):
             data = call_argument(node, 0, "data")
             shape = call_argument(node, 1, "shape")
-            if data is not None and shape is not None and call_argument(node, None, "reverse") is None \
-                    and isinstance(shape.value, (cst.Tuple, cst.List)):
+            if (
+                data is not None
+                and shape is not None
+                and call_argument(node, None, "reverse") is None
+                and isinstance(shape.value, (cst.Tuple, cst.List))
+            ):
                 self._plan_reshape(data.value, shape.value, None)
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape" and \
-                self.is_tensor(node.func.value) and node.args and not any(a.keyword or a.star for a in node.args):
+        elif (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "reshape"
+            and self.is_tensor(node.func.value)
+            and node.args
+            and not any(a.keyword or a.star for a in node.args)
+        ):
             if len(node.args) == 1 and isinstance(node.args[0].value, (cst.Tuple, cst.List)):
                 self._plan_reshape(node.func.value, node.args[0].value, None)
             elif len(node.args) > 1:
                 self._plan_reshape(node.func.value, None, node)
         self._plan_ctx(node)
 
-    def _tensor_attr(self, expr: cst.BaseExpression, attrs: Sequence[str]) -> Optional[cst.BaseExpression]:
+    def _tensor_attr(
+        self, expr: cst.BaseExpression, attrs: Sequence[str]
+    ) -> Optional[cst.BaseExpression]:
         """`x.shape` -> x when x is a tensor and the attribute is one of attrs."""
-        if isinstance(expr, cst.Attribute) and expr.attr.value in attrs and self.is_tensor(expr.value):
+        if (
+            isinstance(expr, cst.Attribute)
+            and expr.attr.value in attrs
+            and self.is_tensor(expr.value)
+        ):
             return expr.value
         return None
 
-    def _plan_reshape(self, data: cst.BaseExpression, container: Optional[cst.BaseExpression],
-                      varargs_call: Optional[cst.Call]) -> None:
+    def _plan_reshape(
+        self,
+        data: cst.BaseExpression,
+        container: Optional[cst.BaseExpression],
+        varargs_call: Optional[cst.Call],
+    ) -> None:
         """Plan one edit turning every `x.shape[i]` in position i into the code 0.
 
         `x.reshape(a, b)` (NDArray-only varargs: Symbol.reshape does not read positional
@@ -429,8 +644,11 @@ broadcast to n, and both fail alike on a 0 rep.
         replaced: Dict[int, cst.BaseExpression] = {}
         for position, element in enumerate(values):
             source = _shape_index(element)
-            if source is not None and source[1] == position and _same_name(
-                    self._tensor_attr(source[0], ("shape",)), data):
+            if (
+                source is not None
+                and source[1] == position
+                and _same_name(self._tensor_attr(source[0], ("shape",)), data)
+            ):
                 replaced[position] = source[0]
             if not self._plain_dim(element):
                 break  # a special code (-2, -3, -4) or unknown value shifts later positions
@@ -438,11 +656,15 @@ broadcast to n, and both fail alike on a 0 rep.
             return
         new_values = [cst.Integer("0") if i in replaced else v for i, v in enumerate(values)]
         if container is not None:
-            elements = [e.with_changes(value=new_values[i]) for i, e in enumerate(_elements(container))]
+            elements = [
+                e.with_changes(value=new_values[i]) for i, e in enumerate(_elements(container))
+            ]
             edit = (container, container.with_changes(elements=elements))
         else:
             assert varargs_call is not None  # one of the two, as read above
-            shape = tuple_of([strip_parens(v) if i in replaced else v for i, v in enumerate(new_values)])
+            shape = tuple_of(
+                [strip_parens(v) if i in replaced else v for i, v in enumerate(new_values)]
+            )
             edit = (varargs_call, varargs_call.with_changes(args=[cst.Arg(shape)]))
         for attribute in replaced.values():
             self._planned[attribute] = ((edit,), SAFE)
@@ -456,26 +678,35 @@ broadcast to n, and both fail alike on a 0 rep.
         if index is not None:
             return self.value(index[0]).kind == SHAPE
         if isinstance(element, cst.BinaryOperation) and isinstance(
-                element.operator, (cst.Multiply, cst.Add, cst.FloorDivide)):
+            element.operator, (cst.Multiply, cst.Add, cst.FloorDivide)
+        ):
             parts = (element.left, element.right)
-            return all(_shape_index(p) is not None or (literal_int(p) or -1) >= 0 for p in parts) and all(
-                self._plain_dim(p) for p in parts)
+            return all(
+                _shape_index(p) is not None or (literal_int(p) or -1) >= 0 for p in parts
+            ) and all(self._plain_dim(p) for p in parts)
         return False
 
     def _plan_ctx(self, node: cst.Call) -> None:
         for index, arg in enumerate(node.args):
             if arg.keyword is None or arg.keyword.value != "ctx":
                 continue
-            if self._tensor_attr(arg.value, ("context", "ctx")) is None or arg.value in self._planned:
+            if (
+                self._tensor_attr(arg.value, ("context", "ctx")) is None
+                or arg.value in self._planned
+            ):
                 continue
-            args = list(node.args[:index]) + list(node.args[index + 1:])
+            args = list(node.args[:index]) + list(node.args[index + 1 :])
             if args and index == len(node.args) - 1:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             self._planned[arg.value] = (((node, node.with_changes(args=args)),), UNSAFE)
 
 
 def _namespace_op(func: cst.BaseExpression, ns: str) -> Optional[str]:
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == ns:
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == ns
+    ):
         return func.attr.value
     return None
 
@@ -486,10 +717,18 @@ def _elements(expr: cst.BaseExpression) -> List[cst.BaseElement]:
 
 def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, int]]:
     """`x.shape[i]` -> (the `x.shape` node, i) for a literal non-negative i."""
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
         index = literal_int(expr.slice[0].slice.value)
-        if index is not None and index >= 0 and isinstance(expr.value, cst.Attribute) and \
-                expr.value.attr.value == "shape":
+        if (
+            index is not None
+            and index >= 0
+            and isinstance(expr.value, cst.Attribute)
+            and expr.value.attr.value == "shape"
+        ):
             return expr.value, index
     return None
 

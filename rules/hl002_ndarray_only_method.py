@@ -1,4 +1,5 @@
 """HL002 ndarray-only-method: `.asnumpy() .asscalar() .wait_to_read() .copyto()`, `float/int/bool(x)`."""
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple, Union
@@ -110,16 +111,22 @@ names:
         Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.asnumpy())\nreturn x")),
         Valid(_net("n = float(self.scale)\nreturn x * n")),
         Valid(_net("k = int(3.5)\nreturn x * k")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
-              "        return x if mask is None else x * float(mask)\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
+            "        return x if mask is None else x * float(mask)\n"
+        ),
         Valid(_net("return x.asnumpy()  # noqa: HL002")),
         Valid("def debug(y):\n    return y.asnumpy()\n"),
         Valid(_net("mu = x.mean()\nreturn F.broadcast_sub(x, mu)")),  # the rewrite's result
     ]
     INVALID = [
         Invalid(_net("return x.asnumpy()"), line=3),
-        Invalid(_net("s = x.sum().asscalar()\nreturn x / s"), line=3,
-                fixed=_net("s = x.sum()\nreturn F.broadcast_div(x, s)"), safety=UNSAFE),
+        Invalid(
+            _net("s = x.sum().asscalar()\nreturn x / s"),
+            line=3,
+            fixed=_net("s = x.sum()\nreturn F.broadcast_div(x, s)"),
+            safety=UNSAFE,
+        ),
         Invalid(_net("x.wait_to_read()\nreturn x"), line=3),
         Invalid(_net("y = F.relu(x)\nreturn y.copyto(mx.cpu())"), line=4),
         # float()/int() of an NDArray raise TypeError eagerly too in MXNet 1.9.1: nothing to keep
@@ -127,61 +134,113 @@ names:
         Invalid(_net("n = int(F.sum(x))\nreturn x * n"), line=3),
         Invalid(_net("if bool(x.sum()):\n    return x\nreturn -x"), line=3),
         # batch centering: the mean follows the name to both uses, through relu's operand
-        Invalid(_net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"), line=3,
-                fixed=_net("mu = x.mean()\nh = F.relu(F.broadcast_sub(x, mu))\nreturn F.broadcast_mul(h, -mu)"),
-                safety=UNSAFE),
+        Invalid(
+            _net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"),
+            line=3,
+            fixed=_net(
+                "mu = x.mean()\nh = F.relu(F.broadcast_sub(x, mu))\nreturn F.broadcast_mul(h, -mu)"
+            ),
+            safety=UNSAFE,
+        ),
         # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
-        Invalid(_net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"), line=3,
-                fixed=_net("norm = F.norm(x)\nreturn F.broadcast_mul(x, 4.0 / norm)"), safety=UNSAFE),
-        Invalid(_net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"), line=3,
-                fixed=_net("scale = F.max(F.abs(x))\nreturn F.broadcast_div(x, scale + 1e-6)"), safety=UNSAFE),
+        Invalid(
+            _net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
+            line=3,
+            fixed=_net("norm = F.norm(x)\nreturn F.broadcast_mul(x, 4.0 / norm)"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"),
+            line=3,
+            fixed=_net("scale = F.max(F.abs(x))\nreturn F.broadcast_div(x, scale + 1e-6)"),
+            safety=UNSAFE,
+        ),
         # a size-1 tensor of unknown rank: reshaped to (1,) so it broadcasts like the number did
-        Invalid(_net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"), line=3,
-                fixed=_net("s = F.reshape(x.sum(axis=(0, 1, 2), keepdims=True), shape=(1,))\n"
-                           "return 1.0 - F.broadcast_div(x, s)"),
-                safety=UNSAFE),
+        Invalid(
+            _net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"),
+            line=3,
+            fixed=_net(
+                "s = F.reshape(x.sum(axis=(0, 1, 2), keepdims=True), shape=(1,))\n"
+                "return 1.0 - F.broadcast_div(x, s)"
+            ),
+            safety=UNSAFE,
+        ),
         # the number of another array: its dtype may differ (broadcast_div would raise)
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
-                "        return F.log_softmax(x) / F.sum(t).asscalar()\n", line=3,
-                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
-                      "        return F.broadcast_div(F.log_softmax(x), F.sum(t))\n", safety=UNSAFE),
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
+            "        return F.log_softmax(x) / F.sum(t).asscalar()\n",
+            line=3,
+            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
+            "        return F.broadcast_div(F.log_softmax(x), F.sum(t))\n",
+            safety=UNSAFE,
+        ),
         # k of topk from the data: the output shape would depend on it; no exact rewrite
-        Invalid(_net("k = int((x > 0).sum(axis=-1).max().asscalar())\n"
-                     "return F.topk(x, k=max(k, 1), ret_typ='value', axis=-1)"), line=3),
+        Invalid(
+            _net(
+                "k = int((x > 0).sum(axis=-1).max().asscalar())\n"
+                "return F.topk(x, k=max(k, 1), ret_typ='value', axis=-1)"
+            ),
+            line=3,
+        ),
         # a reshape target from the data
         Invalid(_net("n = x.sum().asscalar()\nreturn x.reshape((n, -1))"), line=3),
         # returned as a Python number next to the tensor
         Invalid(_net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
         # a helper without F has nothing to write the broadcast operator with
-        Invalid("def _scale(t):\n    return t / t.sum().asscalar()\n\n\n" + _net("return _scale(F.relu(x))"),
-                line=2),
+        Invalid(
+            "def _scale(t):\n    return t / t.sum().asscalar()\n\n\n"
+            + _net("return _scale(F.relu(x))"),
+            line=2,
+        ),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in METHODS and self.is_tensor(func.value):
-            message = (f"`.{func.attr.value}()` on a tensor fails under hybridize "
-                       f"({METHODS[func.attr.value]}); keep the value in the graph (F ops) or "
-                       "read it in an eager-only branch")
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in METHODS
+            and self.is_tensor(func.value)
+        ):
+            message = (
+                f"`.{func.attr.value}()` on a tensor fails under hybridize "
+                f"({METHODS[func.attr.value]}); keep the value in the graph (F ops) or "
+                "read it in an eager-only branch"
+            )
             if func.attr.value in ("asscalar", "asnumpy"):
                 self._report_scalar(node, func.value, message)
             else:
                 self.report(node, message)
-        elif isinstance(func, cst.Name) and func.value in CONVERSIONS and func.value not in self.env \
-                and len(node.args) == 1 and not node.args[0].star and self.is_tensor(node.args[0].value):
-            message = (f"`{func.value}(x)` on a tensor fails under hybridize "
-                       f"({CONVERSIONS[func.value]}); keep the value in the graph "
-                       "(F.where, F.contrib.cond) instead of converting it to Python")
+        elif (
+            isinstance(func, cst.Name)
+            and func.value in CONVERSIONS
+            and func.value not in self.env
+            and len(node.args) == 1
+            and not node.args[0].star
+            and self.is_tensor(node.args[0].value)
+        ):
+            message = (
+                f"`{func.value}(x)` on a tensor fails under hybridize "
+                f"({CONVERSIONS[func.value]}); keep the value in the graph "
+                "(F.where, F.contrib.cond) instead of converting it to Python"
+            )
             if func.value == "bool":
                 self._report_scalar(node, node.args[0].value, message, conversion=func.value)
             else:  # MXNet 1.9.1's NDArray has no __float__/__int__: no eager result to keep
-                self.report(node, f"{message}; no exact rewrite: `{func.value}()` of an NDArray raises "
-                                  "TypeError eagerly too in MXNet 1.9.1 (read a number with `.asscalar()`, "
-                                  "or keep the tensor and use broadcast operators)")
+                self.report(
+                    node,
+                    f"{message}; no exact rewrite: `{func.value}()` of an NDArray raises "
+                    "TypeError eagerly too in MXNet 1.9.1 (read a number with `.asscalar()`, "
+                    "or keep the tensor and use broadcast operators)",
+                )
 
     # -- the scalar rewrite ----------------------------------------------------------------
-    def _report_scalar(self, node: cst.Call, tensor: cst.BaseExpression, message: str,
-                       conversion: Optional[str] = None) -> None:
+    def _report_scalar(
+        self,
+        node: cst.Call,
+        tensor: cst.BaseExpression,
+        message: str,
+        conversion: Optional[str] = None,
+    ) -> None:
         """Report `node` (a read of `tensor` into a Python number) with the broadcast rewrite
         when every use of the number is tensor arithmetic, else with the reason there is none."""
         plan = _ScalarPlan(self, node, tensor, conversion)
@@ -190,18 +249,51 @@ names:
             self.report(node, f"{message}; no exact rewrite: {result}")
             return
         edits, why = result
-        self.report(node, f"{message}; the number stays a (1,)-shaped tensor and its uses become "
-                          f"broadcast operators (unsafe: {why})", edits=edits, safety=UNSAFE)
+        self.report(
+            node,
+            f"{message}; the number stays a (1,)-shaped tensor and its uses become "
+            f"broadcast operators (unsafe: {why})",
+            edits=edits,
+            safety=UNSAFE,
+        )
 
 
 # -- following a number read out of a tensor to its uses ---------------------------------------
-_ARITH = {cst.Add: "broadcast_add", cst.Subtract: "broadcast_sub", cst.Multiply: "broadcast_mul",
-          cst.Divide: "broadcast_div"}
+_ARITH = {
+    cst.Add: "broadcast_add",
+    cst.Subtract: "broadcast_sub",
+    cst.Multiply: "broadcast_mul",
+    cst.Divide: "broadcast_div",
+}
 # Operators whose result has the dtype of their (first) array: a number read from them, cast back
 # to that dtype by MXNet's scalar operators, is the tensor's own value.
-_DTYPE_KEEPING = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "abs", "sqrt",
-                  "square", "exp", "log", "relu", "sigmoid", "tanh", "negative", "reshape", "flatten",
-                  "identity", "sign", "max_axis", "min_axis", "sum_axis", "clip"}
+_DTYPE_KEEPING = {
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "nansum",
+    "nanprod",
+    "norm",
+    "abs",
+    "sqrt",
+    "square",
+    "exp",
+    "log",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "negative",
+    "reshape",
+    "flatten",
+    "identity",
+    "sign",
+    "max_axis",
+    "min_axis",
+    "sum_axis",
+    "clip",
+}
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
 _SCOPES = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Lambda, cst.FunctionDef)
 _CONTROL = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation, cst.Comparison, cst.Assert)
@@ -315,7 +407,9 @@ class _ScalarPlan:
     (assigned once, read after) to the tensor arithmetic it ends in (the terminals).
     """
 
-    def __init__(self, rule: Rule, node: cst.Call, tensor: cst.BaseExpression, conversion: Optional[str]):
+    def __init__(
+        self, rule: Rule, node: cst.Call, tensor: cst.BaseExpression, conversion: Optional[str]
+    ):
         self.rule = rule
         facts = rule.facts
         assert facts is not None  # a plan is made while a function is walked (as Rule.value needs)
@@ -356,7 +450,9 @@ class _ScalarPlan:
         value = self.facts.value(expr, env)
         if value.kind != TENSOR:
             return False
-        return not value.assumed or (isinstance(expr, cst.Name) and self.facts.used_as_array(expr.value))
+        return not value.assumed or (
+            isinstance(expr, cst.Name) and self.facts.used_as_array(expr.value)
+        )
 
     def _eager_array(self, expr: cst.BaseExpression, env: Env) -> bool:
         """`nd.array([...])`, `mx.nd.ones(...)`: an NDArray eagerly (HL005/HL006 make it a
@@ -383,8 +479,10 @@ class _ScalarPlan:
         if reason is not None:
             return reason
         if conversion == "int":
-            return ("`int()` truncates it to a Python int; keep it a tensor by hand (`F.trunc`) if "
-                    "the arithmetic really needs the truncated value")
+            return (
+                "`int()` truncates it to a Python int; keep it a tensor by hand (`F.trunc`) if "
+                "the arithmetic really needs the truncated value"
+            )
         namespace = self.rule.namespace
         if namespace is None:
             return "this helper receives no F to write the broadcast operators with"
@@ -392,7 +490,9 @@ class _ScalarPlan:
         if not isinstance(tensor, _ATOMS) and not tensor.lpar:
             tensor = tensor.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         if not shape_known:  # a size-1 array of any rank: (1,) broadcasts like the number did
-            tensor = call(f"{namespace}.reshape", [strip_parens(tensor)], [("shape", tuple_of([integer(1)]))])
+            tensor = call(
+                f"{namespace}.reshape", [strip_parens(tensor)], [("shape", tuple_of([integer(1)]))]
+            )
         builders = {scalar: lambda updated: tensor}
         for binop in self.terminals:
             builders[binop] = self._terminal_builder(binop, namespace)
@@ -409,8 +509,11 @@ class _ScalarPlan:
         op = _ARITH[type(binop.operator)]
 
         def build(updated: cst.BinaryOperation) -> cst.BaseExpression:
-            new = call(f"{namespace}.{op}", [strip_parens(updated.left), strip_parens(updated.right)])
+            new = call(
+                f"{namespace}.{op}", [strip_parens(updated.left), strip_parens(updated.right)]
+            )
             return new.with_changes(lpar=binop.lpar, rpar=binop.rpar) if binop.lpar else new
+
         return build
 
     def _scalar_expression(self):
@@ -423,14 +526,24 @@ class _ScalarPlan:
         if method is not None:
             arg = self.parent(node)
             wrapper = self.parent(arg) if isinstance(arg, cst.Arg) else None
-            if isinstance(wrapper, cst.Call) and isinstance(wrapper.func, cst.Name) \
-                    and wrapper.func.value in ("float", "int", "bool") and len(wrapper.args) == 1 \
-                    and wrapper.func.value not in self.rule.env:
+            if (
+                isinstance(wrapper, cst.Call)
+                and isinstance(wrapper.func, cst.Name)
+                and wrapper.func.value in ("float", "int", "bool")
+                and len(wrapper.args) == 1
+                and wrapper.func.value not in self.rule.env
+            ):
                 scalar = wrapper
                 conversion = None if wrapper.func.value == "float" else wrapper.func.value
             elif method == "asnumpy":
-                return ("`.asnumpy()` makes a NumPy array, used as one here "
-                        f"(`{_code(self.parent(node) or node)}`); NumPy code has no graph form"), False, None
+                return (
+                    (
+                        "`.asnumpy()` makes a NumPy array, used as one here "
+                        f"(`{_code(self.parent(node) or node)}`); NumPy code has no graph form"
+                    ),
+                    False,
+                    None,
+                )
         if not shape_known:
             shape = self.facts.value(self.tensor, self.rule.env).shape
             shape_known = shape == (1,)
@@ -439,18 +552,26 @@ class _ScalarPlan:
     def _why_unsafe(self) -> str:
         """What can differ after the rewrite (none of the rewrites is safe, see Fix safety)."""
         if self.python_arith:
-            return ("Python computed with the number in float64, the tensor computes in its own "
-                    "dtype: the last bit can differ")
+            return (
+                "Python computed with the number in float64, the tensor computes in its own "
+                "dtype: the last bit can differ"
+            )
         root = self.dtype_root(self.tensor, self.node)
         if not root or any(self.dtype_root(binop, binop) != root for binop in self.terminals):
-            return ("the number comes from another array than the one it meets: with different "
-                    "dtypes broadcast operators raise where the scalar operator cast the number")
+            return (
+                "the number comes from another array than the one it meets: with different "
+                "dtypes broadcast operators raise where the scalar operator cast the number"
+            )
         # MXNet casts the number to the array's dtype: exact for float16/float32, but MXNet 1.9.1
         # parses a float64 scalar attribute inexactly (1 ulp off for ~0.4% of numbers)
-        return ("exact for float16/float32 arrays; for float64 ones MXNet 1.9.1 reads the Python "
-                "number 1 ulp off for some values, the tensor keeps them exact")
+        return (
+            "exact for float16/float32 arrays; for float64 ones MXNet 1.9.1 reads the Python "
+            "number 1 ulp off for some values, the tensor keeps them exact"
+        )
 
-    def dtype_root(self, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> Optional[str]:
+    def dtype_root(
+        self, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0
+    ) -> Optional[str]:
         """The one array `expr` (read at `at`) is computed from by dtype-keeping operators,
         through names assigned once before it is read (`x.mean()`, `F.max(F.abs(x))`,
         `(x * 2).sum()`, `h` after `h = F.relu(x)` -> "x"); "" for the number being rewritten
@@ -458,7 +579,9 @@ class _ScalarPlan:
         if depth > 8:
             return None
         namespace = self.rule.namespace
-        if expr is self.node or (isinstance(expr, cst.Call) and any(a.value is self.node for a in expr.args)):
+        if expr is self.node or (
+            isinstance(expr, cst.Call) and any(a.value is self.node for a in expr.args)
+        ):
             return ""
         if isinstance(expr, (cst.Integer, cst.Float)):
             return ""
@@ -475,23 +598,34 @@ class _ScalarPlan:
             if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
                 return None
             statement, here = self.statement_of(assign), self.statement_of(at)
-            if statement is None or here is None or \
-                    self.facts.order.get(statement, 1 << 30) >= self.facts.order.get(here, -1):
+            if (
+                statement is None
+                or here is None
+                or self.facts.order.get(statement, 1 << 30) >= self.facts.order.get(here, -1)
+            ):
                 return None
             return self.dtype_root(assign.value, assign, depth + 1)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-                and expr.func.attr.value in _DTYPE_KEEPING:
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in _DTYPE_KEEPING
+        ):
             owner = expr.func.value
             if isinstance(owner, cst.Name) and owner.value == namespace:
                 positional = [a for a in expr.args if a.keyword is None and not a.star]
                 return self.dtype_root(positional[0].value, at, depth + 1) if positional else None
             return self.dtype_root(owner, at, depth + 1)
-        if isinstance(expr, cst.Call) and dotted_name(expr.func) in {
-                f"{namespace}.{op}" for op in _ARITH.values()} and len(expr.args) == 2:
+        if (
+            isinstance(expr, cst.Call)
+            and dotted_name(expr.func) in {f"{namespace}.{op}" for op in _ARITH.values()}
+            and len(expr.args) == 2
+        ):
             return self._same_root([a.value for a in expr.args], at, depth)
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _ARITH:
             return self._same_root([expr.left, expr.right], at, depth)
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        if isinstance(expr, cst.UnaryOperation) and isinstance(
+            expr.operator, (cst.Minus, cst.Plus)
+        ):
             return self.dtype_root(expr.expression, at, depth + 1)
         return None
 
@@ -518,7 +652,9 @@ class _ScalarPlan:
                 self.python_arith = True  # float64 arithmetic becomes the tensor's dtype's
                 return self.follow(parent, depth)
             return f"it meets `{_code(other)}`, neither a tensor nor a Python number"
-        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+        if isinstance(parent, cst.UnaryOperation) and isinstance(
+            parent.operator, (cst.Minus, cst.Plus)
+        ):
             return self.follow(parent, depth)
         if isinstance(parent, cst.Assign) and parent.value is expr:
             return self.follow_name(parent, depth)
@@ -560,18 +696,25 @@ class _ScalarPlan:
                         return self.blocked(owner, outer)
                     return f"it goes through the Python `{func}()` (`{_code(owner)}`)"
                 if parent.keyword is not None:
-                    return (f"it feeds `{parent.keyword.value}=` of `{func}(...)`, a Python argument the "
-                            "graph fixes before it sees data (a shape, a count, an axis): the result "
-                            "would depend on the data")
+                    return (
+                        f"it feeds `{parent.keyword.value}=` of `{func}(...)`, a Python argument the "
+                        "graph fixes before it sees data (a shape, a count, an axis): the result "
+                        "would depend on the data"
+                    )
                 return f"it is an argument of `{func}(...)`, which takes a Python value"
         if isinstance(parent, _CONTROL) or isinstance(parent, cst.ComparisonTarget):
             return "it decides Python control flow (use F.where or F.contrib.cond)"
         if isinstance(parent, cst.Element):
             container = self.parent(parent)
-            return self.blocked(container, self.parent(container)) if container is not None else \
-                "it is an element of a Python container"
+            return (
+                self.blocked(container, self.parent(container))
+                if container is not None
+                else "it is an element of a Python container"
+            )
         if isinstance(parent, cst.Return):
-            return "it is returned as a Python number (a tensor would change what the block returns)"
+            return (
+                "it is returned as a Python number (a tensor would change what the block returns)"
+            )
         if isinstance(parent, (cst.SubscriptElement, cst.Index, cst.Slice, cst.Subscript)):
             return "it is used as an index or slice bound"
         if isinstance(parent, cst.AugAssign):

@@ -1,4 +1,5 @@
 """HL003 tensor-indexing: `x[i]`, `x[a:b]`, ... on a tensor, and slice assignment."""
+
 from __future__ import annotations
 
 from typing import List, Optional, Tuple
@@ -27,8 +28,10 @@ def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords)
 class TensorIndexing(Rule):
     code = "HL003"
     name = "tensor-indexing"
-    message = ("indexing a tensor selects an output of a Symbol after hybridize(), not a slice; "
-               "use F.slice_axis / F.slice (+ F.squeeze for integer indices)")
+    message = (
+        "indexing a tensor selects an output of a Symbol after hybridize(), not a slice; "
+        "use F.slice_axis / F.slice (+ F.squeeze for integer indices)"
+    )
     explanation = """\
 ## What it does
 Finds `x[i]`, `x[-1]`, `x[a:b]`, `x[:, i]`, `x[..., a:b:s]` and slice assignment `x[i] = v` on a
@@ -91,47 +94,77 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
 
     VALID = [
         # a child whose hybrid_forward returns a name bound to a list gives a list (GluonCV's DLAUp)
-        Valid("class Up(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-              "        out = [x]\n        out.append(F.relu(x))\n        return out\n\n\n"
-              "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.up = Up()\n\n    def hybrid_forward(self, F, x):\n"
-              "        y = self.up(x)\n        return y[0] + y[1]\n"),
+        Valid(
+            "class Up(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        out = [x]\n        out.append(F.relu(x))\n        return out\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.up = Up()\n\n    def hybrid_forward(self, F, x):\n"
+            "        y = self.up(x)\n        return y[0] + y[1]\n"
+        ),
         # an input item-assigned at a computed index is a list of inputs (GluonCV's IDAUp)
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, layers):\n"
-              "        for i in range(1, 3):\n"
-              "            layers[i] = F.relu(layers[i]) + layers[i - 1]\n        return layers\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, layers):\n"
+            "        for i in range(1, 3):\n"
+            "            layers[i] = F.relu(layers[i]) + layers[i - 1]\n        return layers\n"
+        ),
         # an input only indexed and counted (len) is a list of feature maps (analysis.list_inputs)
-        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
-              "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
-              "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
-              "        return x\n"),
+        Valid(
+            "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+            "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
+            "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
+            "        return x\n"
+        ),
         Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
         # an input only indexed may be a list of arrays (gluon passes them the same way): unproven
         Valid(_net("return x[0]  # gluon may pass x as a list")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, h, c):\n        out = []\n"
-              "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, h, c):\n        out = []\n"
+            "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"
+        ),
         # a type test proves a list in its branch, in statements and in ternaries (HRNet, GluonNLP)
         Valid(_net("if isinstance(x, (list, tuple)):\n    x = x[-1]\nreturn F.relu(x)")),
-        Valid(_net("y = x[-1] if type(x) in (list, tuple) else x\n"
-                   "return F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)")),
+        Valid(
+            _net(
+                "y = x[-1] if type(x) in (list, tuple) else x\n"
+                "return F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)"
+            )
+        ),
         # a string key is a dict's item, an annotated list's item is an element (GluonTS)
         Valid(_net("return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, params: List[Tensor]):\n"
-              "        return F.broadcast_mul(x, params[0])\n"),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, d: Dict[str, Tensor]):\n"
-              "        return F.broadcast_mul(x, d['w'][0])\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, params: List[Tensor]):\n"
+            "        return F.broadcast_mul(x, params[0])\n"
+        ),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, d: Dict[str, Tensor]):\n"
+            "        return F.broadcast_mul(x, d['w'][0])\n"
+        ),
         # a multi-output operator's outputs: [i] selects one in both modes
         Valid(_net("return F.linalg.slogdet(x)[1] + F.moments(x, axes=0)[0]")),
-        Valid(_net("y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
+        Valid(
+            _net(
+                "y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])"
+            )
+        ),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"
+        ),
         Valid(_net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
-              "        xs = list(args)\n        return x + xs[0]\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
+            "        xs = list(args)\n        return x + xs[0]\n"
+        ),
         Valid(_net("s = (1, 2, 3)\nreturn x * s[0]")),
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    return x[0]\n"
-                   "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
+        Valid(
+            _net(
+                "if isinstance(x, mx.nd.NDArray):\n    return x[0]\n"
+                "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"
+            )
+        ),
         Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"
+        ),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
         Valid(_net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
         Valid(_net("return F.relu(x)[0]  # noqa: HL003")),
@@ -139,75 +172,168 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
     ]
     INVALID = [
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
-        Invalid(_net("y = F.relu(x)\nreturn x[0], y"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0), y"),
-                safety=SAFE),
-        Invalid(_net("x = F.relu(x)\nreturn x[-1]"), line=4,
-                fixed=_net("x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"),
-                safety=SAFE),
-        Invalid(_net("x = F.relu(x)\nreturn x[-2]"), line=4,
-                fixed=_net("x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"),
-                safety=SAFE),
-        Invalid(_net("x = F.relu(x)\nreturn x[1:3]"), line=4,
-                fixed=_net("x = F.relu(x)\nreturn F.slice(x, begin=(1,), end=(3,))"), safety=SAFE),
-        Invalid(_net("return x[:, 2]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"), safety=SAFE),
-        Invalid(_net("return x[:, -3:]"), line=3,
-                fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"), safety=UNSAFE),
-        Invalid(_net("return x[::-1, 1:5:2]"), line=3,
-                fixed=_net("return F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"), safety=SAFE),
-        Invalid(_net("return x[0, 1]"), line=3,
-                fixed=_net("return F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"), safety=SAFE),
-        Invalid(_net("return x[..., 1]"), line=3,
-                fixed=_net("return F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"), safety=SAFE),
-        Invalid(_net("return x[..., 1:3]"), line=3,
-                fixed=_net("return F.slice_axis(x, axis=-1, begin=1, end=3)"), safety=UNSAFE),
-        Invalid(_net("y = F.relu(x)\nreturn y[0, ...]"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
-                safety=SAFE),
-        Invalid("class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0], _.relu(x)\n",
-                line=3, fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-                              "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0), _.relu(x)\n",
-                safety=SAFE),
-        Invalid(_net("outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\n"
-                     "return F.stack(*outs) + F.sum(x)"), line=5,
-                fixed=_net("outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
-                           "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs) + F.sum(x)"), safety=SAFE),
-        Invalid(_net("k = int(self.pick)\nreturn x[:, k]"), line=4,
-                fixed=_net("k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
-                safety=UNSAFE),
+        Invalid(
+            _net("y = F.relu(x)\nreturn x[0], y"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0), y"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("x = F.relu(x)\nreturn x[-1]"),
+            line=4,
+            fixed=_net(
+                "x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("x = F.relu(x)\nreturn x[-2]"),
+            line=4,
+            fixed=_net(
+                "x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("x = F.relu(x)\nreturn x[1:3]"),
+            line=4,
+            fixed=_net("x = F.relu(x)\nreturn F.slice(x, begin=(1,), end=(3,))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x[:, 2]"),
+            line=3,
+            fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x[:, -3:]"),
+            line=3,
+            fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("return x[::-1, 1:5:2]"),
+            line=3,
+            fixed=_net("return F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x[0, 1]"),
+            line=3,
+            fixed=_net("return F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x[..., 1]"),
+            line=3,
+            fixed=_net("return F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x[..., 1:3]"),
+            line=3,
+            fixed=_net("return F.slice_axis(x, axis=-1, begin=1, end=3)"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[0, ...]"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0], _.relu(x)\n",
+            line=3,
+            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
+            "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0), _.relu(x)\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\n"
+                "return F.stack(*outs) + F.sum(x)"
+            ),
+            line=5,
+            fixed=_net(
+                "outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
+                "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs) + F.sum(x)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("k = int(self.pick)\nreturn x[:, k]"),
+            line=4,
+            fixed=_net(
+                "k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"
+            ),
+            safety=UNSAFE,
+        ),
         Invalid(_net("x[0] = 1\nreturn F.relu(x)"), line=3),
-        Invalid(_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"), line=4,
-                fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"), safety=SAFE),
-        Invalid(_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"), line=4,
-                fixed=_net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*list(y)[::-1], dim=2)"),
-                safety=SAFE),
+        Invalid(
+            _net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"),
+            line=4,
+            fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"),
+            line=4,
+            fixed=_net(
+                "y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*list(y)[::-1], dim=2)"
+            ),
+            safety=SAFE,
+        ),
         Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
-        Invalid("def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
-                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n", line=2,
-                fixed="def first(t):\n    return t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0) + "
-                      "t.slice(begin=(None, None), end=(None, None), step=(None, 2)).slice_axis(axis=0, begin=-1, "
-                      "end=None).squeeze(axis=0)\n\n\n"
-                      "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
-                safety=SAFE),
-        Invalid("def helper(F, y):\n    return y[1:], F.relu(y)\n\n\n"
-                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
-                line=2,
-                fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)), F.relu(y)\n\n\n"
-                      "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
-                safety=SAFE),
+        Invalid(
+            "def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
+            line=2,
+            fixed="def first(t):\n    return t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0) + "
+            "t.slice(begin=(None, None), end=(None, None), step=(None, 2)).slice_axis(axis=0, begin=-1, "
+            "end=None).squeeze(axis=0)\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            "def helper(F, y):\n    return y[1:], F.relu(y)\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+            line=2,
+            fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)), F.relu(y)\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+            safety=SAFE,
+        ),
         # after a branch that may leave it alone, the input is an array by its use in F.relu
-        Invalid(_net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"), line=5,
-                fixed=_net("if self.flag:\n    x = x - 1\n"
-                           "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) + F.relu(x)"),
-                safety=SAFE),
+        Invalid(
+            _net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"),
+            line=5,
+            fixed=_net(
+                "if self.flag:\n    x = x - 1\n"
+                "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) + F.relu(x)"
+            ),
+            safety=SAFE,
+        ),
         # on an operator's result the tensor is certain, and the exact rewrites are safe
-        Invalid(_net("y = F.relu(x)\nreturn y[-1]"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),
-                safety=SAFE),
-        Invalid(_net("y = F.relu(x)\nreturn y[1:3, ::2]"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"),
-                safety=SAFE),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[-1]"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[1:3, ::2]"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"
+            ),
+            safety=SAFE,
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -225,9 +351,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         if isinstance(target, cst.Subscript):
             self._assigned.add(target)
             if self.is_tensor(target.value):
-                self.report(target, "slice assignment on a tensor fails on a Symbol ('Symbol' object "
-                                    "does not support item assignment); build the result with "
-                                    "F.where, F.concat or F.slice_assign instead")
+                self.report(
+                    target,
+                    "slice assignment on a tensor fails on a Symbol ('Symbol' object "
+                    "does not support item assignment); build the result with "
+                    "F.where, F.concat or F.slice_assign instead",
+                )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if node in self._assigned:
@@ -257,7 +386,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 return
             if count and -count <= index:
                 fixed: cst.BaseExpression = node.with_changes(
-                    slice=[node.slice[0].with_changes(slice=cst.Index(integer(count + index)))])
+                    slice=[node.slice[0].with_changes(slice=cst.Index(integer(count + index)))]
+                )
             else:
                 fixed = node.with_changes(value=call("list", [node.value]))
         else:
@@ -271,9 +401,13 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             if not (any(n is not None and n < 0 for n in numbers) or overshoot):
                 return
             fixed = node.with_changes(value=call("list", [node.value]))
-        self.report(node, "a multi-output result is a grouped Symbol after hybridize(): it takes no negative "
-                          "index, reversed or overshooting slice (Symbol only accept nonnegative index); "
-                          "index from the front or take list(outputs)", replacement=fixed)
+        self.report(
+            node,
+            "a multi-output result is a grouped Symbol after hybridize(): it takes no negative "
+            "index, reversed or overshooting slice (Symbol only accept nonnegative index); "
+            "index from the front or take list(outputs)",
+            replacement=fixed,
+        )
 
     # -- the fix --------------------------------------------------------------------------
     def _bound(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
@@ -289,14 +423,21 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
     def _rewrite(self, node: cst.Subscript) -> Optional[Tuple[cst.BaseExpression, str]]:
         namespace = self.namespace  # None in a helper given tensors but no F: fluent methods
         elements = [e.slice for e in node.slice]
-        ellipses = [i for i, e in enumerate(elements) if isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)]
+        ellipses = [
+            i
+            for i, e in enumerate(elements)
+            if isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)
+        ]
         if len(ellipses) > 1:
             return None
-        data = node.value if namespace is None or isinstance(node.value, (cst.BinaryOperation, cst.IfExp)) \
+        data = (
+            node.value
+            if namespace is None or isinstance(node.value, (cst.BinaryOperation, cst.IfExp))
             else strip_parens(node.value)
+        )
         if ellipses:
             where = ellipses[0]
-            before, after = elements[:where], elements[where + 1:]
+            before, after = elements[:where], elements[where + 1 :]
             if not after:
                 elements = before
             elif not before and len(after) == 1:
@@ -326,7 +467,11 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 squeeze.append(axis)
             else:
                 assert isinstance(element, cst.Slice)  # the other BaseSlice
-                start, stop, stride = self._bound(element.lower), self._bound(element.upper), self._bound(element.step)
+                start, stop, stride = (
+                    self._bound(element.lower),
+                    self._bound(element.upper),
+                    self._bound(element.step),
+                )
                 if start is None or stop is None or stride is None:
                     return None
                 for bound in (element.lower, element.upper):
@@ -343,8 +488,12 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         full = [is_none(b) and is_none(e) and is_none(s) for b, e, s in zip(begins, ends, steps)]
         if len(squeeze) == 1 and all(full[i] for i in range(len(elements)) if i != squeeze[0]):
             axis = squeeze[0]
-            sliced = _op(ns, "slice_axis", data, [("axis", integer(axis)), ("begin", begins[axis]),
-                                                       ("end", ends[axis])])
+            sliced = _op(
+                ns,
+                "slice_axis",
+                data,
+                [("axis", integer(axis)), ("begin", begins[axis]), ("end", ends[axis])],
+            )
             return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), safety
         while len(begins) > 1 and full[len(begins) - 1]:  # trailing `:` add nothing
             begins.pop(), ends.pop(), steps.pop(), full.pop()
@@ -353,7 +502,11 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
             keywords.append(("step", tuple_of(steps)))
         result: cst.BaseExpression = _op(ns, "slice", data, keywords)
         if squeeze:
-            axes = integer(squeeze[0]) if len(squeeze) == 1 else tuple_of([integer(a) for a in squeeze])
+            axes = (
+                integer(squeeze[0])
+                if len(squeeze) == 1
+                else tuple_of([integer(a) for a in squeeze])
+            )
             result = _op(ns, "squeeze", result, [("axis", axes)])
         return result, safety
 
@@ -372,22 +525,34 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         value = self.value(expr)
         if value.kind != SCALAR:
             return None
-        end = cst.BinaryOperation(left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1"))
+        end = cst.BinaryOperation(
+            left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1")
+        )
         return strip_parens(expr), end, value.nonnegative
 
-    def _last_axis(self, ns: Optional[str], data: cst.BaseExpression,
-                   element) -> Optional[Tuple[cst.BaseExpression, str]]:
+    def _last_axis(
+        self, ns: Optional[str], data: cst.BaseExpression, element
+    ) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
         if isinstance(element, cst.Index):
             bounds = self._index_bounds(element.value)
             if bounds is None:
                 return None
-            sliced = _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", bounds[0]), ("end", bounds[1])])
-            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE if bounds[2] else UNSAFE
+            sliced = _op(
+                ns,
+                "slice_axis",
+                data,
+                [("axis", integer(-1)), ("begin", bounds[0]), ("end", bounds[1])],
+            )
+            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE if bounds[
+                2
+            ] else UNSAFE
         if element.step is not None:
             return None
         lower = self._bound(element.lower) if element.lower is not None else integer(0)
         upper = self._bound(element.upper)
         if lower is None or upper is None:
             return None
-        return _op(ns, "slice_axis", data, [("axis", integer(-1)), ("begin", lower), ("end", upper)]), UNSAFE
+        return _op(
+            ns, "slice_axis", data, [("axis", integer(-1)), ("begin", lower), ("end", upper)]
+        ), UNSAFE

@@ -1,4 +1,5 @@
 """HL004 inplace-arithmetic: `x += y` and friends on a tensor."""
+
 from __future__ import annotations
 
 from typing import Dict, Type, Union
@@ -16,8 +17,12 @@ OPERATORS: Dict[Type[cst.BaseAugOp], Type[_BinaryOp]] = {
     cst.MultiplyAssign: cst.Multiply,
     cst.DivideAssign: cst.Divide,
 }
-_SYMBOLS = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=",
-            cst.DivideAssign: "/="}
+_SYMBOLS = {
+    cst.AddAssign: "+=",
+    cst.SubtractAssign: "-=",
+    cst.MultiplyAssign: "*=",
+    cst.DivideAssign: "/=",
+}
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
@@ -71,63 +76,128 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
 
     VALID = [
         Valid(_net("n = 0\nn += 1\nreturn x * n")),
-        Valid(_net("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")),  # fall back to z = z ** 2 on a Symbol
+        Valid(
+            _net("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")
+        ),  # fall back to z = z ** 2 on a Symbol
         Valid(_net("x = x + y\nreturn x")),
         Valid(_net("if F is mx.nd:\n    x += y\nreturn x")),
         Valid(_net("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
-              "        outs = []\n        outs += [x]\n        return outs\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
+            "        outs = []\n        outs += [x]\n        return outs\n"
+        ),
     ]
     INVALID = [
-        Invalid(_net("z = F.relu(x)\nz += y\nreturn z"), line=4,
-                fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"), safety=SAFE),
-        Invalid(_net("z = x / 2\nz -= y + 1\nreturn z"), line=4,
-                fixed=_net("z = x / 2\nz = z - (y + 1)\nreturn z"), safety=SAFE),
-        Invalid(_net("z = F.exp(x)\nz *= 2  # double it\nreturn z"), line=4,
-                fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"), safety=SAFE),
-        Invalid(_net("x += y\nreturn F.relu(x)"), line=3, fixed=_net("x = x + y\nreturn F.relu(x)"), safety=UNSAFE),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
-                "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out += x\n"
-                "        skip = self.body(x)\n        skip += out\n        return skip\n", line=9,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
-                      "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out = out + x\n"
-                      "        skip = self.body(x)\n        skip = skip + out\n        return skip\n",
-                safety=SAFE),
-        Invalid(_net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"), line=5,
-                fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"), safety=UNSAFE),
-        Invalid(_net("z = x.reshape((0, -1))\nz *= 3\nreturn z"), line=4,
-                fixed=_net("z = x.reshape((0, -1))\nz = z * 3\nreturn z"), safety=UNSAFE),
-        Invalid(_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"),
-                line=6,
-                fixed=_net("z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"),
-                safety=UNSAFE),
+        Invalid(
+            _net("z = F.relu(x)\nz += y\nreturn z"),
+            line=4,
+            fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("z = x / 2\nz -= y + 1\nreturn z"),
+            line=4,
+            fixed=_net("z = x / 2\nz = z - (y + 1)\nreturn z"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("z = F.exp(x)\nz *= 2  # double it\nreturn z"),
+            line=4,
+            fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("x += y\nreturn F.relu(x)"),
+            line=3,
+            fixed=_net("x = x + y\nreturn F.relu(x)"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
+            "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out += x\n"
+            "        skip = self.body(x)\n        skip += out\n        return skip\n",
+            line=9,
+            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
+            "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out = out + x\n"
+            "        skip = self.body(x)\n        skip = skip + out\n        return skip\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"),
+            line=5,
+            fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("z = x.reshape((0, -1))\nz *= 3\nreturn z"),
+            line=4,
+            fixed=_net("z = x.reshape((0, -1))\nz = z * 3\nreturn z"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"
+            ),
+            line=6,
+            fixed=_net(
+                "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"
+            ),
+            safety=UNSAFE,
+        ),
     ]
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         aug = node.operator
         operator = OPERATORS.get(type(aug))
         target = node.target
-        if operator is None or not isinstance(aug, _AUG_OPS) or not isinstance(target, cst.Name) \
-                or not self.is_tensor(target):
+        if (
+            operator is None
+            or not isinstance(aug, _AUG_OPS)
+            or not isinstance(target, cst.Name)
+            or not self.is_tensor(target)
+        ):
             return
         assert self.facts is not None
         value = self.value(target)
-        safe = value.fresh and target.value not in self.facts.params and \
-            not self.facts.aliased_before(target.value, node)
+        safe = (
+            value.fresh
+            and target.value not in self.facts.params
+            and not self.facts.aliased_before(target.value, node)
+        )
         right = node.value
-        if isinstance(right, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
-                              cst.Lambda, cst.NamedExpr)) and not right.lpar:
+        if (
+            isinstance(
+                right,
+                (
+                    cst.BinaryOperation,
+                    cst.BooleanOperation,
+                    cst.Comparison,
+                    cst.IfExp,
+                    cst.Lambda,
+                    cst.NamedExpr,
+                ),
+            )
+            and not right.lpar
+        ):
             right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         replacement = cst.Assign(
             targets=[cst.AssignTarget(target=target)],
-            value=cst.BinaryOperation(left=target, operator=operator(
-                whitespace_before=aug.whitespace_before,
-                whitespace_after=aug.whitespace_after), right=right),
+            value=cst.BinaryOperation(
+                left=target,
+                operator=operator(
+                    whitespace_before=aug.whitespace_before, whitespace_after=aug.whitespace_after
+                ),
+                right=right,
+            ),
             semicolon=node.semicolon,
         )
         symbol = _SYMBOLS[type(node.operator)]
-        self.report(node, f"`{target.value} {symbol} ...` on a tensor raises NotImplementedForSymbol under "
-                          f"hybridize; write `{target.value} = {target.value} {symbol[:-1]} ...`",
-                    replacement=replacement, safety=SAFE if safe else UNSAFE)
+        self.report(
+            node,
+            f"`{target.value} {symbol} ...` on a tensor raises NotImplementedForSymbol under "
+            f"hybridize; write `{target.value} = {target.value} {symbol[:-1]} ...`",
+            replacement=replacement,
+            safety=SAFE if safe else UNSAFE,
+        )

@@ -1,4 +1,5 @@
 """HL005 array-creation: `nd.array`, `mx.nd.array`, `F.array`, `np.array(...)` fed to F ops."""
+
 from __future__ import annotations
 
 import ast
@@ -17,9 +18,11 @@ _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import Hy
 _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
-_NEW_INIT = (_IMPORTS + "class Net(HybridBlock):\n    def __init__(self, *args, **kwargs):\n"
-             "        super(Net, self).__init__(*args, **kwargs)\n"
-             "        self.const = self.params.get_constant('const', {const})\n\n")
+_NEW_INIT = (
+    _IMPORTS + "class Net(HybridBlock):\n    def __init__(self, *args, **kwargs):\n"
+    "        super(Net, self).__init__(*args, **kwargs)\n"
+    "        self.const = self.params.get_constant('const', {const})\n\n"
+)
 
 
 def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
@@ -35,16 +38,53 @@ def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) 
 # creation followed by these is still an array the constant can stand in for, and it reaches
 # the graph when the chain does (`F.tile(base.expand_dims(axis=0), ...)`). `.T` (NDArray only)
 # is followed too: on the constant it is HL001's (`F.transpose(c)`).
-_CHAIN_METHODS = {"reshape", "astype", "expand_dims", "transpose", "flatten", "squeeze",
-                  "broadcast_to", "tile", "swapaxes", "broadcast_axes", "repeat", "flip",
-                  "slice_axis", "slice", "clip", "abs", "sign", "exp", "log", "sqrt", "square",
-                  "reciprocal", "sum", "mean", "max", "min", "prod", "norm", "relu", "sigmoid",
-                  "tanh", "softmax", "log_softmax", "one_hot", "round", "floor", "ceil", "copy"}
+_CHAIN_METHODS = {
+    "reshape",
+    "astype",
+    "expand_dims",
+    "transpose",
+    "flatten",
+    "squeeze",
+    "broadcast_to",
+    "tile",
+    "swapaxes",
+    "broadcast_axes",
+    "repeat",
+    "flip",
+    "slice_axis",
+    "slice",
+    "clip",
+    "abs",
+    "sign",
+    "exp",
+    "log",
+    "sqrt",
+    "square",
+    "reciprocal",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "norm",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "one_hot",
+    "round",
+    "floor",
+    "ceil",
+    "copy",
+}
 # on a numpy array these give a numpy scalar (an NDArray of shape (1,) on an NDArray)
 _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "norm"}
 # `c * 2`, `1 - c`: a Symbol takes a number on either side of these
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
-_SCOPED = "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
+_SCOPED = (
+    "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
+)
 
 
 class ArrayCreation(Rule):
@@ -116,119 +156,262 @@ branch), arrays made in helpers are reported without a fix.
     VALID = [
         Valid(_net("return F.broadcast_mul(x, F.ones((1, 3)))")),
         Valid(_net("if F is mx.nd:\n    return x + nd.array([1.0])\nreturn x")),
-        Valid(_net("table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)")),
+        Valid(
+            _net(
+                "table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)"
+            )
+        ),
         Valid(_net("return F.relu(x)  # nd.array([1]) in a comment")),
         Valid(_net("return x + nd.array([1.0, 2.0])  # noqa: HL005")),
         # a chain that ends in numpy never meets the graph
-        Valid(_net("table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)")),
+        Valid(
+            _net(
+                "table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)"
+            )
+        ),
         # a numpy reduction is a numpy scalar, which tensors take
-        Valid(_net("w = np.array([1.0, 2.0])\nreturn x * w.sum()", imports="import numpy as np\n" + _IMPORTS)),
+        Valid(
+            _net(
+                "w = np.array([1.0, 2.0])\nreturn x * w.sum()",
+                imports="import numpy as np\n" + _IMPORTS,
+            )
+        ),
     ]
     INVALID = [
-        Invalid(_net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"), line=8,
-                fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))", imports=_FIXED_IMPORTS), safety=SAFE),
-        Invalid(_net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float32'))"), line=8,
-                fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"), safety=SAFE),
-        Invalid(_net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"), line=8,
-                fixed=_net("m = F.full((1, 2), 0.5)\nreturn F.broadcast_mul(x, m)"), safety=SAFE),
-        Invalid(_net("return x * nd.array([2, 2], ctx=x.context)"), line=8,
-                fixed=_net("return x * F.full((2,), 2)", imports=_FIXED_IMPORTS), safety=UNSAFE),
-        Invalid(_net("scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED), line=13,
-                fixed=_net("return F.broadcast_mul(x, scale)",
-                           init=_SCOPED + "\n    self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
-                           inputs="x, scale", imports=_FIXED_IMPORTS), safety=UNSAFE),
-        Invalid(_net("return F.broadcast_add(x, nd.array([1, 2, 3], dtype='float32'))",
-                     init="super().__init__(**kwargs)", inputs="x, mask=None"), line=11,
-                fixed=_net("return F.broadcast_add(x, const)",
-                           init="super().__init__(**kwargs)\n"
-                                "self.const = self.params.get_constant('const', nd.array([1, 2, 3], dtype='float32'))",
-                           inputs="x, mask=None, *, const"), safety=UNSAFE),
-        Invalid(_net("mean = nd.array([0.5, 0.25]).reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
-                     init="super().__init__(**kwargs)"), line=11,
-                fixed=_net("mean = mean.reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
-                           init="super().__init__(**kwargs)\n"
-                                "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
-                           inputs="x, mean", imports=_FIXED_IMPORTS), safety=UNSAFE),
-        Invalid(_net("# SSD's box variances\nvar = nd.array([0.1, 0.2])\nreturn F.broadcast_mul(x, var)", init=_SCOPED),
-                line=14, fixed=_net("# SSD's box variances\nreturn F.broadcast_mul(x, var)",
-                                    init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
-                                    inputs="x, var", imports=_FIXED_IMPORTS), safety=UNSAFE),
-        Invalid(_net("w = F.take(nd.array(self._weights), label)\nreturn F.broadcast_mul(x, w)",
-                     init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]", inputs="x, label"),
-                line=12, fixed=_net("w = F.take(weights, label)\nreturn F.broadcast_mul(x, w)",
-                                    init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]\n"
-                                         "self.weights = self.params.get_constant('weights', self._weights)",
-                                    inputs="x, label, weights", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(
+            _net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"),
+            line=8,
+            fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float32'))"),
+            line=8,
+            fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"),
+            line=8,
+            fixed=_net("m = F.full((1, 2), 0.5)\nreturn F.broadcast_mul(x, m)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x * nd.array([2, 2], ctx=x.context)"),
+            line=8,
+            fixed=_net("return x * F.full((2,), 2)", imports=_FIXED_IMPORTS),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED
+            ),
+            line=13,
+            fixed=_net(
+                "return F.broadcast_mul(x, scale)",
+                init=_SCOPED
+                + "\n    self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
+                inputs="x, scale",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "return F.broadcast_add(x, nd.array([1, 2, 3], dtype='float32'))",
+                init="super().__init__(**kwargs)",
+                inputs="x, mask=None",
+            ),
+            line=11,
+            fixed=_net(
+                "return F.broadcast_add(x, const)",
+                init="super().__init__(**kwargs)\n"
+                "self.const = self.params.get_constant('const', nd.array([1, 2, 3], dtype='float32'))",
+                inputs="x, mask=None, *, const",
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "mean = nd.array([0.5, 0.25]).reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
+                init="super().__init__(**kwargs)",
+            ),
+            line=11,
+            fixed=_net(
+                "mean = mean.reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
+                init="super().__init__(**kwargs)\n"
+                "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
+                inputs="x, mean",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "# SSD's box variances\nvar = nd.array([0.1, 0.2])\nreturn F.broadcast_mul(x, var)",
+                init=_SCOPED,
+            ),
+            line=14,
+            fixed=_net(
+                "# SSD's box variances\nreturn F.broadcast_mul(x, var)",
+                init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
+                inputs="x, var",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "w = F.take(nd.array(self._weights), label)\nreturn F.broadcast_mul(x, w)",
+                init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]",
+                inputs="x, label",
+            ),
+            line=12,
+            fixed=_net(
+                "w = F.take(weights, label)\nreturn F.broadcast_mul(x, w)",
+                init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]\n"
+                "self.weights = self.params.get_constant('weights', self._weights)",
+                inputs="x, label, weights",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
         # made only behind a branch, whose test may hold when the attribute is no array (None):
         # no constant built in __init__
-        Invalid(_net("if self._weights is not None:\n    x = F.broadcast_mul(x, nd.array(self._weights))\nreturn x",
-                     init="super().__init__(**kwargs)\nself._weights = [1.0, 2.0]"), line=13, fixed=None),
+        Invalid(
+            _net(
+                "if self._weights is not None:\n    x = F.broadcast_mul(x, nd.array(self._weights))\nreturn x",
+                init="super().__init__(**kwargs)\nself._weights = [1.0, 2.0]",
+            ),
+            line=13,
+            fixed=None,
+        ),
         # set again outside __init__: the constant would hold a stale value
-        Invalid(_net("return F.broadcast_mul(x, nd.array(self._w))",
-                     init="super().__init__(**kwargs)\nself._w = [1.0]") +
-                "\n    def reset(self):\n        self._w = [2.0]\n", line=12, fixed=None),
+        Invalid(
+            _net(
+                "return F.broadcast_mul(x, nd.array(self._w))",
+                init="super().__init__(**kwargs)\nself._w = [1.0]",
+            )
+            + "\n    def reset(self):\n        self._w = [2.0]\n",
+            line=12,
+            fixed=None,
+        ),
         # reaching the graph through fluent methods (the fluent calls stay: a Symbol has them;
         # HL001 then rewrites the tile and `.T`)
-        Invalid(_net("base = nd.array([[0.1, 0.2], [0.3, 0.4]])\n"
-                     "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
-                     init="super().__init__(**kwargs)"), line=11,
-                fixed=_net("return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
-                           init="super().__init__(**kwargs)\n"
-                                "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])",
-                           inputs="x, base", imports=_FIXED_IMPORTS), safety=UNSAFE),
-        Invalid(_net("w = nd.array([[1.0, 2.0], [3.0, 4.0]])\nreturn F.dot(x, w.T.astype('float32'))",
-                     init="super().__init__(**kwargs)"), line=11,
-                fixed=_net("return F.dot(x, w.T.astype('float32'))",
-                           init="super().__init__(**kwargs)\n"
-                                "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])",
-                           inputs="x, w", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(
+            _net(
+                "base = nd.array([[0.1, 0.2], [0.3, 0.4]])\n"
+                "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
+                init="super().__init__(**kwargs)",
+            ),
+            line=11,
+            fixed=_net(
+                "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
+                init="super().__init__(**kwargs)\n"
+                "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])",
+                inputs="x, base",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net(
+                "w = nd.array([[1.0, 2.0], [3.0, 4.0]])\nreturn F.dot(x, w.T.astype('float32'))",
+                init="super().__init__(**kwargs)",
+            ),
+            line=11,
+            fixed=_net(
+                "return F.dot(x, w.T.astype('float32'))",
+                init="super().__init__(**kwargs)\n"
+                "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])",
+                inputs="x, w",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
         # a method of the array called with a tensor
-        Invalid(_net("mask = nd.array([[1.0, 0.0, 1.0]])\nreturn x * mask.broadcast_like(x)",
-                     init="super().__init__(**kwargs)"), line=11,
-                fixed=_net("return x * mask.broadcast_like(x)",
-                           init="super().__init__(**kwargs)\n"
-                                "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])",
-                           inputs="x, mask", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(
+            _net(
+                "mask = nd.array([[1.0, 0.0, 1.0]])\nreturn x * mask.broadcast_like(x)",
+                init="super().__init__(**kwargs)",
+            ),
+            line=11,
+            fixed=_net(
+                "return x * mask.broadcast_like(x)",
+                init="super().__init__(**kwargs)\n"
+                "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])",
+                inputs="x, mask",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
         # through a local bound to a chain, arithmetic with a number on the way
-        Invalid(_net("scale = nd.array([0.5, 1.0, 2.0])\ns = (scale * 2).reshape((1, 3))\n"
-                     "return F.broadcast_mul(x, s)", init="super().__init__(**kwargs)"), line=11,
-                fixed=_net("s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
-                           init="super().__init__(**kwargs)\n"
-                                "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
-                           inputs="x, scale", imports=_FIXED_IMPORTS), safety=UNSAFE),
+        Invalid(
+            _net(
+                "scale = nd.array([0.5, 1.0, 2.0])\ns = (scale * 2).reshape((1, 3))\n"
+                "return F.broadcast_mul(x, s)",
+                init="super().__init__(**kwargs)",
+            ),
+            line=11,
+            fixed=_net(
+                "s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
+                init="super().__init__(**kwargs)\n"
+                "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
+                inputs="x, scale",
+                imports=_FIXED_IMPORTS,
+            ),
+            safety=UNSAFE,
+        ),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
-        Invalid(_net("w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"), line=9,
-                fixed=_NEW_INIT.format(const="[0.5, 1.0]") + "    def hybrid_forward(self, F, x, const):\n"
-                "        w = nd.array([1.0, 2.0]).asnumpy()\n        return F.broadcast_add(x, const)\n",
-                safety=UNSAFE),
+        Invalid(
+            _net(
+                "w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"
+            ),
+            line=9,
+            fixed=_NEW_INIT.format(const="[0.5, 1.0]")
+            + "    def hybrid_forward(self, F, x, const):\n"
+            "        w = nd.array([1.0, 2.0]).asnumpy()\n        return F.broadcast_add(x, const)\n",
+            safety=UNSAFE,
+        ),
         # no __init__ and hybrid_forward first: one edit adds __init__ and rewrites hybrid_forward
         # (an __init__ edit beside the signature edit would overlap it); the unused nd import goes
-        Invalid(_net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"), line=8,
-                fixed=_NEW_INIT.format(const="[1.0, 2.0]").replace("from mxnet import nd\n", "")
-                + "    def hybrid_forward(self, F, x, const):\n        return F.broadcast_add(x, const)\n",
-                safety=UNSAFE),
+        Invalid(
+            _net("return F.broadcast_add(x, nd.array([1.0, 2.0]))"),
+            line=8,
+            fixed=_NEW_INIT.format(const="[1.0, 2.0]").replace("from mxnet import nd\n", "")
+            + "    def hybrid_forward(self, F, x, const):\n        return F.broadcast_add(x, const)\n",
+            safety=UNSAFE,
+        ),
         # an __init__ inherited from a base class of the module: this class gets its own (the
         # base, whose hybrid_forward takes no constant, is left alone)
-        Invalid("from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
-                "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
-                "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
-                "class Net(Base):\n    def hybrid_forward(self, F, x):\n"
-                "        return F.broadcast_add(x, nd.array([1.0, 2.0])) * self._k\n", line=16,
-                fixed="from mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
-                "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
-                "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
-                "class Net(Base):\n    def __init__(self, *args, **kwargs):\n"
-                "        super(Net, self).__init__(*args, **kwargs)\n"
-                "        self.const = self.params.get_constant('const', [1.0, 2.0])\n\n"
-                "    def hybrid_forward(self, F, x, const):\n"
-                "        return F.broadcast_add(x, const) * self._k\n", safety=UNSAFE),
+        Invalid(
+            "from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
+            "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
+            "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
+            "class Net(Base):\n    def hybrid_forward(self, F, x):\n"
+            "        return F.broadcast_add(x, nd.array([1.0, 2.0])) * self._k\n",
+            line=16,
+            fixed="from mxnet.gluon import HybridBlock\n\n\nclass Base(HybridBlock):\n"
+            "    def __init__(self, k=2, **kwargs):\n        super(Base, self).__init__(**kwargs)\n"
+            "        self._k = k\n\n    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
+            "class Net(Base):\n    def __init__(self, *args, **kwargs):\n"
+            "        super(Net, self).__init__(*args, **kwargs)\n"
+            "        self.const = self.params.get_constant('const', [1.0, 2.0])\n\n"
+            "    def hybrid_forward(self, F, x, const):\n"
+            "        return F.broadcast_add(x, const) * self._k\n",
+            safety=UNSAFE,
+        ),
         # no __init__: one passing every argument on is added after the docstring
-        Invalid('class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
-                '        return x * nd.array([[1.0, 2.0]])\n', line=5,
-                fixed='class Net(HybridBlock):\n    """Doc."""\n\n    def __init__(self, *args, **kwargs):\n'
-                      '        super(Net, self).__init__(*args, **kwargs)\n'
-                      "        self.const = self.params.get_constant('const', [[1.0, 2.0]])\n\n"
-                      '    def hybrid_forward(self, F, x, const):\n        return x * const\n', safety=UNSAFE),
+        Invalid(
+            'class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
+            "        return x * nd.array([[1.0, 2.0]])\n",
+            line=5,
+            fixed='class Net(HybridBlock):\n    """Doc."""\n\n    def __init__(self, *args, **kwargs):\n'
+            "        super(Net, self).__init__(*args, **kwargs)\n"
+            "        self.const = self.params.get_constant('const', [[1.0, 2.0]])\n\n"
+            "    def hybrid_forward(self, F, x, const):\n        return x * const\n",
+            safety=UNSAFE,
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -263,24 +446,37 @@ branch), arrays made in helpers are reported without a fix.
         arithmetic with a number literal starts from; not `.asnumpy()` and the like, whose
         result is no tensor, nor `F.<op>(...)` (an F operator is checked as itself)."""
         while True:
-            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
-                    expr.func.attr.value in _CHAIN_METHODS and not any(a.star for a in expr.args) and \
-                    self._kind(expr) is None and not self._is_namespace_call(expr):
+            if (
+                isinstance(expr, cst.Call)
+                and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in _CHAIN_METHODS
+                and not any(a.star for a in expr.args)
+                and self._kind(expr) is None
+                and not self._is_namespace_call(expr)
+            ):
                 expr = expr.func.value
             elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":
                 expr = expr.value
             elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
                 expr = expr.expression
-            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_OPERATORS) and \
-                    _number(expr.right):
+            elif (
+                isinstance(expr, cst.BinaryOperation)
+                and isinstance(expr.operator, _NUMBER_OPERATORS)
+                and _number(expr.right)
+            ):
                 expr = expr.left
-            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_OPERATORS) and \
-                    _number(expr.left):
+            elif (
+                isinstance(expr, cst.BinaryOperation)
+                and isinstance(expr.operator, _NUMBER_OPERATORS)
+                and _number(expr.left)
+            ):
                 expr = expr.right
             else:
                 return expr
 
-    def _origin(self, expr: cst.BaseExpression) -> Optional[Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]]]:
+    def _origin(
+        self, expr: cst.BaseExpression
+    ) -> Optional[Tuple[cst.Call, Optional[Tuple[str, cst.CSTNode]]]]:
         """(the creation call, (the local it was assigned to, that statement) or None) when
         `expr` is a creation, a local bound to one, or a chain (`_chain_root`) of either."""
         root = self._chain_root(expr)
@@ -327,7 +523,7 @@ branch), arrays made in helpers are reported without a fix.
         return name is not None and not name.endswith(".array")
 
     def _kind(self, node: cst.Call) -> Optional[str]:
-        """"nd" (mx.nd.array), "F" (F.array) or "np" (numpy.array) for creation calls."""
+        """ "nd" (mx.nd.array), "F" (F.array) or "np" (numpy.array) for creation calls."""
         name = dotted_name(node.func)
         if name is None or ("." not in name and name not in self.state.module.imports):
             return None
@@ -353,19 +549,30 @@ branch), arrays made in helpers are reported without a fix.
         if kind is None:  # (reported nodes are creations: _origin checks it)
             return
         if kind == "np":
-            self.report(node, "a numpy array is neither an NDArray nor a Symbol: F operators reject it even "
-                              "eagerly; use F.zeros/F.ones/F.full or a constant parameter "
-                              "(self.params.get_constant)")
+            self.report(
+                node,
+                "a numpy array is neither an NDArray nor a Symbol: F operators reject it even "
+                "eagerly; use F.zeros/F.ones/F.full or a constant parameter "
+                "(self.params.get_constant)",
+            )
             return
-        why = ("`F.array` does not exist on mx.sym (AttributeError under hybridize)" if kind == "F" else
-               "an NDArray made with nd.array cannot enter a Symbol graph (AssertionError/TypeError under "
-               "hybridize)")
+        why = (
+            "`F.array` does not exist on mx.sym (AttributeError under hybridize)"
+            if kind == "F"
+            else "an NDArray made with nd.array cannot enter a Symbol graph (AssertionError/TypeError under "
+            "hybridize)"
+        )
         parsed = self._literal(node)
         if parsed is None and self.namespace is not None and self._attribute_source(node, assigned):
             edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
             if edits is not None:
-                self.report(node, f"{why}; made a constant parameter of the value __init__ stores "
-                                  "(self.params.get_constant)", edits=edits, safety=UNSAFE)
+                self.report(
+                    node,
+                    f"{why}; made a constant parameter of the value __init__ stores "
+                    "(self.params.get_constant)",
+                    edits=edits,
+                    safety=UNSAFE,
+                )
                 return
         if parsed is None or self.namespace is None:
             self.report(node, f"{why}; use F.zeros/F.ones/F.full or a constant parameter")
@@ -373,15 +580,25 @@ branch), arrays made in helpers are reported without a fix.
         values, dtype, ctx = parsed
         if values.size and np.all(values == values.flat[0]) and values.dtype != np.bool_:
             replacement = self._filled(values, dtype)
-            self.report(node, f"{why}; every element is {values.flat[0]!r}: use the F creation op",
-                        replacement=replacement, safety=UNSAFE if ctx else SAFE)
+            self.report(
+                node,
+                f"{why}; every element is {values.flat[0]!r}: use the F creation op",
+                replacement=replacement,
+                safety=UNSAFE if ctx else SAFE,
+            )
             return
         edits = self._constant_edits(node, assigned, dtype, kind)
         if edits is None:
-            self.report(node, f"{why}; make it a constant parameter (self.params.get_constant in __init__)")
+            self.report(
+                node, f"{why}; make it a constant parameter (self.params.get_constant in __init__)"
+            )
         else:
-            self.report(node, f"{why}; made a constant parameter (self.params.get_constant)", edits=edits,
-                        safety=UNSAFE)
+            self.report(
+                node,
+                f"{why}; made a constant parameter (self.params.get_constant)",
+                edits=edits,
+                safety=UNSAFE,
+            )
 
     def _literal(self, node: cst.Call) -> Optional[Tuple[np.ndarray, Optional[cst.Arg], bool]]:
         """(values, dtype argument, has ctx) for `array(<literal list>, dtype=..., ctx=...)`."""
@@ -390,7 +607,9 @@ branch), arrays made in helpers are reported without a fix.
         ctx = call_argument(node, None, "ctx")
         if source is None or len(node.args) != len({source, dtype, ctx} - {None}):
             return None
-        if not isinstance(source.value, (cst.List, cst.Tuple)) or (ctx is not None and self._kind(node) == "F"):
+        if not isinstance(source.value, (cst.List, cst.Tuple)) or (
+            ctx is not None and self._kind(node) == "F"
+        ):
             return None
         try:
             python = ast.literal_eval(cst.Module([]).code_for_node(source.value))
@@ -403,7 +622,9 @@ branch), arrays made in helpers are reported without a fix.
             return None
         return values, dtype, ctx is not None
 
-    def _attribute_source(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> bool:
+    def _attribute_source(
+        self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]
+    ) -> bool:
         """`nd.array(self.<attr>[, dtype=...])` where __init__ sets the attribute once (see
         `const.init_attribute`) and every forward call makes the array: its statement is at the
         top of hybrid_forward after statements that cannot return or raise (a constant built from
@@ -411,22 +632,40 @@ branch), arrays made in helpers are reported without a fix.
         facts = self.facts
         source = call_argument(node, 0, "source_array")
         dtype = call_argument(node, None, "dtype")
-        if source is None or len(node.args) != len({source, dtype} - {None}) or any(a.star for a in node.args):
+        if (
+            source is None
+            or len(node.args) != len({source, dtype} - {None})
+            or any(a.star for a in node.args)
+        ):
             return False
         value = source.value
-        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
+        if not (
+            isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name)
+            and value.value.value == "self"
+        ):
             return False
-        if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or \
-                "__init__" not in facts.klass.methods or not isinstance(facts.node.body, cst.IndentedBlock):
+        if (
+            facts is None
+            or facts.kind != "hybrid_forward"
+            or facts.klass is None
+            or "__init__" not in facts.klass.methods
+            or not isinstance(facts.node.body, cst.IndentedBlock)
+        ):
             return False
-        if not const.init_attribute(facts.klass.node, facts.klass.methods["__init__"], value.attr.value):
+        if not const.init_attribute(
+            facts.klass.node, facts.klass.methods["__init__"], value.attr.value
+        ):
             return False
         statement = assigned[1] if assigned is not None else self.statement
         body: List[cst.CSTNode] = list(facts.node.body.body)
         if statement not in body:
             return False
-        return all(isinstance(s, cst.SimpleStatementLine) and not any(
-            isinstance(small, (cst.Return, cst.Raise)) for small in s.body) for s in body[:body.index(statement)])
+        return all(
+            isinstance(s, cst.SimpleStatementLine)
+            and not any(isinstance(small, (cst.Return, cst.Raise)) for small in s.body)
+            for s in body[: body.index(statement)]
+        )
 
     def _filled(self, values: np.ndarray, dtype: Optional[cst.Arg]) -> cst.Call:
         ns = self.namespace
@@ -440,8 +679,13 @@ branch), arrays made in helpers are reported without a fix.
         literal = cst.parse_expression(repr(first))
         return call(f"{ns}.full", [shape, literal], keywords)
 
-    def _constant_edits(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]],
-                        dtype: Optional[cst.Arg], kind: str):
+    def _constant_edits(
+        self,
+        node: cst.Call,
+        assigned: Optional[Tuple[str, cst.CSTNode]],
+        dtype: Optional[cst.Arg],
+        kind: str,
+    ):
         facts = self.facts
         if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
             return None
@@ -458,10 +702,14 @@ branch), arrays made in helpers are reported without a fix.
             if kind == "F":
                 return None  # no eager namespace to build the typed value in __init__
             written = written.rsplit(".", 1)[0]
-            value_code = f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
+            value_code = (
+                f"{written}.array({value_code}, dtype={cst.Module([]).code_for_node(dtype.value)})"
+            )
         remove: Optional[cst.SimpleStatementLine] = None
         following: Optional[cst.BaseStatement] = None
-        attribute = source.value.attr.value.strip("_") if isinstance(source.value, cst.Attribute) else ""
+        attribute = (
+            source.value.attr.value.strip("_") if isinstance(source.value, cst.Attribute) else ""
+        )
         name = const.fresh_name(attribute if attribute.isidentifier() else "const", taken)
         if assigned is not None and self._single_store(assigned[0]):
             # `v = nd.array(...)...`: the constant is called v (the signature's v is then what
@@ -469,18 +717,28 @@ branch), arrays made in helpers are reported without a fix.
             local_taken = const.taken_names(facts.klass.node, facts.node, local=assigned[0])
             if const.fresh_name(assigned[0], local_taken) == assigned[0]:
                 name = assigned[0]
-                if isinstance(assigned[1], cst.SimpleStatementLine) and self._removable(assigned[1], node):
+                if isinstance(assigned[1], cst.SimpleStatementLine) and self._removable(
+                    assigned[1], node
+                ):
                     remove = assigned[1]
                     following = _next_statement(facts.node, remove)
                     if following is None:
                         remove = None
         statement = const.constant_statement(name, value_code)
         edits: List[Edit] = [const.signature_edit(facts.node, name)]
-        if remove is not None and isinstance(following, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if remove is not None and isinstance(
+            following, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
             # its comment lines move to the next statement
             edits.append((remove, cst.RemovalSentinel.REMOVE))
-            edits.append((following, following.with_changes(
-                leading_lines=list(remove.leading_lines) + list(following.leading_lines))))
+            edits.append(
+                (
+                    following,
+                    following.with_changes(
+                        leading_lines=list(remove.leading_lines) + list(following.leading_lines)
+                    ),
+                )
+            )
         else:
             edits.append((node, cst.Name(name)))
         if init is not None:
@@ -500,7 +758,9 @@ branch), arrays made in helpers are reported without a fix.
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
             return False
         small = statement.body[0]
-        if not (isinstance(small, cst.Assign) and small.value is creation and len(small.targets) == 1):
+        if not (
+            isinstance(small, cst.Assign) and small.value is creation and len(small.targets) == 1
+        ):
             return False
         return statement.trailing_whitespace.comment is None
 
@@ -513,8 +773,11 @@ branch), arrays made in helpers are reported without a fix.
 
         class Stores(cst.CSTVisitor):
             def visit_Assign(self, node: cst.Assign) -> None:
-                stores.extend(t.target for t in node.targets if isinstance(t.target, cst.Name)
-                              and t.target.value == name)
+                stores.extend(
+                    t.target
+                    for t in node.targets
+                    if isinstance(t.target, cst.Name) and t.target.value == name
+                )
 
             def visit_AugAssign(self, node: cst.AugAssign) -> None:
                 if isinstance(node.target, cst.Name) and node.target.value == name:
@@ -553,7 +816,9 @@ def _number(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Integer, cst.Float))
 
 
-def _next_statement(function: cst.FunctionDef, statement: cst.CSTNode) -> Optional[cst.BaseStatement]:
+def _next_statement(
+    function: cst.FunctionDef, statement: cst.CSTNode
+) -> Optional[cst.BaseStatement]:
     """The statement after `statement` in its block, or None when it is the last one."""
     found: List[Optional[cst.BaseStatement]] = []
 

@@ -1,4 +1,5 @@
 """HL006 eager-namespace-op: `nd.<op>` / `mx.nd.<op>` / `mx.sym.<op>` inside hybrid_forward."""
+
 from __future__ import annotations
 
 from typing import Optional, Tuple
@@ -17,22 +18,36 @@ _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
 # MXNet 1.9.1: (positional arguments both accept, keywords both accept). E.g. nd.zeros(shape,
 # ctx, dtype) vs sym.zeros(shape, dtype); nd.maximum(lhs, rhs) vs sym.maximum(left, right).
 _SHARED_SIGNATURE = {
-    "zeros": (1, {"shape", "dtype"}), "ones": (1, {"shape", "dtype"}),
-    "full": (2, {"shape", "val", "dtype"}), "eye": (3, {"N", "M", "k", "dtype"}),
+    "zeros": (1, {"shape", "dtype"}),
+    "ones": (1, {"shape", "dtype"}),
+    "full": (2, {"shape", "val", "dtype"}),
+    "eye": (3, {"N", "M", "k", "dtype"}),
     "arange": (5, {"start", "stop", "step", "repeat", "dtype"}),
     "linspace": (4, {"start", "stop", "num", "endpoint", "dtype"}),
-    "histogram": (3, {"a", "bins", "range"}), "maximum": (2, set()), "minimum": (2, set()),
-    "power": (2, {"base", "exp"}), "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
+    "histogram": (3, {"a", "bins", "range"}),
+    "maximum": (2, set()),
+    "minimum": (2, set()),
+    "power": (2, {"base", "exp"}),
+    "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
 }
 # NDArray-only helpers that, between two NDArrays, are exactly a broadcast operator (MXNet
 # 1.9.1's ndarray.py: `_ufunc_helper(lhs, rhs, op.broadcast_add, ...)` and friends).
 _NDARRAY_ONLY_BROADCAST = {
-    "add": "broadcast_add", "subtract": "broadcast_sub", "multiply": "broadcast_mul",
-    "divide": "broadcast_div", "true_divide": "broadcast_div", "modulo": "broadcast_mod",
-    "equal": "broadcast_equal", "not_equal": "broadcast_not_equal", "greater": "broadcast_greater",
-    "greater_equal": "broadcast_greater_equal", "lesser": "broadcast_lesser",
-    "lesser_equal": "broadcast_lesser_equal", "logical_and": "broadcast_logical_and",
-    "logical_or": "broadcast_logical_or", "logical_xor": "broadcast_logical_xor",
+    "add": "broadcast_add",
+    "subtract": "broadcast_sub",
+    "multiply": "broadcast_mul",
+    "divide": "broadcast_div",
+    "true_divide": "broadcast_div",
+    "modulo": "broadcast_mod",
+    "equal": "broadcast_equal",
+    "not_equal": "broadcast_not_equal",
+    "greater": "broadcast_greater",
+    "greater_equal": "broadcast_greater_equal",
+    "lesser": "broadcast_lesser",
+    "lesser_equal": "broadcast_lesser_equal",
+    "logical_and": "broadcast_logical_and",
+    "logical_or": "broadcast_logical_or",
+    "logical_xor": "broadcast_logical_xor",
 }
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
@@ -40,8 +55,11 @@ _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
-    return (imports + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
-            + "".join("        " + line + "\n" for line in body.splitlines()))
+    return (
+        imports
+        + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
+        + "".join("        " + line + "\n" for line in body.splitlines())
+    )
 
 
 class EagerNamespaceOp(Rule):
@@ -101,41 +119,94 @@ that exist in one namespace only are reported without a fix.
     VALID = [
         Valid(_net("return F.relu(x)")),
         Valid(_net("if F is mx.nd:\n    return nd.relu(x)\nreturn F.relu(x)")),
-        Valid(_net("w = nd.zeros((2, 3))  # not combined with a tensor: eager bookkeeping\nreturn F.relu(x)")),
+        Valid(
+            _net(
+                "w = nd.zeros((2, 3))  # not combined with a tensor: eager bookkeeping\nreturn F.relu(x)"
+            )
+        ),
         Valid(_net("return x + nd.array([1.0])")),  # HL005's business
-        Valid(_net("return nd.relu(x)", imports="import mxnet as mx\nfrom mylib import nd\n"
-                                                "from mxnet.gluon import HybridBlock\n\n\n")),
+        Valid(
+            _net(
+                "return nd.relu(x)",
+                imports="import mxnet as mx\nfrom mylib import nd\n"
+                "from mxnet.gluon import HybridBlock\n\n\n",
+            )
+        ),
         Valid("from mxnet import nd\n\n\ndef helper(y):\n    return nd.relu(y)\n"),  # not reached
         Valid(_net("return nd.relu(x)  # noqa: HL006")),
     ]
     INVALID = [
-        Invalid(_net("return nd.relu(x)"), line=8, fixed=_net("return F.relu(x)", imports=_FIXED_IMPORTS), safety=SAFE),
-        Invalid(_net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"), line=8,
-                fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"), safety=SAFE),
-        Invalid(_net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"), line=8,
-                fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"), safety=SAFE),
-        Invalid(_net("return x + nd.ones((1, 3))"), line=8,
-                fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS), safety=SAFE),
-        Invalid(_net("return F.broadcast_add(x, 0.5 * -nd.ones((1, 3)))"), line=8,
-                fixed=_net("return F.broadcast_add(x, 0.5 * -F.ones((1, 3)))", imports=_FIXED_IMPORTS), safety=SAFE),
-        Invalid(_net("return ndarray.contrib.arange_like(x, axis=1)",
-                     imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n"),
-                line=7, fixed=_net("return F.contrib.arange_like(x, axis=1)",
-                                   imports="from mxnet.gluon import HybridBlock\n\n\n"), safety=SAFE),
-        Invalid("from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
-                "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",
-                line=7, fixed="from mxnet.gluon import HybridBlock\n\n\n"
-                              "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-                              "        return _.tanh(x)\n", safety=SAFE),
-        Invalid(_net("return relu(x)",
-                     imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
-                line=7, fixed=_net("return F.relu(x)",
-                                   imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n"),
-                safety=SAFE),
+        Invalid(
+            _net("return nd.relu(x)"),
+            line=8,
+            fixed=_net("return F.relu(x)", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"),
+            line=8,
+            fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"),
+            line=8,
+            fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x + nd.ones((1, 3))"),
+            line=8,
+            fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.broadcast_add(x, 0.5 * -nd.ones((1, 3)))"),
+            line=8,
+            fixed=_net("return F.broadcast_add(x, 0.5 * -F.ones((1, 3)))", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "return ndarray.contrib.arange_like(x, axis=1)",
+                imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n",
+            ),
+            line=7,
+            fixed=_net(
+                "return F.contrib.arange_like(x, axis=1)",
+                imports="from mxnet.gluon import HybridBlock\n\n\n",
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            "from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",
+            line=7,
+            fixed="from mxnet.gluon import HybridBlock\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
+            "        return _.tanh(x)\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "return relu(x)",
+                imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
+            ),
+            line=7,
+            fixed=_net(
+                "return F.relu(x)",
+                imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
+            ),
+            safety=SAFE,
+        ),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
         Invalid(_net("return x + nd.ones((1, 3), mx.cpu())"), line=8),
-        Invalid(_net("return nd.add(x, x)"), line=8,
-                fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS), safety=SAFE),
+        Invalid(
+            _net("return nd.add(x, x)"),
+            line=8,
+            fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
         Invalid(_net("return mx.nd.greater_equal(x, 0.5)"), line=8),
     ]
 
@@ -193,7 +264,7 @@ that exist in one namespace only are reported without a fix.
         qualified = self.state.module.qualify(dotted)
         for prefix, spelled in _PREFIXES.items():
             if qualified and qualified.startswith(prefix):
-                op = qualified[len(prefix):]
+                op = qualified[len(prefix) :]
                 if op == "array":
                     return None  # HL005
                 parts = op.split(".")
@@ -203,37 +274,61 @@ that exist in one namespace only are reported without a fix.
                     both = parts[1] in SUBNAMESPACE_OPS[parts[0]]
                 else:
                     return None
-                written = dotted.rsplit(".", len(parts))[0] if dotted.count(".") >= len(parts) else spelled
+                written = (
+                    dotted.rsplit(".", len(parts))[0]
+                    if dotted.count(".") >= len(parts)
+                    else spelled
+                )
                 return op, written, both, spelled == "mx.nd"
         return None
 
     def _report(self, node: cst.Call, op: str, written: str, both: bool, eager: bool) -> None:
-        breaks = ("its inputs are Symbols after hybridize() (AssertionError: Argument data must have "
-                  "NDArray type)" if eager else
-                  "it fails eagerly, where the inputs are NDArrays (AssertionError: Argument data must "
-                  "be Symbol instances)")
+        breaks = (
+            "its inputs are Symbols after hybridize() (AssertionError: Argument data must have "
+            "NDArray type)"
+            if eager
+            else "it fails eagerly, where the inputs are NDArrays (AssertionError: Argument data must "
+            "be Symbol instances)"
+        )
         ns = self.namespace
         if not both:
-            message = (f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
-                       "use the F operator that does the same (e.g. F.broadcast_add for nd.add)")
+            message = (
+                f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
+                "use the F operator that does the same (e.g. F.broadcast_add for nd.add)"
+            )
             broadcast = _NDARRAY_ONLY_BROADCAST.get(op) if eager else None
             args = node.args
-            if broadcast and ns is not None and len(args) == 2 and all(
-                    a.keyword is None and not a.star and self.is_tensor(a.value) for a in args):
-                self.report(node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{broadcast}")),
-                            safety=SAFE)
+            if (
+                broadcast
+                and ns is not None
+                and len(args) == 2
+                and all(a.keyword is None and not a.star and self.is_tensor(a.value) for a in args)
+            ):
+                self.report(
+                    node,
+                    message,
+                    replacement=node.with_changes(func=attr_chain(f"{ns}.{broadcast}")),
+                    safety=SAFE,
+                )
             else:
                 self.report(node, message)
             return
         message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
-        eager_only = any(a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args)
+        eager_only = any(
+            a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args
+        )
         if op in _SHARED_SIGNATURE:
             count, keywords = _SHARED_SIGNATURE[op]
             positional = [a for a in node.args if a.keyword is None]
-            if len(positional) > count or any(a.star for a in node.args) or any(
-                    a.keyword is not None and a.keyword.value not in keywords for a in node.args):
+            if (
+                len(positional) > count
+                or any(a.star for a in node.args)
+                or any(a.keyword is not None and a.keyword.value not in keywords for a in node.args)
+            ):
                 eager_only = True  # an argument the other namespace's signature does not take
         if ns is None or eager_only:
             self.report(node, message)
             return
-        self.report(node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{op}")), safety=SAFE)
+        self.report(
+            node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{op}")), safety=SAFE
+        )

@@ -1,4 +1,5 @@
 """HL007 non-broadcast-arithmetic: `+ - * / % **` and comparisons between tensors whose shapes can differ."""
+
 from __future__ import annotations
 
 from typing import Dict, Optional, Type
@@ -10,18 +11,30 @@ from .analysis import LOST, Value, call_argument, literal_int
 from .base import SAFE, Invalid, Rule, Valid
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
-    cst.Add: "broadcast_add", cst.Subtract: "broadcast_sub", cst.Multiply: "broadcast_mul",
-    cst.Divide: "broadcast_div", cst.Modulo: "broadcast_mod", cst.Power: "broadcast_power",
+    cst.Add: "broadcast_add",
+    cst.Subtract: "broadcast_sub",
+    cst.Multiply: "broadcast_mul",
+    cst.Divide: "broadcast_div",
+    cst.Modulo: "broadcast_mod",
+    cst.Power: "broadcast_power",
 }
 COMPARISON: Dict[Type[cst.CSTNode], str] = {
-    cst.Equal: "broadcast_equal", cst.NotEqual: "broadcast_not_equal",
-    cst.LessThan: "broadcast_lesser", cst.LessThanEqual: "broadcast_lesser_equal",
-    cst.GreaterThan: "broadcast_greater", cst.GreaterThanEqual: "broadcast_greater_equal",
+    cst.Equal: "broadcast_equal",
+    cst.NotEqual: "broadcast_not_equal",
+    cst.LessThan: "broadcast_lesser",
+    cst.LessThanEqual: "broadcast_lesser_equal",
+    cst.GreaterThan: "broadcast_greater",
+    cst.GreaterThanEqual: "broadcast_greater_equal",
 }
 _ONES_EVIDENCE = ("reduction_keepdims", "expand_dims")
-_WHAT = {"reduction_keepdims": "a reduction with keepdims=True", "expand_dims": "expand_dims",
-         "reduction": "a reduction", "literal": "a literal shape with 1s", "parameter":
-         "a parameter whose shape has 1s", "reshape": "a reshape to a shape with 1s"}
+_WHAT = {
+    "reduction_keepdims": "a reduction with keepdims=True",
+    "expand_dims": "expand_dims",
+    "reduction": "a reduction",
+    "literal": "a literal shape with 1s",
+    "parameter": "a parameter whose shape has 1s",
+    "reshape": "a reshape to a shape with 1s",
+}
 
 _FIXED = {"literal": "a literal shape", "parameter": "a parameter"}
 
@@ -47,12 +60,24 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         if reason in _ONES_EVIDENCE or reason == "reduction":
             if other.shape_reason != reason:
                 return f"one operand comes from {_WHAT[reason]}"
-        elif reason in ("literal", "parameter", "reshape") and mine.shape is not None and 1 in mine.shape:
+        elif (
+            reason in ("literal", "parameter", "reshape")
+            and mine.shape is not None
+            and 1 in mine.shape
+        ):
             # the other operand known to have the same shape (1s in the same places) is no evidence
-            if (other.shape_reason, other.shape) != (reason, mine.shape) and other.shape != mine.shape:
+            if (other.shape_reason, other.shape) != (
+                reason,
+                mine.shape,
+            ) and other.shape != mine.shape:
                 return f"one operand has shape {mine.shape} ({_WHAT[reason]})"
-        elif reason in ("literal", "parameter") and mine.shape is not None and None not in mine.shape \
-                and other.shape is None and other.shape_reason != reason:
+        elif (
+            reason in ("literal", "parameter")
+            and mine.shape is not None
+            and None not in mine.shape
+            and other.shape is None
+            and other.shape_reason != reason
+        ):
             # a fixed shape (a literal, a parameter) against a tensor of unknown shape, e.g. a
             # batch: equal only by coincidence
             return f"one operand has the fixed shape {mine.shape} ({_FIXED[reason]})"
@@ -62,8 +87,10 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
 class NonBroadcastArithmetic(Rule):
     code = "HL007"
     name = "non-broadcast-arithmetic"
-    message = ("arithmetic between tensors of different shapes does not broadcast on Symbols; "
-               "use F.broadcast_*")
+    message = (
+        "arithmetic between tensors of different shapes does not broadcast on Symbols; "
+        "use F.broadcast_*"
+    )
     explanation = """\
 ## What it does
 Finds `+ - * / % **` and `== != < <= > >=` between two tensors inside `hybrid_forward` (and
@@ -113,80 +140,163 @@ different shapes what the eager code computed. Only tensor–tensor operations a
     VALID = [
         # a helper's operand the caller may pass as a Python number (`beta=self._beta`): unproven,
         # and broadcast_sub would reject the number (`Argument rhs must have NDArray type`)
-        Valid("def _loss(F, d_ap, beta):\n    d = d_ap.sum(axis=1, keepdims=True)\n    return d - beta\n\n\n"
-              "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
-              "        return _loss(F, F.relu(x), self._beta)\n"),
+        Valid(
+            "def _loss(F, d_ap, beta):\n    d = d_ap.sum(axis=1, keepdims=True)\n    return d - beta\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+            "        return _loss(F, F.relu(x), self._beta)\n"
+        ),
         Valid(_net("out = F.relu(x)\nreturn out + x")),
         Valid(_net("return x * 2 + 1")),
         Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
         Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
         Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
         # F.maximum(reduction, 1.0) and `reduction == 0` keep the reduction's shape (GluonTS scalers, N-BEATS)
-        Valid(_net("n = F.sum(y, axis=1)\ns = (x * y).sum(axis=1)\nflag = n == 0\n"
-                   "return s / F.maximum(n, 1.0) + s * (1 - flag) / F.minimum(n + flag, 1e9)")),
+        Valid(
+            _net(
+                "n = F.sum(y, axis=1)\ns = (x * y).sum(axis=1)\nflag = n == 0\n"
+                "return s / F.maximum(n, 1.0) + s * (1 - flag) / F.minimum(n + flag, 1e9)"
+            )
+        ),
         # reductions over every axis are all of shape (1,) (GluonCV's HeatmapFocalLoss)
-        Valid(_net("num_pos = F.clip(F.sum(y > 0), a_min=1, a_max=1e30)\n"
-                   "return -(F.sum(F.log(x)) + x.sum()) / num_pos + F.sum(x) / F.sum(y).clip(1, 1e30)")),
+        Valid(
+            _net(
+                "num_pos = F.clip(F.sum(y > 0), a_min=1, a_max=1e30)\n"
+                "return -(F.sum(F.log(x)) + x.sum()) / num_pos + F.sum(x) / F.sum(y).clip(1, 1e30)"
+            )
+        ),
         # column vectors on both sides (MXNet's own CosineEmbeddingLoss): same shape, no evidence
-        Valid("from mxnet import ndarray\n\n\n" + _net(
-            "a = F.norm(x, axis=-1).reshape((-1, 1))\nd = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
-            "if F is ndarray:\n    eps = F.array([1e-12])\nelse:\n    eps = F.full((1, 1), 1e-12)\n"
-            "return d / F.broadcast_maximum(a * a, eps)")),
-        Valid(_net("a = F.norm(x, axis=-1).reshape((-1, 1))\nb = F.norm(y, axis=-1).reshape((-1, 1))\n"
-                   "d = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
-                   "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))")),
+        Valid(
+            "from mxnet import ndarray\n\n\n"
+            + _net(
+                "a = F.norm(x, axis=-1).reshape((-1, 1))\nd = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
+                "if F is ndarray:\n    eps = F.array([1e-12])\nelse:\n    eps = F.full((1, 1), 1e-12)\n"
+                "return d / F.broadcast_maximum(a * a, eps)"
+            )
+        ),
+        Valid(
+            _net(
+                "a = F.norm(x, axis=-1).reshape((-1, 1))\nb = F.norm(y, axis=-1).reshape((-1, 1))\n"
+                "d = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
+                "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))"
+            )
+        ),
         Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
         Valid(_net("return x.reshape((0, -1)) + y.reshape((0, -1))")),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
     ]
     INVALID = [
-        Invalid(_net("return x - x.mean(axis=1, keepdims=True)"), line=3,
-                fixed=_net("return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))"), safety=SAFE),
-        Invalid(_net("m = F.max(x, axis=-1, keepdims=True)\nreturn F.exp(x - m) / m  # stable"), line=4,
-                fixed=_net("m = F.max(x, axis=-1, keepdims=True)\n"
-                           "return F.broadcast_div(F.exp(F.broadcast_sub(x, m)), m)  # stable"), safety=SAFE),
-        Invalid(_net("bias = F.ones((1, 3))\nreturn (x + bias) ** bias"), line=4,
-                fixed=_net("bias = F.ones((1, 3))\nreturn F.broadcast_power(F.broadcast_add(x, bias), bias)"),
-                safety=SAFE),
-        Invalid(_net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"), line=4,
-                fixed=_net("mask = F.expand_dims(y, axis=1)\nreturn F.broadcast_mul(x, mask)"), safety=SAFE),
-        Invalid(_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\nreturn x + bias"),
-                line=4, fixed=_net("bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\n"
-                                   "return F.broadcast_add(x, bias)"), safety=SAFE),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.bias = self.params.get('bias', shape=(4,))\n\n"
-                "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n", line=7,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        self.bias = self.params.get('bias', shape=(4,))\n\n"
-                      "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n",
-                safety=SAFE),
-        Invalid(_net("return x * F.full((2,), 0.5)"), line=3,
-                fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"), safety=SAFE),
-        Invalid(_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\nreturn x * gate"),
-                line=4, fixed=_net("gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\n"
-                                   "return F.broadcast_mul(x, gate)"), safety=SAFE),
-        Invalid(_net("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"), line=3,
-                fixed=_net("return F.tanh(F.broadcast_add(F.expand_dims(x, axis=2), y.expand_dims(axis=1)))"),
-                safety=SAFE),
-        Invalid(_net("return x.sum(axis=0) % x"), line=3,
-                fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"), safety=SAFE),
+        Invalid(
+            _net("return x - x.mean(axis=1, keepdims=True)"),
+            line=3,
+            fixed=_net("return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("m = F.max(x, axis=-1, keepdims=True)\nreturn F.exp(x - m) / m  # stable"),
+            line=4,
+            fixed=_net(
+                "m = F.max(x, axis=-1, keepdims=True)\n"
+                "return F.broadcast_div(F.exp(F.broadcast_sub(x, m)), m)  # stable"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("bias = F.ones((1, 3))\nreturn (x + bias) ** bias"),
+            line=4,
+            fixed=_net(
+                "bias = F.ones((1, 3))\nreturn F.broadcast_power(F.broadcast_add(x, bias), bias)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"),
+            line=4,
+            fixed=_net("mask = F.expand_dims(y, axis=1)\nreturn F.broadcast_mul(x, mask)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\nreturn x + bias"
+            ),
+            line=4,
+            fixed=_net(
+                "bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\n"
+                "return F.broadcast_add(x, bias)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.bias = self.params.get('bias', shape=(4,))\n\n"
+            "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n",
+            line=7,
+            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.bias = self.params.get('bias', shape=(4,))\n\n"
+            "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x * F.full((2,), 0.5)"),
+            line=3,
+            fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\nreturn x * gate"
+            ),
+            line=4,
+            fixed=_net(
+                "gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\n"
+                "return F.broadcast_mul(x, gate)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"),
+            line=3,
+            fixed=_net(
+                "return F.tanh(F.broadcast_add(F.expand_dims(x, axis=2), y.expand_dims(axis=1)))"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x.sum(axis=0) % x"),
+            line=3,
+            fixed=_net("return F.broadcast_mod(x.sum(axis=0), x)"),
+            safety=SAFE,
+        ),
         # a helper's number default (`eps=1e-5`) is a scalar: `var + eps` keeps var's evidence
-        Invalid("def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
-                "    return x / F.sqrt(var + eps)\n\n\n" + _net("return _norm(F, x)"), line=3,
-                fixed="def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
-                      "    return F.broadcast_div(x, F.sqrt(var + eps))\n\n\n" + _net("return _norm(F, x)"),
-                safety=SAFE),
-        Invalid(_net("return x >= x.mean(axis=1, keepdims=True)"), line=3,
-                fixed=_net("return F.broadcast_greater_equal(x, x.mean(axis=1, keepdims=True))"), safety=SAFE),
-        Invalid(_net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"), line=4,
-                fixed=_net("t = F.zeros((1, 4))\nreturn F.broadcast_not_equal(F.relu(t), x)"), safety=SAFE),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
-                "    def hybrid_forward(self, F, x, gamma):\n        return x * gamma\n", line=7,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
-                      "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n",
-                safety=SAFE),
+        Invalid(
+            "def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
+            "    return x / F.sqrt(var + eps)\n\n\n" + _net("return _norm(F, x)"),
+            line=3,
+            fixed="def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
+            "    return F.broadcast_div(x, F.sqrt(var + eps))\n\n\n" + _net("return _norm(F, x)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x >= x.mean(axis=1, keepdims=True)"),
+            line=3,
+            fixed=_net("return F.broadcast_greater_equal(x, x.mean(axis=1, keepdims=True))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"),
+            line=4,
+            fixed=_net("t = F.zeros((1, 4))\nreturn F.broadcast_not_equal(F.relu(t), x)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+            "    def hybrid_forward(self, F, x, gamma):\n        return x * gamma\n",
+            line=7,
+            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+            "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n",
+            safety=SAFE,
+        ),
     ]
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -200,34 +310,46 @@ different shapes what the eager code computed. Only tensor–tensor operations a
             if op is not None:
                 self._check(node, node.left, node.comparisons[0].comparator, op)
 
-    def _check(self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression,
-               op: str) -> None:
+    def _check(
+        self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression, op: str
+    ) -> None:
         if not (self.is_tensor(left) and self.is_tensor(right)):
             return
-        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(left, right, self.namespace)
+        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(
+            left, right, self.namespace
+        )
         if why is None:
             return
-        message = (f"tensor arithmetic does not broadcast on Symbols ({why}): shape error under "
-                   f"hybridize; use {self.namespace or 'F'}.{op}")
+        message = (
+            f"tensor arithmetic does not broadcast on Symbols ({why}): shape error under "
+            f"hybridize; use {self.namespace or 'F'}.{op}"
+        )
         if self.namespace is None:
             self.report(node, message)
             return
         replacement = call(f"{self.namespace}.{op}", [strip_parens(left), strip_parens(right)])
-        replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
+        replacement = (
+            replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
+        )
         self.report(node, message, replacement=replacement, safety=SAFE)
 
 
 def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:
     """The literal axis of `x.expand_dims(axis=k)` / `F.expand_dims(x, axis=k)`, else None."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
-            and expr.func.attr.value == "expand_dims"):
+    if not (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "expand_dims"
+    ):
         return None
     function = isinstance(expr.func.value, cst.Name) and expr.func.value.value == ns
     axis = call_argument(expr, 1 if function else 0, "axis")
     return literal_int(axis.value) if axis is not None else None
 
 
-def _pairwise_expand(left: cst.BaseExpression, right: cst.BaseExpression, ns: Optional[str]) -> Optional[str]:
+def _pairwise_expand(
+    left: cst.BaseExpression, right: cst.BaseExpression, ns: Optional[str]
+) -> Optional[str]:
     """`q.expand_dims(2) + k.expand_dims(1)`: the pairwise broadcast of attention scores."""
     a, b = _expand_axis(left, ns), _expand_axis(right, ns)
     if a is not None and b is not None and a != b and a >= 0 and b >= 0:

@@ -1,4 +1,5 @@
 """HL008 tensor-control-flow: Python control flow decided by tensor values (report only)."""
+
 from __future__ import annotations
 
 from typing import Optional, Set
@@ -9,8 +10,10 @@ from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
 from .base import SAFE, Invalid, Rule, Valid
 
-_BOOL_ERROR = ('NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
-               "for Symbol")
+_BOOL_ERROR = (
+    'NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
+    "for Symbol"
+)
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
 
@@ -67,25 +70,41 @@ No automatic fix: the graph form depends on what the branch or loop computes.
 
     VALID = [
         # containers behind type tests (GluonNLP's _expand_to_beam_size) and zip over a list input
-        Valid(_net("if isinstance(x, list):\n    return [F.relu(d) for d, s in zip(x, [None] * len(x))]\n"
-                   "if isinstance(x, dict):\n    return {k: F.relu(v) for k, v in x.items()}\nreturn F.relu(x)")),
-        Valid("class Blocks(HybridBlock):\n    def hybrid_forward(self, F, x):\n        out = []\n"
-              "        for block, xi in zip(self._children.values(), x):\n            out.append(block(xi))\n"
-              "        return out\n"),
+        Valid(
+            _net(
+                "if isinstance(x, list):\n    return [F.relu(d) for d, s in zip(x, [None] * len(x))]\n"
+                "if isinstance(x, dict):\n    return {k: F.relu(v) for k, v in x.items()}\nreturn F.relu(x)"
+            )
+        ),
+        Valid(
+            "class Blocks(HybridBlock):\n    def hybrid_forward(self, F, x):\n        out = []\n"
+            "        for block, xi in zip(self._children.values(), x):\n            out.append(block(xi))\n"
+            "        return out\n"
+        ),
         Valid(_net("if mask is None:\n    return x\nreturn x * mask")),
         Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
-        Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")),
+        Valid(
+            _net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")
+        ),
         Valid(_net("return F.where(x > 0, x, -x)")),
         # an input only iterated is a list of arrays (analysis.list_inputs), in a for or a
         # comprehension (not `class Net`: the ground-truth harness feeds single arrays to a Net)
-        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
-              "        outs = []\n        for f in feats:\n            outs.append(F.relu(f))\n"
-              "        return F.concat(*outs, dim=1)\n"),
-        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
-              "        return F.add_n(*[F.relu(f) for f in feats])\n"),
+        Valid(
+            "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+            "        outs = []\n        for f in feats:\n            outs.append(F.relu(f))\n"
+            "        return F.concat(*outs, dim=1)\n"
+        ),
+        Valid(
+            "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+            "        return F.add_n(*[F.relu(f) for f in feats])\n"
+        ),
         Valid(_net("if F is mx.nd:\n    assert x.sum() > 0\nreturn x")),
-        Valid(_net("parts = F.split(x, num_outputs=3)\nout = []\nfor p in parts:\n    out.append(F.relu(p))\n"
-                   "return F.concat(*out, dim=1)")),
+        Valid(
+            _net(
+                "parts = F.split(x, num_outputs=3)\nout = []\nfor p in parts:\n    out.append(F.relu(p))\n"
+                "return F.concat(*out, dim=1)"
+            )
+        ),
         Valid(_net("n = 2 if self.training else 3\nreturn x * n")),
         Valid(_net("if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x")),
     ]
@@ -96,15 +115,32 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(_net("y = F.relu(x)\nreturn y or x"), line=4),
         Invalid(_net("assert x.min() >= 0, 'negative input'\nreturn x"), line=3),
         Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
-        Invalid(_net("y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"),
-                line=5),
-        Invalid(_net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x"), line=4),
-        Invalid(_net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"), line=4),
+        Invalid(
+            _net(
+                "y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"
+            ),
+            line=5,
+        ),
+        Invalid(
+            _net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x"),
+            line=4,
+        ),
+        Invalid(
+            _net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"),
+            line=4,
+        ),
         Invalid(_net("return F.stack(*[F.relu(row) for row in F.relu(x)])"), line=3),
         Invalid(_net("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)"), line=3),
-        Invalid(_net("out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\n"
-                     "return F.stack(*out) + F.mean(x)"), line=4),
-        Invalid(_net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4),
+        Invalid(
+            _net(
+                "out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\n"
+                "return F.stack(*out) + F.mean(x)"
+            ),
+            line=4,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4
+        ),
         Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),
     ]
 
@@ -113,63 +149,97 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         self._tests: Set[cst.CSTNode] = set()  # tests already reported by their statement
 
     def visit_If(self, node: cst.If) -> None:
-        self._check_test(node.test, "`if` on a tensor value", "F.where(cond, a, b) or F.contrib.cond")
+        self._check_test(
+            node.test, "`if` on a tensor value", "F.where(cond, a, b) or F.contrib.cond"
+        )
 
     def visit_While(self, node: cst.While) -> None:
         self._check_test(node.test, "`while` on a tensor value", "F.contrib.while_loop")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._check_test(node.test, "a conditional expression on a tensor value", "F.where(cond, a, b)")
+        self._check_test(
+            node.test, "a conditional expression on a tensor value", "F.where(cond, a, b)"
+        )
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._check_test(node.test, "`assert` on a tensor value",
-                         "a check outside the graph (data pipeline or an eager-only branch)")
+        self._check_test(
+            node.test,
+            "`assert` on a tensor value",
+            "a check outside the graph (data pipeline or an eager-only branch)",
+        )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if node in self._tests:
             return
         if self.is_tensor(node.left):  # bool(left) is always evaluated
             word = "and" if isinstance(node.operator, cst.And) else "or"
-            self.report(node, f"`{word}` on a tensor calls bool() on it ({_BOOL_ERROR}); use "
-                              f"F.logical_{word} / F.broadcast_logical_{word}")
+            self.report(
+                node,
+                f"`{word}` on a tensor calls bool() on it ({_BOOL_ERROR}); use "
+                f"F.logical_{word} / F.broadcast_logical_{word}",
+            )
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if node in self._tests or not isinstance(node.operator, cst.Not):
             return
         if self.is_tensor(node.expression):
-            self.report(node, f"`not` on a tensor calls bool() on it ({_BOOL_ERROR}); use F.logical_not")
+            self.report(
+                node, f"`not` on a tensor calls bool() on it ({_BOOL_ERROR}); use F.logical_not"
+            )
 
     def visit_For(self, node: cst.For) -> None:
         if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
-            replacement, safety = plan_iteration(self, node.iter) or (None, SAFE)  # a known row count
-            self.report(node.iter, "iterating a tensor iterates a Symbol's outputs after hybridize(): the "
-                                   "loop runs once, on the whole tensor (silent change); use F.contrib.foreach, "
-                                   "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
-                        replacement=replacement, safety=safety)
+            replacement, safety = plan_iteration(self, node.iter) or (
+                None,
+                SAFE,
+            )  # a known row count
+            self.report(
+                node.iter,
+                "iterating a tensor iterates a Symbol's outputs after hybridize(): the "
+                "loop runs once, on the whole tensor (silent change); use F.contrib.foreach, "
+                "or F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
+                replacement=replacement,
+                safety=safety,
+            )
             return
         bound = self._range_over_shape(node.iter)
         if bound is not None:
-            self.report(node.iter, f"a loop over `range({bound})` needs the tensor's shape, which a Symbol "
-                                   "does not have (AttributeError); use F.contrib.foreach over the axis, or a "
-                                   "fixed count given to the constructor")
+            self.report(
+                node.iter,
+                f"a loop over `range({bound})` needs the tensor's shape, which a Symbol "
+                "does not have (AttributeError); use F.contrib.foreach over the axis, or a "
+                "fixed count given to the constructor",
+            )
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self.is_tensor(node.iter) or self._wraps_tensor(node.iter):
             replacement, safety = plan_iteration(self, node.iter) or (None, SAFE)
-            self.report(node.iter, "a comprehension over a tensor iterates a Symbol's outputs after hybridize(): "
-                                   "one element, the whole tensor (silent change); use F.contrib.foreach, or "
-                                   "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
-                        replacement=replacement, safety=safety)
+            self.report(
+                node.iter,
+                "a comprehension over a tensor iterates a Symbol's outputs after hybridize(): "
+                "one element, the whole tensor (silent change); use F.contrib.foreach, or "
+                "F.split(x, num_outputs=n, squeeze_axis=True) for a fixed n",
+                replacement=replacement,
+                safety=safety,
+            )
 
     def visit_Call(self, node: cst.Call) -> None:
         # `sum(x)`, `max(x)`, ... iterate their argument: the rows eagerly, one element hybridized
         name = dotted_name(node.func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if name in _ITERATING_BUILTINS and name not in self.env and positional \
-                and (len(positional) == 1 or name == "sum") and self.is_tensor(positional[0].value):
-            self.report(node, f"`{name}()` iterates a tensor: over its rows eagerly, over a Symbol's single "
-                              "output after hybridize() (silent change); use the F reduction "
-                              "(F.sum(x, axis=0), F.max, F.min, ...)")
+        if (
+            name in _ITERATING_BUILTINS
+            and name not in self.env
+            and positional
+            and (len(positional) == 1 or name == "sum")
+            and self.is_tensor(positional[0].value)
+        ):
+            self.report(
+                node,
+                f"`{name}()` iterates a tensor: over its rows eagerly, over a Symbol's single "
+                "output after hybridize() (silent change); use the F reduction "
+                "(F.sum(x, axis=0), F.max, F.min, ...)",
+            )
 
     # -- helpers ---------------------------------------------------------------------------
     def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:
@@ -177,14 +247,23 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         if not isinstance(iterable, cst.Call):
             return False
         name = dotted_name(iterable.func)
-        return name in ("enumerate", "zip", "reversed") and name not in self.env and any(
-            not arg.star and arg.keyword is None and self.is_tensor(arg.value) for arg in iterable.args)
+        return (
+            name in ("enumerate", "zip", "reversed")
+            and name not in self.env
+            and any(
+                not arg.star and arg.keyword is None and self.is_tensor(arg.value)
+                for arg in iterable.args
+            )
+        )
 
     def _check_test(self, test: cst.BaseExpression, what: str, alternative: str) -> None:
         if self._decided_by_tensor(test):
             self._mark(test)
-            self.report(test, f"{what} calls bool() on a Symbol under hybridize ({_BOOL_ERROR}); "
-                              f"use {alternative}")
+            self.report(
+                test,
+                f"{what} calls bool() on a Symbol under hybridize ({_BOOL_ERROR}); "
+                f"use {alternative}",
+            )
 
     def _decided_by_tensor(self, test: cst.BaseExpression) -> bool:
         """True when evaluating `test` for its truth certainly calls bool() on a tensor."""
@@ -196,16 +275,21 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             # the left operand is always tested; the right one only when the left does not decide,
             # which for `and` means a true left side: report only certainties (the left one).
             return self._decided_by_tensor(test.left) or (
-                self._decided_by_tensor(test.right) and self._left_cannot_short_circuit(test))
+                self._decided_by_tensor(test.right) and self._left_cannot_short_circuit(test)
+            )
         return False
 
     def _left_cannot_short_circuit(self, test: cst.BooleanOperation) -> bool:
         """`mask is not None and mask.sum() > 0`: the right side runs whenever mask is given;
         a guard on None is not data-dependent, so the right side counts as evaluated."""
         left = test.left
-        return isinstance(test.operator, cst.And) and isinstance(left, cst.Comparison) and len(
-            left.comparisons) == 1 and isinstance(left.comparisons[0].operator, cst.IsNot) and \
-            dotted_name(left.comparisons[0].comparator) == "None"
+        return (
+            isinstance(test.operator, cst.And)
+            and isinstance(left, cst.Comparison)
+            and len(left.comparisons) == 1
+            and isinstance(left.comparisons[0].operator, cst.IsNot)
+            and dotted_name(left.comparisons[0].comparator) == "None"
+        )
 
     def _mark(self, test: cst.BaseExpression) -> None:
         self._tests.add(test)
@@ -216,15 +300,27 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             self._mark(test.right)
 
     def _range_over_shape(self, iterable: cst.BaseExpression) -> Optional[str]:
-        if not (isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range"
-                and "range" not in self.env):
+        if not (
+            isinstance(iterable, cst.Call)
+            and dotted_name(iterable.func) == "range"
+            and "range" not in self.env
+        ):
             return None
         for arg in iterable.args:
             value = arg.value
-            if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and \
-                    value.value.attr.value == "shape" and self.is_tensor(value.value.value):
+            if (
+                isinstance(value, cst.Subscript)
+                and isinstance(value.value, cst.Attribute)
+                and value.value.attr.value == "shape"
+                and self.is_tensor(value.value.value)
+            ):
                 return cst.Module([]).code_for_node(value)
-            if isinstance(value, cst.Call) and dotted_name(value.func) == "len" and "len" not in self.env \
-                    and len(value.args) == 1 and self.is_tensor(value.args[0].value):
+            if (
+                isinstance(value, cst.Call)
+                and dotted_name(value.func) == "len"
+                and "len" not in self.env
+                and len(value.args) == 1
+                and self.is_tensor(value.args[0].value)
+            ):
                 return cst.Module([]).code_for_node(value)
         return None

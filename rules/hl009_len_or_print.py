@@ -1,4 +1,5 @@
 """HL009 len-or-print: `len(x)` on a tensor; `print` / logging of tensors."""
+
 from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
@@ -55,18 +56,22 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
 
     VALID = [
         # a tuple behind a type test, in a helper (GluonNLP's sequence sampler)
-        Valid("def _expand(F, data, size):\n    if isinstance(data, (list, tuple)):\n"
-              "        return [F.repeat(d, size) for d in data] + [None] * len(data)\n"
-              "    return F.repeat(data, size)\n\n\n"
-              "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
-              "        return _expand(F, states, 2), F.relu(x)\n"),
+        Valid(
+            "def _expand(F, data, size):\n    if isinstance(data, (list, tuple)):\n"
+            "        return [F.repeat(d, size) for d in data] + [None] * len(data)\n"
+            "    return F.repeat(data, size)\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
+            "        return _expand(F, states, 2), F.relu(x)\n"
+        ),
         Valid(_net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
         Valid(_net("print('running')\nreturn x")),
         # len() of an input only indexed and counted: a list of feature maps (analysis.list_inputs)
-        Valid("class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
-              "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
-              "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
-              "        return x\n"),
+        Valid(
+            "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
+            "        x = feats[-1]\n        for i in range(len(feats) - 2, -1, -1):\n"
+            "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
+            "        return x\n"
+        ),
         Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
         Valid(_net("logging.info('shape %s', (2, 3))\nreturn x")),
         Valid(_net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
@@ -79,10 +84,18 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
         Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
         Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
-        Invalid(_net("return x.reshape((len(x), -1))"), line=3,
-                fixed=_net("return x.reshape((0, -1))"), safety=SAFE),
-        Invalid(_net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 4, -1))"), safety=SAFE),
+        Invalid(
+            _net("return x.reshape((len(x), -1))"),
+            line=3,
+            fixed=_net("return x.reshape((0, -1))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"),
+            line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 4, -1))"),
+            safety=SAFE,
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -92,40 +105,65 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
     def visit_Call(self, node: cst.Call) -> None:
         self._plan_reshape(node)  # an enclosing reshape is visited before the len() inside it
         func = dotted_name(node.func)
-        if func == "len" and "len" not in self.env and len(node.args) == 1 and not node.args[0].star:
+        if (
+            func == "len"
+            and "len" not in self.env
+            and len(node.args) == 1
+            and not node.args[0].star
+        ):
             if self.is_tensor(node.args[0].value):
                 self._report_len(node)
             return
         if func == "print" and "print" not in self.env:
             if any(self._mentions_tensor(arg.value) for arg in node.args if arg.keyword is None):
-                self.report(node, "print() of a tensor prints once, while tracing (`<Symbol ...>`), and "
-                                  "never again after hybridize(); print in an eager-only branch or outside "
-                                  "the block")
+                self.report(
+                    node,
+                    "print() of a tensor prints once, while tracing (`<Symbol ...>`), and "
+                    "never again after hybridize(); print in an eager-only branch or outside "
+                    "the block",
+                )
             return
         if func is not None and self._is_logging(func):
             if any(self._mentions_tensor(arg.value) for arg in node.args):
-                self.report(node, "logging a tensor logs once, while tracing (`<Symbol ...>`), and never "
-                                  "again after hybridize(); log in an eager-only branch or outside the block")
+                self.report(
+                    node,
+                    "logging a tensor logs once, while tracing (`<Symbol ...>`), and never "
+                    "again after hybridize(); log in an eager-only branch or outside the block",
+                )
 
     # -- len ---------------------------------------------------------------------------------
     def _report_len(self, node: cst.Call) -> None:
-        message = ("`len(x)` of a Symbol is its number of outputs (silently 1 under hybridize), not "
-                   "the first dimension")
+        message = (
+            "`len(x)` of a Symbol is its number of outputs (silently 1 under hybridize), not "
+            "the first dimension"
+        )
         edit = self._planned.pop(node, None)
         if edit is not None:
-            self.report(node, message + "; the reshape code 0 copies dimension 0", edits=[edit], safety=SAFE)
+            self.report(
+                node, message + "; the reshape code 0 copies dimension 0", edits=[edit], safety=SAFE
+            )
         else:
-            self.report(node, message + "; use shape-free ops (reshape code 0, F.slice_like, F.mean ...)")
+            self.report(
+                node, message + "; use shape-free ops (reshape code 0, F.slice_like, F.mean ...)"
+            )
 
     def _plan_reshape(self, call: cst.Call) -> None:
         """`x.reshape((len(x), ...))` / `F.reshape(x, shape=(len(x), ...))`: plan the 0 code."""
         name = dotted_name(call.func) or ""
         data = shape = None
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "reshape" and \
-                self.is_tensor(call.func.value) and len(call.args) == 1 and call.args[0].keyword is None:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "reshape"
+            and self.is_tensor(call.func.value)
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+        ):
             data, shape = call.func.value, call.args[0].value
-        elif self.namespace is not None and name in (f"{self.namespace}.reshape", f"{self.namespace}.Reshape") \
-                and call_argument(call, None, "reverse") is None:
+        elif (
+            self.namespace is not None
+            and name in (f"{self.namespace}.reshape", f"{self.namespace}.Reshape")
+            and call_argument(call, None, "reverse") is None
+        ):
             data_arg, shape_arg = call_argument(call, 0, "data"), call_argument(call, 1, "shape")
             if data_arg is not None and shape_arg is not None:
                 data, shape = data_arg.value, shape_arg.value
@@ -133,10 +171,15 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
             return
         first = shape.elements[0]
         length = first.value
-        if isinstance(length, cst.Call) and dotted_name(length.func) == "len" and len(length.args) == 1 \
-                and _same(length.args[0].value, data):
-            new = shape.with_changes(elements=[first.with_changes(value=cst.Integer("0"))]
-                                     + list(shape.elements[1:]))
+        if (
+            isinstance(length, cst.Call)
+            and dotted_name(length.func) == "len"
+            and len(length.args) == 1
+            and _same(length.args[0].value, data)
+        ):
+            new = shape.with_changes(
+                elements=[first.with_changes(value=cst.Integer("0"))] + list(shape.elements[1:])
+            )
             self._planned[length] = (shape, new)
 
     # -- print / logging ---------------------------------------------------------------------
@@ -151,16 +194,24 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
         if self.is_tensor(expr):
             return True
         if isinstance(expr, cst.FormattedString):
-            return any(isinstance(p, cst.FormattedStringExpression) and self._mentions_tensor(p.expression)
-                       for p in expr.parts)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and \
-                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString)):
+            return any(
+                isinstance(p, cst.FormattedStringExpression) and self._mentions_tensor(p.expression)
+                for p in expr.parts
+            )
+        if (
+            isinstance(expr, cst.BinaryOperation)
+            and isinstance(expr.operator, cst.Modulo)
+            and isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString))
+        ):
             right = expr.right
             items = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
             return any(self._mentions_tensor(item) for item in items)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
-                expr.func.attr.value == "format" and isinstance(expr.func.value, (cst.SimpleString,
-                                                                                  cst.ConcatenatedString)):
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "format"
+            and isinstance(expr.func.value, (cst.SimpleString, cst.ConcatenatedString))
+        ):
             return any(self._mentions_tensor(arg.value) for arg in expr.args)
         return False
 

@@ -1,4 +1,5 @@
 """HL010 non-hybrid-child: a HybridBlock whose `__init__` creates a non-hybrid Block child."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,16 +17,20 @@ _CELL = "class Cell(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n  
 
 
 def _net(init: str, extra: str = "") -> str:
-    return (_IMPORTS + extra + "class Net(gluon.HybridBlock):\n    def __init__(self, **kwargs):\n"
-            "        super(Net, self).__init__(**kwargs)\n"
-            + "".join(f"        {line}\n" for line in init.splitlines())
-            + "\n    def hybrid_forward(self, F, x):\n        return self.body(x)\n")
+    return (
+        _IMPORTS + extra + "class Net(gluon.HybridBlock):\n    def __init__(self, **kwargs):\n"
+        "        super(Net, self).__init__(**kwargs)\n"
+        + "".join(f"        {line}\n" for line in init.splitlines())
+        + "\n    def hybrid_forward(self, F, x):\n        return self.body(x)\n"
+    )
 
 
 class NonHybridChild(Rule):
     code = "HL010"
     name = "non-hybrid-child"
-    message = "a HybridBlock cannot have a non-hybrid child; use HybridSequential / HybridBlock children"
+    message = (
+        "a HybridBlock cannot have a non-hybrid child; use HybridSequential / HybridBlock children"
+    )
     explanation = """\
 ## What it does
 Finds HybridBlock classes whose `__init__` creates a non-hybrid Block as a child: `nn.Sequential()`
@@ -67,44 +72,93 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
     VALID = [
         Valid(_net("self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4))")),
         Valid(_net("with self.name_scope():\n    self.body = nn.Dense(4)")),
-        Valid("from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
-              "class Net(gluon.Block):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.body = nn.Sequential()\n\n    def hybrid_forward(self, F, x):\n"
-              "        return self.body(x)\n"),
+        Valid(
+            "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
+            "class Net(gluon.Block):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.body = nn.Sequential()\n\n    def hybrid_forward(self, F, x):\n"
+            "        return self.body(x)\n"
+        ),
         Valid(_net("self.body = nn.Sequential()  # hybridlint: ignore[HL010]")),
         Valid(_net("self.body = nn.HybridSequential()\nself.cache = dict()")),
     ]
     INVALID = [
-        Invalid(_net("self.body = nn.Sequential()\nself.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"),
-                line=8, fixed=_net("self.body = nn.HybridSequential()\n"
-                                   "self.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"), safety=SAFE),
-        Invalid(_net("with self.name_scope():\n    self.body = gluon.nn.Sequential(prefix='body_')\n"
-                     "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                     extra=_CELL),
-                line=14,
-                fixed=_net("with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
-                           "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                           extra=_CELL), safety=SAFE),
-        Invalid(_net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"), line=8,
-                fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"), safety=SAFE),
-        Invalid(_net("self.body = self._make_stage(2)") .replace(
-                    "\n    def hybrid_forward", "\n    def _make_stage(self, n):\n        stage = nn.Sequential()\n"
-                    "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
-                    "    def hybrid_forward"), line=11,
-                fixed=_net("self.body = self._make_stage(2)").replace(
-                    "\n    def hybrid_forward",
-                    "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
-                    "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
-                    "    def hybrid_forward"), safety=SAFE),
-        Invalid(_net("self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.Sequential()\n"
-                     "    stage.add(nn.Dense(4))\n    self.body.add(stage)"), line=10,
-                fixed=_net("self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.HybridSequential()\n"
-                           "    stage.add(nn.Dense(4))\n    self.body.add(stage)"), safety=SAFE),
-        Invalid(_net("self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4), nn.Sequential())"), line=9),
-        Invalid(_net("self.body = nn.Sequential()\nself.body.add(Plain())",
-                     extra="class Plain(gluon.Block):\n    pass\n\n\n"), line=12),
-        Invalid(_net("self.body = nn.Sequential()\nself.body.add(*[nn.Dense(4) for _ in range(3)])"), line=8),
-        Invalid(_net("self.body = Plain()", extra="class Plain(gluon.Block):\n    pass\n\n\n"), line=12),
+        Invalid(
+            _net(
+                "self.body = nn.Sequential()\nself.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"
+            ),
+            line=8,
+            fixed=_net(
+                "self.body = nn.HybridSequential()\n"
+                "self.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "with self.name_scope():\n    self.body = gluon.nn.Sequential(prefix='body_')\n"
+                "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
+                extra=_CELL,
+            ),
+            line=14,
+            fixed=_net(
+                "with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
+                "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
+                extra=_CELL,
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"),
+            line=8,
+            fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("self.body = self._make_stage(2)").replace(
+                "\n    def hybrid_forward",
+                "\n    def _make_stage(self, n):\n        stage = nn.Sequential()\n"
+                "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
+                "    def hybrid_forward",
+            ),
+            line=11,
+            fixed=_net("self.body = self._make_stage(2)").replace(
+                "\n    def hybrid_forward",
+                "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
+                "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
+                "    def hybrid_forward",
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net(
+                "self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.Sequential()\n"
+                "    stage.add(nn.Dense(4))\n    self.body.add(stage)"
+            ),
+            line=10,
+            fixed=_net(
+                "self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.HybridSequential()\n"
+                "    stage.add(nn.Dense(4))\n    self.body.add(stage)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4), nn.Sequential())"),
+            line=9,
+        ),
+        Invalid(
+            _net(
+                "self.body = nn.Sequential()\nself.body.add(Plain())",
+                extra="class Plain(gluon.Block):\n    pass\n\n\n",
+            ),
+            line=12,
+        ),
+        Invalid(
+            _net("self.body = nn.Sequential()\nself.body.add(*[nn.Dense(4) for _ in range(3)])"),
+            line=8,
+        ),
+        Invalid(
+            _net("self.body = Plain()", extra="class Plain(gluon.Block):\n    pass\n\n\n"), line=12
+        ),
         Invalid(_net("self.body = nn.Lambda(lambda x: x * 2)"), line=8),
     ]
 
@@ -116,28 +170,45 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
         if not _may_create_non_hybrid(klass, init, context):
             return  # the common case: nothing to report, and no LibCST walk paid for it
         adds: Optional[_Adds] = None  # computed when a Sequential child needs it
-        for holder, created in _children(klass, init, lambda name: context.hybrid_kind(name) is True):
+        for holder, created in _children(
+            klass, init, lambda name: context.hybrid_kind(name) is True
+        ):
             func = dotted_name(created.func)
             if context.hybrid_kind(func) is not False:
                 continue
             gluon = context.gluon_class(func)
             shown = gluon or func
-            message = (f"`{func}` is not a HybridBlock: MXNet refuses it as a child of HybridBlock "
-                       f"`{klass.name}` (ValueError: Children of HybridBlock must also be HybridBlock, "
-                       f"but {shown}(...) has type ...)")
+            message = (
+                f"`{func}` is not a HybridBlock: MXNet refuses it as a child of HybridBlock "
+                f"`{klass.name}` (ValueError: Children of HybridBlock must also be HybridBlock, "
+                f"but {shown}(...) has type ...)"
+            )
             if gluon != "Sequential" or not isinstance(created.func, cst.Attribute):
                 self.report(created, message + "; make it a HybridBlock")
                 continue
             if adds is None:
                 adds = _Adds(klass.node)
             added = adds.by_holder.get(holder, []) if holder is not None else []
-            if holder is None or holder in adds.unknown or any(  # anonymous: its adds are not visible
-                    arg is None or context.hybrid_kind(dotted_name(arg.func)) is not True for arg in added):
-                self.report(created, message + "; use HybridSequential once every child added to it is hybrid")
+            if (
+                holder is None
+                or holder in adds.unknown
+                or any(  # anonymous: its adds are not visible
+                    arg is None or context.hybrid_kind(dotted_name(arg.func)) is not True
+                    for arg in added
+                )
+            ):
+                self.report(
+                    created,
+                    message + "; use HybridSequential once every child added to it is hybrid",
+                )
                 continue
             new_func = created.func.with_changes(attr=cst.Name("HybridSequential"))
-            self.report(created, message + "; use HybridSequential",
-                        replacement=created.with_changes(func=new_func), safety=SAFE)
+            self.report(
+                created,
+                message + "; use HybridSequential",
+                replacement=created.with_changes(func=new_func),
+                safety=SAFE,
+            )
 
 
 class _ChildCreations(cst.CSTVisitor):
@@ -171,7 +242,7 @@ class _ChildCreations(cst.CSTVisitor):
                 if isinstance(value, cst.Call):
                     callee = dotted_name(value.func) or ""
                     if callee.startswith("self.") and callee.count(".") == 1:
-                        self.helper_calls.append(callee[len("self."):])
+                        self.helper_calls.append(callee[len("self.") :])
                     else:
                         self._child(holder, value)
                 elif isinstance(value, cst.Name) and value.value in self._locals:
@@ -241,7 +312,8 @@ class _Adds:
                 if arg.star or arg.keyword is not None:
                     self.unknown.add(holder)
                 self.by_holder.setdefault(holder, []).append(
-                    arg.value if isinstance(arg.value, cst.Call) else None)
+                    arg.value if isinstance(arg.value, cst.Call) else None
+                )
 
 
 def _may_create_non_hybrid(klass: ClassFacts, init: cst.FunctionDef, context) -> bool:
@@ -257,7 +329,7 @@ def _may_create_non_hybrid(klass: ClassFacts, init: cst.FunctionDef, context) ->
     for call in list(calls):
         callee = dotted_name(call.func) or ""
         if callee.startswith("self.") and callee.count(".") == 1:
-            method = klass.methods.get(callee[len("self."):])
+            method = klass.methods.get(callee[len("self.") :])
             if method is not None and method is not init:
                 calls.extend(_calls(method.body))
     return any(context.hybrid_kind(dotted_name(call.func)) is False for call in calls)
@@ -265,10 +337,29 @@ def _may_create_non_hybrid(klass: ClassFacts, init: cst.FunctionDef, context) ->
 
 # Fields of LibCST nodes that hold only syntax trivia (whitespace, brackets, commas, operator
 # tokens, comment lines): a call is never below them, so `_calls` does not descend into them.
-_TRIVIA_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
-                  "header", "footer", "colon", "equal", "dot", "operator", "newline",
-                  "trailing_whitespace", "lbracket", "rbracket", "lbrace", "rbrace", "first_line",
-                  "empty_lines", "asynchronous"}
+_TRIVIA_FIELDS = {
+    "lpar",
+    "rpar",
+    "comma",
+    "semicolon",
+    "leading_lines",
+    "lines_after_decorators",
+    "header",
+    "footer",
+    "colon",
+    "equal",
+    "dot",
+    "operator",
+    "newline",
+    "trailing_whitespace",
+    "lbracket",
+    "rbracket",
+    "lbrace",
+    "rbrace",
+    "first_line",
+    "empty_lines",
+    "asynchronous",
+}
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
@@ -276,8 +367,10 @@ def _node_fields(kind: type) -> Tuple[str, ...]:
     fields = _FIELDS.get(kind)
     if fields is None:
         fields = _FIELDS[kind] = tuple(
-            f.name for f in dataclasses.fields(kind)
-            if f.name not in _TRIVIA_FIELDS and not f.name.startswith("whitespace"))
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in _TRIVIA_FIELDS and not f.name.startswith("whitespace")
+        )
     return fields
 
 

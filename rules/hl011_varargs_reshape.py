@@ -1,4 +1,5 @@
 """HL011 varargs-reshape: `x.reshape(a, b, c)` on a tensor (a Symbol takes no varargs shape)."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -16,8 +17,10 @@ def _net(body: str) -> str:
 class VarargsReshape(Rule):
     code = "HL011"
     name = "varargs-reshape"
-    message = ("`x.reshape(a, b, ...)` takes the dims as varargs only on an NDArray: on a Symbol they "
-               "bind to shape, reverse, target_shape, keep_highest; pass one tuple, x.reshape((a, b, ...))")
+    message = (
+        "`x.reshape(a, b, ...)` takes the dims as varargs only on an NDArray: on a Symbol they "
+        "bind to shape, reverse, target_shape, keep_highest; pass one tuple, x.reshape((a, b, ...))"
+    )
     explanation = """\
 ## What it does
 Finds the fluent `x.reshape(a, b, ...)` with two or more positional dimensions on a tensor
@@ -63,29 +66,57 @@ two or more (write `x.reshape(tuple(dims))`).
     VALID = [
         Valid(_net("return x.reshape((0, -1, 4))")),
         Valid(_net("return x.reshape([0, -1])")),
-        Valid(_net("return x.reshape(-1)")),           # one value: shape=-1 on both
+        Valid(_net("return x.reshape(-1)")),  # one value: shape=-1 on both
         Valid(_net("return x.reshape(shape=(0, -1))")),
         Valid(_net("return x.reshape((-1, 3), reverse=True)")),
         Valid(_net("return F.reshape(x, (0, -1))")),
-        Valid(_net("a = x.asnumpy().reshape(2, -1)\nreturn x")),   # numpy's reshape (HL002's finding)
-        Valid("import numpy as np\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-              "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"),
+        Valid(
+            _net("a = x.asnumpy().reshape(2, -1)\nreturn x")
+        ),  # numpy's reshape (HL002's finding)
+        Valid(
+            "import numpy as np\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"
+        ),
         Valid(_net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
     ]
     INVALID = [
-        Invalid(_net("return x.reshape(3, -1, 2)"), line=3,
-                fixed=_net("return x.reshape((3, -1, 2))"), safety=SAFE),
-        Invalid(_net("return F.relu(x).reshape(0, -1)"), line=3,
-                fixed=_net("return F.relu(x).reshape((0, -1))"), safety=SAFE),
+        Invalid(
+            _net("return x.reshape(3, -1, 2)"),
+            line=3,
+            fixed=_net("return x.reshape((3, -1, 2))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.relu(x).reshape(0, -1)"),
+            line=3,
+            fixed=_net("return F.relu(x).reshape((0, -1))"),
+            safety=SAFE,
+        ),
         # 1 binds to reverse: (24,) instead of (24, 1), silently
-        Invalid(_net("y = F.relu(x)\nreturn y.reshape(-1, 1)"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn y.reshape((-1, 1))"), safety=SAFE),
-        Invalid(_net("return x.reshape(-1, 3, reverse=True)"), line=3,
-                fixed=_net("return x.reshape((-1, 3), reverse=True)"), safety=SAFE),
-        Invalid(_net("n = 2\nreturn x.reshape(0, n, -1) * 2"), line=4,
-                fixed=_net("n = 2\nreturn x.reshape((0, n, -1)) * 2"), safety=SAFE),
-        Invalid(_net("return x.expand_dims(0).reshape(0, 0, 2, -1)"), line=3,
-                fixed=_net("return x.expand_dims(0).reshape((0, 0, 2, -1))"), safety=SAFE),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y.reshape(-1, 1)"),
+            line=4,
+            fixed=_net("y = F.relu(x)\nreturn y.reshape((-1, 1))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x.reshape(-1, 3, reverse=True)"),
+            line=3,
+            fixed=_net("return x.reshape((-1, 3), reverse=True)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("n = 2\nreturn x.reshape(0, n, -1) * 2"),
+            line=4,
+            fixed=_net("n = 2\nreturn x.reshape((0, n, -1)) * 2"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return x.expand_dims(0).reshape(0, 0, 2, -1)"),
+            line=3,
+            fixed=_net("return x.expand_dims(0).reshape((0, 0, 2, -1))"),
+            safety=SAFE,
+        ),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -102,8 +133,13 @@ two or more (write `x.reshape(tuple(dims))`).
         dims = tuple_of([arg.value for arg in positional])
         keywords = [arg for arg in node.args if arg.keyword is not None]
         last = keywords[-1] if keywords else None
-        new_args = [cst.Arg(value=dims, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                    if keywords else cst.Arg(value=dims)]
-        new_args += [arg if arg is not last else arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                     for arg in keywords]
+        new_args = [
+            cst.Arg(value=dims, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            if keywords
+            else cst.Arg(value=dims)
+        ]
+        new_args += [
+            arg if arg is not last else arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            for arg in keywords
+        ]
         self.report(node, replacement=node.with_changes(args=new_args), safety=SAFE)

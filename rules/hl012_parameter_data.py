@@ -1,4 +1,5 @@
 """HL012 parameter-data: `self.weight.data()` inside hybrid_forward puts an NDArray in the graph."""
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple
@@ -12,31 +13,50 @@ from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 # Reading these from the parameter's array is the same as reading them from the Parameter.
 _STATIC = {"shape", "dtype", "context", "ctx", "stype", "size", "ndim"}
 # Methods that turn the array into Python values: frozen at trace time, but they hybridize.
-_EAGER_READS = {"asnumpy", "asscalar", "tolist", "wait_to_read", "copyto", "copy",
-                "as_in_context"}
+_EAGER_READS = {"asnumpy", "asscalar", "tolist", "wait_to_read", "copyto", "copy", "as_in_context"}
 
-_INIT = ("    def __init__(self):\n        super().__init__()\n        with self.name_scope():\n"
-         "            self.weight = self.params.get('weight', shape=(1, 3))\n\n")
+_INIT = (
+    "    def __init__(self):\n        super().__init__()\n        with self.name_scope():\n"
+    "            self.weight = self.params.get('weight', shape=(1, 3))\n\n"
+)
 
 
-_TIED = ("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-         "        with self.name_scope():\n            self.embed = nn.Embedding(4, 3)\n"
-         "            self.cell = nn.Dense(3, flatten=False)\n")
+_TIED = (
+    "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+    "        with self.name_scope():\n            self.embed = nn.Embedding(4, 3)\n"
+    "            self.cell = nn.Dense(3, flatten=False)\n"
+)
 
 
 def _net(signature: str, body: str) -> str:
-    return ("class Net(HybridBlock):\n" + _INIT + f"    def hybrid_forward(self, {signature}):\n"
-            + "".join("        " + line + "\n" for line in body.splitlines()))
+    return (
+        "class Net(HybridBlock):\n"
+        + _INIT
+        + f"    def hybrid_forward(self, {signature}):\n"
+        + "".join("        " + line + "\n" for line in body.splitlines())
+    )
 
 
 # The parameters gluon's layers declare (MXNet 1.9.1), by constructor name.
 _LAYER_PARAMETERS: Dict[str, Set[str]] = {
-    "Dense": {"weight", "bias"}, "Embedding": {"weight"},
-    **{name: {"weight", "bias"} for name in (
-        "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose")},
+    "Dense": {"weight", "bias"},
+    "Embedding": {"weight"},
+    **{
+        name: {"weight", "bias"}
+        for name in (
+            "Conv1D",
+            "Conv2D",
+            "Conv3D",
+            "Conv1DTranspose",
+            "Conv2DTranspose",
+            "Conv3DTranspose",
+        )
+    },
     "BatchNorm": {"gamma", "beta", "running_mean", "running_var"},
     "SyncBatchNorm": {"gamma", "beta", "running_mean", "running_var"},
-    "LayerNorm": {"gamma", "beta"}, "InstanceNorm": {"gamma", "beta"}, "GroupNorm": {"gamma", "beta"},
+    "LayerNorm": {"gamma", "beta"},
+    "InstanceNorm": {"gamma", "beta"},
+    "GroupNorm": {"gamma", "beta"},
     "PReLU": {"alpha"},
 }
 
@@ -58,7 +78,11 @@ def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.Ba
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
                 t = target.target
-                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                if (
+                    isinstance(t, cst.Attribute)
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == "self"
+                ):
                     found.append((t.attr.value, node.value))
 
     if init is not None:
@@ -69,7 +93,9 @@ def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.Ba
 def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
     """The dotted constructor of `self.<child> = Ctor(...)` in the class's own `__init__`
     (assigned exactly once), else None."""
-    values = [value for attr, value in _init_assignments(_own_method(klass, "__init__")) if attr == child]
+    values = [
+        value for attr, value in _init_assignments(_own_method(klass, "__init__")) if attr == child
+    ]
     if len(values) != 1 or not isinstance(values[0], cst.Call):
         return None
     return dotted_name(values[0].func)
@@ -80,7 +106,11 @@ def _declared_parameters(klass: cst.ClassDef) -> Set[str]:
     names = set()
     for attr, value in _init_assignments(_own_method(klass, "__init__")):
         if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
-                "get", "get_constant", "Parameter", "Constant"):
+            "get",
+            "get_constant",
+            "Parameter",
+            "Constant",
+        ):
             names.add(attr)
     return names
 
@@ -116,8 +146,10 @@ class _ChildDataCalls(cst.CSTVisitor):
 
 
 def _param_names(params: cst.Parameters) -> Set[str]:
-    names = [p.name.value for p in list(params.posonly_params) + list(params.params)
-             + list(params.kwonly_params)]
+    names = [
+        p.name.value
+        for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    ]
     if isinstance(params.star_arg, cst.Param):
         names.append(params.star_arg.name.value)
     if params.star_kwarg is not None:
@@ -184,8 +216,10 @@ class _Uses(cst.CSTVisitor):
 class ParameterData(Rule):
     code = "HL012"
     name = "parameter-data"
-    message = ("`self.<param>.data()` inside hybrid_forward puts the parameter's NDArray into the Symbol "
-               "graph (AssertionError / TypeError under hybridize); use the argument gluon passes")
+    message = (
+        "`self.<param>.data()` inside hybrid_forward puts the parameter's NDArray into the Symbol "
+        "graph (AssertionError / TypeError under hybridize); use the argument gluon passes"
+    )
     explanation = """\
 ## What it does
 Finds `self.weight.data()` (any parameter or constant declared with `self.params.get`,
@@ -274,82 +308,136 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
     VALID = [
         Valid(_net("F, x, weight", "return F.broadcast_mul(x, weight)")),
         Valid(_net("F, x, weight", "return x.reshape((0, self.weight.data().shape[1]))")),
-        Valid(_net("F, x, weight", "if F is mx.nd:\n    print(self.weight.data())\nreturn F.broadcast_mul(x, weight)")),
-        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.table = {'a': 1}\n\n    def hybrid_forward(self, F, x):\n"
-              "        return x * len(self.table)\n"),
-        Valid(_net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())  # hybridlint: ignore[HL012]")),
+        Valid(
+            _net(
+                "F, x, weight",
+                "if F is mx.nd:\n    print(self.weight.data())\nreturn F.broadcast_mul(x, weight)",
+            )
+        ),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.table = {'a': 1}\n\n    def hybrid_forward(self, F, x):\n"
+            "        return x * len(self.table)\n"
+        ),
+        Valid(
+            _net(
+                "F, x, weight",
+                "return F.broadcast_mul(x, self.weight.data())  # hybridlint: ignore[HL012]",
+            )
+        ),
         # a child's parameter read for its static shape only
-        Valid(_TIED + "\n    def hybrid_forward(self, F, x):\n"
-              "        return F.reshape(self.cell(self.embed(x)), shape=(0, 0, self.embed.weight.data().shape[1]))\n"),
+        Valid(
+            _TIED + "\n    def hybrid_forward(self, F, x):\n"
+            "        return F.reshape(self.cell(self.embed(x)), shape=(0, 0, self.embed.weight.data().shape[1]))\n"
+        ),
         # a child built by an unknown factory: nothing says `.weight` is a Parameter
-        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.head = make_head()\n\n    def hybrid_forward(self, F, x):\n"
-              "        return F.FullyConnected(x, self.head.weight.data(), no_bias=True, num_hidden=3)\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.head = make_head()\n\n    def hybrid_forward(self, F, x):\n"
+            "        return F.FullyConnected(x, self.head.weight.data(), no_bias=True, num_hidden=3)\n"
+        ),
     ]
     INVALID = [
-        Invalid(_net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"), line=8,
-                fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight)"), safety=SAFE),
-        Invalid(_net("F, x, weight", "w = self.weight.data()\nreturn F.broadcast_add(x, w)"), line=8,
-                fixed=_net("F, x, weight", "w = weight\nreturn F.broadcast_add(x, w)"), safety=SAFE),
-        Invalid(_net("F, x, **kwargs", "return F.broadcast_mul(x, self.weight.data())"), line=8,
-                fixed=_net("F, x, *, weight, **kwargs", "return F.broadcast_mul(x, weight)"), safety=SAFE),
-        Invalid(_net("F, x, weight", "return F.broadcast_mul(x, self.weight.data().reshape((1, 3)))"), line=8,
-                fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight.reshape((1, 3)))"), safety=UNSAFE),
-        Invalid(_net("F, x, weight", "return x * float(self.weight.data().asnumpy().sum())"), line=8),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        with self.name_scope():\n"
-                "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
-                "    def hybrid_forward(self, F, x, const):\n"
-                "        return F.broadcast_add(x, self.const.data())\n", line=8,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                      "        with self.name_scope():\n"
-                      "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
-                      "    def hybrid_forward(self, F, x, const):\n"
-                      "        return F.broadcast_add(x, const)\n", safety=SAFE),
+        Invalid(
+            _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"),
+            line=8,
+            fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("F, x, weight", "w = self.weight.data()\nreturn F.broadcast_add(x, w)"),
+            line=8,
+            fixed=_net("F, x, weight", "w = weight\nreturn F.broadcast_add(x, w)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("F, x, **kwargs", "return F.broadcast_mul(x, self.weight.data())"),
+            line=8,
+            fixed=_net("F, x, *, weight, **kwargs", "return F.broadcast_mul(x, weight)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data().reshape((1, 3)))"),
+            line=8,
+            fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight.reshape((1, 3)))"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("F, x, weight", "return x * float(self.weight.data().asnumpy().sum())"), line=8
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        with self.name_scope():\n"
+            "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
+            "    def hybrid_forward(self, F, x, const):\n"
+            "        return F.broadcast_add(x, self.const.data())\n",
+            line=8,
+            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        with self.name_scope():\n"
+            "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
+            "    def hybrid_forward(self, F, x, const):\n"
+            "        return F.broadcast_add(x, const)\n",
+            safety=SAFE,
+        ),
         # a tied embedding: the child's Parameter is registered on the block, gluon passes it
-        Invalid(_TIED + "\n    def hybrid_forward(self, F, x):\n        h = self.cell(self.embed(x))\n"
-                "        return F.FullyConnected(h, self.embed.weight.data(), no_bias=True, num_hidden=4,\n"
-                "                                flatten=False)\n", line=10,
-                fixed=_TIED + "            self.embed_weight = self.embed.weight\n"
-                "\n    def hybrid_forward(self, F, x, embed_weight):\n        h = self.cell(self.embed(x))\n"
-                "        return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=4,\n"
-                "                                flatten=False)\n", safety=UNSAFE),
+        Invalid(
+            _TIED + "\n    def hybrid_forward(self, F, x):\n        h = self.cell(self.embed(x))\n"
+            "        return F.FullyConnected(h, self.embed.weight.data(), no_bias=True, num_hidden=4,\n"
+            "                                flatten=False)\n",
+            line=10,
+            fixed=_TIED + "            self.embed_weight = self.embed.weight\n"
+            "\n    def hybrid_forward(self, F, x, embed_weight):\n        h = self.cell(self.embed(x))\n"
+            "        return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=4,\n"
+            "                                flatten=False)\n",
+            safety=UNSAFE,
+        ),
         # an in-module child declaring its parameter; both reads become the one argument
-        Invalid("class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
-                "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.scale = Scale()\n\n    def hybrid_forward(self, F, x):\n"
-                "        y = F.broadcast_add(self.scale(x), self.scale.gamma.data())\n"
-                "        return F.broadcast_mul(y, self.scale.gamma.data())\n", line=16,
-                fixed="class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
-                "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.scale = Scale()\n        self.scale_gamma = self.scale.gamma\n\n"
-                "    def hybrid_forward(self, F, x, scale_gamma):\n"
-                "        y = F.broadcast_add(self.scale(x), scale_gamma)\n"
-                "        return F.broadcast_mul(y, scale_gamma)\n", safety=UNSAFE),
+        Invalid(
+            "class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+            "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.scale = Scale()\n\n    def hybrid_forward(self, F, x):\n"
+            "        y = F.broadcast_add(self.scale(x), self.scale.gamma.data())\n"
+            "        return F.broadcast_mul(y, self.scale.gamma.data())\n",
+            line=16,
+            fixed="class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+            "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.scale = Scale()\n        self.scale_gamma = self.scale.gamma\n\n"
+            "    def hybrid_forward(self, F, x, scale_gamma):\n"
+            "        y = F.broadcast_add(self.scale(x), scale_gamma)\n"
+            "        return F.broadcast_mul(y, scale_gamma)\n",
+            safety=UNSAFE,
+        ),
         # a child built in a branch: it may not exist where the registration would go
-        Invalid("class Net(HybridBlock):\n    def __init__(self, tie=True):\n        super().__init__()\n"
-                "        if tie:\n            self.embed = nn.Embedding(4, 3)\n\n"
-                "    def hybrid_forward(self, F, x):\n"
-                "        return F.FullyConnected(x, self.embed.weight.data(), no_bias=True, num_hidden=4)\n",
-                line=8),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self, tie=True):\n        super().__init__()\n"
+            "        if tie:\n            self.embed = nn.Embedding(4, 3)\n\n"
+            "    def hybrid_forward(self, F, x):\n"
+            "        return F.FullyConnected(x, self.embed.weight.data(), no_bias=True, num_hidden=4)\n",
+            line=8,
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._static: Set[cst.CSTNode] = set()   # .data() calls whose static attributes are read
+        self._static: Set[cst.CSTNode] = set()  # .data() calls whose static attributes are read
         self._chained: Set[cst.CSTNode] = set()  # .data() calls used through a method/attribute
-        self._eager: Set[cst.CSTNode] = set()    # .data() calls read into Python values
+        self._eager: Set[cst.CSTNode] = set()  # .data() calls read into Python values
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self._parameter_of(node.value) is None and self._child_parameter_of(node.value) is None:
             return
         attr = node.attr.value
-        target = self._static if attr in _STATIC else self._eager if attr in _EAGER_READS else self._chained
+        target = (
+            self._static
+            if attr in _STATIC
+            else self._eager
+            if attr in _EAGER_READS
+            else self._chained
+        )
         target.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -360,14 +448,19 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         name = self._parameter_of(node)
         if name is None or node in self._static:
             return
-        message = (f"`self.{name}.data()` is the parameter's NDArray: under hybridize it meets Symbols "
-                   f"(AssertionError: Argument ... must be Symbol instances, or TypeError); use the "
-                   f"argument `{name}` gluon passes to hybrid_forward")
+        message = (
+            f"`self.{name}.data()` is the parameter's NDArray: under hybridize it meets Symbols "
+            f"(AssertionError: Argument ... must be Symbol instances, or TypeError); use the "
+            f"argument `{name}` gluon passes to hybrid_forward"
+        )
         if node in self._eager:
-            self.report(node, f"`self.{name}.data()` read into Python values inside hybrid_forward: under "
-                              "hybridize the value is frozen into the graph when it is traced and never follows "
-                              "updates of the parameter; compute with the argument "
-                              f"`{name}` and F operators instead")
+            self.report(
+                node,
+                f"`self.{name}.data()` read into Python values inside hybrid_forward: under "
+                "hybridize the value is frozen into the graph when it is traced and never follows "
+                "updates of the parameter; compute with the argument "
+                f"`{name}` and F operators instead",
+            )
             return
         edits = self._fix(node, name)
         if edits is None:
@@ -384,32 +477,48 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         attribute) and uses the argument gluon then passes."""
         what = f"self.{child}.{param}.data()"
         if node in self._eager:
-            self.report(node, f"`{what}` read into Python values inside hybrid_forward: under hybridize the "
-                              "value is frozen into the graph when it is traced; compute with the parameter "
-                              "as an argument (register it on this block) and F operators instead")
+            self.report(
+                node,
+                f"`{what}` read into Python values inside hybrid_forward: under hybridize the "
+                "value is frozen into the graph when it is traced; compute with the parameter "
+                "as an argument (register it on this block) and F operators instead",
+            )
             return
-        message = (f"`{what}` is the child's parameter's NDArray: under hybridize it meets Symbols "
-                   f"(AssertionError: Argument ... must be Symbol instances, or TypeError); register the "
-                   f"Parameter on this block (`self.{child}_{param} = self.{child}.{param}` in __init__) "
-                   f"and use the argument gluon passes to hybrid_forward")
+        message = (
+            f"`{what}` is the child's parameter's NDArray: under hybridize it meets Symbols "
+            f"(AssertionError: Argument ... must be Symbol instances, or TypeError); register the "
+            f"Parameter on this block (`self.{child}_{param} = self.{child}.{param}` in __init__) "
+            f"and use the argument gluon passes to hybrid_forward"
+        )
         edits = self._child_fix(child, param)
         if isinstance(edits, str):
             self.report(node, f"{message}; no automatic fix: {edits}")
             return
         # unsafe: save_parameters() also writes the registered name (old code then needs
         # ignore_extra=True to load new files); `.data(ctx)` and chained uses as for own parameters
-        self.report(node, message + " (unsafe: checkpoints gain a duplicate entry under the new name)",
-                    edits=edits, safety=UNSAFE)
+        self.report(
+            node,
+            message + " (unsafe: checkpoints gain a duplicate entry under the new name)",
+            edits=edits,
+            safety=UNSAFE,
+        )
 
     def _child_parameter_of(self, node: cst.BaseExpression) -> Optional[Tuple[str, str]]:
         """`self.<child>.<p>.data(...)` with <child> a child block built in `__init__` whose
         class declares the parameter <p> -> ("<child>", "<p>")."""
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value == "data"):
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "data"
+        ):
             return None
         owner = node.func.value
-        if not (isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Attribute)
-                and isinstance(owner.value.value, cst.Name) and owner.value.value.value == "self"):
+        if not (
+            isinstance(owner, cst.Attribute)
+            and isinstance(owner.value, cst.Attribute)
+            and isinstance(owner.value.value, cst.Name)
+            and owner.value.value.value == "self"
+        ):
             return None
         facts = self.facts
         if facts is None or facts.klass is None:
@@ -437,8 +546,10 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         klass, function = facts.klass.node, facts.node
         init = _own_method(klass, "__init__")
         if init is None or not init_attribute(klass, init, child):
-            return (f"`self.{child}` is not built exactly once, unconditionally, in this class's own "
-                    "__init__: it may not exist where the registration would go")
+            return (
+                f"`self.{child}` is not built exactly once, unconditionally, in this class's own "
+                "__init__: it may not exist where the registration would go"
+            )
         calls = _ChildDataCalls(child, param)
         function.body.visit(calls)
         if any(c.args for c in calls.found) or len(calls.found) != len(calls.plain):
@@ -458,18 +569,26 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         init_change = init_edit(init, statement)
         if init_change is None:
             return "__init__ calls no super().__init__(...) after which the registration could go"
-        return ([(call_node, cst.Name(name)) for call_node in calls.found]
-                + [init_change, signature_edit(function, name)])
+        return [(call_node, cst.Name(name)) for call_node in calls.found] + [
+            init_change,
+            signature_edit(function, name),
+        ]
 
     # -- helpers ---------------------------------------------------------------------------
     def _parameter_of(self, node: cst.BaseExpression) -> Optional[str]:
         """`self.<p>.data(...)` with <p> a declared parameter of the class -> "<p>"."""
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value == "data"):
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "data"
+        ):
             return None
         owner = node.func.value
-        if not (isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name)
-                and owner.value.value == "self"):
+        if not (
+            isinstance(owner, cst.Attribute)
+            and isinstance(owner.value, cst.Name)
+            and owner.value.value == "self"
+        ):
             return None
         if self.facts is None or self.value(owner).kind != PARAMETER:
             return None
@@ -490,10 +609,14 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         unsafe = False
         if name not in _param_names(params):
             if params.star_kwarg is None:
-                return None   # gluon would have raised TypeError eagerly: not a parameter it passes
+                return None  # gluon would have raised TypeError eagerly: not a parameter it passes
             unsafe = params.star_kwarg.name.value in uses.loaded
             new = cst.Param(name=cst.Name(name))
-            star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+            star = (
+                params.star_arg
+                if isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+                else cst.ParamStar()
+            )
             kwonly = list(params.kwonly_params)
             kwonly = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in kwonly] + [new]
             edits.append((params, params.with_changes(star_arg=star, kwonly_params=kwonly)))

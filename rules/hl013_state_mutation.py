@@ -1,4 +1,5 @@
 """HL013 state-mutation: the block's Python state changed inside hybrid_forward (runs once)."""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -9,23 +10,46 @@ from .analysis import PARAMETER
 from .base import Invalid, Rule, Valid
 
 # Methods that change a list, dict or set in place.
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
-             "setdefault", "popitem", "sort", "reverse"}
+_MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "update",
+    "add",
+    "discard",
+    "setdefault",
+    "popitem",
+    "sort",
+    "reverse",
+}
 # Parameter methods that change its value (or its gradient, context, ...).
 _PARAMETER_SETTERS = {"set_data", "initialize", "reset_ctx", "zero_grad", "cast"}
 
-_INIT = ("    def __init__(self):\n        super().__init__()\n        self.calls = 0\n"
-         "        self.cache = []\n\n")
+_INIT = (
+    "    def __init__(self):\n        super().__init__()\n        self.calls = 0\n"
+    "        self.cache = []\n\n"
+)
 
 
 def _net(body: str, signature: str = "F, x") -> str:
-    return ("class Net(HybridBlock):\n" + _INIT + f"    def hybrid_forward(self, {signature}):\n"
-            + "".join("        " + line + "\n" for line in body.splitlines()))
+    return (
+        "class Net(HybridBlock):\n"
+        + _INIT
+        + f"    def hybrid_forward(self, {signature}):\n"
+        + "".join("        " + line + "\n" for line in body.splitlines())
+    )
 
 
 def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
     """`self.<a>` -> "<a>"."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
         return node.attr.value
     return None
 
@@ -33,8 +57,10 @@ def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
 class StateMutation(Rule):
     code = "HL013"
     name = "state-mutation"
-    message = ("the block's Python state is changed inside hybrid_forward, which runs once when hybridized "
-               "(while tracing), not on every call")
+    message = (
+        "the block's Python state is changed inside hybrid_forward, which runs once when hybridized "
+        "(while tracing), not on every call"
+    )
     explanation = """\
 ## What it does
 Finds changes to the block's own Python state inside `hybrid_forward` and the helpers it calls:
@@ -79,47 +105,66 @@ No automatic fix: where the state should live depends on the program.
         Valid(_net("n = self.calls + 1\nreturn x * n")),
         Valid(_net("cache = []\ncache.append(x)\nreturn F.add_n(*cache)")),
         Valid(_net("if F is mx.nd:\n    self.calls += 1\nreturn x")),
-        Valid(_net("self.scale = 2\nreturn x * self.scale")),  # a constant: the same value every call
+        Valid(
+            _net("self.scale = 2\nreturn x * self.scale")
+        ),  # a constant: the same value every call
         Valid(_net("return F.relu(x) * len(self.cache)")),
         Valid(_net("self.calls += 1  # hybridlint: ignore[HL013]\nreturn x")),
         # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
-        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.basis = None\n        with self.name_scope():\n"
-              "            self.head = nn.HybridLambda(lambda F, t: F.broadcast_mul(t, self.basis))\n\n"
-              "    def hybrid_forward(self, F, x):\n        self.basis = F.ones_like(x) * 2\n"
-              "        return self.head(x)\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.basis = None\n        with self.name_scope():\n"
+            "            self.head = nn.HybridLambda(lambda F, t: F.broadcast_mul(t, self.basis))\n\n"
+            "    def hybrid_forward(self, F, x):\n        self.basis = F.ones_like(x) * 2\n"
+            "        return self.head(x)\n"
+        ),
         # a __call__ override runs on every call (MXNet's HybridSequentialRNNCell counter)
-        Valid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        self.calls = 0\n\n    def __call__(self, x):\n        self.calls += 1\n"
-              "        return super().__call__(x)\n\n"
-              "    def hybrid_forward(self, F, x):\n        return self.__call__(x)\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.calls = 0\n\n    def __call__(self, x):\n        self.calls += 1\n"
+            "        return super().__call__(x)\n\n"
+            "    def hybrid_forward(self, F, x):\n        return self.__call__(x)\n"
+        ),
     ]
     INVALID = [
         Invalid(_net("self.calls += 1\nreturn x * self.calls"), line=8),
         Invalid(_net("self.cache.append(F.relu(x))\nreturn x * len(self.cache)"), line=8),
         Invalid(_net("self.cache += [x]\nreturn x + len(self.cache)"), line=8),
         Invalid(_net("self.last = F.relu(x)\nreturn x"), line=8),
-        Invalid("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        with self.name_scope():\n"
-                "            self.u = self.params.get('u', shape=(2, 3), grad_req='null')\n\n"
-                "    def hybrid_forward(self, F, x, u):\n"
-                "        self.u.set_data(F.relu(x))\n        return x + u\n", line=8),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        with self.name_scope():\n"
+            "            self.u = self.params.get('u', shape=(2, 3), grad_req='null')\n\n"
+            "    def hybrid_forward(self, F, x, u):\n"
+            "        self.u.set_data(F.relu(x))\n        return x + u\n",
+            line=8,
+        ),
     ]
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _self_attribute(node.target)
         if name is not None and not self._is_child(name) and self._traced():
-            self.report(node, f"`self.{name}` is updated inside hybrid_forward: when hybridized this runs once, "
-                              "while tracing, not on every call (the value then stays as the first call left it)")
+            self.report(
+                node,
+                f"`self.{name}` is updated inside hybrid_forward: when hybridized this runs once, "
+                "while tracing, not on every call (the value then stays as the first call left it)",
+            )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             name = _self_attribute(target.target)
-            if name is not None and self._traced() and self.is_tensor(node.value) \
-                    and name not in self._read_by_lambdas():
-                self.report(node, f"a tensor is stored in `self.{name}` inside hybrid_forward: when hybridized "
-                                  "it is assigned once, while tracing, and holds a Symbol, not the latest "
-                                  "call's array; return it as an output instead")
+            if (
+                name is not None
+                and self._traced()
+                and self.is_tensor(node.value)
+                and name not in self._read_by_lambdas()
+            ):
+                self.report(
+                    node,
+                    f"a tensor is stored in `self.{name}` inside hybrid_forward: when hybridized "
+                    "it is assigned once, while tracing, and holds a Symbol, not the latest "
+                    "call's array; return it as an output instead",
+                )
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -131,12 +176,18 @@ No automatic fix: where the state should live depends on the program.
         if name is None or not self._traced():
             return
         if method in _PARAMETER_SETTERS and self.value(func.value).kind == PARAMETER:
-            self.report(node, f"`self.{name}.{method}(...)` inside hybrid_forward: when hybridized it runs once, "
-                              "while tracing, with Symbols (MXNet: AttributeError: 'Symbol' object has no "
-                              "attribute 'shape' for set_data); update parameters outside the graph")
+            self.report(
+                node,
+                f"`self.{name}.{method}(...)` inside hybrid_forward: when hybridized it runs once, "
+                "while tracing, with Symbols (MXNet: AttributeError: 'Symbol' object has no "
+                "attribute 'shape' for set_data); update parameters outside the graph",
+            )
         elif method in _MUTATORS and self._is_container(name):
-            self.report(node, f"`self.{name}.{method}(...)` changes the block's state inside hybrid_forward: "
-                              "when hybridized it runs once, while tracing, not on every call")
+            self.report(
+                node,
+                f"`self.{name}.{method}(...)` changes the block's state inside hybrid_forward: "
+                "when hybridized it runs once, while tracing, not on every call",
+            )
 
     # -- helpers ---------------------------------------------------------------------------
     def _traced(self) -> bool:
@@ -169,9 +220,14 @@ No automatic fix: where the state should live depends on the program.
             targets = [t.target for t in small.targets]
             if any(_self_attribute(t) == name for t in targets):
                 value = small.value
-                return isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)) or (
-                    isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                    and value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict", "deque"))
+                return isinstance(
+                    value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+                ) or (
+                    isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Name)
+                    and value.func.value
+                    in ("list", "dict", "set", "OrderedDict", "defaultdict", "deque")
+                )
         return False
 
 

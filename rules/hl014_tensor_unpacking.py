@@ -4,6 +4,7 @@ HL008 reports `for` loops and comprehensions over a tensor (also through enumera
 reversed) and the builtins that reduce an iterable (sum, max, ...); this rule reports the other
 ways Python iterates a tensor, which HL008 leaves alone.
 """
+
 from __future__ import annotations
 
 from typing import Set, Union
@@ -16,13 +17,35 @@ from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS,
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
-_ITERATING = {"list", "tuple", "iter", "map", "filter", "reversed", "enumerate", "zip", "set",
-              "frozenset", "dict"}
+_ITERATING = {
+    "list",
+    "tuple",
+    "iter",
+    "map",
+    "filter",
+    "reversed",
+    "enumerate",
+    "zip",
+    "set",
+    "frozenset",
+    "dict",
+}
 
 # Operators with several outputs in some configurations (besides the analysis's own lists).
-_MULTI = MULTI_OUTPUT_OPS | set(MULTI_OUTPUT_COUNTS) | {"topk", "amp_multicast", "multi_all_finite",
-                                                       "RNN", "BatchNorm", "contrib.BatchNormWithReLU",
-                                                       "linalg.syevd", "SliceChannel"}
+_MULTI = (
+    MULTI_OUTPUT_OPS
+    | set(MULTI_OUTPUT_COUNTS)
+    | {
+        "topk",
+        "amp_multicast",
+        "multi_all_finite",
+        "RNN",
+        "BatchNorm",
+        "contrib.BatchNormWithReLU",
+        "linalg.syevd",
+        "SliceChannel",
+    }
+)
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
 
@@ -31,15 +54,19 @@ def _net(body: str) -> str:
     return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
 
 
-_MESSAGE = ("{what} iterates a tensor: over its rows eagerly, over a Symbol's outputs after hybridize() "
-            "(one element, the whole tensor: a silent change or a ValueError); {fix}")
+_MESSAGE = (
+    "{what} iterates a tensor: over its rows eagerly, over a Symbol's outputs after hybridize() "
+    "(one element, the whole tensor: a silent change or a ValueError); {fix}"
+)
 
 
 class TensorUnpacking(Rule):
     code = "HL014"
     name = "tensor-unpacking"
-    message = ("unpacking or iterating a tensor (`a, b = x`, `*x`, `list(x)`, `map(f, x)`) gives its rows "
-               "eagerly but one element, the whole tensor, on a Symbol; use F.split(..., squeeze_axis=True)")
+    message = (
+        "unpacking or iterating a tensor (`a, b = x`, `*x`, `list(x)`, `map(f, x)`) gives its rows "
+        "eagerly but one element, the whole tensor, on a Symbol; use F.split(..., squeeze_axis=True)"
+    )
     explanation = """\
 ## What it does
 Finds the ways Python iterates a tensor that HL008 (loops and comprehensions) does not cover:
@@ -94,8 +121,10 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Valid(_net("h, w = (3, 4)\nreturn x * h * w")),
         Valid(_net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
         Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))")),
-        Valid("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
-              "        return F.add_n(x, *args)\n"),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
+            "        return F.add_n(x, *args)\n"
+        ),
         Valid(_net("y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding")),
         Valid(_net("a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b")),
         # multi-output operators and children (GluonCV's BBoxCenterToCorner, CenterNetDecoder)
@@ -104,12 +133,23 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Valid(_net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
     ]
     INVALID = [
-        Invalid(_net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"), line=4,
-                fixed=_net("y = F.relu(x).reshape((2, 3))\na, b = F.split(y, num_outputs=2, axis=0, "
-                           "squeeze_axis=True)\nreturn a + b"), safety=SAFE),
-        Invalid(_net("a, b = F.relu(x)\nreturn a * b"), line=3,
-                fixed=_net("a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)\nreturn a * b"),
-                safety=UNSAFE),
+        Invalid(
+            _net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x).reshape((2, 3))\na, b = F.split(y, num_outputs=2, axis=0, "
+                "squeeze_axis=True)\nreturn a + b"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("a, b = F.relu(x)\nreturn a * b"),
+            line=3,
+            fixed=_net(
+                "a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)\nreturn a * b"
+            ),
+            safety=UNSAFE,
+        ),
         Invalid(_net("return F.concat(*F.relu(x), dim=0)"), line=3),
         Invalid(_net("y = F.relu(x)\nreturn F.stack(*list(y))"), line=4),
         Invalid(_net("return F.add_n(*tuple(F.relu(x)))"), line=3),
@@ -118,17 +158,29 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Invalid(_net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
         Invalid(_net("return F.stack(*reversed(F.relu(x)))"), line=3),
         # a known row count: the iterating builtin gets the rows as F.split's outputs
-        Invalid(_net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"), line=4,
-                fixed=_net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(F.split(y, num_outputs=3, "
-                           "axis=0, squeeze_axis=True)))"), safety=SAFE),
-        Invalid(_net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"), line=4,
-                fixed=_net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], F.split(y, num_outputs=2, axis=0, "
-                           "squeeze_axis=True)))"), safety=UNSAFE),
+        Invalid(
+            _net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(F.split(y, num_outputs=3, "
+                "axis=0, squeeze_axis=True)))"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn dict(zip(['a', 'b'], F.split(y, num_outputs=2, axis=0, "
+                "squeeze_axis=True)))"
+            ),
+            safety=UNSAFE,
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._loop_iters: Set[cst.CSTNode] = set()   # HL008 reports iteration in loop headers
+        self._loop_iters: Set[cst.CSTNode] = set()  # HL008 reports iteration in loop headers
 
     def visit_For(self, node: cst.For) -> None:
         self._loop_iters.add(node.iter)
@@ -144,13 +196,23 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.star == "*" and self._single(node.value):
-            self.report(node, _MESSAGE.format(what="`*` on a tensor",
-                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)"))
+            self.report(
+                node,
+                _MESSAGE.format(
+                    what="`*` on a tensor",
+                    fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)",
+                ),
+            )
 
     def visit_StarredElement(self, node: cst.StarredElement) -> None:
         if self._single(node.value) and node not in self._starred_targets():
-            self.report(node, _MESSAGE.format(what="`*` on a tensor",
-                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)"))
+            self.report(
+                node,
+                _MESSAGE.format(
+                    what="`*` on a tensor",
+                    fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)",
+                ),
+            )
 
     def visit_Call(self, node: cst.Call) -> None:
         name = dotted_name(node.func)
@@ -163,10 +225,16 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         if any(self._single(a.value) for a in args):
             # with a known row count the tensor becomes F.split(x, num_outputs=n, ...) (rules/_iteration_fix.py)
             replacement, safety = plan_iteration(self, node) or (None, SAFE)
-            self.report(node, _MESSAGE.format(what=f"`{name}()`",
-                                              fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True) "
-                                                  "or F.contrib.foreach"),
-                        replacement=replacement, safety=safety)
+            self.report(
+                node,
+                _MESSAGE.format(
+                    what=f"`{name}()`",
+                    fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True) "
+                    "or F.contrib.foreach",
+                ),
+                replacement=replacement,
+                safety=safety,
+            )
 
     # -- helpers ---------------------------------------------------------------------------
     def _single(self, expr: cst.BaseExpression) -> bool:
@@ -186,12 +254,14 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         through_f = namespace is not None and full.startswith(namespace + ".")
         if not through_f and not self.is_tensor(owner):
             return False
-        name = full[len(namespace) + 1:] if through_f and namespace is not None else op
+        name = full[len(namespace) + 1 :] if through_f and namespace is not None else op
         if name in _MULTI or op in _MULTI:
             return False
-        return not any(a.keyword is not None and (a.keyword.value == "num_outputs"
-                                                  or a.keyword.value in MULTI_OUTPUT_ATTRS)
-                       for a in expr.args)
+        return not any(
+            a.keyword is not None
+            and (a.keyword.value == "num_outputs" or a.keyword.value in MULTI_OUTPUT_ATTRS)
+            for a in expr.args
+        )
 
     def _starred_targets(self) -> Set[cst.CSTNode]:
         """Starred names in an assignment target (`first, *rest = ...`): not a star on a tensor."""
@@ -202,21 +272,33 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
                 if isinstance(small, cst.Assign):
                     for target in small.targets:
                         if isinstance(target.target, (cst.Tuple, cst.List)):
-                            found.update(e for e in target.target.elements if isinstance(e, cst.StarredElement))
+                            found.update(
+                                e
+                                for e in target.target.elements
+                                if isinstance(e, cst.StarredElement)
+                            )
         return found
 
     def _unpacking(self, node: cst.Assign, target: Union[cst.Tuple, cst.List]) -> None:
         elements = target.elements
         plain = all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements)
-        message = _MESSAGE.format(what="unpacking", fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)")
+        message = _MESSAGE.format(
+            what="unpacking", fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)"
+        )
         namespace = self.namespace
         # one name: split(num_outputs=1) returns the array itself, which unpacking iterates again
         if not plain or len(elements) < 2 or namespace is None or len(node.targets) != 1:
             self.report(node.value, message)
             return
         shape = self.value(node.value).shape
-        replacement = call(f"{namespace}.split", [node.value],
-                           [("num_outputs", integer(len(elements))), ("axis", integer(0)),
-                            ("squeeze_axis", cst.Name("True"))])
+        replacement = call(
+            f"{namespace}.split",
+            [node.value],
+            [
+                ("num_outputs", integer(len(elements))),
+                ("axis", integer(0)),
+                ("squeeze_axis", cst.Name("True")),
+            ],
+        )
         safety = SAFE if shape is not None and len(shape) >= 2 else UNSAFE
         self.report(node.value, message, replacement=replacement, safety=safety)

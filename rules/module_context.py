@@ -10,6 +10,7 @@ extracts from it, once per file, what rules need to resolve names:
 - `class_bases`: top-level class -> its base classes as written, to decide which classes of the
   module are HybridBlocks (HL010) and which are plain Blocks.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,33 +18,104 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Set, Tuple
 
 # Conventional names assumed only when the module binds them nowhere (snippets, notebooks).
-_CONVENTIONS = {"mx": "mxnet", "nd": "mxnet.ndarray", "sym": "mxnet.symbol", "np": "numpy",
-                "gluon": "mxnet.gluon", "nn": "mxnet.gluon.nn"}
+_CONVENTIONS = {
+    "mx": "mxnet",
+    "nd": "mxnet.ndarray",
+    "sym": "mxnet.symbol",
+    "np": "numpy",
+    "gluon": "mxnet.gluon",
+    "nn": "mxnet.gluon.nn",
+}
 _NORMALISE = (("mxnet.nd.", "mxnet.ndarray."), ("mxnet.sym.", "mxnet.symbol."))
 
 # gluon classes, checked against real MXNet 1.9.1 (issubclass(cls, HybridBlock)).
 HYBRID_GLUON = {
-    "Activation", "AvgPool1D", "AvgPool2D", "AvgPool3D", "BatchNorm", "BatchNormReLU", "Conv1D",
-    "Conv1DTranspose", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Dense",
-    "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GlobalAvgPool1D", "GlobalAvgPool2D",
-    "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GroupNorm",
-    "HybridBlock", "HybridLambda", "HybridSequential", "InstanceNorm", "LayerNorm", "LeakyReLU",
-    "MaxPool1D", "MaxPool2D", "MaxPool3D", "PReLU", "ReflectionPad2D", "SELU", "Swish",
-    "SymbolBlock", "BidirectionalCell", "DropoutCell", "GRU", "GRUCell", "HybridRecurrentCell",
-    "HybridSequentialRNNCell", "LSTM", "LSTMCell", "ModifierCell", "RNN", "RNNCell",
-    "ResidualCell", "ZoneoutCell", "HybridConcurrent", "Identity", "PixelShuffle1D",
-    "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm",
+    "Activation",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
+    "BatchNorm",
+    "BatchNormReLU",
+    "Conv1D",
+    "Conv1DTranspose",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
+    "Dense",
+    "Dropout",
+    "ELU",
+    "Embedding",
+    "Flatten",
+    "GELU",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
+    "GroupNorm",
+    "HybridBlock",
+    "HybridLambda",
+    "HybridSequential",
+    "InstanceNorm",
+    "LayerNorm",
+    "LeakyReLU",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
+    "PReLU",
+    "ReflectionPad2D",
+    "SELU",
+    "Swish",
+    "SymbolBlock",
+    "BidirectionalCell",
+    "DropoutCell",
+    "GRU",
+    "GRUCell",
+    "HybridRecurrentCell",
+    "HybridSequentialRNNCell",
+    "LSTM",
+    "LSTMCell",
+    "ModifierCell",
+    "RNN",
+    "RNNCell",
+    "ResidualCell",
+    "ZoneoutCell",
+    "HybridConcurrent",
+    "Identity",
+    "PixelShuffle1D",
+    "PixelShuffle2D",
+    "PixelShuffle3D",
+    "SyncBatchNorm",
 }
-NON_HYBRID_GLUON = {"Block", "Lambda", "Sequential", "RecurrentCell", "SequentialRNNCell",
-                    "Concurrent", "SparseEmbedding"}
+NON_HYBRID_GLUON = {
+    "Block",
+    "Lambda",
+    "Sequential",
+    "RecurrentCell",
+    "SequentialRNNCell",
+    "Concurrent",
+    "SparseEmbedding",
+}
 _GLUON_PREFIXES = ("mxnet.gluon.",)
 # importing these marks numpy-mode code (MXNet's numpy gluon tests: `from mxnet import np, npx`,
 # `from mxnet.util import use_np`): legacy-mode rules and rewrites do not apply to it
-_NUMPY_MODULES = ("mxnet.np", "mxnet.numpy", "mxnet.npx", "mxnet.numpy_extension", "mxnet.util.use_np",
-                  "mxnet.util.set_np")
+_NUMPY_MODULES = (
+    "mxnet.np",
+    "mxnet.numpy",
+    "mxnet.npx",
+    "mxnet.numpy_extension",
+    "mxnet.util.use_np",
+    "mxnet.util.set_np",
+)
 # names a relative import binds inside MXNet's own package (mxnet/gluon/loss.py: `from .. import ndarray`)
-_RELATIVE_NAMESPACES = {"ndarray": "mxnet.ndarray", "nd": "mxnet.ndarray", "symbol": "mxnet.symbol",
-                        "sym": "mxnet.symbol"}
+_RELATIVE_NAMESPACES = {
+    "ndarray": "mxnet.ndarray",
+    "nd": "mxnet.ndarray",
+    "symbol": "mxnet.symbol",
+    "sym": "mxnet.symbol",
+}
 
 
 def normalise(qualified: str) -> str:
@@ -51,7 +123,7 @@ def normalise(qualified: str) -> str:
     text = qualified + "."
     for old, new in _NORMALISE:
         if text.startswith(old):
-            text = new + text[len(old):]
+            text = new + text[len(old) :]
     return text[:-1]
 
 
@@ -71,7 +143,7 @@ class ModuleContext:
     from_imports: Dict[str, Tuple[int, str, str]] = field(default_factory=dict)
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
-        """"eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
+        """ "eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
         `ndarray` submodule), "symbol" for mx.sym likewise, else None: what `F is <dotted>` tests."""
         if not dotted:
             return None
@@ -101,7 +173,9 @@ class ModuleContext:
             return qualified.rsplit(".", 1)[-1]
         return None
 
-    def hybrid_kind(self, dotted: Optional[str], _seen: Optional[Set[str]] = None) -> Optional[bool]:
+    def hybrid_kind(
+        self, dotted: Optional[str], _seen: Optional[Set[str]] = None
+    ) -> Optional[bool]:
         """True: certainly a HybridBlock class; False: certainly a non-hybrid Block; None: unknown."""
         if not dotted:
             return None
@@ -139,12 +213,18 @@ def module_context(tree: ast.Module) -> ModuleContext:
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     if alias.name != "*":
-                        from_imports[alias.asname or alias.name] = (node.level or 0, node.module or "", alias.name)
+                        from_imports[alias.asname or alias.name] = (
+                            node.level or 0,
+                            node.module or "",
+                            alias.name,
+                        )
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name != "*":
                         imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            elif isinstance(node, ast.ImportFrom) and node.level:  # inside MXNet: `from .. import ndarray`
+            elif (
+                isinstance(node, ast.ImportFrom) and node.level
+            ):  # inside MXNet: `from .. import ndarray`
                 for alias in node.names:
                     if alias.name in _RELATIVE_NAMESPACES and not node.module:
                         imports[alias.asname or alias.name] = _RELATIVE_NAMESPACES[alias.name]
@@ -157,14 +237,22 @@ def module_context(tree: ast.Module) -> ModuleContext:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                ):
                     candidates[node.targets[0].id] = node.value
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                    (_dotted(node.value.func) or "").split(".")[-1] == "set_np":
+            elif (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and (_dotted(node.value.func) or "").split(".")[-1] == "set_np"
+            ):
                 numpy_calls.append(node.value)
             for block in ("body", "orelse", "finalbody", "handlers"):
                 if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)) or (
-                        type(node).__name__ == "TryStar"):
+                    type(node).__name__ == "TryStar"
+                ):
                     visit(getattr(node, block, ()) or ())
 
     candidates: Dict[str, ast.expr] = {}
@@ -173,8 +261,13 @@ def module_context(tree: ast.Module) -> ModuleContext:
     visit(tree.body)
     bound.update(imports)
     numpy_imports = any(normalise(q).startswith(_NUMPY_MODULES) for q in imports.values())
-    context = ModuleContext(imports, bound, classes, numpy_mode=bool(numpy_calls) or numpy_imports,
-                            from_imports=from_imports)
+    context = ModuleContext(
+        imports,
+        bound,
+        classes,
+        numpy_mode=bool(numpy_calls) or numpy_imports,
+        from_imports=from_imports,
+    )
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]

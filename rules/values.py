@@ -3,6 +3,7 @@
 Split from analysis.py so the evaluator and the statement walk can share them; rules
 import them from `.analysis`, which re-exports everything here.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,7 +14,9 @@ import libcst as cst
 TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
 TENSORS = "tensors"  # a list/tuple whose elements are tensors (F.split, list(x))
 SEQUENCE = "sequence"  # a list/tuple of unknown elements
-MAPPING = "mapping"  # a dict (`d["key"]`, `d.items()`, `isinstance(d, dict)`, a `Dict[...]` annotation)
+MAPPING = (
+    "mapping"  # a dict (`d["key"]`, `d.items()`, `isinstance(d, dict)`, a `Dict[...]` annotation)
+)
 SCALAR = "scalar"  # a Python number (also string, bool, None, tuple of numbers): never an array
 NUMBER = SCALAR  # the same kind, by the name the docs use
 SHAPE = "shape"  # a shape tuple, e.g. x.shape (a tuple of ints eagerly)
@@ -71,47 +74,174 @@ SYMBOL_NAMESPACES = {"sym", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol", 
 MULTI_OUTPUT_OPS = {"split", "SliceChannel", "split_v2"}
 # Ops whose result is not a single tensor (or depends on attributes we do not model).
 NON_TENSOR_OPS = {
-    "Group", "load", "save", "load_json", "waitall", "contrib.foreach", "contrib.while_loop",
-    "contrib.cond", "linalg.gelqf", "linalg_gelqf", "linalg.syevd", "linalg_syevd",
-    "contrib.MultiBoxTarget", "contrib.MultiBoxDetection", "contrib.MultiProposal",
-    "contrib.Proposal", "contrib.box_encode", "contrib.bipartite_matching", "random.multinomial",
+    "Group",
+    "load",
+    "save",
+    "load_json",
+    "waitall",
+    "contrib.foreach",
+    "contrib.while_loop",
+    "contrib.cond",
+    "linalg.gelqf",
+    "linalg_gelqf",
+    "linalg.syevd",
+    "linalg_syevd",
+    "contrib.MultiBoxTarget",
+    "contrib.MultiBoxDetection",
+    "contrib.MultiProposal",
+    "contrib.Proposal",
+    "contrib.box_encode",
+    "contrib.bipartite_matching",
+    "random.multinomial",
     "sample_multinomial",
 }
-MULTI_OUTPUT_ATTRS = {"state_outputs", "output_mean_var", "ret_typ", "return_indices", "output_score",
-                      "get_prob"}
+MULTI_OUTPUT_ATTRS = {
+    "state_outputs",
+    "output_mean_var",
+    "ret_typ",
+    "return_indices",
+    "output_score",
+    "get_prob",
+}
 # Operators with more than one visible output whatever their attributes (MXNet 1.9.1:
 # `len(mx.sym.<op>(mx.sym.var('a')).list_outputs())`): `[i]` selects an output in both modes.
 MULTI_OUTPUT_COUNTS = {
-    "linalg.slogdet": 2, "linalg_slogdet": 2, "linalg.gelqf": 2, "linalg_gelqf": 2,
-    "linalg.syevd": 2, "linalg_syevd": 2, "moments": 2, "contrib.box_encode": 2,
-    "contrib.MultiBoxTarget": 3, "contrib.bipartite_matching": 2, "contrib.hawkesll": 2,
+    "linalg.slogdet": 2,
+    "linalg_slogdet": 2,
+    "linalg.gelqf": 2,
+    "linalg_gelqf": 2,
+    "linalg.syevd": 2,
+    "linalg_syevd": 2,
+    "moments": 2,
+    "contrib.box_encode": 2,
+    "contrib.MultiBoxTarget": 3,
+    "contrib.bipartite_matching": 2,
+    "contrib.hawkesll": 2,
     "contrib.calibrate_entropy": 2,
 }
 OP_SUBNAMESPACES = {"contrib", "random", "linalg", "image", "sparse", "op"}
-CREATION_OPS = {"zeros", "ones", "full", "empty", "random.uniform", "random.normal",
-                "random_uniform", "random_normal", "uniform", "normal"}
+CREATION_OPS = {
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "random.uniform",
+    "random.normal",
+    "random_uniform",
+    "random_normal",
+    "uniform",
+    "normal",
+}
 LIKE_OPS = {"zeros_like", "ones_like", "random.uniform_like", "random.normal_like"}
-REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "pick",
-              "argmin", "sum_axis", "max_axis", "min_axis"}
+REDUCTIONS = {
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "nansum",
+    "nanprod",
+    "norm",
+    "argmax",
+    "pick",
+    "argmin",
+    "sum_axis",
+    "max_axis",
+    "min_axis",
+}
 SHAPE_PRESERVING = {
-    "relu", "sigmoid", "tanh", "exp", "log", "abs", "sqrt", "square", "negative", "Activation",
-    "Dropout", "softmax", "log_softmax", "clip", "cast", "identity", "BlockGrad",
-    "stop_gradient", "LeakyReLU", "sign", "round", "floor", "ceil", "reciprocal", "softsign",
-    "erf", "zeros_like", "ones_like", "sin", "cos", "rsqrt", "log1p", "expm1", "relu6", "where",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "abs",
+    "sqrt",
+    "square",
+    "negative",
+    "Activation",
+    "Dropout",
+    "softmax",
+    "log_softmax",
+    "clip",
+    "cast",
+    "identity",
+    "BlockGrad",
+    "stop_gradient",
+    "LeakyReLU",
+    "sign",
+    "round",
+    "floor",
+    "ceil",
+    "reciprocal",
+    "softsign",
+    "erf",
+    "zeros_like",
+    "ones_like",
+    "sin",
+    "cos",
+    "rsqrt",
+    "log1p",
+    "expm1",
+    "relu6",
+    "where",
 }
 # Gluon layers returning one tensor (a child of these types gives a tensor when called).
 SINGLE_OUTPUT_LAYERS = {
-    "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
-    "Conv3DTranspose", "BatchNorm", "SyncBatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
-    "Dropout", "Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Embedding",
-    "Flatten", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
-    "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D",
-    "GlobalAvgPool2D", "GlobalAvgPool3D", "ReflectionPad2D", "HybridSequential", "Identity",
+    "Dense",
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "Conv1DTranspose",
+    "Conv2DTranspose",
+    "Conv3DTranspose",
+    "BatchNorm",
+    "SyncBatchNorm",
+    "LayerNorm",
+    "InstanceNorm",
+    "GroupNorm",
+    "Dropout",
+    "Activation",
+    "LeakyReLU",
+    "PReLU",
+    "ELU",
+    "SELU",
+    "GELU",
+    "Swish",
+    "Embedding",
+    "Flatten",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "ReflectionPad2D",
+    "HybridSequential",
+    "Identity",
 }
 # NDArray methods that do not return a tensor.
-NON_TENSOR_METHODS = {"asnumpy", "asscalar", "tolist", "wait_to_read", "copyto", "split",
-                      "attach_grad", "backward", "tostype", "list_outputs", "infer_shape",
-                      "get_internals", "list_arguments"}
+NON_TENSOR_METHODS = {
+    "asnumpy",
+    "asscalar",
+    "tolist",
+    "wait_to_read",
+    "copyto",
+    "split",
+    "attach_grad",
+    "backward",
+    "tostype",
+    "list_outputs",
+    "infer_shape",
+    "get_internals",
+    "list_arguments",
+}
 STATIC_ATTRS = {"size", "ndim"}
 NON_TENSOR_ATTRS = {"dtype", "context", "ctx", "stype", "grad", "handle", "name"}
 
@@ -181,9 +311,16 @@ def iterated_names(iterable: cst.BaseExpression) -> List[str]:
     `zip(...)`, `enumerate(x)` and `reversed(x)`."""
     if isinstance(iterable, cst.Name):
         return [iterable.value]
-    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("zip", "enumerate", "reversed"):
-        return [a.value.value for a in iterable.args
-                if isinstance(a.value, cst.Name) and a.keyword is None and not a.star]
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in (
+        "zip",
+        "enumerate",
+        "reversed",
+    ):
+        return [
+            a.value.value
+            for a in iterable.args
+            if isinstance(a.value, cst.Name) and a.keyword is None and not a.star
+        ]
     return []
 
 
@@ -206,7 +343,11 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
     else:
         head = dotted_name(node.value if isinstance(node, cst.Subscript) else node) or ""
         item = ""
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        if (
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+        ):
             item = dotted_name(node.slice[0].slice.value) or ""
     head, item = head.split(".")[-1], item.split(".")[-1]
     evidence = "its annotation"
@@ -224,13 +365,27 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
 def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
-    if {a.kind, b.kind} == {SCALAR, SHAPE}:  # `self.in_size if ... else x.shape[2:]`: numbers either way
+    if {a.kind, b.kind} == {
+        SCALAR,
+        SHAPE,
+    }:  # `self.in_size if ... else x.shape[2:]`: numbers either way
         return SCALAR_VALUE
     if a.kind == b.kind:
-        outputs = a.outputs if a.outputs == b.outputs else (0 if None not in (a.outputs, b.outputs) else None)
+        outputs = (
+            a.outputs
+            if a.outputs == b.outputs
+            else (0 if None not in (a.outputs, b.outputs) else None)
+        )
         reason = a.shape_reason if a.shape_reason == b.shape_reason else None
-        return Value(a.kind, a.shape if a.shape == b.shape else None, reason, a.fresh and b.fresh, outputs,
-                     a.nonnegative and b.nonnegative, assumed=a.assumed or b.assumed)
+        return Value(
+            a.kind,
+            a.shape if a.shape == b.shape else None,
+            reason,
+            a.fresh and b.fresh,
+            outputs,
+            a.nonnegative and b.nonnegative,
+            assumed=a.assumed or b.assumed,
+        )
     return UNKNOWN_VALUE
 
 
@@ -238,13 +393,28 @@ def join_envs(a: Env, b: Env) -> Env:
     return {k: join(a.get(k, UNKNOWN_VALUE), b.get(k, UNKNOWN_VALUE)) for k in set(a) | set(b)}
 
 
-
-
 # Fields that hold only layout (whitespace, brackets, commas, operators' tokens) or strings:
 # a walk looking for calls, names and statements skips them.
-_LAYOUT_FIELDS = ("whitespace", "lpar", "rpar", "comma", "leading_lines", "lines_after", "header", "footer",
-                  "semicolon", "trailing", "newline", "lbracket", "rbracket", "lbrace", "rbrace", "equal",
-                  "colon", "dot")
+_LAYOUT_FIELDS = (
+    "whitespace",
+    "lpar",
+    "rpar",
+    "comma",
+    "leading_lines",
+    "lines_after",
+    "header",
+    "footer",
+    "semicolon",
+    "trailing",
+    "newline",
+    "lbracket",
+    "rbracket",
+    "lbrace",
+    "rbrace",
+    "equal",
+    "colon",
+    "dot",
+)
 _STRING_VALUED = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 _WALKED_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
@@ -253,12 +423,22 @@ def _walked_fields(kind: type) -> Tuple[str, ...]:
     names = _WALKED_FIELDS.get(kind)
     if names is None:
         import dataclasses  # noqa: WPS433
+
         names = _WALKED_FIELDS[kind] = tuple(
-            f.name for f in dataclasses.fields(kind)
+            f.name
+            for f in dataclasses.fields(kind)
             if not any(part in f.name for part in _LAYOUT_FIELDS)
-            and f.name not in ("operator", "star", "default_indent", "default_newline", "encoding",
-                               "has_trailing_newline")
-            and not (f.name == "value" and issubclass(kind, _STRING_VALUED)))
+            and f.name
+            not in (
+                "operator",
+                "star",
+                "default_indent",
+                "default_newline",
+                "encoding",
+                "has_trailing_newline",
+            )
+            and not (f.name == "value" and issubclass(kind, _STRING_VALUED))
+        )
     return names
 
 

@@ -1,4 +1,5 @@
 """Shared helpers of the checker tests (not a test module itself)."""
+
 import importlib.util
 import os
 
@@ -24,8 +25,19 @@ def backend_params():
     """Both backends; `mxnet` marked (skipped without real MXNet), `engine` skipped until
     hybridlint.engine.as_mxnet exists."""
     return [
-        pytest.param("engine", marks=pytest.mark.skipif(
-            not engine_redirect_available(), reason="hybridlint.engine.as_mxnet not available")),
-        pytest.param("mxnet", marks=[pytest.mark.mxnet, pytest.mark.skipif(
-            importlib.util.find_spec("mxnet") is None, reason="real MXNet not installed")]),
+        pytest.param(
+            "engine",
+            marks=pytest.mark.skipif(
+                not engine_redirect_available(), reason="hybridlint.engine.as_mxnet not available"
+            ),
+        ),
+        pytest.param(
+            "mxnet",
+            marks=[
+                pytest.mark.mxnet,
+                pytest.mark.skipif(
+                    importlib.util.find_spec("mxnet") is None, reason="real MXNet not installed"
+                ),
+            ],
+        ),
     ]

@@ -1,4 +1,5 @@
 """Running the hybridlint CLI in-process for the CLI tests."""
+
 from click.testing import CliRunner, Result
 
 from hybridlint.cli import cli

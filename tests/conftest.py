@@ -4,6 +4,7 @@ Tests marked `mxnet` compare against real MXNet 1.9.1. When it is not importable
 its recorded results (tests/recordings/, see tests/mxnet_record.py) if the recordings hold
 calls of that test, and are skipped otherwise (CI's MXNet leg runs them all live).
 """
+
 import importlib.util
 
 import pytest
@@ -15,17 +16,24 @@ HAVE_MXNET = importlib.util.find_spec("mxnet") is not None
 
 def pytest_addoption(parser):
     group = parser.getgroup("hybridlint")
-    group.addoption("--record-mxnet", action="store_true",
-                    help="store real MXNet's results in tests/recordings/ "
-                         "(use tools/record_mxnet.py)")
-    group.addoption("--check-recordings", action="store_true",
-                    help="with real MXNet: also fail when a reference call has no current "
-                         "recording (CI's MXNet leg)")
+    group.addoption(
+        "--record-mxnet",
+        action="store_true",
+        help="store real MXNet's results in tests/recordings/ (use tools/record_mxnet.py)",
+    )
+    group.addoption(
+        "--check-recordings",
+        action="store_true",
+        help="with real MXNet: also fail when a reference call has no current "
+        "recording (CI's MXNet leg)",
+    )
 
 
 def pytest_configure(config):
-    mxnet_record.configure(record=config.getoption("--record-mxnet", False),
-                           check=config.getoption("--check-recordings", False))
+    mxnet_record.configure(
+        record=config.getoption("--record-mxnet", False),
+        check=config.getoption("--check-recordings", False),
+    )
 
 
 def _module_and_name(item):
@@ -35,17 +43,20 @@ def _module_and_name(item):
 def pytest_collection_modifyitems(config, items):
     if HAVE_MXNET:
         return
-    skip = pytest.mark.skip(reason="real MXNet 1.9.1 is not installed (pip install -e '.[mxnet]')"
-                                   " and its results for this test are not recorded")
+    skip = pytest.mark.skip(
+        reason="real MXNet 1.9.1 is not installed (pip install -e '.[mxnet]')"
+        " and its results for this test are not recorded"
+    )
     for item in items:
         if "mxnet" in item.keywords and not mxnet_record.has_test(*_module_and_name(item)):
             item.add_marker(skip)
 
 
 def pytest_runtest_setup(item):
-    mxnet_record.begin(*_module_and_name(item),
-                       recordable=not getattr(getattr(item, "obj", None), "is_hypothesis_test",
-                                              False))
+    mxnet_record.begin(
+        *_module_and_name(item),
+        recordable=not getattr(getattr(item, "obj", None), "is_hypothesis_test", False),
+    )
 
 
 def pytest_sessionfinish(session):

@@ -10,21 +10,28 @@ engine case is skipped naming it (the real-MXNet case still runs).
 This module holds one copy of the scaffolding for that: the two backends, the hypothesis
 settings, the block written around a hybrid_forward body, building and running it.
 """
+
 import contextlib
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
 
 
 def fix_settings(max_examples: int, **more) -> settings:
     """Hypothesis settings of these properties: no deadline (MXNet's first calls are slow) and
     no health check against slow data or function-scoped fixtures (the backend parameter)."""
-    return settings(max_examples=max_examples, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture], **more)
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        **more,
+    )
 
 
 def backend_module(name):
@@ -32,6 +39,7 @@ def backend_module(name):
     if name == "mxnet":
         return pytest.importorskip("mxnet")
     import hybridlint.engine as engine
+
     return engine
 
 
@@ -46,8 +54,12 @@ def block_source(body: str, inputs: str = "x", init: str = "", head: str = "") -
     return text + "".join(f"        {line}\n" for line in body.splitlines())
 
 
-_NAMES = {"mx": lambda mx: mx, "nd": lambda mx: mx.nd, "nn": lambda mx: mx.gluon.nn,
-          "gluon": lambda mx: mx.gluon}
+_NAMES = {
+    "mx": lambda mx: mx,
+    "nd": lambda mx: mx.nd,
+    "nn": lambda mx: mx.gluon.nn,
+    "gluon": lambda mx: mx.gluon,
+}
 
 
 def build(source: str, mx, names=("mx",)):
@@ -57,6 +69,7 @@ def build(source: str, mx, names=("mx",)):
     namespace.update((name, _NAMES[name](mx)) for name in names)
     if mx.__name__.startswith("hybridlint"):
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             exec(compile(source, "<fixture>", "exec"), namespace)
     else:

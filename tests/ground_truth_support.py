@@ -1,5 +1,6 @@
 """What the rule ground-truth tests (tests/test_rule_ground_truth_*.py) share: running a rule
 example's source as a block on real MXNet 1.9.1 or on the engine."""
+
 import inspect
 import logging
 import re
@@ -9,8 +10,10 @@ import pytest
 
 from hybridlint.linter import lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
 
 
 def backend(name):
@@ -18,16 +21,25 @@ def backend(name):
     if name == "mxnet":
         return pytest.importorskip("mxnet")
     import hybridlint.engine as engine
+
     return engine
 
 
 def net_class(source: str, mx):
     """The example's `Net` class, its module names bound to ``mx``'s (the engine's modules
     stand for mxnet's while the source runs)."""
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nd": mx.nd, "np": np,
-                 "nn": mx.gluon.nn, "gluon": mx.gluon, "logging": logging}
+    namespace = {
+        "HybridBlock": mx.gluon.HybridBlock,
+        "mx": mx,
+        "nd": mx.nd,
+        "np": np,
+        "nn": mx.gluon.nn,
+        "gluon": mx.gluon,
+        "logging": logging,
+    }
     if mx.__name__.startswith("hybridlint"):
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             exec(compile(source, "<example>", "exec"), namespace)
     else:
@@ -39,8 +51,13 @@ def input_count(klass) -> int:
     """hybrid_forward's inputs: positional parameters after F that are not gluon parameters."""
     registered = klass()._reg_params
     params = list(inspect.signature(klass.hybrid_forward).parameters.values())[2:]
-    return sum(1 for p in params if p.default is inspect.Parameter.empty
-               and p.kind == p.POSITIONAL_OR_KEYWORD and p.name not in registered)
+    return sum(
+        1
+        for p in params
+        if p.default is inspect.Parameter.empty
+        and p.kind == p.POSITIONAL_OR_KEYWORD
+        and p.name not in registered
+    )
 
 
 def settle(mx) -> None:

@@ -18,6 +18,7 @@ recording, so a new or changed case cannot silently skip on the numpy-2 leg.
 
 Storage: one tests/recordings/<test module>.npz per module: a JSON index and one byte blob.
 """
+
 import hashlib
 import inspect
 import json
@@ -34,6 +35,7 @@ REGENERATE = "regenerate with tools/record_mxnet.py (needs MXNet {})".format(MXN
 
 try:
     import mxnet as _mxnet  # noqa: F401 - the ground truth when installed
+
     HAVE_MXNET = True
 except ImportError:
     _mxnet = None
@@ -42,7 +44,7 @@ except ImportError:
 _mode = {"record": False, "check": False}
 _test = {"module": None, "name": None, "counter": 0, "recordable": False}
 _stores: Dict[str, "Store"] = {}
-_recorded: Dict[str, Dict[str, Any]] = {}      # module -> {key: entry}, record mode
+_recorded: Dict[str, Dict[str, Any]] = {}  # module -> {key: entry}, record mode
 _recorded_arrays: Dict[str, list] = {}
 
 
@@ -53,11 +55,13 @@ class RecordedError(Exception):
 def configure(record: bool = False, check: bool = False) -> None:
     """Set the mode from pytest's options (conftest.py)."""
     if (record or check) and not HAVE_MXNET:
-        raise pytest.UsageError("--record-mxnet / --check-recordings need real MXNet "
-                                + MXNET_VERSION)
+        raise pytest.UsageError(
+            "--record-mxnet / --check-recordings need real MXNet " + MXNET_VERSION
+        )
     if record and _mxnet.__version__ != MXNET_VERSION:
-        raise pytest.UsageError("recordings must come from MXNet {}, found {}".format(
-            MXNET_VERSION, _mxnet.__version__))
+        raise pytest.UsageError(
+            "recordings must come from MXNet {}, found {}".format(MXNET_VERSION, _mxnet.__version__)
+        )
     _mode.update(record=record, check=check)
 
 
@@ -89,7 +93,7 @@ def _feed(h, obj) -> None:
         h.update(b"d" + obj.str.encode())
     elif isinstance(obj, type):
         h.update(b"c" + obj.__module__.encode() + obj.__qualname__.encode())
-    elif callable(obj):      # lambdas in a case: their source text (an address is not stable)
+    elif callable(obj):  # lambdas in a case: their source text (an address is not stable)
         try:
             h.update(b"f" + inspect.getsource(obj).encode())
         except (OSError, TypeError):
@@ -175,7 +179,7 @@ class Store:
 
     def array(self, i: int) -> np.ndarray:
         dtype, shape, off, n = self.arrays[i]
-        return np.frombuffer(self.blob[off:off + n].tobytes(), np.dtype(dtype)).reshape(shape)
+        return np.frombuffer(self.blob[off : off + n].tobytes(), np.dtype(dtype)).reshape(shape)
 
 
 def store(module: str) -> Store:
@@ -195,7 +199,7 @@ def save() -> list:
     written = []
     for module, entries in sorted(_recorded.items()):
         path = DIR / (module + ".npz")
-        if not entries:                      # its tests no longer call real MXNet
+        if not entries:  # its tests no longer call real MXNet
             if path.exists():
                 path.unlink()
             continue
@@ -206,11 +210,17 @@ def save() -> list:
             table.append([a.dtype.str, list(a.shape), off, len(b)])
             chunks.append(b)
             off += len(b)
-        index = {"format": FORMAT, "mxnet": _mxnet.__version__, "numpy": np.__version__,
-                 "entries": dict(sorted(entries.items())), "arrays": table}
+        index = {
+            "format": FORMAT,
+            "mxnet": _mxnet.__version__,
+            "numpy": np.__version__,
+            "entries": dict(sorted(entries.items())),
+            "arrays": table,
+        }
         raw = json.dumps(index, sort_keys=True, separators=(",", ":")).encode("utf-8")
-        np.savez_compressed(path, index=np.frombuffer(raw, np.uint8),
-                            blob=np.frombuffer(b"".join(chunks), np.uint8))
+        np.savez_compressed(
+            path, index=np.frombuffer(raw, np.uint8), blob=np.frombuffer(b"".join(chunks), np.uint8)
+        )
         written.append(path)
     return written
 
@@ -233,8 +243,10 @@ def _next_key() -> str:
 
 
 def _stale(key: str, msg: str):
-    pytest.fail("recorded MXNet reference {}::{}: {}; {}".format(
-        _test["module"], key, msg, REGENERATE), pytrace=False)
+    pytest.fail(
+        "recorded MXNet reference {}::{}: {}; {}".format(_test["module"], key, msg, REGENERATE),
+        pytrace=False,
+    )
 
 
 def _check(key: str, h: str, what: str) -> Optional[dict]:
@@ -275,8 +287,11 @@ def reference(compute: Callable[[Any], Any], inputs, what: str = ""):
     if _mode["record"] and _test["recordable"]:
         module = _test["module"]
         arrays = _recorded_arrays[module]
-        enc = (_encode([type(raised).__name__, str(raised)[:2000]], arrays) if raised is not None
-               else _encode(value, arrays))
+        enc = (
+            _encode([type(raised).__name__, str(raised)[:2000]], arrays)
+            if raised is not None
+            else _encode(value, arrays)
+        )
         _recorded[module][key] = {"h": h, "v": enc, "raise": raised is not None}
     if raised is not None:
         raise raised

@@ -4,6 +4,7 @@ compiled by the engine's executor via CachedOp; bound with aux states in real MX
 compare shapes, dtypes and values (rtol 1e-5, atol 1e-6 unless a case says otherwise).
 Real MXNet's side goes through mxnet_record.reference: live when MXNet is importable, its
 recorded results (tests/recordings/) otherwise."""
+
 import json
 
 import numpy as np
@@ -20,13 +21,16 @@ def rand(rng, *shape, low=-2.0, high=2.0, dtype=np.float32):
 
 def case_id(case):
     name, arrays, kwargs = case[:3]
-    return "{}-{}-{}".format(name, "x".join(str(tuple(a.shape)) for a in arrays),
-                             ",".join("%s=%s" % kv for kv in sorted(kwargs.items())))
+    return "{}-{}-{}".format(
+        name,
+        "x".join(str(tuple(a.shape)) for a in arrays),
+        ",".join("%s=%s" % kv for kv in sorted(kwargs.items())),
+    )
 
 
 def lookup(module, name):
     if name.startswith("_contrib_"):
-        return getattr(module.contrib, name[len("_contrib_"):])
+        return getattr(module.contrib, name[len("_contrib_") :])
     if name.startswith("_"):
         return getattr(module._internal, name)
     return getattr(module, name)
@@ -56,9 +60,12 @@ def assert_same(got, want, n_compare=None, rtol=RTOL, atol=ATOL):
 def eager_reference(name, arrays, kwargs):
     """Real MXNet's outputs of mx.nd.<name>(*arrays, **kwargs) (live or recorded)."""
     return reference(
-        lambda m: as_list(lookup(m.nd, name)(*[m.nd.array(a, dtype=a.dtype) for a in arrays],
-                                             **kwargs)),
-        ("eager", name, arrays, kwargs), "eager " + name)
+        lambda m: as_list(
+            lookup(m.nd, name)(*[m.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)
+        ),
+        ("eager", name, arrays, kwargs),
+        "eager " + name,
+    )
 
 
 def check_eager(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=ATOL):
@@ -72,19 +79,21 @@ def check_eager(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
 def _bound_outputs(m, sym, feed, arguments, aux):
     args = {n: m.nd.array(feed[n], dtype=feed[n].dtype) for n in arguments}
     aux = {n: m.nd.array(feed[n], dtype=feed[n].dtype) for n in aux}
-    return sym.bind(m.cpu(), args=args, aux_states=aux, grad_req="null").forward(
-        is_train=False)
+    return sym.bind(m.cpu(), args=args, aux_states=aux, grad_req="null").forward(is_train=False)
 
 
 def _graph_facts(m, name, names, feed, kwargs):
     """Real MXNet's view of the op as a graph node, as plain data."""
     with m.name.NameManager():
         sym = lookup(m.sym, name)(*[m.sym.var(n) for n in names], **kwargs)
-    return {"arguments": sym.list_arguments(), "outputs": sym.list_outputs(),
-            "aux": sym.list_auxiliary_states(), "json": sym.tojson(),
-            "shapes": sym.infer_shape(**{n: a.shape for n, a in feed.items()}),
-            "forward": _bound_outputs(m, sym, feed, sym.list_arguments(),
-                                      sym.list_auxiliary_states())}
+    return {
+        "arguments": sym.list_arguments(),
+        "outputs": sym.list_outputs(),
+        "aux": sym.list_auxiliary_states(),
+        "json": sym.tojson(),
+        "shapes": sym.infer_shape(**{n: a.shape for n, a in feed.items()}),
+        "forward": _bound_outputs(m, sym, feed, sym.list_arguments(), sym.list_auxiliary_states()),
+    }
 
 
 def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=ATOL):
@@ -93,18 +102,23 @@ def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
     in real MXNet with the same results. (`mx_real` is unused, as in check_eager.)"""
     names = ["x%d" % i for i in range(len(arrays))]
     feed = dict(zip(names, arrays))
-    want_g = reference(lambda m: _graph_facts(m, name, names, feed, kwargs),
-                       ("graph", name, arrays, kwargs), "graph " + name)
+    want_g = reference(
+        lambda m: _graph_facts(m, name, names, feed, kwargs),
+        ("graph", name, arrays, kwargs),
+        "graph " + name,
+    )
     with mx.name.NameManager():
         got_sym = lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
     got_json = got_sym.tojson()
     # real MXNet runs the engine's exported graph (names, attribute strings): recorded with
     # the engine's JSON as input, so a changed export needs a new recording, never passes
     again = reference(
-        lambda m: _bound_outputs(m, m.sym.load_json(got_json), feed, want_g["arguments"],
-                                 want_g["aux"]),
+        lambda m: _bound_outputs(
+            m, m.sym.load_json(got_json), feed, want_g["arguments"], want_g["aux"]
+        ),
         ("export", got_json, arrays, want_g["arguments"], want_g["aux"]),
-        "real MXNet running the engine's exported JSON of " + name)
+        "real MXNet running the engine's exported JSON of " + name,
+    )
     assert got_sym.list_arguments() == want_g["arguments"]
     assert got_sym.list_outputs() == want_g["outputs"]
     assert got_sym.list_auxiliary_states() == want_g["aux"]
@@ -112,8 +126,9 @@ def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
     assert json.loads(got_json)["node_row_ptr"] == json.loads(want_g["json"])["node_row_ptr"]
     shapes = {n: a.shape for n, a in feed.items()}
     got_shapes = got_sym.infer_shape(**shapes)
-    assert [list(map(tuple, s)) for s in got_shapes] == \
-        [list(map(tuple, s)) for s in want_g["shapes"]]
+    assert [list(map(tuple, s)) for s in got_shapes] == [
+        list(map(tuple, s)) for s in want_g["shapes"]
+    ]
     want = want_g["forward"]
     op = mx.nd.CachedOp(got_sym)
     got = op(*[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in got_sym.list_inputs()])
@@ -123,9 +138,15 @@ def check_graph(mx_real, name, arrays, kwargs, n_compare=None, rtol=RTOL, atol=A
     # and real MXNet's JSON loads in the engine (its attribute strings parse) and runs alike
     imported = mx.sym.load_json(want_g["json"])
     assert imported.list_inputs() == got_sym.list_inputs()
-    assert_same(mx.nd.CachedOp(imported)(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
-                                            for n in imported.list_inputs()]),
-                want, n_compare, rtol, atol)
+    assert_same(
+        mx.nd.CachedOp(imported)(
+            *[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in imported.list_inputs()]
+        ),
+        want,
+        n_compare,
+        rtol,
+        atol,
+    )
 
 
 def check_both(case):

@@ -5,6 +5,7 @@ CliRunner, and must give the same exit code, a clear message and never a traceba
 Python 2 files, syntax errors, latin-1 / UTF-16 / BOM+CRLF files, empty files, symlink loops,
 missing paths, FIFOs, read-only files under --fix, bad configuration, --fix twice, --diff.
 """
+
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 from hybridlint.cli import cli
 
 HEADER = "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-HAZARD = HEADER + "        return x.reshape((x.shape[0], -1))\n"        # HL001 on line 6, fixable
+HAZARD = HEADER + "        return x.reshape((x.shape[0], -1))\n"  # HL001 on line 6, fixable
 FIXED = HEADER + "        return x.reshape((0, -1))\n"
 
 
@@ -38,9 +39,14 @@ def cli_both(args, cwd, in_process=True):
     code and neither may print a traceback. Returns the subprocess' result. With --fix the
     CliRunner run meets the files the subprocess already fixed, so it must agree that nothing
     else is left to do (same exit code)."""
-    proc = subprocess.run([sys.executable, "-m", "hybridlint", *args], cwd=str(cwd),
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "HYBRIDLINT_DEBUG": ""})
+    proc = subprocess.run(
+        [sys.executable, "-m", "hybridlint", *args],
+        cwd=str(cwd),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HYBRIDLINT_DEBUG": ""},
+    )
     sub = Run(proc.returncode, proc.stdout, proc.stderr)
     assert "Traceback" not in sub.text, sub.text
     if not in_process:
@@ -137,13 +143,23 @@ def test_deeply_nested_code_is_analysed_or_reported_never_passed_silently(tmp_pa
     """150 nested calls compile in Python and hide a hazard: the run either finds it or says
     the file could not be analysed (HL900 / an error, exit 1 or 2); "All checks passed"
     would be a silent miss."""
-    write(tmp_path / "deep.py", HEADER + "        return " + "F.relu(" * 150
-          + "x.reshape((x.shape[0], -1))" + ")" * 150 + "\n")
+    write(
+        tmp_path / "deep.py",
+        HEADER
+        + "        return "
+        + "F.relu(" * 150
+        + "x.reshape((x.shape[0], -1))"
+        + ")" * 150
+        + "\n",
+    )
     run = cli_both(["--no-cache", "deep.py"], tmp_path)
     assert "All checks passed" not in run.text
     assert run.code in (1, 2)
-    assert re.search(r"deep\.py:6:\d+: HL001", run.out) or "deep.py:1:1: HL900" in run.out \
+    assert (
+        re.search(r"deep\.py:6:\d+: HL001", run.out)
+        or "deep.py:1:1: HL900" in run.out
         or "deep.py: error:" in run.text
+    )
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif", "junit"])
@@ -161,13 +177,16 @@ def test_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, fmt):
     assert "internal error" not in run.text
     if fmt == "sarif":
         import json
+
         result = json.loads(run.out)["runs"][0]["results"][0]
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF.py"
 
 
 # -- fixing --------------------------------------------------------------------------------
 def test_latin1_file_is_fixed_in_latin1(tmp_path):
-    original = ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + HAZARD + "# \xe9t\xe9\n").encode("latin-1")
+    original = ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + HAZARD + "# \xe9t\xe9\n").encode(
+        "latin-1"
+    )
     path = write(tmp_path / "cafe.py", original)
     run = cli_both(["--no-cache", "cafe.py"], tmp_path)
     assert run.code == 1 and "cafe.py:8:27: HL001" in run.out
@@ -216,6 +235,7 @@ def test_diff_writes_nothing(tmp_path):
 def _fix_as_unprivileged_user(path):
     """Run `hybridlint --fix path` as a user who may not write the file (exit code, output)."""
     from hybridlint.linter import lint_source
+
     lint_source(HAZARD, "warm.py")  # import the rules before dropping privileges
     if os.geteuid() != 0:
         result = CliRunner().invoke(cli, ["--no-cache", "--jobs", "1", "--fix", str(path)])
@@ -267,14 +287,17 @@ def test_read_only_file_is_not_replaced_under_fix():
 
 
 # -- configuration -------------------------------------------------------------------------
-@pytest.mark.parametrize("table, expected", [
-    ('[tool.hybridlint]\nselct = ["HL0"]\n', "unknown key 'selct'"),
-    ('[tool.hybridlint]\nselect = "HL001"\n', "select must be a list"),
-    ('[tool.hybridlint\nselect = ["HL001"]\n', "invalid TOML"),
-    ('[tool.hybridlint]\nselect = ["XX1"]\n', "'XX1' is not a rule code"),
-    ('[tool.hybridlint]\nignore = ["HL999"]\n', "ignore: unknown rule code 'HL999'"),
-    ('[tool.hybridlint.per-file-ignores]\n"net.py" = "HL001"\n', "must be a list"),
-])
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        ('[tool.hybridlint]\nselct = ["HL0"]\n', "unknown key 'selct'"),
+        ('[tool.hybridlint]\nselect = "HL001"\n', "select must be a list"),
+        ('[tool.hybridlint\nselect = ["HL001"]\n', "invalid TOML"),
+        ('[tool.hybridlint]\nselect = ["XX1"]\n', "'XX1' is not a rule code"),
+        ('[tool.hybridlint]\nignore = ["HL999"]\n', "ignore: unknown rule code 'HL999'"),
+        ('[tool.hybridlint.per-file-ignores]\n"net.py" = "HL001"\n', "must be a list"),
+    ],
+)
 def test_bad_configuration_is_one_line_naming_the_file_and_exit_2(tmp_path, table, expected):
     write(tmp_path / "pyproject.toml", table)
     write(tmp_path / "net.py", HAZARD)
@@ -343,9 +366,11 @@ def test_fix_verify_proves_the_fixes_of_a_hazard_file_that_runs_eagerly(tmp_path
     checker, while the hazards no rule can fix (a loop over `.shape`, ...) stay reported."""
     corpus = Path(__file__).resolve().parent.parent / "testdata" / "zoo_hazards"
     shutil.copy(str(corpus / "rnn_hazards.py"), str(tmp_path / "rnn_hazards.py"))
-    write(tmp_path / "pyproject.toml",
-          '[tool.hybridlint.examples]\n'
-          '"rnn_hazards.py::GRUDecoder" = { inputs = [[2, 4, 3], [2, 4]] }\n')
+    write(
+        tmp_path / "pyproject.toml",
+        "[tool.hybridlint.examples]\n"
+        '"rnn_hazards.py::GRUDecoder" = { inputs = [[2, 4, 3], [2, 4]] }\n',
+    )
     run = cli_both(["--no-cache", "--fix", "--verify", "rnn_hazards.py"], tmp_path)
     assert run.code == 1
     assert "Fixed 2 findings." in run.out and "fix rejected" not in run.out

@@ -3,13 +3,24 @@
 `probe(expr)` in a test snippet records what the analysis says `expr` is at that point (and
 in which function); code the walk never visits (eager-only regions) records nothing.
 """
+
 from typing import List, Tuple
 
 import pytest
 
 from hybridlint.linter import lint_source
-from hybridlint.rules.analysis import (MAPPING, NAMESPACE, PARAMETER, SCALAR, SEQUENCE, SHAPE, TENSOR, TENSORS,
-                                       UNKNOWN, Value)
+from hybridlint.rules.analysis import (
+    MAPPING,
+    NAMESPACE,
+    PARAMETER,
+    SCALAR,
+    SEQUENCE,
+    SHAPE,
+    TENSOR,
+    TENSORS,
+    UNKNOWN,
+    Value,
+)
 from hybridlint.rules.base import Rule
 
 
@@ -36,25 +47,54 @@ def kinds(source: str) -> List[str]:
 def net(body: str, args: str = "F, x", init: str = "") -> str:
     lines = "".join(f"        {line}\n" for line in body.splitlines())
     init_lines = "".join(f"        {line}\n" for line in init.splitlines())
-    init_def = f"    def __init__(self):\n        super().__init__()\n{init_lines}\n" if init else ""
+    init_def = (
+        f"    def __init__(self):\n        super().__init__()\n{init_lines}\n" if init else ""
+    )
     return f"class Net(HybridBlock):\n{init_def}    def hybrid_forward(self, {args}):\n{lines}"
 
 
-@pytest.mark.parametrize("expr, kind", [
-    ("x", TENSOR), ("F", NAMESPACE), ("F.relu(x)", TENSOR), ("x * 2 + 1", TENSOR), ("-x", TENSOR),
-    ("x.reshape((0, -1))", TENSOR), ("x.sum(axis=1)", TENSOR), ("x.T", TENSOR), ("x[0]", TENSOR),
-    ("x > 0", TENSOR), ("x.shape", SHAPE), ("x.shape[0]", SCALAR), ("x.ndim", SCALAR),
-    ("x.asnumpy()", UNKNOWN), ("x.asscalar()", SCALAR), ("len(x)", SCALAR),
-    ("F.split(x, 2)", TENSORS), ("F.split(x, num_outputs=3)[1]", TENSOR),
-    ("F.SliceChannel(x, num_outputs=2, axis=1)", TENSORS), ("F.split(x, num_outputs=n)", UNKNOWN),
-    ("F.contrib.foreach(body, x, [])", UNKNOWN), ("F.contrib.arange_like(x)", TENSOR),
-    ("F.topk(x, ret_typ='both')", UNKNOWN), ("F.RNN(x, state_outputs=True)", UNKNOWN),
-    ("3", SCALAR), ("'a'", SCALAR), ("(1, 2)", SCALAR), ("None", SCALAR), ("[F.relu(x), x - 1]", TENSORS),
-    ("[x, x]", SEQUENCE),  # an input not proven an array may be a list: so may the pair
-    ("(x, 1)", SEQUENCE), ("list(F.relu(x))", TENSORS), ("list(x)", SEQUENCE), ("unknown_function(x)", UNKNOWN),
-    ("y", UNKNOWN),
-    ("x is None", SCALAR), ("x if flag else 1", UNKNOWN),
-])
+@pytest.mark.parametrize(
+    "expr, kind",
+    [
+        ("x", TENSOR),
+        ("F", NAMESPACE),
+        ("F.relu(x)", TENSOR),
+        ("x * 2 + 1", TENSOR),
+        ("-x", TENSOR),
+        ("x.reshape((0, -1))", TENSOR),
+        ("x.sum(axis=1)", TENSOR),
+        ("x.T", TENSOR),
+        ("x[0]", TENSOR),
+        ("x > 0", TENSOR),
+        ("x.shape", SHAPE),
+        ("x.shape[0]", SCALAR),
+        ("x.ndim", SCALAR),
+        ("x.asnumpy()", UNKNOWN),
+        ("x.asscalar()", SCALAR),
+        ("len(x)", SCALAR),
+        ("F.split(x, 2)", TENSORS),
+        ("F.split(x, num_outputs=3)[1]", TENSOR),
+        ("F.SliceChannel(x, num_outputs=2, axis=1)", TENSORS),
+        ("F.split(x, num_outputs=n)", UNKNOWN),
+        ("F.contrib.foreach(body, x, [])", UNKNOWN),
+        ("F.contrib.arange_like(x)", TENSOR),
+        ("F.topk(x, ret_typ='both')", UNKNOWN),
+        ("F.RNN(x, state_outputs=True)", UNKNOWN),
+        ("3", SCALAR),
+        ("'a'", SCALAR),
+        ("(1, 2)", SCALAR),
+        ("None", SCALAR),
+        ("[F.relu(x), x - 1]", TENSORS),
+        ("[x, x]", SEQUENCE),  # an input not proven an array may be a list: so may the pair
+        ("(x, 1)", SEQUENCE),
+        ("list(F.relu(x))", TENSORS),
+        ("list(x)", SEQUENCE),
+        ("unknown_function(x)", UNKNOWN),
+        ("y", UNKNOWN),
+        ("x is None", SCALAR),
+        ("x if flag else 1", UNKNOWN),
+    ],
+)
 def test_expression_kinds(expr, kind):
     assert kinds(net(f"probe({expr})")) == [kind]
 
@@ -66,8 +106,10 @@ def test_namespace_found_by_position_whatever_its_name():
 
 
 def test_inputs_star_args_defaults_and_state_lists():
-    source = net("probe(x)\nprobe(args)\nprobe(args[0])\nprobe(mask)\nprobe(states)\nprobe(kw)",
-                 args="F, x, states, *args, mask=None, **kw")
+    source = net(
+        "probe(x)\nprobe(args)\nprobe(args[0])\nprobe(mask)\nprobe(states)\nprobe(kw)",
+        args="F, x, states, *args, mask=None, **kw",
+    )
     assert kinds(source) == [TENSOR, SEQUENCE, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]
 
 
@@ -80,64 +122,95 @@ def test_unpacked_input_is_treated_as_a_sequence():
     assert kinds(net("h, c = pair\nprobe(pair)\nprobe(h)", args="F, x, pair")) == [UNKNOWN, UNKNOWN]
 
 
-@pytest.mark.parametrize("use", ["y = F.concat(x, *extra, dim=1)", "return F.add_n(F.relu(x), *extra)",
-                                 "if True:\n    outs = [x, *extra]"])
+@pytest.mark.parametrize(
+    "use",
+    [
+        "y = F.concat(x, *extra, dim=1)",
+        "return F.add_n(F.relu(x), *extra)",
+        "if True:\n    outs = [x, *extra]",
+    ],
+)
 def test_starred_input_is_treated_as_a_sequence(use):
     assert kinds(net(f"probe(extra)\nprobe(x)\n{use}", args="F, x, extra")) == [UNKNOWN, TENSOR]
 
 
 def test_parameters_scalars_and_children_from_init():
-    init = ("self.k = 3\nself.eps = -1e-5\nself.sizes = (1, 2)\n"
-            "self.weight = self.params.get('weight', shape=(3, 4))\n"
-            "with self.name_scope():\n    self.dense = nn.Dense(4)\n    self.lstm = rnn.LSTM(8)\n"
-            "    self.body = other_module.Block()\n    self.pair = Pair()\n    self.single = Single()")
-    body = ("probe(self.k)\nprobe(self.eps)\nprobe(self.sizes)\nprobe(self.weight)\nprobe(self.weight.shape)\n"
-            "probe(weight)\nprobe(self.dense(x))\nprobe(self.lstm(x))\nprobe(self.body(x))\n"
-            "probe(self.pair(x))\nprobe(self.single(x))")
-    helpers = ("class Pair(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x, x\n\n\n"
-               "class Single(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n\n\n")
+    init = (
+        "self.k = 3\nself.eps = -1e-5\nself.sizes = (1, 2)\n"
+        "self.weight = self.params.get('weight', shape=(3, 4))\n"
+        "with self.name_scope():\n    self.dense = nn.Dense(4)\n    self.lstm = rnn.LSTM(8)\n"
+        "    self.body = other_module.Block()\n    self.pair = Pair()\n    self.single = Single()"
+    )
+    body = (
+        "probe(self.k)\nprobe(self.eps)\nprobe(self.sizes)\nprobe(self.weight)\nprobe(self.weight.shape)\n"
+        "probe(weight)\nprobe(self.dense(x))\nprobe(self.lstm(x))\nprobe(self.body(x))\n"
+        "probe(self.pair(x))\nprobe(self.single(x))"
+    )
+    helpers = (
+        "class Pair(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x, x\n\n\n"
+        "class Single(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n\n\n"
+    )
     seen = probe(helpers + net(body, args="F, x, weight", init=init))
     main = [v for v, kind, _ in seen][-11:]
-    assert [v.kind for v in main] == [SCALAR, SCALAR, SCALAR, PARAMETER, SHAPE, TENSOR, TENSOR, UNKNOWN,
-                                      UNKNOWN, UNKNOWN, TENSOR]
+    assert [v.kind for v in main] == [
+        SCALAR,
+        SCALAR,
+        SCALAR,
+        PARAMETER,
+        SHAPE,
+        TENSOR,
+        TENSOR,
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        TENSOR,
+    ]
     assert main[3].shape == (3, 4)
     assert (main[5].shape, main[5].shape_reason) == ((3, 4), "parameter")
 
 
-@pytest.mark.parametrize("body", [
-    "if isinstance(x, mx.nd.NDArray):\n    probe(x)\nreturn x",
-    "if isinstance(x, nd.NDArray):\n    probe(x)",
-    "if F is mx.nd:\n    probe(x)",
-    "if F is nd:\n    probe(x)",
-    "if F == nd:\n    probe(x)",
-    "if F is not mx.sym:\n    probe(x)",
-    "if F is mx.sym:\n    y = x\nelse:\n    probe(x)",
-    "if isinstance(x, mx.sym.Symbol):\n    y = x\nelse:\n    probe(x)",
-    "if F is mx.sym:\n    raise NotImplementedError('eager only')\nprobe(x)",
-    "if not isinstance(x, mx.nd.NDArray):\n    return x\nprobe(x)",
-    "if isinstance(x, nd.NDArray) and x.shape[0] > 1:\n    probe(x)",
-    "y = probe(x) if isinstance(x, nd.NDArray) else x",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if isinstance(x, mx.nd.NDArray):\n    probe(x)\nreturn x",
+        "if isinstance(x, nd.NDArray):\n    probe(x)",
+        "if F is mx.nd:\n    probe(x)",
+        "if F is nd:\n    probe(x)",
+        "if F == nd:\n    probe(x)",
+        "if F is not mx.sym:\n    probe(x)",
+        "if F is mx.sym:\n    y = x\nelse:\n    probe(x)",
+        "if isinstance(x, mx.sym.Symbol):\n    y = x\nelse:\n    probe(x)",
+        "if F is mx.sym:\n    raise NotImplementedError('eager only')\nprobe(x)",
+        "if not isinstance(x, mx.nd.NDArray):\n    return x\nprobe(x)",
+        "if isinstance(x, nd.NDArray) and x.shape[0] > 1:\n    probe(x)",
+        "y = probe(x) if isinstance(x, nd.NDArray) else x",
+    ],
+)
 def test_eager_only_regions_are_never_visited(body):
     assert probe(net(body)) == []
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("if F is nd:\n    return x.asnumpy()\nprobe(x)", [TENSOR]),
-    ("if isinstance(x, mx.sym.Symbol):\n    probe(x)", [TENSOR]),
-    ("if flag:\n    probe(x)\nelse:\n    probe(x)", [TENSOR, TENSOR]),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("if F is nd:\n    return x.asnumpy()\nprobe(x)", [TENSOR]),
+        ("if isinstance(x, mx.sym.Symbol):\n    probe(x)", [TENSOR]),
+        ("if flag:\n    probe(x)\nelse:\n    probe(x)", [TENSOR, TENSOR]),
+    ],
+)
 def test_other_branches_are_visited(body, expected):
     assert kinds(net(body)) == expected
 
 
 def test_flow_sensitivity_branches_loops_and_rebinding():
-    body = ("xs = list(F.relu(x))\nprobe(xs)\nprobe(xs[0])\n"
-            "if flag:\n    y = F.relu(x)\nelse:\n    y = 3\nprobe(y)\n"
-            "for part in F.split(x, num_outputs=2):\n    probe(part)\n"
-            "for i in range(3):\n    probe(i)\n"
-            "outs = [probe(o) for o in xs]\n"
-            "x = 5\nprobe(x)")
+    body = (
+        "xs = list(F.relu(x))\nprobe(xs)\nprobe(xs[0])\n"
+        "if flag:\n    y = F.relu(x)\nelse:\n    y = 3\nprobe(y)\n"
+        "for part in F.split(x, num_outputs=2):\n    probe(part)\n"
+        "for i in range(3):\n    probe(i)\n"
+        "outs = [probe(o) for o in xs]\n"
+        "x = 5\nprobe(x)"
+    )
     # a comprehension binds its target as a `for` does (issue 12): an element of xs is a tensor
     assert kinds(net(body)) == [TENSORS, TENSOR, UNKNOWN, TENSOR, SCALAR, TENSOR, SCALAR]
 
@@ -153,24 +226,40 @@ def test_helpers_reached_from_hybrid_forward():
         "        self._method(F, x, 3)\n"
         "        return module_helper(F, x, 2)\n\n"
         "    def _method(self, ns, data, k):\n        probe(data)\n        probe(ns)\n        probe(k)\n\n"
-        "    def _never_called(self, F, data):\n        probe(data)\n")
+        "    def _never_called(self, F, data):\n        probe(data)\n"
+    )
     seen = probe(source)
     by_kind = sorted((kind, value.kind) for value, kind, _ in seen)
-    assert by_kind == sorted([
-        ("helper_function", TENSOR), ("helper_function", SCALAR), ("helper_function", NAMESPACE),
-        ("helper_function", TENSOR),  # local(y)
-        ("helper_method", TENSOR), ("helper_method", NAMESPACE), ("helper_method", SCALAR),
-    ])
+    assert by_kind == sorted(
+        [
+            ("helper_function", TENSOR),
+            ("helper_function", SCALAR),
+            ("helper_function", NAMESPACE),
+            ("helper_function", TENSOR),  # local(y)
+            ("helper_method", TENSOR),
+            ("helper_method", NAMESPACE),
+            ("helper_method", SCALAR),
+        ]
+    )
 
 
 def test_known_shapes_and_their_evidence():
-    body = ("probe(F.ones((1, 3)))\nprobe(F.zeros(shape=(2, 3)))\nprobe(F.ones((1, 3)).reshape((3, 1)))\n"
-            "probe(F.expand_dims(F.ones((2, 3)), axis=1))\nprobe(F.sum(x, axis=1))\n"
-            "probe(F.mean(x, axis=1, keepdims=True))\nprobe(F.relu(F.ones((4,))))\nprobe(x)")
+    body = (
+        "probe(F.ones((1, 3)))\nprobe(F.zeros(shape=(2, 3)))\nprobe(F.ones((1, 3)).reshape((3, 1)))\n"
+        "probe(F.expand_dims(F.ones((2, 3)), axis=1))\nprobe(F.sum(x, axis=1))\n"
+        "probe(F.mean(x, axis=1, keepdims=True))\nprobe(F.relu(F.ones((4,))))\nprobe(x)"
+    )
     values = [v for v, _, _ in probe(net(body))]
     assert [(v.shape, v.shape_reason) for v in values] == [
-        ((1, 3), "literal"), ((2, 3), "literal"), ((3, 1), "reshape"), ((2, 1, 3), "expand_dims"),
-        (None, "reduction"), (None, "reduction_keepdims"), ((4,), "literal"), (None, None)]
+        ((1, 3), "literal"),
+        ((2, 3), "literal"),
+        ((3, 1), "reshape"),
+        ((2, 1, 3), "expand_dims"),
+        (None, "reduction"),
+        (None, "reduction_keepdims"),
+        ((4,), "literal"),
+        (None, None),
+    ]
 
 
 def test_freshness_for_inplace_safety():
@@ -189,15 +278,18 @@ def test_helper_results_are_known_when_every_path_returns_one_kind():
         "    def hybrid_forward(self, F, x):\n"
         "        probe(project(F, x))\n        probe(pair(F, x))\n        probe(maybe(F, x))\n"
         "        probe(self._block(F, x))\n        probe(self._no_return(F, x))\n"
-        "        project = 3\n        probe(project)\n")
+        "        project = 3\n        probe(project)\n"
+    )
     seen = [v for v, kind, _ in probe(source) if kind == "hybrid_forward"]
     assert [v.kind for v in seen] == [TENSOR, TENSORS, UNKNOWN, TENSOR, UNKNOWN, SCALAR]
     assert seen[0].fresh and seen[3].fresh
 
 
 def test_helper_result_feeds_the_rules():
-    source = ("class Net(HybridBlock):\n    def _stem(self, F, data):\n        return F.relu(data)\n\n"
-              "    def hybrid_forward(self, F, x):\n        y = self._stem(F, x)\n        return y[0]\n")
+    source = (
+        "class Net(HybridBlock):\n    def _stem(self, F, data):\n        return F.relu(data)\n\n"
+        "    def hybrid_forward(self, F, x):\n        y = self._stem(F, x)\n        return y[0]\n"
+    )
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL003", 7)]
 
 
@@ -210,47 +302,57 @@ def test_inherited_hybrid_forward_follows_the_subclass_overrides_and_base_helper
         "    def hybrid_forward(self, F, q):\n        return self._flat(F, self._score(F, q))\n\n\n"
         "class Derived(Base):\n"
         "    def __init__(self):\n        super().__init__()\n        self.k = self.make()\n\n"
-        "    def _score(self, F, q):\n        probe(q)\n        return F.relu(q)\n")
+        "    def _score(self, F, q):\n        probe(q)\n        return F.relu(q)\n"
+    )
     seen = probe(source)
     kinds_by_scope = sorted((kind, value.kind) for value, kind, _ in seen)
     # Base: _flat sees k scalar; Derived: _score sees a tensor, _flat sees k overridden (unknown)
-    assert kinds_by_scope == sorted([("helper_method", SCALAR), ("helper_method", TENSOR),
-                                     ("helper_method", UNKNOWN)])
+    assert kinds_by_scope == sorted(
+        [("helper_method", SCALAR), ("helper_method", TENSOR), ("helper_method", UNKNOWN)]
+    )
 
 
 def test_inherited_helpers_in_separate_regions_are_linted():
-    source = ("import os\n\n\nclass _Head(HybridBlock):\n    def _flatten(self, F, x):\n"
-              "        return x.reshape((x.shape[0], -1))\n\n\nX = 1\n\n\n"
-              "class Head(_Head):\n    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n")
+    source = (
+        "import os\n\n\nclass _Head(HybridBlock):\n    def _flatten(self, F, x):\n"
+        "        return x.reshape((x.shape[0], -1))\n\n\nX = 1\n\n\n"
+        "class Head(_Head):\n    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n"
+    )
     findings = lint_source(source)
     assert [(f.code, f.line, f.fix) for f in findings] == [("HL001", 6, "safe")]
 
 
 # -- inputs that are lists of arrays (analysis.list_inputs) --------------------------------
-@pytest.mark.parametrize("body", [
-    "probe(feats[0])\nn = len(feats)\nreturn feats[n - 1]",
-    "probe(feats[0])\nx = feats[-1]\nfor i in range(len(feats) - 1):\n    x = x + feats[i]\nreturn x",
-    "probe(feats[0])\nouts = []\nfor f in feats:\n    outs.append(F.relu(f))\nreturn outs",
-    "probe(feats[0])\nreturn F.add_n(*[F.relu(f) for f in feats])",
-    "probe(feats[0])\nreturn [F.relu(f) for f in feats][0] + feats[0]",
-    "probe(feats[0])\nfeats[0] = F.relu(feats[0])\nreturn len(feats)",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "probe(feats[0])\nn = len(feats)\nreturn feats[n - 1]",
+        "probe(feats[0])\nx = feats[-1]\nfor i in range(len(feats) - 1):\n    x = x + feats[i]\nreturn x",
+        "probe(feats[0])\nouts = []\nfor f in feats:\n    outs.append(F.relu(f))\nreturn outs",
+        "probe(feats[0])\nreturn F.add_n(*[F.relu(f) for f in feats])",
+        "probe(feats[0])\nreturn [F.relu(f) for f in feats][0] + feats[0]",
+        "probe(feats[0])\nfeats[0] = F.relu(feats[0])\nreturn len(feats)",
+    ],
+)
 def test_input_only_counted_iterated_or_indexed_is_a_list(body):
     # (probed through `feats[0]`: probing `feats` itself would pass it whole to a call)
     assert kinds(net(body, args="F, feats")) == [UNKNOWN]
 
 
-@pytest.mark.parametrize("body", [
-    "probe(feats[0])\nreturn feats[0]",  # indexing alone: the commonest HL003 hazard
-    "probe(feats[0])\nreturn feats[0] * len(feats) + F.relu(feats)",  # an operator's operand
-    "probe(feats[0])\nreturn feats[0] * len(feats) + feats",  # an arithmetic operand
-    "probe(feats[0])\nreturn self.body(feats) + len(feats)",  # a child's argument
-    "probe(feats[0])\nn = len(feats)\nreturn feats",  # returned whole
-    "probe(feats[0])\nn = len(feats)\nreturn feats.reshape((n, -1))",  # an attribute's base
-    "probe(feats[0])\nn = len(feats)\nreturn feats[:, 0]",  # a tuple index: array-only
-    "probe(feats[0])\nfor f in feats:\n    feats = F.relu(f)\nreturn feats",  # rebound
-    "probe(feats[0])\nn = len(feats)\nreturn (lambda: feats * 2)()",  # used in a lambda
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "probe(feats[0])\nreturn feats[0]",  # indexing alone: the commonest HL003 hazard
+        "probe(feats[0])\nreturn feats[0] * len(feats) + F.relu(feats)",  # an operator's operand
+        "probe(feats[0])\nreturn feats[0] * len(feats) + feats",  # an arithmetic operand
+        "probe(feats[0])\nreturn self.body(feats) + len(feats)",  # a child's argument
+        "probe(feats[0])\nn = len(feats)\nreturn feats",  # returned whole
+        "probe(feats[0])\nn = len(feats)\nreturn feats.reshape((n, -1))",  # an attribute's base
+        "probe(feats[0])\nn = len(feats)\nreturn feats[:, 0]",  # a tuple index: array-only
+        "probe(feats[0])\nfor f in feats:\n    feats = F.relu(f)\nreturn feats",  # rebound
+        "probe(feats[0])\nn = len(feats)\nreturn (lambda: feats * 2)()",  # used in a lambda
+    ],
+)
 def test_input_used_whole_stays_a_tensor(body):
     assert kinds(net(body, args="F, feats")) == [TENSOR]
 
@@ -258,8 +360,17 @@ def test_input_used_whole_stays_a_tensor(body):
 def test_list_input_is_a_sequence_whose_elements_are_unknown_and_draw_no_finding():
     from hybridlint.rules.analysis import list_inputs
     import libcst as cst
-    fn = cst.parse_module(net("x = feats[-1]\nfor f in feats:\n    x = x + f\nreturn x + y[0] * len(y) + F.relu(y)",
-                              args="F, feats, y")).body[0].body.body[0]
+
+    fn = (
+        cst.parse_module(
+            net(
+                "x = feats[-1]\nfor f in feats:\n    x = x + f\nreturn x + y[0] * len(y) + F.relu(y)",
+                args="F, feats, y",
+            )
+        )
+        .body[0]
+        .body.body[0]
+    )
     assert list_inputs(fn, {"feats", "y"}) == {"feats"}  # y: indexed and counted, but an operand
     body = "x = feats[-1]\nprobe(x)\nprobe(len(feats))\nreturn F.relu(x) + feats[0]"
     assert kinds(net(body, args="F, feats")) == [UNKNOWN, SCALAR]
@@ -283,68 +394,100 @@ def test_static_and_class_helpers_called_through_the_class_name_are_followed():
         "    def _plain(self, F, data):\n        probe(data)\n\n"
         "    def hybrid_forward(self, F, x):\n"
         "        probe(Net._flat(F, x, 2))\n        probe(Base._first(F, x))\n"
-        "        Net._plain(self, F, x)\n        return x\n")
+        "        Net._plain(self, F, x)\n        return x\n"
+    )
     seen = sorted((kind, value.kind) for value, kind, _ in probe(source))
-    assert seen == sorted([
-        ("helper_method", NAMESPACE), ("helper_method", TENSOR), ("helper_method", SCALAR),  # _flat
-        ("helper_method", TENSOR),  # Base._first: cls bound by the call
-        ("hybrid_forward", TENSOR), ("hybrid_forward", TENSOR),  # what they return
-    ])
+    assert seen == sorted(
+        [
+            ("helper_method", NAMESPACE),
+            ("helper_method", TENSOR),
+            ("helper_method", SCALAR),  # _flat
+            ("helper_method", TENSOR),  # Base._first: cls bound by the call
+            ("hybrid_forward", TENSOR),
+            ("hybrid_forward", TENSOR),  # what they return
+        ]
+    )
 
 
 def test_class_name_shadowed_by_a_local_is_not_followed():
-    source = ("class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n        probe(data)\n\n"
-              "    def hybrid_forward(self, F, x, Net):\n        return Net._flat(F, x)\n")
+    source = (
+        "class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n        probe(data)\n\n"
+        "    def hybrid_forward(self, F, x, Net):\n        return Net._flat(F, x)\n"
+    )
     assert [kind for _, kind, _ in probe(source)] == []
 
 
 def test_static_helper_through_the_class_name_is_linted_once():
-    source = ("class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n"
-              "        return data.reshape((data.shape[0], -1))\n\n"
-              "    def hybrid_forward(self, F, x):\n        return Net._flat(F, x) + self._flat(F, x)\n")
+    source = (
+        "class Net(HybridBlock):\n    @staticmethod\n    def _flat(F, data):\n"
+        "        return data.reshape((data.shape[0], -1))\n\n"
+        "    def hybrid_forward(self, F, x):\n        return Net._flat(F, x) + self._flat(F, x)\n"
+    )
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 4)]
 
 
 # -- what a value is, by evidence (issue 11) --------------------------------------------------
-@pytest.mark.parametrize("body, expected", [
-    # type tests prove the kind in the branch they select, statements, elif chains and ternaries
-    ("if isinstance(x, (list, tuple)):\n    probe(x)\nelif isinstance(x, dict):\n    probe(x)\nelse:\n    probe(x)",
-     [SEQUENCE, MAPPING, TENSOR]),
-    ("if type(x) in (list, tuple):\n    probe(x)\nprobe(x[0] if type(x) is list else x)", [SEQUENCE, UNKNOWN]),
-    ("if not isinstance(x, dict):\n    return x\nprobe(x)", [MAPPING]),
-    ("if isinstance(x, (mx.nd.NDArray, mx.sym.Symbol)):\n    probe(x)", [TENSOR]),
-    # a string key is a mapping's item; an item of an unproven input is unproven
-    ("probe(x['a'])\nprobe(x[f'level_{1}'])", [UNKNOWN, UNKNOWN]),
-    # multi-output operators, by MXNet 1.9.1's number of outputs
-    ("probe(F.linalg.slogdet(x))\nprobe(F.moments(x, axes=0)[0])", [TENSORS, TENSOR]),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        # type tests prove the kind in the branch they select, statements, elif chains and ternaries
+        (
+            "if isinstance(x, (list, tuple)):\n    probe(x)\n"
+            "elif isinstance(x, dict):\n    probe(x)\nelse:\n    probe(x)",
+            [SEQUENCE, MAPPING, TENSOR],
+        ),
+        (
+            "if type(x) in (list, tuple):\n    probe(x)\nprobe(x[0] if type(x) is list else x)",
+            [SEQUENCE, UNKNOWN],
+        ),
+        ("if not isinstance(x, dict):\n    return x\nprobe(x)", [MAPPING]),
+        ("if isinstance(x, (mx.nd.NDArray, mx.sym.Symbol)):\n    probe(x)", [TENSOR]),
+        # a string key is a mapping's item; an item of an unproven input is unproven
+        ("probe(x['a'])\nprobe(x[f'level_{1}'])", [UNKNOWN, UNKNOWN]),
+        # multi-output operators, by MXNet 1.9.1's number of outputs
+        ("probe(F.linalg.slogdet(x))\nprobe(F.moments(x, axes=0)[0])", [TENSORS, TENSOR]),
+    ],
+)
 def test_kinds_by_evidence(body, expected):
     assert kinds(net(body)) == expected
 
 
 def test_annotations_say_what_an_input_is():
-    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, feats: List[Tensor],"
-              " n: int, shape: Tuple[int, int], y: Tensor):\n"
-              "        probe(feats)\n        probe(feats[0])\n        probe(n)\n        probe(shape)\n"
-              "        probe(y)\n        self._helper(F, x, {})\n\n"
-              "    def _helper(self, F, x, d: Dict[str, Tensor]):\n        probe(d)\n")
+    source = (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, feats: List[Tensor],"
+        " n: int, shape: Tuple[int, int], y: Tensor):\n"
+        "        probe(feats)\n        probe(feats[0])\n        probe(n)\n        probe(shape)\n"
+        "        probe(y)\n        self._helper(F, x, {})\n\n"
+        "    def _helper(self, F, x, d: Dict[str, Tensor]):\n        probe(d)\n"
+    )
     assert kinds(source) == [TENSORS, TENSOR, SCALAR, SEQUENCE, TENSOR, MAPPING]
 
 
 def test_a_block_taking_a_dict_input_is_not_analysed():
     # MXNet 1.9.1 refuses to hybridize it (`_flatten`: inputs must be (nested) lists of arrays)
-    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x, feats: Dict[str, Tensor]):\n"
-              "        probe(x)\n        return x.reshape((x.shape[0], -1))\n")
+    source = (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, feats: Dict[str, Tensor]):\n"
+        "        probe(x)\n        return x.reshape((x.shape[0], -1))\n"
+    )
     assert kinds(source) == [] and lint_source(source) == []
 
 
-@pytest.mark.parametrize("body, proven", [
-    ("probe(x)", False), ("probe(x[0])", False), ("probe(x)\nreturn x + 1", False),
-    ("probe(x)\nreturn F.relu(x)", True), ("probe(x)\nreturn x - F.relu(y)", True),
-    ("probe(x)\nreturn x.reshape((0, -1))", True), ("probe(x)\nreturn x[:, 0]", True),
-    ("probe(x)\nreturn nd.relu(x)", True), ("probe(x)\nreturn self.dense(x)", True),
-    ("probe(x)\nreturn x.copy()", False), ("probe(x)\nreturn self.custom(x)", False),
-])
+@pytest.mark.parametrize(
+    "body, proven",
+    [
+        ("probe(x)", False),
+        ("probe(x[0])", False),
+        ("probe(x)\nreturn x + 1", False),
+        ("probe(x)\nreturn F.relu(x)", True),
+        ("probe(x)\nreturn x - F.relu(y)", True),
+        ("probe(x)\nreturn x.reshape((0, -1))", True),
+        ("probe(x)\nreturn x[:, 0]", True),
+        ("probe(x)\nreturn nd.relu(x)", True),
+        ("probe(x)\nreturn self.dense(x)", True),
+        ("probe(x)\nreturn x.copy()", False),
+        ("probe(x)\nreturn self.custom(x)", False),
+    ],
+)
 def test_an_input_is_a_tensor_only_by_an_array_use(body, proven):
     class Proven(Rule):
         code, name, seen = "HL997", "proven", []

@@ -1,4 +1,5 @@
 """hybridlint.baseline: fingerprints that survive line moves, and the file format."""
+
 import json
 import os
 
@@ -15,8 +16,7 @@ def issue(line, text, code="HL003", path="pkg/net.py"):
 
 
 @settings(max_examples=50, deadline=None)
-@given(shift=st.integers(min_value=0, max_value=500),
-       indent=st.sampled_from(["", "    ", "\t"]))
+@given(shift=st.integers(min_value=0, max_value=500), indent=st.sampled_from(["", "    ", "\t"]))
 def test_fingerprints_ignore_line_numbers_and_indentation(shift, indent):
     before = [issue(10, "    y = x[0]"), issue(12, "    z = x[0]"), issue(20, "    y = x[0]")]
     after = [issue(i.line + shift, indent + i.source_line.strip()) for i in before]
@@ -50,8 +50,15 @@ def test_round_trip_and_paths_relative_to_the_baseline(tmp_path, monkeypatch):
     assert tolerated == 1 and [i.source_line for i in kept] == ["w = x[2]"]
 
 
-@pytest.mark.parametrize("content", ["not json", "[]", '{"format": 2, "findings": []}',
-                                     '{"format": 1, "findings": [{"code": "HL003"}]}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "[]",
+        '{"format": 2, "findings": []}',
+        '{"format": 1, "findings": [{"code": "HL003"}]}',
+    ],
+)
 def test_malformed_baselines_are_errors(tmp_path, content):
     path = tmp_path / "b.json"
     path.write_text(content)

@@ -1,12 +1,22 @@
 """hybridlint.cache: keys, persistence, and failure tolerance."""
+
 import os
 
 import pytest
 
 from hybridlint.cache import CACHE_DIR, LintCache, content_key, rules_digest
 
-ISSUE = {"code": "HL003", "name": "tensor-indexing", "message": "m", "line": 1, "col": 1,
-         "end_line": 1, "end_col": 2, "fix": "safe", "source_line": "x[0]"}
+ISSUE = {
+    "code": "HL003",
+    "name": "tensor-indexing",
+    "message": "m",
+    "line": 1,
+    "col": 1,
+    "end_line": 1,
+    "end_col": 2,
+    "fix": "safe",
+    "source_line": "x[0]",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +130,10 @@ def test_racy_signatures_are_not_kept(tmp_path):
     cache.put("k", [])
     cache.remember_signature(str(path), stat_signature(str(path)), "()", "k")
     cache.save()  # the file changed within RACY_SECONDS of the save: its signature proves nothing
-    assert LintCache(str(tmp_path), "s").key_for_signature(str(path), stat_signature(str(path)), "()") is None
+    assert (
+        LintCache(str(tmp_path), "s").key_for_signature(str(path), stat_signature(str(path)), "()")
+        is None
+    )
 
 
 def rewrite(cache, mutate):
@@ -141,9 +154,18 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
     cache = LintCache(str(tmp_path), "s")
     cache.put("k", [])
     cache.save()
-    rewrite(cache, lambda data: data.update(stats={
-        "a.py": [1, 2], "b.py": "x", "c.py": [1, 2, 3, "4", "()", "k"],
-        "d.py": [1, 2, 3, 4, "()", ["k"]], "e.py": [1, 2, 3, 4, "()", "k"]}))
+    rewrite(
+        cache,
+        lambda data: data.update(
+            stats={
+                "a.py": [1, 2],
+                "b.py": "x",
+                "c.py": [1, 2, 3, "4", "()", "k"],
+                "d.py": [1, 2, 3, 4, "()", ["k"]],
+                "e.py": [1, 2, 3, 4, "()", "k"],
+            }
+        ),
+    )
     assert LintCache(str(tmp_path), "s").key_for_signature("e.py", [1, 2, 3, 4], "()") == "k"
     again = LintCache(str(tmp_path), "s")
     assert again.key_for_signature("c.py", [1, 2, 3, "4"], "()") is None
@@ -151,14 +173,24 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
     again.save()  # must not raise on the records it loaded
 
 
-@pytest.mark.parametrize("entry", [
-    5, "x", None, [], {"r": 3, "t": 1}, {"r": "str", "t": 1}, {"t": 1},
-    {"r": [{"code": "HL003"}], "t": 1},                      # a finding with missing fields
-    {"r": [dict(ISSUE, line="1")], "t": 1},                  # a field of the wrong type
-    {"r": [dict(ISSUE, line=True)], "t": 1},
-    {"r": [dict(ISSUE, extra=1)], "t": 1},                   # an unknown field
-    {"r": [5], "t": 1}, {"r": [], "t": "old"},
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        5,
+        "x",
+        None,
+        [],
+        {"r": 3, "t": 1},
+        {"r": "str", "t": 1},
+        {"t": 1},
+        {"r": [{"code": "HL003"}], "t": 1},  # a finding with missing fields
+        {"r": [dict(ISSUE, line="1")], "t": 1},  # a field of the wrong type
+        {"r": [dict(ISSUE, line=True)], "t": 1},
+        {"r": [dict(ISSUE, extra=1)], "t": 1},  # an unknown field
+        {"r": [5], "t": 1},
+        {"r": [], "t": "old"},
+    ],
+)
 def test_entries_of_the_wrong_shape_are_misses_not_crashes(tmp_path, entry):
     cache = LintCache(str(tmp_path), "s")
     cache.put("k", [ISSUE])
@@ -182,8 +214,7 @@ def test_bad_entries_in_a_real_run_are_misses(tmp_path):
     [name] = [n for n in os.listdir(tmp_path / CACHE_DIR) if n.startswith("lint-")]
     cache = LintCache(str(tmp_path), "")
     cache.path = str(tmp_path / CACHE_DIR / name)
-    rewrite(cache, lambda data: data.update(entries={k: 7 for k in data["entries"]},
-                                            codes=[1, 2]))
+    rewrite(cache, lambda data: data.update(entries={k: 7 for k in data["entries"]}, codes=[1, 2]))
     for _ in range(2):
         result = _lint(tmp_path)
         assert result.exit_code == 0 and '"HL001"' in result.output, result.output
@@ -214,7 +245,8 @@ def test_the_key_covers_every_source_module_found_by_walking(tmp_path, monkeypat
         found = real_find_spec(name, *args)
         if name == "hybridlint.rules":
             found = importlib.util.spec_from_file_location(
-                name, str(copy / "__init__.py"), submodule_search_locations=[str(copy)])
+                name, str(copy / "__init__.py"), submodule_search_locations=[str(copy)]
+            )
         return found
 
     monkeypatch.setattr(cache_module.importlib.util, "find_spec", find_spec)

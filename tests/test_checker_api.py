@@ -1,4 +1,5 @@
 """check_block on classes, factories, live instances and closures; check_expression."""
+
 import contextlib
 import importlib.util
 
@@ -20,6 +21,7 @@ def import_user_module(name, backend):
     """Import a testdata module in this process, under the engine or real MXNet."""
     if backend == "engine":
         from hybridlint.engine import as_mxnet
+
         context = as_mxnet()
     else:
         pytest.importorskip("mxnet")
@@ -32,8 +34,14 @@ def import_user_module(name, backend):
 
 
 def test_public_api_is_reexported():
-    for name in ("check_block", "check_fix", "check_file", "EquivalenceReport", "lint_source",
-                 "fix_source"):
+    for name in (
+        "check_block",
+        "check_fix",
+        "check_file",
+        "EquivalenceReport",
+        "lint_source",
+        "fix_source",
+    ):
         assert getattr(hybridlint, name) is getattr(hybridlint.api, name)
 
 
@@ -43,8 +51,13 @@ def test_class_is_reimported_in_the_worker(backend, session):
     report = check_block(good.Residual, (2, 8), backend=backend, session=session)
     assert report.ok, report.summary()
     assert report.target.endswith("good.py::Residual") and report.backend == backend
-    two = check_block(good.TwoOutputs, InputSpec((2, 3)), np.ones((2, 3), np.float32),
-                      backend=backend, session=session)
+    two = check_block(
+        good.TwoOutputs,
+        InputSpec((2, 3)),
+        np.ones((2, 3), np.float32),
+        backend=backend,
+        session=session,
+    )
     assert two.ok and len(two.outputs) == 2
 
 
@@ -54,8 +67,7 @@ def test_live_instance_and_closure_run_in_a_forked_child(backend, session):
     block = good.Residual(units=4)
     report = check_block(block, (3, 4), backend=backend, session=session)
     assert report.ok and report.backend == backend
-    closure = check_block(lambda: good.Residual(units=5), (3, 5), backend=backend,
-                          session=session)
+    closure = check_block(lambda: good.Residual(units=5), (3, 5), backend=backend, session=session)
     assert closure.ok
     first_row = import_user_module("first_row", backend)
     mismatch = check_block(first_row.FirstRow(), (3, 4), backend=backend, session=session)
@@ -86,14 +98,29 @@ def test_bad_inputs_are_clear_errors():
 @pytest.mark.parametrize("backend", backend_params())
 def test_expression_level_check(backend, session):
     shapes = {"x": (3, 4)}
-    right = check_expression("x[:, 1]", "F.squeeze(F.slice_axis(x, axis=1, begin=1, end=2), "
-                             "axis=1)", shapes, backend=backend, session=session)
+    right = check_expression(
+        "x[:, 1]",
+        "F.squeeze(F.slice_axis(x, axis=1, begin=1, end=2), axis=1)",
+        shapes,
+        backend=backend,
+        session=session,
+    )
     assert right.ok, right.summary()
-    wrong = check_expression("x[:, 1]", "F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), "
-                             "axis=1)", shapes, backend=backend, session=session)
+    wrong = check_expression(
+        "x[:, 1]",
+        "F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)",
+        shapes,
+        backend=backend,
+        session=session,
+    )
     assert wrong.status == "mismatch"
-    broadcast = check_expression("x - y", "F.broadcast_sub(x, y)", {"x": (2, 3), "y": (2, 1)},
-                                 backend=backend, session=session)
+    broadcast = check_expression(
+        "x - y",
+        "F.broadcast_sub(x, y)",
+        {"x": (2, 3), "y": (2, 1)},
+        backend=backend,
+        session=session,
+    )
     assert broadcast.ok, broadcast.summary()
 
 
@@ -106,10 +133,10 @@ def test_live_instance_runs_on_its_own_framework_with_a_note(session):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-@pytest.mark.parametrize("name, block, line", [("shape_attr", "FlattenByShape", 6),
-                                               ("broadcast_add", "CenterRows", 8)])
-def test_live_instance_and_class_by_name_give_the_same_verdict(backend, session, name, block,
-                                                               line):
+@pytest.mark.parametrize(
+    "name, block, line", [("shape_attr", "FlattenByShape", 6), ("broadcast_add", "CenterRows", 8)]
+)
+def test_live_instance_and_class_by_name_give_the_same_verdict(backend, session, name, block, line):
     module = import_user_module(name, backend)
     cls = getattr(module, block)
     by_name = check_block(cls, (2, 3, 4), backend=backend, session=session)
@@ -121,7 +148,7 @@ def test_live_instance_and_class_by_name_give_the_same_verdict(backend, session,
         assert [f.line for f in report.runtime_findings] == [line]
 
 
-MAIN_SCRIPT = '''
+MAIN_SCRIPT = """
 from hybridlint.engine import as_mxnet
 with as_mxnet():
     from mxnet import gluon
@@ -136,14 +163,16 @@ from hybridlint.checker import CheckerSession, check_block
 with CheckerSession(timeout=60) as session:
     report = check_block(FlattenByShape, (2, 3, 4), session=session)
 print("RESULT", report.status, report.source_line.lineno)
-'''
+"""
 
 
 def test_a_class_defined_in_main_is_checked_live_not_by_rerunning_the_script(tmp_path):
     import subprocess
     import sys
+
     script = tmp_path / "script.py"
     script.write_text(MAIN_SCRIPT)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
     assert "RESULT hybrid_error 9" in done.stdout, done.stderr[-2000:]

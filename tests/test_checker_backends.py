@@ -5,6 +5,7 @@ the status, the number and shapes of outputs, the failing stage and line, and th
 findings must be the same. (Values are compared within each run, eager vs hybridized; the
 two backends' random initialisations differ, so outputs are not compared across them.)
 """
+
 import os
 
 try:
@@ -17,13 +18,23 @@ import pytest
 from hybridlint.checker import CheckerSession, check_file, examples_from_config
 from tests.checker_support import ROOT, data, engine_redirect_available
 
-pytestmark = [pytest.mark.mxnet,
-              pytest.mark.skipif(not engine_redirect_available(),
-                                 reason="hybridlint.engine.as_mxnet not available")]
+pytestmark = [
+    pytest.mark.mxnet,
+    pytest.mark.skipif(
+        not engine_redirect_available(), reason="hybridlint.engine.as_mxnet not available"
+    ),
+]
 
 CASES = [
-    ("good.py", {"Residual": [(2, 8)], "TwoOutputs": [(2, 3), (2, 3)],
-                 "make_residual": [(3, 4)], "PlainWrapper": [(2, 3)]}),
+    (
+        "good.py",
+        {
+            "Residual": [(2, 8)],
+            "TwoOutputs": [(2, 3), (2, 3)],
+            "make_residual": [(3, 4)],
+            "PlainWrapper": [(2, 3)],
+        },
+    ),
     ("broadcast_add.py", {"CenterRows": [(2, 3)]}),
     ("shape_attr.py", {"FlattenByShape": [(2, 3, 4)]}),
     ("first_row.py", {"FirstRow": [(3, 4)]}),
@@ -41,8 +52,11 @@ def model_cases():
     """testdata/models/*.py with the examples of testdata/checker/model_examples.toml."""
     with open(data("model_examples.toml"), "rb") as handle:
         table = examples_from_config(tomllib.load(handle)["examples"])
-    return [(os.path.join(ROOT, path), example) for path, examples in table.items()
-            for example in examples]
+    return [
+        (os.path.join(ROOT, path), example)
+        for path, examples in table.items()
+        for example in examples
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +77,16 @@ def test_checker_testdata_verdicts_agree(name, examples, sessions):
     engine = check_file(data(name), examples, backend="engine", session=sessions["engine"])
     real = check_file(data(name), examples, backend="mxnet", session=sessions["mxnet"])
     assert [verdict(r) for r in engine] == [verdict(r) for r in real], (
-        [r.summary() for r in engine], [r.summary() for r in real])
+        [r.summary() for r in engine],
+        [r.summary() for r in real],
+    )
 
 
-@pytest.mark.parametrize("path, example", model_cases(),
-                         ids=[f"{os.path.basename(p)}::{e.target}-{i}"
-                              for i, (p, e) in enumerate(model_cases())])
+@pytest.mark.parametrize(
+    "path, example",
+    model_cases(),
+    ids=[f"{os.path.basename(p)}::{e.target}-{i}" for i, (p, e) in enumerate(model_cases())],
+)
 def test_model_verdicts_agree(path, example, sessions):
     (engine,) = check_file(path, [example], backend="engine", session=sessions["engine"])
     (real,) = check_file(path, [example], backend="mxnet", session=sessions["mxnet"])

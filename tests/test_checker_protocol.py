@@ -1,5 +1,6 @@
 """The worker channel: validated JSON frames with arrays as raw bytes, never pickle. Frames
 user code forges are data: a bad frame is a `cannot_run` for that block, the run goes on."""
+
 import io
 import math
 import re
@@ -40,14 +41,17 @@ def test_frames_round_trip_with_arrays_as_raw_bytes():
     assert protocol.read_frame(buf) is None
 
 
-@pytest.mark.parametrize("body", [
-    b"\x80\x04\x95garbage",                                      # a pickle
-    struct.pack(">I", 2) + b"{}" + b"",                          # fine JSON ...
-    struct.pack(">I", 100) + b"{}",                              # header longer than frame
-    struct.pack(">I", 3) + b"\xff\xfe\x00",                      # not UTF-8
-    struct.pack(">I", 45) + b'{"$array":[0,99],"dtype":"float32","shape":[2]}',
-    struct.pack(">I", 48) + b'{"$array":[0,8],"dtype":"object","shape":[1]}xxxxxxxx',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\x80\x04\x95garbage",  # a pickle
+        struct.pack(">I", 2) + b"{}" + b"",  # fine JSON ...
+        struct.pack(">I", 100) + b"{}",  # header longer than frame
+        struct.pack(">I", 3) + b"\xff\xfe\x00",  # not UTF-8
+        struct.pack(">I", 45) + b'{"$array":[0,99],"dtype":"float32","shape":[2]}',
+        struct.pack(">I", 48) + b'{"$array":[0,8],"dtype":"object","shape":[1]}xxxxxxxx',
+    ],
+)
 def test_malformed_frames_are_protocol_errors(body):
     if body == struct.pack(">I", 2) + b"{}":
         assert protocol.decode(body) == {}
@@ -60,28 +64,46 @@ def test_malformed_frames_are_protocol_errors(body):
 
 def test_reports_round_trip_and_bad_fields_are_refused():
     from hybridlint.linter import Finding
+
     report = EquivalenceReport(
-        "mismatch", target="a.py::A", reason="differs", stage="hybridize",
+        "mismatch",
+        target="a.py::A",
+        reason="differs",
+        stage="hybridize",
         outputs=[OutputDiff(0, (2, 3), (3,), "float32", "float32", math.inf, math.inf, False)],
-        source_line=SourceLine("a.py", 7, "    y = x[0]\n"), notes=["n"],
+        source_line=SourceLine("a.py", 7, "    y = x[0]\n"),
+        notes=["n"],
         runtime_findings=[Finding("HL003", "tensor-indexing", "m", 7, 9, 7, 13, None, "a.py")],
-        executed=frozenset({7, 8}))
+        executed=frozenset({7, 8}),
+    )
     body = protocol.encode({"type": "report", "report": wire.report_to_wire(report)})[4:]
     back = wire.report_from_wire(protocol.decode(body)["report"])
     assert back == report
     good = wire.report_to_wire(report)
-    for field, bad in [("status", "fine"), ("outputs", [[0]]), ("reason", 3),
-                       ("source_line", ["a.py", -1, ""]), ("executed", ["x"]),
-                       ("runtime_findings", [{"code": "HL003"}]), ("extra", 1)]:
+    for field, bad in [
+        ("status", "fine"),
+        ("outputs", [[0]]),
+        ("reason", 3),
+        ("source_line", ["a.py", -1, ""]),
+        ("executed", ["x"]),
+        ("runtime_findings", [{"code": "HL003"}]),
+        ("extra", 1),
+    ]:
         with pytest.raises(protocol.ProtocolError):
             wire.report_from_wire(dict(good, **{field: bad}))
 
 
 def test_jobs_round_trip_nested_inputs_and_kwargs():
-    job = {"kind": "block", "inputs": [InputSpec((2, 3)), InputSpec((2,), "int32", [1, 2]),
-                                       InputList((InputSpec((2,)), Value(None)), "tuple"),
-                                       Value(0.5)],
-           "kwargs": {"sizes": (1, 2), "act": None, "cfg": {"a": [1, "b"]}}}
+    job = {
+        "kind": "block",
+        "inputs": [
+            InputSpec((2, 3)),
+            InputSpec((2,), "int32", [1, 2]),
+            InputList((InputSpec((2,)), Value(None)), "tuple"),
+            Value(0.5),
+        ],
+        "kwargs": {"sizes": (1, 2), "act": None, "cfg": {"a": [1, "b"]}},
+    }
     body = protocol.encode(wire.job_to_wire(job))[4:]
     back = wire.job_from_wire(protocol.decode(body))
     assert back["inputs"] == job["inputs"] and back["kwargs"] == job["kwargs"]
@@ -94,14 +116,18 @@ def test_a_forged_pickle_is_never_run_in_hybridlint(backend, tmp_path, monkeypat
     marker = tmp_path / "pwned"
     monkeypatch.setenv("HYBRIDLINT_FORGE_MARKER", str(marker))
     with CheckerSession(timeout=60) as session:
-        forged, garbage = check_file(data("forges_frame.py"), {"Forge": [(2, 3)],
-                                                               "Garbage": [(2, 3)]},
-                                     backend=backend, session=session)
+        forged, garbage = check_file(
+            data("forges_frame.py"),
+            {"Forge": [(2, 3)], "Garbage": [(2, 3)]},
+            backend=backend,
+            session=session,
+        )
         assert forged.status == "cannot_run" and "invalid answer" in forged.reason
         assert garbage.status == "cannot_run" and "invalid answer" in garbage.reason
         assert not marker.exists()
-        (after,) = check_file(data("good.py"), {"Residual": [(2, 8)]}, backend=backend,
-                              session=session)
+        (after,) = check_file(
+            data("good.py"), {"Residual": [(2, 8)]}, backend=backend, session=session
+        )
         assert after.ok, after.summary()
 
 

@@ -1,4 +1,5 @@
 """Every verdict of the checker, on each backend, from the user modules in testdata/checker."""
+
 import pytest
 
 from hybridlint.checker import CheckerSession, check_file, check_fix
@@ -18,9 +19,12 @@ def one(path, examples, backend, session):
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_equal_blocks_including_export_roundtrip(backend, session):
-    reports = check_file(data("good.py"), {"Residual": [(2, 8)], "TwoOutputs": [(2, 3), (2, 3)],
-                                           "make_residual": [(3, 4)]},
-                         backend=backend, session=session)
+    reports = check_file(
+        data("good.py"),
+        {"Residual": [(2, 8)], "TwoOutputs": [(2, 3), (2, 3)], "make_residual": [(3, 4)]},
+        backend=backend,
+        session=session,
+    )
     assert [r.status for r in reports] == ["equal"] * 3, [r.summary() for r in reports]
     assert len(reports[1].outputs) == 2 and len(reports[1].roundtrip) == 2
     assert reports[0].outputs[0].actual_shape == (2, 8)
@@ -36,12 +40,14 @@ def test_plain_block_with_hybrid_child_has_no_export_roundtrip(backend, session)
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_constructor_kwargs_are_passed(backend, session):
-    report = one("good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 4}}}, backend,
-                 session)
+    report = one(
+        "good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 4}}}, backend, session
+    )
     assert report.ok, report.summary()
-    wrong = one("good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 5}}}, backend,
-                session)
-    assert wrong.status == "eager_error"          # residual add of (2, 5) and (2, 4)
+    wrong = one(
+        "good.py", {"Residual": {"inputs": [[2, 4]], "kwargs": {"units": 5}}}, backend, session
+    )
+    assert wrong.status == "eager_error"  # residual add of (2, 5) and (2, 4)
 
 
 @pytest.mark.parametrize("backend", backend_params())
@@ -81,12 +87,15 @@ def test_eager_failure(backend, session):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-@pytest.mark.parametrize("path, target, words", [
-    ("exits.py", "Never", "sys.exit"),
-    ("missing_import.py", "Unreachable", "missing import"),
-    ("crashes.py", "Crash", "exit code 7"),
-    ("good.py", "NoSuchBlock", "not defined"),
-])
+@pytest.mark.parametrize(
+    "path, target, words",
+    [
+        ("exits.py", "Never", "sys.exit"),
+        ("missing_import.py", "Unreachable", "missing import"),
+        ("crashes.py", "Crash", "exit code 7"),
+        ("good.py", "NoSuchBlock", "not defined"),
+    ],
+)
 def test_user_code_that_cannot_run(backend, session, path, target, words):
     report = one(path, {target: [(2, 3)]}, backend, session)
     assert report.status == "cannot_run"
@@ -120,20 +129,43 @@ def test_unreadable_file_and_unknown_backend():
 @pytest.mark.parametrize("backend", backend_params())
 def test_check_fix_accepts_a_correct_rewrite_and_rejects_a_wrong_one(backend, session):
     original = open(data("slicing.py")).read()
-    right = original.replace("h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), "
-                                        "axis=1)")
-    wrong = original.replace("h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=0, end=1), "
-                                        "axis=1)")
-    ok = check_fix(original, right, "PickColumn", [(2, 5)], path=data("slicing.py"),
-                   backend=backend, session=session)
+    right = original.replace(
+        "h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=1, end=2), axis=1)"
+    )
+    wrong = original.replace(
+        "h[:, 1]", "F.squeeze(F.slice_axis(h, axis=1, begin=0, end=1), axis=1)"
+    )
+    ok = check_fix(
+        original,
+        right,
+        "PickColumn",
+        [(2, 5)],
+        path=data("slicing.py"),
+        backend=backend,
+        session=session,
+    )
     assert ok.status == "equal", ok.summary()
     assert ok.comparison == "original eager vs fixed hybridized"
-    bad = check_fix(original, wrong, "PickColumn", [(2, 5)], path=data("slicing.py"),
-                    backend=backend, session=session)
+    bad = check_fix(
+        original,
+        wrong,
+        "PickColumn",
+        [(2, 5)],
+        path=data("slicing.py"),
+        backend=backend,
+        session=session,
+    )
     assert bad.status == "mismatch" and bad.stage == "fixed eager"
     assert bad.max_abs_diff > 1e-3
-    broken = check_fix(original, original.replace("h[:, 1]", "h.nope()"), "PickColumn",
-                       [(2, 5)], path=data("slicing.py"), backend=backend, session=session)
+    broken = check_fix(
+        original,
+        original.replace("h[:, 1]", "h.nope()"),
+        "PickColumn",
+        [(2, 5)],
+        path=data("slicing.py"),
+        backend=backend,
+        session=session,
+    )
     assert broken.status == "eager_error" and broken.stage == "fixed eager"
 
 
@@ -142,7 +174,7 @@ def test_memory_limit_applies_to_user_code(backend):
     with CheckerSession(memory_mb=2048) as limited:
         report = one("memory_hog.py", {"Hog": [(2, 3)]}, backend, limited)
     assert report.status == "cannot_run" and "out of memory" in report.reason
-    with CheckerSession(memory_mb=0) as unlimited:       # 0: no limit; np.empty touches no pages
+    with CheckerSession(memory_mb=0) as unlimited:  # 0: no limit; np.empty touches no pages
         assert one("memory_hog.py", {"Hog": [(2, 3)]}, backend, unlimited).ok
 
 
@@ -151,22 +183,25 @@ def test_jobs_do_not_leak_modules_or_cwd(backend, tmp_path):
     """A sibling module rewritten between two jobs (as --fix --verify does) is re-imported."""
     (tmp_path / "layers.py").write_text(
         "from mxnet import gluon\n\nclass Body(gluon.HybridBlock):\n"
-        "    def hybrid_forward(self, F, x):\n        return F.dot(x, x)\n")
+        "    def hybrid_forward(self, F, x):\n        return F.dot(x, x)\n"
+    )
     main = tmp_path / "main.py"
-    main.write_text("import os\nimport layers\n\nos.chdir('/')\n\n"
-                    "class Net(layers.Body):\n    pass\n")
+    main.write_text(
+        "import os\nimport layers\n\nos.chdir('/')\n\nclass Net(layers.Body):\n    pass\n"
+    )
     with CheckerSession() as s:
         (first,) = check_file(str(main), {"Net": [(2, 3)]}, backend=backend, session=s)
         assert first.status == "eager_error"
         (tmp_path / "layers.py").write_text(
             "from mxnet import gluon\n\nclass Body(gluon.HybridBlock):\n"
-            "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
+            "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
+        )
         (second,) = check_file(str(main), {"Net": [(2, 3)]}, backend=backend, session=s)
         assert second.ok, second.summary()
         assert s.workers_started == 1
 
 
-CONSTANT_ORIGINAL = '''\
+CONSTANT_ORIGINAL = """\
 from mxnet import gluon, nd
 from mxnet.gluon import nn
 
@@ -180,9 +215,9 @@ class Offset(gluon.HybridBlock):
 
     def hybrid_forward(self, F, x):
         return F.broadcast_add(self.body(x), nd.array([1.0, 2.0, 3.0]))
-'''
+"""
 
-CONSTANT_FIXED = '''\
+CONSTANT_FIXED = """\
 from mxnet import gluon, nd
 from mxnet.gluon import nn
 
@@ -197,17 +232,30 @@ class Offset(gluon.HybridBlock):
 
     def hybrid_forward(self, F, x, offset):
         return F.broadcast_add(self.body(x), offset)
-'''
+"""
 
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_check_fix_matches_renamed_parameters_and_keeps_new_constants(backend, session):
-    report = check_fix(CONSTANT_ORIGINAL, CONSTANT_FIXED, "Offset", [(2, 4)], path="offset.py",
-                       backend=backend, session=session)
+    report = check_fix(
+        CONSTANT_ORIGINAL,
+        CONSTANT_FIXED,
+        "Offset",
+        [(2, 4)],
+        path="offset.py",
+        backend=backend,
+        session=session,
+    )
     assert report.status == "equal", report.summary()
     # dense0_weight -> proj_weight: paired by registration order and shape
     assert any("matched by order" in note for note in report.notes), report.notes
-    wrong = check_fix(CONSTANT_ORIGINAL, CONSTANT_FIXED.replace("[1.0, 2.0, 3.0]",
-                                                                "[1.0, 2.0, 4.0]"),
-                      "Offset", [(2, 4)], path="offset.py", backend=backend, session=session)
+    wrong = check_fix(
+        CONSTANT_ORIGINAL,
+        CONSTANT_FIXED.replace("[1.0, 2.0, 3.0]", "[1.0, 2.0, 4.0]"),
+        "Offset",
+        [(2, 4)],
+        path="offset.py",
+        backend=backend,
+        session=session,
+    )
     assert wrong.status == "mismatch" and wrong.max_abs_diff == pytest.approx(1.0)

@@ -1,4 +1,5 @@
 """--fix --verify: verified fixes are kept, a deliberately wrong rewrite is rolled back."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,10 +20,12 @@ def source():
 
 def wrong_fixer(old, new):
     """The real fix_source, then a deliberate error in the text of the fixes it applied."""
+
     def fixer(text, path="<string>", **options):
         result = fix_source(text, path, **options)
         rewritten = result.source.replace(old, new)
         return type(result)(rewritten, result.applied, result.remaining)
+
     return fixer
 
 
@@ -43,15 +46,14 @@ def test_correct_fixes_are_all_kept(backend, session):
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_a_wrong_rewrite_is_rejected_and_rolled_back(backend, session):
-    fixer = wrong_fixer("begin=1, end=2", "begin=0, end=1")      # picks column 0, not 1
-    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session,
-                           fixer=fixer)
+    fixer = wrong_fixer("begin=1, end=2", "begin=0, end=1")  # picks column 0, not 1
+    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session, fixer=fixer)
     assert [f.line for f in outcome.applied] == [15]
     (rejected,) = outcome.rejected
     assert rejected.finding.line == 14 and rejected.finding.code == "HL003"
     assert rejected.report.status == "mismatch"
-    assert rejected.report.max_abs_diff > 1e-3                     # the measured difference
-    assert "a = h[:, 1]" in outcome.source                          # rolled back
+    assert rejected.report.max_abs_diff > 1e-3  # the measured difference
+    assert "a = h[:, 1]" in outcome.source  # rolled back
     assert "F.slice(h, begin=(None, 2), end=(None, 4))" in outcome.source
     assert any(f.line == 14 and f.code == "HL003" for f in outcome.remaining)
 
@@ -59,8 +61,7 @@ def test_a_wrong_rewrite_is_rejected_and_rolled_back(backend, session):
 @pytest.mark.parametrize("backend", backend_params())
 def test_a_rewrite_that_still_fails_under_hybridize_is_rejected(backend, session):
     fixer = wrong_fixer(RIGHT_A, "a = F.squeeze(h[:, 1:2], axis=1)")
-    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session,
-                           fixer=fixer)
+    outcome = verify_fixes(source(), PATH, EXAMPLES, backend=backend, session=session, fixer=fixer)
     (rejected,) = outcome.rejected
     assert rejected.finding.line == 14 and rejected.report.status == "hybrid_error"
     assert [f.line for f in outcome.applied] == [15]
@@ -68,8 +69,9 @@ def test_a_rewrite_that_still_fails_under_hybridize_is_rejected(backend, session
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_original_that_cannot_run_gets_no_fixes(backend, session):
-    text = source().replace("from mxnet import gluon", "import not_installed_pkg_xyz\n"
-                            "from mxnet import gluon")
+    text = source().replace(
+        "from mxnet import gluon", "import not_installed_pkg_xyz\nfrom mxnet import gluon"
+    )
     outcome = verify_fixes(text, PATH, EXAMPLES, backend=backend, session=session)
     assert outcome.status == "unverified" and outcome.source == text
     assert not outcome.applied and len(outcome.rejected) == 2
@@ -82,7 +84,7 @@ def test_nothing_to_fix_needs_no_run():
     assert outcome.source == text and outcome.status == "verified" and not outcome.applied
 
 
-EXPRESSION_SOURCE = '''\
+EXPRESSION_SOURCE = """\
 from mxnet import gluon
 
 
@@ -91,27 +93,29 @@ class Mixed(gluon.HybridBlock):
         b = F.zeros(x.shape)
         b += x
         return x[:, 0] + b[:, 0]
-'''
+"""
 
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_without_examples_fixes_are_checked_at_expression_level(backend, session):
-    outcome = verify_fixes(EXPRESSION_SOURCE, "mixed.py", [], unsafe=True, backend=backend,
-                           session=session)
+    outcome = verify_fixes(
+        EXPRESSION_SOURCE, "mixed.py", [], unsafe=True, backend=backend, session=session
+    )
     assert outcome.status == "expression-level"
     kept = {(f.code, f.line) for f in outcome.applied}
     assert ("HL001", 6) in kept and ("HL003", 8) in kept
     assert "F.zeros_like(x)" in outcome.source
     (statement,) = [r for r in outcome.rejected if r.finding.code == "HL004"]
     assert "not a change inside one expression" in statement.reason
-    assert "b += x" in outcome.source                      # the unverifiable fix is not applied
+    assert "b += x" in outcome.source  # the unverifiable fix is not applied
 
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_expression_level_rejects_a_wrong_rewrite(backend, session):
     fixer = wrong_fixer("begin=0, end=1", "begin=1, end=2")
-    outcome = verify_fixes(EXPRESSION_SOURCE, "mixed.py", [], backend=backend,
-                           session=session, fixer=fixer)
+    outcome = verify_fixes(
+        EXPRESSION_SOURCE, "mixed.py", [], backend=backend, session=session, fixer=fixer
+    )
     wrong = [r for r in outcome.rejected if r.finding.code == "HL003"]
     assert wrong and all(r.report.status == "mismatch" for r in wrong)
     assert "x[:, 0]" in outcome.source

@@ -1,4 +1,5 @@
 """The `hybridlint` command through click's CliRunner: options, exit codes, files, config."""
+
 import json
 import os
 import subprocess
@@ -141,15 +142,18 @@ def test_config_file_is_honoured(project):
     put(project, "net.py", BAD)
     put(project, "tests/test_net.py", BAD)
     put(project, "legacy/old.py", BAD)
-    (project / "pyproject.toml").write_text(textwrap.dedent("""\
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent("""\
         [tool.hybridlint]
         extend-exclude = ["legacy"]
         [tool.hybridlint.per-file-ignores]
         "tests/*" = ["HL003"]
-    """))
+    """)
+    )
     result = hl(".")
     assert [line.split(":")[0] for line in result.stdout.splitlines() if "HL003" in line] == [
-        "net.py"]
+        "net.py"
+    ]
     # excludes apply to files named explicitly (pre-commit names files)
     assert hl("legacy/old.py").exit_code == 0
 
@@ -292,7 +296,8 @@ def test_unexpected_exception_is_one_line_and_exit_2(project, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr == (
         "hybridlint: error: internal error: RuntimeError: disk on fire "
-        "(HYBRIDLINT_DEBUG=1 shows the traceback)\n")
+        "(HYBRIDLINT_DEBUG=1 shows the traceback)\n"
+    )
     monkeypatch.setenv("HYBRIDLINT_DEBUG", "1")
     assert isinstance(hl(".").exception, RuntimeError)
 
@@ -355,8 +360,9 @@ def test_version_and_help(project):
     assert "--write-baseline" in hl("--fix", "--help").stdout
 
 
-CHECKER_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "testdata", "checker")
+CHECKER_DATA = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata", "checker"
+)
 
 
 def test_verify_command_runs_the_checker(project):
@@ -376,12 +382,14 @@ def test_fix_verify_applies_proven_fixes(project):
 
     shutil.copy(os.path.join(CHECKER_DATA, "slicing.py"), project / "slicing.py")
     (project / "pyproject.toml").write_text(
-        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = [[3, 4]] }\n')
+        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = [[3, 4]] }\n'
+    )
     result = hl("--fix", "--verify", "--select", "HL003", "slicing.py")
     assert result.exit_code == 0, result.output
     assert "F.slice_axis(h, axis=1, begin=1, end=2)" in (project / "slicing.py").read_text()
     (project / "pyproject.toml").write_text(
-        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = "3,4" }\n')
+        '[tool.hybridlint.examples]\n"slicing.py::PickColumn" = { inputs = "3,4" }\n'
+    )
     bad = hl("--fix", "--verify", "slicing.py")
     assert bad.exit_code == 2 and "examples" in bad.stderr
 
@@ -429,7 +437,9 @@ def test_a_dying_worker_is_an_internal_error_not_a_hang(project, monkeypatch):
         put(project, f"m{i}.py", filler + BAD)
     result = hl("--no-cache", "--jobs", "2", ".")
     assert result.exit_code == 2, result.output
-    assert "m3.py: error: internal error: the worker process linting this file died" in result.stdout
+    assert (
+        "m3.py: error: internal error: the worker process linting this file died" in result.stdout
+    )
     # the files queued beside it were rerun one by one, not lost as "worker process died"
     for i in (0, 1, 2, 4, 5):
         assert f"m{i}.py:" in result.stdout and f"m{i}.py: error" not in result.stdout
@@ -447,9 +457,11 @@ def test_interrupt_is_exit_2_not_1(project, monkeypatch):
 
 
 @settings(max_examples=25, deadline=None)
-@given(newline=st.sampled_from(["\n", "\r\n", "\r"]),
-       encoding=st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]),
-       trailing_newline=st.booleans())
+@given(
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+    encoding=st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]),
+    trailing_newline=st.booleans(),
+)
 def test_fix_changes_only_the_fixed_line(newline, encoding, trailing_newline):
     header = "# -*- coding: latin-1 -*-\n" if encoding == "latin-1" else ""
     text = header + BAD.replace("return y + 1", "return y + 1  # d\u00e9j\u00e0")
@@ -463,6 +475,7 @@ def test_fix_changes_only_the_fixed_line(newline, encoding, trailing_newline):
         assert result.exit_code == 0, result.output
         with open(path, "rb") as handle:
             data = handle.read()
-    expected = text.replace("y = x[:, 0]", "y = F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), "
-                                            "axis=1)")
+    expected = text.replace(
+        "y = x[:, 0]", "y = F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)"
+    )
     assert data == expected.replace("\n", newline).encode(encoding)

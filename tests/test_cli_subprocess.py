@@ -1,4 +1,5 @@
 """The real `hybridlint` process: entry points, exit codes, piped vs terminal output."""
+
 import os
 import pty
 import shutil
@@ -25,8 +26,14 @@ def project(tmp_path):
 def run(args, cwd, env=None):
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "HYBRIDLINT_DEBUG")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "hybridlint", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridlint", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_python_dash_m_lints_and_exits_1(project):
@@ -63,7 +70,8 @@ def test_baseline_write_failure_is_one_line(project):
     result = run(["--write-baseline", "no-such-dir/baseline.json", "."], project)
     assert result.returncode == 2
     assert result.stderr.startswith(
-        "hybridlint: error: no-such-dir/baseline.json: cannot write baseline")
+        "hybridlint: error: no-such-dir/baseline.json: cannot write baseline"
+    )
     assert len(result.stderr.splitlines()) == 1
 
 
@@ -83,22 +91,31 @@ def test_unexpected_error_traceback_only_with_debug_env(project, debug):
     env = {k: v for k, v in os.environ.items() if k not in ("HYBRIDLINT_DEBUG",)}
     if debug:
         env["HYBRIDLINT_DEBUG"] = "1"
-    result = subprocess.run([sys.executable, "-c", CRASHING], cwd=project, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", CRASHING],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if debug:
         assert "Traceback" in result.stderr and "KeyError: 'surprise'" in result.stderr
     else:
         assert result.returncode == 2
-        assert result.stderr == ("hybridlint: error: internal error: KeyError: 'surprise' "
-                                 "(HYBRIDLINT_DEBUG=1 shows the traceback)\n")
+        assert result.stderr == (
+            "hybridlint: error: internal error: KeyError: 'surprise' "
+            "(HYBRIDLINT_DEBUG=1 shows the traceback)\n"
+        )
 
 
 def test_colour_only_on_a_terminal(project):
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "HYBRIDLINT_DEBUG")}
     env["TERM"] = "xterm-256color"
-    proc = subprocess.Popen([sys.executable, "-m", "hybridlint", "."], cwd=project, stdout=slave,
-                            stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hybridlint", "."], cwd=project, stdout=slave, stderr=slave, env=env
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -119,7 +136,9 @@ def test_colour_only_on_a_terminal(project):
 
 
 def test_output_encoding_cannot_break_the_run(project):
-    (project / "net.py").write_text(BAD.replace("x[:, 0]", "x[:, 0]  # caf\u00e9"), encoding="utf-8")
+    (project / "net.py").write_text(
+        BAD.replace("x[:, 0]", "x[:, 0]  # caf\u00e9"), encoding="utf-8"
+    )
     result = run(["."], project, env={"PYTHONIOENCODING": "ascii"})
     assert result.returncode == 1
     assert "# caf\\xe9" in result.stdout

@@ -1,11 +1,20 @@
 """hybridlint.config: discovery of [tool.hybridlint], validation, globs, rule selection."""
+
 import os
 import textwrap
 
 import pytest
 
-from hybridlint.config import (DEFAULT_EXCLUDE, Config, ConfigError, RuleSelection,
-                               find_config_file, load_config, parse_table, split_codes)
+from hybridlint.config import (
+    DEFAULT_EXCLUDE,
+    Config,
+    ConfigError,
+    RuleSelection,
+    find_config_file,
+    load_config,
+    parse_table,
+    split_codes,
+)
 
 CODES = ["HL001", "HL002", "HL003", "HL010", "HL900", "HL901", "HL902"]
 
@@ -37,7 +46,9 @@ def test_no_config_gives_defaults_and_a_root(tmp_path):
 
 
 def test_full_table_is_parsed(tmp_path):
-    write(tmp_path / "pyproject.toml", """
+    write(
+        tmp_path / "pyproject.toml",
+        """
         [tool.hybridlint]
         select = ["hl0"]
         ignore = ["HL009"]
@@ -49,25 +60,31 @@ def test_full_table_is_parsed(tmp_path):
         [tool.hybridlint.examples]
         "models/net.py::Net" = { inputs = [[2, 3]] }
         "models/net.py::Other" = [{ inputs = [[1]] }, { inputs = [[2]] }]
-    """)
+    """,
+    )
     config = load_config([str(tmp_path)])
     assert config.select == ("HL0",)  # codes are upper-cased
     assert config.extend_select == ("HL900",)
     assert config.all_excludes == ("legacy", "gen/*.py")
     assert config.per_file_ignores == (("tests/*", ("HL003", "HL004")),)
-    assert config.examples == {"models/net.py::Net": {"inputs": [[2, 3]]},
-                               "models/net.py::Other": [{"inputs": [[1]]}, {"inputs": [[2]]}]}
+    assert config.examples == {
+        "models/net.py::Net": {"inputs": [[2, 3]]},
+        "models/net.py::Other": [{"inputs": [[1]]}, {"inputs": [[2]]}],
+    }
 
 
-@pytest.mark.parametrize("body, message", [
-    ("selec = ['HL001']", "unknown key 'selec'"),
-    ("select = 'HL001'", "select must be a list of strings"),
-    ("ignore = [3]", "ignore must be a list of strings"),
-    ("select = ['E501']", "'E501' is not a rule code"),
-    ("per-file-ignores = ['x']", "per-file-ignores must be a table"),
-    ("examples = 3", "examples must be a table"),
-    ("[tool.hybridlint.per-file-ignores]\n'a.py' = ['nope']", "'nope' is not a rule code"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("selec = ['HL001']", "unknown key 'selec'"),
+        ("select = 'HL001'", "select must be a list of strings"),
+        ("ignore = [3]", "ignore must be a list of strings"),
+        ("select = ['E501']", "'E501' is not a rule code"),
+        ("per-file-ignores = ['x']", "per-file-ignores must be a table"),
+        ("examples = 3", "examples must be a table"),
+        ("[tool.hybridlint.per-file-ignores]\n'a.py' = ['nope']", "'nope' is not a rule code"),
+    ],
+)
 def test_invalid_config_is_one_clear_error(tmp_path, body, message):
     write(tmp_path / "pyproject.toml", "[tool.hybridlint]\n" + body + "\n")
     with pytest.raises(ConfigError, match=message) as info:
@@ -90,8 +107,9 @@ def test_explicit_config_file_must_exist_and_have_the_table(tmp_path):
 
 
 def test_exclude_globs(tmp_path):
-    config = Config(root=str(tmp_path), exclude=("build", "*_pb2.py"),
-                    extend_exclude=("src/legacy",))
+    config = Config(
+        root=str(tmp_path), exclude=("build", "*_pb2.py"), extend_exclude=("src/legacy",)
+    )
     assert config.is_excluded(str(tmp_path / "build"))
     assert config.is_excluded(str(tmp_path / "pkg" / "build" / "x.py"))
     assert config.is_excluded(str(tmp_path / "api_pb2.py"))
@@ -101,8 +119,9 @@ def test_exclude_globs(tmp_path):
 
 
 def test_per_file_ignores_match_relative_paths(tmp_path):
-    config = Config(root=str(tmp_path),
-                    per_file_ignores=(("tests/*", ("HL003",)), ("conftest.py", ("HL001",))))
+    config = Config(
+        root=str(tmp_path), per_file_ignores=(("tests/*", ("HL003",)), ("conftest.py", ("HL001",)))
+    )
     assert config.ignores_for(str(tmp_path / "tests" / "t.py")) == ("HL003",)
     assert config.ignores_for(str(tmp_path / "a" / "conftest.py")) == ("HL001",)
     assert config.ignores_for(str(tmp_path / "src" / "m.py")) == ()
@@ -117,7 +136,11 @@ def test_selection_layers():
     both = RuleSelection.build(config, extend_select=["HL9"], ignore=["HL01"])
     assert both.enabled(CODES) == {"HL001", "HL003", "HL900", "HL901", "HL902"}
     assert RuleSelection.build(Config(root=".")).enabled(CODES, ["HL00"]) == {
-        "HL010", "HL900", "HL901", "HL902"}
+        "HL010",
+        "HL900",
+        "HL901",
+        "HL902",
+    }
     assert RuleSelection.build(Config(root="."), select=["ALL"]).enabled(CODES) == set(CODES)
 
 

@@ -7,6 +7,7 @@ self.in_size is not None else x.shape[2:]`) that no construction in the module t
 elsewhere, differently: not a certain hazard. Plain `if` branches are not decided so: the
 other value of an option is one callers pick (PoissonNLLLoss(compute_full=True)).
 """
+
 import textwrap
 
 from hybridlint.linter import lint_source
@@ -20,7 +21,9 @@ HEADER = """
 from mxnet.gluon import nn, HybridBlock
 """
 
-UNIT_TERNARY = HEADER + """
+UNIT_TERNARY = (
+    HEADER
+    + """
 class Unit(HybridBlock):
     def __init__(self, channels, in_size=None, **kwargs):
         super(Unit, self).__init__(**kwargs)
@@ -46,6 +49,7 @@ class Net(HybridBlock):
     def hybrid_forward(self, F, x):
         return self.features(x)
 """
+)
 
 
 def test_fallback_no_construction_in_the_module_takes_is_not_reported():
@@ -60,12 +64,15 @@ def test_fallback_the_module_builds_is_still_reported():
 
 def test_a_local_rebound_by_unpacking_is_not_decided():
     source = UNIT_TERNARY.replace("FIXED", "True").replace(
-        "in_size = (in_size[0] // 2, in_size[1] // 2)", "in_size, _ = get_sizes(in_size)")
+        "in_size = (in_size[0] // 2, in_size[1] // 2)", "in_size, _ = get_sizes(in_size)"
+    )
     assert codes(source) == [("HL001", 11)]
 
 
 def test_a_construction_passing_kwargs_is_not_decided():
-    source = UNIT_TERNARY.replace("FIXED", "True") + """
+    source = (
+        UNIT_TERNARY.replace("FIXED", "True")
+        + """
 
 class Head(HybridBlock):
     def __init__(self, **kwargs):
@@ -75,10 +82,13 @@ class Head(HybridBlock):
     def hybrid_forward(self, F, x):
         return self.unit(x)
 """
+    )
     assert codes(source) == [("HL001", 11)]
 
 
-BRANCH = HEADER + """
+BRANCH = (
+    HEADER
+    + """
 class Branch(HybridBlock):
     def __init__(self, channels, fixed_size, **kwargs):
         super(Branch, self).__init__(**kwargs)
@@ -116,6 +126,7 @@ class Net(HybridBlock):
     def hybrid_forward(self, F, x):
         return self.features(x)
 """
+)
 
 
 def test_plain_if_no_construction_in_the_module_takes_is_still_reported():
@@ -131,14 +142,22 @@ def test_plain_if_the_module_builds_is_reported():
 
 def test_constructions_through_a_class_alias_decide_a_fallback():
     # `unit_class = Wide if j == 0 else Narrow; unit_class(...)` constructs both
-    source = BRANCH.replace("FIXED", "True").replace(
-        """        if not self.fixed_size:
+    source = (
+        BRANCH.replace("FIXED", "True")
+        .replace(
+            """        if not self.fixed_size:
             height, width = x.shape[2:]
             x = F.contrib.BilinearResize2D(x, height=height * 2, width=width * 2)
-        return self.conv(x)""", """        size = self.size if self.fixed_size else x.shape[2:]
+        return self.conv(x)""",
+            """        size = self.size if self.fixed_size else x.shape[2:]
         x = F.contrib.BilinearResize2D(x, height=size[0] * 2, width=size[1] * 2)
-        return self.conv(x)""").replace(
-        "        self.fixed_size = fixed_size\n", "        self.fixed_size = fixed_size\n        self.size = (8, 8)\n")
+        return self.conv(x)""",
+        )
+        .replace(
+            "        self.fixed_size = fixed_size\n",
+            "        self.fixed_size = fixed_size\n        self.size = (8, 8)\n",
+        )
+    )
     assert codes(source) == []
     assert codes(source.replace("fixed_size=True", "fixed_size=False")) == [("HL001", 12)]
 
@@ -146,7 +165,9 @@ def test_constructions_through_a_class_alias_decide_a_fallback():
 def test_plain_if_on_a_literal_default_is_still_reported():
     # the other value of a literal default is an option callers pick (PoissonNLLLoss's
     # compute_full=True): the hazard stays reported when the module never builds the block
-    source = HEADER + """
+    source = (
+        HEADER
+        + """
 class Loss(HybridBlock):
     def __init__(self, compute_full=False, **kwargs):
         super(Loss, self).__init__(**kwargs)
@@ -158,6 +179,7 @@ class Loss(HybridBlock):
             loss += target * F.log(target)
         return F.mean(loss)
 """
+    )
     assert codes(source) == [("HL004", 12)]
 
 
@@ -168,7 +190,9 @@ def test_plain_if_on_a_flag_every_caller_chooses_is_still_reported():
     assert codes(source) == [("HL001", 12)]
 
 
-HEATMAP = HEADER + """
+HEATMAP = (
+    HEADER
+    + """
 class Heatmap(HybridBlock):
     def __init__(self, in_size, fixed_size, **kwargs):
         super(Heatmap, self).__init__(**kwargs)
@@ -179,6 +203,7 @@ class Heatmap(HybridBlock):
         in_size = self.in_size if self.fixed_size else x.shape[2:]
         return F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1])
 """
+)
 
 
 def test_fallback_on_a_flag_every_caller_chooses_is_not_reported():
@@ -188,7 +213,9 @@ def test_fallback_on_a_flag_every_caller_chooses_is_not_reported():
 
 
 def test_fallback_on_a_flag_the_module_passes_false_is_reported():
-    source = HEATMAP + """
+    source = (
+        HEATMAP
+        + """
 
 class Pose(HybridBlock):
     def __init__(self, **kwargs):
@@ -198,10 +225,13 @@ class Pose(HybridBlock):
     def hybrid_forward(self, F, x):
         return self.head(x)
 """
+    )
     assert codes(source) == [("HL001", 11)]
 
 
-NUMPY_HELPER = HEADER + """
+NUMPY_HELPER = (
+    HEADER
+    + """
 import numpy as np
 
 
@@ -224,6 +254,7 @@ class Block(HybridBlock):
             mask = Block.drop_mask(columns, 4)
         return x
 """
+)
 
 
 def test_input_of_a_numpy_helper_without_f_may_be_a_numpy_array():
@@ -234,14 +265,17 @@ def test_input_of_a_numpy_helper_without_f_may_be_a_numpy_array():
 
 def test_a_proven_tensor_into_a_numpy_helper_is_still_reported():
     source = NUMPY_HELPER.replace("INPUT", "True").replace(
-        "Block.drop_mask(columns, 4)", "Block.drop_mask(F.relu(columns), 4)")
+        "Block.drop_mask(columns, 4)", "Block.drop_mask(F.relu(columns), 4)"
+    )
     assert ("HL001", 14) in codes(source)
 
 
 def test_helper_without_numpy_still_reports_the_shape_of_an_input():
-    source = NUMPY_HELPER.replace("INPUT", "True").replace(
-        "mask = np.zeros((n, batch), dtype=np.float32)", "mask = None").replace(
-        "mask[kept[kept >= 0], np.where(kept >= 0)[0]] = 1.0", "")
+    source = (
+        NUMPY_HELPER.replace("INPUT", "True")
+        .replace("mask = np.zeros((n, batch), dtype=np.float32)", "mask = None")
+        .replace("mask[kept[kept >= 0], np.where(kept >= 0)[0]] = 1.0", "")
+    )
     assert ("HL001", 14) in codes(source)
 
 
@@ -260,13 +294,28 @@ def test_walk_nodes_finds_what_a_visitor_finds():
             self.seen = []
 
         def on_visit(self, node):
-            if isinstance(node, (cst.Call, cst.Name, cst.BaseSmallStatement, cst.BaseCompoundStatement,
-                                 cst.Lambda, cst.CompFor, cst.WithItem, cst.ExceptHandler)):
+            if isinstance(
+                node,
+                (
+                    cst.Call,
+                    cst.Name,
+                    cst.BaseSmallStatement,
+                    cst.BaseCompoundStatement,
+                    cst.Lambda,
+                    cst.CompFor,
+                    cst.WithItem,
+                    cst.ExceptHandler,
+                ),
+            ):
                 self.seen.append(node)
             return True
 
     root = Path(__file__).resolve().parent.parent
-    for path in ("rules/analysis.py", "engine/gluon/rnn/rnn_cell.py", "testdata/hazards/ssd_head.py"):
+    for path in (
+        "rules/analysis.py",
+        "engine/gluon/rnn/rnn_cell.py",
+        "testdata/hazards/ssd_head.py",
+    ):
         if not (root / path).exists():
             continue
         module = cst.parse_module((root / path).read_text())
@@ -279,7 +328,9 @@ def test_walk_nodes_finds_what_a_visitor_finds():
 def test_every_other_binding_of_a_local_leaves_it_undecided():
     base = UNIT_TERNARY.replace("FIXED", "True")
     rebind = "in_size = (in_size[0] // 2, in_size[1] // 2)"
-    for other in ("for in_size in sizes:\n                    pass",
-                  "in_size += (1,)",
-                  "with open_sizes() as in_size:\n                    pass"):
+    for other in (
+        "for in_size in sizes:\n                    pass",
+        "in_size += (1,)",
+        "with open_sizes() as in_size:\n                    pass",
+    ):
         assert codes(base.replace(rebind, other)) == [("HL001", 11)], other

@@ -2,6 +2,7 @@
 writes, whatever the line endings, a missing final newline, characters that
 ``str.splitlines`` treats as line breaks (form feed, \\v, NEL, U+2028), a BOM or a non-UTF-8
 coding."""
+
 import shutil
 import subprocess
 import sys
@@ -25,13 +26,20 @@ CASES = {
     "bom": ("\ufeff" + HEAD + BODY + "\n", "utf-8"),
     "latin-1": ("# -*- coding: latin-1 -*-\n" + HEAD + BODY + "\n", "latin-1"),
 }
-EXTRA = {"form-feed": "# a\x0cb", "vt-nel-u2028": "# \x0b \x85 \u2028 \u2029 \x1c",
-         "latin-1": "# caf\xe9"}
+EXTRA = {
+    "form-feed": "# a\x0cb",
+    "vt-nel-u2028": "# \x0b \x85 \u2028 \u2029 \x1c",
+    "latin-1": "# caf\xe9",
+}
 
 
 def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "hybridlint", *args], cwd=cwd,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridlint", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -52,7 +60,8 @@ def test_diff_applies_with_git_apply(tmp_path, case):
     assert want != raw and b"F.relu" in want
     path.write_bytes(raw)
     (tmp_path / "fix.patch").write_bytes(diff.stdout)
-    applied = subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    applied = subprocess.run(
+        ["git", "apply", "fix.patch"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert applied.returncode == 0, applied.stderr.decode() + "\n" + diff.stdout.decode("latin-1")
     assert path.read_bytes() == want

@@ -1,13 +1,32 @@
 """Module-level API of the engine: mx.nd helpers (add, maximum ... with scalars), random
 sampling, contexts, autograd scopes, name scopes; against real MXNet where it is installed."""
+
 import numpy as np
 import pytest
 
 import hybridlint.engine as mx
 
-HELPERS = ["add", "subtract", "multiply", "divide", "modulo", "power", "maximum", "minimum",
-           "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
-           "true_divide", "logical_and", "logical_or", "logical_xor"]
+HELPERS = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "modulo",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "greater",
+    "greater_equal",
+    "lesser",
+    "lesser_equal",
+    "true_divide",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+]
+
 
 @pytest.fixture(autouse=True)
 def _fresh_names():
@@ -17,7 +36,6 @@ def _fresh_names():
         yield
 
 
-
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", HELPERS)
 def test_nd_helpers_match_mxnet(name):
@@ -25,8 +43,10 @@ def test_nd_helpers_match_mxnet(name):
     a = np.array([[1.5, 2.0, -3.0]], np.float32)
     b = np.array([[2.0], [0.5]], np.float32)
     for lhs, rhs in ((a, b), (a, 2.0), (3.0, b), (a, a)):
+
         def conv(lib, v):
             return lib.nd.array(v) if isinstance(v, np.ndarray) else v
+
         want = getattr(m.nd, name)(conv(m, lhs), conv(m, rhs))
         got = getattr(mx.nd, name)(conv(mx, lhs), conv(mx, rhs))
         assert got.shape == want.shape and got.dtype == want.dtype
@@ -35,9 +55,11 @@ def test_nd_helpers_match_mxnet(name):
 
 def _sym_helper_builds(name):
     """Builders of `sym.<name>` on two symbols, a symbol and a number, a number and a symbol."""
-    return (lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), lib.sym.var("b")),
-            lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), 2.0),
-            lambda lib: getattr(lib.sym, name)(2.0, lib.sym.var("a")))
+    return (
+        lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), lib.sym.var("b")),
+        lambda lib: getattr(lib.sym, name)(lib.sym.var("a"), 2.0),
+        lambda lib: getattr(lib.sym, name)(2.0, lib.sym.var("a")),
+    )
 
 
 @pytest.mark.mxnet
@@ -49,18 +71,21 @@ def test_sym_helpers_match_mxnet():
                 want = build(m)
             with mx.name.NameManager():
                 got = build(mx)
-            assert got.tojson().replace(" ", "").replace("\n", "") == \
-                want.tojson().replace(" ", "").replace("\n", "")
+            assert got.tojson().replace(" ", "").replace("\n", "") == want.tojson().replace(
+                " ", ""
+            ).replace("\n", "")
 
 
 @pytest.mark.mxnet
 def test_random_ops_shapes_dtypes_and_names_match_mxnet():
     m = pytest.importorskip("mxnet")
-    for fn in (lambda lib: lib.nd.random_normal(shape=(1, 512)),
-               lambda lib: lib.nd.random.normal(0, 1, shape=(2, 3)),
-               lambda lib: lib.nd.random.uniform(-1, 1, shape=(4,), dtype="float64"),
-               lambda lib: lib.nd.random_uniform(shape=(2, 2)),
-               lambda lib: lib.random.uniform(shape=(3,))):
+    for fn in (
+        lambda lib: lib.nd.random_normal(shape=(1, 512)),
+        lambda lib: lib.nd.random.normal(0, 1, shape=(2, 3)),
+        lambda lib: lib.nd.random.uniform(-1, 1, shape=(4,), dtype="float64"),
+        lambda lib: lib.nd.random_uniform(shape=(2, 2)),
+        lambda lib: lib.random.uniform(shape=(3,)),
+    ):
         want, got = fn(m), fn(mx)
         assert got.shape == want.shape and got.dtype == want.dtype
     with m.name.NameManager():
@@ -111,8 +136,7 @@ def test_name_scopes():
 
 def test_unknown_parameter_and_missing_input_are_clear_errors():
     with pytest.raises(mx.base.MXNetError, match="unknown parameter 'num_hiden'"):
-        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), mx.nd.ones(4),
-                             num_hiden=4)
+        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), mx.nd.ones(4), num_hiden=4)
     with pytest.raises(mx.base.MXNetError, match="required parameter 'num_hidden'"):
         mx.sym.FullyConnected(mx.sym.var("x"))
     with pytest.raises(mx.base.MXNetError, match="expects 3 input"):

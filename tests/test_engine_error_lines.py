@@ -3,6 +3,7 @@ inference (normalisation blocks included, also under deferred initialisation), c
 folding, and a kernel failing while the compiled plan runs (engine/executor.py). The line is
 in the message ("created at file:line: text") and on the exception (`source_line`), which is
 what the checker reads."""
+
 import inspect
 
 import numpy as np
@@ -55,10 +56,16 @@ def _check(err, marker):
     assert (filename, lineno) == (HERE, line) and ("# " + marker) in text
 
 
-@pytest.mark.parametrize("norm", [
-    lambda: nn.BatchNorm(in_channels=3), lambda: nn.InstanceNorm(in_channels=3),
-    lambda: nn.LayerNorm(axis=1, in_channels=3), lambda: nn.GroupNorm(num_groups=3)],
-    ids=["BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm"])
+@pytest.mark.parametrize(
+    "norm",
+    [
+        lambda: nn.BatchNorm(in_channels=3),
+        lambda: nn.InstanceNorm(in_channels=3),
+        lambda: nn.LayerNorm(axis=1, in_channels=3),
+        lambda: nn.GroupNorm(num_groups=3),
+    ],
+    ids=["BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm"],
+)
 def test_normalisation_shape_mismatch_names_the_line(norm):
     net = _Norm(norm())
     net.initialize()
@@ -71,11 +78,12 @@ def test_normalisation_shape_mismatch_names_the_line(norm):
 def test_kernel_failure_while_the_plan_runs_names_the_line():
     net = _Potrf()
     net.hybridize()
-    good = np.eye(2, dtype=np.float32)[None] * 20 + 10          # x - 10 is positive definite
-    np.testing.assert_allclose(net(mx.nd.array(good)).asnumpy(),
-                               np.linalg.cholesky(good - 10), rtol=1e-5)
+    good = np.eye(2, dtype=np.float32)[None] * 20 + 10  # x - 10 is positive definite
+    np.testing.assert_allclose(
+        net(mx.nd.array(good)).asnumpy(), np.linalg.cholesky(good - 10), rtol=1e-5
+    )
     with pytest.raises(mx.base.MXNetError) as info:
-        net(mx.nd.array(np.eye(2, dtype=np.float32)[None]))     # the same plan, bad values
+        net(mx.nd.array(np.eye(2, dtype=np.float32)[None]))  # the same plan, bad values
     assert "Error in operator " in str(info.value) and "positive definite" in str(info.value)
     _check(info.value, "runtime-failure")
 
@@ -128,7 +136,8 @@ def test_symbol_only_errors_keep_mxnets_text_and_carry_the_line():
     net.hybridize()
     with pytest.raises(mx.base.NotImplementedForSymbol) as info:
         net(mx.nd.ones((2, 4)))
-    assert str(info.value) == ("Function asnumpy is not implemented for Symbol and only "
-                               "available in NDArray.")
+    assert str(info.value) == (
+        "Function asnumpy is not implemented for Symbol and only available in NDArray."
+    )
     filename, lineno, text = info.value.source_line
     assert (filename, lineno) == (HERE, _line_of("symbol-failure"))

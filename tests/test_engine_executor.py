@@ -1,6 +1,7 @@
 """The compiled executor: results equal eager execution on random graphs (buffer reuse and
 in-place execution must never clobber a live value), constant folding, dead nodes, memory
 planning (the tutorial's seed example needs half the eager memory) and the graph cache."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,6 +9,7 @@ from hypothesis import strategies as st
 
 import hybridlint.engine as mx
 from hybridlint.engine.executor import eager_peak_bytes
+
 
 @pytest.fixture(autouse=True)
 def _fresh_names():
@@ -18,8 +20,14 @@ def _fresh_names():
 
 
 UNARY = ["relu", "sigmoid", "tanh", "abs", "square", "negative", "exp"]
-BINARY = ["elemwise_add", "elemwise_mul", "elemwise_sub", "broadcast_add", "broadcast_mul",
-          "broadcast_maximum"]
+BINARY = [
+    "elemwise_add",
+    "elemwise_mul",
+    "elemwise_sub",
+    "broadcast_add",
+    "broadcast_mul",
+    "broadcast_maximum",
+]
 SCALAR = ["_plus_scalar", "_mul_scalar", "_minus_scalar", "_rminus_scalar", "_div_scalar"]
 
 
@@ -45,22 +53,38 @@ def _run(lib, leaves, program, outputs):
 
 
 step = st.one_of(
-    st.tuples(st.just("unary"), st.sampled_from(UNARY), st.lists(st.integers(0, 50), min_size=1,
-                                                                  max_size=1), st.just(0.0)),
-    st.tuples(st.just("binary"), st.sampled_from(BINARY),
-              st.lists(st.integers(0, 50), min_size=2, max_size=2), st.just(0.0)),
-    st.tuples(st.just("scalar"), st.sampled_from(SCALAR),
-              st.lists(st.integers(0, 50), min_size=1, max_size=1),
-              st.sampled_from([0.5, 2.0, -1.5, 3.0])),
-    st.tuples(st.sampled_from(["mul", "add", "reshape"]), st.just(""),
-              st.lists(st.integers(0, 50), min_size=1, max_size=1),
-              st.sampled_from([0.5, 2.0, -3.0])),
+    st.tuples(
+        st.just("unary"),
+        st.sampled_from(UNARY),
+        st.lists(st.integers(0, 50), min_size=1, max_size=1),
+        st.just(0.0),
+    ),
+    st.tuples(
+        st.just("binary"),
+        st.sampled_from(BINARY),
+        st.lists(st.integers(0, 50), min_size=2, max_size=2),
+        st.just(0.0),
+    ),
+    st.tuples(
+        st.just("scalar"),
+        st.sampled_from(SCALAR),
+        st.lists(st.integers(0, 50), min_size=1, max_size=1),
+        st.sampled_from([0.5, 2.0, -1.5, 3.0]),
+    ),
+    st.tuples(
+        st.sampled_from(["mul", "add", "reshape"]),
+        st.just(""),
+        st.lists(st.integers(0, 50), min_size=1, max_size=1),
+        st.sampled_from([0.5, 2.0, -3.0]),
+    ),
 )
 
 
 @settings(max_examples=60, deadline=None)
-@given(program=st.lists(step, min_size=1, max_size=12),
-       outputs=st.lists(st.integers(-6, 60), min_size=1, max_size=3))
+@given(
+    program=st.lists(step, min_size=1, max_size=12),
+    outputs=st.lists(st.integers(-6, 60), min_size=1, max_size=3),
+)
 def test_compiled_graph_equals_eager(program, outputs):
     rng = np.random.RandomState(len(program))
     leaves = [rng.uniform(-1, 1, (3, 4)).astype(np.float32) for _ in range(3)]
@@ -70,14 +94,14 @@ def test_compiled_graph_equals_eager(program, outputs):
     names = graph.list_inputs()
     feed = {"x%d" % i: mx.nd.array(a) for i, a in enumerate(leaves)}
     op = mx.nd.CachedOp(graph)
-    for _ in range(2):     # the second call reuses the preallocated buffers
+    for _ in range(2):  # the second call reuses the preallocated buffers
         got = op(*[feed[n] for n in names])
         got = got if isinstance(got, list) else [got]
         for g, e in zip(got, eager):
             np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
-    for a in leaves:       # inputs are never written
+    for a in leaves:  # inputs are never written
         assert a.dtype == np.float32
-    for (name, arr) in feed.items():
+    for name, arr in feed.items():
         np.testing.assert_array_equal(arr.asnumpy(), leaves[int(name[1:])])
 
 
@@ -112,8 +136,9 @@ def test_scalar_chains_collapse():
     out = ((x * 2) * 3 / 4 + 1 - 5 + 0.5) * 1
     op, plan = _plan(out, np.ones(4, np.float32))
     assert [s.op.name for s in plan.steps] == ["_mul_scalar", "_plus_scalar", "_mul_scalar"]
-    np.testing.assert_allclose(op(mx.nd.array([1, 2, 3, 4])).asnumpy(),
-                               (np.array([1, 2, 3, 4]) * 1.5 - 3.5))
+    np.testing.assert_allclose(
+        op(mx.nd.array([1, 2, 3, 4])).asnumpy(), (np.array([1, 2, 3, 4]) * 1.5 - 3.5)
+    )
 
 
 def test_dead_and_alias_nodes_leave_the_plan():
@@ -128,10 +153,15 @@ def test_fc_bias_relu_share_one_buffer():
     x = mx.sym.var("x")
     h = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=8, name="fc1"))
     out = mx.sym.FullyConnected(h, num_hidden=2, name="fc2")
-    arrays = [np.ones((4, 5), np.float32), np.ones((8, 5), np.float32),
-              np.ones(8, np.float32), np.ones((2, 8), np.float32), np.ones(2, np.float32)]
+    arrays = [
+        np.ones((4, 5), np.float32),
+        np.ones((8, 5), np.float32),
+        np.ones(8, np.float32),
+        np.ones((2, 8), np.float32),
+        np.ones(2, np.float32),
+    ]
     op, plan = _plan(out, *arrays)
-    assert plan.planned_bytes == 4 * 8 * 4          # one buffer for fc1 + relu
+    assert plan.planned_bytes == 4 * 8 * 4  # one buffer for fc1 + relu
     assert plan.peak_bytes < eager_peak_bytes(out, arrays)
 
 
@@ -146,7 +176,7 @@ def test_outputs_are_fresh_each_call():
     assert r1[2].asnumpy().tolist() == [3, 6]
     assert r2[0].asnumpy().tolist() == [10, 12]
     r1[1][0] = 100
-    assert a.asnumpy().tolist() == [1, 2]     # an output never aliases an input
+    assert a.asnumpy().tolist() == [1, 2]  # an output never aliases an input
 
 
 def test_graph_cache_by_signature_and_static_shape():
@@ -189,14 +219,19 @@ def test_plan_matches_real_mxnet_on_an_mlp():
 
     def graph(lib):
         x = lib.sym.var("data")
-        h = lib.sym.Activation(lib.sym.FullyConnected(x, num_hidden=16, name="a"),
-                               act_type="relu")
+        h = lib.sym.Activation(lib.sym.FullyConnected(x, num_hidden=16, name="a"), act_type="relu")
         h = lib.sym.relu(lib.sym.FullyConnected(h, num_hidden=8, name="b"))
         return lib.sym.broadcast_mul(h * 2 - 1, lib.sym.var("scale"))
 
     rng = np.random.RandomState(1)
-    feed = {"data": rng.rand(5, 7), "a_weight": rng.rand(16, 7) - .5, "a_bias": rng.rand(16),
-            "b_weight": rng.rand(8, 16) - .5, "b_bias": rng.rand(8), "scale": rng.rand(1, 8)}
+    feed = {
+        "data": rng.rand(5, 7),
+        "a_weight": rng.rand(16, 7) - 0.5,
+        "a_bias": rng.rand(16),
+        "b_weight": rng.rand(8, 16) - 0.5,
+        "b_bias": rng.rand(8),
+        "scale": rng.rand(1, 8),
+    }
     ours = graph(mx)
     theirs = graph(m)
     want = theirs.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})[0]
@@ -214,11 +249,15 @@ def test_conv_relu_pool_folding_equals_eager(relu, pad, pool):
         h = mx.sym.Activation(h, act_type="relu")
     out = mx.sym.Pooling(h, kernel=pool, stride=pool, pool_type="max")
     rng = np.random.RandomState(3)
-    arrays = [rng.randn(2, 3, 11, 10).astype(np.float32),
-              rng.randn(4, 3, 3, 3).astype(np.float32), rng.randn(4).astype(np.float32)]
+    arrays = [
+        rng.randn(2, 3, 11, 10).astype(np.float32),
+        rng.randn(4, 3, 3, 3).astype(np.float32),
+        rng.randn(4).astype(np.float32),
+    ]
     op, plan = _plan(out, *arrays)
     assert [s.op.name for s in plan.steps] == [
-        "Convolution+relu+Pooling" if relu else "Convolution+Pooling"]
+        "Convolution+relu+Pooling" if relu else "Convolution+Pooling"
+    ]
     nd = [mx.nd.array(a) for a in arrays]
     e = mx.nd.Convolution(nd[0], nd[1], nd[2], kernel=(3, 3), pad=pad, num_filter=4)
     if relu:
@@ -243,20 +282,21 @@ def _nan_conv_relu_pool(kernel, kind):
     out = mx.sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max")
     rng = np.random.RandomState(4)
     data = rng.randn(2, 3, 12, 12).astype(np.float32)
-    data[0, 1, 5, 5] = np.nan           # a whole neighbourhood of NaN outputs
+    data[0, 1, 5, 5] = np.nan  # a whole neighbourhood of NaN outputs
     data[1, :, 0:2, 0:2] = np.nan
     arrays = [data, rng.randn(4, 3, *kernel).astype(np.float32), rng.randn(4).astype(np.float32)]
     op, plan = _plan(out, *arrays)
     assert [s.op.name for s in plan.steps] == ["Convolution+relu+Pooling"]
     nd = [mx.nd.array(a) for a in arrays]
     conv = mx.nd.Convolution(nd[0], nd[1], nd[2], kernel=kernel, num_filter=4)
-    eager = mx.nd.Pooling(_relu(mx.nd, kind)(conv), kernel=(2, 2), stride=(2, 2),
-                          pool_type="max").asnumpy()
+    eager = mx.nd.Pooling(
+        _relu(mx.nd, kind)(conv), kernel=(2, 2), stride=(2, 2), pool_type="max"
+    ).asnumpy()
     return arrays, op(*nd).asnumpy(), eager
 
 
 @pytest.mark.parametrize("kind", ["relu", "Activation"])
-@pytest.mark.parametrize("kernel", [(3, 3), (5, 5)])       # rows and channel-last kernels
+@pytest.mark.parametrize("kernel", [(3, 3), (5, 5)])  # rows and channel-last kernels
 def test_folded_conv_relu_pool_treats_nan_as_the_eager_ops_do(kernel, kind):
     """A NaN pixel makes every convolution output that sees it NaN. The `relu` op keeps NaN
     and max pooling skips it (a window of NaN only gives the lowest float32); Activation(relu)
@@ -276,8 +316,9 @@ def test_conv_relu_pool_with_nan_matches_mxnet(kernel, kind):
     arrays, _, eager = _nan_conv_relu_pool(kernel, kind)
     r = [real.nd.array(a) for a in arrays]
     conv = real.nd.Convolution(r[0], r[1], r[2], kernel=kernel, num_filter=4)
-    want = real.nd.Pooling(_relu(real.nd, kind)(conv), kernel=(2, 2), stride=(2, 2),
-                           pool_type="max").asnumpy()
+    want = real.nd.Pooling(
+        _relu(real.nd, kind)(conv), kernel=(2, 2), stride=(2, 2), pool_type="max"
+    ).asnumpy()
     np.testing.assert_allclose(eager, want, rtol=1e-5, atol=1e-5)
 
 
@@ -286,8 +327,11 @@ def test_no_folding_when_an_intermediate_is_read_elsewhere():
     c = mx.sym.Convolution(x, kernel=(3, 3), num_filter=2, name="c")
     r = mx.sym.relu(c)
     out = mx.sym.Group([mx.sym.Pooling(r, kernel=(2, 2), stride=(2, 2)), r])
-    arrays = [np.ones((1, 1, 6, 6), np.float32), np.ones((2, 1, 3, 3), np.float32),
-              np.ones(2, np.float32)]
+    arrays = [
+        np.ones((1, 1, 6, 6), np.float32),
+        np.ones((2, 1, 3, 3), np.float32),
+        np.ones(2, np.float32),
+    ]
     _, plan = _plan(out, *arrays)
     assert [s.op.name for s in plan.steps] == ["Convolution", "relu", "Pooling"]
 
@@ -328,9 +372,11 @@ def view_op():
     """A test-only op whose kernel returns a view of its input without declaring `view` (as
     a carelessly written op would); removed from the registry and namespaces afterwards."""
     from hybridlint.engine import registry
+
     name = "_test_transpose_view"
-    registry.register(name, infer_shape=lambda a, s: (
-        s, [None if s[0] is None else tuple(reversed(s[0]))]))(lambda attrs, x: x.T)
+    registry.register(
+        name, infer_shape=lambda a, s: (s, [None if s[0] is None else tuple(reversed(s[0]))])
+    )(lambda attrs, x: x.T)
     try:
         yield mx.sym._internal._test_transpose_view
     finally:
@@ -354,7 +400,7 @@ def test_buffer_not_reused_while_a_kernel_view_of_it_lives(view_op):
     op = mx.nd.CachedOp(out)
     for _ in range(2):
         np.testing.assert_allclose(op(mx.nd.array(a), mx.nd.array(b)).asnumpy(), want)
-    out2 = mx.sym.relu(view_op(x))            # relu must not write into the caller's x
+    out2 = mx.sym.relu(view_op(x))  # relu must not write into the caller's x
     op2 = mx.nd.CachedOp(out2)
     xa = mx.nd.array(a)
     op2(xa)

@@ -1,6 +1,7 @@
 """The hybridize failure patterns hybridlint exists to catch: for each, a HybridBlock runs
 eagerly and hybridized on the engine and on real MXNet 1.9.1; both must agree on whether the
 pattern raises (and with which exception type) or silently computes something different."""
+
 import numpy as np
 import pytest
 
@@ -52,6 +53,7 @@ PATTERNS = {
     "NDArray into a Symbol op": "return F.broadcast_mul(x, mx_lib.nd.ones((2, 3)))",
 }
 
+
 @pytest.fixture(autouse=True)
 def _fresh_names():
     """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
@@ -60,11 +62,10 @@ def _fresh_names():
         yield
 
 
-
 def _block_class(lib, body):
-    src = ("class Net(lib.gluon.HybridBlock):\n"
-           "    def hybrid_forward(self, F, x, y):\n"
-           "        {}\n").format(body)
+    src = (
+        "class Net(lib.gluon.HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        {}\n"
+    ).format(body)
     ns = {"lib": lib, "mx_lib": lib}
     exec(compile(src, "<pattern>", "exec"), ns)
     return ns["Net"]
@@ -94,8 +95,13 @@ def _summary(eager, hybrid):
     same = None
     if eager[0] == hybrid[0] == "ok":
         same = eager[1].shape == hybrid[1].shape and np.allclose(eager[1], hybrid[1])
-    return (eager[0], eager[1] if eager[0] == "raise" else "value",
-            hybrid[0], hybrid[1] if hybrid[0] == "raise" else "value", same)
+    return (
+        eager[0],
+        eager[1] if eager[0] == "raise" else "value",
+        hybrid[0],
+        hybrid[1] if hybrid[0] == "raise" else "value",
+        same,
+    )
 
 
 @pytest.mark.mxnet
@@ -114,14 +120,14 @@ def test_pattern_behaves_like_mxnet(name):
 def test_patterns_engine_only_expectations():
     """The headline behaviours, pinned without MXNet (recorded from MXNet 1.9.1)."""
     eager, hybrid = _run(mx, PATTERNS["index selects output"])
-    assert eager[1].shape == (3,) and hybrid[1].shape == (2, 3)      # silently different
+    assert eager[1].shape == (3,) and hybrid[1].shape == (2, 3)  # silently different
     eager, hybrid = _run(mx, PATTERNS["len"])
-    assert np.allclose(eager[1], hybrid[1] * 2)                        # len 2 vs 1 output
+    assert np.allclose(eager[1], hybrid[1] * 2)  # len 2 vs 1 output
     assert _run(mx, PATTERNS["shape attribute"])[1] == ("raise", "AttributeError")
     assert _run(mx, PATTERNS["inplace add"])[1] == ("raise", "NotImplementedForSymbol")
     assert _run(mx, PATTERNS["elementwise plus broadcasting"])[1] == ("raise", "MXNetError")
     assert _run(mx, PATTERNS["F.array"])[1] == ("raise", "AttributeError")
     assert _run(mx, PATTERNS["varargs reshape"])[1] == ("raise", "MXNetError")
     eager, hybrid = _run(mx, PATTERNS["varargs reshape binds reverse"])
-    assert eager[1].shape == (6, 1) and hybrid[1].shape == (6,)         # silently different
+    assert eager[1].shape == (6, 1) and hybrid[1].shape == (6,)  # silently different
     assert _run(mx, PATTERNS["NDArray into a Symbol op"])[1] == ("raise", "AssertionError")

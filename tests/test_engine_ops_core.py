@@ -1,6 +1,7 @@
 """Differential tests: the engine's core ops against real MXNet 1.9.1, eagerly (mx.nd) and
 through a compiled graph (mx.sym + CachedOp), plus engine-only checks of MXNet behaviour
 recorded from real MXNet."""
+
 import numpy as np
 import pytest
 
@@ -8,6 +9,7 @@ import hybridlint.engine as mx
 from mxnet_record import reference
 
 RNG = np.random.RandomState(42)
+
 
 @pytest.fixture(autouse=True)
 def _fresh_names():
@@ -17,7 +19,6 @@ def _fresh_names():
         yield
 
 
-
 def _rand(*shape, low=-2.0, high=2.0, dtype=np.float32):
     return RNG.uniform(low, high, size=shape).astype(dtype)
 
@@ -25,11 +26,48 @@ def _rand(*shape, low=-2.0, high=2.0, dtype=np.float32):
 # (op name, list of input arrays, kwargs)
 UNARY_POSITIVE = {"log", "sqrt", "rsqrt", "log2", "log10", "rcbrt", "arccosh", "log1p"}
 UNARY_UNIT = {"arcsin", "arccos", "arctanh"}
-UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "cbrt", "rcbrt", "abs",
-         "square", "negative", "reciprocal", "sign", "floor", "ceil", "round", "rint", "fix",
-         "trunc", "erf", "softsign", "log1p", "expm1", "log2", "log10", "sin", "cos", "tan",
-         "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-         "degrees", "radians", "logical_not"]
+UNARY = [
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "rcbrt",
+    "abs",
+    "square",
+    "negative",
+    "reciprocal",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "rint",
+    "fix",
+    "trunc",
+    "erf",
+    "softsign",
+    "log1p",
+    "expm1",
+    "log2",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "degrees",
+    "radians",
+    "logical_not",
+]
 
 
 def _unary_input(name):
@@ -38,32 +76,75 @@ def _unary_input(name):
     if name in UNARY_UNIT:
         return _rand(3, 4, low=-0.9, high=0.9)
     if name in ("round", "rint"):
-        return np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51], [3.7, -3.2, 0, 1]],
-                        np.float32)
+        return np.array(
+            [[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51], [3.7, -3.2, 0, 1]], np.float32
+        )
     return _rand(3, 4)
 
 
 CASES = [(n, [_unary_input(n)], {}) for n in UNARY]
-CASES += [("Activation", [_rand(2, 5)], {"act_type": a})
-          for a in ("relu", "sigmoid", "tanh", "softrelu", "softsign")]
-for _b in ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
-           "_minimum", "_equal", "_not_equal", "_greater", "_greater_equal", "_lesser",
-           "_lesser_equal", "_hypot"):
+CASES += [
+    ("Activation", [_rand(2, 5)], {"act_type": a})
+    for a in ("relu", "sigmoid", "tanh", "softrelu", "softsign")
+]
+for _b in (
+    "elemwise_add",
+    "elemwise_sub",
+    "elemwise_mul",
+    "elemwise_div",
+    "_maximum",
+    "_minimum",
+    "_equal",
+    "_not_equal",
+    "_greater",
+    "_greater_equal",
+    "_lesser",
+    "_lesser_equal",
+    "_hypot",
+):
     CASES.append((_b, [_rand(3, 4), _rand(3, 4)], {}))
 CASES.append(("_power", [_rand(3, 4, low=0.5, high=2), _rand(3, 4)], {}))
 CASES.append(("_mod", [_rand(3, 4), _rand(3, 4, low=0.5, high=2)], {}))
-for _b in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
-           "broadcast_maximum", "broadcast_minimum", "broadcast_equal", "broadcast_not_equal",
-           "broadcast_greater", "broadcast_greater_equal", "broadcast_lesser",
-           "broadcast_lesser_equal", "broadcast_logical_and", "broadcast_logical_or",
-           "broadcast_logical_xor", "broadcast_hypot", "broadcast_plus", "broadcast_minus"):
+for _b in (
+    "broadcast_add",
+    "broadcast_sub",
+    "broadcast_mul",
+    "broadcast_div",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "broadcast_equal",
+    "broadcast_not_equal",
+    "broadcast_greater",
+    "broadcast_greater_equal",
+    "broadcast_lesser",
+    "broadcast_lesser_equal",
+    "broadcast_logical_and",
+    "broadcast_logical_or",
+    "broadcast_logical_xor",
+    "broadcast_hypot",
+    "broadcast_plus",
+    "broadcast_minus",
+):
     CASES.append((_b, [_rand(3, 1, 4), _rand(5, 1)], {}))
 CASES.append(("broadcast_power", [_rand(2, 3, low=0.5, high=2), _rand(1, 3)], {}))
 CASES.append(("broadcast_mod", [_rand(2, 3), _rand(1, 3, low=0.5, high=2)], {}))
-for _s in ("_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
-           "_rdiv_scalar", "_maximum_scalar", "_minimum_scalar", "_equal_scalar",
-           "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
-           "_lesser_equal_scalar", "_hypot_scalar"):
+for _s in (
+    "_plus_scalar",
+    "_minus_scalar",
+    "_rminus_scalar",
+    "_mul_scalar",
+    "_div_scalar",
+    "_rdiv_scalar",
+    "_maximum_scalar",
+    "_minimum_scalar",
+    "_equal_scalar",
+    "_not_equal_scalar",
+    "_greater_scalar",
+    "_greater_equal_scalar",
+    "_lesser_scalar",
+    "_lesser_equal_scalar",
+    "_hypot_scalar",
+):
     CASES.append((_s, [_rand(3, 4)], {"scalar": 0.5}))
 CASES.append(("_power_scalar", [_rand(3, 4, low=0.5)], {"scalar": 2.5}))
 CASES.append(("_rpower_scalar", [_rand(3, 4)], {"scalar": 2.0}))
@@ -72,8 +153,11 @@ CASES.append(("_rmod_scalar", [_rand(3, 4, low=0.5)], {"scalar": 3.0}))
 CASES += [
     ("FullyConnected", [_rand(4, 6), _rand(3, 6), _rand(3)], {"num_hidden": 3}),
     ("FullyConnected", [_rand(4, 2, 3), _rand(3, 6)], {"num_hidden": 3, "no_bias": True}),
-    ("FullyConnected", [_rand(4, 2, 6), _rand(3, 6), _rand(3)],
-     {"num_hidden": 3, "flatten": False}),
+    (
+        "FullyConnected",
+        [_rand(4, 2, 6), _rand(3, 6), _rand(3)],
+        {"num_hidden": 3, "flatten": False},
+    ),
     ("dot", [_rand(3, 4), _rand(4, 5)], {}),
     ("dot", [_rand(4, 3), _rand(4, 5)], {"transpose_a": True}),
     ("dot", [_rand(3, 4), _rand(5, 4)], {"transpose_b": True}),
@@ -134,8 +218,11 @@ CASES += [
 
 def _ids(case):
     name, arrays, kwargs = case
-    return "{}-{}-{}".format(name, "x".join(str(a.shape) for a in arrays),
-                             ",".join("%s=%s" % kv for kv in sorted(kwargs.items())))
+    return "{}-{}-{}".format(
+        name,
+        "x".join(str(a.shape) for a in arrays),
+        ",".join("%s=%s" % kv for kv in sorted(kwargs.items())),
+    )
 
 
 def _lookup(module, name):
@@ -152,10 +239,14 @@ def _as_list(r):
 @pytest.mark.parametrize("case", CASES, ids=[_ids(c) for c in CASES])
 def test_eager_matches_mxnet(case):
     name, arrays, kwargs = case
-    want = reference(lambda m: _as_list(_lookup(m.nd, name)(
-        *[m.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)), case, name)
-    got = _as_list(_lookup(mx.nd, name)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays],
-                                        **kwargs))
+    want = reference(
+        lambda m: _as_list(
+            _lookup(m.nd, name)(*[m.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)
+        ),
+        case,
+        name,
+    )
+    got = _as_list(_lookup(mx.nd, name)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs))
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.shape == w.shape
@@ -167,10 +258,12 @@ def _graph_facts(m, name, names, feed, kwargs):
     """Real MXNet's graph node as plain data: outputs, JSON, inferred shapes, results."""
     with m.name.NameManager():
         want_sym = _lookup(m.sym, name)(*[m.sym.var(n) for n in names], **kwargs)
-    return (want_sym.list_outputs(), want_sym.tojson(),
-            want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})[1],
-            want_sym.eval(ctx=m.cpu(), **{n: m.nd.array(a, dtype=a.dtype)
-                                          for n, a in feed.items()}))
+    return (
+        want_sym.list_outputs(),
+        want_sym.tojson(),
+        want_sym.infer_shape(**{n: a.shape for n, a in feed.items()})[1],
+        want_sym.eval(ctx=m.cpu(), **{n: m.nd.array(a, dtype=a.dtype) for n, a in feed.items()}),
+    )
 
 
 @pytest.mark.mxnet
@@ -181,7 +274,8 @@ def test_graph_matches_mxnet(case):
     names = ["x%d" % i for i in range(len(arrays))]
     feed = dict(zip(names, arrays))
     want_outputs, want_json, want_shapes, want = reference(
-        lambda m: _graph_facts(m, name, names, feed, kwargs), ("graph",) + tuple(case), name)
+        lambda m: _graph_facts(m, name, names, feed, kwargs), ("graph",) + tuple(case), name
+    )
     with mx.name.NameManager():
         got_sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
     assert got_sym.list_outputs() == want_outputs
@@ -189,8 +283,7 @@ def test_graph_matches_mxnet(case):
     _, got_shapes, _ = got_sym.infer_shape(**{n: a.shape for n, a in feed.items()})
     assert got_shapes == want_shapes
     op = mx.nd.CachedOp(got_sym)
-    got = _as_list(op(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
-                        for n in got_sym.list_inputs()]))
+    got = _as_list(op(*[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in got_sym.list_inputs()]))
     for g, w in zip(got, want):
         assert g.shape == w.shape
         assert g.dtype == w.dtype
@@ -207,9 +300,17 @@ def _on_arrays(fn, a, b, dtype):
 def test_dtypes_kept_like_mxnet(dtype):
     a = np.array([[1, 2, 3], [4, 5, 7]]).astype(dtype)
     b = np.array([[2, 2, 2], [3, 3, 3]]).astype(dtype)
-    for fn in (lambda m, x, y: x + y, lambda m, x, y: x / y, lambda m, x, y: x * 2.5,
-               lambda m, x, y: x / 2, lambda m, x, y: 7 / y, lambda m, x, y: x == y,
-               lambda m, x, y: m.nd.sqrt(x), lambda m, x, y: x ** 2, lambda m, x, y: x - 0.5):
+    for fn in (
+        lambda m, x, y: x + y,
+        lambda m, x, y: x / y,
+        lambda m, x, y: x * 2.5,
+        lambda m, x, y: x / 2,
+        lambda m, x, y: 7 / y,
+        lambda m, x, y: x == y,
+        lambda m, x, y: m.nd.sqrt(x),
+        lambda m, x, y: x**2,
+        lambda m, x, y: x - 0.5,
+    ):
         want = reference(_on_arrays(fn, a, b, dtype), (fn, a, b, dtype))
         got = fn(mx, mx.nd.array(a, dtype=dtype), mx.nd.array(b, dtype=dtype))
         assert got.dtype == want.dtype
@@ -218,27 +319,38 @@ def test_dtypes_kept_like_mxnet(dtype):
 
 @pytest.mark.mxnet
 def test_creation_ops_match_mxnet():
-    for fn in (lambda m: m.nd.zeros((2, 3)), lambda m: m.nd.ones((2, 3), dtype="int32"),
-               lambda m: m.nd.full((2, 2), 7), lambda m: m.nd.arange(5),
-               lambda m: m.nd.arange(1, 7, 2), lambda m: m.nd.arange(0, 2, 0.5, repeat=2),
-               lambda m: m.nd.array([1, 2.5]), lambda m: m.nd.array(np.arange(3)),
-               lambda m: m.nd.array([[1, 2]], dtype="int64"), lambda m: m.nd.zeros(4)):
+    for fn in (
+        lambda m: m.nd.zeros((2, 3)),
+        lambda m: m.nd.ones((2, 3), dtype="int32"),
+        lambda m: m.nd.full((2, 2), 7),
+        lambda m: m.nd.arange(5),
+        lambda m: m.nd.arange(1, 7, 2),
+        lambda m: m.nd.arange(0, 2, 0.5, repeat=2),
+        lambda m: m.nd.array([1, 2.5]),
+        lambda m: m.nd.array(np.arange(3)),
+        lambda m: m.nd.array([[1, 2]], dtype="int64"),
+        lambda m: m.nd.zeros(4),
+    ):
         want, got = reference(fn, fn), fn(mx)
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got.asnumpy(), want)
 
 
 @pytest.mark.mxnet
-@pytest.mark.parametrize("bad", [
-    lambda m: m.nd.elemwise_add(m.nd.ones((2, 3)), m.nd.ones((1, 3))),
-    lambda m: m.nd.broadcast_add(m.nd.ones((2, 3)), m.nd.ones((3, 2))),
-    lambda m: m.nd.ones((2, 3)) + m.nd.ones((3, 2)),
-    lambda m: m.nd.FullyConnected(m.nd.ones((2, 4)), m.nd.ones((3, 5)), m.nd.ones(3),
-                                  num_hidden=3),
-    lambda m: m.nd.dot(m.nd.ones((2, 3)), m.nd.ones((2, 3))),
-    lambda m: m.nd.split(m.nd.ones((2, 3)), num_outputs=2),
-    lambda m: m.nd.concat(m.nd.ones((2, 3)), m.nd.ones((3, 3)), dim=1),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda m: m.nd.elemwise_add(m.nd.ones((2, 3)), m.nd.ones((1, 3))),
+        lambda m: m.nd.broadcast_add(m.nd.ones((2, 3)), m.nd.ones((3, 2))),
+        lambda m: m.nd.ones((2, 3)) + m.nd.ones((3, 2)),
+        lambda m: m.nd.FullyConnected(
+            m.nd.ones((2, 4)), m.nd.ones((3, 5)), m.nd.ones(3), num_hidden=3
+        ),
+        lambda m: m.nd.dot(m.nd.ones((2, 3)), m.nd.ones((2, 3))),
+        lambda m: m.nd.split(m.nd.ones((2, 3)), num_outputs=2),
+        lambda m: m.nd.concat(m.nd.ones((2, 3)), m.nd.ones((3, 3)), dim=1),
+    ],
+)
 def test_eager_errors_are_mxnet_errors(bad):
     def raised(m):
         try:
@@ -246,6 +358,7 @@ def test_eager_errors_are_mxnet_errors(bad):
         except m.base.MXNetError:
             return "MXNetError"
         return None
+
     assert reference(raised, bad) == "MXNetError"
     with pytest.raises(mx.base.MXNetError):
         bad(mx)
@@ -264,6 +377,7 @@ def test_reshape_size_mismatch_is_an_error():
 def test_reshape_codes_without_mxnet():
     """MXNet's documented reshape examples (from the operator's docstring)."""
     from hybridlint.engine.ops.shape import infer_reshape
+
     assert infer_reshape((2, 3, 4), (4, 0, 2)) == (4, 3, 2)
     assert infer_reshape((2, 3, 4), (2, 0, 0)) == (2, 3, 4)
     assert infer_reshape((2, 3, 4), (6, 1, -1)) == (6, 1, 4)
@@ -283,6 +397,7 @@ def test_reshape_codes_without_mxnet():
     # MXNet quirks recorded from 1.9.1: the inferred index is the code's position, so
     # (2, 3) with (-2, -1) gives MXNet (2, 1, 1), a size mismatch it does not check: an error
     from hybridlint.engine.registry import ShapeError
+
     with pytest.raises(ShapeError, match="target size 2 differs from 6"):
         infer_reshape((2, 3), (-2, -1))
     assert infer_reshape((1,), (-4, -1, 1, -1)) == (1, 1, 1)
@@ -294,14 +409,16 @@ def test_eager_equals_compiled_without_mxnet(case):
     """Runs on any numpy (1.23 and 2.x): the eager function and the compiled graph of each op
     agree on shape, dtype (the input's, as MXNet keeps it) and values."""
     name, arrays, kwargs = case
-    eager = _as_list(_lookup(mx.nd, name)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays],
-                                          **kwargs))
+    eager = _as_list(
+        _lookup(mx.nd, name)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)
+    )
     names = ["x%d" % i for i in range(len(arrays))]
     with mx.name.NameManager():
         sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **kwargs)
     feed = dict(zip(names, arrays))
-    got = _as_list(mx.nd.CachedOp(sym)(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
-                                         for n in sym.list_inputs()]))
+    got = _as_list(
+        mx.nd.CachedOp(sym)(*[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in sym.list_inputs()])
+    )
     for g, e in zip(got, eager):
         assert g.shape == e.shape and g.dtype == e.dtype
         if name not in ("shape_array", "size_array"):

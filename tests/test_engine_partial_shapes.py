@@ -1,6 +1,7 @@
 """Partial shape inference (what gluon's deferred initialisation asks) against real MXNet
 1.9.1: unknown dims (0) and unknown shapes (()) propagate, and parameters are filled back,
 exactly where MXNet does it."""
+
 import pytest
 
 import hybridlint.engine as mx

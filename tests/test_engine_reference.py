@@ -6,6 +6,7 @@ Why it matters: the engine-only eager==compiled checks share the kernels and cou
 fusion bug; the reference layer never runs the fast code, so a wrong fusion shows up here
 without MXNet. `test_a_broken_fusion_is_caught` breaks the fusion on purpose to prove it.
 """
+
 import linecache
 import os
 import subprocess
@@ -64,14 +65,21 @@ def _graphs():
     pool = mx.sym.Pooling(mx.sym.relu(conv), kernel=(2, 2), stride=(2, 2), pool_type="max")
     fc = mx.sym.relu(mx.sym.FullyConnected(x, w, b, num_hidden=5) * 2.0 + 1.0)
     vec = rng.normal(size=(3, 4)).astype("float32")
-    consts = mx.sym.broadcast_add(x, mx.sym.broadcast_add(mx.sym.ones((3, 4)) * 3,
-                                                     mx.sym.arange(4)))
+    consts = mx.sym.broadcast_add(
+        x, mx.sym.broadcast_add(mx.sym.ones((3, 4)) * 3, mx.sym.arange(4))
+    )
     split = mx.sym.split(mx.sym.BlockGrad(x) * 0.5 / 4.0 + 2 - 1, num_outputs=2, axis=1)
     return {
         "conv_relu_pool": (pool, [img, cw, cb]),
         "conv_pool": (mx.sym.Pooling(conv, kernel=(3, 3), pool_type="max"), [img, cw, cb]),
-        "fc_scale_relu": (fc, [vec, rng.normal(size=(5, 4)).astype("float32"),
-                               rng.normal(size=(5,)).astype("float32")]),
+        "fc_scale_relu": (
+            fc,
+            [
+                vec,
+                rng.normal(size=(5, 4)).astype("float32"),
+                rng.normal(size=(5,)).astype("float32"),
+            ],
+        ),
         "constants": (consts, [vec]),
         "split_chain_aliases": (mx.sym.Group([split[0], split[1], mx.sym.identity(x)]), [vec]),
         "view_output": (mx.sym.SwapAxis(mx.sym.exp(x), dim1=0, dim2=1), [vec]),
@@ -79,7 +87,7 @@ def _graphs():
     }
 
 
-with mx.name.NameManager():     # collection must not advance the global auto-names either
+with mx.name.NameManager():  # collection must not advance the global auto-names either
     _GRAPH_NAMES = sorted(_graphs())
 
 
@@ -107,8 +115,12 @@ def test_a_broken_fusion_is_caught(monkeypatch):
 def _mlp():
     net = nn.HybridSequential()
     with net.name_scope():
-        net.add(nn.Conv2D(4, 3, activation="relu"), nn.MaxPool2D(),
-                nn.Dense(6, activation="relu"), nn.Dense(3))
+        net.add(
+            nn.Conv2D(4, 3, activation="relu"),
+            nn.MaxPool2D(),
+            nn.Dense(6, activation="relu"),
+            nn.Dense(3),
+        )
     return net
 
 
@@ -121,7 +133,7 @@ def test_gluon_layers_fast_and_reference(hybridize):
     if hybridize:
         net.hybridize()
     x = mx.nd.array(np.random.RandomState(1).normal(size=(2, 3, 8, 8)))
-    net(x)   # installs the lean paths
+    net(x)  # installs the lean paths
     _agree(*_layers(lambda: [net(x).asnumpy(), net(x).asnumpy()]))
 
 
@@ -162,7 +174,7 @@ def test_switch_follows_live_plans_and_restores():
         assert hasattr(plan, "source")
         with mx.fast_paths(False):
             assert not mx.fast_paths_enabled()
-            assert plan.run is plan._reference_run   # the same cached plan, other layer
+            assert plan.run is plan._reference_run  # the same cached plan, other layer
             np.testing.assert_allclose(op(*nds).asnumpy(), fast, rtol=1e-6)
         assert plan.run is plan._fast_run
     assert mx.fast_paths_enabled() is before
@@ -183,7 +195,7 @@ def test_reference_layer_writes_no_input_and_returns_fresh_arrays():
 
 def test_reference_kernel_error_names_node_and_line():
     x = mx.sym.var("x")
-    y = mx.sym.take(mx.sym.var("a"), x, mode="raise")   # index out of bound at run time
+    y = mx.sym.take(mx.sym.var("a"), x, mode="raise")  # index out of bound at run time
     with mx.fast_paths(False):
         op = mx.nd.CachedOp(y)
         with pytest.raises(mx.MXNetError) as info:
@@ -197,12 +209,14 @@ def test_environment_variable_selects_the_reference_layer_at_import():
     code = "import hybridlint.engine as mx; print(mx.fast_paths_enabled())"
     for value, want in (("1", "False"), ("0", "True"), ("", "True")):
         env = dict(os.environ, HYBRIDLINT_ENGINE_REFERENCE=value)
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == want, value
 
 
 # ----------------------------------------------------------------------------- plan debugging
+
 
 def test_plan_source_is_in_linecache_and_names_the_nodes():
     with mx.fast_paths(True):
@@ -228,12 +242,12 @@ def test_plan_kernel_error_keeps_the_kernel_traceback_with_plan_lines():
     err = info.value
     assert "Error in operator " + y.get_children()[0].name in str(err)
     assert err.source_line[0].endswith("test_engine_reference.py")
-    cause = err.__cause__           # the kernel's own error, not dropped
+    cause = err.__cause__  # the kernel's own error, not dropped
     assert cause is not None and "out of bound" in str(cause)
     text = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
     plan = op._last_plan
     assert 'File "%s"' % plan.filename in text
-    assert "= _k0(_a0, a, n1_idx)" in text     # the plan line, with node-named values
+    assert "= _k0(_a0, a, n1_idx)" in text  # the plan line, with node-named values
 
 
 def test_plan_names_are_identifiers_after_nodes():
@@ -244,9 +258,11 @@ def test_plan_names_are_identifiers_after_nodes():
 
 # ----------------------------------------------------------------------------- typed gaps
 
+
 def test_engine_gaps_are_typed():
     from hybridlint.engine.base import EngineGap, MissingOperator, engine_not_implemented
     from hybridlint.engine.registry import get_op
+
     with pytest.raises(EngineGap):
         engine_not_implemented("foo")
     with pytest.raises(MissingOperator) as info:
@@ -254,16 +270,18 @@ def test_engine_gaps_are_typed():
     assert isinstance(info.value, mx.MXNetError) and isinstance(info.value, EngineGap)
     with mx.as_mxnet():
         import mxnet
+
         with pytest.raises(EngineGap):
-            mxnet.gluon.Block().save("x")     # a gluon method the engine lacks
+            mxnet.gluon.Block().save("x")  # a gluon method the engine lacks
 
 
 def test_checker_recognises_gaps_by_type_not_text():
     from hybridlint.checker.jobs import _is_engine_gap
     from hybridlint.engine.base import EngineGap
+
     text = "hybridlint engine does not implement mxnet.foo yet"
     assert _is_engine_gap(EngineGap(text))
-    assert not _is_engine_gap(NotImplementedError(text))    # same text, not a gap
+    assert not _is_engine_gap(NotImplementedError(text))  # same text, not a gap
     assert not _is_engine_gap(ValueError("plain"))
     try:
         try:
@@ -276,10 +294,17 @@ def test_checker_recognises_gaps_by_type_not_text():
 
 # ----------------------------------------------------------------------------- NDArray operators
 
-_OPERATORS = {"broadcast_add": "__add__", "broadcast_sub": "__sub__", "broadcast_mul": "__mul__",
-              "broadcast_div": "__truediv__", "broadcast_mod": "__mod__",
-              "broadcast_power": "__pow__", "broadcast_equal": "__eq__",
-              "broadcast_lesser": "__lt__", "broadcast_greater_equal": "__ge__"}
+_OPERATORS = {
+    "broadcast_add": "__add__",
+    "broadcast_sub": "__sub__",
+    "broadcast_mul": "__mul__",
+    "broadcast_div": "__truediv__",
+    "broadcast_mod": "__mod__",
+    "broadcast_power": "__pow__",
+    "broadcast_equal": "__eq__",
+    "broadcast_lesser": "__lt__",
+    "broadcast_greater_equal": "__ge__",
+}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
@@ -298,6 +323,7 @@ def test_ndarray_operators_run_the_registered_kernels(monkeypatch):
     """A changed broadcast_add / broadcast_mul kernel changes `a + b` / `a *= b`: the operators
     do not re-implement broadcasting."""
     from hybridlint.engine.registry import get_op
+
     add, mul = get_op("broadcast_add"), get_op("broadcast_mul")
     a, b = mx.nd.ones((2, 3)), mx.nd.ones((3,))
     monkeypatch.setattr(add, "kernel", lambda attrs, x, y: np.full((2, 3), 42, x.dtype))
@@ -309,11 +335,17 @@ def test_ndarray_operators_run_the_registered_kernels(monkeypatch):
 
 def test_ndarray_operator_errors_keep_mxnet_messages():
     a = mx.nd.ones((2, 3))
-    with pytest.raises(mx.MXNetError, match=r"Check failed: l == 1 \|\| r == 1: operands could "
-                                            r"not be broadcast together with shapes \[2,3\] \[4\]"):
+    with pytest.raises(
+        mx.MXNetError,
+        match=r"Check failed: l == 1 \|\| r == 1: operands could "
+        r"not be broadcast together with shapes \[2,3\] \[4\]",
+    ):
         a + mx.nd.ones((4,))
-    with pytest.raises(mx.MXNetError, match="Error in operator broadcast_add: Check failed: "
-                                            "assign.*1-th input: expected float32, got float64"):
+    with pytest.raises(
+        mx.MXNetError,
+        match="Error in operator broadcast_add: Check failed: "
+        "assign.*1-th input: expected float32, got float64",
+    ):
         a + mx.nd.ones((2, 3), dtype="float64")
     c = mx.nd.ones((3,))
     with pytest.raises(mx.MXNetError, match="in-place operation"):
@@ -327,10 +359,11 @@ def test_plan_made_on_the_reference_layer_compiles_when_first_run_fast():
         op = mx.nd.CachedOp(sym)
         ref = op(*nds).asnumpy()
         plan = op._last_plan
-        assert not hasattr(plan, "source")          # no generated code on this layer
+        assert not hasattr(plan, "source")  # no generated code on this layer
     with mx.fast_paths(True):
-        assert not hasattr(plan, "source")          # flipping compiled nothing yet
+        assert not hasattr(plan, "source")  # flipping compiled nothing yet
         fast = op(*nds).asnumpy()
         assert plan.run is plan._fast_run and [s.op.name for s in plan.steps] == [
-            "Convolution+relu+Pooling"]
+            "Convolution+relu+Pooling"
+        ]
     np.testing.assert_allclose(fast, ref, rtol=1e-5, atol=1e-6)

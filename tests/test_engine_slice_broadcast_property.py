@@ -1,5 +1,6 @@
 """slice (begin/end/step with None and negatives) and broadcast_* shape rules, property-tested
 against real MXNet 1.9.1: same success or failure, same shapes, same values."""
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -27,21 +28,22 @@ def _outcome(fn, lib=mx):
         lib.nd.waitall()
         return ("ok", out)
     except Exception as err:  # noqa: BLE001 - only the kind of failure is compared
-        return ("error", "MXNetError" if "MXNetError" in type(err).__name__ else
-                type(err).__name__)
+        return ("error", "MXNetError" if "MXNetError" in type(err).__name__ else type(err).__name__)
 
 
 @pytest.mark.mxnet
 @settings(max_examples=120, deadline=None)
-@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
-       spec=st.lists(st.tuples(bound, bound, step), min_size=1, max_size=3))
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    spec=st.lists(st.tuples(bound, bound, step), min_size=1, max_size=3),
+)
 def test_slice_matches_mxnet(shape, spec):
     """Shapes from MXNet's (synchronous) symbolic inference, values from its eager op. MXNet
     1.9.1 clips out-of-range begin/end like Python; its eager MKLDNN path fails on some of
     those ("could not construct a sub-memory") and on empty results - MXNet bugs the engine
     does not reproduce: there the expected values are numpy's."""
     m = pytest.importorskip("mxnet")
-    spec = spec[:len(shape)]
+    spec = spec[: len(shape)]
     begin = tuple(s[0] for s in spec)
     end = tuple(s[1] for s in spec)
     steps = tuple(s[2] for s in spec)
@@ -62,8 +64,10 @@ def test_slice_matches_mxnet(shape, spec):
 
 @pytest.mark.mxnet
 @settings(max_examples=120, deadline=None)
-@given(a=st.lists(st.integers(1, 3), min_size=1, max_size=3),
-       b=st.lists(st.integers(1, 3), min_size=1, max_size=3))
+@given(
+    a=st.lists(st.integers(1, 3), min_size=1, max_size=3),
+    b=st.lists(st.integers(1, 3), min_size=1, max_size=3),
+)
 def test_broadcast_and_elemwise_shapes_match_mxnet(a, b):
     m = pytest.importorskip("mxnet")
     x = np.random.rand(*a).astype(np.float32)

@@ -1,5 +1,6 @@
 """Symbol semantics that decide what breaks under hybridize, checked against real MXNet 1.9.1,
 and the JSON graph format in both directions."""
+
 import functools
 import json
 import re
@@ -13,13 +14,13 @@ import hybridlint.engine as mx
 
 BOTH = pytest.mark.mxnet
 
+
 @pytest.fixture(autouse=True)
 def _fresh_names():
     """Auto-named nodes (relu0, convolution0 ...) of these tests never shift the global
     counters other test modules may rely on."""
     with mx.name.NameManager():
         yield
-
 
 
 def _real():
@@ -36,8 +37,10 @@ def _outcome(fn):
 
 
 @BOTH
-@pytest.mark.parametrize("attr", ["shape", "size", "ndim", "dtype", "context", "ctx", "T",
-                                  "asnumpy", "name", "grad", "stype"])
+@pytest.mark.parametrize(
+    "attr",
+    ["shape", "size", "ndim", "dtype", "context", "ctx", "T", "asnumpy", "name", "grad", "stype"],
+)
 def test_symbol_attributes_like_mxnet(attr):
     m = _real()
     want = _outcome(lambda: type(getattr(m.sym.var("a"), attr)).__name__)
@@ -46,13 +49,33 @@ def test_symbol_attributes_like_mxnet(attr):
 
 
 @BOTH
-@pytest.mark.parametrize("expr", [
-    "x.asnumpy()", "x.asscalar()", "bool(x)", "x.wait_to_read()", "len(x)", "len(s)",
-    "x[0].name", "s[1].name", "s[-1].name", "x[1]", "list(s.list_outputs())",
-    "[o.name for o in s]", "x.copyto(x)", "x.as_in_context(None)", "x.as_in_context()",
-    "x.copy()", "x.detach()", "s[0:2].list_outputs()", "s['split0_output1'].name",
-    "x[np.int64(0)]", "x.reshape((2, 3)).name", "x.T",
-])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x.asnumpy()",
+        "x.asscalar()",
+        "bool(x)",
+        "x.wait_to_read()",
+        "len(x)",
+        "len(s)",
+        "x[0].name",
+        "s[1].name",
+        "s[-1].name",
+        "x[1]",
+        "list(s.list_outputs())",
+        "[o.name for o in s]",
+        "x.copyto(x)",
+        "x.as_in_context(None)",
+        "x.as_in_context()",
+        "x.copy()",
+        "x.detach()",
+        "s[0:2].list_outputs()",
+        "s['split0_output1'].name",
+        "x[np.int64(0)]",
+        "x.reshape((2, 3)).name",
+        "x.T",
+    ],
+)
 def test_ndarray_only_patterns_like_mxnet(expr):
     m = _real()
 
@@ -89,11 +112,38 @@ def test_sym_array_absent_and_nd_array_present():
 
 
 @BOTH
-@pytest.mark.parametrize("expr", ["a + b", "a - b", "a * b", "a / b", "a % b", "a ** b",
-                                  "a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b",
-                                  "a + 1", "1 - a", "2 * a", "a / 2", "2 / a", "a % 2",
-                                  "2 % a", "a ** 2", "2 ** a", "-a", "abs(a)", "a < 1",
-                                  "1 < a", "a >= 1", "a != 1"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "a + b",
+        "a - b",
+        "a * b",
+        "a / b",
+        "a % b",
+        "a ** b",
+        "a == b",
+        "a != b",
+        "a < b",
+        "a <= b",
+        "a > b",
+        "a >= b",
+        "a + 1",
+        "1 - a",
+        "2 * a",
+        "a / 2",
+        "2 / a",
+        "a % 2",
+        "2 % a",
+        "a ** 2",
+        "2 ** a",
+        "-a",
+        "abs(a)",
+        "a < 1",
+        "1 < a",
+        "a >= 1",
+        "a != 1",
+    ],
+)
 def test_symbol_operators_build_the_same_nodes(expr):
     m = _real()
 
@@ -108,8 +158,9 @@ def test_symbol_operators_build_the_same_nodes(expr):
 
 
 @BOTH
-@pytest.mark.parametrize("expr", ["a + b", "a - b", "a * b", "a / b", "a == b", "a > b",
-                                  "a ** b", "a % b"])
+@pytest.mark.parametrize(
+    "expr", ["a + b", "a - b", "a * b", "a / b", "a == b", "a > b", "a ** b", "a % b"]
+)
 def test_symbol_operators_do_not_broadcast(expr):
     """(2, 3) op (1, 3): NDArray broadcasts, Symbol fails at shape inference in both."""
     m = _real()
@@ -118,7 +169,9 @@ def test_symbol_operators_do_not_broadcast(expr):
         with pytest.raises(lib.base.MXNetError):
             eval(expr, globals(), {"a": a, "b": b}).infer_shape(a=(2, 3), b=(1, 3))
         x, y = lib.nd.ones((2, 3)), lib.nd.ones((1, 3))
-        assert eval(expr.replace("a", "x").replace("b", "y"), globals(), {"x": x, "y": y}).shape == (2, 3)
+        assert eval(
+            expr.replace("a", "x").replace("b", "y"), globals(), {"x": x, "y": y}
+        ).shape == (2, 3)
 
 
 def test_shape_error_names_op_shapes_and_user_line():
@@ -157,10 +210,20 @@ def test_listing_and_naming_like_mxnet():
         shapes = out.infer_shape(data=(5, 3))
         partial = out.infer_shape_partial(data=(0, 3))
         internals = out.get_internals()
-        return (out.list_arguments(), out.list_outputs(), out.list_inputs(),
-                out.list_auxiliary_states(), shapes, partial, internals.list_outputs(),
-                internals["fc1_output"].name, len(out), out[1].name,
-                lib.sym.var("x").infer_shape_partial(), out.infer_type(data="float32"))
+        return (
+            out.list_arguments(),
+            out.list_outputs(),
+            out.list_inputs(),
+            out.list_auxiliary_states(),
+            shapes,
+            partial,
+            internals.list_outputs(),
+            internals["fc1_output"].name,
+            len(out),
+            out[1].name,
+            lib.sym.var("x").infer_shape_partial(),
+            out.infer_type(data="float32"),
+        )
 
     assert build(mx) == build(m)
 
@@ -174,9 +237,11 @@ def test_our_json_loads_in_mxnet_and_computes_the_same():
     theirs = m.sym.load_json(out.tojson())
     assert theirs.list_arguments() == out.list_arguments()
     assert theirs.list_outputs() == out.list_outputs()
-    feed = {"data": np.random.rand(3, 5).astype(np.float32),
-            "fc1_weight": np.random.rand(4, 5).astype(np.float32),
-            "fc1_bias": np.random.rand(4).astype(np.float32)}
+    feed = {
+        "data": np.random.rand(3, 5).astype(np.float32),
+        "fc1_weight": np.random.rand(4, 5).astype(np.float32),
+        "fc1_bias": np.random.rand(4).astype(np.float32),
+    }
     want = theirs.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})
     got = out.eval(**{k: mx.nd.array(v) for k, v in feed.items()})
     for g, w in zip(got, want):
@@ -194,9 +259,11 @@ def test_mxnet_json_loads_here_and_round_trips():
     assert ours.list_arguments() == out.list_arguments()
     assert ours.list_outputs() == out.list_outputs()
     assert json.loads(ours.tojson()) == json.loads(out.tojson())
-    feed = {"data": np.random.rand(2, 4).astype(np.float32),
-            "fc_weight": np.random.rand(3, 4).astype(np.float32),
-            "fc_bias": np.random.rand(3).astype(np.float32)}
+    feed = {
+        "data": np.random.rand(2, 4).astype(np.float32),
+        "fc_weight": np.random.rand(3, 4).astype(np.float32),
+        "fc_bias": np.random.rand(3).astype(np.float32),
+    }
     want = out.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})
     got = ours.eval(**{k: mx.nd.array(v) for k, v in feed.items()})
     for g, w in zip(got, want):
@@ -214,8 +281,17 @@ def test_save_and_load_file(tmp_path):
 # ----------------------------------------------------------------- JSON text and escaping
 # Strings MXNet 1.9.1 writes in its graph JSON (dmlc::JSONWriter): only \\ " \n \r \t are
 # escaped, everything else - non-ASCII, other control characters - is written as is.
-AWKWARD = ["é模型", 'q"uote', "back\\slash", "new\nline", "tab\tcr\r", "ctl\x01\x1f\x7f",
-           "emoji\U0001F600 and \u2028 sep", "/slash{}[]:,", ""]
+AWKWARD = [
+    "é模型",
+    'q"uote',
+    "back\\slash",
+    "new\nline",
+    "tab\tcr\r",
+    "ctl\x01\x1f\x7f",
+    "emoji\U0001f600 and \u2028 sep",
+    "/slash{}[]:,",
+    "",
+]
 
 
 def _awkward_graph(lib):
@@ -224,18 +300,21 @@ def _awkward_graph(lib):
     with lib.name.NameManager():
         xs = [lib.sym.var("x_" + t, attr={"k": t, "__é__": t + "é"}) for t in AWKWARD]
         s = lib.sym.concat(*xs, dim=0, name="連結")
-        s = lib.sym.FullyConnected(s, num_hidden=2, name="fc\t" + AWKWARD[0],
-                                   attr={"__doc__": "".join(AWKWARD)})
-        return lib.sym.Group([s, lib.sym.relu(xs[1], name="ré\"l\\x")])
+        s = lib.sym.FullyConnected(
+            s, num_hidden=2, name="fc\t" + AWKWARD[0], attr={"__doc__": "".join(AWKWARD)}
+        )
+        return lib.sym.Group([s, lib.sym.relu(xs[1], name='ré"l\\x')])
 
 
 # dmlc's text for a variable named "é" with the attribute k = 'a"b\c<LF>d<TAB>e<CR>f<0x01>g',
 # as real MXNet 1.9.1 writes it (raw é and 0x01, escaped quote, backslash, LF, TAB, CR)
-MXNET_ESCAPED_VAR = ('{\n  "nodes": [\n    {\n      "op": "null", \n      "name": "é", \n'
-                     '      "attrs": {"k": "a\\"b\\\\c\\nd\\te\\rf\x01g"}, \n'
-                     '      "inputs": []\n    }\n  ], \n  "arg_nodes": [0], \n'
-                     '  "node_row_ptr": [0, 1], \n  "heads": [[0, 0, 0]], \n'
-                     '  "attrs": {"mxnet_version": ["int", 10901]}\n}')
+MXNET_ESCAPED_VAR = (
+    '{\n  "nodes": [\n    {\n      "op": "null", \n      "name": "é", \n'
+    '      "attrs": {"k": "a\\"b\\\\c\\nd\\te\\rf\x01g"}, \n'
+    '      "inputs": []\n    }\n  ], \n  "arg_nodes": [0], \n'
+    '  "node_row_ptr": [0, 1], \n  "heads": [[0, 0, 0]], \n'
+    '  "attrs": {"mxnet_version": ["int", 10901]}\n}'
+)
 
 
 def test_tojson_escapes_like_dmlc():
@@ -268,10 +347,11 @@ def test_awkward_names_and_attributes_round_trip(tmp_path):
     path = str(tmp_path / "g.json")
     s.save(path)
     raw = (tmp_path / "g.json").read_bytes()
-    assert raw == text.encode("utf-8")          # UTF-8, no BOM, no newline translation
+    assert raw == text.encode("utf-8")  # UTF-8, no BOM, no newline translation
     assert mx.sym.load(path).tojson() == text
-    net = mx.gluon.SymbolBlock.imports(path, [n for n in s.list_arguments()
-                                              if not n.startswith("fc")])
+    net = mx.gluon.SymbolBlock.imports(
+        path, [n for n in s.list_arguments() if not n.startswith("fc")]
+    )
     net.initialize()
     assert [o.shape for o in net(*[mx.nd.ones((1, 3)) for _ in AWKWARD])] == [(9, 2), (1, 3)]
 
@@ -292,8 +372,7 @@ def test_awkward_tojson_is_byte_identical_to_mxnet():
     assert _awkward_graph(mx).tojson() == _awkward_graph(m).tojson()
     # dmlc writes attribute *keys* unescaped: the text is MXNet's even where it is not JSON
     for key in ['a"b', "back\\slash", "é", "\x01"]:
-        assert mx.sym.var("v", attr={key: "1"}).tojson() == \
-            m.sym.var("v", attr={key: "1"}).tojson()
+        assert mx.sym.var("v", attr={key: "1"}).tojson() == m.sym.var("v", attr={key: "1"}).tojson()
 
 
 @BOTH
@@ -321,16 +400,17 @@ def test_save_and_load_json_argument_errors_like_mxnet(tmp_path):
         m.sym.var("x").save(missing)
     with pytest.raises(mx.base.MXNetError) as ours:
         mx.sym.var("x").save(missing)
-    assert str(ours.value) in str(real.value)   # MXNet prefixes dmlc's C++ traceback line
-    for lib in (m, mx):   # same TypeErrors as the engine-only test above checks
+    assert str(ours.value) in str(real.value)  # MXNet prefixes dmlc's C++ traceback line
+    for lib in (m, mx):  # same TypeErrors as the engine-only test above checks
         with pytest.raises(TypeError, match="fname need to be string"):
             lib.sym.var("x").save(tmp_path / "x.json")
         with pytest.raises(TypeError, match="fname required to be string"):
             lib.sym.load_json(b"{}")
 
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-                max_size=12)   # what MXNet's C strings can carry: no NUL, no lone surrogates
+_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12
+)  # what MXNet's C strings can carry: no NUL, no lone surrogates
 
 
 @given(name=_TEXT, value=_TEXT)
@@ -362,30 +442,41 @@ def test_bad_json_is_a_clear_error():
     with pytest.raises(mx.base.MXNetError, match="load_json"):
         mx.sym.load_json("{not json")
     with pytest.raises(mx.base.MXNetError, match="Cannot find operator"):
-        mx.sym.load_json(json.dumps({"nodes": [{"op": "NoSuchOp", "name": "n", "inputs": []}],
-                                     "heads": [[0, 0, 0]]}))
+        mx.sym.load_json(
+            json.dumps(
+                {"nodes": [{"op": "NoSuchOp", "name": "n", "inputs": []}], "heads": [[0, 0, 0]]}
+            )
+        )
 
 
 @BOTH
 def test_ndarray_repr_and_basics_like_mxnet():
     m = _real()
-    for fn in (lambda lib: repr(lib.nd.ones((2, 3))), lambda lib: repr(lib.nd.array([1, 2])),
-               lambda lib: repr(lib.nd.array([[1, 2]], dtype="int32")),
-               lambda lib: str(lib.nd.arange(4)),
-               lambda lib: lib.nd.ones((2, 3)).dtype, lambda lib: lib.nd.array([1.5]).dtype,
-               lambda lib: lib.nd.ones((2, 3))[0].shape, lambda lib: lib.nd.arange(3)[1].shape,
-               lambda lib: lib.nd.ones((2, 3))[1, 2].shape, lambda lib: len(lib.nd.ones((4, 2))),
-               lambda lib: bool(lib.nd.ones(1)), lambda lib: bool(lib.nd.ones(2)),
-               lambda lib: lib.nd.ones((2, 3)).T.shape, lambda lib: lib.nd.ones(3).T.shape,
-               lambda lib: float(lib.nd.array([2.5])), lambda lib: lib.nd.array([3]).asscalar(),
-               lambda lib: lib.nd.ones((2, 2)).asscalar(), lambda lib: str(lib.nd.ones(1).context),
-               lambda lib: lib.nd.ones((2, 3)).reshape((3, -1)).shape,
-               lambda lib: lib.nd.ones((2, 3)).reshape(-1).shape,
-               lambda lib: (lib.nd.ones((2, 3)) == 1).asnumpy().tolist(),
-               lambda lib: (lib.nd.arange(6).reshape((2, 3))[:, 1:]).asnumpy().tolist(),
-               lambda lib: lib.nd.ones((2, 3)).sum(axis=1).shape if hasattr(
-                   mx.nd, "sum") else None,
-               ):
+    for fn in (
+        lambda lib: repr(lib.nd.ones((2, 3))),
+        lambda lib: repr(lib.nd.array([1, 2])),
+        lambda lib: repr(lib.nd.array([[1, 2]], dtype="int32")),
+        lambda lib: str(lib.nd.arange(4)),
+        lambda lib: lib.nd.ones((2, 3)).dtype,
+        lambda lib: lib.nd.array([1.5]).dtype,
+        lambda lib: lib.nd.ones((2, 3))[0].shape,
+        lambda lib: lib.nd.arange(3)[1].shape,
+        lambda lib: lib.nd.ones((2, 3))[1, 2].shape,
+        lambda lib: len(lib.nd.ones((4, 2))),
+        lambda lib: bool(lib.nd.ones(1)),
+        lambda lib: bool(lib.nd.ones(2)),
+        lambda lib: lib.nd.ones((2, 3)).T.shape,
+        lambda lib: lib.nd.ones(3).T.shape,
+        lambda lib: float(lib.nd.array([2.5])),
+        lambda lib: lib.nd.array([3]).asscalar(),
+        lambda lib: lib.nd.ones((2, 2)).asscalar(),
+        lambda lib: str(lib.nd.ones(1).context),
+        lambda lib: lib.nd.ones((2, 3)).reshape((3, -1)).shape,
+        lambda lib: lib.nd.ones((2, 3)).reshape(-1).shape,
+        lambda lib: (lib.nd.ones((2, 3)) == 1).asnumpy().tolist(),
+        lambda lib: (lib.nd.arange(6).reshape((2, 3))[:, 1:]).asnumpy().tolist(),
+        lambda lib: lib.nd.ones((2, 3)).sum(axis=1).shape if hasattr(mx.nd, "sum") else None,
+    ):
         assert _outcome(functools.partial(fn, mx)) == _outcome(functools.partial(fn, m))
 
 
@@ -408,8 +499,12 @@ def test_compose_replaces_variables_like_mxnet():
             a, b = lib.sym.var("a"), lib.sym.var("b")
             c = lib.sym.relu(a) * 2 + b
             d = c(a=lib.sym.exp(lib.sym.var("x")))
-            return (d.list_arguments(), d.list_outputs(), c.list_arguments(),
-                    _outcome(lambda: c(lib.sym.var("y")).list_arguments()))
+            return (
+                d.list_arguments(),
+                d.list_outputs(),
+                c.list_arguments(),
+                _outcome(lambda: c(lib.sym.var("y")).list_arguments()),
+            )
 
     assert run(mx) == run(m)
 
@@ -461,10 +556,17 @@ def test_creation_nodes_like_mxnet():
 
     def build(lib):
         with lib.name.NameManager():
-            s = lib.sym.Group([lib.sym.zeros((2, 3)), lib.sym.ones((2,)), lib.sym.full((2,), 7),
-                               lib.sym.arange(5), lib.sym.arange(1, 7, 2, dtype="int32"),
-                               lib.sym.zeros_like(lib.sym.var("a")),
-                               lib.sym.var("b", shape=(2, 3), dtype="float16")])
+            s = lib.sym.Group(
+                [
+                    lib.sym.zeros((2, 3)),
+                    lib.sym.ones((2,)),
+                    lib.sym.full((2,), 7),
+                    lib.sym.arange(5),
+                    lib.sym.arange(1, 7, 2, dtype="int32"),
+                    lib.sym.zeros_like(lib.sym.var("a")),
+                    lib.sym.var("b", shape=(2, 3), dtype="float16"),
+                ]
+            )
             return (s.tojson(), s.infer_shape_partial(a=(2, 2)), s.infer_type(a="float32"))
 
     assert build(mx) == build(m)
@@ -473,9 +575,25 @@ def test_creation_nodes_like_mxnet():
 # ---- reshape's arguments: Symbol binds positional ints to shape, reverse, target_shape, ...
 # (cases whose size differs are engine-only: MXNet 1.9.1 returns the wrong shape without a
 # check and then reads memory outside the array; its process dies with a double free)
-SYMBOL_RESHAPE_ARGS = [(3, 2), (2, 3), (6,), (-1,), (6, 1), (6, 0), (-1, 1), (6, "false"),
-                       (6, "yes"), ((3, 2),), ([3, 2],), ((-1, 0), 1), ((0, -1), True), (2.0,),
-                       (6, 0, 0, 0, None, None, None, 5), (6, 1, (3, 2)), (6, 0, 0, 1)]
+SYMBOL_RESHAPE_ARGS = [
+    (3, 2),
+    (2, 3),
+    (6,),
+    (-1,),
+    (6, 1),
+    (6, 0),
+    (-1, 1),
+    (6, "false"),
+    (6, "yes"),
+    ((3, 2),),
+    ([3, 2],),
+    ((-1, 0), 1),
+    ((0, -1), True),
+    (2.0,),
+    (6, 0, 0, 0, None, None, None, 5),
+    (6, 1, (3, 2)),
+    (6, 0, 0, 1),
+]
 
 
 def _symbol_reshape(lib, args):
@@ -483,18 +601,21 @@ def _symbol_reshape(lib, args):
     out = y.infer_shape(x=(2, 3))[1]
     exe = y.bind(lib.cpu(), {"x": lib.nd.array(np.arange(6.0).reshape(2, 3))})
     attrs = {k: v.replace("[", "(").replace("]", ")") for k, v in y.list_attr().items()}
-    return attrs, out, exe.forward()[0].asnumpy().tolist()   # (the engine writes lists as tuples)
+    return attrs, out, exe.forward()[0].asnumpy().tolist()  # (the engine writes lists as tuples)
 
 
 @BOTH
 @pytest.mark.parametrize("args", SYMBOL_RESHAPE_ARGS, ids=repr)
 def test_symbol_reshape_positional_arguments_like_mxnet(args):
     m = _real()
-    got, want = _outcome(lambda: _symbol_reshape(mx, args)), _outcome(lambda: _symbol_reshape(m, args))
+    got, want = (
+        _outcome(lambda: _symbol_reshape(mx, args)),
+        _outcome(lambda: _symbol_reshape(m, args)),
+    )
     assert got[:2] == want[:2]
     if want[0] == "ok":
         assert got == want
-    elif "expect boolean" in want[2]:      # MXNet: "Invalid Parameter format for reverse ..."
+    elif "expect boolean" in want[2]:  # MXNet: "Invalid Parameter format for reverse ..."
         assert "reverse" in got[2] and "expect boolean" in got[2]
 
 
@@ -503,16 +624,18 @@ def test_symbol_reshape_varargs_engine_only():
     x = mx.sym.var("x")
     with pytest.raises(mx.base.MXNetError, match="reverse.*expect boolean but value='3'"):
         x.reshape(2, 3, 4)
-    y = x.reshape(6, 1)            # shape=(6,), reverse=True: eager NDArray.reshape gives (6, 1)
+    y = x.reshape(6, 1)  # shape=(6,), reverse=True: eager NDArray.reshape gives (6, 1)
     assert y.list_attr() == {"shape": "6", "reverse": "1"}
     assert y.infer_shape(x=(2, 3))[1] == [(6,)]
-    with pytest.raises(TypeError, match=r"reshape\(\) takes from 0 to 8 positional arguments but 9"):
+    with pytest.raises(
+        TypeError, match=r"reshape\(\) takes from 0 to 8 positional arguments but 9"
+    ):
         x.reshape(6, 0, 0, 0, None, None, None, 5)
     assert x.reshape(6, 0, 0, 0, "named").name == "named"
     with pytest.raises(TypeError, match="got multiple values for argument 'reverse'"):
         x.reshape(-1, 3, reverse=True)
     dense = mx.sym.FullyConnected(x, mx.sym.var("w"), None, num_hidden=3, no_bias=True)
-    assert dense.list_arguments() == ["x", "w"]     # None: an optional input not given
+    assert dense.list_arguments() == ["x", "w"]  # None: an optional input not given
 
 
 def test_symbol_reshape_of_another_size_fails_loudly_where_mxnet_computes_garbage():
@@ -522,7 +645,7 @@ def test_symbol_reshape_of_another_size_fails_loudly_where_mxnet_computes_garbag
     with pytest.raises(mx.base.MXNetError, match="MXNet 1.9.1 does not check this.*garbage"):
         y.infer_shape(x=(2, 3, 4))
     with pytest.raises(mx.base.MXNetError, match="garbage"):
-        mx.nd.reshape(mx.nd.ones((2, 3, 4)), shape=(2,))    # MXNet's eager op does not check either
+        mx.nd.reshape(mx.nd.ones((2, 3, 4)), shape=(2,))  # MXNet's eager op does not check either
 
 
 NDARRAY_RESHAPE_CALLS = {
@@ -540,7 +663,9 @@ NDARRAY_RESHAPE_CALLS = {
     "float": lambda lib, x: x.reshape(3.0, 2),
     "tuple then int": lambda lib, x: x.reshape((3,), 2),
     "bad code": lambda lib, x: x.reshape(-3, -3),
-    "op varargs": lambda lib, x: x.__class__.__module__ and __import__("operator").attrgetter("reshape"),
+    "op varargs": lambda lib, x: (
+        x.__class__.__module__ and __import__("operator").attrgetter("reshape")
+    ),
 }
 
 
@@ -570,12 +695,14 @@ def test_ndarray_given_to_a_symbol_op_like_mxnet(case):
 
     def run(lib):
         s, a = lib.sym.var("s"), lib.nd.ones((2, 3))
-        return {"data": lambda: lib.sym.relu(a),
-                "weight": lambda: lib.sym.FullyConnected(s, a, num_hidden=3, no_bias=True),
-                "variadic": lambda: lib.sym.concat(s, a, dim=0),
-                "keyword": lambda: lib.sym.FullyConnected(s, weight=a, num_hidden=3, no_bias=True),
-                "fluent": lambda: s.broadcast_like(a),
-                "scalar": lambda: lib.sym.clip(s, a, 1)}[case]().name
+        return {
+            "data": lambda: lib.sym.relu(a),
+            "weight": lambda: lib.sym.FullyConnected(s, a, num_hidden=3, no_bias=True),
+            "variadic": lambda: lib.sym.concat(s, a, dim=0),
+            "keyword": lambda: lib.sym.FullyConnected(s, weight=a, num_hidden=3, no_bias=True),
+            "fluent": lambda: s.broadcast_like(a),
+            "scalar": lambda: lib.sym.clip(s, a, 1),
+        }[case]().name
 
     got, want = _outcome(lambda: run(mx)), _outcome(lambda: run(m))
     assert got[:2] == want[:2]
@@ -593,7 +720,10 @@ def test_split_into_one_output_is_one_array_like_mxnet(shape):
     def run(lib):
         data = lib.nd.array(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
         eager = lib.nd.split(data, num_outputs=1, axis=0, squeeze_axis=True)
-        y = lib.sym.split(lib.sym.relu(lib.sym.var("x")), num_outputs=1, axis=0, squeeze_axis=True) * 1
+        y = (
+            lib.sym.split(lib.sym.relu(lib.sym.var("x")), num_outputs=1, axis=0, squeeze_axis=True)
+            * 1
+        )
         graph = y.bind(lib.cpu(), {"x": data}).forward()[0]
         return type(eager).__name__, eager.asnumpy().tolist(), graph.asnumpy().tolist()
 

@@ -1,6 +1,7 @@
 """`mxnet.util` in the engine (engine/util.py): classic semantics only, numpy mode an engine
 gap (NotImplementedError, "cannot verify"), GPU queries as MXNet built without CUDA, and the
 environment helpers; compared with real MXNet 1.9.1 where it answers the same question."""
+
 import pytest
 
 import hybridlint.engine as mx
@@ -13,8 +14,12 @@ def test_classic_semantics_and_numpy_mode_gap():
     with mx.util.np_shape(False), mx.util.np_array(False):
         assert not mx.util.is_np_shape()
     mx.util.reset_np()
-    for call in (lambda: mx.util.set_np(), lambda: mx.util.set_np_shape(True),
-                 lambda: mx.util.np_shape().__enter__(), lambda: mx.util.np_array().__enter__()):
+    for call in (
+        lambda: mx.util.set_np(),
+        lambda: mx.util.set_np_shape(True),
+        lambda: mx.util.np_shape().__enter__(),
+        lambda: mx.util.np_array().__enter__(),
+    ):
         with pytest.raises(NotImplementedError, match="numpy semantics"):
             call()
 
@@ -41,6 +46,7 @@ def test_library_code_takes_the_classic_branch_under_as_mxnet():
     with as_mxnet():
         from mxnet.util import is_np_array
         import mxnet
+
         assert mxnet.util.get_gpu_count() == 0
         assert is_np_array() is False
 

@@ -1,4 +1,5 @@
 """hybridlint.files: decoding, byte-exact round trips and safe atomic writes."""
+
 import os
 import stat
 

@@ -11,6 +11,7 @@ or a number of another array) agree to rounding; the tests after them show each 
 that makes a form unsafe really occurs. Each property
 runs on the bundled engine and, marked `mxnet`, on real MXNet 1.9.1.
 """
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -48,7 +49,9 @@ def check(body: str, inputs_np, mx, exact: bool, inputs: str = "x"):
         if exact:
             np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
         else:
-            np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), rtol=1e-5, atol=0, err_msg=fixed)
+            np.testing.assert_allclose(
+                got.asnumpy(), expected.asnumpy(), rtol=1e-5, atol=0, err_msg=fixed
+            )
     return fixed
 
 
@@ -61,7 +64,7 @@ def arrays(draw, dtypes=("float16", "float32", "float64"), count=1):
     (the forms divide by sums and maxima)."""
     shape = draw(shapes)
     dtype = draw(st.sampled_from(dtypes))
-    rng = np.random.RandomState(draw(st.integers(0, 2 ** 31 - 1)))
+    rng = np.random.RandomState(draw(st.integers(0, 2**31 - 1)))
     out = []
     for _ in range(count):
         magnitude = rng.uniform(0.5, 2.0, shape) * 10.0 ** rng.randint(-3, 4, shape)
@@ -143,7 +146,9 @@ def test_python_float64_arithmetic_differs_from_the_tensors_which_is_why_it_is_u
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_scalar_operator_casts_the_number_to_the_arrays_dtype_which_is_why_direct_use_is_exact(backend):
+def test_a_scalar_operator_casts_the_number_to_the_arrays_dtype_which_is_why_direct_use_is_exact(
+    backend,
+):
     """`x - float(t)` computes with the number cast to x's dtype: for float16, float32 and
     int32 arrays bit for bit `broadcast_sub(x, t)`."""
     mx = backend_module(backend)
@@ -153,11 +158,15 @@ def test_a_scalar_operator_casts_the_number_to_the_arrays_dtype_which_is_why_dir
             x = mx.nd.array((rng.randn(6) * 100).astype(dtype), dtype=dtype)
             t = x.mean()
             number = float(t.asscalar())
-            for op, broadcast in ((lambda a, b: a - b, mx.nd.broadcast_sub),
-                                  (lambda a, b: a / b, mx.nd.broadcast_div),
-                                  (lambda a, b: a * b, mx.nd.broadcast_mul)):
+            for op, broadcast in (
+                (lambda a, b: a - b, mx.nd.broadcast_sub),
+                (lambda a, b: a / b, mx.nd.broadcast_div),
+                (lambda a, b: a * b, mx.nd.broadcast_mul),
+            ):
                 if number != 0:  # an integer division by zero is no comparison
-                    np.testing.assert_array_equal(op(x, number).asnumpy(), broadcast(x, t).asnumpy())
+                    np.testing.assert_array_equal(
+                        op(x, number).asnumpy(), broadcast(x, t).asnumpy()
+                    )
 
 
 @pytest.mark.mxnet
@@ -167,7 +176,9 @@ def test_mxnet_reads_float64_scalars_inexactly_which_is_why_even_direct_use_is_u
     mx = pytest.importorskip("mxnet")
     rng = np.random.RandomState(0)
     one = mx.nd.ones((1,), dtype="float64")
-    off = [v for v in (float(rng.randn() * 100) for _ in range(5000)) if (one * v).asnumpy()[0] != v]
+    off = [
+        v for v in (float(rng.randn() * 100) for _ in range(5000)) if (one * v).asnumpy()[0] != v
+    ]
     assert off, "every float64 scalar was read exactly"
     v = off[0]
     t = mx.nd.array([v], dtype="float64")
@@ -185,8 +196,10 @@ def test_mxnet_broadcasts_a_1x1_tensor_into_an_extra_axis_which_is_why_float_of_
 
 
 NO_REWRITE = [
-    ("k = int((x > 0).sum(axis=-1).max().asscalar())\nreturn F.topk(x, k=max(k, 1), ret_typ='value', axis=-1)",
-     "`k=` of `F.topk"),
+    (
+        "k = int((x > 0).sum(axis=-1).max().asscalar())\nreturn F.topk(x, k=max(k, 1), ret_typ='value', axis=-1)",
+        "`k=` of `F.topk",
+    ),
     ("n = x.sum().asscalar()\nreturn x.reshape((n, -1))", "argument"),
     ("m = x.mean().asscalar()\nif m > 0:\n    return x - m\nreturn x", "control flow"),
     ("m = float(x.mean().asnumpy())\nreturn x - m, m", "returned"),
@@ -201,7 +214,9 @@ def test_uses_without_an_exact_tensor_form_are_reported_with_the_reason(body, re
     source = block_source(body)
     findings = [f for f in lint_source(source) if f.code == "HL002"]
     assert len(findings) == 1 and findings[0].fix is None, findings
-    assert "no exact rewrite" in findings[0].message and reason in findings[0].message, findings[0].message
+    assert "no exact rewrite" in findings[0].message and reason in findings[0].message, findings[
+        0
+    ].message
     assert fix_source(source, select=["HL002"], unsafe=True).source == source
 
 
@@ -216,8 +231,10 @@ def test_a_number_meeting_an_eager_array_is_fixed_whole_with_hl005(backend, data
     x = data_[0]
     const = np.random.RandomState(seed).uniform(-2, 2, x.shape[-1:]).round(3).astype("float32")
     const.flat[0] = 7.5  # never constant-filled (that is F.full's case)
-    body = (f"s = x.max().asscalar()\n"
-            f"return F.broadcast_add(F.relu(x), nd.array({const.tolist()!r}) * s)")
+    body = (
+        f"s = x.max().asscalar()\n"
+        f"return F.broadcast_add(F.relu(x), nd.array({const.tolist()!r}) * s)"
+    )
     source = "from mxnet import nd\n\n\n" + block_source(body)
     fixed = fix_source(source, select=["HL002", "HL005"], unsafe=True).source
     assert "asscalar" not in fixed and "nd.array" not in fixed, fixed

@@ -12,6 +12,7 @@ unsafe fixes included (as `hybridlint --fix --unsafe-fixes`); the original runs 
 reference), the fixed block eagerly and hybridized: values, shapes and dtypes equal, nothing
 left to report. On the bundled engine and, marked `mxnet`, on real MXNet 1.9.1.
 """
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -19,16 +20,22 @@ from hypothesis import strategies as st
 
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=15, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
+SETTINGS = settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def backend_module(name):
     if name == "mxnet":
         return pytest.importorskip("mxnet")
     import hybridlint.engine as engine
+
     return engine
 
 
@@ -60,8 +67,11 @@ def table(rows, cols, seed):
 
 
 def source_of(body: str, with_init: bool) -> str:
-    init = ("    def __init__(self, **kwargs):\n        super(Net, self).__init__(**kwargs)\n\n"
-            if with_init else "")
+    init = (
+        "    def __init__(self, **kwargs):\n        super(Net, self).__init__(**kwargs)\n\n"
+        if with_init
+        else ""
+    )
     lines = "".join(f"        {line}\n" for line in body.splitlines())
     return f"class Net(HybridBlock):\n{init}    def hybrid_forward(self, F, x):\n{lines}"
 
@@ -81,8 +91,14 @@ def check(source: str, inputs_np, mx):
     try:
         for hybridize in (False, True):
             got, dtype = call(build(fixed, mx), inputs_np, mx, hybridize)
-            assert got.shape == expected[0].shape and dtype == expected[1], (fixed, hybridize, got.shape)
-            np.testing.assert_array_equal(got, expected[0], err_msg=f"{fixed}\nhybridize={hybridize}")
+            assert got.shape == expected[0].shape and dtype == expected[1], (
+                fixed,
+                hybridize,
+                got.shape,
+            )
+            np.testing.assert_array_equal(
+                got, expected[0], err_msg=f"{fixed}\nhybridize={hybridize}"
+            )
     except Exception as error:  # noqa: BLE001
         if mx.__name__.startswith("hybridlint") and engine_lacks(error):
             pytest.skip(f"engine: {error}")
@@ -92,15 +108,24 @@ def check(source: str, inputs_np, mx):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(rows=st.integers(1, 4), cols=st.integers(2, 5), batch=st.integers(1, 4), seed=st.integers(0, 1000),
-       assigned=st.booleans(), with_init=st.booleans())
+@given(
+    rows=st.integers(1, 4),
+    cols=st.integers(2, 5),
+    batch=st.integers(1, 4),
+    seed=st.integers(0, 1000),
+    assigned=st.booleans(),
+    with_init=st.booleans(),
+)
 def test_tiled_anchor_table(backend, rows, cols, batch, seed, assigned, with_init):
     """The corpus block: a literal table expanded at axis 0 and tiled to the batch size."""
     mx = backend_module(backend)
     literal = repr(table(rows, cols, seed).tolist())
     tile = "F.tile({}.expand_dims(axis=0), reps=(x.shape[0], 1, 1))"
-    body = (f"base = nd.array({literal})\nreturn {tile.format('base')}" if assigned
-            else f"return {tile.format(f'nd.array({literal})')}")
+    body = (
+        f"base = nd.array({literal})\nreturn {tile.format('base')}"
+        if assigned
+        else f"return {tile.format(f'nd.array({literal})')}"
+    )
     x = np.random.RandomState(seed + 1).uniform(-1, 1, size=(batch, 4, 3, 3)).astype("float32")
     fixed = check(source_of(body, with_init), [x], mx)
     assert "broadcast_like" in fixed and "tile" not in fixed, fixed  # HL001's rewrite took the tile
@@ -121,10 +146,18 @@ CHAINS = [
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(rows=st.integers(2, 4), cols=st.integers(2, 4), batch=st.integers(1, 3), seed=st.integers(0, 1000),
-       chain=st.integers(0, len(CHAINS) - 1), assigned=st.sampled_from(["inline", "local", "chained local"]),
-       with_init=st.booleans())
-def test_constant_through_fluent_methods(backend, rows, cols, batch, seed, chain, assigned, with_init):
+@given(
+    rows=st.integers(2, 4),
+    cols=st.integers(2, 4),
+    batch=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+    chain=st.integers(0, len(CHAINS) - 1),
+    assigned=st.sampled_from(["inline", "local", "chained local"]),
+    with_init=st.booleans(),
+)
+def test_constant_through_fluent_methods(
+    backend, rows, cols, batch, seed, chain, assigned, with_init
+):
     mx = backend_module(backend)
     form, x_shape = CHAINS[chain]
     literal = f"nd.array({table(rows, cols, seed).tolist()!r})"
@@ -133,6 +166,12 @@ def test_constant_through_fluent_methods(backend, rows, cols, batch, seed, chain
     elif assigned == "local":
         body = f"c = {literal}\nreturn F.broadcast_add(x, {form.format(c='c', r=rows, k=cols)})"
     else:
-        body = f"c = {literal}\nd = {form.format(c='c', r=rows, k=cols)}\nreturn F.broadcast_mul(x, d)"
-    x = np.random.RandomState(seed + 1).uniform(-1, 1, size=x_shape(batch, rows, cols)).astype("float32")
+        body = (
+            f"c = {literal}\nd = {form.format(c='c', r=rows, k=cols)}\nreturn F.broadcast_mul(x, d)"
+        )
+    x = (
+        np.random.RandomState(seed + 1)
+        .uniform(-1, 1, size=x_shape(batch, rows, cols))
+        .astype("float32")
+    )
     check(source_of(body, with_init), [x], mx)

@@ -10,6 +10,7 @@ no constant, must stay as it is). For random shapes and values (hypothesis) the 
 eagerly (the reference), the fixed block eagerly and hybridized: values, shapes and dtypes equal,
 and the base class still runs. On the bundled engine and, marked `mxnet`, on real MXNet 1.9.1.
 """
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -17,17 +18,27 @@ from hypothesis import strategies as st
 
 from hybridlint.linter import fix_source, lint_source
 
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
-SETTINGS = settings(max_examples=15, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple).filter(lambda s: int(np.prod(s)) >= 2)
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
+SETTINGS = settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+shapes = (
+    st.lists(st.integers(1, 4), min_size=1, max_size=3)
+    .map(tuple)
+    .filter(lambda s: int(np.prod(s)) >= 2)
+)
 
 
 def backend_module(name):
     if name == "mxnet":
         return pytest.importorskip("mxnet")
     import hybridlint.engine as engine
+
     return engine
 
 
@@ -74,8 +85,11 @@ def constant(shape, seed):
 def test_hybrid_forward_first_in_a_class_without_init(backend, shape, seed, assigned):
     mx = backend_module(backend)
     const = constant(shape, seed)
-    body = (f"c = nd.array({const.tolist()!r})\n        return F.broadcast_sub(x, c)" if assigned
-            else f"return F.broadcast_mul(F.relu(x), nd.array({const.tolist()!r}))")
+    body = (
+        f"c = nd.array({const.tolist()!r})\n        return F.broadcast_sub(x, c)"
+        if assigned
+        else f"return F.broadcast_mul(F.relu(x), nd.array({const.tolist()!r}))"
+    )
     source = f"class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        {body}\n"
     findings = [f for f in lint_source(source) if f.code == "HL005"]
     assert findings and findings[0].fix == "unsafe", findings
@@ -90,16 +104,20 @@ def test_hybrid_forward_first_in_a_class_without_init(backend, shape, seed, assi
 def test_init_inherited_from_a_module_base_class(backend, shape, seed, k):
     mx = backend_module(backend)
     const = constant(shape, seed)
-    base = (f"class Base(HybridBlock):\n    def __init__(self, k={k}, **kwargs):\n"
-            "        super(Base, self).__init__(**kwargs)\n        self._k = k\n\n"
-            "    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n")
-    source = base + ("class Net(Base):\n    def hybrid_forward(self, F, x):\n"
-                     f"        return F.broadcast_add(x, nd.array({const.tolist()!r})) * self._k\n")
+    base = (
+        f"class Base(HybridBlock):\n    def __init__(self, k={k}, **kwargs):\n"
+        "        super(Base, self).__init__(**kwargs)\n        self._k = k\n\n"
+        "    def hybrid_forward(self, F, x):\n        return x * self._k\n\n\n"
+    )
+    source = base + (
+        "class Net(Base):\n    def hybrid_forward(self, F, x):\n"
+        f"        return F.broadcast_add(x, nd.array({const.tolist()!r})) * self._k\n"
+    )
     x = np.random.RandomState(seed + 1).uniform(-3, 3, size=shape).astype("float32")
     fixed = check(source, [x], mx)
-    assert fixed.startswith(base), fixed   # the base class is untouched
+    assert fixed.startswith(base), fixed  # the base class is untouched
     namespace = build(fixed, mx)
-    got, _ = call(namespace["Base"], [x], mx, True)   # and still runs as before
+    got, _ = call(namespace["Base"], [x], mx, True)  # and still runs as before
     np.testing.assert_array_equal(got, x * k)
 
 
@@ -113,8 +131,10 @@ def test_a_line_with_a_constant_and_a_scalar_read_is_fixed_whole(backend, shape,
     mx = backend_module(backend)
     const = constant(shape[-1:] if shape[-1] >= 2 else (2,), seed)
     shape = shape[:-1] + const.shape
-    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n"
-              f"        return (h - nd.array({const.tolist()!r})) / h.max().asscalar()\n")
+    source = (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n"
+        f"        return (h - nd.array({const.tolist()!r})) / h.max().asscalar()\n"
+    )
     x = np.random.RandomState(seed + 1).uniform(0.5, 3, size=shape).astype("float32")
     fixed = check(source, [x], mx, codes=("HL002", "HL005", "HL007"))
     assert "asscalar" not in fixed and "nd.array" not in fixed, fixed

@@ -1,5 +1,6 @@
 """The "N fixable" that check prints is what --fix then reports fixing; --show-fixes says per
 file and code what was fixed (issue 14, "Counts agree")."""
+
 import os
 import re
 import shutil
@@ -19,8 +20,9 @@ def test_fixable_count_equals_fixed_count(tmp_path, unsafe):
     check = invoke("--no-cache", *unsafe, str(work))
     fixable = int(re.search(r"\[\*\] (\d+) fixable", check.stdout).group(1))
     fix = invoke("--no-cache", "--fix", "--show-fixes", *unsafe, str(work))
-    fixed = re.search(r"Fixed (\d+) findings?(?:, and (\d+) more that those fixes revealed)?\.",
-                      fix.stdout)
+    fixed = re.search(
+        r"Fixed (\d+) findings?(?:, and (\d+) more that those fixes revealed)?\.", fix.stdout
+    )
     assert fixed, fix.stdout
     assert int(fixed.group(1)) == fixable
     revealed = int(fixed.group(2) or 0)

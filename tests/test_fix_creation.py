@@ -8,13 +8,22 @@ property runs on the bundled engine and, marked `mxnet`, on real MXNet 1.9.1 (th
 truth; run these with /tmp/mxv/bin/python or any MXNet 1.9.1 environment). Findings that must
 stay report-only are checked too, so a rewrite cannot silently widen.
 """
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fix_support import (BACKENDS, backend_module, block_source, build, data, engine_gaps_skipped, fix_settings,
-                         run)
+from fix_support import (
+    BACKENDS,
+    backend_module,
+    block_source,
+    build,
+    data,
+    engine_gaps_skipped,
+    fix_settings,
+    run,
+)
 from hybridlint.linter import fix_source, lint_source
 
 SETTINGS = fix_settings(25)
@@ -41,7 +50,9 @@ def check_equivalent(source: str, inputs_np, mx, expect_safety: str = "safe"):
         assume(False)
     with engine_gaps_skipped(mx):
         for hybridize in (False, True):
-            got = outputs(run(build(fixed, mx), [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize))
+            got = outputs(
+                run(build(fixed, mx), [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize)
+            )
             assert len(got) == len(expected)
             for g, e in zip(got, expected):
                 assert g.shape == e.shape, (fixed, hybridize, g.shape, e.shape)
@@ -92,8 +103,9 @@ def test_creation_of_a_shape_tuple_with_dims(backend, shape, data_):
     value = ", 2.5" if op == "full" else ""
     dtype = data_.draw(st.sampled_from(["", ", dtype='float64'", ", dtype='int32'"]))
     body = f"y = F.relu(x)\nreturn F.{op}({tuple_text(elements)}{value}{dtype}), y"
-    fixed = check_equivalent(block_source(body), [data(shape)], mx,
-                             expect_safety="unsafe" if op == "full" else "safe")
+    fixed = check_equivalent(
+        block_source(body), [data(shape)], mx, expect_safety="unsafe" if op == "full" else "safe"
+    )
     assert "broadcast_like" in fixed and ".shape" not in fixed, fixed
 
 
@@ -128,8 +140,10 @@ def test_dims_bound_to_names_then_created(backend, shape, data_):
     second = data_.draw(st.lists(st.sampled_from(used + ["3"]), min_size=1, max_size=3))
     if not any(e in used for e in first):
         first[0] = used[0]
-    body = (f"y = F.relu(x)\n{binding}\na = F.zeros({tuple_text(first)})\n"
-            f"b = F.ones({tuple_text(second)}, dtype='float64')\nreturn a, b, y")
+    body = (
+        f"y = F.relu(x)\n{binding}\na = F.zeros({tuple_text(first)})\n"
+        f"b = F.ones({tuple_text(second)}, dtype='float64')\nreturn a, b, y"
+    )
     fixed = check_equivalent(block_source(body), [data(shape)], mx)
     assert ".shape" not in fixed, fixed
 
@@ -144,8 +158,10 @@ def test_dims_used_in_creations_and_reshapes_of_the_same_tensor(backend, shape, 
     names = [f"d{i}" for i in range(len(shape))]
     k = data_.draw(st.integers(0, len(shape) - 1))
     target = tuple_text([names[0], "-1"] if data_.draw(st.booleans()) else names)
-    body = (f"y = F.relu(x)\n{', '.join(names)} = x.shape\n"
-            f"return F.zeros(({names[k]}, 3)), x.reshape({target}), y")
+    body = (
+        f"y = F.relu(x)\n{', '.join(names)} = x.shape\n"
+        f"return F.zeros(({names[k]}, 3)), x.reshape({target}), y"
+    )
     fixed = check_equivalent(block_source(body), [data(shape)], mx)
     assert ".shape" not in fixed and "reshape((0, " in fixed, fixed
 
@@ -163,7 +179,9 @@ def test_full_of_a_dim_value(backend, shape, data_):
     if static:
         elements = [str(data_.draw(st.integers(1, 3))) for _ in elements]
     body = f"y = F.relu(x)\nreturn F.full({tuple_text(elements)}, x.shape[{k}]{dtype}), y"
-    fixed = check_equivalent(block_source(body), [data(shape)], mx, expect_safety="safe" if static else "unsafe")
+    fixed = check_equivalent(
+        block_source(body), [data(shape)], mx, expect_safety="safe" if static else "unsafe"
+    )
     assert "shape_array" in fixed, fixed
 
 
@@ -174,17 +192,24 @@ def test_arange_of_a_bound_dim(backend, shape, data_):
     """`length = x.shape[k]` then `F.arange(length)` masks (causal masks, positions)."""
     mx = backend_module(backend)
     k = data_.draw(st.integers(-len(shape), len(shape) - 1))
-    form = data_.draw(st.sampled_from(["F.arange(n)", "F.arange(0, n)", "F.arange(stop=n)",
-                                       "F.arange(n, dtype='int32')"]))
+    form = data_.draw(
+        st.sampled_from(
+            ["F.arange(n)", "F.arange(0, n)", "F.arange(stop=n)", "F.arange(n, dtype='int32')"]
+        )
+    )
     other = form.replace("(n", "(start=0, stop=n") if form == "F.arange(n)" else form
-    body = (f"y = F.relu(x)\nn = x.shape[{k}]\nrows = {form}.reshape((-1, 1))\n"
-            f"cols = {other}.reshape((1, -1))\nreturn F.broadcast_lesser_equal(cols, rows), y")
+    body = (
+        f"y = F.relu(x)\nn = x.shape[{k}]\nrows = {form}.reshape((-1, 1))\n"
+        f"cols = {other}.reshape((1, -1))\nreturn F.broadcast_lesser_equal(cols, rows), y"
+    )
     fixed = check_equivalent(block_source(body), [data(shape)], mx)
     assert "arange_like" in fixed and ".shape" not in fixed, fixed
 
 
 # -- resize ----------------------------------------------------------------------------------
-resize_shapes = st.tuples(st.integers(1, 2), st.integers(1, 3), st.integers(1, 6), st.integers(1, 6))
+resize_shapes = st.tuples(
+    st.integers(1, 2), st.integers(1, 3), st.integers(1, 6), st.integers(1, 6)
+)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -197,13 +222,24 @@ def test_bilinear_resize_to_another_tensors_size(backend, top, target, data_):
     mx = backend_module(backend)
     corners = data_.draw(st.sampled_from(["", ", align_corners=False", ", align_corners=True"]))
     if data_.draw(st.booleans()):
-        body = (f"y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[2], "
-                f"width=y.shape[3]{corners}), y")
+        body = (
+            f"y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[2], "
+            f"width=y.shape[3]{corners}), y"
+        )
     else:
-        binding = data_.draw(st.sampled_from(["height, width = x.shape[2:]", "_, _, height, width = x.shape",
-                                              "height, width = x.shape[2], x.shape[3]"]))
-        body = (f"y = F.relu(x)\n{binding}\nreturn F.contrib.BilinearResize2D("
-                f"F.relu(t), height=height, width=width{corners}), y")
+        binding = data_.draw(
+            st.sampled_from(
+                [
+                    "height, width = x.shape[2:]",
+                    "_, _, height, width = x.shape",
+                    "height, width = x.shape[2], x.shape[3]",
+                ]
+            )
+        )
+        body = (
+            f"y = F.relu(x)\n{binding}\nreturn F.contrib.BilinearResize2D("
+            f"F.relu(t), height=height, width=width{corners}), y"
+        )
     t = np.random.RandomState(0).rand(*top).astype("float32")
     fixed = check_equivalent(block_source(body, "t, x"), [t, data(target)], mx)
     assert "mode='like'" in fixed, fixed
@@ -214,16 +250,22 @@ def test_bilinear_resize_to_another_tensors_size(backend, top, target, data_):
 @SETTINGS
 @given(batch=st.integers(1, 3), query=st.integers(1, 4), keys=st.integers(1, 4))
 def test_tile_of_an_expand_dims_over_the_new_axis_is_unsafe_but_exact_on_the_written_rank(
-        backend, batch, query, keys):
+    backend, batch, query, keys
+):
     """A key-padding mask (B, Lk) repeated over the query length: `F.tile(m.expand_dims(1),
     reps=(1, q.shape[1], 1))` -> broadcast_like over axis 1 (unsafe: m's rank is not known)."""
     mx = backend_module(backend)
-    body = ("scores = F.batch_dot(q, k, transpose_b=True)\n"
-            "mask = F.tile(m.expand_dims(axis=1), reps=(1, q.shape[1], 1))\n"
-            "return F.softmax(scores + (1.0 - mask) * -1e4, axis=-1)")
+    body = (
+        "scores = F.batch_dot(q, k, transpose_b=True)\n"
+        "mask = F.tile(m.expand_dims(axis=1), reps=(1, q.shape[1], 1))\n"
+        "return F.softmax(scores + (1.0 - mask) * -1e4, axis=-1)"
+    )
     rng = np.random.RandomState(batch * 100 + query * 10 + keys)
-    arrays = [rng.rand(batch, query, 3).astype("float32"), rng.rand(batch, keys, 3).astype("float32"),
-              (rng.rand(batch, keys) > 0.5).astype("float32")]
+    arrays = [
+        rng.rand(batch, query, 3).astype("float32"),
+        rng.rand(batch, keys, 3).astype("float32"),
+        (rng.rand(batch, keys) > 0.5).astype("float32"),
+    ]
     fixed = check_equivalent(block_source(body, "q, k, m"), arrays, mx, expect_safety="unsafe")
     assert "tile" not in fixed, fixed
 
@@ -234,14 +276,18 @@ def test_tile_of_an_expand_dims_over_the_new_axis_is_unsafe_but_exact_on_the_wri
 def test_tile_of_an_expand_dims_of_a_known_shape_is_safe(backend, rows, cols, batch):
     """A parameter of declared shape expanded on axis 0 and tiled to the batch: rank known."""
     mx = backend_module(backend)
-    source = (f"class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              f"        self.base = self.params.get('base', shape=({rows}, {cols}), init=mx.init.One())\n\n"
-              f"    def hybrid_forward(self, F, x, base):\n"
-              f"        return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))\n")
+    source = (
+        f"class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        f"        self.base = self.params.get('base', shape=({rows}, {cols}), init=mx.init.One())\n\n"
+        f"    def hybrid_forward(self, F, x, base):\n"
+        f"        return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))\n"
+    )
     findings = [f for f in lint_source(source) if f.code == "HL001"]
     assert findings and findings[0].fix == "safe", findings
     fixed = fix_source(source, select=["HL001"]).source
-    assert "broadcast_like(base.expand_dims(axis=0), x, lhs_axes=(0,), rhs_axes=(0,))" in fixed, fixed
+    assert "broadcast_like(base.expand_dims(axis=0), x, lhs_axes=(0,), rhs_axes=(0,))" in fixed, (
+        fixed
+    )
     for hybridize in (False, True):
         for text in (source, fixed):
             net = build(text, mx)()
@@ -254,24 +300,27 @@ def test_tile_of_an_expand_dims_of_a_known_shape_is_safe(backend, rows, cols, ba
 
 
 # -- what stays report-only ------------------------------------------------------------------
-@pytest.mark.parametrize("body", [
-    # a dim in arithmetic: no axis of x has that size
-    "y = F.relu(x)\nreturn F.zeros((x.shape[0] * 2, 3)) + F.sum(y)",
-    # a name that is also used as a number: the binding stays
-    "y = F.relu(x)\nn = x.shape[0]\nreturn F.zeros((n, 3)) * n + F.sum(y)",
-    # bound twice: which dim the use reads depends on the flow
-    "y = F.relu(x)\nn = x.shape[0]\nif y is None:\n    n = x.shape[1]\nreturn F.zeros((n, 3)) + F.sum(y)",
-    # x reassigned after the binding: the use would read the new x
-    "n = x.shape[0]\nx = F.concat(x, x, dim=0)\nreturn F.zeros((n, 3)) + F.sum(x)",
-    # arange with a start: arange_like has no such length
-    "y = F.relu(x)\nreturn F.arange(1, x.shape[0]) + F.sum(y)",
-    # a resize to dims of two tensors, or a scale argument
-    "y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[2], width=t.shape[3])",
-    "y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[1], width=y.shape[2])",
-    # tiling an axis not known to be 1 repeats it: no broadcast
-    "y = F.relu(x)\nreturn F.tile(t, reps=(y.shape[0], 1))",
-    "y = F.relu(x)\nreturn F.tile(t.expand_dims(axis=1), reps=(y.shape[0], 1, 1))",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a dim in arithmetic: no axis of x has that size
+        "y = F.relu(x)\nreturn F.zeros((x.shape[0] * 2, 3)) + F.sum(y)",
+        # a name that is also used as a number: the binding stays
+        "y = F.relu(x)\nn = x.shape[0]\nreturn F.zeros((n, 3)) * n + F.sum(y)",
+        # bound twice: which dim the use reads depends on the flow
+        "y = F.relu(x)\nn = x.shape[0]\nif y is None:\n    n = x.shape[1]\nreturn F.zeros((n, 3)) + F.sum(y)",
+        # x reassigned after the binding: the use would read the new x
+        "n = x.shape[0]\nx = F.concat(x, x, dim=0)\nreturn F.zeros((n, 3)) + F.sum(x)",
+        # arange with a start: arange_like has no such length
+        "y = F.relu(x)\nreturn F.arange(1, x.shape[0]) + F.sum(y)",
+        # a resize to dims of two tensors, or a scale argument
+        "y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[2], width=t.shape[3])",
+        "y = F.relu(x)\nreturn F.contrib.BilinearResize2D(t, height=y.shape[1], width=y.shape[2])",
+        # tiling an axis not known to be 1 repeats it: no broadcast
+        "y = F.relu(x)\nreturn F.tile(t, reps=(y.shape[0], 1))",
+        "y = F.relu(x)\nreturn F.tile(t.expand_dims(axis=1), reps=(y.shape[0], 1, 1))",
+    ],
+)
 def test_forms_without_an_exact_rewrite_stay_report_only(body):
     report_only(block_source(body, "x, t"))
 
@@ -298,10 +347,18 @@ def test_mxnet_zeros_of_a_zero_dim_fail_but_full_does_not_which_is_why_only_full
     zeros, ones and arange too; `full` makes an empty array there."""
     mx = pytest.importorskip("mxnet")
     x = mx.nd.array(np.zeros((0, 3), "float32"))
-    for make in (lambda: mx.nd.zeros((0, 3)), lambda: mx.nd.ones((2, 0), dtype="int32"),
-                 lambda: mx.nd.arange(0), lambda: mx.nd.contrib.arange_like(x, axis=0)):
+    for make in (
+        lambda: mx.nd.zeros((0, 3)),
+        lambda: mx.nd.ones((2, 0), dtype="int32"),
+        lambda: mx.nd.arange(0),
+        lambda: mx.nd.contrib.arange_like(x, axis=0),
+    ):
         with pytest.raises(mx.base.MXNetError):
             make().wait_to_read()
     assert mx.nd.full((0, 3), 2.0).shape == (0, 3)
-    with pytest.raises(mx.base.MXNetError):  # what the rewrite does there: not the same, hence unsafe
-        mx.nd.broadcast_like(mx.nd.full((1, 3), 2.0), x, lhs_axes=(0,), rhs_axes=(0,)).wait_to_read()
+    with pytest.raises(
+        mx.base.MXNetError
+    ):  # what the rewrite does there: not the same, hence unsafe
+        mx.nd.broadcast_like(
+            mx.nd.full((1, 3), 2.0), x, lhs_axes=(0,), rhs_axes=(0,)
+        ).wait_to_read()

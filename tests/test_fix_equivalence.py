@@ -7,19 +7,36 @@ property runs on the bundled engine and, marked `mxnet`, on real MXNet 1.9.1 (th
 truth). When the engine lacks an operator a form needs, the engine case is skipped naming it
 (the real-MXNet case still runs).
 """
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fix_support import BACKENDS, backend_module, block_source, build, data, engine_gaps_skipped, fix_settings, run
+from fix_support import (
+    BACKENDS,
+    backend_module,
+    block_source,
+    build,
+    data,
+    engine_gaps_skipped,
+    fix_settings,
+    run,
+)
 from hybridlint.linter import fix_source, lint_source
 
 SETTINGS = fix_settings(25)
 
 
-def check_equivalent(body: str, inputs_np, mx, code: str, expect_safety: str = "safe", inputs: str = "x",
-                     helpers: str = ""):
+def check_equivalent(
+    body: str,
+    inputs_np,
+    mx,
+    code: str,
+    expect_safety: str = "safe",
+    inputs: str = "x",
+    helpers: str = "",
+):
     """Fix `body` with rule `code`; original eager == fixed eager == fixed hybridized."""
     source = helpers + block_source(body, inputs)
     findings = [f for f in lint_source(source) if f.code == code]
@@ -52,7 +69,7 @@ def index_expression(draw):
     shape = draw(shapes)
     parts = []
     safety = "safe"
-    for dim in shape[:draw(st.integers(1, len(shape)))]:
+    for dim in shape[: draw(st.integers(1, len(shape)))]:
         if draw(st.booleans()):
             parts.append(str(draw(st.integers(-dim, dim - 1))))
         else:
@@ -88,7 +105,9 @@ def test_hl003_indexing_and_slicing(backend, case):
     except IndexError:
         assume(False)
     assume(reference.size > 0)
-    check_equivalent(f"y = F.identity(x)\nreturn y[{index}]", [x], mx, "HL003", expect_safety=safety)
+    check_equivalent(
+        f"y = F.identity(x)\nreturn y[{index}]", [x], mx, "HL003", expect_safety=safety
+    )
 
 
 def _parse_index(text):
@@ -115,7 +134,9 @@ def test_hl003_fluent_forms_in_a_helper_without_f(backend, case):
         assume(False)
     assume(reference.size > 0)
     helper = f"def pick(t):\n    return t[{index}]\n\n\n"
-    check_equivalent("return pick(F.identity(x))", [x], mx, "HL003", helpers=helper, expect_safety=safety)
+    check_equivalent(
+        "return pick(F.identity(x))", [x], mx, "HL003", helpers=helper, expect_safety=safety
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -134,7 +155,9 @@ def test_hl003_ellipsis_slice_is_unsafe_but_exact_in_range(backend, shape, data_
     mx = backend_module(backend)
     lower = data_.draw(st.integers(0, shape[-1] - 1))
     upper = data_.draw(st.integers(lower + 1, shape[-1]))
-    check_equivalent(f"return x[..., {lower}:{upper}]", [data(shape)], mx, "HL003", expect_safety="unsafe")
+    check_equivalent(
+        f"return x[..., {lower}:{upper}]", [data(shape)], mx, "HL003", expect_safety="unsafe"
+    )
 
 
 # -- HL001 ---------------------------------------------------------------------------------
@@ -143,10 +166,20 @@ dtypes = st.sampled_from(["float32", "float64", "int32"])
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes, dtype=dtypes, form=st.sampled_from([
-    "return F.zeros(x.shape)", "return F.ones(x.shape)", "return F.ones(shape=x.shape, ctx=x.context)",
-    "return F.full(x.shape, 2.5)", "return F.zeros(x.shape, dtype=x.dtype)",
-    "return F.ones(x.shape, dtype='float64')"]))
+@given(
+    shape=shapes,
+    dtype=dtypes,
+    form=st.sampled_from(
+        [
+            "return F.zeros(x.shape)",
+            "return F.ones(x.shape)",
+            "return F.ones(shape=x.shape, ctx=x.context)",
+            "return F.full(x.shape, 2.5)",
+            "return F.zeros(x.shape, dtype=x.dtype)",
+            "return F.ones(x.shape, dtype='float64')",
+        ]
+    ),
+)
 def test_hl001_like_creation(backend, shape, dtype, form):
     mx = backend_module(backend)
     check_equivalent(form, [data(shape, dtype)], mx, "HL001")
@@ -158,8 +191,15 @@ def test_hl001_like_creation(backend, shape, dtype, form):
 def test_hl001_arange_like(backend, shape, dtype, data_):
     mx = backend_module(backend)
     axis = data_.draw(st.integers(-len(shape), len(shape) - 1))
-    form = data_.draw(st.sampled_from(["F.arange(x.shape[{}])", "F.arange(0, x.shape[{}])",
-                                       "F.arange(start=0, stop=x.shape[{}])"]))
+    form = data_.draw(
+        st.sampled_from(
+            [
+                "F.arange(x.shape[{}])",
+                "F.arange(0, x.shape[{}])",
+                "F.arange(start=0, stop=x.shape[{}])",
+            ]
+        )
+    )
     check_equivalent("return " + form.format(axis), [data(shape, dtype)], mx, "HL001")
 
 
@@ -170,9 +210,15 @@ def test_hl001_reshape_codes(backend, shape, data_):
     mx = backend_module(backend)
     kept = data_.draw(st.integers(1, len(shape) - 1))  # leading dims kept, the rest folded into -1
     dims = ", ".join(f"x.shape[{i}]" for i in range(kept))
-    form = data_.draw(st.sampled_from([f"return x.reshape(({dims}, -1))",
-                                       f"return F.reshape(x, shape=({dims}, -1))",
-                                       f"return x.reshape({dims}, -1)"]))
+    form = data_.draw(
+        st.sampled_from(
+            [
+                f"return x.reshape(({dims}, -1))",
+                f"return F.reshape(x, shape=({dims}, -1))",
+                f"return x.reshape({dims}, -1)",
+            ]
+        )
+    )
     check_equivalent(form, [data(shape)], mx, "HL001")
 
 
@@ -190,21 +236,40 @@ def test_hl001_transpose(backend, shape):
 def test_hl001_fixes_in_a_helper_without_f(backend, side):
     mx = backend_module(backend)
     helper = "def helper(t):\n    u = t.T\n    return u.reshape((u.shape[0], -1)) + t.reshape((t.shape[0], -1))\n\n\n"
-    check_equivalent("return helper(F.identity(x))", [data((side, side))], mx, "HL001",
-                     helpers=helper)
+    check_equivalent(
+        "return helper(F.identity(x))", [data((side, side))], mx, "HL001", helpers=helper
+    )
 
 
 _AXIS_FORMS = [
-    "F.softmax(x, axis={a})", "F.log_softmax(x, axis={a})", "F.softmin(x, axis={a})",
-    "F.sum(x, axis={a})", "x.mean(axis={a})", "F.max(x, axis={a})", "F.min(x, axis={a})",
-    "F.prod(x, axis={a})", "F.nansum(x, axis={a})", "F.nanprod(x, axis={a})",
-    "F.argmax(x, axis={a})", "F.argmin(x, axis={a})", "F.norm(x, axis={a})",
-    "F.topk(x, axis={a}, k=1)", "F.sort(x, axis={a})", "F.argsort(x, axis={a})",
-    "F.slice_axis(x, axis={a}, begin=0, end=1)", "F.split(x, axis={a}, num_outputs=1)",
-    "F.take(x, F.zeros((1,)), axis={a})", "F.repeat(x, repeats=2, axis={a})",
-    "F.sum_axis(x, axis={a})", "F.concat(x, F.relu(x), dim={a})",
+    "F.softmax(x, axis={a})",
+    "F.log_softmax(x, axis={a})",
+    "F.softmin(x, axis={a})",
+    "F.sum(x, axis={a})",
+    "x.mean(axis={a})",
+    "F.max(x, axis={a})",
+    "F.min(x, axis={a})",
+    "F.prod(x, axis={a})",
+    "F.nansum(x, axis={a})",
+    "F.nanprod(x, axis={a})",
+    "F.argmax(x, axis={a})",
+    "F.argmin(x, axis={a})",
+    "F.norm(x, axis={a})",
+    "F.topk(x, axis={a}, k=1)",
+    "F.sort(x, axis={a})",
+    "F.argsort(x, axis={a})",
+    "F.slice_axis(x, axis={a}, begin=0, end=1)",
+    "F.split(x, axis={a}, num_outputs=1)",
+    "F.take(x, F.zeros((1,)), axis={a})",
+    "F.repeat(x, repeats=2, axis={a})",
+    "F.sum_axis(x, axis={a})",
+    "F.concat(x, F.relu(x), dim={a})",
 ]
-_ADDED_AXIS_FORMS = ["F.expand_dims(x, axis={a})", "x.expand_dims(axis={a})", "F.stack(x, x, axis={a})"]
+_ADDED_AXIS_FORMS = [
+    "F.expand_dims(x, axis={a})",
+    "x.expand_dims(axis={a})",
+    "F.stack(x, x, axis={a})",
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -219,7 +284,9 @@ def test_hl001_ndim_axis(backend, shape, data_):
     k = data_.draw(st.integers(0 if added else 1, len(shape)))
     axis = "x.ndim" if k == 0 else f"x.ndim - {k}"
     safety = "safe" if k == (0 if added else 1) else "unsafe"
-    check_equivalent("return " + form.format(a=axis), [data(shape)], mx, "HL001", expect_safety=safety)
+    check_equivalent(
+        "return " + form.format(a=axis), [data(shape)], mx, "HL001", expect_safety=safety
+    )
 
 
 @pytest.mark.mxnet
@@ -239,8 +306,16 @@ def test_hl001_broadcast_to_shape(backend, shape, data_):
     any axes of x."""
     mx = backend_module(backend)
     axes = data_.draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))
-    form = data_.draw(st.sampled_from(["F.broadcast_to(t, x.shape)", "F.broadcast_to(t, shape=x.shape)",
-                                       "t.broadcast_to(x.shape)", "x - t.broadcast_to(shape=x.shape)"]))
+    form = data_.draw(
+        st.sampled_from(
+            [
+                "F.broadcast_to(t, x.shape)",
+                "F.broadcast_to(t, shape=x.shape)",
+                "t.broadcast_to(x.shape)",
+                "x - t.broadcast_to(shape=x.shape)",
+            ]
+        )
+    )
     body = f"t = F.max(x, axis={tuple(axes)}, keepdims=True)\nreturn {form}"
     check_equivalent(body, [data(shape)], mx, "HL001")
 
@@ -248,7 +323,9 @@ def test_hl001_broadcast_to_shape(backend, shape, data_):
 @pytest.mark.mxnet
 @pytest.mark.parametrize("t_shape", [(1, 1), (1, 3), (2, 1), (2, 3)])
 @pytest.mark.parametrize("x_shape", [(0, 3), (2, 0), (0, 1), (2, 3), (1, 3), (2, 1), (3,)])
-def test_mxnet_broadcast_like_equals_broadcast_to_shape_even_on_zero_size_or_failing_inputs(t_shape, x_shape):
+def test_mxnet_broadcast_like_equals_broadcast_to_shape_even_on_zero_size_or_failing_inputs(
+    t_shape, x_shape
+):
     """Why the broadcast_like rewrite is safe: same result or both fail, empty x included."""
     mx = pytest.importorskip("mxnet")
     t = mx.nd.array(np.arange(np.prod(t_shape)).reshape(t_shape) + 1)
@@ -259,7 +336,11 @@ def test_mxnet_broadcast_like_equals_broadcast_to_shape_even_on_zero_size_or_fai
             return make().asnumpy()
         except mx.base.MXNetError:
             return "fails"
-    to, like = outcome(lambda: mx.nd.broadcast_to(t, x.shape)), outcome(lambda: mx.nd.broadcast_like(t, x))
+
+    to, like = (
+        outcome(lambda: mx.nd.broadcast_to(t, x.shape)),
+        outcome(lambda: mx.nd.broadcast_like(t, x)),
+    )
     assert type(to) is type(like)
     if not isinstance(to, str):
         assert to.shape == like.shape and np.array_equal(to, like)
@@ -275,10 +356,14 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
     tiled = data_.draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))
     sources = [data_.draw(st.integers(0, len(shape) - 1)) for _ in tiled]
     dims = ", ".join("1" if j in tiled else "units" for j in range(len(shape)))
-    reps = ", ".join(f"x.shape[{sources[tiled.index(j)]}]" if j in tiled else "1" for j in range(len(shape)))
-    source = (f"class Net(HybridBlock):\n    def __init__(self, units={shape[-1]}):\n        super().__init__()\n"
-              f"        self.token = self.params.get('token', shape=({dims},))\n\n"
-              f"    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=({reps},))\n")
+    reps = ", ".join(
+        f"x.shape[{sources[tiled.index(j)]}]" if j in tiled else "1" for j in range(len(shape))
+    )
+    source = (
+        f"class Net(HybridBlock):\n    def __init__(self, units={shape[-1]}):\n        super().__init__()\n"
+        f"        self.token = self.params.get('token', shape=({dims},))\n\n"
+        f"    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=({reps},))\n"
+    )
     findings = [f for f in lint_source(source) if f.code == "HL001"]
     assert findings and all(f.fix == "safe" for f in findings), (source, findings)
     fixed = fix_source(source, select=["HL001"]).source
@@ -291,6 +376,7 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
         if hybridize:
             net.hybridize()
         return net(mx.nd.array(data(shape)))
+
     try:
         expected = run_net(source, False)
     except Exception:  # the original itself fails on this input: nothing to compare
@@ -305,8 +391,12 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
 # -- HL004 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes, op=st.sampled_from(["+=", "-=", "*=", "/="]),
-       scalar=st.booleans(), fresh=st.booleans())
+@given(
+    shape=shapes,
+    op=st.sampled_from(["+=", "-=", "*=", "/="]),
+    scalar=st.booleans(),
+    fresh=st.booleans(),
+)
 def test_hl004_inplace(backend, shape, op, scalar, fresh):
     mx = backend_module(backend)
     x = data(shape)
@@ -314,15 +404,21 @@ def test_hl004_inplace(backend, shape, op, scalar, fresh):
     right = "2" if scalar else "y"
     # Without F.identity nothing proves the inputs are arrays (gluon may pass lists, and
     # `x += y` on lists is list concatenation in both modes): an unproven value is not reported.
-    body = (f"z = F.relu(x)\nz {op} {right}\nreturn z" if fresh
-            else f"x {op} {right}\nreturn F.identity(x)")
-    check_equivalent(body, [x, y], mx, "HL004", expect_safety="safe" if fresh else "unsafe",
-                     inputs="x, y")
+    body = (
+        f"z = F.relu(x)\nz {op} {right}\nreturn z"
+        if fresh
+        else f"x {op} {right}\nreturn F.identity(x)"
+    )
+    check_equivalent(
+        body, [x, y], mx, "HL004", expect_safety="safe" if fresh else "unsafe", inputs="x, y"
+    )
 
 
 @pytest.mark.mxnet
-@pytest.mark.parametrize("op, breaks", [("+=", True), ("-=", True), ("*=", True), ("/=", True),
-                                        ("%=", False), ("**=", False)])
+@pytest.mark.parametrize(
+    "op, breaks",
+    [("+=", True), ("-=", True), ("*=", True), ("/=", True), ("%=", False), ("**=", False)],
+)
 def test_hl004_reports_exactly_the_operators_that_break_under_mxnet(op, breaks):
     mx = pytest.importorskip("mxnet")
     source = block_source(f"z = F.relu(x)\nz {op} 2\nreturn z")
@@ -369,8 +465,10 @@ def test_hl003_loop_index(backend, shape, data_):
     axis = data_.draw(st.integers(0, len(shape) - 1))
     start = data_.draw(st.integers(0, shape[axis] - 1))
     index = ", ".join([":"] * axis + ["i"])
-    body = (f"y = F.identity(x)\nouts = []\nfor i in range({start}, {shape[axis]}):\n    outs.append(y[{index}] * 2)\n"
-            "return F.stack(*outs)")
+    body = (
+        f"y = F.identity(x)\nouts = []\nfor i in range({start}, {shape[axis]}):\n    outs.append(y[{index}] * 2)\n"
+        "return F.stack(*outs)"
+    )
     check_equivalent(body, [data(shape)], mx, "HL003")
 
 

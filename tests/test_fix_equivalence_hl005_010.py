@@ -10,6 +10,7 @@ NDArrays, a HybridBlock with an `nn.Sequential` child) are compared with the eag
 the code as the author meant it (the `nd` spelling; the Sequential built with MXNet's check
 lifted).
 """
+
 import contextlib
 
 import numpy as np
@@ -31,8 +32,9 @@ def build(source: str, mx):
 
 
 def call(net_class, inputs_np, mx, hybridize: bool):
-    out = fix_support.run(net_class, [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize,
-                          initialize=True)
+    out = fix_support.run(
+        net_class, [mx.nd.array(a, dtype=a.dtype) for a in inputs_np], hybridize, initialize=True
+    )
     return out.asnumpy(), out.dtype
 
 
@@ -79,21 +81,39 @@ def literal(array: np.ndarray) -> str:
 # -- HL005 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes, fill=st.sampled_from([0, 1, 2.5, -3, 0.1]),
-       dtype=st.sampled_from([None, "'float32'", "'float64'"]), spelling=st.sampled_from(["nd", "mx.nd", "F"]))
-def test_hl005_constant_filled_array_becomes_an_f_creation_op(backend, shape, fill, dtype, spelling):
+@given(
+    shape=shapes,
+    fill=st.sampled_from([0, 1, 2.5, -3, 0.1]),
+    dtype=st.sampled_from([None, "'float32'", "'float64'"]),
+    spelling=st.sampled_from(["nd", "mx.nd", "F"]),
+)
+def test_hl005_constant_filled_array_becomes_an_f_creation_op(
+    backend, shape, fill, dtype, spelling
+):
     mx = backend_module(backend)
     const = np.full(shape, fill).tolist()
     keyword = f", dtype={dtype}" if dtype else ""
     x = values(shape, dtype=dtype.strip("'") if dtype else "float32")
-    check(source_of(f"return F.broadcast_add(x, {spelling}.array({const!r}{keyword}))"), [x], mx, "HL005")
+    check(
+        source_of(f"return F.broadcast_add(x, {spelling}.array({const!r}{keyword}))"),
+        [x],
+        mx,
+        "HL005",
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes.filter(lambda s: int(np.prod(s)) >= 2), seed=st.integers(0, 100), assigned=st.booleans(),
-       scoped=st.booleans(), int_dtype=st.booleans())
-def test_hl005_literal_becomes_a_constant_parameter(backend, shape, seed, assigned, scoped, int_dtype):
+@given(
+    shape=shapes.filter(lambda s: int(np.prod(s)) >= 2),
+    seed=st.integers(0, 100),
+    assigned=st.booleans(),
+    scoped=st.booleans(),
+    int_dtype=st.booleans(),
+)
+def test_hl005_literal_becomes_a_constant_parameter(
+    backend, shape, seed, assigned, scoped, int_dtype
+):
     mx = backend_module(backend)
     const = np.random.RandomState(seed).uniform(-2, 2, size=shape).round(3)
     const.flat[0], const.flat[-1] = 7.5, -1.25  # never constant-filled
@@ -112,10 +132,17 @@ def test_hl005_literal_becomes_a_constant_parameter(backend, shape, seed, assign
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(classes=st.integers(2, 5), batch=st.integers(1, 4), seed=st.integers(0, 100), scoped=st.booleans(),
-       dtype=st.sampled_from([None, "'float32'", "'float64'"]), wrap=st.sampled_from(["F.take", "nd.take"]))
-def test_hl005_array_of_an_init_attribute_becomes_a_constant_parameter(backend, classes, batch, seed, scoped,
-                                                                       dtype, wrap):
+@given(
+    classes=st.integers(2, 5),
+    batch=st.integers(1, 4),
+    seed=st.integers(0, 100),
+    scoped=st.booleans(),
+    dtype=st.sampled_from([None, "'float32'", "'float64'"]),
+    wrap=st.sampled_from(["F.take", "nd.take"]),
+)
+def test_hl005_array_of_an_init_attribute_becomes_a_constant_parameter(
+    backend, classes, batch, seed, scoped, dtype, wrap
+):
     """`F.take(nd.array(self._w), label)`: the list __init__ stores becomes a constant parameter
     (also under an eager-namespace op, which HL006 rewrites in the same run)."""
     mx = backend_module(backend)
@@ -126,10 +153,16 @@ def test_hl005_array_of_an_init_attribute_becomes_a_constant_parameter(backend, 
     keyword = f", dtype={dtype}" if dtype else ""
     store = f"self._w = {weights!r}"
     init = f"{store}\nwith self.name_scope():\n    self.k = 2" if scoped else store
-    source = source_of(f"w = {wrap}(nd.array(self._w{keyword}), label)\nreturn F.broadcast_mul(x, w)",
-                       inputs="x, label", init=init)
+    source = source_of(
+        f"w = {wrap}(nd.array(self._w{keyword}), label)\nreturn F.broadcast_mul(x, w)",
+        inputs="x, label",
+        init=init,
+    )
     fixed = fix_source(source, unsafe=True).source
-    assert "get_constant('w_1', " in fixed and "self._w" in fixed.split("get_constant")[1].splitlines()[0], fixed
+    assert (
+        "get_constant('w_1', " in fixed
+        and "self._w" in fixed.split("get_constant")[1].splitlines()[0]
+    ), fixed
     assert not [f for f in lint_source(fixed) if f.code in ("HL005", "HL006")], fixed
     expected, expected_dtype = call(build(source, mx), [x, label], mx, hybridize=False)
     for hybridize in (False, True):
@@ -146,8 +179,10 @@ def test_hl005_literal_in_a_class_without_init_becomes_a_constant_parameter(back
     mx = backend_module(backend)
     const = np.random.RandomState(seed).uniform(-2, 2, size=shape).round(3)
     const.flat[0], const.flat[-1] = 7.5, -1.25  # never constant-filled
-    source = ('class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
-              f"        return F.broadcast_mul(x, nd.array({literal(const)}))\n")
+    source = (
+        'class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
+        f"        return F.broadcast_mul(x, nd.array({literal(const)}))\n"
+    )
     fixed = check(source, [values(shape)], mx, "HL005", expect_safety="unsafe")
     assert "def __init__(self, *args, **kwargs)" in fixed
 
@@ -156,8 +191,9 @@ def test_hl005_literal_in_a_class_without_init_becomes_a_constant_parameter(back
 def test_hl005_constant_parameter_is_saved_with_the_block(backend, tmp_path):
     """The documented cost of the unsafe fix: the block gains a (saved) parameter."""
     mx = backend_module(backend)
-    source = source_of("scale = nd.array([0.5, 2.0])\nreturn F.broadcast_mul(x, scale)",
-                       init="self.k = 2")
+    source = source_of(
+        "scale = nd.array([0.5, 2.0])\nreturn F.broadcast_mul(x, scale)", init="self.k = 2"
+    )
     fixed = fixed_by(source, "HL005", "unsafe")
     net = build(fixed, mx)()
     net.initialize()
@@ -168,14 +204,29 @@ def test_hl005_constant_parameter_is_saved_with_the_block(backend, tmp_path):
 
 
 # -- HL006 ---------------------------------------------------------------------------------
-HL006_OPS = ["relu({})", "sigmoid({})", "softmax({}, axis=-1)", "sum({}, axis=0)", "exp({})",
-             "transpose({})", "broadcast_add({0}, {0})", "log_softmax({}, axis=0)", "square({})",
-             "expand_dims({}, axis=0)", "flip({}, axis=0)", "contrib.arange_like({}, axis=0)"]
+HL006_OPS = [
+    "relu({})",
+    "sigmoid({})",
+    "softmax({}, axis=-1)",
+    "sum({}, axis=0)",
+    "exp({})",
+    "transpose({})",
+    "broadcast_add({0}, {0})",
+    "log_softmax({}, axis=0)",
+    "square({})",
+    "expand_dims({}, axis=0)",
+    "flip({}, axis=0)",
+    "contrib.arange_like({}, axis=0)",
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes, op=st.sampled_from(HL006_OPS), spelling=st.sampled_from(["nd", "mx.nd", "mx.ndarray"]))
+@given(
+    shape=shapes,
+    op=st.sampled_from(HL006_OPS),
+    spelling=st.sampled_from(["nd", "mx.nd", "mx.ndarray"]),
+)
 def test_hl006_eager_namespace_becomes_f(backend, shape, op, spelling):
     mx = backend_module(backend)
     check(source_of(f"return {spelling}.{op.format('x')}"), [values(shape)], mx, "HL006")
@@ -194,15 +245,24 @@ def test_hl006_symbol_namespace_becomes_f(backend, shape, op):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(batch=st.integers(1, 4), units=st.integers(1, 4), scale=st.sampled_from(["0.5 * ", "-", "2 * -", ""]),
-       creation=st.sampled_from(["ones", "zeros"]), op=st.sampled_from(["+", "-", "*"]),
-       static=st.booleans())
-def test_hl006_scaled_creation_meeting_a_tensor_becomes_f(backend, batch, units, scale, creation, op, static):
+@given(
+    batch=st.integers(1, 4),
+    units=st.integers(1, 4),
+    scale=st.sampled_from(["0.5 * ", "-", "2 * -", ""]),
+    creation=st.sampled_from(["ones", "zeros"]),
+    op=st.sampled_from(["+", "-", "*"]),
+    static=st.booleans(),
+)
+def test_hl006_scaled_creation_meeting_a_tensor_becomes_f(
+    backend, batch, units, scale, creation, op, static
+):
     """`y + 0.5 * nd.ones((1, n))` (n literal or an int attribute): HL006 makes it F.ones, HL007
     (the partial literal shape (1, None) with its 1) the broadcast the NDArray operator did."""
     mx = backend_module(backend)
     shape = f"(1, {units})" if static else "(1, self._units)"
-    source = source_of(f"y = F.relu(x)\nreturn y {op} {scale}nd.{creation}({shape})", init=f"self._units = {units}")
+    source = source_of(
+        f"y = F.relu(x)\nreturn y {op} {scale}nd.{creation}({shape})", init=f"self._units = {units}"
+    )
     x = values((batch, units), low=-3, high=3)
     fixed = fix_source(source).source  # safe fixes only
     assert "nd." not in fixed and "F.broadcast_" in fixed, fixed
@@ -213,37 +273,72 @@ def test_hl006_scaled_creation_meeting_a_tensor_becomes_f(backend, batch, units,
         np.testing.assert_array_equal(got, expected, err_msg=f"{fixed}\nhybridize={hybridize}")
 
 
-NDARRAY_ONLY = ["add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal",
-                "greater", "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
-                "logical_xor"]
+NDARRAY_ONLY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "modulo",
+    "equal",
+    "not_equal",
+    "greater",
+    "greater_equal",
+    "lesser",
+    "lesser_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes.filter(lambda s: len(s) >= 2), op=st.sampled_from(NDARRAY_ONLY), data_=st.data())
+@given(
+    shape=shapes.filter(lambda s: len(s) >= 2), op=st.sampled_from(NDARRAY_ONLY), data_=st.data()
+)
 def test_hl006_ndarray_only_helpers_become_broadcast_ops(backend, shape, op, data_):
     """`nd.add(x, m)` and friends (no Symbol twin) between tensors of different shapes."""
     mx = backend_module(backend)
     axis = data_.draw(st.integers(0, len(shape) - 1))
     x, y = values(shape, seed=1), values(shape, seed=2)
-    source = source_of(f"m = y.sum(axis={axis}, keepdims=True)\nreturn nd.{op}(x, m)", inputs="x, y")
+    source = source_of(
+        f"m = y.sum(axis={axis}, keepdims=True)\nreturn nd.{op}(x, m)", inputs="x, y"
+    )
     check(source, [x, y], mx, "HL006")
 
 
 # -- HL007 ---------------------------------------------------------------------------------
-OPERATORS = {"+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div",
-             "%": "broadcast_mod", "**": "broadcast_power", "==": "broadcast_equal",
-             "!=": "broadcast_not_equal", "<": "broadcast_lesser", "<=": "broadcast_lesser_equal",
-             ">": "broadcast_greater", ">=": "broadcast_greater_equal"}
+OPERATORS = {
+    "+": "broadcast_add",
+    "-": "broadcast_sub",
+    "*": "broadcast_mul",
+    "/": "broadcast_div",
+    "%": "broadcast_mod",
+    "**": "broadcast_power",
+    "==": "broadcast_equal",
+    "!=": "broadcast_not_equal",
+    "<": "broadcast_lesser",
+    "<=": "broadcast_lesser_equal",
+    ">": "broadcast_greater",
+    ">=": "broadcast_greater_equal",
+}
 
 
 @st.composite
 def broadcast_case(draw):
     shape = draw(shapes.filter(lambda s: len(s) >= 2))
     axis = draw(st.integers(0, len(shape) - 1))
-    form = draw(st.sampled_from(["x.sum(axis={a}, keepdims=True)", "F.max(x, axis={a}, keepdims=True)",
-                                 "F.expand_dims(F.mean(y, axis={a}), axis={a})",
-                                 "y.mean(axis={a}, keepdims=True) * 0.5 + 1"]))
+    form = draw(
+        st.sampled_from(
+            [
+                "x.sum(axis={a}, keepdims=True)",
+                "F.max(x, axis={a}, keepdims=True)",
+                "F.expand_dims(F.mean(y, axis={a}), axis={a})",
+                "y.mean(axis={a}, keepdims=True) * 0.5 + 1",
+            ]
+        )
+    )
     return shape, form.format(a=axis)
 
 
@@ -256,16 +351,26 @@ def test_hl007_operators_become_broadcast_ops(backend, case, op, reflected):
     x = values(shape, low=1, high=4, seed=1)
     y = values(shape, low=1, high=4, seed=2)
     left, right = ("m", "x") if reflected else ("x", "m")
-    fixed = check(source_of(f"m = {other}\nreturn {left} {op} {right}", inputs="x, y"), [x, y], mx, "HL007")
+    fixed = check(
+        source_of(f"m = {other}\nreturn {left} {op} {right}", inputs="x, y"), [x, y], mx, "HL007"
+    )
     assert f"F.{OPERATORS[op]}({left}, {right})" in fixed
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=st.lists(st.integers(1, 3), min_size=4, max_size=4).map(tuple), op=st.sampled_from(sorted(OPERATORS)),
-       form=st.sampled_from(["F.reshape(y.mean(axis=(2, 3)), shape=(0, 0, 1, 1))",
-                             "y.mean(axis=(2, 3)).reshape((0, 0, 1, 1))", "F.ones((1, 1, 1, 1)) * 2",
-                             "y.max(axis=1).expand_dims(axis=1)"]))
+@given(
+    shape=st.lists(st.integers(1, 3), min_size=4, max_size=4).map(tuple),
+    op=st.sampled_from(sorted(OPERATORS)),
+    form=st.sampled_from(
+        [
+            "F.reshape(y.mean(axis=(2, 3)), shape=(0, 0, 1, 1))",
+            "y.mean(axis=(2, 3)).reshape((0, 0, 1, 1))",
+            "F.ones((1, 1, 1, 1)) * 2",
+            "y.max(axis=1).expand_dims(axis=1)",
+        ]
+    ),
+)
 def test_hl007_gates_and_literals_become_broadcast_ops(backend, shape, op, form):
     """SE-style gates (reshape with 1s), literal shapes and expand_dims against a 4-D input."""
     mx = backend_module(backend)
@@ -275,14 +380,23 @@ def test_hl007_gates_and_literals_become_broadcast_ops(backend, shape, op, form)
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(b=st.integers(1, 3), lq=st.integers(1, 3), lk=st.integers(1, 3), c=st.integers(1, 3),
-       op=st.sampled_from(sorted(OPERATORS)))
+@given(
+    b=st.integers(1, 3),
+    lq=st.integers(1, 3),
+    lk=st.integers(1, 3),
+    c=st.integers(1, 3),
+    op=st.sampled_from(sorted(OPERATORS)),
+)
 def test_hl007_pairwise_expand_dims_becomes_broadcast_op(backend, b, lq, lk, c, op):
     """The additive-attention pairwise sum: (B, Lq, 1, C) op (B, 1, Lk, C)."""
     mx = backend_module(backend)
     q, k = values((b, lq, c), seed=5), values((b, lk, c), seed=6)
-    check(source_of(f"return F.expand_dims(x, axis=2) {op} y.expand_dims(axis=1)", inputs="x, y"),
-          [q, k], mx, "HL007")
+    check(
+        source_of(f"return F.expand_dims(x, axis=2) {op} y.expand_dims(axis=1)", inputs="x, y"),
+        [q, k],
+        mx,
+        "HL007",
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -303,8 +417,12 @@ def test_hl007_equal_shapes_are_left_alone_and_hybridize(backend, shape, op):
 # -- HL009 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=shapes, form=st.sampled_from(["return x.reshape((len(x), -1))",
-                                           "y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), -1))"]))
+@given(
+    shape=shapes,
+    form=st.sampled_from(
+        ["return x.reshape((len(x), -1))", "y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), -1))"]
+    ),
+)
 def test_hl009_len_in_reshape_becomes_code_zero(backend, shape, form):
     mx = backend_module(backend)
     check(source_of(form), [values(shape)], mx, "HL009")
@@ -324,15 +442,20 @@ def children_check_lifted(mx):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(units=st.lists(st.integers(1, 5), min_size=1, max_size=3), batch=st.integers(1, 3),
-       spelling=st.sampled_from(["nn.Sequential", "gluon.nn.Sequential"]))
+@given(
+    units=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    batch=st.integers(1, 3),
+    spelling=st.sampled_from(["nn.Sequential", "gluon.nn.Sequential"]),
+)
 def test_hl010_sequential_becomes_hybrid_sequential(backend, units, batch, spelling):
     mx = backend_module(backend)
     adds = "".join(f"    self.body.add(nn.Dense({u}, activation='tanh'))\n" for u in units)
-    source = ("class Net(gluon.HybridBlock):\n    def __init__(self):\n        super(Net, self).__init__()\n"
-              f"        with self.name_scope():\n            self.body = {spelling}(prefix='body_')\n"
-              + "".join("        " + line + "\n" for line in adds.splitlines())
-              + "\n    def hybrid_forward(self, F, x):\n        return self.body(x)\n")
+    source = (
+        "class Net(gluon.HybridBlock):\n    def __init__(self):\n        super(Net, self).__init__()\n"
+        f"        with self.name_scope():\n            self.body = {spelling}(prefix='body_')\n"
+        + "".join("        " + line + "\n" for line in adds.splitlines())
+        + "\n    def hybrid_forward(self, F, x):\n        return self.body(x)\n"
+    )
     fixed = fixed_by(source, "HL010", "safe")
     original = build(source, mx)
     with pytest.raises(ValueError, match="Children of HybridBlock must also be HybridBlock"):

@@ -4,6 +4,7 @@ the block hybridlint fixed, run eagerly and hybridized, equals the original bloc
 Each case is a block template; hypothesis draws the shapes (and the reshape codes that fit
 them), the rule under test rewrites the source, and the outputs are compared exactly.
 """
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -69,7 +70,7 @@ def shapes_and_codes(draw):
             codes.append(0)
             i += 1
     if len(codes) < 2:
-        codes.append(1)      # a trailing literal 1 (after everything is consumed)
+        codes.append(1)  # a trailing literal 1 (after everything is consumed)
     return shape, tuple(codes)
 
 
@@ -79,8 +80,10 @@ def shapes_and_codes(draw):
 def test_hl011_varargs_to_tuple(name, case):
     lib = backend(name)
     shape, codes = case
-    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-              f"        return F.relu(x).reshape({', '.join(map(str, codes))})\n")
+    source = (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        f"        return F.relu(x).reshape({', '.join(map(str, codes))})\n"
+    )
     arrays = [np.random.RandomState(0).uniform(-1, 1, shape)]
     try:
         outputs(build(source, lib), lib, arrays, False)
@@ -96,11 +99,13 @@ def test_hl012_parameter_data_to_argument(name, shape, via_kwargs):
     lib = backend(name)
     shape = tuple(shape)
     signature = "F, x, **kwargs" if via_kwargs else "F, x, weight"
-    source = ("class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-              "        with self.name_scope():\n"
-              f"            self.weight = self.params.get('weight', shape={shape!r})\n\n"
-              f"    def hybrid_forward(self, {signature}):\n"
-              "        return F.broadcast_mul(x, self.weight.data()) + F.broadcast_add(x, self.weight.data())\n")
+    source = (
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        with self.name_scope():\n"
+        f"            self.weight = self.params.get('weight', shape={shape!r})\n\n"
+        f"    def hybrid_forward(self, {signature}):\n"
+        "        return F.broadcast_mul(x, self.weight.data()) + F.broadcast_add(x, self.weight.data())\n"
+    )
     arrays = [np.random.RandomState(1).uniform(-1, 1, shape)]
     check("HL012", source, lib, arrays)
 
@@ -113,8 +118,10 @@ def test_hl014_unpacking_to_split(name, rows, rest):
     names = ", ".join("r%d" % i for i in range(rows))
     total = " + ".join("r%d * %d" % (i, i + 1) for i in range(rows))
     shape = (rows,) + tuple(rest)
-    source = ("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-              f"        y = F.relu(x).reshape({shape!r})\n"
-              f"        {names} = y\n        return {total}\n")
+    source = (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        f"        y = F.relu(x).reshape({shape!r})\n"
+        f"        {names} = y\n        return {total}\n"
+    )
     arrays = [np.random.RandomState(2).uniform(-1, 1, shape)]
     check("HL014", source, lib, arrays)

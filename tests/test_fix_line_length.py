@@ -1,5 +1,6 @@
 """Issue 14: lines that fixes make longer than the project's line length are broken at a
 natural point (inside a call's brackets), as black would; nothing else is re-wrapped."""
+
 import ast
 import textwrap
 
@@ -19,10 +20,14 @@ HEAD = textwrap.dedent("""\
         def hybrid_forward(self, F, x, y):
 """)
 # 62 columns before the fix, 107 after (x[:, 1:3] -> F.slice(x, begin=..., end=...))
-GROWS = HEAD + "        projected = self.output_projection(x[:, 1:3])  # keep this comment\n" \
-               "        return projected\n"
-USER_LONG = ("        unrelated_but_long = self.some_layer_with_a_long_name(x, y, y, y, y, y, y,"
-             " y, y, y)  # the user's\n")
+GROWS = (
+    HEAD + "        projected = self.output_projection(x[:, 1:3])  # keep this comment\n"
+    "        return projected\n"
+)
+USER_LONG = (
+    "        unrelated_but_long = self.some_layer_with_a_long_name(x, y, y, y, y, y, y,"
+    " y, y, y)  # the user's\n"
+)
 
 
 def widths(text):
@@ -65,31 +70,38 @@ def test_line_without_brackets_to_break_stays_long():
 
 def test_many_arguments_are_exploded_one_per_line_with_a_trailing_comma():
     before = "    out = f(a)\n"
-    after = ("    out = F.slice(data_tensor, begin=(None, 1, 0), end=(None, 3, 4),"
-             " step=(1, 1, 1))\n")
+    after = "    out = F.slice(data_tensor, begin=(None, 1, 0), end=(None, 3, 4), step=(1, 1, 1))\n"
     wrapped = wrap_fixed_lines(before, after, 40)
-    assert wrapped == ("    out = F.slice(\n"
-                       "        data_tensor,\n"
-                       "        begin=(None, 1, 0),\n"
-                       "        end=(None, 3, 4),\n"
-                       "        step=(1, 1, 1),\n"
-                       "    )\n")
-    assert (ast.dump(ast.parse(textwrap.dedent(wrapped)))
-            == ast.dump(ast.parse(textwrap.dedent(after))))
-
+    assert wrapped == (
+        "    out = F.slice(\n"
+        "        data_tensor,\n"
+        "        begin=(None, 1, 0),\n"
+        "        end=(None, 3, 4),\n"
+        "        step=(1, 1, 1),\n"
+        "    )\n"
+    )
+    assert ast.dump(ast.parse(textwrap.dedent(wrapped))) == ast.dump(
+        ast.parse(textwrap.dedent(after))
+    )
 
 
 def test_returned_bare_tuple_gets_black_parentheses():
     before = "        return cls_prob[:, :, 1:], F.concat(xy - wh / 2, xy + wh / 2, dim=-1)\n"
-    after = ("        return F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)),"
-             " F.concat(xy - wh / 2, xy + wh / 2, dim=-1)\n")
+    after = (
+        "        return F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)),"
+        " F.concat(xy - wh / 2, xy + wh / 2, dim=-1)\n"
+    )
     wrapped = wrap_fixed_lines(before, after, 88)
-    assert wrapped == ("        return (\n"
-                       "            F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)),\n"
-                       "            F.concat(xy - wh / 2, xy + wh / 2, dim=-1),\n"
-                       "        )\n")
-    assert (ast.dump(ast.parse(textwrap.dedent(wrapped)))
-            == ast.dump(ast.parse(textwrap.dedent(after))))
+    assert wrapped == (
+        "        return (\n"
+        "            F.slice(cls_prob, begin=(None, None, 1), end=(None, None, None)),\n"
+        "            F.concat(xy - wh / 2, xy + wh / 2, dim=-1),\n"
+        "        )\n"
+    )
+    assert ast.dump(ast.parse(textwrap.dedent(wrapped))) == ast.dump(
+        ast.parse(textwrap.dedent(after))
+    )
+
 
 def test_fixing_the_wrapped_result_again_changes_nothing():
     once = fix_source(GROWS, line_length=88).source
@@ -116,14 +128,20 @@ def project(tmp_path, monkeypatch, pyproject):
     return tmp_path
 
 
-@pytest.mark.parametrize("pyproject, limit", [
-    ("[tool.hybridlint]\n", 88),
-    ("[tool.hybridlint]\nline-length = 120\n", 120),
-    ("[tool.hybridlint]\n[tool.ruff]\nline-length = 100\n[tool.black]\nline-length = 60\n", 100),
-    ("[tool.black]\nline-length = 60\n[tool.hybridlint]\n", 60),
-    ("[tool.hybridlint]\nline-length = 79\n[tool.ruff]\nline-length = 120\n", 79),
-    ("[tool.black]\nline-length = 120\n", 120),  # no [tool.hybridlint]: nearest pyproject.toml
-])
+@pytest.mark.parametrize(
+    "pyproject, limit",
+    [
+        ("[tool.hybridlint]\n", 88),
+        ("[tool.hybridlint]\nline-length = 120\n", 120),
+        (
+            "[tool.hybridlint]\n[tool.ruff]\nline-length = 100\n[tool.black]\nline-length = 60\n",
+            100,
+        ),
+        ("[tool.black]\nline-length = 60\n[tool.hybridlint]\n", 60),
+        ("[tool.hybridlint]\nline-length = 79\n[tool.ruff]\nline-length = 120\n", 79),
+        ("[tool.black]\nline-length = 120\n", 120),  # no [tool.hybridlint]: nearest pyproject.toml
+    ],
+)
 def test_configured_line_length(tmp_path, monkeypatch, pyproject, limit):
     root = project(tmp_path, monkeypatch, pyproject)
     assert load_config([str(root / "net.py")]).line_length == limit
@@ -134,12 +152,15 @@ def test_configured_line_length(tmp_path, monkeypatch, pyproject, limit):
     assert (fixed == fix_source(GROWS).source) == (limit >= 107)  # wrapped only when needed
 
 
-@pytest.mark.parametrize("pyproject, key", [
-    ("[tool.hybridlint]\nline-length = 0\n", "line-length"),
-    ("[tool.hybridlint]\nline-length = \"88\"\n", "line-length"),
-    ("[tool.hybridlint]\nline-length = true\n", "line-length"),
-    ("[tool.hybridlint]\n[tool.ruff]\nline-length = -1\n", "[tool.ruff] line-length"),
-])
+@pytest.mark.parametrize(
+    "pyproject, key",
+    [
+        ("[tool.hybridlint]\nline-length = 0\n", "line-length"),
+        ('[tool.hybridlint]\nline-length = "88"\n', "line-length"),
+        ("[tool.hybridlint]\nline-length = true\n", "line-length"),
+        ("[tool.hybridlint]\n[tool.ruff]\nline-length = -1\n", "[tool.ruff] line-length"),
+    ],
+)
 def test_invalid_line_length_names_file_and_key(tmp_path, monkeypatch, pyproject, key):
     root = project(tmp_path, monkeypatch, pyproject)
     with pytest.raises(ConfigError) as info:

@@ -10,6 +10,7 @@ shared weight through both uses; the bundled engine has no autograd, it checks o
 tests at the end pin what makes the fix unsafe (a second name in `save_parameters` files) and
 what it keeps (old checkpoints load).
 """
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -22,7 +23,7 @@ from hybridlint.linter import fix_source, lint_source
 SETTINGS = fix_settings(10)
 
 
-TIED = '''\
+TIED = """\
 class Net(HybridBlock):
     def __init__(self, vocab, units, **kwargs):
         super(Net, self).__init__(**kwargs)
@@ -35,10 +36,10 @@ class Net(HybridBlock):
         h = self.cell(self.embed(tokens))
         return F.FullyConnected(h, self.embed.weight.data(), no_bias=True,
                                 num_hidden=self._vocab, flatten=False)
-'''
+"""
 
 # a Dense child's weight and bias reused by hand (a weight-tied projection back)
-DENSE = '''\
+DENSE = """\
 class Net(HybridBlock):
     def __init__(self, vocab, units, **kwargs):
         super(Net, self).__init__(**kwargs)
@@ -49,7 +50,7 @@ class Net(HybridBlock):
         back = F.FullyConnected(h, F.transpose(self.proj.weight.data()), no_bias=True,
                                 num_hidden=self._vocab, flatten=False)
         return F.broadcast_add(back, F.sum(self.proj.bias.data()))
-'''
+"""
 
 
 def build(source: str, mx):
@@ -60,7 +61,9 @@ def fixed_source(source: str) -> str:
     findings = [f for f in lint_source(source) if f.code == "HL012"]
     assert findings and all(f.fix == "unsafe" for f in findings), findings
     fixed = fix_source(source, select=["HL012"], unsafe=True).source
-    assert ".data()" not in fixed and not [f for f in lint_source(fixed) if f.code == "HL012"], fixed
+    assert ".data()" not in fixed and not [f for f in lint_source(fixed) if f.code == "HL012"], (
+        fixed
+    )
     return fixed
 
 
@@ -92,7 +95,7 @@ def check(source, mx, vocab, units, x, tmp_path):
     reference_net.initialize()
     reference_net(x)
     params_file = str(tmp_path / "reference.params")
-    reference_net.save_parameters(params_file)   # the original's checkpoint
+    reference_net.save_parameters(params_file)  # the original's checkpoint
     expected = run(build(source, mx), mx, vocab, units, x, False, params_file)
     for hybridize in (False, True):
         got = run(build(fixed, mx), mx, vocab, units, x, hybridize, params_file)
@@ -105,30 +108,53 @@ def check(source, mx, vocab, units, x, tmp_path):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(vocab=st.integers(2, 7), units=st.integers(1, 5), batch=st.integers(1, 3), steps=st.integers(1, 4),
-       seed=st.integers(0, 2 ** 16))
-def test_tied_embedding_equals_the_eager_original(backend, vocab, units, batch, steps, seed, tmp_path_factory):
+@given(
+    vocab=st.integers(2, 7),
+    units=st.integers(1, 5),
+    batch=st.integers(1, 3),
+    steps=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_tied_embedding_equals_the_eager_original(
+    backend, vocab, units, batch, steps, seed, tmp_path_factory
+):
     mx = backend_module(backend)
     mx.random.seed(seed)
-    tokens = mx.nd.array(np.random.RandomState(seed).randint(0, vocab, (batch, steps)), dtype="int32")
+    tokens = mx.nd.array(
+        np.random.RandomState(seed).randint(0, vocab, (batch, steps)), dtype="int32"
+    )
     fixed = check(TIED, mx, vocab, units, tokens, tmp_path_factory.mktemp("tied"))
     assert "self.embed_weight = self.embed.weight" in fixed
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(vocab=st.integers(2, 7), units=st.integers(1, 5), batch=st.integers(1, 3), seed=st.integers(0, 2 ** 16))
-def test_dense_child_weight_and_bias_equal_the_eager_original(backend, vocab, units, batch, seed, tmp_path_factory):
+@given(
+    vocab=st.integers(2, 7),
+    units=st.integers(1, 5),
+    batch=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+)
+def test_dense_child_weight_and_bias_equal_the_eager_original(
+    backend, vocab, units, batch, seed, tmp_path_factory
+):
     mx = backend_module(backend)
     mx.random.seed(seed)
-    source = DENSE.replace("self.proj = nn.Dense", "self._vocab = vocab\n        self.proj = nn.Dense")
+    source = DENSE.replace(
+        "self.proj = nn.Dense", "self._vocab = vocab\n        self.proj = nn.Dense"
+    )
     x = mx.nd.array(np.random.RandomState(seed).randn(batch, 2, vocab).astype("float32"))
     fixed = check(source, mx, vocab, units, x, tmp_path_factory.mktemp("dense"))
-    assert "self.proj_weight = self.proj.weight" in fixed and "self.proj_bias = self.proj.bias" in fixed
+    assert (
+        "self.proj_weight = self.proj.weight" in fixed
+        and "self.proj_bias = self.proj.bias" in fixed
+    )
 
 
 @pytest.mark.mxnet
-def test_mxnet_checkpoints_of_the_fixed_block_name_the_parameter_twice_which_is_why_the_fix_is_unsafe(tmp_path):
+def test_mxnet_checkpoints_of_the_fixed_block_name_the_parameter_twice_which_is_why_the_fix_is_unsafe(
+    tmp_path,
+):
     mx = pytest.importorskip("mxnet")
     original, fixed = build(TIED, mx), build(fixed_source(TIED), mx)
     tokens = mx.nd.array([[0, 1, 2]], dtype="int32")
@@ -139,14 +165,20 @@ def test_mxnet_checkpoints_of_the_fixed_block_name_the_parameter_twice_which_is_
     new = fixed(4, 3)
     new.initialize()
     new(tokens)
-    new.load_parameters(str(tmp_path / "old.params"))   # the original's checkpoints still load
+    new.load_parameters(str(tmp_path / "old.params"))  # the original's checkpoints still load
     np.testing.assert_array_equal(new(tokens).asnumpy(), old(tokens).asnumpy())
+
     def names(net):  # the Trainer's view: each parameter once, by its name under the block
-        return sorted(k[len(net.prefix):] for k in net.collect_params().keys())
+        return sorted(k[len(net.prefix) :] for k in net.collect_params().keys())
+
     assert names(new) == names(old) == ["dense0_bias", "dense0_weight", "embedding0_weight"]
     new.save_parameters(str(tmp_path / "new.params"))
-    assert sorted(mx.nd.load(str(tmp_path / "new.params"))) == ["cell.bias", "cell.weight", "embed.weight",
-                                                                 "embed_weight"]
+    assert sorted(mx.nd.load(str(tmp_path / "new.params"))) == [
+        "cell.bias",
+        "cell.weight",
+        "embed.weight",
+        "embed_weight",
+    ]
     with pytest.raises(Exception, match="embed_weight"):
         original(4, 3).load_parameters(str(tmp_path / "new.params"))
     new.save_parameters(str(tmp_path / "dedup.params"), deduplicate=True)

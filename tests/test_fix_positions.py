@@ -1,6 +1,7 @@
 """fix_source maps every applied finding back to its line in the original source exactly,
 through passes that change the number of lines, without comparing whole files (a difflib
 comparison per pass made --fix quadratic: 50/100/200/400 classes took 4/8/20/54 s)."""
+
 import difflib
 
 from hybridlint.linter import _block_mapper, fix_source
@@ -50,21 +51,27 @@ def test_applied_findings_point_at_their_original_lines(monkeypatch):
 
     monkeypatch.setattr(difflib, "SequenceMatcher", no_whole_file_diff)
     source = "from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n" + "".join(
-        (CONST if i % 3 == 1 else CLASS).format(i=i) for i in range(9))
+        (CONST if i % 3 == 1 else CLASS).format(i=i) for i in range(9)
+    )
     result = fix_source(source, "m.py", unsafe=True)
     lines = source.splitlines()
     assert result.source.count("\n") < source.count("\n")  # passes joined lines
     per_class = {}
     for finding in result.applied:
-        assert CONSTRUCT[finding.code] in lines[finding.line - 1] or finding.line in JOINED(lines), \
-            finding
-        owner = next(text.split("(")[0] for text in reversed(lines[:finding.line])
-                     if text.startswith("class "))
+        assert CONSTRUCT[finding.code] in lines[finding.line - 1] or finding.line in JOINED(
+            lines
+        ), finding
+        owner = next(
+            text.split("(")[0]
+            for text in reversed(lines[: finding.line])
+            if text.startswith("class ")
+        )
         per_class[owner] = per_class.get(owner, 0) + 1
     # every class keeps its own findings: no drift from the lines earlier passes removed
     # (y[0][1] is fixed in two passes, x[...] over two lines is joined by the first)
-    assert per_class == {f"class {'Const' if i % 3 == 1 else 'Net'}{i}": 1 if i % 3 == 1 else 5
-                         for i in range(9)}
+    assert per_class == {
+        f"class {'Const' if i % 3 == 1 else 'Net'}{i}": 1 if i % 3 == 1 else 5 for i in range(9)
+    }
 
 
 def JOINED(lines):

@@ -10,6 +10,7 @@ blocks (set after initialization), so a wrong reshape shows in the values, not j
 The last tests pin what must stay unfixed: a target no code sequence gives, a dim also used as
 a value, an unpacking inside a branch.
 """
+
 # ruff: noqa: E741  (b, l: batch and length, as the zoos name them)
 import numpy as np
 import pytest
@@ -23,14 +24,18 @@ PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
 SETTINGS = fix_settings(15, phases=PHASES)
 
 
-def block_source(body: str, init: str = "", inputs: str = "x", params: str = "", methods: str = "") -> str:
+def block_source(
+    body: str, init: str = "", inputs: str = "x", params: str = "", methods: str = ""
+) -> str:
     init_lines = "".join(f"        {line}\n" for line in init.splitlines())
     lines = "".join(f"        {line}\n" for line in body.splitlines())
     methods = "".join(f"    {line}\n" for line in methods.splitlines())
-    return (f"class Net(HybridBlock):\n    def __init__(self, {params}**kwargs):\n"
-            f"        super(Net, self).__init__()\n{init_lines}"
-            f"        for key, value in kwargs.items():\n            setattr(self, key, value)\n\n{methods}"
-            f"    def hybrid_forward(self, F, {inputs}):\n{lines}")
+    return (
+        f"class Net(HybridBlock):\n    def __init__(self, {params}**kwargs):\n"
+        f"        super(Net, self).__init__()\n{init_lines}"
+        f"        for key, value in kwargs.items():\n            setattr(self, key, value)\n\n{methods}"
+        f"    def hybrid_forward(self, F, {inputs}):\n{lines}"
+    )
 
 
 def run(source: str, mx, arrays, hybridize: bool, attrs: dict):
@@ -38,7 +43,7 @@ def run(source: str, mx, arrays, hybridize: bool, attrs: dict):
     exec(compile(source, "<fixture>", "exec"), namespace)
     net = namespace["Net"](**attrs)
     net.initialize()
-    for i, param in enumerate(net.collect_params().values()):   # the same values in every build
+    for i, param in enumerate(net.collect_params().values()):  # the same values in every build
         values = (np.arange(int(np.prod(param.shape))) * (i + 3)) % 7 - 3
         param.set_data(mx.nd.array(values.reshape(param.shape).astype("float32")))
     if hybridize:
@@ -46,8 +51,19 @@ def run(source: str, mx, arrays, hybridize: bool, attrs: dict):
     return net(*arrays)
 
 
-def check(body: str, inputs_np, mx, *, init: str = "", attrs=None, inputs: str = "x",
-          select=("HL001",), params: str = "", safety: str = "safe", methods: str = ""):
+def check(
+    body: str,
+    inputs_np,
+    mx,
+    *,
+    init: str = "",
+    attrs=None,
+    inputs: str = "x",
+    select=("HL001",),
+    params: str = "",
+    safety: str = "safe",
+    methods: str = "",
+):
     """Fix `body`; original eager == fixed eager == fixed hybridized; no HL001 left."""
     attrs = attrs or {}
     source = block_source(body, init, inputs, params, methods)
@@ -58,7 +74,7 @@ def check(body: str, inputs_np, mx, *, init: str = "", attrs=None, inputs: str =
     assert not [f for f in lint_source(fixed) if f.code == "HL001"], fixed
     try:
         expected = run(source, mx, [mx.nd.array(a) for a in inputs_np], False, attrs)
-    except Exception:   # the original fails on this input: nothing to compare
+    except Exception:  # the original fails on this input: nothing to compare
         assume(False)
     for hybridize in (False, True):
         got = run(fixed, mx, [mx.nd.array(a) for a in inputs_np], hybridize, attrs)
@@ -82,9 +98,14 @@ def test_split_heads_of_a_projection(backend, b, l, heads, depth):
     """The dims are the input's, the reshape is of a Dense(flatten=False) output."""
     mx = backend_module(backend)
     units = heads * depth
-    fixed = check("b, l, u = x.shape\nh = self.proj(x)\nh = h.reshape((b, l, self._heads, u // self._heads))\n"
-                  "return F.transpose(h, axes=(0, 2, 1, 3))", [data((b, l, units))], mx,
-                  init=f"self.proj = nn.Dense({units}, flatten=False, in_units={units})", attrs={"_heads": heads})
+    fixed = check(
+        "b, l, u = x.shape\nh = self.proj(x)\nh = h.reshape((b, l, self._heads, u // self._heads))\n"
+        "return F.transpose(h, axes=(0, 2, 1, 3))",
+        [data((b, l, units))],
+        mx,
+        init=f"self.proj = nn.Dense({units}, flatten=False, in_units={units})",
+        attrs={"_heads": heads},
+    )
     assert "(0, 0, self._heads, -1)" in fixed and "x.shape" not in fixed
 
 
@@ -93,10 +114,14 @@ def test_split_heads_of_a_projection(backend, b, l, heads, depth):
 @given(b=dim, l=dim, heads=st.integers(1, 3), depth=dim)
 def test_merge_heads_reshape_transpose_reshape(backend, b, l, heads, depth):
     mx = backend_module(backend)
-    fixed = check("bh, length, d = x.shape\nx = x.reshape((bh // self._heads, self._heads, length, d))\n"
-                  "x = F.transpose(x, axes=(0, 2, 1, 3))\n"
-                  "return x.reshape((bh // self._heads, length, self._heads * d))",
-                  [data((b * heads, l, depth))], mx, attrs={"_heads": heads})
+    fixed = check(
+        "bh, length, d = x.shape\nx = x.reshape((bh // self._heads, self._heads, length, d))\n"
+        "x = F.transpose(x, axes=(0, 2, 1, 3))\n"
+        "return x.reshape((bh // self._heads, length, self._heads * d))",
+        [data((b * heads, l, depth))],
+        mx,
+        attrs={"_heads": heads},
+    )
     assert "(-4, -1, self._heads, 0, 0)" in fixed and "(0, 0, -3)" in fixed
 
 
@@ -106,21 +131,38 @@ def test_merge_heads_reshape_transpose_reshape(backend, b, l, heads, depth):
 def test_pixel_shuffle(backend, b, c, r, h, w):
     """Splitting one dim into three takes two reshapes; the transpose permutes the dims."""
     mx = backend_module(backend)
-    check("x = F.relu(x)\nr = self._r\nb, c, h, w = x.shape\nx = x.reshape((b, c // (r * r), r, r, h, w))\n"
-          "x = F.transpose(x, axes=(0, 1, 4, 2, 5, 3))\nreturn x.reshape((b, c // (r * r), h * r, w * r))",
-          [data((b, c * r * r, h, w))], mx, attrs={"_r": r})
+    check(
+        "x = F.relu(x)\nr = self._r\nb, c, h, w = x.shape\nx = x.reshape((b, c // (r * r), r, r, h, w))\n"
+        "x = F.transpose(x, axes=(0, 1, 4, 2, 5, 3))\nreturn x.reshape((b, c // (r * r), h * r, w * r))",
+        [data((b, c * r * r, h, w))],
+        mx,
+        attrs={"_r": r},
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(b=dim, groups=st.integers(1, 3), per=st.integers(1, 3), h=dim, w=dim,
-       swap=st.sampled_from(["F.swapaxes(x, 1, 2)", "x.swapaxes(1, 2)", "F.transpose(x, axes=(0, 2, 1, 3, 4))"]))
+@given(
+    b=dim,
+    groups=st.integers(1, 3),
+    per=st.integers(1, 3),
+    h=dim,
+    w=dim,
+    swap=st.sampled_from(
+        ["F.swapaxes(x, 1, 2)", "x.swapaxes(1, 2)", "F.transpose(x, axes=(0, 2, 1, 3, 4))"]
+    ),
+)
 def test_channel_shuffle_after_a_convolution(backend, b, groups, per, h, w, swap):
     mx = backend_module(backend)
     channels = groups * per
-    fixed = check(f"x = self.conv(x)\nb, c, h, w = x.shape\nx = x.reshape((b, self._groups, c // self._groups, h, w))\n"
-                  f"x = {swap}\nreturn x.reshape((b, c, h, w))", [data((b, 2, h, w))], mx,
-                  init=f"self.conv = nn.Conv2D({channels}, 1, in_channels=2)", attrs={"_groups": groups})
+    fixed = check(
+        f"x = self.conv(x)\nb, c, h, w = x.shape\nx = x.reshape((b, self._groups, c // self._groups, h, w))\n"
+        f"x = {swap}\nreturn x.reshape((b, c, h, w))",
+        [data((b, 2, h, w))],
+        mx,
+        init=f"self.conv = nn.Conv2D({channels}, 1, in_channels=2)",
+        attrs={"_groups": groups},
+    )
     assert "x.shape" not in fixed
 
 
@@ -130,10 +172,14 @@ def test_channel_shuffle_after_a_convolution(backend, b, groups, per, h, w, swap
 def test_yolo_layout_from_the_input_dims(backend, b, anchors, pred, h, w):
     """`h * w` of the input is no dim of the conv output as such: equal sizes make it -1."""
     mx = backend_module(backend)
-    check("b, _, h, w = x.shape\npred = self.conv(x).reshape((b, self._a, self._p, h * w))\n"
-          "pred = pred.transpose(axes=(0, 3, 1, 2))\nreturn pred.reshape((b, h * w * self._a, self._p))",
-          [data((b, 2, h, w))], mx, init=f"self.conv = nn.Conv2D({anchors * pred}, 1, in_channels=2)",
-          attrs={"_a": anchors, "_p": pred})
+    check(
+        "b, _, h, w = x.shape\npred = self.conv(x).reshape((b, self._a, self._p, h * w))\n"
+        "pred = pred.transpose(axes=(0, 3, 1, 2))\nreturn pred.reshape((b, h * w * self._a, self._p))",
+        [data((b, 2, h, w))],
+        mx,
+        init=f"self.conv = nn.Conv2D({anchors * pred}, 1, in_channels=2)",
+        attrs={"_a": anchors, "_p": pred},
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -141,9 +187,13 @@ def test_yolo_layout_from_the_input_dims(backend, b, anchors, pred, h, w):
 @given(b=dim, t=dim, c=dim, units=dim)
 def test_time_distributed_dense_unfolds_with_reshape_like(backend, b, t, c, units):
     mx = backend_module(backend)
-    fixed = check("batch, steps, channels = x.shape\ny = self.dense(x.reshape((batch * steps, channels)))\n"
-                  "return y.reshape((batch, steps, -1))", [data((b, t, c))], mx,
-                  init=f"self.dense = nn.Dense({units}, in_units={c})")
+    fixed = check(
+        "batch, steps, channels = x.shape\ny = self.dense(x.reshape((batch * steps, channels)))\n"
+        "return y.reshape((batch, steps, -1))",
+        [data((b, t, c))],
+        mx,
+        init=f"self.dense = nn.Dense({units}, in_units={c})",
+    )
     assert "F.reshape_like(y, x, lhs_end=1, rhs_end=2)" in fixed
 
 
@@ -152,8 +202,12 @@ def test_time_distributed_dense_unfolds_with_reshape_like(backend, b, t, c, unit
 @given(b=dim, c=dim, h=dim, w=dim)
 def test_flatten_by_a_product_of_dims(backend, b, c, h, w):
     mx = backend_module(backend)
-    fixed = check("x = self.conv(x)\nreturn x.reshape((-1, x.shape[1] * x.shape[2] * x.shape[3]))",
-                  [data((b, 2, h, w))], mx, init=f"self.conv = nn.Conv2D({c}, 1, in_channels=2)")
+    fixed = check(
+        "x = self.conv(x)\nreturn x.reshape((-1, x.shape[1] * x.shape[2] * x.shape[3]))",
+        [data((b, 2, h, w))],
+        mx,
+        init=f"self.conv = nn.Conv2D({c}, 1, in_channels=2)",
+    )
     assert "x.shape" not in fixed
 
 
@@ -162,26 +216,44 @@ def test_flatten_by_a_product_of_dims(backend, b, c, h, w):
 @given(n=dim, feat=dim, classes=st.integers(1, 3))
 def test_box_regression_sizes_settle_the_dense_units(backend, n, feat, classes):
     mx = backend_module(backend)
-    check("deltas = self.box(x)\nreturn deltas.reshape((x.shape[0], self._classes + 1, 4))", [data((n, feat))], mx,
-          init=f"self.box = nn.Dense({(classes + 1) * 4}, in_units={feat})", attrs={"_classes": classes})
+    check(
+        "deltas = self.box(x)\nreturn deltas.reshape((x.shape[0], self._classes + 1, 4))",
+        [data((n, feat))],
+        mx,
+        init=f"self.box = nn.Dense({(classes + 1) * 4}, in_units={feat})",
+        attrs={"_classes": classes},
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
-@given(shape=st.lists(dim, min_size=1, max_size=4).map(tuple), samples=st.integers(1, 3),
-       form=st.sampled_from(["y.reshape(shape=(-1, self._s) + y.shape[1:])",
-                             "F.reshape(y, shape=(-1, self._s) + y.shape[1:])",
-                             "y.reshape((-1, self._s) + y.shape[1:])"]))
+@given(
+    shape=st.lists(dim, min_size=1, max_size=4).map(tuple),
+    samples=st.integers(1, 3),
+    form=st.sampled_from(
+        [
+            "y.reshape(shape=(-1, self._s) + y.shape[1:])",
+            "F.reshape(y, shape=(-1, self._s) + y.shape[1:])",
+            "y.reshape((-1, self._s) + y.shape[1:])",
+        ]
+    ),
+)
 def test_shape_tail_concatenated(backend, shape, samples, form):
     """`(-1, S) + y.shape[1:]` on a tensor of any rank: the tail is -2."""
     mx = backend_module(backend)
-    fixed = check(f"y = F.repeat(x, repeats=self._s, axis=0)\nreturn {form}", [data(shape)], mx,
-                  attrs={"_s": samples})
+    fixed = check(
+        f"y = F.repeat(x, repeats=self._s, axis=0)\nreturn {form}",
+        [data(shape)],
+        mx,
+        attrs={"_s": samples},
+    )
     assert "(-4, -1, self._s, -2)" in fixed
 
 
-_FFN = ("h = F.identity(x)\n"
-        "h += self.ffn_2(self.ffn_1(x.reshape((-3, 0)))).reshape((x.shape[0], -1, self._units))\nreturn h")
+_FFN = (
+    "h = F.identity(x)\n"
+    "h += self.ffn_2(self.ffn_1(x.reshape((-3, 0)))).reshape((x.shape[0], -1, self._units))\nreturn h"
+)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -191,9 +263,16 @@ def test_reshape_on_a_line_with_an_inplace_add(backend, b, l, units, hidden):
     """HL004 rewrites `h +=`, HL001 the reshape; both edits compose. The Dense's units are the
     constructor argument stored as `self._units`."""
     mx = backend_module(backend)
-    fixed = check(_FFN, [data((b, l, units))], mx, select=("HL001", "HL004"), params="units, hidden, ",
-                  init="self._units = units\nself.ffn_1 = nn.Dense(hidden, in_units=units)\n"
-                       "self.ffn_2 = nn.Dense(units, in_units=hidden)", attrs={"units": units, "hidden": hidden})
+    fixed = check(
+        _FFN,
+        [data((b, l, units))],
+        mx,
+        select=("HL001", "HL004"),
+        params="units, hidden, ",
+        init="self._units = units\nself.ffn_1 = nn.Dense(hidden, in_units=units)\n"
+        "self.ffn_2 = nn.Dense(units, in_units=hidden)",
+        attrs={"units": units, "hidden": hidden},
+    )
     assert "F.reshape_like(" in fixed
 
 
@@ -203,9 +282,14 @@ def test_reshape_on_a_line_with_an_inplace_add(backend, b, l, units, hidden):
 def test_reshape_with_literal_layer_sizes(backend, b, l, units, hidden):
     """The same with literal sizes (`self._units = 4`, `Dense(4)`)."""
     mx = backend_module(backend)
-    check(_FFN, [data((b, l, units))], mx, select=("HL001", "HL004"),
-          init=f"self._units = {units}\nself.ffn_1 = nn.Dense({hidden}, in_units={units})\n"
-               f"self.ffn_2 = nn.Dense({units}, in_units={hidden})")
+    check(
+        _FFN,
+        [data((b, l, units))],
+        mx,
+        select=("HL001", "HL004"),
+        init=f"self._units = {units}\nself.ffn_1 = nn.Dense({hidden}, in_units={units})\n"
+        f"self.ffn_2 = nn.Dense({units}, in_units={hidden})",
+    )
 
 
 # -- what must stay unfixed -------------------------------------------------------------------
@@ -214,24 +298,31 @@ def _hl001(body: str, init: str = ""):
 
 
 def test_a_dim_used_as_a_value_keeps_the_unpacking():
-    fixed = fix_source(block_source("b, l, u = x.shape\ny = x.reshape((b, l, 2, u // 2))\nreturn y * b"),
-                       select=["HL001"]).source
+    fixed = fix_source(
+        block_source("b, l, u = x.shape\ny = x.reshape((b, l, 2, u // 2))\nreturn y * b"),
+        select=["HL001"],
+    ).source
     assert "b, l, u = x.shape" in fixed
 
 
-@pytest.mark.parametrize("body", [
-    "b, l, u = x.shape\nreturn x.reshape((l, b, u))",                         # a permutation
-    "b, l, u = x.shape\ny = F.relu(x)\nreturn y.reshape((b * 2, l, u // 2))",     # a size moved across dims
-    "b, l, u = x.shape\ny = F.concat(x, x, dim=0)\nreturn y.reshape((b, l, u, -1))",  # two unknowns
-    "if self._flag:\n    b, l, u = x.shape\nelse:\n    b, l, u = 1, 2, 3\nreturn x.reshape((b, l, u))",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "b, l, u = x.shape\nreturn x.reshape((l, b, u))",  # a permutation
+        "b, l, u = x.shape\ny = F.relu(x)\nreturn y.reshape((b * 2, l, u // 2))",  # a size moved across dims
+        "b, l, u = x.shape\ny = F.concat(x, x, dim=0)\nreturn y.reshape((b, l, u, -1))",  # two unknowns
+        "if self._flag:\n    b, l, u = x.shape\nelse:\n    b, l, u = 1, 2, 3\nreturn x.reshape((b, l, u))",
+    ],
+)
 def test_targets_without_an_exact_rewrite_are_reported_only(body):
     findings = _hl001(body)
     assert findings and all(f.fix is None for f in findings), findings
 
 
 def test_a_name_reassigned_between_unpacking_and_reshape_is_not_followed():
-    findings = _hl001("b, l, u = x.shape\nx = F.concat(x, x, dim=2)\nreturn x.reshape((b, l, u, 2))")
+    findings = _hl001(
+        "b, l, u = x.shape\nx = F.concat(x, x, dim=2)\nreturn x.reshape((b, l, u, 2))"
+    )
     assert findings and all(f.fix is None for f in findings), findings
 
 
@@ -242,9 +333,14 @@ def test_scores_of_a_batch_dot_split_by_heads(backend, b, heads, lq, lk, d, tran
     """batch_dot's output dims come from both inputs (3-D, as legacy batch_dot needs)."""
     mx = backend_module(backend)
     k_shape = (b * heads, lk, d) if transpose else (b * heads, d, lk)
-    fixed = check(f"return F.batch_dot(q, k, transpose_b={transpose}).reshape("
-                  f"(q.shape[0] // self._heads, self._heads, q.shape[1], k.shape[{1 if transpose else 2}]))",
-                  [data((b * heads, lq, d)), data(k_shape)], mx, inputs="q, k", attrs={"_heads": heads})
+    fixed = check(
+        f"return F.batch_dot(q, k, transpose_b={transpose}).reshape("
+        f"(q.shape[0] // self._heads, self._heads, q.shape[1], k.shape[{1 if transpose else 2}]))",
+        [data((b * heads, lq, d)), data(k_shape)],
+        mx,
+        inputs="q, k",
+        attrs={"_heads": heads},
+    )
     assert "(-4, -1, self._heads, 0, 0)" in fixed
 
 
@@ -254,16 +350,23 @@ def test_scores_of_a_batch_dot_split_by_heads(backend, b, heads, lq, lk, d, tran
 def test_batch_size_cached_on_self_for_a_helper(backend, b, l, c, units):
     """The state goes and the helper's reshape gets code 0 (unsafe: see HL001's explanation)."""
     mx = backend_module(backend)
-    fixed = check("self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x))", [data((b, l, c))], mx,
-                  init=f"self._batch = None\nself.proj = nn.Dense({units}, flatten=False, in_units={c})",
-                  methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n", safety="unsafe")
+    fixed = check(
+        "self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x))",
+        [data((b, l, c))],
+        mx,
+        init=f"self._batch = None\nself.proj = nn.Dense({units}, flatten=False, in_units={c})",
+        methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n",
+        safety="unsafe",
+    )
     assert "q.reshape((0, -1))" in fixed and "self._batch = x" not in fixed
 
 
 def test_a_cached_dim_read_elsewhere_keeps_its_state():
-    source = block_source("self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x)) + self._batch",
-                          init="self._batch = None\nself.proj = nn.Dense(4, flatten=False)",
-                          methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n")
+    source = block_source(
+        "self._batch = x.shape[0]\nreturn self._flat(F, self.proj(x)) + self._batch",
+        init="self._batch = None\nself.proj = nn.Dense(4, flatten=False)",
+        methods="def _flat(self, F, q):\n    return q.reshape((self._batch, -1))\n\n",
+    )
     findings = [f for f in lint_source(source) if f.code == "HL001"]
     assert findings and all(f.fix is None for f in findings), findings
 
@@ -347,8 +450,10 @@ def permuted_targets(draw):
     if draw(st.booleans()):
         parts[draw(st.integers(0, len(parts) - 1))] = "-1"
     target = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    body = (", ".join(f"d{j}" for j in range(n)) + " = x.shape\n"
-            f"y = F.transpose(x, axes={tuple(perm)})\nreturn y.reshape({target})")
+    body = (
+        ", ".join(f"d{j}" for j in range(n)) + " = x.shape\n"
+        f"y = F.transpose(x, axes={tuple(perm)})\nreturn y.reshape({target})"
+    )
     return shape, body
 
 

@@ -1,6 +1,7 @@
 """``--fix`` writes never lose anything (issue 14): a concurrent edit survives, the inode's
 owner, group, extended attributes and hard links survive, an interrupted write leaves the old
 bytes recoverable, and leftovers of a killed run are cleaned up."""
+
 import json
 import os
 import subprocess
@@ -13,8 +14,10 @@ import hybridlint.runner as runner
 from hybridlint.files import SourceWriteError, read_source, write_source
 from cli_support import invoke
 
-HAZARD = ("from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
-          "    def hybrid_forward(self, F, x):\n        return nd.relu(x)\n")
+HAZARD = (
+    "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x):\n        return nd.relu(x)\n"
+)
 
 
 @pytest.fixture

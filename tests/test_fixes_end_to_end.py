@@ -4,6 +4,7 @@ Each file holds a realistic block written eagerly with hazards that HL001-HL004 
 original must break under hybridize(); the fixed file, eager and hybridized, must return the
 original's eager outputs (the issue's "rewritten testdata hybridizes with equal outputs").
 """
+
 from pathlib import Path
 
 import numpy as np
@@ -13,14 +14,17 @@ from hybridlint.linter import fix_source, lint_source
 
 FIXES = Path(__file__).resolve().parent.parent / "testdata" / "fixes"
 CASES = [("pooling_head.py", "PoolingHead", {"units": 6, "classes": 3}, [(2, 5, 4)])]
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
 
 
 def backend_module(name):
     if name == "mxnet":
         return pytest.importorskip("mxnet")
     import hybridlint.engine as engine
+
     return engine
 
 
@@ -31,6 +35,7 @@ def load(source: str, name: str, mx):
         exec(compile(source, name, "exec"), namespace)
         return namespace
     from hybridlint.engine import as_mxnet
+
     with as_mxnet():
         namespace = {"__name__": "testdata_fix"}
         exec(compile(source, name, "exec"), namespace)
@@ -51,7 +56,9 @@ def outputs(namespace, class_name, kwargs, shapes, mx, hybridize):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("filename, class_name, kwargs, shapes", CASES)
-def test_fixed_file_hybridizes_with_the_original_eager_outputs(backend, filename, class_name, kwargs, shapes):
+def test_fixed_file_hybridizes_with_the_original_eager_outputs(
+    backend, filename, class_name, kwargs, shapes
+):
     mx = backend_module(backend)
     source = (FIXES / filename).read_text()
     findings = lint_source(source)
@@ -71,8 +78,9 @@ def test_fixed_file_hybridizes_with_the_original_eager_outputs(backend, filename
     for hybridize in (False, True):
         got, net = outputs(fixed, class_name, kwargs, shapes, mx, hybridize)
         # same initial weights: copy them from the reference net (names differ by prefix)
-        for (_, mine), (_, theirs) in zip(sorted(net.collect_params().items()),
-                                          sorted(reference_net.collect_params().items())):
+        for (_, mine), (_, theirs) in zip(
+            sorted(net.collect_params().items()), sorted(reference_net.collect_params().items())
+        ):
             mine.set_data(theirs.data())
         rng = np.random.RandomState(0)
         arrays = [mx.nd.array(rng.uniform(-1, 1, shape)) for shape in shapes]

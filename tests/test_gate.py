@@ -1,6 +1,7 @@
 """A CI gate must not pass by accident (issue 14, "CI safety"; "One bad file never takes the
 run down"): a file that cannot be read, decoded or parsed is reported under every selection,
 an empty selection is a usage error, and no single file can crash the run."""
+
 import json
 import os
 
@@ -8,17 +9,26 @@ import pytest
 
 from cli_support import invoke
 
-HYBRID = ("from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
-          "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
-SELECTIONS = [[], ["--select", "HL0"], ["--select", "HL003"], ["--ignore", "HL9"],
-              ["--ignore", "HL900,HL901,HL902"], ["--select", "HL9"]]
+HYBRID = (
+    "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
+)
+SELECTIONS = [
+    [],
+    ["--select", "HL0"],
+    ["--select", "HL003"],
+    ["--ignore", "HL9"],
+    ["--ignore", "HL900,HL901,HL902"],
+    ["--select", "HL9"],
+]
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.hybridlint]\nselect = ["HL0"]\n\n[tool.hybridlint.per-file-ignores]\n'
-        '"quiet/*" = ["HL9"]\n')
+        '"quiet/*" = ["HL9"]\n'
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -27,7 +37,10 @@ BAD_FILES = {
     "syntax.py": (b"def f(:\n    pass\n", "HL900"),
     "syntax_not_hybrid.py": (b"x = (1,\n", "HL900"),
     # cut off mid-statement after a complete hybrid class: the class alone would lint clean
-    "truncated.py": (HYBRID.encode() + b"\n\nclass Other(HybridBlock):\n    def hybrid_forward(self, F,", "HL900"),
+    "truncated.py": (
+        HYBRID.encode() + b"\n\nclass Other(HybridBlock):\n    def hybrid_forward(self, F,",
+        "HL900",
+    ),
     "truncated_at_top.py": (HYBRID.encode() + b"\nvalue = compute(\n", "HL900"),
     "nested.py": (HYBRID.replace("F.relu(x)", "(" * 1500 + "x" + ")" * 1500).encode(), "HL900"),
     "power.py": (HYBRID.replace("F.relu(x)", "**".join(["x"] * 5000)).encode(), "HL900"),
@@ -71,7 +84,8 @@ def test_a_crashing_file_does_not_lose_the_others_in_a_pooled_run(project, monke
     result = invoke("--no-cache", "--jobs", "2", "--format", "json", ".")
     found = json.loads(result.stdout)["findings"]
     assert sorted((f["path"], f["code"]) for f in found) == sorted(
-        [("nested.py", "HL900")] + [(f"ok{i}.py", "HL001") for i in range(6)])
+        [("nested.py", "HL900")] + [(f"ok{i}.py", "HL001") for i in range(6)]
+    )
 
 
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
@@ -126,7 +140,8 @@ def test_pool_workers_die_with_the_main_process(tmp_path):
         "pool = r._new_pool(2)\n"
         "pids = [pool.submit(os.getpid).result() for _ in range(4)]\n"
         "print(' '.join(map(str, sorted(set(pids)))), flush=True)\n"
-        "time.sleep(60)\n")
+        "time.sleep(60)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     workers = [int(p) for p in proc.stdout.readline().split()]
     assert workers
@@ -151,14 +166,18 @@ def _alive(pid):
         return True
 
 
-@pytest.mark.parametrize("codes, expected", [
-    ('["HL0003"]', "'HL0003' is not a rule code"),
-    ('["HL099"]', "unknown rule code 'HL099'"),
-    ('"HL003"', "must be a list"),
-])
+@pytest.mark.parametrize(
+    "codes, expected",
+    [
+        ('["HL0003"]', "'HL0003' is not a rule code"),
+        ('["HL099"]', "unknown rule code 'HL099'"),
+        ('"HL003"', "must be a list"),
+    ],
+)
 def test_a_bad_per_file_ignores_code_names_the_file_and_the_glob(project, codes, expected):
     (project / "pyproject.toml").write_text(
-        f'[tool.hybridlint]\n\n[tool.hybridlint.per-file-ignores]\n"tests/*" = {codes}\n')
+        f'[tool.hybridlint]\n\n[tool.hybridlint.per-file-ignores]\n"tests/*" = {codes}\n'
+    )
     (project / "m.py").write_text(HYBRID)
     result = invoke(".")
     assert result.exit_code == 2
@@ -168,17 +187,27 @@ def test_a_bad_per_file_ignores_code_names_the_file_and_the_glob(project, codes,
     assert "tests/*" in line and expected in line
 
 
-@pytest.mark.parametrize("args", [["--no-cache", "."], ["--no-cache", "--diff", "."],
-                                  ["--no-cache", "--format", "json", "."], ["rules"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--no-cache", "."],
+        ["--no-cache", "--diff", "."],
+        ["--no-cache", "--format", "json", "."],
+        ["rules"],
+    ],
+)
 def test_a_closed_pipe_exits_quietly(project, args):
     """`hybridlint | head`: no "internal error: BrokenPipeError" and no exit 2."""
     import subprocess
     import sys
 
     for i in range(40):
-        (project / f"m{i}.py").write_text(HYBRID.replace("F.relu(x)", "nd.relu(x)  # " + "x" * 2000))
-    proc = subprocess.Popen([sys.executable, "-m", "hybridlint", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+        (project / f"m{i}.py").write_text(
+            HYBRID.replace("F.relu(x)", "nd.relu(x)  # " + "x" * 2000)
+        )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hybridlint", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.readline()
     proc.stdout.close()  # what head does after its lines
     stderr = proc.stderr.read().decode()
@@ -192,7 +221,9 @@ FF_HEAD = "from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass 
 
 
 def test_a_form_feed_in_indentation_is_valid_python_not_hl900(project):
-    source = FF_HEAD + "    def hybrid_forward(self, F, x):\n\x0c        y = x.shape\n        return y\n"
+    source = (
+        FF_HEAD + "    def hybrid_forward(self, F, x):\n\x0c        y = x.shape\n        return y\n"
+    )
     compile(source, "ff.py", "exec")  # valid for CPython
     (project / "ff.py").write_text(source)
     result = invoke("--no-cache", "--select", "ALL", "--format", "json", "ff.py")
@@ -202,8 +233,10 @@ def test_a_form_feed_in_indentation_is_valid_python_not_hl900(project):
 
 
 def test_a_form_feed_at_the_start_of_a_rewritten_line_is_kept(project):
-    source = (FF_HEAD + "    def hybrid_forward(self, F, x):\n        y = F.relu(x)\n"
-              "\x0c        z = nd.relu(y)\n  \x0c        return z\n")
+    source = (
+        FF_HEAD + "    def hybrid_forward(self, F, x):\n        y = F.relu(x)\n"
+        "\x0c        z = nd.relu(y)\n  \x0c        return z\n"
+    )
     compile(source, "ff.py", "exec")
     (project / "ff.py").write_bytes(source.encode())
     result = invoke("--no-cache", "--select", "ALL", "--fix", "ff.py")
@@ -228,16 +261,26 @@ def test_verify_on_mxnet_without_mxnet_is_exit_2(project):
     assert result.exit_code == 2 and "MXNet" in result.stderr
 
 
-@pytest.mark.parametrize("signature, value, ok", [
-    ("units: int", "eight", False), ("units=8", "eight", False), ("units=0.5", "x", False),
-    ("units: int", "8", True), ("units=8", "16", True), ("units='relu'", "tanh", True),
-    ("units", "eight", True),  # nothing says it is a number
-])
+@pytest.mark.parametrize(
+    "signature, value, ok",
+    [
+        ("units: int", "eight", False),
+        ("units=8", "eight", False),
+        ("units=0.5", "x", False),
+        ("units: int", "8", True),
+        ("units=8", "16", True),
+        ("units='relu'", "tanh", True),
+        ("units", "eight", True),  # nothing says it is a number
+    ],
+)
 def test_verify_kwarg_that_is_not_a_number_where_one_is_declared(project, signature, value, ok):
-    (project / "net.py").write_text(HYBRID.replace(
-        "class Net(HybridBlock):\n",
-        f"class Net(HybridBlock):\n    def __init__(self, {signature}, **kwargs):\n"
-        "        super().__init__(**kwargs)\n\n"))
+    (project / "net.py").write_text(
+        HYBRID.replace(
+            "class Net(HybridBlock):\n",
+            f"class Net(HybridBlock):\n    def __init__(self, {signature}, **kwargs):\n"
+            "        super().__init__(**kwargs)\n\n",
+        )
+    )
     result = invoke("verify", "net.py::Net", "--input", "2,3", "--kwarg", f"units={value}")
     if ok:
         assert "is not a number" not in result.stderr

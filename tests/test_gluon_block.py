@@ -3,6 +3,7 @@
 Engine-only tests state MXNet 1.9.1's documented behaviour; the `mxnet`-marked ones run the
 same script on real MXNet and on the engine and compare everything printed.
 """
+
 import contextlib
 import io
 import json
@@ -80,19 +81,33 @@ def test_mlp_graph_matches_the_json_printed_in_the_tutorial():
     p = net.prefix
     ops = [(n["op"], n["name"]) for n in graph["nodes"]]
     assert ops == [
-        ("null", "data"), ("null", p + "dense0_weight"), ("null", p + "dense0_bias"),
-        ("FullyConnected", p + "dense0_fwd"), ("Activation", p + "dense0_relu_fwd"),
-        ("null", p + "dense1_weight"), ("null", p + "dense1_bias"),
-        ("FullyConnected", p + "dense1_fwd"), ("Activation", p + "dense1_relu_fwd"),
-        ("null", p + "dense2_weight"), ("null", p + "dense2_bias"),
-        ("FullyConnected", p + "dense2_fwd")]
+        ("null", "data"),
+        ("null", p + "dense0_weight"),
+        ("null", p + "dense0_bias"),
+        ("FullyConnected", p + "dense0_fwd"),
+        ("Activation", p + "dense0_relu_fwd"),
+        ("null", p + "dense1_weight"),
+        ("null", p + "dense1_bias"),
+        ("FullyConnected", p + "dense1_fwd"),
+        ("Activation", p + "dense1_relu_fwd"),
+        ("null", p + "dense2_weight"),
+        ("null", p + "dense2_bias"),
+        ("FullyConnected", p + "dense2_fwd"),
+    ]
     nodes = {n["name"]: n for n in graph["nodes"]}
     assert nodes[p + "dense0_weight"]["attrs"] == {
-        "__dtype__": "0", "__lr_mult__": "1.0", "__shape__": "(256, 0)",
-        "__storage_type__": "0", "__wd_mult__": "1.0"}
+        "__dtype__": "0",
+        "__lr_mult__": "1.0",
+        "__shape__": "(256, 0)",
+        "__storage_type__": "0",
+        "__wd_mult__": "1.0",
+    }
     assert nodes[p + "dense0_bias"]["attrs"]["__init__"] == "zeros"
-    assert nodes[p + "dense1_fwd"]["attrs"] == {"flatten": "True", "no_bias": "False",
-                                               "num_hidden": "128"}
+    assert nodes[p + "dense1_fwd"]["attrs"] == {
+        "flatten": "True",
+        "no_bias": "False",
+        "num_hidden": "128",
+    }
     assert nodes[p + "dense0_relu_fwd"]["attrs"] == {"act_type": "relu"}
     assert graph["arg_nodes"] == [0, 1, 2, 5, 6, 9, 10]
     assert graph["heads"] == [[11, 0, 0]]
@@ -104,24 +119,39 @@ def test_parameter_names_follow_prefixes_and_name_scope():
     assert top.prefix.startswith("dense") and top.prefix.endswith("_")
     net = TutorialNet(prefix="net_")
     assert list(net.collect_params().keys()) == [
-        "net_dense0_weight", "net_dense0_bias", "net_dense1_weight", "net_dense1_bias",
-        "net_dense2_weight", "net_dense2_bias"]
+        "net_dense0_weight",
+        "net_dense0_bias",
+        "net_dense1_weight",
+        "net_dense1_bias",
+        "net_dense2_weight",
+        "net_dense2_bias",
+    ]
     seq = nn.HybridSequential(prefix="s_")
     with seq.name_scope():
-        seq.add(nn.Dense(2), nn.Activation("relu"), nn.Conv2D(2, 3), nn.MaxPool2D(),
-                nn.Dense(2))
+        seq.add(nn.Dense(2), nn.Activation("relu"), nn.Conv2D(2, 3), nn.MaxPool2D(), nn.Dense(2))
     assert [c.prefix for c in seq._children.values()] == [
-        "s_dense0_", "s_relu0_", "s_conv0_", "s_pool0_", "s_dense1_"]
+        "s_dense0_",
+        "s_relu0_",
+        "s_conv0_",
+        "s_pool0_",
+        "s_dense1_",
+    ]
     a, b = TutorialNet(), TutorialNet()
-    assert int(b.prefix[len("tutorialnet"):-1]) == int(a.prefix[len("tutorialnet"):-1]) + 1
+    assert int(b.prefix[len("tutorialnet") : -1]) == int(a.prefix[len("tutorialnet") : -1]) + 1
 
 
 def test_collect_params_select_is_a_regex_match():
     net = TutorialNet(prefix="m_")
     assert list(net.collect_params(".*weight").keys()) == [
-        "m_dense0_weight", "m_dense1_weight", "m_dense2_weight"]
+        "m_dense0_weight",
+        "m_dense1_weight",
+        "m_dense2_weight",
+    ]
     assert list(net.collect_params("m_dense1_.*|m_dense2_bias").keys()) == [
-        "m_dense1_weight", "m_dense1_bias", "m_dense2_bias"]
+        "m_dense1_weight",
+        "m_dense1_bias",
+        "m_dense2_bias",
+    ]
 
 
 def test_deferred_shape_inference_eager_and_hybridized():
@@ -262,7 +292,7 @@ def test_fast_path_follows_new_shapes_and_dtypes_and_raises_on_bad_ones():
         np.testing.assert_allclose(net(x).asnumpy(), np.full((rows, 2), 3.0))
     assert net._fast is not None and len(net._cached_op._cache.plans) == 2
     for _ in range(2):
-        with pytest.raises(mx.base.MXNetError, match="dtype"):   # float32 parameters
+        with pytest.raises(mx.base.MXNetError, match="dtype"):  # float32 parameters
             net(mx.nd.ones((2, 3), dtype="float64"))
         with pytest.raises(mx.base.MXNetError):
             net(mx.nd.ones((2, 5)))
@@ -304,7 +334,7 @@ def test_export_before_a_hybridized_forward_raises():
         net.export("nowhere")
 
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import sys, json, importlib
     mx = importlib.import_module(sys.argv[1])
     nn = mx.gluon.nn
@@ -353,7 +383,7 @@ SCRIPT = textwrap.dedent('''
                   nn.Dense(10, activation='relu'), nn.Dense(3))
     small.initialize()
     small.summary(mx.nd.ones((2, 3, 8, 8)))
-    ''')
+    """)
 
 
 @pytest.mark.mxnet
@@ -363,8 +393,9 @@ def test_same_prints_names_and_graph_as_real_mxnet(tmp_path):
     script.write_text(SCRIPT)
 
     def run(module):
-        proc = subprocess.run([sys.executable, str(script), module], capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, str(script), module], capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -385,9 +416,11 @@ def test_fast_path_keeps_the_output_structure():
             return x * 2
 
     x = mx.nd.ones((2,))
-    for shape, check in (("single", lambda o: o.shape == (2,)),
-                         ("one-list", lambda o: isinstance(o, list) and len(o) == 1),
-                         ("two", lambda o: isinstance(o, list) and len(o) == 2)):
+    for shape, check in (
+        ("single", lambda o: o.shape == (2,)),
+        ("one-list", lambda o: isinstance(o, list) and len(o) == 1),
+        ("two", lambda o: isinstance(o, list) and len(o) == 2),
+    ):
         blk = Outs(shape)
         blk.hybridize()
         results = [blk(x) for _ in range(3)]
@@ -410,8 +443,11 @@ def _materialise(spec):
 
 def _same_structure(a, b):
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(
-            _same_structure(x, y) for x, y in zip(a, b))
+        return (
+            isinstance(b, list)
+            and len(a) == len(b)
+            and all(_same_structure(x, y) for x, y in zip(a, b))
+        )
     return a is b
 
 
@@ -419,6 +455,7 @@ def _same_structure(a, b):
 @given(nested)
 def test_flatten_then_regroup_is_the_identity(spec):
     from hybridlint.engine.gluon.block import _flatten, _regroup
+
     value = _materialise(spec)
     flat, fmt = _flatten(value, "input")
     assert all(v is None or isinstance(v, mx.nd.NDArray) for v in flat)

@@ -1,4 +1,5 @@
 """`hybridlint.engine.as_mxnet()`: user code saying `import mxnet` runs on the engine."""
+
 import sys
 import textwrap
 
@@ -8,7 +9,7 @@ import pytest
 import hybridlint.engine as engine
 from hybridlint.engine import as_mxnet
 
-USER_MODULE = textwrap.dedent('''
+USER_MODULE = textwrap.dedent("""
     import mxnet as mx
     from mxnet import gluon, nd
     from mxnet.gluon import nn
@@ -27,7 +28,7 @@ USER_MODULE = textwrap.dedent('''
         net = Model()
         net.initialize(mx.init.One())
         return net, nd.ones((2, 4))
-    ''')
+    """)
 
 
 @pytest.fixture
@@ -56,6 +57,7 @@ def test_sys_modules_mxnet_entries_are_restored():
     with as_mxnet():
         import mxnet  # noqa: F401
         import mxnet.gluon.nn  # noqa: F401
+
         assert sys.modules["mxnet"].__name__ == "mxnet"
         assert "hybridlint engine" in repr(sys.modules["mxnet.gluon.nn"])
     after = {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
@@ -68,6 +70,7 @@ def test_restored_even_when_the_body_raises():
     with pytest.raises(KeyError):
         with as_mxnet():
             import mxnet  # noqa: F401
+
             raise KeyError("boom")
     assert not any(type(f).__name__ == "_MXNetFinder" for f in sys.meta_path)
     assert "hybridlint engine" not in repr(sys.modules.get("mxnet"))
@@ -76,44 +79,58 @@ def test_restored_even_when_the_body_raises():
 def test_nested_use():
     with as_mxnet():
         import mxnet as outer
+
         with as_mxnet():
             import mxnet as inner
+
             assert inner is outer
         import mxnet as again
+
         assert again is outer
 
 
-@pytest.mark.parametrize("expr, missing", [
-    ("mx.gluon.Trainer", "mxnet.gluon.Trainer"),
-    ("mx.gluon.contrib.rnn.Conv2DLSTMCell", "mxnet.gluon.contrib.rnn.Conv2DLSTMCell"),
-])
+@pytest.mark.parametrize(
+    "expr, missing",
+    [
+        ("mx.gluon.Trainer", "mxnet.gluon.Trainer"),
+        ("mx.gluon.contrib.rnn.Conv2DLSTMCell", "mxnet.gluon.contrib.rnn.Conv2DLSTMCell"),
+    ],
+)
 def test_missing_attributes_raise_not_implemented(expr, missing):
     with as_mxnet():
         import mxnet as mx
+
         with pytest.raises(NotImplementedError) as info:
             eval(expr, {"mx": mx})
     assert str(info.value) == "hybridlint engine does not implement %s yet" % missing
 
 
-@pytest.mark.parametrize("expr, module, name", [
-    ("mx.no_such_thing", "mxnet", "no_such_thing"),
-    ("mx.nd.no_such_op", "mxnet.ndarray", "no_such_op"),
-    ("mx.gluon.nn.Pool2D", "mxnet.gluon.nn", "Pool2D"),
-])
+@pytest.mark.parametrize(
+    "expr, module, name",
+    [
+        ("mx.no_such_thing", "mxnet", "no_such_thing"),
+        ("mx.nd.no_such_op", "mxnet.ndarray", "no_such_op"),
+        ("mx.gluon.nn.Pool2D", "mxnet.gluon.nn", "Pool2D"),
+    ],
+)
 def test_attributes_mxnet_lacks_too_raise_its_attribute_error(expr, module, name):
     """A user bug, not an engine gap (tests/test_compat_names.py has the details)."""
     with as_mxnet():
         import mxnet as mx
+
         with pytest.raises(AttributeError) as info:
             eval(expr, {"mx": mx})
     assert str(info.value) == "module '%s' has no attribute '%s'" % (module, name)
 
 
-@pytest.mark.parametrize("statement, missing", [
-    ("import mxnet.gluon.model_zoo.vision.densenet", "mxnet.gluon.model_zoo.vision.densenet"),
-    ("from mxnet.gluon import data", "mxnet.gluon.data"),
-    ("import mxnet.contrib.onnx", "mxnet.contrib"),
-])
+@pytest.mark.parametrize(
+    "statement, missing",
+    [
+        ("import mxnet.gluon.model_zoo.vision.densenet", "mxnet.gluon.model_zoo.vision.densenet"),
+        ("from mxnet.gluon import data", "mxnet.gluon.data"),
+        ("import mxnet.contrib.onnx", "mxnet.contrib"),
+    ],
+)
 def test_missing_submodules_raise_not_implemented(statement, missing):
     with as_mxnet():
         with pytest.raises(NotImplementedError) as info:
@@ -149,7 +166,9 @@ def test_f_in_hybrid_forward_is_the_mxnet_module_user_code_sees():
 
     with pytest.raises(NotImplementedError, match="mxnet.ndarray.khatri_rao"):
         UsesMissingOp()(engine.nd.ones((1,)))
-    with pytest.raises(AttributeError, match="module 'mxnet.ndarray' has no attribute 'no_such_operator'"):
+    with pytest.raises(
+        AttributeError, match="module 'mxnet.ndarray' has no attribute 'no_such_operator'"
+    ):
         UsesNoSuchOp()(engine.nd.ones((1,)))
 
 
@@ -158,8 +177,10 @@ def test_real_mxnet_comes_back_after_the_context():
     mx_real = pytest.importorskip("mxnet")
     with as_mxnet():
         import mxnet
+
         assert mxnet is not mx_real
     import mxnet
+
     assert mxnet is mx_real
     assert type(mxnet.nd.ones((1,))).__module__.startswith("mxnet")
 

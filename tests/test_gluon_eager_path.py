@@ -5,6 +5,7 @@ The path caches a non-hybridized block's parameter dict; these tests change what
 could get wrong between two calls and compare with what the general path (and MXNet 1.9.1)
 gives. The `mxnet`-marked test runs the same sequence on real MXNet.
 """
+
 import numpy as np
 import pytest
 
@@ -41,7 +42,7 @@ def test_reinitialise_set_data_load_and_cast_are_seen(tmp_path):
     other.initialize(mx.init.Constant(3.0), force_reinit=True)
     other.save_parameters(str(tmp_path / "p.params"))
     net.load_parameters(str(tmp_path / "p.params"))
-    np.testing.assert_allclose(net(x).asnumpy(), [[9.0, 9.0]])     # Dense bias: "zeros" init
+    np.testing.assert_allclose(net(x).asnumpy(), [[9.0, 9.0]])  # Dense bias: "zeros" init
     net.cast("float64")
     out = net(mx.nd.ones((1, 3), dtype="float64"))
     assert out.dtype == np.float64
@@ -53,7 +54,7 @@ def test_deferred_initialisation_inside_a_sequential():
     with net.name_scope():
         net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
     net.initialize(mx.init.One())
-    for _ in range(3):       # the first call initialises the children while the parent runs
+    for _ in range(3):  # the first call initialises the children while the parent runs
         np.testing.assert_allclose(net(mx.nd.ones((1, 3))).asnumpy(), [[12.0, 12.0]])
     assert net[0].weight.shape == (4, 3)
 
@@ -98,7 +99,8 @@ def test_assigning_a_new_parameter_is_seen():
 
         def hybrid_forward(self, F, x, **params):
             return F.broadcast_mul(x, params["s"]) + sum(
-                F.sum(v) for k, v in params.items() if k != "s")
+                F.sum(v) for k, v in params.items() if k != "s"
+            )
 
     blk = Scale(prefix="scale_")
     blk.initialize()
@@ -122,7 +124,7 @@ def test_rebound_hybrid_forward_and_none_results_run_once():
     x = mx.nd.ones((1,))
     assert blk(x) is None
     assert blk(x) is None
-    assert len(calls) == 2          # never twice per call
+    assert len(calls) == 2  # never twice per call
     blk.hybrid_forward = lambda F, x: x * 3
     np.testing.assert_allclose(blk(x).asnumpy(), [3.0])
 
@@ -158,7 +160,7 @@ def test_enclosing_context_is_seen_inside_hybrid_forward():
     blk(x)
     with mx.cpu(1):
         blk(x)
-    assert seen == [mx.cpu(0)] * 3     # forward enters x.context (cpu(0)) as MXNet does
+    assert seen == [mx.cpu(0)] * 3  # forward enters x.context (cpu(0)) as MXNet does
 
 
 def test_hybridize_after_lean_eager_calls_and_back():
@@ -216,6 +218,7 @@ def test_same_sequence_as_real_mxnet():
 # (nn/activations.py:_activate_fresh): same values, and the child's hooks, hybridization and
 # subclasses still take the ordinary call.
 
+
 def _relu_layers():
     dense = nn.Dense(5, activation="relu", in_units=4)
     conv = nn.Conv2D(3, kernel_size=3, activation="relu", in_channels=2)
@@ -229,8 +232,9 @@ def _reference(layer, x):
     """The layer's relu by hand: its pre-activation with no activation applied."""
     data = mx.nd.array(x, dtype=layer.weight.data().dtype)
     if isinstance(layer, nn.Dense):
-        pre = mx.nd.FullyConnected(data, layer.weight.data(), layer.bias.data(),
-                                   num_hidden=layer._units)
+        pre = mx.nd.FullyConnected(
+            data, layer.weight.data(), layer.bias.data(), num_hidden=layer._units
+        )
     else:
         pre = mx.nd.Convolution(data, layer.weight.data(), layer.bias.data(), **layer._kwargs)
     return np.maximum(pre.asnumpy(), 0), pre.asnumpy()
@@ -243,14 +247,15 @@ def test_relu_of_a_layer_runs_in_place_with_the_same_values(monkeypatch, index, 
     layer.cast(dtype)
     calls = []
     real = nn.Activation.hybrid_forward
-    monkeypatch.setattr(nn.Activation, "hybrid_forward",
-                        lambda self, F, x: calls.append(1) or real(self, F, x))
+    monkeypatch.setattr(
+        nn.Activation, "hybrid_forward", lambda self, F, x: calls.append(1) or real(self, F, x)
+    )
     want, _ = _reference(layer, x.astype(dtype))
     outs = [layer(mx.nd.array(x, dtype=dtype)).asnumpy() for _ in range(3)]
     for out in outs:
         np.testing.assert_array_equal(out, want.astype(dtype))
         assert out.dtype == np.dtype(dtype)
-    assert len(calls) == 1        # the first call installs the child's lean path; then in place
+    assert len(calls) == 1  # the first call installs the child's lean path; then in place
     layer.hybridize()
     np.testing.assert_allclose(layer(mx.nd.array(x, dtype=dtype)).asnumpy(), want, rtol=1e-6)
 
@@ -259,15 +264,16 @@ def test_relu_of_a_layer_runs_in_place_with_the_same_values(monkeypatch, index, 
 def test_relu_child_hooks_see_the_pre_activation_every_call(index):
     layer, x = _relu_layers()[index]
     want, pre = _reference(layer, x)
-    layer(mx.nd.array(x))                      # the in-place path is ready...
+    layer(mx.nd.array(x))  # the in-place path is ready...
     seen = []
-    layer.act.register_forward_hook(lambda blk, inp, out: seen.append(
-        (inp[0].asnumpy(), out.asnumpy())))
-    for _ in range(2):                         # ...and the hook turns it off
+    layer.act.register_forward_hook(
+        lambda blk, inp, out: seen.append((inp[0].asnumpy(), out.asnumpy()))
+    )
+    for _ in range(2):  # ...and the hook turns it off
         np.testing.assert_array_equal(layer(mx.nd.array(x)).asnumpy(), want)
     assert len(seen) == 2
     for inp, out in seen:
-        np.testing.assert_allclose(inp, pre, rtol=1e-6)    # not overwritten by the relu
+        np.testing.assert_allclose(inp, pre, rtol=1e-6)  # not overwritten by the relu
         assert (inp < 0).any()
         np.testing.assert_array_equal(out, want)
 

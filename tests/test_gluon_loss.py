@@ -1,5 +1,6 @@
 """gluon.loss on the engine against real MXNet 1.9.1 (eager and hybridized), plus the
 engine-only eager == hybridized check."""
+
 import numpy as np
 import pytest
 
@@ -20,18 +21,27 @@ LOSSES = [
     ("l2_weighted", lambda lib: lib.gluon.loss.L2Loss(weight=3.0), [PRED, SIGNED, WEIGHTS]),
     ("l1", lambda lib: lib.gluon.loss.L1Loss(), [PRED, SIGNED]),
     ("sigmoid_bce", lambda lib: lib.gluon.loss.SigmoidBCELoss(), [PRED, BINARY]),
-    ("sigmoid_bce_from_sigmoid", lambda lib: lib.gluon.loss.SigmoidBCELoss(
-        from_sigmoid=True), [PROB, BINARY]),
+    (
+        "sigmoid_bce_from_sigmoid",
+        lambda lib: lib.gluon.loss.SigmoidBCELoss(from_sigmoid=True),
+        [PROB, BINARY],
+    ),
     ("softmax_ce", lambda lib: lib.gluon.loss.SoftmaxCrossEntropyLoss(), [PRED, CLASSES]),
-    ("softmax_ce_dense", lambda lib: lib.gluon.loss.SoftmaxCELoss(sparse_label=False),
-     [PRED, DENSE]),
+    (
+        "softmax_ce_dense",
+        lambda lib: lib.gluon.loss.SoftmaxCELoss(sparse_label=False),
+        [PRED, DENSE],
+    ),
     ("kldiv", lambda lib: lib.gluon.loss.KLDivLoss(from_logits=False), [PRED, DENSE]),
     ("huber", lambda lib: lib.gluon.loss.HuberLoss(rho=0.5), [PRED, SIGNED]),
     ("hinge", lambda lib: lib.gluon.loss.HingeLoss(), [PRED, SIGNED]),
     ("squared_hinge", lambda lib: lib.gluon.loss.SquaredHingeLoss(margin=0.5), [PRED, SIGNED]),
     ("logistic", lambda lib: lib.gluon.loss.LogisticLoss(), [PRED, SIGNED]),
-    ("logistic_binary", lambda lib: lib.gluon.loss.LogisticLoss(label_format="binary"),
-     [PRED, BINARY]),
+    (
+        "logistic_binary",
+        lambda lib: lib.gluon.loss.LogisticLoss(label_format="binary"),
+        [PRED, BINARY],
+    ),
     ("triplet", lambda lib: lib.gluon.loss.TripletLoss(), [PRED, PROB, SIGNED]),
     ("poisson", lambda lib: lib.gluon.loss.PoissonNLLLoss(), [PRED, np.abs(SIGNED)]),
     ("cosine", lambda lib: lib.gluon.loss.CosineEmbeddingLoss(), [PRED, PROB, SIGNED[:, 0]]),
@@ -61,8 +71,9 @@ def test_same_values_as_real_mxnet(name, factory, inputs):
         if hybrid:
             ours.hybridize()
             theirs.hybridize()
-        np.testing.assert_allclose(run(ours, mx, inputs), run(theirs, mx_real, inputs),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            run(ours, mx, inputs), run(theirs, mx_real, inputs), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_missing_loss_says_not_implemented():

@@ -1,5 +1,6 @@
 """The realistic model files in testdata/models run on the engine (under as_mxnet(), as user
 code would) eagerly and hybridized, export/import round-trip, and match real MXNet."""
+
 import importlib.util
 from pathlib import Path
 
@@ -14,8 +15,9 @@ NAMES = ["resnet_block", "attention", "ssd_head", "positional_encoding"]
 
 def load(name: str, backend: str):
     """Import testdata/models/<name>.py as a fresh module, on the engine or real MXNet."""
-    spec = importlib.util.spec_from_file_location("hl_model_%s_%s" % (backend, name),
-                                                  MODELS / (name + ".py"))
+    spec = importlib.util.spec_from_file_location(
+        "hl_model_%s_%s" % (backend, name), MODELS / (name + ".py")
+    )
     module = importlib.util.module_from_spec(spec)
     if backend == "engine":
         with as_mxnet():
@@ -46,7 +48,7 @@ def seeded_params(net, module, inputs, seed=1):
     values = {}
     for name, p in sorted(net._collect_params_with_prefix().items()):
         if p.grad_req == "null" and not name.endswith(("running_mean", "running_var")):
-            values[name] = p.data().asnumpy()      # constants keep their value
+            values[name] = p.data().asnumpy()  # constants keep their value
             continue
         value = rng.uniform(-0.5, 0.5, size=p.shape).astype("float32")
         if name.endswith("running_var"):
@@ -73,8 +75,9 @@ def test_model_runs_eagerly_and_hybridized_on_the_engine(name, tmp_path):
         np.testing.assert_array_equal(a, h)
     net.export(str(tmp_path / name))
     names = ["data"] if len(shapes) == 1 else ["data%d" % i for i in range(len(shapes))]
-    back = module.mx.gluon.SymbolBlock.imports(str(tmp_path / (name + "-symbol.json")), names,
-                                               str(tmp_path / (name + "-0000.params")))
+    back = module.mx.gluon.SymbolBlock.imports(
+        str(tmp_path / (name + "-symbol.json")), names, str(tmp_path / (name + "-0000.params"))
+    )
     for got, want in zip(run(back, module, inputs), hybrid):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 

@@ -1,4 +1,5 @@
 """Parameters, ParameterDict, initializers and save/load_parameters against MXNet 1.9.1."""
+
 import warnings
 
 import numpy as np
@@ -18,8 +19,16 @@ def values_kind(arr: np.ndarray) -> str:
     return "random"
 
 
-NAMES = ["fc_weight", "fc_bias", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var",
-         "q_min", "q_max"]
+NAMES = [
+    "fc_weight",
+    "fc_bias",
+    "bn_gamma",
+    "bn_beta",
+    "bn_moving_mean",
+    "bn_moving_var",
+    "q_min",
+    "q_max",
+]
 
 
 def test_name_dispatch_of_a_bare_name():
@@ -30,9 +39,16 @@ def test_name_dispatch_of_a_bare_name():
         arr[:] = 7
         init(name, arr)
         kinds[name] = values_kind(arr.asnumpy())
-    assert kinds == {"fc_weight": "random", "fc_bias": "zeros", "bn_gamma": "ones",
-                     "bn_beta": "zeros", "bn_moving_mean": "zeros", "bn_moving_var": "ones",
-                     "q_min": "zeros", "q_max": "ones"}
+    assert kinds == {
+        "fc_weight": "random",
+        "fc_bias": "zeros",
+        "bn_gamma": "ones",
+        "bn_beta": "zeros",
+        "bn_moving_mean": "zeros",
+        "bn_moving_var": "ones",
+        "q_min": "zeros",
+        "q_max": "ones",
+    }
     with pytest.raises(ValueError, match="Unknown initialization pattern for data"):
         init("data", mx.nd.zeros((2,)))
 
@@ -51,13 +67,18 @@ def test_gluon_defaults_per_layer():
         net.add(nn.Dense(5, in_units=4), nn.BatchNorm(in_channels=5), nn.PReLU())
     net.initialize()
     kinds = {k: values_kind(v.data().asnumpy()) for k, v in net.collect_params().items()}
-    assert kinds == {"n_dense0_weight": "random", "n_dense0_bias": "zeros",
-                     "n_batchnorm0_gamma": "ones", "n_batchnorm0_beta": "zeros",
-                     "n_batchnorm0_running_mean": "zeros", "n_batchnorm0_running_var": "ones",
-                     "n_prelu0_alpha": "random"}
+    assert kinds == {
+        "n_dense0_weight": "random",
+        "n_dense0_bias": "zeros",
+        "n_batchnorm0_gamma": "ones",
+        "n_batchnorm0_beta": "zeros",
+        "n_batchnorm0_running_mean": "zeros",
+        "n_batchnorm0_running_var": "ones",
+        "n_prelu0_alpha": "random",
+    }
     np.testing.assert_allclose(net[2].alpha.data().asnumpy(), [0.25])
     w = net[0].weight.data().asnumpy()
-    assert np.abs(w).max() <= 0.07 and np.abs(w).max() > 0.03     # Uniform(0.07)
+    assert np.abs(w).max() <= 0.07 and np.abs(w).max() > 0.03  # Uniform(0.07)
     assert net[1].running_mean.grad_req == "null" and net[0].weight.grad_req == "write"
 
 
@@ -67,6 +88,7 @@ def test_seed_makes_initialisation_repeatable():
         d = nn.Dense(4, in_units=3)
         d.initialize(mx.init.Xavier())
         return d.weight.data().asnumpy()
+
     np.testing.assert_array_equal(weights(), weights())
 
 
@@ -152,8 +174,14 @@ def test_save_and_load_parameters_use_structural_names(tmp_path):
     net.initialize(mx.init.Normal(1.0))
     path = str(tmp_path / "net.params")
     net.save_parameters(path)
-    assert sorted(mx.nd.load(path)) == ["0.bias", "0.weight", "1.beta", "1.gamma",
-                                        "1.running_mean", "1.running_var"]
+    assert sorted(mx.nd.load(path)) == [
+        "0.bias",
+        "0.weight",
+        "1.beta",
+        "1.gamma",
+        "1.running_mean",
+        "1.running_var",
+    ]
     other = nn.HybridSequential()
     with other.name_scope():
         other.add(nn.Dense(3), nn.BatchNorm())
@@ -220,15 +248,17 @@ def test_legacy_prefixed_files_cross_load_with_real_mxnet(tmp_path):
     theirs.initialize(mx_real.init.Normal(1.0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theirs.save_params(str(tmp_path / "theirs.params"))   # names without the prefix
+        theirs.save_params(str(tmp_path / "theirs.params"))  # names without the prefix
     ours = build(mx)
-    ours.load_parameters(str(tmp_path / "theirs.params"))     # legacy path of MXNet
+    ours.load_parameters(str(tmp_path / "theirs.params"))  # legacy path of MXNet
     x = np.ones((2, 2), "float32")
-    np.testing.assert_allclose(ours(mx.nd.array(x)).asnumpy(),
-                               theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(
+        ours(mx.nd.array(x)).asnumpy(), theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5
+    )
     ours.collect_params().save(str(tmp_path / "ours.params"), strip_prefix="leg_")
     assert (tmp_path / "ours.params").read_bytes() == (tmp_path / "theirs.params").read_bytes()
     back = build(mx_real)
     back.collect_params().load(str(tmp_path / "ours.params"), restore_prefix="leg_")
-    np.testing.assert_allclose(back(mx_real.nd.array(x)).asnumpy(),
-                               theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(
+        back(mx_real.nd.array(x)).asnumpy(), theirs(mx_real.nd.array(x)).asnumpy(), rtol=1e-5
+    )

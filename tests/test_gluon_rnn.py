@@ -1,6 +1,7 @@
 """gluon.rnn cells on the engine against real MXNet 1.9.1: stepping (eager and hybridized),
 unroll in both layouts, merged or not, with valid_length, stacked/modified/bidirectional
 cells, and unroll traced inside a hybridized block."""
+
 import numpy as np
 import pytest
 
@@ -53,11 +54,9 @@ def unrolls(cell, lib):
     results = []
     out, st = cell.unroll(3, lib.nd.array(X), merge_outputs=True)
     results += [out] + list(st)
-    outs, st = cell.unroll(3, lib.nd.array(X.transpose(1, 0, 2)), layout="TNC",
-                           merge_outputs=False)
+    outs, st = cell.unroll(3, lib.nd.array(X.transpose(1, 0, 2)), layout="TNC", merge_outputs=False)
     results += list(outs) + list(st)
-    out, st = cell.unroll(3, lib.nd.array(X), merge_outputs=True,
-                          valid_length=lib.nd.array([2, 3]))
+    out, st = cell.unroll(3, lib.nd.array(X), merge_outputs=True, valid_length=lib.nd.array([2, 3]))
     results += [out] + list(st)
     return [r.asnumpy() for r in results]
 
@@ -84,8 +83,7 @@ def test_hybridized_step_equals_eager_step(name, factory):
         np.testing.assert_allclose(out.asnumpy(), eager_out.asnumpy(), rtol=1e-5, atol=1e-6)
         for a, b in zip(new_states, eager_states):
             np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-6)
-    sym_out, sym_states = cell(mx.sym.var("x"), [mx.sym.var("s%d" % i)
-                                                 for i in range(len(states))])
+    sym_out, sym_states = cell(mx.sym.var("x"), [mx.sym.var("s%d" % i) for i in range(len(states))])
     assert "c_i2h_weight" in sym_out.list_arguments() and len(sym_states) == len(states)
 
 
@@ -97,8 +95,9 @@ def make_encoder(lib):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             with self.name_scope():
-                self.cell = rnn.BidirectionalCell(rnn.LSTMCell(3, prefix="l_"),
-                                                  rnn.GRUCell(3, prefix="r_"))
+                self.cell = rnn.BidirectionalCell(
+                    rnn.LSTMCell(3, prefix="l_"), rnn.GRUCell(3, prefix="r_")
+                )
 
         def hybrid_forward(self, F, x, h, c, g):
             out, _ = self.cell.unroll(3, x, begin_state=[h, c, g], merge_outputs=True)
@@ -138,12 +137,17 @@ def test_hybridized_encoder_matches_real_mxnet():
         ours.collect_params()[name].set_data(mx.nd.array(value))
     ours.hybridize()
     theirs.hybridize()
-    np.testing.assert_allclose(ours(*encoder_inputs(mx)).asnumpy(),
-                               theirs(*encoder_inputs(mx_real)).asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours(*encoder_inputs(mx)).asnumpy(),
+        theirs(*encoder_inputs(mx_real)).asnumpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_unroll_inside_a_hybridized_block_with_default_states():
     """begin_state is zeros(shape=(0, hidden)): the batch dim comes from graph inference."""
+
     class Enc(mx.gluon.HybridBlock):
         def __init__(self, **kw):
             super().__init__(**kw)

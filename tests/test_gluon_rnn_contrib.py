@@ -2,6 +2,7 @@
 MXNet 1.9.1: same weights give the same numbers (eagerly and hybridized, inference mode);
 in training mode, where dropout masks are random, the defining property of each cell is
 checked in both libraries (values are never compared across libraries there)."""
+
 import numpy as np
 import pytest
 
@@ -20,13 +21,17 @@ def _zoneout(lib):
 
 def _vardrop(lib):
     return lib.gluon.contrib.rnn.VariationalDropoutCell(
-        lib.gluon.rnn.LSTMCell(4, prefix="lstm_"), drop_inputs=0.3, drop_states=0.2,
-        drop_outputs=0.4)
+        lib.gluon.rnn.LSTMCell(4, prefix="lstm_"),
+        drop_inputs=0.3,
+        drop_states=0.2,
+        drop_outputs=0.4,
+    )
 
 
 def _vardrop_no_states(lib):
     return lib.gluon.contrib.rnn.VariationalDropoutCell(
-        lib.gluon.rnn.RNNCell(4, prefix="rnn_"), drop_inputs=0.3, drop_outputs=0.4)
+        lib.gluon.rnn.RNNCell(4, prefix="rnn_"), drop_inputs=0.3, drop_outputs=0.4
+    )
 
 
 CELLS = [_lstmp, _zoneout, _vardrop, _vardrop_no_states]
@@ -42,6 +47,7 @@ def _unrolled(lib, make):
         def hybrid_forward(self, F, x):
             out, states = self.cell.unroll(5, x, layout="NTC", merge_outputs=True)
             return [out] + list(states)
+
     return Net()
 
 
@@ -84,13 +90,13 @@ def test_zoneout_keeps_the_previous_output_or_takes_the_new(lib_name):
     cell = lib.gluon.rnn.ZoneoutCell(base, zoneout_outputs=0.5)
     cell.initialize(lib.init.Uniform(0.5))
     x = np.random.RandomState(1).uniform(-1, 1, (4, 6, 3)).astype(np.float32)
-    with lib.autograd.record():                     # training mode: masks are drawn
+    with lib.autograd.record():  # training mode: masks are drawn
         zoned = _steps(lib, cell, x)
-    base._modified = False                          # the same weights, stepped plainly
+    base._modified = False  # the same weights, stepped plainly
     plain = _steps(lib, base, x)
     prev = np.zeros_like(plain[0])
     kept = taken = 0
-    for z, p in zip(zoned, plain):                  # output zoneout leaves states alone
+    for z, p in zip(zoned, plain):  # output zoneout leaves states alone
         new = np.isclose(z, p, rtol=1e-5, atol=1e-6)
         old = np.isclose(z, prev, rtol=1e-5, atol=1e-6)
         assert (new | old).all()
@@ -104,7 +110,8 @@ def test_zoneout_keeps_the_previous_output_or_takes_the_new(lib_name):
 def test_variational_dropout_reuses_one_mask_per_sequence(lib_name):
     lib = mx if lib_name == "engine" else pytest.importorskip("mxnet")
     cell = lib.gluon.contrib.rnn.VariationalDropoutCell(
-        lib.gluon.rnn.RNNCell(16, prefix="rnn_"), drop_outputs=0.5)
+        lib.gluon.rnn.RNNCell(16, prefix="rnn_"), drop_outputs=0.5
+    )
     cell.initialize(lib.init.Uniform(0.5))
     x = np.random.RandomState(2).uniform(-1, 1, (3, 5, 4)).astype(np.float32)
     with lib.autograd.record():
@@ -113,7 +120,7 @@ def test_variational_dropout_reuses_one_mask_per_sequence(lib_name):
     assert 0 < zeros[0].mean() < 1
     for z in zeros[1:]:
         np.testing.assert_array_equal(z, zeros[0])
-    with lib.autograd.record():                     # a new sequence draws a new mask
+    with lib.autograd.record():  # a new sequence draws a new mask
         again = _steps(lib, cell, x)
     assert not np.array_equal(again[0] == 0, zeros[0])
 
@@ -126,14 +133,21 @@ def test_contrib_rnn_gaps_are_reported():
         from mxnet.gluon.rnn import ZoneoutCell  # noqa: F401
 
 
-HELPERS = ["_cells_state_info", "_cells_begin_state", "_get_begin_state", "_format_sequence",
-           "_mask_sequence_variable_length", "_reverse_sequences"]
+HELPERS = [
+    "_cells_state_info",
+    "_cells_begin_state",
+    "_get_begin_state",
+    "_format_sequence",
+    "_mask_sequence_variable_length",
+    "_reverse_sequences",
+]
 
 
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", HELPERS)
 def test_rnn_cell_helpers_have_mxnets_signatures(name):
     import inspect
+
     mx_real = pytest.importorskip("mxnet")
     ours = getattr(mx.gluon.rnn.rnn_cell, name)
     theirs = getattr(mx_real.gluon.rnn.rnn_cell, name)
@@ -142,8 +156,12 @@ def test_rnn_cell_helpers_have_mxnets_signatures(name):
 
 def test_a_custom_cell_built_on_the_helpers_unrolls():
     """A cell in the style of MXNet's contrib cells: merge, mask and reverse via the helpers."""
-    from hybridlint.engine.gluon.rnn.rnn_cell import (_format_sequence, _get_begin_state,
-                                                      _reverse_sequences)
+    from hybridlint.engine.gluon.rnn.rnn_cell import (
+        _format_sequence,
+        _get_begin_state,
+        _reverse_sequences,
+    )
+
     cell = mx.gluon.rnn.GRUCell(3)
     cell.initialize()
     x = mx.nd.array(np.random.RandomState(4).uniform(-1, 1, (2, 4, 5)).astype(np.float32))

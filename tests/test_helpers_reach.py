@@ -6,6 +6,7 @@ Observed through the real linter: a probe rule (what the analysis says an expres
 which kind of function), HL003 (`t[0]` on a tensor: reported and fixed with F only when the
 analysis proves both) and HL001 (`.shape`).
 """
+
 import os
 from typing import List, Tuple
 
@@ -34,8 +35,10 @@ def probe(source: str, path: str = "<string>") -> List[Tuple[str, str, str]]:
 
 def block(body: str, helpers: str = "", head: str = "") -> str:
     lines = "".join(f"        {line}\n" for line in body.splitlines())
-    return (f"{head}from mxnet import gluon\n\n\nclass Net(gluon.HybridBlock):\n{helpers}"
-            f"    def hybrid_forward(self, F, x):\n{lines}")
+    return (
+        f"{head}from mxnet import gluon\n\n\nclass Net(gluon.HybridBlock):\n{helpers}"
+        f"    def hybrid_forward(self, F, x):\n{lines}"
+    )
 
 
 def codes(source: str, rules, path: str = "<string>") -> List[Tuple[int, str, object]]:
@@ -43,14 +46,19 @@ def codes(source: str, rules, path: str = "<string>") -> List[Tuple[int, str, ob
 
 
 # -- class-qualified static helpers -------------------------------------------------------------
-STATIC = ("    @staticmethod\n    def _first(F, t, n):\n        probe(F)\n        probe(t)\n"
-          "        probe(n)\n        return t[0]\n\n")
+STATIC = (
+    "    @staticmethod\n    def _first(F, t, n):\n        probe(F)\n        probe(t)\n"
+    "        probe(n)\n        return t[0]\n\n"
+)
 
 
 def test_static_helper_through_the_class_name_gets_namespace_and_tensors():
     source = block("return Net._first(F, F.relu(x), 3)", helpers=STATIC)
-    assert probe(source) == [(NAMESPACE, "helper_method", "F"), (TENSOR, "helper_method", "F"),
-                             (SCALAR, "helper_method", "F")]
+    assert probe(source) == [
+        (NAMESPACE, "helper_method", "F"),
+        (TENSOR, "helper_method", "F"),
+        (SCALAR, "helper_method", "F"),
+    ]
     fixed = fix_source(source, rules=[TensorIndexing]).source
     assert "t[0]" not in fixed and "slice_axis" in fixed
 
@@ -94,18 +102,22 @@ def test_lambda_never_called_is_not_analysed():
 
 # -- comprehensions -------------------------------------------------------------------------------
 def test_comprehension_targets_are_bound_like_a_for():
-    source = block("y = F.relu(x)\nz = F.sigmoid(x)\n"
-                   "outs = [probe(f) for p, f in zip(self.preds, (y, z))]\n"
-                   "pairs = [probe(i) for i, t in enumerate((y, z))]\n"
-                   "rows = [probe(r) for r in self.sizes]\n"
-                   "return F.concat(*outs, dim=1)")
+    source = block(
+        "y = F.relu(x)\nz = F.sigmoid(x)\n"
+        "outs = [probe(f) for p, f in zip(self.preds, (y, z))]\n"
+        "pairs = [probe(i) for i, t in enumerate((y, z))]\n"
+        "rows = [probe(r) for r in self.sizes]\n"
+        "return F.concat(*outs, dim=1)"
+    )
     assert [kind for kind, _, _ in probe(source)] == [TENSOR, SCALAR, UNKNOWN]
 
 
 def test_comprehension_over_children_and_feature_maps_reports_shape_inside():
-    source = block("outs = [F.transpose(p(f), axes=(0, 2, 3, 1)).reshape((f.shape[0], -1, 4))\n"
-                   "        for p, f in zip(self.preds, (F.relu(x), F.sigmoid(x)))]\n"
-                   "return F.concat(*outs, dim=1)")
+    source = block(
+        "outs = [F.transpose(p(f), axes=(0, 2, 3, 1)).reshape((f.shape[0], -1, 4))\n"
+        "        for p, f in zip(self.preds, (F.relu(x), F.sigmoid(x)))]\n"
+        "return F.concat(*outs, dim=1)"
+    )
     assert [(line, code) for line, code, _ in codes(source, [SymbolAttribute])] == [(6, "HL001")]
 
 
@@ -116,15 +128,20 @@ def test_comprehension_over_numbers_reports_nothing():
 
 def test_helper_called_inside_a_comprehension_is_reached():
     helpers = "    def _head(self, F, t):\n        return t[0]\n\n"
-    source = block("parts = F.split(x, num_outputs=2, axis=1)\n"
-                   "return F.concat(*[self._head(F, p) for p in parts], dim=0)", helpers=helpers)
+    source = block(
+        "parts = F.split(x, num_outputs=2, axis=1)\n"
+        "return F.concat(*[self._head(F, p) for p in parts], dim=0)",
+        helpers=helpers,
+    )
     assert codes(source, [TensorIndexing]) == [(6, "HL003", "safe")]
 
 
 # -- helpers imported from a sibling module -------------------------------------------------------
-UTILS = ("import math\n\n\ndef first_row(F, t):\n    return t[0]\n\n\n"
-         "def scale(F, q):\n    return q / math.sqrt(q.shape[-1])\n\n\n"
-         "def unused(F, t):\n    return t[0]\n")
+UTILS = (
+    "import math\n\n\ndef first_row(F, t):\n    return t[0]\n\n\n"
+    "def scale(F, q):\n    return q / math.sqrt(q.shape[-1])\n\n\n"
+    "def unused(F, t):\n    return t[0]\n"
+)
 
 
 def _project(tmp_path, block_source: str, utils: str = UTILS, name: str = "_utils.py"):
@@ -136,8 +153,10 @@ def _project(tmp_path, block_source: str, utils: str = UTILS, name: str = "_util
     return str(package / name)
 
 
-IMPORTING = block("return first_row(F, F.relu(x)) + scale(F, F.relu(x))",
-                  head="from ._utils import first_row, scale\n")
+IMPORTING = block(
+    "return first_row(F, F.relu(x)) + scale(F, F.relu(x))",
+    head="from ._utils import first_row, scale\n",
+)
 
 
 def test_imported_helper_is_analysed_when_its_own_file_is_linted(tmp_path):
@@ -146,26 +165,36 @@ def test_imported_helper_is_analysed_when_its_own_file_is_linted(tmp_path):
     found = codes(UTILS, [TensorIndexing, SymbolAttribute], path)
     assert [(line, code) for line, code, _ in found] == [(5, "HL003"), (9, "HL001")]
     fixed = fix_source(UTILS, path, rules=[TensorIndexing]).source
-    assert "return t[0]\n\n\ndef scale" not in fixed and fixed.endswith("def unused(F, t):\n    return t[0]\n")
+    assert "return t[0]\n\n\ndef scale" not in fixed and fixed.endswith(
+        "def unused(F, t):\n    return t[0]\n"
+    )
 
 
 def test_imported_helper_with_alias_and_absolute_import(tmp_path):
     source = block("return head(F, F.relu(x))", head="from pkg._utils import first_row as head\n")
     path = _project(tmp_path, source)
-    assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [(5, "HL003")]
+    assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [
+        (5, "HL003")
+    ]
 
 
 def test_imported_helper_with_a_continued_import_line(tmp_path):
-    source = block("return first_row(F, F.relu(x))", head="from ._utils import scale, \\\n    first_row\n")
+    source = block(
+        "return first_row(F, F.relu(x))", head="from ._utils import scale, \\\n    first_row\n"
+    )
     path = _project(tmp_path, source)
-    assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [(5, "HL003")]
+    assert [(line, code) for line, code, _ in codes(UTILS, [TensorIndexing], path)] == [
+        (5, "HL003")
+    ]
 
 
 def test_imported_builder_called_in_the_constructor_is_no_helper(tmp_path):
     utils = "def make(F, t):\n    return t[0]\n"
-    source = ("from mxnet import gluon\nfrom ._utils import make\n\n\nclass Net(gluon.HybridBlock):\n"
-              "    def __init__(self):\n        super().__init__()\n        self.k = make(None, (1, 2))\n\n"
-              "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
+    source = (
+        "from mxnet import gluon\nfrom ._utils import make\n\n\nclass Net(gluon.HybridBlock):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.k = make(None, (1, 2))\n\n"
+        "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
+    )
     path = _project(tmp_path, source, utils)
     assert codes(utils, [TensorIndexing], path) == []
 
@@ -208,6 +237,7 @@ def test_pre_filter_without_path_keeps_namespace_helpers():
 
 class StatementProbe(Rule):
     """Reads values as a statement-level planner does: with the statement's env."""
+
     code = "HL997"
     name = "statement-probe"
     seen: List[str] = []
@@ -219,7 +249,9 @@ class StatementProbe(Rule):
 
 
 def test_values_inside_a_comprehension_read_with_the_statement_env():
-    source = block("outs = [probe(f) for f in (F.relu(x), F.sigmoid(x))]\nreturn F.concat(*outs, dim=1)")
+    source = block(
+        "outs = [probe(f) for f in (F.relu(x), F.sigmoid(x))]\nreturn F.concat(*outs, dim=1)"
+    )
     StatementProbe.seen = []
     lint_source(source, rules=[StatementProbe])
     assert StatementProbe.seen == [TENSOR]
@@ -234,9 +266,11 @@ def test_helper_imported_from_another_package_of_the_project(tmp_path):
         (package / "__init__.py").write_text("")
     (top / "mx" / "util.py").write_text(UTILS)
     (top / "mx" / "model" / "a.py").write_text(
-        block("return first_row(F, F.relu(x))", head="from ..util import first_row\n"))
+        block("return first_row(F, F.relu(x))", head="from ..util import first_row\n")
+    )
     (top / "mx" / "model" / "b.py").write_text(
-        block("return scale(F, F.relu(x))", head="from proj.mx.util import scale\n"))
+        block("return scale(F, F.relu(x))", head="from proj.mx.util import scale\n")
+    )
     found = codes(UTILS, [TensorIndexing, SymbolAttribute], str(top / "mx" / "util.py"))
     assert [(line, code) for line, code, _ in found] == [(5, "HL003"), (9, "HL001")]
 

@@ -1,6 +1,7 @@
 """HL010 skips LibCST's visitor with a plain field walk (`_calls`); these tests pin that the
 walk finds exactly the calls LibCST's own visit finds, so the cheap pre-check that gates the
 rule can never hide a child the full analysis would report."""
+
 from __future__ import annotations
 
 import glob
@@ -55,7 +56,9 @@ def test_sources_have_calls():
         assert len(visitor.calls) > 30
 
 
-@pytest.mark.parametrize("name,source", list(_sources()), ids=lambda v: v if isinstance(v, str) and len(v) < 80 else "")
+@pytest.mark.parametrize(
+    "name,source", list(_sources()), ids=lambda v: v if isinstance(v, str) and len(v) < 80 else ""
+)
 def test_calls_matches_libcst_visit(name, source):
     module = cst.parse_module(source)
     visitor = _AllCalls()
@@ -70,7 +73,9 @@ def test_precheck_gates_every_invalid_example():
     pre-check that says "nothing here" is what the VALID examples without non-hybrid calls get."""
     from hybridlint.linter import lint_source
 
-    assert all(lint_source(example.code, rules=[NonHybridChild]) for example in NonHybridChild.INVALID)
+    assert all(
+        lint_source(example.code, rules=[NonHybridChild]) for example in NonHybridChild.INVALID
+    )
     seen = []
     original = hl010._may_create_non_hybrid
 

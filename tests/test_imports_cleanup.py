@@ -1,23 +1,29 @@
 """An import that the fixes made unused is removed (``nd`` once ``nd.relu`` became
 ``F.relu``); nothing else about imports changes."""
+
 import pytest
 
 from hybridlint import fix_source
 from hybridlint.imports import drop_unused_imports
 
-BLOCK = ("\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-         "        return nd.relu(x) + x.shape[0]\n")
+BLOCK = (
+    "\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+    "        return nd.relu(x) + x.shape[0]\n"
+)
 
 
-@pytest.mark.parametrize("imports, expected", [
-    ("from mxnet import nd\n", ""),
-    ("from mxnet import nd, gluon\n", "from mxnet import gluon\n"),
-    ("from mxnet import gluon, nd as ndarray\n", None),  # ndarray is not the name used
-    ("import mxnet.ndarray as nd\n", ""),
-    ("from mxnet import nd  # the eager namespace\n", None),  # a comment: left alone
-    ("import os; from mxnet import nd\n", None),  # shares a line: left alone
-    ("import mxnet as mx\nfrom mxnet import nd\n", "import mxnet as mx\n"),  # mx stays
-])
+@pytest.mark.parametrize(
+    "imports, expected",
+    [
+        ("from mxnet import nd\n", ""),
+        ("from mxnet import nd, gluon\n", "from mxnet import gluon\n"),
+        ("from mxnet import gluon, nd as ndarray\n", None),  # ndarray is not the name used
+        ("import mxnet.ndarray as nd\n", ""),
+        ("from mxnet import nd  # the eager namespace\n", None),  # a comment: left alone
+        ("import os; from mxnet import nd\n", None),  # shares a line: left alone
+        ("import mxnet as mx\nfrom mxnet import nd\n", "import mxnet as mx\n"),  # mx stays
+    ],
+)
 def test_the_import_a_fix_made_unused_goes(imports, expected):
     source = imports + "from mxnet.gluon import HybridBlock\n" + BLOCK
     result = fix_source(source, "m.py")
@@ -33,10 +39,14 @@ def test_the_import_a_fix_made_unused_goes(imports, expected):
 
 
 def test_still_used_exported_or_unused_before_is_kept():
-    source = ("from mxnet import nd\nimport numpy as np\nfrom mxnet.gluon import HybridBlock\n"
-              "\nZEROS = nd.zeros\n" + BLOCK)
+    source = (
+        "from mxnet import nd\nimport numpy as np\nfrom mxnet.gluon import HybridBlock\n"
+        "\nZEROS = nd.zeros\n" + BLOCK
+    )
     assert fix_source(source, "m.py").source.startswith("from mxnet import nd\nimport numpy")
-    exported = "from mxnet import nd\n__all__ = ['nd']\nfrom mxnet.gluon import HybridBlock\n" + BLOCK
+    exported = (
+        "from mxnet import nd\n__all__ = ['nd']\nfrom mxnet.gluon import HybridBlock\n" + BLOCK
+    )
     assert fix_source(exported, "m.py").source.startswith("from mxnet import nd\n")
 
 

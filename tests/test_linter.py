@@ -1,11 +1,18 @@
 """The linter core's contract: findings, select/ignore, suppression, regions, fixing."""
+
 import ast
 
 import libcst as cst
 import pytest
 
-from hybridlint.linter import (Finding, FixResult, SourceSyntaxError, fix_source, lint_source,
-                               may_contain_hybrid_code)
+from hybridlint.linter import (
+    Finding,
+    FixResult,
+    SourceSyntaxError,
+    fix_source,
+    lint_source,
+    may_contain_hybrid_code,
+)
 from hybridlint.rules import ALL_RULES
 from hybridlint.rules.base import Invalid, Rule, Valid
 
@@ -29,7 +36,9 @@ def test_finding_fields_positions_and_path():
     assert (index.line, index.col, index.end_line, index.end_col) == (4, 16, 4, 20)
     assert index.name == "tensor-indexing" and index.fix == "safe"
     assert (shape.line, shape.col, shape.end_col) == (4, 23, 30)
-    assert shape.fix == "unsafe" and "F.shape_array" in shape.message  # a shape scalar in arithmetic (issue 12)
+    assert (
+        shape.fix == "unsafe" and "F.shape_array" in shape.message
+    )  # a shape scalar in arithmetic (issue 12)
 
 
 def test_source_without_hybrid_forward_is_not_parsed():
@@ -52,23 +61,28 @@ def test_select_and_ignore_take_codes_and_prefixes():
     source = net("x += 1\nreturn x[0].asnumpy()")
     assert {f.code for f in lint_source(source)} == {"HL002", "HL003", "HL004"}
     assert {f.code for f in lint_source(source, select=["HL003"])} == {"HL003"}
-    assert {f.code for f in lint_source(source, select=["HL00"], ignore=["HL002", "HL004"])} == {"HL003"}
+    assert {f.code for f in lint_source(source, select=["HL00"], ignore=["HL002", "HL004"])} == {
+        "HL003"
+    }
     assert lint_source(source, ignore=["HL"]) == []
 
 
 # -- suppression ----------------------------------------------------------------------------
-@pytest.mark.parametrize("comment, suppressed", [
-    ("# hybridlint: ignore[HL003]", True),
-    ("# hybridlint: ignore[HL001, HL003]", True),
-    ("# hybridlint: ignore", True),
-    ("# noqa: HL003", True),
-    ("# noqa:HL003,E501", True),
-    ("# noqa", True),
-    ("# NOQA", True),
-    ("# hybridlint: ignore[HL001]", False),
-    ("# noqa: E501", False),
-    ("# a comment about noqa-like things", False),
-])
+@pytest.mark.parametrize(
+    "comment, suppressed",
+    [
+        ("# hybridlint: ignore[HL003]", True),
+        ("# hybridlint: ignore[HL001, HL003]", True),
+        ("# hybridlint: ignore", True),
+        ("# noqa: HL003", True),
+        ("# noqa:HL003,E501", True),
+        ("# noqa", True),
+        ("# NOQA", True),
+        ("# hybridlint: ignore[HL001]", False),
+        ("# noqa: E501", False),
+        ("# a comment about noqa-like things", False),
+    ],
+)
 def test_suppression_comments(comment, suppressed):
     source = net(f"return F.relu(x)[0]  {comment}")
     # HL100 (a partly unused suppression) is tests/test_suppression.py's subject
@@ -76,7 +90,9 @@ def test_suppression_comments(comment, suppressed):
 
 
 def test_suppression_on_first_line_of_multiline_statement():
-    source = net("y = F.concat(  # hybridlint: ignore[HL003]\n    x,\n    x[0],\n    dim=0)\nreturn y")
+    source = net(
+        "y = F.concat(  # hybridlint: ignore[HL003]\n    x,\n    x[0],\n    dim=0)\nreturn y"
+    )
     assert lint_source(source) == []
     unsuppressed = source.replace("  # hybridlint: ignore[HL003]", "")
     assert codes(lint_source(unsuppressed)) == [("HL003", 5)]
@@ -89,8 +105,10 @@ def test_suppressed_findings_are_not_fixed():
 
 # -- regions: only hybrid code is parsed with LibCST, positions are file positions ---------
 def test_positions_are_file_lines_and_untouched_code_is_byte_identical():
-    prefix = ("import mxnet as mx\n\n\ndef  weird( a,b ) :\n    return a[0]   # not hybrid code\n\n"
-              "x = [1,2,  3]\nprint( x[0] )\n\n\n")
+    prefix = (
+        "import mxnet as mx\n\n\ndef  weird( a,b ) :\n    return a[0]   # not hybrid code\n\n"
+        "x = [1,2,  3]\nprint( x[0] )\n\n\n"
+    )
     suffix = "\n\nclass Other(object):\n    def forward(self, y):\n        return y[0]\n"
     block = net("return F.relu(x)[0]")
     source = prefix + block + suffix
@@ -102,15 +120,19 @@ def test_positions_are_file_lines_and_untouched_code_is_byte_identical():
 
 
 def test_helper_function_in_its_own_region_is_analysed():
-    source = ("def head(F, data):\n    return data.shape[0]\n\n\nimport os\n\n\n"
-              "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return head(F, x)\n")
+    source = (
+        "def head(F, data):\n    return data.shape[0]\n\n\nimport os\n\n\n"
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return head(F, x)\n"
+    )
     assert codes(lint_source(source)) == [("HL001", 2)]
 
 
 def test_block_defined_inside_a_factory_function_is_linted():
-    source = ("def make_block(n):\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
-              "            return F.relu(x)[n]\n\n    class Other(HybridBlock):\n"
-              "        def hybrid_forward(self, F, x):\n            return x.shape\n    return Inner\n")
+    source = (
+        "def make_block(n):\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
+        "            return F.relu(x)[n]\n\n    class Other(HybridBlock):\n"
+        "        def hybrid_forward(self, F, x):\n            return x.shape\n    return Inner\n"
+    )
     assert codes(lint_source(source)) == [("HL003", 4), ("HL001", 8)]
 
 
@@ -123,9 +145,11 @@ def test_form_feeds_and_unicode_separators_do_not_shift_lines():
 
 
 def test_block_defined_inside_a_method_is_linted():
-    source = ("class Outer(HybridBlock):\n    def __init__(self):\n        class Proj(HybridBlock):\n"
-              "            def hybrid_forward(self, F, x, v):\n                return x * v.shape[0]\n"
-              "        self.proj = Proj()\n\n    def hybrid_forward(self, F, x):\n        return self.proj(x)\n")
+    source = (
+        "class Outer(HybridBlock):\n    def __init__(self):\n        class Proj(HybridBlock):\n"
+        "            def hybrid_forward(self, F, x, v):\n                return x * v.shape[0]\n"
+        "        self.proj = Proj()\n\n    def hybrid_forward(self, F, x):\n        return self.proj(x)\n"
+    )
     assert codes(lint_source(source)) == [("HL001", 5)]
 
 
@@ -179,7 +203,8 @@ def test_overlapping_fixes_resolve_over_passes():
     source = net("return F.relu(x)[0].T")
     result = fix_source(source, unsafe=True)
     assert result.source == net(
-        "return F.transpose(F.squeeze(F.slice_axis(F.relu(x), axis=0, begin=0, end=1), axis=0))")
+        "return F.transpose(F.squeeze(F.slice_axis(F.relu(x), axis=0, begin=0, end=1), axis=0))"
+    )
     assert sorted(f.code for f in result.applied) == ["HL001", "HL003"]
     assert result.remaining == []
 

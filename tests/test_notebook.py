@@ -1,5 +1,6 @@
 """Notebooks: the code cells of ``.ipynb`` files are linted (positions per cell), not fixed;
 a notebook with a hazard never reports "All checks passed"."""
+
 import json
 
 import pytest
@@ -8,17 +9,29 @@ from cli_support import invoke
 
 
 def notebook(*cells, markdown_first=True):
-    items = [{"cell_type": "markdown", "metadata": {}, "source": ["# Title\n", "x[0]"]}] \
-        if markdown_first else []
+    items = (
+        [{"cell_type": "markdown", "metadata": {}, "source": ["# Title\n", "x[0]"]}]
+        if markdown_first
+        else []
+    )
     for source in cells:
-        items.append({"cell_type": "code", "execution_count": None, "metadata": {},
-                      "outputs": [], "source": source.splitlines(keepends=True)})
+        items.append(
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": source.splitlines(keepends=True),
+            }
+        )
     return json.dumps({"cells": items, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 IMPORTS = "%matplotlib inline\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n"
-BLOCK = ("!pip list\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-         "        y = nd.relu(x)\n        return y\n")
+BLOCK = (
+    "!pip list\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+    "        y = nd.relu(x)\n        return y\n"
+)
 
 
 @pytest.fixture
@@ -52,8 +65,10 @@ def test_a_cell_that_does_not_parse_and_a_file_that_is_not_a_notebook(project):
     (project / "bad.ipynb").write_text(notebook(IMPORTS, "def f(:\n    pass\n"))
     (project / "junk.ipynb").write_text("not json")
     result = invoke("--no-cache", "--format", "json", "--select", "HL0", ".")
-    found = {(f["path"], f["code"], f["message"].split(":")[0])
-             for f in json.loads(result.stdout)["findings"]}
+    found = {
+        (f["path"], f["code"], f["message"].split(":")[0])
+        for f in json.loads(result.stdout)["findings"]
+    }
     assert found == {("bad.ipynb", "HL900", "cell 2"), ("junk.ipynb", "HL900", "cannot parse")}
 
 

@@ -3,6 +3,7 @@ conventions and their padding, explicit data and label lengths, labels that cann
 gives 0), empty labels, repeated labels and large activations. float32 only: MXNet 1.9.1's
 float64 CTCLoss corrupts its engine state (a dtype check fails at exit); zero data lengths
 crash it."""
+
 import numpy as np
 import pytest
 
@@ -18,18 +19,37 @@ def _data(seed, steps=6, batch=3, alphabet=5, spread=2.0):
 
 CASES = [
     ("CTCLoss", [_data(0), np.array([[2, 1, 0, 0], [3, 2, 2, 0], [1, 2, 1, 3]], F)], {}),
-    ("CTCLoss", [_data(1), np.array([[1, 0, -1, -1], [2, 1, 1, -1], [0, 1, 0, 2]], F)],
-     {"blank_label": "last"}),
-    ("CTCLoss", [_data(2), np.array([[2, 1, 0, 0], [3, 2, 2, 0], [1, 2, 1, 3]], F),
-                 np.array([6, 4, 5], F), np.array([2, 1, 3], F)],
-     {"use_data_lengths": True, "use_label_lengths": True}),
+    (
+        "CTCLoss",
+        [_data(1), np.array([[1, 0, -1, -1], [2, 1, 1, -1], [0, 1, 0, 2]], F)],
+        {"blank_label": "last"},
+    ),
+    (
+        "CTCLoss",
+        [
+            _data(2),
+            np.array([[2, 1, 0, 0], [3, 2, 2, 0], [1, 2, 1, 3]], F),
+            np.array([6, 4, 5], F),
+            np.array([2, 1, 3], F),
+        ],
+        {"use_data_lengths": True, "use_label_lengths": True},
+    ),
     ("CTCLoss", [_data(3), np.array([[1, 0, 2, 0], [0, 0, 0, 0], [4, 4, 4, 0]], F)], {}),
-    ("CTCLoss", [_data(4, steps=4), np.array([[1, 1, 1, 1], [1, 2, 1, 2], [3, 3, 0, 0]], F)],
-     {}),                                           # [1,1,1,1] cannot fit in 4 steps: 0
-    ("CTCLoss", [_data(5, spread=20.0), np.array([[1, 2, 3, 0], [3, 0, 0, 0], [2, 2, 0, 0]],
-                                                  F)], {}),
-    ("CTCLoss", [_data(6), np.array([[1, 2], [3, 1], [2, 2]], F), np.array([3, 6, 5], F)],
-     {"use_data_lengths": True, "blank_label": "last"}),
+    (
+        "CTCLoss",
+        [_data(4, steps=4), np.array([[1, 1, 1, 1], [1, 2, 1, 2], [3, 3, 0, 0]], F)],
+        {},
+    ),  # [1,1,1,1] cannot fit in 4 steps: 0
+    (
+        "CTCLoss",
+        [_data(5, spread=20.0), np.array([[1, 2, 3, 0], [3, 0, 0, 0], [2, 2, 0, 0]], F)],
+        {},
+    ),
+    (
+        "CTCLoss",
+        [_data(6), np.array([[1, 2], [3, 1], [2, 2]], F), np.array([3, 6, 5], F)],
+        {"use_data_lengths": True, "blank_label": "last"},
+    ),
 ]
 
 

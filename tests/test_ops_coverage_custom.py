@@ -1,6 +1,7 @@
 """`mx.operator` custom operators and the `Custom` op (engine/operator.py, engine/ops/custom.py)
 against real MXNet 1.9.1: the same Python operator registered in both, run eagerly, as a graph
 (names, shapes, dtypes, JSON, values both ways) and inside a hybridized block."""
+
 import numpy as np
 import pytest
 
@@ -53,14 +54,14 @@ def define(lib):
     class SmoothProp(lib.operator.CustomOpProp):
         def __init__(self, epsilon="0.1", axis="-1"):
             super().__init__(need_top_grad=True)
-            self.epsilon, self.axis = float(epsilon), int(axis)   # MXNet passes strings
+            self.epsilon, self.axis = float(epsilon), int(axis)  # MXNet passes strings
 
         def list_outputs(self):
             return ["smoothed", "total", "training"]
 
         def infer_shape(self, in_shape):
             data = list(in_shape[0])
-            total = data[:self.axis % len(data)] + data[self.axis % len(data) + 1:]
+            total = data[: self.axis % len(data)] + data[self.axis % len(data) + 1 :]
             return in_shape, [data, total, [1]], []
 
         def create_operator(self, ctx, in_shapes, in_dtypes):

@@ -1,5 +1,6 @@
 """Differential tests (real MXNet 1.9.1, eager and as a graph) of the detection ops added for
 the model zoos' coverage: ROIPooling."""
+
 import numpy as np
 import pytest
 
@@ -11,8 +12,8 @@ def _rois(rng, n_rois, batch, size, scale=1.0):
     """Regions with corners anywhere in (and a little past) a size x size map, some
     degenerate (x2 < x1) and some on exact halves (C's round differs from numpy's there)."""
     xy = rng.uniform(-1, size + 1, (n_rois, 4)) / scale
-    xy[::4, 2:] = xy[::4, :2] - 0.5                      # malformed: forced to 1x1
-    xy[1::4] = np.round(xy[1::4] * 2) / 2                # halves
+    xy[::4, 2:] = xy[::4, :2] - 0.5  # malformed: forced to 1x1
+    xy[1::4] = np.round(xy[1::4] * 2) / 2  # halves
     idx = rng.randint(0, batch, (n_rois, 1))
     return np.hstack([idx, xy]).astype(np.float32)
 
@@ -35,11 +36,14 @@ def test_roi_pooling_matches_mxnet(dshape, n_rois, pooled, scale):
 
 
 @pytest.mark.mxnet
-@pytest.mark.parametrize("kwargs,dshape", [
-    ({"pooled_size": (3,), "spatial_scale": 1.0}, (1, 1, 4, 4)),
-    ({"pooled_size": (2, 2), "spatial_scale": 1.5}, (1, 1, 4, 4)),
-    ({"pooled_size": (2, 2), "spatial_scale": 1.0}, (1, 4, 4)),
-])
+@pytest.mark.parametrize(
+    "kwargs,dshape",
+    [
+        ({"pooled_size": (3,), "spatial_scale": 1.0}, (1, 1, 4, 4)),
+        ({"pooled_size": (2, 2), "spatial_scale": 1.5}, (1, 1, 4, 4)),
+        ({"pooled_size": (2, 2), "spatial_scale": 1.0}, (1, 4, 4)),
+    ],
+)
 def test_roi_pooling_errors_like_mxnet(kwargs, dshape):
     mx_real = pytest.importorskip("mxnet")
     data = np.zeros(dshape, np.float32)
@@ -55,16 +59,20 @@ def test_roi_pooling_docstring_example():
     y = mx.nd.array([[0, 0, 0, 4, 4]])
     np.testing.assert_array_equal(
         mx.nd.ROIPooling(x, y, pooled_size=(2, 2), spatial_scale=1.0).asnumpy(),
-        [[[[14, 16], [26, 28]]]])
+        [[[[14, 16], [26, 28]]]],
+    )
     np.testing.assert_array_equal(
         mx.nd.ROIPooling(x, y, pooled_size=(2, 2), spatial_scale=0.7).asnumpy(),
-        [[[[7, 9], [19, 21]]]])
-    sym = mx.sym.ROIPooling(mx.sym.var("data"), mx.sym.var("rois"), pooled_size=(2, 3),
-                            spatial_scale=0.5)
+        [[[[7, 9], [19, 21]]]],
+    )
+    sym = mx.sym.ROIPooling(
+        mx.sym.var("data"), mx.sym.var("rois"), pooled_size=(2, 3), spatial_scale=0.5
+    )
     assert sym.infer_shape(data=(2, 4, 9, 9), rois=(5, 5))[1] == [(5, 4, 2, 3)]
 
 
 # ----------------------------------------------------------------------------- matching
+
 
 def _scores(rng, *shape):
     """Scores rounded to one decimal: many ties, so the visiting order (MXNet's stable sort)
@@ -76,8 +84,8 @@ MATCHING = [
     ((4, 5), {"threshold": 0.3}),
     ((2, 4, 5), {"threshold": 0.5, "is_ascend": True}),
     ((2, 6, 3), {"threshold": 0.1, "topk": 2}),
-    ((3, 3, 4), {"threshold": -1.0, "topk": 1}),        # MXNet stops after topk + 1 matches
-    ((2, 2, 5, 4), {"threshold": 0.95}),                  # most pairs fail the threshold
+    ((3, 3, 4), {"threshold": -1.0, "topk": 1}),  # MXNet stops after topk + 1 matches
+    ((2, 2, 5, 4), {"threshold": 0.95}),  # most pairs fail the threshold
 ]
 
 
@@ -86,8 +94,7 @@ MATCHING = [
 def test_bipartite_matching_matches_mxnet(shape, kwargs):
     rng = np.random.RandomState(len(shape) + len(kwargs))
     check_both(("_contrib_bipartite_matching", [_scores(rng, *shape)], kwargs))
-    check_both(("_contrib_bipartite_matching", [_scores(rng, *shape).astype(np.float64)],
-                kwargs))
+    check_both(("_contrib_bipartite_matching", [_scores(rng, *shape).astype(np.float64)], kwargs))
 
 
 def test_bipartite_matching_is_a_matching():
@@ -97,4 +104,4 @@ def test_bipartite_matching_is_a_matching():
     for r, c in enumerate(rows):
         if c >= 0:
             assert cols[c] == r and scores[r, c] > 0.2
-    assert (rows >= 0).sum() == (cols >= 0).sum() == 5   # 5 rows, all above 0.2 reachable
+    assert (rows >= 0).sum() == (cols >= 0).sum() == 5  # 5 rows, all above 0.2 reachable

@@ -3,6 +3,7 @@ MXNet 1.9.1. Random streams differ between MXNet and numpy, so values are never 
 shapes, dtypes, output names and graph JSON are compared exactly; distributions by summary
 statistics of many draws (tolerances a few standard errors wide); seeding by reproducibility
 (same seed, same draws; another seed, other draws) in both libraries."""
+
 import json
 
 import numpy as np
@@ -14,14 +15,20 @@ N = 20000
 
 
 def _call(lib, name, arrays, kwargs):
-    fn = getattr(lib.nd.random, name[len("random."):]) if name.startswith("random.") \
+    fn = (
+        getattr(lib.nd.random, name[len("random.") :])
+        if name.startswith("random.")
         else getattr(lib.nd, name)
+    )
     return fn(*[lib.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs)
 
 
 def _sym(lib, name, n_inputs, kwargs):
-    fn = getattr(lib.sym.random, name[len("random."):]) if name.startswith("random.") \
+    fn = (
+        getattr(lib.sym.random, name[len("random.") :])
+        if name.startswith("random.")
         else getattr(lib.sym, name)
+    )
     with lib.name.NameManager():
         return fn(*[lib.sym.var("x%d" % i) for i in range(n_inputs)], **kwargs)
 
@@ -35,18 +42,36 @@ CASES = [
     ("random.uniform_like", [np.zeros((N,), np.float32)], {"low": -1.0, "high": 3.0}),
     ("random.uniform_like", [np.zeros((40, N // 40), np.float16)], {}),
     ("random.normal_like", [np.zeros((N,), np.float64)], {"loc": 2.0, "scale": 0.5}),
-    ("sample_normal", [np.array([0.0, 5.0], np.float32), np.array([1.0, 0.1], np.float32)],
-     {"shape": (N,)}),
-    ("sample_normal", [np.array([[1.0]], np.float64), np.array([[2.0]], np.float64)],
-     {"shape": (100, N // 100), "dtype": "float64"}),
-    ("sample_uniform", [np.array([0.0, -2.0], np.float32), np.array([1.0, 2.0], np.float32)],
-     {"shape": N}),
-    ("sample_multinomial", [np.array([[0.1, 0.6, 0.3], [0.5, 0.0, 0.5]], np.float32)],
-     {"shape": (N,)}),
-    ("sample_multinomial", [np.array([0.25, 0.25, 0.5], np.float32)],
-     {"shape": (N,), "get_prob": True}),
-    ("random.multinomial", [np.array([[0.7, 0.3]], np.float64)],
-     {"shape": (N,), "dtype": "float32", "get_prob": True}),
+    (
+        "sample_normal",
+        [np.array([0.0, 5.0], np.float32), np.array([1.0, 0.1], np.float32)],
+        {"shape": (N,)},
+    ),
+    (
+        "sample_normal",
+        [np.array([[1.0]], np.float64), np.array([[2.0]], np.float64)],
+        {"shape": (100, N // 100), "dtype": "float64"},
+    ),
+    (
+        "sample_uniform",
+        [np.array([0.0, -2.0], np.float32), np.array([1.0, 2.0], np.float32)],
+        {"shape": N},
+    ),
+    (
+        "sample_multinomial",
+        [np.array([[0.1, 0.6, 0.3], [0.5, 0.0, 0.5]], np.float32)],
+        {"shape": (N,)},
+    ),
+    (
+        "sample_multinomial",
+        [np.array([0.25, 0.25, 0.5], np.float32)],
+        {"shape": (N,), "get_prob": True},
+    ),
+    (
+        "random.multinomial",
+        [np.array([[0.7, 0.3]], np.float64)],
+        {"shape": (N,), "dtype": "float32", "get_prob": True},
+    ),
 ]
 
 
@@ -72,10 +97,10 @@ def test_eager_shapes_dtypes_and_distributions_match_mxnet(case):
     for g, w in zip(got, want):
         gm, gs = _stats(g, axis)
         wm, ws = _stats(w, axis)
-        se = np.maximum(ws, 1e-3) / np.sqrt(g.size / gm.size)     # standard error of a mean
+        se = np.maximum(ws, 1e-3) / np.sqrt(g.size / gm.size)  # standard error of a mean
         np.testing.assert_allclose(gm, wm, atol=float(np.max(6 * se)) + 2e-3)
         np.testing.assert_allclose(gs, ws, rtol=0.05, atol=2e-3)
-    if "multinomial" in name:       # category frequencies, not just their mean
+    if "multinomial" in name:  # category frequencies, not just their mean
         k = arrays[0].shape[-1]
         for g, w in [(got[0], want[0])]:
             gf = np.stack([(g == c).mean() for c in range(k)])
@@ -98,15 +123,18 @@ def test_graph_structure_matches_mxnet(case):
     shapes = {"x%d" % i: a.shape for i, a in enumerate(arrays)}
     types = {"x%d" % i: a.dtype for i, a in enumerate(arrays)}
     assert got.infer_shape(**shapes) == want.infer_shape(**shapes)
-    assert [list(map(np.dtype, t)) for t in got.infer_type(**types)] == \
-        [list(map(np.dtype, t)) for t in want.infer_type(**types)]
+    assert [list(map(np.dtype, t)) for t in got.infer_type(**types)] == [
+        list(map(np.dtype, t)) for t in want.infer_type(**types)
+    ]
     # the engine's JSON runs in MXNet with outputs of the same shapes and dtypes
     exe = mx_real.sym.load_json(got.tojson()).bind(
-        mx_real.cpu(), {k: mx_real.nd.array(a, dtype=a.dtype)
-                        for k, a in zip(sorted(shapes), arrays)})
+        mx_real.cpu(),
+        {k: mx_real.nd.array(a, dtype=a.dtype) for k, a in zip(sorted(shapes), arrays)},
+    )
     ours = mx.nd.CachedOp(got)(*[mx.nd.array(a, dtype=a.dtype) for a in arrays])
-    assert [(o.shape, o.dtype) for o in _outs(ours)] == \
-        [(o.shape, o.dtype) for o in _outs(exe.forward())]
+    assert [(o.shape, o.dtype) for o in _outs(ours)] == [
+        (o.shape, o.dtype) for o in _outs(exe.forward())
+    ]
 
 
 @pytest.mark.mxnet
@@ -114,8 +142,9 @@ def test_sample_normal_rejects_mismatched_parameters_like_mxnet():
     mx_real = pytest.importorskip("mxnet")
     for lib in (mx_real, mx):
         with pytest.raises(lib.base.MXNetError):
-            lib.nd.sample_normal(lib.nd.array([0.0, 1.0]), lib.nd.array([1.0, 2.0, 3.0]),
-                                 shape=2).wait_to_read()
+            lib.nd.sample_normal(
+                lib.nd.array([0.0, 1.0]), lib.nd.array([1.0, 2.0, 3.0]), shape=2
+            ).wait_to_read()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + str(c[2]))
@@ -133,7 +162,7 @@ def test_seeding_reproduces_and_graphs_draw_anew(case):
     op = mx.nd.CachedOp(_sym(mx, name, len(arrays), kwargs))
     first = _outs(op(*[mx.nd.array(v, dtype=v.dtype) for v in arrays]))
     second = _outs(op(*[mx.nd.array(v, dtype=v.dtype) for v in arrays]))
-    assert not np.array_equal(first[0], second[0])          # never constant-folded
+    assert not np.array_equal(first[0], second[0])  # never constant-folded
 
 
 def test_multinomial_values_are_valid_categories_with_their_log_probabilities():

@@ -1,6 +1,7 @@
 """Engine-only invariant over every op test case: a kernel returns new arrays, never its input
 or a view of it, unless the op is declared `view` (the executor relies on this to plan buffers
 and run ops in place; eager callers rely on it for MXNet's copy semantics)."""
+
 import numpy as np
 import pytest
 
@@ -20,12 +21,25 @@ from ops_diff import case_id
 
 from hybridlint.engine import registry
 
-CASES = [c for mod in (test_ops_box, test_ops_contrib, test_ops_conv, test_ops_indexing,
-                       test_ops_linalg, test_ops_loss, test_ops_misc, test_ops_norm,
-                       test_ops_reduce, test_ops_resize, test_ops_sampler, test_ops_transform)
-         for name in ("CASES", "CONV_CASES", "DECONV_CASES", "POOL_CASES", "ALL", "CASES2",
-                      "CASES3")
-         for c in getattr(mod, name, [])]
+CASES = [
+    c
+    for mod in (
+        test_ops_box,
+        test_ops_contrib,
+        test_ops_conv,
+        test_ops_indexing,
+        test_ops_linalg,
+        test_ops_loss,
+        test_ops_misc,
+        test_ops_norm,
+        test_ops_reduce,
+        test_ops_resize,
+        test_ops_sampler,
+        test_ops_transform,
+    )
+    for name in ("CASES", "CONV_CASES", "DECONV_CASES", "POOL_CASES", "ALL", "CASES2", "CASES3")
+    for c in getattr(mod, name, [])
+]
 
 
 def test_cases_were_collected():

@@ -1,6 +1,7 @@
 """SoftmaxOutput/Softmax, the regression outputs, MakeLoss, make_loss and
 softmax_cross_entropy: label shape inference without MXNet; forward values, argument and
 output names against real MXNet 1.9.1 (eager and graph)."""
+
 import numpy as np
 import pytest
 
@@ -11,14 +12,20 @@ from ops_diff import case_id, check_both, rand
 RNG = np.random.RandomState(19)
 
 
-@pytest.mark.parametrize("kw, data, label", [
-    ({}, (2, 3, 4), (2, 3)), ({"multi_output": True}, (2, 3, 4), (2, 4)),
-    ({"preserve_shape": True}, (2, 3, 4), (2, 3)), ({}, (2, 5), (2,)),
-])
+@pytest.mark.parametrize(
+    "kw, data, label",
+    [
+        ({}, (2, 3, 4), (2, 3)),
+        ({"multi_output": True}, (2, 3, 4), (2, 4)),
+        ({"preserve_shape": True}, (2, 3, 4), (2, 3)),
+        ({}, (2, 5), (2,)),
+    ],
+)
 def test_softmax_output_label_shape(kw, data, label):
     sym = mx.sym.SoftmaxOutput(mx.sym.var("x"), **kw)
-    assert sym.list_arguments() == ["x", "softmaxoutput0_label"] or \
-        sym.list_arguments()[1].endswith("_label")
+    assert sym.list_arguments() == ["x", "softmaxoutput0_label"] or sym.list_arguments()[
+        1
+    ].endswith("_label")
     assert sym.infer_shape(x=data)[0] == [data, label]
 
 
@@ -35,8 +42,11 @@ CASES = [
     ("SoftmaxOutput", [rand(RNG, 2, 3, 4), rand(RNG, 2, 3)], {}),
     ("SoftmaxOutput", [rand(RNG, 2, 3, 4), rand(RNG, 2, 4)], dict(multi_output=True)),
     ("SoftmaxOutput", [rand(RNG, 2, 3, 4), rand(RNG, 2, 3)], dict(preserve_shape=True)),
-    ("SoftmaxOutput", [rand(RNG, 4, 5), np.array([0, 1, 4, 2], np.float32)],
-     dict(grad_scale=2.0, use_ignore=True, ignore_label=1, normalization="valid")),
+    (
+        "SoftmaxOutput",
+        [rand(RNG, 4, 5), np.array([0, 1, 4, 2], np.float32)],
+        dict(grad_scale=2.0, use_ignore=True, ignore_label=1, normalization="valid"),
+    ),
     ("Softmax", [rand(RNG, 4, 5), np.array([0, 1, 4, 2], np.float32)], {}),
     ("LinearRegressionOutput", [rand(RNG, 3, 2), rand(RNG, 3, 2)], {}),
     ("LogisticRegressionOutput", [rand(RNG, 3, 2), rand(RNG, 3, 2)], dict(grad_scale=0.5)),

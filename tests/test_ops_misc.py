@@ -2,6 +2,7 @@
 moments, gamma/gammaln, erfinv, cumsum, linalg_gemm/gemm2, scatter_nd,
 ravel_multi_index/unravel_index: shapes and errors without MXNet; differential tests against
 MXNet 1.9.1."""
+
 import numpy as np
 import pytest
 
@@ -18,28 +19,46 @@ def _f(*v):
 
 def test_shapes_and_outputs():
     x = mx.sym.var("x")
-    assert mx.sym.moments(x, axes=(0, 2)).list_outputs() == ["moments0_output0",
-                                                             "moments0_output1"]
-    assert mx.sym.moments(x, axes=(1,), keepdims=True).infer_shape(x=(2, 3, 4))[1] == \
-        [(2, 1, 4), (2, 1, 4)]
+    assert mx.sym.moments(x, axes=(0, 2)).list_outputs() == ["moments0_output0", "moments0_output1"]
+    assert mx.sym.moments(x, axes=(1,), keepdims=True).infer_shape(x=(2, 3, 4))[1] == [
+        (2, 1, 4),
+        (2, 1, 4),
+    ]
     assert mx.sym.SequenceLast(x, mx.sym.var("l"), use_sequence_length=True).infer_shape(
-        x=(5, 3, 2))[0] == [(5, 3, 2), (3,)]
+        x=(5, 3, 2)
+    )[0] == [(5, 3, 2), (3,)]
     assert mx.sym.depth_to_space(x, 2).infer_shape(x=(1, 8, 2, 3))[1] == [(1, 2, 4, 6)]
-    assert mx.sym.UpSampling(x, scale=3, sample_type="nearest").infer_shape(
-        x=(1, 2, 2, 5))[1] == [(1, 2, 6, 15)]
+    assert mx.sym.UpSampling(x, scale=3, sample_type="nearest").infer_shape(x=(1, 2, 2, 5))[1] == [
+        (1, 2, 6, 15)
+    ]
 
 
-@pytest.mark.parametrize("call, err", [
-    (lambda: mx.nd.moments(mx.nd.ones((2, 3))), "Empty axes"),
-    (lambda: mx.nd.cumsum(mx.nd.ones((2, 3)), axis=-1), "negative axes"),
-    (lambda: mx.nd.SequenceReverse(mx.nd.ones((2, 3)), axis=1), "axis to be 0"),
-    (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 6, 2, 2)), 2), "divisible"),
-    (lambda: mx.nd.space_to_depth(mx.nd.ones((1, 1, 3, 4)), 2), "divisible"),
-    (lambda: mx.nd.UpSampling(mx.nd.ones((1, 1, 2, 2)), scale=2, sample_type="bilinear",
-                              num_filter=1), "nearest"),
-    (lambda: mx.nd.UpSampling(mx.nd.ones((1, 1, 2, 2)), mx.nd.ones((1, 1, 3, 3)), scale=2,
-                              sample_type="nearest", num_args=2), "cannot be scaled"),
-])
+@pytest.mark.parametrize(
+    "call, err",
+    [
+        (lambda: mx.nd.moments(mx.nd.ones((2, 3))), "Empty axes"),
+        (lambda: mx.nd.cumsum(mx.nd.ones((2, 3)), axis=-1), "negative axes"),
+        (lambda: mx.nd.SequenceReverse(mx.nd.ones((2, 3)), axis=1), "axis to be 0"),
+        (lambda: mx.nd.depth_to_space(mx.nd.ones((1, 6, 2, 2)), 2), "divisible"),
+        (lambda: mx.nd.space_to_depth(mx.nd.ones((1, 1, 3, 4)), 2), "divisible"),
+        (
+            lambda: mx.nd.UpSampling(
+                mx.nd.ones((1, 1, 2, 2)), scale=2, sample_type="bilinear", num_filter=1
+            ),
+            "nearest",
+        ),
+        (
+            lambda: mx.nd.UpSampling(
+                mx.nd.ones((1, 1, 2, 2)),
+                mx.nd.ones((1, 1, 3, 3)),
+                scale=2,
+                sample_type="nearest",
+                num_args=2,
+            ),
+            "cannot be scaled",
+        ),
+    ],
+)
 def test_errors(call, err):
     with pytest.raises(MXNetError, match=err):
         call()
@@ -54,10 +73,16 @@ CASES = [
     ("SequenceReverse", [_X, _f(1, 4, 2)], dict(use_sequence_length=True)),
     ("SequenceReverse", [rand(RNG, 5, 2), _f(3, 5)], dict(use_sequence_length=True)),
     ("UpSampling", [rand(RNG, 1, 2, 2, 3)], dict(scale=2, sample_type="nearest")),
-    ("UpSampling", [rand(RNG, 2, 1, 2, 2), rand(RNG, 2, 3, 4, 4)],
-     dict(scale=2, sample_type="nearest", num_args=2)),
-    ("UpSampling", [rand(RNG, 2, 3, 2, 2), rand(RNG, 2, 3, 4, 4)],
-     dict(scale=2, sample_type="nearest", num_args=2, multi_input_mode="sum")),
+    (
+        "UpSampling",
+        [rand(RNG, 2, 1, 2, 2), rand(RNG, 2, 3, 4, 4)],
+        dict(scale=2, sample_type="nearest", num_args=2),
+    ),
+    (
+        "UpSampling",
+        [rand(RNG, 2, 3, 2, 2), rand(RNG, 2, 3, 4, 4)],
+        dict(scale=2, sample_type="nearest", num_args=2, multi_input_mode="sum"),
+    ),
     ("depth_to_space", [rand(RNG, 2, 8, 2, 3)], dict(block_size=2)),
     ("space_to_depth", [rand(RNG, 2, 2, 4, 6)], dict(block_size=2)),
     ("depth_to_space", [rand(RNG, 1, 18, 2, 2)], dict(block_size=3)),
@@ -76,12 +101,17 @@ CASES += [
     ("linalg_gemm2", [rand(RNG, 2, 3, 4), rand(RNG, 2, 5, 4)], dict(transpose_b=True, alpha=2.0)),
     ("linalg_gemm2", [rand(RNG, 3, 2, 4), rand(RNG, 4, 2, 5)], dict(axis=-3)),
     ("linalg_gemm2", [rand(RNG, 4, 3), rand(RNG, 4, 5)], dict(transpose_a=True)),
-    ("linalg_gemm", [rand(RNG, 2, 3, 4), rand(RNG, 2, 4, 5), rand(RNG, 2, 3, 5)],
-     dict(alpha=0.5, beta=2.0)),
-    ("linalg_gemm", [rand(RNG, 3, 2, 4), rand(RNG, 4, 2, 5), rand(RNG, 3, 2, 5)],
-     dict(axis=-3, beta=0.0)),
-    ("scatter_nd", [_f(1, 2, 3), np.array([[0, 1, 1], [1, 0, 1]], np.float32)],
-     dict(shape=(2, 2))),
+    (
+        "linalg_gemm",
+        [rand(RNG, 2, 3, 4), rand(RNG, 2, 4, 5), rand(RNG, 2, 3, 5)],
+        dict(alpha=0.5, beta=2.0),
+    ),
+    (
+        "linalg_gemm",
+        [rand(RNG, 3, 2, 4), rand(RNG, 4, 2, 5), rand(RNG, 3, 2, 5)],
+        dict(axis=-3, beta=0.0),
+    ),
+    ("scatter_nd", [_f(1, 2, 3), np.array([[0, 1, 1], [1, 0, 1]], np.float32)], dict(shape=(2, 2))),
     ("scatter_nd", [rand(RNG, 2, 4), np.array([[0, 2]], np.float32)], dict(shape=(3, 4))),
     ("ravel_multi_index", [np.array([[0, 1, 2], [1, 0, 3]], np.float32)], dict(shape=(3, 4))),
     ("unravel_index", [_f(1, 7, 11)], dict(shape=(3, 4))),
@@ -123,6 +153,7 @@ def test_linalg_namespace_on_nd_sym_and_F():
     class Att(mx.gluon.HybridBlock):
         def hybrid_forward(self, F, q, k):
             return F.linalg.gemm2(q, k, transpose_b=True)
+
     net = Att()
     eager = net(mx.nd.array(a), mx.nd.array(b)).asnumpy()
     net.hybridize()

@@ -7,6 +7,7 @@ there while numpy would silently promote; ops whose inputs legitimately differ (
 Embedding's indices, where's condition, one_hot...) must keep working. The cases are the ones
 the per-family differential tests already build (valid shapes and parameters for each op).
 """
+
 import numpy as np
 import pytest
 
@@ -21,8 +22,10 @@ SWITCH_TO = (np.float64, np.int32)
 
 _RNG = np.random.RandomState(3)
 # ops with two or more inputs that no per-family case exercises
-EXTRA = [(n, [_RNG.uniform(-1, 1, (2, 3)).astype(np.float32) for _ in range(2)], {})
-         for n in ("_logical_and", "_logical_or", "_logical_xor")]
+EXTRA = [
+    (n, [_RNG.uniform(-1, 1, (2, 3)).astype(np.float32) for _ in range(2)], {})
+    for n in ("_logical_and", "_logical_or", "_logical_xor")
+]
 # amp_multicast (whose inputs differ in dtype by design) is left out: MXNet 1.9.1's CPU build
 # runs it through oneDNN, which rejects float64/float16 ("unknown type for MKLDNN") and
 # segfaults on int32, so there is nothing to compare against.
@@ -48,8 +51,14 @@ def _variants():
                 seen.add(key)
                 switched = list(arrays)
                 switched[i] = a.astype(dt)
-                out.append(("{}-{}in-{}:{}".format(name, len(arrays), i, np.dtype(dt).name),
-                            name, switched, kwargs))
+                out.append(
+                    (
+                        "{}-{}in-{}:{}".format(name, len(arrays), i, np.dtype(dt).name),
+                        name,
+                        switched,
+                        kwargs,
+                    )
+                )
     return out
 
 
@@ -60,8 +69,9 @@ def _run(module, name, arrays, kwargs):
     """('ok', output dtypes) or ('error', exception type name); results are read so that
     MXNet's asynchronous kernel errors surface here."""
     try:
-        res = lookup(module.nd, name)(*[module.nd.array(a, dtype=a.dtype) for a in arrays],
-                                      **kwargs)
+        res = lookup(module.nd, name)(
+            *[module.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs
+        )
         outs = as_list(res)
         for o in outs:
             o.asnumpy()
@@ -90,10 +100,15 @@ def test_eager_error_wording():
     """The engine names the operator and ends with MXNet's own message."""
     a = mx.nd.ones((2, 3))
     d = mx.nd.ones((2, 3), dtype="float64")
-    tail = ("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node  at 1-th "
-            "input: expected float32, got float64")
-    for call, op in [(lambda: a + d, "broadcast_add"), (lambda: mx.nd.dot(a, d.T), "dot"),
-                     (lambda: mx.nd.elemwise_add(a, d), "elemwise_add")]:
+    tail = (
+        "Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node  at 1-th "
+        "input: expected float32, got float64"
+    )
+    for call, op in [
+        (lambda: a + d, "broadcast_add"),
+        (lambda: mx.nd.dot(a, d.T), "dot"),
+        (lambda: mx.nd.elemwise_add(a, d), "elemwise_add"),
+    ]:
         with pytest.raises(mx.base.MXNetError) as info:
             call()
         assert str(info.value) == "Error in operator {}: {}".format(op, tail)
@@ -103,24 +118,45 @@ def test_eager_error_wording():
         mx.nd.FullyConnected(d, a, mx.nd.ones((2,)), num_hidden=2)
 
 
-@pytest.mark.parametrize("expr", [
-    "a + d", "a - d", "a * i", "a / d", "a % d", "a ** d", "a == d", "a != d", "a > d",
-    "a >= d", "a < d", "a <= d", "d + a", "i * a",
-])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "a + d",
+        "a - d",
+        "a * i",
+        "a / d",
+        "a % d",
+        "a ** d",
+        "a == d",
+        "a != d",
+        "a > d",
+        "a >= d",
+        "a < d",
+        "a <= d",
+        "d + a",
+        "i * a",
+    ],
+)
 def test_mixed_dtype_operators_raise(expr):
-    env = {"a": mx.nd.ones((2, 3)), "d": mx.nd.ones((2, 3), dtype="float64"),
-           "i": mx.nd.ones((2, 3), dtype="int32")}
+    env = {
+        "a": mx.nd.ones((2, 3)),
+        "d": mx.nd.ones((2, 3), dtype="float64"),
+        "i": mx.nd.ones((2, 3), dtype="int32"),
+    }
     with pytest.raises(mx.base.MXNetError, match="Incompatible attr in node  at 1-th input"):
         eval(expr, {}, env)
 
 
 @pytest.mark.parametrize("stmt", ["a += d", "a -= i", "a *= d", "a /= d", "a %= d"])
 def test_mixed_dtype_inplace_operators_raise(stmt):
-    env = {"a": mx.nd.ones((2, 3)), "d": mx.nd.ones((2, 3), dtype="float64"),
-           "i": mx.nd.ones((2, 3), dtype="int32")}
+    env = {
+        "a": mx.nd.ones((2, 3)),
+        "d": mx.nd.ones((2, 3), dtype="float64"),
+        "i": mx.nd.ones((2, 3), dtype="int32"),
+    }
     with pytest.raises(mx.base.MXNetError, match="Incompatible attr in node  at 1-th input"):
         exec(stmt, {}, env)
-    assert (env["a"].asnumpy() == 1).all()      # nothing was written
+    assert (env["a"].asnumpy() == 1).all()  # nothing was written
 
 
 def test_scalars_and_index_inputs_keep_working():

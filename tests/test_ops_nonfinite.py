@@ -17,6 +17,7 @@ first float input gets every pattern, the others (weights, second operands) a fe
 whose values are all integers (indices, labels, lengths, class ids) are left finite: MXNet
 casts a NaN index to an integer, which is undefined behaviour in C++.
 """
+
 import re
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def _injectable(a):
     a = np.asarray(a)
     if a.dtype.kind != "f" or a.size == 0:
         return False
-    return not np.all(a == np.round(a))       # index / label / length / mask inputs
+    return not np.all(a == np.round(a))  # index / label / length / mask inputs
 
 
 NAN_PATTERNS = "(nan1|nanrow|nancol|nanall|mixed)"
@@ -78,38 +79,55 @@ NAN_PATTERNS = "(nan1|nanrow|nancol|nanall|mixed)"
 # (regular expression on the variant id, tag for the id, reason): MXNet's own result is undefined behaviour,
 # depends on the machine, or MXNet crashes. These cases are skipped.
 SKIP = [
-    (r"^(sort|argsort|topk)-.*:" + NAN_PATTERNS + "$",
-     "sort-nan-undefined",
-     "NaN breaks the strict weak ordering std::sort needs: MXNet's order is undefined"),
-    (r"^(softmax|log_softmax|Softmax|SoftmaxOutput)-(?!.*use_length=True).*in0:"
-     r"(nan1|nanrow|nancol|nanall|mixed|inf|infrow)$", "onednn-softmax-isa",
-     "float32 softmax runs oneDNN's JIT kernel, whose NaN and inf results depend on the "
-     "CPU's vector width"),
-    (r"^_contrib_ROIAlign-.*in1:", "roi-coords-undefined",
-     "non-finite box coordinates: MXNet casts them to int (undefined) and may crash"),
+    (
+        r"^(sort|argsort|topk)-.*:" + NAN_PATTERNS + "$",
+        "sort-nan-undefined",
+        "NaN breaks the strict weak ordering std::sort needs: MXNet's order is undefined",
+    ),
+    (
+        r"^(softmax|log_softmax|Softmax|SoftmaxOutput)-(?!.*use_length=True).*in0:"
+        r"(nan1|nanrow|nancol|nanall|mixed|inf|infrow)$",
+        "onednn-softmax-isa",
+        "float32 softmax runs oneDNN's JIT kernel, whose NaN and inf results depend on the "
+        "CPU's vector width",
+    ),
+    (
+        r"^_contrib_ROIAlign-.*in1:",
+        "roi-coords-undefined",
+        "non-finite box coordinates: MXNet casts them to int (undefined) and may crash",
+    ),
 ]
 
 # Known differences not fixed yet: the variant ids that fail, one per line (regenerate with
 # `pytest tests/test_ops_nonfinite.py -rxX` in the MXNet environment), marked strict so that a
 # fix shows up as a failure to update the list; the expressions below give each its reason.
 KNOWN_FAILING = frozenset(
-    line.strip() for line in
-    (Path(__file__).with_name("nonfinite_known_failures.txt")).read_text().splitlines()
-    if line.strip())
+    line.strip()
+    for line in (Path(__file__).with_name("nonfinite_known_failures.txt")).read_text().splitlines()
+    if line.strip()
+)
 
 # (regular expression, reason): why the known failures differ
 XFAIL = [
-    (r"^(argsort|topk)-.*axis=None.*:infrow$",
-     "tied values in a flattened sort of > 16 elements: MXNet's std::sort tie order (differs "
-     "on finite ties too)"),
-    (r"^linalg_(trsm|trmm|potrf|potri|inverse|slogdet|det)-",
-     "BLAS/LAPACK's own NaN/inf propagation (e.g. potrf stops at the first bad pivot) is "
-     "not reproduced"),
-    (r"^(BilinearSampler|SpatialTransformer|_contrib_ROIAlign)-",
-     "bilinear sampling of non-finite data: which taps MXNet reads and multiplies (0 * inf) "
-     "is not reproduced"),
-    (r"^_contrib_box_(nms|iou)-",
-     "non-finite boxes, scores and ids: MXNet's comparisons and sort on them not reproduced"),
+    (
+        r"^(argsort|topk)-.*axis=None.*:infrow$",
+        "tied values in a flattened sort of > 16 elements: MXNet's std::sort tie order (differs "
+        "on finite ties too)",
+    ),
+    (
+        r"^linalg_(trsm|trmm|potrf|potri|inverse|slogdet|det)-",
+        "BLAS/LAPACK's own NaN/inf propagation (e.g. potrf stops at the first bad pivot) is "
+        "not reproduced",
+    ),
+    (
+        r"^(BilinearSampler|SpatialTransformer|_contrib_ROIAlign)-",
+        "bilinear sampling of non-finite data: which taps MXNet reads and multiplies (0 * inf) "
+        "is not reproduced",
+    ),
+    (
+        r"^_contrib_box_(nms|iou)-",
+        "non-finite boxes, scores and ids: MXNet's comparisons and sort on them not reproduced",
+    ),
 ]
 
 
@@ -123,12 +141,14 @@ NUMPY_OF_KNOWN_FAILING = np.__version__.startswith("1.")
 
 def _marks(vid):
     if not NUMPY_OF_KNOWN_FAILING and re.search(LAPACK_DEPENDENT, vid):
-        return ("-XFAIL" if vid in KNOWN_FAILING else ""), (pytest.mark.xfail(
-            reason="NaN propagation of numpy's own LAPACK solve (numpy 2.x)", strict=False),)
+        return ("-XFAIL" if vid in KNOWN_FAILING else ""), (
+            pytest.mark.xfail(
+                reason="NaN propagation of numpy's own LAPACK solve (numpy 2.x)", strict=False
+            ),
+        )
     for rx, tag, reason in SKIP:
         if re.search(rx, vid):
-            return "-SKIP:" + tag, \
-                (pytest.mark.skip(reason=reason),)
+            return "-SKIP:" + tag, (pytest.mark.skip(reason=reason),)
     if vid in KNOWN_FAILING:
         reason = next((r for rx, r in XFAIL if re.search(rx, vid)), "known difference")
         return "-XFAIL", (pytest.mark.xfail(reason=reason, strict=True),)
@@ -146,7 +166,7 @@ def _variants():
         for i, a in enumerate(arrays):
             if not _injectable(a):
                 continue
-            for pattern in (FIRST_PATTERNS if first else OTHER_PATTERNS):
+            for pattern in FIRST_PATTERNS if first else OTHER_PATTERNS:
                 vid = "{}-in{}:{}".format(base, i, pattern)
                 if vid in seen:
                     continue
@@ -167,8 +187,9 @@ def _run(module, name, arrays, kwargs):
     """('ok', numpy outputs) or ('error', message); outputs are read so that MXNet's
     asynchronous kernel errors surface here."""
     try:
-        res = lookup(module.nd, name)(*[module.nd.array(a, dtype=a.dtype) for a in arrays],
-                                      **kwargs)
+        res = lookup(module.nd, name)(
+            *[module.nd.array(a, dtype=a.dtype) for a in arrays], **kwargs
+        )
         return "ok", [(o.asnumpy(), np.dtype(o.dtype)) for o in as_list(res)]
     except Exception as err:  # noqa: BLE001 - any failure counts as "raises"
         return "error", "{}: {}".format(type(err).__name__, str(err).splitlines()[-1][:200])
@@ -182,13 +203,17 @@ def assert_same_values(got, want, n_compare=None):
         assert g.shape == w.shape, (i, g.shape, w.shape)
         assert gd == wd, (i, gd, wd)
         if g.dtype.kind in "fc":
-            np.testing.assert_array_equal(np.isnan(g), np.isnan(w),
-                                          err_msg="output %d: NaN positions differ" % i)
-            np.testing.assert_array_equal(np.where(np.isinf(g), g, 0),
-                                          np.where(np.isinf(w), w, 0),
-                                          err_msg="output %d: infinities differ" % i)
-        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, equal_nan=True,
-                                   err_msg="output %d" % i)
+            np.testing.assert_array_equal(
+                np.isnan(g), np.isnan(w), err_msg="output %d: NaN positions differ" % i
+            )
+            np.testing.assert_array_equal(
+                np.where(np.isinf(g), g, 0),
+                np.where(np.isinf(w), w, 0),
+                err_msg="output %d: infinities differ" % i,
+            )
+        np.testing.assert_allclose(
+            g, w, rtol=1e-5, atol=1e-6, equal_nan=True, err_msg="output %d" % i
+        )
 
 
 def assert_same_outcome(got, want, n_compare=None):
@@ -202,8 +227,8 @@ def assert_same_outcome(got, want, n_compare=None):
 
 def test_variants_were_collected():
     assert len(VARIANTS) > 3000
-    ids = {p.id[:-len("-XFAIL")] for p in VARIANTS if p.id.endswith("-XFAIL")}
-    assert ids == KNOWN_FAILING, sorted(KNOWN_FAILING - ids)[:5]     # no stale entries
+    ids = {p.id[: -len("-XFAIL")] for p in VARIANTS if p.id.endswith("-XFAIL")}
+    assert ids == KNOWN_FAILING, sorted(KNOWN_FAILING - ids)[:5]  # no stale entries
 
 
 @pytest.mark.mxnet
@@ -217,11 +242,36 @@ def test_nonfinite_eager_matches_mxnet(name, arrays, kwargs, n_compare):
 
 
 # The hybridized path: compiled plans run inline code / out_kernels, not the eager kernels.
-HYBRID_OPS = {"Activation", "relu", "sign", "Pooling", "FullyConnected", "Convolution", "clip",
-              "_maximum", "_minimum", "broadcast_maximum", "broadcast_minimum",
-              "_maximum_scalar", "elemwise_add", "softmax", "BatchNorm", "LayerNorm",
-              "GroupNorm", "max", "sum", "mean", "nansum", "norm", "cast", "LRN", "moments",
-              "LeakyReLU", "_contrib_quadratic", "_contrib_AdaptiveAvgPooling2D"}
+HYBRID_OPS = {
+    "Activation",
+    "relu",
+    "sign",
+    "Pooling",
+    "FullyConnected",
+    "Convolution",
+    "clip",
+    "_maximum",
+    "_minimum",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "_maximum_scalar",
+    "elemwise_add",
+    "softmax",
+    "BatchNorm",
+    "LayerNorm",
+    "GroupNorm",
+    "max",
+    "sum",
+    "mean",
+    "nansum",
+    "norm",
+    "cast",
+    "LRN",
+    "moments",
+    "LeakyReLU",
+    "_contrib_quadratic",
+    "_contrib_AdaptiveAvgPooling2D",
+}
 HYBRID_VARIANTS = [p for p in VARIANTS if p.values[0] in HYBRID_OPS and not p.marks]
 
 
@@ -232,8 +282,9 @@ def _run_cached(name, arrays, kwargs):
     feed = dict(zip(names, arrays))
     try:
         with np.errstate(all="ignore"):
-            res = mx.nd.CachedOp(sym)(*[mx.nd.array(feed[n], dtype=feed[n].dtype)
-                                        for n in sym.list_inputs()])
+            res = mx.nd.CachedOp(sym)(
+                *[mx.nd.array(feed[n], dtype=feed[n].dtype) for n in sym.list_inputs()]
+            )
         return "ok", [(o.asnumpy(), np.dtype(o.dtype)) for o in as_list(res)]
     except Exception as err:  # noqa: BLE001
         return "error", "{}: {}".format(type(err).__name__, str(err).splitlines()[-1][:200])
@@ -252,9 +303,14 @@ def test_nonfinite_cachedop_matches_mxnet(name, arrays, kwargs, n_compare):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("name,arrays,kwargs,n_compare",
-                         [pytest.param(*p.values, id=p.id) for p in VARIANTS
-                          if p.id.endswith(("in0:mixed", "in0:nanall"))])
+@pytest.mark.parametrize(
+    "name,arrays,kwargs,n_compare",
+    [
+        pytest.param(*p.values, id=p.id)
+        for p in VARIANTS
+        if p.id.endswith(("in0:mixed", "in0:nanall"))
+    ],
+)
 def test_nonfinite_eager_equals_compiled(name, arrays, kwargs, n_compare):
     """Engine only (any numpy): eager and compiled results agree on non-finite inputs."""
     with np.errstate(all="ignore"):
@@ -267,7 +323,7 @@ def _chain_cases():
     rng = np.random.RandomState(7)
     x = rng.uniform(-2, 2, (2, 3, 8, 8)).astype(np.float32)
     x[0, 0, 0, 0] = np.nan
-    x[0, 1, 2:4, 2:4] = np.nan            # a whole pooling window of NaN
+    x[0, 1, 2:4, 2:4] = np.nan  # a whole pooling window of NaN
     x[1, 0, 4, 5] = np.inf
     x[1, 2, 6, 6] = -np.inf
     w = rng.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)
@@ -281,12 +337,13 @@ def _chain_cases():
     def fc_relu(F, d, wt, bs):
         return F.Activation(F.FullyConnected(d, wt, bs, num_hidden=5), act_type="relu")
 
-    def elemwise_chain(F, d):       # (float32 softmax is oneDNN's: see SKIP)
+    def elemwise_chain(F, d):  # (float32 softmax is oneDNN's: see SKIP)
         return F.relu(d * 2 + 1) - F.Activation(d, act_type="relu") * F.sign(d)
 
     def pool_relu(F, d):
-        return F.Pooling(F.Activation(d, act_type="relu"), kernel=(2, 2), stride=(2, 2),
-                         pool_type="max")
+        return F.Pooling(
+            F.Activation(d, act_type="relu"), kernel=(2, 2), stride=(2, 2), pool_type="max"
+        )
 
     def conv_relu_pool(F, d, wt, bs):
         c = F.Convolution(d, wt, bs, kernel=(3, 3), num_filter=4)
@@ -297,9 +354,14 @@ def _chain_cases():
 
     def clip_max(F, d):
         return F.max(F.clip(d, -1, 1), axis=1) + F.sum(F.maximum(d, 0.5), axis=1)
-    return [("fc_relu", fc_relu, [fc_x, fc_w, fc_b]), ("elemwise_chain", elemwise_chain, [x]),
-            ("pool_relu", pool_relu, [x]), ("conv_relu_pool", conv_relu_pool, [x, w, b]),
-            ("clip_max", clip_max, [x])]
+
+    return [
+        ("fc_relu", fc_relu, [fc_x, fc_w, fc_b]),
+        ("elemwise_chain", elemwise_chain, [x]),
+        ("pool_relu", pool_relu, [x]),
+        ("conv_relu_pool", conv_relu_pool, [x, w, b]),
+        ("clip_max", clip_max, [x]),
+    ]
 
 
 CHAINS = _chain_cases()
@@ -317,13 +379,16 @@ def test_nonfinite_graph_chains_match_mxnet(name, fn, arrays):
         want_sym = fn(m.sym, *[m.sym.var(n) for n in names])
         args = {n: m.nd.array(a) for n, a in zip(names, arrays)}
         return want_sym.bind(m.cpu(), args=args, grad_req="null").forward(is_train=False)
+
     want = reference(bound, (fn, arrays), name)
     with mx.name.NameManager():
         sym = fn(mx.sym, *[mx.sym.var(n) for n in names])
     feed = dict(zip(names, arrays))
     op = mx.nd.CachedOp(sym)
     with np.errstate(all="ignore"):
-        for _ in range(2):               # the second call reuses the cached plan
+        for _ in range(2):  # the second call reuses the cached plan
             got = op(*[mx.nd.array(feed[n]) for n in sym.list_inputs()])
-            assert_same_values([(o.asnumpy(), np.dtype(o.dtype)) for o in as_list(got)],
-                               [(w, np.dtype(w.dtype)) for w in want])
+            assert_same_values(
+                [(o.asnumpy(), np.dtype(o.dtype)) for o in as_list(got)],
+                [(w, np.dtype(w.dtype)) for w in want],
+            )

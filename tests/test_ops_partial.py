@@ -1,6 +1,7 @@
 """Backward shape filling as gluon's deferred initialisation uses it: with only `data`'s shape
 known, infer_shape_partial must fill the same parameter, aux and output shapes as real MXNet
 1.9.1, for every op with learnable inputs or labels (cases reused from the op test modules)."""
+
 import numpy as np
 import pytest
 
@@ -14,14 +15,32 @@ from ops_diff import case_id, lookup
 
 import hybridlint.engine as mx
 
-_FILLING = {"Convolution", "Deconvolution", "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
-            "LeakyReLU", "Embedding", "_contrib_SyncBatchNorm", "_contrib_BatchNormWithReLU",
-            "SoftmaxOutput", "Softmax", "LinearRegressionOutput", "LogisticRegressionOutput",
-            "MAERegressionOutput", "SequenceMask", "pick"}
-CASES = [c for mod in (test_ops_conv, test_ops_norm, test_ops_indexing, test_ops_loss,
-                       test_ops_contrib)
-         for name in ("CONV_CASES", "DECONV_CASES", "ALL", "CASES")
-         for c in getattr(mod, name, []) if c[0] in _FILLING and len(c[1]) > 1]
+_FILLING = {
+    "Convolution",
+    "Deconvolution",
+    "BatchNorm",
+    "LayerNorm",
+    "InstanceNorm",
+    "GroupNorm",
+    "LeakyReLU",
+    "Embedding",
+    "_contrib_SyncBatchNorm",
+    "_contrib_BatchNormWithReLU",
+    "SoftmaxOutput",
+    "Softmax",
+    "LinearRegressionOutput",
+    "LogisticRegressionOutput",
+    "MAERegressionOutput",
+    "SequenceMask",
+    "pick",
+}
+CASES = [
+    c
+    for mod in (test_ops_conv, test_ops_norm, test_ops_indexing, test_ops_loss, test_ops_contrib)
+    for name in ("CONV_CASES", "DECONV_CASES", "ALL", "CASES")
+    for c in getattr(mod, name, [])
+    if c[0] in _FILLING and len(c[1]) > 1
+]
 
 
 def _partial(lib, case):

@@ -1,6 +1,7 @@
 """Hypothesis-driven differential tests against real MXNet 1.9.1 over random shapes and
 parameters for the shape-sensitive ops (softmax family, take/pick, broadcast_to/like,
 reshape_like, BatchNorm/LayerNorm axes, Deconvolution geometry). Example counts are modest."""
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,8 +10,11 @@ from hypothesis import strategies as st
 import hybridlint.engine as mx
 from ops_diff import check_eager, rand
 
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
 
 
@@ -51,14 +55,18 @@ def test_take_and_pick(shape, data):
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     mode = data.draw(st.sampled_from(["clip", "wrap"]))
     x = rand(rng, *shape)
-    idx = rng.randint(-3, 7, size=data.draw(st.lists(st.integers(1, 3), min_size=1,
-                                                     max_size=2))).astype(np.float32)
+    idx = rng.randint(
+        -3, 7, size=data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+    ).astype(np.float32)
     check_eager(mx_real, "take", [x, idx], dict(axis=axis, mode=mode))
     if len(shape) > 1:
         ax = axis % len(shape)
         keep = data.draw(st.booleans())
-        ishape = tuple(1 if i == ax else d for i, d in enumerate(shape)) if keep else \
-            tuple(d for i, d in enumerate(shape) if i != ax)
+        ishape = (
+            tuple(1 if i == ax else d for i, d in enumerate(shape))
+            if keep
+            else tuple(d for i, d in enumerate(shape) if i != ax)
+        )
         index = rng.randint(-3, 7, size=ishape).astype(np.float32)
         check_eager(mx_real, "pick", [x, index], dict(axis=axis, mode=mode, keepdims=keep))
 
@@ -71,8 +79,7 @@ def test_broadcast(shape, data):
     rng = _rng(shape)
     small = tuple(1 if data.draw(st.booleans()) else d for d in shape)
     x = rand(rng, *small)
-    target = tuple(0 if (s == d and data.draw(st.booleans())) else d
-                   for s, d in zip(small, shape))
+    target = tuple(0 if (s == d and data.draw(st.booleans())) else d for s, d in zip(small, shape))
     check_eager(mx_real, "broadcast_to", [x], dict(shape=target))
     check_eager(mx_real, "broadcast_like", [x, rand(rng, *shape)], {})
     # tile is not drawn here: MXNet 1.9.1 returns zeros for some rank-promoting reps (e.g.
@@ -87,16 +94,28 @@ def test_norm_axes(shape, data):
     rng = _rng(shape)
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     c = shape[axis]
-    arrays = [rand(rng, *shape), rand(rng, c), rand(rng, c), rand(rng, c),
-              rand(rng, c, low=0.5, high=1.5)]
+    arrays = [
+        rand(rng, *shape),
+        rand(rng, c),
+        rand(rng, c),
+        rand(rng, c),
+        rand(rng, c, low=0.5, high=1.5),
+    ]
     check_eager(mx_real, "BatchNorm", arrays, dict(axis=axis, fix_gamma=False))
     check_eager(mx_real, "LayerNorm", arrays[:3], dict(axis=axis))
 
 
 @pytest.mark.mxnet
 @SETTINGS
-@given(h=st.integers(1, 6), w=st.integers(1, 6), k=st.integers(1, 4), s=st.integers(1, 3),
-       p=st.integers(0, 2), a=st.integers(0, 2), g=st.sampled_from([1, 2]))
+@given(
+    h=st.integers(1, 6),
+    w=st.integers(1, 6),
+    k=st.integers(1, 4),
+    s=st.integers(1, 3),
+    p=st.integers(0, 2),
+    a=st.integers(0, 2),
+    g=st.sampled_from([1, 2]),
+)
 def test_deconvolution_geometry(h, w, k, s, p, a, g):
     mx_real = pytest.importorskip("mxnet")
     if a >= s or s * (h - 1) + k - 2 * p + a < 1 or s * (w - 1) + k - 2 * p + a < 1:
@@ -104,6 +123,9 @@ def test_deconvolution_geometry(h, w, k, s, p, a, g):
     rng = np.random.RandomState(h * 100 + w * 10 + k)
     x = rand(rng, 2, 2 * g, h, w)
     wt = rand(rng, 2 * g, 3, k, k)
-    check_eager(mx_real, "Deconvolution", [x, wt],
-                dict(kernel=(k, k), stride=(s, s), pad=(p, p), adj=(a, a), num_filter=3 * g,
-                     num_group=g))
+    check_eager(
+        mx_real,
+        "Deconvolution",
+        [x, wt],
+        dict(kernel=(k, k), stride=(s, s), pad=(p, p), adj=(a, a), num_filter=3 * g, num_group=g),
+    )

@@ -1,5 +1,6 @@
 """GridGenerator, BilinearSampler and SpatialTransformer: shapes and errors without MXNet; values
 against real MXNet 1.9.1 (eager and graph), including grid points on and beyond the border."""
+
 import numpy as np
 import pytest
 
@@ -13,8 +14,13 @@ THETA = np.array([[1, 0, 0, 0, 1, 0], [0.8, -0.3, 0.1, 0.2, 1.1, -0.2]], np.floa
 
 def test_identity_affine_grid_resamples_the_image():
     data = RNG.randn(1, 2, 4, 5).astype(np.float32)
-    out = mx.nd.SpatialTransformer(mx.nd.array(data), mx.nd.array(THETA[:1]), target_shape=(4, 5),
-                                   transform_type="affine", sampler_type="bilinear").asnumpy()
+    out = mx.nd.SpatialTransformer(
+        mx.nd.array(data),
+        mx.nd.array(THETA[:1]),
+        target_shape=(4, 5),
+        transform_type="affine",
+        sampler_type="bilinear",
+    ).asnumpy()
     np.testing.assert_allclose(out, data, rtol=1e-5, atol=1e-6)
 
 
@@ -34,12 +40,24 @@ CASES = [
     ("GridGenerator", [THETA], dict(transform_type="affine", target_shape=(5, 2))),
     ("GridGenerator", [RNG.randn(2, 2, 3, 4).astype(np.float32)], dict(transform_type="warp")),
     ("BilinearSampler", [RNG.randn(2, 3, 5, 6).astype(np.float32), _GRID], {}),
-    ("BilinearSampler", [RNG.randn(2, 1, 4, 4).astype(np.float32),
-                         RNG.uniform(-1, 1, size=(2, 2, 6, 7)).astype(np.float32)], {}),
-    ("SpatialTransformer", [RNG.randn(2, 3, 5, 6).astype(np.float32), THETA],
-     dict(target_shape=(4, 3), transform_type="affine", sampler_type="bilinear")),
-    ("SpatialTransformer", [RNG.randn(2, 3, 5, 6).astype(np.float32), THETA * 1.5],
-     dict(target_shape=(5, 6), transform_type="affine", sampler_type="bilinear")),
+    (
+        "BilinearSampler",
+        [
+            RNG.randn(2, 1, 4, 4).astype(np.float32),
+            RNG.uniform(-1, 1, size=(2, 2, 6, 7)).astype(np.float32),
+        ],
+        {},
+    ),
+    (
+        "SpatialTransformer",
+        [RNG.randn(2, 3, 5, 6).astype(np.float32), THETA],
+        dict(target_shape=(4, 3), transform_type="affine", sampler_type="bilinear"),
+    ),
+    (
+        "SpatialTransformer",
+        [RNG.randn(2, 3, 5, 6).astype(np.float32), THETA * 1.5],
+        dict(target_shape=(5, 6), transform_type="affine", sampler_type="bilinear"),
+    ),
 ]
 
 

@@ -5,6 +5,7 @@ repository, which a temporary project's .pre-commit-config.yaml points at by pat
 pre-commit then builds its own virtualenv for the hooks from that commit, exactly as for a user.
 Slow (pip installs hybridlint and its dependencies once per session), hence the `slow` mark.
 """
+
 import importlib.util
 import os
 import shutil
@@ -22,8 +23,12 @@ BAD = textwrap.dedent("""\
         def hybrid_forward(self, F, x):
             return x[:, 0]
 """)
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
 
 if importlib.util.find_spec("pre_commit") is None or shutil.which("git") is None:
     pytest.skip("needs pre-commit (pip install -e '.[test]') and git", allow_module_level=True)
@@ -31,8 +36,9 @@ if importlib.util.find_spec("pre_commit") is None or shutil.which("git") is None
 
 def git(*args, cwd):
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 @pytest.fixture(scope="session")
@@ -60,14 +66,16 @@ def pre_commit_home(tmp_path_factory):
 @pytest.fixture
 def project(tmp_path, hook_repo, pre_commit_home):
     repo, sha = hook_repo
-    (tmp_path / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        textwrap.dedent(f"""\
         repos:
           - repo: {repo}
             rev: {sha}
             hooks:
               - id: hybridlint-fix
               - id: hybridlint
-    """))
+    """)
+    )
     git("init", "-q", cwd=tmp_path)
     return tmp_path
 
@@ -75,14 +83,26 @@ def project(tmp_path, hook_repo, pre_commit_home):
 def pre_commit(*args, cwd, home):
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": home}
     env.pop("HYBRIDLINT_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def commit(cwd, home):
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": home}
-    return subprocess.run(["git", "commit", "-m", "change"], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        ["git", "commit", "-m", "change"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_bad_commit_is_stopped_and_fix_hook_rewrites(project, pre_commit_home):
@@ -108,16 +128,17 @@ def test_bad_commit_is_stopped_and_fix_hook_rewrites(project, pre_commit_home):
 
 
 def test_lint_hook_alone_stops_unfixable_findings(project, pre_commit_home):
-    (project / "net.py").write_text(textwrap.dedent("""\
+    (project / "net.py").write_text(
+        textwrap.dedent("""\
         class Net(HybridBlock):
             def hybrid_forward(self, F, x):
                 y = F.relu(x)
                 y[0] = 1
                 return y
-    """))
+    """)
+    )
     git("add", "net.py", cwd=project)
-    result = pre_commit("run", "hybridlint", "--files", "net.py", cwd=project,
-                        home=pre_commit_home)
+    result = pre_commit("run", "hybridlint", "--files", "net.py", cwd=project, home=pre_commit_home)
     assert result.returncode == 1
     assert "net.py:4:9: HL003" in result.stdout
 
@@ -129,27 +150,45 @@ def test_a_baseline_on_both_hooks_lets_tolerated_findings_through(project, pre_c
     config = repo_line.replace(
         "      - id: hybridlint-fix\n      - id: hybridlint\n",
         "      - id: hybridlint-fix\n        args: [--baseline, baseline.json]\n"
-        "      - id: hybridlint\n        args: [--baseline, baseline.json]\n")
+        "      - id: hybridlint\n        args: [--baseline, baseline.json]\n",
+    )
     assert config != repo_line
     (project / ".pre-commit-config.yaml").write_text(config)
-    (project / "net.py").write_text(textwrap.dedent("""\
+    (project / "net.py").write_text(
+        textwrap.dedent("""\
         class Net(HybridBlock):
             def hybrid_forward(self, F, x):
                 y = F.relu(x)
                 y[0] = 1
                 return y
-    """))
-    written = subprocess.run([sys.executable, "-m", "hybridlint", "--no-cache",
-                              "--write-baseline", "baseline.json", "net.py"], cwd=project,
-                             capture_output=True, text=True)
+    """)
+    )
+    written = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hybridlint",
+            "--no-cache",
+            "--write-baseline",
+            "baseline.json",
+            "net.py",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert written.returncode == 0, written.stderr
     git("add", "net.py", "baseline.json", ".pre-commit-config.yaml", cwd=project)
     result = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
     assert result.returncode == 0, result.stdout + result.stderr
     # without the baseline on the fix hook, the same commit is blocked
     (project / ".pre-commit-config.yaml").write_text(
-        config.replace("        args: [--baseline, baseline.json]\n      - id: hybridlint\n",
-                       "      - id: hybridlint\n", 1))
+        config.replace(
+            "        args: [--baseline, baseline.json]\n      - id: hybridlint\n",
+            "      - id: hybridlint\n",
+            1,
+        )
+    )
     git("add", ".pre-commit-config.yaml", cwd=project)
     blocked = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
     assert blocked.returncode == 1 and "HL003" in blocked.stdout, (config, blocked.stdout)
@@ -159,11 +198,26 @@ def test_notebooks_go_through_the_lint_hook(project, pre_commit_home):
     import json
 
     cell = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.shape\n"
-    (project / "nb.ipynb").write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                   "source": cell.splitlines(keepends=True)}],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (project / "nb.ipynb").write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "execution_count": None,
+                        "metadata": {},
+                        "outputs": [],
+                        "source": cell.splitlines(keepends=True),
+                    }
+                ],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
+    )
     git("add", "nb.ipynb", cwd=project)
-    result = pre_commit("run", "hybridlint", "--files", "nb.ipynb", cwd=project,
-                        home=pre_commit_home)
+    result = pre_commit(
+        "run", "hybridlint", "--files", "nb.ipynb", cwd=project, home=pre_commit_home
+    )
     assert result.returncode == 1 and "HL001" in result.stdout, result.stdout

@@ -11,6 +11,7 @@ its Python snippets failed with NameError and on `import mxnet`).
 * ``yaml``: parsed (when PyYAML is installed, as it is with pre-commit).
 * ``text``: sample output, not executed.
 """
+
 import os
 import re
 import shlex
@@ -95,12 +96,19 @@ def test_python_blocks_run(project):
     blocks = [code for kind, code in BLOCKS if kind == "python"]
     script = ["import sys, traceback", "sys.path.insert(0, '.')", "namespace = {}"]
     for index, code in enumerate(blocks):
-        script += [f"try:\n    exec(compile({code!r}, 'README python block {index + 1}', 'exec'),"
-                   " namespace)",
-                   f"except Exception:\n    traceback.print_exc()\n"
-                   f"    print('FAILED block {index + 1}:\\n' + {code!r})\n    sys.exit(1)"]
-    proc = subprocess.run([sys.executable, "-c", "\n".join(script)], cwd=project,
-                          capture_output=True, text=True, timeout=900)
+        script += [
+            f"try:\n    exec(compile({code!r}, 'README python block {index + 1}', 'exec'),"
+            " namespace)",
+            f"except Exception:\n    traceback.print_exc()\n"
+            f"    print('FAILED block {index + 1}:\\n' + {code!r})\n    sys.exit(1)",
+        ]
+    proc = subprocess.run(
+        [sys.executable, "-c", "\n".join(script)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
@@ -128,12 +136,19 @@ def test_the_readme_documents_commands():
 @pytest.mark.parametrize("command", COMMANDS)
 def test_console_commands_are_valid(project, command):
     words = shlex.split(command.split("|")[0].split(">")[0])
-    words = [w.replace("testdata/hazards/", os.path.join(ROOT, "testdata", "hazards"))
-             for w in words]
+    words = [
+        w.replace("testdata/hazards/", os.path.join(ROOT, "testdata", "hazards")) for w in words
+    ]
     if "verify" in words and "--backend" in words:
         pytest.importorskip("mxnet")
-    proc = subprocess.run([sys.executable, "-m", "hybridlint", *words[1:]], cwd=project,
-                          capture_output=True, text=True, timeout=900, input="")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hybridlint", *words[1:]],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        input="",
+    )
     output = proc.stdout + proc.stderr
     assert "Traceback" not in output and "internal error" not in output, output
     assert "No such option" not in output and "Usage:" not in output, output

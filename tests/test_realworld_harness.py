@@ -5,6 +5,7 @@ test suite never runs it whole); what it computes from the packages is tested he
 inputs: label files are validated strictly, findings get unique keys, and the name counter
 resolves names through the engine the way the checker will.
 """
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -12,13 +13,13 @@ from pathlib import Path
 import pytest
 
 HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "realworld"
-sys.path.insert(0, str(HARNESS))     # the scripts import their sibling `packages`
+sys.path.insert(0, str(HARNESS))  # the scripts import their sibling `packages`
 
 
 def _load(name):
     spec = importlib.util.spec_from_file_location(f"realworld_{name}", HARNESS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module      # dataclasses look their module up there
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -60,7 +61,7 @@ def test_findings_on_one_line_get_different_keys():
     assert inner != outer and inner == "gn.py:79:17:79:44:HL007"
 
 
-SOURCE = '''
+SOURCE = """
 import mxnet as mx
 from mxnet.gluon import nn, HybridBlock
 
@@ -77,7 +78,7 @@ class Head(HybridBlock):
 class NotHybrid:
     def forward(self, F, x):
         return F.ignored(x)
-'''
+"""
 
 
 def test_uses_are_qualified_in_both_namespaces_and_only_in_hybrid_classes():
@@ -87,14 +88,14 @@ def test_uses_are_qualified_in_both_namespaces_and_only_in_hybrid_classes():
     assert ("mxnet.ndarray.contrib.box_nms", "mxnet.symbol.contrib.box_nms") in uses
     assert ("mxnet.nd.zeros",) in uses
     assert not any("ignored" in use[0] for use in uses)
-    assert not any(use[0].endswith("contrib") for use in uses)   # outermost chains only
+    assert not any(use[0].endswith("contrib") for use in uses)  # outermost chains only
 
 
 def test_names_resolve_through_the_engine():
     import hybridlint.engine as engine
+
     with engine.as_mxnet():
         assert names.resolve("mxnet.nd.zeros") == "resolved"
         assert names.resolve("mxnet.symbol.broadcast_add") == "resolved"
-        assert names.resolve("mxnet.gluon.nn.Pool2D") == "not_mxnet"   # MXNet lacks it too
-        assert names.resolve("mxnet.gluon.model_zoo.vision.resnet18_v1") in (
-            "missing", "resolved")
+        assert names.resolve("mxnet.gluon.nn.Pool2D") == "not_mxnet"  # MXNet lacks it too
+        assert names.resolve("mxnet.gluon.model_zoo.vision.resnet18_v1") in ("missing", "resolved")

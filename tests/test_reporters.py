@@ -1,4 +1,5 @@
 """Reporters: text, json, github, sarif, junit, on hand-built run results."""
+
 import io
 import json
 import xml.etree.ElementTree as ET
@@ -12,8 +13,16 @@ from hybridlint.reporters.text import summary
 from hybridlint.runner import FileOutcome, Issue, RunResult
 
 
-def issue(path="pkg/net.py", code="HL003", line=3, col=13, end_col=17, fix="safe",
-          source="        y = x[0] + 1", message="indexing a tensor selects an output"):
+def issue(
+    path="pkg/net.py",
+    code="HL003",
+    line=3,
+    col=13,
+    end_col=17,
+    fix="safe",
+    source="        y = x[0] + 1",
+    message="indexing a tensor selects an output",
+):
     return Issue(path, code, "tensor-indexing", message, line, col, line, end_col, fix, source)
 
 
@@ -54,7 +63,8 @@ def test_text_caret_keeps_tabs_and_marks_only_available_fixes():
 
 def test_text_quiet_and_clean_runs():
     assert render("text", result(issue()), quiet=True) == (
-        "pkg/net.py:3:13: HL003 [*] indexing a tensor selects an output\n")
+        "pkg/net.py:3:13: HL003 [*] indexing a tensor selects an output\n"
+    )
     assert render("text", result(files=5)) == "All checks passed (5 files checked).\n"
     assert render("text", result(files=5), quiet=True) == ""
 
@@ -75,18 +85,36 @@ def test_summary_mentions_fixes_and_baseline():
     run.outcomes[0].fixed = 2
     assert summary(run, ReportContext(fix_mode=True, baselined=3)) == (
         "Fixed 2 findings. Found 1 finding in 1 file. [*] 1 fixable with `hybridlint --fix`. "
-        "3 findings tolerated by the baseline.")
+        "3 findings tolerated by the baseline."
+    )
 
 
 def test_json_schema():
     run = result(issue(), issue(path="b.py", fix=None), error=("c.py", "fixes not written"))
     document = json.loads(render("json", run))
     assert document["schema_version"] == 1
-    assert document["summary"] == {"files_checked": 2, "findings": 2, "fixable": 1, "fixed": 0,
-                                   "baselined": 0, "errors": 1}
+    assert document["summary"] == {
+        "files_checked": 2,
+        "findings": 2,
+        "fixable": 1,
+        "fixed": 0,
+        "baselined": 0,
+        "errors": 1,
+    }
     first = document["findings"][0]
-    assert set(first) == {"path", "code", "name", "message", "line", "col", "end_line",
-                          "end_col", "fix", "source_line", "fixable"}
+    assert set(first) == {
+        "path",
+        "code",
+        "name",
+        "message",
+        "line",
+        "col",
+        "end_line",
+        "end_col",
+        "fix",
+        "source_line",
+        "fixable",
+    }
     assert first["fixable"] is True and document["findings"][1]["fixable"] is False
     assert document["errors"] == [{"path": "c.py", "message": "fixes not written"}]
     assert to_json(run, ReportContext())["findings"][0]["line"] == 3
@@ -98,7 +126,8 @@ def test_github_annotations_are_escaped():
     github_report(result(tricky), out, ReportContext())
     assert out.getvalue() == (
         "::error file=a%2Cb%3Ac.py,line=3,col=13,endLine=3,endColumn=17,"
-        "title=HL003 tensor-indexing::HL003 50%25 of%0Alines\n")
+        "title=HL003 tensor-indexing::HL003 50%25 of%0Alines\n"
+    )
 
 
 def test_junit_is_well_formed():
@@ -121,37 +150,139 @@ def test_unknown_format_is_an_error():
 
 ALLOWED = {
     "sarifLog": {"$schema", "version", "runs", "inlineExternalProperties", "properties"},
-    "run": {"tool", "invocations", "conversion", "language", "versionControlProvenance",
-            "originalUriBaseIds", "artifacts", "logicalLocations", "graphs", "results",
-            "automationDetails", "runAggregates", "baselineGuid", "redactionTokens",
-            "defaultEncoding", "defaultSourceLanguage", "newlineSequences", "columnKind",
-            "externalPropertyFileReferences", "threadFlowLocations", "taxonomies", "addresses",
-            "translations", "policies", "webRequests", "webResponses", "specialLocations",
-            "properties"},
-    "reportingDescriptor": {"id", "deprecatedIds", "guid", "deprecatedGuids", "name",
-                            "deprecatedNames", "shortDescription", "fullDescription",
-                            "messageStrings", "defaultConfiguration", "helpUri", "help",
-                            "relationships", "properties"},
-    "result": {"ruleId", "ruleIndex", "rule", "kind", "level", "message", "analysisTarget",
-               "locations", "guid", "correlationGuid", "occurrenceCount", "partialFingerprints",
-               "fingerprints", "stacks", "codeFlows", "graphs", "graphTraversals",
-               "relatedLocations", "suppressions", "baselineState", "rank", "attachments",
-               "hostedViewerUri", "workItemUris", "provenance", "fixes", "taxa", "webRequest",
-               "webResponse", "properties"},
+    "run": {
+        "tool",
+        "invocations",
+        "conversion",
+        "language",
+        "versionControlProvenance",
+        "originalUriBaseIds",
+        "artifacts",
+        "logicalLocations",
+        "graphs",
+        "results",
+        "automationDetails",
+        "runAggregates",
+        "baselineGuid",
+        "redactionTokens",
+        "defaultEncoding",
+        "defaultSourceLanguage",
+        "newlineSequences",
+        "columnKind",
+        "externalPropertyFileReferences",
+        "threadFlowLocations",
+        "taxonomies",
+        "addresses",
+        "translations",
+        "policies",
+        "webRequests",
+        "webResponses",
+        "specialLocations",
+        "properties",
+    },
+    "reportingDescriptor": {
+        "id",
+        "deprecatedIds",
+        "guid",
+        "deprecatedGuids",
+        "name",
+        "deprecatedNames",
+        "shortDescription",
+        "fullDescription",
+        "messageStrings",
+        "defaultConfiguration",
+        "helpUri",
+        "help",
+        "relationships",
+        "properties",
+    },
+    "result": {
+        "ruleId",
+        "ruleIndex",
+        "rule",
+        "kind",
+        "level",
+        "message",
+        "analysisTarget",
+        "locations",
+        "guid",
+        "correlationGuid",
+        "occurrenceCount",
+        "partialFingerprints",
+        "fingerprints",
+        "stacks",
+        "codeFlows",
+        "graphs",
+        "graphTraversals",
+        "relatedLocations",
+        "suppressions",
+        "baselineState",
+        "rank",
+        "attachments",
+        "hostedViewerUri",
+        "workItemUris",
+        "provenance",
+        "fixes",
+        "taxa",
+        "webRequest",
+        "webResponse",
+        "properties",
+    },
     "physicalLocation": {"address", "artifactLocation", "region", "contextRegion", "properties"},
-    "region": {"startLine", "startColumn", "endLine", "endColumn", "charOffset", "charLength",
-               "byteOffset", "byteLength", "snippet", "message", "sourceLanguage", "properties"},
+    "region": {
+        "startLine",
+        "startColumn",
+        "endLine",
+        "endColumn",
+        "charOffset",
+        "charLength",
+        "byteOffset",
+        "byteLength",
+        "snippet",
+        "message",
+        "sourceLanguage",
+        "properties",
+    },
     "artifactLocation": {"uri", "uriBaseId", "index", "description", "properties"},
-    "invocation": {"commandLine", "arguments", "responseFiles", "startTimeUtc", "endTimeUtc",
-                   "exitCode", "ruleConfigurationOverrides", "notificationConfigurationOverrides",
-                   "toolExecutionNotifications", "toolConfigurationNotifications",
-                   "exitCodeDescription", "exitSignalName", "exitSignalNumber",
-                   "processStartFailureMessage", "executionSuccessful", "machine", "account",
-                   "processId", "executableLocation", "workingDirectory",
-                   "environmentVariables", "stdin", "stdout", "stderr", "stdoutStderr",
-                   "properties"},
-    "notification": {"locations", "message", "level", "threadId", "timeUtc", "exception",
-                     "descriptor", "associatedRule", "properties"},
+    "invocation": {
+        "commandLine",
+        "arguments",
+        "responseFiles",
+        "startTimeUtc",
+        "endTimeUtc",
+        "exitCode",
+        "ruleConfigurationOverrides",
+        "notificationConfigurationOverrides",
+        "toolExecutionNotifications",
+        "toolConfigurationNotifications",
+        "exitCodeDescription",
+        "exitSignalName",
+        "exitSignalNumber",
+        "processStartFailureMessage",
+        "executionSuccessful",
+        "machine",
+        "account",
+        "processId",
+        "executableLocation",
+        "workingDirectory",
+        "environmentVariables",
+        "stdin",
+        "stdout",
+        "stderr",
+        "stdoutStderr",
+        "properties",
+    },
+    "notification": {
+        "locations",
+        "message",
+        "level",
+        "threadId",
+        "timeUtc",
+        "exception",
+        "descriptor",
+        "associatedRule",
+        "properties",
+    },
 }
 
 
@@ -184,8 +315,7 @@ def validate_sarif(log):
             assert rule["defaultConfiguration"]["level"] in {"none", "note", "warning", "error"}
             ids.append(rule["id"])
         assert len(ids) == len(set(ids))
-        assert run.get("columnKind", "unicodeCodePoints") in {"utf16CodeUnits",
-                                                              "unicodeCodePoints"}
+        assert run.get("columnKind", "unicodeCodePoints") in {"utf16CodeUnits", "unicodeCodePoints"}
         for base in run.get("originalUriBaseIds", {}).values():
             check_keys(base, "artifactLocation")
         for invocation in run.get("invocations", []):
@@ -217,18 +347,25 @@ def validate_sarif(log):
 
 def test_sarif_validates(tmp_path):
     pytest.importorskip("hybridlint.rules").ALL_RULES  # the rule catalogue comes from the rules
-    run = result(issue(path=str(tmp_path / "pkg" / "net.py")),
-                 issue(path=str(tmp_path / "pkg" / "net.py"), code="HL900", fix=None),
-                 error=(str(tmp_path / "odd.py"), "fixes not written: does not parse"))
+    run = result(
+        issue(path=str(tmp_path / "pkg" / "net.py")),
+        issue(path=str(tmp_path / "pkg" / "net.py"), code="HL900", fix=None),
+        error=(str(tmp_path / "odd.py"), "fixes not written: does not parse"),
+    )
     log = json.loads(render("sarif", run, root=str(tmp_path)))
     validate_sarif(log)
     notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["message"]["text"] for n in notes] == ["fixes not written: does not parse"]
     results = log["runs"][0]["results"]
     assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
-        "pkg/net.py")
+        "pkg/net.py"
+    )
     assert results[0]["locations"][0]["physicalLocation"]["region"] == {
-        "startLine": 3, "startColumn": 13, "endLine": 3, "endColumn": 17}
+        "startLine": 3,
+        "startColumn": 13,
+        "endLine": 3,
+        "endColumn": 17,
+    }
     assert {r["ruleId"] for r in results} == {"HL003", "HL900"}
     clean = json.loads(render("sarif", result(), root=str(tmp_path)))
     validate_sarif(clean)
@@ -239,5 +376,9 @@ def test_sarif_validator_rejects_broken_logs():
     with pytest.raises(AssertionError):
         validate_sarif({"version": "2.1.0"})
     with pytest.raises(AssertionError):
-        validate_sarif({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
-                                                      "results": [{"level": "error"}]}]})
+        validate_sarif(
+            {
+                "version": "2.1.0",
+                "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"level": "error"}]}],
+            }
+        )

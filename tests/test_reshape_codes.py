@@ -7,6 +7,7 @@ on the engine's reshape (NDArray eagerly and a Symbol through an executor) and o
 1.9.1; targets built only from operations MXNet has a code for must get codes; permuted or
 resized targets must get None.
 """
+
 from fractions import Fraction
 
 import numpy as np
@@ -18,7 +19,16 @@ import hybridlint.engine as engine
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 from hybridlint.engine.ops.shape import infer_reshape
-from hybridlint.rules._reshape_codes import INFER, Dim, Ref, const, simulate, symbol, synthesize, synthesize_dims
+from hybridlint.rules._reshape_codes import (
+    INFER,
+    Dim,
+    Ref,
+    const,
+    simulate,
+    symbol,
+    synthesize,
+    synthesize_dims,
+)
 
 H = "h"  # an external size (a constructor argument, `self._heads`)
 
@@ -28,18 +38,23 @@ def problems(draw, coded_only=False):
     """(source names, target terms, a sampler of concrete source shapes + external values)."""
     n = draw(st.integers(1, 4))
     names = ["s%d" % i for i in range(n)]
-    factors = [draw(st.sampled_from([2, 3])) for _ in range(n)]   # each dim = factor * k
+    factors = [draw(st.sampled_from([2, 3])) for _ in range(n)]  # each dim = factor * k
     target, i = [], 0
     while i < n:
-        op = draw(st.sampled_from(["copy", "merge", "split_const", "split_ext", "one"]
-                                  if not coded_only else ["copy", "merge2", "split_const", "split_ext"]))
+        op = draw(
+            st.sampled_from(
+                ["copy", "merge", "split_const", "split_ext", "one"]
+                if not coded_only
+                else ["copy", "merge2", "split_const", "split_ext"]
+            )
+        )
         if op == "copy" or (op.startswith("merge") and i + 1 >= n):
             target.append(symbol(names[i]))
             i += 1
         elif op in ("merge", "merge2"):
             k = 2 if op == "merge2" else draw(st.integers(2, n - i))
             term = Dim()
-            for name in names[i:i + k]:
+            for name in names[i : i + k]:
                 term = term * symbol(name)
             target.append(term)
             i += k
@@ -57,7 +72,7 @@ def problems(draw, coded_only=False):
     if draw(st.booleans()):
         position = draw(st.integers(0, len(target) - 1))
         external_part = target[position] == symbol(H)
-        if not (coded_only and external_part):   # the written -1 would hide the size `h`
+        if not (coded_only and external_part):  # the written -1 would hide the size `h`
             target[position] = INFER
     return names, target, factors
 
@@ -102,7 +117,7 @@ def check_on(lib, shape, codes, expected):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems(), st.integers(0, 2 ** 31 - 1))
+@given(problems(), st.integers(0, 2**31 - 1))
 def test_codes_give_exactly_the_written_target_on_the_engine(problem, seed):
     names, target, factors = problem
     codes = synthesize(names, target)
@@ -146,8 +161,8 @@ def test_unknown_trailing_dims_only_inferred():
     b, ln = symbol("b"), symbol("l")
     assert synthesize(["b"], [b, INFER], rest=True) == (0, -1)
     assert synthesize(["b", "l"], [b * ln, INFER], rest=True) == (-3, -1)
-    assert synthesize(["b", "l"], [b, ln], rest=True) is None   # the tail's size is unknown
-    for extra in [(), (2,), (2, 3)]:                          # (0, -1) for every tail
+    assert synthesize(["b", "l"], [b, ln], rest=True) is None  # the tail's size is unknown
+    for extra in [(), (2,), (2, 3)]:  # (0, -1) for every tail
         shape = (3,) + extra
         check_on(engine, shape, (0, -1), (3, int(np.prod(extra))))
 
@@ -174,7 +189,11 @@ def test_positions_reading_a_shape_and_written_minus_ones_are_no_literals():
     assert synthesize_dims([a * h, h], [a, h, h], ext, no_literal={1, 2}) is None
     # a -1 that stands for 2 stays -1 without `derived`
     assert synthesize_dims([a, const(4)], [a, const(2), INFER], ext) == (0, Ref(1), 2)
-    assert synthesize_dims([a, const(4)], [a, const(2), INFER], ext, derived=False) == (0, Ref(1), -1)
+    assert synthesize_dims([a, const(4)], [a, const(2), INFER], ext, derived=False) == (
+        0,
+        Ref(1),
+        -1,
+    )
 
 
 def test_simulate_reproduces_mxnets_inferred_position_quirk():
@@ -184,12 +203,12 @@ def test_simulate_reproduces_mxnets_inferred_position_quirk():
     assert engine.nd.zeros((2, 3, 4)).reshape((-3, -1)).shape == (6, 4)
     assert simulate([a, b, c], (-3, -1), []) == [a * b, c]
     assert infer_reshape((2, 3), (-2, -1), check_size=False) == (2, 1, 1)
-    assert simulate([a, b], (-2, -1), []) == [a, Dim(), Dim()]   # (MXNet 1.9.1 too)
+    assert simulate([a, b], (-2, -1), []) == [a, Dim(), Dim()]  # (MXNet 1.9.1 too)
 
 
 @pytest.mark.mxnet
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems(), st.integers(0, 2 ** 31 - 1))
+@given(problems(), st.integers(0, 2**31 - 1))
 def test_codes_give_exactly_the_written_target_on_mxnet(problem, seed):
     mx = pytest.importorskip("mxnet")
     names, target, factors = problem
@@ -199,34 +218,60 @@ def test_codes_give_exactly_the_written_target_on_mxnet(problem, seed):
     rng = np.random.RandomState(seed)
     for _ in range(2):
         shape, expected, values = concrete(names, target, factors, rng)
-        if len(expected) > 6:   # MXNet's CPU build: "MKLDNN doesn't support 7 dimensions"
+        if len(expected) > 6:  # MXNet's CPU build: "MKLDNN doesn't support 7 dimensions"
             continue
         check_on(mx, shape, numeric_codes(codes, target, values), expected)
 
 
 # ---- HL001's fix: reshape targets written from the shape -> codes, run as blocks -------------
 HL001 = next(rule for rule in ALL_RULES if rule.code == "HL001")
-_BLOCK = ("class Net(HybridBlock):\n    def __init__(self, h):\n        super().__init__()\n"
-          "        self._h = h\n\n    def hybrid_forward(self, F, {}):\n")
+_BLOCK = (
+    "class Net(HybridBlock):\n    def __init__(self, h):\n        super().__init__()\n"
+    "        self._h = h\n\n    def hybrid_forward(self, F, {}):\n"
+)
 
 # body, codes it must become, input shapes from (h, k1, k2, k3, k4)
 FIX_CASES = {
-    "split last by h": ("b, l, u = x.shape\nreturn x.reshape((b, l, self._h, u // self._h))",
-                        "x.reshape((0, 0, self._h, -1))", lambda h, a, b, c, d: ((a, b, h * c),)),
-    "merge two": ("b, h, l, d = x.shape\nreturn x.reshape((b * h, l, -1))",
-                  "x.reshape((-3, 0, 0))", lambda h, a, b, c, d: ((a, b, c, d),)),
-    "split first": ("bh, l, d = x.shape\nreturn x.reshape((bh // self._h, self._h, l, -1))",
-                    "x.reshape((-4, -1, self._h, 0, 0))", lambda h, a, b, c, d: ((h * a, b, c),)),
-    "index product": ("return x.reshape((x.shape[0] * x.shape[1], -1))", "x.reshape((-3, -1))",
-                      lambda h, a, b, c, d: ((a, b, c, d)[:2 + d % 3],)),
-    "F.reshape": ("b, l, u = x.shape\nreturn F.reshape(x, shape=(b * l, u))", "F.reshape(x, shape=(-3, 0))",
-                  lambda h, a, b, c, d: ((a, b, c),)),
-    "varargs": ("b, l, u = x.shape\nreturn x.reshape(b, l * u)", "x.reshape((0, -3))",
-                lambda h, a, b, c, d: ((a, b, c),)),
-    "underscore": ("_, c, hh, w = x.shape\nreturn x.reshape((-1, c * hh * w))", "x.reshape((0, -1))",
-                   lambda h, a, b, c, d: ((a, b, c, d),)),
-    "reshape_like": ("return x.reshape(y.shape) + y", "F.reshape_like(x, y)",
-                     lambda h, a, b, c, d: ((a, b, c), (a * b, c))),
+    "split last by h": (
+        "b, l, u = x.shape\nreturn x.reshape((b, l, self._h, u // self._h))",
+        "x.reshape((0, 0, self._h, -1))",
+        lambda h, a, b, c, d: ((a, b, h * c),),
+    ),
+    "merge two": (
+        "b, h, l, d = x.shape\nreturn x.reshape((b * h, l, -1))",
+        "x.reshape((-3, 0, 0))",
+        lambda h, a, b, c, d: ((a, b, c, d),),
+    ),
+    "split first": (
+        "bh, l, d = x.shape\nreturn x.reshape((bh // self._h, self._h, l, -1))",
+        "x.reshape((-4, -1, self._h, 0, 0))",
+        lambda h, a, b, c, d: ((h * a, b, c),),
+    ),
+    "index product": (
+        "return x.reshape((x.shape[0] * x.shape[1], -1))",
+        "x.reshape((-3, -1))",
+        lambda h, a, b, c, d: ((a, b, c, d)[: 2 + d % 3],),
+    ),
+    "F.reshape": (
+        "b, l, u = x.shape\nreturn F.reshape(x, shape=(b * l, u))",
+        "F.reshape(x, shape=(-3, 0))",
+        lambda h, a, b, c, d: ((a, b, c),),
+    ),
+    "varargs": (
+        "b, l, u = x.shape\nreturn x.reshape(b, l * u)",
+        "x.reshape((0, -3))",
+        lambda h, a, b, c, d: ((a, b, c),),
+    ),
+    "underscore": (
+        "_, c, hh, w = x.shape\nreturn x.reshape((-1, c * hh * w))",
+        "x.reshape((0, -1))",
+        lambda h, a, b, c, d: ((a, b, c, d),),
+    ),
+    "reshape_like": (
+        "return x.reshape(y.shape) + y",
+        "F.reshape_like(x, y)",
+        lambda h, a, b, c, d: ((a, b, c), (a * b, c)),
+    ),
 }
 
 
@@ -273,7 +318,9 @@ def _same_on(lib, name, h, dims):
         np.testing.assert_array_equal(got, want)
 
 
-_DIMS = st.tuples(st.integers(1, 3), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4))
+_DIMS = st.tuples(
+    st.integers(1, 3), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4)
+)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -290,7 +337,11 @@ def test_hl001_codes_equal_the_original_eager_output_on_mxnet(name, dims):
 
 
 def test_hl001_leaves_targets_without_codes_alone():
-    for body in ("b, l, u = x.shape\nreturn x.reshape((l, b, u)) + y",       # a permutation
-                 "b, l, u = x.shape\ny = x.reshape((b, l, 2, -1))\nreturn y * b"):  # b used elsewhere
-        source = _BLOCK.format("x, y") + "".join("        " + line + "\n" for line in body.splitlines())
+    for body in (
+        "b, l, u = x.shape\nreturn x.reshape((l, b, u)) + y",  # a permutation
+        "b, l, u = x.shape\ny = x.reshape((b, l, 2, -1))\nreturn y * b",
+    ):  # b used elsewhere
+        source = _BLOCK.format("x, y") + "".join(
+            "        " + line + "\n" for line in body.splitlines()
+        )
         assert fix_source(source, rules=[HL001]).source == source

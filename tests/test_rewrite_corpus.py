@@ -7,6 +7,7 @@ must keep hybridizing with equal outputs after `hybridlint --fix --unsafe-fixes`
 without an exact rewrite must stay reported (a "fix" there can only be wrong). The headline
 percentage is benchmarks/rewrite_corpus.py's job, not asserted here.
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,23 +21,30 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "testdata" / "rewrite_corpus"
-_spec = importlib.util.spec_from_file_location("_rewrite_corpus_bench",
-                                               REPO / "benchmarks" / "rewrite_corpus.py")
+_spec = importlib.util.spec_from_file_location(
+    "_rewrite_corpus_bench", REPO / "benchmarks" / "rewrite_corpus.py"
+)
 bench = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = bench  # dataclasses resolve annotations through sys.modules
 _spec.loader.exec_module(bench)
 
 BLOCKS = bench.load_blocks()
-EXPECTED_FIXED = [line.strip() for line in (CORPUS / "expected_fixed.txt").read_text().splitlines()
-                  if line.strip() and not line.startswith("#")]
+EXPECTED_FIXED = [
+    line.strip()
+    for line in (CORPUS / "expected_fixed.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+]
 
 
 def _defined_blocks(path: Path) -> set[str]:
     """Classes of a file that define hybrid_forward."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {node.name for node in tree.body if isinstance(node, ast.ClassDef)
-            and any(isinstance(f, ast.FunctionDef) and f.name == "hybrid_forward"
-                    for f in node.body)}
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(f, ast.FunctionDef) and f.name == "hybrid_forward" for f in node.body)
+    }
 
 
 def test_corpus_is_large_and_declares_examples_for_every_block():
@@ -70,8 +78,13 @@ def _run_batch(jobs: list[dict], tmp: Path, timeout: float = 900) -> dict[tuple[
     """Run worker jobs in one MXNet process; (job id, step) -> result line."""
     spec = tmp / "jobs.json"
     spec.write_text(json.dumps({"jobs": jobs}))
-    proc = subprocess.run([sys.executable, str(bench.WORKER), str(spec)], capture_output=True,
-                          text=True, timeout=timeout, cwd=str(tmp))
+    proc = subprocess.run(
+        [sys.executable, str(bench.WORKER), str(spec)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(tmp),
+    )
     results = {}
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
@@ -83,8 +96,15 @@ def _run_batch(jobs: list[dict], tmp: Path, timeout: float = 900) -> dict[tuple[
 def _job(block, tmp: Path, roots: list[str], steps: list[dict]) -> dict:
     work = tmp / block.name.replace("::", "__")
     work.mkdir()
-    return {"id": block.name, "roots": roots, "cls": block.cls, "example": block.example,
-            "backend": "mxnet", "workdir": str(work), "steps": steps}
+    return {
+        "id": block.name,
+        "roots": roots,
+        "cls": block.cls,
+        "example": block.example,
+        "backend": "mxnet",
+        "workdir": str(work),
+        "steps": steps,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -93,9 +113,17 @@ def original_runs(tmp_path_factory):
     jobs = []
     for block in BLOCKS:
         module = f"rewrite_corpus.{block.path.stem}"
-        jobs.append(_job(block, tmp, [str(CORPUS.parent)], [
-            {"name": "reference", "module": module, "mode": "reference"},
-            {"name": "hybrid", "module": module, "mode": "hybrid"}]))
+        jobs.append(
+            _job(
+                block,
+                tmp,
+                [str(CORPUS.parent)],
+                [
+                    {"name": "reference", "module": module, "mode": "reference"},
+                    {"name": "hybrid", "module": module, "mode": "hybrid"},
+                ],
+            )
+        )
     return _run_batch(jobs, tmp)
 
 
@@ -130,10 +158,26 @@ def test_blocks_without_an_exact_rewrite_are_still_reported_after_the_fix(name, 
 def test_blocks_fixed_today_stay_fixed(fixed_corpus, tmp_path):
     fixed_root, remaining = fixed_corpus
     blocks = [b for b in BLOCKS if b.name in EXPECTED_FIXED]
-    jobs = [_job(b, tmp_path, [str(CORPUS.parent), str(fixed_root)], [
-        {"name": "reference", "module": f"rewrite_corpus.{b.path.stem}", "mode": "reference"},
-        {"name": "fixed_hybrid", "module": f"{bench.FIXED_PACKAGE}.{b.path.stem}",
-         "mode": "hybrid"}]) for b in blocks]
+    jobs = [
+        _job(
+            b,
+            tmp_path,
+            [str(CORPUS.parent), str(fixed_root)],
+            [
+                {
+                    "name": "reference",
+                    "module": f"rewrite_corpus.{b.path.stem}",
+                    "mode": "reference",
+                },
+                {
+                    "name": "fixed_hybrid",
+                    "module": f"{bench.FIXED_PACKAGE}.{b.path.stem}",
+                    "mode": "hybrid",
+                },
+            ],
+        )
+        for b in blocks
+    ]
     results = _run_batch(jobs, tmp_path)
     broken = {}
     for block in blocks:

@@ -1,4 +1,5 @@
 """Runs every rule's VALID / INVALID examples (the examples live beside each rule's code)."""
+
 import ast
 
 import pytest
@@ -6,10 +7,16 @@ import pytest
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 
-VALID_CASES = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
-               for rule in ALL_RULES for i, example in enumerate(rule.VALID)]
-INVALID_CASES = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
-                 for rule in ALL_RULES for i, example in enumerate(rule.INVALID)]
+VALID_CASES = [
+    pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
+    for rule in ALL_RULES
+    for i, example in enumerate(rule.VALID)
+]
+INVALID_CASES = [
+    pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
+    for rule in ALL_RULES
+    for i, example in enumerate(rule.INVALID)
+]
 
 
 def test_rules_are_in_code_order_with_unique_codes_and_docs():
@@ -17,8 +24,13 @@ def test_rules_are_in_code_order_with_unique_codes_and_docs():
     assert codes == sorted(codes) and len(set(codes)) == len(codes)
     for rule in ALL_RULES:
         assert rule.name and rule.message
-        for section in ("## What it does", "## Why it breaks under hybridize", "## Example",
-                        "## Fix", "## Fix safety"):
+        for section in (
+            "## What it does",
+            "## Why it breaks under hybridize",
+            "## Example",
+            "## Fix",
+            "## Fix safety",
+        ):
             assert section in rule.explanation, (rule.code, section)
         assert rule.VALID and rule.INVALID, rule.code
 

@@ -8,6 +8,7 @@ hybridized block must agree with it (nothing was missed that actually breaks). E
 point is an eager-only branch (they differ by design) or an input that gluon passes as a list
 (the harness feeds single arrays) are skipped with that reason.
 """
+
 import re
 import inspect
 
@@ -18,10 +19,16 @@ from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 
 MY_RULES = [rule for rule in ALL_RULES if rule.code in ("HL001", "HL002", "HL003", "HL004")]
-INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
-           for rule in MY_RULES for i, example in enumerate(rule.INVALID)]
-VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
-         for rule in MY_RULES for i, example in enumerate(rule.VALID)]
+INVALID = [
+    pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.INVALID)
+]
+VALID = [
+    pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.VALID)
+]
 SHAPE = (2, 3, 4)
 
 
@@ -32,9 +39,13 @@ def run_block(source: str, mx, hybridize: bool):
     mx.random.seed(0)  # the same initial weights in every run of a block
     net.initialize()
     params = inspect.signature(net.hybrid_forward).parameters
-    names = [n for n, p in list(params.items())[1:]
-             if p.default is inspect.Parameter.empty and p.kind == p.POSITIONAL_OR_KEYWORD
-             and n not in net._reg_params]
+    names = [
+        n
+        for n, p in list(params.items())[1:]
+        if p.default is inspect.Parameter.empty
+        and p.kind == p.POSITIONAL_OR_KEYWORD
+        and n not in net._reg_params
+    ]
     rng = np.random.RandomState(0)
     arrays = [mx.nd.array(rng.uniform(1, 2, SHAPE)) for _ in names]
     if hybridize:
@@ -75,15 +86,21 @@ def test_invalid_examples_really_break_and_fixes_really_work(rule, example):
 def test_valid_examples_that_run_also_hybridize(rule, example):
     mx = pytest.importorskip("mxnet")
     if "class Net" not in example.code or lint_source(re.sub(r"#.*", "", example.code)):
-        pytest.skip("not a complete block, or some rule reports it (suppressed or another rule's hazard)")
+        pytest.skip(
+            "not a complete block, or some rule reports it (suppressed or another rule's hazard)"
+        )
     if re.search(r"isinstance\(|F is |F == ", example.code):
         pytest.skip("eager-only branch: differs from the hybridized run by design")
     if re.search(r"def hybrid_forward\(self, F, [^)]*(state|hidden|cache|mem)", example.code):
         pytest.skip("an input gluon passes as a list; the harness feeds single arrays")
     if "gluon may pass" in example.code:
-        pytest.skip("an input nothing proves an array is not reported (it may be a list); the harness feeds arrays")
+        pytest.skip(
+            "an input nothing proves an array is not reported (it may be a list); the harness feeds arrays"
+        )
     if re.search(r"def hybridize\(|use_np|F\.np\.", example.code):
-        pytest.skip("a block that refuses hybridize() or runs in numpy mode: not legacy hybridizable code")
+        pytest.skip(
+            "a block that refuses hybridize() or runs in numpy mode: not legacy hybridizable code"
+        )
     try:
         eager = run_block(example.code, mx, hybridize=False)
     except Exception:

@@ -10,6 +10,7 @@ block must agree with it. HL010's examples cannot be built by MXNet at all: the
 original must raise at construction and the fixed block must equal the original built with the
 check lifted. Examples that do not run eagerly as written are skipped, saying so.
 """
+
 import contextlib
 import itertools
 import re
@@ -20,14 +21,28 @@ import pytest
 from hybridlint.linter import fix_source
 from hybridlint.rules import ALL_RULES
 
-from ground_truth_support import (BACKENDS, backend, input_count, net_class, settle,
-                                  skip_unless_comparable)
+from ground_truth_support import (
+    BACKENDS,
+    backend,
+    input_count,
+    net_class,
+    settle,
+    skip_unless_comparable,
+)
 
-MY_RULES = [rule for rule in ALL_RULES if rule.code in ("HL005", "HL006", "HL007", "HL008", "HL009")]
-INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
-           for rule in MY_RULES for i, example in enumerate(rule.INVALID)]
-VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
-         for rule in MY_RULES for i, example in enumerate(rule.VALID)]
+MY_RULES = [
+    rule for rule in ALL_RULES if rule.code in ("HL005", "HL006", "HL007", "HL008", "HL009")
+]
+INVALID = [
+    pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.INVALID)
+]
+VALID = [
+    pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.VALID)
+]
 CHILD_RULE = next(rule for rule in ALL_RULES if rule.code == "HL010")
 SHAPES = [(2, 3), (2, 2), (3, 4), (2, 3, 4), (3,), (2, 4), (2, 4, 3, 3)]
 
@@ -61,8 +76,9 @@ def eager_reference(source: str, mx):
 
 
 def same(a, b) -> bool:
-    return len(a) == len(b) and all(x.shape == y.shape and np.allclose(x, y, rtol=1e-5, atol=1e-6)
-                                    for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in zip(a, b)
+    )
 
 
 def prints_once_while_tracing(source: str, mx, shapes, capsys) -> bool:
@@ -112,7 +128,9 @@ def test_valid_examples_that_run_also_hybridize(rule, example, name):
     signature, _, body = example.code.partition("def hybrid_forward(")
     inputs = [n.strip().split("=")[0] for n in body.split(")", 1)[0].split(",")[2:]]
     if any(not re.search(rf"\b{n}\b", body.split(":", 1)[1]) for n in inputs if n):
-        pytest.skip("an input is unused: MXNet's CachedOp then fails on its own (no gradient inputs)")
+        pytest.skip(
+            "an input is unused: MXNet's CachedOp then fails on its own (no gradient inputs)"
+        )
     shapes, eager = eager_reference(example.code, mx)
     assert same(run(net_class(example.code, mx), mx, shapes, hybridize=True), eager)
 
@@ -129,8 +147,9 @@ def children_check_lifted(mx):
 
 
 @pytest.mark.parametrize("name", BACKENDS)
-@pytest.mark.parametrize("example", [pytest.param(e, id=f"HL010-invalid-{i}")
-                                     for i, e in enumerate(CHILD_RULE.INVALID)])
+@pytest.mark.parametrize(
+    "example", [pytest.param(e, id=f"HL010-invalid-{i}") for i, e in enumerate(CHILD_RULE.INVALID)]
+)
 def test_hl010_examples_are_refused_by_mxnet_and_fixes_build_the_same_model(example, name):
     mx = backend(name)
     original = net_class(example.code, mx)

@@ -12,6 +12,7 @@ anything, the hybridized block's outputs must agree with it (outputs only: HL013
 examples include a tensor kept on the block for a lambda child, a Symbol by design). Examples
 that do not run eagerly as written are skipped, saying so.
 """
+
 import itertools
 import re
 
@@ -21,14 +22,26 @@ import pytest
 from hybridlint.linter import fix_source
 from hybridlint.rules import ALL_RULES
 
-from ground_truth_support import (BACKENDS, backend, input_count, net_class, settle,
-                                  skip_unless_comparable)
+from ground_truth_support import (
+    BACKENDS,
+    backend,
+    input_count,
+    net_class,
+    settle,
+    skip_unless_comparable,
+)
 
 MY_RULES = [rule for rule in ALL_RULES if "HL011" <= rule.code <= "HL014"]
-INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
-           for rule in MY_RULES for i, example in enumerate(rule.INVALID)]
-VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
-         for rule in MY_RULES for i, example in enumerate(rule.VALID)]
+INVALID = [
+    pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.INVALID)
+]
+VALID = [
+    pytest.param(rule, example, id=f"{rule.code}-valid-{i}")
+    for rule in MY_RULES
+    for i, example in enumerate(rule.VALID)
+]
 SHAPES = [(2, 3), (3, 4), (2, 3, 4), (3,), (2, 4), (4, 3)]
 
 
@@ -59,7 +72,7 @@ def run(klass, mx, shapes, hybridize: bool, attributes=()):
     for call in range(2):
         out = net(*inputs)
         outputs += [o.asnumpy() for o in (out if isinstance(out, (list, tuple)) else [out])]
-        if call == 0:   # a training step: a value frozen into the graph at tracing goes stale
+        if call == 0:  # a training step: a value frozen into the graph at tracing goes stale
             for param in net.collect_params().values():
                 param.set_data(param.data() + 1)
     state = {name: _plain(getattr(net, name, None), mx) for name in attributes}
@@ -70,8 +83,13 @@ def state_attributes(source: str, klass) -> list:
     """`self.<attr>` names of the example that are neither parameters nor children."""
     net = klass()
     names = sorted(set(re.findall(r"self\.(\w+)", source)))
-    return [n for n in names if n not in net._reg_params and n not in net._children
-            and not callable(getattr(net, n, None))]
+    return [
+        n
+        for n in names
+        if n not in net._reg_params
+        and n not in net._children
+        and not callable(getattr(net, n, None))
+    ]
 
 
 def eager_reference(source: str, mx):
@@ -92,8 +110,14 @@ def eager_reference(source: str, mx):
 
 def same(a, b) -> bool:
     (outs_a, state_a), (outs_b, state_b) = a, b
-    return state_a == state_b and len(outs_a) == len(outs_b) and all(
-        x.shape == y.shape and np.allclose(x, y, rtol=1e-5, atol=1e-6) for x, y in zip(outs_a, outs_b))
+    return (
+        state_a == state_b
+        and len(outs_a) == len(outs_b)
+        and all(
+            x.shape == y.shape and np.allclose(x, y, rtol=1e-5, atol=1e-6)
+            for x, y in zip(outs_a, outs_b)
+        )
+    )
 
 
 @pytest.mark.parametrize("name", BACKENDS)
@@ -118,6 +142,6 @@ def test_invalid_examples_really_break_and_fixes_really_work(rule, example, name
 def test_valid_examples_that_run_also_hybridize(rule, example, name):
     mx = backend(name)
     skip_unless_comparable(example.code)
-    shapes, _, eager = eager_reference(example.code, mx)   # outputs only: a VALID example may
-    hybrid = run(net_class(example.code, mx), mx, shapes, True)   # keep a Symbol by design
+    shapes, _, eager = eager_reference(example.code, mx)  # outputs only: a VALID example may
+    hybrid = run(net_class(example.code, mx), mx, shapes, True)  # keep a Symbol by design
     assert same(hybrid, (eager[0], {}))

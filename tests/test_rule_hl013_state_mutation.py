@@ -2,6 +2,7 @@
 masks on the cell. Eagerly, called step by step after reset(), every step reuses the first
 step's mask (variational dropout); hybridized, the mask attribute holds the traced Symbol and the
 cached graph draws a new mask at every step."""
+
 import numpy as np
 import pytest
 
@@ -9,18 +10,19 @@ import pytest
 def _steps(mx, hybrid: bool):
     from mxnet.gluon import rnn
     from mxnet.gluon.contrib.rnn import VariationalDropoutCell
+
     mx.random.seed(1)
     cell = VariationalDropoutCell(rnn.RNNCell(4, activation="relu", prefix="r_"), drop_inputs=0.5)
     cell.initialize(mx.init.Uniform(1))
     x = mx.nd.ones((1, 8))
     states = cell.begin_state(batch_size=1, func=mx.nd.zeros)
-    cell(x, states)                                              # shapes known: set h2h to 0
-    cell.base_cell.h2h_weight.set_data(mx.nd.zeros((4, 4)))      # so a step's output = its mask
+    cell(x, states)  # shapes known: set h2h to 0
+    cell.base_cell.h2h_weight.set_data(mx.nd.zeros((4, 4)))  # so a step's output = its mask
     if hybrid:
         cell.hybridize()
     cell.reset()
     outs = []
-    with mx.autograd.record():                                   # dropout active
+    with mx.autograd.record():  # dropout active
         for _ in range(4):
             out, states = cell(x, states)
             outs.append(out.asnumpy())

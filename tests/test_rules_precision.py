@@ -4,6 +4,7 @@ that are correct as written must draw no finding (a CI gate that cries wolf is s
 Each snippet below also runs hybridized on the engine with the output equal to eager, so a
 snippet that is not in fact hybridize-safe cannot hide here.
 """
+
 from pathlib import Path
 
 import numpy as np
@@ -12,17 +13,21 @@ import pytest
 from hybridlint.linter import lint_source
 
 MY_RULES = ("HL005", "HL006", "HL007", "HL008", "HL009", "HL010")
-HEADER = ("import logging\nimport mxnet as mx\nfrom mxnet import gluon, nd\nfrom mxnet.gluon import nn\n\n\n")
+HEADER = "import logging\nimport mxnet as mx\nfrom mxnet import gluon, nd\nfrom mxnet.gluon import nn\n\n\n"
 
 SAFE_BLOCKS = {
-    "masked_softmax_guard": ("""
+    "masked_softmax_guard": (
+        """
 class Cell(gluon.HybridBlock):
     def hybrid_forward(self, F, score, mask=None):
         if mask is not None:
             return F.softmax(score, axis=-1) * mask
         return F.softmax(score, axis=-1)
-""", [(2, 3, 4), (2, 3, 4)]),
-    "mlp_attention_broadcast": ("""
+""",
+        [(2, 3, 4), (2, 3, 4)],
+    ),
+    "mlp_attention_broadcast": (
+        """
 class Cell(gluon.HybridBlock):
     def __init__(self, **kwargs):
         super(Cell, self).__init__(**kwargs)
@@ -35,8 +40,11 @@ class Cell(gluon.HybridBlock):
         if self._normalized:
             mid = F.L2Normalization(mid)
         return self.score(F.tanh(mid)).reshape((0, 0, 0))
-""", [(2, 3, 4), (2, 5, 4)]),
-    "residual_and_layers": ("""
+""",
+        [(2, 3, 4), (2, 5, 4)],
+    ),
+    "residual_and_layers": (
+        """
 class Stack(gluon.HybridBlock):
     def __init__(self, num_layers=2, **kwargs):
         super(Stack, self).__init__(**kwargs)
@@ -52,16 +60,22 @@ class Stack(gluon.HybridBlock):
             x = x + F.relu(self.layers[i](x))
         outs = F.split(x, num_outputs=2, axis=-1)
         return outs[0] * outs[1] + F.split(x, num_outputs=2, axis=-1)[1]
-""", [(2, 3, 4)]),
-    "same_literals_and_reductions": ("""
+""",
+        [(2, 3, 4)],
+    ),
+    "same_literals_and_reductions": (
+        """
 class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x, y):
         a = x.mean(axis=1) + y.mean(axis=1)
         b = F.ones((1, 3)) * F.zeros((1, 3))
         z = x * 2
         return F.concat(a, (z - x).sum(axis=1), dim=0) , F.broadcast_add(x, b)
-""", [(2, 3), (2, 3)]),
-    "constants_built_in_init": ("""
+""",
+        [(2, 3), (2, 3)],
+    ),
+    "constants_built_in_init": (
+        """
 class Net(gluon.HybridBlock):
     def __init__(self, **kwargs):
         super(Net, self).__init__(**kwargs)
@@ -70,8 +84,11 @@ class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x, scale):
         print('tracing')
         return F.broadcast_mul(x, scale)
-""", [(2, 3)]),
-    "eager_only_debugging": ("""
+""",
+        [(2, 3)],
+    ),
+    "eager_only_debugging": (
+        """
 class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x):
         if isinstance(x, mx.nd.NDArray):
@@ -79,7 +96,9 @@ class Net(gluon.HybridBlock):
             assert x.sum() >= 0 or True
             print(x + nd.ones((1, 3)))
         return F.relu(x)
-""", [(2, 3)]),
+""",
+        [(2, 3)],
+    ),
 }
 
 
@@ -88,6 +107,7 @@ def load(source: str, mx):
     with_engine = mx.__name__.startswith("hybridlint")
     if with_engine:
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             exec(compile(source, "<safe>", "exec"), namespace)
     else:
@@ -102,6 +122,7 @@ def test_safe_idioms_draw_no_finding_and_hybridize(name):
     findings = [f for f in lint_source(source) if f.code in MY_RULES]
     assert findings == []
     import hybridlint.engine as mx
+
     namespace = load(source, mx)
     klass = [v for k, v in namespace.items() if isinstance(v, type) and k not in ("gluon",)][-1]
     rng = np.random.RandomState(0)

@@ -11,6 +11,7 @@ so prints are compared by their last line (`<NDArray 16x1x28x28 @cpu(0)>`, `<Sym
 Two of the four published pages lost their code's indentation (000, 002): those files are
 kept as found and checked to be uncompilable, which is why they are not run.
 """
+
 import contextlib
 import io
 import re
@@ -58,8 +59,7 @@ def print_tails(stdout: str):
 
 SEED3 = "seed_003_hybrid_tutorial.py"
 # blocks 1-3: define Net, two eager forwards, hybridize + two forwards
-EXPECTED_PRINTS = ["<NDArray 16x1x28x28 @cpu(0)>", "<NDArray 16x1x28x28 @cpu(0)>",
-                   "<Symbol data>"]
+EXPECTED_PRINTS = ["<NDArray 16x1x28x28 @cpu(0)>", "<NDArray 16x1x28x28 @cpu(0)>", "<Symbol data>"]
 
 
 def test_seed003_prints_each_eager_call_and_traces_once(tmp_path, monkeypatch):
@@ -79,10 +79,20 @@ def test_seed003_prints_each_eager_call_and_traces_once(tmp_path, monkeypatch):
     np.testing.assert_allclose(hybrid, eager, rtol=1e-5, atol=1e-6)
     # the counter in the prefix (net0_) depends on how many Nets the process made before
     assert net.prefix.startswith("net") and net.prefix.endswith("_")
-    names = sorted(k[len(net.prefix):] for k in net.collect_params().keys())
-    assert names == sorted(["conv0_weight", "conv0_bias", "conv1_weight", "conv1_bias",
-                            "dense0_weight", "dense0_bias", "dense1_weight", "dense1_bias",
-                            "fc3_weight"])
+    names = sorted(k[len(net.prefix) :] for k in net.collect_params().keys())
+    assert names == sorted(
+        [
+            "conv0_weight",
+            "conv0_bias",
+            "conv1_weight",
+            "conv1_bias",
+            "dense0_weight",
+            "dense0_bias",
+            "dense1_weight",
+            "dense1_bias",
+            "fc3_weight",
+        ]
+    )
 
 
 def test_seed003_as_published_fails_at_export_like_mxnet(tmp_path, monkeypatch):
@@ -121,8 +131,9 @@ def test_seed003_same_behaviour_as_real_mxnet(tmp_path, monkeypatch, blocks):
     assert type(eng_err) is type(real_err)
     if real_err is not None:
         assert str(eng_err) == str(real_err)
-    assert sorted(p.name for p in (tmp_path / "engine").iterdir()) == \
-        sorted(p.name for p in (tmp_path / "mxnet").iterdir())
+    assert sorted(p.name for p in (tmp_path / "engine").iterdir()) == sorted(
+        p.name for p in (tmp_path / "mxnet").iterdir()
+    )
 
 
 # ----------------------------------------------------------------------------- seed 001
@@ -150,8 +161,10 @@ def test_seed001_same_failure_as_real_mxnet(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- seeds 000, 002
 
-@pytest.mark.parametrize("name", ["seed_000_hybrid_tutorial.py",
-                                  "seed_002_hybridblocks_tutorial.py"])
+
+@pytest.mark.parametrize(
+    "name", ["seed_000_hybrid_tutorial.py", "seed_002_hybridblocks_tutorial.py"]
+)
 def test_unindented_seed_pages_are_kept_verbatim_and_do_not_compile(name):
     source = (SEEDS / name).read_text()
     with pytest.raises(SyntaxError):

@@ -1,17 +1,21 @@
 """``--stdin-filename PATH``: the source comes from stdin (editors, formatter plugins), is
 reported as PATH with PATH's configuration, and with --fix the fixed source goes to stdout."""
+
 import subprocess
 import sys
 
-HAZARD = ("from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
-          "    def hybrid_forward(self, F, x):\n        return nd.relu(x)\n")
+HAZARD = (
+    "from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x):\n        return nd.relu(x)\n"
+)
 
 FIXED = HAZARD.replace("nd.relu", "F.relu").replace("from mxnet import nd\n", "")  # nd unused
 
 
 def run(args, stdin, cwd):
-    return subprocess.run([sys.executable, "-m", "hybridlint", *args], input=stdin, cwd=cwd,
-                          capture_output=True)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridlint", *args], input=stdin, cwd=cwd, capture_output=True
+    )
 
 
 def test_lint_reports_the_given_path_and_writes_nothing(tmp_path):
@@ -39,7 +43,8 @@ def test_fix_keeps_crlf_and_prints_clean_input_unchanged(tmp_path):
 
 def test_per_file_ignores_apply_to_the_given_path(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.hybridlint]\n[tool.hybridlint.per-file-ignores]\n"legacy/*" = ["HL006"]\n')
+        '[tool.hybridlint]\n[tool.hybridlint.per-file-ignores]\n"legacy/*" = ["HL006"]\n'
+    )
     assert run(["--stdin-filename", "legacy/a.py"], HAZARD.encode(), tmp_path).returncode == 0
     assert run(["--stdin-filename", "new/a.py"], HAZARD.encode(), tmp_path).returncode == 1
 

@@ -1,5 +1,6 @@
 """Suppression comments are checked (HL100, like ruff's RUF100): a typo'd code or a
 suppression that suppresses nothing is reported and fixed away; file-level suppressions."""
+
 import pytest
 from click.testing import CliRunner
 
@@ -9,39 +10,52 @@ from hybridlint.cli import cli
 
 def net(body: str) -> str:
     indented = "\n".join("        " + line for line in body.splitlines())
-    return ("from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
-            "    def hybrid_forward(self, F, x):\n" + indented + "\n")
+    return (
+        "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+        "    def hybrid_forward(self, F, x):\n" + indented + "\n"
+    )
 
 
 def found(source, **kwargs):
     return [(f.code, f.line, f.message) for f in lint_source(source, **kwargs)]
 
 
-@pytest.mark.parametrize("comment, message", [
-    ("# hybridlint: ignore[HL0003]", "names no rule: HL0003"),
-    ("# hybridlint: ignore[HL003]", "suppresses nothing here: HL003"),
-    ("# hybridlint: ignore[HL0]", "suppresses nothing here: HL0"),
-    ("# hybridlint: ignore", "suppresses nothing"),
-    ("# noqa: E501, HL004", "suppresses nothing here: HL004"),
-    ("# hybridlint: ignore[XYZ]", "names no rule: XYZ"),
-])
+@pytest.mark.parametrize(
+    "comment, message",
+    [
+        ("# hybridlint: ignore[HL0003]", "names no rule: HL0003"),
+        ("# hybridlint: ignore[HL003]", "suppresses nothing here: HL003"),
+        ("# hybridlint: ignore[HL0]", "suppresses nothing here: HL0"),
+        ("# hybridlint: ignore", "suppresses nothing"),
+        ("# noqa: E501, HL004", "suppresses nothing here: HL004"),
+        ("# hybridlint: ignore[XYZ]", "names no rule: XYZ"),
+    ],
+)
 def test_a_suppression_that_suppresses_nothing_is_reported(comment, message):
     source = net(f"y = F.relu(x)  {comment}\nreturn y")
     [(code, line, text)] = found(source)
     assert code == "HL100" and line == 6 and message in text
 
 
-@pytest.mark.parametrize("comment", [
-    "# noqa", "# noqa: E501", "# hybridlint: ignore[HL007]",  # HL007 deselected below
-    "# type: ignore", "# a comment about hybridlint: ignoring",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa",
+        "# noqa: E501",
+        "# hybridlint: ignore[HL007]",  # HL007 deselected below
+        "# type: ignore",
+        "# a comment about hybridlint: ignoring",
+    ],
+)
 def test_what_is_not_reported(comment):
     source = net(f"y = F.relu(x)  {comment}\nreturn y")
     assert found(source, select=["HL00", "HL1"], ignore=["HL007"]) == []
 
 
 def test_a_typo_leaves_the_hazard_reported_and_the_fix_removes_only_the_typo():
-    source = net("y = F.relu(x)[0]  # hybridlint: ignore[HL0003]\nz = x.shape  # noqa: E501, HL001\nreturn y, z")
+    source = net(
+        "y = F.relu(x)[0]  # hybridlint: ignore[HL0003]\nz = x.shape  # noqa: E501, HL001\nreturn y, z"
+    )
     codes = sorted(c for c, _, _ in found(source))
     assert codes == ["HL003", "HL100"]  # the typo suppressed nothing; HL001 was suppressed
     result = fix_source(source, "m.py")
@@ -62,11 +76,14 @@ def test_a_directive_inside_a_string_is_not_a_comment():
     assert [c for c, _, _ in found(source)] == ["HL001"]
 
 
-@pytest.mark.parametrize("directive, remaining", [
-    ("# hybridlint: ignore-file", []),
-    ("# hybridlint: ignore-file[HL001]", ["HL003"]),
-    ("# HYBRIDLINT: IGNORE-FILE[hl00]", []),
-])
+@pytest.mark.parametrize(
+    "directive, remaining",
+    [
+        ("# hybridlint: ignore-file", []),
+        ("# hybridlint: ignore-file[HL001]", ["HL003"]),
+        ("# HYBRIDLINT: IGNORE-FILE[hl00]", []),
+    ],
+)
 def test_file_level_suppression(directive, remaining):
     source = directive + "\n" + net("y = F.relu(x)[0]\nreturn y.shape")
     assert [c for c, _, _ in found(source)] == remaining

@@ -10,6 +10,7 @@ resnet_block's original uses `nn.Sequential` children, which MXNet 1.9.1 refuses
 HybridBlock is built (HL010); its eager reference is computed with that check lifted for
 the construction only, i.e. the code exactly as the author wrote it, run imperatively.
 """
+
 import contextlib
 import importlib.util
 import shutil
@@ -25,8 +26,10 @@ HAZARDS = ROOT / "hazards"
 FIXED = ROOT / "fixed"
 NAMES = sorted(p.stem for p in HAZARDS.glob("*.py"))
 BUILT_WITH_NON_HYBRID_CHILDREN = {"resnet_block"}  # HL010: refused at construction by 1.9.1
-BACKENDS = [pytest.param("engine", id="engine"),
-            pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet)]
+BACKENDS = [
+    pytest.param("engine", id="engine"),
+    pytest.param("mxnet", id="mxnet", marks=pytest.mark.mxnet),
+]
 
 
 def test_every_hazard_has_a_fixed_twin():
@@ -54,8 +57,9 @@ def test_cli_fix_writes_the_fixed_files(tmp_path):
 
     work = tmp_path / "hazards"
     shutil.copytree(HAZARDS, work)
-    outcome = CliRunner().invoke(cli, ["check", "--fix", "--unsafe-fixes", "--no-cache", "-j", "1",
-                                       "--exit-zero", str(work)])
+    outcome = CliRunner().invoke(
+        cli, ["check", "--fix", "--unsafe-fixes", "--no-cache", "-j", "1", "--exit-zero", str(work)]
+    )
     assert outcome.exit_code == 0, outcome.output
     for name in NAMES:
         assert (work / (name + ".py")).read_bytes() == (FIXED / (name + ".py")).read_bytes(), name
@@ -66,10 +70,13 @@ def load(folder: Path, name: str, backend: str):
     """Import <folder>/<name>.py as a fresh module, on the engine (as_mxnet) or real MXNet."""
     if backend == "mxnet":
         pytest.importorskip("mxnet")
-    spec = importlib.util.spec_from_file_location(f"hl_{folder.name}_{backend}_{name}", folder / (name + ".py"))
+    spec = importlib.util.spec_from_file_location(
+        f"hl_{folder.name}_{backend}_{name}", folder / (name + ".py")
+    )
     module = importlib.util.module_from_spec(spec)
     if backend == "engine":
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             spec.loader.exec_module(module)
     else:
@@ -149,7 +156,9 @@ def test_original_runs_eagerly_but_not_hybridized(name, backend):
     except Exception:  # noqa: BLE001 - any hybridize failure is the point
         return
     diverges = len(hybrid) != len(eager) or any(
-        h.shape != e.shape or not np.allclose(h, e, rtol=1e-5, atol=1e-6) for h, e in zip(hybrid, eager))
+        h.shape != e.shape or not np.allclose(h, e, rtol=1e-5, atol=1e-6)
+        for h, e in zip(hybrid, eager)
+    )
     assert diverges, f"{name}: the hazard file hybridizes with equal outputs on {backend}"
 
 

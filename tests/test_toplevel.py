@@ -4,6 +4,7 @@ It must agree with `ast` wherever it answers at all; the linter falls back to `a
 region or the skeleton it yields does not parse, so a wrong answer can cost time, never a
 wrong finding. Checked here on tricky snippets and, differentially, on the standard library.
 """
+
 import ast
 import os
 import random
@@ -39,20 +40,24 @@ def check(source):
     return statements
 
 
-@pytest.mark.parametrize("source", [
-    "x = 1\n",
-    'DOC = """\ncolumn zero\nclass Fake:\n"""\nclass Real(object):\n    pass\n',
-    "x = (1,\n2)\ny = [\n]\n",
-    "x = 1 + \\\n2\ndef f():\n    return 1\n",
-    "@dec\n@dec2(a=lambda v: v)\nclass A(B,\n        C):\n    x: int = 1\n",
-    "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
-    "a = 1; b = 2\nasync def g():\n    await x\n",
-    "s = 'a#b' # comment with 'quote\nt = r'\\\\'\nu = '\\''\n",
-    "x = 1\r\ndef f(a: int = 2) -> Dict[str, int]:\r\n    return {'a': 1}\r\n",
-    "f = f'{x!r:>{width}}'\nclass K: pass\n",
-    "# only a comment\n\n\n",
-    "def f():\n    '''doc\n\\'''\nstill doc'''\n    return 1\nx = 2",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\n",
+        'DOC = """\ncolumn zero\nclass Fake:\n"""\nclass Real(object):\n    pass\n',
+        "x = (1,\n2)\ny = [\n]\n",
+        "x = 1 + \\\n2\ndef f():\n    return 1\n",
+        "@dec\n@dec2(a=lambda v: v)\nclass A(B,\n        C):\n    x: int = 1\n",
+        "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n"
+        "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
+        "a = 1; b = 2\nasync def g():\n    await x\n",
+        "s = 'a#b' # comment with 'quote\nt = r'\\\\'\nu = '\\''\n",
+        "x = 1\r\ndef f(a: int = 2) -> Dict[str, int]:\r\n    return {'a': 1}\r\n",
+        "f = f'{x!r:>{width}}'\nclass K: pass\n",
+        "# only a comment\n\n\n",
+        "def f():\n    '''doc\n\\'''\nstill doc'''\n    return 1\nx = 2",
+    ],
+)
 def test_scanner_agrees_with_ast(source):
     check(source)
 
@@ -63,16 +68,25 @@ def test_scanner_says_when_it_is_not_sure(source):
 
 
 def test_scanner_kinds_names_and_headers():
-    statements = check("import os\nfrom a import b\n@d\ndef f(x):\n    pass\n"
-                       "class C(Base, metaclass=M):\n    pass\nx = 1\n")
+    statements = check(
+        "import os\nfrom a import b\n@d\ndef f(x):\n    pass\n"
+        "class C(Base, metaclass=M):\n    pass\nx = 1\n"
+    )
     assert [(s.kind, s.name) for s in statements] == [
-        ("import", None), ("import", None), ("def", "f"), ("class", "C"), ("other", None)]
+        ("import", None),
+        ("import", None),
+        ("def", "f"),
+        ("class", "C"),
+        ("other", None),
+    ]
     assert statements[3].header == "class C(Base, metaclass=M):"
 
 
 def test_scanner_agrees_with_ast_on_the_standard_library():
     root = os.path.dirname(ast.__file__)
-    paths = sorted(os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f.endswith(".py"))
+    paths = sorted(
+        os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f.endswith(".py")
+    )
     random.Random(0).shuffle(paths)
     checked = 0
     for path in paths[:150]:

@@ -1,6 +1,7 @@
 """The checkout is untrusted input: a pull request controls every file in it, including a
 committed ``.hybridlint_cache`` and ``.git/config``. None of it may make a gate pass, write
 outside the checkout or run a program (issue 14, "The cache is untrusted input")."""
+
 import json
 import os
 import shutil
@@ -58,8 +59,9 @@ def test_a_forged_cache_entry_cannot_hide_a_hazard(project, tmp_path, monkeypatc
     as_user(monkeypatch, tmp_path, "ci")
     assert findings(lint(project)) == ["HL001"]
     # ...and copied to exactly that name, it fails authentication and counts as empty.
-    [ours] = [p for p in (project / CACHE_DIR).iterdir()
-              if p.name.startswith("lint-") and p != forged]
+    [ours] = [
+        p for p in (project / CACHE_DIR).iterdir() if p.name.startswith("lint-") and p != forged
+    ]
     shutil.copyfile(forged, ours)
     assert findings(lint(project)) == ["HL001"]
     assert findings(lint(project, "--no-cache")) == ["HL001"]
@@ -130,8 +132,13 @@ def test_a_cache_file_that_is_a_symlink_is_not_followed(project, tmp_path, monke
 
 
 def git(root, *args):
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=root,
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=root,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -163,8 +170,12 @@ def test_git_config_cannot_run_a_program(project, tmp_path, monkeypatch):
     marker = tmp_path / "PWNED"
     git(project, "config", "core.fsmonitor", f"touch {marker}; false")
     # the check can fail: git itself does run it
-    subprocess.run(["git", "status", "--short"], cwd=project, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        ["git", "status", "--short"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     assert marker.exists()
     marker.unlink()
     result = lint(project)

@@ -2,6 +2,7 @@
 code exactly as expected.toml says; with real MXNet, every fixed block hybridizes with the
 original's eager outputs (a differential test), and the engine never says `equal` where
 MXNet disagrees."""
+
 import os
 
 import pytest
@@ -12,8 +13,9 @@ from hybridlint.cli import cli
 from tests.checker_support import engine_redirect_available
 from tests.verify_cases import CASES, EXPECTED, examples_of, project, proofs
 
-pytestmark = pytest.mark.skipif(not engine_redirect_available(),
-                                reason="hybridlint.engine.as_mxnet not available")
+pytestmark = pytest.mark.skipif(
+    not engine_redirect_available(), reason="hybridlint.engine.as_mxnet not available"
+)
 
 
 def fix_verify(path, *extra):
@@ -21,8 +23,11 @@ def fix_verify(path, *extra):
     os.chdir(path.parent)
     try:
         # a generous job limit: on a loaded machine a slow job must not read as cannot_run
-        return CliRunner().invoke(cli, ["--no-cache", "--fix", "--verify", "--timeout", "600",
-                                        *extra, path.name], catch_exceptions=False)
+        return CliRunner().invoke(
+            cli,
+            ["--no-cache", "--fix", "--verify", "--timeout", "600", *extra, path.name],
+            catch_exceptions=False,
+        )
     finally:
         os.chdir(old)
 
@@ -39,8 +44,11 @@ def test_fix_verify_reports_exactly_what_was_proven(case, tmp_path):
     result = fix_verify(path)
     assert result.exit_code == expected["exit"], result.output
     assert proofs(result.stderr) == set(expected["proofs"]), result.stderr
-    failing = sorted(line.split(" HL903 ")[1].split(" ")[0] for line in result.stdout.splitlines()
-                     if " HL903 " in line)
+    failing = sorted(
+        line.split(" HL903 ")[1].split(" ")[0]
+        for line in result.stdout.splitlines()
+        if " HL903 " in line
+    )
     assert failing == sorted(expected.get("failing", [])), result.stdout
     assert ("the checker cannot run" in result.output) == expected.get("cannot_run", False)
     assert "All checks passed" not in result.output or expected["exit"] == 0
@@ -51,6 +59,7 @@ def test_fix_verify_reports_exactly_what_was_proven(case, tmp_path):
 
 def mxnet_available():
     import importlib.util
+
     return importlib.util.find_spec("mxnet") is not None
 
 
@@ -71,8 +80,9 @@ def examples_for(case, path):
 @pytest.mark.mxnet
 @mxnet_only
 @pytest.mark.parametrize("case", CASES)
-def test_fixed_blocks_hybridize_on_real_mxnet_with_the_original_outputs(case, tmp_path,
-                                                                       mxnet_session):
+def test_fixed_blocks_hybridize_on_real_mxnet_with_the_original_outputs(
+    case, tmp_path, mxnet_session
+):
     path = project(tmp_path, case)
     original = path.read_text()
     fix_verify(path)
@@ -80,17 +90,24 @@ def test_fixed_blocks_hybridize_on_real_mxnet_with_the_original_outputs(case, tm
     expected = EXPECTED[case]
     examples = examples_for(case, str(path))
     if fixed != original and expected.get("original_builds", True):
-        for example in examples:          # original eager == fixed eager == fixed hybridized
-            report = check_fix(original, fixed, example.target, example.specs(),
-                               kwargs=example.kwargs, path=str(path), backend="mxnet",
-                               session=mxnet_session)
-            if expected.get("failing"):   # eager-equal; MXNet too fails where no fix went
+        for example in examples:  # original eager == fixed eager == fixed hybridized
+            report = check_fix(
+                original,
+                fixed,
+                example.target,
+                example.specs(),
+                kwargs=example.kwargs,
+                path=str(path),
+                backend="mxnet",
+                session=mxnet_session,
+            )
+            if expected.get("failing"):  # eager-equal; MXNet too fails where no fix went
                 assert report.status == "hybrid_error", report.summary()
                 assert report.stage == "fixed hybridize", report.summary()
                 assert report.source_line.text.strip() in original
             else:
                 assert report.ok, report.summary()
-    if expected["exit"] == 0:             # the fixed block hybridizes under real MXNet
+    if expected["exit"] == 0:  # the fixed block hybridizes under real MXNet
         for report in check_file(str(path), examples, backend="mxnet", session=mxnet_session):
             assert report.ok, report.summary()
 
@@ -110,9 +127,11 @@ def test_the_engine_never_says_equal_where_mxnet_disagrees(case, tmp_path, mxnet
         real = check_file(str(path), examples, backend="mxnet", session=mxnet_session)
         for mine, theirs in zip(engine, real):
             if mine.status == "cannot_run":
-                continue                  # no verdict: never a pass
+                continue  # no verdict: never a pass
             assert (mine.status, mine.stage) == (theirs.status, theirs.stage), (
-                mine.summary(), theirs.summary())
+                mine.summary(),
+                theirs.summary(),
+            )
 
 
 @pytest.mark.mxnet

@@ -11,6 +11,7 @@ heads, gluon losses, unrolled RNN cells). Every file must
 
 Each zoo file has `build() -> (net, input_shapes)` and optionally `example_inputs(rng)`.
 """
+
 import importlib.util
 import subprocess
 import sys
@@ -47,18 +48,24 @@ def test_zoo_is_clean_through_the_cli_runner():
 
 
 def test_zoo_is_clean_through_a_real_subprocess():
-    proc = subprocess.run([sys.executable, "-m", "hybridlint", "--no-cache", "--format", "json",
-                           str(ZOO)], capture_output=True, text=True, cwd=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "hybridlint", "--no-cache", "--format", "json", str(ZOO)],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def load(name, backend):
-    spec = importlib.util.spec_from_file_location("hl_zoo_%s_%s" % (backend, name),
-                                                  ZOO / (name + ".py"))
+    spec = importlib.util.spec_from_file_location(
+        "hl_zoo_%s_%s" % (backend, name), ZOO / (name + ".py")
+    )
     module = importlib.util.module_from_spec(spec)
     if backend == "engine":
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             spec.loader.exec_module(module)
     else:
@@ -145,16 +152,31 @@ def test_zoo_file_hybridizes_equal_to_eager_on_real_mxnet(name):
 # cell while tracing; called step by step hybridized, it draws a new mask every step, see
 # tests/test_rule_hl013_state_mutation.py). Every other finding would be a false positive.
 MXNET_TRUE_POSITIVES = {
-    ("gluon/contrib/rnn/rnn_cell.py", "HL013", "self.drop_inputs_mask = F.Dropout(F.ones_like(inputs),"),
-    ("gluon/contrib/rnn/rnn_cell.py", "HL013", "self.drop_states_mask = F.Dropout(F.ones_like(states[0]),"),
-    ("gluon/contrib/rnn/rnn_cell.py", "HL013", "self.drop_outputs_mask = F.Dropout(F.ones_like(output),"),
+    (
+        "gluon/contrib/rnn/rnn_cell.py",
+        "HL013",
+        "self.drop_inputs_mask = F.Dropout(F.ones_like(inputs),",
+    ),
+    (
+        "gluon/contrib/rnn/rnn_cell.py",
+        "HL013",
+        "self.drop_states_mask = F.Dropout(F.ones_like(states[0]),",
+    ),
+    (
+        "gluon/contrib/rnn/rnn_cell.py",
+        "HL013",
+        "self.drop_outputs_mask = F.Dropout(F.ones_like(output),",
+    ),
     ("gluon/loss.py", "HL004", "stirling_factor *= target_gt_1"),
     ("gluon/loss.py", "HL004", "loss += stirling_factor"),
     ("gluon/loss.py", "HL001", "assert x1.shape == x2.shape"),
     ("gluon/loss.py", "HL001", "batch_size, dim = x1.shape"),
     ("gluon/loss.py", "HL001", "batch_size = x1.shape[0]"),
-    ("gluon/loss.py", "HL001",
-     "return self.kl_loss(log_probabilities, labels.as_in_context(distances.context))"),
+    (
+        "gluon/loss.py",
+        "HL001",
+        "return self.kl_loss(log_probabilities, labels.as_in_context(distances.context))",
+    ),
 }
 
 
@@ -180,6 +202,7 @@ def test_real_mxnet_sources_draw_only_true_positives():
 def test_the_mxnet_findings_are_real_hybridize_failures(name):
     mx = pytest.importorskip("mxnet")
     from mxnet.gluon import loss
+
     block = loss.PoissonNLLLoss(compute_full=True) if name == "PoissonNLLLoss" else loss.SDMLLoss()
     rng = np.random.RandomState(0)
     x = mx.nd.array(rng.uniform(0.1, 1.0, size=(4, 3)))

@@ -4,6 +4,7 @@ Each file's docstring lists its hazards, one per line as ``* CODE line N `snippe
 the test checks that the snippet is on that line (so the list cannot drift from the code) and
 that hybridlint reports exactly that (code, line) set: nothing missed, nothing extra.
 """
+
 import re
 from pathlib import Path
 

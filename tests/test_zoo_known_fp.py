@@ -4,6 +4,7 @@ Each file there is correct hybrid code (checked below: eager == hybridized on th
 on real MXNet) that hybridlint still reports. When the analysis learns to recognise it, the
 xfails turn into failures and the file moves to testdata/zoo.
 """
+
 import importlib.util
 from pathlib import Path
 
@@ -32,10 +33,12 @@ def run(source, name, backend):
     if backend == "engine":
         import hybridlint.engine as mx
         from hybridlint.engine import as_mxnet
+
         with as_mxnet():
             exec(compile(source, name + ".py", "exec"), module.__dict__)
     else:
         import mxnet as mx
+
         exec(compile(source, name + ".py", "exec"), module.__dict__)
     mx.random.seed(0)
     net, shapes = module.build()

@@ -1,4 +1,5 @@
 """Shared by the testdata/verify tests: the cases, their examples, running --fix --verify."""
+
 import os
 import re
 import shutil
@@ -52,9 +53,13 @@ def toml_value(value):
 
 
 def verdict(detail):
-    for prefix, name in (("proven by example", "proven"), ("proven eagerly", "proven-eager"),
-                         ("proven at expression level", "expression-level"),
-                         ("not applied", "not-applied"), ("rejected", "rejected")):
+    for prefix, name in (
+        ("proven by example", "proven"),
+        ("proven eagerly", "proven-eager"),
+        ("proven at expression level", "expression-level"),
+        ("not applied", "not-applied"),
+        ("rejected", "rejected"),
+    ):
         if detail.startswith(prefix):
             return name
     return detail

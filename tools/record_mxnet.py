@@ -13,6 +13,7 @@ files (no -k): a partial run would drop the other tests' recordings. Test failur
 stop the recording (real MXNet's result is the reference whatever the engine does); they
 are reported at the end.
 """
+
 import argparse
 import subprocess
 import sys
@@ -33,16 +34,31 @@ def main(argv=None) -> int:
         sys.exit("record_mxnet: MXNet 1.9.1 is needed, found " + mxnet.__version__)
     files = args.files or ["tests"]
     recordings = ROOT / "tests" / "recordings"
-    if not args.files and recordings.exists():      # a full run: no stale module files
+    if not args.files and recordings.exists():  # a full run: no stale module files
         for old in recordings.glob("*.npz"):
             old.unlink()
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-           "--record-mxnet", "-m", "mxnet", *files]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "--record-mxnet",
+        "-m",
+        "mxnet",
+        *files,
+    ]
     print(" ".join(cmd))
     rc = subprocess.call(cmd, cwd=ROOT)
     size = sum(p.stat().st_size for p in recordings.glob("*.npz"))
-    print("tests/recordings/: {} files, {:.1f} MB".format(
-        len(list(recordings.glob("*.npz"))), size / 1e6))
+    print(
+        "tests/recordings/: {} files, {:.1f} MB".format(
+            len(list(recordings.glob("*.npz"))), size / 1e6
+        )
+    )
     return rc
 
 

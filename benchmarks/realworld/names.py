@@ -13,6 +13,7 @@ too; not counted). Prints the share of uses resolved and the most used missing n
 
     python benchmarks/realworld/names.py [--top 40]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -113,8 +114,8 @@ def resolve(name: str) -> str:
             return "missing"
         except AttributeError:
             if not isinstance(obj, types.ModuleType):
-                return "resolved"      # an attribute of an object MXNet and the engine have
-        try:                           # a submodule not imported yet
+                return "resolved"  # an attribute of an object MXNet and the engine have
+        try:  # a submodule not imported yet
             obj = importlib.import_module(".".join(parts[: index + 1]))
         except NotImplementedError:
             return "missing"
@@ -137,8 +138,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         for folder, _, files in os.walk(roots[package.name]):
             for name in files:
                 if name.endswith(".py"):
-                    with open(os.path.join(folder, name), encoding="utf-8",
-                              errors="replace") as handle:
+                    with open(
+                        os.path.join(folder, name), encoding="utf-8", errors="replace"
+                    ) as handle:
                         uses.update(uses_in_file(handle.read()))
 
     verdicts = collections.Counter()
@@ -158,10 +160,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             if verdict == "missing":
                 missing[alternatives[0]] += count
     counted = verdicts["resolved"] + verdicts["missing"]
-    print(f"name uses in hybrid classes: {sum(uses.values())} "
-          f"({len(uses)} distinct); not MXNet names: {verdicts['not_mxnet']}")
-    print(f"resolved by the engine: {verdicts['resolved']} of {counted} "
-          f"({100.0 * verdicts['resolved'] / max(counted, 1):.1f}%)")
+    print(
+        f"name uses in hybrid classes: {sum(uses.values())} "
+        f"({len(uses)} distinct); not MXNet names: {verdicts['not_mxnet']}"
+    )
+    print(
+        f"resolved by the engine: {verdicts['resolved']} of {counted} "
+        f"({100.0 * verdicts['resolved'] / max(counted, 1):.1f}%)"
+    )
     print(f"missing names ({len(missing)} distinct), most used first:")
     for name, count in missing.most_common(args.top):
         print(f"  {count:5d}  {name}")

@@ -4,6 +4,7 @@ Each entry is a release on the package index, pinned by version and by the sha25
 pip downloads, so every labelled finding (``labels/*.tsv``) points at the same line forever.
 Only the ``.py`` files are extracted; no third-party code is committed to this repository.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,24 +20,44 @@ from typing import Dict, List
 
 @dataclass(frozen=True)
 class Package:
-    name: str          # the label files' package name, e.g. "gluoncv-0.10.5"
-    requirement: str   # what pip downloads, e.g. "gluoncv==0.10.5"
-    filename: str      # the file pip saves
+    name: str  # the label files' package name, e.g. "gluoncv-0.10.5"
+    requirement: str  # what pip downloads, e.g. "gluoncv==0.10.5"
+    filename: str  # the file pip saves
     sha256: str
 
 
 PACKAGES: List[Package] = [
-    Package("gluoncv-0.10.5", "gluoncv==0.10.5", "gluoncv-0.10.5-py2.py3-none-any.whl",
-            "5f2f692801aad14b1f66dfcbcf6137e3a5db413846e2fae871da7c697a97b69d"),
-    Package("gluoncv2-0.0.64", "gluoncv2==0.0.64", "gluoncv2-0.0.64-py2.py3-none-any.whl",
-            "2b68fc03be29710d569f7d5628afbb34531b3248d456f2156f219d50a0ea92ed"),
-    Package("gluonnlp-0.10.0", "gluonnlp==0.10.0", "gluonnlp-0.10.0.tar.gz",
-            "ae34825031f5228f3fced26339b56550cf8e360b40906aa44fb705439ff426e0"),
+    Package(
+        "gluoncv-0.10.5",
+        "gluoncv==0.10.5",
+        "gluoncv-0.10.5-py2.py3-none-any.whl",
+        "5f2f692801aad14b1f66dfcbcf6137e3a5db413846e2fae871da7c697a97b69d",
+    ),
+    Package(
+        "gluoncv2-0.0.64",
+        "gluoncv2==0.0.64",
+        "gluoncv2-0.0.64-py2.py3-none-any.whl",
+        "2b68fc03be29710d569f7d5628afbb34531b3248d456f2156f219d50a0ea92ed",
+    ),
+    Package(
+        "gluonnlp-0.10.0",
+        "gluonnlp==0.10.0",
+        "gluonnlp-0.10.0.tar.gz",
+        "ae34825031f5228f3fced26339b56550cf8e360b40906aa44fb705439ff426e0",
+    ),
     # The last gluonts releases still ship the MXNet models as gluonts.mx.
-    Package("gluonts-0.14.4", "gluonts==0.14.4", "gluonts-0.14.4-py3-none-any.whl",
-            "ef8601e59ebf36833c2f4131e2e2363acb2bc045442513dedbfa6333f0ba12a0"),
-    Package("mxnet-1.9.1", "mxnet==1.9.1", "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl",
-            "65d5dac162c87a14d138d888b54494d515036d9047ae804ff51f770bd02197a6"),
+    Package(
+        "gluonts-0.14.4",
+        "gluonts==0.14.4",
+        "gluonts-0.14.4-py3-none-any.whl",
+        "ef8601e59ebf36833c2f4131e2e2363acb2bc045442513dedbfa6333f0ba12a0",
+    ),
+    Package(
+        "mxnet-1.9.1",
+        "mxnet==1.9.1",
+        "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl",
+        "65d5dac162c87a14d138d888b54494d515036d9047ae804ff51f770bd02197a6",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
@@ -57,8 +78,17 @@ def _sha256(path: str) -> str:
 def _download(package: Package, into: str) -> str:
     path = os.path.join(into, package.filename)
     if not os.path.exists(path):
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                   "--dest", into, package.requirement]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--dest",
+            into,
+            package.requirement,
+        ]
         if package.filename.endswith(".tar.gz"):
             command[5:5] = ["--no-binary", ":all:"]
         else:

@@ -36,6 +36,7 @@ The label files are facts about pinned third-party lines, one finding a line, ta
 
 Not part of the test suite: it downloads, and its verdicts are judgements about other people's code.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,10 +80,17 @@ def load_labels(package: str) -> Dict[str, Label]:
             if not line.strip() or line.startswith("#"):
                 continue
             fields = line.rstrip("\n").split("\t")
-            if len(fields) != 5 or fields[1] not in VERDICTS or fields[2] not in FIX_VERDICTS \
-                    or fields[3] not in HOW or not fields[4].strip():
-                raise SystemExit(f"{path}:{number}: expected key, verdict {VERDICTS}, "
-                                 f"fix {FIX_VERDICTS}, how {HOW}, reason (tab-separated)")
+            if (
+                len(fields) != 5
+                or fields[1] not in VERDICTS
+                or fields[2] not in FIX_VERDICTS
+                or fields[3] not in HOW
+                or not fields[4].strip()
+            ):
+                raise SystemExit(
+                    f"{path}:{number}: expected key, verdict {VERDICTS}, "
+                    f"fix {FIX_VERDICTS}, how {HOW}, reason (tab-separated)"
+                )
             if fields[0] in labels:
                 raise SystemExit(f"{path}:{number}: {fields[0]} is labelled twice")
             labels[fields[0]] = Label(*fields[1:])
@@ -91,19 +99,32 @@ def load_labels(package: str) -> Dict[str, Label]:
 
 def lint(root: str, extra: Tuple[str, ...] = ()) -> Tuple[dict, float]:
     """Run the CLI on ``root`` (JSON output); return the report and the wall time."""
-    command = [sys.executable, "-m", "hybridlint", "check", "--format", "json", "--exit-zero",
-               *extra, "."]
+    command = [
+        sys.executable,
+        "-m",
+        "hybridlint",
+        "check",
+        "--format",
+        "json",
+        "--exit-zero",
+        *extra,
+        ".",
+    ]
     start = time.perf_counter()
     result = subprocess.run(command, cwd=root, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
-        raise SystemExit(f"hybridlint failed on {root} (exit {result.returncode}):\n{result.stderr}")
+        raise SystemExit(
+            f"hybridlint failed on {root} (exit {result.returncode}):\n{result.stderr}"
+        )
     return json.loads(result.stdout), elapsed
 
 
 def key_of(finding: dict) -> str:
-    return (f"{finding['path']}:{finding['line']}:{finding['col']}:{finding['end_line']}:"
-            f"{finding['end_col']}:{finding['code']}")
+    return (
+        f"{finding['path']}:{finding['line']}:{finding['col']}:{finding['end_line']}:"
+        f"{finding['end_col']}:{finding['code']}"
+    )
 
 
 def fixed_copy_parses(root: str) -> List[str]:
@@ -112,8 +133,21 @@ def fixed_copy_parses(root: str) -> List[str]:
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "src")
         shutil.copytree(root, copy)
-        subprocess.run([sys.executable, "-m", "hybridlint", "check", "--fix", "--exit-zero",
-                        "--no-cache", "--quiet", "."], cwd=copy, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hybridlint",
+                "check",
+                "--fix",
+                "--exit-zero",
+                "--no-cache",
+                "--quiet",
+                ".",
+            ],
+            cwd=copy,
+            capture_output=True,
+        )
         for folder, _, files in os.walk(copy):
             for name in files:
                 if name.endswith(".py"):
@@ -192,10 +226,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         for name in sorted(rows):
             counts = rows[name]
             total.update(counts)
-            print(f"{name:<18} {sum(counts.values()):8d} {counts['true']:5d} {counts['false']:5d}"
-                  f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}")
-        print(f"{'all':<18} {sum(total.values()):8d} {total['true']:5d} {total['false']:5d}"
-              f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}")
+            print(
+                f"{name:<18} {sum(counts.values()):8d} {counts['true']:5d} {counts['false']:5d}"
+                f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}"
+            )
+        print(
+            f"{'all':<18} {sum(total.values()):8d} {total['true']:5d} {total['false']:5d}"
+            f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}"
+        )
 
     table("rule", by_rule)
     table("package", by_package)
@@ -220,9 +258,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         with open(args.unlabelled, "w", encoding="utf-8") as handle:
             handle.write("package\tkey\tfix\tmessage\tsource_line\n")
             for package_name, finding in unlabelled:
-                handle.write("\t".join([package_name, key_of(finding), str(finding.get("fix")),
-                                        finding["message"], finding["source_line"].strip()])
-                             + "\n")
+                handle.write(
+                    "\t".join(
+                        [
+                            package_name,
+                            key_of(finding),
+                            str(finding.get("fix")),
+                            finding["message"],
+                            finding["source_line"].strip(),
+                        ]
+                    )
+                    + "\n"
+                )
 
     if not args.no_fix:
         print("\nsafe --fix on a copy: files that no longer compile")

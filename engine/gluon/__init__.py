@@ -1,6 +1,12 @@
 """`mx.gluon`: Blocks, Parameters and layers of MXNet 1.9.1's Gluon API on the engine."""
-from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
-                        ParameterDict, tensor_types)
+
+from .parameter import (
+    Constant,
+    DeferredInitializationError,
+    Parameter,  # noqa: F401
+    ParameterDict,
+    tensor_types,
+)
 from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
@@ -15,4 +21,5 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented
+
     engine_not_implemented("gluon." + name)

@@ -3,6 +3,7 @@
 MXNet lets blocks take and return (nested) lists, with None allowed in inputs; the cached
 graph works on the flat list, so calls flatten their arguments and regroup the outputs.
 """
+
 from ..ndarray import NDArray
 from ..symbol import Symbol
 
@@ -19,9 +20,12 @@ def _flatten(args, inout_str: str):
     if args is None:
         return [None], -1
     if not isinstance(args, (list, tuple)):
-        raise ValueError("When hybridized, the input of HybridBlock {} must be (nested) list "
-                         "of Symbol or NDArray, but got {} of type {}".format(
-                             inout_str, str(args), str(type(args))))
+        raise ValueError(
+            "When hybridized, the input of HybridBlock {} must be (nested) list "
+            "of Symbol or NDArray, but got {} of type {}".format(
+                inout_str, str(args), str(type(args))
+            )
+        )
     flat, fmts = [], []
     for i in args:
         arg, fmt = _flatten(i, inout_str)
@@ -32,6 +36,7 @@ def _flatten(args, inout_str: str):
 
 def _regroup(args, fmt):
     """Inverse of `_flatten`."""
+
     def merge(args, fmt):
         if isinstance(fmt, int):
             if fmt < -1:
@@ -40,20 +45,24 @@ def _regroup(args, fmt):
                 return args[0], args[1:]
             if fmt == -1:
                 if args[0] is not None:
-                    raise ValueError("We do not support passing types that are not None when "
-                                     "the initial HybridBlock has received NoneType and has "
-                                     "been hybridized. Received arg = {}, fmt = {}."
-                                     .format(args[0], fmt))
+                    raise ValueError(
+                        "We do not support passing types that are not None when "
+                        "the initial HybridBlock has received NoneType and has "
+                        "been hybridized. Received arg = {}, fmt = {}.".format(args[0], fmt)
+                    )
                 return None, args[1:]
             return args[:fmt], args[fmt:]
         if not isinstance(args, (list, tuple)):
-            raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
-                             "of Symbol or NDArray, but got {} of type {}".format(args, type(args)))
+            raise ValueError(
+                "When hybridized, the output of HybridBlock must be (nested) list "
+                "of Symbol or NDArray, but got {} of type {}".format(args, type(args))
+            )
         ret = []
         for i in fmt:
             res, args = merge(args, i)
             ret.append(res)
         return ret, args
+
     return merge(args, fmt)[0]
 
 

@@ -10,6 +10,7 @@ The parts hybridlint relies on most:
 - the hybridized call path is tiny: `_FastCall` holds the argument template in the CachedOp's
   input order so a call is a type check, one list copy and the plan (see benchmarks/).
 """
+
 import linecache
 import os
 import re
@@ -53,8 +54,7 @@ def _name_user_line(err: Exception) -> None:
         return
     err.source_line = where  # type: ignore[attr-defined]  # any exception type: see above
     if err.args and str(err) == str(err.args[0]):
-        err.args = ("{}\n  created at {}:{}: {}".format(err.args[0], *where),) + \
-            tuple(err.args[1:])
+        err.args = ("{}\n  created at {}:{}: {}".format(err.args[0], *where),) + tuple(err.args[1:])
 
 
 _F_NDARRAY = proxy_of(ndarray)
@@ -63,6 +63,7 @@ _F_SYMBOL = proxy_of(symbol)
 
 class _BlockScope:
     """Scope collecting child Blocks: hands out prefixes (`dense0_`) inside `name_scope()`."""
+
     _current = threading.local()
 
     def __init__(self, block: "Block"):
@@ -111,8 +112,8 @@ class _BlockScope:
         _BlockScope._current.value = self._old_scope
 
 
-
 # ----------------------------------------------------------------------------- Block
+
 
 class Block:
     """Base class of all layers and models (see MXNet's `gluon.Block`)."""
@@ -129,8 +130,13 @@ class Block:
         self._forward_pre_hooks: "OrderedDict[int, Callable[..., Any]]" = OrderedDict()
 
     def __repr__(self) -> str:
-        modstr = "\n".join(["  ({key}): {block}".format(key=key, block=_indent(repr(block), 2))
-                            for key, block in self.__dict__.items() if isinstance(block, Block)])
+        modstr = "\n".join(
+            [
+                "  ({key}): {block}".format(key=key, block=_indent(repr(block), 2))
+                for key, block in self.__dict__.items()
+                if isinstance(block, Block)
+            ]
+        )
         return "{name}(\n{modstr}\n)".format(name=self.__class__.__name__, modstr=modstr)
 
     def __setattr__(self, name: str, value) -> None:
@@ -138,9 +144,10 @@ class Block:
         if hasattr(self, name):
             existing = getattr(self, name)
             if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
-                raise TypeError("Changing attribute type for {name} from {type1} to {type2}"
-                                "is not allowed.".format(name=name, type1=type(existing),
-                                                         type2=type(value)))
+                raise TypeError(
+                    "Changing attribute type for {name} from {type1} to {type2}"
+                    "is not allowed.".format(name=name, type1=type(existing), type2=type(value))
+                )
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
@@ -148,7 +155,8 @@ class Block:
                 raise AssertionError(
                     "Overriding Parameter attribute %s is not allowed. If you want to share "
                     "parameters between blocks, please set 'params' at Block construction "
-                    "instead." % name)
+                    "instead." % name
+                )
             self._reg_params[name] = value
         super().__setattr__(name, value)
 
@@ -163,15 +171,20 @@ class Block:
             if isinstance(data, Block):
                 return data not in children
             return False
+
         for k, v in self.__dict__.items():
             if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children"):
                 if unregistered(v):
-                    warnings.warn('"{name}" is an unregistered container with Blocks. Note that '
-                                  "Blocks inside the list, tuple or dict will not be registered "
-                                  "automatically. Make sure to register them using "
-                                  "register_child() or switching to "
-                                  "nn.Sequential/nn.HybridSequential instead. ".format(
-                                      name=self.__class__.__name__ + "." + k), stacklevel=3)
+                    warnings.warn(
+                        '"{name}" is an unregistered container with Blocks. Note that '
+                        "Blocks inside the list, tuple or dict will not be registered "
+                        "automatically. Make sure to register them using "
+                        "register_child() or switching to "
+                        "nn.Sequential/nn.HybridSequential instead. ".format(
+                            name=self.__class__.__name__ + "." + k
+                        ),
+                        stacklevel=3,
+                    )
 
     def _alias(self) -> str:
         return self.__class__.__name__.lower()
@@ -201,8 +214,7 @@ class Block:
             ret.update(self.params)
         else:
             pattern = re.compile(select)
-            ret.update({name: value for name, value in self.params.items()
-                        if pattern.match(name)})
+            ret.update({name: value for name, value in self.params.items() if pattern.match(name)})
         for cld in self._children.values():
             ret.update(cld.collect_params(select=select))
         return ret
@@ -229,30 +241,49 @@ class Block:
 
     def save_params(self, filename: str) -> None:
         """Deprecated MXNet API: prefixed names (stripped of this block's prefix)."""
-        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you "
-                      "want load from SymbolBlock later, please use export instead. For "
-                      "details, see https://mxnet.incubator.apache.org/tutorials/gluon/save_lo"
-                      "ad_params.html", stacklevel=1)    # (MXNet's: no stacklevel)
+        warnings.warn(
+            "save_params is deprecated. Please use save_parameters. Note that if you "
+            "want load from SymbolBlock later, please use export instead. For "
+            "details, see https://mxnet.incubator.apache.org/tutorials/gluon/save_lo"
+            "ad_params.html",
+            stacklevel=1,
+        )  # (MXNet's: no stacklevel)
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
-    def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False,
-                        ignore_extra: bool = False, cast_dtype: bool = False,
-                        dtype_source: str = "current") -> None:
+    def load_parameters(
+        self,
+        filename: str,
+        ctx=None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
         """Load a file written by save_parameters (or, legacy, by save_params/export)."""
         loaded = ndarray.load(filename)
         if isinstance(loaded, list):
-            raise ValueError("Cannot load parameters from '%s': the file holds an unnamed "
-                             "list of arrays, not a name -> array dict" % filename)
+            raise ValueError(
+                "Cannot load parameters from '%s': the file holds an unnamed "
+                "list of arrays, not a name -> array dict" % filename
+            )
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
         if not any("." in i for i in loaded.keys()):
             del loaded
-            self.collect_params().load(filename, ctx, allow_missing, ignore_extra, self.prefix,
-                                       cast_dtype=cast_dtype, dtype_source=dtype_source)
+            self.collect_params().load(
+                filename,
+                ctx,
+                allow_missing,
+                ignore_extra,
+                self.prefix,
+                cast_dtype=cast_dtype,
+                dtype_source=dtype_source,
+            )
             return
         from .utils import _brief_print_list
-        if not allow_missing:   # a shared parameter is loaded under any of its names (MXNet 1.6+)
+
+        if not allow_missing:  # a shared parameter is loaded under any of its names (MXNet 1.6+)
             names_of: Dict[int, List[str]] = {}
             for key, value in params.items():
                 names_of.setdefault(id(value), []).append(key)
@@ -260,20 +291,24 @@ class Block:
                 if not any(n in loaded for n in names_of[id(param)]):
                     raise AssertionError(
                         "Parameter '%s' is missing in file '%s', which contains parameters: "
-                        "%s. Set allow_missing=True to ignore missing parameters." % (
-                            name, filename, _brief_print_list(loaded.keys())))
+                        "%s. Set allow_missing=True to ignore missing parameters."
+                        % (name, filename, _brief_print_list(loaded.keys()))
+                    )
         for name in loaded:
             if not ignore_extra and name not in params:
                 raise ValueError(
                     "Parameter '%s' loaded from file '%s' is not present in ParameterDict, "
-                    "which contains parameters %s. Set ignore_extra=True to ignore. " % (
-                        name, filename, _brief_print_list(self._params.keys())))
+                    "which contains parameters %s. Set ignore_extra=True to ignore. "
+                    % (name, filename, _brief_print_list(self._params.keys()))
+                )
             if name in params:
-                params[name]._load_init(loaded[name], ctx, cast_dtype=cast_dtype,
-                                        dtype_source=dtype_source)
+                params[name]._load_init(
+                    loaded[name], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source
+                )
 
-    def load_params(self, filename: str, ctx=None, allow_missing: bool = False,
-                    ignore_extra: bool = False) -> None:
+    def load_params(
+        self, filename: str, ctx=None, allow_missing: bool = False, ignore_extra: bool = False
+    ) -> None:
         """Deprecated MXNet API: same as load_parameters."""
         warnings.warn("load_params is deprecated. Please use load_parameters.", stacklevel=1)
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
@@ -303,8 +338,9 @@ class Block:
         fn(self)
         return self
 
-    def initialize(self, init=None, ctx=None, verbose: bool = False,
-                   force_reinit: bool = False) -> None:
+    def initialize(
+        self, init=None, ctx=None, verbose: bool = False, force_reinit: bool = False
+    ) -> None:
         """`collect_params().initialize(...)`; default initializer Uniform(0.07)."""
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
@@ -340,6 +376,7 @@ class Block:
 
         The network must be initialized and not hybridized."""
         from .summary import print_summary
+
         print_summary(self, *inputs)
 
     def save(self, prefix: str):
@@ -351,7 +388,7 @@ class Block:
 
 # ----------------------------------------------------------------------------- HybridBlock
 
-_MISS = object()   # a lean call path's "these arguments are not mine": take the general path
+_MISS = object()  # a lean call path's "these arguments are not mine": take the general path
 
 
 class _EagerCall:
@@ -378,6 +415,7 @@ class _EagerCall:
     `hybrid_forward` is looked up on the block at each call (an instance may rebind it), and
     its result is returned as is (even None), so a call never runs `hybrid_forward` twice.
     """
+
     __slots__ = ("epoch", "run")
 
     def __init__(self, params: dict):
@@ -386,8 +424,9 @@ class _EagerCall:
 
 
 def _eager_run(params: dict):
-    def run(block, args, nd_class=NDArray, miss=_MISS, local=_CONTEXT_LOCAL, cpu0=_CPU0,
-            F=_F_NDARRAY):
+    def run(
+        block, args, nd_class=NDArray, miss=_MISS, local=_CONTEXT_LOCAL, cpu0=_CPU0, F=_F_NDARRAY
+    ):
         if not args:
             return miss
         for a in args:
@@ -397,6 +436,7 @@ def _eager_run(params: dict):
         if cur is not None and cur is not cpu0:
             return miss
         return block.hybrid_forward(F, *args, **params)
+
     return run
 
 
@@ -410,6 +450,7 @@ class _FastCall:
     `run(block, args)` returns the outputs, or `_MISS` when the arguments do not fit the
     cached plan (other count, not NDArrays) and the general path must decide.
     """
+
     __slots__ = ("epoch", "run")
 
     def __init__(self, block: "HybridBlock", nargs: int):
@@ -425,8 +466,9 @@ class _FastCall:
         op = block._cached_op
         single = block._out_format == 0
         if nargs == 1 and single and len(data_pos) == 1:
-            self.run = _run_one(op, tuple(template[:data_pos[0][0]]),
-                                tuple(template[data_pos[0][0] + 1:]))
+            self.run = _run_one(
+                op, tuple(template[: data_pos[0][0]]), tuple(template[data_pos[0][0] + 1 :])
+            )
         else:
             self.run = _run_many(op, template, data_pos, nargs, single)
 
@@ -440,6 +482,7 @@ def _run_one(op, before: tuple, after: tuple):
         if len(args) == 1 and args[0].__class__ is nd_class:
             return call(args[0])
         return miss
+
     return run
 
 
@@ -457,6 +500,7 @@ def _run_many(op, template: list, data_pos: list, nargs: int, single: bool):
         if single:
             return out
         return list(out) if isinstance(out, (list, tuple)) else [out]
+
     return run
 
 
@@ -472,7 +516,7 @@ class HybridBlock(Block):
         self._in_format = None
         self._active = False
         self._flags: List[Tuple[str, Any]] = []
-        self._fast: Optional[Any] = None     # a _FastCall or an _EagerCall
+        self._fast: Optional[Any] = None  # a _FastCall or an _EagerCall
 
     def __call__(self, *args):
         fast = self._fast
@@ -487,14 +531,15 @@ class HybridBlock(Block):
         if isinstance(value, HybridBlock):
             self._clear_cached_op()
         elif isinstance(value, Parameter):
-            self._fast = None    # the eager lean path's parameter dict is stale
+            self._fast = None  # the eager lean path's parameter dict is stale
 
     def register_child(self, block: Block, name: Optional[str] = None) -> None:
         if not isinstance(block, HybridBlock):
             raise ValueError(
                 "Children of HybridBlock must also be HybridBlock, but %s has type %s. If you "
-                "are using Sequential, please try HybridSequential instead." % (
-                    str(block), str(type(block))))
+                "are using Sequential, please try HybridSequential instead."
+                % (str(block), str(type(block)))
+            )
         super().register_child(block, name)
         self._clear_cached_op()
 
@@ -512,16 +557,27 @@ class HybridBlock(Block):
         self._cached_op_args = []
         self._fast = None
 
-    def hybridize(self, active: bool = True, backend=None, clear: bool = True,
-                  static_alloc: bool = False, static_shape: bool = False,
-                  inline_limit: int = 2, forward_bulk_size=None, backward_bulk_size=None,
-                  **kwargs) -> None:
+    def hybridize(
+        self,
+        active: bool = True,
+        backend=None,
+        clear: bool = True,
+        static_alloc: bool = False,
+        static_shape: bool = False,
+        inline_limit: int = 2,
+        forward_bulk_size=None,
+        backward_bulk_size=None,
+        **kwargs,
+    ) -> None:
         """Turn tracing on (or off) here and in every child."""
         if backend is not None:
             engine_not_implemented("gluon.HybridBlock.hybridize(backend=...)")
         self._active = active
-        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
-                       ("inline_limit", inline_limit)]
+        self._flags = [
+            ("static_alloc", static_alloc),
+            ("static_shape", static_shape),
+            ("inline_limit", inline_limit),
+        ]
         if forward_bulk_size is not None:
             self._flags.append(("forward_bulk_size", forward_bulk_size))
         if backward_bulk_size is not None:
@@ -530,12 +586,21 @@ class HybridBlock(Block):
             self._clear_cached_op()
         self._fast = None
         if active and self._forward_hooks or self._forward_pre_hooks:
-            warnings.warn('"{block}" is being hybridized while still having forward '
-                          'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
-                          "will not take effect.".format(block=self), stacklevel=1)
-        Block.hybridize(self, active, static_alloc=static_alloc, static_shape=static_shape,
-                        inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
-                        backward_bulk_size=backward_bulk_size)
+            warnings.warn(
+                '"{block}" is being hybridized while still having forward '
+                'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
+                "will not take effect.".format(block=self),
+                stacklevel=1,
+            )
+        Block.hybridize(
+            self,
+            active,
+            static_alloc=static_alloc,
+            static_shape=static_shape,
+            inline_limit=inline_limit,
+            forward_bulk_size=forward_bulk_size,
+            backward_bulk_size=backward_bulk_size,
+        )
 
     def cast(self, dtype) -> None:
         self._clear_cached_op()
@@ -547,8 +612,11 @@ class HybridBlock(Block):
             flatten_args, self._in_format = _flatten(args, "input")
             real_arg_num = sum(ele is not None for ele in flatten_args)
             if real_arg_num == 0:
-                raise ValueError("All args are None and we do not support such a case. "
-                                 "Received args={}".format(args))
+                raise ValueError(
+                    "All args are None and we do not support such a case. Received args={}".format(
+                        args
+                    )
+                )
             flatten_inputs, symbol_inputs, cnt = [], [], 0
             for arg in flatten_args:
                 if arg is None:
@@ -563,7 +631,7 @@ class HybridBlock(Block):
             try:
                 with self.name_scope():
                     out = self.hybrid_forward(_F_SYMBOL, *grouped_inputs, **params)
-            except MXNetError as err:       # an op call refused while tracing: name the line
+            except MXNetError as err:  # an op call refused while tracing: name the line
                 _name_user_line(err)
                 raise
             out, self._out_format = _flatten(out, "output")
@@ -582,15 +650,21 @@ class HybridBlock(Block):
                 raise AssertionError("Unknown input to HybridBlock: %s" % name)
         used_data_names = [i for i in data_names if i in expected_names]
         if len(used_data_names) != len(data_names):
-            unused = ", ".join(["%d-th" % i for name, i in data_names.items()
-                                if name not in expected_names])
-            warnings.warn("The %s input to HybridBlock is not used by any computation. Is this "
-                          "intended?" % unused, stacklevel=4)
+            unused = ", ".join(
+                ["%d-th" % i for name, i in data_names.items() if name not in expected_names]
+            )
+            warnings.warn(
+                "The %s input to HybridBlock is not used by any computation. Is this "
+                "intended?" % unused,
+                stacklevel=4,
+            )
         used_param_names = [i for i in param_names if i in expected_names]
         if len(used_param_names) != len(param_names):
             unused = ", ".join(list(param_names - set(used_param_names)))
-            warnings.warn("Parameter %s is not used by any computation. Is this intended?"
-                          % unused, stacklevel=4)
+            warnings.warn(
+                "Parameter %s is not used by any computation. Is this intended?" % unused,
+                stacklevel=4,
+            )
         flat_args, _ = _flatten(args, "input")
         try:
             for name in input_names:
@@ -619,8 +693,9 @@ class HybridBlock(Block):
         except NotImplementedError:
             raise  # an op the engine lacks: let the checker say "cannot verify"
         except Exception as e:  # MXNet wraps every inference failure this way
-            error = ValueError("Deferred initialization failed because shape cannot be "
-                               "inferred. {}".format(e))
+            error = ValueError(
+                "Deferred initialization failed because shape cannot be inferred. {}".format(e)
+            )
             error.source_line = getattr(e, "source_line", None)  # type: ignore[attr-defined]
             raise error from e
 
@@ -630,21 +705,22 @@ class HybridBlock(Block):
         flat, fmt = _flatten(args, "input")
         if fmt != self._in_format:
             if len(self._in_format) > len(fmt):
-                valid = all(self._in_format[i] == -1
-                            for i in range(len(fmt), len(self._in_format)))
-                valid = valid and (fmt == self._in_format[:len(fmt)])
+                valid = all(self._in_format[i] == -1 for i in range(len(fmt), len(self._in_format)))
+                valid = valid and (fmt == self._in_format[: len(fmt)])
             elif len(self._in_format) < len(fmt):
                 valid = all(fmt[i] == -1 for i in range(len(self._in_format), len(fmt)))
-                valid = valid and (fmt[:len(self._in_format)] == self._in_format)
+                valid = valid and (fmt[: len(self._in_format)] == self._in_format)
             else:
                 valid = False
             if not valid:
-                raise ValueError("The argument structure of HybridBlock does not match the "
-                                 "cached version. Stored format = {}, input format = {}"
-                                 .format(fmt, self._in_format))
+                raise ValueError(
+                    "The argument structure of HybridBlock does not match the "
+                    "cached version. Stored format = {}, input format = {}".format(
+                        fmt, self._in_format
+                    )
+                )
         args_without_none = [ele for ele in flat if ele is not None]
-        cargs = [args_without_none[i] if is_arg else i.data()
-                 for is_arg, i in self._cached_op_args]
+        cargs = [args_without_none[i] if is_arg else i.data() for is_arg, i in self._cached_op_args]
         out = self._cached_op(*cargs)
         if isinstance(out, NDArray):
             out = [out]
@@ -655,9 +731,13 @@ class HybridBlock(Block):
     def _maybe_enable_fast(self, fmt) -> None:
         """Install the lean call path when nothing in this block needs the general one."""
         fast = self._fast
-        if (fast is not None and fast.epoch == _EPOCH[0]) or self._forward_hooks \
-                or self._forward_pre_hooks or not _FAST[0]:   # reference layer: no lean path
-            return   # a stale fast path (parameters replaced anywhere) is rebuilt below
+        if (
+            (fast is not None and fast.epoch == _EPOCH[0])
+            or self._forward_hooks
+            or self._forward_pre_hooks
+            or not _FAST[0]
+        ):  # reference layer: no lean path
+            return  # a stale fast path (parameters replaced anywhere) is rebuilt below
         if not getattr(type(self).forward, "_gluon_lean_call_ok", False):
             return
         if not isinstance(fmt, list) or any(f != 0 for f in fmt):
@@ -677,10 +757,12 @@ class HybridBlock(Block):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             arg_attrs, _, aux_attrs = getattr(out, infer_fn)(
-                **{i.name: getattr(j, attr) for i, j in zip(inputs, args_without_none)})
+                **{i.name: getattr(j, attr) for i, j in zip(inputs, args_without_none)}
+            )
             if arg_attrs is None:
-                raise ValueError(w[0].message if w else
-                                 "cannot infer %s of the block's parameters" % attr)
+                raise ValueError(
+                    w[0].message if w else "cannot infer %s of the block's parameters" % attr
+                )
         sdict = dict(zip(out.list_arguments(), arg_attrs))
         sdict.update(dict(zip(out.list_auxiliary_states(), aux_attrs)))
         for i in self.collect_params().values():
@@ -699,8 +781,10 @@ class HybridBlock(Block):
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
         """Write `path-symbol.json` and `path-%04d.params` (arg:/aux: names) like MXNet."""
         if not self._cached_graph:
-            raise RuntimeError("Please first call block.hybridize() and then run forward with "
-                               "this block at least once before calling export.")
+            raise RuntimeError(
+                "Please first call block.hybridize() and then run forward with "
+                "this block at least once before calling export."
+            )
         sym = self._cached_graph[1]
         sym.save("%s-symbol.json" % path, remove_amp_cast=remove_amp_cast)
         arg_names = set(sym.list_arguments())
@@ -713,8 +797,9 @@ class HybridBlock(Block):
             if name in arg_names:
                 arg_dict["arg:{}".format(name)] = param._reduce()
             elif name not in aux_names:
-                warnings.warn('Parameter "{name}" is not found in the graph. '.format(name=name),
-                              stacklevel=3)
+                warnings.warn(
+                    'Parameter "{name}" is not found in the graph. '.format(name=name), stacklevel=3
+                )
             else:
                 arg_dict["aux:%s" % name] = param._reduce()
         ndarray.save("%s-%04d.params" % (path, epoch), arg_dict)
@@ -722,29 +807,34 @@ class HybridBlock(Block):
     def optimize_for(self, x, *args, backend=None, **kwargs):
         engine_not_implemented("gluon.HybridBlock.optimize_for")
 
-
     def forward(self, x, *args):
         """Eager: call hybrid_forward with NDArrays (or the cached plan when active);
         symbolic: call it with Symbols and parameter vars inside this block's name scope."""
-        if not args and x.__class__ is NDArray:   # the common case, without the walk
+        if not args and x.__class__ is NDArray:  # the common case, without the walk
             has_symbol, has_ndarray, first_ctx = False, True, x.context
             ctx_set = (first_ctx,)
         else:
             has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
-            raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols "
-                             "types for the input. Please check the type of the args.\n")
+            raise ValueError(
+                "In HybridBlock, we do not support mixed NDArrays and Symbols "
+                "types for the input. Please check the type of the args.\n"
+            )
         if not has_symbol and not has_ndarray:
-            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the "
-                             "input. Please check the type of the args.\n")
+            raise ValueError(
+                "In HybridBlock, there must be one NDArray or one Symbol in the "
+                "input. Please check the type of the args.\n"
+            )
         if has_ndarray:
             ctx = first_ctx
             if self._active:
                 if len(ctx_set) > 1:
-                    raise ValueError("Find multiple contexts in the input, After hybridized, "
-                                     "the HybridBlock only supports one input context. You can "
-                                     "print the ele.ctx in the input arguments to inspect their "
-                                     "contexts. Find all contexts = {}".format(ctx_set))
+                    raise ValueError(
+                        "Find multiple contexts in the input, After hybridized, "
+                        "the HybridBlock only supports one input context. You can "
+                        "print the ele.ctx in the input arguments to inspect their "
+                        "contexts. Find all contexts = {}".format(ctx_set)
+                    )
                 with ctx:
                     return self._call_cached_op(x, *args)
             with ctx:
@@ -756,9 +846,13 @@ class HybridBlock(Block):
                         v._finish_deferred_init()
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
                 fast = self._fast
-                if (fast is None or fast.epoch != _EPOCH[0]) and not self._forward_hooks \
-                        and not self._forward_pre_hooks and _FAST[0] \
-                        and getattr(type(self).forward, "_gluon_lean_call_ok", False):
+                if (
+                    (fast is None or fast.epoch != _EPOCH[0])
+                    and not self._forward_hooks
+                    and not self._forward_pre_hooks
+                    and _FAST[0]
+                    and getattr(type(self).forward, "_gluon_lean_call_ok", False)
+                ):
                     self._fast = _EagerCall(params)
                 return self.hybrid_forward(_F_NDARRAY, x, *args, **params)
         params = {i: j.var() for i, j in self._reg_params.items()}

@@ -4,6 +4,7 @@ User code subclasses `Loss` and combines these in hybrid_forward, so they follow
 formulas, defaults, reprs and reductions (mean over every axis but `batch_axis`). CTCLoss and
 SDMLLoss are not provided (NotImplementedError through the module's __getattr__).
 """
+
 import numpy as np
 
 from .. import ndarray
@@ -11,12 +12,25 @@ from ..base import numeric_types
 from ..compat import proxy_of
 from .block import HybridBlock
 
-__all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
-           "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss", "HingeLoss",
-           "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss",
-           "CosineEmbeddingLoss"]
+__all__ = [
+    "Loss",
+    "L2Loss",
+    "L1Loss",
+    "SigmoidBinaryCrossEntropyLoss",
+    "SigmoidBCELoss",
+    "SoftmaxCrossEntropyLoss",
+    "SoftmaxCELoss",
+    "KLDivLoss",
+    "HuberLoss",
+    "HingeLoss",
+    "SquaredHingeLoss",
+    "LogisticLoss",
+    "TripletLoss",
+    "PoissonNLLLoss",
+    "CosineEmbeddingLoss",
+]
 
-_ND = proxy_of(ndarray)   # the F of eager calls
+_ND = proxy_of(ndarray)  # the F of eager calls
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -45,7 +59,8 @@ class Loss(HybridBlock):
 
     def __repr__(self) -> str:
         return "{name}(batch_axis={_batch_axis}, w={_weight})".format(
-            name=self.__class__.__name__, **self.__dict__)
+            name=self.__class__.__name__, **self.__dict__
+        )
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
@@ -54,7 +69,7 @@ class Loss(HybridBlock):
 class L2Loss(Loss):
     """weight/2 * (label - pred)^2, averaged per sample."""
 
-    def __init__(self, weight=1., batch_axis=0, **kwargs):
+    def __init__(self, weight=1.0, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
@@ -87,19 +102,23 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         label = _reshape_like(F, label, pred)
         if not self._from_sigmoid:
             if pos_weight is None:
-                loss = F.relu(pred) - pred * label + \
-                    F.Activation(-F.abs(pred), act_type="softrelu")
+                loss = F.relu(pred) - pred * label + F.Activation(-F.abs(pred), act_type="softrelu")
             else:
                 log_weight = 1 + F.broadcast_mul(pos_weight - 1, label)
-                loss = pred - pred * label + log_weight * \
-                    (F.Activation(-F.abs(pred), act_type="softrelu") + F.relu(-pred))
+                loss = (
+                    pred
+                    - pred * label
+                    + log_weight * (F.Activation(-F.abs(pred), act_type="softrelu") + F.relu(-pred))
+                )
         else:
             eps = 1e-12
             if pos_weight is None:
-                loss = -(F.log(pred + eps) * label + F.log(1. - pred + eps) * (1. - label))
+                loss = -(F.log(pred + eps) * label + F.log(1.0 - pred + eps) * (1.0 - label))
             else:
-                loss = -(F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
-                         + F.log(1. - pred + eps) * (1. - label))
+                loss = -(
+                    F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
+                    + F.log(1.0 - pred + eps) * (1.0 - label)
+                )
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
@@ -110,8 +129,9 @@ SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
 class SoftmaxCrossEntropyLoss(Loss):
     """-log softmax(pred)[label] (sparse labels) or -sum(label * log softmax(pred))."""
 
-    def __init__(self, axis=-1, sparse_label=True, from_logits=False, weight=None,
-                 batch_axis=0, **kwargs):
+    def __init__(
+        self, axis=-1, sparse_label=True, from_logits=False, weight=None, batch_axis=0, **kwargs
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._axis = axis
         self._sparse_label = sparse_label
@@ -158,8 +178,7 @@ class HuberLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = F.where(loss > self._rho, loss - 0.5 * self._rho,
-                       (0.5 / self._rho) * F.square(loss))
+        loss = F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
@@ -199,8 +218,9 @@ class LogisticLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._label_format = label_format
         if self._label_format not in ["signed", "binary"]:
-            raise ValueError("label_format can only be signed or binary, recieved %s."
-                             % label_format)
+            raise ValueError(
+                "label_format can only be signed or binary, recieved %s." % label_format
+            )
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
@@ -221,8 +241,11 @@ class TripletLoss(Loss):
     def hybrid_forward(self, F, pred, positive, negative):
         positive = _reshape_like(F, positive, pred)
         negative = _reshape_like(F, negative, pred)
-        loss = F.sum(F.square(positive - pred) - F.square(negative - pred),
-                     axis=self._batch_axis, exclude=True)
+        loss = F.sum(
+            F.square(positive - pred) - F.square(negative - pred),
+            axis=self._batch_axis,
+            exclude=True,
+        )
         loss = F.relu(loss + self._margin)
         return _apply_weighting(F, loss, self._weight, None)
 
@@ -230,8 +253,7 @@ class TripletLoss(Loss):
 class PoissonNLLLoss(Loss):
     """Poisson negative log likelihood, averaged over all elements."""
 
-    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False,
-                 **kwargs):
+    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._compute_full = compute_full
@@ -243,8 +265,7 @@ class PoissonNLLLoss(Loss):
         else:
             loss = pred - target * F.log(pred + epsilon)
         if self._compute_full:
-            stirling_factor = target * F.log(target) - target + \
-                0.5 * F.log(2 * target * np.pi)
+            stirling_factor = target * F.log(target) - target + 0.5 * F.log(2 * target * np.pi)
             stirling_factor = stirling_factor * (target > 1)
             loss = loss + stirling_factor
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
@@ -283,4 +304,5 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented
+
     engine_not_implemented("gluon.loss." + name)

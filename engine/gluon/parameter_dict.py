@@ -1,5 +1,6 @@
 """`gluon.ParameterDict`: the prefix-named, shareable collection of a Block's Parameters,
 with MXNet 1.9.1's get/get_constant checks, initialize, and legacy save/load by full name."""
+
 from collections import OrderedDict
 from typing import Any, Iterator, Mapping, Optional, Union, cast
 
@@ -23,8 +24,8 @@ class ParameterDict:
     def __repr__(self) -> str:
         name = self._prefix + " " if self._prefix else ""
         return "{name}(\n{content}\n)".format(
-            name=name, content="\n".join([_indent("  {0}".format(v), 2)
-                                         for v in self.values()]))
+            name=name, content="\n".join([_indent("  {0}".format(v), 2) for v in self.values()])
+        )
 
     def __getitem__(self, key: str) -> Parameter:
         return self._params[key]
@@ -82,10 +83,12 @@ class ParameterDict:
                         continue
                 elif k == "dtype" and np.dtype(v) == np.dtype(existing):
                     continue
-                _check(v is None or v == existing,
-                       "Cannot retrieve Parameter '%s' because desired attribute does not "
-                       "match with stored for attribute '%s': desired '%s' vs stored '%s'."
-                       % (name, k, str(v), str(getattr(param, k))))
+                _check(
+                    v is None or v == existing,
+                    "Cannot retrieve Parameter '%s' because desired attribute does not "
+                    "match with stored for attribute '%s': desired '%s' vs stored '%s'."
+                    % (name, k, str(v), str(getattr(param, k))),
+                )
             else:
                 setattr(param, k, v)
         return param
@@ -96,33 +99,41 @@ class ParameterDict:
         param = self._get_impl(name)
         if param is None:
             if value is None:
-                raise KeyError("No constant named '{}'. Please specify value if you want to "
-                               "create a new constant.".format(name))
+                raise KeyError(
+                    "No constant named '{}'. Please specify value if you want to "
+                    "create a new constant.".format(name)
+                )
             param = Constant(name, value)
             self._params[name] = param
         elif value is not None:
-            _check(isinstance(param, Constant),
-                   "Parameter '{}' already exists but it is not a constant.".format(name))
+            _check(
+                isinstance(param, Constant),
+                "Parameter '{}' already exists but it is not a constant.".format(name),
+            )
             if hasattr(value, "asnumpy"):
                 value = value.asnumpy()
             value = np.asarray(value)
-            _check(tuple(param.shape) == value.shape and
-                   bool((cast(Constant, param).value.asnumpy() == value).all()),
-                   "Constant '{}' already exists but it's value doesn't match new "
-                   "value".format(name))
+            _check(
+                tuple(param.shape) == value.shape
+                and bool((cast(Constant, param).value.asnumpy() == value).all()),
+                "Constant '{}' already exists but it's value doesn't match new value".format(name),
+            )
         return param
 
     def update(self, other: "Union[ParameterDict, Mapping[str, Parameter]]") -> None:
         for k, v in other.items():
             if k in self._params:
-                _check(self._params[k] is v,
-                       "Cannot update self with other because they have different Parameters "
-                       "with the same name '%s'" % k)
+                _check(
+                    self._params[k] is v,
+                    "Cannot update self with other because they have different Parameters "
+                    "with the same name '%s'" % k,
+                )
         for k, v in other.items():
             self._params[k] = v
 
-    def initialize(self, init=None, ctx=None, verbose: bool = False,
-                   force_reinit: bool = False) -> None:
+    def initialize(
+        self, init=None, ctx=None, verbose: bool = False, force_reinit: bool = False
+    ) -> None:
         """Initialise every parameter; `init` is the default for those without their own."""
         if init is None:
             init = initializer.Uniform()
@@ -164,53 +175,89 @@ class ParameterDict:
                     "parameters from other Blocks or you forgot to use 'with name_scope()' "
                     "when creating child blocks. For more info on naming, please see "
                     "https://mxnet.io/api/python/docs/tutorials/packages/gluon/blocks/"
-                    "naming.html" % (strip_prefix, param.name, strip_prefix))
-            arg_dict[param.name[len(strip_prefix):]] = weight
+                    "naming.html" % (strip_prefix, param.name, strip_prefix)
+                )
+            arg_dict[param.name[len(strip_prefix) :]] = weight
         from .. import serialization
+
         serialization.save(filename, arg_dict)
 
-    def load(self, filename: str, ctx=None, allow_missing: bool = False,
-             ignore_extra: bool = False, restore_prefix: str = "", cast_dtype: bool = False,
-             dtype_source: str = "current") -> None:
+    def load(
+        self,
+        filename: str,
+        ctx=None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        restore_prefix: str = "",
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
         """Load values saved by `save` or `export` (`arg:`/`aux:` prefixes are dropped)."""
         if restore_prefix:
             for name in self.keys():
-                _check(name.startswith(restore_prefix),
-                       "restore_prefix is '%s' but Parameters name '%s' does not start with "
-                       "'%s'" % (restore_prefix, name, restore_prefix))
+                _check(
+                    name.startswith(restore_prefix),
+                    "restore_prefix is '%s' but Parameters name '%s' does not start with "
+                    "'%s'" % (restore_prefix, name, restore_prefix),
+                )
         from .. import serialization
-        loaded = serialization.load(filename)
-        self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename,
-                       cast_dtype, dtype_source)
 
-    def load_dict(self, param_dict, ctx=None, allow_missing: bool = False,
-                  ignore_extra: bool = False, restore_prefix: str = "", filename=None,
-                  cast_dtype: bool = False, dtype_source: str = "current") -> None:
+        loaded = serialization.load(filename)
+        self.load_dict(
+            loaded,
+            ctx,
+            allow_missing,
+            ignore_extra,
+            restore_prefix,
+            filename,
+            cast_dtype,
+            dtype_source,
+        )
+
+    def load_dict(
+        self,
+        param_dict,
+        ctx=None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        restore_prefix: str = "",
+        filename=None,
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
         """Load values from a name -> NDArray dict."""
         lprefix = len(restore_prefix)
         # As MXNet: a non-dict (nd.load of a file with no names, e.g. the export of a block
         # without parameters, gives []) is used as a list of (name, array) pairs.
-        loaded = [(k[4:] if k.startswith(("arg:", "aux:")) else k, v)
-                  for k, v in param_dict.items()] if isinstance(param_dict, dict) else param_dict
+        loaded = (
+            [(k[4:] if k.startswith(("arg:", "aux:")) else k, v) for k, v in param_dict.items()]
+            if isinstance(param_dict, dict)
+            else param_dict
+        )
         arg_dict = {restore_prefix + k: v for k, v in loaded}
         error_str = "file: %s" % (filename) if filename else "param_dict"
         if not allow_missing:
             for name in self.keys():
-                _check(name in arg_dict,
-                       "Parameter '%s' is missing in %s, which contains parameters: %s. Please "
-                       "make sure source and target networks have the same prefix.For more info "
-                       "on naming, please see https://mxnet.io/api/python/docs/tutorials/"
-                       "packages/gluon/blocks/naming.html"
-                       % (name[lprefix:], error_str, _brief_print_list(arg_dict.keys())))
+                _check(
+                    name in arg_dict,
+                    "Parameter '%s' is missing in %s, which contains parameters: %s. Please "
+                    "make sure source and target networks have the same prefix.For more info "
+                    "on naming, please see https://mxnet.io/api/python/docs/tutorials/"
+                    "packages/gluon/blocks/naming.html"
+                    % (name[lprefix:], error_str, _brief_print_list(arg_dict.keys())),
+                )
         for name in arg_dict:
             if name not in self._params:
-                _check(ignore_extra,
-                       "Parameter '%s' loaded from %s is not present in ParameterDict, choices "
-                       "are: %s. Set ignore_extra to True to ignore. Please make sure source "
-                       "and target networks have the same prefix.For more info on naming, "
-                       "please see https://mxnet.io/api/python/docs/tutorials/packages/gluon/"
-                       "blocks/naming.html"
-                       % (name[lprefix:], error_str, _brief_print_list(self._params.keys())))
+                _check(
+                    ignore_extra,
+                    "Parameter '%s' loaded from %s is not present in ParameterDict, choices "
+                    "are: %s. Set ignore_extra to True to ignore. Please make sure source "
+                    "and target networks have the same prefix.For more info on naming, "
+                    "please see https://mxnet.io/api/python/docs/tutorials/packages/gluon/"
+                    "blocks/naming.html"
+                    % (name[lprefix:], error_str, _brief_print_list(self._params.keys())),
+                )
                 continue
-            self[name]._load_init(arg_dict[name], ctx, cast_dtype=cast_dtype,
-                                  dtype_source=dtype_source)
+            self[name]._load_init(
+                arg_dict[name], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source
+            )

@@ -3,6 +3,7 @@
 Forward hooks on every non-container descendant record each layer's output shape during one
 eager forward pass; the table and totals are printed in MXNet 1.9.1's exact layout.
 """
+
 from collections import OrderedDict
 from typing import Any
 
@@ -49,8 +50,7 @@ def print_summary(net, *inputs) -> None:
 
     def register_summary_hook(block):
         if isinstance(block, HybridBlock) and block._active:
-            raise AssertionError('"{}" must not be hybridized to print summary.'
-                                 .format(block.name))
+            raise AssertionError('"{}" must not be hybridized to print summary.'.format(block.name))
 
         def summary_hook(block, _, outputs):
             key = "%s-%i" % (block.__class__.__name__, len(summary))
@@ -69,11 +69,13 @@ def print_summary(net, *inputs) -> None:
             summary[key]["n_params"] = params
 
         from .nn.basic_layers import HybridSequential, Sequential
+
         if not isinstance(block, (Sequential, HybridSequential)):
             hooks.append(block.register_forward_hook(summary_hook))
 
-    summary["Input"] = OrderedDict(output_shape=shape_str(inputs), n_params=0,
-                                   trainable=0, shared=0)
+    summary["Input"] = OrderedDict(
+        output_shape=shape_str(inputs), n_params=0, trainable=0, shared=0
+    )
     try:
         net.apply(register_summary_hook)
         net(*inputs)
@@ -83,8 +85,11 @@ def print_summary(net, *inputs) -> None:
         print("=" * 80)
         total = trainable = shared = 0
         for layer in summary:
-            print(line_format.format(layer, str(summary[layer]["output_shape"]),
-                                     summary[layer]["n_params"]))
+            print(
+                line_format.format(
+                    layer, str(summary[layer]["output_shape"]), summary[layer]["n_params"]
+                )
+            )
             total += summary[layer]["n_params"]
             trainable += summary[layer]["trainable"]
             shared += summary[layer]["shared"]

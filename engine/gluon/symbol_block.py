@@ -1,5 +1,6 @@
 """`gluon.SymbolBlock`: a HybridBlock running a given Symbol graph, and `imports` of files
 written by `HybridBlock.export` (or by real MXNet)."""
+
 import copy
 from typing import List, Optional, Tuple
 
@@ -26,8 +27,9 @@ def _common_prefix(names: List[str]) -> str:
     return prefix
 
 
-def _infer_param_types(in_params, out_params, arg_params, aux_params,
-                       default_dtype=mx_real_t) -> Tuple[list, list]:
+def _infer_param_types(
+    in_params, out_params, arg_params, aux_params, default_dtype=mx_real_t
+) -> Tuple[list, list]:
     """Parameter dtypes from the inputs' dtypes where the graph says, else float32."""
     arg_types = aux_types = None
     input_types = []
@@ -41,7 +43,8 @@ def _infer_param_types(in_params, out_params, arg_params, aux_params,
     if can_infer:
         try:
             arg_types, _, aux_types = out_params.infer_type(
-                **{p.name: t for p, t in zip(in_params, input_types)})
+                **{p.name: t for p, t in zip(in_params, input_types)}
+            )
         except Exception:  # best effort, as MXNet: fall back to the default dtype
             arg_types = aux_types = None
     if arg_types is None or len(arg_types) != len(arg_params) or None in arg_types:
@@ -55,8 +58,14 @@ class SymbolBlock(HybridBlock):
     """A HybridBlock running a given Symbol graph (e.g. one loaded from an export)."""
 
     @staticmethod
-    def imports(symbol_file: str, input_names, param_file: Optional[str] = None, ctx=None,
-                allow_missing: bool = False, ignore_extra: bool = False) -> "SymbolBlock":
+    def imports(
+        symbol_file: str,
+        input_names,
+        param_file: Optional[str] = None,
+        ctx=None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+    ) -> "SymbolBlock":
         """Load `prefix-symbol.json` (+ `.params`) written by export or MXNet."""
         sym = symbol.load(symbol_file)
         if isinstance(input_names, str):
@@ -72,8 +81,10 @@ class SymbolBlock(HybridBlock):
 
     def __repr__(self) -> str:
         modstr = "{block} : {numinputs} -> {numoutputs}".format(
-            block=self._cached_graph[1], numinputs=len(self._cached_graph[0]),
-            numoutputs=len(self._cached_graph[1].list_outputs()))
+            block=self._cached_graph[1],
+            numinputs=len(self._cached_graph[0]),
+            numoutputs=len(self._cached_graph[1].list_outputs()),
+        )
         return "{name}(\n{modstr}\n)".format(name=self.__class__.__name__, modstr=modstr)
 
     def __init__(self, outputs, inputs, params: Optional[ParameterDict] = None):
@@ -89,8 +100,9 @@ class SymbolBlock(HybridBlock):
         input_names = set()
         for i in syms:
             if len(i.get_internals().list_outputs()) != 1:
-                raise AssertionError("Input symbols must be variable, but %s is an output of "
-                                     "operators" % str(i))
+                raise AssertionError(
+                    "Input symbols must be variable, but %s is an output of operators" % str(i)
+                )
             input_names.add(i.name)
         out = symbol.Group(out) if len(out) > 1 else out[0]
         arg_params = out.list_arguments()
@@ -101,8 +113,7 @@ class SymbolBlock(HybridBlock):
                 self.params.get(arg, allow_deferred_init=True, dtype=arg_types[i])
         for i, aux in enumerate(aux_params):
             if aux not in input_names:
-                self.params.get(aux, grad_req="null", allow_deferred_init=True,
-                                dtype=aux_types[i])
+                self.params.get(aux, grad_req="null", allow_deferred_init=True, dtype=aux_types[i])
         self._cached_graph = syms, out
         len_prefix = len(_common_prefix(list(self._params.keys())))
         self._reg_params = {key[len_prefix:]: val for key, val in self._params.items()}
@@ -112,8 +123,10 @@ class SymbolBlock(HybridBlock):
             with x.context:
                 return self._call_cached_op(x, *args)
         if not isinstance(x, Symbol):
-            raise AssertionError("HybridBlock requires the first argument to forward be either "
-                                 "Symbol or NDArray, but got %s" % type(x))
+            raise AssertionError(
+                "HybridBlock requires the first argument to forward be either "
+                "Symbol or NDArray, but got %s" % type(x)
+            )
         args, in_fmt = _flatten([x] + list(args), "input")
         if in_fmt != self._in_format:
             raise AssertionError("Invalid input format")

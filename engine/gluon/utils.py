@@ -1,4 +1,5 @@
 """`mx.gluon.utils`: the small helpers Gluon's blocks and user code rely on."""
+
 import weakref
 from typing import Any, Iterable, List
 
@@ -20,8 +21,11 @@ def _brief_print_list(lst: Iterable[Any], limit: int = 7) -> str:
     """`'a', 'b', ..., 'z'`: name lists in error messages, shortened as MXNet does."""
     lst = list(lst)
     if len(lst) > limit:
-        return _brief_print_list(lst[:limit // 2], limit) + ", ..., " + \
-            _brief_print_list(lst[-limit // 2:], limit)
+        return (
+            _brief_print_list(lst[: limit // 2], limit)
+            + ", ..., "
+            + _brief_print_list(lst[-limit // 2 :], limit)
+        )
     return ", ".join(["'%s'" % str(i) for i in lst])
 
 
@@ -35,8 +39,9 @@ def shape_is_known(shape) -> bool:
         if dim == 0:
             return False
         if dim < 0:
-            raise AssertionError("shape dimension size cannot be less than 0, while received "
-                                 "{}".format(dim))
+            raise AssertionError(
+                "shape dimension size cannot be less than 0, while received {}".format(dim)
+            )
     return True
 
 
@@ -47,15 +52,19 @@ def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = Tru
         raise ValueError(
             "data with shape %s cannot be evenly split into %d slices along axis %d. "
             "Use a batch size that's multiple of %d or set even_split=False to allow "
-            "uneven partitioning of data." % (str(data.shape), num_slice, batch_axis, num_slice))
+            "uneven partitioning of data." % (str(data.shape), num_slice, batch_axis, num_slice)
+        )
     if size < num_slice:
-        raise ValueError("Too many slices for data with shape %s. Arguments are num_slice=%d "
-                         "and batch_axis=%d." % (str(data.shape), num_slice, batch_axis))
+        raise ValueError(
+            "Too many slices for data with shape %s. Arguments are num_slice=%d "
+            "and batch_axis=%d." % (str(data.shape), num_slice, batch_axis)
+        )
     step = size // num_slice
     if num_slice == 1:
         return [data]
     from .. import ndarray
-    nd: Any = ndarray       # (its operators are installed at run time: mypy cannot see them)
+
+    nd: Any = ndarray  # (its operators are installed at run time: mypy cannot see them)
     out = []
     for i in range(num_slice):
         begin = i * step
@@ -67,6 +76,7 @@ def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = Tru
 def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True) -> List:
     """Split data and place one slice per context (the engine only has cpu)."""
     from .. import ndarray as nd
+
     if not hasattr(data, "asnumpy"):
         data = nd.array(data, ctx=ctx_list[0])
     if len(ctx_list) == 1:
@@ -77,12 +87,13 @@ def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True)
 
 def clip_global_norm(arrays, max_norm: float, check_isfinite: bool = True):
     """Rescale arrays in place so their joint 2-norm is at most max_norm; returns the norm."""
-    total = float(np.sqrt(sum(float((a.asnumpy().astype(np.float64) ** 2).sum())
-                              for a in arrays)))
+    total = float(np.sqrt(sum(float((a.asnumpy().astype(np.float64) ** 2).sum()) for a in arrays)))
     if check_isfinite and not np.isfinite(total):
         import warnings
-        warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."),
-                      stacklevel=2)
+
+        warnings.warn(
+            UserWarning("nan or inf is detected. Clipping results will be undefined."), stacklevel=2
+        )
     scale = max_norm / (total + 1e-8)
     if scale < 1.0:
         for arr in arrays:

@@ -3,18 +3,44 @@
 Functions appear here as ops are registered (`registry.on_register`): `foo` -> `mx.nd.foo`,
 `_foo` -> `mx.nd._internal._foo`, `_contrib_foo` -> `mx.nd.contrib.foo`.
 """
+
 import sys
 import types
 from typing import Any
 
 from .. import registry as _registry
 from ..base import MXNetError
-from .ndarray import (NDArray, array, concatenate, empty, from_numpy, waitall,  # noqa: F401
-                      wrap)
+from .ndarray import (
+    NDArray,
+    array,
+    concatenate,
+    empty,
+    from_numpy,
+    waitall,  # noqa: F401
+    wrap,
+)
 from .register import make_nd_function
-from .helpers import (add, subtract, multiply, divide, true_divide, modulo, power,  # noqa: F401
-                      maximum, minimum, equal, not_equal, greater, greater_equal, lesser,
-                      lesser_equal, logical_and, logical_or, logical_xor, _random_namespace)
+from .helpers import (
+    add,
+    subtract,
+    multiply,
+    divide,
+    true_divide,
+    modulo,
+    power,  # noqa: F401
+    maximum,
+    minimum,
+    equal,
+    not_equal,
+    greater,
+    greater_equal,
+    lesser,
+    lesser_equal,
+    logical_and,
+    logical_or,
+    logical_xor,
+    _random_namespace,
+)
 
 _this = sys.modules[__name__]
 # namespaces filled as ops register (Any: their attributes are made at run time)
@@ -39,10 +65,10 @@ def _install(name, opdef):
     fn = make_nd_function(opdef, name)
     setattr(op, name, fn)
     if name.startswith("_contrib_"):
-        setattr(contrib, name[len("_contrib_"):], fn)
+        setattr(contrib, name[len("_contrib_") :], fn)
         setattr(_internal, name, fn)
-    elif name.startswith("_linalg_"):          # _linalg_gemm2 -> mx.nd.linalg.gemm2
-        setattr(linalg, name[len("_linalg_"):], fn)
+    elif name.startswith("_linalg_"):  # _linalg_gemm2 -> mx.nd.linalg.gemm2
+        setattr(linalg, name[len("_linalg_") :], fn)
         setattr(_internal, name, fn)
     elif name.startswith("_"):
         setattr(_internal, name, fn)
@@ -50,9 +76,26 @@ def _install(name, opdef):
         setattr(_this, name, fn)
 
 
-_HELPERS = {"maximum", "minimum", "power", "add", "subtract", "multiply", "divide", "modulo",
-            "equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
-            "logical_and", "logical_or", "logical_xor", "true_divide"}
+_HELPERS = {
+    "maximum",
+    "minimum",
+    "power",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "modulo",
+    "equal",
+    "not_equal",
+    "greater",
+    "greater_equal",
+    "lesser",
+    "lesser_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "true_divide",
+}
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -67,14 +110,20 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
     """An array filled with `val` (float32 unless `dtype`)."""
-    return _internal._full(shape=shape, value=float(val),
-                           dtype="float32" if dtype is None else dtype, out=out)
+    return _internal._full(
+        shape=shape, value=float(val), dtype="float32" if dtype is None else dtype, out=out
+    )
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
     """MXNet's arange: float32 by default, like numpy's otherwise."""
-    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat,
-                             dtype="float32" if dtype is None else dtype)
+    return _internal._arange(
+        start=start,
+        stop=stop,
+        step=step,
+        repeat=repeat,
+        dtype="float32" if dtype is None else dtype,
+    )
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -84,15 +133,21 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
     """`num` evenly spaced values over [start, stop] (stop excluded if not endpoint)."""
-    return _internal._linspace(start=start, stop=stop, num=num, endpoint=endpoint,
-                               dtype="float32" if dtype is None else dtype)
+    return _internal._linspace(
+        start=start,
+        stop=stop,
+        num=num,
+        endpoint=endpoint,
+        dtype="float32" if dtype is None else dtype,
+    )
 
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """numpy-style split: an int gives equal sections, a tuple gives split points."""
     indices, sections = _split_v2_args(indices_or_sections)
-    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
-                               sections=sections)
+    return _internal._split_v2(
+        ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections
+    )
 
 
 def _split_v2_args(indices_or_sections):
@@ -103,18 +158,20 @@ def _split_v2_args(indices_or_sections):
     raise ValueError("indices_or_sections must either int or tuple of ints")
 
 
-op.split_v2 = split_v2      # the NDArray.split_v2 fluent method dispatches through mx.nd.op
+op.split_v2 = split_v2  # the NDArray.split_v2 fluent method dispatches through mx.nd.op
 
 
 def save(fname, data) -> None:
     """Save NDArrays in MXNet's binary .params format (see engine/serialization.py)."""
     from .. import serialization
+
     return serialization.save(fname, data)
 
 
 def load(fname):
     """Load NDArrays saved by MXNet or by `save` (see engine/serialization.py)."""
     from .. import serialization
+
     return serialization.load(fname)
 
 
@@ -128,6 +185,7 @@ class CachedOp:
 
     def __init__(self, sym, flags=()):
         from ..executor import PlanCache
+
         self._sym = sym
         self.flags = dict(flags)
         self._cache = PlanCache(sym, static_shape=_flag(self.flags.get("static_shape")))
@@ -140,8 +198,11 @@ class CachedOp:
         try:
             arrays = [a._data for a in args]
         except AttributeError:
-            raise TypeError("CachedOp only accepts NDArray inputs, got {}".format(
-                [type(a).__name__ for a in args])) from None
+            raise TypeError(
+                "CachedOp only accepts NDArray inputs, got {}".format(
+                    [type(a).__name__ for a in args]
+                )
+            ) from None
         # Fast signature check: parameters are the same numpy objects call after call, so
         # only arrays that changed identity need their shape and dtype compared.
         last = self._last
@@ -169,7 +230,6 @@ class CachedOp:
         if self._single:
             return wrap(outs[0])
         return [wrap(o) for o in outs]
-
 
     def bind_one(self, before, after):
         """`call(x)` = `self(*before, x, *after)` for fixed other NDArrays (a hybridized
@@ -206,6 +266,7 @@ class CachedOp:
             if self._single:
                 return wrap(outs[0])
             return [wrap(o) for o in outs]
+
         return call
 
 

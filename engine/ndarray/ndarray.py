@@ -4,6 +4,7 @@ Operators broadcast (as MXNet's NDArray operators do, unlike Symbol's), scalars 
 array's dtype first (int32 * 2.5 multiplies by 2, as in MXNet), results of a 0-d computation are
 shape (1,) because MXNet 1.x has no scalars.
 """
+
 import operator
 from typing import Any
 
@@ -34,14 +35,18 @@ _ASSIGN_FAILED = "Check failed: assign(&dattr, vec.at(i)): Incompatible attr in 
 def _dtype_error(op_name: str, want: np.dtype, got: np.dtype) -> MXNetError:
     """MXNet's imperative dtype check of a binary operator (`a + b` runs broadcast_add, whose
     inputs must share one dtype: numpy would promote float32 + float64 to float64)."""
-    return MXNetError("Error in operator {}: {}1-th input: expected {}, got {}".format(
-        op_name, _ASSIGN_FAILED, want.name, got.name))
+    return MXNetError(
+        "Error in operator {}: {}1-th input: expected {}, got {}".format(
+            op_name, _ASSIGN_FAILED, want.name, got.name
+        )
+    )
 
 
 def _broadcast_op(op_name: str):
     """The registered `op_name` OpDef (broadcast_add ...), looked up on first use: the ops
     register after this module is imported."""
     from ..registry import get_op
+
     return get_op(op_name)
 
 
@@ -63,7 +68,7 @@ def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):
             if not opdef:
                 opdef.append(_broadcast_op(op_name))
                 opdef.append(opdef[0].parse({}))
-            r = opdef[0].kernel(opdef[1], a, b)          # keeps a's dtype
+            r = opdef[0].kernel(opdef[1], a, b)  # keeps a's dtype
         else:
             if isinstance(other, (int, float, bool, np.generic)):
                 b = a.dtype.type(other)
@@ -75,6 +80,7 @@ def _binary(np_fn, as_dtype=False, op_name="broadcast_op"):
             if as_dtype:
                 r = r.astype(a.dtype)
         return wrap(r if type(r) is _np_ndarray else np.asarray(r, dtype=a.dtype).reshape(1))
+
     return op
 
 
@@ -88,6 +94,7 @@ def _rbinary(np_fn):
         else:
             return NotImplemented
         return wrap(r if type(r) is _np_ndarray else np.asarray(r, dtype=a.dtype).reshape(1))
+
     return op
 
 
@@ -117,10 +124,13 @@ def _inplace(np_fn, op_name="broadcast_op"):
             else:
                 np_fn(a, b, out=a, casting="unsafe")
         except ValueError:
-            raise MXNetError("in-place operation: shape {} cannot receive a result broadcast "
-                             "with {}".format(_fmt_shape(a.shape), _fmt_shape(np.shape(b)))
-                             ) from None
+            raise MXNetError(
+                "in-place operation: shape {} cannot receive a result broadcast with {}".format(
+                    _fmt_shape(a.shape), _fmt_shape(np.shape(b))
+                )
+            ) from None
         return self
+
     return op
 
 
@@ -131,8 +141,10 @@ def _check_broadcast(lhs, rhs) -> None:
     rp = (1,) * (n - len(rhs)) + tuple(rhs)
     for x, y in zip(lp, rp):
         if x != y and x != 1 and y != 1:
-            raise MXNetError("Check failed: l == 1 || r == 1: operands could not be broadcast "
-                             "together with shapes {} {}".format(_fmt_shape(lhs), _fmt_shape(rhs)))
+            raise MXNetError(
+                "Check failed: l == 1 || r == 1: operands could not be broadcast "
+                "together with shapes {} {}".format(_fmt_shape(lhs), _fmt_shape(rhs))
+            )
 
 
 def _true_divide(a, b):
@@ -145,6 +157,7 @@ def _true_divide(a, b):
 
 class NDArray:
     """An n-dimensional array on cpu(0), backed by numpy (`asnumpy()` returns a copy)."""
+
     __slots__ = ("_data", "__weakref__")
     __array_priority__ = 1000.0
 
@@ -224,8 +237,11 @@ class NDArray:
             if other is self:
                 return self
             if other.shape != self.shape:
-                raise MXNetError("copyto: shape mismatch {} vs {}".format(
-                    _fmt_shape(self.shape), _fmt_shape(other.shape)))
+                raise MXNetError(
+                    "copyto: shape mismatch {} vs {}".format(
+                        _fmt_shape(self.shape), _fmt_shape(other.shape)
+                    )
+                )
             other._data[...] = self._data
             return other
         if isinstance(other, Context):
@@ -246,14 +262,19 @@ class NDArray:
     def tostype(self, stype):
         if stype != "default":
             from ..base import engine_not_implemented
+
             engine_not_implemented("ndarray.tostype('%s')" % stype)
         return self
 
     # ----------------------------------------------------------------- python protocol
     def __repr__(self) -> str:
         shape_info = "x".join(str(d) for d in self._data.shape)
-        return "\n%s\n<%s %s @%s>" % (str(self._data), type(self).__name__, shape_info,
-                                      self.context)
+        return "\n%s\n<%s %s @%s>" % (
+            str(self._data),
+            type(self).__name__,
+            shape_info,
+            self.context,
+        )
 
     __str__ = __repr__
 
@@ -298,7 +319,7 @@ class NDArray:
         if type(r) is not _np_ndarray:
             r = np.asarray(r, dtype=self._data.dtype)
         elif not r.flags.c_contiguous:
-            r = r.copy()      # MXNet shares memory only for contiguous (first-axis) slices
+            r = r.copy()  # MXNet shares memory only for contiguous (first-axis) slices
         if r.ndim == 0:
             r = r.reshape(1)
         return wrap(r)
@@ -318,7 +339,7 @@ class NDArray:
     __rtruediv__ = _rbinary(_true_divide)
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
-    __mod__ = _binary(np.mod, op_name="broadcast_mod")       # the divisor's sign, as MXNet's mod
+    __mod__ = _binary(np.mod, op_name="broadcast_mod")  # the divisor's sign, as MXNet's mod
     __rmod__ = _rbinary(np.mod)
     __pow__ = _binary(np.power, op_name="broadcast_power")
     __rpow__ = _rbinary(np.power)
@@ -352,7 +373,7 @@ class NDArray:
         Symbol does NOT accept: there the ints bind to `shape, reverse, ...`), one tuple or
         list, or `shape=`; only `shape` and `reverse` are keywords. A target smaller than the
         array is MXNet's Python-side ValueError, a larger one its C++ check (MXNetError)."""
-        dims: Any = shape       # n ints, or one tuple or list, or shape=
+        dims: Any = shape  # n ints, or one tuple or list, or shape=
         if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
             dims = dims[0]
         elif not dims:
@@ -360,21 +381,26 @@ class NDArray:
             assert dims, "Shape must be provided."
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
-            raise TypeError("Got unknown keywords in reshape: {}. Accepted keyword arguments are "
-                            "'shape' and 'reverse'.".format(", ".join(unknown)))
+            raise TypeError(
+                "Got unknown keywords in reshape: {}. Accepted keyword arguments are "
+                "'shape' and 'reverse'.".format(", ".join(unknown))
+            )
         codes = tuple(operator.index(d) for d in dims)  # MXNet: a c_int64 array (TypeError)
         from ..ops.shape import infer_reshape
         from ..registry import ShapeError
+
         try:
-            new = infer_reshape(self._data.shape, codes, bool(kwargs.get("reverse", False)),
-                                check_size=False)
+            new = infer_reshape(
+                self._data.shape, codes, bool(kwargs.get("reverse", False)), check_size=False
+            )
         except ShapeError as err:
             raise MXNetError(str(err)) from None
         size, target = self._data.size, int(np.prod(new, dtype=np.int64))
         if target > size:
-            raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() ({} vs. "
-                             "{}) : target shape size is larger than the current shape"
-                             .format(size, target))
+            raise MXNetError(
+                "NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() ({} vs. "
+                "{}) : target shape size is larger than the current shape".format(size, target)
+            )
         if target != size:
             raise ValueError("Cannot reshape array of size {} into shape {}".format(size, dims))
         return wrap(self._data.reshape(new))
@@ -388,13 +414,15 @@ class NDArray:
 
             def method(*args, **kwargs):
                 return op(self, *args, **kwargs)
+
             return method
         raise AttributeError("'NDArray' object has no attribute '%s'" % name)
 
 
 # Methods MXNet's NDArray forwards to the op of the same name (resolved when called, so ops
 # registered later by other modules are found).
-_FLUENT = frozenset("""
+_FLUENT = frozenset(
+    """
 zeros_like ones_like broadcast_axes repeat pad swapaxes split split_v2 slice slice_axis
 slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign
 flatten shape_array size_array expand_dims tile transpose flip depth_to_space space_to_depth
@@ -402,11 +430,13 @@ diag sum nansum prod nanprod mean max min norm round rint fix floor ceil trunc s
 arcsin arccos arctan degrees radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log
 log10 log2 log1p sqrt rsqrt cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax
 softmin squeeze broadcast_like reshape_like
-""".split())
+""".split()
+)
 
 
 def _fluent(name):
     from . import op_namespace
+
     return getattr(op_namespace(), name)
 
 

@@ -4,6 +4,7 @@ The generated function is the whole eager path: split arrays from parameters, pa
 (cached per distinct keyword set), call the kernel, wrap the result. Nothing else runs, except
 MXNet's dtype check when the input arrays do not all share one dtype (see `type_mismatch`).
 """
+
 import re
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
@@ -42,7 +43,7 @@ def type_mismatch(op: OpDef, attrs: Attrs, dtypes: Tuple[np.dtype, ...]) -> Opti
     Only called when the inputs' dtypes differ (the hot all-same case never gets here), so
     inference runs once per (op, attrs, dtypes): the verdict is cached.
     """
-    key = (op, attrs, dtypes)       # parsed attrs are cached objects: hashed by identity
+    key = (op, attrs, dtypes)  # parsed attrs are cached objects: hashed by identity
     try:
         return _VERDICTS[key]
     except KeyError:
@@ -54,7 +55,8 @@ def type_mismatch(op: OpDef, attrs: Attrs, dtypes: Tuple[np.dtype, ...]) -> Opti
         for i, (want, got) in enumerate(zip(ins, given)):
             if want is not None and want != got:
                 verdict = "{}{}-th input: expected {}, got {}".format(
-                    _ASSIGN_FAILED, i, want.name, got.name)
+                    _ASSIGN_FAILED, i, want.name, got.name
+                )
                 break
     except ShapeError as err:
         verdict = _INCOMPATIBLE_DTYPE.sub(_ASSIGN_FAILED, str(err), count=1)
@@ -71,8 +73,11 @@ def check_types(op: OpDef, attrs: Attrs, arrays: Sequence[np.ndarray]) -> None:
 
 
 def _arity_error(op: OpDef, want, arrays) -> MXNetError:
-    return MXNetError("Operator {} expects {} input(s) {}, got {}".format(
-        op.name, len(want), list(want), len(arrays)))
+    return MXNetError(
+        "Operator {} expects {} input(s) {}, got {}".format(
+            op.name, len(want), list(want), len(arrays)
+        )
+    )
 
 
 def _owned(res):
@@ -87,10 +92,11 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     """`mx.nd.<fname>`: eager call of `op`."""
     kernel = op.kernel
     parse = op.parse
-    fixed_inputs = None if (op.variadic or callable(op._inputs)) else \
-        tuple(op._inputs) + tuple(op.aux)
+    fixed_inputs = (
+        None if (op.variadic or callable(op._inputs)) else tuple(op._inputs) + tuple(op.aux)
+    )
     single = not callable(op._num_outputs) and op._num_outputs == 1
-    view = op.view      # kernels that may return views of their input (reshape, transpose...)
+    view = op.view  # kernels that may return views of their input (reshape, transpose...)
     cache_get = op._parse_cache.get
 
     def _slow_args(args, kwargs):
@@ -100,14 +106,16 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         for a in args:
             if isinstance(a, NDArray):
                 arrays.append(a._data)
-            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) \
-                    and op.variadic:
+            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) and op.variadic:
                 arrays.extend(x._data for x in a)
             elif type(a).__name__ == "Symbol":
                 # mx.nd.X(symbol): MXNet's generated functions assert their input types
                 names = fixed_inputs or ()
-                raise AssertionError("Argument {} must have NDArray type, but got {}".format(
-                    names[len(arrays)] if len(arrays) < len(names) else "data", a))
+                raise AssertionError(
+                    "Argument {} must have NDArray type, but got {}".format(
+                        names[len(arrays)] if len(arrays) < len(names) else "data", a
+                    )
+                )
             else:
                 extra.append(a)
         if extra:
@@ -115,7 +123,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         return arrays
 
     def nd_function(*args, out=None, name=None, **kwargs):
-        arrays = [a._data for a in args if type(a) is NDArray]   # the common case
+        arrays = [a._data for a in args if type(a) is NDArray]  # the common case
         if len(arrays) != len(args):
             arrays = _slow_args(args, kwargs)
         named = None
@@ -149,7 +157,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             if len(arrays) != len(fixed_inputs):
                 raise _arity_error(op, fixed_inputs, arrays)
         elif not op.variadic:
-            n = attrs.__dict__.get("_n_inputs")     # parsed attrs are cached: count once
+            n = attrs.__dict__.get("_n_inputs")  # parsed attrs are cached: count once
             if n is None:
                 n = attrs.__dict__["_n_inputs"] = len(op.input_names(attrs))
             if len(arrays) != n:
@@ -171,7 +179,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             if out is not None:
                 out._data[...] = res
                 return out
-            result = new(nd_class)      # ndarray.wrap, inlined: this is every op's exit
+            result = new(nd_class)  # ndarray.wrap, inlined: this is every op's exit
             result._data = res
             return result
         result = _wrap_result(res, op.num_outputs(attrs))

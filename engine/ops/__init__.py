@@ -4,6 +4,7 @@ Every module in this folder is imported (sorted by name), and registers its ops 
 `registry.register` at import time; a new family is just a new file here.
 See docs/architecture.md, "How to add an op".
 """
+
 import importlib
 import pkgutil
 

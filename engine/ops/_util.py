@@ -1,4 +1,5 @@
 """Helpers shared by the op families (kept private: not an op module)."""
+
 from math import prod
 from typing import Any, Dict
 
@@ -28,7 +29,7 @@ copyto = _undispatched(np.copyto)
 # read-only buffer per dtype, takes the vectorized loop; the buffer comes from calloc, so
 # beyond a few pages it is the kernel's shared zero page and costs no real memory.
 _ZERO_BLOCKS: Dict[Any, Any] = {}
-_ZERO_MIN = 1024            # below this many elements the scalar loop is as fast
+_ZERO_MIN = 1024  # below this many elements the scalar loop is as fast
 _ZERO_MAX_BYTES = 64 << 20  # bigger inputs keep the scalar (address space, not memory)
 
 
@@ -42,8 +43,9 @@ def zeros_operand(shape, dtype: np.dtype):
         return dtype.type(0)
     flat = _ZERO_BLOCKS.get(dtype)
     if flat is None or flat.size < size:
-        grown = max(size, 0 if flat is None else min(2 * flat.size,
-                                                     _ZERO_MAX_BYTES // dtype.itemsize))
+        grown = max(
+            size, 0 if flat is None else min(2 * flat.size, _ZERO_MAX_BYTES // dtype.itemsize)
+        )
         flat = np.zeros(grown, dtype)
         flat.flags.writeable = False
         _ZERO_BLOCKS[dtype] = flat
@@ -73,14 +75,16 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
     """A non-negative axis for an array of `ndim` dims, or ShapeError."""
     a = axis + ndim if axis < 0 else axis
     if not 0 <= a < ndim:
-        raise ShapeError("{}: axis {} is out of range for an input of {} dimensions".format(
-            op, axis, ndim))
+        raise ShapeError(
+            "{}: axis {} is out of range for an input of {} dimensions".format(op, axis, ndim)
+        )
     return a
 
 
 def ufunc_inline(fn, scalar: bool = False, float_only: bool = True):
     """An `inline` code generator calling `fn(*inputs[, scalar], out=out)` directly in the
     compiled plan (skipping the kernel wrapper) when all dtypes are floats and agree."""
+
     def inline(step):
         dts = list(step.in_dtypes) + [step.out_dtype]
         if float_only and any(d.kind != "f" for d in dts):
@@ -91,6 +95,7 @@ def ufunc_inline(fn, scalar: bool = False, float_only: bool = True):
         if scalar:
             args.append(step.const(dts[0].type(step.attrs.scalar)))
         return ["{}({}, out={})".format(step.const(fn), ", ".join(args), step.out)]
+
     return inline
 
 
@@ -99,4 +104,5 @@ def json_outputs(op_name: str, count) -> None:
     including hidden ones the user never sees (BatchNorm's mean/var, Dropout's mask):
     `count(attrs) -> int`. Only Symbol.tojson reads it; execution ignores hidden outputs."""
     from ..registry import get_op
+
     get_op(op_name).json_num_outputs = count

@@ -7,14 +7,27 @@ on its dying input's buffer); eagerly it returns a copy, as MXNet does. When tra
 mode='always') it draws a mask from the engine generator at call time, so a hybridized graph
 honours `autograd.train_mode()`.
 """
+
 import math
 
 import numpy as np
 
 from .. import autograd
 from .. import random as _random
-from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_bool, p_dtype, p_enum,
-                        p_float, p_int, p_opt, p_shape, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    elemwise_shape,
+    merge_shape,
+    p_bool,
+    p_dtype,
+    p_enum,
+    p_float,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape, json_outputs, norm_axis
 
 # ----------------------------------------------------------------------------- LeakyReLU
@@ -40,9 +53,10 @@ def _lrelu_shape(attrs, in_shapes):
         try:
             gamma = merge_shape(gamma, (want,))
         except ShapeError:
-            raise ShapeError("LeakyReLU(prelu): gamma has shape {}, expected [{}] (channels "
-                             "of data {}) or [1]".format(fmt_shape(gamma), want,
-                                                         fmt_shape(data))) from None
+            raise ShapeError(
+                "LeakyReLU(prelu): gamma has shape {}, expected [{}] (channels "
+                "of data {}) or [1]".format(fmt_shape(gamma), want, fmt_shape(data))
+            ) from None
     return [data, gamma], [data]
 
 
@@ -51,8 +65,9 @@ def _erf_vec(x):
     GELU on transformer-sized activations would take seconds with per-element math.erf."""
     a = np.abs(x.astype(np.float64))
     t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
-                                                                        + t * 1.061405429))))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
     return np.copysign(1.0 - poly * np.exp(-a * a), x)
 
 
@@ -79,8 +94,11 @@ def leaky_relu(attrs, x, gamma=None):
         else:
             if x.ndim < 2 or gamma.shape != (x.shape[1],):
                 _lrelu_shape(attrs, [x.shape, gamma.shape])
-                raise ShapeError("LeakyReLU(prelu): gamma {} does not match data {}".format(
-                    fmt_shape(gamma.shape), fmt_shape(x.shape)))
+                raise ShapeError(
+                    "LeakyReLU(prelu): gamma {} does not match data {}".format(
+                        fmt_shape(gamma.shape), fmt_shape(x.shape)
+                    )
+                )
             g = gamma.astype(x.dtype, copy=False).reshape((1, -1) + (1,) * (x.ndim - 2))
         return np.where(x > 0, x, x * g).astype(x.dtype, copy=False)
     if t == "elu":
@@ -93,21 +111,30 @@ def leaky_relu(attrs, x, gamma=None):
         return (0.5 * x * (1.0 + _erf_vec(x / math.sqrt(2.0)))).astype(x.dtype)
     # rrelu: second output is the slope used (MXNet leaves it uninitialised at inference)
     if autograd.is_training():
-        slope = _random.generator().uniform(attrs.lower_bound, attrs.upper_bound,
-                                            size=x.shape).astype(x.dtype)
+        slope = (
+            _random.generator()
+            .uniform(attrs.lower_bound, attrs.upper_bound, size=x.shape)
+            .astype(x.dtype)
+        )
     else:
         slope = np.full(x.shape, (attrs.lower_bound + attrs.upper_bound) / 2.0, x.dtype)
     return np.where(x > 0, x, x * slope), slope
 
 
-register("LeakyReLU", inputs=_lrelu_inputs,
-         params={"act_type": Param(p_enum("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
-                                   "leaky"),
-                 "slope": Param(p_float, 0.25), "lower_bound": Param(p_float, 0.125),
-                 "upper_bound": Param(p_float, 0.333999991)},
-         num_outputs=lambda a: 2 if a.act_type == "rrelu" else 1,
-         output_names=lambda a: ("output", "mask") if a.act_type == "rrelu" else ("output",),
-         infer_shape=_lrelu_shape, random=True)(leaky_relu)   # rrelu draws slopes when training
+register(
+    "LeakyReLU",
+    inputs=_lrelu_inputs,
+    params={
+        "act_type": Param(p_enum("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), "leaky"),
+        "slope": Param(p_float, 0.25),
+        "lower_bound": Param(p_float, 0.125),
+        "upper_bound": Param(p_float, 0.333999991),
+    },
+    num_outputs=lambda a: 2 if a.act_type == "rrelu" else 1,
+    output_names=lambda a: ("output", "mask") if a.act_type == "rrelu" else ("output",),
+    infer_shape=_lrelu_shape,
+    random=True,
+)(leaky_relu)  # rrelu draws slopes when training
 
 # ----------------------------------------------------------------------------- softmax family
 
@@ -127,9 +154,11 @@ def _softmax_shape(attrs, in_shapes):
     try:
         length = merge_shape(in_shapes[1], want)
     except ShapeError:
-        raise ShapeError("softmax: length has shape {}, expected {} (data {} without axis {})"
-                         .format(fmt_shape(in_shapes[1]), fmt_shape(want), fmt_shape(data),
-                                 attrs.axis)) from None
+        raise ShapeError(
+            "softmax: length has shape {}, expected {} (data {} without axis {})".format(
+                fmt_shape(in_shapes[1]), fmt_shape(want), fmt_shape(data), attrs.axis
+            )
+        ) from None
     return [data, length], [data]
 
 
@@ -176,9 +205,14 @@ def _softmax_fast(x, ax, log):
 
 def _softmax_core(attrs, x, length, log, sign=1.0):
     ax = norm_axis(attrs.axis, x.ndim, "softmax")
-    if length is None and sign > 0 and x.dtype.kind == "f" and x.size and \
-            (attrs.dtype is None or attrs.dtype == x.dtype) and \
-            (attrs.temperature is None or attrs.temperature == 1.0):
+    if (
+        length is None
+        and sign > 0
+        and x.dtype.kind == "f"
+        and x.size
+        and (attrs.dtype is None or attrs.dtype == x.dtype)
+        and (attrs.temperature is None or attrs.temperature == 1.0)
+    ):
         return _softmax_fast(x, ax, log)
     if attrs.dtype is not None and attrs.dtype != x.dtype:
         x = x.astype(attrs.dtype)
@@ -188,8 +222,9 @@ def _softmax_core(attrs, x, length, log, sign=1.0):
     mask = None
     if length is not None:
         if length.dtype.kind not in "iu":
-            raise ShapeError("softmax: length only supports integer types, not {}".format(
-                length.dtype.name))
+            raise ShapeError(
+                "softmax: length only supports integer types, not {}".format(length.dtype.name)
+            )
         _softmax_shape(attrs, [x.shape, length.shape])
         mask = _length_mask(attrs, x, length, ax)
         z = np.where(mask, z, x.dtype.type(-np.inf))
@@ -228,25 +263,36 @@ def softmin(attrs, x):
     return _softmax_core(attrs, x, None, log=False, sign=-1.0)
 
 
-_SOFTMAX_PARAMS = {"axis": Param(p_int, -1), "temperature": Param(p_opt(p_float), None),
-                   "dtype": Param(p_opt(p_dtype), None),
-                   "use_length": Param(p_opt(p_bool), False)}
+_SOFTMAX_PARAMS = {
+    "axis": Param(p_int, -1),
+    "temperature": Param(p_opt(p_float), None),
+    "dtype": Param(p_opt(p_dtype), None),
+    "use_length": Param(p_opt(p_bool), False),
+}
 
-register("softmax", inputs=_softmax_inputs, params=dict(_SOFTMAX_PARAMS),
-         infer_shape=_softmax_shape, infer_type=_softmax_type)(softmax)
+register(
+    "softmax",
+    inputs=_softmax_inputs,
+    params=dict(_SOFTMAX_PARAMS),
+    infer_shape=_softmax_shape,
+    infer_type=_softmax_type,
+)(softmax)
 
 
 def _no_length_shape(attrs, in_shapes):
     """log_softmax/softmin take no `length` input in MXNet 1.9.1; use_length=True fails."""
     if attrs.use_length:
-        raise ShapeError("use_length=True needs a `length` input, which only softmax takes "
-                         "(MXNet 1.9.1's log_softmax/softmin fail the same way)")
+        raise ShapeError(
+            "use_length=True needs a `length` input, which only softmax takes "
+            "(MXNet 1.9.1's log_softmax/softmin fail the same way)"
+        )
     return in_shapes, [in_shapes[0]]
 
 
 for _name, _fn in (("log_softmax", log_softmax), ("softmin", softmin)):
-    register(_name, params=dict(_SOFTMAX_PARAMS), infer_shape=_no_length_shape,
-             infer_type=_softmax_type)(_fn)
+    register(
+        _name, params=dict(_SOFTMAX_PARAMS), infer_shape=_no_length_shape, infer_type=_softmax_type
+    )(_fn)
 
 
 def softmax_activation(attrs, x):
@@ -254,8 +300,11 @@ def softmax_activation(attrs, x):
     or over axis 1 ('channel')."""
     if attrs.mode == "channel":
         if x.ndim < 2:
-            raise ShapeError("SoftmaxActivation(mode='channel') needs at least 2-D data, got "
-                             "{}".format(fmt_shape(x.shape)))
+            raise ShapeError(
+                "SoftmaxActivation(mode='channel') needs at least 2-D data, got {}".format(
+                    fmt_shape(x.shape)
+                )
+            )
         ax, z = 1, x
     else:
         ax, z = x.ndim - 1, x
@@ -265,8 +314,11 @@ def softmax_activation(attrs, x):
     return e.reshape(x.shape)
 
 
-register("SoftmaxActivation", params={"mode": Param(p_enum("channel", "instance"), "instance")},
-         infer_shape=elemwise_shape)(softmax_activation)
+register(
+    "SoftmaxActivation",
+    params={"mode": Param(p_enum("channel", "instance"), "instance")},
+    infer_shape=elemwise_shape,
+)(softmax_activation)
 
 # ----------------------------------------------------------------------------- Dropout
 
@@ -280,8 +332,7 @@ def _scaled_mask(attrs, x):
     for a in attrs.axes:
         shape[norm_axis(a, x.ndim, "Dropout")] = 1
     keep = _random.generator().random_sample(tuple(shape)) >= attrs.p
-    return (keep / (1.0 - attrs.p)).astype(x.dtype) if attrs.p < 1 else \
-        np.zeros(shape, x.dtype)
+    return (keep / (1.0 - attrs.p)).astype(x.dtype) if attrs.p < 1 else np.zeros(shape, x.dtype)
 
 
 def dropout(attrs, x):
@@ -304,10 +355,17 @@ def dropout_out(attrs, out, x):
     return np.multiply(x, _scaled_mask(attrs, x), out=out)
 
 
-register("Dropout", params={"p": Param(p_float, 0.5),
-                            "mode": Param(p_enum("always", "training"), "training"),
-                            "axes": Param(p_shape, ()),
-                            "cudnn_off": Param(p_opt(p_bool), False)},
-         infer_shape=elemwise_shape, out_kernel=dropout_out, inplace=True,
-         random=True)(dropout)
-json_outputs("Dropout", lambda attrs: 2)        # output and the hidden mask
+register(
+    "Dropout",
+    params={
+        "p": Param(p_float, 0.5),
+        "mode": Param(p_enum("always", "training"), "training"),
+        "axes": Param(p_shape, ()),
+        "cudnn_off": Param(p_opt(p_bool), False),
+    },
+    infer_shape=elemwise_shape,
+    out_kernel=dropout_out,
+    inplace=True,
+    random=True,
+)(dropout)
+json_outputs("Dropout", lambda attrs: 2)  # output and the hidden mask

@@ -6,6 +6,7 @@ heads * 3 * head_dim) laid out as (heads, [q, k, v], head_dim); encoder-decoder 
 (seq, batch, heads * 2 * head_dim). Scores are (batch * heads, query_len, key_len) with the
 queries scaled by 1/sqrt(head_dim), exactly as MXNet's kernels (checked against them).
 """
+
 import math
 
 import numpy as np
@@ -17,8 +18,11 @@ from ._util import fmt_shape
 def _heads_split(x, heads, parts, what):
     """(seq, batch, heads*parts*d) -> (parts, batch*heads, seq, d)."""
     if x.ndim != 3 or x.shape[2] % (heads * parts):
-        raise ShapeError("{}: input {} must be 3-D (seq, batch, heads*{}*head_dim) with heads={}"
-                         .format(what, fmt_shape(x.shape), parts, heads))
+        raise ShapeError(
+            "{}: input {} must be 3-D (seq, batch, heads*{}*head_dim) with heads={}".format(
+                what, fmt_shape(x.shape), parts, heads
+            )
+        )
     seq, batch, width = x.shape
     d = width // (heads * parts)
     t = x.reshape(seq, batch, heads, parts, d)
@@ -28,8 +32,11 @@ def _heads_split(x, heads, parts, what):
 def _merge_heads(o, heads):
     """(batch*heads, seq, d) -> (seq, batch, heads*d)."""
     bh, seq, d = o.shape
-    return np.ascontiguousarray(o.reshape(bh // heads, heads, seq, d).transpose(2, 0, 1, 3)
-                                .reshape(seq, bh // heads, heads * d))
+    return np.ascontiguousarray(
+        o.reshape(bh // heads, heads, seq, d)
+        .transpose(2, 0, 1, 3)
+        .reshape(seq, bh // heads, heads * d)
+    )
 
 
 def selfatt_qk(attrs, qkv):
@@ -43,8 +50,11 @@ def selfatt_valatt(attrs, qkv, att):
     """attention @ v, heads merged back to (seq, batch, heads*head_dim)."""
     _, _, v = _heads_split(qkv, attrs.heads, 3, "interleaved_matmul_selfatt_valatt")
     if att.shape != (v.shape[0], v.shape[1], v.shape[1]):
-        raise ShapeError("interleaved_matmul_selfatt_valatt: attention {} must be {}".format(
-            fmt_shape(att.shape), fmt_shape((v.shape[0], v.shape[1], v.shape[1]))))
+        raise ShapeError(
+            "interleaved_matmul_selfatt_valatt: attention {} must be {}".format(
+                fmt_shape(att.shape), fmt_shape((v.shape[0], v.shape[1], v.shape[1]))
+            )
+        )
     return _merge_heads(np.matmul(att, v), attrs.heads)
 
 
@@ -53,8 +63,11 @@ def encdec_qk(attrs, queries, kv):
     (q,) = _heads_split(queries, attrs.heads, 1, "interleaved_matmul_encdec_qk")
     k, _ = _heads_split(kv, attrs.heads, 2, "interleaved_matmul_encdec_qk")
     if k.shape[0] != q.shape[0] or k.shape[-1] != q.shape[-1]:
-        raise ShapeError("interleaved_matmul_encdec_qk: queries {} and keys_values {} do not "
-                         "match".format(fmt_shape(queries.shape), fmt_shape(kv.shape)))
+        raise ShapeError(
+            "interleaved_matmul_encdec_qk: queries {} and keys_values {} do not match".format(
+                fmt_shape(queries.shape), fmt_shape(kv.shape)
+            )
+        )
     scale = queries.dtype.type(1.0 / math.sqrt(q.shape[-1]))
     return np.matmul(q * scale, np.swapaxes(k, -1, -2))
 
@@ -63,8 +76,11 @@ def encdec_valatt(attrs, kv, att):
     """attention @ encoder values, heads merged back to (seq_q, batch, heads*head_dim)."""
     _, v = _heads_split(kv, attrs.heads, 2, "interleaved_matmul_encdec_valatt")
     if att.ndim != 3 or att.shape[0] != v.shape[0] or att.shape[2] != v.shape[1]:
-        raise ShapeError("interleaved_matmul_encdec_valatt: attention {} does not match "
-                         "keys_values {}".format(fmt_shape(att.shape), fmt_shape(kv.shape)))
+        raise ShapeError(
+            "interleaved_matmul_encdec_valatt: attention {} does not match keys_values {}".format(
+                fmt_shape(att.shape), fmt_shape(kv.shape)
+            )
+        )
     return _merge_heads(np.matmul(att, v), attrs.heads)
 
 
@@ -72,8 +88,11 @@ def _split_shape(s, heads, parts):
     if s is None:
         return None
     if len(s) != 3 or (s[2] and s[2] % (heads * parts)):
-        raise ShapeError("input {} must be 3-D (seq, batch, heads*{}*head_dim) with heads={}"
-                         .format(fmt_shape(s), parts, heads))
+        raise ShapeError(
+            "input {} must be 3-D (seq, batch, heads*{}*head_dim) with heads={}".format(
+                fmt_shape(s), parts, heads
+            )
+        )
     return s[0], s[1], s[2] // (heads * parts)
 
 
@@ -104,12 +123,27 @@ def _encdec_valatt_shape(attrs, in_shapes):
 
 
 _HEADS = {"heads": Param(p_int)}
-register("_contrib_interleaved_matmul_selfatt_qk", inputs=("queries_keys_values",),
-         params=dict(_HEADS), infer_shape=_qk_shape)(selfatt_qk)
-register("_contrib_interleaved_matmul_selfatt_valatt",
-         inputs=("queries_keys_values", "attention"), params=dict(_HEADS),
-         infer_shape=_valatt_shape)(selfatt_valatt)
-register("_contrib_interleaved_matmul_encdec_qk", inputs=("queries", "keys_values"),
-         params=dict(_HEADS), infer_shape=_encdec_qk_shape)(encdec_qk)
-register("_contrib_interleaved_matmul_encdec_valatt", inputs=("keys_values", "attention"),
-         params=dict(_HEADS), infer_shape=_encdec_valatt_shape)(encdec_valatt)
+register(
+    "_contrib_interleaved_matmul_selfatt_qk",
+    inputs=("queries_keys_values",),
+    params=dict(_HEADS),
+    infer_shape=_qk_shape,
+)(selfatt_qk)
+register(
+    "_contrib_interleaved_matmul_selfatt_valatt",
+    inputs=("queries_keys_values", "attention"),
+    params=dict(_HEADS),
+    infer_shape=_valatt_shape,
+)(selfatt_valatt)
+register(
+    "_contrib_interleaved_matmul_encdec_qk",
+    inputs=("queries", "keys_values"),
+    params=dict(_HEADS),
+    infer_shape=_encdec_qk_shape,
+)(encdec_qk)
+register(
+    "_contrib_interleaved_matmul_encdec_valatt",
+    inputs=("keys_values", "attention"),
+    params=dict(_HEADS),
+    infer_shape=_encdec_valatt_shape,
+)(encdec_valatt)

@@ -1,5 +1,6 @@
 """The broadcast_* binary family: numpy broadcasting restricted to MXNet's rule (each dim pair
 equal or one of them 1, shapes left-padded to the same rank); results keep the lhs dtype."""
+
 import numpy as np
 
 from ..registry import ShapeError, register
@@ -24,8 +25,11 @@ def broadcast_shape(attrs, in_shapes):
         elif a == 0 or b == 0:
             out.append(0)
         else:
-            raise ShapeError("operands could not be broadcast together with shapes {} {}".format(
-                fmt_shape(lhs), fmt_shape(rhs)))
+            raise ShapeError(
+                "operands could not be broadcast together with shapes {} {}".format(
+                    fmt_shape(lhs), fmt_shape(rhs)
+                )
+            )
     return in_shapes, [tuple(out)]
 
 
@@ -60,11 +64,19 @@ def _kernels(name, fn):
 
     def out_kernel(attrs, out, a, b):
         fn(a, b, out=out)
-    kernel.__doc__ = "Elementwise {} with MXNet broadcasting.".format(name[len("broadcast_"):])
+
+    kernel.__doc__ = "Elementwise {} with MXNet broadcasting.".format(name[len("broadcast_") :])
     return kernel, out_kernel
 
 
 for _name, (_fn, _aliases) in BROADCAST.items():
     _k, _ok = _kernels(_name, _fn)
-    register(_name, inputs=("lhs", "rhs"), aliases=_aliases, infer_shape=broadcast_shape,
-             out_kernel=_ok, elementwise=True, inline=ufunc_inline(_fn))(_k)
+    register(
+        _name,
+        inputs=("lhs", "rhs"),
+        aliases=_aliases,
+        infer_shape=broadcast_shape,
+        out_kernel=_ok,
+        elementwise=True,
+        inline=ufunc_inline(_fn),
+    )(_k)

@@ -13,6 +13,7 @@ Deconvolution is the transpose: one matmul to columns, then a col2im scatter-add
 slice per kernel position (a loop over kernel taps, never over batch or channels).
 Shape inference fills weight (and bias) from data and num_filter, for gluon's deferred init.
 """
+
 import threading
 from math import prod
 from typing import Any, Dict
@@ -20,8 +21,17 @@ from typing import Any, Dict
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..registry import (Param, ShapeError, merge_shape, p_bool, p_enum, p_int, p_opt,
-                        p_shape, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    merge_shape,
+    p_bool,
+    p_enum,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import copyto, fmt_shape
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -34,25 +44,36 @@ def _geometry(attrs, name):
     if nd not in (1, 2, 3):
         raise ShapeError("{}: kernel must have 1, 2 or 3 dimensions, got {}".format(name, k))
     if attrs.layout is not None and attrs.layout != _LAYOUTS[nd]:
-        raise ShapeError("{}: layout {} is not supported on CPU (use {})".format(
-            name, attrs.layout, _LAYOUTS[nd]))
+        raise ShapeError(
+            "{}: layout {} is not supported on CPU (use {})".format(
+                name, attrs.layout, _LAYOUTS[nd]
+            )
+        )
     stride = attrs.stride or (1,) * nd
     dilate = attrs.dilate or (1,) * nd
     pad = attrs.pad or (0,) * nd
     for what, t in (("stride", stride), ("dilate", dilate), ("pad", pad)):
         if len(t) != nd:
-            raise ShapeError("{}: {} {} must have as many dimensions as kernel {}".format(
-                name, what, t, k))
+            raise ShapeError(
+                "{}: {} {} must have as many dimensions as kernel {}".format(name, what, t, k)
+            )
     if min(stride) < 1 or min(dilate) < 1 or min(k) < 1:
-        raise ShapeError("{}: kernel, stride and dilate must be positive, got kernel={} "
-                         "stride={} dilate={}".format(name, k, stride, dilate))
+        raise ShapeError(
+            "{}: kernel, stride and dilate must be positive, got kernel={} "
+            "stride={} dilate={}".format(name, k, stride, dilate)
+        )
     return k, stride, dilate, pad
 
 
 _CONV_PARAMS = {
-    "kernel": Param(p_shape), "stride": Param(p_shape, ()), "dilate": Param(p_shape, ()),
-    "pad": Param(p_shape, ()), "num_filter": Param(p_int), "num_group": Param(p_int, 1),
-    "workspace": Param(p_int, 1024), "no_bias": Param(p_bool, False),
+    "kernel": Param(p_shape),
+    "stride": Param(p_shape, ()),
+    "dilate": Param(p_shape, ()),
+    "pad": Param(p_shape, ()),
+    "num_filter": Param(p_int),
+    "num_group": Param(p_int, 1),
+    "workspace": Param(p_int, 1024),
+    "no_bias": Param(p_bool, False),
     "cudnn_tune": Param(p_opt(p_enum("fastest", "limited_workspace", "off")), None),
     "cudnn_off": Param(p_bool, False),
     "layout": Param(p_opt(p_enum("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC")), None),
@@ -67,8 +88,11 @@ def _fill(in_shapes, idx, want, what):
     try:
         return merge_shape(in_shapes[idx], want)
     except ShapeError:
-        raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {} ({})".format(
-            fmt_shape(in_shapes[idx]), fmt_shape(want), what)) from None
+        raise ShapeError(
+            "Shape inconsistent, Provided = {}, inferred shape = {} ({})".format(
+                fmt_shape(in_shapes[idx]), fmt_shape(want), what
+            )
+        ) from None
 
 
 def conv_out_spatial(attrs, spatial):
@@ -80,9 +104,10 @@ def conv_out_spatial(attrs, spatial):
             continue
         dk = dilate[i] * (k[i] - 1) + 1
         if d + 2 * pad[i] < dk:
-            raise ShapeError("kernel size exceed input: kernel {} (dilated {}) is larger than "
-                             "the padded input size {} on spatial axis {}".format(
-                                 k[i], dk, d + 2 * pad[i], i))
+            raise ShapeError(
+                "kernel size exceed input: kernel {} (dilated {}) is larger than "
+                "the padded input size {} on spatial axis {}".format(k[i], dk, d + 2 * pad[i], i)
+            )
         out.append((d + 2 * pad[i] - dk) // stride[i] + 1)
     return tuple(out)
 
@@ -97,8 +122,11 @@ def _shape(attrs, in_shapes, name, weight_shape, out_spatial):
     if nf % g:
         raise ShapeError("num_filter ({}) must be divisible by num_group ({})".format(nf, g))
     if data is not None and len(data) != nd + 2:
-        raise ShapeError("{} with a {}-D kernel {} expects {}-D input ({}), got data of shape "
-                         "{}".format(name, nd, k, nd + 2, _LAYOUTS[nd], fmt_shape(data)))
+        raise ShapeError(
+            "{} with a {}-D kernel {} expects {}-D input ({}), got data of shape {}".format(
+                name, nd, k, nd + 2, _LAYOUTS[nd], fmt_shape(data)
+            )
+        )
     c = data[1] if data is not None else 0
     if c and c % g:
         raise ShapeError("input channels ({}) must be divisible by num_group ({})".format(c, g))
@@ -112,8 +140,13 @@ def _shape(attrs, in_shapes, name, weight_shape, out_spatial):
 
 
 def _conv_shape(attrs, in_shapes):
-    return _shape(attrs, in_shapes, "Convolution",
-                  lambda c, nf, g, k: (nf, c // g if c else 0) + tuple(k), conv_out_spatial)
+    return _shape(
+        attrs,
+        in_shapes,
+        "Convolution",
+        lambda c, nf, g, k: (nf, c // g if c else 0) + tuple(k),
+        conv_out_spatial,
+    )
 
 
 def _padded(x, pad):
@@ -131,11 +164,14 @@ def _conv_cols(attrs, x):
     osp = conv_out_spatial(attrs, x.shape[2:])
     s = xp.strides
     sp = s[2:]
-    view = as_strided(xp, (n, g, c // g) + tuple(k) + osp,
-                      (s[0], s[1] * (c // g), s[1])
-                      + tuple(sp[i] * dilate[i] for i in range(len(k)))
-                      + tuple(sp[i] * stride[i] for i in range(len(k))),
-                      writeable=False)
+    view = as_strided(
+        xp,
+        (n, g, c // g) + tuple(k) + osp,
+        (s[0], s[1] * (c // g), s[1])
+        + tuple(sp[i] * dilate[i] for i in range(len(k)))
+        + tuple(sp[i] * stride[i] for i in range(len(k))),
+        writeable=False,
+    )
     return view.reshape(n, g, (c // g) * prod(k), prod(osp)), osp
 
 
@@ -194,14 +230,17 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     hp, wp = shape[2] + 2 * pad[0], shape[3] + 2 * pad[1]
     tail = (kw - 1) * dw
     flat = np.zeros((n, c, hp * wp + tail), dtype)
-    img = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
-    interior = img[:, :, pad[0]:pad[0] + shape[2], pad[1]:pad[1] + shape[3]]
+    img = flat[:, :, : hp * wp].reshape(n, c, hp, wp)
+    interior = img[:, :, pad[0] : pad[0] + shape[2], pad[1] : pad[1] + shape[3]]
     s = flat.strides
     isz = flat.itemsize
     length = oh * wp
-    view = as_strided(flat, (g, c // g, kh, kw, n, length),
-                      (s[1] * (c // g), s[1], dh * wp * isz, dw * isz, s[0], isz),
-                      writeable=False)
+    view = as_strided(
+        flat,
+        (g, c // g, kh, kw, n, length),
+        (s[1] * (c // g), s[1], dh * wp * isz, dw * isz, s[0], isz),
+        writeable=False,
+    )
     k = (c // g) * kh * kw
     # the columns are built and multiplied a chunk of images at a time in one reused
     # workspace: LeNet's first convolution's columns are 1 MB, its best chunk the whole
@@ -213,10 +252,15 @@ def _rows_plan(attrs, shape, dtype, dilate, pad, oh: int):
     chunks = []
     for a in range(0, n, ch):
         e = min(n, a + ch)
-        part = cols[:, :, :e - a]
-        chunks.append((part.reshape(view.shape[:4] + (e - a, length)), view[..., a:e, :],
-                       part.reshape(g, k, (e - a) * length),
-                       full[:, :, a:e].reshape(g, fgp, (e - a) * length)))
+        part = cols[:, :, : e - a]
+        chunks.append(
+            (
+                part.reshape(view.shape[:4] + (e - a, length)),
+                view[..., a:e, :],
+                part.reshape(g, k, (e - a) * length),
+                full[:, :, a:e].reshape(g, fgp, (e - a) * length),
+            )
+        )
     full4 = full[:, :fg].reshape(nf, n, oh, wp).transpose(1, 0, 2, 3)
     assert full4.base is full or full4.base is full.base, "the result must view the workspace"
     plan = (interior, chunks, wpad, wpad[:, :fg], (g, fg, k), full4)
@@ -240,7 +284,8 @@ def conv2d_rows_full(attrs, x, w, dilate, pad, oh: int) -> np.ndarray:
     pass it makes anyway): inside the matmul (as a row of ones) it saved nothing and rounded
     differently from the folded conv+pool plan on some BLAS builds."""
     interior, chunks, wpad, wrows, wshape, full4 = _rows_plan(
-        attrs, x.shape, x.dtype, dilate, pad, oh)
+        attrs, x.shape, x.dtype, dilate, pad, oh
+    )
     copyto(interior, x)
     copyto(wrows, w.reshape(wshape))
     for cols_v, view, cols, full in chunks:
@@ -268,15 +313,22 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
     oh, ow = osp
     nf = attrs.num_filter
     img = np.zeros((n, h + 2 * pad[0], w + 2 * pad[1], c), dtype)
-    interior = img[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w, :].transpose(0, 3, 1, 2)
+    interior = img[:, pad[0] : pad[0] + h, pad[1] : pad[1] + w, :].transpose(0, 3, 1, 2)
     s = img.strides
-    if dw == 1:      # a kernel row's taps over all channels are one contiguous run of kw*c
-        view = as_strided(img, (n, oh, ow, kh, kw * c), (s[0], s[1] * sh, s[2] * sw,
-                                                         s[1] * dh, s[3]), writeable=False)
+    if dw == 1:  # a kernel row's taps over all channels are one contiguous run of kw*c
+        view = as_strided(
+            img,
+            (n, oh, ow, kh, kw * c),
+            (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[3]),
+            writeable=False,
+        )
     else:
-        view = as_strided(img, (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw,
-                                                        s[1] * dh, s[2] * dw, s[3]),
-                          writeable=False)
+        view = as_strided(
+            img,
+            (n, oh, ow, kh, kw, c),
+            (s[0], s[1] * sh, s[2] * sw, s[1] * dh, s[2] * dw, s[3]),
+            writeable=False,
+        )
     res = np.empty((n, oh, ow, nf), dtype)
     # blocks of whole images (or of output rows of one image) whose columns fit in
     # _PIXEL_BLOCK_BYTES: a 224x224 input's columns are tens of MB per image
@@ -287,16 +339,25 @@ def _pixel_plan(attrs, shape, dtype, stride, dilate, pad, osp):
         spans = [(slice(a, min(n, a + per)), slice(None)) for a in range(0, n, per)]
     else:
         per = max(1, _PIXEL_BLOCK_BYTES // row_bytes)
-        spans = [(slice(i, i + 1), slice(r, min(oh, r + per)))
-                 for i in range(n) for r in range(0, oh, per)]
+        spans = [
+            (slice(i, i + 1), slice(r, min(oh, r + per)))
+            for i in range(n)
+            for r in range(0, oh, per)
+        ]
     blocks = [(view[sp], res[sp]) for sp in spans]
-    most = max((v.shape[0] * v.shape[1] * ow for v, _ in blocks), default=0)   # empty batch
+    most = max((v.shape[0] * v.shape[1] * ow for v, _ in blocks), default=0)  # empty batch
     buf = np.empty(most * k, dtype)
     chunks = []
     for v, r in blocks:
         rows = v.shape[0] * v.shape[1] * ow
-        chunks.append((v, buf[:rows * k].reshape(v.shape), buf[:rows * k].reshape(rows, k),
-                       r.reshape(rows, nf)))
+        chunks.append(
+            (
+                v,
+                buf[: rows * k].reshape(v.shape),
+                buf[: rows * k].reshape(rows, k),
+                r.reshape(rows, nf),
+            )
+        )
     w_t = np.empty((kh, kw, c, nf), dtype)
     plan = (interior, chunks, w_t, w_t.reshape(-1, nf), res.transpose(0, 3, 1, 2))
     # kept for the next call unless large: a 32x64x224x224 input would pin ~800 MB per
@@ -320,7 +381,8 @@ def conv2d_pixels(attrs, x, w, stride, dilate, pad, osp) -> np.ndarray:
     makes anyway), so eager and folded plans round identically.
     Returns an (N, F, OH, OW) view of a reused (N, OH, OW, F) workspace."""
     interior, chunks, w_t, w2, res_nchw = _pixel_plan(
-        attrs, x.shape, x.dtype, stride, dilate, pad, osp)
+        attrs, x.shape, x.dtype, stride, dilate, pad, osp
+    )
     copyto(interior, x)
     copyto(w_t, w.transpose(2, 3, 1, 0))
     for view, cols, cols2, res2 in chunks:
@@ -358,8 +420,10 @@ def conv2d_raw(attrs, x, w):
 def _no_fp16(x):
     """MXNet 1.9.1's CPU convolutions fail on float16 (no FP16 gemm): so do we."""
     if x.dtype == np.float16:
-        raise ShapeError("FP16 gemm on cpu not implemented! (Convolution/Deconvolution need "
-                         "float32 or float64 data on CPU)")
+        raise ShapeError(
+            "FP16 gemm on cpu not implemented! (Convolution/Deconvolution need "
+            "float32 or float64 data on CPU)"
+        )
 
 
 _CONV_PLANS: Dict[Any, Any] = {}
@@ -371,8 +435,11 @@ def _fast_mode(attrs, x, w, stride):
     for stride-1 inputs with few channels, None for the general N-D path."""
     if len(attrs.kernel) != 2 or x.dtype != w.dtype:
         return None
-    if attrs.num_group == 1 and x.dtype.kind == "f" \
-            and x.shape[1] * attrs.kernel[1] >= _PIXEL_MIN_RUN:
+    if (
+        attrs.num_group == 1
+        and x.dtype.kind == "f"
+        and x.shape[1] * attrs.kernel[1] >= _PIXEL_MIN_RUN
+    ):
         return "pixels"
     return "rows" if stride == (1, 1) else None
 
@@ -383,21 +450,30 @@ def _conv_plan(attrs, x, w, b):
     repeat the same few signatures, and the checks and geometry cost more than a small
     convolution's arithmetic. Only valid signatures are cached, so a bad one raises on every
     call."""
-    key = (attrs, x.shape, x.dtype, w.shape, w.dtype,
-           None if b is None else (b.shape, b.dtype))
+    key = (attrs, x.shape, x.dtype, w.shape, w.dtype, None if b is None else (b.shape, b.dtype))
     plan = _CONV_PLANS.get(key)
     if plan is not None:
         return plan
-    if x.ndim != len(attrs.kernel) + 2 or w.shape[0] != attrs.num_filter \
-            or w.shape[1] * attrs.num_group != x.shape[1] or w.shape[2:] != tuple(attrs.kernel):
+    if (
+        x.ndim != len(attrs.kernel) + 2
+        or w.shape[0] != attrs.num_filter
+        or w.shape[1] * attrs.num_group != x.shape[1]
+        or w.shape[2:] != tuple(attrs.kernel)
+    ):
         _conv_check(attrs, x, w, b)
     if b is not None and b.shape != (attrs.num_filter,):
         _conv_check(attrs, x, w, b)
     k, stride, dilate, pad = _geometry(attrs, "Convolution")
     osp = conv_out_spatial(attrs, x.shape[2:])
-    _no_fp16(x)       # after the shape checks, as MXNet fails at compute time
-    plan = (_fast_mode(attrs, x, w, stride), stride, dilate, pad, osp,
-            (attrs.num_filter,) + (1,) * len(osp))
+    _no_fp16(x)  # after the shape checks, as MXNet fails at compute time
+    plan = (
+        _fast_mode(attrs, x, w, stride),
+        stride,
+        dilate,
+        pad,
+        osp,
+        (attrs.num_filter,) + (1,) * len(osp),
+    )
     if len(_CONV_PLANS) > 1024:
         _CONV_PLANS.clear()
     _CONV_PLANS[key] = plan
@@ -411,7 +487,7 @@ def convolution_out(attrs, out, x, w, b=None):
         if mode == "pixels":
             raw = conv2d_pixels(attrs, x, w, stride, dilate, pad, osp)
         else:
-            raw = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])[..., :osp[1]]
+            raw = conv2d_rows_full(attrs, x, w, dilate, pad, osp[0])[..., : osp[1]]
         if b is None:
             copyto(out, raw)
         else:
@@ -431,18 +507,30 @@ def convolution(attrs, x, w, b=None):
     """N-D convolution (cross-correlation) with stride, pad, dilate and groups (MXNet's
     `Convolution`; data NCW/NCHW/NCDHW, weight (num_filter, C/num_group, *kernel))."""
     osp = _conv_plan(attrs, x, w, b)[4]
-    out = np.empty((x.shape[0], attrs.num_filter) + osp,
-                   x.dtype if x.dtype == w.dtype else np.result_type(x.dtype, w.dtype))
+    out = np.empty(
+        (x.shape[0], attrs.num_filter) + osp,
+        x.dtype if x.dtype == w.dtype else np.result_type(x.dtype, w.dtype),
+    )
     return convolution_out(attrs, out, x, w, b)
 
 
-register("Convolution", inputs=_conv_inputs, params=_CONV_PARAMS, infer_shape=_conv_shape,
-         out_kernel=convolution_out)(convolution)
+register(
+    "Convolution",
+    inputs=_conv_inputs,
+    params=_CONV_PARAMS,
+    infer_shape=_conv_shape,
+    out_kernel=convolution_out,
+)(convolution)
 
 # ----------------------------------------------------------------------------- Deconvolution
 
-_DECONV_PARAMS = dict(_CONV_PARAMS, workspace=Param(p_int, 512), no_bias=Param(p_bool, True),
-                      adj=Param(p_shape, ()), target_shape=Param(p_shape, ()))
+_DECONV_PARAMS = dict(
+    _CONV_PARAMS,
+    workspace=Param(p_int, 512),
+    no_bias=Param(p_bool, True),
+    adj=Param(p_shape, ()),
+    target_shape=Param(p_shape, ()),
+)
 
 
 def _deconv_pad(attrs, spatial):
@@ -451,24 +539,31 @@ def _deconv_pad(attrs, spatial):
     nd = len(k)
     adj = attrs.adj or (0,) * nd
     if len(adj) != nd:
-        raise ShapeError("Deconvolution: adj {} must have as many dimensions as kernel {}"
-                         .format(adj, k))
+        raise ShapeError(
+            "Deconvolution: adj {} must have as many dimensions as kernel {}".format(adj, k)
+        )
     if attrs.target_shape and any(attrs.target_shape):
         pad, adj = list(pad), list(adj)
         for i in range(nd):
             if spatial[i]:
                 total = stride[i] * (spatial[i] - 1) + dilate[i] * (k[i] - 1) + 1
                 if total < attrs.target_shape[i]:
-                    raise ShapeError("too big target shape {} for input {}".format(
-                        attrs.target_shape, fmt_shape(spatial)))
+                    raise ShapeError(
+                        "too big target shape {} for input {}".format(
+                            attrs.target_shape, fmt_shape(spatial)
+                        )
+                    )
                 total -= attrs.target_shape[i]
                 adj[i] = total % 2
                 pad[i] = (total + 1) // 2
         return tuple(pad), tuple(adj)
     for i in range(nd):
         if adj[i] >= max(stride[i], dilate[i]):
-            raise ShapeError("Deconvolution: adj {} must be smaller than stride {} or "
-                             "dilate {}".format(adj, stride, dilate))
+            raise ShapeError(
+                "Deconvolution: adj {} must be smaller than stride {} or dilate {}".format(
+                    adj, stride, dilate
+                )
+            )
     return tuple(pad), tuple(adj)
 
 
@@ -482,15 +577,22 @@ def deconv_out_spatial(attrs, spatial):
             continue
         o = stride[i] * (d - 1) + dilate[i] * (k[i] - 1) + 1 - 2 * pad[i] + adj[i]
         if o < 1:
-            raise ShapeError("Deconvolution: output size {} on spatial axis {} is not "
-                             "positive (pad {} too large)".format(o, i, pad))
+            raise ShapeError(
+                "Deconvolution: output size {} on spatial axis {} is not "
+                "positive (pad {} too large)".format(o, i, pad)
+            )
         out.append(o)
     return tuple(out)
 
 
 def _deconv_shape(attrs, in_shapes):
-    return _shape(attrs, in_shapes, "Deconvolution",
-                  lambda c, nf, g, k: (c, nf // g) + tuple(k), deconv_out_spatial)
+    return _shape(
+        attrs,
+        in_shapes,
+        "Deconvolution",
+        lambda c, nf, g, k: (c, nf // g) + tuple(k),
+        deconv_out_spatial,
+    )
 
 
 def deconvolution(attrs, x, w, b=None):
@@ -516,21 +618,25 @@ def deconvolution(attrs, x, w, b=None):
     # scatter-add into the padded output, one strided slice per kernel tap
     full = tuple(oshape[2 + i] + 2 * pad[i] for i in range(nd))
     # the padded canvas must hold every tap (adj may extend past it on the right)
-    canvas_sp = tuple(max(full[i], dilate[i] * (k[i] - 1) + stride[i] * (insp[i] - 1) + 1)
-                      for i in range(nd))
+    canvas_sp = tuple(
+        max(full[i], dilate[i] * (k[i] - 1) + stride[i] * (insp[i] - 1) + 1) for i in range(nd)
+    )
     acc = np.zeros((n, nf) + canvas_sp, dtype=cols.dtype)
     for tap in np.ndindex(*k):
         key = (slice(None), slice(None)) + tuple(
-            slice(tap[i] * dilate[i], tap[i] * dilate[i] + stride[i] * (insp[i] - 1) + 1,
-                  stride[i]) for i in range(nd))
+            slice(tap[i] * dilate[i], tap[i] * dilate[i] + stride[i] * (insp[i] - 1) + 1, stride[i])
+            for i in range(nd)
+        )
         acc[key] += cols[(slice(None), slice(None)) + tap]
-    crop = (slice(None), slice(None)) + tuple(slice(pad[i], pad[i] + oshape[2 + i])
-                                              for i in range(nd))
+    crop = (slice(None), slice(None)) + tuple(
+        slice(pad[i], pad[i] + oshape[2 + i]) for i in range(nd)
+    )
     out = np.ascontiguousarray(acc[crop])
     if b is not None:
         out += b.reshape((nf,) + (1,) * nd)
     return out
 
 
-register("Deconvolution", inputs=_conv_inputs, params=_DECONV_PARAMS,
-         infer_shape=_deconv_shape)(deconvolution)
+register("Deconvolution", inputs=_conv_inputs, params=_DECONV_PARAMS, infer_shape=_deconv_shape)(
+    deconvolution
+)

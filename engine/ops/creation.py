@@ -1,11 +1,15 @@
 """Ops without inputs that create arrays: _zeros, _ones, _full, _arange (mx.nd.zeros etc. are
 Python wrappers around them, as in MXNet)."""
+
 import numpy as np
 
 from ..registry import Param, p_dtype, p_float, p_int, p_opt, p_shape, p_str, register
 
-_CREATE_PARAMS = {"shape": Param(p_shape, ()), "ctx": Param(p_str, ""),
-                  "dtype": Param(p_dtype, np.dtype(np.float32))}
+_CREATE_PARAMS = {
+    "shape": Param(p_shape, ()),
+    "ctx": Param(p_str, ""),
+    "dtype": Param(p_dtype, np.dtype(np.float32)),
+}
 
 
 def _fixed_shape(attrs, in_shapes):
@@ -33,10 +37,18 @@ def _full(attrs):
     return np.full(attrs.shape, attrs.value, attrs.dtype)
 
 
-for _name, _fn, _extra in (("_zeros", _zeros, {}), ("_ones", _ones, {}),
-                           ("_full", _full, {"value": Param(p_float)})):
-    register(_name, inputs=(), params=dict(_CREATE_PARAMS, **_extra), infer_shape=_fixed_shape,
-             infer_type=_dtype_attr)(_fn)
+for _name, _fn, _extra in (
+    ("_zeros", _zeros, {}),
+    ("_ones", _ones, {}),
+    ("_full", _full, {"value": Param(p_float)}),
+):
+    register(
+        _name,
+        inputs=(),
+        params=dict(_CREATE_PARAMS, **_extra),
+        infer_shape=_fixed_shape,
+        infer_type=_dtype_attr,
+    )(_fn)
 
 
 def _arange_values(attrs) -> np.ndarray:
@@ -54,10 +66,18 @@ def _arange(attrs):
     return _arange_values(attrs)
 
 
-register("_arange", inputs=(),
-         params={"start": Param(p_float), "stop": Param(p_opt(p_float), None),
-                 "step": Param(p_float, 1.0), "repeat": Param(p_int, 1),
-                 "infer_range": Param(p_str, "False"), "ctx": Param(p_str, ""),
-                 "dtype": Param(p_dtype, np.dtype(np.float32))},
-         infer_shape=lambda attrs, s: ([], [_arange_values(attrs).shape]),
-         infer_type=_dtype_attr)(_arange)
+register(
+    "_arange",
+    inputs=(),
+    params={
+        "start": Param(p_float),
+        "stop": Param(p_opt(p_float), None),
+        "step": Param(p_float, 1.0),
+        "repeat": Param(p_int, 1),
+        "infer_range": Param(p_str, "False"),
+        "ctx": Param(p_str, ""),
+        "dtype": Param(p_dtype, np.dtype(np.float32)),
+    },
+    infer_shape=lambda attrs, s: ([], [_arange_values(attrs).shape]),
+    infer_type=_dtype_attr,
+)(_arange)

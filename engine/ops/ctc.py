@@ -8,6 +8,7 @@ Without `use_label_lengths` a label ends at its first padding value; without
 `use_data_lengths` every sequence has all T steps. MXNet's second output (the gradient it keeps
 for backward) is hidden, counted in the graph JSON only.
 """
+
 import numpy as np
 
 from ..registry import Param, ShapeError, merge_shape, p_bool, p_enum, register
@@ -27,27 +28,35 @@ def _shape(attrs, in_shapes):
     ins = list(in_shapes)
     data, label = ins[0], ins[1]
     if data is not None and len(data) != 3:
-        raise ShapeError("The number of dimensions of the data array must be 3, got {}".format(
-            fmt_shape(data)))
+        raise ShapeError(
+            "The number of dimensions of the data array must be 3, got {}".format(fmt_shape(data))
+        )
     if label is not None and len(label) != 2:
-        raise ShapeError("The number of dimensions of the label array must be 2, got {}"
-                         .format(fmt_shape(label)))
+        raise ShapeError(
+            "The number of dimensions of the label array must be 2, got {}".format(fmt_shape(label))
+        )
     if data is None:
         return ins, [None]
     batch = data[1]
     if label is not None and data[0] and label[1] and data[0] < label[1]:
-        raise ShapeError("The max number of labels cannot exceed the maximum sequence length "
-                         "of the data: labels {}, data {}".format(fmt_shape(label),
-                                                                  fmt_shape(data)))
+        raise ShapeError(
+            "The max number of labels cannot exceed the maximum sequence length "
+            "of the data: labels {}, data {}".format(fmt_shape(label), fmt_shape(data))
+        )
     if label is not None and label[0] and batch and label[0] != batch:
-        raise ShapeError("The batch size for the labels and data arrays must be the same: "
-                         "labels {}, data {}".format(fmt_shape(label), fmt_shape(data)))
+        raise ShapeError(
+            "The batch size for the labels and data arrays must be the same: "
+            "labels {}, data {}".format(fmt_shape(label), fmt_shape(data))
+        )
     for i in range(2, len(ins)):
         try:
             ins[i] = merge_shape(ins[i], (batch,))
         except ShapeError:
-            raise ShapeError("{} must have shape ({},), got {}".format(
-                _inputs(attrs)[i], batch, fmt_shape(ins[i]))) from None
+            raise ShapeError(
+                "{} must have shape ({},), got {}".format(
+                    _inputs(attrs)[i], batch, fmt_shape(ins[i])
+                )
+            ) from None
     return ins, [(batch,)]
 
 
@@ -58,10 +67,10 @@ def _type(attrs, in_types):
 
 def _label_of(attrs, row, length):
     if length is not None:
-        return row[:int(length)]
+        return row[: int(length)]
     pad = 0 if attrs.blank_label == "first" else -1
     ends = np.nonzero(row == pad)[0]
-    return row[:ends[0]] if ends.size else row
+    return row[: ends[0]] if ends.size else row
 
 
 def _neg_log_likelihood(log_probs, label, blank):
@@ -78,7 +87,7 @@ def _neg_log_likelihood(log_probs, label, blank):
     alpha[0] = log_probs[0, ext[0]]
     if width > 1:
         alpha[1] = log_probs[0, ext[1]]
-    skip = np.zeros(width, bool)                # s - 2 allowed: a label differing from s - 2
+    skip = np.zeros(width, bool)  # s - 2 allowed: a label differing from s - 2
     skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
     for t in range(1, steps):
         prev1 = np.concatenate(([neg_inf], alpha[:-1]))
@@ -107,10 +116,17 @@ def _ctc_loss(attrs, data, label, *lengths):
     return out
 
 
-register("CTCLoss", aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
-         inputs=_inputs, output_names=("output0",),
-         params={"use_data_lengths": Param(p_bool, False),
-                 "use_label_lengths": Param(p_bool, False),
-                 "blank_label": Param(p_enum("first", "last"), "first")},
-         infer_shape=_shape, infer_type=_type)(_ctc_loss)
+register(
+    "CTCLoss",
+    aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
+    inputs=_inputs,
+    output_names=("output0",),
+    params={
+        "use_data_lengths": Param(p_bool, False),
+        "use_label_lengths": Param(p_bool, False),
+        "blank_label": Param(p_enum("first", "last"), "first"),
+    },
+    infer_shape=_shape,
+    infer_type=_type,
+)(_ctc_loss)
 json_outputs("CTCLoss", lambda attrs: 2)

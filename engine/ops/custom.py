@@ -8,6 +8,7 @@ names (`list_arguments`), outputs (`list_outputs`), shapes (`infer_shape`, calle
 input shapes are known) and dtypes (`infer_type`); the kernel creates the operator and calls
 its `forward` with NDArrays and req 'write'.
 """
+
 import numpy as np
 
 from .. import autograd
@@ -28,9 +29,13 @@ class _AnyKeyword(dict):
 
 def _prop(attrs):
     from ..operator import make_prop
+
     # not op_type, the eager path's cached `_n_inputs` nor `__attr__` user attributes
-    kwargs = {k: v for k, v in attrs.__dict__.items()
-              if k not in ("op_type", "_n_inputs") and not k.startswith("__")}
+    kwargs = {
+        k: v
+        for k, v in attrs.__dict__.items()
+        if k not in ("op_type", "_n_inputs") and not k.startswith("__")
+    }
     prop = make_prop(attrs.op_type, kwargs)
     if prop.list_auxiliary_states():
         engine_not_implemented("Custom operators with auxiliary states")
@@ -54,13 +59,19 @@ def _shape(attrs, in_shapes):
     ins = [tuple(int(d) for d in s) for s in ins]
     for i, (got, want) in enumerate(zip(in_shapes, ins)):
         if tuple(got) != want:
-            raise ShapeError("Custom {}: input {} has shape {}, the operator infers {}".format(
-                attrs.op_type, i, fmt_shape(got), fmt_shape(want)))
+            raise ShapeError(
+                "Custom {}: input {} has shape {}, the operator infers {}".format(
+                    attrs.op_type, i, fmt_shape(got), fmt_shape(want)
+                )
+            )
     outs = [tuple(int(d) for d in s) for s in outs]
-    if any(not s or 0 in s for s in outs):      # () is an unknown shape in MXNet 1.x
-        raise ShapeError("Custom {}: infer_shape gave output shapes {}: MXNet 1.x has no "
-                         "0-d arrays and cannot use unknown dims".format(
-                             attrs.op_type, ", ".join(fmt_shape(s) for s in outs)))
+    if any(not s or 0 in s for s in outs):  # () is an unknown shape in MXNet 1.x
+        raise ShapeError(
+            "Custom {}: infer_shape gave output shapes {}: MXNet 1.x has no "
+            "0-d arrays and cannot use unknown dims".format(
+                attrs.op_type, ", ".join(fmt_shape(s) for s in outs)
+            )
+        )
     return ins, outs
 
 
@@ -77,26 +88,41 @@ def _custom(attrs, *arrays):
     """Run the registered Python operator's forward."""
     from ..context import cpu
     from ..ndarray.ndarray import wrap
+
     prop = _prop(attrs)
     _, out_shapes = _shape(attrs, [a.shape for a in arrays])
     _, out_types = _type(attrs, [a.dtype for a in arrays])
-    op = prop.create_operator(cpu(), [list(a.shape) for a in arrays],
-                              [a.dtype.type for a in arrays])
+    op = prop.create_operator(
+        cpu(), [list(a.shape) for a in arrays], [a.dtype.type for a in arrays]
+    )
     in_data = [wrap(a.copy()) for a in arrays]
     out_data = [wrap(np.zeros(s, t)) for s, t in zip(out_shapes, out_types)]
     try:
-        op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data),
-                   in_data=in_data, out_data=out_data, aux=[])
+        op.forward(
+            is_train=autograd.is_training(),
+            req=["write"] * len(out_data),
+            in_data=in_data,
+            out_data=out_data,
+            aux=[],
+        )
     except (MXNetError, NotImplementedError):
         raise
-    except Exception as err:    # the user's Python code failed: MXNet reports it this way
-        raise MXNetError("Error in CustomOp.forward: {}: {}".format(
-            type(err).__name__, err)) from err
+    except Exception as err:  # the user's Python code failed: MXNet reports it this way
+        raise MXNetError(
+            "Error in CustomOp.forward: {}: {}".format(type(err).__name__, err)
+        ) from err
     res = [o.asnumpy() for o in out_data]
     return res[0] if len(res) == 1 else tuple(res)
 
 
-register("Custom", inputs=_inputs, num_outputs=lambda attrs: len(_outputs(attrs)),
-         output_names=_outputs, params={"op_type": Param(p_str)},
-         infer_shape=_shape, infer_type=_type, random=True)(_custom)
-get_op("Custom").params = _AnyKeyword(op_type=Param(p_str))   # register copies into a dict
+register(
+    "Custom",
+    inputs=_inputs,
+    num_outputs=lambda attrs: len(_outputs(attrs)),
+    output_names=_outputs,
+    params={"op_type": Param(p_str)},
+    infer_shape=_shape,
+    infer_type=_type,
+    random=True,
+)(_custom)
+get_op("Custom").params = _AnyKeyword(op_type=Param(p_str))  # register copies into a dict

@@ -11,10 +11,20 @@ inside [0, H) x [0, W) and clamps the upper neighbours to the last row/column; D
 points inside (-1, H) x (-1, W) with out-of-range neighbours as 0 and scales by `mask`
 (channel i*kw + j of the group).
 """
+
 import numpy as np
 
-from ..registry import Param, ShapeError, merge_shape, p_bool, p_int, p_opt, p_enum, p_shape, \
-    register
+from ..registry import (
+    Param,
+    ShapeError,
+    merge_shape,
+    p_bool,
+    p_int,
+    p_opt,
+    p_enum,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape
 
 
@@ -36,6 +46,7 @@ def _inputs(modulated):
     def names(attrs):
         base = ["data", "offset"] + (["mask"] if modulated else []) + ["weight"]
         return tuple(base if attrs.no_bias else base + ["bias"])
+
     return names
 
 
@@ -44,8 +55,11 @@ def _shape(modulated):
 
     def infer(attrs, in_shapes):
         if len(attrs.kernel) != 2:
-            raise ShapeError("{}: only 2-D kernels are supported, got kernel {}".format(
-                name, fmt_shape(attrs.kernel)))
+            raise ShapeError(
+                "{}: only 2-D kernels are supported, got kernel {}".format(
+                    name, fmt_shape(attrs.kernel)
+                )
+            )
         ins = list(in_shapes)
         data, offset = ins[0], ins[1]
         if data is None:
@@ -55,11 +69,16 @@ def _shape(modulated):
         g, dg = attrs.num_group, attrs.num_deformable_group
         (kh, kw), _, _, _, (oh, ow) = _geometry(attrs, data)
         if data[1] and (data[1] % g or data[1] % dg):
-            raise ShapeError("{}: input channels {} must divide by num_group {} and "
-                             "num_deformable_group {}".format(name, data[1], g, dg))
+            raise ShapeError(
+                "{}: input channels {} must divide by num_group {} and "
+                "num_deformable_group {}".format(name, data[1], g, dg)
+            )
         if offset is None or len(offset) != 4:
-            raise ShapeError("Input offset should be 4D in batch-num_filter-y-x, got {}".format(
-                fmt_shape(offset)))
+            raise ShapeError(
+                "Input offset should be 4D in batch-num_filter-y-x, got {}".format(
+                    fmt_shape(offset)
+                )
+            )
         want = (data[0], 2 * kh * kw * dg, oh, ow)
         k = 2
         try:
@@ -69,11 +88,13 @@ def _shape(modulated):
                 k = 3
         except ShapeError as err:
             raise ShapeError("{}: offset/mask {}".format(name, err)) from None
-        ins[k] = _merge(ins[k], (attrs.num_filter, data[1] // g if data[1] else 0, kh, kw),
-                        "weight")
+        ins[k] = _merge(
+            ins[k], (attrs.num_filter, data[1] // g if data[1] else 0, kh, kw), "weight"
+        )
         if not attrs.no_bias:
             ins[k + 1] = _merge(ins[k + 1], (attrs.num_filter,), "bias")
         return ins, [(data[0], attrs.num_filter, oh, ow)]
+
     return infer
 
 
@@ -81,8 +102,11 @@ def _merge(have, want, what):
     try:
         return merge_shape(have, want)
     except ShapeError:
-        raise ShapeError("Shape inconsistent for {}: provided {}, inferred shape {}".format(
-            what, fmt_shape(have), fmt_shape(want))) from None
+        raise ShapeError(
+            "Shape inconsistent for {}: provided {}, inferred shape {}".format(
+                what, fmt_shape(have), fmt_shape(want)
+            )
+        ) from None
 
 
 def _sample(img, rows, cols, modulated):
@@ -103,8 +127,12 @@ def _sample(img, rows, cols, modulated):
         lr = np.where(top, f(0), rows - r0.astype(img.dtype))
         lc = np.where(right, f(0), cols - c0.astype(img.dtype))
     out = np.zeros((img.shape[0],) + rows.shape, img.dtype)
-    for rr, cc, wt in ((r0, c0, (1 - lr) * (1 - lc)), (r0, c1, (1 - lr) * lc),
-                       (r1, c0, lr * (1 - lc)), (r1, c1, lr * lc)):
+    for rr, cc, wt in (
+        (r0, c0, (1 - lr) * (1 - lc)),
+        (r0, c1, (1 - lr) * lc),
+        (r1, c0, lr * (1 - lc)),
+        (r1, c1, lr * lc),
+    ):
         ok = valid & (rr >= 0) & (rr < h) & (cc >= 0) & (cc < w)
         vals = img[:, np.clip(rr, 0, h - 1), np.clip(cc, 0, w - 1)]
         out += np.where(ok, wt.astype(img.dtype), f(0)) * vals
@@ -117,20 +145,24 @@ def _deform(modulated):
         mask = rest[0] if modulated else None
         weight = rest[1] if modulated else rest[0]
         bias = None if attrs.no_bias else rest[-1]
-        ins, _ = _shape(modulated)(attrs, [data.shape, offset.shape] +
-                                   [a.shape for a in rest])
+        ins, _ = _shape(modulated)(attrs, [data.shape, offset.shape] + [a.shape for a in rest])
         for got, want in zip([offset] + list(rest), ins[1:]):
             if got.shape != want:
-                raise ShapeError("Shape inconsistent: provided {}, inferred shape {}".format(
-                    fmt_shape(got.shape), fmt_shape(want)))
+                raise ShapeError(
+                    "Shape inconsistent: provided {}, inferred shape {}".format(
+                        fmt_shape(got.shape), fmt_shape(want)
+                    )
+                )
         (kh, kw), (sh, sw), (dh, dw), (ph, pw), (oh, ow) = _geometry(attrs, data.shape)
         n, c = data.shape[:2]
         g, dg = attrs.num_group, attrs.num_deformable_group
         f = data.dtype.type
-        base_r = (np.arange(oh) * sh - ph)[None, :, None] + \
-            (np.arange(kh) * dh).repeat(kw)[:, None, None]           # (K, oh, 1)
-        base_c = (np.arange(ow) * sw - pw)[None, None, :] + \
-            np.tile(np.arange(kw) * dw, kh)[:, None, None]           # (K, 1, ow)
+        base_r = (np.arange(oh) * sh - ph)[None, :, None] + (np.arange(kh) * dh).repeat(kw)[
+            :, None, None
+        ]  # (K, oh, 1)
+        base_c = (np.arange(ow) * sw - pw)[None, None, :] + np.tile(np.arange(kw) * dw, kh)[
+            :, None, None
+        ]  # (K, 1, ow)
         k = kh * kw
         out = np.empty((n, attrs.num_filter, oh, ow), data.dtype)
         cpg = c // dg
@@ -138,36 +170,52 @@ def _deform(modulated):
         for b in range(n):
             cols = np.empty((c, k, oh, ow), data.dtype)
             for gi in range(dg):
-                off = offset[b, gi * 2 * k:(gi + 1) * 2 * k].reshape(k, 2, oh, ow)
+                off = offset[b, gi * 2 * k : (gi + 1) * 2 * k].reshape(k, 2, oh, ow)
                 rows = base_r.astype(data.dtype) + off[:, 0]
                 cls = base_c.astype(data.dtype) + off[:, 1]
-                sampled = _sample(data[b, gi * cpg:(gi + 1) * cpg], rows.astype(f),
-                                  cls.astype(f), modulated)
+                sampled = _sample(
+                    data[b, gi * cpg : (gi + 1) * cpg], rows.astype(f), cls.astype(f), modulated
+                )
                 if modulated:
-                    sampled = sampled * mask[b, gi * k:(gi + 1) * k][None]
-                cols[gi * cpg:(gi + 1) * cpg] = sampled
+                    sampled = sampled * mask[b, gi * k : (gi + 1) * k][None]
+                cols[gi * cpg : (gi + 1) * cpg] = sampled
             cols = cols.reshape(g, (c // g) * k, oh * ow)
             res = np.matmul(wmat, cols).reshape(attrs.num_filter, oh, ow)
             if bias is not None:
                 res = res + bias[:, None, None]
             out[b] = res
         return out
+
     return kernel
 
 
 def _params(modulated):
-    params = {"kernel": Param(p_shape), "stride": Param(p_shape, ()),
-              "dilate": Param(p_shape, ()), "pad": Param(p_shape, ()),
-              "num_filter": Param(p_int), "num_group": Param(p_int, 1),
-              "num_deformable_group": Param(p_int, 1), "workspace": Param(p_int, 1024),
-              "no_bias": Param(p_bool, False),
-              "layout": Param(p_opt(p_enum("None", "NCDHW", "NCHW", "NCW")), None)}
+    params = {
+        "kernel": Param(p_shape),
+        "stride": Param(p_shape, ()),
+        "dilate": Param(p_shape, ()),
+        "pad": Param(p_shape, ()),
+        "num_filter": Param(p_int),
+        "num_group": Param(p_int, 1),
+        "num_deformable_group": Param(p_int, 1),
+        "workspace": Param(p_int, 1024),
+        "no_bias": Param(p_bool, False),
+        "layout": Param(p_opt(p_enum("None", "NCDHW", "NCHW", "NCW")), None),
+    }
     if modulated:
         params["im2col_step"] = Param(p_int, 64)
     return params
 
 
-register("_contrib_DeformableConvolution", inputs=_inputs(False), params=_params(False),
-         infer_shape=_shape(False))(_deform(False))
-register("_contrib_ModulatedDeformableConvolution", inputs=_inputs(True), params=_params(True),
-         infer_shape=_shape(True))(_deform(True))
+register(
+    "_contrib_DeformableConvolution",
+    inputs=_inputs(False),
+    params=_params(False),
+    infer_shape=_shape(False),
+)(_deform(False))
+register(
+    "_contrib_ModulatedDeformableConvolution",
+    inputs=_inputs(True),
+    params=_params(True),
+    infer_shape=_shape(True),
+)(_deform(True))

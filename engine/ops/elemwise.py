@@ -4,6 +4,7 @@ use (`_plus`, `_equal` ...) and the scalar variants (`_plus_scalar`, `_rminus_sc
 Every op here keeps shape and dtype, so each has an `out_kernel` writing into a preallocated
 buffer and is marked `inplace` (the executor may run it on its input's buffer).
 """
+
 import math
 
 import numpy as np
@@ -26,8 +27,7 @@ def _rint(x, out=None):
     """MXNet's rint: floor(x) when x - floor(x) <= 0.5, else ceil(x) (halves go down)."""
     f = np.floor(x)
     up = (x - f) > 0.5
-    return np.add(f, up, out=out, casting="unsafe") if out is not None else \
-        (f + up).astype(x.dtype)
+    return np.add(f, up, out=out, casting="unsafe") if out is not None else (f + up).astype(x.dtype)
 
 
 def _sigmoid(x, out=None):
@@ -115,20 +115,51 @@ def _logical_not(x, out=None):
 
 def _hard_sigmoid_kernel(attrs, x):
     return np.clip(x * x.dtype.type(attrs.alpha) + x.dtype.type(attrs.beta), 0, 1).astype(
-        x.dtype, copy=False)
+        x.dtype, copy=False
+    )
 
 
 UNARY = {
-    "relu": _relu, "sigmoid": _sigmoid, "tanh": np.tanh, "exp": np.exp, "log": np.log,
-    "sqrt": np.sqrt, "rsqrt": _rsqrt, "cbrt": np.cbrt, "rcbrt": _rcbrt, "abs": np.abs,
-    "square": np.square, "negative": np.negative, "reciprocal": np.reciprocal,
-    "sign": _sign, "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
-    "rint": _rint, "fix": np.trunc, "trunc": np.trunc, "erf": _erf, "softsign": _softsign,
-    "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "sin": np.sin,
-    "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
-    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "arcsinh": np.arcsinh,
-    "arccosh": np.arccosh, "arctanh": np.arctanh, "degrees": np.degrees,
-    "radians": np.radians, "logical_not": _logical_not,
+    "relu": _relu,
+    "sigmoid": _sigmoid,
+    "tanh": np.tanh,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "rsqrt": _rsqrt,
+    "cbrt": np.cbrt,
+    "rcbrt": _rcbrt,
+    "abs": np.abs,
+    "square": np.square,
+    "negative": np.negative,
+    "reciprocal": np.reciprocal,
+    "sign": _sign,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": _round_half_away,
+    "rint": _rint,
+    "fix": np.trunc,
+    "trunc": np.trunc,
+    "erf": _erf,
+    "softsign": _softsign,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "arcsin": np.arcsin,
+    "arccos": np.arccos,
+    "arctan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "arcsinh": np.arcsinh,
+    "arccosh": np.arccosh,
+    "arctanh": np.arctanh,
+    "degrees": np.degrees,
+    "radians": np.radians,
+    "logical_not": _logical_not,
 }
 
 
@@ -137,9 +168,14 @@ def _relu_inline(step):
     dt = step.out_dtype
     if dt.kind != "f" or step.in_dtypes[0] != dt:
         return None
-    return ["{}({}, {}, out={})".format(step.const(np.maximum), step.ins[0],
-                                        step.const(zeros_operand(step.in_shapes[0], dt)),
-                                        step.out)]
+    return [
+        "{}({}, {}, out={})".format(
+            step.const(np.maximum),
+            step.ins[0],
+            step.const(zeros_operand(step.in_shapes[0], dt)),
+            step.out,
+        )
+    ]
 
 
 def _unary_kernels(fn):
@@ -152,21 +188,36 @@ def _unary_kernels(fn):
             fn(x, out=out)
         else:
             out[...] = kernel(attrs, x)
+
     return kernel, out_kernel
 
 
 for _name, _fn in UNARY.items():
     _k, _ok = _unary_kernels(_fn)
     _k.__doc__ = "Elementwise {} of the input (MXNet's `{}`).".format(_name, _name)
-    register(_name, infer_shape=elemwise_shape, out_kernel=_ok, inplace=True,
-             elementwise=True, inline=_relu_inline if _name == "relu" else
-             ufunc_inline(_fn) if _name != "erf" else None)(_k)
+    register(
+        _name,
+        infer_shape=elemwise_shape,
+        out_kernel=_ok,
+        inplace=True,
+        elementwise=True,
+        inline=_relu_inline if _name == "relu" else ufunc_inline(_fn) if _name != "erf" else None,
+    )(_k)
 
-register("hard_sigmoid", params={"alpha": Param(p_float, 0.2), "beta": Param(p_float, 0.5)},
-         infer_shape=elemwise_shape, elementwise=True)(_hard_sigmoid_kernel)
+register(
+    "hard_sigmoid",
+    params={"alpha": Param(p_float, 0.2), "beta": Param(p_float, 0.5)},
+    infer_shape=elemwise_shape,
+    elementwise=True,
+)(_hard_sigmoid_kernel)
 
-_ACT = {"relu": _act_relu, "sigmoid": _sigmoid, "tanh": np.tanh, "softrelu": _softrelu,
-        "softsign": _softsign}
+_ACT = {
+    "relu": _act_relu,
+    "sigmoid": _sigmoid,
+    "tanh": np.tanh,
+    "softrelu": _softrelu,
+    "softsign": _softsign,
+}
 
 
 def _activation(attrs, x):
@@ -184,16 +235,24 @@ def _activation_inline(step):
             return _relu_inline(step)
         src, lines = step.ins[0], []
         for ufunc, zero in _act_relu_passes(step.in_shapes[0], dt):
-            lines.append("{}({}, {}, out={})".format(step.const(ufunc), src, step.const(zero),
-                                                     step.out))
+            lines.append(
+                "{}({}, {}, out={})".format(step.const(ufunc), src, step.const(zero), step.out)
+            )
             src = step.out
         return lines
     return ufunc_inline(_ACT[step.attrs.act_type])(step)
 
 
-register("Activation", params={"act_type": Param(p_enum(*_ACT))}, infer_shape=elemwise_shape,
-         out_kernel=_activation_out, inplace=True, elementwise=True, inline=_activation_inline,
-         doc="Activation function (relu, sigmoid, tanh, softrelu, softsign).")(_activation)
+register(
+    "Activation",
+    params={"act_type": Param(p_enum(*_ACT))},
+    infer_shape=elemwise_shape,
+    out_kernel=_activation_out,
+    inplace=True,
+    elementwise=True,
+    inline=_activation_inline,
+    doc="Activation function (relu, sigmoid, tanh, softrelu, softsign).",
+)(_activation)
 
 # identity-like ops: the executor treats them as aliases of their input
 
@@ -202,20 +261,34 @@ def _identity(attrs, x):
     return x.copy()
 
 
-register("_copy", aliases=("identity",), infer_shape=elemwise_shape, elementwise=True, alias=True,
-         doc="A copy of the input.")(_identity)
-register("BlockGrad", aliases=("stop_gradient",), infer_shape=elemwise_shape,
-         elementwise=True, alias=True, doc="The input, with gradients stopped.")(_identity)
+register(
+    "_copy",
+    aliases=("identity",),
+    infer_shape=elemwise_shape,
+    elementwise=True,
+    alias=True,
+    doc="A copy of the input.",
+)(_identity)
+register(
+    "BlockGrad",
+    aliases=("stop_gradient",),
+    infer_shape=elemwise_shape,
+    elementwise=True,
+    alias=True,
+    doc="The input, with gradients stopped.",
+)(_identity)
 
 # ----------------------------------------------------------------------------- binary, same shape
 
 
 def _to_dtype(fn):
     """Comparisons and logical ops return the input dtype (1.0/0.0), as MXNet's do."""
+
     def wrapped(a, b, out=None):
         if out is not None:
             return fn(a, b, out=out)
         return fn(a, b).astype(a.dtype)
+
     return wrapped
 
 
@@ -260,22 +333,35 @@ BINARY = {
 def _binary_kernels(name, fn):
     def kernel(attrs, a, b):
         if a.shape != b.shape:
-            raise ShapeError("Incompatible attr in node at 1-th input: expected {}, got {}"
-                             .format(fmt_shape(a.shape), fmt_shape(b.shape)))
+            raise ShapeError(
+                "Incompatible attr in node at 1-th input: expected {}, got {}".format(
+                    fmt_shape(a.shape), fmt_shape(b.shape)
+                )
+            )
         r = fn(a, b)
         return keep_dtype(r, a)
 
     def out_kernel(attrs, out, a, b):
         fn(a, b, out=out)
+
     kernel.__doc__ = "Elementwise {} of two arrays of the same shape (no broadcasting).".format(
-        name)
+        name
+    )
     return kernel, out_kernel
 
 
 for _name, (_fn, _aliases) in BINARY.items():
     _k, _ok = _binary_kernels(_name, _fn)
-    register(_name, inputs=("lhs", "rhs"), aliases=_aliases, infer_shape=elemwise_shape,
-             out_kernel=_ok, inplace=True, elementwise=True, inline=ufunc_inline(_fn))(_k)
+    register(
+        _name,
+        inputs=("lhs", "rhs"),
+        aliases=_aliases,
+        infer_shape=elemwise_shape,
+        out_kernel=_ok,
+        inplace=True,
+        elementwise=True,
+        inline=ufunc_inline(_fn),
+    )(_k)
 
 # ----------------------------------------------------------------------------- scalar variants
 
@@ -286,8 +372,14 @@ SCALAR = {
     "_rminus_scalar": (lambda a, s, out=None: np.subtract(s, a, out=out), "_RMinusScalar"),
     "_mul_scalar": (np.multiply, "_MulScalar"),
     "_div_scalar": (_int_safe_divide, "_DivScalar"),
-    "_rdiv_scalar": (lambda a, s, out=None: _int_safe_divide(np.asarray(s, a.dtype), a, out=out)
-                     if a.dtype.kind in "iu" else np.true_divide(s, a, out=out), "_RDivScalar"),
+    "_rdiv_scalar": (
+        lambda a, s, out=None: (
+            _int_safe_divide(np.asarray(s, a.dtype), a, out=out)
+            if a.dtype.kind in "iu"
+            else np.true_divide(s, a, out=out)
+        ),
+        "_RDivScalar",
+    ),
     "_mod_scalar": (np.mod, "_ModScalar"),
     "_rmod_scalar": (lambda a, s, out=None: np.mod(s, a, out=out), "_RModScalar"),
     "_power_scalar": (np.power, "_PowerScalar"),
@@ -316,13 +408,22 @@ def _scalar_kernels(fn):
 
     def out_kernel(attrs, out, x):
         fn(x, x.dtype.type(attrs.scalar), out=out)
+
     return kernel, out_kernel
 
 
 for _name, (_fn, _alias) in SCALAR.items():
     _k, _ok = _scalar_kernels(_fn)
     _k.__doc__ = "Elementwise {} with a scalar (the scalar is cast to the input dtype).".format(
-        _name)
-    register(_name, aliases=(_alias,), params=SCALAR_PARAMS, infer_shape=elemwise_shape,
-             out_kernel=_ok, inplace=True, elementwise=True,
-             inline=ufunc_inline(_fn, scalar=True))(_k)
+        _name
+    )
+    register(
+        _name,
+        aliases=(_alias,),
+        params=SCALAR_PARAMS,
+        infer_shape=elemwise_shape,
+        out_kernel=_ok,
+        inplace=True,
+        elementwise=True,
+        inline=ufunc_inline(_fn, scalar=True),
+    )(_k)

@@ -5,12 +5,25 @@ MXNet takes indices as floats and truncates them; out-of-range indices are clipp
 mode 'clip', Embedding), wrapped (mode 'wrap'), give all-off rows (one_hot) or raise (take mode
 'raise', gather_nd). Index outputs (argsort, topk) are float32 unless `dtype` says otherwise.
 """
+
 from math import prod
 
 import numpy as np
 
-from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float, p_int,
-                        p_opt, p_shape, register, shape_known)
+from ..registry import (
+    Param,
+    ShapeError,
+    merge_shape,
+    p_bool,
+    p_dtype,
+    p_enum,
+    p_float,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+    shape_known,
+)
 from ._util import fmt_shape, json_outputs, norm_axis
 
 
@@ -24,10 +37,12 @@ def _fix_index(idx, n, mode, op):
         return np.mod(idx, n)
     if mode == "raise":
         if idx.size and (idx.min() < 0 or idx.max() >= n):
-            raise ShapeError("{} operator contains indices out of bound (valid range [0, {}))"
-                             .format(op, n))
+            raise ShapeError(
+                "{} operator contains indices out of bound (valid range [0, {}))".format(op, n)
+            )
         return idx
     return np.clip(idx, 0, n - 1)
+
 
 # ----------------------------------------------------------------------------- take
 
@@ -37,7 +52,7 @@ def _take_shape(attrs, in_shapes):
     if a is None or idx is None:
         return in_shapes, [None]
     ax = norm_axis(attrs.axis, len(a), "take")
-    return in_shapes, [tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1:])]
+    return in_shapes, [tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1 :])]
 
 
 def take(attrs, a, indices):
@@ -47,33 +62,48 @@ def take(attrs, a, indices):
     return np.take(a, idx, axis=ax)
 
 
-register("take", inputs=("a", "indices"),
-         params={"axis": Param(p_int, 0), "mode": Param(p_enum("clip", "raise", "wrap"), "clip")},
-         infer_shape=_take_shape, infer_type=lambda a, t: (t, [t[0]]))(take)
+register(
+    "take",
+    inputs=("a", "indices"),
+    params={"axis": Param(p_int, 0), "mode": Param(p_enum("clip", "raise", "wrap"), "clip")},
+    infer_shape=_take_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(take)
 
 
 def batch_take(attrs, a, indices):
     """a[i, indices[i]] for each row i of a 2-D `a` (indices clipped)."""
     if a.ndim != 2 or indices.shape != (a.shape[0],):
-        raise ShapeError("batch_take expects a 2-D array and one index per row, got {} and {}"
-                         .format(fmt_shape(a.shape), fmt_shape(indices.shape)))
+        raise ShapeError(
+            "batch_take expects a 2-D array and one index per row, got {} and {}".format(
+                fmt_shape(a.shape), fmt_shape(indices.shape)
+            )
+        )
     if indices.dtype != np.int32:
-        raise ShapeError("batch_take: Type inconsistent, Provided = {}, inferred type = int32 "
-                         "(indices must be int32)".format(indices.dtype.name))
+        raise ShapeError(
+            "batch_take: Type inconsistent, Provided = {}, inferred type = int32 "
+            "(indices must be int32)".format(indices.dtype.name)
+        )
     idx = np.clip(_int_index(indices), 0, a.shape[1] - 1)
     return a[np.arange(a.shape[0]), idx]
 
 
 def _batch_take_type(attrs, in_types):
     if in_types[1] is not None and in_types[1] != np.int32:
-        raise ShapeError("batch_take: Type inconsistent, Provided = {}, inferred type = int32"
-                         .format(in_types[1].name))
+        raise ShapeError(
+            "batch_take: Type inconsistent, Provided = {}, inferred type = int32".format(
+                in_types[1].name
+            )
+        )
     return [in_types[0], np.dtype(np.int32)], [in_types[0]]
 
 
-register("batch_take", inputs=("a", "indices"),
-         infer_shape=lambda at, s: (s, [None if s[0] is None else (s[0][0],)]),
-         infer_type=_batch_take_type)(batch_take)
+register(
+    "batch_take",
+    inputs=("a", "indices"),
+    infer_shape=lambda at, s: (s, [None if s[0] is None else (s[0][0],)]),
+    infer_type=_batch_take_type,
+)(batch_take)
 
 # ----------------------------------------------------------------------------- pick
 
@@ -103,14 +133,16 @@ def _pick_shape(attrs, in_shapes):
         return in_shapes, [None]
     want = _pick_index_shape(attrs, data)
     if idx is not None and shape_known(idx) and int(np.prod(idx)) == int(np.prod(want)):
-        pass    # MXNet also takes an index of the same size, e.g. the keepdims shape
+        pass  # MXNet also takes an index of the same size, e.g. the keepdims shape
     else:
         try:
             idx = merge_shape(idx, want)
         except ShapeError:
-            raise ShapeError("pick: index has shape {}, expected {} (data {} without axis {})"
-                             .format(fmt_shape(idx), fmt_shape(want), fmt_shape(data),
-                                     attrs.axis)) from None
+            raise ShapeError(
+                "pick: index has shape {}, expected {} (data {} without axis {})".format(
+                    fmt_shape(idx), fmt_shape(want), fmt_shape(data), attrs.axis
+                )
+            ) from None
     return [data, idx], [_pick_out_shape(attrs, data)]
 
 
@@ -123,10 +155,18 @@ def pick(attrs, data, index):
     return np.take_along_axis(data, idx, axis=ax).reshape(_pick_out_shape(attrs, data.shape))
 
 
-register("pick", aliases=("choose_element_0index",), inputs=("data", "index"),
-         params={"axis": Param(p_opt(p_int), -1), "keepdims": Param(p_bool, False),
-                 "mode": Param(p_enum("clip", "wrap"), "clip")},
-         infer_shape=_pick_shape, infer_type=lambda a, t: (t, [t[0]]))(pick)
+register(
+    "pick",
+    aliases=("choose_element_0index",),
+    inputs=("data", "index"),
+    params={
+        "axis": Param(p_opt(p_int), -1),
+        "keepdims": Param(p_bool, False),
+        "mode": Param(p_enum("clip", "wrap"), "clip"),
+    },
+    infer_shape=_pick_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(pick)
 
 # ----------------------------------------------------------------------------- where
 
@@ -136,12 +176,16 @@ def _where_shape(attrs, in_shapes):
     try:
         xy = merge_shape(x, y)
     except ShapeError:
-        raise ShapeError("where: x {} and y {} must have the same shape".format(
-            fmt_shape(x), fmt_shape(y))) from None
+        raise ShapeError(
+            "where: x {} and y {} must have the same shape".format(fmt_shape(x), fmt_shape(y))
+        ) from None
     if cond is not None and xy is not None and tuple(cond) != tuple(xy):
         if not (len(cond) == 1 and (cond[0] == xy[0] or not cond[0] or not xy[0])):
-            raise ShapeError("where: condition {} must have the shape of x {} or be 1-D with "
-                             "length {}".format(fmt_shape(cond), fmt_shape(xy), xy[0]))
+            raise ShapeError(
+                "where: condition {} must have the shape of x {} or be 1-D with length {}".format(
+                    fmt_shape(cond), fmt_shape(xy), xy[0]
+                )
+            )
     return [cond, xy, xy], [xy]
 
 
@@ -159,8 +203,9 @@ def where(attrs, cond, x, y):
     return np.where(c, x, y).astype(x.dtype, copy=False)
 
 
-register("where", inputs=("condition", "x", "y"), infer_shape=_where_shape,
-         infer_type=_where_type)(where)
+register("where", inputs=("condition", "x", "y"), infer_shape=_where_shape, infer_type=_where_type)(
+    where
+)
 
 # ----------------------------------------------------------------------------- gather_nd
 
@@ -171,8 +216,11 @@ def _gather_shape(attrs, in_shapes):
         return in_shapes, [None]
     m = idx[0]
     if m > len(data):
-        raise ShapeError("gather_nd: indices {} index {} dimensions but data {} has only {}"
-                         .format(fmt_shape(idx), m, fmt_shape(data), len(data)))
+        raise ShapeError(
+            "gather_nd: indices {} index {} dimensions but data {} has only {}".format(
+                fmt_shape(idx), m, fmt_shape(data), len(data)
+            )
+        )
     return in_shapes, [(tuple(idx[1:]) + tuple(data[m:])) or (1,)]
 
 
@@ -184,14 +232,20 @@ def gather_nd(attrs, data, indices):
     for i in range(m):
         n = data.shape[i]
         if idx[i].size and (idx[i].min() < -n or idx[i].max() >= n):
-            raise ShapeError("gather_nd: index {} is out of bounds for axis {} with size {}"
-                             .format(int(idx[i].max() if idx[i].max() >= n else idx[i].min()),
-                                     i, n))
+            raise ShapeError(
+                "gather_nd: index {} is out of bounds for axis {} with size {}".format(
+                    int(idx[i].max() if idx[i].max() >= n else idx[i].min()), i, n
+                )
+            )
     return data[tuple(idx[i] for i in range(m))].reshape(shape)
 
 
-register("gather_nd", inputs=("data", "indices"), infer_shape=_gather_shape,
-         infer_type=lambda a, t: (t, [t[0]]))(gather_nd)
+register(
+    "gather_nd",
+    inputs=("data", "indices"),
+    infer_shape=_gather_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(gather_nd)
 
 # ----------------------------------------------------------------------------- one_hot
 
@@ -207,12 +261,18 @@ def one_hot(attrs, indices):
     return out
 
 
-register("one_hot", inputs=("indices",),
-         params={"depth": Param(p_int), "on_value": Param(p_float, 1.0),
-                 "off_value": Param(p_float, 0.0),
-                 "dtype": Param(p_dtype, np.dtype(np.float32))},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else tuple(s[0]) + (a.depth,)]),
-         infer_type=lambda a, t: (t, [a.dtype]))(one_hot)
+register(
+    "one_hot",
+    inputs=("indices",),
+    params={
+        "depth": Param(p_int),
+        "on_value": Param(p_float, 1.0),
+        "off_value": Param(p_float, 0.0),
+        "dtype": Param(p_dtype, np.dtype(np.float32)),
+    },
+    infer_shape=lambda a, s: (s, [None if s[0] is None else tuple(s[0]) + (a.depth,)]),
+    infer_type=lambda a, t: (t, [a.dtype]),
+)(one_hot)
 
 # ----------------------------------------------------------------------------- Embedding
 
@@ -223,10 +283,12 @@ def _emb_shape(attrs, in_shapes):
     try:
         w = merge_shape(w, want)
     except ShapeError:
-        raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {} (Embedding "
-                         "weight from input_dim={}, output_dim={})".format(
-                             fmt_shape(in_shapes[1]), fmt_shape(want), attrs.input_dim,
-                             attrs.output_dim)) from None
+        raise ShapeError(
+            "Shape inconsistent, Provided = {}, inferred shape = {} (Embedding "
+            "weight from input_dim={}, output_dim={})".format(
+                fmt_shape(in_shapes[1]), fmt_shape(want), attrs.input_dim, attrs.output_dim
+            )
+        ) from None
     return [data, w], [None if data is None else tuple(data) + (attrs.output_dim,)]
 
 
@@ -242,11 +304,18 @@ def embedding(attrs, data, weight):
     return weight[idx]
 
 
-register("Embedding", inputs=("data", "weight"),
-         params={"input_dim": Param(p_int), "output_dim": Param(p_int),
-                 "dtype": Param(p_dtype, np.dtype(np.float32)),
-                 "sparse_grad": Param(p_bool, False)},
-         infer_shape=_emb_shape, infer_type=_emb_type)(embedding)
+register(
+    "Embedding",
+    inputs=("data", "weight"),
+    params={
+        "input_dim": Param(p_int),
+        "output_dim": Param(p_int),
+        "dtype": Param(p_dtype, np.dtype(np.float32)),
+        "sparse_grad": Param(p_bool, False),
+    },
+    infer_shape=_emb_shape,
+    infer_type=_emb_type,
+)(embedding)
 
 # ----------------------------------------------------------------------------- SequenceMask
 
@@ -262,23 +331,26 @@ def _seqmask_shape(attrs, in_shapes):
     if not attrs.use_sequence_length or data is None:
         return in_shapes, [data]
     if len(data) < 2:
-        raise ShapeError("SequenceMask needs data of at least 2 dimensions, got {}".format(
-            fmt_shape(data)))
+        raise ShapeError(
+            "SequenceMask needs data of at least 2 dimensions, got {}".format(fmt_shape(data))
+        )
     batch = data[1 - attrs.axis]
     try:
         ln = merge_shape(in_shapes[1], (batch,))
     except ShapeError:
-        raise ShapeError("SequenceMask: sequence_length has shape {}, expected [{}] (the batch "
-                         "axis of data {})".format(fmt_shape(in_shapes[1]), batch,
-                                                   fmt_shape(data))) from None
+        raise ShapeError(
+            "SequenceMask: sequence_length has shape {}, expected [{}] (the batch "
+            "axis of data {})".format(fmt_shape(in_shapes[1]), batch, fmt_shape(data))
+        ) from None
     return [data, ln], [data]
 
 
 def sequence_mask(attrs, data, sequence_length=None):
     """Set positions at or beyond each sequence's length (along `axis`, the time axis) to
     `value`; identity without use_sequence_length."""
-    _seqmask_shape(attrs, [data.shape] + ([] if sequence_length is None
-                                          else [sequence_length.shape]))
+    _seqmask_shape(
+        attrs, [data.shape] + ([] if sequence_length is None else [sequence_length.shape])
+    )
     if sequence_length is None:
         return data.copy()
     ax = attrs.axis
@@ -289,10 +361,17 @@ def sequence_mask(attrs, data, sequence_length=None):
     return np.where(keep, data, data.dtype.type(attrs.value))
 
 
-register("SequenceMask", inputs=_seqmask_inputs,
-         params={"use_sequence_length": Param(p_bool, False), "value": Param(p_float, 0.0),
-                 "axis": Param(p_int, 0)},
-         infer_shape=_seqmask_shape, infer_type=lambda a, t: (t, [t[0]]))(sequence_mask)
+register(
+    "SequenceMask",
+    inputs=_seqmask_inputs,
+    params={
+        "use_sequence_length": Param(p_bool, False),
+        "value": Param(p_float, 0.0),
+        "axis": Param(p_int, 0),
+    },
+    infer_shape=_seqmask_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(sequence_mask)
 
 # ----------------------------------------------------------------------------- sort family
 
@@ -334,13 +413,23 @@ def argsort(attrs, x):
 
 # sort and topk(ret_typ='value'/'both') have a hidden second output in MXNet, hence the
 # output names "output0"(, "output1") that list_outputs shows
-register("sort", params={"axis": Param(p_opt(p_int), -1), "is_ascend": Param(p_bool, True)},
-         output_names=("output0",), infer_shape=_sort_shape)(sort)
+register(
+    "sort",
+    params={"axis": Param(p_opt(p_int), -1), "is_ascend": Param(p_bool, True)},
+    output_names=("output0",),
+    infer_shape=_sort_shape,
+)(sort)
 _IDX_DTYPES = p_enum("float16", "float32", "float64", "int32", "int64", "uint8")
-register("argsort", params={"axis": Param(p_opt(p_int), -1), "is_ascend": Param(p_bool, True),
-                            "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)),
-                                           np.dtype(np.float32))},
-         infer_shape=_sort_shape, infer_type=lambda a, t: (t, [a.dtype]))(argsort)
+register(
+    "argsort",
+    params={
+        "axis": Param(p_opt(p_int), -1),
+        "is_ascend": Param(p_bool, True),
+        "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)), np.dtype(np.float32)),
+    },
+    infer_shape=_sort_shape,
+    infer_type=lambda a, t: (t, [a.dtype]),
+)(argsort)
 
 
 def _topk_k(attrs, n):
@@ -365,7 +454,7 @@ def _topk_shape(attrs, in_shapes):
     else:
         out = tuple(s)
         if s[ax]:
-            out = out[:ax] + (_topk_k(attrs, s[ax]),) + out[ax + 1:]
+            out = out[:ax] + (_topk_k(attrs, s[ax]),) + out[ax + 1 :]
     return in_shapes, [out] * nout
 
 
@@ -398,15 +487,22 @@ def topk(attrs, x):
     return vals, idx.astype(attrs.dtype)
 
 
-register("topk", params={"axis": Param(p_opt(p_int), -1), "k": Param(p_int, 1),
-                         "ret_typ": Param(p_enum("both", "indices", "mask", "value"), "indices"),
-                         "is_ascend": Param(p_bool, False),
-                         "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)),
-                                        np.dtype(np.float32))},
-         num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
-         output_names=lambda a: {"both": ("output0", "output1"), "value": ("output0",)}.get(
-             a.ret_typ, ("output",)),
-         infer_shape=_topk_shape, infer_type=_topk_type)(topk)
+register(
+    "topk",
+    params={
+        "axis": Param(p_opt(p_int), -1),
+        "k": Param(p_int, 1),
+        "ret_typ": Param(p_enum("both", "indices", "mask", "value"), "indices"),
+        "is_ascend": Param(p_bool, False),
+        "dtype": Param(lambda v: np.dtype(_IDX_DTYPES(np.dtype(v).name)), np.dtype(np.float32)),
+    },
+    num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
+    output_names=lambda a: {"both": ("output0", "output1"), "value": ("output0",)}.get(
+        a.ret_typ, ("output",)
+    ),
+    infer_shape=_topk_shape,
+    infer_type=_topk_type,
+)(topk)
 json_outputs("sort", lambda attrs: 2)
 json_outputs("topk", lambda attrs: 2 if attrs.ret_typ in ("value", "both") else 1)
 
@@ -419,8 +515,11 @@ def _scatter_shape(attrs, in_shapes):
         m = idx[0]
         want = tuple(idx[1:]) + tuple(attrs.shape[m:])
         if m > len(attrs.shape) or tuple(data) != (want or (1,)):
-            raise ShapeError("scatter_nd: data {} and indices {} do not fit shape {}".format(
-                fmt_shape(data), fmt_shape(idx), attrs.shape))
+            raise ShapeError(
+                "scatter_nd: data {} and indices {} do not fit shape {}".format(
+                    fmt_shape(data), fmt_shape(idx), attrs.shape
+                )
+            )
     return in_shapes, [tuple(attrs.shape)]
 
 
@@ -430,20 +529,28 @@ def scatter_nd(attrs, data, indices):
     out = np.zeros(attrs.shape, data.dtype)
     idx = _int_index(indices)
     out[tuple(idx[i] for i in range(idx.shape[0]))] = data.reshape(
-        idx.shape[1:] + tuple(attrs.shape[idx.shape[0]:]))
+        idx.shape[1:] + tuple(attrs.shape[idx.shape[0] :])
+    )
     return out
 
 
-register("scatter_nd", inputs=("data", "indices"), params={"shape": Param(p_shape)},
-         infer_shape=_scatter_shape, infer_type=lambda a, t: (t, [t[0]]))(scatter_nd)
+register(
+    "scatter_nd",
+    inputs=("data", "indices"),
+    params={"shape": Param(p_shape)},
+    infer_shape=_scatter_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(scatter_nd)
 
 
 def ravel_multi_index(attrs, data):
     """Flat indices into an array of `shape` from a (len(shape), ...) array of coordinates."""
     if data.shape[0] != len(attrs.shape):
-        raise ShapeError("ravel_multi_index: data {} must have {} rows (one per dimension of "
-                         "shape {})".format(fmt_shape(data.shape), len(attrs.shape),
-                                            attrs.shape))
+        raise ShapeError(
+            "ravel_multi_index: data {} must have {} rows (one per dimension of shape {})".format(
+                fmt_shape(data.shape), len(attrs.shape), attrs.shape
+            )
+        )
     strides = np.cumprod((1,) + tuple(attrs.shape[:0:-1]))[::-1]
     flat = np.tensordot(strides, data.astype(np.int64), axes=1)
     return flat.astype(data.dtype).reshape(data.shape[1:] or (1,))
@@ -451,14 +558,20 @@ def ravel_multi_index(attrs, data):
 
 def unravel_index(attrs, data):
     """Coordinates (len(shape), ...) in an array of `shape` of the flat indices `data`."""
-    return np.stack(np.unravel_index(data.astype(np.int64) % max(prod(attrs.shape), 1),
-                                     attrs.shape)).astype(data.dtype)
+    return np.stack(
+        np.unravel_index(data.astype(np.int64) % max(prod(attrs.shape), 1), attrs.shape)
+    ).astype(data.dtype)
 
 
-register("_ravel_multi_index", aliases=("ravel_multi_index",),
-         params={"shape": Param(p_shape)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else (tuple(s[0][1:]) or (1,))]))(
-    ravel_multi_index)
-register("_unravel_index", aliases=("unravel_index",), params={"shape": Param(p_shape)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else
-                                       (len(a.shape),) + tuple(s[0])]))(unravel_index)
+register(
+    "_ravel_multi_index",
+    aliases=("ravel_multi_index",),
+    params={"shape": Param(p_shape)},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else (tuple(s[0][1:]) or (1,))]),
+)(ravel_multi_index)
+register(
+    "_unravel_index",
+    aliases=("unravel_index",),
+    params={"shape": Param(p_shape)},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else (len(a.shape),) + tuple(s[0])]),
+)(unravel_index)

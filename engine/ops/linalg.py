@@ -2,6 +2,7 @@
 potrf, potri, trsm, trmm, syrk, sumlogdiag, extractdiag, makediag, extracttrian, maketrian,
 inverse, det and slogdet, batched over the leading axes; gemm's `axis` names the rows axis of the
 matrices (-2 by default), as in MXNet. Factorisations run in float64 and are cast back."""
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_float, p_int, register
@@ -16,8 +17,11 @@ def _rows_last(x, axis):
 
 def _mm_shape(attrs, a, b):
     if len(a) < 2 or len(a) != len(b):
-        raise ShapeError("linalg_gemm: A {} and B {} must have the same rank >= 2".format(
-            fmt_shape(a), fmt_shape(b)))
+        raise ShapeError(
+            "linalg_gemm: A {} and B {} must have the same rank >= 2".format(
+                fmt_shape(a), fmt_shape(b)
+            )
+        )
     ax = norm_axis(attrs.axis, len(a), "linalg_gemm")
     if ax == len(a) - 1:
         raise ShapeError("linalg_gemm: axis cannot be the last axis")
@@ -27,10 +31,12 @@ def _mm_shape(attrs, a, b):
     m, k = (pa[-1], pa[-2]) if attrs.transpose_a else (pa[-2], pa[-1])
     k2, n = (pb[-1], pb[-2]) if attrs.transpose_b else (pb[-2], pb[-1])
     if pa[:-2] != pb[:-2] or (k and k2 and k != k2):
-        raise ShapeError("linalg_gemm: incompatible A {} and B {} (transpose_a={}, "
-                         "transpose_b={}, axis={})".format(fmt_shape(a), fmt_shape(b),
-                                                           attrs.transpose_a,
-                                                           attrs.transpose_b, attrs.axis))
+        raise ShapeError(
+            "linalg_gemm: incompatible A {} and B {} (transpose_a={}, "
+            "transpose_b={}, axis={})".format(
+                fmt_shape(a), fmt_shape(b), attrs.transpose_a, attrs.transpose_b, attrs.axis
+            )
+        )
     out = list(pa[:-2]) + [m, n]
     # move the rows axis back where it was
     rows = out.pop(len(out) - 2)
@@ -61,16 +67,23 @@ def gemm(attrs, a, b, c):
     """alpha * op(A) @ op(B) + beta * C, batched over the leading axes."""
     out_shape = _mm_shape(attrs, a.shape, b.shape)
     if c.shape != out_shape:
-        raise ShapeError("linalg_gemm: C has shape {}, expected {}".format(
-            fmt_shape(c.shape), fmt_shape(out_shape)))
+        raise ShapeError(
+            "linalg_gemm: C has shape {}, expected {}".format(
+                fmt_shape(c.shape), fmt_shape(out_shape)
+            )
+        )
     res = _product(attrs, a, b)
-    if attrs.beta != 0:         # BLAS gemm does not read C when beta == 0 (NaN in C ignored)
+    if attrs.beta != 0:  # BLAS gemm does not read C when beta == 0 (NaN in C ignored)
         res += c.dtype.type(attrs.beta) * c
     return res
 
 
-_GEMM_PARAMS = {"transpose_a": Param(p_bool, False), "transpose_b": Param(p_bool, False),
-                "alpha": Param(p_float, 1.0), "axis": Param(p_int, -2)}
+_GEMM_PARAMS = {
+    "transpose_a": Param(p_bool, False),
+    "transpose_b": Param(p_bool, False),
+    "alpha": Param(p_float, 1.0),
+    "axis": Param(p_int, -2),
+}
 
 
 def _gemm2_shape(attrs, s):
@@ -84,15 +97,26 @@ def _gemm_shape(attrs, s):
         return s, [s[2]]
     out = _mm_shape(attrs, s[0], s[1])
     if s[2] is not None and tuple(s[2]) != out:
-        raise ShapeError("linalg_gemm: C has shape {}, expected {}".format(
-            fmt_shape(s[2]), fmt_shape(out)))
+        raise ShapeError(
+            "linalg_gemm: C has shape {}, expected {}".format(fmt_shape(s[2]), fmt_shape(out))
+        )
     return [s[0], s[1], out], [out]
 
 
-register("_linalg_gemm2", aliases=("linalg_gemm2",), inputs=("A", "B"),
-         params=dict(_GEMM_PARAMS), infer_shape=_gemm2_shape)(gemm2)
-register("_linalg_gemm", aliases=("linalg_gemm",), inputs=("A", "B", "C"),
-         params=dict(_GEMM_PARAMS, beta=Param(p_float, 1.0)), infer_shape=_gemm_shape)(gemm)
+register(
+    "_linalg_gemm2",
+    aliases=("linalg_gemm2",),
+    inputs=("A", "B"),
+    params=dict(_GEMM_PARAMS),
+    infer_shape=_gemm2_shape,
+)(gemm2)
+register(
+    "_linalg_gemm",
+    aliases=("linalg_gemm",),
+    inputs=("A", "B", "C"),
+    params=dict(_GEMM_PARAMS, beta=Param(p_float, 1.0)),
+    infer_shape=_gemm_shape,
+)(gemm)
 
 # ----------------------------------------------------------------------------- more of linalg
 # Matrices are the last two axes; leading axes are a batch. Computed in float64, cast back.
@@ -100,8 +124,11 @@ register("_linalg_gemm", aliases=("linalg_gemm",), inputs=("A", "B", "C"),
 
 def _square(a, what):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ShapeError("{}: input must be a (batch of) square matrices, got {}".format(
-            what, fmt_shape(a.shape)))
+        raise ShapeError(
+            "{}: input must be a (batch of) square matrices, got {}".format(
+                what, fmt_shape(a.shape)
+            )
+        )
 
 
 def _f64(a):
@@ -113,8 +140,10 @@ def _lapack(fn, what, *args):
     try:
         return fn(*args)
     except np.linalg.LinAlgError as err:
-        raise ShapeError("{} failed in lapack on cpu ({}): the input matrix is either not "
-                         "symmetric positive definite or singular".format(what, err)) from None
+        raise ShapeError(
+            "{} failed in lapack on cpu ({}): the input matrix is either not "
+            "symmetric positive definite or singular".format(what, err)
+        ) from None
 
 
 def _tri(a, lower):
@@ -132,8 +161,11 @@ def potri(attrs, a):
     """Inverse of B = L L^T from its Cholesky factor L (lower) or U (upper)."""
     _square(a, "linalg_potri")
     t = _tri(_f64(a), attrs.lower)
-    b = np.matmul(t, np.swapaxes(t, -1, -2)) if attrs.lower else \
-        np.matmul(np.swapaxes(t, -1, -2), t)
+    b = (
+        np.matmul(t, np.swapaxes(t, -1, -2))
+        if attrs.lower
+        else np.matmul(np.swapaxes(t, -1, -2), t)
+    )
     return _lapack(np.linalg.inv, "linalg_potri", b).astype(a.dtype)
 
 
@@ -146,9 +178,14 @@ def trsm(attrs, a, b):
     _square(a, "linalg_trsm")
     t = _op(_tri(_f64(a), attrs.lower), attrs.transpose)
     rhs = attrs.alpha * _f64(b)
-    if attrs.rightside:      # X t = rhs  <=>  t^T X^T = rhs^T
-        x = np.swapaxes(_lapack(np.linalg.solve, "linalg_trsm", np.swapaxes(t, -1, -2),
-                                 np.swapaxes(rhs, -1, -2)), -1, -2)
+    if attrs.rightside:  # X t = rhs  <=>  t^T X^T = rhs^T
+        x = np.swapaxes(
+            _lapack(
+                np.linalg.solve, "linalg_trsm", np.swapaxes(t, -1, -2), np.swapaxes(rhs, -1, -2)
+            ),
+            -1,
+            -2,
+        )
     else:
         x = _lapack(np.linalg.solve, "linalg_trsm", t, rhs)
     return x.astype(b.dtype)
@@ -165,8 +202,11 @@ def trmm(attrs, a, b):
 def syrk(attrs, a):
     """alpha A A^T (or alpha A^T A with transpose)."""
     x = _f64(a)
-    res = np.matmul(np.swapaxes(x, -1, -2), x) if attrs.transpose else \
-        np.matmul(x, np.swapaxes(x, -1, -2))
+    res = (
+        np.matmul(np.swapaxes(x, -1, -2), x)
+        if attrs.transpose
+        else np.matmul(x, np.swapaxes(x, -1, -2))
+    )
     return (attrs.alpha * res).astype(a.dtype)
 
 
@@ -238,45 +278,107 @@ def slogdet(attrs, a):
     _square(a, "linalg_slogdet")
     sign, logdet = np.linalg.slogdet(_f64(a))
     shape = a.shape[:-2] or (1,)
-    return (np.asarray(sign).reshape(shape).astype(a.dtype),
-            np.asarray(logdet).reshape(shape).astype(a.dtype))
+    return (
+        np.asarray(sign).reshape(shape).astype(a.dtype),
+        np.asarray(logdet).reshape(shape).astype(a.dtype),
+    )
 
 
 def _batch_scalar(attrs, s):
     return s, [None if s[0] is None else (tuple(s[0][:-2]) or (1,))]
 
 
-_SIDE = {"transpose": Param(p_bool, False), "rightside": Param(p_bool, False),
-         "lower": Param(p_bool, True), "alpha": Param(p_float, 1.0)}
+_SIDE = {
+    "transpose": Param(p_bool, False),
+    "rightside": Param(p_bool, False),
+    "lower": Param(p_bool, True),
+    "alpha": Param(p_float, 1.0),
+}
 _SAME = lambda a, s: (s, [s[0]])  # noqa: E731 - tiny shape rule
 
-register("_linalg_potrf", aliases=("linalg_potrf",), inputs=("A",),
-         params={"lower": Param(p_bool, True)}, infer_shape=_SAME)(potrf)
-register("_linalg_potri", aliases=("linalg_potri",), inputs=("A",),
-         params={"lower": Param(p_bool, True)}, infer_shape=_SAME)(potri)
-register("_linalg_trsm", aliases=("linalg_trsm",), inputs=("A", "B"), params=dict(_SIDE),
-         infer_shape=lambda a, s: (s, [s[1]]))(trsm)
-register("_linalg_trmm", aliases=("linalg_trmm",), inputs=("A", "B"), params=dict(_SIDE),
-         infer_shape=lambda a, s: (s, [s[1]]))(trmm)
-register("_linalg_syrk", aliases=("linalg_syrk",), inputs=("A",),
-         params={"transpose": Param(p_bool, False), "alpha": Param(p_float, 1.0)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else tuple(s[0][:-2]) + (
-             (s[0][-1],) * 2 if a.transpose else (s[0][-2],) * 2)]))(syrk)
-register("_linalg_sumlogdiag", aliases=("linalg_sumlogdiag",), inputs=("A",),
-         infer_shape=_batch_scalar)(sumlogdiag)
-register("_linalg_extractdiag", aliases=("linalg_extractdiag",), inputs=("A",),
-         params={"offset": Param(p_int, 0)})(extractdiag)
-register("_linalg_makediag", aliases=("linalg_makediag",), inputs=("A",),
-         params={"offset": Param(p_int, 0)})(makediag)
-register("_linalg_extracttrian", aliases=("linalg_extracttrian",), inputs=("A",),
-         params={"offset": Param(p_int, 0), "lower": Param(p_bool, True)})(extracttrian)
-register("_linalg_maketrian", aliases=("linalg_maketrian",), inputs=("A",),
-         params={"offset": Param(p_int, 0), "lower": Param(p_bool, True)})(maketrian)
-register("_linalg_inverse", aliases=("linalg_inverse",), inputs=("A",),
-         infer_shape=_SAME)(inverse)
-register("_linalg_det", aliases=("linalg_det",), inputs=("A",), output_names=("output0",),
-         infer_shape=_batch_scalar)(det)
-register("_linalg_slogdet", aliases=("linalg_slogdet",), inputs=("A",), num_outputs=2,
-         infer_shape=lambda a, s: (s, _batch_scalar(a, s)[1] * 2))(slogdet)
-json_outputs("_linalg_det", lambda attrs: 3)         # and the hidden LU factors and pivots
+register(
+    "_linalg_potrf",
+    aliases=("linalg_potrf",),
+    inputs=("A",),
+    params={"lower": Param(p_bool, True)},
+    infer_shape=_SAME,
+)(potrf)
+register(
+    "_linalg_potri",
+    aliases=("linalg_potri",),
+    inputs=("A",),
+    params={"lower": Param(p_bool, True)},
+    infer_shape=_SAME,
+)(potri)
+register(
+    "_linalg_trsm",
+    aliases=("linalg_trsm",),
+    inputs=("A", "B"),
+    params=dict(_SIDE),
+    infer_shape=lambda a, s: (s, [s[1]]),
+)(trsm)
+register(
+    "_linalg_trmm",
+    aliases=("linalg_trmm",),
+    inputs=("A", "B"),
+    params=dict(_SIDE),
+    infer_shape=lambda a, s: (s, [s[1]]),
+)(trmm)
+register(
+    "_linalg_syrk",
+    aliases=("linalg_syrk",),
+    inputs=("A",),
+    params={"transpose": Param(p_bool, False), "alpha": Param(p_float, 1.0)},
+    infer_shape=lambda a, s: (
+        s,
+        [
+            None
+            if s[0] is None
+            else tuple(s[0][:-2]) + ((s[0][-1],) * 2 if a.transpose else (s[0][-2],) * 2)
+        ],
+    ),
+)(syrk)
+register(
+    "_linalg_sumlogdiag", aliases=("linalg_sumlogdiag",), inputs=("A",), infer_shape=_batch_scalar
+)(sumlogdiag)
+register(
+    "_linalg_extractdiag",
+    aliases=("linalg_extractdiag",),
+    inputs=("A",),
+    params={"offset": Param(p_int, 0)},
+)(extractdiag)
+register(
+    "_linalg_makediag",
+    aliases=("linalg_makediag",),
+    inputs=("A",),
+    params={"offset": Param(p_int, 0)},
+)(makediag)
+register(
+    "_linalg_extracttrian",
+    aliases=("linalg_extracttrian",),
+    inputs=("A",),
+    params={"offset": Param(p_int, 0), "lower": Param(p_bool, True)},
+)(extracttrian)
+register(
+    "_linalg_maketrian",
+    aliases=("linalg_maketrian",),
+    inputs=("A",),
+    params={"offset": Param(p_int, 0), "lower": Param(p_bool, True)},
+)(maketrian)
+register("_linalg_inverse", aliases=("linalg_inverse",), inputs=("A",), infer_shape=_SAME)(inverse)
+register(
+    "_linalg_det",
+    aliases=("linalg_det",),
+    inputs=("A",),
+    output_names=("output0",),
+    infer_shape=_batch_scalar,
+)(det)
+register(
+    "_linalg_slogdet",
+    aliases=("linalg_slogdet",),
+    inputs=("A",),
+    num_outputs=2,
+    infer_shape=lambda a, s: (s, _batch_scalar(a, s)[1] * 2),
+)(slogdet)
+json_outputs("_linalg_det", lambda attrs: 3)  # and the hidden LU factors and pivots
 json_outputs("_linalg_slogdet", lambda attrs: 4)

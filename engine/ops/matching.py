@@ -5,6 +5,7 @@ are free, and stop at the first free pair whose score fails the strict threshold
 matched column per row and the matched row per column (-1 when unmatched), in the input dtype.
 As MXNet's kernel, `topk=k` stops only after the (k+1)-th match (it tests `count > topk`
 after counting)."""
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_float, p_int, register
@@ -28,7 +29,7 @@ def _bipartite_matching(attrs, data):
     scores = data.reshape(-1, rows * cols)
     row_marker = np.full((scores.shape[0], rows), -1, data.dtype)
     col_marker = np.full((scores.shape[0], cols), -1, data.dtype)
-    threshold = np.float32(attrs.threshold)     # MXNet's parameter is a C float
+    threshold = np.float32(attrs.threshold)  # MXNet's parameter is a C float
     for b, flat in enumerate(scores):
         order = np.argsort(flat if attrs.is_ascend else -flat, kind="stable")
         count = 0
@@ -45,11 +46,17 @@ def _bipartite_matching(attrs, data):
                     break
             else:
                 break
-    return (row_marker.reshape(data.shape[:-1]),
-            col_marker.reshape(data.shape[:-2] + (cols,)))
+    return (row_marker.reshape(data.shape[:-1]), col_marker.reshape(data.shape[:-2] + (cols,)))
 
 
-register("_contrib_bipartite_matching", inputs=("data",), num_outputs=2,
-         params={"is_ascend": Param(p_bool, False), "threshold": Param(p_float),
-                 "topk": Param(p_int, -1)},
-         infer_shape=_shape)(_bipartite_matching)
+register(
+    "_contrib_bipartite_matching",
+    inputs=("data",),
+    num_outputs=2,
+    params={
+        "is_ascend": Param(p_bool, False),
+        "threshold": Param(p_float),
+        "topk": Param(p_int, -1),
+    },
+    infer_shape=_shape,
+)(_bipartite_matching)

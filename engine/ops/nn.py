@@ -3,14 +3,14 @@
 FullyConnected infers its weight and bias shapes backward from data and num_hidden, which is
 how gluon's deferred initialisation learns `in_units`.
 """
+
 from math import prod
 
 import numpy as np
 
-from ..registry import (Param, ShapeError, get_op, merge_shape, p_bool, p_int, p_str,
-                        register)
+from ..registry import Param, ShapeError, get_op, merge_shape, p_bool, p_int, p_str, register
 from ._util import as_array, fmt_shape
-from ._util import dot as _dot   # the undispatched np.dot (this module defines the op `dot`)
+from ._util import dot as _dot  # the undispatched np.dot (this module defines the op `dot`)
 
 
 def _fc_inputs(attrs):
@@ -34,17 +34,22 @@ def fc_shape(attrs, in_shapes):
     try:
         w = merge_shape(in_shapes[1], (nh, in_units))
     except ShapeError:
-        raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {} (weight of "
-                         "data {} with num_hidden={})".format(
-                             fmt_shape(in_shapes[1]), fmt_shape((nh, in_units)),
-                             fmt_shape(data), nh)) from None
+        raise ShapeError(
+            "Shape inconsistent, Provided = {}, inferred shape = {} (weight of "
+            "data {} with num_hidden={})".format(
+                fmt_shape(in_shapes[1]), fmt_shape((nh, in_units)), fmt_shape(data), nh
+            )
+        ) from None
     shapes = [data, w]
     if not attrs.no_bias:
         try:
             shapes.append(merge_shape(in_shapes[2], (nh,)))
         except ShapeError:
-            raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {} (bias)"
-                             .format(fmt_shape(in_shapes[2]), fmt_shape((nh,)))) from None
+            raise ShapeError(
+                "Shape inconsistent, Provided = {}, inferred shape = {} (bias)".format(
+                    fmt_shape(in_shapes[2]), fmt_shape((nh,))
+                )
+            ) from None
     if data is None and w[1] and not attrs.flatten:
         shapes[0] = None
     return shapes, [out]
@@ -54,8 +59,11 @@ def _fc_check(attrs, x, w):
     inu = w.shape[1] if w.ndim == 2 else -1
     expect = x.size // x.shape[0] if attrs.flatten and x.ndim else x.shape[-1]
     if w.shape != (attrs.num_hidden, expect) or inu != expect:
-        raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {}".format(
-            fmt_shape(w.shape), fmt_shape((attrs.num_hidden, expect))))
+        raise ShapeError(
+            "Shape inconsistent, Provided = {}, inferred shape = {}".format(
+                fmt_shape(w.shape), fmt_shape((attrs.num_hidden, expect))
+            )
+        )
 
 
 def fully_connected(attrs, x, w, b=None):
@@ -69,8 +77,11 @@ def fully_connected(attrs, x, w, b=None):
     y = _dot(x2, w.T)
     if b is not None:
         if b.shape != (attrs.num_hidden,):
-            raise ShapeError("Shape inconsistent, Provided = {}, inferred shape = {}".format(
-                fmt_shape(b.shape), fmt_shape((attrs.num_hidden,))))
+            raise ShapeError(
+                "Shape inconsistent, Provided = {}, inferred shape = {}".format(
+                    fmt_shape(b.shape), fmt_shape((attrs.num_hidden,))
+                )
+            )
         y += b
     if not attrs.flatten and x.ndim != 2:
         y = y.reshape(x.shape[:-1] + (attrs.num_hidden,))
@@ -108,10 +119,18 @@ def fully_connected_inline(step):
     return lines
 
 
-register("FullyConnected", inputs=_fc_inputs, inline=fully_connected_inline,
-         params={"num_hidden": Param(p_int), "no_bias": Param(p_bool, False),
-                 "flatten": Param(p_bool, True)},
-         infer_shape=fc_shape, out_kernel=fully_connected_out)(fully_connected)
+register(
+    "FullyConnected",
+    inputs=_fc_inputs,
+    inline=fully_connected_inline,
+    params={
+        "num_hidden": Param(p_int),
+        "no_bias": Param(p_bool, False),
+        "flatten": Param(p_bool, True),
+    },
+    infer_shape=fc_shape,
+    out_kernel=fully_connected_out,
+)(fully_connected)
 
 
 def _fc_backward(attrs, in_shapes, out_shapes):
@@ -127,6 +146,7 @@ get_op("FullyConnected").infer_shape_backward = _fc_backward
 
 
 # ----------------------------------------------------------------------------- dot
+
 
 def _dot_operands(attrs, a, b):
     if attrs.transpose_a:
@@ -144,9 +164,11 @@ def dot_shape(attrs, in_shapes):
     ta = tuple(reversed(a)) if attrs.transpose_a else tuple(a)
     tb = tuple(reversed(b)) if attrs.transpose_b else tuple(b)
     if ta[-1] and tb[0] and ta[-1] != tb[0]:
-        raise ShapeError("dot shape error: lhs {} rhs {} (transpose_a={}, transpose_b={})"
-                         .format(fmt_shape(a), fmt_shape(b), attrs.transpose_a,
-                                 attrs.transpose_b))
+        raise ShapeError(
+            "dot shape error: lhs {} rhs {} (transpose_a={}, transpose_b={})".format(
+                fmt_shape(a), fmt_shape(b), attrs.transpose_a, attrs.transpose_b
+            )
+        )
     out = ta[:-1] + tb[1:]
     return in_shapes, [out if out else (1,)]
 
@@ -161,8 +183,11 @@ def dot(attrs, a, b):
     return as_array(np.tensordot(a2, b2, axes=1), a.dtype)
 
 
-_DOT_PARAMS = {"transpose_a": Param(p_bool, False), "transpose_b": Param(p_bool, False),
-               "forward_stype": Param(p_str, "None")}
+_DOT_PARAMS = {
+    "transpose_a": Param(p_bool, False),
+    "transpose_b": Param(p_bool, False),
+    "forward_stype": Param(p_str, "None"),
+}
 register("dot", inputs=("lhs", "rhs"), params=_DOT_PARAMS, infer_shape=dot_shape)(dot)
 
 
@@ -172,14 +197,19 @@ def batch_dot_shape(attrs, in_shapes):
     if a is None or b is None:
         return in_shapes, [None]
     if len(a) < 3 or len(a) != len(b):
-        raise ShapeError("batch_dot expects inputs of the same rank >= 3, got {} and {}".format(
-            fmt_shape(a), fmt_shape(b)))
+        raise ShapeError(
+            "batch_dot expects inputs of the same rank >= 3, got {} and {}".format(
+                fmt_shape(a), fmt_shape(b)
+            )
+        )
     m, k = (a[-1], a[-2]) if attrs.transpose_a else (a[-2], a[-1])
     k2, n = (b[-1], b[-2]) if attrs.transpose_b else (b[-2], b[-1])
     if a[:-2] != b[:-2] or (k and k2 and k != k2):
-        raise ShapeError("batch_dot shape error: lhs {} rhs {} (transpose_a={}, transpose_b={})"
-                         .format(fmt_shape(a), fmt_shape(b), attrs.transpose_a,
-                                 attrs.transpose_b))
+        raise ShapeError(
+            "batch_dot shape error: lhs {} rhs {} (transpose_a={}, transpose_b={})".format(
+                fmt_shape(a), fmt_shape(b), attrs.transpose_a, attrs.transpose_b
+            )
+        )
     return in_shapes, [tuple(a[:-2]) + (m, n)]
 
 
@@ -194,5 +224,6 @@ def batch_dot(attrs, a, b):
     return np.matmul(x, y)
 
 
-register("batch_dot", inputs=("lhs", "rhs"), params=_DOT_PARAMS,
-         infer_shape=batch_dot_shape)(batch_dot)
+register("batch_dot", inputs=("lhs", "rhs"), params=_DOT_PARAMS, infer_shape=batch_dot_shape)(
+    batch_dot
+)

@@ -7,6 +7,7 @@ pooling divides by MXNet's window size: clipped to the padded input when count_i
 (default), to the real input otherwise; the divisor is separable, an outer product of one
 small vector per spatial axis.
 """
+
 from math import prod
 from typing import Any, Dict
 
@@ -41,28 +42,36 @@ def _geometry(attrs, shape):
         return tuple(sp), (1,) * nd, (0,) * nd, (1,) * nd
     k = attrs.kernel
     if len(k) != nd:
-        raise ShapeError("Pooling: a {}-D kernel {} needs {}-D input ({}), got data of shape "
-                         "{}".format(len(k), k, len(k) + 2, _FIRST.get(len(k) + 2, "?"),
-                                     fmt_shape(shape)))
+        raise ShapeError(
+            "Pooling: a {}-D kernel {} needs {}-D input ({}), got data of shape {}".format(
+                len(k), k, len(k) + 2, _FIRST.get(len(k) + 2, "?"), fmt_shape(shape)
+            )
+        )
     stride = attrs.stride or (1,) * nd
     pad = attrs.pad or (0,) * nd
     if min(stride) < 1 or min(k) < 1:
         raise ShapeError("Pooling: kernel {} and stride {} must be positive".format(k, stride))
     if len(stride) != nd or len(pad) != nd:
-        raise ShapeError("Pooling: stride {} and pad {} must have as many dimensions as kernel "
-                         "{}".format(stride, pad, k))
+        raise ShapeError(
+            "Pooling: stride {} and pad {} must have as many dimensions as kernel {}".format(
+                stride, pad, k
+            )
+        )
     if attrs.pooling_convention == "same":
-        raise ShapeError("Pooling: pooling_convention 'same' is not supported by the hybridlint "
-                         "engine (MXNet 1.9.1's own CPU kernel fails on it); use 'valid' or "
-                         "'full'")
+        raise ShapeError(
+            "Pooling: pooling_convention 'same' is not supported by the hybridlint "
+            "engine (MXNet 1.9.1's own CPU kernel fails on it); use 'valid' or "
+            "'full'"
+        )
     out = []
     for i, d in enumerate(sp):
         if not d:
             out.append(0)
             continue
         if k[i] > d + 2 * pad[i]:
-            raise ShapeError("kernel size ({}) exceeds input ({} padded to {})".format(
-                k[i], d, d + 2 * pad[i]))
+            raise ShapeError(
+                "kernel size ({}) exceeds input ({} padded to {})".format(k[i], d, d + 2 * pad[i])
+            )
         span = d + 2 * pad[i] - k[i]
         if attrs.pooling_convention == "valid":
             out.append(1 + span // stride[i])
@@ -95,9 +104,10 @@ def _pool_shape(attrs, in_shapes):
     if s is None:
         return in_shapes, [None]
     if not 3 <= len(s) <= 5:
-        raise ShapeError("Pooling: Input data should be 3D in (batch, channel, x) Or 4D in "
-                         "(batch, channel, y, x) Or 5D in (batch, channel, d, y, x), got {}"
-                         .format(fmt_shape(s)))
+        raise ShapeError(
+            "Pooling: Input data should be 3D in (batch, channel, x) Or 4D in "
+            "(batch, channel, y, x) Or 5D in (batch, channel, d, y, x), got {}".format(fmt_shape(s))
+        )
     if attrs.pool_type == "lp" and attrs.p_value is None:
         raise ShapeError("Pooling: pool_type 'lp' needs p_value")
     last = _channel_last(attrs, len(s))
@@ -131,12 +141,18 @@ def _windows(attrs, x):
             fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         else:
             fill = 0
-        x = np.pad(x, [(0, 0), (0, 0)] + [(pad[i], pad[i] + extra[i]) for i in range(nd)],
-                   constant_values=fill)
+        x = np.pad(
+            x,
+            [(0, 0), (0, 0)] + [(pad[i], pad[i] + extra[i]) for i in range(nd)],
+            constant_values=fill,
+        )
     st = x.strides
-    view = as_strided(x, x.shape[:2] + out + k,
-                      st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + st[2:],
-                      writeable=False)
+    view = as_strided(
+        x,
+        x.shape[:2] + out + k,
+        st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + st[2:],
+        writeable=False,
+    )
     return view, k, stride, pad, out
 
 
@@ -153,7 +169,7 @@ def _reduce_windows_raw(view, nd, ufunc, out=None):
     than a chain of elementwise ops over the kernel taps, so small kernels go tap by tap
     (each tap is a strided (N, C, *out) view); large ones (global pooling) reduce as usual.
     """
-    kshape = view.shape[view.ndim - nd:]
+    kshape = view.shape[view.ndim - nd :]
     taps = 1
     for d in kshape:
         taps *= d
@@ -204,10 +220,13 @@ def _pool_first(attrs, x, out=None):
         return _reduce_windows(view, nd, np.fmax, out)
     if pt == "lp":
         pv = attrs.p_value
-        powed = view ** pv if pv != 1 else view
+        powed = view**pv if pv != 1 else view
         res = _reduce_windows(powed, nd, np.add)
-        res = np.sqrt(res) if pv == 2 else (np.cbrt(res) if pv == 3 else
-                                            res if pv == 1 else res ** (1.0 / pv))
+        res = (
+            np.sqrt(res)
+            if pv == 2
+            else (np.cbrt(res) if pv == 3 else res if pv == 1 else res ** (1.0 / pv))
+        )
         res = res.astype(x.dtype, copy=False)
     else:
         res = _reduce_windows(view, nd, np.add, out)
@@ -245,33 +264,54 @@ def _tap_plan(attrs, x):
     if plan is not None:
         return plan
     plan = False
-    if attrs.pool_type in ("max", "sum", "avg") and not attrs.global_pool and \
-            (attrs.layout is None or attrs.layout in _FIRST.values()) and x.ndim >= 3:
+    if (
+        attrs.pool_type in ("max", "sum", "avg")
+        and not attrs.global_pool
+        and (attrs.layout is None or attrs.layout in _FIRST.values())
+        and x.ndim >= 3
+    ):
         k, stride, pad, out = _geometry(attrs, x.shape)
         nd = len(k)
         sp = x.shape[2:]
         if prod(k) <= 64 and all(out):
-            extra = [max(0, (out[i] - 1) * stride[i] + k[i] - (sp[i] + 2 * pad[i]))
-                     for i in range(nd)]
+            extra = [
+                max(0, (out[i] - 1) * stride[i] + k[i] - (sp[i] + 2 * pad[i])) for i in range(nd)
+            ]
             padded = None
             if any(pad) or any(extra):
-                padded = (x.shape[:2] + tuple(sp[i] + 2 * pad[i] + extra[i] for i in range(nd)),
-                          (slice(None), slice(None)) + tuple(slice(pad[i], pad[i] + sp[i])
-                                                             for i in range(nd)),
-                          _pad_value(attrs, x.dtype))
-            taps = [(slice(None), slice(None)) + tuple(
-                slice(t[i], t[i] + (out[i] - 1) * stride[i] + 1, stride[i]) for i in range(nd))
-                for t in np.ndindex(*k)]
+                padded = (
+                    x.shape[:2] + tuple(sp[i] + 2 * pad[i] + extra[i] for i in range(nd)),
+                    (slice(None), slice(None))
+                    + tuple(slice(pad[i], pad[i] + sp[i]) for i in range(nd)),
+                    _pad_value(attrs, x.dtype),
+                )
+            taps = [
+                (slice(None), slice(None))
+                + tuple(
+                    slice(t[i], t[i] + (out[i] - 1) * stride[i] + 1, stride[i]) for i in range(nd)
+                )
+                for t in np.ndindex(*k)
+            ]
             div = None
             if attrs.pool_type == "avg":
-                div = x.dtype.type(prod(k)) if padded is None else \
-                    _avg_divisor(attrs, k, stride, pad, out, sp).astype(x.dtype)
+                div = (
+                    x.dtype.type(prod(k))
+                    if padded is None
+                    else _avg_divisor(attrs, k, stride, pad, out, sp).astype(x.dtype)
+                )
             sep = None
             if attrs.pool_type == "max":
                 src_sp = padded[0][2:] if padded is not None else sp
                 sep = separable_max_stages(x.shape[:2] + tuple(src_sp), k, stride, out)
-            plan = (np.fmax if attrs.pool_type == "max" else np.add, taps, div,
-                    x.dtype.kind == "f", padded, sep, x.shape[:2] + out)
+            plan = (
+                np.fmax if attrs.pool_type == "max" else np.add,
+                taps,
+                div,
+                x.dtype.kind == "f",
+                padded,
+                sep,
+                x.shape[:2] + out,
+            )
     if len(_TAPS) > 256:
         _TAPS.clear()
     _TAPS[key] = plan
@@ -401,24 +441,33 @@ def pooling_out(attrs, out, x):
     return out
 
 
-register("Pooling",
-         params={"kernel": Param(p_shape, ()),
-                 "pool_type": Param(p_enum("avg", "lp", "max", "sum"), "max"),
-                 "global_pool": Param(p_bool, False), "cudnn_off": Param(p_bool, False),
-                 "pooling_convention": Param(p_enum("full", "same", "valid"), "valid"),
-                 "stride": Param(p_shape, ()), "pad": Param(p_shape, ()),
-                 "p_value": Param(p_opt(p_int), None),
-                 "count_include_pad": Param(p_opt(p_bool), None),
-                 "layout": Param(p_opt(p_enum("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC", "NWC")),
-                                 None)},
-         infer_shape=_pool_shape, out_kernel=pooling_out)(pooling)
+register(
+    "Pooling",
+    params={
+        "kernel": Param(p_shape, ()),
+        "pool_type": Param(p_enum("avg", "lp", "max", "sum"), "max"),
+        "global_pool": Param(p_bool, False),
+        "cudnn_off": Param(p_bool, False),
+        "pooling_convention": Param(p_enum("full", "same", "valid"), "valid"),
+        "stride": Param(p_shape, ()),
+        "pad": Param(p_shape, ()),
+        "p_value": Param(p_opt(p_int), None),
+        "count_include_pad": Param(p_opt(p_bool), None),
+        "layout": Param(p_opt(p_enum("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC", "NWC")), None),
+    },
+    infer_shape=_pool_shape,
+    out_kernel=pooling_out,
+)(pooling)
 
 
 def _pool_json_outputs(attrs) -> int:
     """MXNet's oneDNN build gives max pooling a hidden workspace output when it can run it:
     an explicit 1-3-D kernel and a channel-first (or default) layout."""
-    if attrs.pool_type == "max" and 1 <= len(attrs.kernel) <= 3 and \
-            attrs.layout in (None, "NCW", "NCHW", "NCDHW"):
+    if (
+        attrs.pool_type == "max"
+        and 1 <= len(attrs.kernel) <= 3
+        and attrs.layout in (None, "NCW", "NCHW", "NCDHW")
+    ):
         return 2
     return 1
 

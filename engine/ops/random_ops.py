@@ -4,13 +4,17 @@ They draw from the engine generator (`engine.random.generator()`, reseeded by
 `mx.random.seed`) and are marked `random`, so the executor never folds them into constants.
 MXNet's random streams differ from numpy's: only shapes, dtypes and distributions match.
 """
+
 import numpy as np
 
 from ..random import generator
 from ..registry import Param, p_dtype, p_float, p_shape, p_str, register
 
-_COMMON = {"shape": Param(p_shape, ()), "ctx": Param(p_str, ""),
-           "dtype": Param(p_dtype, np.dtype(np.float32))}
+_COMMON = {
+    "shape": Param(p_shape, ()),
+    "ctx": Param(p_str, ""),
+    "dtype": Param(p_dtype, np.dtype(np.float32)),
+}
 
 
 def _shape(attrs, in_shapes):
@@ -31,9 +35,21 @@ def _normal(attrs):
     return generator().normal(attrs.loc, attrs.scale, attrs.shape).astype(attrs.dtype)
 
 
-register("_random_uniform", aliases=("random_uniform", "uniform", "_sample_uniform_noinput"),
-         inputs=(), params=dict(_COMMON, low=Param(p_float, 0.0), high=Param(p_float, 1.0)),
-         infer_shape=_shape, infer_type=_dtype, random=True)(_uniform)
-register("_random_normal", aliases=("random_normal", "normal"), inputs=(),
-         params=dict(_COMMON, loc=Param(p_float, 0.0), scale=Param(p_float, 1.0)),
-         infer_shape=_shape, infer_type=_dtype, random=True)(_normal)
+register(
+    "_random_uniform",
+    aliases=("random_uniform", "uniform", "_sample_uniform_noinput"),
+    inputs=(),
+    params=dict(_COMMON, low=Param(p_float, 0.0), high=Param(p_float, 1.0)),
+    infer_shape=_shape,
+    infer_type=_dtype,
+    random=True,
+)(_uniform)
+register(
+    "_random_normal",
+    aliases=("random_normal", "normal"),
+    inputs=(),
+    params=dict(_COMMON, loc=Param(p_float, 0.0), scale=Param(p_float, 1.0)),
+    infer_shape=_shape,
+    infer_type=_dtype,
+    random=True,
+)(_normal)

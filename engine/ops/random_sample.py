@@ -8,13 +8,24 @@ They draw from the engine generator (`mx.random.seed` makes them reproducible) a
 `random`, so the executor never folds them. MXNet's random streams differ from numpy's: only
 shapes, dtypes, distributions and seeding behaviour match (tests/test_ops_coverage_random.py).
 """
+
 import numpy as np
 
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from ..random import generator
-from ..registry import (Param, ShapeError, merge_shape, p_bool, p_dtype, p_enum, p_float,
-                        p_opt, p_shape, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    merge_shape,
+    p_bool,
+    p_dtype,
+    p_enum,
+    p_float,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape, json_outputs
 
 # ----------------------------------------------------------------------------- *_like
@@ -34,12 +45,20 @@ def _normal_like(attrs, data):
     return generator().normal(attrs.loc, attrs.scale, data.shape).astype(data.dtype)
 
 
-register("_random_uniform_like", inputs=("data",),
-         params={"low": Param(p_float, 0.0), "high": Param(p_float, 1.0)},
-         infer_shape=_like_shape, random=True)(_uniform_like)
-register("_random_normal_like", inputs=("data",),
-         params={"loc": Param(p_float, 0.0), "scale": Param(p_float, 1.0)},
-         infer_shape=_like_shape, random=True)(_normal_like)
+register(
+    "_random_uniform_like",
+    inputs=("data",),
+    params={"low": Param(p_float, 0.0), "high": Param(p_float, 1.0)},
+    infer_shape=_like_shape,
+    random=True,
+)(_uniform_like)
+register(
+    "_random_normal_like",
+    inputs=("data",),
+    params={"loc": Param(p_float, 0.0), "scale": Param(p_float, 1.0)},
+    infer_shape=_like_shape,
+    random=True,
+)(_normal_like)
 
 # ----------------------------------------------------------------------------- _sample_*
 
@@ -50,8 +69,11 @@ def _sample_shape(attrs, in_shapes):
     try:
         common = merge_shape(in_shapes[0], in_shapes[1])
     except ShapeError:
-        raise ShapeError("the parameter arrays must have the same shape, got {} and {}".format(
-            fmt_shape(in_shapes[0]), fmt_shape(in_shapes[1]))) from None
+        raise ShapeError(
+            "the parameter arrays must have the same shape, got {} and {}".format(
+                fmt_shape(in_shapes[0]), fmt_shape(in_shapes[1])
+            )
+        ) from None
     if common is None:
         return in_shapes, [None]
     return [common, common], [tuple(common) + tuple(attrs.shape)]
@@ -70,7 +92,8 @@ def _sampler(draw):
         extra = tuple(attrs.shape)
         a = a.reshape(a.shape + (1,) * len(extra)).astype(np.float64)
         b = b.reshape(b.shape + (1,) * len(extra)).astype(np.float64)
-        return draw(a, b, a.shape[:a.ndim - len(extra)] + extra).astype(dtype)
+        return draw(a, b, a.shape[: a.ndim - len(extra)] + extra).astype(dtype)
+
     return kernel
 
 
@@ -85,12 +108,24 @@ def _sample_uniform(attrs, low, high):
 
 
 _SAMPLE_PARAMS = {"shape": Param(p_shape, ()), "dtype": Param(_SAMPLE_DTYPE, None)}
-register("_sample_normal", aliases=("sample_normal",), inputs=("mu", "sigma"),
-         params=_SAMPLE_PARAMS, infer_shape=_sample_shape, infer_type=_sample_type,
-         random=True)(_sample_normal)
-register("_sample_uniform", aliases=("sample_uniform",), inputs=("low", "high"),
-         params=_SAMPLE_PARAMS, infer_shape=_sample_shape, infer_type=_sample_type,
-         random=True)(_sample_uniform)
+register(
+    "_sample_normal",
+    aliases=("sample_normal",),
+    inputs=("mu", "sigma"),
+    params=_SAMPLE_PARAMS,
+    infer_shape=_sample_shape,
+    infer_type=_sample_type,
+    random=True,
+)(_sample_normal)
+register(
+    "_sample_uniform",
+    aliases=("sample_uniform",),
+    inputs=("low", "high"),
+    params=_SAMPLE_PARAMS,
+    infer_shape=_sample_shape,
+    infer_type=_sample_type,
+    random=True,
+)(_sample_uniform)
 
 # ----------------------------------------------------------------------------- multinomial
 
@@ -104,15 +139,18 @@ def _multi_shape(attrs, in_shapes):
     if data is None:
         return in_shapes, [None] * _multi_outputs(attrs)
     if len(data) < 1 or not data[-1]:
-        raise ShapeError("sample_multinomial: data must have a non-empty last axis, got "
-                         "{}".format(fmt_shape(data)))
+        raise ShapeError(
+            "sample_multinomial: data must have a non-empty last axis, got {}".format(
+                fmt_shape(data)
+            )
+        )
     out = tuple(data[:-1]) + tuple(attrs.shape)
     out = out or (1,)
     return in_shapes, [out] * _multi_outputs(attrs)
 
 
 def _multi_type(attrs, in_types):
-    return in_types, [attrs.dtype, in_types[0]][:_multi_outputs(attrs)]
+    return in_types, [attrs.dtype, in_types[0]][: _multi_outputs(attrs)]
 
 
 def _sample_multinomial(attrs, data):
@@ -135,11 +173,20 @@ def _sample_multinomial(attrs, data):
     return out, prob.reshape(out_shape).astype(data.dtype)
 
 
-register("_sample_multinomial", aliases=("sample_multinomial",), inputs=("data",),
-         num_outputs=_multi_outputs,
-         params={"shape": Param(p_shape, ()), "get_prob": Param(p_bool, False),
-                 "dtype": Param(p_dtype, np.dtype(np.int32))},
-         infer_shape=_multi_shape, infer_type=_multi_type, random=True)(_sample_multinomial)
+register(
+    "_sample_multinomial",
+    aliases=("sample_multinomial",),
+    inputs=("data",),
+    num_outputs=_multi_outputs,
+    params={
+        "shape": Param(p_shape, ()),
+        "get_prob": Param(p_bool, False),
+        "dtype": Param(p_dtype, np.dtype(np.int32)),
+    },
+    infer_shape=_multi_shape,
+    infer_type=_multi_type,
+    random=True,
+)(_sample_multinomial)
 json_outputs("_sample_multinomial", _multi_outputs)
 
 # ------------------------------------------------------------ mx.nd.random / mx.sym.random
@@ -148,8 +195,10 @@ json_outputs("_sample_multinomial", _multi_outputs)
 def _multinomial(module):
     def multinomial(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):
         """Samples from the categorical distributions in data's last axis."""
-        return module._internal._sample_multinomial(data, shape=shape, get_prob=get_prob,
-                                                    dtype=dtype, **kwargs)
+        return module._internal._sample_multinomial(
+            data, shape=shape, get_prob=get_prob, dtype=dtype, **kwargs
+        )
+
     return multinomial
 
 
@@ -159,6 +208,7 @@ def _expose() -> None:
     from ..ndarray.register import make_nd_function
     from ..registry import get_op
     from ..symbol import _make_sym_function
+
     for public in ("uniform_like", "normal_like"):
         opdef = get_op("_random_" + public)
         setattr(_nd.random, public, make_nd_function(opdef, public))

@@ -6,9 +6,10 @@ MXNet's conventions, which differ from numpy's: reducing everything gives shape 
 result keeps the input dtype (int32 sum and mean stay int32); argmax/argmin return indices in
 the input's dtype (float32 for float input), not int64.
 """
+
 import numpy as np
 
-from ..registry import (Param, ShapeError, p_axis, p_bool, p_dtype, p_int, p_opt, register)
+from ..registry import Param, ShapeError, p_axis, p_bool, p_dtype, p_int, p_opt, register
 from ._util import as_array, fmt_shape, norm_axis
 
 
@@ -44,6 +45,7 @@ def _reduce_shape_fn(op):
         if s is None:
             return in_shapes, [None]
         return in_shapes, [_reduced_shape(s, _axes(attrs, len(s), op), attrs.keepdims)]
+
     return infer
 
 
@@ -56,8 +58,11 @@ def _make_reduce(op, fn):
         if res.dtype != x.dtype:
             res = res.astype(x.dtype)
         return as_array(res.reshape(_reduced_shape(x.shape, axes, attrs.keepdims)), x.dtype)
-    kernel.__doc__ = "MXNet's `{}` over `axis` (all axes by default; the complement with " \
-                     "exclude=True), keeping the input dtype.".format(op)
+
+    kernel.__doc__ = (
+        "MXNet's `{}` over `axis` (all axes by default; the complement with "
+        "exclude=True), keeping the input dtype.".format(op)
+    )
     return kernel
 
 
@@ -73,6 +78,7 @@ def _extreme(fn):
         if x.size == 0:
             raise ShapeError("cannot take the max/min of an empty array")
         return fn(x, axis=axes)
+
     return reduce
 
 
@@ -118,24 +124,28 @@ _REDUCE = {
     "nanprod": (lambda x, a: np.nanprod(x, axis=a, dtype=x.dtype), ()),
 }
 
-_REDUCE_PARAMS = {"axis": Param(p_opt(p_axis), None), "keepdims": Param(p_bool, False),
-                  "exclude": Param(p_bool, False)}
+_REDUCE_PARAMS = {
+    "axis": Param(p_opt(p_axis), None),
+    "keepdims": Param(p_bool, False),
+    "exclude": Param(p_bool, False),
+}
 
 for _name, (_fn, _aliases) in _REDUCE.items():
-    register(_name, aliases=_aliases, params=dict(_REDUCE_PARAMS),
-             infer_shape=_reduce_shape_fn(_name))(_make_reduce(_name, _fn))
+    register(
+        _name, aliases=_aliases, params=dict(_REDUCE_PARAMS), infer_shape=_reduce_shape_fn(_name)
+    )(_make_reduce(_name, _fn))
 
 # ----------------------------------------------------------------------------- norm
 
 
 def _norm_check(attrs):
     if attrs.ord not in (1, 2):
-        raise ShapeError("norm: only ord=1 and ord=2 are supported, got ord={}".format(
-            attrs.ord))
+        raise ShapeError("norm: only ord=1 and ord=2 are supported, got ord={}".format(attrs.ord))
     axis = attrs.axis
     if isinstance(axis, tuple) and len(axis) > 2:
-        raise ShapeError("norm: axis must be None, an integer or a tuple of 1 or 2 integers, "
-                         "got {}".format(axis))
+        raise ShapeError(
+            "norm: axis must be None, an integer or a tuple of 1 or 2 integers, got {}".format(axis)
+        )
 
 
 def _norm_shape(attrs, in_shapes):
@@ -158,8 +168,9 @@ def norm(attrs, x):
     acc = np.float64 if x.dtype == np.float16 else x.dtype
     if attrs.ord == 1:
         res = np.asarray(np.sum(np.abs(x), axis=axes, dtype=acc)).reshape(
-            _reduced_shape(x.shape, axes, False))
-        kahan_nonfinite(x, axes, res)     # MXNet's L1 norm is a Kahan sum
+            _reduced_shape(x.shape, axes, False)
+        )
+        kahan_nonfinite(x, axes, res)  # MXNet's L1 norm is a Kahan sum
     else:
         xa = x.astype(acc, copy=False)
         res = np.sqrt(np.sum(xa * xa, axis=axes, dtype=acc))
@@ -173,10 +184,17 @@ def norm(attrs, x):
     return as_array(res.reshape(_reduced_shape(x.shape, axes, attrs.keepdims)), out_t)
 
 
-register("norm", params={"ord": Param(p_int, 2), "axis": Param(p_opt(p_axis), None),
-                         "out_dtype": Param(p_opt(p_dtype), None),
-                         "keepdims": Param(p_bool, False)},
-         infer_shape=_norm_shape, infer_type=_norm_type)(norm)
+register(
+    "norm",
+    params={
+        "ord": Param(p_int, 2),
+        "axis": Param(p_opt(p_axis), None),
+        "out_dtype": Param(p_opt(p_dtype), None),
+        "keepdims": Param(p_bool, False),
+    },
+    infer_shape=_norm_shape,
+    infer_type=_norm_type,
+)(norm)
 
 # ----------------------------------------------------------------------------- argmax / argmin
 
@@ -194,6 +212,7 @@ def _arg_shape_fn(op):
             return in_shapes, [None]
         a = _arg_axis(attrs, len(s), op)
         return in_shapes, [_reduced_shape(s, None if a is None else (a,), attrs.keepdims)]
+
     return infer
 
 
@@ -201,19 +220,26 @@ def _make_arg(op, fn):
     def kernel(attrs, x):
         a = _arg_axis(attrs, x.ndim, op)
         if x.size == 0:
-            raise ShapeError("{}: cannot reduce an empty array of shape {}".format(
-                op, fmt_shape(x.shape)))
+            raise ShapeError(
+                "{}: cannot reduce an empty array of shape {}".format(op, fmt_shape(x.shape))
+            )
         res = fn(x.reshape(-1) if a is None else x, axis=0 if a is None else a)
         shape = _reduced_shape(x.shape, None if a is None else (a,), attrs.keepdims)
         return as_array(np.asarray(res).astype(x.dtype).reshape(shape), x.dtype)
-    kernel.__doc__ = "Index of the {} along `axis` (over the flattened input when None), in " \
-                     "the input's dtype.".format("maximum" if op == "argmax" else "minimum")
+
+    kernel.__doc__ = (
+        "Index of the {} along `axis` (over the flattened input when None), in "
+        "the input's dtype.".format("maximum" if op == "argmax" else "minimum")
+    )
     return kernel
 
 
 for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
-    register(_name, params={"axis": Param(p_opt(p_int), None), "keepdims": Param(p_bool, False)},
-             infer_shape=_arg_shape_fn(_name))(_make_arg(_name, _fn))
+    register(
+        _name,
+        params={"axis": Param(p_opt(p_int), None), "keepdims": Param(p_bool, False)},
+        infer_shape=_arg_shape_fn(_name),
+    )(_make_arg(_name, _fn))
 
 
 def argmax_channel(attrs, x):
@@ -223,6 +249,7 @@ def argmax_channel(attrs, x):
     return as_array(np.argmax(x, axis=1).astype(x.dtype), x.dtype)
 
 
-register("argmax_channel",
-         infer_shape=lambda a, s: (s, [None if s[0] is None else
-                                       (tuple(s[0][:1] + s[0][2:]) or (1,))]))(argmax_channel)
+register(
+    "argmax_channel",
+    infer_shape=lambda a, s: (s, [None if s[0] is None else (tuple(s[0][:1] + s[0][2:]) or (1,))]),
+)(argmax_channel)

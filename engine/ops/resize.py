@@ -6,6 +6,7 @@ and weight vectors per axis, computed as MXNet's area_pixel_compute_* helpers do
 average pooling sums windows [floor(i*in/out), ceil((i+1)*in/out)) through an integral image,
 so neither loops over pixels, batch or channels.
 """
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_enum, p_float, p_int, p_opt, p_shape, register
@@ -30,8 +31,9 @@ def _new_size(attrs, d, like):
         return attrs.height, attrs.width
     if m == "odd_scale":
         if attrs.scale_height is None or attrs.scale_width is None:
-            raise ShapeError("BilinearResize2D(mode='odd_scale') needs scale_height and "
-                             "scale_width")
+            raise ShapeError(
+                "BilinearResize2D(mode='odd_scale') needs scale_height and scale_width"
+            )
         nh = int(h * attrs.scale_height) if h % 2 == 0 else int((h - 1) * attrs.scale_height) + 1
         nw = int(w * attrs.scale_width) if w % 2 == 0 else int((w - 1) * attrs.scale_width) + 1
         return nh, nw
@@ -44,6 +46,7 @@ def _new_size(attrs, d, like):
         if (v % 2 == 0) == even:
             return v
         return v + 1 if up else v - 1
+
     return fix(h), fix(w)
 
 
@@ -52,8 +55,11 @@ def _resize_shape(attrs, in_shapes):
     if d is None or (attrs.mode == "like" and in_shapes[1] is None):
         return in_shapes, [None]
     if len(d) != 4 or (attrs.mode == "like" and len(in_shapes[1]) != 4):
-        raise ShapeError("BilinearResize2D needs 4-D (NCHW) inputs, got {}".format(
-            ", ".join(fmt_shape(s) for s in in_shapes)))
+        raise ShapeError(
+            "BilinearResize2D needs 4-D (NCHW) inputs, got {}".format(
+                ", ".join(fmt_shape(s) for s in in_shapes)
+            )
+        )
     nh, nw = _new_size(attrs, d, in_shapes[1] if attrs.mode == "like" else None)
     if nh < 1 or nw < 1:
         raise ShapeError("BilinearResize2D: output size {}x{} must be positive".format(nh, nw))
@@ -68,8 +74,10 @@ def _axis_weights(n_in, n_out, align):
     else:
         # a single output row/column reads the first input one (MXNet's scale is 0 then)
         scale = np.float32(n_in / n_out) if n_out > 1 else np.float32(0)
-        src = np.maximum(scale * (np.arange(n_out, dtype=np.float32) + np.float32(0.5))
-                         - np.float32(0.5), np.float32(0))
+        src = np.maximum(
+            scale * (np.arange(n_out, dtype=np.float32) + np.float32(0.5)) - np.float32(0.5),
+            np.float32(0),
+        )
     i0 = src.astype(np.int64)
     step = (i0 < n_in - 1).astype(np.int64)
     lam = (src - i0).astype(np.float32)
@@ -99,18 +107,24 @@ def _resize_type(attrs, in_types):
     """MXNet resizes floating-point data only; the `like` input's dtype is not checked."""
     t = in_types[0]
     if t is not None and t.kind != "f":
-        raise ShapeError("This operation only support floating point types, not {}".format(
-            t.name))
+        raise ShapeError("This operation only support floating point types, not {}".format(t.name))
     return in_types, [t]
 
 
-register("_contrib_BilinearResize2D", inputs=_resize_inputs,
-         params={"height": Param(p_int, 1), "width": Param(p_int, 1),
-                 "scale_height": Param(p_opt(p_float), None),
-                 "scale_width": Param(p_opt(p_float), None),
-                 "mode": Param(p_enum(*_MODES), "size"),
-                 "align_corners": Param(p_bool, True)},
-         infer_shape=_resize_shape, infer_type=_resize_type)(bilinear_resize)
+register(
+    "_contrib_BilinearResize2D",
+    inputs=_resize_inputs,
+    params={
+        "height": Param(p_int, 1),
+        "width": Param(p_int, 1),
+        "scale_height": Param(p_opt(p_float), None),
+        "scale_width": Param(p_opt(p_float), None),
+        "mode": Param(p_enum(*_MODES), "size"),
+        "align_corners": Param(p_bool, True),
+    },
+    infer_shape=_resize_shape,
+    infer_type=_resize_type,
+)(bilinear_resize)
 
 
 def _adaptive_size(attrs):
@@ -121,8 +135,9 @@ def _adaptive_size(attrs):
         return size[0], size[0]
     if len(size) == 2:
         return size
-    raise ShapeError("AdaptiveAvgPooling2D: output_size must have 1 or 2 values, got {}".format(
-        size))
+    raise ShapeError(
+        "AdaptiveAvgPooling2D: output_size must have 1 or 2 values, got {}".format(size)
+    )
 
 
 def _adaptive_shape(attrs, in_shapes):
@@ -130,8 +145,7 @@ def _adaptive_shape(attrs, in_shapes):
     if d is None:
         return in_shapes, [None]
     if len(d) != 4:
-        raise ShapeError("AdaptiveAvgPooling2D needs 4-D (NCHW) data, got {}".format(
-            fmt_shape(d)))
+        raise ShapeError("AdaptiveAvgPooling2D needs 4-D (NCHW) data, got {}".format(fmt_shape(d)))
     oh, ow = _adaptive_size(attrs)
     return in_shapes, [(d[0], d[1], oh, ow)]
 
@@ -152,16 +166,24 @@ def adaptive_avg_pool(attrs, x):
         with np.errstate(invalid="ignore"):
             for i in range(oh):
                 for j in range(ow):
-                    out[:, :, i, j] = x[:, :, hs[i]:he[i], ws[j]:we[j]].sum(
-                        axis=(2, 3), dtype=np.float64) / ((he[i] - hs[i]) * (we[j] - ws[j]))
+                    out[:, :, i, j] = x[:, :, hs[i] : he[i], ws[j] : we[j]].sum(
+                        axis=(2, 3), dtype=np.float64
+                    ) / ((he[i] - hs[i]) * (we[j] - ws[j]))
         return out.astype(x.dtype)
     integral = np.zeros(x.shape[:2] + (h + 1, w + 1), np.float64)
     integral[:, :, 1:, 1:] = x.cumsum(axis=2, dtype=np.float64).cumsum(axis=3)
-    total = (integral[:, :, he][..., we] - integral[:, :, hs][..., we]
-             - integral[:, :, he][..., ws] + integral[:, :, hs][..., ws])
+    total = (
+        integral[:, :, he][..., we]
+        - integral[:, :, hs][..., we]
+        - integral[:, :, he][..., ws]
+        + integral[:, :, hs][..., ws]
+    )
     area = np.multiply.outer(he - hs, we - ws)
     return (total / area).astype(x.dtype)
 
 
-register("_contrib_AdaptiveAvgPooling2D", params={"output_size": Param(p_shape, ())},
-         infer_shape=_adaptive_shape)(adaptive_avg_pool)
+register(
+    "_contrib_AdaptiveAvgPooling2D",
+    params={"output_size": Param(p_shape, ())},
+    infer_shape=_adaptive_shape,
+)(adaptive_avg_pool)

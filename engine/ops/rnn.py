@@ -19,6 +19,7 @@ splits what is left among its unknown inputs and Reshape fills the one unknown d
 input from its output (MXNet's ReverseReshapeInferShape) — that is how a gluon layer with
 `input_size=0` learns its first weight's shape, also inside a hybridized parent.
 """
+
 from math import prod
 
 import numpy as np
@@ -26,19 +27,35 @@ import numpy as np
 from .. import autograd
 from ..base import engine_not_implemented
 from ..random import generator
-from ..registry import (Param, ShapeError, get_op, merge_shape, p_bool, p_enum, p_float, p_int,
-                        p_opt, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    get_op,
+    merge_shape,
+    p_bool,
+    p_enum,
+    p_float,
+    p_int,
+    p_opt,
+    register,
+)
 from ._util import fmt_shape
 from .shape import _concat, _concat_shape
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
 
-def param_size(mode: str, num_layers: int, input_size: int, state_size: int,
-               bidirectional: bool, projection_size=None) -> int:
+def param_size(
+    mode: str,
+    num_layers: int,
+    input_size: int,
+    state_size: int,
+    bidirectional: bool,
+    projection_size=None,
+) -> int:
     """Length of the flat parameter vector (MXNet's GetRnnParamSize)."""
     g, h, d = GATES[mode], state_size, 2 if bidirectional else 1
-    r = projection_size or h                       # what a step feeds back and outputs
+    r = projection_size or h  # what a step feeds back and outputs
     extra = projection_size * h if projection_size else 0
     first = g * h * (input_size + r) + extra + 2 * g * h
     rest = g * h * (d * r + r) + extra + 2 * g * h
@@ -61,7 +78,7 @@ def _num_outputs(attrs) -> int:
 
 
 def _output_names(attrs):
-    return ("output", "state_output", "statecell_output")[:_num_outputs(attrs)]
+    return ("output", "state_output", "statecell_output")[: _num_outputs(attrs)]
 
 
 def _check_supported(attrs) -> None:
@@ -76,8 +93,10 @@ def _rnn_shape(attrs, in_shapes):
     if data is None:
         return ins, [None] * _num_outputs(attrs)
     if len(data) != 3:
-        raise ShapeError("Input data should be rank-3 tensor of dim [sequence length, batch "
-                         "size, input size], got {}".format(fmt_shape(data)))
+        raise ShapeError(
+            "Input data should be rank-3 tensor of dim [sequence length, batch "
+            "size, input size], got {}".format(fmt_shape(data))
+        )
     seq, batch, isize = data
     d = 2 if attrs.bidirectional else 1
     h = attrs.state_size
@@ -87,21 +106,25 @@ def _rnn_shape(attrs, in_shapes):
     if attrs.mode == "lstm":
         ins[3] = _assign(ins[3], (d * attrs.num_layers, batch, h), "state_cell")
     if isize:
-        size = param_size(attrs.mode, attrs.num_layers, isize, h, attrs.bidirectional,
-                          attrs.projection_size)
+        size = param_size(
+            attrs.mode, attrs.num_layers, isize, h, attrs.bidirectional, attrs.projection_size
+        )
         ins[1] = _assign(ins[1], (size,), "parameters")
     if attrs.use_sequence_length:
         ins[-1] = _assign(ins[-1], (batch,), "sequence_length")
     outs = [(seq, batch, d * r), state, (d * attrs.num_layers, batch, h)]
-    return ins, outs[:_num_outputs(attrs)]
+    return ins, outs[: _num_outputs(attrs)]
 
 
 def _assign(have, want, name):
     try:
         return merge_shape(have, want)
     except ShapeError:
-        raise ShapeError("Shape inconsistent for {}: provided {}, inferred shape {}".format(
-            name, fmt_shape(have), fmt_shape(want))) from None
+        raise ShapeError(
+            "Shape inconsistent for {}: provided {}, inferred shape {}".format(
+                name, fmt_shape(have), fmt_shape(want)
+            )
+        ) from None
 
 
 def _rnn_type(attrs, in_types):
@@ -131,7 +154,7 @@ def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse, wr=None):
     """One layer, one direction over x (T, N, C); returns outputs (T, N, H or P), h, c."""
     seq = x.shape[0]
     hidden = wh.shape[0] // GATES[mode]
-    pre = np.matmul(x, wx.T) + bx                      # (T, N, G*H), input part of all steps
+    pre = np.matmul(x, wx.T) + bx  # (T, N, G*H), input part of all steps
     out = np.empty((seq, x.shape[1], h.shape[-1]), x.dtype)
     steps = range(seq - 1, -1, -1) if reverse else range(seq)
     act = _act(mode)
@@ -140,17 +163,17 @@ def _run_direction(mode, x, h, c, wx, wh, bx, bh, reverse, wr=None):
         gx = pre[t]
         if mode == "lstm":
             g = gx + gh
-            i, f = _sigmoid(g[:, :hidden]), _sigmoid(g[:, hidden:2 * hidden])
-            cand = np.tanh(g[:, 2 * hidden:3 * hidden])
-            o = _sigmoid(g[:, 3 * hidden:])
+            i, f = _sigmoid(g[:, :hidden]), _sigmoid(g[:, hidden : 2 * hidden])
+            cand = np.tanh(g[:, 2 * hidden : 3 * hidden])
+            o = _sigmoid(g[:, 3 * hidden :])
             c = f * c + i * cand
             h = o * np.tanh(c)
             if wr is not None:
-                h = np.matmul(h, wr.T)                 # the projection r = W_hr h
+                h = np.matmul(h, wr.T)  # the projection r = W_hr h
         elif mode == "gru":
             r = _sigmoid(gx[:, :hidden] + gh[:, :hidden])
-            z = _sigmoid(gx[:, hidden:2 * hidden] + gh[:, hidden:2 * hidden])
-            n = np.tanh(gx[:, 2 * hidden:] + r * gh[:, 2 * hidden:])
+            z = _sigmoid(gx[:, hidden : 2 * hidden] + gh[:, hidden : 2 * hidden])
+            n = np.tanh(gx[:, 2 * hidden :] + r * gh[:, 2 * hidden :])
             h = (1 - z) * n + z * h
         else:
             h = act(gx + gh)
@@ -168,29 +191,31 @@ def _split_params(attrs, flat, input_size):
     for layer in range(attrs.num_layers):
         isize = input_size if layer == 0 else d * rs
         for _ in range(d):
-            wx = flat[pos:pos + g * hs * isize].reshape(g * hs, isize)
+            wx = flat[pos : pos + g * hs * isize].reshape(g * hs, isize)
             pos += g * hs * isize
-            wh = flat[pos:pos + g * hs * rs].reshape(g * hs, rs)
+            wh = flat[pos : pos + g * hs * rs].reshape(g * hs, rs)
             pos += g * hs * rs
             wr = None
             if ps:
-                wr = flat[pos:pos + ps * hs].reshape(ps, hs)
+                wr = flat[pos : pos + ps * hs].reshape(ps, hs)
                 pos += ps * hs
             weights.append([wx, wh, wr])
     for entry in weights:
-        entry[2:2] = [flat[pos:pos + g * hs], flat[pos + g * hs:pos + 2 * g * hs]]
+        entry[2:2] = [flat[pos : pos + g * hs], flat[pos + g * hs : pos + 2 * g * hs]]
         pos += 2 * g * hs
     return weights
 
 
 def _rnn(attrs, data, params, state, *rest):
     """Multi-layer (bidirectional) RNN/LSTM/GRU over data (T, N, C), cuDNN's layout."""
-    ins, _ = _rnn_shape(attrs, [data.shape, params.shape, state.shape] +
-                        [r.shape for r in rest])
+    ins, _ = _rnn_shape(attrs, [data.shape, params.shape, state.shape] + [r.shape for r in rest])
     for got, want, name in zip([params, state] + list(rest), ins[1:], _inputs(attrs)[1:]):
         if got.shape != want:
-            raise ShapeError("Shape inconsistent for {}: provided {}, inferred shape {}".format(
-                name, fmt_shape(got.shape), fmt_shape(want)))
+            raise ShapeError(
+                "Shape inconsistent for {}: provided {}, inferred shape {}".format(
+                    name, fmt_shape(got.shape), fmt_shape(want)
+                )
+            )
     cell = rest[0] if attrs.mode == "lstm" else None
     d = 2 if attrs.bidirectional else 1
     weights = _split_params(attrs, params, data.shape[2])
@@ -204,8 +229,9 @@ def _rnn(attrs, data, params, state, *rest):
             k = layer * d + direction
             wx, wh, bx, bh, wr = weights[k]
             c0 = cell[k] if cell is not None else None
-            out, h, c = _run_direction(attrs.mode, x, state[k], c0, wx, wh, bx, bh,
-                                       reverse=direction == 1, wr=wr)
+            out, h, c = _run_direction(
+                attrs.mode, x, state[k], c0, wx, wh, bx, bh, reverse=direction == 1, wr=wr
+            )
             hy[k] = h
             if cy is not None:
                 cy[k] = c
@@ -222,20 +248,32 @@ def _rnn(attrs, data, params, state, *rest):
     return x, hy
 
 
-register("RNN", inputs=_inputs, num_outputs=_num_outputs, output_names=_output_names,
-         params={"state_size": Param(p_int), "num_layers": Param(p_int),
-                 "bidirectional": Param(p_bool, False),
-                 "mode": Param(p_enum("gru", "lstm", "rnn_relu", "rnn_tanh")),
-                 "p": Param(p_float, 0.0), "state_outputs": Param(p_bool, False),
-                 "projection_size": Param(p_opt(p_int), None),
-                 "lstm_state_clip_min": Param(p_opt(p_float), None),
-                 "lstm_state_clip_max": Param(p_opt(p_float), None),
-                 "lstm_state_clip_nan": Param(p_bool, False),
-                 "use_sequence_length": Param(p_bool, False)},
-         infer_shape=_rnn_shape, infer_type=_rnn_type, random=True)(_rnn)
+register(
+    "RNN",
+    inputs=_inputs,
+    num_outputs=_num_outputs,
+    output_names=_output_names,
+    params={
+        "state_size": Param(p_int),
+        "num_layers": Param(p_int),
+        "bidirectional": Param(p_bool, False),
+        "mode": Param(p_enum("gru", "lstm", "rnn_relu", "rnn_tanh")),
+        "p": Param(p_float, 0.0),
+        "state_outputs": Param(p_bool, False),
+        "projection_size": Param(p_opt(p_int), None),
+        "lstm_state_clip_min": Param(p_opt(p_float), None),
+        "lstm_state_clip_max": Param(p_opt(p_float), None),
+        "lstm_state_clip_nan": Param(p_bool, False),
+        "use_sequence_length": Param(p_bool, False),
+    },
+    infer_shape=_rnn_shape,
+    infer_type=_rnn_type,
+    random=True,
+)(_rnn)
 
 
 # ----------------------------------------------------------------- the layers' param concat
+
 
 def _param_concat(attrs, *xs):
     """Concat of the flattened weights and biases (gluon's fused RNN layers)."""
@@ -256,8 +294,9 @@ def _param_concat_backward(attrs, in_shapes, out_shapes):
         return in_shapes
     residual = out[dim] - sum(s[dim] for s in in_shapes if s[dim])
     if residual < 0 or residual % len(unknown):
-        raise ShapeError("_rnn_param_concat: cannot split {} among {} inputs".format(
-            residual, len(unknown)))
+        raise ShapeError(
+            "_rnn_param_concat: cannot split {} among {} inputs".format(residual, len(unknown))
+        )
     filled = list(in_shapes)
     for i in unknown:
         s = list(filled[i])
@@ -280,8 +319,12 @@ def _reshape_backward(attrs, in_shapes, out_shapes):
     return [tuple(filled)] + list(in_shapes[1:])
 
 
-register("_rnn_param_concat", inputs=None, key_var_num_args="num_args",
-         params={"dim": Param(p_int, 1), "num_args": Param(p_int, 0)},
-         infer_shape=_concat_shape)(_param_concat)
+register(
+    "_rnn_param_concat",
+    inputs=None,
+    key_var_num_args="num_args",
+    params={"dim": Param(p_int, 1), "num_args": Param(p_int, 0)},
+    infer_shape=_concat_shape,
+)(_param_concat)
 get_op("_rnn_param_concat").infer_shape_backward = _param_concat_backward
 get_op("Reshape").infer_shape_backward = _reshape_backward

@@ -6,6 +6,7 @@ sample_ratio x sample_ratio grid (adaptive, ceil(roi size / pooled size), when -
 more than one pixel outside the map are 0, others are clamped to the border, like the
 reference. One vectorised gather per region: the loop is over regions, not pixels or channels.
 """
+
 import math
 
 import numpy as np
@@ -17,24 +18,30 @@ from ._util import fmt_shape
 def _pooled(attrs):
     p = attrs.pooled_size
     if len(p) != 2:
-        raise ShapeError("ROIAlign: pooled_size {} has wrong dimensions, expected 2 (height, "
-                         "width)".format(p))
+        raise ShapeError(
+            "ROIAlign: pooled_size {} has wrong dimensions, expected 2 (height, width)".format(p)
+        )
     return p
 
 
 def _roi_shape(attrs, in_shapes):
     data, rois = in_shapes
     if not 0 <= attrs.spatial_scale <= 1:
-        raise ShapeError("ROIAlign: value {} for spatial_scale exceeds bound [0, 1]".format(
-            attrs.spatial_scale))
+        raise ShapeError(
+            "ROIAlign: value {} for spatial_scale exceeds bound [0, 1]".format(attrs.spatial_scale)
+        )
     if attrs.position_sensitive:
-        raise ShapeError("ROIAlign: position_sensitive=True is not implemented by the "
-                         "hybridlint engine")
+        raise ShapeError(
+            "ROIAlign: position_sensitive=True is not implemented by the hybridlint engine"
+        )
     if data is not None and len(data) != 4:
         raise ShapeError("ROIAlign: data must be 4-D (NCHW), got {}".format(fmt_shape(data)))
     if rois is not None and (len(rois) != 2 or rois[1] not in (0, 5)):
-        raise ShapeError("ROIAlign: rois must be (num_rois, 5) [batch, x1, y1, x2, y2], got {}"
-                         .format(fmt_shape(rois)))
+        raise ShapeError(
+            "ROIAlign: rois must be (num_rois, 5) [batch, x1, y1, x2, y2], got {}".format(
+                fmt_shape(rois)
+            )
+        )
     if data is None or rois is None:
         return in_shapes, [None]
     ph, pw = _pooled(attrs)
@@ -67,7 +74,7 @@ def roi_align(attrs, data, rois):
     ph, pw = _pooled(attrs)
     n, c, h, w = data.shape
     out = np.zeros(shape, data.dtype)
-    f = np.float32                  # the region geometry in float32, rounding as MXNet's
+    f = np.float32  # the region geometry in float32, rounding as MXNet's
     off = f(0.5) if attrs.aligned else f(0)
     ss = f(attrs.spatial_scale)
     for r, roi in enumerate(rois.astype(np.float32)):
@@ -94,8 +101,15 @@ def roi_align(attrs, data, rois):
     return out
 
 
-register("_contrib_ROIAlign", inputs=("data", "rois"),
-         params={"pooled_size": Param(p_shape), "spatial_scale": Param(p_float),
-                 "sample_ratio": Param(p_int, -1), "position_sensitive": Param(p_bool, False),
-                 "aligned": Param(p_bool, False)},
-         infer_shape=_roi_shape)(roi_align)
+register(
+    "_contrib_ROIAlign",
+    inputs=("data", "rois"),
+    params={
+        "pooled_size": Param(p_shape),
+        "spatial_scale": Param(p_float),
+        "sample_ratio": Param(p_int, -1),
+        "position_sensitive": Param(p_bool, False),
+        "aligned": Param(p_bool, False),
+    },
+    infer_shape=_roi_shape,
+)(roi_align)

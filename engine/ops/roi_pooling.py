@@ -5,6 +5,7 @@ zero (C's `round`), forced to at least 1x1, and split into pooled_size bins with
 edges clipped to the map; a bin takes the maximum over its pixels, 0 when the bin is empty.
 The argmax output MXNet keeps for the backward pass is hidden (counted in the graph JSON).
 """
+
 import math
 
 import numpy as np
@@ -20,11 +21,15 @@ def _c_round(v: np.float32) -> int:
 
 def _check(attrs):
     if len(attrs.pooled_size) != 2:
-        raise ShapeError("value {} for Parameter pooled_size has wrong dimensions, expected "
-                         "dimension=2".format(fmt_shape(attrs.pooled_size)))
+        raise ShapeError(
+            "value {} for Parameter pooled_size has wrong dimensions, expected dimension=2".format(
+                fmt_shape(attrs.pooled_size)
+            )
+        )
     if not 0 <= attrs.spatial_scale <= 1:
-        raise ShapeError("value {} for Parameter spatial_scale exceed bound [0,1]".format(
-            attrs.spatial_scale))
+        raise ShapeError(
+            "value {} for Parameter spatial_scale exceed bound [0,1]".format(attrs.spatial_scale)
+        )
 
 
 def _shape(attrs, in_shapes):
@@ -33,8 +38,9 @@ def _shape(attrs, in_shapes):
     if data is not None and len(data) != 4:
         raise ShapeError("data should be a 4D tensor, got {}".format(fmt_shape(data)))
     if rois is not None and (len(rois) != 2 or rois[1] not in (0, 5)):
-        raise ShapeError("rois should be a 2D tensor of shape [batch, 5], got {}".format(
-            fmt_shape(rois)))
+        raise ShapeError(
+            "rois should be a 2D tensor of shape [batch, 5], got {}".format(fmt_shape(rois))
+        )
     if data is None or rois is None:
         return in_shapes, [None]
     return in_shapes, [(rois[0], data[1]) + tuple(attrs.pooled_size)]
@@ -51,8 +57,9 @@ def _roi_pooling(attrs, data, rois):
     for r, roi in enumerate(rois.astype(f)):
         b = int(roi[0])
         if not 0 <= b < n:
-            raise ShapeError("ROIPooling: batch index {} of roi {} out of range [0, {})".format(
-                b, r, n))
+            raise ShapeError(
+                "ROIPooling: batch index {} of roi {} out of range [0, {})".format(b, r, n)
+            )
         x1, y1, x2, y2 = (_c_round(roi[i] * scale) for i in range(1, 5))
         bin_h = f(max(y2 - y1 + 1, 1)) / f(ph)
         bin_w = f(max(x2 - x1 + 1, 1)) / f(pw)
@@ -67,7 +74,10 @@ def _roi_pooling(attrs, data, rois):
     return out
 
 
-register("ROIPooling", inputs=("data", "rois"),
-         params={"pooled_size": Param(p_shape), "spatial_scale": Param(p_float)},
-         infer_shape=_shape)(_roi_pooling)
+register(
+    "ROIPooling",
+    inputs=("data", "rois"),
+    params={"pooled_size": Param(p_shape), "spatial_scale": Param(p_float)},
+    infer_shape=_shape,
+)(_roi_pooling)
 json_outputs("ROIPooling", lambda attrs: 2)

@@ -5,6 +5,7 @@ Grids hold normalised coordinates in [-1, 1] (x in channel 0, y in channel 1); s
 them to (x+1)*(W-1)/2 and reads the four neighbours, each contributing only when it lies inside
 the image (zero padding). Everything is one vectorised gather per call.
 """
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_enum, p_opt, p_shape, register
@@ -23,7 +24,7 @@ def _affine_grid(theta, h, w):
     xs = np.linspace(-1, 1, w, dtype=np.float64) if w > 1 else np.full(1, -1.0)
     ys = np.linspace(-1, 1, h, dtype=np.float64) if h > 1 else np.full(1, -1.0)
     gx, gy = np.meshgrid(xs, ys)
-    dst = np.stack([gx.ravel(), gy.ravel(), np.ones(h * w)]).astype(theta.dtype)   # (3, hw)
+    dst = np.stack([gx.ravel(), gy.ravel(), np.ones(h * w)]).astype(theta.dtype)  # (3, hw)
     out = np.matmul(theta.reshape(-1, 2, 3), dst)
     return out.reshape(theta.shape[0], 2, h, w)
 
@@ -35,12 +36,14 @@ def _grid_shape(attrs, in_shapes):
     if attrs.transform_type == "affine":
         h, w = _target(attrs, "GridGenerator")
         if len(s) != 2 or (s[1] and s[1] != 6):
-            raise ShapeError("GridGenerator(affine): data must be (batch, 6), got {}".format(
-                fmt_shape(s)))
+            raise ShapeError(
+                "GridGenerator(affine): data must be (batch, 6), got {}".format(fmt_shape(s))
+            )
         return in_shapes, [(s[0], 2, h, w)]
     if len(s) != 4 or (s[1] and s[1] != 2):
-        raise ShapeError("GridGenerator(warp): data must be a (batch, 2, H, W) flow, got {}"
-                         .format(fmt_shape(s)))
+        raise ShapeError(
+            "GridGenerator(warp): data must be a (batch, 2, H, W) flow, got {}".format(fmt_shape(s))
+        )
     return in_shapes, [tuple(s)]
 
 
@@ -58,10 +61,14 @@ def grid_generator(attrs, data):
     return np.stack([gx, gy], axis=1).astype(data.dtype)
 
 
-register("GridGenerator",
-         params={"transform_type": Param(p_enum("affine", "warp")),
-                 "target_shape": Param(p_shape, (0, 0))},
-         infer_shape=_grid_shape)(grid_generator)
+register(
+    "GridGenerator",
+    params={
+        "transform_type": Param(p_enum("affine", "warp")),
+        "target_shape": Param(p_shape, (0, 0)),
+    },
+    infer_shape=_grid_shape,
+)(grid_generator)
 json_outputs("GridGenerator", lambda attrs: 2)
 
 
@@ -91,13 +98,17 @@ def _sampler_shape(attrs, in_shapes):
     if d is not None and len(d) != 4:
         raise ShapeError("BilinearSampler: data must be 4-D (NCHW), got {}".format(fmt_shape(d)))
     if g is not None and (len(g) != 4 or (g[1] and g[1] != 2)):
-        raise ShapeError("BilinearSampler: grid must be (batch, 2, H, W), got {}".format(
-            fmt_shape(g)))
+        raise ShapeError(
+            "BilinearSampler: grid must be (batch, 2, H, W), got {}".format(fmt_shape(g))
+        )
     if d is None or g is None:
         return in_shapes, [None]
     if d[0] and g[0] and d[0] != g[0]:
-        raise ShapeError("BilinearSampler: data {} and grid {} batch sizes differ".format(
-            fmt_shape(d), fmt_shape(g)))
+        raise ShapeError(
+            "BilinearSampler: data {} and grid {} batch sizes differ".format(
+                fmt_shape(d), fmt_shape(g)
+            )
+        )
     return in_shapes, [(d[0], d[1], g[2], g[3])]
 
 
@@ -107,9 +118,12 @@ def bilinear_sampler(attrs, data, grid):
     return _sample(data, grid)
 
 
-register("BilinearSampler", inputs=("data", "grid"),
-         params={"cudnn_off": Param(p_opt(p_bool), None)},
-         infer_shape=_sampler_shape)(bilinear_sampler)
+register(
+    "BilinearSampler",
+    inputs=("data", "grid"),
+    params={"cudnn_off": Param(p_opt(p_bool), None)},
+    infer_shape=_sampler_shape,
+)(bilinear_sampler)
 json_outputs("BilinearSampler", lambda attrs: 2)
 
 
@@ -117,11 +131,11 @@ def _st_shape(attrs, in_shapes):
     d, loc = in_shapes
     h, w = _target(attrs, "SpatialTransformer")
     if d is not None and len(d) != 4:
-        raise ShapeError("SpatialTransformer: data must be 4-D (NCHW), got {}".format(
-            fmt_shape(d)))
+        raise ShapeError("SpatialTransformer: data must be 4-D (NCHW), got {}".format(fmt_shape(d)))
     if loc is not None and (len(loc) != 2 or (loc[1] and loc[1] != 6)):
-        raise ShapeError("SpatialTransformer: loc must be (batch, 6), got {}".format(
-            fmt_shape(loc)))
+        raise ShapeError(
+            "SpatialTransformer: loc must be (batch, 6), got {}".format(fmt_shape(loc))
+        )
     if d is None:
         return in_shapes, [None]
     return [d, loc if loc is not None else (d[0], 6)], [(d[0], d[1], h, w)]
@@ -134,10 +148,15 @@ def spatial_transformer(attrs, data, loc):
     return _sample(data, _affine_grid(loc, h, w))
 
 
-register("SpatialTransformer", inputs=("data", "loc"),
-         params={"target_shape": Param(p_shape, (0, 0)),
-                 "transform_type": Param(p_enum("affine")),
-                 "sampler_type": Param(p_enum("bilinear")),
-                 "cudnn_off": Param(p_opt(p_bool), None)},
-         infer_shape=_st_shape)(spatial_transformer)
+register(
+    "SpatialTransformer",
+    inputs=("data", "loc"),
+    params={
+        "target_shape": Param(p_shape, (0, 0)),
+        "transform_type": Param(p_enum("affine")),
+        "sampler_type": Param(p_enum("bilinear")),
+        "cudnn_off": Param(p_opt(p_bool), None),
+    },
+    infer_shape=_st_shape,
+)(spatial_transformer)
 json_outputs("SpatialTransformer", lambda attrs: 3)

@@ -1,18 +1,30 @@
 """Shape ops: reshape (MXNet's special codes), transpose, expand_dims, squeeze, flatten,
 concat, stack, split, slice, slice_axis, slice_like, shape_array, size_array, add_n,
 zeros_like, ones_like."""
+
 from math import prod
 from typing import Optional, Tuple
 
 import numpy as np
 
-from ..registry import (Param, ShapeError, elemwise_shape, merge_shape, p_axis, p_bool, p_int,
-                        p_opt, p_shape, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    elemwise_shape,
+    merge_shape,
+    p_axis,
+    p_bool,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape, norm_axis
 
 
-def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False,
-                  check_size: bool = True):
+def infer_reshape(
+    src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool = False, check_size: bool = True
+):
     """MXNet 1.9.1's reshape algorithm (InferReshapeShape), quirks included: 0 copies a dim,
     -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the next two targets,
     `reverse` runs it on both lists reversed (so -4 only works reversed when its two targets
@@ -32,8 +44,11 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
         code = tshape[i]
         if code == 0:
             if src_idx >= len(dshape):
-                raise ShapeError("reshape: code 0 at position {} has no matching input "
-                                 "dimension in {}".format(i, fmt_shape(src)))
+                raise ShapeError(
+                    "reshape: code 0 at position {} has no matching input dimension in {}".format(
+                        i, fmt_shape(src)
+                    )
+                )
             out.append(dshape[src_idx])
             src_idx += 1
         elif code == -1:
@@ -47,8 +62,9 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             src_idx = len(dshape)
         elif code == -3:
             if src_idx + 1 >= len(dshape):
-                raise ShapeError("reshape: -3 needs two input dimensions, {} has too few"
-                                 .format(fmt_shape(src)))
+                raise ShapeError(
+                    "reshape: -3 needs two input dimensions, {} has too few".format(fmt_shape(src))
+                )
             d1, d2 = dshape[src_idx], dshape[src_idx + 1]
             out.append(d1 * d2)
             src_idx += 2
@@ -62,15 +78,17 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             if d1 == -1 and d2 == -1:
                 raise ShapeError("Split dims cannot both be -1.")
             if d1 < -1 or d2 < -1:  # MXNet: "shape dim size must be >= -1"
-                raise ShapeError("reshape: the two dims after -4 must be sizes or -1, got {}, {}"
-                                 .format(d1, d2))
+                raise ShapeError(
+                    "reshape: the two dims after -4 must be sizes or -1, got {}, {}".format(d1, d2)
+                )
             if d1 == -1:
                 d1 = d0 // d2 if d0 else 0
             if d2 == -1:
                 d2 = d0 // d1 if d0 else 0
             if d0 and d1 * d2 != d0:
-                raise ShapeError("Split dims {}, {} do not divide original dim {}".format(
-                    d1, d2, d0))
+                raise ShapeError(
+                    "Split dims {}, {} do not divide original dim {}".format(d1, d2, d0)
+                )
             out += [d1, d2]
         elif code < -4:
             raise ShapeError("reshape: invalid code {}".format(code))
@@ -79,7 +97,7 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
             src_idx += 1
         i += 1
     known = 0 not in dshape
-    if 0 <= inf_idx < len(out):     # (past the end MXNet writes out of bounds: the 1 stays)
+    if 0 <= inf_idx < len(out):  # (past the end MXNet writes out of bounds: the 1 stays)
         if known:
             rest = prod(out)
             out[inf_idx] = prod(dshape) // rest if rest else 0
@@ -88,14 +106,18 @@ def infer_reshape(src: Tuple[int, ...], target: Tuple[int, ...], reverse: bool =
     if reverse:
         out.reverse()
     if any(d < 0 for d in out):  # a code left unresolved: MXNet fails its dim-size check
-        raise ShapeError("Cannot reshape array of shape {} into shape {}: dimension sizes {} "
-                         "are not all known".format(fmt_shape(src), fmt_shape(target), fmt_shape(out)))
+        raise ShapeError(
+            "Cannot reshape array of shape {} into shape {}: dimension sizes {} "
+            "are not all known".format(fmt_shape(src), fmt_shape(target), fmt_shape(out))
+        )
     if check_size and (known and 0 not in out and prod(out) != prod(dshape) or known and 0 in out):
-        raise ShapeError("Cannot reshape array of shape {} into shape {}: target size {} "
-                         "differs from {} (MXNet 1.9.1 does not check this: it gives shape {} "
-                         "and computes garbage from memory outside the array, or crashes)"
-                         .format(fmt_shape(src), fmt_shape(target), prod(out), prod(dshape),
-                                 fmt_shape(tuple(out))))
+        raise ShapeError(
+            "Cannot reshape array of shape {} into shape {}: target size {} "
+            "differs from {} (MXNet 1.9.1 does not check this: it gives shape {} "
+            "and computes garbage from memory outside the array, or crashes)".format(
+                fmt_shape(src), fmt_shape(target), prod(out), prod(dshape), fmt_shape(tuple(out))
+            )
+        )
     return tuple(out)
 
 
@@ -111,10 +133,18 @@ def _reshape(attrs, x):
     return x.reshape(infer_reshape(x.shape, attrs.shape, attrs.reverse))
 
 
-register("Reshape", aliases=("reshape",), view=True,
-         params={"shape": Param(p_shape, ()), "reverse": Param(p_bool, False),
-                 "target_shape": Param(p_shape, ()), "keep_highest": Param(p_bool, False)},
-         infer_shape=_reshape_shape)(_reshape)
+register(
+    "Reshape",
+    aliases=("reshape",),
+    view=True,
+    params={
+        "shape": Param(p_shape, ()),
+        "reverse": Param(p_bool, False),
+        "target_shape": Param(p_shape, ()),
+        "keep_highest": Param(p_bool, False),
+    },
+    infer_shape=_reshape_shape,
+)(_reshape)
 
 
 def _transpose_shape(attrs, in_shapes):
@@ -123,8 +153,7 @@ def _transpose_shape(attrs, in_shapes):
         return in_shapes, [None]
     axes = attrs.axes or tuple(reversed(range(len(s))))
     if sorted(a % len(s) for a in axes) != list(range(len(s))):
-        raise ShapeError("transpose: axes {} do not match an input of rank {}".format(
-            axes, len(s)))
+        raise ShapeError("transpose: axes {} do not match an input of rank {}".format(axes, len(s)))
     return in_shapes, [tuple(s[a] for a in axes)]
 
 
@@ -136,8 +165,9 @@ def _transpose(attrs, x):
     return np.transpose(x, axes)
 
 
-register("transpose", view=True, params={"axes": Param(p_shape, ())},
-         infer_shape=_transpose_shape)(_transpose)
+register("transpose", view=True, params={"axes": Param(p_shape, ())}, infer_shape=_transpose_shape)(
+    _transpose
+)
 
 
 def _expand_dims_shape(attrs, in_shapes):
@@ -153,8 +183,9 @@ def _expand_dims(attrs, x):
     return np.expand_dims(x, norm_axis(attrs.axis, x.ndim + 1, "expand_dims"))
 
 
-register("expand_dims", view=True, params={"axis": Param(p_int)},
-         infer_shape=_expand_dims_shape)(_expand_dims)
+register("expand_dims", view=True, params={"axis": Param(p_int)}, infer_shape=_expand_dims_shape)(
+    _expand_dims
+)
 
 
 def _squeeze_out(attrs, s):
@@ -165,8 +196,10 @@ def _squeeze_out(attrs, s):
         axes = {norm_axis(a, len(s), "squeeze") for a in axes}
         for a in axes:
             if s[a] != 1:
-                raise ShapeError("Cannot select an axis to squeeze out which has size={} not "
-                                 "equal to one".format(s[a]))
+                raise ShapeError(
+                    "Cannot select an axis to squeeze out which has size={} not "
+                    "equal to one".format(s[a])
+                )
         out = tuple(d for i, d in enumerate(s) if i not in axes)
     return out or (1,)
 
@@ -181,13 +214,14 @@ def _squeeze(attrs, x):
     return x.reshape(_squeeze_out(attrs, x.shape))
 
 
-register("squeeze", view=True, params={"axis": Param(p_opt(p_axis), None)},
-         infer_shape=_squeeze_shape)(_squeeze)
+register(
+    "squeeze", view=True, params={"axis": Param(p_opt(p_axis), None)}, infer_shape=_squeeze_shape
+)(_squeeze)
 
 
 def _flatten_shape(attrs, in_shapes):
     s = in_shapes[0]
-    if s is None or 0 in s:        # MXNet infers nothing from a partial shape here
+    if s is None or 0 in s:  # MXNet infers nothing from a partial shape here
         return in_shapes, [None]
     if len(s) == 0:
         return in_shapes, [(1, 1)]
@@ -215,14 +249,20 @@ def _concat_shape(attrs, in_shapes):
         if s is None:
             continue
         if len(s) != nd:
-            raise ShapeError("concat: input {} has shape {}, rank differs from {}".format(
-                i, fmt_shape(s), fmt_shape(known[0])))
+            raise ShapeError(
+                "concat: input {} has shape {}, rank differs from {}".format(
+                    i, fmt_shape(s), fmt_shape(known[0])
+                )
+            )
         other = tuple(d for j, d in enumerate(s) if j != dim)
         try:
             base = merge_shape(base, other)
         except ShapeError:
-            raise ShapeError("concat: incompatible input shapes {} along dim={}".format(
-                ", ".join(fmt_shape(x) for x in in_shapes), attrs.dim)) from None
+            raise ShapeError(
+                "concat: incompatible input shapes {} along dim={}".format(
+                    ", ".join(fmt_shape(x) for x in in_shapes), attrs.dim
+                )
+            ) from None
     # as MXNet: unknown inputs get the common dims (0 along `dim`), the output sums the known
     # sizes along `dim` (its partial inference treats unknown ones as 0)
     sizes = [s[dim] for s in in_shapes if s is not None]
@@ -248,9 +288,14 @@ def _concat(attrs, *xs):
         raise
 
 
-register("Concat", aliases=("concat",), inputs=None, key_var_num_args="num_args",
-         params={"dim": Param(p_int, 1), "num_args": Param(p_int, 0)},
-         infer_shape=_concat_shape)(_concat)
+register(
+    "Concat",
+    aliases=("concat",),
+    inputs=None,
+    key_var_num_args="num_args",
+    params={"dim": Param(p_int, 1), "num_args": Param(p_int, 0)},
+    infer_shape=_concat_shape,
+)(_concat)
 
 
 def _stack_shape(attrs, in_shapes):
@@ -259,14 +304,17 @@ def _stack_shape(attrs, in_shapes):
         try:
             base = merge_shape(base, s)
         except ShapeError:
-            raise ShapeError("stack: all inputs need the same shape, got {}".format(
-                ", ".join(fmt_shape(x) for x in in_shapes))) from None
+            raise ShapeError(
+                "stack: all inputs need the same shape, got {}".format(
+                    ", ".join(fmt_shape(x) for x in in_shapes)
+                )
+            ) from None
     if base is None:
         return in_shapes, [None]
     ax = norm_axis(attrs.axis, len(base) + 1, "stack")
     out = list(base)
     out.insert(ax, len(in_shapes))
-    return in_shapes, [tuple(out)]       # MXNet does not fill unknown inputs back
+    return in_shapes, [tuple(out)]  # MXNet does not fill unknown inputs back
 
 
 def _stack(attrs, *xs):
@@ -276,9 +324,13 @@ def _stack(attrs, *xs):
     return np.stack(xs, axis=attrs.axis)
 
 
-register("stack", inputs=None, key_var_num_args="num_args",
-         params={"axis": Param(p_int, 0), "num_args": Param(p_int, 0)},
-         infer_shape=_stack_shape)(_stack)
+register(
+    "stack",
+    inputs=None,
+    key_var_num_args="num_args",
+    params={"axis": Param(p_int, 0), "num_args": Param(p_int, 0)},
+    infer_shape=_stack_shape,
+)(_stack)
 
 
 def _add_n(attrs, *xs):
@@ -295,8 +347,14 @@ def _add_n_shape(attrs, in_shapes):
     return ins, outs
 
 
-register("add_n", aliases=("ElementWiseSum", "_sum"), inputs=None, key_var_num_args="num_args",
-         params={"num_args": Param(p_int, 0)}, infer_shape=_add_n_shape)(_add_n)
+register(
+    "add_n",
+    aliases=("ElementWiseSum", "_sum"),
+    inputs=None,
+    key_var_num_args="num_args",
+    params={"num_args": Param(p_int, 0)},
+    infer_shape=_add_n_shape,
+)(_add_n)
 
 # ----------------------------------------------------------------------------- split
 
@@ -308,14 +366,19 @@ def _split_shape(attrs, in_shapes):
         return in_shapes, [None] * n
     ax = norm_axis(attrs.axis, len(s), "split")
     if s[ax] and s[ax] % n:
-        raise ShapeError("num_outputs ({}) does not divide input dimension {} of shape {} on "
-                         "axis {}".format(n, s[ax], fmt_shape(s), attrs.axis))
+        raise ShapeError(
+            "num_outputs ({}) does not divide input dimension {} of shape {} on axis {}".format(
+                n, s[ax], fmt_shape(s), attrs.axis
+            )
+        )
     part = list(s)
     part[ax] = s[ax] // n
     if attrs.squeeze_axis:
         if part[ax] != 1:
-            raise ShapeError("split with squeeze_axis=True needs num_outputs equal to the axis "
-                             "size ({} vs {})".format(n, s[ax]))
+            raise ShapeError(
+                "split with squeeze_axis=True needs num_outputs equal to the axis "
+                "size ({} vs {})".format(n, s[ax])
+            )
         del part[ax]
     return in_shapes, [tuple(part)] * n
 
@@ -326,16 +389,24 @@ def _split(attrs, x):
     ax = norm_axis(attrs.axis, x.ndim, "split")
     parts = np.split(x, attrs.num_outputs, axis=ax)
     if attrs.squeeze_axis:
-        parts = [p.reshape(p.shape[:ax] + p.shape[ax + 1:]) for p in parts]
+        parts = [p.reshape(p.shape[:ax] + p.shape[ax + 1 :]) for p in parts]
     # one output is one array (a 1-tuple became a (1, ...) array in compiled plans, and
     # mx.nd.split(..., num_outputs=1) returns an NDArray in MXNet, not a list)
     return tuple(parts) if len(parts) > 1 else parts[0]
 
 
-register("SliceChannel", aliases=("split",), view=True,
-         params={"num_outputs": Param(p_int), "axis": Param(p_int, 1),
-                 "squeeze_axis": Param(p_bool, False)},
-         num_outputs=lambda attrs: attrs.num_outputs, infer_shape=_split_shape)(_split)
+register(
+    "SliceChannel",
+    aliases=("split",),
+    view=True,
+    params={
+        "num_outputs": Param(p_int),
+        "axis": Param(p_int, 1),
+        "squeeze_axis": Param(p_bool, False),
+    },
+    num_outputs=lambda attrs: attrs.num_outputs,
+    infer_shape=_split_shape,
+)(_split)
 
 # ----------------------------------------------------------------------------- slicing
 
@@ -344,8 +415,11 @@ def p_opt_tuple(v) -> Tuple[Optional[int], ...]:
     """A tuple whose entries may be None: (0, None), "(0,None)", "[1, 2]"."""
     if isinstance(v, str):
         s = v.strip().strip("()[]")
-        return tuple(None if t.strip() in ("None", "") else int(t)
-                     for t in s.split(",") if t.strip() != "" or False)
+        return tuple(
+            None if t.strip() in ("None", "") else int(t)
+            for t in s.split(",")
+            if t.strip() != "" or False
+        )
     if isinstance(v, (int, np.integer)):
         return (int(v),)
     return tuple(None if t is None else int(t) for t in v)
@@ -361,8 +435,11 @@ def _slice_keys(attrs, shape):
             raise ShapeError("slice step cannot be 0")
         keys.append(slice(b, e, st))
     if len(attrs.begin) > len(shape):
-        raise ShapeError("slice: begin {} has more axes than the input shape {}".format(
-            attrs.begin, fmt_shape(shape)))
+        raise ShapeError(
+            "slice: begin {} has more axes than the input shape {}".format(
+                attrs.begin, fmt_shape(shape)
+            )
+        )
     return tuple(keys)
 
 
@@ -374,7 +451,7 @@ def _slice_shape(attrs, in_shapes):
     out = []
     for i, d in enumerate(s):
         if i < len(keys) and d:
-            out.append(len(range(*keys[i].indices(d))))   # may be 0: MXNet returns empty
+            out.append(len(range(*keys[i].indices(d))))  # may be 0: MXNet returns empty
         else:
             out.append(d)
     return in_shapes, [tuple(out)]
@@ -386,10 +463,12 @@ def _slice(attrs, x):
     return x[_slice_keys(attrs, x.shape)].copy()
 
 
-register("slice", aliases=("crop",),
-         params={"begin": Param(p_opt_tuple), "end": Param(p_opt_tuple),
-                 "step": Param(p_opt_tuple, ())},
-         infer_shape=_slice_shape)(_slice)
+register(
+    "slice",
+    aliases=("crop",),
+    params={"begin": Param(p_opt_tuple), "end": Param(p_opt_tuple), "step": Param(p_opt_tuple, ())},
+    infer_shape=_slice_shape,
+)(_slice)
 
 
 def _slice_axis_shape(attrs, in_shapes):
@@ -407,8 +486,11 @@ def _slice_axis_len(attrs, d):
     b = attrs.begin + d if attrs.begin < 0 else attrs.begin
     e = d if attrs.end is None else (attrs.end + d if attrs.end < 0 else attrs.end)
     if not (0 <= b < e <= d):
-        raise ShapeError("slice_axis: invalid begin/end ({}, {}) for axis of size {}".format(
-            attrs.begin, attrs.end, d))
+        raise ShapeError(
+            "slice_axis: invalid begin/end ({}, {}) for axis of size {}".format(
+                attrs.begin, attrs.end, d
+            )
+        )
     return e - b
 
 
@@ -422,9 +504,11 @@ def _slice_axis(attrs, x):
     return x[tuple(key)].copy()
 
 
-register("slice_axis", params={"axis": Param(p_int), "begin": Param(p_int),
-                               "end": Param(p_opt(p_int))},
-         infer_shape=_slice_axis_shape)(_slice_axis)
+register(
+    "slice_axis",
+    params={"axis": Param(p_int), "begin": Param(p_int), "end": Param(p_opt(p_int))},
+    infer_shape=_slice_axis_shape,
+)(_slice_axis)
 
 
 def _slice_like_out(attrs, s, like):
@@ -433,11 +517,15 @@ def _slice_like_out(attrs, s, like):
     for a in axes:
         a2 = norm_axis(a, len(s), "slice_like")
         if a2 >= len(like):
-            raise ShapeError("slice_like: axis {} out of range for shape_like {}".format(
-                a, fmt_shape(like)))
+            raise ShapeError(
+                "slice_like: axis {} out of range for shape_like {}".format(a, fmt_shape(like))
+            )
         if like[a2] > s[a2]:
-            raise ShapeError("slice_like: shape_like {} is larger than data {} on axis {}"
-                             .format(fmt_shape(like), fmt_shape(s), a))
+            raise ShapeError(
+                "slice_like: shape_like {} is larger than data {} on axis {}".format(
+                    fmt_shape(like), fmt_shape(s), a
+                )
+            )
         out[a2] = like[a2]
     return tuple(out)
 
@@ -447,8 +535,11 @@ def _slice_like_shape(attrs, in_shapes):
     if s is None or like is None:
         return in_shapes, [None]
     if not attrs.axes and len(s) != len(like):
-        raise ShapeError("slice_like: data {} and shape_like {} need the same rank".format(
-            fmt_shape(s), fmt_shape(like)))
+        raise ShapeError(
+            "slice_like: data {} and shape_like {} need the same rank".format(
+                fmt_shape(s), fmt_shape(like)
+            )
+        )
     return in_shapes, [_slice_like_out(attrs, s, like)]
 
 
@@ -459,10 +550,14 @@ def _slice_like(attrs, x, like):
     return x[tuple(slice(0, d) for d in out)].copy()
 
 
-register("slice_like", inputs=("data", "shape_like"), params={"axes": Param(p_shape, ())},
-         infer_shape=_slice_like_shape,
-         # only shape_like's shape is read: its dtype may differ from data's (as in MXNet)
-         infer_type=lambda a, t: (t, [t[0]]))(_slice_like)
+register(
+    "slice_like",
+    inputs=("data", "shape_like"),
+    params={"axes": Param(p_shape, ())},
+    infer_shape=_slice_like_shape,
+    # only shape_like's shape is read: its dtype may differ from data's (as in MXNet)
+    infer_type=lambda a, t: (t, [t[0]]),
+)(_slice_like)
 
 # ----------------------------------------------------------------------------- shape queries
 
@@ -476,8 +571,11 @@ def _int64_out(attrs, in_types):
     return in_types, [np.dtype(np.int64)]
 
 
-register("shape_array", infer_shape=lambda a, s: (s, [None if s[0] is None else (len(s[0]),)]),
-         infer_type=_int64_out)(_shape_array)
+register(
+    "shape_array",
+    infer_shape=lambda a, s: (s, [None if s[0] is None else (len(s[0]),)]),
+    infer_type=_int64_out,
+)(_shape_array)
 
 
 def _size_array(attrs, x):

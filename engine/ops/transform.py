@@ -6,12 +6,24 @@ MXNet quirks kept on purpose: broadcast_to's 0 keeps a dim but the rank must alr
 reverse and broadcast_axis reject negative axes in 1.9.1; clip casts its bounds to the input
 dtype first; casting floats to narrow ints wraps around like C (via int64), not saturates.
 """
+
 import math
 
 import numpy as np
 
-from ..registry import (Param, ShapeError, elemwise_shape, p_axis, p_bool, p_enum, p_float,
-                        p_int, p_opt, p_shape, register)
+from ..registry import (
+    Param,
+    ShapeError,
+    elemwise_shape,
+    p_axis,
+    p_bool,
+    p_enum,
+    p_float,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape, norm_axis
 
 
@@ -28,9 +40,14 @@ def clip_out(attrs, out, x):
     np.clip(x, x.dtype.type(attrs.a_min), x.dtype.type(attrs.a_max), out=out)
 
 
-register("clip", params={"a_min": Param(p_float), "a_max": Param(p_float)},
-         infer_shape=elemwise_shape, out_kernel=clip_out, inplace=True,
-         elementwise=True)(clip)
+register(
+    "clip",
+    params={"a_min": Param(p_float), "a_max": Param(p_float)},
+    infer_shape=elemwise_shape,
+    out_kernel=clip_out,
+    inplace=True,
+    elementwise=True,
+)(clip)
 
 _CAST_TYPES = ("bool", "float16", "float32", "float64", "int32", "int64", "int8", "uint8")
 
@@ -62,8 +79,13 @@ def cast(attrs, x):
     return x.astype(dt)
 
 
-register("Cast", aliases=("cast",), params={"dtype": Param(_p_cast_dtype)},
-         infer_shape=elemwise_shape, infer_type=lambda a, t: (t, [a.dtype]))(cast)
+register(
+    "Cast",
+    aliases=("cast",),
+    params={"dtype": Param(_p_cast_dtype)},
+    infer_shape=elemwise_shape,
+    infer_type=lambda a, t: (t, [a.dtype]),
+)(cast)
 
 # amp_cast / amp_multicast: the casts AMP inserts into converted models. Only floating
 # inputs are cast (integers pass through); multicast brings every float input to the widest
@@ -79,8 +101,12 @@ def amp_cast(attrs, x):
     return x.astype(attrs.dtype) if x.dtype.kind == "f" else x.copy()
 
 
-register("amp_cast", params={"dtype": Param(_p_cast_dtype)}, infer_shape=elemwise_shape,
-         infer_type=lambda a, t: (t, [_amp_target(a, t[0])]))(amp_cast)
+register(
+    "amp_cast",
+    params={"dtype": Param(_p_cast_dtype)},
+    infer_shape=elemwise_shape,
+    infer_type=lambda a, t: (t, [_amp_target(a, t[0])]),
+)(amp_cast)
 
 
 def _multicast_type(attrs, in_types):
@@ -95,20 +121,26 @@ def _multicast_type(attrs, in_types):
 def amp_multicast(attrs, *xs):
     """Cast every floating input to the widest (cast_narrow: narrowest) float type present."""
     if len(xs) != attrs.num_outputs:
-        raise ShapeError("amp_multicast: num_outputs={} but {} inputs".format(
-            attrs.num_outputs, len(xs)))
+        raise ShapeError(
+            "amp_multicast: num_outputs={} but {} inputs".format(attrs.num_outputs, len(xs))
+        )
     _, types = _multicast_type(attrs, [x.dtype for x in xs])
     return tuple(x.astype(t) for x, t in zip(xs, types))
 
 
-register("amp_multicast", inputs=None, key_var_num_args="num_outputs",
-         params={"num_outputs": Param(p_int), "cast_narrow": Param(p_bool, False)},
-         num_outputs=lambda a: a.num_outputs,
-         infer_shape=lambda a, s: (s, list(s)), infer_type=_multicast_type)(amp_multicast)
+register(
+    "amp_multicast",
+    inputs=None,
+    key_var_num_args="num_outputs",
+    params={"num_outputs": Param(p_int), "cast_narrow": Param(p_bool, False)},
+    num_outputs=lambda a: a.num_outputs,
+    infer_shape=lambda a, s: (s, list(s)),
+    infer_type=_multicast_type,
+)(amp_multicast)
 
 # ----------------------------------------------------------------------------- broadcasting
 
-_MAX_NDIM = 5       # MXNET_SPECIAL_MAX_NDIM: broadcast kernels handle 5 compacted dims
+_MAX_NDIM = 5  # MXNET_SPECIAL_MAX_NDIM: broadcast kernels handle 5 compacted dims
 
 
 def _check_compact(big, small):
@@ -129,21 +161,26 @@ def _check_compact(big, small):
     if bprod > 1 or sprod > 1:
         runs += 1
     if runs > _MAX_NDIM:
-        raise ShapeError("Too many reduction axes from {} to {}".format(fmt_shape(big),
-                                                                        fmt_shape(small)))
+        raise ShapeError(
+            "Too many reduction axes from {} to {}".format(fmt_shape(big), fmt_shape(small))
+        )
 
 
 def _broadcast_to_out(attrs, s):
     target = attrs.shape
     if len(s) != len(target):
-        raise ShapeError("Operand of shape {} cannot be broadcasted to {}".format(
-            fmt_shape(s), fmt_shape(target)))
+        raise ShapeError(
+            "Operand of shape {} cannot be broadcasted to {}".format(
+                fmt_shape(s), fmt_shape(target)
+            )
+        )
     out = []
     for a, t in zip(s, target):
         t = a if t == 0 else t
         if a and a != t and a != 1:
-            raise ShapeError("Array cannot be broadcasted from {} to {}".format(
-                fmt_shape(s), fmt_shape(target)))
+            raise ShapeError(
+                "Array cannot be broadcasted from {} to {}".format(fmt_shape(s), fmt_shape(target))
+            )
         out.append(t)
     return tuple(out)
 
@@ -155,34 +192,46 @@ def broadcast_to(attrs, x):
     return np.broadcast_to(x, out).copy()
 
 
-register("broadcast_to", params={"shape": Param(p_shape, ())},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _broadcast_to_out(a, s[0])]))(
-    broadcast_to)
+register(
+    "broadcast_to",
+    params={"shape": Param(p_shape, ())},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _broadcast_to_out(a, s[0])]),
+)(broadcast_to)
 
 
 def _broadcast_like_out(attrs, lhs, rhs):
     if attrs.lhs_axes is None and attrs.rhs_axes is None:
         if len(lhs) != len(rhs):
-            raise ShapeError("Operand of shape {} cannot be broadcasted to {}".format(
-                fmt_shape(lhs), fmt_shape(rhs)))
+            raise ShapeError(
+                "Operand of shape {} cannot be broadcasted to {}".format(
+                    fmt_shape(lhs), fmt_shape(rhs)
+                )
+            )
         out = []
         for a, b in zip(lhs, rhs):
             if a != b and a != 1 and a and b:
-                raise ShapeError("Array cannot be broadcasted from {} to {}".format(
-                    fmt_shape(lhs), fmt_shape(rhs)))
+                raise ShapeError(
+                    "Array cannot be broadcasted from {} to {}".format(
+                        fmt_shape(lhs), fmt_shape(rhs)
+                    )
+                )
             out.append(b if a == 1 or not a else a)
         return tuple(out)
     la, ra = attrs.lhs_axes or (), attrs.rhs_axes or ()
     if len(la) != len(ra):
-        raise ShapeError("broadcast_like: lhs_axes {} and rhs_axes {} must have the same length"
-                         .format(la, ra))
+        raise ShapeError(
+            "broadcast_like: lhs_axes {} and rhs_axes {} must have the same length".format(la, ra)
+        )
     out = list(lhs)
     for a, b in zip(la, ra):
         ia = norm_axis(a, len(lhs), "broadcast_like")
         ib = norm_axis(b, len(rhs), "broadcast_like")
         if lhs[ia] != 1 and lhs[ia] != rhs[ib]:
-            raise ShapeError("broadcast_like: lhs axis {} has size {}, cannot broadcast to {}"
-                             .format(a, lhs[ia], rhs[ib]))
+            raise ShapeError(
+                "broadcast_like: lhs axis {} has size {}, cannot broadcast to {}".format(
+                    a, lhs[ia], rhs[ib]
+                )
+            )
         out[ia] = rhs[ib]
     return tuple(out)
 
@@ -194,27 +243,37 @@ def broadcast_like(attrs, lhs, rhs):
     return np.broadcast_to(lhs, out).copy()
 
 
-register("broadcast_like", inputs=("lhs", "rhs"),
-         params={"lhs_axes": Param(p_opt(p_shape), None),
-                 "rhs_axes": Param(p_opt(p_shape), None)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None or s[1] is None
-                                       else _broadcast_like_out(a, s[0], s[1])]),
-         infer_type=lambda a, t: (t, [t[0]]))(broadcast_like)
+register(
+    "broadcast_like",
+    inputs=("lhs", "rhs"),
+    params={"lhs_axes": Param(p_opt(p_shape), None), "rhs_axes": Param(p_opt(p_shape), None)},
+    infer_shape=lambda a, s: (
+        s,
+        [None if s[0] is None or s[1] is None else _broadcast_like_out(a, s[0], s[1])],
+    ),
+    infer_type=lambda a, t: (t, [t[0]]),
+)(broadcast_like)
 
 
 def _broadcast_axis_out(attrs, s):
     axes, sizes = attrs.axis, attrs.size
     if len(axes) != len(sizes):
-        raise ShapeError("broadcast_axis: axis {} and size {} must have the same length".format(
-            axes, sizes))
+        raise ShapeError(
+            "broadcast_axis: axis {} and size {} must have the same length".format(axes, sizes)
+        )
     out = list(s)
     for a, n in zip(axes, sizes):
         if not 0 <= a < len(s):
-            raise ShapeError("broadcast_axis: axis {} must be in range [0, {}) (MXNet 1.9.1 "
-                             "does not accept negative axes here)".format(a, len(s)))
+            raise ShapeError(
+                "broadcast_axis: axis {} must be in range [0, {}) (MXNet 1.9.1 "
+                "does not accept negative axes here)".format(a, len(s))
+            )
         if s[a] != 1:
-            raise ShapeError("broadcast_axis: axis {} has size {}, only size-1 axes can be "
-                             "broadcast".format(a, s[a]))
+            raise ShapeError(
+                "broadcast_axis: axis {} has size {}, only size-1 axes can be broadcast".format(
+                    a, s[a]
+                )
+            )
         out[a] = n
     return tuple(out)
 
@@ -226,10 +285,12 @@ def broadcast_axis(attrs, x):
     return np.broadcast_to(x, out).copy()
 
 
-register("broadcast_axis", aliases=("broadcast_axes",),
-         params={"axis": Param(p_shape, ()), "size": Param(p_shape, ())},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _broadcast_axis_out(a, s[0])]))(
-    broadcast_axis)
+register(
+    "broadcast_axis",
+    aliases=("broadcast_axes",),
+    params={"axis": Param(p_shape, ()), "size": Param(p_shape, ())},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _broadcast_axis_out(a, s[0])]),
+)(broadcast_axis)
 
 # ----------------------------------------------------------------------------- tile / repeat
 
@@ -248,13 +309,17 @@ def tile(attrs, x):
     dims = (1,) * (n - x.ndim) + x.shape
     reps = (1,) * (n - len(attrs.reps)) + tuple(attrs.reps)
     # MXNet tiles by broadcasting (1, d0, 1, d1, ...) to (r0, d0, r1, d1, ...)
-    _check_compact(tuple(v for r, d in zip(reps, dims) for v in (r, d)),
-                   tuple(v for d in dims for v in (1, d)))
+    _check_compact(
+        tuple(v for r, d in zip(reps, dims) for v in (r, d)), tuple(v for d in dims for v in (1, d))
+    )
     return np.tile(x, attrs.reps)
 
 
-register("tile", params={"reps": Param(p_shape)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _tile_out(a, s[0])]))(tile)
+register(
+    "tile",
+    params={"reps": Param(p_shape)},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _tile_out(a, s[0])]),
+)(tile)
 
 
 def _repeat_out(attrs, s):
@@ -272,8 +337,11 @@ def repeat(attrs, x):
     return np.repeat(x, attrs.repeats, axis=ax)
 
 
-register("repeat", params={"repeats": Param(p_int), "axis": Param(p_opt(p_int), None)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _repeat_out(a, s[0])]))(repeat)
+register(
+    "repeat",
+    params={"repeats": Param(p_int), "axis": Param(p_opt(p_int), None)},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _repeat_out(a, s[0])]),
+)(repeat)
 
 # ----------------------------------------------------------------------------- reverse / swap
 
@@ -282,8 +350,10 @@ def _reverse_axes(attrs, ndim):
     axes = attrs.axis if isinstance(attrs.axis, tuple) else (attrs.axis,)
     for a in axes:
         if not 0 <= a < ndim:
-            raise ShapeError("reverse: axis {} must be in range [0, {}) (MXNet 1.9.1 does not "
-                             "accept negative axes here)".format(a, ndim))
+            raise ShapeError(
+                "reverse: axis {} must be in range [0, {}) (MXNet 1.9.1 does not "
+                "accept negative axes here)".format(a, ndim)
+            )
     return axes
 
 
@@ -298,8 +368,9 @@ def _reverse_shape(attrs, in_shapes):
     return in_shapes, [in_shapes[0]]
 
 
-register("reverse", aliases=("flip",), params={"axis": Param(p_axis)},
-         infer_shape=_reverse_shape)(reverse)
+register("reverse", aliases=("flip",), params={"axis": Param(p_axis)}, infer_shape=_reverse_shape)(
+    reverse
+)
 
 
 def _swap_out(attrs, s):
@@ -317,9 +388,12 @@ def swapaxes(attrs, x):
     return np.swapaxes(x, a, b).copy()
 
 
-register("SwapAxis", aliases=("swapaxes",),
-         params={"dim1": Param(p_int, 0), "dim2": Param(p_int, 0)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _swap_out(a, s[0])]))(swapaxes)
+register(
+    "SwapAxis",
+    aliases=("swapaxes",),
+    params={"dim1": Param(p_int, 0), "dim2": Param(p_int, 0)},
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _swap_out(a, s[0])]),
+)(swapaxes)
 
 # ----------------------------------------------------------------------------- reshape_like
 
@@ -328,8 +402,11 @@ def _span(begin, end, n, what):
     b = 0 if begin is None else (begin + n if begin < 0 else begin)
     e = n if end is None else (end + n if end < 0 else end)
     if not 0 <= b <= e <= n:
-        raise ShapeError("reshape_like: {}_begin/{}_end ({}, {}) out of range for {} "
-                         "dimensions".format(what, what, begin, end, n))
+        raise ShapeError(
+            "reshape_like: {}_begin/{}_end ({}, {}) out of range for {} dimensions".format(
+                what, what, begin, end, n
+            )
+        )
     return b, e
 
 
@@ -338,8 +415,10 @@ def _reshape_like_out(attrs, lhs, rhs):
     rb, re_ = _span(attrs.rhs_begin, attrs.rhs_end, len(rhs), "rhs")
     out = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
     if 0 not in lhs and 0 not in out and math.prod(lhs) != math.prod(out):
-        raise ShapeError("Cannot reshape lhs with shape {} to new shape {} because they have "
-                         "different size.".format(fmt_shape(lhs), fmt_shape(out)))
+        raise ShapeError(
+            "Cannot reshape lhs with shape {} to new shape {} because they have "
+            "different size.".format(fmt_shape(lhs), fmt_shape(out))
+        )
     return out
 
 
@@ -349,12 +428,17 @@ def reshape_like(attrs, lhs, rhs):
     return lhs.reshape(_reshape_like_out(attrs, lhs.shape, rhs.shape))
 
 
-register("reshape_like", inputs=("lhs", "rhs"), view=True,
-         params={k: Param(p_opt(p_int), None)
-                 for k in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")},
-         infer_shape=lambda a, s: (s, [None if s[0] is None or s[1] is None
-                                       else _reshape_like_out(a, s[0], s[1])]),
-         infer_type=lambda a, t: (t, [t[0]]))(reshape_like)
+register(
+    "reshape_like",
+    inputs=("lhs", "rhs"),
+    view=True,
+    params={k: Param(p_opt(p_int), None) for k in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")},
+    infer_shape=lambda a, s: (
+        s,
+        [None if s[0] is None or s[1] is None else _reshape_like_out(a, s[0], s[1])],
+    ),
+    infer_type=lambda a, t: (t, [t[0]]),
+)(reshape_like)
 
 # ----------------------------------------------------------------------------- pad
 
@@ -362,11 +446,14 @@ register("reshape_like", inputs=("lhs", "rhs"), view=True,
 def _pad_out(attrs, s):
     pw = attrs.pad_width
     if len(s) not in (4, 5) or len(pw) != 2 * len(s):
-        raise ShapeError("pad: only 4-D and 5-D input with pad_width of twice its rank is "
-                         "supported, got data {} and pad_width {}".format(fmt_shape(s), pw))
+        raise ShapeError(
+            "pad: only 4-D and 5-D input with pad_width of twice its rank is "
+            "supported, got data {} and pad_width {}".format(fmt_shape(s), pw)
+        )
     if any(pw[:4]):
-        raise ShapeError("pad: padding the first two axes is not supported (pad_width {})"
-                         .format(pw))
+        raise ShapeError(
+            "pad: padding the first two axes is not supported (pad_width {})".format(pw)
+        )
     return tuple(d + pw[2 * i] + pw[2 * i + 1] for i, d in enumerate(s))
 
 
@@ -376,15 +463,22 @@ def pad(attrs, x):
     pw = attrs.pad_width
     widths = [(pw[2 * i], pw[2 * i + 1]) for i in range(x.ndim)]
     if attrs.mode == "constant":
-        return np.pad(x, widths, mode="constant",
-                      constant_values=x.dtype.type(attrs.constant_value))
+        return np.pad(
+            x, widths, mode="constant", constant_values=x.dtype.type(attrs.constant_value)
+        )
     return np.pad(x, widths, mode=attrs.mode)
 
 
-register("Pad", aliases=("pad",),
-         params={"mode": Param(p_enum("constant", "edge", "reflect")),
-                 "pad_width": Param(p_shape), "constant_value": Param(p_float, 0.0)},
-         infer_shape=lambda a, s: (s, [None if s[0] is None else _pad_out(a, s[0])]))(pad)
+register(
+    "Pad",
+    aliases=("pad",),
+    params={
+        "mode": Param(p_enum("constant", "edge", "reflect")),
+        "pad_width": Param(p_shape),
+        "constant_value": Param(p_float, 0.0),
+    },
+    infer_shape=lambda a, s: (s, [None if s[0] is None else _pad_out(a, s[0])]),
+)(pad)
 
 # ----------------------------------------------------------------------------- losses / contrib
 
@@ -421,11 +515,17 @@ def arange_like(attrs, x):
     return (dt(attrs.start) + dt(attrs.step) * steps).astype(x.dtype).reshape(shape)
 
 
-register("_contrib_arange_like",
-         params={"start": Param(p_float, 0.0), "step": Param(p_float, 1.0),
-                 "repeat": Param(p_int, 1), "ctx": Param(str, ""),
-                 "axis": Param(p_opt(p_int), None)},
-         infer_shape=_arange_like_shape)(arange_like)
+register(
+    "_contrib_arange_like",
+    params={
+        "start": Param(p_float, 0.0),
+        "step": Param(p_float, 1.0),
+        "repeat": Param(p_int, 1),
+        "ctx": Param(str, ""),
+        "axis": Param(p_opt(p_int), None),
+    },
+    infer_shape=_arange_like_shape,
+)(arange_like)
 
 
 def div_sqrt_dim(attrs, x):

@@ -1,6 +1,7 @@
 """Ops MXNet reaches through Python wrappers: `_eye` (mx.nd.eye / mx.sym.eye), `_linspace`
 (linspace) and `_split_v2` (split_v2, numpy-style split points or equal sections); the wrappers
 themselves live beside zeros/ones in engine/ndarray/__init__.py and engine/symbol/__init__.py."""
+
 import numpy as np
 
 from ..registry import Param, ShapeError, p_bool, p_dtype, p_float, p_int, p_shape, p_str, register
@@ -12,39 +13,60 @@ def _eye(attrs):
     return np.eye(attrs.N, attrs.M or attrs.N, attrs.k, dtype=attrs.dtype)
 
 
-register("_eye", inputs=(),
-         params={"N": Param(p_int), "M": Param(p_int, 0), "k": Param(p_int, 0),
-                 "ctx": Param(p_str, ""), "dtype": Param(p_dtype, np.dtype(np.float32))},
-         infer_shape=lambda a, s: ([], [(a.N, a.M or a.N)]),
-         infer_type=lambda a, t: ([], [a.dtype]))(_eye)
+register(
+    "_eye",
+    inputs=(),
+    params={
+        "N": Param(p_int),
+        "M": Param(p_int, 0),
+        "k": Param(p_int, 0),
+        "ctx": Param(p_str, ""),
+        "dtype": Param(p_dtype, np.dtype(np.float32)),
+    },
+    infer_shape=lambda a, s: ([], [(a.N, a.M or a.N)]),
+    infer_type=lambda a, t: ([], [a.dtype]),
+)(_eye)
 
 
 def _linspace(attrs):
     """`num` evenly spaced values from start to stop (stop excluded unless endpoint)."""
-    vals = np.linspace(attrs.start, attrs.stop, attrs.num, endpoint=attrs.endpoint,
-                       dtype=np.float64)
+    vals = np.linspace(
+        attrs.start, attrs.stop, attrs.num, endpoint=attrs.endpoint, dtype=np.float64
+    )
     return vals.astype(attrs.dtype)
 
 
-register("_linspace", inputs=(),
-         params={"start": Param(p_float), "stop": Param(p_float), "num": Param(p_int),
-                 "endpoint": Param(p_bool, True), "ctx": Param(p_str, ""),
-                 "dtype": Param(p_dtype, np.dtype(np.float32))},
-         infer_shape=lambda a, s: ([], [(a.num,)]),
-         infer_type=lambda a, t: ([], [a.dtype]))(_linspace)
+register(
+    "_linspace",
+    inputs=(),
+    params={
+        "start": Param(p_float),
+        "stop": Param(p_float),
+        "num": Param(p_int),
+        "endpoint": Param(p_bool, True),
+        "ctx": Param(p_str, ""),
+        "dtype": Param(p_dtype, np.dtype(np.float32)),
+    },
+    infer_shape=lambda a, s: ([], [(a.num,)]),
+    infer_type=lambda a, t: ([], [a.dtype]),
+)(_linspace)
 
 
 def _split_bounds(attrs, n):
     if attrs.sections > 0:
         if n and n % attrs.sections:
-            raise ShapeError("split_v2: {} sections do not divide an axis of size {}".format(
-                attrs.sections, n))
+            raise ShapeError(
+                "split_v2: {} sections do not divide an axis of size {}".format(attrs.sections, n)
+            )
         step = n // attrs.sections
         return [(i * step, (i + 1) * step) for i in range(attrs.sections)]
     idx = list(attrs.indices) + [n]
     if any(b < a for a, b in zip(idx, idx[1:])):
-        raise ShapeError("split_v2: split points {} must be increasing and within {}".format(
-            attrs.indices[1:], n))
+        raise ShapeError(
+            "split_v2: split points {} must be increasing and within {}".format(
+                attrs.indices[1:], n
+            )
+        )
     return list(zip(idx[:-1], idx[1:]))
 
 
@@ -60,8 +82,10 @@ def _split_v2_shape(attrs, in_shapes):
         part[ax] = hi - lo
         if attrs.squeeze_axis:
             if hi - lo != 1:
-                raise ShapeError("split_v2 with squeeze_axis=True needs parts of size 1 on the "
-                                 "axis, got {} in {}".format(hi - lo, fmt_shape(s)))
+                raise ShapeError(
+                    "split_v2 with squeeze_axis=True needs parts of size 1 on the "
+                    "axis, got {} in {}".format(hi - lo, fmt_shape(s))
+                )
             del part[ax]
         outs.append(tuple(part))
     return in_shapes, outs
@@ -79,8 +103,14 @@ def _split_v2(attrs, x):
     return tuple(parts)
 
 
-register("_split_v2",
-         params={"indices": Param(p_shape), "axis": Param(p_int, 1),
-                 "squeeze_axis": Param(p_bool, False), "sections": Param(p_int, 0)},
-         num_outputs=lambda a: a.sections if a.sections > 0 else len(a.indices),
-         infer_shape=_split_v2_shape)(_split_v2)
+register(
+    "_split_v2",
+    params={
+        "indices": Param(p_shape),
+        "axis": Param(p_int, 1),
+        "squeeze_axis": Param(p_bool, False),
+        "sections": Param(p_int, 0),
+    },
+    num_outputs=lambda a: a.sections if a.sections > 0 else len(a.indices),
+    infer_shape=_split_v2_shape,
+)(_split_v2)

@@ -5,6 +5,7 @@ Functions appear here as ops are registered (`registry.on_register`): `foo` -> `
 `mx.sym.array`, exactly as in MXNet (under as_mxnet() it is MXNet's AttributeError: see
 engine/_mxnet_names.py).
 """
+
 import sys
 import types
 from typing import Any
@@ -28,8 +29,17 @@ for _m in (contrib, _internal, op, random, linalg):
     sys.modules[_m.__name__] = _m
 
 
-def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
-        stype=None, **kwargs) -> Symbol:
+def var(
+    name: str,
+    attr=None,
+    shape=None,
+    lr_mult=None,
+    wd_mult=None,
+    dtype=None,
+    init=None,
+    stype=None,
+    **kwargs,
+) -> Symbol:
     """A placeholder variable; `shape`/`dtype` become hints for inference."""
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
@@ -46,23 +56,31 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         user["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
         # MXNet stores the storage type id: default 0, row_sparse 1, csr 2
-        user["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype,
-                                                                                  stype))
+        user["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype, stype))
     for k, v in kwargs.items():
         if k.startswith("__") and k.endswith("__"):
             user[k] = str(v)
         else:
-            raise ValueError("Attribute name=%s is not supported. Additional attributes must "
-                             "start and end with double underscores, e.g, __yourattr__" % k)
+            raise ValueError(
+                "Attribute name=%s is not supported. Additional attributes must "
+                "start and end with double underscores, e.g, __yourattr__" % k
+            )
     return Symbol([(Node(None, name, {}, None, [], user_source(), user), 0)])
 
 
 Variable = var
 
 # MXNet's dtype codes, used in the __dtype__ attribute of variables
-_DTYPE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.float16): 2,
-                np.dtype(np.uint8): 3, np.dtype(np.int32): 4, np.dtype(np.int8): 5,
-                np.dtype(np.int64): 6, np.dtype(np.bool_): 7}
+_DTYPE_CODES = {
+    np.dtype(np.float32): 0,
+    np.dtype(np.float64): 1,
+    np.dtype(np.float16): 2,
+    np.dtype(np.uint8): 3,
+    np.dtype(np.int32): 4,
+    np.dtype(np.int8): 5,
+    np.dtype(np.int64): 6,
+    np.dtype(np.bool_): 7,
+}
 DTYPE_FROM_CODE = {v: k for k, v in _DTYPE_CODES.items()}
 
 
@@ -83,16 +101,18 @@ def load(fname: str) -> Symbol:
     if not isinstance(fname, str):
         raise TypeError("fname need to be string")
     try:
-        with open(fname, encoding="utf-8", newline="") as f:   # UTF-8 as MXNet writes it
+        with open(fname, encoding="utf-8", newline="") as f:  # UTF-8 as MXNet writes it
             text = f.read()
     except FileNotFoundError as err:
-        raise MXNetError('LocalFileSystem: Check failed: allow_null: :Open "%s": %s'
-                         % (fname, err.strerror)) from None
+        raise MXNetError(
+            'LocalFileSystem: Check failed: allow_null: :Open "%s": %s' % (fname, err.strerror)
+        ) from None
     return load_json(text)
 
 
-def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=None,
-                      input_names=None):
+def _make_node_symbol(
+    op_name, inputs, params, hint=None, name=None, user_attrs=None, input_names=None
+):
     """Create the node for `op_name` applied to Symbols `inputs` (missing named inputs, like
     FullyConnected's weight, become variables `<name>_<input>` carrying the op's attributes,
     as MXNet's do)."""
@@ -106,22 +126,42 @@ def _make_node_symbol(op_name, inputs, params, hint=None, name=None, user_attrs=
     source = user_source()
     wanted = opdef.input_names(parsed, len(inputs))
 
-    def missing(n):   # MXNet gives the variable all the node's attributes, `attr=` ones too
-        return Symbol([(Node(None, "%s_%s" % (node_name, n), {}, None, [], source,
-                             {**attrs, **(user_attrs or {})}), 0)])
+    def missing(n):  # MXNet gives the variable all the node's attributes, `attr=` ones too
+        return Symbol(
+            [
+                (
+                    Node(
+                        None,
+                        "%s_%s" % (node_name, n),
+                        {},
+                        None,
+                        [],
+                        source,
+                        {**attrs, **(user_attrs or {})},
+                    ),
+                    0,
+                )
+            ]
+        )
 
     if input_names is not None:
         inputs = [input_names[n] if n in input_names else missing(n) for n in wanted]
     elif len(inputs) < len(wanted):
-        inputs = list(inputs) + [missing(n) for n in wanted[len(inputs):]]
+        inputs = list(inputs) + [missing(n) for n in wanted[len(inputs) :]]
     elif len(inputs) > len(wanted):
-        raise MXNetError("Operator {} takes {} input(s) {}, got {}".format(
-            opdef.name, len(wanted), wanted, len(inputs)))
+        raise MXNetError(
+            "Operator {} takes {} input(s) {}, got {}".format(
+                opdef.name, len(wanted), wanted, len(inputs)
+            )
+        )
     entries = []
     for s in inputs:
         if len(s._outputs) != 1:
-            raise MXNetError("Operator {}: an input is a group of {} outputs; select one with "
-                             "sym[i]".format(opdef.name, len(s._outputs)))
+            raise MXNetError(
+                "Operator {}: an input is a group of {} outputs; select one with sym[i]".format(
+                    opdef.name, len(s._outputs)
+                )
+            )
         entries.append(s._outputs[0])
     node = Node(opdef, node_name, attrs, parsed, entries, source, dict(user_attrs or {}))
     return Symbol([(node, i) for i in range(node.num_outputs())])
@@ -135,27 +175,31 @@ def _make_sym_function(opdef, fname):
         inputs = []
         extra = []
         for a in args:
-            if a is None:     # an optional input not given (Dense's bias)
+            if a is None:  # an optional input not given (Dense's bias)
                 continue
             if isinstance(a, Symbol):
                 inputs.append(a)
-            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) \
-                    and opdef.variadic:
+            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) and opdef.variadic:
                 inputs.extend(a)
             else:
                 extra.append(a)
         if extra:
-            taken = [p for p in list(opdef.params)[:len(extra)] if p in kwargs]
-            if taken:   # x.reshape(-1, 3, reverse=True): 3 is `reverse` already
-                raise TypeError("{}() got multiple values for argument '{}'".format(fname, taken[0]))
+            taken = [p for p in list(opdef.params)[: len(extra)] if p in kwargs]
+            if taken:  # x.reshape(-1, 3, reverse=True): 3 is `reverse` already
+                raise TypeError(
+                    "{}() got multiple values for argument '{}'".format(fname, taken[0])
+                )
             free = len([p for p in opdef.params if p not in kwargs])
-            if len(extra) > free:   # MXNet's signature: inputs, params, name, attr, out
+            if len(extra) > free:  # MXNet's signature: inputs, params, name, attr, out
                 rest = extra[free:]
                 most = len(_all_input_names(opdef, kwargs)) + len(opdef.params) + 3
                 if len(rest) > 3 or len(args) > most:
-                    raise TypeError("{}() takes from 0 to {} positional arguments but {} were "
-                                    "given".format(fname, most, len(args)))
-                name, attr, out = (list(rest) + [name, attr, out][len(rest):])[:3]
+                    raise TypeError(
+                        "{}() takes from 0 to {} positional arguments but {} were given".format(
+                            fname, most, len(args)
+                        )
+                    )
+                name, attr, out = (list(rest) + [name, attr, out][len(rest) :])[:3]
             opdef.bind_positional(extra[:free], kwargs)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         for k in named:
@@ -167,12 +211,15 @@ def _make_sym_function(opdef, fname):
             slots.update(named)
             unknown = [k for k in slots if k not in wanted]
             if unknown:
-                raise MXNetError("Operator {}: unknown input(s) {} (inputs are {})".format(
-                    opdef.name, unknown, wanted))
-            return _make_node_symbol(opdef.name, [], kwargs, hint=hint, name=name,
-                                     user_attrs=attr, input_names=slots)
-        return _make_node_symbol(opdef.name, inputs, kwargs, hint=hint, name=name,
-                                 user_attrs=attr)
+                raise MXNetError(
+                    "Operator {}: unknown input(s) {} (inputs are {})".format(
+                        opdef.name, unknown, wanted
+                    )
+                )
+            return _make_node_symbol(
+                opdef.name, [], kwargs, hint=hint, name=name, user_attrs=attr, input_names=slots
+            )
+        return _make_node_symbol(opdef.name, inputs, kwargs, hint=hint, name=name, user_attrs=attr)
 
     sym_function.__name__ = fname
     sym_function.__qualname__ = fname
@@ -186,21 +233,25 @@ def _check_symbol_arguments(opdef, args, kwargs) -> None:
     AssertionError, "Argument weight must be Symbol instances, but got <the array>", or for
     variadic ops "Positional arguments must be Symbol instances, but got ..."."""
     from ..ndarray.ndarray import NDArray
+
     given = [i for i, a in enumerate(args) if isinstance(a, NDArray)]
     keyed = [k for k, v in kwargs.items() if isinstance(v, NDArray) and k not in opdef.params]
     if not given and not keyed:
         return
     if opdef.variadic and given:
-        raise AssertionError("Positional arguments must be Symbol instances, but got %s"
-                             % str(args[given[0]]))
+        raise AssertionError(
+            "Positional arguments must be Symbol instances, but got %s" % str(args[given[0]])
+        )
     if keyed:
-        raise AssertionError("Argument %s must be Symbol instances, but got %s"
-                             % (keyed[0], str(kwargs[keyed[0]])))
+        raise AssertionError(
+            "Argument %s must be Symbol instances, but got %s" % (keyed[0], str(kwargs[keyed[0]]))
+        )
     names = _all_input_names(opdef, kwargs)
     index = given[0]
     if index < len(names):
-        raise AssertionError("Argument %s must be Symbol instances, but got %s"
-                             % (names[index], str(args[index])))
+        raise AssertionError(
+            "Argument %s must be Symbol instances, but got %s" % (names[index], str(args[index]))
+        )
 
 
 def _all_input_names(opdef, kwargs):
@@ -216,11 +267,11 @@ def _install(fname, opdef):
     fn = _make_sym_function(opdef, fname)
     setattr(op, fname, fn)
     if fname.startswith("_contrib_"):
-        short = fname[len("_contrib_"):]     # MXNet auto-names contrib nodes "arange_like0"
+        short = fname[len("_contrib_") :]  # MXNet auto-names contrib nodes "arange_like0"
         setattr(contrib, short, _make_sym_function(opdef, short))
         setattr(_internal, fname, fn)
-    elif fname.startswith("_linalg_"):        # mx.sym.linalg.gemm2, nodes named gemm20
-        short = fname[len("_linalg_"):]
+    elif fname.startswith("_linalg_"):  # mx.sym.linalg.gemm2, nodes named gemm20
+        short = fname[len("_linalg_") :]
         setattr(linalg, short, _make_sym_function(opdef, short))
         setattr(_internal, fname, fn)
     elif fname.startswith("_"):
@@ -236,22 +287,24 @@ def _sym_helper(name, op_name, scalar_name, rscalar_name, hint, shint, rshint=No
         if isinstance(left, Symbol):
             return _make_node_symbol(scalar_name, [left], {"scalar": right}, hint=shint)
         if isinstance(right, Symbol):
-            return _make_node_symbol(rscalar_name, [right], {"scalar": left},
-                                     hint=rshint or shint)
+            return _make_node_symbol(rscalar_name, [right], {"scalar": left}, hint=rshint or shint)
         raise TypeError("types (%s, %s) not supported" % (type(left), type(right)))
+
     helper.__name__ = name
     helper.__doc__ = "Elementwise {} of Symbols (no broadcasting) or with a scalar.".format(name)
     return helper
 
 
-maximum = _sym_helper("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", "_maximum",
-                      "_maximumscalar")
-minimum = _sym_helper("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", "_minimum",
-                      "_minimumscalar")
-power = _sym_helper("power", "_power", "_power_scalar", "_rpower_scalar", "_power",
-                    "_powerscalar", "_rpowerscalar")
-hypot = _sym_helper("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot",
-                    "_hypotscalar")
+maximum = _sym_helper(
+    "maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", "_maximum", "_maximumscalar"
+)
+minimum = _sym_helper(
+    "minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", "_minimum", "_minimumscalar"
+)
+power = _sym_helper(
+    "power", "_power", "_power_scalar", "_rpower_scalar", "_power", "_powerscalar", "_rpowerscalar"
+)
+hypot = _sym_helper("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot", "_hypotscalar")
 
 
 def zeros(shape, dtype=None, **kwargs) -> Symbol:
@@ -266,15 +319,22 @@ def ones(shape, dtype=None, **kwargs) -> Symbol:
 
 def full(shape, val, dtype=None, **kwargs) -> Symbol:
     """A constant node filled with `val`."""
-    return _internal._full(shape=shape, value=float(val),
-                           dtype="float32" if dtype is None else dtype, **kwargs)
+    return _internal._full(
+        shape=shape, value=float(val), dtype="float32" if dtype is None else dtype, **kwargs
+    )
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
     """A node of evenly spaced values (float32 unless `dtype`)."""
-    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat,
-                             infer_range=infer_range, name=name,
-                             dtype="float32" if dtype is None else dtype)
+    return _internal._arange(
+        start=start,
+        stop=stop,
+        step=step,
+        repeat=repeat,
+        infer_range=infer_range,
+        name=name,
+        dtype="float32" if dtype is None else dtype,
+    )
 
 
 def eye(N, M=0, k=0, dtype=None, **kwargs) -> Symbol:
@@ -284,29 +344,39 @@ def eye(N, M=0, k=0, dtype=None, **kwargs) -> Symbol:
 
 def linspace(start, stop, num, endpoint=True, name=None, dtype=None) -> Symbol:
     """A constant node of `num` evenly spaced values over [start, stop]."""
-    return _internal._linspace(start=start, stop=stop, num=num, endpoint=endpoint, name=name,
-                               dtype="float32" if dtype is None else dtype)
+    return _internal._linspace(
+        start=start,
+        stop=stop,
+        num=num,
+        endpoint=endpoint,
+        name=name,
+        dtype="float32" if dtype is None else dtype,
+    )
 
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False) -> Symbol:
     """numpy-style split: an int gives equal sections, a tuple gives split points."""
     from ..ndarray import _split_v2_args
+
     indices, sections = _split_v2_args(indices_or_sections)
-    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
-                               sections=sections)
+    return _internal._split_v2(
+        ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections
+    )
 
 
-op.split_v2 = split_v2      # the Symbol.split_v2 fluent method dispatches through mx.sym.op
+op.split_v2 = split_v2  # the Symbol.split_v2 fluent method dispatches through mx.sym.op
 
 
 def _random_uniform(low=0, high=1, shape=(), dtype=None, **kwargs) -> Symbol:
-    return _internal._random_uniform(low=low, high=high, shape=shape,
-                                     dtype=dtype or "float32", **kwargs)
+    return _internal._random_uniform(
+        low=low, high=high, shape=shape, dtype=dtype or "float32", **kwargs
+    )
 
 
 def _random_normal(loc=0, scale=1, shape=(), dtype=None, **kwargs) -> Symbol:
-    return _internal._random_normal(loc=loc, scale=scale, shape=shape,
-                                    dtype=dtype or "float32", **kwargs)
+    return _internal._random_normal(
+        loc=loc, scale=scale, shape=shape, dtype=dtype or "float32", **kwargs
+    )
 
 
 random.uniform = _random_uniform

@@ -7,6 +7,7 @@ in-place operators and `bool()` raise `NotImplementedForSymbol`, and `+ - * / % 
 comparisons between two Symbols are elementwise and do not broadcast (their shape mismatch
 surfaces at shape inference, naming the op, both shapes and the user's source line).
 """
+
 import json
 import linecache
 import os
@@ -37,18 +38,26 @@ def user_source() -> Optional[Tuple[str, int, str]]:
 
 class Node:
     """One graph node: an op application (or a variable when `op` is None)."""
-    __slots__ = ("op", "name", "attrs", "parsed", "inputs", "source", "user_attrs",
-                 "_num_outputs")
 
-    def __init__(self, op: Optional[OpDef], name: str, attrs: Dict[str, str], parsed,
-                 inputs: List[Tuple["Node", int]], source, user_attrs=None):
+    __slots__ = ("op", "name", "attrs", "parsed", "inputs", "source", "user_attrs", "_num_outputs")
+
+    def __init__(
+        self,
+        op: Optional[OpDef],
+        name: str,
+        attrs: Dict[str, str],
+        parsed,
+        inputs: List[Tuple["Node", int]],
+        source,
+        user_attrs=None,
+    ):
         self.op = op
         self.name = name
-        self.attrs = attrs            # stringified op parameters, as in MXNet's JSON
-        self.parsed = parsed          # registry.Attrs (None for variables)
-        self.inputs = inputs          # [(node, output index)]
-        self.source = source          # (filename, lineno, text) of the user's line
-        self.user_attrs = user_attrs or {}   # __shape__, __dtype__, lr_mult ...
+        self.attrs = attrs  # stringified op parameters, as in MXNet's JSON
+        self.parsed = parsed  # registry.Attrs (None for variables)
+        self.inputs = inputs  # [(node, output index)]
+        self.source = source  # (filename, lineno, text) of the user's line
+        self.user_attrs = user_attrs or {}  # __shape__, __dtype__, lr_mult ...
         self._num_outputs = 1 if op is None else op.num_outputs(parsed)
 
     @property
@@ -94,7 +103,7 @@ def _aux_ids(order) -> set:
     for node in order:
         if node.op is not None and node.op.aux:
             n_in = len(node.inputs)
-            for child, _ in node.inputs[n_in - len(node.op.aux):]:
+            for child, _ in node.inputs[n_in - len(node.op.aux) :]:
                 aux.add(id(child))
     return aux
 
@@ -107,14 +116,18 @@ def _partial_shapes(shapes):
 def _not_for_symbol(name, alias=None, extra=()):
     """A method of NDArray that Symbol has only to refuse, with MXNet's message."""
     if name.startswith("__i"):
+
         def method(self, other):
             raise NotImplementedForSymbol(method, alias, other, *extra)
-    elif alias == "bool":   # (the variants' arities differ: a wrong-arity call is a TypeError)
+    elif alias == "bool":  # (the variants' arities differ: a wrong-arity call is a TypeError)
+
         def method(self):  # type: ignore[misc]
             raise NotImplementedForSymbol(method, alias)
     else:
+
         def method(self):  # type: ignore[misc]
             raise NotImplementedForSymbol(method, None)
+
     method.__name__ = name
     method.__qualname__ = "Symbol." + name
     return method
@@ -122,6 +135,7 @@ def _not_for_symbol(name, alias=None, extra=()):
 
 class Symbol:
     """A symbolic graph: one or more outputs `(node, index)`."""
+
     __slots__ = ("_outputs", "__weakref__")
     __array_priority__ = 1000.0
 
@@ -172,24 +186,27 @@ class Symbol:
             stop = count if index.stop is None else index.stop
             step = 1 if index.step is None else index.step
             from . import Group
+
             return Group([self[i] for i in range(start, stop, step)])
         if isinstance(index, str):
             idx = None
             for i, name in enumerate(self.list_outputs()):
                 if name == index:
                     if idx is not None:
-                        raise ValueError("There are multiple outputs with name \"%s\"" % index)
+                        raise ValueError('There are multiple outputs with name "%s"' % index)
                     idx = i
             if idx is None:
-                raise ValueError("Cannot find output that matches name \"%s\"" % index)
+                raise ValueError('Cannot find output that matches name "%s"' % index)
             index = idx
         if not isinstance(index, int):
             raise TypeError("Symbol only support integer index to fetch i-th output")
         if index >= count:
             raise IndexError
         if index < 0:
-            raise MXNetError("Check failed: index < nreturn ({} vs. {}) : Symbol only accept "
-                             "nonnegative index".format(index % (1 << 32), count))
+            raise MXNetError(
+                "Check failed: index < nreturn ({} vs. {}) : Symbol only accept "
+                "nonnegative index".format(index % (1 << 32), count)
+            )
         return Symbol([self._outputs[index]])
 
     def get_internals(self) -> "Symbol":
@@ -213,17 +230,24 @@ class Symbol:
         """Replace variables (positionally in list_arguments order, or by name) in place."""
         name = kwargs.pop("name", None)
         if args and kwargs:
-            raise TypeError("compose only accept input Symbols either as positional or keyword "
-                            "arguments, not both")
+            raise TypeError(
+                "compose only accept input Symbols either as positional or keyword "
+                "arguments, not both"
+            )
         for v in list(args) + list(kwargs.values()):
             if not isinstance(v, Symbol):
                 raise TypeError("Compose expect `Symbol` as arguments")
             if len(v._outputs) != 1:
-                raise MXNetError("compose: a group of {} outputs cannot replace one "
-                                 "variable".format(len(v._outputs)))
+                raise MXNetError(
+                    "compose: a group of {} outputs cannot replace one variable".format(
+                        len(v._outputs)
+                    )
+                )
         if args:
-            raise MXNetError("Check failed: args.size() == 0U ({} vs. 0) : General composition "
-                             "only support kwargs for now".format(len(args)))
+            raise MXNetError(
+                "Check failed: args.size() == 0U ({} vs. 0) : General composition "
+                "only support kwargs for now".format(len(args))
+            )
         order = self._order()
         repl = {}
         for node in order:
@@ -236,10 +260,16 @@ class Symbol:
             if node.op is None:
                 copies[id(node)] = node
                 continue
-            inputs = [repl[id(c)] if id(c) in repl else (copies[id(c)], i)
-                      for c, i in node.inputs]
-            copies[id(node)] = Node(node.op, node.name, node.attrs, node.parsed, inputs,
-                                    node.source, dict(node.user_attrs))
+            inputs = [repl[id(c)] if id(c) in repl else (copies[id(c)], i) for c, i in node.inputs]
+            copies[id(node)] = Node(
+                node.op,
+                node.name,
+                node.attrs,
+                node.parsed,
+                inputs,
+                node.source,
+                dict(node.user_attrs),
+            )
         outs = []
         for n, i in self._outputs:
             outs.append(repl[id(n)] if id(n) in repl else (copies[id(n)], i))
@@ -282,14 +312,17 @@ class Symbol:
 
     def list_attr(self, recursive: bool = False) -> Dict[str, str]:
         if recursive:
-            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
-                                     "Please use attr_dict instead.")
+            raise DeprecationWarning(
+                "Symbol.list_attr with recursive=True has been deprecated. "
+                "Please use attr_dict instead."
+            )
         node = self._outputs[0][0]
         return dict(node.attrs, **node.user_attrs)
 
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
-        return {n.name: dict(n.attrs, **n.user_attrs) for n in self._order()
-                if n.attrs or n.user_attrs}
+        return {
+            n.name: dict(n.attrs, **n.user_attrs) for n in self._order() if n.attrs or n.user_attrs
+        }
 
     def _set_attr(self, **kwargs) -> None:
         for node, _ in self._outputs:
@@ -300,14 +333,19 @@ class Symbol:
         """(arg_shapes, out_shapes, aux_shapes); all None when some shape stays unknown."""
         arg, out, aux_s = self._infer_shape(args, kwargs)
         if not all(shape_known(s) for s in arg + aux_s + out):
-            unknowns = ["%s: %s" % (n, s) for n, s in zip(self.list_arguments(),
-                                                          _partial_shapes(arg))
-                        if not s or 0 in s][:11]
+            unknowns = [
+                "%s: %s" % (n, s)
+                for n, s in zip(self.list_arguments(), _partial_shapes(arg))
+                if not s or 0 in s
+            ][:11]
             if len(unknowns) == 11:
                 unknowns[10] = "..."
-            warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
-                          "unknown dimensions). Consider providing them as input:\n\t"
-                          + "\n\t".join(unknowns), stacklevel=2)
+            warnings.warn(
+                "Cannot decide shape for the following arguments (0s in shape means "
+                "unknown dimensions). Consider providing them as input:\n\t"
+                + "\n\t".join(unknowns),
+                stacklevel=2,
+            )
             return None, None, None
         return arg, out, aux_s
 
@@ -319,6 +357,7 @@ class Symbol:
     def _infer_shape(self, args, kwargs):
         """(arg, out, aux) shapes as inferred: None unknown, 0-dims unknown."""
         from ..executor import infer_graph_shapes
+
         known = self._known_by_name(args, kwargs, "infer_shape")
         known = {k: tuple(v) for k, v in known.items() if v is not None and len(v) > 0}
         order = self._order()
@@ -331,6 +370,7 @@ class Symbol:
 
     def infer_type(self, *args, **kwargs):
         from ..executor import infer_graph_types
+
         known = self._known_by_name(args, kwargs, "infer_type")
         known = {k: np.dtype(v) for k, v in known.items() if v is not None}
         order = self._order()
@@ -354,8 +394,9 @@ class Symbol:
 
     def _known_by_name(self, args, kwargs, fname) -> Dict[str, object]:
         if args and kwargs:
-            raise ValueError("Can only specify known argument shapes either by positional or "
-                             "kwargs way.")
+            raise ValueError(
+                "Can only specify known argument shapes either by positional or kwargs way."
+            )
         if args:
             names = self.list_arguments()
             if len(args) > len(names):
@@ -365,8 +406,11 @@ class Symbol:
         for k in kwargs:
             if k not in known:
                 kind = "InferShape" if fname == "infer_shape" else "InferType"
-                raise MXNetError("{}Keyword argument name {} not found.\nCandidate arguments:\n"
-                                 "{}".format(kind, k, "".join("\t%s\n" % n for n in known)))
+                raise MXNetError(
+                    "{}Keyword argument name {} not found.\nCandidate arguments:\n{}".format(
+                        kind, k, "".join("\t%s\n" % n for n in known)
+                    )
+                )
         return dict(kwargs)
 
     # ----------------------------------------------------------------- serialization
@@ -390,12 +434,15 @@ class Symbol:
             # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
             hidden = getattr(n.op, "json_num_outputs", None)
             row_ptr.append(row_ptr[-1] + (hidden(n.parsed) if hidden else n.num_outputs()))
-        return _dumps_graph_json({
-            "nodes": nodes,
-            "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
-            "node_row_ptr": row_ptr,
-            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-            "attrs": {"mxnet_version": ["int", 10901]}})
+        return _dumps_graph_json(
+            {
+                "nodes": nodes,
+                "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
+                "node_row_ptr": row_ptr,
+                "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+                "attrs": {"mxnet_version": ["int", 10901]},
+            }
+        )
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write `tojson()` to `fname` as UTF-8 bytes, as MXNet's C++ does (it writes the
@@ -406,15 +453,17 @@ class Symbol:
         text = self.tojson(remove_amp_cast).encode("utf-8")
         try:
             f = open(fname, "wb")
-        except OSError as err:   # as dmlc's file system reports it, like `load`
-            raise MXNetError('LocalFileSystem: Check failed: allow_null: :Open "%s": %s'
-                             % (fname, err.strerror)) from None
+        except OSError as err:  # as dmlc's file system reports it, like `load`
+            raise MXNetError(
+                'LocalFileSystem: Check failed: allow_null: :Open "%s": %s' % (fname, err.strerror)
+            ) from None
         with f:
             f.write(text)
 
     # ----------------------------------------------------------------- execution
     def eval(self, ctx=None, **kwargs):
         from ..ndarray import CachedOp
+
         names = self.list_inputs()
         missing = [n for n in names if n not in kwargs]
         if missing:
@@ -422,29 +471,53 @@ class Symbol:
         res = CachedOp(self)(*[kwargs[n] for n in names])
         return res if isinstance(res, list) else [res]
 
-    def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None,
-             group2ctx=None, shared_exec=None):
+    def bind(
+        self,
+        ctx=None,
+        args=None,
+        args_grad=None,
+        grad_req="write",
+        aux_states=None,
+        group2ctx=None,
+        shared_exec=None,
+    ):
         from ..executor import Executor
+
         return Executor(self, args, aux_states)
 
-    def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
-                    group2ctx=None, shared_arg_names=None, shared_exec=None,
-                    shared_buffer=None, **kwargs):
+    def simple_bind(
+        self,
+        ctx=None,
+        grad_req="write",
+        type_dict=None,
+        stype_dict=None,
+        group2ctx=None,
+        shared_arg_names=None,
+        shared_exec=None,
+        shared_buffer=None,
+        **kwargs,
+    ):
         from ..executor import Executor
         from ..ndarray.ndarray import wrap
+
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError("simple_bind: cannot infer all shapes from {}".format(kwargs))
         type_dict = type_dict or {}
-        args = {n: wrap(np.zeros(s, np.dtype(type_dict.get(n, np.float32))))
-                for n, s in zip(self.list_arguments(), arg_shapes)}
-        aux = {n: wrap(np.zeros(s, np.float32))
-               for n, s in zip(self.list_auxiliary_states(), aux_shapes)}
+        args = {
+            n: wrap(np.zeros(s, np.dtype(type_dict.get(n, np.float32))))
+            for n, s in zip(self.list_arguments(), arg_shapes)
+        }
+        aux = {
+            n: wrap(np.zeros(s, np.float32))
+            for n, s in zip(self.list_auxiliary_states(), aux_shapes)
+        }
         return Executor(self, args, aux)
 
     # ----------------------------------------------------------------- arithmetic
     def _bin(self, other, op_name, scalar_name, hint, scalar_hint):
         from . import _make_node_symbol
+
         if isinstance(other, Symbol):
             return _make_node_symbol(op_name, [self, other], {}, hint=hint)
         if isinstance(other, (int, float, bool, np.generic)):
@@ -453,6 +526,7 @@ class Symbol:
 
     def _rbin(self, other, scalar_name, scalar_hint):
         from . import _make_node_symbol
+
         if isinstance(other, (int, float, bool, np.generic)):
             return _make_node_symbol(scalar_name, [self], {"scalar": other}, hint=scalar_hint)
         raise TypeError("type %s not supported" % str(type(other)))
@@ -499,28 +573,36 @@ class Symbol:
 
     def __abs__(self):
         from . import _make_node_symbol
+
         return _make_node_symbol("abs", [self], {}, hint="abs")
 
     def __eq__(self, other):
         return self._bin(other, "_equal", "_equal_scalar", "_equal", "_equal_scalar")
 
     def __ne__(self, other):
-        return self._bin(other, "_not_equal", "_not_equal_scalar", "_not_equal",
-                         "_not_equal_scalar")
+        return self._bin(
+            other, "_not_equal", "_not_equal_scalar", "_not_equal", "_not_equal_scalar"
+        )
 
     def __gt__(self, other):
         return self._bin(other, "_greater", "_greater_scalar", "_greater", "_greater_scalar")
 
     def __ge__(self, other):
-        return self._bin(other, "_greater_equal", "_greater_equal_scalar", "_greater_equal",
-                         "_greater_equal_scalar")
+        return self._bin(
+            other,
+            "_greater_equal",
+            "_greater_equal_scalar",
+            "_greater_equal",
+            "_greater_equal_scalar",
+        )
 
     def __lt__(self, other):
         return self._bin(other, "_lesser", "_lesser_scalar", "_lesser", "_lesser_scalar")
 
     def __le__(self, other):
-        return self._bin(other, "_lesser_equal", "_lesser_equal_scalar", "_lesser_equal",
-                         "_lesser_equal_scalar")
+        return self._bin(
+            other, "_lesser_equal", "_lesser_equal_scalar", "_lesser_equal", "_lesser_equal_scalar"
+        )
 
     # ----------------------------------------------------------------- NDArray-only
     __iadd__ = _not_for_symbol("__iadd__", "+=", (1,))
@@ -541,6 +623,7 @@ class Symbol:
     # ----------------------------------------------------------------- fluent methods
     def astype(self, dtype, **kwargs):
         from . import _make_node_symbol
+
         return _make_node_symbol("Cast", [self], {"dtype": dtype}, hint="cast")
 
     def reshape(self, *args, **kwargs):
@@ -550,14 +633,19 @@ class Symbol:
         reverse expect boolean"); `x.reshape(24, 1)` is `shape=(24,), reverse=True`: a wrong
         shape, and garbage when the size differs (the engine raises there, saying so)."""
         from . import op as sym_op
+
         return sym_op.reshape(self, *args, **kwargs)
 
     def __getattr__(self, name):
         from ..ndarray.ndarray import _FLUENT
+
         if name in _FLUENT:
+
             def method(*args, **kwargs):
                 from . import op as sym_op
+
                 return getattr(sym_op, name)(self, *args, **kwargs)
+
             return method
         raise AttributeError("'Symbol' object has no attribute '%s'" % name)
 

@@ -3,6 +3,7 @@
 They only describe jobs; user code runs in the session's worker (or a forked child for live
 objects), never in the calling process.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -29,10 +30,17 @@ def _specs(inputs: Iterable[Any]) -> List[InputSpec]:
     return specs
 
 
-def check_block(block_or_factory: Any, *inputs: Any, rtol: float = 1e-5, atol: float = 1e-6,
-                backend: str = "engine", seed: int = 0, kwargs: Optional[Mapping] = None,
-                timeout: Optional[float] = None,
-                session: Optional[CheckerSession] = None) -> EquivalenceReport:
+def check_block(
+    block_or_factory: Any,
+    *inputs: Any,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    backend: str = "engine",
+    seed: int = 0,
+    kwargs: Optional[Mapping] = None,
+    timeout: Optional[float] = None,
+    session: Optional[CheckerSession] = None,
+) -> EquivalenceReport:
     """Run a block eagerly, hybridized and through export/imports; compare the outputs.
 
     `block_or_factory` is a HybridBlock class (or a function returning a block), called with
@@ -47,14 +55,26 @@ def check_block(block_or_factory: Any, *inputs: Any, rtol: float = 1e-5, atol: f
     source = _module_source(block_or_factory)
     if source is not None:
         filename, text, qualname = source
-        job = dict(options, kind="block", source=text, filename=filename, target=qualname,
-                   label=f"{filename}::{qualname}", inputs=specs, kwargs=dict(kwargs or {}))
+        job = dict(
+            options,
+            kind="block",
+            source=text,
+            filename=filename,
+            target=qualname,
+            label=f"{filename}::{qualname}",
+            inputs=specs,
+            kwargs=dict(kwargs or {}),
+        )
         return session.run(job, timeout)
     label = _label(block_or_factory)
-    return run_forked(lambda: _check_live(block_or_factory, specs, dict(kwargs or {}), options,
-                                          label),
-                      label, backend, session.timeout if timeout is None else timeout,
-                      session.memory_mb, session.limits)
+    return run_forked(
+        lambda: _check_live(block_or_factory, specs, dict(kwargs or {}), options, label),
+        label,
+        backend,
+        session.timeout if timeout is None else timeout,
+        session.memory_mb,
+        session.limits,
+    )
 
 
 def _module_source(obj: Any):
@@ -62,9 +82,9 @@ def _module_source(obj: Any):
     if not (inspect.isclass(obj) or inspect.isfunction(obj)):
         return None
     if getattr(obj, "__module__", None) == "__main__":
-        return None          # re-importing a script would run it again: check it live
+        return None  # re-importing a script would run it again: check it live
     qualname = getattr(obj, "__qualname__", "")
-    if "<" in qualname:                                     # <locals>, <lambda>
+    if "<" in qualname:  # <locals>, <lambda>
         return None
     filename = _file_of(obj)
     if filename is None or not os.path.isfile(filename):
@@ -91,16 +111,26 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
     block = obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
     used = _framework_of(block)
     if used is None:
-        return EquivalenceReport("cannot_run", target=label, backend=options["backend"],
-                                 stage="build", reason=f"{label} is not a Gluon Block "
-                                 f"(got {type(block).__name__})")
+        return EquivalenceReport(
+            "cannot_run",
+            target=label,
+            backend=options["backend"],
+            stage="build",
+            reason=f"{label} is not a Gluon Block (got {type(block).__name__})",
+        )
     mx = importlib.import_module("hybridlint.engine" if used == "engine" else "mxnet")
-    notes = [] if used == options["backend"] else [
-        f"the block was built with {used}, so it was checked on {used}, not "
-        f"{options['backend']}; pass the class to check it on {options['backend']}"]
+    notes = (
+        []
+        if used == options["backend"]
+        else [
+            f"the block was built with {used}, so it was checked on {used}, not "
+            f"{options['backend']}; pass the class to check it on {options['backend']}"
+        ]
+    )
 
     def initialised():
         from .execute import seed_everything
+
         seed_everything(mx, options["seed"])
         block.initialize()
         return block
@@ -108,9 +138,16 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
     files = {f for f in (_file_of(type(block)), _file_of(obj)) if f}
     base = dict(target=label, backend=used, notes=notes)
     try:
-        return check_built_block(mx, initialised, make_arrays(specs, options["seed"]), base,
-                                 files, options["rtol"], options["atol"])
-    except Failed as failed:          # the same verdict a block checked by name gets
+        return check_built_block(
+            mx,
+            initialised,
+            make_arrays(specs, options["seed"]),
+            base,
+            files,
+            options["rtol"],
+            options["atol"],
+        )
+    except Failed as failed:  # the same verdict a block checked by name gets
         return failed.report
 
 
@@ -137,42 +174,82 @@ def _file_of(obj: Any) -> Optional[str]:
         return None
 
 
-def check_fix(original_source: str, fixed_source: str, target: str, inputs: Sequence[Any], *,
-              kwargs: Optional[Mapping] = None, path: str = "<string>", rtol: float = 1e-5,
-              atol: float = 1e-6, backend: str = "engine", seed: int = 0,
-              timeout: Optional[float] = None,
-              session: Optional[CheckerSession] = None) -> EquivalenceReport:
+def check_fix(
+    original_source: str,
+    fixed_source: str,
+    target: str,
+    inputs: Sequence[Any],
+    *,
+    kwargs: Optional[Mapping] = None,
+    path: str = "<string>",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    backend: str = "engine",
+    seed: int = 0,
+    timeout: Optional[float] = None,
+    session: Optional[CheckerSession] = None,
+) -> EquivalenceReport:
     """Original eager vs fixed eager vs fixed hybridized (and exported), same parameters.
 
     The original is built and initialised with `seed`; its parameter values are copied by
     name into the fixed block (constants a fix adds keep their own values).
     """
-    job = dict(_job_options(backend, rtol, atol, seed), kind="fix", original=original_source,
-               fixed=fixed_source, filename=path, target=target, label=f"{path}::{target}",
-               inputs=_specs(inputs), kwargs=dict(kwargs or {}))
+    job = dict(
+        _job_options(backend, rtol, atol, seed),
+        kind="fix",
+        original=original_source,
+        fixed=fixed_source,
+        filename=path,
+        target=target,
+        label=f"{path}::{target}",
+        inputs=_specs(inputs),
+        kwargs=dict(kwargs or {}),
+    )
     return (session or shared_session()).run(job, timeout)
 
 
-def check_source(source: str, path: str, examples: Sequence[Example], *, backend: str = "engine",
-                 rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
-                 session: Optional[CheckerSession] = None,
-                 timeout: Optional[float] = None) -> List[EquivalenceReport]:
+def check_source(
+    source: str,
+    path: str,
+    examples: Sequence[Example],
+    *,
+    backend: str = "engine",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    seed: int = 0,
+    session: Optional[CheckerSession] = None,
+    timeout: Optional[float] = None,
+) -> List[EquivalenceReport]:
     """check_block for each example of a source text (the file need not exist on disk)."""
     options = _job_options(backend, rtol, atol, seed)
     session = session or shared_session()
     reports = []
     for example in examples:
-        job = dict(options, kind="block", source=source, filename=path, target=example.target,
-                   label=f"{path}::{example.target}", inputs=example.specs(),
-                   kwargs=dict(example.kwargs))
+        job = dict(
+            options,
+            kind="block",
+            source=source,
+            filename=path,
+            target=example.target,
+            label=f"{path}::{example.target}",
+            inputs=example.specs(),
+            kwargs=dict(example.kwargs),
+        )
         reports.append(session.run(job, timeout))
     return reports
 
 
-def check_file(path: str, examples: Optional[Any] = None, *, backend: str = "engine",
-               rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
-               session: Optional[CheckerSession] = None,
-               timeout: Optional[float] = None) -> List[EquivalenceReport]:
+def check_file(
+    path: str,
+    examples: Optional[Any] = None,
+    *,
+    backend: str = "engine",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    seed: int = 0,
+    session: Optional[CheckerSession] = None,
+    timeout: Optional[float] = None,
+) -> List[EquivalenceReport]:
     """Check every block of a file that has example inputs.
 
     `examples`: a list of Example, or {"Class": [shape, ...]} / {"Class": {"inputs": [...],
@@ -180,14 +257,31 @@ def check_file(path: str, examples: Optional[Any] = None, *, backend: str = "eng
     A file that cannot be read gives one `cannot_run` report.
     """
     from hybridlint.files import SourceDecodeError, SourceReadError, read_source
+
     try:
         source = read_source(path).text
     except (SourceReadError, SourceDecodeError) as exc:
-        return [EquivalenceReport("cannot_run", target=path, backend=backend, stage="read",
-                                  reason=f"cannot read {path}: {exc}")]
+        return [
+            EquivalenceReport(
+                "cannot_run",
+                target=path,
+                backend=backend,
+                stage="read",
+                reason=f"cannot read {path}: {exc}",
+            )
+        ]
     chosen = _normalise_examples(path, examples)
-    return check_source(source, path, chosen, backend=backend, rtol=rtol, atol=atol, seed=seed,
-                        session=session, timeout=timeout)
+    return check_source(
+        source,
+        path,
+        chosen,
+        backend=backend,
+        rtol=rtol,
+        atol=atol,
+        seed=seed,
+        session=session,
+        timeout=timeout,
+    )
 
 
 def _normalise_examples(path: str, examples: Any) -> List[Example]:
@@ -212,6 +306,7 @@ def examples_from_pyproject(path: str) -> List[Example]:
     (a sub-package's packaging metadata, say) is skipped, as ruff skips one without
     `[tool.ruff]`. Unreadable or invalid TOML raises `config.ConfigError`."""
     from hybridlint.config import find_config_file, tool_table
+
     candidate = find_config_file([path])
     if candidate is None:
         return []
@@ -219,35 +314,50 @@ def examples_from_pyproject(path: str) -> List[Example]:
     folder = os.path.dirname(candidate)
     rel = os.path.relpath(os.path.abspath(path), folder).replace(os.sep, "/")
     found = examples_from_config(table.get("examples", {}))
-    return [e for key, items in found.items()
-            if os.path.normpath(key).replace(os.sep, "/") == rel for e in items]
+    return [
+        e
+        for key, items in found.items()
+        if os.path.normpath(key).replace(os.sep, "/") == rel
+        for e in items
+    ]
 
 
-EXPRESSION_TEMPLATE = '''\
+EXPRESSION_TEMPLATE = """\
 from mxnet import gluon
 {imports}
 
 class ExpressionBlock(gluon.HybridBlock):
     def hybrid_forward(self, {namespace}, {args}):
         return {expression}
-'''
+"""
 
 
-def expression_source(expression: str, names: Sequence[str], namespace: str = "F",
-                      imports: Sequence[str] = ()) -> str:
+def expression_source(
+    expression: str, names: Sequence[str], namespace: str = "F", imports: Sequence[str] = ()
+) -> str:
     """A one-line hybrid_forward returning `expression` of the tensors `names`."""
     body = textwrap.dedent(expression).strip()
     if "\n" in body:
         body = "(" + " ".join(line.strip() for line in body.splitlines()) + ")"
-    return EXPRESSION_TEMPLATE.format(args=", ".join(names), expression=body,
-                                      namespace=namespace, imports="\n".join(imports))
+    return EXPRESSION_TEMPLATE.format(
+        args=", ".join(names), expression=body, namespace=namespace, imports="\n".join(imports)
+    )
 
 
-def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
-                     backend: str = "engine", seed: int = 0, rtol: float = 1e-5,
-                     atol: float = 1e-6, namespace: str = "F", imports: Sequence[str] = (),
-                     session: Optional[CheckerSession] = None,
-                     timeout: Optional[float] = None) -> EquivalenceReport:
+def check_expression(
+    original: str,
+    fixed: str,
+    shapes: Mapping[str, Any],
+    *,
+    backend: str = "engine",
+    seed: int = 0,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    namespace: str = "F",
+    imports: Sequence[str] = (),
+    session: Optional[CheckerSession] = None,
+    timeout: Optional[float] = None,
+) -> EquivalenceReport:
     """Expression-level fix check: `original` eager vs `fixed` eager and hybridized.
 
     `shapes` maps each tensor name in the expressions to its shape (or InputSpec / array);
@@ -259,8 +369,16 @@ def check_expression(original: str, fixed: str, shapes: Mapping[str, Any], *,
     for name in names:
         if not name.isidentifier():
             raise ExampleError(f"{name!r} is not a valid tensor name")
-    return check_fix(expression_source(original, names, namespace, imports),
-                     expression_source(fixed, names, namespace, imports),
-                     "ExpressionBlock", [shapes[n] for n in names], path="<expression>",
-                     backend=backend, seed=seed, rtol=rtol, atol=atol, session=session,
-                     timeout=timeout)
+    return check_fix(
+        expression_source(original, names, namespace, imports),
+        expression_source(fixed, names, namespace, imports),
+        "ExpressionBlock",
+        [shapes[n] for n in names],
+        path="<expression>",
+        backend=backend,
+        seed=seed,
+        rtol=rtol,
+        atol=atol,
+        session=session,
+        timeout=timeout,
+    )

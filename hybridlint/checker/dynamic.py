@@ -9,6 +9,7 @@ Works on both backends: the checker wraps `Symbol.__getitem__` for the duration 
 trace (no engine hook needed). Source lines of shape errors come from the engine's per-node
 record (`exc.source_line` or a `file:line` in the message); real MXNet names only the node.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -21,12 +22,18 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from .report import SourceLine
 
-RULE_NAMES = {"HL001": "symbol-attribute", "HL003": "tensor-indexing",
-              "HL007": "non-broadcast-arithmetic"}
+RULE_NAMES = {
+    "HL001": "symbol-attribute",
+    "HL003": "tensor-indexing",
+    "HL007": "non-broadcast-arithmetic",
+}
 SYMBOL_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
 _ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
-_ELEMWISE = re.compile(r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
-                       r"_greater|_lesser|_Plus|_Minus|_Mul|_Div|_Mod|_Power|broadcast_)", re.I)
+_ELEMWISE = re.compile(
+    r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
+    r"_greater|_lesser|_Plus|_Minus|_Mul|_Div|_Mod|_Power|broadcast_)",
+    re.I,
+)
 
 
 class TraceEvents:
@@ -35,11 +42,12 @@ class TraceEvents:
     def __init__(self, user_files: Set[str]):
         self.user_files = user_files
         self.events: list = []
-        self.node_lines: Dict[str, SourceLine] = {}   # graph node name -> where it was made
+        self.node_lines: Dict[str, SourceLine] = {}  # graph node name -> where it was made
 
     def add(self, code: str, message: str, where: Optional[SourceLine]) -> None:
         if where is not None and (code, where.lineno, where.filename) not in {
-                (c, w.lineno, w.filename) for c, _, w in self.events}:
+            (c, w.lineno, w.filename) for c, _, w in self.events
+        }:
             self.events.append((code, message, where))
 
 
@@ -54,15 +62,18 @@ def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
 
     def getitem(self, index):
         if not isinstance(index, str) and _single_output(self):
-            events.add("HL003", f"indexing a Symbol with {index!r} selects an output of the "
-                       "graph node, not rows: use F.slice_axis / F.slice (+ F.squeeze)",
-                       user_frame(sys._getframe(1), events.user_files))
+            events.add(
+                "HL003",
+                f"indexing a Symbol with {index!r} selects an output of the "
+                "graph node, not rows: use F.slice_axis / F.slice (+ F.squeeze)",
+                user_frame(sys._getframe(1), events.user_files),
+            )
         return original_getitem(self, index)
 
     def remember(sym) -> None:
         try:
             name = sym.name
-        except Exception:                 # never let the watcher change the user's run
+        except Exception:  # never let the watcher change the user's run
             return
         if isinstance(name, str) and name and name not in events.node_lines:
             where = user_frame(sys._getframe(2), events.user_files)
@@ -75,7 +86,7 @@ def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
 
     own_compose = symbol_cls.__dict__.get("_compose")
 
-    def compose(self, *args, **kwargs):   # MXNet names an op node when composing it
+    def compose(self, *args, **kwargs):  # MXNet names an op node when composing it
         result = own_compose(self, *args, **kwargs)
         remember(self)
         return result
@@ -99,7 +110,7 @@ def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
 def _single_output(sym) -> bool:
     try:
         return len(sym.list_outputs()) == 1
-    except Exception:                     # never let the watcher change the user's run
+    except Exception:  # never let the watcher change the user's run
         return False
 
 
@@ -116,8 +127,9 @@ def user_frame(frame: Optional[types.FrameType], user_files: Set[str]) -> Option
 _NODE_NAME = re.compile(r"(?:Error in operator|in node) ([\w.]+)")
 
 
-def failure_line(exc: BaseException, user_files: Set[str],
-                 node_lines: Optional[Dict[str, SourceLine]] = None) -> Optional[SourceLine]:
+def failure_line(
+    exc: BaseException, user_files: Set[str], node_lines: Optional[Dict[str, SourceLine]] = None
+) -> Optional[SourceLine]:
     """Where in the user's code the failing node (or statement) was created."""
     recorded = getattr(exc, "source_line", None)
     if recorded:
@@ -128,12 +140,15 @@ def failure_line(exc: BaseException, user_files: Set[str],
     innermost = None
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
         if frame.f_code.co_filename in user_files:
-            innermost = SourceLine(frame.f_code.co_filename, lineno,
-                                   linecache.getline(frame.f_code.co_filename, lineno))
+            innermost = SourceLine(
+                frame.f_code.co_filename,
+                lineno,
+                linecache.getline(frame.f_code.co_filename, lineno),
+            )
     if innermost is not None and not _is_shape_error(exc):
         return innermost
     message = str(exc)
-    for name in user_files:                # the engine's messages say "created at file:line"
+    for name in user_files:  # the engine's messages say "created at file:line"
         match = re.search(re.escape(name) + r":(\d+)", message)
         if match:
             lineno = int(match.group(1))
@@ -149,35 +164,55 @@ def _is_shape_error(exc: BaseException) -> bool:
     return "shape" in text.lower() or "Incompatible attr" in text
 
 
-def events_from_failure(exc: BaseException, where: Optional[SourceLine],
-                        events: TraceEvents) -> None:
+def events_from_failure(
+    exc: BaseException, where: Optional[SourceLine], events: TraceEvents
+) -> None:
     """Turn a hybridize failure into a run-time finding when it is one the rules know."""
     match = _ATTR_ERROR.search(str(exc))
     if isinstance(exc, AttributeError) and match and match.group(1) in SYMBOL_ATTRS:
-        events.add("HL001", f"`.{match.group(1)}` on a Symbol fails under hybridize: use "
-                   "F.shape_array, zeros_like, slice_like, broadcast_like or reshape special "
-                   "codes", where)
+        events.add(
+            "HL001",
+            f"`.{match.group(1)}` on a Symbol fails under hybridize: use "
+            "F.shape_array, zeros_like, slice_like, broadcast_like or reshape special "
+            "codes",
+            where,
+        )
     elif _is_shape_error(exc) and _ELEMWISE.search(str(exc)):
-        events.add("HL007", "elementwise arithmetic between tensors of different shapes: "
-                   "hybridized ops do not broadcast, use F.broadcast_*", where)
+        events.add(
+            "HL007",
+            "elementwise arithmetic between tensors of different shapes: "
+            "hybridized ops do not broadcast, use F.broadcast_*",
+            where,
+        )
 
 
 def to_findings(events: TraceEvents, original_filename: Optional[str] = None) -> List:
     """Findings (the linter's type) for the recorded events, marked as observed at run time."""
     from hybridlint.linter import Finding
+
     names = dict(RULE_NAMES)
     try:
         from hybridlint.rules import ALL_RULES
+
         names.update({rule.code: rule.name for rule in ALL_RULES})
     except ImportError:
         pass
     out = []
     for code, message, where in events.events:
         path = original_filename or where.filename.replace(" [fixed]", "")
-        out.append(Finding(code=code, name=names.get(code, ""), message=
-                           f"observed at run time while tracing the hybridized graph: {message}",
-                           line=where.lineno, col=_indent(where.text) + 1, end_line=where.lineno,
-                           end_col=max(1, len(where.text.rstrip("\n")) + 1), fix=None, path=path))
+        out.append(
+            Finding(
+                code=code,
+                name=names.get(code, ""),
+                message=f"observed at run time while tracing the hybridized graph: {message}",
+                line=where.lineno,
+                col=_indent(where.text) + 1,
+                end_line=where.lineno,
+                end_col=max(1, len(where.text.rstrip("\n")) + 1),
+                fix=None,
+                path=path,
+            )
+        )
     return out
 
 

@@ -3,6 +3,7 @@
 Nothing here catches exceptions: `jobs.py` decides what each failure means (the same
 exception is an `eager_error` in one stage and `cannot_run` in another).
 """
+
 from __future__ import annotations
 
 import os
@@ -50,8 +51,10 @@ def build(mx: types.ModuleType, factory: Any, kwargs: Dict[str, Any], seed: int)
     seed_everything(mx, seed)
     block = factory(**kwargs) if callable(factory) and not _is_block(mx, factory) else factory
     if not _is_block(mx, block):
-        raise NotABlock(f"{getattr(factory, '__name__', factory)!r} does not make a Gluon "
-                        f"Block (got {type(block).__name__})")
+        raise NotABlock(
+            f"{getattr(factory, '__name__', factory)!r} does not make a Gluon "
+            f"Block (got {type(block).__name__})"
+        )
     seed_everything(mx, seed)
     block.initialize()
     return block
@@ -97,8 +100,9 @@ def flatten_outputs(result: Any) -> List[np.ndarray]:
     raise TypeError(f"the block returned {type(result).__name__}, not NDArrays")
 
 
-def export_roundtrip(mx: types.ModuleType, block: Any,
-                     arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+def export_roundtrip(
+    mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray]
+) -> List[np.ndarray]:
     """export() the hybridized block, load it back with SymbolBlock.imports, run it."""
     with tempfile.TemporaryDirectory(prefix="hybridlint-export-") as tmp:
         prefix = os.path.join(tmp, "model")
@@ -127,7 +131,7 @@ def relative_params(block: Any) -> Dict[str, Any]:
     prefix = getattr(block, "prefix", "") or ""
     out = {}
     for name, param in block.collect_params().items():
-        out[name[len(prefix):] if prefix and name.startswith(prefix) else name] = param
+        out[name[len(prefix) :] if prefix and name.startswith(prefix) else name] = param
     return out
 
 
@@ -148,7 +152,7 @@ def copy_params(source: Any, target: Any) -> List[str]:
     leftover_src = [n for n in src if n not in dst or _shape(src[n]) != _shape(dst[n])]
     for name in list(leftover_dst):
         if _is_constant(dst[name]):
-            continue                      # a constant a fix added: it keeps its own value
+            continue  # a constant a fix added: it keeps its own value
         match = next((s for s in leftover_src if _shape(src[s]) == _shape(dst[name])), None)
         if match is not None:
             dst[name].set_data(src[match].data())
@@ -157,8 +161,9 @@ def copy_params(source: Any, target: Any) -> List[str]:
             notes.append(f"parameter {name} took the value of {match} (matched by order)")
     for name in leftover_dst:
         if not _is_constant(dst[name]):
-            notes.append(f"parameter {name} exists only in the fixed block; it keeps its own "
-                         "initial value")
+            notes.append(
+                f"parameter {name} exists only in the fixed block; it keeps its own initial value"
+            )
     return notes
 
 

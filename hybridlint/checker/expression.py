@@ -7,6 +7,7 @@ hybridized. A fix that is not a change inside one expression (a statement rewrit
 constant parameter) or whose expression uses names other than tensors, the namespace and
 `mx`/`nd`/`np`/`sym` cannot be verified this way: the result is `cannot_run` with the reason.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,12 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from .checks import check_expression
 from .report import EquivalenceReport
 
-KNOWN_MODULES = {"mx": "import mxnet as mx", "nd": "from mxnet import nd",
-                 "np": "import numpy as np", "sym": "from mxnet import sym"}
+KNOWN_MODULES = {
+    "mx": "import mxnet as mx",
+    "nd": "from mxnet import nd",
+    "np": "import numpy as np",
+    "sym": "from mxnet import sym",
+}
 BASE_SHAPES = [(2, 3, 4), (3, 4), (5,)]
 MAX_SHAPE_SETS = 8
 
@@ -44,8 +49,11 @@ def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Op
         assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
         node_start = _offset(original, offsets, node.lineno, node.col_offset)
         node_end = _offset(original, offsets, node.end_lineno, node.end_col_offset)
-        if node_start <= start and end <= node_end and (
-                best is None or node_end - node_start < best[1] - best[0]):
+        if (
+            node_start <= start
+            and end <= node_end
+            and (best is None or node_end - node_start < best[1] - best[0])
+        ):
             best = (node_start, node_end, function)
     if best is None:
         return None
@@ -53,7 +61,7 @@ def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Op
     if function is None:
         return None
     delta = len(fixed) - len(original)
-    before, after = original[node_start:node_end], fixed[node_start:node_end + delta]
+    before, after = original[node_start:node_end], fixed[node_start : node_end + delta]
     for text in (before, after):
         try:
             ast.parse(f"({text})", mode="eval")
@@ -65,11 +73,13 @@ def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Op
 def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.FunctionDef]]]:
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
-            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                else function
+            inner = (
+                child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+            )
             if isinstance(child, ast.expr):
                 yield child, function
             yield from walk(child, inner)
+
     yield from walk(tree, None)
 
 
@@ -92,7 +102,7 @@ def _line_offsets(text: str) -> List[int]:
 def _offset(text: str, offsets: List[int], lineno: int, byte_col: int) -> int:
     """ast columns count UTF-8 bytes; convert to a character offset into `text`."""
     line_start = offsets[lineno - 1]
-    line = text[line_start:offsets[lineno] if lineno < len(offsets) else len(text)]
+    line = text[line_start : offsets[lineno] if lineno < len(offsets) else len(text)]
     return line_start + len(line.encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
 
@@ -116,48 +126,69 @@ def shape_sets(names: List[str]) -> Iterator[Dict[str, tuple]]:
                 if count >= MAX_SHAPE_SETS:
                     return
                 shapes = {n: base for n in names}
-                shapes[name] = base[:axis] + (1,) + base[axis + 1:]
+                shapes[name] = base[:axis] + (1,) + base[axis + 1 :]
                 yield shapes
                 count += 1
 
 
-def verify_expression_fix(original: str, fixed: str, *, backend: str = "engine",
-                          session=None, rtol: float = 1e-5, atol: float = 1e-6,
-                          timeout=None) -> EquivalenceReport:
+def verify_expression_fix(
+    original: str,
+    fixed: str,
+    *,
+    backend: str = "engine",
+    session=None,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    timeout=None,
+) -> EquivalenceReport:
     """Verify the single change between `original` and `fixed` at expression level."""
     found = changed_expression(original, fixed)
     if found is None:
         return _cannot("the fix is not a change inside one expression of a hybrid function")
     before, after, namespace = found
     names = free_names(before) + [n for n in free_names(after) if n not in free_names(before)]
-    tensors = [n for n in names if n != namespace and n not in KNOWN_MODULES
-               and not hasattr(builtins, n)]
+    tensors = [
+        n for n in names if n != namespace and n not in KNOWN_MODULES and not hasattr(builtins, n)
+    ]
     if "self" in tensors:
         return _cannot(f"the expression {before!r} uses self: needs example inputs")
     if not tensors:
         return _cannot(f"the expression {before!r} has no tensor operand to feed")
     ran: List[EquivalenceReport] = []
     for shapes in shape_sets(tensors):
-        report = check_expression(before, after, shapes, backend=backend, session=session,
-                                  rtol=rtol, atol=atol, namespace=namespace or "F",
-                                  timeout=timeout,
-                                  imports=[KNOWN_MODULES[n] for n in names
-                                           if n in KNOWN_MODULES])
+        report = check_expression(
+            before,
+            after,
+            shapes,
+            backend=backend,
+            session=session,
+            rtol=rtol,
+            atol=atol,
+            namespace=namespace or "F",
+            timeout=timeout,
+            imports=[KNOWN_MODULES[n] for n in names if n in KNOWN_MODULES],
+        )
         if report.status == "cannot_run" and report.stage == "original eager":
-            continue                       # the original itself rejects these shapes
+            continue  # the original itself rejects these shapes
         if report.status != "equal":
-            report.notes.append(f"expression-level check of {before!r} -> {after!r} "
-                                f"with shapes {shapes}")
+            report.notes.append(
+                f"expression-level check of {before!r} -> {after!r} with shapes {shapes}"
+            )
             return report
         ran.append(report)
     if not ran:
         return _cannot(f"no generated shapes run the original expression {before!r}")
     final = ran[0]
-    final.notes.append(f"expression-level check of {before!r} -> {after!r} on "
-                       f"{len(ran)} shape set(s)")
+    final.notes.append(
+        f"expression-level check of {before!r} -> {after!r} on {len(ran)} shape set(s)"
+    )
     return final
 
 
 def _cannot(reason: str) -> EquivalenceReport:
-    return EquivalenceReport("cannot_run", target="<expression>", stage="expression",
-                             reason=f"cannot verify without example inputs: {reason}")
+    return EquivalenceReport(
+        "cannot_run",
+        target="<expression>",
+        stage="expression",
+        reason=f"cannot verify without example inputs: {reason}",
+    )

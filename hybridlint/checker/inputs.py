@@ -7,6 +7,7 @@ come from the API, from `[tool.hybridlint.examples]` in pyproject.toml (`example
 and from `hybridlint verify FILE::Class --input 2,64,8,8` (`parse_target`,
 `parse_input_option`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,8 +45,9 @@ class InputSpec:
             if self.low is None and self.high is None:
                 return rng.standard_normal(self.shape).astype(self.dtype)
             low = 0.0 if self.low is None else self.low
-            return rng.uniform(low, low + 1 if self.high is None else self.high,
-                               self.shape).astype(self.dtype)
+            return rng.uniform(low, low + 1 if self.high is None else self.high, self.shape).astype(
+                self.dtype
+            )
         if self.dtype in BOOL_DTYPES:
             return rng.integers(0, 2, self.shape).astype(bool)
         low = 0 if self.low is None else int(self.low)
@@ -89,8 +91,20 @@ class Example:
 
 
 SCALAR_KEYS = {"int": int, "float": float, "bool": bool, "str": str}
-TABLE_KEYS = ("shape", "dtype", "value", "low", "high", "list", "tuple", "int", "float",
-              "bool", "str", "none")
+TABLE_KEYS = (
+    "shape",
+    "dtype",
+    "value",
+    "low",
+    "high",
+    "list",
+    "tuple",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "none",
+)
 
 
 def to_spec(value: Any, where: str = "") -> Any:
@@ -117,7 +131,7 @@ def _to_spec(value: Any, where: str) -> Any:
     if isinstance(value, np.ndarray):
         _check_dtype(str(value.dtype))
         return InputSpec(tuple(value.shape), str(value.dtype), value.tolist())
-    if hasattr(value, "asnumpy"):                      # an NDArray of either backend
+    if hasattr(value, "asnumpy"):  # an NDArray of either backend
         arr = value.asnumpy()
         return InputSpec(tuple(arr.shape), str(arr.dtype), arr.tolist())
     if isinstance(value, Mapping):
@@ -133,26 +147,30 @@ def _to_spec(value: Any, where: str) -> Any:
             return InputSpec(_shape(value))
         kind = "tuple" if isinstance(value, tuple) else "list"
         return InputList(tuple(to_spec(v, f"{where}[{i}]") for i, v in enumerate(value)), kind)
-    raise ExampleError(f"cannot use {value!r} as an input: give a shape like (2, 3), "
-                       "{shape=..., dtype=...}, an array, a list of inputs, a float or None")
+    raise ExampleError(
+        f"cannot use {value!r} as an input: give a shape like (2, 3), "
+        "{shape=..., dtype=...}, an array, a list of inputs, a float or None"
+    )
 
 
 def _table(value: Mapping, where: str) -> Any:
     unknown = set(value) - set(TABLE_KEYS)
     if unknown:
-        raise ExampleError(f"unknown input field(s) {sorted(unknown)}; use shape, dtype, "
-                           "value, low, high, list, tuple, int, float, bool, str or none")
+        raise ExampleError(
+            f"unknown input field(s) {sorted(unknown)}; use shape, dtype, "
+            "value, low, high, list, tuple, int, float, bool, str or none"
+        )
     kinds = [k for k in ("list", "tuple", "int", "float", "bool", "str", "none") if k in value]
     if kinds:
         if len(value) != 1:
-            raise ExampleError(f"`{kinds[0]}` stands alone in an input table, got "
-                               f"{sorted(value)}")
+            raise ExampleError(f"`{kinds[0]}` stands alone in an input table, got {sorted(value)}")
         key, item = kinds[0], value[kinds[0]]
         if key in ("list", "tuple"):
             if not isinstance(item, (list, tuple)):
                 raise ExampleError(f"`{key}` must be a list of inputs, got {item!r}")
-            return InputList(tuple(to_spec(v, f"{where}.{key}[{i}]")
-                                   for i, v in enumerate(item)), key)
+            return InputList(
+                tuple(to_spec(v, f"{where}.{key}[{i}]") for i, v in enumerate(item)), key
+            )
         if key == "none":
             if item is not True:
                 raise ExampleError("write an input None as { none = true }")
@@ -175,8 +193,9 @@ def _table(value: Mapping, where: str) -> Any:
             raise ExampleError(f"`value` is not a {dtype} array: {exc}") from None
         return InputSpec(tuple(arr.shape), dtype, arr.tolist())
     if "shape" not in value:
-        raise ExampleError("an input table needs `shape` or `value` (or list, tuple, int, "
-                           "float, bool, str, none)")
+        raise ExampleError(
+            "an input table needs `shape` or `value` (or list, tuple, int, float, bool, str, none)"
+        )
     if low is not None and high is not None and not low < high:
         raise ExampleError(f"`low` ({low}) must be less than `high` ({high})")
     return InputSpec(_shape(value["shape"]), dtype, low=low, high=high)
@@ -193,15 +212,18 @@ def _bound(value: Mapping, key: str) -> Optional[float]:
 
 def _shape(value: Any) -> Tuple[int, ...]:
     if not isinstance(value, (list, tuple)) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
+    ):
         raise ExampleError(f"a shape is a list of non-negative integers, got {value!r}")
     return tuple(value)
 
 
 def _check_dtype(dtype: str) -> None:
     if dtype not in FLOAT_DTYPES + INT_DTYPES + BOOL_DTYPES:
-        raise ExampleError(f"unsupported dtype {dtype!r}; use one of "
-                           f"{', '.join(FLOAT_DTYPES + INT_DTYPES + BOOL_DTYPES)}")
+        raise ExampleError(
+            f"unsupported dtype {dtype!r}; use one of "
+            f"{', '.join(FLOAT_DTYPES + INT_DTYPES + BOOL_DTYPES)}"
+        )
 
 
 def make_arrays(specs: Sequence[Any], seed: int) -> List[Any]:
@@ -230,7 +252,7 @@ def parse_input_option(text: str) -> Any:
     if stripped[:1] in "[{":
         if sys.version_info >= (3, 11):
             import tomllib
-        else:                                    # Python < 3.11
+        else:  # Python < 3.11
             import tomli as tomllib
         try:
             value = tomllib.loads(f"v = {stripped}")["v"]
@@ -241,9 +263,11 @@ def parse_input_option(text: str) -> Any:
     try:
         shape = tuple(int(d) for d in dims.split(",") if d.strip())
     except ValueError:
-        raise ExampleError(f"--input expects comma-separated dimensions like 2,64,8,8 "
-                           f"(optionally :dtype) or a TOML value like [[2, 4], [2, 4]], "
-                           f"got {text!r}") from None
+        raise ExampleError(
+            f"--input expects comma-separated dimensions like 2,64,8,8 "
+            f"(optionally :dtype) or a TOML value like [[2, 4], [2, 4]], "
+            f"got {text!r}"
+        ) from None
     if any(d < 0 for d in shape):
         raise ExampleError(f"negative dimension in --input {text!r}")
     spec = InputSpec(shape, dtype.strip() or "float32")

@@ -3,6 +3,7 @@
 A job is a plain dict (it crosses a process boundary); the answer is an EquivalenceReport.
 Every exception of user code is caught here and classified by the stage it happened in.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,8 +15,7 @@ import types
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from . import execute
-from .dynamic import (TraceEvents, events_from_failure, failure_line, to_findings,
-                      watch_symbols)
+from .dynamic import TraceEvents, events_from_failure, failure_line, to_findings, watch_symbols
 from .inputs import make_arrays, to_spec
 from .loader import BackendUnavailable, backend, load_source
 from .report import EquivalenceReport, Status, compare_arrays, first_difference
@@ -92,20 +92,26 @@ def executed_lines(filename: str, lines: Set[int], spans: Optional[Set] = None):
         threading.settrace(previous)  # type: ignore[arg-type]  # None (no tracer) is valid
 
 
-def _stage(status: Status, stage: str, base: dict, user_files: Set[str],
-           events: Optional[TraceEvents] = None) -> Callable[[BaseException], Failed]:
+def _stage(
+    status: Status,
+    stage: str,
+    base: dict,
+    user_files: Set[str],
+    events: Optional[TraceEvents] = None,
+) -> Callable[[BaseException], Failed]:
     """Build the Failed for an exception raised in `stage`, classifying environment problems."""
+
     def fail(exc: BaseException) -> Failed:
         where = failure_line(exc, user_files, events.node_lines if events else None)
         reason, final = _environment_reason(exc), status
         if reason is not None:
             final = "cannot_run"
         elif stage == "build" and HYBRID_CHILD in str(exc):
-            final = "hybrid_error"     # HL010: MXNet refuses a non-hybrid child at build time
+            final = "hybrid_error"  # HL010: MXNet refuses a non-hybrid child at build time
         else:
             prefix, message = f"{type(exc).__name__}: ", _first_line(exc)
-            if message.startswith(prefix):          # "MXNetError: MXNetError: ..." once only
-                message = message[len(prefix):]
+            if message.startswith(prefix):  # "MXNetError: MXNetError: ..." once only
+                message = message[len(prefix) :]
             reason = f"{stage} failed: {prefix}{message}"
             if where is not None:
                 reason += f" (at {where})"
@@ -113,9 +119,19 @@ def _stage(status: Status, stage: str, base: dict, user_files: Set[str],
         if events is not None:
             events_from_failure(exc, where, events)
             findings = _findings(events)
-        return Failed(EquivalenceReport(final, stage=stage, error_type=type(exc).__name__,
-                                        error_message=str(exc)[:4000], source_line=where,
-                                        reason=reason, runtime_findings=findings, **base))
+        return Failed(
+            EquivalenceReport(
+                final,
+                stage=stage,
+                error_type=type(exc).__name__,
+                error_message=str(exc)[:4000],
+                source_line=where,
+                reason=reason,
+                runtime_findings=findings,
+                **base,
+            )
+        )
+
     return fail
 
 
@@ -147,8 +163,10 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
     if _is_engine_gap(exc):
         return f"cannot verify on the engine: {exc} (try backend='mxnet')"
     if isinstance(exc, AttributeError) and _ENGINE_MODULE_GAP.search(str(exc)):
-        return (f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
-                "on the code; try backend='mxnet')")
+        return (
+            f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
+            "on the code; try backend='mxnet')"
+        )
     if isinstance(exc, BackendUnavailable):
         return str(exc)
     return None
@@ -169,7 +187,7 @@ def _first_line(exc: BaseException) -> str:
 def _findings(events: TraceEvents) -> list:
     try:
         return to_findings(events)
-    except ImportError:                   # linter not importable: keep the report itself
+    except ImportError:  # linter not importable: keep the report itself
         return []
 
 
@@ -190,9 +208,11 @@ def _run(fn: Callable[[], Any], fail: Callable[[BaseException], Failed]) -> Any:
         raise fail(exc)  # noqa: B904  (as in _load)
 
 
-def _run_hybridized(mx, block, arrays: List, events: TraceEvents,
-                    fail: Callable[[BaseException], Failed]) -> Any:
+def _run_hybridized(
+    mx, block, arrays: List, events: TraceEvents, fail: Callable[[BaseException], Failed]
+) -> Any:
     """Hybridize `block` and call it, recording the symbols user code builds into `events`."""
+
     def hybrid_call():
         block.hybridize()
         with watch_symbols(mx, events):
@@ -201,34 +221,57 @@ def _run_hybridized(mx, block, arrays: List, events: TraceEvents,
     return _run(hybrid_call, fail)
 
 
-def check_built_block(mx: types.ModuleType, make_block: Callable[[], Any], arrays: List,
-                      base: dict, user_files: Set[str], rtol: float, atol: float,
-                      roundtrip: bool = True) -> EquivalenceReport:
+def check_built_block(
+    mx: types.ModuleType,
+    make_block: Callable[[], Any],
+    arrays: List,
+    base: dict,
+    user_files: Set[str],
+    rtol: float,
+    atol: float,
+    roundtrip: bool = True,
+) -> EquivalenceReport:
     """Eager vs hybridized (vs exported) for one block; shared by file jobs and forked checks."""
     block = _run(make_block, _stage("cannot_run", "build", base, user_files))
-    eager = _run(lambda: execute.call(mx, block, arrays),
-                 _stage("eager_error", "eager", base, user_files))
+    eager = _run(
+        lambda: execute.call(mx, block, arrays), _stage("eager_error", "eager", base, user_files)
+    )
     events = TraceEvents(user_files)
-    hybrid = _run_hybridized(mx, block, arrays, events,
-                             _stage("hybrid_error", "hybridize", base, user_files, events))
+    hybrid = _run_hybridized(
+        mx, block, arrays, events, _stage("hybrid_error", "hybridize", base, user_files, events)
+    )
     diffs = compare_arrays(eager, hybrid, rtol, atol)
     findings = _findings(events)
     if not all(d.equal for d in diffs):
-        return EquivalenceReport("mismatch", outputs=diffs, stage="hybridize",
-                                 reason=f"hybridized differs from eager: {first_difference(diffs)}",
-                                 runtime_findings=findings, **base)
+        return EquivalenceReport(
+            "mismatch",
+            outputs=diffs,
+            stage="hybridize",
+            reason=f"hybridized differs from eager: {first_difference(diffs)}",
+            runtime_findings=findings,
+            **base,
+        )
     trip = []
-    if roundtrip and isinstance(block, mx.gluon.HybridBlock):    # a plain Block has no export
-        exported = _run(lambda: execute.export_roundtrip(mx, block, arrays),
-                        _stage("hybrid_error", "export", base, user_files))
+    if roundtrip and isinstance(block, mx.gluon.HybridBlock):  # a plain Block has no export
+        exported = _run(
+            lambda: execute.export_roundtrip(mx, block, arrays),
+            _stage("hybrid_error", "export", base, user_files),
+        )
         trip = compare_arrays(eager, exported, rtol, atol)
         if not all(d.equal for d in trip):
-            return EquivalenceReport("mismatch", outputs=diffs, roundtrip=trip, stage="export",
-                                     reason="export -> SymbolBlock.imports differs from eager: "
-                                     f"{first_difference(trip)}", runtime_findings=findings,
-                                     **base)
-    return EquivalenceReport("equal", outputs=diffs, roundtrip=trip, runtime_findings=findings,
-                             **base)
+            return EquivalenceReport(
+                "mismatch",
+                outputs=diffs,
+                roundtrip=trip,
+                stage="export",
+                reason="export -> SymbolBlock.imports differs from eager: "
+                f"{first_difference(trip)}",
+                runtime_findings=findings,
+                **base,
+            )
+    return EquivalenceReport(
+        "equal", outputs=diffs, roundtrip=trip, runtime_findings=findings, **base
+    )
 
 
 def _block_job(mx, job: dict, base: dict) -> EquivalenceReport:
@@ -236,8 +279,15 @@ def _block_job(mx, job: dict, base: dict) -> EquivalenceReport:
     factory = _load(mx, job["source"], filename, job["target"], "cannot_run", "load", base)
     arrays = make_arrays([to_spec(s) for s in job["inputs"]], job["seed"])
     return check_built_block(
-        mx, lambda: execute.build(mx, factory, job.get("kwargs") or {}, job["seed"]), arrays,
-        base, {filename}, job["rtol"], job["atol"], job.get("roundtrip", True))
+        mx,
+        lambda: execute.build(mx, factory, job.get("kwargs") or {}, job["seed"]),
+        arrays,
+        base,
+        {filename},
+        job["rtol"],
+        job["atol"],
+        job.get("roundtrip", True),
+    )
 
 
 def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
@@ -248,61 +298,99 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
     arrays = make_arrays([to_spec(s) for s in job["inputs"]], seed)
     orig_files, fixed_files = {filename}, {fixed_name}
 
-    factory = _load(mx, job["original"], filename, job["target"], "cannot_run", "load original",
-                    base)
-    original = _run(lambda: execute.build(mx, factory, kwargs, seed),
-                    _stage("cannot_run", "build original", base, orig_files))
-    reference = _run(lambda: execute.call(mx, original, arrays),
-                     _stage("cannot_run", "original eager", base, orig_files))
+    factory = _load(
+        mx, job["original"], filename, job["target"], "cannot_run", "load original", base
+    )
+    original = _run(
+        lambda: execute.build(mx, factory, kwargs, seed),
+        _stage("cannot_run", "build original", base, orig_files),
+    )
+    reference = _run(
+        lambda: execute.call(mx, original, arrays),
+        _stage("cannot_run", "original eager", base, orig_files),
+    )
 
-    fixed_factory = _load(mx, job["fixed"], fixed_name, job["target"], "eager_error",
-                          "load fixed", base)
+    fixed_factory = _load(
+        mx, job["fixed"], fixed_name, job["target"], "eager_error", "load fixed", base
+    )
     ran: Set[int] = set()
     spans: Set = set()
     with executed_lines(fixed_name, ran, spans):
-        fixed = _run(lambda: execute.build(mx, fixed_factory, kwargs, seed),
-                     _stage("eager_error", "build fixed", base, fixed_files))
+        fixed = _run(
+            lambda: execute.build(mx, fixed_factory, kwargs, seed),
+            _stage("eager_error", "build fixed", base, fixed_files),
+        )
         eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
-        _run(lambda: execute.call(mx, fixed, arrays), eager_fail)    # completes deferred init
-    notes = _run(lambda: execute.copy_params(original, fixed),
-                 _stage("cannot_run", "copy parameters", base, fixed_files))
+        _run(lambda: execute.call(mx, fixed, arrays), eager_fail)  # completes deferred init
+    notes = _run(
+        lambda: execute.copy_params(original, fixed),
+        _stage("cannot_run", "copy parameters", base, fixed_files),
+    )
     base = dict(base, notes=notes)
     fixed_eager = _run(lambda: execute.call(mx, fixed, arrays), eager_fail)
     diffs = compare_arrays(reference, fixed_eager, rtol, atol)
     if not all(d.equal for d in diffs):
-        return EquivalenceReport("mismatch", outputs=diffs, stage="fixed eager",
-                                 reason="the fix changes eager outputs: "
-                                 f"{first_difference(diffs)}", executed=frozenset(ran),
-                                 executed_spans=frozenset(spans), **base)
+        return EquivalenceReport(
+            "mismatch",
+            outputs=diffs,
+            stage="fixed eager",
+            reason=f"the fix changes eager outputs: {first_difference(diffs)}",
+            executed=frozenset(ran),
+            executed_spans=frozenset(spans),
+            **base,
+        )
     try:
         with executed_lines(fixed_name, ran, spans):
-            report = _fixed_hybrid(mx, fixed, reference, arrays, base, fixed_files, rtol, atol,
-                                   job.get("roundtrip", True))
+            report = _fixed_hybrid(
+                mx,
+                fixed,
+                reference,
+                arrays,
+                base,
+                fixed_files,
+                rtol,
+                atol,
+                job.get("roundtrip", True),
+            )
     except Failed as failed:
         report = failed.report
     report.executed, report.executed_spans = frozenset(ran), frozenset(spans)
     return report
 
 
-def _fixed_hybrid(mx, fixed, reference, arrays, base, files, rtol, atol,
-                  roundtrip: bool) -> EquivalenceReport:
+def _fixed_hybrid(
+    mx, fixed, reference, arrays, base, files, rtol, atol, roundtrip: bool
+) -> EquivalenceReport:
     base = dict(base, comparison="original eager vs fixed hybridized")
     events = TraceEvents(files)
-    hybrid = _run_hybridized(mx, fixed, arrays, events,
-                             _stage("hybrid_error", "fixed hybridize", base, files, events))
+    hybrid = _run_hybridized(
+        mx, fixed, arrays, events, _stage("hybrid_error", "fixed hybridize", base, files, events)
+    )
     diffs = compare_arrays(reference, hybrid, rtol, atol)
     if not all(d.equal for d in diffs):
-        return EquivalenceReport("mismatch", outputs=diffs, stage="fixed hybridize",
-                                 reason="the fixed block hybridized differs from the original: "
-                                 f"{first_difference(diffs)}", runtime_findings=_findings(events),
-                                 **base)
+        return EquivalenceReport(
+            "mismatch",
+            outputs=diffs,
+            stage="fixed hybridize",
+            reason="the fixed block hybridized differs from the original: "
+            f"{first_difference(diffs)}",
+            runtime_findings=_findings(events),
+            **base,
+        )
     trip = []
     if roundtrip and isinstance(fixed, mx.gluon.HybridBlock):
-        exported = _run(lambda: execute.export_roundtrip(mx, fixed, arrays),
-                        _stage("hybrid_error", "fixed export", base, files))
+        exported = _run(
+            lambda: execute.export_roundtrip(mx, fixed, arrays),
+            _stage("hybrid_error", "fixed export", base, files),
+        )
         trip = compare_arrays(reference, exported, rtol, atol)
         if not all(d.equal for d in trip):
-            return EquivalenceReport("mismatch", outputs=diffs, roundtrip=trip,
-                                     stage="fixed export", reason="export -> imports differs: "
-                                     f"{first_difference(trip)}", **base)
+            return EquivalenceReport(
+                "mismatch",
+                outputs=diffs,
+                roundtrip=trip,
+                stage="fixed export",
+                reason=f"export -> imports differs: {first_difference(trip)}",
+                **base,
+            )
     return EquivalenceReport("equal", outputs=diffs, roundtrip=trip, **base)

@@ -4,6 +4,7 @@ Runs inside the worker process only. The source text is compiled with the user's
 filename and registered in `linecache`, so tracebacks and the engine's per-node source lines
 point at the user's code even when the text (a candidate fix) was never written to disk.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -31,7 +32,8 @@ def backend(name: str) -> Iterator[types.ModuleType]:
             from hybridlint.engine import as_mxnet
         except ImportError as exc:
             raise BackendUnavailable(
-                f"the bundled engine cannot redirect `import mxnet`: {exc}") from exc
+                f"the bundled engine cannot redirect `import mxnet`: {exc}"
+            ) from exc
         with as_mxnet():
             yield importlib.import_module("mxnet")
     elif name == "mxnet":
@@ -39,8 +41,8 @@ def backend(name: str) -> Iterator[types.ModuleType]:
             import mxnet
         except ImportError as exc:
             raise BackendUnavailable(
-                f"backend 'mxnet' needs real MXNet 1.9.1 (pip install 'hybridlint[mxnet]'): "
-                f"{exc}") from None
+                f"backend 'mxnet' needs real MXNet 1.9.1 (pip install 'hybridlint[mxnet]'): {exc}"
+            ) from None
         yield mxnet
     else:
         raise BackendUnavailable(f"unknown backend {name!r}; use one of {', '.join(BACKENDS)}")
@@ -60,7 +62,7 @@ def load_source(source: str, filename: str) -> types.ModuleType:
     code = compile(source, filename, "exec", dont_inherit=True)
     folder = os.path.dirname(os.path.abspath(filename))
     if os.path.isdir(folder) and folder not in sys.path:
-        sys.path.append(folder)           # sibling imports of the user's package
+        sys.path.append(folder)  # sibling imports of the user's package
     sys.modules[name] = module
     exec(code, module.__dict__)
     return module

@@ -7,6 +7,7 @@ With that evidence the rewrite `F.broadcast_mul(x, w)` is exact (NDArray's `*` b
 same way), so it is offered as a fix and proven like any other: `--verify` applies it only if
 the example then runs eagerly, hybridized and exported with the original's outputs.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,8 +18,13 @@ from .expression import _namespace
 
 _NODE = re.compile(r"(?:Error in operator|in node) \S*?_(plus|minus|mul|div|mod|power)\d+\b")
 _BINOPS: Dict[type, Tuple[str, str]] = {
-    ast.Add: ("plus", "add"), ast.Sub: ("minus", "sub"), ast.Mult: ("mul", "mul"),
-    ast.Div: ("div", "div"), ast.Mod: ("mod", "mod"), ast.Pow: ("power", "power")}
+    ast.Add: ("plus", "add"),
+    ast.Sub: ("minus", "sub"),
+    ast.Mult: ("mul", "mul"),
+    ast.Div: ("div", "div"),
+    ast.Mod: ("mod", "mod"),
+    ast.Pow: ("power", "power"),
+}
 
 
 def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = ()):
@@ -36,6 +42,7 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
     Returns (findings, plan) with `plan[line] = (code, detail)` for `rewrite`."""
     from hybridlint.ftypes import FixSafety
     from hybridlint.linter import Finding
+
     busy = {f.line for f in taken}
     try:
         tree = ast.parse(source)
@@ -51,26 +58,43 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
             if finding.code == "HL007" and report.status == "hybrid_error":
                 detail = match.group(1) if match else None
                 nodes = [n for n, _ in _binops(tree, line) if _matches(n, detail)]
-                uses = sorted({f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
-                               for n, ns in _binops(tree, line) if _matches(n, detail)})
-                text = ("elementwise arithmetic between tensors of different shapes; use "
-                        + ", ".join(uses))
+                uses = sorted(
+                    {
+                        f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
+                        for n, ns in _binops(tree, line)
+                        if _matches(n, detail)
+                    }
+                )
+                text = (
+                    "elementwise arithmetic between tensors of different shapes; use "
+                    + ", ".join(uses)
+                )
             elif finding.code == "HL003" and report.status in ("hybrid_error", "mismatch"):
                 seen = _INDEX.search(finding.message)
                 detail = seen.group(1) if seen else None
                 nodes = [n for n in _subscripts(tree, line) if _index_repr(n) == detail]
-                text = (f"indexing a Symbol with {detail} selects an output, not rows; use "
-                        "slice_axis (+ squeeze)")
+                text = (
+                    f"indexing a Symbol with {detail} selects an output, not rows; use "
+                    "slice_axis (+ squeeze)"
+                )
             else:
                 continue
             if not nodes:
                 continue
             plan[line] = (finding.code, detail)
-            out.append(Finding(
-                finding.code, finding.name or "",
-                f"observed at run time while tracing the hybridized graph: {text}", line,
-                min(n.col_offset for n in nodes) + 1, line,
-                max(n.end_col_offset for n in nodes) + 1, FixSafety.SAFE, path))
+            out.append(
+                Finding(
+                    finding.code,
+                    finding.name or "",
+                    f"observed at run time while tracing the hybridized graph: {text}",
+                    line,
+                    min(n.col_offset for n in nodes) + 1,
+                    line,
+                    max(n.end_col_offset for n in nodes) + 1,
+                    FixSafety.SAFE,
+                    path,
+                )
+            )
     return out, plan
 
 
@@ -78,9 +102,14 @@ _INDEX = re.compile(r"indexing a Symbol with (.+?) selects")
 
 
 def _subscripts(tree: ast.AST, line: int) -> List[ast.Subscript]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Subscript)
-            and isinstance(n.ctx, ast.Load) and n.lineno == n.end_lineno == line
-            and _bounds(n) is not None]
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Subscript)
+        and isinstance(n.ctx, ast.Load)
+        and n.lineno == n.end_lineno == line
+        and _bounds(n) is not None
+    ]
 
 
 def _int(node: Optional[ast.expr]) -> Optional[int]:
@@ -101,14 +130,17 @@ def _bounds(node: ast.Subscript):
     if isinstance(index, ast.Slice) and index.step is None:
         ends = [index.lower, index.upper]
         if all(e is None or _int(e) is not None for e in ends):
-            return (0 if index.lower is None else _int(index.lower),
-                    None if index.upper is None else _int(index.upper), False)
+            return (
+                0 if index.lower is None else _int(index.lower),
+                None if index.upper is None else _int(index.upper),
+                False,
+            )
     return None
 
 
 def _index_repr(node: ast.Subscript) -> str:
     """How Python reprs the index object the Symbol received (`0`, `slice(1, 3, None)`)."""
-    index: Any = node.slice         # an int literal or an ast.Slice (what _subscripts keeps)
+    index: Any = node.slice  # an int literal or an ast.Slice (what _subscripts keeps)
     if _int(index) is not None:
         return repr(_int(index))
     lower = None if index.lower is None else _int(index.lower)
@@ -123,17 +155,24 @@ def _matches(node: ast.BinOp, name: Optional[str]) -> bool:
 def _binops(tree: ast.AST, line: int):
     """Tensor-tensor arithmetic on one line (no numeric literal operand), with the namespace
     (`F`) of the function it is in."""
+
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
-            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                else function
-            if (isinstance(child, ast.BinOp) and type(child.op) in _BINOPS
-                    and child.lineno == child.end_lineno == line and function is not None
-                    and not (_literal(child.left) or _literal(child.right))):
+            inner = (
+                child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+            )
+            if (
+                isinstance(child, ast.BinOp)
+                and type(child.op) in _BINOPS
+                and child.lineno == child.end_lineno == line
+                and function is not None
+                and not (_literal(child.left) or _literal(child.right))
+            ):
                 namespace = _namespace(function)
                 if namespace:
                     yield child, namespace
             yield from walk(child, inner)
+
     yield from walk(tree, None)
 
 
@@ -159,7 +198,8 @@ def rewrite(source: str, plan: Dict[int, Tuple[str, Optional[str]]]) -> str:
                     by_line.setdefault(line, []).append(node)
         else:
             by_line.setdefault(line, []).extend(
-                n for n in _subscripts(tree, line) if _index_repr(n) == detail)
+                n for n in _subscripts(tree, line) if _index_repr(n) == detail
+            )
     for line, group in by_line.items():
         text = lines[line - 1]
         lines[line - 1] = _render_span(text, 0, len(text.encode("utf-8")), group, namespaces)
@@ -170,42 +210,57 @@ def _render_span(text: str, start: int, end: int, nodes: List[Any], namespaces) 
     """The bytes [start, end) of one line, with the outermost chosen nodes inside rewritten."""
     raw = text.encode("utf-8")
     inside = [n for n in nodes if start <= n.col_offset and n.end_col_offset <= end]
-    outer = [n for n in inside if not any(o is not n and o.col_offset <= n.col_offset
-                                          and n.end_col_offset <= o.end_col_offset
-                                          for o in inside)]
+    outer = [
+        n
+        for n in inside
+        if not any(
+            o is not n and o.col_offset <= n.col_offset and n.end_col_offset <= o.end_col_offset
+            for o in inside
+        )
+    ]
     out, pos = [], start
     for node in sorted(outer, key=lambda n: n.col_offset):
-        out.append(raw[pos:node.col_offset].decode("utf-8"))
+        out.append(raw[pos : node.col_offset].decode("utf-8"))
         if isinstance(node, ast.Subscript):
-            value = _render_span(text, node.value.col_offset,
-                                 cast(int, node.value.end_col_offset),    # parsed: set
-                                 inside, namespaces)
+            value = _render_span(
+                text,
+                node.value.col_offset,
+                cast(int, node.value.end_col_offset),  # parsed: set
+                inside,
+                namespaces,
+            )
             if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
                 value = f"({value})"
             begin, stop, squeeze = _bounds(node)
-            out.append(f"{value}.slice_axis(axis=0, begin={begin}, end={stop})"
-                       + (".squeeze(axis=0)" if squeeze else ""))
+            out.append(
+                f"{value}.slice_axis(axis=0, begin={begin}, end={stop})"
+                + (".squeeze(axis=0)" if squeeze else "")
+            )
         else:
             _, op = _BINOPS[type(node.op)]
-            left = _render_span(text, node.left.col_offset, node.left.end_col_offset, inside,
-                                namespaces)
-            right = _render_span(text, node.right.col_offset, node.right.end_col_offset,
-                                 inside, namespaces)
+            left = _render_span(
+                text, node.left.col_offset, node.left.end_col_offset, inside, namespaces
+            )
+            right = _render_span(
+                text, node.right.col_offset, node.right.end_col_offset, inside, namespaces
+            )
             out.append(f"{namespaces.get(id(node)) or 'F'}.broadcast_{op}({left}, {right})")
         pos = node.end_col_offset
     out.append(raw[pos:end].decode("utf-8"))
     return "".join(out)
 
 
-def with_observed(fixer: Callable, source: str, candidates: Sequence,
-                  plan: Dict[int, Tuple[str, Optional[str]]]) -> Callable:
+def with_observed(
+    fixer: Callable, source: str, candidates: Sequence, plan: Dict[int, Tuple[str, Optional[str]]]
+) -> Callable:
     """A fixer that also applies the accepted observed fixes (only to `source` itself)."""
-    def fix(text: str, path: str = "<string>", *, accept: Optional[Callable] = None,
-            **options):
+
+    def fix(text: str, path: str = "<string>", *, accept: Optional[Callable] = None, **options):
         from hybridlint.linter import FixResult
-        chosen = [c for c in candidates if accept is None or accept(c)] \
-            if text == source else []
+
+        chosen = [c for c in candidates if accept is None or accept(c)] if text == source else []
         rewritten = rewrite(text, {c.line: plan[c.line] for c in chosen})
         result = fixer(rewritten, path, accept=accept, **options)
         return FixResult(result.source, chosen + list(result.applied), result.remaining)
+
     return fix

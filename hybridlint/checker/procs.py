@@ -15,6 +15,7 @@ everything it starts stay bounded:
   its tree and exits, so no worker outlives hybridlint.
 Process listings come from /proc (Linux); elsewhere only the worker's process group is used.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,7 +37,7 @@ def _stat(pid: int) -> Optional[List[str]]:
             data = handle.read().decode("ascii", "replace")
     except OSError:
         return None
-    return data[data.rfind(")") + 2:].split()
+    return data[data.rfind(")") + 2 :].split()
 
 
 def _children_map() -> Dict[int, List[int]]:
@@ -145,7 +146,7 @@ def set_static_limits(memory_mb: int, fsize_mb: int, nproc: int) -> None:
         _set(resource.RLIMIT_FSIZE, fsize_mb << 20)
     if nproc > 0:
         _set(resource.RLIMIT_NPROC, user_process_count() + nproc)
-    _set(resource.RLIMIT_CORE, 0)      # a killed worker must not leave core files
+    _set(resource.RLIMIT_CORE, 0)  # a killed worker must not leave core files
 
 
 def arm_cpu_limit(cpu_seconds: float) -> None:
@@ -174,17 +175,19 @@ def user_process_count() -> int:
 def watch_lifeline(fd: Optional[int], parent: int) -> None:
     """In the worker: a daemon thread that kills the worker's tree and exits the worker when
     hybridlint goes away (end of file on the lifeline pipe, or a new parent pid)."""
+
     def watch():
         while True:
             try:
                 if fd is not None:
                     import select
+
                     ready, _, _ = select.select([fd], [], [], 1.0)
                     if ready and not os.read(fd, 1):
                         break
                 else:
                     time.sleep(0.5)
-            except (OSError, ValueError):     # user code closed the fd: poll the parent
+            except (OSError, ValueError):  # user code closed the fd: poll the parent
                 time.sleep(0.5)
             if os.getppid() != parent:
                 break
@@ -194,9 +197,23 @@ def watch_lifeline(fd: Optional[int], parent: int) -> None:
     threading.Thread(target=watch, name="hybridlint-lifeline", daemon=True).start()
 
 
-SHIELDED = tuple(s for s in (getattr(signal, n, None) for n in (
-    "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGPIPE"))
-    if s is not None)
+SHIELDED = tuple(
+    s
+    for s in (
+        getattr(signal, n, None)
+        for n in (
+            "SIGINT",
+            "SIGTERM",
+            "SIGHUP",
+            "SIGQUIT",
+            "SIGUSR1",
+            "SIGUSR2",
+            "SIGALRM",
+            "SIGPIPE",
+        )
+    )
+    if s is not None
+)
 
 
 def import_numpy_shielded() -> None:
@@ -205,8 +222,12 @@ def import_numpy_shielded() -> None:
     SignalShield can see who sent it. (If numpy was imported earlier, its threads may take
     such a signal first, and the shield cannot help: "where possible".)"""
     import sys
-    if ("numpy" in sys.modules or threading.current_thread() is not threading.main_thread()
-            or not hasattr(signal, "pthread_sigmask")):
+
+    if (
+        "numpy" in sys.modules
+        or threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "pthread_sigmask")
+    ):
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, SHIELDED)
     try:
@@ -225,9 +246,11 @@ class SignalShield:
     SIGNALS = SHIELDED
 
     def __init__(self):
-        self.active = (threading.current_thread() is threading.main_thread()
-                       and hasattr(signal, "pthread_sigmask")
-                       and hasattr(signal, "sigtimedwait"))
+        self.active = (
+            threading.current_thread() is threading.main_thread()
+            and hasattr(signal, "pthread_sigmask")
+            and hasattr(signal, "sigtimedwait")
+        )
         self.pending: List[int] = []
         self.ignored: List[int] = []
         self._old = None
@@ -260,5 +283,5 @@ class SignalShield:
         if not self.active:
             return
         signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
-        for signo in self.pending:         # deliver what was meant for hybridlint
+        for signo in self.pending:  # deliver what was meant for hybridlint
             os.kill(os.getpid(), signo)

@@ -10,6 +10,7 @@ pickle, the parent only parses JSON and bytes, and `wire.py` checks every field 
 against its schema. A frame that is not valid is a `ProtocolError`, which the session turns
 into a `cannot_run` report for that block (and a fresh worker), never an internal error.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,22 @@ import numpy as np
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 256 << 20
-DTYPES = frozenset(("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "float16", "float32", "float64"))
+DTYPES = frozenset(
+    (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+    )
+)
 _ARRAY = "$array"
 
 
@@ -49,8 +64,11 @@ def encode(obj: Any) -> bytes:
     def arrays(value: Any) -> Any:
         if isinstance(value, np.ndarray):
             data = np.ascontiguousarray(value).tobytes()
-            entry = {_ARRAY: [offset[0], len(data)], "dtype": str(value.dtype),
-                     "shape": list(value.shape)}
+            entry = {
+                _ARRAY: [offset[0], len(data)],
+                "dtype": str(value.dtype),
+                "shape": list(value.shape),
+            }
             blobs.append(data)
             offset[0] += len(data)
             return entry
@@ -69,14 +87,17 @@ def decode(body: bytes) -> Any:
     """The message of one frame body; raises ProtocolError for anything malformed."""
     if len(body) < HEADER.size:
         raise ProtocolError("frame too short")
-    size = HEADER.unpack(body[:HEADER.size])[0]
+    size = HEADER.unpack(body[: HEADER.size])[0]
     if size > len(body) - HEADER.size:
         raise ProtocolError("frame header longer than the frame")
-    head, blob = body[HEADER.size:HEADER.size + size], body[HEADER.size + size:]
+    head, blob = body[HEADER.size : HEADER.size + size], body[HEADER.size + size :]
     try:
         text = head.decode("utf-8")
-        return json.loads(text, object_hook=lambda d: _array(d, blob) if _ARRAY in d else d,
-                          parse_constant=_constant)
+        return json.loads(
+            text,
+            object_hook=lambda d: _array(d, blob) if _ARRAY in d else d,
+            parse_constant=_constant,
+        )
     except ProtocolError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -94,14 +115,17 @@ def _array(entry: dict, blob: bytes) -> np.ndarray:
         raise ProtocolError(f"malformed array entry {str(entry)[:200]}")
     if not (isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)):
         raise ProtocolError(f"malformed array shape {str(shape)[:200]}")
-    if not (isinstance(where, list) and len(where) == 2
-            and all(type(v) is int and v >= 0 for v in where)):
+    if not (
+        isinstance(where, list)
+        and len(where) == 2
+        and all(type(v) is int and v >= 0 for v in where)
+    ):
         raise ProtocolError("malformed array location")
     start, nbytes = where
     expected = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     if nbytes != expected or start + nbytes > len(blob):
         raise ProtocolError("array bytes do not match its shape and dtype")
-    return np.frombuffer(blob[start:start + nbytes], dtype=dtype).reshape(shape).copy()
+    return np.frombuffer(blob[start : start + nbytes], dtype=dtype).reshape(shape).copy()
 
 
 def write_frame(stream: BinaryIO, obj: Any) -> None:
@@ -134,7 +158,7 @@ def read_frame_fd(fd: int, deadline: Optional[float], tick=None) -> Any:
 
 def _size(head: bytes) -> int:
     size = HEADER.unpack(head)[0]
-    if size > MAX_FRAME:       # a corrupt header must not make us allocate gigabytes
+    if size > MAX_FRAME:  # a corrupt header must not make us allocate gigabytes
         raise ProtocolError(f"frame of {size} bytes is larger than the limit")
     return size
 

@@ -4,6 +4,7 @@ Everything here is plain data: reports are built inside the worker process and s
 hybridlint over a pipe as validated JSON (wire.py), so they hold no NDArrays, Symbols or user
 objects.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,10 @@ class OutputDiff:
             return f"output {self.index}: shape {self.actual_shape} != {self.expected_shape}"
         if self.expected_dtype != self.actual_dtype:
             return f"output {self.index}: dtype {self.actual_dtype} != {self.expected_dtype}"
-        return (f"output {self.index}: max abs diff {self.max_abs_diff:.3g}, "
-                f"max rel diff {self.max_rel_diff:.3g}")
+        return (
+            f"output {self.index}: max abs diff {self.max_abs_diff:.3g}, "
+            f"max rel diff {self.max_rel_diff:.3g}"
+        )
 
 
 @dataclass
@@ -101,8 +104,9 @@ class EquivalenceReport:
         data = asdict(self)
         data["executed"] = sorted(self.executed)
         data["executed_spans"] = sorted(self.executed_spans)
-        data["runtime_findings"] = [asdict(f) if hasattr(f, "__dataclass_fields__") else f
-                                    for f in self.runtime_findings]
+        data["runtime_findings"] = [
+            asdict(f) if hasattr(f, "__dataclass_fields__") else f for f in self.runtime_findings
+        ]
         data["max_abs_diff"] = _finite(self.max_abs_diff)
         data["max_rel_diff"] = _finite(self.max_rel_diff)
         for key in ("outputs", "roundtrip"):
@@ -117,8 +121,9 @@ def _finite(x: float) -> Any:
     return x if math.isfinite(x) else str(x)
 
 
-def compare_arrays(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray],
-                   rtol: float, atol: float) -> List[OutputDiff]:
+def compare_arrays(
+    expected: Sequence[np.ndarray], actual: Sequence[np.ndarray], rtol: float, atol: float
+) -> List[OutputDiff]:
     """Compare two runs output by output (numpy.allclose semantics, NaN equal to NaN).
 
     A missing or extra output is a difference too: it shows up as an output with shape ().
@@ -128,20 +133,56 @@ def compare_arrays(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray],
         if i >= len(expected) or i >= len(actual):
             have = actual[i] if i < len(actual) else None
             want = expected[i] if i < len(expected) else None
-            diffs.append(OutputDiff(i, _shape(want), _shape(have), _dtype(want), _dtype(have),
-                                    math.inf, math.inf, False))
+            diffs.append(
+                OutputDiff(
+                    i,
+                    _shape(want),
+                    _shape(have),
+                    _dtype(want),
+                    _dtype(have),
+                    math.inf,
+                    math.inf,
+                    False,
+                )
+            )
             continue
         want, have = np.asarray(expected[i]), np.asarray(actual[i])
         if want.shape != have.shape:
-            diffs.append(OutputDiff(i, want.shape, have.shape, str(want.dtype), str(have.dtype),
-                                    math.inf, math.inf, False))
+            diffs.append(
+                OutputDiff(
+                    i,
+                    want.shape,
+                    have.shape,
+                    str(want.dtype),
+                    str(have.dtype),
+                    math.inf,
+                    math.inf,
+                    False,
+                )
+            )
             continue
         abs_diff, rel_diff = _max_diffs(want, have)
-        same = (want.dtype == have.dtype
-                and bool(np.allclose(have.astype(np.float64), want.astype(np.float64),
-                                     rtol=rtol, atol=atol, equal_nan=True)))
-        diffs.append(OutputDiff(i, want.shape, have.shape, str(want.dtype), str(have.dtype),
-                                abs_diff, rel_diff, same))
+        same = want.dtype == have.dtype and bool(
+            np.allclose(
+                have.astype(np.float64),
+                want.astype(np.float64),
+                rtol=rtol,
+                atol=atol,
+                equal_nan=True,
+            )
+        )
+        diffs.append(
+            OutputDiff(
+                i,
+                want.shape,
+                have.shape,
+                str(want.dtype),
+                str(have.dtype),
+                abs_diff,
+                rel_diff,
+                same,
+            )
+        )
     return diffs
 
 

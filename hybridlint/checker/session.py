@@ -8,6 +8,7 @@ code becomes a `cannot_run` report.
 
 Defaults: 60 s per job (wall clock), 4096 MiB of address space (RLIMIT_AS).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -22,19 +23,20 @@ import time
 from typing import IO, Any, BinaryIO, Callable, Dict, Optional, cast
 
 from . import procs
-from .protocol import (ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd,
-                       write_frame)
+from .protocol import ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd, write_frame
 from .report import EquivalenceReport
 from .wire import job_to_wire, report_from_wire
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_CPU_SECONDS = 120.0  # per job; above the wall clock limit (BLAS may use two cores)
-DEFAULT_FSIZE_MB = 1024      # largest file user code (or export) may write
-DEFAULT_NPROC = 256          # processes beyond those the user already runs (not for root)
-_OVERRUN = ("user code ran out of memory: the worker and its child processes used more than "
-            "{} MiB together (killed)")
-STARTUP_TIMEOUT = 120.0      # importing MXNet on a loaded machine; not counted in the job's
+DEFAULT_FSIZE_MB = 1024  # largest file user code (or export) may write
+DEFAULT_NPROC = 256  # processes beyond those the user already runs (not for root)
+_OVERRUN = (
+    "user code ran out of memory: the worker and its child processes used more than "
+    "{} MiB together (killed)"
+)
+STARTUP_TIMEOUT = 120.0  # importing MXNet on a loaded machine; not counted in the job's
 
 
 class MemoryOverrun(Exception):
@@ -50,7 +52,7 @@ class _Watch:
 
     def __init__(self, pid: int, memory_mb: int, shield: procs.SignalShield):
         self.pid, self.limit, self.shield = pid, memory_mb << 20, shield
-        self.tree = {pid}          # every process seen in the tree, also after it exited
+        self.tree = {pid}  # every process seen in the tree, also after it exited
 
     def __call__(self) -> None:
         below = procs.descendants(self.pid)
@@ -68,8 +70,14 @@ class _Watch:
         self.shield.drain(self.tree)
 
 
-def _await_report(shield: procs.SignalShield, fd: int, deadline: Optional[float], pid: int,
-                  memory_mb: int, on_interrupt: Callable[[], None]) -> EquivalenceReport:
+def _await_report(
+    shield: procs.SignalShield,
+    fd: int,
+    deadline: Optional[float],
+    pid: int,
+    memory_mb: int,
+    on_interrupt: Callable[[], None],
+) -> EquivalenceReport:
     """Wait for the report of the process tree under `pid`, inside an entered `shield`.
 
     The caller enters the shield before the job can start (before the job frame is sent,
@@ -95,22 +103,34 @@ class _Worker:
     def __init__(self, memory_mb: int, backend: str, limits: dict):
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        lifeline, self._lifeline = os.pipe()     # EOF in the worker when we are gone
+        lifeline, self._lifeline = os.pipe()  # EOF in the worker when we are gone
         self.memory_mb = memory_mb
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hybridlint.checker.worker", str(memory_mb), backend,
-                 json.dumps(dict(limits, lifeline=lifeline))],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                start_new_session=True, env=env, pass_fds=(lifeline,))
+                [
+                    sys.executable,
+                    "-m",
+                    "hybridlint.checker.worker",
+                    str(memory_mb),
+                    backend,
+                    json.dumps(dict(limits, lifeline=lifeline)),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.log,
+                start_new_session=True,
+                env=env,
+                pass_fds=(lifeline,),
+            )
         finally:
             os.close(lifeline)
 
     def wait_ready(self) -> None:
         """Start-up (imports of the backend) has its own limit; the job's starts after it."""
         try:
-            ready = read_frame_fd(_pipe(self.proc.stdout).fileno(),
-                                  time.monotonic() + STARTUP_TIMEOUT)
+            ready = read_frame_fd(
+                _pipe(self.proc.stdout).fileno(), time.monotonic() + STARTUP_TIMEOUT
+            )
         except ChannelTimeout:
             raise ChannelClosed(f"the worker did not start within {STARTUP_TIMEOUT:g} s") from None
         if ready != {"type": "ready"}:
@@ -120,15 +140,21 @@ class _Worker:
         deadline = None if timeout is None else time.monotonic() + timeout
         with procs.SignalShield() as shield:
             write_frame(_pipe(self.proc.stdin), {"type": "job", "job": job_to_wire(job)})
-            return _await_report(shield, _pipe(self.proc.stdout).fileno(), deadline,
-                                 self.proc.pid, self.memory_mb, self.kill)
+            return _await_report(
+                shield,
+                _pipe(self.proc.stdout).fileno(),
+                deadline,
+                self.proc.pid,
+                self.memory_mb,
+                self.kill,
+            )
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def kill(self) -> None:
         if self.proc.poll() is None:
-            procs.kill_tree(self.proc.pid)    # user code's children too, daemonized or not
+            procs.kill_tree(self.proc.pid)  # user code's children too, daemonized or not
         self.proc.wait()
         self._close()
 
@@ -165,15 +191,20 @@ class _Worker:
 class CheckerSession:
     """Workers for a run of checks; use as a context manager or call close()."""
 
-    def __init__(self, timeout: Optional[float] = DEFAULT_TIMEOUT,
-                 memory_mb: int = DEFAULT_MEMORY_MB, *,
-                 cpu_seconds: Optional[float] = DEFAULT_CPU_SECONDS,
-                 fsize_mb: int = DEFAULT_FSIZE_MB, nproc: int = DEFAULT_NPROC):
+    def __init__(
+        self,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+        *,
+        cpu_seconds: Optional[float] = DEFAULT_CPU_SECONDS,
+        fsize_mb: int = DEFAULT_FSIZE_MB,
+        nproc: int = DEFAULT_NPROC,
+    ):
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.limits = dict(cpu_seconds=cpu_seconds or 0, fsize_mb=fsize_mb, nproc=nproc)
         self._workers: Dict[str, _Worker] = {}
-        self._lock = threading.Lock()         # one job at a time per worker pipe
+        self._lock = threading.Lock()  # one job at a time per worker pipe
         self.jobs_run = 0
         self.workers_started = 0
 
@@ -204,7 +235,7 @@ class CheckerSession:
         if worker is None or not worker.alive():
             try:
                 worker = _Worker(self.memory_mb, backend, self.limits)
-            except OSError as exc:   # fork, pipe or log file (this used to be AttributeError)
+            except OSError as exc:  # fork, pipe or log file (this used to be AttributeError)
                 return _cannot_run(label, backend, "worker", f"cannot start a worker: {exc}")
             self._workers[backend] = worker
             self.workers_started += 1
@@ -216,23 +247,28 @@ class CheckerSession:
         except ChannelTimeout:
             worker.kill()
             del self._workers[backend]
-            return _cannot_run(label, backend, "timeout",
-                               f"user code did not finish within {timeout:g} s (killed)")
+            return _cannot_run(
+                label, backend, "timeout", f"user code did not finish within {timeout:g} s (killed)"
+            )
         except MemoryOverrun:
             worker.kill()
             del self._workers[backend]
             return _cannot_run(label, backend, "memory", _OVERRUN.format(self.memory_mb))
-        except ProtocolError as exc:          # forged or garbage bytes: data, never code
+        except ProtocolError as exc:  # forged or garbage bytes: data, never code
             worker.kill()
             del self._workers[backend]
-            return _cannot_run(label, backend, "worker",
-                               f"the worker sent an invalid answer ({exc}); user code may have "
-                               "written to the checker's channel")
+            return _cannot_run(
+                label,
+                backend,
+                "worker",
+                f"the worker sent an invalid answer ({exc}); user code may have "
+                "written to the checker's channel",
+            )
         except (ChannelClosed, BrokenPipeError, OSError) as exc:
             try:
                 code = worker.proc.wait(timeout=5)
                 reason = _death_reason(code, worker.log_tail())
-            except subprocess.TimeoutExpired:       # alive but not talking: not a death
+            except subprocess.TimeoutExpired:  # alive but not talking: not a death
                 reason = str(exc)
             worker.kill()
             del self._workers[backend]
@@ -242,15 +278,19 @@ class CheckerSession:
 def receive_report(fd: int, deadline: Optional[float], tick=None) -> EquivalenceReport:
     """The next report frame from a worker, validated (ProtocolError if it is not one)."""
     message = read_frame_fd(fd, deadline, tick)
-    if not (isinstance(message, dict) and message.get("type") == "report"
-            and set(message) == {"type", "report"}):
+    if not (
+        isinstance(message, dict)
+        and message.get("type") == "report"
+        and set(message) == {"type", "report"}
+    ):
         raise ProtocolError(f"expected a report, got {str(message)[:100]!r}")
     return report_from_wire(message["report"])
 
 
 def _cannot_run(target: str, backend: str, stage: str, reason: str) -> EquivalenceReport:
-    return EquivalenceReport("cannot_run", target=target, backend=backend, stage=stage,
-                             reason=reason)
+    return EquivalenceReport(
+        "cannot_run", target=target, backend=backend, stage=stage, reason=reason
+    )
 
 
 def _death_reason(code: Optional[int], log: str) -> str:
@@ -268,10 +308,14 @@ def _death_reason(code: Optional[int], log: str) -> str:
     return f"{what}: {last}" if last else what
 
 
-def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
-               timeout: Optional[float] = DEFAULT_TIMEOUT,
-               memory_mb: int = DEFAULT_MEMORY_MB,
-               limits: Optional[dict] = None) -> EquivalenceReport:
+def run_forked(
+    fn: Callable[[], EquivalenceReport],
+    label: str,
+    backend: str,
+    timeout: Optional[float] = DEFAULT_TIMEOUT,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    limits: Optional[dict] = None,
+) -> EquivalenceReport:
     """Run `fn` in a forked child (it sees live objects) and return its report.
 
     The child gets the worker's confinement (own session, limits, subreaper, a watch on this
@@ -279,28 +323,35 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
     limits = dict(limits or {}, memory_mb=memory_mb)
     parent = os.getpid()
     read_fd, write_fd = os.pipe()
-    with procs.SignalShield() as shield:      # up before the fork: the child may signal at once
+    with procs.SignalShield() as shield:  # up before the fork: the child may signal at once
         pid = os.fork()
-        if pid == 0:                                     # child: never returns
+        if pid == 0:  # child: never returns
             shield.lift_in_child()
             _forked_child(fn, label, backend, limits, parent, read_fd, write_fd)
         os.close(write_fd)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            return _await_report(shield, read_fd, deadline, pid, memory_mb,
-                                 lambda: procs.kill_tree(pid))
+            return _await_report(
+                shield, read_fd, deadline, pid, memory_mb, lambda: procs.kill_tree(pid)
+            )
         except ProtocolError as exc:
             procs.kill_tree(pid)
-            return _cannot_run(label, backend, "worker", f"the forked check sent an invalid "
-                               f"answer ({exc}); user code may have written to the checker's "
-                               "channel")
+            return _cannot_run(
+                label,
+                backend,
+                "worker",
+                f"the forked check sent an invalid "
+                f"answer ({exc}); user code may have written to the checker's "
+                "channel",
+            )
         except MemoryOverrun:
             procs.kill_tree(pid)
             return _cannot_run(label, backend, "memory", _OVERRUN.format(memory_mb))
         except ChannelTimeout:
             procs.kill_tree(pid)
-            return _cannot_run(label, backend, "timeout",
-                               f"user code did not finish within {timeout:g} s (killed)")
+            return _cannot_run(
+                label, backend, "timeout", f"user code did not finish within {timeout:g} s (killed)"
+            )
         except ChannelClosed:
             _, status = os.waitpid(pid, 0)
             pid = 0
@@ -312,16 +363,24 @@ def run_forked(fn: Callable[[], EquivalenceReport], label: str, backend: str,
                 os.waitpid(pid, 0)
 
 
-def _forked_child(fn: Callable[[], EquivalenceReport], label: str, backend: str,
-                  limits: dict, parent: int, read_fd: int, write_fd: int) -> None:
+def _forked_child(
+    fn: Callable[[], EquivalenceReport],
+    label: str,
+    backend: str,
+    limits: dict,
+    parent: int,
+    read_fd: int,
+    write_fd: int,
+) -> None:
     """The forked child of run_forked: confine itself, run `fn`, send the report, exit."""
     from .worker import confine, send_report
+
     code = 0
     try:
         os.close(read_fd)
         os.setsid()
         sys.stdout.flush()
-        os.dup2(2, 1)                     # user prints never mix with the caller's output
+        os.dup2(2, 1)  # user prints never mix with the caller's output
         confine(limits, None, parent)
         procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
         report = _safe_call(fn, label, backend)
@@ -334,13 +393,11 @@ def _forked_child(fn: Callable[[], EquivalenceReport], label: str, backend: str,
         os._exit(code)
 
 
-def _safe_call(fn: Callable[[], EquivalenceReport], label: str,
-               backend: str) -> EquivalenceReport:
+def _safe_call(fn: Callable[[], EquivalenceReport], label: str, backend: str) -> EquivalenceReport:
     try:
         return fn()
     except BaseException as exc:  # noqa: B902
-        return _cannot_run(label, backend, "worker",
-                           f"checker error: {type(exc).__name__}: {exc}")
+        return _cannot_run(label, backend, "worker", f"checker error: {type(exc).__name__}: {exc}")
 
 
 _shared: Optional[CheckerSession] = None

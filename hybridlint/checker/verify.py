@@ -15,13 +15,25 @@ examples, a branch not taken) is treated as in a file without examples: an expre
 check, and for an unsafe fix only with --unsafe-fixes; otherwise it is not applied, and `proofs`
 says so.
 """
+
 from __future__ import annotations
 
 import ast
 import difflib
 from dataclasses import dataclass, field
-from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set,
-                    Tuple, cast)
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    cast,
+)
 
 from .checks import check_fix, check_source
 from .jobs import HYBRID_CHILD
@@ -72,10 +84,10 @@ class VerifyOutcome:
     rejected: List[RejectedFix] = field(default_factory=list)
     remaining: list = field(default_factory=list)
     reports: List[EquivalenceReport] = field(default_factory=list)
-    status: str = "verified"            # "verified" | "expression-level" | "unverified"
-    reason: Optional[str] = None        # why unverified
+    status: str = "verified"  # "verified" | "expression-level" | "unverified"
+    reason: Optional[str] = None  # why unverified
     proofs: List[FixProof] = field(default_factory=list)
-    labels: List[str] = field(default_factory=list)    # one per example, as in `reports`
+    labels: List[str] = field(default_factory=list)  # one per example, as in `reports`
 
     @property
     def runtime_findings(self) -> list:
@@ -102,16 +114,30 @@ def example_labels(examples: Sequence[Example]) -> List[str]:
     labels = []
     for example in examples:
         seen[example.target] = seen.get(example.target, 0) + 1
-        labels.append(example.target if counts[example.target] == 1
-                      else f"{example.target}#{seen[example.target]}")
+        labels.append(
+            example.target
+            if counts[example.target] == 1
+            else f"{example.target}#{seen[example.target]}"
+        )
     return labels
 
 
-def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe: bool = False,
-                 select=None, ignore=(), backend: str = "engine", rtol: float = 1e-5,
-                 atol: float = 1e-6, seed: int = 0, session: Optional[CheckerSession] = None,
-                 fixer: Optional[Callable] = None,
-                 timeout: Optional[float] = None) -> VerifyOutcome:
+def verify_fixes(
+    source: str,
+    path: str,
+    examples: Sequence[Example],
+    *,
+    unsafe: bool = False,
+    select=None,
+    ignore=(),
+    backend: str = "engine",
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    seed: int = 0,
+    session: Optional[CheckerSession] = None,
+    fixer: Optional[Callable] = None,
+    timeout: Optional[float] = None,
+) -> VerifyOutcome:
     """Apply the fixes of `source` that running the code proves; see the module doc.
 
     `unsafe` is the user's --unsafe-fixes. With examples every fix is a candidate, but a fix
@@ -121,10 +147,12 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
     """
     if fixer is None:
         from hybridlint.linter import fix_source
+
         fixer = fix_source
     session = session or shared_session()
-    check_options: Dict[str, Any] = dict(backend=backend, rtol=rtol, atol=atol, session=session,
-                         timeout=timeout)
+    check_options: Dict[str, Any] = dict(
+        backend=backend, rtol=rtol, atol=atol, session=session, timeout=timeout
+    )
     labels = example_labels(examples)
     baseline = check_source(source, path, examples, seed=seed, **check_options)
     if baseline:
@@ -132,33 +160,64 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
         # candidate fixes, proven like the static ones.
         static = fixer(source, path, select=select, ignore=ignore, unsafe=True)
         observed, plan = observed_fixes(source, path, baseline, static.applied)
-        observed = [f for f in observed if (select is None or f.code in select)
-                    and f.code not in (ignore or ())]
+        observed = [
+            f
+            for f in observed
+            if (select is None or f.code in select) and f.code not in (ignore or ())
+        ]
         if observed:
-            fixer = with_observed(fixer, source, observed,
-                                  {f.line: plan[f.line] for f in observed})
+            fixer = with_observed(fixer, source, observed, {f.line: plan[f.line] for f in observed})
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
-    if not every.applied:                  # nothing to prove; examples still give dynamic lint
-        return VerifyOutcome(source, [], [], list(every.remaining), baseline, "verified",
-                             labels=labels)
+    if not every.applied:  # nothing to prove; examples still give dynamic lint
+        return VerifyOutcome(
+            source, [], [], list(every.remaining), baseline, "verified", labels=labels
+        )
     if not examples:
-        return _expression_level(source, path, every.applied, fixer, dict(
-            select=select, ignore=ignore, unsafe=unsafe), check_options,
-            "no example is configured for this file")
+        return _expression_level(
+            source,
+            path,
+            every.applied,
+            fixer,
+            dict(select=select, ignore=ignore, unsafe=unsafe),
+            check_options,
+            "no example is configured for this file",
+        )
     blocker = next((r for r in baseline if r.status in ("cannot_run", "eager_error")), None)
     if blocker is not None:
-        return _unverified(source, every, fixer, path, select, ignore, unsafe,
-                           f"the original cannot be run: {blocker.summary()}", baseline, labels)
+        return _unverified(
+            source,
+            every,
+            fixer,
+            path,
+            select,
+            ignore,
+            unsafe,
+            f"the original cannot be run: {blocker.summary()}",
+            baseline,
+            labels,
+        )
     original_hybridizes = all(r.status != "hybrid_error" for r in baseline)
-    search = _Search(source, path, examples, fixer, dict(select=select, ignore=ignore,
-                                                         unsafe=True),
-                     dict(seed=seed, **check_options), original_hybridizes)
+    search = _Search(
+        source,
+        path,
+        examples,
+        fixer,
+        dict(select=select, ignore=ignore, unsafe=True),
+        dict(seed=seed, **check_options),
+        original_hybridizes,
+    )
     if any(r.stage == "build" and HYBRID_CHILD in (r.error_message or "") for r in baseline):
         # HL010: the original cannot even be built. Its eager reference is the original with
         # only the container swap (Sequential -> HybridSequential runs the same children in
         # the same order eagerly); every fix, that one included, is checked against it.
-        search.reference = fixer(source, path, select=select, ignore=ignore, unsafe=True,
-                                 accept=lambda f: f.code == "HL010").source
+        search.reference = fixer(
+            source,
+            path,
+            select=select,
+            ignore=ignore,
+            unsafe=True,
+            accept=lambda f: f.code == "HL010",
+        ).source
     kept = search.bisect(list(every.applied), [])
     proofs = [FixProof(r.finding, "rejected", f"rejected: {r.reason}") for r in search.rejected]
     proven, not_run = search.exercised(kept, labels, proofs)
@@ -171,85 +230,137 @@ def verify_fixes(source: str, path: str, examples: Sequence[Example], *, unsafe:
         for finding in not_run:
             if finding not in tried:
                 report = EquivalenceReport(
-                    "cannot_run", target=path, stage="coverage", reason=(
+                    "cannot_run",
+                    target=path,
+                    stage="coverage",
+                    reason=(
                         f"no example ran the rewritten code at line {finding.line} (examples: "
                         f"{', '.join(labels)});"
                         " an unsafe fix is applied only when an example runs it (or with "
-                        "--unsafe-fixes, after an expression-level check)"))
+                        "--unsafe-fixes, after an expression-level check)"
+                    ),
+                )
                 search.rejected.append(RejectedFix(finding, report))
                 proofs.append(FixProof(finding, "not-run", f"not applied: {report.reason}"))
         if tried:
-            level = _expression_level(source, path, tried, fixer, search.fix_options,
-                                      check_options, "no example ran the rewritten code at "
-                                      f"line(s) {', '.join(str(f.line) for f in tried)}")
+            level = _expression_level(
+                source,
+                path,
+                tried,
+                fixer,
+                search.fix_options,
+                check_options,
+                "no example ran the rewritten code at "
+                f"line(s) {', '.join(str(f.line) for f in tried)}",
+            )
             extra = [p.finding for p in level.proofs if p.applied]
             search.rejected += level.rejected
             proofs += level.proofs
     final_set = proven + extra
-    if final_set and not search.acceptable(final_set)[0]:   # never return an unchecked source
+    if final_set and not search.acceptable(final_set)[0]:  # never return an unchecked source
         for finding in extra:
             proofs = [p for p in proofs if p.finding is not finding]
-            proofs.append(FixProof(finding, "rejected", "rejected: the checked fixes with this "
-                                   "one no longer pass the examples"))
+            proofs.append(
+                FixProof(
+                    finding,
+                    "rejected",
+                    "rejected: the checked fixes with this one no longer pass the examples",
+                )
+            )
         final_set = proven
     final = search.fix(final_set)
     reports = search.reports(final_set) if final_set else baseline
-    return VerifyOutcome(final.source, list(final.applied), search.rejected,
-                         list(final.remaining), reports, "verified", proofs=proofs,
-                         labels=labels)
+    return VerifyOutcome(
+        final.source,
+        list(final.applied),
+        search.rejected,
+        list(final.remaining),
+        reports,
+        "verified",
+        proofs=proofs,
+        labels=labels,
+    )
 
 
-def _expression_level(source, path, candidates, fixer, fix_options, check_options,
-                      why: str) -> VerifyOutcome:
+def _expression_level(
+    source, path, candidates, fixer, fix_options, check_options, why: str
+) -> VerifyOutcome:
     """Verify each fix alone on its expression, on generated shapes (see expression.py)."""
     from .expression import verify_expression_fix
+
     kept, rejected, reports, proofs = [], [], [], []
     for finding in candidates:
         # (k binds this iteration's key: the default is evaluated per loop, as meant)
-        alone = fixer(source, path, accept=lambda f, k=_key(finding): _key(f) == k,  # noqa: B008
-                      **fix_options)
+        alone = fixer(
+            source,
+            path,
+            accept=lambda f, k=_key(finding): _key(f) == k,  # noqa: B008
+            **fix_options,
+        )
         report = verify_expression_fix(source, alone.source, **check_options)
         report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
-        report.runtime_findings = []      # lines of the generated expression block, not the file
+        report.runtime_findings = []  # lines of the generated expression block, not the file
         reports.append(report)
         if report.ok:
             kept.append(finding)
             note = report.notes[-1] if report.notes else "expression-level check"
-            proofs.append(FixProof(finding, "expression-level",
-                                   f"proven at expression level only ({why}): {note}"))
-        elif report.status == "cannot_run":     # no verdict: the fix is just not proven
+            proofs.append(
+                FixProof(
+                    finding, "expression-level", f"proven at expression level only ({why}): {note}"
+                )
+            )
+        elif report.status == "cannot_run":  # no verdict: the fix is just not proven
             rejected.append(RejectedFix(finding, report))
             proofs.append(FixProof(finding, "not-run", f"not applied ({why}): {report.reason}"))
         else:
             rejected.append(RejectedFix(finding, report))
-            proofs.append(FixProof(finding, "rejected",
-                                   f"rejected: {report.reason or report.status}"))
+            proofs.append(
+                FixProof(finding, "rejected", f"rejected: {report.reason or report.status}")
+            )
     keys = {_key(f) for f in kept}
     final = fixer(source, path, accept=lambda f: _key(f) in keys, **fix_options)
-    return VerifyOutcome(final.source, list(final.applied), rejected, list(final.remaining),
-                         reports, "expression-level", proofs=proofs)
+    return VerifyOutcome(
+        final.source,
+        list(final.applied),
+        rejected,
+        list(final.remaining),
+        reports,
+        "expression-level",
+        proofs=proofs,
+    )
 
 
-def _unverified(source, every, fixer, path, select, ignore, unsafe, reason,
-                reports=(), labels=()) -> VerifyOutcome:
+def _unverified(
+    source, every, fixer, path, select, ignore, unsafe, reason, reports=(), labels=()
+) -> VerifyOutcome:
     report = EquivalenceReport("cannot_run", target=path, reason=reason)
     rejected = [RejectedFix(f, report) for f in every.applied]
-    remaining = fixer(source, path, select=select, ignore=ignore, unsafe=unsafe,
-                      accept=lambda f: False).remaining
-    return VerifyOutcome(source, [], rejected, list(remaining), list(reports), "unverified",
-                         reason, proofs=[FixProof(f, "unverified", f"not applied: {reason}")
-                                         for f in every.applied], labels=list(labels))
+    remaining = fixer(
+        source, path, select=select, ignore=ignore, unsafe=unsafe, accept=lambda f: False
+    ).remaining
+    return VerifyOutcome(
+        source,
+        [],
+        rejected,
+        list(remaining),
+        list(reports),
+        "unverified",
+        reason,
+        proofs=[FixProof(f, "unverified", f"not applied: {reason}") for f in every.applied],
+        labels=list(labels),
+    )
 
 
 class _Search:
     """Runs candidate fix sets (memoised) and bisects the failing ones."""
 
-    def __init__(self, source, path, examples, fixer, fix_options, check_options,
-                 original_hybridizes: bool):
+    def __init__(
+        self, source, path, examples, fixer, fix_options, check_options, original_hybridizes: bool
+    ):
         self.source, self.path, self.examples = source, path, examples
         self.fixer, self.fix_options, self.check_options = fixer, fix_options, check_options
         self.original_hybridizes = original_hybridizes
-        self.reference = source           # what each candidate's eager outputs must equal
+        self.reference = source  # what each candidate's eager outputs must equal
         self.rejected: List[RejectedFix] = []
         self._cache: Dict[FrozenSet[Key], List[EquivalenceReport]] = {}
         self._fixed: Dict[FrozenSet[Key], FixResult] = {}
@@ -257,8 +368,9 @@ class _Search:
     def fix(self, findings: Sequence) -> FixResult:
         keys = frozenset(_key(f) for f in findings)
         if keys not in self._fixed:
-            self._fixed[keys] = self.fixer(self.source, self.path,
-                                           accept=lambda f: _key(f) in keys, **self.fix_options)
+            self._fixed[keys] = self.fixer(
+                self.source, self.path, accept=lambda f: _key(f) in keys, **self.fix_options
+            )
         return self._fixed[keys]
 
     def reports(self, findings: Sequence) -> List[EquivalenceReport]:
@@ -266,8 +378,17 @@ class _Search:
         if keys not in self._cache:
             fixed = self.fix(findings).source
             self._cache[keys] = [
-                check_fix(self.reference, fixed, ex.target, ex.specs(), kwargs=ex.kwargs,
-                          path=self.path, **self.check_options) for ex in self.examples]
+                check_fix(
+                    self.reference,
+                    fixed,
+                    ex.target,
+                    ex.specs(),
+                    kwargs=ex.kwargs,
+                    path=self.path,
+                    **self.check_options,
+                )
+                for ex in self.examples
+            ]
         return self._cache[keys]
 
     def exercised(self, kept: List, labels: Sequence[str], proofs: List[FixProof]):
@@ -279,12 +400,21 @@ class _Search:
         proven, not_run = [], []
         for finding in kept:
             regions = fixed_regions(self.source, self.fix([finding]).source, fixed)
-            ran = tuple(label for label, report in zip(labels, reports)
-                        if exercised(regions, report))
+            ran = tuple(
+                label for label, report in zip(labels, reports) if exercised(regions, report)
+            )
             if ran:
                 proven.append(finding)
-                proofs.append(FixProof(finding, "proven", _proof_detail(
-                    ran, [r for label, r in zip(labels, reports) if label in ran]), ran))
+                proofs.append(
+                    FixProof(
+                        finding,
+                        "proven",
+                        _proof_detail(
+                            ran, [r for label, r in zip(labels, reports) if label in ran]
+                        ),
+                        ran,
+                    )
+                )
             else:
                 not_run.append(finding)
         return proven, not_run
@@ -325,13 +455,18 @@ def _proof_detail(ran: Sequence[str], reports: Sequence[EquivalenceReport]) -> s
     failing = [r for r in reports if not r.ok]
     if failing:
         where = failing[0].source_line
-        return (f"proven eagerly by example {names} (original eager == fixed eager); the block "
-                f"still fails hybridized elsewhere"
-                + (f", at line {where.lineno}" if where else "") + ", as the original does")
+        return (
+            f"proven eagerly by example {names} (original eager == fixed eager); the block "
+            f"still fails hybridized elsewhere"
+            + (f", at line {where.lineno}" if where else "")
+            + ", as the original does"
+        )
     trip = " == exported" if any(r.roundtrip for r in reports) else ""
     diff = max(r.max_abs_diff for r in reports)
-    return (f"proven by example {names}: original eager == fixed eager == fixed "
-            f"hybridized{trip} (max abs diff {diff:.3g})")
+    return (
+        f"proven by example {names}: original eager == fixed eager == fixed "
+        f"hybridized{trip} (max abs diff {diff:.3g})"
+    )
 
 
 def fixed_regions(original: str, alone: str, fixed: str) -> List[Tuple[int, Optional[tuple]]]:
@@ -344,14 +479,17 @@ def fixed_regions(original: str, alone: str, fixed: str) -> List[Tuple[int, Opti
     a_lines, f_lines = original.splitlines(), fixed.splitlines()
     expressions = _parents(fixed)
     for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(
-            None, a_lines, alone.splitlines(), autojunk=False).get_opcodes():
+        None, a_lines, alone.splitlines(), autojunk=False
+    ).get_opcodes():
         if tag != "equal":
             (changed.update(range(i1, i2)) if i2 > i1 else inserts.add(i1))
     out: List[Tuple[int, Optional[tuple]]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-            None, a_lines, f_lines, autojunk=False).get_opcodes():
-        if tag == "equal" or not (changed.intersection(range(i1, i2))
-                                  or any(i1 <= a <= i2 for a in inserts)):
+        None, a_lines, f_lines, autojunk=False
+    ).get_opcodes():
+        if tag == "equal" or not (
+            changed.intersection(range(i1, i2)) or any(i1 <= a <= i2 for a in inserts)
+        ):
             continue
         for j in range(j1, j2):
             span = None
@@ -383,21 +521,27 @@ def _enclosing(tree, line: int, span: tuple) -> Optional[tuple]:
     operands of `and`/`or`, a lambda or comprehension), else the statement around it; None
     (use the whole line) when that is not on one line."""
     nodes, parents = tree
-    best: Any = None                # an ast.expr (parsed: its end positions are set)
+    best: Any = None  # an ast.expr (parsed: its end positions are set)
     for node in nodes:
         if not isinstance(node, ast.expr) or node.end_col_offset is None:
             continue
-        if (node.lineno == node.end_lineno == line
-                and node.col_offset <= span[0] and span[1] <= node.end_col_offset
-                and (best is None or node.end_col_offset - node.col_offset
-                     < best.end_col_offset - best.col_offset)):
+        if (
+            node.lineno == node.end_lineno == line
+            and node.col_offset <= span[0]
+            and span[1] <= node.end_col_offset
+            and (
+                best is None
+                or node.end_col_offset - node.col_offset < best.end_col_offset - best.col_offset
+            )
+        ):
             best = node
     child, node = best, parents.get(best)
     while best is not None and node is not None:
         conditional = (
             (isinstance(node, ast.IfExp) and child in (node.body, node.orelse))
             or (isinstance(node, ast.BoolOp) and child in node.values[1:])
-            or isinstance(node, _CONDITIONAL))
+            or isinstance(node, _CONDITIONAL)
+        )
         if conditional or isinstance(node, ast.stmt):
             target = child if conditional else node
             if target.lineno == target.end_lineno == line:
@@ -437,8 +581,9 @@ def exercised(regions: Sequence[Tuple[int, Optional[tuple]]], report: Equivalenc
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
     """Is line `fixed_lineno` of `fixed` a line the fixes did not touch?"""
-    matcher = difflib.SequenceMatcher(None, original.splitlines(), fixed.splitlines(),
-                                      autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None, original.splitlines(), fixed.splitlines(), autojunk=False
+    )
     for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
         if j1 < fixed_lineno <= j2:
             return tag == "equal"

@@ -5,6 +5,7 @@ report validates every field (type, allowed values, lengths), because the worker
 code that could write to the channel: a bad answer is a `ProtocolError`, never code run in
 the parent and never an internal error.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,6 +24,7 @@ MAX_ITEMS = 100_000
 
 # -- values: constructor kwargs and literal inputs ------------------------------------------
 
+
 def value_to_wire(value: Any, where: str = "value") -> Any:
     """A Python value (TOML/literal data) as JSON; tuples and dicts are tagged."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -36,12 +38,18 @@ def value_to_wire(value: Any, where: str = "value") -> Any:
     if isinstance(value, tuple):
         return {"$tuple": [value_to_wire(v, f"{where}[{i}]") for i, v in enumerate(value)]}
     if isinstance(value, dict):
-        return {"$dict": [[value_to_wire(k, where), value_to_wire(v, f"{where}[{k!r}]")]
-                          for k, v in value.items()]}
-    raise ValueError(f"{where}: a {type(value).__name__} cannot be sent to the checker's "
-                     "worker; use numbers, strings, booleans, None, lists, tuples, dicts or "
-                     "arrays, or pass a function that builds the block (checked in a forked "
-                     "child, where any object works)")
+        return {
+            "$dict": [
+                [value_to_wire(k, where), value_to_wire(v, f"{where}[{k!r}]")]
+                for k, v in value.items()
+            ]
+        }
+    raise ValueError(
+        f"{where}: a {type(value).__name__} cannot be sent to the checker's "
+        "worker; use numbers, strings, booleans, None, lists, tuples, dicts or "
+        "arrays, or pass a function that builds the block (checked in a forked "
+        "child, where any object works)"
+    )
 
 
 def value_from_wire(data: Any) -> Any:
@@ -50,13 +58,16 @@ def value_from_wire(data: Any) -> Any:
     if isinstance(data, list):
         return [value_from_wire(v) for v in data]
     if isinstance(data, dict) and len(data) == 1:
-        (tag, inner), = data.items()
+        ((tag, inner),) = data.items()
         if tag == "$ndarray" and isinstance(inner, np.ndarray):
             return inner
         if tag == "$tuple" and isinstance(inner, list):
             return tuple(value_from_wire(v) for v in inner)
-        if tag == "$dict" and isinstance(inner, list) and all(
-                isinstance(p, list) and len(p) == 2 for p in inner):
+        if (
+            tag == "$dict"
+            and isinstance(inner, list)
+            and all(isinstance(p, list) and len(p) == 2 for p in inner)
+        ):
             return {_hashable(value_from_wire(k)): value_from_wire(v) for k, v in inner}
     raise ProtocolError(f"malformed value {str(data)[:200]}")
 
@@ -69,11 +80,19 @@ def _hashable(key: Any) -> Any:
 
 # -- inputs ----------------------------------------------------------------------------------
 
+
 def input_to_wire(spec: Any) -> dict:
     if isinstance(spec, InputSpec):
         value = None if spec.value is None else np.array(spec.value, dtype=spec.dtype)
-        return {"array": {"shape": list(spec.shape), "dtype": spec.dtype, "value": value,
-                          "low": spec.low, "high": spec.high}}
+        return {
+            "array": {
+                "shape": list(spec.shape),
+                "dtype": spec.dtype,
+                "value": value,
+                "low": spec.low,
+                "high": spec.high,
+            }
+        }
     if isinstance(spec, InputList):
         return {spec.kind: [input_to_wire(item) for item in spec.items]}
     if isinstance(spec, Value):
@@ -84,16 +103,20 @@ def input_to_wire(spec: Any) -> dict:
 def input_from_wire(data: Any) -> Any:
     if not (isinstance(data, dict) and len(data) == 1):
         raise ProtocolError(f"malformed input {str(data)[:200]}")
-    (kind, inner), = data.items()
+    ((kind, inner),) = data.items()
     if kind == "array" and isinstance(inner, dict):
         shape, value = inner.get("shape"), inner.get("value")
         if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
             raise ProtocolError("malformed input shape")
         if value is not None and not isinstance(value, np.ndarray):
             raise ProtocolError("malformed input value")
-        return InputSpec(tuple(shape), _text(inner.get("dtype"), "dtype"),
-                         None if value is None else value.tolist(),
-                         _number(inner.get("low")), _number(inner.get("high")))
+        return InputSpec(
+            tuple(shape),
+            _text(inner.get("dtype"), "dtype"),
+            None if value is None else value.tolist(),
+            _number(inner.get("low")),
+            _number(inner.get("high")),
+        )
     if kind in ("list", "tuple") and isinstance(inner, list):
         return InputList(tuple(input_from_wire(item) for item in inner), kind)
     if kind == "value":
@@ -108,6 +131,7 @@ def _number(value: Any) -> Optional[float]:
 
 
 # -- jobs ------------------------------------------------------------------------------------
+
 
 def job_to_wire(job: Dict[str, Any]) -> dict:
     out = dict(job)
@@ -129,8 +153,7 @@ def job_from_wire(data: Any) -> Dict[str, Any]:
 
 # -- reports ---------------------------------------------------------------------------------
 
-_FINDING_FIELDS = ("code", "name", "message", "line", "col", "end_line", "end_col", "fix",
-                   "path")
+_FINDING_FIELDS = ("code", "name", "message", "line", "col", "end_line", "end_col", "fix", "path")
 
 
 def report_to_wire(report: EquivalenceReport) -> dict:
@@ -139,16 +162,25 @@ def report_to_wire(report: EquivalenceReport) -> dict:
     data["roundtrip"] = [_diff_to_wire(d) for d in report.roundtrip]
     line = report.source_line
     data["source_line"] = None if line is None else [line.filename, line.lineno, line.text]
-    data["runtime_findings"] = [{k: getattr(f, k) for k in _FINDING_FIELDS}
-                                for f in report.runtime_findings]
+    data["runtime_findings"] = [
+        {k: getattr(f, k) for k in _FINDING_FIELDS} for f in report.runtime_findings
+    ]
     data["executed"] = sorted(report.executed)
     data["executed_spans"] = [list(span) for span in sorted(report.executed_spans)]
     return data
 
 
 def _diff_to_wire(diff: OutputDiff) -> list:
-    return [diff.index, list(diff.expected_shape), list(diff.actual_shape), diff.expected_dtype,
-            diff.actual_dtype, diff.max_abs_diff, diff.max_rel_diff, diff.equal]
+    return [
+        diff.index,
+        list(diff.expected_shape),
+        list(diff.actual_shape),
+        diff.expected_dtype,
+        diff.actual_dtype,
+        diff.max_abs_diff,
+        diff.max_rel_diff,
+        diff.equal,
+    ]
 
 
 def report_from_wire(data: Any) -> EquivalenceReport:
@@ -166,10 +198,12 @@ def report_from_wire(data: Any) -> EquivalenceReport:
     if line is not None:
         if not (isinstance(line, list) and len(line) == 3):
             raise ProtocolError("malformed source_line")
-        line = SourceLine(_text(line[0], "filename"), _int(line[1], "lineno"),
-                          _text(line[2], "text"))
+        line = SourceLine(
+            _text(line[0], "filename"), _int(line[1], "lineno"), _text(line[2], "text")
+        )
     report = EquivalenceReport(
-        status, target=_text(data.get("target", ""), "target"),
+        status,
+        target=_text(data.get("target", ""), "target"),
         backend=_text(data.get("backend", "engine"), "backend"),
         comparison=_text(data.get("comparison", ""), "comparison"),
         outputs=[_diff_from_wire(d) for d in _list(data.get("outputs", []), "outputs")],
@@ -177,14 +211,19 @@ def report_from_wire(data: Any) -> EquivalenceReport:
         stage=_opt_text(data.get("stage"), "stage"),
         error_type=_opt_text(data.get("error_type"), "error_type"),
         error_message=_opt_text(data.get("error_message"), "error_message"),
-        source_line=line, reason=_opt_text(data.get("reason"), "reason"),
-        runtime_findings=[_finding(f) for f in _list(data.get("runtime_findings", []),
-                                                     "runtime_findings")],
+        source_line=line,
+        reason=_opt_text(data.get("reason"), "reason"),
+        runtime_findings=[
+            _finding(f) for f in _list(data.get("runtime_findings", []), "runtime_findings")
+        ],
         notes=[_text(n, "notes") for n in _list(data.get("notes", []), "notes")],
-        executed=frozenset(_int(n, "executed") for n in _list(data.get("executed", []),
-                                                                "executed")),
-        executed_spans=frozenset(_span(s) for s in _list(data.get("executed_spans", []),
-                                                         "executed_spans")))
+        executed=frozenset(
+            _int(n, "executed") for n in _list(data.get("executed", []), "executed")
+        ),
+        executed_spans=frozenset(
+            _span(s) for s in _list(data.get("executed_spans", []), "executed_spans")
+        ),
+    )
     if status != "equal" and not report.reason:
         report.reason = status
     return report
@@ -205,24 +244,38 @@ def _diff_from_wire(data: Any) -> OutputDiff:
             raise ProtocolError("malformed output shape")
     if not isinstance(equal, bool):
         raise ProtocolError("malformed output verdict")
-    return OutputDiff(_int(index, "index"), tuple(want), tuple(have),
-                      _text(want_dtype, "dtype"), _text(have_dtype, "dtype"),
-                      _float(abs_diff), _float(rel_diff), equal)
+    return OutputDiff(
+        _int(index, "index"),
+        tuple(want),
+        tuple(have),
+        _text(want_dtype, "dtype"),
+        _text(have_dtype, "dtype"),
+        _float(abs_diff),
+        _float(rel_diff),
+        equal,
+    )
 
 
 def _finding(data: Any):
     from hybridlint.ftypes import FixSafety
     from hybridlint.linter import Finding
+
     if not isinstance(data, dict) or set(data) != set(_FINDING_FIELDS):
         raise ProtocolError("malformed run-time finding")
     fix = _opt_text(data["fix"], "fix")
     if fix is not None and fix not in {safety.value for safety in FixSafety}:
         raise ProtocolError("malformed run-time finding")
-    return Finding(_text(data["code"], "code"), _text(data["name"], "name"),
-                   _text(data["message"], "message"), _int(data["line"], "line"),
-                   _int(data["col"], "col"), _int(data["end_line"], "end_line"),
-                   _int(data["end_col"], "end_col"), None if fix is None else FixSafety(fix),
-                   _text(data["path"], "path"))
+    return Finding(
+        _text(data["code"], "code"),
+        _text(data["name"], "name"),
+        _text(data["message"], "message"),
+        _int(data["line"], "line"),
+        _int(data["col"], "col"),
+        _int(data["end_line"], "end_line"),
+        _int(data["end_col"], "end_col"),
+        None if fix is None else FixSafety(fix),
+        _text(data["path"], "path"),
+    )
 
 
 def _text(value: Any, name: str) -> str:

@@ -7,6 +7,7 @@ and points fd 0/1 away from them, so `print` or `input()` cannot corrupt a frame
 write to the channel is data the parent validates: see protocol.py). After each job it kills
 every process the job started.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,9 @@ def limit_memory(memory_mb: int) -> None:
 def confine(limits: dict, lifeline: Optional[int], parent: int) -> None:
     """Limits, subreaper and lifeline for a process that runs user code (see procs.py)."""
     procs.become_subreaper()
-    procs.set_static_limits(int(limits.get("memory_mb", 0)), int(limits.get("fsize_mb", 0)),
-                            int(limits.get("nproc", 0)))
+    procs.set_static_limits(
+        int(limits.get("memory_mb", 0)), int(limits.get("fsize_mb", 0)), int(limits.get("nproc", 0))
+    )
     procs.watch_lifeline(lifeline, parent)
 
 
@@ -90,6 +92,7 @@ def _installed_roots() -> tuple:
     """Folders whose modules stay loaded between jobs (found without importing them)."""
     import importlib.util
     import sysconfig
+
     roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     roots |= {sys.prefix, sys.base_prefix}
     for package in ("hybridlint", "hybridlint.engine", "hybridlint.rules"):
@@ -108,6 +111,7 @@ def _preload(backend) -> None:
             import mxnet  # noqa: F401
         elif backend == "engine":
             from hybridlint.engine import as_mxnet
+
             with as_mxnet():
                 import mxnet  # noqa: F401
                 from mxnet import gluon  # noqa: F401
@@ -117,6 +121,7 @@ def _preload(backend) -> None:
 
 def serve(argv: List[str]) -> int:
     import json
+
     memory_mb = int(argv[0]) if argv else 0
     backend = argv[1] if len(argv) > 1 else None
     limits = dict(json.loads(argv[2])) if len(argv) > 2 else {}
@@ -125,7 +130,8 @@ def serve(argv: List[str]) -> int:
     proto_in, proto_out = private_channels()
     confine(limits, limits.get("lifeline"), parent)
     warnings.simplefilter("ignore")
-    from .jobs import run_job          # after the limits: its imports count against them
+    from .jobs import run_job  # after the limits: its imports count against them
+
     _preload(backend)
     write_frame(proto_out, {"type": "ready"})  # the job time limit starts after start-up
     while True:
@@ -141,15 +147,19 @@ def serve(argv: List[str]) -> int:
             job = job_from_wire(message.get("job") if isinstance(message, dict) else None)
             report = run_job(job)
         except BaseException as exc:  # noqa: B902 - last line of defence; keep serving
-            report = EquivalenceReport("cannot_run", target=str(job.get("target", "")),
-                                       backend=str(job.get("backend", "")), stage="worker",
-                                       reason=f"checker error: {type(exc).__name__}: {exc}")
+            report = EquivalenceReport(
+                "cannot_run",
+                target=str(job.get("target", "")),
+                backend=str(job.get("backend", "")),
+                stage="worker",
+                reason=f"checker error: {type(exc).__name__}: {exc}",
+            )
         finally:
             try:
                 _restore(state)
-                procs.kill_descendants(os.getpid())    # nothing user code started outlives
-                procs.reap_children()                  # its job
-            except Exception:          # hygiene must never take the worker down
+                procs.kill_descendants(os.getpid())  # nothing user code started outlives
+                procs.reap_children()  # its job
+            except Exception:  # hygiene must never take the worker down
                 pass
         send_report(proto_out, report)
 
@@ -159,9 +169,21 @@ def send_report(stream, report: EquivalenceReport) -> None:
     try:
         write_frame(stream, {"type": "report", "report": report_to_wire(report)})
     except (TypeError, ValueError, ProtocolError) as exc:
-        write_frame(stream, {"type": "report", "report": report_to_wire(EquivalenceReport(
-            "cannot_run", target=str(report.target), backend=str(report.backend),
-            stage="worker", reason=f"report could not be sent: {exc}"))})
+        write_frame(
+            stream,
+            {
+                "type": "report",
+                "report": report_to_wire(
+                    EquivalenceReport(
+                        "cannot_run",
+                        target=str(report.target),
+                        backend=str(report.backend),
+                        stage="worker",
+                        reason=f"report could not be sent: {exc}",
+                    )
+                ),
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Loading published weights into a zoo model: the engine does not download them."""
+
 from .model_store import get_model_file
 
 

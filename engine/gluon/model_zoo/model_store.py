@@ -2,6 +2,7 @@
 architectures only; fetching published weights (`get_model_file`) is an engine gap, so code
 importing this module (GluonNLP does at module level) still loads, and only a pretrained
 model says "cannot verify"."""
+
 import os
 from typing import Optional
 

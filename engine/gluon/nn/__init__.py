@@ -1,4 +1,5 @@
 """`mx.gluon.nn`: neural network layers."""
+
 from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
@@ -11,4 +12,5 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     from ...base import engine_not_implemented
+
     engine_not_implemented("gluon.nn." + name)

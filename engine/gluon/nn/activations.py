@@ -1,4 +1,5 @@
 """Activation layers, with MXNet 1.9.1's ops, attribute values and aliases (`relu0_`)."""
+
 from ... import initializer
 from ...ndarray import NDArray as _NDArray
 from ...ops.elemwise import _act_relu
@@ -37,8 +38,13 @@ def _activate_fresh(act: "Activation", x):
         fast = act._fast
         data = x._data
         # (no _EagerCall is installed on the reference layer: engine/_fastpaths.py)
-        if type(fast) is _EagerCall and fast.epoch == _EPOCH[0] and data.dtype.kind == "f" \
-                and data.flags.writeable and data.base is None:
+        if (
+            type(fast) is _EagerCall
+            and fast.epoch == _EPOCH[0]
+            and data.dtype.kind == "f"
+            and data.flags.writeable
+            and data.base is None
+        ):
             _act_relu(data, out=data)
             return x
     return act(x)

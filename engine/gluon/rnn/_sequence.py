@@ -1,5 +1,6 @@
 """Sequence plumbing shared by the recurrent cells' `unroll`: splitting/merging the time axis,
 default begin states, masking and reversing by valid length (MXNet 1.9.1's helpers)."""
+
 from ... import ndarray, symbol
 from ...compat import proxy_of
 from ...ndarray import NDArray
@@ -37,8 +38,9 @@ def get_begin_state(cell, F, begin_state, inputs, batch_size):
 def format_sequence(length, inputs, layout, merge, in_layout=None):
     """(inputs as a list of steps or one tensor, time axis, F, batch size)."""
     if inputs is None:
-        raise AssertionError("unroll(inputs=None) has been deprecated. Please create input "
-                             "variables outside unroll.")
+        raise AssertionError(
+            "unroll(inputs=None) has been deprecated. Please create input variables outside unroll."
+        )
     axis = layout.find("T")
     batch_axis = layout.find("N")
     batch_size = 0
@@ -47,24 +49,30 @@ def format_sequence(length, inputs, layout, merge, in_layout=None):
         F = F_SYM
         if merge is False:
             if len(inputs.list_outputs()) != 1:
-                raise AssertionError("unroll doesn't allow grouped symbol as input. Please "
-                                     "convert to list with list(inputs) first or let unroll "
-                                     "handle splitting.")
-            inputs = list(symbol.split(inputs, axis=in_axis, num_outputs=length,
-                                       squeeze_axis=1))
+                raise AssertionError(
+                    "unroll doesn't allow grouped symbol as input. Please "
+                    "convert to list with list(inputs) first or let unroll "
+                    "handle splitting."
+                )
+            inputs = list(symbol.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
     elif isinstance(inputs, NDArray):
         F = F_ND
         batch_size = inputs.shape[batch_axis]
         if merge is False:
             if not (length is None or length == inputs.shape[in_axis]):
-                raise AssertionError("length {} does not match the inputs' time axis {}"
-                                     .format(length, inputs.shape[in_axis]))
-            inputs = as_list(ndarray.split(inputs, axis=in_axis,
-                                           num_outputs=inputs.shape[in_axis], squeeze_axis=1))
+                raise AssertionError(
+                    "length {} does not match the inputs' time axis {}".format(
+                        length, inputs.shape[in_axis]
+                    )
+                )
+            inputs = as_list(
+                ndarray.split(
+                    inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1
+                )
+            )
     else:
         if not (length is None or len(inputs) == length):
-            raise AssertionError("length {} does not match {} inputs".format(length,
-                                                                             len(inputs)))
+            raise AssertionError("length {} does not match {} inputs".format(length, len(inputs)))
         if isinstance(inputs[0], Symbol):
             F = F_SYM
         else:
@@ -83,11 +91,11 @@ def mask_sequence_variable_length(F, data, length, valid_length, time_axis, merg
         raise AssertionError("valid_length is required")
     if not isinstance(data, tensor_types):
         data = F.stack(*data, axis=time_axis)
-    outputs = F.SequenceMask(data, sequence_length=valid_length, use_sequence_length=True,
-                             axis=time_axis)
+    outputs = F.SequenceMask(
+        data, sequence_length=valid_length, use_sequence_length=True, axis=time_axis
+    )
     if not merge:
-        outputs = as_list(F.split(outputs, num_outputs=length, axis=time_axis,
-                                  squeeze_axis=True))
+        outputs = as_list(F.split(outputs, num_outputs=length, axis=time_axis, squeeze_axis=True))
     return outputs
 
 
@@ -95,9 +103,9 @@ def reverse_sequences(sequences, unroll_step, valid_length=None):
     F = F_SYM if isinstance(sequences[0], Symbol) else F_ND
     if valid_length is None:
         return list(reversed(sequences))
-    reversed_sequences = F.SequenceReverse(F.stack(*sequences, axis=0),
-                                           sequence_length=valid_length,
-                                           use_sequence_length=True)
+    reversed_sequences = F.SequenceReverse(
+        F.stack(*sequences, axis=0), sequence_length=valid_length, use_sequence_length=True
+    )
     if unroll_step > 1 or F is F_SYM:
         return F.split(reversed_sequences, axis=0, num_outputs=unroll_step, squeeze_axis=True)
     return [reversed_sequences[0]]

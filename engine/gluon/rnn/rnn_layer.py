@@ -8,6 +8,7 @@ op (engine/ops/rnn.py), so traced graphs, exported files and `.params` files mat
 The first layer's input size is inferred from data (deferred init) through the ops' backward
 shape inference, also when the layer sits inside a hybridized parent.
 """
+
 import re
 
 from ... import ndarray, symbol
@@ -22,16 +23,34 @@ __all__ = ["RNN", "LSTM", "GRU"]
 class _RNNLayer(HybridBlock):
     """Implementation of the fused recurrent layers (MXNet's `_RNNLayer`)."""
 
-    l0_i2h_weight: Parameter    # one of the parameters __init__ registers by name (setattr)
+    l0_i2h_weight: Parameter  # one of the parameters __init__ registers by name (setattr)
 
-    def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                 i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                 h2h_bias_initializer, mode, projection_size, h2r_weight_initializer,
-                 lstm_state_clip_min, lstm_state_clip_max, lstm_state_clip_nan, dtype,
-                 use_sequence_length=False, **kwargs):
+    def __init__(
+        self,
+        hidden_size,
+        num_layers,
+        layout,
+        dropout,
+        bidirectional,
+        input_size,
+        i2h_weight_initializer,
+        h2h_weight_initializer,
+        i2h_bias_initializer,
+        h2h_bias_initializer,
+        mode,
+        projection_size,
+        h2r_weight_initializer,
+        lstm_state_clip_min,
+        lstm_state_clip_max,
+        lstm_state_clip_nan,
+        dtype,
+        use_sequence_length=False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        assert layout in ("TNC", "NTC"), \
+        assert layout in ("TNC", "NTC"), (
             "Invalid layout %s; must be one of ['TNC' or 'NTC']" % layout
+        )
         self._hidden_size = hidden_size
         self._projection_size = projection_size if projection_size else None
         self._num_layers = num_layers
@@ -56,24 +75,42 @@ class _RNNLayer(HybridBlock):
         ng, ni, nh = self._gates, input_size, hidden_size
         npj = self._projection_size
         for i in range(num_layers):
-            for j in ["l", "r"][:self._dir]:
-                self._register_param("{}{}_i2h_weight".format(j, i), shape=(ng * nh, ni),
-                                     init=i2h_weight_initializer, dtype=dtype)
-                self._register_param("{}{}_h2h_weight".format(j, i),
-                                     shape=(ng * nh, npj or nh),
-                                     init=h2h_weight_initializer, dtype=dtype)
-                self._register_param("{}{}_i2h_bias".format(j, i), shape=(ng * nh,),
-                                     init=i2h_bias_initializer, dtype=dtype)
-                self._register_param("{}{}_h2h_bias".format(j, i), shape=(ng * nh,),
-                                     init=h2h_bias_initializer, dtype=dtype)
+            for j in ["l", "r"][: self._dir]:
+                self._register_param(
+                    "{}{}_i2h_weight".format(j, i),
+                    shape=(ng * nh, ni),
+                    init=i2h_weight_initializer,
+                    dtype=dtype,
+                )
+                self._register_param(
+                    "{}{}_h2h_weight".format(j, i),
+                    shape=(ng * nh, npj or nh),
+                    init=h2h_weight_initializer,
+                    dtype=dtype,
+                )
+                self._register_param(
+                    "{}{}_i2h_bias".format(j, i),
+                    shape=(ng * nh,),
+                    init=i2h_bias_initializer,
+                    dtype=dtype,
+                )
+                self._register_param(
+                    "{}{}_h2h_bias".format(j, i),
+                    shape=(ng * nh,),
+                    init=h2h_bias_initializer,
+                    dtype=dtype,
+                )
                 if npj:
-                    self._register_param("{}{}_h2r_weight".format(j, i), shape=(npj, nh),
-                                         init=h2r_weight_initializer, dtype=dtype)
+                    self._register_param(
+                        "{}{}_h2r_weight".format(j, i),
+                        shape=(npj, nh),
+                        init=h2r_weight_initializer,
+                        dtype=dtype,
+                    )
             ni = (npj or nh) * self._dir
 
     def _register_param(self, name, shape, init, dtype):
-        p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
-                            dtype=dtype)
+        p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)
         setattr(self, name, p)
         return p
 
@@ -101,10 +138,15 @@ class _RNNLayer(HybridBlock):
             if bidirectional:
                 return "_unfused.{}.{}_cell.{}_{}".format(layer, d, g, t)
             return "_unfused.{}.{}_{}".format(layer, g, t)
-        bidirectional = any(pattern.match(k).group(1) == "r"  # type: ignore[union-attr]
-                            for k in self._reg_params)        # (every key matches)
-        ret = {prefix + convert_key(pattern.match(key), bidirectional): val
-               for key, val in self._reg_params.items()}
+
+        bidirectional = any(
+            pattern.match(k).group(1) == "r"  # type: ignore[union-attr]
+            for k in self._reg_params
+        )  # (every key matches)
+        ret = {
+            prefix + convert_key(pattern.match(key), bidirectional): val
+            for key, val in self._reg_params.items()
+        }
         for name, child in self._children.items():
             ret.update(child._collect_params_with_prefix(prefix + name))
         return ret
@@ -115,27 +157,33 @@ class _RNNLayer(HybridBlock):
     def _unfuse(self):
         """Unfuses the fused RNN into a stack of rnn cells (sharing the parameters)."""
         assert not self._projection_size, "_unfuse does not support projection layer yet!"
-        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, \
+        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, (
             "_unfuse does not support state clipping yet!"
+        )
         get_cell = {
-            "rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu",
-                                                      **kw),
-            "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh",
-                                                      **kw),
+            "rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu", **kw),
+            "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh", **kw),
             "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
-            "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}[self._mode]
+            "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw),
+        }[self._mode]
         stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
         with stack.name_scope():
             ni = self._input_size
             for i in range(self._num_layers):
-                kwargs = {"input_size": ni,
-                          "i2h_weight_initializer": self._i2h_weight_initializer,
-                          "h2h_weight_initializer": self._h2h_weight_initializer,
-                          "i2h_bias_initializer": self._i2h_bias_initializer,
-                          "h2h_bias_initializer": self._h2h_bias_initializer}
+                kwargs = {
+                    "input_size": ni,
+                    "i2h_weight_initializer": self._i2h_weight_initializer,
+                    "h2h_weight_initializer": self._h2h_weight_initializer,
+                    "i2h_bias_initializer": self._i2h_bias_initializer,
+                    "h2h_bias_initializer": self._h2h_bias_initializer,
+                }
                 if self._dir == 2:
-                    stack.add(rnn_cell.BidirectionalCell(get_cell(prefix="l%d_" % i, **kwargs),
-                                                         get_cell(prefix="r%d_" % i, **kwargs)))
+                    stack.add(
+                        rnn_cell.BidirectionalCell(
+                            get_cell(prefix="l%d_" % i, **kwargs),
+                            get_cell(prefix="r%d_" % i, **kwargs),
+                        )
+                    )
                 else:
                     stack.add(get_cell(prefix="l%d_" % i, **kwargs))
                 if self._dropout > 0 and i != self._num_layers - 1:
@@ -177,8 +225,10 @@ class _RNNLayer(HybridBlock):
             batch_size = inputs.shape[self._layout.find("N")]
             for state, info in zip(states, self.state_info(batch_size)):
                 if state.shape != info["shape"]:
-                    raise ValueError("Invalid recurrent state shape. Expecting %s, got %s." % (
-                        str(info["shape"]), str(state.shape)))
+                    raise ValueError(
+                        "Invalid recurrent state shape. Expecting %s, got %s."
+                        % (str(info["shape"]), str(state.shape))
+                    )
         out = self._forward_kernel(F, inputs, states, sequence_length, **kwargs)
         return out[0] if self.skip_states else out
 
@@ -187,21 +237,32 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, 0, 1)
         gates = ["i2h", "h2h"] if self._projection_size is None else ["i2h", "h2h", "h2r"]
-        params = (kwargs["{}{}_{}_{}".format(d, layer, g, t)].reshape(-1)
-                  for t in ["weight", "bias"]
-                  for layer in range(self._num_layers)
-                  for d in ["l", "r"][:self._dir]
-                  for g in gates
-                  if g != "h2r" or t != "bias")
+        params = (
+            kwargs["{}{}_{}_{}".format(d, layer, g, t)].reshape(-1)
+            for t in ["weight", "bias"]
+            for layer in range(self._num_layers)
+            for d in ["l", "r"][: self._dir]
+            for g in gates
+            if g != "h2r" or t != "bias"
+        )
         params = F._internal._rnn_param_concat(*params, dim=0)
         rnn_args = states + [sequence_length] if self._use_sequence_length else states
-        rnn = F.RNN(inputs, params, *rnn_args, use_sequence_length=self._use_sequence_length,
-                    state_size=self._hidden_size, projection_size=self._projection_size,
-                    num_layers=self._num_layers, bidirectional=self._dir == 2,
-                    p=self._dropout, state_outputs=True, mode=self._mode,
-                    lstm_state_clip_min=self._lstm_state_clip_min,
-                    lstm_state_clip_max=self._lstm_state_clip_max,
-                    lstm_state_clip_nan=self._lstm_state_clip_nan)
+        rnn = F.RNN(
+            inputs,
+            params,
+            *rnn_args,
+            use_sequence_length=self._use_sequence_length,
+            state_size=self._hidden_size,
+            projection_size=self._projection_size,
+            num_layers=self._num_layers,
+            bidirectional=self._dir == 2,
+            p=self._dropout,
+            state_outputs=True,
+            mode=self._mode,
+            lstm_state_clip_min=self._lstm_state_clip_min,
+            lstm_state_clip_max=self._lstm_state_clip_max,
+            lstm_state_clip_nan=self._lstm_state_clip_nan,
+        )
         if self._mode == "lstm":
             outputs, states = rnn[0], [rnn[1], rnn[2]]
         else:
@@ -214,53 +275,157 @@ class _RNNLayer(HybridBlock):
 class RNN(_RNNLayer):
     """Multi-layer Elman RNN with tanh or ReLU (MXNet's default: relu)."""
 
-    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0,
-                 bidirectional=False, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 dtype="float32", **kwargs):
-        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, "rnn_" + activation, None, None, None, None,
-                         False, dtype, **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        activation="relu",
+        layout="TNC",
+        dropout=0,
+        bidirectional=False,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer="zeros",
+        h2h_bias_initializer="zeros",
+        input_size=0,
+        dtype="float32",
+        **kwargs,
+    ):
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            "rnn_" + activation,
+            None,
+            None,
+            None,
+            None,
+            False,
+            dtype,
+            **kwargs,
+        )
 
     def state_info(self, batch_size=0):
-        return [{"shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
-                 "__layout__": "LNC", "dtype": self._dtype}]
+        return [
+            {
+                "shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
+                "__layout__": "LNC",
+                "dtype": self._dtype,
+            }
+        ]
 
 
 class LSTM(_RNNLayer):
     """Multi-layer LSTM (gates i, f, g, o); states [h, c]."""
 
-    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
-                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 projection_size=None, h2r_weight_initializer=None, state_clip_min=None,
-                 state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
-        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, "lstm", projection_size, h2r_weight_initializer,
-                         state_clip_min, state_clip_max, state_clip_nan, dtype, **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        layout="TNC",
+        dropout=0,
+        bidirectional=False,
+        input_size=0,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer="zeros",
+        h2h_bias_initializer="zeros",
+        projection_size=None,
+        h2r_weight_initializer=None,
+        state_clip_min=None,
+        state_clip_max=None,
+        state_clip_nan=False,
+        dtype="float32",
+        **kwargs,
+    ):
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            "lstm",
+            projection_size,
+            h2r_weight_initializer,
+            state_clip_min,
+            state_clip_max,
+            state_clip_nan,
+            dtype,
+            **kwargs,
+        )
 
     def state_info(self, batch_size=0):
         h_size = self._projection_size or self._hidden_size
-        return [{"shape": (self._num_layers * self._dir, batch_size, h_size),
-                 "__layout__": "LNC", "dtype": self._dtype},
-                {"shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
-                 "__layout__": "LNC", "dtype": self._dtype}]
+        return [
+            {
+                "shape": (self._num_layers * self._dir, batch_size, h_size),
+                "__layout__": "LNC",
+                "dtype": self._dtype,
+            },
+            {
+                "shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
+                "__layout__": "LNC",
+                "dtype": self._dtype,
+            },
+        ]
 
 
 class GRU(_RNNLayer):
     """Multi-layer GRU, cuDNN's variant (the reset gate applies after the h2h product)."""
 
-    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
-                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", dtype="float32",
-                 **kwargs):
-        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, "gru", None, None, None, None, False, dtype,
-                         **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        layout="TNC",
+        dropout=0,
+        bidirectional=False,
+        input_size=0,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer="zeros",
+        h2h_bias_initializer="zeros",
+        dtype="float32",
+        **kwargs,
+    ):
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            "gru",
+            None,
+            None,
+            None,
+            None,
+            False,
+            dtype,
+            **kwargs,
+        )
 
     def state_info(self, batch_size=0):
-        return [{"shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
-                 "__layout__": "LNC", "dtype": self._dtype}]
+        return [
+            {
+                "shape": (self._num_layers * self._dir, batch_size, self._hidden_size),
+                "__layout__": "LNC",
+                "dtype": self._dtype,
+            }
+        ]

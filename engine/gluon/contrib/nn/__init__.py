@@ -1,4 +1,5 @@
 """`mx.gluon.contrib.nn`: Concurrent, HybridConcurrent, Identity, PixelShuffle2D."""
+
 from .basic_layers import *  # noqa: F401,F403
 
 
@@ -6,4 +7,5 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     from ....base import engine_not_implemented
+
     engine_not_implemented("gluon.contrib.nn." + name)

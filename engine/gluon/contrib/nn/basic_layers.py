@@ -1,5 +1,6 @@
 """Contrib containers (Inception-style branches concatenated), Identity and PixelShuffle2D,
 with MXNet 1.9.1's signatures and ops."""
+
 from .... import ndarray as nd
 from ...block import HybridBlock
 from ...nn import HybridSequential, Sequential

@@ -1,25 +1,43 @@
 """ResNet v1 (He et al. 2015) and v2 (pre-activation, He et al. 2016) exactly as MXNet 1.9.1's
 model zoo builds them: blocks, strides, prefixes (`stage1_conv0_weight`...), in_channels."""
+
 from ....context import cpu
 from ...block import HybridBlock
 from ... import nn
 from .._pretrained import load_pretrained
 
-__all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1",
-           "BottleneckV2", "resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1",
-           "resnet152_v1", "resnet18_v2", "resnet34_v2", "resnet50_v2", "resnet101_v2",
-           "resnet152_v2", "get_resnet"]
+__all__ = [
+    "ResNetV1",
+    "ResNetV2",
+    "BasicBlockV1",
+    "BasicBlockV2",
+    "BottleneckV1",
+    "BottleneckV2",
+    "resnet18_v1",
+    "resnet34_v1",
+    "resnet50_v1",
+    "resnet101_v1",
+    "resnet152_v1",
+    "resnet18_v2",
+    "resnet34_v2",
+    "resnet50_v2",
+    "resnet101_v2",
+    "resnet152_v2",
+    "get_resnet",
+]
 
 
 def _conv3x3(channels, stride, in_channels):
-    return nn.Conv2D(channels, kernel_size=3, strides=stride, padding=1, use_bias=False,
-                     in_channels=in_channels)
+    return nn.Conv2D(
+        channels, kernel_size=3, strides=stride, padding=1, use_bias=False, in_channels=in_channels
+    )
 
 
 def _downsample_v1(channels, stride, in_channels):
     down = nn.HybridSequential(prefix="")
-    down.add(nn.Conv2D(channels, kernel_size=1, strides=stride, use_bias=False,
-                       in_channels=in_channels))
+    down.add(
+        nn.Conv2D(channels, kernel_size=1, strides=stride, use_bias=False, in_channels=in_channels)
+    )
     down.add(nn.BatchNorm())
     return down
 
@@ -78,8 +96,11 @@ class BasicBlockV2(HybridBlock):
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels, 1, channels)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = (
+            nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
+            if downsample
+            else None
+        )
 
     def hybrid_forward(self, F, x):
         residual = x
@@ -103,8 +124,11 @@ class BottleneckV2(HybridBlock):
         self.conv2 = _conv3x3(channels // 4, stride, channels // 4)
         self.bn3 = nn.BatchNorm()
         self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = (
+            nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
+            if downsample
+            else None
+        )
 
     def hybrid_forward(self, F, x):
         residual = x
@@ -121,8 +145,9 @@ class BottleneckV2(HybridBlock):
 def _make_layer(block, layers, channels, stride, stage_index, in_channels=0):
     layer = nn.HybridSequential(prefix="stage%d_" % stage_index)
     with layer.name_scope():
-        layer.add(block(channels, stride, channels != in_channels, in_channels=in_channels,
-                        prefix=""))
+        layer.add(
+            block(channels, stride, channels != in_channels, in_channels=in_channels, prefix="")
+        )
         for _ in range(layers - 1):
             layer.add(block(channels, 1, False, in_channels=channels, prefix=""))
     return layer
@@ -149,8 +174,11 @@ class ResNetV1(HybridBlock):
             _stem(self.features, channels[0], thumbnail)
             for i, num_layer in enumerate(layers):
                 stride = 1 if i == 0 else 2
-                self.features.add(_make_layer(block, num_layer, channels[i + 1], stride,
-                                              i + 1, in_channels=channels[i]))
+                self.features.add(
+                    _make_layer(
+                        block, num_layer, channels[i + 1], stride, i + 1, in_channels=channels[i]
+                    )
+                )
             self.features.add(nn.GlobalAvgPool2D())
             self.output = nn.Dense(classes, in_units=channels[-1])
 
@@ -171,8 +199,11 @@ class ResNetV2(HybridBlock):
             in_channels = channels[0]
             for i, num_layer in enumerate(layers):
                 stride = 1 if i == 0 else 2
-                self.features.add(_make_layer(block, num_layer, channels[i + 1], stride,
-                                              i + 1, in_channels=in_channels))
+                self.features.add(
+                    _make_layer(
+                        block, num_layer, channels[i + 1], stride, i + 1, in_channels=in_channels
+                    )
+                )
                 in_channels = channels[i + 1]
             self.features.add(nn.BatchNorm())
             self.features.add(nn.Activation("relu"))
@@ -184,24 +215,31 @@ class ResNetV2(HybridBlock):
         return self.output(self.features(x))
 
 
-resnet_spec = {18: ("basic_block", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
-               34: ("basic_block", [3, 4, 6, 3], [64, 64, 128, 256, 512]),
-               50: ("bottle_neck", [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
-               101: ("bottle_neck", [3, 4, 23, 3], [64, 256, 512, 1024, 2048]),
-               152: ("bottle_neck", [3, 8, 36, 3], [64, 256, 512, 1024, 2048])}
+resnet_spec = {
+    18: ("basic_block", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
+    34: ("basic_block", [3, 4, 6, 3], [64, 64, 128, 256, 512]),
+    50: ("bottle_neck", [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
+    101: ("bottle_neck", [3, 4, 23, 3], [64, 256, 512, 1024, 2048]),
+    152: ("bottle_neck", [3, 8, 36, 3], [64, 256, 512, 1024, 2048]),
+}
 resnet_net_versions = [ResNetV1, ResNetV2]
-resnet_block_versions = [{"basic_block": BasicBlockV1, "bottle_neck": BottleneckV1},
-                         {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2}]
+resnet_block_versions = [
+    {"basic_block": BasicBlockV1, "bottle_neck": BottleneckV1},
+    {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2},
+]
 
 
 def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None, **kwargs):
     """ResNet `version` (1 or 2) with `num_layers` (18, 34, 50, 101, 152)."""
     assert num_layers in resnet_spec, "Invalid number of layers: %d. Options are %s" % (
-        num_layers, str(resnet_spec.keys()))
+        num_layers,
+        str(resnet_spec.keys()),
+    )
     block_type, layers, channels = resnet_spec[num_layers]
     assert 1 <= version <= 2, "Invalid resnet version: %d. Options are 1 and 2." % version
-    net = resnet_net_versions[version - 1](resnet_block_versions[version - 1][block_type],
-                                           layers, channels, **kwargs)
+    net = resnet_net_versions[version - 1](
+        resnet_block_versions[version - 1][block_type], layers, channels, **kwargs
+    )
     if pretrained:
         load_pretrained(net, "resnet%d_v%d" % (num_layers, version), root, ctx)
     return net
@@ -210,6 +248,7 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None, **kw
 def _constructor(version, num_layers):
     def make(**kwargs):
         return get_resnet(version, num_layers, **kwargs)
+
     make.__name__ = "resnet%d_v%d" % (num_layers, version)
     make.__doc__ = "ResNet-%d V%d model (MXNet's model zoo)." % (num_layers, version)
     return make
