@@ -8,6 +8,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
+from .values import NameBindings
 from .base import UNSAFE, Invalid, Rule, Valid
 
 METHODS = {
@@ -321,7 +322,7 @@ class _Parents(cst.CSTVisitor):
         self.stack.pop()
 
 
-class _References(cst.CSTVisitor):
+class _References(NameBindings):
     """Where `name` is stored and where it is read in a function body."""
 
     def __init__(self, name: str) -> None:
@@ -330,44 +331,13 @@ class _References(cst.CSTVisitor):
         self.loads: List[cst.Name] = []
         self._skip: set = set()
 
-    def _store(self, target: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            self._skip.add(target)
-            if target.value == self.name:
-                self.stores.append(target)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._store(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._store(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._store(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._store(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._store(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._store(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._store(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._store(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._store(node.asname.name)
+    def bind_name(self, name: cst.Name) -> None:
+        self._skip.add(name)
+        if name.value == self.name:
+            self.stores.append(name)
 
     def visit_Param(self, node: cst.Param) -> None:
-        self._store(node.name)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._store(node.name)
+        self.bind_name(node.name)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip.add(node.attr)

@@ -8,6 +8,7 @@ import libcst as cst
 
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, dotted_name
+from .values import NameBindings
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -157,7 +158,7 @@ def _param_names(params: cst.Parameters) -> Set[str]:
     return set(names)
 
 
-class _Uses(cst.CSTVisitor):
+class _Uses(NameBindings):
     """Names the function binds (assignments, loops, imports, nested defs) and names it reads."""
 
     def __init__(self) -> None:
@@ -167,30 +168,8 @@ class _Uses(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         self.loaded.add(node.value)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._store(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._store(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._store(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._store(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._store(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._store(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._store(node.target)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stored.add(node.name.value)
+    def bind_name(self, name: cst.Name) -> None:
+        self.stored.add(name.value)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         name = node.asname.name if node.asname is not None else node.name
@@ -202,15 +181,6 @@ class _Uses(cst.CSTVisitor):
         uses = cls()
         function.body.visit(uses)
         return uses
-
-    def _store(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self.stored.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._store(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._store(target.value)
 
 
 class ParameterData(Rule):

@@ -459,3 +459,47 @@ def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
                 stack.append(value)
             elif type(value) in (tuple, list):
                 stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+
+
+class NameBindings(cst.CSTVisitor):
+    """Calls `bind_name` for every name a function body binds: assignment targets (plain,
+    augmented, annotated; unpacked through tuples, lists and stars), for and comprehension
+    targets, walrus, `with ... as`, nested defs. One list of binding forms, so the rules that
+    follow a local name (HL002, HL012) agree on what rebinds it."""
+
+    def bind_name(self, name: cst.Name) -> None:
+        raise NotImplementedError
+
+    def bind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.bind_name(target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bind(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bind(node.asname.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bind_name(node.name)
