@@ -77,6 +77,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import Plan, tile_rewrite
 from .analysis import TENSOR, call_argument, literal_int
+from .values import shape_index
 from .base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
@@ -324,7 +325,7 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
         return None
     target, value = assign.targets[0].target, assign.value
     if isinstance(target, cst.Name):
-        dim = _shape_index(value)
+        dim = shape_index(value)
         if dim is None or not isinstance(dim[0].value, cst.Name):
             return None
         return _Binding(statement, (dim[0],), dim[0].value.value, {target.value: dim[1]}, index)
@@ -341,7 +342,7 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
         # `h, w = x.shape[2], x.shape[3]`: each a dim of the same tensor
         dims: List[Tuple[cst.Attribute, str, int]] = []  # (the `x.shape` node, x, k)
         for e in value.elements:
-            dim = _shape_index(e.value)
+            dim = shape_index(e.value)
             if dim is None or not isinstance(dim[0].value, cst.Name):
                 return None
             dims.append((dim[0], dim[0].value.value, dim[1]))
@@ -401,7 +402,7 @@ class _Resolver:
 
     def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
         expr = strip_parens(expr)
-        direct = _shape_index(expr)
+        direct = shape_index(expr)
         if direct is not None:
             data = direct[0].value
             if isinstance(data, cst.Name) and self.rule.is_tensor(data):
@@ -427,21 +428,6 @@ class _Resolver:
                 if binding.data == data and binding.rank is not None and self.scan.valid(binding):
                     return binding.rank
         return None
-
-
-def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
-    """`x.shape[k]` for a literal k -> (the `x.shape` node, k)."""
-    if (
-        isinstance(expr, cst.Subscript)
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-    ):
-        index = literal_int(expr.slice[0].slice.value)
-        if index is not None:
-            return expr.value, index
-    return None
 
 
 class _Finder(cst.CSTVisitor):

@@ -42,6 +42,7 @@ import libcst as cst
 
 from ._build import call, integer, tuple_of
 from .analysis import call_argument, literal_int
+from .values import shape_index
 from .base import SAFE, UNSAFE
 
 # Operators whose `axis` (`dim` for concat) counts the axes of their data and accepts a
@@ -161,7 +162,7 @@ def _direct_dim(
     rule, expr: cst.BaseExpression
 ) -> Optional[Tuple[str, int, Tuple[cst.CSTNode, ...]]]:
     """`x.shape[i]` of a tensor named x -> (x, i, (the `x.shape` node,))."""
-    source = _shape_subscript(expr)
+    source = shape_index(expr)
     if (
         source is None
         or not isinstance(source[0].value, cst.Name)
@@ -271,21 +272,6 @@ def _expand_dims(
     if inner is None or axis is None or len(expr.args) != count or not rule.is_tensor(inner):
         return None, None
     return inner, literal_int(axis.value)
-
-
-def _shape_subscript(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
-    """`x.shape[i]` for a literal i -> (the `x.shape` node, i)."""
-    if (
-        isinstance(expr, cst.Subscript)
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-    ):
-        index = literal_int(expr.slice[0].slice.value)
-        if index is not None:
-            return expr.value, index
-    return None
 
 
 def _operator_and_data(

@@ -503,3 +503,18 @@ class NameBindings(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.bind_name(node.name)
+
+
+def shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
+    """`x.shape[k]` for a literal k (negative too) -> (the `x.shape` node, k)."""
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+    ):
+        index = literal_int(expr.slice[0].slice.value)
+        if index is not None:
+            return expr.value, index
+    return None
