@@ -14,7 +14,7 @@ a value, an unpacking inside a branch.
 # ruff: noqa: E741  (b, l: batch and length, as the zoos name them)
 import numpy as np
 import pytest
-from hypothesis import Phase, assume, given
+from hypothesis import Phase, assume, example, given
 from hypothesis import strategies as st
 
 from fix_support import BACKENDS, backend_module, fix_settings
@@ -413,6 +413,12 @@ def written_targets(draw):
 @pytest.mark.parametrize("backend", BACKENDS)
 @fix_settings(60, phases=PHASES)
 @given(problem=written_targets())
+@example(  # found by CI: the unused unpacking goes, the tail without a code sequence stays
+    problem=(
+        (2, 3, 3),
+        "d0, d1, d2 = x.shape\ny = F.relu(x)\nreturn y.reshape((1, -1, 2) + x.shape[1:])",
+    )
+)
 def test_random_written_targets_fixed_or_left_alone(backend, problem):
     """Whatever HL001 rewrites of a random target equals the original on every backend."""
     mx = backend_module(backend)
@@ -420,12 +426,17 @@ def test_random_written_targets_fixed_or_left_alone(backend, problem):
     source = block_source(body)
     fixed = fix_source(source, select=["HL001"], unsafe=True).source
     assume(fixed != source)
-    assert ".shape" not in fixed.split("def hybrid_forward")[1], fixed
+    # a target with no code sequence keeps its shape read while an unused unpacking above it is
+    # removed (`(1, -1, 2) + x.shape[1:]`): that read must still be reported, and the fixed block
+    # still computes the original eagerly
+    leftover = ".shape" in fixed.split("def hybrid_forward")[1]
+    if leftover:
+        assert any(f.code == "HL001" for f in lint_source(fixed, select=["HL001"])), fixed
     try:
         expected = run(source, mx, [mx.nd.array(data(shape))], False, {})
     except Exception:
         assume(False)
-    for hybridize in (False, True):
+    for hybridize in (False,) if leftover else (False, True):
         got = run(fixed, mx, [mx.nd.array(data(shape))], hybridize, {})
         assert got.shape == expected.shape, (body, fixed, hybridize, got.shape, expected.shape)
         np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
