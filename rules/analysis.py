@@ -88,6 +88,10 @@ class ClassFacts:
     opt_out_flags: Set[str] = field(default_factory=set)
     invariants: Set[str] = field(default_factory=set)
     refuses_hybridize: bool = False
+    # self.<a> -> the module class every `__init__` write of it constructs (`self.head =
+    # Head(...)`), None when any write is something else: whose hybrid_forward `self.<a>(...)`
+    # runs (call-site evidence for the child's inputs, `_call_site_evidence`)
+    built_children: Dict[str, Optional[str]] = field(default_factory=dict)
     defaults: Dict[str, object] = field(
         default_factory=dict
     )  # self.<a> = <param>: the param's literal default
@@ -249,6 +253,8 @@ class ModuleFacts:
     # def is made once per lambda (`lambda_def`), `origins` maps it back to the lambda
     lambdas: Dict[cst.Lambda, cst.FunctionDef] = field(default_factory=dict)
     origins: Dict[cst.FunctionDef, cst.CSTNode] = field(default_factory=dict)
+    # the `K(...)` calls that are the whole value of a `self.<a> = K(...)` in an `__init__`
+    bound_constructions: Set[cst.Call] = field(default_factory=set)
 
     def lambda_def(self, node: cst.Lambda, name: str) -> cst.FunctionDef:
         """The def standing for `name = lambda ...: body` (`def name(...): return body`, the
@@ -893,6 +899,16 @@ def _init_facts(
             ):
                 continue
             attr, value = target.attr.value, small.value
+            built = (
+                (dotted_name(value.func) or "").split(".")[-1]
+                if isinstance(value, cst.Call)
+                else None
+            )
+            if built in classes and facts.built_children.get(attr, built) == built:
+                facts.built_children[attr] = built
+                module.bound_constructions.add(value)  # type: ignore[arg-type]
+            else:
+                facts.built_children[attr] = None
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
@@ -1353,6 +1369,12 @@ def analyze(
     pending: List[FunctionFacts] = []
     helper_envs: Dict[Tuple[object, ...], Env] = {}
     helper_owner: Dict[Tuple[object, ...], Tuple[cst.FunctionDef, Optional[ClassFacts], str]] = {}
+    # call-site evidence (`_call_site_evidence`), per class: its inputs as the policy alone
+    # decides them before the walk, the inputs `list_inputs` then took for lists, and the
+    # evidence its last walk used
+    policy: Dict[str, Env] = {}
+    listed: Dict[str, Set[str]] = {}
+    applied: Dict[str, Env] = {}
 
     for class_node in classes:
         klass = _class_facts(class_node, module, class_nodes)
@@ -1376,8 +1398,17 @@ def analyze(
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         klass.functions.append(facts)
         pending.append(facts)
+        policy[klass.name] = dict(params)
+
+    # child class name -> `self.<a>(...)` call -> (the calling function, its argument values)
+    child_sites: Dict[str, Dict[cst.Call, Tuple[FunctionFacts, List[Value]]]] = {}
 
     def on_call(target, caller: FunctionFacts, call: cst.Call, args: List[Value]) -> None:
+        if isinstance(target, tuple) and target[0] == "child":
+            child = caller.klass.built_children.get(target[1]) if caller.klass else None
+            if child is not None and child != caller.klass.name:  # type: ignore[union-attr]
+                child_sites.setdefault(child, {})[call] = (caller, list(args))
+            return
         if not any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
             return
         if isinstance(target, cst.FunctionDef):
@@ -1437,14 +1468,33 @@ def analyze(
                 )
                 helper_owner[seed_key] = (seeded, None, "helper_function")
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
+    pending = _parents_first(pending, module)
+
+    def evidence_for(owner: ClassFacts, node: cst.FunctionDef) -> Env:
+        lists = listed.get(owner.name, set())
+        return _call_site_evidence(owner, node, policy[owner.name], lists, child_sites, module)
+
     for _round in range(6):  # helpers calling helpers: iterate until the call-site kinds settle
         for facts in pending:
+            owner = facts.klass
+            sited = (
+                facts.kind == "hybrid_forward" and owner is not None and owner.name in child_sites
+            )
+            if sited and owner is not None:  # its parents' calls, walked before it
+                evidence = applied[owner.name] = evidence_for(owner, facts.node)
+                facts.params = {**policy[owner.name], **evidence}
             analyzer = _Analyzer(facts, on_call)
             analyzer.run()
             if facts.kind == "hybrid_forward" and analyzer.sequence_hints:
                 lists = list_inputs(facts.node, analyzer.sequence_hints & set(facts.params))
                 if lists:  # walk again with those inputs as lists (rare: len()/for on an input)
-                    facts.params.update((name, Value(SEQUENCE)) for name in lists)
+                    kinds = {name: Value(SEQUENCE) for name in lists}
+                    if owner is not None:
+                        listed[owner.name] = lists
+                        if sited:  # unless every call site in the module passes one tensor
+                            evidence = applied[owner.name] = evidence_for(owner, facts.node)
+                            kinds.update((n, v) for n, v in evidence.items() if n in lists)
+                    facts.params.update(kinds)
                     facts.reset()
                     _Analyzer(facts, on_call).run()
             module.scopes.append(facts)
@@ -1467,6 +1517,20 @@ def analyze(
                 helper_klass.functions.append(facts)
             analysed[key] = (env, facts)
             pending.append(facts)
+        # a parent analysed after its child, or calling it from a helper: walk the child again
+        # when the call sites seen since change what its inputs are (rare: only then)
+        for name in child_sites:
+            owner = module.classes.get(name)
+            if owner is None or not owner.functions:
+                continue
+            walked = owner.functions[0]
+            if walked.kind != "hybrid_forward" or walked in pending:
+                continue
+            if evidence_for(owner, walked.node) != applied.get(name, {}):
+                if walked in module.scopes:
+                    module.scopes.remove(walked)
+                walked.reset()
+                pending.append(walked)
         if not pending:
             break
     for facts in pending:  # still changing after the last round: analyse with what we have
@@ -1483,6 +1547,127 @@ def analyze(
             facts.reset()
             _Analyzer(facts, lambda *args: None).run()
     return module
+
+
+def _parents_first(pending: List[FunctionFacts], module: ModuleFacts) -> List[FunctionFacts]:
+    """The hybrid_forwards ordered so a class that calls a module class's block
+    (`self.head = Head(...)`; `self.head(x)`) is walked before it: the child's walk then has
+    its parents' call sites (`_call_site_evidence`). Unchanged when no class builds another."""
+    children = {
+        facts.klass.name: [c for c in facts.klass.built_children.values() if c]
+        for facts in pending
+        if facts.klass is not None and any(facts.klass.built_children.values())
+    }
+    if not children:
+        return pending
+    by_class = {f.klass.name: f for f in pending if f.klass is not None}
+    order: List[FunctionFacts] = []
+    done: Set[str] = set()
+
+    def visit(name: str) -> None:  # parents of `name` first (reversed post-order of children)
+        if name in done:
+            return
+        done.add(name)
+        for child in children.get(name, ()):
+            visit(child)
+        if name in by_class:
+            order.append(by_class[name])
+
+    for facts in pending:
+        if facts.klass is not None:
+            visit(facts.klass.name)
+    order.reverse()
+    return order + [f for f in pending if f.klass is None]
+
+
+def _call_site_evidence(
+    klass: ClassFacts,
+    method: cst.FunctionDef,
+    policy: Env,
+    lists: Set[str],
+    sites: Mapping[str, Mapping[cst.Call, Tuple[FunctionFacts, List[Value]]]],
+    module: ModuleFacts,
+) -> Env:
+    """What the module's calls of a class's block say about its hybrid_forward inputs (issue
+    11: how a parent block calls the child), for the inputs the policy could not decide.
+
+    The call sites are the `self.<a>(...)` calls in the analysed functions of other classes
+    of the module, `self.<a>` bound in `__init__` only to constructions of this class
+    (`ClassFacts.built_children`); their arguments map to the inputs after F as the call binds
+    them. Per input:
+
+    - SEQUENCE when any call site passes a list, a tuple or a sequence (whatever the policy
+      assumed: gluon hands the child that list);
+    - TENSOR when the policy left it UNKNOWN or takes it for a list (a default, a list-like
+      name, an unpacking; `lists`: what `list_inputs` decided after a walk) and EVERY call
+      site passes a value the caller knows positively as one tensor (an operator's result, a
+      layer's output; not the caller's own bare input, which is only `assumed`), and every
+      construction of the class in the module is such a `self.<a> = Klass(...)` of an
+      analysed class (a block built anywhere else, or put in a container, is called in ways
+      not seen here);
+    - otherwise as the policy says (no call site, mixed or unknown arguments).
+
+    Annotated inputs keep their annotation. Returns only the inputs it changes.
+    """
+    calls = [
+        (call, args)
+        for call, (caller, args) in sites.get(klass.name, {}).items()
+        if caller.klass is not klass
+    ]
+    if not calls:
+        return {}
+    positional = [p.name.value for p in _signature(method)[2:]]
+    declared = {p.name.value: p for p in _signature(method)[2:] + list(method.params.kwonly_params)}
+    seen: Dict[str, List[str]] = {name: [] for name in declared}
+    for call, args in calls:
+        passed: Dict[str, str] = {}
+        if not any(a.star for a in call.args):
+            index = 0
+            for arg, value in zip(call.args, args):
+                name = arg.keyword.value if arg.keyword is not None else None
+                if name is None and index < len(positional):
+                    name, index = positional[index], index + 1
+                if name is None:
+                    continue
+                if isinstance(arg.value, (cst.List, cst.Tuple, cst.ListComp)) or value.kind in (
+                    SEQUENCE,
+                    TENSORS,
+                ):
+                    passed[name] = "sequence"
+                elif value.is_tensor:
+                    passed[name] = "tensor"
+        for name in seen:
+            seen[name].append(passed.get(name, "unknown"))
+    undecided = lists | {
+        name for name, value in policy.items() if value.kind in (UNKNOWN_VALUE.kind, SEQUENCE)
+    }
+    evidence: Env = {}
+    accounted: Optional[bool] = None
+    for name, kinds in seen.items():
+        if declared[name].annotation is not None:
+            continue
+        if "sequence" in kinds:
+            evidence[name] = Value(SEQUENCE, evidence="a module call site passes a list")
+        elif name in undecided and all(k == "tensor" for k in kinds):
+            if accounted is None:
+                accounted = _built_only_as_children(klass, module)
+            if accounted:
+                evidence[name] = Value(TENSOR, evidence="every module call site passes a tensor")
+    return evidence
+
+
+def _built_only_as_children(klass: ClassFacts, module: ModuleFacts) -> bool:
+    """Every construction of the class in the module is a `self.<a> = Klass(...)` in the
+    `__init__` of an analysed class (so every call of the block is a `self.<a>(...)` the walk
+    of that class sees)."""
+    assert module.class_nodes is not None
+    constructions = _index(module.class_nodes, module.functions).calls.get(klass.name, [])
+    return bool(constructions) and all(
+        parent is not None
+        and call in module.bound_constructions
+        and parent.name.value in module.classes
+        for call, parent, _ in constructions
+    )
 
 
 def _helper_env(node: cst.FunctionDef, bound: Env, namespace: Optional[str]) -> Env:

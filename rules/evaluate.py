@@ -482,6 +482,9 @@ class Evaluator:
         if klass is None:
             return UNKNOWN_VALUE
         if attr in klass.children:
+            if self.analyzer is not None and klass.built_children.get(attr):
+                # `self.head(x)` with `self.head = Head(...)`: evidence for Head's inputs
+                self.analyzer.call_site(("child", attr), call, args)
             if attr in klass.layers:  # a gluon layer computes on arrays only
                 for arg, value in zip(call.args, args):
                     if not arg.star:
