@@ -15,6 +15,10 @@ both modes, when n is known:
   literal list of k >= 2 items: n = `len(self.heads)` / k. zip stops at the shorter, so the
   rewrite is exact when x has exactly that many rows, and raises (squeeze_axis needs the axis
   length to equal n) where the original silently used fewer or more: not provable, so unsafe.
+  Likewise `enumerate(x)` in a loop or comprehension whose body indexes a model attribute
+  with the enumerate index (`[self.heads[t](r) for t, r in enumerate(x)]`, the `for` form
+  too): working code has at most `len(self.heads)` rows (one more raises IndexError), n =
+  `len(self.heads)`, exact when x has exactly that many rows, raising when fewer: unsafe.
 
 Otherwise the count is not written in the code and nothing is rewritten (report only).
 """
@@ -27,6 +31,7 @@ import libcst as cst
 
 from ._build import call, integer
 from .base import SAFE, UNSAFE
+from .values import NameBindings, walk_nodes
 
 # builtins that iterate their positional arguments (from the given index on) element by element
 ITERATING_ARGS = {"zip": 0, "enumerate": 0, "list": 0, "tuple": 0, "map": 1}
@@ -48,6 +53,9 @@ def plan_iteration(rule, iterable: cst.BaseExpression) -> Optional[Tuple[cst.Bas
         return None
     targets = positional[ITERATING_ARGS[name] :]
     others = [a.value for a in targets] if name == "zip" else []
+    if name == "enumerate" and len(iterable.args) == 1:
+        indexed = _indexed_attribute(rule, iterable)
+        others = [indexed] if indexed is not None else []
     new_args: List[cst.Arg] = []
     safety, changed = SAFE, False
     for arg in iterable.args:
@@ -105,3 +113,66 @@ def _single(rule, tensor: cst.BaseExpression) -> bool:
     from .hl014_tensor_unpacking import TensorUnpacking  # it knows the multi-output operators
 
     return TensorUnpacking._single(rule, tensor)
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _indexed_attribute(rule, iterable: cst.Call) -> Optional[cst.Attribute]:
+    """`self.<a>` when `iterable` (an `enumerate(x)`) heads a loop or a comprehension of the
+    statement being walked, binding `t, r`, and the body (the loop's, the comprehension's
+    element and conditions) subscripts `self.<a>[t]` with `t` bound nowhere else there;
+    `<a>` not a Parameter (indexing one fails whatever the count)."""
+    statement = rule.statement
+    target: Optional[cst.BaseExpression] = None
+    area: Optional[cst.CSTNode] = None
+    if isinstance(statement, cst.For) and statement.iter is iterable:
+        target, area = statement.target, statement.body
+    elif statement is not None:
+        for node in walk_nodes(statement):
+            comp = getattr(node, "for_in", None) if isinstance(node, _COMPREHENSIONS) else None
+            while comp is not None and comp.iter is not iterable:
+                comp = comp.inner_for_in
+            if comp is not None:
+                target, area = comp.target, node
+                break
+    if (
+        area is None
+        or not isinstance(target, (cst.Tuple, cst.List))
+        or len(target.elements) != 2
+        or not isinstance(target.elements[0], cst.Element)
+        or not isinstance(target.elements[0].value, cst.Name)
+    ):
+        return None
+    index = target.elements[0].value.value
+    binds = _Binds(index)
+    area.visit(binds)
+    if binds.count != (0 if isinstance(statement, cst.For) and area is statement.body else 1):
+        return None  # rebound in the body, or an inner comprehension binds it again
+    klass = rule.facts.klass if rule.facts is not None else None
+    parameters = klass.parameters if klass is not None else {}
+    for node in walk_nodes(area):
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Attribute)
+            and isinstance(node.value.value, cst.Name)
+            and node.value.value.value == "self"
+            and node.value.attr.value not in parameters
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Name)
+            and node.slice[0].slice.value.value == index
+        ):
+            return cst.Attribute(value=cst.Name("self"), attr=cst.Name(node.value.attr.value))
+    return None
+
+
+class _Binds(NameBindings):
+    """Counts the bindings of one name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.count = name, 0
+
+    def bind_name(self, name: cst.Name) -> None:
+        self.count += name.value == self.name
