@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
+from ._examples import with_parent
 from .analysis import SCALAR, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -23,6 +24,13 @@ def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords)
         return call(f"{namespace}.{name}", [data], keywords)
     fluent = call(name, [], keywords)
     return fluent.with_changes(func=cst.Attribute(value=data, attr=cst.Name(name)))
+
+
+# a block whose `memory` input is list-like by its name (analysis._LIST_LIKE_NAME)
+_ATTEND = (
+    "class Attend(HybridBlock):\n    def hybrid_forward(self, F, query, memory):\n"
+    "        return query * memory[0]\n"
+)
 
 
 class TensorIndexing(Rule):
@@ -93,6 +101,8 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
 """
 
     VALID = [
+        # issue 11: the parent passes a list of arrays as the list-like `memory`
+        Valid(with_parent(_ATTEND, "Attend", "x, [F.relu(x), F.sigmoid(x)]")),
         # a child whose hybrid_forward returns a name bound to a list gives a list (GluonCV's DLAUp)
         Valid(
             "class Up(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
@@ -171,6 +181,20 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid(_net("return F.relu(x)[-1]  # noqa")),
     ]
     INVALID = [
+        # issue 11: the module's only call of the block passes one stacked tensor as
+        # `memory`, a name gluon code uses for lists of arrays (alone: not reported)
+        Invalid(
+            with_parent(_ATTEND, "Attend", "x, F.stack(F.relu(x), F.sigmoid(x))"),
+            line=3,
+            fixed=with_parent(
+                _ATTEND.replace(
+                    "memory[0]", "F.squeeze(F.slice_axis(memory, axis=0, begin=0, end=1), axis=0)"
+                ),
+                "Attend",
+                "x, F.stack(F.relu(x), F.sigmoid(x))",
+            ),
+            safety="safe",
+        ),
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
         Invalid(
             _net("y = F.relu(x)\nreturn x[0], y"),

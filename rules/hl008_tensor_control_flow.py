@@ -8,6 +8,7 @@ import libcst as cst
 
 from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
+from ._examples import with_parent
 from .base import SAFE, Invalid, Rule, Valid
 
 _BOOL_ERROR = (
@@ -23,6 +24,14 @@ _ITERATING_BUILTINS = ("sum", "max", "min", "any", "all", "sorted")
 
 def _net(body: str) -> str:
     return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+# a block that iterates its input only (alone: taken for a list of arrays, analysis.list_inputs)
+_FUSION = (
+    "class Fusion(HybridBlock):\n    def __init__(self):\n        super(Fusion, self).__init__()\n"
+    "        self._weights = [0.5, 0.5]\n\n    def hybrid_forward(self, F, stacked):\n"
+    "        return F.add_n(*[w * l for w, l in zip(self._weights, stacked)])\n"
+)
 
 
 class TensorControlFlow(Rule):
@@ -69,6 +78,10 @@ No automatic fix: the graph form depends on what the branch or loop computes.
 """
 
     VALID = [
+        # issue 11: a parent passes a list of arrays to the block that iterates its input
+        Valid(with_parent(_FUSION, "Fusion", "[F.relu(x), F.sigmoid(x)]")),
+        # the parent passes its own input on: nothing proves it is one array
+        Valid(with_parent(_FUSION, "Fusion", "x", parent="Head")),
         # containers behind type tests (GluonNLP's _expand_to_beam_size) and zip over a list input
         Valid(
             _net(
@@ -109,6 +122,22 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Valid(_net("if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x")),
     ]
     INVALID = [
+        # issue 11: the module's only call of the block passes one stacked tensor, so the
+        # input only iterated is not a list of arrays; n = len(self._weights) (unsafe)
+        Invalid(
+            with_parent(_FUSION, "Fusion", "F.stack(F.relu(x), F.sigmoid(x))"),
+            line=7,
+            fixed=with_parent(
+                _FUSION.replace(
+                    "zip(self._weights, stacked)",
+                    "zip(self._weights, F.split(stacked, num_outputs=len(self._weights), axis=0, "
+                    "squeeze_axis=True))",
+                ),
+                "Fusion",
+                "F.stack(F.relu(x), F.sigmoid(x))",
+            ),
+            safety="unsafe",
+        ),
         Invalid(_net("if x.sum() > 0:\n    return x\nreturn -x"), line=3),
         Invalid(_net("y = F.relu(x)\nwhile y.max() > 1:\n    y = y / 2\nreturn y"), line=4),
         Invalid(_net("return x if x.mean() > 0 else -x"), line=3),

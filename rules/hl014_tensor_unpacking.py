@@ -12,6 +12,7 @@ from typing import Set, Union
 import libcst as cst
 
 from ._build import call, integer
+from ._examples import with_parent
 from ._iteration_fix import plan_iteration
 from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -57,6 +58,13 @@ def _net(body: str) -> str:
 _MESSAGE = (
     "{what} iterates a tensor: over its rows eagerly, over a Symbol's outputs after hybridize() "
     "(one element, the whole tensor: a silent change or a ValueError); {fix}"
+)
+
+
+# a block that unpacks its input (alone: taken for a list of arrays, analysis._sequence_used_names)
+_PAIR = (
+    "class Pair(HybridBlock):\n    def hybrid_forward(self, F, pair):\n        a, b = pair\n"
+    "        return F.concat(a, a * b, dim=-1)\n"
 )
 
 
@@ -117,6 +125,8 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
 """
 
     VALID = [
+        # issue 11: the parent passes a tuple of arrays to the block that unpacks its input
+        Valid(with_parent(_PAIR, "Pair", "(F.relu(x), F.sigmoid(x))")),
         Valid(_net("a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b")),
         Valid(_net("h, w = (3, 4)\nreturn x * h * w")),
         Valid(_net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
@@ -133,6 +143,20 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Valid(_net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
     ]
     INVALID = [
+        # issue 11: the module's only call of the block passes one stacked tensor, so the
+        # unpacked input is not a list of arrays (alone it is taken for one)
+        Invalid(
+            with_parent(_PAIR, "Pair", "F.stack(F.relu(x), F.sigmoid(x))"),
+            line=3,
+            fixed=with_parent(
+                _PAIR.replace(
+                    "a, b = pair", "a, b = F.split(pair, num_outputs=2, axis=0, squeeze_axis=True)"
+                ),
+                "Pair",
+                "F.stack(F.relu(x), F.sigmoid(x))",
+            ),
+            safety="unsafe",
+        ),
         Invalid(
             _net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"),
             line=4,
