@@ -47,7 +47,7 @@ from ._reshape_codes import (
     synthesize_dims,
 )
 from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
-from .values import walk_nodes
+from .values import NameBindings, walk_nodes
 from .base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -170,9 +170,14 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-class _Names(cst.CSTVisitor):
+class _Names(NameBindings):
     """Loads (Name nodes not stored) and stores of names in a function body, nested scopes
-    flagged."""
+    flagged; the binding forms are `values.NameBindings`' except that a nested def or lambda
+    binds nothing here (it only opens a nested scope: its name is a load, its parameters are
+    stores), `with ... as` binds nothing, and an augmented target is also a load.
+
+    One walk per function serves every statement: `stored_in(stmt)` gives the names stored
+    inside one statement of the walked body (the spans of its stores in walk order)."""
 
     def __init__(self) -> None:
         self.loads: Dict[str, List[cst.Name]] = {}
@@ -180,51 +185,56 @@ class _Names(cst.CSTVisitor):
         self.nested: Set[str] = set()
         self._stored: Set[int] = set()
         self._depth = 0
+        self._order: List[str] = []  # stored names in walk order
+        self._spans: Dict[cst.CSTNode, Tuple[int, int]] = {}  # statement -> its stores
+        self._open: List[int] = []
 
-    def visit_FunctionDef(self, node) -> None:
-        self._depth += 1
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            self._open.append(len(self._order))
+        return super().on_visit(node)
 
-    def leave_FunctionDef(self, node) -> None:
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            self._spans[original_node] = (self._open.pop(), len(self._order))
+
+    def stored_in(self, stmt: cst.CSTNode) -> List[str]:
+        """The names stored inside `stmt` (a statement of the walked body, else walked now)."""
+        span = self._spans.get(stmt)
+        if span is None:
+            names = _Names()
+            stmt.visit(names)
+            return list(names.stores)
+        return self._order[span[0] : span[1]]
+
+    def bind_name(self, name: cst.Name) -> None:
+        self.stores[name.value] = self.stores.get(name.value, 0) + 1
+        self._stored.add(id(name))
+        self._order.append(name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1  # (its name is not bound: a load of the nested scope)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._depth -= 1
 
-    def visit_Lambda(self, node) -> None:
+    def visit_Lambda(self, node: cst.Lambda) -> None:
         self._depth += 1
 
-    def leave_Lambda(self, node) -> None:
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._depth -= 1
 
-    def _store(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self.stores[target.value] = self.stores.get(target.value, 0) + 1
-            self._stored.add(id(target))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._store(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._store(target.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._store(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._store(node.target)
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        pass  # `with ... as t`: not followed as a store here
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._store(node.target)
+        super().visit_AugAssign(node)
         if isinstance(node.target, cst.Name):  # also a load
             self.loads.setdefault(node.target.value, []).append(node.target)
 
-    def visit_For(self, node: cst.For) -> None:
-        self._store(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._store(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._store(node.target)
-
     def visit_Param(self, node: cst.Param) -> None:
-        self._store(node.name)
+        self.bind(node.name)
 
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
         node.value.visit(self)
@@ -330,6 +340,120 @@ def _stored_params(klass) -> Tuple[Dict[str, str], Dict[str, int]]:
     )
 
 
+_CONTAINERS = {"HybridSequential", "Sequential"}
+
+
+def _self_attr(node: cst.CSTNode, attrs: Set[str]) -> Optional[str]:
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+        and node.attr.value in attrs
+    ):
+        return node.attr.value
+    return None
+
+
+class _ContainerUses(cst.CSTVisitor):
+    """Uses of `self.<a>` for sequential containers a: in `__init__` (`init`), the layers
+    `self.<a>.add(<Call>, ...)` adds; elsewhere, reads that leave it alone (an argument of
+    `zip`, `len` or `enumerate`, an iterable, a subscript read). Anything else spoils a."""
+
+    def __init__(self, attrs: Set[str], init: bool) -> None:
+        self.attrs = attrs
+        self.init = init
+        self.added: Dict[str, List[cst.Call]] = {a: [] for a in attrs}
+        self.spoiled: Set[str] = set()
+        self._accounted: Set[int] = set()
+
+    def _account(self, node: cst.CSTNode) -> None:
+        if _self_attr(node, self.attrs) is not None:
+            self._accounted.add(id(node))
+
+    def _target(self, target: cst.CSTNode) -> None:
+        if self.init and _self_attr(target, self.attrs) is not None:
+            self._accounted.add(id(target))  # the assignment itself (`_init_layers` reads it)
+            return
+        for node in walk_nodes(target):
+            attr = _self_attr(node, self.attrs)
+            if attr is not None:
+                self.spoiled.add(attr)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+        if self.init:
+            self._accounted.discard(id(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._target(node.target)
+        self._accounted.discard(id(node.target))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self.init and isinstance(func, cst.Attribute) and func.attr.value == "name_scope":
+            self._account(func.value)  # `with self.<a>.name_scope():` changes no element
+        elif self.init and isinstance(func, cst.Attribute) and func.attr.value == "add":
+            attr = _self_attr(func.value, self.attrs)
+            if attr is not None:
+                self._accounted.add(id(func.value))
+                for arg in node.args:
+                    if arg.keyword is None and not arg.star and isinstance(arg.value, cst.Call):
+                        self.added[attr].append(arg.value)
+                    else:
+                        self.spoiled.add(attr)
+        elif not self.init and isinstance(func, cst.Name):
+            if func.value in ("zip", "len", "enumerate"):
+                for arg in node.args:
+                    if not arg.star:
+                        self._account(arg.value)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if not self.init:
+            self._account(node.iter)
+
+    def visit_For(self, node: cst.For) -> None:
+        if not self.init:
+            self._account(node.iter)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.init:
+            self._account(node.value)  # (a store through it spoils it above)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        attr = _self_attr(node, self.attrs)
+        if attr is not None and id(node) not in self._accounted:
+            self.spoiled.add(attr)
+
+
+def _containers(klass, layers: Dict[str, cst.Call]) -> Dict[str, List[cst.Call]]:
+    """`self.<a> = nn.HybridSequential()` in `__init__` whose elements are all layers added
+    there with `self.<a>.add(nn.Conv2D(...))` (in loops and branches too: each element is one
+    of them) and which no method changes otherwise: a -> those layer calls."""
+    attrs = {
+        a
+        for a, call in layers.items()
+        if (dotted_name(call.func) or "").split(".")[-1] in _CONTAINERS
+    }
+    init = klass.methods.get("__init__") if klass is not None else None
+    if not attrs or init is None:
+        return {}
+    uses = _ContainerUses(attrs, init=True)
+    init.body.visit(uses)
+    spoiled = set(uses.spoiled)
+    for name, method in klass.methods.items():
+        if name != "__init__":
+            other = _ContainerUses(attrs, init=False)
+            method.body.visit(other)
+            spoiled |= other.spoiled
+    return {a: calls for a, calls in uses.added.items() if a not in spoiled and calls}
+
+
 class Flow:
     """One forward pass over a function body; see the module docstring."""
 
@@ -356,6 +480,10 @@ class Flow:
         self.names = names
         self.self_stores = _assigned_self_attrs(self.facts.node.body)
         self._max_axes: Optional[Dict[str, int]] = None  # name -> largest shape axis read
+        self._containers: Optional[Dict[str, List[cst.Call]]] = None  # see `_containers`
+        # names a comprehension binds to the elements of such a container -> the layers
+        self.elements: Dict[str, List[cst.Call]] = {}
+        self.repeated: Set[str] = set()  # self.<m> called inside a comprehension
 
     # -- symbols ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "?") -> Dim:
@@ -405,9 +533,7 @@ class Flow:
                 self._forget(stmt)
 
     def _forget(self, stmt: cst.CSTNode) -> None:
-        names = _Names()
-        stmt.visit(names)
-        for name in names.stores:
+        for name in self.names.stored_in(stmt):
             self.shapes.pop(name, None)
             self.dims.pop(name, None)
             self.assigned.add(name)
@@ -567,12 +693,104 @@ class Flow:
         if isinstance(node, cst.UnaryOperation):
             inner = self.expr(node.expression)
             return inner if isinstance(node.operator, cst.Minus) else None
-        if isinstance(
-            node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)
-        ):
+        if isinstance(node, (cst.ListComp, cst.DictComp, cst.SetComp)):
+            self._comprehension(node)
             return None
+        if isinstance(node, (cst.Lambda, cst.GeneratorExp)):
+            return None  # (a generator runs later: the names it reads may be rebound by then)
         self._children(node)
         return None
+
+    def _comprehension(self, node: Union[cst.ListComp, cst.DictComp, cst.SetComp]) -> None:
+        """Plans the reshapes of the element with the names its targets bind, as the analysis
+        bound them (`FunctionFacts.comp_envs`): a tensor gets fresh axis symbols (one element,
+        whichever), an element of a sequential container of known layers is those layers.
+        The targets are the comprehension's own: outer shapes and dims of the same names are
+        hidden inside and back after it."""
+        bound = self.facts.comp_envs.get(node)
+        comp: Optional[cst.CompFor] = node.for_in
+        self.expr(node.for_in.iter)  # evaluated in the enclosing scope
+        if bound is None:
+            return  # (the analysis did not evaluate it)
+        outer = (self.shapes, self.dims, self.env, self.elements)
+        self.shapes, self.dims, self.elements = (
+            dict(self.shapes),
+            dict(self.dims),
+            dict(self.elements),
+        )
+        self.env = bound
+        self._comps += 1
+        try:
+            while comp is not None:
+                if comp is not node.for_in:
+                    self.expr(comp.iter)
+                if not self._bind_comp(comp.target, comp.iter):
+                    return
+                for condition in comp.ifs:
+                    self.expr(condition.test)
+                comp = comp.inner_for_in
+            for part in ("elt", "key", "value"):
+                sub = getattr(node, part, None)
+                if isinstance(sub, cst.BaseExpression):
+                    self.expr(sub)
+        finally:
+            self._comps -= 1
+            self.shapes, self.dims, self.env, self.elements = outer
+            for inner in walk_nodes(node):  # a walrus inside binds in the enclosing scope
+                if isinstance(inner, cst.NamedExpr):
+                    for name in _target_names(inner.target):
+                        self._store(name)
+
+    _comps = 0  # depth of comprehensions being walked
+
+    def _bind_comp(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
+        """Hides the outer facts of the names `target` binds; False for a target that is not
+        names (nothing inside is planned)."""
+        names = _target_names(target)
+        if any(
+            not isinstance(n, (cst.Name, cst.Tuple, cst.List, cst.Element, cst.StarredElement))
+            for n in walk_nodes(target)
+            if not isinstance(n, (cst.Comma, cst.LeftParen, cst.RightParen))
+        ):
+            return False
+        for name in names:
+            self.shapes.pop(name, None)
+            self.dims.pop(name, None)
+            self.elements.pop(name, None)
+        pairs: List[Tuple[cst.BaseExpression, cst.BaseExpression]] = [(target, iterable)]
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "zip"
+            and "zip" not in self.env
+            and "zip" not in self.names.stores
+            and len(iterable.args) == len(target.elements)
+            and all(a.keyword is None and not a.star for a in iterable.args)
+            and all(isinstance(e, cst.Element) for e in target.elements)
+        ):
+            pairs = [(e.value, a.value) for e, a in zip(target.elements, iterable.args)]
+        for inner, source in pairs:
+            attr = _self_attr(source, set(self.layers))
+            if isinstance(inner, cst.Name) and attr is not None:
+                if self._containers is None:
+                    self._containers = _containers(self.facts.klass, self.layers)
+                layers = self._containers.get(attr)
+                if layers is not None:
+                    self.elements[inner.value] = layers
+        return True
+
+    def _element_call(self, layers: List[cst.Call], data: Optional[Shape]) -> Optional[Shape]:
+        """One element of a container called on `data`: what all its possible layers agree on
+        (a dim they differ in is a fresh one)."""
+        outs = [self._layer(layer, data) for layer in layers]
+        first = outs[0]
+        if first is None or any(o is None or len(o) != len(first) for o in outs):
+            return None
+        return [
+            d if all(o[i] == d for o in outs if o is not None) else self.fresh()
+            for i, d in enumerate(first)
+        ]
 
     def _children(self, node: cst.CSTNode) -> None:
         for child in node.children:
@@ -637,6 +855,8 @@ class Flow:
         ):
             shapes = [self.expr(a.value) for a in node.args]
             self.calls.append((func.attr.value, node, shapes))
+            if self._comps:
+                self.repeated.add(func.attr.value)
             layer = self.layers.get(func.attr.value)
             if layer is None or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
                 return None
@@ -652,6 +872,12 @@ class Flow:
                 # or more: an assumption only an unsafe fix may make
                 self.assumed[id(node)] = [shapes[0][0], self.fresh_shape(None)[-1]]
             return out
+        # p(x) for p an element of a sequential container (`for p, x in zip(self.preds, ..)`)
+        if isinstance(func, cst.Name) and func.value in self.elements:
+            shapes = [self.expr(a.value) for a in node.args]
+            if len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
+                return None
+            return self._element_call(self.elements[func.value], shapes[0])
         self._children(node)
         return None
 
@@ -1085,7 +1311,12 @@ class Flow:
             refs.method = name
             other.visit(refs)
         calls = [c for c in self.calls if c[0] == method_name]
-        if len(calls) != 1 or refs.attribute_refs != 1 or self.calls.index(calls[0]) < calls_before:
+        if (
+            method_name in self.repeated
+            or len(calls) != 1
+            or refs.attribute_refs != 1
+            or self.calls.index(calls[0]) < calls_before
+        ):
             return None
         _, call, shapes = calls[0]
         if any(a.keyword or a.star for a in call.args) or position >= len(shapes):
