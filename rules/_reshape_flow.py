@@ -5,7 +5,11 @@ of `x` in a reshape of `h`. This module walks the statements of a function in or
 a symbolic shape (monomials of `_reshape_codes`) for every tensor name it can follow: inputs
 (one symbol per axis), results of reshapes (the written target: an eager reshape that worked
 has exactly that shape), transposes and swaps (the dims permuted), shape-preserving operators
-and layers, Dense (leading dims kept) and convolutions (batch kept, rank known). Every reshape
+and layers, Dense (leading dims kept) and convolutions (batch kept, rank known). The element of
+a list, set or dict comprehension is walked too, with the names its targets bind as the shared
+analysis bound them (`FunctionFacts.comp_envs`: a tensor gets fresh axis symbols) and an element
+of a sequential container whose layers `__init__` adds (`for p, f in zip(self.preds, feats)`:
+`p(f)` is one of those layers applied to f); a generator is not (it runs later). Every reshape
 whose target reads a shape (an unpacked name, `t.shape[i]`, `t.shape[k:]`) gets a plan:
 
 - MXNet's codes (`_reshape_codes.synthesize_dims`) relative to the data's own symbolic shape;
