@@ -1604,7 +1604,8 @@ def _call_site_evidence(
       layer's output; not the caller's own bare input, which is only `assumed`), and every
       construction of the class in the module is such a `self.<a> = Klass(...)` of an
       analysed class (a block built anywhere else, or put in a container, is called in ways
-      not seen here);
+      not seen here; what the linter does not parse, a factory function no hybrid code calls,
+      is like another module's code: not seen);
     - otherwise as the policy says (no call site, mixed or unknown arguments).
 
     Annotated inputs keep their annotation. Returns only the inputs it changes.
