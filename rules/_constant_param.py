@@ -13,8 +13,9 @@ from typing import Iterable, List, Optional, Set
 
 import libcst as cst
 
-from .analysis import dotted_name
+from .analysis import Shape, call_argument, dotted_name, literal_int, nested_literal_shape
 from .base import Edit
+from .values import NameBindings
 
 # Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
 BLOCK_ATTRIBUTES = {
@@ -301,3 +302,109 @@ def new_init_edit(
     return first, cst.FlattenSentinel(
         [init, first.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
     )
+
+
+class _Binds(NameBindings):
+    """Whether a statement binds `name` (any binding form NameBindings lists)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found = False
+
+    def bind_name(self, name: cst.Name) -> None:
+        if name.value == self.name:
+            self.found = True
+
+
+def binds(node: cst.CSTNode, name: str) -> bool:
+    """`node` (a statement, a function body) binds `name` somewhere."""
+    finder = _Binds(name)
+    node.visit(finder)
+    return finder.found
+
+
+_ARRAY_FUNCTIONS = {"array", "asarray"}
+
+
+def _value_shape(expr: cst.BaseExpression) -> Optional[Shape]:
+    """The shape of an array built in `__init__`: a nested literal (`[[10, 13], [16, 30]]`,
+    `np.array([...], dtype=...)`), or `<array>.reshape(dims)` with literal dims, `-1` at most
+    once (an unknown dim: `np.array(anchors).reshape(1, -1, 2)` -> (1, None, 2)); else None."""
+    literal = nested_literal_shape(expr)
+    if literal is not None:
+        return literal
+    if not isinstance(expr, cst.Call) or any(a.keyword is not None or a.star for a in expr.args):
+        return None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "reshape":
+        target: List[cst.BaseExpression] = [a.value for a in expr.args]
+        if len(target) == 1 and isinstance(target[0], (cst.Tuple, cst.List)):
+            elements = target[0].elements
+            if not all(isinstance(e, cst.Element) for e in elements):
+                return None
+            target = [e.value for e in elements]
+        dims = [literal_int(t) for t in target]
+        if not dims or any(d is None or d == 0 or d < -1 for d in dims):
+            return None
+        if dims.count(-1) > 1:
+            return None
+        return tuple(None if d == -1 else d for d in dims)
+    name = dotted_name(func)
+    if name is not None and name.split(".")[-1] in _ARRAY_FUNCTIONS and expr.args:
+        return nested_literal_shape(expr.args[0].value)
+    return None
+
+
+def constant_shape(klass: cst.ClassDef, attr: str) -> Optional[Shape]:
+    """The shape of the constant `self.<attr> = self.params.get_constant(name, value)` that the
+    class's own `__init__` sets once (`init_attribute`), when `value` is an array whose shape
+    `_value_shape` reads, directly or through a local name whose last binding before the
+    constant is a plain assignment at the top level of `__init__` (or of its name scope):
+    `anchors = np.array(anchors).reshape(1, -1, 2)`. None when anything is less certain."""
+    init = own_init(klass)
+    if init is None or not init_attribute(klass, init, attr):
+        return None
+    assert isinstance(init.body, cst.IndentedBlock)  # (init_attribute checked)
+    top: List[cst.BaseStatement] = []
+    for stmt in init.body.body:
+        if (
+            isinstance(stmt, cst.With)
+            and any(_is_name_scope(i) for i in stmt.items)
+            and isinstance(stmt.body, cst.IndentedBlock)
+        ):
+            top.extend(stmt.body.body)
+        else:
+            top.append(stmt)
+    store = next((i for i, s in enumerate(top) if _stores_attribute(s, attr)), None)
+    if store is None or not isinstance(top[store], cst.SimpleStatementLine):
+        return None
+    small = top[store].body  # type: ignore[attr-defined]
+    if len(small) != 1 or not isinstance(small[0], cst.Assign):
+        return None
+    call = small[0].value
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "get_constant"
+    ):
+        return None
+    value = call_argument(call, 1, "value")
+    if value is None:
+        return None
+    expr = value.value
+    if isinstance(expr, cst.Name):
+        before = [s for s in top[:store] if binds(s, expr.value)]
+        if not before or not isinstance(before[-1], cst.SimpleStatementLine):
+            return None
+        assign = before[-1].body
+        if not (
+            len(assign) == 1
+            and isinstance(assign[0], cst.Assign)
+            and len(assign[0].targets) == 1
+            and isinstance(assign[0].targets[0].target, cst.Name)
+            and assign[0].targets[0].target.value == expr.value
+        ):
+            return None
+        expr = assign[0].value
+    return _value_shape(expr)

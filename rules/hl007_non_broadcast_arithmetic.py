@@ -7,7 +7,8 @@ from typing import Dict, Optional, Type
 import libcst as cst
 
 from ._build import call, strip_parens
-from .analysis import LOST, Value, call_argument, literal_int
+from ._constant_param import binds, constant_shape
+from .analysis import LOST, TENSOR, Shape, Value, call_argument, literal_int
 from .base import SAFE, Invalid, Rule, Valid
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -38,11 +39,26 @@ _WHAT = {
 
 _FIXED = {"literal": "a literal shape", "parameter": "a parameter"}
 
+_ANCHORS = (
+    "import numpy as np\n\n\nclass Net(HybridBlock):\n    def __init__(self, anchors=(10, 13, 16, 30)):\n"
+    "        super().__init__()\n        anchors = np.array(anchors).reshape(1, -1, 2)\n"
+    "        with self.name_scope():\n"
+    "            self.anchors = self.params.get_constant('anchors', anchors)\n\n"
+    "    def hybrid_forward(self, F, x, anchors):\n"
+)
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
 
 def _net(body: str) -> str:
     return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+def _dims(shape: Shape) -> str:
+    """A shape for a message, a dim set when the block is built shown as `n`: `(n, 4)`."""
+    if None not in shape:
+        return str(shape)
+    dims = ["n" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
 def shape_evidence(a: Value, b: Value) -> Optional[str]:
@@ -70,17 +86,20 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
                 reason,
                 mine.shape,
             ) and other.shape != mine.shape:
-                return f"one operand has shape {mine.shape} ({_WHAT[reason]})"
+                return f"one operand has shape {_dims(mine.shape)} ({_WHAT[reason]})"
         elif (
             reason in ("literal", "parameter")
             and mine.shape is not None
-            and None not in mine.shape
+            and (None not in mine.shape or reason == "parameter")
             and other.shape is None
             and other.shape_reason != reason
         ):
             # a fixed shape (a literal, a parameter) against a tensor of unknown shape, e.g. a
-            # batch: equal only by coincidence
-            return f"one operand has the fixed shape {mine.shape} ({_FIXED[reason]})"
+            # batch: equal only by coincidence. A parameter's declared shape is fixed when the
+            # block is built even where its dims are constructor arguments (`shape=(units,)`):
+            # nothing computed in hybrid_forward from the inputs has it but by coincidence
+            shown = _dims(mine.shape)
+            return f"one operand has the fixed shape {shown} ({_FIXED[reason]})"
     return None
 
 
@@ -98,7 +117,10 @@ the helpers it calls) when their shapes can differ. Evidence that they can: one 
 from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a
 literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a
 literal or parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
-`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis), or
+`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis) —
+a parameter's shape is fixed when the block is built also where its dims are constructor
+arguments (`shape=(units,)`), and a constant built in `__init__` from an array reshaped to
+literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
 both shapes are known and differ, or the operands are `expand_dims` on different axes (the
 pairwise `q.expand_dims(2) + k.expand_dims(1)`). Tensors without such evidence — the residual
 `out + x` — are not reported.
@@ -182,9 +204,40 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         ),
         Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
         Valid(_net("return x.reshape((0, -1)) + y.reshape((0, -1))")),
+        # two parameters, shapes set when the block is built: nothing says they differ
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self, units=4):\n        super().__init__()\n"
+            "        self.gamma = self.params.get('gamma', shape=(units,))\n"
+            "        self.beta = self.params.get('beta', shape=(units,))\n\n"
+            "    def hybrid_forward(self, F, x, gamma, beta):\n        return gamma * beta\n"
+        ),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
     ]
     INVALID = [
+        # a declared shape with a constructor argument is fixed when the block is built too
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self, units=4, in_units=3):\n"
+            "        super().__init__()\n"
+            "        self.weight = self.params.get('weight', shape=(in_units, units))\n"
+            "        self.bias = self.params.get('bias', shape=(units,))\n\n"
+            "    def hybrid_forward(self, F, x, weight, bias):\n"
+            "        return F.tanh(F.dot(x, weight) + bias)\n",
+            line=8,
+            fixed="class Net(HybridBlock):\n    def __init__(self, units=4, in_units=3):\n"
+            "        super().__init__()\n"
+            "        self.weight = self.params.get('weight', shape=(in_units, units))\n"
+            "        self.bias = self.params.get('bias', shape=(units,))\n\n"
+            "    def hybrid_forward(self, F, x, weight, bias):\n"
+            "        return F.tanh(F.broadcast_add(F.dot(x, weight), bias))\n",
+            safety=SAFE,
+        ),
+        # a constant built in __init__ with a reshape to (1, -1, 2): YOLO anchors
+        Invalid(
+            _ANCHORS + "        return F.exp(x) * anchors\n",
+            line=12,
+            fixed=_ANCHORS + "        return F.broadcast_mul(F.exp(x), anchors)\n",
+            safety=SAFE,
+        ),
         Invalid(
             _net("return x - x.mean(axis=1, keepdims=True)"),
             line=3,
@@ -315,7 +368,7 @@ different shapes what the eager code computed. Only tensor–tensor operations a
     ) -> None:
         if not (self.is_tensor(left) and self.is_tensor(right)):
             return
-        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(
+        why = shape_evidence(self._operand(left), self._operand(right)) or _pairwise_expand(
             left, right, self.namespace
         )
         if why is None:
@@ -332,6 +385,30 @@ different shapes what the eager code computed. Only tensor–tensor operations a
             replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
         )
         self.report(node, message, replacement=replacement, safety=SAFE)
+
+    def _operand(self, expr: cst.BaseExpression) -> Value:
+        """The analysis's value of `expr`; for a constant parameter whose declared shape the
+        analysis leaves unknown (`get_constant('anchors', anchors)` of an array built in
+        `__init__`), the shape `constant_shape` reads there, while hybrid_forward receives the
+        constant under its attribute's name and never rebinds it."""
+        value = self.value(expr)
+        facts, klass = self.facts, self.facts.klass if self.facts is not None else None
+        if (
+            value.shape is None
+            and value.shape_reason == "parameter"
+            and isinstance(expr, cst.Name)
+            and facts is not None
+            and facts.kind == "hybrid_forward"
+            and klass is not None
+            and expr.value in klass.parameters
+            and klass.parameters[expr.value] is None
+            and any(p.name.value == expr.value for p in facts.node.params.params)
+            and not binds(facts.node.body, expr.value)
+        ):
+            shape = constant_shape(klass.node, expr.value)
+            if shape is not None:
+                return Value(TENSOR, shape, "parameter")
+        return value
 
 
 def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:
