@@ -9,6 +9,12 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
 - **A dimension the analysis knows** (a parameter's declared shape, a literal creation or
   reshape target): `x.shape[k]` → that integer, `x.size` → the product. Safe: the same Python
   int, wherever it is used.
+- **A parameter's shape**: `weight.shape` (`weight.shape[k]`) where `weight` is the data
+  gluon passes for the block's parameter `self.weight`: an input named like it and never
+  rebound, or `kwargs['weight']` of the `**kwargs` receiving the parameters, read only by
+  literal keys → `self.weight.shape` (a literal declared dim: the int). Safe: a Parameter's
+  shape is its data's shape whenever the data exists; while gluon infers a deferred shape it
+  traces hybrid_forward with Symbols, where the original `.shape` raises in both modes.
 - **A shape scalar in tensor arithmetic**: the largest scalar expression around the
   dimension (dims, their `+ - *`, numbers, `self.k` numbers, `math.sqrt(...)`, `** c`,
   `float(...)`, `int(...)` of integers, unary minus) becomes a `(1,)` tensor and its
@@ -69,6 +75,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer
+from ._constant_param import binds
 from .base import SAFE, UNSAFE, Invalid, Valid
 from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
 
@@ -101,6 +108,15 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
     if path is None:
         return None
     index = len(path) - 1
+    owner = parameter_of(rule, attribute.value) if attribute.attr.value == "shape" else None
+    if owner is not None:  # `weight.shape[k]`, `kwargs['weight'].shape`: the Parameter's shape
+        parent = path[index - 1] if index > 0 else None
+        if isinstance(parent, cst.Subscript) and parent.value is attribute:
+            known = _known(rule, parent)
+            if known is not None:
+                return ((parent, integer(known)),), SAFE
+        me = rule.facts.node.params.params[0].name.value
+        return ((attribute.value, cst.Attribute(cst.Name(me), cst.Name(owner))),), SAFE
     if attribute.attr.value == "shape":
         if index == 0:
             return None
@@ -672,15 +688,52 @@ _WEIGHT = (
     "    def hybrid_forward(self, F, x, weight):\n"
 )
 _LAST = "F.slice_axis(F.shape_array({}), axis=0, begin=-1, end=None).astype('float32')"
+# a projection with constructor-argument dims, its parameters received by name or as **kwargs
+_UNITS = (
+    "class Net(HybridBlock):\n    def __init__(self, units=4, in_units=3):\n"
+    "        super().__init__()\n"
+    "        self.weight = self.params.get('weight', shape=(units, in_units))\n\n"
+)
 
 VALID = [
     # the shape tensor itself: nothing to report
     Valid(_net("return F.broadcast_div(x, F.size_array(x).astype('float32'))")),
     # a Parameter's shape is static
     Valid(_WEIGHT + "        return F.relu(x) / self.weight.shape[1]\n"),
+    # **kwargs passed on: what the callee leaves in it is unknown
+    Valid(
+        _UNITS + "    def hybrid_forward(self, F, x, **kwargs):\n"
+        "        y = self._proj(F, x, **kwargs)\n"
+        "        return F.FullyConnected(y, kwargs['weight'], no_bias=True,"
+        " num_hidden=kwargs['weight'].shape[0])\n"
+    ),
+    # a key that names no parameter of the block
+    Valid(
+        _UNITS + "    def hybrid_forward(self, F, x, **kwargs):\n"
+        "        return x.reshape((0, -1)) * kwargs['scale'].shape[0]\n"
+    ),
 ]
 
 INVALID = [
+    # a parameter's data by name, dims constructor arguments: the Parameter's own static shape
+    Invalid(
+        _UNITS + "    def hybrid_forward(self, F, x, weight):\n"
+        "        return F.FullyConnected(x, weight, no_bias=True, num_hidden=weight.shape[0])\n",
+        line=7,
+        fixed=_UNITS + "    def hybrid_forward(self, F, x, weight):\n"
+        "        return F.FullyConnected(x, weight, no_bias=True, num_hidden=self.weight.shape[0])\n",
+        safety=SAFE,
+    ),
+    Invalid(
+        _UNITS + "    def hybrid_forward(self, F, x, **kwargs):\n"
+        "        units = kwargs['weight'].shape[0]\n"
+        "        return F.FullyConnected(x, kwargs['weight'], no_bias=True, num_hidden=units)\n",
+        line=7,
+        fixed=_UNITS + "    def hybrid_forward(self, F, x, **kwargs):\n"
+        "        units = self.weight.shape[0]\n"
+        "        return F.FullyConnected(x, kwargs['weight'], no_bias=True, num_hidden=units)\n",
+        safety=SAFE,
+    ),
     Invalid(
         _net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"),
         line=4,
@@ -808,3 +861,93 @@ INVALID = [
         line=3,
     ),
 ]
+
+
+class _KeyedReads(cst.CSTVisitor):
+    """Whether every use of the name `mapping` in a body reads one literal key
+    (`kwargs['weight']`, not a target, not `del`), and no nested scope rebinds it."""
+
+    def __init__(self, mapping: str) -> None:
+        super().__init__()
+        self.mapping = mapping
+        self.ok = True
+        self._keyed: set = set()
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if (
+            isinstance(node.value, cst.Name)
+            and node.value.value == self.mapping
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.SimpleString)
+        ):
+            self._keyed.add(id(node.value))
+
+    def _store(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript) and _is_name(target.value, self.mapping):
+            self.ok = False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._store(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._store(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.ok = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.mapping and id(node) not in self._keyed:
+            self.ok = False  # passed on, iterated, `.pop(...)`, rebound: anything may happen
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _literal_key(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def parameter_of(rule, expr: cst.BaseExpression) -> Optional[str]:
+    """The attribute of the block parameter whose data `expr` certainly is in hybrid_forward,
+    else None. Gluon passes each registered parameter's data (NDArray, Symbol once hybridized)
+    as the keyword named like its attribute (`self.weight = self.params.get('weight', ...)`
+    arrives as `weight`), so it is
+    - an input named like a parameter of the class, never rebound in the body, or
+    - `kwargs['weight']` of the `**kwargs` that receives them (GluonNLP's projections), the
+      mapping read only by literal keys (not passed on, changed or rebound).
+    `self.<attr>` is then that very Parameter, whose `.shape` is the data's shape."""
+    facts = rule.facts
+    if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
+        return None
+    node = facts.node
+    if not node.params.params or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    parameters = facts.klass.parameters
+    inputs = {p.name.value for p in node.params.params[2:]} | {
+        p.name.value for p in node.params.kwonly_params
+    }
+    if isinstance(expr, cst.Name):
+        name = expr.value
+        if name in parameters and name in inputs and not binds(node.body, name):
+            return name
+        return None
+    star = node.params.star_kwarg
+    if (
+        isinstance(star, cst.Param)
+        and isinstance(expr, cst.Subscript)
+        and _is_name(expr.value, star.name.value)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
+        key = _literal_key(expr.slice[0].slice.value)
+        if key is None or key not in parameters or key in inputs:
+            return None
+        reads = _KeyedReads(star.name.value)
+        node.body.visit(reads)
+        return key if reads.ok else None
+    return None

@@ -12,7 +12,8 @@ from . import _creation_fix, _shape_scalar_fix
 from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from ._creation_fix import plan_creation, unpacking_creation_fix
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
-from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID, plan_shape_scalar
+from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
+from ._shape_scalar_fix import parameter_of, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
 from .analysis import SHAPE, call_argument, literal_int
@@ -536,7 +537,11 @@ broadcast to n, and both fail alike on a 0 rep.
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
-        if attr not in ATTRIBUTES or not self.is_tensor(node.value):
+        if attr not in ATTRIBUTES:
+            return
+        if not self.is_tensor(node.value) and not (
+            attr == "shape" and parameter_of(self, node.value) is not None
+        ):  # a parameter's data by name (`kwargs['weight']`, which the analysis leaves unknown)
             return
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
         planned = self._planned.pop(node, None)
