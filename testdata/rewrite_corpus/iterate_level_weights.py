@@ -41,5 +41,8 @@ class LevelFusionNeck(gluon.HybridBlock):
         return self.fusion(F.stack(*levels))
 
 
+# the parent is the call-site context of issue 11, not a measured block
+PARENTS = ("LevelFusionNeck",)
+
 EXAMPLES = {"WeightedLevelFusion": {"kwargs": {"weights": [0.5, 0.3, 0.2]},
                                     "args": [[3, 2, 2, 2, 2]]}}

@@ -42,4 +42,7 @@ class PairScorer(gluon.HybridBlock):
         return self.relation(F.stack(a_proj, b_proj))
 
 
+# the parent is the call-site context of issue 11, not a measured block
+PARENTS = ("PairScorer",)
+
 EXAMPLES = {"PairRelation": {"kwargs": {"units": 3}, "args": [[2, 2, 4]]}}

@@ -42,5 +42,8 @@ class StepwiseForecaster(gluon.HybridBlock):
         return self.decoder(F.transpose(encoded, axes=(1, 0, 2)))
 
 
+# the parent is the call-site context of issue 11, not a measured block
+PARENTS = ("StepwiseForecaster",)
+
 EXAMPLES = {"StepwiseDecoder": {"kwargs": {"prediction_length": 3, "units": 2},
                                 "args": [[3, 2, 4]]}}
