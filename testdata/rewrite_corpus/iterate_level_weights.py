@@ -42,7 +42,7 @@ class LevelFusionNeck(gluon.HybridBlock):
 
 
 # the parent is the call-site context of issue 11, not a measured block
-PARENTS = ("LevelFusionNeck",)
+CONTEXT = ("LevelFusionNeck",)
 
 EXAMPLES = {"WeightedLevelFusion": {"kwargs": {"weights": [0.5, 0.3, 0.2]},
                                     "args": [[3, 2, 2, 2, 2]]}}

@@ -43,6 +43,6 @@ class PairScorer(gluon.HybridBlock):
 
 
 # the parent is the call-site context of issue 11, not a measured block
-PARENTS = ("PairScorer",)
+CONTEXT = ("PairScorer",)
 
 EXAMPLES = {"PairRelation": {"kwargs": {"units": 3}, "args": [[2, 2, 4]]}}

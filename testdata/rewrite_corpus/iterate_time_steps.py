@@ -43,7 +43,7 @@ class StepwiseForecaster(gluon.HybridBlock):
 
 
 # the parent is the call-site context of issue 11, not a measured block
-PARENTS = ("StepwiseForecaster",)
+CONTEXT = ("StepwiseForecaster",)
 
 EXAMPLES = {"StepwiseDecoder": {"kwargs": {"prediction_length": 3, "units": 2},
                                 "args": [[3, 2, 4]]}}

@@ -39,4 +39,7 @@ class LandmarkHead(gluon.HybridBlock):
         return lm
 
 
+# the child branch is context of the measured head (its unpacked output), not a measured block
+CONTEXT = ("LandmarkBranch",)
+
 EXAMPLES = {"LandmarkHead": {"kwargs": {"num_points": 3}, "args": [[2, 4, 3, 3]]}}
