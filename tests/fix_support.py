@@ -12,10 +12,13 @@ settings, the block written around a hybrid_forward body, building and running i
 """
 
 import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+
+from hybridlint import linter
 
 BACKENDS = [
     pytest.param("engine", id="engine"),
@@ -31,6 +34,54 @@ def fix_settings(max_examples: int, **more) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
         **more,
+    )
+
+
+# Linting and fixing are deterministic functions of the source text and the arguments, and they
+# dominate these tests' time (LibCST parses, metadata, rule walks: ~90% of a property's run).
+# Hypothesis draws the same block source many times (most drawn values only change the input
+# data, not the text), and each backend's run lints it again; so the results are memoized per
+# (source, arguments) in each test process. Every example still checks its lint and fix
+# results: only recomputing an identical result is skipped.
+_LINTED: dict = {}
+_FIXED: dict = {}
+
+
+def _key(source, args, kwargs):
+    """A cache key, or None when an argument is not plain data (a callable `accept`, rule
+    classes): those calls are not memoized."""
+    plain = (str, int, bool, type(None))
+    items = list(args) + [v for _, v in sorted(kwargs.items())]
+    for v in items:
+        if isinstance(v, (list, tuple, set, frozenset)):
+            if not all(isinstance(e, plain) for e in v):
+                return None
+        elif not isinstance(v, plain):
+            return None
+    return (source, repr(args), repr(sorted(kwargs.items())))
+
+
+def lint_source(source, *args, **kwargs):
+    """`hybridlint.linter.lint_source`, memoized (see above); returns a fresh list."""
+    key = _key(source, args, kwargs)
+    if key is None:
+        return linter.lint_source(source, *args, **kwargs)
+    if key not in _LINTED:
+        _LINTED[key] = tuple(linter.lint_source(source, *args, **kwargs))
+    return list(_LINTED[key])
+
+
+def fix_source(source, *args, **kwargs):
+    """`hybridlint.linter.fix_source`, memoized (see above); returns a fresh FixResult (its
+    lists copied; findings are frozen)."""
+    key = _key(source, args, kwargs)
+    if key is None:
+        return linter.fix_source(source, *args, **kwargs)
+    if key not in _FIXED:
+        _FIXED[key] = linter.fix_source(source, *args, **kwargs)
+    r = _FIXED[key]
+    return dataclasses.replace(
+        r, applied=list(r.applied), remaining=list(r.remaining), initial=list(r.initial)
     )
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fix_support import BACKENDS, backend_module, block_source, fix_settings
 from fix_support import build as build_with
 from fix_support import run
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source
 
 SETTINGS = fix_settings(20)
 

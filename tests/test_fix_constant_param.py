@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source
 
 BACKENDS = [
     pytest.param("engine", id="engine"),

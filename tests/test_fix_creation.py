@@ -24,7 +24,7 @@ from fix_support import (
     fix_settings,
     run,
 )
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source
 
 SETTINGS = fix_settings(25)
 

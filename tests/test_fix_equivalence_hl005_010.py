@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import fix_support
 from fix_support import BACKENDS, backend_module, fix_settings
 from fix_support import block_source as source_of
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source
 
 SETTINGS = fix_settings(20)
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import fix_support
 from fix_support import BACKENDS, fix_settings
 from fix_support import backend_module as backend
-from hybridlint.linter import fix_source
+from fix_support import fix_source
 from hybridlint.rules import ALL_RULES
 
 RULES = {rule.code: rule for rule in ALL_RULES}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import fix_support
 from fix_support import BACKENDS, backend_module, fix_settings
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source
 
 SETTINGS = fix_settings(10)
 
