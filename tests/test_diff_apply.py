@@ -42,26 +42,46 @@ def run(args, cwd):
     )
 
 
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every case's file, `<case>/net.py` in one git work tree, through one `--diff` run and
+    one `--fix` run (a hybridlint process costs about a second of imports; one run per case and
+    mode was most of this module's time). Returns (root, {case: original bytes}, the diff run,
+    {case: bytes after --diff}, the fix run, {case: bytes --fix wrote})."""
+    root = tmp_path_factory.mktemp("diff-apply")
+    (root / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
+    raws = {}
+    for case, (text, encoding) in sorted(CASES.items()):
+        text = text.replace("{extra}", EXTRA.get(case, "# plain"))
+        raws[case] = text.encode("utf-8" if encoding == "utf-8" else encoding)
+        (root / case).mkdir()
+        (root / case / "net.py").write_bytes(raws[case])
+    files = [case + "/net.py" for case in sorted(CASES)]
+    diff = run(["--no-cache", "--diff", *files], root)
+    after_diff = {case: (root / case / "net.py").read_bytes() for case in CASES}
+    fixed = run(["--no-cache", "--fix", *files], root)
+    wants = {case: (root / case / "net.py").read_bytes() for case in CASES}
+    (root / "fix.patch").write_bytes(diff.stdout)
+    return root, raws, diff, after_diff, fixed, wants
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_diff_applies_with_git_apply(tmp_path, case):
-    text, encoding = CASES[case]
-    text = text.replace("{extra}", EXTRA.get(case, "# plain"))
-    raw = text.encode("utf-8" if encoding == "utf-8" else encoding)
-    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
-    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
-    path = tmp_path / "net.py"
-    path.write_bytes(raw)
-    diff = run(["--no-cache", "--diff", "net.py"], tmp_path)
+def test_diff_applies_with_git_apply(runs, case):
+    root, raws, diff, after_diff, fixed, wants = runs
+    raw, path = raws[case], root / case / "net.py"
     assert diff.returncode == 1, diff.stderr
-    assert path.read_bytes() == raw  # --diff writes nothing
-    fixed = run(["--no-cache", "--fix", "net.py"], tmp_path)
+    assert after_diff[case] == raw  # --diff writes nothing
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    want = path.read_bytes()
+    want = wants[case]
     assert want != raw and b"F.relu" in want
     path.write_bytes(raw)
-    (tmp_path / "fix.patch").write_bytes(diff.stdout)
+    # this case's part of the patch only: each case's file is patched from its original
     applied = subprocess.run(
-        ["git", "apply", "fix.patch"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        ["git", "apply", "--include", case + "/net.py", "fix.patch"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert applied.returncode == 0, applied.stderr.decode() + "\n" + diff.stdout.decode("latin-1")
     assert path.read_bytes() == want
