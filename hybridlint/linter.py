@@ -42,6 +42,7 @@ from . import suppression as _suppression
 from . import toplevel
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
+from .rules.values import _walked_fields, walk_nodes
 
 MAX_FIX_PASSES = 10
 
@@ -100,6 +101,9 @@ _INDEX: Dict[str, Dict[str, Tuple[int, int, Set[str]]]] = {}
 _CALLS: Dict[Tuple[str, int, int], Dict[Tuple[int, str, str], List[ExternalCall]]] = {}
 # importer -> (text, names called in its hybrid code or None when unsure, whether scanned)
 _TEXTS: Dict[Tuple[str, int, int], Tuple[str, Optional[Set[str]], bool]] = {}
+# importer text -> its _parse_regions (no roots) from _calls_into, for the importer's own lint
+# in this process (taken once; the last 16 kept): the trees are not changed by an analysis
+_PARSED: Dict[str, Tuple[List[str], List["_Region"], ModuleContext]] = {}
 # `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
 _FROM_IMPORT = re.compile(
     r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M
@@ -257,7 +261,11 @@ def _calls_into(
     if calls is None:
         calls = {}
         try:
-            _, regions, context = _parse_regions(text)
+            parsed = _parse_regions(text)
+            _, regions, context = parsed
+            _PARSED[text] = parsed  # the importer's own lint, if it comes, parses it again
+            while len(_PARSED) > 16:
+                del _PARSED[next(iter(_PARSED))]
             if regions:
                 external: Dict[str, Dict[cst.Call, List[Value]]] = {}
                 classes, functions, _ = _collect(regions)
@@ -628,6 +636,95 @@ class _Dispatcher(cst.CSTVisitor):
         if isinstance(original_node, _COMPREHENSIONS):
             self.state.env = self.saved_envs.pop()
 
+    def walk(self, node: cst.CSTNode) -> None:
+        """What ``node.visit(self)`` does, in the same order, without LibCST rebuilding every
+        node it passes (most of a rule run's time): the children are read from the fields
+        LibCST's visitor visits, in its order (:func:`_visit_order`); layout (whitespace,
+        commas, brackets, operator tokens) is passed over, where no rule and nothing in
+        ``on_visit`` looks."""
+        if self.on_visit(node):
+            order, others = _VISIT_ORDERS.get(type(node)) or _visit_order(type(node))
+            if others and any(_holds_node(getattr(node, name)) for name in others):
+                node._visit_and_replace_children(self)  # a child where the order is unknown
+            else:
+                for name in order:
+                    value = getattr(node, name)
+                    if isinstance(value, cst.CSTNode):
+                        self.walk(value)
+                    elif type(value) in (tuple, list):
+                        for item in value:
+                            if isinstance(item, cst.CSTNode):
+                                self.walk(item)
+        self.on_leave(node)
+
+
+# Layout: node types that only hold whitespace, brackets, commas or operator tokens (LibCST
+# visits them; :meth:`_Dispatcher.walk` does not, so no rule may visit them: see _run_rules)
+_LAYOUT_TYPES = (
+    cst.BaseParenthesizableWhitespace,
+    cst.Comma,
+    cst.Comment,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.TrailingWhitespace,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Dot,
+    cst.AssignEqual,
+    cst.Colon,
+    cst.Semicolon,
+    cst.BaseBinaryOp,
+    cst.BaseUnaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseAugOp,
+    cst.ImportStar,
+    cst.ParamStar,
+    cst.ParamSlash,
+)
+# node type -> (the fields holding its non-layout children in LibCST's visiting order, the
+# fields LibCST's visitor does not name: strings and flags, checked on each node)
+_VISIT_ORDERS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
+
+
+def _visit_order(kind: type) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """The fields of node type ``kind`` that hold non-layout children, in the order LibCST's
+    visitor visits them (``IfExp``: body, test, orelse; ``Arg``: keyword, value), read from the
+    order of the field names in the code of ``kind._visit_and_replace_children``, and the other
+    non-layout fields (strings, flags: ``FormattedString.start``; a node found in one makes the
+    walk fall back to LibCST's). Checked against LibCST's own walk in tests/test_linter.py."""
+    fields = _walked_fields(kind)
+    code = getattr(getattr(kind, "_visit_and_replace_children", None), "__code__", None)
+    consts = code.co_consts if code is not None else ()
+    order = tuple(c for c in dict.fromkeys(consts) if isinstance(c, str) and c in fields)
+    result = _VISIT_ORDERS[kind] = (order, tuple(f for f in fields if f not in order))
+    return result
+
+
+def _ordered_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The non-layout children of ``node`` in the order LibCST's visitor visits them."""
+    order, others = _VISIT_ORDERS.get(type(node)) or _visit_order(type(node))
+    if others and any(_holds_node(getattr(node, name)) for name in others):
+        return [c for c in node.children if not isinstance(c, _LAYOUT_TYPES)]
+    children: List[cst.CSTNode] = []
+    for name in order:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif type(value) in (tuple, list):
+            children.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return children
+
+
+def _holds_node(value: object) -> bool:
+    return isinstance(value, cst.CSTNode) or (
+        type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
+    )
+
 
 def _comprehension_targets(node: cst.CSTNode) -> Iterable[str]:
     comp = getattr(node, "for_in", None)
@@ -665,28 +762,30 @@ def _collect(
     functions: List[cst.FunctionDef] = []
     owner: Dict[cst.CSTNode, _Region] = {}
 
-    class Collector(cst.CSTVisitor):
-        def __init__(self, region: _Region) -> None:
-            super().__init__()
-            self.region = region
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+    def collect(node: cst.CSTNode, region: _Region) -> None:
+        # what a LibCST visitor with visit_ClassDef and visit_FunctionDef below would see, in
+        # its order; no class is under an expression or a simple statement
+        if isinstance(node, cst.ClassDef):
             # every class: hybrid_forward and its helpers may be inherited within the module
             classes.append(node)
-            owner[node] = self.region
+            owner[node] = region
             if isinstance(node.body, cst.IndentedBlock):
                 for statement in node.body.body:
                     if isinstance(statement, cst.FunctionDef):
-                        owner[statement] = self.region
-            return True
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                        owner[statement] = region
+        elif isinstance(node, cst.FunctionDef) and not (
             # block factories (`def make(): class B(HybridBlock): ...`, a class defined in
             # `__init__`) hold classes too; other function bodies are not walked
-            return node in top_level or (
+            node in top_level
+            or (
                 isinstance(node.body, cst.IndentedBlock)
                 and any(isinstance(statement, cst.ClassDef) for statement in node.body.body)
             )
+        ):
+            return
+        for child in _ordered_children(node):
+            if not isinstance(child, (cst.BaseExpression, cst.BaseSmallStatement)):
+                collect(child, region)
 
     top_level: Set[cst.CSTNode] = set()
     for region in regions:
@@ -695,7 +794,7 @@ def _collect(
                 functions.append(statement)
                 owner[statement] = region
                 top_level.add(statement)
-            statement.visit(Collector(region))
+            collect(statement, region)
     return classes, functions, owner
 
 
@@ -719,6 +818,10 @@ def _run_rules(
         for attribute in dir(rule):
             if attribute.startswith("visit_"):
                 table.setdefault(attribute[len("visit_") :], []).append(getattr(rule, attribute))
+    layout_visited = any(  # a rule visiting layout nodes: LibCST's walk, which passes them
+        isinstance(getattr(cst, name, None), type) and issubclass(getattr(cst, name), _LAYOUT_TYPES)
+        for name in table
+    )
     results: List[Tuple[_Region, Report]] = []
     region_of = _region_lookup(module_facts, owner, regions)
     for klass in module_facts.classes.values():
@@ -730,7 +833,10 @@ def _run_rules(
     for facts in module_facts.scopes:
         state.facts, state.env, state.statement = facts, dict(facts.params), facts.node
         dispatcher = _Dispatcher(facts, state, table)
-        facts.node.body.visit(dispatcher)
+        if layout_visited:
+            facts.node.body.visit(dispatcher)
+        else:
+            dispatcher.walk(facts.node.body)
         for rule in rules:
             results.extend(
                 (region_of(module_facts.origins.get(facts.node, facts.node)), report)
@@ -746,21 +852,12 @@ def _region_lookup(
     """Map any analysed def/class to the region holding it."""
     mapping: Dict[cst.CSTNode, _Region] = dict(owner)  # classes and their own methods
 
-    class Finder(cst.CSTVisitor):
-        def __init__(self, region: _Region) -> None:
-            super().__init__()
-            self.region = region
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            mapping.setdefault(node, self.region)
-
-        def visit_Lambda(self, node: cst.Lambda) -> None:  # a lambda analysed as a helper
-            mapping.setdefault(node, self.region)
-
     def lookup(node: cst.CSTNode) -> _Region:
         if node not in mapping:
             for region in regions:
-                region.module.visit(Finder(region))
+                for found in walk_nodes(region.module):
+                    if isinstance(found, (cst.FunctionDef, cst.Lambda)):  # a lambda helper too
+                        mapping.setdefault(found, region)
         return mapping[node]
 
     return lookup
@@ -805,7 +902,8 @@ def _locate(
     seeds = _project_seeds(source, path)
     if "hybrid_forward" not in source and not seeds:
         return [], [], positions
-    lines, regions, context = _parse_regions(source, seeds)
+    parsed = _PARSED.pop(source, None)  # parsed (no roots) for another file's helpers?
+    lines, regions, context = parsed if parsed and not seeds else _parse_regions(source, seeds)
     rule_classes = _selected(rules, select, ignore)
     suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
-from .values import NameBindings
+from .values import NameBindings, parent_map
 from .base import UNSAFE, Invalid, Rule, Valid
 
 METHODS = {
@@ -307,21 +307,6 @@ def _code(node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class _Parents(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.parent: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self.stack: List[cst.CSTNode] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.parent[node] = self.stack[-1]
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
-
-
 class _References(NameBindings):
     """Where `name` is stored and where it is read in a function body."""
 
@@ -387,15 +372,14 @@ class _ScalarPlan:
         self.node = node
         self.tensor = tensor
         self.conversion = conversion
-        self.parents = _Parents()
-        self.facts.node.visit(self.parents)
+        self.parents = parent_map(self.facts.node)
         self.terminals: List[cst.BinaryOperation] = []
         self.python_arith = False
         self.names: List[str] = []
 
     # -- where and what --------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.parents.parent.get(node)
+        return self.parents.get(node)
 
     def env_of(self, node: cst.CSTNode) -> Optional[Env]:
         current: Optional[cst.CSTNode] = node

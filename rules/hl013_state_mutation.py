@@ -8,6 +8,7 @@ import libcst as cst
 
 from .analysis import PARAMETER
 from .base import Invalid, Rule, Valid
+from .values import walk_nodes
 
 # Methods that change a list, dict or set in place.
 _MUTATORS = {
@@ -203,9 +204,13 @@ No automatic fix: where the state should live depends on the program.
         klass = self.facts.klass if self.facts is not None else None
         if klass is None:
             return set()
-        reader = _LambdaReads()
-        klass.node.visit(reader)
-        return reader.names
+        return {
+            name
+            for function in walk_nodes(klass.node)
+            if isinstance(function, cst.Lambda)
+            for node in walk_nodes(function)
+            if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
+        }
 
     def _is_child(self, name: str) -> bool:
         klass = self.facts.klass if self.facts is not None else None
@@ -229,25 +234,6 @@ No automatic fix: where the state should live depends on the program.
                     in ("list", "dict", "set", "OrderedDict", "defaultdict", "deque")
                 )
         return False
-
-
-class _LambdaReads(cst.CSTVisitor):
-    """`self.<a>` read inside any lambda."""
-
-    def __init__(self) -> None:
-        self.names: set = set()
-        self._depth = 0
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._depth += 1
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._depth -= 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        name = _self_attribute(node)
-        if self._depth and name is not None:
-            self.names.add(name)
 
 
 def _init_assignments(klass: cst.ClassDef):

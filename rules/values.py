@@ -461,6 +461,25 @@ def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
                 stack.extend(item for item in value if isinstance(item, cst.CSTNode))
 
 
+def parent_map(node: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """Each node under `node` (layout passed over, as in :func:`walk_nodes`) -> its parent."""
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for name in _walked_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                parents[value] = current
+                stack.append(value)
+            elif type(value) in (tuple, list):
+                for item in value:
+                    if isinstance(item, cst.CSTNode):
+                        parents[item] = current
+                        stack.append(item)
+    return parents
+
+
 class NameBindings(cst.CSTVisitor):
     """Calls `bind_name` for every name a function body binds: assignment targets (plain,
     augmented, annotated; unpacked through tuples, lists and stars), for and comprehension
