@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
+    unpacked,
     annotation_value,
     EAGER_NAMESPACES,
     MAPPING,
@@ -54,6 +55,7 @@ from .values import (
     SYMBOL_NAMESPACES,
     NAMESPACE,
     SEQUENCE,
+    RNN_LAYERS,
     SINGLE_OUTPUT_LAYERS,
     TENSOR,
     TENSORS,
@@ -83,6 +85,7 @@ class ClassFacts:
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
+    rnn_layers: Set[str] = field(default_factory=set)  # children that are rnn.RNN/LSTM/GRU layers
     # the block's own opt-out of hybridization: flags named so (`self.hybridizable`), tests the
     # constructor asserts when hybridizable (normalized `guards.normalized_code`), `hybridize` raising
     opt_out_flags: Set[str] = field(default_factory=set)
@@ -174,6 +177,9 @@ class FunctionFacts:
     # argument of an operator or of a gluon layer): read by `used_as_array`
     array_names: Set[str] = field(default_factory=set)
     numpy: bool = False  # the body calls F.np.* / F.npx.*: numpy-mode code
+    # inputs that are tensors only by the module's call sites (`_call_site_evidence`): another
+    # module may call the block with a list, so a fix resting on them is unsafe (`Rule.report`)
+    caller_tensors: Set[str] = field(default_factory=set)
 
     def used_as_array(self, name: str) -> bool:
         """Whether the body uses `name` as only an array can be used, which settles that an
@@ -393,6 +399,9 @@ def _child_value(
             for t in s.targets
             if isinstance(t.target, cst.Name)
         }
+        layer_tuple = _returned_layer_tuple(klass, returns)
+        if layer_tuple is not None:
+            return layer_tuple
         if returns and all(
             r.value is not None
             and not isinstance(r.value, (cst.Tuple, cst.List))
@@ -404,6 +413,59 @@ def _child_value(
         ):
             return Value(TENSOR)
     return UNKNOWN_VALUE
+
+
+def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Optional[Value]:
+    """A module block whose every return is a tuple, of one length, of calls of its own gluon
+    layers (`return self.coords(x), self.visible(x)`): a Python tuple of fresh tensors known by
+    position, what `a, b = self.child(x)` binds (`values.unpacked`). Any other tuple: None."""
+    tuples = [r.value for r in returns if isinstance(r.value, cst.Tuple)]
+    if not returns or len(tuples) != len(returns):
+        return None
+    lengths = {len(t.elements) for t in tuples}
+    if len(lengths) != 1:
+        return None
+    layers = _own_layers(klass)
+    for returned in tuples:
+        for element in returned.elements:
+            func = element.value.func if isinstance(element.value, cst.Call) else None
+            if (
+                isinstance(element, cst.StarredElement)
+                or not isinstance(func, cst.Attribute)
+                or not (isinstance(func.value, cst.Name) and func.value.value == "self")
+                or func.attr.value not in layers
+            ):
+                return None
+    return Value(SEQUENCE, items=tuple(Value(TENSOR, fresh=True) for _ in range(lengths.pop())))
+
+
+def _own_layers(klass: cst.ClassDef) -> Set[str]:
+    """The attributes every `__init__` write of which builds a single-output gluon layer
+    (`self.coords = nn.Dense(2)`; not a container, which may hand back its input)."""
+    init = _method(klass, "__init__")
+    layers: Set[str] = set()
+    others: Set[str] = set()
+    for small in _walk_statements(init.body.body) if init is not None else ():
+        if not isinstance(small, cst.Assign):
+            continue
+        built = (
+            (dotted_name(small.value.func) or "").split(".")[-1]
+            if isinstance(small.value, cst.Call)
+            else None
+        )
+        for target in small.targets:
+            t = target.target
+            if (
+                isinstance(t, cst.Attribute)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == "self"
+            ):
+                single = built in SINGLE_OUTPUT_LAYERS and built not in (
+                    "HybridSequential",
+                    "Identity",
+                )
+                (layers if single else others).add(t.attr.value)
+    return layers - others
 
 
 def _method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
@@ -913,6 +975,7 @@ def _init_facts(
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
             facts.layers.discard(attr)
+            facts.rnn_layers.discard(attr)
             if (
                 isinstance(value, (cst.Integer, cst.Float))
                 or literal_int(value) is not None
@@ -943,8 +1006,11 @@ def _init_facts(
                     )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
-                if (dotted_name(value.func) or "").split(".")[-1] in SINGLE_OUTPUT_LAYERS:
+                built = (dotted_name(value.func) or "").split(".")[-1]
+                if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
+                elif built in RNN_LAYERS and built not in classes:
+                    facts.rnn_layers.add(attr)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1195,16 +1261,12 @@ class _Evaluator(Evaluator):
 
 
 def _bind_value(target: cst.BaseExpression, value: Value, env: Env) -> Env:
-    """`target = value` as the statement walk binds it (tuple targets: elements of a sequence
-    of tensors are tensors, anything else unknown)."""
+    """`target = value` as the statement walk binds it (tuple targets: `values.unpacked`)."""
     if isinstance(target, cst.Name):
         return {**env, target.value: value}
     if isinstance(target, (cst.Tuple, cst.List)):
-        element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
-        for item in target.elements:
-            env = _bind_value(
-                item.value, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env
-            )
+        for item, known in zip(target.elements, unpacked(value, target.elements)):
+            env = _bind_value(item.value, known, env)
     return env
 
 
@@ -1483,6 +1545,7 @@ def analyze(
             if sited and owner is not None:  # its parents' calls, walked before it
                 evidence = applied[owner.name] = evidence_for(owner, facts.node)
                 facts.params = {**policy[owner.name], **evidence}
+                facts.caller_tensors = {n for n, v in evidence.items() if v.kind == TENSOR}
             analyzer = _Analyzer(facts, on_call)
             analyzer.run()
             if facts.kind == "hybrid_forward" and analyzer.sequence_hints:

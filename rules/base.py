@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tupl
 import libcst as cst
 
 from .module_context import ModuleContext
-from .values import TENSOR
+from .values import TENSOR, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import ClassFacts, FunctionFacts, Value
@@ -156,6 +156,8 @@ class Rule:
         all_edits = tuple(edits)
         if replacement is not None:
             all_edits = ((node, replacement),) + all_edits
+        if safety == SAFE and all_edits and self._rests_on_callers(node):
+            safety = UNSAFE
         self.reports.append(
             Report(
                 rule=self,
@@ -165,6 +167,15 @@ class Rule:
                 safety=safety if all_edits else None,
                 statement=self.statement,
             )
+        )
+
+    def _rests_on_callers(self, node: cst.CSTNode) -> bool:
+        """Whether `node` mentions an input that is a tensor only because the module's own
+        call sites pass one (`FunctionFacts.caller_tensors`, issue 11): another module may call
+        the block with a list of arrays, so a fix there is unsafe, never safe."""
+        names = self.facts.caller_tensors if self.facts is not None else ()
+        return bool(names) and any(
+            isinstance(n, cst.Name) and n.value in names for n in walk_nodes(node)
         )
 
     # -- optional hook --------------------------------------------------------------------

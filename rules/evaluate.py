@@ -481,6 +481,8 @@ class Evaluator:
         klass = self.facts.klass
         if klass is None:
             return UNKNOWN_VALUE
+        if attr in klass.rnn_layers:
+            return rnn_layer_call(call, args)
         if attr in klass.children:
             if self.analyzer is not None and klass.built_children.get(attr):
                 # `self.head(x)` with `self.head = Head(...)`: evidence for Head's inputs
@@ -580,3 +582,32 @@ def _broadcast_shape(a: Optional[Shape], b: Optional[Shape]) -> Optional[Shape]:
         else:
             return None
     return tuple(dims)
+
+
+def rnn_layer_call(call: cst.Call, args: List[Value]) -> Value:
+    """What calling a gluon recurrent layer (`self.rnn = rnn.LSTM(...)`) returns. MXNet 1.9.1's
+    `_RNNLayer.__call__` returns the output alone when `states` is None (omitted or passed as
+    None) and the pair (output, new states) otherwise: so the data alone or a literal None give
+    a fresh tensor; states that are surely not None (a list or tuple display, a sequence, a
+    tensor) give the pair, the states a list; states that may be None (a name defaulting to
+    None) give an unknown value."""
+    keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+    if (
+        not call.args
+        or len(call.args) > 2
+        or call.args[0].keyword is not None
+        or any(a.star for a in call.args)
+        or any(k != "states" for k in keywords)
+    ):
+        return UNKNOWN_VALUE
+    given = list(zip(call.args, args))[1:]
+    if not given or (isinstance(given[0][0].value, cst.Name) and given[0][0].value.value == "None"):
+        return Value(TENSOR, fresh=True)
+    arg, value = given[0]
+    if (
+        isinstance(arg.value, (cst.List, cst.Tuple))
+        or value.kind in (SEQUENCE, TENSORS)
+        or (value.is_tensor)
+    ):
+        return Value(SEQUENCE, items=(Value(TENSOR, fresh=True), Value(SEQUENCE)))
+    return UNKNOWN_VALUE

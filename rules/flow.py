@@ -9,6 +9,7 @@ import libcst as cst
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
 from .values import (
+    unpacked,
     walk_nodes,
     NONNEGATIVE,
     iterated_names,
@@ -201,12 +202,8 @@ class FunctionAnalyzer:
         if isinstance(target, cst.Name):
             return {**env, target.value: value}
         if isinstance(target, (cst.Tuple, cst.List)):
-            element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
-            for item in target.elements:
-                inner = item.value
-                env = self.bind(
-                    inner, UNKNOWN_VALUE if isinstance(item, cst.StarredElement) else element, env
-                )
+            for item, known in zip(target.elements, unpacked(value, target.elements)):
+                env = self.bind(item.value, known, env)
             return env
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self.evaluator.eval(target.value, env, consumed=True)

@@ -33,6 +33,14 @@ _ATTEND = (
 )
 
 
+# a block with a gluon LSTM layer
+_RNN = (
+    "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.rnn = mx.gluon.rnn.LSTM(5)\n\n    def hybrid_forward(self, F, x):\n"
+    "        {body}\n"
+)
+
+
 class TensorIndexing(Rule):
     code = "HL003"
     name = "tensor-indexing"
@@ -95,7 +103,9 @@ or non-literal bound are unsafe: MXNet 1.9.1's `slice` raises `could not constru
 sub-memory` when a negative bound lies before the start of the axis (`x[-5:]` on a length-2
 axis), where Python slicing clamps; within range they are exact. `x[..., a:b]` becomes
 `F.slice_axis(x, axis=-1, begin=a, end=b)`, which raises instead of clamping when `b` is past
-the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxis or a step after
+the end: unsafe. An input that is a tensor only because the module's own call sites pass one (a parent's
+`self.attend(x, F.stack(...))`) makes every fix on it unsafe: another module may pass a list.
+Indices that are tensors, names of unknown value, `None`/newaxis or a step after
 `...` are reported without a fix; so is slice assignment (rewrite it with `F.where` or
 `F.concat`).
 """
@@ -181,6 +191,16 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
         Valid(_net("return F.relu(x)[-1]  # noqa")),
     ]
     INVALID = [
+        # an RNN layer called on the data alone returns one fresh tensor (GluonCV2's visemenet)
+        Invalid(
+            _RNN.format(body="x = self.rnn(x)\n        return x[:, -1, :]"),
+            line=8,
+            fixed=_RNN.format(
+                body="x = self.rnn(x)\n        "
+                "return F.squeeze(F.slice_axis(x, axis=1, begin=-1, end=None), axis=1)"
+            ),
+            safety=SAFE,
+        ),
         # issue 11: the module's only call of the block passes one stacked tensor as
         # `memory`, a name gluon code uses for lists of arrays (alone: not reported)
         Invalid(
@@ -193,7 +213,7 @@ the end: unsafe. Indices that are tensors, names of unknown value, `None`/newaxi
                 "Attend",
                 "x, F.stack(F.relu(x), F.sigmoid(x))",
             ),
-            safety="safe",
+            safety="unsafe",  # a tensor by the module's call sites only
         ),
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
         Invalid(

@@ -7,7 +7,7 @@ import them from `.analysis`, which re-exports everything here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -55,6 +55,10 @@ class Value:
     # Why the analysis holds this kind (e.g. "isinstance(x, (list, tuple))", "annotation List[...]",
     # "F.linalg.slogdet has 2 outputs"): for messages and debugging, never part of equality.
     evidence: Optional[str] = field(default=None, compare=False)
+    # A Python tuple whose elements are known by position (a module block whose every return
+    # is `self.a(x), self.b(x)`, a gluon RNN layer called with states: `(output, states)`):
+    # what unpacking binds to each target (`unpacked`). `join` drops it.
+    items: Optional[Tuple["Value", ...]] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -226,6 +230,9 @@ SINGLE_OUTPUT_LAYERS = {
     "HybridSequential",
     "Identity",
 }
+# Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
+# the pair (output, new states) when called with states (`evaluate.rnn_layer_call`).
+RNN_LAYERS = {"RNN", "LSTM", "GRU"}
 # NDArray methods that do not return a tensor.
 NON_TENSOR_METHODS = {
     "asnumpy",
@@ -360,6 +367,17 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
     if head in _TENSOR_HINTS:
         return Value(TENSOR, evidence=evidence)
     return None
+
+
+def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
+    """What `a, b, ... = value` binds to each target element: by position when `value.items`
+    knows them (same length, no starred target), a tensor each when `value` is the outputs of
+    a multi-output operator (TENSORS), unknown otherwise (a starred target always)."""
+    starred = [isinstance(e, cst.StarredElement) for e in elements]
+    if value.items is not None and len(value.items) == len(elements) and not any(starred):
+        return list(value.items)
+    element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
+    return [UNKNOWN_VALUE if star else element for star in starred]
 
 
 def join(a: Value, b: Value) -> Value:

@@ -160,13 +160,48 @@ def test_parameters_scalars_and_children_from_init():
         SHAPE,
         TENSOR,
         TENSOR,
-        UNKNOWN,
+        TENSOR,  # an RNN layer on the data alone returns its output (with states: a pair)
         UNKNOWN,
         UNKNOWN,
         TENSOR,
     ]
     assert main[3].shape == (3, 4)
     assert (main[5].shape, main[5].shape_reason) == ((3, 4), "parameter")
+
+
+def test_rnn_layer_calls_and_children_returning_layer_tuples_unpack_by_position():
+    """`out, states = self.rnn(x, [h, c])` binds a tensor and a list (MXNet 1.9.1's RNN layers
+    return the pair when given states that are not None); `a, b = self.branch(x)` of a module block whose every
+    return is a tuple of its own layers' outputs binds two tensors; other tuples stay unknown."""
+    init = (
+        "with self.name_scope():\n    self.rnn = rnn.LSTM(8)\n    self.branch = Branch()\n"
+        "    self.pair = Pair()"
+    )
+    body = (
+        "out, st = self.rnn(x, [h, c])\nprobe(out)\nprobe(st)\nprobe(self.rnn(x, None))\n"
+        "probe(self.rnn(x, states))\nprobe(self.rnn(x, states=[h, c]))\n"
+        "a, b = self.branch(x)\nprobe(a)\nprobe(b)\nc, d = self.pair(x)\nprobe(c)"
+    )
+    helpers = (
+        "class Branch(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.coords = nn.Dense(2)\n        self.vis = nn.Dense(1)\n\n"
+        "    def hybrid_forward(self, F, x):\n        return self.coords(x), self.vis(x)\n\n\n"
+        "class Pair(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x, F.relu(x)\n\n\n"
+    )
+    seen = probe(helpers + net(body, args="F, x, h, c, states=None", init=init))
+    main = [v for v, kind, _ in seen][-8:]
+    # (output, states) with states given; the output alone with None; `states` may be None
+    assert [v.kind for v in main] == [
+        TENSOR,
+        SEQUENCE,
+        TENSOR,
+        UNKNOWN,
+        SEQUENCE,
+        TENSOR,
+        TENSOR,
+        UNKNOWN,
+    ]
+    assert main[0].fresh and main[2].fresh and main[5].fresh
 
 
 @pytest.mark.parametrize(
