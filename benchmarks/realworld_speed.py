@@ -90,6 +90,13 @@ def main() -> None:
     workdir = tempfile.mkdtemp(prefix="hybridlint-rwspeed-")
     try:
         head_env = snapshot_sources(os.path.join(workdir, "head-src"))
+        # bytecode, as pip writes it when it installs the base (this environment may set
+        # PYTHONDONTWRITEBYTECODE: every head run would compile its sources again)
+        subprocess.run(
+            [args.head_python, "-m", "compileall", "-q", os.path.join(workdir, "head-src")],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         base_env = dict(os.environ)
         base_env.pop("PYTHONPATH", None)
         variants = {

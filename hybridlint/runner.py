@@ -25,7 +25,9 @@ importable from here too.
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
+import gc
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -167,8 +169,30 @@ class _Task(NamedTuple):
     mode: Tuple[bool, bool, Optional[int], bool]  # _Plan.mode
 
 
+# The cyclic garbage collector's thresholds while a run lints: LibCST trees, Python's ASTs and
+# the analysis allocate millions of objects that live until their file is done, and Python's
+# default (700, 10, 10) ran the collector over them so often that it took ~15% of a cold run
+# (gluonts, --jobs 1); the peak memory grows by a few MB. Restored when the run returns.
+_GC_THRESHOLDS = (20_000, 20, 100)
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    previous = gc.get_threshold()
+    gc.set_threshold(*_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
 def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     """Lint (or fix) ``paths``; see the module docstring for the pipeline."""
+    with _fewer_collections():
+        return _run(paths, options)
+
+
+def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
     config = options.config
     found = discover(paths, config)
     writing = options.fix or options.diff
@@ -490,7 +514,9 @@ def _work_isolated(path: str, text: str, codes, mode) -> WorkResult:
 
 
 def _worker_init(parent: int) -> None:
-    """Workers die with the main process (killed with -9, it cannot shut the pool down)."""
+    """Workers die with the main process (killed with -9, it cannot shut the pool down), and
+    collect garbage as the run does (a forked worker inherits it; a spawned one would not)."""
+    gc.set_threshold(*_GC_THRESHOLDS)
     try:
         import ctypes
         import signal
