@@ -78,6 +78,11 @@ def main() -> None:
         help="the interpreter running the checkout (default: this one); give --base-python's to "
         "compare the code alone, with the same LibCST, click and numpy",
     )
+    parser.add_argument(
+        "--head-src",
+        help="run this copy of the sources (as installed: hybridlint/, hybridlint/rules/, "
+        "hybridlint/engine/) as the head instead of a snapshot of this checkout",
+    )
     parser.add_argument("--cache", default=DEFAULT_CACHE, help="where run.py keeps the downloads")
     parser.add_argument("--package", action="append", help="only these packages")
     parser.add_argument("--jobs", type=int, default=0, help="hybridlint --jobs (0: default)")
@@ -89,7 +94,13 @@ def main() -> None:
     names = [p.name for p in PACKAGES if not args.package or p.name in args.package]
     workdir = tempfile.mkdtemp(prefix="hybridlint-rwspeed-")
     try:
-        head_env = snapshot_sources(os.path.join(workdir, "head-src"))
+        if args.head_src:  # sources laid out as installed (hybridlint/, hybridlint/rules/...)
+            head_src = os.path.join(workdir, "head-src")
+            shutil.copytree(args.head_src, head_src, ignore=shutil.ignore_patterns("__pycache__"))
+            head_env = dict(os.environ)
+            head_env["PYTHONPATH"] = head_src + os.pathsep + head_env.get("PYTHONPATH", "")
+        else:
+            head_env = snapshot_sources(os.path.join(workdir, "head-src"))
         # bytecode, as pip writes it when it installs the base (this environment may set
         # PYTHONDONTWRITEBYTECODE: every head run would compile its sources again)
         subprocess.run(
