@@ -274,12 +274,7 @@ class LintCache:
         stats = data.get("stats")
         if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
             self._stats = {
-                path: record
-                for path, record in stats.items()
-                if isinstance(record, list)
-                and len(record) == 6
-                and all(type(n) is int for n in record[:4])
-                and all(isinstance(t, str) for t in record[4:])
+                path: record for path, record in stats.items() if _valid_stat_record(record)
             }
 
     def key_for_signature(
@@ -387,3 +382,19 @@ class LintCache:
             return
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write("# Created by hybridlint automatically.\n*\n")
+
+
+def _valid_stat_record(record: object) -> bool:
+    """[four ints, two strings]: a stat record as :meth:`LintCache.remember_signature` writes
+    it (read for every file of a warm run: no generator per record)."""
+    if not isinstance(record, list) or len(record) != 6:
+        return False
+    a, b, c, d, e, f = record
+    return (
+        type(a) is int
+        and type(b) is int
+        and type(c) is int
+        and type(d) is int
+        and isinstance(e, str)
+        and isinstance(f, str)
+    )
