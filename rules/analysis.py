@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
+    self_attribute_name,
     unpacked,
     annotation_value,
     EAGER_NAMESPACES,
@@ -431,9 +432,8 @@ def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Opt
             func = element.value.func if isinstance(element.value, cst.Call) else None
             if (
                 isinstance(element, cst.StarredElement)
-                or not isinstance(func, cst.Attribute)
-                or not (isinstance(func.value, cst.Name) and func.value.value == "self")
-                or func.attr.value not in layers
+                or func is None
+                or self_attribute_name(func) not in layers
             ):
                 return None
     return Value(SEQUENCE, items=tuple(Value(TENSOR, fresh=True) for _ in range(lengths.pop())))
@@ -453,18 +453,11 @@ def _own_layers(klass: cst.ClassDef) -> Set[str]:
             if isinstance(small.value, cst.Call)
             else None
         )
+        single = built in SINGLE_OUTPUT_LAYERS and built not in ("HybridSequential", "Identity")
         for target in small.targets:
-            t = target.target
-            if (
-                isinstance(t, cst.Attribute)
-                and isinstance(t.value, cst.Name)
-                and t.value.value == "self"
-            ):
-                single = built in SINGLE_OUTPUT_LAYERS and built not in (
-                    "HybridSequential",
-                    "Identity",
-                )
-                (layers if single else others).add(t.attr.value)
+            attr = self_attribute_name(target.target)
+            if attr is not None:
+                (layers if single else others).add(attr)
     return layers - others
 
 

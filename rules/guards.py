@@ -7,7 +7,7 @@ from typing import Callable, Optional, Tuple
 
 import libcst as cst
 
-from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name
+from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name, self_attribute_name
 
 
 def classify_guard(
@@ -169,15 +169,7 @@ def _self_attribute(node: cst.BaseExpression) -> bool:
     return _self_attribute_name(node) is not None
 
 
-def _self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
-    """`name` for `self.name`, else None."""
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return node.attr.value
-    return None
+_self_attribute_name = self_attribute_name
 
 
 def _no_default():

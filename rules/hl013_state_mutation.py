@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Optional
 
 import libcst as cst
 
 from .analysis import PARAMETER
 from .base import Invalid, Rule, Valid
-from .values import walk_nodes
+from .values import self_attribute_name, walk_nodes
 
 # Methods that change a list, dict or set in place.
 _MUTATORS = {
@@ -44,15 +43,7 @@ def _net(body: str, signature: str = "F, x") -> str:
     )
 
 
-def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
-    """`self.<a>` -> "<a>"."""
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return node.attr.value
-    return None
+_self_attribute = self_attribute_name  # `self.<a>` -> "<a>"
 
 
 class StateMutation(Rule):

@@ -369,6 +369,17 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
     return None
 
 
+def self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
+    """`"a"` for `self.a`, else None."""
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return node.attr.value
+    return None
+
+
 def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     """What `a, b, ... = value` binds to each target element: by position when `value.items`
     knows them (same length, no starred target), a tensor each when `value` is the outputs of
