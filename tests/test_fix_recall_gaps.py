@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import fix_support
 from fix_support import BACKENDS, backend_module, engine_gaps_skipped, fix_settings
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 
 SETTINGS = fix_settings(15)
 OPERATORS = {"+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div"}

@@ -18,7 +18,7 @@ from hypothesis import Phase, assume, example, given
 from hypothesis import strategies as st
 
 from fix_support import BACKENDS, backend_module, fix_settings
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
 SETTINGS = fix_settings(15, phases=PHASES)

@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fix_support import BACKENDS, backend_module, fix_settings
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 from hybridlint.rules._reshape_flow import _Names
 
 SSD = (

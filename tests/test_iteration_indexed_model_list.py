@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import fix_support
 from fix_support import BACKENDS, backend_module, block_source, fix_settings
-from hybridlint.linter import fix_source, lint_source
+from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 from hybridlint.rules.hl008_tensor_control_flow import TensorControlFlow
 
 SETTINGS = fix_settings(8)

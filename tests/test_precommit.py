@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# one worker runs them all (--dist loadgroup, pyproject.toml): the hooks are installed once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAD = textwrap.dedent("""\
