@@ -6,7 +6,6 @@ calls of that test, and are skipped otherwise (CI's MXNet leg runs them all live
 """
 
 import importlib.util
-import os
 
 import pytest
 
@@ -35,19 +34,6 @@ def pytest_configure(config):
         record=config.getoption("--record-mxnet", False),
         check=config.getoption("--check-recordings", False),
     )
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config):
-    """`-n auto` starts one worker more than the usable cores: about 40% of the suite's wall
-    time is spent waiting on child processes (checker sessions and their timeouts, CLI runs,
-    pre-commit), so with one worker a core the cores idle (2 cores, 2 workers: 158% CPU, 5:50;
-    measured on the MXNet leg)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return cores + 1
 
 
 def _module_and_name(item):
