@@ -77,7 +77,7 @@ import libcst as cst
 from ._build import call, integer
 from ._constant_param import binds
 from .base import SAFE, UNSAFE, Invalid, Valid
-from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int
+from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int, shape_index
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
 
@@ -407,16 +407,9 @@ def _path(root: Optional[cst.CSTNode], target: cst.CSTNode) -> Optional[List[cst
 
 def _dim_leaf(rule, expr: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[int]]]:
     """`x.shape[k]` (literal k) -> (x, k); `x.size` -> (x, None); x a certain tensor."""
-    if (
-        isinstance(expr, cst.Subscript)
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-    ):
-        k = literal_int(expr.slice[0].slice.value)
-        if k is not None and rule.is_tensor(expr.value.value):
-            return expr.value.value, k
+    indexed = shape_index(expr) if isinstance(expr, cst.BaseExpression) else None
+    if indexed is not None and rule.is_tensor(indexed[0].value):
+        return indexed[0].value, indexed[1]
     if isinstance(expr, cst.Attribute) and expr.attr.value == "size" and rule.is_tensor(expr.value):
         return expr.value, None
     return None

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
+    class_method,
     self_attribute_name,
     unpacked,
     annotation_value,
@@ -385,7 +386,7 @@ def _child_value(
         return Value(TENSOR, fresh=last not in ("HybridSequential", "Identity"))
     klass = classes.get(last)
     if klass is not None:
-        method = _method(klass, "hybrid_forward") or _method(klass, "forward")
+        method = class_method(klass, "hybrid_forward") or class_method(klass, "forward")
         if method is None:
             return UNKNOWN_VALUE
         statements = list(_walk_statements(method.body.body))
@@ -442,7 +443,7 @@ def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Opt
 def _own_layers(klass: cst.ClassDef) -> Set[str]:
     """The attributes every `__init__` write of which builds a single-output gluon layer
     (`self.coords = nn.Dense(2)`; not a container, which may hand back its input)."""
-    init = _method(klass, "__init__")
+    init = class_method(klass, "__init__")
     layers: Set[str] = set()
     others: Set[str] = set()
     for small in _walk_statements(init.body.body) if init is not None else ():
@@ -459,15 +460,6 @@ def _own_layers(klass: cst.ClassDef) -> Set[str]:
             if attr is not None:
                 (layers if single else others).add(attr)
     return layers - others
-
-
-def _method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
-    if not isinstance(klass.body, cst.IndentedBlock):
-        return None
-    for stmt in klass.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
-    return None
 
 
 def _own_methods(node: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
@@ -592,7 +584,7 @@ def _built(
     parameter's default. NO_DEFAULT unless there is one construction at least and all agree
     (None / truthy / falsy), or when a construction passes `*args` / `**kwargs`; `_NOT_BUILT`
     when the module has no construction of the class."""
-    init = _method(klass, "__init__")
+    init = class_method(klass, "__init__")
     if init is None or depth > 6:
         return NO_DEFAULT
     signature = _signature(init)[1:]

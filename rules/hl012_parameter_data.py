@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, dotted_name
-from .values import NameBindings
+from .values import NameBindings, class_method, self_attribute_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -62,15 +62,6 @@ _LAYER_PARAMETERS: Dict[str, Set[str]] = {
 }
 
 
-def _own_method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
-    if not isinstance(klass.body, cst.IndentedBlock):
-        return None
-    for stmt in klass.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return stmt
-    return None
-
-
 def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.BaseExpression]]:
     """(attr, value) of every `self.<attr> = value` in `init`."""
     found: List[Tuple[str, cst.BaseExpression]] = []
@@ -78,13 +69,9 @@ def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.Ba
     class Assignments(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
-                t = target.target
-                if (
-                    isinstance(t, cst.Attribute)
-                    and isinstance(t.value, cst.Name)
-                    and t.value.value == "self"
-                ):
-                    found.append((t.attr.value, node.value))
+                attr = self_attribute_name(target.target)
+                if attr is not None:
+                    found.append((attr, node.value))
 
     if init is not None:
         init.visit(Assignments())
@@ -95,7 +82,7 @@ def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
     """The dotted constructor of `self.<child> = Ctor(...)` in the class's own `__init__`
     (assigned exactly once), else None."""
     values = [
-        value for attr, value in _init_assignments(_own_method(klass, "__init__")) if attr == child
+        value for attr, value in _init_assignments(class_method(klass, "__init__")) if attr == child
     ]
     if len(values) != 1 or not isinstance(values[0], cst.Call):
         return None
@@ -105,7 +92,7 @@ def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
 def _declared_parameters(klass: cst.ClassDef) -> Set[str]:
     """Attributes an in-module block's `__init__` sets to `self.params.get(...)` and the like."""
     names = set()
-    for attr, value in _init_assignments(_own_method(klass, "__init__")):
+    for attr, value in _init_assignments(class_method(klass, "__init__")):
         if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
             "get",
             "get_constant",
@@ -514,7 +501,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
             return "gluon passes parameters to hybrid_forward only, not to this helper"
         klass, function = facts.klass.node, facts.node
-        init = _own_method(klass, "__init__")
+        init = class_method(klass, "__init__")
         if init is None or not init_attribute(klass, init, child):
             return (
                 f"`self.{child}` is not built exactly once, unconditionally, in this class's own "

@@ -369,6 +369,16 @@ def annotation_value(annotation: Optional[cst.Annotation]) -> Optional[Value]:
     return None
 
 
+def class_method(klass: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    """The method `name` the class body itself defines (not an inherited one), else None."""
+    if not isinstance(klass.body, cst.IndentedBlock):
+        return None
+    for stmt in klass.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            return stmt
+    return None
+
+
 def self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
     """`"a"` for `self.a`, else None."""
     if (
