@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Set, Tuple
 
 from .config import Config
+from .files import TEMP_PREFIX
 
 SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: code cells (hybridlint/notebook.py)
 
@@ -39,6 +40,9 @@ class Discovered:
     missing: List[str] = field(default_factory=list)
     # The os.stat of each file taken while finding it (none for a broken link).
     stats: Dict[str, os.stat_result] = field(default_factory=dict)
+    # Each walked directory's names that may be a killed --fix's temporary files (see
+    # files.TEMP_PREFIX): the runner sweeps them without listing the directory again.
+    temp_names: Dict[str, List[str]] = field(default_factory=dict)
 
 
 def discover(paths: Iterable[str], config: Config) -> Discovered:
@@ -64,7 +68,8 @@ def discover(paths: Iterable[str], config: Config) -> Discovered:
         if os.path.isdir(path):
             if config.is_excluded(path) and path != ".":
                 continue
-            for found in _filter_gitignored(path, _walk(path, config, seen_dirs)):
+            walked = _walk(path, config, seen_dirs, result.temp_names)
+            for found in _filter_gitignored(path, walked):
                 add(found)
         elif os.path.lexists(path):
             if not config.is_excluded(path):
@@ -74,8 +79,11 @@ def discover(paths: Iterable[str], config: Config) -> Discovered:
     return result
 
 
-def _walk(top: str, config: Config, seen_dirs: Set[Tuple[int, int]]) -> List[str]:
-    """Source files below ``top``, sorted, pruning excluded and already-visited directories."""
+def _walk(
+    top: str, config: Config, seen_dirs: Set[Tuple[int, int]], temp_names: Dict[str, List[str]]
+) -> List[str]:
+    """Source files below ``top``, sorted, pruning excluded and already-visited directories;
+    fills ``temp_names`` (see :class:`Discovered`) for each directory it lists."""
     found: List[str] = []
     top_rel = os.path.relpath(os.path.abspath(top), config.root).replace(os.sep, "/")
     outside = top_rel == ".." or top_rel.startswith("../")
@@ -91,6 +99,7 @@ def _walk(top: str, config: Config, seen_dirs: Set[Tuple[int, int]]) -> List[str
             below = os.path.relpath(dirpath, top).replace(os.sep, "/")
             parent_rel = "/".join(p for p in (top_rel, below) if p not in ("", "."))
         dirnames[:] = sorted(d for d in dirnames if not config.is_excluded_entry(parent_rel, d))
+        temp_names[os.path.normpath(dirpath)] = [n for n in filenames if n.startswith(TEMP_PREFIX)]
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES) and not config.is_excluded_entry(parent_rel, name):
                 found.append(os.path.normpath(os.path.join(dirpath, name)))

@@ -230,21 +230,26 @@ def _check_unchanged(target: str, original: SourceFile) -> None:
         )
 
 
+TEMP_PREFIX = ".hybridlint-"  # every temporary file's name starts so
+
+
 def temp_prefix() -> str:
     """The name prefix of this process's temporary files (the pid tells a leftover's writer)."""
-    return f".hybridlint-{os.getpid()}-"
+    return f"{TEMP_PREFIX}{os.getpid()}-"
 
 
 _TEMP_NAME = re.compile(r"^\.hybridlint-(\d+)-.*\.(tmp|orig)$")
 
 
-def leftover_files(directory: str) -> List[Tuple[str, bool]]:
+def leftover_files(directory: str, names: Optional[List[str]] = None) -> List[Tuple[str, bool]]:
     """hybridlint's temporary files in ``directory`` whose writing process is gone, as
-    ``(path, is_backup)``; an ``.orig`` backup means an in-place write was interrupted."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
+    ``(path, is_backup)``; an ``.orig`` backup means an in-place write was interrupted.
+    ``names``: the directory's entries if the caller listed it already (else it is listed)."""
+    if names is None:
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return []
     found = []
     for name in names:
         match = _TEMP_NAME.match(name)
@@ -253,11 +258,12 @@ def leftover_files(directory: str) -> List[Tuple[str, bool]]:
     return found
 
 
-def remove_stale_temp_files(directory: str) -> List[str]:
+def remove_stale_temp_files(directory: str, names: Optional[List[str]] = None) -> List[str]:
     """Delete the ``.tmp`` files a killed hybridlint left in ``directory``; return the
-    ``.orig`` backups found (never deleted: they may be the only copy of a file's old bytes)."""
+    ``.orig`` backups found (never deleted: they may be the only copy of a file's old bytes).
+    ``names`` as for :func:`leftover_files`."""
     backups = []
-    for path, is_backup in leftover_files(directory):
+    for path, is_backup in leftover_files(directory, names):
         if is_backup:
             backups.append(path)
             continue

@@ -26,14 +26,22 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import difflib
 import gc
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from .cache import LintCache, content_key, signature_of
 from .config import Config, RuleSelection
@@ -52,6 +60,9 @@ from .files import (
     write_source,
 )
 from .ftypes import RUNNER_CODES, FileOutcome, Finding, Issue, RunResult, VerifiedFile, WorkResult
+
+if TYPE_CHECKING:  # imported where used: a cached run starts no worker and writes no diff
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "RUNNER_CODES",
@@ -200,7 +211,7 @@ def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
         config.root, options.selection.key(), enabled=options.use_cache and not writing
     )
     warnings = [cache.warning] if cache.warning else []
-    warnings += _clean_leftovers(found.files)
+    warnings += _clean_leftovers(found.files, found.temp_names)
     plan = _Plan(options, _known_codes(cache))
 
     outcomes: Dict[str, FileOutcome] = {}
@@ -261,12 +272,13 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     return RunResult([outcome or FileOutcome(path)], 1), out
 
 
-def _clean_leftovers(files: Sequence[str]) -> List[str]:
+def _clean_leftovers(files: Sequence[str], listed: Mapping[str, List[str]]) -> List[str]:
     """Remove the temporary files a killed ``--fix`` left next to the linted files, and warn
-    about backups an interrupted in-place write left (the file may be half-written)."""
+    about backups an interrupted in-place write left (the file may be half-written).
+    ``listed``: the candidate names of the directories discovery listed already."""
     warnings = []
     for directory in sorted({os.path.dirname(f) or "." for f in files}):
-        for backup in remove_stale_temp_files(directory):
+        for backup in remove_stale_temp_files(directory, listed.get(directory)):
             warnings.append(
                 f"{backup}: an interrupted `hybridlint --fix` left this copy of a "
                 "file's previous content; compare it with the file, then delete it"
@@ -458,6 +470,9 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
             yield _finish(work, task, plan), task.key
             report(done, len(tasks))
         return
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     by_size = sorted(tasks, key=lambda t: -len(t.source.text))
     orphans = []  # tasks a dying worker took down with the pool: each is rerun on its own
     done = 0
@@ -486,7 +501,9 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
 MAX_JOBS_PER_CORE = 2  # --jobs beyond this many workers per core only adds memory and forks
 
 
-def _new_pool(workers: int) -> Optional[ProcessPoolExecutor]:
+def _new_pool(workers: int) -> Optional["ProcessPoolExecutor"]:
+    from concurrent.futures import ProcessPoolExecutor
+
     from . import linter  # noqa: F401  imported before forking, so workers inherit it
 
     try:
@@ -500,6 +517,8 @@ def _new_pool(workers: int) -> Optional[ProcessPoolExecutor]:
 def _work_isolated(path: str, text: str, codes, mode) -> WorkResult:
     """One file in a worker of its own, after a pool broke: only the file that kills its
     worker is lost (reported as an internal error), never the files queued beside it."""
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = _new_pool(1)
     if pool is None:
         return _work(path, text, codes, mode)
@@ -654,6 +673,8 @@ def unified_diff(path: str, before: str, after: str) -> str:
     lone CR, form feed, ``\\v``, NEL and U+2028, which would give hunks ``git apply`` cannot
     match. A last line without a newline gets git's ``\\ No newline at end of file`` marker.
     """
+    import difflib
+
     lines = []
     for line in difflib.unified_diff(
         _git_lines(before), _git_lines(after), fromfile=f"a/{path}", tofile=f"b/{path}"

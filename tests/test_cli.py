@@ -303,16 +303,17 @@ def test_unexpected_exception_is_one_line_and_exit_2(project, monkeypatch):
 
 
 def test_parallel_and_serial_runs_agree(project, monkeypatch):
-    import hybridlint.runner as runner
+    import concurrent.futures
 
     pools = []
 
-    class SpyPool(runner.ProcessPoolExecutor):
+    class SpyPool(concurrent.futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             pools.append(kwargs)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", SpyPool)
+    # the runner imports the pool class when it starts one (a cached run never does)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", SpyPool)
     filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
     for i in range(8):
         put(project, f"m{i}.py", filler + BAD.replace("x[:, 0]", f"x[:, {i % 3}]"))

@@ -177,6 +177,18 @@ def test_a_temp_file_left_by_a_kill_is_removed_by_the_next_run(project):
     assert live.exists()
 
 
+def test_leftovers_are_swept_beside_files_named_on_the_command_line(project):
+    # pre-commit names files: their directories are not walked, so they are listed for the sweep
+    (project / "sub").mkdir()
+    (project / "sub" / "m.py").write_text("x = 1\n")
+    stale = project / "sub" / f".hybridlint-{dead_pid()}-n.tmp"
+    stale.write_text("")
+    elsewhere = project / f".hybridlint-{dead_pid()}-e.tmp"  # no linted file here: kept
+    elsewhere.write_text("")
+    invoke("--no-cache", os.path.join("sub", "m.py"))
+    assert not stale.exists() and elsewhere.exists()
+
+
 def test_a_backup_left_by_an_interrupted_in_place_write_is_reported(project):
     backup = project / f".hybridlint-{dead_pid()}-k2.net.py.orig"
     backup.write_text(HAZARD)
