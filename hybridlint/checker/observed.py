@@ -40,8 +40,7 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
       integer), fluent methods both NDArray and Symbol have, so no namespace is needed.
 
     Returns (findings, plan) with `plan[line] = (code, detail)` for `rewrite`."""
-    from hybridlint.ftypes import FixSafety
-    from hybridlint.linter import Finding
+    from hybridlint.ftypes import Finding, FixSafety
 
     busy = {f.line for f in taken}
     try:

@@ -257,8 +257,7 @@ def _diff_from_wire(data: Any) -> OutputDiff:
 
 
 def _finding(data: Any):
-    from hybridlint.ftypes import FixSafety
-    from hybridlint.linter import Finding
+    from hybridlint.ftypes import Finding, FixSafety
 
     if not isinstance(data, dict) or set(data) != set(_FINDING_FIELDS):
         raise ProtocolError("malformed run-time finding")
