@@ -3,9 +3,11 @@
 The current working tree (tracked and untracked, not ignored files) is committed into a temporary
 repository, which a temporary project's .pre-commit-config.yaml points at by path and commit.
 pre-commit then builds its own virtualenv for the hooks from that commit, exactly as for a user.
-Slow (pip installs hybridlint and its dependencies once per session), hence the `slow` mark.
+Slow (pip installs hybridlint and its dependencies once per session, shared by the xdist
+workers), hence the `slow` mark.
 """
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -15,8 +17,12 @@ import textwrap
 
 import pytest
 
-# one worker runs them all (--dist loadgroup, pyproject.toml): the hooks are installed once
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
+try:
+    import fcntl
+except ImportError:  # not POSIX: each worker keeps its own hook repository and store
+    fcntl = None  # type: ignore[assignment]
+
+pytestmark = pytest.mark.slow
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAD = textwrap.dedent("""\
@@ -42,26 +48,48 @@ def git(*args, cwd):
     ).stdout.strip()
 
 
+@contextlib.contextmanager
+def _shared_dir(tmp_path_factory, name):
+    """A directory all pytest-xdist workers of this session share, held under a lock, and
+    whether this caller is the first (it fills it). The hooks are then installed once per
+    session, not once per worker: pre-commit keys its environments by repository and commit
+    in PRE_COMMIT_HOME and locks that store itself."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER") and fcntl is not None:
+        base = base.parent  # the session's directory, above each worker's own
+    path = base / name
+    with open(str(path) + ".lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        first = not path.exists()
+        path.mkdir(exist_ok=True)
+        yield path, first
+
+
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory):
     """A one-commit snapshot of this checkout's working tree; returns (path, sha)."""
-    snapshot = tmp_path_factory.mktemp("hook-repo")
-    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO_ROOT)
-    for rel in filter(None, listed.split("\0")):
-        source = os.path.join(REPO_ROOT, rel)
-        if os.path.isfile(source):
-            target = snapshot / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    git("init", "-q", cwd=snapshot)
-    git("add", "-A", cwd=snapshot)
-    git("commit", "-q", "-m", "snapshot", cwd=snapshot)
-    return str(snapshot), git("rev-parse", "HEAD", cwd=snapshot)
+    with _shared_dir(tmp_path_factory, "hook-repo") as (snapshot, first):
+        if first:
+            listed = git(
+                "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO_ROOT
+            )
+            for rel in filter(None, listed.split("\0")):
+                source = os.path.join(REPO_ROOT, rel)
+                if os.path.isfile(source):
+                    target = snapshot / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(source, target)
+            git("init", "-q", cwd=snapshot)
+            git("add", "-A", cwd=snapshot)
+            git("commit", "-q", "-m", "snapshot", cwd=snapshot)
+        return str(snapshot), git("rev-parse", "HEAD", cwd=snapshot)
 
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("pre-commit-home"))
+    with _shared_dir(tmp_path_factory, "pre-commit-home") as (home, _):
+        return str(home)
 
 
 @pytest.fixture
