@@ -20,7 +20,7 @@ kept for each figure; wall and CPU (the process and its workers) are printed wit
 per package and in total::
 
     python benchmarks/realworld_speed.py [--repeat 3] [--jobs 1] [--package gluonts-0.14.4]
-        [--head-python /tmp/basevenv/bin/python] [--no-warm]
+        [--head-python /tmp/basevenv/bin/python] [--no-warm | --no-cold]
 
 Every run is a real ``python -m hybridlint --quiet --exit-zero .`` subprocess (start-up included).
 """
@@ -51,7 +51,7 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_once(python: str, root: str, jobs: int, env: dict) -> Tuple[float, float]:
+def run_once(python: str, env: dict, root: str, jobs: int) -> Tuple[float, float]:
     """One lint of ``root``; returns (wall seconds, CPU seconds)."""
     command = [python, "-m", "hybridlint", "check", "--quiet", "--exit-zero"]
     if jobs:
@@ -88,6 +88,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="hybridlint --jobs (0: default)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; best is kept")
     parser.add_argument("--no-warm", action="store_true", help="time the cold runs only")
+    parser.add_argument(
+        "--no-cold",
+        action="store_true",
+        help="time the warm runs only (one untimed cold run per copy fills the cache first)",
+    )
     args = parser.parse_args()
 
     roots = fetch(args.cache)
@@ -122,7 +127,12 @@ def main() -> None:
                     roots[name], target, ignore=shutil.ignore_patterns(CACHE_DIR, "__pycache__")
                 )
                 copies[variant, name] = target
-        kinds = ["cold"] if args.no_warm else ["cold", "warm"]
+        if args.no_warm and args.no_cold:
+            parser.error("--no-warm and --no-cold leave nothing to time")
+        kinds = ["cold"] if args.no_warm else ["warm"] if args.no_cold else ["cold", "warm"]
+        if args.no_cold:  # fill each copy's cache once, untimed
+            for (variant, _), root in copies.items():
+                run_once(*variants[variant], root=root, jobs=args.jobs)
         times: Dict[Tuple[str, str, str], List[Tuple[float, float]]] = {}
         load_before = os.getloadavg()[0]
         for _ in range(args.repeat):
@@ -132,7 +142,7 @@ def main() -> None:
                         root = copies[variant, name]
                         if kind == "cold":
                             shutil.rmtree(os.path.join(root, CACHE_DIR), ignore_errors=True)
-                        timing = run_once(python, root, args.jobs, env)
+                        timing = run_once(python, env, root, args.jobs)
                         times.setdefault((variant, name, kind), []).append(timing)
         print(
             f"jobs: {args.jobs or 'default'}; repeat: {args.repeat} (best kept); load average "
