@@ -40,7 +40,39 @@ def _module_and_name(item):
     return item.path.stem, item.nodeid.split("::", 1)[-1]
 
 
+# Test modules whose tests start processes (the CLI, --verify's checker workers, git,
+# pre-commit): their tests are marked `slow` (`-m "not slow"` is the quick inner loop) and run
+# first. pytest-xdist hands tests out in collection order; started first, the long tests
+# overlap, and the thousands of short ones that follow keep both workers busy to the end
+# instead of one worker finishing a backlog of long tests alone (a minute of one idle core).
+SPAWNING_MODULES = {
+    "test_acceptance_cli",
+    "test_benchmarks_run",
+    "test_checker_api",
+    "test_checker_backends",
+    "test_checker_cli",
+    "test_checker_limits",
+    "test_checker_patterns_differential",
+    "test_checker_protocol",
+    "test_checker_status",
+    "test_checker_verify",
+    "test_cli_subprocess",
+    "test_diff_apply",
+    "test_gate",
+    "test_precommit",
+    "test_readme",
+    "test_rewrite_corpus",
+    "test_stdin",
+    "test_verify_testdata",
+}
+
+
 def pytest_collection_modifyitems(config, items):
+    slow = pytest.mark.slow
+    for item in items:
+        if item.path.stem in SPAWNING_MODULES:
+            item.add_marker(slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first
     if HAVE_MXNET:
         return
     skip = pytest.mark.skip(
