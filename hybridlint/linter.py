@@ -475,23 +475,69 @@ def _chosen_spans(
 
 _OPERATOR_CHARS = "+-*/%&|^<>@("
 _GUARD_ABOVE = 3000  # operator characters in one region
+# `ast` nesting beyond which the analysis surely hits the recursion limit: it fails from ~750
+# levels of `x + x + ...` (one LibCST level per `ast` level; calls, with Call and Arg, fail
+# sooner). LibCST's tree is never shallower than `ast`'s, so this rejects nothing analysable,
+# and it spares LibCST's parse (seconds for such a region) before the inevitable failure.
+_AST_DEPTH_LIMIT = 1000
 
 
 def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
     """LibCST parse of a region. LibCST crashes the process (C stack overflow) on expressions
-    nested ~7000 deep, where `ast` raises RecursionError from ~4000: regions with that many
-    operators are checked with `ast` first (rare: a 300-line class has ~1000)."""
+    nested ~7000 deep, and on ~1,500 nested brackets, which Python's own parser refuses beyond
+    200; `ast` raises RecursionError from ~4000. So regions with that many operators, or with
+    brackets nested that deep, are checked with `ast` first (rare: a 300-line class has ~1000
+    operators and brackets nested a few deep). The runner has checked each file with Python's
+    parser already; this guards the API (`lint_source`, `fix_source`)."""
     text = "".join(lines[first - 1 : last])
     if not text.endswith(("\n", "\r")):
         text += "\n"
-    if sum(text.count(char) for char in _OPERATOR_CHARS) > _GUARD_ABOVE:
+    operators = sum(text.count(char) for char in _OPERATOR_CHARS)
+    openers = text.count("(") + text.count("[") + text.count("{")
+    if operators > _GUARD_ABOVE or (openers > _BRACKETS_ABOVE and _bracket_depth(text)):
         try:
-            ast.parse(text)
+            tree = ast.parse(text)
         except RecursionError:
             raise SourceSyntaxError("too deeply nested for hybridlint to analyse", first) from None
-        except (SyntaxError, ValueError):
-            pass  # LibCST reports it with its position
+        except SyntaxError as exc:
+            if "too many nested" in str(exc.msg):  # LibCST would crash on it: report it here
+                line = first + (exc.lineno or 1) - 1
+                raise SourceSyntaxError(str(exc.msg), line, exc.offset or 1) from None
+            # otherwise LibCST reports it with its position
+        except ValueError:
+            pass
+        else:
+            if _ast_depth(tree) > _AST_DEPTH_LIMIT:
+                raise SourceSyntaxError("too deeply nested for hybridlint to analyse", first)
     return cst.parse_module(_without_indent_form_feeds(text))
+
+
+_BRACKETS_ABOVE = 150  # Python's tokenizer refuses 200 nested brackets; checked from 150
+_BRACKET = re.compile(r"[()\[\]{}]")
+
+
+def _bracket_depth(text: str) -> bool:
+    """Whether brackets in ``text`` nest more than _BRACKETS_ABOVE deep (brackets in strings
+    and comments count too: at worst an `ast` check too many)."""
+    depth = 0
+    for bracket in _BRACKET.findall(text):
+        if bracket in "([{":
+            depth += 1
+            if depth > _BRACKETS_ABOVE:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def _ast_depth(tree: ast.AST) -> int:
+    """The deepest nesting of ``tree`` (iteratively: the tree may be deeper than the stack)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 _INDENT_FF = re.compile(r"^[ \t\f]*\f", re.M)

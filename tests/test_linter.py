@@ -262,6 +262,16 @@ def test_nesting_beyond_what_can_be_analysed_is_a_clear_error(terms):
             call(source)
 
 
+@pytest.mark.parametrize("opener,closer", [("F.relu(", ")"), ("[", "]"), ("{", "}")])
+def test_brackets_nested_beyond_pythons_limit_are_a_syntax_error_not_a_crash(opener, closer):
+    # Python refuses 200 nested brackets; LibCST's parser overflows the C stack at ~1,500
+    source = net("return " + opener * 1600 + "x" + closer * 1600)
+    for call in (lint_source, fix_source):
+        with pytest.raises(SourceSyntaxError, match="too many nested parentheses"):
+            call(source)
+    assert lint_source(net("return " + opener * 190 + "x" + closer * 190)) == []  # analysed
+
+
 def test_fixes_in_several_regions_are_spliced_back_in_place():
     middle = "\n\nHELPER = {'a': [1,\n    2]}   # odd formatting kept\n\n\n"
     first = net("y = F.relu(x)\ny += 1\nreturn y[0]")
