@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, BinaryIO, List, Optional, Sequence
 
 import click
 
@@ -320,10 +320,10 @@ def _check_stdin(
     to stderr; with --diff the diff goes to stdout."""
     from .runner import run_stdin
 
-    raw = click.get_binary_stream("stdin").read()
+    raw = _binary_stream("stdin").read()
     result, out = run_stdin(raw, path, options)
     baselined = _apply_baseline(result, baseline) if baseline else 0
-    stdout = click.get_binary_stream("stdout")
+    stdout = _binary_stream("stdout")
     if options.diff:
         return _report_diff(result, quiet)
     report_to = sys.stdout
@@ -383,10 +383,19 @@ def _report_verification(result: RunResult) -> None:
                 click.echo(f"  {line}", err=True)
 
 
+def _binary_stream(name: str) -> BinaryIO:
+    """The byte stream under ``sys.stdin`` or ``sys.stdout``: diffs and fixed sources are bytes
+    in each file's own encoding. (Click's ``get_binary_stream`` is deprecated since 8.5.)"""
+    buffer = getattr(getattr(sys, name), "buffer", None)
+    if buffer is None:  # replaced by a text-only stream (an embedding host, StringIO)
+        raise HybridlintError(f"{name} takes no bytes here (it has no binary buffer)")
+    return buffer
+
+
 def _report_diff(result: RunResult, quiet: bool) -> int:
     """``--diff``: the diffs on stdout, a summary on stderr; exit 1 when something would change."""
     diffs = [o for o in result.outcomes if o.diff]
-    out = click.get_binary_stream("stdout")
+    out = _binary_stream("stdout")
     try:
         for outcome in diffs:  # bytes in each file's own encoding, so that `git apply` matches
             out.write(diff_bytes(outcome))

@@ -475,6 +475,8 @@ def _chosen_spans(
 
 _OPERATOR_CHARS = "+-*/%&|^<>@("
 _GUARD_ABOVE = 3000  # operator characters in one region
+_BRACKETS_ABOVE = 150  # Python's tokenizer refuses 200 nested brackets; checked from 150
+_BRACKET = re.compile(r"[()\[\]{}]")
 # `ast` nesting beyond which the analysis surely hits the recursion limit: it fails from ~750
 # levels of `x + x + ...` (one LibCST level per `ast` level; calls, with Call and Arg, fail
 # sooner). LibCST's tree is never shallower than `ast`'s, so this rejects nothing analysable,
@@ -494,7 +496,7 @@ def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
         text += "\n"
     operators = sum(text.count(char) for char in _OPERATOR_CHARS)
     openers = text.count("(") + text.count("[") + text.count("{")
-    if operators > _GUARD_ABOVE or (openers > _BRACKETS_ABOVE and _bracket_depth(text)):
+    if operators > _GUARD_ABOVE or (openers > _BRACKETS_ABOVE and _deeply_bracketed(text)):
         try:
             tree = ast.parse(text)
         except RecursionError:
@@ -512,11 +514,7 @@ def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
     return cst.parse_module(_without_indent_form_feeds(text))
 
 
-_BRACKETS_ABOVE = 150  # Python's tokenizer refuses 200 nested brackets; checked from 150
-_BRACKET = re.compile(r"[()\[\]{}]")
-
-
-def _bracket_depth(text: str) -> bool:
+def _deeply_bracketed(text: str) -> bool:
     """Whether brackets in ``text`` nest more than _BRACKETS_ABOVE deep (brackets in strings
     and comments count too: at worst an `ast` check too many)."""
     depth = 0
