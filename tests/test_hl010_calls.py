@@ -4,6 +4,7 @@ rule can never hide a child the full analysis would report."""
 
 from __future__ import annotations
 
+import ast
 import glob
 import os
 
@@ -30,9 +31,9 @@ def _sources():
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
-        try:
-            cst.parse_module(source)
-        except cst.ParserSyntaxError:  # seeds holding deliberately broken snippets
+        try:  # Python's parser: ~10x cheaper than LibCST's, and this runs at collection
+            ast.parse(source)
+        except SyntaxError:  # seeds holding deliberately broken snippets
             continue
         if "(" in source:
             yield os.path.relpath(path, ROOT), source
