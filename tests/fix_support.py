@@ -141,6 +141,25 @@ def run(net_class, arrays, hybridize: bool, initialize: bool = False, params=Non
     return net(*arrays)
 
 
+def run_with_fixed_params(source: str, mx, arrays, hybridize: bool, attrs=None):
+    """The source's `Net(**attrs)` (with `HybridBlock`, `mx` and `nn` bound) on `arrays`, every
+    parameter set to the same deterministic values in each build, so that an original and its
+    fix compare output for output. Parameters of deferred shape get it from one eager call."""
+    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nn": mx.gluon.nn}
+    exec(compile(source, "<fixture>", "exec"), namespace)
+    net = namespace["Net"](**(attrs or {}))
+    net.initialize()
+    params = list(net.collect_params().values())
+    if any(not all(param.shape) for param in params):  # deferred: e.g. Conv2D without in_channels
+        net(*arrays)
+    for i, param in enumerate(params):
+        values = (np.arange(int(np.prod(param.shape))) * (i + 3)) % 7 - 3
+        param.set_data(mx.nd.array(values.reshape(param.shape).astype("float32")))
+    if hybridize:
+        net.hybridize()
+    return net(*arrays)
+
+
 def engine_lacks(error: Exception) -> bool:
     text = str(error)
     return "does not implement" in text or "engine does not" in text

@@ -18,6 +18,7 @@ from hypothesis import Phase, assume, example, given
 from hypothesis import strategies as st
 
 from fix_support import BACKENDS, backend_module, fix_settings
+from fix_support import run_with_fixed_params as run
 from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
@@ -36,19 +37,6 @@ def block_source(
         f"        for key, value in kwargs.items():\n            setattr(self, key, value)\n\n{methods}"
         f"    def hybrid_forward(self, F, {inputs}):\n{lines}"
     )
-
-
-def run(source: str, mx, arrays, hybridize: bool, attrs: dict):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nn": mx.gluon.nn}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    net = namespace["Net"](**attrs)
-    net.initialize()
-    for i, param in enumerate(net.collect_params().values()):  # the same values in every build
-        values = (np.arange(int(np.prod(param.shape))) * (i + 3)) % 7 - 3
-        param.set_data(mx.nd.array(values.reshape(param.shape).astype("float32")))
-    if hybridize:
-        net.hybridize()
-    return net(*arrays)
 
 
 def check(

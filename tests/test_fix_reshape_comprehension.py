@@ -21,39 +21,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fix_support import BACKENDS, backend_module, fix_settings
+from fix_support import BACKENDS, backend_module, block_source, fix_settings
+from fix_support import run_with_fixed_params as run
 from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
 from hybridlint.rules._reshape_flow import _Names
 
+FEATURES = "feat1, feat2"
 SSD = (
     "outs = [F.transpose(p(f), axes=(0, 2, 3, 1)).reshape((f.shape[0], -1, 4))\n"
     "        for p, f in zip(self.preds, (feat1, feat2))]\n"
     "return F.concat(*outs, dim=1)"
 )
-
-
-def block_source(body: str, init: str, inputs: str = "feat1, feat2", extra: str = "") -> str:
-    init_lines = "".join(f"        {line}\n" for line in init.splitlines())
-    lines = "".join(f"        {line}\n" for line in body.splitlines())
-    return (
-        f"{extra}class Net(HybridBlock):\n    def __init__(self, **kwargs):\n"
-        f"        super(Net, self).__init__(**kwargs)\n{init_lines}\n"
-        f"    def hybrid_forward(self, F, {inputs}):\n{lines}"
-    )
-
-
-def run(source: str, mx, arrays, hybridize: bool):
-    namespace = {"HybridBlock": mx.gluon.HybridBlock, "mx": mx, "nn": mx.gluon.nn}
-    exec(compile(source, "<fixture>", "exec"), namespace)
-    net = namespace["Net"]()
-    net.initialize()
-    net(*arrays)  # the convolutions' deferred shapes
-    for i, param in enumerate(net.collect_params().values()):  # the same values in every build
-        values = (np.arange(int(np.prod(param.shape))) * (i + 3)) % 7 - 3
-        param.set_data(mx.nd.array(values.reshape(param.shape).astype("float32")))
-    if hybridize:
-        net.hybridize()
-    return net(*arrays)
 
 
 def data(shape):
@@ -100,7 +78,7 @@ def test_ssd_predictions_in_a_comprehension(backend, problem):
     transpose keeps first: code 0, a safe fix, equal eager and hybridized."""
     mx = backend_module(backend)
     init, shapes = problem
-    source = block_source(SSD, init)
+    source = block_source(SSD, inputs=FEATURES, init=init)
     findings = hl001(source)
     assert findings and all(f.fix == "safe" for f in findings), (source, findings)
     fixed = fixed_of(source)
@@ -149,7 +127,7 @@ def test_elements_of_unknown_layout_are_not_rewritten(case):
     """The comprehension variable `p(f)` is no tensor of known layout: `f.shape[0]` is still
     reported and stays."""
     init, extra = UNKNOWN_LAYOUTS[case]
-    source = block_source(SSD, init, extra=extra)
+    source = block_source(SSD, inputs=FEATURES, init=init, head=extra)
     assert hl001(source), source
     fixed = fixed_of(source)
     assert "(f.shape[0], -1, 4)" in fixed, fixed
@@ -160,7 +138,7 @@ def test_a_swapping_element_would_break_code_zero():
     output (the batch of the data is the input's channels)."""
     mx = backend_module("engine")
     init, extra = UNKNOWN_LAYOUTS["custom block"]
-    source = block_source(SSD, init, extra=extra)
+    source = block_source(SSD, inputs=FEATURES, init=init, head=extra)
     wrong = source.replace("(f.shape[0], -1, 4)", "(0, -1, 4)")
     arrays = [mx.nd.array(data((2, 4, 2, 2))), mx.nd.array(data((2, 4, 1, 2)))]
     assert run(source, mx, arrays, False).shape != run(wrong, mx, arrays, False).shape
@@ -173,7 +151,7 @@ def test_the_comprehension_target_hides_an_outer_dim():
         "n = x.shape[0]\ny = F.relu(x)\n"
         "outs = [y.reshape((n, -1)) for n in (2, 4)]\nreturn F.concat(*outs, dim=0) * n"
     )
-    source = block_source(body, "", inputs="x")
+    source = block_source(body)
     fixed = fixed_of(source)
     assert "y.reshape((n, -1)) for n in (2, 4)" in fixed, fixed
 
@@ -186,7 +164,7 @@ def test_an_outer_dim_read_inside_a_comprehension():
         "b = x.shape[0]\ny = F.relu(x)\n"
         "outs = [(y * k).reshape((b, -1)) for k in (1, 2)]\nreturn F.concat(*outs, dim=1)"
     )
-    source = block_source(body, "", inputs="x")
+    source = block_source(body)
     fixed = fixed_of(source)
     assert "(y * k).reshape((0, -1))" in fixed and "x.shape" not in fixed, fixed
     arrays = [mx.nd.array(data((3, 2, 2)))]
@@ -202,7 +180,7 @@ def test_a_generator_is_not_planned():
         "b = x.shape[0]\ny = F.relu(x)\n"
         "outs = ((y * k).reshape((b, -1)) for k in (1, 2))\nreturn F.concat(*outs, dim=1)"
     )
-    source = block_source(body, "", inputs="x")
+    source = block_source(body)
     assert "(y * k).reshape((b, -1))" in fixed_of(source)
 
 
