@@ -194,14 +194,13 @@ def to_findings(events: TraceEvents, original_filename: Optional[str] = None) ->
     module records (tests/test_checker_dynamic_names.py holds it to the rules' own names)."""
     from hybridlint.ftypes import Finding
 
-    names = RULE_NAMES
     out = []
     for code, message, where in events.events:
         path = original_filename or where.filename.replace(" [fixed]", "")
         out.append(
             Finding(
                 code=code,
-                name=names.get(code, ""),
+                name=RULE_NAMES.get(code, ""),
                 message=f"observed at run time while tracing the hybridized graph: {message}",
                 line=where.lineno,
                 col=_indent(where.text) + 1,
