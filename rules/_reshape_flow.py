@@ -50,8 +50,8 @@ from ._reshape_codes import (
     symbol,
     synthesize_dims,
 )
-from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, dotted_name, literal_int
-from .values import NameBindings, walk_nodes
+from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, literal_int
+from .values import NameBindings, last_name, walk_nodes
 from .base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -438,11 +438,7 @@ def _containers(klass, layers: Dict[str, cst.Call]) -> Dict[str, List[cst.Call]]
     """`self.<a> = nn.HybridSequential()` in `__init__` whose elements are all layers added
     there with `self.<a>.add(nn.Conv2D(...))` (in loops and branches too: each element is one
     of them) and which no method changes otherwise: a -> those layer calls."""
-    attrs = {
-        a
-        for a, call in layers.items()
-        if (dotted_name(call.func) or "").split(".")[-1] in _CONTAINERS
-    }
+    attrs = {a for a, call in layers.items() if last_name(call.func) in _CONTAINERS}
     init = klass.methods.get("__init__") if klass is not None else None
     if not attrs or init is None:
         return {}
@@ -869,7 +865,7 @@ class Flow:
                 and shapes[0]
                 and not is_rest(shapes[0][0])
                 and is_rest(shapes[0][-1])
-                and (dotted_name(layer.func) or "").split(".")[-1] == "Dense"
+                and last_name(layer.func) == "Dense"
             ):
                 # a Dense of a tensor whose rank is unknown keeps its batch when the rank is 2
                 # or more: an assumption only an unsafe fix may make
@@ -975,7 +971,7 @@ class Flow:
         return None
 
     def _layer(self, layer: cst.Call, data: Optional[Shape]) -> Optional[Shape]:
-        kind = (dotted_name(layer.func) or "").split(".")[-1]
+        kind = last_name(layer.func)
         if data is None:
             return None
         rest = bool(data) and is_rest(data[-1])

@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
     class_method,
+    last_name,
     self_attribute_name,
     unpacked,
     annotation_value,
@@ -449,11 +450,7 @@ def _own_layers(klass: cst.ClassDef) -> Set[str]:
     for small in _walk_statements(init.body.body) if init is not None else ():
         if not isinstance(small, cst.Assign):
             continue
-        built = (
-            (dotted_name(small.value.func) or "").split(".")[-1]
-            if isinstance(small.value, cst.Call)
-            else None
-        )
+        built = last_name(small.value.func) if isinstance(small.value, cst.Call) else None
         single = built in SINGLE_OUTPUT_LAYERS and built not in ("HybridSequential", "Identity")
         for target in small.targets:
             attr = self_attribute_name(target.target)
@@ -523,7 +520,7 @@ def _numpy_decorated(node: cst.ClassDef) -> bool:
             if isinstance(decorator.decorator, cst.Call)
             else decorator.decorator
         )
-        if (dotted_name(expr) or "").split(".")[-1].startswith("use_np"):
+        if last_name(expr).startswith("use_np"):
             return True
     return False
 
@@ -669,7 +666,7 @@ def _constructions(
         if isinstance(expr, cst.IfExp):
             body, orelse = held(expr.body), held(expr.orelse)
             return None if body is None or orelse is None else body | orelse
-        name = (dotted_name(expr) or "").split(".")[-1]
+        name = last_name(expr)
         return {name} if name in names else None
 
     def scan(
@@ -687,7 +684,7 @@ def _constructions(
                     aliases.setdefault(small.targets[0].target.value, set()).update(classes_held)
         for node in walk_nodes(function):
             if isinstance(node, cst.Call):
-                name = (dotted_name(node.func) or "").split(".")[-1]
+                name = last_name(node.func)
                 made = set(aliases.get(name, ())) if isinstance(node.func, cst.Name) else set()
                 if name in names:
                     made.add(name)
@@ -946,11 +943,7 @@ def _init_facts(
             ):
                 continue
             attr, value = target.attr.value, small.value
-            built = (
-                (dotted_name(value.func) or "").split(".")[-1]
-                if isinstance(value, cst.Call)
-                else None
-            )
+            built = last_name(value.func) if isinstance(value, cst.Call) else None
             if built in classes and facts.built_children.get(attr, built) == built:
                 facts.built_children[attr] = built
                 module.bound_constructions.add(value)  # type: ignore[arg-type]
@@ -974,7 +967,7 @@ def _init_facts(
                 facts.scalar_attrs.add(attr)
             elif literal_shape(value) is not None and isinstance(value, (cst.Tuple, cst.List)):
                 facts.scalar_attrs.add(attr)
-            elif isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
+            elif isinstance(value, cst.Call) and built in (
                 "get",
                 "get_constant",
                 "Parameter",
@@ -982,16 +975,13 @@ def _init_facts(
             ):
                 shape_arg = call_argument(value, None, "shape")
                 facts.parameters[attr] = _declared_shape(shape_arg.value) if shape_arg else None
-                if (dotted_name(value.func) or "").endswith(
-                    "get_constant"
-                ):  # shape of a literal value
+                if built == "get_constant":  # shape of a literal value
                     constant = call_argument(value, 1, "value")
                     facts.parameters[attr] = (
                         nested_literal_shape(constant.value) if constant else None
                     )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
-                built = (dotted_name(value.func) or "").split(".")[-1]
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                 elif built in RNN_LAYERS and built not in classes:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, dotted_name
-from .values import NameBindings, class_method, self_attribute_name
+from .values import NameBindings, class_method, last_name, self_attribute_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -93,7 +93,7 @@ def _declared_parameters(klass: cst.ClassDef) -> Set[str]:
     """Attributes an in-module block's `__init__` sets to `self.params.get(...)` and the like."""
     names = set()
     for attr, value in _init_assignments(class_method(klass, "__init__")):
-        if isinstance(value, cst.Call) and (dotted_name(value.func) or "").split(".")[-1] in (
+        if isinstance(value, cst.Call) and last_name(value.func) in (
             "get",
             "get_constant",
             "Parameter",

@@ -265,6 +265,11 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def last_name(node: cst.BaseExpression) -> str:
+    """`nn.Conv2D` -> "Conv2D", `Dense` -> "Dense"; "" for anything that is not a dotted name."""
+    return (dotted_name(node) or "").split(".")[-1]
+
+
 def namespace_call(call: cst.Call, namespace: Optional[str]) -> Optional[str]:
     """The dotted name of `call`'s function when it starts with the namespace parameter
     (`F.relu`, `F.contrib.arange_like`, `F` itself), else None."""
