@@ -1,0 +1,312 @@
+"""End to end: does a real failing block work after `hybridlint --fix --verify`? (issue 20)
+
+For every case of benchmarks/e2e/cases/ (a HybridBlock copied byte for byte from a pinned
+public package, with examples that match its real callers; format in cases.py):
+
+1. the block is written as a one-file project (``block.py`` + a pyproject.toml holding its
+   examples) once per mode, and the mode's command runs on it:
+   ``fix`` = ``hybridlint --fix``, ``unsafe`` = ``--fix --unsafe-fixes``, ``verify`` =
+   ``--fix --verify`` (bundled engine, this interpreter, no MXNet needed), ``verify-mxnet`` =
+   ``--fix --verify --backend mxnet`` (the MXNet venv's interpreter);
+2. the judge (judge.py, under real MXNet 1.9.1) runs the ORIGINAL eagerly as the reference,
+   then every rewritten block eagerly and hybridized with the reference parameters, on the
+   examples and on inputs the tool never saw (``unseen``);
+3. each block ends, per mode, as one of
+   - ``fixed``: eager and hybridized equal the original's eager outputs on every input;
+   - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
+     blocking line and reason are printed);
+   - ``silent``: still failing, and the tool exited 0;
+   - ``over-claimed``: still failing on an example although the tool said a fix was proven
+     "== fixed hybridized" by it;
+   - ``broken``: the rewrite changed what the block computes eagerly (or made it fail);
+   a block that already worked is ``ok`` (still equal) or ``broken``.
+
+    python benchmarks/e2e/run.py [--mxnet-python /tmp/mxv/bin/python] [-k lipswish] [-j 2]
+    python benchmarks/e2e/run.py --validate     # only: does each original fail/work as labelled?
+
+Packages are downloaded (pinned by sha256) by benchmarks/realworld/packages.py; no third-party
+code is committed. Prints a row per block, the tally per mode and the "--fix --verify worse
+than --fix --unsafe-fixes" count; ``--json FILE`` saves every verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "realworld"))
+
+from cases import BLOCK_FILE, Case, block_lines, load_cases, materialize  # noqa: E402
+from packages import fetch  # noqa: E402
+
+MODES = ("fix", "unsafe", "verify", "verify-mxnet")
+RANK = {"fixed": 3, "reported": 2, "silent": 1, "over-claimed": 1, "broken": 0, "ok": 3}
+TOOL_TIMEOUT = 900
+JUDGE_TIMEOUT = 600
+_FINDING = re.compile(r"^block\.py:(\d+):(\d+): (HL\d+) (.*)$")
+_CLAIM = re.compile(r"fix proven by example .*== fixed hybridized")
+
+
+@dataclass
+class ToolRun:
+    returncode: int
+    findings: List[tuple] = field(default_factory=list)  # (line, code, message)
+    claims: bool = False  # a fix "proven ... == fixed hybridized"
+    changed: bool = False
+    error: str = ""
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    detail: str = ""
+
+
+def default_mxnet_python() -> Optional[str]:
+    try:
+        import mxnet  # noqa: F401
+
+        return sys.executable
+    except ImportError:
+        candidate = "/tmp/mxv/bin/python"
+        return candidate if os.path.exists(candidate) else None
+
+
+def tool_command(mode: str, mxnet_python: str) -> List[str]:
+    python = mxnet_python if mode == "verify-mxnet" else sys.executable
+    base = [python, "-m", "hybridlint", "--no-cache", "--fix"]
+    extra = {
+        "fix": [],
+        "unsafe": ["--unsafe-fixes"],
+        "verify": ["--verify"],
+        "verify-mxnet": ["--verify", "--backend", "mxnet"],
+    }[mode]
+    return base + extra + [BLOCK_FILE]
+
+
+def run_tool(mode: str, directory: Path, mxnet_python: str) -> ToolRun:
+    before = (directory / BLOCK_FILE).read_bytes()
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    try:
+        done = subprocess.run(
+            tool_command(mode, mxnet_python),
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=TOOL_TIMEOUT,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return ToolRun(-1, error=f"timed out after {TOOL_TIMEOUT} s")
+    run = ToolRun(done.returncode, changed=(directory / BLOCK_FILE).read_bytes() != before)
+    for line in done.stdout.splitlines():
+        match = _FINDING.match(line)
+        if match:
+            run.findings.append((int(match[1]), match[3], match[4]))
+    run.claims = any(_CLAIM.search(line) for line in done.stderr.splitlines())
+    (directory / "tool.stdout").write_text(done.stdout)
+    (directory / "tool.stderr").write_text(done.stderr)
+    if done.returncode not in (0, 1):
+        run.error = (done.stderr.strip().splitlines() or ["?"])[-1][:200]
+    return run
+
+
+def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Outcome:
+    eager, hybrid = verdicts["eager"], verdicts["hybrid"]
+    n_examples = len(case.examples)
+    if any(v.startswith("reference:") for v in eager):
+        return Outcome("invalid", next(v for v in eager if v.startswith("reference:")))
+    bad_eager = [v for v in eager if v != "equal"]
+    if bad_eager:
+        return Outcome("broken", f"eager {bad_eager[0]}")
+    failing = [i for i, v in enumerate(hybrid) if v != "equal"]
+    if not failing:
+        return Outcome("ok" if case.kind == "works" else "fixed")
+    where = "" if failing[0] < n_examples else " (unseen input)"
+    first = f"hybridized {hybrid[failing[0]]}{where}"
+    if case.kind == "works":
+        return Outcome("broken", first)
+    if run.claims and any(i < n_examples for i in failing):
+        return Outcome("over-claimed", first)
+    if run.returncode == 1 and run.findings:
+        span = block_lines(fixed_source, case.block) or (0, 10**9)
+        blocking = (
+            [f for f in run.findings if f[1] == "HL903"]
+            or [f for f in run.findings if span[0] <= f[0] <= span[1]]
+            or run.findings
+        )
+        line, code, message = blocking[0]
+        return Outcome("reported", f"{code} at line {line}: {message[:140]}; judge: {first}")
+    if run.error:
+        return Outcome("silent", f"tool error: {run.error}; judge: {first}")
+    return Outcome("silent", f"exit {run.returncode}; judge: {first}")
+
+
+def judge(cases: List[Case], dirs: Dict[str, Dict[str, Path]], modes, mxnet_python, jobs):
+    """{case name: judge result} from one judge process per case (user code: a timeout each)."""
+
+    def one(case: Case) -> dict:
+        job = {
+            "cases": [
+                {
+                    "name": case.name,
+                    "block": case.block,
+                    "calls": case.calls,
+                    "original": str(dirs[case.name]["original"] / BLOCK_FILE),
+                    "variants": {m: str(dirs[case.name][m] / BLOCK_FILE) for m in modes},
+                    "examples": case.examples,
+                    "unseen": case.unseen,
+                }
+            ]
+        }
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+            json.dump(job, handle)
+        try:
+            done = subprocess.run(
+                [mxnet_python, str(HERE / "judge.py"), handle.name],
+                capture_output=True,
+                text=True,
+                timeout=JUDGE_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return {"name": case.name, "crash": f"judge timed out after {JUDGE_TIMEOUT} s"}
+        finally:
+            os.unlink(handle.name)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if not lines:
+            return {"name": case.name, "crash": (done.stderr.strip().splitlines() or ["?"])[-1]}
+        return json.loads(lines[-1])
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        return {r["name"]: r for r in pool.map(one, cases)}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mxnet-python", default=default_mxnet_python())
+    parser.add_argument("-k", dest="pattern", help="only cases whose name contains this")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--modes", default=",".join(MODES), help=f"from {','.join(MODES)}")
+    parser.add_argument("--validate", action="store_true", help="only judge the originals")
+    parser.add_argument("--work", help="keep the rewritten projects here (default: temporary)")
+    parser.add_argument("--json", help="write every verdict to this file")
+    args = parser.parse_args(argv)
+    if not args.mxnet_python:
+        parser.error("real MXNet 1.9.1 is the judge: pass --mxnet-python (a venv with mxnet)")
+    modes = [] if args.validate else [m for m in args.modes.split(",") if m]
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown:
+        parser.error(f"unknown mode(s) {unknown}")
+    cases = [c for c in load_cases() if not args.pattern or args.pattern in c.name]
+    roots = fetch()
+    work = Path(args.work or tempfile.mkdtemp(prefix="hybridlint-e2e-"))
+    dirs: Dict[str, Dict[str, Path]] = {}
+    for case in cases:
+        if case.package not in roots:
+            parser.error(f"{case.name}: unknown package {case.package}")
+        dirs[case.name] = {}
+        for label in ["original"] + modes:
+            target = work / label / case.slug
+            shutil.rmtree(target, ignore_errors=True)
+            materialize(case, roots[case.package], target)
+            dirs[case.name][label] = target
+
+    runs: Dict[tuple, ToolRun] = {}
+    tasks = [(c, m) for c in cases for m in modes]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for (case, mode), run in zip(
+            tasks,
+            pool.map(lambda t: run_tool(t[1], dirs[t[0].name][t[1]], args.mxnet_python), tasks),
+        ):
+            runs[case.name, mode] = run
+    results = judge(cases, dirs, modes, args.mxnet_python, args.jobs)
+    return report(cases, modes, runs, results, dirs, args.json)
+
+
+def report(cases, modes, runs, results, dirs, json_path) -> int:
+    table: Dict[str, Dict[str, Outcome]] = {}
+    mislabelled = []
+    for case in cases:
+        result = results[case.name]
+        if "crash" in result:
+            table[case.name] = {m: Outcome("invalid", result["crash"]) for m in modes}
+            print(f"{case.name}: judge crashed: {result['crash']}")
+            continue
+        original = result["original_hybrid"]
+        really = "works" if all(v == "equal" for v in original) else "fails"
+        if any(v.startswith("reference:") for v in original):
+            really = "invalid"
+        if really != case.kind:
+            mislabelled.append(f"{case.name}: labelled {case.kind}, original {original}")
+        row = {}
+        for mode in modes:
+            fixed = (dirs[case.name][mode] / BLOCK_FILE).read_text()
+            row[mode] = classify(case, runs[case.name, mode], result["variants"][mode], fixed)
+        table[case.name] = row
+        cells = "  ".join(f"{m}={row[m].verdict}" for m in modes)
+        print(f"{case.kind:5}  {case.name:55}  {cells or 'original hybridized: ' + original[0]}")
+        for mode in modes:
+            if row[mode].verdict not in ("fixed", "ok"):
+                print(f"         {mode}: {row[mode].detail}")
+    print()
+    for line in mislabelled:
+        print("MISLABELLED", line)
+    fails = [c for c in cases if c.kind == "fails"]
+    works = [c for c in cases if c.kind == "works"]
+    print(
+        f"{len(fails)} failing blocks, {len(works)} working blocks, from "
+        f"{len({c.package for c in cases})} packages"
+    )
+    for mode in modes:
+        tally: Dict[str, int] = {}
+        for case in fails:
+            verdict = table[case.name][mode].verdict
+            tally[verdict] = tally.get(verdict, 0) + 1
+        broken_works = sum(table[c.name][mode].verdict == "broken" for c in works)
+        fixed = tally.get("fixed", 0)
+        share = f"{100.0 * fixed / len(fails):.1f}%" if fails else "-"
+        print(
+            f"{mode:13} fixed&equal {fixed}/{len(fails)} ({share})  reported "
+            f"{tally.get('reported', 0)}  broken {tally.get('broken', 0)}  silent "
+            f"{tally.get('silent', 0)}  over-claimed {tally.get('over-claimed', 0)}  invalid "
+            f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
+        )
+    for mode in ("verify", "verify-mxnet"):
+        if mode in modes and "unsafe" in modes:
+            worse = [
+                c.name
+                for c in cases
+                if RANK.get(table[c.name][mode].verdict, 0)
+                < RANK.get(table[c.name]["unsafe"].verdict, 0)
+            ]
+            print(
+                f"{mode} worse than unsafe: {len(worse)}"
+                + (f" ({', '.join(worse)})" if worse else "")
+            )
+    if json_path:
+        with open(json_path, "w") as handle:
+            json.dump(
+                {
+                    name: {m: {"verdict": o.verdict, "detail": o.detail} for m, o in row.items()}
+                    for name, row in table.items()
+                },
+                handle,
+                indent=1,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
