@@ -18,6 +18,8 @@ A case file (``cases/<package>.toml``) names one pinned package of
     examples = [{ kwargs = {...}, inputs = [[4, 8]] }]   # given to hybridlint (pyproject)
     unseen = [{ kwargs = {...}, inputs = [[7, 8]] }]     # judged only: hybridlint never sees them
     calls = 1                             # optional: consecutive calls per example (state)
+    extra = [{ source = "gluonts/mx/block/mlp.py", copy = ["MLP"] }]   # optional: definitions
+                                          # of other modules of the package, copied first
     why = "how the package's callers call it"
 
 Each name in ``copy`` is a top-level class, function or assignment of ``source``; its lines
@@ -69,6 +71,7 @@ class Case:
     unseen: List[Dict[str, Any]] = field(default_factory=list)
     calls: int = 1
     why: str = ""
+    extra: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -107,7 +110,7 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
     missing = [key for key in required if key not in entry]
     if missing:
         raise CaseError(f"{where}: missing {', '.join(missing)}")
-    known = set(required) | {"prelude", "unseen", "calls", "why"}
+    known = set(required) | {"prelude", "unseen", "calls", "why", "extra"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise CaseError(f"{where}: unknown key(s) {unknown}")
@@ -127,6 +130,7 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
         unseen=list(entry.get("unseen", [])),
         calls=int(entry.get("calls", 1)),
         why=str(entry.get("why", "")),
+        extra=[dict(e) for e in entry.get("extra", [])],
     )
 
 
@@ -138,24 +142,29 @@ def _dedent(text: str) -> str:
 
 
 def copied_source(case: Case, package_root: str) -> str:
-    """The case's module: its prelude, then each copied definition's lines, byte for byte."""
-    path = os.path.join(package_root, case.source)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise CaseError(f"{case.name}: {case.source}: {exc.strerror}") from None
-    text = raw.decode("utf-8")
-    lines = text.splitlines(keepends=True)
-    spans = _definitions(ast.parse(text), case)
+    """The case's module: its prelude, then each copied definition's lines, byte for byte
+    (those of ``extra`` modules first)."""
     pieces = [case.prelude] if case.prelude else []
-    for name in case.copy:
-        first, last = spans[name]
-        pieces.append("\n\n" + "".join(lines[first - 1 : last]))
+    for source, names in [(e["source"], e["copy"]) for e in case.extra] + [
+        (case.source, case.copy)
+    ]:
+        path = os.path.join(package_root, source)
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8")
+        except OSError as exc:
+            raise CaseError(f"{case.name}: {source}: {exc.strerror}") from None
+        lines = text.splitlines(keepends=True)
+        spans = _definitions(ast.parse(text), case, source, names)
+        for name in names:
+            first, last = spans[name]
+            pieces.append("\n\n" + "".join(lines[first - 1 : last]))
+    if case.block not in case.copy:
+        raise CaseError(f"{case.name}: block {case.block!r} is not among the copied names")
     return "".join(pieces).lstrip("\n")
 
 
-def _definitions(tree: ast.Module, case: Case) -> Dict[str, tuple]:
+def _definitions(tree: ast.Module, case: Case, source: str, copy: List[str]) -> Dict[str, tuple]:
     spans: Dict[str, tuple] = {}
     for node in tree.body:
         names: List[str] = []
@@ -170,11 +179,9 @@ def _definitions(tree: ast.Module, case: Case) -> Dict[str, tuple]:
             continue
         for name in names:
             spans[name] = (first, node.end_lineno)
-    absent = [name for name in case.copy if name not in spans]
+    absent = [name for name in copy if name not in spans]
     if absent:
-        raise CaseError(f"{case.name}: {case.source} defines no top-level {', '.join(absent)}")
-    if case.block not in case.copy:
-        raise CaseError(f"{case.name}: block {case.block!r} is not among the copied names")
+        raise CaseError(f"{case.name}: {source} defines no top-level {', '.join(absent)}")
     return spans
 
 
