@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._examples import with_parent
-from .analysis import SCALAR, literal_int
+from .analysis import SCALAR, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
@@ -50,8 +50,8 @@ class TensorIndexing(Rule):
     )
     explanation = """\
 ## What it does
-Finds `x[i]`, `x[-1]`, `x[a:b]`, `x[:, i]`, `x[..., a:b:s]` and slice assignment `x[i] = v` on a
-tensor inside `hybrid_forward` (and the helpers it calls).
+Finds `x[i]`, `x[-1]`, `x[a:b]`, `x[:, i]`, `x[..., a:b:s]`, `x[:, None]` and slice assignment
+`x[i] = v` on a tensor inside `hybrid_forward` (and the helpers it calls).
 Also finds negative indices and reversed or overshooting slices of the outputs of a
 multi-output operator (`F.split`, `F.SliceChannel`, `x.split`), which become a grouped Symbol.
 
@@ -59,8 +59,9 @@ multi-output operator (`F.split`, `F.SliceChannel`, `x.split`), which become a g
 On an NDArray `[]` slices. On a Symbol `[]` selects an *output* of a grouped symbol: `x[0]` on a
 single-output Symbol returns the Symbol itself, so the model silently computes on the whole
 array (shapes then fail later, or worse, do not); `x[1]` and `x[0:2]` raise a bare `IndexError`;
-`x[:, 1]` and `x[..., 1]` raise `TypeError: Symbol only support integer index to fetch i-th
-output`. Slice assignment raises `TypeError: 'Symbol' object does not support item assignment`.
+`x[:, 1]`, `x[..., 1]` and new axes (`x[:, None]`) raise `TypeError: Symbol only support
+integer index to fetch i-th output` (an NDArray takes `None` as numpy's new axis). Slice
+assignment raises `TypeError: 'Symbol' object does not support item assignment`.
 
 ## Example
 ```python
@@ -79,7 +80,12 @@ in `F.squeeze(..., axis=k)`, because MXNet keeps no scalar axis. Slices become
 Python slicing (`slice_axis` does not, so it is not used for slices). After `...`, an integer
 index becomes `slice_axis(axis=-1)`. In a helper that receives tensors but no `F`, the same
 operators are used as methods (`t.slice_axis(...)`, `t.squeeze(...)`), which NDArray and Symbol
-both have. Outputs: `y[-1]` → `y[n - 1]` when the number of outputs `n` is a literal, else
+both have. New axes (`None`, `np.newaxis`, an imported numpy `newaxis`) become
+`F.expand_dims(x, axis=k)`, `k` counted in the output (`x[:, None]` → `axis=1`, `x[..., None]`
+→ `axis=-1`, several: nested calls); with selections the selection comes first, its integer
+axes kept, then `expand_dims`, then one `squeeze` of the integer axes (an integer next to a new
+axis needs neither: `x[0, None]` → `F.slice_axis(x, axis=0, begin=0, end=1)`). Outputs: `y[-1]` →
+`y[n - 1]` when the number of outputs `n` is a literal, else
 `list(y)[-1]`; reversed or overshooting slices → `list(y)[...]` (a Python list of the outputs
 in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
 
@@ -95,7 +101,8 @@ both modes: only their negative indices and reversed slices are reported.
 
 ## Fix safety
 A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
-`range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`).
+`range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`; raises for
+a name holding `None`).
 Safe for integer literal indices and for slices whose bounds are non-negative integer literals or
 `None` (any step): the rewritten expression returns the same values for every input shape
 (checked eagerly and hybridized against the original in the test suite). Slices with a negative
@@ -105,9 +112,12 @@ axis), where Python slicing clamps; within range they are exact. `x[..., a:b]` b
 `F.slice_axis(x, axis=-1, begin=a, end=b)`, which raises instead of clamping when `b` is past
 the end: unsafe. An input that is a tensor only because the module's own call sites pass one (a parent's
 `self.attend(x, F.stack(...))`) makes every fix on it unsafe: another module may pass a list.
-Indices that are tensors, names of unknown value, `None`/newaxis or a step after
-`...` are reported without a fix; so is slice assignment (rewrite it with `F.where` or
-`F.concat`).
+New axes follow the same rules: with only `:` and `...` besides them the fix is safe; their
+other items make it safe or unsafe as above. The integer axes are squeezed last because MXNet
+gives a fully indexed array the shape (1,), not (): squeezing before `expand_dims` would add
+an axis (`x[None, 0]` on a vector is (1,)). Indices that are tensors, names of unknown value,
+items on both sides of `...` or a step after `...` are reported without a fix; so is slice
+assignment (rewrite it with `F.where` or `F.concat`).
 """
 
     VALID = [
@@ -186,6 +196,9 @@ Indices that are tensors, names of unknown value, `None`/newaxis or a step after
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"
         ),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
+        # a numpy constant's new axis is numpy's business
+        Valid(_net("m = np.ones((3, 4))[:, None]\nreturn F.broadcast_mul(x, F.array(m))")),
+        Valid(_net("return F.relu(x)[:, None]  # noqa: HL003")),
         Valid(_net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
         Valid(_net("return F.relu(x)[0]  # noqa: HL003")),
         Valid(_net("return F.relu(x)[-1]  # noqa")),
@@ -378,6 +391,42 @@ Indices that are tensors, names of unknown value, `None`/newaxis or a step after
             ),
             safety=SAFE,
         ),
+        # issue 20: a new axis (None) is expand_dims, its position counted in the output
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
+            "        return F.broadcast_mul(x, mask[:, None, :])\n",
+            line=3,
+            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
+            "        return F.broadcast_mul(x, F.expand_dims(mask, axis=1))\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[None, ..., np.newaxis]"),
+            line=4,
+            fixed=_net("y = F.relu(x)\nreturn F.expand_dims(F.expand_dims(y, axis=0), axis=-1)"),
+            safety=SAFE,
+        ),
+        # an integer next to a new axis keeps its length-1 axis (x[0, None] on a vector is (1,))
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[0, None] + y[None, 0, 1]"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\nreturn F.slice_axis(y, axis=0, begin=0, end=1) + "
+                "F.squeeze(F.slice(y, begin=(0, 1), end=(1, 2)), axis=1)"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn y[:, None, -2:]"),
+            line=4,
+            fixed=_net(
+                "y = F.relu(x)\n"
+                "return F.expand_dims(F.slice(y, begin=(None, -2), end=(None, None)), axis=1)"
+            ),
+            safety=UNSAFE,
+        ),
+        # items on both sides of `...`: reported without a fix
+        Invalid(_net("y = F.relu(x)\nreturn y[0, ..., None, 1]"), line=4),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -479,6 +528,8 @@ Indices that are tensors, names of unknown value, `None`/newaxis or a step after
             if namespace is None or isinstance(node.value, (cst.BinaryOperation, cst.IfExp))
             else strip_parens(node.value)
         )
+        if any(isinstance(e, cst.Index) and self._is_new_axis(e.value) for e in elements):
+            return self._new_axes(namespace, data, elements)
         if ellipses:
             where = ellipses[0]
             before, after = elements[:where], elements[where + 1 :]
@@ -600,3 +651,164 @@ Indices that are tensors, names of unknown value, `None`/newaxis or a step after
         return _op(
             ns, "slice_axis", data, [("axis", integer(-1)), ("begin", lower), ("end", upper)]
         ), UNSAFE
+
+    # -- new axes (`None`, `np.newaxis`) -----------------------------------------------------
+    def _is_new_axis(self, expr: cst.BaseExpression) -> bool:
+        """`None`, or numpy's `newaxis` (`np.newaxis`, `numpy.newaxis`, an imported `newaxis`)."""
+        name = dotted_name(expr)
+        if name == "None":
+            return True
+        if name is None or name.rsplit(".", 1)[-1] != "newaxis":
+            return False
+        return self.state.module.qualify(name) in _NEWAXIS
+
+    def _new_axes(
+        self, ns: Optional[str], data: cst.BaseExpression, elements
+    ) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """A subscript with new axes: the selection without them, its integer axes kept (not
+        squeezed), then `expand_dims` for each new axis, then one `squeeze` of the integer axes.
+
+        Every item but `...` is one axis of that intermediate layout, numbered from the front
+        before `...` and from the end after it. An integer next to a new axis cancels it: its
+        kept length-1 axis is the new axis. Squeezing last keeps the exact shape: MXNet gives a
+        fully indexed array the shape (1,), not (), so squeezing first and expanding after
+        would add an axis (`x[0, None]` on a vector is (1,)); with a new axis in the result,
+        the squeeze never removes every axis.
+        """
+        kinds = []
+        for element in elements:
+            if isinstance(element, cst.Slice):
+                kinds.append("slice")
+            elif element.star is not None:
+                return None
+            elif isinstance(element.value, cst.Ellipsis):
+                kinds.append("...")
+            else:
+                kinds.append("new" if self._is_new_axis(element.value) else "int")
+        where = kinds.index("...") if "..." in kinds else len(kinds)
+        # adjacent integer / new-axis pairs share one axis (never across `...`)
+        partner = {}
+        i = 0
+        while i + 1 < len(kinds):
+            if {kinds[i], kinds[i + 1]} == {"int", "new"}:
+                partner[i], partner[i + 1] = i + 1, i
+                i += 2
+            else:
+                i += 1
+        position = {}
+        front = 0
+        for i in range(where):
+            position[i] = front
+            if partner.get(i) != i + 1:  # the first of a pair takes no axis of its own
+                front += 1
+        back = -1
+        for i in range(len(kinds) - 1, where, -1):
+            position[i] = back
+            if partner.get(i) != i - 1:
+                back -= 1
+        selection = [(i, e) for i, e in enumerate(elements) if kinds[i] != "new"]
+        if "..." in kinds:
+            before = [e for i, e in selection if i < where]
+            after = [e for i, e in selection if i > where]
+            if before and after or len(after) > 1:
+                return None
+            if after:
+                picked = self._select_last(ns, data, after[0])
+            else:
+                picked = self._select(ns, data, before)
+        else:
+            picked = self._select(ns, data, [e for _, e in selection])
+        if picked is None:
+            return None
+        result, safety = picked
+        news = [i for i, kind in enumerate(kinds) if kind == "new" and i not in partner]
+        for i in sorted((i for i in news if i < where), key=lambda i: position[i]):
+            result = _op(ns, "expand_dims", result, [("axis", integer(position[i]))])
+        for i in sorted((i for i in news if i > where), key=lambda i: -position[i]):
+            result = _op(ns, "expand_dims", result, [("axis", integer(position[i]))])
+        squeeze = [
+            position[i] for i, kind in enumerate(kinds) if kind == "int" and i not in partner
+        ]
+        if squeeze:
+            axes = (
+                integer(squeeze[0])
+                if len(squeeze) == 1
+                else tuple_of([integer(a) for a in squeeze])
+            )
+            result = _op(ns, "squeeze", result, [("axis", axes)])
+        return result, safety
+
+    def _select(
+        self, ns: Optional[str], data: cst.BaseExpression, elements
+    ) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """`data[elements]` from the front with integer axes kept (length 1), or None."""
+        safety = SAFE
+        begins: List[cst.BaseExpression] = []
+        ends: List[cst.BaseExpression] = []
+        steps: List[cst.BaseExpression] = []
+        full: List[bool] = []
+        integers: List[int] = []
+        for axis, element in enumerate(elements):
+            if isinstance(element, cst.Index):
+                bounds = self._index_bounds(element.value)
+                if bounds is None:
+                    return None
+                begin, end, exact = bounds
+                if not exact:
+                    safety = UNSAFE
+                begins.append(begin), ends.append(end), steps.append(cst.Name("None"))
+                full.append(False), integers.append(axis)
+                continue
+            start, stop, stride = (
+                self._bound(element.lower),
+                self._bound(element.upper),
+                self._bound(element.step),
+            )
+            if start is None or stop is None or stride is None:
+                return None
+            for bound in (element.lower, element.upper):
+                number = literal_int(bound) if bound is not None else 0
+                if number is None or number < 0:
+                    safety = UNSAFE  # MXNet's slice fails before the start of the axis
+            begins.append(start), ends.append(stop), steps.append(stride)
+            full.append(all(_is_none(b) for b in (start, stop, stride)))
+        if all(full):
+            return data, safety
+        if len(integers) == 1 and sum(not f for f in full) == 1:
+            axis = integers[0]
+            keywords = [("axis", integer(axis)), ("begin", begins[axis]), ("end", ends[axis])]
+            return _op(ns, "slice_axis", data, keywords), safety
+        while full[-1]:  # trailing `:` add nothing
+            begins.pop(), ends.pop(), steps.pop(), full.pop()
+        keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
+        if not all(_is_none(s) for s in steps):
+            keywords.append(("step", tuple_of(steps)))
+        return _op(ns, "slice", data, keywords), safety
+
+    def _select_last(
+        self, ns: Optional[str], data: cst.BaseExpression, element
+    ) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """`data[..., element]` with an integer axis kept (length 1), or None."""
+        if isinstance(element, cst.Index):
+            bounds = self._index_bounds(element.value)
+            if bounds is None:
+                return None
+            keywords = [("axis", integer(-1)), ("begin", bounds[0]), ("end", bounds[1])]
+            return _op(ns, "slice_axis", data, keywords), SAFE if bounds[2] else UNSAFE
+        if element.lower is None and element.upper is None and element.step is None:
+            return data, SAFE
+        if element.step is not None:
+            return None
+        lower = self._bound(element.lower) if element.lower is not None else integer(0)
+        upper = self._bound(element.upper)
+        if lower is None or upper is None:
+            return None
+        keywords = [("axis", integer(-1)), ("begin", lower), ("end", upper)]
+        return _op(ns, "slice_axis", data, keywords), UNSAFE  # raises past the end
+
+
+_NEWAXIS = {"numpy.newaxis", "mxnet.np.newaxis", "mxnet.numpy.newaxis"}
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
