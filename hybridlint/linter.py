@@ -1279,23 +1279,27 @@ def _fix_to_fixed_point(
             line = mapping(line)
         return line
 
+    def in_original(finding: Finding) -> Finding:
+        """The finding with its lines mapped back to `source` (its columns stay the pass's)."""
+        if not back:
+            return finding
+        line = to_original(finding.line)
+        return replace(finding, line=line, end_line=max(line, to_original(finding.end_line)))
+
+    # `accept` judges findings in the coordinates of `source`, whatever pass finds them: a fix
+    # a later pass applies (one nested in another fix's node) keeps its original line, so a
+    # caller that accepts by line accepts it in every subset of fixes (verify's bisection).
+    pass_accept = None if accept is None else (lambda finding: accept(in_original(finding)))
     for _ in range(MAX_FIX_PASSES):
         new_source, pass_applied, found, blocks = _apply_pass(
-            current, path, select, ignore, rules, unsafe, accept
+            current, path, select, ignore, rules, unsafe, pass_accept
         )
         if initial is None:
             initial = found
         if not pass_applied or new_source == current:
             remaining = found  # the last pass linted `current` already
             break
-        for finding in pass_applied:
-            applied.append(
-                replace(
-                    finding,
-                    line=to_original(finding.line),
-                    end_line=max(to_original(finding.line), to_original(finding.end_line)),
-                )
-            )
+        applied.extend(in_original(finding) for finding in pass_applied)
         back.append(_block_mapper(blocks))
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -101,8 +101,25 @@ class VerifyOutcome:
         return out
 
 
-def _key(finding) -> Key:
-    return (finding.code, finding.line, finding.col)
+class FixIdentity:
+    """A fix's identity across the subsets of fixes the search tries: its rule, its line in
+    the original source and, only where one rule has several fixes on that line, its column.
+
+    fix_source reports and accepts findings by original line, but a fix nested in another
+    fix's node (an HL011 inside the operands HL007 rewrites) is applied by a later pass, where
+    its column has moved, while alone it is applied by the first pass: matching by column
+    would lose it. Several fixes of one rule on one line (`x[:, 0] + b[:, 0]`) are told
+    apart by column; those are found side by side in one pass."""
+
+    def __init__(self, findings: Sequence = ()) -> None:
+        counts: Dict[Tuple[str, int], Set[int]] = {}
+        for finding in findings:
+            counts.setdefault((finding.code, finding.line), set()).add(finding.col)
+        self.several = {where for where, cols in counts.items() if len(cols) > 1}
+
+    def __call__(self, finding) -> Key:
+        where = (finding.code, finding.line)
+        return (*where, finding.col if where in self.several else 0)
 
 
 def example_labels(examples: Sequence[Example]) -> List[str]:
@@ -155,18 +172,17 @@ def verify_fixes(
     )
     labels = example_labels(examples)
     baseline = check_source(source, path, examples, seed=seed, **check_options)
+    base_fixer = fixer
+    observed: List = []
+    plan: Dict[int, Tuple[str, Optional[str]]] = {}
     if baseline:
         # Hazards the trace observed (HL007 with exact shapes, HL003 on a Symbol) become
         # candidate fixes, proven like the static ones.
         static = fixer(source, path, select=select, ignore=ignore, unsafe=True)
-        observed, plan = observed_fixes(source, path, baseline, static.applied)
-        observed = [
-            f
-            for f in observed
-            if (select is None or f.code in select) and f.code not in (ignore or ())
-        ]
+        found, found_plan = observed_fixes(source, path, baseline, static.applied)
+        observed, plan = _selected_observations(found, found_plan, select, ignore)
         if observed:
-            fixer = with_observed(fixer, source, observed, {f.line: plan[f.line] for f in observed})
+            fixer = with_observed(base_fixer, source, observed, plan)
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:  # nothing to prove; examples still give dynamic lint
         return VerifyOutcome(
@@ -182,8 +198,11 @@ def verify_fixes(
             check_options,
             "no example is configured for this file",
         )
-    blocker = next((r for r in baseline if r.status in ("cannot_run", "eager_error")), None)
-    if blocker is not None:
+    # An example whose original cannot run judges nothing, but it does not stop the others:
+    # each block's proof stands alone (its report stays in the outcome: the file's error).
+    runnable = [i for i, r in enumerate(baseline) if r.status not in ("cannot_run", "eager_error")]
+    if not runnable:
+        blocker = baseline[0]
         return _unverified(
             source,
             every,
@@ -196,16 +215,18 @@ def verify_fixes(
             baseline,
             labels,
         )
-    original_hybridizes = all(r.status != "hybrid_error" for r in baseline)
+    original_hybridizes = all(baseline[i].status != "hybrid_error" for i in runnable)
     search = _Search(
         source,
         path,
-        examples,
+        [examples[i] for i in runnable],
         fixer,
         dict(select=select, ignore=ignore, unsafe=True),
         dict(seed=seed, **check_options),
         original_hybridizes,
     )
+    judged = [labels[i] for i in runnable]
+    search.identify(every.applied)
     if any(r.stage == "build" and HYBRID_CHILD in (r.error_message or "") for r in baseline):
         # HL010: the original cannot even be built. Its eager reference is the original with
         # only the container swap (Sequential -> HybridSequential runs the same children in
@@ -218,9 +239,19 @@ def verify_fixes(
             unsafe=True,
             accept=lambda f: f.code == "HL010",
         ).source
-    kept = search.bisect(list(every.applied), [])
+    # The hybridized trace stops at its first failure: a hazard behind it shows only once the
+    # fixes before it are applied. Run every fix, observe again, until nothing new is seen.
+    for _ in range(_OBSERVATION_ROUNDS):
+        more, more_plan = _observed_behind(search, every.applied, plan, select, ignore)
+        if not more:
+            break
+        observed, plan = observed + more, {**plan, **more_plan}
+        search.fixer = fixer = with_observed(base_fixer, source, observed, plan)
+        every = fixer(source, path, select=select, ignore=ignore, unsafe=True)
+        search.identify(every.applied)
+    kept = search.bisect(_one_per_key(every.applied, search.key), [])
     proofs = [FixProof(r.finding, "rejected", f"rejected: {r.reason}") for r in search.rejected]
-    proven, not_run = search.exercised(kept, labels, proofs)
+    proven, not_run = search.exercised(kept, judged)
     extra: List = []
     if not_run:
         # An unsafe fix no example ran is left out, and so is every other unexercised fix of
@@ -235,7 +266,7 @@ def verify_fixes(
                     stage="coverage",
                     reason=(
                         f"no example ran the rewritten code at line {finding.line} (examples: "
-                        f"{', '.join(labels)});"
+                        f"{', '.join(judged)});"
                         " an unsafe fix is applied only when an example runs it (or with "
                         "--unsafe-fixes, after an expression-level check)"
                     ),
@@ -252,12 +283,13 @@ def verify_fixes(
                 check_options,
                 "no example ran the rewritten code at "
                 f"line(s) {', '.join(str(f.line) for f in tried)}",
+                search.key,
             )
             extra = [p.finding for p in level.proofs if p.applied]
             search.rejected += level.rejected
             proofs += level.proofs
-    final_set = proven + extra
-    if final_set and not search.acceptable(final_set)[0]:  # never return an unchecked source
+    final_set = list(proven) + extra
+    if extra and not search.acceptable(final_set)[0]:  # never return an unchecked source
         for finding in extra:
             proofs = [p for p in proofs if p.finding is not finding]
             proofs.append(
@@ -267,9 +299,15 @@ def verify_fixes(
                     "rejected: the checked fixes with this one no longer pass the examples",
                 )
             )
-        final_set = proven
+        final_set = list(proven)
     final = search.fix(final_set)
-    reports = search.reports(final_set) if final_set else baseline
+    # What a proven fix claims is read from the run of the set actually written, never from
+    # an intermediate set: a fix is "== fixed hybridized" only if its block passes as written.
+    final_reports = search.reports(final_set) if final_set else search.baseline(baseline, runnable)
+    proofs += search.proofs(proven, judged, final_reports)
+    reports = list(baseline)
+    for index, report in zip(runnable, final_reports):
+        reports[index] = report
     return VerifyOutcome(
         final.source,
         list(final.applied),
@@ -282,10 +320,76 @@ def verify_fixes(
     )
 
 
+_OBSERVATION_ROUNDS = 4
+
+
+def _selected_observations(found, plan, select, ignore):
+    kept = [
+        f for f in found if (select is None or f.code in select) and f.code not in (ignore or ())
+    ]
+    return kept, {f.line: plan[f.line] for f in kept}
+
+
+def _observed_behind(search: "_Search", applied: Sequence, plan, select, ignore):
+    """Hazards the hybridized runs of every fix applied show at lines the fixes left as they
+    were (mapped back to the original's lines, where the observed rewrite is planned)."""
+    fixed = search.fix(applied).source
+    reports = search.reports(applied)
+    if not any(r.status == "hybrid_error" or r.status == "mismatch" for r in reports):
+        return [], {}
+    taken = _changed_fixed_lines(search.source, fixed)
+    found, found_plan = observed_fixes(fixed, search.path, reports, [_AtLine(n) for n in taken])
+    back = _unchanged_to_original(search.source, fixed)
+    more, more_plan = [], {}
+    for finding in found:
+        line = back.get(finding.line)
+        if line is None or line in plan:
+            continue
+        more.append(replace(finding, line=line, end_line=line))
+        more_plan[line] = found_plan[finding.line]
+    return _selected_observations(more, more_plan, select, ignore)
+
+
+@dataclass(frozen=True)
+class _AtLine:
+    line: int
+
+
+def _changed_fixed_lines(original: str, fixed: str) -> Set[int]:
+    """Lines (1-based) of `fixed` that are not an unchanged line of `original`."""
+    unchanged = _unchanged_to_original(original, fixed)
+    return {n for n in range(1, len(fixed.splitlines()) + 1) if n not in unchanged}
+
+
+def _unchanged_to_original(original: str, fixed: str) -> Dict[int, int]:
+    """{line of `fixed`: the same line of `original`} for the lines the fixes left as they were."""
+    out: Dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(
+        None, original.splitlines(), fixed.splitlines(), autojunk=False
+    )
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                out[j1 + k + 1] = i1 + k + 1
+    return out
+
+
+def _one_per_key(findings: Sequence, key: FixIdentity) -> List:
+    """The fixes to search over: one per identity, in order."""
+    seen: Set[Key] = set()
+    out = []
+    for finding in findings:
+        if key(finding) not in seen:
+            seen.add(key(finding))
+            out.append(finding)
+    return out
+
+
 def _expression_level(
-    source, path, candidates, fixer, fix_options, check_options, why: str
+    source, path, candidates, fixer, fix_options, check_options, why: str, key=None
 ) -> VerifyOutcome:
     """Verify each fix alone on its expression, on generated shapes (see expression.py)."""
+    key = key or FixIdentity(candidates)
     from .expression import verify_expression_fix
 
     kept, rejected, reports, proofs = [], [], [], []
@@ -294,7 +398,7 @@ def _expression_level(
         alone = fixer(
             source,
             path,
-            accept=lambda f, k=_key(finding): _key(f) == k,  # noqa: B008
+            accept=lambda f, k=key(finding): key(f) == k,  # noqa: B008
             **fix_options,
         )
         report = verify_expression_fix(source, alone.source, **check_options)
@@ -317,8 +421,8 @@ def _expression_level(
             proofs.append(
                 FixProof(finding, "rejected", f"rejected: {report.reason or report.status}")
             )
-    keys = {_key(f) for f in kept}
-    final = fixer(source, path, accept=lambda f: _key(f) in keys, **fix_options)
+    keys = {key(f) for f in kept}
+    final = fixer(source, path, accept=lambda f: key(f) in keys, **fix_options)
     return VerifyOutcome(
         final.source,
         list(final.applied),
@@ -362,19 +466,27 @@ class _Search:
         self.original_hybridizes = original_hybridizes
         self.reference = source  # what each candidate's eager outputs must equal
         self.rejected: List[RejectedFix] = []
+        self.key = FixIdentity()
         self._cache: Dict[FrozenSet[Key], List[EquivalenceReport]] = {}
         self._fixed: Dict[FrozenSet[Key], FixResult] = {}
 
+    def identify(self, findings: Sequence) -> None:
+        """Name fixes after the full set `findings` (see FixIdentity); forget what was run
+        under other names."""
+        self.key = FixIdentity(findings)
+        self._cache.clear()
+        self._fixed.clear()
+
     def fix(self, findings: Sequence) -> FixResult:
-        keys = frozenset(_key(f) for f in findings)
+        keys = frozenset(self.key(f) for f in findings)
         if keys not in self._fixed:
             self._fixed[keys] = self.fixer(
-                self.source, self.path, accept=lambda f: _key(f) in keys, **self.fix_options
+                self.source, self.path, accept=lambda f: self.key(f) in keys, **self.fix_options
             )
         return self._fixed[keys]
 
     def reports(self, findings: Sequence) -> List[EquivalenceReport]:
-        keys = frozenset(_key(f) for f in findings)
+        keys = frozenset(self.key(f) for f in findings)
         if keys not in self._cache:
             fixed = self.fix(findings).source
             self._cache[keys] = [
@@ -391,40 +503,72 @@ class _Search:
             ]
         return self._cache[keys]
 
-    def exercised(self, kept: List, labels: Sequence[str], proofs: List[FixProof]):
-        """Split the kept fixes into those an example ran (proven) and the others."""
+    def regions(self, finding, findings: Sequence) -> List[Tuple[int, Optional[tuple]]]:
+        """Where `finding`'s rewrite stands in the source fixed with all of `findings`: what
+        the fix alone changes, found in the whole rewrite; for a fix that cannot be applied
+        alone (nested in another fix's rewrite, applied by a later pass), the lines its
+        original lines became."""
+        fixed = self.fix(findings).source
+        alone = self.fix([finding]).source
+        if alone != self.source:
+            regions = fixed_regions(self.source, alone, fixed)
+            if regions:
+                return regions
+        first, last = finding.line, max(finding.line, finding.end_line)
+        return [(n, None) for n in _lines_from(self.source, fixed, first, last)]
+
+    def exercised(self, kept: List, labels: Sequence[str]):
+        """Split the kept fixes into those an example ran and the others."""
         if not kept:
             return [], []
-        fixed = self.fix(kept).source
         reports = self.reports(kept)
         proven, not_run = [], []
         for finding in kept:
-            regions = fixed_regions(self.source, self.fix([finding]).source, fixed)
-            ran = tuple(
-                label for label, report in zip(labels, reports) if exercised(regions, report)
-            )
-            if ran:
+            regions = self.regions(finding, kept)
+            if any(exercised(regions, report) for report in reports):
                 proven.append(finding)
-                proofs.append(
-                    FixProof(
-                        finding,
-                        "proven",
-                        _proof_detail(
-                            ran, [r for label, r in zip(labels, reports) if label in ran]
-                        ),
-                        ran,
-                    )
-                )
             else:
                 not_run.append(finding)
         return proven, not_run
 
+    def proofs(
+        self, proven: Sequence, labels: Sequence[str], reports: Sequence[EquivalenceReport]
+    ) -> List[FixProof]:
+        """One proof per proven fix, worded from the reports of the source as written."""
+        out = []
+        for finding in proven:
+            regions = self.regions(finding, proven)
+            ran = tuple(
+                label for label, report in zip(labels, reports) if exercised(regions, report)
+            )
+            ran = ran or tuple(labels)  # ran in the search's set; coverage moved with a peer
+            out.append(
+                FixProof(
+                    finding,
+                    "proven",
+                    _proof_detail(ran, [r for label, r in zip(labels, reports) if label in ran]),
+                    ran,
+                )
+            )
+        return out
+
+    def baseline(self, baseline: Sequence[EquivalenceReport], runnable: Sequence[int]):
+        return [baseline[i] for i in runnable]
+
     def acceptable(self, findings: Sequence) -> Tuple[bool, Optional[EquivalenceReport]]:
         fixed = self.fix(findings).source
+        changed: Optional[Set[int]] = None
         for report in self.reports(findings):
             if report.status == "equal":
                 continue
             if report.status == "hybrid_error" and self._elsewhere(report, fixed):
+                continue
+            if changed is None:
+                changed = _changed_fixed_lines(self.source, fixed)
+            if report.executed and not (changed & set(report.executed)):
+                # This example ran none of the rewritten lines: its failure is its own (a
+                # block whose output changes from call to call, one a fix elsewhere in the
+                # file cannot reach), and it judges none of these fixes.
                 continue
             return False, report
         return True, None
@@ -577,6 +721,22 @@ def exercised(regions: Sequence[Tuple[int, Optional[tuple]]], report: Equivalenc
         if not spans or any(span[0] <= c and e <= span[1] for c, e in spans):
             return True
     return False
+
+
+def _lines_from(original: str, fixed: str, first: int, last: int) -> List[int]:
+    """The lines (1-based) of `fixed` that lines first..last of `original` became."""
+    out: List[int] = []
+    matcher = difflib.SequenceMatcher(
+        None, original.splitlines(), fixed.splitlines(), autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i1 < last and first - 1 < max(i2, i1 + 1):  # overlaps [first-1, last)
+            if tag == "equal":
+                lo, hi = max(i1, first - 1), min(i2, last)
+                out.extend(j1 + (k - i1) + 1 for k in range(lo, hi))
+            else:
+                out.extend(range(j1 + 1, j2 + 1))
+    return out
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
