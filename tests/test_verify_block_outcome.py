@@ -1,0 +1,121 @@
+"""--fix --verify judged by its outcome: after it, the block hybridizes and equals its eager
+self (issue 20: fixes nested in other fixes, one block's failure kept to that block, hazards
+the trace shows only once the first is fixed)."""
+
+import pytest
+
+from hybridlint.checker import CheckerSession, Example, verify_fixes
+from tests.checker_support import backend_params
+
+SCALE = """\
+from mxnet import gluon
+
+
+class Scale(gluon.HybridBlock):
+    def __init__(self, channels, **kwargs):
+        super().__init__(**kwargs)
+        self.gamma = self.params.get("gamma", shape=(channels,), init="ones")
+
+    def hybrid_forward(self, F, x, gamma):
+        y = x.reshape(0, 0, -1)
+        return y * gamma.reshape(1, -1, 1)
+"""
+
+TWO_BLOCKS = """\
+import os
+
+from mxnet import gluon
+
+
+class Good(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        y = x.reshape(0, -1)
+        return y
+
+
+class Noisy(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x * float(os.urandom(1)[0] + 1)
+"""
+
+HIDDEN = """\
+from mxnet import gluon
+
+
+class Chain(gluon.HybridBlock):
+    def hybrid_forward(self, F, x, y, z):
+        a = x * y
+        return a + z
+"""
+
+
+@pytest.fixture(scope="module")
+def session():
+    with CheckerSession(timeout=60) as s:
+        yield s
+
+
+def _verify(tmp_path, name, text, examples, backend, session):
+    path = tmp_path / name
+    path.write_text(text)
+    return verify_fixes(text, str(path), examples, backend=backend, session=session)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_nested_in_another_fix_is_applied_and_proven(tmp_path, backend, session):
+    # The issue's reproduction: HL011 inside the operand HL007 rewrites is applied by a later
+    # pass; it was "not run" and the block stayed broken.
+    examples = [Example("Scale", ((2, 3, 4, 5),), {"channels": 3})]
+    outcome = _verify(tmp_path, "scale.py", SCALE, examples, backend, session)
+    assert "F.broadcast_mul(y, gamma.reshape((1, -1, 1)))" in outcome.source
+    assert "x.reshape((0, 0, -1))" in outcome.source
+    assert sorted((p.finding.code, p.finding.line, p.verdict) for p in outcome.proofs) == [
+        ("HL007", 11, "proven"),
+        ("HL011", 10, "proven"),
+        ("HL011", 11, "proven"),
+    ]
+    assert [r.status for r in outcome.reports] == ["equal"]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_that_differs_from_itself_does_not_reject_other_blocks_fixes(
+    tmp_path, backend, session
+):
+    examples = [Example("Good", ((2, 3, 4),)), Example("Noisy", ((2, 3),))]
+    outcome = _verify(tmp_path, "two.py", TWO_BLOCKS, examples, backend, session)
+    assert "x.reshape((0, -1))" in outcome.source
+    assert [(p.finding.code, p.verdict) for p in outcome.proofs] == [("HL011", "proven")]
+    good, noisy = outcome.reports
+    assert good.status == "equal"
+    assert noisy.status == "mismatch"  # its own failure, reported as such
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_whose_original_cannot_run_does_not_stop_the_others(tmp_path, backend, session):
+    broken = (
+        TWO_BLOCKS
+        + "\n\nclass Broken(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.no_such_method()\n"
+    )
+    examples = [Example("Good", ((2, 3, 4),)), Example("Broken", ((2, 3),))]
+    outcome = _verify(tmp_path, "three.py", broken, examples, backend, session)
+    assert outcome.status == "verified"
+    assert "x.reshape((0, -1))" in outcome.source
+    assert outcome.reports[0].status == "equal"
+    assert outcome.reports[1].status in ("eager_error", "cannot_run")
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_hazards_behind_the_first_hybridize_failure_are_observed_and_fixed(
+    tmp_path, backend, session
+):
+    # Nothing tells static analysis these inputs differ in shape; the trace stops at `x * y`,
+    # and `a + z` fails only once that line is fixed.
+    examples = [Example("Chain", ((2, 3), (1, 3), (2, 1)))]
+    outcome = _verify(tmp_path, "chain.py", HIDDEN, examples, backend, session)
+    assert "a = F.broadcast_mul(x, y)" in outcome.source
+    assert "return F.broadcast_add(a, z)" in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]
+    assert {(p.finding.line, p.verdict) for p in outcome.proofs} == {
+        (6, "proven"),
+        (7, "proven"),
+    }
