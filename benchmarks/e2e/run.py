@@ -96,9 +96,11 @@ def tool_command(mode: str, mxnet_python: str) -> List[str]:
     return base + extra + [BLOCK_FILE]
 
 
-def run_tool(mode: str, directory: Path, mxnet_python: str) -> ToolRun:
+def run_tool(mode: str, directory: Path, mxnet_python: str, src: Optional[str]) -> ToolRun:
     before = (directory / BLOCK_FILE).read_bytes()
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    if src:  # another checkout's hybridlint (before/after figures): first on the path
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     try:
         done = subprocess.run(
             tool_command(mode, mxnet_python),
@@ -202,6 +204,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--validate", action="store_true", help="only judge the originals")
     parser.add_argument("--work", help="keep the rewritten projects here (default: temporary)")
     parser.add_argument("--json", help="write every verdict to this file")
+    parser.add_argument(
+        "--hybridlint-src",
+        help="run the hybridlint of this checkout (e.g. a git worktree of an older commit)",
+    )
     args = parser.parse_args(argv)
     if not args.mxnet_python:
         parser.error("real MXNet 1.9.1 is the judge: pass --mxnet-python (a venv with mxnet)")
@@ -228,7 +234,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for (case, mode), run in zip(
             tasks,
-            pool.map(lambda t: run_tool(t[1], dirs[t[0].name][t[1]], args.mxnet_python), tasks),
+            pool.map(
+                lambda t: run_tool(
+                    t[1], dirs[t[0].name][t[1]], args.mxnet_python, args.hybridlint_src
+                ),
+                tasks,
+            ),
         ):
             runs[case.name, mode] = run
     results = judge(cases, dirs, modes, args.mxnet_python, args.jobs)
