@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -198,17 +198,71 @@ def wrap_line(line: str, limit: int) -> Optional[List[str]]:
 def wrap_fixed_lines(before: str, after: str, limit: int = DEFAULT_LINE_LENGTH) -> str:
     """``after`` (``before`` with fixes applied) with the lines the fixes made too long
     broken at a natural point; every other line is returned byte for byte."""
+    return wrap_fixed_lines_mapped(before, after, limit)[0]
+
+
+class PositionMap:
+    """Where a position of the unwrapped text is in the wrapped one (1-based lines, 1-based
+    character columns, as findings give them): lines after a broken one move down, and a
+    position on a broken line goes to the same character of its pieces."""
+
+    def __init__(self) -> None:
+        # per line of the unwrapped text: (first line in the wrapped text, 0-based) and, for
+        # a broken line, its body and the bodies of its pieces joined with "\n"
+        self._lines: List[Tuple[int, Optional[Tuple[str, str]]]] = []
+        self._added = 0  # lines the breaks added
+
+    def add(self, first: int, broken: Optional[Tuple[str, str]] = None) -> None:
+        self._lines.append((first, broken))
+        if broken is not None:
+            self._added += broken[1].count("\n")
+
+    def position(self, line: int, col: int) -> Tuple[int, int]:
+        """``(line, col)`` of the unwrapped text -> the same place in the wrapped text."""
+        if not 0 < line <= len(self._lines):  # past the end (a finding at end of file)
+            return (line + self._added if line > 0 else line), col
+        first, broken = self._lines[line - 1]
+        if broken is None:
+            return first + 1, col
+        old, new = broken
+        offset = _moved_offset(old, new, max(col - 1, 0))
+        row = new.count("\n", 0, offset)
+        start = new.rfind("\n", 0, offset) + 1
+        return first + row + 1, offset - start + 1
+
+
+def _moved_offset(old: str, new: str, offset: int) -> int:
+    """Offset ``offset`` of ``old`` in ``new``, which is ``old`` with whitespace, line breaks,
+    brackets and commas inserted or removed: the matching character, or where the text
+    after it resumes."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for a, b, size in matcher.get_matching_blocks():
+        if offset < a + size:
+            return b + max(offset - a, 0)
+    return len(new)
+
+
+def wrap_fixed_lines_mapped(
+    before: str, after: str, limit: int = DEFAULT_LINE_LENGTH
+) -> Tuple[str, PositionMap]:
+    """:func:`wrap_fixed_lines`, and where each position of ``after`` went (``--fix
+    --verify`` moves the findings it made on the unwrapped text)."""
     old, new = _split(before), _split(after)
     grown = _grown_lines(old, new, limit)
+    where = PositionMap()
     if not grown:
-        return after
+        for index in range(len(new)):
+            where.add(index)
+        return after, where
     out: List[str] = []
     for index, line in enumerate(new):
         wrapped = wrap_line(line, limit) if index in grown else None
         if wrapped is None:
+            where.add(len(out))
             out.append(line)
         else:
             if not line.endswith(("\n", "\r")):  # the file's last line had no ending
                 wrapped[-1] = _body(wrapped[-1])
+            where.add(len(out), (_body(line), "\n".join(_body(piece) for piece in wrapped)))
             out.extend(wrapped)
-    return "".join(out)
+    return "".join(out), where
