@@ -15,7 +15,7 @@ import sys
 import tarfile
 import zipfile
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,15 @@ def _extract_python(archive: str, into: str) -> None:
     os.replace(tmp, into)
 
 
-def fetch(cache: str = DEFAULT_CACHE) -> Dict[str, str]:
-    """Download (once) and extract every pinned package; return name -> source root."""
+def fetch(cache: str = DEFAULT_CACHE, packages: Sequence[Package] = ()) -> Dict[str, str]:
+    """Download (once) and extract every pinned package (``PACKAGES`` and ``packages``);
+    return name -> source root."""
     downloads = os.path.join(cache, "downloads")
     sources = os.path.join(cache, "src")
     os.makedirs(downloads, exist_ok=True)
     os.makedirs(sources, exist_ok=True)
     roots = {}
-    for package in PACKAGES:
+    for package in [*PACKAGES, *packages]:
         root = os.path.join(sources, package.name)
         if not os.path.isdir(root):
             _extract_python(_download(package, downloads), root)
