@@ -11,9 +11,10 @@ checker problem on one file never ends the run.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Config, ConfigError
@@ -21,7 +22,39 @@ from .ftypes import RUNNER_CODES, Finding, VerifiedFile
 
 
 class VerificationUnavailable(Exception):
-    """The checker cannot be imported (not installed, or broken)."""
+    """The checker cannot be imported (not installed, or broken), or the backend asked for
+    cannot be: one error for the run, never one per block."""
+
+
+def require_backend(backend: str) -> None:
+    """``--backend mxnet`` without MXNet: one clear error before any block starts (the
+    checker's workers run this interpreter, so MXNet is found there or nowhere). Only looked
+    up, not imported: importing MXNet costs seconds, and the workers do it anyway."""
+    if backend != "mxnet":
+        return
+    import importlib.util
+
+    try:
+        found, why = importlib.util.find_spec("mxnet") is not None, "No module named 'mxnet'"
+    except (ImportError, ValueError) as exc:  # a broken package (mxnet.__spec__ unset...)
+        found, why = False, str(exc)
+    if not found:
+        raise VerificationUnavailable(
+            f"--backend mxnet: cannot import mxnet ({why}); install MXNet 1.9.1 "
+            "(pip install 'mxnet==1.9.1') or use the bundled engine (--backend engine, "
+            "the default)"
+        )
+
+
+@dataclass(frozen=True)
+class UnprovenFinding(Finding):
+    """A finding whose fix ``--verify`` did not apply: the checker rejected it or could not
+    prove it. It keeps its rule's fix safety (JSON ``fix``), but is not fixable in this run:
+    the same ``--fix --verify`` would leave it out again, so it gets no ``[*]`` and does not
+    count as fixable (the summary counts it as "not applied")."""
+
+    def fixable(self, unsafe: bool = False) -> bool:
+        return False
 
 
 REQUIRED = (
@@ -83,6 +116,7 @@ def verify_file(
     backend: str = "engine",
     timeout: Optional[float] = None,
     fixed: Optional[Tuple[str, bool, Any]] = None,
+    line_length: Optional[int] = None,
 ) -> VerifiedFile:
     """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
     never raises for a checker problem on that file.
@@ -90,7 +124,13 @@ def verify_file(
     ``fixed`` is ``(text, unsafe, FixResult)``: ``fix_source(text, path, select=codes,
     unsafe=unsafe)`` as the runner's worker already made it (for the checker's first fix:
     every fix, unwrapped). The checker gets a fixer that answers that call from it, so the
-    file is not fixed again; every other call goes to ``fix_source``."""
+    file is not fixed again; every other call goes to ``fix_source``.
+
+    With ``line_length`` the proven result is wrapped as ``--fix`` wraps its own (lines the
+    fixes made too long are broken, hybridlint/wrap.py) and the findings move with their
+    lines. The proof holds for the wrapped text: a break changes no AST node (each broken
+    line is checked to compile to the same AST as the long one, and the whole file is
+    checked again here; when it differs the proven text is kept unwrapped)."""
     checker = load_checker()
     try:
         outcome = checker.verify_fixes(
@@ -135,8 +175,37 @@ def verify_file(
         cannot.append(outcome.reason or "the original cannot be run")
     if cannot:
         result.error = "the checker cannot run " + "; ".join(cannot)
+    if line_length is not None and outcome.applied:
+        _wrap(result, text, line_length)
     result.findings.sort(key=lambda f: (f.line, f.col, f.code))
     return result
+
+
+def _wrap(result: VerifiedFile, original: str, line_length: int) -> None:
+    """Break the lines the proven fixes made longer than ``line_length`` (as ``--fix`` does)
+    and move the findings made on the unwrapped text with them."""
+    from .wrap import wrap_fixed_lines_mapped
+
+    wrapped, where = wrap_fixed_lines_mapped(original, result.source, line_length)
+    if wrapped == result.source or not _same_ast(wrapped, result.source):
+        return
+    moved = []
+    for finding in result.findings:
+        line, col = where.position(finding.line, finding.col)
+        if finding.end_col > 1:  # end_col is exclusive: move the last character, then past it
+            end_line, last = where.position(finding.end_line, finding.end_col - 1)
+            end_col = last + 1
+        else:
+            end_line, end_col = where.position(finding.end_line, finding.end_col)
+        moved.append(replace(finding, line=line, col=col, end_line=end_line, end_col=end_col))
+    result.source, result.findings = wrapped, moved
+
+
+def _same_ast(a: str, b: str) -> bool:
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
 
 
 def _reusing_fixer(
@@ -206,14 +275,18 @@ def _annotated(outcome) -> list:
     plus the checker's run-time findings (dynamic lint) static analysis missed."""
     why = {(r.finding.code, r.finding.line): r.reason for r in outcome.rejected}
     findings = [
-        replace(f, message=f"{f.message} (fix not applied: {why[(f.code, f.line)]})")
-        if (f.code, f.line) in why
-        else f
+        _unproven(f, why[(f.code, f.line)]) if (f.code, f.line) in why else f
         for f in outcome.remaining
     ]
     static = {(f.code, f.line) for f in findings}
     findings += [f for f in outcome.runtime_findings if (f.code, f.line) not in static]
     return findings
+
+
+def _unproven(finding: Finding, reason: str) -> UnprovenFinding:
+    fields = {name: getattr(finding, name) for name in finding.__dataclass_fields__}
+    fields["message"] = f"{finding.message} (fix not applied: {reason})"
+    return UnprovenFinding(**fields)
 
 
 def _still_fails(path: str, label: str, report, source: str):

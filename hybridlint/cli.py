@@ -15,17 +15,24 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from typing import TYPE_CHECKING, BinaryIO, List, Optional, Sequence
 
 import click
 
 from . import __version__
 from .baseline import BaselineError, BaselineFilter, write_baseline
-from .checker_bridge import VerificationUnavailable, examples_for, examples_table, load_checker
+from .checker_bridge import (
+    VerificationUnavailable,
+    examples_for,
+    examples_table,
+    load_checker,
+    require_backend,
+)
 from .config import ConfigError, RuleSelection, load_config, split_codes
 from .ftypes import RunResult
 from .reporters import FORMATS, ReportContext, get_reporter
-from .reporters.text import plural
+from .reporters.text import not_proven, plural
 from .runner import RunOptions, default_jobs, diff_bytes, run
 
 if TYPE_CHECKING:  # rich is imported when a bar is drawn, not at startup
@@ -33,6 +40,8 @@ if TYPE_CHECKING:  # rich is imported when a bar is drawn, not at startup
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 20  # fewer files than this finish before a bar is worth drawing
+VERIFY_MIN_WIDTH = 40  # --verify notes on a terminal narrower than this wrap at this width
+VERIFY_DEFAULT_WIDTH = 100  # ... and on a terminal that does not tell its width
 
 
 class HybridlintError(click.ClickException):
@@ -232,8 +241,11 @@ def _check(
         extend_select=split_codes(extend_select, "--extend-select"),
         ignore=split_codes(ignore, "--ignore"),
     )
-    # --verify: the examples table is parsed (and validated) once, here, for the whole run
+    # --verify: the examples table is parsed (and validated) once, here, for the whole run,
+    # and a backend that cannot be used is one error before any block starts
     examples = examples_table(config) if verify else None
+    if verify:
+        require_backend(backend or "engine")
     baseline = BaselineFilter.load(baseline_file) if baseline_file else None
     if stdin_filename is not None:
         return _check_stdin(
@@ -290,6 +302,7 @@ def _check(
         baselined=baselined,
         root=config.root,
         show_fixes=show_fixes,
+        verify=verify,
     )
     try:
         get_reporter(output_format)(result, sys.stdout, ctx)
@@ -375,12 +388,52 @@ def _apply_baseline(result: RunResult, baseline: BaselineFilter) -> int:
 
 def _report_verification(result: RunResult) -> None:
     """--verify: for each file, which fixes which example proved, which were left out and
-    why, and each example's final verdict (stderr, so stdout stays the report or the diff)."""
+    why, and each example's final verdict (stderr, so stdout stays the report or the diff).
+
+    On a terminal each note is wrapped to its width, the continuation lines indented under
+    the note's text; piped, a note is one line (for grep, as the finding lines are)."""
+    width = _terminal_width(sys.stderr)
     for outcome in result.outcomes:
         if outcome.verification:
             click.echo(f"verify {outcome.path}:", err=True)
             for line in outcome.verification:
-                click.echo(f"  {line}", err=True)
+                click.echo(verification_note(line, width), err=True)
+
+
+def _terminal_width(stream) -> Optional[int]:
+    """The width of the terminal ``stream`` writes to (``COLUMNS`` first, as
+    ``shutil.get_terminal_size`` does for stdout; unknown: 100), None when it is no terminal."""
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return None
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            columns = 0
+    return columns if columns > 0 else VERIFY_DEFAULT_WIDTH
+
+
+def verification_note(note: str, width: Optional[int]) -> str:
+    """One ``--verify`` note as printed: indented by two, and with a ``width``, wrapped at
+    spaces to it with continuation lines indented by six (``path:line:col:`` and other
+    words are never split, so the location stays clickable)."""
+    if width is None:
+        return f"  {note}"
+    return textwrap.fill(
+        note,
+        width=max(width, VERIFY_MIN_WIDTH),
+        initial_indent="  ",
+        subsequent_indent="      ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _binary_stream(name: str) -> BinaryIO:
@@ -414,7 +467,7 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         )
         rejected = sum(o.rejected for o in result.outcomes)
         if rejected:
-            message += f" {rejected} not proven equivalent by the checker: left out."
+            message += " " + not_proven(rejected, "left out")
         click.echo(message, err=True)
     if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
@@ -526,14 +579,7 @@ def verify(
     config_file: Optional[str],
 ) -> None:
     """Run block CLASS of FILE eagerly and hybridized and compare the outputs."""
-    if backend == "mxnet":
-        import importlib.util
-
-        if importlib.util.find_spec("mxnet") is None:  # README: exit 2, not "not equal"
-            raise VerificationUnavailable(
-                "verification unavailable: --backend mxnet needs MXNet 1.9.1 installed "
-                "(pip install 'mxnet==1.9.1'); the default backend is the bundled engine"
-            )
+    require_backend(backend)  # README: exit 2, not "not equal"
     checker = load_checker()
     try:
         path, class_name = checker.parse_target(target)

@@ -156,8 +156,9 @@ class _Plan:
         """What the worker does with a file: ``(fix, unsafe, line_length, for_checker)``.
 
         Under --verify the worker makes the checker's first fix of the file (every fix, safe
-        and unsafe, when the file has examples; unwrapped, as the checker writes it) and
-        returns it whole, so that the checker starts from it instead of fixing again."""
+        and unsafe, when the file has examples; unwrapped: the checker proves the text its
+        bookkeeping of lines sees, and the proven result is wrapped afterwards) and returns
+        it whole, so that the checker starts from it instead of fixing again."""
         options = self.options
         if options.verify:
             unsafe = options.unsafe_fixes or bool(self.examples_for(path))
@@ -650,7 +651,8 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
 def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
     """``--fix --verify``: keep only the fixes the equivalence checker proves (see
     ``checker_bridge.verify_file``; a checker problem is an error of this file only). The
-    checker's first fix of the file is the one the worker made (``work.fix_result``)."""
+    checker's first fix of the file is the one the worker made (``work.fix_result``); the
+    proven result is wrapped to the line length as ``--fix`` wraps its own."""
     from .checker_bridge import verify_file
 
     options = plan.options
@@ -663,6 +665,7 @@ def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
         backend=options.backend,
         timeout=options.timeout,
         fixed=work.fix_result,
+        line_length=options.config.line_length,
     )
 
 

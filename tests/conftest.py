@@ -63,6 +63,7 @@ SPAWNING_MODULES = {
     "test_readme",
     "test_rewrite_corpus",
     "test_stdin",
+    "test_verify_output",
     "test_verify_testdata",
 }
 

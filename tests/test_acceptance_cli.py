@@ -376,5 +376,9 @@ def test_fix_verify_proves_the_fixes_of_a_hazard_file_that_runs_eagerly(tmp_path
     assert "Fixed 2 findings." in run.out and "fix rejected" not in run.out
     fixed = (tmp_path / "rnn_hazards.py").read_text()
     assert "x = F.squeeze(F.slice_axis(inputs, axis=1, begin=t, end=t + 1), axis=1)" in fixed
-    assert "out = F.broadcast_mul(out, F.expand_dims(mask, axis=-1)) if" in fixed
+    assert (  # wrapped to 88 columns as plain --fix wraps it
+        "out = F.broadcast_mul(\n"
+        "            out, F.expand_dims(mask, axis=-1)\n"
+        "        ) if F.sum(mask) > 0 else out\n"
+    ) in fixed
     assert "for t in range(inputs.shape[1]):" in fixed and "HL008" in run.out

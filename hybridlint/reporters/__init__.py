@@ -36,8 +36,11 @@ class ReportContext:
     baselined: int = 0  # findings hidden because the baseline tolerates them
     root: str = "."  # paths in SARIF are made relative to this
     show_fixes: bool = False  # --show-fixes: list what --fix fixed, per file and code (text)
+    verify: bool = False  # --verify ran: fixable means "the same --fix --verify would try it"
 
     def fixable(self, issue: Finding) -> bool:
+        """Whether the next run with these options would fix ``issue``: a fix ``--verify``
+        left out is not (``checker_bridge.UnprovenFinding``), so it gets no ``[*]``."""
         return issue.fixable(self.unsafe_fixes)
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import List, Optional, TextIO, Tuple
 
 from . import ReportContext
-from ..ftypes import Finding, FixSafety, RunResult
+from ..ftypes import Finding, RunResult
 
 Segment = Tuple[str, Optional[str]]  # text and rich style
 
@@ -105,25 +105,32 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     else:
         with_findings = len({i.path for i in issues})
         parts.append(f"Found {plural(len(issues), 'finding')} in {plural(with_findings, 'file')}.")
-        safe = sum(1 for i in issues if i.fix is FixSafety.SAFE)
-        unsafe = sum(1 for i in issues if i.fix is FixSafety.UNSAFE)
+        # what the same command would fix: under --verify, not the fixes it left out
+        safe = sum(1 for i in issues if i.fixable(False))
+        unsafe = sum(1 for i in issues if i.fixable(True) and not i.fixable(False))
+        command = "hybridlint --fix --verify" if ctx.verify else "hybridlint --fix"
         if ctx.unsafe_fixes and safe + unsafe:
-            parts.append(f"[*] {safe + unsafe} fixable with `hybridlint --fix --unsafe-fixes`.")
+            parts.append(f"[*] {safe + unsafe} fixable with `{command} --unsafe-fixes`.")
         elif safe:
-            parts.append(f"[*] {safe} fixable with `hybridlint --fix`.")
+            parts.append(f"[*] {safe} fixable with `{command}`.")
         if unsafe and not ctx.unsafe_fixes:
             parts.append(f"{unsafe} more with `--unsafe-fixes`.")
     rejected = sum(o.rejected for o in result.outcomes)
     if rejected:
-        parts.append(
-            f"{plural(rejected, 'fix', 'fixes')} not applied: the equivalence checker "
-            "could not prove them."
-        )
+        parts.append(not_proven(rejected, "not applied"))
     if ctx.baselined:
         parts.append(f"{plural(ctx.baselined, 'finding')} tolerated by the baseline.")
     if errors:
         parts.append(f"{plural(errors, 'file')} with errors (see above).")
     return " ".join(parts)
+
+
+def not_proven(count: int, what: str) -> str:
+    """``--verify``'s count of fixes it did not apply (``what``: "not applied", "left out")."""
+    them = "it" if count == 1 else "them"
+    return (
+        f"{plural(count, 'fix', 'fixes')} {what}: the equivalence checker could not prove {them}."
+    )
 
 
 def plural(count: int, word: str, many: str = "") -> str:

@@ -1,0 +1,268 @@
+"""Honest `--verify` output (issue 20 item 6): the summary offers only the fixes the same
+command would apply, the proven result is wrapped as `--fix` wraps, the stderr notes are
+readable on a terminal, and `--backend mxnet` without MXNet is one error for the run."""
+
+import importlib.util
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import textwrap
+from types import SimpleNamespace
+
+import pytest
+from cli_support import invoke
+
+from hybridlint import checker_bridge
+from hybridlint.cli import verification_note
+from hybridlint.ftypes import FileOutcome, Finding, RunResult
+from hybridlint.reporters import ReportContext
+from hybridlint.reporters.text import summary
+from hybridlint.wrap import wrap_fixed_lines_mapped
+
+HAVE_MXNET = importlib.util.find_spec("mxnet") is not None
+
+# Two safe HL003 fixes on a line whose block still fails hybridized (HL008, `if` on a tensor):
+# the failure is at a line the fixes touched, so the checker cannot prove them.
+UNPROVABLE = textwrap.dedent("""\
+    from mxnet import gluon
+
+
+    class Pick(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            y = x[0] if x.sum() > 0 else x[1]
+            return y
+""")
+UNPROVABLE_EXAMPLES = '"net.py::Pick" = { inputs = [[2, 3]] }\n'
+
+# Two HL007 fixes that lengthen line 10 past a line length of 60.
+SCALE = textwrap.dedent("""\
+    from mxnet import gluon
+
+
+    class Scale(gluon.HybridBlock):
+        def __init__(self, channels, **kwargs):
+            super().__init__(**kwargs)
+            self.gamma = self.params.get("gamma", shape=(1, channels), init="ones")
+
+        def hybrid_forward(self, F, x, gamma):
+            return F.relu(x * gamma), F.sigmoid(x * gamma)
+""")
+SCALE_EXAMPLES = '"net.py::Scale" = { kwargs = { channels = 3 }, inputs = [[2, 3]] }\n'
+
+
+def project(tmp_path, source, examples, settings=""):
+    (tmp_path / "net.py").write_text(source)
+    (tmp_path / "pyproject.toml").write_text(
+        f"[tool.hybridlint]\n{settings}\n[tool.hybridlint.examples]\n{examples}"
+    )
+    return tmp_path
+
+
+def cli_process(args, cwd, stderr=subprocess.PIPE, env=None):
+    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "HYBRIDLINT_DEBUG")}
+    full_env.update(env or {})
+    return subprocess.Popen(
+        [sys.executable, "-m", "hybridlint", *args],
+        cwd=cwd,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+    )
+
+
+# (a) the summary ---------------------------------------------------------------------------
+
+
+def test_fixes_verify_left_out_are_not_offered_as_fixable(tmp_path, monkeypatch):
+    monkeypatch.chdir(project(tmp_path, UNPROVABLE, UNPROVABLE_EXAMPLES))
+    result = invoke("--fix", "--verify", "--no-cache", "net.py")
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "net.py").read_text() == UNPROVABLE  # nothing proven, nothing written
+    lines = result.stdout.splitlines()
+    hl003 = [line for line in lines if " HL003 " in line]
+    assert len(hl003) == 2 and all("(fix not applied: " in line for line in hl003)
+    assert not [line for line in lines if "[*]" in line]
+    # how many fix sets the checker tried is its business; the summary offers none of them
+    assert re.fullmatch(
+        r"Found 4 findings in 1 file\. (1 fix|[2-9] fixes) not applied: "
+        r"the equivalence checker could not prove (it|them)\.",
+        lines[-1],
+    ), lines[-1]
+
+    document = json.loads(invoke("--fix", "--verify", "--format", "json", "net.py").stdout)
+    assert document["summary"]["fixable"] == 0
+    found = [f for f in document["findings"] if f["code"] == "HL003"]
+    assert [(f["fix"], f["fixable"]) for f in found] == [("safe", False), ("safe", False)]
+
+
+def test_diff_verify_summary_counts_what_it_left_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(project(tmp_path, UNPROVABLE, UNPROVABLE_EXAMPLES))
+    result = invoke("--diff", "--verify", "net.py")
+    assert result.stdout == ""
+    assert re.fullmatch(
+        r"No fixes to apply\. (1 fix|[2-9] fixes) left out: "
+        r"the equivalence checker could not prove (it|them)\.",
+        result.stderr.splitlines()[-1],
+    ), result.stderr
+
+
+def _finding(fix="safe", cls=Finding):
+    return cls("HL003", "tensor-indexing", "indexing", 6, 13, 6, 17, fix, "net.py")
+
+
+def test_summary_counts_what_the_same_command_would_fix():
+    unproven = checker_bridge._unproven(_finding(), "the example's outputs differ")
+    assert isinstance(unproven, checker_bridge.UnprovenFinding)
+    assert unproven.fix == "safe" and not unproven.fixable(True)
+    assert unproven.message == "indexing (fix not applied: the example's outputs differ)"
+    revealed = _finding()  # still fixable after --fix --verify: the next run would try it
+    run = RunResult([FileOutcome("net.py", [unproven, revealed], fixed=1, rejected=1)], 1)
+    assert summary(run, ReportContext(fix_mode=True, verify=True)) == (
+        "Fixed 1 finding. Found 2 findings in 1 file. "
+        "[*] 1 fixable with `hybridlint --fix --verify`. "
+        "1 fix not applied: the equivalence checker could not prove it."
+    )
+    unsafe = checker_bridge._unproven(_finding("unsafe"), "no example ran it")
+    run = RunResult([FileOutcome("net.py", [unsafe], rejected=1)], 1)
+    assert summary(run, ReportContext(fix_mode=True, verify=True)) == (
+        "Found 1 finding in 1 file. 1 fix not applied: the equivalence checker could not prove it."
+    )
+
+
+# (b) wrapping ------------------------------------------------------------------------------
+
+
+def test_verified_fixes_are_wrapped_as_plain_fix_wraps_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(project(tmp_path, SCALE, SCALE_EXAMPLES, "line-length = 60"))
+    result = invoke("--fix", "--verify", "net.py")
+    assert result.exit_code == 0, result.output
+    verified = (tmp_path / "net.py").read_text()
+    assert result.stderr.count("fix proven by example Scale") == 2
+    assert "F.broadcast_mul(x, gamma)" in verified
+    assert max(len(line) for line in verified.splitlines()[8:]) <= 60
+    (tmp_path / "net.py").write_text(SCALE)
+    assert invoke("--fix", "net.py").exit_code == 0
+    assert verified == (tmp_path / "net.py").read_text()  # byte for byte what --fix writes
+
+
+def test_findings_move_with_the_lines_wrapping_breaks(monkeypatch):
+    original = "def f(F, x, y):\n    return x[0], y[1] + x, len(x)\n"
+    proven = (
+        "def f(F, x, y):\n"
+        "    return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1)), y[1] + x, len(x)\n"
+    )
+    line = proven.splitlines()[1]
+    at, end = line.index("y[1]") + 1, line.index("len(x)") + 1
+    rejected = Finding("HL003", "tensor-indexing", "indexing", 2, at, 2, at + 4, "safe", "m.py")
+    no_fix = Finding("HL009", "len", "len of a Symbol", 2, end, 2, end + 6, None, "m.py")
+    outcome = SimpleNamespace(
+        source=proven,
+        applied=[Finding("HL003", "tensor-indexing", "indexing", 2, 12, 2, 16, "safe", "m.py")],
+        rejected=[SimpleNamespace(finding=rejected, reason="not run")],
+        remaining=[rejected, no_fix],
+        runtime_findings=[],
+        proofs=[],
+        labels=[],
+        reports=[],
+        status="verified",
+        reason=None,
+    )
+    fake = SimpleNamespace(verify_fixes=lambda *args, **kwargs: outcome)
+    monkeypatch.setattr(checker_bridge, "load_checker", lambda: fake)
+    unwrapped = checker_bridge.verify_file(original, "m.py", ("HL003",), [], unsafe=False)
+    assert unwrapped.source == proven
+    verified = checker_bridge.verify_file(
+        original, "m.py", ("HL003",), [], unsafe=False, line_length=60
+    )
+    assert verified.source == (
+        "def f(F, x, y):\n"
+        "    return (\n"
+        "        F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1)),\n"
+        "        y[1] + x,\n"
+        "        len(x),\n"
+        "    )\n"
+    )
+    lines = verified.source.splitlines()
+    texts = [lines[f.line - 1][f.col - 1 : f.end_col - 1] for f in verified.findings]
+    assert texts == ["y[1]", "len(x)"]
+    assert [f.line for f in verified.findings] == [4, 5]
+    assert isinstance(verified.findings[0], checker_bridge.UnprovenFinding)
+
+
+def test_position_map_past_a_broken_line():
+    before = "a = 1\nz = x + y\nb = 2\n"
+    after = "a = 1\nz = F.broadcast_add(xxxxxxxxxxxxxxxx, yyyyyyyyyyyyyyyyyy)\nb = 2\n"
+    wrapped, where = wrap_fixed_lines_mapped(before, after, 30)
+    assert wrapped.count("\n") > after.count("\n")
+    assert where.position(1, 1) == (1, 1)
+    last = wrapped.splitlines().index("b = 2") + 1
+    assert where.position(3, 5) == (last, 5)
+    line, col = where.position(2, after.splitlines()[1].index("yyy") + 1)
+    assert wrapped.splitlines()[line - 1][col - 1 :].startswith("yyy")
+
+
+def test_verification_note_wraps_only_with_a_width():
+    note = "net.py:6:13: HL003 fix rejected: " + "a fairly long reason " * 8
+    assert verification_note(note, None) == "  " + note
+    wrapped = verification_note(note, 50).split("\n")
+    assert wrapped[0].startswith("  net.py:6:13: HL003 fix rejected:")
+    assert all(len(line) <= 50 for line in wrapped)
+    assert all(line.startswith("      ") for line in wrapped[1:])
+    assert " ".join(part.strip() for part in wrapped) == note.strip()
+
+
+def test_verify_notes_are_wrapped_on_a_terminal_and_one_line_piped(tmp_path):
+    project(tmp_path, UNPROVABLE, UNPROVABLE_EXAMPLES)
+    master, slave = pty.openpty()
+    proc = cli_process(["--diff", "--verify", "net.py"], tmp_path, slave, {"COLUMNS": "72"})
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.communicate(timeout=120)
+    os.close(master)
+    on_terminal = b"".join(chunks).decode().replace("\r\n", "\n").splitlines()
+    notes = on_terminal[1:-1]  # between the header and the summary
+    assert on_terminal[0] == "verify net.py:"
+    assert notes and all(len(line) <= 72 for line in notes)
+    assert any(line.startswith("      ") for line in notes)  # continuation lines
+    piped = subprocess.run(
+        [sys.executable, "-m", "hybridlint", "--diff", "--verify", "net.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    piped_notes = [line for line in piped.stderr.splitlines() if line.startswith("  net.py:6:")]
+    assert len(piped_notes) == 2 and all(len(line) > 72 for line in piped_notes)
+
+
+# (c) --backend mxnet without MXNet ---------------------------------------------------------
+
+
+@pytest.mark.skipif(HAVE_MXNET, reason="real MXNet is installed here")
+def test_backend_mxnet_without_mxnet_is_one_error_for_the_run(tmp_path):
+    examples = ""
+    for index in range(3):
+        (tmp_path / f"net{index}.py").write_text(UNPROVABLE)
+        examples += UNPROVABLE_EXAMPLES.replace("net.py", f"net{index}.py")
+    project(tmp_path, UNPROVABLE, examples)
+    proc = cli_process(["--fix", "--verify", "--backend", "mxnet", "."], tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert out == b""
+    assert err.decode().splitlines() == [
+        "hybridlint: error: --backend mxnet: cannot import mxnet (No module named 'mxnet'); "
+        "install MXNet 1.9.1 (pip install 'mxnet==1.9.1') or use the bundled engine "
+        "(--backend engine, the default)"
+    ]
+    assert all(path.read_text() == UNPROVABLE for path in tmp_path.glob("net*.py"))
