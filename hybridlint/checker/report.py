@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, List, Literal, Optional, Sequence
+from typing import Any, List, Literal, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,12 +42,17 @@ class OutputDiff:
     max_abs_diff: float
     max_rel_diff: float
     equal: bool
+    # NaN or inf in one run where the other has something else (a number, the other
+    # infinity), said in words: the differences are then inf, which alone says little.
+    detail: str = ""
 
     def describe(self) -> str:
         if self.expected_shape != self.actual_shape:
             return f"output {self.index}: shape {self.actual_shape} != {self.expected_shape}"
         if self.expected_dtype != self.actual_dtype:
             return f"output {self.index}: dtype {self.actual_dtype} != {self.expected_dtype}"
+        if self.detail:
+            return f"output {self.index}: {self.detail}"
         return (
             f"output {self.index}: max abs diff {self.max_abs_diff:.3g}, "
             f"max rel diff {self.max_rel_diff:.3g}"
@@ -126,7 +131,10 @@ def compare_arrays(
 ) -> List[OutputDiff]:
     """Compare two runs output by output (numpy.allclose semantics, NaN equal to NaN).
 
-    A missing or extra output is a difference too: it shows up as an output with shape ().
+    Non-finite values compare by position: NaN where the reference has NaN, +inf where it has
+    +inf, -inf where it has -inf are equal; NaN or inf against anything else is a difference
+    (max diffs inf, `detail` says where). The diffs are never NaN. A missing or extra output is
+    a difference too: it shows up as an output with shape ().
     """
     diffs = []
     for i in range(max(len(expected), len(actual))):
@@ -161,7 +169,7 @@ def compare_arrays(
                 )
             )
             continue
-        abs_diff, rel_diff = _max_diffs(want, have)
+        abs_diff, rel_diff, detail = _max_diffs(want, have)
         same = want.dtype == have.dtype and bool(
             np.allclose(
                 have.astype(np.float64),
@@ -181,24 +189,70 @@ def compare_arrays(
                 abs_diff,
                 rel_diff,
                 same,
+                detail,
             )
         )
     return diffs
 
 
+def compare_calls(
+    expected: Sequence[Sequence[np.ndarray]],
+    actual: Sequence[Sequence[np.ndarray]],
+    rtol: float,
+    atol: float,
+) -> Tuple[List[OutputDiff], int]:
+    """Compare two call sequences call for call: (the diffs of the first call that differs,
+    its index) or, when every call agrees, (the diffs of the call with the largest
+    difference, -1). A sequence shorter than the other differs at its first missing call."""
+    best: List[OutputDiff] = []
+    for i in range(max(len(expected), len(actual))):
+        want = expected[i] if i < len(expected) else []
+        have = actual[i] if i < len(actual) else []
+        diffs = compare_arrays(want, have, rtol, atol)
+        if not all(d.equal for d in diffs):
+            return diffs, i
+        if not best or _largest(diffs) > _largest(best):
+            best = diffs
+    return best, -1
+
+
+def _largest(diffs: Sequence[OutputDiff]) -> float:
+    return max((d.max_abs_diff for d in diffs), default=0.0)
+
+
 def _max_diffs(want: np.ndarray, have: np.ndarray) -> tuple:
+    """(max abs diff, max rel diff, detail): finite numbers or inf, never NaN."""
     if want.size == 0:
-        return 0.0, 0.0
+        return 0.0, 0.0, ""
     w: np.ndarray = want.astype(np.float64)
     h: np.ndarray = have.astype(np.float64)
-    both_nan = np.isnan(w) & np.isnan(h)
+    finite = np.isfinite(w) & np.isfinite(h)
+    agree = (np.isnan(w) & np.isnan(h)) | (np.isinf(w) & (w == h))
+    odd = ~finite & ~agree  # NaN or inf in one run only (or opposite infinities)
     with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.where(both_nan, 0.0, np.abs(w - h))
-        same_inf = np.isinf(w) & (w == h)
-        diff = np.where(same_inf, 0.0, diff)
-        diff = np.where(np.isnan(diff), math.inf, diff)
-        rel = diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny)
-    return float(diff.max()), float(rel.max())
+        diff = np.where(finite, np.abs(w - h), 0.0)
+        rel = np.where(finite, diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny), 0.0)
+    diff[odd] = math.inf
+    rel[odd] = math.inf
+    return float(diff.max()), float(rel.max()), _nonfinite_detail(w, h, odd)
+
+
+def _nonfinite_detail(w: np.ndarray, h: np.ndarray, odd: np.ndarray) -> str:
+    count = int(odd.sum())
+    if not count:
+        return ""
+    first = tuple(int(i) for i in np.argwhere(odd)[0])
+    where = f"index {list(first)}" if first else "the value"
+    more = f" ({count} of {odd.size} positions have NaN/inf in one run only)" if count > 1 else ""
+    return f"{_word(h[first])} where the reference has {_word(w[first])} at {where}{more}"
+
+
+def _word(x: float) -> str:
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:.6g}"
 
 
 def _shape(a: Any) -> tuple:

@@ -180,6 +180,7 @@ def _diff_to_wire(diff: OutputDiff) -> list:
         diff.max_abs_diff,
         diff.max_rel_diff,
         diff.equal,
+        diff.detail,
     ]
 
 
@@ -236,9 +237,9 @@ def _span(data: Any) -> tuple:
 
 
 def _diff_from_wire(data: Any) -> OutputDiff:
-    if not (isinstance(data, list) and len(data) == 8):
+    if not (isinstance(data, list) and len(data) == 9):
         raise ProtocolError("malformed output comparison")
-    index, want, have, want_dtype, have_dtype, abs_diff, rel_diff, equal = data
+    index, want, have, want_dtype, have_dtype, abs_diff, rel_diff, equal, detail = data
     for shape in (want, have):
         if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
             raise ProtocolError("malformed output shape")
@@ -253,6 +254,7 @@ def _diff_from_wire(data: Any) -> OutputDiff:
         _float(abs_diff),
         _float(rel_diff),
         equal,
+        _text(detail, "detail"),
     )
 
 
@@ -294,6 +296,7 @@ def _int(value: Any, name: str) -> int:
 
 
 def _float(value: Any) -> float:
+    """A difference: a number >= 0 or inf (non-finite outputs make it inf, never NaN)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ProtocolError("malformed difference")
     value = float(value)
