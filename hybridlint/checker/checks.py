@@ -146,6 +146,8 @@ def _check_live(obj: Any, specs, kwargs: dict, options: dict, label: str) -> Equ
             files,
             options["rtol"],
             options["atol"],
+            seed=options["seed"],
+            fresh=False,  # a live instance cannot be built again
         )
     except Failed as failed:  # the same verdict a block checked by name gets
         return failed.report

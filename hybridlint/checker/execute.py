@@ -10,7 +10,7 @@ import os
 import random
 import tempfile
 import types
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -101,9 +101,10 @@ def flatten_outputs(result: Any) -> List[np.ndarray]:
 
 
 def export_roundtrip(
-    mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray]
+    mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray], seed: int
 ) -> List[np.ndarray]:
-    """export() the hybridized block, load it back with SymbolBlock.imports, run it."""
+    """export() the hybridized block, load it back with SymbolBlock.imports, run it once
+    (seeded as the first call of a sequence)."""
     with tempfile.TemporaryDirectory(prefix="hybridlint-export-") as tmp:
         prefix = os.path.join(tmp, "model")
         block.export(prefix, epoch=0)
@@ -111,6 +112,7 @@ def export_roundtrip(
         flat = flat_arrays(list(arrays))
         input_names = _input_names(len(flat))
         imported = mx.gluon.SymbolBlock.imports(sym_file, input_names, param_file)
+        seed_everything(mx, seed)
         return call(mx, imported, flat)
 
 
@@ -120,6 +122,31 @@ def _input_names(count: int) -> List[str]:
     if count == 1:
         return ["data"]
     return [f"data{i}" for i in range(count)]
+
+
+# Each instance the checker compares is called this many times, with the same inputs: a block
+# whose outputs change from call to call (a counter on `self`) shows it at the second call,
+# where a hybridized graph, traced once, keeps what the first call saw.
+CALLS = 2
+
+
+def call_sequence(
+    mx: types.ModuleType,
+    block: Any,
+    arrays: Sequence[Any],
+    seed: int,
+    on_call: Optional[Callable[[int], None]] = None,
+) -> List[List[np.ndarray]]:
+    """The outputs of CALLS calls on `block`, every generator seeded before the first: random
+    ops (F.random.*, a sampler) draw the same numbers in every instance compared this way.
+    `on_call(i)` is told which call is about to run (a failure names it)."""
+    seed_everything(mx, seed)
+    outputs = []
+    for i in range(CALLS):
+        if on_call is not None:
+            on_call(i)
+        outputs.append(call(mx, block, arrays))
+    return outputs
 
 
 def relative_params(block: Any) -> Dict[str, Any]:
@@ -135,27 +162,61 @@ def relative_params(block: Any) -> Dict[str, Any]:
     return out
 
 
-def copy_params(source: Any, target: Any) -> List[str]:
-    """Copy parameter values from `source` into `target`; returns notes on what did not match.
+def param_values(block: Any) -> Tuple[Dict[str, np.ndarray], List[str]]:
+    """(values, pending): every initialised parameter's value as a numpy array (relative
+    names), and the parameters still waiting for their shape (deferred initialisation: the
+    first call that uses them sets it).
+
+    Values leave the backend through `asnumpy()`: plain numpy in the default layout, whatever
+    layout MXNet keeps the parameter in after a call (MKL-DNN reorders convolution weights).
+    """
+    values, pending = {}, []
+    for name, param in relative_params(block).items():
+        try:
+            data = param.data()
+        except Exception:  # DeferredInitializationError (an MXNetError in both backends)
+            pending.append(name)
+            continue
+        values[name] = data.asnumpy()
+    return values, pending
+
+
+def plan_params(
+    values: Dict[str, np.ndarray], target: Any, pending: Sequence[str] = ()
+) -> Tuple[Dict[str, np.ndarray], List[str], bool]:
+    """Which value each parameter of `target` takes: (assignment, notes, complete).
 
     Same relative name first; the rest pair up in registration order when shapes agree (a
     fix renaming a container, e.g. Sequential -> HybridSequential, changes the names but not
     the order). Parameters only the fixed block has (constants added by a fix) keep theirs.
+    `complete` is False when a parameter without a name match has an unknown shape (deferred):
+    the plan must then be made on an instance whose shapes are known (after a call).
+    `pending`: parameters of the source no call initialised (unused): the same names in
+    the target are left alone too.
     """
-    src, dst = relative_params(source), relative_params(target)
-    notes, leftover_src, leftover_dst = [], [], []
+    dst = relative_params(target)
+    assign: Dict[str, np.ndarray] = {}
+    notes: List[str] = []
+    leftover_dst = []
     for name, param in dst.items():
-        if name in src and _shape(src[name]) == _shape(param):
-            param.set_data(src[name].data())
+        if name in pending:
+            continue
+        if name in values and _fits(values[name].shape, _declared_shape(param)):
+            assign[name] = values[name]
         else:
             leftover_dst.append(name)
-    leftover_src = [n for n in src if n not in dst or _shape(src[n]) != _shape(dst[n])]
+    leftover_src = [n for n in values if n not in assign]
+    complete = True
     for name in list(leftover_dst):
         if _is_constant(dst[name]):
             continue  # a constant a fix added: it keeps its own value
-        match = next((s for s in leftover_src if _shape(src[s]) == _shape(dst[name])), None)
+        shape = _declared_shape(dst[name])
+        if shape is None or 0 in shape:
+            complete = False
+            continue
+        match = next((s for s in leftover_src if values[s].shape == shape), None)
         if match is not None:
-            dst[name].set_data(src[match].data())
+            assign[name] = values[match]
             leftover_src.remove(match)
             leftover_dst.remove(name)
             notes.append(f"parameter {name} took the value of {match} (matched by order)")
@@ -164,13 +225,41 @@ def copy_params(source: Any, target: Any) -> List[str]:
             notes.append(
                 f"parameter {name} exists only in the fixed block; it keeps its own initial value"
             )
-    return notes
+    return assign, notes, complete
+
+
+def load_params(mx: types.ModuleType, block: Any, assign: Dict[str, np.ndarray]) -> None:
+    """Initialise parameters of a block not called yet from numpy values.
+
+    Each value goes in as a fresh default-layout NDArray the way `Block.load_parameters` puts
+    a saved value in (`Parameter._load_init`, in MXNet 1.9.1 and the engine): a parameter
+    waiting for its shape takes the value's shape and is initialised at once (its first call
+    then draws no random numbers for it and infers nothing), an initialised one gets the
+    value copied in; a dtype the fixed block declares differently is cast to it, as
+    `set_data` did. Copying into the parameters of a block that already ran is what fails in
+    MXNet ("Check failed: to.IsDefaultData()") once MKL-DNN keeps them in its own layout.
+    """
+    params = relative_params(block)
+    for name, value in assign.items():
+        param, data = params[name], mx.nd.array(value, dtype=value.dtype)
+        if hasattr(param, "_load_init"):
+            param._load_init(data, None, cast_dtype=True, dtype_source="current")
+        else:
+            param.set_data(data)
+
+
+def _declared_shape(param: Any) -> Optional[Tuple[int, ...]]:
+    """The parameter's shape, 0 for dimensions not known yet; None when nothing is known."""
+    shape = getattr(param, "shape", None)
+    return None if shape is None else tuple(int(d) if d is not None else 0 for d in shape)
+
+
+def _fits(shape: Tuple[int, ...], declared: Optional[Tuple[int, ...]]) -> bool:
+    if declared is None:
+        return True
+    return len(shape) == len(declared) and all(d in (0, s) for s, d in zip(shape, declared))
 
 
 def _is_constant(param: Any) -> bool:
     """gluon.Constant (params.get_constant): a value fixed by the code, not initialised."""
     return any(cls.__name__ == "Constant" for cls in type(param).__mro__)
-
-
-def _shape(param: Any) -> Tuple[int, ...]:
-    return tuple(param.data().shape)

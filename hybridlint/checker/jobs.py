@@ -18,7 +18,7 @@ from . import execute
 from .dynamic import TraceEvents, events_from_failure, failure_line, to_findings, watch_symbols
 from .inputs import make_arrays, to_spec
 from .loader import BackendUnavailable, backend, load_source
-from .report import EquivalenceReport, Status, compare_arrays, first_difference
+from .report import EquivalenceReport, Status, compare_arrays, compare_calls, first_difference
 
 # MXNet 1.9.1 (and the engine) raise this when a HybridBlock gets a non-hybrid child: the
 # hazard HL010 reports, at construction time rather than at hybridize().
@@ -98,8 +98,10 @@ def _stage(
     base: dict,
     user_files: Set[str],
     events: Optional[TraceEvents] = None,
+    calls: Optional["CallIndex"] = None,
 ) -> Callable[[BaseException], Failed]:
-    """Build the Failed for an exception raised in `stage`, classifying environment problems."""
+    """Build the Failed for an exception raised in `stage`, classifying environment problems.
+    With `calls`, a failure after the first call of a sequence says which call it was."""
 
     def fail(exc: BaseException) -> Failed:
         where = failure_line(exc, user_files, events.node_lines if events else None)
@@ -112,7 +114,8 @@ def _stage(
             prefix, message = f"{type(exc).__name__}: ", _first_line(exc)
             if message.startswith(prefix):  # "MXNetError: MXNetError: ..." once only
                 message = message[len(prefix) :]
-            reason = f"{stage} failed: {prefix}{message}"
+            at = calls.describe() if calls is not None else ""
+            reason = f"{stage} failed{at}: {prefix}{message}"
             if where is not None:
                 reason += f" (at {where})"
         findings = []
@@ -208,17 +211,73 @@ def _run(fn: Callable[[], Any], fail: Callable[[BaseException], Failed]) -> Any:
         raise fail(exc)  # noqa: B904  (as in _load)
 
 
-def _run_hybridized(
-    mx, block, arrays: List, events: TraceEvents, fail: Callable[[BaseException], Failed]
-) -> Any:
-    """Hybridize `block` and call it, recording the symbols user code builds into `events`."""
+class CallIndex:
+    """Which call of a sequence is running (execute.call_sequence reports it)."""
 
-    def hybrid_call():
+    def __init__(self) -> None:
+        self.index = 0
+
+    def __call__(self, index: int) -> None:
+        self.index = index
+
+    def describe(self) -> str:
+        return f" at call {self.index + 1} of {execute.CALLS}" if self.index else ""
+
+
+def _at_call(index: int) -> str:
+    """Where a call-for-call comparison differs, when it is not the first call."""
+    if index <= 0:
+        return ""
+    return (
+        f" at call {index + 1} of {execute.CALLS} (the first call agrees: the outputs change "
+        "from call to call, e.g. state the block keeps on self, which hybridized code "
+        "updates only while tracing)"
+    )
+
+
+def _run_hybridized(
+    mx,
+    block,
+    arrays: List,
+    events: TraceEvents,
+    fail: Callable[[BaseException], Failed],
+    seed: int,
+    calls: CallIndex,
+) -> Any:
+    """Hybridize `block` and call it (a seeded sequence), recording the symbols user code
+    builds into `events`."""
+
+    def hybrid_calls():
         block.hybridize()
         with watch_symbols(mx, events):
-            return execute.call(mx, block, arrays)
+            return execute.call_sequence(mx, block, arrays, seed, calls)
 
-    return _run(hybrid_call, fail)
+    return _run(hybrid_calls, fail)
+
+
+def _probe(mx, block, arrays: List, seed: int) -> None:
+    """One seeded call on an instance used only to learn its parameters (deferred shapes)."""
+    execute.seed_everything(mx, seed)
+    execute.call(mx, block, arrays)
+
+
+def _initial_values(mx, make_block, arrays, seed, build_fail, eager_fail):
+    """(instance not called yet, the parameter values every compared instance starts from,
+    pending names, whether the instance must be given those values).
+
+    Values known right after construction are read from that instance before any call. A
+    block with parameters waiting for their shapes is called once on a probe instance (its
+    state is then spent: a fresh one is built), so that every compared instance starts from
+    set values and none draws random numbers for its initialisation inside its first call:
+    the seeded random ops of its calls then draw the same numbers in each.
+    """
+    block = _run(make_block, build_fail)
+    values, pending = execute.param_values(block)
+    if not pending:
+        return block, values, pending, False
+    _run(lambda: _probe(mx, block, arrays, seed), eager_fail)
+    values, pending = execute.param_values(block)
+    return _run(make_block, build_fail), values, pending, True
 
 
 def check_built_block(
@@ -230,34 +289,53 @@ def check_built_block(
     rtol: float,
     atol: float,
     roundtrip: bool = True,
+    seed: int = 0,
+    fresh: bool = True,
 ) -> EquivalenceReport:
-    """Eager vs hybridized (vs exported) for one block; shared by file jobs and forked checks."""
-    block = _run(make_block, _stage("cannot_run", "build", base, user_files))
-    eager = _run(
-        lambda: execute.call(mx, block, arrays), _stage("eager_error", "eager", base, user_files)
-    )
+    """Eager vs hybridized (vs exported) for one block; shared by file jobs and forked checks.
+
+    With `fresh` (make_block builds a new instance each time), the eager and the hybridized
+    run each get their own instance, with the same parameter values, and the same seeded
+    sequence of calls, compared call for call. A live block (not `fresh`) is one instance:
+    called eagerly, then hybridized.
+    """
+    build_fail = _stage("cannot_run", "build", base, user_files)
+    calls = CallIndex()
+    eager_fail = _stage("eager_error", "eager", base, user_files, calls=calls)
+    load_fail = _stage("cannot_run", "set parameters", base, user_files)
+    if fresh:
+        block, values, pending, load = _initial_values(
+            mx, make_block, arrays, seed, build_fail, eager_fail
+        )
+        if load:
+            _run(lambda: execute.load_params(mx, block, values), load_fail)
+    else:
+        block = _run(make_block, build_fail)
+    eager = _run(lambda: execute.call_sequence(mx, block, arrays, seed, calls), eager_fail)
+    if fresh:
+        block = _run(make_block, build_fail)
+        _run(lambda: execute.load_params(mx, block, values), load_fail)
     events = TraceEvents(user_files)
-    hybrid = _run_hybridized(
-        mx, block, arrays, events, _stage("hybrid_error", "hybridize", base, user_files, events)
-    )
-    diffs = compare_arrays(eager, hybrid, rtol, atol)
+    hybrid_fail = _stage("hybrid_error", "hybridize", base, user_files, events, calls)
+    hybrid = _run_hybridized(mx, block, arrays, events, hybrid_fail, seed, calls)
+    diffs, at = compare_calls(eager, hybrid, rtol, atol)
     findings = _findings(events)
-    if not all(d.equal for d in diffs):
+    if at >= 0:
         return EquivalenceReport(
             "mismatch",
             outputs=diffs,
             stage="hybridize",
-            reason=f"hybridized differs from eager: {first_difference(diffs)}",
+            reason=f"hybridized differs from eager{_at_call(at)}: {first_difference(diffs)}",
             runtime_findings=findings,
             **base,
         )
     trip = []
     if roundtrip and isinstance(block, mx.gluon.HybridBlock):  # a plain Block has no export
         exported = _run(
-            lambda: execute.export_roundtrip(mx, block, arrays),
+            lambda: execute.export_roundtrip(mx, block, arrays, seed),
             _stage("hybrid_error", "export", base, user_files),
         )
-        trip = compare_arrays(eager, exported, rtol, atol)
+        trip = compare_arrays(eager[0], exported, rtol, atol)
         if not all(d.equal for d in trip):
             return EquivalenceReport(
                 "mismatch",
@@ -287,54 +365,78 @@ def _block_job(mx, job: dict, base: dict) -> EquivalenceReport:
         job["rtol"],
         job["atol"],
         job.get("roundtrip", True),
+        job["seed"],
     )
 
 
 def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
-    """Original eager vs fixed eager vs fixed hybridized, parameters copied by name."""
+    """Original eager vs fixed eager vs fixed hybridized: three fresh instances with the same
+    parameter values (the original's, matched by name), each called the same seeded sequence
+    of calls, compared call for call."""
     filename, fixed_name = job["filename"], job["filename"] + " [fixed]"
     kwargs, seed, rtol, atol = job.get("kwargs") or {}, job["seed"], job["rtol"], job["atol"]
     base = dict(base, comparison="original eager vs fixed")
     arrays = make_arrays([to_spec(s) for s in job["inputs"]], seed)
     orig_files, fixed_files = {filename}, {fixed_name}
+    calls = CallIndex()
 
     factory = _load(
         mx, job["original"], filename, job["target"], "cannot_run", "load original", base
     )
-    original = _run(
+    original, values, pending, load = _initial_values(
+        mx,
         lambda: execute.build(mx, factory, kwargs, seed),
+        arrays,
+        seed,
         _stage("cannot_run", "build original", base, orig_files),
+        _stage("cannot_run", "original eager", base, orig_files, calls=calls),
     )
+    if load:
+        _run(
+            lambda: execute.load_params(mx, original, values),
+            _stage("cannot_run", "set parameters", base, orig_files),
+        )
     reference = _run(
-        lambda: execute.call(mx, original, arrays),
-        _stage("cannot_run", "original eager", base, orig_files),
+        lambda: execute.call_sequence(mx, original, arrays, seed, calls),
+        _stage("cannot_run", "original eager", base, orig_files, calls=calls),
     )
 
     fixed_factory = _load(
         mx, job["fixed"], fixed_name, job["target"], "eager_error", "load fixed", base
     )
+    build_fail = _stage("eager_error", "build fixed", base, fixed_files)
+    eager_fail = _stage("eager_error", "fixed eager", base, fixed_files, calls=calls)
+    copy_fail = _stage("cannot_run", "copy parameters", base, fixed_files)
+
+    def make_fixed():
+        return execute.build(mx, fixed_factory, kwargs, seed)
+
+    def fresh_fixed():
+        """A new fixed instance holding the original's parameter values."""
+        block = _run(make_fixed, build_fail)
+        _run(lambda: execute.load_params(mx, block, assign), copy_fail)
+        return block
+
     ran: Set[int] = set()
     spans: Set = set()
     with executed_lines(fixed_name, ran, spans):
-        fixed = _run(
-            lambda: execute.build(mx, fixed_factory, kwargs, seed),
-            _stage("eager_error", "build fixed", base, fixed_files),
+        fixed = _run(make_fixed, build_fail)
+        assign, notes, complete = execute.plan_params(values, fixed, pending)
+        if not complete:  # a parameter only the fix has, its shape set by the first call
+            _run(lambda: _probe(mx, fixed, arrays, seed), eager_fail)
+            assign, notes, _ = execute.plan_params(values, fixed, pending)
+        fixed = fresh_fixed()
+        fixed_eager = _run(
+            lambda: execute.call_sequence(mx, fixed, arrays, seed, calls), eager_fail
         )
-        eager_fail = _stage("eager_error", "fixed eager", base, fixed_files)
-        _run(lambda: execute.call(mx, fixed, arrays), eager_fail)  # completes deferred init
-    notes = _run(
-        lambda: execute.copy_params(original, fixed),
-        _stage("cannot_run", "copy parameters", base, fixed_files),
-    )
     base = dict(base, notes=notes)
-    fixed_eager = _run(lambda: execute.call(mx, fixed, arrays), eager_fail)
-    diffs = compare_arrays(reference, fixed_eager, rtol, atol)
-    if not all(d.equal for d in diffs):
+    diffs, at = compare_calls(reference, fixed_eager, rtol, atol)
+    if at >= 0:
         return EquivalenceReport(
             "mismatch",
             outputs=diffs,
             stage="fixed eager",
-            reason=f"the fix changes eager outputs: {first_difference(diffs)}",
+            reason=f"the fix changes eager outputs{_at_call(at)}: {first_difference(diffs)}",
             executed=frozenset(ran),
             executed_spans=frozenset(spans),
             **base,
@@ -343,7 +445,7 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
         with executed_lines(fixed_name, ran, spans):
             report = _fixed_hybrid(
                 mx,
-                fixed,
+                fresh_fixed(),
                 reference,
                 arrays,
                 base,
@@ -351,6 +453,7 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
                 rtol,
                 atol,
                 job.get("roundtrip", True),
+                seed,
             )
     except Failed as failed:
         report = failed.report
@@ -359,31 +462,38 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
 
 
 def _fixed_hybrid(
-    mx, fixed, reference, arrays, base, files, rtol, atol, roundtrip: bool
+    mx, fixed, reference, arrays, base, files, rtol, atol, roundtrip: bool, seed: int
 ) -> EquivalenceReport:
     base = dict(base, comparison="original eager vs fixed hybridized")
     events = TraceEvents(files)
+    calls = CallIndex()
     hybrid = _run_hybridized(
-        mx, fixed, arrays, events, _stage("hybrid_error", "fixed hybridize", base, files, events)
+        mx,
+        fixed,
+        arrays,
+        events,
+        _stage("hybrid_error", "fixed hybridize", base, files, events, calls),
+        seed,
+        calls,
     )
-    diffs = compare_arrays(reference, hybrid, rtol, atol)
-    if not all(d.equal for d in diffs):
+    diffs, at = compare_calls(reference, hybrid, rtol, atol)
+    if at >= 0:
         return EquivalenceReport(
             "mismatch",
             outputs=diffs,
             stage="fixed hybridize",
-            reason="the fixed block hybridized differs from the original: "
-            f"{first_difference(diffs)}",
+            reason="the fixed block hybridized differs from the original"
+            f"{_at_call(at)}: {first_difference(diffs)}",
             runtime_findings=_findings(events),
             **base,
         )
     trip = []
     if roundtrip and isinstance(fixed, mx.gluon.HybridBlock):
         exported = _run(
-            lambda: execute.export_roundtrip(mx, fixed, arrays),
+            lambda: execute.export_roundtrip(mx, fixed, arrays, seed),
             _stage("hybrid_error", "fixed export", base, files),
         )
-        trip = compare_arrays(reference, exported, rtol, atol)
+        trip = compare_arrays(reference[0], exported, rtol, atol)
         if not all(d.equal for d in trip):
             return EquivalenceReport(
                 "mismatch",
