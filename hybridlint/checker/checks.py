@@ -193,8 +193,10 @@ def check_fix(
 ) -> EquivalenceReport:
     """Original eager vs fixed eager vs fixed hybridized (and exported), same parameters.
 
-    The original is built and initialised with `seed`; its parameter values are copied by
-    name into the fixed block (constants a fix adds keep their own values).
+    The original is built and initialised with `seed`; its parameter values are given by
+    name to the fixed block (constants a fix adds keep their own values). Each of the three
+    runs is a fresh instance called the same seeded sequence of calls, compared call for
+    call (see jobs._fix_job).
     """
     job = dict(
         _job_options(backend, rtol, atol, seed),

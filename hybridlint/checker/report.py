@@ -244,7 +244,8 @@ def _nonfinite_detail(w: np.ndarray, h: np.ndarray, odd: np.ndarray) -> str:
     first = tuple(int(i) for i in np.argwhere(odd)[0])
     where = f"index {list(first)}" if first else "the value"
     more = f" ({count} of {odd.size} positions have NaN/inf in one run only)" if count > 1 else ""
-    return f"{_word(h[first])} where the reference has {_word(w[first])} at {where}{more}"
+    got, want = float(h[first]), float(w[first])
+    return f"{_word(got)} where the reference has {_word(want)} at {where}{more}"
 
 
 def _word(x: float) -> str:
