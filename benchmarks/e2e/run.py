@@ -53,7 +53,20 @@ from packages import Package, fetch  # noqa: E402
 
 # Packages only the end-to-end harness reads (their findings are not labelled for the
 # real-world precision harness), pinned like those of benchmarks/realworld/packages.py.
-E2E_PACKAGES: List[Package] = []
+E2E_PACKAGES: List[Package] = [
+    Package(
+        "gluonfr-1.0.2",
+        "gluonfr==1.0.2",
+        "gluonfr-1.0.2.tar.gz",
+        "6223c6949964b9025da9d4203b0c71dd3e1c3e7000e244704c201384c7731120",
+    ),
+    Package(
+        "gluonar-0.1.0",
+        "gluonar==0.1.0",
+        "gluonar-0.1.0.tar.gz",
+        "0e38622857699094e231ecc9a680d1e20175d98ec63cfb3e63b02158a812a194",
+    ),
+]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
 RANK = {"fixed": 3, "reported": 2, "silent": 1, "over-claimed": 1, "broken": 0, "ok": 3}
