@@ -233,3 +233,16 @@ def test_input_option_takes_the_config_format_as_toml():
         parse_input_option("[2, ")
     with pytest.raises(ExampleError, match=r"--input '\{ int = 1.5 \}': `int` must be"):
         parse_input_option("{ int = 1.5 }")
+
+
+def test_none_in_constructor_kwargs_is_spelled_as_for_inputs():
+    # TOML has no null: `{ none = true }` passes None, at any depth; other tables stay tables.
+    (example,) = examples_from_config(
+        {
+            "m.py::Net": {
+                "kwargs": {"in_size": {"none": True}, "sizes": [{"none": True}, 4], "t": {"a": 1}},
+                "inputs": [[2, 3]],
+            }
+        }
+    )["m.py"]
+    assert example.kwargs == {"in_size": None, "sizes": [None, 4], "t": {"a": 1}}

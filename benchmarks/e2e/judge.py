@@ -110,7 +110,10 @@ class Judge:
     def run(self, label: str, path: str, example: dict, inputs: list, params: str, hybrid: bool):
         mx = self.mx
         _seed(mx)
-        block = getattr(self.module(label, path), self.case["block"])(**example.get("kwargs", {}))
+        from hybridlint.checker.inputs import config_kwargs
+
+        kwargs = config_kwargs(example.get("kwargs", {}))
+        block = getattr(self.module(label, path), self.case["block"])(**kwargs)
         if params is None:
             block.initialize(mx.init.Uniform(0.5))
         else:

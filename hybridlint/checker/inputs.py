@@ -329,4 +329,20 @@ def _example_entry(key: str, name: str, entry: Any) -> Example:
     if not isinstance(kwargs, Mapping):
         raise ExampleError(f"example {key}: `kwargs` must be a table")
     specs = tuple(to_spec(x, f"example {key}: inputs[{i}]") for i, x in enumerate(inputs))
-    return Example(name, specs, dict(kwargs))
+    return Example(name, specs, config_kwargs(kwargs))
+
+
+def config_kwargs(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
+    """Constructor kwargs from TOML, which has no null: `{ none = true }` is None (the same
+    spelling as an input's), at any depth (`in_size = [{ none = true }, 64]`)."""
+
+    def value(item: Any) -> Any:
+        if isinstance(item, Mapping):
+            if dict(item) == {"none": True}:
+                return None
+            return {k: value(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [value(v) for v in item]
+        return item
+
+    return {k: value(v) for k, v in kwargs.items()}
