@@ -119,3 +119,48 @@ def test_hazards_behind_the_first_hybridize_failure_are_observed_and_fixed(
         (6, "proven"),
         (7, "proven"),
     }
+
+
+TWO_SUBSCRIPTS = """\
+from mxnet import gluon
+
+
+class Smooth(gluon.HybridBlock):
+    def hybrid_forward(self, F, *states):
+        means = [(s[1:] - s[:-1]).mean() for s in states[-1:]]
+        return F.add_n(*means)
+"""
+
+INNER_OPERATOR = """\
+from mxnet import gluon
+
+
+class Distances(gluon.HybridBlock):
+    def hybrid_forward(self, F, x, y):
+        XX = F.sum(F.square(x), 1, keepdims=True)
+        YY = F.sum(F.square(y), 0, keepdims=True)
+        return XX + YY - 2 * F.dot(x, y)
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_every_subscript_the_trace_shows_on_a_line_is_rewritten(tmp_path, backend, session):
+    # gluonnlp's TemporalActivationRegularizationLoss: `s[1:] - s[:-1]` on a Symbol; both
+    # subscripts select outputs, and fixing only the first still fails on the same line.
+    examples = [Example("Smooth", ((5, 3, 4),))]
+    outcome = _verify(tmp_path, "smooth.py", TWO_SUBSCRIPTS, examples, backend, session)
+    assert "s.slice_axis(axis=0, begin=1, end=None)" in outcome.source
+    assert "s.slice_axis(axis=0, begin=0, end=-1)" in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_the_operator_that_failed_is_rewritten_inside_a_statically_fixed_line(
+    tmp_path, backend, session
+):
+    # gluonfr's MPSLoss: static HL007 targets the outer `-`; the trace names the inner `+`.
+    examples = [Example("Distances", ((4, 3), (3, 5)))]
+    outcome = _verify(tmp_path, "dist.py", INNER_OPERATOR, examples, backend, session)
+    assert "F.broadcast_add(XX, YY)" in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]
+    assert all(p.verdict == "proven" for p in outcome.proofs)

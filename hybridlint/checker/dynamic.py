@@ -45,8 +45,10 @@ class TraceEvents:
         self.node_lines: Dict[str, SourceLine] = {}  # graph node name -> where it was made
 
     def add(self, code: str, message: str, where: Optional[SourceLine]) -> None:
-        if where is not None and (code, where.lineno, where.filename) not in {
-            (c, w.lineno, w.filename) for c, _, w in self.events
+        """Record an event once per line and message: two subscripts of one line
+        (`s[1:] - s[:-1]`) are two events, each index a fix must rewrite."""
+        if where is not None and (code, message, where.lineno, where.filename) not in {
+            (c, m, w.lineno, w.filename) for c, m, w in self.events
         }:
             self.events.append((code, message, where))
 

@@ -27,74 +27,105 @@ _BINOPS: Dict[type, Tuple[str, str]] = {
 }
 
 
+OBSERVED = "observed at run time while tracing the hybridized graph"
+
+Plan = Dict[Tuple[int, str], List[Optional[str]]]
+
+
+def is_observed(finding: Any) -> bool:
+    """Is this one of the fixes observed_fixes makes (not a static rule's)?"""
+    return str(getattr(finding, "message", "")).startswith(OBSERVED)
+
+
 def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = ()):
     """Candidate fixes at the lines where the examples' hybridized runs showed a hazard, one
-    per line (none on a line a static fix already rewrites):
+    per line and rule (none on a line a static fix already rewrites, `taken`):
 
     - HL007, a `hybrid_error` in elementwise arithmetic: the operator the failing node names
       (`foo0__minus0`) picks which tensor-tensor operations of the line become
       `F.broadcast_*` (every one of that kind: each rewrite is exact, so one too many is still
       equivalent, and the checker proves the line as a whole);
     - HL003, `x[i]` / `x[a:b]` seen on a single-output Symbol: the subscripts of the line
-      with that very index become `x.slice_axis(axis=0, ...)` (`.squeeze(axis=0)` for an
+      with those very indices become `x.slice_axis(axis=0, ...)` (`.squeeze(axis=0)` for an
       integer), fluent methods both NDArray and Symbol have, so no namespace is needed.
 
-    Returns (findings, plan) with `plan[line] = (code, detail)` for `rewrite`."""
-    from hybridlint.ftypes import Finding, FixSafety
-
+    Returns (findings, plan) with `plan[(line, code)]` the details (operator kinds, index
+    reprs) that `rewrite` rewrites on that line."""
     busy = {f.line for f in taken}
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return [], {}
-    out, plan = [], {}
+    plan: Plan = {}
     for report in reports:
         match = _NODE.search(report.error_message or "")
         for finding in report.runtime_findings:
             line = finding.line
-            if finding.path != path or line in busy or line in plan:
+            if finding.path != path or line in busy:
                 continue
             if finding.code == "HL007" and report.status == "hybrid_error":
                 detail = match.group(1) if match else None
-                nodes = [n for n, _ in _binops(tree, line) if _matches(n, detail)]
-                uses = sorted(
-                    {
-                        f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
-                        for n, ns in _binops(tree, line)
-                        if _matches(n, detail)
-                    }
-                )
-                text = (
-                    "elementwise arithmetic between tensors of different shapes; use "
-                    + ", ".join(uses)
-                )
             elif finding.code == "HL003" and report.status in ("hybrid_error", "mismatch"):
                 seen = _INDEX.search(finding.message)
                 detail = seen.group(1) if seen else None
-                nodes = [n for n in _subscripts(tree, line) if _index_repr(n) == detail]
-                text = (
-                    f"indexing a Symbol with {detail} selects an output, not rows; use "
-                    "slice_axis (+ squeeze)"
-                )
             else:
                 continue
-            if not nodes:
-                continue
-            plan[line] = (finding.code, detail)
-            out.append(
-                Finding(
-                    finding.code,
-                    finding.name or "",
-                    f"observed at run time while tracing the hybridized graph: {text}",
-                    line,
-                    min(n.col_offset for n in nodes) + 1,
-                    line,
-                    max(n.end_col_offset for n in nodes) + 1,
-                    FixSafety.SAFE,
-                    path,
-                )
+            if _nodes(tree, line, finding.code, [detail]):
+                details = plan.setdefault((line, finding.code), [])
+                if detail not in details:
+                    details.append(detail)
+    return planned_fixes(source, path, plan, tree), plan
+
+
+def planned_fixes(source: str, path: str, plan: Plan, tree: Optional[ast.AST] = None) -> List:
+    """The findings of the observed fixes `plan` makes in `source`: one per line and rule,
+    spanning the nodes it rewrites (lines where it rewrites nothing are left out)."""
+    from hybridlint.ftypes import Finding, FixSafety
+
+    tree = tree or ast.parse(source)
+    out = []
+    for (line, code), details in plan.items():
+        nodes = _nodes(tree, line, code, details)
+        if not nodes:
+            continue
+        out.append(
+            Finding(
+                code,
+                RUNTIME_NAMES.get(code, ""),
+                f"{OBSERVED}: {_what(tree, line, code, details)}",
+                line,
+                min(n.col_offset for n in nodes) + 1,
+                line,
+                max(n.end_col_offset for n in nodes) + 1,
+                FixSafety.SAFE,
+                path,
             )
-    return out, plan
+        )
+    return out
+
+
+RUNTIME_NAMES = {"HL003": "tensor-indexing", "HL007": "non-broadcast-arithmetic"}
+
+
+def _nodes(tree: ast.AST, line: int, code: str, details: Sequence[Optional[str]]) -> List[Any]:
+    """The nodes of `line` an observed fix of rule `code` rewrites."""
+    if code == "HL007":
+        return [n for n, _ in _binops(tree, line) if any(_matches(n, d) for d in details)]
+    return [n for n in _subscripts(tree, line) if _index_repr(n) in details]
+
+
+def _what(tree: ast.AST, line: int, code: str, details: List[Optional[str]]) -> str:
+    if code == "HL007":
+        uses = sorted(
+            {
+                f"{ns}.broadcast_{_BINOPS[type(n.op)][1]}"
+                for n, ns in _binops(tree, line)
+                if any(_matches(n, d) for d in details)
+            }
+        )
+        return "elementwise arithmetic between tensors of different shapes; use " + ", ".join(uses)
+    shown = ", ".join(str(d) for d in details)
+    return f"indexing a Symbol with {shown} selects an output, not rows; use slice_axis (+ squeeze)"
 
 
 _INDEX = re.compile(r"indexing a Symbol with (.+?) selects")
@@ -181,7 +212,7 @@ def _literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
 
 
-def rewrite(source: str, plan: Dict[int, Tuple[str, Optional[str]]]) -> str:
+def rewrite(source: str, plan: Plan) -> str:
     """Apply the planned observed fixes (see observed_fixes) to their lines."""
     if not plan:
         return source
@@ -189,16 +220,11 @@ def rewrite(source: str, plan: Dict[int, Tuple[str, Optional[str]]]) -> str:
     lines = source.splitlines(keepends=True)
     namespaces: Dict[int, Optional[str]] = {}
     by_line: Dict[int, List[ast.expr]] = {}
-    for line, (code, detail) in plan.items():
+    for (line, code), details in plan.items():
+        nodes = _nodes(tree, line, code, details)
+        by_line.setdefault(line, []).extend(nodes)
         if code == "HL007":
-            for node, namespace in _binops(tree, line):
-                if _matches(node, detail):
-                    namespaces[id(node)] = namespace
-                    by_line.setdefault(line, []).append(node)
-        else:
-            by_line.setdefault(line, []).extend(
-                n for n in _subscripts(tree, line) if _index_repr(n) == detail
-            )
+            namespaces.update({id(n): ns for n, ns in _binops(tree, line) if n in nodes})
     for line, group in by_line.items():
         text = lines[line - 1]
         lines[line - 1] = _render_span(text, 0, len(text.encode("utf-8")), group, namespaces)
@@ -249,16 +275,14 @@ def _render_span(text: str, start: int, end: int, nodes: List[Any], namespaces) 
     return "".join(out)
 
 
-def with_observed(
-    fixer: Callable, source: str, candidates: Sequence, plan: Dict[int, Tuple[str, Optional[str]]]
-) -> Callable:
+def with_observed(fixer: Callable, source: str, candidates: Sequence, plan: Plan) -> Callable:
     """A fixer that also applies the accepted observed fixes (only to `source` itself)."""
 
     def fix(text: str, path: str = "<string>", *, accept: Optional[Callable] = None, **options):
         from hybridlint.linter import FixResult
 
         chosen = [c for c in candidates if accept is None or accept(c)] if text == source else []
-        rewritten = rewrite(text, {c.line: plan[c.line] for c in chosen})
+        rewritten = rewrite(text, {(c.line, c.code): plan[(c.line, c.code)] for c in chosen})
         result = fixer(rewritten, path, accept=accept, **options)
         return FixResult(result.source, chosen + list(result.applied), result.remaining)
 

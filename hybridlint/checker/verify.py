@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -37,7 +37,7 @@ from typing import (
 
 from .checks import check_fix, check_source
 from .jobs import HYBRID_CHILD
-from .observed import observed_fixes, with_observed
+from .observed import Plan, is_observed, observed_fixes, planned_fixes, with_observed
 from .inputs import Example
 from .report import EquivalenceReport
 from .session import CheckerSession, shared_session
@@ -45,7 +45,7 @@ from .session import CheckerSession, shared_session
 if TYPE_CHECKING:
     from hybridlint.linter import FixResult
 
-Key = Tuple[str, int, int]
+Key = Tuple[str, int, int, bool]
 
 
 @dataclass
@@ -114,12 +114,16 @@ class FixIdentity:
     def __init__(self, findings: Sequence = ()) -> None:
         counts: Dict[Tuple[str, int], Set[int]] = {}
         for finding in findings:
-            counts.setdefault((finding.code, finding.line), set()).add(finding.col)
+            if not is_observed(finding):  # one observed fix per rule and line
+                counts.setdefault((finding.code, finding.line), set()).add(finding.col)
         self.several = {where for where, cols in counts.items() if len(cols) > 1}
 
     def __call__(self, finding) -> Key:
         where = (finding.code, finding.line)
-        return (*where, finding.col if where in self.several else 0)
+        column = finding.col if where in self.several else 0
+        # An observed fix and a static fix of one rule on one line are two fixes (HL007 on
+        # `XX + YY` seen at run time, HL007 on the `- 2 * XY` around it found statically).
+        return (*where, column, is_observed(finding))
 
 
 def example_labels(examples: Sequence[Example]) -> List[str]:
@@ -174,7 +178,7 @@ def verify_fixes(
     baseline = check_source(source, path, examples, seed=seed, **check_options)
     base_fixer = fixer
     observed: List = []
-    plan: Dict[int, Tuple[str, Optional[str]]] = {}
+    plan: Plan = {}
     if baseline:
         # Hazards the trace observed (HL007 with exact shapes, HL003 on a Symbol) become
         # candidate fixes, proven like the static ones.
@@ -245,7 +249,8 @@ def verify_fixes(
         more, more_plan = _observed_behind(search, every.applied, plan, select, ignore)
         if not more:
             break
-        observed, plan = observed + more, {**plan, **more_plan}
+        observed = [f for f in observed if (f.line, f.code) not in more_plan] + more
+        plan = {**plan, **more_plan}
         search.fixer = fixer = with_observed(base_fixer, source, observed, plan)
         every = fixer(source, path, select=select, ignore=ignore, unsafe=True)
         search.identify(every.applied)
@@ -323,36 +328,54 @@ def verify_fixes(
 _OBSERVATION_ROUNDS = 4
 
 
-def _selected_observations(found, plan, select, ignore):
+def _selected_observations(found, plan: Plan, select, ignore):
     kept = [
         f for f in found if (select is None or f.code in select) and f.code not in (ignore or ())
     ]
-    return kept, {f.line: plan[f.line] for f in kept}
+    return kept, {(f.line, f.code): plan[(f.line, f.code)] for f in kept}
 
 
-def _observed_behind(search: "_Search", applied: Sequence, plan, select, ignore):
-    """Hazards the hybridized runs of every fix applied show at lines the fixes left as they
-    were (mapped back to the original's lines, where the observed rewrite is planned)."""
+def _observed_behind(search: "_Search", applied: Sequence, plan: Plan, select, ignore):
+    """Hazards the hybridized runs of every fix applied still show: observed fixes at the
+    original's lines (where observed rewrites are planned), new ones or ones that grow a
+    line's plan (a second subscript, an operator a static fix left as it was: `XX + YY`
+    inside the `(XX + YY) - 2 * XY` that HL007 rewrote). Returns (findings, their plans)."""
     fixed = search.fix(applied).source
     reports = search.reports(applied)
-    if not any(r.status == "hybrid_error" or r.status == "mismatch" for r in reports):
+    if not any(r.status in ("hybrid_error", "mismatch") for r in reports):
         return [], {}
-    taken = _changed_fixed_lines(search.source, fixed)
-    found, found_plan = observed_fixes(fixed, search.path, reports, [_AtLine(n) for n in taken])
-    back = _unchanged_to_original(search.source, fixed)
-    more, more_plan = [], {}
+    found, found_plan = observed_fixes(fixed, search.path, reports)
+    back = _to_original_lines(search.source, fixed)
+    by_line: Dict[Tuple[int, str], List] = {}
     for finding in found:
         line = back.get(finding.line)
-        if line is None or line in plan:
+        if line is None:
             continue
-        more.append(replace(finding, line=line, end_line=line))
-        more_plan[line] = found_plan[finding.line]
-    return _selected_observations(more, more_plan, select, ignore)
+        old = plan.get((line, finding.code), [])
+        details = old + [d for d in found_plan[(finding.line, finding.code)] if d not in old]
+        if details != old:
+            by_line[(line, finding.code)] = details
+    if not by_line:
+        return [], {}
+    # The findings are remade on the original's text, whose lines the plan rewrites.
+    return _selected_observations(
+        planned_fixes(search.source, search.path, by_line), by_line, select, ignore
+    )
 
 
-@dataclass(frozen=True)
-class _AtLine:
-    line: int
+def _to_original_lines(original: str, fixed: str) -> Dict[int, int]:
+    """{line of `fixed`: the line of `original` it comes from}, for unchanged lines and for
+    lines a fix replaced (one for one, or the nearest of a replaced block)."""
+    out: Dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(
+        None, original.splitlines(), fixed.splitlines(), autojunk=False
+    )
+    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 == i1:
+            continue  # inserted lines come from no line of the original
+        for j in range(j1, j2):
+            out[j + 1] = i1 + min(j - j1, i2 - i1 - 1) + 1
+    return out
 
 
 def _changed_fixed_lines(original: str, fixed: str) -> Set[int]:
