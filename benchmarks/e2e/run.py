@@ -16,6 +16,7 @@ public package, with examples that match its real callers; format in cases.py):
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
      blocking line and reason are printed);
    - ``silent``: still failing, and the tool exited 0;
+   - ``cannot-run``: still failing, and the tool exited 2 saying it could not run the block;
    - ``over-claimed``: still failing on an example although the tool said a fix was proven
      "== fixed hybridized" by it;
    - ``broken``: the rewrite changed what the block computes eagerly (or made it fail);
@@ -69,7 +70,15 @@ E2E_PACKAGES: List[Package] = [
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
-RANK = {"fixed": 3, "reported": 2, "silent": 1, "over-claimed": 1, "broken": 0, "ok": 3}
+RANK = {
+    "fixed": 3,
+    "ok": 3,
+    "reported": 2,
+    "cannot-run": 2,
+    "silent": 1,
+    "over-claimed": 1,
+    "broken": 0,
+}
 TOOL_TIMEOUT = 900
 JUDGE_TIMEOUT = 600
 _FINDING = re.compile(r"^block\.py:(\d+):(\d+): (HL\d+) (.*)$")
@@ -138,7 +147,9 @@ def run_tool(mode: str, directory: Path, mxnet_python: str, src: Optional[str]) 
     (directory / "tool.stdout").write_text(done.stdout)
     (directory / "tool.stderr").write_text(done.stderr)
     if done.returncode not in (0, 1):
-        run.error = (done.stderr.strip().splitlines() or ["?"])[-1][:200]
+        lines = (done.stdout + "\n" + done.stderr).strip().splitlines() or ["?"]
+        said = [ln for ln in lines if "cannot run" in ln or "error:" in ln] or lines[-1:]
+        run.error = said[0].strip()[:200]
     return run
 
 
@@ -168,8 +179,9 @@ def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Out
         )
         line, code, message = blocking[0]
         return Outcome("reported", f"{code} at line {line}: {message[:140]}; judge: {first}")
-    if run.error:
-        return Outcome("silent", f"tool error: {run.error}; judge: {first}")
+    if run.returncode not in (0, 1):
+        # exit 2: the tool says it could not run or check the block; not a silent pass
+        return Outcome("cannot-run", f"exit {run.returncode}: {run.error}; judge: {first}")
     return Outcome("silent", f"exit {run.returncode}; judge: {first}")
 
 
@@ -308,7 +320,8 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         print(
             f"{mode:13} fixed&equal {fixed}/{len(fails)} ({share})  reported "
             f"{tally.get('reported', 0)}  broken {tally.get('broken', 0)}  silent "
-            f"{tally.get('silent', 0)}  over-claimed {tally.get('over-claimed', 0)}  invalid "
+            f"{tally.get('silent', 0)}  cannot-run {tally.get('cannot-run', 0)}  over-claimed "
+            f"{tally.get('over-claimed', 0)}  invalid "
             f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
         )
     for mode in ("verify", "verify-mxnet"):
