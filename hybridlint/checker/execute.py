@@ -150,22 +150,41 @@ def call_sequence(
 
 
 def relative_params(block: Any) -> Dict[str, Any]:
-    """Parameters keyed by name without the root block's prefix (net0_dense0_w -> dense0_w).
+    """Parameters keyed by where they sit in the block tree (`body.0.weight`), as
+    `save_parameters` names them: the key identifies a parameter across fresh instances of
+    one class and across the original and the fixed block.
 
-    Two instances of the same class get different prefixes (net0_, net1_); the part after
-    the prefix is what identifies a parameter across the original and the fixed block.
+    Gluon's own names do not: each instance gets its own prefix (net0_, net1_), and a child
+    built outside `name_scope()` takes a global one (convblock4_) whose counter grows with
+    every instance, so two instances built with the same kwargs name the same parameter
+    differently, and one's unprefixed child can even carry the name another's prefixed child
+    has once the root prefix is cut off. A parameter reached twice (shared) keeps its first
+    key; one the tree walk does not reach (not an attribute of its block) is keyed by its
+    name without the root block's prefix.
     """
+    out: Dict[str, Any] = {}
+    seen = set()
+    walk = getattr(block, "_collect_params_with_prefix", None)
+    for key, param in (walk() if callable(walk) else {}).items():
+        if id(param) not in seen:
+            seen.add(id(param))
+            out[key] = param
     prefix = getattr(block, "prefix", "") or ""
-    out = {}
     for name, param in block.collect_params().items():
-        out[name[len(prefix) :] if prefix and name.startswith(prefix) else name] = param
+        if id(param) in seen:
+            continue
+        seen.add(id(param))
+        key = name[len(prefix) :] if prefix and name.startswith(prefix) else name
+        while key in out:  # never one key for two parameters
+            key = "~" + key
+        out[key] = param
     return out
 
 
 def param_values(block: Any) -> Tuple[Dict[str, np.ndarray], List[str]]:
-    """(values, pending): every initialised parameter's value as a numpy array (relative
-    names), and the parameters still waiting for their shape (deferred initialisation: the
-    first call that uses them sets it).
+    """(values, pending): every initialised parameter's value as a numpy array (keyed as
+    `relative_params` keys them), and the parameters still waiting for their shape (deferred
+    initialisation: the first call that uses them sets it).
 
     Values leave the backend through `asnumpy()`: plain numpy in the default layout, whatever
     layout MXNet keeps the parameter in after a call (MKL-DNN reorders convolution weights).
@@ -186,10 +205,10 @@ def plan_params(
 ) -> Tuple[Dict[str, np.ndarray], List[str], bool]:
     """Which value each parameter of `target` takes: (assignment, notes, complete).
 
-    Same relative name first; the rest pair up in registration order when shapes agree (a
-    fix renaming a container, e.g. Sequential -> HybridSequential, changes the names but not
-    the order). Parameters only the fixed block has (constants added by a fix) keep theirs.
-    `complete` is False when a parameter without a name match has an unknown shape (deferred):
+    Same key (`relative_params`) first; the rest pair up in registration order when shapes
+    agree (a fix renaming an attribute changes the key but not the order). Parameters only
+    the fixed block has (constants added by a fix) keep theirs. `complete` is False when a
+    parameter without a key match has an unknown shape (deferred):
     the plan must then be made on an instance whose shapes are known (after a call).
     `pending`: parameters of the source no call initialised (unused): the same names in
     the target are left alone too.
