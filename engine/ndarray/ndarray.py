@@ -6,7 +6,7 @@ shape (1,) because MXNet 1.x has no scalars.
 """
 
 import operator
-from typing import Any
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -328,6 +328,8 @@ class NDArray:
         key = _index(key)
         if isinstance(value, NDArray):
             value = value._data
+        if isinstance(value, np.ndarray) and _is_basic_key(key):
+            value = _basic_value(value, self._data[key].shape)
         self._data[key] = value
 
     # ----------------------------------------------------------------- arithmetic
@@ -451,6 +453,37 @@ def _index(key):
     if isinstance(key, tuple):
         return tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
     return key
+
+
+def _is_basic_key(key) -> bool:
+    """Integers, slices and Ellipsis only (MXNet's basic indexing without None)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(
+        k is Ellipsis
+        or isinstance(k, slice)
+        or (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))
+        for k in parts
+    )
+
+
+def _basic_value(value: np.ndarray, region: Tuple[int, ...]) -> np.ndarray:
+    """An array value for `x[key] = value` (basic `key`) made as MXNet 1.9.1's
+    `_prepare_value_nd` makes it: the region's shape without its integer axes, (1,) when
+    every axis is an integer (`x[b, k, 0] = y[i]`: the (1,) NDArray indexing returns fits,
+    where numpy 2 refuses a sequence for one element); leading size-1 axes beyond that are
+    dropped, then the value is broadcast to it (MXNet's `broadcast_to`, its ValueError)."""
+    shape = region or (1,)
+    while value.ndim > len(shape) and value.shape[0] == 1:
+        value = value.reshape(value.shape[1:])
+    if value.size == 0:
+        return value.reshape(region)
+    cur = (1,) * (len(shape) - value.ndim) + value.shape
+    if value.ndim > len(shape) or any(c not in (1, s) for c, s in zip(cur, shape)):
+        raise ValueError(
+            "operands could not be broadcast together with remapped shapes"
+            "[original->remapped]: {} and requested shape {}".format(value.shape, shape)
+        )
+    return np.broadcast_to(value.reshape(cur), shape).reshape(region)
 
 
 def array(source_array, ctx=None, dtype=None) -> NDArray:
