@@ -64,7 +64,7 @@ def _is_block(mx: types.ModuleType, obj: Any) -> bool:
     return isinstance(obj, mx.gluon.Block)
 
 
-def call(mx: types.ModuleType, block: Any, arrays: Sequence[Any]) -> List[np.ndarray]:
+def call(mx: types.ModuleType, block: Any, arrays: Sequence[Any]) -> List[Optional[np.ndarray]]:
     """Call the block on fresh NDArray copies (a block may mutate its inputs in place).
 
     Arguments are positional, as MXNet 1.9.1's `Block.__call__(*args)` takes them; lists and
@@ -91,8 +91,16 @@ def flat_arrays(value: Any) -> List[np.ndarray]:
     return []
 
 
-def flatten_outputs(result: Any) -> List[np.ndarray]:
-    """Outputs as a flat list of numpy arrays (nested tuples/lists as Gluon allows)."""
+def flatten_outputs(result: Any) -> List[Optional[np.ndarray]]:
+    """Outputs as a flat list of numpy arrays (nested tuples/lists as Gluon allows).
+
+    None stays in its place: an eager call may return it (gluonts representations return
+    `(data, None, [])`), and None must then meet None in the other run (only hybridized
+    does MXNet refuse it: "Expected a list of symbols as input"). An empty list or tuple adds
+    nothing, as Gluon's own flattening of outputs does (hybridized, `()` comes back `[]`).
+    """
+    if result is None:
+        return [None]
     if isinstance(result, (list, tuple)):
         return [a for item in result for a in flatten_outputs(item)]
     if hasattr(result, "asnumpy"):
@@ -136,7 +144,7 @@ def call_sequence(
     arrays: Sequence[Any],
     seed: int,
     on_call: Optional[Callable[[int], None]] = None,
-) -> List[List[np.ndarray]]:
+) -> List[List[Optional[np.ndarray]]]:
     """The outputs of CALLS calls on `block`, every generator seeded before the first: random
     ops (F.random.*, a sampler) draw the same numbers in every instance compared this way.
     `on_call(i)` is told which call is about to run (a failure names it)."""

@@ -11,6 +11,7 @@ import errno
 import re
 import sys
 import threading
+import traceback
 import types
 from typing import Any, Callable, Dict, List, Optional, Set
 
@@ -247,12 +248,58 @@ def _run_hybridized(
     """Hybridize `block` and call it (a seeded sequence), recording the symbols user code
     builds into `events`."""
 
+    frames: List[types.FrameType] = []
+
     def hybrid_calls():
         block.hybridize()
-        with watch_symbols(mx, events):
+        with watch_symbols(mx, events), forward_frames(block, events.user_files, frames):
             return execute.call_sequence(mx, block, arrays, seed, calls)
 
-    return _run(hybrid_calls, fail)
+    def fail_at_return(exc: BaseException) -> Failed:
+        if _is_output_error(exc, events.user_files) and frames:
+            # the graph's outputs are grouped after hybrid_forward returned: no user frame
+            # is left in the traceback; the line it returned from is where they came from
+            frame = frames[-1]
+            exc.source_line = (frame.f_code.co_filename, frame.f_lineno)  # type: ignore[attr-defined]
+        return fail(exc)
+
+    return _run(hybrid_calls, fail_at_return)
+
+
+# MXNet 1.9.1's symbol.Group (and the engine's) when hybrid_forward returns None among its
+# outputs: the hybridized graph cannot have it as an output.
+_NOT_SYMBOLS = "Expected a list of symbols as input"
+
+
+def _is_output_error(exc: BaseException, user_files: Set[str]) -> bool:
+    """The hybridized call failed grouping what the block returned, outside user code."""
+    if not isinstance(exc, TypeError) or _NOT_SYMBOLS not in str(exc):
+        return False
+    frames = traceback.walk_tb(exc.__traceback__)
+    return all(f.f_code.co_filename not in user_files for f, _ in frames)
+
+
+@contextlib.contextmanager
+def forward_frames(block: Any, user_files: Set[str], frames: List[types.FrameType]):
+    """Keep the frames of `block`'s own `hybrid_forward` (a user function) as its calls start:
+    once a call returned, its frame's f_lineno is the line it returned from. Only call events
+    are looked at (no line tracing); a tracer already set (executed_lines) keeps running."""
+    code = getattr(getattr(type(block), "hybrid_forward", None), "__code__", None)
+    if code is None or code.co_filename not in user_files:
+        yield
+        return
+    previous = sys.gettrace()
+
+    def tracer(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            frames[:] = [frame]
+        return previous(frame, event, arg) if previous is not None else None
+
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
 
 
 def _probe(mx, block, arrays: List, seed: int) -> None:

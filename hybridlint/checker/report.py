@@ -15,6 +15,8 @@ import numpy as np
 
 Status = Literal["equal", "mismatch", "hybrid_error", "eager_error", "cannot_run"]
 STATUSES = ("equal", "mismatch", "hybrid_error", "eager_error", "cannot_run")
+# The dtype an OutputDiff gives an output that is None (a block may return None eagerly).
+NONE = "None"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class OutputDiff:
     detail: str = ""
 
     def describe(self) -> str:
+        if NONE in (self.expected_dtype, self.actual_dtype) and not self.equal:
+            return f"output {self.index}: {self._what(False)} != {self._what(True)}"
         if self.expected_shape != self.actual_shape:
             return f"output {self.index}: shape {self.actual_shape} != {self.expected_shape}"
         if self.expected_dtype != self.actual_dtype:
@@ -57,6 +61,11 @@ class OutputDiff:
             f"output {self.index}: max abs diff {self.max_abs_diff:.3g}, "
             f"max rel diff {self.max_rel_diff:.3g}"
         )
+
+    def _what(self, expected: bool) -> str:
+        dtype = self.expected_dtype if expected else self.actual_dtype
+        shape = self.expected_shape if expected else self.actual_shape
+        return "None" if dtype == NONE else f"{dtype} array of shape {shape}"
 
 
 @dataclass
@@ -127,14 +136,18 @@ def _finite(x: float) -> Any:
 
 
 def compare_arrays(
-    expected: Sequence[np.ndarray], actual: Sequence[np.ndarray], rtol: float, atol: float
+    expected: Sequence[Optional[np.ndarray]],
+    actual: Sequence[Optional[np.ndarray]],
+    rtol: float,
+    atol: float,
 ) -> List[OutputDiff]:
     """Compare two runs output by output (numpy.allclose semantics, NaN equal to NaN).
 
     Non-finite values compare by position: NaN where the reference has NaN, +inf where it has
     +inf, -inf where it has -inf are equal; NaN or inf against anything else is a difference
     (max diffs inf, `detail` says where). The diffs are never NaN. A missing or extra output is
-    a difference too: it shows up as an output with shape ().
+    a difference too: it shows up as an output with shape (). An output that is None (dtype
+    NONE) equals None only.
     """
     diffs = []
     for i in range(max(len(expected), len(actual))):
@@ -151,6 +164,21 @@ def compare_arrays(
                     math.inf,
                     math.inf,
                     False,
+                )
+            )
+            continue
+        if expected[i] is None or actual[i] is None:  # None is an output only None equals
+            both = expected[i] is None and actual[i] is None
+            diffs.append(
+                OutputDiff(
+                    i,
+                    _shape(expected[i]),
+                    _shape(actual[i]),
+                    _dtype(expected[i], NONE),
+                    _dtype(actual[i], NONE),
+                    0.0 if both else math.inf,
+                    0.0 if both else math.inf,
+                    both,
                 )
             )
             continue
@@ -196,8 +224,8 @@ def compare_arrays(
 
 
 def compare_calls(
-    expected: Sequence[Sequence[np.ndarray]],
-    actual: Sequence[Sequence[np.ndarray]],
+    expected: Sequence[Sequence[Optional[np.ndarray]]],
+    actual: Sequence[Sequence[Optional[np.ndarray]]],
     rtol: float,
     atol: float,
 ) -> Tuple[List[OutputDiff], int]:
@@ -260,8 +288,8 @@ def _shape(a: Any) -> tuple:
     return tuple(np.shape(a)) if a is not None else ()
 
 
-def _dtype(a: Any) -> str:
-    return str(np.asarray(a).dtype) if a is not None else "missing"
+def _dtype(a: Any, absent: str = "missing") -> str:
+    return str(np.asarray(a).dtype) if a is not None else absent
 
 
 def first_difference(diffs: Sequence[OutputDiff]) -> Optional[str]:
