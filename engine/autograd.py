@@ -1,4 +1,5 @@
-"""mx.autograd: recording/training flags only (hybridlint runs inference; no gradients).
+"""mx.autograd: recording/training flags, and `Function` forward (hybridlint runs inference;
+no gradients).
 
 `is_training()` matters for ops like Dropout and BatchNorm, so the scopes are real.
 """
@@ -14,6 +15,7 @@ __all__ = [
     "is_training",
     "set_recording",
     "set_training",
+    "Function",
 ]
 
 _local = threading.local()
@@ -81,3 +83,48 @@ def train_mode() -> _Scope:
 def predict_mode() -> _Scope:
     """Scope in inference mode."""
     return _Scope(None, False)
+
+
+class Function:
+    """A custom differentiable function: `forward` on NDArrays, `backward` its gradient.
+
+    As MXNet 1.9.1's `mx.autograd.Function`: an instance runs once ("Each Function instance
+    can only be called once"), its `forward` runs with recording off (the flag is put back
+    after it returns; an exception leaves it off, as in MXNet), and what `forward` returns is
+    what the call returns. Inside `autograd.record()` MXNet also records a custom node whose
+    gradient is `backward`; the engine keeps no gradients, so nothing is recorded and
+    `backward` is never called, but the inputs and outputs must be arrays there as MXNet's
+    recording needs their handles. Called on Symbols (inside a hybridized block), `forward`
+    gets the Symbols: whatever it does with them fails or not as in MXNet.
+    """
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError
+
+    def __call__(self, *inputs):
+        assert not self._used, (
+            "Each Function instance can only be called once. Please create another instance."
+        )
+        self._used = True
+        prev_recording = set_recording(False)
+        outputs = self.forward(*inputs)
+        set_recording(prev_recording)
+        if not prev_recording:
+            return outputs
+        from .ndarray import NDArray
+
+        recorded = (outputs,) if isinstance(outputs, NDArray) else outputs
+        # MXNet hands both lists to MXCustomFunctionRecord as array handles
+        [item.handle for item in inputs]  # noqa: B018
+        [item.handle for item in recorded]  # noqa: B018
+        return outputs
