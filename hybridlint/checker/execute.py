@@ -110,7 +110,7 @@ def flatten_outputs(result: Any) -> List[Optional[np.ndarray]]:
 
 def export_roundtrip(
     mx: types.ModuleType, block: Any, arrays: Sequence[np.ndarray], seed: int
-) -> List[np.ndarray]:
+) -> List[Optional[np.ndarray]]:
     """export() the hybridized block, load it back with SymbolBlock.imports, run it once
     (seeded as the first call of a sequence)."""
     with tempfile.TemporaryDirectory(prefix="hybridlint-export-") as tmp:
