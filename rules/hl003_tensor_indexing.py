@@ -756,8 +756,11 @@ assignment (rewrite it with `F.where` or `F.concat`).
                 begin, end, exact = bounds
                 if not exact:
                     safety = UNSAFE
-                begins.append(begin), ends.append(end), steps.append(cst.Name("None"))
-                full.append(False), integers.append(axis)
+                begins.append(begin)
+                ends.append(end)
+                steps.append(cst.Name("None"))
+                full.append(False)
+                integers.append(axis)
                 continue
             start, stop, stride = (
                 self._bound(element.lower),
@@ -770,7 +773,9 @@ assignment (rewrite it with `F.where` or `F.concat`).
                 number = literal_int(bound) if bound is not None else 0
                 if number is None or number < 0:
                     safety = UNSAFE  # MXNet's slice fails before the start of the axis
-            begins.append(start), ends.append(stop), steps.append(stride)
+            begins.append(start)
+            ends.append(stop)
+            steps.append(stride)
             full.append(all(_is_none(b) for b in (start, stop, stride)))
         if all(full):
             return data, safety

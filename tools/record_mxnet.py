@@ -44,8 +44,8 @@ def main(argv=None) -> int:
         "-q",
         "-p",
         "no:cacheprovider",
-        "-p",
-        "no:xdist",
+        "-n",  # one process (the project's addopts need xdist loaded: `-p no:xdist` fails)
+        "0",
         "--record-mxnet",
         "-m",
         "mxnet",
