@@ -228,6 +228,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mxnet-python", default=default_mxnet_python())
     parser.add_argument("-k", dest="pattern", help="only cases whose name contains this")
+    parser.add_argument(
+        "--cases",
+        default=str(HERE / "cases"),
+        help="the folder of case files (benchmarks/e2e/holdout: blocks measured once, never tuned on)",
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--modes", default=",".join(MODES), help=f"from {','.join(MODES)}")
     parser.add_argument("--validate", action="store_true", help="only judge the originals")
@@ -244,7 +249,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     unknown = sorted(set(modes) - set(MODES))
     if unknown:
         parser.error(f"unknown mode(s) {unknown}")
-    cases = [c for c in load_cases() if not args.pattern or args.pattern in c.name]
+    cases = [c for c in load_cases(Path(args.cases)) if not args.pattern or args.pattern in c.name]
     roots = fetch(packages=E2E_PACKAGES)
     work = Path(args.work or tempfile.mkdtemp(prefix="hybridlint-e2e-"))
     dirs: Dict[str, Dict[str, Path]] = {}
