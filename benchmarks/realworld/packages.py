@@ -58,6 +58,32 @@ PACKAGES: List[Package] = [
         "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl",
         "65d5dac162c87a14d138d888b54494d515036d9047ae804ff51f770bd02197a6",
     ),
+    # Added for issue 21: packages nobody here had labelled; their first figures (frozen
+    # linter at 8dccea5, before any rule change for them) are in README.md.
+    Package(
+        "sockeye-2.3.17",
+        "sockeye==2.3.17",
+        "sockeye-2.3.17-py3-none-any.whl",
+        "f948ad39f5ec7110925298521414639bed44b3612466f5ec5a9ff2dcdee2f6ad",
+    ),
+    Package(
+        "gluonfr-1.0.2",
+        "gluonfr==1.0.2",
+        "gluonfr-1.0.2.tar.gz",
+        "6223c6949964b9025da9d4203b0c71dd3e1c3e7000e244704c201384c7731120",
+    ),
+    Package(
+        "gluonar-0.1.0",
+        "gluonar==0.1.0",
+        "gluonar-0.1.0.tar.gz",
+        "0e38622857699094e231ecc9a680d1e20175d98ec63cfb3e63b02158a812a194",
+    ),
+    Package(
+        "deeprenewal-0.3.3",
+        "deeprenewal==0.3.3",
+        "deeprenewal-0.3.3.tar.gz",
+        "0865c4a521533178b625c4cab3c5e868c7f229f12785f8ec0130f65cc6b77bad",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
