@@ -1,0 +1,157 @@
+"""The end-to-end harness's own logic (benchmarks/e2e), without downloading or running MXNet.
+
+The harness itself downloads pinned packages and judges under real MXNet, so the suite never
+runs it whole; what it computes is tested here: every case file is well formed, a case copies
+its definitions byte for byte, the tool's examples never include the unseen inputs, and the
+verdicts follow the judge's answers and the tool's exit.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+E2E = Path(__file__).resolve().parents[1] / "benchmarks" / "e2e"
+sys.path.insert(0, str(E2E))
+sys.path.insert(0, str(E2E.parent / "realworld"))
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"e2e_{name}", E2E / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+cases = _load("cases")
+run = _load("run")
+
+MODULE = '''\
+"""A package module."""
+import mxnet as mx
+
+
+def helper(F, x):
+    return F.relu(x)   # odd  spacing kept
+
+
+@decorated()
+class Block(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return helper(F, x) * x.shape[0]
+
+
+SCALE = 2
+'''
+
+
+def _case(**overrides):
+    entry = {
+        "id": "block",
+        "source": "pkg/mod.py",
+        "copy": ["helper", "Block"],
+        "block": "Block",
+        "kind": "fails",
+        "examples": [{"inputs": [[2, 3]]}],
+        "unseen": [{"inputs": [[5, 3]]}],
+        "prelude": "import mxnet as mx\ndef decorated():\n    return lambda c: c\n",
+    }
+    entry.update(overrides)
+    return cases._case("pkg-1.0", entry, "test")
+
+
+@pytest.mark.parametrize("folder", ["cases", "holdout"])
+def test_every_committed_case_file_loads_and_names_known_packages(folder):
+    if not (E2E / folder).is_dir():
+        pytest.skip(f"no benchmarks/e2e/{folder} yet")
+    loaded = cases.load_cases(E2E / folder)
+    pinned = {p.name for p in run.E2E_PACKAGES} | {
+        p.name for p in run.fetch.__globals__["PACKAGES"]
+    }
+    assert loaded, "no cases"
+    assert {c.package for c in loaded} <= pinned
+    assert len({c.name for c in loaded}) == len(loaded)
+    for case in loaded:
+        assert case.block in case.copy
+        assert case.examples and all("inputs" in e for e in case.examples)
+
+
+def test_definitions_are_copied_byte_for_byte_after_the_prelude(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(MODULE)
+    text = cases.copied_source(_case(), str(tmp_path))
+    assert text.startswith("import mxnet as mx\ndef decorated():")
+    assert "    return F.relu(x)   # odd  spacing kept\n" in text
+    assert "@decorated()\nclass Block(mx.gluon.HybridBlock):" in text  # decorators come along
+    assert "SCALE" not in text and "A package module" not in text  # only what is named
+    with pytest.raises(cases.CaseError, match="defines no top-level Missing"):
+        cases.copied_source(_case(copy=["Missing", "Block"]), str(tmp_path))
+
+
+def test_the_tool_sees_the_examples_never_the_unseen_inputs(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "mod.py").write_text(MODULE)
+    project = tmp_path / "project"
+    cases.materialize(_case(), str(tmp_path / "src"), project)
+    config = (project / "pyproject.toml").read_text()
+    assert '"block.py::Block"' in config and "[2, 3]" in config
+    assert "[5, 3]" not in config
+
+
+def test_malformed_cases_are_refused():
+    with pytest.raises(cases.CaseError, match="missing"):
+        cases._case("p", {"id": "x"}, "here")
+    with pytest.raises(cases.CaseError, match="kind"):
+        _case(kind="maybe")
+    with pytest.raises(cases.CaseError, match="unknown key"):
+        _case(extra_field=1)
+
+
+@pytest.mark.parametrize(
+    "kind, eager, hybrid, returncode, findings, claims, verdict",
+    [
+        ("fails", ["equal", "equal"], ["equal", "equal"], 0, [], False, "fixed"),
+        ("fails", ["equal", "differs: x"], ["equal", "equal"], 0, [], False, "broken"),
+        (
+            "fails",
+            ["equal", "equal"],
+            ["error: E", "error: E"],
+            1,
+            [(3, "HL903", "m")],
+            False,
+            "reported",
+        ),
+        ("fails", ["equal", "equal"], ["error: E", "error: E"], 0, [], False, "silent"),
+        (
+            "fails",
+            ["equal", "equal"],
+            ["error: E", "error: E"],
+            1,
+            [(3, "HL903", "m")],
+            True,
+            "over-claimed",
+        ),
+        # a claim on the examples holds, the unseen input fails: not an over-claim
+        (
+            "fails",
+            ["equal", "equal"],
+            ["equal", "error: E"],
+            1,
+            [(3, "HL903", "m")],
+            True,
+            "reported",
+        ),
+        ("fails", ["equal", "equal"], ["error: E", "error: E"], 2, [], False, "cannot-run"),
+        ("works", ["equal", "equal"], ["equal", "equal"], 0, [], False, "ok"),
+        ("works", ["equal", "equal"], ["equal", "differs: y"], 0, [], False, "broken"),
+    ],
+)
+def test_verdicts(kind, eager, hybrid, returncode, findings, claims, verdict):
+    case = _case(kind=kind)
+    tool = run.ToolRun(returncode, findings=findings, claims=claims)
+    outcome = run.classify(
+        case, tool, {"eager": eager, "hybrid": hybrid}, "class Block:\n    pass\n"
+    )
+    assert outcome.verdict == verdict
