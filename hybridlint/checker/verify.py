@@ -305,6 +305,18 @@ def verify_fixes(
                 )
             )
         final_set = list(proven)
+    if final_set and len(final_set) < len(kept) and not search.acceptable(final_set)[0]:
+        # Leaving out the fixes no example ran changed what the others do (coverage missed a
+        # dependency): nothing here is proven as it would be written.
+        for finding in final_set:
+            proofs.append(
+                FixProof(
+                    finding,
+                    "rejected",
+                    "rejected: without the fixes no example ran, the others no longer pass",
+                )
+            )
+        proven, final_set = [], []
     final = search.fix(final_set)
     # What a proven fix claims is read from the run of the set actually written, never from
     # an intermediate set: a fix is "== fixed hybridized" only if its block passes as written.
