@@ -1,19 +1,27 @@
 """`--fix --verify`: keep only the fixes that running the code proves.
 
-With examples, all fixes, safe and unsafe, are applied and the result is checked against the
-original on every example (original eager vs fixed eager vs fixed hybridized, see check_fix).
-When that fails, the applied fixes are bisected with `fix_source(accept=...)`: every subset
-tried is run, so the source returned is always one that was checked. A fix is rejected when it
-changes outputs, breaks the code, or the hybridized run still fails at a line the fix changed;
-a hybridize failure elsewhere (a hazard no rule can fix) does not count against the fixes when
-the original fails to hybridize as well.
+The unit of proof is the block, not the fix: with examples, every candidate fix (static,
+safe and unsafe, and those the hybridized trace observes, observed.py) is applied at once and
+the result is checked against the original on every example (original eager vs fixed eager vs
+fixed hybridized, see check_fix); a block with three hazards hybridizes only with all three
+fixed. When that fails, the fixes are bisected with `fix_source(accept=...)`: every subset
+tried is run, so the source returned is always one that was checked. Fixes are named by rule
+and original line (FixIdentity), so a fix that a later fixing pass applies inside another
+fix's rewrite is the same fix in every subset.
+
+A fix is rejected when it changes outputs, breaks the code, or the hybridized run still fails
+at a line the fixes changed; a hybridize failure elsewhere (a hazard no rule can fix) does not
+count against the fixes when the original fails to hybridize as well, and neither does the
+failure of an example that ran none of the rewritten lines (another block's own problem: a
+stateful or random block, an original that cannot run). The trace stops at its first failure,
+so after applying every fix the checker observes again, in rounds, until nothing new shows.
 
 Passing the examples proves a fix only if an example ran it: the worker records which lines of
 the fixed source executed, and where (instruction positions), during the build, eager and
 hybridized runs, and a fix whose rewritten code none of the examples executed (a class without
 examples, a branch not taken) is treated as in a file without examples: an expression-level
 check, and for an unsafe fix only with --unsafe-fixes; otherwise it is not applied, and `proofs`
-says so.
+says so. What a proof claims is read from the run of the source as written.
 """
 
 from __future__ import annotations
