@@ -99,3 +99,53 @@ def test_names_resolve_through_the_engine():
         assert names.resolve("mxnet.symbol.broadcast_add") == "resolved"
         assert names.resolve("mxnet.gluon.nn.Pool2D") == "not_mxnet"  # MXNet lacks it too
         assert names.resolve("mxnet.gluon.model_zoo.vision.resnet18_v1") in ("missing", "resolved")
+
+
+def test_miss_lines_are_validated(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "LABELS", str(tmp_path))
+    good = "a/b.py:12:HL007\tmxnet\t(B,1) - (B,) fails hybridized\n"
+    (tmp_path / "pkg-1.misses.tsv").write_text("# key\thow\treason\n" + good + "a/c.py:3:*\tread\tno rule yet\n")
+    misses = run.load_misses("pkg-1")
+    assert misses["a/b.py:12:HL007"].how == "mxnet" and "a/c.py:3:*" in misses
+    (tmp_path / "pkg-2.misses.tsv").write_text(good + good)
+    with pytest.raises(SystemExit, match="listed twice"):
+        run.load_misses("pkg-2")
+    for bad in (
+        "a/b.py:12:13:HL007\tmxnet\tspan keys are for findings\n",
+        "a/b.py:0:HL007\tmxnet\tline 0\n",
+        "a/b.py:12:E501\tmxnet\tnot a hybridlint code\n",
+        "a/b.py:12:HL007\tguess\tunknown how\n",
+        "a/b.py:12:HL007\tmxnet\t \n",
+    ):
+        (tmp_path / "pkg-3.misses.tsv").write_text(bad)
+        with pytest.raises(SystemExit, match="pkg-3.misses.tsv:1"):
+            run.load_misses("pkg-3")
+    assert run.load_misses("absent") == {}
+
+
+def test_recall_counts_true_findings_against_misses_still_open():
+    misses = {
+        "m.py:10:HL007": run.Miss("mxnet", "r"),
+        "m.py:20:HL005": run.Miss("mxnet", "r"),
+        "m.py:30:*": run.Miss("mxnet", "r"),
+        "m.py:40:HL013": run.Miss("read", "r"),
+    }
+    findings = [
+        {"path": "m.py", "line": 10, "code": "HL007"},  # the miss is reported now
+        {"path": "m.py", "line": 20, "code": "HL006"},  # same line, another class: still missed
+        {"path": "m.py", "line": 30, "code": "HL008"},  # `*`: any finding on the line reports it
+        {"path": "other.py", "line": 40, "code": "HL013"},  # another file
+    ]
+    still, found = run.match_misses(misses, findings)
+    assert found == ["m.py:10:HL007", "m.py:30:*"]
+    assert still == ["m.py:20:HL005", "m.py:40:HL013"]
+    assert run.recall(6, len(still)).strip() == "75.0%"  # 6 true findings, 2 misses: 6 / 8
+    assert run.recall(3, 0).strip() == "100.0%"
+    assert run.recall(0, 4).strip() == "0.0%"
+    assert run.recall(0, 0).strip() == "-"
+
+
+def test_the_repository_label_and_miss_files_parse():
+    for package in PACKAGES:
+        run.load_labels(package.name)
+        run.load_misses(package.name)

@@ -34,6 +34,22 @@ The label files are facts about pinned third-party lines, one finding a line, ta
   or ``read`` (judged by reading the code and its callers);
 * reason: one line.
 
+Misses (recall) are kept beside them in ``labels/<package>.misses.tsv``: real hazards that get no
+finding, one a line, tab-separated:
+
+    key                          how    reason
+    gluonfr/loss.py:562:HL006    mxnet  F.equal exists only in mx.nd: AttributeError hybridized ...
+
+* key: ``path:line:code``, the code the hazard should be reported under (``*`` when no rule
+  covers its class yet: any finding on that line then reports it);
+* how: as above (``mxnet`` when reproduced eagerly and hybridized with MXNet 1.9.1);
+* reason: one line.
+
+Recall per package is ``found / (found + misses)``, found being the findings labelled ``true``
+and misses those of the list no finding reports now (a finding with the miss's path, line and
+code). A miss that a finding reports is listed as found, to be labelled and moved to the
+labels (its line stays in the misses file, which is the record of what was missed first).
+
 Not part of the test suite: it downloads, and its verdicts are judgements about other people's code.
 """
 
@@ -43,6 +59,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +76,7 @@ LABELS = os.path.join(HERE, "labels")
 VERDICTS = ("true", "false", "context")
 FIX_VERDICTS = ("ok", "breaks", "-")
 HOW = ("mxnet", "read")
+MISS_KEY = re.compile(r"^(?P<path>[^:]+\.py):(?P<line>[1-9][0-9]*):(?P<code>HL[0-9]{3}|\*)$")
 
 
 @dataclass(frozen=True)
@@ -95,6 +113,62 @@ def load_labels(package: str) -> Dict[str, Label]:
                 raise SystemExit(f"{path}:{number}: {fields[0]} is labelled twice")
             labels[fields[0]] = Label(*fields[1:])
     return labels
+
+
+@dataclass(frozen=True)
+class Miss:
+    how: str
+    reason: str
+
+
+def load_misses(package: str) -> Dict[str, Miss]:
+    """Read ``labels/<package>.misses.tsv`` (key path:line:code, how, reason); strict like the labels."""
+    path = os.path.join(LABELS, package + ".misses.tsv")
+    misses: Dict[str, Miss] = {}
+    if not os.path.exists(path):
+        return misses
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if (
+                len(fields) != 3
+                or not MISS_KEY.match(fields[0])
+                or fields[1] not in HOW
+                or not fields[2].strip()
+            ):
+                raise SystemExit(
+                    f"{path}:{number}: expected key path:line:code (code HLnnn or *), "
+                    f"how {HOW}, reason (tab-separated)"
+                )
+            if fields[0] in misses:
+                raise SystemExit(f"{path}:{number}: {fields[0]} is listed twice")
+            misses[fields[0]] = Miss(*fields[1:])
+    return misses
+
+
+def match_misses(misses: Dict[str, Miss], findings: List[dict]) -> Tuple[List[str], List[str]]:
+    """Split the misses into (still missed, now reported by a finding with the same path, line
+    and code, or any code for a ``*`` miss)."""
+    reported = {(f["path"], int(f["line"]), f["code"]) for f in findings}
+    lines = {(f["path"], int(f["line"])) for f in findings}
+    open_, found = [], []
+    for key in misses:
+        match = MISS_KEY.match(key)
+        assert match, key
+        path, line, code = match["path"], int(match["line"]), match["code"]
+        hit = (path, line) in lines if code == "*" else (path, line, code) in reported
+        (found if hit else open_).append(key)
+    return open_, found
+
+
+def recall(true_findings: int, open_misses: int) -> str:
+    """found / (found + misses), found being the true findings; '-' when nothing is known."""
+    known = true_findings + open_misses
+    if not known:
+        return "   -  "
+    return f"{100.0 * true_findings / known:5.1f}%"
 
 
 def lint(root: str, extra: Tuple[str, ...] = ()) -> Tuple[dict, float]:
@@ -187,6 +261,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     unlabelled: List[Tuple[str, dict]] = []
     safe_sites: List[Tuple[str, dict, Optional[Label]]] = []
     stale: List[Tuple[str, str]] = []
+    open_misses: Dict[str, List[str]] = {}
+    found_misses: List[Tuple[str, str]] = []
     timings = []
     for package in PACKAGES:
         if args.package and package.name not in args.package:
@@ -219,24 +295,38 @@ def main(argv: Optional[List[str]] = None) -> int:
         for key, label in labels.items():
             if key not in seen and label.verdict == "true":
                 stale.append((package.name, key))
+        missed, reported = match_misses(load_misses(package.name), report["findings"])
+        open_misses[package.name] = missed
+        found_misses.extend((package.name, key) for key in reported)
+        by_package.setdefault(package.name, collections.Counter())  # a row even with no finding
 
-    def table(title: str, rows: Dict[str, collections.Counter]) -> None:
-        print(f"\n{title:<18} findings  true false context unlabelled  precision")
+    def table(
+        title: str, rows: Dict[str, collections.Counter], misses: Optional[Dict[str, List[str]]] = None
+    ) -> None:
+        extra = "  misses     recall" if misses is not None else ""
+        print(f"\n{title:<18} findings  true false context unlabelled  precision{extra}")
         total: collections.Counter = collections.Counter()
+        total_misses = 0
         for name in sorted(rows):
             counts = rows[name]
             total.update(counts)
+            tail = ""
+            if misses is not None:
+                missed = len(misses.get(name, []))
+                total_misses += missed
+                tail = f"  {missed:6d}  {recall(counts['true'], missed)}"
             print(
                 f"{name:<18} {sum(counts.values()):8d} {counts['true']:5d} {counts['false']:5d}"
-                f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}"
+                f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}{tail}"
             )
+        tail = f"  {total_misses:6d}  {recall(total['true'], total_misses)}" if misses is not None else ""
         print(
             f"{'all':<18} {sum(total.values()):8d} {total['true']:5d} {total['false']:5d}"
-            f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}"
+            f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}{tail}"
         )
 
     table("rule", by_rule)
-    table("package", by_package)
+    table("package", by_package, open_misses)
 
     print(f"\nsafe-fix sites: {len(safe_sites)}")
     for package_name, finding, label in safe_sites:
@@ -247,6 +337,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     print(f"\ntrue findings labelled earlier and no longer reported (recall lost): {len(stale)}")
     for package_name, key in stale:
+        print(f"  {package_name}/{key}")
+
+    print(f"\nmisses (labels/*.misses.tsv) now reported by a finding: {len(found_misses)}")
+    for package_name, key in found_misses:
         print(f"  {package_name}/{key}")
 
     print(f"\nunlabelled findings: {len(unlabelled)}")
