@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
 
 import libcst as cst
 
-from .analysis import PARAMETER
+from .analysis import PARAMETER, TENSOR, TENSORS
 from .base import Invalid, Rule, Valid
 from .values import self_attribute_name, walk_nodes
 
@@ -59,9 +60,12 @@ Finds changes to the block's own Python state inside `hybrid_forward` and the he
 augmented assignment to an attribute (`self.calls += 1`, `self._cache += [x]`), in-place
 container methods on one (`self._cache.append(x)`, `.extend`, `.update`, `.pop`, ...),
 `self.<param>.set_data(...)` (and `initialize`, `reset_ctx`, `zero_grad`, `cast`) on a
-parameter, and a tensor assigned to an attribute (`self.last = F.relu(x)`).
-Not reported: containers and numbers assigned afresh (`self.scale = 2`: the same value on
-every call), tensors kept for a lambda child that reads them within the same trace
+parameter, and a tensor stored on an attribute: `self.last = F.relu(x)`, a tuple or list of
+tensors (`self.masks = [F.Dropout(F.ones_like(s), p=p) for s in states]`), a conditional
+expression with a tensor branch, or a local that holds a tensor on some path
+(`self._prev_output = output`), also under `if self.mask is None:` guards and when `__init__` or
+`reset()` set the attribute too. Not reported: containers and numbers assigned afresh
+(`self.scale = 2`: the same value on every call), tensors kept for a lambda child that reads them within the same trace
 (`nn.HybridLambda(lambda F, t: F.dot(t, self.basis))`), and `__call__` overrides the analysis
 follows from hybrid_forward (they run on every call of the block).
 
@@ -70,7 +74,11 @@ A hybridized block runs `hybrid_forward` once, with Symbols, to build its graph,
 on runs the cached graph: Python statements in the body do not run again. So `self.calls += 1`
 counts 1 however many times the block is called (eagerly it counts every call), a cache filled
 with `append` holds the first call's entry only (and that entry is a Symbol), an attribute
-assigned a tensor holds a `Symbol` instead of the last call's NDArray, and
+assigned a tensor holds a `Symbol` instead of the last call's NDArray (a value meant for the
+next call never reaches it: MXNet 1.9.1's own `ZoneoutCell`, hybridized and unrolled, zones
+units out to the zeros it traced instead of the previous step's output, and
+`VariationalDropoutCell` draws a new mask at every step; inside a hybridized parent that
+unrolls the cell, one trace covers every step and the result matches eager), and
 `self.u.set_data(F.relu(x))` hands a Symbol to the Parameter: MXNet 1.9.1 raises
 `AttributeError: 'Symbol' object has no attribute 'shape'`. Outputs that depend on such state
 are silently different from the second call on (checked against MXNet 1.9.1).
@@ -101,6 +109,11 @@ No automatic fix: where the state should live depends on the program.
             _net("self.scale = 2\nreturn x * self.scale")
         ),  # a constant: the same value every call
         Valid(_net("return F.relu(x) * len(self.cache)")),
+        # Python values assigned afresh, whatever their form: the same on every call
+        Valid(_net("self.mode = 'a' if x is None else 'b'\nself.sizes = (2, 3)\nreturn x")),
+        Valid(_net("self.names = [str(i) for i in range(3)]\nreturn x")),
+        # a cache filled only eagerly (an eager-only branch is never traced)
+        Valid(_net("if F is mx.nd:\n    self.last = F.relu(x)\nreturn x")),
         Valid(_net("self.calls += 1  # hybridlint: ignore[HL013]\nreturn x")),
         # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
         Valid(
@@ -123,6 +136,29 @@ No automatic fix: where the state should live depends on the program.
         Invalid(_net("self.cache.append(F.relu(x))\nreturn x * len(self.cache)"), line=8),
         Invalid(_net("self.cache += [x]\nreturn x + len(self.cache)"), line=8),
         Invalid(_net("self.last = F.relu(x)\nreturn x"), line=8),
+        # MXNet 1.9.1's ZoneoutCell: a tensor on one branch of a ternary, read back next call
+        Invalid(
+            _net(
+                "prev = self.prev\nif prev is None:\n    prev = F.zeros_like(x)\n"
+                "out = F.where(F.relu(x), x, prev) if self.calls else x\n"
+                "self.prev = out\nreturn out"
+            ),
+            line=12,
+        ),
+        # a tensor on one path of an if statement
+        Invalid(
+            _net("out = x\nif self.calls:\n    out = F.relu(x)\nself.prev = out\nreturn out"),
+            line=11,
+        ),
+        # gluonts' VariationalZoneoutCell: a list of masks, one per state
+        Invalid(
+            _net(
+                "self.masks = [F.Dropout(F.ones_like(s), p=0.5) for s in states]\nreturn x",
+                signature="F, x, states",
+            ),
+            line=8,
+        ),
+        Invalid(_net("self.pair = (F.relu(x), 2)\nreturn x"), line=8),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        with self.name_scope():\n"
@@ -145,19 +181,25 @@ No automatic fix: where the state should live depends on the program.
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             name = _self_attribute(target.target)
-            if (
-                name is not None
-                and self._traced()
-                and self.is_tensor(node.value)
-                and name not in self._read_by_lambdas()
-            ):
-                self.report(
-                    node,
-                    f"a tensor is stored in `self.{name}` inside hybrid_forward: when hybridized "
-                    "it is assigned once, while tracing, and holds a Symbol, not the latest "
-                    "call's array; return it as an output instead",
+            if name is None or not self._traced() or name in self._read_by_lambdas():
+                continue
+            what = self._stored_tensor(node.value, self.env, node)
+            if what is None:
+                continue
+            if self._read_back(name):
+                consequence = (
+                    f"the cached graph keeps what `self.{name}` held at the first call (a mask "
+                    "or previous output is not carried from call to call as it is eagerly)"
                 )
-                return
+            else:
+                consequence = f"`self.{name}` holds a Symbol, not the latest call's array"
+            self.report(
+                node,
+                f"{what} is stored in `self.{name}` inside hybrid_forward: hybridized, the body "
+                f"runs once, while tracing, so what is stored is a Symbol and {consequence}; "
+                "pass it in as an input and return it as an output instead",
+            )
+            return
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -182,6 +224,84 @@ No automatic fix: where the state should live depends on the program.
             )
 
     # -- helpers ---------------------------------------------------------------------------
+    def _stored_tensor(
+        self, expr: cst.BaseExpression, env, statement: cst.CSTNode, depth: int = 0
+    ) -> Optional[str]:
+        """What of `expr` is a tensor on some path ("a tensor", "a list of tensors", ...), None
+        when nothing is: a tensor itself, a tuple/list/comprehension of tensors, a conditional
+        expression with a tensor branch (`F.where(...) if p else next_output`, MXNet's
+        ZoneoutCell), or a local name one of whose earlier assignments is one of these (the
+        join of a tensor and an unknown value is unknown, but the tensor path stores a Symbol)."""
+        assert self.facts is not None
+        value = self.facts.value(expr, env)
+        if value.kind == TENSOR and (
+            not value.assumed
+            or (isinstance(expr, cst.Name) and self.facts.used_as_array(expr.value))
+        ):
+            return "a tensor"
+        if value.kind == TENSORS and not value.assumed:
+            return "a list of tensors"
+        if isinstance(expr, cst.IfExp):
+            return self._stored_tensor(expr.body, env, statement, depth) or self._stored_tensor(
+                expr.orelse, env, statement, depth
+            )
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            for element in expr.elements:
+                if not isinstance(element, cst.StarredElement) and self._stored_tensor(
+                    element.value, env, statement, depth
+                ):
+                    kind = "tuple" if isinstance(expr, cst.Tuple) else "list"
+                    return f"a {kind} holding tensors"
+            return None
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            element = self.facts.comp_envs.get(expr)
+            if element is not None and self._stored_tensor(expr.elt, element, statement, depth):
+                return "a list of tensors"
+            return None
+        if isinstance(expr, cst.Name) and depth < 3:
+            here = self.facts.order.get(statement, 1 << 30)
+            for small, before in self.facts.env_at.items():
+                if (
+                    isinstance(small, cst.Assign)
+                    and small is not statement
+                    and self.facts.order.get(small, 1 << 30) < here
+                    and any(
+                        isinstance(t.target, cst.Name) and t.target.value == expr.value
+                        for t in small.targets
+                    )
+                ):
+                    found = self._stored_tensor(small.value, before, small, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def _read_back(self, name: str) -> bool:
+        """`self.<name>` is read in a method of the class other than `__init__` and `reset`
+        (`prev_output = self._prev_output`): the stored value is meant to reach later calls."""
+        klass = self.facts.klass if self.facts is not None else None
+        if klass is None:
+            return False
+        for method in klass.node.body.body:
+            if not isinstance(method, cst.FunctionDef) or method.name.value in (
+                "__init__",
+                "reset",
+            ):
+                continue
+            targets = {
+                id(t.target)
+                for n in walk_nodes(method)
+                if isinstance(n, cst.Assign)
+                for t in n.targets
+            }
+            for n in walk_nodes(method):
+                if (
+                    isinstance(n, cst.Attribute)
+                    and id(n) not in targets
+                    and _self_attribute(n) == name
+                ):
+                    return True
+        return False
+
     def _traced(self) -> bool:
         """Not in a dunder method the analysis followed (`hybrid_forward` returning
         `self.__call__(...)`, MXNet's sequential RNN cells): a `__call__` override runs on every

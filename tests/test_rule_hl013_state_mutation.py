@@ -37,3 +37,53 @@ def test_variational_dropout_cell_redraws_its_mask_every_step_when_hybridized():
     hybrid, mask = _steps(mx, hybrid=True)
     assert not all(np.array_equal(hybrid[0], o) for o in hybrid[1:])
     assert isinstance(mask, mx.sym.Symbol)
+
+
+def _zoneout_unroll(mx, hybrid: bool):
+    """MXNet 1.9.1's ZoneoutCell(zoneout_outputs=0.5) unrolled over 5 steps of ones in training:
+    a zoned-out unit keeps the previous step's output (eagerly)."""
+    from mxnet.gluon import rnn
+
+    mx.random.seed(3)
+    cell = rnn.ZoneoutCell(rnn.RNNCell(4, activation="relu", prefix="r_"), zoneout_outputs=0.5)
+    cell.initialize(mx.init.Constant(0.3))
+    if hybrid:
+        cell.hybridize()
+    with mx.autograd.record():
+        outs, _ = cell.unroll(5, mx.nd.ones((2, 5, 3)), layout="NTC", merge_outputs=True)
+    return outs.asnumpy(), cell._prev_output
+
+
+@pytest.mark.mxnet
+def test_zoneout_cell_forgets_the_previous_output_when_hybridized():
+    """`self._prev_output = output` runs once, while tracing: the cached graph was built with
+    `_prev_output` None, so every later step zones out to zeros instead of the previous
+    output, silently (the attribute is left holding a Symbol)."""
+    mx = pytest.importorskip("mxnet")
+    eager, prev = _zoneout_unroll(mx, hybrid=False)
+    assert isinstance(prev, mx.nd.NDArray)
+    assert (eager[:, 1:] == 0).sum() == 0  # zoned-out units keep a (positive) earlier output
+    hybrid, prev = _zoneout_unroll(mx, hybrid=True)
+    assert isinstance(prev, mx.sym.Symbol)
+    assert (hybrid[:, 1:] == 0).sum() > 0  # zoned out to the traced zeros_like
+    assert np.allclose(eager[:, 0], hybrid[:, 0])  # the first step is the traced one
+
+
+@pytest.mark.mxnet
+def test_hl013_reports_zoneout_cells_previous_output():
+    """The real ZoneoutCell's store is reported with the reason (it is read back next call)."""
+    pytest.importorskip("mxnet")
+    import inspect
+
+    from mxnet.gluon.rnn import rnn_cell
+
+    from hybridlint.linter import lint_source
+    from hybridlint.rules.hl013_state_mutation import StateMutation
+
+    source = inspect.getsource(rnn_cell)
+    line = source.splitlines().index("        self._prev_output = output") + 1
+    findings = [f for f in lint_source(source, rules=[StateMutation]) if f.line == line]
+    assert len(findings) == 1
+    assert "the cached graph keeps what `self._prev_output` held at the first call" in (
+        findings[0].message
+    )
