@@ -474,7 +474,12 @@ def _chosen_spans(
 
 
 _OPERATOR_CHARS = "+-*/%&|^<>@("
-_GUARD_ABOVE = 3000  # operator characters in one region
+# `and`/`or` chains are one flat BoolOp in `ast` but a BooleanOperation nested one level per
+# operator in LibCST, whose parser overflows the C stack (a segfault) at ~7,000 of them;
+# `elif` chains nest in both. These words count as operators (in strings and names too: at
+# worst an `ast` check too many).
+_CHAIN_WORDS = re.compile(r"\b(?:and|or|elif)\b")
+_GUARD_ABOVE = 3000  # operator characters and chain words in one region
 _BRACKETS_ABOVE = 150  # Python's tokenizer refuses 200 nested brackets; checked from 150
 _BRACKET = re.compile(r"[()\[\]{}]")
 # `ast` nesting beyond which the analysis surely hits the recursion limit: it fails from ~750
@@ -486,7 +491,8 @@ _AST_DEPTH_LIMIT = 1000
 
 def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
     """LibCST parse of a region. LibCST crashes the process (C stack overflow) on expressions
-    nested ~7000 deep, and on ~1,500 nested brackets, which Python's own parser refuses beyond
+    nested ~7000 deep (an `a and b and ...` chain of 7,000 terms, which `ast` keeps flat), and
+    on ~1,500 nested brackets, which Python's own parser refuses beyond
     200; `ast` raises RecursionError from ~4000. So regions with that many operators, or with
     brackets nested that deep, are checked with `ast` first (rare: a 300-line class has ~1000
     operators and brackets nested a few deep). The runner has checked each file with Python's
@@ -495,6 +501,8 @@ def _parse_region(lines: List[str], first: int, last: int) -> cst.Module:
     if not text.endswith(("\n", "\r")):
         text += "\n"
     operators = sum(text.count(char) for char in _OPERATOR_CHARS)
+    if operators <= _GUARD_ABOVE:
+        operators += len(_CHAIN_WORDS.findall(text))
     openers = text.count("(") + text.count("[") + text.count("{")
     if operators > _GUARD_ABOVE or (openers > _BRACKETS_ABOVE and _deeply_bracketed(text)):
         try:
@@ -529,12 +537,14 @@ def _deeply_bracketed(text: str) -> bool:
 
 
 def _ast_depth(tree: ast.AST) -> int:
-    """The deepest nesting of ``tree`` (iteratively: the tree may be deeper than the stack)."""
+    """The deepest nesting of ``tree`` as LibCST will nest it (iteratively: the tree may be
+    deeper than the stack): a BoolOp of n values is n - 1 nested BooleanOperations there."""
     deepest, stack = 0, [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        step = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + max(step, 1)) for child in ast.iter_child_nodes(node))
     return deepest
 
 
