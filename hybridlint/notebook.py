@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import json
+import re
 from typing import List, Optional, Tuple
 
 _MAGIC = ("%", "!")
@@ -23,10 +24,42 @@ class NotebookError(ValueError):
     """Not a notebook hybridlint can read."""
 
 
+# JSON nesting beyond which a file is not read as a notebook (HL900): nbformat 4 nests a few
+# levels (cells, outputs, data, metadata; widget and plot outputs some more); json.loads
+# recurses once a level, RecursionError from ~1,000, which would end the whole run (notebooks
+# are read in the main process).
+MAX_JSON_DEPTH = 500
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]+|\\.)*"?|[\[\]{}]')
+
+
+def json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deep brackets nest in the JSON ``text`` (strings skipped), counted up to the first
+    level beyond ``limit``: iteratively, whatever the depth; malformed text is json.loads's."""
+    depth = deepest = 0
+    for token in _JSON_TOKEN.findall(text):
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
 def code_cells(text: str) -> List[str]:
     """The source of each code cell, magics blanked (a cell magic blanks its whole cell)."""
+    openers = text.count("[") + text.count("{")
+    if openers > MAX_JSON_DEPTH and json_depth(text) > MAX_JSON_DEPTH:
+        raise NotebookError(
+            f"not a notebook: JSON nested more than {MAX_JSON_DEPTH} levels deep "
+            "(nbformat 4 nests a few levels)"
+        )
     try:
         data = json.loads(text)
+    except RecursionError:  # not expected after the depth check: kept as a file's problem
+        raise NotebookError("not a notebook: JSON nested too deeply to read") from None
     except ValueError as exc:
         raise NotebookError(f"not a notebook: invalid JSON ({exc})") from None
     cells = data.get("cells") if isinstance(data, dict) else None

@@ -248,8 +248,10 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     except SourceDecodeError as exc:
         decode_error = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
         return RunResult([decode_error], 1), raw
-    outcome: Optional[FileOutcome] = _python_rejects(source)
     rule_codes = plan.rule_codes(options.config.ignores_for(path))
+    if path.endswith(".ipynb"):  # as in a run over files: its cells, never fixed
+        return RunResult([_notebook(source, rule_codes)], 1), raw
+    outcome: Optional[FileOutcome] = _python_rejects(source)
     out = raw
     if outcome is None and rule_codes:
         from .linter import may_contain_hybrid_code
@@ -355,36 +357,33 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
         cells = notebook.code_cells(source.text)
     except notebook.NotebookError as exc:
         return _syntax_error(source, 1, 1, str(exc))
-    problem = notebook.syntax_error(cells)
-    if problem is not None:
-        cell, line, col, msg = problem
+    def cannot_parse(cell: int, line: int, col: int, msg: str) -> FileOutcome:
         lines = cells[cell - 1].split("\n")
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return FileOutcome(
-            path,
-            [
-                Finding(
-                    "HL900",
-                    "syntax-error",
-                    f"cell {cell}: cannot parse: {msg}",
-                    line,
-                    col,
-                    line,
-                    col,
-                    None,
-                    path,
-                    text,
-                )
-            ],
-        )
+        message = f"cell {cell}: cannot parse: {msg}"
+        finding = Finding("HL900", "syntax-error", message, line, col, line, col, None, path, text)
+        return FileOutcome(path, [finding])
+
+    problem = notebook.syntax_error(cells)
+    if problem is not None:
+        return cannot_parse(*problem)
     module, starts = notebook.joined(cells)
-    from .linter import lint_source, may_contain_hybrid_code
+    from .linter import SourceSyntaxError, lint_source, may_contain_hybrid_code
 
     if not rule_codes or not may_contain_hybrid_code(module):
         return FileOutcome(path)
     lines = module.split("\n")
     issues = []
-    for finding in lint_source(module, path, select=list(rule_codes)):
+    try:  # in this process: a failure is this notebook's, never the run's
+        found = lint_source(module, path, select=list(rule_codes))
+    except SourceSyntaxError as exc:  # valid cells nested deeper than the linter can analyse
+        return cannot_parse(*notebook.locate(exc.line, starts), exc.col, exc.msg)
+    except Exception as exc:  # a linter bug, as _work reports it
+        if os.environ.get("HYBRIDLINT_DEBUG") == "1":
+            raise
+        error = f"internal error while linting: {type(exc).__name__}: {exc}"
+        return FileOutcome(path, error=error, internal=True)
+    for finding in found:
         cell, line = notebook.locate(finding.line, starts)
         end = finding.end_line - finding.line + line
         issues.append(
