@@ -160,7 +160,7 @@ class _Candidates(cst.CSTVisitor):
 def _same_code(a: str, b: str) -> bool:
     try:
         return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
 
 
@@ -178,6 +178,15 @@ def wrap_line(line: str, limit: int) -> Optional[List[str]]:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0], cst.SimpleStatementLine):
         return None
+    try:
+        return _wrapped(module, stripped, prefix, outer, ending, limit)
+    except (RecursionError, MemoryError):  # nested deeper than the stack: left unbroken
+        return None
+
+
+def _wrapped(
+    module: cst.Module, stripped: str, prefix: str, outer: str, ending: str, limit: int
+) -> Optional[List[str]]:
     collector = _Candidates()
     module.visit(collector)
     fallback: Optional[List[str]] = None
