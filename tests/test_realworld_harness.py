@@ -104,7 +104,9 @@ def test_names_resolve_through_the_engine():
 def test_miss_lines_are_validated(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "LABELS", str(tmp_path))
     good = "a/b.py:12:HL007\tmxnet\t(B,1) - (B,) fails hybridized\n"
-    (tmp_path / "pkg-1.misses.tsv").write_text("# key\thow\treason\n" + good + "a/c.py:3:*\tread\tno rule yet\n")
+    (tmp_path / "pkg-1.misses.tsv").write_text(
+        "# key\thow\treason\n" + good + "a/c.py:3:*\tread\tno rule yet\n"
+    )
     misses = run.load_misses("pkg-1")
     assert misses["a/b.py:12:HL007"].how == "mxnet" and "a/c.py:3:*" in misses
     (tmp_path / "pkg-2.misses.tsv").write_text(good + good)

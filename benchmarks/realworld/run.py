@@ -301,7 +301,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         by_package.setdefault(package.name, collections.Counter())  # a row even with no finding
 
     def table(
-        title: str, rows: Dict[str, collections.Counter], misses: Optional[Dict[str, List[str]]] = None
+        title: str,
+        rows: Dict[str, collections.Counter],
+        misses: Optional[Dict[str, List[str]]] = None,
     ) -> None:
         extra = "  misses     recall" if misses is not None else ""
         print(f"\n{title:<18} findings  true false context unlabelled  precision{extra}")
@@ -319,7 +321,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 f"{name:<18} {sum(counts.values()):8d} {counts['true']:5d} {counts['false']:5d}"
                 f" {counts['context']:7d} {counts['unlabelled']:10d}  {precision(counts)}{tail}"
             )
-        tail = f"  {total_misses:6d}  {recall(total['true'], total_misses)}" if misses is not None else ""
+        tail = (
+            f"  {total_misses:6d}  {recall(total['true'], total_misses)}"
+            if misses is not None
+            else ""
+        )
         print(
             f"{'all':<18} {sum(total.values()):8d} {total['true']:5d} {total['false']:5d}"
             f" {total['context']:7d} {total['unlabelled']:10d}  {precision(total)}{tail}"
