@@ -3,7 +3,9 @@
 NAMES: for each module the compat proxy serves, every attribute of MXNet's module (dunder
 names left out). MODULES: every importable module of the `mxnet` package. engine/compat.py
 reads them to raise MXNet's own AttributeError / ModuleNotFoundError for names MXNet lacks
-too, and NotImplementedError only for what MXNet has and the engine does not.
+too, and NotImplementedError only for what MXNet has and the engine does not. FUNCTIONS: for
+the operator namespaces, the public names that are functions (not classes or modules);
+rules/_mxnet_ops.py reads them (which `F.<op>` exists only in mx.nd).
 """
 
 VERSION = "1.9.1"
@@ -758,3 +760,165 @@ mxnet.symbol.random mxnet.symbol.register mxnet.symbol.sparse mxnet.symbol.symbo
 mxnet.symbol_doc mxnet.test_utils mxnet.torch mxnet.tvmop mxnet.util mxnet.visualization
 """.split()
 )
+
+FUNCTIONS = {
+    "mxnet.ndarray": frozenset(
+        """
+    Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss Cast Concat Convolution
+    Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum Embedding
+    Flatten FullyConnected GridGenerator GroupNorm IdentityAttachKLSparseReg InstanceNorm
+    L2Normalization LRN LayerNorm LeakyReLU LinearRegressionOutput LogisticRegressionOutput
+    MAERegressionOutput MakeLoss Pad Pooling Pooling_v1 RNN ROIPooling Reshape SVMOutput
+    SequenceLast SequenceMask SequenceReverse SliceChannel Softmax SoftmaxActivation
+    SoftmaxOutput SpatialTransformer SwapAxis UpSampling abs adam_update add add_n all_finite
+    amp_cast amp_multicast arange arccos arccosh arcsin arcsinh arctan arctanh argmax
+    argmax_channel argmin argsort array batch_dot batch_take broadcast_add broadcast_axes
+    broadcast_axis broadcast_div broadcast_equal broadcast_greater broadcast_greater_equal
+    broadcast_hypot broadcast_lesser broadcast_lesser_equal broadcast_like broadcast_logical_and
+    broadcast_logical_or broadcast_logical_xor broadcast_maximum broadcast_minimum
+    broadcast_minus broadcast_mod broadcast_mul broadcast_not_equal broadcast_plus
+    broadcast_power broadcast_sub broadcast_to cast cast_storage cbrt ceil choose_element_0index
+    clip col2im concat concatenate cos cosh crop ctc_loss cumsum degrees depth_to_space diag
+    divide dot elemwise_add elemwise_div elemwise_mul elemwise_sub empty equal erf erfinv exp
+    expand_dims expm1 eye fill_element_0index fix flatten flip floor from_dlpack from_numpy
+    ftml_update ftrl_update full gamma gammaln gather_nd get_indexing_dispatch_code
+    get_oshape_of_gather_nd_op greater greater_equal hard_sigmoid histogram identity im2col
+    imdecode indexing_key_expand_implicit_axes khatri_rao lamb_update_phase1 lamb_update_phase2
+    lesser lesser_equal linalg_det linalg_extractdiag linalg_extracttrian linalg_gelqf
+    linalg_gemm linalg_gemm2 linalg_inverse linalg_makediag linalg_maketrian linalg_potrf
+    linalg_potri linalg_slogdet linalg_sumlogdiag linalg_syrk linalg_trmm linalg_trsm linspace
+    load load_frombuffer log log10 log1p log2 log_softmax logical_and logical_not logical_or
+    logical_xor make_loss max max_axis maximum mean min min_axis minimum modulo moments moveaxis
+    mp_lamb_update_phase1 mp_lamb_update_phase2 mp_nag_mom_update mp_sgd_mom_update
+    mp_sgd_update multi_all_finite multi_lars multi_mp_sgd_mom_update multi_mp_sgd_update
+    multi_sgd_mom_update multi_sgd_update multi_sum_sq multiply nag_mom_update nanprod nansum
+    negative norm normal not_equal one_hot onehot_encode ones ones_like pad pick power
+    preloaded_multi_mp_sgd_mom_update preloaded_multi_mp_sgd_update
+    preloaded_multi_sgd_mom_update preloaded_multi_sgd_update prod radians random_exponential
+    random_gamma random_generalized_negative_binomial random_negative_binomial random_normal
+    random_pdf_dirichlet random_pdf_exponential random_pdf_gamma
+    random_pdf_generalized_negative_binomial random_pdf_negative_binomial random_pdf_normal
+    random_pdf_poisson random_pdf_uniform random_poisson random_randint random_uniform
+    ravel_multi_index rcbrt reciprocal relu repeat reset_arrays reshape reshape_like reverse
+    rint rmsprop_update rmspropalex_update round rsqrt sample_exponential sample_gamma
+    sample_generalized_negative_binomial sample_multinomial sample_negative_binomial
+    sample_normal sample_poisson sample_uniform save scatter_nd sgd_mom_update sgd_update
+    shape_array shuffle sigmoid sign signsgd_update signum_update sin sinh size_array slice
+    slice_axis slice_like smooth_l1 softmax softmax_cross_entropy softmin softsign sort
+    space_to_depth split split_v2 sqrt square squeeze stack stop_gradient subtract sum sum_axis
+    swapaxes take tan tanh tile to_dlpack_for_read to_dlpack_for_write topk transpose
+    true_divide trunc uniform unravel_index waitall where zeros zeros_like
+""".split()
+    ),
+    "mxnet.ndarray.contrib": frozenset(
+        """
+    AdaptiveAvgPooling2D BatchNormWithReLU BilinearResize2D CTCLoss DeformableConvolution
+    DeformablePSROIPooling ModulatedDeformableConvolution MultiBoxDetection MultiBoxPrior
+    MultiBoxTarget MultiProposal PSROIPooling Proposal ROIAlign RROIAlign SparseEmbedding
+    SyncBatchNorm adamw_update allclose arange_like backward_gradientmultiplier
+    backward_hawkesll backward_index_copy backward_quadratic bipartite_matching boolean_mask
+    box_decode box_encode box_iou box_nms box_non_maximum_suppression calibrate_entropy cond
+    count_sketch ctc_loss current_context dequantize dgl_adjacency
+    dgl_csr_neighbor_non_uniform_sample dgl_csr_neighbor_uniform_sample dgl_graph_compact
+    dgl_subgraph div_sqrt_dim edge_id fft foreach getnnz gradientmultiplier group_adagrad_update
+    hawkesll ifft index_array index_copy interleaved_matmul_encdec_qk
+    interleaved_matmul_encdec_valatt interleaved_matmul_selfatt_qk
+    interleaved_matmul_selfatt_valatt isfinite isinf isnan mp_adamw_update multi_adamw_update
+    multi_lamb_update multi_mp_adamw_update multi_mp_lamb_update quadratic quantize
+    quantize_asym quantize_v2 quantized_act quantized_batch_norm quantized_concat quantized_conv
+    quantized_elemwise_add quantized_elemwise_mul quantized_embedding quantized_flatten
+    quantized_fully_connected quantized_pooling quantized_rnn rand_zipfian requantize round_ste
+    sign_ste uniform while_loop
+""".split()
+    ),
+    "mxnet.ndarray.linalg": frozenset(
+        """
+    det extractdiag extracttrian gelqf gemm gemm2 inverse makediag maketrian potrf potri slogdet
+    sumlogdiag syevd syrk trmm trsm
+""".split()
+    ),
+    "mxnet.ndarray.random": frozenset(
+        """
+    current_context exponential exponential_like gamma gamma_like generalized_negative_binomial
+    generalized_negative_binomial_like multinomial negative_binomial negative_binomial_like
+    normal normal_like poisson poisson_like randint randn shuffle uniform uniform_like
+""".split()
+    ),
+    "mxnet.symbol": frozenset(
+        """
+    Activation BatchNorm BatchNorm_v1 BilinearSampler BlockGrad CTCLoss Cast Concat Convolution
+    Convolution_v1 Correlation Crop Custom Deconvolution Dropout ElementWiseSum Embedding
+    Flatten FullyConnected GridGenerator Group GroupNorm IdentityAttachKLSparseReg InstanceNorm
+    L2Normalization LRN LayerNorm LeakyReLU LinearRegressionOutput LogisticRegressionOutput
+    MAERegressionOutput MakeLoss Pad Pooling Pooling_v1 RNN ROIPooling Reshape SVMOutput
+    SequenceLast SequenceMask SequenceReverse SliceChannel Softmax SoftmaxActivation
+    SoftmaxOutput SpatialTransformer SwapAxis UpSampling Variable abs adam_update add_n
+    all_finite amp_cast amp_multicast arange arccos arccosh arcsin arcsinh arctan arctanh argmax
+    argmax_channel argmin argsort batch_dot batch_take broadcast_add broadcast_axes
+    broadcast_axis broadcast_div broadcast_equal broadcast_greater broadcast_greater_equal
+    broadcast_hypot broadcast_lesser broadcast_lesser_equal broadcast_like broadcast_logical_and
+    broadcast_logical_or broadcast_logical_xor broadcast_maximum broadcast_minimum
+    broadcast_minus broadcast_mod broadcast_mul broadcast_not_equal broadcast_plus
+    broadcast_power broadcast_sub broadcast_to cast cast_storage cbrt ceil choose_element_0index
+    clip col2im concat cos cosh crop ctc_loss cumsum degrees depth_to_space diag dot
+    elemwise_add elemwise_div elemwise_mul elemwise_sub erf erfinv exp expand_dims expm1 eye
+    fill_element_0index fix flatten flip floor ftml_update ftrl_update full gamma gammaln
+    gather_nd hard_sigmoid histogram hypot identity im2col khatri_rao lamb_update_phase1
+    lamb_update_phase2 linalg_det linalg_extractdiag linalg_extracttrian linalg_gelqf
+    linalg_gemm linalg_gemm2 linalg_inverse linalg_makediag linalg_maketrian linalg_potrf
+    linalg_potri linalg_slogdet linalg_sumlogdiag linalg_syrk linalg_trmm linalg_trsm linspace
+    load load_json log log10 log1p log2 log_softmax logical_not make_loss max max_axis maximum
+    mean min min_axis minimum moments mp_lamb_update_phase1 mp_lamb_update_phase2
+    mp_nag_mom_update mp_sgd_mom_update mp_sgd_update multi_all_finite multi_lars
+    multi_mp_sgd_mom_update multi_mp_sgd_update multi_sgd_mom_update multi_sgd_update
+    multi_sum_sq nag_mom_update nanprod nansum negative norm normal one_hot ones ones_like pad
+    pick pow power preloaded_multi_mp_sgd_mom_update preloaded_multi_mp_sgd_update
+    preloaded_multi_sgd_mom_update preloaded_multi_sgd_update prod radians random_exponential
+    random_gamma random_generalized_negative_binomial random_negative_binomial random_normal
+    random_pdf_dirichlet random_pdf_exponential random_pdf_gamma
+    random_pdf_generalized_negative_binomial random_pdf_negative_binomial random_pdf_normal
+    random_pdf_poisson random_pdf_uniform random_poisson random_randint random_uniform
+    ravel_multi_index rcbrt reciprocal relu repeat reset_arrays reshape reshape_like reverse
+    rint rmsprop_update rmspropalex_update round rsqrt sample_exponential sample_gamma
+    sample_generalized_negative_binomial sample_multinomial sample_negative_binomial
+    sample_normal sample_poisson sample_uniform scatter_nd sgd_mom_update sgd_update shape_array
+    shuffle sigmoid sign signsgd_update signum_update sin sinh size_array slice slice_axis
+    slice_like smooth_l1 softmax softmax_cross_entropy softmin softsign sort space_to_depth
+    split split_v2 sqrt square squeeze stack stop_gradient sum sum_axis swapaxes take tan tanh
+    tile topk transpose trunc uniform unravel_index var where zeros zeros_like
+""".split()
+    ),
+    "mxnet.symbol.contrib": frozenset(
+        """
+    AdaptiveAvgPooling2D BatchNormWithReLU BilinearResize2D CTCLoss DeformableConvolution
+    DeformablePSROIPooling ModulatedDeformableConvolution MultiBoxDetection MultiBoxPrior
+    MultiBoxTarget MultiProposal PSROIPooling Proposal ROIAlign RROIAlign SparseEmbedding
+    SyncBatchNorm adamw_update allclose arange_like backward_gradientmultiplier
+    backward_hawkesll backward_index_copy backward_quadratic bipartite_matching boolean_mask
+    box_decode box_encode box_iou box_nms box_non_maximum_suppression calibrate_entropy
+    check_call cond count_sketch ctc_loss dequantize dgl_adjacency
+    dgl_csr_neighbor_non_uniform_sample dgl_csr_neighbor_uniform_sample dgl_graph_compact
+    dgl_subgraph div_sqrt_dim edge_id fft foreach getnnz gradientmultiplier group_adagrad_update
+    hawkesll ifft index_array index_copy interleaved_matmul_encdec_qk
+    interleaved_matmul_encdec_valatt interleaved_matmul_selfatt_qk
+    interleaved_matmul_selfatt_valatt mp_adamw_update quadratic quantize quantize_asym
+    quantize_v2 quantized_act quantized_batch_norm quantized_concat quantized_conv
+    quantized_elemwise_add quantized_elemwise_mul quantized_embedding quantized_flatten
+    quantized_fully_connected quantized_pooling quantized_rnn rand_zipfian requantize round_ste
+    sign_ste uniform while_loop
+""".split()
+    ),
+    "mxnet.symbol.linalg": frozenset(
+        """
+    det extractdiag extracttrian gelqf gemm gemm2 inverse makediag maketrian potrf potri slogdet
+    sumlogdiag syevd syrk trmm trsm
+""".split()
+    ),
+    "mxnet.symbol.random": frozenset(
+        """
+    exponential exponential_like gamma gamma_like generalized_negative_binomial
+    generalized_negative_binomial_like multinomial negative_binomial negative_binomial_like
+    normal normal_like poisson poisson_like randint randn shuffle uniform uniform_like
+""".split()
+    ),
+}

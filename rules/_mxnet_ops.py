@@ -6,7 +6,9 @@ another MXNet: intersect the names `n` of `dir(mx.nd)` and `dir(mx.sym)` (and of
 that do not start with `_` and are callables but not classes or modules.
 """
 
-from typing import Dict, FrozenSet
+import importlib.util
+import os
+from typing import Dict, FrozenSet, Optional, Tuple
 
 OPS = frozenset(
     {
@@ -447,3 +449,105 @@ SUBNAMESPACE_OPS: Dict[str, FrozenSet[str]] = {
     "linalg": LINALG_OPS,
     "image": IMAGE_OPS,
 }
+
+
+def _generated_names():
+    """engine/_mxnet_names.py (generated from real MXNet 1.9.1 by tools/gen_mxnet_names.py), read
+    as a file: importing it through `hybridlint.engine` would load the whole engine (0.1 s) on
+    every lint run."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "engine", "_mxnet_names.py")
+    spec = importlib.util.spec_from_file_location("_hybridlint_mxnet_names", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_NAMES = _generated_names()
+
+
+def _ndarray_only(submodule: str = "") -> FrozenSet[str]:
+    suffix = "." + submodule if submodule else ""
+    functions = _NAMES.FUNCTIONS["mxnet.ndarray" + suffix]
+    return frozenset(functions - _NAMES.NAMES["mxnet.symbol" + suffix])
+
+
+# The public functions of mx.nd (and of its contrib/linalg/random submodules) that mx.sym lacks
+# in MXNet 1.9.1: `F.<name>` raises AttributeError under hybridize (HL015; `nd.<name>` is HL006's).
+# `array` is left to HL005 (array-creation).
+NDARRAY_ONLY: Dict[str, FrozenSet[str]] = {
+    "": _ndarray_only() - {"array"},
+    "contrib": _ndarray_only("contrib"),
+    "linalg": _ndarray_only("linalg"),
+    "random": _ndarray_only("random"),
+}
+
+
+def ndarray_only(op: str) -> bool:
+    """Whether `op` ("equal", "contrib.isnan") is a function of mx.nd that mx.sym lacks."""
+    namespace, _, name = op.rpartition(".")
+    return name in NDARRAY_ONLY.get(namespace, frozenset())
+
+
+# What the NDArray-only functions of MXNet 1.9.1 are in terms of operators both namespaces have
+# (one table for HL006's `nd.<name>` and HL015's `F.<name>`; rules/_ndarray_only_fix.py builds
+# the rewrites, tests/test_fix_equivalence_hl015.py checks each against real MXNet).
+#
+# Binary helpers: ndarray.py's `_ufunc_helper(lhs, rhs, fn_array, fn_scalar, lfn_scalar,
+# rfn_scalar)` calls `fn_array(lhs, rhs)`, the broadcast operator, for two NDArrays, and the
+# `_<op>_scalar` operator for an NDArray and a number, which is what the Python operator calls on
+# a Symbol too (`x - 2` -> `_minus_scalar`, `2 - x` -> `_rminus_scalar`); None: a Symbol has no
+# operator for it (`&`), so a scalar operand is reported only. `true_divide` is `divide`.
+BINARY: Dict[str, Tuple[str, Optional[str]]] = {
+    "add": ("broadcast_add", "+"),
+    "subtract": ("broadcast_sub", "-"),
+    "multiply": ("broadcast_mul", "*"),
+    "divide": ("broadcast_div", "/"),
+    "true_divide": ("broadcast_div", "/"),
+    "modulo": ("broadcast_mod", "%"),
+    "equal": ("broadcast_equal", "=="),
+    "not_equal": ("broadcast_not_equal", "!="),
+    "greater": ("broadcast_greater", ">"),
+    "greater_equal": ("broadcast_greater_equal", ">="),
+    "lesser": ("broadcast_lesser", "<"),
+    "lesser_equal": ("broadcast_lesser_equal", "<="),
+    "logical_and": ("broadcast_logical_and", None),
+    "logical_or": ("broadcast_logical_or", None),
+    "logical_xor": ("broadcast_logical_xor", None),
+}
+# The others that have an exact F spelling (argument rewriting in rules/_ndarray_only_fix.py):
+#   concatenate(arrays, axis=0, always_copy=True) -> concat(*arrays, dim=axis): the nd helper
+#     asserts `arrays` is a list of NDArrays of one dtype and copies them into one array (it
+#     raises under autograd.record and with a negative axis computes a wrong shape);
+#   moveaxis(tensor, source, destination) -> transpose(tensor, axes=order): the helper computes
+#     the permutation from tensor.ndim and calls `op.transpose` (exact when ndim is known);
+#   empty(shape, ctx, dtype) -> zeros(shape, dtype=dtype): uninitialised memory (unsafe);
+#   contrib.isnan(x) is `x != x`, contrib.isinf(x) `x.abs() == np.inf`, contrib.isfinite(x)
+#     `logical_and(x.abs() != np.inf, x == x)` (MXNet 1.9.1's ndarray/contrib.py).
+# Advice for those without one: onehot_encode(indices, out) writes into `out`.
+ADVICE: Dict[str, str] = {
+    "onehot_encode": "use F.one_hot(indices, depth=n), which returns the encoding",
+    "empty": "use F.zeros(shape, dtype=...) (or F.zeros_like)",
+    "concatenate": "use F.concat(*arrays, dim=axis)",
+    "moveaxis": "use F.transpose(x, axes=...) with the permutation, or F.swapaxes",
+}
+
+_FIXED_NAMESPACES = (("mxnet.ndarray.", True), ("mxnet.symbol.", False))
+
+
+def fixed_namespace_op(qualified: Optional[str]) -> Optional[Tuple[str, bool]]:
+    """("contrib.arange_like", is mx.nd) for an import-qualified call of a fixed namespace's
+    operator (`mxnet.ndarray.contrib.arange_like`), else None (also for `array`, HL005's, and
+    for paths deeper than one submodule)."""
+    for prefix, eager in _FIXED_NAMESPACES:
+        if qualified and qualified.startswith(prefix):
+            op = qualified[len(prefix) :]
+            parts = op.split(".")
+            if (
+                op == "array"
+                or len(parts) > 2
+                or (len(parts) == 2 and parts[0] not in SUBNAMESPACE_OPS)
+            ):
+                return None
+            return op, eager
+    return None

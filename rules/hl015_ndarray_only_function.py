@@ -1,0 +1,166 @@
+"""HL015 ndarray-only-function: `F.<function mx.nd has and mx.sym lacks>` in hybrid code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ._mxnet_ops import ADVICE, BINARY, ndarray_only
+from ._ndarray_only_fix import ndarray_only_fix
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .values import namespace_call
+
+_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+
+
+def _net(body: str) -> str:
+    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+
+
+class NDArrayOnlyFunction(Rule):
+    code = "HL015"
+    name = "ndarray-only-function"
+    message = "`F.<op>` exists only in mx.nd: AttributeError under hybridize"
+    explanation = """\
+## What it does
+Finds `F.<name>(...)` inside `hybrid_forward` (and the helpers it calls) where `name` is one of
+the functions MXNet 1.9.1 has in `mx.nd` but not in `mx.sym`: the Python helpers `equal`,
+`not_equal`, `greater(_equal)`, `lesser(_equal)`, `add`, `subtract`, `multiply`, `divide`,
+`true_divide`, `modulo`, `logical_and/or/xor`, `concatenate`, `moveaxis`, `empty`,
+`onehot_encode`, `contrib.isnan/isinf/isfinite`, `waitall`, `save`, ... (the list is read from
+MXNet's own namespaces, engine/_mxnet_names.py). `F.array` is HL005's.
+
+## Why it breaks under hybridize
+After `hybridize()`, `F` is `mx.sym`, which has no such attribute:
+`AttributeError: module 'mxnet.symbol' has no attribute 'equal'`. Eagerly it works, so the
+error shows only on the first hybridized call.
+
+## Example
+```python
+def hybrid_forward(self, F, x, y):
+    mask = F.equal(x, y)
+    return F.concatenate([x * mask, y], axis=1)
+```
+
+## Fix
+```python
+def hybrid_forward(self, F, x, y):
+    mask = F.broadcast_equal(x, y)
+    return F.concat(x * mask, y, dim=1)
+```
+`F.equal/not_equal/greater/.../add/subtract/multiply/divide/modulo/logical_and(a, b)` of two
+tensors → `F.broadcast_<op>(a, b)`; of a tensor and a number → the operator (`x - 2`, `2 > x`);
+`F.concatenate(arrays, axis=k)` → `F.concat(*arrays, dim=k)` (a list literal's items in place);
+`F.moveaxis(x, s, d)` → `F.transpose(x, axes=...)` when x's rank is known, `F.swapaxes(x, s, d)`
+for neighbouring axes; `F.empty(shape, dtype=t)` → `F.zeros(shape, dtype=t)`;
+`F.contrib.isnan(x)` → `F.broadcast_not_equal(x, x)` (`isinf`, `isfinite` likewise). Others
+(`onehot_encode`, which writes into `out`; `waitall`, `save`, ...) are reported only.
+
+## Fix safety
+Safe where MXNet's helper *is* the rewrite: `nd.equal(a, b)` of two NDArrays calls
+`broadcast_equal(a, b)`, of an NDArray and a number the `_equal_scalar` operator that `x == 2`
+calls on both; `concatenate` copies its list into one array as `concat` does; `moveaxis`
+computes the permutation and calls `transpose`. Unsafe: an operand that may be a number rather
+than a tensor, or a number that is not a literal (a bool is refused by a Symbol's scalar
+operators); a `concatenate` axis that is not a literal (a negative one gives the helper a wrong
+shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
+"""
+
+    VALID = [
+        Valid(_net("return F.broadcast_equal(x, y)")),
+        Valid(_net("return F.concat(x, y, dim=1)")),
+        Valid(_net("if F is mx.nd:\n    return F.equal(x, y)\nreturn F.broadcast_equal(x, y)")),
+        Valid(_net("return F.relu(x)  # F.equal(x, y) in a comment")),
+        Valid(
+            "class Net(HybridBlock):\n    def forward(self, x, y):\n"
+            "        return mx.nd.equal(x, y)\n"  # not hybrid code
+        ),
+        Valid(_net("return F.array([1.0]) + x")),  # HL005's business
+        Valid(_net("return F.equal(x, y)  # hybridlint: ignore[HL015]")),
+    ]
+    INVALID = [
+        Invalid(
+            _net("y = F.relu(y)\nreturn F.equal(F.relu(x), y)"),
+            line=4,
+            fixed=_net("y = F.relu(y)\nreturn F.broadcast_equal(F.relu(x), y)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.relu(F.subtract(2, F.relu(x)))"),
+            line=3,
+            fixed=_net("return F.relu(2 - F.relu(x))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.multiply(F.relu(x), 0.5) + 1"),
+            line=3,
+            fixed=_net("return (F.relu(x) * 0.5) + 1"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.concatenate([F.relu(x), F.relu(y)], axis=1)"),
+            line=3,
+            fixed=_net("return F.concat(F.relu(x), F.relu(y), dim=1)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.concatenate(x)"),
+            line=3,
+            fixed=_net("return F.concat(*x, dim=0)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
+            line=4,
+            fixed=_net("z = F.ones((2, 3, 4))\nreturn F.transpose(z, axes=(1, 2, 0))"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.moveaxis(F.relu(x), 1, 2)"),
+            line=3,
+            fixed=_net("return F.swapaxes(F.relu(x), dim1=1, dim2=2)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("return F.broadcast_add(x, F.empty((1, 3)))"),
+            line=3,
+            fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _net("return F.contrib.isnan(x)"),
+            line=3,
+            fixed=_net("return F.broadcast_not_equal(x, x)"),
+            safety=SAFE,
+        ),
+        Invalid(_net("return F.concatenate([x, y], axis=-1)"), line=3),  # the helper's bug
+        Invalid(_net("F.onehot_encode(x, y)\nreturn y"), line=3),
+        Invalid(_net("F.waitall()\nreturn x"), line=3),
+        Invalid(
+            "def helper(F, x):\n    return F.logical_and(F.relu(x), 1)\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return helper(F, x)\n",
+            line=2,
+        ),
+    ]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        dotted = namespace_call(node, self.namespace)
+        if dotted is None or "." not in dotted:
+            return
+        ns, _, op = dotted.partition(".")
+        if not ndarray_only(op):
+            return
+        where = "mxnet.symbol" + ("." + op.rpartition(".")[0] if "." in op else "")
+        message = (
+            f"`{dotted}` exists only in mx.nd: under hybridize F is mx.sym and the call raises "
+            f"AttributeError: module '{where}' has no attribute '{op.rpartition('.')[2]}'"
+        )
+        fix = ndarray_only_fix(self, node, op, ns)
+        if fix is None:
+            advice = ADVICE.get(op)
+            if op in BINARY:
+                advice = f"use {ns}.{BINARY[op][0]} for two tensors"
+            self.report(node, message + (f"; {advice}" if advice else ""))
+            return
+        replacement, safety = fix
+        self.report(node, message, replacement=replacement, safety=safety)
