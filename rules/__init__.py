@@ -17,6 +17,7 @@ from .hl011_varargs_reshape import VarargsReshape
 from .hl012_parameter_data import ParameterData
 from .hl013_state_mutation import StateMutation
 from .hl014_tensor_unpacking import TensorUnpacking
+from .hl015_ndarray_only_function import NDArrayOnlyFunction
 
 ALL_RULES: List[Type[Rule]] = [
     SymbolAttribute,
@@ -33,5 +34,6 @@ ALL_RULES: List[Type[Rule]] = [
     ParameterData,
     StateMutation,
     TensorUnpacking,
+    NDArrayOnlyFunction,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)
