@@ -59,10 +59,12 @@ SPAWNING_MODULES = {
     "test_cli_subprocess",
     "test_diff_apply",
     "test_gate",
+    "test_hostile_input",
     "test_precommit",
     "test_readme",
     "test_rewrite_corpus",
     "test_stdin",
+    "test_streams",
     "test_verify_output",
     "test_verify_testdata",
 }
