@@ -18,6 +18,7 @@ from .hl012_parameter_data import ParameterData
 from .hl013_state_mutation import StateMutation
 from .hl014_tensor_unpacking import TensorUnpacking
 from .hl015_ndarray_only_function import NDArrayOnlyFunction
+from .hl016_autograd_mode_branch import AutogradModeBranch
 
 ALL_RULES: List[Type[Rule]] = [
     SymbolAttribute,
@@ -35,5 +36,6 @@ ALL_RULES: List[Type[Rule]] = [
     StateMutation,
     TensorUnpacking,
     NDArrayOnlyFunction,
+    AutogradModeBranch,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)
