@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
+from ._mxnet_ops import fixed_namespace_op
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
     LOST,
@@ -308,6 +309,11 @@ class Evaluator:
                 if not arg.star:
                     self.array_use(arg.value, value)
             return self._op_value(namespace_op, expr, args)
+        fixed_op = self._fixed_namespace_op(func, env)
+        if fixed_op is not None and any(v.kind == TENSOR for v in args):
+            # `nd.exp(x)` of a tensor: the operator's value (HL006 makes it `F.exp(x)`), so
+            # `nd.log1p(nd.exp(x))` and `y = nd.sum(x); helper(y)` meet a tensor too
+            return self._op_value(fixed_op, expr, args)
         if isinstance(func, cst.Attribute):
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 return self._self_call(func.attr.value, expr, args)
@@ -366,6 +372,18 @@ class Evaluator:
         if op.startswith(("np.", "npx.")):
             self.facts.numpy = True
         return op
+
+    def _fixed_namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
+        """`nd.contrib.arange_like` -> "contrib.arange_like" when `nd` is an import of mx.nd (or
+        mx.sym; `from mxnet.ndarray import relu` for a bare `relu`), not a local name."""
+        dotted = dotted_name(func)
+        context = self.facts.module.context
+        if dotted is None or context is None or dotted.split(".")[0] in env:
+            return None
+        if "." not in dotted and dotted not in context.imports:
+            return None
+        resolved = fixed_namespace_op(context.qualify(dotted))
+        return resolved[0] if resolved is not None else None
 
     def _op_value(self, op: str, call: cst.Call, args: List[Value]) -> Value:
         outputs = MULTI_OUTPUT_COUNTS.get(op)

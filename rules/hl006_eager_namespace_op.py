@@ -7,11 +7,11 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain
-from ._mxnet_ops import OPS, SUBNAMESPACE_OPS
-from .analysis import TENSOR, dotted_name, namespace_call
+from ._mxnet_ops import ADVICE, OPS, SUBNAMESPACE_OPS, fixed_namespace_op, ndarray_only
+from ._ndarray_only_fix import ndarray_only_fix
+from .analysis import TENSOR, TENSORS, dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid
 
-_PREFIXES = {"mxnet.ndarray.": "mx.nd", "mxnet.symbol.": "mx.sym"}
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
 # Python-defined functions (not generated operators) whose nd and sym signatures differ in
@@ -29,25 +29,6 @@ _SHARED_SIGNATURE = {
     "minimum": (2, set()),
     "power": (2, {"base", "exp"}),
     "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
-}
-# NDArray-only helpers that, between two NDArrays, are exactly a broadcast operator (MXNet
-# 1.9.1's ndarray.py: `_ufunc_helper(lhs, rhs, op.broadcast_add, ...)` and friends).
-_NDARRAY_ONLY_BROADCAST = {
-    "add": "broadcast_add",
-    "subtract": "broadcast_sub",
-    "multiply": "broadcast_mul",
-    "divide": "broadcast_div",
-    "true_divide": "broadcast_div",
-    "modulo": "broadcast_mod",
-    "equal": "broadcast_equal",
-    "not_equal": "broadcast_not_equal",
-    "greater": "broadcast_greater",
-    "greater_equal": "broadcast_greater_equal",
-    "lesser": "broadcast_lesser",
-    "lesser_equal": "broadcast_lesser_equal",
-    "logical_and": "broadcast_logical_and",
-    "logical_or": "broadcast_logical_or",
-    "logical_xor": "broadcast_logical_xor",
 }
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
@@ -98,22 +79,23 @@ def hybrid_forward(self, F, x):
     return F.relu(x) + F.sigmoid(x)
 ```
 The namespace is replaced by the function's own namespace parameter (whatever its name); the
-arguments are kept as written. The NDArray-only helpers `nd.add`, `subtract`, `multiply`,
-`divide`, `true_divide`, `modulo`, `equal`, `not_equal`, `greater`, `greater_equal`, `lesser`,
-`lesser_equal`, `logical_and/or/xor` between two tensors become `F.broadcast_add`, ... (what
-they call for two NDArrays). `y + 0.5 * nd.ones((1, n))` becomes `y + 0.5 * F.ones((1, n))`,
-which HL007 then makes `F.broadcast_add(...)` (the `+` of two NDArrays broadcasts, of two
-Symbols does not).
+arguments are kept as written. Nested calls (`nd.log1p(nd.exp(x))`) are each reported and all
+fixed in one `--fix` run; the result of an eager call is a tensor for what follows
+(`y = nd.sum(x); nd.log(y)`). The NDArray-only functions (`nd.equal`, `nd.multiply`,
+`nd.concatenate`, `nd.moveaxis`, ...) become what HL015 makes of `F.equal`, ...: of two tensors
+`F.broadcast_equal(a, b)`, of a tensor and a number `a == 2`, `F.concat(*arrays, dim=k)`.
+`y + 0.5 * nd.ones((1, n))` becomes `y + 0.5 * F.ones((1, n))`, which HL007 then makes
+`F.broadcast_add(...)` (the `+` of two NDArrays broadcasts, of two Symbols does not).
 
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
 `F.op` is `mx.sym.op`, which exists for every operator the rule fixes (the list is MXNet
-1.9.1's intersection of both namespaces). `nd.add(x, y)` and the other NDArray-only helpers,
-between two tensors, are MXNet's `broadcast_*` calls: safe too. Calls with NDArray-only
+1.9.1's intersection of both namespaces). The NDArray-only functions are as safe as HL015's
+rewrites of them (`nd.add(x, y)` of two tensors *is* `broadcast_add`). Calls with NDArray-only
 arguments (`out=`, `ctx=`, or, for the Python-defined `zeros/ones/full/arange/eye/linspace/
 maximum/minimum/power/...` whose two signatures differ, an argument the Symbol version does not
-take), in helpers without F, NDArray-only helpers with a scalar operand, and other operators
-that exist in one namespace only are reported without a fix.
+take), in helpers without F, and operators that exist in one namespace only with no exact F
+spelling are reported without a fix.
 """
 
     VALID = [
@@ -207,7 +189,33 @@ that exist in one namespace only are reported without a fix.
             fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS),
             safety=SAFE,
         ),
-        Invalid(_net("return mx.nd.greater_equal(x, 0.5)"), line=8),
+        Invalid(
+            _net("return mx.nd.greater_equal(x, 0.5)"),
+            line=8,
+            fixed=_net("return x >= 0.5"),
+            safety=SAFE,
+        ),
+        Invalid(_net("return mx.nd.logical_and(x, 1)"), line=8),  # a Symbol has no `&`
+        # nested calls: each its own finding, all fixed in one run
+        Invalid(
+            _net("return nd.log1p(nd.exp(x))"),
+            line=8,
+            fixed=_net("return F.log1p(F.exp(x))", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        # the result of an eager call is a tensor: `nd.sum(y)` meets one
+        Invalid(
+            _net("y = nd.square(x)\nreturn nd.sum(y, axis=1)"),
+            line=8,
+            fixed=_net("y = F.square(x)\nreturn F.sum(y, axis=1)", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("y = F.relu(x)\nreturn nd.concatenate([x, y], axis=1)", inputs="x"),
+            line=9,
+            fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=1)", imports=_FIXED_IMPORTS),
+            safety=SAFE,
+        ),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -248,8 +256,11 @@ that exist in one namespace only are reported without a fix.
 
     def _array(self, expr: cst.BaseExpression) -> bool:
         """A tensor, or an input taken for one by position: next to an eager op (`nd.relu(x)`,
-        `x + nd.ones(...)`) a list would fail eagerly too, so working code passes an array."""
-        return self.value(expr).kind == TENSOR
+        `x + nd.ones(...)`) a list would fail eagerly too, so working code passes an array. A
+        list of tensors counts (`nd.concatenate([x, y])`): its items are Symbols hybridized."""
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return any(isinstance(e, cst.Element) and self._array(e.value) for e in expr.elements)
+        return self.value(expr).kind in (TENSOR, TENSORS)
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
         return namespace_call(node, self.namespace) is not None
@@ -261,26 +272,21 @@ that exist in one namespace only are reported without a fix.
             return None
         if "." not in dotted and dotted not in self.state.module.imports:
             return None  # a bare name only when imported (`from mxnet.ndarray import relu`)
-        qualified = self.state.module.qualify(dotted)
-        for prefix, spelled in _PREFIXES.items():
-            if qualified and qualified.startswith(prefix):
-                op = qualified[len(prefix) :]
-                if op == "array":
-                    return None  # HL005
-                parts = op.split(".")
-                if len(parts) == 1:
-                    both = op in OPS
-                elif len(parts) == 2 and parts[0] in SUBNAMESPACE_OPS:
-                    both = parts[1] in SUBNAMESPACE_OPS[parts[0]]
-                else:
-                    return None
-                written = (
-                    dotted.rsplit(".", len(parts))[0]
-                    if dotted.count(".") >= len(parts)
-                    else spelled
-                )
-                return op, written, both, spelled == "mx.nd"
-        return None
+        resolved = fixed_namespace_op(self.state.module.qualify(dotted))
+        if resolved is None:
+            return None
+        op, eager = resolved
+        parts = op.split(".")
+        if len(parts) == 1:
+            both = op in OPS
+        else:
+            both = parts[1] in SUBNAMESPACE_OPS[parts[0]]
+        written = (
+            dotted.rsplit(".", len(parts))[0]
+            if dotted.count(".") >= len(parts)
+            else ("mx.nd" if eager else "mx.sym")
+        )
+        return op, written, both, eager
 
     def _report(self, node: cst.Call, op: str, written: str, both: bool, eager: bool) -> None:
         breaks = (
@@ -296,22 +302,14 @@ that exist in one namespace only are reported without a fix.
                 f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
                 "use the F operator that does the same (e.g. F.broadcast_add for nd.add)"
             )
-            broadcast = _NDARRAY_ONLY_BROADCAST.get(op) if eager else None
-            args = node.args
-            if (
-                broadcast
-                and ns is not None
-                and len(args) == 2
-                and all(a.keyword is None and not a.star and self.is_tensor(a.value) for a in args)
-            ):
-                self.report(
-                    node,
-                    message,
-                    replacement=node.with_changes(func=attr_chain(f"{ns}.{broadcast}")),
-                    safety=SAFE,
-                )
+            fix = (
+                ndarray_only_fix(self, node, op, ns) if eager and ns and ndarray_only(op) else None
+            )
+            if fix is None:
+                advice = ADVICE.get(op) if eager else None
+                self.report(node, message + (f" ({advice})" if advice else ""))
             else:
-                self.report(node, message)
+                self.report(node, message, replacement=fix[0], safety=fix[1])
             return
         message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
         eager_only = any(
