@@ -60,6 +60,7 @@ SPAWNING_MODULES = {
     "test_diff_apply",
     "test_gate",
     "test_hostile_input",
+    "test_lsp_server",
     "test_precommit",
     "test_readme",
     "test_rewrite_corpus",
