@@ -546,6 +546,23 @@ def list_rules() -> None:
 
 
 @cli.command()
+def server() -> None:
+    """Run the language server (LSP over stdio) for editors: README, "Editor integration"."""
+    try:
+        from .server import main as serve
+    except ImportError as exc:  # pygls and lsprotocol: the optional `lsp` extra
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        click.echo(
+            "hybridlint: error: the language server needs pygls and lsprotocol: pip install "
+            "'pygls>=2,<3' 'lsprotocol>=2025.0.0' (from a clone: pip install -e '.[lsp]')",
+            err=True,
+        )
+        click.get_current_context().exit(EXIT_ERROR)
+    serve()
+
+
+@cli.command()
 @click.argument("target", metavar="FILE::CLASS")
 @click.option(
     "--input",
