@@ -13,6 +13,8 @@ error. Any unexpected exception becomes one line on stderr and exit 2; set
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 import textwrap
@@ -79,15 +81,93 @@ class DefaultCommandGroup(click.Group):
         except BrokenPipeError:  # `hybridlint rules | head`: exit quietly, as other CLIs do
             _silence_stdout()
             raise click.exceptions.Exit(EXIT_FINDINGS) from None
+        except OSError as exc:
+            if exc.errno not in _OUTPUT_ERRNOS:
+                raise _internal_error(exc) from exc
+            # stdout closed (`>&-`) or failing (a full disk, `> /dev/full`): the output is lost
+            _silence_stdout()
+            raise HybridlintError(f"cannot write the output: {_reason(exc)}") from None
         except KeyboardInterrupt:  # click would exit 1, which reads as "findings remain"
             raise HybridlintError("interrupted") from None
         except Exception as exc:  # noqa: BLE001 - the promise is "never a traceback"
-            if os.environ.get("HYBRIDLINT_DEBUG") == "1":
-                raise
-            raise HybridlintError(
-                f"internal error: {type(exc).__name__}: {exc} "
-                "(HYBRIDLINT_DEBUG=1 shows the traceback)"
-            ) from exc
+            raise _internal_error(exc) from exc
+
+
+def _internal_error(exc: BaseException) -> HybridlintError:
+    if os.environ.get("HYBRIDLINT_DEBUG") == "1":
+        raise exc
+    return HybridlintError(
+        f"internal error: {type(exc).__name__}: {exc} (HYBRIDLINT_DEBUG=1 shows the traceback)"
+    )
+
+
+# errnos of a standard stream that cannot take the output: closed, a full disk or quota, a
+# file size limit, an I/O error (OSErrors with other errnos stay internal errors)
+_OUTPUT_ERRNOS = {errno.EBADF, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """``sys.stdout`` when its descriptor was closed (``hybridlint ... >&-``: Python then sets
+    it to None): output written to it is an OSError (EBADF, "stdout is closed"), so that a
+    report that cannot be written ends the run with exit 2 and one line on stderr; a run
+    that writes nothing (``--quiet``, clean) exits as its findings say."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.buffer = _ClosedBinaryOutput(name)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            raise OSError(errno.EBADF, f"{self.name} is closed")
+        return 0
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _ClosedBinaryOutput(io.RawIOBase):
+    """The binary side of :class:`_ClosedOutput` (diffs and fixed sources are bytes)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if len(data):
+            raise OSError(errno.EBADF, f"{self.name} is closed")
+        return 0
+
+
+def _closed_streams_to_devnull() -> None:
+    """Standard descriptors that were closed (``>&-``, ``2>&-``) are opened on /dev/null,
+    so that no file hybridlint opens takes their number (a child process writing to its
+    stdout would write into it). A closed stdout becomes :class:`_ClosedOutput`; a closed
+    stderr stays None, which click's echo skips (messages on stderr are not the report; with
+    ``--stdin-filename --fix`` the report goes to stderr and a closed one loses it: exit 2)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                opened = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                continue
+            if opened != fd:  # a lower descriptor was free: not this one's place
+                os.dup2(opened, fd)
+                os.close(opened)
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput("stdout")
 
 
 def _backend_option(default: Optional[str], text: str):
@@ -278,7 +358,7 @@ def _check(
         use_cache=not no_cache,
         examples=examples,
     )
-    with _progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
+    with _progress_bar(enabled=not quiet and _isatty(sys.stderr)) as progress:
         options.progress = progress
         result = run(paths, options)
     for warning in result.warnings:
@@ -309,6 +389,8 @@ def _check(
         sys.stdout.flush()
     except BrokenPipeError:  # `hybridlint | head`: the reader has seen enough
         _silence_stdout()
+    except OSError as exc:  # closed, or a full disk: the report is lost
+        raise _unwritten("the report", "stdout", exc) from None
     # A file that could not be written (or linted) is an error whatever --exit-zero says:
     # the user asked for a fix that did not happen.
     if any(o.internal or o.error for o in result.outcomes):
@@ -339,11 +421,14 @@ def _check_stdin(
     stdout = _binary_stream("stdout")
     if options.diff:
         return _report_diff(result, quiet)
-    report_to = sys.stdout
+    report_to, name = sys.stdout, "stdout"
     if options.fix:
-        stdout.write(out)
-        stdout.flush()
-        report_to = sys.stderr
+        try:
+            stdout.write(out)
+            stdout.flush()
+        except OSError as exc:  # a pipe closed early included: the source did not get out
+            raise _unwritten("the fixed source", "stdout", exc) from None
+        report_to, name = sys.stderr or _ClosedOutput("stderr"), "stderr"
     ctx = ReportContext(
         unsafe_fixes=options.unsafe_fixes,
         fix_mode=options.fix,
@@ -354,12 +439,30 @@ def _check_stdin(
         root=options.config.root,
         show_fixes=show_fixes,
     )
-    get_reporter(output_format)(result, report_to, ctx)
+    try:
+        get_reporter(output_format)(result, report_to, ctx)
+        report_to.flush()
+    except BrokenPipeError:
+        if name == "stdout":
+            _silence_stdout()
+    except OSError as exc:
+        raise _unwritten("the report", name, exc) from None
     if any(o.internal or o.error for o in result.outcomes):
         return EXIT_ERROR
     if exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if result.issues else EXIT_CLEAN
+
+
+def _unwritten(what: str, name: str, exc: OSError) -> Exception:
+    """The error ending a run whose ``what`` could not be written to stream ``name``: one
+    line on stderr (exit 2); stdout is silenced so that the interpreter's last flush does
+    not fail on it again. Other OSErrors are internal errors."""
+    if exc.errno not in _OUTPUT_ERRNOS:
+        return _internal_error(exc)
+    if name == "stdout":
+        _silence_stdout()
+    return HybridlintError(f"cannot write {what} to {name}: {_reason(exc)}")
 
 
 def _silence_stdout() -> None:
@@ -375,7 +478,15 @@ def _silence_stdout() -> None:
 
 def _color(stream) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
+    return _isatty(stream) and not os.environ.get("NO_COLOR")
+
+
+def _isatty(stream) -> bool:
+    """Whether ``stream`` is a terminal; a closed one (None, or closed by now) is not."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _apply_baseline(result: RunResult, baseline: BaselineFilter) -> int:
@@ -455,6 +566,8 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         out.flush()
     except BrokenPipeError:
         _silence_stdout()
+    except OSError as exc:
+        raise _unwritten("the diff", "stdout", exc) from None
     for outcome in result.outcomes:
         if outcome.error:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)
@@ -694,6 +807,7 @@ def _check_kwarg_kinds(path: str, class_name: Optional[str], options: Sequence[s
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Console-script entry point (also ``python -m hybridlint``)."""
+    _closed_streams_to_devnull()
     for stream in (sys.stdout, sys.stderr):
         # A source line the terminal's encoding cannot show must not end the run.
         if hasattr(stream, "reconfigure"):
