@@ -1,9 +1,13 @@
 """Content-hash cache of lint results, so an unchanged repo re-lints in a blink.
 
 One file per (hybridlint version, hybridlint sources, rule selection) under
-``.hybridlint_cache/`` at the project root. Inside, results are keyed by a hash of the file's
-bytes plus the per-file settings (per-file-ignores), never by path or mtime, so a renamed or
-touched file still hits and an edited one always misses. Every source file of the
+``.hybridlint_cache/`` at the project root. Inside, results are keyed by a hash of everything a
+file's result depends on: the file's bytes, the per-file settings (per-file-ignores) and what
+its lint reads from the rest of the project (:attr:`hybridlint.project.FileProject.key`: the
+importers of its helpers, by module and bytes); never by path or mtime, so a renamed or
+touched file still hits and an edited one, or one whose importers changed, always misses. The
+project model's facts of each file (:class:`hybridlint.project.FileFacts`) are cached by the
+digest of its bytes, so that a warm run builds the model without reading files. Every source file of the
 ``hybridlint`` and ``hybridlint.rules`` packages is hashed (found by walking them, so a new
 module cannot be forgotten), so an editable install invalidates the cache the moment a rule
 changes. The cache also remembers the list of rule codes, which spares a warm run from
@@ -11,7 +15,7 @@ importing LibCST. A corrupt or unreadable cache is treated as empty; failing to 
 never an error.
 
 Reading and hashing every file is most of a warm run, so, as git's index does, the cache also
-remembers each path's stat signature (mtime, ctime, size, inode) with the content key it had:
+remembers each path's stat signature (mtime, ctime, size, inode) with the digest it had:
 an unchanged signature stands for unchanged bytes. ctime cannot be set back by tools that
 preserve mtime, and a signature taken within RACY_SECONDS of saving is not kept (a file
 rewritten in the same clock tick as its stat would otherwise look unchanged).
@@ -28,12 +32,19 @@ request) controls it, and a forged entry must not make a CI gate pass. So:
   (not read, not written) with a warning, so a committed link cannot make a run write
   outside the checkout;
 * without a usable secret (unwritable home) the cache is off.
+
+Old cache files (another version, another rule selection) are pruned on save: a file of this
+directory whose name authenticates under the secret (so only files this user's hybridlint
+wrote) and that is not the current one is removed when unused for ``PRUNE_AGE_SECONDS`` or
+beyond the ``KEEP_OTHER_FILES`` most recently used.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
+import re
 import hmac
 import importlib.util
 import json
@@ -47,10 +58,15 @@ from typing import Any, Dict, List, Optional
 from . import __version__
 from .files import atomic_write_bytes, remove_stale_temp_files
 from .ftypes import FixSafety
+from .project import FileFacts, digest_of
 
 CACHE_DIR = ".hybridlint_cache"
-FORMAT = 2
+FORMAT = 3
 MAX_AGE_SECONDS = 14 * 24 * 3600  # entries unused this long are dropped on save
+PRUNE_AGE_SECONDS = 7 * 24 * 3600  # other cache files unused this long are removed on save
+KEEP_OTHER_FILES = 8  # ... and beyond this many of them (the most recently used are kept)
+REFRESH_SECONDS = 24 * 3600  # a cache file older than this is rewritten (its mtime = last use)
+_NAME = re.compile(r"lint-([0-9a-f]{20})-([0-9a-f]{12})\.json\Z")
 RACY_SECONDS = 2
 SECRET_BYTES = 32
 _MAGIC = b"hybridlint-cache"
@@ -70,12 +86,18 @@ _FIX_VALUES = (None,) + tuple(safety.value for safety in FixSafety)
 _SKIPPED_SOURCE_DIRS = ("__pycache__", "tests", "engine")
 
 
-def content_key(raw: bytes, file_settings: str = "") -> str:
-    """The cache key of one file: its bytes and the settings that apply to it alone."""
+def result_key(digest: str, file_settings: str = "", dependencies: str = "") -> str:
+    """The cache key of one file's result: the digest of its bytes (``project.digest_of``),
+    the settings that apply to it alone and the key of what it reads from the rest of the
+    project (``FileProject.key``, "" when nothing)."""
     # sha256: hardware-accelerated on current CPUs, about twice as fast as blake2b here.
-    digest = hashlib.sha256(raw)
-    digest.update(b"\0" + file_settings.encode("utf-8"))
-    return digest.hexdigest()[:32]
+    key = hashlib.sha256(f"{digest}\0{file_settings}\0{dependencies}".encode("utf-8"))
+    return key.hexdigest()[:32]
+
+
+def content_key(raw: bytes, file_settings: str = "") -> str:
+    """The cache key of a file whose lint reads nothing else: its bytes and its settings."""
+    return result_key(digest_of(raw), file_settings)
 
 
 def stat_signature(path: str) -> Optional[List[int]]:
@@ -242,18 +264,27 @@ class LintCache:
             key=self._secret[:64],
             digest_size=10,
         ).hexdigest()
-        self.path = os.path.join(self.directory, f"lint-{name}.json")
+        self.path = os.path.join(self.directory, f"lint-{name}-{self._tag(name)}.json")
         self._entries: Dict[str, Dict[str, Any]] = {}
-        self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, settings, content key]
+        self._facts: Dict[str, List[Any]] = {}  # digest -> [defines, imports, last used]
+        self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, digest]
         self._codes: Optional[List[str]] = None
         self._dirty = False
         if enabled:
             self._load()
 
+    def _tag(self, name: str) -> str:
+        """The part of a cache file's name that proves this user's hybridlint chose it."""
+        return hashlib.blake2b(
+            b"cache-file-name\0" + name.encode(), key=self._secret[:64], digest_size=6
+        ).hexdigest()
+
     def _load(self) -> None:
         try:  # O_NOFOLLOW: a cache file that is a link is not ours
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             with open(fd, "rb") as handle:
+                if time.time() - os.fstat(fd).st_mtime > REFRESH_SECONDS:
+                    self._dirty = True  # rewritten on save: its mtime says it is in use
                 body = unseal(handle.read(), self._secret)
         except OSError:
             return
@@ -271,32 +302,57 @@ class LintCache:
         codes = data.get("codes")
         if isinstance(codes, list) and all(isinstance(c, str) for c in codes):
             self._codes = codes
+        facts = data.get("facts")
+        if isinstance(facts, dict):  # each record is checked when used (facts)
+            self._facts = facts
         stats = data.get("stats")
         if isinstance(stats, dict):  # a malformed record is dropped, never trusted or crashed on
             self._stats = {
                 path: record for path, record in stats.items() if _valid_stat_record(record)
             }
 
-    def key_for_signature(
-        self, path: str, signature: Optional[List[int]], settings: str
-    ) -> Optional[str]:
-        """The content key recorded for `path` when it had this stat signature, or None."""
+    def digest_for_signature(self, path: str, signature: Optional[List[int]]) -> Optional[str]:
+        """The digest of the bytes `path` had with this stat signature, or None."""
         if not self.enabled or signature is None:
             return None
         record = self._stats.get(path)
-        if record is not None and record[:4] == signature and record[4] == settings:
-            return record[5]
+        if record is not None and record[:4] == signature:
+            return record[4]
         return None
 
-    def remember_signature(
-        self, path: str, signature: Optional[List[int]], settings: str, key: str
-    ) -> None:
-        """Record which content key `path` had with this stat signature."""
+    def remember_signature(self, path: str, signature: Optional[List[int]], digest: str) -> None:
+        """Record the digest of the bytes `path` had with this stat signature."""
         if self.enabled and signature is not None:
-            record = signature + [settings, key]
+            record = signature + [digest]
             if self._stats.get(path) != record:
                 self._stats[path] = record
                 self._dirty = True
+
+    def facts(self, digest: str) -> Optional[FileFacts]:
+        """The project facts of the bytes with this digest, or None (also for a malformed
+        record, which is dropped)."""
+        if not self.enabled:
+            return None
+        record = self._facts.get(digest)
+        if record is None:
+            return None
+        found = _facts_from_record(record)
+        if found is None:
+            del self._facts[digest]
+            self._dirty = True
+            return None
+        record[2] = int(time.time())
+        return found
+
+    def put_facts(self, digest: str, facts: FileFacts) -> None:
+        """Remember the project facts of the bytes with this digest."""
+        if self.enabled:
+            self._facts[digest] = [
+                facts.defines,
+                [list(i) for i in facts.imports],
+                int(time.time()),
+            ]
+            self._dirty = True
 
     @property
     def codes(self) -> Optional[List[str]]:
@@ -340,17 +396,23 @@ class LintCache:
             for k, v in self._entries.items()
             if isinstance(v, dict) and type(v.get("t")) is int and v["t"] >= cutoff
         }
+        facts = {
+            k: v
+            for k, v in self._facts.items()
+            if _facts_from_record(v) is not None and v[2] >= cutoff
+        }
         racy = (time.time() - RACY_SECONDS) * 1e9
         stats = {
             path: record
             for path, record in self._stats.items()
-            if record[5] in entries and max(record[0], record[1]) < racy
+            if record[4] in facts and max(record[0], record[1]) < racy
         }
         payload = {
             "format": FORMAT,
             "version": __version__,
             "codes": self._codes,
             "entries": entries,
+            "facts": facts,
             "stats": stats,
         }
         body = json.dumps(payload, separators=(",", ":")).encode()
@@ -360,8 +422,39 @@ class LintCache:
                 return
             remove_stale_temp_files(self.directory)
             atomic_write_bytes(self.path, seal(body, self._secret))
+            self._prune()
         except OSError:
             pass
+
+    def _prune(self) -> None:
+        """Remove this directory's other cache files that this user's hybridlint wrote (their
+        names authenticate) when unused for PRUNE_AGE_SECONDS or beyond the KEEP_OTHER_FILES
+        most recently used. Only regular files, never through a link."""
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.directory, flags)
+        try:
+            ours = []
+            current = os.path.basename(self.path)
+            for name in os.listdir(fd):
+                match = _NAME.match(name)
+                if name == current or match is None:
+                    continue
+                if not hmac.compare_digest(match.group(2), self._tag(match.group(1))):
+                    continue  # not a name this user's hybridlint chose
+                try:
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    ours.append((st.st_mtime, name))
+            ours.sort(reverse=True)
+            cutoff = time.time() - PRUNE_AGE_SECONDS
+            for index, (mtime, name) in enumerate(ours):
+                if index >= KEEP_OTHER_FILES or mtime < cutoff:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def _make_directory(self) -> None:
         """Create the directory (not through a link) with a ``.gitignore`` that ignores it."""
@@ -385,16 +478,36 @@ class LintCache:
 
 
 def _valid_stat_record(record: object) -> bool:
-    """[four ints, two strings]: a stat record as :meth:`LintCache.remember_signature` writes
+    """[four ints, a string]: a stat record as :meth:`LintCache.remember_signature` writes
     it (read for every file of a warm run: no generator per record)."""
-    if not isinstance(record, list) or len(record) != 6:
+    if not isinstance(record, list) or len(record) != 5:
         return False
-    a, b, c, d, e, f = record
+    a, b, c, d, e = record
     return (
         type(a) is int
         and type(b) is int
         and type(c) is int
         and type(d) is int
-        and isinstance(e, str)
-        and isinstance(f, str)
+        and (isinstance(e, str))
     )
+
+
+def _facts_from_record(record: object) -> Optional[FileFacts]:
+    """The FileFacts of a record as :meth:`LintCache.put_facts` writes it
+    (``[defines, [[dots, module], ...], last used]``), or None when it is not one."""
+    if not isinstance(record, list) or len(record) != 3:
+        return None
+    defines, imports, used = record
+    if type(defines) is not bool or type(used) is not int or not isinstance(imports, list):
+        return None
+    pairs = []
+    for item in imports:
+        if not (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and isinstance(item[1], str)
+        ):
+            return None
+        pairs.append((item[0], item[1]))
+    return FileFacts(defines, tuple(pairs))

@@ -117,6 +117,7 @@ def verify_file(
     timeout: Optional[float] = None,
     fixed: Optional[Tuple[str, bool, Any]] = None,
     line_length: Optional[int] = None,
+    project: Any = None,
 ) -> VerifiedFile:
     """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
     never raises for a checker problem on that file.
@@ -124,7 +125,8 @@ def verify_file(
     ``fixed`` is ``(text, unsafe, FixResult)``: ``fix_source(text, path, select=codes,
     unsafe=unsafe)`` as the runner's worker already made it (for the checker's first fix:
     every fix, unwrapped). The checker gets a fixer that answers that call from it, so the
-    file is not fixed again; every other call goes to ``fix_source``.
+    file is not fixed again; every other call goes to ``fix_source`` (with ``project``, the
+    runner's ``hybridlint.project.FileProject`` of the file, when given).
 
     With ``line_length`` the proven result is wrapped as ``--fix`` wraps its own (lines the
     fixes made too long are broken, hybridlint/wrap.py) and the findings move with their
@@ -141,7 +143,7 @@ def verify_file(
             select=list(codes),
             backend=backend,
             timeout=timeout,
-            fixer=_reusing_fixer(path, codes, fixed),
+            fixer=_reusing_fixer(path, codes, fixed, project),
         )
     except VerificationUnavailable:
         raise
@@ -209,7 +211,7 @@ def _same_ast(a: str, b: str) -> bool:
 
 
 def _reusing_fixer(
-    path: str, codes: Sequence[str], fixed: Optional[Tuple[str, bool, Any]]
+    path: str, codes: Sequence[str], fixed: Optional[Tuple[str, bool, Any]], project: Any = None
 ) -> Callable[..., Any]:
     """``fix_source`` for the checker, memoised for calls without ``accept``/``rules`` (the
     checker asks for "every fix" of the original more than once), seeded with the worker's
@@ -242,11 +244,18 @@ def _reusing_fixer(
                 accept=accept,
                 rules=rules,
                 line_length=line_length,
+                project=project if file == path else None,
             )
         key = _fix_key(source, file, select, ignore, unsafe, line_length)
         if key not in known:
             known[key] = fix_source(
-                source, file, select=select, ignore=ignore, unsafe=unsafe, line_length=line_length
+                source,
+                file,
+                select=select,
+                ignore=ignore,
+                unsafe=unsafe,
+                line_length=line_length,
+                project=project if file == path else None,
             )
         done = known[key]
         return FixResult(done.source, list(done.applied), list(done.remaining), list(done.initial))

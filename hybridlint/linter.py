@@ -13,10 +13,8 @@ import bisect
 import contextlib
 import difflib
 import itertools
-import os
 import re
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from typing import (
     Callable,
@@ -43,6 +41,7 @@ from . import toplevel
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
 from .rules.values import _walked_fields, walk_nodes
+from .project import FROM_IMPORT, NO_PROJECT, FileProject, Importer, Project, resolve
 
 MAX_FIX_PASSES = 10
 
@@ -67,20 +66,22 @@ class SourceSyntaxError(Exception):
         self.col = col
 
 
-def may_contain_hybrid_code(source: str, path: Optional[str] = None) -> bool:
+def may_contain_hybrid_code(
+    source: str, path: Optional[str] = None, *, project: Optional[FileProject] = None
+) -> bool:
     """Cheap textual pre-filter: without a hybrid_forward no rule can report anything, unless
-    the file (at `path` on disk) defines functions that hybrid code of its directory imports
-    (:func:`_project_seeds`; the directory's files are scanned once per process). Without a
-    path, a module function taking `F` first (`def split_heads(F, x, n)`) may be such a
-    helper: the linter then decides from the file's path."""
+    the file defines functions that hybrid code of other files of its project calls with F
+    (:func:`_project_seeds`, from `project`; without one, from the files on disk around
+    `path`). Without a path, a module function taking `F` first (`def split_heads(F, x, n)`)
+    may be such a helper: the linter then decides from the file's path."""
     if "hybrid_forward" in source:
         return True
     if path is None:  # callers that give no path: a module function taking F by its usual name
         return bool(_NAMESPACE_HELPER.search(source))
     # only when some importer's hybrid code calls one of its functions with F: a module that
     # hybrid files merely import (most utility modules) has nothing to lint, and parsing it
-    # cost a third of a cold run on gluonts (the answer is cached for the lint that follows)
-    return bool(_project_seeds(source, path))
+    # cost a third of a cold run on gluonts (the analysis is memoised for the lint that follows)
+    return bool(_project_seeds(source, path, project))
 
 
 _NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \t]*[,)]", re.M)
@@ -91,141 +92,52 @@ _NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \
 # ----------------------------------------------------------------------------------------
 # The decision (docs/architecture.md, "Helpers in other modules"): a module function is
 # analysed as a helper when the file that defines it is linted, from the calls the hybrid
-# code of the files of its directory makes to it (`from .utils import f`, `from pkg.utils
-# import f`): those files are found on demand, by their text, and analysed (not linted) for
-# their calls into it. So `hybridlint --fix` over a project fixes the helper in its own file,
-# and linting one file gives the same findings whatever else is linted in the run.
+# code of the files of its project makes to it (`from .utils import f`, `from pkg.utils
+# import f`): those files (its importers) come from the project model (hybridlint/project.py:
+# the runner's, or one made for the call), are analysed (not linted) for their calls into it.
+# So `hybridlint --fix` over a project fixes the helper in its own file, and linting one file
+# gives the same findings whatever else is linted in the run. The result is a function of
+# (source, path, project): the runner keys its cache on the project's part too.
 _TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
-# root -> per file: (mtime, size, the modules its hybrid code's file imports from, qualified)
-_INDEX: Dict[str, Dict[str, Tuple[int, int, Set[str]]]] = {}
-_CALLS: Dict[Tuple[str, int, int], Dict[Tuple[int, str, str], List[ExternalCall]]] = {}
-# importer -> (text, names called in its hybrid code or None when unsure, whether scanned)
-_TEXTS: Dict[Tuple[str, int, int], Tuple[str, Optional[Set[str]], bool]] = {}
-# importer text -> its _parse_regions (no roots) from _calls_into, for the importer's own lint
-# in this process (taken once; the last 16 kept): the trees are not changed by an analysis
+# Pure memos, keyed by the whole input (an importer's text): they spare work, never change a
+# result. text -> names called in its hybrid code (None: unsure); text -> its calls into
+# imported names, by (level, module, name); text -> its _parse_regions (no roots), for the
+# importer's own lint in this process (taken once): the trees are not changed by an analysis.
+_HYBRID_CALLS: Dict[str, Optional[Set[str]]] = {}
+_CALLS: Dict[str, Dict[Tuple[int, str, str], List[ExternalCall]]] = {}
 _PARSED: Dict[str, Tuple[List[str], List["_Region"], ModuleContext]] = {}
-# `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
-_FROM_IMPORT = re.compile(
-    r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M
-)
-_MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
-# (root, top package) -> (when its files were last walked and stat'ed, the files): the index is
-# trusted for this long (the files of a run are linted within seconds; the analysis of an
-# importer is still keyed by its own stat, so what it calls is never stale)
-_CHECKED: Dict[Tuple[str, str], Tuple[float, List[str]]] = {}
-_RECHECK_SECONDS = 2.0
+_MEMO_SIZE = 512
 
 
-def _module_file(path: str) -> Optional[Tuple[str, str]]:
-    """(root, qualified module name) of a Python file on disk, else None (`<stdin>`, notebooks).
-    In a package (directories with `__init__.py`) the root is the directory holding the top
-    package (`gluonts/mx/util.py` -> "gluonts.mx.util"); otherwise the file's directory."""
-    if not path or path.startswith("<") or not path.endswith(".py") or not os.path.isfile(path):
-        return None
-    directory, name = os.path.split(os.path.abspath(path))
-    parts = [] if name == "__init__.py" else [name[:-3]]
-    root = directory
-    while os.path.isfile(os.path.join(root, "__init__.py")):
-        root, package = os.path.split(root)
-        parts.insert(0, package)
-        if not package:
-            return None
-    return root, ".".join(parts)
+def _remember(memo: Dict, key: str, value, size: int = _MEMO_SIZE) -> None:
+    memo[key] = value
+    while len(memo) > size:
+        del memo[next(iter(memo))]
 
 
-def _resolve(importer_module: str, is_package: bool, dots: str, module: str) -> str:
-    """The qualified module a `from <dots><module> import` of `importer_module` names."""
-    if not dots:
-        return module
-    base = importer_module.split(".")
-    if not is_package:
-        base = base[:-1]
-    base = base[: len(base) - (len(dots) - 1)] if len(dots) > 1 else base
-    return ".".join(base + ([module] if module else []))
-
-
-def _project_files(root: str, module: str) -> List[str]:
-    """The Python files the importers of `module` may be: its package's tree under `root`
-    (the top package), or the files of `root` for a module outside a package."""
-    top = module.split(".")[0]
-    if "." not in module and not os.path.isfile(os.path.join(root, top, "__init__.py")):
-        return [os.path.join(root, n) for n in sorted(os.listdir(root)) if n.endswith(".py")]
-    files: List[str] = []
-    for directory, subdirectories, names in os.walk(os.path.join(root, top)):
-        subdirectories[:] = sorted(
-            d
-            for d in subdirectories
-            if not d.startswith(".") and os.path.isfile(os.path.join(directory, d, "__init__.py"))
-        )
-        files.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
-        if len(files) > _MAX_FILES:
-            return []
-    return files
-
-
-def _importing_files(source: str, path: str) -> List[str]:
-    """The files of the project holding a hybrid_forward that import from `path`'s module:
-    `from .utils import f`, `from ..mx.util import f`, `from pkg.mx.util import f` anywhere in
-    the file's top package (a module outside a package: the files of its directory). The
-    files' import lines are indexed once per process and re-read when a file changes."""
-    where = _module_file(path)
-    if where is None or not _TOP_DEF.search(source):
-        return []
-    root, module = where
-    try:
-        now = time.monotonic()
-        checked = _CHECKED.get((root, module.split(".")[0]))
-        if checked is not None and now - checked[0] < _RECHECK_SECONDS:
-            files = checked[1]  # the index was checked a moment ago: one walk per batch of files
-        else:
-            files = _project_files(root, module)
-        index = _INDEX.setdefault(root, {})
-        for file in files if checked is None or files is not checked[1] else ():
-            stat = os.stat(file)
-            known = index.get(file)
-            if known is not None and known[:2] == (stat.st_mtime_ns, stat.st_size):
-                continue
-            imported: Set[str] = set()
-            if stat.st_size <= 2_000_000:
-                with open(file, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-                if "hybrid_forward" in text:
-                    own = _module_file(file)
-                    if own is not None:
-                        package = file.endswith("__init__.py")
-                        imported = {
-                            _resolve(own[1], package, m.group(1), m.group(2))
-                            for m in _FROM_IMPORT.finditer(text)
-                        }
-            index[file] = (stat.st_mtime_ns, stat.st_size, imported)
-        if checked is None or files is not checked[1]:
-            _CHECKED[(root, module.split(".")[0])] = (now, files)
-    except OSError:
-        return []
-    own_path = os.path.abspath(path)
-    return [
-        file for file in files if module in index[file][2] and os.path.abspath(file) != own_path
-    ]
-
-
-def _project_seeds(source: str, path: str) -> Dict[str, List[ExternalCall]]:
+def _project_seeds(
+    source: str, path: str, project: Optional[FileProject] = None
+) -> Dict[str, List[ExternalCall]]:
     """This file's functions that hybrid code in other files of its project calls with F or
-    tensors, with those calls (bound to the functions by `analysis.analyze(seeds=...)`)."""
-    importers = _importing_files(source, path)
-    if not importers:
+    tensors, with those calls (bound to the functions by `analysis.analyze(seeds=...)`).
+    `project`: the file's importers (None: found on disk now, by a fresh Project)."""
+    if not _TOP_DEF.search(source):
         return {}
-    _, module = _module_file(path)  # type: ignore[misc]
+    if project is None:
+        project = Project().for_source(source, path) if path else NO_PROJECT
+    if not project.importers:
+        return {}
     defined = set(_TOP_DEF.findall(source))
     seeds: Dict[str, List[ExternalCall]] = {}
-    for importer in importers:
-        for name, calls in _calls_into(importer, module, defined).items():
+    for importer in project.importers:
+        for name, calls in _calls_into(importer, project.module, defined).items():
             if name in defined:
                 seeds.setdefault(name, []).extend(calls)
     return seeds
 
 
 def _calls_into(
-    importer: str, module: str, defined: Optional[Set[str]] = None
+    importer: Importer, module: str, defined: Optional[Set[str]] = None
 ) -> Dict[str, List[ExternalCall]]:
     """The calls `importer`'s hybrid code makes with F or tensors to functions it imports from
     `module` (qualified), by their name in `module`. The importer is analysed (not linted)
@@ -233,39 +145,32 @@ def _calls_into(
     its usual name: `split_heads(F, x, n)`, `weighted_average(F=F, x=x)`, `flatten(F.relu(x))`)
     in hybrid code (the classes holding a
     hybrid_forward and the module functions they call, outside `__init__`), and then once per
-    version for all its imports: analysing every importer would cost as much as linting it
+    text for all its imports: analysing every importer would cost as much as linting it
     again (`flatten(y)` of a tensor-only imported helper is not followed)."""
-    where = _module_file(importer)
-    if where is None:
+    text = importer.text
+    if text is None:
         return {}
-    importer_module, is_package = where[1], importer.endswith("__init__.py")
-    try:
-        stat = os.stat(importer)
-        key = (importer, stat.st_mtime_ns, stat.st_size)
-        known = _TEXTS.get(key)
-        if known is None:
-            with open(importer, encoding="utf-8") as handle:
-                known = _TEXTS[key] = (handle.read(), None, False)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    text, hybrid_calls, scanned = known
+    importer_module, is_package = importer.module, importer.is_package
     names = _imported_names(text, importer_module, is_package, module)
     if names and defined is not None and not set(names.values()) & defined:
         return {}  # only classes or constants of the module imported
-    if names and not scanned:
+    if not names:
+        return {}
+    if text in _HYBRID_CALLS:
+        hybrid_calls = _HYBRID_CALLS[text]
+    else:
         hybrid_calls = _called_in_hybrid_code(text)
-        _TEXTS[key] = (text, hybrid_calls, True)
-    if not names or (hybrid_calls is not None and not hybrid_calls & {n + "(F" for n in names}):
+        _remember(_HYBRID_CALLS, text, hybrid_calls)
+    if hybrid_calls is not None and not hybrid_calls & {n + "(F" for n in names}:
         return {}  # nothing imported from the module is called with F in hybrid code
-    calls = _CALLS.get(key)
+    calls = _CALLS.get(text)
     if calls is None:
         calls = {}
         try:
             parsed = _parse_regions(text)
             _, regions, context = parsed
-            _PARSED[text] = parsed  # the importer's own lint, if it comes, parses it again
-            while len(_PARSED) > 16:
-                del _PARSED[next(iter(_PARSED))]
+            # the importer's own lint, if it comes, parses it again
+            _remember(_PARSED, text, parsed, 16)
             if regions:
                 external: Dict[str, Dict[cst.Call, List[Value]]] = {}
                 classes, functions, _ = _collect(regions)
@@ -277,13 +182,10 @@ def _calls_into(
                         calls.setdefault(origin, []).extend(by_call.items())
         except (SourceSyntaxError, RecursionError, ValueError):
             calls = {}
-        if len(_CALLS) > 512:
-            _CALLS.clear()
-            _TEXTS.clear()
-        _CALLS[key] = calls
+        _remember(_CALLS, text, calls)
     result: Dict[str, List[ExternalCall]] = {}
     for (level, source_module, original), found in calls.items():
-        if _resolve(importer_module, is_package, "." * level, source_module) == module:
+        if resolve(importer_module, is_package, "." * level, source_module) == module:
             result.setdefault(original, []).extend(found)
     return result
 
@@ -294,8 +196,8 @@ def _imported_names(
     """local name -> name in `module`, for the `from ... import a, b as c` lines of `text`
     (parenthesised or continued too) that import from `module`, read from the text."""
     names: Dict[str, str] = {}
-    for match in _FROM_IMPORT.finditer(text):
-        if _resolve(importer_module, is_package, match.group(1), match.group(2)) != module:
+    for match in FROM_IMPORT.finditer(text):
+        if resolve(importer_module, is_package, match.group(1), match.group(2)) != module:
             continue
         for part in match.group(3).strip("()").split("#")[0].replace("\\", " ").split(","):
             words = part.split()
@@ -949,11 +851,11 @@ _Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
 
 
 def _locate(
-    source: str, path: str, select, ignore, rules
+    source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
     positions: _Positions = {}
-    seeds = _project_seeds(source, path)
+    seeds = _project_seeds(source, path, project)
     if "hybrid_forward" not in source and not seeds:
         return [], [], positions
     parsed = _PARSED.pop(source, None)  # parsed (no roots) for another file's helpers?
@@ -1047,16 +949,29 @@ def lint_source(
     select=None,
     ignore=(),
     rules: Optional[Sequence[Type[Rule]]] = None,
+    project: Optional[FileProject] = None,
 ) -> List[Finding]:
     """Lint Python source; raises SourceSyntaxError when a candidate file cannot be parsed.
 
-    Sources without `hybrid_forward` are not parsed at all (nothing can be found there).
+    Sources without `hybrid_forward` are not parsed at all (nothing can be found there),
+    unless they define helpers other files' hybrid code calls: ``project`` says which
+    (hybridlint/project.py: ``Project().for_source(source, path)``, what the runner passes
+    and keys its cache on); without it the files on disk around `path` are read now.
     """
     _check_text(source)
+    project = _file_project(source, path, project)
     with _nesting_guard():
-        return [
-            item.finding for item in _locate(source, path, select, ignore, rules or ALL_RULES)[1]
-        ]
+        located = _locate(source, path, select, ignore, rules or ALL_RULES, project)[1]
+        return [item.finding for item in located]
+
+
+def _file_project(source: str, path: str, project: Optional[FileProject]) -> FileProject:
+    """The given project, else the file's project read from disk now (nothing is kept)."""
+    if project is not None:
+        return project
+    if not path or not _TOP_DEF.search(source):
+        return NO_PROJECT
+    return Project().for_source(source, path)
 
 
 def _check_text(source: object) -> None:
@@ -1120,11 +1035,12 @@ def _apply_pass(
     rules,
     unsafe: bool,
     accept: Optional[Callable[[Finding], bool]],
+    project: FileProject,
 ) -> Tuple[str, List[Finding], List[Finding], list]:
     """One fixing pass: apply the non-overlapping accepted fixes; returns (source, applied,
     the findings of the source given, as lint_source would return them, and the replaced
     line blocks for :func:`_block_mapper`)."""
-    lines, located, positions = _locate(source, path, select, ignore, rules)
+    lines, located, positions = _locate(source, path, select, ignore, rules, project)
     found = [item.finding for item in located]
     by_region: Dict[_Region, List[_Located]] = {}
     comments: List[_UnusedDirective] = []  # HL100: removed once no rule fix is left (text edit)
@@ -1241,6 +1157,7 @@ def fix_source(
     accept: Optional[Callable[[Finding], bool]] = None,
     rules: Optional[Sequence[Type[Rule]]] = None,
     line_length: Optional[int] = None,
+    project: Optional[FileProject] = None,
 ) -> FixResult:
     """Apply fixes until nothing changes (at most MAX_FIX_PASSES passes).
 
@@ -1249,11 +1166,13 @@ def fix_source(
     With ``line_length`` (the runner passes the configured one; None, the library default,
     leaves lines as the rules wrote them), lines the fixes made longer than that are broken
     at a natural point (hybridlint/wrap.py) and `remaining` is re-linted on the result.
+    ``project``: as for :func:`lint_source`.
     """
     _check_text(source)
+    project = _file_project(source, path, project)
     with _nesting_guard():
         result = _fix_to_fixed_point(
-            source, path, select, ignore, unsafe, accept, rules or ALL_RULES
+            source, path, select, ignore, unsafe, accept, rules or ALL_RULES, project
         )
     if result.applied:  # imports the fixes made unused (nd after nd.zeros -> F.zeros)
         from . import imports
@@ -1265,7 +1184,9 @@ def fix_source(
         wrapped = wrap_fixed_lines(source, result.source, line_length)
         if wrapped != result.source:
             result.source = wrapped
-            result.remaining = lint_source(wrapped, path, select=select, ignore=ignore, rules=rules)
+            result.remaining = lint_source(
+                wrapped, path, select=select, ignore=ignore, rules=rules, project=project
+            )
     return result
 
 
@@ -1277,6 +1198,7 @@ def _fix_to_fixed_point(
     unsafe: bool,
     accept: Optional[Callable[[Finding], bool]],
     rules: Sequence[Type[Rule]],
+    project: FileProject,
 ) -> FixResult:
     current = source
     applied: List[Finding] = []
@@ -1302,7 +1224,7 @@ def _fix_to_fixed_point(
     pass_accept = None if accept is None else (lambda finding: accept(in_original(finding)))
     for _ in range(MAX_FIX_PASSES):
         new_source, pass_applied, found, blocks = _apply_pass(
-            current, path, select, ignore, rules, unsafe, pass_accept
+            current, path, select, ignore, rules, unsafe, pass_accept, project
         )
         if initial is None:
             initial = found
@@ -1313,5 +1235,7 @@ def _fix_to_fixed_point(
         back.append(_block_mapper(blocks))
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result
-        remaining = lint_source(current, path, select=select, ignore=ignore, rules=rules)
+        remaining = lint_source(
+            current, path, select=select, ignore=ignore, rules=rules, project=project
+        )
     return FixResult(current, applied, remaining, initial or [])

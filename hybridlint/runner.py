@@ -43,7 +43,7 @@ from typing import (
     Tuple,
 )
 
-from .cache import LintCache, content_key, signature_of
+from .cache import LintCache, result_key, signature_of
 from .config import Config, RuleSelection
 from .discovery import discover
 from .files import (
@@ -60,6 +60,7 @@ from .files import (
     write_source,
 )
 from .ftypes import RUNNER_CODES, FileOutcome, Finding, Issue, RunResult, VerifiedFile, WorkResult
+from .project import NO_PROJECT, FileFacts, FileProject, Project, digest_of, facts_of
 
 if TYPE_CHECKING:  # imported where used: a cached run starts no worker and writes no diff
     from concurrent.futures import ProcessPoolExecutor
@@ -177,8 +178,9 @@ class _Task(NamedTuple):
     path: str
     source: SourceFile
     codes: Tuple[str, ...]  # rule codes to run (empty: no hybrid code, syntax check only)
-    key: str  # content key in the cache
+    key: str  # the result's key in the cache
     mode: Tuple[bool, bool, Optional[int], bool]  # _Plan.mode
+    project: FileProject = NO_PROJECT  # what its lint reads from the rest of the project
 
 
 # The cyclic garbage collector's thresholds while a run lints: LibCST trees, Python's ASTs and
@@ -214,17 +216,22 @@ def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files, found.temp_names)
     plan = _Plan(options, _known_codes(cache))
+    project = Project(lambda path, st: _cached_facts(cache, path, signature_of(st)))
 
     outcomes: Dict[str, FileOutcome] = {}
     for path in found.missing:
         outcomes[path] = _runner_outcome(path, "HL902", "no such file or directory")
+    # first every file's digest and project facts (the project model needs them all before
+    # any file's cache key can be known), then each file's result
+    known: Dict[str, _Known] = {}
+    for path in found.files:
+        st = found.stats.get(path)
+        signature = signature_of(st) if st is not None else None
+        known[path] = _identify(path, signature, cache, project)
     tasks: List[_Task] = []
     for path in found.files:
         extra_ignore = config.ignores_for(path)  # per-file-ignores globs: once per file
-        st = found.stats.get(path)
-        outcome, task = _triage(
-            path, plan, extra_ignore, cache, signature_of(st) if st is not None else None
-        )
+        outcome, task = _triage(path, plan, extra_ignore, cache, project, known.pop(path))
         if task is not None:
             tasks.append(task)
         elif outcome is not None:
@@ -256,9 +263,10 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     if outcome is None and rule_codes:
         from .linter import may_contain_hybrid_code
 
-        if may_contain_hybrid_code(source.text, path):
-            task = _Task(path, source, rule_codes, "", plan.mode(path))
-            work = _work(path, source.text, rule_codes, task.mode)
+        project = Project().for_source(source.text, path)  # the files on disk around `path`
+        if may_contain_hybrid_code(source.text, path, project=project):
+            task = _Task(path, source, rule_codes, "", plan.mode(path), project)
+            work = _work(path, source.text, rule_codes, task.mode, project)
             outcome = _finish(work, task, plan, write=False)
             if work.applied and work.internal_error is None and work.syntax_error is None:
                 outcome.fixed = len(work.applied)
@@ -298,31 +306,81 @@ def _known_codes(cache: LintCache) -> List[str]:
     return codes
 
 
+class _Known(NamedTuple):
+    """What the first pass learnt of a file: its digest and project facts, and its bytes
+    when it read them (None: the stat signature answered; the error when it cannot be read)."""
+
+    digest: str = ""
+    facts: FileFacts = FileFacts(False)
+    raw: Optional[bytes] = None
+    identity: Optional[Tuple[int, int, int, int]] = None
+    error: Optional[str] = None
+
+
+def _cached_facts(
+    cache: LintCache, path: str, signature: Optional[List[int]]
+) -> Optional[Tuple[str, FileFacts]]:
+    """A file's digest and project facts from the cache, if its stat signature is known."""
+    digest = cache.digest_for_signature(path, signature)
+    facts = cache.facts(digest) if digest is not None else None
+    return None if digest is None or facts is None else (digest, facts)
+
+
+def _identify(
+    path: str, signature: Optional[List[int]], cache: LintCache, project: Project
+) -> _Known:
+    """A file's digest and project facts: from the cache when its stat signature is unchanged
+    (the file is not read), else from its bytes (kept for the file's lint). ``signature`` is
+    the one discovery took, before reading (None if unknown)."""
+    found = _cached_facts(cache, path, signature)
+    if found is not None:
+        project.know(path, *found)
+        return _Known(*found)
+    try:
+        raw, identity = read_bytes_and_identity(path)
+    except SourceReadError as exc:
+        return _Known(error=str(exc))
+    digest, facts = digest_of(raw), facts_of(raw)
+    cache.remember_signature(path, signature, digest)
+    cache.put_facts(digest, facts)
+    project.know(path, digest, facts, raw)
+    return _Known(digest, facts, raw, identity)
+
+
 def _triage(
     path: str,
     plan: _Plan,
     extra_ignore: Tuple[str, ...],
     cache: LintCache,
-    signature: Optional[List[int]],
+    project: Project,
+    known: _Known,
 ) -> Tuple[Optional[FileOutcome], Optional[_Task]]:
-    """Everything up to the linter: read, cache, decode, pre-filter.
+    """Everything up to the linter: cache, decode, pre-filter.
 
-    ``signature`` is the file's stat signature taken by discovery, before reading (None if
-    unknown). Returns ``(outcome, None)`` when the file is settled here, or ``(None, task)``
-    when it must be linted. Settled results are put in the cache (read errors are not: there
-    is no content).
+    ``known`` is what :func:`_identify` learnt of the file. Its result is cached under its
+    bytes, its settings and what it reads from the project (``FileProject.key``). Returns
+    ``(outcome, None)`` when the file is settled here, or ``(None, task)`` when it must be
+    linted. Settled results are put in the cache (read errors are not: there is no content).
     """
+    if known.error is not None:
+        return _runner_outcome(path, "HL902", known.error), None
     settings = repr(extra_ignore)
-    known = cache.key_for_signature(path, signature, settings)  # unchanged since last run?
-    cached = cache.get(known) if known is not None else None
+    dependencies = project.for_file(path, known.facts.defines, texts=False)
+    cached = cache.get(result_key(known.digest, settings, dependencies.key))
     if cached is not None:
         return _cached_outcome(path, cached), None
-    try:
-        raw, identity = read_bytes_and_identity(path)
-    except SourceReadError as exc:
-        return _runner_outcome(path, "HL902", str(exc)), None
-    key = content_key(raw, settings)
-    cache.remember_signature(path, signature, settings, key)
+    raw, identity = known.raw, known.identity
+    if raw is None:  # the stat signature answered, but the result is not cached: read it
+        try:
+            raw, identity = read_bytes_and_identity(path)
+        except SourceReadError as exc:
+            return _runner_outcome(path, "HL902", str(exc)), None
+        digest, facts = digest_of(raw), facts_of(raw)
+        project.know(path, digest, facts, raw)
+        known = _Known(digest, facts, raw, identity)
+    # the importers' texts: read now if need be, so that the key names the bytes linted
+    dependencies = project.for_file(path, known.facts.defines)
+    key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)
     if cached is not None:
         return _cached_outcome(path, cached), None
@@ -337,8 +395,9 @@ def _triage(
         if path.endswith(".ipynb"):
             outcome = _notebook(source, rule_codes)
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
-            hybrid = rule_codes and may_contain_hybrid_code(source.text, path)
-            return None, _Task(path, source, rule_codes if hybrid else (), key, plan.mode(path))
+            hybrid = rule_codes and may_contain_hybrid_code(source.text, path, project=dependencies)
+            codes = rule_codes if hybrid else ()
+            return None, _Task(path, source, codes, key, plan.mode(path), dependencies)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
 
@@ -375,7 +434,7 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
     lines = module.split("\n")
     issues = []
     try:  # in this process: a failure is this notebook's, never the run's
-        found = lint_source(module, path, select=list(rule_codes))
+        found = lint_source(module, path, select=list(rule_codes), project=NO_PROJECT)
     except SourceSyntaxError as exc:  # valid cells nested deeper than the linter can analyse
         return cannot_parse(*notebook.locate(exc.line, starts), exc.col, exc.msg)
     except Exception as exc:  # a linter bug, as _work reports it
@@ -466,7 +525,7 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
         pool = _new_pool(min(jobs, len(tasks)))
     if pool is None:
         for done, task in enumerate(tasks, 1):
-            work = _work(task.path, task.source.text, task.codes, task.mode)
+            work = _work(task.path, task.source.text, task.codes, task.mode, task.project)
             yield _finish(work, task, plan), task.key
             report(done, len(tasks))
         return
@@ -478,7 +537,9 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
     done = 0
     with pool:
         futures = {
-            pool.submit(_work, task.path, task.source.text, task.codes, task.mode): task
+            pool.submit(
+                _work, task.path, task.source.text, task.codes, task.mode, task.project
+            ): task
             for task in by_size
         }
         for future in as_completed(futures):
@@ -493,7 +554,7 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
             report(done, len(tasks))
     for task in sorted(orphans, key=lambda t: _path_sort_key(t.path)):
         done += 1
-        work = _work_isolated(task.path, task.source.text, task.codes, task.mode)
+        work = _work_isolated(task.path, task.source.text, task.codes, task.mode, task.project)
         yield _finish(work, task, plan), task.key
         report(done, len(tasks))
 
@@ -514,17 +575,17 @@ def _new_pool(workers: int) -> Optional["ProcessPoolExecutor"]:
         return None
 
 
-def _work_isolated(path: str, text: str, codes, mode) -> WorkResult:
+def _work_isolated(path: str, text: str, codes, mode, project: FileProject) -> WorkResult:
     """One file in a worker of its own, after a pool broke: only the file that kills its
     worker is lost (reported as an internal error), never the files queued beside it."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _new_pool(1)
     if pool is None:
-        return _work(path, text, codes, mode)
+        return _work(path, text, codes, mode, project)
     with pool:
         try:
-            return pool.submit(_work, path, text, codes, mode).result()
+            return pool.submit(_work, path, text, codes, mode, project).result()
         except BrokenProcessPool:
             return WorkResult(
                 internal_error="internal error: the worker process linting this "
@@ -556,10 +617,13 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
-def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> WorkResult:
+def _work(
+    path: str, text: str, codes: Tuple[str, ...], mode, project: FileProject = NO_PROJECT
+) -> WorkResult:
     """The part that runs in a worker: Python's parser first (HL900), then lint or fix one
     source text with ``codes`` (none: a file without hybrid code); ``mode`` is
-    :meth:`_Plan.mode`. Plain data in and out."""
+    :meth:`_Plan.mode`, ``project`` what the file's lint reads from the rest of the project
+    (the runner's, the same that keys its cached result). Plain data in and out."""
     problem = _syntax_problem(text)
     if problem is not None:
         return WorkResult(text, syntax_error=problem)
@@ -572,7 +636,12 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> WorkResult:
     try:
         if fix:
             result = fix_source(
-                linted, path, select=list(codes), unsafe=unsafe, line_length=line_length
+                linted,
+                path,
+                select=list(codes),
+                unsafe=unsafe,
+                line_length=line_length,
+                project=project,
             )
             fixed = lf_to_cr(result.source) if converted else result.source
             return WorkResult(
@@ -582,7 +651,7 @@ def _work(path: str, text: str, codes: Tuple[str, ...], mode) -> WorkResult:
                 _revealed(result.initial, result.applied, result.remaining, unsafe),
                 fix_result=(linted, unsafe, result) if for_checker else None,
             )
-        return WorkResult(text, lint_source(linted, path, select=list(codes)))
+        return WorkResult(text, lint_source(linted, path, select=list(codes), project=project))
     except SourceSyntaxError as exc:
         return WorkResult(text, syntax_error=(exc.line, exc.col, exc.msg))
     except Exception as exc:  # a linter bug must not end the run for every other file
@@ -637,7 +706,9 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
             new_text = source.text
             from .linter import lint_source
 
-            findings = lint_source(lone_cr_to_lf(source.text)[0], path, select=list(task.codes))
+            findings = lint_source(
+                lone_cr_to_lf(source.text)[0], path, select=list(task.codes), project=task.project
+            )
     if shown:
         outcome.fixed = applied
         if not options.verify:  # --verify counts the fixes it proves without naming them
@@ -665,6 +736,7 @@ def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
         timeout=options.timeout,
         fixed=work.fix_result,
         line_length=options.config.line_length,
+        project=task.project,
     )
 
 

@@ -127,13 +127,13 @@ def test_racy_signatures_are_not_kept(tmp_path):
     path.write_text("x = 1\n")
     from hybridlint.cache import stat_signature
 
-    cache.put("k", [])
-    cache.remember_signature(str(path), stat_signature(str(path)), "()", "k")
+    from hybridlint.project import FileFacts
+
+    cache.put_facts("d", FileFacts(False))
+    cache.remember_signature(str(path), stat_signature(str(path)), "d")
     cache.save()  # the file changed within RACY_SECONDS of the save: its signature proves nothing
-    assert (
-        LintCache(str(tmp_path), "s").key_for_signature(str(path), stat_signature(str(path)), "()")
-        is None
-    )
+    signature = stat_signature(str(path))
+    assert LintCache(str(tmp_path), "s").digest_for_signature(str(path), signature) is None
 
 
 def rewrite(cache, mutate):
@@ -160,15 +160,24 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
             stats={
                 "a.py": [1, 2],
                 "b.py": "x",
-                "c.py": [1, 2, 3, "4", "()", "k"],
-                "d.py": [1, 2, 3, 4, "()", ["k"]],
-                "e.py": [1, 2, 3, 4, "()", "k"],
-            }
+                "c.py": [1, 2, 3, "4", "k"],
+                "d.py": [1, 2, 3, 4, ["k"]],
+                "e.py": [1, 2, 3, 4, "k"],
+            },
+            facts={
+                "k": [True, [[".", "util"]], 1],
+                "bad1": [1, [], 1],
+                "bad2": [True, [["."]], 1],
+                "bad3": [True, [], "1"],
+                "bad4": "x",
+            },
         ),
     )
-    assert LintCache(str(tmp_path), "s").key_for_signature("e.py", [1, 2, 3, 4], "()") == "k"
+    assert LintCache(str(tmp_path), "s").digest_for_signature("e.py", [1, 2, 3, 4]) == "k"
     again = LintCache(str(tmp_path), "s")
-    assert again.key_for_signature("c.py", [1, 2, 3, "4"], "()") is None
+    assert again.digest_for_signature("c.py", [1, 2, 3, "4"]) is None
+    assert again.facts("k") is not None and again.facts("k").imports == ((".", "util"),)
+    assert [again.facts(k) for k in ("bad1", "bad2", "bad3", "bad4")] == [None] * 4
     again.put("j", [])
     again.save()  # must not raise on the records it loaded
 

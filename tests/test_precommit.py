@@ -250,3 +250,28 @@ def test_notebooks_go_through_the_lint_hook(project, pre_commit_home):
         "run", "hybridlint", "--files", "nb.ipynb", cwd=project, home=pre_commit_home
     )
     assert result.returncode == 1 and "HL001" in result.stdout, result.stdout
+
+
+def test_the_lint_hook_sees_a_helper_change_made_in_its_importer(
+    project, pre_commit_home, tmp_path_factory, monkeypatch
+):
+    """Issue 22: util.py's cached result must follow net.py, whose hybrid code starts (then
+    stops) calling util.py's helper with F; the hook's cache lives in the project."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("hook-user-cache")))
+    (project / "util.py").write_text("def helper(F, x):\n    return F.zeros(x.shape)\n")
+    net = textwrap.dedent("""\
+        from util import helper
+
+
+        class Net(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return {body}
+    """)
+    results = []
+    for body in ("F.relu(x)", "helper(F, x)", "F.relu(x)"):
+        (project / "net.py").write_text(net.format(body=body))
+        git("add", "util.py", "net.py", cwd=project)
+        result = pre_commit("run", "hybridlint", "--all-files", cwd=project, home=pre_commit_home)
+        results.append((result.returncode, "util.py:2:20: HL001" in result.stdout))
+    assert os.path.isdir(project / ".hybridlint_cache")
+    assert results == [(0, False), (1, True), (0, False)], results

@@ -1,0 +1,318 @@
+"""The project model: which files of a project import what, an explicit input of the linter.
+
+A module function that hybrid code of another file calls with ``F`` is analysed as a helper
+when its own file is linted (docs/architecture.md, "Helpers in other modules"). So a file's
+findings depend on more than its bytes: on the files of its project that hold a
+``hybrid_forward`` and import from its module (its *importers*). This module finds them and
+says exactly what a file's lint reads from the rest of the project, as a
+:class:`FileProject`: the file's qualified module and its importers (module, bytes digest,
+text). The linter reads nothing else from disk; the runner passes each file's
+``FileProject`` to it and puts :attr:`FileProject.key` into the file's cache key, so a cached
+result is reused only when its importers are the same files with the same bytes.
+
+Which files can be importers: the ``.py`` files of the file's top package (the directories
+with ``__init__.py`` above it; root = the directory holding the top package), or, for a module
+outside a package, the ``.py`` files of its directory; a tree of more than ``MAX_FILES`` files
+is not indexed. Of each, :func:`facts_of` keeps whether it defines top-level functions and
+(when it holds a ``hybrid_forward``) the ``from <dots><module> import`` lines it has, resolved
+to qualified modules by :func:`resolve`.
+
+A :class:`Project` caches what it learnt for its own lifetime only (one run, or one
+``lint_source`` call of an API user who gives no project): nothing is kept between runs but
+what the runner's result cache keeps, keyed by bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
+MAX_INDEXED_BYTES = 2_000_000  # a larger file's import lines are not read
+_TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+# `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
+FROM_IMPORT = re.compile(
+    r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M
+)
+
+
+def digest_of(raw: bytes) -> str:
+    """The digest of a file's bytes (what the cache's stat records map a signature to)."""
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def universal_newlines(text: str) -> str:
+    """Text as `open(..., encoding=...)` reads it: CRLF and lone CR become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the project model needs of one file, read from its bytes alone."""
+
+    defines: bool  # a top-level `def`: it may hold helpers other files' hybrid code imports
+    # the `from <dots><module> import` lines of a file holding a hybrid_forward, as (dots,
+    # module); empty for other files (their imports seed nothing)
+    imports: Tuple[Tuple[str, str], ...] = ()
+
+
+def facts_of(raw: bytes) -> FileFacts:
+    """:class:`FileFacts` of a file's bytes (read as UTF-8, undecodable bytes replaced)."""
+    text = universal_newlines(raw.decode("utf-8", errors="replace"))
+    imports: Tuple[Tuple[str, str], ...] = ()
+    if len(raw) <= MAX_INDEXED_BYTES and "hybrid_forward" in text:
+        imports = tuple(sorted({(m.group(1), m.group(2)) for m in FROM_IMPORT.finditer(text)}))
+    return FileFacts(bool(_TOP_DEF.search(text)), imports)
+
+
+def importer_text(raw: bytes) -> Optional[str]:
+    """An importer's text as the linter analyses it (strict UTF-8, universal newlines), or
+    None when it is not UTF-8 (such an importer seeds nothing)."""
+    try:
+        return universal_newlines(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+
+
+def resolve(importer_module: str, is_package: bool, dots: str, module: str) -> str:
+    """The qualified module a `from <dots><module> import` of `importer_module` names."""
+    if not dots:
+        return module
+    base = importer_module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (len(dots) - 1)] if len(dots) > 1 else base
+    return ".".join(base + ([module] if module else []))
+
+
+@dataclass(frozen=True)
+class Importer:
+    """A file holding a hybrid_forward that imports from the linted file's module."""
+
+    path: str  # absolute
+    module: str  # its qualified module (`pkg.net`; a package's `__init__.py`: `pkg`)
+    is_package: bool  # an `__init__.py` (relative imports resolve from the package itself)
+    digest: str  # digest_of its bytes
+    text: Optional[str] = None  # importer_text of those bytes (None: not UTF-8, or not loaded)
+
+
+@dataclass(frozen=True)
+class FileProject:
+    """Everything one file's lint reads from the rest of its project: the file's qualified
+    module and its importers. Plain data: it crosses to the runner's worker processes."""
+
+    module: str = ""
+    importers: Tuple[Importer, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """What the cache key of the file's result must include ("" without importers)."""
+        if not self.importers:
+            return ""
+        digest = hashlib.sha256(self.module.encode())
+        for importer in self.importers:
+            digest.update(
+                f"\0{importer.module}\0{int(importer.is_package)}\0{importer.digest}".encode()
+            )
+        return digest.hexdigest()[:32]
+
+
+NO_PROJECT = FileProject()  # a file with no importers (stdin without a path, a notebook)
+
+# How a Project may learn a file without reading it: (digest, facts) for a path and its stat,
+# or None (then the file is read).
+FactsLookup = Callable[[str, os.stat_result], Optional[Tuple[str, FileFacts]]]
+
+
+class Project:
+    """The project model of one run: files, modules, imports. See the module docstring.
+
+    ``lookup(path, stat)`` may answer a file's digest and facts without reading it (the
+    runner's cache does, from the stat signature); without it every file is read. Files the
+    caller has read already are given with :meth:`know`."""
+
+    def __init__(self, lookup: Optional[FactsLookup] = None):
+        self._lookup = lookup
+        self._known: Dict[str, Tuple[str, FileFacts]] = {}
+        # bytes of the files that may be importers (facts with imports), when read: their
+        # digest in _known is always the digest of these bytes
+        self._raw: Dict[str, bytes] = {}
+        self._texts: Dict[str, Optional[str]] = {}
+        self._roots: Dict[str, Optional[Tuple[str, List[str]]]] = {}  # directory -> root
+        self._modules: Dict[str, Optional[Tuple[str, str]]] = {}
+        self._groups: Dict[Tuple[str, str], List[str]] = {}
+        self._by_module: Dict[Tuple[str, str], Dict[str, List[str]]] = {}
+
+    # -- files -------------------------------------------------------------------------------
+    def know(self, path: str, digest: str, facts: FileFacts, raw: Optional[bytes] = None) -> None:
+        """Record a file the caller has looked up or read (`raw`, whose digest is `digest`):
+        it is not read again."""
+        path = os.path.abspath(path)
+        self._known[path] = (digest, facts)
+        self._texts.pop(path, None)
+        if raw is not None and facts.imports:
+            self._raw[path] = raw
+        else:
+            self._raw.pop(path, None)
+
+    def _entry(self, path: str) -> Optional[Tuple[str, FileFacts]]:
+        """A file's digest and facts: known, looked up, or read."""
+        known = self._known.get(path)
+        if known is not None:
+            return known
+        found: Optional[Tuple[str, FileFacts]] = None
+        if self._lookup is not None:
+            try:
+                st: Optional[os.stat_result] = os.stat(path)
+            except OSError:
+                st = None
+            found = self._lookup(path, st) if st is not None else None
+        if found is None:
+            return self._read(path)
+        self._known[path] = found
+        return found
+
+    def _read(self, path: str) -> Optional[Tuple[str, FileFacts]]:
+        """Read a file now: its digest and facts (None when it cannot be read)."""
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            self._known.pop(path, None)
+            self._raw.pop(path, None)
+            return None
+        found = (digest_of(raw), facts_of(raw))
+        self.know(path, *found, raw=raw)
+        return found
+
+    def _load(self, path: str) -> bool:
+        """Make sure the bytes of a possible importer are at hand (its digest and text are
+        then theirs); whether what was known of the file changed."""
+        if path in self._raw:
+            return False
+        before = self._known.get(path)
+        after = self._read(path)
+        return before != after
+
+    # -- modules -------------------------------------------------------------------------------
+    def module_file(self, path: str) -> Optional[Tuple[str, str]]:
+        """(root, qualified module name) of a Python file on disk, else None (`<stdin>`,
+        notebooks). In a package (directories with `__init__.py`) the root is the directory
+        holding the top package (`gluonts/mx/util.py` -> "gluonts.mx.util"); otherwise the
+        file's directory."""
+        if not path or path.startswith("<") or not path.endswith(".py"):
+            return None
+        path = os.path.abspath(path)
+        if path in self._modules:
+            return self._modules[path]
+        found: Optional[Tuple[str, str]] = None
+        if os.path.isfile(path):
+            directory, name = os.path.split(path)
+            if directory not in self._roots:
+                root: str = directory
+                parts: List[str] = []
+                where: Optional[Tuple[str, List[str]]] = None
+                while os.path.isfile(os.path.join(root, "__init__.py")):
+                    root, package = os.path.split(root)
+                    parts.insert(0, package)
+                    if not package:
+                        break
+                else:
+                    where = (root, parts)
+                self._roots[directory] = where
+            where = self._roots[directory]
+            if where is not None:
+                names = where[1] + ([] if name == "__init__.py" else [name[:-3]])
+                found = (where[0], ".".join(names))
+        self._modules[path] = found
+        return found
+
+    def _group(self, root: str, module: str) -> Tuple[Tuple[str, str], List[str]]:
+        """The Python files the importers of `module` may be, with a key naming that set: its
+        package's tree under `root` (the top package), or the files of `root` for a module
+        outside a package."""
+        top = module.split(".")[0]
+        package = "." in module or os.path.isfile(os.path.join(root, top, "__init__.py"))
+        key = (root, top if package else "")
+        if key not in self._groups:
+            files: List[str] = []
+            try:
+                if not package:
+                    names = sorted(os.listdir(root))
+                    files = [os.path.join(root, n) for n in names if n.endswith(".py")]
+                else:
+                    for directory, subdirectories, names in os.walk(os.path.join(root, top)):
+                        subdirectories[:] = sorted(
+                            d
+                            for d in subdirectories
+                            if not d.startswith(".")
+                            and os.path.isfile(os.path.join(directory, d, "__init__.py"))
+                        )
+                        files.extend(
+                            os.path.join(directory, n) for n in sorted(names) if n.endswith(".py")
+                        )
+                        if len(files) > MAX_FILES:
+                            files = []
+                            break
+            except OSError:
+                files = []
+            self._groups[key] = files
+        return key, self._groups[key]
+
+    def _importers_of(self, root: str, module: str) -> List[str]:
+        """The files of `module`'s group holding a hybrid_forward that import from it."""
+        key, files = self._group(root, module)
+        index = self._by_module.get(key)
+        if index is None:
+            index = {}
+            for file in files:
+                entry = self._entry(file)
+                own = self.module_file(file) if entry is not None and entry[1].imports else None
+                if entry is None or own is None:
+                    continue
+                package = file.endswith("__init__.py")
+                for target in {resolve(own[1], package, d, m) for d, m in entry[1].imports}:
+                    index.setdefault(target, []).append(file)
+            self._by_module[key] = index
+        return index.get(module, [])
+
+    # -- what one file's lint reads ----------------------------------------------------------
+    def for_file(self, path: str, defines: bool, *, texts: bool = True) -> FileProject:
+        """The :class:`FileProject` of the file at `path` (``defines``: it has a top-level
+        def; without one nothing can be a helper). With ``texts`` the importers' texts are
+        loaded (read if need be: their digests are then those of the bytes read); without,
+        only their digests are known (enough for a cache key)."""
+        where = self.module_file(path) if defines else None
+        if where is None:
+            return NO_PROJECT
+        root, module = where
+        own = os.path.abspath(path)
+        files = [f for f in self._importers_of(root, module) if f != own]
+        for _ in range(3):  # an importer that changed since it was looked up: index again
+            if not texts or not any([self._load(f) for f in files]):
+                break
+            self._by_module.clear()
+            files = [f for f in self._importers_of(root, module) if f != own]
+        importers = []
+        for file in files:
+            entry = self._known.get(file)
+            own_module = self.module_file(file)
+            if entry is None or own_module is None:
+                continue
+            text = self._text(file) if texts else None
+            package = file.endswith("__init__.py")
+            importers.append(Importer(file, own_module[1], package, entry[0], text))
+        return FileProject(module, tuple(importers))
+
+    def for_source(self, source: str, path: str) -> FileProject:
+        """:meth:`for_file` for a text at hand (the file's own bytes are not read)."""
+        return self.for_file(path, bool(_TOP_DEF.search(source)))
+
+    def _text(self, path: str) -> Optional[str]:
+        if path not in self._texts:
+            raw = self._raw.get(path)
+            self._texts[path] = importer_text(raw) if raw is not None else None
+        return self._texts[path]
