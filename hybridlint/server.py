@@ -46,7 +46,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -579,6 +579,15 @@ class HybridlintServer(LanguageServer):
             )
         return lsp.WorkspaceEdit(changes={uri: [edit]})
 
+    def resolves_edits(self) -> bool:
+        """Whether the client fills in an action's edit by ``codeAction/resolve`` (VS Code,
+        Neovim 0.8+): the actions are then listed at once and each fix is computed only when
+        the user picks it (a fix re-lints the file; the lightbulb must not wait for that)."""
+        document = self.client_capabilities.text_document
+        options = document.code_action if document else None
+        resolve = options.resolve_support if options else None
+        return bool(options and options.data_support and resolve and "edit" in resolve.properties)
+
     async def code_actions(self, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
         uri = params.text_document.uri
         analysis = await self.analysis_for(uri)
@@ -586,6 +595,7 @@ class HybridlintServer(LanguageServer):
             return []
         version = self.workspace.get_text_document(uri).version
         only = params.context.only
+        lazy = self.resolves_edits()
 
         def wanted(kind: str) -> bool:
             return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
@@ -593,17 +603,20 @@ class HybridlintServer(LanguageServer):
         positions = self.positions(analysis.text)
         actions: List[lsp.CodeAction] = []
 
-        def action(title: str, kind: str, new: str, found: Sequence[Finding], preferred: bool):
-            edit = self.workspace_edit(uri, version, positions.edit(new))
-            actions.append(
-                lsp.CodeAction(
-                    title=title,
-                    kind=kind,
-                    diagnostics=[diagnostic(f, positions) for f in found] or None,
-                    edit=edit,
-                    is_preferred=preferred or None,
-                )
+        async def add(title: str, kind: str, what: str, finding: Optional[Finding]) -> None:
+            found = [diagnostic(finding, positions)] if finding is not None else None
+            preferred = what == "fix" and finding is not None and finding.fix is FixSafety.SAFE
+            action = lsp.CodeAction(
+                title=title, kind=kind, diagnostics=found, is_preferred=preferred or None
             )
+            where = None if finding is None else [finding.code, finding.line, finding.col]
+            action.data = {"uri": uri, "version": version, "what": what, "finding": where}
+            if not lazy:
+                edit = await self.action_edit(analysis, what, finding, uri, version)
+                if edit is None:
+                    return
+                action.edit, action.data = edit, None
+            actions.append(action)
 
         quick = lsp.CodeActionKind.QuickFix
         for finding in analysis.findings:
@@ -611,19 +624,56 @@ class HybridlintServer(LanguageServer):
                 continue
             label = f"{finding.code} ({finding.name})"
             if analysis.fixable(finding):
-                new = await self.run(analysis.fix_text, finding)
-                if new is not None:
-                    unsafe = finding.fix is FixSafety.UNSAFE
-                    title = f"Fix {label}" + (" (unsafe)" if unsafe else "")
-                    action(title, quick, new, [finding], preferred=not unsafe)
-            new = await self.run(analysis.suppress_text, finding)
-            if new is not None:
-                action(f"Suppress {finding.code} on this line", quick, new, [finding], False)
-        if wanted(FIX_ALL_KIND) and any(f.fix is FixSafety.SAFE for f in analysis.findings):
-            new = await self.run(analysis.fix_all_text)
-            if new is not None and analysis.problem is None:
-                action("hybridlint: fix all safe fixes", FIX_ALL_KIND, new, [], False)
+                unsafe = finding.fix is FixSafety.UNSAFE
+                await add(f"Fix {label}" + (" (unsafe)" if unsafe else ""), quick, "fix", finding)
+            if finding.code not in _NO_SUPPRESSION:
+                await add(f"Suppress {finding.code} on this line", quick, "suppress", finding)
+        safe = any(f.fix is FixSafety.SAFE for f in analysis.findings)
+        if wanted(FIX_ALL_KIND) and safe and analysis.problem is None:
+            await add("hybridlint: fix all safe fixes", FIX_ALL_KIND, "fix-all", None)
         return actions
+
+    async def action_edit(
+        self, analysis: Analysis, what: str, finding: Optional[Finding], uri: str, version: Any
+    ) -> Optional[lsp.WorkspaceEdit]:
+        """The edit of one action on this analysis' text, None when it changes nothing."""
+        if what == "fix-all":
+            new = await self.run(analysis.fix_all_text)
+        elif finding is None:
+            return None
+        elif what == "fix":
+            new = await self.run(analysis.fix_text, finding)
+        else:
+            new = await self.run(analysis.suppress_text, finding)
+        if new is None:
+            return None
+        return self.workspace_edit(uri, version, self.positions(analysis.text).edit(new))
+
+    async def resolve_action(self, action: lsp.CodeAction) -> lsp.CodeAction:
+        """``codeAction/resolve``: the edit of an action listed without one. An action of an
+        older version of the document, or whose fix turns out to change nothing, is returned
+        without an edit (applying it does nothing)."""
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        if not isinstance(uri, str) or uri not in self.documents:
+            return action
+        if self.workspace.get_text_document(uri).version != data.get("version"):
+            return action
+        analysis = await self.analysis_for(uri)
+        if analysis is None:
+            return action
+        where = data.get("finding")
+        finding = None
+        if where is not None:
+            finding = next(
+                (f for f in analysis.findings if [f.code, f.line, f.col] == list(where)), None
+            )
+        edit = await self.action_edit(
+            analysis, str(data.get("what")), finding, uri, data["version"]
+        )
+        if edit is not None:
+            action.edit = edit
+        return action
 
     async def hover(self, params: lsp.HoverParams) -> Optional[lsp.Hover]:
         analysis = await self.analysis_for(params.text_document.uri)
@@ -682,12 +732,18 @@ def create_server(debounce: float = DEBOUNCE_SECONDS) -> HybridlintServer:
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
+        ),
     )
     async def code_action(
         ls: HybridlintServer, params: lsp.CodeActionParams
     ) -> List[lsp.CodeAction]:
         return await ls.code_actions(params)
+
+    @server.feature(lsp.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: HybridlintServer, action: lsp.CodeAction) -> lsp.CodeAction:
+        return await ls.resolve_action(action)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(ls: HybridlintServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:

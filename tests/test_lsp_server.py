@@ -94,6 +94,20 @@ async def client(lsp_client: LanguageClient, workspace: Path):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "hybridlint", "server"], server_env=_env()
+    ),
+)
+async def plain_client(lsp_client: LanguageClient, workspace: Path):
+    """A client with no optional capabilities: no codeAction/resolve, no documentChanges."""
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=workspace.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
 # -- helpers ---------------------------------------------------------------------------------
 _versions: dict = {}
 
@@ -139,6 +153,7 @@ async def _close(client: LanguageClient, path: Path) -> None:
 
 
 async def _actions(client, path: Path, where: lsp.Range, only=None) -> list:
+    """The code actions at ``where``, each resolved (its edit filled in) when it has none."""
     result = await client.text_document_code_action_async(
         lsp.CodeActionParams(
             text_document=lsp.TextDocumentIdentifier(path.as_uri()),
@@ -146,7 +161,12 @@ async def _actions(client, path: Path, where: lsp.Range, only=None) -> list:
             context=lsp.CodeActionContext(diagnostics=[], only=only),
         )
     )
-    return list(result or [])
+    actions = []
+    for action in result or []:
+        if action.edit is None:
+            action = await client.code_action_resolve_async(action)
+        actions.append(action)
+    return actions
 
 
 def _offset(text: str, position: lsp.Position) -> int:
@@ -379,6 +399,51 @@ async def test_rapid_changes_publish_the_last_text(client, workspace):
     client.diagnostics.pop(uri, None)
     found = await _diagnostics(client, uri)
     assert {d.code for d in found} == {"HL003", "HL004"}
+    await _close(client, path)
+
+
+@pytest.mark.asyncio
+async def test_a_client_without_resolve_gets_the_edits_in_the_list(plain_client, workspace):
+    path = workspace / "unsafe.py"
+    found = await _open(plain_client, path)
+    hl003 = next(d for d in found if d.code == "HL003")
+    listed = await plain_client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(path.as_uri()),
+            range=hl003.range,
+            context=lsp.CodeActionContext(diagnostics=[]),
+        )
+    )
+    titles = [a.title for a in listed]
+    assert titles == [
+        "Fix HL003 (tensor-indexing)",
+        "Suppress HL003 on this line",
+        "hybridlint: fix all safe fixes",
+    ]
+    assert all(a.edit is not None and a.edit.changes and a.data is None for a in listed)
+    assert _apply(UNSAFE, listed[0]) == _cli_fix(path, UNSAFE, "--select", "HL003")
+    assert _apply(UNSAFE, listed[2]) == _cli_fix(path, UNSAFE)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_listed_actions_carry_no_edit_until_resolved(client, workspace):
+    path = workspace / "unsafe.py"
+    found = await _open(client, path)
+    hl003 = next(d for d in found if d.code == "HL003")
+    listed = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(path.as_uri()),
+            range=hl003.range,
+            context=lsp.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert listed and all(a.edit is None and a.data for a in listed)
+    resolved = await client.code_action_resolve_async(listed[0])
+    assert resolved.edit is not None and resolved.edit.document_changes
+    # an action listed for an older version of the document resolves to no edit
+    await _change(client, path, UNSAFE + "\n")
+    stale = await client.code_action_resolve_async(listed[0])
+    assert stale.edit is None
     await _close(client, path)
 
 
