@@ -254,8 +254,8 @@ No automatic fix: where the state should live depends on the program.
                     return f"a {kind} holding tensors"
             return None
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            element = self.facts.comp_envs.get(expr)
-            if element is not None and self._stored_tensor(expr.elt, element, statement, depth):
+            bound = self.facts.comp_envs.get(expr)
+            if bound is not None and self._stored_tensor(expr.elt, bound, statement, depth):
                 return "a list of tensors"
             return None
         if isinstance(expr, cst.Name) and depth < 3:
