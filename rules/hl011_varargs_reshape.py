@@ -6,6 +6,7 @@ import libcst as cst
 
 from ._build import tuple_of
 from .base import SAFE, Invalid, Rule, Valid
+from .values import call_argument, namespace_call
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
 
@@ -41,6 +42,11 @@ parameters are `shape, reverse, target_shape, keep_highest, name, attr, out`. So
 - more than seven positional values: `TypeError: reshape() takes from 0 to 8 positional
   arguments`.
 
+A reshape to the 0-d shape `()` (`x.reshape(())`, `F.reshape(x, shape=())`) is reported too:
+in MXNet 1.9.1 (legacy, not `np_shape` mode) a Symbol's shape `()` means *unknown*, so the
+hybridized graph fails (`MXNetError: MKLDNN doesn't support 0 dimensions`, or `Incompatible
+attr in node ... expected [1], got []`), while eagerly a 0-d NDArray exists.
+
 ## Example
 ```python
 def hybrid_forward(self, F, x):
@@ -52,7 +58,9 @@ def hybrid_forward(self, F, x):
 def hybrid_forward(self, F, x):
     return x.reshape((0, -1, 4))
 ```
-The positional dims become one tuple; keywords (`reverse=True`) stay.
+The positional dims become one tuple; keywords (`reverse=True`) stay. A 0-d reshape has no
+exact rewrite (a Symbol has no 0-d shape): it is reported only, with the advice to keep one
+element as shape `(1,)` or to reshape like the tensor it meets (`F.reshape_like(label, pred)`).
 
 ## Fix safety
 Safe: `NDArray.reshape(a, b, c)` packs its arguments into the tuple `(a, b, c)` before doing
@@ -78,6 +86,8 @@ two or more (write `x.reshape(tuple(dims))`).
             "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"
         ),
         Valid(_net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
+        Valid(_net("return x.reshape((1,))")),
+        Valid(_net("n = x.asnumpy().reshape(())\nreturn x")),  # numpy's 0-d reshape
     ]
     INVALID = [
         Invalid(
@@ -117,10 +127,20 @@ two or more (write `x.reshape(tuple(dims))`).
             fixed=_net("return x.expand_dims(0).reshape((0, 0, 2, -1))"),
             safety=SAFE,
         ),
+        # a 0-d reshape: the Symbol branch of a guard fails hybridized; reported, no fix
+        Invalid(
+            _net(
+                "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\n"
+                "return F.relu(x) * label"
+            ),
+            line=3,
+        ),
+        Invalid(_net("return F.sum(x) * F.reshape(F.relu(x), shape=())"), line=3),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        self._zero_dims(node)
         if not (isinstance(func, cst.Attribute) and func.attr.value == "reshape"):
             return
         positional = [arg for arg in node.args if arg.keyword is None]
@@ -143,3 +163,24 @@ two or more (write `x.reshape(tuple(dims))`).
             for arg in keywords
         ]
         self.report(node, replacement=node.with_changes(args=new_args), safety=SAFE)
+
+    def _zero_dims(self, node: cst.Call) -> None:
+        """`x.reshape(())`, `F.reshape(x, shape=())`: a 0-d target, which a Symbol lacks."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("reshape", "Reshape"):
+            return
+        fluent = func.attr.value == "reshape" and namespace_call(node, self.namespace) is None
+        data = func.value if fluent else call_argument(node, 0, "data")
+        target = call_argument(node, 0 if fluent else 1, "shape")
+        if data is None or target is None or target.star:
+            return
+        if not (isinstance(target.value, (cst.Tuple, cst.List)) and not target.value.elements):
+            return
+        if not self.is_tensor(data if isinstance(data, cst.BaseExpression) else data.value):
+            return
+        self.report(
+            node,
+            "a reshape to the 0-d shape (): a Symbol's shape () is unknown in MXNet 1.9.1, so the "
+            "hybridized graph fails (MXNetError: MKLDNN doesn't support 0 dimensions); keep one "
+            "element as shape (1,), or reshape like the tensor it meets (F.reshape_like(x, y))",
+        )

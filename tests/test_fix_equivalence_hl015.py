@@ -241,3 +241,23 @@ def test_mxnet_the_ndarray_only_set_matches_the_installed_mxnet():
     for op in ("equal", "concatenate", "moveaxis"):
         with pytest.raises(AttributeError, match=f"has no attribute '{op}'"):
             getattr(mx.sym, op)
+
+
+ZERO_D = (
+    "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\n"
+    "return F.relu(x) * label"
+)
+
+
+def test_hl011_reports_a_zero_d_reshape_without_a_fix():
+    findings = lint_source(source_of(ZERO_D, inputs="x"), rules=[RULES["HL011"]])
+    assert [(f.code, f.line, f.fix) for f in findings] == [("HL011", 7, None)]
+
+
+@pytest.mark.mxnet
+def test_mxnet_a_zero_d_reshape_works_eagerly_and_fails_hybridized():
+    mx = pytest.importorskip("mxnet")
+    source = source_of(ZERO_D, inputs="x")
+    assert outputs(source, mx, [X], False)[0].shape == X.shape
+    with pytest.raises(mx.base.MXNetError, match="0 dimensions|Incompatible attr"):
+        outputs(source, mx, [X], True)
