@@ -123,8 +123,10 @@ class FileProject:
 NO_PROJECT = FileProject()  # a file with no importers (stdin without a path, a notebook)
 
 # How a Project may learn a file without reading it: (digest, facts) for a path and its stat,
-# or None (then the file is read).
+# or None (then the file is read, and what was learnt is passed to a FactsRecorder with the
+# stat taken before reading).
 FactsLookup = Callable[[str, os.stat_result], Optional[Tuple[str, FileFacts]]]
+FactsRecorder = Callable[[str, os.stat_result, str, FileFacts], None]
 
 
 class Project:
@@ -134,8 +136,11 @@ class Project:
     runner's cache does, from the stat signature); without it every file is read. Files the
     caller has read already are given with :meth:`know`."""
 
-    def __init__(self, lookup: Optional[FactsLookup] = None):
+    def __init__(
+        self, lookup: Optional[FactsLookup] = None, record: Optional[FactsRecorder] = None
+    ):
         self._lookup = lookup
+        self._record = record
         self._known: Dict[str, Tuple[str, FileFacts]] = {}
         # bytes of the files that may be importers (facts with imports), when read: their
         # digest in _known is always the digest of these bytes
@@ -164,14 +169,18 @@ class Project:
         if known is not None:
             return known
         found: Optional[Tuple[str, FileFacts]] = None
+        st: Optional[os.stat_result] = None
         if self._lookup is not None:
             try:
-                st: Optional[os.stat_result] = os.stat(path)
+                st = os.stat(path)
             except OSError:
                 st = None
             found = self._lookup(path, st) if st is not None else None
         if found is None:
-            return self._read(path)
+            found = self._read(path)
+            if found is not None and st is not None and self._record is not None:
+                self._record(path, st, *found)
+            return found
         self._known[path] = found
         return found
 

@@ -216,7 +216,10 @@ def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files, found.temp_names)
     plan = _Plan(options, _known_codes(cache))
-    project = Project(lambda path, st: _cached_facts(cache, path, signature_of(st)))
+    project = Project(
+        lambda path, st: _cached_facts(cache, path, signature_of(st)),
+        lambda path, st, digest, facts: _record_facts(cache, path, signature_of(st), digest, facts),
+    )
 
     outcomes: Dict[str, FileOutcome] = {}
     for path in found.missing:
@@ -324,6 +327,15 @@ def _cached_facts(
     digest = cache.digest_for_signature(path, signature)
     facts = cache.facts(digest) if digest is not None else None
     return None if digest is None or facts is None else (digest, facts)
+
+
+def _record_facts(
+    cache: LintCache, path: str, signature: List[int], digest: str, facts: FileFacts
+) -> None:
+    """Remember a project file's digest and facts (a file the run does not lint, read by the
+    project model), so that the next run does not read it."""
+    cache.remember_signature(path, signature, digest)
+    cache.put_facts(digest, facts)
 
 
 def _identify(
