@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from .analysis import dotted_name
 from .base import Invalid, Rule, Valid
 from .guards import classify_guard
-from .values import walk_nodes
+from .values import parent_map, walk_nodes
 
 # what the functions are, qualified (`ModuleContext.qualify`)
 _MODE_FUNCTIONS = {"mxnet.autograd.is_training", "mxnet.autograd.is_recording"}
@@ -54,18 +54,19 @@ from `mxnet.autograd`) read inside `hybrid_forward` and the helpers it calls: in
 autograd.is_training() or self.p <= 0: return x`), or as a value (`training=is_training()`).
 
 ## Why it breaks under hybridize
-The call returns a Python bool, so the branch is decided in Python, once: when the block is
-traced at its first hybridized call. MXNet 1.9.1 builds the CachedOp once (`_call_cached_op`
-traces only while `_cached_op is None`) and does not retrace per mode: the train mode is
-passed to the cached graph at every call, but only operators read it (`Dropout`, `BatchNorm`),
-not the Python that built the graph. So a DropBlock-style `if autograd.is_training(): x = x *
-mask`, hybridized, keeps the mode of its first call, silently (reproduced): first called under
-`autograd.record()`, it drops in prediction too; first called in prediction, it never drops
-in training. `hybridize()` again (or anything that clears the cache) retraces in the mode of
-the next call. A block whose training calls pass other inputs than its prediction calls (gt
-boxes) cannot reuse the graph across modes at all: MXNet raises `ValueError: The argument
-structure of HybridBlock does not match the cached version`. Python randomness in the branch
-(`np.random.binomial`) is drawn once, while tracing, as well.
+The call returns a Python bool, so the branch is decided once, when the block is traced at
+its first hybridized call. MXNet 1.9.1 builds the CachedOp once and does not retrace per mode:
+operators read the mode at every call (`Dropout`, `BatchNorm`), the Python that built the graph
+does not. So a hybridized DropBlock-style `if autograd.is_training(): x = x * mask` keeps its
+first call's mode, silently (reproduced): drops in prediction too, or never in training.
+Python randomness in the branch (`np.random.binomial`) is drawn once, while tracing, too.
+
+Not reported: a `hybrid_forward` with an optional input (`*args`, `gt_box=None`) read on
+training sides only (and in mode tests): its training calls pass inputs its prediction calls
+do not, and MXNet refuses the cached graph when the argument structure changes (`ValueError:
+... does not match the cached version`, reproduced), so a mode switch fails loudly. Blocks
+traced inside such a parent (YOLO output layers, an R-CNN's RPN) are still reported: whether
+the parent refuses is not visible from the child.
 
 ## Example
 ```python
@@ -87,6 +88,21 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
 
     VALID = [
         Valid(_net("return F.Dropout(x, p=0.5)")),
+        # YOLOV3-like: training calls pass targets, prediction calls only x; MXNet refuses the
+        # cached graph on a mode switch (ValueError) instead of running the traced mode
+        Valid(
+            _net(
+                "if len(args) != 0 and not autograd.is_training():\n    raise TypeError('x only')\n"
+                "if autograd.is_training():\n    return self._loss(x, *args)\nreturn x",
+                signature="F, x, *args",
+            )
+        ),
+        Valid(
+            _net(
+                "if autograd.is_training():\n    return self.sampler(x, gt_box)\nreturn x",
+                signature="F, x, gt_box=None",
+            )
+        ),
         # eager-only: an `F is nd` branch is never traced
         Valid(_net("if F is mx.nd and autograd.is_training():\n    x = x * 0.5\nreturn x")),
         # a plain Block's forward runs on every call
@@ -113,6 +129,14 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             line=6,
         ),
         Invalid(_net("p = self.p if autograd.is_recording() else 0.0\nreturn x * p"), line=6),
+        # an RPN-like block: its `*x` (features) are read in both modes, so calls do not differ
+        Invalid(
+            _net(
+                "n = 2000 if autograd.is_training() else 300\nreturn self.propose(x[0], n)",
+                signature="F, img, *x",
+            ),
+            line=6,
+        ),
         # the mode handed on as a value is frozen too (gluoncv2's fractalnet)
         Invalid(_net("return self._join(F, x, training=autograd.is_training())"), line=6),
         Invalid(
@@ -127,6 +151,8 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
         super().__init__(*args, **kwargs)
         # calls already reported by their branch, or never run while tracing
         self._reported: Set[cst.CSTNode] = set()
+        # hybrid_forward -> the optional input only its training side reads (None: no such input)
+        self._mode_inputs: Dict[cst.FunctionDef, Optional[str]] = {}
 
     def visit_If(self, node: cst.If) -> None:
         self._branch(node.test, "an `if`")
@@ -144,7 +170,7 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             self._reported.update(n for n in walk_nodes(node.right) if isinstance(n, cst.Call))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if node in self._reported:
+        if node in self._reported or self._switch_refused():
             return
         function = self._mode_function(node)
         if function is not None:
@@ -157,6 +183,8 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
 
     # -- helpers ---------------------------------------------------------------------------
     def _branch(self, test: cst.BaseExpression, what: str) -> None:
+        if self._switch_refused():
+            return
         for node in walk_nodes(test, stop=(cst.Lambda,)):
             if isinstance(node, cst.BooleanOperation):
                 self.visit_BooleanOperation(node)
@@ -194,3 +222,93 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
         ):
             return dotted
         return None
+
+    def _switch_refused(self) -> bool:
+        """Whether the block being walked cannot reuse its cached graph across modes: its
+        hybrid_forward has an optional input (`*args`, `=None`) that only training sides read, so
+        training calls pass more inputs than prediction calls and MXNet 1.9.1 refuses the cached
+        graph on a mode switch (`ValueError: The argument structure of HybridBlock does not match
+        the cached version`) instead of running it in the traced mode."""
+        facts = self.facts
+        if facts is None or facts.kind != "hybrid_forward":
+            return False
+        function = facts.node
+        if function not in self._mode_inputs:
+            self._mode_inputs[function] = self._training_only_input(function)
+        return self._mode_inputs[function] is not None
+
+    def _training_only_input(self, function: cst.FunctionDef) -> Optional[str]:
+        """The first optional input of `function` read on a training side of a mode branch
+        and nowhere else but in mode tests (`if args and not autograd.is_training(): raise`)."""
+        params = function.params
+        optional = [
+            p.name.value
+            for p in (*params.params, *params.kwonly_params)
+            if isinstance(p.default, cst.Name) and p.default.value == "None"
+        ]
+        if isinstance(params.star_arg, cst.Param):
+            optional.append(params.star_arg.name.value)
+        if not optional:
+            return None
+        parents = parent_map(function.body)
+        sides: Dict[str, Set[str]] = {name: set() for name in optional}
+        for node in walk_nodes(function.body):
+            if isinstance(node, cst.Name) and node.value in sides and _is_read(node, parents):
+                sides[node.value].add(self._side(node, parents))
+        for name in optional:
+            if sides[name] and "training" in sides[name] and sides[name] <= {"training", "test"}:
+                return name
+        return None
+
+    def _side(self, node: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> str:
+        """Where `node` runs: "training" / "prediction" (the side of the innermost mode branch
+        that decides it), "test" (in a mode branch's test), or "both"."""
+        child, parent = node, parents.get(node)
+        while parent is not None:
+            if isinstance(parent, (cst.If, cst.IfExp, cst.While)) and self._is_mode_test(
+                parent.test
+            ):
+                if child is parent.test:
+                    return "test"
+                truth = child is parent.body
+                side = _mode_side(parent.test, truth, self._mode_function)
+                if side is not None:
+                    return side
+            child, parent = parent, parents.get(parent)
+        return "both"
+
+    def _is_mode_test(self, test: cst.BaseExpression) -> bool:
+        return any(
+            isinstance(n, cst.Call) and self._mode_function(n) is not None
+            for n in walk_nodes(test, stop=(cst.Lambda,))
+        )
+
+
+def _is_read(name: cst.Name, parents: Dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """Whether this `Name` reads the variable (not an attribute, keyword or parameter name)."""
+    parent = parents.get(name)
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is name:
+        return False
+    return not isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef))
+
+
+def _mode_side(test: cst.BaseExpression, truth: bool, mode_function) -> Optional[str]:
+    """The mode that `test` evaluating to `truth` implies: "training" (is_training() or
+    is_recording() is true), "prediction", or None when it does not settle it."""
+    if isinstance(test, cst.Call) and mode_function(test) is not None:
+        return "training" if truth else "prediction"
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _mode_side(test.expression, not truth, mode_function)
+    if isinstance(test, cst.BooleanOperation):
+        left = _mode_side(test.left, truth, mode_function)
+        right = _mode_side(test.right, truth, mode_function)
+        # `a and b` true (`a or b` false) settles what either settles; the other outcome only
+        # what both settle alike
+        if truth == isinstance(test.operator, cst.And):
+            if left is not None and right is not None and left != right:
+                return None
+            return left or right
+        return left if left == right else None
+    return None

@@ -159,3 +159,89 @@ class DropBlock(HybridBlock):
     assert untouched(False, ["train", "predict"]) == [False, True]
     assert untouched(True, ["train", "predict"]) == [False, False]  # drops in prediction
     assert untouched(True, ["predict", "train"]) == [True, True]  # never drops in training
+
+
+# A block whose training calls pass inputs its prediction calls do not (YOLOV3's `*args`
+# targets, the R-CNN family's `gt_box=None`): a mode switch changes the argument structure, which
+# MXNet 1.9.1 checks against the cached graph's before running it.
+_TRAINING_INPUTS = """\
+from mxnet import autograd
+from mxnet.gluon import nn
+
+
+class Targets(nn.HybridBlock):
+    def hybrid_forward(self, F, x, *args):
+        if len(args) != 0 and not autograd.is_training():
+            raise TypeError('inference only needs x')
+        y = x * 2
+        if autograd.is_training():
+            return F.broadcast_sub(y, args[0]).square().sum()
+        return y
+
+
+class GroundTruth(nn.HybridBlock):
+    def hybrid_forward(self, F, x, gt_box=None):
+        n = 4 if autograd.is_training() else 2
+        y = F.slice_axis(x, axis=1, begin=0, end=n)
+        if autograd.is_training():
+            return F.broadcast_sub(y, gt_box)
+        return y
+"""
+
+# the same blocks when the optional input is read in prediction too (or outside the branches):
+# nothing says the calls differ per mode, so each branch is reported
+_BOTH_MODES = """\
+from mxnet import autograd
+from mxnet.gluon import nn
+
+
+class Features(nn.HybridBlock):
+    def hybrid_forward(self, F, img, *x):
+        n = 4 if autograd.is_training() else 2
+        return F.slice_axis(img, axis=1, begin=0, end=n) + x[0]
+
+
+class Optional(nn.HybridBlock):
+    def hybrid_forward(self, F, x, gt_box=None):
+        if autograd.is_training():
+            return x - gt_box
+        return x if gt_box is None else x + gt_box
+"""
+
+
+def test_hl016_skips_blocks_whose_training_calls_pass_other_inputs():
+    assert lint_source(_TRAINING_INPUTS, rules=[AutogradModeBranch]) == []
+    findings = lint_source(_BOTH_MODES, rules=[AutogradModeBranch])
+    assert [f.line for f in findings] == [7, 13]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("klass", ["Targets", "GroundTruth"])
+@pytest.mark.parametrize("train_first", [True, False])
+def test_a_mode_switch_with_other_inputs_is_refused_not_silent(klass, train_first):
+    """Hybridized, the call of the other mode raises instead of reusing the traced graph; the
+    block keeps working in the mode it was traced in, and eagerly in both."""
+    mx = pytest.importorskip("mxnet")
+    namespace: dict = {}
+    exec(compile(_TRAINING_INPUTS, "<hl016-inputs>", "exec"), namespace)
+    x, target = mx.nd.ones((1, 4)), mx.nd.ones((1, 4))
+
+    def train(block):
+        with mx.autograd.record():
+            return block(x, target).asnumpy()
+
+    def predict(block):
+        return block(x).asnumpy()
+
+    eager = namespace[klass]()
+    eager.initialize()
+    expected = {"train": train(eager), "predict": predict(eager)}
+    block = namespace[klass]()
+    block.initialize()
+    block.hybridize()
+    first, second = (train, predict) if train_first else (predict, train)
+    first_name = "train" if train_first else "predict"
+    assert np.array_equal(first(block), expected[first_name])
+    with pytest.raises(ValueError, match="argument structure of HybridBlock does not match"):
+        second(block)
+    assert np.array_equal(first(block), expected[first_name])
