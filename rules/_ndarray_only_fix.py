@@ -4,7 +4,7 @@ operators both namespaces have, per the table in rules/_mxnet_ops.py. Shared by 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Fix = Tuple[cst.BaseExpression, str]  # (replacement, safety)
 
-_COMPARISONS = {
+_COMPARISONS: Dict[str, Callable[[], cst.BaseCompOp]] = {
     "==": cst.Equal,
     "!=": cst.NotEqual,
     ">": cst.GreaterThan,
@@ -26,7 +26,13 @@ _COMPARISONS = {
     "<": cst.LessThan,
     "<=": cst.LessThanEqual,
 }
-_ARITHMETIC = {"+": cst.Add, "-": cst.Subtract, "*": cst.Multiply, "/": cst.Divide, "%": cst.Modulo}
+_ARITHMETIC: Dict[str, Callable[[], cst.BaseBinaryOp]] = {
+    "+": cst.Add,
+    "-": cst.Subtract,
+    "*": cst.Multiply,
+    "/": cst.Divide,
+    "%": cst.Modulo,
+}
 # expressions that need no parentheses as an operand of a binary operator or comparison
 _ATOMS = (
     cst.Name,

@@ -244,8 +244,7 @@ def test_mxnet_the_ndarray_only_set_matches_the_installed_mxnet():
 
 
 ZERO_D = (
-    "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\n"
-    "return F.relu(x) * label"
+    "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\nreturn F.relu(x) * label"
 )
 
 
