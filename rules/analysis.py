@@ -70,6 +70,7 @@ from .values import (
     dotted_name,
     iterated_names,
     join,
+    with_form,
     join_envs,
     literal_int,
     literal_shape,
@@ -216,7 +217,7 @@ class FunctionFacts:
         value = self.returns[0]
         for other in self.returns[1:]:
             value = join(value, other)
-        return value
+        return with_form(value, None)  # its shape form is relative to this function's roots
 
     def reset(self) -> None:
         """Forget the walk's results (before analysing the function again)."""

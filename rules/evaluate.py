@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 import libcst as cst
 
 from ._mxnet_ops import fixed_namespace_op
+from . import _shape_forms as forms
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
     LOST,
@@ -34,6 +35,7 @@ from .values import (
     TENSOR,
     TENSORS,
     UNKNOWN_VALUE,
+    with_form,
     Env,
     Shape,
     Value,
@@ -140,7 +142,11 @@ class Evaluator:
             if attr in STATIC_ATTRS:
                 return SCALAR_VALUE
             if attr == "T":
-                return Value(TENSOR, tuple(reversed(base.shape)) if base.shape else None)
+                return Value(
+                    TENSOR,
+                    tuple(reversed(base.shape)) if base.shape else None,
+                    form=forms.transpose(base.form, None),
+                )
         if base.kind == PARAMETER and attr == "shape":
             return Value(SHAPE, base.shape)
         return UNKNOWN_VALUE
@@ -204,20 +210,15 @@ class Evaluator:
                 left.is_tensor or right.is_tensor
             ):  # `a + b`, `a * 2` also join/repeat lists
                 return Value(TENSOR, assumed=True)
-            shape, reason = None, None
-            if left.kind == TENSOR and right.kind != TENSOR:  # tensor op scalar keeps the evidence
-                shape, reason = left.shape, left.shape_reason
-            elif right.kind == TENSOR and left.kind != TENSOR:
-                shape, reason = right.shape, right.shape_reason
-            elif left.shape == right.shape:
-                shape = left.shape
-                if (
-                    left.shape_reason == right.shape_reason
-                ):  # `zy * zy` of a reduction: the same evidence
-                    reason = left.shape_reason
             if not kinds <= {TENSOR, SCALAR}:  # `indices % in_size[1]`: an operand of unknown kind
                 reason = LOST if UNKNOWN in kinds else None  # may or may not change the shape
-            return Value(TENSOR, shape, reason, fresh=True)
+                return Value(TENSOR, None, reason, fresh=True)
+            if left.kind == TENSOR and right.kind != TENSOR:  # tensor op scalar keeps the evidence
+                return Value(TENSOR, left.shape, left.shape_reason, fresh=True, form=left.form)
+            if right.kind == TENSOR and left.kind != TENSOR:
+                return Value(TENSOR, right.shape, right.shape_reason, fresh=True, form=right.form)
+            shape = left.shape if left.shape == right.shape else None
+            return paired(expr, left, right, shape)
         if kinds == {SCALAR}:
             if (
                 left.nonnegative
@@ -235,7 +236,7 @@ class Evaluator:
         if isinstance(expr.operator, cst.Not):
             return SCALAR_VALUE if operand.kind != TENSOR else UNKNOWN_VALUE
         if operand.kind == TENSOR:
-            return Value(TENSOR, operand.shape, operand.shape_reason, fresh=True)
+            return Value(TENSOR, operand.shape, operand.shape_reason, fresh=True, form=operand.form)
         if operand.kind == SCALAR:  # -n: the sign is no longer known
             return operand if isinstance(expr.operator, cst.Plus) else SCALAR_VALUE
         return UNKNOWN_VALUE
@@ -270,7 +271,12 @@ class Evaluator:
                 return Value(TENSOR, assumed=True)
             if kinds == {TENSOR, SCALAR}:  # `flag = err == 0` keeps err's shape evidence
                 tensor = values[0] if values[0].kind == TENSOR else values[1]
-                return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
+                return Value(
+                    TENSOR, tensor.shape, tensor.shape_reason, fresh=True, form=tensor.form
+                )
+            if kinds == {TENSOR}:  # `a > b`: the elementwise result of the two shapes
+                shape = values[0].shape if values[0].shape == values[1].shape else None
+                return paired(expr, values[0], values[1], shape)
             return Value(TENSOR, fresh=True)
         if all(v.kind == SCALAR for v in values):
             return SCALAR_VALUE
@@ -331,7 +337,7 @@ class Evaluator:
                     return (
                         UNKNOWN_VALUE  # `feats.copy()`, `d.items()`: a list's or dict's method too
                     )
-                return self._method_value(func.attr.value, expr, base)
+                return self._method_value(func.attr.value, expr, base, args)
             return UNKNOWN_VALUE
         if isinstance(func, cst.Name):
             name = func.value
@@ -413,18 +419,75 @@ class Evaluator:
             and {args[0].kind, args[1].kind} == {TENSOR, SCALAR}
         ):
             tensor = args[0] if args[0].kind == TENSOR else args[1]  # F.maximum(x, 1.0): x's shape
-            return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True)
-        if op in _BROADCAST_BINARY:  # the broadcast of two known shapes is known
+            return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True, form=tensor.form)
+        if op in _BROADCAST_BINARY or op in ("maximum", "minimum"):
             operands = [
                 v
                 for a, v in zip(call.args, args)
                 if a.keyword is None or a.keyword.value in ("lhs", "rhs")
             ]
             if len(operands) == 2 and all(v.kind == TENSOR for v in operands):
-                return Value(
-                    TENSOR, _broadcast_shape(operands[0].shape, operands[1].shape), fresh=True
-                )
-        return Value(TENSOR, *self._op_shape(op, call, first), fresh=True)
+                # the broadcast of two known shapes is known; F.maximum(a, b) broadcasts too
+                shape = _broadcast_shape(operands[0].shape, operands[1].shape)
+                if op in ("maximum", "minimum") and operands[0].shape != operands[1].shape:
+                    shape = None
+                return paired(call, operands[0], operands[1], shape)
+        form = self._op_form(op, call, args, 1) or forms.root(f"@{id(call)}")
+        return Value(TENSOR, *self._op_shape(op, call, first), fresh=True, form=form)
+
+    def _op_form(self, op: str, call: cst.Call, args: List[Value], at: int) -> Optional[forms.Form]:
+        """The form (`_shape_forms`) of `F.<op>(data, ...)` (at=1: the first argument is the
+        data) or of the method `data.<op>(...)` (at=0), from literal arguments only."""
+        data = (args[0] if args else UNKNOWN_VALUE) if at else self._method_base
+        if data.kind != TENSOR or (at and (not call.args or call.args[0].keyword is not None)):
+            return None
+        node = call.args[0].value if at else call.func.value  # type: ignore[attr-defined]
+        # an array of unknown form is a root of its own: its reduction still has its 1s
+        data = data if data.form is not None else with_form(data, forms.root(f"@{id(node)}"))
+        if op in LIKE_OPS or op in SHAPE_PRESERVING or op in _FORM_PRESERVING:
+            return data.form
+        if op == "expand_dims":
+            axis = _literal_axes(call_argument(call, at, "axis"))
+            return forms.expand(data.form, axis[0]) if axis and len(axis) == 1 else None
+        if op in _REDUCTION_PARAMETERS:
+            axis_arg = _reduction_argument(call, op, at, "axis")
+            axis = _literal_axes(axis_arg) if axis_arg is not None else None
+            keep = _literal_flag(_reduction_argument(call, op, at, "keepdims"))
+            exclude = _literal_flag(_reduction_argument(call, op, at, "exclude"))
+            if (axis_arg is not None and axis is None) or keep is None or exclude is None:
+                return None
+            if op == "pick" and axis_arg is None:
+                axis = (-1,)
+            if op in ("argmax", "argmin") and axis_arg is None:
+                return None  # a flattened index
+            return forms.reduce(data.form, axis, keep, exclude)
+        if op == "transpose":
+            axes_arg = call_argument(call, at, "axes")
+            axes = _literal_axes(axes_arg) if axes_arg is not None else None
+            if axes_arg is not None and axes is None:
+                return None
+            return forms.transpose(data.form, axes or None)
+        if op in ("swapaxes", "SwapAxis"):
+            first, second = (
+                _literal_axes(call_argument(call, at, "dim1")),
+                _literal_axes(call_argument(call, at + 1, "dim2")),
+            )
+            if first and second and len(first) == len(second) == 1:
+                return forms.swap(data.form, first[0], second[0])
+            return None
+        if op == "squeeze":
+            axis = _literal_axes(call_argument(call, at, "axis"))
+            return forms.squeeze(data.form, axis) if axis else None
+        if op in ("reshape", "Reshape") and call_argument(call, None, "reverse") is None:
+            if at == 0 and len(call.args) > 1 and all(a.keyword is None for a in call.args):
+                codes = _literal_axes(cst.Arg(cst.Tuple([cst.Element(a.value) for a in call.args])))
+            else:
+                codes = _literal_axes(call_argument(call, at, "shape"))
+            return forms.reshape(data.form, codes) if codes else None
+        other = args[at] if at < len(args) else UNKNOWN_VALUE
+        if op in ("reshape_like", "broadcast_like") and len(call.args) == 2 - (1 - at):
+            return other.form  # the shape of `like` (no begin/end or axes keywords)
+        return None
 
     def _op_shape(
         self, op: str, call: cst.Call, first: Value
@@ -445,12 +508,21 @@ class Evaluator:
                     return tuple(dims), "expand_dims"
             return None, "expand_dims"
         if op in REDUCTIONS:
-            keep = call_argument(call, None, "keepdims")
-            keeps = keep is not None and dotted_name(keep.value) == "True"
+            keep = (
+                _reduction_argument(call, op, 1, "keepdims")
+                if op in _REDUCTION_PARAMETERS
+                else call_argument(call, None, "keepdims")
+            )
+            keeps = _literal_flag(keep) is True
+            axis = (
+                _reduction_argument(call, op, 1, "axis")
+                if op in _REDUCTION_PARAMETERS
+                else call_argument(call, 1, "axis")
+            )
             if (
                 op in _FULL_REDUCTIONS
                 and not keeps
-                and call_argument(call, 1, "axis") is None
+                and axis is None
                 and call_argument(call, None, "exclude") is None
             ):
                 return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
@@ -462,7 +534,9 @@ class Evaluator:
             return reshape_target(arg.value if arg else None), "reshape"
         return None, None
 
-    def _method_value(self, method: str, call: cst.Call, base: Value) -> Value:
+    _method_base: Value = UNKNOWN_VALUE  # the array a method is called on (`_op_form` reads it)
+
+    def _method_value(self, method: str, call: cst.Call, base: Value, args: List[Value]) -> Value:
         if method == "asscalar":
             return SCALAR_VALUE
         if method in STATIC_ATTRS or method in NON_TENSOR_ATTRS or method == "shape":
@@ -477,6 +551,8 @@ class Evaluator:
                     else UNKNOWN_VALUE
                 )
             return UNKNOWN_VALUE
+        self._method_base = base
+        form = self._op_form(method, call, args, 0)
         if method == "reshape":
             if any(a.keyword is not None and a.keyword.value == "reverse" for a in call.args):
                 return Value(TENSOR, None, "reshape")
@@ -485,15 +561,18 @@ class Evaluator:
                 target = call.args[0].value
             elif call.args and all(a.keyword is None for a in call.args):
                 target = cst.Tuple([cst.Element(a.value) for a in call.args])
-            return Value(TENSOR, reshape_target(target), "reshape")
+            return Value(TENSOR, reshape_target(target), "reshape", form=form)
         if method in REDUCTIONS:
             full = method in _FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
-            return Value(TENSOR, (1,) if full else None, "reduction", fresh=False)
+            keep = _reduction_argument(call, method, 0, "keepdims")
+            reason = "reduction_keepdims" if _literal_flag(keep) else "reduction"
+            return Value(TENSOR, (1,) if full else None, reason, fresh=False, form=form)
         if method == "expand_dims":
-            return Value(TENSOR, None, "expand_dims")
-        if method in SHAPE_PRESERVING:  # `(a / b).floor()`: a's shape and its evidence
-            return Value(TENSOR, base.shape, base.shape_reason)
-        return Value(TENSOR)
+            return Value(TENSOR, None, "expand_dims", form=form)
+        if method in SHAPE_PRESERVING or method in _FORM_PRESERVING:
+            # `(a / b).floor()`, `x.astype("float32")`: a's shape and its evidence
+            return Value(TENSOR, base.shape, base.shape_reason, form=form)
+        return Value(TENSOR, form=form or forms.root(f"@{id(call)}"))
 
     def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
         klass = self.facts.klass
@@ -572,6 +651,112 @@ _BROADCAST_BINARY = {
         "logical_xor",
     )
 }
+
+
+# the parameters after the data of the reductions whose result `_shape_forms.reduce` describes
+_REDUCTION_PARAMETERS = {
+    **{
+        op: ("axis", "keepdims", "exclude")
+        for op in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod")
+        + ("sum_axis", "max_axis", "min_axis")
+    },
+    "norm": ("ord", "axis", "out_dtype", "keepdims"),
+    "argmax": ("axis", "keepdims"),
+    "argmin": ("axis", "keepdims"),
+    "pick": ("index", "axis", "keepdims", "mode"),
+}
+# shape-preserving beyond SHAPE_PRESERVING, for forms only (methods and elementwise ops)
+_FORM_PRESERVING = {
+    "astype",
+    "copy",
+    "as_in_context",
+    "detach",
+    "Cast",
+    "square",
+    "sqrt",
+    "cbrt",
+    "rcbrt",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "gamma",
+    "gammaln",
+    "logical_not",
+    "trunc",
+    "fix",
+    "rint",
+    "log2",
+    "log10",
+    "degrees",
+    "radians",
+    "erfinv",
+    "softmin",
+    "hard_sigmoid",
+    "smooth_l1",
+    "make_loss",
+    "MakeLoss",
+    "SoftmaxActivation",
+    "L2Normalization",
+}
+
+
+def _reduction_argument(call: cst.Call, op: str, at: int, name: str) -> Optional[cst.Arg]:
+    """The argument `name` of the reduction `op` (by keyword, or by position after the data:
+    `at` is 1 for `F.sum(x, 1)`, 0 for `x.sum(1)`); None when absent or not a parameter."""
+    names = _REDUCTION_PARAMETERS.get(op, ())
+    if name not in names:
+        return None
+    return call_argument(call, at + names.index(name), name)
+
+
+def _literal_axes(arg: Optional[cst.Arg]) -> Optional[Tuple[int, ...]]:
+    """`1` -> (1,), `(0, 2)` -> (0, 2), `-1` -> (-1,); None for anything not literal ints."""
+    if arg is None:
+        return None
+    single = literal_int(arg.value)
+    if single is not None:
+        return (single,)
+    if not isinstance(arg.value, (cst.Tuple, cst.List)):
+        return None
+    values = [
+        literal_int(e.value) if isinstance(e, cst.Element) else None for e in arg.value.elements
+    ]
+    return None if None in values else tuple(v for v in values if v is not None)
+
+
+def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:
+    """A boolean argument: False when absent, its value when literal, None otherwise."""
+    if arg is None:
+        return False
+    name = dotted_name(arg.value)
+    if name in ("True", "False"):
+        return name == "True"
+    value = literal_int(arg.value)
+    return None if value is None else bool(value)
+
+
+def paired(node: cst.CSTNode, left: Value, right: Value, shape: Optional[Shape]) -> Value:
+    """The value of an elementwise operator on two tensors (`a * b`, `a > b`, `F.maximum(a,
+    b)`, `F.broadcast_add(a, b)`): the form of the broadcast when both share a root, a fresh
+    root otherwise; the shape evidence both operands share is kept, unless their shapes
+    differ (then the result is the broadcast, neither operand's shape: `(m, 1) + (1, n)`)."""
+    reason = left.shape_reason if left.shape_reason == right.shape_reason else None
+    if reason is not None and left.shape == right.shape:
+        relation = forms.compare(left.form, right.form)
+        sides = forms.ones(left.form), forms.ones(right.form)
+        pairwise = all(any(side) for side in sides) and sides[0] != sides[1]
+        if relation == "differ" or (relation is None and pairwise):
+            reason = None
+    elif left.shape != right.shape:
+        reason = None
+    form = forms.broadcast(left.form, right.form) or forms.root(f"@{id(node)}")
+    return Value(TENSOR, shape, reason, fresh=True, form=form)
 
 
 def _creation_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ._shape_forms import root
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
 from .values import (
@@ -22,6 +23,7 @@ from .values import (
     Value,
     dotted_name,
     join_envs,
+    with_form,
     literal_int,
 )
 
@@ -56,7 +58,14 @@ class FunctionAnalyzer:
         return self.evaluator.eval(expr, env)
 
     def run(self) -> None:
-        env = dict(self.facts.params)
+        # each tensor input is the root of its own shape form (`_shape_forms`): what a caller's
+        # forms said is relative to the caller's roots
+        env = {
+            name: with_form(value, root(f"{name}@{id(self.facts.node)}"))
+            if value.kind == TENSOR
+            else value
+            for name, value in self.facts.params.items()
+        }
         if (
             self.facts.kind != "hybrid_forward"
             and self.facts.namespace is None

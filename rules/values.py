@@ -6,10 +6,12 @@ import them from `.analysis`, which re-exports everything here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
+
+from ._shape_forms import Form
 
 TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
 TENSORS = "tensors"  # a list/tuple whose elements are tensors (F.split, list(x))
@@ -59,6 +61,12 @@ class Value:
     # is `self.a(x), self.b(x)`, a gluon RNN layer called with states: `(output, states)`):
     # what unpacking binds to each target (`unpacked`). `join` drops it.
     items: Optional[Tuple["Value", ...]] = None
+    # The shape relative to a root tensor of unknown rank (`_shape_forms.Form`: an input, or an
+    # operator's result whose shape nothing else tells): `x.sum(axis=1, keepdims=True)` is x's
+    # dims with a 1 at axis 1, whatever x's rank. HL007 compares two operands' forms: the same
+    # form proves equal shapes, a rank or a 1 against a dim proves they differ. `join` keeps it
+    # only when both sides have it.
+    form: Optional[Form] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -66,6 +74,16 @@ class Value:
         allow); an input taken for one by position only (`assumed`) is not, until
         `FunctionFacts.used_as_array` settles it (`Rule.is_tensor` asks)."""
         return self.kind == TENSOR and not self.assumed
+
+
+def with_form(value: Value, form: Optional[Form]) -> Value:
+    """`value` with the shape form `form` (None: without one); items keep no forms either."""
+    items = value.items
+    if form is None and items is not None:
+        items = tuple(with_form(item, None) for item in items)
+    if value.form == form and items is value.items:
+        return value
+    return replace(value, form=form, items=items)
 
 
 UNKNOWN_VALUE = Value(UNKNOWN)
@@ -429,6 +447,7 @@ def join(a: Value, b: Value) -> Value:
             outputs,
             a.nonnegative and b.nonnegative,
             assumed=a.assumed or b.assumed,
+            form=a.form if a.form == b.form else None,
         )
     return UNKNOWN_VALUE
 

@@ -1,0 +1,207 @@
+"""Shapes relative to a root tensor of unknown rank, for HL007's "can these shapes differ?".
+
+A hybrid_forward input's rank is rarely written anywhere, yet `x - x.sum(axis=1, keepdims=True)`
+surely mixes shapes and `F.sum(x, axis=1) * x.sum(axis=1)` surely does not. A *form* says what
+an array's shape is in terms of a root's dims, for each rank the root may have (1 to
+`MAX_RANK`): `(root, per_rank)` where `per_rank[r - 1]` is the tuple of dims when the root has
+rank r (None where the operations are invalid at that rank, e.g. axis 2 of a matrix). A dim is
+an int (a literal dim, 1 above all), a symbol `"<root>#i"` (the root's dim i, taken for one
+that is not 1) or None (unknown). Roots are the function's tensor inputs and the results of
+operators whose shape nothing else tells (a fresh root each).
+
+Two forms of the same root are *equal* when every rank valid for both gives the same dims,
+and *differ* when every such rank gives a different rank or a 1 against a root's dim (an
+elementwise Symbol operator needs identical shapes; the eager one broadcasts). Forms of
+different roots are compared only by where they surely have 1s (`ones`): keepdims reductions
+or expand_dims on different axes (`(m, 1) + (1, n)`) are a pairwise broadcast.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
+
+Dim = Union[int, str, None]
+Dims = Tuple[Dim, ...]
+Form = Tuple[str, Tuple[Optional[Dims], ...]]
+
+MAX_RANK = 5
+
+
+def root(name: str) -> Form:
+    """The form of an array named `name` (its own dims, whatever its rank)."""
+    return (name, tuple(tuple(f"{name}#{i}" for i in range(r)) for r in range(1, MAX_RANK + 1)))
+
+
+def _map(form: Optional[Form], step: Callable[[Dims], Optional[Dims]]) -> Optional[Form]:
+    if form is None:
+        return None
+    per_rank = tuple(None if dims is None else step(dims) for dims in form[1])
+    return None if all(d is None for d in per_rank) else (form[0], per_rank)
+
+
+def _axes(axis: Sequence[int], rank: int) -> Optional[List[int]]:
+    """Axes normalised for `rank` (negative from the end), None when one is out of range or
+    repeated (MXNet raises)."""
+    out = []
+    for a in axis:
+        position = a + rank if a < 0 else a
+        if not 0 <= position < rank or position in out:
+            return None
+        out.append(position)
+    return out
+
+
+def reduce(
+    form: Optional[Form], axis: Optional[Tuple[int, ...]], keepdims: bool, exclude: bool = False
+) -> Optional[Form]:
+    """`sum/mean/max/min/prod/norm(x, axis=..., keepdims=..., exclude=...)`: MXNet 1.x gives
+    (1,) when every axis goes and keepdims is False."""
+
+    def step(dims: Dims) -> Optional[Dims]:
+        rank = len(dims)
+        if axis is None:
+            gone = list(range(rank))
+        else:
+            listed = _axes(axis, rank)
+            if listed is None:
+                return None
+            gone = [i for i in range(rank) if i not in listed] if exclude else listed
+        if keepdims:
+            return tuple(1 if i in gone else d for i, d in enumerate(dims))
+        kept = tuple(d for i, d in enumerate(dims) if i not in gone)
+        return kept or (1,)
+
+    return _map(form, step)
+
+
+def expand(form: Optional[Form], axis: int) -> Optional[Form]:
+    """`expand_dims(x, axis)`: a 1 inserted (a negative axis counts from the new end)."""
+
+    def step(dims: Dims) -> Optional[Dims]:
+        position = axis + len(dims) + 1 if axis < 0 else axis
+        if not 0 <= position <= len(dims):
+            return None
+        return dims[:position] + (1,) + dims[position:]
+
+    return _map(form, step)
+
+
+def squeeze(form: Optional[Form], axis: Tuple[int, ...]) -> Optional[Form]:
+    """`squeeze(x, axis=...)` of literal axes (working code squeezes dims that are 1)."""
+
+    def step(dims: Dims) -> Optional[Dims]:
+        listed = _axes(axis, len(dims))
+        if listed is None or len(listed) == len(dims):
+            return None
+        return tuple(d for i, d in enumerate(dims) if i not in listed)
+
+    return _map(form, step)
+
+
+def transpose(form: Optional[Form], axes: Optional[Tuple[int, ...]]) -> Optional[Form]:
+    """`transpose(x)` (reversed) or `transpose(x, axes=...)`."""
+
+    def step(dims: Dims) -> Optional[Dims]:
+        if axes is None:
+            return tuple(reversed(dims))
+        listed = _axes(axes, len(dims))
+        if listed is None or len(listed) != len(dims):
+            return None
+        return tuple(dims[i] for i in listed)
+
+    return _map(form, step)
+
+
+def swap(form: Optional[Form], first: int, second: int) -> Optional[Form]:
+    """`swapaxes(x, dim1, dim2)`."""
+
+    def step(dims: Dims) -> Optional[Dims]:
+        listed = _axes((first,), len(dims)), _axes((second,), len(dims))
+        if listed[0] is None or listed[1] is None:
+            return None
+        a, b = listed[0][0], listed[1][0]
+        out = list(dims)
+        out[a], out[b] = dims[b], dims[a]
+        return tuple(out)
+
+    return _map(form, step)
+
+
+def reshape(form: Optional[Form], target: Sequence[Optional[int]]) -> Optional[Form]:
+    """`reshape(x, target)` with literal codes: a positive dim, 0 (copy the dim at that
+    position), -1 (unknown); any other code (or a computed element, None) gives no form."""
+    if any(t is None or t < -1 for t in target):
+        return None
+
+    def step(dims: Dims) -> Optional[Dims]:
+        out: List[Dim] = []
+        for i, t in enumerate(target):
+            if t == 0:
+                if i >= len(dims):
+                    return None
+                out.append(dims[i])
+            else:
+                out.append(None if t == -1 else t)
+        return tuple(out)
+
+    return _map(form, step)
+
+
+def broadcast(a: Optional[Form], b: Optional[Form]) -> Optional[Form]:
+    """The eager (numpy) broadcast of two forms of one root; None for different roots."""
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    per_rank: List[Optional[Dims]] = []
+    for x, y in zip(a[1], b[1]):
+        if x is None or y is None:
+            per_rank.append(None)
+            continue
+        width = max(len(x), len(y))
+        x, y = (1,) * (width - len(x)) + x, (1,) * (width - len(y)) + y
+        per_rank.append(
+            tuple(p if p == q else q if p == 1 else p if q == 1 else None for p, q in zip(x, y))
+        )
+    return None if all(d is None for d in per_rank) else (a[0], tuple(per_rank))
+
+
+def _relation(x: Dims, y: Dims) -> Optional[str]:
+    if len(x) != len(y):
+        return "differ"
+    if any(
+        (p == 1 and isinstance(q, str)) or (q == 1 and isinstance(p, str)) for p, q in zip(x, y)
+    ):
+        return "differ"
+    if any(isinstance(p, int) and isinstance(q, int) and p != q for p, q in zip(x, y)):
+        return "differ"
+    if x == y and None not in x:
+        return "equal"
+    return None
+
+
+def compare(a: Optional[Form], b: Optional[Form]) -> Optional[str]:
+    """ "equal" / "differ" for two forms of one root (every rank valid for both agrees), else
+    None."""
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    outcomes = {_relation(x, y) for x, y in zip(a[1], b[1]) if x is not None and y is not None}
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def ones(form: Optional[Form]) -> Tuple[FrozenSet[int], FrozenSet[int]]:
+    """Positions that are 1 at every valid rank, counted from the front and (negative) from
+    the end: `x.sum(axis=1, keepdims=True)` -> ({1}, {}), `expand_dims(x, -1)` -> ({}, {-1})."""
+    if form is None:
+        return frozenset(), frozenset()
+    valid = [dims for dims in form[1] if dims is not None]
+    if not valid:
+        return frozenset(), frozenset()
+
+    def common(sets: Iterable[FrozenSet[int]]) -> FrozenSet[int]:
+        result: Optional[FrozenSet[int]] = None
+        for s in sets:
+            result = s if result is None else result & s
+        return result or frozenset()
+
+    front = common(frozenset(i for i, d in enumerate(dims) if d == 1) for dims in valid)
+    back = common(frozenset(i - len(dims) for i, d in enumerate(dims) if d == 1) for dims in valid)
+    return front, back
