@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Type
+from typing import Dict, FrozenSet, Optional, Tuple, Type
 
 import libcst as cst
 
+from . import _shape_forms as forms
 from ._build import call, strip_parens
 from ._constant_param import binds, constant_shape
-from .analysis import LOST, TENSOR, Shape, Value, call_argument, literal_int
-from .base import SAFE, Invalid, Rule, Valid
+from .analysis import (
+    LOST,
+    TENSOR,
+    Shape,
+    Value,
+    call_argument,
+    last_name,
+    literal_int,
+    self_attribute_name,
+    walk_nodes,
+)
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
     cst.Add: "broadcast_add",
@@ -46,6 +57,12 @@ _ANCHORS = (
     "            self.anchors = self.params.get_constant('anchors', anchors)\n\n"
     "    def hybrid_forward(self, F, x, anchors):\n"
 )
+_MARGIN = (
+    "class Net(HybridBlock):\n    def __init__(self, learn_beta=False, margin=0.5):\n"
+    "        super().__init__()\n"
+    "        self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin\n\n"
+    "    def hybrid_forward(self, F, x, beta):\n"
+)
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
 
@@ -71,8 +88,22 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         return None  # `(indices % in_size[1]) * mask`: what the unknown operand did is unknown
     if a.shape is not None and b.shape is not None and None not in a.shape and None not in b.shape:
         return None if a.shape == b.shape else f"shapes {a.shape} and {b.shape}"
+    relation = forms.compare(a.form, b.form)  # shapes relative to one root of unknown rank
+    if relation == "equal":
+        return None  # `F.sum(x, axis=1) * x.sum(axis=1)`, `pick(...) * (labels != 0)`
+    if relation == "differ":
+        return _differ(a, b)
+    ones = forms.ones(a.form), forms.ones(b.form)
+    if any(ones[0]) and any(ones[1]):  # both have 1s where every rank has them
+        if ones[0] == ones[1]:
+            return None  # made the same way: `F.sum(a, 1, keepdims=True) / F.sum(b, 1, ...)`
+        return f"1s on different axes ({_ones(ones[0])} and {_ones(ones[1])}): a pairwise broadcast"
     for mine, other in ((a, b), (b, a)):
         reason = mine.shape_reason
+        if reason == "reduction" and mine.shape is None and other.shape_reason is None:
+            # `F.norm(a - p, axis=1) * labels`: a reduction drops axes, and the other operand
+            # of a shape nothing tells most often has the reduced shape (per-sample values)
+            continue
         if reason in _ONES_EVIDENCE or reason == "reduction":
             if other.shape_reason != reason:
                 return f"one operand comes from {_WHAT[reason]}"
@@ -103,6 +134,21 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
     return None
 
 
+def _ones(positions: Tuple[FrozenSet[int], FrozenSet[int]]) -> str:
+    axes = sorted(positions[0]) + sorted(positions[1])
+    return "axis " + str(axes[0]) if len(axes) == 1 else "axes " + ", ".join(map(str, axes))
+
+
+def _differ(a: Value, b: Value) -> str:
+    """Why two operands of one root differ (`x - x.sum(axis=1, keepdims=True)`)."""
+    whats = [_WHAT[v.shape_reason] for v in (a, b) if v.shape_reason in _WHAT]
+    if len(whats) == 2 and whats[0] != whats[1]:
+        return f"{whats[0]} against {whats[1]} of the same array"
+    if whats:
+        return f"one operand comes from {whats[0]} of the same array"
+    return "shapes of one array that differ in rank or in a 1 (transposed, reduced or expanded)"
+
+
 class NonBroadcastArithmetic(Rule):
     code = "HL007"
     name = "non-broadcast-arithmetic"
@@ -124,6 +170,17 @@ literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
 both shapes are known and differ, or the operands are `expand_dims` on different axes (the
 pairwise `q.expand_dims(2) + k.expand_dims(1)`). Tensors without such evidence — the residual
 `out + x` — are not reported.
+
+Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
+axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
+`transpose`, `swapaxes`, reshapes, elementwise ops (`F.square`, `F.relu`, `F.maximum`,
+`F.where`, `astype`, ...) relative to the array they start from, whatever its rank: two
+operands of one array are reported when their rank differs or a 1 meets a dim (`(B, 1) -
+(B,)`: `x.sum(axis=1, keepdims=True) - x.sum(axis=1)`) and never when their shapes are the same
+(`F.sum(x, axis=1) * x.sum(axis=1)`); reductions keeping dims on different axes are a pairwise
+broadcast, reported on the operator that broadcasts (`xx + yy` in `xx + yy - 2 * xy`, not the
+`-`). A reduction without keepdims against a tensor of a shape nothing tells (`F.norm(a - p,
+axis=1) * labels`: per-sample values) is no evidence.
 
 ## Why it breaks under hybridize
 NDArray operators always broadcast (`x + y` is `broadcast_add(x, y)`), Symbol operators never
@@ -157,6 +214,12 @@ Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so t
 is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
 different shapes what the eager code computed. Only tensor–tensor operations are rewritten
 (a Python scalar operand stays an operator: `broadcast_*` needs two arrays).
+
+Unsafe when an operand may be a Python number on some path (the message says which): an input
+with a default (`beta=0.5`), or one named after an attribute `__init__` sets to a Parameter on
+one path and a number on another (`self.beta = self.params.get('beta', shape=(1,)) if
+learn_beta else margin`: gluon passes only Parameters, the caller passes the margin) —
+`F.broadcast_sub(d, 0.5)` raises `Argument rhs must have NDArray type` where `d - 0.5` worked.
 """
 
     VALID = [
@@ -212,8 +275,62 @@ different shapes what the eager code computed. Only tensor–tensor operations a
             "    def hybrid_forward(self, F, x, gamma, beta):\n        return gamma * beta\n"
         ),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
+        # a reduction against an input of a shape nothing tells: per-sample values on both
+        # sides (gluonfr's ContrastiveLoss, sockeye's pick * valid_mask; MXNet 1.9.1 runs both)
+        Valid(_net("d = F.norm(F.square(x), axis=1)\nreturn y * F.square(d)")),
+        Valid(_net("p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)")),
+        # one reduction spelled two ways, and exclude=True of the other axes: the same shape
+        Valid(_net("return F.sum(x, axis=1) * x.sum(axis=1)")),
+        Valid(_net("return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))")),
+        Valid(_net("return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)")),
+        # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)
+        Valid(
+            _net(
+                "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n"
+            )
+        ),
     ]
     INVALID = [
+        # (B, 1) - (B,): keepdims against no keepdims of one array (eagerly (B, B))
+        Invalid(
+            _net("return x.sum(axis=1, keepdims=True) - x.sum(axis=1)"),
+            line=3,
+            fixed=_net("return F.broadcast_sub(x.sum(axis=1, keepdims=True), x.sum(axis=1))"),
+            safety=SAFE,
+        ),
+        # through F.maximum and F.where: the shapes of what they combine
+        Invalid(
+            _net(
+                "m = F.maximum(F.max(x, 1, True), F.max(y, 1, True))\nreturn F.where(x > 0, x, y) - m"
+            ),
+            line=4,
+            fixed=_net(
+                "m = F.maximum(F.max(x, 1, True), F.max(y, 1, True))\n"
+                "return F.broadcast_sub(F.where(x > 0, x, y), m)"
+            ),
+            safety=SAFE,
+        ),
+        # keepdims on different axes: the + broadcasts (m, 1) and (1, n); the - then has equal
+        # shapes (gluonfr's MPSLoss.euclidean_distance)
+        Invalid(
+            _net(
+                "xx = F.sum(F.square(x), 1, keepdims=True)\nyy = F.sum(F.square(y), 0, keepdims=True)\n"
+                "return xx + yy - 2 * F.dot(x, y)"
+            ),
+            line=5,
+            fixed=_net(
+                "xx = F.sum(F.square(x), 1, keepdims=True)\nyy = F.sum(F.square(y), 0, keepdims=True)\n"
+                "return F.broadcast_add(xx, yy) - 2 * F.dot(x, y)"
+            ),
+            safety=SAFE,
+        ),
+        # a Parameter on one path, the caller's number on the other: unsafe
+        Invalid(
+            _MARGIN + "        return x.sum(axis=1, keepdims=True) - beta\n",
+            line=7,
+            fixed=_MARGIN + "        return F.broadcast_sub(x.sum(axis=1, keepdims=True), beta)\n",
+            safety=UNSAFE,
+        ),
         # a declared shape with a constructor argument is fixed when the block is built too
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self, units=4, in_units=3):\n"
@@ -384,7 +501,38 @@ different shapes what the eager code computed. Only tensor–tensor operations a
         replacement = (
             replacement.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else replacement
         )
-        self.report(node, message, replacement=replacement, safety=SAFE)
+        number = self._maybe_number(left) or self._maybe_number(right)
+        if number is not None:  # broadcast_* takes two arrays: the number's path would raise
+            message += f" (unsafe: {number}, and F.{op} takes only arrays)"
+        self.report(
+            node, message, replacement=replacement, safety=SAFE if number is None else UNSAFE
+        )
+
+    def _maybe_number(self, expr: cst.BaseExpression) -> Optional[str]:
+        """Why operand `expr` may be a Python number on some path, or None when every path
+        makes it an array. NDArray arithmetic takes numbers, so arithmetic proves nothing: an
+        input with a default (`beta=None` filled from a float, `beta=0.2`), or one named after
+        an attribute `__init__` sets to a Parameter on one path and to a number on another
+        (`self.beta = self.params.get('beta', ...) if learn_beta else margin`: gluon passes
+        only Parameters to hybrid_forward, the caller the number)."""
+        facts = self.facts
+        if not isinstance(expr, cst.Name) or facts is None:
+            return None
+        name = expr.value
+        params = facts.node.params
+        param = next(
+            (p for p in list(params.params) + list(params.kwonly_params) if p.name.value == name),
+            None,
+        )
+        if param is None or binds(facts.node.body, name):
+            return None  # a value the body computed: the analysis followed every path
+        if param.default is not None:
+            default = cst.Module([]).code_for_node(param.default)
+            return f"`{name}` has the default {default} and may be a Python number"
+        if facts.kind == "hybrid_forward" and facts.klass is not None:
+            if _number_on_a_path(facts.klass.node, name):
+                return f"`self.{name}` is a Parameter on one path and a Python number on another"
+        return None
 
     def _operand(self, expr: cst.BaseExpression) -> Value:
         """The analysis's value of `expr`; for a constant parameter whose declared shape the
@@ -409,6 +557,38 @@ different shapes what the eager code computed. Only tensor–tensor operations a
             if shape is not None:
                 return Value(TENSOR, shape, "parameter")
         return value
+
+
+_PARAMETER_BUILDERS = ("get", "get_constant", "Parameter", "Constant")
+
+
+def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
+    """Whether the class's `__init__` sets `self.<attr>` to a Parameter on one path and to
+    something else (a number) on another: both in one ternary or in two assignments."""
+    init = next(
+        (
+            s
+            for s in klass.body.body
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return False
+    kinds = set()
+    for node in walk_nodes(init.body):
+        if not isinstance(node, cst.Assign):
+            continue
+        if not any(self_attribute_name(t.target) == attr for t in node.targets):
+            continue
+        values = [node.value]
+        while values and isinstance(values[-1], cst.IfExp):
+            last = values.pop()
+            values += [last.body, last.orelse]  # type: ignore[attr-defined]
+        for value in values:
+            built = isinstance(value, cst.Call) and last_name(value.func) in _PARAMETER_BUILDERS
+            kinds.add(built)
+    return kinds == {True, False}
 
 
 def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:
