@@ -1023,6 +1023,20 @@ def _edit_spans(item: _Located, where) -> List[Tuple[Tuple[int, int], Tuple[int,
     return spans
 
 
+def _same_edits(mine, taken: Dict[cst.CSTNode, Replacement]) -> bool:
+    """Are all of a fix's edits already taken, to the letter (two findings of one node that a
+    single rewrite fixes, as HL001 on each `x.shape[k]` of one reshape target)?"""
+    for old, new in mine:
+        chosen = taken.get(old)
+        if chosen is None or not (
+            isinstance(chosen, cst.CSTNode)
+            and isinstance(new, cst.CSTNode)
+            and chosen.deep_equals(new)
+        ):
+            return False
+    return bool(mine)
+
+
 def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
@@ -1068,10 +1082,12 @@ def _apply_pass(
             if any(old not in where for old, _ in item.report.edits):
                 continue  # a rule bug: an edit of a node outside the tree is never applied
             spans = _edit_spans(item, where)
-            if any(_overlaps(s, t) for s in spans for t in taken):
-                continue  # the next pass re-lints and applies it if it still applies
             if accept is not None and not accept(item.finding):
                 continue
+            if any(_overlaps(s, t) for s in spans for t in taken):
+                if _same_edits(item.report.edits, edits):
+                    chosen.append(item.finding)  # one rewrite fixes both (x.shape[0], x.shape[1])
+                continue  # the next pass re-lints and applies it if it still applies
             taken.extend(spans)
             edits.update(dict(item.report.edits))
             chosen.append(item.finding)
