@@ -1,0 +1,82 @@
+"""Default-off rules (hybridlint/config.py's DEFAULT_OFF): off unless a `select` or
+`extend-select` names their exact code; a prefix or ALL leaves them off."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from hybridlint.cli import cli
+from hybridlint.config import DEFAULT_OFF, Config, RuleSelection
+from hybridlint.rules import ALL_RULES
+
+CODES = ["HL001", "HL015", "HL016", "HL900"]
+
+MODE_BRANCH = """\
+from mxnet import autograd
+from mxnet.gluon import nn
+
+
+class Halve(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        if autograd.is_training():
+            x = x * 0.5
+        return x
+"""
+
+
+def test_default_off_codes_are_rules_documented_as_such():
+    rules = {rule.code: rule for rule in ALL_RULES}
+    assert DEFAULT_OFF and DEFAULT_OFF <= set(rules)
+    for code in DEFAULT_OFF:
+        assert "Off by default" in rules[code].explanation
+
+
+def _enabled(config=None, **cli_layer):
+    return RuleSelection.build(config or Config(root="."), **cli_layer).enabled(CODES)
+
+
+def test_off_by_default_and_by_prefix_or_all():
+    assert _enabled() == {"HL001", "HL015", "HL900"}
+    assert _enabled(select=["HL01"]) == {"HL015"}
+    assert _enabled(select=["ALL"]) == {"HL001", "HL015", "HL900"}
+    assert _enabled(Config(root=".", extend_select=("HL0",))) == {"HL001", "HL015", "HL900"}
+
+
+def test_on_when_its_code_is_named():
+    assert _enabled(select=["HL016"]) == {"HL016"}
+    assert _enabled(extend_select=["HL016"]) == {"HL001", "HL015", "HL016", "HL900"}
+    configured = Config(root=".", extend_select=("HL016",))
+    assert _enabled(configured) == {"HL001", "HL015", "HL016", "HL900"}
+    # later layers still adjust it: --ignore by prefix, --select without it
+    assert _enabled(configured, ignore=["HL01"]) == {"HL001", "HL900"}
+    assert _enabled(configured, select=["HL0"]) == {"HL001", "HL015"}
+    assert _enabled(Config(root=".", select=("HL016",))) == {"HL016"}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project of one file (its own pyproject.toml, so nothing above leaks in) as the cwd."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    (tmp_path / "net.py").write_text(MODE_BRANCH)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _codes(*args):
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(cli, ["check", "--no-cache", "--format", "json", *args, "net.py"])
+    assert result.exit_code in (0, 1), result.output
+    return [finding["code"] for finding in json.loads(result.stdout)["findings"]]
+
+
+def test_cli_reports_a_default_off_rule_only_when_selected(project):
+    assert _codes() == []
+    assert _codes("--extend-select", "HL016") == ["HL016"]
+    assert _codes("--select", "HL016") == ["HL016"]
+    assert _codes("--select", "HL0") == []
+    (project / "pyproject.toml").write_text('[tool.hybridlint]\nextend-select = ["HL016"]\n')
+    assert _codes() == ["HL016"]
