@@ -47,6 +47,11 @@ class AutogradModeBranch(Rule):
         "tracing: the cached graph keeps the first call's mode"
     )
     explanation = """\
+Off by default: turn it on with `--select HL016`, `--extend-select HL016` or
+`extend-select = ["HL016"]` (a prefix or `ALL` leaves it off). On real code most reports are
+inside detector heads whose parent's mode switch MXNet refuses loudly (below), which the rule
+cannot see from the child.
+
 ## What it does
 Finds `autograd.is_training()` and `autograd.is_recording()` (`mx.autograd.…`, or imported
 from `mxnet.autograd`) read inside `hybrid_forward` and the helpers it calls: in an `if`,
