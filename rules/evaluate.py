@@ -514,7 +514,7 @@ class Evaluator:
                 else call_argument(call, None, "keepdims")
             )
             keeps = _literal_flag(keep) is True
-            axis = (
+            axis_arg = (
                 _reduction_argument(call, op, 1, "axis")
                 if op in _REDUCTION_PARAMETERS
                 else call_argument(call, 1, "axis")
@@ -522,7 +522,7 @@ class Evaluator:
             if (
                 op in _FULL_REDUCTIONS
                 and not keeps
-                and axis is None
+                and axis_arg is None
                 and call_argument(call, None, "exclude") is None
             ):
                 return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
