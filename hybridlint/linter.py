@@ -38,6 +38,7 @@ from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, ana
 from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
+from .config import DEFAULT_OFF
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
 from .rules.values import _walked_fields, walk_nodes
@@ -699,9 +700,18 @@ def _names_in(target: cst.CSTNode) -> Iterable[str]:
 
 
 def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
+    """The rules `select` (codes or prefixes; None: all) and `ignore` leave, as the command
+    line selects: of the default rule set, a default-off rule (config.DEFAULT_OFF) runs only
+    when named by its code (rules a caller passes itself are its choice)."""
+    off = DEFAULT_OFF if rules is ALL_RULES else frozenset()
     chosen = []
     for rule in rules:
-        if select is not None and not any(rule.code.startswith(s) for s in select):
+        if select is None:
+            if rule.code in off:
+                continue
+        elif not any(rule.code.startswith(s) for s in select) or (
+            rule.code in off and rule.code not in select
+        ):
             continue
         if any(rule.code.startswith(i) for i in ignore):
             continue

@@ -80,3 +80,18 @@ def test_cli_reports_a_default_off_rule_only_when_selected(project):
     assert _codes("--select", "HL0") == []
     (project / "pyproject.toml").write_text('[tool.hybridlint]\nextend-select = ["HL016"]\n')
     assert _codes() == ["HL016"]
+
+
+def test_the_api_selects_as_the_command_line_does():
+    # lint_source(select=None) is "the default selection", without the default-off rules;
+    # a prefix does not turn them on, their code does.
+    from hybridlint.linter import lint_source
+
+    source = (
+        "from mxnet import autograd, gluon\n\n\nclass Net(gluon.HybridBlock):\n"
+        "    def hybrid_forward(self, F, x):\n"
+        "        if autograd.is_training():\n            x = x * 0.5\n        return x\n"
+    )
+    assert not [f for f in lint_source(source) if f.code == "HL016"]
+    assert not [f for f in lint_source(source, select=["HL0"]) if f.code == "HL016"]
+    assert [f.code for f in lint_source(source, select=["HL016"])] == ["HL016"]
