@@ -246,6 +246,20 @@ def precision(counts: collections.Counter) -> str:
     return f"{100.0 * counts['true'] / judged:5.1f}%"
 
 
+def _measured_codes(extend_select: str):
+    """Is a rule code measured in this run? The default selection leaves out the default-off
+    rules (hybridlint.config.DEFAULT_OFF) unless --extend-select names them."""
+    from hybridlint.config import DEFAULT_OFF
+
+    named = {c.strip().upper() for c in extend_select.split(",") if c.strip()}
+    return lambda code: code not in DEFAULT_OFF or code in named
+
+
+def _miss_code(key: str) -> str:
+    """The rule code of a miss key (path:line:CODE, or * for a class no rule covers)."""
+    return key.rsplit(":", 1)[-1]
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", default=DEFAULT_CACHE, help="where downloads are kept")
@@ -253,7 +267,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--unlabelled", metavar="TSV", help="write the unlabelled findings here")
     parser.add_argument("--no-speed", action="store_true", help="skip the cold/warm timing")
     parser.add_argument("--no-fix", action="store_true", help="skip applying --fix to a copy")
+    parser.add_argument(
+        "--extend-select",
+        default="",
+        help="also run these rules (e.g. HL016, off by default); the default run measures the "
+        "default selection and leaves default-off rules' labels and misses aside",
+    )
     args = parser.parse_args(argv)
+    extra = ("--extend-select", args.extend_select) if args.extend_select else ()
+    measured = _measured_codes(args.extend_select)
 
     roots = fetch(args.cache)
     by_rule: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -276,7 +298,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             _, warm = lint(root)
             shutil.rmtree(cache_dir, ignore_errors=True)
             timings.append((package.name, cold, warm))
-        report, _ = lint(root, ("--no-cache",))
+        report, _ = lint(root, ("--no-cache", *extra))
         if report["errors"]:
             for error in report["errors"]:
                 print(f"error: {package.name}: {error}")
@@ -293,9 +315,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             if finding.get("fix") == "safe":
                 safe_sites.append((package.name, finding, label))
         for key, label in labels.items():
-            if key not in seen and label.verdict == "true":
+            if key not in seen and label.verdict == "true" and measured(key.rsplit(":", 1)[1]):
                 stale.append((package.name, key))
-        missed, reported = match_misses(load_misses(package.name), report["findings"])
+        misses = {k: v for k, v in load_misses(package.name).items() if measured(_miss_code(k))}
+        missed, reported = match_misses(misses, report["findings"])
         open_misses[package.name] = missed
         found_misses.extend((package.name, key) for key in reported)
         by_package.setdefault(package.name, collections.Counter())  # a row even with no finding
