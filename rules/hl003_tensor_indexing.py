@@ -408,10 +408,10 @@ assignment (rewrite it with `F.where` or `F.concat`).
         ),
         # an integer next to a new axis keeps its length-1 axis (x[0, None] on a vector is (1,))
         Invalid(
-            _net("y = F.relu(x)\nreturn y[0, None] + y[None, 0, 1]"),
+            _net("y = F.relu(x)\nreturn y[0, None], y[None, 0, 1]"),
             line=4,
             fixed=_net(
-                "y = F.relu(x)\nreturn F.slice_axis(y, axis=0, begin=0, end=1) + "
+                "y = F.relu(x)\nreturn F.slice_axis(y, axis=0, begin=0, end=1), "
                 "F.squeeze(F.slice(y, begin=(0, 1), end=(1, 2)), axis=1)"
             ),
             safety=SAFE,

@@ -275,9 +275,9 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
             "    def hybrid_forward(self, F, x, gamma, beta):\n        return gamma * beta\n"
         ),
         Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
-        # a reduction against an input of a shape nothing tells: per-sample values on both
-        # sides (gluonfr's ContrastiveLoss, sockeye's pick * valid_mask; MXNet 1.9.1 runs both)
-        Valid(_net("d = F.norm(F.square(x), axis=1)\nreturn y * F.square(d)")),
+        # per-sample values on both sides, reduced by different ops over the same axis
+        # (gluonfr's ContrastiveLoss; MXNet 1.9.1 runs it hybridized)
+        Valid(_net("d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)")),
         Valid(_net("p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)")),
         # one reduction spelled two ways, and exclude=True of the other axes: the same shape
         Valid(_net("return F.sum(x, axis=1) * x.sum(axis=1)")),
