@@ -428,6 +428,7 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
         cells = notebook.code_cells(source.text)
     except notebook.NotebookError as exc:
         return _syntax_error(source, 1, 1, str(exc))
+
     def cannot_parse(cell: int, line: int, col: int, msg: str) -> FileOutcome:
         lines = cells[cell - 1].split("\n")
         text = lines[line - 1] if 0 < line <= len(lines) else ""

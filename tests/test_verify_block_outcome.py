@@ -94,7 +94,9 @@ def test_a_block_that_differs_from_itself_does_not_reject_other_blocks_fixes(
 def test_a_block_whose_original_cannot_run_does_not_stop_the_others(tmp_path, backend, session):
     broken = (
         TWO_BLOCKS
-        + "\n\nclass Broken(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.no_such_method()\n"
+        + "\n\nclass Broken(gluon.HybridBlock):\n"
+        + "    def hybrid_forward(self, F, x):\n"
+        + "        return x.no_such_method()\n"
     )
     examples = [Example("Good", ((2, 3, 4),)), Example("Broken", ((2, 3),))]
     outcome = _verify(tmp_path, "three.py", broken, examples, backend, session)
