@@ -66,7 +66,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -87,32 +87,40 @@ class Label:
     reason: str
 
 
-def load_labels(package: str) -> Dict[str, Label]:
-    """Read ``labels/<package>.tsv``; a malformed line is an error naming the file and line."""
-    path = os.path.join(LABELS, package + ".tsv")
-    labels: Dict[str, Label] = {}
+def _read_tsv(path: str, valid: Callable[[List[str]], bool], expected: str, twice: str):
+    """{key: the other fields} of a strict tab-separated file (comments and blank lines
+    skipped); a malformed or repeated line is an error naming the file and line."""
+    rows: Dict[str, List[str]] = {}
     if not os.path.exists(path):
-        return labels
+        return rows
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip() or line.startswith("#"):
                 continue
             fields = line.rstrip("\n").split("\t")
-            if (
-                len(fields) != 5
-                or fields[1] not in VERDICTS
-                or fields[2] not in FIX_VERDICTS
-                or fields[3] not in HOW
-                or not fields[4].strip()
-            ):
-                raise SystemExit(
-                    f"{path}:{number}: expected key, verdict {VERDICTS}, "
-                    f"fix {FIX_VERDICTS}, how {HOW}, reason (tab-separated)"
-                )
-            if fields[0] in labels:
-                raise SystemExit(f"{path}:{number}: {fields[0]} is labelled twice")
-            labels[fields[0]] = Label(*fields[1:])
-    return labels
+            if not valid(fields):
+                raise SystemExit(f"{path}:{number}: expected {expected} (tab-separated)")
+            if fields[0] in rows:
+                raise SystemExit(f"{path}:{number}: {fields[0]} is {twice} twice")
+            rows[fields[0]] = fields[1:]
+    return rows
+
+
+def load_labels(package: str) -> Dict[str, Label]:
+    """Read ``labels/<package>.tsv``; a malformed line is an error naming the file and line."""
+    rows = _read_tsv(
+        os.path.join(LABELS, package + ".tsv"),
+        lambda f: (
+            len(f) == 5
+            and f[1] in VERDICTS
+            and f[2] in FIX_VERDICTS
+            and f[3] in HOW
+            and bool(f[4].strip())
+        ),
+        f"key, verdict {VERDICTS}, fix {FIX_VERDICTS}, how {HOW}, reason",
+        "labelled",
+    )
+    return {key: Label(*fields) for key, fields in rows.items()}
 
 
 @dataclass(frozen=True)
@@ -123,29 +131,13 @@ class Miss:
 
 def load_misses(package: str) -> Dict[str, Miss]:
     """Read ``labels/<package>.misses.tsv`` (key path:line:code, how, reason); strict like the labels."""
-    path = os.path.join(LABELS, package + ".misses.tsv")
-    misses: Dict[str, Miss] = {}
-    if not os.path.exists(path):
-        return misses
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if (
-                len(fields) != 3
-                or not MISS_KEY.match(fields[0])
-                or fields[1] not in HOW
-                or not fields[2].strip()
-            ):
-                raise SystemExit(
-                    f"{path}:{number}: expected key path:line:code (code HLnnn or *), "
-                    f"how {HOW}, reason (tab-separated)"
-                )
-            if fields[0] in misses:
-                raise SystemExit(f"{path}:{number}: {fields[0]} is listed twice")
-            misses[fields[0]] = Miss(*fields[1:])
-    return misses
+    rows = _read_tsv(
+        os.path.join(LABELS, package + ".misses.tsv"),
+        lambda f: len(f) == 3 and bool(MISS_KEY.match(f[0])) and f[1] in HOW and bool(f[2].strip()),
+        f"key path:line:code (code HLnnn or *), how {HOW}, reason",
+        "listed",
+    )
+    return {key: Miss(*fields) for key, fields in rows.items()}
 
 
 def match_misses(misses: Dict[str, Miss], findings: List[dict]) -> Tuple[List[str], List[str]]:
