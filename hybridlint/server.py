@@ -144,19 +144,11 @@ class SettingsCache:
 # One document's analysis: findings, and the texts its fixes and suppressions give
 # ----------------------------------------------------------------------------------------
 def _syntax_problem(text: str) -> Optional[Tuple[int, int, str]]:
-    """``(line, col, message)`` when Python's parser rejects the text (as the runner checks
-    every file before LibCST sees it: HL900), else None."""
-    import ast
+    """``(line, col, message)`` when Python's parser rejects the text, as the runner checks
+    every file before LibCST sees it (HL900), else None."""
+    from .runner import _syntax_problem as python_rejects
 
-    try:
-        ast.parse(text)
-    except SyntaxError as exc:
-        return exc.lineno or 1, exc.offset or 1, exc.msg
-    except ValueError as exc:  # null bytes
-        return 1, 1, str(exc)
-    except (MemoryError, RecursionError):
-        return 1, 1, "too deeply nested for Python's parser"
-    return None
+    return python_rejects(text)
 
 
 def _syntax_finding(line: int, col: int, msg: str, path: str) -> Finding:
