@@ -189,18 +189,24 @@ def parse_error(text: str) -> Optional[str]:
     return None
 
 
-def write_source(original: SourceFile, new_text: str) -> bool:
+def write_source(
+    original: SourceFile,
+    new_text: str,
+    problem_of: Callable[[str], Optional[str]] = parse_error,
+) -> bool:
     """Write ``new_text`` over ``original.path``; return whether the file changed.
 
-    Nothing is written when the encoded bytes equal what was read. The text must parse and be
-    encodable in the file's codec, and the file must still hold the bytes ``original`` was read
-    from, otherwise :class:`SourceWriteError` is raised and the file is left untouched. See the
-    module docstring for what is kept (mode, owner, xattrs, hard links, symlinks).
+    Nothing is written when the encoded bytes equal what was read. The text must parse
+    (``problem_of`` says why it does not: Python's parser by default, a notebook's JSON check
+    for a notebook) and be encodable in the file's codec, and the file must still hold the
+    bytes ``original`` was read from, otherwise :class:`SourceWriteError` is raised and the
+    file is left untouched. See the module docstring for what is kept (mode, owner, xattrs,
+    hard links, symlinks).
     """
     data = encode_source(new_text, original.encoding)
     if data == original.raw:
         return False
-    problem = parse_error(new_text)
+    problem = problem_of(new_text)
     if problem is not None:
         raise SourceWriteError(f"refusing to write a result that does not parse ({problem})")
     target = os.path.realpath(original.path)
