@@ -259,8 +259,14 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
         decode_error = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
         return RunResult([decode_error], 1), raw
     rule_codes = plan.rule_codes(options.config.ignores_for(path))
-    if path.endswith(".ipynb"):  # as in a run over files: its cells, never fixed
-        return RunResult([_notebook(source, rule_codes)], 1), raw
+    if path.endswith(".ipynb"):  # as in a run over files: its cells; --fix: the fixed JSON
+        cells, fixed = _notebook(source, rule_codes, plan, write=False)
+        if fixed is not None and options.fix:
+            try:
+                return RunResult([cells], 1), encode_source(fixed, source.encoding)
+            except SourceWriteError as exc:
+                cells.error, cells.fixed = f"fixes not applied: {exc}", 0
+        return RunResult([cells], 1), raw
     outcome: Optional[FileOutcome] = _python_rejects(source)
     out = raw
     if outcome is None and rule_codes:
@@ -405,7 +411,7 @@ def _triage(
 
         rule_codes = plan.rule_codes(extra_ignore)
         if path.endswith(".ipynb"):
-            outcome = _notebook(source, rule_codes)
+            outcome = _notebook(source, rule_codes, plan)[0]
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
             hybrid = rule_codes and may_contain_hybrid_code(source.text, path, project=dependencies)
             codes = rule_codes if hybrid else ()
@@ -418,46 +424,104 @@ def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
     return FileOutcome(path, [Finding(path=path, **fields) for fields in cached])
 
 
-def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
-    """A notebook's code cells, linted in this process and reported per cell (never fixed:
-    see hybridlint/notebook.py)."""
+def _notebook(
+    source: SourceFile, rule_codes: Tuple[str, ...], plan: _Plan, *, write: bool = True
+) -> Tuple[FileOutcome, Optional[str]]:
+    """A notebook's code cells, linted in this process and reported per cell, and fixed with
+    --fix/--diff (not under --verify: the checker runs files, not notebooks): written when
+    ``write`` (--fix), else the fixed notebook's text is returned (stdin); --diff diffs each
+    changed cell. Returns the outcome and the fixed text (None: nothing changed or written).
+    See hybridlint/notebook.py."""
     from . import notebook
 
-    path = source.path
+    path, options = source.path, plan.options
     try:
-        cells = notebook.code_cells(source.text)
+        book = notebook.read(source.text)
     except notebook.NotebookError as exc:
-        return _syntax_error(source, 1, 1, str(exc))
+        return _syntax_error(source, 1, 1, str(exc)), None
+    originals = [cell.source for cell in book.cells]
 
-    def cannot_parse(cell: int, line: int, col: int, msg: str) -> FileOutcome:
-        lines = cells[cell - 1].split("\n")
+    def cannot_parse(cell: int, line: int, col: int, msg: str) -> Finding:
+        lines = originals[cell - 1].split("\n")
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         message = f"cell {cell}: cannot parse: {msg}"
-        finding = Finding("HL900", "syntax-error", message, line, col, line, col, None, path, text)
-        return FileOutcome(path, [finding])
+        return Finding("HL900", "syntax-error", message, line, col, line, col, None, path, text)
 
-    problem = notebook.syntax_error(cells)
-    if problem is not None:
-        return cannot_parse(*problem)
-    module, starts = notebook.joined(cells)
-    from .linter import SourceSyntaxError, lint_source, may_contain_hybrid_code
+    errors = [cannot_parse(c.number, *c.error) for c in book.cells if c.error is not None]
+    module, starts = book.module()
+    from .linter import SourceSyntaxError, fix_source, lint_source, may_contain_hybrid_code
 
     if not rule_codes or not may_contain_hybrid_code(module):
-        return FileOutcome(path)
-    lines = module.split("\n")
-    issues = []
+        return FileOutcome(path, errors), None
+    fixing = (options.fix or options.diff) and not options.verify
+    unsafe = options.unsafe_fixes
+    select = list(rule_codes)
     try:  # in this process: a failure is this notebook's, never the run's
-        found = lint_source(module, path, select=list(rule_codes), project=NO_PROJECT)
+        if fixing:
+            result = fix_source(
+                module,
+                path,
+                select=select,
+                unsafe=unsafe,
+                line_length=options.config.line_length,
+                project=NO_PROJECT,
+            )
+            found = result.initial
+        else:
+            found = lint_source(module, path, select=select, project=NO_PROJECT)
     except SourceSyntaxError as exc:  # valid cells nested deeper than the linter can analyse
-        return cannot_parse(*notebook.locate(exc.line, starts), exc.col, exc.msg)
+        cell, line = notebook.locate(exc.line, starts)
+        return FileOutcome(path, errors + [cannot_parse(cell, line, exc.col, exc.msg)]), None
     except Exception as exc:  # a linter bug, as _work reports it
         if os.environ.get("HYBRIDLINT_DEBUG") == "1":
             raise
         error = f"internal error while linting: {type(exc).__name__}: {exc}"
-        return FileOutcome(path, error=error, internal=True)
+        return FileOutcome(path, error=error, internal=True), None
+    outcome = FileOutcome(path, errors + _cell_findings(found, starts, originals, path))
+    if not fixing or not result.applied:
+        if fixing:
+            outcome.issues = errors + _cell_findings(result.remaining, starts, originals, path)
+        return outcome, None
+    split = book.split(result.source)
+    if split is None:
+        outcome.error = "fixes not applied: the fixed cells could not be put back in the notebook"
+        return outcome, None
+    sources, new_starts = split
+    try:
+        fixed = notebook.rewrite(source.text, book, sources)
+    except notebook.NotebookError as exc:
+        outcome.error = f"fixes not applied: {exc}"
+        return outcome, None
+    if options.diff:
+        outcome.diff = "".join(
+            notebook.cell_diff(path, cell.number, cell.source, new)
+            for cell, new in zip(book.cells, sources)
+            if new != cell.source
+        )
+        outcome.encoding = source.encoding
+    elif write:
+        try:
+            write_source(source, fixed, problem_of=notebook.json_problem)
+        except (SourceWriteError, OSError) as exc:
+            outcome.error = f"fixes not written: {exc}"
+            return outcome, None
+    outcome.issues = errors + _cell_findings(result.remaining, new_starts, sources, path)
+    outcome.fixed = len(result.applied)
+    outcome.revealed = _revealed(result.initial, result.applied, result.remaining, unsafe)
+    outcome.fixed_codes = [(f.code, f.name) for f in result.applied]
+    return outcome, fixed
+
+
+def _cell_findings(
+    found: Sequence[Finding], starts: List[int], sources: Sequence[str], path: str
+) -> List[Finding]:
+    """Findings of a notebook's joined module at their line in their cell (``cell N:``)."""
+    from .notebook import locate
+
+    issues = []
     for finding in found:
-        cell, line = notebook.locate(finding.line, starts)
-        end = finding.end_line - finding.line + line
+        cell, line = locate(finding.line, starts)
+        lines = sources[cell - 1].split("\n")
         issues.append(
             Finding(
                 finding.code,
@@ -465,14 +529,14 @@ def _notebook(source: SourceFile, rule_codes: Tuple[str, ...]) -> FileOutcome:
                 f"cell {cell}: {finding.message}",
                 line,
                 finding.col,
-                end,
+                finding.end_line - finding.line + line,
                 finding.end_col,
-                None,
+                finding.fix,
                 path,
-                lines[finding.line - 1],
+                lines[line - 1] if 0 < line <= len(lines) else "",
             )
         )
-    return FileOutcome(path, issues)
+    return issues
 
 
 def _python_rejects(source: SourceFile) -> Optional[FileOutcome]:

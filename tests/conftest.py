@@ -61,6 +61,7 @@ SPAWNING_MODULES = {
     "test_gate",
     "test_hostile_input",
     "test_lsp_server",
+    "test_notebook_fix",
     "test_precommit",
     "test_readme",
     "test_rewrite_corpus",

@@ -1,5 +1,5 @@
-"""Notebooks: the code cells of ``.ipynb`` files are linted (positions per cell), not fixed;
-a notebook with a hazard never reports "All checks passed"."""
+"""Notebooks: the code cells of ``.ipynb`` files are linted (positions per cell) and fixed
+(tests/test_notebook_fix.py); a notebook with a hazard never reports "All checks passed"."""
 
 import json
 
@@ -50,15 +50,15 @@ def test_code_cells_are_linted_with_cell_positions(project):
         assert finding["code"] == "HL006" and finding["message"].startswith("cell 2: ")
         assert (finding["line"], finding["col"]) == (5, 13)
         assert finding["source_line"] == "        y = nd.relu(x)"
-        assert finding["fixable"] is False
+        assert finding["fixable"] is True
 
 
-def test_fix_leaves_notebooks_alone(project):
-    text = notebook(IMPORTS, BLOCK)
-    (project / "nb.ipynb").write_text(text)
+def test_fix_rewrites_the_notebooks_cells(project):  # more in test_notebook_fix.py
+    (project / "nb.ipynb").write_text(notebook(IMPORTS, BLOCK))
     result = invoke("--no-cache", "--fix", "nb.ipynb")
-    assert result.exit_code == 1 and "HL006" in result.stdout
-    assert (project / "nb.ipynb").read_text() == text
+    assert result.exit_code == 0 and "Fixed 1 finding" in result.stdout
+    fixed = notebook(IMPORTS.replace("from mxnet import nd\n", ""), BLOCK.replace("nd.", "F."))
+    assert (project / "nb.ipynb").read_text() == fixed
 
 
 def test_a_cell_that_does_not_parse_and_a_file_that_is_not_a_notebook(project):
