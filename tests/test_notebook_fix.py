@@ -279,3 +279,18 @@ def test_a_cell_with_ipython_syntax_is_linted_with_the_others(project, cell):
     result = invoke("--no-cache", "--format", "json", "nb.ipynb")
     found = [(f["code"], f["message"][:7]) for f in json.loads(result.stdout)["findings"]]
     assert found == [("HL006", "cell 3:")]
+
+
+def test_a_source_written_as_one_string_stays_one_string(project):
+    data = json.loads(notebook_json(IMPORTS, BLOCK))
+    for cell in data["cells"]:
+        cell["source"] = "".join(cell["source"])
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    (project / "nb.ipynb").write_text(text, encoding="utf-8")
+    assert invoke("--no-cache", "--fix", "nb.ipynb").exit_code == 0
+    after = json.loads((project / "nb.ipynb").read_text(encoding="utf-8"))
+    assert [c["source"] for c in after["cells"][1:]] == [FIXED_IMPORTS, FIXED_BLOCK]
+    data["cells"][1]["source"], data["cells"][2]["source"] = FIXED_IMPORTS, FIXED_BLOCK
+    assert (project / "nb.ipynb").read_text(encoding="utf-8") == json.dumps(
+        data, indent=1, ensure_ascii=False
+    )
