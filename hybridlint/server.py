@@ -22,7 +22,8 @@ code, which an editor keystroke must not do.
 
 Fix edits are computed by the library the CLI uses, so that applying an action gives exactly
 what ``hybridlint --fix`` would write: one fix is ``fix_source(accept=...)`` accepting that
-finding alone (identified by rule, line, and column where one rule has several findings on
+finding alone (:func:`hybridlint.fixedits.single_fix`, shared with ``--format json``'s
+``fix_details``: identified by rule, line, and column where one rule has several findings on
 the line, as ``--verify``'s FixIdentity does), "fix all" is ``fix_source`` with the
 configured line length, and each result is sent as one minimal TextEdit (the changed span
 between the common prefix and suffix of the two texts).
@@ -54,27 +55,19 @@ from pygls.lsp.server import LanguageServer
 from . import __version__
 from .config import ConfigError, RuleSelection, load_config
 from .files import lf_to_cr, lone_cr_to_lf
+from .fixedits import LINE_BREAK as _LINE_BREAK
+from .fixedits import fix_key, fix_title, line_starts, minimal_edit, single_fix
 from .ftypes import RUNNER_CODES, Finding, FixSafety
+from .reporters import RULES_URL, rule_doc_url
 
 DEBOUNCE_SECONDS = 0.3  # after the last change, before a changed document is linted
 FIX_ALL_KIND = "source.fixAll.hybridlint"
 SOURCE = "hybridlint"
-# The rules' documentation on the web: the README's rule table (one row per code, "Rules"),
-# in the repository SARIF output names as the tool's home. The full text of one rule is
-# `hybridlint rule CODE` (which the hover names too).
-RULES_URL = "https://github.com/hybridlint/hybridlint/blob/main/README.md#rules"
 _WORKER_STACK = 256 * 1024 * 1024  # LibCST and the analysis recurse deeply (linter._nesting_guard)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # LSP's line ends (not str.splitlines': no \f, \x1c...)
 _NO_SUPPRESSION = frozenset({"HL100", *RUNNER_CODES})  # a suppression cannot silence these
 
 log = logging.getLogger("hybridlint.server")
 T = TypeVar("T")
-
-
-def rule_doc_url(code: str) -> str:
-    """The documentation link of a rule's diagnostics (the same page for every code: the
-    README's rule table, where each code is a row; `hybridlint rule CODE` has the full text)."""
-    return RULES_URL
 
 
 # ----------------------------------------------------------------------------------------
@@ -157,9 +150,6 @@ def _syntax_finding(line: int, col: int, msg: str, path: str) -> Finding:
     )
 
 
-FixKey = Tuple[str, int, int]
-
-
 @dataclass
 class Analysis:
     """The findings of one document text, and (computed on demand, kept) what applying one
@@ -176,12 +166,9 @@ class Analysis:
     def _fix_options(self) -> Dict[str, Any]:
         return {"select": list(self.settings.codes), "line_length": self.settings.line_length}
 
-    def fix_key(self, finding: Finding) -> FixKey:
-        """A fix's identity in every pass of the fixer (checker.verify.FixIdentity): its rule,
-        its line in this text and, only when the rule has several findings on that line, its
-        column (a fix nested in another's node is found by a later pass at another column)."""
-        several = sum(1 for f in self.findings if (f.code, f.line) == (finding.code, finding.line))
-        return finding.code, finding.line, finding.col if several > 1 else 0
+    def fix_key(self, finding: Finding) -> Tuple[str, int, int, str]:
+        """A fix's identity in every pass of the fixer (:func:`hybridlint.fixedits.fix_key`)."""
+        return fix_key(self.findings, finding)
 
     def _fixed(self, key: Any, fix: Callable[[str], str]) -> Optional[str]:
         """The text ``fix`` makes of this one (lone CRs handled as the runner does), None when
@@ -201,20 +188,18 @@ class Analysis:
     def fix_text(self, finding: Finding) -> Optional[str]:
         """The text after this finding's fix alone (safe or unsafe), as ``hybridlint --fix``
         (``--unsafe-fixes`` for an unsafe one) restricted to it would write it."""
-        from .linter import fix_source
-
-        key = self.fix_key(finding)
 
         def fix(text: str) -> str:
-            return fix_source(
+            return single_fix(
                 text,
                 self.path,
-                unsafe=finding.fix is FixSafety.UNSAFE,
-                accept=lambda f: self.fix_key(f) == key,
-                **self._fix_options(),
-            ).source
+                finding,
+                self.findings,
+                select=self.settings.codes,
+                line_length=self.settings.line_length,
+            )
 
-        return self._fixed(("fix", key), fix)
+        return self._fixed(("fix", self.fix_key(finding)), fix)
 
     def fix_all_text(self) -> Optional[str]:
         """The text after every safe fix: what ``hybridlint --fix`` writes."""
@@ -298,29 +283,6 @@ def analyze(text: str, path: str, settings: Settings) -> Analysis:
 # ----------------------------------------------------------------------------------------
 # Text positions
 # ----------------------------------------------------------------------------------------
-def line_starts(text: str) -> List[int]:
-    """The offset where each line begins (LSP's line ends: \\n, \\r\\n, \\r)."""
-    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-
-
-def minimal_edit(old: str, new: str) -> Tuple[int, int, str]:
-    """``(start, end, replacement)``: the one span of ``old`` that differs from ``new`` (the
-    text between their common prefix and suffix), never splitting a CRLF."""
-    limit = min(len(old), len(new))
-    start = 0
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old, end_new = end_old - 1, end_new - 1
-    if start and old[start - 1] == "\r" and old[start : start + 1] == "\n":
-        start -= 1
-    if end_old < len(old) and old[end_old] == "\n" and end_old and old[end_old - 1] == "\r":
-        if end_old > start:
-            end_old, end_new = end_old + 1, end_new + 1
-    return start, end_old, new[start:end_new]
-
-
 class Positions:
     """Offsets and (1-based line, 1-based code point column) of one text as LSP positions,
     counted in the client's units (``units(text)``: UTF-16 code units unless negotiated)."""
@@ -614,10 +576,8 @@ class HybridlintServer(LanguageServer):
         for finding in analysis.findings:
             if not _overlaps(positions.finding_range(finding), params.range) or not wanted(quick):
                 continue
-            label = f"{finding.code} ({finding.name})"
             if analysis.fixable(finding):
-                unsafe = finding.fix is FixSafety.UNSAFE
-                await add(f"Fix {label}" + (" (unsafe)" if unsafe else ""), quick, "fix", finding)
+                await add(fix_title(finding), quick, "fix", finding)
             if finding.code not in _NO_SUPPRESSION:
                 await add(f"Suppress {finding.code} on this line", quick, "suppress", finding)
         safe = any(f.fix is FixSafety.SAFE for f in analysis.findings)

@@ -22,6 +22,21 @@ _MODULES = {
     "junit": "junit",
 }  # format name -> module of this package
 FORMATS = tuple(_MODULES)
+# formats whose findings carry their fix's edits (runner.RunOptions.fix_edits: a fix_source
+# run per fixable finding, paid only when one of these is printed)
+EDIT_FORMATS = ("json", "sarif")
+
+# The rules' documentation on the web: the README's rule table (one row per code, "Rules"),
+# in the repository SARIF output names as the tool's home. The full text of one rule is
+# `hybridlint rule CODE` (which the language server's hover names too).
+RULES_URL = "https://github.com/hybridlint/hybridlint/blob/main/README.md#rules"
+
+
+def rule_doc_url(code: str) -> str:
+    """The documentation link of a rule (the same page for every code: the README's rule
+    table, where each code is a row; `hybridlint rule CODE` has the full text). The language
+    server's diagnostics link to it, and SARIF's ``helpUri`` of each rule."""
+    return RULES_URL
 
 
 @dataclass(frozen=True)
