@@ -33,8 +33,8 @@ from .checker_bridge import (
 )
 from .config import ConfigError, RuleSelection, load_config, split_codes
 from .ftypes import RunResult
-from .reporters import FORMATS, ReportContext, get_reporter
-from .reporters.text import not_proven, plural
+from .reporters import EDIT_FORMATS, FORMATS, ReportContext, get_reporter
+from .reporters.text import fixes_sentence, not_proven
 from .runner import RunOptions, default_jobs, diff_bytes, run
 
 if TYPE_CHECKING:  # rich is imported when a bar is drawn, not at startup
@@ -337,6 +337,7 @@ def _check(
                 diff=diff,
                 unsafe_fixes=unsafe_fixes,
                 use_cache=False,
+                fix_edits=output_format in EDIT_FORMATS,
             ),
             baseline,
             output_format,
@@ -357,6 +358,7 @@ def _check(
         jobs=jobs or default_jobs(),
         use_cache=not no_cache,
         examples=examples,
+        fix_edits=output_format in EDIT_FORMATS and not write_baseline_file,
     )
     with _progress_bar(enabled=not quiet and _isatty(sys.stderr)) as progress:
         options.progress = progress
@@ -572,12 +574,8 @@ def _report_diff(result: RunResult, quiet: bool) -> int:
         if outcome.error:
             click.echo(f"{outcome.path}: error: {outcome.error}", err=True)
     if not quiet:
-        fixes = sum(o.fixed for o in diffs)
-        message = (
-            f"Would fix {plural(fixes, 'finding')} in {plural(len(diffs), 'file')}."
-            if diffs
-            else "No fixes to apply."
-        )
+        fixes, revealed = sum(o.fixed for o in diffs), sum(o.revealed for o in diffs)
+        message = fixes_sentence(fixes, revealed, len(diffs)) if diffs else "No fixes to apply."
         rejected = sum(o.rejected for o in result.outcomes)
         if rejected:
             message += " " + not_proven(rejected, "left out")

@@ -148,6 +148,8 @@ class WorkResult:
     # --verify: (text, unsafe, FixResult) of fix_source(text, select=codes, unsafe=unsafe),
     # unwrapped: the checker's first fix of the file, which it reuses instead of fixing again
     fix_result: Any = None
+    # --format json/sarif: the edits of each finding's fix alone (fixedits.all_fix_details)
+    fix_edits: Dict[Tuple[Any, ...], Dict[str, Any]] = field(default_factory=dict)
 
     @property
     def fixed_codes(self) -> List[Tuple[str, str]]:
@@ -185,6 +187,9 @@ class FileOutcome:
     internal: bool = False  # the error is a hybridlint bug (exit 2), not the user's problem
     encoding: Optional[str] = None  # the file's codec, for writing its diff as bytes
     verification: List[str] = field(default_factory=list)  # --verify: per-fix proofs, blocks
+    # --format json/sarif: each finding's fix alone as edits of the reported text, by
+    # fixedits.finding_key (findings without a fix, or whose fix changes nothing, have none)
+    fix_edits: Dict[Tuple[Any, ...], Dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass

@@ -103,6 +103,9 @@ class RunOptions:
     # --verify: the parsed [tool.hybridlint.examples] (checker_bridge.examples_table: path
     # relative to the project root -> examples); None: run() parses config.examples once
     examples: Optional[Mapping[str, Sequence[Any]]] = None
+    # --format json/sarif: each fixable finding carries its fix alone as edits (a fix_source
+    # run per fixable finding; not under --verify, whose findings are the checker's)
+    fix_edits: bool = False
 
 
 def all_rule_codes() -> List[str]:
@@ -153,8 +156,9 @@ class _Plan:
         """--verify: the configured examples of one file (keys relative to the root)."""
         return list(self.examples.get(self.options.config.relpath(path), ()))
 
-    def mode(self, path: str) -> Tuple[bool, bool, Optional[int], bool]:
-        """What the worker does with a file: ``(fix, unsafe, line_length, for_checker)``.
+    def mode(self, path: str) -> Tuple[bool, bool, Optional[int], bool, bool]:
+        """What the worker does with a file: ``(fix, unsafe, line_length, for_checker,
+        edits)``, ``edits``: compute each finding's fix edits (``RunOptions.fix_edits``).
 
         Under --verify the worker makes the checker's first fix of the file (every fix, safe
         and unsafe, when the file has examples; unwrapped: the checker proves the text its
@@ -163,12 +167,13 @@ class _Plan:
         options = self.options
         if options.verify:
             unsafe = options.unsafe_fixes or bool(self.examples_for(path))
-            return True, unsafe, None, True
+            return True, unsafe, None, True, False
         return (
             options.fix or options.diff,
             options.unsafe_fixes,
             options.config.line_length,
             False,
+            options.fix_edits and not options.diff,
         )
 
 
@@ -179,7 +184,7 @@ class _Task(NamedTuple):
     source: SourceFile
     codes: Tuple[str, ...]  # rule codes to run (empty: no hybrid code, syntax check only)
     key: str  # the result's key in the cache
-    mode: Tuple[bool, bool, Optional[int], bool]  # _Plan.mode
+    mode: Tuple[bool, bool, Optional[int], bool, bool]  # _Plan.mode
     project: FileProject = NO_PROJECT  # what its lint reads from the rest of the project
 
 
@@ -385,7 +390,7 @@ def _triage(
     settings = repr(extra_ignore)
     dependencies = project.for_file(path, known.facts.defines, texts=False)
     cached = cache.get(result_key(known.digest, settings, dependencies.key))
-    if cached is not None:
+    if cached is not None and not _needs_edits(cached, plan):
         return _cached_outcome(path, cached), None
     raw, identity = known.raw, known.identity
     if raw is None:  # the stat signature answered, but the result is not cached: read it
@@ -400,7 +405,7 @@ def _triage(
     dependencies = project.for_file(path, known.facts.defines)
     key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)
-    if cached is not None:
+    if cached is not None and not _needs_edits(cached, plan):
         return _cached_outcome(path, cached), None
     try:
         source = decode_source(raw, path, identity)
@@ -418,6 +423,12 @@ def _triage(
             return None, _Task(path, source, codes, key, plan.mode(path), dependencies)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
     return outcome, None
+
+
+def _needs_edits(cached: List[Dict[str, Any]], plan: _Plan) -> bool:
+    """Whether a cached result lacks what the run prints: the cache keeps findings, not their
+    fixes' edits, so a file with a fixable finding is linted again under --format json/sarif."""
+    return plan.options.fix_edits and any(fields.get("fix") for fields in cached)
 
 
 def _cached_outcome(path: str, cached: List[Dict[str, Any]]) -> FileOutcome:
@@ -708,7 +719,7 @@ def _work(
         return WorkResult(text)
     from .linter import SourceSyntaxError, fix_source, lint_source
 
-    fix, unsafe, line_length, for_checker = mode  # line_length: config.line_length (wrap.py)
+    fix, unsafe, line_length, for_checker, edits = mode  # line_length: wrap.py
     linted, converted = lone_cr_to_lf(text)  # the linter core knows LF and CRLF, not lone CR
     try:
         if fix:
@@ -721,14 +732,29 @@ def _work(
                 project=project,
             )
             fixed = lf_to_cr(result.source) if converted else result.source
-            return WorkResult(
+            work = WorkResult(
                 fixed,
                 list(result.remaining),
                 list(result.applied),
                 _revealed(result.initial, result.applied, result.remaining, unsafe),
                 fix_result=(linted, unsafe, result) if for_checker else None,
             )
-        return WorkResult(text, lint_source(linted, path, select=list(codes), project=project))
+            linted = result.source  # what the remaining findings were found in
+        else:
+            work = WorkResult(text, lint_source(linted, path, select=list(codes), project=project))
+        if edits:
+            from .fixedits import all_fix_details
+
+            work.fix_edits = all_fix_details(
+                linted,
+                path,
+                work.findings,
+                select=codes,
+                line_length=line_length,
+                project=project,
+                lone_cr=converted,
+            )
+        return work
     except SourceSyntaxError as exc:
         return WorkResult(text, syntax_error=(exc.line, exc.col, exc.msg))
     except Exception as exc:  # a linter bug must not end the run for every other file
@@ -792,6 +818,8 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
             outcome.revealed, outcome.fixed_codes = work.revealed, work.fixed_codes
     lines = _LINE_SPLIT.split(new_text)
     outcome.issues = [f.with_source_line(path, lines) for f in findings]
+    if findings is work.findings:  # not re-linted (a failed write) nor --verify's findings
+        outcome.fix_edits = work.fix_edits
     return outcome
 
 

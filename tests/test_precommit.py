@@ -275,3 +275,23 @@ def test_the_lint_hook_sees_a_helper_change_made_in_its_importer(
         results.append((result.returncode, "util.py:2:20: HL001" in result.stdout))
     assert os.path.isdir(project / ".hybridlint_cache")
     assert results == [(0, False), (1, True), (0, False)], results
+
+
+def test_both_hooks_list_each_remaining_finding_once(project, pre_commit_home):
+    """The README's config (hybridlint-fix, then hybridlint) on a file with a fix and a
+    finding no fix removes: the fix hook counts what it leaves, the lint hook lists it, so
+    the finding is printed once (the fix hook's `check --fix` used to list it too)."""
+    (project / "net.py").write_text(
+        textwrap.dedent("""\
+        class Net(HybridBlock):
+            def hybrid_forward(self, F, x):
+                y = F.relu(x)
+                y[0] = 1
+                return y[:, 0]
+    """)
+    )
+    git("add", "net.py", ".pre-commit-config.yaml", cwd=project)
+    result = pre_commit("run", "--files", "net.py", cwd=project, home=pre_commit_home)
+    assert result.returncode == 1
+    assert result.stdout.count("net.py:4:9: HL003") == 1, result.stdout
+    assert "F.slice_axis(" in (project / "net.py").read_text()

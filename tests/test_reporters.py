@@ -72,8 +72,8 @@ def test_text_quiet_and_clean_runs():
 def test_text_statistics():
     run = result(issue(), issue(line=9), issue(code="HL008", fix=None))
     lines = render("text", run, statistics=True).splitlines()
-    assert lines[0] == "2  HL003  [*] tensor-indexing"
-    assert lines[1] == "1  HL008      tensor-indexing"
+    assert lines[0] == "2  HL003  [*] 2 fixable  tensor-indexing"
+    assert lines[1] == "1  HL008                 tensor-indexing"
 
 
 def test_text_colour_only_when_asked():
@@ -114,6 +114,7 @@ def test_json_schema():
         "fix",
         "source_line",
         "fixable",
+        "fix_details",  # the fix's edits: null here (the runner computes them, not the reporter)
     }
     assert first["fixable"] is True and document["findings"][1]["fixable"] is False
     assert document["errors"] == [{"path": "c.py", "message": "fixes not written"}]

@@ -1,4 +1,9 @@
-"""JSON output: one object, schema documented in README.md ("Output formats")."""
+"""JSON output: one object, schema documented in README.md ("Output formats").
+
+Each finding's ``fix_details`` is its fix alone as ruff writes a fix (``applicability``,
+``message``, ``edits`` of ``location``/``end_location``/``content``), computed by the runner
+(``RunOptions.fix_edits``, hybridlint/fixedits.py); null when it has no fix.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any, Dict, TextIO
 
 from . import ReportContext
 from .. import __version__
+from ..fixedits import finding_key
 from ..ftypes import RunResult
 
 SCHEMA_VERSION = 1
@@ -31,8 +37,10 @@ def to_json(result: RunResult, ctx: ReportContext) -> Dict[str, Any]:
                 **issue.to_dict(),
                 "path": issue.path.replace("\\", "/"),
                 "fixable": ctx.fixable(issue),
+                "fix_details": outcome.fix_edits.get(finding_key(issue)),
             }
-            for issue in issues
+            for outcome in result.outcomes
+            for issue in outcome.issues
         ],
         "errors": [{"path": o.path, "message": o.error} for o in result.outcomes if o.error],
     }

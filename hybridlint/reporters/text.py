@@ -51,16 +51,25 @@ def _issue_lines(issue: Finding, ctx: ReportContext) -> List[List[Segment]]:
 
 
 def _statistics_lines(result: RunResult, ctx: ReportContext) -> List[List[Segment]]:
+    """``count  CODE  [*] N fixable  name`` per rule, most findings first: N counts the rule's
+    findings the summary counts as fixable (so the rules' N add up to its "N fixable")."""
     counts = Counter(i.code for i in result.issues)
     names = {i.code: i.name for i in result.issues}
-    fixable = {i.code for i in result.issues if ctx.fixable(i)}
+    fixable = Counter(i.code for i in result.issues if ctx.fixable(i))
     width = len(str(max(counts.values()))) if counts else 1
+    fix_width = len(str(max(fixable.values()))) if fixable else 0
+    blank = " " * len(f"[*] {'0' * fix_width} fixable") if fixable else ""
+
+    def mark(code: str) -> str:
+        return f"[*] {fixable[code]:>{fix_width}} fixable" if fixable[code] else blank
+
     return [
         [
             (f"{count:>{width}}", None),
             ("  ", None),
             (code, "bold red"),
-            ("  [*] " if code in fixable else "      ", "bold cyan"),
+            ("  ", None),
+            *([(mark(code), "bold cyan"), ("  ", None)] if fixable else []),
             (names[code], None),
         ]
         for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -88,14 +97,7 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     issues = result.issues
     parts = []
     if ctx.fix_mode and result.fixed:
-        revealed = result.revealed
-        if revealed:  # so that "Fixed N" equals the "N fixable" check printed before
-            parts.append(
-                f"Fixed {plural(result.fixed - revealed, 'finding')}, and {revealed} "
-                "more that those fixes revealed."
-            )
-        else:
-            parts.append(f"Fixed {plural(result.fixed, 'finding')}.")
+        parts.append(fixes_sentence(result.fixed, result.revealed))
     errors = sum(1 for o in result.outcomes if o.error)
     if not issues and errors:  # not "All checks passed": some file was not (fully) handled
         parts.append("No findings left." if parts else "No findings.")
@@ -123,6 +125,21 @@ def summary(result: RunResult, ctx: ReportContext) -> str:
     if errors:
         parts.append(f"{plural(errors, 'file')} with errors (see above).")
     return " ".join(parts)
+
+
+def fixes_sentence(fixed: int, revealed: int, files: Optional[int] = None) -> str:
+    """What ``--fix`` fixed ("Fixed N findings."), or with ``files`` what ``--diff`` would fix
+    ("Would fix N findings in F files."): N is the count ``check`` printed as fixable, and the
+    ``revealed`` fixes among ``fixed`` (of findings that only appeared once earlier fixes were
+    made, which check could not count) are named apart, so that all three agree."""
+    counted = plural(fixed - revealed, "finding")
+    if files is None:
+        head, more = f"Fixed {counted}", "revealed"
+    else:
+        head, more = f"Would fix {counted} in {plural(files, 'file')}", "reveal"
+    if revealed:
+        return f"{head}, and {revealed} more that those fixes {more}."
+    return f"{head}."
 
 
 def not_proven(count: int, what: str) -> str:
