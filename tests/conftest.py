@@ -51,6 +51,7 @@ SPAWNING_MODULES = {
     "test_checker_api",
     "test_checker_backends",
     "test_checker_cli",
+    "test_checker_containment",
     "test_checker_limits",
     "test_checker_patterns_differential",
     "test_checker_protocol",

@@ -21,7 +21,10 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import shutil
 import signal
+import stat
+import sys
 import threading
 import time
 from typing import Dict, Iterable, List, Optional, Set
@@ -95,18 +98,37 @@ def kill_descendants(pid: int, rounds: int = 20) -> Set[int]:
 
 
 def kill_tree(pid: int) -> None:
-    """Stop `pid`, kill its descendants, then kill it (and its process group)."""
+    """Stop `pid`, kill its descendants, then kill it (and its process group).
+
+    A keeper (keeper.py) is let go on once what is below it is dead, for up to a second: it
+    removes the job's files in /dev/shm and exits by itself."""
     for sig in (signal.SIGSTOP,):
         try:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
             return
     kill_descendants(pid)
+    if _is_keeper(pid):
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end and (_stat(pid) or ["Z"])[0] != "Z":
+            time.sleep(0.01)
     for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
             kill()
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def _is_keeper(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return KEEPER.encode() in handle.read().split(b"\0")
+    except OSError:
+        return False
 
 
 def reap_children() -> None:
@@ -197,6 +219,174 @@ def watch_lifeline(fd: Optional[int], parent: int) -> None:
     threading.Thread(target=watch, name="hybridlint-lifeline", daemon=True).start()
 
 
+KEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keeper.py")
+_job_state: Optional[int] = None  # in the worker: where the keeper reads the job's shm listing
+
+
+def start_keeper(lifeline: Optional[int], parent: int) -> Optional[int]:
+    """Put a keeper (keeper.py) between hybridlint and this process: this pid, the one
+    hybridlint started and waits for, becomes the keeper; the call returns in a forked child,
+    the worker, once the keeper is ready (subreaper, signals ignored), with the keeper's pid.
+    None (and no fork) where there is no /proc or fork."""
+    global _job_state
+    if not hasattr(os, "fork") or not os.path.isdir("/proc") or not hasattr(os, "memfd_create"):
+        return None
+    become_subreaper()  # kept across exec: orphans come to the keeper from the first instant
+    try:
+        state = os.memfd_create("hybridlint-job", 0)
+        _write_state(state, shm_listing())  # start-up (and a forked check) is a job too
+        ready_r, ready_w = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (state, ready_r, ready_w):
+            os.close(fd)
+        return None
+    if pid == 0:  # the worker
+        os.close(ready_w)
+        os.set_inheritable(state, False)  # not for the programs user code runs
+        try:
+            os.setsid()  # a killpg of the keeper's group must not reach the worker
+        except OSError:
+            pass
+        _job_state = state
+        try:
+            import select
+
+            if select.select([ready_r], [], [], 60)[0]:
+                os.read(ready_r, 1)
+        except OSError:
+            pass
+        os.close(ready_r)
+        return os.getppid()
+    os.close(ready_r)  # the keeper
+    args = [pid, -1 if lifeline is None else lifeline, parent, state, ready_w]
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        for inherit in (args[1], state, ready_w):
+            if inherit >= 0:
+                os.set_inheritable(inherit, True)
+        os.execv(
+            sys.executable, [sys.executable, "-S", "-E", "-s", KEEPER] + [str(a) for a in args]
+        )
+    except BaseException:  # noqa: B902 - no new interpreter: keep in this one
+        pass
+    from .keeper import keep
+
+    keep(*args)  # never returns
+    os._exit(70)
+
+
+SHM = "/dev/shm"
+
+
+def shm_listing() -> Set[str]:
+    try:
+        return set(os.listdir(SHM))
+    except OSError:
+        return set()
+
+
+def _write_state(fd: int, listing: Optional[Set[str]]) -> None:
+    """A job's /dev/shm listing from before it started ("J" and the names), or "I": idle."""
+    data = (
+        b"I"
+        if listing is None
+        else b"J\0" + "\0".join(sorted(listing)).encode("utf-8", "surrogateescape")
+    )
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+
+
+def job_begins() -> Set[str]:
+    """In the worker, before a job: the /dev/shm listing, also left for the keeper."""
+    listing = shm_listing()
+    if _job_state is not None:
+        try:
+            _write_state(_job_state, listing)
+        except OSError:
+            pass
+    return listing
+
+
+def job_ends(before: Optional[Set[str]]) -> None:
+    """In the worker, after a job (its processes killed): remove what it left in /dev/shm."""
+    if before is not None:
+        clean_shm(before)
+    if _job_state is not None:
+        try:
+            _write_state(_job_state, None)
+        except OSError:
+            pass
+
+
+def clean_job_shm(state: int) -> None:
+    """In the keeper, once the worker is dead: clean up after the job it was running."""
+    try:
+        data = os.pread(state, 64 << 20, 0)
+    except OSError:
+        return
+    if data.startswith(b"J\0"):
+        clean_shm(set(data[2:].decode("utf-8", "surrogateescape").split("\0")))
+
+
+def _open_elsewhere() -> Set[str]:
+    """Paths under /dev/shm that a live process has open or mapped."""
+    used: Set[str] = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{name}/fd"):
+                try:
+                    used.add(os.readlink(f"/proc/{name}/fd/{fd}"))
+                except OSError:
+                    pass
+            with open(f"/proc/{name}/maps", "rb") as handle:
+                for line in handle:
+                    at = line.find(b" /dev/shm/")
+                    if at >= 0:
+                        path = line[at + 1 :].rstrip(b"\n").decode("utf-8", "surrogateescape")
+                        used.add(path)
+        except OSError:
+            pass
+    return used
+
+
+def clean_shm(before: Set[str]) -> List[str]:
+    """Remove what appeared in /dev/shm since `before`, owned by us and open by no live
+    process (the job's processes are dead by now; another program's file in use stays)."""
+    new = shm_listing() - before
+    if not new:
+        return []
+    uid, removed, used = os.getuid(), [], None
+    for name in sorted(new):
+        path = os.path.join(SHM, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_uid != uid:
+            continue
+        if used is None:
+            used = _open_elsewhere()
+        if path in used or any(u.startswith(path + "/") for u in used):
+            continue
+        try:
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
 SHIELDED = tuple(
     s
     for s in (
@@ -214,6 +404,38 @@ SHIELDED = tuple(
     )
     if s is not None
 )
+# Signals that end or stop a process by default, beyond SHIELDED (issue 24): the worker's
+# tree sending them is ignored; from anyone else a stop (the terminal's Ctrl-Z) or a signal
+# with a handler is delivered at once, one that would end hybridlint ends the wait as above.
+# Synchronous faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL) are not blocked: the kernel would
+# deliver a real fault anyway, and blocking them changes nothing for a kill().
+STOPS = tuple(getattr(signal, n) for n in ("SIGTSTP", "SIGTTIN", "SIGTTOU") if hasattr(signal, n))
+EXTRA = (
+    tuple(
+        getattr(signal, n)
+        for n in (
+            "SIGABRT",
+            "SIGPROF",
+            "SIGVTALRM",
+            "SIGIO",
+            "SIGPWR",
+            "SIGSYS",
+            "SIGXCPU",
+            "SIGXFSZ",
+            "SIGTRAP",
+            "SIGSTKFLT",
+            "SIGEMT",
+            "SIGLOST",
+        )
+        if hasattr(signal, n)
+    )
+    + STOPS
+    + (
+        tuple(range(signal.SIGRTMIN, signal.SIGRTMAX + 1))
+        if hasattr(signal, "SIGRTMIN") and hasattr(signal, "SIGRTMAX")
+        else ()
+    )
+)
 
 
 def import_numpy_shielded() -> None:
@@ -229,11 +451,23 @@ def import_numpy_shielded() -> None:
         or not hasattr(signal, "pthread_sigmask")
     ):
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, SHIELDED)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, SHIELDED + EXTRA)
     try:
         import numpy  # noqa: F401
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _deliver_now(signo: int) -> None:
+    """Let one blocked signal through to this process now (a stop stops us right here)."""
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signo])
+        try:
+            signal.raise_signal(signo)
+        finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signo])
+    except (OSError, ValueError):
+        pass
 
 
 class SignalShield:
@@ -243,7 +477,7 @@ class SignalShield:
     Works in the main thread only (signal masks are per thread); elsewhere it does nothing.
     """
 
-    SIGNALS = SHIELDED
+    SIGNALS = SHIELDED + EXTRA
 
     def __init__(self):
         self.active = (
@@ -276,8 +510,12 @@ class SignalShield:
                 return bool(self.pending)
             if info.si_pid in members:
                 self.ignored.append(info.si_signo)
+            elif info.si_signo in SHIELDED or (
+                info.si_signo not in STOPS and signal.getsignal(info.si_signo) == signal.SIG_DFL
+            ):
+                self.pending.append(info.si_signo)  # meant to end hybridlint: stop waiting
             else:
-                self.pending.append(info.si_signo)
+                _deliver_now(info.si_signo)  # Ctrl-Z, a profiler's tick: as if not blocked
 
     def __exit__(self, *exc) -> None:
         if not self.active:

@@ -34,7 +34,14 @@ def limit_memory(memory_mb: int) -> None:
 
 
 def confine(limits: dict, lifeline: Optional[int], parent: int) -> None:
-    """Limits, subreaper and lifeline for a process that runs user code (see procs.py)."""
+    """Limits, subreaper and lifeline for a process that runs user code (see procs.py).
+
+    First a keeper (keeper.py) takes this process's place below hybridlint and this process
+    goes on as its child: the keeper is the parent user code can signal and the subreaper that
+    outlives a dead worker; the lifeline then also watches the keeper."""
+    keeper = procs.start_keeper(lifeline, parent)
+    if keeper is not None:
+        parent = keeper
     procs.become_subreaper()
     procs.set_static_limits(
         int(limits.get("memory_mb", 0)), int(limits.get("fsize_mb", 0)), int(limits.get("nproc", 0))
@@ -133,6 +140,7 @@ def serve(argv: List[str]) -> int:
     from .jobs import run_job  # after the limits: its imports count against them
 
     _preload(backend)
+    procs.job_ends(None)  # start-up is over: the keeper cleans /dev/shm only after a job
     write_frame(proto_out, {"type": "ready"})  # the job time limit starts after start-up
     while True:
         message = read_frame(proto_in)
@@ -140,6 +148,7 @@ def serve(argv: List[str]) -> int:
             procs.kill_descendants(os.getpid())
             return 0
         _reset_log()
+        shm = procs.job_begins()
         procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
         state = _snapshot()
         job: dict = {}
@@ -159,6 +168,7 @@ def serve(argv: List[str]) -> int:
                 _restore(state)
                 procs.kill_descendants(os.getpid())  # nothing user code started outlives
                 procs.reap_children()  # its job
+                procs.job_ends(shm)  # nor what it left in /dev/shm
             except Exception:  # hygiene must never take the worker down
                 pass
         send_report(proto_out, report)
