@@ -15,6 +15,7 @@ its Python snippets failed with NameError and on `import mxnet`).
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -179,3 +180,113 @@ def test_yaml_blocks_parse():
     for kind, code in BLOCKS:
         if kind == "yaml":
             assert yaml.safe_load(textwrap.dedent(code)) is not None, code
+
+
+# --- Install, CI and pre-commit (issue 23 item 3): what the README pins must exist -------------
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def _pinned_refs():
+    """Every `rev:` and every `git+URL@REF` the README names."""
+    refs = [(m.group(0), m.group(1)) for m in re.finditer(r"\brev:\s*([^\s#]+)", README)]
+    refs += [
+        (m.group(0), m.group(1)) for m in re.finditer(r"git\+[^\s\"'`]+@([^\s\"'`)]+)", README)
+    ]
+    return refs
+
+
+def test_every_pinned_ref_is_a_commit_of_this_repository():
+    """No invented tags: a `rev:` or `@ref` in the README is a full commit SHA that this
+    repository's history has (there are no release tags), and that commit holds the package
+    and the pre-commit hooks the snippets install from it."""
+    refs = _pinned_refs()
+    assert refs, "the README pins nothing: this test checks nothing"
+    if _git("rev-parse", "--git-dir").returncode != 0:
+        pytest.skip("not a git checkout")
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone lacks the history the README's pins name")
+    for text, ref in refs:
+        assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{text!r}: pin a full commit SHA, not {ref!r}"
+        assert _git("cat-file", "-e", f"{ref}^{{commit}}").returncode == 0, (
+            f"{text!r}: {ref} is not a commit of this repository"
+        )
+        for path in ("pyproject.toml", "setup.py", ".pre-commit-hooks.yaml"):
+            assert _git("cat-file", "-e", f"{ref}:{path}").returncode == 0, (ref, path)
+
+
+def test_install_is_a_regular_install_from_a_clone():
+    """Users get `pip install` of a clone, not an editable install (issue 22 item 4: an
+    editable install compiles stale modules on every run); only the test command, which
+    needs the sources, installs editable."""
+    top = BLOCKS[0][1]
+    assert "pip install . && hybridlint --fix --diff testdata/hazards/" in top
+    install = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    assert "$ pip install ./hybridlint" in install and "pip install -e /" not in install
+    assert "v0." not in install
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    test_command = BLOCKS[0][1].strip().splitlines()[-1].split("&&")[-1].strip()
+    assert test_command == "python -m pytest -q -n auto"
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as handle:
+        ci = handle.read()
+    assert f"\n{test_command}\n" in ci
+    # and the built wheel, installed in a fresh venv, runs the main job from outside the repo
+    assert "python -m build" in ci and "hybridlint --fix --diff" in ci and "cd /tmp" in ci
+
+
+def test_rule_table_rows_are_short_and_cover_every_rule():
+    rules = README.split("\n## Rules\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in rules.splitlines() if re.match(r"\| \[?HL\d", line)]
+    assert all(len(row) <= 360 for row in rows), max(rows, key=len)
+    listed = subprocess.run(
+        [sys.executable, "-m", "hybridlint", "rules"], capture_output=True, text=True
+    ).stdout
+    for code in re.findall(r"^(HL0\d\d)\b", listed, re.M):
+        assert any(row.startswith((f"| {code} ", f"| [{code}]")) for row in rows), code
+
+
+@pytest.mark.slow
+def test_precommit_local_hooks_work_as_written(tmp_path):
+    """The README's `repo: local` snippet, copied as is, runs the installed hybridlint: the fix
+    hook rewrites a hazard and stops the commit, the lint hook then passes."""
+    pytest.importorskip("pre_commit")
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    section = README.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    config = next(
+        code
+        for kind, code in re.findall(r"^```(\w+)\n(.*?)^```", section, re.M | re.S)
+        if kind == "yaml" and "repo: local" in code
+    )
+    scripts = os.path.dirname(shutil.which("hybridlint") or sys.executable)
+    env = {
+        **os.environ,
+        "PATH": scripts + os.pathsep + os.environ.get("PATH", ""),
+        "PRE_COMMIT_HOME": str(tmp_path / "store"),
+    }
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    (repo / "net.py").write_text(
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x[:, 0]\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert re.search(r"hybridlint \(fix\)\.+Failed", output), output
+    assert "files were modified by this hook" in output, output
+    assert re.search(r"^hybridlint\.+Passed", output, re.M), output
+    assert "F.slice_axis" in (repo / "net.py").read_text()
