@@ -50,6 +50,7 @@ SPAWNING_MODULES = {
     "test_benchmarks_run",
     "test_checker_api",
     "test_checker_backends",
+    "test_checker_channel",
     "test_checker_cli",
     "test_checker_containment",
     "test_checker_limits",

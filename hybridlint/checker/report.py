@@ -8,6 +8,7 @@ objects.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, List, Literal, Optional, Sequence, Tuple
 
@@ -18,6 +19,24 @@ STATUSES = ("equal", "mismatch", "hybrid_error", "eager_error", "cannot_run")
 # The dtype an OutputDiff gives an output that is None (a block may return None eagerly).
 NONE = "None"
 
+# What a terminal would act on rather than show: escape sequences (CSI `ESC [ ... final`, OSC
+# and the other string commands up to BEL or ST, any other `ESC x`), then the C0 controls but
+# newline and tab, DEL, the C1 controls (0x9b is CSI too) and the bidirectional overrides and
+# isolates (text shown in another order than it is read).
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x20-\x7e]?)"
+)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: str) -> str:
+    """`text` (written by user code, or about it) without control characters, so that it can
+    go into a finding, a note or the terminal as it is: escape sequences are removed whole,
+    other controls but newline and tab dropped."""
+    if text.isprintable():
+        return text
+    return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text))
+
 
 @dataclass(frozen=True)
 class SourceLine:
@@ -26,6 +45,10 @@ class SourceLine:
     filename: str
     lineno: int
     text: str = ""
+
+    def __post_init__(self) -> None:  # user code's file and line: no control characters
+        object.__setattr__(self, "filename", clean_text(self.filename))
+        object.__setattr__(self, "text", clean_text(self.text))
 
     def __str__(self) -> str:
         where = f"{self.filename}:{self.lineno}"
@@ -93,6 +116,15 @@ class EquivalenceReport:
     executed: frozenset = field(default_factory=frozenset)
     # (line, col, end_col) of the instructions of that source that ran (byte columns).
     executed_spans: frozenset = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        """Texts of a report come from user code (messages, names, paths): no control
+        characters, wherever the report was made (the worker, a forked check, hybridlint)."""
+        for name in ("target", "comparison", "stage", "error_type", "error_message", "reason"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                setattr(self, name, clean_text(value))
+        self.notes = [clean_text(n) if isinstance(n, str) else n for n in self.notes]
 
     @property
     def ok(self) -> bool:

@@ -6,6 +6,12 @@ that cannot cross a process boundary (a live block instance, a closure) are chec
 forked child with the same limits. Either way a hang, crash, `sys.exit` or `os._exit` in user
 code becomes a `cannot_run` report.
 
+Answers are bound to their job: every job gets an id and 16 random bytes (its nonce), and the
+only answer taken is one frame that starts with that nonce and names that id (protocol.py).
+Anything else, a frame user code forged, garbage, a second answer or an answer to an earlier
+job, makes that job `cannot_run` and the worker is replaced; bytes found on the answer
+channel before a job is sent replace the worker before the job runs.
+
 Defaults: 60 s per job (wall clock), 4096 MiB of address space (RLIMIT_AS).
 """
 
@@ -23,7 +29,15 @@ import time
 from typing import IO, Any, BinaryIO, Callable, Dict, Optional, cast
 
 from . import procs
-from .protocol import ChannelClosed, ChannelTimeout, ProtocolError, read_frame_fd, write_frame
+from .protocol import (
+    READY_NONCE,
+    ChannelClosed,
+    ChannelTimeout,
+    ProtocolError,
+    pending,
+    read_answer,
+    write_frame,
+)
 from .report import EquivalenceReport
 from .wire import job_to_wire, report_from_wire
 
@@ -77,6 +91,7 @@ def _await_report(
     pid: int,
     memory_mb: int,
     on_interrupt: Callable[[], None],
+    job: "JobTicket",
 ) -> EquivalenceReport:
     """Wait for the report of the process tree under `pid`, inside an entered `shield`.
 
@@ -84,7 +99,7 @@ def _await_report(
     before the fork): user code may signal at once, and an unblocked SIGTERM kills us."""
     watch = _Watch(pid, memory_mb, shield)
     try:
-        return receive_report(fd, deadline, watch)
+        return receive_report(fd, deadline, watch, job)
     except Interrupted:
         on_interrupt()
         raise
@@ -97,6 +112,18 @@ def _pipe(stream: Optional[IO[bytes]]) -> BinaryIO:
     return cast(BinaryIO, stream)
 
 
+class JobTicket:
+    """What binds an answer to its job: the job's id (in order, one answer each) and a fresh
+    random nonce. Both travel with the job; the worker keeps them out of user code's way."""
+
+    def __init__(self, job_id: int):
+        self.id = job_id
+        self.nonce = os.urandom(16)
+
+    def to_wire(self) -> dict:
+        return {"id": self.id, "nonce": self.nonce.hex()}
+
+
 class _Worker:
     """One `python -m hybridlint.checker.worker` process, its pipes and its lifeline."""
 
@@ -105,6 +132,7 @@ class _Worker:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         lifeline, self._lifeline = os.pipe()  # EOF in the worker when we are gone
         self.memory_mb = memory_mb
+        self.jobs_sent = 0
         try:
             self.proc = subprocess.Popen(
                 [
@@ -128,8 +156,8 @@ class _Worker:
     def wait_ready(self) -> None:
         """Start-up (imports of the backend) has its own limit; the job's starts after it."""
         try:
-            ready = read_frame_fd(
-                _pipe(self.proc.stdout).fileno(), time.monotonic() + STARTUP_TIMEOUT
+            ready = read_answer(
+                _pipe(self.proc.stdout).fileno(), READY_NONCE, time.monotonic() + STARTUP_TIMEOUT
             )
         except ChannelTimeout:
             raise ChannelClosed(f"the worker did not start within {STARTUP_TIMEOUT:g} s") from None
@@ -138,8 +166,12 @@ class _Worker:
 
     def request(self, job: dict, timeout: Optional[float]) -> EquivalenceReport:
         deadline = None if timeout is None else time.monotonic() + timeout
+        self.jobs_sent += 1
+        ticket = JobTicket(self.jobs_sent)
         with procs.SignalShield() as shield:
-            write_frame(_pipe(self.proc.stdin), {"type": "job", "job": job_to_wire(job)})
+            write_frame(
+                _pipe(self.proc.stdin), dict(type="job", job=job_to_wire(job), **ticket.to_wire())
+            )
             return _await_report(
                 shield,
                 _pipe(self.proc.stdout).fileno(),
@@ -147,10 +179,19 @@ class _Worker:
                 self.proc.pid,
                 self.memory_mb,
                 self.kill,
+                ticket,
             )
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def clean(self) -> bool:
+        """Nothing waits on the answer channel between jobs (after a job's one answer, bytes
+        there were written by something else: user code's thread or forked process)."""
+        try:
+            return not pending(_pipe(self.proc.stdout).fileno())
+        except (OSError, ValueError):
+            return False
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -232,7 +273,11 @@ class CheckerSession:
         label = job.get("label") or job.get("target", "")
         self.jobs_run += 1
         started = False
-        if worker is None or not worker.alive():
+        if worker is not None and not (worker.alive() and worker.clean()):
+            worker.kill()  # dead, or its channel holds bytes no job asked for: a fresh one
+            del self._workers[backend]
+            worker = None
+        if worker is None:
             try:
                 worker = _Worker(self.memory_mb, backend, self.limits)
             except OSError as exc:  # fork, pipe or log file (this used to be AttributeError)
@@ -275,15 +320,18 @@ class CheckerSession:
             return _cannot_run(label, backend, "worker", reason or f"worker lost: {exc}")
 
 
-def receive_report(fd: int, deadline: Optional[float], tick=None) -> EquivalenceReport:
-    """The next report frame from a worker, validated (ProtocolError if it is not one)."""
-    message = read_frame_fd(fd, deadline, tick)
+def receive_report(fd: int, deadline: Optional[float], tick, job: JobTicket) -> EquivalenceReport:
+    """The answer to `job` from a worker, validated: one frame bound to the job's nonce that
+    names the job's id and holds a report (ProtocolError if it is anything else)."""
+    message = read_answer(fd, job.nonce, deadline, tick)
     if not (
         isinstance(message, dict)
         and message.get("type") == "report"
-        and set(message) == {"type", "report"}
+        and set(message) == {"type", "id", "report"}
     ):
         raise ProtocolError(f"expected a report, got {str(message)[:100]!r}")
+    if type(message["id"]) is not int or message["id"] != job.id:
+        raise ProtocolError(f"the answer to job {str(message['id'])[:20]} came for job {job.id}")
     return report_from_wire(message["report"])
 
 
@@ -322,17 +370,18 @@ def run_forked(
     process) and is killed with everything it started when it overruns or times out."""
     limits = dict(limits or {}, memory_mb=memory_mb)
     parent = os.getpid()
+    ticket = JobTicket(1)
     read_fd, write_fd = os.pipe()
     with procs.SignalShield() as shield:  # up before the fork: the child may signal at once
         pid = os.fork()
         if pid == 0:  # child: never returns
             shield.lift_in_child()
-            _forked_child(fn, label, backend, limits, parent, read_fd, write_fd)
+            _forked_child(fn, label, backend, limits, parent, read_fd, write_fd, ticket)
         os.close(write_fd)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             return _await_report(
-                shield, read_fd, deadline, pid, memory_mb, lambda: procs.kill_tree(pid)
+                shield, read_fd, deadline, pid, memory_mb, lambda: procs.kill_tree(pid), ticket
             )
         except ProtocolError as exc:
             procs.kill_tree(pid)
@@ -371,8 +420,12 @@ def _forked_child(
     parent: int,
     read_fd: int,
     write_fd: int,
+    ticket: JobTicket,
 ) -> None:
-    """The forked child of run_forked: confine itself, run `fn`, send the report, exit."""
+    """The forked child of run_forked: confine itself, run `fn`, send the report, exit.
+
+    A process `fn` forks that returns through here exits without a word: only this child
+    answers, once."""
     from .worker import confine, send_report
 
     code = 0
@@ -382,11 +435,14 @@ def _forked_child(
         sys.stdout.flush()
         os.dup2(2, 1)  # user prints never mix with the caller's output
         confine(limits, None, parent)
+        me = os.getpid()  # after confine: it may go on in a child of this process
         procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
         report = _safe_call(fn, label, backend)
+        if os.getpid() != me:
+            os._exit(0)
         procs.kill_descendants(os.getpid())
         with os.fdopen(write_fd, "wb") as out:
-            send_report(out, report)
+            send_report(out, report, ticket.nonce, ticket.id)
     except BaseException:  # noqa: B902
         code = 70
     finally:

@@ -3,7 +3,9 @@
 Jobs go to the worker (example inputs, constructor kwargs); reports come back. Decoding a
 report validates every field (type, allowed values, lengths), because the worker runs user
 code that could write to the channel: a bad answer is a `ProtocolError`, never code run in
-the parent and never an internal error.
+the parent and never an internal error. Every text of an answer is user code's (or about it:
+error messages, reasons, source lines, names) and loses its control characters here
+(`report.clean_text`), before it can reach a finding, a note or the terminal.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from .inputs import InputList, InputSpec, Value
 from .protocol import ProtocolError
-from .report import STATUSES, EquivalenceReport, OutputDiff, SourceLine
+from .report import STATUSES, EquivalenceReport, OutputDiff, SourceLine, clean_text
 
 MAX_TEXT = 100_000
 MAX_ITEMS = 100_000
@@ -282,7 +284,7 @@ def _finding(data: Any):
 def _text(value: Any, name: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         raise ProtocolError(f"field {name!r}: expected text")
-    return value
+    return clean_text(value)
 
 
 def _opt_text(value: Any, name: str) -> Optional[str]:

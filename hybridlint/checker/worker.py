@@ -3,13 +3,22 @@
 Started by `CheckerSession` as `python -m hybridlint.checker.worker MEMORY_MB BACKEND LIMITS`.
 Before any user code runs it sets its limits (procs.py), becomes the subreaper of whatever user
 code starts, watches its lifeline to hybridlint, keeps the protocol on private file descriptors
-and points fd 0/1 away from them, so `print` or `input()` cannot corrupt a frame (a deliberate
-write to the channel is data the parent validates: see protocol.py). After each job it kills
-every process the job started.
+and points fd 0/1 away from them, so `print` or `input()` cannot corrupt a frame. After each
+job it kills every process the job started.
+
+The channel: the job pipe and the answer pipe move to high close-on-exec descriptors (no
+program user code starts inherits them, and fd 0/1 are /dev/null and the log). Each answer
+starts with its job's nonce and names its job's id; the nonce stays in `serve`'s locals, never
+in what user code is given. A process user code forks that returns into this loop exits at
+once, without a word on the channel. What user code can still do, deliberately: find the
+descriptors (by brute force) and write to them, which without the nonce makes its job
+`cannot_run`; read the nonce from this process's memory, which is not by accident (see the
+README's trust model).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import sys
@@ -17,7 +26,7 @@ import warnings
 from typing import List, Optional
 
 from . import procs
-from .protocol import ProtocolError, read_frame, write_frame
+from .protocol import NONCE_SIZE, READY_NONCE, ProtocolError, read_frame, write_answer
 from .report import EquivalenceReport
 from .wire import job_from_wire, report_to_wire
 
@@ -49,10 +58,22 @@ def confine(limits: dict, lifeline: Optional[int], parent: int) -> None:
     procs.watch_lifeline(lifeline, parent)
 
 
+def _out_of_reach(fd: int) -> int:
+    """A close-on-exec duplicate of `fd` far above the descriptors programs use (a loop over
+    "the first few fds" or an inherited fd number does not meet it)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    floor = 512 if soft == resource.RLIM_INFINITY else max(3, min(512, soft - 64))
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor)
+    except OSError:
+        return os.dup(fd)  # non-inheritable as well (PEP 446), only lower
+
+
 def private_channels():
-    """Duplicate stdin/stdout for the protocol; user code gets /dev/null and stderr instead."""
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    proto_out = os.fdopen(os.dup(1), "wb")
+    """Move stdin/stdout (the job and answer pipes) out of user code's way; fd 0 becomes
+    /dev/null and fd 1 the log (stderr), so nothing user code prints or runs reaches them."""
+    proto_in = os.fdopen(_out_of_reach(0), "rb", buffering=0)
+    proto_out = os.fdopen(_out_of_reach(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -141,12 +162,18 @@ def serve(argv: List[str]) -> int:
 
     _preload(backend)
     procs.job_ends(None)  # start-up is over: the keeper cleans /dev/shm only after a job
-    write_frame(proto_out, {"type": "ready"})  # the job time limit starts after start-up
+    write_answer(proto_out, {"type": "ready"}, READY_NONCE)  # the job's time starts after this
+    me = os.getpid()
     while True:
         message = read_frame(proto_in)
         if message is None:
             procs.kill_descendants(os.getpid())
             return 0
+        try:
+            job_id, nonce = _ticket(message)
+        except ProtocolError:  # not hybridlint's job frame: nothing to answer to
+            procs.kill_descendants(os.getpid())
+            return 70
         _reset_log()
         shm = procs.job_begins()
         procs.arm_cpu_limit(float(limits.get("cpu_seconds") or 0))
@@ -156,6 +183,7 @@ def serve(argv: List[str]) -> int:
             job = job_from_wire(message.get("job") if isinstance(message, dict) else None)
             report = run_job(job)
         except BaseException as exc:  # noqa: B902 - last line of defence; keep serving
+            _never_in_a_fork(me)
             report = EquivalenceReport(
                 "cannot_run",
                 target=str(job.get("target", "")),
@@ -164,6 +192,7 @@ def serve(argv: List[str]) -> int:
                 reason=f"checker error: {type(exc).__name__}: {exc}",
             )
         finally:
+            _never_in_a_fork(me)
             try:
                 _restore(state)
                 procs.kill_descendants(os.getpid())  # nothing user code started outlives
@@ -171,28 +200,56 @@ def serve(argv: List[str]) -> int:
                 procs.job_ends(shm)  # nor what it left in /dev/shm
             except Exception:  # hygiene must never take the worker down
                 pass
-        send_report(proto_out, report)
+        send_report(proto_out, report, nonce, job_id)
 
 
-def send_report(stream, report: EquivalenceReport) -> None:
-    """Write one report frame; a detail that does not encode is replaced by the essentials."""
+def _ticket(message) -> tuple:
+    """The id and nonce a job frame carries (see session.JobTicket)."""
+    if not (isinstance(message, dict) and message.get("type") == "job"):
+        raise ProtocolError("not a job")
+    job_id, nonce = message.get("id"), message.get("nonce")
+    if type(job_id) is not int or not isinstance(nonce, str):
+        raise ProtocolError("a job without its id and nonce")
     try:
-        write_frame(stream, {"type": "report", "report": report_to_wire(report)})
+        raw = bytes.fromhex(nonce)
+    except ValueError:
+        raise ProtocolError("a job without its id and nonce") from None
+    if len(raw) != NONCE_SIZE:
+        raise ProtocolError("a job without its id and nonce")
+    return job_id, raw
+
+
+def _never_in_a_fork(me: int) -> None:
+    """A copy of the worker user code forked (`os.fork()` then `sys.exit()`, an exception)
+    unwinds into this loop: it must not answer the job, nor read the next one."""
+    if os.getpid() != me:
+        os._exit(0)
+
+
+def send_report(stream, report: EquivalenceReport, nonce: bytes, job_id: int) -> None:
+    """Write the answer to job `job_id`; a detail that does not encode, or a report larger
+    than an answer may be (protocol.MAX_ANSWER), is replaced by the essentials."""
+    try:
+        write_answer(
+            stream, {"type": "report", "id": job_id, "report": report_to_wire(report)}, nonce
+        )
     except (TypeError, ValueError, ProtocolError) as exc:
-        write_frame(
+        write_answer(
             stream,
             {
                 "type": "report",
+                "id": job_id,
                 "report": report_to_wire(
                     EquivalenceReport(
                         "cannot_run",
                         target=str(report.target),
                         backend=str(report.backend),
                         stage="worker",
-                        reason=f"report could not be sent: {exc}",
+                        reason=f"report could not be sent: {str(exc)[:500]}",
                     )
                 ),
             },
+            nonce,
         )
 
 

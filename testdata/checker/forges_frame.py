@@ -14,7 +14,7 @@ class _Payload:
 
 
 def _write_everywhere(data):
-    for fd in range(3, 64):
+    for fd in range(3, 4096):  # the channel sits high: look everywhere
         try:
             if stat.S_ISFIFO(os.fstat(fd).st_mode):
                 os.write(fd, data)
