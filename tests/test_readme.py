@@ -290,3 +290,21 @@ def test_precommit_local_hooks_work_as_written(tmp_path):
     assert "files were modified by this hook" in output, output
     assert re.search(r"^hybridlint\.+Passed", output, re.M), output
     assert "F.slice_axis" in (repo / "net.py").read_text()
+
+
+def test_precommit_local_hooks_match_the_published_hooks():
+    """The README's `repo: local` hooks run what .pre-commit-hooks.yaml runs."""
+    yaml = pytest.importorskip("yaml")
+    section = README.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    config = next(
+        code
+        for kind, code in re.findall(r"^```(\w+)\n(.*?)^```", section, re.M | re.S)
+        if kind == "yaml" and "repo: local" in code
+    )
+    local = {hook["id"]: hook for hook in yaml.safe_load(config)["repos"][0]["hooks"]}
+    with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        published = {hook["id"]: hook for hook in yaml.safe_load(handle)}
+    assert local.keys() == published.keys()
+    for hook_id, hook in published.items():
+        for key in ("name", "entry", "types_or", "require_serial"):
+            assert local[hook_id][key] == hook[key], (hook_id, key)
