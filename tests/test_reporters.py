@@ -61,6 +61,16 @@ def test_text_caret_keeps_tabs_and_marks_only_available_fixes():
     assert "[*]" in unsafe[0]
 
 
+def test_text_source_excerpt_sends_no_control_characters():
+    # an escape sequence in a string literal of the checked file reaches no terminal; each
+    # control character is one U+FFFD, so the caret still lines up
+    escaped = issue(source='    s = "\x1b[2J"; y = x[0]', col=22, end_col=26)
+    lines = render("text", result(escaped)).splitlines()
+    assert lines[1] == '3 |     s = "\ufffd[2J"; y = x[0]'
+    assert lines[2] == "  |                      ^^^^"
+    assert "\x1b" not in "\n".join(lines)
+
+
 def test_text_quiet_and_clean_runs():
     assert render("text", result(issue()), quiet=True) == (
         "pkg/net.py:3:13: HL003 [*] indexing a tensor selects an output\n"

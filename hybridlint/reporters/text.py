@@ -29,6 +29,15 @@ def _caret_line(issue: Finding) -> str:
     return prefix + "^" * max(width, 1)
 
 
+def _visible(line: str) -> str:
+    """The line with each control character (an escape sequence in a string literal, a form
+    feed) shown as U+FFFD, one for one, so the terminal gets no control codes and the caret
+    below still lines up."""
+    if line.isprintable():
+        return line
+    return "".join(ch if ch == "\t" or ch.isprintable() else "\ufffd" for ch in line)
+
+
 def _issue_lines(issue: Finding, ctx: ReportContext) -> List[List[Segment]]:
     mark = [("[*] ", "bold cyan")] if ctx.fixable(issue) else []
     head = [
@@ -44,7 +53,7 @@ def _issue_lines(issue: Finding, ctx: ReportContext) -> List[List[Segment]]:
     gutter = " " * len(str(issue.line))
     return [
         head,
-        [(f"{issue.line} | ", "blue"), (issue.source_line.rstrip("\r\n"), None)],
+        [(f"{issue.line} | ", "blue"), (_visible(issue.source_line.rstrip("\r\n")), None)],
         [(f"{gutter} | ", "blue"), (_caret_line(issue), "bold red")],
         [],
     ]
