@@ -264,7 +264,7 @@ def verify_fixes(
         search.identify(every.applied)
     kept = search.bisect(_one_per_key(every.applied, search.key), [])
     proofs = [FixProof(r.finding, "rejected", f"rejected: {r.reason}") for r in search.rejected]
-    proven, not_run = search.exercised(kept, judged)
+    proven, not_run = search.exercised(kept)
     extra: List = []
     if not_run:
         # An unsafe fix no example ran is left out, and so is every other unexercised fix of
@@ -328,7 +328,7 @@ def verify_fixes(
     final = search.fix(final_set)
     # What a proven fix claims is read from the run of the set actually written, never from
     # an intermediate set: a fix is "== fixed hybridized" only if its block passes as written.
-    final_reports = search.reports(final_set) if final_set else search.baseline(baseline, runnable)
+    final_reports = search.reports(final_set) if final_set else [baseline[i] for i in runnable]
     proofs += search.proofs(proven, judged, final_reports)
     reports = list(baseline)
     for index, report in zip(runnable, final_reports):
@@ -560,7 +560,7 @@ class _Search:
         first, last = finding.line, max(finding.line, finding.end_line)
         return [(n, None) for n in _lines_from(self.source, fixed, first, last)]
 
-    def exercised(self, kept: List, labels: Sequence[str]):
+    def exercised(self, kept: List):
         """Split the kept fixes into those an example ran and the others."""
         if not kept:
             return [], []
@@ -594,9 +594,6 @@ class _Search:
                 )
             )
         return out
-
-    def baseline(self, baseline: Sequence[EquivalenceReport], runnable: Sequence[int]):
-        return [baseline[i] for i in runnable]
 
     def acceptable(self, findings: Sequence) -> Tuple[bool, Optional[EquivalenceReport]]:
         fixed = self.fix(findings).source
@@ -784,10 +781,4 @@ def _lines_from(original: str, fixed: str, first: int, last: int) -> List[int]:
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
     """Is line `fixed_lineno` of `fixed` a line the fixes did not touch?"""
-    matcher = difflib.SequenceMatcher(
-        None, original.splitlines(), fixed.splitlines(), autojunk=False
-    )
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if j1 < fixed_lineno <= j2:
-            return tag == "equal"
-    return False
+    return fixed_lineno in _unchanged_to_original(original, fixed)
