@@ -193,13 +193,16 @@ def key_of(finding: dict) -> str:
     )
 
 
-def fixed_copy_parses(root: str) -> List[str]:
-    """Apply the safe fixes to a copy of ``root``; return the files that no longer compile."""
+def fixed_copy_parses(root: str, before: Optional[dict] = None) -> Tuple[List[str], int, int]:
+    """Apply the safe fixes to a copy of ``root``; return (the files that no longer compile,
+    the fixes that only the fixes revealed, the findings the fixed copy reports that ``before``,
+    the report of the original, did not have per file and rule): what only ``--fix``
+    shows and ``check`` should have found (issue 21 item 5)."""
     broken = []
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "src")
         shutil.copytree(root, copy)
-        subprocess.run(
+        done = subprocess.run(
             [
                 sys.executable,
                 "-m",
@@ -208,27 +211,35 @@ def fixed_copy_parses(root: str) -> List[str]:
                 "--fix",
                 "--exit-zero",
                 "--no-cache",
-                "--quiet",
                 ".",
             ],
             cwd=copy,
             capture_output=True,
+            text=True,
         )
+        found = re.search(r"and (\d+) more that those fixes revealed", done.stdout)
+        revealed = int(found.group(1)) if found else 0
         for folder, _, files in os.walk(copy):
             for name in files:
                 if name.endswith(".py"):
                     path = os.path.join(folder, name)
                     with open(path, "rb") as handle:
                         original = os.path.join(root, os.path.relpath(path, copy))
-                        with open(original, "rb") as before:
-                            if handle.read() == before.read():
+                        with open(original, "rb") as before_file:
+                            if handle.read() == before_file.read():
                                 continue
                     try:
                         with open(path, "rb") as handle:
                             compile(handle.read(), path, "exec")
                     except SyntaxError:
                         broken.append(os.path.relpath(path, copy))
-    return broken
+        new_findings = 0
+        if before is not None:
+            after, _ = lint(copy, ("--no-cache",))
+            had = collections.Counter((f["path"], f["code"]) for f in before["findings"])
+            now = collections.Counter((f["path"], f["code"]) for f in after["findings"])
+            new_findings = sum((now - had).values())
+    return broken, revealed, new_findings
 
 
 def precision(counts: collections.Counter) -> str:
@@ -277,6 +288,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     stale: List[Tuple[str, str]] = []
     open_misses: Dict[str, List[str]] = {}
     found_misses: List[Tuple[str, str]] = []
+    reports: Dict[str, dict] = {}
     timings = []
     for package in PACKAGES:
         if args.package and package.name not in args.package:
@@ -291,6 +303,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             shutil.rmtree(cache_dir, ignore_errors=True)
             timings.append((package.name, cold, warm))
         report, _ = lint(root, ("--no-cache", *extra))
+        reports[package.name] = report
         if report["errors"]:
             for error in report["errors"]:
                 print(f"error: {package.name}: {error}")
@@ -387,12 +400,20 @@ def main(argv: Optional[List[str]] = None) -> int:
                 )
 
     if not args.no_fix:
-        print("\nsafe --fix on a copy: files that no longer compile")
+        print(
+            "\nsafe --fix on a copy: files that no longer compile; what only --fix shows "
+            "(fixes its fixes revealed, findings of the fixed copy check did not report)"
+        )
         for package in PACKAGES:
             if args.package and package.name not in args.package:
                 continue
-            broken = fixed_copy_parses(roots[package.name])
-            print(f"  {package.name}: {len(broken)} {' '.join(broken)}")
+            broken, revealed, new_findings = fixed_copy_parses(
+                roots[package.name], reports.get(package.name)
+            )
+            print(
+                f"  {package.name}: {len(broken)} {' '.join(broken)}  "
+                f"revealed fixes {revealed}, new findings {new_findings}"
+            )
 
     if timings:
         print("\nlint time (s, --jobs default)   cold    warm  warm/cold")
