@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import time
 
 import pytest
 
@@ -11,6 +12,25 @@ CHECKER_DATA = os.path.join(ROOT, "testdata", "checker")
 
 def data(name: str) -> str:
     return os.path.join(CHECKER_DATA, name)
+
+
+def alive(pid: int) -> bool:
+    """Is process `pid` running (a zombie is not)? Linux /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid: int, limit: float = 20.0) -> bool:
+    """Wait up to `limit` seconds for `pid` to end; did it?"""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def engine_redirect_available() -> bool:

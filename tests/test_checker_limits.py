@@ -11,29 +11,12 @@ import time
 import pytest
 
 from hybridlint.checker import CheckerSession, check_file
-from tests.checker_support import ROOT, data, engine_redirect_available
+from tests.checker_support import ROOT, alive, data, engine_redirect_available, wait_gone
 
 pytestmark = pytest.mark.skipif(
     not engine_redirect_available() or not os.path.isdir("/proc"),
     reason="needs the engine and Linux /proc",
 )
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def wait_gone(pid: int, limit: float = 20.0) -> bool:
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def read_pid(path, limit: float = 60.0) -> int:
