@@ -1,5 +1,7 @@
 """Running the hybridlint CLI in-process for the CLI tests."""
 
+import os
+
 from click.testing import CliRunner, Result
 
 from hybridlint.cli import cli
@@ -12,3 +14,18 @@ def invoke(*args: str) -> Result:
         return CliRunner(mix_stderr=False).invoke(cli, list(args))
     except TypeError:
         return CliRunner().invoke(cli, list(args))
+
+
+def read_pty(master: int) -> bytes:
+    """Everything a process wrote to the pseudo-terminal whose master end is `master`, until it
+    closes its side (Linux then fails the read with EIO, which ends the stream)."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)

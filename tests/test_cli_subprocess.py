@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from cli_support import read_pty
 
 BAD = textwrap.dedent("""\
     class Net(HybridBlock):
@@ -117,18 +118,10 @@ def test_colour_only_on_a_terminal(project):
         [sys.executable, "-m", "hybridlint", "."], cwd=project, stdout=slave, stderr=slave, env=env
     )
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    raw = read_pty(master)
     proc.wait(timeout=120)
     os.close(master)
-    output = b"".join(chunks).decode()
+    output = raw.decode()
     assert proc.returncode == 1
     assert "\x1b[" in output and "HL003" in output
     no_color = run(["."], project, env={"NO_COLOR": "1"})

@@ -13,7 +13,7 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
-from cli_support import invoke
+from cli_support import invoke, read_pty
 
 from hybridlint import checker_bridge
 from hybridlint.cli import verification_note
@@ -219,18 +219,10 @@ def test_verify_notes_are_wrapped_on_a_terminal_and_one_line_piped(tmp_path):
     master, slave = pty.openpty()
     proc = cli_process(["--diff", "--verify", "net.py"], tmp_path, slave, {"COLUMNS": "72"})
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    output = read_pty(master)
     proc.communicate(timeout=120)
     os.close(master)
-    on_terminal = b"".join(chunks).decode().replace("\r\n", "\n").splitlines()
+    on_terminal = output.decode().replace("\r\n", "\n").splitlines()
     notes = on_terminal[1:-1]  # between the header and the summary
     assert on_terminal[0] == "verify net.py:"
     assert notes and all(len(line) <= 72 for line in notes)
