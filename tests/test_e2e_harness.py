@@ -155,3 +155,43 @@ def test_verdicts(kind, eager, hybrid, returncode, findings, claims, verdict):
         case, tool, {"eager": eager, "hybrid": hybrid}, "class Block:\n    pass\n"
     )
     assert outcome.verdict == verdict
+
+
+def test_a_reference_fix_is_applied_edit_by_edit_and_each_edit_must_match_once():
+    case = _case(reference=[{"old": "x.shape[0]", "new": "F.ones_like(x)"}])
+    source = "y = x.shape[0]\n"
+    assert cases.apply_reference(case, source) == "y = F.ones_like(x)\n"
+    with pytest.raises(cases.CaseError, match="occurs 2 times"):
+        cases.apply_reference(case, source * 2)
+    with pytest.raises(cases.CaseError, match="occurs 0 times"):
+        cases.apply_reference(case, "y = 1\n")
+
+
+def test_exact_rewrite_labels_are_for_failing_blocks_and_cannot_contradict():
+    with pytest.raises(cases.CaseError, match="failing blocks"):
+        _case(kind="works", no_exact_rewrite="why")
+    with pytest.raises(cases.CaseError, match="contradicts"):
+        _case(reference=[{"old": "a", "new": "b"}], no_exact_rewrite="why")
+    with pytest.raises(cases.CaseError, match="old = ..., new = ..."):
+        _case(reference=[{"old": "a"}])
+
+
+def test_the_exact_rewrite_measure_counts_blocks_some_rewrite_fixed(capsys):
+    proven = _case(id="a", reference=[{"old": "a", "new": "b"}])
+    by_tool = _case(id="b")
+    labelled = _case(id="c", no_exact_rewrite="a Python branch on a static shape")
+    undecided = _case(id="d")
+    outcome = run.Outcome
+    table = {
+        proven.name: {"verify": outcome("reported"), "reference": outcome("fixed")},
+        by_tool.name: {"verify": outcome("fixed")},
+        labelled.name: {"verify": outcome("reported")},
+        undecided.name: {"verify": outcome("silent")},
+    }
+    run.exact_rewrite_summary([proven, by_tool, labelled, undecided], ["verify"], table)
+    out = capsys.readouterr().out
+    assert "exact rewrite proven for 2/4 failing blocks; labelled without one 1; undecided 1" in out
+    assert "verify        fixed 1/2 of the blocks with an exact rewrite (50.0%)" in out
+    table[labelled.name]["verify"] = outcome("fixed")
+    run.exact_rewrite_summary([proven, by_tool, labelled, undecided], ["verify"], table)
+    assert "LABEL WRONG pkg-1.0/c" in capsys.readouterr().out

@@ -21,6 +21,12 @@ A case file (``cases/<package>.toml``) names one pinned package of
     extra = [{ source = "gluonts/mx/block/mlp.py", copy = ["MLP"] }]   # optional: definitions
                                           # of other modules of the package, copied first
     why = "how the package's callers call it"
+    reference = [{ old = "x.shape[0]", new = "..." }]   # optional, "fails" only: a hand-written
+                                          # exact fix (each `old` occurs once in block.py);
+                                          # the judge must find it fixed: it proves the block's
+                                          # hazards all have an exact rewrite
+    no_exact_rewrite = "why not"          # optional, "fails" only: the hazard no rewrite of
+                                          # this block can remove (the caller must change)
 
 Each name in ``copy`` is a top-level class, function or assignment of ``source``; its lines
 (decorators included) are copied byte for byte, nothing else of the module is. ``prelude`` is
@@ -28,6 +34,12 @@ the one place a case adds text: the imports the copied code needs (the module's 
 lines, or a small stand-in for a package-internal helper such as gluonts's ``@validated()``),
 so the copy runs without installing the package. Examples use the format of
 ``[tool.hybridlint.examples]`` (README, Configuration).
+
+``reference`` and ``no_exact_rewrite`` split the failing blocks for issue 20's first measure
+("every failing block whose hazards all have an exact rewrite ends fixed"): a block has an exact
+rewrite when its reference fix, or any mode's rewrite, is judged fixed under MXNet; a block
+labelled ``no_exact_rewrite`` says why none exists (e.g. a Python branch on a static shape that
+changes the graph's structure, a caller passing an int as a graph input).
 
 This module uses the standard library only: the harness and the judge (which runs under the
 MXNet venv's interpreter) both import it.
@@ -72,6 +84,8 @@ class Case:
     calls: int = 1
     why: str = ""
     extra: List[Dict[str, Any]] = field(default_factory=list)
+    reference: List[Dict[str, str]] = field(default_factory=list)
+    no_exact_rewrite: str = ""
 
     @property
     def name(self) -> str:
@@ -110,7 +124,15 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
     missing = [key for key in required if key not in entry]
     if missing:
         raise CaseError(f"{where}: missing {', '.join(missing)}")
-    known = set(required) | {"prelude", "unseen", "calls", "why", "extra"}
+    known = set(required) | {
+        "prelude",
+        "unseen",
+        "calls",
+        "why",
+        "extra",
+        "reference",
+        "no_exact_rewrite",
+    }
     unknown = sorted(set(entry) - known)
     if unknown:
         raise CaseError(f"{where}: unknown key(s) {unknown}")
@@ -118,6 +140,13 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
         raise CaseError(f"{where}: kind must be one of {KINDS}")
     if not entry["examples"]:
         raise CaseError(f"{where}: at least one example")
+    if ("reference" in entry or "no_exact_rewrite" in entry) and entry["kind"] != "fails":
+        raise CaseError(f"{where}: reference / no_exact_rewrite are for failing blocks")
+    if "reference" in entry and "no_exact_rewrite" in entry:
+        raise CaseError(f"{where}: a reference fix contradicts no_exact_rewrite")
+    for edit in entry.get("reference", []):
+        if set(edit) != {"old", "new"}:
+            raise CaseError(f"{where}: each reference edit is {{ old = ..., new = ... }}")
     return Case(
         package=package,
         id=str(entry["id"]),
@@ -131,6 +160,10 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
         calls=int(entry.get("calls", 1)),
         why=str(entry.get("why", "")),
         extra=[dict(e) for e in entry.get("extra", [])],
+        reference=[
+            {"old": str(e["old"]), "new": str(e["new"])} for e in entry.get("reference", [])
+        ],
+        no_exact_rewrite=str(entry.get("no_exact_rewrite", "")),
     )
 
 
@@ -212,6 +245,19 @@ def materialize(case: Case, package_root: str, into: Path) -> Path:
         "[tool.hybridlint.examples]\n" + f"{json.dumps(key)} = {toml_value(case.examples)}\n"
     )
     return into / BLOCK_FILE
+
+
+def apply_reference(case: Case, source: str) -> str:
+    """``source`` with the case's hand-written reference fix applied, edit by edit."""
+    for edit in case.reference:
+        count = source.count(edit["old"])
+        if count != 1:
+            raise CaseError(
+                f"{case.name}: reference edit {edit['old']!r} occurs {count} times in "
+                f"{BLOCK_FILE} (it must occur once)"
+            )
+        source = source.replace(edit["old"], edit["new"])
+    return source
 
 
 def block_lines(source: str, block: str) -> Optional[tuple]:

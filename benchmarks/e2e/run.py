@@ -49,7 +49,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "realworld"))
 
-from cases import BLOCK_FILE, Case, block_lines, load_cases, materialize  # noqa: E402
+from cases import (  # noqa: E402
+    BLOCK_FILE,
+    Case,
+    CaseError,
+    apply_reference,
+    block_lines,
+    load_cases,
+    materialize,
+)
 from packages import Package, fetch  # noqa: E402
 
 # Packages only the end-to-end harness reads (their findings are not labelled for the
@@ -196,7 +204,11 @@ def judge(cases: List[Case], dirs: Dict[str, Dict[str, Path]], modes, mxnet_pyth
                     "block": case.block,
                     "calls": case.calls,
                     "original": str(dirs[case.name]["original"] / BLOCK_FILE),
-                    "variants": {m: str(dirs[case.name][m] / BLOCK_FILE) for m in modes},
+                    "variants": {
+                        label: str(path / BLOCK_FILE)
+                        for label, path in dirs[case.name].items()
+                        if label != "original"
+                    },
                     "examples": case.examples,
                     "unseen": case.unseen,
                 }
@@ -262,6 +274,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             shutil.rmtree(target, ignore_errors=True)
             materialize(case, roots[case.package], target)
             dirs[case.name][label] = target
+        if case.reference and not args.validate:
+            # the hand-written exact fix: judged like a mode, no tool runs on it
+            target = work / "reference" / case.slug
+            shutil.rmtree(target, ignore_errors=True)
+            block = materialize(case, roots[case.package], target)
+            try:
+                block.write_text(apply_reference(case, block.read_text()))
+            except CaseError as exc:
+                parser.error(str(exc))
+            dirs[case.name]["reference"] = target
 
     runs: Dict[tuple, ToolRun] = {}
     tasks = [(c, m) for c in cases for m in modes]
@@ -300,9 +322,13 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             fixed = (dirs[case.name][mode] / BLOCK_FILE).read_text()
             row[mode] = classify(case, runs[case.name, mode], result["variants"][mode], fixed)
         table[case.name] = row
-        cells = "  ".join(f"{m}={row[m].verdict}" for m in modes)
+        if "reference" in result["variants"]:
+            ref = result["variants"]["reference"]
+            bad = [v for v in ref["eager"] + ref["hybrid"] if v != "equal"]
+            row["reference"] = Outcome("fixed" if not bad else "invalid", bad[0] if bad else "")
+        cells = "  ".join(f"{m}={row[m].verdict}" for m in row)
         print(f"{case.kind:5}  {case.name:55}  {cells or 'original hybridized: ' + original[0]}")
-        for mode in modes:
+        for mode in row:
             if row[mode].verdict not in ("fixed", "ok"):
                 print(f"         {mode}: {row[mode].detail}")
     print()
@@ -329,6 +355,7 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             f"{tally.get('over-claimed', 0)}  invalid "
             f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
         )
+    exact_rewrite_summary(fails, modes, table)
     for mode in ("verify", "verify-mxnet"):
         if mode in modes and "unsafe" in modes:
             worse = [
@@ -352,6 +379,32 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
                 indent=1,
             )
     return 0
+
+
+def exact_rewrite_summary(fails: List[Case], modes: List[str], table) -> None:
+    """Issue 20's first measure: of the failing blocks whose hazards all have an exact rewrite
+    (proven: its reference fix or some mode's rewrite is judged fixed), how many each mode fixes;
+    and the blocks labelled ``no_exact_rewrite`` that some mode fixed anyway (a wrong label)."""
+    exact = [c for c in fails if any(o.verdict == "fixed" for o in table[c.name].values())]
+    labelled_none = [c for c in fails if c.no_exact_rewrite]
+    unknown = [c for c in fails if c not in exact and not c.no_exact_rewrite]
+    bad_refs = [
+        c.name for c in fails if table[c.name].get("reference", Outcome("")).verdict == "invalid"
+    ]
+    print(
+        f"exact rewrite proven for {len(exact)}/{len(fails)} failing blocks; labelled without one "
+        f"{len(labelled_none)}; undecided {len(unknown)}"
+        + (f" ({', '.join(c.name for c in unknown)})" if unknown else "")
+    )
+    for name in bad_refs:
+        print(f"REFERENCE NOT FIXED {name}: {table[name]['reference'].detail}")
+    for case in labelled_none:
+        if case in exact:
+            print(f"LABEL WRONG {case.name}: labelled no_exact_rewrite, but a rewrite fixed it")
+    for mode in modes:
+        fixed = sum(table[c.name][mode].verdict == "fixed" for c in exact)
+        share = f"{100.0 * fixed / len(exact):.1f}%" if exact else "-"
+        print(f"{mode:13} fixed {fixed}/{len(exact)} of the blocks with an exact rewrite ({share})")
 
 
 if __name__ == "__main__":
