@@ -8,7 +8,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, strip_parens, tuple_of
-from . import _creation_fix, _shape_scalar_fix
+from . import _arange_index, _creation_fix, _shape_scalar_fix
+from ._arange_index import INVALID as ARANGE_INVALID, plan_arange_index
 from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from ._creation_fix import plan_creation, unpacking_creation_fix
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
@@ -16,6 +17,7 @@ from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from ._shape_scalar_fix import parameter_of, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
+from ._resize_fix import plan_helper_resize
 from .analysis import SHAPE, call_argument, literal_int
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
@@ -158,6 +160,7 @@ broadcast to n, and both fail alike on a 0 rep.
 """
         + _patterns("Shape-driven creation, arange and resize", _creation_fix)
         + _patterns("Shape scalars used as values", _shape_scalar_fix)
+        + _patterns("Row-wise picks by indexing", _arange_index)
     )
 
     VALID = (
@@ -528,12 +531,20 @@ broadcast to n, and both fail alike on a 0 rep.
         ]
         + SCALAR_INVALID
         + CREATION_INVALID
+        + ARANGE_INVALID
     )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # attribute node -> (edits, safety) planned by the enclosing call
         self._planned: Dict[cst.CSTNode, Tuple[Tuple[Edit, ...], str]] = {}
+        # attribute node -> (edits, safety) planned by the enclosing subscript (first: the
+        # inner call's plans would keep the indexing, which a Symbol cannot do)
+        self._indexed: Dict[cst.CSTNode, Tuple[Tuple[Edit, ...], str]] = {}
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        for attribute, edits, safety in plan_arange_index(self, node, self.namespace):
+            self._indexed[attribute] = (edits, safety)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
@@ -544,7 +555,7 @@ broadcast to n, and both fail alike on a 0 rep.
         ):  # a parameter's data by name (`kwargs['weight']`, which the analysis leaves unknown)
             return
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
-        planned = self._planned.pop(node, None)
+        planned = self._indexed.pop(node, None) or self._planned.pop(node, None)
         # reshape targets built from shapes, followed through the function (rules/_reshape_flow.py)
         flow = flow_fixes(self) if attr == "shape" and self.facts is not None else None
         unpacked = flow.fixes.get(node) if flow is not None else None
@@ -562,6 +573,8 @@ broadcast to n, and both fail alike on a 0 rep.
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
+        elif attr == "shape" and (resized := plan_helper_resize(self, node)) is not None:
+            self.report(node, message, edits=resized[0], safety=resized[1])  # rules/_resize_fix.py
         elif attr == "T" and self.namespace:
             self.report(
                 node, message, replacement=call(f"{self.namespace}.transpose", [node.value])
