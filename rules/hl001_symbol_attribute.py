@@ -19,6 +19,7 @@ from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
 from ._resize_fix import plan_helper_resize
 from .analysis import SHAPE, call_argument, literal_int
+from .values import dotted_name
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
 ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
@@ -528,6 +529,15 @@ broadcast to n, and both fail alike on a 0 rep.
                 fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER,
                 safety=SAFE,
             ),
+            # the code 0 in a fixed namespace's reshape, in a helper without F (gluonts SNDense)
+            Invalid(
+                "from mxnet import nd\n\n\ndef helper(t):\n"
+                "    return nd.reshape(t, [t.shape[0], -1])" + _HELPER,
+                line=5,
+                fixed="from mxnet import nd\n\n\ndef helper(t):\n"
+                "    return nd.reshape(t, [0, -1])" + _HELPER,
+                safety=SAFE,
+            ),
         ]
         + SCALAR_INVALID
         + CREATION_INVALID
@@ -607,7 +617,7 @@ broadcast to n, and both fail alike on a 0 rep.
             self._planned[attribute] = (edits, safety)
         if created:
             return
-        if op in ("reshape", "Reshape"):
+        if op in ("reshape", "Reshape") or self._fixed_namespace_reshape(node):
             data = call_argument(node, 0, "data")
             shape = call_argument(node, 1, "shape")
             if (
@@ -629,6 +639,16 @@ broadcast to n, and both fail alike on a 0 rep.
             elif len(node.args) > 1:
                 self._plan_reshape(node.func.value, None, node)
         self._plan_ctx(node)
+
+    def _fixed_namespace_reshape(self, node: cst.Call) -> bool:
+        """`nd.reshape(...)` / `mx.sym.reshape(...)`: the code 0 is as exact there as in
+        `F.reshape` (the namespace itself is HL006's, fixable only where an F is in scope)."""
+        qualified = self.state.module.qualify(dotted_name(node.func))
+        return (
+            qualified is not None
+            and qualified.rsplit(".", 1)[-1] in ("reshape", "Reshape")
+            and (qualified.rsplit(".", 1)[0] in ("mxnet.ndarray", "mxnet.symbol"))
+        )
 
     def _tensor_attr(
         self, expr: cst.BaseExpression, attrs: Sequence[str]
