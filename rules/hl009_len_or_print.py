@@ -6,6 +6,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
+from ._len_repeat_fix import plan_repeat_by_len
 from .analysis import call_argument, dotted_name
 from .base import SAFE, Invalid, Rule, Valid
 
@@ -96,14 +97,44 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
             fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 4, -1))"),
             safety=SAFE,
         ),
+        # a per-batch constant tiled to the batch (gluonts's binning): broadcast_like
+        Invalid(
+            _net(
+                "c = F.ones_like(x).sum(axis=0)\nreturn F.repeat(F.expand_dims(c, axis=0), len(x), axis=0)"
+            ),
+            line=4,
+            fixed=_net(
+                "c = F.ones_like(x).sum(axis=0)\n"
+                "return F.broadcast_like(F.expand_dims(c, axis=0), x, lhs_axes=(0,), rhs_axes=(0,))"
+            ),
+            safety=SAFE,
+        ),
+        Invalid(
+            _net("c = x.sum(axis=0)\nreturn c.expand_dims(axis=0).repeat(len(x), axis=0)"),
+            line=4,
+            fixed=_net(
+                "c = x.sum(axis=0)\n"
+                "return F.broadcast_like(c.expand_dims(axis=0), x, lhs_axes=(0,), rhs_axes=(0,))"
+            ),
+            safety=SAFE,
+        ),
+        # axis 0 of the repeated value is not visibly 1: repeat multiplies it; reported only
+        Invalid(_net("c = F.relu(x)\nreturn F.repeat(c, len(x), axis=0)"), line=4),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._planned: Dict[cst.CSTNode, Tuple[cst.CSTNode, cst.CSTNode]] = {}  # len call -> edit
+        # len call -> (edit, what the fix does)
+        self._planned: Dict[cst.CSTNode, Tuple[Tuple[cst.CSTNode, cst.CSTNode], str]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         self._plan_reshape(node)  # an enclosing reshape is visited before the len() inside it
+        repeat = plan_repeat_by_len(node, self.namespace, self.is_tensor)
+        if repeat is not None:
+            self._planned[repeat[0]] = (
+                (repeat[1], repeat[2]),
+                "; broadcast_like along axis 0 takes the length from the tensor at run time",
+            )
         func = dotted_name(node.func)
         if (
             func == "len"
@@ -137,11 +168,10 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
             "`len(x)` of a Symbol is its number of outputs (silently 1 under hybridize), not "
             "the first dimension"
         )
-        edit = self._planned.pop(node, None)
-        if edit is not None:
-            self.report(
-                node, message + "; the reshape code 0 copies dimension 0", edits=[edit], safety=SAFE
-            )
+        planned = self._planned.pop(node, None)
+        if planned is not None:
+            edit, how = planned
+            self.report(node, message + how, edits=[edit], safety=SAFE)
         else:
             self.report(
                 node, message + "; use shape-free ops (reshape code 0, F.slice_like, F.mean ...)"
@@ -180,7 +210,7 @@ for an NDArray. Other `len(x)` and all printing/logging are reported without a f
             new = shape.with_changes(
                 elements=[first.with_changes(value=cst.Integer("0"))] + list(shape.elements[1:])
             )
-            self._planned[length] = (shape, new)
+            self._planned[length] = ((shape, new), "; the reshape code 0 copies dimension 0")
 
     # -- print / logging ---------------------------------------------------------------------
     def _is_logging(self, func: str) -> bool:
