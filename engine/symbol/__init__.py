@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import attribute as _attribute
 from .. import name as _name_mod
 from .. import registry as _registry
 from ..base import MXNetError
@@ -43,7 +44,7 @@ def var(
     """A placeholder variable; `shape`/`dtype` become hints for inference."""
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    user = dict(attr or {})
+    user = _attribute.current().get(attr)  # AttrScope's attributes, `attr` wins
     if shape is not None:
         user["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -117,6 +118,7 @@ def _make_node_symbol(
     FullyConnected's weight, become variables `<name>_<input>` carrying the op's attributes,
     as MXNet's do)."""
     opdef = _registry.get_op(op_name)
+    user_attrs = _attribute.current().get(user_attrs)  # AttrScope's attributes, `attr` wins
     parse_params = dict(params)
     if opdef.key_var_num_args and opdef.variadic and opdef.key_var_num_args not in parse_params:
         parse_params[opdef.key_var_num_args] = len(inputs)

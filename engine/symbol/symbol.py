@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..base import MXNetError, NotImplementedForSymbol
+from ..registry import Attrs as _Attrs
 from ..registry import OpDef, get_op, shape_known
 from ..serialization import dumps_graph_json as _dumps_graph_json
 
@@ -419,30 +420,38 @@ class Symbol:
         `serialization.dumps_graph_json`, is dmlc's: non-ASCII written as is, not escaped), so
         it loads in real MXNet with `mx.sym.load_json`. `remove_amp_cast` is accepted for
         MXNet's signature: the engine has no amp_cast ops to remove."""
+        return _dumps_graph_json(self._graph_dict())
+
+    def _graph_dict(self, top: bool = True) -> Dict[str, Any]:
+        """The nnvm graph as a dict; a loop's subgraph (`_foreach`) is nested in its node's
+        `subgraphs`, without the top graph's `attrs`, as MXNet writes it."""
         order = self._order()
         index = {id(n): i for i, n in enumerate(order)}
         nodes = []
         row_ptr = [0]
         for n in order:
-            entry = {"op": "null" if n.op is None else n.op.name, "name": n.name}
+            entry: Dict[str, Any] = {"op": "null" if n.op is None else n.op.name, "name": n.name}
             attrs = dict(n.attrs)
             attrs.update(n.user_attrs)
             if attrs:
                 entry["attrs"] = attrs
             entry["inputs"] = [[index[id(c)], i, 0] for c, i in n.inputs]
+            sub = n.parsed.get("subgraph") if n.op is not None else None
+            if sub is not None:
+                entry["subgraphs"] = [sub._graph_dict(top=False)]
             nodes.append(entry)
             # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
             hidden = getattr(n.op, "json_num_outputs", None)
             row_ptr.append(row_ptr[-1] + (hidden(n.parsed) if hidden else n.num_outputs()))
-        return _dumps_graph_json(
-            {
-                "nodes": nodes,
-                "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
-                "node_row_ptr": row_ptr,
-                "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-                "attrs": {"mxnet_version": ["int", 10901]},
-            }
-        )
+        graph: Dict[str, Any] = {
+            "nodes": nodes,
+            "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
+            "node_row_ptr": row_ptr,
+            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+        }
+        if top:
+            graph["attrs"] = {"mxnet_version": ["int", 10901]}
+        return graph
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write `tojson()` to `fname` as UTF-8 bytes, as MXNet's C++ does (it writes the
@@ -659,10 +668,17 @@ def load_json(json_str: str) -> Symbol:
         raise TypeError("fname required to be string")
     try:
         graph = json.loads(json_str, strict=False)
-        entries = graph["nodes"]
-        heads = graph["heads"]
+        graph["nodes"], graph["heads"]  # noqa: B018 - the two keys a graph must have
     except (ValueError, KeyError, TypeError) as err:
         raise MXNetError("load_json: not an MXNet symbol JSON graph ({})".format(err)) from None
+    return _load_graph(graph)
+
+
+def _load_graph(graph) -> Symbol:
+    """A Symbol from an nnvm graph dict; a node's `subgraphs` (a loop's body) become its
+    parsed attributes' `subgraph`, on attributes of its own."""
+    entries = graph["nodes"]
+    heads = graph["heads"]
     built: List[Node] = []
     for entry in entries:
         op_name = entry.get("op", "null")
@@ -675,5 +691,7 @@ def load_json(json_str: str) -> Symbol:
         user = {k: v for k, v in attrs.items() if k.startswith("__") or k not in op.params}
         params = {k: v for k, v in attrs.items() if k in op.params}
         parsed = op.parse(params)
+        if entry.get("subgraphs"):
+            parsed = _Attrs(dict(parsed.__dict__, subgraph=_load_graph(entry["subgraphs"][0])))
         built.append(Node(op, entry["name"], params, parsed, inputs, None, user))
     return Symbol([(built[h[0]], h[1]) for h in heads])

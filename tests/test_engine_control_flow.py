@@ -1,0 +1,259 @@
+"""contrib.foreach on the engine, differential against real MXNet 1.9.1 (recorded in
+tests/recordings/test_engine_control_flow.npz): eagerly a Python loop whose outputs are
+stacked, on Symbols a `_foreach` node holding the body's subgraph (values, nesting of the
+returned outputs and states, shape and type inference, graph JSON both ways), and in a
+hybridized gluon block whose body is an LSTM cell (gluonnlp's BiLMEncoder calls it so)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import hybridlint.engine as mx
+from hybridlint.checker import Example, check_source
+from mxnet_record import reference
+from tests.checker_support import backend_params
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((4, 2, 3)).astype(np.float32)
+S = RNG.standard_normal((2, 3)).astype(np.float32)
+W = RNG.standard_normal((3,)).astype(np.float32)
+
+
+def _shape_of(value):
+    """Nesting and shapes of what foreach returned: ('NDArray', shape) / ('Symbol', outputs)."""
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__, [_shape_of(v) for v in value]]
+    if type(value).__name__ == "NDArray":
+        return ["NDArray", list(value.shape)]
+    return [type(value).__name__, value.list_outputs()]
+
+
+def _eager(m):
+    x, s, w = m.nd.array(X), m.nd.array(S), m.nd.array(W)
+    single = m.nd.contrib.foreach(lambda d, st: (d * w, st + d), x, s)
+    lists = m.nd.contrib.foreach(
+        lambda d, st: ([d[0], d[1] + st[0]], [st[0] * 0.5 + d[0]]), [x, x], [s]
+    )
+    nested = m.nd.contrib.foreach(
+        lambda d, st: (d[0] - d[1], [[st[0][0] + d[0]], st[1]]), [x, x * 2], [[s], s]
+    )
+    return {
+        "single": single,
+        "lists": lists,
+        "nested": nested,
+        "nesting": [_shape_of(r) for r in (single, lists, nested)],
+    }
+
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        return [a for v in value for a in _flat(v)]
+    return [value.asnumpy() if hasattr(value, "asnumpy") else value]
+
+
+@pytest.mark.mxnet
+def test_eager_foreach_matches_mxnet():
+    want = reference(_eager, ("eager foreach", X, S, W))
+    got = _eager(mx)
+    assert got["nesting"] == want["nesting"]
+    for key in ("single", "lists", "nested"):
+        wants, gots = _flat(want[key]), _flat(got[key])
+        assert len(gots) == len(wants), key
+        for g, w in zip(gots, wants):
+            np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=key)
+
+
+def _normalized(json_text):
+    """The graph JSON with the process-wide subgraph counter (MXNet's AttrScope keeps one per
+    process, so it depends on which tests ran before) set to 0."""
+    return re.sub(r'("__subgraph_name__": "foreach)\d+', r"\g<1>0", json_text)
+
+
+def _graph(m):
+    """A loop whose body multiplies by a Symbol of the enclosing graph (cut out as an input)
+    and carries two states, one returned unchanged (passed through identity)."""
+    with m.name.NameManager():
+        x, s, w = m.sym.var("x"), m.sym.var("s"), m.sym.var("w")
+        outer = m.sym.relu(w, name="outer")
+
+        def body(d, st):
+            return d * 2 + outer, [st[0] + d, st[1]]
+
+        out, states = m.sym.contrib.foreach(body, x, [s, w])
+        single_out, single_state = m.sym.contrib.foreach(lambda d, st: (d, st * d), x, s)
+        group = m.sym.Group([out] + states + [single_out, single_state])
+    return group, [_shape_of(v) for v in (out, states, single_out, single_state)]
+
+
+def _symbolic(m):
+    group, nesting = _graph(m)
+    arg_shapes, out_shapes, _ = group.infer_shape(x=X.shape, s=S.shape, w=S.shape)
+    args = {"x": X, "s": S, "w": S[::-1] - 0.5}
+    outs = group.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in args.items()})
+    return {
+        "nesting": nesting,
+        "arguments": group.list_arguments(),
+        "outputs": group.list_outputs(),
+        "arg_shapes": arg_shapes,
+        "out_shapes": out_shapes,
+        "types": [
+            np.dtype(t).name for t in group.infer_type(x="float64", s="float64", w="float64")[1]
+        ],
+        "values": outs,
+        "json": _normalized(group.tojson()),
+    }
+
+
+@pytest.mark.mxnet
+def test_symbolic_foreach_matches_mxnet():
+    want = reference(_symbolic, ("symbolic foreach", X, S, W))
+    got = _symbolic(mx)
+    for key in ("nesting", "arguments", "outputs", "arg_shapes", "out_shapes", "types"):
+        assert got[key] == want[key], key
+    for g, w in zip(got["values"], want["values"]):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6)
+    assert got["json"] == want["json"]
+    assert '"subgraphs"' in got["json"]
+
+
+def _run_json(m, text):
+    sym = m.sym.load_json(text)
+    args = {"x": X, "s": S, "w": S[::-1] - 0.5}
+    return sym.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in args.items()})
+
+
+@pytest.mark.mxnet
+def test_graph_json_runs_both_ways():
+    engine_json = _normalized(_graph(mx)[0].tojson())
+    by_mxnet = reference(lambda m: _run_json(m, engine_json), ("engine json", engine_json, X))
+    mxnet_json = reference(lambda m: _normalized(_graph(m)[0].tojson()), ("mxnet json",))
+    by_engine = _run_json(mx, mxnet_json)
+    direct = _run_json(mx, engine_json)
+    assert len(by_mxnet) == len(by_engine) == 5
+    for a, b, c in zip(by_mxnet, by_engine, direct):
+        np.testing.assert_allclose(b.asnumpy(), a, rtol=1e-6)
+        np.testing.assert_allclose(c.asnumpy(), a, rtol=1e-6)
+
+
+def _errors(m):
+    x, s = m.sym.var("x"), m.sym.var("s")
+    found = []
+    for body in (
+        lambda d, st: (st * 2, st),  # the data is never used
+        lambda d, st: (d, [st[0], st[0]]),  # the states change format
+    ):
+        try:
+            m.sym.contrib.foreach(body, x, [s])
+            found.append("no error")
+        except Exception as err:  # noqa: BLE001 - type and message compared
+            found.append("{}: {}".format(type(err).__name__, err))
+    return found
+
+
+@pytest.mark.mxnet
+def test_refusals_match_mxnet():
+    want = reference(_errors, ("foreach refusals",))
+    assert _errors(mx) == want
+    assert want[0] == "AssertionError: the data arrays have to be used in the loop body"
+
+
+def _lstm_block(m, ctx_params):
+    class Net(m.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.cell = m.gluon.rnn.LSTMCell(5, input_size=3)
+                self.dense = m.gluon.nn.Dense(2, flatten=False, in_units=5)
+
+        def hybrid_forward(self, F, x, h, c):
+            out, states = F.contrib.foreach(self.cell, x, [h, c])
+            return self.dense(out), states
+
+    net = Net(prefix="net_")
+    net.initialize()
+    for name, param in sorted(net.collect_params().items()):
+        param.set_data(m.nd.array(ctx_params[name]))
+    return net
+
+
+PARAMS = {
+    "net_lstm0_i2h_weight": RNG.standard_normal((20, 3)).astype(np.float32),
+    "net_lstm0_i2h_bias": RNG.standard_normal((20,)).astype(np.float32),
+    "net_lstm0_h2h_weight": RNG.standard_normal((20, 5)).astype(np.float32),
+    "net_lstm0_h2h_bias": RNG.standard_normal((20,)).astype(np.float32),
+    "net_dense0_weight": RNG.standard_normal((2, 5)).astype(np.float32),
+    "net_dense0_bias": RNG.standard_normal((2,)).astype(np.float32),
+}
+H = RNG.standard_normal((2, 5)).astype(np.float32)
+
+
+def _gluon(m, tmp):
+    net = _lstm_block(m, PARAMS)
+    args = [m.nd.array(X), m.nd.array(H), m.nd.array(H * 0.5)]
+    eager = net(*args)
+    net.hybridize()
+    hybrid = net(*args)
+    net.export(str(tmp / "net"))
+    with open(str(tmp / "net-symbol.json"), encoding="utf-8") as f:
+        text = f.read()
+    return {"eager": eager, "hybrid": hybrid, "json": _normalized(text)}
+
+
+@pytest.mark.mxnet
+def test_hybridized_lstm_loop_matches_mxnet(tmp_path):
+    want = reference(lambda m: _gluon(m, tmp_path), ("gluon foreach", PARAMS, X, H))
+    got = _gluon(mx, tmp_path)
+    for key in ("eager", "hybrid"):
+        wants, gots = _flat(want[key]), _flat(got[key])
+        assert len(gots) == len(wants) == 3, key
+        for g, w in zip(gots, wants):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=key)
+    assert got["json"] == want["json"]
+
+
+def test_exported_loop_imports_and_runs(tmp_path):
+    """The exported graph and parameters load back as a SymbolBlock computing the same."""
+    net = _lstm_block(mx, PARAMS)
+    net.hybridize()
+    args = [mx.nd.array(X), mx.nd.array(H), mx.nd.array(H * 0.5)]
+    before = _flat(net(*args))
+    net.export(str(tmp_path / "net"))
+    back = mx.gluon.SymbolBlock.imports(
+        str(tmp_path / "net-symbol.json"),
+        ["data0", "data1", "data2"],
+        str(tmp_path / "net-0000.params"),
+    )
+    after = _flat(back(*args))
+    for a, b in zip(after, before):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_body_errors_name_the_body_line():
+    """A shape error inside the loop body names the body's own line, as any op does."""
+    x, s = mx.sym.var("x"), mx.sym.var("s")
+    out, _ = mx.sym.contrib.foreach(lambda d, st: (d + st, st), x, s)  # body line
+    with pytest.raises(mx.MXNetError, match="body line"):
+        out.infer_shape(x=(4, 3), s=(2,))
+
+
+LOOP = """\
+from mxnet import gluon
+
+
+class Loop(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.cell = gluon.rnn.GRUCell(4)
+
+    def hybrid_forward(self, F, x, h):
+        outputs, states = F.contrib.foreach(self.cell, x, [h])
+        return outputs, states[0]
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_the_checker_runs_a_block_with_a_loop(backend):
+    reports = check_source(LOOP, "loop.py", [Example("Loop", ((5, 2, 3), (2, 4)))], backend=backend)
+    assert [r.status for r in reports] == ["equal"], [r.summary() for r in reports]
