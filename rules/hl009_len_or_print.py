@@ -47,12 +47,15 @@ def hybrid_forward(self, F, x):
 ## Fix
 Print in an eager-only branch (`if isinstance(x, mx.nd.NDArray): print(x)`) or outside the
 block, on its outputs. `len(x)` as the first dimension of a reshape becomes the special code
-`0` (copy dimension 0): `x.reshape((len(x), -1))` → `x.reshape((0, -1))`; elsewhere use
+`0` (copy dimension 0): `x.reshape((len(x), -1))` → `x.reshape((0, -1))`; a row tiled to
+the batch, `F.repeat(F.expand_dims(c, axis=0), len(x), axis=0)`, becomes
+`F.broadcast_like(F.expand_dims(c, axis=0), x, lhs_axes=(0,), rhs_axes=(0,))`; elsewhere use
 shape-free ops (`F.shape_array(x)`, `F.slice_like`, `F.broadcast_like`, `F.mean`).
 
 ## Fix safety
 The reshape rewrite is safe: `0` in position 0 copies dimension 0, which is what `len(x)` was
-for an NDArray. Other `len(x)` and all printing/logging are reported without a fix.
+for an NDArray. The repeat rewrite is safe where axis 0 is visibly 1 (`expand_dims(axis=0)`):
+broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/logging are reported without a fix.
 """
 
     VALID = [
