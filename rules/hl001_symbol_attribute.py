@@ -17,7 +17,8 @@ from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from ._shape_scalar_fix import parameter_of, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
-from ._resize_fix import plan_helper_resize
+from . import _resize_fix
+from ._resize_fix import INVALID as RESIZE_INVALID, plan_helper_resize
 from .analysis import SHAPE, call_argument, literal_int
 from .values import dotted_name
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
@@ -161,6 +162,7 @@ broadcast to n, and both fail alike on a 0 rep.
 """
         + _patterns("Shape-driven creation, arange and resize", _creation_fix)
         + _patterns("Shape scalars used as values", _shape_scalar_fix)
+        + _patterns("Resize sizes a helper method computes", _resize_fix)
         + _patterns("Row-wise picks by indexing", _arange_index)
     )
 
@@ -541,6 +543,7 @@ broadcast to n, and both fail alike on a 0 rep.
         ]
         + SCALAR_INVALID
         + CREATION_INVALID
+        + RESIZE_INVALID
         + ARANGE_INVALID
     )
 
@@ -596,6 +599,9 @@ broadcast to n, and both fail alike on a 0 rep.
                 replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))),
             )
         else:
+            static = _static_argument(self, node)
+            if static is not None:  # the idioms do not apply: say what stops every rewrite
+                message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {static}"
             self.report(node, message)
 
     # -- planning fixes from the enclosing call --------------------------------------------
@@ -737,6 +743,30 @@ broadcast to n, and both fail alike on a 0 rep.
             if args and index == len(node.args) - 1:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             self._planned[arg.value] = (((node, node.with_changes(args=args)),), UNSAFE)
+
+
+# Operator arguments that are attributes of the graph's node: Python values fixed when the
+# graph is built, before any shape is known (MXNet 1.9.1 parses them from strings)
+_STATIC_ARGUMENTS = frozenset(
+    ("num_outputs", "axis", "axes", "begin", "end", "step", "repeats", "reps", "depth", "k")
+    + ("num_hidden", "num_filter", "indices_or_sections", "sections", "dim", "size")
+)
+
+
+def _static_argument(rule, attribute: cst.Attribute) -> Optional[str]:
+    """Why no rewrite exists when the value feeds an operator attribute (`num_outputs=` of a
+    split), or None."""
+    path = _shape_scalar_fix._path(rule.statement, attribute) or []
+    for node in reversed(path):
+        if isinstance(node, cst.Arg) and node.keyword is not None:
+            if node.keyword.value not in _STATIC_ARGUMENTS:
+                return None
+            return (
+                f"here it sets `{node.keyword.value}=`, an operator attribute that must be a "
+                "Python value when the graph is built, before any shape is known: no shape-free "
+                "form exists (make it a constant of the block, or restructure without it)"
+            )
+    return None
 
 
 def _namespace_op(func: cst.BaseExpression, ns: str) -> Optional[str]:
