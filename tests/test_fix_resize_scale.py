@@ -1,0 +1,198 @@
+"""HL001's rewrite of resize sizes a helper method computes from the input's shape
+(rules/_resize_fix.py, issue 20): gluoncv2's InterpolationBlock.
+
+The block is linted and fixed with the real linter; the original runs eagerly (the reference),
+the fixed block eagerly and hybridized, on the bundled engine and (marked `mxnet`) on real
+MXNet 1.9.1: values, shapes and dtypes must equal. The MXNet facts the rewrite rests on (the
+scale mode sizes `h * k` exactly for an integer k, a `1 / k` scale does not give `h // k`) are
+checked on real MXNet below.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fix_support import BACKENDS, backend_module, engine_gaps_skipped, fix_settings
+from fix_support import fix_source, lint_source
+
+SETTINGS = fix_settings(20)
+
+# gluoncv2/models/common.py's InterpolationBlock, its resize path (the `bilinear=False` branch
+# and the docstring left out)
+INTERPOLATION = """\
+class Net(HybridBlock):
+    def __init__(self, scale_factor, out_size=None, up=True, **kwargs):
+        super(Net, self).__init__(**kwargs)
+        self.scale_factor = scale_factor
+        self.out_size = out_size
+        self.up = up
+
+    def hybrid_forward(self, F, x, size=None):
+        out_size = self.calc_out_size(x) if size is None else size
+        return F.contrib.BilinearResize2D(x, height=out_size[0], width=out_size[1])
+
+    def calc_out_size(self, x):
+        if self.out_size is not None:
+            return self.out_size
+        if self.up:
+            return tuple(s * self.scale_factor for s in x.shape[2:])
+        else:
+            return tuple(s // self.scale_factor for s in x.shape[2:])
+"""
+
+FIXED = """\
+class Net(HybridBlock):
+    def __init__(self, scale_factor, out_size=None, up=True, **kwargs):
+        super(Net, self).__init__(**kwargs)
+        self.scale_factor = scale_factor
+        self.out_size = out_size
+        self.up = up
+
+    def hybrid_forward(self, F, x, size=None):
+        out_size = self.calc_out_size(x) if size is None else dict(height=size[0], width=size[1])
+        return F.contrib.BilinearResize2D(x, **out_size)
+
+    def calc_out_size(self, x):
+        if self.out_size is not None:
+            return dict(height=self.out_size[0], width=self.out_size[1])
+        if self.up:
+            return dict(scale_height=self.scale_factor, scale_width=self.scale_factor)
+        else:
+            return dict(zip(('height', 'width'), tuple(s // self.scale_factor for s in x.shape[2:])))
+"""
+
+
+def hl001(source):
+    return [f for f in lint_source(source) if f.code == "HL001"]
+
+
+def test_the_helper_returns_and_the_resize_are_rewritten_as_one_unsafe_fix():
+    findings = hl001(INTERPOLATION)
+    assert [(f.line, f.fix) for f in findings] == [(16, "unsafe"), (18, None)]
+    fixed = fix_source(INTERPOLATION, select=["HL001"], unsafe=True, line_length=120).source
+    assert fixed == FIXED
+    # the downscale branch still reads the shape: still reported, no fix
+    assert [(f.line, f.fix) for f in hl001(fixed)] == [(18, None)]
+    # safe fixes only: nothing applied
+    assert fix_source(INTERPOLATION, select=["HL001"]).source == INTERPOLATION
+
+
+# a caller passing the size, as LEDNet's PoolingBranch does (a hybridized block's own inputs
+# must be arrays, so the tuple comes from a parent)
+PARENT = """
+class Parent(HybridBlock):
+    def __init__(self, size, **kwargs):
+        super(Parent, self).__init__()
+        self.size = size
+        self.up = Net(**kwargs)
+
+    def hybrid_forward(self, F, x):
+        return self.up(x, self.size)
+"""
+
+
+def _net(source, mx, kwargs, size=None):
+    """Net(**kwargs), or a Parent calling it with `size`."""
+    namespace = {"HybridBlock": mx.gluon.HybridBlock}
+    text = source + PARENT
+    if mx.__name__.startswith("hybridlint"):
+        from hybridlint.engine import as_mxnet
+
+        with as_mxnet():
+            exec(compile(text, "<fixture>", "exec"), namespace)
+    else:
+        exec(compile(text, "<fixture>", "exec"), namespace)
+    if size is not None:
+        return namespace["Parent"](size, **kwargs)
+    return namespace["Net"](**kwargs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(
+    h=st.integers(1, 9),
+    w=st.integers(1, 9),
+    k=st.integers(1, 8),
+    config=st.sampled_from(["up", "out_size", "size", "down"]),
+)
+def test_fixed_block_equals_the_original(backend, h, w, k, config):
+    """Original eager == fixed eager == fixed hybridized (the downscale branch, which still
+    reads the shape, eagerly only), up to odd sizes."""
+    mx = backend_module(backend)
+    kwargs = {"scale_factor": k, "up": config != "down"}
+    if config == "out_size":
+        kwargs["out_size"] = (h + 2, w * 2 + 1)
+    x = np.random.RandomState(h * 10 + w).rand(2, 3, h, w).astype("float32")
+    size = (k + 1, 2 * k + 3) if config == "size" else None
+    if config == "down" and (h < k or w < k):
+        return  # a zero size: the original fails too
+    fixed = fix_source(INTERPOLATION, select=["HL001"], unsafe=True).source
+    expected = _net(INTERPOLATION, mx, kwargs, size)(mx.nd.array(x))
+    with engine_gaps_skipped(mx):
+        for hybridize in (False, True) if config != "down" else (False,):
+            net = _net(fixed, mx, kwargs, size)
+            if hybridize:
+                net.hybridize()
+            got = net(mx.nd.array(x))
+            assert got.shape == expected.shape, (config, hybridize)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy())
+
+
+REPORT_ONLY = {
+    # the helper has a second caller: its return type cannot change
+    "two callers": INTERPOLATION.replace(
+        "        return F.contrib", "        self.calc_out_size(x)\n        return F.contrib"
+    ),
+    # the size is read elsewhere too
+    "size read again": INTERPOLATION.replace(
+        "width=out_size[1])", "width=out_size[1]) * out_size[0]"
+    ),
+    # resizing another tensor than the one measured
+    "another tensor": INTERPOLATION.replace(
+        "BilinearResize2D(x, height", "BilinearResize2D(F.relu(x), height"
+    ),
+    # a factor that is not read twice alike
+    "impure factor": INTERPOLATION.replace("s * self.scale_factor for", "s * self.factor() for"),
+    # downscaling only: no exact scale form
+    "down only": INTERPOLATION.replace(
+        "tuple(s * self.scale_factor for", "tuple(s // self.scale_factor for"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPORT_ONLY))
+def test_forms_outside_the_pattern_stay_report_only(name):
+    findings = hl001(REPORT_ONLY[name])
+    assert findings and all(f.fix is None for f in findings), findings
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scale_mode_sizes_equal_the_sized_call_for_integer_factors(backend):
+    """What the rewrite rests on: `scale_height=k` == `height=h * k` (values and shapes), odd
+    and even sizes, on real MXNet 1.9.1 and on the engine (a differential of the op)."""
+    mx = backend_module(backend)
+    rng = np.random.RandomState(0)
+    for k in (1, 2, 3, 8, 16):
+        for h, w in ((1, 1), (3, 5), (4, 7), (9, 2)):
+            x = mx.nd.array(rng.rand(1, 2, h, w).astype("float32"))
+            for corners in (True, False):
+                a = mx.nd.contrib.BilinearResize2D(
+                    x, height=h * k, width=w * k, align_corners=corners
+                )
+                b = mx.nd.contrib.BilinearResize2D(
+                    x, scale_height=k, scale_width=k, align_corners=corners
+                )
+                assert a.shape == b.shape == (1, 2, h * k, w * k)
+                np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+@pytest.mark.mxnet
+def test_mxnet_downscale_by_an_inverse_factor_is_not_floor_division():
+    """Why `s // k` has no rewrite: the float32 product h * (1 / k) truncates below the
+    integer (k = 41: 41 rows give 0, 82 give 1)."""
+    mx = pytest.importorskip("mxnet")
+    x = mx.nd.ones((1, 1, 82, 41))
+    out = mx.nd.contrib.BilinearResize2D(x, scale_height=1 / 41, scale_width=1 / 41)
+    assert out.shape[2:] != (82 // 41, 41 // 41)
