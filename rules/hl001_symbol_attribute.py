@@ -531,15 +531,6 @@ broadcast to n, and both fail alike on a 0 rep.
                 fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER,
                 safety=SAFE,
             ),
-            # the code 0 in a fixed namespace's reshape, in a helper without F (gluonts SNDense)
-            Invalid(
-                "from mxnet import nd\n\n\ndef helper(t):\n"
-                "    return nd.reshape(t, [t.shape[0], -1])" + _HELPER,
-                line=5,
-                fixed="from mxnet import nd\n\n\ndef helper(t):\n"
-                "    return nd.reshape(t, [0, -1])" + _HELPER,
-                safety=SAFE,
-            ),
         ]
         + SCALAR_INVALID
         + CREATION_INVALID
