@@ -590,7 +590,7 @@ broadcast to n, and both fail alike on a 0 rep.
                 replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))),
             )
         else:
-            static = _static_argument(self, node)
+            static = _static_argument(self, node) or _aux_state_size(self, node)
             if static is not None:  # the idioms do not apply: say what stops every rewrite
                 message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {static}"
             self.report(node, message)
@@ -758,6 +758,63 @@ def _static_argument(rule, attribute: cst.Attribute) -> Optional[str]:
                 "form exists (make it a constant of the block, or restructure without it)"
             )
     return None
+
+
+def _aux_state_size(rule, attribute: cst.Attribute) -> Optional[str]:
+    """Why no rewrite exists when the shape sizes the moving statistics of a BatchNorm (group
+    norm written as a BatchNorm over a (1, B*G, -1) view, gluoncv and gluoncv2), or None.
+
+    The auxiliary states must be Variables of the graph (MXNet 1.9.1: "Mutation target can
+    only be Variable", already for a static `F.zeros(4)`), which no creation op and no `*_like`
+    form is, and no Parameter can have a batch-dependent shape."""
+    if rule.facts is None:
+        return None
+    targets: List[cst.CSTNode] = [attribute]
+    statement = rule.statement
+    if (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Assign)
+        and len(statement.body[0].targets) == 1
+        and isinstance(statement.body[0].targets[0].target, cst.Name)
+    ):
+        targets.append(statement.body[0].targets[0].target)  # `batch = x.shape[0]`
+    names = {t.value for t in targets if isinstance(t, cst.Name)}
+    for call_node in _calls(rule.facts.node):
+        dotted = dotted_name(call_node.func) or ""
+        if dotted.rsplit(".", 1)[-1] != "BatchNorm":
+            continue
+        for position, keyword in ((3, "moving_mean"), (4, "moving_var")):
+            arg = call_argument(call_node, position, keyword)
+            if arg is not None and _mentions(arg.value, attribute, names):
+                return (
+                    f"here it sizes the `{keyword}` of a BatchNorm: auxiliary states must be "
+                    "Variables of the graph (MXNet: 'Mutation target can only be Variable', "
+                    "for any created array), and no Parameter can have a batch-dependent shape: "
+                    "no rewrite exists (compute the group statistics with mean/var ops instead)"
+                )
+    return None
+
+
+def _calls(root: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+def _mentions(expr: cst.CSTNode, attribute: cst.CSTNode, names: set) -> bool:
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if node is attribute or (isinstance(node, cst.Name) and node.value in names):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _namespace_op(func: cst.BaseExpression, ns: str) -> Optional[str]:

@@ -1,6 +1,8 @@
 """HL001's report-only messages name what stops a rewrite (issue 20: "the tool says exactly
 which line stops it and why")."""
 
+import pytest
+
 from hybridlint.linter import fix_source, lint_source
 
 HEAD = "class Net(HybridBlock):\n    def __init__(self, scale):\n        super().__init__()\n"
@@ -36,3 +38,37 @@ def test_the_code_0_also_in_a_fixed_namespace_reshape():
     assert finding.fix == "safe"
     fixed = fix_source(source, select=["HL001"]).source
     assert "return nd.reshape(t, [0, -1])" in fixed
+
+
+GROUP_NORM = (
+    "        y = x.expand_dims(0).reshape((0, 0, self.scale, -1)).reshape((1, -3, -1))\n"
+    "        batch = x.shape[0]\n"
+    "        return F.BatchNorm(y, F.ones(batch * self.scale), F.zeros(batch * self.scale),\n"
+    "                           F.zeros(batch * self.scale), F.ones(batch * self.scale))\n"
+)
+
+
+def test_a_shape_sizing_batchnorm_statistics_says_why_nothing_helps():
+    (finding,) = hl001(GROUP_NORM)
+    assert finding.line == 8 and finding.fix is None
+    assert "`moving_mean` of a BatchNorm" in finding.message
+
+
+@pytest.mark.mxnet
+def test_batchnorm_statistics_made_by_like_forms_fail_hybridized():
+    """The reason the message gives, on MXNet 1.9.1: even `*_like` forms of the right shape
+    cannot be a BatchNorm's moving statistics."""
+    mx = pytest.importorskip("mxnet")
+
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            y = x.reshape((1, -3, -1))
+            stat = F.sum(y, axis=(0, 2))
+            ones, zeros = F.ones_like(stat), F.zeros_like(stat)
+            return F.BatchNorm(y, ones, zeros, zeros, ones)
+
+    net = Net()
+    net(mx.nd.ones((2, 3, 4))).asnumpy()  # eagerly fine
+    net.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="Mutation target can only be Variable"):
+        net(mx.nd.ones((2, 3, 4))).asnumpy()
