@@ -1,5 +1,5 @@
 """Rewrites of MXNet 1.9.1's NDArray-only functions (`equal`, `concatenate`, `moveaxis`, ...) to
-operators both namespaces have, per the table in rules/_mxnet_ops.py. Shared by HL006
+operators both namespaces have, per the table in hybridlint/mxnet_facts.py. Shared by HL006
 (`nd.equal(a, b)`) and HL015 (`F.equal(a, b)`): both become `F.broadcast_equal(a, b)`."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from ._build import call, integer, tuple_of
-from ._mxnet_ops import BINARY
+from ..mxnet_facts import BINARY
 from .base import SAFE, UNSAFE
 from .values import SCALAR, TENSOR, call_argument, literal_int, parent_map
 

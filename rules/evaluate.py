@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
-from ._mxnet_ops import fixed_namespace_op
+from ..mxnet_facts import fixed_namespace_op
 from . import _shape_forms as forms
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain
-from ._mxnet_ops import ADVICE, OPS, SUBNAMESPACE_OPS, fixed_namespace_op, ndarray_only
+from ..mxnet_facts import ADVICE, OPS, SUBNAMESPACE_OPS, fixed_namespace_op, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .analysis import TENSOR, TENSORS, dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ._mxnet_ops import ADVICE, BINARY, ndarray_only
+from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from .values import namespace_call
@@ -27,7 +27,7 @@ the functions MXNet 1.9.1 has in `mx.nd` but not in `mx.sym`: the Python helpers
 `not_equal`, `greater(_equal)`, `lesser(_equal)`, `add`, `subtract`, `multiply`, `divide`,
 `true_divide`, `modulo`, `logical_and/or/xor`, `concatenate`, `moveaxis`, `empty`,
 `onehot_encode`, `contrib.isnan/isinf/isfinite`, `waitall`, `save`, ... (the list is read from
-MXNet's own namespaces, engine/_mxnet_names.py). `F.array` is HL005's.
+MXNet's own namespaces, hybridlint/mxnet_names.py). `F.array` is HL005's.
 
 ## Why it breaks under hybridize
 After `hybridize()`, `F` is `mx.sym`, which has no such attribute:

@@ -1,5 +1,5 @@
 """The NDArray-only functions' rewrites (HL015's `F.equal(a, b)`, HL006's `nd.equal(a, b)`, one
-table: rules/_mxnet_ops.py) and HL006's nested fixes, on the engine and on MXNet 1.9.1.
+table: hybridlint/mxnet_facts.py) and HL006's nested fixes, on the engine and on MXNet 1.9.1.
 
 For each mapped name the original block runs eagerly (where `F` is `mx.nd`, so `F.equal` is the
 NDArray-only function itself: the reference); the block the rule rewrote runs eagerly and
@@ -16,7 +16,7 @@ import fix_support
 from fix_support import BACKENDS, engine_gaps_skipped, fix_source, lint_source
 from fix_support import backend_module as backend
 from hybridlint.rules import ALL_RULES
-from hybridlint.rules._mxnet_ops import BINARY, NDARRAY_ONLY
+from hybridlint.mxnet_facts import BINARY, NDARRAY_ONLY
 
 RULES = {rule.code: rule for rule in ALL_RULES}
 HEAD = "import mxnet as mx\nfrom mxnet import nd\n\n\n"

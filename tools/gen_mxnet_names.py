@@ -1,4 +1,4 @@
-"""Regenerate `engine/_mxnet_names.py`: the names real MXNet 1.9.1 has, per module.
+"""Regenerate `hybridlint/mxnet_names.py`: the names real MXNet 1.9.1 has, per module.
 
 Why: under `hybridlint.engine.as_mxnet()` an attribute the engine lacks must fail in one of two
 ways. If MXNet has it too, the engine is merely incomplete (NotImplementedError: the checker
@@ -9,23 +9,32 @@ checker runs where MXNet is not installed, so they are stored as data.
 
 Usage (needs real MXNet 1.9.1 installed; run from the repository root)::
 
-    /tmp/mxv/bin/python tools/gen_mxnet_names.py            # writes engine/_mxnet_names.py
+    /tmp/mxv/bin/python tools/gen_mxnet_names.py            # writes hybridlint/mxnet_names.py
     /tmp/mxv/bin/python tools/gen_mxnet_names.py --check    # exit 1 if the file is stale
 
 Lists, per module, every attribute `dir()` shows except dunder names (private names such as
 `_internal` included: user code reaches `F._internal._plus`), and every importable module name of
 the `mxnet` package (`pkgutil.walk_packages`), and, for the operator namespaces (`mx.nd`, `mx.sym`
 and their `contrib`, `linalg`, `random` submodules), which public names are functions (callables
-that are neither classes nor modules): rules/_mxnet_ops.py reads them to tell `F.<op>` that works
-in both modes from `F.<op>` that exists only in `mx.nd` (HL015).
+that are neither classes nor modules): hybridlint/mxnet_facts.py reads them to tell `F.<op>` that
+works in both modes from `F.<op>` that exists only in `mx.nd` (HL015); the public attributes of
+`NDArray` and `Symbol` (which method a tensor has in which mode); and every operator of MXNet's
+registry (`MXListAllOpNames`, `_backward_*` left out) with its argument names in MXNet's order
+(`MXSymbolGetAtomicSymbolInfo`: inputs first, then parameters), so that a hand-kept fact naming an
+operator or one of its parameters is checked against MXNet itself (tests/test_mxnet_facts.py).
+
+The file lives in `hybridlint/`, not in the engine: the linter reads it without loading the engine,
+the engine's compat proxy reads it too, and the result cache's key covers it (it hashes
+`hybridlint/`'s sources, the engine excluded).
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib
-import os
 import inspect
+import os
 import pkgutil
 import sys
 import textwrap
@@ -72,30 +81,66 @@ MODULES = [
     "mxnet.gluon.contrib.nn.basic_layers",
 ]
 
-# The operator namespaces whose public functions FUNCTIONS lists (a subset of MODULES).
+# The operator namespaces whose public functions FUNCTIONS lists (image and sparse only here: the
+# engine has no such modules, so NAMES, which the compat proxy reads, leaves them out).
 FUNCTION_MODULES = [
     "mxnet.ndarray",
     "mxnet.ndarray.contrib",
     "mxnet.ndarray.linalg",
     "mxnet.ndarray.random",
+    "mxnet.ndarray.image",
+    "mxnet.ndarray.sparse",
     "mxnet.symbol",
     "mxnet.symbol.contrib",
     "mxnet.symbol.linalg",
     "mxnet.symbol.random",
+    "mxnet.symbol.image",
+    "mxnet.symbol.sparse",
 ]
 
+# The tensor classes whose public attributes ATTRIBUTES lists: (key, module, class name).
+CLASSES = [("NDArray", "mxnet.ndarray", "NDArray"), ("Symbol", "mxnet.symbol", "Symbol")]
+
 TARGET = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "_mxnet_names.py"
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hybridlint", "mxnet_names.py"
 )
+_KEYS = ("VERSION", "NAMES", "MODULES", "FUNCTIONS", "ATTRIBUTES", "OPERATORS")
 
 
 def _is_function(value) -> bool:
     return callable(value) and not inspect.isclass(value) and not inspect.ismodule(value)
 
 
+def _operators():
+    """{operator name: its argument names} for every operator of MXNet's registry but the
+    `_backward_*` ones (aliases included: `sum_axis` is `sum`)."""
+    from mxnet.base import _LIB, OpHandle, c_str, check_call, mx_uint, py_str
+
+    strings = ctypes.POINTER(ctypes.c_char_p)
+    listed, size = strings(), mx_uint()
+    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(listed)))
+    operators = {}
+    for name in sorted(py_str(listed[i]) for i in range(size.value)):
+        if name.startswith("_backward_"):
+            continue
+        handle = OpHandle()
+        check_call(_LIB.NNGetOpHandle(c_str(name), ctypes.byref(handle)))
+        real, doc, key_var, ret = (ctypes.c_char_p() for _ in range(4))
+        count, names, types, docs = mx_uint(), strings(), strings(), strings()
+        check_call(
+            _LIB.MXSymbolGetAtomicSymbolInfo(
+                handle,
+                *map(ctypes.byref, (real, doc, count, names, types, docs, key_var, ret)),
+            )
+        )
+        operators[name] = tuple(py_str(names[i]) for i in range(count.value))
+    return operators
+
+
 def collect():
     """(version, {module: sorted names}, sorted module names, {module: sorted public function
-    names}) from the installed MXNet."""
+    names}, {class: sorted public attribute names}, {operator: argument names}) from the
+    installed MXNet."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import mxnet
@@ -108,14 +153,17 @@ def collect():
             names[module_name] = sorted(
                 n for n in dir(module) if not (n.startswith("__") and n.endswith("__"))
             )
-        functions = {
-            module_name: sorted(
-                n
-                for n in names[module_name]
-                if not n.startswith("_") and _is_function(getattr(module, n))
+        functions = {}
+        for module_name in FUNCTION_MODULES:
+            module = importlib.import_module(module_name)
+            functions[module_name] = sorted(
+                n for n in dir(module) if not n.startswith("_") and _is_function(getattr(module, n))
             )
-            for module_name, module in zip(MODULES, loaded)
-            if module_name in FUNCTION_MODULES
+        attributes = {
+            key: sorted(
+                n for n in dir(getattr(importlib.import_module(module), cls)) if n[0] != "_"
+            )
+            for key, module, cls in CLASSES
         }
         failed = []  # a package that fails to import hides its submodules: refuse to write
         modules = sorted(
@@ -129,7 +177,7 @@ def collect():
         )
         if failed:
             sys.exit("cannot list the submodules of %s: install what they import" % failed)
-    return mxnet.__version__, names, modules, functions
+    return mxnet.__version__, names, modules, functions, attributes, _operators()
 
 
 def _frozenset(names, indent: str) -> str:
@@ -144,32 +192,43 @@ def _frozenset(names, indent: str) -> str:
     return 'frozenset("""\n' + body + '\n""".split())'
 
 
-def render(version, names, modules, functions) -> str:
+def render(version, names, modules, functions, attributes, operators) -> str:
     out = [
-        '"""Names real MXNet %s has, per module (generated by tools/gen_mxnet_names.py; do not edit).'
+        '"""Names real MXNet %s has (generated by tools/gen_mxnet_names.py; do not edit).'
         % version,
         "",
         "NAMES: for each module the compat proxy serves, every attribute of MXNet's module (dunder",
         "names left out). MODULES: every importable module of the `mxnet` package. engine/compat.py",
         "reads them to raise MXNet's own AttributeError / ModuleNotFoundError for names MXNet lacks",
         "too, and NotImplementedError only for what MXNet has and the engine does not. FUNCTIONS: for",
-        "the operator namespaces, the public names that are functions (not classes or modules);",
-        "rules/_mxnet_ops.py reads them (which `F.<op>` exists only in mx.nd).",
+        "the operator namespaces, the public names that are functions (not classes or modules).",
+        "ATTRIBUTES: the public attributes of NDArray and Symbol. OPERATORS: every operator of",
+        "MXNet's registry (`_backward_*` left out) and its argument names, inputs first.",
+        "hybridlint/mxnet_facts.py derives what rules need from them and holds the facts MXNet",
+        "cannot list (which operator keeps its input's shape), checked against these names.",
         '"""',
+        "",
+        "from typing import Dict, FrozenSet, Tuple",
         "",
         "VERSION = %r" % version,
         "",
-        "NAMES = {",
+        "NAMES: Dict[str, FrozenSet[str]] = {",
     ]
     for module_name, module_names in names.items():
         out.append("    %r: %s," % (module_name, _frozenset(module_names, "    ")))
     out.append("}")
     out.append("")
-    out.append("MODULES = " + _frozenset(modules, ""))
+    out.append("MODULES: FrozenSet[str] = " + _frozenset(modules, ""))
     out.append("")
-    out.append("FUNCTIONS = {")
-    for module_name, module_names in functions.items():
-        out.append("    %r: %s," % (module_name, _frozenset(module_names, "    ")))
+    for title, table in (("FUNCTIONS", functions), ("ATTRIBUTES", attributes)):
+        out.append("%s: Dict[str, FrozenSet[str]] = {" % title)
+        for key, key_names in table.items():
+            out.append("    %r: %s," % (key, _frozenset(key_names, "    ")))
+        out.append("}")
+        out.append("")
+    out.append("OPERATORS: Dict[str, Tuple[str, ...]] = {")
+    for name, arguments in operators.items():
+        out.append("    %r: %r," % (name, tuple(arguments)))
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -177,21 +236,26 @@ def render(version, names, modules, functions) -> str:
 def _data(text: str):
     namespace: dict = {}
     exec(compile(text, TARGET, "exec"), namespace)
-    return {k: v for k, v in namespace.items() if k in ("VERSION", "NAMES", "MODULES", "FUNCTIONS")}
+    return {k: v for k, v in namespace.items() if k in _KEYS}
+
+
+def stale(stored: str) -> bool:
+    """Whether the stored file's data differs from the installed MXNet's (the text may differ:
+    the stored file is `ruff format`ted)."""
+    return _data(stored) != _data(render(*collect()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only compare with the stored file")
     args = parser.parse_args()
-    text = render(*collect())
-    if args.check:  # the data, not the text: the stored file is `ruff format`ted
+    if args.check:
         with open(TARGET, encoding="utf-8") as handle:
-            stale = _data(handle.read()) != _data(text)
-        print("stale" if stale else "up to date")
-        sys.exit(1 if stale else 0)
+            is_stale = stale(handle.read())
+        print("stale" if is_stale else "up to date")
+        sys.exit(1 if is_stale else 0)
     with open(TARGET, "w", encoding="utf-8") as handle:
-        handle.write(text)
+        handle.write(render(*collect()))
     print("wrote", TARGET, "(run `ruff format` on it)")
 
 

@@ -1,0 +1,242 @@
+"""What hybridlint knows about MXNet 1.9.1, in one module: rules and engine tests read it, no rule
+keeps a private list of operator names (issue 22 item 2).
+
+Two kinds of facts. Derived ones come from hybridlint/mxnet_names.py, generated from real MXNet
+1.9.1 by tools/gen_mxnet_names.py (which functions each namespace has, the methods of NDArray
+and Symbol, each operator's argument names): a new MXNet means regenerating, not editing.
+Hand-kept ones are what MXNet cannot list: which operator keeps its data's shape, which reduces,
+which has several outputs. Every name in them is checked by tests/test_mxnet_facts.py against
+the generated names (it exists in MXNet 1.9.1, in the namespace it is used in), and the
+semantic ones against real MXNet (`infer_shape`, `list_outputs`) and the engine's registry.
+
+It lives in `hybridlint/`, beside the generated data: `hybridlint.rules` and `hybridlint.engine`
+both import it without importing each other (it imports only the data), and the result cache's
+key covers it (cache.result_sources hashes hybridlint/, the engine excluded).
+"""
+
+from typing import Dict, FrozenSet, Optional, Tuple
+
+from .mxnet_names import ATTRIBUTES, FUNCTIONS, NAMES, OPERATORS
+
+# ------------------------------------------------------------------ namespaces and operators
+
+# The sub-namespaces of mx.nd / mx.sym whose operators `F.<sub>.<op>` names.
+SUBNAMESPACES = ("contrib", "random", "linalg", "image")
+# ... and every sub-namespace an operator call may go through (`F.sparse`, `F.op` too).
+OP_SUBNAMESPACES = frozenset(SUBNAMESPACES + ("sparse", "op"))
+
+
+def _shared(submodule: str = "") -> FrozenSet[str]:
+    suffix = "." + submodule if submodule else ""
+    return FUNCTIONS["mxnet.ndarray" + suffix] & FUNCTIONS["mxnet.symbol" + suffix]
+
+
+# The public functions mx.nd and mx.sym both have (`F.<op>` exists eagerly and hybridized), minus
+# `load`, whose two versions do different things (a file of arrays vs a graph).
+OPS: FrozenSet[str] = _shared() - {"load"}
+SUBNAMESPACE_OPS: Dict[str, FrozenSet[str]] = {sub: _shared(sub) for sub in SUBNAMESPACES}
+CONTRIB_OPS = SUBNAMESPACE_OPS["contrib"]
+RANDOM_OPS = SUBNAMESPACE_OPS["random"]
+LINALG_OPS = SUBNAMESPACE_OPS["linalg"]
+IMAGE_OPS = SUBNAMESPACE_OPS["image"]
+# The methods a tensor has in both modes (`x.<name>(...)` on an NDArray and on a Symbol).
+SHARED_METHODS: FrozenSet[str] = ATTRIBUTES["NDArray"] & ATTRIBUTES["Symbol"]
+
+# The binary broadcast operators (`broadcast_add(lhs, rhs)` ...): their shape is the broadcast
+# of their two inputs'. broadcast_to/axis/like/axes take other arguments and are left out.
+BROADCAST_BINARY: FrozenSet[str] = frozenset(
+    op for op in OPS if op.startswith("broadcast_") and OPERATORS.get(op) == ("lhs", "rhs")
+)
+
+
+# ------------------------------------------------------------------ hand-kept semantic facts
+
+# Operators whose (first) output has the shape of their first argument, the data: elementwise
+# unary operators, activations, normalisations (their other inputs are parameters), casts and
+# gradient stops. Each checked by infer_shape under MXNet 1.9.1 and the engine. Not `where`:
+# its first argument is the condition, which may be 1-D (`where(c (2,), x (2, 3), y)` is (2, 3)).
+SHAPE_PRESERVING: FrozenSet[str] = frozenset(
+    """
+    Activation BatchNorm BlockGrad Cast Dropout InstanceNorm L2Normalization LayerNorm LeakyReLU
+    MakeLoss SoftmaxActivation abs arccos arccosh arcsin arcsinh arctan arctanh cast cbrt ceil
+    clip cos cosh degrees erf erfinv exp expm1 fix floor gamma gammaln hard_sigmoid identity log
+    log10 log1p log2 log_softmax logical_not make_loss negative ones_like radians rcbrt reciprocal
+    relu rint round rsqrt sigmoid sign sin sinh smooth_l1 softmax softmin softsign sqrt square
+    stop_gradient tan tanh trunc zeros_like
+    """.split()
+)
+# Methods (of NDArray and Symbol both) that return a tensor of the caller's shape: the
+# shape-preserving operators that are methods too, and the conversions and copies.
+SHAPE_PRESERVING_METHODS: FrozenSet[str] = (SHAPE_PRESERVING & SHARED_METHODS) | frozenset(
+    ("astype", "copy", "as_in_context", "detach")
+)
+# Creation operators (`F.zeros(shape)`): the shape is an argument. `empty` is mx.nd's only.
+CREATION_OPS = frozenset(
+    """
+    zeros ones full empty uniform normal random_uniform random_normal random.uniform
+    random.normal
+    """.split()
+)
+# Operators whose result has the shape of their first argument (and nothing of its values).
+LIKE_OPS = frozenset(("zeros_like", "ones_like", "random.uniform_like", "random.normal_like"))
+# Reductions (`axis`, `keepdims`); the first eight reduce over every axis when given none (a
+# result of shape (1,) in MXNet 1.x).
+FULL_REDUCTIONS = frozenset(("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"))
+REDUCTIONS = FULL_REDUCTIONS | frozenset(
+    ("argmax", "argmin", "pick", "sum_axis", "max_axis", "min_axis")
+)
+# Each reduction's parameters after its data, in MXNet's order (generated): what a positional
+# argument of `F.sum(x, 1, True)` or `x.sum(1, True)` means.
+REDUCTION_PARAMETERS: Dict[str, Tuple[str, ...]] = {op: OPERATORS[op][1:] for op in REDUCTIONS}
+
+# Operators with a visible output count set by an argument (`num_outputs`, `indices_or_sections`).
+MULTI_OUTPUT_OPS = frozenset(("split", "SliceChannel", "split_v2"))
+# Operators with more than one visible output whatever their arguments (MXNet 1.9.1:
+# `len(mx.sym.<op>(mx.sym.var('a')).list_outputs())`): `[i]` selects an output in both modes.
+MULTI_OUTPUT_COUNTS: Dict[str, int] = {
+    "linalg.slogdet": 2,
+    "linalg_slogdet": 2,
+    "linalg.gelqf": 2,
+    "linalg_gelqf": 2,
+    "linalg.syevd": 2,
+    "moments": 2,
+    "contrib.box_encode": 2,
+    "contrib.MultiBoxTarget": 3,
+    "contrib.bipartite_matching": 2,
+    "contrib.hawkesll": 2,
+    "contrib.calibrate_entropy": 2,
+}
+# Parameters with which an operator has more than one output (RNN's state_outputs,
+# BatchNorm's output_mean_var, topk's ret_typ, Proposal's output_score, sample_multinomial's
+# get_prob): with one of them the result is not modelled.
+MULTI_OUTPUT_ATTRS = frozenset(
+    ("state_outputs", "output_mean_var", "ret_typ", "output_score", "get_prob")
+)
+# Functions whose result is not a single tensor (or depends on attributes not modelled).
+NON_TENSOR_OPS = frozenset(
+    """
+    Group load save load_json waitall contrib.foreach contrib.while_loop contrib.cond
+    linalg.gelqf linalg_gelqf linalg.syevd contrib.MultiBoxTarget contrib.MultiBoxDetection
+    contrib.MultiProposal contrib.Proposal contrib.box_encode contrib.bipartite_matching
+    random.multinomial sample_multinomial
+    """.split()
+)
+# Tensor methods that do not return a tensor (`tolist` is numpy's: NDArray and Symbol lack it).
+NON_TENSOR_METHODS = frozenset(
+    """
+    asnumpy asscalar tolist wait_to_read copyto split attach_grad backward tostype list_outputs
+    infer_shape get_internals list_arguments
+    """.split()
+)
+
+# ------------------------------------------------------------------ Gluon layers
+
+# Gluon layers returning one tensor (a child of these types gives a tensor when called).
+SINGLE_OUTPUT_LAYERS = frozenset(
+    """
+    Dense Conv1D Conv2D Conv3D Conv1DTranspose Conv2DTranspose Conv3DTranspose BatchNorm
+    SyncBatchNorm LayerNorm InstanceNorm GroupNorm Dropout Activation LeakyReLU PReLU ELU SELU
+    GELU Swish Embedding Flatten MaxPool1D MaxPool2D MaxPool3D AvgPool1D AvgPool2D AvgPool3D
+    GlobalMaxPool1D GlobalMaxPool2D GlobalMaxPool3D GlobalAvgPool1D GlobalAvgPool2D
+    GlobalAvgPool3D ReflectionPad2D HybridSequential Identity
+    """.split()
+)
+# Gluon layers whose output has their input's shape.
+SHAPE_PRESERVING_LAYERS = frozenset(
+    """
+    Activation Dropout BatchNorm SyncBatchNorm LayerNorm InstanceNorm GroupNorm LeakyReLU PReLU
+    ELU SELU GELU Swish Identity
+    """.split()
+)
+# Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
+# the pair (output, new states) when called with states.
+RNN_LAYERS = frozenset(("RNN", "LSTM", "GRU"))
+
+# ------------------------------------------------------------------ NDArray-only functions
+
+
+def _ndarray_only(submodule: str = "") -> FrozenSet[str]:
+    suffix = "." + submodule if submodule else ""
+    functions = FUNCTIONS["mxnet.ndarray" + suffix]
+    return frozenset(functions - NAMES["mxnet.symbol" + suffix])
+
+
+# The public functions of mx.nd (and of its contrib/linalg/random submodules) that mx.sym lacks
+# in MXNet 1.9.1: `F.<name>` raises AttributeError under hybridize (HL015; `nd.<name>` is HL006's).
+# `array` is left to HL005 (array-creation).
+NDARRAY_ONLY: Dict[str, FrozenSet[str]] = {
+    "": _ndarray_only() - {"array"},
+    "contrib": _ndarray_only("contrib"),
+    "linalg": _ndarray_only("linalg"),
+    "random": _ndarray_only("random"),
+}
+
+
+def ndarray_only(op: str) -> bool:
+    """Whether `op` ("equal", "contrib.isnan") is a function of mx.nd that mx.sym lacks."""
+    namespace, _, name = op.rpartition(".")
+    return name in NDARRAY_ONLY.get(namespace, frozenset())
+
+
+# What the NDArray-only functions of MXNet 1.9.1 are in terms of operators both namespaces have
+# (one table for HL006's `nd.<name>` and HL015's `F.<name>`; rules/_ndarray_only_fix.py builds
+# the rewrites, tests/test_fix_equivalence_hl015.py checks each against real MXNet).
+#
+# Binary helpers: ndarray.py's `_ufunc_helper(lhs, rhs, fn_array, fn_scalar, lfn_scalar,
+# rfn_scalar)` calls `fn_array(lhs, rhs)`, the broadcast operator, for two NDArrays, and the
+# `_<op>_scalar` operator for an NDArray and a number, which is what the Python operator calls on
+# a Symbol too (`x - 2` -> `_minus_scalar`, `2 - x` -> `_rminus_scalar`); None: a Symbol has no
+# operator for it (`&`), so a scalar operand is reported only. `true_divide` is `divide`.
+BINARY: Dict[str, Tuple[str, Optional[str]]] = {
+    "add": ("broadcast_add", "+"),
+    "subtract": ("broadcast_sub", "-"),
+    "multiply": ("broadcast_mul", "*"),
+    "divide": ("broadcast_div", "/"),
+    "true_divide": ("broadcast_div", "/"),
+    "modulo": ("broadcast_mod", "%"),
+    "equal": ("broadcast_equal", "=="),
+    "not_equal": ("broadcast_not_equal", "!="),
+    "greater": ("broadcast_greater", ">"),
+    "greater_equal": ("broadcast_greater_equal", ">="),
+    "lesser": ("broadcast_lesser", "<"),
+    "lesser_equal": ("broadcast_lesser_equal", "<="),
+    "logical_and": ("broadcast_logical_and", None),
+    "logical_or": ("broadcast_logical_or", None),
+    "logical_xor": ("broadcast_logical_xor", None),
+}
+# The others that have an exact F spelling (argument rewriting in rules/_ndarray_only_fix.py):
+#   concatenate(arrays, axis=0, always_copy=True) -> concat(*arrays, dim=axis): the nd helper
+#     asserts `arrays` is a list of NDArrays of one dtype and copies them into one array (it
+#     raises under autograd.record and with a negative axis computes a wrong shape);
+#   moveaxis(tensor, source, destination) -> transpose(tensor, axes=order): the helper computes
+#     the permutation from tensor.ndim and calls `op.transpose` (exact when ndim is known);
+#   empty(shape, ctx, dtype) -> zeros(shape, dtype=dtype): uninitialised memory (unsafe);
+#   contrib.isnan(x) is `x != x`, contrib.isinf(x) `x.abs() == np.inf`, contrib.isfinite(x)
+#     `logical_and(x.abs() != np.inf, x == x)` (MXNet 1.9.1's ndarray/contrib.py).
+# Advice for those without one: onehot_encode(indices, out) writes into `out`.
+ADVICE: Dict[str, str] = {
+    "onehot_encode": "use F.one_hot(indices, depth=n), which returns the encoding",
+    "empty": "use F.zeros(shape, dtype=...) (or F.zeros_like)",
+    "concatenate": "use F.concat(*arrays, dim=axis)",
+    "moveaxis": "use F.transpose(x, axes=...) with the permutation, or F.swapaxes",
+}
+
+_FIXED_NAMESPACES = (("mxnet.ndarray.", True), ("mxnet.symbol.", False))
+
+
+def fixed_namespace_op(qualified: Optional[str]) -> Optional[Tuple[str, bool]]:
+    """("contrib.arange_like", is mx.nd) for an import-qualified call of a fixed namespace's
+    operator (`mxnet.ndarray.contrib.arange_like`), else None (also for `array`, HL005's, and
+    for paths deeper than one submodule)."""
+    for prefix, eager in _FIXED_NAMESPACES:
+        if qualified and qualified.startswith(prefix):
+            op = qualified[len(prefix) :]
+            parts = op.split(".")
+            if (
+                op == "array"
+                or len(parts) > 2
+                or (len(parts) == 2 and parts[0] not in SUBNAMESPACE_OPS)
+            ):
+                return None
+            return op, eager
+    return None

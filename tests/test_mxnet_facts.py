@@ -1,0 +1,203 @@
+"""hybridlint/mxnet_facts.py against MXNet 1.9.1: every name a hand-kept fact lists exists in MXNet
+1.9.1 where it is used (per the generated hybridlint/mxnet_names.py), the semantic facts hold
+under the engine's op registry and under real MXNet, and the generated data is current.
+
+A fact naming an operator MXNet does not have (`F.relu6`, `F.softrelu`: an act_type, not an
+operator) or claiming a shape it does not keep (`where` keeps x's, not its condition's) fails
+here, not in a user's review.
+"""
+
+import importlib.util
+import os
+import warnings
+
+import pytest
+
+from hybridlint import mxnet_facts as facts
+from hybridlint import mxnet_names as names
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _in(op: str, module: str) -> bool:
+    """Whether `op` ("sum", "linalg.gelqf") is a public function of `module` ("mxnet.symbol")."""
+    namespace, _, name = op.rpartition(".")
+    return name in names.FUNCTIONS.get(module + ("." + namespace if namespace else ""), ())
+
+
+def _in_both(op: str) -> bool:
+    return _in(op, "mxnet.ndarray") and _in(op, "mxnet.symbol")
+
+
+# the facts about `F.<op>` that must hold in both modes, and those naming functions of either
+BOTH = {
+    "SHAPE_PRESERVING": facts.SHAPE_PRESERVING,
+    "LIKE_OPS": facts.LIKE_OPS,
+    "REDUCTIONS": facts.REDUCTIONS,
+    "MULTI_OUTPUT_OPS": facts.MULTI_OUTPUT_OPS,
+    "MULTI_OUTPUT_COUNTS": frozenset(facts.MULTI_OUTPUT_COUNTS),
+    "BROADCAST_BINARY": facts.BROADCAST_BINARY,
+}
+EITHER = {"CREATION_OPS": facts.CREATION_OPS, "NON_TENSOR_OPS": facts.NON_TENSOR_OPS}
+
+
+@pytest.mark.parametrize("fact", sorted(BOTH))
+def test_every_listed_operator_is_in_mx_nd_and_mx_sym(fact):
+    assert sorted(op for op in BOTH[fact] if not _in_both(op)) == []
+
+
+@pytest.mark.parametrize("fact", sorted(EITHER))
+def test_every_listed_function_is_in_mx_nd_or_mx_sym(fact):
+    missing = [
+        op
+        for op in EITHER[fact]
+        if not (_in(op, "mxnet.ndarray") or _in(op, "mxnet.symbol"))
+        and op.rpartition(".")[2] not in names.NAMES["mxnet.symbol"]  # sym.Group: a class
+    ]
+    assert sorted(missing) == []
+
+
+def test_the_check_fails_for_names_mxnet_lacks():
+    """The helpers above can say no: the names once listed by mistake are not 1.9.1's."""
+    for op in ("relu6", "softrelu", "gelu", "copy", "linalg_syevd"):
+        assert not _in_both(op) and not _in(op, "mxnet.ndarray")
+    assert _in_both("linalg.syevd") and _in_both("relu")
+
+
+def test_methods_exist_on_the_tensor_classes():
+    assert sorted(facts.SHAPE_PRESERVING_METHODS - facts.SHARED_METHODS) == []
+    tensors = names.ATTRIBUTES["NDArray"] | names.ATTRIBUTES["Symbol"]
+    assert sorted(facts.NON_TENSOR_METHODS - tensors) == ["tolist"]  # numpy's, documented
+    assert "copyto" in names.ATTRIBUTES["NDArray"] - names.ATTRIBUTES["Symbol"]
+
+
+def test_multi_output_attrs_are_operator_parameters():
+    parameters = {a for arguments in names.OPERATORS.values() for a in arguments}
+    assert sorted(facts.MULTI_OUTPUT_ATTRS - parameters) == []
+    assert "return_indices" not in parameters  # listed once; no 1.9.1 operator takes it
+
+
+def test_reduction_parameters_follow_mxnet_order():
+    assert facts.REDUCTION_PARAMETERS["sum"] == ("axis", "keepdims", "exclude")
+    assert facts.REDUCTION_PARAMETERS["norm"] == ("ord", "axis", "out_dtype", "keepdims")
+    assert facts.REDUCTION_PARAMETERS["pick"] == ("index", "axis", "keepdims", "mode")
+    assert set(facts.REDUCTION_PARAMETERS) == facts.REDUCTIONS
+
+
+def test_broadcast_binary_is_the_lhs_rhs_broadcast_family():
+    assert {"broadcast_add", "broadcast_hypot", "broadcast_logical_xor"} <= facts.BROADCAST_BINARY
+    assert not {"broadcast_to", "broadcast_like", "broadcast_axis"} & facts.BROADCAST_BINARY
+    assert len(facts.BROADCAST_BINARY) == 20
+
+
+def test_layers_exist_in_gluon():
+    gluon = (
+        names.NAMES["mxnet.gluon.nn"]
+        | names.NAMES["mxnet.gluon.contrib.nn"]
+        | names.NAMES["mxnet.gluon.rnn"]
+    )
+    layers = facts.SINGLE_OUTPUT_LAYERS | facts.SHAPE_PRESERVING_LAYERS | facts.RNN_LAYERS
+    assert sorted(layers - gluon) == []
+
+
+def test_derived_namespace_tables():
+    assert facts.OPS == (names.FUNCTIONS["mxnet.ndarray"] & names.FUNCTIONS["mxnet.symbol"]) - {
+        "load"
+    }
+    assert "syevd" in facts.LINALG_OPS and "to_tensor" in facts.IMAGE_OPS
+    assert facts.ndarray_only("equal") and not facts.ndarray_only("broadcast_equal")
+
+
+# ------------------------------------------------------------------ semantics, engine and MXNet
+
+# The parameters an operator requires (MXNet's smooth_l1 defaults scalar to 1.0; the engine
+# requires it, so it is given).
+_REQUIRED = {
+    "Activation": {"act_type": "relu"},
+    "Cast": {"dtype": "float16"},
+    "cast": {"dtype": "float16"},
+    "clip": {"a_min": 0, "a_max": 1},
+    "smooth_l1": {"scalar": 1.0},
+}
+_MULTI_REQUIRED = {"contrib.bipartite_matching": {"threshold": 0.5}}
+
+
+def _symbol(mx, op, **kwargs):
+    namespace, _, name = op.rpartition(".")
+    module = getattr(mx.sym, namespace) if namespace else mx.sym
+    return getattr(module, name)(mx.sym.var("x"), **kwargs)
+
+
+def _keeps_shape(mx, op):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, out, _ = _symbol(mx, op, **_REQUIRED.get(op, {})).infer_shape(x=(2, 3, 4))
+    return out[0] == (2, 3, 4)
+
+
+def _outputs(mx, op):
+    return len(_symbol(mx, op, **_MULTI_REQUIRED.get(op, {})).list_outputs())
+
+
+@pytest.mark.parametrize("op", sorted(facts.SHAPE_PRESERVING))
+def test_shape_preserving_under_the_engine(op):
+    from hybridlint import engine
+
+    assert _keeps_shape(engine, op)
+
+
+# the engine lacks these operators (it says "cannot verify" for them)
+_ENGINE_LACKS = {"contrib.MultiBoxTarget", "contrib.calibrate_entropy", "contrib.hawkesll"}
+_ENGINE_LACKS |= {"linalg.gelqf", "linalg_gelqf", "linalg.syevd"}
+
+
+@pytest.mark.parametrize("op", sorted(set(facts.MULTI_OUTPUT_COUNTS) - _ENGINE_LACKS))
+def test_output_counts_under_the_engine(op):
+    from hybridlint import engine
+
+    assert _outputs(engine, op) == facts.MULTI_OUTPUT_COUNTS[op]
+
+
+def test_where_does_not_keep_its_condition_shape_under_the_engine():
+    from hybridlint import engine as mx
+
+    c, x, y = (mx.sym.var(n) for n in "cxy")
+    _, out, _ = mx.sym.where(c, x, y).infer_shape(c=(2,), x=(2, 3), y=(2, 3))
+    assert out == [(2, 3)] and "where" not in facts.SHAPE_PRESERVING
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("op", sorted(facts.SHAPE_PRESERVING))
+def test_shape_preserving_under_mxnet(op):
+    mx = pytest.importorskip("mxnet")
+    assert _keeps_shape(mx, op)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("op", sorted(facts.MULTI_OUTPUT_COUNTS))
+def test_output_counts_under_mxnet(op):
+    mx = pytest.importorskip("mxnet")
+    assert _outputs(mx, op) == facts.MULTI_OUTPUT_COUNTS[op]
+
+
+def _generator():
+    path = os.path.join(ROOT, "tools", "gen_mxnet_names.py")
+    spec = importlib.util.spec_from_file_location("gen_mxnet_names", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.mxnet
+def test_generated_names_are_current():
+    """`tools/gen_mxnet_names.py --check`, in process: the stored data equals what the
+    installed MXNet 1.9.1 gives, and an edit of the stored data is seen as stale."""
+    mx = pytest.importorskip("mxnet")
+    if mx.__version__ != names.VERSION:
+        pytest.skip("another MXNet version installed")
+    gen = _generator()
+    with open(gen.TARGET, encoding="utf-8") as handle:
+        stored = handle.read()
+    assert not gen.stale(stored)
+    assert gen.stale(stored.replace("'sum': (", "'sum_renamed': (").replace('"sum": (', '"x": ('))
