@@ -17,7 +17,8 @@ from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from ._shape_scalar_fix import parameter_of, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan
 from ._reshape_flow import flow_fixes
-from . import _resize_fix
+from . import _child_resize_fix, _resize_fix
+from ._child_resize_fix import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
 from ._resize_fix import INVALID as RESIZE_INVALID, plan_helper_resize
 from .analysis import SHAPE, call_argument, literal_int
 from .values import dotted_name
@@ -132,7 +133,7 @@ Exact rewrites where MXNet has a shape-free equivalent:
   when t's shape is known (a parameter's declared shape, a literal, `expand_dims` of one), has
   one axis per rep, and is 1 on every tiled axis; tiling a longer axis repeats it, which no
   broadcast does, so other tiles are reported only.
-- other `ctx=x.context` arguments are dropped.
+- other `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`.
 Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
 `F.broadcast_like`, `F.reshape_like`).
 
@@ -151,7 +152,8 @@ and dtype for every input (`*_like` ops take x's dtype, hence the explicit `.ast
 keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only offered when no
 special code (-2, -3, -4) or unknown value precedes the position. Dropping `ctx=x.context`
 elsewhere is unsafe: eagerly the array is then created on the default context, which differs
-from x's when x lives on a GPU and no `with mx.gpu():` is active.
+from x's when x lives on a GPU and no `with mx.gpu():` is active. Dropping
+`t.as_in_context(x.context)` is unsafe likewise: eagerly t may live on another context than x.
 The negative-axis rewrite is safe for `x.ndim - 1` (`x.ndim` when an axis is added): both name
 the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank is known to be
 at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
@@ -163,6 +165,7 @@ broadcast to n, and both fail alike on a 0 rep.
         + _patterns("Shape-driven creation, arange and resize", _creation_fix)
         + _patterns("Shape scalars used as values", _shape_scalar_fix)
         + _patterns("Resize sizes a helper method computes", _resize_fix)
+        + _patterns("An input's size passed to a resizing child", _child_resize_fix)
         + _patterns("Row-wise picks by indexing", _arange_index)
     )
 
@@ -505,9 +508,15 @@ broadcast to n, and both fail alike on a 0 rep.
             ),  # x's axis 0 need not be 1
             Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
             Invalid(
-                _net("return x + F.ones((1, 3), ctx=x.context)"),
+                _net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
                 line=3,
-                fixed=_net("return x + F.ones((1, 3))"),
+                fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"),
+                safety=UNSAFE,
+            ),
+            Invalid(
+                _net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
+                line=4,
+                fixed=_net("y = F.ones_like(x)\nreturn x + y"),
                 safety=UNSAFE,
             ),
             Invalid(
@@ -535,6 +544,7 @@ broadcast to n, and both fail alike on a 0 rep.
         + SCALAR_INVALID
         + CREATION_INVALID
         + RESIZE_INVALID
+        + CHILD_RESIZE_INVALID
         + ARANGE_INVALID
     )
 
@@ -578,7 +588,9 @@ broadcast to n, and both fail alike on a 0 rep.
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
         elif attr == "shape" and (resized := plan_helper_resize(self, node)) is not None:
-            self.report(node, message, edits=resized[0], safety=resized[1])  # rules/_resize_fix.py
+            self.report(node, message, edits=resized[0], safety=resized[1])
+        elif attr == "shape" and (child := plan_child_resize(self, node)) is not None:
+            self.report(node, message, edits=child[0], safety=child[1])
         elif attr == "T" and self.namespace:
             self.report(
                 node, message, replacement=call(f"{self.namespace}.transpose", [node.value])
@@ -722,6 +734,22 @@ broadcast to n, and both fail alike on a 0 rep.
         return False
 
     def _plan_ctx(self, node: cst.Call) -> None:
+        """`ctx=x.context` goes; `t.as_in_context(x.context)` becomes t. Unsafe: eagerly the
+        array may live elsewhere (a GPU input, a creation on the default CPU), and an operator
+        of arrays on two contexts fails; in a graph every array lives on the inputs' context."""
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "as_in_context"
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+            and self._tensor_attr(node.args[0].value, ("context", "ctx")) is not None
+            and node.args[0].value not in self._planned
+        ):  # only arrays have as_in_context (a Symbol's raises NotImplementedForSymbol)
+            receiver = func.value
+            self._planned[node.args[0].value] = (((node, receiver),), UNSAFE)
+            return
         for index, arg in enumerate(node.args):
             if arg.keyword is None or arg.keyword.value != "ctx":
                 continue
