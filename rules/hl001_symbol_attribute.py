@@ -602,7 +602,11 @@ broadcast to n, and both fail alike on a 0 rep.
                 replacement=cst.Call(func=node.with_changes(attr=cst.Name("transpose"))),
             )
         else:
-            static = _static_argument(self, node) or _aux_state_size(self, node)
+            static = (
+                _static_argument(self, node)
+                or _aux_state_size(self, node)
+                or _passed_to_function(self, node)
+            )
             if static is not None:  # the idioms do not apply: say what stops every rewrite
                 message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {static}"
             self.report(node, message)
@@ -797,17 +801,7 @@ def _aux_state_size(rule, attribute: cst.Attribute) -> Optional[str]:
     form is, and no Parameter can have a batch-dependent shape."""
     if rule.facts is None:
         return None
-    targets: List[cst.CSTNode] = [attribute]
-    statement = rule.statement
-    if (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Assign)
-        and len(statement.body[0].targets) == 1
-        and isinstance(statement.body[0].targets[0].target, cst.Name)
-    ):
-        targets.append(statement.body[0].targets[0].target)  # `batch = x.shape[0]`
-    names = {t.value for t in targets if isinstance(t, cst.Name)}
+    names = _bound_name(rule.statement)
     for call_node in _calls(rule.facts.node):
         dotted = dotted_name(call_node.func) or ""
         if dotted.rsplit(".", 1)[-1] != "BatchNorm":
@@ -822,6 +816,61 @@ def _aux_state_size(rule, attribute: cst.Attribute) -> Optional[str]:
                     "no rewrite exists (compute the group statistics with mean/var ops instead)"
                 )
     return None
+
+
+def _passed_to_function(rule, attribute: cst.Attribute) -> Optional[str]:
+    """Why no rewrite exists when the shape (or the name bound to it, `n = x.shape[0]`) is an
+    argument of a Python function or method (`self._labels(F, n)`), or None: the value arrives
+    there as a number, and no rewrite follows it across the call."""
+    if rule.facts is None:
+        return None
+    names = _bound_name(rule.statement)
+    for call_node in _calls(rule.facts.node):
+        dotted = dotted_name(call_node.func) or ""
+        head = dotted.split(".", 1)[0]
+        if not dotted or head in (rule.namespace, "F", "nd", "mx", "mxnet", "np", "math"):
+            continue  # operators and library functions have their own patterns
+        if "." in dotted and head != "self":
+            continue
+        for arg in call_node.args:
+            if _number_of(arg.value, attribute, names):
+                return (
+                    f"here it is passed to `{dotted}(...)`, which receives a Python number: "
+                    "hybridlint does not follow a shape into another function, and under "
+                    "hybridize there is no number to pass (pass the tensor and read the dim "
+                    "there with shape-free ops)"
+                )
+    return None
+
+
+def _number_of(expr: cst.BaseExpression, attribute: cst.CSTNode, names: set) -> bool:
+    """True when expr is the shape's number itself: the name bound to it, `x.shape[k]`, or
+    integer arithmetic of those (not a tensor built from it)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in names
+    if expr is attribute:
+        return True
+    if isinstance(expr, cst.Subscript):
+        return expr.value is attribute
+    if isinstance(expr, cst.BinaryOperation):
+        sides = (expr.left, expr.right)
+        return any(_number_of(e, attribute, names) for e in sides) and all(
+            _number_of(e, attribute, names) or literal_int(e) is not None for e in sides
+        )
+    return False
+
+
+def _bound_name(statement: Optional[cst.CSTNode]) -> set:
+    """{"n"} for a statement `n = ...`, else an empty set."""
+    if (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Assign)
+        and len(statement.body[0].targets) == 1
+        and isinstance(statement.body[0].targets[0].target, cst.Name)
+    ):
+        return {statement.body[0].targets[0].target.value}
+    return set()
 
 
 def _calls(root: cst.CSTNode) -> List[cst.Call]:

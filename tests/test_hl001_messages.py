@@ -72,3 +72,16 @@ def test_batchnorm_statistics_made_by_like_forms_fail_hybridized():
     net.hybridize()
     with pytest.raises(mx.base.MXNetError, match="Mutation target can only be Variable"):
         net(mx.nd.ones((2, 3, 4))).asnumpy()
+
+
+def test_a_shape_passed_to_a_helper_says_it_arrives_as_a_number():
+    body = "        n = x.shape[0]\n        return self._labels(F, n - 1)\n"
+    (finding,) = hl001(body)
+    assert finding.line == 7 and "passed to `self._labels(...)`" in finding.message
+
+
+def test_a_tensor_built_from_a_shape_is_not_a_number_passed():
+    """Only the number itself (or integer arithmetic of it) is what the helper receives."""
+    body = "        return self._labels(F, F.ones(x.shape[0] % 2))\n"
+    (finding,) = hl001(body)
+    assert finding.fix is None and "passed to" not in finding.message
