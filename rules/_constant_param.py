@@ -356,17 +356,11 @@ def _value_shape(expr: cst.BaseExpression) -> Optional[Shape]:
     return None
 
 
-def constant_shape(klass: cst.ClassDef, attr: str) -> Optional[Shape]:
-    """The shape of the constant `self.<attr> = self.params.get_constant(name, value)` that the
-    class's own `__init__` sets once (`init_attribute`), when `value` is an array whose shape
-    `_value_shape` reads, directly or through a local name whose last binding before the
-    constant is a plain assignment at the top level of `__init__` (or of its name scope):
-    `anchors = np.array(anchors).reshape(1, -1, 2)`. None when anything is less certain."""
-    init = own_init(klass)
-    if init is None or not init_attribute(klass, init, attr):
-        return None
-    assert isinstance(init.body, cst.IndentedBlock)  # (init_attribute checked)
+def _top_statements(init: cst.FunctionDef) -> List[cst.BaseStatement]:
+    """The top-level statements of `__init__`, those of `with self.name_scope():` inlined."""
     top: List[cst.BaseStatement] = []
+    if not isinstance(init.body, cst.IndentedBlock):
+        return top
     for stmt in init.body.body:
         if (
             isinstance(stmt, cst.With)
@@ -376,6 +370,71 @@ def constant_shape(klass: cst.ClassDef, attr: str) -> Optional[Shape]:
             top.extend(stmt.body.body)
         else:
             top.append(stmt)
+    return top
+
+
+def init_store(klass: cst.ClassDef, attr: str) -> Optional[cst.Assign]:
+    """The one `self.<attr> = value` of the class's own `__init__` (`init_attribute`), alone on
+    its line with one target, when a `super().__init__(...)` runs before it (so
+    `self.params` exists there) and `__init__` reads `self.<attr>` nowhere else: that value
+    can become a constant parameter in place. None otherwise."""
+    init = own_init(klass)
+    if init is None or not init_attribute(klass, init, attr):
+        return None
+    top = _top_statements(init)
+    index = next((i for i, s in enumerate(top) if _stores_attribute(s, attr)), None)
+    if index is None or not any(_is_super_init(s) for s in top[:index]):
+        return None
+    line = top[index]
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    assign = line.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    if _mentions_attribute(init, attr) != 1:
+        return None
+    return assign
+
+
+def _mentions_attribute(node: cst.CSTNode, attr: str) -> int:
+    """How many times `self.<attr>` appears in `node` (reads and writes)."""
+    count = [0]
+
+    class Mentions(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if (
+                isinstance(node.value, cst.Name)
+                and node.value.value == "self"
+                and node.attr.value == attr
+            ):
+                count[0] += 1
+
+    node.visit(Mentions())
+    return count[0]
+
+
+def mentioned_only_in(klass: cst.ClassDef, attr: str, methods: Set[str]) -> bool:
+    """`self.<attr>` appears in no method of the class other than `methods`."""
+    if not isinstance(klass.body, cst.IndentedBlock):
+        return False
+    return all(
+        not isinstance(stmt, cst.FunctionDef)
+        or stmt.name.value in methods
+        or not _mentions_attribute(stmt, attr)
+        for stmt in klass.body.body
+    )
+
+
+def constant_shape(klass: cst.ClassDef, attr: str) -> Optional[Shape]:
+    """The shape of the constant `self.<attr> = self.params.get_constant(name, value)` that the
+    class's own `__init__` sets once (`init_attribute`), when `value` is an array whose shape
+    `_value_shape` reads, directly or through a local name whose last binding before the
+    constant is a plain assignment at the top level of `__init__` (or of its name scope):
+    `anchors = np.array(anchors).reshape(1, -1, 2)`. None when anything is less certain."""
+    init = own_init(klass)
+    if init is None or not init_attribute(klass, init, attr):
+        return None
+    top = _top_statements(init)
     store = next((i for i, s in enumerate(top) if _stores_attribute(s, attr)), None)
     if store is None or not isinstance(top[store], cst.SimpleStatementLine):
         return None

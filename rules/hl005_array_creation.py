@@ -78,6 +78,11 @@ _CHAIN_METHODS = {
     "ceil",
     "copy",
 }
+# mx.nd functions (MXNet 1.9.1) that make a new NDArray from Python values or shapes
+_ND_CREATIONS = {
+    f"mxnet.ndarray.{name}"
+    for name in ("array", "zeros", "ones", "full", "arange", "eye", "linspace", "empty")
+}
 # on a numpy array these give a numpy scalar (an NDArray of shape (1,) on an NDArray)
 _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "norm"}
 # `c * 2`, `1 - c`: a Symbol takes a number on either side of these
@@ -99,7 +104,9 @@ operator or a tensor method, an operand of arithmetic with a tensor, the array w
 called with a tensor (`c.broadcast_like(x)`) — directly, through a local variable, or through
 methods a Symbol has too (`.expand_dims()`, `.reshape(...)`, `.astype(...)`, `.transpose()`...),
 `.T` and arithmetic with a number: `F.tile(base.expand_dims(axis=0), reps=...)` (numpy's
-reductions, `np.array(...).sum()`, give a number, which tensors take).
+reductions, `np.array(...).sum()`, give a number, which tensors take). Also `self.<attr>` when
+the class's own `__init__` sets it once to an NDArray it makes (`self.mean =
+mx.nd.array(mean, ctx=mx.cpu(0))`, `nd.zeros(...)`) and hybrid_forward uses it the same way.
 
 ## Why it breaks under hybridize
 The array is a fixed NDArray while the rest of the graph is Symbols. In MXNet 1.9.1:
@@ -140,6 +147,12 @@ def hybrid_forward(self, F, x):
   hybrid_forward, after no `return`/`raise`). `get_constant` turns the value into an array with
   the same `nd.array` call, so values, shape and dtype are those of the original.
 
+- `self.mean = mx.nd.array(...)` in `__init__` (set once, after `super().__init__`, mentioned
+  by no method but `__init__` and hybrid_forward, which only reads it as an array a Symbol can
+  stand for) → `self.mean = self.params.get_constant('mean', mx.nd.array(...))` in place,
+  `mean` added to the signature and every `self.mean` of hybrid_forward replaced by it; the
+  Constant copies the NDArray's values, shape and dtype. Otherwise reported without a fix.
+
 ## Fix safety
 `F.zeros/ones/full` for constant-filled literals: safe (same values, shape and dtype, eagerly
 and hybridized) — unsafe when a `ctx=` argument is dropped (eagerly the array is then made on
@@ -176,8 +189,39 @@ branch), arrays made in helpers are reported without a fix.
                 imports="import numpy as np\n" + _IMPORTS,
             )
         ),
+        # an NDArray attribute read for its static shape only
+        Valid(
+            _net(
+                "return x.reshape((0, self.mean.shape[0]))",
+                init="super().__init__(**kwargs)\nself.mean = nd.array([0.5, 0.25])",
+            )
+        ),
     ]
     INVALID = [
+        # an NDArray made in __init__ and kept on self: a constant parameter in place
+        Invalid(
+            _net(
+                "return F.broadcast_div(F.broadcast_sub(x, self.mean.reshape((1, -1))), self.mean.max())",
+                init="super().__init__(**kwargs)\nself.mean = mx.nd.array([0.5, 0.25], ctx=mx.cpu(0))",
+            ),
+            line=12,
+            fixed=_net(
+                "return F.broadcast_div(F.broadcast_sub(x, mean.reshape((1, -1))), mean.max())",
+                init="super().__init__(**kwargs)\n"
+                "self.mean = self.params.get_constant('mean', mx.nd.array([0.5, 0.25], ctx=mx.cpu(0)))",
+                inputs="x, mean",
+            ),
+            safety=UNSAFE,
+        ),
+        # another method reads the NDArray: no fix (it would get the Parameter)
+        Invalid(
+            _net(
+                "return F.broadcast_sub(x, self.mean)",
+                init="super().__init__(**kwargs)\nself.mean = nd.zeros((1, 2))",
+            )
+            + "\n    def describe(self):\n        return self.mean.asnumpy()\n",
+            line=12,
+        ),
         Invalid(
             _net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"),
             line=8,
@@ -420,6 +464,7 @@ branch), arrays made in helpers are reported without a fix.
         # local -> (creation, (the local the creation was assigned to, that statement))
         self._pending: Dict[str, Tuple[cst.Call, Tuple[str, cst.CSTNode]]] = {}
         self._done: set = set()
+        self._attributes: Dict[Tuple[int, str], Optional[cst.Assign]] = {}
 
     # -- finding creations that meet tensors -------------------------------------------------
     def _sync(self) -> None:
@@ -515,8 +560,110 @@ branch), arrays made in helpers are reported without a fix.
 
     def _array(self, expr: cst.BaseExpression) -> bool:
         """A tensor, or an input taken for one by position: next to an array created eagerly
-        (`x + nd.array(...)`) a list would fail eagerly too, so working code passes an array."""
-        return self.value(expr).kind == TENSOR
+        (`x + nd.array(...)`) a list would fail eagerly too, so working code passes an array.
+        Arithmetic of a tensor with an NDArray attribute (`x * self.std`) is one too."""
+        if self.value(expr).kind == TENSOR:
+            return True
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_OPERATORS):
+            sides = (expr.left, expr.right)
+            return any(self._array(e) for e in sides) and any(
+                self._ndarray_attribute(self._chain_root(e)) is not None for e in sides
+            )
+        return False
+
+    # -- an NDArray made in __init__ and kept on self ------------------------------------------
+    def _ndarray_attribute(self, expr: cst.BaseExpression) -> Optional[cst.Assign]:
+        """For `self.<attr>` that the class's own `__init__` sets once to an NDArray it makes
+        there (`self.mean = mx.nd.array(mean, ctx=mx.cpu(0))`, `nd.zeros(...)`, a chain of
+        array methods on one), and no other method sets: that `__init__` assignment."""
+        facts = self.facts
+        if (
+            not isinstance(expr, cst.Attribute)
+            or not isinstance(expr.value, cst.Name)
+            or expr.value.value != "self"
+            or facts is None
+            or facts.klass is None
+        ):
+            return None
+        klass, attr = facts.klass.node, expr.attr.value
+        key = (id(klass), attr)
+        if key not in self._attributes:
+            store = const.init_store(klass, attr)
+            made = store is not None and self._makes_ndarray(store.value)
+            self._attributes[key] = store if made else None
+        return self._attributes[key]
+
+    def _makes_ndarray(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is an NDArray made by an mx.nd creation function, or a chain of array
+        methods (`_CHAIN_METHODS`, `.as_in_context(...)`, `.T`) on one."""
+        while True:
+            if (
+                isinstance(expr, cst.Call)
+                and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in _CHAIN_METHODS | {"as_in_context"}
+            ):
+                expr = expr.func.value
+            elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+                expr = expr.value
+            else:
+                break
+        if not isinstance(expr, cst.Call):
+            return False
+        qualified = self.state.module.qualify(dotted_name(expr.func))
+        return qualified is not None and qualified in _ND_CREATIONS
+
+    def _report_attribute(self, use: cst.Attribute, store: cst.Assign) -> None:
+        """Report an NDArray attribute once per function, at its first use in the graph."""
+        attr = use.attr.value
+        facts = self.facts
+        key = ("attribute", attr)
+        if facts is None or key in self._done:
+            return
+        self._done.add(key)
+        message = (
+            f"`self.{attr}` is an NDArray made in __init__: it cannot enter a Symbol graph "
+            "(TypeError: type NDArray not supported / AssertionError under hybridize)"
+        )
+        edits, why = self._attribute_edits(attr, store)
+        if edits is None:
+            self.report(use, f"{message}; make it a constant parameter in __init__ ({why})")
+            return
+        self.report(
+            use,
+            f"{message}; made a constant parameter (self.params.get_constant) passed to "
+            "hybrid_forward",
+            edits=edits,
+            safety=UNSAFE,
+        )
+
+    def _attribute_edits(self, attr: str, store: cst.Assign) -> Tuple[Optional[List[Edit]], str]:
+        """`self.<attr> = <nd value>` -> `self.<attr> = self.params.get_constant('<attr>',
+        <nd value>)` in place, `<attr>` added to hybrid_forward's signature, and every
+        `self.<attr>` of hybrid_forward replaced by it; (None, why not) when that would change
+        more than these reads: another method (or a subclass in the module) mentions the
+        attribute, hybrid_forward reads it as an NDArray (`.shape`, `.asnumpy()`), or the
+        name is taken."""
+        facts = self.facts
+        assert facts is not None and facts.klass is not None
+        if facts.kind != "hybrid_forward":
+            return None, "gluon passes parameters to hybrid_forward only, not to this helper"
+        klass, function = facts.klass.node, facts.node
+        if not const.mentioned_only_in(klass, attr, {"__init__", function.name.value}):
+            return None, f"another method uses `self.{attr}` as the NDArray"
+        name = klass.name.value
+        if any(name in bases for bases in self.state.module.class_bases.values()):
+            return None, "a subclass's hybrid_forward would not take the new argument"
+        if attr in const.BLOCK_ATTRIBUTES or attr in _names(function):
+            return None, f"hybrid_forward already uses the name `{attr}`"
+        reads = _SelfReads(attr)
+        function.body.visit(reads)
+        if reads.other:
+            return None, f"hybrid_forward also reads `self.{attr}` as an NDArray"
+        value = cst.Module([]).code_for_node(store.value)
+        constant = cst.parse_expression(f"self.params.get_constant({attr!r}, {value})")
+        edits: List[Edit] = [(store.value, constant), const.signature_edit(function, attr)]
+        edits += [(read, cst.Name(attr)) for read in reads.found]
+        return edits, ""
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
         name = namespace_call(node, self.namespace)
@@ -535,10 +682,17 @@ branch), arrays made in helpers are reported without a fix.
         return {"mxnet.ndarray.array": "nd", "numpy.array": "np"}.get(qualified or "")
 
     def _check_operand(self, expr: cst.BaseExpression) -> None:
-        """`expr` meets the graph: report the creation it is, is bound to, or is a chain of."""
+        """`expr` meets the graph: report the creation it is, is bound to, or is a chain of,
+        or the NDArray attribute it is a chain of."""
         origin = self._origin(expr)
         if origin is not None:
             self._report(*origin)
+            return
+        root = self._chain_root(expr)
+        creation = self._ndarray_attribute(root)
+        if creation is not None:
+            assert isinstance(root, cst.Attribute)  # (_ndarray_attribute checked)
+            self._report_attribute(root, creation)
 
     # -- reporting and fixing ----------------------------------------------------------------
     def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:
@@ -831,3 +985,51 @@ def _next_statement(
 
     function.body.visit(Blocks())
     return found[0] if found else None
+
+
+class _SelfReads(cst.CSTVisitor):
+    """Every `self.<attr>` of a body; `other` when one is read through an attribute that is no
+    array method a Symbol has too (`.shape`, `.asnumpy()`, `.context`), or assigned."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+        self.found: List[cst.Attribute] = []
+        self.other = False
+
+    def _is_read(self, node: cst.CSTNode) -> bool:
+        return (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+            and node.attr.value == self.attr
+        )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self._is_read(node):
+            self.found.append(node)
+        elif self._is_read(node.value) and node.attr.value not in _CHAIN_METHODS | {"T"}:
+            self.other = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self._is_read(node.target):
+            self.other = True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._is_read(node.target):
+            self.other = True
+
+
+def _names(node: cst.CSTNode) -> set:
+    """Every plain name `node` uses or binds (parameters included; not `.attr` names)."""
+    names = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+    node.visit(Names())
+    return names

@@ -138,3 +138,26 @@ def test_a_line_with_a_constant_and_a_scalar_read_is_fixed_whole(backend, shape,
     x = np.random.RandomState(seed + 1).uniform(0.5, 3, size=shape).astype("float32")
     fixed = check(source, [x], mx, codes=("HL002", "HL005", "HL007"))
     assert "asscalar" not in fixed and "nd.array" not in fixed, fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(SETTINGS, max_examples=5)
+@given(shape=shapes, seed=st.integers(0, 1000), dtype=st.sampled_from(["float32", "float64"]))
+def test_an_ndarray_attribute_made_in_init_becomes_a_constant_in_place(backend, shape, seed, dtype):
+    """`self.mean = mx.nd.array(mean, ...)` in `__init__` read by hybrid_forward (gluoncv's
+    DeNormalize): the value becomes `self.params.get_constant('mean', <same value>)`, the
+    signature takes `mean`; values, shape and dtype (float64 too) stay those of the NDArray."""
+    mx = backend_module(backend)
+    const = constant(shape, seed)
+    source = (
+        "class Net(HybridBlock):\n"
+        f"    def __init__(self, mean={const.tolist()!r}, **kwargs):\n"
+        "        super(Net, self).__init__(**kwargs)\n"
+        f"        self.mean = mx.nd.array(mean, ctx=mx.cpu(0), dtype={dtype!r})\n\n"
+        "    def hybrid_forward(self, F, x):\n"
+        f"        y = F.broadcast_mul(x, self.mean.reshape(shape=(1,) + {tuple(shape)!r}))\n"
+        "        return F.broadcast_add(y, self.mean)\n"
+    )
+    x = np.random.RandomState(seed + 1).uniform(-3, 3, size=shape).astype(dtype)
+    fixed = check(source, [x], mx)
+    assert "get_constant('mean', mx.nd.array(mean" in fixed, fixed
