@@ -135,3 +135,25 @@ def test_the_bridge_requires_every_checker_name_the_cli_uses():
     source = (Path(checker_bridge.__file__).parent / "cli.py").read_text(encoding="utf-8")
     used = set(re.findall(r"\bchecker\.([A-Za-z_]\w*)", source))
     assert used and used <= set(checker_bridge.REQUIRED), used - set(checker_bridge.REQUIRED)
+
+
+def test_a_frame_larger_than_a_pipe_buffer_arrives_whole_on_an_unbuffered_pipe():
+    """The worker reads jobs from an unbuffered pipe, where one read returns at most 64 KiB:
+    a job with a large model file and its fixed copy came in pieces ("truncated frame", the
+    worker exited and every fix of the block was rejected; e2e gluoncv2 cgnet-net)."""
+    import os
+    import threading
+
+    read_end, write_end = os.pipe()
+    payload = {"source": "x = 1\n" * 40_000}  # 240 KB
+
+    def write():
+        with os.fdopen(write_end, "wb") as out:
+            protocol.write_frame(out, payload)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    with os.fdopen(read_end, "rb", buffering=0) as stream:
+        got = protocol.read_frame(stream)
+    writer.join()
+    assert got == payload

@@ -164,16 +164,31 @@ def write_frame(stream: BinaryIO, obj: Any) -> None:
 
 def read_frame(stream: BinaryIO) -> Optional[Any]:
     """Blocking read of one frame from a file object; None at a clean end of stream."""
-    head = stream.read(HEADER.size)
+    head = _read_stream(stream, HEADER.size)
     if not head:
         return None
     if len(head) < HEADER.size:
         raise ChannelClosed("truncated frame header")
     size = _size(head)
-    data = stream.read(size)
+    data = _read_stream(stream, size)
     if len(data) < size:
         raise ChannelClosed("truncated frame")
     return decode(data)
+
+
+def _read_stream(stream: BinaryIO, size: int) -> bytes:
+    """Up to `size` bytes, fewer only at the end of the stream: an unbuffered pipe (the
+    worker's job channel) returns at most what one read(2) gives, 64 KiB on Linux, so a job
+    larger than that (a 36 KB model file and its fixed copy) arrives in pieces."""
+    chunks = []
+    got = 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def read_frame_fd(fd: int, deadline: Optional[float], tick=None) -> Any:
