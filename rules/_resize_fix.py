@@ -33,7 +33,7 @@ has a scale mode that reads the input's own size in the graph:
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -94,7 +94,7 @@ def _single_parameter(helper: cst.FunctionDef) -> Optional[str]:
 
 def _assigned(body: cst.CSTNode, name: str) -> bool:
     """Whether `name` is bound anywhere under body."""
-    return _bindings(body, name) > 0
+    return bindings(body, name) > 0
 
 
 def _pure(expr: cst.BaseExpression) -> bool:
@@ -254,11 +254,11 @@ def _call_site(rule, name: str) -> Optional[List[Edit]]:
         return None
     loads = [
         n
-        for n in walk_nodes(forward.body)
-        if isinstance(n, cst.Name) and n.value == target and n is not statement.targets[0].target
+        for n in variables(forward.body)
+        if n.value == target and n is not statement.targets[0].target
     ]
     resize = _resize_of(forward, target, data.value)
-    if resize is None or len(loads) != 2 or _bindings(forward.body, target) != 1:
+    if resize is None or len(loads) != 2 or bindings(forward.body, target) != 1:
         return None
     edits: List[Edit] = []
     value = statement.value
@@ -272,7 +272,7 @@ def _call_site(rule, name: str) -> Optional[List[Edit]]:
     return edits
 
 
-def _bindings(body: cst.CSTNode, name: str) -> int:
+def bindings(body: cst.CSTNode, name: str) -> int:
     """How many targets under body bind `name` (assignment, for, with, walrus, del)."""
     count = 0
     for n in walk_nodes(body):
@@ -285,10 +285,23 @@ def _bindings(body: cst.CSTNode, name: str) -> int:
             targets = [n.name]
         elif isinstance(n, cst.Del):
             targets = [n.target]
-        count += sum(
-            isinstance(t, cst.Name) and t.value == name for tg in targets for t in walk_nodes(tg)
-        )
+        count += sum(t.value == name for tg in targets for t in variables(tg))
     return count
+
+
+def variables(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names under node that are variables: not an attribute's name (`self.size`), a
+    keyword (`size=`) or a def's name."""
+    skip: Set[int] = set()
+    for n in walk_nodes(node):
+        if isinstance(n, cst.Attribute):
+            skip.add(id(n.attr))
+        elif isinstance(n, cst.Arg) and n.keyword is not None:
+            skip.add(id(n.keyword))
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            skip.add(id(n.name))
+        elif isinstance(n, cst.Name) and id(n) not in skip:
+            yield n
 
 
 def _assignment(forward: cst.FunctionDef, name: str) -> Optional[Tuple[cst.Assign, str, cst.Call]]:

@@ -196,3 +196,89 @@ def test_mxnet_downscale_by_an_inverse_factor_is_not_floor_division():
     x = mx.nd.ones((1, 1, 82, 41))
     out = mx.nd.contrib.BilinearResize2D(x, scale_height=1 / 41, scale_width=1 / 41)
     assert out.shape[2:] != (82 // 41, 41 // 41)
+
+
+# -- an input's size passed to a resizing child (rules/_child_resize_fix.py) ----------------
+# gluoncv2's CGNet/DABNet head: the child is the InterpolationBlock above
+SEGMENTER = (
+    INTERPOLATION
+    + """
+
+class Seg(HybridBlock):
+    def __init__(self, fixed_size=False, in_size=(8, 8), **kwargs):
+        super(Seg, self).__init__(**kwargs)
+        self.fixed_size = fixed_size
+        self.in_size = in_size
+        self.up = Net(scale_factor=8)
+
+    def hybrid_forward(self, F, x):
+        in_size = self.in_size if self.fixed_size else x.shape[2:]
+        y = F.relu(x)
+        y = self.up(y, in_size)
+        return y
+"""
+)
+
+
+def test_the_size_of_an_input_passed_to_a_resizing_child_becomes_a_like_resize():
+    findings = hl001(SEGMENTER)
+    assert [(f.line, f.fix) for f in findings] == [(16, "unsafe"), (18, None), (29, "unsafe")]
+    fixed = fix_source(SEGMENTER, select=["HL001"], unsafe=True, line_length=120).source
+    assert "in_size = self.in_size if self.fixed_size else None\n" in fixed
+    assert (
+        "y = self.up(y, in_size) if self.fixed_size else "
+        "F.contrib.BilinearResize2D(y, like=x, mode='like')\n"
+    ) in fixed
+
+
+def _seg(source, mx, kwargs):
+    namespace = {"HybridBlock": mx.gluon.HybridBlock}
+    if mx.__name__.startswith("hybridlint"):
+        from hybridlint.engine import as_mxnet
+
+        with as_mxnet():
+            exec(compile(source, "<fixture>", "exec"), namespace)
+    else:
+        exec(compile(source, "<fixture>", "exec"), namespace)
+    return namespace["Seg"](**kwargs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(h=st.integers(1, 9), w=st.integers(1, 9), c=st.integers(1, 3), fixed_size=st.booleans())
+def test_fixed_segmenter_equals_the_original(backend, h, w, c, fixed_size):
+    mx = backend_module(backend)
+    kwargs = {"fixed_size": fixed_size, "in_size": (h + 1, w + 2)}
+    x = np.random.RandomState(h * 10 + w).rand(2, c, h, w).astype("float32")
+    fixed = fix_source(SEGMENTER, select=["HL001"], unsafe=True).source
+    expected = _seg(SEGMENTER, mx, kwargs)(mx.nd.array(x))
+    with engine_gaps_skipped(mx):
+        for hybridize in (False, True):
+            net = _seg(fixed, mx, kwargs)
+            if hybridize:
+                net.hybridize()
+            got = net(mx.nd.array(x))
+            assert got.shape == expected.shape, (fixed_size, hybridize)
+            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy())
+
+
+CHILD_REPORT_ONLY = {
+    # the child does more than resize to the size
+    "child adds": SEGMENTER.replace(
+        "return F.contrib.BilinearResize2D(x, height=out_size[0], width=out_size[1])",
+        "return F.contrib.BilinearResize2D(x, height=out_size[0], width=out_size[1]) + 1",
+    ),
+    # the size is also read as a value
+    "size read again": SEGMENTER.replace("        return y\n", "        return y, in_size[0]\n"),
+    # a test that may change between its two evaluations
+    "impure test": SEGMENTER.replace("if self.fixed_size else", "if self.pick() else"),
+    # the input is reassigned before the call: its size is no longer the one measured
+    "input reassigned": SEGMENTER.replace("y = F.relu(x)", "x = F.relu(x)\n        y = x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHILD_REPORT_ONLY))
+def test_child_forms_outside_the_pattern_stay_report_only(name):
+    source = CHILD_REPORT_ONLY[name]
+    findings = [f for f in hl001(source) if f.line >= 28]
+    assert findings and all(f.fix is None for f in findings), findings

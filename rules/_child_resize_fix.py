@@ -1,0 +1,357 @@
+"""An input's spatial size passed to a child block that resizes to it: HL001 rewrite (issue 20).
+
+gluoncv2's segmentation nets (CGNet, DABNet, ...) end with
+`in_size = self.in_size if self.fixed_size else x.shape[2:]` and `y = self.up(y, in_size)`,
+where `self.up` is an `InterpolationBlock` whose hybrid_forward, given a size, returns
+`F.contrib.BilinearResize2D(y, height=size[0], width=size[1])`. A Symbol has no shape, but the
+resize has a `like` mode that reads x's size in the graph.
+
+- **The pattern**: in hybrid_forward, a name S bound once, at the top level, to
+  `A if C else x.shape[2:]` (or to `x.shape[2:]`), x never assigned, C a plain test (names,
+  `self.<attr>`, `is None`, `not`, `and`/`or` of those), and read only as the second argument
+  of calls `self.<c>(u, S)` that are the whole value of an assignment or return; `self.<c>` is
+  built in `__init__` as a class of the module whose hybrid_forward `(self, F, data, size)`,
+  when `size is not None`, decides its tests and returns
+  `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (through one name bound to
+  size, or `**` of `dict(height=size[0], width=size[1])`, which rules/_resize_fix.py writes).
+  The shape branch becomes `None` and each call
+  `self.<c>(u, S) if C else F.contrib.BilinearResize2D(u, like=x, mode='like')` (the plain
+  form: the call becomes the resize and the binding goes).
+- **Exactness**: where the original resizes to `x.shape[2:]`, the `like` mode reads axes 2 and
+  3 of x, the same sizes (MXNet 1.9.1, rules/_creation_fix.py), and the interpolation depends
+  only on the sizes; elsewhere the child runs as before.
+- **Safety: unsafe.** The child block is skipped in that branch (its hooks, and a subclass or
+  another block put in `self.<c>` later, would differ), and C is evaluated twice.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from ._build import call
+from ._resize_fix import bindings, variables
+from .base import UNSAFE, Edit, Invalid
+from .values import literal_int, walk_nodes
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_SIZE, _SIZES = "size", "sizes"  # a name holding the size / dict(height=size[0], width=size[1])
+
+
+def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, ...], str]]:
+    """(edits, safety) when `node` is the `x.shape` of a size passed to resizing children
+    (module docstring), else None."""
+    facts = rule.facts
+    ns = rule.namespace
+    if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or ns is None:
+        return None
+    if not isinstance(node.value, cst.Name):
+        return None
+    data = node.value.value
+    forward = facts.node
+    binding = _binding(forward, node)
+    if binding is None or bindings(forward.body, data):
+        return None
+    statement, target, test = binding
+    uses = [
+        n
+        for n in variables(forward.body)
+        if n.value == target and n is not statement.targets[0].target
+    ]
+    calls = _child_calls(rule, forward, target)
+    if calls is None or not calls or len(calls) != len(uses) or bindings(forward.body, target) != 1:
+        return None
+    edits: List[Edit] = []
+    for child_call in calls:
+        resize = call(
+            f"{ns}.contrib.BilinearResize2D",
+            [child_call.args[0].value],
+            [("like", cst.Name(data)), ("mode", cst.SimpleString("'like'"))],
+        )
+        if test is None:
+            edits.append((child_call, resize))
+        else:
+            edits.append((child_call, cst.IfExp(test=test, body=child_call, orelse=resize)))
+    value = statement.value
+    if isinstance(value, cst.IfExp):
+        shape_branch = value.orelse if _is_tail(value.orelse, node) else value.body
+        edits.append((shape_branch, cst.Name("None")))
+    else:
+        edits.append((statement, cst.RemovalSentinel.REMOVE))
+    return tuple(edits), UNSAFE
+
+
+def _is_tail(expr: cst.BaseExpression, shape: cst.Attribute) -> bool:
+    """`x.shape[2:]` with this `x.shape` node."""
+    if not (
+        isinstance(expr, cst.Subscript) and expr.value is shape and len(expr.slice) == 1
+    ) or not isinstance(expr.slice[0].slice, cst.Slice):
+        return False
+    part = expr.slice[0].slice
+    return (
+        part.lower is not None
+        and literal_int(part.lower) == 2
+        and part.upper is None
+        and part.step is None
+    )
+
+
+def _binding(
+    forward: cst.FunctionDef, shape: cst.Attribute
+) -> Optional[Tuple[cst.Assign, str, Optional[cst.BaseExpression]]]:
+    """(statement, S, C) of a top-level `S = A if C else x.shape[2:]` (C None for
+    `S = x.shape[2:]`) holding this `x.shape`."""
+    body = forward.body.body if isinstance(forward.body, cst.IndentedBlock) else ()
+    for line in body:
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            continue
+        statement = line.body[0]
+        if not (
+            isinstance(statement, cst.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0].target, cst.Name)
+        ):
+            continue
+        target = statement.targets[0].target.value
+        value = statement.value
+        if _is_tail(value, shape):
+            return statement, target, None
+        if (
+            isinstance(value, cst.IfExp)
+            and (_is_tail(value.orelse, shape) or _is_tail(value.body, shape))
+            and _plain_test(value.test)
+        ):
+            other = value.body if _is_tail(value.orelse, shape) else value.orelse
+            if any(
+                isinstance(n, cst.Attribute) and n.attr.value == "shape" for n in walk_nodes(other)
+            ):
+                return None
+            test = value.test
+            if _is_tail(value.body, shape):  # `x.shape[2:] if C else A`: the child runs when not C
+                test = cst.UnaryOperation(operator=cst.Not(), expression=_parenthesized(test))
+            return statement, target, test
+    return None
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.UnaryOperation)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _plain_test(expr: cst.BaseExpression) -> bool:
+    """Names, `self.<attr>`, `is (not) None`, `not`, `and`/`or` of those: evaluating it
+    twice gives the same value and has no effect."""
+    if isinstance(expr, cst.Name):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return _plain_test(expr.expression)
+    if isinstance(expr, cst.BooleanOperation):
+        return _plain_test(expr.left) and _plain_test(expr.right)
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        target = expr.comparisons[0]
+        return (
+            isinstance(target.operator, (cst.Is, cst.IsNot))
+            and isinstance(target.comparator, cst.Name)
+            and target.comparator.value == "None"
+            and _plain_test(expr.left)
+        )
+    return False
+
+
+def _child_calls(rule, forward: cst.FunctionDef, target: str) -> Optional[List[cst.Call]]:
+    """The `self.<c>(u, S)` calls that are the whole value of an assignment or return, each
+    child resizing to S; None when one is not."""
+    klass = rule.facts.klass
+    found: List[cst.Call] = []
+    for n in walk_nodes(forward.body, _SCOPES):
+        if not isinstance(n, (cst.Assign, cst.Return)) or n.value is None:
+            continue
+        value = n.value
+        if not (
+            isinstance(value, cst.Call)
+            and len(value.args) == 2
+            and isinstance(value.args[1].value, cst.Name)
+            and value.args[1].value.value == target
+        ):
+            continue
+        if any(a.keyword or a.star for a in value.args):
+            return None
+        func = value.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return None
+        child = klass.built_children.get(func.attr.value)
+        facts = klass.module.classes.get(child) if child and klass.module else None
+        method = facts.methods.get("hybrid_forward") if facts is not None else None
+        if method is None or not resizes_to_size(method):
+            return None
+        found.append(value)
+    return found
+
+
+def resizes_to_size(method: cst.FunctionDef) -> bool:
+    """Whether `hybrid_forward(self, F, data, size)`, given a size, returns
+    `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (module docstring)."""
+    params = method.params.params
+    if (
+        len(params) != 4
+        or not isinstance(method.params.star_arg, cst.MaybeSentinel)
+        or method.params.star_kwarg is not None
+        or method.params.kwonly_params
+        or not isinstance(method.body, cst.IndentedBlock)
+    ):
+        return False
+    ns, data, size = (p.name.value for p in params[1:])
+    env: Dict[str, str] = {size: _SIZE}
+    return _returns_resize(method.body.body, env, ns, data, size)
+
+
+def _returns_resize(statements, env: Dict[str, str], ns: str, data: str, size: str) -> bool:
+    """Follows the statements with `size is not None` to their return (module docstring)."""
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            taken = _truth(statement.test, size)
+            if taken is None:
+                return False
+            if taken:
+                branch = statement.body.body
+            elif isinstance(statement.orelse, cst.Else):
+                branch = statement.orelse.body.body
+            elif isinstance(statement.orelse, cst.If):
+                branch = [statement.orelse]
+            else:
+                continue
+            # the taken branch must end in the return itself (no fall-through is followed)
+            return _returns_resize(branch, dict(env), ns, data, size)
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+            continue  # a docstring
+        if isinstance(small, cst.Assign):
+            if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+                return False
+            env[small.targets[0].target.value] = _kind(small.value, env, size) or "other"
+            if small.targets[0].target.value in (data, ns):
+                return False
+            continue
+        if isinstance(small, cst.Return) and small.value is not None:
+            return _is_resize(small.value, env, ns, data)
+        return False
+    return False
+
+
+def _kind(expr: cst.BaseExpression, env: Dict[str, str], size: str) -> Optional[str]:
+    """_SIZE, _SIZES or None for an expression under `size is not None`."""
+    if isinstance(expr, cst.IfExp):
+        taken = _truth(expr.test, size)
+        if taken is None:
+            return None
+        return _kind(expr.body if taken else expr.orelse, env, size)
+    if isinstance(expr, cst.Name):
+        return env.get(expr.value)
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "dict"
+        and len(expr.args) == 2
+    ):
+        keys = {a.keyword.value: a.value for a in expr.args if a.keyword and not a.star}
+        if _index(keys.get("height"), env) == 0 and _index(keys.get("width"), env) == 1:
+            return _SIZES
+    return None
+
+
+def _index(expr: Optional[cst.BaseExpression], env: Dict[str, str]) -> Optional[int]:
+    """i of `S[i]` for a name S holding the size."""
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Name)
+        and env.get(expr.value.value) == _SIZE
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
+        return literal_int(expr.slice[0].slice.value)
+    return None
+
+
+def _is_resize(expr: cst.BaseExpression, env: Dict[str, str], ns: str, data: str) -> bool:
+    func = expr.func if isinstance(expr, cst.Call) else None
+    if not (
+        isinstance(expr, cst.Call)
+        and isinstance(func, cst.Attribute)
+        and func.attr.value == "BilinearResize2D"
+        and isinstance(func.value, cst.Attribute)
+        and func.value.attr.value == "contrib"
+        and isinstance(func.value.value, cst.Name)
+        and func.value.value.value == ns
+        and expr.args
+        and not expr.args[0].keyword
+        and not expr.args[0].star
+        and isinstance(expr.args[0].value, cst.Name)
+        and expr.args[0].value.value == data
+    ):
+        return False
+    rest = expr.args[1:]
+    if len(rest) == 1 and rest[0].star == "**":
+        return isinstance(rest[0].value, cst.Name) and env.get(rest[0].value.value) == _SIZES
+    keys = {a.keyword.value: a.value for a in rest if a.keyword and not a.star}
+    return (
+        len(keys) == len(rest) == 2
+        and _index(keys.get("height"), env) == 0
+        and _index(keys.get("width"), env) == 1
+    )
+
+
+def _truth(test: cst.BaseExpression, size: str) -> Optional[bool]:
+    """The test's value when `size is not None` and nothing else is known; None: undecided."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if (
+            isinstance(test.left, cst.Name)
+            and test.left.value == size
+            and isinstance(target.comparator, cst.Name)
+            and target.comparator.value == "None"
+        ):
+            if isinstance(target.operator, cst.IsNot):
+                return True
+            if isinstance(target.operator, cst.Is):
+                return False
+        return None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _truth(test.expression, size)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation) and _plain_test(test):
+        left, right = _truth(test.left, size), _truth(test.right, size)
+        if isinstance(test.operator, cst.Or):
+            return True if True in (left, right) else (False if left is right is False else None)
+        return False if False in (left, right) else (True if left is right is True else None)
+    return None
+
+
+_EXAMPLE = (
+    "class Up(HybridBlock):\n    def hybrid_forward(self, F, x, size):\n"
+    "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+    "class Net(HybridBlock):\n    def __init__(self, fixed_size=False):\n"
+    "        super().__init__()\n        self.fixed_size = fixed_size\n"
+    "        self.up = Up()\n\n    def hybrid_forward(self, F, x, y):\n"
+    "        size = (4, 4) if self.fixed_size else {}\n        return {}\n"
+)
+INVALID = [
+    Invalid(
+        _EXAMPLE.format("x.shape[2:]", "self.up(y, size)"),
+        line=13,
+        fixed=_EXAMPLE.format(
+            "None",
+            "self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, like=x, mode='like')",
+        ),
+        safety=UNSAFE,
+    ),
+]
