@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
-from .analysis import PARAMETER, dotted_name
+from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -27,6 +27,17 @@ _TIED = (
     "        with self.name_scope():\n            self.embed = nn.Embedding(4, 3)\n"
     "            self.cell = nn.Dense(3, flatten=False)\n"
 )
+
+
+def _initialized(value: str, imports: str = "import numpy as np\n") -> str:
+    """A block whose parameter is initialized by `init.Constant(<value>)`."""
+    return (
+        imports + "from mxnet import init\nfrom mxnet.gluon import HybridBlock\n\n\n"
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        with self.name_scope():\n"
+        f"            self.scale = self.params.get('scale', shape=(1, 3), init=init.Constant({value}))\n\n"
+        "    def hybrid_forward(self, F, x, scale):\n        return F.broadcast_mul(x, scale)\n"
+    )
 
 
 def _net(signature: str, body: str) -> str:
@@ -170,6 +181,41 @@ class _Uses(NameBindings):
         return uses
 
 
+# MXNet 1.9.1's Constant initializer, however imported (`init`, `mx.init`, `mx.initializer`)
+_CONSTANT_INITIALIZERS = {"mxnet.init.Constant", "mxnet.initializer.Constant"}
+
+
+def _listy_value(expr: cst.BaseExpression) -> bool:
+    """A list or tuple display, or `<expr>.tolist()`: a Python sequence, never a number or a
+    numpy array (the two values `Constant.dumps` serializes)."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return True
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "tolist"
+        and not expr.args
+    )
+
+
+class _ConstantInitializers(cst.CSTVisitor):
+    """Every `Constant(<list>)` call of a class body (`_listy_value`)."""
+
+    def __init__(self, qualify) -> None:
+        self.qualify = qualify
+        self.found: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.qualify(dotted_name(node.func)) not in _CONSTANT_INITIALIZERS:
+            return
+        if len(node.args) != 1:
+            return
+        arg = node.args[0]
+        keyword = arg.keyword.value if arg.keyword is not None else "value"
+        if keyword == "value" and not arg.star and _listy_value(arg.value):
+            self.found.append(node)
+
+
 class ParameterData(Rule):
     code = "HL012"
     name = "parameter-data"
@@ -233,6 +279,14 @@ def hybrid_forward(self, F, tokens, embed_weight):
     return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=self._vocab_size, flatten=False)
 ```
 
+Also `init.Constant(<list>)` (a list or tuple display, or `<x>.tolist()`) anywhere in the
+class, the initializer of a parameter: eagerly the list fills it, but under hybridize
+`Parameter.var()` serializes the initializer and MXNet 1.9.1's `Constant.dumps()` calls
+`.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
+object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
+`arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
+`dumps()` writes the same list); reported without a fix when the module does not import numpy.
+
 No fix, with the reason in the message:
 - in helpers (gluon passes parameters to hybrid_forward only), and in functions that bind the
   name to something else;
@@ -293,8 +347,24 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             "        self.head = make_head()\n\n    def hybrid_forward(self, F, x):\n"
             "        return F.FullyConnected(x, self.head.weight.data(), no_bias=True, num_hidden=3)\n"
         ),
+        # a number or a numpy array: Constant.dumps() serializes both
+        Valid(_initialized("0.5")),
+        Valid(_initialized("np.array([[0.5, 1.0, 2.0]])")),
     ]
     INVALID = [
+        # Constant(<list>): Parameter.var() fails under hybridize; the same values as an array
+        Invalid(
+            _initialized("[[0.5, 1.0, 2.0]]"),
+            line=10,
+            fixed=_initialized("np.array([[0.5, 1.0, 2.0]])"),
+            safety=SAFE,
+        ),
+        Invalid(
+            _initialized("np.full((1, 3), 0.5).tolist()"),
+            line=10,
+            fixed=_initialized("np.array(np.full((1, 3), 0.5).tolist())"),
+            safety=SAFE,
+        ),
         Invalid(
             _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"),
             line=8,
@@ -377,6 +447,39 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             line=8,
         ),
     ]
+
+    def check_class(self, klass: ClassFacts) -> None:
+        """`init.Constant(<list>)` anywhere in a HybridBlock: eagerly the list fills the
+        parameter, but hybridized `Parameter.var()` serializes the initializer and MXNet
+        1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not a number or a
+        numpy array (AttributeError: 'list' object has no attribute 'asnumpy')."""
+        finder = _ConstantInitializers(self.state.module.qualify)
+        klass.node.visit(finder)
+        if not finder.found:
+            return
+        numpy = next((k for k, v in self.state.module.imports.items() if v == "numpy"), None)
+        message = (
+            "`Constant(<list>)` initializer: hybridize() fails when the parameter's Symbol is "
+            "made (MXNet 1.9.1 Constant.dumps() calls .asnumpy() on a value that is not a number "
+            "or a numpy array: AttributeError: 'list' object has no attribute 'asnumpy'); pass "
+            "a numpy array"
+        )
+        for node in finder.found:
+            if numpy is None:
+                self.report(node, message + " (no numpy import to build it with)")
+                continue
+            arg = node.args[0]
+            wrapped = cst.Call(
+                func=cst.parse_expression(f"{numpy}.array"), args=[cst.Arg(arg.value)]
+            )
+            # exact: eagerly `arr[:] = value` makes the same array from the numpy array as from
+            # the list (nd.array(value, dtype=arr.dtype)), and dumps() writes the same list
+            self.report(
+                node,
+                message + f" ({numpy}.array(...))",
+                edits=[(arg.value, wrapped)],
+                safety=SAFE,
+            )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
