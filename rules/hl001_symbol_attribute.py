@@ -8,8 +8,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, strip_parens, tuple_of
-from . import _arange_index, _creation_fix, _shape_scalar_fix
+from . import _arange_index, _creation_fix, _shape_assert, _shape_scalar_fix
 from ._arange_index import INVALID as ARANGE_INVALID, plan_arange_index
+from ._shape_assert import INVALID as ASSERT_INVALID, plan_shape_assert
 from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from ._creation_fix import plan_creation, unpacking_creation_fix
 from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
@@ -167,6 +168,7 @@ broadcast to n, and both fail alike on a 0 rep.
         + _patterns("Resize sizes a helper method computes", _resize_fix)
         + _patterns("An input's size passed to a resizing child", _child_resize_fix)
         + _patterns("Row-wise picks by indexing", _arange_index)
+        + _patterns("Asserts on shapes", _shape_assert)
     )
 
     VALID = (
@@ -546,6 +548,7 @@ broadcast to n, and both fail alike on a 0 rep.
         + RESIZE_INVALID
         + CHILD_RESIZE_INVALID
         + ARANGE_INVALID
+        + ASSERT_INVALID
     )
 
     def __init__(self, *args, **kwargs) -> None:
@@ -585,6 +588,8 @@ broadcast to n, and both fail alike on a 0 rep.
             )
         elif planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
+        elif (asserted := plan_shape_assert(self, node)) is not None:  # a check: it goes
+            self.report(node, message, edits=asserted[0], safety=asserted[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
         elif attr == "shape" and (resized := plan_helper_resize(self, node)) is not None:

@@ -558,7 +558,10 @@ class _Search:
             if regions:
                 return regions
         first, last = finding.line, max(finding.line, finding.end_line)
-        return [(n, None) for n in _lines_from(self.source, fixed, first, last)]
+        lines = _lines_from(self.source, fixed, first, last) or _after_deletion(
+            self.source, fixed, first
+        )
+        return [(n, None) for n in lines]
 
     def exercised(self, kept: List):
         """Split the kept fixes into those an example ran and the others."""
@@ -777,6 +780,26 @@ def _lines_from(original: str, fixed: str, first: int, last: int) -> List[int]:
             else:
                 out.extend(range(j1 + 1, j2 + 1))
     return out
+
+
+def _after_deletion(original: str, fixed: str, line: int) -> List[int]:
+    """For a fix that deleted statement `line` (HL001's shape-only assert): the line of
+    `fixed` after the deletion when it is the next statement of the same block (same
+    indentation, blank and comment lines passed over), which runs only after control passed
+    where the deleted statement stood; [] otherwise (the block ended there)."""
+    a_lines, f_lines = original.splitlines(), fixed.splitlines()
+    if not 0 < line <= len(a_lines):
+        return []
+    indent = len(a_lines[line - 1]) - len(a_lines[line - 1].lstrip())
+    matcher = difflib.SequenceMatcher(None, a_lines, f_lines, autojunk=False)
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag == "delete" and i1 <= line - 1 < i2:
+            for j in range(j1, len(f_lines)):
+                text = f_lines[j].lstrip()
+                if text and not text.startswith("#"):
+                    same = len(f_lines[j]) - len(text) == indent
+                    return [j + 1] if same else []
+    return []
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
