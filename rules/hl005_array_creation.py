@@ -234,6 +234,15 @@ branch), arrays made in helpers are reported without a fix.
             fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"),
             safety=SAFE,
         ),
+        # an accumulator started from an array, rebound to itself plus a tensor
+        Invalid(
+            _net("acc = F.array([0.0])\nfor i in range(2):\n    acc = acc + F.sum(x)\nreturn acc"),
+            line=8,
+            fixed=_net(
+                "acc = F.zeros((1,))\nfor i in range(2):\n    acc = acc + F.sum(x)\nreturn acc"
+            ),
+            safety=SAFE,
+        ),
         Invalid(
             _net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"),
             line=8,
@@ -479,6 +488,8 @@ branch), arrays made in helpers are reported without a fix.
                 origin = self._origin(node.value)
                 statement = self.statement  # (always set while a statement is walked)
                 if origin is None or statement is None:
+                    if name in self._pending:  # `acc = acc + t`: its uses first, then rebind
+                        node.value.visit(_Forward(self))
                     self._pending.pop(name, None)
                 elif origin[1] is None:  # `v = nd.array(...)...`
                     self._pending[name] = (origin[0], (name, statement))
@@ -736,7 +747,7 @@ branch), arrays made in helpers are reported without a fix.
             replacement = self._filled(values, dtype)
             self.report(
                 node,
-                f"{why}; every element is {values.flat[0]!r}: use the F creation op",
+                f"{why}; every element is {values.flat[0].item()!r}: use the F creation op",
                 replacement=replacement,
                 safety=UNSAFE if ctx else SAFE,
             )
@@ -1033,3 +1044,20 @@ def _names(node: cst.CSTNode) -> set:
 
     node.visit(Names())
     return names
+
+
+class _Forward(cst.CSTVisitor):
+    """Runs the rule's checks on an expression before the walk reaches it (its reports are
+    made once: `_done`)."""
+
+    def __init__(self, rule: ArrayCreation) -> None:
+        self.rule = rule
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.rule.visit_Call(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.rule.visit_BinaryOperation(node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.rule.visit_Comparison(node)
