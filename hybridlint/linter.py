@@ -340,27 +340,21 @@ def _chosen_spans(
     work: List[Tuple[int, int]] = []
     roots = set(roots)
     for index, (first, last, name) in enumerate(spans):
-        if any(first <= line <= last for line in hybrid_lines) or (
+        k = bisect.bisect_left(hybrid_lines, first)  # hybrid_lines ascend: one look per span
+        if (k < len(hybrid_lines) and hybrid_lines[k] <= last) or (
             name is not None and name in roots
         ):
             chosen[index] = (first, last)
             work.append((first, last))
     if classes:
-        names = {index: name for name, (index, _) in classes.items()}
-        grew = True
-        while grew:  # bases of chosen classes and subclasses of chosen classes, transitively
-            grew = False
-            for name, (index, bases) in classes.items():
-                related = any(names.get(i) in bases for i in chosen) or any(
-                    name in classes[names[i]][1] for i in chosen if names.get(i) in classes
-                )
-                if index not in chosen and related:
-                    chosen[index] = spans[index][:2]
-                    work.append(chosen[index])
-                    grew = True
+        for index in _related_classes(classes, list(chosen)):
+            chosen[index] = spans[index][:2]
+            work.append(chosen[index])
     top_functions = {name: index for index, (_, _, name) in enumerate(spans) if name}
     if top_functions and work:
-        called = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, top_functions)) + r")\s*\(")
+        # any name followed by `(`, then looked up: an alternation of every function's name
+        # costs its length at each character (quadratic in a file of many functions)
+        called = re.compile(r"(?<![\w.])((?!\d)\w+)\s*\(")
         while work:
             first, last = work.pop()
             text = source[
@@ -369,11 +363,33 @@ def _chosen_spans(
                 else len(source)
             ]
             for match in called.finditer(text):
-                index = top_functions[match.group(1)]
-                if index not in chosen:
+                index = top_functions.get(match.group(1), -1)
+                if index >= 0 and index not in chosen:
                     chosen[index] = spans[index][:2]
                     work.append(chosen[index])
     return sorted(chosen.values())
+
+
+def _related_classes(classes: Dict[str, Tuple[int, List[str]]], chosen: Iterable[int]) -> List[int]:
+    """Span indices of the module classes, not among ``chosen``, that are bases or subclasses
+    of chosen classes, transitively: a walk of the inheritance links, linear in the classes
+    (re-scanning every class for every chosen one was quadratic in a file of many)."""
+    names = {index: name for name, (index, _) in classes.items()}
+    subclasses: Dict[str, List[str]] = {}
+    for name, (_, bases) in classes.items():
+        for base in bases:
+            subclasses.setdefault(base, []).append(name)
+    seen = set(chosen)
+    queue = [names[i] for i in seen if i in names]
+    added: List[int] = []
+    while queue:
+        name = queue.pop()
+        for other in classes[name][1] + subclasses.get(name, []):
+            if other in classes and classes[other][0] not in seen:
+                seen.add(classes[other][0])
+                added.append(classes[other][0])
+                queue.append(other)
+    return added
 
 
 _OPERATOR_CHARS = "+-*/%&|^<>@("

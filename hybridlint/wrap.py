@@ -22,6 +22,7 @@ Indentation characters (form feeds, tabs) and the line's ending (LF/CRLF) are ke
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import re
 from typing import List, Optional, Set, Tuple
@@ -46,10 +47,7 @@ def _grown_lines(before: List[str], after: List[str], limit: int) -> Set[int]:
     """Indices in ``after`` of lines a fix changed that now exceed ``limit`` and did not
     before (or are longer than the line they replace)."""
     grown: Set[int] = set()
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or tag == "delete":
-            continue
+    for tag, i1, i2, j1, j2 in _changes(before, after, 0, len(before), 0, len(after)):
         for j in range(j1, j2):
             width = len(_body(after[j]))
             if width <= limit:
@@ -59,6 +57,74 @@ def _grown_lines(before: List[str], after: List[str], limit: int) -> Set[int]:
             if old <= limit or width > old:
                 grown.add(j)
     return grown
+
+
+_Opcode = Tuple[str, int, int, int, int]
+
+
+def _changes(a: List[str], b: List[str], alo: int, ahi: int, blo: int, bhi: int) -> List[_Opcode]:
+    """The changed blocks (difflib opcodes other than "equal") of ``a[alo:ahi]`` ->
+    ``b[blo:bhi]``, in linear time for what fixes do (issue 22: one whole-file difflib per
+    fix made ``--fix`` quadratic, since difflib is quadratic in a file's repeated lines).
+
+    As patience diff does: the common head and tail are equal; lines that occur once on each
+    side are anchors (their longest run in the same order is kept); difflib compares only
+    what lies between two anchors, which for fixes is a statement or a few.
+    """
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo, blo = alo + 1, blo + 1
+    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+        ahi, bhi = ahi - 1, bhi - 1
+    if alo == ahi or blo == bhi:
+        if alo == ahi and blo == bhi:
+            return []
+        return [("insert" if alo == ahi else "delete", alo, ahi, blo, bhi)]
+    anchors = _anchors(a, b, alo, ahi, blo, bhi)
+    if not anchors:
+        matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+        return [
+            (tag, i1 + alo, i2 + alo, j1 + blo, j2 + blo)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal"
+        ]
+    found: List[_Opcode] = []
+    for i, j in anchors + [(ahi, bhi)]:
+        found += _changes(a, b, alo, i, blo, j)
+        alo, blo = i + 1, j + 1
+    return found
+
+
+def _anchors(
+    a: List[str], b: List[str], alo: int, ahi: int, blo: int, bhi: int
+) -> List[Tuple[int, int]]:
+    """(i, j) of the lines unique in both ranges, the longest chain increasing in both."""
+    count: dict = {}
+    for i in range(alo, ahi):
+        entry = count.get(a[i])
+        count[a[i]] = [i, -1] if entry is None else [-1, -1]
+    for j in range(blo, bhi):
+        entry = count.get(b[j])
+        if entry is not None and entry[0] >= 0:
+            entry[1] = j if entry[1] == -1 else -2
+    pairs = sorted((i, j) for i, j in count.values() if i >= 0 and j >= 0)
+    # longest increasing subsequence of the j's (patience sorting)
+    tails: List[int] = []
+    tail_index: List[int] = []
+    previous: List[int] = []
+    for index, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_index.append(index)
+        else:
+            tails[k], tail_index[k] = j, index
+        previous.append(tail_index[k - 1] if k else -1)
+    chain: List[Tuple[int, int]] = []
+    index = tail_index[-1] if tail_index else -1
+    while index >= 0:
+        chain.append(pairs[index])
+        index = previous[index]
+    return chain[::-1]
 
 
 def _parenthesized(indent: str) -> cst.ParenthesizedWhitespace:
