@@ -168,8 +168,17 @@ def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
             ):
                 found.append(True)
 
+        def _targets(self, target: cst.BaseExpression) -> None:
+            """A target and, in `(self.a, b) = ...` / `[a, *self.b] = ...`, its elements (only
+            there: a tuple display elsewhere, `x.reshape((self.a, -1))`, stores nothing)."""
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._targets(element.value)
+            else:
+                self._target(target)
+
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._target(node.target)
+            self._targets(node.target)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             self._target(node.target)
@@ -177,8 +186,8 @@ def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             self._target(node.target)
 
-        def visit_Element(self, node: cst.Element) -> None:  # (self.a, b) = ...
-            self._target(node.value)
+        def visit_For(self, node: cst.For) -> None:
+            self._targets(node.target)
 
     node.visit(Stores())
     return bool(found)

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Tuple, Union
 import libcst as cst
 import numpy as np
 
+from . import _constant_helper as helper
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
@@ -87,6 +88,16 @@ _ND_CREATIONS = {
 _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "norm"}
 # `c * 2`, `1 - c`: a Symbol takes a number on either side of these
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+_HELPER = (
+    "import numpy as np\n" + _IMPORTS + "class Net(HybridBlock):\n"
+    "    def __init__(self, n=3, **kwargs):\n        super().__init__(**kwargs)\n"
+    "        self._n = n\n{init}\n"
+    "    def _scaled{helper}:\n{body}"
+    "        return F.broadcast_mul(x, scale)\n\n"
+)
+_HELPER_VALUE = "np.linspace(0.5, 1.5, self._n).astype(np.float32)"
+_HELPER_MADE = f"        scale = F.array({_HELPER_VALUE})\n"
+_HELPER_CONSTANT = f"        self.scale = self.params.get_constant('scale', {_HELPER_VALUE})\n"
 _SCOPED = (
     "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 )
@@ -147,6 +158,13 @@ def hybrid_forward(self, F, x):
   hybrid_forward, after no `return`/`raise`). `get_constant` turns the value into an array with
   the same `nd.array` call, so values, shape and dtype are those of the original.
 
+- `F.array(<value>)` whose value `__init__` can compute the same (it reads only module
+  names such as `np`, builtins and attributes `__init__` sets once: `F.array(1. -
+  np.greater_equal.outer(np.arange(self._n), np.arange(self._n)).astype(np.float32))`),
+  made on every call (under no if/while/try, no early return before it) → a constant
+  parameter of that value built at the end of `__init__`. In a helper method called only by
+  hybrid_forward (outside if/while/try), the constant is threaded to it: hybrid_forward and
+  the helper take it, every call passes `<name>=<name>`.
 - `self.mean = mx.nd.array(...)` in `__init__` (set once, after `super().__init__`, mentioned
   by no method but `__init__` and hybrid_forward, which only reads it as an array a Symbol can
   stand for) → `self.mean = self.params.get_constant('mean', mx.nd.array(...))` in place,
@@ -233,6 +251,24 @@ branch), arrays made in helpers are reported without a fix.
             line=8,
             fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"),
             safety=SAFE,
+        ),
+        # a helper's array of values fixed at construction: built in __init__, threaded to it
+        Invalid(
+            _HELPER.format(init="", helper="(self, F, x)", body=_HELPER_MADE)
+            + "    def hybrid_forward(self, F, x):\n        return self._scaled(F, x)\n",
+            line=13,
+            fixed=_HELPER.format(init=_HELPER_CONSTANT, helper="(self, F, x, scale)", body="")
+            + "    def hybrid_forward(self, F, x, scale):\n"
+            "        return self._scaled(F, x, scale=scale)\n",
+            safety=UNSAFE,
+        ),
+        # the helper is also called by another method: gluon passes the constant to
+        # hybrid_forward only, so the other caller would lack it
+        Invalid(
+            _HELPER.format(init="", helper="(self, F, x)", body=_HELPER_MADE)
+            + "    def hybrid_forward(self, F, x):\n        return self._scaled(F, x)\n\n"
+            "    def eager(self, x):\n        return self._scaled(nd, x)\n",
+            line=13,
         ),
         # an accumulator started from an array, rebound to itself plus a tensor
         Invalid(
@@ -728,6 +764,17 @@ branch), arrays made in helpers are reported without a fix.
             "hybridize)"
         )
         parsed = self._literal(node)
+        if parsed is None and self.namespace is not None and self._construction_source(node):
+            edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
+            if edits is not None:
+                self.report(
+                    node,
+                    f"{why}; made a constant parameter of the same value, built in __init__ "
+                    "(self.params.get_constant)",
+                    edits=edits,
+                    safety=UNSAFE,
+                )
+                return
         if parsed is None and self.namespace is not None and self._attribute_source(node, assigned):
             edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
             if edits is not None:
@@ -786,6 +833,32 @@ branch), arrays made in helpers are reported without a fix.
         if dtype is not None and not isinstance(dtype.value, (cst.SimpleString, cst.Attribute)):
             return None
         return values, dtype, ctx is not None
+
+    def _construction_source(self, node: cst.Call) -> bool:
+        """`array(<value>[, dtype=...])` whose value `__init__` can compute the same
+        (`helper.construction_value`: module names, builtins, attributes set once in
+        `__init__`), made on every call (`helper.runs_always`), not `nd.array(self.<attr>)`
+        (`_attribute_source`'s case)."""
+        facts = self.facts
+        source = call_argument(node, 0, "source_array")
+        dtype = call_argument(node, None, "dtype")
+        if (
+            facts is None
+            or facts.klass is None
+            or source is None
+            or len(node.args) != len({source, dtype} - {None})
+            or any(a.star for a in node.args)
+            or isinstance(source.value, cst.Attribute)
+        ):
+            return False
+        module = self.state.module
+
+        def module_name(name: str) -> bool:
+            return name in module.imports or name in module.bound
+
+        return helper.construction_value(
+            source.value, facts.klass.node, module_name
+        ) and helper.runs_always(facts.node, node)
 
     def _attribute_source(
         self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]
@@ -852,7 +925,11 @@ branch), arrays made in helpers are reported without a fix.
         kind: str,
     ):
         facts = self.facts
-        if facts is None or facts.kind != "hybrid_forward" or facts.klass is None:
+        if facts is None or facts.klass is None:
+            return None
+        if facts.kind == "helper_method":
+            return self._helper_constant_edits(node, assigned, dtype, kind)
+        if facts.kind != "hybrid_forward":
             return None
         # the class's own __init__: one inherited from a base class of the module would give
         # the base (and its other subclasses) a constant their hybrid_forward does not take
@@ -916,6 +993,66 @@ branch), arrays made in helpers are reported without a fix.
         if insert is None:
             return None
         return [insert] + edits
+
+    def _helper_constant_edits(
+        self,
+        node: cst.Call,
+        assigned: Optional[Tuple[str, cst.CSTNode]],
+        dtype: Optional[cst.Arg],
+        kind: str,
+    ) -> Optional[List[Edit]]:
+        """In a helper method: the constant built in `__init__`, threaded to the helper through
+        hybrid_forward (`_constant_helper.threading_edits`); the creation becomes the
+        helper's new parameter (a bare `v = <creation>` line goes, the parameter named v)."""
+        facts = self.facts
+        assert facts is not None and facts.klass is not None
+        klass, function = facts.klass.node, facts.node
+        forward = facts.klass.methods.get("hybrid_forward")
+        source = call_argument(node, 0, "source_array")
+        written = dotted_name(node.func)
+        if forward is None or source is None or written is None:
+            return None
+        value_code = cst.Module([]).code_for_node(source.value)
+        if dtype is not None:
+            if kind == "F":
+                return None  # no eager namespace to build the typed value in __init__
+            value_code = (
+                f"{written.rsplit('.', 1)[0]}.array({value_code}, "
+                f"dtype={cst.Module([]).code_for_node(dtype.value)})"
+            )
+        taken = helper.taken(klass, function, forward)
+        name = const.fresh_name("const", taken)
+        body_edits: List[Edit] = [(node, cst.Name(name))]
+        if assigned is not None and self._single_store(assigned[0]):
+            local = assigned[0]
+            others = const.taken_names(klass, function, local=local) | const.taken_names(
+                klass, forward
+            )
+            name = const.fresh_name(local, others)
+            if name != local:
+                body_edits = [(node, cst.Name(name))]  # `mask = mask_1`: the local stays
+            else:
+                following = _next_statement(function, assigned[1])
+                if (
+                    isinstance(assigned[1], cst.SimpleStatementLine)
+                    and self._removable(assigned[1], node)
+                    and isinstance(following, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                ):
+                    body_edits = [
+                        (assigned[1], cst.RemovalSentinel.REMOVE),
+                        (
+                            following,
+                            following.with_changes(
+                                leading_lines=list(assigned[1].leading_lines)
+                                + list(following.leading_lines)
+                            ),
+                        ),
+                    ]
+        statement = const.constant_statement(name, value_code)
+        outer = helper.threading_edits(klass, function, node, name, statement)
+        if outer is None:
+            return None
+        return outer + body_edits
 
     def _removable(self, statement: cst.CSTNode, creation: cst.Call) -> bool:
         """The statement is `v = <creation>` alone on a line without a trailing comment

@@ -161,3 +161,69 @@ def test_an_ndarray_attribute_made_in_init_becomes_a_constant_in_place(backend, 
     x = np.random.RandomState(seed + 1).uniform(-3, 3, size=shape).astype(dtype)
     fixed = check(source, [x], mx)
     assert "get_constant('mean', mx.nd.array(mean" in fixed, fixed
+
+
+HELPER = (
+    "import numpy as np\n\n\nclass Net(HybridBlock):\n    def __init__(self, n=3, **kwargs):\n"
+    "        super().__init__(**kwargs)\n        self._n = n\n\n"
+    "    def _scaled(self, F, x):\n{body}\n"
+    "    def hybrid_forward(self, F, x):\n        return self._scaled(F, x)\n"
+)
+
+
+def _hl005_fixes(source):
+    return [f.fix for f in lint_source(source) if f.code == "HL005"]
+
+
+def test_a_helper_constant_is_threaded_even_when_the_helper_reads_its_attribute_in_a_tuple():
+    """`x.reshape((self._n, -1))` reads `self._n`, it does not store it (a tuple display is a
+    target only in an assignment): the constant built from `self._n` in __init__ is exact."""
+    body = (
+        "        y = x.reshape((self._n, -1))\n"
+        "        scale = F.array(np.arange(self._n, dtype=np.float32).reshape(-1, 1))\n"
+        "        return F.broadcast_mul(y, scale)\n"
+    )
+    assert _hl005_fixes(HELPER.format(body=body)) == ["unsafe"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # made only behind a branch: __init__ would build it for configurations that never do
+        "        if self._n > 2:\n"
+        "            x = F.broadcast_mul(x, F.array(np.ones(self._n) * 2))\n        return x\n",
+        # after an early return
+        "        if self._n == 1:\n            return x\n"
+        "        scale = F.array(np.ones(self._n) * 2)\n        return F.broadcast_mul(x, scale)\n",
+        # a value from the helper's own input
+        "        scale = F.array(np.ones(x.ndim) * 2)\n        return F.broadcast_mul(x, scale)\n",
+    ],
+    ids=["branch", "early-return", "input"],
+)
+def test_a_helper_creation_that_may_not_run_or_reads_inputs_is_reported_without_a_fix(body):
+    assert _hl005_fixes(HELPER.format(body=body)) == [None]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(SETTINGS, max_examples=5)
+@given(n=st.integers(2, 5), rows=st.integers(1, 4), seed=st.integers(0, 1000))
+def test_helper_constants_threaded_through_hybrid_forward_compute_the_same(backend, n, rows, seed):
+    """Two helpers each making a strictly-upper-triangular mask from numpy (gluonfr RangeLoss):
+    both become constants built in __init__, passed by hybrid_forward; eager and hybridized
+    equal the original bit for bit."""
+    mx = backend_module(backend)
+    mask = "F.array(1. - np.greater_equal.outer(np.arange(self._n), np.arange(self._n)).astype(np.float32))"
+    source = (
+        "import numpy as np\n\n\nclass Net(HybridBlock):\n"
+        f"    def __init__(self, n={n}, **kwargs):\n"
+        "        super().__init__(**kwargs)\n        self._n = n\n\n"
+        f"    def _upper(self, F, x):\n        mask = {mask}\n        return F.dot(x, mask)\n\n"
+        "    def _acc(self, F, x):\n        acc = F.array([0.])\n        for i in range(2):\n"
+        f"            mask = {mask}\n            acc = F.broadcast_add(acc, F.sum(F.dot(x, mask)))\n"
+        "        return acc\n\n"
+        "    def hybrid_forward(self, F, x):\n"
+        "        return F.broadcast_add(self._upper(F, x), self._acc(F, x))\n"
+    )
+    x = np.random.RandomState(seed).uniform(-3, 3, size=(rows, n)).astype("float32")
+    fixed = check(source, [x], mx)
+    assert "F.array" not in fixed and fixed.count("get_constant") == 2, fixed
