@@ -20,6 +20,7 @@ from . import ops  # noqa: F401  (registers every op into nd and sym)
 from . import attribute  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
 from . import _control_flow  # noqa: F401  (contrib.foreach in nd and sym)
+from . import _branching  # noqa: F401  (contrib.while_loop and cond in nd and sym)
 from . import random  # noqa: F401
 from . import autograd  # noqa: F401
 from . import executor  # noqa: F401

@@ -21,7 +21,7 @@ from .ndarray.ndarray import NDArray
 from .registry import Attrs
 from .symbol.symbol import Node, Symbol
 
-__all__ = ["nd_foreach", "sym_foreach"]
+__all__ = ["nd_foreach", "sym_foreach", "control_node"]
 
 _SUBGRAPH_NAMES: Dict[str, int] = defaultdict(int)  # process-wide, as MXNet's AttrScope keeps
 
@@ -159,6 +159,16 @@ def _cut_subgraph(g: Symbol, name: str) -> Tuple[Symbol, Dict[str, Tuple[Node, i
     return Symbol([entry(n, i) for n, i in g._outputs]), cut
 
 
+def control_node(op_name: str, subgraphs: List[Symbol], inputs: List[Symbol], params) -> Symbol:
+    """The `op_name` node over `inputs`, keeping `subgraphs` on parsed attributes of its own
+    (never the registry's shared ones: its plan caches live there)."""
+    params = dict(params, num_args=len(inputs) + len(subgraphs))  # MXNet counts subgraphs
+    ret = _sym._make_node_symbol(op_name, inputs, params, hint=op_name)
+    node = ret._outputs[0][0]
+    node.parsed = Attrs(dict(node.parsed.__dict__, subgraphs=tuple(subgraphs)))
+    return ret
+
+
 def sym_foreach(body, data, init_states, name: str = "foreach"):
     """Trace `out, states = body(data_step, states)` once into a subgraph and return the
     `_foreach` node's outputs: (outputs stacked over axis 0, final states), nested as the body
@@ -207,8 +217,9 @@ def sym_foreach(body, data, init_states, name: str = "foreach"):
             continue
         remain_locs.append(loc)
     num_outputs = len(sym_out) + len(sym_states)
-    ret = _sym._make_node_symbol(
+    ret = control_node(
         "_foreach",
+        [g],
         ordered,
         {
             "num_outputs": num_outputs,
@@ -216,12 +227,8 @@ def sym_foreach(body, data, init_states, name: str = "foreach"):
             "in_state_locs": str([sub_inputs.index(n) for n in state_names]),
             "in_data_locs": str([sub_inputs.index(n) for n in data_names]),
             "remain_locs": str(remain_locs),
-            "num_args": len(ordered) + 1,  # MXNet counts the subgraph as an argument
         },
-        hint="_foreach",
     )
-    node = ret._outputs[0][0]
-    node.parsed = Attrs(dict(node.parsed.__dict__, subgraph=g))  # per node, never shared
     outs, _ = _regroup([ret[i] for i in range(len(sym_out))], out_fmt)
     final, _ = _regroup([ret[i] for i in range(len(sym_out), num_outputs)], state_fmt)
     return outs, final

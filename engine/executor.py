@@ -23,6 +23,7 @@ then the generated function.
 import keyword
 import linecache
 import re
+import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -120,8 +121,26 @@ def _var_shape_hint(node: Node):
     return dims or None
 
 
-def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
-    """(id(node), output index) -> shape (None unknown, 0-dims unknown) for every node."""
+_INFERENCE = threading.local()  # .running: a plan is being compiled (see infer_graph_shapes)
+
+
+def infer_graph_shapes(order: List[Node], known: Dict[str, tuple], running=None):
+    """(id(node), output index) -> shape (None unknown, 0-dims unknown) for every node.
+
+    `running=True` (a plan being compiled, and the subgraphs inferred meanwhile) lets an op
+    with an `infer_shape_run` use it: `_while_loop`'s outputs are unknown to MXNet's graph
+    inference (infer_shape, gluon's deferred init) and known only when it runs."""
+    if running is None:
+        running = getattr(_INFERENCE, "running", False)
+    before = getattr(_INFERENCE, "running", False)
+    _INFERENCE.running = running
+    try:
+        return _infer_graph_shapes(order, known, running)
+    finally:
+        _INFERENCE.running = before
+
+
+def _infer_graph_shapes(order: List[Node], known: Dict[str, tuple], running: bool):
     shapes: Dict[Tuple[int, int], Optional[tuple]] = {}
     for node in order:
         if node.op is None:
@@ -139,7 +158,11 @@ def infer_graph_shapes(order: List[Node], known: Dict[str, tuple]):
                 continue
             in_shapes = [shapes.get((id(c), i)) for c, i in node.inputs]
             try:
-                ins, outs = node.op.infer_shape(node.parsed, in_shapes)
+                run_fn = getattr(node.op, "infer_shape_run", None) if running else None
+                if run_fn is not None:
+                    ins, outs = run_fn(node.parsed, in_shapes)
+                else:
+                    ins, outs = node.op.infer_shape(node.parsed, in_shapes)
                 # MXNet's inference also runs from outputs to inputs (Reshape, the fused
                 # RNN layers' param concat: engine/ops/rnn.py)
                 backward = getattr(node.op, "infer_shape_backward", None)
@@ -246,7 +269,7 @@ class Plan:
                 )
             )
         known = {n.name: s for n, s in zip(inputs, in_shapes)}
-        shapes = infer_graph_shapes(order, known)
+        shapes = infer_graph_shapes(order, known, running=True)
         types = infer_graph_types(order, {n.name: t for n, t in zip(inputs, in_dtypes)})
         for node in order:
             if node.op is not None:
@@ -711,7 +734,9 @@ def eager_peak_bytes(sym: Symbol, arrays) -> int:
     lives until its last consumer (an optimistic model of eager execution)."""
     order = sym._order()
     inputs = [n for n in order if n.op is None]
-    shapes = infer_graph_shapes(order, {n.name: a.shape for n, a in zip(inputs, arrays)})
+    shapes = infer_graph_shapes(
+        order, {n.name: a.shape for n, a in zip(inputs, arrays)}, running=True
+    )
     types = infer_graph_types(order, {n.name: a.dtype for n, a in zip(inputs, arrays)})
     last = {}
     for t, node in enumerate(order):

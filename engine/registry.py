@@ -236,9 +236,11 @@ class OpDef:
 
     # Set after registration by the few ops that have them, read with getattr(op, name, None):
     # the outputs MXNet's graph JSON counts (ops/_util.json_outputs), and backward shape
-    # inference (inputs' shapes from the outputs', as nn's FullyConnected and rnn's RNN do).
+    # inference (inputs' shapes from the outputs', as nn's FullyConnected and rnn's RNN do),
+    # and inference only a compiling plan runs (`_while_loop`: executor.infer_graph_shapes).
     json_num_outputs: Callable[[Any], int]
     infer_shape_backward: Callable[..., Any]
+    infer_shape_run: Callable[..., Any]
 
     def __init__(
         self,

@@ -423,8 +423,9 @@ class Symbol:
         return _dumps_graph_json(self._graph_dict())
 
     def _graph_dict(self, top: bool = True) -> Dict[str, Any]:
-        """The nnvm graph as a dict; a loop's subgraph (`_foreach`) is nested in its node's
-        `subgraphs`, without the top graph's `attrs`, as MXNet writes it."""
+        """The nnvm graph as a dict; the subgraphs of a control-flow node (`_foreach`,
+        `_while_loop`, `_cond`) are nested in its `subgraphs`, without the top graph's `attrs`,
+        as MXNet writes them."""
         order = self._order()
         index = {id(n): i for i, n in enumerate(order)}
         nodes = []
@@ -436,9 +437,9 @@ class Symbol:
             if attrs:
                 entry["attrs"] = attrs
             entry["inputs"] = [[index[id(c)], i, 0] for c, i in n.inputs]
-            sub = n.parsed.get("subgraph") if n.op is not None else None
-            if sub is not None:
-                entry["subgraphs"] = [sub._graph_dict(top=False)]
+            subs = n.parsed.get("subgraphs") if n.op is not None else None
+            if subs:
+                entry["subgraphs"] = [sub._graph_dict(top=False) for sub in subs]
             nodes.append(entry)
             # ops with hidden outputs (BatchNorm's 3, Dropout's mask...) count them here as MXNet
             hidden = getattr(n.op, "json_num_outputs", None)
@@ -675,8 +676,8 @@ def load_json(json_str: str) -> Symbol:
 
 
 def _load_graph(graph) -> Symbol:
-    """A Symbol from an nnvm graph dict; a node's `subgraphs` (a loop's body) become its
-    parsed attributes' `subgraph`, on attributes of its own."""
+    """A Symbol from an nnvm graph dict; a node's `subgraphs` (a loop's body...) become its
+    parsed attributes' `subgraphs`, on attributes of its own."""
     entries = graph["nodes"]
     heads = graph["heads"]
     built: List[Node] = []
@@ -692,6 +693,7 @@ def _load_graph(graph) -> Symbol:
         params = {k: v for k, v in attrs.items() if k in op.params}
         parsed = op.parse(params)
         if entry.get("subgraphs"):
-            parsed = _Attrs(dict(parsed.__dict__, subgraph=_load_graph(entry["subgraphs"][0])))
+            subs = tuple(_load_graph(sub) for sub in entry["subgraphs"])
+            parsed = _Attrs(dict(parsed.__dict__, subgraphs=subs))
         built.append(Node(op, entry["name"], params, parsed, inputs, None, user))
     return Symbol([(built[h[0]], h[1]) for h in heads])
