@@ -1,6 +1,18 @@
-"""Scaffolding for the rules' VALID / INVALID examples that need more than one block."""
+"""Scaffolding for the rules' VALID / INVALID examples: one way to write a block's source
+(`net`), and a child block with the parent that calls it (`with_parent`)."""
 
 from __future__ import annotations
+
+
+def net(body: str, signature: str = "F, x", head: str = "", init: str = "") -> str:
+    """The source of a `Net` HybridBlock whose `hybrid_forward(self, <signature>)` runs
+    `body`, written without indentation (it is indented here, so an example reads as the code
+    it stands for): `head` (imports, helpers) comes first, `init` (class-body text, already
+    indented, e.g. an `__init__`) before hybrid_forward."""
+    lines = "".join("        " + line + "\n" for line in body.splitlines())
+    return (
+        f"{head}class Net(HybridBlock):\n{init}    def hybrid_forward(self, {signature}):\n{lines}"
+    )
 
 
 def with_parent(child: str, klass: str, call: str, parent: str = "Net") -> str:

@@ -10,6 +10,7 @@ from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
 from .base import UNSAFE, Invalid, Rule, Valid
+from ._examples import net
 
 METHODS = {
     "asnumpy": "Function asnumpy is not implemented for Symbol and only available in NDArray",
@@ -23,11 +24,8 @@ CONVERSIONS = {
     "bool": "Function __bool__ is not implemented for Symbol",
 }
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
 
-
-def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+_net = net
 
 
 class NDArrayOnlyMethod(Rule):

@@ -21,6 +21,7 @@ from .analysis import (
     walk_nodes,
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from ._examples import net
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
     cst.Add: "broadcast_add",
@@ -63,11 +64,10 @@ _MARGIN = (
     "        self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin\n\n"
     "    def hybrid_forward(self, F, x, beta):\n"
 )
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
 
 
 def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+    return net(body, "F, x, y")
 
 
 def _dims(shape: Shape) -> str:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
-from ._examples import with_parent
+from ._examples import net, with_parent
 from .base import SAFE, Invalid, Rule, Valid
 
 _BOOL_ERROR = (
@@ -16,14 +16,12 @@ _BOOL_ERROR = (
     "for Symbol"
 )
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
-
 
 _ITERATING_BUILTINS = ("sum", "max", "min", "any", "all", "sorted")
 
 
 def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+    return net(body, "F, x, mask=None")
 
 
 # a block that iterates its input only (alone: taken for a list of arrays, analysis.list_inputs)

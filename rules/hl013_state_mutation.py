@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ._examples import net
 from .analysis import PARAMETER, TENSOR, TENSORS
 from .base import Invalid, Rule, Valid
 from .values import self_attribute_name, walk_nodes
@@ -36,12 +37,7 @@ _INIT = (
 
 
 def _net(body: str, signature: str = "F, x") -> str:
-    return (
-        "class Net(HybridBlock):\n"
-        + _INIT
-        + f"    def hybrid_forward(self, {signature}):\n"
-        + "".join("        " + line + "\n" for line in body.splitlines())
-    )
+    return net(body, signature, init=_INIT)
 
 
 _self_attribute = self_attribute_name  # `self.<a>` -> "<a>"

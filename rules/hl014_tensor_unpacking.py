@@ -12,7 +12,7 @@ from typing import Set, Union
 import libcst as cst
 
 from ._build import call, integer
-from ._examples import with_parent
+from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
 from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -48,11 +48,8 @@ _MULTI = (
     }
 )
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
 
-
-def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+_net = net
 
 
 _MESSAGE = (

@@ -8,12 +8,11 @@ from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from .values import namespace_call
-
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+from ._examples import net
 
 
 def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+    return net(body, "F, x, y")
 
 
 class NDArrayOnlyFunction(Rule):

@@ -6,6 +6,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
+from ._examples import net
 from .analysis import dotted_name
 from .base import Invalid, Rule, Valid
 from .guards import classify_guard
@@ -21,15 +22,9 @@ _CONVENTIONAL = {
     "mx.autograd.is_recording",
 }
 
-_HEAD = "from mxnet import autograd\n\n\nclass Net(HybridBlock):\n"
-
 
 def _net(body: str, signature: str = "F, x") -> str:
-    return (
-        _HEAD
-        + f"    def hybrid_forward(self, {signature}):\n"
-        + "".join("        " + line + "\n" for line in body.splitlines())
-    )
+    return net(body, signature, head="from mxnet import autograd\n\n\n")
 
 
 _ALTERNATIVES = (
