@@ -39,9 +39,10 @@ def plan_arange_index(rule, node: cst.Subscript, namespace: Optional[str]) -> Li
     """The rewrite of `t[arange(t.shape[0]), idx]` as a gather_nd (see the module docstring)."""
     if namespace is None or not isinstance(node.value, cst.Name) or not rule.is_tensor(node.value):
         return []
-    if len(node.slice) != 2 or not all(isinstance(e.slice, cst.Index) for e in node.slice):
+    parts = [e.slice for e in node.slice]
+    if len(parts) != 2 or not (isinstance(parts[0], cst.Index) and isinstance(parts[1], cst.Index)):
         return []
-    rows, idx = (e.slice.value for e in node.slice)  # type: ignore[union-attr]
+    rows, idx = parts[0].value, parts[1].value
     source = _arange_of_dim(rule, rows, namespace)
     if source is None or not (
         isinstance(source.value, cst.Name) and source.value.value == node.value.value
