@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._examples import with_parent
-from .analysis import SCALAR, dotted_name, literal_int
+from .analysis import SCALAR, TENSOR, TENSORS, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 _HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
@@ -289,6 +289,14 @@ assignment (rewrite it with `F.where` or `F.concat`).
             fixed=_net("return F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
             safety=SAFE,
         ),
+        # bounds computed from ints (gluonfr RangeLoss's per-class rows): unsafe like any
+        # non-literal bound (MXNet's slice raises where Python clamps)
+        Invalid(
+            _net("k = 0\nreturn F.relu(x)[k * 2:(k + 1) * 2]"),
+            line=4,
+            fixed=_net("k = 0\nreturn F.slice(F.relu(x), begin=(k * 2,), end=((k + 1) * 2,))"),
+            safety=UNSAFE,
+        ),
         Invalid(
             _net("return x[..., 1:3]"),
             line=3,
@@ -511,7 +519,23 @@ assignment (rewrite it with `F.where` or `F.concat`).
             return integer(literal_int(expr))
         if isinstance(expr, (cst.Name, cst.Attribute)) and self.value(expr).kind == SCALAR:
             return strip_parens(expr)
+        if self._int_arithmetic(expr):  # `x[i * n:(i + 1) * n]`: the caller calls it unsafe
+            return strip_parens(expr)
         return None
+
+    def _int_arithmetic(self, expr: cst.BaseExpression) -> bool:
+        """`+ - * //` of int literals, names and attributes none of which is a tensor (a
+        bound the working eager code slices with is an int)."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+        ):
+            return self._int_arithmetic(expr.left) and self._int_arithmetic(expr.right)
+        if literal_int(expr) is not None:
+            return True
+        return isinstance(expr, (cst.Name, cst.Attribute)) and self.value(expr).kind not in (
+            TENSOR,
+            TENSORS,
+        )
 
     def _rewrite(self, node: cst.Subscript) -> Optional[Tuple[cst.BaseExpression, str]]:
         namespace = self.namespace  # None in a helper given tensors but no F: fluent methods
