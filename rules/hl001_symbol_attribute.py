@@ -76,92 +76,35 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix
-Exact rewrites where MXNet has a shape-free equivalent:
-- `F.zeros(x.shape)` → `F.zeros_like(x).astype('float32')` (ones likewise; `F.full(x.shape, v)`
-  → `F.ones_like(x).astype('float32') * v`); with `dtype=x.dtype` just `F.zeros_like(x)`, with
-  `dtype=D`, `.astype(D)`; a `ctx=x.context` argument goes away with it.
-- reshape arguments `x.shape[i]` in position `i` → the special code `0` (copy dimension `i`):
-  `x.reshape((x.shape[0], -1))` → `x.reshape((0, -1))`, also `F.reshape(x, shape=...)`.
-- reshape targets built from shapes (`x.shape[i]`, names of `b, l, u = x.shape` or
-  `n = x.shape[0]`, products and floor divisions of them, sizes such as `self._heads`) →
-  MXNet's codes (0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one into the next
-  two), found by `rules/_reshape_codes.py` on the data's symbolic shape, which
-  `rules/_reshape_flow.py` follows through the function. Per pattern:
-  - the same tensor: `(b, l, h, u // h)` → `(0, 0, h, -1)`, `(b * h, l, -1)` on `(b, h, l, d)`
-    → `(-3, 0, 0)`, `(bh // h, h, l, -1)` → `(-4, -1, h, 0, 0)`,
-    `(x.shape[0] * x.shape[1], -1)` → `(-3, -1)`;
-  - a value derived from it: `h = self.proj(x); h.reshape((b, l, heads, u // heads))` →
-    `(0, 0, heads, -1)`. Followed: shape-preserving operators and layers (relu, Dropout,
-    BatchNorm...), Dense (`flatten=False` keeps the leading dims, otherwise the batch), Conv1D/2D/3D
-    (the batch, the rank, the channels), transposes and swapaxes (dims permuted), an earlier
-    reshape (its written target). One target dim that is not a product of the data's dims
-    becomes -1, and one unknown dim of the data (a Dense's units) is what equal sizes make it;
-  - reshape, transpose, reshape back (merging heads, channel shuffle): each reshape gets codes
-    from the permuted dims, `(bh // h, h, l, d)` → `(-4, -1, h, 0, 0)`, after
-    `transpose(axes=(0, 2, 1, 3))` `(bh // h, l, h * d)` → `(0, 0, -3)`;
-  - products of dims: `(-1, x.shape[1] * x.shape[2] * x.shape[3])` after a Conv2D → `(0, -1)`;
-  - a shape tail: `(-1, S) + y.shape[1:]` → `(-4, -1, S, -2)`;
-  - one dim split into three (pixel shuffle `(b, c // (r * r), r, r, h, w)`): -4 splits into
-    two only, so two reshapes, `.reshape((0, -4, -1, r * r, 0, 0)).reshape((0, 0, -4, -1, r, 0, 0))`;
-  - a run of another tensor's dims: `y = self.dense(x.reshape((b * t, c)))`,
-    `y.reshape((b, t, -1))` → `F.reshape_like(y, x, lhs_end=1, rhs_end=2)` (no code splits a dim
-    into two sizes that are not constants);
-  - `x.reshape(y.shape)` → `F.reshape_like(x, y)`;
-  - a dim cached on self for a helper (`self._batch_size = x.shape[0]` in hybrid_forward, read
-    only as a size of a reshape in a helper method called once after it, on a Dense of x): the
-    helper's target gets the code and the assignment goes. Unsafe: the attribute then keeps its
-    `__init__` value after a call, and a Dense keeps the batch only for inputs of rank 2 or more.
-  The unpacking goes away with the rewrites when its names are read nowhere else; a name also
-  used as a value keeps the unpacking, and then the reshapes are not rewritten alone (the
-  unpacking would still fail). No exact equivalent, reported only: dims in another order (only a
-  transpose permutes), a size moved between dims (`(b * 2, l, u // 2)`: codes merge neighbours
-  and split one dim, never both at once), two or more dims that are not the data's and no live
-  tensor has as a run, a product of dims past the first of a tensor whose rank is unknown
-  (`(-1, x.shape[1] * x.shape[2])` on an input: eagerly a fourth axis goes into -1, not into the
-  product), names bound again elsewhere (`b, l, u = x.shape` in one branch, other values in the
-  other), a target with codes already (`(-3, x.shape[2])`: positions shift).
-- `F.arange(x.shape[k])` (also `F.arange(0, x.shape[k])`) →
-  `F.contrib.arange_like(x, axis=k).astype('float32')`.
-- `x.T` → `F.transpose(x)`.
-- rank arithmetic as the axis of an operator whose data is x: `F.log_softmax(x, axis=x.ndim - 1)`
-  → `axis=-1`, `F.concat(x, y, dim=x.ndim - 1)` → `dim=-1`, `F.expand_dims(x, axis=x.ndim)` →
-  `axis=-1` (`expand_dims`/`stack` count the output's axes: `x.ndim - k` → `-(k + 1)`). Not for
-  `flip`/`reverse`/`squeeze`/`broadcast_axis`, which reject some negative axes, nor when the
-  rank is another tensor's.
-- `F.broadcast_to(t, x.shape)` / `t.broadcast_to(x.shape)` → `F.broadcast_like(t, x)` /
-  `t.broadcast_like(x)` (the whole shape; a part of it is reported only).
-- `F.tile(t, reps=(x.shape[0], 1, 1))` → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))`
-  when t's shape is known (a parameter's declared shape, a literal, `expand_dims` of one), has
-  one axis per rep, and is 1 on every tiled axis; tiling a longer axis repeats it, which no
-  broadcast does, so other tiles are reported only.
-- other `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`.
-Everything else is reported with the idiom to use (`F.shape_array`, `F.slice_like`,
-`F.broadcast_like`, `F.reshape_like`).
+Exact, shape-free rewrites where MXNet 1.9.1 has one:
+- `F.zeros(x.shape)`, `F.ones(x.shape)`, `F.full(x.shape, v)` → `F.zeros_like(x)`,
+  `F.ones_like(x)`, `F.ones_like(x) * v` (with `.astype('float32')` unless the dtype was x's).
+- reshape targets built from shapes (`x.shape[i]`, `b, l, u = x.shape`, products and floor
+  divisions of them, sizes such as `self._heads`) → MXNet's reshape codes (0 copy, -1 infer,
+  -2 copy the rest, -3 merge two, -4 split one), also on values derived from x (through
+  shape-preserving ops, Dense, Conv, transposes): `x.reshape((x.shape[0], -1))` →
+  `x.reshape((0, -1))`, `(b, l, h, u // h)` → `(0, 0, h, -1)`; `x.reshape(y.shape)` →
+  `F.reshape_like(x, y)`.
+- `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`; `x.T` →
+  `F.transpose(x)`; `axis=x.ndim - 1` → `axis=-1`.
+- `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`
+  → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))` when t is 1 on every tiled axis.
+- `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`.
+- shapes used as numbers, resize sizes, row-wise picks, asserts on shapes: see
+  `hybridlint rule HL001 --details`.
+Reshape targets with no exact equivalent (dims reordered, a size moved between dims) and every
+other use are reported with the idiom to use (`F.shape_array`, `F.slice_like`,
+`F.broadcast_like`, `F.reshape_like`). Every rewrite and its conditions: docs/rules/HL001.md.
 
 ## Fix safety
-The reshape codes are checked by running MXNet 1.9.1's own reshape algorithm on the symbolic
-dims, so they give the written target for every input shape on which the original reshape keeps
-the size, as working code does (names other than the shape's, `h`, `self._heads`, are taken as
-sizes: positive integers; dims are nonzero, as MXNet 1.9.1's legacy shapes need). The -1 for a
-dim that is not the data's own, and the units of a Dense settled by the target, rest on that
-size equality: eagerly `NDArray.reshape` also accepts a smaller target (a view of the first
-elements) and `nd.reshape` reads past the end of a larger one, neither of which is working code.
-`reshape_like` checks the sizes as `reshape` does. A Dense's units equal `self._units` only when
-`__init__` stores that very constructor argument once.
-The `*_like`, reshape-code, `arange_like` and `transpose` rewrites are safe: same values, shape
-and dtype for every input (`*_like` ops take x's dtype, hence the explicit `.astype`, which
-keeps the float32 default of `F.zeros`/`F.arange`). The reshape rewrite is only offered when no
-special code (-2, -3, -4) or unknown value precedes the position. Dropping `ctx=x.context`
-elsewhere is unsafe: eagerly the array is then created on the default context, which differs
-from x's when x lives on a GPU and no `with mx.gpu():` is active. Dropping
-`t.as_in_context(x.context)` is unsafe likewise: eagerly t may live on another context than x.
-The negative-axis rewrite is safe for `x.ndim - 1` (`x.ndim` when an axis is added): both name
-the last axis for every rank. `x.ndim - k` with k > 1 is unsafe unless x's rank is known to be
-at least k: on a lower rank the original names a valid negative axis and `-k` is out of range.
-`broadcast_like(t, x)` is safe: it equals `broadcast_to(t, x.shape)` on values, shape, dtype
-and errors for every t and x, zero-size x included (both keep t's dim where x's is 0).
-The tile rewrite is safe where it is offered: a size-1 axis tiled n times is that axis
-broadcast to n, and both fail alike on a 0 rep.
+Safe (same values, shape and dtype for every input working code passes): the `*_like`,
+reshape-code, `arange_like`, `transpose`, `broadcast_like` and tile rewrites, and
+`x.ndim - 1` → `-1`. The reshape codes are checked by running MXNet 1.9.1's reshape algorithm
+on symbolic dims: they give the written target whenever the original reshape keeps the size.
+Unsafe (applied with `--unsafe-fixes`; review, or prove with `--verify`): dropping
+`ctx=x.context` or `as_in_context(x.context)` (eagerly the array may then sit on another
+device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of range), and a
+dim cached on self for a helper (the attribute then keeps its `__init__` value).
 """
         + _patterns("Shape-driven creation, arange and resize", _creation_fix)
         + _patterns("Shape scalars used as values", _shape_scalar_fix)
