@@ -104,8 +104,8 @@ An unpacking into `n >= 2` plain names becomes `F.split(x, num_outputs=n, axis=0
 squeeze_axis=True)`, whose `n` outputs are the rows of `x` in both modes (with one name,
 `split(num_outputs=1)` returns the array itself, which the unpacking would iterate again: no fix).
 An iterating builtin (`list(x)`, `map(f, x)`, `zip(a, x)`, `enumerate(x)`) gets `F.split(x,
-num_outputs=n, axis=0, squeeze_axis=True)` in place of `x` when n is known
-(`rules/_iteration_fix.py`, shared with HL008's loops and comprehensions): the analysis knows
+num_outputs=n, axis=0, squeeze_axis=True)` in place of `x` when n is known (as HL008's loops
+and comprehensions do): the analysis knows
 x's first dimension (safe), or `zip` pairs x with a model attribute or a literal list of n items
 (`len(self.heads)`, unsafe: exact only when x has exactly that many rows). Other forms have no
 fix: their count is not written in the code (use `F.split` with the count, or

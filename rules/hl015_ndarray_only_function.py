@@ -26,7 +26,7 @@ the functions MXNet 1.9.1 has in `mx.nd` but not in `mx.sym`: the Python helpers
 `not_equal`, `greater(_equal)`, `lesser(_equal)`, `add`, `subtract`, `multiply`, `divide`,
 `true_divide`, `modulo`, `logical_and/or/xor`, `concatenate`, `moveaxis`, `empty`,
 `onehot_encode`, `contrib.isnan/isinf/isfinite`, `waitall`, `save`, ... (the list is read from
-MXNet's own namespaces, hybridlint/mxnet_names.py). `F.array` is HL005's.
+MXNet 1.9.1's own namespaces). `F.array` is HL005's.
 
 ## Why it breaks under hybridize
 After `hybridize()`, `F` is `mx.sym`, which has no such attribute:
