@@ -3,7 +3,8 @@
 What it decides, per analysed function (hybrid_forward, helper methods and helper functions
 reached from it with F or tensors):
 - the namespace parameter (by position: the first parameter after self, whatever its name);
-- which hybrid_forward inputs are lists of arrays rather than arrays (`list_inputs`);
+- which hybrid_forward inputs are lists of arrays rather than arrays (`list_inputs`), and which
+  the body uses as tensors, with no evidence of a list (`_input_uses.tensors_by_use`);
 - which helpers it reaches: `self.<m>(...)`, module and nested functions, and static or
   class methods called through a module class's name (`Head._flatten(F, x)`);
 - what every name holds at every statement (`Value`: tensor, sequence of tensors, scalar,
@@ -38,6 +39,7 @@ import libcst as cst
 
 from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
+from ._input_uses import tensors_by_use
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
 from .module_context import ModuleContext
 
@@ -181,8 +183,9 @@ class FunctionFacts:
     # argument of an operator or of a gluon layer): read by `used_as_array`
     array_names: Set[str] = field(default_factory=set)
     numpy: bool = False  # the body calls F.np.* / F.npx.*: numpy-mode code
-    # inputs that are tensors only by the module's call sites (`_call_site_evidence`): another
-    # module may call the block with a list, so a fix resting on them is unsafe (`Rule.report`)
+    # inputs that are tensors only by the module's call sites (`_call_site_evidence`), or only by
+    # uses a list survives too (`x * 2`, `x + y`: `_input_uses`): another caller may pass a list,
+    # so a fix resting on them is unsafe (`Rule.report`)
     caller_tensors: Set[str] = field(default_factory=set)
 
     def used_as_array(self, name: str) -> bool:
@@ -1522,8 +1525,15 @@ def analyze(
                 evidence = applied[owner.name] = evidence_for(owner, facts.node)
                 facts.params = {**policy[owner.name], **evidence}
                 facts.caller_tensors = {n for n, v in evidence.items() if v.kind == TENSOR}
-            analyzer = _Analyzer(facts, on_call)
+            # a hybrid_forward's calls wait until its inputs are settled: a walk made again
+            # with other input kinds replaces the first walk's call sites
+            calls: List[Tuple[object, ...]] = []
+            first = (
+                on_call if facts.kind != "hybrid_forward" else (lambda *a, _c=calls: _c.append(a))
+            )
+            analyzer = _Analyzer(facts, first)
             analyzer.run()
+            again = False
             if facts.kind == "hybrid_forward" and analyzer.sequence_hints:
                 lists = list_inputs(facts.node, analyzer.sequence_hints & set(facts.params))
                 if lists:  # walk again with those inputs as lists (rare: len()/for on an input)
@@ -1534,8 +1544,23 @@ def analyze(
                             evidence = applied[owner.name] = evidence_for(owner, facts.node)
                             kinds.update((n, v) for n, v in evidence.items() if n in lists)
                     facts.params.update(kinds)
-                    facts.reset()
-                    _Analyzer(facts, on_call).run()
+                    again = True
+            if facts.kind == "hybrid_forward":
+                used, strong = tensors_by_use(facts, analyzer.initial)
+                strong |= {n for n in used if facts.used_as_array(n)}  # a layer's argument too
+                used -= {n for n, v in facts.params.items() if v.kind != TENSOR or not v.assumed}
+                if used:  # inputs used as tensors (issue 21 item 1): certain from now on
+                    facts.params.update(
+                        (n, Value(TENSOR, evidence="used as a tensor")) for n in used
+                    )
+                    facts.caller_tensors |= used - strong  # a list is still possible: unsafe fixes
+                    again = True
+            if again:
+                facts.reset()
+                _Analyzer(facts, on_call).run()
+            else:
+                for args in calls:
+                    on_call(*args)
             module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):

@@ -42,6 +42,7 @@ class FunctionAnalyzer:
         # inputs taken for tensors by position whose len() is taken or that a `for` iterates:
         # `analysis.list_inputs` decides whether they are lists of arrays
         self.sequence_hints: Set[str] = set()
+        self.initial: Env = {}
 
     def alias_use(self, name: str) -> None:
         self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
@@ -79,6 +80,7 @@ class FunctionAnalyzer:
             # what numpy arrays share with NDArrays there (.shape, arithmetic, indexing) proves
             # nothing more
             env = {name: UNKNOWN_VALUE if value.assumed else value for name, value in env.items()}
+        self.initial = env  # what a name holds until rebound (`_input_uses.tensors_by_use`)
         self.block(self.facts.node.body, env)
 
     def block(self, suite: cst.BaseSuite, env: Env) -> Tuple[Env, bool]:

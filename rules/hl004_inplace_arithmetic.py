@@ -86,8 +86,18 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
             "        outs = []\n        outs += [x]\n        return outs\n"
         ),
+        # an input the body treats as a list (len, iteration): `z += x` extends a list
+        Valid(_net("z = x * 2\nz += x\nreturn z[:len(x)]")),
     ]
     INVALID = [
+        # an input used as tensors are used (arithmetic) is a tensor (issue 21 item 1); a list
+        # is still possible (`x * 2` repeats one), so the fix resting on it is unsafe
+        Invalid(
+            _net("z = x * 2\nz += x\nreturn z"),
+            line=4,
+            fixed=_net("z = x * 2\nz = z + x\nreturn z"),
+            safety=UNSAFE,
+        ),
         Invalid(
             _net("z = F.relu(x)\nz += y\nreturn z"),
             line=4,

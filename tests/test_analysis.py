@@ -512,7 +512,13 @@ def test_a_block_taking_a_dict_input_is_not_analysed():
     [
         ("probe(x)", False),
         ("probe(x[0])", False),
-        ("probe(x)\nreturn x + 1", False),
+        # arithmetic makes an input a tensor (issue 21 item 1) unless the body treats it as a list
+        ("probe(x)\nreturn x + 1", True),
+        ("probe(x)\ny = x * 2\nreturn y", True),
+        ("probe(x)\nn = len(x)\nreturn x + n", False),
+        ("probe(x)\nfor t in x:\n    pass\nreturn x * 2", False),
+        ("probe(x)\nreturn x + [y]", False),
+        ("probe(x)\nx = x[0]\nreturn x * 2", False),
         ("probe(x)\nreturn F.relu(x)", True),
         ("probe(x)\nreturn x - F.relu(y)", True),
         ("probe(x)\nreturn x.reshape((0, -1))", True),
