@@ -298,3 +298,38 @@ def narrowed(test: cst.BaseExpression, env):
     value = Value(kind, evidence=f"a type test of {name}")
     updated = {**env, name: value}
     return (updated, env) if positive else (env, updated)
+
+
+def one_sided_reshape(
+    expr: cst.IfExp, rule
+) -> Optional[Tuple[cst.Call, cst.BaseExpression, cst.BaseExpression]]:
+    """`a.reshape(b.shape) if F is nd else <the same a reshaped otherwise>` (issue 21 item 7):
+    (the Symbol branch's call, a, b) when the guard's eager branch reshapes a tensor `a` like a
+    tensor `b`; `F.reshape_like(a, b)` then does in both modes what the eager branch does. The
+    mirrored guard (`if F is sym`) is left alone: its Symbol branch is the one written first."""
+    namespace = rule.namespace
+    if namespace is None or not isinstance(expr.orelse, cst.Call):
+        return None
+    body_eager, orelse_eager = classify_guard(
+        expr.test, namespace, rule.facts.module.namespace_kind
+    )
+    body = expr.body
+    if not body_eager or orelse_eager or not isinstance(body, cst.Call):
+        return None
+    func, other = body.func, expr.orelse.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "reshape"
+        and len(body.args) == 1
+        and body.args[0].keyword in (None,)
+        and isinstance(body.args[0].value, cst.Attribute)
+        and body.args[0].value.attr.value == "shape"
+        and isinstance(other, cst.Attribute)
+        and other.attr.value == "reshape"
+        and normalized_code(other.value) == normalized_code(func.value)
+    ):
+        return None
+    like = body.args[0].value.value  # type: ignore[attr-defined]
+    if not (rule.is_tensor(func.value) and rule.is_tensor(like)):
+        return None
+    return expr.orelse, func.value, like

@@ -7,8 +7,16 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain
-from ..mxnet_facts import ADVICE, OPS, SUBNAMESPACE_OPS, fixed_namespace_op, ndarray_only
+from ..mxnet_facts import (
+    ADVICE,
+    OPS,
+    SHARED_METHODS,
+    SUBNAMESPACE_OPS,
+    fixed_namespace_op,
+    ndarray_only,
+)
 from ._ndarray_only_fix import ndarray_only_fix
+from ._shape_rewrites import plan_broadcast_to
 from .analysis import TENSOR, TENSORS, dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid
 
@@ -33,6 +41,17 @@ _SHARED_SIGNATURE = {
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
 _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
+
+
+# Methods NDArray and Symbol both define as the operator of the same name applied to the array
+# (fluent methods), so `x.op(*args, **kwargs)` is `F.op(x, *args, **kwargs)` in both modes; left
+# out: the methods with their own Python signatures (reshape, broadcast_to, split_v2, astype,
+# copy, ...) and what is not an operator.
+_FLUENT = (SHARED_METHODS & OPS) - {"reshape", "broadcast_to", "split_v2", "astype", "copy"}
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
@@ -86,6 +105,11 @@ fixed in one `--fix` run; the result of an eager call is a tensor for what follo
 `F.broadcast_equal(a, b)`, of a tensor and a number `a == 2`, `F.concat(*arrays, dim=k)`.
 `y + 0.5 * nd.ones((1, n))` becomes `y + 0.5 * F.ones((1, n))`, which HL007 then makes
 `F.broadcast_add(...)` (the `+` of two NDArrays broadcasts, of two Symbols does not).
+`nd.broadcast_to(t, shape=x.shape)` becomes `F.broadcast_like(t, x)` at once (HL001's rewrite of
+the `x.shape` it would still read). In a helper that takes no F (a module function called
+from hybrid_forward, a loss's method) there is no `F` to call: an operator applied to a tensor
+becomes that tensor's method, which NDArray and Symbol both have (`nd.log1p(nd.exp(x))` ->
+`x.exp().log1p()`); other calls are reported with the advice to pass F to the helper.
 
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
@@ -94,7 +118,10 @@ Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was
 rewrites of them (`nd.add(x, y)` of two tensors *is* `broadcast_add`). Calls with NDArray-only
 arguments (`out=`, `ctx=`, or, for the Python-defined `zeros/ones/full/arange/eye/linspace/
 maximum/minimum/power/...` whose two signatures differ, an argument the Symbol version does not
-take), in helpers without F, and operators that exist in one namespace only with no exact F
+take), in helpers without F unless the first argument is a tensor with a fluent method (MXNet
+1.9.1 defines `NDArray.exp` and `Symbol.exp` alike as `op.exp(self, *args, **kwargs)`, so
+`x.exp()` is the very call; `reshape`, `broadcast_to`, `split_v2`, `astype`, `copy`, whose
+methods have their own signatures, are left out), and operators that exist in one namespace only with no exact F
 spelling are reported without a fix.
 """
 
@@ -216,6 +243,33 @@ spelling are reported without a fix.
             fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=1)", imports=_FIXED_IMPORTS),
             safety=SAFE,
         ),
+        # a helper that takes no F (issue 21 item 7): the tensor's own method serves both modes
+        Invalid(
+            _IMPORTS + "def softplus(x):\n    return nd.log1p(x.exp())\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return softplus(F.relu(x))\n",
+            line=7,
+            fixed=_FIXED_IMPORTS + "def softplus(x):\n    return x.exp().log1p()\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return softplus(F.relu(x))\n",
+            safety=SAFE,
+        ),
+        Invalid(
+            _IMPORTS + "def total(x, n):\n    return x * n + nd.ones((1,))\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return total(F.relu(x), 2)\n",
+            line=7,
+        ),
+        # broadcasting to another tensor's shape: `F.broadcast_like` serves both namespaces at
+        # once, where `F.broadcast_to(t, shape=x.shape)` would still read x.shape (item 5)
+        Invalid(
+            _net("m = x.max(keepdims=True)\nreturn nd.broadcast_to(m, shape=x.shape)"),
+            line=9,
+            fixed=_net(
+                "m = x.max(keepdims=True)\nreturn F.broadcast_like(m, x)", imports=_FIXED_IMPORTS
+            ),
+            safety=SAFE,
+        ),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -261,6 +315,37 @@ spelling are reported without a fix.
         if isinstance(expr, (cst.List, cst.Tuple)):
             return any(isinstance(e, cst.Element) and self._array(e.value) for e in expr.elements)
         return self.value(expr).kind in (TENSOR, TENSORS)
+
+    def _fluent(self, node: cst.Call, op: str, nested: bool = False) -> Optional[cst.Call]:
+        """`nd.exp(x, ...)` -> `x.exp(...)` when x (the first, plain argument) is a tensor and
+        both NDArray and Symbol have the method as the operator itself (MXNet 1.9.1's fluent
+        methods: `def exp(self, *args, **kwargs): return op.exp(self, *args, **kwargs)`).
+        `nested`: an eager call as x becomes its method too (`x.exp().log1p()`, for the message:
+        the inner call is its own finding, fixed by its own edit)."""
+        if op not in _FLUENT or not node.args or node.args[0].keyword is not None:
+            return None
+        if any(a.star for a in node.args) or self.value(node.args[0].value).kind != TENSOR:
+            return None
+        data = node.args[0].value
+        inner = self._resolve(data.func) if isinstance(data, cst.Call) else None
+        if (
+            nested
+            and inner is not None
+            and inner[2]
+            and not any(
+                a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in data.args
+            )
+        ):  # `nd.log1p(nd.exp(x))` -> `x.exp().log1p()` at once
+            data = self._fluent(data, inner[0], nested) or data
+        if (
+            not isinstance(data, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+            and not data.lpar
+        ):
+            data = data.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        rest = list(node.args[1:])
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return cst.Call(func=cst.Attribute(value=data, attr=cst.Name(op)), args=rest)
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
         return namespace_call(node, self.namespace) is not None
@@ -311,7 +396,17 @@ spelling are reported without a fix.
             else:
                 self.report(node, message, replacement=fix[0], safety=fix[1])
             return
-        message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`"
+        fluent = None if ns is not None else self._fluent(node, op)
+        if fluent is not None:  # a helper without F: the tensor's own method serves both modes
+            spelled = _code(self._fluent(node, op, nested=True) or fluent)
+            message = (
+                f"`{written}.{op}` is a fixed namespace: {breaks}; this function takes no F: "
+                f"use the method, `{spelled}`"
+            )
+        else:
+            message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`" + (
+                "" if ns is not None else " (pass F to this function)"
+            )
         eager_only = any(
             a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args
         )
@@ -324,9 +419,15 @@ spelling are reported without a fix.
                 or any(a.keyword is not None and a.keyword.value not in keywords for a in node.args)
             ):
                 eager_only = True  # an argument the other namespace's signature does not take
+        if fluent is not None and not eager_only:
+            self.report(node, message, replacement=fluent, safety=SAFE)
+            return
         if ns is None or eager_only:
             self.report(node, message)
             return
-        self.report(
-            node, message, replacement=node.with_changes(func=attr_chain(f"{ns}.{op}")), safety=SAFE
-        )
+        replacement = node.with_changes(func=attr_chain(f"{ns}.{op}"))
+        if op == "broadcast_to":  # `nd.broadcast_to(t, shape=x.shape)`: HL001's rewrite at once
+            plans = plan_broadcast_to(self, replacement, ns)
+            if plans:  # else the F call would still read `x.shape` (issue 21 item 5)
+                replacement = plans[0][1][0][1]
+        self.report(node, message, replacement=replacement, safety=SAFE)

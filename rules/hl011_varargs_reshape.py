@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ._build import tuple_of
+from ._build import call, tuple_of
+from .guards import one_sided_reshape
 from .base import SAFE, Invalid, Rule, Valid
 from .values import call_argument, namespace_call
 from ._examples import net
@@ -58,7 +59,10 @@ def hybrid_forward(self, F, x):
 ```
 The positional dims become one tuple; keywords (`reverse=True`) stay. A 0-d reshape has no
 exact rewrite (a Symbol has no 0-d shape): it is reported only, with the advice to keep one
-element as shape `(1,)` or to reshape like the tensor it meets (`F.reshape_like(label, pred)`).
+element as shape `(1,)` or to reshape like the tensor it meets (`F.reshape_like(label, pred)`),
+except in the Symbol branch of a guard whose eager branch reshapes the same tensor like another
+(`label.reshape(pred.shape) if F is mx.nd else label.reshape(())`): the whole expression becomes
+`F.reshape_like(label, pred)`, safe, as it is the eager branch's very reshape in both modes.
 
 ## Fix safety
 Safe: `NDArray.reshape(a, b, c)` packs its arguments into the tuple `(a, b, c)` before doing
@@ -125,16 +129,25 @@ two or more (write `x.reshape(tuple(dims))`).
             fixed=_net("return x.expand_dims(0).reshape((0, 0, 2, -1))"),
             safety=SAFE,
         ),
-        # a 0-d reshape: the Symbol branch of a guard fails hybridized; reported, no fix
+        # a 0-d reshape: the Symbol branch of a guard fails hybridized; the eager branch's
+        # reshape like another tensor serves both (issue 21 item 7)
         Invalid(
             _net(
                 "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\n"
                 "return F.relu(x) * label"
             ),
             line=3,
+            fixed=_net("label = F.reshape_like(x, F.relu(x))\nreturn F.relu(x) * label"),
+            safety=SAFE,
         ),
         Invalid(_net("return F.sum(x) * F.reshape(F.relu(x), shape=())"), line=3),
     ]
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        found = one_sided_reshape(node, self)  # `a.reshape(b.shape) if F is nd else a.reshape(())`
+        if found is not None:
+            like = call(f"{self.namespace}.reshape_like", [found[1], found[2]])
+            self._guards = {**getattr(self, "_guards", {}), found[0]: (node, like)}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -176,9 +189,12 @@ two or more (write `x.reshape(tuple(dims))`).
             return
         if not self.is_tensor(data if isinstance(data, cst.BaseExpression) else data.value):
             return
+        guard = getattr(self, "_guards", {}).get(node)  # the eager branch's reshape serves both
         self.report(
             node,
             "a reshape to the 0-d shape (): a Symbol's shape () is unknown in MXNet 1.9.1, so the "
             "hybridized graph fails (MXNetError: MKLDNN doesn't support 0 dimensions); keep one "
             "element as shape (1,), or reshape like the tensor it meets (F.reshape_like(x, y))",
+            edits=(guard,) if guard else (),
+            safety=SAFE,
         )

@@ -248,9 +248,15 @@ ZERO_D = (
 )
 
 
-def test_hl011_reports_a_zero_d_reshape_without_a_fix():
+def test_hl011_reports_a_zero_d_reshape_of_a_one_sided_guard_with_reshape_like():
     findings = lint_source(source_of(ZERO_D, inputs="x"), rules=[RULES["HL011"]])
-    assert [(f.code, f.line, f.fix) for f in findings] == [("HL011", 7, None)]
+    assert [(f.code, f.line, f.fix) for f in findings] == [("HL011", 7, "safe")]
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_hl011_reshape_like_keeps_the_eager_branch_in_both_modes(name):
+    fixed = check("HL011", source_of(ZERO_D, inputs="x"), backend(name), [X])
+    assert "F.reshape_like(x, F.relu(x))" in fixed
 
 
 @pytest.mark.mxnet
