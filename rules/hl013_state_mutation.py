@@ -189,6 +189,12 @@ No automatic fix: where the state should live depends on the program.
                 )
             else:
                 consequence = f"`self.{name}` holds a Symbol, not the latest call's array"
+            if self._reset_clears(name):  # a recurrent cell's per-sequence state
+                consequence += (
+                    f" (`reset()` clears `self.{name}` per sequence: outputs differ when this "
+                    "cell is hybridized on its own and stepped or unrolled; inside a hybridized "
+                    "parent that unrolls it, one trace covers every step as eagerly)"
+                )
             self.report(
                 node,
                 f"{what} is stored in `self.{name}` inside hybrid_forward: hybridized, the body "
@@ -270,6 +276,16 @@ No automatic fix: where the state should live depends on the program.
                     if found is not None:
                         return found
         return None
+
+    def _reset_clears(self, name: str) -> bool:
+        """The class's `reset()` assigns `self.<name>`: state per sequence, which gluon's
+        `unroll` clears before each one (MXNet's ZoneoutCell, VariationalDropoutCell)."""
+        klass = self.facts.klass if self.facts is not None else None
+        reset = klass.methods.get("reset") if klass is not None else None
+        return reset is not None and any(
+            isinstance(n, cst.Assign) and any(_self_attribute(t.target) == name for t in n.targets)
+            for n in walk_nodes(reset)
+        )
 
     def _read_back(self, name: str) -> bool:
         """`self.<name>` is read in a method of the class other than `__init__` and `reset`
