@@ -31,9 +31,10 @@ def construction_value(
     binds or imports (`np`), builtins, and `self.<a>` attributes `__init__` sets once, before
     the constant's place, and no other method sets (`const.init_attribute`); no other `self`
     use, no local or parameter of the function it sits in."""
-    init = const.own_init(klass)
-    if init is None:
+    found = const.own_init(klass)
+    if found is None:
         return False
+    init: cst.FunctionDef = found  # (narrowed for the visitor below)
     ok = [True]
 
     class Reads(cst.CSTVisitor):
