@@ -617,16 +617,17 @@ class _progress_bar:
 
 @cli.command()
 @click.argument("code")
-def rule(code: str) -> None:
-    """Explain rule CODE (what it does, why it breaks, how to fix it)."""
+@click.option("--details", is_flag=True, help="Also print the rule's reference sections.")
+def rule(code: str, details: bool) -> None:
+    """Explain rule CODE: what it does, why it breaks, an example, the fix and its safety."""
     from .reporters import rule_catalog
+    from .ruledoc import page
 
     catalog = rule_catalog()
     key = code.strip().upper()
     if key not in catalog:
         raise click.UsageError(f"unknown rule {code!r} (run `hybridlint rules` for the list)")
-    name, message, explanation = catalog[key]
-    text = f"# {key} ({name})\n\n{message}\n\n{explanation.strip()}\n"
+    text = page(key, *catalog[key], details=details)
     if _color(sys.stdout):
         from rich.console import Console
         from rich.markdown import Markdown

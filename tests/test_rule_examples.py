@@ -75,15 +75,7 @@ def test_rules_are_in_code_order_with_unique_codes_and_examples():
     codes = [rule.code for rule in ALL_RULES]
     assert codes == sorted(codes) and len(set(codes)) == len(codes)
     for rule in ALL_RULES:
-        assert rule.name and rule.message, rule.code
-        for section in (
-            "## What it does",
-            "## Why it breaks under hybridize",
-            "## Example",
-            "## Fix",
-            "## Fix safety",
-        ):
-            assert section in rule.explanation, (rule.code, section)
+        assert rule.name and rule.message, rule.code  # their docs: tests/test_rule_docs.py
         assert rule.VALID and rule.INVALID, rule.code
 
 
