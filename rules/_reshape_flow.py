@@ -50,96 +50,15 @@ from ._reshape_codes import (
     symbol,
     synthesize_dims,
 )
+from ..mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one module
+from ..mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
+from ..mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, literal_int
 from .values import NameBindings, last_name, walk_nodes
 from .base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
 
-_SAME_OPS = {
-    "relu",
-    "sigmoid",
-    "tanh",
-    "identity",
-    "Activation",
-    "Dropout",
-    "LeakyReLU",
-    "softmax",
-    "log_softmax",
-    "exp",
-    "log",
-    "sqrt",
-    "abs",
-    "negative",
-    "clip",
-    "sign",
-    "square",
-    "softrelu",
-    "erf",
-    "gelu",
-    "BlockGrad",
-    "stop_gradient",
-    "cast",
-    "Cast",
-    "zeros_like",
-    "ones_like",
-    "L2Normalization",
-    "LayerNorm",
-    "InstanceNorm",
-    "BatchNorm",
-    "softsign",
-    "round",
-    "floor",
-    "ceil",
-    "rsqrt",
-    "reciprocal",
-    "sin",
-    "cos",
-    "make_loss",
-    "copy",
-}
-_SAME_METHODS = {
-    "relu",
-    "sigmoid",
-    "tanh",
-    "exp",
-    "log",
-    "sqrt",
-    "abs",
-    "softmax",
-    "log_softmax",
-    "astype",
-    "copy",
-    "clip",
-    "sign",
-    "square",
-    "round",
-    "floor",
-    "ceil",
-    "rsqrt",
-    "reciprocal",
-    "zeros_like",
-    "ones_like",
-    "as_in_context",
-    "detach",
-    "softrelu",
-}
-_SAME_LAYERS = {
-    "Activation",
-    "Dropout",
-    "BatchNorm",
-    "SyncBatchNorm",
-    "LayerNorm",
-    "InstanceNorm",
-    "GroupNorm",
-    "LeakyReLU",
-    "PReLU",
-    "ELU",
-    "SELU",
-    "GELU",
-    "Swish",
-    "Identity",
-}
 _CONV_RANK = {"Conv1D": 3, "Conv2D": 4, "Conv3D": 5}
 
 

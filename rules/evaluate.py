@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
 
-from ..mxnet_facts import fixed_namespace_op
+from ..mxnet_facts import (
+    BROADCAST_BINARY,
+    FULL_REDUCTIONS,
+    REDUCTION_PARAMETERS,
+    SHAPE_PRESERVING_METHODS,
+    fixed_namespace_op,
+)
 from . import _shape_forms as forms
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
@@ -420,7 +426,7 @@ class Evaluator:
         ):
             tensor = args[0] if args[0].kind == TENSOR else args[1]  # F.maximum(x, 1.0): x's shape
             return Value(TENSOR, tensor.shape, tensor.shape_reason, fresh=True, form=tensor.form)
-        if op in _BROADCAST_BINARY or op in ("maximum", "minimum"):
+        if op in BROADCAST_BINARY or op in ("maximum", "minimum"):
             operands = [
                 v
                 for a, v in zip(call.args, args)
@@ -444,12 +450,12 @@ class Evaluator:
         node = call.args[0].value if at else call.func.value  # type: ignore[attr-defined]
         # an array of unknown form is a root of its own: its reduction still has its 1s
         data = data if data.form is not None else with_form(data, forms.root(f"@{id(node)}"))
-        if op in LIKE_OPS or op in SHAPE_PRESERVING or op in _FORM_PRESERVING:
+        if op in LIKE_OPS or op in (SHAPE_PRESERVING_METHODS if at == 0 else SHAPE_PRESERVING):
             return data.form
         if op == "expand_dims":
             axis = _literal_axes(call_argument(call, at, "axis"))
             return forms.expand(data.form, axis[0]) if axis and len(axis) == 1 else None
-        if op in _REDUCTION_PARAMETERS:
+        if op in REDUCTION_PARAMETERS:
             axis_arg = _reduction_argument(call, op, at, "axis")
             axis = _literal_axes(axis_arg) if axis_arg is not None else None
             keep = _literal_flag(_reduction_argument(call, op, at, "keepdims"))
@@ -510,17 +516,17 @@ class Evaluator:
         if op in REDUCTIONS:
             keep = (
                 _reduction_argument(call, op, 1, "keepdims")
-                if op in _REDUCTION_PARAMETERS
+                if op in REDUCTION_PARAMETERS
                 else call_argument(call, None, "keepdims")
             )
             keeps = _literal_flag(keep) is True
             axis_arg = (
                 _reduction_argument(call, op, 1, "axis")
-                if op in _REDUCTION_PARAMETERS
+                if op in REDUCTION_PARAMETERS
                 else call_argument(call, 1, "axis")
             )
             if (
-                op in _FULL_REDUCTIONS
+                op in FULL_REDUCTIONS
                 and not keeps
                 and axis_arg is None
                 and call_argument(call, None, "exclude") is None
@@ -563,13 +569,13 @@ class Evaluator:
                 target = cst.Tuple([cst.Element(a.value) for a in call.args])
             return Value(TENSOR, reshape_target(target), "reshape", form=form)
         if method in REDUCTIONS:
-            full = method in _FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
+            full = method in FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
             keep = _reduction_argument(call, method, 0, "keepdims")
             reason = "reduction_keepdims" if _literal_flag(keep) else "reduction"
             return Value(TENSOR, (1,) if full else None, reason, fresh=False, form=form)
         if method == "expand_dims":
             return Value(TENSOR, None, "expand_dims", form=form)
-        if method in SHAPE_PRESERVING or method in _FORM_PRESERVING:
+        if method in SHAPE_PRESERVING_METHODS:
             # `(a / b).floor()`, `x.astype("float32")`: a's shape and its evidence
             return Value(TENSOR, base.shape, base.shape_reason, form=form)
         return Value(TENSOR, form=form or forms.root(f"@{id(call)}"))
@@ -623,93 +629,11 @@ _STRING_NODES = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 # Attributes a list, tuple or dict also has: calling them proves nothing about an array.
 CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
 
-# reductions over every axis when called without one (shape (1,) in MXNet 1.x)
-_FULL_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"}
-
-_BROADCAST_BINARY = {
-    "broadcast_" + name
-    for name in (
-        "add",
-        "sub",
-        "minus",
-        "mul",
-        "div",
-        "mod",
-        "power",
-        "plus",
-        "maximum",
-        "minimum",
-        "hypot",
-        "equal",
-        "not_equal",
-        "greater",
-        "greater_equal",
-        "lesser",
-        "lesser_equal",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
-    )
-}
-
-
-# the parameters after the data of the reductions whose result `_shape_forms.reduce` describes
-_REDUCTION_PARAMETERS = {
-    **{
-        op: ("axis", "keepdims", "exclude")
-        for op in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod")
-        + ("sum_axis", "max_axis", "min_axis")
-    },
-    "norm": ("ord", "axis", "out_dtype", "keepdims"),
-    "argmax": ("axis", "keepdims"),
-    "argmin": ("axis", "keepdims"),
-    "pick": ("index", "axis", "keepdims", "mode"),
-}
-# shape-preserving beyond SHAPE_PRESERVING, for forms only (methods and elementwise ops)
-_FORM_PRESERVING = {
-    "astype",
-    "copy",
-    "as_in_context",
-    "detach",
-    "Cast",
-    "square",
-    "sqrt",
-    "cbrt",
-    "rcbrt",
-    "tan",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "sinh",
-    "cosh",
-    "arcsinh",
-    "arccosh",
-    "arctanh",
-    "gamma",
-    "gammaln",
-    "logical_not",
-    "trunc",
-    "fix",
-    "rint",
-    "log2",
-    "log10",
-    "degrees",
-    "radians",
-    "erfinv",
-    "softmin",
-    "hard_sigmoid",
-    "smooth_l1",
-    "make_loss",
-    "MakeLoss",
-    "SoftmaxActivation",
-    "L2Normalization",
-}
-
 
 def _reduction_argument(call: cst.Call, op: str, at: int, name: str) -> Optional[cst.Arg]:
     """The argument `name` of the reduction `op` (by keyword, or by position after the data:
     `at` is 1 for `F.sum(x, 1)`, 0 for `x.sum(1)`); None when absent or not a parameter."""
-    names = _REDUCTION_PARAMETERS.get(op, ())
+    names = REDUCTION_PARAMETERS.get(op, ())
     if name not in names:
         return None
     return call_argument(call, at + names.index(name), name)

@@ -11,6 +11,22 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+# MXNet's operators, methods and layers live in hybridlint/mxnet_facts.py (checked against
+# MXNet 1.9.1 by tests/test_mxnet_facts.py); re-exported here, where the rules import them from.
+from ..mxnet_facts import (  # noqa: F401
+    CREATION_OPS,
+    LIKE_OPS,
+    MULTI_OUTPUT_ATTRS,
+    MULTI_OUTPUT_COUNTS,
+    MULTI_OUTPUT_OPS,
+    NON_TENSOR_METHODS,
+    NON_TENSOR_OPS,
+    OP_SUBNAMESPACES,
+    REDUCTIONS,
+    RNN_LAYERS,
+    SHAPE_PRESERVING,
+    SINGLE_OUTPUT_LAYERS,
+)
 from ._shape_forms import Form
 
 TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
@@ -93,180 +109,6 @@ Env = Dict[str, Value]
 
 EAGER_NAMESPACES = {"nd", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray", "ndarray"}
 SYMBOL_NAMESPACES = {"sym", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol", "symbol"}
-MULTI_OUTPUT_OPS = {"split", "SliceChannel", "split_v2"}
-# Ops whose result is not a single tensor (or depends on attributes we do not model).
-NON_TENSOR_OPS = {
-    "Group",
-    "load",
-    "save",
-    "load_json",
-    "waitall",
-    "contrib.foreach",
-    "contrib.while_loop",
-    "contrib.cond",
-    "linalg.gelqf",
-    "linalg_gelqf",
-    "linalg.syevd",
-    "linalg_syevd",
-    "contrib.MultiBoxTarget",
-    "contrib.MultiBoxDetection",
-    "contrib.MultiProposal",
-    "contrib.Proposal",
-    "contrib.box_encode",
-    "contrib.bipartite_matching",
-    "random.multinomial",
-    "sample_multinomial",
-}
-MULTI_OUTPUT_ATTRS = {
-    "state_outputs",
-    "output_mean_var",
-    "ret_typ",
-    "return_indices",
-    "output_score",
-    "get_prob",
-}
-# Operators with more than one visible output whatever their attributes (MXNet 1.9.1:
-# `len(mx.sym.<op>(mx.sym.var('a')).list_outputs())`): `[i]` selects an output in both modes.
-MULTI_OUTPUT_COUNTS = {
-    "linalg.slogdet": 2,
-    "linalg_slogdet": 2,
-    "linalg.gelqf": 2,
-    "linalg_gelqf": 2,
-    "linalg.syevd": 2,
-    "linalg_syevd": 2,
-    "moments": 2,
-    "contrib.box_encode": 2,
-    "contrib.MultiBoxTarget": 3,
-    "contrib.bipartite_matching": 2,
-    "contrib.hawkesll": 2,
-    "contrib.calibrate_entropy": 2,
-}
-OP_SUBNAMESPACES = {"contrib", "random", "linalg", "image", "sparse", "op"}
-CREATION_OPS = {
-    "zeros",
-    "ones",
-    "full",
-    "empty",
-    "random.uniform",
-    "random.normal",
-    "random_uniform",
-    "random_normal",
-    "uniform",
-    "normal",
-}
-LIKE_OPS = {"zeros_like", "ones_like", "random.uniform_like", "random.normal_like"}
-REDUCTIONS = {
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "prod",
-    "nansum",
-    "nanprod",
-    "norm",
-    "argmax",
-    "pick",
-    "argmin",
-    "sum_axis",
-    "max_axis",
-    "min_axis",
-}
-SHAPE_PRESERVING = {
-    "relu",
-    "sigmoid",
-    "tanh",
-    "exp",
-    "log",
-    "abs",
-    "sqrt",
-    "square",
-    "negative",
-    "Activation",
-    "Dropout",
-    "softmax",
-    "log_softmax",
-    "clip",
-    "cast",
-    "identity",
-    "BlockGrad",
-    "stop_gradient",
-    "LeakyReLU",
-    "sign",
-    "round",
-    "floor",
-    "ceil",
-    "reciprocal",
-    "softsign",
-    "erf",
-    "zeros_like",
-    "ones_like",
-    "sin",
-    "cos",
-    "rsqrt",
-    "log1p",
-    "expm1",
-    "relu6",
-    "where",
-}
-# Gluon layers returning one tensor (a child of these types gives a tensor when called).
-SINGLE_OUTPUT_LAYERS = {
-    "Dense",
-    "Conv1D",
-    "Conv2D",
-    "Conv3D",
-    "Conv1DTranspose",
-    "Conv2DTranspose",
-    "Conv3DTranspose",
-    "BatchNorm",
-    "SyncBatchNorm",
-    "LayerNorm",
-    "InstanceNorm",
-    "GroupNorm",
-    "Dropout",
-    "Activation",
-    "LeakyReLU",
-    "PReLU",
-    "ELU",
-    "SELU",
-    "GELU",
-    "Swish",
-    "Embedding",
-    "Flatten",
-    "MaxPool1D",
-    "MaxPool2D",
-    "MaxPool3D",
-    "AvgPool1D",
-    "AvgPool2D",
-    "AvgPool3D",
-    "GlobalMaxPool1D",
-    "GlobalMaxPool2D",
-    "GlobalMaxPool3D",
-    "GlobalAvgPool1D",
-    "GlobalAvgPool2D",
-    "GlobalAvgPool3D",
-    "ReflectionPad2D",
-    "HybridSequential",
-    "Identity",
-}
-# Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
-# the pair (output, new states) when called with states (`evaluate.rnn_layer_call`).
-RNN_LAYERS = {"RNN", "LSTM", "GRU"}
-# NDArray methods that do not return a tensor.
-NON_TENSOR_METHODS = {
-    "asnumpy",
-    "asscalar",
-    "tolist",
-    "wait_to_read",
-    "copyto",
-    "split",
-    "attach_grad",
-    "backward",
-    "tostype",
-    "list_outputs",
-    "infer_shape",
-    "get_internals",
-    "list_arguments",
-}
 STATIC_ATTRS = {"size", "ndim"}
 NON_TENSOR_ATTRS = {"dtype", "context", "ctx", "stype", "grad", "handle", "name"}
 
