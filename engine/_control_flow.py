@@ -7,7 +7,8 @@ out (replaced by a variable named after that output, `relu0_output`) and fed to 
 node as an input, as are the body's own variables (a gluon cell's parameters). The node runs
 the subgraph per step (`engine/ops/control_flow.py`). Return values keep MXNet's shapes of
 nesting: the outputs as the body returned them (one Symbol or a list), the states as the
-initial states were given (eagerly: as the last body call returned them).
+initial states were given (eagerly: as the last body call returned them). The flattening,
+cutting and node-making helpers here serve `while_loop` and `cond` too (`engine/_branching.py`).
 """
 
 import copy
