@@ -23,7 +23,8 @@ before issue 22's change, run with ``--sources`` pointing at a snapshot of it):
     classes 100/200/400(/800):  before 1.30/4.31/23.03 s  (growth 17.7)
                                 after  1.29/2.13/3.72/6.86 s (growth 2.9)
     lines 5k/10k/20k:           before 1.06/1.84/4.87 s, after 0.82/1.20/2.06 s
-    lint of 1,000,000 lines:    before 17.4 s, 3,747 MB peak RSS
+    lint of 1,000,000 lines:    before 17.4 s, 3,747 MB peak RSS; after 13.2 s, 852 MB
+                                (Python's syntax check parses a large file in chunks)
 """
 
 from __future__ import annotations

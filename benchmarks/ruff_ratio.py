@@ -1,0 +1,161 @@
+"""Cold hybridlint against ruff on the same public corpus, side by side in one process tree.
+
+Issue 22 item 4 asks that a cold lint (``--no-cache``) of a public corpus cost at most 5x
+``ruff check --select E,F,W --no-cache`` on the same files. This script copies the corpus (the
+real-world packages that ``benchmarks/realworld/run.py`` downloads, by default, plus any
+``--extra`` directories, e.g. MXNet's own sources) into a temporary directory, then runs, ``--repeat``
+times and interleaved (A B A B, so that load from other work hits both alike):
+
+* ``ruff check --select E,F,W --no-cache --exit-zero -q .``
+* ``python -m hybridlint check --no-cache --exit-zero -q .`` from a snapshot of this checkout
+  (``--sources DIR`` to run another one; start-up and imports included)
+
+and prints, for the best run of each, wall seconds and CPU seconds (the process and its
+workers), and the ratios hybridlint/ruff. It also prints where hybridlint's CPU goes by kind
+of file (``--split``): files without hybrid code (skipped by the text pre-filter after Python's
+own syntax check) against those linted::
+
+    python benchmarks/ruff_ratio.py [--repeat 3] [--extra /tmp/mxv/lib/python3.8/site-packages/mxnet]
+        [--sources DIR] [--split]
+
+Figures (2-core container shared with other work, load average ~20; CPU seconds are the
+meaningful ones there), realworld sources (1,781 files, 20 MB; 360 with hybrid code):
+see the report of issue 22 and the numbers printed by the current checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from lint_speed import snapshot_sources  # noqa: E402
+
+DEFAULT_CORPUS = os.path.expanduser("~/.cache/hybridlint-realworld/src")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: List[str], cwd: str, env: dict) -> Tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and the workers it waited for)."""
+    start, cpu = time.perf_counter(), _children_cpu()
+    proc = subprocess.run(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    wall, used = time.perf_counter() - start, _children_cpu() - cpu
+    if proc.returncode != 0:
+        sys.exit(f"{command[0]} failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
+    return wall, used
+
+
+def ruff_command() -> List[str]:
+    """The ruff binary itself (a pyenv shim or ``python -m ruff`` would add its start-up)."""
+    found = shutil.which("ruff", path=os.path.dirname(sys.executable)) or shutil.which("ruff")
+    if found is None:
+        sys.exit("ruff not found")
+    return [found, "check", "--select", "E,F,W", "--no-cache", "--exit-zero", "-q", "."]
+
+
+def copy_corpus(sources: List[str], target: str) -> int:
+    """Copy the corpus directories; returns the number of .py files."""
+    for index, source in enumerate(sources):
+        shutil.copytree(
+            source,
+            os.path.join(target, f"{index}-{os.path.basename(source.rstrip(os.sep))}"),
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hybridlint_cache"),
+        )
+    return sum(f.endswith(".py") for _, _, files in os.walk(target) for f in files)
+
+
+def split(root: str, env: dict) -> None:
+    """CPU of one in-process hybridlint run (``--jobs 1``) by kind of file."""
+    script = (
+        "import sys, time, collections\n"
+        "import hybridlint.runner as R, hybridlint.linter as L\n"
+        "acc = collections.Counter()\n"
+        "def timing(owner, name):\n"
+        "    f = getattr(owner, name)\n"
+        "    def g(*a, **k):\n"
+        "        t = time.process_time()\n"
+        "        try: return f(*a, **k)\n"
+        "        finally: acc[name] += time.process_time() - t\n"
+        "    setattr(owner, name, g)\n"
+        "for owner, name in [(R, '_syntax_problem'), (L, 'lint_source'),\n"
+        "                    (L, 'may_contain_hybrid_code'), (L, '_parse_regions'),\n"
+        "                    (L, '_run_rules')]:\n"
+        "    timing(owner, name)\n"
+        "from hybridlint.cli import main\n"
+        "t = time.process_time()\n"
+        "try:\n"
+        "    main(['check', '--no-cache', '--exit-zero', '-q', '--jobs', '1', '.'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "total = time.process_time() - t\n"
+        "print('in-process CPU (s): total %.2f; ' % total + ', '.join(\n"
+        "    '%s %.2f' % item for item in sorted(acc.items())), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    print(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "(no output)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default=DEFAULT_CORPUS)
+    parser.add_argument("--extra", action="append", default=[], help="more source directories")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sources", help="run hybridlint from this snapshot directory")
+    parser.add_argument("--split", action="store_true", help="also: CPU by kind of file")
+    args = parser.parse_args()
+    if not os.path.isdir(args.corpus):
+        sys.exit(f"no corpus at {args.corpus}: run benchmarks/realworld/run.py once")
+    workdir = tempfile.mkdtemp(prefix="hybridlint-ruff-ratio-")
+    try:
+        root = os.path.join(workdir, "corpus")
+        os.makedirs(root)
+        files = copy_corpus([args.corpus, *args.extra], root)
+        if args.sources:
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(args.sources))
+        else:
+            env = snapshot_sources(os.path.join(workdir, "src"))
+        hybridlint = [sys.executable, "-m", "hybridlint", "check", "--no-cache"]
+        hybridlint += ["--exit-zero", "-q", "."]
+        print(f"corpus: {files} .py files; load average {os.getloadavg()[0]:.1f}")
+        ruffs, hybrids = [], []
+        for _ in range(args.repeat):
+            ruffs.append(timed(ruff_command(), root, env))
+            hybrids.append(timed(hybridlint, root, env))
+        (ruff_wall, ruff_cpu), (hl_wall, hl_cpu) = min(ruffs), min(hybrids)
+        ruff_cpu, hl_cpu = min(c for _, c in ruffs), min(c for _, c in hybrids)
+        print(f"ruff (E,F,W):       {ruff_wall:7.2f} s wall {ruff_cpu:7.2f} s CPU")
+        print(f"hybridlint (cold):  {hl_wall:7.2f} s wall {hl_cpu:7.2f} s CPU")
+        print(
+            f"hybridlint/ruff:    {hl_wall / ruff_wall:7.2f} x wall {hl_cpu / ruff_cpu:6.2f} x CPU"
+            "  (target <= 5)"
+        )
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+        if args.split:
+            split(root, env)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
