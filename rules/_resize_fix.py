@@ -56,23 +56,22 @@ def plan_helper_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, 
     if param is None or not (isinstance(node.value, cst.Name) and node.value.value == param):
         return None
     returns = [n for n in walk_nodes(helper.body, _SCOPES) if isinstance(n, cst.Return)]
-    if not returns or any(r.value is None for r in returns) or _assigned(helper.body, param):
+    values = [r.value for r in returns if r.value is not None]
+    if not returns or len(values) != len(returns) or _assigned(helper.body, param):
         return None
-    scales = [_scale(r.value, param) for r in returns]
-    mine = [k for r, k in zip(returns, scales) if any(n is node for n in walk_nodes(r))]
+    scales = [_scale(v, param) for v in values]
+    mine = [k for v, k in zip(values, scales) if any(n is node for n in walk_nodes(v))]
     if len(mine) != 1 or mine[0] is None:
         return None
     site = _call_site(rule, helper.name.value)
     if site is None:
         return None
     edits: List[Edit] = list(site)
-    for ret, k in zip(returns, scales):
-        assert ret.value is not None
+    for value, k in zip(values, scales):
         if k is not None:
-            value = call("dict", keywords=[("scale_height", k), ("scale_width", k)])
+            edits.append((value, call("dict", keywords=[("scale_height", k), ("scale_width", k)])))
         else:
-            value = _sizes(ret.value)
-        edits.append((ret.value, value))
+            edits.append((value, _sizes(value)))
     return tuple(edits), UNSAFE
 
 
