@@ -30,6 +30,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ._build import call, integer
+from ._outputs import single_output
 from .base import SAFE, UNSAFE
 from .values import NameBindings, walk_nodes
 
@@ -110,9 +111,7 @@ def _single(rule, tensor: cst.BaseExpression) -> bool:
     """Not a call that may have several outputs (a child block, a multi-output operator)."""
     if isinstance(tensor, (cst.Name, cst.BinaryOperation, cst.UnaryOperation, cst.Attribute)):
         return True
-    from .hl014_tensor_unpacking import TensorUnpacking  # it knows the multi-output operators
-
-    return TensorUnpacking._single(rule, tensor)
+    return single_output(rule, tensor)
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)

@@ -14,7 +14,8 @@ import libcst as cst
 from ._build import call, integer
 from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
-from .analysis import MULTI_OUTPUT_ATTRS, MULTI_OUTPUT_COUNTS, MULTI_OUTPUT_OPS, dotted_name
+from ._outputs import single_output
+from .analysis import dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
@@ -31,23 +32,6 @@ _ITERATING = {
     "frozenset",
     "dict",
 }
-
-# Operators with several outputs in some configurations (besides the analysis's own lists).
-_MULTI = (
-    MULTI_OUTPUT_OPS
-    | set(MULTI_OUTPUT_COUNTS)
-    | {
-        "topk",
-        "amp_multicast",
-        "multi_all_finite",
-        "RNN",
-        "BatchNorm",
-        "contrib.BatchNormWithReLU",
-        "linalg.syevd",
-        "SliceChannel",
-    }
-)
-
 
 _net = net
 
@@ -211,12 +195,12 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            if isinstance(target.target, (cst.Tuple, cst.List)) and self._single(node.value):
+            if isinstance(target.target, (cst.Tuple, cst.List)) and single_output(self, node.value):
                 self._unpacking(node, target.target)
                 return
 
     def visit_Arg(self, node: cst.Arg) -> None:
-        if node.star == "*" and self._single(node.value):
+        if node.star == "*" and single_output(self, node.value):
             self.report(
                 node,
                 _MESSAGE.format(
@@ -226,7 +210,7 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             )
 
     def visit_StarredElement(self, node: cst.StarredElement) -> None:
-        if self._single(node.value) and node not in self._starred_targets():
+        if single_output(self, node.value) and node not in self._starred_targets():
             self.report(
                 node,
                 _MESSAGE.format(
@@ -243,7 +227,7 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         args = [a for a in node.args if a.keyword is None and not a.star][first:]
         if name not in ("map", "zip"):
             args = args[:1]
-        if any(self._single(a.value) for a in args):
+        if any(single_output(self, a.value) for a in args):
             # with a known row count the tensor becomes F.split(x, num_outputs=n, ...) (rules/_iteration_fix.py)
             replacement, safety = plan_iteration(self, node) or (None, SAFE)
             self.report(
@@ -258,31 +242,6 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             )
 
     # -- helpers ---------------------------------------------------------------------------
-    def _single(self, expr: cst.BaseExpression) -> bool:
-        """A tensor that is certainly one array: a name the analysis holds for one, arithmetic
-        on tensors, or an F operator / fluent method that has one output. Not a child block's
-        call (`self._pre(x)` may return a tuple), nor a multi-output operator (`F.split`,
-        `topk(ret_typ='both')`, `F.amp_multicast`): unpacking those is how they are used."""
-        if not self.is_tensor(expr):
-            return False
-        if isinstance(expr, (cst.Name, cst.BinaryOperation, cst.UnaryOperation)):
-            return True
-        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
-            return False
-        owner, op = expr.func.value, expr.func.attr.value
-        full = dotted_name(expr.func) or ""
-        namespace = self.namespace
-        through_f = namespace is not None and full.startswith(namespace + ".")
-        if not through_f and not self.is_tensor(owner):
-            return False
-        name = full[len(namespace) + 1 :] if through_f and namespace is not None else op
-        if name in _MULTI or op in _MULTI:
-            return False
-        return not any(
-            a.keyword is not None
-            and (a.keyword.value == "num_outputs" or a.keyword.value in MULTI_OUTPUT_ATTRS)
-            for a in expr.args
-        )
 
     def _starred_targets(self) -> Set[cst.CSTNode]:
         """Starred names in an assignment target (`first, *rest = ...`): not a star on a tensor."""
