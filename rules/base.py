@@ -3,9 +3,15 @@
 A rule is a class with Fixit-style metadata (code, name, message, explanation, VALID and
 INVALID examples beside the code) and `visit_<LibCSTNodeType>` methods. The linter core walks
 each analysed function body ONCE and dispatches every node to every rule that has a method for
-its type, so a rule never walks the tree itself and never re-derives the analysis: it reads
-`self.facts` (the function being walked) and asks `self.value(expr)` what an expression is.
-Nodes in eager-only regions and in nested defs/classes/lambdas are never dispatched.
+its type: that walk is how a rule FINDS what it reports, so it never searches a function for
+candidates itself, and it reports only dispatched nodes (nodes in eager-only regions and in
+nested defs/classes/lambdas are never dispatched). What every rule needs (which names are
+tensors, shapes, eager-only regions, the helpers hybrid_forward reaches) is computed once:
+read `self.facts` (the function being walked) and ask `self.value(expr)`, never re-derive it.
+To DECIDE about a candidate or BUILD its fix a rule may read other parts of the tree with
+`values.walk_nodes` or a small CSTVisitor: where a name is stored or read elsewhere in the
+function, what `__init__` assigns, the class's other methods (HL002, HL005, HL007, HL010,
+HL012, HL013, HL016 do). Class-level rules implement `check_class`.
 """
 
 from __future__ import annotations
