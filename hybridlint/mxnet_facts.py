@@ -121,6 +121,21 @@ NON_TENSOR_OPS = frozenset(
     random.multinomial sample_multinomial
     """.split()
 )
+# The NDArray attributes a Symbol lacks that user code reads for a tensor's size or placement
+# (HL001's subject): `x.shape` works eagerly and raises AttributeError under hybridize.
+EAGER_ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+# The axis-taking operators whose `axis` counts the axes of their data and accepts a negative
+# value, checked against MXNet 1.9.1 (`op(x, axis=-1) == op(x, axis=2)` on a rank-3 x, eagerly
+# and hybridized). Left out on purpose: flip/reverse, squeeze, broadcast_axis, which reject some
+# negative axes, and swapaxes (two axes).
+AXIS_OPS = frozenset(
+    """
+    softmax log_softmax softmin sum mean max min prod nansum nanprod argmax argmin norm topk sort
+    argsort slice_axis split pick take repeat LayerNorm sum_axis max_axis min_axis
+    """.split()
+)
+DIM_OPS = frozenset(("concat", "Concat"))  # `dim`; every input has the same rank
+ADDED_AXIS_OPS = frozenset(("expand_dims", "stack"))  # the axis counts the output's axes
 # Tensor methods that do not return a tensor (`tolist` is numpy's: NDArray and Symbol lack it).
 NON_TENSOR_METHODS = frozenset(
     """

@@ -74,6 +74,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ..mxnet_facts import EAGER_ATTRIBUTES
 from ._build import call, integer, strip_parens, tuple_of
 from ._shape_rewrites import Plan, tile_rewrite
 from .analysis import TENSOR, call_argument, literal_int
@@ -82,7 +83,7 @@ from .base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 _PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
-_TENSOR_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+_TENSOR_ATTRS = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )

@@ -42,42 +42,12 @@ import libcst as cst
 
 from ._build import call, integer, tuple_of
 from .analysis import call_argument, literal_int
+from ..mxnet_facts import ADDED_AXIS_OPS as _ADDED_AXIS_OPS  # MXNet facts: one module
+from ..mxnet_facts import AXIS_OPS as _AXIS_OPS
+from ..mxnet_facts import DIM_OPS as _DIM_OPS
 from .values import shape_index
 from .base import SAFE, UNSAFE
 
-# Operators whose `axis` (`dim` for concat) counts the axes of their data and accepts a
-# negative value, checked against MXNet 1.9.1 (`op(x, axis=-1) == op(x, axis=2)` on a rank-3
-# x, eager and hybridized). Left out on purpose: flip/reverse, squeeze, broadcast_axis, which
-# reject some negative axes, and swapaxes (two axes).
-_AXIS_OPS = {
-    "softmax",
-    "log_softmax",
-    "softmin",
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "prod",
-    "nansum",
-    "nanprod",
-    "argmax",
-    "argmin",
-    "norm",
-    "topk",
-    "sort",
-    "argsort",
-    "slice_axis",
-    "split",
-    "pick",
-    "take",
-    "repeat",
-    "LayerNorm",
-    "sum_axis",
-    "max_axis",
-    "min_axis",
-}
-_DIM_OPS = {"concat", "Concat"}  # every input has the same rank: any of them gives it
-_ADDED_AXIS_OPS = {"expand_dims", "stack"}  # the axis counts the output's axes: ndim + 1
 _DATA_KEYWORD = {"take": "a"}
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")

@@ -21,11 +21,12 @@ from ._reshape_flow import flow_fixes
 from . import _child_resize_fix, _resize_fix
 from ._child_resize_fix import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
 from ._resize_fix import INVALID as RESIZE_INVALID, plan_helper_resize
+from ..mxnet_facts import EAGER_ATTRIBUTES
 from .analysis import SHAPE, call_argument, literal_int
 from .values import dotted_name
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
-ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _IDIOMS = {
     "shape": "use shape-free ops instead: reshape codes 0/-1/-2/-3/-4, F.slice_like, F.broadcast_like, "
     "F.reshape_like, F.zeros_like/F.ones_like, F.contrib.arange_like, or F.shape_array(x)",

@@ -216,3 +216,18 @@ def test_generated_names_are_current():
         stored = handle.read()
     assert not gen.stale(stored)
     assert gen.stale(stored.replace("'sum': (", "'sum_renamed': (").replace('"sum": (', '"x": ('))
+
+
+def test_eager_attributes_are_ndarrays_and_not_symbols():
+    eager_only = names.ATTRIBUTES["NDArray"] - names.ATTRIBUTES["Symbol"]
+    assert sorted(set(facts.EAGER_ATTRIBUTES) - eager_only) == []
+
+
+def test_axis_operators_take_the_axis_they_are_listed_for():
+    for ops, parameter in (
+        (facts.AXIS_OPS | facts.ADDED_AXIS_OPS, "axis"),
+        (facts.DIM_OPS, "dim"),
+    ):
+        assert sorted(op for op in ops if op not in facts.OPS) == []
+        missing = sorted(op for op in ops if parameter not in names.OPERATORS.get(op, ()))
+        assert missing == []

@@ -20,6 +20,7 @@ import traceback
 import types
 from typing import Dict, Iterator, List, Optional, Set
 
+from ..mxnet_facts import EAGER_ATTRIBUTES
 from .report import SourceLine
 
 RULE_NAMES = {
@@ -27,7 +28,7 @@ RULE_NAMES = {
     "HL003": "tensor-indexing",
     "HL007": "non-broadcast-arithmetic",
 }
-SYMBOL_ATTRS = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+SYMBOL_ATTRS = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
 _ELEMWISE = re.compile(
     r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
