@@ -16,7 +16,7 @@ key covers it (cache.result_sources hashes hybridlint/, the engine excluded).
 
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from .mxnet_names import ATTRIBUTES, FUNCTIONS, NAMES, OPERATORS
+from .mxnet_names import ATTRIBUTES, BLOCKS, FUNCTIONS, NAMES, OPERATORS
 
 # ------------------------------------------------------------------ namespaces and operators
 
@@ -146,6 +146,10 @@ NON_TENSOR_METHODS = frozenset(
 
 # ------------------------------------------------------------------ Gluon layers
 
+# Gluon's Block classes (gluon, gluon.nn, gluon.rnn, gluon.contrib.nn; generated: issubclass
+# under MXNet 1.9.1): a HybridBlock child is hybridized with its parent, a plain Block is not.
+HYBRID_GLUON: FrozenSet[str] = BLOCKS["hybrid"]
+NON_HYBRID_GLUON: FrozenSet[str] = BLOCKS["plain"]
 # Gluon layers returning one tensor (a child of these types gives a tensor when called).
 SINGLE_OUTPUT_LAYERS = frozenset(
     """

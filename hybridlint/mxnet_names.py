@@ -5,7 +5,8 @@ names left out). MODULES: every importable module of the `mxnet` package. engine
 reads them to raise MXNet's own AttributeError / ModuleNotFoundError for names MXNet lacks
 too, and NotImplementedError only for what MXNet has and the engine does not. FUNCTIONS: for
 the operator namespaces, the public names that are functions (not classes or modules).
-ATTRIBUTES: the public attributes of NDArray and Symbol. OPERATORS: every operator of
+ATTRIBUTES: the public attributes of NDArray and Symbol. BLOCKS: the Block classes of
+gluon, gluon.nn, gluon.rnn and gluon.contrib.nn, hybrid or plain. OPERATORS: every operator of
 MXNet's registry (`_backward_*` left out) and its argument names, inputs first.
 hybridlint/mxnet_facts.py derives what rules need from them and holds the facts MXNet
 cannot list (which operator keeps its input's shape), checked against these names.
@@ -996,6 +997,26 @@ ATTRIBUTES: Dict[str, FrozenSet[str]] = {
     simple_bind sin sinh size_array slice slice_axis slice_like softmax softmin sort
     space_to_depth split split_v2 sqrt square squeeze sum swapaxes take tan tanh tile tojson
     topk transpose trunc wait_to_read zeros_like
+""".split()
+    ),
+}
+
+BLOCKS: Dict[str, FrozenSet[str]] = {
+    "hybrid": frozenset(
+        """
+    Activation AvgPool1D AvgPool2D AvgPool3D BatchNorm BatchNormReLU BidirectionalCell Conv1D
+    Conv1DTranspose Conv2D Conv2DTranspose Conv3D Conv3DTranspose Dense Dropout DropoutCell ELU
+    Embedding Flatten GELU GRU GRUCell GlobalAvgPool1D GlobalAvgPool2D GlobalAvgPool3D
+    GlobalMaxPool1D GlobalMaxPool2D GlobalMaxPool3D GroupNorm HybridBlock HybridConcurrent
+    HybridLambda HybridRecurrentCell HybridSequential HybridSequentialRNNCell Identity
+    InstanceNorm LSTM LSTMCell LayerNorm LeakyReLU MaxPool1D MaxPool2D MaxPool3D ModifierCell
+    PReLU PixelShuffle1D PixelShuffle2D PixelShuffle3D RNN RNNCell ReflectionPad2D ResidualCell
+    SELU Swish SymbolBlock SyncBatchNorm ZoneoutCell
+""".split()
+    ),
+    "plain": frozenset(
+        """
+    Block Concurrent Lambda RecurrentCell Sequential SequentialRNNCell SparseEmbedding
 """.split()
     ),
 }

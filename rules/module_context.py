@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Set, Tuple
 
+from ..mxnet_facts import HYBRID_GLUON, NON_HYBRID_GLUON
+
 # Conventional names assumed only when the module binds them nowhere (snippets, notebooks).
 _CONVENTIONS = {
     "mx": "mxnet",
@@ -28,76 +30,6 @@ _CONVENTIONS = {
 }
 _NORMALISE = (("mxnet.nd.", "mxnet.ndarray."), ("mxnet.sym.", "mxnet.symbol."))
 
-# gluon classes, checked against real MXNet 1.9.1 (issubclass(cls, HybridBlock)).
-HYBRID_GLUON = {
-    "Activation",
-    "AvgPool1D",
-    "AvgPool2D",
-    "AvgPool3D",
-    "BatchNorm",
-    "BatchNormReLU",
-    "Conv1D",
-    "Conv1DTranspose",
-    "Conv2D",
-    "Conv2DTranspose",
-    "Conv3D",
-    "Conv3DTranspose",
-    "Dense",
-    "Dropout",
-    "ELU",
-    "Embedding",
-    "Flatten",
-    "GELU",
-    "GlobalAvgPool1D",
-    "GlobalAvgPool2D",
-    "GlobalAvgPool3D",
-    "GlobalMaxPool1D",
-    "GlobalMaxPool2D",
-    "GlobalMaxPool3D",
-    "GroupNorm",
-    "HybridBlock",
-    "HybridLambda",
-    "HybridSequential",
-    "InstanceNorm",
-    "LayerNorm",
-    "LeakyReLU",
-    "MaxPool1D",
-    "MaxPool2D",
-    "MaxPool3D",
-    "PReLU",
-    "ReflectionPad2D",
-    "SELU",
-    "Swish",
-    "SymbolBlock",
-    "BidirectionalCell",
-    "DropoutCell",
-    "GRU",
-    "GRUCell",
-    "HybridRecurrentCell",
-    "HybridSequentialRNNCell",
-    "LSTM",
-    "LSTMCell",
-    "ModifierCell",
-    "RNN",
-    "RNNCell",
-    "ResidualCell",
-    "ZoneoutCell",
-    "HybridConcurrent",
-    "Identity",
-    "PixelShuffle1D",
-    "PixelShuffle2D",
-    "PixelShuffle3D",
-    "SyncBatchNorm",
-}
-NON_HYBRID_GLUON = {
-    "Block",
-    "Lambda",
-    "Sequential",
-    "RecurrentCell",
-    "SequentialRNNCell",
-    "Concurrent",
-    "SparseEmbedding",
-}
 _GLUON_PREFIXES = ("mxnet.gluon.",)
 # importing these marks numpy-mode code (MXNet's numpy gluon tests: `from mxnet import np, npx`,
 # `from mxnet.util import use_np`): legacy-mode rules and rewrites do not apply to it

@@ -231,3 +231,11 @@ def test_axis_operators_take_the_axis_they_are_listed_for():
         assert sorted(op for op in ops if op not in facts.OPS) == []
         missing = sorted(op for op in ops if parameter not in names.OPERATORS.get(op, ()))
         assert missing == []
+
+
+def test_gluon_block_kinds():
+    assert {"Dense", "HybridSequential", "LSTM", "SyncBatchNorm"} <= facts.HYBRID_GLUON
+    assert {"Block", "Sequential", "SparseEmbedding"} <= facts.NON_HYBRID_GLUON
+    assert not facts.HYBRID_GLUON & facts.NON_HYBRID_GLUON
+    layers = facts.SINGLE_OUTPUT_LAYERS | facts.SHAPE_PRESERVING_LAYERS | facts.RNN_LAYERS
+    assert sorted(layers - facts.HYBRID_GLUON) == []
