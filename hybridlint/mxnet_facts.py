@@ -16,7 +16,7 @@ key covers it (cache.result_sources hashes hybridlint/, the engine excluded).
 
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from .mxnet_names import ATTRIBUTES, BLOCKS, FUNCTIONS, NAMES, OPERATORS
+from .mxnet_names import ATTRIBUTES, BLOCKS, FUNCTIONS, NAMES, OPERATORS, SIGNATURES
 
 # ------------------------------------------------------------------ namespaces and operators
 
@@ -48,6 +48,27 @@ BROADCAST_BINARY: FrozenSet[str] = frozenset(
     op for op in OPS if op.startswith("broadcast_") and OPERATORS.get(op) == ("lhs", "rhs")
 )
 
+
+# nd.maximum(lhs, rhs) is sym.maximum(left, right): the same operands under other names.
+_RENAMED = {("lhs", "left"), ("rhs", "right")}
+
+
+def _shared_signature(nd: Tuple[str, ...], sym: Tuple[str, ...]) -> Tuple[int, FrozenSet[str]]:
+    count = 0
+    for a, b in zip(nd, sym):
+        if a.startswith("*") or b.startswith("*") or not (a == b or (a, b) in _RENAMED):
+            break
+        count += 1
+    return count, frozenset(p for p in set(nd) & set(sym) if not p.startswith("*"))
+
+
+# The Python-defined functions both namespaces have, whose nd and sym signatures may differ
+# (nd.zeros(shape, ctx, dtype) vs sym.zeros(shape, dtype)): (how many leading positional
+# arguments mean the same in both, the keywords both accept). Derived from the generated
+# SIGNATURES; a call outside them has no exact spelling in the other namespace.
+SHARED_SIGNATURE: Dict[str, Tuple[int, FrozenSet[str]]] = {
+    name: _shared_signature(*SIGNATURES[name]) for name in sorted(set(SIGNATURES) & OPS)
+}
 
 # ------------------------------------------------------------------ hand-kept semantic facts
 

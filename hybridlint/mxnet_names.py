@@ -8,6 +8,7 @@ the operator namespaces, the public names that are functions (not classes or mod
 ATTRIBUTES: the public attributes of NDArray and Symbol. BLOCKS: the Block classes of
 gluon, gluon.nn, gluon.rnn and gluon.contrib.nn, hybrid or plain. OPERATORS: every operator of
 MXNet's registry (`_backward_*` left out) and its argument names, inputs first.
+SIGNATURES: the Python-defined functions of both mx.nd and mx.sym, each namespace's parameters.
 hybridlint/mxnet_facts.py derives what rules need from them and holds the facts MXNet
 cannot list (which operator keeps its input's shape), checked against these names.
 """
@@ -2906,4 +2907,28 @@ OPERATORS: Dict[str, Tuple[str, ...]] = {
     "unravel_index": ("data", "shape"),
     "where": ("condition", "x", "y"),
     "zeros_like": ("data",),
+}
+
+SIGNATURES: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {
+    "arange": (
+        ("start", "stop", "step", "repeat", "infer_range", "ctx", "dtype"),
+        ("start", "stop", "step", "repeat", "infer_range", "name", "dtype"),
+    ),
+    "eye": (("N", "M", "k", "ctx", "dtype", "**kwargs"), ("N", "M", "k", "dtype", "**kwargs")),
+    "full": (("shape", "val", "ctx", "dtype", "out"), ("shape", "val", "dtype", "**kwargs")),
+    "histogram": (("a", "bins", "range"), ("a", "bins", "range", "**kwargs")),
+    "linspace": (
+        ("start", "stop", "num", "endpoint", "ctx", "dtype"),
+        ("start", "stop", "num", "endpoint", "name", "dtype"),
+    ),
+    "load": (("fname",), ("fname",)),
+    "maximum": (("lhs", "rhs"), ("left", "right")),
+    "minimum": (("lhs", "rhs"), ("left", "right")),
+    "ones": (("shape", "ctx", "dtype", "**kwargs"), ("shape", "dtype", "**kwargs")),
+    "power": (("base", "exp"), ("base", "exp")),
+    "split_v2": (
+        ("ary", "indices_or_sections", "axis", "squeeze_axis"),
+        ("ary", "indices_or_sections", "axis", "squeeze_axis"),
+    ),
+    "zeros": (("shape", "ctx", "dtype", "stype", "**kwargs"), ("shape", "dtype", "**kwargs")),
 }

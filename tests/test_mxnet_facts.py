@@ -239,3 +239,15 @@ def test_gluon_block_kinds():
     assert not facts.HYBRID_GLUON & facts.NON_HYBRID_GLUON
     layers = facts.SINGLE_OUTPUT_LAYERS | facts.SHAPE_PRESERVING_LAYERS | facts.RNN_LAYERS
     assert sorted(layers - facts.HYBRID_GLUON) == []
+
+
+def test_shared_signatures_of_the_python_defined_functions():
+    shared = facts.SHARED_SIGNATURE
+    assert set(shared) == set(
+        "arange eye full histogram linspace maximum minimum ones power split_v2 zeros".split()
+    )
+    assert shared["zeros"] == (1, {"shape", "dtype"})  # nd's 2nd positional is ctx, sym's dtype
+    assert shared["full"] == (2, {"shape", "val", "dtype"})  # out is nd's only
+    assert shared["maximum"] == (2, set())  # lhs/rhs vs left/right: positions only
+    assert shared["arange"] == (5, {"start", "stop", "step", "repeat", "infer_range", "dtype"})
+    assert shared["split_v2"] == (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"})
