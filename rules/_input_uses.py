@@ -20,7 +20,7 @@ one where a list is still possible: `analyze` records it with the call-site tens
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -122,9 +122,7 @@ class _InputUses(cst.CSTVisitor):
         """The candidate `expr` names while it still holds the input itself, else None."""
         if not isinstance(expr, cst.Name) or expr.value not in self.names or self.hidden:
             return None
-        env: Dict[str, object] = (
-            self.facts.env_at.get(self.statements[-1], {}) if self.statements else {}
-        )
+        env: Env = self.facts.env_at.get(self.statements[-1], {}) if self.statements else {}
         if env.get(expr.value, UNKNOWN_VALUE) != self.initial[expr.value]:
             return None
         return expr.value
@@ -215,16 +213,16 @@ class _InputUses(cst.CSTVisitor):
         if isinstance(func, cst.Name) and func.value in ("len", "list", "tuple", "isinstance"):
             if node.args:
                 self._list(node.args[0].value)
-        for name in iterated_names(node) if isinstance(func, cst.Name) else ():
-            self.lists.add(name) if name in self.names else None
+        if isinstance(func, cst.Name):  # `zip(x, y)`, `enumerate(x)`: iterated
+            self.lists.update(n for n in iterated_names(node) if n in self.names)
         for arg in node.args:
             if arg.star:
                 self._list(arg.value)
         if namespace_call(node, self.facts.namespace) is not None:
             for arg in node.args:
-                name = self._input(arg.value) if not arg.star else None
-                if name is not None:
-                    self.strong.add(name)
+                used = self._input(arg.value) if not arg.star else None
+                if used is not None:
+                    self.strong.add(used)
 
     # -- list evidence -----------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
+    Any,
     Dict,
     Iterable,
     List,
@@ -1527,9 +1528,9 @@ def analyze(
                 facts.caller_tensors = {n for n, v in evidence.items() if v.kind == TENSOR}
             # a hybrid_forward's calls wait until its inputs are settled: a walk made again
             # with other input kinds replaces the first walk's call sites
-            calls: List[Tuple[object, ...]] = []
+            held: List[Tuple[Any, ...]] = []  # the arguments of each on_call
             first = (
-                on_call if facts.kind != "hybrid_forward" else (lambda *a, _c=calls: _c.append(a))
+                on_call if facts.kind != "hybrid_forward" else (lambda *a, _h=held: _h.append(a))
             )
             analyzer = _Analyzer(facts, first)
             analyzer.run()
@@ -1559,8 +1560,8 @@ def analyze(
                 facts.reset()
                 _Analyzer(facts, on_call).run()
             else:
-                for args in calls:
-                    on_call(*args)
+                for site in held:
+                    on_call(*site)
             module.scopes.append(facts)
         pending = []
         for key, env in list(helper_envs.items()):

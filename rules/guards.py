@@ -329,7 +329,7 @@ def one_sided_reshape(
         and normalized_code(other.value) == normalized_code(func.value)
     ):
         return None
-    like = body.args[0].value.value  # type: ignore[attr-defined]
+    like = body.args[0].value.value
     if not (rule.is_tensor(func.value) and rule.is_tensor(like)):
         return None
     return expr.orelse, func.value, like

@@ -327,16 +327,17 @@ spelling are reported without a fix.
         if any(a.star for a in node.args) or self.value(node.args[0].value).kind != TENSOR:
             return None
         data = node.args[0].value
-        inner = self._resolve(data.func) if isinstance(data, cst.Call) else None
-        if (
-            nested
-            and inner is not None
-            and inner[2]
-            and not any(
-                a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in data.args
-            )
-        ):  # `nd.log1p(nd.exp(x))` -> `x.exp().log1p()` at once
-            data = self._fluent(data, inner[0], nested) or data
+        if nested and isinstance(data, cst.Call):  # `nd.log1p(nd.exp(x))` -> `x.exp().log1p()`
+            inner = self._resolve(data.func)
+            if (
+                inner is not None
+                and inner[2]
+                and not any(
+                    a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS
+                    for a in data.args
+                )
+            ):
+                data = self._fluent(data, inner[0], nested) or data
         if (
             not isinstance(data, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
             and not data.lpar
@@ -425,9 +426,9 @@ spelling are reported without a fix.
         if ns is None or eager_only:
             self.report(node, message)
             return
-        replacement = node.with_changes(func=attr_chain(f"{ns}.{op}"))
+        replacement: cst.CSTNode = node.with_changes(func=attr_chain(f"{ns}.{op}"))
         if op == "broadcast_to":  # `nd.broadcast_to(t, shape=x.shape)`: HL001's rewrite at once
-            plans = plan_broadcast_to(self, replacement, ns)
+            plans = plan_broadcast_to(self, node.with_changes(func=attr_chain(f"{ns}.{op}")), ns)
             if plans:  # else the F call would still read `x.shape` (issue 21 item 5)
                 replacement = plans[0][1][0][1]
         self.report(node, message, replacement=replacement, safety=SAFE)
