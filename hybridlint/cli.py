@@ -627,7 +627,8 @@ def rule(code: str, details: bool) -> None:
     key = code.strip().upper()
     if key not in catalog:
         raise click.UsageError(f"unknown rule {code!r} (run `hybridlint rules` for the list)")
-    text = page(key, *catalog[key], details=details)
+    name, message, explanation = catalog[key]
+    text = page(key, name, message, explanation, details=details)
     if _color(sys.stdout):
         from rich.console import Console
         from rich.markdown import Markdown
