@@ -1,12 +1,15 @@
 """Asserts on shapes: `assert x1.shape == x2.shape`, `assert out.shape[0] == n` (HL001's fix).
 
 A check of shapes cannot run on a Symbol (no `.shape`), and nothing in a graph can stop a call
-with a Python exception. The rewrite deletes the statement. It is safe: the test reads only
-shapes (`.shape`, `.shape[k]`, `.shape[a:b]`, `.ndim`, `.size` of tensors), Python values
+with a Python exception. The rewrite deletes the statement, as an UNSAFE fix. The test reads
+only shapes (`.shape`, `.shape[k]`, `.shape[a:b]`, `.ndim`, `.size` of tensors), Python values
 (names that are not tensors, `self.attr`, literals) and `len(...)`, combined by comparisons,
-`and`/`or`/`not` and arithmetic, so evaluating it has no effect; where it holds, the code after
-it computes the same without it, and where it fails the original raised AssertionError, which
-is no working call (Python itself drops every assert under `python -O`). A test that reads a
+`and`/`or`/`not` and arithmetic, so evaluating it has no effect and where it holds the code
+after it computes the same without it. But where it fails, the original stopped a misuse with
+its own message (`assert x.shape[1] == self._in_units, 'wrong width'`) and the fixed block
+runs on, eagerly too, into another error or a silent broadcast: the user's check is gone. That
+is a decision for the user (`--unsafe-fixes`), or for `--verify`, which applies the deletion
+where an example runs it and the block then hybridizes. A test that reads a
 tensor's values (`assert x.sum() > 0`) is HL008's, and one that calls anything else is left
 as it is, reported only. (mxnet SDMLLoss `assert x1.shape == x2.shape`; gluoncv2 FractalBlock
 `assert (out.shape[0] == curr_num_columns)`.)
@@ -18,7 +21,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from .base import SAFE, Edit, Invalid, Valid
+from .base import UNSAFE, Edit, Invalid, Valid
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
 
@@ -45,13 +48,13 @@ def plan_shape_assert(rule, attribute: cst.Attribute) -> Optional[Tuple[Tuple[Ed
     if following is None and (len(block) == 1 or commented):
         # the only statement of its block, or the comments above it have no statement to go
         # to: a `pass` keeps the block and the comments
-        return ((statement, statement.with_changes(body=[cst.Pass()])),), SAFE
+        return ((statement, statement.with_changes(body=[cst.Pass()])),), UNSAFE
     edits: List[Edit] = [(statement, cst.RemovalSentinel.REMOVE)]
     if commented and isinstance(following, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         # the comments above the assert stay, on the next statement
         lines = list(statement.leading_lines) + list(following.leading_lines)
         edits.append((following, following.with_changes(leading_lines=lines)))
-    return tuple(edits), SAFE
+    return tuple(edits), UNSAFE
 
 
 def _shape_only(rule, expr: cst.BaseExpression) -> bool:
@@ -137,7 +140,7 @@ INVALID = [
         _HEAD + "        assert x.shape == y.shape\n        return x + y\n",
         line=3,
         fixed=_HEAD + "        return x + y\n",
-        safety=SAFE,
+        safety=UNSAFE,
     ),
     Invalid(
         _HEAD
@@ -146,7 +149,7 @@ INVALID = [
         line=5,
         fixed=_HEAD
         + "        n = 2\n        if n > 1:\n            pass\n        return F.broadcast_add(x, y)\n",
-        safety=SAFE,
+        safety=UNSAFE,
     ),
     # the comment above stays, on the statement after the assert
     Invalid(
@@ -154,7 +157,7 @@ INVALID = [
         + "        # same rows\n        assert x.shape[0] == y.shape[0]\n        return x + y\n",
         line=4,
         fixed=_HEAD + "        # same rows\n        return x + y\n",
-        safety=SAFE,
+        safety=UNSAFE,
     ),
     # the test calls a function: it may do anything, reported only
     Invalid(_HEAD + "        assert check(x.shape)\n        return x\n", line=3),

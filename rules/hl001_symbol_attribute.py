@@ -104,8 +104,9 @@ reshape-code, `arange_like`, `transpose`, `broadcast_like` and tile rewrites, an
 on symbolic dims: they give the written target whenever the original reshape keeps the size.
 Unsafe (applied with `--unsafe-fixes`; review, or prove with `--verify`): dropping
 `ctx=x.context` or `as_in_context(x.context)` (eagerly the array may then sit on another
-device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of range), and a
-dim cached on self for a helper (the attribute then keeps its `__init__` value).
+device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of range), a
+dim cached on self for a helper (the attribute then keeps its `__init__` value), and deleting
+an assert on shapes (where it would fail, the user's own check of a misuse is gone).
 """
         + _patterns("Shape-driven creation, arange and resize", _creation_fix)
         + _patterns("Shape scalars used as values", _shape_scalar_fix)
