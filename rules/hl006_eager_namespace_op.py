@@ -11,6 +11,7 @@ from ..mxnet_facts import (
     ADVICE,
     OPS,
     SHARED_METHODS,
+    SHARED_SIGNATURE as _SHARED_SIGNATURE,
     SUBNAMESPACE_OPS,
     fixed_namespace_op,
     ndarray_only,
@@ -22,22 +23,6 @@ from .base import SAFE, Invalid, Rule, Valid
 
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
-# Python-defined functions (not generated operators) whose nd and sym signatures differ in
-# MXNet 1.9.1: (positional arguments both accept, keywords both accept). E.g. nd.zeros(shape,
-# ctx, dtype) vs sym.zeros(shape, dtype); nd.maximum(lhs, rhs) vs sym.maximum(left, right).
-_SHARED_SIGNATURE = {
-    "zeros": (1, {"shape", "dtype"}),
-    "ones": (1, {"shape", "dtype"}),
-    "full": (2, {"shape", "val", "dtype"}),
-    "eye": (3, {"N", "M", "k", "dtype"}),
-    "arange": (5, {"start", "stop", "step", "repeat", "dtype"}),
-    "linspace": (4, {"start", "stop", "num", "endpoint", "dtype"}),
-    "histogram": (3, {"a", "bins", "range"}),
-    "maximum": (2, set()),
-    "minimum": (2, set()),
-    "power": (2, {"base", "exp"}),
-    "split_v2": (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"}),
-}
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
 _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
