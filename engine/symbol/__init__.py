@@ -3,7 +3,7 @@
 Functions appear here as ops are registered (`registry.on_register`): `foo` -> `mx.sym.foo`,
 `_foo` -> `mx.sym._internal._foo`, `_contrib_foo` -> `mx.sym.contrib.foo`. There is no
 `mx.sym.array`, exactly as in MXNet (under as_mxnet() it is MXNet's AttributeError: see
-engine/_mxnet_names.py).
+hybridlint/mxnet_names.py).
 """
 
 import sys
