@@ -13,6 +13,7 @@ from typing import Iterable, List, Optional, Set
 
 import libcst as cst
 
+from ..cstwalk import visit_only
 from .analysis import Shape, call_argument, dotted_name, literal_int, nested_literal_shape
 from .base import Edit
 from .values import NameBindings
@@ -189,7 +190,7 @@ def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
         def visit_For(self, node: cst.For) -> None:
             self._targets(node.target)
 
-    node.visit(Stores())
+    visit_only(node, Stores())  # read-only: LibCST's visit would rebuild the tree (issue 22)
     return bool(found)
 
 
@@ -418,7 +419,7 @@ def _mentions_attribute(node: cst.CSTNode, attr: str) -> int:
             ):
                 count[0] += 1
 
-    node.visit(Mentions())
+    visit_only(node, Mentions())
     return count[0]
 
 

@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ..cstwalk import visit_only
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
@@ -454,7 +455,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not a number or a
         numpy array (AttributeError: 'list' object has no attribute 'asnumpy')."""
         finder = _ConstantInitializers(self.state.module.qualify)
-        klass.node.visit(finder)
+        visit_only(klass.node, finder)  # read-only: LibCST's visit rebuilds (issue 22)
         if not finder.found:
             return
         numpy = next((k for k, v in self.state.module.imports.items() if v == "numpy"), None)
