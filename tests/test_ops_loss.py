@@ -30,8 +30,9 @@ def test_softmax_output_label_shape(kw, data, label):
 
 
 def test_loss_heads_names_and_errors():
-    assert mx.sym.make_loss(mx.sym.var("x")).list_outputs() == ["make_loss0_loss"]
-    assert mx.sym.MakeLoss(mx.sym.var("x")).list_outputs() == ["makeloss0_output"]
+    with mx.name.NameManager():  # a fresh counter: other tests in this worker made losses too
+        assert mx.sym.make_loss(mx.sym.var("x")).list_outputs() == ["make_loss0_loss"]
+        assert mx.sym.MakeLoss(mx.sym.var("x")).list_outputs() == ["makeloss0_output"]
     with pytest.raises(MXNetError, match="2-D"):
         mx.nd.softmax_cross_entropy(mx.nd.ones((2, 3, 4)), mx.nd.ones((2,)))
     with pytest.raises(MXNetError, match="out of range"):
