@@ -1,5 +1,5 @@
 """Shape-free rewrites HL001 offers (issue 12): rank arithmetic as a negative axis, and
-broadcasting to another tensor's whole shape as `broadcast_like`.
+tiles that are broadcasts, as `broadcast_like`.
 
 A Symbol has no `.ndim`, but the operators below normalise a negative axis by the rank of
 their data (MXNet 1.9.1: `axis += ndim`), so `axis=x.ndim - k` on an operator whose data is x
@@ -9,14 +9,6 @@ so they normalise by `ndim + 1`: `axis=x.ndim - k` there is `axis=-(k + 1)`.
 The rewrite is exact when the position is in range, i.e. k <= ndim (k = 1 for an ordinary
 axis, k = 0 for an added one, always: both sides then name the last axis, or fail alike on a
 rank-0 array). A larger k is safe only when the analysis knows x's rank; otherwise `unsafe`.
-
-`broadcast_to(t, x.shape)` and `broadcast_like(t, x)` agree on values, shape, dtype and on
-every error (rank mismatch, a non-1 axis that differs), zero-size x included (both read a 0
-dim as "keep t's"; checked on MXNet 1.9.1), so that rewrite is `safe` for tensors t and x.
-A part of the shape, `F.broadcast_to(t, (x.shape[0], n))`, is reported only: the form that
-reads it, `broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))`, fails unless t's axis is 1
-(also where it already equals x's, which broadcast_to accepts) and fails on a zero dim that
-broadcast_to keeps (MXNet 1.9.1), so it is exact only where t's axis is known to be 1.
 
 `F.tile(t, reps=(x.shape[i], 1, ...))` repeats t's axis j x.shape[i] times; that is a broadcast
 only when t's axis j has size 1 (tiling a size-n axis concatenates copies) and when t's rank is
@@ -40,6 +32,7 @@ from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ._broadcast_like import Plan
 from ._build import call, integer, tuple_of
 from .analysis import call_argument, literal_int
 from ..mxnet_facts import ADDED_AXIS_OPS as _ADDED_AXIS_OPS  # MXNet facts: one module
@@ -52,8 +45,6 @@ _DATA_KEYWORD = {"take": "a"}
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
-
-Plan = Tuple[cst.Attribute, Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...], str]
 
 
 def plan_ndim_axis(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
@@ -79,43 +70,6 @@ def plan_ndim_axis(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]
     shape = rule.value(attribute.value).shape
     safe = k == (0 if added else 1) or (shape is not None and len(shape) >= k)
     return [(attribute, ((axis.value, integer(new_axis)),), SAFE if safe else UNSAFE)]
-
-
-def plan_broadcast_to(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
-    """`F.broadcast_to(t, x.shape)`, `t.broadcast_to(x.shape)` (also `shape=`) ->
-    `F.broadcast_like(t, x)` / `t.broadcast_like(x)`, for tensors t and x."""
-    func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "broadcast_to"):
-        return []
-    namespaced = (
-        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
-    )
-    if namespaced:
-        data, shape = call_argument(node, 0, "data"), call_argument(node, 1, "shape")
-        count = 2
-    else:
-        data, shape = None, call_argument(node, 0, "shape")
-        count = 1
-    if shape is None or len(node.args) != count or any(a.star for a in node.args):
-        return []
-    source = shape.value
-    if not (
-        isinstance(source, cst.Attribute)
-        and source.attr.value == "shape"
-        and rule.is_tensor(source.value)
-    ):
-        return []
-    if namespaced:
-        if data is None or not rule.is_tensor(data.value):
-            return []
-        replacement = call(f"{namespace}.broadcast_like", [data.value, source.value])
-    else:
-        if not rule.is_tensor(func.value):
-            return []
-        replacement = cst.Call(
-            func=func.with_changes(attr=cst.Name("broadcast_like")), args=[cst.Arg(source.value)]
-        )
-    return [(source, ((node, replacement),), SAFE)]
 
 
 def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:

@@ -13,7 +13,8 @@ from ._arange_index import INVALID as ARANGE_INVALID, plan_arange_index
 from ._shape_assert import INVALID as ASSERT_INVALID, plan_shape_assert
 from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from ._creation_fix import plan_creation, unpacking_creation_fix
-from ._shape_rewrites import plan_broadcast_to, plan_ndim_axis, plan_tile
+from ._broadcast_like import plan_broadcast_to
+from ._shape_rewrites import plan_ndim_axis, plan_tile
 from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from ._shape_scalar_fix import parameter_of, plan_shape_scalar
 from ._reshape_fix import reshape_like_plan

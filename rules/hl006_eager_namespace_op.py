@@ -17,7 +17,7 @@ from ..mxnet_facts import (
     ndarray_only,
 )
 from ._ndarray_only_fix import ndarray_only_fix
-from ._shape_rewrites import plan_broadcast_to
+from ._broadcast_like import plan_broadcast_to
 from .analysis import TENSOR, TENSORS, dotted_name, namespace_call
 from .base import SAFE, Invalid, Rule, Valid
 
