@@ -3,7 +3,7 @@
 from typing import List, Type
 
 from .base import Invalid, Rule, Valid  # noqa: F401
-from .hl001_symbol_attribute import SymbolAttribute
+from .hl001 import SymbolAttribute
 from .hl002_ndarray_only_method import NDArrayOnlyMethod
 from .hl003_tensor_indexing import TensorIndexing
 from .hl004_inplace_arithmetic import InplaceArithmetic

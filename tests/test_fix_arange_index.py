@@ -1,4 +1,4 @@
-"""HL001's row-wise pick rewrite (rules/_arange_index.py), checked by running it.
+"""HL001's row-wise pick rewrite (rules/hl001/row_picks.py), checked by running it.
 
 `t[mx.nd.arange(t.shape[0]), idx]` -> `F.gather_nd(t, F.stack(arange_like(t, axis=0),
 idx))`, both cast to int32 as NDArray indexing does: for random shapes, negative and

@@ -1,5 +1,5 @@
-"""HL001's shape-driven creation, arange, resize and tile rewrites (rules/_creation_fix.py,
-rules/_shape_rewrites.py), checked by running them.
+"""HL001's shape-driven creation, arange, resize and tile rewrites (rules/hl001/creation.py,
+rules/hl001/axes.py), checked by running them.
 
 For random shapes (hypothesis), a hybrid_forward that builds an array from tensor shapes is
 linted and fixed with the real linter; the original block runs eagerly (the reference), the

@@ -1,4 +1,4 @@
-"""HL001's reshape targets built from shapes, followed through a function (rules/_reshape_flow.py).
+"""HL001's reshape targets built from shapes, followed through a function (rules/hl001/reshape/flow.py).
 
 Each property draws random shapes (and head counts, groups, upscale factors), writes a block in
 the style of the zoos (the dims unpacked from one tensor, the reshape of a value derived from

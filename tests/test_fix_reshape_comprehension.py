@@ -1,4 +1,4 @@
-"""HL001's reshape targets inside comprehensions (rules/_reshape_flow.py, issue 12).
+"""HL001's reshape targets inside comprehensions (rules/hl001/reshape/flow.py, issue 12).
 
 The flow plans the element of a list/set/dict comprehension with the names its targets bind,
 as the shared analysis bound them (`FunctionFacts.comp_envs`), and follows an element of a
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from fix_support import BACKENDS, backend_module, block_source, fix_settings
 from fix_support import run_with_fixed_params as run
 from fix_support import fix_source, lint_source  # memoized: each backend reuses the result
-from hybridlint.rules._reshape_flow import _Names
+from hybridlint.rules.hl001.reshape.flow import _Names
 
 FEATURES = "feat1, feat2"
 SSD = (

@@ -1,5 +1,5 @@
 """HL001's rewrite of resize sizes a helper method computes from the input's shape
-(rules/_resize_fix.py, issue 20): gluoncv2's InterpolationBlock.
+(rules/hl001/resize_helper.py, issue 20): gluoncv2's InterpolationBlock.
 
 The block is linted and fixed with the real linter; the original runs eagerly (the reference),
 the fixed block eagerly and hybridized, on the bundled engine and (marked `mxnet`) on real
@@ -198,7 +198,7 @@ def test_mxnet_downscale_by_an_inverse_factor_is_not_floor_division():
     assert out.shape[2:] != (82 // 41, 41 // 41)
 
 
-# -- an input's size passed to a resizing child (rules/_child_resize_fix.py) ----------------
+# -- an input's size passed to a resizing child (rules/hl001/resize_child.py) ----------------
 # gluoncv2's CGNet/DABNet head: the child is the InterpolationBlock above
 SEGMENTER = (
     INTERPOLATION

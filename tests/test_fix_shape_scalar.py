@@ -1,4 +1,4 @@
-"""The shape-scalar fix forms of HL001 (rules/_shape_scalar_fix.py), checked by running them.
+"""The shape-scalar fix forms of HL001 (rules/hl001/scalars.py), checked by running them.
 
 The method of tests/test_fix_equivalence.py: for random shapes, axes and values (hypothesis), a
 hybrid_forward using the original expression is linted and fixed with the real linter; the

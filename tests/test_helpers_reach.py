@@ -13,7 +13,7 @@ from typing import List, Tuple
 from hybridlint.linter import fix_source, lint_source, may_contain_hybrid_code
 from hybridlint.rules.analysis import NAMESPACE, SCALAR, TENSOR, UNKNOWN, Value
 from hybridlint.rules.base import Rule
-from hybridlint.rules.hl001_symbol_attribute import SymbolAttribute
+from hybridlint.rules.hl001 import SymbolAttribute
 from hybridlint.rules.hl003_tensor_indexing import TensorIndexing
 
 

@@ -1,4 +1,4 @@
-"""rules/_reshape_codes.py: shape algebra -> MXNet reshape codes.
+"""rules/hl001/reshape/codes.py: shape algebra -> MXNet reshape codes.
 
 Targets are built from a source's dims by random operations (copy, merge a run of dims, split a
 dim by a constant or an external size, insert a literal 1, write one dim as -1). Whatever codes
@@ -19,7 +19,7 @@ import hybridlint.engine as engine
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 from hybridlint.engine.ops.shape import infer_reshape
-from hybridlint.rules._reshape_codes import (
+from hybridlint.rules.hl001.reshape.codes import (
     INFER,
     Dim,
     Ref,

@@ -37,9 +37,9 @@ from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ._build import call
-from .base import UNSAFE, Edit, Invalid
-from .values import literal_int, walk_nodes
+from .._build import call
+from ..base import UNSAFE, Edit, Invalid
+from ..values import literal_int, walk_nodes
 
 _RESIZE = "contrib.BilinearResize2D"
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)

@@ -7,25 +7,25 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ._build import call, strip_parens, tuple_of
-from . import _arange_index, _creation_fix, _shape_assert, _shape_scalar_fix
-from ._arange_index import INVALID as ARANGE_INVALID, plan_arange_index
-from ._shape_assert import INVALID as ASSERT_INVALID, plan_shape_assert
-from ._creation_fix import INVALID as CREATION_INVALID, VALID as CREATION_VALID
-from ._creation_fix import plan_creation, unpacking_creation_fix
-from ._broadcast_like import plan_broadcast_to
-from ._shape_rewrites import plan_ndim_axis, plan_tile
-from ._shape_scalar_fix import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
-from ._shape_scalar_fix import parameter_of, plan_shape_scalar
-from ._reshape_fix import reshape_like_plan
-from ._reshape_flow import flow_fixes
-from . import _child_resize_fix, _resize_fix
-from ._child_resize_fix import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
-from ._resize_fix import INVALID as RESIZE_INVALID, plan_helper_resize
-from ..mxnet_facts import EAGER_ATTRIBUTES
-from .analysis import SHAPE, call_argument, literal_int
-from .values import dotted_name
-from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
+from .._build import call, strip_parens, tuple_of
+from . import asserts, creation, row_picks, scalars
+from .row_picks import INVALID as ARANGE_INVALID, plan_arange_index
+from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
+from .creation import INVALID as CREATION_INVALID, VALID as CREATION_VALID
+from .creation import plan_creation, unpacking_creation_fix
+from .._broadcast_like import plan_broadcast_to
+from .axes import plan_ndim_axis, plan_tile
+from .scalars import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
+from .scalars import parameter_of, plan_shape_scalar
+from .reshape.fix import reshape_like_plan
+from .reshape.flow import flow_fixes
+from . import resize_child, resize_helper
+from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
+from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
+from ...mxnet_facts import EAGER_ATTRIBUTES
+from ..analysis import SHAPE, call_argument, literal_int
+from ..values import dotted_name
+from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _IDIOMS = {
@@ -109,12 +109,12 @@ device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of
 dim cached on self for a helper (the attribute then keeps its `__init__` value), and deleting
 an assert on shapes (where it would fail, the user's own check of a misuse is gone).
 """
-        + _patterns("Shape-driven creation, arange and resize", _creation_fix)
-        + _patterns("Shape scalars used as values", _shape_scalar_fix)
-        + _patterns("Resize sizes a helper method computes", _resize_fix)
-        + _patterns("An input's size passed to a resizing child", _child_resize_fix)
-        + _patterns("Row-wise picks by indexing", _arange_index)
-        + _patterns("Asserts on shapes", _shape_assert)
+        + _patterns("Shape-driven creation, arange and resize", creation)
+        + _patterns("Shape scalars used as values", scalars)
+        + _patterns("Resize sizes a helper method computes", resize_helper)
+        + _patterns("An input's size passed to a resizing child", resize_child)
+        + _patterns("Row-wise picks by indexing", row_picks)
+        + _patterns("Asserts on shapes", asserts)
     )
 
     VALID = (
@@ -202,7 +202,7 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
         ]
         + SCALAR_VALID
         + CREATION_VALID
-    )  # the examples of rules/_shape_scalar_fix.py, _creation_fix.py
+    )  # the examples of rules/hl001/scalars.py, creation.py
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = (
         [
@@ -469,7 +469,7 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
             ),
             Invalid(
                 _net("n = x.size\nreturn x / n"),
-                line=3,  # a named shape scalar: rules/_shape_scalar_fix.py
+                line=3,  # a named shape scalar: rules/hl001/scalars.py
                 fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"),
                 safety=UNSAFE,
             ),
@@ -519,7 +519,7 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
             return
         message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {_IDIOMS[attr]}"
         planned = self._indexed.pop(node, None) or self._planned.pop(node, None)
-        # reshape targets built from shapes, followed through the function (rules/_reshape_flow.py)
+        # reshape targets built from shapes, followed through the function (rules/hl001/reshape/flow.py)
         flow = flow_fixes(self) if attr == "shape" and self.facts is not None else None
         unpacked = flow.fixes.get(node) if flow is not None else None
         if (
@@ -730,7 +730,7 @@ _STATIC_ARGUMENTS = frozenset(
 def _static_argument(rule, attribute: cst.Attribute) -> Optional[str]:
     """Why no rewrite exists when the value feeds an operator attribute (`num_outputs=` of a
     split), or None."""
-    path = _shape_scalar_fix._path(rule.statement, attribute) or []
+    path = scalars._path(rule.statement, attribute) or []
     for node in reversed(path):
         if isinstance(node, cst.Arg) and node.keyword is not None:
             if node.keyword.value not in _STATIC_ARGUMENTS:

@@ -74,12 +74,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..mxnet_facts import EAGER_ATTRIBUTES
-from ._build import call, integer, strip_parens, tuple_of
-from ._shape_rewrites import Plan, tile_rewrite
-from .analysis import TENSOR, call_argument, literal_int
-from .values import shape_index
-from .base import SAFE, UNSAFE, Edit, Invalid, Valid
+from ...mxnet_facts import EAGER_ATTRIBUTES
+from .._build import call, integer, strip_parens, tuple_of
+from .axes import Plan, tile_rewrite
+from ..analysis import TENSOR, call_argument, literal_int
+from ..values import shape_index
+from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
 _PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
@@ -714,8 +714,8 @@ def _rewrite_resize(node: cst.Call, resolver: _Resolver):
 
 def _reshape_of_data(rule, node: cst.Call, binding: _Binding, scan: _FunctionScan):
     """A reshape of the binding's own tensor whose target reads the names: HL001's reshape
-    codes (rules/_reshape_fix.codes_for), as (edit, the name loads it consumes), else None."""
-    from ._reshape_fix import codes_for  # the reshape-code synthesis (owned by the reshape rule)
+    codes (rules/hl001/reshape/fix.codes_for), as (edit, the name loads it consumes), else None."""
+    from .reshape.fix import codes_for  # the reshape-code synthesis (owned by the reshape rule)
 
     func = node.func
     if not (

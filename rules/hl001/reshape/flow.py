@@ -2,7 +2,7 @@
 
 `b, l, u = x.shape; h = self.proj(x); h = h.reshape((b, l, heads, u // heads))` needs the dims
 of `x` in a reshape of `h`. This module walks the statements of a function in order and keeps
-a symbolic shape (monomials of `_reshape_codes`) for every tensor name it can follow: inputs
+a symbolic shape (monomials of `codes`) for every tensor name it can follow: inputs
 (one symbol per axis), results of reshapes (the written target: an eager reshape that worked
 has exactly that shape), transposes and swaps (the dims permuted), shape-preserving operators
 and layers, Dense (leading dims kept) and convolutions (batch kept, rank known). The element of
@@ -12,7 +12,7 @@ of a sequential container whose layers `__init__` adds (`for p, f in zip(self.pr
 `p(f)` is one of those layers applied to f); a generator is not (it runs later). Every reshape
 whose target reads a shape (an unpacked name, `t.shape[i]`, `t.shape[k:]`) gets a plan:
 
-- MXNet's codes (`_reshape_codes.synthesize_dims`) relative to the data's own symbolic shape;
+- MXNet's codes (`codes.synthesize_dims`) relative to the data's own symbolic shape;
 - when one target dim is not a product of the data's dims (`u // heads` of the input while the
   data is a Dense output), it becomes -1: the original reshape worked eagerly, so the sizes are
   equal and -1 gives back that very dim; likewise one unknown dim of the data (a Dense's units)
@@ -36,8 +36,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from ._build import integer, strip_parens, tuple_of
-from ._reshape_codes import (
+from ..._build import integer, strip_parens, tuple_of
+from .codes import (
     EXT,
     INFER,
     Dim,
@@ -50,12 +50,12 @@ from ._reshape_codes import (
     symbol,
     synthesize_dims,
 )
-from ..mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one module
-from ..mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
-from ..mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
-from .analysis import SCALAR, TENSOR, UNKNOWN, call_argument, literal_int
-from .values import NameBindings, last_name, walk_nodes
-from .base import Edit
+from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one module
+from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
+from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
+from ...analysis import SCALAR, TENSOR, UNKNOWN, call_argument, literal_int
+from ...values import NameBindings, last_name, walk_nodes
+from ...base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
 

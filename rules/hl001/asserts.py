@@ -21,7 +21,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from .base import UNSAFE, Edit, Invalid, Valid
+from ..base import UNSAFE, Edit, Invalid, Valid
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
 

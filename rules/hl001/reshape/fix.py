@@ -1,7 +1,7 @@
 """Reshape targets written from a tensor's shape -> MXNet's special codes (HL001's fix).
 
 Reads a reshape target (`x.reshape((b, l, h, u // h))` after `b, l, u = x.shape`, or
-`x.reshape((x.shape[0] * x.shape[1], -1))`) into the monomials of `_reshape_codes`, asks it for
+`x.reshape((x.shape[0] * x.shape[1], -1))`) into the monomials of `codes`, asks it for
 an exact code sequence and renders it back with the user's own expressions for literal sizes:
 `x.reshape((0, 0, h, -1))`. Everything that is not certainly such a target gives None.
 """
@@ -12,10 +12,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ._build import integer, strip_parens
-from ._reshape_codes import INFER, Dim, Ref, Term, const, symbol, synthesize
-from .analysis import SCALAR, UNKNOWN, literal_int
-from .base import Edit
+from ..._build import integer, strip_parens
+from .codes import INFER, Dim, Ref, Term, const, symbol, synthesize
+from ...analysis import SCALAR, UNKNOWN, literal_int
+from ...base import Edit
 
 
 def _code(node: cst.CSTNode) -> str:

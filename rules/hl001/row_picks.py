@@ -28,9 +28,9 @@ from typing import List, Optional
 
 import libcst as cst
 
-from ._build import call
-from .base import UNSAFE, Invalid, Valid
-from .values import call_argument, dotted_name, shape_index
+from .._build import call
+from ..base import UNSAFE, Invalid, Valid
+from ..values import call_argument, dotted_name, shape_index
 
 Plan = tuple  # (the `t.shape` attribute, its edits, the safety), as the other HL001 planners
 

@@ -21,7 +21,7 @@ rep, checked on MXNet 1.9.1): safe. When t is `F.expand_dims(m, axis=j)` / `m.ex
 is exact when t's rank is len(reps) (the GluonNLP key-padding mask
 `F.tile(mask.expand_dims(axis=1), reps=(1, q.shape[1], 1))` on a (B, Lk) mask) and differs
 otherwise (tile pads the shorter of t and reps with leading 1s), so it is unsafe. A rep may
-also be a name bound to a dim (`n = x.shape[0]`; rules/_creation_fix.py removes the binding
+also be a name bound to a dim (`n = x.shape[0]`; rules/hl001/creation.py removes the binding
 when every use is rewritten). Every other tile is reported only: tiling a size-n axis
 concatenates copies, which no broadcast does.
 """
@@ -32,14 +32,14 @@ from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ._broadcast_like import Plan
-from ._build import call, integer, tuple_of
-from .analysis import call_argument, literal_int
-from ..mxnet_facts import ADDED_AXIS_OPS as _ADDED_AXIS_OPS  # MXNet facts: one module
-from ..mxnet_facts import AXIS_OPS as _AXIS_OPS
-from ..mxnet_facts import DIM_OPS as _DIM_OPS
-from .values import shape_index
-from .base import SAFE, UNSAFE
+from .._broadcast_like import Plan
+from .._build import call, integer, tuple_of
+from ..analysis import call_argument, literal_int
+from ...mxnet_facts import ADDED_AXIS_OPS as _ADDED_AXIS_OPS  # MXNet facts: one module
+from ...mxnet_facts import AXIS_OPS as _AXIS_OPS
+from ...mxnet_facts import DIM_OPS as _DIM_OPS
+from ..values import shape_index
+from ..base import SAFE, UNSAFE
 
 _DATA_KEYWORD = {"take": "a"}
 _EQUAL = cst.AssignEqual(

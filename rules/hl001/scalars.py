@@ -74,10 +74,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ._build import call, integer
-from ._constant_param import binds
-from .base import SAFE, UNSAFE, Invalid, Valid
-from .values import SCALAR, TENSOR, call_argument, dotted_name, literal_int, shape_index
+from .._build import call, integer
+from .._constant_param import binds
+from ..base import SAFE, UNSAFE, Invalid, Valid
+from ..values import SCALAR, TENSOR, call_argument, dotted_name, literal_int, shape_index
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
 
