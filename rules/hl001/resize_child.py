@@ -13,13 +13,13 @@ resize has a `like` mode that reads x's size in the graph.
   built in `__init__` as a class of the module whose hybrid_forward `(self, F, data, size)`,
   when `size is not None`, decides its tests and returns
   `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (through one name bound to
-  size, or `**` of `dict(height=size[0], width=size[1])`, which rules/hl001/resize_helper.py writes).
-  The shape branch becomes `None` and each call
+  size, or `**` of `dict(height=size[0], width=size[1])`, the form the rewrite of resize sizes a
+  helper method computes writes). The shape branch becomes `None` and each call
   `self.<c>(u, S) if C else F.contrib.BilinearResize2D(u, like=x, mode='like')` (the plain
   form: the call becomes the resize and the binding goes).
 - **Exactness**: where the original resizes to `x.shape[2:]`, the `like` mode reads axes 2 and
-  3 of x, the same sizes (MXNet 1.9.1, rules/hl001/creation.py), and the interpolation depends
-  only on the sizes; elsewhere the child runs as before.
+  3 of x, the same sizes (MXNet 1.9.1; see the shape-driven resize above), and the
+  interpolation depends only on the sizes; elsewhere the child runs as before.
 - **Safety: unsafe.** The child block is skipped in that branch (its hooks, and a subclass or
   another block put in `self.<c>` later, would differ), and C is evaluated twice.
 """
