@@ -110,14 +110,12 @@ def test_derived_namespace_tables():
 
 # ------------------------------------------------------------------ semantics, engine and MXNet
 
-# The parameters an operator requires (MXNet's smooth_l1 defaults scalar to 1.0; the engine
-# requires it, so it is given).
+# The parameters an operator requires.
 _REQUIRED = {
     "Activation": {"act_type": "relu"},
     "Cast": {"dtype": "float16"},
     "cast": {"dtype": "float16"},
     "clip": {"a_min": 0, "a_max": 1},
-    "smooth_l1": {"scalar": 1.0},
 }
 _MULTI_REQUIRED = {"contrib.bipartite_matching": {"threshold": 0.5}}
 

@@ -151,6 +151,7 @@ CASES += [
     ),
     ("smooth_l1", [rand(RNG, 3, 4)], dict(scalar=2.0)),
     ("smooth_l1", [rand(RNG, 3, 4)], dict(scalar=0.7)),
+    ("smooth_l1", [rand(RNG, 3, 4)], {}),  # scalar defaults to 1.0, as in MXNet
     ("_contrib_div_sqrt_dim", [rand(RNG, 2, 5)], {}),
     ("_contrib_div_sqrt_dim", [rand(RNG, 2, 3, 16)], {}),
 ]

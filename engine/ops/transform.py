@@ -492,7 +492,7 @@ def smooth_l1(attrs, x):
     return np.where(a < x.dtype.type(1.0 / s2), quad, lin).astype(x.dtype, copy=False)
 
 
-register("smooth_l1", params={"scalar": Param(p_float)}, infer_shape=elemwise_shape)(smooth_l1)
+register("smooth_l1", params={"scalar": Param(p_float, 1.0)}, infer_shape=elemwise_shape)(smooth_l1)
 
 
 def _arange_like_shape(attrs, in_shapes):
