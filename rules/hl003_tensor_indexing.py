@@ -7,15 +7,9 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
-from ._examples import with_parent
+from ._examples import net as _net, with_parent
 from .analysis import SCALAR, TENSOR, TENSORS, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
-
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-
-
-def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
 
 
 def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords) -> cst.Call:

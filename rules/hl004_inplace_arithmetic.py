@@ -6,6 +6,7 @@ from typing import Dict, Type, Union
 
 import libcst as cst
 
+from ._examples import net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
@@ -24,11 +25,9 @@ _SYMBOLS = {
     cst.DivideAssign: "/=",
 }
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
-
 
 def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
+    return net(body, "F, x, y")
 
 
 class InplaceArithmetic(Rule):

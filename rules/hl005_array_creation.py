@@ -11,6 +11,7 @@ import numpy as np
 from . import _constant_helper as helper
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
+from ._examples import net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 
@@ -27,12 +28,14 @@ _NEW_INIT = (
 
 
 def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
-    text = imports + "class Net(HybridBlock):\n"
+    """`init`, unindented, is the body of an `__init__(self, **kwargs)`."""
     if init:
-        text += "    def __init__(self, **kwargs):\n"
-        text += "".join(f"        {line}\n" for line in init.splitlines()) + "\n"
-    text += f"    def hybrid_forward(self, F, {inputs}):\n"
-    return text + "".join("        " + line + "\n" for line in body.splitlines())
+        init = (
+            "    def __init__(self, **kwargs):\n"
+            + "".join(f"        {line}\n" for line in init.splitlines())
+            + "\n"
+        )
+    return net(body, f"F, {inputs}", imports, init)
 
 
 # Tensor methods an NDArray and a Symbol both have (MXNet 1.9.1), each giving one array: a

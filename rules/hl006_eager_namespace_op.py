@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain
+from ._examples import net
 from ..mxnet_facts import (
     ADVICE,
     OPS,
@@ -40,11 +41,7 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
-    return (
-        imports
-        + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
-        + "".join("        " + line + "\n" for line in body.splitlines())
-    )
+    return net(body, f"F, {inputs}", imports)
 
 
 class EagerNamespaceOp(Rule):

@@ -10,6 +10,7 @@ from ..cstwalk import visit_only
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
+from ._examples import net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -42,12 +43,7 @@ def _initialized(value: str, imports: str = "import numpy as np\n") -> str:
 
 
 def _net(signature: str, body: str) -> str:
-    return (
-        "class Net(HybridBlock):\n"
-        + _INIT
-        + f"    def hybrid_forward(self, {signature}):\n"
-        + "".join("        " + line + "\n" for line in body.splitlines())
-    )
+    return net(body, signature, init=_INIT)
 
 
 # The parameters gluon's layers declare (MXNet 1.9.1), by constructor name.

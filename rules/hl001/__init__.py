@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .._build import call, strip_parens, tuple_of
+from .._examples import net as _net
 from . import asserts, creation, row_picks, scalars
 from .row_picks import INVALID as ARANGE_INVALID, plan_arange_index
 from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
@@ -39,8 +40,6 @@ _IDIOMS = {
     "T": "use F.transpose(x)",
 }
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-
 
 def _patterns(title: str, module: ModuleType) -> str:
     """A section of the explanation from a rewrite module's docstring (its one source): the
@@ -48,10 +47,6 @@ def _patterns(title: str, module: ModuleType) -> str:
     doc = module.__doc__ or ""  # None under python -OO: the section is left out
     body = doc.split("\n", 1)[1].strip() if "\n" in doc else ""
     return f"\n## {title}\n{body}\n" if body else ""
-
-
-def _net(body: str) -> str:
-    return _HEAD + "".join("        " + line + "\n" for line in body.splitlines())
 
 
 class SymbolAttribute(Rule):

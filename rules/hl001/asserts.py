@@ -21,6 +21,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from .._examples import net
 from ..base import UNSAFE, Edit, Invalid, Valid
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
@@ -132,33 +133,33 @@ def _block_of(root: cst.CSTNode, statement: cst.CSTNode) -> Optional[List[cst.CS
     return None
 
 
-_HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+def _net(body: str) -> str:
+    return net(body, "F, x, y")
+
 
 VALID: List[Valid] = []
 INVALID = [
     Invalid(
-        _HEAD + "        assert x.shape == y.shape\n        return x + y\n",
+        _net("assert x.shape == y.shape\nreturn x + y"),
         line=3,
-        fixed=_HEAD + "        return x + y\n",
+        fixed=_net("return x + y"),
         safety=UNSAFE,
     ),
     Invalid(
-        _HEAD
-        + "        n = 2\n        if n > 1:\n            assert x.shape[-1] == y.shape[-1], 'widths'\n"
-        + "        return F.broadcast_add(x, y)\n",
+        _net(
+            "n = 2\nif n > 1:\n    assert x.shape[-1] == y.shape[-1], 'widths'\nreturn F.broadcast_add(x, y)"
+        ),
         line=5,
-        fixed=_HEAD
-        + "        n = 2\n        if n > 1:\n            pass\n        return F.broadcast_add(x, y)\n",
+        fixed=_net("n = 2\nif n > 1:\n    pass\nreturn F.broadcast_add(x, y)"),
         safety=UNSAFE,
     ),
     # the comment above stays, on the statement after the assert
     Invalid(
-        _HEAD
-        + "        # same rows\n        assert x.shape[0] == y.shape[0]\n        return x + y\n",
+        _net("# same rows\nassert x.shape[0] == y.shape[0]\nreturn x + y"),
         line=4,
-        fixed=_HEAD + "        # same rows\n        return x + y\n",
+        fixed=_net("# same rows\nreturn x + y"),
         safety=UNSAFE,
     ),
     # the test calls a function: it may do anything, reported only
-    Invalid(_HEAD + "        assert check(x.shape)\n        return x\n", line=3),
+    Invalid(_net("assert check(x.shape)\nreturn x"), line=3),
 ]

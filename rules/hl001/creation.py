@@ -76,6 +76,7 @@ import libcst as cst
 
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from .._build import call, integer, strip_parens, tuple_of
+from .._examples import net
 from .axes import Plan, tile_rewrite
 from ..analysis import TENSOR, call_argument, literal_int
 from ..values import shape_index
@@ -813,9 +814,7 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
 
 # -- examples (HL001's VALID/INVALID include them; the outputs are what the rewrite writes) ----
 def _net(body: str, inputs: str = "x") -> str:
-    return f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n" + "".join(
-        "        " + line + "\n" for line in body.splitlines()
-    )
+    return net(body, f"F, {inputs}")
 
 
 VALID = [

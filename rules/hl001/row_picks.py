@@ -29,6 +29,7 @@ from typing import List, Optional
 import libcst as cst
 
 from .._build import call
+from .._examples import net
 from ..base import UNSAFE, Invalid, Valid
 from ..values import call_argument, dotted_name, shape_index
 
@@ -93,32 +94,29 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-_HEAD = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
-
-
 def _net(body: str) -> str:
-    return _HEAD + "    def hybrid_forward(self, F, x, ids):\n" + body
+    return net(body, "F, x, ids", "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n")
 
 
 VALID: List[Valid] = []
 INVALID = [
     # the rows of another tensor: nothing proves they are x's, reported only
-    Invalid(_net("        return x[mx.nd.arange(ids.shape[0]), ids]\n"), line=7),
+    Invalid(_net("return x[mx.nd.arange(ids.shape[0]), ids]"), line=7),
     Invalid(
-        _net("        return x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]\n"),
+        _net("return x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]"),
         line=7,
         fixed=_net(
-            "        return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
-            ".astype('int32'), ids.reshape(-1).astype('int32')))\n"
+            "return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
+            ".astype('int32'), ids.reshape(-1).astype('int32')))"
         ),
         safety=UNSAFE,
     ),
     Invalid(
-        _net("        return x[F.arange(x.shape[0]), F.argmax(x, axis=1)]\n"),
+        _net("return x[F.arange(x.shape[0]), F.argmax(x, axis=1)]"),
         line=7,
         fixed=_net(
-            "        return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
-            ".astype('int32'), F.argmax(x, axis=1).astype('int32')))\n"
+            "return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
+            ".astype('int32'), F.argmax(x, axis=1).astype('int32')))"
         ),
         safety=UNSAFE,
     ),

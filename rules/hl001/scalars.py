@@ -75,6 +75,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .._build import call, integer
+from .._examples import net
 from .._constant_param import binds
 from ..base import SAFE, UNSAFE, Invalid, Valid
 from ..values import SCALAR, TENSOR, call_argument, dotted_name, literal_int, shape_index
@@ -668,11 +669,7 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
 
 # -- examples (HL001's VALID/INVALID lists include these; tests/test_rule_examples.py runs them) --
 def _net(body: str, inputs: str = "x", head: str = "") -> str:
-    return (
-        head
-        + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, {inputs}):\n"
-        + "".join("        " + line + "\n" for line in body.splitlines())
-    )
+    return net(body, f"F, {inputs}", head)
 
 
 _WEIGHT = (
