@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Dict, FrozenSet, Optional, Tuple
 
 import libcst as cst
 
@@ -31,9 +31,18 @@ _FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 # Methods NDArray and Symbol both define as the operator of the same name applied to the array
 # (fluent methods), so `x.op(*args, **kwargs)` is `F.op(x, *args, **kwargs)` in both modes; left
-# out: the methods with their own Python signatures (reshape, broadcast_to, split_v2, astype,
-# copy, ...) and what is not an operator.
+# out: the methods with their own Python signatures in MXNet 1.9.1 (reshape, broadcast_to,
+# split_v2, astype, copy, ...) and what is not an operator.
 _FLUENT = (SHARED_METHODS & OPS) - {"reshape", "broadcast_to", "split_v2", "astype", "copy"}
+# Fluent methods whose NDArray signature (inspect.signature, MXNet 1.9.1) is narrower than the
+# operator's: how many arguments after the array they take by position, and which keywords.
+# `nd.broadcast_like(c, x, lhs_axes=(0,))` has no method form (`broadcast_like(self, other)`).
+_NARROW_METHODS: Dict[str, Tuple[int, FrozenSet[str]]] = {
+    "broadcast_like": (1, frozenset()),
+    "expand_dims": (1, frozenset({"axis"})),
+    "squeeze": (1, frozenset({"axis"})),
+    "flatten": (0, frozenset()),
+}
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -236,6 +245,14 @@ spelling are reported without a fix.
             "        return softplus(F.relu(x))\n",
             safety=SAFE,
         ),
+        # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form
+        Invalid(
+            _IMPORTS + "def tile_to(c, x):\n"
+            "    return nd.broadcast_like(c, x, lhs_axes=(0,), rhs_axes=(0,))\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return tile_to(F.sum(x, axis=0, keepdims=True), x)\n",
+            line=7,
+        ),
         Invalid(
             _IMPORTS + "def total(x, n):\n    return x * n + nd.ones((1,))\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
@@ -308,6 +325,13 @@ spelling are reported without a fix.
             return None
         if any(a.star for a in node.args) or self.value(node.args[0].value).kind != TENSOR:
             return None
+        if op in _NARROW_METHODS:
+            positional, keywords = _NARROW_METHODS[op]
+            rest_args = node.args[1:]
+            if sum(a.keyword is None for a in rest_args) > positional or any(
+                a.keyword is not None and a.keyword.value not in keywords for a in rest_args
+            ):
+                return None
         data = node.args[0].value
         if nested and isinstance(data, cst.Call):  # `nd.log1p(nd.exp(x))` -> `x.exp().log1p()`
             inner = self._resolve(data.func)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ._build import call, tuple_of
 from .guards import one_sided_reshape
-from .base import SAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from .values import call_argument, namespace_call
 from ._examples import net
 
@@ -62,7 +62,9 @@ exact rewrite (a Symbol has no 0-d shape): it is reported only, with the advice 
 element as shape `(1,)` or to reshape like the tensor it meets (`F.reshape_like(label, pred)`),
 except in the Symbol branch of a guard whose eager branch reshapes the same tensor like another
 (`label.reshape(pred.shape) if F is mx.nd else label.reshape(())`): the whole expression becomes
-`F.reshape_like(label, pred)`, safe, as it is the eager branch's very reshape in both modes.
+`F.reshape_like(label, pred)`, unsafe: it computes the eager branch's values in both modes, but
+returns a copy where `label.reshape(...)` returned a view of `label` (an in-place update of one
+then no longer shows in the other).
 
 ## Fix safety
 Safe: `NDArray.reshape(a, b, c)` packs its arguments into the tuple `(a, b, c)` before doing
@@ -70,7 +72,8 @@ anything, so `x.reshape((a, b, c))` runs the very same code eagerly, and on a Sy
 `shape=(a, b, c)`, which MXNet's Reshape resolves with the same special codes (0, -1, -2, -3,
 -4) and `reverse`. Calls with a starred argument (`x.reshape(*dims)`) are not reported, as the
 analysis does not know how many values they pass; they break the same way when `dims` holds
-two or more (write `x.reshape(tuple(dims))`).
+two or more (write `x.reshape(tuple(dims))`). The guard's `F.reshape_like` is unsafe (a copy
+where the eager branch made a view, above).
 """
 
     VALID = [
@@ -138,7 +141,7 @@ two or more (write `x.reshape(tuple(dims))`).
             ),
             line=3,
             fixed=_net("label = F.reshape_like(x, F.relu(x))\nreturn F.relu(x) * label"),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(_net("return F.sum(x) * F.reshape(F.relu(x), shape=())"), line=3),
     ]
@@ -196,5 +199,5 @@ two or more (write `x.reshape(tuple(dims))`).
             "hybridized graph fails (MXNetError: MKLDNN doesn't support 0 dimensions); keep one "
             "element as shape (1,), or reshape like the tensor it meets (F.reshape_like(x, y))",
             edits=(guard,) if guard else (),
-            safety=SAFE,
+            safety=UNSAFE,  # a copy where the eager branch's reshape made a view of the data
         )

@@ -20,9 +20,27 @@ def test_the_next_statement_of_the_block_stands_for_the_deleted_one():
     assert _after_deletion(ORIGINAL, fixed, 3) == [3]  # `y = 1`, same block
 
 
-def test_a_deletion_at_the_end_of_a_block_has_no_line():
+def test_a_deletion_that_ends_its_block_is_stood_for_by_the_statement_before_it():
+    # the next line is outside the `if`: running it says nothing; `assert x.shape` before the
+    # deleted line, in the same block, ran only if control went on to it (a review's case)
     fixed = ORIGINAL.replace("        y = 1\n", "")
-    assert _after_deletion(ORIGINAL, fixed, 4) == []  # the next line is outside the `if`
+    assert _after_deletion(ORIGINAL, fixed, 4) == [3]
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["        return x", "        raise ValueError(x)", "        for i in x:", "        y = f(x,"],
+)
+def test_no_line_when_the_statement_before_does_not_pass_control_on(before):
+    original = f"def f(x):\n    if x:\n{before}\n        assert x.shape\n    return x\n"
+    fixed = original.replace("        assert x.shape\n", "")
+    assert _after_deletion(original, fixed, 4) == []
+
+
+def test_no_line_when_the_deletion_is_alone_in_its_block_or_after_a_nested_one():
+    original = "def f(x):\n    if x:\n        if x.ndim:\n            y = 1\n        assert x.shape\n    return x\n"
+    fixed = original.replace("        assert x.shape\n", "")
+    assert _after_deletion(original, fixed, 5) == []  # `y = 1` is a deeper block
 
 
 def test_comments_and_blank_lines_are_passed_over():
@@ -46,6 +64,34 @@ class Rows(gluon.HybridBlock):
 def session():
     with CheckerSession(timeout=30) as s:
         yield s
+
+
+LAST_IN_BLOCK = """\
+from mxnet import gluon
+
+
+class Rows(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._check = True
+
+    def hybrid_forward(self, F, x, y):
+        if self._check:
+            x = x * 2
+            assert x.shape[0] == y.shape[0]
+        return F.broadcast_add(x, y)
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_deleted_assert_that_ends_its_block_is_proven_too(backend, session, tmp_path):
+    path = tmp_path / "rows.py"
+    path.write_text(LAST_IN_BLOCK)
+    examples = [Example("Rows", ((2, 3), (2, 3)))]
+    outcome = verify_fixes(LAST_IN_BLOCK, str(path), examples, backend=backend, session=session)
+    assert not outcome.rejected, outcome.rejected
+    assert sorted({(f.code, f.line) for f in outcome.applied}) == [("HL001", 12)]
+    assert "assert" not in outcome.source and outcome.status == "verified"
 
 
 @pytest.mark.parametrize("backend", backend_params())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -35,6 +36,7 @@ from typing import (
     Callable,
     Dict,
     FrozenSet,
+    Iterable,
     List,
     Optional,
     Sequence,
@@ -783,10 +785,11 @@ def _lines_from(original: str, fixed: str, first: int, last: int) -> List[int]:
 
 
 def _after_deletion(original: str, fixed: str, line: int) -> List[int]:
-    """For a fix that deleted statement `line` (HL001's shape-only assert): the line of
-    `fixed` after the deletion when it is the next statement of the same block (same
-    indentation, blank and comment lines passed over), which runs only after control passed
-    where the deleted statement stood; [] otherwise (the block ended there)."""
+    """For a fix that deleted statement `line` (HL001's shape-only assert): a line of `fixed`
+    that ran only if control passed where the deleted statement stood: the next statement of
+    the same block (same indentation, blank and comment lines passed over); when the deletion
+    ended its block, the statement before it in that block, if it is one line that passes
+    control on (not a compound header, `return`, `raise`, `break` or `continue`); [] otherwise."""
     a_lines, f_lines = original.splitlines(), fixed.splitlines()
     if not 0 < line <= len(a_lines):
         return []
@@ -794,12 +797,33 @@ def _after_deletion(original: str, fixed: str, line: int) -> List[int]:
     matcher = difflib.SequenceMatcher(None, a_lines, f_lines, autojunk=False)
     for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
         if tag == "delete" and i1 <= line - 1 < i2:
-            for j in range(j1, len(f_lines)):
-                text = f_lines[j].lstrip()
-                if text and not text.startswith("#"):
-                    same = len(f_lines[j]) - len(text) == indent
-                    return [j + 1] if same else []
+            after = _statement_line(f_lines, range(j1, len(f_lines)))
+            if after is not None and _indent(f_lines[after]) == indent:
+                return [after + 1]
+            if after is not None and _indent(f_lines[after]) > indent:
+                return []
+            before = _statement_line(f_lines, range(j1 - 1, -1, -1))
+            if before is None or _indent(f_lines[before]) != indent:
+                return []
+            text = f_lines[before].strip()
+            passes_on = not text.endswith((":", "\\", "(", "[", "{", ",")) and not re.match(
+                r"(return|raise|break|continue)\b", text
+            )
+            return [before + 1] if passes_on else []
     return []
+
+
+def _statement_line(lines: List[str], indices: Iterable[int]) -> Optional[int]:
+    """The first index in `indices` of a line that is neither blank nor a comment."""
+    for j in indices:
+        text = lines[j].lstrip()
+        if text and not text.startswith("#"):
+            return j
+    return None
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
