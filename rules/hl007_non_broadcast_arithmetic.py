@@ -15,6 +15,7 @@ from .analysis import (
     Shape,
     Value,
     call_argument,
+    dotted_name,
     last_name,
     literal_int,
     self_attribute_name,
@@ -216,10 +217,13 @@ different shapes what the eager code computed. Only tensor–tensor operations a
 (a Python scalar operand stays an operator: `broadcast_*` needs two arrays).
 
 Unsafe when an operand may be a Python number on some path (the message says which): an input
-with a default (`beta=0.5`), or one named after an attribute `__init__` sets to a Parameter on
-one path and a number on another (`self.beta = self.params.get('beta', shape=(1,)) if
-learn_beta else margin`: gluon passes only Parameters, the caller passes the margin) —
-`F.broadcast_sub(d, 0.5)` raises `Argument rhs must have NDArray type` where `d - 0.5` worked.
+of hybrid_forward that only arithmetic uses (eagerly gluon passes `net(x, 2.0)`'s number on as
+it is; an `F.<op>(x)` argument, an array attribute such as `x.shape` or a subscript proves an
+array, and so does a Parameter's name), an input with a default (`beta=0.5`), or one named
+after an attribute `__init__` sets to a Parameter on one path and a number on another
+(`self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin`: gluon passes
+only Parameters, the caller passes the margin) — `F.broadcast_sub(d, 0.5)` raises `Argument rhs
+must have NDArray type` where `d - 0.5` worked.
 """
 
     VALID = [
@@ -382,7 +386,7 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
             _net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"),
             line=4,
             fixed=_net("mask = F.expand_dims(y, axis=1)\nreturn F.broadcast_mul(x, mask)"),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             _net(
@@ -393,7 +397,7 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
                 "bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\n"
                 "return F.broadcast_add(x, bias)"
             ),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -403,13 +407,13 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
             fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        self.bias = self.params.get('bias', shape=(4,))\n\n"
             "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n",
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             _net("return x * F.full((2,), 0.5)"),
             line=3,
             fixed=_net("return F.broadcast_mul(x, F.full((2,), 0.5))"),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             _net(
@@ -420,7 +424,7 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
                 "gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\n"
                 "return F.broadcast_mul(x, gate)"
             ),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             _net("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"),
@@ -455,7 +459,7 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
             _net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"),
             line=4,
             fixed=_net("t = F.zeros((1, 4))\nreturn F.broadcast_not_equal(F.relu(t), x)"),
-            safety=SAFE,
+            safety=UNSAFE,
         ),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -465,7 +469,7 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
             fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
             "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n",
-            safety=SAFE,
+            safety=UNSAFE,
         ),
     ]
 
@@ -532,6 +536,11 @@ learn_beta else margin`: gluon passes only Parameters, the caller passes the mar
         if facts.kind == "hybrid_forward" and facts.klass is not None:
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"
+            if not _parameter_input(facts.klass.node, name) and not _array_only_use(
+                facts.node.body, name, self.namespace
+            ):
+                # eagerly gluon passes a number input on as it is (`net(x, 2.0)` works)
+                return f"`{name}` is an input nothing but arithmetic uses: it may be a number"
         return None
 
     def _operand(self, expr: cst.BaseExpression) -> Value:
@@ -589,6 +598,57 @@ def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
             built = isinstance(value, cst.Call) and last_name(value.func) in _PARAMETER_BUILDERS
             kinds.add(built)
     return kinds == {True, False}
+
+
+# attributes a Python number has too: reading them proves nothing about an array
+_NUMBER_ATTRIBUTES = frozenset(dir(float)) | frozenset(dir(int)) | frozenset(dir(bool))
+
+
+def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
+    """Whether every assignment of `self.<attr>` in `__init__` builds a Parameter: gluon then
+    passes hybrid_forward the array under that name, never a number."""
+    init = next(
+        (
+            s
+            for s in klass.body.body
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return False
+    kinds = set()
+    for node in walk_nodes(init.body):
+        if isinstance(node, cst.Assign) and any(
+            self_attribute_name(t.target) == attr for t in node.targets
+        ):
+            kinds.add(
+                isinstance(node.value, cst.Call)
+                and last_name(node.value.func) in _PARAMETER_BUILDERS
+            )
+    return kinds == {True}
+
+
+def _array_only_use(body: cst.CSTNode, name: str, namespace: Optional[str]) -> bool:
+    """Whether the body uses input `name` in a way a Python number would fail eagerly too: a
+    plain argument of an `F.<op>(...)` call, an attribute a number lacks (`x.reshape`,
+    `x.shape`), a subscript (`x[0]`). Arithmetic proves nothing: NDArray takes numbers."""
+    prefix = f"{namespace}." if namespace else None
+    for node in walk_nodes(body):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            if node.value.value == name and node.attr.value not in _NUMBER_ATTRIBUTES:
+                return True
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            if node.value.value == name:
+                return True
+        elif isinstance(node, cst.Call) and prefix is not None:
+            func = dotted_name(node.func) or ""
+            if func.startswith(prefix) and any(
+                isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star
+                for arg in node.args
+            ):
+                return True
+    return False
 
 
 def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:
