@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
@@ -10,6 +10,18 @@ from ._build import call, integer, strip_parens, tuple_of
 from ._examples import net as _net, with_parent
 from .analysis import SCALAR, TENSOR, TENSORS, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+
+
+class _AxisBounds(NamedTuple):
+    """Per axis of a subscript: MXNet slice's begin, end and step, whether the axis is taken
+    whole; the axes an integer picks; the safety of the whole rewrite."""
+
+    begins: List[cst.BaseExpression]
+    ends: List[cst.BaseExpression]
+    steps: List[cst.BaseExpression]
+    full: List[bool]
+    integers: List[int]
+    safety: str
 
 
 def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords) -> cst.Call:
@@ -559,11 +571,31 @@ assignment (rewrite it with `F.where` or `F.concat`).
                 return None
         if not elements:
             return None
+        bounds = self._axis_bounds(elements)
+        if bounds is None:
+            return None
+        begins, ends, steps, full, squeeze, safety = bounds
+        ns = namespace
+        if len(squeeze) == 1 and all(full[i] for i in range(len(elements)) if i != squeeze[0]):
+            axis = squeeze[0]
+            sliced = _op(
+                ns,
+                "slice_axis",
+                data,
+                [("axis", integer(axis)), ("begin", begins[axis]), ("end", ends[axis])],
+            )
+            return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), safety
+        return _squeeze(ns, _slice(ns, data, begins, ends, steps, full), squeeze), safety
+
+    def _axis_bounds(self, elements) -> Optional[_AxisBounds]:
+        """The bounds of `elements` (the Index and Slice of a subscript, from the front), or
+        None where a bound has no exact expression (both subscript rewrites start here)."""
         safety = SAFE
         begins: List[cst.BaseExpression] = []
         ends: List[cst.BaseExpression] = []
         steps: List[cst.BaseExpression] = []
-        squeeze: List[int] = []
+        full: List[bool] = []
+        integers: List[int] = []
         for axis, element in enumerate(elements):
             if isinstance(element, cst.Index):
                 if element.star is not None:
@@ -577,51 +609,28 @@ assignment (rewrite it with `F.where` or `F.concat`).
                 begins.append(begin)
                 ends.append(end)
                 steps.append(cst.Name("None"))
-                squeeze.append(axis)
-            else:
-                assert isinstance(element, cst.Slice)  # the other BaseSlice
-                start, stop, stride = (
-                    self._bound(element.lower),
-                    self._bound(element.upper),
-                    self._bound(element.step),
-                )
-                if start is None or stop is None or stride is None:
-                    return None
-                for bound in (element.lower, element.upper):
-                    number = literal_int(bound) if bound is not None else 0
-                    if number is None or number < 0:
-                        # MXNet 1.9.1's slice fails ("could not construct a sub-memory") for a
-                        # negative bound before the start of the axis, where Python clamps
-                        safety = UNSAFE
-                begins.append(start)
-                ends.append(stop)
-                steps.append(stride)
-        ns = namespace
-        is_none = lambda e: isinstance(e, cst.Name) and e.value == "None"  # noqa: E731
-        full = [is_none(b) and is_none(e) and is_none(s) for b, e, s in zip(begins, ends, steps)]
-        if len(squeeze) == 1 and all(full[i] for i in range(len(elements)) if i != squeeze[0]):
-            axis = squeeze[0]
-            sliced = _op(
-                ns,
-                "slice_axis",
-                data,
-                [("axis", integer(axis)), ("begin", begins[axis]), ("end", ends[axis])],
+                full.append(False)
+                integers.append(axis)
+                continue
+            assert isinstance(element, cst.Slice)  # the other BaseSlice
+            start, stop, stride = (
+                self._bound(element.lower),
+                self._bound(element.upper),
+                self._bound(element.step),
             )
-            return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), safety
-        while len(begins) > 1 and full[len(begins) - 1]:  # trailing `:` add nothing
-            begins.pop(), ends.pop(), steps.pop(), full.pop()
-        keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
-        if not all(is_none(s) for s in steps):
-            keywords.append(("step", tuple_of(steps)))
-        result: cst.BaseExpression = _op(ns, "slice", data, keywords)
-        if squeeze:
-            axes = (
-                integer(squeeze[0])
-                if len(squeeze) == 1
-                else tuple_of([integer(a) for a in squeeze])
-            )
-            result = _op(ns, "squeeze", result, [("axis", axes)])
-        return result, safety
+            if start is None or stop is None or stride is None:
+                return None
+            for bound in (element.lower, element.upper):
+                number = literal_int(bound) if bound is not None else 0
+                if number is None or number < 0:
+                    # MXNet 1.9.1's slice fails ("could not construct a sub-memory") for a
+                    # negative bound before the start of the axis, where Python clamps
+                    safety = UNSAFE
+            begins.append(start)
+            ends.append(stop)
+            steps.append(stride)
+            full.append(all(_is_none(b) for b in (start, stop, stride)))
+        return _AxisBounds(begins, ends, steps, full, integers, safety)
 
     def _index_bounds(self, expr: cst.BaseExpression):
         """(begin, end, exact) selecting index `expr` along an axis, or None.
@@ -747,66 +756,23 @@ assignment (rewrite it with `F.where` or `F.concat`).
         squeeze = [
             position[i] for i, kind in enumerate(kinds) if kind == "int" and i not in partner
         ]
-        if squeeze:
-            axes = (
-                integer(squeeze[0])
-                if len(squeeze) == 1
-                else tuple_of([integer(a) for a in squeeze])
-            )
-            result = _op(ns, "squeeze", result, [("axis", axes)])
-        return result, safety
+        return _squeeze(ns, result, squeeze), safety
 
     def _select(
         self, ns: Optional[str], data: cst.BaseExpression, elements
     ) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`data[elements]` from the front with integer axes kept (length 1), or None."""
-        safety = SAFE
-        begins: List[cst.BaseExpression] = []
-        ends: List[cst.BaseExpression] = []
-        steps: List[cst.BaseExpression] = []
-        full: List[bool] = []
-        integers: List[int] = []
-        for axis, element in enumerate(elements):
-            if isinstance(element, cst.Index):
-                bounds = self._index_bounds(element.value)
-                if bounds is None:
-                    return None
-                begin, end, exact = bounds
-                if not exact:
-                    safety = UNSAFE
-                begins.append(begin)
-                ends.append(end)
-                steps.append(cst.Name("None"))
-                full.append(False)
-                integers.append(axis)
-                continue
-            start, stop, stride = (
-                self._bound(element.lower),
-                self._bound(element.upper),
-                self._bound(element.step),
-            )
-            if start is None or stop is None or stride is None:
-                return None
-            for bound in (element.lower, element.upper):
-                number = literal_int(bound) if bound is not None else 0
-                if number is None or number < 0:
-                    safety = UNSAFE  # MXNet's slice fails before the start of the axis
-            begins.append(start)
-            ends.append(stop)
-            steps.append(stride)
-            full.append(all(_is_none(b) for b in (start, stop, stride)))
+        bounds = self._axis_bounds(elements)
+        if bounds is None:
+            return None
+        begins, ends, steps, full, integers, safety = bounds
         if all(full):
             return data, safety
         if len(integers) == 1 and sum(not f for f in full) == 1:
             axis = integers[0]
             keywords = [("axis", integer(axis)), ("begin", begins[axis]), ("end", ends[axis])]
             return _op(ns, "slice_axis", data, keywords), safety
-        while full[-1]:  # trailing `:` add nothing
-            begins.pop(), ends.pop(), steps.pop(), full.pop()
-        keywords = [("begin", tuple_of(begins)), ("end", tuple_of(ends))]
-        if not all(_is_none(s) for s in steps):
-            keywords.append(("step", tuple_of(steps)))
-        return _op(ns, "slice", data, keywords), safety
+        return _slice(ns, data, begins, ends, steps, full), safety
 
     def _select_last(
         self, ns: Optional[str], data: cst.BaseExpression, element
@@ -831,6 +797,26 @@ assignment (rewrite it with `F.where` or `F.concat`).
 
 
 _NEWAXIS = {"numpy.newaxis", "mxnet.np.newaxis", "mxnet.numpy.newaxis"}
+
+
+def _slice(ns: Optional[str], data: cst.BaseExpression, begins, ends, steps, full) -> cst.Call:
+    """`slice(data, begin=..., end=...)` over the axes up to the last one not taken whole
+    (trailing `:` add nothing), with `step=` only where a step is given."""
+    keep = len(begins)
+    while keep > 1 and full[keep - 1]:
+        keep -= 1
+    keywords = [("begin", tuple_of(begins[:keep])), ("end", tuple_of(ends[:keep]))]
+    if not all(_is_none(s) for s in steps[:keep]):
+        keywords.append(("step", tuple_of(steps[:keep])))
+    return _op(ns, "slice", data, keywords)
+
+
+def _squeeze(ns: Optional[str], result: cst.BaseExpression, axes: List[int]) -> cst.BaseExpression:
+    """`squeeze(result, axis=...)` of the integer-picked `axes` (none: result as it is)."""
+    if not axes:
+        return result
+    axis = integer(axes[0]) if len(axes) == 1 else tuple_of([integer(a) for a in axes])
+    return _op(ns, "squeeze", result, [("axis", axis)])
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
