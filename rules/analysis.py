@@ -355,11 +355,14 @@ def _walk_statements(
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         elif isinstance(stmt, cst.BaseCompoundStatement):
-            for block in _blocks_of(stmt):
+            for block in blocks_of(stmt):
                 yield from _walk_statements(block)
 
 
-def _blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
+def blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
+    """The statement blocks of a compound statement: its body, then `else` / `finally` (an
+    `elif`'s blocks in turn), then each `except` handler's body. Shared by the analysis and
+    HL001's reshape flow, which both follow names into every branch."""
     blocks: List[Sequence[cst.BaseStatement]] = []
     body = getattr(stmt, "body", None)
     if isinstance(body, cst.BaseSuite) and isinstance(body, cst.IndentedBlock):
@@ -369,7 +372,7 @@ def _blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
         if isinstance(part, (cst.Else, cst.Finally)) and isinstance(part.body, cst.IndentedBlock):
             blocks.append(part.body.body)
         elif isinstance(part, cst.If):
-            blocks.extend(_blocks_of(part))
+            blocks.extend(blocks_of(part))
     for handler in getattr(stmt, "handlers", ()) or ():
         if isinstance(handler.body, cst.IndentedBlock):
             blocks.append(handler.body.body)

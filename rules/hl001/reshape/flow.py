@@ -53,8 +53,8 @@ from .codes import (
 from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one module
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
-from ...analysis import SCALAR, TENSOR, UNKNOWN, call_argument, literal_int
-from ...values import NameBindings, last_name, walk_nodes
+from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
+from ...values import NameBindings, last_name, shape_index, walk_nodes
 from ...base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -442,7 +442,7 @@ class Flow:
             else:  # branches and loops: plan inside with what holds on entry, forget what they bind
                 self._forget(stmt)
                 saved = (dict(self.shapes), dict(self.dims))
-                for body in _bodies(stmt):
+                for body in blocks_of(stmt):
                     if body in self.facts.skip or (body and body[0] in self.facts.skip):
                         continue
                     self.shapes, self.dims = dict(saved[0]), dict(saved[1])
@@ -1368,22 +1368,6 @@ class _SelfUses(cst.CSTVisitor):
                 self.other_loads += 1
 
 
-def _bodies(stmt: cst.CSTNode) -> List[Sequence[cst.CSTNode]]:
-    out: List[Sequence[cst.CSTNode]] = []
-    for attr in ("body", "orelse", "finalbody"):
-        part = getattr(stmt, attr, None)
-        if isinstance(part, cst.IndentedBlock):
-            out.append(part.body)
-        elif isinstance(part, (cst.Else, cst.Finally)) and isinstance(part.body, cst.IndentedBlock):
-            out.append(part.body.body)
-        elif isinstance(part, cst.If):
-            out.extend(_bodies(part))
-    for handler in getattr(stmt, "handlers", ()) or ():
-        if isinstance(handler.body, cst.IndentedBlock):
-            out.append(handler.body.body)
-    return out
-
-
 def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
     """Equal sizes settle one unknown dim of the data (a `?` symbol, power 1, in one dim)."""
     total_t = Dim()
@@ -1441,18 +1425,9 @@ def _shape_attr(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
 
 
 def _shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
-    """`x.shape[i]` -> (the `x.shape` node, i)."""
-    expr = strip_parens(expr)
-    if (
-        isinstance(expr, cst.Subscript)
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-    ):
-        index = literal_int(expr.slice[0].slice.value)
-        attribute = _shape_attr(expr.value)
-        if index is not None and attribute is not None:
-            return attribute, index
-    return None
+    """`x.shape[i]` of a name x -> (the `x.shape` node, i)."""
+    found = shape_index(strip_parens(expr))
+    return found if found is not None and isinstance(found[0].value, cst.Name) else None
 
 
 def _shape_slice(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]:
