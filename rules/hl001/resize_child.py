@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .._build import call
-from .resize_helper import bindings, variables
+from .resize_helper import bindings, shape_tail, variables
 from ..base import UNSAFE, Edit, Invalid
 from ..values import literal_int, walk_nodes
 
@@ -84,17 +84,7 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
 
 def _is_tail(expr: cst.BaseExpression, shape: cst.Attribute) -> bool:
     """`x.shape[2:]` with this `x.shape` node."""
-    if not (
-        isinstance(expr, cst.Subscript) and expr.value is shape and len(expr.slice) == 1
-    ) or not isinstance(expr.slice[0].slice, cst.Slice):
-        return False
-    part = expr.slice[0].slice
-    return (
-        part.lower is not None
-        and literal_int(part.lower) == 2
-        and part.upper is None
-        and part.step is None
-    )
+    return shape_tail(expr) is shape
 
 
 def _binding(

@@ -39,7 +39,7 @@ import libcst as cst
 
 from .._build import call
 from ..base import UNSAFE, Edit, Invalid
-from ..values import literal_int, walk_nodes
+from ..values import literal_int, shape_index, walk_nodes
 
 _RESIZE = "contrib.BilinearResize2D"
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -109,25 +109,31 @@ def _pure(expr: cst.BaseExpression) -> bool:
     )
 
 
-def _shape_tail(expr: cst.BaseExpression, param: str) -> bool:
-    """`p.shape[2:]`."""
+def shape_tail(expr: cst.BaseExpression) -> Optional[cst.Attribute]:
+    """The `x.shape` node of `x.shape[2:]` (the spatial size of an NCHW input), else None."""
     if not (
         isinstance(expr, cst.Subscript)
         and len(expr.slice) == 1
         and isinstance(expr.slice[0].slice, cst.Slice)
         and isinstance(expr.value, cst.Attribute)
         and expr.value.attr.value == "shape"
-        and isinstance(expr.value.value, cst.Name)
-        and expr.value.value.value == param
     ):
-        return False
+        return None
     part = expr.slice[0].slice
-    return (
+    if (
         part.lower is not None
         and literal_int(part.lower) == 2
         and part.upper is None
         and part.step is None
-    )
+    ):
+        return expr.value
+    return None
+
+
+def _shape_tail(expr: cst.BaseExpression, param: str) -> bool:
+    """`p.shape[2:]`."""
+    shape = shape_tail(expr)
+    return shape is not None and isinstance(shape.value, cst.Name) and shape.value.value == param
 
 
 def _factor(expr: cst.BaseExpression, operand) -> Optional[cst.BaseExpression]:
@@ -181,17 +187,10 @@ def _scale(expr: cst.BaseExpression, param: str) -> Optional[cst.BaseExpression]
 
 def _dim(expr: cst.BaseExpression, param: str) -> Optional[int]:
     """k of `p.shape[k]`."""
-    if (
-        isinstance(expr, cst.Subscript)
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-        and isinstance(expr.value.value, cst.Name)
-        and expr.value.value.value == param
-    ):
-        return literal_int(expr.slice[0].slice.value)
-    return None
+    found = shape_index(expr)
+    if found is None or not isinstance(found[0].value, cst.Name) or found[0].value.value != param:
+        return None
+    return found[1]
 
 
 def _sizes(expr: cst.BaseExpression) -> cst.Call:

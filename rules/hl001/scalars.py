@@ -185,13 +185,7 @@ def _climb(
         op = _BROADCAST.get(type(parent.operator))
         if op is None or not rule.is_tensor(other):
             return None
-        scalar = _convert(rule, node, ns, names)
-        if scalar is None or scalar[1] not in (INT, FLOAT):
-            return None
-        tensor = _float(scalar)
-        operands = [parent.left, tensor] if parent.right is node else [tensor, parent.right]
-        new = call(f"{ns}.{op}", [_operand(o, names) for o in operands])
-        return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
+        return _broadcast(rule, parent, node, ns, names, op, parent.left, parent.right)
     return None
 
 
@@ -206,11 +200,26 @@ def _compare(
     other = right if parent.left is node else parent.left
     if op is None or not rule.is_tensor(other):
         return None
+    return _broadcast(rule, parent, node, ns, names, op, parent.left, right)
+
+
+def _broadcast(
+    rule,
+    parent: cst.BaseExpression,
+    node: cst.BaseExpression,
+    ns: str,
+    names: frozenset,
+    op: str,
+    left: cst.BaseExpression,
+    right: cst.BaseExpression,
+) -> Optional[Tuple[Edits, str]]:
+    """`parent` (`left <op> right`, the shape scalar `node` one of the two) as `F.<op>(left,
+    right)` with the scalar as a float tensor; None when it is not an int or float."""
     scalar = _convert(rule, node, ns, names)
     if scalar is None or scalar[1] not in (INT, FLOAT):
         return None
     tensor = _float(scalar)
-    operands = [parent.left, tensor] if right is node else [tensor, right]
+    operands = [left, tensor] if right is node else [tensor, right]
     new = call(f"{ns}.{op}", [_operand(o, names) for o in operands])
     return ((parent, new.with_changes(lpar=parent.lpar, rpar=parent.rpar)),), UNSAFE
 
