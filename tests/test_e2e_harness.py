@@ -195,3 +195,28 @@ def test_the_exact_rewrite_measure_counts_blocks_some_rewrite_fixed(capsys):
     table[labelled.name]["verify"] = outcome("fixed")
     run.exact_rewrite_summary([proven, by_tool, labelled, undecided], ["verify"], table)
     assert "LABEL WRONG pkg-1.0/c" in capsys.readouterr().out
+
+
+def test_another_checkout_is_laid_out_so_its_rules_and_engine_are_imported(tmp_path):
+    # a checkout keeps rules/ and engine/ at its top; the overlay puts them in the package
+    src = tmp_path / "checkout"
+    for folder in ("hybridlint", "rules", "engine"):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "__init__.py").write_text(f"WHERE = {folder!r}\n")
+    overlay = run.checkout_overlay(src, tmp_path / "overlay")
+    import subprocess
+
+    code = (
+        "import hybridlint, hybridlint.rules as r, hybridlint.engine as e; "
+        "print(hybridlint.WHERE, r.WHERE, e.WHERE, r.__file__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": str(overlay), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.split()
+    assert out[:3] == ["hybridlint", "rules", "engine"]
+    assert out[3].startswith(str(overlay))

@@ -130,6 +130,23 @@ def tool_command(mode: str, mxnet_python: str) -> List[str]:
     return base + extra + [BLOCK_FILE]
 
 
+def checkout_overlay(src: Path, into: Path) -> Path:
+    """A folder to put first on PYTHONPATH so that `hybridlint`, `hybridlint.rules` and
+    `hybridlint.engine` all come from checkout `src`. The checkout keeps rules/ and engine/ at
+    its top (setup.py maps them into the package), so `src` itself on the path would give only
+    its hybridlint/ and leave the subpackages to the installed (editable) ones: a before/after
+    comparison of rules would then compare nothing. Symlinks, nothing copied."""
+    package = into / "hybridlint"
+    shutil.rmtree(into, ignore_errors=True)
+    package.mkdir(parents=True)
+    for entry in (src / "hybridlint").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry.resolve())
+    for sub in ("rules", "engine"):
+        (package / sub).symlink_to((src / sub).resolve())
+    return into
+
+
 def run_tool(mode: str, directory: Path, mxnet_python: str, src: Optional[str]) -> ToolRun:
     before = (directory / BLOCK_FILE).read_bytes()
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
@@ -264,6 +281,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     cases = [c for c in load_cases(Path(args.cases)) if not args.pattern or args.pattern in c.name]
     roots = fetch(packages=E2E_PACKAGES)
     work = Path(args.work or tempfile.mkdtemp(prefix="hybridlint-e2e-"))
+    if args.hybridlint_src:
+        args.hybridlint_src = str(checkout_overlay(Path(args.hybridlint_src), work / "checkout"))
     dirs: Dict[str, Dict[str, Path]] = {}
     for case in cases:
         if case.package not in roots:
