@@ -61,3 +61,8 @@ def tuple_of(values: Sequence[cst.BaseExpression]) -> cst.Tuple:
 def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     """The expression without its own surrounding parentheses."""
     return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The source text of `node` as it would print on its own (no module around it)."""
+    return cst.Module([]).code_for_node(node)

@@ -14,6 +14,7 @@ from ._build import call, integer, tuple_of
 from ._examples import net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
+from .values import self_attribute_name
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 # a fix that leaves `nd` unused removes its import
@@ -879,12 +880,8 @@ branch), arrays made in helpers are reported without a fix.
             or any(a.star for a in node.args)
         ):
             return False
-        value = source.value
-        if not (
-            isinstance(value, cst.Attribute)
-            and isinstance(value.value, cst.Name)
-            and value.value.value == "self"
-        ):
+        attribute = self_attribute_name(source.value)
+        if attribute is None:
             return False
         if (
             facts is None
@@ -894,9 +891,7 @@ branch), arrays made in helpers are reported without a fix.
             or not isinstance(facts.node.body, cst.IndentedBlock)
         ):
             return False
-        if not const.init_attribute(
-            facts.klass.node, facts.klass.methods["__init__"], value.attr.value
-        ):
+        if not const.init_attribute(facts.klass.node, facts.klass.methods["__init__"], attribute):
             return False
         statement = assigned[1] if assigned is not None else self.statement
         body: List[cst.CSTNode] = list(facts.node.body.body)

@@ -6,7 +6,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 import libcst as cst
 
-from ._build import attr_chain
+from ._build import attr_chain, source_of
 from ._examples import net
 from ..mxnet_facts import (
     ADVICE,
@@ -43,10 +43,6 @@ _NARROW_METHODS: Dict[str, Tuple[int, FrozenSet[str]]] = {
     "squeeze": (1, frozenset({"axis"})),
     "flatten": (0, frozenset()),
 }
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
@@ -405,7 +401,7 @@ spelling are reported without a fix.
             return
         fluent = None if ns is not None else self._fluent(node, op)
         if fluent is not None:  # a helper without F: the tensor's own method serves both modes
-            spelled = _code(self._fluent(node, op, nested=True) or fluent)
+            spelled = source_of(self._fluent(node, op, nested=True) or fluent)
             message = (
                 f"`{written}.{op}` is a fixed namespace: {breaks}; this function takes no F: "
                 f"use the method, `{spelled}`"

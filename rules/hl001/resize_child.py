@@ -33,7 +33,7 @@ import libcst as cst
 from .._build import call
 from .resize_helper import bindings, shape_tail, variables
 from ..base import UNSAFE, Edit, Invalid
-from ..values import literal_int, walk_nodes
+from ..values import literal_int, self_attribute_name, walk_nodes
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _SIZE, _SIZES = "size", "sizes"  # a name holding the size / dict(height=size[0], width=size[1])
@@ -170,14 +170,10 @@ def _child_calls(rule, forward: cst.FunctionDef, target: str) -> Optional[List[c
             continue
         if any(a.keyword or a.star for a in value.args):
             return None
-        func = value.func
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-        ):
+        attribute = self_attribute_name(value.func)
+        if attribute is None:
             return None
-        child = klass.built_children.get(func.attr.value)
+        child = klass.built_children.get(attribute)
         facts = klass.module.classes.get(child) if child and klass.module else None
         method = facts.methods.get("hybrid_forward") if facts is not None else None
         if method is None or not resizes_to_size(method):

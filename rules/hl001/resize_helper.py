@@ -39,7 +39,7 @@ import libcst as cst
 
 from .._build import call
 from ..base import UNSAFE, Edit, Invalid
-from ..values import literal_int, shape_index, walk_nodes
+from ..values import literal_int, self_attribute_name, shape_index, walk_nodes
 
 _RESIZE = "contrib.BilinearResize2D"
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -100,13 +100,7 @@ def _pure(expr: cst.BaseExpression) -> bool:
     """An int literal, a name or `self.<attr>`: read twice, it is the same value."""
     if literal_int(expr) is not None:
         return True
-    if isinstance(expr, cst.Name):
-        return True
-    return (
-        isinstance(expr, cst.Attribute)
-        and isinstance(expr.value, cst.Name)
-        and expr.value.value == "self"
-    )
+    return isinstance(expr, cst.Name) or self_attribute_name(expr) is not None
 
 
 def shape_tail(expr: cst.BaseExpression) -> Optional[cst.Attribute]:

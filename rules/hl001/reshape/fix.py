@@ -12,14 +12,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ..._build import integer, strip_parens
+from ..._build import integer, source_of, strip_parens
 from .codes import INFER, Dim, Ref, Term, const, symbol, synthesize
 from ...analysis import SCALAR, UNKNOWN, literal_int
 from ...base import Edit
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _shape_of(expr: cst.BaseExpression) -> Optional[str]:
@@ -76,9 +72,9 @@ class _Reader:
             return left * right if isinstance(expr.operator, cst.Multiply) else left / right
         if isinstance(expr, (cst.Name, cst.Attribute)):  # an external size: a number, not an array
             kind = self.rule.value(expr).kind
-            if kind not in (SCALAR, UNKNOWN) or "shape" in _code(expr).split("."):
+            if kind not in (SCALAR, UNKNOWN) or "shape" in source_of(expr).split("."):
                 return None
-            return symbol("ext:" + _code(expr))
+            return symbol("ext:" + source_of(expr))
         return None
 
 

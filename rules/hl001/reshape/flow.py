@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from ..._build import integer, strip_parens, tuple_of
+from ..._build import integer, source_of, strip_parens, tuple_of
 from .codes import (
     EXT,
     INFER,
@@ -54,7 +54,7 @@ from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one mo
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
-from ...values import NameBindings, last_name, shape_index, walk_nodes
+from ...values import NameBindings, last_name, self_attribute_name, shape_index, walk_nodes
 from ...base import Edit
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -87,10 +87,6 @@ class FlowResult:
     plans: List[Plan] = field(default_factory=list)
     fixes: Dict[cst.CSTNode, List[Edit]] = field(default_factory=dict)  # attribute -> edits
     unsafe: Set[cst.CSTNode] = field(default_factory=set)  # attributes whose fix is unsafe
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 class _Names(NameBindings):
@@ -189,16 +185,11 @@ def _init_layers(klass) -> Dict[str, cst.Call]:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        target = small.targets[0].target
-                        if (
-                            isinstance(target, cst.Attribute)
-                            and isinstance(target.value, cst.Name)
-                            and target.value.value == "self"
-                        ):
-                            if isinstance(small.value, cst.Call):
-                                layers[target.attr.value] = small.value
-                            else:
-                                layers.pop(target.attr.value, None)
+                        name = self_attribute_name(small.targets[0].target)
+                        if name is not None and isinstance(small.value, cst.Call):
+                            layers[name] = small.value
+                        elif name is not None:
+                            layers.pop(name, None)
             elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
                 walk(stmt.body.body)
             elif isinstance(stmt, cst.BaseCompoundStatement):  # a conditional layer: not certain
@@ -1565,8 +1556,8 @@ class _Reader:
                 return None
             return left * right if isinstance(expr.operator, cst.Multiply) else left / right
         if self._external(expr):
-            number = self.flow.numbers.get(_code(expr))  # `self._units = 4` in __init__
-            return const(number) if number is not None else symbol(EXT + _code(expr))
+            number = self.flow.numbers.get(source_of(expr))  # `self._units = 4` in __init__
+            return const(number) if number is not None else symbol(EXT + source_of(expr))
         return None
 
     def _external(self, expr: cst.BaseExpression) -> bool:
