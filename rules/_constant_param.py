@@ -9,7 +9,8 @@ returned together so the linter core applies all or none.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Set
+from collections import Counter
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -155,43 +156,67 @@ def constant_statement(name: str, value_code: str) -> cst.BaseStatement:
     return cst.parse_statement(f"self.{name} = self.params.get_constant({name!r}, {value_code})\n")
 
 
+# `self.<attr>` facts of a subtree, found by one walk and looked up by attribute afterwards:
+# HL005 asks about every attribute it meets, each time for every method of the class (issue 22).
+# Keyed by id() with the node kept alongside (CST nodes take no weak references), so an id
+# reused after a tree is freed cannot match; emptied when it grows past _CACHE_SIZE.
+_CACHE_SIZE = 4096
+_STORED: Dict[int, Tuple[cst.CSTNode, FrozenSet[str]]] = {}
+_MENTIONED: Dict[int, Tuple[cst.CSTNode, Counter]] = {}
+
+
 def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
     """`node` assigns `self.<attr>` (plain, augmented or annotated assignment, or a for target)."""
-    found: List[bool] = []
+    entry = _STORED.get(id(node))
+    if entry is None or entry[0] is not node:
+        if len(_STORED) >= _CACHE_SIZE:
+            _STORED.clear()
+        entry = _STORED[id(node)] = (node, _stored_attributes(node))
+    return attr in entry[1]
 
-    class Stores(cst.CSTVisitor):
-        def _target(self, target: cst.BaseExpression) -> None:
-            if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
-                and target.attr.value == attr
-            ):
-                found.append(True)
 
-        def _targets(self, target: cst.BaseExpression) -> None:
-            """A target and, in `(self.a, b) = ...` / `[a, *self.b] = ...`, its elements (only
-            there: a tuple display elsewhere, `x.reshape((self.a, -1))`, stores nothing)."""
-            if isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._targets(element.value)
-            else:
-                self._target(target)
+class _Stores(cst.CSTVisitor):
+    """Collects the `<attr>` of every `self.<attr>` a subtree assigns (`_stores_attribute`)."""
 
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._targets(node.target)
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: Set[str] = set()
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target)
+    def _target(self, target: cst.BaseExpression) -> None:
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            self.found.add(target.attr.value)
 
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._target(node.target)
+    def _targets(self, target: cst.BaseExpression) -> None:
+        """A target and, in `(self.a, b) = ...` / `[a, *self.b] = ...`, its elements (only
+        there: a tuple display elsewhere, `x.reshape((self.a, -1))`, stores nothing)."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._targets(element.value)
+        else:
+            self._target(target)
 
-        def visit_For(self, node: cst.For) -> None:
-            self._targets(node.target)
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
 
-    visit_only(node, Stores())  # read-only: LibCST's visit would rebuild the tree (issue 22)
-    return bool(found)
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+
+def _stored_attributes(node: cst.CSTNode) -> FrozenSet[str]:
+    """Every `<attr>` that `node` assigns as `self.<attr>` (`_stores_attribute`)."""
+    stores = _Stores()
+    visit_only(node, stores)  # read-only: LibCST's visit would rebuild the tree (issue 22)
+    return frozenset(stores.found)
 
 
 def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> bool:
@@ -408,19 +433,29 @@ def init_store(klass: cst.ClassDef, attr: str) -> Optional[cst.Assign]:
 
 def _mentions_attribute(node: cst.CSTNode, attr: str) -> int:
     """How many times `self.<attr>` appears in `node` (reads and writes)."""
-    count = [0]
+    entry = _MENTIONED.get(id(node))
+    if entry is None or entry[0] is not node:
+        if len(_MENTIONED) >= _CACHE_SIZE:
+            _MENTIONED.clear()
+        entry = _MENTIONED[id(node)] = (node, _mentioned_attributes(node))
+    return entry[1][attr]
 
-    class Mentions(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if (
-                isinstance(node.value, cst.Name)
-                and node.value.value == "self"
-                and node.attr.value == attr
-            ):
-                count[0] += 1
 
-    visit_only(node, Mentions())
-    return count[0]
+class _Mentions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count: Counter = Counter()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.count[node.attr.value] += 1
+
+
+def _mentioned_attributes(node: cst.CSTNode) -> Counter:
+    """How many times each `self.<attr>` appears in `node`, by `<attr>`."""
+    mentions = _Mentions()
+    visit_only(node, mentions)
+    return mentions.count
 
 
 def mentioned_only_in(klass: cst.ClassDef, attr: str, methods: Set[str]) -> bool:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from ..cstwalk import walk
 from .values import (
     EAGER_NAMESPACES,
     SYMBOL_NAMESPACES,
@@ -70,7 +71,7 @@ def tensors_by_use(facts: "FunctionFacts", initial: Env) -> Tuple[Set[str], Set[
     if not candidates:
         return set(), set()
     finder = _InputUses(candidates, facts, initial)
-    facts.node.body.visit(finder)
+    walk(facts.node.body, finder, trivia=False)  # read-only (LibCST's visit rebuilds): issue 22
     used = (finder.weak | finder.strong) - finder.lists
     return used, used & finder.strong
 
