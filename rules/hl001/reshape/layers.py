@@ -48,13 +48,9 @@ def assigned_self_attrs(stmt: cst.CSTNode) -> Set[str]:
     found: Set[str] = set()
     for node in walk_nodes(stmt):
         if isinstance(node, cst.AssignTarget):
-            t = node.target
-            if (
-                isinstance(t, cst.Attribute)
-                and isinstance(t.value, cst.Name)
-                and t.value.value == "self"
-            ):
-                found.add(t.attr.value)
+            name = self_attribute_name(node.target)
+            if name is not None:
+                found.add(name)
     return found
 
 
@@ -73,14 +69,10 @@ def stored_params(klass) -> Tuple[Dict[str, str], Dict[str, int]]:
             for small in stmt.body:
                 if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                     continue
-                target = small.targets[0].target
-                if not (
-                    isinstance(target, cst.Attribute)
-                    and isinstance(target.value, cst.Name)
-                    and target.value.value == "self"
-                ):
+                name = self_attribute_name(small.targets[0].target)
+                if name is None:
                     continue
-                attr = "self." + target.attr.value
+                attr = "self." + name
                 writes[attr] = writes.get(attr, 0) + 1
                 if isinstance(small.value, cst.Name) and small.value.value in params:
                     out.setdefault(small.value.value, attr)
@@ -98,14 +90,9 @@ _CONTAINERS = {"HybridSequential", "Sequential"}
 
 
 def self_attr_in(node: cst.CSTNode, attrs: Set[str]) -> Optional[str]:
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-        and node.attr.value in attrs
-    ):
-        return node.attr.value
-    return None
+    """`"a"` for `self.a` when a is one of `attrs`, else None."""
+    name = self_attribute_name(node) if isinstance(node, cst.BaseExpression) else None
+    return name if name in attrs else None
 
 
 class _ContainerUses(cst.CSTVisitor):
