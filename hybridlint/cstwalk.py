@@ -114,13 +114,20 @@ def _kind(value_type: type) -> int:
     return kind
 
 
+def _own_hook(visitor_type: type, name: str) -> object:
+    """The visitor class's `name` function, or None where it is CSTVisitor's own (which
+    declares a do-nothing `visit_<Type>` for every node type)."""
+    hook = getattr(visitor_type, name, None)
+    return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else hook
+
+
 def _skips_trivia(visitor: cst.CSTVisitor) -> bool:
     """`visitor` cannot see a trivia node: no hook of its own for one, nor its own on_visit."""
     kind = type(visitor)
     skips = _SKIPS.get(kind)
     if skips is None:
         skips = kind.on_visit is cst.CSTVisitor.on_visit and not any(
-            hasattr(kind, f"visit_{name}") for name in _TRIVIA_NAMES
+            _own_hook(kind, f"visit_{name}") for name in _TRIVIA_NAMES
         )
         _SKIPS[kind] = skips
     return skips
@@ -176,7 +183,7 @@ def visit_only(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         kind = current.__class__
         hook = hooks.get(kind, _UNKNOWN)
         if hook is _UNKNOWN:
-            hook = hooks[kind] = getattr(type(visitor), f"visit_{kind.__name__}", None)
+            hook = hooks[kind] = _own_hook(type(visitor), f"visit_{kind.__name__}")
         if hook is None or hook(visitor, current) is not False:
             _push_children(current, stack, trivia)
 

@@ -59,7 +59,9 @@ _ORDERING = (
     cst.Equal,
     cst.NotEqual,
 )
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+# exact types (concrete LibCST classes: a set lookup instead of an ABC isinstance per node)
+_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 
 
 def tensors_by_use(facts: "FunctionFacts", initial: Env) -> Tuple[Set[str], Set[str]]:
@@ -88,30 +90,29 @@ class _InputUses(cst.CSTVisitor):
         self.statements: List[cst.CSTNode] = []
         self.path: List[cst.CSTNode] = []  # the nodes from the body down to the one visited
         self.hidden = 0  # inside a nested scope, an eager-only subtree or a shadowing comprehension
+        self.hides: List[bool] = []  # per node of the path: it raised `hidden`
 
     # -- where we are -----------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.path.append(node)
         if node in self.facts.env_at:
             self.statements.append(node)
-        if isinstance(node, _SCOPES) or node in self.facts.skip or self._shadows(node):
-            self.hidden += 1
+        hides = type(node) in _SCOPES or node in self.facts.skip or self._shadows(node)
+        self.hides.append(hides)
+        self.hidden += hides
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
-        if isinstance(original_node, _SCOPES) or original_node in self.facts.skip:
-            self.hidden -= 1
-        elif self._shadows(original_node):
-            self.hidden -= 1
+        self.hidden -= self.hides.pop()
         if self.statements and self.statements[-1] is original_node:
             self.statements.pop()
         self.path.pop()
 
     def _shadows(self, node: cst.CSTNode) -> bool:
-        comp = getattr(node, "for_in", None)
-        if not isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if type(node) not in _COMPREHENSIONS:
             return False
+        comp = getattr(node, "for_in", None)
         while comp is not None:
             for target in _names_in(comp.target):
                 if target in self.names:
