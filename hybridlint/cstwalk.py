@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -114,7 +114,7 @@ def _kind(value_type: type) -> int:
     return kind
 
 
-def _own_hook(visitor_type: type, name: str) -> object:
+def _own_hook(visitor_type: type, name: str) -> Optional[Callable[..., object]]:
     """The visitor class's `name` function, or None where it is CSTVisitor's own (which
     declares a do-nothing `visit_<Type>` for every node type)."""
     hook = getattr(visitor_type, name, None)
@@ -153,10 +153,10 @@ def _push_children(current: cst.CSTNode, stack: List, trivia: bool) -> None:
 
 
 _UNKNOWN = object()
-_HOOKS: Dict[type, Dict[type, object]] = {}
+_HOOKS: Dict[type, Dict[type, Any]] = {}
 
 
-def _hooks(visitor_type: type) -> Dict[type, object]:
+def _hooks(visitor_type: type) -> Dict[type, Any]:
     """Node type -> the visitor class's `visit_<Type>` function or None (filled as met)."""
     hooks = _HOOKS.get(visitor_type)
     if hooks is None:
