@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional, Tuple, Type
+from typing import Dict, FrozenSet, Optional, Set, Tuple, Type
 
 import libcst as cst
 
@@ -571,9 +571,9 @@ must have NDArray type` where `d - 0.5` worked.
 _PARAMETER_BUILDERS = ("get", "get_constant", "Parameter", "Constant")
 
 
-def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
-    """Whether the class's `__init__` sets `self.<attr>` to a Parameter on one path and to
-    something else (a number) on another: both in one ternary or in two assignments."""
+def _assigned_kinds(klass: cst.ClassDef, attr: str) -> Set[bool]:
+    """For each value `__init__` may give `self.<attr>` (both arms of a ternary count), whether
+    it builds a Parameter: {True} always a Parameter, {True, False} a Parameter on one path."""
     init = next(
         (
             s
@@ -582,9 +582,9 @@ def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
         ),
         None,
     )
+    kinds: Set[bool] = set()
     if init is None:
-        return False
-    kinds = set()
+        return kinds
     for node in walk_nodes(init.body):
         if not isinstance(node, cst.Assign):
             continue
@@ -595,9 +595,14 @@ def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
             last = values.pop()
             values += [last.body, last.orelse]  # type: ignore[attr-defined]
         for value in values:
-            built = isinstance(value, cst.Call) and last_name(value.func) in _PARAMETER_BUILDERS
-            kinds.add(built)
-    return kinds == {True, False}
+            kinds.add(isinstance(value, cst.Call) and last_name(value.func) in _PARAMETER_BUILDERS)
+    return kinds
+
+
+def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
+    """Whether the class's `__init__` sets `self.<attr>` to a Parameter on one path and to
+    something else (a number) on another: both in one ternary or in two assignments."""
+    return _assigned_kinds(klass, attr) == {True, False}
 
 
 # attributes a Python number has too: reading them proves nothing about an array
@@ -605,28 +610,9 @@ _NUMBER_ATTRIBUTES = frozenset(dir(float)) | frozenset(dir(int)) | frozenset(dir
 
 
 def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
-    """Whether every assignment of `self.<attr>` in `__init__` builds a Parameter: gluon then
-    passes hybrid_forward the array under that name, never a number."""
-    init = next(
-        (
-            s
-            for s in klass.body.body
-            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
-        ),
-        None,
-    )
-    if init is None:
-        return False
-    kinds = set()
-    for node in walk_nodes(init.body):
-        if isinstance(node, cst.Assign) and any(
-            self_attribute_name(t.target) == attr for t in node.targets
-        ):
-            kinds.add(
-                isinstance(node.value, cst.Call)
-                and last_name(node.value.func) in _PARAMETER_BUILDERS
-            )
-    return kinds == {True}
+    """Whether every value `__init__` gives `self.<attr>` is a Parameter: gluon then passes
+    hybrid_forward the array under that name, never a number."""
+    return _assigned_kinds(klass, attr) == {True}
 
 
 def _array_only_use(body: cst.CSTNode, name: str, namespace: Optional[str]) -> bool:

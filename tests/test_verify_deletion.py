@@ -84,22 +84,18 @@ class Rows(gluon.HybridBlock):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-def test_a_deleted_assert_that_ends_its_block_is_proven_too(backend, session, tmp_path):
+@pytest.mark.parametrize(
+    "source, line",
+    [(BLOCK, 6), (LAST_IN_BLOCK, 12)],  # the assert before a statement / ending its block
+    ids=["next-statement", "end-of-block"],
+)
+def test_a_deleted_shape_assert_is_proven_by_the_example_that_ran_it(
+    backend, source, line, session, tmp_path
+):
     path = tmp_path / "rows.py"
-    path.write_text(LAST_IN_BLOCK)
+    path.write_text(source)
     examples = [Example("Rows", ((2, 3), (2, 3)))]
-    outcome = verify_fixes(LAST_IN_BLOCK, str(path), examples, backend=backend, session=session)
+    outcome = verify_fixes(source, str(path), examples, backend=backend, session=session)
     assert not outcome.rejected, outcome.rejected
-    assert sorted({(f.code, f.line) for f in outcome.applied}) == [("HL001", 12)]
-    assert "assert" not in outcome.source and outcome.status == "verified"
-
-
-@pytest.mark.parametrize("backend", backend_params())
-def test_a_deleted_shape_assert_is_proven_by_the_example_that_ran_it(backend, session, tmp_path):
-    path = tmp_path / "rows.py"
-    path.write_text(BLOCK)
-    examples = [Example("Rows", ((2, 3), (2, 3)))]
-    outcome = verify_fixes(BLOCK, str(path), examples, backend=backend, session=session)
-    assert not outcome.rejected, outcome.rejected
-    assert sorted({(f.code, f.line) for f in outcome.applied}) == [("HL001", 6)]
+    assert sorted({(f.code, f.line) for f in outcome.applied}) == [("HL001", line)]
     assert "assert" not in outcome.source and outcome.status == "verified"
