@@ -522,4 +522,9 @@ class SignalShield:
             return
         signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
         for signo in self.pending:  # deliver what was meant for hybridlint
-            os.kill(os.getpid(), signo)
+            # to this thread, handled before raise_signal returns: os.kill(getpid()) may go to
+            # another thread that has it unblocked, and the main thread, already unwinding an
+            # Interrupted to exit, then never checks for it (CI under load: a Ctrl-C ended the
+            # run with a traceback of Interrupted instead of KeyboardInterrupt); inside an outer
+            # shield the signal stays pending on this thread until that shield lifts
+            signal.raise_signal(signo)
