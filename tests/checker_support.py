@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import signal
 import time
 
 import pytest
@@ -12,6 +13,20 @@ CHECKER_DATA = os.path.join(ROOT, "testdata", "checker")
 
 def data(name: str) -> str:
     return os.path.join(CHECKER_DATA, name)
+
+
+def interruptible(new_group: bool = False):
+    """A preexec_fn for a child that must see Ctrl-C as a user's terminal sends it: SIGINT back
+    to its default, whatever the runner inherited (a shell starts background jobs with SIGINT
+    ignored, and an ignored signal stays ignored across exec: Python then installs no
+    KeyboardInterrupt handler). `new_group`: also its own process group (os.setpgrp)."""
+
+    def reset() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if new_group:
+            os.setpgrp()
+
+    return reset
 
 
 def alive(pid: int) -> bool:

@@ -12,7 +12,13 @@ import time
 import pytest
 
 from hybridlint.checker import CheckerSession, check_file
-from tests.checker_support import ROOT, data, engine_redirect_available, wait_gone
+from tests.checker_support import (
+    ROOT,
+    data,
+    engine_redirect_available,
+    interruptible,
+    wait_gone,
+)
 
 pytestmark = pytest.mark.skipif(
     not engine_redirect_available() or not os.path.isdir("/proc") or not os.path.isdir("/dev/shm"),
@@ -135,7 +141,8 @@ def test_the_terminals_ctrl_z_still_stops_hybridlint(here, monkeypatch):
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=os.setpgrp,  # not a new session: an orphaned group discards SIGTSTP
+        # not a new session: an orphaned group discards SIGTSTP
+        preexec_fn=interruptible(new_group=True),
     )
     try:
         shm = os.environ["HYBRIDLINT_TEST_SHM"]

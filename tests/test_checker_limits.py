@@ -11,7 +11,14 @@ import time
 import pytest
 
 from hybridlint.checker import CheckerSession, check_file
-from tests.checker_support import ROOT, alive, data, engine_redirect_available, wait_gone
+from tests.checker_support import (
+    ROOT,
+    alive,
+    data,
+    engine_redirect_available,
+    interruptible,
+    wait_gone,
+)
 
 pytestmark = pytest.mark.skipif(
     not engine_redirect_available() or not os.path.isdir("/proc"),
@@ -140,6 +147,7 @@ def test_a_signal_from_elsewhere_still_reaches_hybridlint(here):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=interruptible(),
     )
     try:
         worker, daemon = read_pid(here / "worker.pid"), read_pid(here / "hang_daemon.pid")
