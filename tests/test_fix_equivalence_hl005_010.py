@@ -11,8 +11,6 @@ the code as the author meant it (the `nd` spelling; the Sequential built with MX
 lifted).
 """
 
-import contextlib
-
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -21,7 +19,7 @@ from hypothesis import strategies as st
 import fix_support
 from fix_support import BACKENDS, backend_module, fix_settings
 from fix_support import block_source as source_of
-from fix_support import fix_source, lint_source
+from fix_support import children_check_lifted, fix_source, lint_source
 
 SETTINGS = fix_settings(20)
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
@@ -437,17 +435,6 @@ def test_hl009_len_in_reshape_becomes_code_zero(backend, shape, form):
 
 
 # -- HL010 ---------------------------------------------------------------------------------
-@contextlib.contextmanager
-def children_check_lifted(mx):
-    hybrid = mx.gluon.HybridBlock
-    saved = hybrid.__dict__["register_child"]
-    hybrid.register_child = mx.gluon.Block.register_child
-    try:
-        yield
-    finally:
-        hybrid.register_child = saved
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(

@@ -19,7 +19,6 @@ Examples the harness cannot run are skipped, saying why.
 """
 
 import ast
-import contextlib
 import re
 
 import numpy as np
@@ -28,6 +27,7 @@ import pytest
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.rules import ALL_RULES
 
+from fix_support import children_check_lifted
 from ground_truth_support import (
     BACKENDS,
     backend,
@@ -168,17 +168,6 @@ def mark_known_miss(request, code: str) -> None:
     for snippet, reason in KNOWN_MISSES.items():
         if snippet in code:
             request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
-@contextlib.contextmanager
-def children_check_lifted(mx):
-    hybrid = mx.gluon.HybridBlock
-    saved = hybrid.__dict__["register_child"]
-    hybrid.register_child = mx.gluon.Block.register_child
-    try:
-        yield
-    finally:
-        hybrid.register_child = saved
 
 
 @pytest.mark.parametrize("name", BACKENDS)
