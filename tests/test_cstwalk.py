@@ -11,6 +11,15 @@ from hybridlint.cstwalk import visit_only
 TESTDATA = pathlib.Path(__file__).resolve().parent.parent / "testdata"
 
 
+def _testdata_modules():
+    """(path, parsed module) for the first 40 test data files LibCST can parse."""
+    for path in sorted(TESTDATA.rglob("*.py"))[:40]:
+        try:
+            yield path, cst.parse_module(path.read_text(encoding="utf-8"))
+        except (cst.ParserSyntaxError, UnicodeDecodeError):
+            continue
+
+
 class Recorder(cst.CSTVisitor):
     """Records every node it is shown; does not enter function bodies (a False visit)."""
 
@@ -25,11 +34,7 @@ class Recorder(cst.CSTVisitor):
 
 def test_the_same_nodes_as_libcst_visit_and_skipped_children_stay_skipped():
     checked = 0
-    for path in sorted(TESTDATA.rglob("*.py"))[:40]:
-        try:
-            module = cst.parse_module(path.read_text(encoding="utf-8"))
-        except (cst.ParserSyntaxError, UnicodeDecodeError):
-            continue
+    for path, module in _testdata_modules():
         ours, theirs = Recorder(), Recorder()
         visit_only(module, ours)
         module.visit(theirs)
@@ -91,11 +96,7 @@ class Stack(cst.CSTVisitor):
 
 def test_hooks_and_stacks_see_every_node_that_is_not_trivia():
     checked = 0
-    for path in sorted(TESTDATA.rglob("*.py"))[:40]:
-        try:
-            module = cst.parse_module(path.read_text(encoding="utf-8"))
-        except (cst.ParserSyntaxError, UnicodeDecodeError):
-            continue
+    for path, module in _testdata_modules():
         ours, theirs = Hooked(), Hooked()
         visit_only(module, ours)
         module.visit(theirs)
