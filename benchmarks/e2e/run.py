@@ -75,6 +75,25 @@ E2E_PACKAGES: List[Package] = [
         "gluonar-0.1.0.tar.gz",
         "0e38622857699094e231ecc9a680d1e20175d98ec63cfb3e63b02158a812a194",
     ),
+    # The fresh set (benchmarks/e2e/fresh/): packages no case of cases/ or holdout/ uses.
+    Package(
+        "autogluon-0.0.15",
+        "autogluon==0.0.15",
+        "autogluon-0.0.15-py3-none-any.whl",
+        "d08bcf5fb5844e85e656267b2d2eec625fca0492fe509da44960a6321e1f957e",
+    ),
+    Package(
+        "cnstd-0.1.1",
+        "cnstd==0.1.1",
+        "cnstd-0.1.1-py3-none-any.whl",
+        "25f61033e094e3b0e9744b67ec8b4853a73441eecd4c7b688b7e889b3046d48c",
+    ),
+    Package(
+        "cnocr-1.2.2",
+        "cnocr==1.2.2",
+        "cnocr-1.2.2-py3-none-any.whl",
+        "ddc4b35d0039a514855b7da4bb7a149623c7369d2afccf03173b03e28c313fe7",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
