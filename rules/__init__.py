@@ -19,6 +19,7 @@ from .hl013_state_mutation import StateMutation
 from .hl014_tensor_unpacking import TensorUnpacking
 from .hl015_ndarray_only_function import NDArrayOnlyFunction
 from .hl016_autograd_mode_branch import AutogradModeBranch
+from .hl017_autograd_function_call import AutogradFunctionCall
 
 ALL_RULES: List[Type[Rule]] = [
     SymbolAttribute,
@@ -37,5 +38,6 @@ ALL_RULES: List[Type[Rule]] = [
     TensorUnpacking,
     NDArrayOnlyFunction,
     AutogradModeBranch,
+    AutogradFunctionCall,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)
