@@ -38,6 +38,8 @@ from typing import (
 
 import libcst as cst
 
+from ._factories import factory_value
+from ._pooled import child_effect
 from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
 from ._input_uses import tensors_by_use
@@ -92,6 +94,8 @@ class ClassFacts:
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
+    # children that pool globally or keep a pooled gate's spatial 1s (`_pooled.child_effect`)
+    shape_effects: Dict[str, str] = field(default_factory=dict)
     rnn_layers: Set[str] = field(default_factory=set)  # children that are rnn.RNN/LSTM/GRU layers
     # the block's own opt-out of hybridization: flags named so (`self.hybridizable`), tests the
     # constructor asserts when hybridizable (normalized `guards.normalized_code`), `hybridize` raising
@@ -380,15 +384,22 @@ def blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
 
 
 def _child_value(
-    call: cst.BaseExpression, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
+    call: cst.BaseExpression,
+    module: ModuleFacts,
+    classes: Dict[str, cst.ClassDef],
+    depth: int = 0,
 ) -> Value:
-    """What calling a child block created by `call` returns."""
+    """What calling a child block created by `call` returns; a module factory function
+    (`conv1x1_block(...)` returning `ConvBlock(...)`) is followed to what it returns."""
     if not isinstance(call, cst.Call):
         return UNKNOWN_VALUE
     name = dotted_name(call.func)
     if name is None:
         return UNKNOWN_VALUE
     last = name.split(".")[-1]
+    factory = module.functions.get(name) if name not in classes else None
+    if factory is not None and depth < 3:
+        return factory_value(factory, lambda r: _child_value(r, module, classes, depth + 1))
     if last in SINGLE_OUTPUT_LAYERS:
         # an operator layer writes a new array (checked on MXNet 1.9.1: `y = layer(x); y += 1`
         # leaves x alone); a container may hand back its input (an empty HybridSequential does)
@@ -962,6 +973,7 @@ def _init_facts(
             facts.children.pop(attr, None)
             facts.layers.discard(attr)
             facts.rnn_layers.discard(attr)
+            facts.shape_effects.pop(attr, None)
             if (
                 isinstance(value, (cst.Integer, cst.Float))
                 or literal_int(value) is not None
@@ -990,6 +1002,9 @@ def _init_facts(
                     )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
+                effect = child_effect(value, module.functions)
+                if effect is not None:
+                    facts.shape_effects[attr] = effect
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                 elif built in RNN_LAYERS and built not in classes:

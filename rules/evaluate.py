@@ -14,6 +14,7 @@ from ..mxnet_facts import (
     fixed_namespace_op,
 )
 from . import _shape_forms as forms
+from ._pooled import KEEP, POOL, POOLED, pooled_op
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
     LOST,
@@ -338,6 +339,10 @@ class Evaluator:
                         )
                     return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
             base = self.eval(func.value, env)
+            if func.attr.value == "expand_dims" and self._optional_input(func.value, base):
+                # only MXNet's arrays have this method (numpy's is a function): the result of
+                # `mask.expand_dims(-1)`, `mask=None` tested before, is an array, 1 at the axis
+                return Value(TENSOR, None, "expand_dims", fresh=True)
             if base.kind == TENSOR:
                 if base.assumed and func.attr.value in CONTAINER_ATTRIBUTES:
                     return (
@@ -375,6 +380,20 @@ class Evaluator:
             return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
         self.eval(func, env)
         return UNKNOWN_VALUE
+
+    def _optional_input(self, expr: cst.BaseExpression, value: Value) -> bool:
+        """Whether `expr` is a hybrid_forward input of unknown kind (`mask=None`) the body never
+        rebinds: gluon passes it as a Symbol when hybridized, unlike a local made eagerly
+        (`m = mx.nd.array(...)` stays an NDArray: not a tensor of the graph)."""
+        from ._constant_param import binds  # imports analysis, which imports this module
+
+        return (
+            value.kind == UNKNOWN
+            and isinstance(expr, cst.Name)
+            and self.facts.kind == "hybrid_forward"
+            and expr.value in self.facts.params
+            and not binds(self.facts.node.body, expr.value)
+        )
 
     def _namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
         """`F.contrib.arange_like` -> "contrib.arange_like" when F holds the namespace."""
@@ -439,6 +458,8 @@ class Evaluator:
                     shape = None
                 return paired(call, operands[0], operands[1], shape)
         form = self._op_form(op, call, args, 1) or forms.root(f"@{id(call)}")
+        if pooled_op(op, call):  # a (B, C, 1, 1) gate (`_pooled`)
+            return Value(TENSOR, None, POOLED, fresh=True, form=form)
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True, form=form)
 
     def _op_form(self, op: str, call: cst.Call, args: List[Value], at: int) -> Optional[forms.Form]:
@@ -594,6 +615,9 @@ class Evaluator:
                 for arg, value in zip(call.args, args):
                     if not arg.star:
                         self.array_use(arg.value, value)
+            effect = klass.shape_effects.get(attr)
+            if effect == POOL or (effect == KEEP and args and args[0].shape_reason == POOLED):
+                return Value(TENSOR, None, POOLED, fresh=True)  # a (B, C, 1, 1) gate
             return klass.children[attr]
         method = klass.methods.get(attr)
         if method is None:

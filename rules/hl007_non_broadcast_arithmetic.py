@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional, Set, Tuple, Type
+from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple, Type
 
 import libcst as cst
 
 from . import _shape_forms as forms
 from ._build import call, strip_parens
 from ._constant_param import binds, constant_shape
+from ._pooled import POOLED
 from .analysis import (
     LOST,
     TENSOR,
@@ -42,6 +43,7 @@ COMPARISON: Dict[Type[cst.CSTNode], str] = {
 }
 _ONES_EVIDENCE = ("reduction_keepdims", "expand_dims")
 _WHAT = {
+    POOLED: "a global pooling (shape (B, C, 1, 1))",
     "reduction_keepdims": "a reduction with keepdims=True",
     "expand_dims": "expand_dims",
     "reduction": "a reduction",
@@ -69,6 +71,26 @@ _MARGIN = (
 
 def _net(body: str) -> str:
     return net(body, "F, x, y")
+
+
+def _se(layers: str, body: str) -> str:
+    """A block whose `__init__` builds `layers` (one a line) and whose hybrid_forward is `body`."""
+    init = "".join(f"        {line}\n" for line in layers.splitlines())
+    forward = "".join(f"        {line}\n" for line in body.splitlines())
+    return (
+        "class Net(HybridBlock):\n    def __init__(self, channels=8):\n"
+        f"        super().__init__()\n{init}\n    def hybrid_forward(self, F, x):\n{forward}"
+    )
+
+
+_SE_LAYERS = (
+    "self.pool = nn.GlobalAvgPool2D()\nself.fc = nn.Conv2D(channels, kernel_size=1)\n"
+    "self.gate = nn.Activation('sigmoid')"
+)
+_CONV1X1 = (
+    "def conv1x1(in_channels, out_channels, strides=1):\n"
+    "    return nn.Conv2D(out_channels, 1, strides=strides, in_channels=in_channels)\n\n\n"
+)
 
 
 def _dims(shape: Shape) -> str:
@@ -101,6 +123,11 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         return f"1s on different axes ({_ones(ones[0])} and {_ones(ones[1])}): a pairwise broadcast"
     for mine, other in ((a, b), (b, a)):
         reason = mine.shape_reason
+        if reason == POOLED:
+            # a (B, C, 1, 1) gate against a tensor nothing gives 1s: a feature map (B, C, H, W)
+            if other.shape_reason is None and not any(forms.ones(other.form)):
+                return f"one operand comes from {_WHAT[reason]}"
+            continue
         if reason == "reduction" and mine.shape is None and other.shape_reason is None:
             # `F.norm(a - p, axis=1) * labels`: a reduction drops axes, and the other operand
             # of a shape nothing tells most often has the reduced shape (per-sample values)
@@ -287,6 +314,28 @@ must have NDArray type` where `d - 0.5` worked.
         Valid(_net("return F.sum(x, axis=1) * x.sum(axis=1)")),
         Valid(_net("return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))")),
         Valid(_net("return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)")),
+        # a gate upsampled back to the map's size (PSPNet's pooling branch): no 1s left
+        Valid(
+            _se(
+                _SE_LAYERS,
+                "w = self.gate(self.fc(self.pool(x)))\n"
+                "w = F.contrib.BilinearResize2D(w, like=x, mode='like')\nreturn x * w",
+            )
+        ),
+        # average and max pooling both (B, C, 1, 1) (CBAM's channel attention)
+        Valid(
+            _se(
+                "self.pool = nn.GlobalMaxPool2D()",
+                "a = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)\nreturn F.sigmoid(a + self.pool(x))",
+            )
+        ),
+        # a 3x3 convolution of the gate: padding decides its size, not followed
+        Valid(
+            _se(
+                "self.pool = nn.GlobalAvgPool2D()\nself.fc = nn.Conv2D(channels, 3, padding=2)",
+                "return x * self.fc(self.pool(x))",
+            )
+        ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)
         Valid(
             _net(
@@ -295,6 +344,32 @@ must have NDArray type` where `d - 0.5` worked.
         ),
     ]
     INVALID = [
+        # a squeeze-and-excitation gate: (B, C, H, W) * (B, C, 1, 1) (GluonCV2's BiSeNet)
+        Invalid(
+            _se(_SE_LAYERS, "w = self.gate(self.fc(self.pool(x)))\nreturn x * w"),
+            line=10,
+            fixed=_se(
+                _SE_LAYERS, "w = self.gate(self.fc(self.pool(x)))\nreturn F.broadcast_mul(x, w)"
+            ),
+            safety=SAFE,
+        ),
+        # the same gate from F.contrib.AdaptiveAvgPooling2D and a factory-built 1x1 convolution
+        Invalid(
+            _CONV1X1
+            + _se(
+                "self.conv = conv1x1(channels, channels)",
+                "x = F.relu(x)\nw = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)\n"
+                "return x * F.sigmoid(self.conv(w))",
+            ),
+            line=13,
+            fixed=_CONV1X1
+            + _se(
+                "self.conv = conv1x1(channels, channels)",
+                "x = F.relu(x)\nw = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)\n"
+                "return F.broadcast_mul(x, F.sigmoid(self.conv(w)))",
+            ),
+            safety=SAFE,
+        ),
         # (B, 1) - (B,): keepdims against no keepdims of one array (eagerly (B, B))
         Invalid(
             _net("return x.sum(axis=1, keepdims=True) - x.sum(axis=1)"),
@@ -537,7 +612,7 @@ must have NDArray type` where `d - 0.5` worked.
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"
             if not _parameter_input(facts.klass.node, name) and not _array_only_use(
-                facts.node.body, name, self.namespace
+                facts.node.body, name, self.namespace, facts.klass.layers
             ):
                 # eagerly gluon passes a number input on as it is (`net(x, 2.0)` works)
                 return f"`{name}` is an input nothing but arithmetic uses: it may be a number"
@@ -615,12 +690,26 @@ def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
     return _assigned_kinds(klass, attr) == {True}
 
 
-def _array_only_use(body: cst.CSTNode, name: str, namespace: Optional[str]) -> bool:
+def _array_only_use(
+    body: cst.CSTNode, name: str, namespace: Optional[str], layers: AbstractSet[str] = frozenset()
+) -> bool:
     """Whether the body uses input `name` in a way a Python number would fail eagerly too: a
     plain argument of an `F.<op>(...)` call, an attribute a number lacks (`x.reshape`,
-    `x.shape`), a subscript (`x[0]`). Arithmetic proves nothing: NDArray takes numbers."""
+    `x.shape`), a subscript (`x[0]`), the one argument of a gluon layer child (`self.pool(x)`:
+    MXNet 1.9.1 raises "there must be one NDArray or one Symbol in the input" for a number).
+    Arithmetic proves nothing: NDArray takes numbers."""
     prefix = f"{namespace}." if namespace else None
     for node in walk_nodes(body):
+        if (
+            isinstance(node, cst.Call)
+            and self_attribute_name(node.func) in layers
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == name
+            and not node.args[0].star
+            and node.args[0].keyword is None
+        ):
+            return True
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
             if node.value.value == name and node.attr.value not in _NUMBER_ATTRIBUTES:
                 return True
