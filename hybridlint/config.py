@@ -408,7 +408,7 @@ def split_codes(option_value: Optional[str], where: str) -> Optional[list]:
 # `--select HL016`, `--extend-select HL016`, or `extend-select = ["HL016"]` in its
 # configuration. A prefix or `ALL` leaves them off. A constant here, not a rule attribute, so
 # that resolving the selection never imports the rules (a cached run does not load LibCST).
-DEFAULT_OFF: FrozenSet[str] = frozenset({"HL016"})
+DEFAULT_OFF: FrozenSet[str] = frozenset({"HL016", "HL017", "HL018"})
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .hl014_tensor_unpacking import TensorUnpacking
 from .hl015_ndarray_only_function import NDArrayOnlyFunction
 from .hl016_autograd_mode_branch import AutogradModeBranch
 from .hl017_autograd_function_call import AutogradFunctionCall
+from .hl018_non_array_input_output import NonArrayInputOutput
 
 ALL_RULES: List[Type[Rule]] = [
     SymbolAttribute,
@@ -39,5 +40,6 @@ ALL_RULES: List[Type[Rule]] = [
     NDArrayOnlyFunction,
     AutogradModeBranch,
     AutogradFunctionCall,
+    NonArrayInputOutput,
 ]
 ALL_RULES.sort(key=lambda rule: rule.code)

@@ -68,6 +68,8 @@ KNOWN_MISSES = {
 SHOWN_ELSEWHERE = {
     "HL016": "the branch differs only when autograd's mode changes between calls "
     "(tests/test_rule_hl016_autograd_mode_branch.py)",
+    "HL018": "an input used as a Python value fails only when a caller passes it "
+    "(tests/test_rule_hl018_non_array_input_output.py)",
 }
 
 
