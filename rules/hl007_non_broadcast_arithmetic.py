@@ -196,8 +196,15 @@ a parameter's shape is fixed when the block is built also where its dims are con
 arguments (`shape=(units,)`), and a constant built in `__init__` from an array reshaped to
 literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
 both shapes are known and differ, or the operands are `expand_dims` on different axes (the
-pairwise `q.expand_dims(2) + k.expand_dims(1)`). Tensors without such evidence — the residual
-`out + x` — are not reported.
+pairwise `q.expand_dims(2) + k.expand_dims(1)`), or one operand is a global-pooling gate of
+shape (B, C, 1, 1) — `F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(...,
+global_pool=True)`, a `nn.GlobalAvgPool2D()` child, kept through children proven to keep its
+1s (activations, batch norm, 1x1 convolutions with padding 0, also built by a module factory
+function such as `conv1x1(...)`; `_pooled.py`) — against a tensor with no 1s (the feature
+map of a squeeze-and-excitation block). `mask.expand_dims(-1)` of an input defaulting to None
+(`if mask is not None:`) is a tensor too. Tensors without such evidence — the residual
+`out + x` — are not reported; a gate through any other child (a module class, a container, a
+3x3 convolution) is not followed: it may be resized back to (H, W).
 
 Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
 axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
@@ -242,6 +249,11 @@ Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so t
 is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
 different shapes what the eager code computed. Only tensor–tensor operations are rewritten
 (a Python scalar operand stays an operator: `broadcast_*` needs two arrays).
+
+A pooled gate's fix is safe for the same reason: both operands are results of layers or
+operators (an input passed alone to a gluon layer child, `self.pool(x)`, is an array too: MXNet
+1.9.1 raises for a number there), and an operand made by `.expand_dims` is an array whatever
+its input's default was.
 
 Unsafe when an operand may be a Python number on some path (the message says which): an input
 of hybrid_forward that only arithmetic uses (eagerly gluon passes `net(x, 2.0)`'s number on as
