@@ -200,7 +200,7 @@ pairwise `q.expand_dims(2) + k.expand_dims(1)`), or one operand is a global-pool
 shape (B, C, 1, 1) — `F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(...,
 global_pool=True)`, a `nn.GlobalAvgPool2D()` child, kept through children proven to keep its
 1s (activations, batch norm, 1x1 convolutions with padding 0, also built by a module factory
-function such as `conv1x1(...)`; `_pooled.py`) — against a tensor with no 1s (the feature
+function such as `conv1x1(...)`) — against a tensor with no 1s (the feature
 map of a squeeze-and-excitation block). `mask.expand_dims(-1)` of an input defaulting to None
 (`if mask is not None:`) is a tensor too. Tensors without such evidence — the residual
 `out + x` — are not reported; a gate through any other child (a module class, a container, a
