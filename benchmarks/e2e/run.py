@@ -103,6 +103,12 @@ E2E_PACKAGES: List[Package] = [
         "rl-coach-1.0.1.tar.gz",
         "0c4f3a334ff55d534d2fc7f83d5e791f64b780391039e367f6cd9b4381838744",
     ),
+    Package(
+        "gluoncv-0.2.0",
+        "gluoncv==0.2.0",
+        "gluoncv-0.2.0-py2.py3-none-any.whl",
+        "72eb8c0ae95bd537496569686b622524981e19c5e9e755bdc4c853c5dcf86198",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
