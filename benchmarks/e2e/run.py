@@ -95,13 +95,13 @@ E2E_PACKAGES: List[Package] = [
         "ddc4b35d0039a514855b7da4bb7a149623c7369d2afccf03173b03e28c313fe7",
     ),
     # rl-coach's sdist declares python_requires=">=3.5.*", which setuptools >= 60 rejects while
-    # pip prepares its metadata: a first download needs PIP_CONSTRAINT naming a file that
-    # holds "setuptools<60" (the pinned sha256 is checked as for every package).
+    # pip prepares its metadata, so its download pins the build environment's setuptools
     Package(
         "rl-coach-1.0.1",
         "rl-coach==1.0.1",
         "rl-coach-1.0.1.tar.gz",
         "0c4f3a334ff55d534d2fc7f83d5e791f64b780391039e367f6cd9b4381838744",
+        build_constraints="setuptools<60",
     ),
     Package(
         "gluoncv-0.2.0",

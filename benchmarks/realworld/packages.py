@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
@@ -24,6 +25,9 @@ class Package:
     requirement: str  # what pip downloads, e.g. "gluoncv==0.10.5"
     filename: str  # the file pip saves
     sha256: str
+    # pins for the build environment pip makes to read an sdist's metadata (PIP_CONSTRAINT),
+    # e.g. "setuptools<60" for an sdist whose setup.py newer setuptools rejects
+    build_constraints: str = ""
 
 
 PACKAGES: List[Package] = [
@@ -119,7 +123,14 @@ def _download(package: Package, into: str) -> str:
             command[5:5] = ["--no-binary", ":all:"]
         else:
             command[5:5] = ["--only-binary", ":all:", "--platform", "manylinux2014_x86_64"]
-        result = subprocess.run(command, capture_output=True, text=True)
+        with tempfile.TemporaryDirectory() as scratch:
+            env = dict(os.environ)
+            if package.build_constraints:
+                constraints = os.path.join(scratch, "constraints.txt")
+                with open(constraints, "w", encoding="utf-8") as handle:
+                    handle.write(package.build_constraints + "\n")
+                env["PIP_CONSTRAINT"] = constraints
+            result = subprocess.run(command, capture_output=True, text=True, env=env)
         if result.returncode != 0 or not os.path.exists(path):
             raise FetchError(f"pip could not download {package.requirement}:\n{result.stderr}")
     found = _sha256(path)
