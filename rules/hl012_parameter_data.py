@@ -195,6 +195,22 @@ def _listy_value(expr: cst.BaseExpression) -> bool:
     )
 
 
+def _single_element(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The element of a one-element list or tuple display (`[v]`, `(v,)`), else None."""
+    if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
+        element = expr.elements[0]
+        if isinstance(element, cst.Element):  # not `*rest`
+            return element.value
+    return None
+
+
+def _number_literal(expr: cst.BaseExpression) -> bool:
+    """`2`, `0.5`, `-1e-3`: a number whatever the names around it mean."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
 class _ConstantInitializers(cst.CSTVisitor):
     """Every `Constant(<list>)` call of a class body (`_listy_value`)."""
 
@@ -282,7 +298,10 @@ class, the initializer of a parameter: eagerly the list fills it, but under hybr
 `.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
 object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
 `arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
-`dumps()` writes the same list); reported without a fix when the module does not import numpy.
+`dumps()` writes the same list); a one-element display `Constant([v])` becomes `Constant(v)`
+(safe for a number literal, whose fill is the same; unsafe for a name, which may hold an
+array that broadcasts differently) when v is a number literal or the module does not import
+numpy; reported without a fix otherwise.
 
 No fix, with the reason in the message:
 - in helpers (gluon passes parameters to hybrid_forward only), and in functions that bind the
@@ -356,6 +375,16 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             fixed=_initialized("np.array([[0.5, 1.0, 2.0]])"),
             safety=SAFE,
         ),
+        # one value: the value itself (safe for a number; a name may hold an array, whose
+        # broadcast differs from the one-element list's)
+        Invalid(_initialized("[0.5]"), line=10, fixed=_initialized("0.5"), safety=SAFE),
+        Invalid(
+            _initialized("[coef,]", imports="coef = 0.5\n"),
+            line=10,
+            fixed=_initialized("coef", imports="coef = 0.5\n"),
+            safety=UNSAFE,
+        ),
+        Invalid(_initialized("[0.5, 1.0, 2.0]", imports=""), line=9),  # no numpy to build with
         Invalid(
             _initialized("np.full((1, 3), 0.5).tolist()"),
             line=10,
@@ -462,10 +491,22 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             "a numpy array"
         )
         for node in finder.found:
+            arg = node.args[0]
+            single = _single_element(arg.value)
+            if single is not None and (numpy is None or _number_literal(single)):
+                # `Constant([v])` -> `Constant(v)`: eagerly `arr[:] = [v]` and `arr[:] = v` fill
+                # the parameter alike for a number v (checked with MXNet 1.9.1 on (1,), (3,),
+                # (2, 3)); for an array v the (1, ...) shape of `[v]` can broadcast otherwise
+                self.report(
+                    node,
+                    message + " (or the one value itself)",
+                    edits=[(arg.value, single)],
+                    safety=SAFE if _number_literal(single) else UNSAFE,
+                )
+                continue
             if numpy is None:
                 self.report(node, message + " (no numpy import to build it with)")
                 continue
-            arg = node.args[0]
             wrapped = cst.Call(
                 func=cst.parse_expression(f"{numpy}.array"), args=[cst.Arg(arg.value)]
             )
