@@ -40,6 +40,7 @@ import libcst as cst
 
 from ._factories import factory_value
 from ._pooled import child_effect
+from ._sliced_arrays import sliced_arrays
 from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
 from ._input_uses import tensors_by_use
@@ -172,6 +173,10 @@ class FunctionFacts:
     module: "ModuleFacts"
     namespace: Optional[str] = None
     params: Env = field(default_factory=dict)
+    # its star parameters that hold graph inputs: "*" -> the name of the one with the inputs
+    # after the named ones, "**" -> the one with the block's Parameters (a hybrid_forward's
+    # own, or a helper's bound from them by every call: `_forwarded`, `_bind_call`)
+    stars: Dict[str, str] = field(default_factory=dict)
     env_at: Dict[cst.CSTNode, Env] = field(default_factory=dict)
     skip: Set[cst.CSTNode] = field(default_factory=set)  # eager-only subtrees
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
@@ -192,6 +197,23 @@ class FunctionFacts:
     # uses a list survives too (`x * 2`, `x + y`: `_input_uses`): another caller may pass a list,
     # so a fix resting on them is unsafe (`Rule.report`)
     caller_tensors: Set[str] = field(default_factory=set)
+    _sliced: Optional[Set[cst.Name]] = None  # `sliced_arrays`, once per walk
+
+    def sliced_arrays(self) -> Set[cst.Name]:
+        """The names holding a gluon input (or an item of one) that `n[a:b] - n[c:d]` & co
+        prove arrays (`_sliced_arrays`): only a hybrid_forward's inputs are graph inputs.
+
+        Computed on demand (HL003 asks only for a slice of a value of unknown kind)."""
+        if self._sliced is None:
+            self._sliced = set()
+            if self.kind == "hybrid_forward":
+                params = self.node.params
+                inputs = [p.name.value for p in _signature(self.node)[2:]]
+                inputs += [p.name.value for p in params.kwonly_params]
+                if isinstance(params.star_arg, cst.Param):
+                    inputs.append(params.star_arg.name.value)
+                self._sliced = sliced_arrays(self.node, set(inputs))
+        return self._sliced
 
     def used_as_array(self, name: str) -> bool:
         """Whether the body uses `name` as only an array can be used, which settles that an
@@ -241,6 +263,7 @@ class FunctionFacts:
         ):
             table.clear()
         self.array_names.clear()
+        self._sliced = None
         self.skip.clear()
         self.returns.clear()
 

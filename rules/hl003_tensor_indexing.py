@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._examples import net as _net, with_parent
-from .analysis import SCALAR, TENSOR, TENSORS, dotted_name, literal_int
+from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 
@@ -36,6 +36,13 @@ def _op(namespace: Optional[str], name: str, data: cst.BaseExpression, keywords)
 _ATTEND = (
     "class Attend(HybridBlock):\n    def hybrid_forward(self, F, query, memory):\n"
     "        return query * memory[0]\n"
+)
+
+
+# a loss over the items of `*states`, sliced along time (gluonnlp's temporal regularization)
+_TAR = (
+    "class Tar(HybridBlock):\n    def hybrid_forward(self, F, *states):\n"
+    "        return F.add_n(*[(s[1:] - s[:-1]).mean() for s in states[-1:]])\n"
 )
 
 
@@ -99,11 +106,13 @@ Not reported: subscripts of values not proven to be tensors. gluon passes lists,
 dicts of arrays to `hybrid_forward` the same way as arrays, so an input is a tensor only when
 the body uses it as only an array can be used (a plain argument of an `F.<op>` call or of a
 gluon layer, an operand next to a certain tensor, `x.reshape(...)`, `x.shape`, a tuple index
-`x[:, 0]`, ...); a type test (`isinstance(x, (list, tuple))`, `type(x) in (list, tuple)`), a
-`List[...]`/`Dict[...]` annotation, a string key (`d["level_0"]`), unpacking, `len()` or a
-`for` over it make it a container. The outputs of multi-output operators (`F.linalg.slogdet`,
-`F.moments`, `F.split` ...) and of child blocks returning tuples are selected with `[i]` in
-both modes: only their negative indices and reversed slices are reported.
+`x[:, 0]`, arithmetic between two slices of it, `x[1:] - x[:-1]`, which raises for a list or a
+tuple, also on an item of `*states` iterated by a `for`); a type test (`isinstance(x, (list,
+tuple))`, `type(x) in (list, tuple)`), a `List[...]`/`Dict[...]` annotation, a string key
+(`d["level_0"]`), unpacking, `len()` or a `for` over it make it a container. The outputs of
+multi-output operators (`F.linalg.slogdet`, `F.moments`, `F.split` ...) and of child blocks
+returning tuples are selected with `[i]` in both modes: only their negative indices and
+reversed slices are reported.
 
 ## Fix safety
 A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
@@ -123,7 +132,10 @@ other items make it safe or unsafe as above. The integer axes are squeezed last 
 gives a fully indexed array the shape (1,), not (): squeezing before `expand_dims` would add
 an axis (`x[None, 0]` on a vector is (1,)). Indices that are tensors, names of unknown value,
 items on both sides of `...` or a step after `...` are reported without a fix; so is slice
-assignment (rewrite it with `F.where` or `F.concat`).
+assignment (rewrite it with `F.where` or `F.concat`). A value that is an array only by the
+arithmetic between its slices gets an unsafe fix: a numpy array passes that arithmetic too
+(gluon lets one reach an eager hybrid_forward beside an NDArray input), and `F.slice` raises
+on it where the original worked.
 """
 
     VALID = [
@@ -204,6 +216,11 @@ assignment (rewrite it with `F.where` or `F.concat`).
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
         # a numpy constant's new axis is numpy's business
         Valid(_net("m = np.ones((3, 4))[:, None]\nreturn F.broadcast_mul(x, F.array(m))")),
+        # slices that a list survives (`+` concatenates), indices (a list's items are arrays)
+        Valid(_net("return x[1:] + x[:-1]  # gluon may pass x as a list")),
+        Valid(_net("return x[0] - x[1]  # gluon may pass x as a list")),
+        # a local numpy constant is no graph input: its slice arithmetic is numpy's
+        Valid(_net("a = np.arange(4.0)\nd = a[1:] - a[:-1]\nreturn x * float(d.sum())")),
         Valid(_net("return F.relu(x)[:, None]  # noqa: HL003")),
         Valid(_net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
         Valid(_net("return F.relu(x)[0]  # noqa: HL003")),
@@ -439,6 +456,30 @@ assignment (rewrite it with `F.where` or `F.concat`).
             ),
             safety=UNSAFE,
         ),
+        # arithmetic between two slices of an input proves an array (a list raises on it);
+        # unsafe: a numpy array passes it too, and F.slice raises on one
+        Invalid(
+            _net("return (x[1:] - x[:-1]) * 2"),
+            line=3,
+            fixed=_net(
+                "return (F.slice(x, begin=(1,), end=(None,)) - "
+                "F.slice(x, begin=(None,), end=(-1,))) * 2"
+            ),
+            safety=UNSAFE,
+        ),
+        # also an item of `*states` (gluonnlp's TemporalActivationRegularizationLoss)
+        Invalid(
+            with_parent(_TAR, "Tar", "x, F.relu(x)"),
+            line=3,
+            fixed=with_parent(
+                _TAR.replace("s[1:]", "F.slice(s, begin=(1,), end=(None,))").replace(
+                    "s[:-1]", "F.slice(s, begin=(None,), end=(-1,))"
+                ),
+                "Tar",
+                "x, F.relu(x)",
+            ),
+            safety=UNSAFE,
+        ),
         # items on both sides of `...`: reported without a fix
         Invalid(_net("y = F.relu(x)\nreturn y[0, ..., None, 1]"), line=4),
     ]
@@ -471,14 +512,40 @@ assignment (rewrite it with `F.where` or `F.concat`).
         if self.value(node.value).outputs is not None:
             self._check_outputs(node)
             return
-        if not self.is_tensor(node.value):  # an input only indexed may be a list: not reported
+        # an input only indexed may be a list: not reported, unless the slices of the name meet
+        # in arithmetic a list raises on (`s[1:] - s[:-1]`: analysis `sliced_arrays`)
+        by_slices = not self.is_tensor(node.value)
+        if by_slices and not self._sliced_input(node.value):
             return
         rewrite = self._rewrite(node)
         if rewrite is None:
-            self.report(node)
+            self.report(node, self._sliced_message(node) if by_slices else None)
         else:
             replacement, safety = rewrite
-            self.report(node, replacement=replacement, safety=safety)
+            # an array by that use alone may be a numpy array, on which F.slice raises eagerly
+            self.report(
+                node,
+                self._sliced_message(node) if by_slices else None,
+                replacement=replacement,
+                safety=UNSAFE if by_slices else safety,
+            )
+
+    @staticmethod
+    def _sliced_message(node: cst.Subscript) -> str:
+        name = cst.ensure_type(node.value, cst.Name).value
+        return (
+            f"`{name}` is an array here (a list or tuple raises on arithmetic between its "
+            f"slices): hybridized it is a Symbol, and `{name}[...]` selects its outputs, not a "
+            "slice; use F.slice / F.slice_axis (unsafe fix: a numpy array would pass the "
+            "arithmetic too, and F.slice raises on one)"
+        )
+
+    def _sliced_input(self, expr: cst.BaseExpression) -> bool:
+        """A gluon input (or an item of one) of unknown kind that slice arithmetic proves an
+        array; a value the analysis knows to be something else is not one."""
+        if self.facts is None or self.value(expr).kind not in (UNKNOWN, TENSOR):
+            return False
+        return expr in self.facts.sliced_arrays()
 
     def _check_outputs(self, node: cst.Subscript) -> None:
         """Indexing the outputs of F.split & co: a grouped Symbol takes only indices in
