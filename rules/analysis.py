@@ -1332,22 +1332,27 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     env: Env = {namespace: Value(NAMESPACE)}
     sequence_like = _sequence_used_names(node)
     for param in positional[2:] + list(node.params.kwonly_params):
-        name = param.name.value
-        annotated = annotation_value(param.annotation)
-        if (
-            annotated is not None and annotated.kind != TENSOR
-        ):  # `x: Tensor` is often loose (states)
-            env[name] = annotated
-        elif param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
-            env[name] = UNKNOWN_VALUE
-        else:
-            env[name] = Value(TENSOR, assumed=True)
+        env[param.name.value] = _input_value(param, sequence_like)
     star = node.params.star_arg
     if isinstance(star, cst.Param):  # elements may themselves be nested lists of inputs
         env[star.name.value] = Value(SEQUENCE)
     if node.params.star_kwarg is not None:
         env[node.params.star_kwarg.name.value] = UNKNOWN_VALUE
     return namespace, env
+
+
+def _input_value(param: cst.Param, sequence_like: Set[str]) -> Value:
+    """What a graph input holds before its uses are seen (the "undecided input" policy): its
+    annotation unless that says Tensor (`x: Tensor` is often loose, states), UNKNOWN with a
+    default, a list-like name or a use as a sequence (`sequence_like`), else a tensor taken
+    by its position only (`Value.assumed`: gluon passes lists of arrays the same way)."""
+    annotated = annotation_value(param.annotation)
+    name = param.name.value
+    if annotated is not None and annotated.kind != TENSOR:
+        return annotated
+    if param.default is not None or _LIST_LIKE_NAME.search(name) or name in sequence_like:
+        return UNKNOWN_VALUE
+    return Value(TENSOR, assumed=True)
 
 
 def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
@@ -1396,18 +1401,40 @@ def _sequence_used_names(node: cst.FunctionDef) -> Set[str]:
     return names
 
 
-def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_self: bool) -> Env:
+def _bind_call(
+    node: cst.FunctionDef,
+    call: cst.Call,
+    args: List[Value],
+    skip_self: bool,
+    forwarded: Mapping[str, str] = {},
+    parameters: Mapping[str, Optional[Shape]] = {},
+) -> Env:
+    """The callee's parameters as `call` binds them; {} when a starred argument hides which
+    parameter gets what, unless it forwards the caller's graph inputs (`forwarded`: the
+    caller's `*args` / `**kwargs` of `FunctionFacts.stars`, never rebound), as the template
+    method `hybrid_forward(self, F, x, *args, **kwargs): return self.loss_forward(F, x, *args,
+    **kwargs)` does: the parameters `*args` may fill are then inputs like a hybrid_forward's
+    own (`_forwarded_inputs`)."""
     positional = _signature(node)[1 if skip_self else 0 :]
     env: Env = {}
     index = 0
+    rest: Optional[int] = None  # where a forwarded `*args` starts, by position
+    keywords = False  # `**kwargs` forwarded: the block's Parameters, by name
     for arg, value in zip(call.args, args):
-        if arg.star:
-            return {}
-        if arg.keyword is not None:
+        name = arg.value.value if isinstance(arg.value, cst.Name) else None
+        if arg.star == "*" and rest is None and name is not None and forwarded.get("*") == name:
+            rest = index
+        elif arg.star == "**" and name is not None and forwarded.get("**") == name:
+            keywords = True
+        elif arg.star or (rest is not None and arg.keyword is None):
+            return {}  # which parameter a value reaches is not known
+        elif arg.keyword is not None:
             env[arg.keyword.value] = value
         elif index < len(positional):
             env[positional[index].name.value] = value
             index += 1
+    if rest is not None or keywords:
+        env.update(_forwarded_inputs(node, positional, env, rest, keywords, parameters))
     # parameters the call leaves to a number default (`eps=1e-5`) are that number
     for param in positional + list(node.params.kwonly_params):
         default = param.default
@@ -1416,6 +1443,69 @@ def _bind_call(node: cst.FunctionDef, call: cst.Call, args: List[Value], skip_se
         if param.name.value not in env and isinstance(default, (cst.Integer, cst.Float)):
             env[param.name.value] = SCALAR_VALUE
     return env
+
+
+# `Env` keys (no parameter can be named so) marking a helper's star parameters as holding the
+# forwarded graph inputs / Parameters when every call forwards them (`join_envs` drops a mark
+# one call lacks)
+_STAR_INPUTS, _STAR_PARAMETERS = "*", "**"
+
+
+def _forwarded_inputs(
+    node: cst.FunctionDef,
+    positional: List[cst.Param],
+    bound: Env,
+    rest: Optional[int],
+    keywords: bool,
+    parameters: Mapping[str, Optional[Shape]],
+) -> Env:
+    """The callee's parameters a forwarded `*args` (from position `rest`) or `**kwargs` may
+    fill. gluon 1.9.1's `HybridBlock.forward(x, *args)` calls `hybrid_forward(F, x, *args,
+    **params)`: the items of `*args` are inputs exactly like named ones, the keywords the
+    block's registered Parameters. So a parameter named like a Parameter (when `**kwargs` is
+    forwarded) is that Parameter; one `*args` may fill gets the input policy
+    (`_input_value`), and is a list when the body only counts, iterates and indexes it
+    (`list_inputs`), as a hybrid_forward's input would be. The callee's own star parameters
+    get the marks (`_STAR_INPUTS`, `_STAR_PARAMETERS`) that make them forwardable again."""
+    env: Env = {}
+    open_params = positional[rest:] if rest is not None else []
+    if keywords:
+        open_params = positional + list(node.params.kwonly_params)
+    sequence_like = _sequence_used_names(node) if rest is not None else set()
+    undecided: List[str] = []
+    for param in open_params:
+        name = param.name.value
+        if name in bound:
+            continue
+        if keywords and name in parameters:
+            env[name] = _parameter_value(parameters[name])
+        elif rest is not None and param in positional[rest:]:
+            env[name] = _input_value(param, sequence_like)
+            if env[name].assumed:
+                undecided.append(name)
+    for name in list_inputs(node, undecided):
+        env[name] = Value(SEQUENCE)
+    if rest is not None and isinstance(node.params.star_arg, cst.Param):
+        env[_STAR_INPUTS] = Value(SEQUENCE)
+    if keywords and node.params.star_kwarg is not None:
+        env[_STAR_PARAMETERS] = Value(MAPPING)
+    return env
+
+
+def _parameter_value(shape: Optional[Shape]) -> Value:
+    """A registered Parameter passed to hybrid_forward: a tensor of its declared shape (0 and
+    -1 dims, inferred later, unknown)."""
+    dims = None if shape is None else tuple(d if d and d > 0 else None for d in shape)
+    return Value(TENSOR, dims, "parameter")
+
+
+def _forwarded(caller: "FunctionFacts", module: "ModuleFacts") -> Dict[str, str]:
+    """The caller's star parameters holding graph inputs (`FunctionFacts.stars`) that its
+    body never rebinds (`args = args[1:]` leaves other values in them)."""
+    if not caller.stars or module.class_nodes is None:
+        return {}
+    rebound = _bindings(caller.node, _index(module.class_nodes, module.functions))
+    return {star: name for star, name in caller.stars.items() if name not in rebound}
 
 
 # a call into a function of another module: the call and the values of its arguments
@@ -1476,9 +1566,12 @@ def analyze(
             continue  # a dict input: MXNet 1.9.1 refuses to hybridize the block (_flatten raises)
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
             if params.get(name, UNKNOWN_VALUE).kind == TENSOR:
-                dims = None if shape is None else tuple(d if d and d > 0 else None for d in shape)
-                params[name] = Value(TENSOR, dims, "parameter")
+                params[name] = _parameter_value(shape)
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
+        if isinstance(method.params.star_arg, cst.Param):
+            facts.stars[_STAR_INPUTS] = method.params.star_arg.name.value
+        if method.params.star_kwarg is not None:
+            facts.stars[_STAR_PARAMETERS] = method.params.star_kwarg.name.value
         klass.functions.append(facts)
         pending.append(facts)
         policy[klass.name] = dict(params)
@@ -1492,7 +1585,12 @@ def analyze(
             if child is not None and child != caller.klass.name:  # type: ignore[union-attr]
                 child_sites.setdefault(child, {})[call] = (caller, list(args))
             return
-        if not any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
+        forwarded = _forwarded(caller, module)
+        passes_inputs = any(
+            a.star == "*" and isinstance(a.value, cst.Name) and a.value.value == forwarded.get("*")
+            for a in call.args
+        )
+        if not passes_inputs and not any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
             return
         if isinstance(target, cst.FunctionDef):
             key: Tuple[object, ...] = ("local", target)
@@ -1529,7 +1627,8 @@ def analyze(
             return
         else:
             return
-        bound = _bind_call(node, call, args, skip_self)
+        parameters = caller.klass.parameters if caller.klass is not None else {}
+        bound = _bind_call(node, call, args, skip_self, forwarded, parameters)
         previous = helper_envs.get(key)
         merged = bound if previous is None else join_envs(previous, bound)
         if previous is None or merged != previous:
@@ -1619,6 +1718,7 @@ def analyze(
                 if old[1].klass is not None and old[1] in old[1].klass.functions:
                     old[1].klass.functions.remove(old[1])
             facts = FunctionFacts(helper_node, kind, helper_klass, module, namespace, params)
+            facts.stars = _helper_stars(helper_node, env)
             if helper_klass is not None:
                 helper_klass.functions.append(facts)
             analysed[key] = (env, facts)
@@ -1788,8 +1888,21 @@ def _helper_env(node: cst.FunctionDef, bound: Env, namespace: Optional[str]) -> 
         elif annotated is not None and value.kind == UNKNOWN_VALUE.kind:
             value = Value(TENSOR, assumed=True)  # `x: Tensor` said, but a caller may pass a number
         env[param.name.value] = value
-    if isinstance(node.params.star_arg, cst.Param):
-        env[node.params.star_arg.name.value] = UNKNOWN_VALUE
+    if isinstance(node.params.star_arg, cst.Param):  # forwarded inputs: like hybrid_forward's
+        inputs = bound.get(_STAR_INPUTS, UNKNOWN_VALUE).kind == SEQUENCE
+        env[node.params.star_arg.name.value] = Value(SEQUENCE) if inputs else UNKNOWN_VALUE
     if node.params.star_kwarg is not None:
         env[node.params.star_kwarg.name.value] = UNKNOWN_VALUE
     return env
+
+
+def _helper_stars(node: cst.FunctionDef, bound: Env) -> Dict[str, str]:
+    """The helper's star parameters every call fills with forwarded graph inputs or
+    Parameters (`_forwarded_inputs`' marks in its joined call-site env)."""
+    stars: Dict[str, str] = {}
+    star, star_kwarg = node.params.star_arg, node.params.star_kwarg
+    if isinstance(star, cst.Param) and bound.get(_STAR_INPUTS, UNKNOWN_VALUE).kind == SEQUENCE:
+        stars[_STAR_INPUTS] = star.name.value
+    if star_kwarg is not None and bound.get(_STAR_PARAMETERS, UNKNOWN_VALUE).kind == MAPPING:
+        stars[_STAR_PARAMETERS] = star_kwarg.name.value
+    return stars
