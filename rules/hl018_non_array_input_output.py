@@ -8,7 +8,8 @@ import libcst as cst
 
 from ._examples import net
 from .base import Invalid, Rule, Valid
-from .values import dotted_name, last_name, walk_nodes
+from ._op_attributes import attribute_keywords
+from .values import dotted_name, last_name, namespace_call, walk_nodes
 
 _PYTHON_ANNOTATIONS = {"bool", "int", "float", "str"}
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -49,9 +50,35 @@ def _python_valued(param: cst.Param) -> bool:
     )
 
 
-def _bound_names(body: cst.CSTNode) -> Set[str]:
-    """Every plain name the body assigns (outside nested scopes)."""
+def _none_test(test: cst.BaseExpression) -> Optional[str]:
+    """`if n is None:`: the name `n`."""
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        return test.left.value
+    return None
+
+
+def _bound_names(body: cst.CSTNode, none_filled: bool = False) -> Set[str]:
+    """Every plain name the body assigns (outside nested scopes). With `none_filled`, not a
+    name assigned only under `if n is None:` (a None default filled in: a value the caller
+    passes still reaches the uses after it)."""
     names: Set[str] = set()
+    filled: Set[cst.CSTNode] = set()
+    if none_filled:
+        for node in walk_nodes(body, stop=_SCOPES):
+            if isinstance(node, cst.If) and _none_test(node.test) is not None:
+                name = _none_test(node.test)
+                for inner in walk_nodes(node.body, stop=_SCOPES):
+                    if isinstance(inner, cst.AssignTarget) and (
+                        isinstance(inner.target, cst.Name) and inner.target.value == name
+                    ):
+                        filled.add(inner)
 
     def targets(target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -64,7 +91,8 @@ def _bound_names(body: cst.CSTNode) -> Set[str]:
 
     for node in walk_nodes(body, stop=_SCOPES):
         if isinstance(node, cst.AssignTarget):
-            targets(node.target)
+            if node not in filled:
+                targets(node.target)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
             targets(node.target)
         elif isinstance(node, cst.NamedExpr):
@@ -83,6 +111,8 @@ Off by default: turn it on with `--select HL018`, `--extend-select HL018` or
 `extend-select = ["HL018"]`. It fails only for the block hybridized on its own (or a caller
 passing the value): inside a hybridized parent a child's None output or Python-valued input
 stays a Python value of the parent's trace, and on real code most reports are such children.
+That holds for inputs with no default too: sockeye's DotAttentionCell takes its required `heads`
+as an operator attribute and works, because its parents pass an int inside their own traces.
 
 ## What it does
 In `hybrid_forward` itself, finds
@@ -90,7 +120,10 @@ In `hybrid_forward` itself, finds
   (its default is None or its annotation `Optional[...]`, and the body never rebinds it);
 - an input used only as a Python value (`if flag:`, `not flag`, `a if flag else b`, `flag and
   ...`, `range(n)`) whose default is a literal bool, number or string or whose annotation is
-  `bool`/`int`/`float`/`str`, never rebound in the body.
+  `bool`/`int`/`float`/`str`, never rebound in the body;
+- an input passed as an operator's attribute (`F.one_hot(x, depth=units)`: an argument MXNet
+  1.9.1 declares of a non-array type, `int` here), whatever its default, never rebound but
+  under `if units is None:` (a filled-in default leaves a passed value in place).
 
 ## Why it breaks under hybridize
 gluon flattens a hybridized block's outputs into one Symbol group: a None among them raises
@@ -100,13 +133,14 @@ passing a Python bool or int gets `ValueError: When hybridized, the input of Hyb
 must be (nested) list of Symbol or NDArray, but got False of type <class 'bool'>`; an array
 passed instead fails at the Python use (`bool()` of a Symbol raises NotImplementedForSymbol,
 `range(Symbol)` TypeError). So only the default works hybridized: any value a caller passes
-fails.
+fails. An operator attribute is passed to MXNet as a string: a Python value works, an array
+fails there eagerly and hybridized (`Invalid Parameter format for depth expect int`).
 
 ## Example
 ```python
-def hybrid_forward(self, F, x, scale: Optional[Tensor], is_train: bool = True):
+def hybrid_forward(self, F, x, units, scale: Optional[Tensor], is_train: bool = True):
     y = F.relu(x) if is_train else x
-    return y, scale
+    return F.one_hot(y, depth=units), scale
 ```
 
 ## Fix
@@ -119,6 +153,9 @@ Reported only.
 """
 
     VALID = [
+        # an input passed as an array argument, an attribute from the constructor
+        Valid(net("return F.one_hot(x, depth=self._units) + F.relu(y)", "F, x, y")),
+        Valid(net("if n is None:\n    n = x\nreturn F.dot(x, n)", "F, x, n=None")),
         Valid(net("return F.relu(x), y", "F, x, y")),
         Valid(net("if y is None:\n    y = F.zeros_like(x)\nreturn x, y", "F, x, y=None")),
         Valid(net("return F.relu(x)", "F, x, is_train=True")),
@@ -140,6 +177,15 @@ Reported only.
             ),
             line=3,
         ),
+        # gluonnlp's LabelSmoothing: `units` (default None, filled in) is one_hot's int depth
+        Invalid(
+            net(
+                "if units is None:\n    units = self._units\nreturn F.one_hot(x, depth=units)",
+                "F, x, units=None",
+            ),
+            line=5,
+        ),
+        Invalid(net("return F.reshape(x, shape=shape)", "F, x, shape"), line=3),
     ]
 
     def __init__(self, state=None) -> None:
@@ -147,6 +193,7 @@ Reported only.
         self._function: Optional[cst.FunctionDef] = None
         self._may_be_none: Set[str] = set()
         self._python: Dict[str, cst.Param] = {}
+        self._attribute_inputs: Set[str] = set()
         self._reported: Set[str] = set()
 
     def _prepare(self) -> bool:
@@ -171,6 +218,13 @@ Reported only.
                 p.name.value: p
                 for p in candidates
                 if p.name.value not in bound and _python_valued(p)
+            }
+            filled = _bound_names(facts.node.body, none_filled=True) if candidates else set()
+            weights = facts.klass.parameters if facts.klass is not None else {}
+            self._attribute_inputs = {
+                p.name.value
+                for p in candidates
+                if p.name.value not in filled and p.name.value not in weights
             }
         return True
 
@@ -238,3 +292,27 @@ Reported only.
         if dotted_name(node.func) == "range":
             for arg in node.args:
                 self._python_use(arg.value, "`range(...)`")
+            return
+        op = namespace_call(node, self.namespace)
+        keywords = attribute_keywords(op) if op is not None else frozenset()
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in keywords:
+                self._attribute_use(arg.value, f"`{arg.keyword.value}=` of `{op}`")
+
+    def _attribute_use(self, expr: cst.BaseExpression, where: str) -> None:
+        """An input passed as an operator's attribute: MXNet takes a Python value there, and
+        an array fails (`Invalid Parameter format`) eagerly and hybridized alike."""
+        if not isinstance(expr, cst.Name) or not self._prepare():
+            return
+        name = expr.value
+        if name not in self._attribute_inputs or name in self._reported:
+            return
+        self._reported.add(name)
+        self.report(
+            expr,
+            f"input `{name}` is an operator attribute ({where}), a Python value: hybridized, "
+            "gluon refuses an int/float/str/bool input (ValueError: the input of HybridBlock "
+            "must be (nested) list of Symbol or NDArray) and an array fails as an attribute "
+            f"(Invalid Parameter format), so no value a caller passes works; make `{name}` a "
+            f"constructor option (self.{name}) instead of an input",
+        )

@@ -249,3 +249,15 @@ def test_shared_signatures_of_the_python_defined_functions():
     assert shared["maximum"] == (2, set())  # lhs/rhs vs left/right: positions only
     assert shared["arange"] == (5, {"start", "stop", "step", "repeat", "infer_range", "dtype"})
     assert shared["split_v2"] == (4, {"ary", "indices_or_sections", "axis", "squeeze_axis"})
+
+
+def test_array_arguments_are_arguments_and_tell_attributes_apart():
+    """ARRAY_ARGUMENTS (generated from MXNet's declared argument types) names only arguments of
+    the operator; `depth` of one_hot is an attribute, Convolution's weight an array."""
+    assert set(names.ARRAY_ARGUMENTS) == set(names.OPERATORS)
+    assert [
+        op for op, a in names.ARRAY_ARGUMENTS.items() if set(a) - set(names.OPERATORS[op])
+    ] == []
+    assert names.ARRAY_ARGUMENTS["one_hot"] == ("indices",)
+    assert names.ARRAY_ARGUMENTS["Convolution"] == ("data", "weight", "bias")
+    assert names.ARRAY_ARGUMENTS["add_n"] == ("args",)

@@ -26,6 +26,22 @@ class Steps(nn.HybridBlock):
 class NoneOut(nn.HybridBlock):
     def hybrid_forward(self, F, x, cache=None):
         return x + 1, cache
+
+
+class Depth(nn.HybridBlock):
+    def hybrid_forward(self, F, x, units=None):
+        if units is None:
+            units = 5
+        return F.one_hot(x, depth=units)
+
+
+class Parent(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.depth = Depth()
+
+    def hybrid_forward(self, F, x):
+        return self.depth(x, 4)
 """
 
 
@@ -45,7 +61,7 @@ def _fails(block, *args) -> bool:
 
 def test_each_block_is_reported():
     lines = sorted(f.line for f in lint_source(_SOURCE, rules=[NonArrayInputOutput]))
-    assert lines == [3, 8, 15]
+    assert lines == [3, 8, 15, 22]
 
 
 @pytest.mark.parametrize("name", BACKENDS)
@@ -71,3 +87,23 @@ def test_a_passed_python_value_or_array_fails_hybridized_and_none_output_fails(n
     hybrid = blocks["NoneOut"]()
     hybrid.hybridize()
     assert _fails(hybrid, x)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_an_input_passed_as_an_operator_attribute_works_only_at_its_default(name):
+    mx = backend(name)
+    blocks = _blocks(mx)
+    x = mx.nd.array([[1, 2], [0, 3]])
+    assert blocks["Depth"]()(x, 4).shape == (2, 2, 4)  # eagerly a Python int is fine
+    assert _fails(blocks["Depth"](), x, mx.nd.array([4]))  # an array is no attribute, eagerly
+    for passed in (4, mx.nd.array([4])):
+        hybrid = blocks["Depth"]()
+        hybrid.hybridize()
+        assert _fails(hybrid, x, passed), f"hybridized took {passed!r}"
+    hybrid = blocks["Depth"]()
+    hybrid.hybridize()
+    assert hybrid(x).shape == (2, 2, 5)
+    # why HL018 is off by default: a hybridized parent passing an int in its trace works
+    parent = blocks["Parent"]()
+    parent.hybridize()
+    assert parent(x).shape == (2, 2, 4)
