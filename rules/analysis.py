@@ -177,6 +177,10 @@ class FunctionFacts:
     # after the named ones, "**" -> the one with the block's Parameters (a hybrid_forward's
     # own, or a helper's bound from them by every call: `_forwarded`, `_bind_call`)
     stars: Dict[str, str] = field(default_factory=dict)
+    # a helper's parameters some call fills from a forwarded `*args` (or with such a parameter
+    # of its caller): graph inputs, which its own uses decide as a hybrid_forward's uses decide
+    # its inputs (`tensors_by_use`), and which may be numbers (gluon passes numbers on eagerly)
+    forwarded: Set[str] = field(default_factory=set)
     env_at: Dict[cst.CSTNode, Env] = field(default_factory=dict)
     skip: Set[cst.CSTNode] = field(default_factory=set)  # eager-only subtrees
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
@@ -1414,7 +1418,8 @@ def _bind_call(
     caller's `*args` / `**kwargs` of `FunctionFacts.stars`, never rebound), as the template
     method `hybrid_forward(self, F, x, *args, **kwargs): return self.loss_forward(F, x, *args,
     **kwargs)` does: the parameters `*args` may fill are then inputs like a hybrid_forward's
-    own (`_forwarded_inputs`)."""
+    own (`_forwarded_inputs`). A forwarded input passed on by name (`forwarded` "*<name>")
+    marks the parameter it fills as one too."""
     positional = _signature(node)[1 if skip_self else 0 :]
     env: Env = {}
     index = 0
@@ -1428,11 +1433,16 @@ def _bind_call(
             keywords = True
         elif arg.star or (rest is not None and arg.keyword is None):
             return {}  # which parameter a value reaches is not known
-        elif arg.keyword is not None:
-            env[arg.keyword.value] = value
-        elif index < len(positional):
-            env[positional[index].name.value] = value
-            index += 1
+        else:
+            if arg.keyword is not None:
+                param = arg.keyword.value
+            elif index < len(positional):
+                param, index = positional[index].name.value, index + 1
+            else:
+                continue
+            env[param] = value
+            if name is not None and _STAR_INPUTS + name in forwarded:  # passed on by name
+                env[_STAR_INPUTS + param] = Value(SEQUENCE)
     if rest is not None or keywords:
         env.update(_forwarded_inputs(node, positional, env, rest, keywords, parameters))
     # parameters the call leaves to a number default (`eps=1e-5`) are that number
@@ -1447,7 +1457,7 @@ def _bind_call(
 
 # `Env` keys (no parameter can be named so) marking a helper's star parameters as holding the
 # forwarded graph inputs / Parameters when every call forwards them (`join_envs` drops a mark
-# one call lacks)
+# one call lacks); "*<name>" marks a parameter filled from a forwarded `*args`
 _STAR_INPUTS, _STAR_PARAMETERS = "*", "**"
 
 
@@ -1481,6 +1491,7 @@ def _forwarded_inputs(
             env[name] = _parameter_value(parameters[name])
         elif rest is not None and param in positional[rest:]:
             env[name] = _input_value(param, sequence_like)
+            env[_STAR_INPUTS + name] = Value(SEQUENCE)  # the mark of a forwarded input
             if env[name].assumed:
                 undecided.append(name)
     for name in list_inputs(node, undecided):
@@ -1492,6 +1503,12 @@ def _forwarded_inputs(
     return env
 
 
+def _input_mark(key: str) -> bool:
+    """Whether an `Env` key is the "*<name>" mark of a parameter filled with a forwarded input
+    (kept when any call sets it, unlike the marks of star parameters, which every call must)."""
+    return key.startswith(_STAR_INPUTS) and key[1:].isidentifier()
+
+
 def _parameter_value(shape: Optional[Shape]) -> Value:
     """A registered Parameter passed to hybrid_forward: a tensor of its declared shape (0 and
     -1 dims, inferred later, unknown)."""
@@ -1500,12 +1517,15 @@ def _parameter_value(shape: Optional[Shape]) -> Value:
 
 
 def _forwarded(caller: "FunctionFacts", module: "ModuleFacts") -> Dict[str, str]:
-    """The caller's star parameters holding graph inputs (`FunctionFacts.stars`) that its
-    body never rebinds (`args = args[1:]` leaves other values in them)."""
-    if not caller.stars or module.class_nodes is None:
+    """The caller's star parameters holding graph inputs (`FunctionFacts.stars`) and, under
+    "*<name>" keys, its forwarded inputs (`FunctionFacts.forwarded`), those its body never
+    rebinds (`args = args[1:]` leaves other values in them)."""
+    if not (caller.stars or caller.forwarded) or module.class_nodes is None:
         return {}
     rebound = _bindings(caller.node, _index(module.class_nodes, module.functions))
-    return {star: name for star, name in caller.stars.items() if name not in rebound}
+    found = {star: name for star, name in caller.stars.items() if name not in rebound}
+    found.update((_STAR_INPUTS + n, n) for n in caller.forwarded if n not in rebound)
+    return found
 
 
 # a call into a function of another module: the call and the values of its arguments
@@ -1631,6 +1651,8 @@ def analyze(
         bound = _bind_call(node, call, args, skip_self, forwarded, parameters)
         previous = helper_envs.get(key)
         merged = bound if previous is None else join_envs(previous, bound)
+        if previous is not None:  # a parameter any call fills with a graph input may hold one
+            merged.update((k, v) for k, v in {**previous, **bound}.items() if _input_mark(k))
         if previous is None or merged != previous:
             helper_envs[key] = merged
             helper_owner[key] = (node, klass, kind)
@@ -1669,9 +1691,8 @@ def analyze(
             # a hybrid_forward's calls wait until its inputs are settled: a walk made again
             # with other input kinds replaces the first walk's call sites
             held: List[Tuple[Any, ...]] = []  # the arguments of each on_call
-            first = (
-                on_call if facts.kind != "hybrid_forward" else (lambda *a, _h=held: _h.append(a))
-            )
+            inputs = facts.kind == "hybrid_forward" or bool(facts.forwarded)
+            first = on_call if not inputs else (lambda *a, _h=held: _h.append(a))
             analyzer = _Analyzer(facts, first)
             analyzer.run()
             again = False
@@ -1686,8 +1707,11 @@ def analyze(
                             kinds.update((n, v) for n, v in evidence.items() if n in lists)
                     facts.params.update(kinds)
                     again = True
-            if facts.kind == "hybrid_forward":
-                used, strong = tensors_by_use(facts, analyzer.initial)
+            if inputs:  # a helper's forwarded inputs are decided like hybrid_forward's own
+                initial = analyzer.initial
+                if facts.kind != "hybrid_forward":
+                    initial = {n: v for n, v in initial.items() if n in facts.forwarded}
+                used, strong = tensors_by_use(facts, initial)
                 strong |= {n for n in used if facts.used_as_array(n)}  # a layer's argument too
                 used -= {n for n, v in facts.params.items() if v.kind != TENSOR or not v.assumed}
                 if used:  # inputs used as tensors (issue 21 item 1): certain from now on
@@ -1719,6 +1743,7 @@ def analyze(
                     old[1].klass.functions.remove(old[1])
             facts = FunctionFacts(helper_node, kind, helper_klass, module, namespace, params)
             facts.stars = _helper_stars(helper_node, env)
+            facts.forwarded = {key[1:] for key in env if _input_mark(key)}
             if helper_klass is not None:
                 helper_klass.functions.append(facts)
             analysed[key] = (env, facts)

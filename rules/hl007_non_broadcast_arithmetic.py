@@ -605,8 +605,17 @@ must have NDArray type` where `d - 0.5` worked.
         input with a default (`beta=None` filled from a float, `beta=0.2`), or one named after
         an attribute `__init__` sets to a Parameter on one path and to a number on another
         (`self.beta = self.params.get('beta', ...) if learn_beta else margin`: gluon passes
-        only Parameters to hybrid_forward, the caller the number)."""
+        only Parameters to hybrid_forward, the caller the number). Arithmetic of such an input
+        with numbers (`1 - lam`) is a number when it is."""
         facts = self.facts
+        while isinstance(expr, cst.UnaryOperation):
+            expr = expr.expression
+        if isinstance(expr, cst.BinaryOperation):
+            sides = [self._maybe_number(expr.left), self._maybe_number(expr.right)]
+            literal = [isinstance(s, (cst.Integer, cst.Float)) for s in (expr.left, expr.right)]
+            if all(r is not None or lit for r, lit in zip(sides, literal)):
+                return next((r for r in sides if r is not None), None)
+            return None
         if not isinstance(expr, cst.Name) or facts is None:
             return None
         name = expr.value
@@ -620,7 +629,9 @@ must have NDArray type` where `d - 0.5` worked.
         if param.default is not None:
             default = cst.Module([]).code_for_node(param.default)
             return f"`{name}` has the default {default} and may be a Python number"
-        if facts.kind == "hybrid_forward" and facts.klass is not None:
+        # a hybrid_forward's input, or a helper's forwarded from its `*args` (`forwarded`)
+        inputs = facts.kind == "hybrid_forward" or name in facts.forwarded
+        if inputs and facts.klass is not None:
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"
             if not _parameter_input(facts.klass.node, name) and not _array_only_use(

@@ -103,9 +103,10 @@ def test_a_forwarded_parameter_only_counted_and_indexed_is_a_list():
     assert kinds(template("self.loss_forward(F, x, *args)", override)) == [
         ("loss_forward", UNKNOWN, False)
     ]
+    # an operator's argument: certain (use-based evidence, as for a hybrid_forward's input)
     array = override.replace("return feats[len(feats) - 1]", "return F.relu(feats)")
     assert kinds(template("self.loss_forward(F, x, *args)", array)) == [
-        ("loss_forward", TENSOR, True)
+        ("loss_forward", TENSOR, False)
     ]
 
 
@@ -152,3 +153,31 @@ def test_forwarding_goes_on_through_a_helper_and_stops_at_a_mixed_call():
         "return self.mid(F, x, *args)", "return self.mid(F, x, *args) + self.mid(F, x, 3)"
     )
     assert kinds(mixed) == [("last", UNKNOWN, False)]
+
+
+MIXUP = (
+    HEADER + "class Mix(HybridBlock):\n"
+    "    def hybrid_forward(self, F, *inputs):\n"
+    "        if self.aux:\n            return self._aux(F, *inputs)\n"
+    "        return self._mix(F, *inputs)\n\n"
+    "    def _aux(self, F, p1, p2, label, lam):\n"
+    "        return self._mix(F, p1, label, lam) + self._mix(F, p2, label, lam)\n\n"
+    "    def _mix(self, F, pred, label, lam):\n"
+    "        loss = -F.pick(pred, label, axis=1, keepdims=True)\n"
+    "        return lam * loss + (1 - lam) * loss\n"
+)
+
+
+def test_a_forwarded_input_may_be_a_number_so_broadcast_fixes_on_it_are_unsafe():
+    """gluoncv's MixSoftmaxCrossEntropyLoss: eagerly gluon 1.9.1 passes a float `lam` on as it
+    is, and `F.broadcast_mul(0.3, loss)` raises where `0.3 * loss` worked; `_mix` is reached
+    by forwarding and by `_aux` passing its forwarded inputs on by name."""
+    findings = [f for f in lint_source(MIXUP) if f.code == "HL007"]
+    assert [(f.line, f.fix) for f in findings] == [(16, "unsafe"), (16, "unsafe")]
+    # one call passing an array is not enough: the forwarding call may still pass a number
+    explicit = MIXUP.replace("self._mix(F, p1, label, lam)", "self._mix(F, p1, label, F.relu(p1))")
+    assert [f.fix for f in lint_source(explicit) if f.code == "HL007"] == ["unsafe", "unsafe"]
+    # no call forwarding an input: a helper's parameter as before (safe)
+    alone = explicit.replace("return self._mix(F, *inputs)", "return inputs[0]")
+    alone = alone.replace("self._mix(F, p2, label, lam)", "self._mix(F, p2, label, F.relu(p2))")
+    assert [f.fix for f in lint_source(alone) if f.code == "HL007"] == ["safe", "safe"]
