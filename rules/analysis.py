@@ -181,6 +181,11 @@ class FunctionFacts:
     # of its caller): graph inputs, which its own uses decide as a hybrid_forward's uses decide
     # its inputs (`tensors_by_use`), and which may be numbers (gluon passes numbers on eagerly)
     forwarded: Set[str] = field(default_factory=set)
+    # a helper's parameters some call fills with an input of its caller passed by name
+    # (`self._mix(F, pred, lam)` with `lam` a hybrid_forward input, or a helper's such or
+    # forwarded parameter): eagerly gluon passes a number input on as it is, so they may hold
+    # Python numbers (read by fix safety; unlike `forwarded`, they do not change input kinds)
+    passed_inputs: Set[str] = field(default_factory=set)
     env_at: Dict[cst.CSTNode, Env] = field(default_factory=dict)
     skip: Set[cst.CSTNode] = field(default_factory=set)  # eager-only subtrees
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
@@ -1443,15 +1448,17 @@ def _bind_call(
             env[param] = value
             if name is not None and _STAR_INPUTS + name in forwarded:  # passed on by name
                 env[_STAR_INPUTS + param] = Value(SEQUENCE)
+            if name is not None and _PASSED_INPUT + name in forwarded:
+                env[_PASSED_INPUT + param] = Value(SEQUENCE)
     if rest is not None or keywords:
         env.update(_forwarded_inputs(node, positional, env, rest, keywords, parameters))
     # parameters the call leaves to a number default (`eps=1e-5`) are that number
-    for param in positional + list(node.params.kwonly_params):
-        default = param.default
+    for declared in positional + list(node.params.kwonly_params):
+        default = declared.default
         if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
             default = default.expression
-        if param.name.value not in env and isinstance(default, (cst.Integer, cst.Float)):
-            env[param.name.value] = SCALAR_VALUE
+        if declared.name.value not in env and isinstance(default, (cst.Integer, cst.Float)):
+            env[declared.name.value] = SCALAR_VALUE
     return env
 
 
@@ -1459,6 +1466,9 @@ def _bind_call(
 # forwarded graph inputs / Parameters when every call forwards them (`join_envs` drops a mark
 # one call lacks); "*<name>" marks a parameter filled from a forwarded `*args`
 _STAR_INPUTS, _STAR_PARAMETERS = "*", "**"
+# "~<name>" marks a parameter some call fills with an input of the caller passed by name
+# (`FunctionFacts.passed_inputs`)
+_PASSED_INPUT = "~"
 
 
 def _forwarded_inputs(
@@ -1505,8 +1515,9 @@ def _forwarded_inputs(
 
 def _input_mark(key: str) -> bool:
     """Whether an `Env` key is the "*<name>" mark of a parameter filled with a forwarded input
-    (kept when any call sets it, unlike the marks of star parameters, which every call must)."""
-    return key.startswith(_STAR_INPUTS) and key[1:].isidentifier()
+    or the "~<name>" mark of one filled with a passed input (kept when any call sets it, unlike
+    the marks of star parameters, which every call must)."""
+    return key[:1] in (_STAR_INPUTS, _PASSED_INPUT) and key[1:].isidentifier()
 
 
 def _parameter_value(shape: Optional[Shape]) -> Value:
@@ -1520,11 +1531,16 @@ def _forwarded(caller: "FunctionFacts", module: "ModuleFacts") -> Dict[str, str]
     """The caller's star parameters holding graph inputs (`FunctionFacts.stars`) and, under
     "*<name>" keys, its forwarded inputs (`FunctionFacts.forwarded`), those its body never
     rebinds (`args = args[1:]` leaves other values in them)."""
-    if not (caller.stars or caller.forwarded) or module.class_nodes is None:
+    inputs = set(caller.forwarded) | caller.passed_inputs
+    if caller.kind == "hybrid_forward":  # its own inputs, after self and F
+        inputs.update(p.name.value for p in caller.node.params.params[2:])
+        inputs.update(p.name.value for p in caller.node.params.kwonly_params)
+    if not (caller.stars or inputs) or module.class_nodes is None:
         return {}
     rebound = _bindings(caller.node, _index(module.class_nodes, module.functions))
     found = {star: name for star, name in caller.stars.items() if name not in rebound}
     found.update((_STAR_INPUTS + n, n) for n in caller.forwarded if n not in rebound)
+    found.update((_PASSED_INPUT + n, n) for n in inputs if n not in rebound)
     return found
 
 
@@ -1743,7 +1759,8 @@ def analyze(
                     old[1].klass.functions.remove(old[1])
             facts = FunctionFacts(helper_node, kind, helper_klass, module, namespace, params)
             facts.stars = _helper_stars(helper_node, env)
-            facts.forwarded = {key[1:] for key in env if _input_mark(key)}
+            facts.forwarded = {k[1:] for k in env if _input_mark(k) and k[0] == _STAR_INPUTS}
+            facts.passed_inputs = {k[1:] for k in env if _input_mark(k) and k[0] == _PASSED_INPUT}
             if helper_klass is not None:
                 helper_klass.functions.append(facts)
             analysed[key] = (env, facts)

@@ -629,8 +629,11 @@ must have NDArray type` where `d - 0.5` worked.
         if param.default is not None:
             default = cst.Module([]).code_for_node(param.default)
             return f"`{name}` has the default {default} and may be a Python number"
-        # a hybrid_forward's input, or a helper's forwarded from its `*args` (`forwarded`)
-        inputs = facts.kind == "hybrid_forward" or name in facts.forwarded
+        # a hybrid_forward's input, or a helper's forwarded from its `*args` (`forwarded`) or
+        # passed an input of its caller by name (`passed_inputs`)
+        inputs = (
+            facts.kind == "hybrid_forward" or name in facts.forwarded or name in facts.passed_inputs
+        )
         if inputs and facts.klass is not None:
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"

@@ -181,3 +181,23 @@ def test_a_forwarded_input_may_be_a_number_so_broadcast_fixes_on_it_are_unsafe()
     alone = explicit.replace("return self._mix(F, *inputs)", "return inputs[0]")
     alone = alone.replace("self._mix(F, p2, label, lam)", "self._mix(F, p2, label, F.relu(p2))")
     assert [f.fix for f in lint_source(alone) if f.code == "HL007"] == ["safe", "safe"]
+
+
+def test_an_input_passed_on_by_name_may_be_a_number_so_broadcast_fixes_on_it_are_unsafe():
+    """The same mixup with named inputs: hybrid_forward passes its input `lam` to the helper by
+    name. Eagerly `net(pred, l1, l2, 0.3)` works (gluon passes the float on), and the broadcast
+    fix would raise, so the fix is unsafe; a helper argument the caller computed with an op
+    (`F.relu(pred)`) is an array, and the fix stays safe."""
+    named = (
+        HEADER + "class Mix(HybridBlock):\n"
+        "    def hybrid_forward(self, F, pred, label, lam):\n"
+        "        return self._mix(F, pred, label, lam)\n\n"
+        "    def _mix(self, F, pred, label, lam):\n"
+        "        loss = -F.pick(pred, label, axis=1, keepdims=True)\n"
+        "        return lam * loss + (1 - lam) * loss\n"
+    )
+    assert [f.fix for f in lint_source(named) if f.code == "HL007"] == ["unsafe", "unsafe"]
+    computed = named.replace(
+        "self._mix(F, pred, label, lam)", "self._mix(F, pred, label, F.relu(lam))"
+    )
+    assert [f.fix for f in lint_source(computed) if f.code == "HL007"] == ["safe", "safe"]
