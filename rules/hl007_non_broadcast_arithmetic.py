@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple, Type
+from typing import (
+    AbstractSet,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Type,
+)
 
 import libcst as cst
 
@@ -599,33 +610,57 @@ must have NDArray type` where `d - 0.5` worked.
             node, message, replacement=replacement, safety=SAFE if number is None else UNSAFE
         )
 
-    def _maybe_number(self, expr: cst.BaseExpression) -> Optional[str]:
+    def _maybe_number(
+        self, expr: cst.BaseExpression, at: Optional[int] = None, depth: int = 0
+    ) -> Optional[str]:
         """Why operand `expr` may be a Python number on some path, or None when every path
         makes it an array. NDArray arithmetic takes numbers, so arithmetic proves nothing: an
         input with a default (`beta=None` filled from a float, `beta=0.2`), or one named after
         an attribute `__init__` sets to a Parameter on one path and to a number on another
         (`self.beta = self.params.get('beta', ...) if learn_beta else margin`: gluon passes
         only Parameters to hybrid_forward, the caller the number). Arithmetic of such an input
-        with numbers (`1 - lam`) is a number when it is."""
+        with numbers (`1 - lam`) is a number when it is.
+
+        A name is judged where it is read (`at`: the index of the body's top-level statement
+        that reads it): the assignments that may reach it (`_reaching`) decide, and the input
+        itself when none is sure to come between (`x = x * m` reads the input; so does `l = lam;
+        ... * l`); an input is an array only by a use that runs before on every path
+        (`_array_only_use` with `before`)."""
         facts = self.facts
         while isinstance(expr, cst.UnaryOperation):
             expr = expr.expression
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return "a Python number"
+        if depth > 8:
+            return None
+        if at is None:
+            at = self._statement_index(expr)
         if isinstance(expr, cst.BinaryOperation):
-            sides = [self._maybe_number(expr.left), self._maybe_number(expr.right)]
+            sides = [
+                self._maybe_number(expr.left, at, depth + 1),
+                self._maybe_number(expr.right, at, depth + 1),
+            ]
             literal = [isinstance(s, (cst.Integer, cst.Float)) for s in (expr.left, expr.right)]
             if all(r is not None or lit for r, lit in zip(sides, literal)):
-                return next((r for r in sides if r is not None), None)
+                return next((r for r in sides if r is not None and r != "a Python number"), None)
             return None
-        if not isinstance(expr, cst.Name) or facts is None:
+        if not isinstance(expr, cst.Name) or facts is None or at is None:
             return None
         name = expr.value
+        reaching, sure = self._reaching(name, at)
+        for index, value in reaching:
+            why = None if value is None else self._maybe_number(value, index, depth + 1)
+            if why is not None:
+                return why if why.startswith("`") else f"`{name}` may be assigned {why}"
+        if sure:
+            return None  # every path assigns it a value the analysis followed
         params = facts.node.params
         param = next(
             (p for p in list(params.params) + list(params.kwonly_params) if p.name.value == name),
             None,
         )
-        if param is None or binds(facts.node.body, name):
-            return None  # a value the body computed: the analysis followed every path
+        if param is None:
+            return None
         if param.default is not None:
             default = cst.Module([]).code_for_node(param.default)
             return f"`{name}` has the default {default} and may be a Python number"
@@ -637,12 +672,61 @@ must have NDArray type` where `d - 0.5` worked.
         if inputs and facts.klass is not None:
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"
+            body = facts.node.body
+            statements: List[cst.BaseStatement] = []
+            if isinstance(body, cst.IndentedBlock):
+                statements = list(body.body[:at])
+                own = _simple_statement_of(body.body[at], expr)
+                if own is not None:  # a use anywhere in the read's own statement runs with it
+                    statements.append(own)
             if not _parameter_input(facts.klass.node, name) and not _array_only_use(
-                facts.node.body, name, self.namespace, facts.klass.layers
+                statements, name, self.namespace, facts.klass.layers
             ):
                 # eagerly gluon passes a number input on as it is (`net(x, 2.0)` works)
                 return f"`{name}` is an input nothing but arithmetic uses: it may be a number"
         return None
+
+    def _statement_index(self, node: cst.CSTNode) -> Optional[int]:
+        """The index of the function body's top-level statement that holds `node`."""
+        facts = self.facts
+        if facts is None or not isinstance(facts.node.body, cst.IndentedBlock):
+            return None
+        cache: Dict[cst.CSTNode, Dict[int, int]] = self.__dict__.setdefault("_top_index", {})
+        index = cache.get(facts.node)
+        if index is None:
+            index = {}
+            for i, statement in enumerate(facts.node.body.body):
+                for inner in walk_nodes(statement):
+                    index[id(inner)] = i
+            cache[facts.node] = index
+        return index.get(id(node))
+
+    def _reaching(
+        self, name: str, at: int
+    ) -> Tuple[List[Tuple[int, Optional[cst.BaseExpression]]], bool]:
+        """The assignments of `name` that may reach a read in top-level statement `at`, as
+        (statement index, assigned value or None when not a plain value), and whether one of
+        them is sure to run before the read (a top-level `name = ...` before it). Only the last
+        sure one and what follows it count; assignments nested in the read's own statement may
+        come first, so they count too (a plain top-level `name = <expr>` of the read is after)."""
+        facts = self.facts
+        assert facts is not None and isinstance(facts.node.body, cst.IndentedBlock)
+        found: List[Tuple[int, Optional[cst.BaseExpression], bool]] = []
+        for i, statement in enumerate(facts.node.body.body[: at + 1]):
+            top = _plain_assignment(statement, name)
+            if top is not None:
+                if i < at:
+                    found.append((i, top, True))
+                continue
+            if i == at and not isinstance(statement, cst.BaseCompoundStatement):
+                continue
+            for node in walk_nodes(statement):
+                value = _assigned_value(node, name)
+                if value is not False:
+                    found.append((i, value, False))  # type: ignore[arg-type]
+        sure = [k for k, (_, _, top) in enumerate(found) if top]
+        first = sure[-1] if sure else 0
+        return [(i, v) for i, v, _ in found[first:]], bool(sure)
 
     def _operand(self, expr: cst.BaseExpression) -> Value:
         """The analysis's value of `expr`; for a constant parameter whose declared shape the
@@ -710,6 +794,48 @@ def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
 _NUMBER_ATTRIBUTES = frozenset(dir(float)) | frozenset(dir(int)) | frozenset(dir(bool))
 
 
+def _plain_assignment(statement: cst.BaseStatement, name: str) -> Optional[cst.BaseExpression]:
+    """The value of a top-level `name = <expr>` statement, else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == name
+        ):
+            return small.value
+    return None
+
+
+def _assigned_value(node: cst.CSTNode, name: str) -> object:
+    """For a node that binds `name`: the value it assigns (`name = v`, `name: T = v`), the
+    arithmetic of an augmented assignment (`name += v`), or None for another binding (a loop
+    or `with` target, unpacking); False when the node does not bind `name`."""
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == name:
+                return node.value
+            if binds(target, name):
+                return None
+        return False
+    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+        return node.value if node.target.value == name else False
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+        if node.target.value != name:
+            return False
+        return cst.BinaryOperation(
+            left=cst.Name(name), operator=cst.Add(), right=node.value
+        )  # the old value combined with the new: a number when both may be
+    if isinstance(node, (cst.For, cst.CompFor)) and binds(node.target, name):
+        return None
+    if isinstance(node, cst.WithItem) and node.asname is not None and binds(node.asname, name):
+        return None
+    if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+        return node.value if node.target.value == name else False
+    return False
+
+
 def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
     """Whether every value `__init__` gives `self.<attr>` is a Parameter: gluon then passes
     hybrid_forward the array under that name, never a number."""
@@ -717,39 +843,77 @@ def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
 
 
 def _array_only_use(
-    body: cst.CSTNode, name: str, namespace: Optional[str], layers: AbstractSet[str] = frozenset()
+    statements: Sequence[cst.BaseStatement],
+    name: str,
+    namespace: Optional[str],
+    layers: AbstractSet[str] = frozenset(),
 ) -> bool:
-    """Whether the body uses input `name` in a way a Python number would fail eagerly too: a
-    plain argument of an `F.<op>(...)` call, an attribute a number lacks (`x.reshape`,
-    `x.shape`), a subscript (`x[0]`), the one argument of a gluon layer child (`self.pool(x)`:
-    MXNet 1.9.1 raises "there must be one NDArray or one Symbol in the input" for a number).
-    Arithmetic proves nothing: NDArray takes numbers."""
+    """Whether `statements` (the top-level statements before the read) use input `name` in a
+    way a Python number would fail eagerly too, on every path: a plain argument of an
+    `F.<op>(...)` call, an attribute a number lacks (`x.reshape`, `x.shape`), a subscript
+    (`x[0]`), the one argument of a gluon layer child (`self.pool(x)`: MXNet 1.9.1 raises
+    "there must be one NDArray or one Symbol in the input" for a number). Only simple
+    statements count, outside the parts of an expression that may not run (a branch of `a if
+    c else b`, the right of `and`/`or`, lambdas, comprehensions): a use in an `if` proves
+    nothing on the other path. Arithmetic proves nothing: NDArray takes numbers."""
     prefix = f"{namespace}." if namespace else None
-    for node in walk_nodes(body):
-        if (
-            isinstance(node, cst.Call)
-            and self_attribute_name(node.func) in layers
-            and len(node.args) == 1
-            and isinstance(node.args[0].value, cst.Name)
-            and node.args[0].value.value == name
-            and not node.args[0].star
-            and node.args[0].keyword is None
-        ):
-            return True
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-            if node.value.value == name and node.attr.value not in _NUMBER_ATTRIBUTES:
-                return True
-        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-            if node.value.value == name:
-                return True
-        elif isinstance(node, cst.Call) and prefix is not None:
-            func = dotted_name(node.func) or ""
-            if func.startswith(prefix) and any(
-                isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star
-                for arg in node.args
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for node in _always_run(statement):
+            if (
+                isinstance(node, cst.Call)
+                and self_attribute_name(node.func) in layers
+                and len(node.args) == 1
+                and isinstance(node.args[0].value, cst.Name)
+                and node.args[0].value.value == name
+                and not node.args[0].star
+                and node.args[0].keyword is None
             ):
                 return True
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+                if node.value.value == name and node.attr.value not in _NUMBER_ATTRIBUTES:
+                    return True
+            elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                if node.value.value == name:
+                    return True
+            elif isinstance(node, cst.Call) and prefix is not None:
+                func = dotted_name(node.func) or ""
+                if func.startswith(prefix) and any(
+                    isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star
+                    for arg in node.args
+                ):
+                    return True
     return False
+
+
+def _simple_statement_of(
+    statement: cst.BaseStatement, node: cst.CSTNode
+) -> Optional[cst.SimpleStatementLine]:
+    """The innermost simple statement of `statement` that holds `node`, or None."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement if any(n is node for n in walk_nodes(statement)) else None
+    for inner in walk_nodes(statement):
+        if inner is not statement and isinstance(inner, cst.SimpleStatementLine):
+            if any(n is node for n in walk_nodes(inner)):
+                return inner
+    return None
+
+
+def _always_run(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and the nodes below it that run whenever it does: not the branches of a
+    conditional expression, the right side of `and`/`or`, lambdas or comprehensions."""
+    yield node
+    if isinstance(node, (cst.Lambda, cst.BaseComp)):
+        return
+    if isinstance(node, cst.IfExp):
+        yield from _always_run(node.test)
+        return
+    if isinstance(node, cst.BooleanOperation):
+        yield from _always_run(node.left)
+        return
+    for child in node.children:
+        yield from _always_run(child)
 
 
 def _expand_axis(expr: cst.BaseExpression, ns: Optional[str]) -> Optional[int]:

@@ -103,7 +103,17 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
         arrays = []
         extra = []
-        for a in args:
+        for index, a in enumerate(args):
+            if (
+                fixed_inputs is not None
+                and index < len(fixed_inputs)
+                and not (a is None or isinstance(a, NDArray) or type(a).__name__ == "Symbol")
+            ):
+                # MXNet's generated functions take their array inputs first, by position, and
+                # assert each one's type: `nd.broadcast_mul(x, 2.0)` raises, it is no attribute
+                raise AssertionError(
+                    "Argument {} must have NDArray type, but got {}".format(fixed_inputs[index], a)
+                )
             if isinstance(a, NDArray):
                 arrays.append(a._data)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) and op.variadic:

@@ -1,0 +1,91 @@
+"""HL007's fix safety where an operand may be a Python number (review of issue 20/21 work).
+
+Eagerly gluon 1.9.1 passes a number input on as it is (`net(x, 2.0)` works) and NDArray
+arithmetic takes numbers, while `F.broadcast_mul(2.0, x)` raises: a broadcast fix on an
+operand that may be a number changes what working eager code does, so it is unsafe. An input
+is proven an array only by a use that runs on every path before (or within the statement of)
+the arithmetic, and a name is judged by the assignments that may reach the read, so
+`x = x * m` reads the input and `l = lam` is the input under another name.
+"""
+
+import pytest
+
+from fix_support import backend_module
+from hybridlint.linter import fix_source, lint_source
+
+HEADER = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock, nn\n\n\n"  # bound per backend when run
+
+# a layer call on one branch proves nothing on the other
+BRANCH = HEADER + (
+    "class Net(HybridBlock):\n"
+    "    def __init__(self, project=False):\n"
+    "        super().__init__()\n"
+    "        self.project = project\n"
+    "        self.act = nn.Activation('sigmoid')\n\n"
+    "    def hybrid_forward(self, F, x, s):\n"
+    "        if self.project:\n"
+    "            return self.act(s)\n"
+    "        return x.sum(axis=1, keepdims=True) * s\n"
+)
+# the same use before the arithmetic on every path proves it
+BEFORE = BRANCH.replace(
+    "        if self.project:\n            return self.act(s)\n",
+    "        t = self.act(s)\n",
+)
+# an input rebound by the very statement that reads it
+REBOUND = HEADER + (
+    "class Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x, m):\n"
+    "        m = F.relu(m)\n"
+    "        x = x * m.expand_dims(-1)\n"
+    "        return x\n"
+)
+# an alias of an input forwarded into a helper
+ALIAS = HEADER + (
+    "class Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x, *args):\n"
+    "        return self._f(F, x, *args)\n\n"
+    "    def _f(self, F, x, lam):\n"
+    "        l = lam\n"
+    "        return x.sum(axis=1, keepdims=True) * l\n"
+)
+# a name assigned an array on every path before the read is an array
+ASSIGNED = ALIAS.replace("l = lam\n", "l = F.relu(lam)\n")
+
+
+@pytest.mark.parametrize(
+    "source, fix",
+    [
+        (BRANCH, "unsafe"),
+        (BEFORE, "safe"),
+        (REBOUND, "unsafe"),
+        (ALIAS, "unsafe"),
+        (ASSIGNED, "safe"),
+    ],
+    ids=["branch", "before", "rebound", "alias", "assigned"],
+)
+def test_a_broadcast_fix_is_safe_only_where_every_path_makes_the_operand_an_array(source, fix):
+    assert [f.fix for f in lint_source(source) if f.code == "HL007"] == [fix]
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("mxnet", marks=pytest.mark.mxnet)])
+@pytest.mark.parametrize("source", [BRANCH, REBOUND], ids=["branch", "rebound"])
+def test_the_unsafe_fix_really_breaks_a_working_eager_call_with_a_number(source, backend):
+    """With a number for the input the original runs eagerly and its broadcast fix raises:
+    why the fix may not be safe (on MXNet 1.9.1 and on the engine)."""
+    mx = backend_module(backend)
+    fixed = fix_source(source, unsafe=True, select=["HL007"]).source
+    assert fixed != source
+
+    def run(code, *inputs):
+        namespace = {"mx": mx, "HybridBlock": mx.gluon.HybridBlock, "nn": mx.gluon.nn}
+        exec(compile(code.replace(HEADER, ""), "<fixture>", "exec"), namespace)
+        net = namespace["Net"]()
+        net.initialize()
+        return net(*inputs)
+
+    x = mx.nd.ones((2, 3, 4))
+    args = (x, 2.0) if source is BRANCH else (2.0, mx.nd.ones((2, 3)))
+    assert run(source, *args) is not None
+    with pytest.raises(AssertionError, match="NDArray"):
+        run(fixed, *args)
