@@ -205,10 +205,14 @@ def _single_element(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
 
 
 def _number_literal(expr: cst.BaseExpression) -> bool:
-    """`2`, `0.5`, `-1e-3`: a number whatever the names around it mean."""
+    """`2`, `0.5`, `-1e-3`: a number whatever the names around it mean. An integer from 2**53
+    on is not: MXNet fills with a scalar through a double, so `Constant(9007199254740993)`
+    gives an int64 parameter ...992 where `Constant([9007199254740993])` gives ...993."""
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
         expr = expr.expression
-    return isinstance(expr, (cst.Integer, cst.Float))
+    if isinstance(expr, cst.Integer):
+        return abs(int(expr.evaluated_value)) < 2**53
+    return isinstance(expr, cst.Float)
 
 
 class _ConstantInitializers(cst.CSTVisitor):
@@ -299,9 +303,10 @@ class, the initializer of a parameter: eagerly the list fills it, but under hybr
 object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
 `arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
 `dumps()` writes the same list); a one-element display `Constant([v])` becomes `Constant(v)`
-(safe for a number literal, whose fill is the same; unsafe for a name, which may hold an
-array that broadcasts differently) when v is a number literal or the module does not import
-numpy; reported without a fix otherwise.
+(safe for a number literal, whose fill is the same: a float, or an integer below 2**53, which
+MXNet's fill keeps exact; unsafe for a name, which may hold an array that broadcasts
+differently) when v is a number literal or the module does not import numpy; reported without
+a fix otherwise.
 
 No fix, with the reason in the message:
 - in helpers (gluon passes parameters to hybrid_forward only), and in functions that bind the
