@@ -14,7 +14,7 @@ from ..mxnet_facts import (
     fixed_namespace_op,
 )
 from . import _shape_forms as forms
-from ._pooled import KEEP, POOL, POOLED, pooled_op
+from ._pooled import child_gate, op_gate
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
     LOST,
@@ -457,9 +457,10 @@ class Evaluator:
                 if op in ("maximum", "minimum") and operands[0].shape != operands[1].shape:
                     shape = None
                 return paired(call, operands[0], operands[1], shape)
+        gate = op_gate(op, call, self._op_form("identity", call, args, 1))
+        if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
+            return gate
         form = self._op_form(op, call, args, 1) or forms.root(f"@{id(call)}")
-        if pooled_op(op, call):  # a (B, C, 1, 1) gate (`_pooled`)
-            return Value(TENSOR, None, POOLED, fresh=True, form=form)
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True, form=form)
 
     def _op_form(self, op: str, call: cst.Call, args: List[Value], at: int) -> Optional[forms.Form]:
@@ -615,10 +616,14 @@ class Evaluator:
                 for arg, value in zip(call.args, args):
                     if not arg.star:
                         self.array_use(arg.value, value)
-            effect = klass.shape_effects.get(attr)
-            if effect == POOL or (effect == KEEP and args and args[0].shape_reason == POOLED):
-                return Value(TENSOR, None, POOLED, fresh=True)  # a (B, C, 1, 1) gate
-            return klass.children[attr]
+            gate = child_gate(klass.shape_effects.get(attr), args[0] if args else UNKNOWN_VALUE)
+            if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
+                return gate
+            value = klass.children[attr]
+            if value.kind == TENSOR and value.form is None and value.items is None:
+                # each call's result is an array of its own (`x = self.conv(x)`, then pooled)
+                value = with_form(value, forms.root(f"@{id(call)}"))
+            return value
         method = klass.methods.get(attr)
         if method is None:
             return UNKNOWN_VALUE

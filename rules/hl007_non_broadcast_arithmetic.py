@@ -135,8 +135,11 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
     for mine, other in ((a, b), (b, a)):
         reason = mine.shape_reason
         if reason == POOLED:
-            # a (B, C, 1, 1) gate against a tensor nothing gives 1s: a feature map (B, C, H, W)
-            if other.shape_reason is None and not any(forms.ones(other.form)):
+            # a (B, C, 1, 1) gate against a feature map (B, C, H, W) by positive evidence: the
+            # map it was pooled from is found by the forms above; here an input map, as it is
+            # or through shape-keeping ops. A value of unknown making (a 3x3 convolution of
+            # the gate, another gate, `slice_like(w)`) may well have the gate's shape
+            if other.shape_reason is None and _input_map(other):
                 return f"one operand comes from {_WHAT[reason]}"
             continue
         if reason == "reduction" and mine.shape is None and other.shape_reason is None:
@@ -171,6 +174,15 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             shown = _dims(mine.shape)
             return f"one operand has the fixed shape {shown} ({_FIXED[reason]})"
     return None
+
+
+def _input_map(value: Value) -> bool:
+    """Whether `value` is an input's array with its own dims at every rank (`x`, `F.relu(x)`):
+    an input root's symbols are dims taken for not 1, an operator's fresh root's are not
+    evidence of anything (`_shape_forms`)."""
+    if value.form is None or value.form[0].startswith("@"):
+        return False
+    return value.form == forms.root(value.form[0])
 
 
 def _ones(positions: Tuple[FrozenSet[int], FrozenSet[int]]) -> str:
@@ -211,11 +223,15 @@ pairwise `q.expand_dims(2) + k.expand_dims(1)`), or one operand is a global-pool
 shape (B, C, 1, 1) — `F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(...,
 global_pool=True)`, a `nn.GlobalAvgPool2D()` child, kept through children proven to keep its
 1s (activations, batch norm, 1x1 convolutions with padding 0, also built by a module factory
-function such as `conv1x1(...)`) — against a tensor with no 1s (the feature
-map of a squeeze-and-excitation block). `mask.expand_dims(-1)` of an input defaulting to None
-(`if mask is not None:`) is a tensor too. Tensors without such evidence — the residual
-`out + x` — are not reported; a gate through any other child (a module class, a container, a
-3x3 convolution) is not followed: it may be resized back to (H, W).
+function such as `conv1x1(...)` unless the call puts arguments in its `**kwargs`) — against a
+feature map by positive evidence: the array it was pooled from (the map of a
+squeeze-and-excitation block), or an input, as it is or through ops that keep its shape. A value
+made from the gate itself (`F.where(w > 0, w, -w)`, a convolution of it), another gate (a module
+class's), or any tensor of unknown making is no evidence: it may well be (B, C, 1, 1) too.
+`mask.expand_dims(-1)` of an input defaulting to None (`if mask is not None:`) is a tensor too.
+Tensors without such evidence — the residual `out + x` — are not reported; a gate through any
+other child (a module class, a container, a 3x3 convolution) is not followed: it may be resized
+back to (H, W).
 
 Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
 axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
@@ -357,6 +373,38 @@ must have NDArray type` where `d - 0.5` worked.
             _se(
                 "self.pool = nn.GlobalAvgPool2D()\nself.fc = nn.Conv2D(channels, 3, padding=2)",
                 "return x * self.fc(self.pool(x))",
+            )
+        ),
+        # values made from the gate keep its (B, C, 1, 1) shape: a where of it, a 3x3
+        # convolution padded 1 (1x1 in, 1x1 out), a map sliced like it
+        Valid(
+            _se(
+                "self.pool = nn.GlobalAvgPool2D()\nself.c3 = nn.Conv2D(4, 3, padding=1)",
+                "w = self.pool(x)\na = F.where(w > 0, w, -w)\nb = self.c3(w)\n"
+                "c = F.zeros_like(x).slice_like(w)\nreturn (w * a) + (w * b) + (w + c)",
+            )
+        ),
+        # a pooled gate plus a module class's gate (CBAM-like): both (B, C, 1, 1)
+        Valid(
+            "class Se(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.pool = nn.GlobalAvgPool2D()\n\n"
+            "    def hybrid_forward(self, F, x):\n        return F.sigmoid(self.pool(x))\n\n\n"
+            + _se(
+                "self.pool = nn.GlobalMaxPool2D()\nself.se = Se()",
+                "return F.sigmoid(self.pool(x) + self.se(x))",
+            )
+        ),
+        # a factory forwarding **kwargs: padding=1 makes the 1x1 gate (B, C, 3, 3), as the
+        # (B, C, 3, 3) maps the block is made for
+        Valid(
+            net(
+                "y = F.relu(x)\nreturn self.conv(self.pool(x)) * y",
+                "F, x",
+                head="def conv1x1(channels, **kwargs):\n"
+                "    return nn.Conv2D(channels, 1, **kwargs)\n\n\n",
+                init="    def __init__(self, channels=4):\n        super().__init__()\n"
+                "        self.pool = nn.GlobalAvgPool2D()\n"
+                "        self.conv = conv1x1(channels, padding=1)\n\n",
             )
         ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)

@@ -1,0 +1,144 @@
+"""HL007's pooled gate is reported only against a feature map by positive evidence (issue 20/21).
+
+A (B, C, 1, 1) gate broadcast against a (B, C, H, W) map fails hybridized; against anything of
+the gate's own shape it works. The review's false positives were operands of unknown making
+taken for maps: values computed from the gate (`F.where(w > 0, w, -w)`, a padded 3x3
+convolution of it, a map sliced like it), a module class's gate, and a "1x1" factory whose
+`**kwargs` carried `padding=1`. The map must be the array the gate was pooled from (also a
+child's result, as in GluonCV2's BiSeNet FeatureFusion) or an input, as it is or through
+shape-keeping ops. Lint checks here; the differential harness (`test_hl007_gates_differential`)
+and the rule's VALID examples run such blocks on the engine and MXNet 1.9.1.
+"""
+
+import numpy as np
+import pytest
+
+from fix_support import BACKENDS, backend_module, engine_gaps_skipped
+from fix_support import fix_source, lint_source, run_with_fixed_params
+
+FACTORIES = """\
+def conv1x1(channels, **kwargs):
+    return nn.Conv2D(channels, 1, **kwargs)
+
+
+def conv1x1_plain(channels, strides=1):
+    return nn.Conv2D(channels, 1, strides=strides)
+
+
+OPTS = {"padding": 1}
+PLAIN = {"channels": 4}
+
+
+class Merge(HybridBlock):
+    def __init__(self, channels):
+        super(Merge, self).__init__()
+        self.conv = nn.Conv2D(channels, 1)
+
+    def hybrid_forward(self, F, x):
+        return self.conv(x)
+
+
+class Se(HybridBlock):
+    def __init__(self):
+        super(Se, self).__init__()
+        self.pool = nn.GlobalAvgPool2D()
+
+    def hybrid_forward(self, F, x):
+        return F.sigmoid(self.pool(x))
+
+
+"""
+
+BLOCK = """\
+class Net(HybridBlock):
+    def __init__(self, channels=4):
+        super(Net, self).__init__()
+        self.pool = nn.GlobalAvgPool2D()
+        self.merge = Merge(channels)
+        self.se = Se()
+        self.c3 = nn.Conv2D(channels, 3, padding=1)
+        self.kw = conv1x1(channels)
+        self.kw_padded = conv1x1(channels, padding=1)
+        self.cfg = conv1x1(channels, **OPTS)
+        self.plain_cfg = conv1x1_plain(**PLAIN)
+        self.opts = nn.Conv2D(channels, 1, **OPTS)
+        self.plain = conv1x1_plain(channels)
+
+    def hybrid_forward(self, F, x, y):
+{body}"""
+
+
+def source(body: str) -> str:
+    lines = "".join("        " + line + "\n" for line in body.splitlines())
+    return FACTORIES + BLOCK.format(body=lines)
+
+
+def hl007_lines(body: str):
+    src = source(body)
+    first = src.splitlines().index("    def hybrid_forward(self, F, x, y):") + 2
+    return [f.line - first + 1 for f in lint_source(src) if f.code == "HL007"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the map the gate was pooled from, a child's result of unknown shape (BiSeNet)
+        "x = self.merge(x)\nw = self.plain(self.pool(x))\nreturn x * w",
+        # the same map through a shape-keeping op
+        "x = self.merge(x)\nw = self.pool(x)\nreturn F.relu(x) + w",
+        # an input map, as it is and through a shape-keeping op
+        "w = self.pool(x)\nreturn y * w",
+        "w = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)\nreturn F.sigmoid(y) * w",
+        # a factory forwarding **kwargs called with nothing for them: still a 1x1 convolution
+        "w = self.kw(self.pool(x))\nreturn x * w",
+        # a dict into a factory without **kwargs cannot pass padding: its kernel is 1
+        "w = self.plain_cfg(self.pool(x))\nreturn x * w",
+    ],
+)
+def test_a_gate_against_a_map_by_evidence_is_reported(body):
+    assert hl007_lines(body) == [len(body.splitlines())], source(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # made from the gate: its own shape
+        "w = self.pool(x)\nreturn w * F.where(w > 0, w, -w)",
+        "w = self.pool(x)\nreturn w * self.c3(w)",
+        "w = self.pool(x)\nreturn w + F.zeros_like(x).slice_like(w)",
+        # another gate (a module class's)
+        "return self.pool(x) + self.se(x)",
+        # a child's result of unknown making: not the map the gate was pooled from
+        "w = self.pool(x)\nreturn self.merge(y) * w",
+        # padding forwarded through **kwargs (a literal, a dict) or a module dict: not 1x1
+        "w = self.kw_padded(self.pool(x))\nreturn x * w",
+        "w = self.cfg(self.pool(x))\nreturn x * w",
+        "w = self.opts(self.pool(x))\nreturn x * w",
+        # the map's own pooled statistics: the gate's shape
+        "w = self.pool(x)\nreturn w - x.mean(axis=(2, 3), keepdims=True)",
+    ],
+)
+def test_a_gate_against_no_evidence_of_a_map_is_silent(body):
+    assert hl007_lines(body) == [], source(body)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_child_map_times_its_gate_fails_hybridized_and_the_fix_works(backend):
+    """The reported BiSeNet shape: (B, C, H, W) * (B, C, 1, 1) of a child's result."""
+    src = source("x = self.merge(x)\nw = self.plain(self.pool(x))\nreturn x * w")
+    fixed = fix_source(src).source
+    assert "F.broadcast_mul(x, w)" in fixed, fixed
+    mx = backend_module(backend)
+    rng = np.random.RandomState(3)
+    arrays_np = [rng.uniform(-1, 1, (2, 4, 3, 5)).astype("float32") for _ in range(2)]
+
+    def output(text, hybridize):
+        arrays = [mx.nd.array(a) for a in arrays_np]
+        return run_with_fixed_params(text, mx, arrays, hybridize, {"channels": 4}).asnumpy()
+
+    with engine_gaps_skipped(mx):
+        expected = output(src, False)
+        with pytest.raises(Exception):  # noqa: B017 - MXNet's shape error, the engine's its own
+            output(src, True)
+        for hybridize in (False, True):
+            np.testing.assert_allclose(output(fixed, hybridize), expected, rtol=1e-5, atol=1e-6)
