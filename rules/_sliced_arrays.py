@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from .values import walk_nodes, parent_map
+from .values import parent_map, target_names, walk_nodes
 
 # a list, tuple, str or None raises TypeError under these whatever the other slice holds
 _RAISING_ON_SEQUENCES = (
@@ -51,16 +51,6 @@ def _sliced_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
     return None
 
 
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
 def _binding_counts(body: cst.CSTNode) -> Dict[str, int]:
     """How many times the body binds each plain name (outside nested scopes)."""
     counts: Dict[str, int] = {}
@@ -77,7 +67,7 @@ def _binding_counts(body: cst.CSTNode) -> Dict[str, int]:
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not body:
             targets = [node.name]
         for target in targets:
-            for name in _target_names(target):
+            for name in target_names(target):
                 counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -111,13 +101,13 @@ def _holds_input(
         if isinstance(parent, _COMPREHENSIONS):
             comp = getattr(parent, "for_in", None)
             while comp is not None:
-                if name.value in _target_names(comp.target):
+                if name.value in target_names(comp.target):
                     return isinstance(comp.target, cst.Name) and _iterates_input(
                         comp.iter, inputs, bindings, name.value
                     )
                 comp = comp.inner_for_in
         elif isinstance(parent, cst.For) and child is not parent.iter:
-            if name.value in _target_names(parent.target):
+            if name.value in target_names(parent.target):
                 return isinstance(parent.target, cst.Name) and _iterates_input(
                     parent.iter, inputs, bindings, name.value
                 )

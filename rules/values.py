@@ -178,6 +178,17 @@ def call_argument(call: cst.Call, position: Optional[int], keyword: str) -> Opti
     return None
 
 
+def target_names(target: cst.BaseExpression) -> List[str]:
+    """The names an assignment or loop target binds: `a`, `a, (b, *c)` -> a, b, c."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
 def iterated_names(iterable: cst.BaseExpression) -> List[str]:
     """The names a `for` iterates element by element: `x`, and the plain arguments of
     `zip(...)`, `enumerate(x)` and `reversed(x)`."""

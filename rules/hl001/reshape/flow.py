@@ -54,7 +54,7 @@ from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one mo
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
-from ...values import NameBindings, last_name, shape_index, walk_nodes
+from ...values import NameBindings, last_name, shape_index, target_names, walk_nodes
 from ...base import Edit
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
 
@@ -323,7 +323,7 @@ class Flow:
             if shape is not None:
                 self.shapes[target.value] = shape
         else:
-            for name in _target_names(target):
+            for name in target_names(target):
                 self._store(name)
 
     def _unpack(
@@ -456,7 +456,7 @@ class Flow:
             self.shapes, self.dims, self.env, self.elements = outer
             for inner in walk_nodes(node):  # a walrus inside binds in the enclosing scope
                 if isinstance(inner, cst.NamedExpr):
-                    for name in _target_names(inner.target):
+                    for name in target_names(inner.target):
                         self._store(name)
 
     _comps = 0  # depth of comprehensions being walked
@@ -464,7 +464,7 @@ class Flow:
     def _bind_comp(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> bool:
         """Hides the outer facts of the names `target` binds; False for a target that is not
         names (nothing inside is planned)."""
-        names = _target_names(target)
+        names = target_names(target)
         if any(
             not isinstance(n, (cst.Name, cst.Tuple, cst.List, cst.Element, cst.StarredElement))
             for n in walk_nodes(target)
@@ -1100,16 +1100,6 @@ class Flow:
                 if any(n.value in binding.names for n in plan.loads):
                     edits += [e for e in plan.edits if e not in edits]
             self.result.fixes[binding.attribute] = edits
-
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 class _SelfUses(cst.CSTVisitor):
