@@ -16,7 +16,15 @@ key covers it (cache.result_sources hashes hybridlint/, the engine excluded).
 
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from .mxnet_names import ATTRIBUTES, BLOCKS, FUNCTIONS, NAMES, OPERATORS, SIGNATURES
+from .mxnet_names import (
+    ARRAY_ARGUMENTS,
+    ATTRIBUTES,
+    BLOCKS,
+    FUNCTIONS,
+    NAMES,
+    OPERATORS,
+    SIGNATURES,
+)
 
 # ------------------------------------------------------------------ namespaces and operators
 
@@ -280,3 +288,30 @@ def fixed_namespace_op(qualified: Optional[str]) -> Optional[Tuple[str, bool]]:
                 return None
             return op, eager
     return None
+
+
+def takes_only_arrays(function: str, position: Optional[int], keyword: Optional[str]) -> bool:
+    """Whether `F.<function>(...)` (`function` as written after the namespace: `relu`,
+    `contrib.BilinearResize2D`) raises eagerly for a Python number at argument `position`
+    (or `keyword`): the argument is one MXNet 1.9.1 declares NDArray-or-Symbol, and MXNet's
+    generated function asserts its type. Python-defined functions (`maximum`, `power`,
+    `clip`'s attributes, `LeakyReLU`'s `slope`) take numbers: False for them, and for names
+    that are no operator."""
+    head, _, name = function.rpartition(".")
+    if head in ("", "op"):
+        operator = name
+        if operator in SIGNATURES:
+            return False  # a Python function of mx.nd (maximum, power...): it takes numbers
+    elif head in ("contrib", "linalg"):
+        operator = f"_{head}_{name}"
+    else:
+        return False
+    arguments = OPERATORS.get(operator)
+    arrays = ARRAY_ARGUMENTS.get(operator, ())
+    if arguments is None:
+        return False
+    if keyword is not None:
+        return keyword in arrays
+    if "num_args" in arguments:  # variadic (concat, add_n, stack): every positional is an array
+        return True
+    return position is not None and position < len(arguments) and arguments[position] in arrays

@@ -20,6 +20,7 @@ import libcst as cst
 from . import _shape_forms as forms
 from ._build import call, strip_parens
 from ._constant_param import binds, constant_shape
+from ..mxnet_facts import takes_only_arrays
 from ._pooled import POOLED
 from .analysis import (
     LOST,
@@ -35,6 +36,7 @@ from .analysis import (
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from ._examples import net
+from .values import target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
     cst.Add: "broadcast_add",
@@ -697,7 +699,9 @@ must have NDArray type` where `d - 0.5` worked.
         name = expr.value
         reaching, sure = self._reaching(name, at)
         for index, value in reaching:
-            why = None if value is None else self._maybe_number(value, index, depth + 1)
+            if value is None:
+                return f"`{name}` is bound by a loop, unpacking or `with`: it may be a number"
+            why = self._maybe_number(value, index, depth + 1)
             if why is not None:
                 return why if why.startswith("`") else f"`{name}` may be assigned {why}"
         if sure:
@@ -720,13 +724,12 @@ must have NDArray type` where `d - 0.5` worked.
         if inputs and facts.klass is not None:
             if _number_on_a_path(facts.klass.node, name):
                 return f"`self.{name}` is a Parameter on one path and a Python number on another"
-            body = facts.node.body
-            statements: List[cst.BaseStatement] = []
-            if isinstance(body, cst.IndentedBlock):
-                statements = list(body.body[:at])
-                own = _simple_statement_of(body.body[at], expr)
-                if own is not None:  # a use anywhere in the read's own statement runs with it
-                    statements.append(own)
+            statements: List[cst.CSTNode] = list(self._statements()[:at])
+            own = _simple_statement_of(self._statements()[at], expr)
+            if own is not None and not any(
+                isinstance(n, cst.Try) for n in walk_nodes(facts.node.body)
+            ):  # a use anywhere in the read's own statement runs with it (no handler between)
+                statements.append(own)
             if not _parameter_input(facts.klass.node, name) and not _array_only_use(
                 statements, name, self.namespace, facts.klass.layers
             ):
@@ -734,16 +737,24 @@ must have NDArray type` where `d - 0.5` worked.
                 return f"`{name}` is an input nothing but arithmetic uses: it may be a number"
         return None
 
+    def _statements(self) -> Sequence[cst.CSTNode]:
+        """The function body's top-level statements (a one-line body is one statement)."""
+        facts = self.facts
+        if facts is None:
+            return ()
+        body = facts.node.body
+        return body.body if isinstance(body, cst.IndentedBlock) else (body,)
+
     def _statement_index(self, node: cst.CSTNode) -> Optional[int]:
         """The index of the function body's top-level statement that holds `node`."""
         facts = self.facts
-        if facts is None or not isinstance(facts.node.body, cst.IndentedBlock):
+        if facts is None:
             return None
         cache: Dict[cst.CSTNode, Dict[int, int]] = self.__dict__.setdefault("_top_index", {})
         index = cache.get(facts.node)
         if index is None:
             index = {}
-            for i, statement in enumerate(facts.node.body.body):
+            for i, statement in enumerate(self._statements()):
                 for inner in walk_nodes(statement):
                     index[id(inner)] = i
             cache[facts.node] = index
@@ -757,18 +768,15 @@ must have NDArray type` where `d - 0.5` worked.
         them is sure to run before the read (a top-level `name = ...` before it). Only the last
         sure one and what follows it count; assignments nested in the read's own statement may
         come first, so they count too (a plain top-level `name = <expr>` of the read is after)."""
-        facts = self.facts
-        assert facts is not None and isinstance(facts.node.body, cst.IndentedBlock)
         found: List[Tuple[int, Optional[cst.BaseExpression], bool]] = []
-        for i, statement in enumerate(facts.node.body.body[: at + 1]):
+        for i, statement in enumerate(self._statements()[: at + 1]):
             top = _plain_assignment(statement, name)
-            if top is not None:
-                if i < at:
-                    found.append((i, top, True))
-                continue
-            if i == at and not isinstance(statement, cst.BaseCompoundStatement):
+            if top is not None and i < at:
+                found.append((i, top, True))
                 continue
             for node in walk_nodes(statement):
+                if top is not None and isinstance(node, cst.Assign) and node.value is top:
+                    continue  # the read's own `name = ...` binds after the read
                 value = _assigned_value(node, name)
                 if value is not False:
                     found.append((i, value, False))  # type: ignore[arg-type]
@@ -842,7 +850,7 @@ def _number_on_a_path(klass: cst.ClassDef, attr: str) -> bool:
 _NUMBER_ATTRIBUTES = frozenset(dir(float)) | frozenset(dir(int)) | frozenset(dir(bool))
 
 
-def _plain_assignment(statement: cst.BaseStatement, name: str) -> Optional[cst.BaseExpression]:
+def _plain_assignment(statement: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
     """The value of a top-level `name = <expr>` statement, else None."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
@@ -864,8 +872,8 @@ def _assigned_value(node: cst.CSTNode, name: str) -> object:
         for target in node.targets:
             if isinstance(target.target, cst.Name) and target.target.value == name:
                 return node.value
-            if binds(target, name):
-                return None
+            if name in target_names(target.target):
+                return _unpacked(target.target, node.value, name)
         return False
     if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
         return node.value if node.target.value == name else False
@@ -875,10 +883,12 @@ def _assigned_value(node: cst.CSTNode, name: str) -> object:
         return cst.BinaryOperation(
             left=cst.Name(name), operator=cst.Add(), right=node.value
         )  # the old value combined with the new: a number when both may be
-    if isinstance(node, (cst.For, cst.CompFor)) and binds(node.target, name):
-        return None
-    if isinstance(node, cst.WithItem) and node.asname is not None and binds(node.asname, name):
-        return None
+    if isinstance(node, (cst.For, cst.CompFor)) and name in target_names(node.target):
+        # the items of a call's result are what calls return (trusted as a plain `name = f()`
+        # is); of anything else (`for w in (s,)`), not known
+        return node.iter if isinstance(node.iter, cst.Call) else None
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return None if name in target_names(node.asname.name) else False
     if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
         return node.value if node.target.value == name else False
     return False
@@ -890,8 +900,30 @@ def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:
     return _assigned_kinds(klass, attr) == {True}
 
 
+def _unpacked(
+    target: cst.BaseExpression, value: cst.BaseExpression, name: str
+) -> Optional[cst.BaseExpression]:
+    """What unpacking `value` into `target` gives `name`: the element of a display of the
+    same length (`a, b = s, x` -> s), a call itself (its items are what it returns, trusted
+    as a plain `name = f()` is), else None (not known)."""
+    if isinstance(value, cst.Call):
+        return value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        pairs = list(zip(target.elements, value.elements))
+        if len(target.elements) != len(value.elements) or any(
+            isinstance(t, cst.StarredElement) or isinstance(v, cst.StarredElement) for t, v in pairs
+        ):
+            return None
+        for t, v in pairs:
+            if isinstance(t.value, cst.Name) and t.value.value == name:
+                return v.value
+            if name in target_names(t.value):
+                return _unpacked(t.value, v.value, name)
+    return None
+
+
 def _array_only_use(
-    statements: Sequence[cst.BaseStatement],
+    statements: Sequence[cst.CSTNode],
     name: str,
     namespace: Optional[str],
     layers: AbstractSet[str] = frozenset(),
@@ -906,7 +938,7 @@ def _array_only_use(
     nothing on the other path. Arithmetic proves nothing: NDArray takes numbers."""
     prefix = f"{namespace}." if namespace else None
     for statement in statements:
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             continue
         for node in _always_run(statement):
             if (
@@ -927,19 +959,27 @@ def _array_only_use(
                     return True
             elif isinstance(node, cst.Call) and prefix is not None:
                 func = dotted_name(node.func) or ""
-                if func.startswith(prefix) and any(
-                    isinstance(arg.value, cst.Name) and arg.value.value == name and not arg.star
-                    for arg in node.args
-                ):
-                    return True
+                if not func.startswith(prefix):
+                    continue
+                positional = [a for a in node.args if a.keyword is None]
+                for arg in node.args:
+                    if not (isinstance(arg.value, cst.Name) and arg.value.value == name):
+                        continue
+                    if arg.star:
+                        break  # where a starred argument's items land is not known
+                    keyword = arg.keyword.value if arg.keyword is not None else None
+                    position = None if keyword else positional.index(arg)
+                    # an array input MXNet asserts on, not an attribute or a Python function's
+                    # parameter (`F.maximum(x, s)`, `F.clip(x, 0, s)` take numbers)
+                    if takes_only_arrays(func[len(prefix) :], position, keyword):
+                        return True
     return False
 
 
-def _simple_statement_of(
-    statement: cst.BaseStatement, node: cst.CSTNode
-) -> Optional[cst.SimpleStatementLine]:
-    """The innermost simple statement of `statement` that holds `node`, or None."""
-    if isinstance(statement, cst.SimpleStatementLine):
+def _simple_statement_of(statement: cst.CSTNode, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The innermost simple statement of `statement` that holds `node`, or None (a one-line
+    body's statements count as one)."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return statement if any(n is node for n in walk_nodes(statement)) else None
     for inner in walk_nodes(statement):
         if inner is not statement and isinstance(inner, cst.SimpleStatementLine):

@@ -53,6 +53,43 @@ ALIAS = HEADER + (
 ASSIGNED = ALIAS.replace("l = lam\n", "l = F.relu(lam)\n")
 
 
+def _one(body: str) -> str:
+    """A block whose hybrid_forward(self, F, x, s) runs `body` (lines at 8 spaces)."""
+    return HEADER + (
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, s):\n"
+        + "".join(f"        {line}\n" for line in body.splitlines())
+    )
+
+
+KEEP = "x.sum(axis=1, keepdims=True)"
+# second review: each of these took `s` for an array; each works eagerly with s = 2.0
+REVIEW2 = {
+    # a one-line body
+    "one_line": HEADER
+    + f"class Net(HybridBlock):\n    def hybrid_forward(self, F, x, s): return {KEEP} * s\n",
+    # functions that take numbers, and attributes, prove nothing
+    "maximum": _one(f"t = F.maximum(x, s)\nreturn {KEEP} * s"),
+    "clip_keyword": _one(f"t = F.clip(x, a_min=0.0, a_max=s)\nreturn {KEEP} * s"),
+    # names bound by unpacking a display or by a comprehension over one
+    "unpacking": _one(f"a, b = s, x\nreturn {KEEP} * a"),
+    "comprehension": _one(f"return sum([{KEEP} * w for w in (s,)])"),
+}
+
+
+@pytest.mark.parametrize("source", list(REVIEW2.values()), ids=list(REVIEW2))
+def test_what_takes_numbers_proves_nothing(source):
+    assert [f.fix for f in lint_source(source) if f.code == "HL007"] == ["unsafe"]
+
+
+def test_an_operator_input_proves_an_array_and_a_call_s_items_are_trusted():
+    """`F.relu(s)` raises eagerly for a number (MXNet asserts its array inputs), and a name
+    unpacked from a call is what the call returns, trusted as `name = f()` is."""
+    relu = _one(f"t = F.relu(s)\nreturn {KEEP} * s")
+    assert [f.fix for f in lint_source(relu) if f.code == "HL007"] == ["safe"]
+    split = _one(f"a, b = F.split(s, num_outputs=2, axis=1)\nreturn {KEEP} * a")
+    assert [f.fix for f in lint_source(split) if f.code == "HL007"] == ["safe"]
+
+
 @pytest.mark.parametrize(
     "source, fix",
     [
