@@ -261,3 +261,58 @@ def test_array_arguments_are_arguments_and_tell_attributes_apart():
     assert names.ARRAY_ARGUMENTS["one_hot"] == ("indices",)
     assert names.ARRAY_ARGUMENTS["Convolution"] == ("data", "weight", "bias")
     assert names.ARRAY_ARGUMENTS["add_n"] == ("args",)
+
+
+# (function as written after F., position, keyword) -> whether a Python number there raises
+NUMBER_ARGUMENTS = [
+    ("relu", 0, None, True),
+    ("broadcast_mul", 1, None, True),
+    ("broadcast_mul", None, "rhs", True),
+    ("concat", 1, None, True),  # variadic: every positional is an input
+    ("maximum", 1, None, False),  # a Python function of mx.nd: it takes numbers
+    ("power", 1, None, False),
+    ("clip", 2, None, False),  # a_max is an attribute
+    ("clip", None, "a_max", False),
+    ("LeakyReLU", None, "slope", False),
+    ("contrib.BilinearResize2D", 0, None, True),
+]
+
+
+@pytest.mark.parametrize("function, position, keyword, raises", NUMBER_ARGUMENTS)
+def test_takes_only_arrays_says_where_mxnet_refuses_a_number(function, position, keyword, raises):
+    assert facts.takes_only_arrays(function, position, keyword) is raises
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("function, position, keyword, raises", NUMBER_ARGUMENTS)
+def test_takes_only_arrays_matches_mxnet(function, position, keyword, raises):
+    """Call mx.nd.<function> with an array in every other argument it needs and the number 2.0
+    at the place named: MXNet 1.9.1 asserts the type of its array inputs (AssertionError) and
+    takes numbers elsewhere."""
+    mx = pytest.importorskip("mxnet")
+    x = mx.nd.ones((1, 2, 4, 4))
+    base = {
+        "relu": ([x], {}),
+        "broadcast_mul": ([x, x], {}),
+        "concat": ([x, x], {"dim": 1}),
+        "maximum": ([x, x], {}),
+        "power": ([x, x], {}),
+        "clip": ([x, 0.0, 1.0], {}),
+        "LeakyReLU": ([x], {"slope": 0.1}),
+        "contrib.BilinearResize2D": ([x], {"height": 2, "width": 2}),
+    }[function]
+    args, kwargs = list(base[0]), dict(base[1])
+    if keyword is not None:  # the named argument leaves the positional ones
+        args = args[: {"rhs": 1, "a_max": 2}.get(keyword, len(args))]
+        kwargs[keyword] = 2.0
+    else:
+        args[position] = 2.0
+    target = mx.nd
+    for part in function.split("."):
+        target = getattr(target, part)
+    try:
+        target(*args, **kwargs)
+        refused = False
+    except AssertionError:
+        refused = True
+    assert refused is raises
