@@ -192,3 +192,23 @@ def children_check_lifted(mx):
         yield
     finally:
         hybrid.register_child = saved
+
+
+def assert_fix_works_where_the_original_fails(
+    source: str, fixed: str, mx, arrays_np, attrs=None
+) -> None:
+    """The original `Net(**attrs)` runs eagerly and fails hybridized on `arrays_np`, and the
+    fixed one gives the original's eager output eagerly and hybridized (same parameters):
+    the finding is real and its fix keeps what working code computes."""
+    import numpy as np
+
+    def output(text: str, hybridize: bool):
+        arrays = [mx.nd.array(a) for a in arrays_np]
+        return run_with_fixed_params(text, mx, arrays, hybridize, attrs).asnumpy()
+
+    with engine_gaps_skipped(mx):
+        expected = output(source, False)
+        with pytest.raises(Exception):  # noqa: B017 - MXNet's shape error, the engine's its own
+            output(source, True)
+        for hybridize in (False, True):
+            np.testing.assert_allclose(output(fixed, hybridize), expected, rtol=1e-5, atol=1e-6)

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fix_support import BACKENDS, backend_module, engine_gaps_skipped, fix_settings
-from fix_support import fix_source, lint_source, run_with_fixed_params
+from fix_support import BACKENDS, backend_module, fix_settings
+from fix_support import assert_fix_works_where_the_original_fails, fix_source, lint_source
 
 SETTINGS = fix_settings(8)
 
@@ -56,18 +56,9 @@ def differential(source: str, arrays_np, backend: str, attrs) -> None:
     assert findings and findings[0].fix == "safe", (source, findings)
     fixed = fix_source(source).source  # safe fixes only
     assert "F.broadcast_" in fixed, fixed
-    mx = backend_module(backend)
-
-    def output(src, hybridize):
-        arrays = [mx.nd.array(a) for a in arrays_np]
-        return run_with_fixed_params(src, mx, arrays, hybridize, attrs).asnumpy()
-
-    with engine_gaps_skipped(mx):
-        expected = output(source, False)
-        with pytest.raises(Exception):  # noqa: B017 - MXNet's shape error, the engine's its own
-            output(source, True)
-        for hybridize in (False, True):
-            np.testing.assert_allclose(output(fixed, hybridize), expected, rtol=1e-5, atol=1e-6)
+    assert_fix_works_where_the_original_fails(
+        source, fixed, backend_module(backend), arrays_np, attrs
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
