@@ -290,26 +290,43 @@ def fixed_namespace_op(qualified: Optional[str]) -> Optional[Tuple[str, bool]]:
     return None
 
 
-def takes_only_arrays(function: str, position: Optional[int], keyword: Optional[str]) -> bool:
-    """Whether `F.<function>(...)` (`function` as written after the namespace: `relu`,
-    `contrib.BilinearResize2D`) raises eagerly for a Python number at argument `position`
-    (or `keyword`): the argument is one MXNet 1.9.1 declares NDArray-or-Symbol, and MXNet's
-    generated function asserts its type. Python-defined functions (`maximum`, `power`,
-    `clip`'s attributes, `LeakyReLU`'s `slope`) take numbers: False for them, and for names
-    that are no operator."""
+# `F.<sub>.<op>` is the registry's `_<sub>_<op>`; `random` and `sparse` functions are Python
+# wrappers whose parameters are not the registry's, so they are left out
+_REGISTRY_PREFIXES = {"contrib": "_contrib_", "linalg": "_linalg_", "image": "_image_"}
+
+
+def operator_of(function: str) -> Optional[str]:
+    """The registry operator `F.<function>` calls (`one_hot` -> `one_hot`,
+    `contrib.box_nms` -> `_contrib_box_nms`), or None: a Python-defined function of mx.nd
+    (`maximum`, `power`: its parameters take numbers), an unknown name."""
     head, _, name = function.rpartition(".")
     if head in ("", "op"):
-        operator = name
-        if operator in SIGNATURES:
-            return False  # a Python function of mx.nd (maximum, power...): it takes numbers
-    elif head in ("contrib", "linalg"):
-        operator = f"_{head}_{name}"
-    else:
+        return name if name in OPERATORS and name not in SIGNATURES else None
+    prefix = _REGISTRY_PREFIXES.get(head)
+    if prefix is None or prefix + name not in OPERATORS:
+        return None
+    return prefix + name
+
+
+def attribute_keywords(function: str) -> FrozenSet[str]:
+    """The keywords of the operator `F.<function>` calls that are attributes (Python values:
+    MXNet passes them to the operator as strings, so an array there fails, `depth` of
+    one_hot), from the argument types MXNet 1.9.1 declares."""
+    op = operator_of(function)
+    if op is None:
+        return frozenset()
+    return frozenset(OPERATORS[op]) - frozenset(ARRAY_ARGUMENTS.get(op, OPERATORS[op]))
+
+
+def takes_only_arrays(function: str, position: Optional[int], keyword: Optional[str]) -> bool:
+    """Whether `F.<function>(...)` raises eagerly for a Python number at argument `position`
+    (or `keyword`): the argument is one MXNet 1.9.1 declares NDArray-or-Symbol, and MXNet's
+    generated function asserts its type. Python-defined functions (`maximum`, `power`) and
+    attributes (`clip`'s `a_max`, `LeakyReLU`'s `slope`) take numbers."""
+    op = operator_of(function)
+    if op is None:
         return False
-    arguments = OPERATORS.get(operator)
-    arrays = ARRAY_ARGUMENTS.get(operator, ())
-    if arguments is None:
-        return False
+    arguments, arrays = OPERATORS[op], ARRAY_ARGUMENTS.get(op, ())
     if keyword is not None:
         return keyword in arrays
     if "num_args" in arguments:  # variadic (concat, add_n, stack): every positional is an array

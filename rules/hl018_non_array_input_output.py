@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._examples import net
 from .base import Invalid, Rule, Valid
-from ._op_attributes import attribute_keywords
+from ..mxnet_facts import attribute_keywords
 from .values import dotted_name, last_name, namespace_call, walk_nodes
 
 _PYTHON_ANNOTATIONS = {"bool", "int", "float", "str"}
@@ -294,7 +294,7 @@ Reported only.
                 self._python_use(arg.value, "`range(...)`")
             return
         op = namespace_call(node, self.namespace)
-        keywords = attribute_keywords(op) if op is not None else frozenset()
+        keywords = attribute_keywords(op.split(".", 1)[1]) if op and "." in op else frozenset()
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in keywords:
                 self._attribute_use(arg.value, f"`{arg.keyword.value}=` of `{op}`")
