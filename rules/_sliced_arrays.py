@@ -24,7 +24,8 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from .values import parent_map, target_names, walk_nodes
+from ..cstwalk import visit_only
+from .values import NameBindings, parent_map, target_names, walk_nodes
 
 # a list, tuple, str or None raises TypeError under these whatever the other slice holds
 _RAISING_ON_SEQUENCES = (
@@ -51,25 +52,41 @@ def _sliced_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
     return None
 
 
+class _BindingCounts(NameBindings):
+    """How many times a body binds each plain name: the binding forms of `NameBindings`, plus
+    `except ... as` and `import ... as` (every `as`), not below nested defs, classes and
+    lambdas (their names bind here, their bodies are another scope)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: Dict[str, int] = {}
+
+    def bind_name(self, name: cst.Name) -> None:
+        self.counts[name.value] = self.counts.get(name.value, 0) + 1
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        pass  # its `as` name is counted by visit_AsName
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self.bind(node.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:  # type: ignore[override]
+        self.bind_name(node.name)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bind_name(node.name)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
 def _binding_counts(body: cst.CSTNode) -> Dict[str, int]:
     """How many times the body binds each plain name (outside nested scopes)."""
-    counts: Dict[str, int] = {}
-    for node in walk_nodes(body, stop=_SCOPES):
-        targets: List[cst.BaseExpression] = []
-        if isinstance(node, cst.AssignTarget):
-            targets = [node.target]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            targets = [node.target]
-        elif isinstance(node, cst.NamedExpr):
-            targets = [node.target]
-        elif isinstance(node, cst.AsName):
-            targets = [node.name]
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not body:
-            targets = [node.name]
-        for target in targets:
-            for name in target_names(target):
-                counts[name] = counts.get(name, 0) + 1
-    return counts
+    counter = _BindingCounts()
+    visit_only(body, counter)
+    return counter.counts
 
 
 def sliced_arrays(node: cst.FunctionDef, inputs: Set[str]) -> Set[cst.Name]:
