@@ -9,7 +9,7 @@ import libcst as cst
 from ._examples import net
 from .base import Invalid, Rule, Valid
 from ..mxnet_facts import attribute_keywords
-from .values import dotted_name, last_name, namespace_call, walk_nodes
+from .values import dotted_name, last_name, namespace_call, target_names, walk_nodes
 
 _PYTHON_ANNOTATIONS = {"bool", "int", "float", "str"}
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -80,25 +80,14 @@ def _bound_names(body: cst.CSTNode, none_filled: bool = False) -> Set[str]:
                     ):
                         filled.add(inner)
 
-    def targets(target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                targets(element.value)
-        elif isinstance(target, cst.StarredElement):
-            targets(target.value)
-
     for node in walk_nodes(body, stop=_SCOPES):
         if isinstance(node, cst.AssignTarget):
             if node not in filled:
-                targets(node.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            targets(node.target)
-        elif isinstance(node, cst.NamedExpr):
-            targets(node.target)
+                names.update(target_names(node.target))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            names.update(target_names(node.target))
         elif isinstance(node, cst.AsName):
-            targets(node.name)
+            names.update(target_names(node.name))
     return names
 
 
