@@ -10,25 +10,18 @@ from typing import Callable, List
 
 import libcst as cst
 
-from .values import TENSOR, UNKNOWN_VALUE, Value
+from .values import TENSOR, UNKNOWN_VALUE, Value, walk_nodes
 
 
 def returns(function: cst.FunctionDef) -> List[cst.Return]:
-    """The function's own return statements (not those of nested defs, classes, lambdas)."""
-    found: List[cst.Return] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    function.visit(Finder())
-    return found
+    """The function's own return statements (not those of nested defs or classes), in source
+    order (`walk_nodes` meets them last first: no return holds another)."""
+    found = [
+        node
+        for node in walk_nodes(function.body, stop=(cst.FunctionDef, cst.ClassDef))
+        if isinstance(node, cst.Return)
+    ]
+    return found[::-1]
 
 
 def factory_value(
