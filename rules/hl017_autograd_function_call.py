@@ -33,21 +33,7 @@ def autograd_function_classes(context: ModuleContext) -> Set[str]:
     """The module's top-level classes that derive (directly or through each other) from
     MXNet's `autograd.Function`, however it is imported (`mx.autograd.Function`,
     `from mxnet.autograd import Function`); torch's Function and others are not."""
-    found: Dict[str, bool] = {}
-
-    def derives(name: str, seen: Set[str]) -> bool:
-        if name in found:
-            return found[name]
-        if context.qualify(name) == _FUNCTION:
-            return True
-        if name not in context.class_bases or name in context.imports or name in seen:
-            return False
-        seen.add(name)
-        result = any(derives(base, seen) for base in context.class_bases[name])
-        found[name] = result
-        return result
-
-    return {name for name in context.class_bases if derives(name, set())}
+    return {name for name in context.class_bases if context.derives_from(name, _FUNCTION)}
 
 
 class AutogradFunctionCall(Rule):

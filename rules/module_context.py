@@ -105,6 +105,17 @@ class ModuleContext:
             return qualified.rsplit(".", 1)[-1]
         return None
 
+    def derives_from(self, name: str, qualified: str, _seen: Optional[Set[str]] = None) -> bool:
+        """Whether the module's class `name` is, or derives through the module's classes from,
+        the class `qualified` names (`mxnet.autograd.Function`), however it is imported."""
+        if self.qualify(name) == qualified:
+            return True
+        seen = _seen if _seen is not None else set()
+        if name not in self.class_bases or name in self.imports or name in seen:
+            return False
+        seen.add(name)
+        return any(self.derives_from(base, qualified, seen) for base in self.class_bases[name])
+
     def hybrid_kind(
         self, dotted: Optional[str], _seen: Optional[Set[str]] = None
     ) -> Optional[bool]:
