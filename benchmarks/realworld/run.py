@@ -22,8 +22,10 @@ The label files are facts about pinned third-party lines, one finding a line, ta
   ``scale=False``, ``PoissonNLLLoss(compute_full=True)``) is ``true``: the option is the block's
   public API and whoever sets it and hybridizes hits the failure. It is ``context`` when it runs
   only in a mode that opts out of static shapes (gluoncv2's ``fixed_size=False`` / ``in_size=None``
-  fallbacks to ``x.shape``, meant for variable-size eager inference) or only under a use outside
-  the block (a sub-cell hybridized on its own). Findings are judged line by line: a line that fails or
+  fallbacks to ``x.shape``, meant for variable-size eager inference). A recurrent cell hybridized
+  on its own and stepped or unrolled is its block hybridized, not a use outside it: state a cell
+  keeps on ``self`` is judged that way in every package, whether or not the package hybridizes
+  the cell alone (settled in the issue-21 closing note). Findings are judged line by line: a line that fails or
   misbehaves once its block is hybridized is true even when another line of the block fails
   first or the package never hybridizes that block (each hazard is judged on its own line); it
   is false when the block cannot be hybridized at all (its ``hybridize`` raises, gluon refuses
