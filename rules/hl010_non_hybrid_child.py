@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
 from .analysis import ClassFacts, dotted_name
 from .base import SAFE, Invalid, Rule, Valid
+from .values import walk_nodes
 
 _IMPORTS = "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
 
@@ -335,63 +335,11 @@ def _may_create_non_hybrid(klass: ClassFacts, init: cst.FunctionDef, context) ->
     return any(context.hybrid_kind(dotted_name(call.func)) is False for call in calls)
 
 
-# Fields of LibCST nodes that hold only syntax trivia (whitespace, brackets, commas, operator
-# tokens, comment lines): a call is never below them, so `_calls` does not descend into them.
-_TRIVIA_FIELDS = {
-    "lpar",
-    "rpar",
-    "comma",
-    "semicolon",
-    "leading_lines",
-    "lines_after_decorators",
-    "header",
-    "footer",
-    "colon",
-    "equal",
-    "dot",
-    "operator",
-    "newline",
-    "trailing_whitespace",
-    "lbracket",
-    "rbracket",
-    "lbrace",
-    "rbrace",
-    "first_line",
-    "empty_lines",
-    "asynchronous",
-}
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def _node_fields(kind: type) -> Tuple[str, ...]:
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = tuple(
-            f.name
-            for f in dataclasses.fields(kind)
-            if f.name not in _TRIVIA_FIELDS and not f.name.startswith("whitespace")
-        )
-    return fields
-
-
 def _calls(node: cst.CSTNode) -> List[cst.Call]:
     """Every Call below `node` (nested defs, lambdas and classes included), in no set order.
 
-    A plain walk over the nodes' dataclass fields: LibCST's `visit` rebuilds every node it
-    passes (and dispatches each to the visitor by name), which made HL010's whole-class walks
-    about a third of the linter's time on a model repository.
+    Read with :func:`values.walk_nodes` (the nodes' fields, layout skipped): LibCST's `visit`
+    rebuilds every node it passes, which made HL010's whole-class walks about a third of the
+    linter's time on a model repository.
     """
-    found: List[cst.Call] = []
-    stack: List[cst.CSTNode] = [node]
-    node_type = cst.CSTNode
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call):
-            found.append(current)
-        for name in _node_fields(type(current)):
-            value = getattr(current, name)
-            if isinstance(value, node_type):
-                stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(item for item in value if isinstance(item, node_type))
-    return found
+    return [current for current in walk_nodes(node) if isinstance(current, cst.Call)]
