@@ -8,7 +8,7 @@ an exact code sequence and renders it back with the user's own expressions for l
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -27,6 +27,23 @@ def _shape_of(expr: cst.BaseExpression) -> Optional[str]:
     ):
         return expr.value.value
     return None
+
+
+def is_scaling(expr: cst.BinaryOperation) -> bool:
+    """`a * b` or `a // b`: the forms of a reshape size written from other sizes."""
+    return isinstance(expr.operator, (cst.Multiply, cst.FloorDivide))
+
+
+def scaled_dim(
+    expr: cst.BinaryOperation, dim: Callable[[cst.BaseExpression], Optional[Dim]]
+) -> Optional[Dim]:
+    """The dim of `a * b` / `a // b` (see :func:`is_scaling`), each side read by `dim`; None
+    when a side is not a dim. Both readers of reshape targets (this module's and the flow's)
+    take sizes apart this way."""
+    left, right = dim(expr.left), dim(expr.right)
+    if left is None or right is None:
+        return None
+    return left * right if isinstance(expr.operator, cst.Multiply) else left / right
 
 
 class _Reader:
@@ -63,13 +80,8 @@ class _Reader:
         if isinstance(expr, cst.Name) and expr.value in self.axes:
             self.highest = max(self.highest, self.axes[expr.value])
             return symbol("s%d" % self.axes[expr.value])
-        if isinstance(expr, cst.BinaryOperation) and isinstance(
-            expr.operator, (cst.Multiply, cst.FloorDivide)
-        ):
-            left, right = self.dim(expr.left), self.dim(expr.right)
-            if left is None or right is None:
-                return None
-            return left * right if isinstance(expr.operator, cst.Multiply) else left / right
+        if isinstance(expr, cst.BinaryOperation) and is_scaling(expr):
+            return scaled_dim(expr, self.dim)
         if isinstance(expr, (cst.Name, cst.Attribute)):  # an external size: a number, not an array
             kind = self.rule.value(expr).kind
             if kind not in (SCALAR, UNKNOWN) or "shape" in source_of(expr).split("."):

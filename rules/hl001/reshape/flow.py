@@ -56,6 +56,7 @@ from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
 from ...values import NameBindings, last_name, shape_index, target_names, walk_nodes
 from ...base import Edit
+from .fix import is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -1347,13 +1348,8 @@ class _Reader:
         if isinstance(expr, cst.Name) and expr.value in self.flow.dims:
             self.loads.append(expr)
             return self.flow.dims[expr.value][0]
-        if isinstance(expr, cst.BinaryOperation) and isinstance(
-            expr.operator, (cst.Multiply, cst.FloorDivide)
-        ):
-            left, right = self.dim(expr.left), self.dim(expr.right)
-            if left is None or right is None:
-                return None
-            return left * right if isinstance(expr.operator, cst.Multiply) else left / right
+        if isinstance(expr, cst.BinaryOperation) and is_scaling(expr):
+            return scaled_dim(expr, self.dim)
         if self._external(expr):
             number = self.flow.numbers.get(source_of(expr))  # `self._units = 4` in __init__
             return const(number) if number is not None else symbol(EXT + source_of(expr))
