@@ -15,6 +15,11 @@ def net(body: str, signature: str = "F, x", head: str = "", init: str = "") -> s
     )
 
 
+def net_xy(body: str) -> str:
+    """:func:`net` with two inputs, `hybrid_forward(self, F, x, y)` (binary-operator rules)."""
+    return net(body, "F, x, y")
+
+
 def with_parent(child: str, klass: str, call: str, parent: str = "Net") -> str:
     """`child` (a block's source, ending in a newline) followed by a parent block that builds
     it (`self.child = <klass>()`) and calls it from `hybrid_forward(self, F, x)` as

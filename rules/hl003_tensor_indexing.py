@@ -723,19 +723,11 @@ on it where the original worked.
         self, ns: Optional[str], data: cst.BaseExpression, element
     ) -> Optional[Tuple[cst.BaseExpression, str]]:
         """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
-        if isinstance(element, cst.Index):
-            bounds = self._index_bounds(element.value)
-            if bounds is None:
+        if isinstance(element, cst.Index):  # the kept axis of _select_last, squeezed
+            kept = self._select_last(ns, data, element)
+            if kept is None:
                 return None
-            sliced = _op(
-                ns,
-                "slice_axis",
-                data,
-                [("axis", integer(-1)), ("begin", bounds[0]), ("end", bounds[1])],
-            )
-            return _op(ns, "squeeze", sliced, [("axis", integer(-1))]), SAFE if bounds[
-                2
-            ] else UNSAFE
+            return _op(ns, "squeeze", kept[0], [("axis", integer(-1))]), kept[1]
         if element.step is not None:
             return None
         lower = self._bound(element.lower) if element.lower is not None else integer(0)

@@ -6,7 +6,7 @@ from typing import Dict, Type, Union
 
 import libcst as cst
 
-from ._examples import net
+from ._examples import net_xy as _net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
@@ -24,10 +24,6 @@ _SYMBOLS = {
     cst.MultiplyAssign: "*=",
     cst.DivideAssign: "/=",
 }
-
-
-def _net(body: str) -> str:
-    return net(body, "F, x, y")
 
 
 class InplaceArithmetic(Rule):

@@ -768,24 +768,20 @@ branch), arrays made in helpers are reported without a fix.
             "hybridize)"
         )
         parsed = self._literal(node)
-        if parsed is None and self.namespace is not None and self._construction_source(node):
+        # the values a constant parameter can hold: built from literals here, or stored by
+        # __init__ (tried in that order; the first whose edits can be written wins)
+        sources = (
+            (lambda: self._construction_source(node), "of the same value, built in __init__"),
+            (lambda: self._attribute_source(node, assigned), "of the value __init__ stores"),
+        )
+        for found, what in sources if parsed is None and self.namespace is not None else ():
+            if not found():
+                continue
             edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
             if edits is not None:
                 self.report(
                     node,
-                    f"{why}; made a constant parameter of the same value, built in __init__ "
-                    "(self.params.get_constant)",
-                    edits=edits,
-                    safety=UNSAFE,
-                )
-                return
-        if parsed is None and self.namespace is not None and self._attribute_source(node, assigned):
-            edits = self._constant_edits(node, assigned, call_argument(node, None, "dtype"), kind)
-            if edits is not None:
-                self.report(
-                    node,
-                    f"{why}; made a constant parameter of the value __init__ stores "
-                    "(self.params.get_constant)",
+                    f"{why}; made a constant parameter {what} (self.params.get_constant)",
                     edits=edits,
                     safety=UNSAFE,
                 )

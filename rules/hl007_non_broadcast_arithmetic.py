@@ -35,7 +35,7 @@ from .analysis import (
     walk_nodes,
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
-from ._examples import net
+from ._examples import net, net_xy as _net
 from .values import target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -80,10 +80,6 @@ _MARGIN = (
     "        self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin\n\n"
     "    def hybrid_forward(self, F, x, beta):\n"
 )
-
-
-def _net(body: str) -> str:
-    return net(body, "F, x, y")
 
 
 def _se(layers: str, body: str) -> str:

@@ -119,6 +119,17 @@ def _registered_as(init: cst.FunctionDef, child: str, param: str) -> Optional[st
     return None
 
 
+def _data_owner(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`<owner>` of a `<owner>.data(...)` call (a Parameter read by value), else None."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "data"
+    ):
+        return node.func.value
+    return None
+
+
 class _ChildDataCalls(cst.CSTVisitor):
     """Every `self.<child>.<param>.data(...)` of a body; `plain` the ones not read through an
     attribute (`.data().reshape(...)`, `.data().shape`)."""
@@ -609,13 +620,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
     def _child_parameter_of(self, node: cst.BaseExpression) -> Optional[Tuple[str, str]]:
         """`self.<child>.<p>.data(...)` with <child> a child block built in `__init__` whose
         class declares the parameter <p> -> ("<child>", "<p>")."""
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "data"
-        ):
-            return None
-        owner = node.func.value
+        owner = _data_owner(node)
         if not (
             isinstance(owner, cst.Attribute)
             and isinstance(owner.value, cst.Attribute)
@@ -680,13 +685,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
     # -- helpers ---------------------------------------------------------------------------
     def _parameter_of(self, node: cst.BaseExpression) -> Optional[str]:
         """`self.<p>.data(...)` with <p> a declared parameter of the class -> "<p>"."""
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "data"
-        ):
-            return None
-        owner = node.func.value
+        owner = _data_owner(node)
         if not (
             isinstance(owner, cst.Attribute)
             and isinstance(owner.value, cst.Name)

@@ -8,11 +8,7 @@ from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from .values import namespace_call
-from ._examples import net
-
-
-def _net(body: str) -> str:
-    return net(body, "F, x, y")
+from ._examples import net_xy as _net
 
 
 class NDArrayOnlyFunction(Rule):

@@ -21,7 +21,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from .._examples import net
+from .._examples import net_xy as _net
 from ..base import UNSAFE, Edit, Invalid, Valid
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
@@ -131,10 +131,6 @@ def _block_of(root: cst.CSTNode, statement: cst.CSTNode) -> Optional[List[cst.CS
             continue
         stack.extend(node.children)
     return None
-
-
-def _net(body: str) -> str:
-    return net(body, "F, x, y")
 
 
 VALID: List[Valid] = []
