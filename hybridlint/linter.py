@@ -351,6 +351,12 @@ def _chosen_spans(
             chosen[index] = spans[index][:2]
             work.append(chosen[index])
     top_functions = {name: index for index, (_, _, name) in enumerate(spans) if name}
+    # plain classes (no base but `object`) hybrid code constructs: an object handed F
+    # (`dist = Dist(mean, sigma, F=F); dist.kl_div(...)`) runs its methods in the graph, so
+    # they are parsed like the functions hybrid code calls (`analysis` decides whether to follow)
+    for name, (index, bases) in (classes or {}).items():
+        if all(base == "object" for base in bases):
+            top_functions.setdefault(name, index)
     if top_functions and work:
         # any name followed by `(`, then looked up: an alternation of every function's name
         # costs its length at each character (quadratic in a file of many functions)

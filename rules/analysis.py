@@ -5,8 +5,10 @@ reached from it with F or tensors):
 - the namespace parameter (by position: the first parameter after self, whatever its name);
 - which hybrid_forward inputs are lists of arrays rather than arrays (`list_inputs`), and which
   the body uses as tensors, with no evidence of a list (`_input_uses.tensors_by_use`);
-- which helpers it reaches: `self.<m>(...)`, module and nested functions, and static or
-  class methods called through a module class's name (`Head._flatten(F, x)`);
+- which helpers it reaches: `self.<m>(...)`, module and nested functions, static or
+  class methods called through a module class's name (`Head._flatten(F, x)`), and the
+  methods of a plain object the function builds and hands F (`dist = Dist(m, s, F=F);
+  dist.kl_div(o)`: `_instances`), where `self.F` holds the namespace;
 - what every name holds at every statement (`Value`: tensor, sequence of tensors, scalar,
   shape tuple, namespace, Parameter, unknown), by a small forward abstract interpretation;
 - eager-only regions (guarded by `F is mx.nd`, `isinstance(x, nd.NDArray)`, after
@@ -46,6 +48,7 @@ from .flow import FunctionAnalyzer
 from ._input_uses import tensors_by_use
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
 from .module_context import ModuleContext
+from ._instances import InstanceClass, instance_class
 
 if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (postponed) name it
     from typing_extensions import TypeGuard
@@ -207,6 +210,12 @@ class FunctionFacts:
     # so a fix resting on them is unsafe (`Rule.report`)
     caller_tensors: Set[str] = field(default_factory=set)
     _sliced: Optional[Set[cst.Name]] = None  # `sliced_arrays`, once per walk
+    # a method reached through an object hybrid code made and handed F (`_instances`): its
+    # class, and what `self.<a>` holds there (the namespace, tensors the constructor stored)
+    instance_of: Optional[str] = None
+    self_attrs: Env = field(default_factory=dict)
+    # the walk's constructions of such classes: call -> {"self.<a>": what it stores}
+    made: Dict[cst.Call, Env] = field(default_factory=dict)
 
     def sliced_arrays(self) -> Set[cst.Name]:
         """The names holding a gluon input (or an item of one) that `n[a:b] - n[c:d]` & co
@@ -269,6 +278,7 @@ class FunctionFacts:
             self.local_defs,
             self._array_uses,
             self.comp_envs,
+            self.made,
         ):
             table.clear()
         self.array_names.clear()
@@ -305,6 +315,15 @@ class ModuleFacts:
     origins: Dict[cst.FunctionDef, cst.CSTNode] = field(default_factory=dict)
     # the `K(...)` calls that are the whole value of a `self.<a> = K(...)` in an `__init__`
     bound_constructions: Set[cst.Call] = field(default_factory=set)
+    _instance_classes: Dict[str, Optional[InstanceClass]] = field(default_factory=dict)
+
+    def instance_class(self, name: str) -> Optional[InstanceClass]:
+        """The plain module class `name` when hybrid code may follow its methods through an
+        instance handed F (`_instances.instance_class`), else None."""
+        if name not in self._instance_classes:
+            node = (self.class_nodes or {}).get(name)
+            self._instance_classes[name] = None if node is None else instance_class(node)
+        return self._instance_classes[name]
 
     def lambda_def(self, node: cst.Lambda, name: str) -> cst.FunctionDef:
         """The def standing for `name = lambda ...: body` (`def name(...): return body`, the
@@ -1289,6 +1308,99 @@ class _Evaluator(Evaluator):
                     )
         return _bind_value(target, self.element(iterable, env), env)
 
+    # objects handed F (`_instances`): `dist = Dist(mean, sigma, F=F); dist.kl_div(other)`
+    def _eval_Call(self, expr: cst.Call, env: Env) -> Value:
+        func, module = expr.func, self.facts.module
+        if isinstance(func, cst.Name) and func.value not in env:
+            found = module.instance_class(func.value)
+            if found is not None and func.value not in module.functions:
+                args = [self.eval(a.value, env) for a in expr.args]
+                if self.analyzer is not None:
+                    self.facts.made[expr] = _stored_values(found, expr, args)
+                return UNKNOWN_VALUE
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value != "self"
+            and func.value.value in env
+        ):
+            made = self._made(func.value.value)
+            method = made[0].method(func.attr.value) if made is not None else None
+            if made is not None and method is not None:
+                args = [self.eval(a.value, env) for a in expr.args]
+                self.eval(func.value, env)
+                if self.analyzer is not None:
+                    target = ("instance", made[0].name, func.attr.value, made[1])
+                    self.analyzer.call_site(target, expr, args)
+                return module.return_values.get(method, UNKNOWN_VALUE)
+        return super()._eval_Call(expr, env)
+
+    def _made(self, name: str) -> Optional[Tuple[InstanceClass, Env]]:
+        """The class and stored values of the object `name` holds when the function binds
+        `name` once, to a construction of a followed class handed the namespace (a parameter
+        of that name, or any other binding, may hold something else)."""
+        facts, module = self.facts, self.facts.module
+        if module.class_nodes is None or any(
+            p.name.value == name
+            for p in _signature(facts.node) + list(facts.node.params.kwonly_params)
+        ):
+            return None
+        assigned, other = _bindings(facts.node, _index(module.class_nodes, module.functions)).get(
+            name, ([], True)
+        )
+        if other or len(assigned) != 1 or not isinstance(assigned[0], cst.Call):
+            return None
+        stored = facts.made.get(assigned[0])
+        found = module.instance_class(dotted_name(assigned[0].func) or "")
+        if found is None or not stored or all(v.kind != NAMESPACE for v in stored.values()):
+            return None
+        return found, stored
+
+    def _eval_Attribute(self, expr: cst.Attribute, env: Env) -> Value:
+        if self.facts.self_attrs and self_attribute_name(expr) in self.facts.self_attrs:
+            return self.facts.self_attrs[expr.attr.value]  # `self.F`, `self.sigma`
+        return super()._eval_Attribute(expr, env)
+
+    def _namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
+        """`self.F.linalg.potrf` -> "linalg.potrf" in a method whose `self.F` holds F."""
+        found = super()._namespace_op(func, env)
+        if found is None and self.facts.self_attrs:
+            parts = (dotted_name(func) or "").split(".", 2)
+            held = self.facts.self_attrs.get(parts[1]) if len(parts) == 3 else None
+            if parts[0] == "self" and held is not None and held.kind == NAMESPACE:
+                if parts[2].startswith(("np.", "npx.")):
+                    self.facts.numpy = True
+                return parts[2]
+        return found
+
+    def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
+        """`self.log_det(self.sigma)` in a followed method: that method, with the same `self`."""
+        facts = self.facts
+        found = facts.module.instance_class(facts.instance_of) if facts.instance_of else None
+        method = found.method(attr) if found is not None else None
+        if found is None or method is None:
+            return super()._self_call(attr, call, args)
+        if self.analyzer is not None:
+            held = {"self." + a: v for a, v in facts.self_attrs.items()}
+            self.analyzer.call_site(("instance", found.name, attr, held), call, args)
+        return facts.module.return_values.get(method, UNKNOWN_VALUE)
+
+
+def _stored_values(found: InstanceClass, call: cst.Call, args: List[Value]) -> Env:
+    """What a construction of a followed class stores that its methods compute with:
+    {"self.<a>": the namespace or a tensor} (a tensor's shape form is the caller's: dropped)."""
+    bound = _bind_call(found.init, call, args, skip_self=True)
+    stored: Env = {}
+    for param, attr in found.stored.items():
+        value = bound.get(param)
+        if value is not None and value.kind == NAMESPACE:
+            stored["self." + attr] = Value(NAMESPACE)
+        elif value is not None and value.kind == TENSOR:
+            stored["self." + attr] = Value(
+                TENSOR, value.shape, value.shape_reason, assumed=value.assumed
+            )
+    return stored
+
 
 def _bind_value(target: cst.BaseExpression, value: Value, env: Env) -> Env:
     """`target = value` as the statement walk binds it (tuple targets: `values.unpacked`)."""
@@ -1308,6 +1420,22 @@ class _Analyzer(FunctionAnalyzer):
     def __init__(self, facts: "FunctionFacts", on_call) -> None:
         super().__init__(facts, on_call)
         self.evaluator = _Evaluator(facts, self)
+
+    def run(self) -> None:
+        """In a method of an object handed F (`_instances`), the walk reads `self.F` as the
+        namespace in guards too (`if self.F is mx.nd:` is eager-only), as it reads F in a
+        helper given F; rules see no namespace parameter there (`FunctionFacts.self_attrs`
+        holds it), so it is set for the walk only."""
+        facts = self.facts
+        held = next((a for a, v in facts.self_attrs.items() if v.kind == NAMESPACE), None)
+        if held is None or facts.namespace is not None:
+            super().run()
+            return
+        facts.namespace = "self." + held
+        try:
+            super().run()
+        finally:
+            facts.namespace = None
 
     def small_statement(self, small: cst.BaseSmallStatement, env: Env) -> Tuple[Env, bool]:
         if isinstance(small, cst.Assign) and isinstance(small.value, cst.Lambda):
@@ -1622,6 +1750,15 @@ def analyze(
                 child_sites.setdefault(child, {})[call] = (caller, list(args))
             return
         forwarded = _forwarded(caller, module)
+        if isinstance(target, tuple) and target[0] == "instance":  # `dist.kl_div(other)`
+            found = module.instance_class(target[1])
+            method = found.method(target[2]) if found is not None else None
+            if method is None:
+                return
+            bound = _bind_call(method, call, args, True, forwarded)
+            bound.update(target[3])  # what `self.<a>` holds: the namespace, tensors
+            record(("instance", target[1], target[2]), method, None, "helper_method", bound)
+            return
         passes_inputs = any(
             a.star == "*" and isinstance(a.value, cst.Name) and a.value.value == forwarded.get("*")
             for a in call.args
@@ -1665,6 +1802,16 @@ def analyze(
             return
         parameters = caller.klass.parameters if caller.klass is not None else {}
         bound = _bind_call(node, call, args, skip_self, forwarded, parameters)
+        record(key, node, klass, kind, bound)
+
+    def record(
+        key: Tuple[object, ...],
+        node: cst.FunctionDef,
+        klass: Optional[ClassFacts],
+        kind: str,
+        bound: Env,
+    ) -> None:
+        """Join one call site's bindings into the helper's env (analysed again if changed)."""
         previous = helper_envs.get(key)
         merged = bound if previous is None else join_envs(previous, bound)
         if previous is not None:  # a parameter any call fills with a graph input may hold one
@@ -1749,7 +1896,9 @@ def analyze(
             old = analysed.get(key)
             if old is not None and old[0] == env:
                 continue
-            namespace = next((n for n, v in env.items() if v.kind == NAMESPACE), None)
+            namespace = next(
+                (n for n, v in env.items() if v.kind == NAMESPACE and "." not in n), None
+            )
             params = _helper_env(helper_node, env, namespace)
             if key[0] == "local":
                 params = {**module.local_envs.get(helper_node, {}), **params}
@@ -1761,6 +1910,13 @@ def analyze(
             facts.stars = _helper_stars(helper_node, env)
             facts.forwarded = {k[1:] for k in env if _input_mark(k) and k[0] == _STAR_INPUTS}
             facts.passed_inputs = {k[1:] for k in env if _input_mark(k) and k[0] == _PASSED_INPUT}
+            if key[0] == "instance":  # a method of an object handed F (`_instances`)
+                facts.instance_of = str(key[1])
+                facts.self_attrs = {
+                    k[len("self.") :]: v
+                    for k, v in env.items()
+                    if k.startswith("self.") and v.kind in (NAMESPACE, TENSOR)
+                }
             if helper_klass is not None:
                 helper_klass.functions.append(facts)
             analysed[key] = (env, facts)
