@@ -19,8 +19,8 @@ from ..mxnet_facts import (
 )
 from ._ndarray_only_fix import ndarray_only_fix
 from ._broadcast_like import plan_broadcast_to
-from .analysis import TENSOR, TENSORS, dotted_name, namespace_call
-from .base import SAFE, Invalid, Rule, Valid
+from .analysis import NAMESPACE, TENSOR, TENSORS, dotted_name, namespace_call
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
@@ -43,6 +43,18 @@ _NARROW_METHODS: Dict[str, Tuple[int, FrozenSet[str]]] = {
     "squeeze": (1, frozenset({"axis"})),
     "flatten": (0, frozenset()),
 }
+
+
+# an object hybrid code hands F (rl-coach's MultivariateNormalDist): its methods run in the graph
+_GRAM = (
+    "class Gram:\n"
+    "    def __init__(self, x, F=mx.nd):\n"
+    "        self.x = x\n"
+    "        self.F = F\n\n"
+    "    def value(self):\n"
+    "        {}\n\n\n"
+)
+_GRAM_NET = "g = Gram(x, F=F)\nreturn g.value()"
 
 
 def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
@@ -92,6 +104,9 @@ fixed in one `--fix` run; the result of an eager call is a tensor for what follo
 `F.broadcast_equal(a, b)`, of a tensor and a number `a == 2`, `F.concat(*arrays, dim=k)`.
 `y + 0.5 * nd.ones((1, n))` becomes `y + 0.5 * F.ones((1, n))`, which HL007 then makes
 `F.broadcast_add(...)` (the `+` of two NDArrays broadcasts, of two Symbols does not).
+In a method of an object the block builds and hands F (`dist = Dist(mean, sigma, F=F);
+dist.kl_div(other)` with `self.F = F` in `Dist.__init__`), the namespace is the attribute
+holding it: `mx.nd.batch_dot(a, self.sigma)` becomes `self.F.batch_dot(a, self.sigma)`.
 `nd.broadcast_to(t, shape=x.shape)` becomes `F.broadcast_like(t, x)` at once (HL001's rewrite of
 the `x.shape` it would still read). In a helper that takes no F (a module function called
 from hybrid_forward, a loss's method) there is no `F` to call: an operator applied to a tensor
@@ -109,7 +124,9 @@ take), in helpers without F unless the first argument is a tensor with a fluent 
 1.9.1 defines `NDArray.exp` and `Symbol.exp` alike as `op.exp(self, *args, **kwargs)`, so
 `x.exp()` is the very call; `reshape`, `broadcast_to`, `split_v2`, `astype`, `copy`, whose
 methods have their own signatures, are left out), and operators that exist in one namespace only with no exact F
-spelling are reported without a fix.
+spelling are reported without a fix. `self.F.op` in an object's method is unsafe when the
+constructor's parameter defaults to something else than mx.nd (code the linter does not see
+may build the object without it).
 """
 
     VALID = [
@@ -130,6 +147,17 @@ spelling are reported without a fix.
         ),
         Valid("from mxnet import nd\n\n\ndef helper(y):\n    return nd.relu(y)\n"),  # not reached
         Valid(_net("return nd.relu(x)  # noqa: HL006")),
+        Valid(  # `self.F` is the namespace the block passed; `if self.F is mx.nd` is eager-only
+            _net(
+                _GRAM_NET,
+                imports=_IMPORTS
+                + _GRAM.format(
+                    "if self.F is mx.nd:\n            return nd.batch_dot(self.x, self.x, "
+                    "transpose_b=True)\n        return self.F.batch_dot(self.x, self.x, "
+                    "transpose_b=True)"
+                ),
+            )
+        ),
     ]
     INVALID = [
         Invalid(
@@ -241,6 +269,21 @@ spelling are reported without a fix.
             "        return softplus(F.relu(x))\n",
             safety=SAFE,
         ),
+        # a method of an object handed F: its namespace is `self.F`, as the method spells it
+        Invalid(
+            _net(
+                _GRAM_NET,
+                imports=_IMPORTS
+                + _GRAM.format("return nd.batch_dot(self.x, self.x, transpose_b=True)"),
+            ),
+            line=12,
+            fixed=_net(
+                _GRAM_NET,
+                imports=_FIXED_IMPORTS
+                + _GRAM.format("return self.F.batch_dot(self.x, self.x, transpose_b=True)"),
+            ),
+            safety=SAFE,
+        ),
         # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form
         Invalid(
             _IMPORTS + "def tile_to(c, x):\n"
@@ -350,6 +393,25 @@ spelling are reported without a fix.
             rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return cst.Call(func=cst.Attribute(value=data, attr=cst.Name(op)), args=rest)
 
+    def _held_namespace(self) -> Optional[str]:
+        """`self.F` in a method of an object hybrid code handed F (`analysis._instances`):
+        the namespace as the method spells it, the attribute the constructor stored it on."""
+        held = self.facts.self_attrs if self.facts is not None else {}
+        return next((f"self.{a}" for a, v in held.items() if v.kind == NAMESPACE), None)
+
+    def _held_safety(self, ns: str) -> str:
+        """SAFE, as for F, unless `ns` is an object's `self.<a>` whose constructor parameter
+        defaults to something else than mx.nd: code not seen that builds the object without
+        it would then call another namespace (UNSAFE). No default: every construction passes it."""
+        facts = self.facts
+        if ns == self.namespace or facts is None or facts.instance_of is None:
+            return SAFE
+        found = facts.module.instance_class(facts.instance_of)
+        default = found.defaults.get(ns[len("self.") :], "") if found is not None else ""
+        if default is None or self.state.module.namespace_kind(default) == "eager":
+            return SAFE
+        return UNSAFE
+
     def _is_namespace_call(self, node: cst.Call) -> bool:
         return namespace_call(node, self.namespace) is not None
 
@@ -384,7 +446,7 @@ spelling are reported without a fix.
             else "it fails eagerly, where the inputs are NDArrays (AssertionError: Argument data must "
             "be Symbol instances)"
         )
-        ns = self.namespace
+        ns = self.namespace or self._held_namespace()
         if not both:
             message = (
                 f"`{written}.{op}` exists only in {'mx.nd' if eager else 'mx.sym'}; {breaks}; "
@@ -429,8 +491,9 @@ spelling are reported without a fix.
             self.report(node, message)
             return
         replacement: cst.CSTNode = node.with_changes(func=attr_chain(f"{ns}.{op}"))
-        if op == "broadcast_to":  # `nd.broadcast_to(t, shape=x.shape)`: HL001's rewrite at once
+        if op == "broadcast_to" and ns == self.namespace:
+            # `nd.broadcast_to(t, shape=x.shape)`: HL001's rewrite at once
             plans = plan_broadcast_to(self, node.with_changes(func=attr_chain(f"{ns}.{op}")), ns)
             if plans:  # else the F call would still read `x.shape` (issue 21 item 5)
                 replacement = plans[0][1][0][1]
-        self.report(node, message, replacement=replacement, safety=SAFE)
+        self.report(node, message, replacement=replacement, safety=self._held_safety(ns))
