@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .. import mxnet_names as _mxnet_names  # MXNet's own operator signatures
 from .base import MissingOperator, MXNetError
 
 __all__ = [
@@ -341,10 +342,38 @@ class OpDef:
             self._parse_cache[key] = attrs
         return attrs
 
+    @property
+    def declared_inputs(self) -> Tuple[str, ...]:
+        """The array arguments MXNet 1.9.1's generated `mx.nd.X` / `mx.sym.X` take first, by
+        position, optional ones included (FullyConnected's `bias`, softmax's `length`): a None
+        there is an input not given, anything but an array an AssertionError. () for variadic
+        operators (their positional arguments are all inputs)."""
+        declared = self.__dict__.get("_declared_inputs")
+        if declared is None:
+            declared = () if self.variadic else _mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())
+            self.__dict__["_declared_inputs"] = declared
+        return declared
+
+    def positional_params(self) -> Tuple[str, ...]:
+        """The parameters in the order MXNet 1.9.1's generated functions take them after the
+        inputs (`mx.nd.random_uniform(0, 1, (2, 3))` is low, high, shape), then any the
+        engine has beyond MXNet's list."""
+        order = self.__dict__.get("_positional_params")
+        if order is None:
+            mxnet_order = [
+                p
+                for p in _mxnet_names.OPERATORS.get(self.name, ())
+                if p not in self.declared_inputs
+                and p not in _mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())
+            ]
+            order = tuple(mxnet_order) + tuple(p for p in self.params if p not in mxnet_order)
+            self.__dict__["_positional_params"] = order
+        return order
+
     def bind_positional(self, values, kwargs: Dict[str, Any]) -> None:
-        """Positional parameter values fill, in declaration order, the parameters that
-        `kwargs` does not name (mx.nd.X(data, 3) / mx.sym.X(data, 3))."""
-        free = [p for p in self.params if p not in kwargs]
+        """Positional parameter values fill, in MXNet's order (:meth:`positional_params`), the
+        parameters that `kwargs` does not name (mx.nd.X(data, 3) / mx.sym.X(data, 3))."""
+        free = [p for p in self.positional_params() if p not in kwargs]
         for pname, v in zip(free, values):
             kwargs[pname] = v
 

@@ -99,21 +99,25 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     view = op.view  # kernels that may return views of their input (reshape, transpose...)
     cache_get = op._parse_cache.get
 
+    declared = op.declared_inputs
+
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
         arrays = []
         extra = []
         for index, a in enumerate(args):
-            if (
-                fixed_inputs is not None
-                and index < len(fixed_inputs)
-                and not (a is None or isinstance(a, NDArray) or type(a).__name__ == "Symbol")
-            ):
-                # MXNet's generated functions take their array inputs first, by position, and
-                # assert each one's type: `nd.broadcast_mul(x, 2.0)` raises, it is no attribute
-                raise AssertionError(
-                    "Argument {} must have NDArray type, but got {}".format(fixed_inputs[index], a)
-                )
+            if index < len(declared):
+                # MXNet's generated functions take every array argument first, by position
+                # (optional ones included), skip a None (an input not given: FullyConnected's
+                # bias) and assert the others' type: `nd.broadcast_mul(x, 2.0)` and
+                # `nd.softmax(x, -1)` (-1 is `length`) raise, they are no attributes
+                if isinstance(a, NDArray):
+                    arrays.append(a._data)
+                elif a is not None:
+                    raise AssertionError(
+                        "Argument {} must have NDArray type, but got {}".format(declared[index], a)
+                    )
+                continue
             if isinstance(a, NDArray):
                 arrays.append(a._data)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) and op.variadic:
@@ -139,10 +143,12 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         named = None
         if kwargs:
             for v in kwargs.values():
-                if isinstance(v, NDArray):
+                if v is None or isinstance(v, NDArray):
                     named = {k: v._data for k, v in kwargs.items() if isinstance(v, NDArray)}
                     for k in named:
                         del kwargs[k]
+                    for k in [k for k, v in kwargs.items() if v is None and k in declared]:
+                        del kwargs[k]  # `bias=None`: an input not given, as in MXNet
                     break
             # the parse cache's first-level key (a call site's keywords in its own order),
             # looked up here to spare the method call; parse() handles misses and

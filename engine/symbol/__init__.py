@@ -174,11 +174,18 @@ def _make_sym_function(opdef, fname):
 
     def sym_function(*args, name=None, attr=None, out=None, **kwargs):
         _check_symbol_arguments(opdef, args, kwargs)
+        declared = opdef.declared_inputs
         inputs = []
         extra = []
-        for a in args:
+        for index, a in enumerate(args):
             if a is None:  # an optional input not given (Dense's bias)
                 continue
+            if index < len(declared) and not isinstance(a, Symbol):
+                # MXNet's generated functions take every array argument first, by position:
+                # `sym.softmax(x, -1)` gives -1 as `length`
+                raise AssertionError(
+                    "Argument %s must be Symbol instances, but got %s" % (declared[index], a)
+                )
             if isinstance(a, Symbol):
                 inputs.append(a)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) and opdef.variadic:
@@ -186,12 +193,12 @@ def _make_sym_function(opdef, fname):
             else:
                 extra.append(a)
         if extra:
-            taken = [p for p in list(opdef.params)[: len(extra)] if p in kwargs]
+            taken = [p for p in opdef.positional_params()[: len(extra)] if p in kwargs]
             if taken:  # x.reshape(-1, 3, reverse=True): 3 is `reverse` already
                 raise TypeError(
                     "{}() got multiple values for argument '{}'".format(fname, taken[0])
                 )
-            free = len([p for p in opdef.params if p not in kwargs])
+            free = len([p for p in opdef.positional_params() if p not in kwargs])
             if len(extra) > free:  # MXNet's signature: inputs, params, name, attr, out
                 rest = extra[free:]
                 most = len(_all_input_names(opdef, kwargs)) + len(opdef.params) + 3
@@ -206,6 +213,8 @@ def _make_sym_function(opdef, fname):
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         for k in named:
             del kwargs[k]
+        for k in [k for k, v in kwargs.items() if v is None and k in declared]:
+            del kwargs[k]  # `bias=None`: an input not given, as in MXNet
         if named:
             parsed = opdef.parse(kwargs)
             wanted = opdef.input_names(parsed, len(inputs))

@@ -1,0 +1,124 @@
+"""Positional and None arguments of the generated `mx.nd.X` / `mx.sym.X` functions.
+
+MXNet 1.9.1 generates each operator function with every array argument first, optional ones
+included (FullyConnected's and Convolution's `bias`, softmax's `length`), then the parameters
+in the registry's order. A None at an array position is an input not given; anything else
+that is not an array there raises AssertionError; `bias=None` by keyword is skipped too. The
+engine reads the same signatures (hybridlint/mxnet_names.py), so user code that passes
+`None` for a bias runs, and `softmax(x, -1)` fails, as in MXNet.
+
+Each case's expected outcome is what MXNet 1.9.1 gives (the `mxnet`-marked test checks the
+table against real MXNet, so it cannot drift from it).
+"""
+
+import numpy as np
+import pytest
+
+import hybridlint.engine as mx
+
+
+def _x(lib):
+    return lib.nd.array(np.ones((2, 4), dtype="float32"))
+
+
+def _w(lib):
+    return lib.nd.array(np.ones((3, 4), dtype="float32"))
+
+
+def _image(lib):
+    return lib.nd.array(np.ones((1, 2, 5, 5), dtype="float32"))
+
+
+def _kernel(lib):
+    return lib.nd.array(np.ones((3, 2, 3, 3), dtype="float32"))
+
+
+# name -> (call on a library, expected: an output shape, list_arguments(), or an error start)
+CASES = {
+    "nd FullyConnected(x, w, None)": (
+        lambda lib: lib.nd.FullyConnected(_x(lib), _w(lib), None, no_bias=True, num_hidden=3),
+        (2, 3),
+    ),
+    "nd FullyConnected(bias=None)": (
+        lambda lib: lib.nd.FullyConnected(_x(lib), _w(lib), bias=None, no_bias=True, num_hidden=3),
+        (2, 3),
+    ),
+    "nd FullyConnected(x, w, None, 3)": (
+        lambda lib: lib.nd.FullyConnected(_x(lib), _w(lib), None, 3, True),
+        (2, 3),
+    ),
+    "nd Convolution(x, w, None)": (
+        lambda lib: lib.nd.Convolution(
+            _image(lib), _kernel(lib), None, no_bias=True, kernel=(3, 3), num_filter=3
+        ),
+        (1, 3, 3, 3),
+    ),
+    "sym Convolution(x, w, None)": (
+        lambda lib: lib.sym.Convolution(
+            lib.sym.var("x"), lib.sym.var("w"), None, no_bias=True, kernel=(3, 3), num_filter=3
+        ),
+        ["x", "w"],
+    ),
+    "sym FullyConnected(bias=None)": (
+        lambda lib: lib.sym.FullyConnected(
+            lib.sym.var("x"), lib.sym.var("w"), bias=None, no_bias=True, num_hidden=3
+        ),
+        ["x", "w"],
+    ),
+    "nd softmax(x, None)": (lambda lib: lib.nd.softmax(_x(lib), None), (2, 4)),
+    "sym softmax(x, None)": (lambda lib: lib.sym.softmax(lib.sym.var("x"), None), ["x"]),
+    "nd softmax(x, -1)": (
+        lambda lib: lib.nd.softmax(_x(lib), -1),
+        "AssertionError: Argument length must have NDArray type, but got -1",
+    ),
+    "sym softmax(x, -1)": (
+        lambda lib: lib.sym.softmax(lib.sym.var("x"), -1),
+        "AssertionError: Argument length must be Symbol instances, but got -1",
+    ),
+    "nd broadcast_mul(x, 2.0)": (
+        lambda lib: lib.nd.broadcast_mul(_x(lib), 2.0),
+        "AssertionError: Argument rhs must have NDArray type, but got 2.0",
+    ),
+    "nd clip(x, 0, 0.5)": (lambda lib: lib.nd.clip(_x(lib), 0, 0.5), (2, 4)),
+}
+
+
+def outcome(call, lib):
+    """The output's shape (nd), its arguments (sym), or "<Error>: <message>"."""
+    try:
+        result = call(lib)
+    except Exception as error:  # noqa: BLE001 - the error is the outcome
+        return "%s: %s" % (type(error).__name__, str(error).splitlines()[0])
+    if hasattr(result, "list_arguments"):
+        return result.list_arguments()
+    return tuple(result.shape)
+
+
+def _same(got, want):
+    if isinstance(want, str):
+        return isinstance(got, str) and got.startswith(want)
+    return got == want
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_engine_binds_arguments_as_mxnet_does(name):
+    call, want = CASES[name]
+    got = outcome(call, mx)
+    assert _same(got, want), "%s: engine %r, MXNet 1.9.1 %r" % (name, got, want)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_expected_outcomes_are_mxnets(name):
+    m = pytest.importorskip("mxnet")
+    call, want = CASES[name]
+    got = outcome(call, m)
+    assert _same(got, want), "%s: MXNet %r, table %r" % (name, got, want)
+
+
+def test_positional_parameters_follow_mxnets_order():
+    """`random_uniform(low, high, shape)`: MXNet's order, not the engine's declaration."""
+    out = mx.nd.random_uniform(2.0, 3.0, (4, 5))
+    assert out.shape == (4, 5)
+    values = out.asnumpy()
+    assert values.min() >= 2.0 and values.max() <= 3.0
