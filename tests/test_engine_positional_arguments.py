@@ -80,6 +80,33 @@ CASES = {
         "AssertionError: Argument rhs must have NDArray type, but got 2.0",
     ),
     "nd clip(x, 0, 0.5)": (lambda lib: lib.nd.clip(_x(lib), 0, 0.5), (2, 4)),
+    # a None before a given input: the symbol keeps each input in its own slot (MXNet passes
+    # them by name), so `b` is the bias and the weight a new variable
+    "sym FullyConnected(x, None, b)": (
+        lambda lib: lib.sym.FullyConnected(
+            lib.sym.var("x"), None, lib.sym.var("b"), num_hidden=3, name="fc"
+        ),
+        ["x", "fc_weight", "b"],
+    ),
+    "sym BatchNorm(x, None, beta)": (
+        lambda lib: lib.sym.BatchNorm(lib.sym.var("x"), None, lib.sym.var("beta"), name="bn"),
+        ["x", "bn_gamma", "beta"],
+    ),
+    "sym take(None, i)": (
+        lambda lib: lib.sym.take(None, lib.sym.var("i"), name="tk"),
+        ["tk_a", "i"],
+    ),
+    # an input given by position and by keyword: Python's TypeError in MXNet's signature
+    "nd FullyConnected(x, None, weight=w)": (
+        lambda lib: lib.nd.FullyConnected(_x(lib), None, weight=_w(lib), num_hidden=3),
+        "TypeError: FullyConnected() got multiple values for argument 'weight'",
+    ),
+    "sym FullyConnected(x, None, weight=w)": (
+        lambda lib: lib.sym.FullyConnected(
+            lib.sym.var("x"), None, weight=lib.sym.var("w"), num_hidden=3
+        ),
+        "TypeError: FullyConnected() got multiple values for argument 'weight'",
+    ),
 }
 
 

@@ -144,6 +144,11 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         if kwargs:
             for v in kwargs.values():
                 if v is None or isinstance(v, NDArray):
+                    clash = [k for k in declared[: len(args)] if k in kwargs]
+                    if clash:  # nd.FullyConnected(x, None, weight=w): Python's TypeError
+                        raise TypeError(
+                            "{}() got multiple values for argument '{}'".format(fname, clash[0])
+                        )
                     named = {k: v._data for k, v in kwargs.items() if isinstance(v, NDArray)}
                     for k in named:
                         del kwargs[k]

@@ -177,8 +177,11 @@ def _make_sym_function(opdef, fname):
         declared = opdef.declared_inputs
         inputs = []
         extra = []
+        by_name = None  # inputs after a skipped one keep their slot: sym.X(x, None, b) binds b
         for index, a in enumerate(args):
             if a is None:  # an optional input not given (Dense's bias)
+                if index < len(declared) and by_name is None:
+                    by_name = {}
                 continue
             if index < len(declared) and not isinstance(a, Symbol):
                 # MXNet's generated functions take every array argument first, by position:
@@ -186,7 +189,11 @@ def _make_sym_function(opdef, fname):
                 raise AssertionError(
                     "Argument %s must be Symbol instances, but got %s" % (declared[index], a)
                 )
-            if isinstance(a, Symbol):
+            if by_name is not None and index < len(declared):
+                # MXNet passes its array arguments to the node by name, so a None before
+                # `bias` leaves `weight` to a new variable (FullyConnected(x, None, b))
+                by_name[declared[index]] = a
+            elif isinstance(a, Symbol):
                 inputs.append(a)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Symbol) and opdef.variadic:
                 inputs.extend(a)
@@ -210,9 +217,15 @@ def _make_sym_function(opdef, fname):
                     )
                 name, attr, out = (list(rest) + [name, attr, out][len(rest) :])[:3]
             opdef.bind_positional(extra[:free], kwargs)
+        clash = [k for k in declared[: len(args)] if k in kwargs]
+        if clash:  # sym.FullyConnected(x, None, weight=w): a Python TypeError in MXNet
+            raise TypeError("{}() got multiple values for argument '{}'".format(fname, clash[0]))
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         for k in named:
             del kwargs[k]
+        if by_name:
+            named = {**dict(zip(declared, inputs)), **by_name, **named}
+            inputs = []
         for k in [k for k, v in kwargs.items() if v is None and k in declared]:
             del kwargs[k]  # `bias=None`: an input not given, as in MXNet
         if named:
