@@ -76,6 +76,8 @@ def instance_class(node: cst.ClassDef) -> Optional[InstanceClass]:
     stored: Dict[str, str] = {}
     if isinstance(init.body, cst.IndentedBlock):
         for statement in init.body.body:  # top-level statements only: stored on every path
+            if any(isinstance(n, cst.Return) for n in walk_nodes(statement)):
+                break  # `if m is None: return` first: what follows is not stored on every path
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in statement.body:

@@ -64,6 +64,11 @@ def test_hl006_fix_spells_the_namespace_as_the_method_holds_it():
         ("    def trace(self, m):\n", "    def trace(self, m):\n        self.F = mx.nd\n"),
         ("        self.F = F\n", "        F = mx.nd\n        self.F = F\n"),
         ("        self.F = F\n", "        if F is not None:\n            self.F = F\n"),
+        # an early return before the store: an object built that way has no `self.F`
+        (
+            "        self.sigma = sigma\n",
+            "        self.sigma = sigma\n        if sigma is None:\n            return\n",
+        ),
         ("dist = Dist(mean, sigma, F=F)", "dist = Dist(mean, sigma)"),  # no F: eager by default
         ("dist = Dist(mean, sigma, F=F)", "dist = Dist(mean, sigma, F=F)\n        dist = other"),
         ("dist = Dist(mean, sigma, F=F)", "dist = Dist(*[mean, sigma], F=F)"),
