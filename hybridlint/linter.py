@@ -41,7 +41,7 @@ from . import toplevel
 from .config import DEFAULT_OFF
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
-from .rules.values import _walked_fields, walk_nodes
+from .rules.values import _walked_fields, is_node_class, walk_nodes
 from .project import FROM_IMPORT, NO_PROJECT, FileProject, Importer, Project, resolve
 
 MAX_FIX_PASSES = 10
@@ -579,6 +579,21 @@ def _parse_regions(
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+# node class -> (the walk stops there: a nested scope; it is a statement; it is a
+# comprehension), filled as met: one dict lookup per node instead of isinstance checks against
+# LibCST's abstract bases, each a call into ABCMeta when it fails
+_NODE_FLAGS: Dict[type, Tuple[bool, bool, bool]] = {}
+
+
+def _node_flags(kind: type) -> Tuple[bool, bool, bool]:
+    flags = _NODE_FLAGS[kind] = (
+        issubclass(kind, (cst.FunctionDef, cst.ClassDef, cst.Lambda)),
+        issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement)),
+        issubclass(kind, _COMPREHENSIONS),
+    )
+    return flags
+
+
 class _Dispatcher(cst.CSTVisitor):
     """One walk of a function body; dispatches each node to the rules' visit_<Type>."""
 
@@ -592,14 +607,16 @@ class _Dispatcher(cst.CSTVisitor):
         self.saved_envs: List[Dict[str, Value]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if node in self.facts.skip or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = node.__class__
+        flags = _NODE_FLAGS.get(kind) or _node_flags(kind)
+        if flags[0] or node in self.facts.skip:
             return False
         env = self.facts.env_at.get(node)
         if env is not None:
             self.state.env = env
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if flags[1]:
             self.state.statement = node
-        if isinstance(node, _COMPREHENSIONS):
+        if flags[2]:
             self.saved_envs.append(self.state.env)
             bound = self.facts.comp_envs.get(node)  # the targets as the analysis bound them
             if bound is None:
@@ -607,12 +624,13 @@ class _Dispatcher(cst.CSTVisitor):
                 for name in _comprehension_targets(node):
                     bound[name] = Value("unknown")
             self.state.env = bound
-        for method in self.table.get(type(node).__name__, ()):
+        for method in self.table.get(kind.__name__, ()):
             method(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, _COMPREHENSIONS):
+        kind = original_node.__class__
+        if (_NODE_FLAGS.get(kind) or _node_flags(kind))[2]:
             self.state.env = self.saved_envs.pop()
 
     def walk(self, node: cst.CSTNode) -> None:
@@ -628,12 +646,13 @@ class _Dispatcher(cst.CSTVisitor):
             else:
                 for name in order:
                     value = getattr(node, name)
-                    if isinstance(value, cst.CSTNode):
-                        self.walk(value)
-                    elif type(value) in (tuple, list):
+                    kind = value.__class__
+                    if kind is tuple or kind is list:
                         for item in value:
-                            if isinstance(item, cst.CSTNode):
+                            if is_node_class(item.__class__):
                                 self.walk(item)
+                    elif is_node_class(kind):
+                        self.walk(value)
         self.on_leave(node)
 
 

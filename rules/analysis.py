@@ -783,6 +783,27 @@ _SCOPES = (
 )
 
 
+# the node classes `_bindings` reads (the forms that bind a name)
+_BINDING_FORMS = frozenset(
+    {
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.NamedExpr,
+        cst.For,
+        cst.CompFor,
+        cst.WithItem,
+        cst.Del,
+        cst.ImportAlias,
+        cst.ExceptHandler,
+        cst.Global,
+        cst.Nonlocal,
+    }
+)
+
+
 def _bindings(
     init: cst.FunctionDef, index: "_Index"
 ) -> Dict[str, Tuple[List[cst.BaseExpression], bool]]:
@@ -806,6 +827,8 @@ def _bindings(
             other(target.value)
 
     for node in walk_nodes(init.body, _SCOPES):
+        if node.__class__ not in _BINDING_FORMS:  # most nodes: one set lookup, no isinstance
+            continue
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             other(node.name)
         elif isinstance(node, cst.Assign):

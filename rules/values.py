@@ -365,7 +365,7 @@ def _walked_fields(kind: type) -> Tuple[str, ...]:
 _IS_NODE: Dict[type, bool] = {}
 
 
-def _is_node(kind: type) -> bool:
+def is_node_class(kind: type) -> bool:
     found = _IS_NODE.get(kind)
     if found is None:
         found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
@@ -390,11 +390,11 @@ def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
             if kind is tuple or kind is list:
                 for item in value:
                     is_node = nodes.get(item.__class__)
-                    if is_node or (is_node is None and _is_node(item.__class__)):
+                    if is_node or (is_node is None and is_node_class(item.__class__)):
                         stack.append(item)
             else:
                 is_node = nodes.get(kind)
-                if is_node or (is_node is None and _is_node(kind)):
+                if is_node or (is_node is None and is_node_class(kind)):
                     stack.append(value)
 
 
@@ -409,10 +409,10 @@ def parent_map(node: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
             kind = value.__class__
             if kind is tuple or kind is list:
                 for item in value:
-                    if _IS_NODE.get(item.__class__) or _is_node(item.__class__):
+                    if _IS_NODE.get(item.__class__) or is_node_class(item.__class__):
                         parents[item] = current
                         stack.append(item)
-            elif _IS_NODE.get(kind) or _is_node(kind):
+            elif _IS_NODE.get(kind) or is_node_class(kind):
                 parents[value] = current
                 stack.append(value)
     return parents
