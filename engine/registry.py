@@ -354,6 +354,13 @@ class OpDef:
             self.__dict__["_declared_inputs"] = declared
         return declared
 
+    @property
+    def star_inputs(self) -> bool:
+        """Whether MXNet 1.9.1's generated function takes its inputs as `*data` (Concat,
+        stack, add_n, UpSampling...): every positional argument must then be an array, a list
+        of arrays and a trailing `dim` included (`nd.concat(x, y, 1)` raises)."""
+        return self.variadic and len(_mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())) == 1
+
     def positional_params(self) -> Tuple[str, ...]:
         """The parameters in the order MXNet 1.9.1's generated functions take them after the
         inputs (`mx.nd.random_uniform(0, 1, (2, 3))` is low, high, shape), then any the

@@ -80,6 +80,28 @@ CASES = {
         "AssertionError: Argument rhs must have NDArray type, but got 2.0",
     ),
     "nd clip(x, 0, 0.5)": (lambda lib: lib.nd.clip(_x(lib), 0, 0.5), (2, 4)),
+    # operators taking `*data` (Concat, stack, add_n): every positional argument is an input
+    "nd concat(x, x, 1)": (
+        lambda lib: lib.nd.concat(_x(lib), _x(lib), 1),
+        "AssertionError: Positional arguments must have NDArray type, but got 1",
+    ),
+    "nd concat(x, x, dim=1)": (lambda lib: lib.nd.concat(_x(lib), _x(lib), dim=1), (2, 8)),
+    "nd concat([x, x], dim=1)": (
+        lambda lib: lib.nd.concat([_x(lib), _x(lib)], dim=1),
+        "AssertionError: Positional arguments must have NDArray type, but got [",
+    ),
+    "nd add_n(x, x, 2)": (
+        lambda lib: lib.nd.add_n(_x(lib), _x(lib), 2),
+        "AssertionError: Positional arguments must have NDArray type, but got 2",
+    ),
+    "sym stack(X, X, 0)": (
+        lambda lib: lib.sym.stack(lib.sym.var("x"), lib.sym.var("y"), 0),
+        "AssertionError: Positional arguments must be Symbol instances, but got 0",
+    ),
+    "sym concat([X, Y], dim=1)": (
+        lambda lib: lib.sym.concat([lib.sym.var("x"), lib.sym.var("y")], dim=1),
+        "AssertionError: Positional arguments must be Symbol instances, but got [",
+    ),
     # a None before a given input: the symbol keeps each input in its own slot (MXNet passes
     # them by name), so `b` is the bias and the weight a new variable
     "sym FullyConnected(x, None, b)": (

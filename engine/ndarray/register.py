@@ -100,12 +100,17 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
     cache_get = op._parse_cache.get
 
     declared = op.declared_inputs
+    star = op.star_inputs
 
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
         arrays = []
         extra = []
         for index, a in enumerate(args):
+            if star and not isinstance(a, NDArray):  # `def Concat(*data, **kwargs)`
+                raise AssertionError(
+                    "Positional arguments must have NDArray type, but got %s" % (a,)
+                )
             if index < len(declared):
                 # MXNet's generated functions take every array argument first, by position
                 # (optional ones included), skip a None (an input not given: FullyConnected's

@@ -178,7 +178,12 @@ def _make_sym_function(opdef, fname):
         inputs = []
         extra = []
         by_name = None  # inputs after a skipped one keep their slot: sym.X(x, None, b) binds b
+        star = opdef.star_inputs
         for index, a in enumerate(args):
+            if star and not isinstance(a, Symbol):  # `def Concat(*data, **kwargs)`
+                raise AssertionError(
+                    "Positional arguments must be Symbol instances, but got %s" % (a,)
+                )
             if a is None:  # an optional input not given (Dense's bias)
                 if index < len(declared) and by_name is None:
                     by_name = {}
