@@ -722,21 +722,12 @@ on it where the original worked.
     def _last_axis(
         self, ns: Optional[str], data: cst.BaseExpression, element
     ) -> Optional[Tuple[cst.BaseExpression, str]]:
-        """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe)."""
-        if isinstance(element, cst.Index):  # the kept axis of _select_last, squeezed
-            kept = self._select_last(ns, data, element)
-            if kept is None:
-                return None
-            return _op(ns, "squeeze", kept[0], [("axis", integer(-1))]), kept[1]
-        if element.step is not None:
-            return None
-        lower = self._bound(element.lower) if element.lower is not None else integer(0)
-        upper = self._bound(element.upper)
-        if lower is None or upper is None:
-            return None
-        return _op(
-            ns, "slice_axis", data, [("axis", integer(-1)), ("begin", lower), ("end", upper)]
-        ), UNSAFE
+        """`x[..., i]` (exact) and `x[..., a:b]` (raises past the end: unsafe): what
+        :meth:`_select_last` writes, the axis of an integer index squeezed away."""
+        kept = self._select_last(ns, data, element)
+        if kept is None or not isinstance(element, cst.Index):
+            return kept
+        return _op(ns, "squeeze", kept[0], [("axis", integer(-1))]), kept[1]
 
     # -- new axes (`None`, `np.newaxis`) -----------------------------------------------------
     def _is_new_axis(self, expr: cst.BaseExpression) -> bool:
