@@ -88,6 +88,14 @@ PACKAGES: List[Package] = [
         "deeprenewal-0.3.3.tar.gz",
         "0865c4a521533178b625c4cab3c5e868c7f229f12785f8ec0130f65cc6b77bad",
     ),
+    # Added in round 2 (first figures in README.md): the DeepNumpy GluonNLP (F.np / F.npx
+    # code, 47 hybrid_forward bodies) that autogluon shipped; a rewrite, not gluonnlp 0.10.0.
+    Package(
+        "autogluon-contrib-nlp-0.0.1b20220208",
+        "autogluon-contrib-nlp==0.0.1b20220208",
+        "autogluon_contrib_nlp-0.0.1b20220208-py3-none-any.whl",
+        "ee7012b1360ddb597943dcbfeda12c6b228ca2595581a0a49017c2387925b3f3",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
