@@ -357,8 +357,8 @@ class OpDef:
     @property
     def star_inputs(self) -> bool:
         """Whether MXNet 1.9.1's generated function takes its inputs as `*data` (Concat,
-        stack, add_n, UpSampling...): every positional argument must then be an array, a list
-        of arrays and a trailing `dim` included (`nd.concat(x, y, 1)` raises)."""
+        stack, add_n, UpSampling...): every positional argument must then be an array, so a
+        list of arrays or a trailing `dim` raises (`nd.concat(x, y, 1)`, `nd.concat([x, y])`)."""
         return self.variadic and len(_mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())) == 1
 
     def positional_params(self) -> Tuple[str, ...]:
@@ -367,12 +367,8 @@ class OpDef:
         engine has beyond MXNet's list."""
         order = self.__dict__.get("_positional_params")
         if order is None:
-            mxnet_order = [
-                p
-                for p in _mxnet_names.OPERATORS.get(self.name, ())
-                if p not in self.declared_inputs
-                and p not in _mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())
-            ]
+            arrays = _mxnet_names.ARRAY_ARGUMENTS.get(self.name, ())
+            mxnet_order = [p for p in _mxnet_names.OPERATORS.get(self.name, ()) if p not in arrays]
             order = tuple(mxnet_order) + tuple(p for p in self.params if p not in mxnet_order)
             self.__dict__["_positional_params"] = order
         return order

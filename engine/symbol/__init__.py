@@ -172,13 +172,14 @@ def _make_node_symbol(
 def _make_sym_function(opdef, fname):
     hint = fname.lower()
 
+    declared = opdef.declared_inputs
+    star = opdef.star_inputs
+
     def sym_function(*args, name=None, attr=None, out=None, **kwargs):
         _check_symbol_arguments(opdef, args, kwargs)
-        declared = opdef.declared_inputs
         inputs = []
         extra = []
         by_name = None  # inputs after a skipped one keep their slot: sym.X(x, None, b) binds b
-        star = opdef.star_inputs
         for index, a in enumerate(args):
             if star and not isinstance(a, Symbol):  # `def Concat(*data, **kwargs)`
                 raise AssertionError(
