@@ -47,9 +47,12 @@ class FunctionAnalyzer:
     def alias_use(self, name: str) -> None:
         self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
 
-    def call_site(self, key: Tuple[str, ...], call: cst.Call, args: List[Value]) -> None:
-        if key[0] == "function" and key[1] in self.local_defs:
-            self.on_call(self.local_defs[key[1]], self.facts, call, args)
+    def call_site(self, key: Tuple[object, ...], call: cst.Call, args: List[Value]) -> None:
+        """Hand a call the walk met to `on_call`: `key` names the callee (("function",
+        name), ("method", name), ("instance", class, method, what `self.<a>` holds), ...)."""
+        name = key[1]
+        if key[0] == "function" and isinstance(name, str) and name in self.local_defs:
+            self.on_call(self.local_defs[name], self.facts, call, args)
         else:
             self.on_call(key, self.facts, call, args)
 

@@ -123,7 +123,7 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
         node = node.value  # type: ignore[attr-defined]
     if node.__class__ is not cst.Name:
         return None
-    parts.append(node.value)
+    parts.append(node.value)  # type: ignore[attr-defined]
     return ".".join(reversed(parts))
 
 
