@@ -14,7 +14,10 @@ public package, with examples that match its real callers; format in cases.py):
 3. each block ends, per mode, as one of
    - ``fixed``: eager and hybridized equal the original's eager outputs on every input;
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
-     blocking line and reason are printed);
+     blocking line and reason are printed) at the line where MXNet's hybridized run fails (any
+     line when MXNet raises nowhere in the file: a wrong value has no line);
+   - ``misplaced``: like ``reported``, but the blocking finding names another line than the one
+     where MXNet fails, so the user is sent to the wrong place;
    - ``silent``: still failing, and the tool exited 0;
    - ``cannot-run``: still failing, and the tool exited 2 saying it could not run the block;
    - ``over-claimed``: still failing on an example although the tool said a fix was proven
@@ -117,6 +120,7 @@ RANK = {
     "ok": 3,
     "reported": 2,
     "cannot-run": 2,
+    "misplaced": 1,
     "silent": 1,
     "over-claimed": 1,
     "broken": 0,
@@ -124,6 +128,7 @@ RANK = {
 TOOL_TIMEOUT = 900
 JUDGE_TIMEOUT = 600
 _FINDING = re.compile(r"^block\.py:(\d+):(\d+): (HL\d+) (.*)$")
+_JUDGE_LINE = re.compile(r"\(at line (\d+)\)")
 _CLAIM = re.compile(r"fix proven by example .*== fixed hybridized")
 
 
@@ -236,8 +241,14 @@ def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Out
             or [f for f in run.findings if span[0] <= f[0] <= span[1]]
             or run.findings
         )
+        failed_at = _JUDGE_LINE.search(hybrid[failing[0]])
+        verdict = "reported"
+        if failed_at:
+            # several examples may each stop at their own line: one finding there is enough
+            at_line = [f for f in blocking if f[0] == int(failed_at.group(1))]
+            blocking, verdict = (at_line, verdict) if at_line else (blocking, "misplaced")
         line, code, message = blocking[0]
-        return Outcome("reported", f"{code} at line {line}: {message[:140]}; judge: {first}")
+        return Outcome(verdict, f"{code} at line {line}: {message[:140]}; judge: {first}")
     if run.returncode not in (0, 1):
         # exit 2: the tool says it could not run or check the block; not a silent pass
         return Outcome("cannot-run", f"exit {run.returncode}: {run.error}; judge: {first}")
@@ -403,7 +414,8 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         share = f"{100.0 * fixed / len(fails):.1f}%" if fails else "-"
         print(
             f"{mode:13} fixed&equal {fixed}/{len(fails)} ({share})  reported "
-            f"{tally.get('reported', 0)}  broken {tally.get('broken', 0)}  silent "
+            f"{tally.get('reported', 0)}  misplaced {tally.get('misplaced', 0)}  broken "
+            f"{tally.get('broken', 0)}  silent "
             f"{tally.get('silent', 0)}  cannot-run {tally.get('cannot-run', 0)}  over-claimed "
             f"{tally.get('over-claimed', 0)}  invalid "
             f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
