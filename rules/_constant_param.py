@@ -10,7 +10,7 @@ returned together so the linter core applies all or none.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, TypeVar
 
 import libcst as cst
 
@@ -163,16 +163,27 @@ def constant_statement(name: str, value_code: str) -> cst.BaseStatement:
 _CACHE_SIZE = 4096
 _STORED: Dict[int, Tuple[cst.CSTNode, FrozenSet[str]]] = {}
 _MENTIONED: Dict[int, Tuple[cst.CSTNode, Counter]] = {}
+_T = TypeVar("_T")
+
+
+def _per_node(
+    cache: Dict[int, Tuple[cst.CSTNode, _T]],
+    node: cst.CSTNode,
+    compute: Callable[[cst.CSTNode], _T],
+) -> _T:
+    """`compute(node)`, remembered in `cache` under the node's id (the node kept alongside so a
+    reused id cannot match; the cache emptied when it reaches _CACHE_SIZE)."""
+    entry = cache.get(id(node))
+    if entry is None or entry[0] is not node:
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        entry = cache[id(node)] = (node, compute(node))
+    return entry[1]
 
 
 def _stores_attribute(node: cst.CSTNode, attr: str) -> bool:
     """`node` assigns `self.<attr>` (plain, augmented or annotated assignment, or a for target)."""
-    entry = _STORED.get(id(node))
-    if entry is None or entry[0] is not node:
-        if len(_STORED) >= _CACHE_SIZE:
-            _STORED.clear()
-        entry = _STORED[id(node)] = (node, _stored_attributes(node))
-    return attr in entry[1]
+    return attr in _per_node(_STORED, node, _stored_attributes)
 
 
 class _Stores(cst.CSTVisitor):
@@ -433,12 +444,7 @@ def init_store(klass: cst.ClassDef, attr: str) -> Optional[cst.Assign]:
 
 def _mentions_attribute(node: cst.CSTNode, attr: str) -> int:
     """How many times `self.<attr>` appears in `node` (reads and writes)."""
-    entry = _MENTIONED.get(id(node))
-    if entry is None or entry[0] is not node:
-        if len(_MENTIONED) >= _CACHE_SIZE:
-            _MENTIONED.clear()
-        entry = _MENTIONED[id(node)] = (node, _mentioned_attributes(node))
-    return entry[1][attr]
+    return _per_node(_MENTIONED, node, _mentioned_attributes)[attr]
 
 
 class _Mentions(cst.CSTVisitor):
