@@ -201,23 +201,21 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.star == "*" and single_output(self, node.value):
-            self.report(
-                node,
-                _MESSAGE.format(
-                    what="`*` on a tensor",
-                    fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)",
-                ),
-            )
+            self._report_star(node)
 
     def visit_StarredElement(self, node: cst.StarredElement) -> None:
         if single_output(self, node.value) and node not in self._starred_targets():
-            self.report(
-                node,
-                _MESSAGE.format(
-                    what="`*` on a tensor",
-                    fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)",
-                ),
-            )
+            self._report_star(node)
+
+    def _report_star(self, node: cst.CSTNode) -> None:
+        """`f(*x)` and `[*x]` unpack a tensor alike: one message, one fix."""
+        self.report(
+            node,
+            _MESSAGE.format(
+                what="`*` on a tensor",
+                fix="use F.split(x, num_outputs=n, axis=0, squeeze_axis=True)",
+            ),
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         name = dotted_name(node.func)
