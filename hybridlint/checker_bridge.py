@@ -275,8 +275,13 @@ def _fix_key(source: str, path: str, select, ignore, unsafe: bool, line_length) 
 
 
 def _what_ran(report) -> str:
+    from .checker.report import FEWER_CALLS
+
     trip = ", exported" if report.roundtrip else ""
-    return f"eager, hybridized{trip}; max abs diff {report.max_abs_diff:.3g}"
+    fewer = [n for n in report.notes if n.startswith(FEWER_CALLS)]
+    return f"eager, hybridized{trip}; max abs diff {report.max_abs_diff:.3g}" + "".join(
+        f"; {n}" for n in fewer
+    )
 
 
 def _annotated(outcome) -> list:

@@ -274,3 +274,46 @@ def test_live_blocks_are_seeded_before_each_call_sequence():
 
     report = check_block(LiveNoise(), (2, 3))
     assert report.ok, report.summary()
+
+
+ONCE_ONLY = textwrap.dedent(
+    """\
+    from mxnet import gluon
+
+
+    class OnceOnly(gluon.HybridBlock):
+        # eagerly this block can be called once per instance (as an mx.autograd.Function
+        # can): that fails without hybridize too, so only its first call is compared
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.spent = False
+
+        def hybrid_forward(self, F, x):
+            assert not self.spent, "called twice"
+            self.spent = True
+            return x * 2
+    """
+)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_that_raises_at_its_second_eager_call_is_compared_on_the_first(backend):
+    (ok,) = check_source(ONCE_ONLY, "once.py", [Example("OnceOnly", ((2, 3),))], backend=backend)
+    assert ok.ok, ok.summary()
+    assert any("eager call 2, which raised AssertionError: called twice" in n for n in ok.notes)
+    shape_read = ONCE_ONLY.replace("return x * 2", "return x.reshape(x.shape) * 2")
+    (bad,) = check_source(shape_read, "once.py", [Example("OnceOnly", ((2, 3),))], backend=backend)
+    # the hybridize failure is what is reported, at its line, not the eager second call
+    assert bad.status == "hybrid_error" and "shape" in bad.reason, bad.summary()
+    assert "called twice" not in bad.reason
+    fixed = check_fix(
+        shape_read, ONCE_ONLY, "OnceOnly", [InputSpec((2, 3))], path="once.py", backend=backend
+    )
+    assert fixed.ok, fixed.summary()
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_that_raises_at_its_first_eager_call_is_still_an_eager_error(backend):
+    first = ONCE_ONLY.replace("self.spent = False", "self.spent = True")
+    (report,) = check_source(first, "once.py", [Example("OnceOnly", ((2, 3),))], backend=backend)
+    assert report.status == "eager_error" and "called twice" in report.reason, report.summary()

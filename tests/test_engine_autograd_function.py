@@ -178,12 +178,14 @@ def test_the_checker_reaches_the_verdicts_mxnet_gives(backend):
     )
     lines = BLOCKS.splitlines()
     shape_line = lines.index("        return math.sqrt(2.0 / (x.shape[1] * x.shape[2])) * x.sign()")
-    kept_line = lines.index("        return self.sign(x) * 2")
     statuses = [(r.status, r.source_line.lineno if r.source_line else None) for r in reports]
+    # Kept's Function raises at its second eager call, as in plain eager MXNet: only the
+    # first call is compared, and hybridized it equals eager (the graph calls it once)
     assert statuses == [
         ("hybrid_error", shape_line + 1),
         ("equal", None),
-        ("eager_error", kept_line + 1),
+        ("equal", None),
     ], [r.summary() for r in reports]
     assert "has no attribute 'shape'" in reports[0].reason
-    assert "can only be called once" in reports[2].reason
+    (note,) = [n for n in reports[2].notes if n.startswith("compared on the calls before")]
+    assert "eager call 2" in note and "can only be called once" in note

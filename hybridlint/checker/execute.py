@@ -144,13 +144,17 @@ def call_sequence(
     arrays: Sequence[Any],
     seed: int,
     on_call: Optional[Callable[[int], None]] = None,
+    count: int = CALLS,
+    into: Optional[List[List[Optional[np.ndarray]]]] = None,
 ) -> List[List[Optional[np.ndarray]]]:
-    """The outputs of CALLS calls on `block`, every generator seeded before the first: random
-    ops (F.random.*, a sampler) draw the same numbers in every instance compared this way.
-    `on_call(i)` is told which call is about to run (a failure names it)."""
+    """The outputs of `count` calls on `block`, every generator seeded before the first:
+    random ops (F.random.*, a sampler) draw the same numbers in every instance compared this
+    way. `on_call(i)` is told which call is about to run (a failure names it); the outputs
+    are appended to `into` when given, so a caller still has those of the calls before one
+    that raised."""
     seed_everything(mx, seed)
-    outputs = []
-    for i in range(CALLS):
+    outputs = [] if into is None else into
+    for i in range(count):
         if on_call is not None:
             on_call(i)
         outputs.append(call(mx, block, arrays))

@@ -38,6 +38,11 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
+# How a report's notes say that fewer calls than execute.CALLS were compared (the original
+# raised at a later eager call).
+FEWER_CALLS = "compared on the calls before"
+
+
 @dataclass(frozen=True)
 class SourceLine:
     """A line of user code: where a failing graph node (or a run-time event) came from."""
