@@ -17,7 +17,7 @@ import libcst as cst
 from ..cstwalk import visit_only
 from .analysis import Shape, call_argument, dotted_name, literal_int, nested_literal_shape
 from .base import Edit
-from .values import NameBindings
+from .values import NameBindings, self_attribute_name
 
 # Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
 BLOCK_ATTRIBUTES = {
@@ -60,8 +60,9 @@ def taken_names(
 
     class Attributes(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
-                names.add(node.attr.value)
+            attr = self_attribute_name(node)
+            if attr is not None:
+                names.add(attr)
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
             text = node.value.strip("'\"")
@@ -194,12 +195,9 @@ class _Stores(cst.CSTVisitor):
         self.found: Set[str] = set()
 
     def _target(self, target: cst.BaseExpression) -> None:
-        if (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == "self"
-        ):
-            self.found.add(target.attr.value)
+        attr = self_attribute_name(target)
+        if attr is not None:
+            self.found.add(attr)
 
     def _targets(self, target: cst.BaseExpression) -> None:
         """A target and, in `(self.a, b) = ...` / `[a, *self.b] = ...`, its elements (only
@@ -453,8 +451,9 @@ class _Mentions(cst.CSTVisitor):
         self.count: Counter = Counter()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
-            self.count[node.attr.value] += 1
+        attr = self_attribute_name(node)
+        if attr is not None:
+            self.count[attr] += 1
 
 
 def _mentioned_attributes(node: cst.CSTNode) -> Counter:

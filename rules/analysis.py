@@ -957,25 +957,21 @@ def _opt_out_facts(init: cst.FunctionDef, facts: ClassFacts) -> None:
     asserts: List[cst.BaseExpression] = []
     for small in _walk_statements(init.body.body):
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            target = small.targets[0].target
-            if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
-            ):
-                if _OPT_OUT.search(target.attr.value):
-                    facts.opt_out_flags.add(target.attr.value)
+            attr = self_attribute_name(small.targets[0].target)
+            if attr is not None:
+                if _OPT_OUT.search(attr):
+                    facts.opt_out_flags.add(attr)
                 if isinstance(small.value, cst.Name):
-                    stored[small.value.value] = target.attr.value
+                    stored[small.value.value] = attr
                     default = parameter_defaults.get(small.value.value, NO_DEFAULT)
                     if default is not NO_DEFAULT:
-                        facts.defaults[target.attr.value] = default
-                        facts.stored[target.attr.value] = small.value.value
+                        facts.defaults[attr] = default
+                        facts.stored[attr] = small.value.value
                     elif any(
                         p.name.value == small.value.value and p.default is None
                         for p in _signature(init)[1:] + list(init.params.kwonly_params)
                     ):
-                        facts.required[target.attr.value] = small.value.value
+                        facts.required[attr] = small.value.value
         elif isinstance(small, cst.Assert):
             asserts.append(small.test)
     for test in asserts:
@@ -1029,13 +1025,10 @@ def _init_facts(
             [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
         )
         for target in targets:
-            if not (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
-            ):
+            attr = self_attribute_name(target)
+            if attr is None:
                 continue
-            attr, value = target.attr.value, small.value
+            value = small.value
             built = last_name(value.func) if isinstance(value, cst.Call) else None
             if built in classes and facts.built_children.get(attr, built) == built:
                 facts.built_children[attr] = built

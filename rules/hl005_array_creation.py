@@ -1138,13 +1138,8 @@ class _SelfReads(cst.CSTVisitor):
         self.found: List[cst.Attribute] = []
         self.other = False
 
-    def _is_read(self, node: cst.CSTNode) -> bool:
-        return (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-            and node.attr.value == self.attr
-        )
+    def _is_read(self, node: cst.BaseExpression) -> bool:
+        return self_attribute_name(node) == self.attr
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self._is_read(node):

@@ -54,7 +54,14 @@ from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one mo
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
-from ...values import NameBindings, last_name, shape_index, target_names, walk_nodes
+from ...values import (
+    NameBindings,
+    last_name,
+    self_attribute_name,
+    shape_index,
+    target_names,
+    walk_nodes,
+)
 from ...base import Edit
 from .fix import is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
@@ -266,19 +273,17 @@ class Flow:
                 self._unpack(small.targets[0].target, attribute_of, stmt)
                 return
             index = _shape_index(value)
-            target = small.targets[0].target if len(small.targets) == 1 else None
+            attr = self_attribute_name(small.targets[0].target) if len(small.targets) == 1 else None
             if (
                 index is not None
-                and isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
+                and attr is not None
                 and len(stmt.body) == 1
                 and self.block_size > 1
                 and self.facts.kind == "hybrid_forward"
             ):
                 dim = self.axis(index[0], index[1])  # `self._batch_size = x.shape[0]`
                 if dim is not None:
-                    self.states.append((stmt, index[0], target.attr.value, dim, len(self.calls)))
+                    self.states.append((stmt, index[0], attr, dim, len(self.calls)))
                 return
             if (
                 index is not None
@@ -1119,13 +1124,8 @@ class _SelfUses(cst.CSTVisitor):
         self.attribute_refs = 0
         self._in_target: Set[int] = set()
 
-    def _is_self_attr(self, node: cst.CSTNode) -> bool:
-        return (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-            and node.attr.value == self.attr
-        )
+    def _is_self_attr(self, node: cst.BaseExpression) -> bool:
+        return self_attribute_name(node) == self.attr
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
