@@ -70,7 +70,7 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -268,24 +268,33 @@ _OPAQUE = (
 )
 
 
-def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
-    """The paths (from `body` down) to every Name `name` that is a variable (not `a.name`,
-    not a keyword)."""
-    found: List[List[cst.CSTNode]] = []
-    stack: List[Tuple[cst.CSTNode, int]] = [(body, 0)]
+def _paths(root: cst.CSTNode, stop: Tuple[type, ...] = ()) -> Iterator[List[cst.CSTNode]]:
+    """The path from `root` down to each node under it, in source order (`root` first), not
+    descending into `stop` nodes: the linter core's walk gives no parents, and a rewrite of a
+    use needs the nodes around it. One list, changed in place: copy what is kept."""
+    stack: List[Tuple[cst.CSTNode, int]] = [(root, 0)]
     path: List[cst.CSTNode] = []
     while stack:
         node, depth = stack.pop()
         del path[depth:]
         path.append(node)
+        yield path
+        if not isinstance(node, stop):
+            stack.extend((child, depth + 1) for child in reversed(node.children))
+
+
+def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
+    """The paths (from `body` down) to every Name `name` that is a variable (not `a.name`,
+    not a keyword)."""
+    found: List[List[cst.CSTNode]] = []
+    for path in _paths(body):
+        node = path[-1]
         if isinstance(node, cst.Name) and node.value == name:
             parent = path[-2] if len(path) > 1 else None
             if not (isinstance(parent, cst.Attribute) and parent.attr is node) and not (
                 isinstance(parent, cst.Arg) and parent.keyword is node
             ):
                 found.append(list(path))
-            continue
-        stack.extend((child, depth + 1) for child in reversed(node.children))
     return found
 
 
@@ -401,17 +410,9 @@ def _path(root: Optional[cst.CSTNode], target: cst.CSTNode) -> Optional[List[cst
     Only the current statement is searched (the linter core's walk gives no parents)."""
     if root is None:
         return None
-    stack: List[Tuple[cst.CSTNode, int]] = [(root, 0)]
-    path: List[cst.CSTNode] = []
-    while stack:
-        node, depth = stack.pop()
-        del path[depth:]
-        path.append(node)
-        if node is target:
+    for path in _paths(root, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if path[-1] is target:
             return path
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend((child, depth + 1) for child in reversed(node.children))
     return None
 
 
