@@ -243,15 +243,58 @@ def _seg(source, mx, kwargs):
     return namespace["Seg"](**kwargs)
 
 
+# the input is reassigned after its size is read (LEDNet's PoolingBranch): the size's name
+# holds the input itself where it held its size
+REASSIGNED = SEGMENTER.replace("y = F.relu(x)", "x = F.relu(x) * 2\n        y = x")
+# a resize in hybrid_forward itself, after pooling (gluoncv2's PyramidPoolingBranch)
+DIRECT = SEGMENTER.replace(
+    "        y = F.relu(x)\n        y = self.up(y, in_size)\n",
+    "        x = F.relu(x).sum(axis=1, keepdims=True)\n"
+    "        y = F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1])\n",
+)
+SEGMENTERS = {"child": SEGMENTER, "reassigned": REASSIGNED, "direct": DIRECT}
+
+
+def _flat(source: str) -> str:
+    """The source without whitespace (the fixed lines are wrapped)."""
+    return "".join(source.split()).replace(",)", ")")
+
+
+def test_reassigned_and_direct_forms_capture_the_input_and_direct_is_safe():
+    captured = _flat("in_size = self.in_size if self.fixed_size else x\n")
+    fixed = _flat(fix_source(REASSIGNED, select=["HL001"], unsafe=True).source)
+    assert captured in fixed
+    assert (
+        _flat(
+            "y = self.up(y, in_size) if self.fixed_size else "
+            "F.contrib.BilinearResize2D(y, like=in_size, mode='like')"
+        )
+        in fixed
+    )
+    assert [f.fix for f in hl001(DIRECT) if f.line >= 28] == ["safe"]
+    fixed = _flat(fix_source(DIRECT, select=["HL001"]).source)  # safe fixes only
+    assert captured in fixed
+    assert (
+        _flat(
+            "y = F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1]) "
+            "if self.fixed_size else F.contrib.BilinearResize2D(x, like=in_size, mode='like')"
+        )
+        in fixed
+    )
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("form", sorted(SEGMENTERS))
 @SETTINGS
 @given(h=st.integers(1, 9), w=st.integers(1, 9), c=st.integers(1, 3), fixed_size=st.booleans())
-def test_fixed_segmenter_equals_the_original(backend, h, w, c, fixed_size):
+def test_fixed_segmenter_equals_the_original(backend, form, h, w, c, fixed_size):
     mx = backend_module(backend)
+    original = SEGMENTERS[form]
     kwargs = {"fixed_size": fixed_size, "in_size": (h + 1, w + 2)}
     x = np.random.RandomState(h * 10 + w).rand(2, c, h, w).astype("float32")
-    fixed = fix_source(SEGMENTER, select=["HL001"], unsafe=True).source
-    expected = _seg(SEGMENTER, mx, kwargs)(mx.nd.array(x))
+    fixed = fix_source(original, select=["HL001"], unsafe=True).source
+    assert "x.shape" not in fixed.split("class Seg")[1]
+    expected = _seg(original, mx, kwargs)(mx.nd.array(x))
     with engine_gaps_skipped(mx):
         for hybridize in (False, True):
             net = _seg(fixed, mx, kwargs)
@@ -272,8 +315,12 @@ CHILD_REPORT_ONLY = {
     "size read again": SEGMENTER.replace("        return y\n", "        return y, in_size[0]\n"),
     # a test that may change between its two evaluations
     "impure test": SEGMENTER.replace("if self.fixed_size else", "if self.pick() else"),
-    # the input is reassigned before the call: its size is no longer the one measured
-    "input reassigned": SEGMENTER.replace("y = F.relu(x)", "x = F.relu(x)\n        y = x"),
+    # the size is read after the input is reassigned: a name bound twice
+    "size bound twice": REASSIGNED.replace("y = x\n", "y = x\n        in_size = x.shape[2:]\n"),
+    # the direct resize passes more than the size
+    "direct with scale": DIRECT.replace(
+        "width=in_size[1])", "width=in_size[1], align_corners=False)"
+    ),
 }
 
 

@@ -209,6 +209,12 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
                 "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
                 line=8,
+                fixed="class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
+                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else None\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) if self.fixed_size "
+                "else F.contrib.BilinearResize2D(x, like=x, mode='like')\n",
+                safety=SAFE,
             ),
             # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
             Invalid(
@@ -221,6 +227,16 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
                 "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
                 "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
                 line=7,
+                fixed="class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+                "        size = self.in_size if self.in_size is not None else None\n"
+                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) "
+                "if self.in_size is not None else F.contrib.BilinearResize2D(x, like=x, mode='like')\n\n\n"
+                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
+                "        super().__init__()\n"
+                "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
+                safety=SAFE,
             ),
             # a guard on another name than the namespace guards nothing
             Invalid(

@@ -1,27 +1,32 @@
-"""An input's spatial size passed to a child block that resizes to it: HL001 rewrite (issue 20).
+"""An input's spatial size passed to a resize: HL001 rewrite (issue 20).
 
-gluoncv2's segmentation nets (CGNet, DABNet, ...) end with
-`in_size = self.in_size if self.fixed_size else x.shape[2:]` and `y = self.up(y, in_size)`,
-where `self.up` is an `InterpolationBlock` whose hybrid_forward, given a size, returns
-`F.contrib.BilinearResize2D(y, height=size[0], width=size[1])`. A Symbol has no shape, but the
-resize has a `like` mode that reads x's size in the graph.
+gluoncv2's segmentation nets (CGNet, DABNet, LEDNet, ...) read
+`in_size = self.in_size if self.fixed_size else x.shape[2:]` and resize to it, through a
+child (`y = self.up(y, in_size)`, an `InterpolationBlock` whose hybrid_forward, given a size,
+returns `F.contrib.BilinearResize2D(y, height=size[0], width=size[1])`) or directly
+(PSPNet's pyramid branch: `F.contrib.BilinearResize2D(y, height=in_size[0], width=in_size[1])`).
+A Symbol has no shape, but the resize has a `like` mode that reads x's size in the graph.
 
 - **The pattern**: in hybrid_forward, a name S bound once, at the top level, to
-  `A if C else x.shape[2:]` (or to `x.shape[2:]`), x never assigned, C a plain test (names,
-  `self.<attr>`, `is None`, `not`, `and`/`or` of those), and read only as the second argument
-  of calls `self.<c>(u, S)` that are the whole value of an assignment or return; `self.<c>` is
-  built in `__init__` as a class of the module whose hybrid_forward `(self, F, data, size)`,
-  when `size is not None`, decides its tests and returns
-  `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (through one name bound to
-  size, or `**` of `dict(height=size[0], width=size[1])`, the form the rewrite of resize sizes a
-  helper method computes writes). The shape branch becomes `None` and each call
-  `self.<c>(u, S) if C else F.contrib.BilinearResize2D(u, like=x, mode='like')` (the plain
-  form: the call becomes the resize and the binding goes).
+  `A if C else x.shape[2:]` (or to `x.shape[2:]`), C a plain test (names, `self.<attr>`,
+  `is None`, `not`, `and`/`or` of those), and read only by resizes that are the whole value of
+  an assignment or return: `self.<c>(u, S)`, where `self.<c>` is built in `__init__` as a
+  class of the module whose hybrid_forward `(self, F, data, size)`, when `size is not None`,
+  decides its tests and returns `F.contrib.BilinearResize2D(data, height=size[0],
+  width=size[1])` (through one name bound to size, or `**` of `dict(height=size[0],
+  width=size[1])`, the form the rewrite of resize sizes a helper method computes writes); or
+  `F.contrib.BilinearResize2D(u, height=S[0], width=S[1])` itself.
+- **The rewrite**: each resize R becomes `R if C else F.contrib.BilinearResize2D(u, like=x,
+  mode='like')` (the plain form: the like-resize alone) and the shape branch becomes `None`
+  (the plain binding goes). When x is assigned anywhere in the function (pooled before the
+  resize), S keeps x itself where it held x's size, the value x had when its size was read,
+  and the like-resizes read S: `like=S`.
 - **Exactness**: where the original resizes to `x.shape[2:]`, the `like` mode reads axes 2 and
   3 of x, the same sizes (MXNet 1.9.1; see the shape-driven resize above), and the
-  interpolation depends only on the sizes; elsewhere the child runs as before.
-- **Safety: unsafe.** The child block is skipped in that branch (its hooks, and a subclass or
-  another block put in `self.<c>` later, would differ), and C is evaluated twice.
+  interpolation depends only on the sizes; elsewhere the resize runs as before.
+- **Safety**: safe when every resize is the direct call (C is a plain test: evaluating it twice
+  gives the same value and has no effect). Unsafe with a child: it is skipped in that branch
+  (its hooks, and a subclass or another block put in `self.<c>` later, would differ).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import libcst as cst
 
 from .._build import call
 from .resize_helper import bindings, shape_tail, variables
-from ..base import UNSAFE, Edit, Invalid
+from ..base import SAFE, UNSAFE, Edit, Invalid
 from ..values import literal_int, self_attribute_name, walk_nodes
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -51,7 +56,7 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     data = node.value.value
     forward = facts.node
     binding = _binding(forward, node)
-    if binding is None or bindings(forward.body, data):
+    if binding is None:
         return None
     statement, target, test = binding
     uses = [
@@ -59,27 +64,38 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         for n in variables(forward.body)
         if n.value == target and n is not statement.targets[0].target
     ]
-    calls = _child_calls(rule, forward, target)
-    if calls is None or not calls or len(calls) != len(uses) or bindings(forward.body, target) != 1:
+    calls = _resizing_calls(rule, forward, target, ns)
+    if (
+        calls is None
+        or not calls
+        or sum(len(loads) for _, loads in calls) != len(uses)
+        or bindings(forward.body, target) != 1
+    ):
         return None
+    # x assigned anywhere: S holds x itself where it held x's size (its value at the binding)
+    captured = bindings(forward.body, data) > 0
+    like = cst.Name(target) if captured else cst.Name(data)
     edits: List[Edit] = []
-    for child_call in calls:
+    for resize_call, _ in calls:
         resize = call(
             f"{ns}.contrib.BilinearResize2D",
-            [child_call.args[0].value],
-            [("like", cst.Name(data)), ("mode", cst.SimpleString("'like'"))],
+            [resize_call.args[0].value],
+            [("like", like), ("mode", cst.SimpleString("'like'"))],
         )
         if test is None:
-            edits.append((child_call, resize))
+            edits.append((resize_call, resize))
         else:
-            edits.append((child_call, cst.IfExp(test=test, body=child_call, orelse=resize)))
+            edits.append((resize_call, cst.IfExp(test=test, body=resize_call, orelse=resize)))
     value = statement.value
     if isinstance(value, cst.IfExp):
         shape_branch = value.orelse if _is_tail(value.orelse, node) else value.body
-        edits.append((shape_branch, cst.Name("None")))
+        edits.append((shape_branch, cst.Name(data if captured else "None")))
+    elif captured:
+        edits.append((value, cst.Name(data)))
     else:
         edits.append((statement, cst.RemovalSentinel.REMOVE))
-    return tuple(edits), UNSAFE
+    direct = all(_direct_resize(c, target, ns) for c, _ in calls)
+    return tuple(edits), SAFE if direct else UNSAFE
 
 
 def _is_tail(expr: cst.BaseExpression, shape: cst.Attribute) -> bool:
@@ -152,18 +168,26 @@ def _plain_test(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _child_calls(rule, forward: cst.FunctionDef, target: str) -> Optional[List[cst.Call]]:
-    """The `self.<c>(u, S)` calls that are the whole value of an assignment or return, each
-    child resizing to S; None when one is not."""
+def _resizing_calls(
+    rule, forward: cst.FunctionDef, target: str, ns: str
+) -> Optional[List[Tuple[cst.Call, List[cst.Name]]]]:
+    """(call, the loads of S it reads) for each resize to S that is the whole value of an
+    assignment or return: `self.<c>(u, S)` with a child resizing to S, or
+    `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not."""
     klass = rule.facts.klass
-    found: List[cst.Call] = []
+    found: List[Tuple[cst.Call, List[cst.Name]]] = []
     for n in walk_nodes(forward.body, _SCOPES):
-        if not isinstance(n, (cst.Assign, cst.Return)) or n.value is None:
+        if not isinstance(n, (cst.Assign, cst.Return)) or not isinstance(n.value, cst.Call):
             continue
         value = n.value
+        loads = [v for v in variables(value) if v.value == target]
+        if not loads:
+            continue
+        if _direct_resize(value, target, ns):
+            found.append((value, loads))
+            continue
         if not (
-            isinstance(value, cst.Call)
-            and len(value.args) == 2
+            len(value.args) == 2
             and isinstance(value.args[1].value, cst.Name)
             and value.args[1].value.value == target
         ):
@@ -178,8 +202,20 @@ def _child_calls(rule, forward: cst.FunctionDef, target: str) -> Optional[List[c
         method = facts.methods.get("hybrid_forward") if facts is not None else None
         if method is None or not resizes_to_size(method):
             return None
-        found.append(value)
+        found.append((value, loads))
     return found
+
+
+def _direct_resize(node: cst.Call, target: str, ns: str) -> bool:
+    """`ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`, u not reading S."""
+    args = node.args
+    if not (args and not args[0].keyword and not args[0].star and len(args) == 3):
+        return False
+    if any(v.value == target for v in variables(args[0].value)):
+        return False
+    return _is_resize(
+        node.with_changes(args=[cst.Arg(cst.Name("u")), *args[1:]]), {target: _SIZE}, ns, "u"
+    )
 
 
 def resizes_to_size(method: cst.FunctionDef) -> bool:
@@ -337,6 +373,16 @@ INVALID = [
         fixed=_EXAMPLE.format(
             "None",
             "self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, like=x, mode='like')",
+        ),
+        safety=UNSAFE,
+    ),
+    # x pooled after its size is read: the name keeps x itself (LEDNet's PoolingBranch)
+    Invalid(
+        _EXAMPLE.format("x.shape[2:]\n        x = F.relu(x)", "self.up(x, size)"),
+        line=13,
+        fixed=_EXAMPLE.format(
+            "x\n        x = F.relu(x)",
+            "self.up(x, size) if self.fixed_size else F.contrib.BilinearResize2D(x, like=size, mode='like')",
         ),
         safety=UNSAFE,
     ),
