@@ -119,9 +119,7 @@ class ClassFacts:
     stored: Dict[str, str] = field(
         default_factory=dict
     )  # self.<a> = <param> with a default: a -> param
-    _built_memo: Dict[str, object] = field(
-        default_factory=dict
-    )  # param -> construction_default (memo)
+    _built_memo: Dict[str, object] = field(default_factory=dict)  # param -> `_built` (memo)
     module: Optional["ModuleFacts"] = None
 
     def default_of(self, attr: str) -> object:
@@ -140,28 +138,28 @@ class ClassFacts:
 
     def built_as(self, attr: str) -> object:
         """What every construction of this class in the module passes for the parameter stored
-        in `self.<attr>` (`construction_default`), ignoring the parameter's own literal default:
-        `NO_DEFAULT` when the module builds the class nowhere or its constructions disagree."""
+        in `self.<attr>`, ignoring the parameter's own literal default: `NO_DEFAULT` when the
+        module builds the class nowhere or its constructions disagree."""
         param = self.required.get(attr) or self.stored.get(attr)
-        if param is None or self.module is None or self.module.class_nodes is None:
-            return NO_DEFAULT
-        if param not in self._built_memo:
-            self._built_memo[param] = construction_default(
-                self.node, param, self.module.class_nodes, 0, self.module.functions
-            )
-        return self._built_memo[param]
+        built = self._constructions_pass(param)
+        return NO_DEFAULT if built is _NOT_BUILT else built
 
     def chosen_by_callers(self, attr: str) -> bool:
         """Whether `self.<attr>` stores a constructor argument without a default that the
         module never passes (it builds the class nowhere): every caller, in other modules,
         chooses it, and nothing here says which way."""
-        param = self.required.get(attr)
+        return self._constructions_pass(self.required.get(attr)) is _NOT_BUILT
+
+    def _constructions_pass(self, param: Optional[str]) -> object:
+        """`_built` for constructor parameter `param` (memo): `_NOT_BUILT` when the module
+        constructs the class nowhere, `NO_DEFAULT` when there is no parameter or module."""
         if param is None or self.module is None or self.module.class_nodes is None:
-            return False
-        return (
-            _built(self.node, param, self.module.class_nodes, 0, self.module.functions)
-            is _NOT_BUILT
-        )
+            return NO_DEFAULT
+        if param not in self._built_memo:
+            self._built_memo[param] = _built(
+                self.node, param, self.module.class_nodes, 0, self.module.functions
+            )
+        return self._built_memo[param]
 
     functions: List["FunctionFacts"] = field(default_factory=list)
 
@@ -623,18 +621,6 @@ NO_DEFAULT = object()
 _NOT_BUILT = object()  # `_built`: the module constructs the class nowhere
 _UNSEEN = object()
 _TRUTHY = True  # a value known only to be not None and truthy (a non-empty tuple)
-
-
-def construction_default(
-    klass: cst.ClassDef,
-    param: str,
-    classes: Dict[str, cst.ClassDef],
-    depth: int,
-    functions: Optional[Dict[str, cst.FunctionDef]] = None,
-) -> object:
-    """`_built`, NO_DEFAULT when the module builds the class nowhere."""
-    built = _built(klass, param, classes, depth, functions)
-    return NO_DEFAULT if built is _NOT_BUILT else built
 
 
 def _built(
