@@ -113,8 +113,13 @@ E2E_PACKAGES: List[Package] = [
         "72eb8c0ae95bd537496569686b622524981e19c5e9e755bdc4c853c5dcf86198",
     ),
     # The second fresh set (benchmarks/e2e/fresh2/): releases no other case set uses; from the
-    # gluoncv, gluonnlp and gluonts releases only classes whose code differs from every release
-    # used elsewhere (or that later releases dropped)
+    # gluoncv releases only classes whose code differs from every gluoncv release used elsewhere
+    Package(
+        "gluoncv-0.1.0",
+        "gluoncv==0.1.0",
+        "gluoncv-0.1.0-py2.py3-none-any.whl",
+        "bdb9a72fab133872364d7947749d2a3222dc298992047b669fefe37e1a11ec7c",
+    ),
     Package(
         "gluoncv-0.3.0",
         "gluoncv==0.3.0",
@@ -126,18 +131,6 @@ E2E_PACKAGES: List[Package] = [
         "gluoncv==0.4.0",
         "gluoncv-0.4.0-py2.py3-none-any.whl",
         "62b9bc4b6606a6844f5999b9afd5de134c724544638a12f0db68be404fd5677d",
-    ),
-    Package(
-        "gluonnlp-0.4.1",
-        "gluonnlp==0.4.1",
-        "gluonnlp-0.4.1.tar.gz",
-        "0f25528f16f7164b98500a4d1a130fa660e6f51e55a94b7b28f3dfa02191b376",
-    ),
-    Package(
-        "gluonts-0.5.2",
-        "gluonts==0.5.2",
-        "gluonts-0.5.2-py3-none-any.whl",
-        "530d82697f10fd8cba0daa7b575d329248c27af4a65da6a5d98944216c6baef6",
     ),
     Package(
         "mxnet-donkeycar-1.0",
