@@ -9,8 +9,9 @@ re-renders such a line the way black would break it, with LibCST (no string surg
 * only a line that is one whole simple statement (``y = F.op(...)``, ``return F.op(...)``,
   a trailing comment allowed) is broken; a line inside a multi-line statement or a compound
   statement header is left long;
-* the break is inside brackets: around a returned or assigned bare tuple (black's invisible
-  parentheses), else a call's, outermost call first: "hanging" (arguments on the
+* the break is inside brackets: around a returned or assigned bare tuple or conditional
+  expression (black's invisible parentheses; a conditional expression that still does not fit
+  puts ``if`` and ``else`` on lines of their own), else a call's, outermost call first: "hanging" (arguments on the
   next line, indented +4, the closing bracket on its own line), else one argument per line
   with a trailing comma (black's "exploded" form). A statement without a call or
   bare tuple is left long (black would not break it either);
@@ -182,6 +183,21 @@ class _Breaker(cst.CSTTransformer):
             whitespace_before_args=_parenthesized(self.inner), args=args
         )
 
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.IfExp:
+        """``y = A if C else B`` -> ``y = (`` A if C else B ``)``, exploded: A, ``if C`` and
+        ``else B`` a line each (black's parentheses around a conditional expression)."""
+        if original_node is not self.target:
+            return updated_node
+        if self.exploded:
+            updated_node = updated_node.with_changes(
+                whitespace_before_if=_parenthesized(self.inner),
+                whitespace_before_else=_parenthesized(self.inner),
+            )
+        return updated_node.with_changes(
+            lpar=[cst.LeftParen(whitespace_after=_parenthesized(self.inner))],
+            rpar=[cst.RightParen(whitespace_before=_parenthesized(self.outer))],
+        )
+
     def leave_Tuple(self, original_node: cst.Tuple, updated_node: cst.Tuple) -> cst.Tuple:
         """``return a, b`` -> ``return (`` a, b ``)``: black's invisible parentheses made
         visible (parentheses around a bare tuple do not change it)."""
@@ -201,8 +217,8 @@ class _Breaker(cst.CSTTransformer):
 
 
 class _Candidates(cst.CSTVisitor):
-    """Where a statement can break: the bare tuple it returns or assigns (as black does
-    first), then calls with arguments, outermost (pre-order) first."""
+    """Where a statement can break: the bare tuple or conditional expression it returns or
+    assigns (as black does first), then calls with arguments, outermost (pre-order) first."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -216,6 +232,8 @@ class _Candidates(cst.CSTVisitor):
 
     def _bare_tuple(self, value: Optional[cst.BaseExpression]) -> None:
         if isinstance(value, cst.Tuple) and not value.lpar and value.elements:
+            self.nodes.append(value)
+        elif isinstance(value, cst.IfExp) and not value.lpar:
             self.nodes.append(value)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -103,6 +103,32 @@ def test_returned_bare_tuple_gets_black_parentheses():
     )
 
 
+def test_conditional_expression_gets_black_parentheses_then_a_line_per_branch():
+    before = "        return self.up(x, size)\n"
+    after = (
+        "        return self.up(x, size) if self.fixed else F.contrib.BilinearResize2D(x, like=s)\n"
+    )
+    assert len(after) - 1 == 88
+    # fits inside the parentheses: one line
+    assert wrap_fixed_lines(before, after, 86) == (
+        "        return (\n"
+        "            self.up(x, size) if self.fixed else F.contrib.BilinearResize2D(x, like=s)\n"
+        "        )\n"
+    )
+    # does not: the condition and the else branch on lines of their own
+    wrapped = wrap_fixed_lines(before, after, 60)
+    assert wrapped == (
+        "        return (\n"
+        "            self.up(x, size)\n"
+        "            if self.fixed\n"
+        "            else F.contrib.BilinearResize2D(x, like=s)\n"
+        "        )\n"
+    )
+    assert ast.dump(ast.parse(textwrap.dedent(wrapped))) == ast.dump(
+        ast.parse(textwrap.dedent(after))
+    )
+
+
 def test_fixing_the_wrapped_result_again_changes_nothing():
     once = fix_source(GROWS, line_length=88).source
     again = fix_source(once, line_length=88)
