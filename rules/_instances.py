@@ -27,7 +27,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from .values import dotted_name, self_attribute_name, target_names, walk_nodes
+from .values import bound_targets, dotted_name, self_attribute_name, target_names, walk_nodes
 
 # methods that change how attributes are read or written: their class is not followed
 _ATTRIBUTE_HOOKS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__delattr__"})
@@ -106,21 +106,12 @@ def instance_class(node: cst.ClassDef) -> Optional[InstanceClass]:
 def _rebound_names(function: cst.FunctionDef) -> Set[str]:
     """Names a function body binds (any way but reading): a parameter so rebound may no
     longer hold what the call passed."""
-    names: Set[str] = set()
-    for node in walk_nodes(function.body):
-        if isinstance(node, cst.AssignTarget):
-            names.update(target_names(node.target))
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
-            names.update(target_names(node.target))
-        elif isinstance(node, cst.AsName):
-            names.update(target_names(node.name))
-        elif isinstance(node, cst.Del):
-            names.update(target_names(node.target))
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            names.update(item.name.value for item in node.names)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            names.add(node.name.value)
-    return names
+    return {
+        name
+        for node in walk_nodes(function.body)
+        for target in bound_targets(node)
+        for name in target_names(target)
+    }
 
 
 def _attribute_writes(node: cst.ClassDef) -> Dict[str, int]:
@@ -128,17 +119,11 @@ def _attribute_writes(node: cst.ClassDef) -> Dict[str, int]:
     delete, unpack into); {} when `setattr(self, ...)` may write any of them."""
     counts: Dict[str, int] = {}
     for sub in walk_nodes(node):
-        target: Optional[cst.BaseExpression] = None
-        if isinstance(sub, cst.AssignTarget):
-            target = sub.target
-        elif isinstance(sub, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del)):
-            target = sub.target
-        elif isinstance(sub, cst.AsName):
-            target = sub.name
-        elif isinstance(sub, cst.Call) and dotted_name(sub.func) in ("setattr", "delattr"):
+        if isinstance(sub, cst.Call) and dotted_name(sub.func) in ("setattr", "delattr"):
             return {}
-        for part in walk_nodes(target) if target is not None else ():
-            attr = self_attribute_name(part) if isinstance(part, cst.Attribute) else None
-            if attr is not None:  # `self.a = ...`, `self.a, b = ...`, also `self.a.b = ...`
-                counts[attr] = counts.get(attr, 0) + 1
+        for target in bound_targets(sub):
+            for part in walk_nodes(target):
+                attr = self_attribute_name(part) if isinstance(part, cst.Attribute) else None
+                if attr is not None:  # `self.a = ...`, `self.a, b = ...`, also `self.a.b = ...`
+                    counts[attr] = counts.get(attr, 0) + 1
     return counts

@@ -191,6 +191,35 @@ def target_names(target: cst.BaseExpression) -> List[str]:
     return []
 
 
+_TARGET_FORMS = (
+    cst.AssignTarget,
+    cst.AugAssign,
+    cst.AnnAssign,
+    cst.NamedExpr,
+    cst.For,
+    cst.CompFor,
+    cst.Del,
+)
+
+
+def bound_targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """What `node` binds, when it is one of Python's binding forms (one node of a walk; [] for
+    any other): an assignment, augmented or annotated target, walrus, for and comprehension
+    targets, `del`, every `as` (with, except, import), `global`/`nonlocal` names, a nested def's
+    or class's name. Targets as written: `target_names` gives their names, `self.a` stays an
+    attribute. A bare `import a.b` is not here. `NameBindings` is the visitor for names
+    followed through a body (HL002, HL012), without `del`, `global`/`nonlocal` and imports."""
+    if isinstance(node, _TARGET_FORMS):
+        return [node.target]
+    if isinstance(node, cst.AsName):
+        return [node.name]
+    if isinstance(node, (cst.Global, cst.Nonlocal)):
+        return [item.name for item in node.names]
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return [node.name]
+    return []
+
+
 def iterated_names(iterable: cst.BaseExpression) -> List[str]:
     """The names a `for` iterates element by element: `x`, and the plain arguments of
     `zip(...)`, `enumerate(x)` and `reversed(x)`."""
