@@ -229,7 +229,7 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
                 line=7,
                 fixed="class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
                 "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-                "        size = self.in_size if self.in_size is not None else None\n"
+                "        size = self.in_size\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) "
                 "if self.in_size is not None else F.contrib.BilinearResize2D(x, like=x, mode='like')\n\n\n"
                 "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"

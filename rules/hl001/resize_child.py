@@ -89,13 +89,32 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     value = statement.value
     if isinstance(value, cst.IfExp):
         shape_branch = value.orelse if _is_tail(value.orelse, node) else value.body
-        edits.append((shape_branch, cst.Name(data if captured else "None")))
+        other = value.body if shape_branch is value.orelse else value.orelse
+        if not captured and _none_when_none(value.test, other, shape_branch is value.orelse):
+            edits.append((value, other))  # `A if A is not None else None` is A
+        else:
+            edits.append((shape_branch, cst.Name(data if captured else "None")))
     elif captured:
         edits.append((value, cst.Name(data)))
     else:
         edits.append((statement, cst.RemovalSentinel.REMOVE))
     direct = all(_direct_resize(c, target, ns) for c, _ in calls)
     return tuple(edits), SAFE if direct else UNSAFE
+
+
+def _none_when_none(test: cst.BaseExpression, other: cst.BaseExpression, other_first: bool) -> bool:
+    """Whether the test is `A is not None` (`A is None` when A is the else branch) with A the
+    other branch: the conditional with None in the shape's place is A itself."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    wanted = cst.IsNot if other_first else cst.Is
+    return (
+        isinstance(target.operator, wanted)
+        and isinstance(target.comparator, cst.Name)
+        and target.comparator.value == "None"
+        and test.left.deep_equals(other)
+    )
 
 
 def _is_tail(expr: cst.BaseExpression, shape: cst.Attribute) -> bool:
