@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
+    bound_targets,
     class_method,
     last_name,
     self_attribute_name,
@@ -775,15 +776,15 @@ _BINDING_FORMS = frozenset(
         cst.FunctionDef,
         cst.ClassDef,
         cst.Assign,
+        cst.AssignTarget,
         cst.AnnAssign,
         cst.AugAssign,
         cst.NamedExpr,
         cst.For,
         cst.CompFor,
-        cst.WithItem,
         cst.Del,
+        cst.AsName,
         cst.ImportAlias,
-        cst.ExceptHandler,
         cst.Global,
         cst.Nonlocal,
     }
@@ -815,40 +816,22 @@ def _bindings(
     for node in walk_nodes(init.body, _SCOPES):
         if node.__class__ not in _BINDING_FORMS:  # most nodes: one set lookup, no isinstance
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            other(node.name)
-        elif isinstance(node, cst.Assign):
+        if isinstance(node, cst.Assign):  # its other targets: at their AssignTarget below
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     table.setdefault(target.target.value, ([], False))[0].append(node.value)
-                else:
-                    other(target.target)
-        elif (
-            isinstance(node, cst.AnnAssign)
-            and isinstance(node.target, cst.Name)
-            and node.value is not None
-        ):
-            table.setdefault(node.target.value, ([], False))[0].append(node.value)
-        elif isinstance(node, (cst.AugAssign, cst.NamedExpr)):
-            other(node.target)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            other(node.target)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            other(node.asname.name)
-        elif isinstance(node, cst.Del):
-            other(node.target)
-        elif isinstance(node, cst.ImportAlias):
-            bound = node.asname.name if node.asname is not None else node.name
-            other(
-                cst.Name((dotted_name(bound) or "_").split(".")[0])
-                if not isinstance(bound, cst.Name)
-                else bound
-            )
-        elif isinstance(node, cst.ExceptHandler) and node.name is not None:
-            other(node.name.name)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            for item in node.names:
-                other(item.name)
+        elif isinstance(node, cst.AssignTarget):
+            if not isinstance(node.target, cst.Name):
+                other(node.target)
+        elif isinstance(node, cst.AnnAssign):  # `x: int` alone binds nothing
+            if isinstance(node.target, cst.Name) and node.value is not None:
+                table.setdefault(node.target.value, ([], False))[0].append(node.value)
+        elif isinstance(node, cst.ImportAlias):  # `import a.b` binds a (`as`: at its AsName)
+            if node.asname is None:
+                other(cst.Name((dotted_name(node.name) or "_").split(".")[0]))
+        else:
+            for bound in bound_targets(node):
+                other(bound)
     index.bindings[init] = table
     return table
 
