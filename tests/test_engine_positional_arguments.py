@@ -132,6 +132,39 @@ CASES = {
 }
 
 
+# NDArray's fluent methods with MXNet 1.9.1's own signatures (not forwarded with **kwargs, as
+# Symbol's are): an operator parameter there is a TypeError eagerly, while hybridized it works
+CASES.update(
+    {
+        "nd x.broadcast_like(y)": (lambda lib: _x(lib)[:, :1].broadcast_like(_x(lib)), (2, 4)),
+        "nd x.broadcast_like(y, lhs_axes=...)": (
+            lambda lib: _x(lib)[:, :1].broadcast_like(_x(lib), lhs_axes=(1,), rhs_axes=(1,)),
+            "TypeError: ",
+        ),
+        "sym x.broadcast_like(y, lhs_axes=...)": (
+            lambda lib: lib.sym.var("t").broadcast_like(
+                lib.sym.var("y"), lhs_axes=(1,), rhs_axes=(1,)
+            ),
+            ["t", "y"],
+        ),
+        "nd x.broadcast_to(shape=...)": (lambda lib: _x(lib)[:, :1].broadcast_to((2, 3)), (2, 3)),
+        "nd x.expand_dims(1)": (lambda lib: _x(lib).expand_dims(1), (2, 1, 4)),
+        "nd x.expand_dims(axis=1, name=...)": (
+            lambda lib: _x(lib).expand_dims(axis=1, name="e"),
+            "TypeError: ",
+        ),
+        "nd x.squeeze()": (lambda lib: _x(lib)[:, :1].squeeze(), (2,)),
+        "nd x.squeeze(axis=1, name=...)": (
+            lambda lib: _x(lib)[:, :1].squeeze(axis=1, name="s"),
+            "TypeError: ",
+        ),
+        "nd x.flatten()": (lambda lib: _image(lib).flatten(), (1, 50)),
+        "nd x.flatten(name=...)": (lambda lib: _image(lib).flatten(name="f"), "TypeError: "),
+        "sym x.flatten(name=...)": (lambda lib: lib.sym.var("x").flatten(name="f"), ["x"]),
+    }
+)
+
+
 def outcome(call, lib):
     """The output's shape (nd), its arguments (sym), or "<Error>: <message>"."""
     try:

@@ -388,6 +388,46 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
             np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes, data_=st.data())
+def test_hl001_repeat_of_a_size_one_axis(backend, shape, data_):
+    """`F.repeat(x.expand_dims(j), repeats=x.shape[i], axis=j)` (also fluent, negative j) ->
+    `F.broadcast_like(x.expand_dims(j), x, lhs_axes=(j,), rhs_axes=(i,))`."""
+    mx = backend_module(backend)
+    rank = len(shape)
+    j = data_.draw(st.integers(-(rank + 1), rank))
+    i = data_.draw(st.integers(-rank, rank - 1))
+    fluent = data_.draw(st.booleans())
+    expr = (
+        f"x.expand_dims({j}).repeat(x.shape[{i}], {j})"
+        if fluent
+        else f"F.repeat(F.expand_dims(x, axis={j}), repeats=x.shape[{i}], axis={j})"
+    )
+    source = (
+        f"class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return {expr}\n"
+    )
+    findings = [f for f in lint_source(source) if f.code == "HL001"]
+    assert findings and all(f.fix == "unsafe" for f in findings), (source, findings)
+    fixed = fix_source(source, select=["HL001"], unsafe=True).source
+    assert "repeat" not in fixed and not [f for f in lint_source(fixed) if f.code == "HL001"], fixed
+    x = data(shape)
+    assume(shape[i] > 0)  # repeat gives an empty (0,) array there, broadcast_like raises
+
+    def run_net(text, hybridize):
+        net = build(text, mx)()
+        if hybridize:
+            net.hybridize()
+        return net(mx.nd.array(x))
+
+    expected = run_net(source, False)
+    with engine_gaps_skipped(mx):
+        for hybridize in (False, True):
+            got = run_net(fixed, hybridize)
+            assert got.shape == expected.shape and got.dtype == expected.dtype, (fixed, hybridize)
+            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
+
+
 # -- HL004 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS

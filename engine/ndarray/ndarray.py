@@ -407,8 +407,23 @@ class NDArray:
             raise ValueError("Cannot reshape array of size {} into shape {}".format(size, dims))
         return wrap(self._data.reshape(new))
 
+    # MXNet 1.9.1's NDArray writes these five with their own signatures instead of forwarding
+    # to the operator with **kwargs (Symbol's do forward): an operator parameter such as
+    # `lhs_axes=` or `name=` is a TypeError eagerly, though the same call works hybridized.
     def broadcast_to(self, shape) -> "NDArray":
         return _fluent("broadcast_to")(self, shape=shape)
+
+    def broadcast_like(self, other) -> "NDArray":
+        return _fluent("broadcast_like")(self, other)
+
+    def expand_dims(self, axis, inplace=False) -> "NDArray":
+        return _fluent("expand_dims")(self, axis=axis)
+
+    def squeeze(self, axis=None, inplace=False) -> "NDArray":
+        return _fluent("squeeze")(self, axis=axis)
+
+    def flatten(self, inplace=False) -> "NDArray":
+        return _fluent("flatten")(self)
 
     def __getattr__(self, name):
         if name in _FLUENT:

@@ -15,7 +15,7 @@ from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
 from .creation import INVALID as CREATION_INVALID, VALID as CREATION_VALID
 from .creation import plan_creation, unpacking_creation_fix
 from .._broadcast_like import plan_broadcast_to
-from .axes import plan_ndim_axis, plan_tile
+from .axes import plan_ndim_axis, plan_repeat, plan_tile
 from .scalars import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from .scalars import parameter_of, plan_shape_scalar
 from .reshape.fix import reshape_like_plan
@@ -85,7 +85,8 @@ Exact, shape-free rewrites where MXNet 1.9.1 has one:
 - `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`; `x.T` →
   `F.transpose(x)`; `axis=x.ndim - 1` → `axis=-1`.
 - `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`
-  → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))` when t is 1 on every tiled axis.
+  and `F.repeat(t, repeats=x.shape[0], axis=0)` → `F.broadcast_like(t, x, lhs_axes=(0,),
+  rhs_axes=(0,))` when t is 1 on every tiled (repeated) axis.
 - `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`.
 - shapes used as numbers, resize sizes, row-wise picks, asserts on shapes: see
   `hybridlint rule HL001 --details`.
@@ -101,8 +102,9 @@ on symbolic dims: they give the written target whenever the original reshape kee
 Unsafe (applied with `--unsafe-fixes`; review, or prove with `--verify`): dropping
 `ctx=x.context` or `as_in_context(x.context)` (eagerly the array may then sit on another
 device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of range), a
-dim cached on self for a helper (the attribute then keeps its `__init__` value), and deleting
-an assert on shapes (where it would fail, the user's own check of a misuse is gone).
+dim cached on self for a helper (the attribute then keeps its `__init__` value), a repeat as
+`broadcast_like` (at a zero dim `repeat` gives an empty array, `broadcast_like` raises), and
+deleting an assert on shapes (where it would fail, the user's own check of a misuse is gone).
 """
         + _patterns("Shape-driven creation, arange and resize", creation)
         + _patterns("Shape scalars used as values", scalars)
@@ -465,6 +467,39 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
             Invalid(
                 _net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3
             ),  # x's axis 0 need not be 1
+            # the fluent tile too, through F: NDArray.broadcast_like(other) takes no axes
+            Invalid(
+                _net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
+                line=3,
+                fixed=_net(
+                    "return F.broadcast_like(x.expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))"
+                ),
+                safety=UNSAFE,
+            ),
+            # repeating a size-1 axis by another array's dim is a broadcast (not at a 0 dim: unsafe)
+            Invalid(
+                _net(
+                    "return F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])", "F, x, y"
+                ),
+                line=3,
+                fixed=_net(
+                    "return F.broadcast_like(y.reshape((0, 1, -1)), x, lhs_axes=(1,), rhs_axes=(1,))",
+                    "F, x, y",
+                ),
+                safety=UNSAFE,
+            ),
+            Invalid(
+                _net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
+                line=3,
+                fixed=_net(
+                    "return F.broadcast_like(y.expand_dims(-1), x, lhs_axes=(-1,), rhs_axes=(0,))",
+                    "F, x, y",
+                ),
+                safety=UNSAFE,
+            ),
+            Invalid(
+                _net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
+            ),  # y's axis 1 need not be 1
             Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
             Invalid(
                 _net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
@@ -585,6 +620,7 @@ an assert on shapes (where it would fail, the user's own check of a misuse is go
             plan_ndim_axis(self, node, ns)
             + plan_broadcast_to(self, node, ns)
             + plan_tile(self, node, ns)
+            + plan_repeat(self, node, ns)
         ):
             self._planned[attribute] = (edits, safety)
         created = plan_creation(self, node, ns)

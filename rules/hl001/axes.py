@@ -24,6 +24,14 @@ otherwise (tile pads the shorter of t and reps with leading 1s), so it is unsafe
 also be a name bound to a dim (`n = x.shape[0]`; rules/hl001/creation.py removes the binding
 when every use is rewritten). Every other tile is reported only: tiling a size-n axis
 concatenates copies, which no broadcast does.
+
+`F.repeat(t, repeats=x.shape[i], axis=j)` / `t.repeat(repeats=x.shape[i], axis=j)` (gluoncv
+0.4's MultiClassEncoder: `F.repeat(refs.reshape((0, 1, -1)), axis=1, repeats=matches.shape[1])`)
+repeats each element along t's axis j; when that axis is known to be 1 (the analysis's shape,
+its shape form, or an `expand_dims` with that axis) it is the broadcast
+`F.broadcast_like(t, x, lhs_axes=(j,), rhs_axes=(i,))`, equal values on every x whose dim i is
+not 0. At 0 they differ (MXNet 1.9.1: repeat returns an empty (0,) array, broadcast_like
+raises), so the rewrite is unsafe.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from .. import _shape_forms as forms
 from .._broadcast_like import Plan
 from .._build import call, integer, tuple_of
 from ..analysis import call_argument, literal_int
@@ -42,9 +51,6 @@ from ..values import shape_index
 from ..base import SAFE, UNSAFE
 
 _DATA_KEYWORD = {"take": "a"}
-_EQUAL = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)
 
 
 def plan_ndim_axis(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
@@ -80,6 +86,48 @@ def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
         return []
     replacement, safety, consumed = rewritten
     return [(source, ((node, replacement),), safety) for source in consumed]  # type: ignore[misc]
+
+
+def plan_repeat(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
+    """`F.repeat(t, repeats=x.shape[i], axis=j)` / `t.repeat(...)` -> `broadcast_like` when
+    t's axis j is known to be 1 (see the module docstring)."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "repeat") or any(
+        a.star for a in node.args
+    ):
+        return []
+    namespaced = (
+        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
+    )
+    first = 1 if namespaced else 0
+    data = call_argument(node, 0, "data") if namespaced else None
+    tensor = data.value if data is not None else (None if namespaced else func.value)
+    repeats, axis = call_argument(node, first, "repeats"), call_argument(node, first + 1, "axis")
+    if tensor is None or repeats is None or axis is None or len(node.args) != first + 2:
+        return []
+    j = literal_int(axis.value)
+    dim = _direct_dim(rule, repeats.value)
+    if j is None or dim is None or not rule.is_tensor(tensor) or not _axis_is_one(rule, tensor, j):
+        return []
+    name, i, consumed = dim
+    replacement = _broadcast_like(namespace, tensor, name, [j], [i])
+    if replacement is None:
+        return []
+    return [(source, ((node, replacement),), UNSAFE) for source in consumed]  # type: ignore[misc]
+
+
+def _axis_is_one(rule, tensor: cst.BaseExpression, axis: int) -> bool:
+    """Whether t's axis `axis` (negative: from the end) is 1 at every rank t may have."""
+    front, back = forms.ones(rule.value(tensor).form)
+    if axis in (front if axis >= 0 else back):
+        return True
+    known = _size_one_axes(rule, tensor)
+    if known is None:
+        return False
+    rank, ones = known
+    if axis < 0:
+        return rank is not None and -rank <= axis and axis + rank in ones
+    return axis in ones
 
 
 def _direct_dim(
@@ -138,20 +186,24 @@ def tile_rewrite(
         consumed.extend(source[2])
     if not sources or len(set(sources)) != 1:
         return None  # broadcast_like reads one tensor's shape
-    like = [tensor, cst.Name(sources[0])]
+    replacement = _broadcast_like(namespace, tensor, sources[0], lhs, rhs)
+    if replacement is None:
+        return None
+    return replacement, SAFE if rank is not None else UNSAFE, tuple(consumed)
+
+
+def _broadcast_like(
+    namespace: Optional[str], tensor: cst.BaseExpression, like: str, lhs: List[int], rhs: List[int]
+) -> Optional[cst.BaseExpression]:
+    """`F.broadcast_like(t, like, lhs_axes=(...), rhs_axes=(...))`; None without a namespace:
+    MXNet 1.9.1's NDArray.broadcast_like(other) takes no axes (a TypeError eagerly)."""
+    if namespace is None:
+        return None
     keywords = [
         ("lhs_axes", tuple_of([integer(a) for a in lhs])),
         ("rhs_axes", tuple_of([integer(a) for a in rhs])),
     ]
-    if namespaced:
-        replacement: cst.BaseExpression = call(f"{namespace}.broadcast_like", like, keywords)
-    else:
-        replacement = cst.Call(
-            func=func.with_changes(attr=cst.Name("broadcast_like")),
-            args=[cst.Arg(like[1])]
-            + [cst.Arg(v, keyword=cst.Name(k), equal=_EQUAL) for k, v in keywords],
-        )
-    return replacement, SAFE if rank is not None else UNSAFE, tuple(consumed)
+    return call(f"{namespace}.broadcast_like", [tensor, cst.Name(like)], keywords)
 
 
 def _size_one_axes(rule, tensor: cst.BaseExpression) -> Optional[Tuple[Optional[int], Set[int]]]:
