@@ -9,7 +9,7 @@ import libcst as cst
 
 from .._build import call, strip_parens, tuple_of
 from .._examples import net as _net
-from . import asserts, creation, row_picks, scalars
+from . import asserts, creation, dead_store, row_picks, scalars
 from .row_picks import INVALID as ARANGE_INVALID, plan_arange_index
 from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
 from .creation import INVALID as CREATION_INVALID, VALID as CREATION_VALID
@@ -21,6 +21,7 @@ from .scalars import parameter_of, plan_shape_scalar
 from .reshape.fix import reshape_like_plan
 from .reshape.flow import flow_fixes
 from . import resize_child, resize_helper
+from .dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
 from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
@@ -87,7 +88,8 @@ Exact, shape-free rewrites where MXNet 1.9.1 has one:
 - `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`
   and `F.repeat(t, repeats=x.shape[0], axis=0)` → `F.broadcast_like(t, x, lhs_axes=(0,),
   rhs_axes=(0,))` when t is 1 on every tiled (repeated) axis.
-- `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`.
+- `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`; a
+  `ctx = x.context` (or a dim) stored where nothing reads it goes.
 - shapes used as numbers, resize sizes, row-wise picks, asserts on shapes: see
   `hybridlint rule HL001 --details`.
 Reshape targets with no exact equivalent (dims reordered, a size moved between dims) and every
@@ -96,9 +98,10 @@ other use are reported with the idiom to use (`F.shape_array`, `F.slice_like`,
 
 ## Fix safety
 Safe (same values, shape and dtype for every input working code passes): the `*_like`,
-reshape-code, `arange_like`, `transpose`, `broadcast_like` and tile rewrites, and
-`x.ndim - 1` → `-1`. The reshape codes are checked by running MXNet 1.9.1's reshape algorithm
-on symbolic dims: they give the written target whenever the original reshape keeps the size.
+reshape-code, `arange_like`, `transpose`, `broadcast_like` and tile rewrites,
+`x.ndim - 1` → `-1`, and removing an attribute stored where nothing reads it. The reshape
+codes are checked by running MXNet 1.9.1's reshape algorithm on symbolic dims: they give the
+written target whenever the original reshape keeps the size.
 Unsafe (applied with `--unsafe-fixes`; review, or prove with `--verify`): dropping
 `ctx=x.context` or `as_in_context(x.context)` (eagerly the array may then sit on another
 device), `x.ndim - k` with k > 1 on a tensor of unknown rank (`-k` may be out of range), a
@@ -112,6 +115,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + _patterns("An input's size passed to a resizing child", resize_child)
         + _patterns("Row-wise picks by indexing", row_picks)
         + _patterns("Asserts on shapes", asserts)
+        + _patterns("Attributes stored where nothing reads them", dead_store)
     )
 
     VALID = (
@@ -539,6 +543,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + CREATION_INVALID
         + RESIZE_INVALID
         + CHILD_RESIZE_INVALID
+        + DEAD_STORE_INVALID
         + ARANGE_INVALID
         + ASSERT_INVALID
     )
@@ -588,6 +593,8 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             self.report(node, message, edits=resized[0], safety=resized[1])
         elif attr == "shape" and (child := plan_child_resize(self, node)) is not None:
             self.report(node, message, edits=child[0], safety=child[1])
+        elif (dead := plan_dead_store(self, node)) is not None:  # `ctx = x.context`, unread
+            self.report(node, message, edits=dead[0], safety=dead[1])
         elif attr == "T" and self.namespace:
             self.report(
                 node, message, replacement=call(f"{self.namespace}.transpose", [node.value])

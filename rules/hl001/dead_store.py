@@ -1,0 +1,232 @@
+"""A tensor attribute stored in a name nothing reads: HL001 rewrite (issue 20).
+
+gluoncv 0.1's SyncBatchNorm reads `ctx = x.context` in its inference branch and never uses it
+there (only the training branch passes its own `ctx` on). Hybridized, the read alone raises
+AttributeError, and it computes nothing: the statement goes.
+
+- **The pattern**: in a hybrid function, a statement `NAME = x.<attr>` (also `x.shape[i]`, or
+  names unpacked from `x.shape`) of a tensor x, where no read of a bound name can follow the
+  statement: none later in its block, none in a loop around it, none after the compound
+  statements around it (for an `if`, its other branch cannot follow; a `try`'s handlers and
+  `finally` can), none in a nested function, lambda or comprehension, no `del` of it, and no
+  `locals()`, `vars()`, `eval` or `exec` in the function. The names are not declared
+  `global` or `nonlocal`.
+- **Exactness**: reading an attribute of an NDArray has no effect, and a value nothing reads
+  changes nothing; the name is left unbound where it was bound before, and nothing reads it.
+- **Safety: safe.**
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ..base import SAFE, Edit, Invalid
+from ..values import bound_targets, dotted_name, walk_nodes
+from .._examples import net as _net
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_NESTED = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+_INTROSPECTION = {"locals", "vars", "eval", "exec"}
+_LOOPS = (cst.For, cst.While)
+
+
+def plan_dead_store(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, ...], str]]:
+    """(the statement's removal, SAFE) when `node` is read only into names nothing reads."""
+    facts = rule.facts
+    if facts is None or not isinstance(facts.node.body, cst.IndentedBlock):
+        return None
+    forward = facts.node
+    found = _statement_of(forward.body, node)
+    if found is None:
+        return None
+    path, line, small = found
+    names = _stored_names(small, node)
+    if not names or _introspects(forward) or _declared(forward, names):
+        return None
+    if any(_reads(n, names) for n in walk_nodes(forward.body) if isinstance(n, _NESTED)):
+        return None
+    if _read_after(path, line, small, names):
+        return None
+    return ((small, cst.RemovalSentinel.REMOVE),), SAFE
+
+
+def _statement_of(
+    body: cst.BaseSuite, target: cst.CSTNode
+) -> Optional[
+    Tuple[
+        List[Tuple[cst.CSTNode, Sequence[cst.BaseStatement]]],
+        cst.SimpleStatementLine,
+        cst.BaseSmallStatement,
+    ]
+]:
+    """(the enclosing (compound statement, its block) pairs, outermost first, the line, the
+    small statement) holding `target`, not inside a nested scope."""
+
+    def search(owner: cst.CSTNode, block: Sequence[cst.BaseStatement], path):
+        for statement in block:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if any(n is target for n in walk_nodes(small, _SCOPES)):
+                        return path + [(owner, block)], statement, small
+                continue
+            if isinstance(statement, _SCOPES):
+                continue
+            for inner_owner, inner_block in _blocks(statement):
+                hit = search(inner_owner, inner_block, path + [(owner, block)])
+                if hit is not None:
+                    return hit
+        return None
+
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    hit = search(body, body.body, [])
+    if hit is None:
+        return None
+    path, line, small = hit
+    return path, line, small
+
+
+def _blocks(statement: cst.BaseStatement) -> List[Tuple[cst.CSTNode, Sequence[cst.BaseStatement]]]:
+    """The statement blocks directly inside a compound statement, each with its owner."""
+    out: List[Tuple[cst.CSTNode, Sequence[cst.BaseStatement]]] = []
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, (cst.Else, cst.Finally)):
+            part = part.body
+        if isinstance(part, cst.If):  # elif
+            out.append((statement, [part]))
+        elif isinstance(part, cst.IndentedBlock):
+            out.append((statement, part.body))
+    for handler in getattr(statement, "handlers", ()):  # owned by the try (see _read_after)
+        if isinstance(handler.body, cst.IndentedBlock):
+            out.append((statement, handler.body.body))
+    return out
+
+
+def _stored_names(small: cst.BaseSmallStatement, node: cst.Attribute) -> Set[str]:
+    """The names `NAME = x.<attr>` (`x.<attr>[i]`, `a, b = x.shape`) binds, else empty."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return set()
+    value = small.value
+    if isinstance(value, cst.Subscript):
+        value = value.value
+    if value is not node:
+        return set()
+    target = small.targets[0].target
+    elements = (
+        [e.value for e in target.elements]
+        if isinstance(target, (cst.Tuple, cst.List))
+        else [target]
+    )
+    if not all(isinstance(e, cst.Name) for e in elements):
+        return set()
+    return {e.value for e in elements if isinstance(e, cst.Name)}
+
+
+def _reads(node: cst.CSTNode, names: Set[str]) -> bool:
+    """Whether a name of `names` is read (or deleted) under node: any Name not a binding target,
+    an attribute's name or a keyword."""
+    skip: Set[int] = set()
+    for n in walk_nodes(node):
+        if isinstance(n, cst.Attribute):
+            skip.add(id(n.attr))
+        elif isinstance(n, cst.Arg) and n.keyword is not None:
+            skip.add(id(n.keyword))
+        elif isinstance(n, cst.Del):
+            continue  # a deletion reads the binding: its names count
+        else:
+            for target in bound_targets(n):
+                skip.update(id(name) for name in _bound_names(target))
+        if isinstance(n, cst.Name) and n.value in names and id(n) not in skip:
+            return True
+    return False
+
+
+def _bound_names(target: cst.CSTNode) -> List[cst.Name]:
+    """The Name nodes a target binds (`a`, `a, (b, *c)`); `a[i]`, `a.b` bind none."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
+
+
+def _read_after(path, line: cst.SimpleStatementLine, small, names: Set[str]) -> bool:
+    """Whether a read of `names` can follow the statement (module docstring)."""
+    later = list(line.body)
+    if any(_reads(s, names) for s in later[later.index(small) + 1 :]):
+        return True
+    current: cst.CSTNode = line
+    for owner, block in reversed(path):
+        index = next(i for i, s in enumerate(block) if s is current)
+        if any(_reads(s, names) for s in block[index + 1 :]):
+            return True
+        if isinstance(owner, _LOOPS) and _reads(owner, names):
+            return True  # the next iteration
+        if isinstance(owner, (cst.Try, cst.TryStar)) and any(
+            _reads(part, names)
+            for part in (*owner.handlers, owner.orelse, owner.finalbody)
+            if part is not None
+        ):
+            return True  # an exception, or the try's end, leads there (conservative)
+        current = owner
+    return False
+
+
+def _introspects(forward: cst.FunctionDef) -> bool:
+    return any(
+        isinstance(n, cst.Call) and dotted_name(n.func) in _INTROSPECTION
+        for n in walk_nodes(forward.body)
+    )
+
+
+def _declared(forward: cst.FunctionDef, names: Set[str]) -> bool:
+    return any(
+        isinstance(n, (cst.Global, cst.Nonlocal)) and any(i.name.value in names for i in n.names)
+        for n in walk_nodes(forward.body)
+    )
+
+
+_SYNC_BN = (
+    "if not autograd.is_training():\n    ctx = x.context\n    return F.relu(x)\n"
+    "else:\n    ctx = x.context\n    self.update(ctx)\n    return F.relu(x)"
+)
+_AUTOGRAD = "from mxnet import autograd\n\n\n"
+INVALID = [
+    Invalid(
+        _net("ctx = x.context\nreturn F.relu(x)"),
+        line=3,
+        fixed=_net("return F.relu(x)"),
+        safety=SAFE,
+    ),
+    # gluoncv 0.1's SyncBatchNorm: the other branch's read cannot follow this store
+    Invalid(
+        _net(_SYNC_BN, head=_AUTOGRAD),
+        line=7,
+        fixed=_net(
+            _SYNC_BN.replace("    ctx = x.context\n    return", "    return"), head=_AUTOGRAD
+        ),
+        safety=SAFE,
+    ),
+    # read after the store (a later statement, the next iteration): reported only
+    Invalid(_net("ctx = x.context\nreturn F.zeros((2,), ctx=ctx)"), line=3),
+    Invalid(
+        _net(
+            "for i in range(2):\n    if i:\n        x = F.relu(x) if ctx is not None else x\n"
+            "    ctx = x.context\nreturn x"
+        ),
+        line=6,
+    ),
+]
