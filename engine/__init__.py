@@ -28,6 +28,7 @@ from . import initializer  # noqa: F401
 from . import initializer as init  # noqa: F401
 from . import gluon  # noqa: F401
 from . import util  # noqa: F401
+from . import test_utils  # noqa: F401
 from . import operator  # noqa: F401
 from .compat import as_mxnet  # noqa: F401
 from ._fastpaths import fast_paths, fast_paths_enabled, set_fast_paths  # noqa: F401

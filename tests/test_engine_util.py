@@ -65,3 +65,20 @@ def test_answers_match_mxnet_without_cuda():
         assert lib.util.getenv("HYBRIDLINT_TEST_UNSET_VAR") is None
         lib.util.setenv("HYBRIDLINT_TEST_VAR_" + lib.__name__.replace(".", "_"), "7")
         assert lib.util.getenv("HYBRIDLINT_TEST_VAR_" + lib.__name__.replace(".", "_")) == "7"
+
+
+def test_test_utils_device_queries_and_the_rest_is_a_gap():
+    with as_mxnet():
+        from mxnet import test_utils  # gluoncv 0.1's SyncBatchNorm, at build time
+
+        assert list(test_utils.list_gpus()) == []
+        assert test_utils.default_context() == mx.cpu()
+        with pytest.raises(mx.base.EngineGap):
+            test_utils.assert_almost_equal(1, 1)
+
+
+@pytest.mark.mxnet
+def test_test_utils_answers_match_mxnet_without_cuda():
+    mx_real = pytest.importorskip("mxnet")
+    assert list(mx.test_utils.list_gpus()) == list(mx_real.test_utils.list_gpus()) == []
+    assert str(mx.test_utils.default_context()) == str(mx_real.test_utils.default_context())
