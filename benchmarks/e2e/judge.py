@@ -66,11 +66,18 @@ def _flatten(out: Any) -> List[np.ndarray]:
     return [np.asarray(out)]
 
 
+# Gluon's HybridBlock runs its traced graph here: an error raised below it after the deepest
+# frame of the block's file (MXNet's shape inference of the whole graph, "Error in operator
+# ...") happened after tracing, so no line of the block raised it.
+_GRAPH_RUN = {"_call_cached_op"}
+
+
 def _error(exc: BaseException, path: str) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
-    where = next(
-        (f"line {f.lineno}" for f in reversed(frames) if os.path.abspath(f.filename) == path), ""
-    )
+    user = [i for i, f in enumerate(frames) if os.path.abspath(f.filename) == path]
+    where = ""
+    if user and not {f.name for f in frames[user[-1] + 1 :]} & _GRAPH_RUN:
+        where = f"line {frames[user[-1]].lineno}"
     first = (str(exc).strip().splitlines() or [""])[0][:240]
     return f"{type(exc).__name__}: {first}" + (f" (at {where})" if where else "")
 
