@@ -283,6 +283,15 @@ def test_reassigned_and_direct_forms_capture_the_input_and_direct_is_safe():
     )
 
 
+def test_a_direct_resize_whose_test_may_change_before_it_is_unsafe():
+    # the test is evaluated at the binding and again at the resize: between them it changes
+    changed = DIRECT.replace(
+        "        x = F.relu(x).sum",
+        "        self.fixed_size = not self.fixed_size\n        x = F.relu(x).sum",
+    )
+    assert [f.fix for f in hl001(changed) if f.line >= 28 and "shape" in f.message] == ["unsafe"]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("form", sorted(SEGMENTERS))
 @SETTINGS

@@ -38,7 +38,7 @@ import libcst as cst
 from .._build import call
 from .resize_helper import bindings, shape_tail, variables
 from ..base import SAFE, UNSAFE, Edit, Invalid
-from ..values import literal_int, self_attribute_name, walk_nodes
+from ..values import bound_targets, literal_int, self_attribute_name, walk_nodes
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _SIZE, _SIZES = "size", "sizes"  # a name holding the size / dict(height=size[0], width=size[1])
@@ -99,7 +99,23 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     else:
         edits.append((statement, cst.RemovalSentinel.REMOVE))
     direct = all(_direct_resize(c, target, ns) for c, _ in calls)
-    return tuple(edits), SAFE if direct else UNSAFE
+    return tuple(edits), SAFE if direct and _stable(forward, test) else UNSAFE
+
+
+def _stable(forward: cst.FunctionDef, test: Optional[cst.BaseExpression]) -> bool:
+    """Whether the test reads the same at the binding and at each resize: none of its names
+    (`self` aside) is bound in the function and none of its `self.<attr>` is assigned there."""
+    if test is None:
+        return True
+    attributes = {self_attribute_name(n) for n in walk_nodes(test)} - {None}
+    names = {n.value for n in variables(test)} - {"self", "None"}
+    if any(bindings(forward.body, name) for name in names):
+        return False
+    for n in walk_nodes(forward.body, _SCOPES):
+        for target in bound_targets(n):
+            if self_attribute_name(target) in attributes:
+                return False
+    return True
 
 
 def _none_when_none(test: cst.BaseExpression, other: cst.BaseExpression, other_first: bool) -> bool:
