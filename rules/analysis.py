@@ -62,6 +62,7 @@ from .values import (
     unpacked,
     annotation_value,
     EAGER_NAMESPACES,
+    NESTED_SCOPES,
     MAPPING,
     SCALAR,
     SCALAR_VALUE,
@@ -759,15 +760,7 @@ def _constructions(
     return calls
 
 
-_SCOPES = (
-    cst.FunctionDef,
-    cst.ClassDef,
-    cst.Lambda,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
-    cst.GeneratorExp,
-)
+_SCOPES = NESTED_SCOPES
 
 
 # the node classes `_bindings` reads (the forms that bind a name)

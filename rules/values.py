@@ -107,6 +107,18 @@ SCALAR_VALUE = Value(SCALAR)
 NONNEGATIVE = Value(SCALAR, nonnegative=True)
 Env = Dict[str, Value]
 
+# Nodes whose body runs in a scope of its own (a nested def, class or lambda, a comprehension):
+# a walk of one function's statements stops at them.
+NESTED_SCOPES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+
 EAGER_NAMESPACES = {"nd", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray", "ndarray"}
 SYMBOL_NAMESPACES = {"sym", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol", "symbol"}
 STATIC_ATTRS = {"size", "ndim"}

@@ -23,19 +23,11 @@ from typing import List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ..base import SAFE, Edit, Invalid
-from ..values import bound_targets, dotted_name, walk_nodes
+from ..values import NESTED_SCOPES, bound_targets, dotted_name, walk_nodes
+from .resize_helper import variables
 from .._examples import net as _net
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_NESTED = (
-    cst.FunctionDef,
-    cst.ClassDef,
-    cst.Lambda,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
-    cst.GeneratorExp,
-)
 _INTROSPECTION = {"locals", "vars", "eval", "exec"}
 _LOOPS = (cst.For, cst.While)
 
@@ -53,7 +45,7 @@ def plan_dead_store(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, ...
     names = _stored_names(small, node)
     if not names or _introspects(forward) or _declared(forward, names):
         return None
-    if any(_reads(n, names) for n in walk_nodes(forward.body) if isinstance(n, _NESTED)):
+    if any(_reads(n, names) for n in walk_nodes(forward.body) if isinstance(n, NESTED_SCOPES)):
         return None
     if _read_after(path, line, small, names):
         return None
@@ -134,22 +126,15 @@ def _stored_names(small: cst.BaseSmallStatement, node: cst.Attribute) -> Set[str
 
 
 def _reads(node: cst.CSTNode, names: Set[str]) -> bool:
-    """Whether a name of `names` is read (or deleted) under node: any Name not a binding target,
-    an attribute's name or a keyword."""
-    skip: Set[int] = set()
-    for n in walk_nodes(node):
-        if isinstance(n, cst.Attribute):
-            skip.add(id(n.attr))
-        elif isinstance(n, cst.Arg) and n.keyword is not None:
-            skip.add(id(n.keyword))
-        elif isinstance(n, cst.Del):
-            continue  # a deletion reads the binding: its names count
-        else:
-            for target in bound_targets(n):
-                skip.update(id(name) for name in _bound_names(target))
-        if isinstance(n, cst.Name) and n.value in names and id(n) not in skip:
-            return True
-    return False
+    """Whether a name of `names` is read (or deleted: `del` reads the binding) under node."""
+    bound = {
+        id(name)
+        for n in walk_nodes(node)
+        if not isinstance(n, cst.Del)
+        for target in bound_targets(n)
+        for name in _bound_names(target)
+    }
+    return any(v.value in names and id(v) not in bound for v in variables(node))
 
 
 def _bound_names(target: cst.CSTNode) -> List[cst.Name]:

@@ -78,7 +78,15 @@ from .._build import call, integer
 from .._examples import net
 from .._constant_param import binds
 from ..base import SAFE, UNSAFE, Invalid, Valid
-from ..values import SCALAR, TENSOR, call_argument, dotted_name, literal_int, shape_index
+from ..values import (
+    NESTED_SCOPES,
+    SCALAR,
+    TENSOR,
+    call_argument,
+    dotted_name,
+    literal_int,
+    shape_index,
+)
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
 
@@ -257,15 +265,7 @@ _STORES = (
     cst.NamedExpr,
     cst.ImportAlias,
 )
-_OPAQUE = (
-    cst.FunctionDef,
-    cst.ClassDef,
-    cst.Lambda,
-    cst.ListComp,
-    cst.SetComp,
-    cst.GeneratorExp,
-    cst.DictComp,
-)
+_OPAQUE = NESTED_SCOPES
 
 
 def _paths(root: cst.CSTNode, stop: Tuple[type, ...] = ()) -> Iterator[List[cst.CSTNode]]:
