@@ -102,6 +102,12 @@ CASES = {
         False,
     ),
     "deleted": ("ctx = x.context  # here\ndel ctx\nreturn x\n", False),
+    # `n += 1` reads n first: without the store it raises UnboundLocalError
+    "augmented": ("n = x.shape[0]  # here\nn += 1\nreturn x\n", False),
+    "augmented in a later loop": (
+        "n = x.shape[0]  # here\nfor i in range(2):\n    n -= 1\nreturn x\n",
+        False,
+    ),
     "locals()": ("ctx = x.context  # here\nnames = locals()\nreturn x\n", False),
     "global": ("global ctx\nctx = x.context  # here\nreturn x\n", False),
     "rebound before a read": ("ctx = x.context  # here\nctx = 1\nreturn x * ctx\n", False),

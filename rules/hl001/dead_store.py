@@ -8,9 +8,9 @@ AttributeError, and it computes nothing: the statement goes.
   names unpacked from `x.shape`) of a tensor x, where no read of a bound name can follow the
   statement: none later in its block, none in a loop around it, none after the compound
   statements around it (for an `if`, its other branch cannot follow; a `try`'s handlers and
-  `finally` can), none in a nested function, lambda or comprehension, no `del` of it, and no
-  `locals()`, `vars()`, `eval` or `exec` in the function. The names are not declared
-  `global` or `nonlocal`.
+  `finally` can), none in a nested function, lambda or comprehension, no `del` or augmented
+  assignment (`n += 1`) of it, and no `locals()`, `vars()`, `eval` or `exec` in the
+  function. The names are not declared `global` or `nonlocal`.
 - **Exactness**: reading an attribute of an NDArray has no effect, and a value nothing reads
   changes nothing; the name is left unbound where it was bound before, and nothing reads it.
 - **Safety: safe.**
@@ -126,11 +126,12 @@ def _stored_names(small: cst.BaseSmallStatement, node: cst.Attribute) -> Set[str
 
 
 def _reads(node: cst.CSTNode, names: Set[str]) -> bool:
-    """Whether a name of `names` is read (or deleted: `del` reads the binding) under node."""
+    """Whether a name of `names` is read under node: `del` and an augmented assignment
+    (`n += 1`) bind their target but read it first, so their names count as reads."""
     bound = {
         id(name)
         for n in walk_nodes(node)
-        if not isinstance(n, cst.Del)
+        if not isinstance(n, (cst.Del, cst.AugAssign))
         for target in bound_targets(n)
         for name in _bound_names(target)
     }
