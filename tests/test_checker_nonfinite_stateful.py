@@ -317,3 +317,22 @@ def test_a_block_that_raises_at_its_first_eager_call_is_still_an_eager_error(bac
     first = ONCE_ONLY.replace("self.spent = False", "self.spent = True")
     (report,) = check_source(first, "once.py", [Example("OnceOnly", ((2, 3),))], backend=backend)
     assert report.status == "eager_error" and "called twice" in report.reason, report.summary()
+
+
+def test_a_live_block_that_raises_at_its_second_eager_call_is_an_eager_error():
+    # a live instance is hybridized as it is, its state spent by the eager calls: its
+    # hybridized failure would be the eager one blamed on hybridize
+    import hybridlint.engine as mx
+
+    class OnceOnly(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.spent = False
+
+        def hybrid_forward(self, F, x):
+            assert not self.spent, "called twice"
+            self.spent = True
+            return x * 2
+
+    report = check_block(OnceOnly(), (2, 3))
+    assert report.status == "eager_error" and "called twice" in report.reason, report.summary()
