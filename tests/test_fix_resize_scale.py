@@ -326,6 +326,10 @@ CHILD_REPORT_ONLY = {
     "impure test": SEGMENTER.replace("if self.fixed_size else", "if self.pick() else"),
     # the size is read after the input is reassigned: a name bound twice
     "size bound twice": REASSIGNED.replace("y = x\n", "y = x\n        in_size = x.shape[2:]\n"),
+    # the child's input reads the size too (the like branch would pass it None)
+    "input reads the size": SEGMENTER.replace(
+        "self.up(y, in_size)", "self.up(self.up(y, in_size), in_size)"
+    ),
     # the direct resize passes more than the size
     "direct with scale": DIRECT.replace(
         "width=in_size[1])", "width=in_size[1], align_corners=False)"

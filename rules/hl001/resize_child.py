@@ -229,6 +229,8 @@ def _resizing_calls(
             continue
         if any(a.keyword or a.star for a in value.args):
             return None
+        if any(v.value == target for v in variables(value.args[0].value)):
+            return None  # u reads S too: in the like branch S is None (or x), not the size
         attribute = self_attribute_name(value.func)
         if attribute is None:
             return None
