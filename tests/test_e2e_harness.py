@@ -157,6 +157,31 @@ def test_verdicts(kind, eager, hybrid, returncode, findings, claims, verdict):
     assert outcome.verdict == verdict
 
 
+HELPER_AND_BLOCK = "def helper(F, x):\n    return x.shape\n\n\nclass Block:\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "findings, hybrid, verdict",
+    [
+        # MXNet raises in the helper (line 2), outside the block: a finding there counts even
+        # when another one is inside the block
+        ([(2, "HL001", "a"), (6, "HL001", "b")], ["error: E (at line 2)", "equal"], "reported"),
+        ([(6, "HL001", "b")], ["error: E (at line 2)", "equal"], "misplaced"),
+        ([(6, "HL903", "b"), (2, "HL001", "a")], ["error: E (at line 2)", "equal"], "reported"),
+        # each failing example stops at its own line: a finding at either is enough
+        ([(6, "HL001", "b")], ["error: E (at line 2)", "error: F (at line 6)"], "reported"),
+        # no line (a wrong value, or the traced graph's own error): any finding
+        ([(6, "HL001", "b")], ["differs: x", "equal"], "reported"),
+    ],
+)
+def test_a_report_counts_at_the_line_mxnet_fails(findings, hybrid, verdict):
+    tool = run.ToolRun(1, findings=findings, claims=False)
+    outcome = run.classify(
+        _case(), tool, {"eager": ["equal", "equal"], "hybrid": hybrid}, HELPER_AND_BLOCK
+    )
+    assert outcome.verdict == verdict, outcome
+
+
 def test_a_reference_fix_is_applied_edit_by_edit_and_each_edit_must_match_once():
     case = _case(reference=[{"old": "x.shape[0]", "new": "F.ones_like(x)"}])
     source = "y = x.shape[0]\n"

@@ -14,8 +14,8 @@ public package, with examples that match its real callers; format in cases.py):
 3. each block ends, per mode, as one of
    - ``fixed``: eager and hybridized equal the original's eager outputs on every input;
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
-     blocking line and reason are printed) at the line where MXNet's hybridized run fails (any
-     line when MXNet raises nowhere in the file: a wrong value has no line);
+     blocking line and reason are printed) at a line where MXNet's hybridized run fails on an
+     example (any line when MXNet raises nowhere in the file: a wrong value has no line);
    - ``misplaced``: like ``reported``, but the blocking finding names another line than the one
      where MXNet fails, so the user is sent to the wrong place;
    - ``silent``: still failing, and the tool exited 0;
@@ -280,11 +280,13 @@ def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Out
             or [f for f in run.findings if span[0] <= f[0] <= span[1]]
             or run.findings
         )
-        failed_at = _JUDGE_LINE.search(hybrid[failing[0]])
+        # the judge's line ends each verdict; several examples may each stop at their own
+        # line: one finding at one of them is enough, wherever it is (a helper outside the
+        # block, a finding the order above would not put first)
+        failed_at = {int(m[-1]) for m in (_JUDGE_LINE.findall(hybrid[i]) for i in failing) if m}
         verdict = "reported"
         if failed_at:
-            # several examples may each stop at their own line: one finding there is enough
-            at_line = [f for f in blocking if f[0] == int(failed_at.group(1))]
+            at_line = [f for f in blocking + run.findings if f[0] in failed_at]
             blocking, verdict = (at_line, verdict) if at_line else (blocking, "misplaced")
         line, code, message = blocking[0]
         return Outcome(verdict, f"{code} at line {line}: {message[:140]}; judge: {first}")
