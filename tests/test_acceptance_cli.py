@@ -377,8 +377,10 @@ def test_fix_verify_proves_the_fixes_of_a_hazard_file_that_runs_eagerly(tmp_path
     fixed = (tmp_path / "rnn_hazards.py").read_text()
     assert "x = F.squeeze(F.slice_axis(inputs, axis=1, begin=t, end=t + 1), axis=1)" in fixed
     assert (  # wrapped to 88 columns as plain --fix wraps it
-        "out = F.broadcast_mul(\n"
-        "            out, F.expand_dims(mask, axis=-1)\n"
-        "        ) if F.sum(mask) > 0 else out\n"
+        "out = (\n"
+        "            F.broadcast_mul(out, F.expand_dims(mask, axis=-1))\n"
+        "            if F.sum(mask) > 0\n"
+        "            else out\n"
+        "        )\n"
     ) in fixed
     assert "for t in range(inputs.shape[1]):" in fixed and "HL008" in run.out
