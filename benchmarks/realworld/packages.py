@@ -96,6 +96,21 @@ PACKAGES: List[Package] = [
         "autogluon_contrib_nlp-0.0.1b20220208-py3-none-any.whl",
         "ee7012b1360ddb597943dcbfeda12c6b228ca2595581a0a49017c2387925b3f3",
     ),
+    # Added in round 3 (first figures in README.md): knowledge-tracing research code and the
+    # layer gallery it builds on; the e2e harness's fresh2 cases pin the same files, but no
+    # rule was changed for them.
+    Package(
+        "XKT-0.0.2",
+        "XKT==0.0.2",
+        "XKT-0.0.2-py3-none-any.whl",
+        "aab9fde2f586cfe81d26e58d180a5e96e5511effbac44548516aa2ddd6271e2d",
+    ),
+    Package(
+        "longling-1.3.0",
+        "longling==1.3.0",
+        "longling-1.3.0-py3-none-any.whl",
+        "b1163a18a57dcb2d2b5fa27c3bed60dbdc378835a49519c9ec8697f29ec13f9c",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
