@@ -127,16 +127,20 @@ class Rule:
         input, or an item of one) is certain only when the body uses that very name as only an
         array can be used (`FunctionFacts.used_as_array`): gluon passes lists, tuples and dicts
         of arrays the same way, and an unproven value is never reported as a certain hazard.
+        An index of such a name (`x[0]`, `x[:, 1]`) is an array when the name is one.
         """
         value = self.value(expr)
         if value.kind != TENSOR:
             return False
         if not value.assumed:
             return True
+        root = expr
+        while isinstance(root, cst.Subscript):
+            root = root.value
         return (
-            isinstance(expr, cst.Name)
+            isinstance(root, cst.Name)
             and self.facts is not None
-            and self.facts.used_as_array(expr.value)
+            and self.facts.used_as_array(root.value)
         )
 
     @property

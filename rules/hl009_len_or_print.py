@@ -84,6 +84,16 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
         Invalid(_net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
         Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)"), line=3),
         Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
+        # an index of an input used as an array is an array (XKT's DKVMN: len(responses[0]),
+        # its input settled as an array by an Embedding child)
+        Invalid(
+            "from mxnet.gluon import nn\n\n\n"
+            + _net(
+                "length = len(x[0])\nreturn self.embed(x) * length",
+                init="    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(4, 3)\n\n",
+            ),
+            line=10,
+        ),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
         Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
         Invalid(
