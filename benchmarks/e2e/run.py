@@ -138,19 +138,7 @@ E2E_PACKAGES: List[Package] = [
         "mxnet_donkeycar-1.0-py3-none-any.whl",
         "20f078c6034a4be3ac84ba32680c0d234741d186d62a893652b1841aa4ba5a83",
     ),
-    # research code: knowledge-tracing models (DKT, DKVMN) and their author's layer gallery
-    Package(
-        "XKT-0.0.2",
-        "XKT==0.0.2",
-        "XKT-0.0.2-py3-none-any.whl",
-        "aab9fde2f586cfe81d26e58d180a5e96e5511effbac44548516aa2ddd6271e2d",
-    ),
-    Package(
-        "longling-1.3.0",
-        "longling==1.3.0",
-        "longling-1.3.0-py3-none-any.whl",
-        "b1163a18a57dcb2d2b5fa27c3bed60dbdc378835a49519c9ec8697f29ec13f9c",
-    ),
+    # XKT 0.0.2 and longling 1.3.0 (fresh2/) are pinned in benchmarks/realworld/packages.py
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
