@@ -139,6 +139,13 @@ E2E_PACKAGES: List[Package] = [
         "20f078c6034a4be3ac84ba32680c0d234741d186d62a893652b1841aa4ba5a83",
     ),
     # XKT 0.0.2 and longling 1.3.0 (fresh2/) are pinned in benchmarks/realworld/packages.py
+    # The third fresh set (benchmarks/e2e/fresh3/): accel-brain-base's research losses and layers
+    Package(
+        "accel-brain-base-1.1.0",
+        "accel-brain-base==1.1.0",
+        "accel-brain-base-1.1.0.tar.gz",
+        "6839959e5f3120b688ba8fe9a52ee526914354e95cac57f74716f65ac8225ac8",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
