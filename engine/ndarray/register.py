@@ -88,6 +88,23 @@ def _owned(res):
     return res.copy() if res.base is not None else res
 
 
+def _out_and_name(fname: str, rest: list, out, name):
+    """`out` and `name` from the positional arguments after an operator's parameters, as
+    MXNet 1.9.1's generated `def op(data=None, ..., out=None, name=None, **kwargs)` binds them:
+    `nd.sqrt(x, y)` writes into y; a non-array `out` is the TypeError MXNet raises on it."""
+    if len(rest) > 2:
+        raise TypeError("{}() got {} positional arguments too many".format(fname, len(rest) - 2))
+    given = {"out": out, "name": name}
+    for key, value in zip(("out", "name"), rest):
+        if given[key] is not None:
+            raise TypeError("{}() got multiple values for argument '{}'".format(fname, key))
+        given[key] = value
+    out = given["out"]
+    if out is not None and not isinstance(out, (NDArray, list, tuple)):
+        raise TypeError("object of type '{}' has no len()".format(type(out).__name__))
+    return out, given["name"]
+
+
 def make_nd_function(op: OpDef, fname: str) -> Callable:
     """`mx.nd.<fname>`: eager call of `op`."""
     kernel = op.kernel
@@ -101,6 +118,10 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
 
     declared = op.declared_inputs
     star = op.star_inputs
+    # more positional arrays than MXNet's array arguments: the rest go to parameters or `out`
+    # (ops whose inputs the attributes decide, Custom's by its op_type, are left as they are)
+    fixed_count = declared and fixed_inputs is not None and not op.variadic
+    most_arrays = len(declared) if fixed_count else float("inf")
 
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
@@ -123,7 +144,9 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
                         "Argument {} must have NDArray type, but got {}".format(declared[index], a)
                     )
                 continue
-            if isinstance(a, NDArray):
+            if isinstance(a, NDArray) and fixed_count:
+                extra.append(a)  # past MXNet's array arguments: a parameter's place, or out
+            elif isinstance(a, NDArray):
                 arrays.append(a._data)
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], NDArray) and op.variadic:
                 arrays.extend(x._data for x in a)
@@ -137,14 +160,19 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
                 )
             else:
                 extra.append(a)
+        rest: list = []
         if extra:
+            free = len([p for p in op.positional_params() if p not in kwargs])
+            extra, rest = extra[:free], extra[free:]
             op.bind_positional(extra, kwargs)
-        return arrays
+        return arrays, rest
 
     def nd_function(*args, out=None, name=None, **kwargs):
         arrays = [a._data for a in args if type(a) is NDArray]  # the common case
-        if len(arrays) != len(args):
-            arrays = _slow_args(args, kwargs)
+        if len(arrays) != len(args) or len(args) > most_arrays:
+            arrays, rest = _slow_args(args, kwargs)
+            if rest:  # MXNet's signature: inputs, parameters, then out and name
+                out, name = _out_and_name(fname, rest, out, name)
         named = None
         if kwargs:
             for v in kwargs.values():
