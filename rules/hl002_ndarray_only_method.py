@@ -10,6 +10,7 @@ from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
 from .base import UNSAFE, Invalid, Rule, Valid
+from ._select_if import plan_select_if
 from ._examples import net
 
 METHODS = {
@@ -70,11 +71,16 @@ broadcasts a (1,) tensor against any shape:
 - `float(t.asnumpy())` of a size-1 `t` of unknown shape → `F.reshape(t, shape=(1,))` (a
   `(1, 1)` tensor would add an axis where the number did not).
 
+An `if t.asscalar() > v:` (any comparison with a non-tensor) with no `else` whose body is one
+assignment `a = E` to a tensor `a` only picks `a`'s next value (clipping by norm): it becomes
+`a = F.where(F.broadcast_mul(t > v, F.ones_like(a)), E, a)` (unsafe: E is computed when the
+test is false too; rules/_select_if.py).
+
 No exact equivalent exists, and the finding is reported with the reason, when the number:
 - feeds a Python argument (`k=` of `F.topk`, a reshape target, `num_outputs`, an axis): the
   graph fixes these before it sees data, so the result's shape would depend on the data;
-- decides Python control flow (`if m > 0`, `bool(x)`, comparisons): use `F.where` or
-  `F.contrib.cond`;
+- decides other Python control flow (`if m > 0` around more than one assignment, `bool(x)`,
+  loops): use `F.where` or `F.contrib.cond`;
 - is returned, stored in a container or attribute, indexed with, or used in a comprehension or
   lambda (it would stop being a Python number there);
 - goes through `int()`, which truncates it to a Python int (`F.trunc` keeps a tensor, but an
@@ -183,6 +189,28 @@ names:
         ),
         # a reshape target from the data
         Invalid(_net("n = x.sum().asscalar()\nreturn x.reshape((n, -1))"), line=3),
+        # an `if` that only picks a tensor's next value (clipping by norm): a select
+        Invalid(
+            _net(
+                "norm = F.norm(x)\nif norm.asscalar() > 1.0:\n    x = F.broadcast_div(x, norm)\nreturn x"
+            ),
+            line=4,
+            fixed=_net(
+                "norm = F.norm(x)\nx = F.where(\n    F.broadcast_mul(norm > 1.0, F.ones_like(x)),\n"
+                "    F.broadcast_div(x, norm),\n    x,\n)\nreturn x"
+            ),
+            safety=UNSAFE,
+        ),
+        # an `else`, a second statement, a comment: the `if` is more than a pick, reported only
+        Invalid(
+            _net("if x.sum().asscalar() > 0:\n    x = x * 2\nelse:\n    x = x * 3\nreturn x"),
+            line=3,
+        ),
+        Invalid(_net("if x.sum().asscalar() > 0:\n    x = x * 2\n    x = x + 1\nreturn x"), line=3),
+        Invalid(_net("if x.sum().asscalar() > 0:  # clip\n    x = x * 2\nreturn x"), line=3),
+        Invalid(
+            _net("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x"), line=3
+        ),  # y: no value before
         # returned as a Python number next to the tensor
         Invalid(_net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
         # a helper without F has nothing to write the broadcast operator with
@@ -242,6 +270,16 @@ names:
     ) -> None:
         """Report `node` (a read of `tensor` into a Python number) with the broadcast rewrite
         when every use of the number is tensor arithmetic, else with the reason there is none."""
+        select = plan_select_if(self, node, tensor) if conversion is None else None
+        if select is not None:  # `if t.asscalar() > v: a = E` -> a = F.where(..., E, a)
+            self.report(
+                node,
+                f"{message}; the `if` it decides only picks a tensor's value: it becomes "
+                "F.where (unsafe: the new value is computed when the test is false too)",
+                edits=select,
+                safety=UNSAFE,
+            )
+            return
         plan = _ScalarPlan(self, node, tensor, conversion)
         result = plan.build()
         if isinstance(result, str):
