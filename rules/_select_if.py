@@ -10,18 +10,32 @@ Gradient clipping by norm, written eagerly (accel-brain-base's DRCNLoss and SSDA
 `asscalar()` fails on a Symbol, and a graph cannot branch in Python. But this `if` only
 decides which value `arr` holds next, which a graph can select:
 
-    arr = F.where(F.broadcast_mul(norm > self._threshold, F.ones_like(arr)), arr * self._threshold / norm, arr)
+    arr = F.where(
+        F.broadcast_like(
+            F.reshape(F.cast(norm, dtype="float64") > self._threshold, shape=(1,)),
+            arr, lhs_axes=(0,), rhs_axes=(0,),
+        ),
+        arr * self._threshold / norm,
+        arr,
+    )
 
-- **The pattern**: an `if` without `elif`/`else` whose test is one comparison
-  `T.asscalar() OP v` or `v OP T.asscalar()` (OP one of `< <= > >= == !=`, v a value that is
-  not a tensor and calls nothing), whose body is one assignment `a = E` to a name a that holds
-  a tensor before the `if`, with no comment inside the `if` (it would be lost).
-- **The rewrite**: the `if` becomes `a = F.where(F.broadcast_mul(T OP v, F.ones_like(a)), E, a)`.
-- **Exactness**: `asscalar()` succeeds eagerly only on a one-element T, so `T OP v` holds that
-  element's comparison as a (1,)-shaped 0/1 array, which `broadcast_mul` spreads over a's shape
-  (MXNet 1.9.1's broadcast operators align different ranks). `where` takes E where it holds
-  and a elsewhere: the value the `if` leaves in a, when E has a's shape and dtype (`where`
-  requires them; an E the test decides the shape of fails here and is for `--verify` to say).
+- **The pattern**: an `if` with no `elif`/`else`, and not itself an `elif`, whose test is one
+  comparison `T.asscalar() OP v` or `v OP T.asscalar()` (OP one of `< <= > >= == !=`, v a
+  value that is not a tensor and calls nothing), whose body is one assignment `a = E` of a
+  tensor E to a name a that holds a tensor before the `if`, with no comment inside the `if`
+  (it would be lost). Not `T.asnumpy() OP v`: numpy compares an array in T's own dtype or in
+  float64 depending on both, which the rewrite could not follow.
+- **The rewrite**: the `if` becomes `a = F.where(C, E, a)`, C being
+  `F.broadcast_like(F.reshape(F.cast(T, dtype="float64") OP v, shape=(1,)), a, lhs_axes=(0,), rhs_axes=(0,))`.
+- **Exactness**: `asscalar()` succeeds eagerly only on a one-element T, of any rank and dtype.
+  Its number is a numpy scalar, which numpy 1.x (MXNet 1.9.1's) compares with a Python v in
+  float64; MXNet's scalar comparison would cast v to T's dtype instead (an int32 0 `>= 0.5`
+  holds there), hence the cast. The comparison is a one-element 0/1 array; reshaped to (1,)
+  and repeated along a's first axis it is the 1-D condition MXNet 1.9.1's `where` takes for an
+  a of any rank, in any dtype (a `broadcast_mul` with `ones_like(a)` fails on a T of another
+  dtype than a's, or of a higher rank). `where` takes E where it holds and a elsewhere: the
+  value the `if` leaves in a, when E has a's shape and dtype (`where` requires them; an E the
+  test decides the shape of fails here and is for `--verify` to say).
 - **Safety: unsafe.** E is now computed when the test is false too: an effect, a warning or
   a failure in E happens where the original skipped it, and gradients through `where` see
   E's infinities (a zero norm).
@@ -33,7 +47,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from ._build import call
+from ._build import call, tuple_of
 from .base import Edit
 from .values import parent_map, walk_nodes
 
@@ -63,9 +77,15 @@ def plan_select_if(rule, node: cst.Call, tensor: cst.BaseExpression) -> Optional
         not isinstance(statement, cst.If)
         or statement.test is not test
         or statement.orelse is not None
+        or isinstance(parents.get(statement), cst.If)  # an `elif`: its `if` would be lost
     ):
         return None
-    compared = _compared(test, node, tensor)
+    if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "asscalar":
+        return None  # `asnumpy() OP v` compares in a dtype numpy picks from T's (module docstring)
+    # numpy 1.x (MXNet 1.9.1's) compares T's number with a Python v in float64; MXNet's scalar
+    # comparison would cast v to T's dtype (int32 `0 >= 0.5` holds there)
+    wide = call(f"{ns}.cast", [tensor], [("dtype", cst.SimpleString('"float64"'))])
+    compared = _compared(test, node, wide)
     body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
     if compared is None or len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
         return None
@@ -76,13 +96,20 @@ def plan_select_if(rule, node: cst.Call, tensor: cst.BaseExpression) -> Optional
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return None
     target = assign.targets[0].target
-    if not rule.is_tensor(target):  # a tensor before the `if` (the analysis's value at the test)
+    # a tensor before the `if` (the analysis's value at the test), and E one (`where` needs it)
+    if not rule.is_tensor(target) or not rule.is_tensor(assign.value):
         return None
-    other = compared.comparisons[0].comparator if compared.left is tensor else compared.left
+    other = compared.comparisons[0].comparator if compared.left is wide else compared.left
     if rule.is_tensor(other) or any(isinstance(n, cst.Call) for n in walk_nodes(other)):
         return None
+    one = tuple_of([cst.Integer("0")])
     mask = call(
-        f"{ns}.broadcast_mul", [compared, call(f"{ns}.ones_like", [cst.Name(target.value)])]
+        f"{ns}.broadcast_like",
+        [
+            call(f"{ns}.reshape", [compared], [("shape", tuple_of([cst.Integer("1")]))]),
+            cst.Name(target.value),
+        ],
+        [("lhs_axes", one), ("rhs_axes", one)],
     )
     select = _exploded(
         call(f"{ns}.where", [mask, assign.value, cst.Name(target.value)]),

@@ -72,9 +72,11 @@ broadcasts a (1,) tensor against any shape:
   `(1, 1)` tensor would add an axis where the number did not).
 
 An `if t.asscalar() > v:` (any comparison with a non-tensor) with no `else` whose body is one
-assignment `a = E` to a tensor `a` only picks `a`'s next value (clipping by norm): it becomes
-`a = F.where(F.broadcast_mul(t > v, F.ones_like(a)), E, a)` (unsafe: E is computed when the
-test is false too; rules/_select_if.py).
+assignment `a = E` of a tensor to a tensor `a` only picks `a`'s next value (clipping by norm):
+it becomes `a = F.where(C, E, a)`, C the test compared in float64 as numpy 1.x compares the
+number, as a 1-D condition along a's first axis (`F.broadcast_like(F.reshape(F.cast(t,
+dtype="float64") > v, shape=(1,)), a, lhs_axes=(0,), rhs_axes=(0,))`, whatever t's rank and
+dtype) (unsafe: E is computed when the test is false too).
 
 No exact equivalent exists, and the finding is reported with the reason, when the number:
 - feeds a Python argument (`k=` of `F.topk`, a reshape target, `num_outputs`, an axis): the
@@ -196,7 +198,9 @@ names:
             ),
             line=4,
             fixed=_net(
-                "norm = F.norm(x)\nx = F.where(\n    F.broadcast_mul(norm > 1.0, F.ones_like(x)),\n"
+                "norm = F.norm(x)\nx = F.where(\n"
+                '    F.broadcast_like(F.reshape(F.cast(norm, dtype="float64") > 1.0, shape=(1,)), x, '
+                "lhs_axes=(0,), rhs_axes=(0,)),\n"
                 "    F.broadcast_div(x, norm),\n    x,\n)\nreturn x"
             ),
             safety=UNSAFE,
@@ -211,6 +215,14 @@ names:
         Invalid(
             _net("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x"), line=3
         ),  # y: no value before
+        # an `elif` (its `if` would be lost), a Python number E (`where` needs a tensor)
+        Invalid(
+            _net(
+                "if x.max().asscalar() > 9:\n    x = x * 3\nelif x.sum().asscalar() > 0:\n    x = x * 2\nreturn x"
+            ),
+            line=3,
+        ),
+        Invalid(_net("y = x * 1\nif x.sum().asscalar() > 0:\n    y = 0.5\nreturn x * y"), line=4),
         # returned as a Python number next to the tensor
         Invalid(_net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
         # a helper without F has nothing to write the broadcast operator with
