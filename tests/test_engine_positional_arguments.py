@@ -178,8 +178,46 @@ CASES.update(
         ),
         "nd relu(x, 1)": (lambda lib: lib.nd.relu(_x(lib), 1), "TypeError: "),
         "nd softmax(x, None, -1)": (lambda lib: lib.nd.softmax(_x(lib), None, -1), (2, 4)),
+        # an op with an optional input counts it too (FullyConnected's bias, SequenceMask's
+        # length): `out` comes after every parameter
+        "nd FullyConnected(x, w, None, 4, True, True, y) writes y": (
+            lambda lib: _same_array(
+                lambda x, y: lib.nd.FullyConnected(x, _w4(lib), None, 4, True, True, y), lib
+            ),
+            "out is y",
+        ),
+        "nd SequenceMask(x, None, False, 0.0, 0, y) writes y": (
+            lambda lib: _same_array(
+                lambda x, y: lib.nd.SequenceMask(x, None, False, 0.0, 0, y), lib
+            ),
+            "out is y",
+        ),
+        # every parameter is positional: a keyword for one a positional reaches is a clash
+        "nd clip(x, 0, y, a_max=1)": (
+            lambda lib: lib.nd.clip(_x(lib), 0, _x(lib), a_max=1),
+            "TypeError: clip() got multiple values for argument 'a_max'",
+        ),
+        # an array in a parameter's place is no `out`: MXNet fails to parse it
+        "nd BatchNorm(5 arrays, y)": (
+            lambda lib: lib.nd.BatchNorm(*_batch_norm(lib), lib.nd.ones((1,))),
+            "MXNetError: ",
+        ),
+        "nd sqrt(x, y, 'n', 1)": (
+            lambda lib: lib.nd.sqrt(_x(lib), _x(lib), "n", 1),
+            "TypeError: sqrt() takes from 0 to 3 positional arguments but 4 were given",
+        ),
     }
 )
+
+
+def _w4(lib):
+    return lib.nd.array(np.full((4, 4), 0.25, dtype="float32"))  # ones(2, 4) -> ones
+
+
+def _batch_norm(lib):
+    data = lib.nd.array(np.ones((2, 4, 3), dtype="float32"))
+    ones, zeros = lib.nd.ones((4,)), lib.nd.zeros((4,))
+    return data, ones, zeros, zeros, ones
 
 
 def _same_array(call, lib):

@@ -10,6 +10,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ... import mxnet_names as _mxnet_names
 from ..base import MXNetError
 from ..registry import Attrs, OpDef, ShapeError, fmt_shape
 from .ndarray import _ASSIGN_FAILED, NDArray, wrap
@@ -88,12 +89,16 @@ def _owned(res):
     return res.copy() if res.base is not None else res
 
 
-def _out_and_name(fname: str, rest: list, out, name):
+def _out_and_name(fname: str, rest: list, out, name, count: int):
     """`out` and `name` from the positional arguments after an operator's parameters, as
     MXNet 1.9.1's generated `def op(data=None, ..., out=None, name=None, **kwargs)` binds them:
     `nd.sqrt(x, y)` writes into y; a non-array `out` is the TypeError MXNet raises on it."""
-    if len(rest) > 2:
-        raise TypeError("{}() got {} positional arguments too many".format(fname, len(rest) - 2))
+    if len(rest) > 2:  # Python's message on MXNet's generated signature
+        raise TypeError(
+            "{}() takes from 0 to {} positional arguments but {} were given".format(
+                fname, count - len(rest) + 2, count
+            )
+        )
     given = {"out": out, "name": name}
     for key, value in zip(("out", "name"), rest):
         if given[key] is not None:
@@ -118,10 +123,14 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
 
     declared = op.declared_inputs
     star = op.star_inputs
-    # more positional arrays than MXNet's array arguments: the rest go to parameters or `out`
-    # (ops whose inputs the attributes decide, Custom's by its op_type, are left as they are)
-    fixed_count = declared and fixed_inputs is not None and not op.variadic
+    # more positional arrays than MXNet's array arguments: the rest go to parameters or `out`,
+    # optional inputs included (FullyConnected's bias, softmax's length: their count is the
+    # signature's, whatever the attributes make of them); Custom's is `Custom(*data, **kwargs)`
+    fixed_count = bool(declared) and not op.variadic and op.name != "Custom"
     most_arrays = len(declared) if fixed_count else float("inf")
+    mxnet_params = [
+        p for p in _mxnet_names.OPERATORS.get(op.name, ()) if p not in declared
+    ] or op.positional_params()
 
     def _slow_args(args, kwargs):
         """Positional parameters, lists of arrays (variadic ops), Symbols (an error)."""
@@ -161,9 +170,17 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             else:
                 extra.append(a)
         rest: list = []
-        if extra:
-            free = len([p for p in op.positional_params() if p not in kwargs])
-            extra, rest = extra[:free], extra[free:]
+        if extra:  # MXNet's parameters by position, every one: a keyword for one is a clash
+            extra, rest = extra[: len(mxnet_params)], extra[len(mxnet_params) :]
+            for param, value in zip(mxnet_params, extra):
+                if param in kwargs:
+                    raise TypeError(
+                        "{}() got multiple values for argument '{}'".format(fname, param)
+                    )
+                if isinstance(value, NDArray):  # MXNet parses str(array) and fails
+                    raise MXNetError(
+                        "Invalid Input: an NDArray for parameter {} of {}".format(param, op.name)
+                    )
             op.bind_positional(extra, kwargs)
         return arrays, rest
 
@@ -172,7 +189,7 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
         if len(arrays) != len(args) or len(args) > most_arrays:
             arrays, rest = _slow_args(args, kwargs)
             if rest:  # MXNet's signature: inputs, parameters, then out and name
-                out, name = _out_and_name(fname, rest, out, name)
+                out, name = _out_and_name(fname, rest, out, name, len(args))
         named = None
         if kwargs:
             for v in kwargs.values():
