@@ -26,6 +26,7 @@ import libcst as cst
 
 from ..cstwalk import walk
 from .values import (
+    COMPARISON_OPERATORS,
     EAGER_NAMESPACES,
     SYMBOL_NAMESPACES,
     TENSOR,
@@ -50,14 +51,6 @@ _STRONG_OPERATORS = (
     cst.BitAnd,
     cst.BitOr,
     cst.BitXor,
-)
-_ORDERING = (
-    cst.LessThan,
-    cst.LessThanEqual,
-    cst.GreaterThan,
-    cst.GreaterThanEqual,
-    cst.Equal,
-    cst.NotEqual,
 )
 # exact types (concrete LibCST classes: a set lookup instead of an ABC isinstance per node)
 _SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
@@ -188,7 +181,7 @@ class _InputUses(cst.CSTVisitor):
         for comparison, right in zip(node.comparisons, operands[1:]):
             if isinstance(comparison.operator, (cst.In, cst.NotIn)):
                 self._list(right)  # `k in x`: a container
-        if len(operands) == 2 and isinstance(node.comparisons[0].operator, _ORDERING):
+        if len(operands) == 2 and isinstance(node.comparisons[0].operator, COMPARISON_OPERATORS):
             for operand, other in zip(operands, reversed(operands)):
                 name = self._input(operand)
                 if name is not None:

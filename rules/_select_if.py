@@ -49,16 +49,7 @@ import libcst as cst
 
 from ._build import call, tuple_of
 from .base import Edit
-from .values import parent_map, walk_nodes
-
-_OPERATORS = (
-    cst.LessThan,
-    cst.LessThanEqual,
-    cst.GreaterThan,
-    cst.GreaterThanEqual,
-    cst.Equal,
-    cst.NotEqual,
-)
+from .values import COMPARISON_OPERATORS, parent_map, walk_nodes
 
 
 def plan_select_if(rule, node: cst.Call, tensor: cst.BaseExpression) -> Optional[Tuple[Edit, ...]]:
@@ -148,7 +139,9 @@ def _compared(
     test: cst.Comparison, node: cst.Call, tensor: cst.BaseExpression
 ) -> Optional[cst.Comparison]:
     """The test with `tensor` in place of `tensor.asscalar()`, when it is one comparison."""
-    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, _OPERATORS):
+    if len(test.comparisons) != 1 or not isinstance(
+        test.comparisons[0].operator, COMPARISON_OPERATORS
+    ):
         return None
     target = test.comparisons[0]
     if test.left is node:

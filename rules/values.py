@@ -119,6 +119,16 @@ NESTED_SCOPES = (
     cst.GeneratorExp,
 )
 
+# The comparison operators that compare two values (not `in`, `is`): elementwise on tensors.
+COMPARISON_OPERATORS = (
+    cst.LessThan,
+    cst.LessThanEqual,
+    cst.GreaterThan,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+
 EAGER_NAMESPACES = {"nd", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray", "ndarray"}
 SYMBOL_NAMESPACES = {"sym", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol", "symbol"}
 STATIC_ATTRS = {"size", "ndim"}
