@@ -346,6 +346,15 @@ def test_mxnet_broadcast_like_equals_broadcast_to_shape_even_on_zero_size_or_fai
         assert to.shape == like.shape and np.array_equal(to, like)
 
 
+def _fixed_equals(mx, run_net, fixed: str, expected) -> None:
+    """`run_net(fixed, hybridize)` eager and hybridized: `expected`'s shape, dtype and values."""
+    with engine_gaps_skipped(mx):
+        for hybridize in (False, True):
+            got = run_net(fixed, hybridize)
+            assert got.shape == expected.shape and got.dtype == expected.dtype, (fixed, hybridize)
+            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @SETTINGS
 @given(shape=shapes, data_=st.data())
@@ -381,11 +390,7 @@ def test_hl001_tile_of_size_one_axes(backend, shape, data_):
         expected = run_net(source, False)
     except Exception:  # the original itself fails on this input: nothing to compare
         assume(False)
-    with engine_gaps_skipped(mx):
-        for hybridize in (False, True):
-            got = run_net(fixed, hybridize)
-            assert got.shape == expected.shape and got.dtype == expected.dtype, (fixed, hybridize)
-            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
+    _fixed_equals(mx, run_net, fixed, expected)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -421,11 +426,7 @@ def test_hl001_repeat_of_a_size_one_axis(backend, shape, data_):
         return net(mx.nd.array(x))
 
     expected = run_net(source, False)
-    with engine_gaps_skipped(mx):
-        for hybridize in (False, True):
-            got = run_net(fixed, hybridize)
-            assert got.shape == expected.shape and got.dtype == expected.dtype, (fixed, hybridize)
-            np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
+    _fixed_equals(mx, run_net, fixed, expected)
 
 
 # -- HL004 ---------------------------------------------------------------------------------
