@@ -204,12 +204,17 @@ def call_argument(call: cst.Call, position: Optional[int], keyword: str) -> Opti
 
 def target_names(target: cst.BaseExpression) -> List[str]:
     """The names an assignment or loop target binds: `a`, `a, (b, *c)` -> a, b, c."""
+    return [name.value for name in target_name_nodes(target)]
+
+
+def target_name_nodes(target: cst.CSTNode) -> List[cst.Name]:
+    """The Name nodes of :func:`target_names` (`a[i]`, `a.b` bind no name)."""
     if isinstance(target, cst.Name):
-        return [target.value]
+        return [target]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in target_names(e.value)]
+        return [n for e in target.elements for n in target_name_nodes(e.value)]
     if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
+        return target_name_nodes(target.value)
     return []
 
 

@@ -91,17 +91,9 @@ def plan_tile(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
 def plan_repeat(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     """`F.repeat(t, repeats=x.shape[i], axis=j)` / `t.repeat(...)` -> `broadcast_like` when
     t's axis j is known to be 1 (see the module docstring)."""
-    func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "repeat") or any(
-        a.star for a in node.args
-    ):
+    first, tensor = _data_of(node, "repeat", namespace)
+    if any(a.star for a in node.args):
         return []
-    namespaced = (
-        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
-    )
-    first = 1 if namespaced else 0
-    data = call_argument(node, 0, "data") if namespaced else None
-    tensor = data.value if data is not None else (None if namespaced else func.value)
     repeats, axis = call_argument(node, first, "repeats"), call_argument(node, first + 1, "axis")
     if tensor is None or repeats is None or axis is None or len(node.args) != first + 2:
         return []
@@ -114,6 +106,20 @@ def plan_repeat(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
     if replacement is None:
         return []
     return [(source, ((node, replacement),), UNSAFE) for source in consumed]  # type: ignore[misc]
+
+
+def _data_of(
+    node: cst.Call, op: str, namespace: Optional[str]
+) -> Tuple[int, Optional[cst.BaseExpression]]:
+    """(the position of the argument after the data, the data) of `F.<op>(t, ...)` or the
+    fluent `t.<op>(...)`; the data is None for another call."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == op):
+        return 0, None
+    if namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace:
+        data = call_argument(node, 0, "data")
+        return 1, data.value if data is not None else None
+    return 0, func.value
 
 
 def _axis_is_one(rule, tensor: cst.BaseExpression, axis: int) -> bool:
@@ -149,19 +155,12 @@ def tile_rewrite(
 ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
     """(the broadcast_like replacing a tile call, its safety, the nodes it removes) or None.
     `resolve(element)` gives (tensor name, axis, removed nodes) for a rep that is a dim."""
-    func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "tile"):
-        return None
-    namespaced = (
-        namespace is not None and isinstance(func.value, cst.Name) and func.value.value == namespace
-    )
-    data = call_argument(node, 0, "data") if namespaced else None
-    reps = call_argument(node, 1 if namespaced else 0, "reps")
-    tensor = data.value if data is not None else (None if namespaced else func.value)
+    first, tensor = _data_of(node, "tile", namespace)
+    reps = call_argument(node, first, "reps")
     if (
         tensor is None
         or reps is None
-        or len(node.args) != (2 if namespaced else 1)
+        or len(node.args) != first + 1
         or any(a.star for a in node.args)
         or not isinstance(reps.value, (cst.Tuple, cst.List))
         or not rule.is_tensor(tensor)

@@ -23,7 +23,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ..base import SAFE, Edit, Invalid
-from ..values import NESTED_SCOPES, bound_targets, dotted_name, walk_nodes
+from ..values import NESTED_SCOPES, bound_targets, dotted_name, target_name_nodes, walk_nodes
 from .resize_helper import variables
 from .._examples import net as _net
 
@@ -81,11 +81,7 @@ def _statement_of(
 
     if not isinstance(body, cst.IndentedBlock):
         return None
-    hit = search(body, body.body, [])
-    if hit is None:
-        return None
-    path, line, small = hit
-    return path, line, small
+    return search(body, body.body, [])
 
 
 def _blocks(statement: cst.BaseStatement) -> List[Tuple[cst.CSTNode, Sequence[cst.BaseStatement]]]:
@@ -133,20 +129,9 @@ def _reads(node: cst.CSTNode, names: Set[str]) -> bool:
         for n in walk_nodes(node)
         if not isinstance(n, (cst.Del, cst.AugAssign))
         for target in bound_targets(n)
-        for name in _bound_names(target)
+        for name in target_name_nodes(target)
     }
     return any(v.value in names and id(v) not in bound for v in variables(node))
-
-
-def _bound_names(target: cst.CSTNode) -> List[cst.Name]:
-    """The Name nodes a target binds (`a`, `a, (b, *c)`); `a[i]`, `a.b` bind none."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _bound_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []
 
 
 def _read_after(path, line: cst.SimpleStatementLine, small, names: Set[str]) -> bool:
