@@ -373,12 +373,28 @@ class OpDef:
             self.__dict__["_positional_params"] = order
         return order
 
-    def bind_positional(self, values, kwargs: Dict[str, Any]) -> None:
-        """Positional parameter values fill, in MXNet's order (:meth:`positional_params`), the
-        parameters that `kwargs` does not name (mx.nd.X(data, 3) / mx.sym.X(data, 3))."""
-        free = [p for p in self.positional_params() if p not in kwargs]
-        for pname, v in zip(free, values):
-            kwargs[pname] = v
+    def bind_positional(
+        self,
+        fname: str,
+        values: Sequence[Any],
+        kwargs: Dict[str, Any],
+        params: Optional[Sequence[str]] = None,
+        check: Optional[Callable[[str, Any], None]] = None,
+    ) -> List[Any]:
+        """Positional parameter values fill `params` (default :meth:`positional_params`, MXNet's
+        order) one by one, as Python binds MXNet's generated signature (mx.nd.X(data, 3) /
+        mx.sym.X(data, 3)): a keyword for a parameter a value reaches is Python's TypeError
+        (`x.reshape(-1, 3, reverse=True)`: 3 is `reverse` already), and `check(name, value)`
+        may refuse a value. Returns the values past the parameters: the signature's `out` and
+        `name` (nd) or `name`, `attr` and `out` (sym)."""
+        params = self.positional_params() if params is None else params
+        for pname, value in zip(params, values):
+            if pname in kwargs:
+                raise TypeError("{}() got multiple values for argument '{}'".format(fname, pname))
+            if check is not None:
+                check(pname, value)
+            kwargs[pname] = value
+        return list(values[len(params) :])
 
     # -- structure
     def input_names(self, attrs: Attrs, num_given: int = 0) -> List[str]:

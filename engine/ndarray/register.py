@@ -169,20 +169,15 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
                 )
             else:
                 extra.append(a)
-        rest: list = []
-        if extra:  # MXNet's parameters by position, every one: a keyword for one is a clash
-            extra, rest = extra[: len(mxnet_params)], extra[len(mxnet_params) :]
-            for param, value in zip(mxnet_params, extra):
-                if param in kwargs:
-                    raise TypeError(
-                        "{}() got multiple values for argument '{}'".format(fname, param)
-                    )
-                if isinstance(value, NDArray):  # MXNet parses str(array) and fails
-                    raise MXNetError(
-                        "Invalid Input: an NDArray for parameter {} of {}".format(param, op.name)
-                    )
-            op.bind_positional(extra, kwargs)
+        # MXNet's parameters by position, every one: a keyword for one is a clash
+        rest = op.bind_positional(fname, extra, kwargs, mxnet_params, _no_array) if extra else []
         return arrays, rest
+
+    def _no_array(param: str, value) -> None:
+        if isinstance(value, NDArray):  # MXNet parses str(array) and fails
+            raise MXNetError(
+                "Invalid Input: an NDArray for parameter {} of {}".format(param, op.name)
+            )
 
     def nd_function(*args, out=None, name=None, **kwargs):
         arrays = [a._data for a in args if type(a) is NDArray]  # the common case

@@ -206,14 +206,8 @@ def _make_sym_function(opdef, fname):
             else:
                 extra.append(a)
         if extra:
-            taken = [p for p in opdef.positional_params()[: len(extra)] if p in kwargs]
-            if taken:  # x.reshape(-1, 3, reverse=True): 3 is `reverse` already
-                raise TypeError(
-                    "{}() got multiple values for argument '{}'".format(fname, taken[0])
-                )
-            free = len([p for p in opdef.positional_params() if p not in kwargs])
-            if len(extra) > free:  # MXNet's signature: inputs, params, name, attr, out
-                rest = extra[free:]
+            rest = opdef.bind_positional(fname, extra, kwargs)
+            if rest:  # MXNet's signature: inputs, params, name, attr, out
                 most = len(_all_input_names(opdef, kwargs)) + len(opdef.params) + 3
                 if len(rest) > 3 or len(args) > most:
                     raise TypeError(
@@ -222,7 +216,6 @@ def _make_sym_function(opdef, fname):
                         )
                     )
                 name, attr, out = (list(rest) + [name, attr, out][len(rest) :])[:3]
-            opdef.bind_positional(extra[:free], kwargs)
         clash = [k for k in declared[: len(args)] if k in kwargs]
         if clash:  # sym.FullyConnected(x, None, weight=w): a Python TypeError in MXNet
             raise TypeError("{}() got multiple values for argument '{}'".format(fname, clash[0]))
