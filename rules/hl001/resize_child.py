@@ -68,7 +68,7 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     if (
         calls is None
         or not calls
-        or sum(len(loads) for _, loads in calls) != len(uses)
+        or sum(len(loads) for _, loads, _ in calls) != len(uses)
         or bindings(forward.body, target) != 1
     ):
         return None
@@ -76,7 +76,7 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     captured = bindings(forward.body, data) > 0
     like = cst.Name(target) if captured else cst.Name(data)
     edits: List[Edit] = []
-    for resize_call, _ in calls:
+    for resize_call, _, _ in calls:
         resize = call(
             f"{ns}.contrib.BilinearResize2D",
             [resize_call.args[0].value],
@@ -98,7 +98,7 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         edits.append((value, cst.Name(data)))
     else:
         edits.append((statement, cst.RemovalSentinel.REMOVE))
-    direct = all(_direct_resize(c, target, ns) for c, _ in calls)
+    direct = all(direct for _, _, direct in calls)
     return tuple(edits), SAFE if direct and _stable(forward, test) else UNSAFE
 
 
@@ -205,12 +205,12 @@ def _plain_test(expr: cst.BaseExpression) -> bool:
 
 def _resizing_calls(
     rule, forward: cst.FunctionDef, target: str, ns: str
-) -> Optional[List[Tuple[cst.Call, List[cst.Name]]]]:
-    """(call, the loads of S it reads) for each resize to S that is the whole value of an
-    assignment or return: `self.<c>(u, S)` with a child resizing to S, or
-    `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not."""
+) -> Optional[List[Tuple[cst.Call, List[cst.Name], bool]]]:
+    """(call, the loads of S it reads, whether it is the direct resize) for each resize to S
+    that is the whole value of an assignment or return: `self.<c>(u, S)` with a child resizing
+    to S, or `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not."""
     klass = rule.facts.klass
-    found: List[Tuple[cst.Call, List[cst.Name]]] = []
+    found: List[Tuple[cst.Call, List[cst.Name], bool]] = []
     for n in walk_nodes(forward.body, _SCOPES):
         if not isinstance(n, (cst.Assign, cst.Return)) or not isinstance(n.value, cst.Call):
             continue
@@ -219,7 +219,7 @@ def _resizing_calls(
         if not loads:
             continue
         if _direct_resize(value, target, ns):
-            found.append((value, loads))
+            found.append((value, loads, True))
             continue
         if not (
             len(value.args) == 2
@@ -239,7 +239,7 @@ def _resizing_calls(
         method = facts.methods.get("hybrid_forward") if facts is not None else None
         if method is None or not resizes_to_size(method):
             return None
-        found.append((value, loads))
+        found.append((value, loads, False))
     return found
 
 
