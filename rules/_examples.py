@@ -1,7 +1,14 @@
 """Scaffolding for the rules' VALID / INVALID examples: one way to write a block's source
-(`net`), and a child block with the parent that calls it (`with_parent`)."""
+(`net`), a child block with the parent that calls it (`with_parent`), and the expected fixed
+source derived from the change a fix makes (`apply_fix`, behind `Invalid(fix=...)`)."""
 
 from __future__ import annotations
+
+from typing import List, Sequence, Tuple, Union, cast
+
+# A fix stated as the change it makes: one (old, new) pair, or several applied in order.
+Change = Tuple[str, str]
+Fix = Union[Change, Sequence[Change]]
 
 
 def net(body: str, signature: str = "F, x", head: str = "", init: str = "") -> str:
@@ -31,3 +38,53 @@ def with_parent(child: str, klass: str, call: str, parent: str = "Net") -> str:
         f"        super({parent}, self).__init__()\n        self.child = {klass}()\n\n"
         f"    def hybrid_forward(self, F, x):\n        return self.child({call})\n"
     )
+
+
+def fix_changes(fix: Fix) -> Tuple[Change, ...]:
+    """`fix` as a tuple of (old, new) pairs (a single pair is written without the list)."""
+    first, second = fix[0], fix[1] if len(fix) == 2 else None
+    if isinstance(first, str) and isinstance(second, str):
+        return ((first, second),)
+    return tuple((old, new) for old, new in cast(Sequence[Change], fix))
+
+
+def _indented(text: str, indent: str) -> str:
+    """`text`, written like a body for :func:`net` (no indentation), with every line after the
+    first indented by `indent`: the indentation of the line the text starts on."""
+    return text.replace("\n", "\n" + indent)
+
+
+def _occurrences(source: str, old: str) -> List[Tuple[int, str]]:
+    """(start, indent) of every place `old` stands in `source`, its lines after the first
+    read at the indentation of the line it starts on (overlapping places count)."""
+    first = old.split("\n", 1)[0]
+    found = []
+    start = source.find(first)
+    while start != -1:
+        line = source[source.rfind("\n", 0, start) + 1 : start]
+        indent = line[: len(line) - len(line.lstrip())]
+        if source.startswith(_indented(old, indent), start):
+            found.append((start, indent))
+        start = source.find(first, start + 1)
+    return found
+
+
+def apply_fix(source: str, fix: Fix) -> str:
+    """The source after the change `fix` states: each (old, new) replaced in order, each `old`
+    found EXACTLY once in the source as it stands by then, so an example reads like a diff
+    and cannot silently change another place. `old` and `new` are written like a body for
+    :func:`net`: a line after the first continues at the indentation of the line `old` starts
+    on (`("return z", "z = F.relu(z)\nreturn z")` adds a statement). Raises ValueError naming
+    the `old` that is missing or ambiguous."""
+    for old, new in fix_changes(fix):
+        if not old:
+            raise ValueError(f"fix: an empty `old` (replacing with {new!r}) says no place")
+        found = _occurrences(source, old)
+        if len(found) != 1:
+            raise ValueError(
+                f"fix: {old!r} occurs {len(found)} times in the source it applies to "
+                f"(it must occur exactly once):\n{source}"
+            )
+        (start, indent), end = found[0], found[0][0] + len(_indented(old, found[0][1]))
+        source = source[:start] + _indented(new, indent) + source[end:]
+    return source

@@ -16,11 +16,14 @@ HL012, HL013, HL016 do). Class-level rules implement `check_class`.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from ._examples import Fix, apply_fix, fix_changes
 from .module_context import ModuleContext
 from .values import TENSOR, walk_nodes
 
@@ -53,12 +56,45 @@ class Invalid:
     `line` is the expected 1-based line of the first finding of this rule; `fixed` the whole
     expected source after fixing with this rule alone (None: the rule offers no fix here);
     `safety` the expected fix safety of the first finding ("safe", "unsafe" or None).
+
+    `fix` states the fix as the change it makes, so the example reads like a diff instead of
+    the whole source twice: `fix=("z += y", "z = z + y")`, or a list of (old, new) pairs
+    applied in order. Each `old` must occur exactly once in the source as it stands by then;
+    text after a line break continues at the indentation of the line `old` starts on
+    (`_examples.apply_fix`). `fixed` is derived from it here, and a missing or ambiguous `old`
+    fails the import, naming the example's file and line. Give `fixed` itself where the fix
+    rewrites a whole body rather than a few places.
     """
 
     code: str
     line: int = 1
     fixed: Optional[str] = None
     safety: Optional[str] = None
+    fix: Optional[Fix] = None
+
+    def __post_init__(self) -> None:
+        if self.fix is None:
+            return
+        if self.fixed is not None:
+            raise ValueError(f"{_example_site()}: an Invalid example gives both fixed= and fix=")
+        try:
+            fixed = apply_fix(self.code, self.fix)
+        except ValueError as error:
+            raise ValueError(f"{_example_site()}: Invalid example: {error}") from None
+        object.__setattr__(self, "fix", fix_changes(self.fix))  # hashable, like the other fields
+        object.__setattr__(self, "fixed", fixed)
+
+
+def _example_site() -> str:
+    """`rules/<module>.py:<line>` of the Invalid(...) being built: the first frame outside this
+    module and the dataclass's generated __init__ (the module names the rule)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and (
+        frame.f_code.co_filename == __file__ or frame.f_code.co_name == "__init__"
+    ):
+        frame = frame.f_back
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return f"{os.path.relpath(frame.f_code.co_filename, root)}:{frame.f_lineno}"
 
 
 @dataclass
