@@ -146,6 +146,20 @@ E2E_PACKAGES: List[Package] = [
         "accel-brain-base-1.1.0.tar.gz",
         "6839959e5f3120b688ba8fe9a52ee526914354e95cac57f74716f65ac8225ac8",
     ),
+    # The fourth fresh set (benchmarks/e2e/fresh4/): CangJie's Chinese text classifiers and
+    # MXNet 1.5.1's gluon losses (only classes whose code 1.9.1 rewrote)
+    Package(
+        "cangjie-0.0.2",
+        "CangJie==0.0.2",
+        "CangJie-0.0.2-py3-none-any.whl",
+        "e5ccfd1a6ac624c2e802f85452304a9582e06ae4bca58610f4e3adb77cae278f",
+    ),
+    Package(
+        "mxnet-1.5.1",
+        "mxnet==1.5.1",
+        "mxnet-1.5.1-py2.py3-none-manylinux1_x86_64.whl",
+        "8ec9f265766fbbdff2e451d2a78af4c80d31777039dc9f6c37ec71a8f5ba8cd3",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
