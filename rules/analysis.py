@@ -100,6 +100,10 @@ class ClassFacts:
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
+    # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
+    # store there (XKT's DKT: an Embedding, else a lambda): `self.<a>(x)` passes x to a layer
+    # in that configuration, which settles x as an array (`FunctionFacts.used_as_array`)
+    array_layers: Set[str] = field(default_factory=set)
     # children that pool globally or keep a pooled gate's spatial 1s (`_pooled.child_effect`)
     shape_effects: Dict[str, str] = field(default_factory=dict)
     rnn_layers: Set[str] = field(default_factory=set)  # children that are rnn.RNN/LSTM/GRU layers
@@ -1036,6 +1040,7 @@ def _init_facts(
                     facts.shape_effects[attr] = effect
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
+                    facts.array_layers.add(attr)
                 elif built in RNN_LAYERS and built not in classes:
                     facts.rnn_layers.add(attr)
 

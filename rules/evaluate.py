@@ -608,14 +608,14 @@ class Evaluator:
             return UNKNOWN_VALUE
         if attr in klass.rnn_layers:
             return rnn_layer_call(call, args)
+        if attr in klass.array_layers:  # a gluon layer computes on arrays only
+            for arg, value in zip(call.args, args):
+                if not arg.star:
+                    self.array_use(arg.value, value)
         if attr in klass.children:
             if self.analyzer is not None and klass.built_children.get(attr):
                 # `self.head(x)` with `self.head = Head(...)`: evidence for Head's inputs
                 self.analyzer.call_site(("child", attr), call, args)
-            if attr in klass.layers:  # a gluon layer computes on arrays only
-                for arg, value in zip(call.args, args):
-                    if not arg.star:
-                        self.array_use(arg.value, value)
             gate = child_gate(klass.shape_effects.get(attr), args[0] if args else UNKNOWN_VALUE)
             if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
                 return gate

@@ -540,3 +540,34 @@ def test_an_input_is_a_tensor_only_by_an_array_use(body, proven):
     source = net(body, args="F, x, y", init="self.dense = nn.Dense(3)\nself.custom = Custom()")
     lint_source(source, rules=[Proven])
     assert Proven.seen == [proven]
+
+
+@pytest.mark.parametrize(
+    "other, proven",
+    [
+        # XKT's DKT: an Embedding in one configuration, a lambda in the other; the call passes
+        # the input to a layer in the first, so it is an array
+        ("self.embed = lambda t, F: F.one_hot(t, 4)", True),
+        ("self.embed = None", True),
+        # no branch builds a layer: nothing is settled
+        (None, False),
+    ],
+)
+def test_a_layer_in_one_configuration_settles_its_input(other, proven):
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    built = "nn.Embedding(4, 3)" if other is not None else "lambda t: t"
+    alternative = other if other is not None else "self.embed = lambda t: t"
+    source = (
+        "class Net(HybridBlock):\n    def __init__(self, use_layer):\n        super().__init__()\n"
+        f"        if use_layer:\n            self.embed = {built}\n"
+        f"        else:\n            {alternative}\n\n"
+        "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.embed(x)\n"
+    )
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [proven]
