@@ -90,31 +90,31 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         Invalid(
             _net("z = x * 2\nz += x\nreturn z"),
             line=4,
-            fixed=_net("z = x * 2\nz = z + x\nreturn z"),
+            fix=("z += x", "z = z + x"),
             safety=UNSAFE,
         ),
         Invalid(
             _net("z = F.relu(x)\nz += y\nreturn z"),
             line=4,
-            fixed=_net("z = F.relu(x)\nz = z + y\nreturn z"),
+            fix=("z += y", "z = z + y"),
             safety=SAFE,
         ),
         Invalid(
             _net("z = x / 2\nz -= y + 1\nreturn z"),
             line=4,
-            fixed=_net("z = x / 2\nz = z - (y + 1)\nreturn z"),
+            fix=("z -= y + 1", "z = z - (y + 1)"),
             safety=SAFE,
         ),
         Invalid(
             _net("z = F.exp(x)\nz *= 2  # double it\nreturn z"),
             line=4,
-            fixed=_net("z = F.exp(x)\nz = z * 2  # double it\nreturn z"),
+            fix=("z *= 2", "z = z * 2"),
             safety=SAFE,
         ),
         Invalid(
             _net("x += y\nreturn F.relu(x)"),
             line=3,
-            fixed=_net("x = x + y\nreturn F.relu(x)"),
+            fix=("x += y", "x = x + y"),
             safety=UNSAFE,
         ),
         Invalid(
@@ -123,22 +123,19 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out += x\n"
             "        skip = self.body(x)\n        skip += out\n        return skip\n",
             line=9,
-            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-            "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
-            "    def hybrid_forward(self, F, x):\n        out = self.conv(x)\n        out = out + x\n"
-            "        skip = self.body(x)\n        skip = skip + out\n        return skip\n",
+            fix=[("out += x", "out = out + x"), ("skip += out", "skip = skip + out")],
             safety=SAFE,
         ),
         Invalid(
             _net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"),
             line=5,
-            fixed=_net("z = F.relu(x)\nkeep = z\nz = z / 2\nreturn z + keep"),
+            fix=("z /= 2", "z = z / 2"),
             safety=UNSAFE,
         ),
         Invalid(
             _net("z = x.reshape((0, -1))\nz *= 3\nreturn z"),
             line=4,
-            fixed=_net("z = x.reshape((0, -1))\nz = z * 3\nreturn z"),
+            fix=("z *= 3", "z = z * 3"),
             safety=UNSAFE,
         ),
         Invalid(
@@ -146,9 +143,7 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
                 "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"
             ),
             line=6,
-            fixed=_net(
-                "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z = z + x\nreturn z"
-            ),
+            fix=("z += x", "z = z + x"),
             safety=UNSAFE,
         ),
     ]
