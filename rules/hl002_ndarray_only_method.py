@@ -131,7 +131,7 @@ names:
         Invalid(
             _net("s = x.sum().asscalar()\nreturn x / s"),
             line=3,
-            fixed=_net("s = x.sum()\nreturn F.broadcast_div(x, s)"),
+            fix=[("x.sum().asscalar()", "x.sum()"), ("x / s", "F.broadcast_div(x, s)")],
             safety=UNSAFE,
         ),
         Invalid(_net("x.wait_to_read()\nreturn x"), line=3),
@@ -144,8 +144,12 @@ names:
         Invalid(
             _net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"),
             line=3,
-            fixed=_net(
-                "mu = x.mean()\nh = F.relu(F.broadcast_sub(x, mu))\nreturn F.broadcast_mul(h, -mu)"
+            fix=(
+                "mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu",
+                (
+                    "mu = x.mean()\nh = F.relu(F.broadcast_sub(x, mu))\n"
+                    "return F.broadcast_mul(h, -mu)"
+                ),
             ),
             safety=UNSAFE,
         ),
@@ -153,23 +157,32 @@ names:
         Invalid(
             _net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
             line=3,
-            fixed=_net("norm = F.norm(x)\nreturn F.broadcast_mul(x, 4.0 / norm)"),
+            fix=[
+                ("F.norm(x).asscalar()", "F.norm(x)"),
+                ("x * (4.0 / norm)", "F.broadcast_mul(x, 4.0 / norm)"),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
             _net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"),
             line=3,
-            fixed=_net("scale = F.max(F.abs(x))\nreturn F.broadcast_div(x, scale + 1e-6)"),
+            fix=[
+                ("float(F.max(F.abs(x)).asscalar())", "F.max(F.abs(x))"),
+                ("x / (scale + 1e-6)", "F.broadcast_div(x, scale + 1e-6)"),
+            ],
             safety=UNSAFE,
         ),
         # a size-1 tensor of unknown rank: reshaped to (1,) so it broadcasts like the number did
         Invalid(
             _net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"),
             line=3,
-            fixed=_net(
-                "s = F.reshape(x.sum(axis=(0, 1, 2), keepdims=True), shape=(1,))\n"
-                "return 1.0 - F.broadcast_div(x, s)"
-            ),
+            fix=[
+                (
+                    "float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())",
+                    "F.reshape(x.sum(axis=(0, 1, 2), keepdims=True), shape=(1,))",
+                ),
+                ("x / s", "F.broadcast_div(x, s)"),
+            ],
             safety=UNSAFE,
         ),
         # the number of another array: its dtype may differ (broadcast_div would raise)
@@ -177,8 +190,10 @@ names:
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
             "        return F.log_softmax(x) / F.sum(t).asscalar()\n",
             line=3,
-            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, t):\n"
-            "        return F.broadcast_div(F.log_softmax(x), F.sum(t))\n",
+            fix=(
+                "F.log_softmax(x) / F.sum(t).asscalar()",
+                "F.broadcast_div(F.log_softmax(x), F.sum(t))",
+            ),
             safety=UNSAFE,
         ),
         # k of topk from the data: the output shape would depend on it; no exact rewrite
@@ -197,11 +212,13 @@ names:
                 "norm = F.norm(x)\nif norm.asscalar() > 1.0:\n    x = F.broadcast_div(x, norm)\nreturn x"
             ),
             line=4,
-            fixed=_net(
-                "norm = F.norm(x)\nx = F.where(\n"
-                '    F.broadcast_like(F.reshape(F.cast(norm, dtype="float64") > 1.0, shape=(1,)), x, '
-                "lhs_axes=(0,), rhs_axes=(0,)),\n"
-                "    F.broadcast_div(x, norm),\n    x,\n)\nreturn x"
+            fix=(
+                "if norm.asscalar() > 1.0:\n    x = F.broadcast_div(x, norm)",
+                (
+                    "x = F.where(\n    F.broadcast_like(F.reshape(F.cast(norm, "
+                    'dtype="float64") > 1.0, shape=(1,)), x, lhs_axes=(0,), rhs_axes=(0,)),\n'
+                    "    F.broadcast_div(x, norm),\n    x,\n)"
+                ),
             ),
             safety=UNSAFE,
         ),
