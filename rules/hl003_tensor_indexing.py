@@ -231,10 +231,7 @@ on it where the original worked.
         Invalid(
             _RNN.format(body="x = self.rnn(x)\n        return x[:, -1, :]"),
             line=8,
-            fixed=_RNN.format(
-                body="x = self.rnn(x)\n        "
-                "return F.squeeze(F.slice_axis(x, axis=1, begin=-1, end=None), axis=1)"
-            ),
+            fix=("x[:, -1, :]", "F.squeeze(F.slice_axis(x, axis=1, begin=-1, end=None), axis=1)"),
             safety=SAFE,
         ),
         # issue 11: the module's only call of the block passes one stacked tensor as
@@ -242,74 +239,62 @@ on it where the original worked.
         Invalid(
             with_parent(_ATTEND, "Attend", "x, F.stack(F.relu(x), F.sigmoid(x))"),
             line=3,
-            fixed=with_parent(
-                _ATTEND.replace(
-                    "memory[0]", "F.squeeze(F.slice_axis(memory, axis=0, begin=0, end=1), axis=0)"
-                ),
-                "Attend",
-                "x, F.stack(F.relu(x), F.sigmoid(x))",
-            ),
+            fix=("memory[0]", "F.squeeze(F.slice_axis(memory, axis=0, begin=0, end=1), axis=0)"),
             safety="unsafe",  # a tensor by the module's call sites only
         ),
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
         Invalid(
             _net("y = F.relu(x)\nreturn x[0], y"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0), y"
-            ),
+            fix=("x[0]", "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             _net("x = F.relu(x)\nreturn x[-1]"),
             line=4,
-            fixed=_net(
-                "x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"
-            ),
+            fix=("x[-1]", "F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             _net("x = F.relu(x)\nreturn x[-2]"),
             line=4,
-            fixed=_net(
-                "x = F.relu(x)\nreturn F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"
-            ),
+            fix=("x[-2]", "F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             _net("x = F.relu(x)\nreturn x[1:3]"),
             line=4,
-            fixed=_net("x = F.relu(x)\nreturn F.slice(x, begin=(1,), end=(3,))"),
+            fix=("x[1:3]", "F.slice(x, begin=(1,), end=(3,))"),
             safety=SAFE,
         ),
         Invalid(
             _net("return x[:, 2]"),
             line=3,
-            fixed=_net("return F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"),
+            fix=("x[:, 2]", "F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"),
             safety=SAFE,
         ),
         Invalid(
             _net("return x[:, -3:]"),
             line=3,
-            fixed=_net("return F.slice(x, begin=(None, -3), end=(None, None))"),
+            fix=("x[:, -3:]", "F.slice(x, begin=(None, -3), end=(None, None))"),
             safety=UNSAFE,
         ),
         Invalid(
             _net("return x[::-1, 1:5:2]"),
             line=3,
-            fixed=_net("return F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"),
+            fix=("x[::-1, 1:5:2]", "F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"),
             safety=SAFE,
         ),
         Invalid(
             _net("return x[0, 1]"),
             line=3,
-            fixed=_net("return F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"),
+            fix=("x[0, 1]", "F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"),
             safety=SAFE,
         ),
         Invalid(
             _net("return x[..., 1]"),
             line=3,
-            fixed=_net("return F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
+            fix=("x[..., 1]", "F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
             safety=SAFE,
         ),
         # bounds computed from ints (gluonfr RangeLoss's per-class rows): unsafe like any
@@ -317,28 +302,28 @@ on it where the original worked.
         Invalid(
             _net("k = 0\nreturn F.relu(x)[k * 2:(k + 1) * 2]"),
             line=4,
-            fixed=_net("k = 0\nreturn F.slice(F.relu(x), begin=(k * 2,), end=((k + 1) * 2,))"),
+            fix=(
+                "F.relu(x)[k * 2:(k + 1) * 2]",
+                "F.slice(F.relu(x), begin=(k * 2,), end=((k + 1) * 2,))",
+            ),
             safety=UNSAFE,
         ),
         Invalid(
             _net("return x[..., 1:3]"),
             line=3,
-            fixed=_net("return F.slice_axis(x, axis=-1, begin=1, end=3)"),
+            fix=("x[..., 1:3]", "F.slice_axis(x, axis=-1, begin=1, end=3)"),
             safety=UNSAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn y[0, ...]"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"
-            ),
+            fix=("y[0, ...]", "F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return x[0], _.relu(x)\n",
             line=3,
-            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-            "        return _.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0), _.relu(x)\n",
+            fix=("x[0]", "_.squeeze(_.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
@@ -347,33 +332,26 @@ on it where the original worked.
                 "return F.stack(*outs) + F.sum(x)"
             ),
             line=5,
-            fixed=_net(
-                "outs = []\nfor i in range(3):\n    outs.append(F.squeeze(F.slice_axis(x, axis=0, "
-                "begin=i, end=i + 1), axis=0) * 2)\nreturn F.stack(*outs) + F.sum(x)"
-            ),
+            fix=("x[i]", "F.squeeze(F.slice_axis(x, axis=0, begin=i, end=i + 1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             _net("k = int(self.pick)\nreturn x[:, k]"),
             line=4,
-            fixed=_net(
-                "k = int(self.pick)\nreturn F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"
-            ),
+            fix=("x[:, k]", "F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
             safety=UNSAFE,
         ),
         Invalid(_net("x[0] = 1\nreturn F.relu(x)"), line=3),
         Invalid(
             _net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"),
             line=4,
-            fixed=_net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[2]"),
+            fix=("y[-1]", "y[2]"),
             safety=SAFE,
         ),
         Invalid(
             _net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"),
             line=4,
-            fixed=_net(
-                "y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*list(y)[::-1], dim=2)"
-            ),
+            fix=("y[::-1]", "list(y)[::-1]"),
             safety=SAFE,
         ),
         Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
@@ -381,45 +359,41 @@ on it where the original worked.
             "def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
             line=2,
-            fixed="def first(t):\n    return t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0) + "
-            "t.slice(begin=(None, None), end=(None, None), step=(None, 2)).slice_axis(axis=0, begin=-1, "
-            "end=None).squeeze(axis=0)\n\n\n"
-            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
+            fix=(
+                "t[0] + t[:, ::2][-1]",
+                (
+                    "t.slice_axis(axis=0, begin=0, end=1).squeeze(axis=0) + "
+                    "t.slice(begin=(None, None), end=(None, None), "
+                    "step=(None, 2)).slice_axis(axis=0, begin=-1, end=None).squeeze(axis=0)"
+                ),
+            ),
             safety=SAFE,
         ),
         Invalid(
             "def helper(F, y):\n    return y[1:], F.relu(y)\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
             line=2,
-            fixed="def helper(F, y):\n    return F.slice(y, begin=(1,), end=(None,)), F.relu(y)\n\n\n"
-            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(F, x)\n",
+            fix=("y[1:]", "F.slice(y, begin=(1,), end=(None,))"),
             safety=SAFE,
         ),
         # after a branch that may leave it alone, the input is an array by its use in F.relu
         Invalid(
             _net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"),
             line=5,
-            fixed=_net(
-                "if self.flag:\n    x = x - 1\n"
-                "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) + F.relu(x)"
-            ),
+            fix=("x[0]", "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         # on an operator's result the tensor is certain, and the exact rewrites are safe
         Invalid(
             _net("y = F.relu(x)\nreturn y[-1]"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"
-            ),
+            fix=("y[-1]", "F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn y[1:3, ::2]"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"
-            ),
+            fix=("y[1:3, ::2]", "F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"),
             safety=SAFE,
         ),
         # issue 20: a new axis (None) is expand_dims, its position counted in the output
@@ -427,32 +401,34 @@ on it where the original worked.
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
             "        return F.broadcast_mul(x, mask[:, None, :])\n",
             line=3,
-            fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
-            "        return F.broadcast_mul(x, F.expand_dims(mask, axis=1))\n",
+            fix=("mask[:, None, :]", "F.expand_dims(mask, axis=1)"),
             safety=SAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn y[None, ..., np.newaxis]"),
             line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.expand_dims(F.expand_dims(y, axis=0), axis=-1)"),
+            fix=("y[None, ..., np.newaxis]", "F.expand_dims(F.expand_dims(y, axis=0), axis=-1)"),
             safety=SAFE,
         ),
         # an integer next to a new axis keeps its length-1 axis (x[0, None] on a vector is (1,))
         Invalid(
             _net("y = F.relu(x)\nreturn y[0, None], y[None, 0, 1]"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn F.slice_axis(y, axis=0, begin=0, end=1), "
-                "F.squeeze(F.slice(y, begin=(0, 1), end=(1, 2)), axis=1)"
+            fix=(
+                "y[0, None], y[None, 0, 1]",
+                (
+                    "F.slice_axis(y, axis=0, begin=0, end=1), "
+                    "F.squeeze(F.slice(y, begin=(0, 1), end=(1, 2)), axis=1)"
+                ),
             ),
             safety=SAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn y[:, None, -2:]"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\n"
-                "return F.expand_dims(F.slice(y, begin=(None, -2), end=(None, None)), axis=1)"
+            fix=(
+                "y[:, None, -2:]",
+                "F.expand_dims(F.slice(y, begin=(None, -2), end=(None, None)), axis=1)",
             ),
             safety=UNSAFE,
         ),
@@ -461,9 +437,9 @@ on it where the original worked.
         Invalid(
             _net("return (x[1:] - x[:-1]) * 2"),
             line=3,
-            fixed=_net(
-                "return (F.slice(x, begin=(1,), end=(None,)) - "
-                "F.slice(x, begin=(None,), end=(-1,))) * 2"
+            fix=(
+                "x[1:] - x[:-1]",
+                "F.slice(x, begin=(1,), end=(None,)) - F.slice(x, begin=(None,), end=(-1,))",
             ),
             safety=UNSAFE,
         ),
@@ -471,12 +447,9 @@ on it where the original worked.
         Invalid(
             with_parent(_TAR, "Tar", "x, F.relu(x)"),
             line=3,
-            fixed=with_parent(
-                _TAR.replace("s[1:]", "F.slice(s, begin=(1,), end=(None,))").replace(
-                    "s[:-1]", "F.slice(s, begin=(None,), end=(-1,))"
-                ),
-                "Tar",
-                "x, F.relu(x)",
+            fix=(
+                "s[1:] - s[:-1]",
+                "F.slice(s, begin=(1,), end=(None,)) - F.slice(s, begin=(None,), end=(-1,))",
             ),
             safety=UNSAFE,
         ),
