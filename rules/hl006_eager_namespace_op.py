@@ -163,31 +163,34 @@ may build the object without it).
         Invalid(
             _net("return nd.relu(x)"),
             line=8,
-            fixed=_net("return F.relu(x)", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.relu(x)", "F.relu(x)")],
             safety=SAFE,
         ),
         Invalid(
             _net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"),
             line=8,
-            fixed=_net("y = F.softmax(x, axis=-1)  # keep\nreturn y"),
+            fix=("mx.nd.softmax(x, axis=-1)", "F.softmax(x, axis=-1)"),
             safety=SAFE,
         ),
         Invalid(
             _net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"),
             line=8,
-            fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"),
+            fix=(
+                "mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))",
+                "F.broadcast_add(x, F.ones((1, 3)))",
+            ),
             safety=SAFE,
         ),
         Invalid(
             _net("return x + nd.ones((1, 3))"),
             line=8,
-            fixed=_net("return x + F.ones((1, 3))", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.ones((1, 3))", "F.ones((1, 3))")],
             safety=SAFE,
         ),
         Invalid(
             _net("return F.broadcast_add(x, 0.5 * -nd.ones((1, 3)))"),
             line=8,
-            fixed=_net("return F.broadcast_add(x, 0.5 * -F.ones((1, 3)))", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.ones((1, 3))", "F.ones((1, 3))")],
             safety=SAFE,
         ),
         Invalid(
@@ -196,19 +199,17 @@ may build the object without it).
                 imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n",
             ),
             line=7,
-            fixed=_net(
-                "return F.contrib.arange_like(x, axis=1)",
-                imports="from mxnet.gluon import HybridBlock\n\n\n",
-            ),
+            fix=[
+                ("import mxnet.ndarray as ndarray\n", ""),
+                ("ndarray.contrib.arange_like(x, axis=1)", "F.contrib.arange_like(x, axis=1)"),
+            ],
             safety=SAFE,
         ),
         Invalid(
             "from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",
             line=7,
-            fixed="from mxnet.gluon import HybridBlock\n\n\n"
-            "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n"
-            "        return _.tanh(x)\n",
+            fix=[("from mxnet import symbol as S\n", ""), ("S.tanh(x)", "_.tanh(x)")],
             safety=SAFE,
         ),
         Invalid(
@@ -217,10 +218,7 @@ may build the object without it).
                 imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
             ),
             line=7,
-            fixed=_net(
-                "return F.relu(x)",
-                imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
-            ),
+            fix=("relu(x)", "F.relu(x)"),
             safety=SAFE,
         ),
         Invalid(_net("return nd.relu(x, out=x)"), line=8),
@@ -228,13 +226,13 @@ may build the object without it).
         Invalid(
             _net("return nd.add(x, x)"),
             line=8,
-            fixed=_net("return F.broadcast_add(x, x)", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.add(x, x)", "F.broadcast_add(x, x)")],
             safety=SAFE,
         ),
         Invalid(
             _net("return mx.nd.greater_equal(x, 0.5)"),
             line=8,
-            fixed=_net("return x >= 0.5"),
+            fix=("mx.nd.greater_equal(x, 0.5)", "x >= 0.5"),
             safety=SAFE,
         ),
         Invalid(_net("return mx.nd.logical_and(x, 1)"), line=8),  # a Symbol has no `&`
@@ -242,20 +240,27 @@ may build the object without it).
         Invalid(
             _net("return nd.log1p(nd.exp(x))"),
             line=8,
-            fixed=_net("return F.log1p(F.exp(x))", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.log1p(nd.exp(x))", "F.log1p(F.exp(x))")],
             safety=SAFE,
         ),
         # the result of an eager call is a tensor: `nd.sum(y)` meets one
         Invalid(
             _net("y = nd.square(x)\nreturn nd.sum(y, axis=1)"),
             line=8,
-            fixed=_net("y = F.square(x)\nreturn F.sum(y, axis=1)", imports=_FIXED_IMPORTS),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.square(x)", "F.square(x)"),
+                ("nd.sum(y, axis=1)", "F.sum(y, axis=1)"),
+            ],
             safety=SAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn nd.concatenate([x, y], axis=1)", inputs="x"),
             line=9,
-            fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=1)", imports=_FIXED_IMPORTS),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.concatenate([x, y], axis=1)", "F.concat(x, y, dim=1)"),
+            ],
             safety=SAFE,
         ),
         # a helper that takes no F (issue 21 item 7): the tensor's own method serves both modes
@@ -264,9 +269,7 @@ may build the object without it).
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        return softplus(F.relu(x))\n",
             line=7,
-            fixed=_FIXED_IMPORTS + "def softplus(x):\n    return x.exp().log1p()\n\n\n"
-            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-            "        return softplus(F.relu(x))\n",
+            fix=[("from mxnet import nd\n", ""), ("nd.log1p(x.exp())", "x.exp().log1p()")],
             safety=SAFE,
         ),
         # a method of an object handed F: its namespace is `self.F`, as the method spells it
@@ -277,11 +280,13 @@ may build the object without it).
                 + _GRAM.format("return nd.batch_dot(self.x, self.x, transpose_b=True)"),
             ),
             line=12,
-            fixed=_net(
-                _GRAM_NET,
-                imports=_FIXED_IMPORTS
-                + _GRAM.format("return self.F.batch_dot(self.x, self.x, transpose_b=True)"),
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "nd.batch_dot(self.x, self.x, transpose_b=True)",
+                    "self.F.batch_dot(self.x, self.x, transpose_b=True)",
+                ),
+            ],
             safety=SAFE,
         ),
         # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form
@@ -303,9 +308,10 @@ may build the object without it).
         Invalid(
             _net("m = x.max(keepdims=True)\nreturn nd.broadcast_to(m, shape=x.shape)"),
             line=9,
-            fixed=_net(
-                "m = x.max(keepdims=True)\nreturn F.broadcast_like(m, x)", imports=_FIXED_IMPORTS
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.broadcast_to(m, shape=x.shape)", "F.broadcast_like(m, x)"),
+            ],
             safety=SAFE,
         ),
     ]
