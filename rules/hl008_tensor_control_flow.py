@@ -125,14 +125,12 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Invalid(
             with_parent(_FUSION, "Fusion", "F.stack(F.relu(x), F.sigmoid(x))"),
             line=7,
-            fixed=with_parent(
-                _FUSION.replace(
-                    "zip(self._weights, stacked)",
-                    "zip(self._weights, F.split(stacked, num_outputs=len(self._weights), axis=0, "
-                    "squeeze_axis=True))",
+            fix=(
+                "zip(self._weights, stacked)",
+                (
+                    "zip(self._weights, F.split(stacked, num_outputs=len(self._weights), "
+                    "axis=0, squeeze_axis=True))"
                 ),
-                "Fusion",
-                "F.stack(F.relu(x), F.sigmoid(x))",
             ),
             safety="unsafe",
         ),
