@@ -96,16 +96,11 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
         ),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
         Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
-        Invalid(
-            _net("return x.reshape((len(x), -1))"),
-            line=3,
-            fixed=_net("return x.reshape((0, -1))"),
-            safety=SAFE,
-        ),
+        Invalid(_net("return x.reshape((len(x), -1))"), line=3, fix=("len(x)", "0"), safety=SAFE),
         Invalid(
             _net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"),
             line=4,
-            fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 4, -1))"),
+            fix=("len(y)", "0"),
             safety=SAFE,
         ),
         # a per-batch constant tiled to the batch (gluonts's binning): broadcast_like
@@ -114,18 +109,18 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
                 "c = F.ones_like(x).sum(axis=0)\nreturn F.repeat(F.expand_dims(c, axis=0), len(x), axis=0)"
             ),
             line=4,
-            fixed=_net(
-                "c = F.ones_like(x).sum(axis=0)\n"
-                "return F.broadcast_like(F.expand_dims(c, axis=0), x, lhs_axes=(0,), rhs_axes=(0,))"
+            fix=(
+                "F.repeat(F.expand_dims(c, axis=0), len(x), axis=0)",
+                "F.broadcast_like(F.expand_dims(c, axis=0), x, lhs_axes=(0,), rhs_axes=(0,))",
             ),
             safety=SAFE,
         ),
         Invalid(
             _net("c = x.sum(axis=0)\nreturn c.expand_dims(axis=0).repeat(len(x), axis=0)"),
             line=4,
-            fixed=_net(
-                "c = x.sum(axis=0)\n"
-                "return F.broadcast_like(c.expand_dims(axis=0), x, lhs_axes=(0,), rhs_axes=(0,))"
+            fix=(
+                "c.expand_dims(axis=0).repeat(len(x), axis=0)",
+                "F.broadcast_like(c.expand_dims(axis=0), x, lhs_axes=(0,), rhs_axes=(0,))",
             ),
             safety=SAFE,
         ),
