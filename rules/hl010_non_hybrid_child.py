@@ -87,10 +87,7 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                 "self.body = nn.Sequential()\nself.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"
             ),
             line=8,
-            fixed=_net(
-                "self.body = nn.HybridSequential()\n"
-                "self.body.add(nn.Dense(8, activation='relu'), nn.Dense(2))"
-            ),
+            fix=("nn.Sequential()", "nn.HybridSequential()"),
             safety=SAFE,
         ),
         Invalid(
@@ -100,17 +97,16 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                 extra=_CELL,
             ),
             line=14,
-            fixed=_net(
-                "with self.name_scope():\n    self.body = gluon.nn.HybridSequential(prefix='body_')\n"
-                "    for _ in range(2):\n        self.body.add(Cell())  # a module HybridBlock",
-                extra=_CELL,
+            fix=(
+                "gluon.nn.Sequential(prefix='body_')",
+                "gluon.nn.HybridSequential(prefix='body_')",
             ),
             safety=SAFE,
         ),
         Invalid(
             _net("body = nn.Sequential()\nbody.add(nn.Dense(4))\nself.body = body"),
             line=8,
-            fixed=_net("body = nn.HybridSequential()\nbody.add(nn.Dense(4))\nself.body = body"),
+            fix=("nn.Sequential()", "nn.HybridSequential()"),
             safety=SAFE,
         ),
         Invalid(
@@ -121,12 +117,7 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                 "    def hybrid_forward",
             ),
             line=11,
-            fixed=_net("self.body = self._make_stage(2)").replace(
-                "\n    def hybrid_forward",
-                "\n    def _make_stage(self, n):\n        stage = nn.HybridSequential()\n"
-                "        for _ in range(n):\n            stage.add(nn.Dense(4))\n        return stage\n\n"
-                "    def hybrid_forward",
-            ),
+            fix=("nn.Sequential()", "nn.HybridSequential()"),
             safety=SAFE,
         ),
         Invalid(
@@ -135,10 +126,7 @@ non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is r
                 "    stage.add(nn.Dense(4))\n    self.body.add(stage)"
             ),
             line=10,
-            fixed=_net(
-                "self.body = nn.HybridSequential()\nfor i in range(2):\n    stage = nn.HybridSequential()\n"
-                "    stage.add(nn.Dense(4))\n    self.body.add(stage)"
-            ),
+            fix=("nn.Sequential()", "nn.HybridSequential()"),
             safety=SAFE,
         ),
         Invalid(
