@@ -388,47 +388,53 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         Invalid(
             _initialized("[[0.5, 1.0, 2.0]]"),
             line=10,
-            fixed=_initialized("np.array([[0.5, 1.0, 2.0]])"),
+            fix=("[[0.5, 1.0, 2.0]]", "np.array([[0.5, 1.0, 2.0]])"),
             safety=SAFE,
         ),
         # one value: the value itself (safe for a number; a name may hold an array, whose
         # broadcast differs from the one-element list's)
-        Invalid(_initialized("[0.5]"), line=10, fixed=_initialized("0.5"), safety=SAFE),
+        Invalid(_initialized("[0.5]"), line=10, fix=("[0.5]", "0.5"), safety=SAFE),
         Invalid(
             _initialized("[coef,]", imports="coef = 0.5\n"),
             line=10,
-            fixed=_initialized("coef", imports="coef = 0.5\n"),
+            fix=("[coef,]", "coef"),
             safety=UNSAFE,
         ),
         Invalid(_initialized("[0.5, 1.0, 2.0]", imports=""), line=9),  # no numpy to build with
         Invalid(
             _initialized("np.full((1, 3), 0.5).tolist()"),
             line=10,
-            fixed=_initialized("np.array(np.full((1, 3), 0.5).tolist())"),
+            fix=("np.full((1, 3), 0.5).tolist()", "np.array(np.full((1, 3), 0.5).tolist())"),
             safety=SAFE,
         ),
         Invalid(
             _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"),
             line=8,
-            fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight)"),
+            fix=("self.weight.data()", "weight"),
             safety=SAFE,
         ),
         Invalid(
             _net("F, x, weight", "w = self.weight.data()\nreturn F.broadcast_add(x, w)"),
             line=8,
-            fixed=_net("F, x, weight", "w = weight\nreturn F.broadcast_add(x, w)"),
+            fix=("self.weight.data()", "weight"),
             safety=SAFE,
         ),
         Invalid(
             _net("F, x, **kwargs", "return F.broadcast_mul(x, self.weight.data())"),
             line=8,
-            fixed=_net("F, x, *, weight, **kwargs", "return F.broadcast_mul(x, weight)"),
+            fix=[
+                (
+                    "def hybrid_forward(self, F, x, **kwargs):",
+                    "def hybrid_forward(self, F, x, *, weight, **kwargs):",
+                ),
+                ("self.weight.data()", "weight"),
+            ],
             safety=SAFE,
         ),
         Invalid(
             _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data().reshape((1, 3)))"),
             line=8,
-            fixed=_net("F, x, weight", "return F.broadcast_mul(x, weight.reshape((1, 3)))"),
+            fix=("self.weight.data()", "weight"),
             safety=UNSAFE,
         ),
         Invalid(
@@ -441,11 +447,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             "    def hybrid_forward(self, F, x, const):\n"
             "        return F.broadcast_add(x, self.const.data())\n",
             line=8,
-            fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-            "        with self.name_scope():\n"
-            "            self.const = self.params.get_constant('const', [[1.0, 2.0, 3.0]])\n\n"
-            "    def hybrid_forward(self, F, x, const):\n"
-            "        return F.broadcast_add(x, const)\n",
+            fix=("self.const.data()", "const"),
             safety=SAFE,
         ),
         # a tied embedding: the child's Parameter is registered on the block, gluon passes it
@@ -454,10 +456,17 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             "        return F.FullyConnected(h, self.embed.weight.data(), no_bias=True, num_hidden=4,\n"
             "                                flatten=False)\n",
             line=10,
-            fixed=_TIED + "            self.embed_weight = self.embed.weight\n"
-            "\n    def hybrid_forward(self, F, x, embed_weight):\n        h = self.cell(self.embed(x))\n"
-            "        return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=4,\n"
-            "                                flatten=False)\n",
+            fix=[
+                (
+                    "self.cell = nn.Dense(3, flatten=False)",
+                    "self.cell = nn.Dense(3, flatten=False)\nself.embed_weight = self.embed.weight",
+                ),
+                (
+                    "def hybrid_forward(self, F, x):",
+                    "def hybrid_forward(self, F, x, embed_weight):",
+                ),
+                ("self.embed.weight.data()", "embed_weight"),
+            ],
             safety=UNSAFE,
         ),
         # an in-module child declaring its parameter; both reads become the one argument
@@ -470,14 +479,24 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             "        y = F.broadcast_add(self.scale(x), self.scale.gamma.data())\n"
             "        return F.broadcast_mul(y, self.scale.gamma.data())\n",
             line=16,
-            fixed="class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-            "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
-            "    def hybrid_forward(self, F, x, gamma):\n        return F.broadcast_mul(x, gamma)\n\n\n"
-            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-            "        self.scale = Scale()\n        self.scale_gamma = self.scale.gamma\n\n"
-            "    def hybrid_forward(self, F, x, scale_gamma):\n"
-            "        y = F.broadcast_add(self.scale(x), scale_gamma)\n"
-            "        return F.broadcast_mul(y, scale_gamma)\n",
+            fix=[
+                (
+                    "self.scale = Scale()",
+                    "self.scale = Scale()\nself.scale_gamma = self.scale.gamma",
+                ),
+                (
+                    (
+                        "def hybrid_forward(self, F, x):\n    y = F.broadcast_add(self.scale(x), "
+                        "self.scale.gamma.data())\n    return F.broadcast_mul(y, "
+                        "self.scale.gamma.data())"
+                    ),
+                    (
+                        "def hybrid_forward(self, F, x, scale_gamma):\n"
+                        "    y = F.broadcast_add(self.scale(x), scale_gamma)\n"
+                        "    return F.broadcast_mul(y, scale_gamma)"
+                    ),
+                ),
+            ],
             safety=UNSAFE,
         ),
         # a child built in a branch: it may not exist where the registration would go
