@@ -129,30 +129,19 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Invalid(
             with_parent(_PAIR, "Pair", "F.stack(F.relu(x), F.sigmoid(x))"),
             line=3,
-            fixed=with_parent(
-                _PAIR.replace(
-                    "a, b = pair", "a, b = F.split(pair, num_outputs=2, axis=0, squeeze_axis=True)"
-                ),
-                "Pair",
-                "F.stack(F.relu(x), F.sigmoid(x))",
-            ),
+            fix=("a, b = pair", "a, b = F.split(pair, num_outputs=2, axis=0, squeeze_axis=True)"),
             safety="unsafe",
         ),
         Invalid(
             _net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x).reshape((2, 3))\na, b = F.split(y, num_outputs=2, axis=0, "
-                "squeeze_axis=True)\nreturn a + b"
-            ),
+            fix=("a, b = y", "a, b = F.split(y, num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=SAFE,
         ),
         Invalid(
             _net("a, b = F.relu(x)\nreturn a * b"),
             line=3,
-            fixed=_net(
-                "a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)\nreturn a * b"
-            ),
+            fix=("F.relu(x)", "F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=UNSAFE,
         ),
         Invalid(_net("return F.concat(*F.relu(x), dim=0)"), line=3),
@@ -166,18 +155,15 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Invalid(
             _net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(F.split(y, num_outputs=3, "
-                "axis=0, squeeze_axis=True)))"
-            ),
+            fix=("list(y)", "list(F.split(y, num_outputs=3, axis=0, squeeze_axis=True))"),
             safety=SAFE,
         ),
         Invalid(
             _net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"),
             line=4,
-            fixed=_net(
-                "y = F.relu(x)\nreturn dict(zip(['a', 'b'], F.split(y, num_outputs=2, axis=0, "
-                "squeeze_axis=True)))"
+            fix=(
+                "zip(['a', 'b'], y)",
+                "zip(['a', 'b'], F.split(y, num_outputs=2, axis=0, squeeze_axis=True))",
             ),
             safety=UNSAFE,
         ),
