@@ -4,6 +4,7 @@ source derived from the change a fix makes (`apply_fix`, behind `Invalid(fix=...
 
 from __future__ import annotations
 
+import re
 from typing import List, Sequence, Tuple, Union, cast
 
 # A fix stated as the change it makes: one (old, new) pair, or several applied in order.
@@ -50,8 +51,9 @@ def fix_changes(fix: Fix) -> Tuple[Change, ...]:
 
 def _indented(text: str, indent: str) -> str:
     """`text`, written like a body for :func:`net` (no indentation), with every line after the
-    first indented by `indent`: the indentation of the line the text starts on."""
-    return text.replace("\n", "\n" + indent)
+    first indented by `indent`, the indentation of the line the text starts on (an empty line
+    in the middle stays empty, as between a class's methods)."""
+    return re.sub("\n(?!\n)", "\n" + indent, text)
 
 
 def _occurrences(source: str, old: str) -> List[Tuple[int, str]]:

@@ -47,6 +47,14 @@ def test_old_must_occur_exactly_once(old, count):
     assert "tests/test_example_fix.py:" in str(raised.value)
 
 
+def test_a_deleted_line_takes_its_line_break_and_an_empty_line_stays_empty():
+    code = net("y = F.relu(x)\nz = y * 2\nreturn z")
+    assert apply_fix(code, ("z = y * 2\n", "")) == net("y = F.relu(x)\nreturn z")
+    head = "import mxnet as mx\n\n\n"
+    added = apply_fix(net("return x", head=head), ("return x", "y = x\n\nreturn y"))
+    assert added == head + net("y = x\nreturn y").replace("        return", "\n        return")
+
+
 def test_a_multi_line_old_counts_only_at_its_own_indentation():
     code = net("if x:\n    a = 1\n    b = 2\na = 1\nb = 2\nreturn a + b")
     with pytest.raises(ValueError, match="occurs 2 times"):
