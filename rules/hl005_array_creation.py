@@ -17,8 +17,6 @@ from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 from .values import self_attribute_name
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
-# a fix that leaves `nd` unused removes its import
-_FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
 _NEW_INIT = (
@@ -101,7 +99,6 @@ _HELPER = (
 )
 _HELPER_VALUE = "np.linspace(0.5, 1.5, self._n).astype(np.float32)"
 _HELPER_MADE = f"        scale = F.array({_HELPER_VALUE})\n"
-_HELPER_CONSTANT = f"        self.scale = self.params.get_constant('scale', {_HELPER_VALUE})\n"
 _SCOPED = (
     "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 )
@@ -227,12 +224,20 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)\nself.mean = mx.nd.array([0.5, 0.25], ctx=mx.cpu(0))",
             ),
             line=12,
-            fixed=_net(
-                "return F.broadcast_div(F.broadcast_sub(x, mean.reshape((1, -1))), mean.max())",
-                init="super().__init__(**kwargs)\n"
-                "self.mean = self.params.get_constant('mean', mx.nd.array([0.5, 0.25], ctx=mx.cpu(0)))",
-                inputs="x, mean",
-            ),
+            fix=[
+                (
+                    "mx.nd.array([0.5, 0.25], ctx=mx.cpu(0))",
+                    "self.params.get_constant('mean', mx.nd.array([0.5, 0.25], ctx=mx.cpu(0)))",
+                ),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, mean):"),
+                (
+                    (
+                        "F.broadcast_div(F.broadcast_sub(x, self.mean.reshape((1, -1))), "
+                        "self.mean.max())"
+                    ),
+                    "F.broadcast_div(F.broadcast_sub(x, mean.reshape((1, -1))), mean.max())",
+                ),
+            ],
             safety=UNSAFE,
         ),
         # another method reads the NDArray: no fix (it would get the Parameter)
@@ -247,13 +252,13 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net("return F.broadcast_add(x, nd.array([[0, 0, 0]]))"),
             line=8,
-            fixed=_net("return F.broadcast_add(x, F.zeros((1, 3)))", imports=_FIXED_IMPORTS),
+            fix=[("from mxnet import nd\n", ""), ("nd.array([[0, 0, 0]])", "F.zeros((1, 3))")],
             safety=SAFE,
         ),
         Invalid(
             _net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float32'))"),
             line=8,
-            fixed=_net("return F.broadcast_mul(x, F.ones((2,), dtype='float32'))"),
+            fix=("mx.nd.array([1.0, 1.0], dtype='float32')", "F.ones((2,), dtype='float32')"),
             safety=SAFE,
         ),
         # a helper's array of values fixed at construction: built in __init__, threaded to it
@@ -261,9 +266,25 @@ branch), arrays made in helpers are reported without a fix.
             _HELPER.format(init="", helper="(self, F, x)", body=_HELPER_MADE)
             + "    def hybrid_forward(self, F, x):\n        return self._scaled(F, x)\n",
             line=13,
-            fixed=_HELPER.format(init=_HELPER_CONSTANT, helper="(self, F, x, scale)", body="")
-            + "    def hybrid_forward(self, F, x, scale):\n"
-            "        return self._scaled(F, x, scale=scale)\n",
+            fix=[
+                (
+                    "self._n = n",
+                    (
+                        "self._n = n\n"
+                        "self.scale = self.params.get_constant('scale', np.linspace(0.5, 1.5, "
+                        "self._n).astype(np.float32))"
+                    ),
+                ),
+                (
+                    (
+                        "def _scaled(self, F, x):\n"
+                        "    scale = F.array(np.linspace(0.5, 1.5, self._n).astype(np.float32))"
+                    ),
+                    "def _scaled(self, F, x, scale):",
+                ),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, scale):"),
+                ("self._scaled(F, x)", "self._scaled(F, x, scale=scale)"),
+            ],
             safety=UNSAFE,
         ),
         # the helper is also called by another method: gluon passes the constant to
@@ -278,21 +299,22 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net("acc = F.array([0.0])\nfor i in range(2):\n    acc = acc + F.sum(x)\nreturn acc"),
             line=8,
-            fixed=_net(
-                "acc = F.zeros((1,))\nfor i in range(2):\n    acc = acc + F.sum(x)\nreturn acc"
-            ),
+            fix=("F.array([0.0])", "F.zeros((1,))"),
             safety=SAFE,
         ),
         Invalid(
             _net("m = F.array([[0.5, 0.5]])\nreturn F.broadcast_mul(x, m)"),
             line=8,
-            fixed=_net("m = F.full((1, 2), 0.5)\nreturn F.broadcast_mul(x, m)"),
+            fix=("F.array([[0.5, 0.5]])", "F.full((1, 2), 0.5)"),
             safety=SAFE,
         ),
         Invalid(
             _net("return x * nd.array([2, 2], ctx=x.context)"),
             line=8,
-            fixed=_net("return x * F.full((2,), 2)", imports=_FIXED_IMPORTS),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.array([2, 2], ctx=x.context)", "F.full((2,), 2)"),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -300,13 +322,20 @@ branch), arrays made in helpers are reported without a fix.
                 "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED
             ),
             line=13,
-            fixed=_net(
-                "return F.broadcast_mul(x, scale)",
-                init=_SCOPED
-                + "\n    self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
-                inputs="x, scale",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "self.dense = nn.Dense(3)",
+                    (
+                        "self.dense = nn.Dense(3)\n"
+                        "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x):\n    scale = nd.array([0.5, 1.0, 2.0])",
+                    "def hybrid_forward(self, F, x, scale):",
+                ),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -316,12 +345,24 @@ branch), arrays made in helpers are reported without a fix.
                 inputs="x, mask=None",
             ),
             line=11,
-            fixed=_net(
-                "return F.broadcast_add(x, const)",
-                init="super().__init__(**kwargs)\n"
-                "self.const = self.params.get_constant('const', nd.array([1, 2, 3], dtype='float32'))",
-                inputs="x, mask=None, *, const",
-            ),
+            fix=[
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.const = self.params.get_constant('const', nd.array([1, 2, 3], "
+                        "dtype='float32'))"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x, mask=None):",
+                    "def hybrid_forward(self, F, x, mask=None, *, const):",
+                ),
+                (
+                    "F.broadcast_add(x, nd.array([1, 2, 3], dtype='float32'))",
+                    "F.broadcast_add(x, const)",
+                ),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -330,13 +371,18 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)",
             ),
             line=11,
-            fixed=_net(
-                "mean = mean.reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
-                init="super().__init__(**kwargs)\n"
-                "self.mean = self.params.get_constant('mean', [0.5, 0.25])",
-                inputs="x, mean",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.mean = self.params.get_constant('mean', [0.5, 0.25])"
+                    ),
+                ),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, mean):"),
+                ("nd.array([0.5, 0.25])", "mean"),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -345,12 +391,18 @@ branch), arrays made in helpers are reported without a fix.
                 init=_SCOPED,
             ),
             line=14,
-            fixed=_net(
-                "# SSD's box variances\nreturn F.broadcast_mul(x, var)",
-                init=_SCOPED + "\n    self.var = self.params.get_constant('var', [0.1, 0.2])",
-                inputs="x, var",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "self.dense = nn.Dense(3)",
+                    (
+                        "self.dense = nn.Dense(3)\n"
+                        "self.var = self.params.get_constant('var', [0.1, 0.2])"
+                    ),
+                ),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, var):"),
+                ("var = nd.array([0.1, 0.2])\n", ""),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -360,13 +412,21 @@ branch), arrays made in helpers are reported without a fix.
                 inputs="x, label",
             ),
             line=12,
-            fixed=_net(
-                "w = F.take(weights, label)\nreturn F.broadcast_mul(x, w)",
-                init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]\n"
-                "self.weights = self.params.get_constant('weights', self._weights)",
-                inputs="x, label, weights",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "self._weights = [0.5, 1.0, 2.0]",
+                    (
+                        "self._weights = [0.5, 1.0, 2.0]\n"
+                        "self.weights = self.params.get_constant('weights', self._weights)"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x, label):",
+                    "def hybrid_forward(self, F, x, label, weights):",
+                ),
+                ("nd.array(self._weights)", "weights"),
+            ],
             safety=UNSAFE,
         ),
         # made only behind a branch, whose test may hold when the attribute is no array (None):
@@ -398,13 +458,20 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)",
             ),
             line=11,
-            fixed=_net(
-                "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
-                init="super().__init__(**kwargs)\n"
-                "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])",
-                inputs="x, base",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x):\n    base = nd.array([[0.1, 0.2], [0.3, 0.4]])",
+                    "def hybrid_forward(self, F, x, base):",
+                ),
+            ],
             safety=UNSAFE,
         ),
         Invalid(
@@ -413,13 +480,20 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)",
             ),
             line=11,
-            fixed=_net(
-                "return F.dot(x, w.T.astype('float32'))",
-                init="super().__init__(**kwargs)\n"
-                "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])",
-                inputs="x, w",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x):\n    w = nd.array([[1.0, 2.0], [3.0, 4.0]])",
+                    "def hybrid_forward(self, F, x, w):",
+                ),
+            ],
             safety=UNSAFE,
         ),
         # a method of the array called with a tensor
@@ -429,13 +503,20 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)",
             ),
             line=11,
-            fixed=_net(
-                "return x * mask.broadcast_like(x)",
-                init="super().__init__(**kwargs)\n"
-                "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])",
-                inputs="x, mask",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x):\n    mask = nd.array([[1.0, 0.0, 1.0]])",
+                    "def hybrid_forward(self, F, x, mask):",
+                ),
+            ],
             safety=UNSAFE,
         ),
         # through a local bound to a chain, arithmetic with a number on the way
@@ -446,13 +527,20 @@ branch), arrays made in helpers are reported without a fix.
                 init="super().__init__(**kwargs)",
             ),
             line=11,
-            fixed=_net(
-                "s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
-                init="super().__init__(**kwargs)\n"
-                "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])",
-                inputs="x, scale",
-                imports=_FIXED_IMPORTS,
-            ),
+            fix=[
+                ("from mxnet import nd\n", ""),
+                (
+                    "super().__init__(**kwargs)",
+                    (
+                        "super().__init__(**kwargs)\n"
+                        "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])"
+                    ),
+                ),
+                (
+                    "def hybrid_forward(self, F, x):\n    scale = nd.array([0.5, 1.0, 2.0])",
+                    "def hybrid_forward(self, F, x, scale):",
+                ),
+            ],
             safety=UNSAFE,
         ),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
@@ -461,9 +549,18 @@ branch), arrays made in helpers are reported without a fix.
                 "w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"
             ),
             line=9,
-            fixed=_NEW_INIT.format(const="[0.5, 1.0]")
-            + "    def hybrid_forward(self, F, x, const):\n"
-            "        w = nd.array([1.0, 2.0]).asnumpy()\n        return F.broadcast_add(x, const)\n",
+            fix=[
+                (
+                    "def hybrid_forward(self, F, x):",
+                    (
+                        "def __init__(self, *args, **kwargs):\n"
+                        "    super(Net, self).__init__(*args, **kwargs)\n"
+                        "    self.const = self.params.get_constant('const', [0.5, 1.0])\n\n"
+                        "def hybrid_forward(self, F, x, const):"
+                    ),
+                ),
+                ("nd.array([0.5, 1.0])", "const"),
+            ],
             safety=UNSAFE,
         ),
         # no __init__ and hybrid_forward first: one edit adds __init__ and rewrites hybrid_forward
@@ -499,10 +596,15 @@ branch), arrays made in helpers are reported without a fix.
             'class Net(HybridBlock):\n    """Doc."""\n\n    def hybrid_forward(self, F, x):\n'
             "        return x * nd.array([[1.0, 2.0]])\n",
             line=5,
-            fixed='class Net(HybridBlock):\n    """Doc."""\n\n    def __init__(self, *args, **kwargs):\n'
-            "        super(Net, self).__init__(*args, **kwargs)\n"
-            "        self.const = self.params.get_constant('const', [[1.0, 2.0]])\n\n"
-            "    def hybrid_forward(self, F, x, const):\n        return x * const\n",
+            fix=(
+                "def hybrid_forward(self, F, x):\n    return x * nd.array([[1.0, 2.0]])",
+                (
+                    "def __init__(self, *args, **kwargs):\n"
+                    "    super(Net, self).__init__(*args, **kwargs)\n"
+                    "    self.const = self.params.get_constant('const', [[1.0, 2.0]])\n\n"
+                    "def hybrid_forward(self, F, x, const):\n    return x * const"
+                ),
+            ),
             safety=UNSAFE,
         ),
     ]
