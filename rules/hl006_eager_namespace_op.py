@@ -25,8 +25,6 @@ from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
-# a fix that leaves `nd` unused removes its import
-_FIXED_IMPORTS = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
 
 # Methods NDArray and Symbol both define as the operator of the same name applied to the array
