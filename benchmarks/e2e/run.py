@@ -160,13 +160,6 @@ E2E_PACKAGES: List[Package] = [
         "mxnet-1.5.1-py2.py3-none-manylinux1_x86_64.whl",
         "8ec9f265766fbbdff2e451d2a78af4c80d31777039dc9f6c37ec71a8f5ba8cd3",
     ),
-    # gluonts 0.8.1's self-attention forecaster (gluonts/model/san), which later releases dropped
-    Package(
-        "gluonts-0.8.1",
-        "gluonts==0.8.1",
-        "gluonts-0.8.1-py3-none-any.whl",
-        "0ee5a293902e36d1626ca482d2cdf9d25c8a04227da8ec4d4c9992503f5b97d4",
-    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
