@@ -215,11 +215,17 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
                 "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
                 line=8,
-                fixed="class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
-                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
-                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else None\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) if self.fixed_size "
-                "else F.contrib.BilinearResize2D(x, like=x, mode='like')\n",
+                fix=[
+                    ("x.shape[2:]", "None"),
+                    (
+                        "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
+                        (
+                            "F.contrib.BilinearResize2D(x, height=size[0], "
+                            "width=size[1]) if self.fixed_size else F.contrib.BilinearResize2D(x, "
+                            "like=x, mode='like')"
+                        ),
+                    ),
+                ],
                 safety=SAFE,
             ),
             # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
@@ -233,15 +239,17 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
                 "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
                 line=7,
-                fixed="class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
-                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-                "        size = self.in_size\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) "
-                "if self.in_size is not None else F.contrib.BilinearResize2D(x, like=x, mode='like')\n\n\n"
-                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
-                "        super().__init__()\n"
-                "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
+                fix=[
+                    ("self.in_size if self.in_size is not None else x.shape[2:]", "self.in_size"),
+                    (
+                        "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
+                        (
+                            "F.contrib.BilinearResize2D(x, height=size[0], "
+                            "width=size[1]) if self.in_size is not None else "
+                            "F.contrib.BilinearResize2D(x, like=x, mode='like')"
+                        ),
+                    ),
+                ],
                 safety=SAFE,
             ),
             # a guard on another name than the namespace guards nothing
@@ -256,9 +264,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "        return x.reshape((x.shape[0], -1))\n\n"
                 "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
                 line=4,
-                fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                "        return x.reshape((0, -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
+                fix=("x.shape[0]", "0"),
                 safety=SAFE,
             ),
             # the same helper called through the class name is followed the same way
@@ -267,64 +273,65 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "        return x.reshape((x.shape[0], -1))\n\n"
                 "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
                 line=4,
-                fixed="class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                "        return x.reshape((0, -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
+                fix=("x.shape[0]", "0"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.zeros(x.shape)"),
                 line=3,
-                fixed=_net("return F.zeros_like(x).astype('float32')"),
+                fix=("F.zeros(x.shape)", "F.zeros_like(x).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.ones(shape=x.shape, ctx=x.context)"),
                 line=3,
-                fixed=_net("return F.ones_like(x).astype('float32')"),
+                fix=("F.ones(shape=x.shape, ctx=x.context)", "F.ones_like(x).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.zeros(x.shape, dtype=x.dtype)"),
                 line=3,
-                fixed=_net("return F.zeros_like(x)"),
+                fix=("F.zeros(x.shape, dtype=x.dtype)", "F.zeros_like(x)"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.full(x.shape, 0.5 + 1)"),
                 line=3,
-                fixed=_net("return F.ones_like(x).astype('float32') * (0.5 + 1)"),
+                fix=("F.full(x.shape, 0.5 + 1)", "F.ones_like(x).astype('float32') * (0.5 + 1)"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return x.reshape((x.shape[0], -1))"),
                 line=3,
-                fixed=_net("return x.reshape((0, -1))"),
+                fix=("x.shape[0]", "0"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
                 line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.reshape(y, shape=(0, 0, -1))"),
+                fix=("(y.shape[0], y.shape[1], -1)", "(0, 0, -1)"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return x.reshape(x.shape[0], 4, -1)"),
                 line=3,
-                fixed=_net("return x.reshape((0, 4, -1))"),
+                fix=("x.reshape(x.shape[0], 4, -1)", "x.reshape((0, 4, -1))"),
                 safety=SAFE,
             ),
             Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
             Invalid(
                 _net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
                 line=3,
-                fixed=_net("return x.reshape((0, 0, 2, -1))"),
+                fix=(
+                    "b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))",
+                    "return x.reshape((0, 0, 2, -1))",
+                ),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
                 line=3,
-                fixed=_net("return x.reshape((-3, -1))"),
+                fix=("x.shape[0] * x.shape[1]", "-3"),
                 safety=SAFE,
             ),
             # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
@@ -335,10 +342,10 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "    def hybrid_forward(self, F, x):\n        b, l, u = x.shape\n        h = self.proj(x)\n"
                 "        return h.reshape((b, l, self._heads, u // self._heads))\n",
                 line=8,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                "    def hybrid_forward(self, F, x):\n        h = self.proj(x)\n"
-                "        return h.reshape((0, 0, self._heads, -1))\n",
+                fix=[
+                    ("b, l, u = x.shape\n", ""),
+                    ("(b, l, self._heads, u // self._heads)", "(0, 0, self._heads, -1)"),
+                ],
                 safety=SAFE,
             ),
             # reshape, transpose, reshape back: each target as codes of the permuted dims
@@ -348,17 +355,20 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                     "return y.reshape((bh // 2, l, 2 * d))"
                 ),
                 line=3,
-                fixed=_net(
-                    "y = x.reshape((-4, -1, 2, 0, 0))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
-                    "return y.reshape((0, 0, -3))"
-                ),
+                fix=[
+                    (
+                        "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))",
+                        "y = x.reshape((-4, -1, 2, 0, 0))",
+                    ),
+                    ("(bh // 2, l, 2 * d)", "(0, 0, -3)"),
+                ],
                 safety=SAFE,
             ),
             # a shape tail concatenated to the target: -2
             Invalid(
                 _net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
                 line=4,
-                fixed=_net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-4, -1, 2, -2))"),
+                fix=("(-1, 2) + y.shape[1:]", "(-4, -1, 2, -2)"),
                 safety=SAFE,
             ),
             # a run of another tensor's dims: reshape_like with partial ranges
@@ -367,8 +377,15 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                     "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"
                 ),
                 line=3,
-                fixed=_net(
-                    "y = F.relu(x.reshape((-3, 0)))\nreturn F.reshape_like(y, x, lhs_end=1, rhs_end=2)"
+                fix=(
+                    (
+                        "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\n"
+                        "return y.reshape((b, t, -1))"
+                    ),
+                    (
+                        "y = F.relu(x.reshape((-3, 0)))\n"
+                        "return F.reshape_like(y, x, lhs_end=1, rhs_end=2)"
+                    ),
                 ),
                 safety=SAFE,
             ),
@@ -383,30 +400,29 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "    def hybrid_forward(self, F, x):\n        self._batch = x.shape[0]\n"
                 "        return self._flat(F, self.proj(x))\n",
                 line=11,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                "    def _flat(self, F, q):\n        return q.reshape((0, -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self._flat(F, self.proj(x))\n",
+                fix=[("(self._batch, -1)", "(0, -1)"), ("self._batch = x.shape[0]\n", "")],
                 safety=UNSAFE,
             ),
             Invalid(
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                 "        return x.reshape(y.shape) + y\n",
                 line=3,
-                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
-                "        return F.reshape_like(x, y) + y\n",
+                fix=("x.reshape(y.shape)", "F.reshape_like(x, y)"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.arange(x.shape[1])"),
                 line=3,
-                fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"),
+                fix=("F.arange(x.shape[1])", "F.contrib.arange_like(x, axis=1).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.arange(0, x.shape[-1])"),
                 line=3,
-                fixed=_net("return F.contrib.arange_like(x, axis=-1).astype('float32')"),
+                fix=(
+                    "F.arange(0, x.shape[-1])",
+                    "F.contrib.arange_like(x, axis=-1).astype('float32')",
+                ),
                 safety=SAFE,
             ),
             Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
@@ -414,25 +430,25 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             Invalid(
                 _net("return F.log_softmax(x, axis=x.ndim - 1)"),
                 line=3,
-                fixed=_net("return F.log_softmax(x, axis=-1)"),
+                fix=("x.ndim - 1", "-1"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"),
                 line=4,
-                fixed=_net("y = F.relu(x)\nreturn F.concat(x, y, dim=-1)"),
+                fix=("y.ndim - 1", "-1"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return F.expand_dims(x, axis=x.ndim)"),
                 line=3,
-                fixed=_net("return F.expand_dims(x, axis=-1)"),
+                fix=("F.expand_dims(x, axis=x.ndim)", "F.expand_dims(x, axis=-1)"),
                 safety=SAFE,
             ),
             Invalid(
                 _net("return x.sum(axis=x.ndim - 2)"),
                 line=3,
-                fixed=_net("return x.sum(axis=-2)"),
+                fix=("x.ndim - 2", "-2"),
                 safety=UNSAFE,
             ),  # a rank-1 x: axis -1 vs -2
             Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
@@ -440,7 +456,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             Invalid(
                 _net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
                 line=4,
-                fixed=_net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_like(t, x)"),
+                fix=("F.broadcast_to(t, x.shape)", "F.broadcast_like(t, x)"),
                 safety=SAFE,
             ),
             Invalid(
@@ -448,7 +464,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                     "t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"
                 ),
                 line=4,
-                fixed=_net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_like(x)"),
+                fix=("t.broadcast_to(shape=x.shape)", "t.broadcast_like(x)"),
                 safety=SAFE,
             ),
             Invalid(
@@ -462,10 +478,10 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
                 "    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=(x.shape[0], 1, 1))\n",
                 line=7,
-                fixed="class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
-                "    def hybrid_forward(self, F, x, token):\n"
-                "        return F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))\n",
+                fix=(
+                    "F.tile(token, reps=(x.shape[0], 1, 1))",
+                    "F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))",
+                ),
                 safety=SAFE,
             ),
             Invalid(
@@ -475,8 +491,9 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             Invalid(
                 _net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
                 line=3,
-                fixed=_net(
-                    "return F.broadcast_like(x.expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))"
+                fix=(
+                    "x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))",
+                    "F.broadcast_like(x.expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))",
                 ),
                 safety=UNSAFE,
             ),
@@ -486,50 +503,53 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                     "return F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])", "F, x, y"
                 ),
                 line=3,
-                fixed=_net(
-                    "return F.broadcast_like(y.reshape((0, 1, -1)), x, lhs_axes=(1,), rhs_axes=(1,))",
-                    "F, x, y",
+                fix=(
+                    "F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])",
+                    "F.broadcast_like(y.reshape((0, 1, -1)), x, lhs_axes=(1,), rhs_axes=(1,))",
                 ),
                 safety=UNSAFE,
             ),
             Invalid(
                 _net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
                 line=3,
-                fixed=_net(
-                    "return F.broadcast_like(y.expand_dims(-1), x, lhs_axes=(-1,), rhs_axes=(0,))",
-                    "F, x, y",
+                fix=(
+                    "y.expand_dims(-1).repeat(x.shape[0], -1)",
+                    "F.broadcast_like(y.expand_dims(-1), x, lhs_axes=(-1,), rhs_axes=(0,))",
                 ),
                 safety=UNSAFE,
             ),
             Invalid(
                 _net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
             ),  # y's axis 1 need not be 1
-            Invalid(_net("return x.T"), line=3, fixed=_net("return F.transpose(x)"), safety=SAFE),
+            Invalid(
+                _net("return x.T"), line=3, fix=("return x.T", "return F.transpose(x)"), safety=SAFE
+            ),
             Invalid(
                 _net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
                 line=3,
-                fixed=_net("return F.broadcast_add(x, F.ones((1, 3)))"),
+                fix=("F.ones((1, 3), ctx=x.context)", "F.ones((1, 3))"),
                 safety=UNSAFE,
             ),
             Invalid(
                 _net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
                 line=4,
-                fixed=_net("y = F.ones_like(x)\nreturn x + y"),
+                fix=("y.as_in_context(x.context)", "y"),
                 safety=UNSAFE,
             ),
             Invalid(
                 _net("n = x.size\nreturn x / n"),
                 line=3,  # a named shape scalar: rules/hl001/scalars.py
-                fixed=_net("n = F.size_array(x).astype('float32')\nreturn F.broadcast_div(x, n)"),
+                fix=[
+                    ("n = x.size", "n = F.size_array(x).astype('float32')"),
+                    ("x / n", "F.broadcast_div(x, n)"),
+                ],
                 safety=UNSAFE,
             ),
             Invalid(
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
                 "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n",
                 line=6,
-                fixed="class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-                "        return self._pool(F, x)\n\n"
-                "    def _pool(self, F, data):\n        return F.zeros_like(data).astype('float32')\n",
+                fix=("F.zeros(data.shape)", "F.zeros_like(data).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
