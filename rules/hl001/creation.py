@@ -825,52 +825,70 @@ INVALID = [
     Invalid(
         _net("return F.zeros((x.shape[0], 4))"),
         line=3,
-        fixed=_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))"),
+        fix=(
+            "F.zeros((x.shape[0], 4))",
+            "F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))",
+        ),
         safety=SAFE,
     ),
     Invalid(
         _net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"),
         line=4,
-        fixed=_net(
-            "y = F.relu(x)\nreturn F.broadcast_like(F.ones((2, 1), dtype='int32'), y, "
-            "lhs_axes=(1,), rhs_axes=(-1,))"
+        fix=(
+            "F.ones((2, y.shape[-1]), dtype='int32')",
+            "F.broadcast_like(F.ones((2, 1), dtype='int32'), y, lhs_axes=(1,), rhs_axes=(-1,))",
         ),
         safety=SAFE,
     ),
     Invalid(
         _net("return F.full((x.shape[0], 2), 0.5)"),
         line=3,
-        fixed=_net("return F.broadcast_like(F.full((1, 2), 0.5), x, lhs_axes=(0,), rhs_axes=(0,))"),
+        fix=(
+            "F.full((x.shape[0], 2), 0.5)",
+            "F.broadcast_like(F.full((1, 2), 0.5), x, lhs_axes=(0,), rhs_axes=(0,))",
+        ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("n = x.shape[1]\nreturn F.arange(n)"),
         line=3,
-        fixed=_net("return F.contrib.arange_like(x, axis=1).astype('float32')"),
+        fix=(
+            "n = x.shape[1]\nreturn F.arange(n)",
+            "return F.contrib.arange_like(x, axis=1).astype('float32')",
+        ),
         safety=SAFE,
     ),
     Invalid(
         _net("return F.full((3,), x.shape[1])"),
         line=3,
-        fixed=_net(
-            "return F.broadcast_mul(F.ones((3,)), F.slice_axis(F.shape_array(x), axis=0, "
-            "begin=1, end=2).astype('float32'))"
+        fix=(
+            "F.full((3,), x.shape[1])",
+            (
+                "F.broadcast_mul(F.ones((3,)), F.slice_axis(F.shape_array(x), "
+                "axis=0, begin=1, end=2).astype('float32'))"
+            ),
         ),
         safety=SAFE,
     ),
     Invalid(
         _net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"),
         line=3,
-        fixed=_net(
-            "return F.concat(F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,)), "
-            "x.reshape((0, 0)), dim=1)"
+        fix=(
+            "b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)",
+            (
+                "return F.concat(F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), "
+                "rhs_axes=(0,)), x.reshape((0, 0)), dim=1)"
+            ),
         ),
         safety=SAFE,
     ),
     Invalid(
         _net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "x, y"),
         line=3,
-        fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
+        fix=(
+            "F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])",
+            "F.contrib.BilinearResize2D(x, like=y, mode='like')",
+        ),
         safety=SAFE,
     ),
     Invalid(
@@ -880,7 +898,13 @@ INVALID = [
             "x, y",
         ),
         line=3,
-        fixed=_net("return F.contrib.BilinearResize2D(x, like=y, mode='like')", "x, y"),
+        fix=(
+            (
+                "height, width = y.shape[2:]\n"
+                "return F.contrib.BilinearResize2D(x, height=height, width=width)"
+            ),
+            "return F.contrib.BilinearResize2D(x, like=y, mode='like')",
+        ),
         safety=SAFE,
     ),
     Invalid(
