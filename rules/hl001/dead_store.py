@@ -179,15 +179,16 @@ INVALID = [
     Invalid(
         _net("ctx = x.context\nreturn F.relu(x)"),
         line=3,
-        fixed=_net("return F.relu(x)"),
+        fix=("ctx = x.context\n", ""),
         safety=SAFE,
     ),
     # gluoncv 0.1's SyncBatchNorm: the other branch's read cannot follow this store
     Invalid(
         _net(_SYNC_BN, head=_AUTOGRAD),
         line=7,
-        fixed=_net(
-            _SYNC_BN.replace("    ctx = x.context\n    return", "    return"), head=_AUTOGRAD
+        fix=(
+            "if not autograd.is_training():\n    ctx = x.context",
+            "if not autograd.is_training():",
         ),
         safety=SAFE,
     ),
