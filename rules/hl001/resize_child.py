@@ -407,20 +407,32 @@ INVALID = [
     Invalid(
         _EXAMPLE.format("x.shape[2:]", "self.up(y, size)"),
         line=13,
-        fixed=_EXAMPLE.format(
-            "None",
-            "self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, like=x, mode='like')",
-        ),
+        fix=[
+            ("x.shape[2:]", "None"),
+            (
+                "self.up(y, size)",
+                (
+                    "self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, "
+                    "like=x, mode='like')"
+                ),
+            ),
+        ],
         safety=UNSAFE,
     ),
     # x pooled after its size is read: the name keeps x itself (LEDNet's PoolingBranch)
     Invalid(
         _EXAMPLE.format("x.shape[2:]\n        x = F.relu(x)", "self.up(x, size)"),
         line=13,
-        fixed=_EXAMPLE.format(
-            "x\n        x = F.relu(x)",
-            "self.up(x, size) if self.fixed_size else F.contrib.BilinearResize2D(x, like=size, mode='like')",
-        ),
+        fix=[
+            ("x.shape[2:]", "x"),
+            (
+                "self.up(x, size)",
+                (
+                    "self.up(x, size) if self.fixed_size else F.contrib.BilinearResize2D(x, "
+                    "like=size, mode='like')"
+                ),
+            ),
+        ],
         safety=UNSAFE,
     ),
 ]
