@@ -368,7 +368,16 @@ INVALID = [
     Invalid(
         _EXAMPLE.format("height=size[0], width=size[1]", "tuple(s * self.k for s in x.shape[2:])"),
         line=11,
-        fixed=_EXAMPLE.format("**size", "dict(scale_height=self.k, scale_width=self.k)"),
+        fix=[
+            (
+                "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
+                "F.contrib.BilinearResize2D(x, **size)",
+            ),
+            (
+                "tuple(s * self.k for s in x.shape[2:])",
+                "dict(scale_height=self.k, scale_width=self.k)",
+            ),
+        ],
         safety=UNSAFE,
     ),
 ]
