@@ -105,18 +105,24 @@ INVALID = [
     Invalid(
         _net("return x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]"),
         line=7,
-        fixed=_net(
-            "return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
-            ".astype('int32'), ids.reshape(-1).astype('int32')))"
+        fix=(
+            "x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]",
+            (
+                "F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0).astype('int32'), "
+                "ids.reshape(-1).astype('int32')))"
+            ),
         ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("return x[F.arange(x.shape[0]), F.argmax(x, axis=1)]"),
         line=7,
-        fixed=_net(
-            "return F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0)"
-            ".astype('int32'), F.argmax(x, axis=1).astype('int32')))"
+        fix=(
+            "x[F.arange(x.shape[0]), F.argmax(x, axis=1)]",
+            (
+                "F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0).astype('int32'), "
+                "F.argmax(x, axis=1).astype('int32')))"
+            ),
         ),
         safety=UNSAFE,
     ),
