@@ -720,8 +720,7 @@ INVALID = [
         _UNITS + "    def hybrid_forward(self, F, x, weight):\n"
         "        return F.FullyConnected(x, weight, no_bias=True, num_hidden=weight.shape[0])\n",
         line=7,
-        fixed=_UNITS + "    def hybrid_forward(self, F, x, weight):\n"
-        "        return F.FullyConnected(x, weight, no_bias=True, num_hidden=self.weight.shape[0])\n",
+        fix=("weight.shape[0]", "self.weight.shape[0]"),
         safety=SAFE,
     ),
     Invalid(
@@ -729,35 +728,37 @@ INVALID = [
         "        units = kwargs['weight'].shape[0]\n"
         "        return F.FullyConnected(x, kwargs['weight'], no_bias=True, num_hidden=units)\n",
         line=7,
-        fixed=_UNITS + "    def hybrid_forward(self, F, x, **kwargs):\n"
-        "        units = self.weight.shape[0]\n"
-        "        return F.FullyConnected(x, kwargs['weight'], no_bias=True, num_hidden=units)\n",
+        fix=("kwargs['weight'].shape[0]", "self.weight.shape[0]"),
         safety=SAFE,
     ),
     Invalid(
         _net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"),
         line=4,
-        fixed=_net(
-            "y = F.relu(x)\nreturn F.broadcast_div(y.sum(axis=-1, keepdims=True), "
-            + _LAST.format("y")
-            + ")"
+        fix=(
+            "y.sum(axis=-1, keepdims=True) / y.shape[-1]",
+            "F.broadcast_div(y.sum(axis=-1, keepdims=True), " + _LAST.format("y") + ")",
         ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("return F.sum(x).reshape((1,)) / x.size"),
         line=3,
-        fixed=_net(
-            "return F.broadcast_div(F.sum(x).reshape((1,)), F.size_array(x).astype('float32'))"
+        fix=(
+            "F.sum(x).reshape((1,)) / x.size",
+            "F.broadcast_div(F.sum(x).reshape((1,)), F.size_array(x).astype('float32'))",
         ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"),
         line=3,
-        fixed=_net(
-            "return F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), axis=0, "
-            "begin=1, end=2) * F.slice_axis(F.shape_array(x), axis=0, begin=2, end=3)).astype('float32'))"
+        fix=(
+            "F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])",
+            (
+                "F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), "
+                "axis=0, begin=1, end=2) * F.slice_axis(F.shape_array(x), "
+                "axis=0, begin=2, end=3)).astype('float32'))"
+            ),
         ),
         safety=UNSAFE,
     ),
@@ -767,43 +768,45 @@ INVALID = [
             head="import math\n\n\n",
         ),
         line=7,
-        fixed=_net(
-            "y = F.batch_dot(x, x, transpose_b=True)\nreturn F.broadcast_div(y, F.sqrt("
-            + _LAST.format("x")
-            + "))",
-            head="import math\n\n\n",
-        ),
+        fix=("y / math.sqrt(x.shape[-1])", "F.broadcast_div(y, F.sqrt(" + _LAST.format("x") + "))"),
         safety=UNSAFE,
     ),
     Invalid(
         _net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"),
         line=4,
-        fixed=_net("y = F.relu(x)\nreturn F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
+        fix=("y * y.shape[-1] ** -0.5", "F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
         safety=UNSAFE,
     ),
     Invalid(
         _net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"),
         line=4,
-        fixed=_net(
-            "y = F.relu(x)\nreturn F.broadcast_div(y, F.floor(" + _LAST.format("x") + " / 2))"
+        fix=(
+            "y / (x.shape[-1] // 2)",
+            "F.broadcast_div(y, F.floor(" + _LAST.format("x") + " / 2))",
         ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"),
         line=4,
-        fixed=_net(
-            "y = F.relu(x)\nreturn F.broadcast_sub((F.slice_axis(F.shape_array(x), axis=0, begin=0, "
-            "end=1) + 1).astype('float32'), y)"
+        fix=(
+            "(x.shape[0] + 1) - y",
+            (
+                "F.broadcast_sub((F.slice_axis(F.shape_array(x), "
+                "axis=0, begin=0, end=1) + 1).astype('float32'), y)"
+            ),
         ),
         safety=UNSAFE,
     ),
     Invalid(
         _net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"),
         line=4,
-        fixed=_net(
-            "steps = F.contrib.arange_like(x, axis=1)\nreturn F.broadcast_lesser(steps, "
-            "(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2) - 1).astype('float32'))"
+        fix=(
+            "steps < x.shape[1] - 1",
+            (
+                "F.broadcast_lesser(steps, (F.slice_axis(F.shape_array(x), "
+                "axis=0, begin=1, end=2) - 1).astype('float32'))"
+            ),
         ),
         safety=UNSAFE,
     ),
@@ -811,15 +814,19 @@ INVALID = [
     Invalid(
         _WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / weight.shape[0]\n",
         line=7,
-        fixed=_WEIGHT + "        return F.broadcast_add(x, F.sum(weight, axis=0)) / 3\n",
+        fix=("weight.shape[0]", "3"),
         safety=SAFE,
     ),
     Invalid(
         _net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"),
         line=3,
-        fixed=_net(
-            "return F.broadcast_equal(F.expand_dims(F.fix(F.cast(F.argmax(x, axis=-1), dtype='float32')), "
-            "axis=-1), F.contrib.arange_like(x, axis=-1).astype('float32'))"
+        fix=(
+            "F.one_hot(F.argmax(x, axis=-1), x.shape[-1])",
+            (
+                "F.broadcast_equal(F.expand_dims(F.fix(F.cast(F.argmax(x, axis=-1), "
+                "dtype='float32')), axis=-1), F.contrib.arange_like(x, "
+                "axis=-1).astype('float32'))"
+            ),
         ),
         safety=UNSAFE,
     ),
@@ -829,12 +836,15 @@ INVALID = [
             "q, k",
         ),
         line=3,
-        fixed=_net(
-            "return F.broadcast_add(F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, axis=1)"
-            ".astype('float32'), F.floor(F.broadcast_div(F.slice_axis(F.shape_array(q), axis=0, begin=1, "
-            "end=2).astype('float32'), F.slice_axis(F.shape_array(k), axis=0, begin=1, end=2)"
-            ".astype('float32'))))), axis=1), q)",
-            "q, k",
+        fix=(
+            "F.repeat(k, repeats=q.shape[1] // k.shape[1], axis=1)",
+            (
+                "F.take(k, F.floor(F.broadcast_div(F.contrib.arange_like(q, "
+                "axis=1).astype('float32'), "
+                "F.floor(F.broadcast_div(F.slice_axis(F.shape_array(q), "
+                "axis=0, begin=1, end=2).astype('float32'), F.slice_axis(F.shape_array(k), "
+                "axis=0, begin=1, end=2).astype('float32'))))), axis=1)"
+            ),
         ),
         safety=UNSAFE,
     ),
@@ -846,11 +856,11 @@ INVALID = [
             "d = x.shape[-1]\ny = F.relu(x) / math.sqrt(d)\nreturn y * d", head="import math\n\n\n"
         ),
         line=6,
-        fixed=_net(
-            "d = " + _LAST.format("x") + "\ny = F.broadcast_div(F.relu(x), F.sqrt(d))\n"
-            "return F.broadcast_mul(y, d)",
-            head="import math\n\n\n",
-        ),
+        fix=[
+            ("x.shape[-1]", _LAST.format("x")),
+            ("F.relu(x) / math.sqrt(d)", "F.broadcast_div(F.relu(x), F.sqrt(d))"),
+            ("y * d", "F.broadcast_mul(y, d)"),
+        ],
         safety=UNSAFE,
     ),
     # ... and reported only when a use needs the Python int
