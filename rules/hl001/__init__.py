@@ -555,7 +555,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             Invalid(
                 "def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER,
                 line=2,
-                fixed="def helper(t):\n    return t.reshape((0, -1)) + t.transpose()" + _HELPER,
+                fix=[("(t.shape[0], -1)", "(0, -1)"), ("t.T", "t.transpose()")],
                 safety=SAFE,
             ),
         ]
