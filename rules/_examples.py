@@ -12,14 +12,26 @@ Change = Tuple[str, str]
 Fix = Union[Change, Sequence[Change]]
 
 
-def net(body: str, signature: str = "F, x", head: str = "", init: str = "") -> str:
-    """The source of a `Net` HybridBlock whose `hybrid_forward(self, <signature>)` runs
-    `body`, written without indentation (it is indented here, so an example reads as the code
-    it stands for): `head` (imports, helpers) comes first, `init` (class-body text, already
-    indented, e.g. an `__init__`) before hybrid_forward."""
+def net(
+    body: str, signature: str = "F, x", head: str = "", init: str = "", base: str = "HybridBlock"
+) -> str:
+    """The source of a `Net` block (a `<base>`) whose `hybrid_forward(self, <signature>)` runs
+    `body`. `body` and `init` are written without indentation (they are indented here, so an
+    example reads as the code it stands for): `head` (imports, helpers) comes first, `init`
+    (the class body before hybrid_forward, e.g. a :func:`constructor`) is followed by an empty
+    line."""
+    methods = "".join(f"    {line}\n" if line else "\n" for line in init.splitlines())
+    methods += "\n" if init else ""
     lines = "".join("        " + line + "\n" for line in body.splitlines())
-    return (
-        f"{head}class Net(HybridBlock):\n{init}    def hybrid_forward(self, {signature}):\n{lines}"
+    return f"{head}class Net({base}):\n{methods}    def hybrid_forward(self, {signature}):\n{lines}"
+
+
+def constructor(body: str, params: str = "**kwargs") -> str:
+    """`def __init__(self, <params>)` (`params` "": `__init__(self)`) running `body`, written
+    without indentation, as :func:`net`'s `init`."""
+    signature = f"self, {params}" if params else "self"
+    return f"def __init__({signature}):\n" + "".join(
+        f"    {line}\n" if line else "\n" for line in body.splitlines()
     )
 
 

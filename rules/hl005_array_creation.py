@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import partial
 from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
@@ -11,7 +12,7 @@ import numpy as np
 from . import _constant_helper as helper
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
-from ._examples import net
+from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
 from .values import self_attribute_name
@@ -26,15 +27,8 @@ _NEW_INIT = (
 )
 
 
-def _net(body: str, init: str = "", inputs: str = "x", imports: str = _IMPORTS) -> str:
-    """`init`, unindented, is the body of an `__init__(self, **kwargs)`."""
-    if init:
-        init = (
-            "    def __init__(self, **kwargs):\n"
-            + "".join(f"        {line}\n" for line in init.splitlines())
-            + "\n"
-        )
-    return net(body, f"F, {inputs}", imports, init)
+# every example imports nd (most create their arrays with it)
+_net = partial(net, head=_IMPORTS)
 
 
 # Tensor methods an NDArray and a Symbol both have (MXNet 1.9.1), each giving one array: a
@@ -99,7 +93,7 @@ _HELPER = (
 )
 _HELPER_VALUE = "np.linspace(0.5, 1.5, self._n).astype(np.float32)"
 _HELPER_MADE = f"        scale = F.array({_HELPER_VALUE})\n"
-_SCOPED = (
+_SCOPED = constructor(
     "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 )
 
@@ -205,14 +199,14 @@ branch), arrays made in helpers are reported without a fix.
         Valid(
             _net(
                 "w = np.array([1.0, 2.0])\nreturn x * w.sum()",
-                imports="import numpy as np\n" + _IMPORTS,
+                head="import numpy as np\n" + _IMPORTS,
             )
         ),
         # an NDArray attribute read for its static shape only
         Valid(
             _net(
                 "return x.reshape((0, self.mean.shape[0]))",
-                init="super().__init__(**kwargs)\nself.mean = nd.array([0.5, 0.25])",
+                init=constructor("super().__init__(**kwargs)\nself.mean = nd.array([0.5, 0.25])"),
             )
         ),
     ]
@@ -221,7 +215,9 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "return F.broadcast_div(F.broadcast_sub(x, self.mean.reshape((1, -1))), self.mean.max())",
-                init="super().__init__(**kwargs)\nself.mean = mx.nd.array([0.5, 0.25], ctx=mx.cpu(0))",
+                init=constructor(
+                    "super().__init__(**kwargs)\nself.mean = mx.nd.array([0.5, 0.25], ctx=mx.cpu(0))"
+                ),
             ),
             line=12,
             fix=[
@@ -244,7 +240,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "return F.broadcast_sub(x, self.mean)",
-                init="super().__init__(**kwargs)\nself.mean = nd.zeros((1, 2))",
+                init=constructor("super().__init__(**kwargs)\nself.mean = nd.zeros((1, 2))"),
             )
             + "\n    def describe(self):\n        return self.mean.asnumpy()\n",
             line=12,
@@ -319,7 +315,8 @@ branch), arrays made in helpers are reported without a fix.
         ),
         Invalid(
             _net(
-                "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED
+                "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)",
+                init=_SCOPED,
             ),
             line=13,
             fix=[
@@ -341,8 +338,8 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "return F.broadcast_add(x, nd.array([1, 2, 3], dtype='float32'))",
-                init="super().__init__(**kwargs)",
-                inputs="x, mask=None",
+                init=constructor("super().__init__(**kwargs)"),
+                signature="F, x, mask=None",
             ),
             line=11,
             fix=[
@@ -368,7 +365,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "mean = nd.array([0.5, 0.25]).reshape((1, 2))  # per channel\nreturn F.broadcast_sub(x, mean)",
-                init="super().__init__(**kwargs)",
+                init=constructor("super().__init__(**kwargs)"),
             ),
             line=11,
             fix=[
@@ -408,8 +405,8 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "w = F.take(nd.array(self._weights), label)\nreturn F.broadcast_mul(x, w)",
-                init="super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]",
-                inputs="x, label",
+                init=constructor("super().__init__(**kwargs)\nself._weights = [0.5, 1.0, 2.0]"),
+                signature="F, x, label",
             ),
             line=12,
             fix=[
@@ -434,7 +431,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "if self._weights is not None:\n    x = F.broadcast_mul(x, nd.array(self._weights))\nreturn x",
-                init="super().__init__(**kwargs)\nself._weights = [1.0, 2.0]",
+                init=constructor("super().__init__(**kwargs)\nself._weights = [1.0, 2.0]"),
             ),
             line=13,
             fixed=None,
@@ -443,7 +440,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "return F.broadcast_mul(x, nd.array(self._w))",
-                init="super().__init__(**kwargs)\nself._w = [1.0]",
+                init=constructor("super().__init__(**kwargs)\nself._w = [1.0]"),
             )
             + "\n    def reset(self):\n        self._w = [2.0]\n",
             line=12,
@@ -455,7 +452,7 @@ branch), arrays made in helpers are reported without a fix.
             _net(
                 "base = nd.array([[0.1, 0.2], [0.3, 0.4]])\n"
                 "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
-                init="super().__init__(**kwargs)",
+                init=constructor("super().__init__(**kwargs)"),
             ),
             line=11,
             fix=[
@@ -477,7 +474,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "w = nd.array([[1.0, 2.0], [3.0, 4.0]])\nreturn F.dot(x, w.T.astype('float32'))",
-                init="super().__init__(**kwargs)",
+                init=constructor("super().__init__(**kwargs)"),
             ),
             line=11,
             fix=[
@@ -500,7 +497,7 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net(
                 "mask = nd.array([[1.0, 0.0, 1.0]])\nreturn x * mask.broadcast_like(x)",
-                init="super().__init__(**kwargs)",
+                init=constructor("super().__init__(**kwargs)"),
             ),
             line=11,
             fix=[
@@ -524,7 +521,7 @@ branch), arrays made in helpers are reported without a fix.
             _net(
                 "scale = nd.array([0.5, 1.0, 2.0])\ns = (scale * 2).reshape((1, 3))\n"
                 "return F.broadcast_mul(x, s)",
-                init="super().__init__(**kwargs)",
+                init=constructor("super().__init__(**kwargs)"),
             ),
             line=11,
             fix=[

@@ -35,7 +35,7 @@ from .analysis import (
     walk_nodes,
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
-from ._examples import net, net_xy as _net
+from ._examples import constructor, net, net_xy as _net
 from .values import target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -400,9 +400,11 @@ must have NDArray type` where `d - 0.5` worked.
                 "F, x",
                 head="def conv1x1(channels, **kwargs):\n"
                 "    return nn.Conv2D(channels, 1, **kwargs)\n\n\n",
-                init="    def __init__(self, channels=4):\n        super().__init__()\n"
-                "        self.pool = nn.GlobalAvgPool2D()\n"
-                "        self.conv = conv1x1(channels, padding=1)\n\n",
+                init=constructor(
+                    "super().__init__()\nself.pool = nn.GlobalAvgPool2D()\n"
+                    "self.conv = conv1x1(channels, padding=1)",
+                    "channels=4",
+                ),
             )
         ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)

@@ -9,7 +9,7 @@ import libcst as cst
 from ._len_repeat_fix import plan_repeat_by_len
 from .analysis import call_argument, dotted_name
 from .base import SAFE, Invalid, Rule, Valid
-from ._examples import net
+from ._examples import constructor, net
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 LOGGER_NAMES = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_LOGGER"}
@@ -90,7 +90,7 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             "from mxnet.gluon import nn\n\n\n"
             + _net(
                 "length = len(x[0])\nreturn self.embed(x) * length",
-                init="    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(4, 3)\n\n",
+                init=constructor("super().__init__()\nself.embed = nn.Embedding(4, 3)", ""),
             ),
             line=10,
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -10,7 +11,7 @@ from ..cstwalk import visit_only
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
-from ._examples import net
+from ._examples import constructor, net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # Reading these from the parameter's array is the same as reading them from the Parameter.
@@ -18,9 +19,10 @@ _STATIC = {"shape", "dtype", "context", "ctx", "stype", "size", "ndim"}
 # Methods that turn the array into Python values: frozen at trace time, but they hybridize.
 _EAGER_READS = {"asnumpy", "asscalar", "tolist", "wait_to_read", "copyto", "copy", "as_in_context"}
 
-_INIT = (
-    "    def __init__(self):\n        super().__init__()\n        with self.name_scope():\n"
-    "            self.weight = self.params.get('weight', shape=(1, 3))\n\n"
+_INIT = constructor(
+    "super().__init__()\nwith self.name_scope():\n"
+    "    self.weight = self.params.get('weight', shape=(1, 3))",
+    "",
 )
 
 
@@ -42,8 +44,8 @@ def _initialized(value: str, imports: str = "import numpy as np\n") -> str:
     )
 
 
-def _net(signature: str, body: str) -> str:
-    return net(body, signature, init=_INIT)
+# every example's block has a `weight` parameter
+_net = partial(net, init=_INIT)
 
 
 # The parameters gluon's layers declare (MXNet 1.9.1), by constructor name.
@@ -349,12 +351,12 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
 """
 
     VALID = [
-        Valid(_net("F, x, weight", "return F.broadcast_mul(x, weight)")),
-        Valid(_net("F, x, weight", "return x.reshape((0, self.weight.data().shape[1]))")),
+        Valid(_net("return F.broadcast_mul(x, weight)", "F, x, weight")),
+        Valid(_net("return x.reshape((0, self.weight.data().shape[1]))", "F, x, weight")),
         Valid(
             _net(
-                "F, x, weight",
                 "if F is mx.nd:\n    print(self.weight.data())\nreturn F.broadcast_mul(x, weight)",
+                "F, x, weight",
             )
         ),
         Valid(
@@ -364,8 +366,8 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         ),
         Valid(
             _net(
-                "F, x, weight",
                 "return F.broadcast_mul(x, self.weight.data())  # hybridlint: ignore[HL012]",
+                "F, x, weight",
             )
         ),
         # a child's parameter read for its static shape only
@@ -408,19 +410,19 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             safety=SAFE,
         ),
         Invalid(
-            _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data())"),
+            _net("return F.broadcast_mul(x, self.weight.data())", "F, x, weight"),
             line=8,
             fix=("self.weight.data()", "weight"),
             safety=SAFE,
         ),
         Invalid(
-            _net("F, x, weight", "w = self.weight.data()\nreturn F.broadcast_add(x, w)"),
+            _net("w = self.weight.data()\nreturn F.broadcast_add(x, w)", "F, x, weight"),
             line=8,
             fix=("self.weight.data()", "weight"),
             safety=SAFE,
         ),
         Invalid(
-            _net("F, x, **kwargs", "return F.broadcast_mul(x, self.weight.data())"),
+            _net("return F.broadcast_mul(x, self.weight.data())", "F, x, **kwargs"),
             line=8,
             fix=[
                 (
@@ -432,13 +434,13 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             safety=SAFE,
         ),
         Invalid(
-            _net("F, x, weight", "return F.broadcast_mul(x, self.weight.data().reshape((1, 3)))"),
+            _net("return F.broadcast_mul(x, self.weight.data().reshape((1, 3)))", "F, x, weight"),
             line=8,
             fix=("self.weight.data()", "weight"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("F, x, weight", "return x * float(self.weight.data().asnumpy().sum())"), line=8
+            _net("return x * float(self.weight.data().asnumpy().sum())", "F, x, weight"), line=8
         ),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 import libcst as cst
 
-from ._examples import net
+from ._examples import constructor, net
 from .analysis import PARAMETER, TENSOR, TENSORS
 from .base import Invalid, Rule, Valid
 from .values import self_attribute_name, walk_nodes
@@ -30,14 +31,11 @@ _MUTATORS = {
 # Parameter methods that change its value (or its gradient, context, ...).
 _PARAMETER_SETTERS = {"set_data", "initialize", "reset_ctx", "zero_grad", "cast"}
 
-_INIT = (
-    "    def __init__(self):\n        super().__init__()\n        self.calls = 0\n"
-    "        self.cache = []\n\n"
-)
+_INIT = constructor("super().__init__()\nself.calls = 0\nself.cache = []", "")
 
 
-def _net(body: str, signature: str = "F, x") -> str:
-    return net(body, signature, init=_INIT)
+# every example's block keeps a call count and a cache
+_net = partial(net, init=_INIT)
 
 
 _self_attribute = self_attribute_name  # `self.<a>` -> "<a>"

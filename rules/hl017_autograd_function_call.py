@@ -6,7 +6,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from ._examples import net
+from ._examples import constructor, net
 from .base import Invalid, Rule, Valid
 from .module_context import ModuleContext
 from .values import dotted_name, self_attribute_name, walk_nodes
@@ -22,7 +22,7 @@ _COV = (
     "        return mx.nd.batch_dot(x, x, transpose_b=True)\n\n"
     "    def backward(self, dy):\n        return dy\n\n\n"
 )
-_INIT = "    def __init__(self):\n        super(Net, self).__init__()\n        self.cov = Cov()\n\n"
+_INIT = constructor("super(Net, self).__init__()\nself.cov = Cov()", "")
 _ADVICE = (
     "no rewrite keeps its backward: make it an mx.operator.CustomOp called as "
     "F.Custom(..., op_type=...), or keep the block eager"
