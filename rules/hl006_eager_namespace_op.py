@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Dict, FrozenSet, Optional, Tuple
 
 import libcst as cst
@@ -55,8 +56,8 @@ _GRAM = (
 _GRAM_NET = "g = Gram(x, F=F)\nreturn g.value()"
 
 
-def _net(body: str, imports: str = _IMPORTS, inputs: str = "x") -> str:
-    return net(body, f"F, {inputs}", imports)
+# every example imports nd (the namespace the rule is about)
+_net = partial(net, head=_IMPORTS)
 
 
 class EagerNamespaceOp(Rule):
@@ -139,7 +140,7 @@ may build the object without it).
         Valid(
             _net(
                 "return nd.relu(x)",
-                imports="import mxnet as mx\nfrom mylib import nd\n"
+                head="import mxnet as mx\nfrom mylib import nd\n"
                 "from mxnet.gluon import HybridBlock\n\n\n",
             )
         ),
@@ -148,7 +149,7 @@ may build the object without it).
         Valid(  # `self.F` is the namespace the block passed; `if self.F is mx.nd` is eager-only
             _net(
                 _GRAM_NET,
-                imports=_IMPORTS
+                head=_IMPORTS
                 + _GRAM.format(
                     "if self.F is mx.nd:\n            return nd.batch_dot(self.x, self.x, "
                     "transpose_b=True)\n        return self.F.batch_dot(self.x, self.x, "
@@ -194,7 +195,7 @@ may build the object without it).
         Invalid(
             _net(
                 "return ndarray.contrib.arange_like(x, axis=1)",
-                imports="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n",
+                head="import mxnet.ndarray as ndarray\nfrom mxnet.gluon import HybridBlock\n\n\n",
             ),
             line=7,
             fix=[
@@ -213,7 +214,7 @@ may build the object without it).
         Invalid(
             _net(
                 "return relu(x)",
-                imports="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
+                head="from mxnet.ndarray import relu\nfrom mxnet.gluon import HybridBlock\n\n\n",
             ),
             line=7,
             fix=("relu(x)", "F.relu(x)"),
@@ -253,7 +254,7 @@ may build the object without it).
             safety=SAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn nd.concatenate([x, y], axis=1)", inputs="x"),
+            _net("y = F.relu(x)\nreturn nd.concatenate([x, y], axis=1)", signature="F, x"),
             line=9,
             fix=[
                 ("from mxnet import nd\n", ""),
@@ -274,7 +275,7 @@ may build the object without it).
         Invalid(
             _net(
                 _GRAM_NET,
-                imports=_IMPORTS
+                head=_IMPORTS
                 + _GRAM.format("return nd.batch_dot(self.x, self.x, transpose_b=True)"),
             ),
             line=12,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional, Set
 
 import libcst as cst
@@ -20,8 +21,8 @@ _BOOL_ERROR = (
 _ITERATING_BUILTINS = ("sum", "max", "min", "any", "all", "sorted")
 
 
-def _net(body: str) -> str:
-    return net(body, "F, x, mask=None")
+# every example's hybrid_forward takes an optional mask
+_net = partial(net, signature="F, x, mask=None")
 
 
 # a block that iterates its input only (alone: taken for a list of arrays, analysis.list_inputs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Dict, Optional, Set
 
 import libcst as cst
@@ -23,8 +24,7 @@ _CONVENTIONAL = {
 }
 
 
-def _net(body: str, signature: str = "F, x") -> str:
-    return net(body, signature, head="from mxnet import autograd\n\n\n")
+_net = partial(net, head="from mxnet import autograd\n\n\n")
 
 
 _ALTERNATIVES = (
