@@ -813,17 +813,13 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
 
 
 # -- examples (HL001's VALID/INVALID include them; the outputs are what the rewrite writes) ----
-def _net(body: str, inputs: str = "x") -> str:
-    return net(body, f"F, {inputs}")
-
-
 VALID = [
-    Valid(_net("return F.contrib.BilinearResize2D(x, like=x, mode='like')")),
-    Valid(_net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))")),
+    Valid(net("return F.contrib.BilinearResize2D(x, like=x, mode='like')")),
+    Valid(net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))")),
 ]
 INVALID = [
     Invalid(
-        _net("return F.zeros((x.shape[0], 4))"),
+        net("return F.zeros((x.shape[0], 4))"),
         line=3,
         fix=(
             "F.zeros((x.shape[0], 4))",
@@ -832,7 +828,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"),
+        net("y = F.relu(x)\nreturn F.ones((2, y.shape[-1]), dtype='int32')"),
         line=4,
         fix=(
             "F.ones((2, y.shape[-1]), dtype='int32')",
@@ -841,7 +837,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("return F.full((x.shape[0], 2), 0.5)"),
+        net("return F.full((x.shape[0], 2), 0.5)"),
         line=3,
         fix=(
             "F.full((x.shape[0], 2), 0.5)",
@@ -850,7 +846,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("n = x.shape[1]\nreturn F.arange(n)"),
+        net("n = x.shape[1]\nreturn F.arange(n)"),
         line=3,
         fix=(
             "n = x.shape[1]\nreturn F.arange(n)",
@@ -859,7 +855,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("return F.full((3,), x.shape[1])"),
+        net("return F.full((3,), x.shape[1])"),
         line=3,
         fix=(
             "F.full((3,), x.shape[1])",
@@ -871,7 +867,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"),
+        net("b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)"),
         line=3,
         fix=(
             "b, c = x.shape\nreturn F.concat(F.zeros((b, 4)), x.reshape((b, c)), dim=1)",
@@ -883,7 +879,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "x, y"),
+        net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "F, x, y"),
         line=3,
         fix=(
             "F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])",
@@ -892,10 +888,10 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net(
+        net(
             "height, width = y.shape[2:]\nreturn F.contrib.BilinearResize2D(x, height=height, "
             "width=width)",
-            "x, y",
+            "F, x, y",
         ),
         line=3,
         fix=(
@@ -908,6 +904,6 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("return F.zeros((x.shape[0] * 2, 4))"), line=3
+        net("return F.zeros((x.shape[0] * 2, 4))"), line=3
     ),  # a dim in arithmetic: reported only
 ]

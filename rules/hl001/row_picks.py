@@ -24,6 +24,7 @@ works eagerly and fails in the rewrite; the analysis rarely knows idx's shape.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional
 
 import libcst as cst
@@ -94,8 +95,10 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _net(body: str) -> str:
-    return net(body, "F, x, ids", "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n")
+# the rows of x picked by `ids`, an input
+_net = partial(
+    net, signature="F, x, ids", head="import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
+)
 
 
 VALID: List[Valid] = []

@@ -678,10 +678,6 @@ def _repeat_plan(rule, path: Sequence[cst.CSTNode], ns: str) -> Optional[Tuple[E
 
 
 # -- examples (HL001's VALID/INVALID lists include these; tests/test_rule_examples.py runs them) --
-def _net(body: str, inputs: str = "x", head: str = "") -> str:
-    return net(body, f"F, {inputs}", head)
-
-
 _WEIGHT = (
     "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
     "        self.weight = self.params.get('weight', shape=(3, 4))\n\n"
@@ -697,7 +693,7 @@ _UNITS = (
 
 VALID = [
     # the shape tensor itself: nothing to report
-    Valid(_net("return F.broadcast_div(x, F.size_array(x).astype('float32'))")),
+    Valid(net("return F.broadcast_div(x, F.size_array(x).astype('float32'))")),
     # a Parameter's shape is static
     Valid(_WEIGHT + "        return F.relu(x) / self.weight.shape[1]\n"),
     # **kwargs passed on: what the callee leaves in it is unknown
@@ -732,7 +728,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"),
+        net("y = F.relu(x)\nreturn y.sum(axis=-1, keepdims=True) / y.shape[-1]"),
         line=4,
         fix=(
             "y.sum(axis=-1, keepdims=True) / y.shape[-1]",
@@ -741,7 +737,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("return F.sum(x).reshape((1,)) / x.size"),
+        net("return F.sum(x).reshape((1,)) / x.size"),
         line=3,
         fix=(
             "F.sum(x).reshape((1,)) / x.size",
@@ -750,7 +746,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"),
+        net("return F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])"),
         line=3,
         fix=(
             "F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])",
@@ -763,7 +759,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net(
+        net(
             "y = F.batch_dot(x, x, transpose_b=True)\nreturn y / math.sqrt(x.shape[-1])",
             head="import math\n\n\n",
         ),
@@ -772,13 +768,13 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"),
+        net("y = F.relu(x)\nreturn y * y.shape[-1] ** -0.5"),
         line=4,
         fix=("y * y.shape[-1] ** -0.5", "F.broadcast_mul(y, " + _LAST.format("y") + " ** -0.5)"),
         safety=UNSAFE,
     ),
     Invalid(
-        _net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"),
+        net("y = F.relu(x)\nreturn y / (x.shape[-1] // 2)"),
         line=4,
         fix=(
             "y / (x.shape[-1] // 2)",
@@ -787,7 +783,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"),
+        net("y = F.relu(x)\nreturn (x.shape[0] + 1) - y"),
         line=4,
         fix=(
             "(x.shape[0] + 1) - y",
@@ -799,7 +795,7 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"),
+        net("steps = F.contrib.arange_like(x, axis=1)\nreturn steps < x.shape[1] - 1"),
         line=4,
         fix=(
             "steps < x.shape[1] - 1",
@@ -818,7 +814,7 @@ INVALID = [
         safety=SAFE,
     ),
     Invalid(
-        _net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"),
+        net("return F.one_hot(F.argmax(x, axis=-1), x.shape[-1])"),
         line=3,
         fix=(
             "F.one_hot(F.argmax(x, axis=-1), x.shape[-1])",
@@ -831,9 +827,9 @@ INVALID = [
         safety=UNSAFE,
     ),
     Invalid(
-        _net(
+        net(
             "return F.broadcast_add(F.repeat(k, repeats=q.shape[1] // k.shape[1], axis=1), q)",
-            "q, k",
+            "F, q, k",
         ),
         line=3,
         fix=(
@@ -849,10 +845,10 @@ INVALID = [
         safety=UNSAFE,
     ),
     # an operator argument that must be a Python int: reported only
-    Invalid(_net("return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)"), line=3),
+    Invalid(net("return F.slice_axis(x, axis=1, begin=0, end=x.shape[1] - 1)"), line=3),
     # a scalar kept in a name, every later use tensor arithmetic: the name keeps the tensor
     Invalid(
-        _net(
+        net(
             "d = x.shape[-1]\ny = F.relu(x) / math.sqrt(d)\nreturn y * d", head="import math\n\n\n"
         ),
         line=6,
@@ -865,7 +861,7 @@ INVALID = [
     ),
     # ... and reported only when a use needs the Python int
     Invalid(
-        _net(
+        net(
             "d = x.shape[-1]\ny = F.relu(x) / d\nreturn F.slice_axis(y, axis=-1, begin=0, end=d - 1)"
         ),
         line=3,
