@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
+from ._examples import constructor, net
 from .analysis import ClassFacts, dotted_name
 from .base import SAFE, Invalid, Rule, Valid
 from .values import walk_nodes
@@ -17,11 +18,13 @@ _CELL = "class Cell(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n  
 
 
 def _net(init: str, extra: str = "") -> str:
-    return (
-        _IMPORTS + extra + "class Net(gluon.HybridBlock):\n    def __init__(self, **kwargs):\n"
-        "        super(Net, self).__init__(**kwargs)\n"
-        + "".join(f"        {line}\n" for line in init.splitlines())
-        + "\n    def hybrid_forward(self, F, x):\n        return self.body(x)\n"
+    """A `Net` whose `__init__(**kwargs)` runs `init` and whose hybrid_forward returns
+    `self.body(x)`: this rule's examples differ in the children `__init__` builds."""
+    return net(
+        "return self.body(x)",
+        head=_IMPORTS + extra,
+        init=constructor("super(Net, self).__init__(**kwargs)\n" + init),
+        base="gluon.HybridBlock",
     )
 
 
