@@ -26,9 +26,6 @@ CONVERSIONS = {
 }
 
 
-_net = net
-
-
 class NDArrayOnlyMethod(Rule):
     code = "HL002"
     name = "ndarray-only-method"
@@ -115,34 +112,34 @@ names:
 """
 
     VALID = [
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.asnumpy())\nreturn x")),
-        Valid(_net("n = float(self.scale)\nreturn x * n")),
-        Valid(_net("k = int(3.5)\nreturn x * k")),
+        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.asnumpy())\nreturn x")),
+        Valid(net("n = float(self.scale)\nreturn x * n")),
+        Valid(net("k = int(3.5)\nreturn x * k")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
             "        return x if mask is None else x * float(mask)\n"
         ),
-        Valid(_net("return x.asnumpy()  # noqa: HL002")),
+        Valid(net("return x.asnumpy()  # noqa: HL002")),
         Valid("def debug(y):\n    return y.asnumpy()\n"),
-        Valid(_net("mu = x.mean()\nreturn F.broadcast_sub(x, mu)")),  # the rewrite's result
+        Valid(net("mu = x.mean()\nreturn F.broadcast_sub(x, mu)")),  # the rewrite's result
     ]
     INVALID = [
-        Invalid(_net("return x.asnumpy()"), line=3),
+        Invalid(net("return x.asnumpy()"), line=3),
         Invalid(
-            _net("s = x.sum().asscalar()\nreturn x / s"),
+            net("s = x.sum().asscalar()\nreturn x / s"),
             line=3,
             fix=[("x.sum().asscalar()", "x.sum()"), ("x / s", "F.broadcast_div(x, s)")],
             safety=UNSAFE,
         ),
-        Invalid(_net("x.wait_to_read()\nreturn x"), line=3),
-        Invalid(_net("y = F.relu(x)\nreturn y.copyto(mx.cpu())"), line=4),
+        Invalid(net("x.wait_to_read()\nreturn x"), line=3),
+        Invalid(net("y = F.relu(x)\nreturn y.copyto(mx.cpu())"), line=4),
         # float()/int() of an NDArray raise TypeError eagerly too in MXNet 1.9.1: nothing to keep
-        Invalid(_net("return x * float(x.max())"), line=3),
-        Invalid(_net("n = int(F.sum(x))\nreturn x * n"), line=3),
-        Invalid(_net("if bool(x.sum()):\n    return x\nreturn -x"), line=3),
+        Invalid(net("return x * float(x.max())"), line=3),
+        Invalid(net("n = int(F.sum(x))\nreturn x * n"), line=3),
+        Invalid(net("if bool(x.sum()):\n    return x\nreturn -x"), line=3),
         # batch centering: the mean follows the name to both uses, through relu's operand
         Invalid(
-            _net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"),
+            net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"),
             line=3,
             fix=(
                 "mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu",
@@ -155,7 +152,7 @@ names:
         ),
         # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
         Invalid(
-            _net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
+            net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
             line=3,
             fix=[
                 ("F.norm(x).asscalar()", "F.norm(x)"),
@@ -164,7 +161,7 @@ names:
             safety=UNSAFE,
         ),
         Invalid(
-            _net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"),
+            net("scale = float(F.max(F.abs(x)).asscalar())\nreturn x / (scale + 1e-6)"),
             line=3,
             fix=[
                 ("float(F.max(F.abs(x)).asscalar())", "F.max(F.abs(x))"),
@@ -174,7 +171,7 @@ names:
         ),
         # a size-1 tensor of unknown rank: reshaped to (1,) so it broadcasts like the number did
         Invalid(
-            _net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"),
+            net("s = float(x.sum(axis=(0, 1, 2), keepdims=True).asnumpy())\nreturn 1.0 - x / s"),
             line=3,
             fix=[
                 (
@@ -198,17 +195,17 @@ names:
         ),
         # k of topk from the data: the output shape would depend on it; no exact rewrite
         Invalid(
-            _net(
+            net(
                 "k = int((x > 0).sum(axis=-1).max().asscalar())\n"
                 "return F.topk(x, k=max(k, 1), ret_typ='value', axis=-1)"
             ),
             line=3,
         ),
         # a reshape target from the data
-        Invalid(_net("n = x.sum().asscalar()\nreturn x.reshape((n, -1))"), line=3),
+        Invalid(net("n = x.sum().asscalar()\nreturn x.reshape((n, -1))"), line=3),
         # an `if` that only picks a tensor's next value (clipping by norm): a select
         Invalid(
-            _net(
+            net(
                 "norm = F.norm(x)\nif norm.asscalar() > 1.0:\n    x = F.broadcast_div(x, norm)\nreturn x"
             ),
             line=4,
@@ -224,28 +221,28 @@ names:
         ),
         # an `else`, a second statement, a comment: the `if` is more than a pick, reported only
         Invalid(
-            _net("if x.sum().asscalar() > 0:\n    x = x * 2\nelse:\n    x = x * 3\nreturn x"),
+            net("if x.sum().asscalar() > 0:\n    x = x * 2\nelse:\n    x = x * 3\nreturn x"),
             line=3,
         ),
-        Invalid(_net("if x.sum().asscalar() > 0:\n    x = x * 2\n    x = x + 1\nreturn x"), line=3),
-        Invalid(_net("if x.sum().asscalar() > 0:  # clip\n    x = x * 2\nreturn x"), line=3),
+        Invalid(net("if x.sum().asscalar() > 0:\n    x = x * 2\n    x = x + 1\nreturn x"), line=3),
+        Invalid(net("if x.sum().asscalar() > 0:  # clip\n    x = x * 2\nreturn x"), line=3),
         Invalid(
-            _net("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x"), line=3
+            net("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x"), line=3
         ),  # y: no value before
         # an `elif` (its `if` would be lost), a Python number E (`where` needs a tensor)
         Invalid(
-            _net(
+            net(
                 "if x.max().asscalar() > 9:\n    x = x * 3\nelif x.sum().asscalar() > 0:\n    x = x * 2\nreturn x"
             ),
             line=3,
         ),
-        Invalid(_net("y = x * 1\nif x.sum().asscalar() > 0:\n    y = 0.5\nreturn x * y"), line=4),
+        Invalid(net("y = x * 1\nif x.sum().asscalar() > 0:\n    y = 0.5\nreturn x * y"), line=4),
         # returned as a Python number next to the tensor
-        Invalid(_net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
+        Invalid(net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
         # a helper without F has nothing to write the broadcast operator with
         Invalid(
             "def _scale(t):\n    return t / t.sum().asscalar()\n\n\n"
-            + _net("return _scale(F.relu(x))"),
+            + net("return _scale(F.relu(x))"),
             line=2,
         ),
     ]

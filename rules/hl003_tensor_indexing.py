@@ -7,7 +7,7 @@ from typing import List, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
-from ._examples import net as _net, with_parent
+from ._examples import net, with_parent
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -162,23 +162,23 @@ on it where the original worked.
             "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
             "        return x\n"
         ),
-        Valid(_net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
+        Valid(net("a = F.split(x, num_outputs=2)\nreturn a[0]")),
         # an input only indexed may be a list of arrays (gluon passes them the same way): unproven
-        Valid(_net("return x[0]  # gluon may pass x as a list")),
+        Valid(net("return x[0]  # gluon may pass x as a list")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, h, c):\n        out = []\n"
             "        for i in range(2):\n            out.append(self.cell(x, h[i], c[i]))\n        return out\n"
         ),
         # a type test proves a list in its branch, in statements and in ternaries (HRNet, GluonNLP)
-        Valid(_net("if isinstance(x, (list, tuple)):\n    x = x[-1]\nreturn F.relu(x)")),
+        Valid(net("if isinstance(x, (list, tuple)):\n    x = x[-1]\nreturn F.relu(x)")),
         Valid(
-            _net(
+            net(
                 "y = x[-1] if type(x) in (list, tuple) else x\n"
                 "return F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)"
             )
         ),
         # a string key is a dict's item, an annotated list's item is an element (GluonTS)
-        Valid(_net("return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])")),
+        Valid(net("return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, params: List[Tensor]):\n"
             "        return F.broadcast_mul(x, params[0])\n"
@@ -188,43 +188,43 @@ on it where the original worked.
             "        return F.broadcast_mul(x, d['w'][0])\n"
         ),
         # a multi-output operator's outputs: [i] selects one in both modes
-        Valid(_net("return F.linalg.slogdet(x)[1] + F.moments(x, axes=0)[0]")),
+        Valid(net("return F.linalg.slogdet(x)[1] + F.moments(x, axes=0)[0]")),
         Valid(
-            _net(
+            net(
                 "y = F.SliceChannel(x, num_outputs=3, axis=1)\nreturn y[2] + y[0] + F.add_n(*y[1:3])"
             )
         ),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"
         ),
-        Valid(_net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
+        Valid(net("n = x.shape[0]\nreturn x")),  # HL001's business, not indexing a tensor
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
             "        xs = list(args)\n        return x + xs[0]\n"
         ),
-        Valid(_net("s = (1, 2, 3)\nreturn x * s[0]")),
+        Valid(net("s = (1, 2, 3)\nreturn x * s[0]")),
         Valid(
-            _net(
+            net(
                 "if isinstance(x, mx.nd.NDArray):\n    return x[0]\n"
                 "return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"
             )
         ),
-        Valid(_net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
+        Valid(net("if F is mx.sym:\n    raise ValueError('eager only')\nreturn x[0]")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"
         ),
         Valid("def helper(a):\n    return a[0]\n"),  # not reached from hybrid_forward
         # a numpy constant's new axis is numpy's business
-        Valid(_net("m = np.ones((3, 4))[:, None]\nreturn F.broadcast_mul(x, F.array(m))")),
+        Valid(net("m = np.ones((3, 4))[:, None]\nreturn F.broadcast_mul(x, F.array(m))")),
         # slices that a list survives (`+` concatenates), indices (a list's items are arrays)
-        Valid(_net("return x[1:] + x[:-1]  # gluon may pass x as a list")),
-        Valid(_net("return x[0] - x[1]  # gluon may pass x as a list")),
+        Valid(net("return x[1:] + x[:-1]  # gluon may pass x as a list")),
+        Valid(net("return x[0] - x[1]  # gluon may pass x as a list")),
         # a local numpy constant is no graph input: its slice arithmetic is numpy's
-        Valid(_net("a = np.arange(4.0)\nd = a[1:] - a[:-1]\nreturn x * float(d.sum())")),
-        Valid(_net("return F.relu(x)[:, None]  # noqa: HL003")),
-        Valid(_net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
-        Valid(_net("return F.relu(x)[0]  # noqa: HL003")),
-        Valid(_net("return F.relu(x)[-1]  # noqa")),
+        Valid(net("a = np.arange(4.0)\nd = a[1:] - a[:-1]\nreturn x * float(d.sum())")),
+        Valid(net("return F.relu(x)[:, None]  # noqa: HL003")),
+        Valid(net("return F.relu(x)[0]  # hybridlint: ignore[HL003]")),
+        Valid(net("return F.relu(x)[0]  # noqa: HL003")),
+        Valid(net("return F.relu(x)[-1]  # noqa")),
     ]
     INVALID = [
         # an RNN layer called on the data alone returns one fresh tensor (GluonCV2's visemenet)
@@ -244,55 +244,55 @@ on it where the original worked.
         ),
         # an input used as an array (an operator's argument) is one: the literal rewrites are exact
         Invalid(
-            _net("y = F.relu(x)\nreturn x[0], y"),
+            net("y = F.relu(x)\nreturn x[0], y"),
             line=4,
             fix=("x[0]", "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("x = F.relu(x)\nreturn x[-1]"),
+            net("x = F.relu(x)\nreturn x[-1]"),
             line=4,
             fix=("x[-1]", "F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("x = F.relu(x)\nreturn x[-2]"),
+            net("x = F.relu(x)\nreturn x[-2]"),
             line=4,
             fix=("x[-2]", "F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("x = F.relu(x)\nreturn x[1:3]"),
+            net("x = F.relu(x)\nreturn x[1:3]"),
             line=4,
             fix=("x[1:3]", "F.slice(x, begin=(1,), end=(3,))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x[:, 2]"),
+            net("return x[:, 2]"),
             line=3,
             fix=("x[:, 2]", "F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x[:, -3:]"),
+            net("return x[:, -3:]"),
             line=3,
             fix=("x[:, -3:]", "F.slice(x, begin=(None, -3), end=(None, None))"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("return x[::-1, 1:5:2]"),
+            net("return x[::-1, 1:5:2]"),
             line=3,
             fix=("x[::-1, 1:5:2]", "F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x[0, 1]"),
+            net("return x[0, 1]"),
             line=3,
             fix=("x[0, 1]", "F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x[..., 1]"),
+            net("return x[..., 1]"),
             line=3,
             fix=("x[..., 1]", "F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
             safety=SAFE,
@@ -300,7 +300,7 @@ on it where the original worked.
         # bounds computed from ints (gluonfr RangeLoss's per-class rows): unsafe like any
         # non-literal bound (MXNet's slice raises where Python clamps)
         Invalid(
-            _net("k = 0\nreturn F.relu(x)[k * 2:(k + 1) * 2]"),
+            net("k = 0\nreturn F.relu(x)[k * 2:(k + 1) * 2]"),
             line=4,
             fix=(
                 "F.relu(x)[k * 2:(k + 1) * 2]",
@@ -309,13 +309,13 @@ on it where the original worked.
             safety=UNSAFE,
         ),
         Invalid(
-            _net("return x[..., 1:3]"),
+            net("return x[..., 1:3]"),
             line=3,
             fix=("x[..., 1:3]", "F.slice_axis(x, axis=-1, begin=1, end=3)"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn y[0, ...]"),
+            net("y = F.relu(x)\nreturn y[0, ...]"),
             line=4,
             fix=("y[0, ...]", "F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
@@ -327,7 +327,7 @@ on it where the original worked.
             safety=SAFE,
         ),
         Invalid(
-            _net(
+            net(
                 "outs = []\nfor i in range(3):\n    outs.append(x[i] * 2)\n"
                 "return F.stack(*outs) + F.sum(x)"
             ),
@@ -336,25 +336,25 @@ on it where the original worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("k = int(self.pick)\nreturn x[:, k]"),
+            net("k = int(self.pick)\nreturn x[:, k]"),
             line=4,
             fix=("x[:, k]", "F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
             safety=UNSAFE,
         ),
-        Invalid(_net("x[0] = 1\nreturn F.relu(x)"), line=3),
+        Invalid(net("x[0] = 1\nreturn F.relu(x)"), line=3),
         Invalid(
-            _net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"),
+            net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"),
             line=4,
             fix=("y[-1]", "y[2]"),
             safety=SAFE,
         ),
         Invalid(
-            _net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"),
+            net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"),
             line=4,
             fix=("y[::-1]", "list(y)[::-1]"),
             safety=SAFE,
         ),
-        Invalid(_net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
+        Invalid(net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
         Invalid(
             "def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
@@ -378,20 +378,20 @@ on it where the original worked.
         ),
         # after a branch that may leave it alone, the input is an array by its use in F.relu
         Invalid(
-            _net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"),
+            net("if self.flag:\n    x = x - 1\nreturn x[0] + F.relu(x)"),
             line=5,
             fix=("x[0]", "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
         ),
         # on an operator's result the tensor is certain, and the exact rewrites are safe
         Invalid(
-            _net("y = F.relu(x)\nreturn y[-1]"),
+            net("y = F.relu(x)\nreturn y[-1]"),
             line=4,
             fix=("y[-1]", "F.squeeze(F.slice_axis(y, axis=0, begin=-1, end=None), axis=0)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn y[1:3, ::2]"),
+            net("y = F.relu(x)\nreturn y[1:3, ::2]"),
             line=4,
             fix=("y[1:3, ::2]", "F.slice(y, begin=(1, None), end=(3, None), step=(None, 2))"),
             safety=SAFE,
@@ -405,14 +405,14 @@ on it where the original worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn y[None, ..., np.newaxis]"),
+            net("y = F.relu(x)\nreturn y[None, ..., np.newaxis]"),
             line=4,
             fix=("y[None, ..., np.newaxis]", "F.expand_dims(F.expand_dims(y, axis=0), axis=-1)"),
             safety=SAFE,
         ),
         # an integer next to a new axis keeps its length-1 axis (x[0, None] on a vector is (1,))
         Invalid(
-            _net("y = F.relu(x)\nreturn y[0, None], y[None, 0, 1]"),
+            net("y = F.relu(x)\nreturn y[0, None], y[None, 0, 1]"),
             line=4,
             fix=(
                 "y[0, None], y[None, 0, 1]",
@@ -424,7 +424,7 @@ on it where the original worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn y[:, None, -2:]"),
+            net("y = F.relu(x)\nreturn y[:, None, -2:]"),
             line=4,
             fix=(
                 "y[:, None, -2:]",
@@ -435,7 +435,7 @@ on it where the original worked.
         # arithmetic between two slices of an input proves an array (a list raises on it);
         # unsafe: a numpy array passes it too, and F.slice raises on one
         Invalid(
-            _net("return (x[1:] - x[:-1]) * 2"),
+            net("return (x[1:] - x[:-1]) * 2"),
             line=3,
             fix=(
                 "x[1:] - x[:-1]",
@@ -454,7 +454,7 @@ on it where the original worked.
             safety=UNSAFE,
         ),
         # items on both sides of `...`: reported without a fix
-        Invalid(_net("y = F.relu(x)\nreturn y[0, ..., None, 1]"), line=4),
+        Invalid(net("y = F.relu(x)\nreturn y[0, ..., None, 1]"), line=4),
     ]
 
     def __init__(self, *args, **kwargs) -> None:

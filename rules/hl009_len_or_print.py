@@ -15,9 +15,6 @@ LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "excepti
 LOGGER_NAMES = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_LOGGER"}
 
 
-_net = net
-
-
 class LenOrPrint(Rule):
     code = "HL009"
     name = "len-or-print"
@@ -65,8 +62,8 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
             "        return _expand(F, states, 2), F.relu(x)\n"
         ),
-        Valid(_net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
-        Valid(_net("print('running')\nreturn x")),
+        Valid(net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
+        Valid(net("print('running')\nreturn x")),
         # len() of an input only indexed and counted: a list of feature maps (analysis.list_inputs)
         Valid(
             "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
@@ -74,38 +71,38 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
             "        return x\n"
         ),
-        Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
-        Valid(_net("logging.info('shape %s', (2, 3))\nreturn x")),
-        Valid(_net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
+        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
+        Valid(net("logging.info('shape %s', (2, 3))\nreturn x")),
+        Valid(net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
     ]
     INVALID = [
-        Invalid(_net("print(x)\nreturn F.relu(x)"), line=3),
-        Invalid(_net("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y"), line=4),
-        Invalid(_net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
-        Invalid(_net("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)"), line=3),
-        Invalid(_net("return x.sum(axis=0) / len(x)"), line=3),
+        Invalid(net("print(x)\nreturn F.relu(x)"), line=3),
+        Invalid(net("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y"), line=4),
+        Invalid(net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
+        Invalid(net("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)"), line=3),
+        Invalid(net("return x.sum(axis=0) / len(x)"), line=3),
         # an index of an input used as an array is an array (XKT's DKVMN: len(responses[0]),
         # its input settled as an array by an Embedding child)
         Invalid(
             "from mxnet.gluon import nn\n\n\n"
-            + _net(
+            + net(
                 "length = len(x[0])\nreturn self.embed(x) * length",
                 init=constructor("super().__init__()\nself.embed = nn.Embedding(4, 3)", ""),
             ),
             line=10,
         ),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
-        Invalid(_net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
-        Invalid(_net("return x.reshape((len(x), -1))"), line=3, fix=("len(x)", "0"), safety=SAFE),
+        Invalid(net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
+        Invalid(net("return x.reshape((len(x), -1))"), line=3, fix=("len(x)", "0"), safety=SAFE),
         Invalid(
-            _net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"),
+            net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"),
             line=4,
             fix=("len(y)", "0"),
             safety=SAFE,
         ),
         # a per-batch constant tiled to the batch (gluonts's binning): broadcast_like
         Invalid(
-            _net(
+            net(
                 "c = F.ones_like(x).sum(axis=0)\nreturn F.repeat(F.expand_dims(c, axis=0), len(x), axis=0)"
             ),
             line=4,
@@ -116,7 +113,7 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             safety=SAFE,
         ),
         Invalid(
-            _net("c = x.sum(axis=0)\nreturn c.expand_dims(axis=0).repeat(len(x), axis=0)"),
+            net("c = x.sum(axis=0)\nreturn c.expand_dims(axis=0).repeat(len(x), axis=0)"),
             line=4,
             fix=(
                 "c.expand_dims(axis=0).repeat(len(x), axis=0)",
@@ -125,7 +122,7 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             safety=SAFE,
         ),
         # axis 0 of the repeated value is not visibly 1: repeat multiplies it; reported only
-        Invalid(_net("c = F.relu(x)\nreturn F.repeat(c, len(x), axis=0)"), line=4),
+        Invalid(net("c = F.relu(x)\nreturn F.repeat(c, len(x), axis=0)"), line=4),
     ]
 
     def __init__(self, *args, **kwargs) -> None:

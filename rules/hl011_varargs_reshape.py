@@ -11,9 +11,6 @@ from .values import call_argument, namespace_call
 from ._examples import net
 
 
-_net = net
-
-
 class VarargsReshape(Rule):
     code = "HL011"
     name = "varargs-reshape"
@@ -77,57 +74,55 @@ where the eager branch made a view, above).
 """
 
     VALID = [
-        Valid(_net("return x.reshape((0, -1, 4))")),
-        Valid(_net("return x.reshape([0, -1])")),
-        Valid(_net("return x.reshape(-1)")),  # one value: shape=-1 on both
-        Valid(_net("return x.reshape(shape=(0, -1))")),
-        Valid(_net("return x.reshape((-1, 3), reverse=True)")),
-        Valid(_net("return F.reshape(x, (0, -1))")),
-        Valid(
-            _net("a = x.asnumpy().reshape(2, -1)\nreturn x")
-        ),  # numpy's reshape (HL002's finding)
+        Valid(net("return x.reshape((0, -1, 4))")),
+        Valid(net("return x.reshape([0, -1])")),
+        Valid(net("return x.reshape(-1)")),  # one value: shape=-1 on both
+        Valid(net("return x.reshape(shape=(0, -1))")),
+        Valid(net("return x.reshape((-1, 3), reverse=True)")),
+        Valid(net("return F.reshape(x, (0, -1))")),
+        Valid(net("a = x.asnumpy().reshape(2, -1)\nreturn x")),  # numpy's reshape (HL002's finding)
         Valid(
             "import numpy as np\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"
         ),
-        Valid(_net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
-        Valid(_net("return x.reshape((1,))")),
-        Valid(_net("n = x.asnumpy().reshape(())\nreturn x")),  # numpy's 0-d reshape
+        Valid(net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
+        Valid(net("return x.reshape((1,))")),
+        Valid(net("n = x.asnumpy().reshape(())\nreturn x")),  # numpy's 0-d reshape
     ]
     INVALID = [
         Invalid(
-            _net("return x.reshape(3, -1, 2)"),
+            net("return x.reshape(3, -1, 2)"),
             line=3,
             fix=("x.reshape(3, -1, 2)", "x.reshape((3, -1, 2))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.relu(x).reshape(0, -1)"),
+            net("return F.relu(x).reshape(0, -1)"),
             line=3,
             fix=("F.relu(x).reshape(0, -1)", "F.relu(x).reshape((0, -1))"),
             safety=SAFE,
         ),
         # 1 binds to reverse: (24,) instead of (24, 1), silently
         Invalid(
-            _net("y = F.relu(x)\nreturn y.reshape(-1, 1)"),
+            net("y = F.relu(x)\nreturn y.reshape(-1, 1)"),
             line=4,
             fix=("y.reshape(-1, 1)", "y.reshape((-1, 1))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x.reshape(-1, 3, reverse=True)"),
+            net("return x.reshape(-1, 3, reverse=True)"),
             line=3,
             fix=("x.reshape(-1, 3, reverse=True)", "x.reshape((-1, 3), reverse=True)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("n = 2\nreturn x.reshape(0, n, -1) * 2"),
+            net("n = 2\nreturn x.reshape(0, n, -1) * 2"),
             line=4,
             fix=("x.reshape(0, n, -1)", "x.reshape((0, n, -1))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x.expand_dims(0).reshape(0, 0, 2, -1)"),
+            net("return x.expand_dims(0).reshape(0, 0, 2, -1)"),
             line=3,
             fix=(
                 "x.expand_dims(0).reshape(0, 0, 2, -1)",
@@ -138,7 +133,7 @@ where the eager branch made a view, above).
         # a 0-d reshape: the Symbol branch of a guard fails hybridized; the eager branch's
         # reshape like another tensor serves both (issue 21 item 7)
         Invalid(
-            _net(
+            net(
                 "label = x.reshape(F.relu(x).shape) if F is mx.nd else x.reshape(())\n"
                 "return F.relu(x) * label"
             ),
@@ -149,7 +144,7 @@ where the eager branch made a view, above).
             ),
             safety=UNSAFE,
         ),
-        Invalid(_net("return F.sum(x) * F.reshape(F.relu(x), shape=())"), line=3),
+        Invalid(net("return F.sum(x) * F.reshape(F.relu(x), shape=())"), line=3),
     ]
 
     def visit_IfExp(self, node: cst.IfExp) -> None:

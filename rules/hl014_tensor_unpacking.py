@@ -33,8 +33,6 @@ _ITERATING = {
     "dict",
 }
 
-_net = net
-
 
 _MESSAGE = (
     "{what} iterates a tensor: over its rows eagerly, over a Symbol's outputs after hybridize() "
@@ -108,20 +106,20 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
     VALID = [
         # issue 11: the parent passes a tuple of arrays to the block that unpacks its input
         Valid(with_parent(_PAIR, "Pair", "(F.relu(x), F.sigmoid(x))")),
-        Valid(_net("a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b")),
-        Valid(_net("h, w = (3, 4)\nreturn x * h * w")),
-        Valid(_net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
-        Valid(_net("outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))")),
+        Valid(net("a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b")),
+        Valid(net("h, w = (3, 4)\nreturn x * h * w")),
+        Valid(net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
+        Valid(net("outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
             "        return F.add_n(x, *args)\n"
         ),
-        Valid(_net("y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding")),
-        Valid(_net("a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b")),
+        Valid(net("y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding")),
+        Valid(net("a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b")),
         # multi-output operators and children (GluonCV's BBoxCenterToCorner, CenterNetDecoder)
-        Valid(_net("s, i = F.relu(x).reshape((0, -1)).topk(k=1, ret_typ='both')\nreturn s + i")),
-        Valid(_net("a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b")),
-        Valid(_net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
+        Valid(net("s, i = F.relu(x).reshape((0, -1)).topk(k=1, ret_typ='both')\nreturn s + i")),
+        Valid(net("a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b")),
+        Valid(net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
     ]
     INVALID = [
         # issue 11: the module's only call of the block passes one stacked tensor, so the
@@ -133,33 +131,33 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             safety="unsafe",
         ),
         Invalid(
-            _net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"),
+            net("y = F.relu(x).reshape((2, 3))\na, b = y\nreturn a + b"),
             line=4,
             fix=("a, b = y", "a, b = F.split(y, num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("a, b = F.relu(x)\nreturn a * b"),
+            net("a, b = F.relu(x)\nreturn a * b"),
             line=3,
             fix=("F.relu(x)", "F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=UNSAFE,
         ),
-        Invalid(_net("return F.concat(*F.relu(x), dim=0)"), line=3),
-        Invalid(_net("y = F.relu(x)\nreturn F.stack(*list(y))"), line=4),
-        Invalid(_net("return F.add_n(*tuple(F.relu(x)))"), line=3),
-        Invalid(_net("return F.stack(*map(F.relu, F.relu(x)))"), line=3),
-        Invalid(_net("first, *rest = F.relu(x)\nreturn first"), line=3),
-        Invalid(_net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
-        Invalid(_net("return F.stack(*reversed(F.relu(x)))"), line=3),
+        Invalid(net("return F.concat(*F.relu(x), dim=0)"), line=3),
+        Invalid(net("y = F.relu(x)\nreturn F.stack(*list(y))"), line=4),
+        Invalid(net("return F.add_n(*tuple(F.relu(x)))"), line=3),
+        Invalid(net("return F.stack(*map(F.relu, F.relu(x)))"), line=3),
+        Invalid(net("first, *rest = F.relu(x)\nreturn first"), line=3),
+        Invalid(net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
+        Invalid(net("return F.stack(*reversed(F.relu(x)))"), line=3),
         # a known row count: the iterating builtin gets the rows as F.split's outputs
         Invalid(
-            _net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"),
+            net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"),
             line=4,
             fix=("list(y)", "list(F.split(y, num_outputs=3, axis=0, squeeze_axis=True))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"),
+            net("y = F.relu(x)\nreturn dict(zip(['a', 'b'], y))"),
             line=4,
             fix=(
                 "zip(['a', 'b'], y)",
