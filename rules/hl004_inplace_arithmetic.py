@@ -6,7 +6,7 @@ from typing import Dict, Type, Union
 
 import libcst as cst
 
-from ._examples import net_xy as _net
+from ._examples import net_xy
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
@@ -70,49 +70,49 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
 """
 
     VALID = [
-        Valid(_net("n = 0\nn += 1\nreturn x * n")),
+        Valid(net_xy("n = 0\nn += 1\nreturn x * n")),
         Valid(
-            _net("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")
+            net_xy("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")
         ),  # fall back to z = z ** 2 on a Symbol
-        Valid(_net("x = x + y\nreturn x")),
-        Valid(_net("if F is mx.nd:\n    x += y\nreturn x")),
-        Valid(_net("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
+        Valid(net_xy("x = x + y\nreturn x")),
+        Valid(net_xy("if F is mx.nd:\n    x += y\nreturn x")),
+        Valid(net_xy("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
             "        outs = []\n        outs += [x]\n        return outs\n"
         ),
         # an input the body treats as a list (len, iteration): `z += x` extends a list
-        Valid(_net("z = x * 2\nz += x\nreturn z[:len(x)]")),
+        Valid(net_xy("z = x * 2\nz += x\nreturn z[:len(x)]")),
     ]
     INVALID = [
         # an input used as tensors are used (arithmetic) is a tensor (issue 21 item 1); a list
         # is still possible (`x * 2` repeats one), so the fix resting on it is unsafe
         Invalid(
-            _net("z = x * 2\nz += x\nreturn z"),
+            net_xy("z = x * 2\nz += x\nreturn z"),
             line=4,
             fix=("z += x", "z = z + x"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("z = F.relu(x)\nz += y\nreturn z"),
+            net_xy("z = F.relu(x)\nz += y\nreturn z"),
             line=4,
             fix=("z += y", "z = z + y"),
             safety=SAFE,
         ),
         Invalid(
-            _net("z = x / 2\nz -= y + 1\nreturn z"),
+            net_xy("z = x / 2\nz -= y + 1\nreturn z"),
             line=4,
             fix=("z -= y + 1", "z = z - (y + 1)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("z = F.exp(x)\nz *= 2  # double it\nreturn z"),
+            net_xy("z = F.exp(x)\nz *= 2  # double it\nreturn z"),
             line=4,
             fix=("z *= 2", "z = z * 2"),
             safety=SAFE,
         ),
         Invalid(
-            _net("x += y\nreturn F.relu(x)"),
+            net_xy("x += y\nreturn F.relu(x)"),
             line=3,
             fix=("x += y", "x = x + y"),
             safety=UNSAFE,
@@ -127,19 +127,19 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             safety=SAFE,
         ),
         Invalid(
-            _net("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"),
+            net_xy("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"),
             line=5,
             fix=("z /= 2", "z = z / 2"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("z = x.reshape((0, -1))\nz *= 3\nreturn z"),
+            net_xy("z = x.reshape((0, -1))\nz *= 3\nreturn z"),
             line=4,
             fix=("z *= 3", "z = z * 3"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net(
+            net_xy(
                 "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"
             ),
             line=6,

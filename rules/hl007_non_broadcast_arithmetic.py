@@ -35,7 +35,7 @@ from .analysis import (
     walk_nodes,
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
-from ._examples import constructor, net, net_xy as _net
+from ._examples import constructor, net, net_xy
 from .values import target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
@@ -298,21 +298,21 @@ must have NDArray type` where `d - 0.5` worked.
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
             "        return _loss(F, F.relu(x), self._beta)\n"
         ),
-        Valid(_net("out = F.relu(x)\nreturn out + x")),
-        Valid(_net("return x * 2 + 1")),
-        Valid(_net("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
-        Valid(_net("return F.ones((2, 3)) + F.zeros((2, 3))")),
-        Valid(_net("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        Valid(net_xy("out = F.relu(x)\nreturn out + x")),
+        Valid(net_xy("return x * 2 + 1")),
+        Valid(net_xy("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
+        Valid(net_xy("return F.ones((2, 3)) + F.zeros((2, 3))")),
+        Valid(net_xy("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
         # F.maximum(reduction, 1.0) and `reduction == 0` keep the reduction's shape (GluonTS scalers, N-BEATS)
         Valid(
-            _net(
+            net_xy(
                 "n = F.sum(y, axis=1)\ns = (x * y).sum(axis=1)\nflag = n == 0\n"
                 "return s / F.maximum(n, 1.0) + s * (1 - flag) / F.minimum(n + flag, 1e9)"
             )
         ),
         # reductions over every axis are all of shape (1,) (GluonCV's HeatmapFocalLoss)
         Valid(
-            _net(
+            net_xy(
                 "num_pos = F.clip(F.sum(y > 0), a_min=1, a_max=1e30)\n"
                 "return -(F.sum(F.log(x)) + x.sum()) / num_pos + F.sum(x) / F.sum(y).clip(1, 1e30)"
             )
@@ -320,21 +320,21 @@ must have NDArray type` where `d - 0.5` worked.
         # column vectors on both sides (MXNet's own CosineEmbeddingLoss): same shape, no evidence
         Valid(
             "from mxnet import ndarray\n\n\n"
-            + _net(
+            + net_xy(
                 "a = F.norm(x, axis=-1).reshape((-1, 1))\nd = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
                 "if F is ndarray:\n    eps = F.array([1e-12])\nelse:\n    eps = F.full((1, 1), 1e-12)\n"
                 "return d / F.broadcast_maximum(a * a, eps)"
             )
         ),
         Valid(
-            _net(
+            net_xy(
                 "a = F.norm(x, axis=-1).reshape((-1, 1))\nb = F.norm(y, axis=-1).reshape((-1, 1))\n"
                 "d = F.sum(x * y, axis=-1).reshape((-1, 1))\n"
                 "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))"
             )
         ),
-        Valid(_net("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
-        Valid(_net("return x.reshape((0, -1)) + y.reshape((0, -1))")),
+        Valid(net_xy("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
+        Valid(net_xy("return x.reshape((0, -1)) + y.reshape((0, -1))")),
         # two parameters, shapes set when the block is built: nothing says they differ
         Valid(
             "class Net(HybridBlock):\n    def __init__(self, units=4):\n        super().__init__()\n"
@@ -342,15 +342,15 @@ must have NDArray type` where `d - 0.5` worked.
             "        self.beta = self.params.get('beta', shape=(units,))\n\n"
             "    def hybrid_forward(self, F, x, gamma, beta):\n        return gamma * beta\n"
         ),
-        Valid(_net("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
+        Valid(net_xy("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
         # per-sample values on both sides, reduced by different ops over the same axis
         # (gluonfr's ContrastiveLoss; MXNet 1.9.1 runs it hybridized)
-        Valid(_net("d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)")),
-        Valid(_net("p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)")),
+        Valid(net_xy("d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)")),
+        Valid(net_xy("p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)")),
         # one reduction spelled two ways, and exclude=True of the other axes: the same shape
-        Valid(_net("return F.sum(x, axis=1) * x.sum(axis=1)")),
-        Valid(_net("return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))")),
-        Valid(_net("return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)")),
+        Valid(net_xy("return F.sum(x, axis=1) * x.sum(axis=1)")),
+        Valid(net_xy("return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))")),
+        Valid(net_xy("return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)")),
         # a gate upsampled back to the map's size (PSPNet's pooling branch): no 1s left
         Valid(
             _se(
@@ -409,7 +409,7 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)
         Valid(
-            _net(
+            net_xy(
                 "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n"
             )
         ),
@@ -436,7 +436,7 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         # (B, 1) - (B,): keepdims against no keepdims of one array (eagerly (B, B))
         Invalid(
-            _net("return x.sum(axis=1, keepdims=True) - x.sum(axis=1)"),
+            net_xy("return x.sum(axis=1, keepdims=True) - x.sum(axis=1)"),
             line=3,
             fix=(
                 "x.sum(axis=1, keepdims=True) - x.sum(axis=1)",
@@ -446,7 +446,7 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         # through F.maximum and F.where: the shapes of what they combine
         Invalid(
-            _net(
+            net_xy(
                 "m = F.maximum(F.max(x, 1, True), F.max(y, 1, True))\nreturn F.where(x > 0, x, y) - m"
             ),
             line=4,
@@ -456,7 +456,7 @@ must have NDArray type` where `d - 0.5` worked.
         # keepdims on different axes: the + broadcasts (m, 1) and (1, n); the - then has equal
         # shapes (gluonfr's MPSLoss.euclidean_distance)
         Invalid(
-            _net(
+            net_xy(
                 "xx = F.sum(F.square(x), 1, keepdims=True)\nyy = F.sum(F.square(y), 0, keepdims=True)\n"
                 "return xx + yy - 2 * F.dot(x, y)"
             ),
@@ -494,7 +494,7 @@ must have NDArray type` where `d - 0.5` worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("return x - x.mean(axis=1, keepdims=True)"),
+            net_xy("return x - x.mean(axis=1, keepdims=True)"),
             line=3,
             fix=(
                 "x - x.mean(axis=1, keepdims=True)",
@@ -503,25 +503,25 @@ must have NDArray type` where `d - 0.5` worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("m = F.max(x, axis=-1, keepdims=True)\nreturn F.exp(x - m) / m  # stable"),
+            net_xy("m = F.max(x, axis=-1, keepdims=True)\nreturn F.exp(x - m) / m  # stable"),
             line=4,
             fix=("F.exp(x - m) / m", "F.broadcast_div(F.exp(F.broadcast_sub(x, m)), m)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("bias = F.ones((1, 3))\nreturn (x + bias) ** bias"),
+            net_xy("bias = F.ones((1, 3))\nreturn (x + bias) ** bias"),
             line=4,
             fix=("(x + bias) ** bias", "F.broadcast_power(F.broadcast_add(x, bias), bias)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("mask = F.expand_dims(y, axis=1)\nreturn x * mask"),
+            net_xy("mask = F.expand_dims(y, axis=1)\nreturn x * mask"),
             line=4,
             fix=("x * mask", "F.broadcast_mul(x, mask)"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net(
+            net_xy(
                 "bias = (1.0 - y.expand_dims(axis=1)) * -1e4  # BERT-style mask bias\nreturn x + bias"
             ),
             line=4,
@@ -537,13 +537,13 @@ must have NDArray type` where `d - 0.5` worked.
             safety=UNSAFE,
         ),
         Invalid(
-            _net("return x * F.full((2,), 0.5)"),
+            net_xy("return x * F.full((2,), 0.5)"),
             line=3,
             fix=("x * F.full((2,), 0.5)", "F.broadcast_mul(x, F.full((2,), 0.5))"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net(
+            net_xy(
                 "gate = F.sigmoid(y.mean(axis=(2, 3))).reshape((0, 0, 1, 1))  # SE gate\nreturn x * gate"
             ),
             line=4,
@@ -551,7 +551,7 @@ must have NDArray type` where `d - 0.5` worked.
             safety=UNSAFE,
         ),
         Invalid(
-            _net("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"),
+            net_xy("return F.tanh(F.expand_dims(x, axis=2) + y.expand_dims(axis=1))"),
             line=3,
             fix=(
                 "F.expand_dims(x, axis=2) + y.expand_dims(axis=1)",
@@ -560,7 +560,7 @@ must have NDArray type` where `d - 0.5` worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("return x.sum(axis=0) % x"),
+            net_xy("return x.sum(axis=0) % x"),
             line=3,
             fix=("x.sum(axis=0) % x", "F.broadcast_mod(x.sum(axis=0), x)"),
             safety=SAFE,
@@ -568,13 +568,13 @@ must have NDArray type` where `d - 0.5` worked.
         # a helper's number default (`eps=1e-5`) is a scalar: `var + eps` keeps var's evidence
         Invalid(
             "def _norm(F, x, eps=1e-5):\n    var = F.mean(F.square(x), axis=-1, keepdims=True)\n"
-            "    return x / F.sqrt(var + eps)\n\n\n" + _net("return _norm(F, x)"),
+            "    return x / F.sqrt(var + eps)\n\n\n" + net_xy("return _norm(F, x)"),
             line=3,
             fix=("x / F.sqrt(var + eps)", "F.broadcast_div(x, F.sqrt(var + eps))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return x >= x.mean(axis=1, keepdims=True)"),
+            net_xy("return x >= x.mean(axis=1, keepdims=True)"),
             line=3,
             fix=(
                 "x >= x.mean(axis=1, keepdims=True)",
@@ -583,7 +583,7 @@ must have NDArray type` where `d - 0.5` worked.
             safety=SAFE,
         ),
         Invalid(
-            _net("t = F.zeros((1, 4))\nreturn F.relu(t) != x"),
+            net_xy("t = F.zeros((1, 4))\nreturn F.relu(t) != x"),
             line=4,
             fix=("F.relu(t) != x", "F.broadcast_not_equal(F.relu(t), x)"),
             safety=UNSAFE,

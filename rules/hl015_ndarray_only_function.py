@@ -8,7 +8,7 @@ from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 from .values import namespace_call
-from ._examples import net_xy as _net
+from ._examples import net_xy
 
 
 class NDArrayOnlyFunction(Rule):
@@ -61,38 +61,38 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
 """
 
     VALID = [
-        Valid(_net("return F.broadcast_equal(x, y)")),
-        Valid(_net("return F.concat(x, y, dim=1)")),
-        Valid(_net("if F is mx.nd:\n    return F.equal(x, y)\nreturn F.broadcast_equal(x, y)")),
-        Valid(_net("return F.relu(x)  # F.equal(x, y) in a comment")),
+        Valid(net_xy("return F.broadcast_equal(x, y)")),
+        Valid(net_xy("return F.concat(x, y, dim=1)")),
+        Valid(net_xy("if F is mx.nd:\n    return F.equal(x, y)\nreturn F.broadcast_equal(x, y)")),
+        Valid(net_xy("return F.relu(x)  # F.equal(x, y) in a comment")),
         Valid(
             "class Net(HybridBlock):\n    def forward(self, x, y):\n"
             "        return mx.nd.equal(x, y)\n"  # not hybrid code
         ),
-        Valid(_net("return F.array([1.0]) + x")),  # HL005's business
-        Valid(_net("return F.equal(x, y)  # hybridlint: ignore[HL015]")),
+        Valid(net_xy("return F.array([1.0]) + x")),  # HL005's business
+        Valid(net_xy("return F.equal(x, y)  # hybridlint: ignore[HL015]")),
     ]
     INVALID = [
         Invalid(
-            _net("y = F.relu(y)\nreturn F.equal(F.relu(x), y)"),
+            net_xy("y = F.relu(y)\nreturn F.equal(F.relu(x), y)"),
             line=4,
             fix=("F.equal(F.relu(x), y)", "F.broadcast_equal(F.relu(x), y)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.relu(F.subtract(2, F.relu(x)))"),
+            net_xy("return F.relu(F.subtract(2, F.relu(x)))"),
             line=3,
             fix=("F.subtract(2, F.relu(x))", "2 - F.relu(x)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.multiply(F.relu(x), 0.5) + 1"),
+            net_xy("return F.multiply(F.relu(x), 0.5) + 1"),
             line=3,
             fix=("F.multiply(F.relu(x), 0.5)", "(F.relu(x) * 0.5)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.concatenate([F.relu(x), F.relu(y)], axis=1)"),
+            net_xy("return F.concatenate([F.relu(x), F.relu(y)], axis=1)"),
             line=3,
             fix=(
                 "F.concatenate([F.relu(x), F.relu(y)], axis=1)",
@@ -101,38 +101,38 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.concatenate(x)"),
+            net_xy("return F.concatenate(x)"),
             line=3,
             fix=("F.concatenate(x)", "F.concat(*x, dim=0)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
+            net_xy("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
             line=4,
             fix=("F.moveaxis(z, 0, -1)", "F.transpose(z, axes=(1, 2, 0))"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.moveaxis(F.relu(x), 1, 2)"),
+            net_xy("return F.moveaxis(F.relu(x), 1, 2)"),
             line=3,
             fix=("F.moveaxis(F.relu(x), 1, 2)", "F.swapaxes(F.relu(x), dim1=1, dim2=2)"),
             safety=SAFE,
         ),
         Invalid(
-            _net("return F.broadcast_add(x, F.empty((1, 3)))"),
+            net_xy("return F.broadcast_add(x, F.empty((1, 3)))"),
             line=3,
             fix=("F.empty((1, 3))", "F.zeros((1, 3))"),
             safety=UNSAFE,
         ),
         Invalid(
-            _net("return F.contrib.isnan(x)"),
+            net_xy("return F.contrib.isnan(x)"),
             line=3,
             fix=("F.contrib.isnan(x)", "F.broadcast_not_equal(x, x)"),
             safety=SAFE,
         ),
-        Invalid(_net("return F.concatenate([x, y], axis=-1)"), line=3),  # the helper's bug
-        Invalid(_net("F.onehot_encode(x, y)\nreturn y"), line=3),
-        Invalid(_net("F.waitall()\nreturn x"), line=3),
+        Invalid(net_xy("return F.concatenate([x, y], axis=-1)"), line=3),  # the helper's bug
+        Invalid(net_xy("F.onehot_encode(x, y)\nreturn y"), line=3),
+        Invalid(net_xy("F.waitall()\nreturn x"), line=3),
         Invalid(
             "def helper(F, x):\n    return F.logical_and(F.relu(x), 1)\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
