@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .._build import call, strip_parens, tuple_of
-from .._examples import net as _net
+from .._examples import net
 from . import asserts, creation, dead_store, row_picks, scalars
 from .row_picks import INVALID as ARANGE_INVALID, plan_arange_index
 from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
@@ -123,15 +123,15 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             # eager-only guards in every form: an aliased namespace, a ternary, an early return
             Valid(
                 "from mxnet import ndarray as _ND\n\n\n"
-                + _net("if F is _ND:\n    return x.reshape(x.shape)\nreturn F.relu(x)")
+                + net("if F is _ND:\n    return x.reshape(x.shape)\nreturn F.relu(x)")
             ),
             Valid(
                 "from mxnet import nd\n\n\n"
-                + _net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")
+                + net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")
             ),
             Valid(
                 "from mxnet import nd\n\n\n"
-                + _net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
+                + net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
             ),
             # a block that opts out of hybridization: its flag, or a hybridize() that raises
             Valid(
@@ -176,26 +176,26 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
                 "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"
             ),
-            Valid(_net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
+            Valid(net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
             Valid(
                 "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.weight = self.params.get('weight', shape=(3, 4))\n"
                 "    def hybrid_forward(self, F, x, weight):\n"
                 "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"
             ),
-            Valid(_net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
-            Valid(_net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
-            Valid(_net("a = F.split(x, num_outputs=2)\nreturn a")),
+            Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
+            Valid(net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
+            Valid(net("a = F.split(x, num_outputs=2)\nreturn a")),
             Valid(
                 "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
                 "        return x + states.shape[0]\n"
             ),
             Valid("def helper(y):\n    return y.shape\n"),
-            Valid(_net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
-            Valid(_net("return x.reshape((0, -1))")),
+            Valid(net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
+            Valid(net("return x.reshape((0, -1))")),
             # dims unpacked and used in an eager-only branch only
             Valid(
-                _net(
+                net(
                     "if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
                     "return x.reshape((0, -3))"
                 )
@@ -207,7 +207,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = (
         [
-            Invalid(_net("return x.shape"), line=3),
+            Invalid(net("return x.shape"), line=3),
             # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
             Invalid(
                 "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
@@ -255,7 +255,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             # a guard on another name than the namespace guards nothing
             Invalid(
                 "from mxnet import nd\n\n\n"
-                + _net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
+                + net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
                 line=6,
             ),
             # a @staticmethod helper taking F: its first parameter is F, not self
@@ -277,50 +277,50 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.zeros(x.shape)"),
+                net("return F.zeros(x.shape)"),
                 line=3,
                 fix=("F.zeros(x.shape)", "F.zeros_like(x).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.ones(shape=x.shape, ctx=x.context)"),
+                net("return F.ones(shape=x.shape, ctx=x.context)"),
                 line=3,
                 fix=("F.ones(shape=x.shape, ctx=x.context)", "F.ones_like(x).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.zeros(x.shape, dtype=x.dtype)"),
+                net("return F.zeros(x.shape, dtype=x.dtype)"),
                 line=3,
                 fix=("F.zeros(x.shape, dtype=x.dtype)", "F.zeros_like(x)"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.full(x.shape, 0.5 + 1)"),
+                net("return F.full(x.shape, 0.5 + 1)"),
                 line=3,
                 fix=("F.full(x.shape, 0.5 + 1)", "F.ones_like(x).astype('float32') * (0.5 + 1)"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return x.reshape((x.shape[0], -1))"),
+                net("return x.reshape((x.shape[0], -1))"),
                 line=3,
                 fix=("x.shape[0]", "0"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
+                net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
                 line=4,
                 fix=("(y.shape[0], y.shape[1], -1)", "(0, 0, -1)"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return x.reshape(x.shape[0], 4, -1)"),
+                net("return x.reshape(x.shape[0], 4, -1)"),
                 line=3,
                 fix=("x.reshape(x.shape[0], 4, -1)", "x.reshape((0, 4, -1))"),
                 safety=SAFE,
             ),
-            Invalid(_net("return x.reshape((-3, x.shape[2]))"), line=3),
+            Invalid(net("return x.reshape((-3, x.shape[2]))"), line=3),
             Invalid(
-                _net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
+                net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
                 line=3,
                 fix=(
                     "b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))",
@@ -329,7 +329,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             Invalid(
-                _net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
+                net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
                 line=3,
                 fix=("x.shape[0] * x.shape[1]", "-3"),
                 safety=SAFE,
@@ -350,7 +350,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ),
             # reshape, transpose, reshape back: each target as codes of the permuted dims
             Invalid(
-                _net(
+                net(
                     "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
                     "return y.reshape((bh // 2, l, 2 * d))"
                 ),
@@ -366,14 +366,14 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ),
             # a shape tail concatenated to the target: -2
             Invalid(
-                _net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
+                net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
                 line=4,
                 fix=("(-1, 2) + y.shape[1:]", "(-4, -1, 2, -2)"),
                 safety=SAFE,
             ),
             # a run of another tensor's dims: reshape_like with partial ranges
             Invalid(
-                _net(
+                net(
                     "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"
                 ),
                 line=3,
@@ -390,7 +390,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             # no code permutes dims: reported only
-            Invalid(_net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
+            Invalid(net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
             # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
             # state goes (unsafe: the attribute no longer holds the last batch size)
             Invalid(
@@ -411,13 +411,13 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.arange(x.shape[1])"),
+                net("return F.arange(x.shape[1])"),
                 line=3,
                 fix=("F.arange(x.shape[1])", "F.contrib.arange_like(x, axis=1).astype('float32')"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.arange(0, x.shape[-1])"),
+                net("return F.arange(0, x.shape[-1])"),
                 line=3,
                 fix=(
                     "F.arange(0, x.shape[-1])",
@@ -425,42 +425,42 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 ),
                 safety=SAFE,
             ),
-            Invalid(_net("return F.arange(1, x.shape[1])"), line=3),
+            Invalid(net("return F.arange(1, x.shape[1])"), line=3),
             # rank arithmetic as an axis: negative axes count from the data's own rank
             Invalid(
-                _net("return F.log_softmax(x, axis=x.ndim - 1)"),
+                net("return F.log_softmax(x, axis=x.ndim - 1)"),
                 line=3,
                 fix=("x.ndim - 1", "-1"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"),
+                net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"),
                 line=4,
                 fix=("y.ndim - 1", "-1"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.expand_dims(x, axis=x.ndim)"),
+                net("return F.expand_dims(x, axis=x.ndim)"),
                 line=3,
                 fix=("F.expand_dims(x, axis=x.ndim)", "F.expand_dims(x, axis=-1)"),
                 safety=SAFE,
             ),
             Invalid(
-                _net("return x.sum(axis=x.ndim - 2)"),
+                net("return x.sum(axis=x.ndim - 2)"),
                 line=3,
                 fix=("x.ndim - 2", "-2"),
                 safety=UNSAFE,
             ),  # a rank-1 x: axis -1 vs -2
-            Invalid(_net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
-            Invalid(_net("return x.flip(axis=x.ndim - 1)"), line=3),
+            Invalid(net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
+            Invalid(net("return x.flip(axis=x.ndim - 1)"), line=3),
             Invalid(
-                _net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
+                net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
                 line=4,
                 fix=("F.broadcast_to(t, x.shape)", "F.broadcast_like(t, x)"),
                 safety=SAFE,
             ),
             Invalid(
-                _net(
+                net(
                     "t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"
                 ),
                 line=4,
@@ -468,7 +468,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             Invalid(
-                _net(
+                net(
                     "t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"
                 ),
                 line=4,
@@ -485,11 +485,11 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=SAFE,
             ),
             Invalid(
-                _net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3
+                net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3
             ),  # x's axis 0 need not be 1
             # the fluent tile too, through F: NDArray.broadcast_like(other) takes no axes
             Invalid(
-                _net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
+                net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
                 line=3,
                 fix=(
                     "x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))",
@@ -499,7 +499,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ),
             # repeating a size-1 axis by another array's dim is a broadcast (not at a 0 dim: unsafe)
             Invalid(
-                _net(
+                net(
                     "return F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])", "F, x, y"
                 ),
                 line=3,
@@ -510,7 +510,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=UNSAFE,
             ),
             Invalid(
-                _net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
+                net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
                 line=3,
                 fix=(
                     "y.expand_dims(-1).repeat(x.shape[0], -1)",
@@ -519,25 +519,25 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 safety=UNSAFE,
             ),
             Invalid(
-                _net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
+                net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
             ),  # y's axis 1 need not be 1
             Invalid(
-                _net("return x.T"), line=3, fix=("return x.T", "return F.transpose(x)"), safety=SAFE
+                net("return x.T"), line=3, fix=("return x.T", "return F.transpose(x)"), safety=SAFE
             ),
             Invalid(
-                _net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
+                net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
                 line=3,
                 fix=("F.ones((1, 3), ctx=x.context)", "F.ones((1, 3))"),
                 safety=UNSAFE,
             ),
             Invalid(
-                _net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
+                net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
                 line=4,
                 fix=("y.as_in_context(x.context)", "y"),
                 safety=UNSAFE,
             ),
             Invalid(
-                _net("n = x.size\nreturn x / n"),
+                net("n = x.size\nreturn x / n"),
                 line=3,  # a named shape scalar: rules/hl001/scalars.py
                 fix=[
                     ("n = x.size", "n = F.size_array(x).astype('float32')"),

@@ -21,7 +21,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from .._examples import net_xy as _net
+from .._examples import net_xy
 from ..base import UNSAFE, Edit, Invalid, Valid
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
@@ -136,13 +136,13 @@ def _block_of(root: cst.CSTNode, statement: cst.CSTNode) -> Optional[List[cst.CS
 VALID: List[Valid] = []
 INVALID = [
     Invalid(
-        _net("assert x.shape == y.shape\nreturn x + y"),
+        net_xy("assert x.shape == y.shape\nreturn x + y"),
         line=3,
         fix=("assert x.shape == y.shape\n", ""),
         safety=UNSAFE,
     ),
     Invalid(
-        _net(
+        net_xy(
             "n = 2\nif n > 1:\n    assert x.shape[-1] == y.shape[-1], 'widths'\nreturn F.broadcast_add(x, y)"
         ),
         line=5,
@@ -151,11 +151,11 @@ INVALID = [
     ),
     # the comment above stays, on the statement after the assert
     Invalid(
-        _net("# same rows\nassert x.shape[0] == y.shape[0]\nreturn x + y"),
+        net_xy("# same rows\nassert x.shape[0] == y.shape[0]\nreturn x + y"),
         line=4,
         fix=("assert x.shape[0] == y.shape[0]\n", ""),
         safety=UNSAFE,
     ),
     # the test calls a function: it may do anything, reported only
-    Invalid(_net("assert check(x.shape)\nreturn x"), line=3),
+    Invalid(net_xy("assert check(x.shape)\nreturn x"), line=3),
 ]

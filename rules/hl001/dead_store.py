@@ -25,7 +25,7 @@ import libcst as cst
 from ..base import SAFE, Edit, Invalid
 from ..values import NESTED_SCOPES, bound_targets, dotted_name, target_name_nodes, walk_nodes
 from .resize_helper import variables
-from .._examples import net as _net
+from .._examples import net
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _INTROSPECTION = {"locals", "vars", "eval", "exec"}
@@ -177,14 +177,14 @@ _SYNC_BN = (
 _AUTOGRAD = "from mxnet import autograd\n\n\n"
 INVALID = [
     Invalid(
-        _net("ctx = x.context\nreturn F.relu(x)"),
+        net("ctx = x.context\nreturn F.relu(x)"),
         line=3,
         fix=("ctx = x.context\n", ""),
         safety=SAFE,
     ),
     # gluoncv 0.1's SyncBatchNorm: the other branch's read cannot follow this store
     Invalid(
-        _net(_SYNC_BN, head=_AUTOGRAD),
+        net(_SYNC_BN, head=_AUTOGRAD),
         line=7,
         fix=(
             "if not autograd.is_training():\n    ctx = x.context",
@@ -193,9 +193,9 @@ INVALID = [
         safety=SAFE,
     ),
     # read after the store (a later statement, the next iteration): reported only
-    Invalid(_net("ctx = x.context\nreturn F.zeros((2,), ctx=ctx)"), line=3),
+    Invalid(net("ctx = x.context\nreturn F.zeros((2,), ctx=ctx)"), line=3),
     Invalid(
-        _net(
+        net(
             "for i in range(2):\n    if i:\n        x = F.relu(x) if ctx is not None else x\n"
             "    ctx = x.context\nreturn x"
         ),
