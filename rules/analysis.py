@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
+    AbstractSet,
     Any,
     Dict,
     Iterable,
@@ -126,7 +127,25 @@ class ClassFacts:
         default_factory=dict
     )  # self.<a> = <param> with a default: a -> param
     _built_memo: Dict[str, object] = field(default_factory=dict)  # param -> `_built` (memo)
+    _array_inputs: Optional[Tuple[Optional[str], ...]] = None  # `array_inputs` (memo)
     module: Optional["ModuleFacts"] = None
+
+    def array_inputs(self) -> Tuple[Optional[str], ...]:
+        """hybrid_forward's inputs after F, by position, each named when the body uses it as
+        only an array can be used (an operator's argument, an array-only attribute, a tuple
+        index, the input of one of its gluon layers), else None. A parent passing something
+        in that position settles it as an array too (CangJie's WCLSTM hands its word ids to
+        WCEmbedding, whose Embedding takes them). Read syntactically, so the classes of a
+        file may be analysed in any order."""
+        if self._array_inputs is None:
+            forward = self.methods.get("hybrid_forward")
+            positional = _signature(forward)[2:] if forward is not None else []
+            self._array_inputs = tuple(
+                p.name.value if _uses_as_array(forward, p.name.value, self.array_layers) else None
+                for p in positional
+                if forward is not None
+            )
+        return self._array_inputs
 
     def default_of(self, attr: str) -> object:
         """The value `self.<attr>` has in the module's configuration of the block: what every
@@ -1052,13 +1071,27 @@ def _init_facts(
 _CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
 
 
+def _uses_as_array(function: cst.FunctionDef, name: str, layers: AbstractSet[str]) -> bool:
+    """Whether `function`'s body uses `name` as only an array can be used (`_ArrayUseFinder`),
+    a call of one of the `self.<layer>` gluon layers in `layers` included."""
+    positional = _signature(function)
+    namespace = positional[1].name.value if len(positional) > 1 else None
+    finder = _ArrayUseFinder(name, namespace, layers)
+    function.body.visit(finder)
+    return finder.found
+
+
 class _ArrayUseFinder(cst.CSTVisitor):
     """Finds a use of `name` that a list of arrays would not survive eagerly: a plain (not
-    starred) argument of an `F.<op>(...)` call, an attribute only arrays have
-    (`name.reshape(...)`, `name.shape`, `name.expand_dims(...)`), or a tuple index (`name[:, 0]`)."""
+    starred) argument of an `F.<op>(...)` call or of a `self.<a>(...)` call where `<a>` is one
+    of `layers` (gluon layers), an attribute only arrays have (`name.reshape(...)`,
+    `name.shape`, `name.expand_dims(...)`), or a tuple index (`name[:, 0]`)."""
 
-    def __init__(self, name: str, namespace: Optional[str]) -> None:
+    def __init__(
+        self, name: str, namespace: Optional[str], layers: AbstractSet[str] = frozenset()
+    ) -> None:
         self.name, self.namespace, self.found = name, namespace, False
+        self.layers = layers
 
     def _is_name(self, expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Name) and expr.value == self.name
@@ -1074,9 +1107,10 @@ class _ArrayUseFinder(cst.CSTVisitor):
         return not self.found
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
-        if _operator_call(node, self.namespace) and any(
-            self._is_name(arg.value) and not arg.star for arg in node.args
-        ):
+        array_only = _operator_call(node, self.namespace) or (
+            self_attribute_name(node.func) in self.layers
+        )
+        if array_only and any(self._is_name(arg.value) and not arg.star for arg in node.args):
             self.found = True
         return not self.found
 

@@ -602,6 +602,19 @@ class Evaluator:
             return Value(TENSOR, base.shape, base.shape_reason, form=form)
         return Value(TENSOR, form=form or forms.root(f"@{id(call)}"))
 
+    def _child_array_uses(self, built: str, call: cst.Call, args: List[Value]) -> None:
+        """`self.head(x)` where Head's hybrid_forward uses that input as only an array can
+        be used: x is an array here too (`ClassFacts.array_inputs`)."""
+        child = self.facts.module.classes.get(built)
+        if child is None:
+            return
+        settled = child.array_inputs()
+        for index, (arg, value) in enumerate(zip(call.args, args)):
+            if arg.star or arg.keyword is not None or index >= len(settled):
+                break
+            if settled[index] is not None:
+                self.array_use(arg.value, value)
+
     def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
         klass = self.facts.klass
         if klass is None:
@@ -613,9 +626,11 @@ class Evaluator:
                 if not arg.star:
                     self.array_use(arg.value, value)
         if attr in klass.children:
-            if self.analyzer is not None and klass.built_children.get(attr):
+            built = klass.built_children.get(attr)
+            if self.analyzer is not None and built:
                 # `self.head(x)` with `self.head = Head(...)`: evidence for Head's inputs
                 self.analyzer.call_site(("child", attr), call, args)
+                self._child_array_uses(built, call, args)
             gate = child_gate(klass.shape_effects.get(attr), args[0] if args else UNKNOWN_VALUE)
             if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
                 return gate

@@ -571,3 +571,35 @@ def test_a_layer_in_one_configuration_settles_its_input(other, proven):
     )
     lint_source(source, rules=[Proven])
     assert Proven.seen == [proven]
+
+
+@pytest.mark.parametrize(
+    "child_body, proven",
+    [
+        # CangJie's WCLSTM: the word ids go to WCEmbedding, whose Embedding takes them
+        ("return self.embed(ids)", True),
+        ("return F.relu(ids)", True),
+        ("return ids.reshape((0, -1))", True),
+        # the child only counts or indexes its input, or hands it to what may take a list
+        ("return ids[0]", False),
+        ("return self.custom(ids)", False),
+    ],
+)
+def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body, proven):
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    source = (
+        "class Child(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.embed = nn.Embedding(4, 3)\n        self.custom = Custom()\n\n"
+        f"    def hybrid_forward(self, F, ids):\n        {child_body}\n\n\n"
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.child = Child()\n\n"
+        "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
+    )
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [proven]
