@@ -199,8 +199,39 @@ def _wrap(result: VerifiedFile, original: str, line_length: int) -> None:
             end_col = last + 1
         else:
             end_line, end_col = where.position(finding.end_line, finding.end_col)
-        moved.append(replace(finding, line=line, col=col, end_line=end_line, end_col=end_col))
+        message = _moved_lines(finding.message, finding.path or "", where)
+        moved.append(
+            replace(
+                finding, message=message, line=line, col=col, end_line=end_line, end_col=end_col
+            )
+        )
+    result.notes = [_moved_lines(note, _note_path(note), where) for note in result.notes]
     result.source, result.findings = wrapped, moved
+
+
+def _note_path(note: str) -> str:
+    """The file a note is about: the text before its first `:` (`path:line:col: ...`,
+    `path::Block: ...`)."""
+    return note.split(":", 1)[0]
+
+
+def _moved_lines(text: str, path: str, where: Any) -> str:
+    """`text` with the places of the unwrapped file it names (`path:line[:col]`, and `at
+    line N` / `line(s) N, M` of the verify notes) moved to where wrapping put them: a run-time
+    failure was observed on the unwrapped text, and a message naming line 115 beside a
+    finding on line 119 sends the user to the wrong statement."""
+
+    def file_place(match: "re.Match[str]") -> str:
+        line, col = where.position(int(match.group(2)), int(match.group(3) or 1))
+        return f"{match.group(1)}:{line}" + (f":{col}" if match.group(3) else "")
+
+    def bare_lines(match: "re.Match[str]") -> str:
+        lines = (where.position(int(n), 1)[0] for n in match.group(2).split(", "))
+        return match.group(1) + ", ".join(str(n) for n in lines)
+
+    if path:
+        text = re.sub(rf"({re.escape(path)}):(\d+)(?::(\d+))?", file_place, text)
+    return re.sub(r"(\bat line |\bline\(s\) )(\d+(?:, \d+)*)", bare_lines, text)
 
 
 def _same_ast(a: str, b: str) -> bool:
