@@ -178,14 +178,15 @@ def verify_file(
     if cannot:
         result.error = "the checker cannot run " + "; ".join(cannot)
     if line_length is not None and outcome.applied:
-        _wrap(result, text, line_length)
+        _wrap(result, text, line_length, path)
     result.findings.sort(key=lambda f: (f.line, f.col, f.code))
     return result
 
 
-def _wrap(result: VerifiedFile, original: str, line_length: int) -> None:
+def _wrap(result: VerifiedFile, original: str, line_length: int, path: str) -> None:
     """Break the lines the proven fixes made longer than ``line_length`` (as ``--fix`` does)
-    and move the findings made on the unwrapped text with them."""
+    and move the findings made on the unwrapped text with them (and the places of ``path``,
+    the file every note is about, that messages and notes name)."""
     from .wrap import wrap_fixed_lines_mapped
 
     wrapped, where = wrap_fixed_lines_mapped(original, result.source, line_length)
@@ -205,14 +206,8 @@ def _wrap(result: VerifiedFile, original: str, line_length: int) -> None:
                 finding, message=message, line=line, col=col, end_line=end_line, end_col=end_col
             )
         )
-    result.notes = [_moved_lines(note, _note_path(note), where) for note in result.notes]
+    result.notes = [_moved_lines(note, path, where) for note in result.notes]
     result.source, result.findings = wrapped, moved
-
-
-def _note_path(note: str) -> str:
-    """The file a note is about: the text before its first `:` (`path:line:col: ...`,
-    `path::Block: ...`)."""
-    return note.split(":", 1)[0]
 
 
 def _moved_lines(text: str, path: str, where: Any) -> str:
@@ -229,8 +224,8 @@ def _moved_lines(text: str, path: str, where: Any) -> str:
         lines = (where.position(int(n), 1)[0] for n in match.group(2).split(", "))
         return match.group(1) + ", ".join(str(n) for n in lines)
 
-    if path:
-        text = re.sub(rf"({re.escape(path)}):(\d+)(?::(\d+))?", file_place, text)
+    if path:  # not the tail of another file's name (`am.py:3`, MXNet's `gluon/m.py:3`)
+        text = re.sub(rf"(?<![\w.\-/\\])({re.escape(path)}):(\d+)(?::(\d+))?", file_place, text)
     return re.sub(r"(\bat line |\bline\(s\) )(\d+(?:, \d+)*)", bare_lines, text)
 
 

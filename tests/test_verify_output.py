@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -301,4 +302,60 @@ def test_places_named_in_messages_and_notes_move_with_wrapping(monkeypatch):
     assert checker_bridge._moved_lines(note, "m.py", where) == (
         f"m.py:{moved}:5: HL003 fix proven; still fails elsewhere, at line {moved}; "
         f"line(s) 1, {moved}"
+    )
+
+
+def _wrapped_outcome(path):
+    """A proven fix whose line --verify breaks (line 3 of the unwrapped text moves down),
+    with its proof note and a remaining finding whose message names line 3."""
+    original = "def f(F, x, y):\n    z = x[0] + y\n    return z.asnumpy()\n"
+    proven = (
+        "def f(F, x, y):\n"
+        "    z = F.broadcast_add(F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1)), y)\n"
+        "    return z.asnumpy()\n"
+    )
+    fixed = Finding("HL003", "tensor-indexing", "indexing", 2, 9, 2, 13, "safe", path)
+    still = Finding(
+        "HL903", "still-fails", f"f still fails: (at {path}:3: return z.asnumpy())", 3, 5, 3, 23,
+        None, path,
+    )  # fmt: skip
+    outcome = SimpleNamespace(
+        source=proven,
+        applied=[fixed],
+        rejected=[],
+        remaining=[still],
+        runtime_findings=[],
+        proofs=[SimpleNamespace(finding=replace(fixed, line=3, col=5), detail="proven")],
+        labels=[],
+        reports=[],
+        status="verified",
+        reason=None,
+    )
+    return original, SimpleNamespace(verify_fixes=lambda *args, **kwargs: outcome)
+
+
+def test_a_windows_path_note_moves_with_wrapping(monkeypatch):
+    # the note's own place (`C:\w\m.py:3:5`) is found by the file's path, not by the text
+    # before the note's first colon (the drive letter)
+    path = "C:\\w\\m.py"
+    original, fake = _wrapped_outcome(path)
+    monkeypatch.setattr(checker_bridge, "load_checker", lambda: fake)
+    verified = checker_bridge.verify_file(
+        original, path, ("HL003",), [], unsafe=False, line_length=40
+    )
+    moved = verified.source.splitlines().index("    return z.asnumpy()") + 1
+    assert moved > 3
+    assert verified.notes == [f"{path}:{moved}:5: HL003 fix proven"]
+    assert verified.findings[0].message == f"f still fails: (at {path}:{moved}: return z.asnumpy())"
+
+
+@pytest.mark.parametrize("other", ["am.py", "gluon/m.py", "gluon\\m.py", "m.py.bak"])
+def test_another_files_place_does_not_move(other):
+    # `am.py:3` or MXNet's `gluon/m.py:3` is not line 3 of m.py
+    original, fake = _wrapped_outcome("m.py")
+    where = wrap_fixed_lines_mapped(original, fake.verify_fixes().source, 40)[1]
+    text = f"m.py:3:5: raised in {other}:3:1 (at m.py:3)"
+    moved = where.position(3, 1)[0]
+    assert checker_bridge._moved_lines(text, "m.py", where) == (
+        f"m.py:{moved}:5: raised in {other}:3:1 (at m.py:{moved})"
     )
