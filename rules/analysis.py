@@ -1003,7 +1003,13 @@ def _init_facts(
             annotated is not None and annotated.kind == SCALAR and default is None
         ):
             numbers.add(param.name.value)
+    unfilled: Set[str] = set()  # HybridSequential attributes no `add` has filled yet
     for small in _walk_statements(init.body.body):
+        first = _first_added(small, unfilled)
+        if first is not None:  # `self.<a>.add(nn.Embedding(...), ...)`: its first layer
+            unfilled.discard(first[0])
+            if first[1] in SINGLE_OUTPUT_LAYERS and first[1] not in _CONTAINER_LAYERS:
+                facts.array_layers.add(first[0])
         if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None:
             continue
         targets = (
@@ -1020,6 +1026,7 @@ def _init_facts(
                 module.bound_constructions.add(value)  # type: ignore[arg-type]
             else:
                 facts.built_children[attr] = None
+            unfilled.discard(attr)
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
@@ -1059,7 +1066,10 @@ def _init_facts(
                     facts.shape_effects[attr] = effect
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
-                    facts.array_layers.add(attr)
+                    if built not in _CONTAINER_LAYERS:
+                        facts.array_layers.add(attr)
+                    elif built == "HybridSequential":  # its first child settles (XKT's DKT)
+                        unfilled.add(attr)
                 elif built in RNN_LAYERS and built not in classes:
                     facts.rnn_layers.add(attr)
 
@@ -1071,14 +1081,97 @@ def _init_facts(
 _CONTAINER_ATTRIBUTES = frozenset(dir(list)) | frozenset(dir(tuple)) | frozenset(dir(dict))
 
 
+# Layers that hand their input on as it is (Identity) or to their first child (a
+# HybridSequential of a block that takes a list): MXNet 1.9.1 runs both on a list of arrays.
+_CONTAINER_LAYERS = frozenset(("HybridSequential", "Identity"))
+
+
+def _first_added(
+    small: cst.BaseSmallStatement, unfilled: AbstractSet[str]
+) -> Optional[Tuple[str, Optional[str]]]:
+    """`self.<a>.add(<first>, ...)` for an `<a>` in `unfilled`: `<a>` and the name of the
+    class `<first>` builds (None when it is not a call: a block built elsewhere)."""
+    call = small.value if isinstance(small, cst.Expr) else None
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "add"
+    ):
+        return None
+    attr = self_attribute_name(call.func.value)
+    if attr is None or attr not in unfilled:
+        return None
+    if not call.args or call.args[0].star:
+        return attr, None
+    first = call.args[0].value
+    return attr, (last_name(first.func) if isinstance(first, cst.Call) else None)
+
+
 def _uses_as_array(function: cst.FunctionDef, name: str, layers: AbstractSet[str]) -> bool:
     """Whether `function`'s body uses `name` as only an array can be used (`_ArrayUseFinder`),
-    a call of one of the `self.<layer>` gluon layers in `layers` included."""
+    a call of one of the `self.<layer>` gluon layers in `layers` included. Read without flow,
+    so an input the body rebinds (`ids = F.concat(*ids)`) or asks the type of
+    (`isinstance(ids, list)`) is not settled: what it was given may be a list."""
     positional = _signature(function)
     namespace = positional[1].name.value if len(positional) > 1 else None
+    rebound = _RebindFinder(name)
+    function.body.visit(rebound)
+    if rebound.found:
+        return False
     finder = _ArrayUseFinder(name, namespace, layers)
     function.body.visit(finder)
     return finder.found
+
+
+class _RebindFinder(cst.CSTVisitor):
+    """Finds a binding of `name` (an assignment, a loop or comprehension, `with ... as`, `:=`,
+    `del`) or a question about its type (`isinstance(name, ...)`, `type(name)`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.found = name, False
+
+    def _binds(self, target: Optional[cst.CSTNode]) -> None:
+        if target is not None and any(
+            isinstance(node, cst.Name) and node.value == self.name for node in _target_names(target)
+        ):
+            self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._binds(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._binds(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._binds(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._binds(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._binds(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._binds(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._binds(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._binds(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if dotted_name(node.func) in ("isinstance", "type") and node.args:
+            self._binds(node.args[0].value)
+
+
+def _target_names(target: cst.CSTNode) -> List[cst.CSTNode]:
+    """`target` and, for an unpacking (`a, (b, *c)`), the targets inside it."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return [target]
 
 
 class _ArrayUseFinder(cst.CSTVisitor):

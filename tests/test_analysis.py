@@ -603,3 +603,72 @@ def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body
     )
     lint_source(source, rules=[Proven])
     assert Proven.seen == [proven]
+
+
+@pytest.mark.parametrize(
+    "child_body",
+    [
+        # the child joins the list it is given before using it as an array (a rebinding):
+        # the parent's argument may be a list (MXNet 1.9.1 runs both, eager and hybridized)
+        "ids = F.concat(*ids, dim=1)\n        return F.relu(ids)",
+        "ids = F.stack(*ids)\n        return self.embed(ids)",
+        "return F.concat(*[F.relu(ids) for ids in ids], dim=1)",
+        # the child accepts a list or an array, by type
+        "if isinstance(ids, list):\n            return F.concat(*ids, dim=1)\n"
+        "        return F.relu(ids)",
+    ],
+)
+def test_a_child_that_may_take_a_list_settles_nothing(child_body):
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    source = (
+        "class Child(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.embed = nn.Embedding(4, 3)\n\n"
+        f"    def hybrid_forward(self, F, ids):\n        {child_body}\n\n\n"
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.child = Child()\n\n"
+        "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
+    )
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [False]
+
+
+@pytest.mark.parametrize(
+    "container, proven",
+    [
+        # a container hands its input to its first child (which may take a list) or back
+        # as it is: MXNet 1.9.1 runs HybridSequential(<a list-taking block>) and Identity on a
+        # list of arrays, eager and hybridized
+        ("nn.HybridSequential()", False),
+        ("nn.HybridSequential()\n            self.body.add(Custom(), nn.Dense(3))", False),
+        ("nn.Identity()", False),
+        # XKT's DKT: a HybridSequential whose first layer is an Embedding
+        ("nn.HybridSequential()\n            self.body.add(nn.Embedding(4, 3), Custom())", True),
+        (
+            "nn.HybridSequential()\n            with self.body.name_scope():\n"
+            "                self.body.add(nn.Embedding(4, 3))",
+            True,
+        ),  # fmt: skip
+    ],
+)
+def test_a_container_layer_settles_only_by_its_first_layer(container, proven):
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    source = (
+        "class Net(HybridBlock):\n    def __init__(self, use_layer):\n        super().__init__()\n"
+        f"        if use_layer:\n            self.body = {container}\n"
+        "        else:\n            self.body = Custom()\n\n"
+        "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.body(x)\n"
+    )
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [proven]
