@@ -331,6 +331,8 @@ class ModuleFacts:
     return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
     class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
     class_nodes: Optional[Dict[str, cst.ClassDef]] = None  # every class given, by name
+    # names more than one class given has (a block factory's own `Head` beside the module's)
+    shared_class_names: Set[str] = field(default_factory=set)
     context: Optional[ModuleContext] = None  # imports, namespace aliases (None: conventions only)
     # `f = lambda t: ...` in an analysed function: analysed as a nested def of that name; the
     # def is made once per lambda (`lambda_def`), `origins` maps it back to the lambda
@@ -1813,6 +1815,9 @@ def analyze(
     module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
     class_nodes = module.class_nodes = {c.name.value: c for c in classes}
+    if len(class_nodes) < len(classes):
+        names = [c.name.value for c in classes]
+        module.shared_class_names = {name for name in class_nodes if names.count(name) > 1}
     pending: List[FunctionFacts] = []
     helper_envs: Dict[Tuple[object, ...], Env] = {}
     helper_owner: Dict[Tuple[object, ...], Tuple[cst.FunctionDef, Optional[ClassFacts], str]] = {}

@@ -604,9 +604,11 @@ class Evaluator:
 
     def _child_array_uses(self, built: str, call: cst.Call, args: List[Value]) -> None:
         """`self.head(x)` where Head's hybrid_forward uses that input as only an array can
-        be used: x is an array here too (`ClassFacts.array_inputs`)."""
-        child = self.facts.module.classes.get(built)
-        if child is None:
+        be used: x is an array here too (`ClassFacts.array_inputs`). A name two classes of
+        the module share says nothing (which one `Head` is depends on the scope)."""
+        module = self.facts.module
+        child = module.classes.get(built)
+        if child is None or built in module.shared_class_names:
             return
         settled = child.array_inputs()
         for index, (arg, value) in enumerate(zip(call.args, args)):

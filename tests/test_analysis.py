@@ -672,3 +672,32 @@ def test_a_container_layer_settles_only_by_its_first_layer(container, proven):
     )
     lint_source(source, rules=[Proven])
     assert Proven.seen == [proven]
+
+
+@pytest.mark.parametrize("other_first", [True, False])
+def test_a_child_name_two_classes_share_settles_nothing(other_first):
+    # a block factory's own `Child` (which uses its input as an array) is not the module's
+    # `Child` the parent builds (which takes a list): MXNet 1.9.1 runs the parent on a list
+    class Proven(Rule):
+        code, name, seen = "HL997", "proven", []
+
+        def visit_Call(self, node):
+            if getattr(node.func, "value", None) == "probe":
+                Proven.seen.append(self.is_tensor(node.args[0].value))
+
+    listing = (
+        "class Child(HybridBlock):\n    def hybrid_forward(self, F, ids):\n"
+        "        return F.concat(*ids, dim=1)\n\n\n"
+    )
+    factory = (
+        "def make():\n    class Child(HybridBlock):\n        def hybrid_forward(self, F, ids):\n"
+        "            return F.relu(ids)\n\n    return Child()\n\n\n"
+    )
+    parent = (
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.child = Child()\n\n"
+        "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
+    )
+    source = factory + listing + parent if other_first else listing + parent + factory
+    lint_source(source, rules=[Proven])
+    assert Proven.seen == [False]
