@@ -1127,7 +1127,8 @@ def _uses_as_array(function: cst.FunctionDef, name: str, layers: AbstractSet[str
 
 class _RebindFinder(cst.CSTVisitor):
     """Finds a binding of `name` (an assignment, a loop or comprehension, `with ... as`, `:=`,
-    `del`) or a question about its type (`isinstance(name, ...)`, `type(name)`)."""
+    `del`, a nested def's or lambda's parameter) or a question about its type
+    (`isinstance(name, ...)`, `type(name)`)."""
 
     def __init__(self, name: str) -> None:
         self.name, self.found = name, False
@@ -1152,6 +1153,9 @@ class _RebindFinder(cst.CSTVisitor):
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._binds(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:  # a nested def's or lambda's own parameter
+        self._binds(node.name)
 
     def visit_AsName(self, node: cst.AsName) -> None:
         self._binds(node.name)

@@ -613,6 +613,10 @@ def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body
         "ids = F.concat(*ids, dim=1)\n        return F.relu(ids)",
         "ids = F.stack(*ids)\n        return self.embed(ids)",
         "return F.concat(*[F.relu(ids) for ids in ids], dim=1)",
+        # a helper's own parameter of the same name is not the input
+        "def act(ids):\n            return F.relu(ids)\n\n"
+        "        return F.concat(*[act(i) for i in ids], dim=1)",
+        "return F.concat(*map(lambda ids: F.relu(ids), ids), dim=1)",
         # the child accepts a list or an array, by type
         "if isinstance(ids, list):\n            return F.concat(*ids, dim=1)\n"
         "        return F.relu(ids)",
