@@ -1214,6 +1214,18 @@ def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable
     return mapping
 
 
+def _column_before(new_line: str, old_line: str, col: int) -> int:
+    """The 1-based column of `old_line` whose character a fixing pass moved to `col` of
+    `new_line` (matching runs of a character diff); `col` itself where that character is
+    new (a rewrite's own text)."""
+    index = col - 1
+    matcher = difflib.SequenceMatcher(None, old_line, new_line, autojunk=False)
+    for old_start, new_start, size in matcher.get_matching_blocks():
+        if new_start <= index < new_start + size:
+            return old_start + (index - new_start) + 1
+    return col
+
+
 def fix_source(
     source: str,
     path: str = "<string>",
@@ -1278,12 +1290,36 @@ def _fix_to_fixed_point(
             line = mapping(line)
         return line
 
+    texts = [source]  # the text each pass started from, then the last pass's result
+    pass_lines: Dict[int, List[str]] = {}  # texts[i] split into lines, when a column asks
+
+    def lines_of(index: int) -> List[str]:
+        if index not in pass_lines:
+            pass_lines[index] = split_lines(texts[index])
+        return pass_lines[index]
+
+    def to_original_place(line: int, col: int) -> Tuple[int, int]:
+        """(line, col) of the text the latest pass started from -> the same place in
+        `source`: the line through each pass's line mapping, the column through a character
+        diff of the line before and after that pass (a fix nested in another fix's rewrite
+        is applied by a later pass, where its column has moved)."""
+        for index in range(len(back) - 1, -1, -1):
+            old_line = back[index](line)
+            new_lines, old_lines = lines_of(index + 1), lines_of(index)
+            if 0 < line <= len(new_lines) and 0 < old_line <= len(old_lines):
+                col = _column_before(new_lines[line - 1], old_lines[old_line - 1], col)
+            line = old_line
+        return line, col
+
     def in_original(finding: Finding) -> Finding:
-        """The finding with its lines mapped back to `source` (its columns stay the pass's)."""
+        """The finding with its position mapped back to `source`."""
         if not back:
             return finding
-        line = to_original(finding.line)
-        return replace(finding, line=line, end_line=max(line, to_original(finding.end_line)))
+        line, col = to_original_place(finding.line, finding.col)
+        end_line, end_col = to_original_place(finding.end_line, max(finding.end_col - 1, 1))
+        if (end_line, end_col) < (line, col):  # the end did not map inside the same text
+            end_line, end_col = line, col
+        return replace(finding, line=line, col=col, end_line=end_line, end_col=end_col + 1)
 
     # `accept` judges findings in the coordinates of `source`, whatever pass finds them: a fix
     # a later pass applies (one nested in another fix's node) keeps its original line, so a
@@ -1300,6 +1336,7 @@ def _fix_to_fixed_point(
             break
         applied.extend(in_original(finding) for finding in pass_applied)
         back.append(_block_mapper(blocks))
+        texts.append(new_source)
         current = new_source
     if remaining is None:  # every pass changed the source: lint the last result
         remaining = lint_source(
