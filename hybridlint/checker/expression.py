@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple
 
 from .checks import check_expression
 from .report import EquivalenceReport
@@ -23,12 +23,26 @@ KNOWN_MODULES = {
     "np": "import numpy as np",
     "sym": "from mxnet import sym",
 }
-BASE_SHAPES = [(2, 3, 4), (3, 4), (5,)]
-MAX_SHAPE_SETS = 8
+BASE_SHAPES = [(2, 3, 4), (3, 4), (5,), (2, 3, 4, 5)]
+MAX_SHAPE_SETS = 9
+NUMBER = 1  # what a name holding a Python number is bound to
+_HYBRIDIZED_STAGES = ("fixed hybridize", "fixed export")
 
 
 def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Optional[str]]]:
     """(original expression, rewritten expression, namespace name), or None."""
+    found = _changed(original, fixed)
+    return None if found is None else found[2:]
+
+
+def changed_region(original: str, fixed: str) -> Optional[Tuple[int, int]]:
+    """The character span of `original` that holds the smallest expression of a hybrid
+    function containing the whole change, or None (as :func:`changed_expression`)."""
+    found = _changed(original, fixed)
+    return None if found is None else found[:2]
+
+
+def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Optional[str]]]:
     limit = min(len(original), len(fixed))
     prefix = 0
     while prefix < limit and original[prefix] == fixed[prefix]:
@@ -67,7 +81,7 @@ def changed_expression(original: str, fixed: str) -> Optional[Tuple[str, str, Op
             ast.parse(f"({text})", mode="eval")
         except SyntaxError:
             return None
-    return before, after, _namespace(function)
+    return node_start, node_end, before, after, _namespace(function)
 
 
 def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.FunctionDef]]]:
@@ -114,11 +128,12 @@ def free_names(expression: str) -> List[str]:
     return names
 
 
-def shape_sets(names: List[str]) -> Iterator[Dict[str, tuple]]:
-    """Same shapes for all tensors first, then one tensor with a size-1 axis (broadcasting)."""
+def shape_sets(names: List[str]) -> Iterator[Tuple[Dict[str, tuple], bool]]:
+    """(shapes, broadcasting): the same shapes for all tensors first, then one tensor with a
+    size-1 axis (broadcasting: True)."""
     count = 0
     for base in BASE_SHAPES:
-        yield {n: base for n in names}
+        yield {n: base for n in names}, False
         count += 1
     for base in BASE_SHAPES[:2]:
         for name in names:
@@ -127,7 +142,7 @@ def shape_sets(names: List[str]) -> Iterator[Dict[str, tuple]]:
                     return
                 shapes = {n: base for n in names}
                 shapes[name] = base[:axis] + (1,) + base[axis + 1 :]
-                yield shapes
+                yield shapes, True
                 count += 1
 
 
@@ -140,36 +155,53 @@ def verify_expression_fix(
     rtol: float = 1e-5,
     atol: float = 1e-6,
     timeout=None,
+    numbers: AbstractSet[str] = frozenset(),
 ) -> EquivalenceReport:
-    """Verify the single change between `original` and `fixed` at expression level."""
+    """Verify the change between `original` and `fixed` (one fix, or fixes that share an
+    expression) at expression level. `numbers`: names the analysis knows hold Python numbers
+    there (hybridlint/name_kinds.py): they are bound to the number 1 (a valid index, axis
+    and divisor on the generated shapes), the other free names get generated arrays."""
     found = changed_expression(original, fixed)
     if found is None:
         return _cannot("the fix is not a change inside one expression of a hybrid function")
     before, after, namespace = found
     names = free_names(before) + [n for n in free_names(after) if n not in free_names(before)]
-    tensors = [
+    free = [
         n for n in names if n != namespace and n not in KNOWN_MODULES and not hasattr(builtins, n)
     ]
+    constants = [f"{n} = {NUMBER}" for n in free if n in numbers]
+    tensors = [n for n in free if n not in numbers]
     if "self" in tensors:
         return _cannot(f"the expression {before!r} uses self: needs example inputs")
     if not tensors:
         return _cannot(f"the expression {before!r} has no tensor operand to feed")
+    imports = [KNOWN_MODULES[n] for n in names if n in KNOWN_MODULES] + constants
+    options = dict(
+        backend=backend,
+        session=session,
+        rtol=rtol,
+        atol=atol,
+        namespace=namespace or "F",
+        timeout=timeout,
+        imports=imports,
+    )
+    # A fix that writes no broadcast op cannot make arithmetic between arrays of different
+    # shapes hybridize (Symbol arithmetic never broadcasts): on a broadcasting shape set
+    # where the original fails hybridized too, the expression's other hazard fails, not this
+    # fix, and the set does not judge it. Eager values are compared on every set.
+    broadcasts = after.count("broadcast_") > before.count("broadcast_")
     ran: List[EquivalenceReport] = []
-    for shapes in shape_sets(tensors):
-        report = check_expression(
-            before,
-            after,
-            shapes,
-            backend=backend,
-            session=session,
-            rtol=rtol,
-            atol=atol,
-            namespace=namespace or "F",
-            timeout=timeout,
-            imports=[KNOWN_MODULES[n] for n in names if n in KNOWN_MODULES],
-        )
+    for shapes, broadcasting in shape_sets(tensors):
+        report = check_expression(before, after, shapes, **options)
         if report.status == "cannot_run" and report.stage == "original eager":
             continue  # the original itself rejects these shapes
+        if (
+            broadcasting
+            and not broadcasts
+            and report.stage in _HYBRIDIZED_STAGES
+            and not check_expression(before, before, shapes, **options).ok
+        ):
+            continue
         if report.status != "equal":
             report.notes.append(
                 f"expression-level check of {before!r} -> {after!r} with shapes {shapes}"

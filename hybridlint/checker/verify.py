@@ -55,7 +55,7 @@ from .session import CheckerSession, shared_session
 if TYPE_CHECKING:
     from hybridlint.linter import FixResult
 
-Key = Tuple[str, int, int, bool]
+Key = Tuple[str, int, int, int, int, bool]  # rule, line, (col, end line, end col), observed
 
 
 @dataclass
@@ -113,27 +113,31 @@ class VerifyOutcome:
 
 class FixIdentity:
     """A fix's identity across the subsets of fixes the search tries: its rule, its line in
-    the original source and, only where one rule has several fixes on that line, its column.
+    the original source and, only where one rule has several fixes on that line, its span
+    there (start and end: `y * g + b` holds two HL007 fixes that start at one column).
 
-    fix_source reports and accepts findings by original line, but a fix nested in another
-    fix's node (an HL011 inside the operands HL007 rewrites) is applied by a later pass, where
-    its column has moved, while alone it is applied by the first pass: matching by column
-    would lose it. Several fixes of one rule on one line (`x[:, 0] + b[:, 0]`) are told
-    apart by column; those are found side by side in one pass."""
+    fix_source reports and accepts findings at their place in the original source, also a
+    fix nested in another fix's node (an HL011 inside the operands HL007 rewrites, a `-`
+    inside a `/`), which a later pass applies where its column has moved: each subset of
+    fixes names it the same way."""
 
     def __init__(self, findings: Sequence = ()) -> None:
-        counts: Dict[Tuple[str, int], Set[int]] = {}
+        spans: Dict[Tuple[str, int], Set[Tuple[int, int, int]]] = {}
         for finding in findings:
             if not is_observed(finding):  # one observed fix per rule and line
-                counts.setdefault((finding.code, finding.line), set()).add(finding.col)
-        self.several = {where for where, cols in counts.items() if len(cols) > 1}
+                spans.setdefault((finding.code, finding.line), set()).add(_span(finding))
+        self.several = {where for where, found in spans.items() if len(found) > 1}
 
     def __call__(self, finding) -> Key:
         where = (finding.code, finding.line)
-        column = finding.col if where in self.several else 0
+        span = _span(finding) if where in self.several else (0, 0, 0)
         # An observed fix and a static fix of one rule on one line are two fixes (HL007 on
         # `XX + YY` seen at run time, HL007 on the `- 2 * XY` around it found statically).
-        return (*where, column, is_observed(finding))
+        return (*where, *span, is_observed(finding))
+
+
+def _span(finding) -> Tuple[int, int, int]:
+    return finding.col, finding.end_line, finding.end_col
 
 
 def example_labels(examples: Sequence[Example]) -> List[str]:
@@ -211,6 +215,7 @@ def verify_fixes(
             dict(select=select, ignore=ignore, unsafe=unsafe),
             check_options,
             "no example is configured for this file",
+            others=every.initial,
         )
     # An example whose original cannot run judges nothing, but it does not stop the others:
     # each block's proof stands alone (its report stays in the outcome: the file's error).
@@ -299,6 +304,7 @@ def verify_fixes(
                 "no example ran the rewritten code at "
                 f"line(s) {', '.join(str(f.line) for f in tried)}",
                 search.key,
+                others=every.initial,
             )
             extra = [p.finding for p in level.proofs if p.applied]
             search.rejected += level.rejected
@@ -431,28 +437,82 @@ def _one_per_key(findings: Sequence, key: FixIdentity) -> List:
 
 
 def _expression_level(
-    source, path, candidates, fixer, fix_options, check_options, why: str, key=None
+    source, path, candidates, fixer, fix_options, check_options, why: str, key=None, others=()
 ) -> VerifyOutcome:
-    """Verify each fix alone on its expression, on generated shapes (see expression.py)."""
-    key = key or FixIdentity(candidates)
-    from .expression import verify_expression_fix
+    """Verify fixes on their expressions, on generated shapes (see expression.py).
 
+    Fixes whose expressions overlap (an HL011 inside the operands HL007 rewrites, a `-`
+    nested in a `/`) are checked together first: one alone cannot make the expression
+    hybridize while the other's hazard is still in it. A fix that fails alone where the
+    expression holds another hazard (another fix, or a finding of `others`, the original's) is
+    not judged by that failure: it is not applied, said so, never "rejected". Names the
+    analysis knows to hold Python numbers are fed numbers (hybridlint/name_kinds.py)."""
+    key = key or FixIdentity(candidates)
+    from ..name_kinds import number_names
+    from .expression import changed_region, verify_expression_fix
+
+    lines = {n for f in candidates for n in range(f.line, f.end_line + 1)}
+    numbers_at = number_names(source, path, lines)
+
+    def numbers(findings) -> Set[str]:
+        return {
+            name
+            for f in findings
+            for n in range(f.line, f.end_line + 1)
+            for name in numbers_at.get(n, ())
+        }
+
+    def fixed_with(findings) -> str:
+        keys = {key(f) for f in findings}
+        return fixer(source, path, accept=lambda f: key(f) in keys, **fix_options).source
+
+    alone = {id(f): fixed_with([f]) for f in candidates}
+    regions = {id(f): changed_region(source, alone[id(f)]) for f in candidates}
+    offsets = _line_starts(source)
+    verdicts: Dict[int, Tuple[EquivalenceReport, str]] = {}
+    for group in _overlapping(candidates, regions):
+        if len(group) < 2:
+            continue
+        report = verify_expression_fix(
+            source, fixed_with(group), numbers=numbers(group), **check_options
+        )
+        if report.ok:
+            for finding in group:
+                mates = ", ".join(
+                    dict.fromkeys(
+                        f"{f.code} at {f.line}:{f.col}" for f in group if f is not finding
+                    )
+                )
+                verdicts[id(finding)] = (report, f"together with {mates}")
     kept, rejected, reports, proofs = [], [], [], []
     for finding in candidates:
-        # (k binds this iteration's key: the default is evaluated per loop, as meant)
-        alone = fixer(
-            source,
-            path,
-            accept=lambda f, k=key(finding): key(f) == k,  # noqa: B008
-            **fix_options,
-        )
-        report = verify_expression_fix(source, alone.source, **check_options)
+        together = ""
+        if id(finding) in verdicts:
+            report, together = verdicts[id(finding)]
+        else:
+            report = verify_expression_fix(
+                source, alone[id(finding)], numbers=numbers([finding]), **check_options
+            )
+            if not report.ok and report.status != "cannot_run":
+                hazards = _other_hazards(finding, regions, candidates, others, offsets)
+                if hazards:
+                    report = EquivalenceReport(
+                        "cannot_run",
+                        target="<expression>",
+                        stage="expression",
+                        reason=(
+                            "cannot verify without example inputs: the expression also holds "
+                            f"{hazards}, which this fix alone does not remove ({report.reason})"
+                        ),
+                    )
         report.target = f"{path}:{finding.line}:{finding.col} {finding.code}"
         report.runtime_findings = []  # lines of the generated expression block, not the file
         reports.append(report)
         if report.ok:
             kept.append(finding)
             note = report.notes[-1] if report.notes else "expression-level check"
+            if together:
+                note = f"{together}: {note}"
             proofs.append(
                 FixProof(
                     finding, "expression-level", f"proven at expression level only ({why}): {note}"
@@ -477,6 +537,66 @@ def _expression_level(
         "expression-level",
         proofs=proofs,
     )
+
+
+def _overlapping(candidates: Sequence, regions: Dict[int, Optional[Tuple[int, int]]]) -> List[List]:
+    """The candidates in groups whose changed expressions overlap (transitively), in order;
+    a fix without a region (not a change inside one expression) is a group of its own."""
+    groups: List[List] = []
+    spans: List[Tuple[int, int]] = []
+    for finding in candidates:
+        region = regions[id(finding)]
+        joined = None
+        if region is not None:
+            for index, span in enumerate(spans):
+                if region[0] < span[1] and span[0] < region[1]:
+                    joined = index
+                    break
+        if joined is None:
+            groups.append([finding])
+            spans.append(region if region is not None else (-1, -1))
+        else:
+            groups[joined].append(finding)
+            low, high = spans[joined]
+            spans[joined] = (min(low, region[0]), max(high, region[1]))  # type: ignore[index]
+    return groups
+
+
+def _line_starts(text: str) -> List[int]:
+    starts, total = [0], 0
+    for line in text.splitlines(keepends=True):
+        total += len(line)
+        starts.append(total)
+    return starts
+
+
+def _other_hazards(finding, regions, candidates, others, starts: List[int]) -> str:
+    """The other findings inside the expression `finding`'s fix changes ("HL001 at 212:40"),
+    or "": fixes whose changed expressions overlap it, and findings of `others` (the findings
+    of the original source, with or without a fix of their own) whose span lies in it."""
+    region = regions[id(finding)]
+    if region is None:
+        return ""
+    inside = []
+    for other in candidates:
+        span = regions[id(other)]
+        if (
+            other is not finding
+            and span is not None
+            and span[0] < region[1]
+            and region[0] < span[1]
+        ):
+            inside.append(other)
+    for other in others:
+        if other.line >= len(starts) or other.end_line >= len(starts):
+            continue
+        start = starts[other.line - 1] + other.col - 1
+        end = starts[other.end_line - 1] + other.end_col - 1
+        if region[0] <= start and end <= region[1]:
+            inside.append(other)
+    places = {(f.code, f.line, f.col): None for f in inside}  # in order, once each
+    places.pop((finding.code, finding.line, finding.col), None)
+    return ", ".join(f"{code} at {line}:{col}" for code, line, col in places)
 
 
 def _unverified(

@@ -1,0 +1,52 @@
+"""Which names of hybrid code the shared analysis knows to hold Python numbers.
+
+`--verify` without examples checks a fix on its expression alone (checker/expression.py):
+the free names of the expression become the inputs of a generated block, fed arrays of
+generated shapes. A loop index or an axis (`pts[b, k, 0]`, `F.sum(x, axis=a)`) is a Python
+number in the user's code, and fed an array it makes the check fail for a reason the code
+never meets (`F.slice(pts, begin=(b, k, 0), ...)` refuses an array), or pass for one it does
+not (an operator that broadcasts a number but not an array). The analysis the rules read
+already says what each name holds; this module asks it, by line, so the check binds those
+names to a number.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, Set
+
+import libcst as cst
+
+from .rules.base import Rule
+from .rules.values import SCALAR
+
+
+def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[str]]:
+    """{line: the names read on it that hold a Python number}, for the given lines of
+    `source` (a name holding a number on some path and an array on another is not one).
+    Lines outside hybrid code, and a source the linter cannot read, give nothing."""
+    from .linter import lint_source
+
+    wanted = set(lines)
+    if not wanted:
+        return {}
+    numbers: Dict[int, Set[str]] = {}
+    arrays: Dict[int, Set[str]] = {}
+
+    class _NameKinds(Rule):
+        code = "HL999"
+        name = "name-kinds"
+        message = "what a name holds"
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.report(node, f"{int(self.value(node).kind == SCALAR)} {node.value}")
+
+    try:
+        findings = lint_source(source, path, rules=[_NameKinds])
+    except Exception:  # noqa: BLE001 - no kinds is the old behaviour: every name an array
+        return {}
+    for finding in findings:
+        if finding.line not in wanted:
+            continue
+        flag, name = finding.message.split(" ", 1)
+        (numbers if flag == "1" else arrays).setdefault(finding.line, set()).add(name)
+    return {line: names - arrays.get(line, set()) for line, names in numbers.items() if names}

@@ -1,0 +1,125 @@
+"""`--fix --verify` without examples (checker/expression.py, verify._expression_level): what a
+user who configured no examples gets. Measured on the realworld corpus, the check rejected
+correct fixes for reasons their code never meets; each case here is one of those shapes:
+
+- a loop index or an axis (a Python number in the code) fed an array;
+- fixes that share an expression checked one by one (`(x - m) / s`: neither alone makes it
+  hybridize), and a fix in an expression whose other hazard has no fix;
+- a broadcasting shape set judging a fix that writes no broadcast op.
+"""
+
+import textwrap
+
+import pytest
+
+from hybridlint.checker import CheckerSession, verify_fixes
+from hybridlint.checker.verify import FixIdentity
+from hybridlint.ftypes import Finding
+from hybridlint.name_kinds import number_names
+from tests.checker_support import backend_params
+
+
+@pytest.fixture(scope="module")
+def session():
+    with CheckerSession(timeout=60) as s:
+        yield s
+
+
+def block(body: str, args: str = "x") -> str:
+    return (
+        "from mxnet import gluon\n\n\nclass Net(gluon.HybridBlock):\n"
+        "    def __init__(self, axis=1, **kwargs):\n"
+        "        super().__init__(**kwargs)\n        self.axis = axis\n\n"
+        f"    def hybrid_forward(self, F, {args}):\n" + textwrap.indent(body, " " * 8) + "\n"
+    )
+
+
+def verify(text: str, backend: str, session, unsafe: bool = False):
+    return verify_fixes(text, "m.py", [], unsafe=unsafe, backend=backend, session=session)
+
+
+def test_the_analysis_names_the_python_numbers_of_a_line():
+    text = block(
+        "a = self.axis\ny = x\nfor b in range(2):\n    y = y + F.sum(x, axis=a) * b\nreturn y"
+    )
+    line = text.splitlines().index("            y = y + F.sum(x, axis=a) * b") + 1
+    assert number_names(text, "m.py", [line]) == {line: {"a", "b"}}
+    assert number_names(text, "m.py", []) == {}
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_loop_index_is_fed_a_number(backend, session):
+    # gluoncv2's heatmap tune step: `pts[b, k, 0]` with b, k from range(); fed arrays, the
+    # rewrite's F.slice(begin=(b, k, 0)) refused them and the fix was "rejected"
+    text = block("y = x\nfor b in range(2):\n    y = y * F.sum(x[b, 1, :])\nreturn y")
+    outcome = verify(text, backend, session)
+    assert [f.code for f in outcome.applied] == ["HL003"], outcome.rejected
+    assert "F.slice(x, begin=(b, 1), end=(b + 1, 2))" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_fixes_sharing_an_expression_are_proven_together(backend, session):
+    # gluoncv2 jasper's normalisation: the `-` nested in the `/`; alone, each fix leaves the
+    # other's hazard, and the inner one could not even be applied alone
+    text = block(
+        "m = F.mean(x, axis=2)\ns = F.mean(x * x, axis=2)\n"
+        "return (x - m.expand_dims(axis=2)) / s.expand_dims(axis=2)"
+    )
+    outcome = verify(text, backend, session)
+    assert sorted(f.code for f in outcome.applied) == ["HL007", "HL007"], outcome.rejected
+    assert (
+        "F.broadcast_div(F.broadcast_sub(x, m.expand_dims(axis=2)), s.expand_dims(axis=2))"
+        in outcome.source
+    )
+    notes = [p.detail for p in outcome.proofs]
+    assert all("together with HL007 at" in note for note in notes), notes
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_beside_a_hazard_without_one_is_not_applied_and_not_called_wrong(backend, session):
+    # gluoncv2 ntsnet: the varargs reshape's fix cannot make `.reshape(x.shape[0], -1)`
+    # hybridize while `x.shape` is in it; the check said "fix rejected" (a wrong fix)
+    # (another array's dim: HL001 has no fix there)
+    text = block("return F.relu(y).reshape(x.shape[0], -1)", args="x, y")
+    outcome = verify(text, backend, session)
+    (held,) = [r for r in outcome.rejected if r.finding.code == "HL011"]
+    assert held.report.status == "cannot_run"
+    assert "the expression also holds HL001 at" in held.reason
+    assert "reshape(x.shape[0], -1)" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_broadcasting_shape_set_does_not_judge_a_fix_without_broadcast_ops(backend, session):
+    # mxnet 1.5.1's CosineEmbeddingLoss: `F.sum(x * y, axis=axis).reshape(-1, 1)`; on x of
+    # shape (1, 3, 4) and y of (2, 3, 4) the `*` fails hybridized with or without the fix
+    text = block("return F.sum(x * y, axis=1).reshape(-1, 1)", args="x, y")
+    outcome = verify(text, backend, session)
+    assert [f.code for f in outcome.applied] == ["HL011"], outcome.rejected
+    assert "reshape((-1, 1))" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_wrong_broadcast_rewrite_is_still_rejected_on_broadcasting_shapes(backend, session):
+    from hybridlint.linter import fix_source
+
+    def fixer(text, path="<string>", **options):  # drops the broadcast: elementwise `-`
+        result = fix_source(text, path, **options)
+        wrong = result.source.replace("F.broadcast_sub(x, m)", "F.elemwise_sub(x, m)")
+        return type(result)(wrong, result.applied, result.remaining)
+
+    text = block("m = F.mean(x, axis=0, keepdims=True)\nreturn x - m")
+    outcome = verify_fixes(text, "m.py", [], backend=backend, session=session, fixer=fixer)
+    (rejected,) = outcome.rejected
+    assert rejected.report.status != "cannot_run" and "x - m" in outcome.source
+
+
+def _finding(code: str, line: int, col: int, end_col: int) -> Finding:
+    return Finding(code, "n", "m", line, col, line, end_col, "safe", "m.py")
+
+
+def test_nested_fixes_of_one_rule_that_start_at_one_column_are_two_fixes():
+    # `y * g + b`: the `+` and the `*` both start at `y`
+    outer, inner = _finding("HL007", 3, 17, 40), _finding("HL007", 3, 17, 26)
+    key = FixIdentity([outer, inner])
+    assert key(outer) != key(inner)
+    assert key(_finding("HL003", 4, 1, 5)) == key(_finding("HL003", 4, 9, 12))
