@@ -185,8 +185,8 @@ def verify_file(
 
 def _wrap(result: VerifiedFile, original: str, line_length: int, path: str) -> None:
     """Break the lines the proven fixes made longer than ``line_length`` (as ``--fix`` does)
-    and move the findings made on the unwrapped text with them (and the places of ``path``,
-    the file every note is about, that messages and notes name)."""
+    and move the findings made on the unwrapped text with them, with the places the final
+    run's reports name (:func:`_moved_lines`)."""
     from .wrap import wrap_fixed_lines_mapped
 
     wrapped, where = wrap_fixed_lines_mapped(original, result.source, line_length)
@@ -200,33 +200,37 @@ def _wrap(result: VerifiedFile, original: str, line_length: int, path: str) -> N
             end_col = last + 1
         else:
             end_line, end_col = where.position(finding.end_line, finding.end_col)
-        message = _moved_lines(finding.message, finding.path or "", where)
+        message = finding.message
+        if finding.code == "HL903":
+            message = _moved_lines(message, finding.path or path, where)
         moved.append(
             replace(
                 finding, message=message, line=line, col=col, end_line=end_line, end_col=end_col
             )
         )
-    result.notes = [_moved_lines(note, path, where) for note in result.notes]
+    result.notes = [
+        _moved_lines(note, path, where) if note.startswith(f"{path}::") else note
+        for note in result.notes
+    ]
     result.source, result.findings = wrapped, moved
 
 
 def _moved_lines(text: str, path: str, where: Any) -> str:
-    """`text` with the places of the unwrapped file it names (`path:line[:col]`, and `at
-    line N` / `line(s) N, M` of the verify notes) moved to where wrapping put them: a run-time
-    failure was observed on the unwrapped text, and a message naming line 115 beside a
-    finding on line 119 sends the user to the wrong statement."""
+    """`text` with the places of `path` it names (`path:line[:col]`) moved to where wrapping
+    put them. Only for what the run of the final, unwrapped text reported: HL903's "still
+    fails ... (at block.py:115: ...)" beside a finding moved to line 119 sent the user to
+    the wrong statement. A proof note's own place (`path:line:col: CODE fix ...`) is in the
+    original file's lines, as every fix's place is, and a rejected fix's reason describes
+    a text that was never written: neither is moved."""
 
     def file_place(match: "re.Match[str]") -> str:
         line, col = where.position(int(match.group(2)), int(match.group(3) or 1))
         return f"{match.group(1)}:{line}" + (f":{col}" if match.group(3) else "")
 
-    def bare_lines(match: "re.Match[str]") -> str:
-        lines = (where.position(int(n), 1)[0] for n in match.group(2).split(", "))
-        return match.group(1) + ", ".join(str(n) for n in lines)
-
-    if path:  # not the tail of another file's name (`am.py:3`, MXNet's `gluon/m.py:3`)
-        text = re.sub(rf"(?<![\w.\-/\\])({re.escape(path)}):(\d+)(?::(\d+))?", file_place, text)
-    return re.sub(r"(\bat line |\bline\(s\) )(\d+(?:, \d+)*)", bare_lines, text)
+    if not path:
+        return text
+    # not the tail of another file's name (`am.py:3`, MXNet's `gluon/m.py:3`)
+    return re.sub(rf"(?<![\w.\-/\\])({re.escape(path)}):(\d+)(?::(\d+))?", file_place, text)
 
 
 def _same_ast(a: str, b: str) -> bool:

@@ -298,10 +298,10 @@ def test_places_named_in_messages_and_notes_move_with_wrapping(monkeypatch):
     assert finding.line == moved
     assert finding.message == f"f still fails: (at m.py:{moved}: return z.asnumpy())"
     where = wrap_fixed_lines_mapped(original, proven, 40)[1]
-    note = "m.py:3:5: HL003 fix proven; still fails elsewhere, at line 3; line(s) 1, 3"
+    # a place the final run reported moves; bare line numbers are not read as places
+    note = "m.py::f: still fails: (at m.py:3: return z.asnumpy()), at line 3"
     assert checker_bridge._moved_lines(note, "m.py", where) == (
-        f"m.py:{moved}:5: HL003 fix proven; still fails elsewhere, at line {moved}; "
-        f"line(s) 1, {moved}"
+        f"m.py::f: still fails: (at m.py:{moved}: return z.asnumpy()), at line 3"
     )
 
 
@@ -326,8 +326,15 @@ def _wrapped_outcome(path):
         remaining=[still],
         runtime_findings=[],
         proofs=[SimpleNamespace(finding=replace(fixed, line=3, col=5), detail="proven")],
-        labels=[],
-        reports=[],
+        labels=["f"],
+        reports=[
+            SimpleNamespace(
+                ok=False,
+                status="hybrid_error",
+                reason=f"hybridize failed (at {path}:3: return z.asnumpy())",
+                source_line=None,
+            )
+        ],
         status="verified",
         reason=None,
     )
@@ -345,8 +352,12 @@ def test_a_windows_path_note_moves_with_wrapping(monkeypatch):
     )
     moved = verified.source.splitlines().index("    return z.asnumpy()") + 1
     assert moved > 3
-    assert verified.notes == [f"{path}:{moved}:5: HL003 fix proven"]
-    assert verified.findings[0].message == f"f still fails: (at {path}:{moved}: return z.asnumpy())"
+    # the proof note names the fix's place in the original file: it stays
+    assert verified.notes[0] == f"{path}:3:5: HL003 fix proven"
+    assert verified.notes[1] == (
+        f"{path}::f: still fails: hybridize failed (at {path}:{moved}: return z.asnumpy())"
+    )
+    assert f"(at {path}:{moved}: return z.asnumpy())" in verified.findings[-1].message
 
 
 @pytest.mark.parametrize("other", ["am.py", "gluon/m.py", "gluon\\m.py", "m.py.bak"])
