@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
     bound_targets,
+    target_names,
     class_method,
     last_name,
     self_attribute_name,
@@ -514,9 +515,11 @@ def _child_value(
 
 
 def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Optional[Value]:
-    """A module block whose every return is a tuple, of one length, of calls of its own gluon
-    layers (`return self.coords(x), self.visible(x)`): a Python tuple of fresh tensors known by
-    position, what `a, b = self.child(x)` binds (`values.unpacked`). Any other tuple: None."""
+    """A module block whose every return is a tuple, of one length, of what its own gluon
+    layers computed (`return self.coords(x), self.visible(x)`, or names each bound once, from
+    such a call: `y = self.final_fc(x)` ... `return y, x`): a Python tuple known by position,
+    what `a, b = self.child(x)` binds (`values.unpacked`), fresh tensors where a layer computed
+    the item, unknown elsewhere. None when no item is known or a return is not such a tuple."""
     tuples = [r.value for r in returns if isinstance(r.value, cst.Tuple)]
     if not returns or len(tuples) != len(returns):
         return None
@@ -524,16 +527,46 @@ def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Opt
     if len(lengths) != 1:
         return None
     layers = _own_layers(klass)
-    for returned in tuples:
-        for element in returned.elements:
-            func = element.value.func if isinstance(element.value, cst.Call) else None
-            if (
-                isinstance(element, cst.StarredElement)
-                or func is None
-                or self_attribute_name(func) not in layers
-            ):
-                return None
-    return Value(SEQUENCE, items=tuple(Value(TENSOR, fresh=True) for _ in range(lengths.pop())))
+    method = class_method(klass, "hybrid_forward") or class_method(klass, "forward")
+    computed = _layer_outputs(method, layers) if method is not None else set()
+
+    def layer_made(element: cst.BaseElement) -> bool:
+        value = element.value
+        if isinstance(element, cst.StarredElement):
+            return False
+        if isinstance(value, cst.Name):
+            return value.value in computed
+        func = value.func if isinstance(value, cst.Call) else None
+        return func is not None and self_attribute_name(func) in layers
+
+    known = [
+        all(layer_made(returned.elements[i]) for returned in tuples) for i in range(lengths.pop())
+    ]
+    if not any(known) or any(isinstance(e, cst.StarredElement) for t in tuples for e in t.elements):
+        return None
+    return Value(
+        SEQUENCE, items=tuple(Value(TENSOR, fresh=True) if k else UNKNOWN_VALUE for k in known)
+    )
+
+
+def _layer_outputs(method: cst.FunctionDef, layers: Set[str]) -> Set[str]:
+    """The names `method` binds exactly once, by `name = self.<layer>(...)` of one of its own
+    gluon `layers` (any other binding of the name, anywhere in it, leaves it out)."""
+    bindings: Dict[str, int] = {}
+    from_layer: Set[str] = set()
+    for node in walk_nodes(method.body):
+        for target in bound_targets(node):
+            for name in target_names(target):
+                bindings[name] = bindings.get(name, 0) + 1
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(node.value, cst.Call)
+            and self_attribute_name(node.value.func) in layers
+        ):
+            from_layer.add(node.targets[0].target.value)
+    return {name for name in from_layer if bindings.get(name) == 1}
 
 
 def _own_layers(klass: cst.ClassDef) -> Set[str]:

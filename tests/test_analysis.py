@@ -4,6 +4,7 @@
 in which function); code the walk never visits (eager-only regions) records nothing.
 """
 
+import textwrap
 from typing import List, Tuple
 
 import pytest
@@ -705,3 +706,29 @@ def test_a_child_name_two_classes_share_settles_nothing(other_first):
     source = factory + listing + parent if other_first else listing + parent + factory
     lint_source(source, rules=[Proven])
     assert Proven.seen == [False]
+
+
+@pytest.mark.parametrize(
+    "returned, expected",
+    [
+        # gluoncv2's VisemeDenseBranch: names bound once from its own layers, returned as a tuple
+        ("y = self.fc(x)\nreturn y, x", [TENSOR, UNKNOWN]),
+        ("return self.fc(x), self.fc(x)", [TENSOR, TENSOR]),
+        # bound twice, or from something else: not known
+        ("y = self.fc(x)\ny = y[0]\nreturn y, x", None),
+        ("y = F.relu(x)\nreturn y, x", None),
+    ],
+)
+def test_a_child_returning_a_tuple_of_its_layers_outputs(returned, expected):
+    body = textwrap.indent(returned, " " * 8)
+    source = (
+        "class Branch(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Dense(2)\n\n"
+        f"    def hybrid_forward(self, F, x):\n{body}\n\n\n"
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.branch = Branch()\n\n"
+        "    def hybrid_forward(self, F, x):\n        a, b = self.branch(x)\n"
+        "        probe(a)\n        probe(b)\n        return a\n"
+    )
+    found = [value.kind for value, kind, _ in probe(source) if kind == "hybrid_forward"][-2:]
+    assert found == (expected if expected is not None else [UNKNOWN, UNKNOWN])
