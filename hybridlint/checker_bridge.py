@@ -12,6 +12,7 @@ checker problem on one file never ends the run.
 from __future__ import annotations
 
 import ast
+import difflib
 import os
 import re
 from dataclasses import dataclass, replace
@@ -154,7 +155,7 @@ def verify_file(
             text, error=f"checker error: {type(exc).__name__}: {exc}", internal=True
         )
     result = VerifiedFile(
-        outcome.source, len(outcome.applied), _annotated(outcome), len(outcome.rejected)
+        outcome.source, len(outcome.applied), _annotated(outcome, text), len(outcome.rejected)
     )
     result.notes = [
         f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} fix {p.detail}"
@@ -314,17 +315,40 @@ def _what_ran(report) -> str:
     )
 
 
-def _annotated(outcome) -> list:
+def _annotated(outcome, original: str) -> list:
     """Remaining findings, with "(fix not applied: <why>)" on the fixes verification refused,
-    plus the checker's run-time findings (dynamic lint) static analysis missed."""
+    plus the checker's run-time findings (dynamic lint) static analysis missed.
+
+    A refused fix is named at its line in `original`, a remaining finding at its line in the
+    fixed text: where the proven fixes changed the number of lines above it (a call over
+    three lines rewritten on one), the two are matched through the lines the fixes left."""
     why = {(r.finding.code, r.finding.line): r.reason for r in outcome.rejected}
+    to_original = _lines_before_fixes(original, outcome.source) if why else {}
+
+    def refused(finding: Finding) -> Optional[str]:
+        line = to_original.get(finding.line, finding.line)
+        return why.get((finding.code, line))
+
     findings = [
-        _unproven(f, why[(f.code, f.line)]) if (f.code, f.line) in why else f
-        for f in outcome.remaining
+        _unproven(f, reason) if (reason := refused(f)) is not None else f for f in outcome.remaining
     ]
     static = {(f.code, f.line) for f in findings}
     findings += [f for f in outcome.runtime_findings if (f.code, f.line) not in static]
     return findings
+
+
+def _lines_before_fixes(original: str, fixed: str) -> Dict[int, int]:
+    """{line of `fixed`: the line of `original` it comes from}: lines the fixes left map to
+    themselves, a rewritten block's lines to the block's lines in order (its last one for a
+    block that grew)."""
+    out: Dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(
+        None, original.splitlines(), fixed.splitlines(), autojunk=False
+    )
+    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k in range(j2 - j1):
+            out[j1 + k + 1] = i1 + min(k, max(i2 - i1 - 1, 0)) + 1
+    return out
 
 
 def _unproven(finding: Finding, reason: str) -> UnprovenFinding:

@@ -17,11 +17,12 @@ from typing import Dict, Iterable, Set
 import libcst as cst
 
 from .rules.base import Rule
-from .rules.values import SCALAR
+from .rules.values import SCALAR, self_attribute_name
 
 
 def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[str]]:
-    """{line: the names read on it that hold a Python number}, for the given lines of
+    """{line: the names (and `self.<a>` attributes) read on it that hold a Python number},
+    for the given lines of
     `source` (a name holding a number on some path and an array on another is not one).
     Lines outside hybrid code, and a source the linter cannot read, give nothing."""
     from .linter import lint_source
@@ -39,6 +40,11 @@ def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[
 
         def visit_Name(self, node: cst.Name) -> None:
             self.report(node, f"{int(self.value(node).kind == SCALAR)} {node.value}")
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            attr = self_attribute_name(node)
+            if attr is not None:  # `self.axis`, `self._eps`: a constructor's number
+                self.report(node, f"{int(self.value(node).kind == SCALAR)} self.{attr}")
 
     try:
         findings = lint_source(source, path, rules=[_NameKinds])

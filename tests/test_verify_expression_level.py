@@ -123,3 +123,37 @@ def test_nested_fixes_of_one_rule_that_start_at_one_column_are_two_fixes():
     key = FixIdentity([outer, inner])
     assert key(outer) != key(inner)
     assert key(_finding("HL003", 4, 1, 5)) == key(_finding("HL003", 4, 9, 12))
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_namespace_fix_is_checked_on_its_call_and_self_numbers_are_numbers(backend, session):
+    # gluonts's MinMax scaler: `nd.where(...)` -> `F.where(...)` changes only `nd`, which
+    # computes nothing alone ("no tensor operand"); `self.axis` (a constructor number) was
+    # "uses self: needs example inputs"
+    text = "from mxnet import nd\n" + block(
+        "c = nd.where(x > 0, x, x * 2)\nreturn nd.prod(c, self.axis, keepdims=True)"
+    )
+    outcome = verify(text, backend, session)
+    assert sorted(f.code for f in outcome.applied) == ["HL006", "HL006"], outcome.rejected
+    assert "F.where(x > 0, x, x * 2)" in outcome.source
+    assert "F.prod(c, self.axis, keepdims=True)" in outcome.source
+    note = next(p.detail for p in outcome.proofs if "prod" in p.detail)
+    assert "'nd.prod(c, self.axis, keepdims=True)'" in note  # the user's text, not a stand-in
+
+
+def test_a_refused_fix_below_lines_the_fixes_joined_keeps_its_reason(monkeypatch):
+    # a proven fix joins a call written over three lines into one: the refused fix below it
+    # is on another line of the fixed text, and must still say why (and get no [*])
+    from hybridlint import checker_bridge
+
+    text = "from mxnet import nd\n" + block(
+        "t = nd.broadcast_to(\n    x.sum(axis=0, keepdims=True), shape=x.shape\n)\n"
+        "return nd.relu(t * self.scale)"
+    )
+    with CheckerSession(timeout=60) as own:
+        monkeypatch.setattr(checker_bridge, "shared_session", lambda: own, raising=False)
+        verified = checker_bridge.verify_file(text, "m.py", ("HL0",), [], unsafe=False)
+    assert "F.broadcast_like(x.sum(axis=0, keepdims=True), x)" in verified.source
+    (left,) = [f for f in verified.findings if f.code == "HL006"]
+    assert isinstance(left, checker_bridge.UnprovenFinding)
+    assert "(fix not applied: " in left.message and not left.fixable(False)

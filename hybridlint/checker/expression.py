@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple
 
 from .checks import check_expression
@@ -61,6 +62,10 @@ def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Op
     best: Optional[Tuple[int, int, Optional[ast.FunctionDef]]] = None
     for node, function in _expressions(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            # a bare name or dotted path (`nd` of `nd.where(...)` made `F`) computes nothing
+            # to compare: the call or operation around it is the expression
+            continue
         node_start = _offset(original, offsets, node.lineno, node.col_offset)
         node_end = _offset(original, offsets, node.end_lineno, node.end_col_offset)
         if (
@@ -165,6 +170,13 @@ def verify_expression_fix(
     if found is None:
         return _cannot("the fix is not a change inside one expression of a hybrid function")
     before, after, namespace = found
+    shown_before, shown_after = before, after  # as the user wrote them, for the notes
+    # `self.axis` holding a number: the expression reads it as a name of its own
+    attributes = {a: "_".join(a.split(".")) + "_" for a in numbers if "." in a}
+    for attribute, name in attributes.items():
+        pattern = rf"\b{re.escape(attribute)}\b"
+        before, after = re.sub(pattern, name, before), re.sub(pattern, name, after)
+    numbers = {n for n in numbers if "." not in n} | set(attributes.values())
     names = free_names(before) + [n for n in free_names(after) if n not in free_names(before)]
     free = [
         n for n in names if n != namespace and n not in KNOWN_MODULES and not hasattr(builtins, n)
@@ -172,9 +184,9 @@ def verify_expression_fix(
     constants = [f"{n} = {NUMBER}" for n in free if n in numbers]
     tensors = [n for n in free if n not in numbers]
     if "self" in tensors:
-        return _cannot(f"the expression {before!r} uses self: needs example inputs")
+        return _cannot(f"the expression {shown_before!r} uses self: needs example inputs")
     if not tensors:
-        return _cannot(f"the expression {before!r} has no tensor operand to feed")
+        return _cannot(f"the expression {shown_before!r} has no tensor operand to feed")
     imports = [KNOWN_MODULES[n] for n in names if n in KNOWN_MODULES] + constants
     options = dict(
         backend=backend,
@@ -204,15 +216,15 @@ def verify_expression_fix(
             continue
         if report.status != "equal":
             report.notes.append(
-                f"expression-level check of {before!r} -> {after!r} with shapes {shapes}"
+                f"expression-level check of {shown_before!r} -> {shown_after!r} with shapes {shapes}"
             )
             return report
         ran.append(report)
     if not ran:
-        return _cannot(f"no generated shapes run the original expression {before!r}")
+        return _cannot(f"no generated shapes run the original expression {shown_before!r}")
     final = ran[0]
     final.notes.append(
-        f"expression-level check of {before!r} -> {after!r} on {len(ran)} shape set(s)"
+        f"expression-level check of {shown_before!r} -> {shown_after!r} on {len(ran)} shape set(s)"
     )
     return final
 
