@@ -157,3 +157,29 @@ def test_a_refused_fix_below_lines_the_fixes_joined_keeps_its_reason(monkeypatch
     (left,) = [f for f in verified.findings if f.code == "HL006"]
     assert isinstance(left, checker_bridge.UnprovenFinding)
     assert "(fix not applied: " in left.message and not left.fixable(False)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_assignment_is_checked_as_a_statement_and_other_statements_are_not(backend, session):
+    # MXNet's PoissonNLLLoss: `loss += stirling_factor` -> `loss = loss + stirling_factor` is
+    # run as the statement, its name returned; removing an assert is no assignment
+    text = block(
+        "assert x.shape[0] > 0\nloss = F.relu(x)\nloss += x * 2\nreturn loss",
+    )
+    outcome = verify(text, backend, session, unsafe=True)
+    assert "loss = loss + (x * 2)" in outcome.source, outcome.rejected
+    assert any("HL004" == p.finding.code and "proven" in p.detail for p in outcome.proofs)
+    (kept_assert,) = [r for r in outcome.rejected if r.finding.code == "HL001"]
+    assert "not a change inside one expression or assignment" in kept_assert.reason
+    assert "assert x.shape[0] > 0" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_in_place_update_another_name_sees_is_not_proven_by_its_statement(backend, session):
+    # `keep` sees what `z /= 2` writes: returning z alone cannot show that `z = z / 2` leaves
+    # keep as it was (HL004 calls that fix unsafe)
+    text = block("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep")
+    outcome = verify(text, backend, session, unsafe=True)
+    (held,) = [r for r in outcome.rejected if r.finding.code == "HL004"]
+    assert "another reference to the array may see" in held.reason
+    assert "z /= 2" in outcome.source

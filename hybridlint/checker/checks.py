@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import os
 import textwrap
-from typing import Any, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .inputs import Example, ExampleError, InputSpec, examples_from_config, to_spec
 from .loader import BACKENDS
@@ -332,19 +332,29 @@ from mxnet import gluon
 
 class ExpressionBlock(gluon.HybridBlock):
     def hybrid_forward(self, {namespace}, {args}):
-        return {expression}
+{prelude}        return {expression}
 """
 
 
 def expression_source(
-    expression: str, names: Sequence[str], namespace: str = "F", imports: Sequence[str] = ()
+    expression: str,
+    names: Sequence[str],
+    namespace: str = "F",
+    imports: Sequence[str] = (),
+    prelude: str = "",
 ) -> str:
-    """A one-line hybrid_forward returning `expression` of the tensors `names`."""
+    """A hybrid_forward returning `expression` of the tensors `names`, after the statement
+    `prelude` (a fix of one statement: `x += y` run, then `x` returned)."""
     body = textwrap.dedent(expression).strip()
     if "\n" in body:
         body = "(" + " ".join(line.strip() for line in body.splitlines()) + ")"
+    statement = textwrap.indent(textwrap.dedent(prelude).strip() + "\n", " " * 8) if prelude else ""
     return EXPRESSION_TEMPLATE.format(
-        args=", ".join(names), expression=body, namespace=namespace, imports="\n".join(imports)
+        args=", ".join(names),
+        expression=body,
+        namespace=namespace,
+        imports="\n".join(imports),
+        prelude=statement,
     )
 
 
@@ -361,8 +371,10 @@ def check_expression(
     imports: Sequence[str] = (),
     session: Optional[CheckerSession] = None,
     timeout: Optional[float] = None,
+    preludes: Tuple[str, str] = ("", ""),
 ) -> EquivalenceReport:
     """Expression-level fix check: `original` eager vs `fixed` eager and hybridized.
+    `preludes`: a statement each version runs before returning its expression.
 
     `shapes` maps each tensor name in the expressions to its shape (or InputSpec / array);
     the namespace is `F`, e.g. check_expression("x[:, 1]", "F.squeeze(F.slice_axis(x, axis=1,
@@ -374,8 +386,8 @@ def check_expression(
         if not name.isidentifier():
             raise ExampleError(f"{name!r} is not a valid tensor name")
     return check_fix(
-        expression_source(original, names, namespace, imports),
-        expression_source(fixed, names, namespace, imports),
+        expression_source(original, names, namespace, imports, preludes[0]),
+        expression_source(fixed, names, namespace, imports, preludes[1]),
         "ExpressionBlock",
         [shapes[n] for n in names],
         path="<expression>",

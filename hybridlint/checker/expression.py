@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import textwrap
 from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple
 
 from .checks import check_expression
@@ -89,13 +90,76 @@ def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Op
     return node_start, node_end, before, after, _namespace(function)
 
 
+def changed_statement(original: str, fixed: str) -> Optional[Tuple[str, str, str, Optional[str]]]:
+    """(original statement, rewritten statement, the name both assign, namespace name) when
+    the change is one simple assignment of a hybrid function rewritten as another assignment
+    of the same name (`z += y` -> `z = z + y`), else None: checked by running the statement
+    and returning the name."""
+    limit = min(len(original), len(fixed))
+    prefix = 0
+    while prefix < limit and original[prefix] == fixed[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and original[-1 - suffix] == fixed[-1 - suffix]:
+        suffix += 1
+    try:
+        tree = ast.parse(original)
+    except SyntaxError:
+        return None
+    offsets = _line_offsets(original)
+    start, end = prefix, len(original) - suffix
+    for node, function in _statements(tree):
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        node_start = _offset(original, offsets, node.lineno, node.col_offset)
+        node_end = _offset(original, offsets, node.end_lineno, node.end_col_offset)
+        if not (node_start <= start and end <= node_end) or function is None:
+            continue
+        target = _assigned_name(node)
+        delta = len(fixed) - len(original)
+        before, after = original[node_start:node_end], fixed[node_start : node_end + delta]
+        try:
+            rewritten = ast.parse(textwrap.dedent(after)).body
+        except SyntaxError:
+            return None
+        if target is None or len(rewritten) != 1 or _assigned_name(rewritten[0]) != target:
+            return None
+        return before, after, target, _namespace(function)
+    return None
+
+
+def _assigned_name(node: ast.stmt) -> Optional[str]:
+    """The one name a simple assignment binds (`z = ...`, `z += ...`, `z: T = ...`)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        target = node.target
+    else:
+        return None
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _statements(tree: ast.AST) -> Iterator[Tuple[ast.stmt, Optional[ast.FunctionDef]]]:
+    """The simple assignments of `tree`, each with the function it is in."""
+    for node, function in _expressions_and_statements(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            yield node, function
+
+
 def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.FunctionDef]]]:
+    for node, function in _expressions_and_statements(tree):
+        if isinstance(node, ast.expr):
+            yield node, function
+
+
+def _expressions_and_statements(
+    tree: ast.AST,
+) -> Iterator[Tuple[ast.AST, Optional[ast.FunctionDef]]]:
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
             inner = (
                 child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
             )
-            if isinstance(child, ast.expr):
+            if isinstance(child, (ast.expr, ast.stmt)):
                 yield child, function
             yield from walk(child, inner)
 
@@ -126,8 +190,15 @@ def _offset(text: str, offsets: List[int], lineno: int, byte_col: int) -> int:
 
 
 def free_names(expression: str) -> List[str]:
+    """The names an expression (or a statement) reads or binds, in order; "" has none."""
+    if not expression.strip():
+        return []
+    try:
+        tree: ast.AST = ast.parse(f"({expression})", mode="eval")
+    except SyntaxError:
+        tree = ast.parse(textwrap.dedent(expression))
     names = []
-    for node in ast.walk(ast.parse(f"({expression})", mode="eval")):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id not in names:
             names.append(node.id)
     return names
@@ -161,23 +232,45 @@ def verify_expression_fix(
     atol: float = 1e-6,
     timeout=None,
     numbers: AbstractSet[str] = frozenset(),
+    statements: bool = False,
 ) -> EquivalenceReport:
     """Verify the change between `original` and `fixed` (one fix, or fixes that share an
     expression) at expression level. `numbers`: names the analysis knows hold Python numbers
     there (hybridlint/name_kinds.py): they are bound to the number 1 (a valid index, axis
-    and divisor on the generated shapes), the other free names get generated arrays."""
+    and divisor on the generated shapes), the other free names get generated arrays.
+    `statements`: an assignment rewritten as another of the same name (`z += y` -> `z = z +
+    y`) may be checked as a statement, run and its name returned. That proves the name's
+    value only, not what an in-place update wrote through another reference to the same
+    array: only for fixes whose rule found no such reference (safe ones)."""
     found = changed_expression(original, fixed)
+    preludes = ("", "")
     if found is None:
-        return _cannot("the fix is not a change inside one expression of a hybrid function")
+        statement = changed_statement(original, fixed)
+        if statement is not None and not statements:
+            return _cannot(
+                f"the fix rewrites the assignment {statement[0].strip()!r}, whose in-place "
+                "update another reference to the array may see (an unsafe fix): running the "
+                "statement shows only its own name, an example run shows the block"
+            )
+        if statement is None:
+            return _cannot(
+                "the fix is not a change inside one expression or assignment of a hybrid function"
+            )
+        # the statement runs, then what it assigned is the block's output
+        preludes, target, namespace = statement[:2], statement[2], statement[3]
+        found = (target, target, namespace)
     before, after, namespace = found
-    shown_before, shown_after = before, after  # as the user wrote them, for the notes
+    shown_before, shown_after = (before, after) if not preludes[0] else preludes
     # `self.axis` holding a number: the expression reads it as a name of its own
     attributes = {a: "_".join(a.split(".")) + "_" for a in numbers if "." in a}
     for attribute, name in attributes.items():
         pattern = rf"\b{re.escape(attribute)}\b"
         before, after = re.sub(pattern, name, before), re.sub(pattern, name, after)
+        preludes = (re.sub(pattern, name, preludes[0]), re.sub(pattern, name, preludes[1]))
     numbers = {n for n in numbers if "." not in n} | set(attributes.values())
-    names = free_names(before) + [n for n in free_names(after) if n not in free_names(before)]
+    read_before = free_names(before) + free_names(preludes[0])
+    read_after = free_names(after) + free_names(preludes[1])
+    names = list(dict.fromkeys(read_before + read_after))
     free = [
         n for n in names if n != namespace and n not in KNOWN_MODULES and not hasattr(builtins, n)
     ]
@@ -204,14 +297,16 @@ def verify_expression_fix(
     broadcasts = after.count("broadcast_") > before.count("broadcast_")
     ran: List[EquivalenceReport] = []
     for shapes, broadcasting in shape_sets(tensors):
-        report = check_expression(before, after, shapes, **options)
+        report = check_expression(before, after, shapes, preludes=preludes, **options)
         if report.status == "cannot_run" and report.stage == "original eager":
             continue  # the original itself rejects these shapes
         if (
             broadcasting
             and not broadcasts
             and report.stage in _HYBRIDIZED_STAGES
-            and not check_expression(before, before, shapes, **options).ok
+            and not check_expression(
+                before, before, shapes, preludes=(preludes[0], preludes[0]), **options
+            ).ok
         ):
             continue
         if report.status != "equal":

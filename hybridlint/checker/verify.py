@@ -474,7 +474,11 @@ def _expression_level(
         if len(group) < 2:
             continue
         report = verify_expression_fix(
-            source, fixed_with(group), numbers=numbers(group), **check_options
+            source,
+            fixed_with(group),
+            numbers=numbers(group),
+            statements=all(f.fix == "safe" for f in group),
+            **check_options,
         )
         if report.ok:
             for finding in group:
@@ -491,7 +495,11 @@ def _expression_level(
             report, together = verdicts[id(finding)]
         else:
             report = verify_expression_fix(
-                source, alone[id(finding)], numbers=numbers([finding]), **check_options
+                source,
+                alone[id(finding)],
+                numbers=numbers([finding]),
+                statements=finding.fix == "safe",
+                **check_options,
             )
             if not report.ok and report.status != "cannot_run":
                 hazards = _other_hazards(finding, regions, candidates, others, offsets)
