@@ -1149,68 +1149,31 @@ def _uses_as_array(function: cst.FunctionDef, name: str, layers: AbstractSet[str
     (`isinstance(ids, list)`) is not settled: what it was given may be a list."""
     positional = _signature(function)
     namespace = positional[1].name.value if len(positional) > 1 else None
-    rebound = _RebindFinder(name)
-    function.body.visit(rebound)
-    if rebound.found:
+    if _rebinds_or_asks(function, name):
         return False
     finder = _ArrayUseFinder(name, namespace, layers)
     function.body.visit(finder)
     return finder.found
 
 
-class _RebindFinder(cst.CSTVisitor):
-    """Finds a binding of `name` (an assignment, a loop or comprehension, `with ... as`, `:=`,
-    `del`, a nested def's or lambda's parameter) or a question about its type
+def _rebinds_or_asks(function: cst.FunctionDef, name: str) -> bool:
+    """Whether `function` binds `name` again (any of Python's binding forms,
+    `values.bound_targets`, or a nested def's or lambda's parameter) or asks its type
     (`isinstance(name, ...)`, `type(name)`)."""
-
-    def __init__(self, name: str) -> None:
-        self.name, self.found = name, False
-
-    def _binds(self, target: Optional[cst.CSTNode]) -> None:
-        if target is not None and any(
-            isinstance(node, cst.Name) and node.value == self.name for node in _target_names(target)
+    for node in walk_nodes(function.body):
+        if isinstance(node, cst.Param) and node.name.value == name:
+            return True
+        if any(name in target_names(target) for target in bound_targets(node)):
+            return True
+        if (
+            isinstance(node, cst.Call)
+            and dotted_name(node.func) in ("isinstance", "type")
+            and node.args
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == name
         ):
-            self.found = True
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._binds(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._binds(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._binds(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._binds(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._binds(node.target)
-
-    def visit_Param(self, node: cst.Param) -> None:  # a nested def's or lambda's own parameter
-        self._binds(node.name)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._binds(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._binds(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._binds(node.target)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if dotted_name(node.func) in ("isinstance", "type") and node.args:
-            self._binds(node.args[0].value)
-
-
-def _target_names(target: cst.CSTNode) -> List[cst.CSTNode]:
-    """`target` and, for an unpacking (`a, (b, *c)`), the targets inside it."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return [target]
+            return True
+    return False
 
 
 class _ArrayUseFinder(cst.CSTVisitor):

@@ -41,6 +41,22 @@ def probe(source: str) -> List[Tuple[Value, str, str]]:
     return list(Probe.seen)
 
 
+class Proven(Rule):
+    """Records `Rule.is_tensor` of each `probe(expr)`: is the analysis certain it is an array?"""
+
+    code, name, seen = "HL997", "proven", []
+
+    def visit_Call(self, node):
+        if getattr(node.func, "value", None) == "probe":
+            Proven.seen.append(self.is_tensor(node.args[0].value))
+
+
+def certain(source: str) -> List[bool]:
+    Proven.seen = []
+    lint_source(source, rules=[Proven])
+    return list(Proven.seen)
+
+
 def kinds(source: str) -> List[str]:
     return [value.kind for value, _, _ in probe(source)]
 
@@ -531,16 +547,8 @@ def test_a_block_taking_a_dict_input_is_not_analysed():
     ],
 )
 def test_an_input_is_a_tensor_only_by_an_array_use(body, proven):
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     source = net(body, args="F, x, y", init="self.dense = nn.Dense(3)\nself.custom = Custom()")
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [proven]
+    assert certain(source) == [proven]
 
 
 @pytest.mark.parametrize(
@@ -555,13 +563,6 @@ def test_an_input_is_a_tensor_only_by_an_array_use(body, proven):
     ],
 )
 def test_a_layer_in_one_configuration_settles_its_input(other, proven):
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     built = "nn.Embedding(4, 3)" if other is not None else "lambda t: t"
     alternative = other if other is not None else "self.embed = lambda t: t"
     source = (
@@ -570,8 +571,7 @@ def test_a_layer_in_one_configuration_settles_its_input(other, proven):
         f"        else:\n            {alternative}\n\n"
         "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.embed(x)\n"
     )
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [proven]
+    assert certain(source) == [proven]
 
 
 @pytest.mark.parametrize(
@@ -587,13 +587,6 @@ def test_a_layer_in_one_configuration_settles_its_input(other, proven):
     ],
 )
 def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body, proven):
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     source = (
         "class Child(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
         "        self.embed = nn.Embedding(4, 3)\n        self.custom = Custom()\n\n"
@@ -602,8 +595,7 @@ def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body
         "        self.child = Child()\n\n"
         "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
     )
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [proven]
+    assert certain(source) == [proven]
 
 
 @pytest.mark.parametrize(
@@ -624,13 +616,6 @@ def test_a_child_that_uses_its_input_as_an_array_settles_the_argument(child_body
     ],
 )
 def test_a_child_that_may_take_a_list_settles_nothing(child_body):
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     source = (
         "class Child(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
         "        self.embed = nn.Embedding(4, 3)\n\n"
@@ -639,8 +624,7 @@ def test_a_child_that_may_take_a_list_settles_nothing(child_body):
         "        self.child = Child()\n\n"
         "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
     )
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [False]
+    assert certain(source) == [False]
 
 
 @pytest.mark.parametrize(
@@ -662,34 +646,19 @@ def test_a_child_that_may_take_a_list_settles_nothing(child_body):
     ],
 )
 def test_a_container_layer_settles_only_by_its_first_layer(container, proven):
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     source = (
         "class Net(HybridBlock):\n    def __init__(self, use_layer):\n        super().__init__()\n"
         f"        if use_layer:\n            self.body = {container}\n"
         "        else:\n            self.body = Custom()\n\n"
         "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.body(x)\n"
     )
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [proven]
+    assert certain(source) == [proven]
 
 
 @pytest.mark.parametrize("other_first", [True, False])
 def test_a_child_name_two_classes_share_settles_nothing(other_first):
     # a block factory's own `Child` (which uses its input as an array) is not the module's
     # `Child` the parent builds (which takes a list): MXNet 1.9.1 runs the parent on a list
-    class Proven(Rule):
-        code, name, seen = "HL997", "proven", []
-
-        def visit_Call(self, node):
-            if getattr(node.func, "value", None) == "probe":
-                Proven.seen.append(self.is_tensor(node.args[0].value))
-
     listing = (
         "class Child(HybridBlock):\n    def hybrid_forward(self, F, ids):\n"
         "        return F.concat(*ids, dim=1)\n\n\n"
@@ -704,8 +673,7 @@ def test_a_child_name_two_classes_share_settles_nothing(other_first):
         "    def hybrid_forward(self, F, x):\n        probe(x[0])\n        return self.child(x)\n"
     )
     source = factory + listing + parent if other_first else listing + parent + factory
-    lint_source(source, rules=[Proven])
-    assert Proven.seen == [False]
+    assert certain(source) == [False]
 
 
 @pytest.mark.parametrize(

@@ -264,29 +264,7 @@ def test_backend_mxnet_without_mxnet_is_one_error_for_the_run(tmp_path):
 
 def test_places_named_in_messages_and_notes_move_with_wrapping(monkeypatch):
     # the checker saw the unwrapped text: "line 3" there is "line 7" once line 2 is broken
-    original = "def f(F, x, y):\n    z = x[0] + y\n    return z.asnumpy()\n"
-    proven = (
-        "def f(F, x, y):\n"
-        "    z = F.broadcast_add(F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1)), y)\n"
-        "    return z.asnumpy()\n"
-    )
-    still = Finding(
-        "HL903", "still-fails", "f still fails: (at m.py:3: return z.asnumpy())", 3, 5, 3, 23,
-        None, "m.py",
-    )  # fmt: skip
-    outcome = SimpleNamespace(
-        source=proven,
-        applied=[Finding("HL003", "tensor-indexing", "indexing", 2, 9, 2, 13, "safe", "m.py")],
-        rejected=[],
-        remaining=[still],
-        runtime_findings=[],
-        proofs=[],
-        labels=[],
-        reports=[],
-        status="verified",
-        reason=None,
-    )
-    fake = SimpleNamespace(verify_fixes=lambda *args, **kwargs: outcome)
+    original, fake = _wrapped_outcome("m.py")
     monkeypatch.setattr(checker_bridge, "load_checker", lambda: fake)
     verified = checker_bridge.verify_file(
         original, "m.py", ("HL003",), [], unsafe=False, line_length=40
@@ -294,10 +272,10 @@ def test_places_named_in_messages_and_notes_move_with_wrapping(monkeypatch):
     lines = verified.source.splitlines()
     moved = lines.index("    return z.asnumpy()") + 1
     assert moved > 3
-    (finding,) = verified.findings
-    assert finding.line == moved
-    assert finding.message == f"f still fails: (at m.py:{moved}: return z.asnumpy())"
-    where = wrap_fixed_lines_mapped(original, proven, 40)[1]
+    still = [f for f in verified.findings if f.message.startswith("f still fails: (at")]
+    assert [f.line for f in still] == [moved]
+    assert still[0].message == f"f still fails: (at m.py:{moved}: return z.asnumpy())"
+    where = wrap_fixed_lines_mapped(original, fake.verify_fixes().source, 40)[1]
     # a place the final run reported moves; bare line numbers are not read as places
     note = "m.py::f: still fails: (at m.py:3: return z.asnumpy()), at line 3"
     assert checker_bridge._moved_lines(note, "m.py", where) == (

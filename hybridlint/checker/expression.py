@@ -45,21 +45,14 @@ def changed_region(original: str, fixed: str) -> Optional[Tuple[int, int]]:
 
 
 def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Optional[str]]]:
-    limit = min(len(original), len(fixed))
-    prefix = 0
-    while prefix < limit and original[prefix] == fixed[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and original[-1 - suffix] == fixed[-1 - suffix]:
-        suffix += 1
-    if prefix == len(original) == len(fixed):
+    start, end = _changed_span(original, fixed)
+    if original == fixed:
         return None
     try:
         tree = ast.parse(original)
     except SyntaxError:
         return None
-    offsets = _line_offsets(original)
-    start, end = prefix, len(original) - suffix
+    offsets = line_offsets(original)
     best: Optional[Tuple[int, int, Optional[ast.FunctionDef]]] = None
     for node, function in _expressions(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
@@ -95,19 +88,12 @@ def changed_statement(original: str, fixed: str) -> Optional[Tuple[str, str, str
     the change is one simple assignment of a hybrid function rewritten as another assignment
     of the same name (`z += y` -> `z = z + y`), else None: checked by running the statement
     and returning the name."""
-    limit = min(len(original), len(fixed))
-    prefix = 0
-    while prefix < limit and original[prefix] == fixed[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and original[-1 - suffix] == fixed[-1 - suffix]:
-        suffix += 1
+    start, end = _changed_span(original, fixed)
     try:
         tree = ast.parse(original)
     except SyntaxError:
         return None
-    offsets = _line_offsets(original)
-    start, end = prefix, len(original) - suffix
+    offsets = line_offsets(original)
     for node, function in _statements(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None
         node_start = _offset(original, offsets, node.lineno, node.col_offset)
@@ -145,6 +131,19 @@ def _statements(tree: ast.AST) -> Iterator[Tuple[ast.stmt, Optional[ast.Function
             yield node, function
 
 
+def _changed_span(original: str, fixed: str) -> Tuple[int, int]:
+    """[start, end) of `original` that `fixed` replaced: all but their common prefix and
+    suffix."""
+    limit = min(len(original), len(fixed))
+    prefix = 0
+    while prefix < limit and original[prefix] == fixed[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and original[-1 - suffix] == fixed[-1 - suffix]:
+        suffix += 1
+    return prefix, len(original) - suffix
+
+
 def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.FunctionDef]]]:
     for node, function in _expressions_and_statements(tree):
         if isinstance(node, ast.expr):
@@ -174,7 +173,8 @@ def _namespace(function: ast.FunctionDef) -> Optional[str]:
     return args[0] if args and args[0] != "self" else (args[1] if len(args) > 1 else None)
 
 
-def _line_offsets(text: str) -> List[int]:
+def line_offsets(text: str) -> List[int]:
+    """The character offset each line of `text` starts at (and its length, last)."""
     offsets, total = [0], 0
     for line in text.splitlines(keepends=True):
         total += len(line)

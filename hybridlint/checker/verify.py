@@ -449,7 +449,7 @@ def _expression_level(
     analysis knows to hold Python numbers are fed numbers (hybridlint/name_kinds.py)."""
     key = key or FixIdentity(candidates)
     from ..name_kinds import number_names
-    from .expression import changed_region, verify_expression_fix
+    from .expression import changed_region, line_offsets, verify_expression_fix
 
     lines = {n for f in candidates for n in range(f.line, f.end_line + 1)}
     numbers_at = number_names(source, path, lines)
@@ -468,7 +468,7 @@ def _expression_level(
 
     alone = {id(f): fixed_with([f]) for f in candidates}
     regions = {id(f): changed_region(source, alone[id(f)]) for f in candidates}
-    offsets = _line_starts(source)
+    offsets = line_offsets(source)
     verdicts: Dict[int, Tuple[EquivalenceReport, str]] = {}
     for group in _overlapping(candidates, regions):
         if len(group) < 2:
@@ -568,14 +568,6 @@ def _overlapping(candidates: Sequence, regions: Dict[int, Optional[Tuple[int, in
             low, high = spans[joined]
             spans[joined] = (min(low, region[0]), max(high, region[1]))  # type: ignore[index]
     return groups
-
-
-def _line_starts(text: str) -> List[int]:
-    starts, total = [0], 0
-    for line in text.splitlines(keepends=True):
-        total += len(line)
-        starts.append(total)
-    return starts
 
 
 def _other_hazards(finding, regions, candidates, others, starts: List[int]) -> str:
