@@ -117,10 +117,11 @@ class Judge:
     def run(self, label: str, path: str, example: dict, inputs: list, params: str, hybrid: bool):
         mx = self.mx
         _seed(mx)
-        from hybridlint.checker.inputs import config_kwargs
+        from hybridlint.checker.inputs import build_children, config_kwargs
 
-        kwargs = config_kwargs(example.get("kwargs", {}))
-        block = getattr(self.module(label, path), self.case["block"])(**kwargs)
+        module = self.module(label, path)
+        kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
+        block = getattr(module, self.case["block"])(**kwargs)
         if params is None:
             block.initialize(mx.init.Uniform(0.5))
         else:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import tempfile
 import types
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from .inputs import build_children
 
 
 class CheckFailure(Exception):
@@ -49,7 +52,15 @@ def resolve(module: types.ModuleType, target: str) -> Any:
 def build(mx: types.ModuleType, factory: Any, kwargs: Dict[str, Any], seed: int) -> Any:
     """Construct and initialise a block the same way for every run with the same seed."""
     seed_everything(mx, seed)
-    block = factory(**kwargs) if callable(factory) and not _is_block(mx, factory) else factory
+    if callable(factory) and not _is_block(mx, factory):
+        # a backbone or base cell given as `{ block = "Backbone" }`: built from the module
+        # that defines the block under check (the fixed file's own classes for a fixed run)
+        namespace = (
+            vars(sys.modules[factory.__module__]) if factory.__module__ in sys.modules else {}
+        )
+        block = factory(**build_children(kwargs, namespace))
+    else:
+        block = factory
     if not _is_block(mx, block):
         raise NotABlock(
             f"{getattr(factory, '__name__', factory)!r} does not make a Gluon "

@@ -332,17 +332,72 @@ def _example_entry(key: str, name: str, entry: Any) -> Example:
     return Example(name, specs, config_kwargs(kwargs))
 
 
+@dataclass(frozen=True)
+class ChildBlock:
+    """A constructor argument that is itself a block (a backbone, a base cell): the class or
+    factory `name`, looked up in the example's own module (`Backbone`, or a dotted path from
+    a name it imports: `gluon.rnn.LSTMCell`), called with `kwargs` in the worker, where the
+    block under check is built (see :func:`build_children`)."""
+
+    name: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
 def config_kwargs(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
     """Constructor kwargs from TOML, which has no null: `{ none = true }` is None (the same
-    spelling as an input's), at any depth (`in_size = [{ none = true }, 64]`)."""
+    spelling as an input's), at any depth (`in_size = [{ none = true }, 64]`); `{ block =
+    "Backbone", kwargs = {...} }` is a block built for the example (:class:`ChildBlock`), and
+    `{ numpy = [...], dtype = "float32" }` a numpy array (`bin_centers`)."""
 
     def value(item: Any) -> Any:
         if isinstance(item, Mapping):
+            keys = set(item)
             if dict(item) == {"none": True}:
                 return None
+            if "block" in keys and keys <= {"block", "kwargs"}:
+                if not isinstance(item["block"], str) or not isinstance(
+                    item.get("kwargs", {}), Mapping
+                ):
+                    raise ExampleError(
+                        'a child block is { block = "Class", kwargs = { ... } } '
+                        f"(got {dict(item)!r})"
+                    )
+                return ChildBlock(item["block"], config_kwargs(item.get("kwargs", {})))
+            if "numpy" in keys and keys <= {"numpy", "dtype"}:
+                try:
+                    return np.array(item["numpy"], dtype=item.get("dtype", "float32"))
+                except (TypeError, ValueError) as exc:
+                    raise ExampleError(f"a numpy kwarg: {exc}") from None
             return {k: value(v) for k, v in item.items()}
         if isinstance(item, list):
             return [value(v) for v in item]
         return item
 
     return {k: value(v) for k, v in kwargs.items()}
+
+
+def build_children(value: Any, namespace: Mapping[str, Any]) -> Any:
+    """`value` with every :class:`ChildBlock` in it built: its name looked up in
+    `namespace` (the module that defines the block under check), its own kwargs built first.
+    An unknown name is an ExampleError naming it."""
+    if isinstance(value, ChildBlock):
+        head, *rest = value.name.split(".")
+        if head not in namespace:
+            raise ExampleError(
+                f"child block {value.name!r}: {head!r} is not defined or imported in the "
+                "example's module"
+            )
+        target = namespace[head]
+        for part in rest:
+            try:
+                target = getattr(target, part)
+            except AttributeError:
+                raise ExampleError(f"child block {value.name!r}: no {part!r}") from None
+        return target(**build_children(dict(value.kwargs), namespace))
+    if isinstance(value, dict):
+        return {k: build_children(v, namespace) for k, v in value.items()}
+    if isinstance(value, list):
+        return [build_children(v, namespace) for v in value]
+    if isinstance(value, tuple):
+        return tuple(build_children(v, namespace) for v in value)
+    return value

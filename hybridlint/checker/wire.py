@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from .inputs import InputList, InputSpec, Value
+from .inputs import ChildBlock, InputList, InputSpec, Value
 from .protocol import ProtocolError
 from .report import STATUSES, EquivalenceReport, OutputDiff, SourceLine, clean_text
 
@@ -46,6 +46,8 @@ def value_to_wire(value: Any, where: str = "value") -> Any:
                 for k, v in value.items()
             ]
         }
+    if isinstance(value, ChildBlock):
+        return {"$block": [value.name, value_to_wire(dict(value.kwargs), f"{where}.kwargs")]}
     raise ValueError(
         f"{where}: a {type(value).__name__} cannot be sent to the checker's "
         "worker; use numbers, strings, booleans, None, lists, tuples, dicts or "
@@ -65,6 +67,10 @@ def value_from_wire(data: Any) -> Any:
             return inner
         if tag == "$tuple" and isinstance(inner, list):
             return tuple(value_from_wire(v) for v in inner)
+        if tag == "$block" and isinstance(inner, list) and len(inner) == 2:
+            name, kwargs = inner[0], value_from_wire(inner[1])
+            if isinstance(name, str) and isinstance(kwargs, dict):
+                return ChildBlock(name, kwargs)
         if (
             tag == "$dict"
             and isinstance(inner, list)

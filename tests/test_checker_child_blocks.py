@@ -1,0 +1,117 @@
+"""Examples whose constructor takes a block (a backbone, a base cell) or a numpy array:
+`kwargs = { backbone = { block = "Backbone", kwargs = {...} } }`, `{ numpy = [...] }`.
+
+Real blocks take them (gluoncv2's BiSeNet(backbone=...), gluonnlp's CacheCell(lm_model),
+gluonts's CustomBinning(bin_centers=np.array)); without a way to write them the block cannot
+be given an example at all, so `--verify` can only check its fixes on their expressions."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from hybridlint.checker import ExampleError, examples_from_config
+from hybridlint.checker.inputs import ChildBlock, build_children, config_kwargs
+from hybridlint.checker.wire import value_from_wire, value_to_wire
+from tests.checker_support import backend_params
+
+
+def test_a_child_block_and_a_numpy_array_are_read_from_the_table():
+    kwargs = config_kwargs(
+        {
+            "backbone": {"block": "Backbone", "kwargs": {"channels": 4}},
+            "cells": [{"block": "gluon.rnn.LSTMCell", "kwargs": {"hidden_size": 3}}],
+            "centers": {"numpy": [0.5, 1.5], "dtype": "float64"},
+            "table": {"block_size": 2},  # a plain dict keeps being a dict
+        }
+    )
+    assert kwargs["backbone"] == ChildBlock("Backbone", {"channels": 4})
+    assert kwargs["cells"] == [ChildBlock("gluon.rnn.LSTMCell", {"hidden_size": 3})]
+    assert kwargs["centers"].dtype == np.float64 and kwargs["centers"].tolist() == [0.5, 1.5]
+    assert kwargs["table"] == {"block_size": 2}
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"block": 3}, "a child block is"),
+        ({"block": "B", "kwargs": [1]}, "a child block is"),
+        ({"numpy": [[1], [2, 3]]}, "a numpy kwarg"),
+    ],
+)
+def test_a_malformed_child_is_a_clear_error(entry, message):
+    with pytest.raises(ExampleError, match=message):
+        examples_from_config({"m.py::Net": {"kwargs": {"x": entry}, "inputs": [[2]]}})
+
+
+def test_children_are_built_from_the_module_first_and_unknown_names_say_so():
+    made = []
+
+    class Backbone:
+        def __init__(self, channels, inner=None):
+            made.append((channels, inner))
+
+    Gluon = type("Gluon", (), {"Backbone": Backbone})
+
+    spec = ChildBlock(
+        "Backbone", {"channels": 2, "inner": ChildBlock("g.Backbone", {"channels": 1})}
+    )
+    built = build_children({"b": spec, "n": 3}, {"Backbone": Backbone, "g": Gluon})
+    assert isinstance(built["b"], Backbone) and built["n"] == 3
+    assert made[0] == (1, None) and made[1][0] == 2  # the inner block first
+    with pytest.raises(ExampleError, match="'Missing' is not defined or imported"):
+        build_children(ChildBlock("Missing"), {})
+    with pytest.raises(ExampleError, match="no 'Nope'"):
+        build_children(ChildBlock("g.Nope"), {"g": Gluon})
+
+
+def test_a_child_block_crosses_the_wire():
+    spec = {"backbone": ChildBlock("Backbone", {"channels": 4, "sizes": (1, 2)})}
+    assert value_from_wire(value_to_wire(spec)) == spec
+
+
+SOURCE = textwrap.dedent("""\
+    from mxnet import gluon
+    from mxnet.gluon import nn
+
+
+    class Backbone(gluon.HybridBlock):
+        def __init__(self, channels, **kwargs):
+            super().__init__(**kwargs)
+            self.conv = nn.Conv2D(channels, 3, padding=1)
+
+        def hybrid_forward(self, F, x):
+            return F.relu(self.conv(x))
+
+
+    class Head(gluon.HybridBlock):
+        def __init__(self, backbone, classes=2, **kwargs):
+            super().__init__(**kwargs)
+            self.backbone = backbone
+            self.fc = nn.Dense(classes)
+
+        def hybrid_forward(self, F, x):
+            return self.fc(self.backbone(x)) + x.sum(axis=(1, 2, 3)).reshape(-1, 1)
+""")
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_built_around_a_child_is_proven_by_its_example(backend, tmp_path):
+    from hybridlint.checker import CheckerSession, verify_fixes
+
+    examples = examples_from_config(
+        {
+            "net.py::Head": {
+                "kwargs": {"backbone": {"block": "Backbone", "kwargs": {"channels": 4}}},
+                "inputs": [[2, 3, 8, 8]],
+            }
+        }
+    )["net.py"]
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(SOURCE, "net.py", examples, backend=backend, session=session)
+    assert outcome.status == "verified", outcome.reports
+    assert "x.sum(axis=(1, 2, 3)).reshape((-1, 1))" in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]
+    assert "F.broadcast_add(" in outcome.source  # (2, classes) + (2, 1): HL007 too
+    assert len(outcome.proofs) == 2
+    assert all("proven by example Head" in proof.detail for proof in outcome.proofs)
