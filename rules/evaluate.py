@@ -643,6 +643,17 @@ class Evaluator:
             return value
         method = klass.methods.get(attr)
         if method is None:
+            if (
+                attr in klass.built_children
+                and attr not in klass.scalar_attrs
+                and attr not in klass.parameters
+                and any(v.kind == TENSOR for v in args)
+            ):
+                # a block handed to the constructor (`self.backbone = backbone`) called on
+                # arrays: gluon blocks return an array, or a list or tuple of them; taken for
+                # an array by position only, certain where the body uses it as only an array
+                # can be used (`Rule.is_tensor`), as a hybrid_forward input is
+                return Value(TENSOR, assumed=True)
             return UNKNOWN_VALUE
         if self.analyzer is not None:
             self.analyzer.call_site(("method", attr), call, args)

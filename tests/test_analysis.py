@@ -700,3 +700,24 @@ def test_a_child_returning_a_tuple_of_its_layers_outputs(returned, expected):
     )
     found = [value.kind for value, kind, _ in probe(source) if kind == "hybrid_forward"][-2:]
     assert found == (expected if expected is not None else [UNKNOWN, UNKNOWN])
+
+
+@pytest.mark.parametrize(
+    "body, proven",
+    [
+        # a backbone handed to the constructor: its output is an array where used as one
+        ("y = self.backbone(x)\nprobe(y)\nreturn y.reshape((y.shape[0], -1))", True),
+        ("y = self.backbone(x)\nprobe(y)\nreturn F.relu(y)", True),
+        # a list of feature maps is only indexed: not settled
+        ("y = self.backbone(x)\nprobe(y)\nreturn y[0] + y[1]", False),
+        # not called on arrays, or a number stored on self: nothing known
+        ("y = self.backbone(3)\nprobe(y)\nreturn F.relu(y)", False),
+    ],
+)
+def test_a_block_given_to_the_constructor_returns_an_array_where_used_as_one(body, proven):
+    source = (
+        "class Net(HybridBlock):\n    def __init__(self, backbone):\n        super().__init__()\n"
+        "        self.backbone = backbone\n\n"
+        "    def hybrid_forward(self, F, x):\n" + textwrap.indent(body, " " * 8) + "\n"
+    )
+    assert certain(source) == [proven]
