@@ -210,10 +210,17 @@ def _wrap(result: VerifiedFile, original: str, line_length: int, path: str) -> N
             )
         )
     result.notes = [
-        _moved_lines(note, path, where) if note.startswith(f"{path}::") else note
+        _moved_lines(note, path, where)
+        if note.startswith(f"{path}::")
+        else _ELSEWHERE.sub(lambda m: f"{m[1]}{where.position(int(m[2]), 1)[0]}", note)
         for note in result.notes
     ]
     result.source, result.findings = wrapped, moved
+
+
+# a proof note's "the block still fails hybridized elsewhere, at line N" names a line of the
+# final (unwrapped) text (verify._proof_detail), unlike the fix's own place before it
+_ELSEWHERE = re.compile(r"(still fails hybridized elsewhere, at line )(\d+)")
 
 
 def _moved_lines(text: str, path: str, where: Any) -> str:

@@ -348,3 +348,22 @@ def test_another_files_place_does_not_move(other):
     assert checker_bridge._moved_lines(text, "m.py", where) == (
         f"m.py:{moved}:5: raised in {other}:3:1 (at m.py:{moved})"
     )
+
+
+def test_a_proof_notes_elsewhere_line_moves_and_its_own_place_stays(monkeypatch):
+    # "still fails hybridized elsewhere, at line 3" names the final text's line 3, which
+    # wrapping moves; the note's own place (the fix in the original file) does not move
+    original, fake = _wrapped_outcome("m.py")
+    outcome = fake.verify_fixes()
+    outcome.proofs[
+        0
+    ].detail = "proven eagerly by example f; the block still fails hybridized elsewhere, at line 3"
+    monkeypatch.setattr(checker_bridge, "load_checker", lambda: fake)
+    verified = checker_bridge.verify_file(
+        original, "m.py", ("HL003",), [], unsafe=False, line_length=40
+    )
+    moved = verified.source.splitlines().index("    return z.asnumpy()") + 1
+    assert verified.notes[0] == (
+        "m.py:3:5: HL003 fix proven eagerly by example f; the block still fails hybridized "
+        f"elsewhere, at line {moved}"
+    )

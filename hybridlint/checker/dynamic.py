@@ -27,9 +27,18 @@ RULE_NAMES = {
     "HL001": "symbol-attribute",
     "HL003": "tensor-indexing",
     "HL007": "non-broadcast-arithmetic",
+    "HL011": "varargs-reshape",
 }
 SYMBOL_ATTRS = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
+# `sym.reshape(a, b)` binds b to Reshape's next parameter: MXNet 1.9.1 "Invalid Parameter
+# format for reverse expect boolean but value='-2', in operator Reshape(...)", the engine
+# "Operator Reshape: invalid value -2 for parameter 'reverse'"
+_VARARGS_RESHAPE = re.compile(
+    r"(?:Parameter format for (?:reverse|target_shape|keep_highest)\b.*operator Reshape)|"
+    r"(?:Operator Reshape: invalid value .* parameter '(?:reverse|target_shape|keep_highest)')",
+    re.S,
+)
 _ELEMWISE = re.compile(
     r"(_plus|_minus|_mul|_div|_mod|_power|elemwise_|_equal|_not_equal|"
     r"_greater|_lesser|_Plus|_Minus|_Mul|_Div|_Mod|_Power|broadcast_)",
@@ -178,6 +187,13 @@ def events_from_failure(
             f"`.{match.group(1)}` on a Symbol fails under hybridize: use "
             "F.shape_array, zeros_like, slice_like, broadcast_like or reshape special "
             "codes",
+            where,
+        )
+    elif _VARARGS_RESHAPE.search(str(exc)):
+        events.add(
+            "HL011",
+            "`x.reshape(a, b, ...)` binds the dims to Reshape's other parameters on a Symbol: "
+            "pass one tuple, x.reshape((a, b, ...))",
             where,
         )
     elif _is_shape_error(exc) and _ELEMWISE.search(str(exc)):

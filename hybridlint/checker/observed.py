@@ -68,6 +68,8 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
             elif finding.code == "HL003" and report.status in ("hybrid_error", "mismatch"):
                 seen = _INDEX.search(finding.message)
                 detail = seen.group(1) if seen else None
+            elif finding.code == "HL011" and report.status == "hybrid_error":
+                detail = None
             else:
                 continue
             if _nodes(tree, line, finding.code, [detail]):
@@ -104,14 +106,36 @@ def planned_fixes(source: str, path: str, plan: Plan, tree: Optional[ast.AST] = 
     return out
 
 
-RUNTIME_NAMES = {"HL003": "tensor-indexing", "HL007": "non-broadcast-arithmetic"}
+RUNTIME_NAMES = {
+    "HL003": "tensor-indexing",
+    "HL007": "non-broadcast-arithmetic",
+    "HL011": "varargs-reshape",
+}
 
 
 def _nodes(tree: ast.AST, line: int, code: str, details: Sequence[Optional[str]]) -> List[Any]:
     """The nodes of `line` an observed fix of rule `code` rewrites."""
     if code == "HL007":
         return [n for n, _ in _binops(tree, line) if any(_matches(n, d) for d in details)]
+    if code == "HL011":
+        return _varargs_reshapes(tree, line)
     return [n for n in _subscripts(tree, line) if _index_repr(n) in details]
+
+
+def _varargs_reshapes(tree: ast.AST, line: int) -> List[ast.Call]:
+    """`<expr>.reshape(a, b, ...)` on one line: two or more plain positional arguments and
+    no keyword (what NDArray takes as the dims and a Symbol binds to other parameters)."""
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "reshape"
+        and n.lineno == n.end_lineno == line
+        and len(n.args) >= 2
+        and not n.keywords
+        and not any(isinstance(a, ast.Starred) for a in n.args)
+    ]
 
 
 def _what(tree: ast.AST, line: int, code: str, details: List[Optional[str]]) -> str:
@@ -124,6 +148,8 @@ def _what(tree: ast.AST, line: int, code: str, details: List[Optional[str]]) -> 
             }
         )
         return "elementwise arithmetic between tensors of different shapes; use " + ", ".join(uses)
+    if code == "HL011":
+        return "a Symbol's reshape takes the dims as one tuple: x.reshape((a, b, ...))"
     shown = ", ".join(str(d) for d in details)
     return f"indexing a Symbol with {shown} selects an output, not rows; use slice_axis (+ squeeze)"
 
@@ -261,6 +287,16 @@ def _render_span(text: str, start: int, end: int, nodes: List[Any], namespaces) 
                 f"{value}.slice_axis(axis=0, begin={begin}, end={stop})"
                 + (".squeeze(axis=0)" if squeeze else "")
             )
+        elif isinstance(node, ast.Call):  # a varargs reshape: the dims as one tuple
+            base = cast(ast.Attribute, node.func).value  # `_varargs_reshapes` keeps those
+            value = _render_span(
+                text, base.col_offset, cast(int, base.end_col_offset), inside, namespaces
+            )
+            dims = [
+                _render_span(text, a.col_offset, cast(int, a.end_col_offset), inside, namespaces)
+                for a in node.args
+            ]
+            out.append(f"{value}.reshape(({', '.join(dims)}))")
         else:
             _, op = _BINOPS[type(node.op)]
             left = _render_span(
