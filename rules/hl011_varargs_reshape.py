@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import List
+
 import libcst as cst
 
 from ._build import call, tuple_of
 from .guards import one_sided_reshape
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
-from .values import call_argument, namespace_call
+from .values import call_argument, literal_int, namespace_call
 from ._examples import net
 
 
@@ -90,6 +92,14 @@ where the eager branch made a view, above).
         Valid(net("n = x.asnumpy().reshape(())\nreturn x")),  # numpy's 0-d reshape
     ]
     INVALID = [
+        # MXNet's own codes (-2, -3, -4): only an MXNet array takes them, whatever the value is
+        # (gluonnlp's CacheCell, on what a parent class's hybrid_forward returned)
+        Invalid(
+            net("h = self.cell(x)\nreturn h[-1].reshape(-3, -2)"),
+            line=4,
+            fix=("h[-1].reshape(-3, -2)", "h[-1].reshape((-3, -2))"),
+            safety=SAFE,
+        ),
         Invalid(
             net("return x.reshape(3, -1, 2)"),
             line=3,
@@ -163,7 +173,7 @@ where the eager branch made a view, above).
             return
         if any(arg.keyword is not None and arg.keyword.value == "shape" for arg in node.args):
             return  # shape given twice: a TypeError eagerly too, not a hybridize hazard
-        if not self.is_tensor(func.value):
+        if not (self.is_tensor(func.value) or _mxnet_codes(positional)):
             return
         dims = tuple_of([arg.value for arg in positional])
         keywords = [arg for arg in node.args if arg.keyword is not None]
@@ -202,3 +212,11 @@ where the eager branch made a view, above).
             edits=(guard,) if guard else (),
             safety=UNSAFE,  # a copy where the eager branch's reshape made a view of the data
         )
+
+
+def _mxnet_codes(args: List[cst.Arg]) -> bool:
+    """A dim -2, -3 or -4 (MXNet's reshape codes: copy the rest, merge two, split one): only an
+    MXNet array takes them (numpy rejects any negative but -1), so the receiver is one even
+    where the analysis cannot tell (gluonnlp's CacheCell: `encoder_hs[-1].reshape(-3, -2)` on
+    what a parent class's hybrid_forward returned)."""
+    return any(literal_int(arg.value) in (-2, -3, -4) for arg in args)
