@@ -126,7 +126,11 @@ class Judge:
             block.initialize(mx.init.Uniform(0.5))
         else:
             if os.path.exists(params):
-                block.load_parameters(params, allow_missing=True, ignore_extra=True)
+                # gluon's own loader: a block may override load_parameters with another
+                # signature (gluonnlp's CacheCell(filename, ctx))
+                mx.gluon.Block.load_parameters(
+                    block, params, allow_missing=True, ignore_extra=True
+                )
             block.initialize(mx.init.Uniform(0.5))
         if hybrid:
             block.hybridize()
