@@ -1,5 +1,7 @@
 """A layer whose bias path runs only with `use_bias=True`; the example builds it without, so
-the rewrite of that branch is not run by any example (an unsafe fix there is not applied)."""
+the rewrite of that branch is not run by any example: its safe fix (`y` is a fresh Dense
+output, no other name sees the in-place update) is checked by running the statement alone
+("proven at expression level only"); an unsafe fix there would not be applied."""
 from mxnet import gluon
 from mxnet.gluon import nn
 
