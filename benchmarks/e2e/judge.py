@@ -128,9 +128,7 @@ class Judge:
             if os.path.exists(params):
                 # gluon's own loader: a block may override load_parameters with another
                 # signature (gluonnlp's CacheCell(filename, ctx))
-                mx.gluon.Block.load_parameters(
-                    block, params, allow_missing=True, ignore_extra=True
-                )
+                mx.gluon.Block.load_parameters(block, params, allow_missing=True, ignore_extra=True)
             block.initialize(mx.init.Uniform(0.5))
         if hybrid:
             block.hybridize()
