@@ -183,3 +183,13 @@ def test_an_in_place_update_another_name_sees_is_not_proven_by_its_statement(bac
     (held,) = [r for r in outcome.rejected if r.finding.code == "HL004"]
     assert "another reference to the array may see" in held.reason
     assert "z /= 2" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_of_a_methods_arguments_is_checked_on_its_receiver_alone(backend, session):
+    # gluonnlp's CacheCell: `encoder_hs[-1].reshape(-3, -2)`, encoder_hs a list of arrays;
+    # fed one generated array, `encoder_hs[-1]` failed hybridized and the fix was "rejected"
+    text = block("hs = self.cell(x)\nreturn hs[-1].reshape(-3, -2)")
+    outcome = verify(text, backend, session)
+    assert [f.code for f in outcome.applied] == ["HL011"], outcome.rejected
+    assert "hs[-1].reshape((-3, -2))" in outcome.source

@@ -14,7 +14,7 @@ import ast
 import builtins
 import re
 import textwrap
-from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple
+from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple, cast
 
 from .checks import check_expression
 from .report import EquivalenceReport
@@ -53,7 +53,7 @@ def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Op
     except SyntaxError:
         return None
     offsets = line_offsets(original)
-    best: Optional[Tuple[int, int, Optional[ast.FunctionDef]]] = None
+    best: Optional[Tuple[int, int, Optional[ast.FunctionDef], ast.expr]] = None
     for node, function in _expressions(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -67,20 +67,48 @@ def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Op
             and end <= node_end
             and (best is None or node_end - node_start < best[1] - best[0])
         ):
-            best = (node_start, node_end, function)
+            best = (node_start, node_end, function, node)
     if best is None:
         return None
-    node_start, node_end, function = best
+    node_start, node_end, function, found = best
     if function is None:
         return None
     delta = len(fixed) - len(original)
     before, after = original[node_start:node_end], fixed[node_start : node_end + delta]
+    receiver = _unchanged_receiver(found, original, offsets, start)
+    if receiver is not None:
+        # `encoder_hs[-1].reshape(-3, -2)` -> `...reshape((-3, -2))`: the fix changes the
+        # arguments of a method of an array; fed generated arrays, the receiver's own
+        # expression (an item of a list) would fail for a reason the code never meets
+        before = RECEIVER + before[receiver - node_start :]
+        after = RECEIVER + after[receiver - node_start :]
     for text in (before, after):
         try:
             ast.parse(f"({text})", mode="eval")
         except SyntaxError:
             return None
     return node_start, node_end, before, after, _namespace(function)
+
+
+RECEIVER = "_receiver"  # the array a method is called on, fed as an input of its own
+
+
+def _unchanged_receiver(
+    node: ast.expr, original: str, offsets: List[int], start: int
+) -> Optional[int]:
+    """Where the receiver of a method call ends, when the change lies in the call's
+    arguments only and the receiver is more than a name (`a[-1].reshape(...)`), else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name) or receiver.end_col_offset is None:
+        return None
+    assert receiver.end_lineno is not None
+    receiver_end = _offset(original, offsets, receiver.end_lineno, receiver.end_col_offset)
+    attribute_end = _offset(
+        original, offsets, cast(int, node.func.end_lineno), cast(int, node.func.end_col_offset)
+    )
+    return receiver_end if start >= attribute_end else None
 
 
 def changed_statement(original: str, fixed: str) -> Optional[Tuple[str, str, str, Optional[str]]]:
