@@ -22,9 +22,9 @@ from .rules.values import SCALAR, self_attribute_name
 
 def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[str]]:
     """{line: the names (and `self.<a>` attributes) read on it that hold a Python number},
-    for the given lines of
-    `source` (a name holding a number on some path and an array on another is not one).
-    Lines outside hybrid code, and a source the linter cannot read, give nothing."""
+    for the given lines of `source` (a name holding a number on some path and an array on
+    another is not one). Lines outside hybrid code, and a source the linter cannot read,
+    give nothing."""
     from .linter import lint_source
 
     wanted = set(lines)
