@@ -1285,11 +1285,6 @@ def _fix_to_fixed_point(
     back: List[Callable[[int], int]] = []  # per pass so far: its new lines to its old lines
     initial: Optional[List[Finding]] = None
 
-    def to_original(line: int) -> int:
-        for mapping in reversed(back):
-            line = mapping(line)
-        return line
-
     texts = [source]  # the text each pass started from, then the last pass's result
     pass_lines: Dict[int, List[str]] = {}  # texts[i] split into lines, when a column asks
 
