@@ -338,6 +338,11 @@ class Evaluator:
                             ("class", func.value.value, func.attr.value), expr, args
                         )
                     return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
+            if func.attr.value in ("hybrid_forward", "forward") and _super_call(func.value):
+                # `super(Net, self).hybrid_forward(F, x)`, gluonnlp's CacheCell running its
+                # language model's: a block's outputs, an array or a tuple of them, taken for
+                # an array by position only (certain where used as one, as an input is)
+                return Value(TENSOR, assumed=True)
             base = self.eval(func.value, env)
             if func.attr.value == "expand_dims" and self._optional_input(func.value, base):
                 # only MXNet's arrays have this method (numpy's is a function): the result of
@@ -795,3 +800,8 @@ def rnn_layer_call(call: cst.Call, args: List[Value]) -> Value:
     ):
         return Value(SEQUENCE, items=(Value(TENSOR, fresh=True), Value(SEQUENCE)))
     return UNKNOWN_VALUE
+
+
+def _super_call(expr: cst.BaseExpression) -> bool:
+    """`super()` or `super(Cls, obj)`."""
+    return isinstance(expr, cst.Call) and dotted_name(expr.func) == "super"

@@ -327,11 +327,19 @@ def self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
 def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     """What `a, b, ... = value` binds to each target element: by position when `value.items`
     knows them (same length, no starred target), a tensor each when `value` is the outputs of
-    a multi-output operator (TENSORS), unknown otherwise (a starred target always)."""
+    a multi-output operator (TENSORS), an array by position each when `value` is one by
+    position (`Value.assumed`), unknown otherwise (a starred target always)."""
     starred = [isinstance(e, cst.StarredElement) for e in elements]
     if value.items is not None and len(value.items) == len(elements) and not any(starred):
         return list(value.items)
-    element = Value(TENSOR) if value.kind == TENSORS else UNKNOWN_VALUE
+    if value.kind == TENSORS:
+        element = Value(TENSOR)
+    elif value.kind == TENSOR and value.assumed:
+        # taken for an array by position only, it may be a tuple of arrays (a block's
+        # outputs, an input of states): each item is taken for one the same way
+        element = Value(TENSOR, assumed=True)
+    else:
+        element = UNKNOWN_VALUE
     return [UNKNOWN_VALUE if star else element for star in starred]
 
 

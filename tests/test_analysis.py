@@ -721,3 +721,22 @@ def test_a_block_given_to_the_constructor_returns_an_array_where_used_as_one(bod
         "    def hybrid_forward(self, F, x):\n" + textwrap.indent(body, " " * 8) + "\n"
     )
     assert certain(source) == [proven]
+
+
+@pytest.mark.parametrize(
+    "body, proven",
+    [
+        # gluonnlp's CacheCell runs its language model's hybrid_forward through super()
+        (
+            "out, _ = super(Net, self).hybrid_forward(F, x)\nprobe(out)\nreturn out.reshape((0, -1))",
+            True,
+        ),
+        ("out, states = super().hybrid_forward(F, x)\nprobe(states)\nreturn states[0]", False),
+    ],
+)
+def test_unpacking_what_is_an_array_by_position_gives_arrays_by_position(body, proven):
+    source = (
+        "class Net(Base):\n"
+        "    def hybrid_forward(self, F, x, s):\n" + textwrap.indent(body, " " * 8) + "\n"
+    )
+    assert certain(source) == [proven]
