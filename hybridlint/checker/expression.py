@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 import textwrap
 from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple, cast
@@ -46,13 +47,10 @@ def changed_region(original: str, fixed: str) -> Optional[Tuple[int, int]]:
 
 def _changed(original: str, fixed: str) -> Optional[Tuple[int, int, str, str, Optional[str]]]:
     start, end = _changed_span(original, fixed)
-    if original == fixed:
+    parsed = _parsed(original) if original != fixed else None
+    if parsed is None:
         return None
-    try:
-        tree = ast.parse(original)
-    except SyntaxError:
-        return None
-    offsets = line_offsets(original)
+    tree, offsets = parsed
     best: Optional[Tuple[int, int, Optional[ast.FunctionDef], ast.expr]] = None
     for node, function in _expressions(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse's
@@ -117,11 +115,10 @@ def changed_statement(original: str, fixed: str) -> Optional[Tuple[str, str, str
     of the same name (`z += y` -> `z = z + y`), else None: checked by running the statement
     and returning the name."""
     start, end = _changed_span(original, fixed)
-    try:
-        tree = ast.parse(original)
-    except SyntaxError:
+    parsed = _parsed(original)
+    if parsed is None:
         return None
-    offsets = line_offsets(original)
+    tree, offsets = parsed
     for node, function in _statements(tree):
         assert node.end_lineno is not None and node.end_col_offset is not None
         node_start = _offset(original, offsets, node.lineno, node.col_offset)
@@ -157,6 +154,17 @@ def _statements(tree: ast.AST) -> Iterator[Tuple[ast.stmt, Optional[ast.Function
     for node, function in _expressions_and_statements(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             yield node, function
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(original: str) -> Optional[Tuple[ast.Module, List[int]]]:
+    """The syntax tree and line offsets of `original`, or None when it does not parse: every
+    fix of a file is checked against the same original (its region, then its expression or
+    statement), which was parsed again for each. The tree is only read."""
+    try:
+        return ast.parse(original), line_offsets(original)
+    except SyntaxError:
+        return None
 
 
 def _changed_span(original: str, fixed: str) -> Tuple[int, int]:
