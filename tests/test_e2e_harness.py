@@ -157,6 +157,31 @@ def test_verdicts(kind, eager, hybrid, returncode, findings, claims, verdict):
     assert outcome.verdict == verdict
 
 
+@pytest.mark.parametrize(
+    "kind, train, original_train, verdict",
+    [
+        ("fails", ["equal", "equal"], [], "fixed"),
+        ("fails", ["equal", "differs in gradients: max abs diff 1"], [], "broken"),
+        ("fails", ["equal", "error: E"], [], "broken"),
+        # random draws the judge cannot match, or an original that cannot train: not judged
+        ("fails", ["random: differs: max abs diff 1", "reference: E"], [], "fixed"),
+        ("works", ["equal", "differs: shape (2,)"], ["equal", "equal"], "broken"),
+        # a working block the original does not train alike hybridized: that example is
+        # MXNet's difference, not the fix's
+        ("works", ["equal", "differs: shape (2,)"], ["equal", "differs: x"], "ok"),
+    ],
+)
+def test_a_fix_equal_in_inference_must_also_train_alike(kind, train, original_train, verdict):
+    tool = run.ToolRun(0, findings=[], claims=False)
+    verdicts = {"eager": ["equal", "equal"], "hybrid": ["equal", "equal"], "train": train}
+    outcome = run.classify(
+        _case(kind=kind), tool, verdicts, "class Block:\n    pass\n", original_train
+    )
+    assert outcome.verdict == verdict, outcome
+    if verdict == "broken":
+        assert outcome.detail.startswith("training step")
+
+
 HELPER_AND_BLOCK = "def helper(F, x):\n    return x.shape\n\n\nclass Block:\n    pass\n"
 
 
@@ -245,3 +270,82 @@ def test_another_checkout_is_laid_out_so_its_rules_and_engine_are_imported(tmp_p
     ).stdout.split()
     assert out[:3] == ["hybridlint", "rules", "engine"]
     assert out[3].startswith(str(overlay))
+
+
+_TRAINING_BLOCKS = """\
+from mxnet.gluon import HybridBlock, nn
+
+
+class Block(HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = nn.Dense(3)
+
+    def hybrid_forward(self, F, x):
+        return self.dense(x) * 2
+"""
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize(
+    "variant, train",
+    [
+        # the same step: equal outputs and gradients
+        ("self.dense(x) * 2", "equal"),
+        # equal in inference, but the gradient no longer reaches the layer's weights
+        ("F.BlockGrad(self.dense(x)) * 2", "differs in gradients"),
+        # a Dropout step depends on the seed, and the original is deterministic: judged
+        ("F.Dropout(self.dense(x), p=0.5) * 2", "differs"),
+    ],
+)
+def test_the_judge_compares_a_training_step(tmp_path, variant, train):
+    mx = pytest.importorskip("mxnet")
+    judge = _load("judge")
+    original = tmp_path / "original.py"
+    original.write_text(_TRAINING_BLOCKS)
+    changed = tmp_path / "variant.py"
+    changed.write_text(_TRAINING_BLOCKS.replace("self.dense(x) * 2", variant))
+    case = {
+        "name": "training",
+        "block": "Block",
+        "original": str(original),
+        "variants": {"fix": str(changed)},
+        "examples": [{"inputs": [[2, 4]]}],
+        "unseen": [],
+    }
+    result = judge.Judge(mx, case, str(tmp_path)).judge()
+    assert result["variants"]["fix"]["hybrid"] == ["equal"]
+    assert result["variants"]["fix"]["train"][0].startswith(train), result
+    assert result["original_train"] == ["equal"]
+
+
+@pytest.mark.mxnet
+def test_the_judge_does_not_judge_a_random_training_step(tmp_path):
+    mx = pytest.importorskip("mxnet")
+    judge = _load("judge")
+    source = _TRAINING_BLOCKS.replace("self.dense(x) * 2", "F.Dropout(self.dense(x), p=0.5)")
+    original = tmp_path / "original.py"
+    original.write_text(source)
+    changed = tmp_path / "variant.py"
+    changed.write_text(source.replace("p=0.5)", "p=0.5) * 1"))
+    case = {
+        "name": "random",
+        "block": "Block",
+        "original": str(original),
+        "variants": {"fix": str(changed)},
+        "examples": [{"inputs": [[8, 4]]}],
+        "unseen": [],
+    }
+    result = judge.Judge(mx, case, str(tmp_path)).judge()
+    verdict = result["variants"]["fix"]["train"][0]
+    # MXNet 1.9.1 draws Dropout's mask alike eagerly and hybridized under one seed
+    assert verdict == "equal", result
+    # the reference run says the original's step depends on the seed; a plain one does not
+    inputs, example = [mx.nd.ones((8, 4)).asnumpy()], case["examples"][0]
+    (tmp_path / "plain.py").write_text(_TRAINING_BLOCKS)
+    for path, random in ((original, True), (tmp_path / "plain.py", False)):
+        params = str(tmp_path / f"{path.stem}.params")
+        one = judge.Judge(mx, {**case, "name": path.stem}, str(tmp_path))
+        block, _ = one.run("original", str(path), example, inputs, None, False)
+        block.save_parameters(params)
+        assert one.train_reference(str(path), example, inputs, params)[3] is random

@@ -14,6 +14,16 @@ structural name (a fix may add a constant parameter) and the same seed before it
 Prints one JSON line per case: {"name", "original_hybrid": [...], "variants": {LABEL:
 {"eager": [...], "hybrid": [...]}}} with one verdict per example: "equal", "differs: ..." or
 "error: ...". A verdict "reference: ..." means the original itself failed eagerly.
+
+Training is judged too (``"train"``, hybridized variants only), because users train these
+blocks and an inference-equal fix can still change what a training step computes: the
+original eagerly under ``autograd.record()`` is the reference, the variant hybridized under
+it, both from the reference parameters and the same seed; each float output is weighted by a
+fixed random array and summed, and the outputs, the gradients of the float inputs and of
+every reference parameter (by structural name) must all match. Its verdicts add
+"random: ..." (the original's training outputs depend on the seed, e.g. Dropout, and the
+variant differs: the draws cannot be matched, so the example is not judged) and
+"reference: ..." (the original cannot be trained eagerly, e.g. a block without gradients).
 """
 
 from __future__ import annotations
@@ -34,10 +44,13 @@ import numpy as np
 RTOL, ATOL = 1e-5, 1e-6
 
 
+_SEED = 0  # the training reference runs once more under another to see if it is random
+
+
 def _seed(mx: Any) -> None:
-    mx.random.seed(0)
-    np.random.seed(0)
-    random.seed(0)
+    mx.random.seed(_SEED)
+    np.random.seed(_SEED)
+    random.seed(_SEED)
 
 
 def _load(path: str, name: str):
@@ -56,6 +69,13 @@ def _to_mx(mx: Any, value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_to_mx(mx, v) for v in value)
     return value
+
+
+def _leaves(value: Any) -> List[Any]:
+    """The NDArrays of a (nested) list or tuple, in order."""
+    if isinstance(value, (list, tuple)):
+        return [a for v in value for a in _leaves(v)]
+    return [value] if hasattr(value, "asnumpy") else []
 
 
 def _flatten(out: Any) -> List[np.ndarray]:
@@ -139,14 +159,102 @@ class Judge:
         mx.nd.waitall()
         return block, outs
 
+    def train(self, label: str, path: str, example: dict, inputs: list, params: str, hybrid: bool):
+        """(outputs, gradients) of one training step: the block called under
+        ``autograd.record()`` and the weighted sum of its float outputs differentiated, the
+        gradients those of the float inputs, then of the parameters by structural name."""
+        mx = self.mx
+        _seed(mx)
+        from hybridlint.checker.inputs import build_children, config_kwargs
+
+        module = self.module(label, path)
+        kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
+        block = getattr(module, self.case["block"])(**kwargs)
+        if os.path.exists(params):
+            mx.gluon.Block.load_parameters(block, params, allow_missing=True, ignore_extra=True)
+        block.initialize(mx.init.Uniform(0.5))
+        if hybrid:
+            block.hybridize()
+        arrays = _to_mx(mx, inputs)
+        leaves = [a for a in _leaves(arrays) if np.issubdtype(a.dtype, np.floating)]
+        for leaf in leaves:
+            leaf.attach_grad()
+        _seed(mx)
+        outs: List[Any] = []
+        with mx.autograd.record():
+            for _ in range(int(self.case.get("calls", 1))):
+                outs.extend(_leaves(block(*arrays)))
+            weights = np.random.RandomState(7)
+            heads = [o for o in outs if np.issubdtype(o.dtype, np.floating)]
+            loss = sum(
+                (o * mx.nd.array(weights.uniform(-1, 1, o.shape), dtype=o.dtype)).sum()
+                for o in heads
+            )
+        loss.backward()
+        mx.nd.waitall()
+        grads = [leaf.grad.asnumpy() for leaf in leaves]
+        structural = block._collect_params_with_prefix()
+        for name in sorted(structural):
+            param = structural[name]
+            # a parameter that takes no gradient, or one this call never used, is an empty
+            # array of rank 7, which no real gradient equals
+            used = param.grad_req != "null" and param._data is not None
+            grads.append(param.grad().asnumpy() if used else np.zeros((0,) * 7))
+        return [o.asnumpy() for o in outs], grads, sorted(structural)
+
+    def train_verdict(self, label, path, example, inputs, params, reference) -> str:
+        if isinstance(reference, str):
+            return reference
+        ref_outs, ref_grads, ref_names, random = reference
+        try:
+            outs, grads, names = self.train(label, path, example, inputs, params, True)
+        except BaseException as exc:  # noqa: BLE001 -- user code
+            return "error: " + _error(exc, path)
+        verdict = _compare(ref_outs, outs)
+        if verdict == "equal":
+            by_name = dict(zip(names, grads[len(grads) - len(names) :]))
+            n_inputs = len(ref_grads) - len(ref_names)
+            got = grads[:n_inputs] + [by_name.get(n, np.zeros((1,) * 7)) for n in ref_names]
+            if len(grads) - len(names) != n_inputs:
+                verdict = "differs: another number of float inputs"
+            else:
+                verdict = _compare(ref_grads, got)
+                verdict = verdict.replace("differs:", "differs in gradients:")
+        if verdict != "equal" and random:
+            return "random: " + verdict
+        return verdict
+
+    def train_reference(self, original: str, example: dict, inputs: list, params: str):
+        """The original's training step eagerly, and whether it depends on the seed (run
+        again under another seed: Dropout in training mode does)."""
+        try:
+            outs, grads, names = self.train("original", original, example, inputs, params, False)
+        except BaseException as exc:  # noqa: BLE001 -- user code
+            return "reference: " + _error(exc, original)
+        global _SEED
+        _SEED = 1
+        try:
+            again, again_grads, _ = self.train("original", original, example, inputs, params, False)
+            random = _compare(outs + grads, again + again_grads) != "equal"
+        except BaseException:  # noqa: BLE001 -- user code
+            random = True
+        finally:
+            _SEED = 0
+        return outs, grads, names, random
+
     def judge(self) -> dict:
         from hybridlint.checker.inputs import make_arrays, to_spec
 
         case = self.case
         examples = [(e, 0) for e in case["examples"]] + [(e, 1) for e in case["unseen"]]
-        result: dict = {"name": case["name"], "original_hybrid": [], "variants": {}}
+        result: dict = {
+            "name": case["name"],
+            "original_hybrid": [],
+            "original_train": [],
+            "variants": {},
+        }
         for label in case["variants"]:
-            result["variants"][label] = {"eager": [], "hybrid": []}
+            result["variants"][label] = {"eager": [], "hybrid": [], "train": []}
         original = os.path.abspath(case["original"])
         for index, (example, seed) in enumerate(examples):
             inputs = make_arrays([to_spec(x) for x in example["inputs"]], seed)
@@ -158,12 +266,17 @@ class Judge:
             except BaseException as exc:  # noqa: BLE001 -- user code
                 verdict = "reference: " + _error(exc, original)
                 result["original_hybrid"].append(verdict)
+                result["original_train"].append(verdict)
                 for label in case["variants"]:
-                    result["variants"][label]["eager"].append(verdict)
-                    result["variants"][label]["hybrid"].append(verdict)
+                    for mode in ("eager", "hybrid", "train"):
+                        result["variants"][label][mode].append(verdict)
                 continue
             result["original_hybrid"].append(
                 self.verdict("original", original, example, inputs, params, True, reference)
+            )
+            trained = self.train_reference(original, example, inputs, params)
+            result["original_train"].append(
+                self.train_verdict("original", original, example, inputs, params, trained)
             )
             for label, path in case["variants"].items():
                 path = os.path.abspath(path)
@@ -173,6 +286,9 @@ class Judge:
                             label, path, example, inputs, params, mode == "hybrid", reference
                         )
                     )
+                result["variants"][label]["train"].append(
+                    self.train_verdict(label, path, example, inputs, params, trained)
+                )
         return result
 
     def verdict(self, label, path, example, inputs, params, hybrid, reference) -> str:

@@ -12,7 +12,9 @@ public package, with examples that match its real callers; format in cases.py):
    then every rewritten block eagerly and hybridized with the reference parameters, on the
    examples and on inputs the tool never saw (``unseen``);
 3. each block ends, per mode, as one of
-   - ``fixed``: eager and hybridized equal the original's eager outputs on every input;
+   - ``fixed``: eager and hybridized equal the original's eager outputs on every input, and
+     a training step hybridized (outputs and gradients under ``autograd.record()``) equals the
+     original's eager one (judge.py says which steps it cannot judge: random draws);
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
      blocking line and reason are printed) at a line where MXNet's hybridized run fails on an
      example (any line when MXNet raises nowhere in the file: a wrong value has no line);
@@ -22,7 +24,8 @@ public package, with examples that match its real callers; format in cases.py):
    - ``cannot-run``: still failing, and the tool exited 2 saying it could not run the block;
    - ``over-claimed``: still failing on an example although the tool said a fix was proven
      "== fixed hybridized" by it;
-   - ``broken``: the rewrite changed what the block computes eagerly (or made it fail);
+   - ``broken``: the rewrite changed what the block computes eagerly (or made it fail), or
+     what a training step computes;
    a block that already worked is ``ok`` (still equal) or ``broken``.
 
     python benchmarks/e2e/run.py [--mxnet-python /tmp/mxv/bin/python] [-k lipswish] [-j 2]
@@ -46,7 +49,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -265,7 +268,29 @@ def run_tool(mode: str, directory: Path, mxnet_python: str, src: Optional[str]) 
     return run
 
 
-def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Outcome:
+def training_difference(case: Case, verdicts: dict, original_train: Sequence[str]) -> str:
+    """The first training step (hybridized, under autograd.record) whose outputs or
+    gradients differ from the original's eager one, "" if none: examples whose training
+    draws random numbers the judge cannot match, that the original cannot train, or (for a
+    working block) that the original does not train alike hybridized are not judged."""
+    for index, verdict in enumerate(verdicts.get("train", [])):
+        if verdict == "equal" or verdict.startswith(("random:", "reference:")):
+            continue
+        baseline = original_train[index] if index < len(original_train) else "equal"
+        if case.kind == "works" and baseline != "equal":
+            continue
+        where = "" if index < len(case.examples) else " (unseen input)"
+        return f"training step {verdict}{where}"
+    return ""
+
+
+def classify(
+    case: Case,
+    run: ToolRun,
+    verdicts: dict,
+    fixed_source: str,
+    original_train: Sequence[str] = (),
+) -> Outcome:
     eager, hybrid = verdicts["eager"], verdicts["hybrid"]
     n_examples = len(case.examples)
     if any(v.startswith("reference:") for v in eager):
@@ -275,6 +300,10 @@ def classify(case: Case, run: ToolRun, verdicts: dict, fixed_source: str) -> Out
         return Outcome("broken", f"eager {bad_eager[0]}")
     failing = [i for i, v in enumerate(hybrid) if v != "equal"]
     if not failing:
+        # equal in inference, but a fix must not change what a training step computes
+        trained = training_difference(case, verdicts, original_train)
+        if trained:
+            return Outcome("broken", trained)
         return Outcome("ok" if case.kind == "works" else "fixed")
     where = "" if failing[0] < n_examples else " (unseen input)"
     first = f"hybridized {hybrid[failing[0]]}{where}"
@@ -434,7 +463,13 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         row = {}
         for mode in modes:
             fixed = (dirs[case.name][mode] / BLOCK_FILE).read_text()
-            row[mode] = classify(case, runs[case.name, mode], result["variants"][mode], fixed)
+            row[mode] = classify(
+                case,
+                runs[case.name, mode],
+                result["variants"][mode],
+                fixed,
+                result.get("original_train", []),
+            )
         table[case.name] = row
         if "reference" in result["variants"]:
             ref = result["variants"]["reference"]
