@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -83,6 +83,36 @@ class Invalid:
             raise ValueError(f"{_example_site()}: Invalid example: {error}") from None
         object.__setattr__(self, "fix", fix_changes(self.fix))  # hashable, like the other fields
         object.__setattr__(self, "fixed", fixed)
+
+
+# A row of :func:`invalid_table`: (body, line) for a finding without a fix, (body, line, fix,
+# safety) for one with a fix, or an Invalid written out in full (another source, `fixed=`).
+Row = Union[Invalid, Tuple[str, int], Tuple[str, int, Fix, Optional[str]]]
+
+
+def invalid_table(build: Callable[[str], str], *rows: Row) -> List[Invalid]:
+    """INVALID examples written as a table, one line an example: the row (body, line, fix,
+    safety) is `Invalid(build(body), line=line, fix=fix, safety=safety)` and (body, line) is
+    `Invalid(build(body), line=line)`, `build` being the module's block builder (`net`,
+    `net_xy`, a `partial` of them); an Invalid row stands as written. Most of a rule's examples
+    differ only in the body, its line and one change, which the keyword form spreads over six
+    lines each."""
+    examples = []
+    for number, row in enumerate(rows, 1):
+        if isinstance(row, Invalid):
+            examples.append(row)
+            continue
+        fix: Optional[Fix] = None
+        safety: Optional[str] = None
+        if len(row) == 2:
+            body, line = row
+        else:
+            body, line, fix, safety = row
+        try:
+            examples.append(Invalid(build(body), line=line, fix=fix, safety=safety))
+        except ValueError as error:
+            raise ValueError(f"{error}\n(row {number} of the table: {body!r})") from None
+    return examples
 
 
 def _example_site() -> str:

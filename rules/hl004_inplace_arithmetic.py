@@ -7,7 +7,7 @@ from typing import Dict, Type, Union
 import libcst as cst
 
 from ._examples import net_xy
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
 _AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
@@ -84,39 +84,15 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         # an input the body treats as a list (len, iteration): `z += x` extends a list
         Valid(net_xy("z = x * 2\nz += x\nreturn z[:len(x)]")),
     ]
-    INVALID = [
+    INVALID = invalid_table(
+        net_xy,
         # an input used as tensors are used (arithmetic) is a tensor (issue 21 item 1); a list
         # is still possible (`x * 2` repeats one), so the fix resting on it is unsafe
-        Invalid(
-            net_xy("z = x * 2\nz += x\nreturn z"),
-            line=4,
-            fix=("z += x", "z = z + x"),
-            safety=UNSAFE,
-        ),
-        Invalid(
-            net_xy("z = F.relu(x)\nz += y\nreturn z"),
-            line=4,
-            fix=("z += y", "z = z + y"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net_xy("z = x / 2\nz -= y + 1\nreturn z"),
-            line=4,
-            fix=("z -= y + 1", "z = z - (y + 1)"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net_xy("z = F.exp(x)\nz *= 2  # double it\nreturn z"),
-            line=4,
-            fix=("z *= 2", "z = z * 2"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net_xy("x += y\nreturn F.relu(x)"),
-            line=3,
-            fix=("x += y", "x = x + y"),
-            safety=UNSAFE,
-        ),
+        ("z = x * 2\nz += x\nreturn z", 4, ("z += x", "z = z + x"), UNSAFE),
+        ("z = F.relu(x)\nz += y\nreturn z", 4, ("z += y", "z = z + y"), SAFE),
+        ("z = x / 2\nz -= y + 1\nreturn z", 4, ("z -= y + 1", "z = z - (y + 1)"), SAFE),
+        ("z = F.exp(x)\nz *= 2  # double it\nreturn z", 4, ("z *= 2", "z = z * 2"), SAFE),
+        ("x += y\nreturn F.relu(x)", 3, ("x += y", "x = x + y"), UNSAFE),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        self.conv = nn.Dense(4, flatten=False)\n        self.body = nn.HybridSequential()\n\n"
@@ -126,18 +102,8 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             fix=[("out += x", "out = out + x"), ("skip += out", "skip = skip + out")],
             safety=SAFE,
         ),
-        Invalid(
-            net_xy("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep"),
-            line=5,
-            fix=("z /= 2", "z = z / 2"),
-            safety=UNSAFE,
-        ),
-        Invalid(
-            net_xy("z = x.reshape((0, -1))\nz *= 3\nreturn z"),
-            line=4,
-            fix=("z *= 3", "z = z * 3"),
-            safety=UNSAFE,
-        ),
+        ("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep", 5, ("z /= 2", "z = z / 2"), UNSAFE),
+        ("z = x.reshape((0, -1))\nz *= 3\nreturn z", 4, ("z *= 3", "z = z * 3"), UNSAFE),
         Invalid(
             net_xy(
                 "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"
@@ -146,7 +112,7 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             fix=("z += x", "z = z + x"),
             safety=UNSAFE,
         ),
-    ]
+    )
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         aug = node.operator

@@ -9,6 +9,7 @@ import pytest
 
 import test_rule_examples as harness
 from hybridlint.rules import ALL_RULES, Invalid
+from hybridlint.rules.base import invalid_table
 from hybridlint.rules._examples import apply_fix, net, net_xy
 
 INPLACE = next(rule for rule in ALL_RULES if rule.code == "HL004")
@@ -76,3 +77,23 @@ def test_a_wrong_new_fails_the_rule_example_harness():
     wrong = Invalid(CODE, line=4, fix=("z += y", "z = y + z"), safety="safe")
     with pytest.raises(AssertionError):
         harness.test_invalid_example_is_reported_and_fixed(INPLACE, wrong)
+
+
+def test_a_table_row_is_the_keyword_example_it_stands_for():
+    table = invalid_table(
+        net_xy,
+        ("z = F.relu(x)\nz += y\nreturn z", 4, ("z += y", "z = z + y"), "safe"),
+        ("x += y\nreturn x", 3),
+        Invalid("class Net(HybridBlock):\n    pass\n", line=2),
+    )
+    assert table == [
+        Invalid(CODE, line=4, fix=("z += y", "z = z + y"), safety="safe"),
+        Invalid(net_xy("x += y\nreturn x"), line=3),
+        Invalid("class Net(HybridBlock):\n    pass\n", line=2),
+    ]
+    assert table[1].fixed is None and table[1].safety is None
+
+
+def test_a_table_row_whose_old_is_missing_is_named_by_its_body():
+    with pytest.raises(ValueError, match=r"occurs 0 times(.|\n)*row 2 of the table: 'return y'"):
+        invalid_table(net, ("return x", 3), ("return y", 3, ("z", "F.relu(z)"), "safe"))
