@@ -9,7 +9,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
-from .base import UNSAFE, Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid, invalid_table
 from ._select_if import plan_select_if
 from ._examples import net
 
@@ -123,20 +123,21 @@ names:
         Valid("def debug(y):\n    return y.asnumpy()\n"),
         Valid(net("mu = x.mean()\nreturn F.broadcast_sub(x, mu)")),  # the rewrite's result
     ]
-    INVALID = [
-        Invalid(net("return x.asnumpy()"), line=3),
+    INVALID = invalid_table(
+        net,
+        ("return x.asnumpy()", 3),
         Invalid(
             net("s = x.sum().asscalar()\nreturn x / s"),
             line=3,
             fix=[("x.sum().asscalar()", "x.sum()"), ("x / s", "F.broadcast_div(x, s)")],
             safety=UNSAFE,
         ),
-        Invalid(net("x.wait_to_read()\nreturn x"), line=3),
-        Invalid(net("y = F.relu(x)\nreturn y.copyto(mx.cpu())"), line=4),
+        ("x.wait_to_read()\nreturn x", 3),
+        ("y = F.relu(x)\nreturn y.copyto(mx.cpu())", 4),
         # float()/int() of an NDArray raise TypeError eagerly too in MXNet 1.9.1: nothing to keep
-        Invalid(net("return x * float(x.max())"), line=3),
-        Invalid(net("n = int(F.sum(x))\nreturn x * n"), line=3),
-        Invalid(net("if bool(x.sum()):\n    return x\nreturn -x"), line=3),
+        ("return x * float(x.max())", 3),
+        ("n = int(F.sum(x))\nreturn x * n", 3),
+        ("if bool(x.sum()):\n    return x\nreturn -x", 3),
         # batch centering: the mean follows the name to both uses, through relu's operand
         Invalid(
             net("mu = float(x.mean().asnumpy())\nh = F.relu(x - mu)\nreturn h * -mu"),
@@ -202,7 +203,7 @@ names:
             line=3,
         ),
         # a reshape target from the data
-        Invalid(net("n = x.sum().asscalar()\nreturn x.reshape((n, -1))"), line=3),
+        ("n = x.sum().asscalar()\nreturn x.reshape((n, -1))", 3),
         # an `if` that only picks a tensor's next value (clipping by norm): a select
         Invalid(
             net(
@@ -220,15 +221,10 @@ names:
             safety=UNSAFE,
         ),
         # an `else`, a second statement, a comment: the `if` is more than a pick, reported only
-        Invalid(
-            net("if x.sum().asscalar() > 0:\n    x = x * 2\nelse:\n    x = x * 3\nreturn x"),
-            line=3,
-        ),
-        Invalid(net("if x.sum().asscalar() > 0:\n    x = x * 2\n    x = x + 1\nreturn x"), line=3),
-        Invalid(net("if x.sum().asscalar() > 0:  # clip\n    x = x * 2\nreturn x"), line=3),
-        Invalid(
-            net("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x"), line=3
-        ),  # y: no value before
+        ("if x.sum().asscalar() > 0:\n    x = x * 2\nelse:\n    x = x * 3\nreturn x", 3),
+        ("if x.sum().asscalar() > 0:\n    x = x * 2\n    x = x + 1\nreturn x", 3),
+        ("if x.sum().asscalar() > 0:  # clip\n    x = x * 2\nreturn x", 3),
+        ("if x.sum().asscalar() > 0:\n    y = x * 2\nreturn x", 3),  # y: no value before
         # an `elif` (its `if` would be lost), a Python number E (`where` needs a tensor)
         Invalid(
             net(
@@ -236,16 +232,16 @@ names:
             ),
             line=3,
         ),
-        Invalid(net("y = x * 1\nif x.sum().asscalar() > 0:\n    y = 0.5\nreturn x * y"), line=4),
+        ("y = x * 1\nif x.sum().asscalar() > 0:\n    y = 0.5\nreturn x * y", 4),
         # returned as a Python number next to the tensor
-        Invalid(net("m = float(x.mean().asnumpy())\nreturn x - m, m"), line=3),
+        ("m = float(x.mean().asnumpy())\nreturn x - m, m", 3),
         # a helper without F has nothing to write the broadcast operator with
         Invalid(
             "def _scale(t):\n    return t / t.sum().asscalar()\n\n\n"
             + net("return _scale(F.relu(x))"),
             line=2,
         ),
-    ]
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -10,7 +10,7 @@ import libcst as cst
 from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
 from ._examples import net, with_parent
-from .base import SAFE, Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid, invalid_table
 
 _BOOL_ERROR = (
     'NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
@@ -120,7 +120,8 @@ No automatic fix: the graph form depends on what the branch or loop computes.
         Valid(_net("n = 2 if self.training else 3\nreturn x * n")),
         Valid(_net("if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x")),
     ]
-    INVALID = [
+    INVALID = invalid_table(
+        _net,
         # issue 11: the module's only call of the block passes one stacked tensor, so the
         # input only iterated is not a list of arrays; n = len(self._weights) (unsafe)
         Invalid(
@@ -135,28 +136,22 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             ),
             safety="unsafe",
         ),
-        Invalid(_net("if x.sum() > 0:\n    return x\nreturn -x"), line=3),
-        Invalid(_net("y = F.relu(x)\nwhile y.max() > 1:\n    y = y / 2\nreturn y"), line=4),
-        Invalid(_net("return x if x.mean() > 0 else -x"), line=3),
-        Invalid(_net("y = F.relu(x)\nreturn y or x"), line=4),
-        Invalid(_net("assert x.min() >= 0, 'negative input'\nreturn x"), line=3),
-        Invalid(_net("y = F.relu(x)\nif not y:\n    return x\nreturn y"), line=4),
+        ("if x.sum() > 0:\n    return x\nreturn -x", 3),
+        ("y = F.relu(x)\nwhile y.max() > 1:\n    y = y / 2\nreturn y", 4),
+        ("return x if x.mean() > 0 else -x", 3),
+        ("y = F.relu(x)\nreturn y or x", 4),
+        ("assert x.min() >= 0, 'negative input'\nreturn x", 3),
+        ("y = F.relu(x)\nif not y:\n    return x\nreturn y", 4),
         Invalid(
             _net(
                 "y = F.relu(x)\nrows = []\nfor row in y:\n    rows.append(row * 2)\nreturn F.stack(*rows)"
             ),
             line=5,
         ),
-        Invalid(
-            _net("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x"),
-            line=4,
-        ),
-        Invalid(
-            _net("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)"),
-            line=4,
-        ),
-        Invalid(_net("return F.stack(*[F.relu(row) for row in F.relu(x)])"), line=3),
-        Invalid(_net("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)"), line=3),
+        ("rows = []\nfor row in x:\n    rows.append(row * 2)\nreturn F.stack(*rows) + x", 4),
+        ("out = []\nfor i in range(x.shape[0]):\n    out.append(x)\nreturn F.stack(*out)", 4),
+        ("return F.stack(*[F.relu(row) for row in F.relu(x)])", 3),
+        ("return F.stack(*[F.relu(row) for row in x], dim=1) * F.relu(x)", 3),
         Invalid(
             _net(
                 "out = []\nfor i, row in enumerate(x):\n    out.append(row * i)\n"
@@ -164,11 +159,9 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             ),
             line=4,
         ),
-        Invalid(
-            _net("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x"), line=4
-        ),
-        Invalid(_net("total = sum(F.relu(x))  # rows summed eagerly\nreturn total"), line=3),
-    ]
+        ("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x", 4),
+        ("total = sum(F.relu(x))  # rows summed eagerly\nreturn total", 3),
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
