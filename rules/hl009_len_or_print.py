@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._len_repeat_fix import plan_repeat_by_len
 from .analysis import call_argument, dotted_name
-from .base import SAFE, Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid, invalid_table
 from ._examples import constructor, net
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
@@ -75,12 +75,13 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
         Valid(net("logging.info('shape %s', (2, 3))\nreturn x")),
         Valid(net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
     ]
-    INVALID = [
-        Invalid(net("print(x)\nreturn F.relu(x)"), line=3),
-        Invalid(net("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y"), line=4),
-        Invalid(net("y = F.relu(x)\nprint(f'y = {y}')\nreturn y"), line=4),
-        Invalid(net("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)"), line=3),
-        Invalid(net("return x.sum(axis=0) / len(x)"), line=3),
+    INVALID = invalid_table(
+        net,
+        ("print(x)\nreturn F.relu(x)", 3),
+        ("y = F.relu(x)\nlogging.info('activations: %s', y)\nreturn y", 4),
+        ("y = F.relu(x)\nprint(f'y = {y}')\nreturn y", 4),
+        ("self.logger.debug('x={}'.format(x))\nreturn F.relu(x)", 3),
+        ("return x.sum(axis=0) / len(x)", 3),
         # an index of an input used as an array is an array (XKT's DKVMN: len(responses[0]),
         # its input settled as an array by an Embedding child)
         Invalid(
@@ -92,14 +93,9 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             line=10,
         ),
         # counted and indexed, but also an operand: an array, not a list (analysis.list_inputs)
-        Invalid(net("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y"), line=4),
-        Invalid(net("return x.reshape((len(x), -1))"), line=3, fix=("len(x)", "0"), safety=SAFE),
-        Invalid(
-            net("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))"),
-            line=4,
-            fix=("len(y)", "0"),
-            safety=SAFE,
-        ),
+        ("y = F.relu(x)\nfor i in range(len(x)):\n    y = y + x[i]\nreturn y", 4),
+        ("return x.reshape((len(x), -1))", 3, ("len(x)", "0"), SAFE),
+        ("y = F.relu(x)\nreturn F.reshape(y, shape=(len(y), 4, -1))", 4, ("len(y)", "0"), SAFE),
         # a per-batch constant tiled to the batch (gluonts's binning): broadcast_like
         Invalid(
             net(
@@ -122,8 +118,8 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             safety=SAFE,
         ),
         # axis 0 of the repeated value is not visibly 1: repeat multiplies it; reported only
-        Invalid(net("c = F.relu(x)\nreturn F.repeat(c, len(x), axis=0)"), line=4),
-    ]
+        ("c = F.relu(x)\nreturn F.repeat(c, len(x), axis=0)", 4),
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

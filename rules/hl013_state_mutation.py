@@ -9,7 +9,7 @@ import libcst as cst
 
 from ._examples import constructor, net
 from .analysis import PARAMETER, TENSOR, TENSORS
-from .base import Invalid, Rule, Valid
+from .base import Invalid, Rule, Valid, invalid_table
 from .values import self_attribute_name, walk_nodes
 
 # Methods that change a list, dict or set in place.
@@ -125,11 +125,12 @@ No automatic fix: where the state should live depends on the program.
             "    def hybrid_forward(self, F, x):\n        return self.__call__(x)\n"
         ),
     ]
-    INVALID = [
-        Invalid(_net("self.calls += 1\nreturn x * self.calls"), line=8),
-        Invalid(_net("self.cache.append(F.relu(x))\nreturn x * len(self.cache)"), line=8),
-        Invalid(_net("self.cache += [x]\nreturn x + len(self.cache)"), line=8),
-        Invalid(_net("self.last = F.relu(x)\nreturn x"), line=8),
+    INVALID = invalid_table(
+        _net,
+        ("self.calls += 1\nreturn x * self.calls", 8),
+        ("self.cache.append(F.relu(x))\nreturn x * len(self.cache)", 8),
+        ("self.cache += [x]\nreturn x + len(self.cache)", 8),
+        ("self.last = F.relu(x)\nreturn x", 8),
         # MXNet 1.9.1's ZoneoutCell: a tensor on one branch of a ternary, read back next call
         Invalid(
             _net(
@@ -140,10 +141,7 @@ No automatic fix: where the state should live depends on the program.
             line=12,
         ),
         # a tensor on one path of an if statement
-        Invalid(
-            _net("out = x\nif self.calls:\n    out = F.relu(x)\nself.prev = out\nreturn out"),
-            line=11,
-        ),
+        ("out = x\nif self.calls:\n    out = F.relu(x)\nself.prev = out\nreturn out", 11),
         # gluonts' VariationalZoneoutCell: a list of masks, one per state
         Invalid(
             _net(
@@ -152,7 +150,7 @@ No automatic fix: where the state should live depends on the program.
             ),
             line=8,
         ),
-        Invalid(_net("self.pair = (F.relu(x), 2)\nreturn x"), line=8),
+        ("self.pair = (F.relu(x), 2)\nreturn x", 8),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        with self.name_scope():\n"
@@ -161,7 +159,7 @@ No automatic fix: where the state should live depends on the program.
             "        self.u.set_data(F.relu(x))\n        return x + u\n",
             line=8,
         ),
-    ]
+    )
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _self_attribute(node.target)
