@@ -16,7 +16,7 @@ from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
 from ._outputs import single_output
 from .analysis import dotted_name
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
 
 # Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
 _ITERATING = {
@@ -121,7 +121,8 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         Valid(net("a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b")),
         Valid(net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
     ]
-    INVALID = [
+    INVALID = invalid_table(
+        net,
         # issue 11: the module's only call of the block passes one stacked tensor, so the
         # unpacked input is not a list of arrays (alone it is taken for one)
         Invalid(
@@ -142,13 +143,13 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             fix=("F.relu(x)", "F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=UNSAFE,
         ),
-        Invalid(net("return F.concat(*F.relu(x), dim=0)"), line=3),
-        Invalid(net("y = F.relu(x)\nreturn F.stack(*list(y))"), line=4),
-        Invalid(net("return F.add_n(*tuple(F.relu(x)))"), line=3),
-        Invalid(net("return F.stack(*map(F.relu, F.relu(x)))"), line=3),
-        Invalid(net("first, *rest = F.relu(x)\nreturn first"), line=3),
-        Invalid(net("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row"), line=4),
-        Invalid(net("return F.stack(*reversed(F.relu(x)))"), line=3),
+        ("return F.concat(*F.relu(x), dim=0)", 3),
+        ("y = F.relu(x)\nreturn F.stack(*list(y))", 4),
+        ("return F.add_n(*tuple(F.relu(x)))", 3),
+        ("return F.stack(*map(F.relu, F.relu(x)))", 3),
+        ("first, *rest = F.relu(x)\nreturn first", 3),
+        ("y = F.relu(x).reshape((1, -1))\nrow, = y\nreturn row", 4),
+        ("return F.stack(*reversed(F.relu(x)))", 3),
         # a known row count: the iterating builtin gets the rows as F.split's outputs
         Invalid(
             net("y = F.relu(x).reshape((3, -1))\nreturn F.stack(*list(y))"),
@@ -165,7 +166,7 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             ),
             safety=UNSAFE,
         ),
-    ]
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

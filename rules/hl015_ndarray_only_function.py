@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
 from .values import namespace_call
 from ._examples import net_xy
 
@@ -72,7 +72,8 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
         Valid(net_xy("return F.array([1.0]) + x")),  # HL005's business
         Valid(net_xy("return F.equal(x, y)  # hybridlint: ignore[HL015]")),
     ]
-    INVALID = [
+    INVALID = invalid_table(
+        net_xy,
         Invalid(
             net_xy("y = F.relu(y)\nreturn F.equal(F.relu(x), y)"),
             line=4,
@@ -100,12 +101,7 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             ),
             safety=SAFE,
         ),
-        Invalid(
-            net_xy("return F.concatenate(x)"),
-            line=3,
-            fix=("F.concatenate(x)", "F.concat(*x, dim=0)"),
-            safety=SAFE,
-        ),
+        ("return F.concatenate(x)", 3, ("F.concatenate(x)", "F.concat(*x, dim=0)"), SAFE),
         Invalid(
             net_xy("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
             line=4,
@@ -130,16 +126,16 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             fix=("F.contrib.isnan(x)", "F.broadcast_not_equal(x, x)"),
             safety=SAFE,
         ),
-        Invalid(net_xy("return F.concatenate([x, y], axis=-1)"), line=3),  # the helper's bug
-        Invalid(net_xy("F.onehot_encode(x, y)\nreturn y"), line=3),
-        Invalid(net_xy("F.waitall()\nreturn x"), line=3),
+        ("return F.concatenate([x, y], axis=-1)", 3),  # the helper's bug
+        ("F.onehot_encode(x, y)\nreturn y", 3),
+        ("F.waitall()\nreturn x", 3),
         Invalid(
             "def helper(F, x):\n    return F.logical_and(F.relu(x), 1)\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        return helper(F, x)\n",
             line=2,
         ),
-    ]
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         dotted = namespace_call(node, self.namespace)
