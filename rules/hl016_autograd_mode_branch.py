@@ -9,7 +9,7 @@ import libcst as cst
 
 from ._examples import net
 from .analysis import dotted_name
-from .base import Invalid, Rule, Valid
+from .base import Invalid, Rule, Valid, invalid_table
 from .guards import classify_guard
 from .values import parent_map, walk_nodes
 
@@ -118,8 +118,9 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             )
         ),
     ]
-    INVALID = [
-        Invalid(_net("if autograd.is_training():\n    x = x * 0.5\nreturn x"), line=6),
+    INVALID = invalid_table(
+        _net,
+        ("if autograd.is_training():\n    x = x * 0.5\nreturn x", 6),
         # gluoncv's DropBlock
         Invalid(
             "import mxnet as mx\n\n\nclass DropBlock(HybridBlock):\n"
@@ -128,7 +129,7 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             "            return x\n        return F.Dropout(x, p=self.drop_prob)\n",
             line=6,
         ),
-        Invalid(_net("p = self.p if autograd.is_recording() else 0.0\nreturn x * p"), line=6),
+        ("p = self.p if autograd.is_recording() else 0.0\nreturn x * p", 6),
         # an RPN-like block: its `*x` (features) are read in both modes, so calls do not differ
         Invalid(
             _net(
@@ -138,14 +139,14 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             line=6,
         ),
         # the mode handed on as a value is frozen too (gluoncv2's fractalnet)
-        Invalid(_net("return self._join(F, x, training=autograd.is_training())"), line=6),
+        ("return self._join(F, x, training=autograd.is_training())", 6),
         Invalid(
             "from mxnet.autograd import is_training\n\n\nclass Net(HybridBlock):\n"
             "    def hybrid_forward(self, F, x):\n        while is_training():\n"
             "            break\n        return x\n",
             line=6,
         ),
-    ]
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

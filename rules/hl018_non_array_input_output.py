@@ -154,16 +154,10 @@ Reported only.
     INVALID = [
         Invalid(net("return F.relu(x), None"), line=3),
         Invalid(net("y = F.relu(x)\nreturn y, cache", "F, x, cache=None"), line=4),
-        Invalid(
-            net("return F.relu(x), scale", "F, x, scale: Optional[int]"),
-            line=3,
-        ),
+        Invalid(net("return F.relu(x), scale", "F, x, scale: Optional[int]"), line=3),
         Invalid(net("y = x * 2 if not is_train else x\nreturn y", "F, x, is_train=True"), line=3),
         Invalid(
-            net(
-                "for _ in range(steps):\n    x = F.relu(x)\nreturn x",
-                "F, x, steps: int = 2",
-            ),
+            net("for _ in range(steps):\n    x = F.relu(x)\nreturn x", "F, x, steps: int = 2"),
             line=3,
         ),
         # gluonnlp's LabelSmoothing: `units` (default None, filled in) is one_hot's int depth
