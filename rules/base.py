@@ -115,6 +115,13 @@ def invalid_table(build: Callable[[str], str], *rows: Row) -> List[Invalid]:
     return examples
 
 
+def returns(expr: str, new: str, safety: Optional[str], line: int = 3) -> Row:
+    """The :func:`invalid_table` row of a block whose body is `return <expr>` (line 3 of a
+    `net` or `net_xy` block) and whose fix rewrites that expression as `new`: the expression
+    the rule is about, written once."""
+    return (f"return {expr}", line, (expr, new), safety)
+
+
 def _example_site() -> str:
     """`rules/<module>.py:<line>` of the Invalid(...) being built: the first frame outside this
     module and the dataclass's generated __init__ (the module names the rule)."""

@@ -9,7 +9,7 @@ import pytest
 
 import test_rule_examples as harness
 from hybridlint.rules import ALL_RULES, Invalid
-from hybridlint.rules.base import invalid_table
+from hybridlint.rules.base import invalid_table, returns
 from hybridlint.rules._examples import apply_fix, net, net_xy
 
 INPLACE = next(rule for rule in ALL_RULES if rule.code == "HL004")
@@ -97,3 +97,10 @@ def test_a_table_row_is_the_keyword_example_it_stands_for():
 def test_a_table_row_whose_old_is_missing_is_named_by_its_body():
     with pytest.raises(ValueError, match=r"occurs 0 times(.|\n)*row 2 of the table: 'return y'"):
         invalid_table(net, ("return x", 3), ("return y", 3, ("z", "F.relu(z)"), "safe"))
+
+
+def test_a_returns_row_states_the_returned_expression_once():
+    row = returns("x.T", "F.transpose(x)", "safe")
+    assert invalid_table(net, row) == [
+        Invalid(net("return x.T"), line=3, fix=("x.T", "F.transpose(x)"), safety="safe")
+    ]
