@@ -27,7 +27,7 @@ from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from ..analysis import SHAPE, call_argument, literal_int
 from ..values import dotted_name
-from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
+from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _IDIOMS = {
@@ -118,448 +118,377 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + _patterns("Attributes stored where nothing reads them", dead_store)
     )
 
-    VALID = (
-        [
-            # eager-only guards in every form: an aliased namespace, a ternary, an early return
-            Valid(
-                "from mxnet import ndarray as _ND\n\n\n"
-                + net("if F is _ND:\n    return x.reshape(x.shape)\nreturn F.relu(x)")
-            ),
-            Valid(
-                "from mxnet import nd\n\n\n"
-                + net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")
-            ),
-            Valid(
-                "from mxnet import nd\n\n\n"
-                + net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
-            ),
-            # a block that opts out of hybridization: its flag, or a hybridize() that raises
-            Valid(
-                "class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
-                "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
-                "        if self.hybridizable:\n            return F.relu(x)\n"
-                "        return x.reshape((x.shape[0], -1))\n"
-            ),
-            Valid(
-                "class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
-                "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
-                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
-            ),
-            Valid(
-                "class Net(HybridBlock):\n    def hybridize(self, *args, **kwargs):\n"
-                "        raise NotImplementedError('eager only')\n\n    def hybrid_forward(self, F, x):\n"
-                "        return F.relu(x).reshape((x.shape[0], -1))\n"
-            ),
-            # a dynamic fallback the constructor's defaults never take (gluoncv2's fixed_size=True)
-            Valid(
-                "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=True):\n"
-                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
-                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
-            ),
-            # a required argument decided by every construction in the module under the parent's defaults
-            Valid(
-                "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
-                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
-                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=True):\n"
-                "        super().__init__()\n"
-                "        size = (in_size[0] // 8, in_size[1] // 8) if fixed_size else None\n"
-                "        self.branch = Branch(in_size=size)\n\n    def hybrid_forward(self, F, x):\n"
-                "        return self.branch(x)\n"
-            ),
-            # numpy mode (@use_np, F.np.*): not legacy code, left alone
-            Valid(
-                "from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
-                "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"
-            ),
-            Valid(net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
-            Valid(
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.weight = self.params.get('weight', shape=(3, 4))\n"
-                "    def hybrid_forward(self, F, x, weight):\n"
-                "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"
-            ),
-            Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
-            Valid(net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
-            Valid(net("a = F.split(x, num_outputs=2)\nreturn a")),
-            Valid(
-                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
-                "        return x + states.shape[0]\n"
-            ),
-            Valid("def helper(y):\n    return y.shape\n"),
-            Valid(net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
-            Valid(net("return x.reshape((0, -1))")),
-            # dims unpacked and used in an eager-only branch only
-            Valid(
-                net(
-                    "if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
-                    "return x.reshape((0, -3))"
-                )
-            ),
-        ]
-        + SCALAR_VALID
-        + CREATION_VALID
-    )  # the examples of rules/hl001/scalars.py, creation.py
+    VALID = [
+        # eager-only guards in every form: an aliased namespace, a ternary, an early return
+        Valid(
+            "from mxnet import ndarray as _ND\n\n\n"
+            + net("if F is _ND:\n    return x.reshape(x.shape)\nreturn F.relu(x)")
+        ),
+        Valid(
+            "from mxnet import nd\n\n\n"
+            + net("n = x.shape[0] if F is nd else 0\nreturn F.relu(x) * n")
+        ),
+        Valid(
+            "from mxnet import nd\n\n\n"
+            + net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
+        ),
+        # a block that opts out of hybridization: its flag, or a hybridize() that raises
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
+            "        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n"
+            "        if self.hybridizable:\n            return F.relu(x)\n"
+            "        return x.reshape((x.shape[0], -1))\n"
+        ),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self, in_size=None, hybridizable=True):\n"
+            "        super().__init__()\n        assert (in_size is not None) or not hybridizable\n"
+            "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+            "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
+        ),
+        Valid(
+            "class Net(HybridBlock):\n    def hybridize(self, *args, **kwargs):\n"
+            "        raise NotImplementedError('eager only')\n\n    def hybrid_forward(self, F, x):\n"
+            "        return F.relu(x).reshape((x.shape[0], -1))\n"
+        ),
+        # a dynamic fallback the constructor's defaults never take (gluoncv2's fixed_size=True)
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=True):\n"
+            "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+            "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
+        ),
+        # a required argument decided by every construction in the module under the parent's defaults
+        Valid(
+            "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+            "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+            "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=True):\n"
+            "        super().__init__()\n"
+            "        size = (in_size[0] // 8, in_size[1] // 8) if fixed_size else None\n"
+            "        self.branch = Branch(in_size=size)\n\n    def hybrid_forward(self, F, x):\n"
+            "        return self.branch(x)\n"
+        ),
+        # numpy mode (@use_np, F.np.*): not legacy code, left alone
+        Valid(
+            "from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
+            "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"
+        ),
+        Valid(net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
+        Valid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.weight = self.params.get('weight', shape=(3, 4))\n"
+            "    def hybrid_forward(self, F, x, weight):\n"
+            "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"
+        ),
+        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
+        Valid(net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
+        Valid(net("a = F.split(x, num_outputs=2)\nreturn a")),
+        Valid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
+            "        return x + states.shape[0]\n"
+        ),
+        Valid("def helper(y):\n    return y.shape\n"),
+        Valid(net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
+        Valid(net("return x.reshape((0, -1))")),
+        # dims unpacked and used in an eager-only branch only
+        Valid(
+            net(
+                "if F is mx.nd:\n    b, l, u = x.shape\n    return x.reshape((b, l * u))\n"
+                "return x.reshape((0, -3))"
+            )
+        ),
+    ]
+    VALID += SCALAR_VALID + CREATION_VALID  # the examples of rules/hl001/scalars.py, creation.py
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
-    INVALID = (
-        [
-            Invalid(net("return x.shape"), line=3),
-            # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
-            Invalid(
-                "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
-                "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
-                "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
-                line=8,
-                fix=[
-                    ("x.shape[2:]", "None"),
+    INVALID = invalid_table(
+        net,
+        ("return x.shape", 3),
+        # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"
+            "        super().__init__()\n        self.in_size = in_size\n        self.fixed_size = fixed_size\n\n"
+            "    def hybrid_forward(self, F, x):\n        size = self.in_size if self.fixed_size else x.shape[2:]\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
+            line=8,
+            fix=[
+                ("x.shape[2:]", "None"),
+                (
+                    "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
                     (
-                        "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
-                        (
-                            "F.contrib.BilinearResize2D(x, height=size[0], "
-                            "width=size[1]) if self.fixed_size else F.contrib.BilinearResize2D(x, "
-                            "like=x, mode='like')"
-                        ),
-                    ),
-                ],
-                safety=SAFE,
-            ),
-            # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
-            Invalid(
-                "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
-                "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
-                "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
-                "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
-                "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
-                "        super().__init__()\n"
-                "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
-                line=7,
-                fix=[
-                    ("self.in_size if self.in_size is not None else x.shape[2:]", "self.in_size"),
-                    (
-                        "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
-                        (
-                            "F.contrib.BilinearResize2D(x, height=size[0], "
-                            "width=size[1]) if self.in_size is not None else "
-                            "F.contrib.BilinearResize2D(x, like=x, mode='like')"
-                        ),
-                    ),
-                ],
-                safety=SAFE,
-            ),
-            # a guard on another name than the namespace guards nothing
-            Invalid(
-                "from mxnet import nd\n\n\n"
-                + net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
-                line=6,
-            ),
-            # a @staticmethod helper taking F: its first parameter is F, not self
-            Invalid(
-                "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                "        return x.reshape((x.shape[0], -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
-                line=4,
-                fix=("x.shape[0]", "0"),
-                safety=SAFE,
-            ),
-            # the same helper called through the class name is followed the same way
-            Invalid(
-                "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
-                "        return x.reshape((x.shape[0], -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
-                line=4,
-                fix=("x.shape[0]", "0"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.zeros(x.shape)"),
-                line=3,
-                fix=("F.zeros(x.shape)", "F.zeros_like(x).astype('float32')"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.ones(shape=x.shape, ctx=x.context)"),
-                line=3,
-                fix=("F.ones(shape=x.shape, ctx=x.context)", "F.ones_like(x).astype('float32')"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.zeros(x.shape, dtype=x.dtype)"),
-                line=3,
-                fix=("F.zeros(x.shape, dtype=x.dtype)", "F.zeros_like(x)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.full(x.shape, 0.5 + 1)"),
-                line=3,
-                fix=("F.full(x.shape, 0.5 + 1)", "F.ones_like(x).astype('float32') * (0.5 + 1)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return x.reshape((x.shape[0], -1))"),
-                line=3,
-                fix=("x.shape[0]", "0"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
-                line=4,
-                fix=("(y.shape[0], y.shape[1], -1)", "(0, 0, -1)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return x.reshape(x.shape[0], 4, -1)"),
-                line=3,
-                fix=("x.reshape(x.shape[0], 4, -1)", "x.reshape((0, 4, -1))"),
-                safety=SAFE,
-            ),
-            Invalid(net("return x.reshape((-3, x.shape[2]))"), line=3),
-            Invalid(
-                net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
-                line=3,
-                fix=(
-                    "b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))",
-                    "return x.reshape((0, 0, 2, -1))",
-                ),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
-                line=3,
-                fix=("x.shape[0] * x.shape[1]", "-3"),
-                safety=SAFE,
-            ),
-            # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
-            # u // heads is no dim of h as such, but equal sizes make -1 that very dim
-            Invalid(
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                "    def hybrid_forward(self, F, x):\n        b, l, u = x.shape\n        h = self.proj(x)\n"
-                "        return h.reshape((b, l, self._heads, u // self._heads))\n",
-                line=8,
-                fix=[
-                    ("b, l, u = x.shape\n", ""),
-                    ("(b, l, self._heads, u // self._heads)", "(0, 0, self._heads, -1)"),
-                ],
-                safety=SAFE,
-            ),
-            # reshape, transpose, reshape back: each target as codes of the permuted dims
-            Invalid(
-                net(
-                    "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
-                    "return y.reshape((bh // 2, l, 2 * d))"
-                ),
-                line=3,
-                fix=[
-                    (
-                        "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))",
-                        "y = x.reshape((-4, -1, 2, 0, 0))",
-                    ),
-                    ("(bh // 2, l, 2 * d)", "(0, 0, -3)"),
-                ],
-                safety=SAFE,
-            ),
-            # a shape tail concatenated to the target: -2
-            Invalid(
-                net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
-                line=4,
-                fix=("(-1, 2) + y.shape[1:]", "(-4, -1, 2, -2)"),
-                safety=SAFE,
-            ),
-            # a run of another tensor's dims: reshape_like with partial ranges
-            Invalid(
-                net(
-                    "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"
-                ),
-                line=3,
-                fix=(
-                    (
-                        "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\n"
-                        "return y.reshape((b, t, -1))"
-                    ),
-                    (
-                        "y = F.relu(x.reshape((-3, 0)))\n"
-                        "return F.reshape_like(y, x, lhs_end=1, rhs_end=2)"
+                        "F.contrib.BilinearResize2D(x, height=size[0], "
+                        "width=size[1]) if self.fixed_size else F.contrib.BilinearResize2D(x, "
+                        "like=x, mode='like')"
                     ),
                 ),
-                safety=SAFE,
-            ),
-            # no code permutes dims: reported only
-            Invalid(net("b, l, u = x.shape\nreturn x.reshape((l, b, u))"), line=3),
-            # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
-            # state goes (unsafe: the attribute no longer holds the last batch size)
-            Invalid(
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
-                "    def _flat(self, F, q):\n        return q.reshape((self._batch, -1))\n\n"
-                "    def hybrid_forward(self, F, x):\n        self._batch = x.shape[0]\n"
-                "        return self._flat(F, self.proj(x))\n",
-                line=11,
-                fix=[("(self._batch, -1)", "(0, -1)"), ("self._batch = x.shape[0]\n", "")],
-                safety=UNSAFE,
-            ),
-            Invalid(
-                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
-                "        return x.reshape(y.shape) + y\n",
-                line=3,
-                fix=("x.reshape(y.shape)", "F.reshape_like(x, y)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.arange(x.shape[1])"),
-                line=3,
-                fix=("F.arange(x.shape[1])", "F.contrib.arange_like(x, axis=1).astype('float32')"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.arange(0, x.shape[-1])"),
-                line=3,
-                fix=(
-                    "F.arange(0, x.shape[-1])",
-                    "F.contrib.arange_like(x, axis=-1).astype('float32')",
+            ],
+            safety=SAFE,
+        ),
+        # ... and the same construction with fixed_size=False by default passes None (LEDNet's APN)
+        Invalid(
+            "class Branch(HybridBlock):\n    def __init__(self, in_size):\n        super().__init__()\n"
+            "        self.in_size = in_size\n\n    def hybrid_forward(self, F, x):\n"
+            "        size = self.in_size if self.in_size is not None else x.shape[2:]\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self, in_size=(64, 64), fixed_size=False):\n"
+            "        super().__init__()\n"
+            "        self.branch = Branch(in_size=(in_size[0] // 8, 8) if fixed_size else None)\n\n"
+            "    def hybrid_forward(self, F, x):\n        return self.branch(x)\n",
+            line=7,
+            fix=[
+                ("self.in_size if self.in_size is not None else x.shape[2:]", "self.in_size"),
+                (
+                    "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
+                    (
+                        "F.contrib.BilinearResize2D(x, height=size[0], "
+                        "width=size[1]) if self.in_size is not None else "
+                        "F.contrib.BilinearResize2D(x, like=x, mode='like')"
+                    ),
                 ),
-                safety=SAFE,
+            ],
+            safety=SAFE,
+        ),
+        # a guard on another name than the namespace guards nothing
+        Invalid(
+            "from mxnet import nd\n\n\n"
+            + net("n = x.shape[0] if self.flag is nd else 0\nreturn F.relu(x) * n"),
+            line=6,
+        ),
+        # a @staticmethod helper taking F: its first parameter is F, not self
+        Invalid(
+            "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+            "        return x.reshape((x.shape[0], -1))\n\n"
+            "    def hybrid_forward(self, F, x):\n        return self._flatten(F, x)\n",
+            line=4,
+            fix=("x.shape[0]", "0"),
+            safety=SAFE,
+        ),
+        # the same helper called through the class name is followed the same way
+        Invalid(
+            "class Net(HybridBlock):\n    @staticmethod\n    def _flatten(F, x):\n"
+            "        return x.reshape((x.shape[0], -1))\n\n"
+            "    def hybrid_forward(self, F, x):\n        return Net._flatten(F, x)\n",
+            line=4,
+            fix=("x.shape[0]", "0"),
+            safety=SAFE,
+        ),
+        returns("F.zeros(x.shape)", "F.zeros_like(x).astype('float32')", SAFE),
+        returns("F.ones(shape=x.shape, ctx=x.context)", "F.ones_like(x).astype('float32')", SAFE),
+        returns("F.zeros(x.shape, dtype=x.dtype)", "F.zeros_like(x)", SAFE),
+        returns("F.full(x.shape, 0.5 + 1)", "F.ones_like(x).astype('float32') * (0.5 + 1)", SAFE),
+        ("return x.reshape((x.shape[0], -1))", 3, ("x.shape[0]", "0"), SAFE),
+        Invalid(
+            net("y = F.relu(x)\nreturn F.reshape(y, shape=(y.shape[0], y.shape[1], -1))"),
+            line=4,
+            fix=("(y.shape[0], y.shape[1], -1)", "(0, 0, -1)"),
+            safety=SAFE,
+        ),
+        returns("x.reshape(x.shape[0], 4, -1)", "x.reshape((0, 4, -1))", SAFE),
+        ("return x.reshape((-3, x.shape[2]))", 3),
+        Invalid(
+            net("b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))"),
+            line=3,
+            fix=(
+                "b, l, u = x.shape\nreturn x.reshape((b, l, 2, u // 2))",
+                "return x.reshape((0, 0, 2, -1))",
             ),
-            Invalid(net("return F.arange(1, x.shape[1])"), line=3),
-            # rank arithmetic as an axis: negative axes count from the data's own rank
-            Invalid(
-                net("return F.log_softmax(x, axis=x.ndim - 1)"),
-                line=3,
-                fix=("x.ndim - 1", "-1"),
-                safety=SAFE,
+            safety=SAFE,
+        ),
+        Invalid(
+            net("return x.reshape((x.shape[0] * x.shape[1], -1))"),
+            line=3,
+            fix=("x.shape[0] * x.shape[1]", "-3"),
+            safety=SAFE,
+        ),
+        # the dims of x in a reshape of a value derived from x (a Dense keeps the leading dims);
+        # u // heads is no dim of h as such, but equal sizes make -1 that very dim
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self._heads = 2\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+            "    def hybrid_forward(self, F, x):\n        b, l, u = x.shape\n        h = self.proj(x)\n"
+            "        return h.reshape((b, l, self._heads, u // self._heads))\n",
+            line=8,
+            fix=[
+                ("b, l, u = x.shape\n", ""),
+                ("(b, l, self._heads, u // self._heads)", "(0, 0, self._heads, -1)"),
+            ],
+            safety=SAFE,
+        ),
+        # reshape, transpose, reshape back: each target as codes of the permuted dims
+        Invalid(
+            net(
+                "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))\ny = F.transpose(y, axes=(0, 2, 1, 3))\n"
+                "return y.reshape((bh // 2, l, 2 * d))"
             ),
-            Invalid(
-                net("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)"),
-                line=4,
-                fix=("y.ndim - 1", "-1"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return F.expand_dims(x, axis=x.ndim)"),
-                line=3,
-                fix=("F.expand_dims(x, axis=x.ndim)", "F.expand_dims(x, axis=-1)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net("return x.sum(axis=x.ndim - 2)"),
-                line=3,
-                fix=("x.ndim - 2", "-2"),
-                safety=UNSAFE,
-            ),  # a rank-1 x: axis -1 vs -2
-            Invalid(net("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)"), line=4),
-            Invalid(net("return x.flip(axis=x.ndim - 1)"), line=3),
-            Invalid(
-                net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
-                line=4,
-                fix=("F.broadcast_to(t, x.shape)", "F.broadcast_like(t, x)"),
-                safety=SAFE,
-            ),
-            Invalid(
-                net(
-                    "t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"
+            line=3,
+            fix=[
+                (
+                    "bh, l, d = x.shape\ny = x.reshape((bh // 2, 2, l, d))",
+                    "y = x.reshape((-4, -1, 2, 0, 0))",
                 ),
-                line=4,
-                fix=("t.broadcast_to(shape=x.shape)", "t.broadcast_like(x)"),
-                safety=SAFE,
+                ("(bh // 2, l, 2 * d)", "(0, 0, -3)"),
+            ],
+            safety=SAFE,
+        ),
+        # a shape tail concatenated to the target: -2
+        Invalid(
+            net("y = F.repeat(x, repeats=2, axis=0)\nreturn y.reshape((-1, 2) + y.shape[1:])"),
+            line=4,
+            fix=("(-1, 2) + y.shape[1:]", "(-4, -1, 2, -2)"),
+            safety=SAFE,
+        ),
+        # a run of another tensor's dims: reshape_like with partial ranges
+        Invalid(
+            net(
+                "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\nreturn y.reshape((b, t, -1))"
             ),
-            Invalid(
-                net(
-                    "t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])"
+            line=3,
+            fix=(
+                (
+                    "b, t, c = x.shape\ny = F.relu(x.reshape((b * t, c)))\n"
+                    "return y.reshape((b, t, -1))"
                 ),
-                line=4,
-            ),
-            Invalid(
-                "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
-                "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
-                "    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=(x.shape[0], 1, 1))\n",
-                line=7,
-                fix=(
-                    "F.tile(token, reps=(x.shape[0], 1, 1))",
-                    "F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))",
+                (
+                    "y = F.relu(x.reshape((-3, 0)))\n"
+                    "return F.reshape_like(y, x, lhs_end=1, rhs_end=2)"
                 ),
-                safety=SAFE,
             ),
-            Invalid(
-                net("return F.tile(x, reps=(x.shape[0], 1, 1))"), line=3
-            ),  # x's axis 0 need not be 1
-            # the fluent tile too, through F: NDArray.broadcast_like(other) takes no axes
-            Invalid(
-                net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
-                line=3,
-                fix=(
-                    "x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))",
-                    "F.broadcast_like(x.expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))",
-                ),
-                safety=UNSAFE,
+            safety=SAFE,
+        ),
+        # no code permutes dims: reported only
+        ("b, l, u = x.shape\nreturn x.reshape((l, b, u))", 3),
+        # the batch size cached on self for a helper's reshape: the helper gets code 0 and the
+        # state goes (unsafe: the attribute no longer holds the last batch size)
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self._batch = None\n        self.proj = nn.Dense(4, flatten=False)\n\n"
+            "    def _flat(self, F, q):\n        return q.reshape((self._batch, -1))\n\n"
+            "    def hybrid_forward(self, F, x):\n        self._batch = x.shape[0]\n"
+            "        return self._flat(F, self.proj(x))\n",
+            line=11,
+            fix=[("(self._batch, -1)", "(0, -1)"), ("self._batch = x.shape[0]\n", "")],
+            safety=UNSAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+            "        return x.reshape(y.shape) + y\n",
+            line=3,
+            fix=("x.reshape(y.shape)", "F.reshape_like(x, y)"),
+            safety=SAFE,
+        ),
+        returns("F.arange(x.shape[1])", "F.contrib.arange_like(x, axis=1).astype('float32')", SAFE),
+        Invalid(
+            net("return F.arange(0, x.shape[-1])"),
+            line=3,
+            fix=("F.arange(0, x.shape[-1])", "F.contrib.arange_like(x, axis=-1).astype('float32')"),
+            safety=SAFE,
+        ),
+        ("return F.arange(1, x.shape[1])", 3),
+        # rank arithmetic as an axis: negative axes count from the data's own rank
+        ("return F.log_softmax(x, axis=x.ndim - 1)", 3, ("x.ndim - 1", "-1"), SAFE),
+        ("y = F.relu(x)\nreturn F.concat(x, y, dim=y.ndim - 1)", 4, ("y.ndim - 1", "-1"), SAFE),
+        returns("F.expand_dims(x, axis=x.ndim)", "F.expand_dims(x, axis=-1)", SAFE),
+        # a rank-1 x: axis -1 vs -2
+        ("return x.sum(axis=x.ndim - 2)", 3, ("x.ndim - 2", "-2"), UNSAFE),
+        ("y = F.sum(x, axis=1)\nreturn F.softmax(x, axis=y.ndim - 1)", 4),
+        ("return x.flip(axis=x.ndim - 1)", 3),
+        Invalid(
+            net("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, x.shape)"),
+            line=4,
+            fix=("F.broadcast_to(t, x.shape)", "F.broadcast_like(t, x)"),
+            safety=SAFE,
+        ),
+        Invalid(
+            net("t = F.max(x, axis=-1, keepdims=True)\nreturn x - t.broadcast_to(shape=x.shape)"),
+            line=4,
+            fix=("t.broadcast_to(shape=x.shape)", "t.broadcast_like(x)"),
+            safety=SAFE,
+        ),
+        ("t = F.sum(x, axis=0, keepdims=True)\nreturn F.broadcast_to(t, (2,) + x.shape[1:])", 4),
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
+            "    def hybrid_forward(self, F, x, token):\n        return F.tile(token, reps=(x.shape[0], 1, 1))\n",
+            line=7,
+            fix=(
+                "F.tile(token, reps=(x.shape[0], 1, 1))",
+                "F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))",
             ),
-            # repeating a size-1 axis by another array's dim is a broadcast (not at a 0 dim: unsafe)
-            Invalid(
-                net(
-                    "return F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])", "F, x, y"
-                ),
-                line=3,
-                fix=(
-                    "F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])",
-                    "F.broadcast_like(y.reshape((0, 1, -1)), x, lhs_axes=(1,), rhs_axes=(1,))",
-                ),
-                safety=UNSAFE,
+            safety=SAFE,
+        ),
+        ("return F.tile(x, reps=(x.shape[0], 1, 1))", 3),  # x's axis 0 need not be 1
+        # the fluent tile too, through F: NDArray.broadcast_like(other) takes no axes
+        Invalid(
+            net("return x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))"),
+            line=3,
+            fix=(
+                "x.expand_dims(0).tile(reps=(x.shape[0], 1, 1))",
+                "F.broadcast_like(x.expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))",
             ),
-            Invalid(
-                net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
-                line=3,
-                fix=(
-                    "y.expand_dims(-1).repeat(x.shape[0], -1)",
-                    "F.broadcast_like(y.expand_dims(-1), x, lhs_axes=(-1,), rhs_axes=(0,))",
-                ),
-                safety=UNSAFE,
+            safety=UNSAFE,
+        ),
+        # repeating a size-1 axis by another array's dim is a broadcast (not at a 0 dim: unsafe)
+        Invalid(
+            net("return F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])", "F, x, y"),
+            line=3,
+            fix=(
+                "F.repeat(y.reshape((0, 1, -1)), axis=1, repeats=x.shape[1])",
+                "F.broadcast_like(y.reshape((0, 1, -1)), x, lhs_axes=(1,), rhs_axes=(1,))",
             ),
-            Invalid(
-                net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
-            ),  # y's axis 1 need not be 1
-            Invalid(
-                net("return x.T"), line=3, fix=("return x.T", "return F.transpose(x)"), safety=SAFE
+            safety=UNSAFE,
+        ),
+        Invalid(
+            net("return y.expand_dims(-1).repeat(x.shape[0], -1)", "F, x, y"),
+            line=3,
+            fix=(
+                "y.expand_dims(-1).repeat(x.shape[0], -1)",
+                "F.broadcast_like(y.expand_dims(-1), x, lhs_axes=(-1,), rhs_axes=(0,))",
             ),
-            Invalid(
-                net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
-                line=3,
-                fix=("F.ones((1, 3), ctx=x.context)", "F.ones((1, 3))"),
-                safety=UNSAFE,
-            ),
-            Invalid(
-                net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
-                line=4,
-                fix=("y.as_in_context(x.context)", "y"),
-                safety=UNSAFE,
-            ),
-            Invalid(
-                net("n = x.size\nreturn x / n"),
-                line=3,  # a named shape scalar: rules/hl001/scalars.py
-                fix=[
-                    ("n = x.size", "n = F.size_array(x).astype('float32')"),
-                    ("x / n", "F.broadcast_div(x, n)"),
-                ],
-                safety=UNSAFE,
-            ),
-            Invalid(
-                "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
-                "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n",
-                line=6,
-                fix=("F.zeros(data.shape)", "F.zeros_like(data).astype('float32')"),
-                safety=SAFE,
-            ),
-            Invalid(
-                "def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER,
-                line=2,
-                fix=[("(t.shape[0], -1)", "(0, -1)"), ("t.T", "t.transpose()")],
-                safety=SAFE,
-            ),
-        ]
-        + SCALAR_INVALID
+            safety=UNSAFE,
+        ),
+        Invalid(
+            net("return F.repeat(y, axis=1, repeats=x.shape[1])", "F, x, y"), line=3
+        ),  # y's axis 1 need not be 1
+        ("return x.T", 3, ("return x.T", "return F.transpose(x)"), SAFE),
+        Invalid(
+            net("return F.broadcast_add(x, F.ones((1, 3), ctx=x.context))"),
+            line=3,
+            fix=("F.ones((1, 3), ctx=x.context)", "F.ones((1, 3))"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            net("y = F.ones_like(x)\nreturn x + y.as_in_context(x.context)"),
+            line=4,
+            fix=("y.as_in_context(x.context)", "y"),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            net("n = x.size\nreturn x / n"),
+            line=3,  # a named shape scalar: rules/hl001/scalars.py
+            fix=[
+                ("n = x.size", "n = F.size_array(x).astype('float32')"),
+                ("x / n", "F.broadcast_div(x, n)"),
+            ],
+            safety=UNSAFE,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self._pool(F, x)\n\n"
+            "    def _pool(self, F, data):\n        return F.zeros(data.shape)\n",
+            line=6,
+            fix=("F.zeros(data.shape)", "F.zeros_like(data).astype('float32')"),
+            safety=SAFE,
+        ),
+        Invalid(
+            "def helper(t):\n    return t.reshape((t.shape[0], -1)) + t.T" + _HELPER,
+            line=2,
+            fix=[("(t.shape[0], -1)", "(0, -1)"), ("t.T", "t.transpose()")],
+            safety=SAFE,
+        ),
+    )
+    # and the examples kept beside their code in the package's other modules
+    INVALID += (
+        SCALAR_INVALID
         + CREATION_INVALID
         + RESIZE_INVALID
         + CHILD_RESIZE_INVALID

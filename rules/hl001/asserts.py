@@ -22,7 +22,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from .._examples import net_xy
-from ..base import UNSAFE, Edit, Invalid, Valid
+from ..base import UNSAFE, Edit, Invalid, Valid, invalid_table
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
 
@@ -134,13 +134,9 @@ def _block_of(root: cst.CSTNode, statement: cst.CSTNode) -> Optional[List[cst.CS
 
 
 VALID: List[Valid] = []
-INVALID = [
-    Invalid(
-        net_xy("assert x.shape == y.shape\nreturn x + y"),
-        line=3,
-        fix=("assert x.shape == y.shape\n", ""),
-        safety=UNSAFE,
-    ),
+INVALID = invalid_table(
+    net_xy,
+    ("assert x.shape == y.shape\nreturn x + y", 3, ("assert x.shape == y.shape\n", ""), UNSAFE),
     Invalid(
         net_xy(
             "n = 2\nif n > 1:\n    assert x.shape[-1] == y.shape[-1], 'widths'\nreturn F.broadcast_add(x, y)"
@@ -157,5 +153,5 @@ INVALID = [
         safety=UNSAFE,
     ),
     # the test calls a function: it may do anything, reported only
-    Invalid(net_xy("assert check(x.shape)\nreturn x"), line=3),
-]
+    ("assert check(x.shape)\nreturn x", 3),
+)

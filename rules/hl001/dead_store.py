@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..base import SAFE, Edit, Invalid
+from ..base import SAFE, Edit, Invalid, invalid_table
 from ..values import NESTED_SCOPES, bound_targets, dotted_name, target_name_nodes, walk_nodes
 from .resize_helper import variables
 from .._examples import net
@@ -175,13 +175,9 @@ _SYNC_BN = (
     "else:\n    ctx = x.context\n    self.update(ctx)\n    return F.relu(x)"
 )
 _AUTOGRAD = "from mxnet import autograd\n\n\n"
-INVALID = [
-    Invalid(
-        net("ctx = x.context\nreturn F.relu(x)"),
-        line=3,
-        fix=("ctx = x.context\n", ""),
-        safety=SAFE,
-    ),
+INVALID = invalid_table(
+    net,
+    ("ctx = x.context\nreturn F.relu(x)", 3, ("ctx = x.context\n", ""), SAFE),
     # gluoncv 0.1's SyncBatchNorm: the other branch's read cannot follow this store
     Invalid(
         net(_SYNC_BN, head=_AUTOGRAD),
@@ -193,7 +189,7 @@ INVALID = [
         safety=SAFE,
     ),
     # read after the store (a later statement, the next iteration): reported only
-    Invalid(net("ctx = x.context\nreturn F.zeros((2,), ctx=ctx)"), line=3),
+    ("ctx = x.context\nreturn F.zeros((2,), ctx=ctx)", 3),
     Invalid(
         net(
             "for i in range(2):\n    if i:\n        x = F.relu(x) if ctx is not None else x\n"
@@ -201,4 +197,4 @@ INVALID = [
         ),
         line=6,
     ),
-]
+)
