@@ -9,7 +9,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from ._examples import net, with_parent
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns
 
 
 class _AxisBounds(NamedTuple):
@@ -226,7 +226,8 @@ on it where the original worked.
         Valid(net("return F.relu(x)[0]  # noqa: HL003")),
         Valid(net("return F.relu(x)[-1]  # noqa")),
     ]
-    INVALID = [
+    INVALID = invalid_table(
+        net,
         # an RNN layer called on the data alone returns one fresh tensor (GluonCV2's visemenet)
         Invalid(
             _RNN.format(body="x = self.rnn(x)\n        return x[:, -1, :]"),
@@ -261,42 +262,12 @@ on it where the original worked.
             fix=("x[-2]", "F.squeeze(F.slice_axis(x, axis=0, begin=-2, end=-1), axis=0)"),
             safety=SAFE,
         ),
-        Invalid(
-            net("x = F.relu(x)\nreturn x[1:3]"),
-            line=4,
-            fix=("x[1:3]", "F.slice(x, begin=(1,), end=(3,))"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net("return x[:, 2]"),
-            line=3,
-            fix=("x[:, 2]", "F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net("return x[:, -3:]"),
-            line=3,
-            fix=("x[:, -3:]", "F.slice(x, begin=(None, -3), end=(None, None))"),
-            safety=UNSAFE,
-        ),
-        Invalid(
-            net("return x[::-1, 1:5:2]"),
-            line=3,
-            fix=("x[::-1, 1:5:2]", "F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net("return x[0, 1]"),
-            line=3,
-            fix=("x[0, 1]", "F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))"),
-            safety=SAFE,
-        ),
-        Invalid(
-            net("return x[..., 1]"),
-            line=3,
-            fix=("x[..., 1]", "F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)"),
-            safety=SAFE,
-        ),
+        ("x = F.relu(x)\nreturn x[1:3]", 4, ("x[1:3]", "F.slice(x, begin=(1,), end=(3,))"), SAFE),
+        returns("x[:, 2]", "F.squeeze(F.slice_axis(x, axis=1, begin=2, end=3), axis=1)", SAFE),
+        returns("x[:, -3:]", "F.slice(x, begin=(None, -3), end=(None, None))", UNSAFE),
+        returns("x[::-1, 1:5:2]", "F.slice(x, begin=(None, 1), end=(None, 5), step=(-1, 2))", SAFE),
+        returns("x[0, 1]", "F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))", SAFE),
+        returns("x[..., 1]", "F.squeeze(F.slice_axis(x, axis=-1, begin=1, end=2), axis=-1)", SAFE),
         # bounds computed from ints (gluonfr RangeLoss's per-class rows): unsafe like any
         # non-literal bound (MXNet's slice raises where Python clamps)
         Invalid(
@@ -308,12 +279,7 @@ on it where the original worked.
             ),
             safety=UNSAFE,
         ),
-        Invalid(
-            net("return x[..., 1:3]"),
-            line=3,
-            fix=("x[..., 1:3]", "F.slice_axis(x, axis=-1, begin=1, end=3)"),
-            safety=UNSAFE,
-        ),
+        returns("x[..., 1:3]", "F.slice_axis(x, axis=-1, begin=1, end=3)", UNSAFE),
         Invalid(
             net("y = F.relu(x)\nreturn y[0, ...]"),
             line=4,
@@ -341,20 +307,15 @@ on it where the original worked.
             fix=("x[:, k]", "F.squeeze(F.slice_axis(x, axis=1, begin=k, end=k + 1), axis=1)"),
             safety=UNSAFE,
         ),
-        Invalid(net("x[0] = 1\nreturn F.relu(x)"), line=3),
-        Invalid(
-            net("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]"),
-            line=4,
-            fix=("y[-1]", "y[2]"),
-            safety=SAFE,
-        ),
+        ("x[0] = 1\nreturn F.relu(x)", 3),
+        ("y = F.split(x, num_outputs=3, axis=1)\nreturn y[-1]", 4, ("y[-1]", "y[2]"), SAFE),
         Invalid(
             net("y = x.split(axis=2, num_outputs=2)\nreturn F.concat(*y[::-1], dim=2)"),
             line=4,
             fix=("y[::-1]", "list(y)[::-1]"),
             safety=SAFE,
         ),
-        Invalid(net("idx = F.argmax(x, axis=1)\nreturn x[idx]"), line=4),
+        ("idx = F.argmax(x, axis=1)\nreturn x[idx]", 4),
         Invalid(
             "def first(t):\n    return t[0] + t[:, ::2][-1]\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return first(x)\n",
@@ -454,8 +415,8 @@ on it where the original worked.
             safety=UNSAFE,
         ),
         # items on both sides of `...`: reported without a fix
-        Invalid(net("y = F.relu(x)\nreturn y[0, ..., None, 1]"), line=4),
-    ]
+        ("y = F.relu(x)\nreturn y[0, ..., None, 1]", 4),
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
