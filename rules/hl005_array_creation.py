@@ -97,6 +97,27 @@ _SCOPED = constructor(
     "super(Net, self).__init__(**kwargs)\nwith self.name_scope():\n    self.dense = nn.Dense(3)"
 )
 
+_SUPER = "super().__init__(**kwargs)"
+
+
+def _local_constant(name: str, value: str, rest: str) -> Invalid:
+    """A block whose hybrid_forward starts with `<name> = nd.array(<value>)` and goes on with
+    `rest`: the fix builds the array in `__init__` as a constant parameter that hybrid_forward
+    takes as its input `<name>`, and the `nd` import it no longer needs goes (unsafe)."""
+    return Invalid(
+        _net(f"{name} = nd.array({value})\n{rest}", init=constructor(_SUPER)),
+        line=11,
+        fix=[
+            ("from mxnet import nd\n", ""),
+            (_SUPER, f"{_SUPER}\nself.{name} = self.params.get_constant('{name}', {value})"),
+            (
+                f"def hybrid_forward(self, F, x):\n    {name} = nd.array({value})",
+                f"def hybrid_forward(self, F, x, {name}):",
+            ),
+        ],
+        safety=UNSAFE,
+    )
+
 
 class ArrayCreation(Rule):
     code = "HL005"
@@ -315,8 +336,7 @@ branch), arrays made in helpers are reported without a fix.
         ),
         Invalid(
             _net(
-                "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)",
-                init=_SCOPED,
+                "scale = nd.array([0.5, 1.0, 2.0])\nreturn F.broadcast_mul(x, scale)", init=_SCOPED
             ),
             line=13,
             fix=[
@@ -448,97 +468,19 @@ branch), arrays made in helpers are reported without a fix.
         ),
         # reaching the graph through fluent methods (the fluent calls stay: a Symbol has them;
         # HL001 then rewrites the tile and `.T`)
-        Invalid(
-            _net(
-                "base = nd.array([[0.1, 0.2], [0.3, 0.4]])\n"
-                "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
-                init=constructor("super().__init__(**kwargs)"),
-            ),
-            line=11,
-            fix=[
-                ("from mxnet import nd\n", ""),
-                (
-                    "super().__init__(**kwargs)",
-                    (
-                        "super().__init__(**kwargs)\n"
-                        "self.base = self.params.get_constant('base', [[0.1, 0.2], [0.3, 0.4]])"
-                    ),
-                ),
-                (
-                    "def hybrid_forward(self, F, x):\n    base = nd.array([[0.1, 0.2], [0.3, 0.4]])",
-                    "def hybrid_forward(self, F, x, base):",
-                ),
-            ],
-            safety=UNSAFE,
+        _local_constant(
+            "base",
+            "[[0.1, 0.2], [0.3, 0.4]]",
+            "return F.tile(base.expand_dims(axis=0), reps=(x.shape[0], 1, 1))",
         ),
-        Invalid(
-            _net(
-                "w = nd.array([[1.0, 2.0], [3.0, 4.0]])\nreturn F.dot(x, w.T.astype('float32'))",
-                init=constructor("super().__init__(**kwargs)"),
-            ),
-            line=11,
-            fix=[
-                ("from mxnet import nd\n", ""),
-                (
-                    "super().__init__(**kwargs)",
-                    (
-                        "super().__init__(**kwargs)\n"
-                        "self.w = self.params.get_constant('w', [[1.0, 2.0], [3.0, 4.0]])"
-                    ),
-                ),
-                (
-                    "def hybrid_forward(self, F, x):\n    w = nd.array([[1.0, 2.0], [3.0, 4.0]])",
-                    "def hybrid_forward(self, F, x, w):",
-                ),
-            ],
-            safety=UNSAFE,
-        ),
+        _local_constant("w", "[[1.0, 2.0], [3.0, 4.0]]", "return F.dot(x, w.T.astype('float32'))"),
         # a method of the array called with a tensor
-        Invalid(
-            _net(
-                "mask = nd.array([[1.0, 0.0, 1.0]])\nreturn x * mask.broadcast_like(x)",
-                init=constructor("super().__init__(**kwargs)"),
-            ),
-            line=11,
-            fix=[
-                ("from mxnet import nd\n", ""),
-                (
-                    "super().__init__(**kwargs)",
-                    (
-                        "super().__init__(**kwargs)\n"
-                        "self.mask = self.params.get_constant('mask', [[1.0, 0.0, 1.0]])"
-                    ),
-                ),
-                (
-                    "def hybrid_forward(self, F, x):\n    mask = nd.array([[1.0, 0.0, 1.0]])",
-                    "def hybrid_forward(self, F, x, mask):",
-                ),
-            ],
-            safety=UNSAFE,
-        ),
+        _local_constant("mask", "[[1.0, 0.0, 1.0]]", "return x * mask.broadcast_like(x)"),
         # through a local bound to a chain, arithmetic with a number on the way
-        Invalid(
-            _net(
-                "scale = nd.array([0.5, 1.0, 2.0])\ns = (scale * 2).reshape((1, 3))\n"
-                "return F.broadcast_mul(x, s)",
-                init=constructor("super().__init__(**kwargs)"),
-            ),
-            line=11,
-            fix=[
-                ("from mxnet import nd\n", ""),
-                (
-                    "super().__init__(**kwargs)",
-                    (
-                        "super().__init__(**kwargs)\n"
-                        "self.scale = self.params.get_constant('scale', [0.5, 1.0, 2.0])"
-                    ),
-                ),
-                (
-                    "def hybrid_forward(self, F, x):\n    scale = nd.array([0.5, 1.0, 2.0])",
-                    "def hybrid_forward(self, F, x, scale):",
-                ),
-            ],
-            safety=UNSAFE,
+        _local_constant(
+            "scale",
+            "[0.5, 1.0, 2.0]",
+            "s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
         ),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
         Invalid(
