@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns
 from .values import namespace_call
 from ._examples import net_xy
 
@@ -101,31 +101,21 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             ),
             safety=SAFE,
         ),
-        ("return F.concatenate(x)", 3, ("F.concatenate(x)", "F.concat(*x, dim=0)"), SAFE),
+        returns("F.concatenate(x)", "F.concat(*x, dim=0)", SAFE),
         Invalid(
             net_xy("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
             line=4,
             fix=("F.moveaxis(z, 0, -1)", "F.transpose(z, axes=(1, 2, 0))"),
             safety=SAFE,
         ),
-        Invalid(
-            net_xy("return F.moveaxis(F.relu(x), 1, 2)"),
-            line=3,
-            fix=("F.moveaxis(F.relu(x), 1, 2)", "F.swapaxes(F.relu(x), dim1=1, dim2=2)"),
-            safety=SAFE,
-        ),
+        returns("F.moveaxis(F.relu(x), 1, 2)", "F.swapaxes(F.relu(x), dim1=1, dim2=2)", SAFE),
         Invalid(
             net_xy("return F.broadcast_add(x, F.empty((1, 3)))"),
             line=3,
             fix=("F.empty((1, 3))", "F.zeros((1, 3))"),
             safety=UNSAFE,
         ),
-        Invalid(
-            net_xy("return F.contrib.isnan(x)"),
-            line=3,
-            fix=("F.contrib.isnan(x)", "F.broadcast_not_equal(x, x)"),
-            safety=SAFE,
-        ),
+        returns("F.contrib.isnan(x)", "F.broadcast_not_equal(x, x)", SAFE),
         ("return F.concatenate([x, y], axis=-1)", 3),  # the helper's bug
         ("F.onehot_encode(x, y)\nreturn y", 3),
         ("F.waitall()\nreturn x", 3),
