@@ -239,15 +239,27 @@ Reported only.
             )
 
     # -- inputs used as Python values ------------------------------------------------------
-    def _python_use(self, expr: Optional[cst.BaseExpression], how: str) -> None:
+    def _unreported_input(
+        self, expr: Optional[cst.BaseExpression], attribute: bool = False
+    ) -> Optional[cst.Name]:
+        """`expr` if it names an input not reported yet (it is then taken as reported) that is
+        used only as a Python value, or (`attribute`) that may be an operator's attribute:
+        each input is reported once. The sets are read after `_prepare` fills them."""
         if not isinstance(expr, cst.Name) or not self._prepare():
+            return None
+        inputs = self._attribute_inputs if attribute else self._python
+        if expr.value not in inputs or expr.value in self._reported:
+            return None
+        self._reported.add(expr.value)
+        return expr
+
+    def _python_use(self, expr: Optional[cst.BaseExpression], how: str) -> None:
+        name_node = self._unreported_input(expr)
+        if name_node is None:
             return
-        name = expr.value
-        if name not in self._python or name in self._reported:
-            return
-        self._reported.add(name)
+        name = name_node.value
         self.report(
-            expr,
+            name_node,
             f"input `{name}` is used as a Python value ({how}): hybridized, gluon refuses a "
             "bool/int/str input (ValueError: the input of HybridBlock must be (nested) list "
             "of Symbol or NDArray) and an array fails here too, so only the default works; "
@@ -285,14 +297,12 @@ Reported only.
     def _attribute_use(self, expr: cst.BaseExpression, where: str) -> None:
         """An input passed as an operator's attribute: MXNet takes a Python value there, and
         an array fails (`Invalid Parameter format`) eagerly and hybridized alike."""
-        if not isinstance(expr, cst.Name) or not self._prepare():
+        name_node = self._unreported_input(expr, attribute=True)
+        if name_node is None:
             return
-        name = expr.value
-        if name not in self._attribute_inputs or name in self._reported:
-            return
-        self._reported.add(name)
+        name = name_node.value
         self.report(
-            expr,
+            name_node,
             f"input `{name}` is an operator attribute ({where}), a Python value: hybridized, "
             "gluon refuses an int/float/str/bool input (ValueError: the input of HybridBlock "
             "must be (nested) list of Symbol or NDArray) and an array fails as an attribute "
