@@ -115,6 +115,12 @@ def invalid_table(build: Callable[[str], str], *rows: Row) -> List[Invalid]:
     return examples
 
 
+def valid_table(build: Callable[[str], str], *rows: Union[str, Valid]) -> List[Valid]:
+    """VALID examples written as a table, one line an example: the row `body` is
+    `Valid(build(body))` (`build` as for :func:`invalid_table`); a Valid row stands as written."""
+    return [row if isinstance(row, Valid) else Valid(build(row)) for row in rows]
+
+
 def returns(expr: str, new: str, safety: Optional[str], line: int = 3) -> Row:
     """The :func:`invalid_table` row of a block whose body is `return <expr>` (line 3 of a
     `net` or `net_xy` block) and whose fix rewrites that expression as `new`: the expression

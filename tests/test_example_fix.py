@@ -8,8 +8,8 @@ must fail the rule-example harness like a wrong `fixed=` does.
 import pytest
 
 import test_rule_examples as harness
-from hybridlint.rules import ALL_RULES, Invalid
-from hybridlint.rules.base import invalid_table, returns
+from hybridlint.rules import ALL_RULES, Invalid, Valid
+from hybridlint.rules.base import invalid_table, returns, valid_table
 from hybridlint.rules._examples import apply_fix, net, net_xy
 
 INPLACE = next(rule for rule in ALL_RULES if rule.code == "HL004")
@@ -104,3 +104,8 @@ def test_a_returns_row_states_the_returned_expression_once():
     assert invalid_table(net, row) == [
         Invalid(net("return x.T"), line=3, fix=("x.T", "F.transpose(x)"), safety="safe")
     ]
+
+
+def test_a_valid_table_row_is_the_valid_example_of_its_body():
+    other = Valid("class Net(HybridBlock):\n    pass\n")
+    assert valid_table(net, "return x", other) == [Valid(net("return x")), other]
