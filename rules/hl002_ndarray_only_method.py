@@ -9,7 +9,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
-from .base import UNSAFE, Invalid, Rule, Valid, invalid_table
+from .base import UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 from ._select_if import plan_select_if
 from ._examples import net
 
@@ -111,18 +111,19 @@ names:
   their dtypes differ, `broadcast_div` raises where the scalar operator cast the number.
 """
 
-    VALID = [
-        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.asnumpy())\nreturn x")),
-        Valid(net("n = float(self.scale)\nreturn x * n")),
-        Valid(net("k = int(3.5)\nreturn x * k")),
+    VALID = valid_table(
+        net,
+        "if isinstance(x, mx.nd.NDArray):\n    print(x.asnumpy())\nreturn x",
+        "n = float(self.scale)\nreturn x * n",
+        "k = int(3.5)\nreturn x * k",
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n"
             "        return x if mask is None else x * float(mask)\n"
         ),
-        Valid(net("return x.asnumpy()  # noqa: HL002")),
+        "return x.asnumpy()  # noqa: HL002",
         Valid("def debug(y):\n    return y.asnumpy()\n"),
-        Valid(net("mu = x.mean()\nreturn F.broadcast_sub(x, mu)")),  # the rewrite's result
-    ]
+        "mu = x.mean()\nreturn F.broadcast_sub(x, mu)",  # the rewrite's result
+    )
     INVALID = invalid_table(
         net,
         ("return x.asnumpy()", 3),

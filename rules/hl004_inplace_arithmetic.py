@@ -7,7 +7,7 @@ from typing import Dict, Type, Union
 import libcst as cst
 
 from ._examples import net_xy
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
 _AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
@@ -69,21 +69,20 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
 `x = x + y` does not.
 """
 
-    VALID = [
-        Valid(net_xy("n = 0\nn += 1\nreturn x * n")),
-        Valid(
-            net_xy("z = F.relu(x)\nz **= 2\nz %= 3\nreturn z")
-        ),  # fall back to z = z ** 2 on a Symbol
-        Valid(net_xy("x = x + y\nreturn x")),
-        Valid(net_xy("if F is mx.nd:\n    x += y\nreturn x")),
-        Valid(net_xy("z = F.relu(x)\nz += 1  # hybridlint: ignore")),
+    VALID = valid_table(
+        net_xy,
+        "n = 0\nn += 1\nreturn x * n",
+        "z = F.relu(x)\nz **= 2\nz %= 3\nreturn z",  # fall back to z = z ** 2 on a Symbol
+        "x = x + y\nreturn x",
+        "if F is mx.nd:\n    x += y\nreturn x",
+        "z = F.relu(x)\nz += 1  # hybridlint: ignore",
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
             "        outs = []\n        outs += [x]\n        return outs\n"
         ),
         # an input the body treats as a list (len, iteration): `z += x` extends a list
-        Valid(net_xy("z = x * 2\nz += x\nreturn z[:len(x)]")),
-    ]
+        "z = x * 2\nz += x\nreturn z[:len(x)]",
+    )
     INVALID = invalid_table(
         net_xy,
         # an input used as tensors are used (arithmetic) is a tensor (issue 21 item 1); a list
