@@ -14,7 +14,7 @@ from . import _constant_param as const
 from ._build import call, integer, tuple_of
 from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
-from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, valid_table
 from .values import self_attribute_name
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
@@ -200,22 +200,15 @@ the block changes in place later is not seen. `np.array(...)`, scalars, other no
 branch), arrays made in helpers are reported without a fix.
 """
 
-    VALID = [
-        Valid(_net("return F.broadcast_mul(x, F.ones((1, 3)))")),
-        Valid(_net("if F is mx.nd:\n    return x + nd.array([1.0])\nreturn x")),
-        Valid(
-            _net(
-                "table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)"
-            )
-        ),
-        Valid(_net("return F.relu(x)  # nd.array([1]) in a comment")),
-        Valid(_net("return x + nd.array([1.0, 2.0])  # noqa: HL005")),
+    VALID = valid_table(
+        _net,
+        "return F.broadcast_mul(x, F.ones((1, 3)))",
+        "if F is mx.nd:\n    return x + nd.array([1.0])\nreturn x",
+        "table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)",
+        "return F.relu(x)  # nd.array([1]) in a comment",
+        "return x + nd.array([1.0, 2.0])  # noqa: HL005",
         # a chain that ends in numpy never meets the graph
-        Valid(
-            _net(
-                "table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)"
-            )
-        ),
+        "table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)",
         # a numpy reduction is a numpy scalar, which tensors take
         Valid(
             _net(
@@ -230,7 +223,7 @@ branch), arrays made in helpers are reported without a fix.
                 init=constructor("super().__init__(**kwargs)\nself.mean = nd.array([0.5, 0.25])"),
             )
         ),
-    ]
+    )
     INVALID = [
         # an NDArray made in __init__ and kept on self: a constant parameter in place
         Invalid(

@@ -21,7 +21,7 @@ from ..mxnet_facts import (
 from ._ndarray_only_fix import ndarray_only_fix
 from ._broadcast_like import plan_broadcast_to
 from .analysis import NAMESPACE, TENSOR, TENSORS, dotted_name, namespace_call
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, valid_table
 
 # NDArray-only arguments: with them the call has no F equivalent.
 _EAGER_ONLY_KEYWORDS = {"out", "ctx"}
@@ -128,15 +128,12 @@ constructor's parameter defaults to something else than mx.nd (code the linter d
 may build the object without it).
 """
 
-    VALID = [
-        Valid(_net("return F.relu(x)")),
-        Valid(_net("if F is mx.nd:\n    return nd.relu(x)\nreturn F.relu(x)")),
-        Valid(
-            _net(
-                "w = nd.zeros((2, 3))  # not combined with a tensor: eager bookkeeping\nreturn F.relu(x)"
-            )
-        ),
-        Valid(_net("return x + nd.array([1.0])")),  # HL005's business
+    VALID = valid_table(
+        _net,
+        "return F.relu(x)",
+        "if F is mx.nd:\n    return nd.relu(x)\nreturn F.relu(x)",
+        "w = nd.zeros((2, 3))  # not combined with a tensor: eager bookkeeping\nreturn F.relu(x)",
+        "return x + nd.array([1.0])",  # HL005's business
         Valid(
             _net(
                 "return nd.relu(x)",
@@ -145,7 +142,7 @@ may build the object without it).
             )
         ),
         Valid("from mxnet import nd\n\n\ndef helper(y):\n    return nd.relu(y)\n"),  # not reached
-        Valid(_net("return nd.relu(x)  # noqa: HL006")),
+        "return nd.relu(x)  # noqa: HL006",
         Valid(  # `self.F` is the namespace the block passed; `if self.F is mx.nd` is eager-only
             _net(
                 _GRAM_NET,
@@ -157,7 +154,7 @@ may build the object without it).
                 ),
             )
         ),
-    ]
+    )
     INVALID = [
         Invalid(
             _net("return nd.relu(x)"),

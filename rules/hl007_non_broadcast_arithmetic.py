@@ -34,7 +34,7 @@ from .analysis import (
     self_attribute_name,
     walk_nodes,
 )
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, valid_table
 from ._examples import constructor, net, net_xy
 from .values import target_names
 
@@ -290,7 +290,8 @@ only Parameters, the caller passes the margin) — `F.broadcast_sub(d, 0.5)` rai
 must have NDArray type` where `d - 0.5` worked.
 """
 
-    VALID = [
+    VALID = valid_table(
+        net_xy,
         # a helper's operand the caller may pass as a Python number (`beta=self._beta`): unproven,
         # and broadcast_sub would reject the number (`Argument rhs must have NDArray type`)
         Valid(
@@ -298,11 +299,11 @@ must have NDArray type` where `d - 0.5` worked.
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
             "        return _loss(F, F.relu(x), self._beta)\n"
         ),
-        Valid(net_xy("out = F.relu(x)\nreturn out + x")),
-        Valid(net_xy("return x * 2 + 1")),
-        Valid(net_xy("a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b")),
-        Valid(net_xy("return F.ones((2, 3)) + F.zeros((2, 3))")),
-        Valid(net_xy("return F.broadcast_add(x, x.sum(axis=1, keepdims=True))")),
+        "out = F.relu(x)\nreturn out + x",
+        "return x * 2 + 1",
+        "a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b",
+        "return F.ones((2, 3)) + F.zeros((2, 3))",
+        "return F.broadcast_add(x, x.sum(axis=1, keepdims=True))",
         # F.maximum(reduction, 1.0) and `reduction == 0` keep the reduction's shape (GluonTS scalers, N-BEATS)
         Valid(
             net_xy(
@@ -333,8 +334,8 @@ must have NDArray type` where `d - 0.5` worked.
                 "return d / F.broadcast_maximum(a * b, F.full((1, 1), 1e-12))"
             )
         ),
-        Valid(net_xy("m = x.mean(axis=1, keepdims=True)\nreturn m * 2")),
-        Valid(net_xy("return x.reshape((0, -1)) + y.reshape((0, -1))")),
+        "m = x.mean(axis=1, keepdims=True)\nreturn m * 2",
+        "return x.reshape((0, -1)) + y.reshape((0, -1))",
         # two parameters, shapes set when the block is built: nothing says they differ
         Valid(
             "class Net(HybridBlock):\n    def __init__(self, units=4):\n        super().__init__()\n"
@@ -342,15 +343,15 @@ must have NDArray type` where `d - 0.5` worked.
             "        self.beta = self.params.get('beta', shape=(units,))\n\n"
             "    def hybrid_forward(self, F, x, gamma, beta):\n        return gamma * beta\n"
         ),
-        Valid(net_xy("return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]")),
+        "return x - x.mean(axis=1, keepdims=True)  # hybridlint: ignore[HL007]",
         # per-sample values on both sides, reduced by different ops over the same axis
         # (gluonfr's ContrastiveLoss; MXNet 1.9.1 runs it hybridized)
-        Valid(net_xy("d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)")),
-        Valid(net_xy("p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)")),
+        "d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)",
+        "p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)",
         # one reduction spelled two ways, and exclude=True of the other axes: the same shape
-        Valid(net_xy("return F.sum(x, axis=1) * x.sum(axis=1)")),
-        Valid(net_xy("return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))")),
-        Valid(net_xy("return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)")),
+        "return F.sum(x, axis=1) * x.sum(axis=1)",
+        "return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))",
+        "return F.relu(x.mean(axis=1, keepdims=True)) / F.mean(x, 1, True)",
         # a gate upsampled back to the map's size (PSPNet's pooling branch): no 1s left
         Valid(
             _se(
@@ -408,12 +409,8 @@ must have NDArray type` where `d - 0.5` worked.
             )
         ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)
-        Valid(
-            net_xy(
-                "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n"
-            )
-        ),
-    ]
+        "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
+    )
     INVALID = [
         # a squeeze-and-excitation gate: (B, C, H, W) * (B, C, 1, 1) (GluonCV2's BiSeNet)
         Invalid(
