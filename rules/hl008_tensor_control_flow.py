@@ -10,7 +10,7 @@ import libcst as cst
 from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
 from ._examples import net, with_parent
-from .base import SAFE, Invalid, Rule, Valid, invalid_table
+from .base import SAFE, Invalid, Rule, Valid, invalid_table, valid_table
 
 _BOOL_ERROR = (
     'NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
@@ -76,7 +76,8 @@ Keep the decision in the graph:
 No automatic fix: the graph form depends on what the branch or loop computes.
 """
 
-    VALID = [
+    VALID = valid_table(
+        _net,
         # issue 11: a parent passes a list of arrays to the block that iterates its input
         Valid(with_parent(_FUSION, "Fusion", "[F.relu(x), F.sigmoid(x)]")),
         # the parent passes its own input on: nothing proves it is one array
@@ -93,12 +94,10 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             "        for block, xi in zip(self._children.values(), x):\n            out.append(block(xi))\n"
             "        return out\n"
         ),
-        Valid(_net("if mask is None:\n    return x\nreturn x * mask")),
-        Valid(_net("for i in range(3):\n    x = F.relu(x)\nreturn x")),
-        Valid(
-            _net("outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])")
-        ),
-        Valid(_net("return F.where(x > 0, x, -x)")),
+        "if mask is None:\n    return x\nreturn x * mask",
+        "for i in range(3):\n    x = F.relu(x)\nreturn x",
+        "outs = [F.relu(x), F.sigmoid(x)]\nreturn sum(outs[1:], outs[0]) * max([1, 2])",
+        "return F.where(x > 0, x, -x)",
         # an input only iterated is a list of arrays (analysis.list_inputs), in a for or a
         # comprehension (not `class Net`: the ground-truth harness feeds single arrays to a Net)
         Valid(
@@ -110,16 +109,16 @@ No automatic fix: the graph form depends on what the branch or loop computes.
             "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
             "        return F.add_n(*[F.relu(f) for f in feats])\n"
         ),
-        Valid(_net("if F is mx.nd:\n    assert x.sum() > 0\nreturn x")),
+        "if F is mx.nd:\n    assert x.sum() > 0\nreturn x",
         Valid(
             _net(
                 "parts = F.split(x, num_outputs=3)\nout = []\nfor p in parts:\n    out.append(F.relu(p))\n"
                 "return F.concat(*out, dim=1)"
             )
         ),
-        Valid(_net("n = 2 if self.training else 3\nreturn x * n")),
-        Valid(_net("if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x")),
-    ]
+        "n = 2 if self.training else 3\nreturn x * n",
+        "if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x",
+    )
     INVALID = invalid_table(
         _net,
         # issue 11: the module's only call of the block passes one stacked tensor, so the

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._len_repeat_fix import plan_repeat_by_len
 from .analysis import call_argument, dotted_name
-from .base import SAFE, Invalid, Rule, Valid, invalid_table
+from .base import SAFE, Invalid, Rule, Valid, invalid_table, valid_table
 from ._examples import constructor, net
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
@@ -53,7 +53,8 @@ for an NDArray. The repeat rewrite is safe where axis 0 is visibly 1 (`expand_di
 broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/logging are reported without a fix.
 """
 
-    VALID = [
+    VALID = valid_table(
+        net,
         # a tuple behind a type test, in a helper (GluonNLP's sequence sampler)
         Valid(
             "def _expand(F, data, size):\n    if isinstance(data, (list, tuple)):\n"
@@ -62,8 +63,8 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
             "        return _expand(F, states, 2), F.relu(x)\n"
         ),
-        Valid(net("parts = F.split(x, num_outputs=2)\nreturn x * len(parts)")),
-        Valid(net("print('running')\nreturn x")),
+        "parts = F.split(x, num_outputs=2)\nreturn x * len(parts)",
+        "print('running')\nreturn x",
         # len() of an input only indexed and counted: a list of feature maps (analysis.list_inputs)
         Valid(
             "class Decoder(HybridBlock):\n    def hybrid_forward(self, F, feats):\n"
@@ -71,10 +72,10 @@ broadcasting a length-1 axis is repeating it. Other `len(x)` and all printing/lo
             "            x = F.UpSampling(x, scale=2, sample_type='nearest') + feats[i]\n"
             "        return x\n"
         ),
-        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x")),
-        Valid(net("logging.info('shape %s', (2, 3))\nreturn x")),
-        Valid(net("print(x)  # noqa: HL009\nreturn F.relu(x)")),
-    ]
+        "if isinstance(x, mx.nd.NDArray):\n    print(x)\nreturn x",
+        "logging.info('shape %s', (2, 3))\nreturn x",
+        "print(x)  # noqa: HL009\nreturn F.relu(x)",
+    )
     INVALID = invalid_table(
         net,
         ("print(x)\nreturn F.relu(x)", 3),

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._examples import constructor, net
 from .analysis import ClassFacts, dotted_name
-from .base import SAFE, Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid, valid_table
 from .values import walk_nodes
 
 _IMPORTS = "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
@@ -72,18 +72,19 @@ could never have written for this class, since it cannot be constructed. With an
 non-hybrid child (or `.add(*layers)`), and for other non-hybrid classes, it is reported only.
 """
 
-    VALID = [
-        Valid(_net("self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4))")),
-        Valid(_net("with self.name_scope():\n    self.body = nn.Dense(4)")),
+    VALID = valid_table(
+        _net,
+        "self.body = nn.HybridSequential()\nself.body.add(nn.Dense(4))",
+        "with self.name_scope():\n    self.body = nn.Dense(4)",
         Valid(
             "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
             "class Net(gluon.Block):\n    def __init__(self):\n        super().__init__()\n"
             "        self.body = nn.Sequential()\n\n    def hybrid_forward(self, F, x):\n"
             "        return self.body(x)\n"
         ),
-        Valid(_net("self.body = nn.Sequential()  # hybridlint: ignore[HL010]")),
-        Valid(_net("self.body = nn.HybridSequential()\nself.cache = dict()")),
-    ]
+        "self.body = nn.Sequential()  # hybridlint: ignore[HL010]",
+        "self.body = nn.HybridSequential()\nself.cache = dict()",
+    )
     INVALID = [
         Invalid(
             _net(

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ._build import call, tuple_of
 from .guards import one_sided_reshape
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, valid_table
 from .values import call_argument, literal_int, namespace_call
 from ._examples import net
 
@@ -75,22 +75,23 @@ two or more (write `x.reshape(tuple(dims))`). The guard's `F.reshape_like` is un
 where the eager branch made a view, above).
 """
 
-    VALID = [
-        Valid(net("return x.reshape((0, -1, 4))")),
-        Valid(net("return x.reshape([0, -1])")),
-        Valid(net("return x.reshape(-1)")),  # one value: shape=-1 on both
-        Valid(net("return x.reshape(shape=(0, -1))")),
-        Valid(net("return x.reshape((-1, 3), reverse=True)")),
-        Valid(net("return F.reshape(x, (0, -1))")),
-        Valid(net("a = x.asnumpy().reshape(2, -1)\nreturn x")),  # numpy's reshape (HL002's finding)
+    VALID = valid_table(
+        net,
+        "return x.reshape((0, -1, 4))",
+        "return x.reshape([0, -1])",
+        "return x.reshape(-1)",  # one value: shape=-1 on both
+        "return x.reshape(shape=(0, -1))",
+        "return x.reshape((-1, 3), reverse=True)",
+        "return F.reshape(x, (0, -1))",
+        "a = x.asnumpy().reshape(2, -1)\nreturn x",  # numpy's reshape (HL002's finding)
         Valid(
             "import numpy as np\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        k = np.arange(4).reshape(2, 2)\n        return x * float(k.sum())\n"
         ),
-        Valid(net("return x.reshape(0, -1)  # hybridlint: ignore[HL011]")),
-        Valid(net("return x.reshape((1,))")),
-        Valid(net("n = x.asnumpy().reshape(())\nreturn x")),  # numpy's 0-d reshape
-    ]
+        "return x.reshape(0, -1)  # hybridlint: ignore[HL011]",
+        "return x.reshape((1,))",
+        "n = x.asnumpy().reshape(())\nreturn x",  # numpy's 0-d reshape
+    )
     INVALID = [
         # MXNet's own codes (-2, -3, -4): only an MXNet array takes them, whatever the value is
         # (gluonnlp's CacheCell, on what a parent class's hybrid_forward returned)
