@@ -9,7 +9,7 @@ import libcst as cst
 
 from ._examples import constructor, net
 from .analysis import PARAMETER, TENSOR, TENSORS
-from .base import Invalid, Rule, Valid, invalid_table
+from .base import Invalid, Rule, Valid, invalid_table, valid_table
 from .values import self_attribute_name, walk_nodes
 
 # Methods that change a list, dict or set in place.
@@ -95,20 +95,19 @@ applies.
 No automatic fix: where the state should live depends on the program.
 """
 
-    VALID = [
-        Valid(_net("n = self.calls + 1\nreturn x * n")),
-        Valid(_net("cache = []\ncache.append(x)\nreturn F.add_n(*cache)")),
-        Valid(_net("if F is mx.nd:\n    self.calls += 1\nreturn x")),
-        Valid(
-            _net("self.scale = 2\nreturn x * self.scale")
-        ),  # a constant: the same value every call
-        Valid(_net("return F.relu(x) * len(self.cache)")),
+    VALID = valid_table(
+        _net,
+        "n = self.calls + 1\nreturn x * n",
+        "cache = []\ncache.append(x)\nreturn F.add_n(*cache)",
+        "if F is mx.nd:\n    self.calls += 1\nreturn x",
+        "self.scale = 2\nreturn x * self.scale",  # a constant: the same value every call
+        "return F.relu(x) * len(self.cache)",
         # Python values assigned afresh, whatever their form: the same on every call
-        Valid(_net("self.mode = 'a' if x is None else 'b'\nself.sizes = (2, 3)\nreturn x")),
-        Valid(_net("self.names = [str(i) for i in range(3)]\nreturn x")),
+        "self.mode = 'a' if x is None else 'b'\nself.sizes = (2, 3)\nreturn x",
+        "self.names = [str(i) for i in range(3)]\nreturn x",
         # a cache filled only eagerly (an eager-only branch is never traced)
-        Valid(_net("if F is mx.nd:\n    self.last = F.relu(x)\nreturn x")),
-        Valid(_net("self.calls += 1  # hybridlint: ignore[HL013]\nreturn x")),
+        "if F is mx.nd:\n    self.last = F.relu(x)\nreturn x",
+        "self.calls += 1  # hybridlint: ignore[HL013]\nreturn x",
         # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
         Valid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -124,7 +123,7 @@ No automatic fix: where the state should live depends on the program.
             "        return super().__call__(x)\n\n"
             "    def hybrid_forward(self, F, x):\n        return self.__call__(x)\n"
         ),
-    ]
+    )
     INVALID = invalid_table(
         _net,
         ("self.calls += 1\nreturn x * self.calls", 8),

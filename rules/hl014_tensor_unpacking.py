@@ -16,7 +16,7 @@ from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
 from ._outputs import single_output
 from .analysis import dotted_name
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 
 # Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
 _ITERATING = {
@@ -103,24 +103,25 @@ shape () there. An iterating builtin's rewrite is safe when the tensor's first d
 stops at the shorter sequence, the split raises unless the tensor has exactly n rows).
 """
 
-    VALID = [
+    VALID = valid_table(
+        net,
         # issue 11: the parent passes a tuple of arrays to the block that unpacks its input
         Valid(with_parent(_PAIR, "Pair", "(F.relu(x), F.sigmoid(x))")),
-        Valid(net("a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b")),
-        Valid(net("h, w = (3, 4)\nreturn x * h * w")),
-        Valid(net("parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)")),
-        Valid(net("outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))")),
+        "a, b = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)\nreturn a + b",
+        "h, w = (3, 4)\nreturn x * h * w",
+        "parts = F.split(x, num_outputs=2)\nreturn F.concat(*parts, dim=1)",
+        "outs = [F.relu(x), F.sigmoid(x)]\nreturn F.add_n(*outs) + len(list(outs))",
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n"
             "        return F.add_n(x, *args)\n"
         ),
-        Valid(net("y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding")),
-        Valid(net("a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b")),
+        "y = F.relu(x)\nreturn F.stack(*[r * 2 for r in y])  # HL008's finding",
+        "a, b = F.relu(x)  # hybridlint: ignore[HL014]\nreturn a + b",
         # multi-output operators and children (GluonCV's BBoxCenterToCorner, CenterNetDecoder)
-        Valid(net("s, i = F.relu(x).reshape((0, -1)).topk(k=1, ret_typ='both')\nreturn s + i")),
-        Valid(net("a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b")),
-        Valid(net("_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w")),
-    ]
+        "s, i = F.relu(x).reshape((0, -1)).topk(k=1, ret_typ='both')\nreturn s + i",
+        "a, b = F.amp_multicast(x, x, num_outputs=2)\nreturn a + b",
+        "_, w = x.shape_array().split(num_outputs=2, axis=0)\nreturn x * w",
+    )
     INVALID = invalid_table(
         net,
         # issue 11: the module's only call of the block passes one stacked tensor, so the

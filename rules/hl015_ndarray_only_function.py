@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..mxnet_facts import ADVICE, BINARY, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
-from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
 from .values import namespace_call
 from ._examples import net_xy
 
@@ -60,18 +60,19 @@ operators); a `concatenate` axis that is not a literal (a negative one gives the
 shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
 """
 
-    VALID = [
-        Valid(net_xy("return F.broadcast_equal(x, y)")),
-        Valid(net_xy("return F.concat(x, y, dim=1)")),
-        Valid(net_xy("if F is mx.nd:\n    return F.equal(x, y)\nreturn F.broadcast_equal(x, y)")),
-        Valid(net_xy("return F.relu(x)  # F.equal(x, y) in a comment")),
+    VALID = valid_table(
+        net_xy,
+        "return F.broadcast_equal(x, y)",
+        "return F.concat(x, y, dim=1)",
+        "if F is mx.nd:\n    return F.equal(x, y)\nreturn F.broadcast_equal(x, y)",
+        "return F.relu(x)  # F.equal(x, y) in a comment",
         Valid(
             "class Net(HybridBlock):\n    def forward(self, x, y):\n"
             "        return mx.nd.equal(x, y)\n"  # not hybrid code
         ),
-        Valid(net_xy("return F.array([1.0]) + x")),  # HL005's business
-        Valid(net_xy("return F.equal(x, y)  # hybridlint: ignore[HL015]")),
-    ]
+        "return F.array([1.0]) + x",  # HL005's business
+        "return F.equal(x, y)  # hybridlint: ignore[HL015]",
+    )
     INVALID = invalid_table(
         net_xy,
         Invalid(

@@ -9,7 +9,7 @@ import libcst as cst
 
 from ._examples import net
 from .analysis import dotted_name
-from .base import Invalid, Rule, Valid, invalid_table
+from .base import Invalid, Rule, Valid, invalid_table, valid_table
 from .guards import classify_guard
 from .values import parent_map, walk_nodes
 
@@ -86,8 +86,9 @@ again (it clears the cached graph) whenever the mode changes.
 No automatic fix: which mode-dependent computation the graph needs depends on the program.
 """
 
-    VALID = [
-        Valid(_net("return F.Dropout(x, p=0.5)")),
+    VALID = valid_table(
+        _net,
+        "return F.Dropout(x, p=0.5)",
         # YOLOV3-like: training calls pass targets, prediction calls only x; MXNet refuses the
         # cached graph on a mode switch (ValueError) instead of running the traced mode
         Valid(
@@ -104,20 +105,16 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
             )
         ),
         # eager-only: an `F is nd` branch is never traced
-        Valid(_net("if F is mx.nd and autograd.is_training():\n    x = x * 0.5\nreturn x")),
+        "if F is mx.nd and autograd.is_training():\n    x = x * 0.5\nreturn x",
         # a plain Block's forward runs on every call
         Valid(
             "from mxnet import autograd\n\n\nclass Net(Block):\n    def forward(self, x):\n"
             "        if autograd.is_training():\n            x = x * 0.5\n        return x\n"
         ),
         # the block's own method of that name, not autograd's
-        Valid(_net("if self.is_training():\n    x = x * 0.5\nreturn x")),
-        Valid(
-            _net(
-                "if autograd.is_training():  # hybridlint: ignore[HL016]\n    x = x * 0.5\nreturn x"
-            )
-        ),
-    ]
+        "if self.is_training():\n    x = x * 0.5\nreturn x",
+        "if autograd.is_training():  # hybridlint: ignore[HL016]\n    x = x * 0.5\nreturn x",
+    )
     INVALID = invalid_table(
         _net,
         ("if autograd.is_training():\n    x = x * 0.5\nreturn x", 6),

@@ -27,7 +27,7 @@ from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from ..analysis import SHAPE, call_argument, literal_int
 from ..values import dotted_name
-from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns
+from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _IDIOMS = {
@@ -118,7 +118,8 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + _patterns("Attributes stored where nothing reads them", dead_store)
     )
 
-    VALID = [
+    VALID = valid_table(
+        net,
         # eager-only guards in every form: an aliased namespace, a ternary, an early return
         Valid(
             "from mxnet import ndarray as _ND\n\n\n"
@@ -175,23 +176,23 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             "from mxnet.util import use_np\n\n\n@use_np\nclass Net(HybridBlock):\n"
             "    def hybrid_forward(self, F, x):\n        return F.np.zeros(x.shape)\n"
         ),
-        Valid(net("y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)")),
+        "y = F.np.tanh(x)\nreturn y.reshape(y.shape[0], -1)",
         Valid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        self.weight = self.params.get('weight', shape=(3, 4))\n"
             "    def hybrid_forward(self, F, x, weight):\n"
             "        return F.broadcast_add(F.zeros((1,) + self.weight.shape), x)\n"
         ),
-        Valid(net("if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x")),
-        Valid(net("if F is mx.nd:\n    n = x.shape[0]\nreturn x")),
-        Valid(net("a = F.split(x, num_outputs=2)\nreturn a")),
+        "if isinstance(x, mx.nd.NDArray):\n    print(x.shape)\nreturn x",
+        "if F is mx.nd:\n    n = x.shape[0]\nreturn x",
+        "a = F.split(x, num_outputs=2)\nreturn a",
         Valid(
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, states=None):\n"
             "        return x + states.shape[0]\n"
         ),
         Valid("def helper(y):\n    return y.shape\n"),
-        Valid(net("n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x")),
-        Valid(net("return x.reshape((0, -1))")),
+        "n = x.shape[0]  # hybridlint: ignore[HL001]\nreturn x",
+        "return x.reshape((0, -1))",
         # dims unpacked and used in an eager-only branch only
         Valid(
             net(
@@ -199,7 +200,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 "return x.reshape((0, -3))"
             )
         ),
-    ]
+    )
     VALID += SCALAR_VALID + CREATION_VALID  # the examples of rules/hl001/scalars.py, creation.py
     _HELPER = "\n\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
     INVALID = invalid_table(
