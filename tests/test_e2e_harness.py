@@ -158,28 +158,38 @@ def test_verdicts(kind, eager, hybrid, returncode, findings, claims, verdict):
 
 
 @pytest.mark.parametrize(
-    "kind, train, original_train, verdict",
+    "kind, train, train_hybrid, original_train, verdict",
     [
-        ("fails", ["equal", "equal"], [], "fixed"),
-        ("fails", ["equal", "differs in gradients: max abs diff 1"], [], "broken"),
-        ("fails", ["equal", "error: E"], [], "broken"),
+        ("fails", ["equal", "equal"], ["equal", "equal"], [], "fixed"),
+        # the rewrite's own eager step differs: broken
+        ("fails", ["equal", "differs in gradients: 1"], ["equal", "equal"], [], "broken"),
+        ("fails", ["equal", "error: E"], ["equal", "equal"], [], "broken"),
         # random draws the judge cannot match, or an original that cannot train: not judged
-        ("fails", ["random: differs: max abs diff 1", "reference: E"], [], "fixed"),
-        ("works", ["equal", "differs: shape (2,)"], ["equal", "equal"], "broken"),
-        # a working block the original does not train alike hybridized: that example is
-        # MXNet's difference, not the fix's
-        ("works", ["equal", "differs: shape (2,)"], ["equal", "differs: x"], "ok"),
+        ("fails", ["random: differs: 1", "reference: E"], ["equal", "equal"], [], "fixed"),
+        # only hybridized: MXNet's own difference for a failing block (no baseline)
+        ("fails", ["equal", "equal"], ["equal", "differs: 1"], [], "fixed"),
+        # a working block: its original hybridized is the baseline
+        ("works", ["equal", "equal"], ["equal", "differs: 1"], ["equal", "equal"], "broken"),
+        ("works", ["equal", "equal"], ["equal", "differs: 1"], ["equal", "differs: x"], "ok"),
     ],
 )
-def test_a_fix_equal_in_inference_must_also_train_alike(kind, train, original_train, verdict):
+def test_a_fix_equal_in_inference_must_also_train_alike(
+    kind, train, train_hybrid, original_train, verdict
+):
     tool = run.ToolRun(0, findings=[], claims=False)
-    verdicts = {"eager": ["equal", "equal"], "hybrid": ["equal", "equal"], "train": train}
+    verdicts = {
+        "eager": ["equal", "equal"],
+        "hybrid": ["equal", "equal"],
+        "train": train,
+        "train_hybrid": train_hybrid,
+    }
     outcome = run.classify(
         _case(kind=kind), tool, verdicts, "class Block:\n    pass\n", original_train
     )
     assert outcome.verdict == verdict, outcome
     if verdict == "broken":
         assert outcome.detail.startswith("training step")
+    assert bool(run.hybrid_training_note(verdicts)) == (train_hybrid[1] != "equal")
 
 
 HELPER_AND_BLOCK = "def helper(F, x):\n    return x.shape\n\n\nclass Block:\n    pass\n"
@@ -286,6 +296,35 @@ class Block(HybridBlock):
 """
 
 
+def _train(tmp_path, original_source, variant_source, shape, skip=()):
+    """The judge's training events for one case ({step: verdict}), after its inference pass
+    saved the reference parameters."""
+    import contextlib
+    import io
+    import json
+
+    mx = pytest.importorskip("mxnet")
+    judge = _load("judge")
+    original, changed = tmp_path / "original.py", tmp_path / "variant.py"
+    original.write_text(original_source)
+    changed.write_text(variant_source)
+    case = {
+        "name": tmp_path.name,
+        "block": "Block",
+        "original": str(original),
+        "variants": {"fix": str(changed)},
+        "examples": [{"inputs": [shape]}],
+        "unseen": [],
+    }
+    result = judge.Judge(mx, case, str(tmp_path)).judge()
+    assert result["variants"]["fix"]["hybrid"] == ["equal"], result
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        judge.Judge(mx, case, str(tmp_path)).training(set(skip))
+    events = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+    return {e["done"]: e["verdict"] for e in events if "done" in e}, events
+
+
 @pytest.mark.mxnet
 @pytest.mark.parametrize(
     "variant, train",
@@ -299,53 +338,49 @@ class Block(HybridBlock):
     ],
 )
 def test_the_judge_compares_a_training_step(tmp_path, variant, train):
-    mx = pytest.importorskip("mxnet")
-    judge = _load("judge")
-    original = tmp_path / "original.py"
-    original.write_text(_TRAINING_BLOCKS)
-    changed = tmp_path / "variant.py"
-    changed.write_text(_TRAINING_BLOCKS.replace("self.dense(x) * 2", variant))
-    case = {
-        "name": "training",
-        "block": "Block",
-        "original": str(original),
-        "variants": {"fix": str(changed)},
-        "examples": [{"inputs": [[2, 4]]}],
-        "unseen": [],
-    }
-    result = judge.Judge(mx, case, str(tmp_path)).judge()
-    assert result["variants"]["fix"]["hybrid"] == ["equal"]
-    assert result["variants"]["fix"]["train"][0].startswith(train), result
-    assert result["original_train"] == ["equal"]
+    source = _TRAINING_BLOCKS.replace("self.dense(x) * 2", variant)
+    verdicts, _ = _train(tmp_path, _TRAINING_BLOCKS, source, [2, 4])
+    assert verdicts["0:original:hybrid"] == "equal"
+    assert verdicts["0:fix:eager"].startswith(train), verdicts
+    assert verdicts["0:fix:hybrid"].startswith(train), verdicts
 
 
 @pytest.mark.mxnet
-def test_the_judge_does_not_judge_a_random_training_step(tmp_path):
-    mx = pytest.importorskip("mxnet")
-    judge = _load("judge")
+def test_the_judge_tells_a_random_training_step(tmp_path):
     source = _TRAINING_BLOCKS.replace("self.dense(x) * 2", "F.Dropout(self.dense(x), p=0.5)")
-    original = tmp_path / "original.py"
-    original.write_text(source)
-    changed = tmp_path / "variant.py"
-    changed.write_text(source.replace("p=0.5)", "p=0.5) * 1"))
-    case = {
-        "name": "random",
-        "block": "Block",
-        "original": str(original),
-        "variants": {"fix": str(changed)},
-        "examples": [{"inputs": [[8, 4]]}],
-        "unseen": [],
-    }
-    result = judge.Judge(mx, case, str(tmp_path)).judge()
-    verdict = result["variants"]["fix"]["train"][0]
     # MXNet 1.9.1 draws Dropout's mask alike eagerly and hybridized under one seed
-    assert verdict == "equal", result
-    # the reference run says the original's step depends on the seed; a plain one does not
-    inputs, example = [mx.nd.ones((8, 4)).asnumpy()], case["examples"][0]
-    (tmp_path / "plain.py").write_text(_TRAINING_BLOCKS)
-    for path, random in ((original, True), (tmp_path / "plain.py", False)):
-        params = str(tmp_path / f"{path.stem}.params")
-        one = judge.Judge(mx, {**case, "name": path.stem}, str(tmp_path))
-        block, _ = one.run("original", str(path), example, inputs, None, False)
-        block.save_parameters(params)
-        assert one.train_reference(str(path), example, inputs, params)[3] is random
+    verdicts, _ = _train(tmp_path, source, source.replace("p=0.5)", "p=0.5) * 1"), [8, 4])
+    assert verdicts["0:fix:hybrid"] == "equal", verdicts
+    # a rewrite that differs in a step the original draws at random is not held against it
+    verdicts, _ = _train(tmp_path, source, source.replace("p=0.5)", "p=0.25)"), [8, 4])
+    assert verdicts["0:fix:eager"].startswith("random: differs"), verdicts
+
+
+@pytest.mark.mxnet
+def test_a_skipped_step_is_not_run_and_a_skipped_reference_marks_its_input(tmp_path):
+    verdicts, events = _train(
+        tmp_path, _TRAINING_BLOCKS, _TRAINING_BLOCKS, [2, 4], skip={"0:fix:eager"}
+    )
+    assert "0:fix:eager" not in verdicts and verdicts["0:fix:hybrid"] == "equal"
+    verdicts, _ = _train(tmp_path, _TRAINING_BLOCKS, _TRAINING_BLOCKS, [2, 4], {"0:reference"})
+    assert verdicts["0:fix:hybrid"].startswith("reference: crashed"), verdicts
+
+
+def test_a_step_that_kills_the_judge_is_marked_and_the_rest_still_run(tmp_path):
+    """train_verdicts runs the judge again past a step in which the process died."""
+    script = tmp_path / "fake_judge.py"
+    script.write_text(
+        "import json, sys\n"
+        "skip = sys.argv[sys.argv.index('--skip') + 1].split(',') if '--skip' in sys.argv else []\n"
+        "for key in ['0:reference', '0:original:hybrid', '0:fix:eager', '0:fix:hybrid']:\n"
+        "    if key in skip:\n"
+        "        continue\n"
+        "    print(json.dumps({'start': key}), flush=True)\n"
+        "    if key == '0:fix:eager':\n"
+        "        sys.exit(-11)\n"
+        "    print(json.dumps({'done': key, 'verdict': 'equal'}), flush=True)\n"
+    )
+    trained = run.train_verdicts([sys.executable, str(script)], 1, ["fix"])
+    assert trained["original_train"] == ["equal"]
+    assert trained["variants"]["fix"]["train"][0].startswith("error: the judge died")
+    assert trained["variants"]["fix"]["train_hybrid"] == ["equal"]

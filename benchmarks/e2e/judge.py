@@ -1,6 +1,6 @@
 """Judge end-to-end cases under real MXNet 1.9.1: run in the MXNet venv by benchmarks/e2e/run.py.
 
-    python judge.py JOB.json
+    python judge.py JOB.json WORKDIR [--training [--skip KEY,...]]
 
 JOB is {"cases": [{"name", "block", "calls", "original": FILE, "variants": {LABEL: FILE},
 "examples": [...], "unseen": [...]}]}. Examples are in the ``[tool.hybridlint.examples]``
@@ -34,7 +34,6 @@ import json
 import os
 import random
 import sys
-import tempfile
 import traceback
 import warnings
 from typing import Any, List
@@ -202,12 +201,13 @@ class Judge:
             grads.append(param.grad().asnumpy() if used else np.zeros((0,) * 7))
         return [o.asnumpy() for o in outs], grads, sorted(structural)
 
-    def train_verdict(self, label, path, example, inputs, params, reference) -> str:
+    def train_verdict(self, label, path, example, inputs, params, hybrid, reference) -> str:
+        """A variant's training step against the original's eager one (`train_reference`)."""
         if isinstance(reference, str):
             return reference
         ref_outs, ref_grads, ref_names, random = reference
         try:
-            outs, grads, names = self.train(label, path, example, inputs, params, True)
+            outs, grads, names = self.train(label, path, example, inputs, params, hybrid)
         except BaseException as exc:  # noqa: BLE001 -- user code
             return "error: " + _error(exc, path)
         verdict = _compare(ref_outs, outs)
@@ -242,6 +242,42 @@ class Judge:
             _SEED = 0
         return outs, grads, names, random
 
+    def training(self, skip: set) -> None:
+        """Print the training verdicts as JSON lines, each step announced first: MXNet can
+        die in a backward pass (a segfault), and run.py then knows which step did, marks it
+        and runs the rest again with `skip`. Steps, per input: ``I:reference`` (the original
+        eagerly), ``I:original:hybrid`` (its baseline), ``I:LABEL:eager`` (the rewrite's own
+        effect on a training step) and ``I:LABEL:hybrid`` (what the user trains)."""
+        from hybridlint.checker.inputs import make_arrays, to_spec
+
+        case = self.case
+        examples = [(e, 0) for e in case["examples"]] + [(e, 1) for e in case["unseen"]]
+        original = os.path.abspath(case["original"])
+        steps = [("original", original, ("hybrid",))] + [
+            (label, os.path.abspath(path), ("eager", "hybrid"))
+            for label, path in case["variants"].items()
+        ]
+        for index, (example, seed) in enumerate(examples):
+            params = os.path.join(self.workdir, f"{index}.params")
+            inputs = make_arrays([to_spec(x) for x in example["inputs"]], seed)
+            key = f"{index}:reference"
+            if key in skip:
+                reference: Any = "reference: crashed (the process died in this step)"
+            else:
+                _say({"start": key})
+                reference = self.train_reference(original, example, inputs, params)
+                _say({"done": key, "verdict": "equal"})
+            for label, path, modes in steps:
+                for mode in modes:
+                    key = f"{index}:{label}:{mode}"
+                    if key in skip:
+                        continue
+                    _say({"start": key})
+                    verdict = self.train_verdict(
+                        label, path, example, inputs, params, mode == "hybrid", reference
+                    )
+                    _say({"done": key, "verdict": verdict})
+
     def judge(self) -> dict:
         from hybridlint.checker.inputs import make_arrays, to_spec
 
@@ -250,11 +286,10 @@ class Judge:
         result: dict = {
             "name": case["name"],
             "original_hybrid": [],
-            "original_train": [],
             "variants": {},
         }
         for label in case["variants"]:
-            result["variants"][label] = {"eager": [], "hybrid": [], "train": []}
+            result["variants"][label] = {"eager": [], "hybrid": []}
         original = os.path.abspath(case["original"])
         for index, (example, seed) in enumerate(examples):
             inputs = make_arrays([to_spec(x) for x in example["inputs"]], seed)
@@ -266,17 +301,12 @@ class Judge:
             except BaseException as exc:  # noqa: BLE001 -- user code
                 verdict = "reference: " + _error(exc, original)
                 result["original_hybrid"].append(verdict)
-                result["original_train"].append(verdict)
                 for label in case["variants"]:
-                    for mode in ("eager", "hybrid", "train"):
+                    for mode in ("eager", "hybrid"):
                         result["variants"][label][mode].append(verdict)
                 continue
             result["original_hybrid"].append(
                 self.verdict("original", original, example, inputs, params, True, reference)
-            )
-            trained = self.train_reference(original, example, inputs, params)
-            result["original_train"].append(
-                self.train_verdict("original", original, example, inputs, params, trained)
             )
             for label, path in case["variants"].items():
                 path = os.path.abspath(path)
@@ -286,9 +316,6 @@ class Judge:
                             label, path, example, inputs, params, mode == "hybrid", reference
                         )
                     )
-                result["variants"][label]["train"].append(
-                    self.train_verdict(label, path, example, inputs, params, trained)
-                )
         return result
 
     def verdict(self, label, path, example, inputs, params, hybrid, reference) -> str:
@@ -299,19 +326,30 @@ class Judge:
         return _compare(reference, outs)
 
 
+def _say(event: dict) -> None:
+    print(json.dumps(event), flush=True)
+
+
 def main(argv: list) -> int:
+    """``judge.py JOB.json WORKDIR``: the inference verdicts, one JSON line per case; WORKDIR
+    keeps each input's reference parameters for ``judge.py JOB.json WORKDIR --training
+    [--skip KEY,...]``, which prints the training steps (see `Judge.training`)."""
     with open(argv[1]) as handle:
         job = json.load(handle)
+    workdir = argv[2]
     warnings.simplefilter("ignore")
     import mxnet as mx
 
-    for case in job["cases"]:
-        with tempfile.TemporaryDirectory() as workdir:
-            try:
-                result = Judge(mx, case, workdir).judge()
-            except BaseException as exc:  # noqa: BLE001 -- report, go on with the next case
-                result = {"name": case["name"], "crash": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(result), flush=True)
+    case = job["cases"][0]
+    if "--training" in argv:
+        skip = set(argv[argv.index("--skip") + 1].split(",")) if "--skip" in argv else set()
+        Judge(mx, case, workdir).training(skip)
+        return 0
+    try:
+        result = Judge(mx, case, workdir).judge()
+    except BaseException as exc:  # noqa: BLE001 -- report
+        result = {"name": case["name"], "crash": f"{type(exc).__name__}: {exc}"}
+    _say(result)
     return 0
 
 

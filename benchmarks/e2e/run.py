@@ -13,8 +13,8 @@ public package, with examples that match its real callers; format in cases.py):
    examples and on inputs the tool never saw (``unseen``);
 3. each block ends, per mode, as one of
    - ``fixed``: eager and hybridized equal the original's eager outputs on every input, and
-     a training step hybridized (outputs and gradients under ``autograd.record()``) equals the
-     original's eager one (judge.py says which steps it cannot judge: random draws);
+     the rewrite's training step (outputs and gradients under ``autograd.record()``) equals
+     the original's (``training_difference`` says which steps count);
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
      blocking line and reason are printed) at a line where MXNet's hybridized run fails on an
      example (any line when MXNet raises nowhere in the file: a wrong value has no line);
@@ -268,20 +268,39 @@ def run_tool(mode: str, directory: Path, mxnet_python: str, src: Optional[str]) 
     return run
 
 
+def _judged(verdict: str) -> bool:
+    """A training verdict that says something about the rewrite: not "equal", not a step
+    whose random draws differ, not one the original itself cannot take."""
+    return verdict != "equal" and not verdict.startswith(("random:", "reference:"))
+
+
 def training_difference(case: Case, verdicts: dict, original_train: Sequence[str]) -> str:
-    """The first training step (hybridized, under autograd.record) whose outputs or
-    gradients differ from the original's eager one, "" if none: examples whose training
-    draws random numbers the judge cannot match, that the original cannot train, or (for a
-    working block) that the original does not train alike hybridized are not judged."""
+    """The first training step that shows the rewrite changed what training computes, ""
+    if none. The rewrite's own effect is its EAGER step against the original's (the same
+    MXNet mode on both sides); its hybridized step counts too for a working block, where the
+    original's hybridized step is the baseline (an input on which that baseline differs is
+    MXNet's difference, not the rewrite's). A failing block has no such baseline, so a
+    difference only hybridized is MXNet's own (`hybrid_training_note`)."""
+    n_examples = len(case.examples)
     for index, verdict in enumerate(verdicts.get("train", [])):
-        if verdict == "equal" or verdict.startswith(("random:", "reference:")):
-            continue
+        if _judged(verdict):
+            where = "" if index < n_examples else " (unseen input)"
+            return f"training step (eager) {verdict}{where}"
+    if case.kind != "works":
+        return ""
+    for index, verdict in enumerate(verdicts.get("train_hybrid", [])):
         baseline = original_train[index] if index < len(original_train) else "equal"
-        if case.kind == "works" and baseline != "equal":
-            continue
-        where = "" if index < len(case.examples) else " (unseen input)"
-        return f"training step {verdict}{where}"
+        if _judged(verdict) and baseline == "equal":
+            where = "" if index < n_examples else " (unseen input)"
+            return f"training step (hybridized) {verdict}{where}"
     return ""
+
+
+def hybrid_training_note(verdicts: dict) -> str:
+    """A hybridized training step that differs from the original's eager one while the
+    rewrite's eager step equals it: MXNet computes that step differently hybridized (PReLU's
+    alpha gradient, BatchNorm's last digits), shown but not held against the rewrite."""
+    return next((v for v in verdicts.get("train_hybrid", []) if _judged(v)), "")
 
 
 def classify(
@@ -334,10 +353,60 @@ def classify(
     return Outcome("silent", f"exit {run.returncode}; judge: {first}")
 
 
+def _events(stdout: str) -> List[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def train_verdicts(command: List[str], n_inputs: int, labels: List[str]) -> dict:
+    """The training steps of one case (judge.py --training), run again past any step in
+    which MXNet kills the process (a segfault in a backward pass): that step is an "error",
+    or, when it is the original's own step, every step of that input is "reference: ..."."""
+    verdicts: Dict[str, str] = {}
+    crashed: List[str] = []
+    for _ in range(4 * n_inputs * (len(labels) + 1) + 1):
+        skip = crashed + [k for k in verdicts if not k.endswith(":reference")]
+        extra = ["--skip", ",".join(skip)] if skip else []
+        started = None
+        try:
+            done = subprocess.run(
+                command + ["--training"] + extra,
+                capture_output=True,
+                text=True,
+                timeout=JUDGE_TIMEOUT,
+            )
+            stdout, why = (
+                done.stdout,
+                f"exit {done.returncode}: " + (done.stderr.strip().splitlines() or ["?"])[-1][:160],
+            )
+            ended = done.returncode == 0
+        except subprocess.TimeoutExpired as exc:
+            stdout, why, ended = str(exc.stdout or ""), f"timed out after {JUDGE_TIMEOUT} s", False
+        for event in _events(stdout):
+            if "start" in event:
+                started = event["start"]
+            elif "done" in event:
+                verdicts[event["done"]], started = event["verdict"], None
+        if ended or started is None:
+            break
+        crashed.append(started)
+        if not started.endswith(":reference"):
+            verdicts[started] = f"error: the judge died in this step ({why})"
+    result: dict = {"original_train": [], "variants": {}}
+    for index in range(n_inputs):
+        result["original_train"].append(verdicts.get(f"{index}:original:hybrid", "error: not run"))
+        for label in labels:
+            row = result["variants"].setdefault(label, {"train": [], "train_hybrid": []})
+            row["train"].append(verdicts.get(f"{index}:{label}:eager", "error: not run"))
+            row["train_hybrid"].append(verdicts.get(f"{index}:{label}:hybrid", "error: not run"))
+    return result
+
+
 def judge(cases: List[Case], dirs: Dict[str, Dict[str, Path]], modes, mxnet_python, jobs):
-    """{case name: judge result} from one judge process per case (user code: a timeout each)."""
+    """{case name: judge result} from one judge process per case (user code: a timeout each)
+    for the inference verdicts, then its training steps (`train_verdicts`)."""
 
     def one(case: Case) -> dict:
+        labels = [label for label in dirs[case.name] if label != "original"]
         job = {
             "cases": [
                 {
@@ -346,32 +415,35 @@ def judge(cases: List[Case], dirs: Dict[str, Dict[str, Path]], modes, mxnet_pyth
                     "calls": case.calls,
                     "original": str(dirs[case.name]["original"] / BLOCK_FILE),
                     "variants": {
-                        label: str(path / BLOCK_FILE)
-                        for label, path in dirs[case.name].items()
-                        if label != "original"
+                        label: str(dirs[case.name][label] / BLOCK_FILE) for label in labels
                     },
                     "examples": case.examples,
                     "unseen": case.unseen,
                 }
             ]
         }
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-            json.dump(job, handle)
-        try:
-            done = subprocess.run(
-                [mxnet_python, str(HERE / "judge.py"), handle.name],
-                capture_output=True,
-                text=True,
-                timeout=JUDGE_TIMEOUT,
-            )
-        except subprocess.TimeoutExpired:
-            return {"name": case.name, "crash": f"judge timed out after {JUDGE_TIMEOUT} s"}
-        finally:
-            os.unlink(handle.name)
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        if not lines:
-            return {"name": case.name, "crash": (done.stderr.strip().splitlines() or ["?"])[-1]}
-        return json.loads(lines[-1])
+        with tempfile.TemporaryDirectory() as workdir:
+            job_file = os.path.join(workdir, "job.json")
+            with open(job_file, "w") as handle:
+                json.dump(job, handle)
+            command = [mxnet_python, str(HERE / "judge.py"), job_file, workdir]
+            try:
+                done = subprocess.run(
+                    command, capture_output=True, text=True, timeout=JUDGE_TIMEOUT
+                )
+            except subprocess.TimeoutExpired:
+                return {"name": case.name, "crash": f"judge timed out after {JUDGE_TIMEOUT} s"}
+            lines = _events(done.stdout)
+            if not lines:
+                return {"name": case.name, "crash": (done.stderr.strip().splitlines() or ["?"])[-1]}
+            result = lines[-1]
+            if "crash" in result:
+                return result
+            trained = train_verdicts(command, len(case.examples) + len(case.unseen), labels)
+        result["original_train"] = trained["original_train"]
+        for label in labels:
+            result["variants"][label].update(trained["variants"][label])
+        return result
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         return {r["name"]: r for r in pool.map(one, cases)}
@@ -480,6 +552,9 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         for mode in row:
             if row[mode].verdict not in ("fixed", "ok"):
                 print(f"         {mode}: {row[mode].detail}")
+            elif mode in modes and hybrid_training_note(result["variants"][mode]):
+                note = hybrid_training_note(result["variants"][mode])
+                print(f"         {mode}: hybridized training step {note} (eager step equal)")
     print()
     for line in mislabelled:
         print("MISLABELLED", line)
@@ -504,6 +579,19 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             f"{tally.get('silent', 0)}  cannot-run {tally.get('cannot-run', 0)}  over-claimed "
             f"{tally.get('over-claimed', 0)}  invalid "
             f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
+        )
+    for mode in modes:
+        mxnets = [
+            c.name
+            for c in cases
+            if table[c.name][mode].verdict in ("fixed", "ok")
+            and "crash" not in results[c.name]
+            and hybrid_training_note(results[c.name]["variants"][mode])
+        ]
+        print(
+            f"{mode:13} training: {len(mxnets)} fixed or ok blocks train differently "
+            f"hybridized than eagerly, the rewrite's eager step equal to the original's"
+            + (f" ({', '.join(mxnets)})" if mxnets else "")
         )
     exact_rewrite_summary(fails, modes, table)
     for mode in ("verify", "verify-mxnet"):
