@@ -588,6 +588,20 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             and "crash" not in results[c.name]
             and hybrid_training_note(results[c.name]["variants"][mode])
         ]
+        steps = [
+            verdict
+            for c in cases
+            if "crash" not in results[c.name]
+            for key in ("train", "train_hybrid")
+            for verdict in results[c.name]["variants"][mode].get(key, [])
+        ]
+        print(
+            f"{mode:13} training steps (eager and hybridized): {len(steps)}; "
+            f"{sum(v == 'equal' for v in steps)} equal, "
+            f"{sum(v.startswith('random:') for v in steps)} random (not judged), "
+            f"{sum(v.startswith('reference:') for v in steps)} the original cannot take "
+            f"(not judged), {sum(_judged(v) for v in steps)} differ"
+        )
         print(
             f"{mode:13} training: {len(mxnets)} fixed or ok blocks train differently "
             f"hybridized than eagerly, the rewrite's eager step equal to the original's"
