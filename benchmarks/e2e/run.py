@@ -591,12 +591,12 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         steps = [
             verdict
             for c in cases
-            if "crash" not in results[c.name]
+            if "crash" not in results[c.name] and table[c.name][mode].verdict in ("fixed", "ok")
             for key in ("train", "train_hybrid")
             for verdict in results[c.name]["variants"][mode].get(key, [])
         ]
         print(
-            f"{mode:13} training steps (eager and hybridized): {len(steps)}; "
+            f"{mode:13} training steps of fixed or ok blocks (eager and hybridized): {len(steps)}; "
             f"{sum(v == 'equal' for v in steps)} equal, "
             f"{sum(v.startswith('random:') for v in steps)} random (not judged), "
             f"{sum(v.startswith('reference:') for v in steps)} the original cannot take "
