@@ -366,23 +366,30 @@ def test_a_skipped_step_is_not_run_and_a_skipped_reference_marks_its_input(tmp_p
     assert verdicts["0:fix:hybrid"].startswith("reference: crashed"), verdicts
 
 
-def test_a_step_that_kills_the_judge_is_marked_and_the_rest_still_run(tmp_path):
-    """train_verdicts runs the judge again past a step in which the process died."""
+@pytest.mark.parametrize(
+    "dies, said", [("sys.exit(-11)", "exit"), ("time.sleep(30)", "timed out after 2 s")]
+)
+def test_a_step_that_kills_the_judge_is_marked_and_the_rest_still_run(
+    tmp_path, monkeypatch, dies, said
+):
+    """train_verdicts runs the judge again past a step in which the process died or hung."""
+    monkeypatch.setattr(run, "JUDGE_TIMEOUT", 2)
     script = tmp_path / "fake_judge.py"
     script.write_text(
-        "import json, sys\n"
+        "import json, sys, time\n"
         "skip = sys.argv[sys.argv.index('--skip') + 1].split(',') if '--skip' in sys.argv else []\n"
         "for key in ['0:reference', '0:original:hybrid', '0:fix:eager', '0:fix:hybrid']:\n"
         "    if key in skip:\n"
         "        continue\n"
         "    print(json.dumps({'start': key}), flush=True)\n"
         "    if key == '0:fix:eager':\n"
-        "        sys.exit(-11)\n"
+        f"        {dies}\n"
         "    print(json.dumps({'done': key, 'verdict': 'equal'}), flush=True)\n"
     )
     trained = run.train_verdicts([sys.executable, str(script)], 1, ["fix"])
     assert trained["original_train"] == ["equal"]
-    assert trained["variants"]["fix"]["train"][0].startswith("error: the judge died")
+    died = trained["variants"]["fix"]["train"][0]
+    assert died.startswith("error: the judge died") and said in died, died
     assert trained["variants"]["fix"]["train_hybrid"] == ["equal"]
 
 

@@ -380,7 +380,10 @@ def train_verdicts(command: List[str], n_inputs: int, labels: List[str]) -> dict
             )
             ended = done.returncode == 0
         except subprocess.TimeoutExpired as exc:
-            stdout, why, ended = str(exc.stdout or ""), f"timed out after {JUDGE_TIMEOUT} s", False
+            # TimeoutExpired keeps the output as bytes, whatever `text` says
+            out = exc.stdout or b""
+            stdout = out.decode(errors="replace") if isinstance(out, bytes) else out
+            why, ended = f"timed out after {JUDGE_TIMEOUT} s", False
         for event in _events(stdout):
             if "start" in event:
                 started = event["start"]
