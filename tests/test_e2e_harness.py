@@ -298,16 +298,16 @@ class Block(HybridBlock):
 
 def _train(tmp_path, original_source, variant_source, shape, skip=()):
     """The judge's training events for one case ({step: verdict}), after its inference pass
-    saved the reference parameters."""
-    import contextlib
-    import io
+    saved the reference parameters: judge.py run as run.py runs it, in processes of its own
+    (MXNet state other tests leave in a worker cannot reach it)."""
     import json
+    import subprocess
 
-    mx = pytest.importorskip("mxnet")
-    judge = _load("judge")
+    pytest.importorskip("mxnet")
     original, changed = tmp_path / "original.py", tmp_path / "variant.py"
     original.write_text(original_source)
     changed.write_text(variant_source)
+    job = tmp_path / "job.json"
     case = {
         "name": tmp_path.name,
         "block": "Block",
@@ -316,13 +316,18 @@ def _train(tmp_path, original_source, variant_source, shape, skip=()):
         "examples": [{"inputs": [shape]}],
         "unseen": [],
     }
-    result = judge.Judge(mx, case, str(tmp_path)).judge()
+    job.write_text(json.dumps({"cases": [case]}))
+    command = [sys.executable, str(E2E / "judge.py"), str(job), str(tmp_path)]
+
+    def events(extra):
+        done = subprocess.run(command + extra, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+    result = events([])[-1]
     assert result["variants"]["fix"]["hybrid"] == ["equal"], result
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        judge.Judge(mx, case, str(tmp_path)).training(set(skip))
-    events = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
-    return {e["done"]: e["verdict"] for e in events if "done" in e}, events
+    steps = events(["--training"] + (["--skip", ",".join(skip)] if skip else []))
+    return {e["done"]: e["verdict"] for e in steps if "done" in e}, steps
 
 
 @pytest.mark.mxnet
