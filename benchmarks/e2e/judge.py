@@ -36,7 +36,7 @@ import random
 import sys
 import traceback
 import warnings
-from typing import Any, List
+from typing import Any, List, Optional
 
 import numpy as np
 
@@ -133,7 +133,9 @@ class Judge:
                 self.modules[label] = _load(path, name)
         return self.modules[label]
 
-    def run(self, label: str, path: str, example: dict, inputs: list, params: str, hybrid: bool):
+    def build(self, label: str, path: str, example: dict, params: Optional[str], hybrid: bool):
+        """A fresh instance of the case's block from `path`, seeded, with the reference
+        parameters (`params`; None: initialized, for the reference itself), hybridized or not."""
         mx = self.mx
         _seed(mx)
         from hybridlint.checker.inputs import build_children, config_kwargs
@@ -141,16 +143,18 @@ class Judge:
         module = self.module(label, path)
         kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
         block = getattr(module, self.case["block"])(**kwargs)
-        if params is None:
-            block.initialize(mx.init.Uniform(0.5))
-        else:
-            if os.path.exists(params):
-                # gluon's own loader: a block may override load_parameters with another
-                # signature (gluonnlp's CacheCell(filename, ctx))
-                mx.gluon.Block.load_parameters(block, params, allow_missing=True, ignore_extra=True)
-            block.initialize(mx.init.Uniform(0.5))
+        if params is not None and os.path.exists(params):
+            # gluon's own loader: a block may override load_parameters with another
+            # signature (gluonnlp's CacheCell(filename, ctx))
+            mx.gluon.Block.load_parameters(block, params, allow_missing=True, ignore_extra=True)
+        block.initialize(mx.init.Uniform(0.5))
         if hybrid:
             block.hybridize()
+        return block
+
+    def run(self, label: str, path: str, example: dict, inputs: list, params, hybrid: bool):
+        mx = self.mx
+        block = self.build(label, path, example, params, hybrid)
         _seed(mx)
         outs: List[np.ndarray] = []
         for _ in range(int(self.case.get("calls", 1))):
@@ -163,17 +167,7 @@ class Judge:
         ``autograd.record()`` and the weighted sum of its float outputs differentiated, the
         gradients those of the float inputs, then of the parameters by structural name."""
         mx = self.mx
-        _seed(mx)
-        from hybridlint.checker.inputs import build_children, config_kwargs
-
-        module = self.module(label, path)
-        kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
-        block = getattr(module, self.case["block"])(**kwargs)
-        if os.path.exists(params):
-            mx.gluon.Block.load_parameters(block, params, allow_missing=True, ignore_extra=True)
-        block.initialize(mx.init.Uniform(0.5))
-        if hybrid:
-            block.hybridize()
+        block = self.build(label, path, example, params, hybrid)
         arrays = _to_mx(mx, inputs)
         leaves = [a for a in _leaves(arrays) if np.issubdtype(a.dtype, np.floating)]
         for leaf in leaves:
