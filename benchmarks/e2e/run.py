@@ -553,10 +553,10 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
         cells = "  ".join(f"{m}={row[m].verdict}" for m in row)
         print(f"{case.kind:5}  {case.name:55}  {cells or 'original hybridized: ' + original[0]}")
         for mode in row:
+            note = hybrid_training_note(result["variants"][mode]) if mode in modes else ""
             if row[mode].verdict not in ("fixed", "ok"):
                 print(f"         {mode}: {row[mode].detail}")
-            elif mode in modes and hybrid_training_note(result["variants"][mode]):
-                note = hybrid_training_note(result["variants"][mode])
+            elif note:
                 print(f"         {mode}: hybridized training step {note} (eager step equal)")
     print()
     for line in mislabelled:
