@@ -155,18 +155,39 @@ class _MXNetFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _ProxyLoader(proxy), is_package=is_pkg)
 
 
+# numpy's aliases of the builtins, deprecated in numpy 1.20 and removed in 1.24. MXNet 1.9.1
+# needs numpy < 1.24, so code written for it reads them (`np.int` in gluoncv2's NTSNet); the
+# engine may run on a newer numpy. Where one is missing it is given its old value for the
+# time inside `as_mxnet` (`np.bool` and `np.long` came back in numpy 2 as numpy types: kept).
+_REMOVED_NUMPY_ALIASES = {
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "object": object,
+    "str": str,
+    "unicode": str,
+}
+
+
 @contextlib.contextmanager
 def as_mxnet() -> Iterator[types.ModuleType]:
-    """Make `import mxnet` (and its submodules) resolve to the engine inside the block.
+    """Make `import mxnet` (and its submodules) resolve to the engine inside the block, in
+    the numpy MXNet 1.9.1 code was written for (`_REMOVED_NUMPY_ALIASES`).
 
-    Yields the `mxnet` proxy. Nested use is fine; every exit restores `sys.modules`.
+    Yields the `mxnet` proxy. Nested use is fine; every exit restores `sys.modules` and takes
+    back the numpy aliases it added.
     """
+    import numpy
+
     finder = _MXNetFinder()
     with _LOCK:
         saved = {k: v for k, v in sys.modules.items() if _is_mxnet(k)}
         for k in saved:
             del sys.modules[k]
         sys.meta_path.insert(0, finder)
+        added = [name for name in _REMOVED_NUMPY_ALIASES if name not in vars(numpy)]
+        for name in added:
+            setattr(numpy, name, _REMOVED_NUMPY_ALIASES[name])
     try:
         yield importlib.import_module("mxnet")
     finally:
@@ -178,3 +199,5 @@ def as_mxnet() -> Iterator[types.ModuleType]:
             for k in [k for k in sys.modules if _is_mxnet(k)]:
                 del sys.modules[k]
             sys.modules.update(saved)
+            for name in added:
+                vars(numpy).pop(name, None)
