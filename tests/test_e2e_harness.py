@@ -192,6 +192,28 @@ def test_a_fix_equal_in_inference_must_also_train_alike(
     assert bool(run.hybrid_training_note(verdicts)) == (train_hybrid[1] != "equal")
 
 
+@pytest.mark.parametrize(
+    "kind, exported, original_exported, verdict",
+    [
+        ("fails", ["equal", "equal"], [], "fixed"),
+        # what users deploy: export + SymbolBlock.imports must give the original's outputs
+        ("fails", ["equal", "error: MXNetError: x"], [], "broken"),
+        ("works", ["equal", "differs: y"], ["equal", "equal"], "broken"),
+        # a working block whose original does not export alike: MXNet's, not the rewrite's
+        ("works", ["equal", "differs: y"], ["equal", "differs: y"], "ok"),
+    ],
+)
+def test_a_fix_must_also_export(kind, exported, original_exported, verdict):
+    tool = run.ToolRun(0, findings=[], claims=False)
+    verdicts = {"eager": ["equal", "equal"], "hybrid": ["equal", "equal"], "exported": exported}
+    outcome = run.classify(
+        _case(kind=kind), tool, verdicts, "class Block:\n    pass\n", (), original_exported
+    )
+    assert outcome.verdict == verdict, outcome
+    if verdict == "broken":
+        assert outcome.detail.startswith("exported")
+
+
 HELPER_AND_BLOCK = "def helper(F, x):\n    return x.shape\n\n\nclass Block:\n    pass\n"
 
 
@@ -326,6 +348,9 @@ def _train(tmp_path, original_source, variant_source, shape, skip=()):
 
     result = events([])[-1]
     assert result["variants"]["fix"]["hybrid"] == ["equal"], result
+    # the inference pass also exported the hybridized block and read it back
+    assert result["variants"]["fix"]["exported"] == ["equal"], result
+    assert result["original_exported"] == ["equal"], result
     steps = events(["--training"] + (["--skip", ",".join(skip)] if skip else []))
     return {e["done"]: e["verdict"] for e in steps if "done" in e}, steps
 

@@ -296,10 +296,11 @@ class Judge:
         result: dict = {
             "name": case["name"],
             "original_hybrid": [],
+            "original_exported": [],
             "variants": {},
         }
         for label in case["variants"]:
-            result["variants"][label] = {"eager": [], "hybrid": []}
+            result["variants"][label] = {"eager": [], "hybrid": [], "exported": []}
         original = os.path.abspath(case["original"])
         for index, (example, seed) in enumerate(examples):
             inputs = make_arrays([to_spec(x) for x in example["inputs"]], seed)
@@ -311,28 +312,84 @@ class Judge:
             except BaseException as exc:  # noqa: BLE001 -- user code
                 verdict = "reference: " + _error(exc, original)
                 result["original_hybrid"].append(verdict)
+                result["original_exported"].append(verdict)
                 for label in case["variants"]:
-                    for mode in ("eager", "hybrid"):
+                    for mode in ("eager", "hybrid", "exported"):
                         result["variants"][label][mode].append(verdict)
                 continue
             result["original_hybrid"].append(
-                self.verdict("original", original, example, inputs, params, True, reference)
+                self.verdict(
+                    "original",
+                    original,
+                    example,
+                    inputs,
+                    params,
+                    True,
+                    reference,
+                    result["original_exported"],
+                )
             )
             for label, path in case["variants"].items():
                 path = os.path.abspath(path)
+                row = result["variants"][label]
                 for mode in ("eager", "hybrid"):
-                    result["variants"][label][mode].append(
+                    exports = row["exported"] if mode == "hybrid" else None
+                    row[mode].append(
                         self.verdict(
-                            label, path, example, inputs, params, mode == "hybrid", reference
+                            label,
+                            path,
+                            example,
+                            inputs,
+                            params,
+                            mode == "hybrid",
+                            reference,
+                            exports,
                         )
                     )
         return result
 
-    def verdict(self, label, path, example, inputs, params, hybrid, reference) -> str:
+    def verdict(self, label, path, example, inputs, params, hybrid, reference, exports=None):
+        """The run's verdict against the reference; a hybridized run that equals it is
+        exported too, and the exported model's verdict appended to `exports` (else the run's
+        own verdict, so that `exports` has one entry an input)."""
         try:
-            _block, outs = self.run(label, path, example, inputs, params, hybrid)
+            block, outs = self.run(label, path, example, inputs, params, hybrid)
+            verdict = _compare(reference, outs)
         except BaseException as exc:  # noqa: BLE001 -- user code
-            return "error: " + _error(exc, path)
+            block, verdict = None, "error: " + _error(exc, path)
+        if exports is not None:
+            equal = verdict == "equal"
+            exports.append(self.exported(block, label, inputs, reference) if equal else verdict)
+        return verdict
+
+    def exported(self, block, label: str, inputs: list, reference: List[np.ndarray]) -> str:
+        """What users deploy: the hybridized block written by `export` and read back by
+        `SymbolBlock.imports`, called with the same inputs (MXNet names the graph's inputs
+        `data`, or `data0`, `data1`, ... over the array arguments; an unused one is not in
+        the file)."""
+        mx = self.mx
+        prefix = os.path.join(self.workdir, f"export-{label}")
+        try:
+            block.export(prefix)
+            arrays = _leaves(_to_mx(mx, inputs))
+            names = (
+                {"data": arrays[0]}
+                if len(arrays) == 1
+                else {f"data{i}": a for i, a in enumerate(arrays)}
+            )
+            symbol_file = f"{prefix}-symbol.json"
+            used = [n for n in mx.sym.load(symbol_file).list_inputs() if n in names]
+            params = f"{prefix}-0000.params"
+            imported = mx.gluon.SymbolBlock.imports(
+                symbol_file, used, params if os.path.exists(params) else None
+            )
+            _seed(mx)
+            outs: List[np.ndarray] = []
+            for _ in range(int(self.case.get("calls", 1))):
+                outs.extend(_flatten(imported(*[names[n] for n in used])))
+            mx.nd.waitall()
+        except BaseException as exc:  # noqa: BLE001 -- user code
+            return "error: " + _error(exc, "")
         return _compare(reference, outs)
 
 

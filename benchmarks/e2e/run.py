@@ -12,9 +12,10 @@ public package, with examples that match its real callers; format in cases.py):
    then every rewritten block eagerly and hybridized with the reference parameters, on the
    examples and on inputs the tool never saw (``unseen``);
 3. each block ends, per mode, as one of
-   - ``fixed``: eager and hybridized equal the original's eager outputs on every input, and
-     the rewrite's training step (outputs and gradients under ``autograd.record()``) equals
-     the original's (``training_difference`` says which steps count);
+   - ``fixed``: eager and hybridized equal the original's eager outputs on every input, so
+     does the hybridized block written by ``export`` and read back by ``SymbolBlock.imports``,
+     and the rewrite's training step (outputs and gradients under ``autograd.record()``)
+     equals the original's (``training_difference`` says which steps count);
    - ``reported``: still failing, and the tool exited 1 with a finding in the file (the
      blocking line and reason are printed) at a line where MXNet's hybridized run fails on an
      example (any line when MXNet raises nowhere in the file: a wrong value has no line);
@@ -24,8 +25,8 @@ public package, with examples that match its real callers; format in cases.py):
    - ``cannot-run``: still failing, and the tool exited 2 saying it could not run the block;
    - ``over-claimed``: still failing on an example although the tool said a fix was proven
      "== fixed hybridized" by it;
-   - ``broken``: the rewrite changed what the block computes eagerly (or made it fail), or
-     what a training step computes;
+   - ``broken``: the rewrite changed what the block computes eagerly (or made it fail),
+     what a training step computes, or what its exported model computes;
    a block that already worked is ``ok`` (still equal) or ``broken``.
 
     python benchmarks/e2e/run.py [--mxnet-python /tmp/mxv/bin/python] [-k lipswish] [-j 2]
@@ -296,6 +297,21 @@ def training_difference(case: Case, verdicts: dict, original_train: Sequence[str
     return ""
 
 
+def export_difference(case: Case, verdicts: dict, original_exported: Sequence[str]) -> str:
+    """The first input on which the block written by `export` and read back by
+    `SymbolBlock.imports` does not give the original's outputs, "" if none; for a working
+    block only where the original's own export does."""
+    for index, verdict in enumerate(verdicts.get("exported", [])):
+        if verdict == "equal" or verdict.startswith("reference:"):
+            continue
+        baseline = original_exported[index] if index < len(original_exported) else "equal"
+        if case.kind == "works" and baseline != "equal":
+            continue
+        where = "" if index < len(case.examples) else " (unseen input)"
+        return f"exported {verdict}{where}"
+    return ""
+
+
 def hybrid_training_note(verdicts: dict) -> str:
     """A hybridized training step that differs from the original's eager one while the
     rewrite's eager step equals it: MXNet computes that step differently hybridized (PReLU's
@@ -309,6 +325,7 @@ def classify(
     verdicts: dict,
     fixed_source: str,
     original_train: Sequence[str] = (),
+    original_exported: Sequence[str] = (),
 ) -> Outcome:
     eager, hybrid = verdicts["eager"], verdicts["hybrid"]
     n_examples = len(case.examples)
@@ -323,6 +340,9 @@ def classify(
         trained = training_difference(case, verdicts, original_train)
         if trained:
             return Outcome("broken", trained)
+        exported = export_difference(case, verdicts, original_exported)
+        if exported:
+            return Outcome("broken", exported)
         return Outcome("ok" if case.kind == "works" else "fixed")
     where = "" if failing[0] < n_examples else " (unseen input)"
     first = f"hybridized {hybrid[failing[0]]}{where}"
@@ -544,6 +564,7 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
                 result["variants"][mode],
                 fixed,
                 result.get("original_train", []),
+                result.get("original_exported", []),
             )
         table[case.name] = row
         if "reference" in result["variants"]:
@@ -604,6 +625,16 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             f"{sum(v.startswith('random:') for v in steps)} random (not judged), "
             f"{sum(v.startswith('reference:') for v in steps)} the original cannot take "
             f"(not judged), {sum(_judged(v) for v in steps)} differ"
+        )
+        exports = [
+            verdict
+            for c in cases
+            if "crash" not in results[c.name] and table[c.name][mode].verdict in ("fixed", "ok")
+            for verdict in results[c.name]["variants"][mode].get("exported", [])
+        ]
+        print(
+            f"{mode:13} exported and read back (fixed or ok blocks, every input): "
+            f"{len(exports)}; {sum(v == 'equal' for v in exports)} equal"
         )
         print(
             f"{mode:13} training: {len(mxnets)} fixed or ok blocks train differently "
