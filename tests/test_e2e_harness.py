@@ -431,12 +431,16 @@ def test_a_gradient_the_original_does_not_compute_alike_twice_is_not_compared():
     runs = iter(
         [
             # reference, the same again (input 0's gradient is garbage), another seed
-            ([np.ones(2)], [np.full(2, 7.0), np.ones(3)], []),
-            ([np.ones(2)], [np.full(2, -1e30), np.ones(3)], []),
-            ([np.ones(2)], [np.full(2, 5.0), np.ones(3)], []),
-            # the variant: its garbage differs, its real gradient too
-            ([np.ones(2)], [np.full(2, 3e34), np.ones(3)], []),
-            ([np.ones(2)], [np.full(2, 3e34), np.zeros(3)], []),
+            ([np.ones(2)], [np.full(2, 7.0), np.ones(3), np.ones(1)], []),
+            ([np.ones(2)], [np.full(2, -1e30), np.ones(3), np.ones(1)], []),
+            ([np.ones(2)], [np.full(2, 5.0), np.ones(3), np.ones(1)], []),
+            # a rewrite, twice: its garbage differs; input 2's gradient is garbage in its own
+            # two runs only (the reference's happened to agree): neither is compared
+            ([np.ones(2)], [np.full(2, 3e34), np.ones(3), np.full(1, 9.0)], []),
+            ([np.ones(2)], [np.full(2, 3e34), np.ones(3), np.full(1, 8.0)], []),
+            # another rewrite whose real gradient differs
+            ([np.ones(2)], [np.full(2, 3e34), np.zeros(3), np.ones(1)], []),
+            ([np.ones(2)], [np.full(2, 3e34), np.zeros(3), np.ones(1)], []),
         ]
     )
 
