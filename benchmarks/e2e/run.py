@@ -605,42 +605,7 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
             f"{tally.get('invalid', 0)} | working blocks broken {broken_works}/{len(works)}"
         )
     for mode in modes:
-        mxnets = [
-            c.name
-            for c in cases
-            if table[c.name][mode].verdict in ("fixed", "ok")
-            and "crash" not in results[c.name]
-            and hybrid_training_note(results[c.name]["variants"][mode])
-        ]
-        steps = [
-            verdict
-            for c in cases
-            if "crash" not in results[c.name] and table[c.name][mode].verdict in ("fixed", "ok")
-            for key in ("train", "train_hybrid")
-            for verdict in results[c.name]["variants"][mode].get(key, [])
-        ]
-        print(
-            f"{mode:13} training steps of fixed or ok blocks (eager and hybridized): {len(steps)}; "
-            f"{sum(v == 'equal' for v in steps)} equal, "
-            f"{sum(v.startswith('random:') for v in steps)} random (not judged), "
-            f"{sum(v.startswith('reference:') for v in steps)} the original cannot take "
-            f"(not judged), {sum(_judged(v) for v in steps)} differ"
-        )
-        exports = [
-            verdict
-            for c in cases
-            if "crash" not in results[c.name] and table[c.name][mode].verdict in ("fixed", "ok")
-            for verdict in results[c.name]["variants"][mode].get("exported", [])
-        ]
-        print(
-            f"{mode:13} exported and read back (fixed or ok blocks, every input): "
-            f"{len(exports)}; {sum(v == 'equal' for v in exports)} equal"
-        )
-        print(
-            f"{mode:13} training: {len(mxnets)} fixed or ok blocks train differently "
-            f"hybridized than eagerly, the rewrite's eager step equal to the original's"
-            + (f" ({', '.join(mxnets)})" if mxnets else "")
-        )
+        training_and_export_summary(mode, cases, table, results)
     exact_rewrite_summary(fails, modes, table)
     for mode in ("verify", "verify-mxnet"):
         if mode in modes and "unsafe" in modes:
@@ -665,6 +630,41 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
                 indent=1,
             )
     return 0
+
+
+def training_and_export_summary(mode: str, cases: List[Case], table, results) -> None:
+    """For the blocks a mode leaves fixed or ok: how their training steps and exports were
+    judged, and which train differently hybridized than eagerly (MXNet's, not held)."""
+    judged = [
+        results[c.name]["variants"][mode]
+        for c in cases
+        if "crash" not in results[c.name] and table[c.name][mode].verdict in ("fixed", "ok")
+    ]
+    steps = [v for row in judged for key in ("train", "train_hybrid") for v in row.get(key, [])]
+    exports = [v for row in judged for v in row.get("exported", [])]
+    mxnets = [
+        c.name
+        for c in cases
+        if table[c.name][mode].verdict in ("fixed", "ok")
+        and "crash" not in results[c.name]
+        and hybrid_training_note(results[c.name]["variants"][mode])
+    ]
+    print(
+        f"{mode:13} training steps of fixed or ok blocks (eager and hybridized): {len(steps)}; "
+        f"{sum(v == 'equal' for v in steps)} equal, "
+        f"{sum(v.startswith('random:') for v in steps)} random (not judged), "
+        f"{sum(v.startswith('reference:') for v in steps)} the original cannot take "
+        f"(not judged), {sum(_judged(v) for v in steps)} differ"
+    )
+    print(
+        f"{mode:13} exported and read back (fixed or ok blocks, every input): "
+        f"{len(exports)}; {sum(v == 'equal' for v in exports)} equal"
+    )
+    print(
+        f"{mode:13} training: {len(mxnets)} fixed or ok blocks train differently "
+        f"hybridized than eagerly, the rewrite's eager step equal to the original's"
+        + (f" ({', '.join(mxnets)})" if mxnets else "")
+    )
 
 
 def exact_rewrite_summary(fails: List[Case], modes: List[str], table) -> None:
