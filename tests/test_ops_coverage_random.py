@@ -72,6 +72,9 @@ CASES = [
         [np.array([[0.7, 0.3]], np.float64)],
         {"shape": (N,), "dtype": "float32", "get_prob": True},
     ),
+    # get_prob left to its default, which differs: False for mx.nd, True for mx.sym (a Symbol
+    # of two outputs)
+    ("random.multinomial", [np.array([[0.7, 0.3]], np.float32)], {"shape": (N,)}),
 ]
 
 
@@ -173,3 +176,25 @@ def test_multinomial_values_are_valid_categories_with_their_log_probabilities():
     assert (idx[1] == 0).all()
     np.testing.assert_allclose(logp, np.log(np.take_along_axis(probs, idx, axis=1)), rtol=1e-6)
     assert mx.nd.sample_multinomial(mx.nd.array([0.5, 0.5])).shape == (1,)
+
+
+_MULTINOMIAL_BLOCK = """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, p):
+        return F.random.multinomial(p).astype('float32') + F.sum(p, axis=1)
+"""
+
+
+@pytest.mark.parametrize("backend_name", ["engine", pytest.param("mxnet", marks=pytest.mark.mxnet)])
+def test_random_multinomial_used_as_one_array_fails_only_hybridized(backend_name):
+    """gluonts' MixtureDistribution.sample: one array eagerly, a Symbol of two outputs
+    (samples, log-probabilities) hybridized, which an operator cannot take as one input."""
+    from tests.ground_truth_support import backend, net_class
+
+    lib = backend(backend_name)
+    p = lib.nd.array(np.array([[0.7, 0.3], [0.1, 0.9]], np.float32))
+    assert net_class(_MULTINOMIAL_BLOCK, lib)()(p).shape == (2,)
+    block = net_class(_MULTINOMIAL_BLOCK, lib)()
+    block.hybridize()
+    with pytest.raises(lib.base.MXNetError, match="2 outputs|outputs.size"):
+        block(p).wait_to_read()

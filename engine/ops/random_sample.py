@@ -192,8 +192,8 @@ json_outputs("_sample_multinomial", _multi_outputs)
 # ------------------------------------------------------------ mx.nd.random / mx.sym.random
 
 
-def _multinomial(module):
-    def multinomial(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):
+def _multinomial(module, get_prob_default: bool):
+    def multinomial(data, shape=(), get_prob=get_prob_default, out=None, dtype="int32", **kwargs):
         """Samples from the categorical distributions in data's last axis."""
         return module._internal._sample_multinomial(
             data, shape=shape, get_prob=get_prob, dtype=dtype, **kwargs
@@ -213,8 +213,12 @@ def _expose() -> None:
         opdef = get_op("_random_" + public)
         setattr(_nd.random, public, make_nd_function(opdef, public))
         setattr(_sym.random, public, _make_sym_function(opdef, public))
-    for ns in (_nd, _sym):
-        ns.random.multinomial = _multinomial(ns)
+    # MXNet 1.9.1's defaults differ: mx.nd.random.multinomial(get_prob=False) is one array,
+    # mx.sym.random.multinomial(get_prob=True) a Symbol of two outputs (samples and their
+    # log-probabilities), so `F.random.multinomial(p)` used as one array works eagerly and
+    # fails hybridized (gluonts' MixtureDistribution.sample)
+    _nd.random.multinomial = _multinomial(_nd, False)
+    _sym.random.multinomial = _multinomial(_sym, True)
 
 
 _expose()
