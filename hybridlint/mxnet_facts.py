@@ -220,6 +220,15 @@ NDARRAY_ONLY: Dict[str, FrozenSet[str]] = {
 }
 
 
+# Functions whose mx.nd and mx.sym forms default a keyword differently in MXNet 1.9.1 (checked
+# by tests/test_mxnet_facts.py against its signatures), by name: (keyword, its position
+# among the positional parameters, mx.nd's default, mx.sym's default). mx.sym.random.multinomial
+# returns its samples' log-probabilities too: a Symbol of two outputs where mx.nd's is one array.
+DEFAULTS_DIFFER: Dict[str, Tuple[str, int, object, object]] = {
+    "random.multinomial": ("get_prob", 2, False, True),
+}
+
+
 def ndarray_only(op: str) -> bool:
     """Whether `op` ("equal", "contrib.isnan") is a function of mx.nd that mx.sym lacks."""
     namespace, _, name = op.rpartition(".")

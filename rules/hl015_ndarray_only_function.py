@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..mxnet_facts import ADVICE, BINARY, ndarray_only
+from ..mxnet_facts import ADVICE, BINARY, DEFAULTS_DIFFER, ndarray_only
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
-from .values import namespace_call
+from .values import namespace_call, parent_map, walk_nodes
 from ._examples import net_xy
 
 
@@ -24,10 +24,16 @@ the functions MXNet 1.9.1 has in `mx.nd` but not in `mx.sym`: the Python helpers
 `onehot_encode`, `contrib.isnan/isinf/isfinite`, `waitall`, `save`, ... (the list is read from
 MXNet 1.9.1's own namespaces). `F.array` is HL005's.
 
+It also finds `F.random.multinomial(p)` without `get_prob=`: MXNet 1.9.1's `mx.nd` form
+defaults to `get_prob=False` (one array) and its `mx.sym` form to `get_prob=True` (a Symbol of
+two outputs, the samples and their log-probabilities).
+
 ## Why it breaks under hybridize
 After `hybridize()`, `F` is `mx.sym`, which has no such attribute:
 `AttributeError: module 'mxnet.symbol' has no attribute 'equal'`. Eagerly it works, so the
-error shows only on the first hybridized call.
+error shows only on the first hybridized call. A multinomial's two outputs fail the first
+operator that takes the result as one input (`Keyword Argument data is a tuple`), or come out
+as two outputs where eagerly there was one.
 
 ## Example
 ```python
@@ -47,10 +53,13 @@ tensors → `F.broadcast_<op>(a, b)`; of a tensor and a number → the operator 
 `F.concatenate(arrays, axis=k)` → `F.concat(*arrays, dim=k)` (a list literal's items in place);
 `F.moveaxis(x, s, d)` → `F.transpose(x, axes=...)` when x's rank is known, `F.swapaxes(x, s, d)`
 for neighbouring axes; `F.empty(shape, dtype=t)` → `F.zeros(shape, dtype=t)`;
-`F.contrib.isnan(x)` → `F.broadcast_not_equal(x, x)` (`isinf`, `isfinite` likewise). Others
+`F.contrib.isnan(x)` → `F.broadcast_not_equal(x, x)` (`isinf`, `isfinite` likewise);
+`F.random.multinomial(p)` → `F.random.multinomial(p, get_prob=False)` (as sockeye writes it). Others
 (`onehot_encode`, which writes into `out`; `waitall`, `save`, ...) are reported only.
 
 ## Fix safety
+`get_prob=False` is mx.nd's default, so eagerly nothing changes: safe, unless the result is
+read by index or unpacked (hybridized, `s[1]` may have meant the log-probabilities): unsafe.
 Safe where MXNet's helper *is* the rewrite: `nd.equal(a, b)` of two NDArrays calls
 `broadcast_equal(a, b)`, of an NDArray and a number the `_equal_scalar` operator that `x == 2`
 calls on both; `concatenate` copies its list into one array as `concat` does; `moveaxis`
@@ -71,6 +80,8 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             "        return mx.nd.equal(x, y)\n"  # not hybrid code
         ),
         "return F.array([1.0]) + x",  # HL005's business
+        "return F.random.multinomial(F.softmax(x), get_prob=False) + 1",
+        "return F.random.multinomial(F.softmax(x), (2,), False)",
         "return F.equal(x, y)  # hybridlint: ignore[HL015]",
     )
     INVALID = invalid_table(
@@ -117,6 +128,12 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             safety=UNSAFE,
         ),
         returns("F.contrib.isnan(x)", "F.broadcast_not_equal(x, x)", SAFE),
+        # mx.sym.random.multinomial defaults to get_prob=True: two outputs (gluonts' mixture)
+        returns(
+            "F.random.multinomial(F.softmax(x))",
+            "F.random.multinomial(F.softmax(x), get_prob=False)",
+            SAFE,
+        ),
         ("return F.concatenate([x, y], axis=-1)", 3),  # the helper's bug
         ("F.onehot_encode(x, y)\nreturn y", 3),
         ("F.waitall()\nreturn x", 3),
@@ -133,6 +150,9 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
         if dotted is None or "." not in dotted:
             return
         ns, _, op = dotted.partition(".")
+        if op in DEFAULTS_DIFFER:
+            self._nd_default(node, dotted, op)
+            return
         if not ndarray_only(op):
             return
         where = "mxnet.symbol" + ("." + op.rpartition(".")[0] if "." in op else "")
@@ -149,3 +169,66 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             return
         replacement, safety = fix
         self.report(node, message, replacement=replacement, safety=safety)
+
+    def _nd_default(self, node: cst.Call, dotted: str, op: str) -> None:
+        """`F.random.multinomial(p)`: mx.nd's default (one array) is not mx.sym's (two
+        outputs). Passing mx.nd's default changes nothing eagerly, and makes the Symbol the
+        one array the eager code used (sockeye writes `get_prob=False`). Unsafe where the code
+        reads the result by index or unpacking: hybridized it may mean the second output."""
+        keyword, position, nd_default, sym_default = DEFAULTS_DIFFER[op]
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if any(a.keyword is not None and a.keyword.value == keyword for a in node.args):
+            return
+        if len(positional) > position or any(a.star for a in node.args):
+            return
+        message = (
+            f"`{dotted}` without {keyword}=: mx.nd defaults to {keyword}={nd_default} (one "
+            f"array), mx.sym to {keyword}={sym_default} (a Symbol of two outputs, samples and "
+            "their log-probabilities), so the result used as one array fails under hybridize"
+        )
+        argument = cst.Arg(
+            keyword=cst.Name(keyword),
+            value=cst.Name(repr(nd_default)),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        args = list(node.args)
+        if args:
+            args[-1] = args[-1].with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+        replacement = node.with_changes(args=args + [argument])
+        safety = UNSAFE if self._read_by_index(node) else SAFE
+        self.report(node, message, replacement=replacement, safety=safety)
+
+    def _read_by_index(self, node: cst.Call) -> bool:
+        """Whether the call's result is subscripted or unpacked, directly or through the one
+        name it is assigned to in the function."""
+        facts = self.facts
+        if facts is None:
+            return True
+        parents = parent_map(facts.node)
+        parent = parents.get(node)
+        if isinstance(parent, cst.Subscript):
+            return True
+        if not isinstance(parent, cst.Assign):
+            return False
+        targets = [t.target for t in parent.targets]
+        if not all(isinstance(t, cst.Name) for t in targets):
+            return True
+        names = {t.value for t in targets if isinstance(t, cst.Name)}
+        for found in walk_nodes(facts.node):
+            if isinstance(found, cst.Subscript) and isinstance(found.value, cst.Name):
+                if found.value.value in names:
+                    return True
+            if isinstance(found, cst.Assign) and isinstance(found.value, cst.Name):
+                if found.value.value in names and not all(
+                    isinstance(t.target, cst.Name) for t in found.targets
+                ):
+                    return True
+            if isinstance(found, cst.StarredElement) and isinstance(found.value, cst.Name):
+                if found.value.value in names:
+                    return True
+        return False

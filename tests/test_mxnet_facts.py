@@ -316,3 +316,31 @@ def test_takes_only_arrays_matches_mxnet(function, position, keyword, raises):
     except AssertionError:
         refused = True
     assert refused is raises
+
+
+@pytest.mark.mxnet
+def test_the_defaults_that_differ_between_nd_and_sym_are_mxnets():
+    """DEFAULTS_DIFFER is every keyword whose default mx.nd.random and mx.sym.random give
+    differently in MXNet 1.9.1, at its position, with both defaults; the engine follows it."""
+    import inspect
+
+    mx = pytest.importorskip("mxnet")
+    import hybridlint.engine as engine
+
+    found = {}
+    for name in sorted(set(dir(mx.nd.random)) & set(dir(mx.sym.random))):
+        nd_fn, sym_fn = getattr(mx.nd.random, name), getattr(mx.sym.random, name)
+        if name.startswith("_") or not (inspect.isfunction(nd_fn) and inspect.isfunction(sym_fn)):
+            continue
+        nd_params = [p for p in inspect.signature(nd_fn).parameters.values() if p.name != "out"]
+        sym_params = {p.name: p for p in inspect.signature(sym_fn).parameters.values()}
+        for position, param in enumerate(nd_params):
+            other = sym_params.get(param.name)
+            if other is not None and repr(other.default) != repr(param.default):
+                found["random." + name] = (param.name, position, param.default, other.default)
+    assert found == facts.DEFAULTS_DIFFER
+    for op, (keyword, _, nd_default, sym_default) in found.items():
+        namespace, _, name = op.rpartition(".")
+        for lib, default in ((engine.nd, nd_default), (engine.sym, sym_default)):
+            function = getattr(getattr(lib, namespace), name)
+            assert inspect.signature(function).parameters[keyword].default == default

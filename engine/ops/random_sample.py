@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ndarray as _nd
 from .. import symbol as _sym
+from ...mxnet_facts import DEFAULTS_DIFFER
 from ..random import generator
 from ..registry import (
     Param,
@@ -217,8 +218,9 @@ def _expose() -> None:
     # mx.sym.random.multinomial(get_prob=True) a Symbol of two outputs (samples and their
     # log-probabilities), so `F.random.multinomial(p)` used as one array works eagerly and
     # fails hybridized (gluonts' MixtureDistribution.sample)
-    _nd.random.multinomial = _multinomial(_nd, False)
-    _sym.random.multinomial = _multinomial(_sym, True)
+    _, _, nd_default, sym_default = DEFAULTS_DIFFER["random.multinomial"]
+    _nd.random.multinomial = _multinomial(_nd, bool(nd_default))
+    _sym.random.multinomial = _multinomial(_sym, bool(sym_default))
 
 
 _expose()
