@@ -204,14 +204,14 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
         self.report(node, message, replacement=replacement, safety=safety)
 
     def _read_by_index(self, node: cst.Call) -> bool:
-        """Whether the call's result is subscripted or unpacked, directly or through the one
-        name it is assigned to in the function."""
+        """Whether the call's result is subscripted, unpacked or iterated, directly or through
+        the name it is assigned to in the function."""
         facts = self.facts
         if facts is None:
             return True
         parents = parent_map(facts.node)
         parent = parents.get(node)
-        if isinstance(parent, cst.Subscript):
+        if isinstance(parent, (cst.Subscript, cst.For, cst.CompFor)):
             return True
         if not isinstance(parent, cst.Assign):
             return False
@@ -230,5 +230,8 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
                     return True
             if isinstance(found, cst.StarredElement) and isinstance(found.value, cst.Name):
                 if found.value.value in names:
+                    return True
+            if isinstance(found, (cst.For, cst.CompFor)) and isinstance(found.iter, cst.Name):
+                if found.iter.value in names:
                     return True
         return False

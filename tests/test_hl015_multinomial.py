@@ -21,6 +21,8 @@ def _net(body: str) -> str:
         ("return F.random.multinomial(F.softmax(x))[1]", "unsafe"),
         ("s, p = F.random.multinomial(F.softmax(x))\nreturn s", "unsafe"),
         ("s = F.random.multinomial(F.softmax(x))\na, b = s\nreturn a", "unsafe"),
+        ("return F.stack(*[t for t in F.random.multinomial(F.softmax(x))])", "unsafe"),
+        ("s = F.random.multinomial(F.softmax(x))\nfor t in s:\n    x = x + t\nreturn x", "unsafe"),
     ],
 )
 def test_the_fix_is_unsafe_where_the_result_is_read_by_index(body, safety):
