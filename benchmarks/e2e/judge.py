@@ -3,27 +3,31 @@
     python judge.py JOB.json WORKDIR [--training [--skip KEY,...]]
 
 JOB is {"cases": [{"name", "block", "calls", "original": FILE, "variants": {LABEL: FILE},
-"examples": [...], "unseen": [...]}]}. Examples are in the ``[tool.hybridlint.examples]``
-format and their arrays are drawn with hybridlint's own input maker (seed 0, as ``--verify``
-draws them; unseen inputs with seed 1), so the judge sees the inputs the tool saw and others.
+"examples": [...], "unseen": [...]}]} with one case (run.py writes one job a case). Examples
+are in the ``[tool.hybridlint.examples]`` format and their arrays are drawn with hybridlint's
+own input maker (seed 0, as ``--verify`` draws them; unseen inputs with seed 1), so the judge
+sees the inputs the tool saw and others.
 
-For every example the ORIGINAL is built (seeded), initialized and called eagerly: the reference
-outputs and parameters. Then the original hybridized (is the block really failing?), and each
-variant eagerly and hybridized, each a fresh instance with the reference parameters loaded by
-structural name (a fix may add a constant parameter) and the same seed before its calls.
-Prints one JSON line per case: {"name", "original_hybrid": [...], "variants": {LABEL:
-{"eager": [...], "hybrid": [...]}}} with one verdict per example: "equal", "differs: ..." or
-"error: ...". A verdict "reference: ..." means the original itself failed eagerly.
+Without ``--training``: for every example the ORIGINAL is built (seeded), initialized and
+called eagerly: the reference outputs and parameters (kept in WORKDIR). Then the original
+hybridized (is the block really failing?), and each variant eagerly and hybridized, each a
+fresh instance with the reference parameters loaded by structural name (a fix may add a
+constant parameter) and the same seed before its calls; a hybridized run that equals the
+reference is also exported and read back with ``SymbolBlock.imports``. Prints one JSON line:
+{"name", "original_hybrid": [...], "original_exported": [...], "variants": {LABEL: {"eager":
+[...], "hybrid": [...], "exported": [...]}}} with one verdict per example: "equal",
+"differs: ..." or "error: ...". A verdict "reference: ..." means the original itself failed
+eagerly.
 
-Training is judged too (``"train"``, hybridized variants only), because users train these
-blocks and an inference-equal fix can still change what a training step computes: the
-original eagerly under ``autograd.record()`` is the reference, the variant hybridized under
-it, both from the reference parameters and the same seed; each float output is weighted by a
-fixed random array and summed, and the outputs, the gradients of the float inputs and of
-every reference parameter (by structural name) must all match. Its verdicts add
-"random: ..." (the original's training outputs depend on the seed, e.g. Dropout, and the
-variant differs: the draws cannot be matched, so the example is not judged) and
-"reference: ..." (the original cannot be trained eagerly, e.g. a block without gradients).
+With ``--training`` (after the first part, in a process of its own: MXNet can die in a
+backward pass): a training step of each variant eagerly and hybridized, and of the original
+hybridized, against the original's eager one under ``autograd.record()``, from the reference
+parameters and the same seed; each float output is weighted by a fixed random array and
+summed, and the outputs, the gradients of the float inputs and of every reference parameter
+(by structural name) must all match. One JSON line a step, announced before it runs
+(`Judge.training`). Its verdicts add "random: ..." (the original's step depends on the seed,
+e.g. Dropout, and the variant differs: the draws cannot be matched, so the example is not
+judged) and "reference: ..." (the original cannot take a training step, e.g. no float output).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import random
 import sys
 import traceback
 import warnings
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Set
 
 import numpy as np
 
@@ -75,6 +79,11 @@ def _leaves(value: Any) -> List[Any]:
     if isinstance(value, (list, tuple)):
         return [a for v in value for a in _leaves(v)]
     return [value] if hasattr(value, "asnumpy") else []
+
+
+def _differing(first: List[np.ndarray], second: List[np.ndarray]) -> Set[int]:
+    """The positions where two runs of one step gave different arrays."""
+    return {i for i, (a, b) in enumerate(zip(first, second)) if _compare([a], [b]) != "equal"}
 
 
 def _by_reference_names(
@@ -225,11 +234,8 @@ class Judge:
             got, got_again = (
                 _by_reference_names(g, names, n_inputs, ref_names) for g in (grads, again)
             )
-            kept = [
-                i
-                for i in range(len(got))
-                if i not in unstable and _compare([got[i]], [got_again[i]]) == "equal"
-            ]
+            left_out = unstable | _differing(got, got_again)
+            kept = [i for i in range(len(got)) if i not in left_out]
             verdict = _compare([ref_grads[i] for i in kept], [got[i] for i in kept])
             verdict = verdict.replace("differs:", "differs in gradients:")
         if verdict != "equal" and random:
@@ -245,9 +251,7 @@ class Judge:
             same, same_grads, _ = self.train("original", original, example, inputs, params, False)
         except BaseException as exc:  # noqa: BLE001 -- user code
             return "reference: " + _error(exc, original)
-        unstable = {
-            i for i, (a, b) in enumerate(zip(grads, same_grads)) if _compare([a], [b]) != "equal"
-        }
+        unstable = _differing(grads, same_grads)
         if _compare(outs, same) != "equal":
             return "reference: the original's training step differs from itself under one seed"
         global _SEED
