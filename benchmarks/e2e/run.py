@@ -275,6 +275,19 @@ def _judged(verdict: str) -> bool:
     return verdict != "equal" and not verdict.startswith(("random:", "reference:"))
 
 
+def _first_held(case: Case, verdicts: Sequence[str], baseline: Sequence[str] = ()) -> str:
+    """The first of `verdicts` held against the rewrite (`_judged`, and for a working block
+    only where its original's own `baseline` verdict is "equal"), with its input named
+    when it is an unseen one; "" if none."""
+    for index, verdict in enumerate(verdicts):
+        if not _judged(verdict):
+            continue
+        if case.kind == "works" and index < len(baseline) and baseline[index] != "equal":
+            continue
+        return verdict + ("" if index < len(case.examples) else " (unseen input)")
+    return ""
+
+
 def training_difference(case: Case, verdicts: dict, original_train: Sequence[str]) -> str:
     """The first training step that shows the rewrite changed what training computes, ""
     if none. The rewrite's own effect is its EAGER step against the original's (the same
@@ -282,34 +295,21 @@ def training_difference(case: Case, verdicts: dict, original_train: Sequence[str
     original's hybridized step is the baseline (an input on which that baseline differs is
     MXNet's difference, not the rewrite's). A failing block has no such baseline, so a
     difference only hybridized is MXNet's own (`hybrid_training_note`)."""
-    n_examples = len(case.examples)
-    for index, verdict in enumerate(verdicts.get("train", [])):
-        if _judged(verdict):
-            where = "" if index < n_examples else " (unseen input)"
-            return f"training step (eager) {verdict}{where}"
+    eager = _first_held(case, verdicts.get("train", []))
+    if eager:
+        return f"training step (eager) {eager}"
     if case.kind != "works":
         return ""
-    for index, verdict in enumerate(verdicts.get("train_hybrid", [])):
-        baseline = original_train[index] if index < len(original_train) else "equal"
-        if _judged(verdict) and baseline == "equal":
-            where = "" if index < n_examples else " (unseen input)"
-            return f"training step (hybridized) {verdict}{where}"
-    return ""
+    hybrid = _first_held(case, verdicts.get("train_hybrid", []), original_train)
+    return f"training step (hybridized) {hybrid}" if hybrid else ""
 
 
 def export_difference(case: Case, verdicts: dict, original_exported: Sequence[str]) -> str:
     """The first input on which the block written by `export` and read back by
     `SymbolBlock.imports` does not give the original's outputs, "" if none; for a working
     block only where the original's own export does."""
-    for index, verdict in enumerate(verdicts.get("exported", [])):
-        if verdict == "equal" or verdict.startswith("reference:"):
-            continue
-        baseline = original_exported[index] if index < len(original_exported) else "equal"
-        if case.kind == "works" and baseline != "equal":
-            continue
-        where = "" if index < len(case.examples) else " (unseen input)"
-        return f"exported {verdict}{where}"
-    return ""
+    exported = _first_held(case, verdicts.get("exported", []), original_exported)
+    return f"exported {exported}" if exported else ""
 
 
 def hybrid_training_note(verdicts: dict) -> str:
