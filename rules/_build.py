@@ -27,18 +27,30 @@ def call(
 ) -> cst.Call:
     """`func(positional..., key=value...)` with ruff/black spacing (`key=value`)."""
     args = [cst.Arg(value=value) for value in positional]
-    args += [
-        cst.Arg(
-            value=value,
-            keyword=cst.Name(key),
-            equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""),
-                whitespace_after=cst.SimpleWhitespace(""),
-            ),
-        )
-        for key, value in keywords
-    ]
+    args += [keyword_arg(key, value) for key, value in keywords]
     return cst.Call(func=attr_chain(func), args=args)
+
+
+def keyword_arg(key: str, value: cst.BaseExpression) -> cst.Arg:
+    """The argument `key=value`, spaced as ruff and black write it."""
+    return cst.Arg(
+        value=value,
+        keyword=cst.Name(key),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""),
+            whitespace_after=cst.SimpleWhitespace(""),
+        ),
+    )
+
+
+def with_keyword(node: cst.Call, key: str, value: cst.BaseExpression) -> cst.Call:
+    """`node` with `key=value` appended to its arguments (after `, ` when it has some)."""
+    args = list(node.args)
+    if args:
+        args[-1] = args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    return node.with_changes(args=args + [keyword_arg(key, value)])
 
 
 def integer(value: Optional[int]) -> cst.BaseExpression:

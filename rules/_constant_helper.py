@@ -16,6 +16,7 @@ from typing import Callable, List, Optional, Set
 import libcst as cst
 
 from . import _constant_param as const
+from ._build import with_keyword
 from .base import Edit
 
 _BUILTINS = set(dir(builtins))
@@ -193,18 +194,5 @@ def threading_edits(
         const.signature_edit(helper, name),
     ]
     for call in calls:
-        args = list(call.args)
-        if args:
-            args[-1] = args[-1].with_changes(
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            )
-        keyword = cst.Arg(
-            keyword=cst.Name(name),
-            value=cst.Name(name),
-            equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""),
-                whitespace_after=cst.SimpleWhitespace(""),
-            ),
-        )
-        edits.append((call, call.with_changes(args=args + [keyword])))
+        edits.append((call, with_keyword(call, name, cst.Name(name))))
     return edits

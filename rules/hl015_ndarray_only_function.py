@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..mxnet_facts import ADVICE, BINARY, DEFAULTS_DIFFER, ndarray_only
+from ._build import with_keyword
 from ._ndarray_only_fix import ndarray_only_fix
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
 from .values import namespace_call, parent_map, walk_nodes
@@ -186,20 +187,7 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             f"array), mx.sym to {keyword}={sym_default} (a Symbol of two outputs, samples and "
             "their log-probabilities), so the result used as one array fails under hybridize"
         )
-        argument = cst.Arg(
-            keyword=cst.Name(keyword),
-            value=cst.Name(repr(nd_default)),
-            equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""),
-                whitespace_after=cst.SimpleWhitespace(""),
-            ),
-        )
-        args = list(node.args)
-        if args:
-            args[-1] = args[-1].with_changes(
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            )
-        replacement = node.with_changes(args=args + [argument])
+        replacement = with_keyword(node, keyword, cst.Name(repr(nd_default)))
         safety = UNSAFE if self._read_by_index(node) else SAFE
         self.report(node, message, replacement=replacement, safety=safety)
 
