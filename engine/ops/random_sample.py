@@ -214,10 +214,7 @@ def _expose() -> None:
         opdef = get_op("_random_" + public)
         setattr(_nd.random, public, make_nd_function(opdef, public))
         setattr(_sym.random, public, _make_sym_function(opdef, public))
-    # MXNet 1.9.1's defaults differ: mx.nd.random.multinomial(get_prob=False) is one array,
-    # mx.sym.random.multinomial(get_prob=True) a Symbol of two outputs (samples and their
-    # log-probabilities), so `F.random.multinomial(p)` used as one array works eagerly and
-    # fails hybridized (gluonts' MixtureDistribution.sample)
+    # mx.nd's and mx.sym's get_prob defaults differ, as in MXNet 1.9.1 (mxnet_facts)
     _, _, nd_default, sym_default = DEFAULTS_DIFFER["random.multinomial"]
     _nd.random.multinomial = _multinomial(_nd, bool(nd_default))
     _sym.random.multinomial = _multinomial(_sym, bool(sym_default))
