@@ -5,11 +5,7 @@ code reads the result by index or unpacking, since hybridized that may mean the 
 import pytest
 
 from hybridlint.linter import fix_source, lint_source
-
-
-def _net(body: str) -> str:
-    lines = "".join("        " + line + "\n" for line in body.splitlines())
-    return "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n" + lines
+from hybridlint.rules._examples import net as _net
 
 
 @pytest.mark.parametrize(
