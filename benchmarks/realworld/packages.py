@@ -135,6 +135,15 @@ PACKAGES: List[Package] = [
         "gluonts-0.5.2-py3-none-any.whl",
         "530d82697f10fd8cba0daa7b575d329248c27af4a65da6a5d98944216c6baef6",
     ),
+    # Added in round 6 (first figures in README.md): Sockeye 1.18.106, the last 1.x release
+    # (symbol-API models with 23 gluon hybrid_forward bodies: transformer layers, attention,
+    # the beam search's top-k / pruning / update blocks), none of them the same as 2.3.17's.
+    Package(
+        "sockeye-1.18.106",
+        "sockeye==1.18.106",
+        "sockeye-1.18.106-py3-none-any.whl",
+        "1518a93b96486121fb9d80150914e3a44f6aff72fd4e564411d7fb5b0079b9ad",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
