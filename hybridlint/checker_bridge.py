@@ -16,10 +16,13 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Config, ConfigError
 from .ftypes import RUNNER_CODES, Finding, VerifiedFile
+
+if TYPE_CHECKING:  # the checker is imported when a run verifies, not at start-up
+    from .checker.report import EquivalenceReport
 
 
 class VerificationUnavailable(Exception):
@@ -162,18 +165,20 @@ def verify_file(
         for p in sorted(outcome.proofs, key=lambda p: (p.finding.line, p.finding.col))
     ]
     cannot = []
+    failing: List[Tuple[str, EquivalenceReport]] = []
     for label, report in zip(outcome.labels, outcome.reports):
         if report.ok:
             result.notes.append(f"{path}::{label}: equal after verification ({_what_ran(report)})")
         elif report.status in STILL_FAILS:
             result.failing += 1
-            result.findings.append(_still_fails(path, label, report, outcome.source))
+            failing.append((label, report))
             result.notes.append(
                 f"{path}::{label}: still fails: {(report.reason or '').replace(' [fixed]', '')}"
             )
         else:
             cannot.append(f"{label}: {report.reason}")
             result.notes.append(f"{path}::{label}: cannot run: {report.reason}")
+    result.findings += _still_fails(path, failing, outcome.source)
     if outcome.status == "unverified" and not cannot:
         cannot.append(outcome.reason or "the original cannot be run")
     if cannot:
@@ -364,26 +369,46 @@ def _unproven(finding: Finding, reason: str) -> UnprovenFinding:
     return UnprovenFinding(**fields)
 
 
-def _still_fails(path: str, label: str, report, source: str):
-    """HL903 at the user's line that failed (else the block's definition)."""
-    where = report.source_line
-    own = where is not None and where.filename.replace(" [fixed]", "") == path
-    line = where.lineno if own else _definition_line(source, label.split("#")[0])
+def _still_fails(
+    path: str, failing: Sequence[Tuple[str, "EquivalenceReport"]], source: str
+) -> List[Finding]:
+    """HL903 at the user's line that failed (else the block's definition): one finding per
+    block, line and reason, naming every example that failed there alike (a block whose
+    examples all fail at one line is one problem, as ruff reports one diagnostic a place)."""
+    groups: Dict[Tuple[str, int, str], List[str]] = {}
+    for label, report in failing:
+        where = report.source_line
+        block = label.split("#")[0]
+        if where is not None and where.filename.replace(" [fixed]", "") == path:
+            line = where.lineno
+        else:
+            line = _definition_line(source, block)
+        reason = (report.reason or report.status).replace(" [fixed]", "")
+        groups.setdefault((block, line, reason), []).append(label)
     lines = source.splitlines()
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    col = len(text) - len(text.lstrip()) + 1
-    reason = (report.reason or report.status).replace(" [fixed]", "")
-    return Finding(
-        "HL903",
-        RUNNER_CODES["HL903"][0],
-        f"{label} still fails with its example after --verify: {reason}",
-        line,
-        col,
-        line,
-        max(col, len(text.rstrip()) + 1),
-        None,
-        path,
-    )
+    findings = []
+    for (_block, line, reason), labels in groups.items():
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        col = len(text) - len(text.lstrip()) + 1
+        what = (
+            f"{labels[0]} still fails with its example"
+            if len(labels) == 1
+            else f"{', '.join(labels)} still fail with their examples"
+        )
+        findings.append(
+            Finding(
+                "HL903",
+                RUNNER_CODES["HL903"][0],
+                f"{what} after --verify: {reason}",
+                line,
+                col,
+                line,
+                max(col, len(text.rstrip()) + 1),
+                None,
+                path,
+            )
+        )
+    return findings
 
 
 def _definition_line(source: str, name: str) -> int:

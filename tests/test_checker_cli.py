@@ -96,6 +96,22 @@ def test_fix_verify_reports_runtime_findings_static_analysis_missed(tmp_path):
     assert "hidden.py:19:9: HL903 HiddenShape still fails" in result.stdout
 
 
+def test_fix_verify_names_every_example_failing_alike_in_one_hl903(tmp_path):
+    shutil.copy(data("hidden.py"), tmp_path / "hidden.py")
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.hybridlint.examples]\n"
+        '"hidden.py::HiddenShape" = [{ inputs = [[2, 3, 4]] }, { inputs = [[5, 3, 4]] }]\n'
+    )
+    result = run(["--no-cache", "--fix", "--verify", "hidden.py"], tmp_path)
+    assert result.exit_code == 1, result.output
+    hl903 = [line for line in result.stdout.splitlines() if " HL903 " in line]
+    assert len(hl903) == 1, result.stdout  # one place, one diagnostic
+    assert "HiddenShape#1, HiddenShape#2 still fail with their examples" in hl903[0]
+    # the notes keep one line per example
+    assert "HiddenShape#1: still fails" in result.stderr
+    assert "HiddenShape#2: still fails" in result.stderr
+
+
 def test_verify_command_takes_constructor_kwargs(tmp_path):
     ok = run(
         ["verify", data("good.py") + "::Residual", "--input", "2,4", "--kwarg", "units=4"], tmp_path

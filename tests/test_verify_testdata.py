@@ -45,9 +45,10 @@ def test_fix_verify_reports_exactly_what_was_proven(case, tmp_path):
     assert result.exit_code == expected["exit"], result.output
     assert proofs(result.stderr) == set(expected["proofs"]), result.stderr
     failing = sorted(
-        line.split(" HL903 ")[1].split(" ")[0]
+        label.rstrip(",")
         for line in result.stdout.splitlines()
         if " HL903 " in line
+        for label in line.split(" HL903 ")[1].split(" still fail")[0].split(" ")
     )
     assert failing == sorted(expected.get("failing", [])), result.stdout
     assert ("the checker cannot run" in result.output) == expected.get("cannot_run", False)
