@@ -228,6 +228,12 @@ DEFAULTS_DIFFER: Dict[str, Tuple[str, int, object, object]] = {
     "random.multinomial": ("get_prob", 2, False, True),
 }
 
+# Hybridized, MXNet 1.9.1's `cond` types its predicate float32: a predicate of any other dtype
+# (`F.sum(int_mask) == 0` on an int32 mask, a float64 one) fails type inference ("Incompatible
+# attr ... expected int32, got float32"), while `mx.nd.contrib.cond` reads any dtype as a truth
+# value. The engine enforces it; tests/test_mxnet_facts.py checks it against MXNet.
+COND_PREDICATE_DTYPE = "float32"
+
 
 def ndarray_only(op: str) -> bool:
     """Whether `op` ("equal", "contrib.isnan") is a function of mx.nd that mx.sym lacks."""

@@ -387,3 +387,45 @@ def test_while_loop_shapes_are_unknown_to_graph_inference_as_in_mxnet():
     np.testing.assert_array_equal(got[0].asnumpy(), want[0])
     assert got[1:] == want[1:]
     assert want[1].startswith("ValueError: Deferred initialization failed")
+
+
+PREDICATE_DTYPES = ("float32", "float16", "float64", "int32", "uint8")
+
+
+def _cond_predicates(m):
+    """Per predicate dtype: a hybridized cond's outputs, or the error's type (MXNet types the
+    predicate float32; eagerly any dtype is a truth value)."""
+    from hybridlint import mxnet_facts  # noqa: F401 - the fact the engine follows
+
+    class Gate(m.gluon.HybridBlock):
+        def hybrid_forward(self, F, x, mask):
+            return F.contrib.cond(F.sum(mask) == 0, lambda: x * 2, lambda: x + 1)
+
+    found = {}
+    for dtype in PREDICATE_DTYPES:
+        net = Gate()
+        x = m.nd.array([[1.0, 2.0], [3.0, 4.0]])
+        mask = m.nd.array([0, 1], dtype=dtype)
+        eager = net(x, mask).asnumpy()
+        net.hybridize()
+        try:
+            found[dtype] = ("ok", net(x, mask).asnumpy().tolist(), eager.tolist())
+        except Exception as err:  # noqa: BLE001 - the kind of failure is compared
+            found[dtype] = ("fails", type(err).__name__, eager.tolist())
+    return found
+
+
+@pytest.mark.mxnet
+def test_a_cond_predicate_must_be_float32_hybridized_as_in_mxnet():
+    from hybridlint.mxnet_facts import COND_PREDICATE_DTYPE
+
+    want = reference(_cond_predicates, ("cond predicate dtypes", PREDICATE_DTYPES))
+    assert _cond_predicates(mx) == want
+    assert [d for d in PREDICATE_DTYPES if want[d][0] == "ok"] == [COND_PREDICATE_DTYPE]
+
+
+def test_the_predicate_error_says_what_to_cast():
+    x, mask = mx.sym.var("x"), mx.sym.var("mask")
+    out = mx.sym.contrib.cond(mx.sym.sum(mask) == 0, lambda: x * 2, lambda: x + 1)
+    with pytest.raises(mx.base.MXNetError, match=r"predicate is int32.*astype\('float32'\)"):
+        out.infer_type(x="float32", mask="int32")

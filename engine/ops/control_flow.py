@@ -22,6 +22,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
+from ...mxnet_facts import COND_PREDICATE_DTYPE
 from ..registry import Param, ShapeError, get_op, merge_shape, p_int, p_shape, register
 
 
@@ -303,6 +304,8 @@ def _cond_infer(attrs: Any, in_values, inferer):
     ):
         ins, found = _infer(attrs.subgraphs[k], [values[loc] for loc in locs], inferer)
         _merge_into(values, locs, ins)
+        if not k and inferer is _types():
+            _check_predicate_type(found[0] if found else None)
         if k:
             try:
                 _merge_into(outs, range(len(outs)), found)
@@ -311,6 +314,23 @@ def _cond_infer(attrs: Any, in_values, inferer):
                     "cond: the branches' outputs differ in shape: " + str(err)
                 ) from None
     return values, outs
+
+
+def _types():
+    from ..executor import infer_graph_types
+
+    return infer_graph_types
+
+
+def _check_predicate_type(dtype) -> None:
+    """MXNet types a hybridized cond's predicate float32 (mxnet_facts.COND_PREDICATE_DTYPE):
+    another dtype fails type inference there, so it fails here too."""
+    if dtype is not None and np.dtype(dtype) != np.dtype(COND_PREDICATE_DTYPE):
+        raise ShapeError(
+            f"cond: the predicate is {np.dtype(dtype).name}, MXNet needs it "
+            f"{COND_PREDICATE_DTYPE} (Incompatible attr: expected {np.dtype(dtype).name}, "
+            f"got {COND_PREDICATE_DTYPE}); cast it with .astype('{COND_PREDICATE_DTYPE}')"
+        )
 
 
 def _cond_shape(attrs: Any, in_shapes):
