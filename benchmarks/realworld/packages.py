@@ -144,6 +144,15 @@ PACKAGES: List[Package] = [
         "sockeye-1.18.106-py3-none-any.whl",
         "1518a93b96486121fb9d80150914e3a44f6aff72fd4e564411d7fb5b0079b9ad",
     ),
+    # Added in round 6 too: Sockeye 2.1.7, the first 2.x release on the index (Gluon models;
+    # 20 of its 36 hybrid_forward bodies differ from 2.3.17's: the transformer layers and
+    # attention, the decoder, the embedding, the losses, the beam search's blocks).
+    Package(
+        "sockeye-2.1.7",
+        "sockeye==2.1.7",
+        "sockeye-2.1.7-py3-none-any.whl",
+        "8293c733d96649a4015ddf385581bdf292f76c784c2e89caa0d50fcbf04c3e91",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
