@@ -58,7 +58,9 @@ def _np(out):
 
 
 def _same(a, b):
-    return len(a) == len(b) and all(x.shape == y.shape and np.allclose(x, y, atol=1e-4, equal_nan=True) for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.allclose(x, y, atol=1e-4, equal_nan=True) for x, y in zip(a, b)
+    )
 
 
 def record(name, eager_fn, hybridize_fn, run_fn):
@@ -68,7 +70,13 @@ def record(name, eager_fn, hybridize_fn, run_fn):
         mx.random.seed(1)
         eager = _np(run_fn(state))
     except Exception as exc:
-        RESULTS.append((name, "eager-fails", f"{type(exc).__name__}: {[line for line in str(exc).splitlines() if line.strip()][-1][:160]}"))
+        RESULTS.append(
+            (
+                name,
+                "eager-fails",
+                f"{type(exc).__name__}: {[line for line in str(exc).splitlines() if line.strip()][-1][:160]}",
+            )
+        )
         return
     try:
         hybridize_fn(state)
@@ -77,10 +85,22 @@ def record(name, eager_fn, hybridize_fn, run_fn):
             mx.random.seed(1)
             runs.append(_np(run_fn(state)))
     except Exception as exc:
-        RESULTS.append((name, "HYBRID-FAILS", f"{type(exc).__name__}: {[line for line in str(exc).splitlines() if line.strip()][-1][:160]}"))
+        RESULTS.append(
+            (
+                name,
+                "HYBRID-FAILS",
+                f"{type(exc).__name__}: {[line for line in str(exc).splitlines() if line.strip()][-1][:160]}",
+            )
+        )
         return
     ok = all(_same(eager, r) for r in runs)
-    RESULTS.append((name, "equal" if ok else "DIFFERS", "" if ok else f"{[a.shape for a in eager]} vs {[a.shape for a in runs[0]]}"))
+    RESULTS.append(
+        (
+            name,
+            "equal" if ok else "DIFFERS",
+            "" if ok else f"{[a.shape for a in eager]} vs {[a.shape for a in runs[0]]}",
+        )
+    )
 
 
 def check(name, make, args, hybridize=None):
@@ -96,23 +116,55 @@ def check(name, make, args, hybridize=None):
 B, S, T, V, D, H = 3, 6, 5, 13, 8, 2
 
 
-def model_config(lhuc=False, pos="fixed", act="relu", length_task=False, factors=None, tying=C.WEIGHT_TYING_SRC_TRG_SOFTMAX):
+def model_config(
+    lhuc=False,
+    pos="fixed",
+    act="relu",
+    length_task=False,
+    factors=None,
+    tying=C.WEIGHT_TYING_SRC_TRG_SOFTMAX,
+):
     tcfg = transformer.TransformerConfig(
-        model_size=D, attention_heads=H, feed_forward_num_hidden=16, act_type=act, num_layers=2,
-        dropout_attention=0.1, dropout_act=0.1, dropout_prepost=0.1, positional_embedding_type=pos,
-        preprocess_sequence="n", postprocess_sequence="dr", max_seq_len_source=20, max_seq_len_target=20,
-        lhuc=lhuc, depth_key_value=D)
+        model_size=D,
+        attention_heads=H,
+        feed_forward_num_hidden=16,
+        act_type=act,
+        num_layers=2,
+        dropout_attention=0.1,
+        dropout_act=0.1,
+        dropout_prepost=0.1,
+        positional_embedding_type=pos,
+        preprocess_sequence="n",
+        postprocess_sequence="dr",
+        max_seq_len_source=20,
+        max_seq_len_target=20,
+        lhuc=lhuc,
+        depth_key_value=D,
+    )
     num_embed_src = D
     if factors is not None and factors[0].combine == C.SOURCE_FACTORS_COMBINE_CONCAT:
         num_embed_src = D - sum(f.num_embed for f in factors)
     embed_src = encoder.EmbeddingConfig(V, num_embed_src, dropout=0.1, factor_configs=factors)
     embed_trg = encoder.EmbeddingConfig(V, D, dropout=0.1)
-    data = data_io.DataConfig(data_statistics=None, max_seq_len_source=20, max_seq_len_target=20,
-                              num_source_factors=1 + len(factors or []))
+    data = data_io.DataConfig(
+        data_statistics=None,
+        max_seq_len_source=20,
+        max_seq_len_target=20,
+        num_source_factors=1 + len(factors or []),
+    )
     lcfg = layers.LengthRatioConfig(num_layers=2, weight=1.0) if length_task else None
-    return model.ModelConfig(config_data=data, vocab_source_size=V, vocab_target_size=V, config_embed_source=embed_src,
-                             config_embed_target=embed_trg, config_encoder=tcfg, config_decoder=tcfg,
-                             config_length_task=lcfg, weight_tying_type=tying, lhuc=lhuc)
+    return model.ModelConfig(
+        config_data=data,
+        vocab_source_size=V,
+        vocab_target_size=V,
+        config_embed_source=embed_src,
+        config_embed_target=embed_trg,
+        config_encoder=tcfg,
+        config_decoder=tcfg,
+        config_length_task=lcfg,
+        weight_tying_type=tying,
+        lhuc=lhuc,
+    )
 
 
 source_length = nd.array([S, 4, 2])
@@ -132,9 +184,13 @@ def source_with(factors):
 FACTOR = lambda combine, embed: [encoder.FactorConfig(5, embed, combine, False)]
 CONFIGS = {
     "default": {},
-    "lhuc, learned positions, gelu, length task": dict(lhuc=True, pos="learned", act="gelu", length_task=True),
+    "lhuc, learned positions, gelu, length task": dict(
+        lhuc=True, pos="learned", act="gelu", length_task=True
+    ),
     "no tying, swish": dict(tying=C.WEIGHT_TYING_NONE, act="swish1"),
-    "factor concat": dict(factors=FACTOR(C.SOURCE_FACTORS_COMBINE_CONCAT, 2), tying=C.WEIGHT_TYING_TRG_SOFTMAX),
+    "factor concat": dict(
+        factors=FACTOR(C.SOURCE_FACTORS_COMBINE_CONCAT, 2), tying=C.WEIGHT_TYING_TRG_SOFTMAX
+    ),
     "factor sum": dict(factors=FACTOR(C.SOURCE_FACTORS_COMBINE_SUM, D)),
     "factor average": dict(factors=FACTOR(C.SOURCE_FACTORS_COMBINE_AVERAGE, D)),
 }
@@ -149,8 +205,12 @@ def build_model(cfg, inference_only=False):
 for name, kw in CONFIGS.items():
     cfg = model_config(**kw)
     src = source_with(kw.get("factors"))
-    record(f"SockeyeModel training forward [{name}]", lambda: build_model(cfg),
-           lambda m: m.hybridize(static_alloc=True), lambda m: m(src, source_length, target, target_length))
+    record(
+        f"SockeyeModel training forward [{name}]",
+        lambda: build_model(cfg),
+        lambda m: m.hybridize(static_alloc=True),
+        lambda m: m(src, source_length, target, target_length),
+    )
 
     def training_step(m):  # forward + backward: the gradients too
         with mx.autograd.record():
@@ -159,15 +219,27 @@ for name, kw in CONFIGS.items():
         total.backward()
         return [p.grad() for p in m.collect_params().values() if p.grad_req != "null"]
 
-    record(f"SockeyeModel gradients [{name}]", lambda: build_model(cfg), lambda m: m.hybridize(static_alloc=True), training_step)
+    record(
+        f"SockeyeModel gradients [{name}]",
+        lambda: build_model(cfg),
+        lambda m: m.hybridize(static_alloc=True),
+        training_step,
+    )
 
 
 def translate(search_kw, cfg, src):
     def make():
         m = build_model(cfg, inference_only=True)
         scorer = BS.CandidateScorer(**search_kw.pop("scorer", {}))
-        search = BS.get_beam_search([m], context=mx.cpu(), vocab_target=None, output_scores=True, scorer=scorer,
-                                    hybridize=False, **search_kw)
+        search = BS.get_beam_search(
+            [m],
+            context=mx.cpu(),
+            vocab_target=None,
+            output_scores=True,
+            scorer=scorer,
+            hybridize=False,
+            **search_kw,
+        )
         return m, search
 
     def hybridize(state):
@@ -177,7 +249,9 @@ def translate(search_kw, cfg, src):
 
     def run(state):
         _, search = state
-        out = search(src, source_length, None, [None] * B, [None] * B, nd.array([7, 6, 4], dtype="int32"))
+        out = search(
+            src, source_length, None, [None] * B, [None] * B, nd.array([7, 6, 4], dtype="int32")
+        )
         return [np.asarray(o) for o in out[:4]]
 
     return make, hybridize, run
@@ -185,8 +259,13 @@ def translate(search_kw, cfg, src):
 
 SEARCHES = {
     "beam 3": dict(beam_size=3),
-    "beam 3, length/brevity penalty": dict(beam_size=3, scorer=dict(length_penalty_alpha=0.6, length_penalty_beta=5.0, brevity_penalty_weight=1.0)),
-    "beam 3, constant length ratio": dict(beam_size=3, constant_length_ratio=1.5, scorer=dict(brevity_penalty_weight=0.5)),
+    "beam 3, length/brevity penalty": dict(
+        beam_size=3,
+        scorer=dict(length_penalty_alpha=0.6, length_penalty_beta=5.0, brevity_penalty_weight=1.0),
+    ),
+    "beam 3, constant length ratio": dict(
+        beam_size=3, constant_length_ratio=1.5, scorer=dict(brevity_penalty_weight=0.5)
+    ),
     "greedy (beam 1)": dict(beam_size=1),
     "sampling top-4, beam 2": dict(beam_size=2, sample=4),
     "sampling full vocabulary, beam 2": dict(beam_size=2, sample=0),
@@ -219,40 +298,85 @@ class _LossCall(mx.gluon.HybridBlock):
 
 
 for smoothing in (0.0, 0.1):
-    loss_check(f"CrossEntropyLoss smoothing={smoothing}", lambda: loss.CrossEntropyLoss(label_smoothing=smoothing), logits, target)
-loss_check("CrossEntropyLossWithoutSoftmaxOutput", lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(), logits, target)
+    loss_check(
+        f"CrossEntropyLoss smoothing={smoothing}",
+        lambda: loss.CrossEntropyLoss(label_smoothing=smoothing),
+        logits,
+        target,
+    )
+loss_check(
+    "CrossEntropyLossWithoutSoftmaxOutput",
+    lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(),
+    logits,
+    target,
+)
 wide = nd.array(rs.normal(size=(B, T, 8230)))  # its LabelSmoothing hard-codes units=8230 ("TODO")
-loss_check("CrossEntropyLossWithoutSoftmaxOutput smoothing (V=8230)", lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(label_smoothing=0.1), wide, target)
+loss_check(
+    "CrossEntropyLossWithoutSoftmaxOutput smoothing (V=8230)",
+    lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(label_smoothing=0.1),
+    wide,
+    target,
+)
 # with any other vocabulary size the smoothed one-hot (8230 wide) fails eagerly too, e.g. V=13:
-loss_check("CrossEntropyLossWithoutSoftmaxOutput smoothing (V=13)", lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(label_smoothing=0.1), logits, target)
-ratios, ratio_labels = nd.array(rs.uniform(0.5, 2, size=(B,))), nd.array(rs.uniform(0.5, 2, size=(B,)))
+loss_check(
+    "CrossEntropyLossWithoutSoftmaxOutput smoothing (V=13)",
+    lambda: loss.CrossEntropyLossWithoutSoftmaxOutput(label_smoothing=0.1),
+    logits,
+    target,
+)
+ratios, ratio_labels = (
+    nd.array(rs.uniform(0.5, 2, size=(B,))),
+    nd.array(rs.uniform(0.5, 2, size=(B,))),
+)
 loss_check("PoissonLoss", lambda: loss.PoissonLoss(), ratios, ratio_labels)
 loss_check("MSELoss", lambda: loss.MSELoss(), ratios, ratio_labels)
 check("LabelSmoothing", lambda: loss.LabelSmoothing(epsilon=0.1, units=V), [target])
 for score_type in (C.SCORING_TYPE_NEGLOGPROB, C.SCORING_TYPE_LOGPROB):
-    for lr, scorer_kw in ((None, {}), (1.2, {}), (None, dict(length_penalty_alpha=0.6, length_penalty_beta=2.0, brevity_penalty_weight=1.0))):
-        check(f"BatchScorer {score_type} constant_length_ratio={lr} {scorer_kw}",
-              lambda: scoring.BatchScorer(BS.CandidateScorer(**scorer_kw), score_type, lr),
-              [logits, target, ratios, source_length, target_length])
+    for lr, scorer_kw in (
+        (None, {}),
+        (1.2, {}),
+        (None, dict(length_penalty_alpha=0.6, length_penalty_beta=2.0, brevity_penalty_weight=1.0)),
+    ):
+        check(
+            f"BatchScorer {score_type} constant_length_ratio={lr} {scorer_kw}",
+            lambda: scoring.BatchScorer(BS.CandidateScorer(**scorer_kw), score_type, lr),
+            [logits, target, ratios, source_length, target_length],
+        )
 
 # ---- blocks no model path reaches --------------------------------------------------------------
 queries, memory = nd.array(rs.normal(size=(B, T, D))), nd.array(rs.normal(size=(B, S, D)))
 check("PlainDotAttention", lambda: layers.PlainDotAttention(), [queries, memory, source_length])
-check("ProjectedDotAttention", lambda: layers.ProjectedDotAttention("p_", D, C.DTYPE_FP32), [queries, memory, source_length])
-check("WeightNormalization", lambda: layers.WeightNormalization(V), [nd.array(rs.normal(size=(V, D)))])
+check(
+    "ProjectedDotAttention",
+    lambda: layers.ProjectedDotAttention("p_", D, C.DTYPE_FP32),
+    [queries, memory, source_length],
+)
+check(
+    "WeightNormalization", lambda: layers.WeightNormalization(V), [nd.array(rs.normal(size=(V, D)))]
+)
 
 
 def encoder_sequence():  # nothing in sockeye 2.1.7 builds one; an embedding and an encoder, as 1.x stacked them
     cfg = model_config()
     stack = encoder.EncoderSequence(prefix="seq_")
     with stack.name_scope():
-        stack.add(encoder.Embedding(cfg.config_embed_source, prefix="emb_", is_source=True),
-                  encoder.TransformerEncoder(cfg.config_encoder, prefix="enc_"))
+        stack.add(
+            encoder.Embedding(cfg.config_embed_source, prefix="emb_", is_source=True),
+            encoder.TransformerEncoder(cfg.config_encoder, prefix="enc_"),
+        )
     return stack
 
 
-check("EncoderSequence (Embedding, TransformerEncoder)", encoder_sequence, [source_with(None), source_length])
-check("AutoRegressiveBias (length 1)", lambda: transformer.AutoRegressiveBias(), [nd.array(rs.normal(size=(B, 1, D)))])
+check(
+    "EncoderSequence (Embedding, TransformerEncoder)",
+    encoder_sequence,
+    [source_with(None), source_length],
+)
+check(
+    "AutoRegressiveBias (length 1)",
+    lambda: transformer.AutoRegressiveBias(),
+    [nd.array(rs.normal(size=(B, 1, D)))],
+)
 
 for name, verdict, detail in RESULTS:
     print(f"{verdict:12} {name:90} {detail}")
