@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
+from typing import Dict, Optional, Sequence, Set
 
 import libcst as cst
 
 from ._examples import constructor, net
 from .analysis import PARAMETER, TENSOR, TENSORS
-from .base import Invalid, Rule, Valid, invalid_table, valid_table
+from .base import Invalid, Rule, Valid, WalkState, invalid_table, valid_table
 from .values import self_attribute_name, walk_nodes
 
 # Methods that change a list, dict or set in place.
@@ -33,6 +33,18 @@ _PARAMETER_SETTERS = {"set_data", "initialize", "reset_ctx", "zero_grad", "cast"
 
 _INIT = constructor("super().__init__()\nself.calls = 0\nself.cache = []", "")
 
+
+# a block whose lambda child reads `self.basis` (GluonTS's N-BEATS), and a hybrid_forward that
+# fills it on the first call only
+_LAMBDA_CHILD = (
+    "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.ready = False\n        self.basis = None\n        with self.name_scope():\n"
+    "            self.head = nn.HybridLambda(lambda F, t: F.broadcast_mul(t, self.basis))\n\n"
+)
+_FIRST_CALL = (
+    "    def hybrid_forward(self, F, x):\n        if not self.ready:\n            {store}\n"
+    "            self.ready = True\n        return self.head(x)\n"
+)
 
 # every example's block keeps a call count and a cache
 _net = partial(net, init=_INIT)
@@ -150,6 +162,15 @@ No automatic fix: where the state should live depends on the program.
             line=8,
         ),
         ("self.pair = (F.relu(x), 2)\nreturn x", 8),
+        # a tensor a lambda child reads, computed on the first call only (GluonTS's N-BEATS):
+        # called eagerly and then hybridized, the graph gets the first call's NDArray
+        Invalid(_LAMBDA_CHILD + _FIRST_CALL.format(store="self.basis = F.ones((1, 3)) * 2"), 11),
+        Invalid(
+            _LAMBDA_CHILD
+            + "    def make_basis(self, F):\n        self.basis = F.ones((1, 3)) * 2\n\n"
+            + _FIRST_CALL.format(store="self.make_basis(F)"),
+            line=14,
+        ),
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        with self.name_scope():\n"
@@ -159,6 +180,11 @@ No automatic fix: where the state should live depends on the program.
             line=8,
         ),
     )
+
+    def __init__(self, state: Optional[WalkState] = None) -> None:
+        super().__init__(state)
+        # function -> its statements under a first-call guard (`_first_call_guards`), per file
+        self._guards: Dict[cst.CSTNode, Dict[cst.CSTNode, str]] = {}
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _self_attribute(node.target)
@@ -172,11 +198,17 @@ No automatic fix: where the state should live depends on the program.
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             name = _self_attribute(target.target)
-            if name is None or not self._traced() or name in self._read_by_lambdas():
+            if name is None or not self._traced():
+                continue
+            flag = self._first_call_flag(node)
+            if name in self._read_by_lambdas() and flag is None:
                 continue
             what = self._stored_tensor(node.value, self.env, node)
             if what is None:
                 continue
+            if name in self._read_by_lambdas():  # kept from the first call on: `flag` guards it
+                self.report(node, _cached_once(f"{what} stored in `self.{name}`", flag))
+                return
             if self._read_back(name):
                 consequence = (
                     f"the cached graph keeps what `self.{name}` held at the first call (a mask "
@@ -202,6 +234,9 @@ No automatic fix: where the state should live depends on the program.
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
+        if isinstance(func.value, cst.Name) and func.value.value == "self" and self._traced():
+            self._check_cached_by_method(node, func.attr.value)
+            return
         name = _self_attribute(func.value)
         method = func.attr.value
         if name is None or not self._traced():
@@ -219,6 +254,30 @@ No automatic fix: where the state should live depends on the program.
                 f"`self.{name}.{method}(...)` changes the block's state inside hybrid_forward: "
                 "when hybridized it runs once, while tracing, not on every call",
             )
+
+    def _check_cached_by_method(self, node: cst.Call, method: str) -> None:
+        """`self.initialize_basis(F)` under a first-call guard, where the method stores on
+        `self` values it computes with its namespace parameter that lambda children read
+        (GluonTS's N-BEATS bases): those stores are exempt where they stand, since a lambda
+        reading them within the trace is fine, but the guard keeps the first call's arrays."""
+        klass = self.facts.klass if self.facts is not None else None
+        function = klass.methods.get(method) if klass is not None else None
+        flag = self._first_call_flag(self.statement) if function is not None else None
+        if function is None or flag is None:
+            return
+        stored = sorted(_namespace_stores(function) & self._read_by_lambdas())
+        if stored:
+            attrs = ", ".join(f"`self.{a}`" for a in stored)
+            self.report(node, _cached_once(f"what `self.{method}(...)` stores in {attrs}", flag))
+
+    def _first_call_flag(self, statement: Optional[cst.CSTNode]) -> Optional[str]:
+        """The `self.<flag>` of the first-call guard `statement` runs under, if any."""
+        if self.facts is None or statement is None:
+            return None
+        guards = self._guards.get(self.facts.node)
+        if guards is None:
+            guards = self._guards[self.facts.node] = _first_call_guards(self.facts.node)
+        return guards.get(statement)
 
     # -- helpers ---------------------------------------------------------------------------
     def _stored_tensor(
@@ -352,6 +411,89 @@ No automatic fix: where the state should live depends on the program.
                     in ("list", "dict", "set", "OrderedDict", "defaultdict", "deque")
                 )
         return False
+
+
+def _cached_once(what: str, flag: Optional[str]) -> str:
+    return (
+        f"{what} is computed once, on the first call (under the `self.{flag}` guard), with "
+        "that call's F: called eagerly first it holds NDArrays, which the hybridized graph "
+        "cannot take (MXNet: 'Argument rhs must be Symbol instances'), and hybridized first it "
+        "holds Symbols, which eager calls cannot take; compute it on every call (or in "
+        "`__init__` as a constant parameter)"
+    )
+
+
+def _first_call_guards(function: cst.FunctionDef) -> Dict[cst.CSTNode, str]:
+    """The statements of `function` that run under a first-call guard, with its flag: an `if`
+    whose test reads `self.<flag>` and whose body assigns `self.<flag>` (`if not
+    self.basis_initialized: ...; self.basis_initialized = True`, `if self.cache is None:
+    self.cache = ...`). Its body runs on the first call only, eager or traced."""
+    found: Dict[cst.CSTNode, str] = {}
+
+    def visit(body: Sequence[cst.BaseStatement], flag: Optional[str]) -> None:
+        for statement in body:
+            if isinstance(statement, cst.If):
+                own = flag or _guard_flag(statement)
+                if own is not None:
+                    found[statement] = own
+                visit(statement.body.body, own)
+                orelse = statement.orelse
+                if isinstance(orelse, cst.If):
+                    visit([orelse], flag)
+                elif isinstance(orelse, cst.Else):
+                    visit(orelse.body.body, flag)
+                continue
+            if flag is not None:
+                found[statement] = flag
+                if isinstance(statement, cst.SimpleStatementLine):
+                    found.update((small, flag) for small in statement.body)
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                block = getattr(inner, "body", None)
+                if isinstance(block, cst.BaseSuite):
+                    block = block.body
+                if isinstance(block, Sequence) and not isinstance(block, str):
+                    visit([b for b in block if isinstance(b, cst.BaseStatement)], flag)
+            for handler in getattr(statement, "handlers", ()):
+                visit(handler.body.body, flag)
+
+    if isinstance(function.body, cst.IndentedBlock):
+        visit(function.body.body, None)
+    return found
+
+
+def _guard_flag(statement: cst.If) -> Optional[str]:
+    """`self.<a>` read by the test of `statement` and assigned in its body, else None."""
+    read = {
+        name
+        for node in walk_nodes(statement.test)
+        if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
+    }
+    if not read:
+        return None
+    for node in walk_nodes(statement.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if _self_attribute(target.target) in read:
+                    return _self_attribute(target.target)
+    return None
+
+
+def _namespace_stores(method: cst.FunctionDef) -> Set[str]:
+    """The attributes `method` assigns values that use its namespace parameter (the first
+    after `self`): `self.basis = trend_model(F, ...)`."""
+    params = method.params.params
+    if len(params) < 2:
+        return set()
+    namespace = params[1].name.value
+    return {
+        name
+        for node in walk_nodes(method.body)
+        if isinstance(node, cst.Assign)
+        for target in node.targets
+        if (name := _self_attribute(target.target)) is not None
+        and any(isinstance(n, cst.Name) and n.value == namespace for n in walk_nodes(node.value))
+    }
 
 
 def _init_assignments(klass: cst.ClassDef):
