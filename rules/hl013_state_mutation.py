@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Dict, Optional, Sequence, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -128,6 +128,13 @@ No automatic fix: where the state should live depends on the program.
             "    def hybrid_forward(self, F, x):\n        self.basis = F.ones_like(x) * 2\n"
             "        return self.head(x)\n"
         ),
+        # the lambda child's tensor computed on every call, after a first-call guard
+        Valid(
+            _LAMBDA_CHILD
+            + _FIRST_CALL.format(store="pass").replace(
+                "        return", "        self.basis = F.ones((1, 3)) * 2\n        return"
+            )
+        ),
         # a __call__ override runs on every call (MXNet's HybridSequentialRNNCell counter)
         Valid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -165,6 +172,12 @@ No automatic fix: where the state should live depends on the program.
         # a tensor a lambda child reads, computed on the first call only (GluonTS's N-BEATS):
         # called eagerly and then hybridized, the graph gets the first call's NDArray
         Invalid(_LAMBDA_CHILD + _FIRST_CALL.format(store="self.basis = F.ones((1, 3)) * 2"), 11),
+        Invalid(  # the guard on one line, testing the cache itself
+            _LAMBDA_CHILD + "    def hybrid_forward(self, F, x):\n"
+            "        if self.basis is None: self.basis = F.ones((1, 3)) * 2\n"
+            "        return self.head(x)\n",
+            line=10,
+        ),
         Invalid(
             _LAMBDA_CHILD
             + "    def make_basis(self, F):\n        self.basis = F.ones((1, 3)) * 2\n\n"
@@ -430,36 +443,47 @@ def _first_call_guards(function: cst.FunctionDef) -> Dict[cst.CSTNode, str]:
     self.cache = ...`). Its body runs on the first call only, eager or traced."""
     found: Dict[cst.CSTNode, str] = {}
 
-    def visit(body: Sequence[cst.BaseStatement], flag: Optional[str]) -> None:
-        for statement in body:
-            if isinstance(statement, cst.If):
-                own = flag or _guard_flag(statement)
-                if own is not None:
-                    found[statement] = own
-                visit(statement.body.body, own)
-                orelse = statement.orelse
-                if isinstance(orelse, cst.If):
-                    visit([orelse], flag)
-                elif isinstance(orelse, cst.Else):
-                    visit(orelse.body.body, flag)
-                continue
-            if flag is not None:
-                found[statement] = flag
-                if isinstance(statement, cst.SimpleStatementLine):
-                    found.update((small, flag) for small in statement.body)
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(statement, field, None)
-                block = getattr(inner, "body", None)
-                if isinstance(block, cst.BaseSuite):
-                    block = block.body
-                if isinstance(block, Sequence) and not isinstance(block, str):
-                    visit([b for b in block if isinstance(b, cst.BaseStatement)], flag)
-            for handler in getattr(statement, "handlers", ()):
-                visit(handler.body.body, flag)
+    def suite(block: cst.BaseSuite, flag: Optional[str]) -> None:
+        if isinstance(block, cst.SimpleStatementSuite):  # `if c: a = 1` on one line
+            found.update((small, flag) for small in block.body if flag is not None)
+        elif isinstance(block, cst.IndentedBlock):
+            for statement in block.body:
+                visit(statement, flag)
 
-    if isinstance(function.body, cst.IndentedBlock):
-        visit(function.body.body, None)
+    def visit(statement: cst.BaseStatement, flag: Optional[str]) -> None:
+        if isinstance(statement, cst.If):
+            own = flag or _guard_flag(statement)
+            if own is not None:
+                found[statement] = own
+            suite(statement.body, own)
+            if isinstance(statement.orelse, cst.If):  # `elif`: not under this guard
+                visit(statement.orelse, flag)
+            elif isinstance(statement.orelse, cst.Else):
+                suite(statement.orelse.body, flag)
+            return
+        if flag is not None:
+            found[statement] = flag
+            if isinstance(statement, cst.SimpleStatementLine):
+                found.update((small, flag) for small in statement.body)
+        if isinstance(statement, cst.BaseCompoundStatement):
+            for block in _suites(statement):
+                suite(block, flag)
+
+    suite(function.body, None)
     return found
+
+
+def _suites(statement: cst.BaseCompoundStatement) -> List[cst.BaseSuite]:
+    """The blocks of a compound statement other than `if` (loops, `with`, `try`)."""
+    blocks = [statement.body]
+    for part in (
+        getattr(statement, "orelse", None),
+        getattr(statement, "finalbody", None),
+        *getattr(statement, "handlers", ()),
+    ):
+        if part is not None:
+            blocks.append(part.body)
+    return blocks
 
 
 def _guard_flag(statement: cst.If) -> Optional[str]:
