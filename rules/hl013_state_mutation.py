@@ -72,7 +72,9 @@ expression with a tensor branch, or a local that holds a tensor on some path
 (`self._prev_output = output`), also under `if self.mask is None:` guards and when `__init__` or
 `reset()` set the attribute too. Not reported: containers and numbers assigned afresh
 (`self.scale = 2`: the same value on every call), tensors kept for a lambda child that reads them within the same trace
-(`nn.HybridLambda(lambda F, t: F.dot(t, self.basis))`), and `__call__` overrides the analysis
+(`nn.HybridLambda(lambda F, t: F.dot(t, self.basis))`) unless they are computed on the first
+call only (`if not self.ready: self.make_basis(F); self.ready = True`, GluonTS's N-BEATS: a
+block called eagerly and then hybridized hands its graph the first call's NDArrays), and `__call__` overrides the analysis
 follows from hybrid_forward (they run on every call of the block).
 
 ## Why it breaks under hybridize
