@@ -164,6 +164,21 @@ E2E_PACKAGES: List[Package] = [
         "mxnet-1.5.1-py2.py3-none-manylinux1_x86_64.whl",
         "8ec9f265766fbbdff2e451d2a78af4c80d31777039dc9f6c37ec71a8f5ba8cd3",
     ),
+    # The fifth fresh set (benchmarks/e2e/fresh5/): MXNet 0.11.0's gluon (the first release
+    # with gluon: losses and cells 1.x rewrote) and GluonNLP 0.2.0's classes later releases
+    # rewrote
+    Package(
+        "mxnet-0.11.0",
+        "mxnet==0.11.0",
+        "mxnet-0.11.0-py2.py3-none-manylinux1_x86_64.whl",
+        "e6b585ccfea8d005b2571f1778cd2a2da4b7451bdf252ab4d16fa1c947062d80",
+    ),
+    Package(
+        "gluonnlp-0.2.0",
+        "gluonnlp==0.2.0",
+        "gluonnlp-0.2.0.tar.gz",
+        "8dad1135bfcf0ee45b7c37d638d18656b65f5da838da17d007b386ab23ab3997",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet")
