@@ -74,8 +74,10 @@ expression with a tensor branch, or a local that holds a tensor on some path
 (`self.scale = 2`: the same value on every call), tensors kept for a lambda child that reads them within the same trace
 (`nn.HybridLambda(lambda F, t: F.dot(t, self.basis))`) unless they are computed on the first
 call only (`if not self.ready: self.make_basis(F); self.ready = True`, GluonTS's N-BEATS: a
-block called eagerly and then hybridized hands its graph the first call's NDArrays), and `__call__` overrides the analysis
-follows from hybrid_forward (they run on every call of the block).
+block called eagerly and then hybridized hands its graph the first call's NDArrays), and
+`__call__` overrides the analysis follows from hybrid_forward (they run on every call of the
+block). A Python value recomputed from state the body updates is reported as an update
+(`self.lamb = max(lo, hi / (1 + 0.1 * self.it))` after `self.it += 1`, `self.m = self.m * 0.9`).
 
 ## Why it breaks under hybridize
 A hybridized block runs `hybrid_forward` once, with Symbols, to build its graph, and from then
@@ -148,6 +150,9 @@ No automatic fix: where the state should live depends on the program.
     INVALID = invalid_table(
         _net,
         ("self.calls += 1\nreturn x * self.calls", 8),
+        # annealed Python values: recomputed from updated state, or from themselves (gluonfr)
+        ("self.scale = max(0.1, 1 / (1 + self.calls))\nself.calls += 1\nreturn x * self.scale", 8),
+        ("self.calls = self.calls + 1\nreturn x * self.calls", 8),
         ("self.cache.append(F.relu(x))\nreturn x * len(self.cache)", 8),
         ("self.cache += [x]\nreturn x + len(self.cache)", 8),
         ("self.last = F.relu(x)\nreturn x", 8),
@@ -220,6 +225,7 @@ No automatic fix: where the state should live depends on the program.
                 continue
             what = self._stored_tensor(node.value, self.env, node)
             if what is None:
+                self._check_derived_state(node, name)
                 continue
             if name in self._read_by_lambdas():  # kept from the first call on: `flag` guards it
                 self.report(node, _cached_once(f"{what} stored in `self.{name}`", flag))
@@ -269,6 +275,39 @@ No automatic fix: where the state should live depends on the program.
                 f"`self.{name}.{method}(...)` changes the block's state inside hybrid_forward: "
                 "when hybridized it runs once, while tracing, not on every call",
             )
+
+    def _check_derived_state(self, node: cst.Assign, name: str) -> None:
+        """`self.lamb = max(lo, hi / (1 + 0.1 * self.it))` after `self.it += 1`, or `self.m =
+        self.m * 0.9`: a Python value recomputed from state the body updates is updated state
+        too (gluonfr's ASoftmax anneals `lamb` so), frozen at the first call's value."""
+        if self._is_child(name):
+            return
+        read = {
+            attr
+            for n in walk_nodes(node.value)
+            if isinstance(n, cst.Attribute) and (attr := _self_attribute(n)) is not None
+        }
+        source = name if name in read else next(iter(sorted(read & self._updated())), None)
+        if source is None:
+            return
+        how = "its own value" if source == name else f"`self.{source}`, which it updates"
+        self.report(
+            node,
+            f"`self.{name}` is recomputed from {how} inside hybrid_forward: when hybridized this "
+            "runs once, while tracing, not on every call (the value then stays as the first call "
+            "left it)",
+        )
+
+    def _updated(self) -> Set[str]:
+        """The attributes the function updates in place (`self.it += 1`), traced or not."""
+        assert self.facts is not None
+        return {
+            name
+            for n in walk_nodes(self.facts.node.body)
+            if isinstance(n, cst.AugAssign)
+            and (name := _self_attribute(n.target)) is not None
+            and not self._is_child(name)
+        }
 
     def _check_cached_by_method(self, node: cst.Call, method: str) -> None:
         """`self.initialize_basis(F)` under a first-call guard, where the method stores on
