@@ -74,8 +74,8 @@ def taken_names(
             if node.value != local:
                 names.add(node.value)
 
-    klass.visit(Attributes())
-    function.visit(Names())
+    visit_only(klass, Attributes())  # sets: the walk's order does not matter
+    visit_only(function, Names())
     return names
 
 

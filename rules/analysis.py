@@ -41,6 +41,7 @@ from typing import (
 
 import libcst as cst
 
+from ..cstwalk import visit_only
 from ._factories import factory_value
 from ._pooled import child_effect
 from ._sliced_arrays import sliced_arrays
@@ -269,7 +270,7 @@ class FunctionFacts:
         known = self._array_uses.get(name)
         if known is None:
             finder = _ArrayUseFinder(name, self.namespace)
-            self.node.body.visit(finder)
+            visit_only(self.node.body, finder)
             known = self._array_uses[name] = finder.found
         return known
 
@@ -1152,7 +1153,7 @@ def _uses_as_array(function: cst.FunctionDef, name: str, layers: AbstractSet[str
     if _rebinds_or_asks(function, name):
         return False
     finder = _ArrayUseFinder(name, namespace, layers)
-    function.body.visit(finder)
+    visit_only(function.body, finder)
     return finder.found
 
 
