@@ -131,7 +131,9 @@ New axes follow the same rules: with only `:` and `...` besides them the fix is 
 other items make it safe or unsafe as above. The integer axes are squeezed last because MXNet
 gives a fully indexed array the shape (1,), not (): squeezing before `expand_dims` would add
 an axis (`x[None, 0]` on a vector is (1,)). Indices that are tensors, names of unknown value,
-items on both sides of `...` or a step after `...` are reported without a fix; so is slice
+items on both sides of `...` or a step after `...` are reported without a fix, and so is a
+subscript measured by `len()` (`len(x[0])`: HL009 reports the `len`, which no index rewrite
+helps); so is slice
 assignment (rewrite it with `F.where` or `F.concat`). A value that is an array only by the
 arithmetic between its slices gets an unsafe fix: a numpy array passes that arithmetic too
 (gluon lets one reach an eager hybrid_forward beside an NDArray input), and `F.slice` raises
@@ -413,11 +415,21 @@ on it where the original worked.
         ),
         # items on both sides of `...`: reported without a fix
         ("y = F.relu(x)\nreturn y[0, ..., None, 1]", 4),
+        # measured by len() (HL009: no number under hybridize): the index's form changes nothing
+        ("y = F.relu(x)\nreturn y.reshape((len(y[0]), -1))", 4),
     )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._assigned: set = set()
+        self._measured: set = set()  # subscripts that are the argument of len()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # `len(x[0])`: a Python int read off a tensor, which hybridize has no number for
+        # whatever the index's form (HL009): rewriting the index alone changes nothing
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            if isinstance(node.args[0].value, cst.Subscript):
+                self._measured.add(node.args[0].value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -448,7 +460,7 @@ on it where the original worked.
         by_slices = not self.is_tensor(node.value)
         if by_slices and not self._sliced_input(node.value):
             return
-        rewrite = self._rewrite(node)
+        rewrite = None if node in self._measured else self._rewrite(node)
         if rewrite is None:
             self.report(node, self._sliced_message(node) if by_slices else None)
         else:
