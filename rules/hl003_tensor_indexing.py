@@ -460,7 +460,16 @@ on it where the original worked.
         by_slices = not self.is_tensor(node.value)
         if by_slices and not self._sliced_input(node.value):
             return
-        rewrite = None if node in self._measured else self._rewrite(node)
+        if node in self._measured:
+            self.report(
+                node,
+                "indexing a tensor selects an output of a Symbol after hybridize(), not a "
+                "slice; here the item is measured by `len()`, which has no number under "
+                "hybridize whatever the index (HL009): no index rewrite helps, pass the length "
+                "in (a constructor argument) or use shape-free ops",
+            )
+            return
+        rewrite = self._rewrite(node)
         if rewrite is None:
             self.report(node, self._sliced_message(node) if by_slices else None)
         else:

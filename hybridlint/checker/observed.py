@@ -158,12 +158,24 @@ _INDEX = re.compile(r"indexing a Symbol with (.+?) selects")
 
 
 def _subscripts(tree: ast.AST, line: int) -> List[ast.Subscript]:
+    """The rewritable subscripts of `line`; not one measured by `len()` (`len(x[0])`: the
+    len has no number under hybridize whatever the index's form, as HL003 decides too)."""
+    nodes = [n for n in ast.walk(tree) if getattr(n, "lineno", None) == line]
+    measured = {
+        id(n.args[0])
+        for n in nodes
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "len"
+        and len(n.args) == 1
+    }
     return [
         n
-        for n in ast.walk(tree)
+        for n in nodes
         if isinstance(n, ast.Subscript)
         and isinstance(n.ctx, ast.Load)
         and n.lineno == n.end_lineno == line
+        and id(n) not in measured
         and _bounds(n) is not None
     ]
 
