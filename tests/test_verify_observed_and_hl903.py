@@ -1,4 +1,4 @@
-"""Which subscripts a trace-observed HL003 (indexing a single-output Symbol) rewrites."""
+"""Which subscripts a trace-observed HL003 rewrites, and how failing examples group into HL903."""
 
 from types import SimpleNamespace
 
@@ -31,3 +31,25 @@ def test_a_subscript_measured_by_len_is_left_as_it_is():
     # `len(seq[0])` has no number under hybridize whatever the index's form (HL009)
     findings, _ = observed_fixes(SOURCE, "m.py", [_seen(2, "0")])
     assert findings == []
+
+
+def test_examples_failing_alike_up_to_numbers_make_one_hl903():
+    from hybridlint.checker_bridge import _still_fails
+
+    def failed(node: str, size: int, line: int = 3) -> SimpleNamespace:
+        return SimpleNamespace(
+            source_line=SimpleNamespace(filename="m.py", lineno=line),
+            reason=f"hybridize failed: Error in operator {node}_split0 ({size} vs 1)",
+            status="hybrid_error",
+        )
+
+    found = _still_fails(
+        "m.py",
+        [("Net#1", failed("net2", 4)), ("Net#2", failed("net5", 6)), ("Net#3", failed("n", 1, 2))],
+        SOURCE,
+    )
+    assert [(f.line, f.message.split(" after")[0]) for f in found] == [
+        (3, "Net#1, Net#2 still fail with their examples"),
+        (2, "Net#3 still fails with its example"),
+    ]
+    assert found[0].message.endswith("net2_split0 (4 vs 1) (as Net#1 reports it)")
