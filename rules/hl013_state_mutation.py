@@ -124,6 +124,7 @@ No automatic fix: where the state should live depends on the program.
         # a cache filled only eagerly (an eager-only branch is never traced)
         "if F is mx.nd:\n    self.last = F.relu(x)\nreturn x",
         "self.calls += 1  # hybridlint: ignore[HL013]\nreturn x",
+        "self.cache = self.cache or []\nreturn x",  # a default filled once: the same later
         # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
         Valid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -290,6 +291,8 @@ No automatic fix: where the state should live depends on the program.
         source = name if name in read else next(iter(sorted(read & self._updated())), None)
         if source is None:
             return
+        if source == name and isinstance(node.value, (cst.BooleanOperation, cst.IfExp)):
+            return  # `self.n = self.n or 0`: a default filled once, the same on later calls
         how = "its own value" if source == name else f"`self.{source}`, which it updates"
         self.report(
             node,
