@@ -218,10 +218,23 @@ def infer_graph_types(order: List[Node], known: Dict[str, np.dtype]):
                 ins, outs = node.op.infer_type(node.parsed, in_types)
             except ShapeError as err:
                 raise _node_error(node, err, in_types, "type") from None
-            for (c, i), old, new in zip(node.inputs, in_types, ins):
+            for k, ((c, i), old, new) in enumerate(zip(node.inputs, in_types, ins)):
                 if old is None and new is not None:
                     types[(id(c), i)] = new
                     changed = True
+                elif old is not None and new is not None and old != new:
+                    # MXNet's graph inference fails on a conflicting assignment, as the
+                    # eager call's check does (`where` of float32 and float64 branches)
+                    raise _node_error(
+                        node,
+                        ShapeError(
+                            "Incompatible attr at {}-th input: expected {}, got {}".format(
+                                k, np.dtype(new).name, np.dtype(old).name
+                            )
+                        ),
+                        in_types,
+                        "type",
+                    )
             for i, t in enumerate(outs):
                 key = (id(node), i)
                 if t is not None and types.get(key) is None:

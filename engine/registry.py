@@ -216,6 +216,14 @@ def elemwise_shape(attrs, in_shapes: List[Shape]):
     return [merged] * len(in_shapes), [merged]
 
 
+def float_only(t: Optional[np.dtype]) -> None:
+    """MXNet's check in the kernels that compute on floating-point data only (softmax and its
+    kin, hard_sigmoid, BilinearResize2D): an integer input fails when the op runs, eagerly or
+    hybridized; graph type inference lets it through, as MXNet's does."""
+    if t is not None and t.kind != "f":
+        raise ShapeError("This operation only support floating point types, not {}".format(t.name))
+
+
 def same_type(attrs, in_types: List[Optional[np.dtype]]):
     """All inputs and outputs share the first known dtype."""
     known = next((t for t in in_types if t is not None), None)

@@ -18,6 +18,7 @@ from ..registry import (
     Param,
     ShapeError,
     elemwise_shape,
+    float_only,
     merge_shape,
     p_bool,
     p_dtype,
@@ -204,6 +205,7 @@ def _softmax_fast(x, ax, log):
 
 
 def _softmax_core(attrs, x, length, log, sign=1.0):
+    float_only(x.dtype)  # MXNet's kernel checks it when it runs; graph inference passes
     ax = norm_axis(attrs.axis, x.ndim, "softmax")
     if (
         length is None

@@ -9,7 +9,16 @@ import math
 
 import numpy as np
 
-from ..registry import Param, ShapeError, elemwise_shape, p_bool, p_enum, p_float, register
+from ..registry import (
+    Param,
+    ShapeError,
+    elemwise_shape,
+    float_only,
+    p_bool,
+    p_enum,
+    p_float,
+    register,
+)
 from ._util import fmt_shape, keep_dtype, ufunc_inline, zeros_operand
 
 # ----------------------------------------------------------------------------- unary math
@@ -31,6 +40,8 @@ def _rint(x, out=None):
 
 
 def _sigmoid(x, out=None):
+    if x.dtype.kind != "f" and out is None:  # MXNet computes in float and casts back
+        x = x.astype(np.float64)
     with np.errstate(over="ignore"):
         out = np.negative(x, out=out)
         np.exp(out, out=out)
@@ -114,6 +125,7 @@ def _logical_not(x, out=None):
 
 
 def _hard_sigmoid_kernel(attrs, x):
+    float_only(x.dtype)  # MXNet's kernel checks it when it runs; graph inference passes
     return np.clip(x * x.dtype.type(attrs.alpha) + x.dtype.type(attrs.beta), 0, 1).astype(
         x.dtype, copy=False
     )

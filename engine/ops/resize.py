@@ -9,7 +9,18 @@ so neither loops over pixels, batch or channels.
 
 import numpy as np
 
-from ..registry import Param, ShapeError, p_bool, p_enum, p_float, p_int, p_opt, p_shape, register
+from ..registry import (
+    Param,
+    ShapeError,
+    float_only,
+    p_bool,
+    p_enum,
+    p_float,
+    p_int,
+    p_opt,
+    p_shape,
+    register,
+)
 from ._util import fmt_shape
 
 _MODES = ("like", "odd_scale", "size", "to_even_down", "to_even_up", "to_odd_down", "to_odd_up")
@@ -86,6 +97,7 @@ def _axis_weights(n_in, n_out, align):
 
 def bilinear_resize(attrs, x, like=None):
     """Bilinear resize of the two spatial axes of NCHW data."""
+    float_only(x.dtype)
     (shape,) = _resize_shape(attrs, [x.shape] + ([] if like is None else [like.shape]))[1]
     nh, nw = shape[2], shape[3]
     h, w = x.shape[2], x.shape[3]
@@ -104,10 +116,10 @@ def bilinear_resize(attrs, x, like=None):
 
 
 def _resize_type(attrs, in_types):
-    """MXNet resizes floating-point data only; the `like` input's dtype is not checked."""
+    """The output has the data's dtype; the `like` input's is not checked. MXNet resizes
+    floating-point data only, which its kernel checks when it runs (graph inference passes
+    an integer input, as here)."""
     t = in_types[0]
-    if t is not None and t.kind != "f":
-        raise ShapeError("This operation only support floating point types, not {}".format(t.name))
     return in_types, [t]
 
 
