@@ -186,6 +186,13 @@ class CachedOp:
     def __init__(self, sym, flags=()):
         from ..executor import PlanCache
 
+        if not sym.list_inputs():
+            # MXNet 1.9.1 builds the gradient graph here and refuses a graph of constants: a
+            # hybridized block whose outputs use none of its inputs or parameters fails
+            raise MXNetError(
+                "Check failed: !xs.empty(): There are no inputs in computation graph that "
+                "require gradients."
+            )
         self._sym = sym
         self.flags = dict(flags)
         self._cache = PlanCache(sym, static_shape=_flag(self.flags.get("static_shape")))
