@@ -28,6 +28,7 @@ import ast
 import contextlib
 import gc
 import os
+import sys
 import re
 from dataclasses import dataclass, field
 from typing import (
@@ -694,10 +695,25 @@ def _new_pool(workers: int) -> Optional["ProcessPoolExecutor"]:
 
     try:
         return ProcessPoolExecutor(
-            max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),)
+            max_workers=workers,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+            mp_context=_start_method(),
         )
     except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
         return None
+
+
+def _start_method():
+    """How workers start: forked (they inherit the imported linter), unless MXNet is loaded in
+    this process (the API called from a notebook or a test that uses MXNet): forking it while
+    its engine threads run aborted the process (seen on CI: 'Fatal Python error: Aborted' in
+    os.fork), so the workers are spawned, fresh interpreters that import what they need."""
+    if "mxnet" not in sys.modules:
+        return None
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn")
 
 
 def _work_isolated(path: str, text: str, codes, mode, project: FileProject) -> WorkResult:
