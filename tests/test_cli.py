@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import textwrap
 
@@ -420,25 +421,35 @@ def test_progress_bar_only_for_long_runs():
         assert bar._progress.tasks[0].completed == PROGRESS_MIN_FILES
 
 
-def _die_on_m3(path, *args):
-    """Stands in for runner._work in the forked workers (module level, so it pickles)."""
-    import hybridlint.runner as runner
+_DYING_WORKER = """
+import os, sys
+import hybridlint.runner as runner
+from hybridlint.cli import cli
 
+real_work = runner._work
+
+
+def die_on_m3(path, *args):  # in the forked workers: the one linting m3.py dies
     if path.endswith("m3.py"):
         os._exit(9)
-    return runner._real_work_for_tests(path, *args)
+    return real_work(path, *args)
 
 
-def test_a_dying_worker_is_an_internal_error_not_a_hang(project, monkeypatch):
-    import hybridlint.runner as runner
+runner._work = die_on_m3
+sys.exit(cli.main(["--no-cache", "--jobs", "2", "."], standalone_mode=True))
+"""
 
-    monkeypatch.setattr(runner, "_real_work_for_tests", runner._work, raising=False)
-    monkeypatch.setattr(runner, "_work", _die_on_m3)
+
+def test_a_dying_worker_is_an_internal_error_not_a_hang(project):
+    # a fresh interpreter: its workers are forked (they inherit the patched _work), which a
+    # test process that has loaded MXNet does not do (runner._start_method spawns them there)
     filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
     for i in range(6):
         put(project, f"m{i}.py", filler + BAD)
-    result = hl("--no-cache", "--jobs", "2", ".")
-    assert result.exit_code == 2, result.output
+    result = subprocess.run(
+        [sys.executable, "-c", _DYING_WORKER], capture_output=True, text=True, cwd=project
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
     assert (
         "m3.py: error: internal error: the worker process linting this file died" in result.stdout
     )
