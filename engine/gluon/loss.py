@@ -1,8 +1,10 @@
 """`gluon.loss`: the loss HybridBlocks of MXNet 1.9.1 that need no special operator.
 
 User code subclasses `Loss` and combines these in hybrid_forward, so they follow MXNet's
-formulas, defaults, reprs and reductions (mean over every axis but `batch_axis`). CTCLoss and
-SDMLLoss are not provided (NotImplementedError through the module's __getattr__).
+formulas, defaults, reprs and reductions (mean over every axis but `batch_axis`), and MXNet's
+own hazards: PoissonNLLLoss(compute_full=True) updates in place and SDMLLoss reads `.shape`, so
+both fail hybridized as they do in MXNet. A loss the engine lacks raises NotImplementedError
+through the module's __getattr__.
 """
 
 import numpy as np
@@ -28,6 +30,8 @@ __all__ = [
     "TripletLoss",
     "PoissonNLLLoss",
     "CosineEmbeddingLoss",
+    "CTCLoss",
+    "SDMLLoss",
 ]
 
 _ND = proxy_of(ndarray)  # the F of eager calls
@@ -265,9 +269,11 @@ class PoissonNLLLoss(Loss):
         else:
             loss = pred - target * F.log(pred + epsilon)
         if self._compute_full:
+            # in place, as MXNet 1.9.1's own loss.py writes it: hybridized, `*=` on a Symbol
+            # raises NotImplementedForSymbol there, so a block using this option fails alike
             stirling_factor = target * F.log(target) - target + 0.5 * F.log(2 * target * np.pi)
-            stirling_factor = stirling_factor * (target > 1)
-            loss = loss + stirling_factor
+            stirling_factor *= target > 1  # hybridlint: ignore[HL004]: MXNet's own
+            loss += stirling_factor  # hybridlint: ignore[HL004]: MXNet's own
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return F.mean(loss)
 
@@ -299,8 +305,80 @@ class CosineEmbeddingLoss(Loss):
         return x_dot_y / F.broadcast_maximum(x_norm * y_norm, eps_arr)
 
 
+class CTCLoss(Loss):
+    """Connectionist Temporal Classification loss over `pred` (`layout` NTC or TNC) and
+    `label` (`label_layout` NT or TN), the blank being the last class, with optional lengths."""
+
+    def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
+        assert layout in ["NTC", "TNC"], (
+            "Only 'NTC' and 'TNC' layouts for pred are supported. Got: %s" % layout
+        )
+        assert label_layout in ["NT", "TN"], (
+            "Only 'NT' and 'TN' layouts for label are supported. Got: %s" % label_layout
+        )
+        self._layout = layout
+        self._label_layout = label_layout
+        batch_axis = label_layout.find("N")
+        super().__init__(weight, batch_axis, **kwargs)
+
+    def hybrid_forward(
+        self, F, pred, label, pred_lengths=None, label_lengths=None, sample_weight=None
+    ):
+        if self._layout == "NTC":
+            pred = F.swapaxes(pred, 0, 1)  # the operator takes time first
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, 0, 1)
+        loss = F.CTCLoss(
+            pred,
+            label,
+            pred_lengths,
+            label_lengths,
+            use_data_lengths=pred_lengths is not None,
+            use_label_lengths=label_lengths is not None,
+            blank_label="last",
+        )
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
+class SDMLLoss(Loss):
+    """Smoothed deep metric learning loss of two aligned minibatches (batch, dim): the
+    KL divergence between the softmax of minus the pairwise squared distances and labels that
+    put 1 - `smoothing_parameter` on each row's own pair. Like MXNet 1.9.1's, it reads the
+    inputs' `.shape` and `.context`, so hybridized it fails (AttributeError on a Symbol)."""
+
+    def __init__(self, smoothing_parameter=0.3, weight=1.0, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def _compute_distances(self, x1, x2):
+        """(batch, batch) squared Euclidean distances between the rows of x1 and of x2."""
+        assert x1.shape == x2.shape  # hybridlint: ignore[HL001]: MXNet's own
+        batch_size, dim = x1.shape  # hybridlint: ignore[HL001]: MXNet's own
+        rows = x1.expand_dims(1).broadcast_to([batch_size, batch_size, dim])
+        cols = x2.expand_dims(0).broadcast_to([batch_size, batch_size, dim])
+        return ((rows - cols) ** 2).sum(axis=2)
+
+    def _compute_labels(self, F, batch_size):
+        gold = F.eye(batch_size)
+        off = (1 - gold) * self.smoothing_parameter / (batch_size - 1)
+        return gold * (1 - self.smoothing_parameter) + off
+
+    def _loss(self, F, x1, x2):
+        batch_size = x1.shape[0]  # hybridlint: ignore[HL001]: MXNet's own
+        labels = self._compute_labels(F, batch_size)
+        distances = self._compute_distances(x1, x2)
+        log_probabilities = F.log_softmax(-distances, axis=1)
+        # the KL divergence averaged over each row's pairs (MXNet 1.9.1 no longer scales it)
+        context = distances.context  # hybridlint: ignore[HL001]: MXNet's own
+        return self.kl_loss(log_probabilities, labels.as_in_context(context))
+
+    def hybrid_forward(self, F, x1, x2):
+        return self._loss(F, x1, x2)
+
+
 def __getattr__(name):
-    """Losses the engine lacks (CTCLoss needs MXNet's CTC operator) say so."""
+    """Losses the engine lacks say so."""
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented
