@@ -376,7 +376,8 @@ def _still_fails(
     block, line and reason, naming every example that failed there alike (a block whose
     examples all fail at one line is one problem, as ruff reports one diagnostic a place)."""
     groups: Dict[Tuple[str, int, str], List[str]] = {}
-    reasons: Dict[Tuple[str, int, str], str] = {}
+    reasons: Dict[Tuple[str, int, str], str] = {}  # the first example's, shown
+    differing = set()  # keys whose examples' reasons differ in their numbers
     for label, report in failing:
         where = report.source_line
         block = label.split("#")[0]
@@ -388,12 +389,14 @@ def _still_fails(
         # alike up to numbers: operator names (`net3_split0`) and shapes differ per example
         key = (block, line, re.sub(r"\d+", "#", reason))
         groups.setdefault(key, []).append(label)
-        if reasons.setdefault(key, reason) != reason and not reasons[key].endswith("reports it)"):
-            reasons[key] += f" (as {groups[key][0]} reports it)"
+        if reasons.setdefault(key, reason) != reason:
+            differing.add(key)
     lines = source.splitlines()
     findings = []
     for key, labels in groups.items():
         line, reason = key[1], reasons[key]
+        if key in differing:
+            reason += f" (as {labels[0]} reports it)"
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         col = len(text) - len(text.lstrip()) + 1
         what = (

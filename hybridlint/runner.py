@@ -28,8 +28,8 @@ import ast
 import contextlib
 import gc
 import os
-import sys
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -704,7 +704,7 @@ def _new_pool(workers: int) -> Optional["ProcessPoolExecutor"]:
         return None
 
 
-def _start_method():
+def _start_method() -> Optional[Any]:
     """How workers start: forked (they inherit the imported linter), unless MXNet is loaded in
     this process (the API called from a notebook or a test that uses MXNet): forking it while
     its engine threads run aborted the process (seen on CI: 'Fatal Python error: Aborted' in
