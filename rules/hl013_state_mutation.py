@@ -206,6 +206,8 @@ No automatic fix: where the state should live depends on the program.
         super().__init__(state)
         # function -> its statements under a first-call guard (`_first_call_guards`), per file
         self._guards: Dict[cst.CSTNode, Dict[cst.CSTNode, str]] = {}
+        self._updates: Dict[cst.CSTNode, Set[str]] = {}  # function -> `_updated`, per file
+        self._lambda_reads: Dict[cst.CSTNode, Set[str]] = {}  # class -> `_read_by_lambdas`
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         name = _self_attribute(node.target)
@@ -304,13 +306,16 @@ No automatic fix: where the state should live depends on the program.
     def _updated(self) -> Set[str]:
         """The attributes the function updates in place (`self.it += 1`), traced or not."""
         assert self.facts is not None
-        return {
-            name
-            for n in walk_nodes(self.facts.node.body)
-            if isinstance(n, cst.AugAssign)
-            and (name := _self_attribute(n.target)) is not None
-            and not self._is_child(name)
-        }
+        found = self._updates.get(self.facts.node)
+        if found is None:
+            found = self._updates[self.facts.node] = {
+                name
+                for n in walk_nodes(self.facts.node.body)
+                if isinstance(n, cst.AugAssign)
+                and (name := _self_attribute(n.target)) is not None
+                and not self._is_child(name)
+            }
+        return found
 
     def _check_cached_by_method(self, node: cst.Call, method: str) -> None:
         """`self.initialize_basis(F)` under a first-call guard, where the method stores on
@@ -438,13 +443,16 @@ No automatic fix: where the state should live depends on the program.
         klass = self.facts.klass if self.facts is not None else None
         if klass is None:
             return set()
-        return {
-            name
-            for function in walk_nodes(klass.node)
-            if isinstance(function, cst.Lambda)
-            for node in walk_nodes(function)
-            if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
-        }
+        found = self._lambda_reads.get(klass.node)
+        if found is None:
+            found = self._lambda_reads[klass.node] = {
+                name
+                for function in walk_nodes(klass.node)
+                if isinstance(function, cst.Lambda)
+                for node in walk_nodes(function)
+                if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
+            }
+        return found
 
     def _is_child(self, name: str) -> bool:
         klass = self.facts.klass if self.facts is not None else None
