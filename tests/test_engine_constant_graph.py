@@ -4,11 +4,10 @@ CachedOp is built ("There are no inputs in computation graph that require gradie
 same block works eagerly. The engine must fail alike, so that `--verify` never proves a
 rewrite that returns a constant, and keep working where one input is used."""
 
-import warnings
-
 import pytest
 
 import hybridlint.engine as engine
+from engine_blocks import eager_and_hybridized
 from mxnet_record import reference
 
 BODIES = (
@@ -22,24 +21,10 @@ BODIES = (
 
 
 def _outcomes(mx):
-    found = []
-    for body in BODIES:
-        namespace = {}
-        exec("def hybrid_forward(self, F, x):\n    return " + body + "\n", namespace)  # noqa: S102
-        block_class = type("Block", (mx.gluon.HybridBlock,), namespace)
-        row = []
-        for hybridized in (False, True):
-            block = block_class()
-            if hybridized:
-                block.hybridize()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    row.append(list(block(mx.nd.ones((2, 3, 4))).shape))
-            except Exception as err:  # noqa: BLE001 - the kind of failure is compared
-                row.append(type(err).__name__)
-        found.append(row)
-    return found
+    return [
+        eager_and_hybridized(mx, body, "x", [mx.nd.ones((2, 3, 4))], lambda out: list(out.shape))
+        for body in BODIES
+    ]
 
 
 @pytest.mark.mxnet
