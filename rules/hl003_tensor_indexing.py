@@ -131,10 +131,9 @@ New axes follow the same rules: with only `:` and `...` besides them the fix is 
 other items make it safe or unsafe as above. The integer axes are squeezed last because MXNet
 gives a fully indexed array the shape (1,), not (): squeezing before `expand_dims` would add
 an axis (`x[None, 0]` on a vector is (1,)). Indices that are tensors, names of unknown value,
-items on both sides of `...` or a step after `...` are reported without a fix, and so is a
+items on both sides of `...` or a step after `...` are reported without a fix, as are a
 subscript measured by `len()` (`len(x[0])`: HL009 reports the `len`, which no index rewrite
-helps); so is slice
-assignment (rewrite it with `F.where` or `F.concat`). A value that is an array only by the
+helps) and slice assignment (rewrite it with `F.where` or `F.concat`). A value that is an array only by the
 arithmetic between its slices gets an unsafe fix: a numpy array passes that arithmetic too
 (gluon lets one reach an eager hybrid_forward beside an NDArray input), and `F.slice` raises
 on it where the original worked.
