@@ -285,11 +285,7 @@ No automatic fix: where the state should live depends on the program.
         too (gluonfr's ASoftmax anneals `lamb` so), frozen at the first call's value."""
         if self._is_child(name):
             return
-        read = {
-            attr
-            for n in walk_nodes(node.value)
-            if isinstance(n, cst.Attribute) and (attr := _self_attribute(n)) is not None
-        }
+        read = _self_attributes(node.value)
         source = name if name in read else next(iter(sorted(read & self._updated())), None)
         if source is None:
             return
@@ -445,13 +441,9 @@ No automatic fix: where the state should live depends on the program.
             return set()
         found = self._lambda_reads.get(klass.node)
         if found is None:
-            found = self._lambda_reads[klass.node] = {
-                name
-                for function in walk_nodes(klass.node)
-                if isinstance(function, cst.Lambda)
-                for node in walk_nodes(function)
-                if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
-            }
+            found = self._lambda_reads[klass.node] = set().union(
+                *(_self_attributes(f) for f in walk_nodes(klass.node) if isinstance(f, cst.Lambda))
+            )
         return found
 
     def _is_child(self, name: str) -> bool:
@@ -538,13 +530,18 @@ def _suites(statement: cst.BaseCompoundStatement) -> List[cst.BaseSuite]:
     return blocks
 
 
+def _self_attributes(node: cst.CSTNode) -> Set[str]:
+    """The `<a>` of every `self.<a>` under `node`."""
+    return {
+        name
+        for n in walk_nodes(node)
+        if isinstance(n, cst.Attribute) and (name := _self_attribute(n)) is not None
+    }
+
+
 def _guard_flag(statement: cst.If) -> Optional[str]:
     """`self.<a>` read by the test of `statement` and assigned in its body, else None."""
-    read = {
-        name
-        for node in walk_nodes(statement.test)
-        if isinstance(node, cst.Attribute) and (name := _self_attribute(node)) is not None
-    }
+    read = _self_attributes(statement.test)
     if not read:
         return None
     for node in walk_nodes(statement.body):
