@@ -294,7 +294,9 @@ def _cond(attrs: Any, *arrays):
     return _result(_plans(attrs, k).run([arrays[loc] for loc in locs]))
 
 
-def _cond_infer(attrs: Any, in_values, inferer):
+def _cond_infer(attrs: Any, in_values, inferer, check_predicate=None):
+    """Infer through the three subgraphs; `check_predicate` sees what the predicate
+    subgraph's output was inferred to be (the dtype pass checks MXNet's float32 rule)."""
     values = list(in_values)
     outs: List[Any] = [None] * attrs.num_outputs
     for k, locs in (
@@ -304,8 +306,8 @@ def _cond_infer(attrs: Any, in_values, inferer):
     ):
         ins, found = _infer(attrs.subgraphs[k], [values[loc] for loc in locs], inferer)
         _merge_into(values, locs, ins)
-        if not k and inferer is _types():
-            _check_predicate_type(found[0] if found else None)
+        if not k and check_predicate is not None:
+            check_predicate(found[0] if found else None)
         if k:
             try:
                 _merge_into(outs, range(len(outs)), found)
@@ -314,12 +316,6 @@ def _cond_infer(attrs: Any, in_values, inferer):
                     "cond: the branches' outputs differ in shape: " + str(err)
                 ) from None
     return values, outs
-
-
-def _types():
-    from ..executor import infer_graph_types
-
-    return infer_graph_types
 
 
 def _check_predicate_type(dtype) -> None:
@@ -342,7 +338,7 @@ def _cond_shape(attrs: Any, in_shapes):
 def _cond_type(attrs: Any, in_types):
     from ..executor import infer_graph_types
 
-    return _cond_infer(attrs, in_types, infer_graph_types)
+    return _cond_infer(attrs, in_types, infer_graph_types, _check_predicate_type)
 
 
 register(
