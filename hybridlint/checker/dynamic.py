@@ -20,12 +20,13 @@ import traceback
 import types
 from typing import Dict, Iterator, List, Optional, Set
 
-from ..mxnet_facts import EAGER_ATTRIBUTES
+from ..mxnet_facts import COND_PREDICATE_DTYPE, EAGER_ATTRIBUTES
 from .report import SourceLine
 
 RULE_NAMES = {
     "HL001": "symbol-attribute",
     "HL003": "tensor-indexing",
+    "HL008": "tensor-control-flow",
     "HL007": "non-broadcast-arithmetic",
     "HL011": "varargs-reshape",
 }
@@ -37,6 +38,14 @@ _ATTR_ERROR = re.compile(r"'Symbol' object has no attribute '(\w+)'")
 _VARARGS_RESHAPE = re.compile(
     r"(?:Parameter format for (?:reverse|target_shape|keep_highest)\b.*operator Reshape)|"
     r"(?:Operator Reshape: invalid value .* parameter '(?:reverse|target_shape|keep_highest)')",
+    re.S,
+)
+# a hybridized cond types its predicate COND_PREDICATE_DTYPE (mxnet_facts): MXNet 1.9.1
+# "Error in operator net0__cond0: Error in operator net0_identity0: ... Incompatible attr in node
+# net0_identity0 at 0-th output: expected int32, got float32", the engine names the dtype itself
+_COND_PREDICATE = re.compile(
+    r"Error in operator \S*_cond\d+: .*?(?:the predicate is (\w+)|Incompatible attr\b"
+    r".*?expected (\w+), got " + COND_PREDICATE_DTYPE + r")",
     re.S,
 )
 _ELEMWISE = re.compile(
@@ -73,12 +82,19 @@ def watch_symbols(mx: types.ModuleType, events: TraceEvents) -> Iterator[None]:
     original_getitem = symbol_cls.__getitem__
 
     def getitem(self, index):
-        if not isinstance(index, str) and _single_output(self):
+        caller = sys._getframe(1)
+        # only the user's own subscripts: an output picked inside MXNet or the engine (cond
+        # and foreach take `[0]` of their single-output subgraphs) is not the user's line
+        if (
+            caller.f_code.co_filename in events.user_files
+            and not isinstance(index, str)
+            and _single_output(self)
+        ):
             events.add(
                 "HL003",
                 f"indexing a Symbol with {index!r} selects an output of the "
                 "graph node, not rows: use F.slice_axis / F.slice (+ F.squeeze)",
-                user_frame(sys._getframe(1), events.user_files),
+                user_frame(caller, events.user_files),
             )
         return original_getitem(self, index)
 
@@ -181,12 +197,21 @@ def events_from_failure(
 ) -> None:
     """Turn a hybridize failure into a run-time finding when it is one the rules know."""
     match = _ATTR_ERROR.search(str(exc))
+    cond_predicate = _COND_PREDICATE.search(str(exc))
     if isinstance(exc, AttributeError) and match and match.group(1) in SYMBOL_ATTRS:
         events.add(
             "HL001",
             f"`.{match.group(1)}` on a Symbol fails under hybridize: use "
             "F.shape_array, zeros_like, slice_like, broadcast_like or reshape special "
             "codes",
+            where,
+        )
+    elif cond_predicate:
+        dtype = cond_predicate.group(1) or cond_predicate.group(2)
+        events.add(
+            "HL008",
+            f"a hybridized cond needs a {COND_PREDICATE_DTYPE} predicate, this one is {dtype}: "
+            f"cast it with .astype('{COND_PREDICATE_DTYPE}')",
             where,
         )
     elif _VARARGS_RESHAPE.search(str(exc)):

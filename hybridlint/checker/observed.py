@@ -1,5 +1,6 @@
-"""Hazards the trace observed become fixes: non-broadcast arithmetic (HL007) and indexing
-a single-output Symbol (HL003), seen at run time at the user's line.
+"""Hazards the trace observed become fixes: non-broadcast arithmetic (HL007), indexing a
+single-output Symbol (HL003), a varargs reshape (HL011) and a cond predicate of the wrong dtype
+(HL008), seen at run time at the user's line.
 
 Static analysis cannot always tell that `x * w` mixes shapes (8, 5, 5) and (8, 1, 1); running an
 example can: the hybridized call fails in the elementwise operator the user's line created.
@@ -14,6 +15,7 @@ import ast
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
+from ..mxnet_facts import COND_PREDICATE_DTYPE
 from .expression import _namespace
 
 _NODE = re.compile(r"(?:Error in operator|in node) \S*?_(plus|minus|mul|div|mod|power)\d+\b")
@@ -47,7 +49,13 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
       equivalent, and the checker proves the line as a whole);
     - HL003, `x[i]` / `x[a:b]` seen on a single-output Symbol: the subscripts of the line
       with those very indices become `x.slice_axis(axis=0, ...)` (`.squeeze(axis=0)` for an
-      integer), fluent methods both NDArray and Symbol have, so no namespace is needed.
+      integer), fluent methods both NDArray and Symbol have, so no namespace is needed;
+    - HL011, `x.reshape(a, b)` whose dims a Symbol binds to other parameters: one tuple;
+    - HL008, a `contrib.cond` whose predicate a hybridized graph cannot type (MXNet needs it
+      float32): the predicate of the cond called on that line gets `.astype('float32')`.
+      Eagerly cond reads the predicate as one Python scalar, and the cast keeps its truth
+      for every integer and bool (and float16); a float64 below float32's range would become
+      0, so that one is an unsafe fix.
 
     Returns (findings, plan) with `plan[(line, code)]` the details (operator kinds, index
     reprs) that `rewrite` rewrites on that line."""
@@ -70,6 +78,14 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
                 detail = seen.group(1) if seen else None
             elif finding.code == "HL011" and report.status == "hybrid_error":
                 detail = None
+            elif finding.code == "HL008" and report.status == "hybrid_error":
+                seen = _PREDICATE_DTYPE.search(finding.message)
+                if not seen:  # HL008's other run-time findings are not the cond's dtype
+                    continue
+                detail = seen.group(1)
+                predicates = _cond_predicates(tree, line)
+                # keyed by where the predicate starts: the line the fix's finding names
+                line = min((p.lineno for p in predicates), default=line)
             else:
                 continue
             if _nodes(tree, line, finding.code, [detail]):
@@ -90,16 +106,19 @@ def planned_fixes(source: str, path: str, plan: Plan, tree: Optional[ast.AST] = 
         nodes = _nodes(tree, line, code, details)
         if not nodes:
             continue
+        first = min(nodes, key=lambda n: (n.lineno, n.col_offset))
+        last = max(nodes, key=lambda n: (n.end_lineno, n.end_col_offset))
+        lossy = code == "HL008" and any(d not in _EXACT_IN_PREDICATE for d in details)
         out.append(
             Finding(
                 code,
                 RUNTIME_NAMES.get(code, ""),
                 f"{OBSERVED}: {_what(tree, line, code, details)}",
-                line,
-                min(n.col_offset for n in nodes) + 1,
-                line,
-                max(n.end_col_offset for n in nodes) + 1,
-                FixSafety.SAFE,
+                first.lineno,
+                first.col_offset + 1,
+                last.end_lineno,
+                last.end_col_offset + 1,
+                FixSafety.UNSAFE if lossy else FixSafety.SAFE,
                 path,
             )
         )
@@ -108,6 +127,7 @@ def planned_fixes(source: str, path: str, plan: Plan, tree: Optional[ast.AST] = 
 
 RUNTIME_NAMES = {
     "HL003": "tensor-indexing",
+    "HL008": "tensor-control-flow",
     "HL007": "non-broadcast-arithmetic",
     "HL011": "varargs-reshape",
 }
@@ -119,7 +139,36 @@ def _nodes(tree: ast.AST, line: int, code: str, details: Sequence[Optional[str]]
         return [n for n, _ in _binops(tree, line) if any(_matches(n, d) for d in details)]
     if code == "HL011":
         return _varargs_reshapes(tree, line)
+    if code == "HL008":
+        return _cond_predicates(tree, line)
     return [n for n in _subscripts(tree, line) if _index_repr(n) in details]
+
+
+_PREDICATE_DTYPE = re.compile(r"a hybridized cond needs a \w+ predicate, this one is (\w+)")
+# predicate dtypes whose every value keeps its truth as a float32 (float64 may underflow to 0)
+_EXACT_IN_PREDICATE = frozenset(
+    ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "unknown"]
+)
+
+
+def _cond_predicates(tree: ast.AST, line: int) -> List[ast.expr]:
+    """The predicate (first argument, or `pred=`) of each `<ns>.contrib.cond(...)` call whose
+    source spans `line` (MXNet names the cond node; the line is where the call was made)."""
+    out = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "cond"
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == "contrib"
+            and node.lineno <= line <= cast(int, node.end_lineno)
+        ):
+            given = [k.value for k in node.keywords if k.arg == "pred"]
+            predicate = node.args[0] if node.args else (given[0] if given else None)
+            if predicate is not None and not isinstance(predicate, ast.Starred):
+                out.append(predicate)
+    return out
 
 
 def _varargs_reshapes(tree: ast.AST, line: int) -> List[ast.Call]:
@@ -150,6 +199,11 @@ def _what(tree: ast.AST, line: int, code: str, details: List[Optional[str]]) -> 
         return "elementwise arithmetic between tensors of different shapes; use " + ", ".join(uses)
     if code == "HL011":
         return "a Symbol's reshape takes the dims as one tuple: x.reshape((a, b, ...))"
+    if code == "HL008":
+        return (
+            f"a hybridized cond needs a {COND_PREDICATE_DTYPE} predicate, this one is "
+            f"{', '.join(str(d) for d in details)}: cast it with .astype('{COND_PREDICATE_DTYPE}')"
+        )
     shown = ", ".join(str(d) for d in details)
     return f"indexing a Symbol with {shown} selects an output, not rows; use slice_axis (+ squeeze)"
 
@@ -254,6 +308,8 @@ def rewrite(source: str, plan: Plan) -> str:
     """Apply the planned observed fixes (see observed_fixes) to their lines."""
     if not plan:
         return source
+    casts = [line for line, code in plan if code == "HL008"]
+    plan = {key: details for key, details in plan.items() if key[1] != "HL008"}
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     namespaces: Dict[int, Optional[str]] = {}
@@ -266,7 +322,29 @@ def rewrite(source: str, plan: Plan) -> str:
     for line, group in by_line.items():
         text = lines[line - 1]
         lines[line - 1] = _render_span(text, 0, len(text.encode("utf-8")), group, namespaces)
-    return "".join(lines)
+    return _cast_predicates("".join(lines), casts)
+
+
+def _cast_predicates(source: str, lines: Sequence[int]) -> str:
+    """`source` with the cond predicates of `lines` cast to float32. The one-line rewrites
+    before it keep every line's number, so the lines still name the same calls; a predicate
+    may span lines, so the cast is two insertions, made from the end of the file backwards."""
+    if not lines:
+        return source
+    tree = ast.parse(source)
+    predicates = {id(p): p for line in lines for p in _cond_predicates(tree, line)}
+    text = source.splitlines(keepends=True)
+    insertions = []
+    for p in predicates.values():
+        atom = isinstance(p, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+        cast_to = f".astype('{COND_PREDICATE_DTYPE}')"
+        insertions.append((p.end_lineno, p.end_col_offset, cast_to if atom else ")" + cast_to))
+        if not atom:
+            insertions.append((p.lineno, p.col_offset, "("))
+    for line, col, piece in sorted(insertions, reverse=True):
+        raw = text[line - 1].encode("utf-8")
+        text[line - 1] = (raw[:col] + piece.encode("utf-8") + raw[col:]).decode("utf-8")
+    return "".join(text)
 
 
 def _render_span(text: str, start: int, end: int, nodes: List[Any], namespaces) -> str:
