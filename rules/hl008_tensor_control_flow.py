@@ -72,8 +72,18 @@ Keep the decision in the graph:
   `F.broadcast_logical_and` ...) and `F.logical_not`;
 - `assert` on values: move the check out of the graph (data pipeline or an eager-only branch).
 
+`F.contrib.cond` itself needs a float32 predicate once hybridized: MXNet 1.9.1 types it
+float32, so an int32 or bool predicate (`F.sum(mask) == 0` on an int32 mask) fails dtype
+inference. Cast it: `F.contrib.cond((F.sum(mask) == 0).astype('float32'), ...)`. This rule
+cannot see dtypes; with examples, `--fix --verify` sees the failure and writes that cast.
+
 ## Fix safety
-No automatic fix: the graph form depends on what the branch or loop computes.
+A loop or comprehension over a tensor whose row count the code fixes is rewritten to iterate
+`F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`: safe when the analysis knows the first
+dimension, unsafe when n comes from a `zip` / `enumerate` partner (`len(self.heads)`), where
+the original silently used fewer or more rows. Everything else has no automatic fix: the graph
+form depends on what the branch or loop computes. The cond cast of `--verify` is safe for
+integer and bool predicates, unsafe for float64 (a value below float32's range becomes 0).
 """
 
     VALID = valid_table(

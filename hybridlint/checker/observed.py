@@ -334,11 +334,12 @@ def _cast_predicates(source: str, lines: Sequence[int]) -> str:
     tree = ast.parse(source)
     predicates = {id(p): p for line in lines for p in _cond_predicates(tree, line)}
     text = source.splitlines(keepends=True)
-    insertions = []
+    insertions: List[Tuple[int, int, str]] = []
     for p in predicates.values():
         atom = isinstance(p, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
         cast_to = f".astype('{COND_PREDICATE_DTYPE}')"
-        insertions.append((p.end_lineno, p.end_col_offset, cast_to if atom else ")" + cast_to))
+        end = (cast(int, p.end_lineno), cast(int, p.end_col_offset))  # parsed: set
+        insertions.append((*end, cast_to if atom else ")" + cast_to))
         if not atom:
             insertions.append((p.lineno, p.col_offset, "("))
     for line, col, piece in sorted(insertions, reverse=True):
