@@ -15,7 +15,7 @@ import traceback
 import types
 from typing import Any, Callable, Dict, List, Optional, Set
 
-from . import execute
+from . import boundary, execute
 from .dynamic import TraceEvents, events_from_failure, failure_line, to_findings, watch_symbols
 from .inputs import make_arrays, to_spec
 from .loader import BackendUnavailable, backend, load_source
@@ -124,6 +124,9 @@ def _stage(
                 message = message[len(prefix) :]
             at = calls.describe() if calls is not None else ""
             reason = f"{stage} failed{at}: {prefix}{message}"
+            hint = getattr(exc, "hybridlint_hint", None)
+            if hint:
+                reason += f" ({hint})"
             if where is not None:
                 reason += f" (at {where})"
         findings = []
@@ -296,6 +299,7 @@ def _run_hybridized(
             return execute.call_sequence(mx, block, arrays, seed, calls, count)
 
     def fail_at_return(exc: BaseException) -> Failed:
+        boundary.explain(exc, block, arrays, events.user_files)
         if _is_output_error(exc, events.user_files) and frames:
             # the graph's outputs are grouped after hybrid_forward returned: no user frame
             # is left in the traceback; the line it returned from is where they came from
