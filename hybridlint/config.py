@@ -1,10 +1,12 @@
 """``[tool.hybridlint]`` configuration: finding it, validating it, and what it means per file.
 
-The nearest ``pyproject.toml`` that has a ``[tool.hybridlint]`` table, searched upward from the
-linted paths, is the configuration, and its directory is the project root (where relative
-globs and the cache live). Validation is strict and happens before anything is linted: an
-unknown key, a wrong type or a malformed rule code is one :class:`ConfigError` naming the file
-and the key, never a traceback and never a silently ignored setting.
+The configuration is found as ruff finds its own: in each directory from the linted paths
+upward, the first of ``.hybridlint.toml``, ``hybridlint.toml`` (the table's keys at top level:
+``select = [...]``, ``[examples]``) and a ``pyproject.toml`` that has a ``[tool.hybridlint]``
+table; its directory is the project root (where relative globs and the cache live).
+Validation is strict and happens before anything is linted: an unknown key, a wrong type or a
+malformed rule code is one :class:`ConfigError` naming the file and the key, never a traceback
+and never a silently ignored setting.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ else:  # pragma: no cover - exercised on Python 3.9/3.10 only
     import tomli as tomllib
 
 CONFIG_FILE = "pyproject.toml"
+# files of hybridlint's own, checked before pyproject.toml in each directory (ruff's order)
+OWN_CONFIG_FILES = (".hybridlint.toml", "hybridlint.toml")
+CONFIG_FILES = OWN_CONFIG_FILES + (CONFIG_FILE,)
 
 DEFAULT_EXCLUDE: Tuple[str, ...] = (
     ".bzr",
@@ -183,7 +188,9 @@ class _GlobMatcher:
 
 
 def find_config_file(paths: Iterable[str]) -> Optional[str]:
-    """The nearest ``pyproject.toml`` with a ``[tool.hybridlint]`` table above the paths.
+    """The nearest configuration above the paths: in each directory the first of
+    ``.hybridlint.toml``, ``hybridlint.toml`` and a ``pyproject.toml`` with a
+    ``[tool.hybridlint]`` table.
 
     The search starts at the deepest directory containing all the paths, so linting one
     sub-package of a monorepo uses that sub-package's configuration.
@@ -191,6 +198,10 @@ def find_config_file(paths: Iterable[str]) -> Optional[str]:
     start = _common_directory(paths)
     directory = start
     while True:
+        for name in OWN_CONFIG_FILES:
+            candidate = os.path.join(directory, name)
+            if os.path.isfile(candidate):
+                return candidate
         candidate = os.path.join(directory, CONFIG_FILE)
         if os.path.isfile(candidate) and "hybridlint" in _read_toml(candidate).get("tool", {}):
             return candidate
@@ -200,10 +211,19 @@ def find_config_file(paths: Iterable[str]) -> Optional[str]:
         directory = parent
 
 
+def is_own_config(config_file: str) -> bool:
+    """A ``hybridlint.toml`` or ``.hybridlint.toml`` (keys at top level), not a pyproject."""
+    return os.path.basename(config_file) in OWN_CONFIG_FILES
+
+
 def tool_table(config_file: str) -> Dict[str, Any]:
-    """The ``[tool.hybridlint]`` table of a ``pyproject.toml`` (empty when it has none);
+    """The configuration table of a file: the whole of a ``hybridlint.toml``, the
+    ``[tool.hybridlint]`` table of a ``pyproject.toml`` (empty when it has none);
     unreadable or invalid TOML raises ConfigError."""
-    table = _read_toml(config_file).get("tool", {}).get("hybridlint", {})
+    data = _read_toml(config_file)
+    if is_own_config(config_file):
+        return data
+    table = data.get("tool", {}).get("hybridlint", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{config_file}: [tool.hybridlint] must be a table")
     return table
@@ -214,7 +234,7 @@ def find_project_root(paths: Iterable[str]) -> str:
     ``pyproject.toml`` or ``.git``, else the current directory."""
     directory = _common_directory(paths)
     while True:
-        if any(os.path.exists(os.path.join(directory, m)) for m in (CONFIG_FILE, ".git")):
+        if any(os.path.exists(os.path.join(directory, m)) for m in (*CONFIG_FILES, ".git")):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:
@@ -248,14 +268,12 @@ def load_config(paths: Sequence[str], config_file: Optional[str] = None) -> Conf
     if config_file is not None:
         if not os.path.isfile(config_file):
             raise ConfigError(f"{config_file}: no such configuration file")
-        data = _read_toml(config_file)
-        table = data.get("tool", {}).get("hybridlint")
-        if table is None:
+        config_file = os.path.abspath(config_file)
+        if not is_own_config(config_file) and "hybridlint" not in _read_toml(config_file).get(
+            "tool", {}
+        ):
             raise ConfigError(f"{config_file}: has no [tool.hybridlint] table")
-        root = os.path.dirname(os.path.abspath(config_file))
-        return parse_table(
-            table, root=root, path=os.path.abspath(config_file), tools=data.get("tool", {})
-        )
+        return _parse_file(config_file)
     found = find_config_file(paths)
     if found is None:
         nearest = _nearest_pyproject(paths)
@@ -264,9 +282,20 @@ def load_config(paths: Sequence[str], config_file: Optional[str] = None) -> Conf
             root=find_project_root(paths),
             line_length=borrowed_line_length(tools, nearest or CONFIG_FILE),
         )
-    data = _read_toml(found)
+    return _parse_file(found)
+
+
+def _parse_file(config_file: str) -> Config:
+    """The Config of a configuration file; a ``hybridlint.toml`` borrows ruff's or black's
+    line length from the pyproject.toml beside it, as the table of that pyproject would."""
+    root = os.path.dirname(config_file)
+    if is_own_config(config_file):
+        beside = os.path.join(root, CONFIG_FILE)
+        tools = _read_toml(beside).get("tool", {}) if os.path.isfile(beside) else {}
+        return parse_table(tool_table(config_file), root=root, path=config_file, tools=tools)
+    data = _read_toml(config_file)
     return parse_table(
-        data["tool"]["hybridlint"], root=os.path.dirname(found), path=found, tools=data["tool"]
+        data["tool"]["hybridlint"], root=root, path=config_file, tools=data.get("tool", {})
     )
 
 
@@ -309,14 +338,14 @@ def parse_table(
     whole ``[tool]`` table, where ruff's or black's line length is read when the table has
     no ``line-length``."""
     where = path or "[tool.hybridlint]"
+    own = path is not None and is_own_config(path)
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [tool.hybridlint] must be a table")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
-        raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r} in [tool.hybridlint] (known: {known})"
-        )
+        inside = "" if own else " in [tool.hybridlint]"
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}{inside} (known: {known})")
     values: Dict[str, Any] = {}
     for key in _LIST_KEYS:
         if key in table:

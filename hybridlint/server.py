@@ -13,7 +13,7 @@ What an editor gets (README.md, "Editor integration"):
 * hover on a finding: the rule, the finding's message, why it breaks under hybridize and the
   fix's safety.
 
-The configuration is the CLI's: ``[tool.hybridlint]`` of the nearest ``pyproject.toml`` above
+The configuration is the CLI's: the nearest ``hybridlint.toml`` or ``[tool.hybridlint]`` above
 the document (:func:`hybridlint.config.load_config`, per-file-ignores and excludes included:
 an excluded file gets no diagnostics), re-read when that file changes. A document Python
 cannot parse gets the HL900 diagnostic; a linter bug becomes one diagnostic on the first line
@@ -53,7 +53,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .config import ConfigError, RuleSelection, load_config
+from .config import CONFIG_FILES, ConfigError, RuleSelection, load_config
 from .files import lf_to_cr, lone_cr_to_lf
 from .fixedits import LINE_BREAK as _LINE_BREAK
 from .fixedits import fix_key, fix_title, line_starts, minimal_edit, single_fix
@@ -644,7 +644,9 @@ class HybridlintServer(LanguageServer):
 
 
 def _is_config_file(uri: str) -> bool:
-    return uri.rstrip("/").endswith("/pyproject.toml") or uri == "pyproject.toml"
+    """A pyproject.toml, hybridlint.toml or .hybridlint.toml (config.CONFIG_FILES)."""
+    name = uri.rstrip("/").rsplit("/", 1)[-1]
+    return name in CONFIG_FILES
 
 
 def create_server(debounce: float = DEBOUNCE_SECONDS) -> HybridlintServer:

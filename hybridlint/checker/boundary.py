@@ -37,17 +37,26 @@ def explain(exc: BaseException, block: Any, inputs: List[Any], user_files: Set[s
         index, value = refused
         name, where = _parameter(block, index, user_files)
         what = f"input `{name}`" if name else f"input {index + 1}"
-        exc.hybridlint_hint = (  # type: ignore[attr-defined]
+        _mark(
+            exc,
             f"{what} is {_describe(value)}: a hybridized block takes only arrays (and None) "
-            "as inputs; take it in __init__, or keep the block eager (HL018)"
+            "as inputs; take it in __init__, or keep the block eager (HL018)",
+            where,
         )
-        if where is not None:
-            exc.source_line = where  # type: ignore[attr-defined]
     elif isinstance(exc, (TypeError, ValueError)) and any(o in text for o in _OUTPUT):
-        exc.hybridlint_hint = (  # type: ignore[attr-defined]
+        _mark(
+            exc,
             "hybrid_forward returns something other than arrays (None, a number, a dict): a "
-            "hybridized block returns only arrays; return the arrays alone (HL018)"
+            "hybridized block returns only arrays; return the arrays alone (HL018)",
         )
+
+
+def _mark(exc: BaseException, hint: str, where: Optional[Tuple[str, int]] = None) -> None:
+    """What the checker's stage report reads off the exception (jobs._stage): the hint it
+    adds to the reason, and the line `failure_line` takes before any traceback's."""
+    vars(exc)["hybridlint_hint"] = hint
+    if where is not None:
+        vars(exc)["source_line"] = where
 
 
 def _is_array(value: Any) -> bool:
@@ -89,7 +98,7 @@ def _parameter(block: Any, index: int, user_files: Set[str]):
     of the `def` header that names it; (None, None) when the function is not the user's."""
     function = getattr(type(block), "hybrid_forward", None)
     code = getattr(function, "__code__", None)
-    if code is None or code.co_filename not in user_files:
+    if function is None or code is None or code.co_filename not in user_files:
         return None, None
     try:
         params = list(inspect.signature(function).parameters.values())[2:]  # self, F
