@@ -207,6 +207,17 @@ def _fewer_collections():
         gc.set_threshold(*previous)
 
 
+def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[str]:
+    """--verify: a configured example whose file does not exist (a typo, a moved file) would
+    leave its block unverified without a word, and a failing block would pass: say so."""
+    return [
+        f"{config.path}: examples for {key!r}: no such file under {config.root}; "
+        "its blocks are not verified"
+        for key in sorted(examples)
+        if not os.path.isfile(os.path.join(config.root, key))
+    ]
+
+
 def run(paths: Sequence[str], options: RunOptions) -> RunResult:
     """Lint (or fix) ``paths``; see the module docstring for the pipeline."""
     with _fewer_collections():
@@ -223,6 +234,7 @@ def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files, found.temp_names)
     plan = _Plan(options, _known_codes(cache))
+    warnings += _missing_example_files(plan.examples, config)
     project = Project(
         lambda path, st: _cached_facts(cache, path, signature_of(st)),
         lambda path, st, digest, facts: _record_facts(cache, path, signature_of(st), digest, facts),

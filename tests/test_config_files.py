@@ -106,3 +106,13 @@ def test_a_hybridlint_toml_borrows_the_formatter_line_length_beside_it(tmp_path)
     assert load_config([str(tmp_path)]).line_length == 100
     write(tmp_path / "hybridlint.toml", "line-length = 120\n")
     assert load_config([str(tmp_path)]).line_length == 120
+
+
+def test_examples_of_a_file_that_does_not_exist_are_a_warning(tmp_path, monkeypatch):
+    # a typo or a moved file would leave the block unverified without a word
+    write(tmp_path / "net.py", SOURCE)
+    write(tmp_path / "hybridlint.toml", '[examples]\n"nett.py::Step" = { inputs = [[2, 3]] }\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "."])
+    assert "examples for 'nett.py': no such file" in result.output
+    assert "not verified" in result.output
