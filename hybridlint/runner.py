@@ -209,7 +209,13 @@ def _fewer_collections():
 
 def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[str]:
     """--verify: a configured example whose file does not exist (a typo, a moved file) would
-    leave its block unverified without a word, and a failing block would pass: say so."""
+    leave its block unverified without a word, and a failing block would pass: say so. With
+    no examples at all no block runs: the fixes are proven expression by expression only."""
+    if not examples:
+        return [
+            "--verify: no [tool.hybridlint.examples] configured, so no block is run eagerly and "
+            "hybridized; fixes are checked expression by expression only (README: Examples)"
+        ]
     return [
         f"{config.path}: examples for {key!r}: no such file under {config.root}; "
         "its blocks are not verified"
@@ -234,7 +240,8 @@ def _run(paths: Sequence[str], options: RunOptions) -> RunResult:
     warnings = [cache.warning] if cache.warning else []
     warnings += _clean_leftovers(found.files, found.temp_names)
     plan = _Plan(options, _known_codes(cache))
-    warnings += _missing_example_files(plan.examples, config)
+    if options.verify:
+        warnings += _missing_example_files(plan.examples, config)
     project = Project(
         lambda path, st: _cached_facts(cache, path, signature_of(st)),
         lambda path, st, digest, facts: _record_facts(cache, path, signature_of(st), digest, facts),

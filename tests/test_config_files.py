@@ -116,3 +116,12 @@ def test_examples_of_a_file_that_does_not_exist_are_a_warning(tmp_path, monkeypa
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "."])
     assert "examples for 'nett.py': no such file" in result.output
     assert "not verified" in result.output
+
+
+def test_verify_without_any_examples_says_no_block_is_run(tmp_path, monkeypatch):
+    write(tmp_path / "net.py", SOURCE)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "."])
+    assert "no block is run eagerly and hybridized" in result.output
+    plain = CliRunner().invoke(cli, ["--no-cache", "."])
+    assert "examples" not in plain.output
