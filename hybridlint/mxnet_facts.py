@@ -234,6 +234,14 @@ DEFAULTS_DIFFER: Dict[str, Tuple[str, int, object, object]] = {
 # value. The engine enforces it; tests/test_mxnet_facts.py checks it against MXNet.
 COND_PREDICATE_DTYPE = "float32"
 
+# MXNet 1.9.1 runs these subgraphs of its control-flow ops as CachedOps of their own, which
+# refuse a graph without inputs ("There are no inputs in computation graph that require
+# gradients") at the hybridized block's first call: a `cond` branch or a `while_loop` condition
+# built from constants alone fails, whichever branch runs; a constant `cond` predicate, a
+# `foreach` body or a `while_loop` body that reads its inputs do not. Subgraph indices by op
+# (cond: predicate, then, else; while_loop: condition, body).
+INPUTLESS_SUBGRAPHS_FAIL = {"_cond": (1, 2), "_while_loop": (0,)}
+
 
 def ndarray_only(op: str) -> bool:
     """Whether `op` ("equal", "contrib.isnan") is a function of mx.nd that mx.sym lacks."""

@@ -429,3 +429,91 @@ def test_the_predicate_error_says_what_to_cast():
     out = mx.sym.contrib.cond(mx.sym.sum(mask) == 0, lambda: x * 2, lambda: x + 1)
     with pytest.raises(mx.base.MXNetError, match=r"predicate is int32.*astype\('float32'\)"):
         out.infer_type(x="float32", mask="int32")
+
+
+SUBGRAPH_CASES = {
+    # a cond branch or a while_loop condition of constants: MXNet runs those subgraphs as
+    # CachedOps, which refuse a graph without inputs (mxnet_facts.INPUTLESS_SUBGRAPHS_FAIL)
+    "else_of_constants": "F.contrib.cond(F.sum(x) > 0, lambda: x, lambda: F.ones((2, 3)))",
+    "then_of_constants": "F.contrib.cond(F.sum(x) > 0, lambda: F.ones((2, 3)), lambda: x)",
+    "predicate_of_constants": "F.contrib.cond(F.ones((1,)), lambda: x, lambda: x * 2)",
+    "branch_reading_x": "F.contrib.cond(F.sum(x) > 0, lambda: x * 0 + 1, lambda: x)",
+    "loop_condition_of_constants": "F.contrib.while_loop(lambda i, a: F.ones((1,)), "
+    "lambda i, a: ([a], [i + 1, a + x]), [F.zeros((1,)), F.zeros_like(x)], max_iterations=3)[1][1]",
+    "loop_body_constant_output": "F.contrib.while_loop(lambda i, a: i < 3, lambda i, a: "
+    "([F.ones((2,))], [i + 1, a + x]), [F.zeros((1,)), F.zeros_like(x)], max_iterations=3)[1][1]",
+    "foreach_constant_output": "F.contrib.foreach(lambda d, s: (F.ones((3,)), [s[0] + d]), x, "
+    "[F.zeros((3,))])[1][0]",
+    # the branches' outputs must have one dtype (MXNet: Incompatible attr ... expected float32,
+    # got int32), one shape need not (MXNet runs cond with dynamic shapes: a gap, see below)
+    "branches_of_two_dtypes": "F.contrib.cond(F.sum(x) > 0, lambda: x.astype('int32'), lambda: x)",
+    "branches_of_one_int_dtype": "F.contrib.cond(F.sum(x) > 0, lambda: x.astype('int32'), "
+    "lambda: x.astype('int32') * 2)",
+}
+
+
+def _subgraph_rules(m):
+    found = {}
+    for name, expr in SUBGRAPH_CASES.items():
+        space = {"gluon": m.gluon}
+        exec(
+            "class Net(gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            f"        return {expr}\n",
+            space,
+        )
+        net = space["Net"]()
+        x = m.nd.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+        eager = net(x).asnumpy().tolist()
+        net.hybridize()
+        try:
+            found[name] = ("ok", net(x).asnumpy().tolist() == eager)
+        except Exception as err:  # noqa: BLE001 - the kind of failure is compared
+            found[name] = ("fails", type(err).__name__)
+    return found
+
+
+@pytest.mark.mxnet
+def test_which_control_flow_subgraphs_fail_hybridized_as_in_mxnet():
+    want = reference(_subgraph_rules, ("control-flow subgraphs", sorted(SUBGRAPH_CASES.items())))
+    assert _subgraph_rules(mx) == want
+    assert want["else_of_constants"] == ("fails", "MXNetError")
+    assert want["predicate_of_constants"] == ("ok", True)
+
+
+def test_a_constant_branch_error_names_the_branch_and_the_line():
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.contrib.cond(F.sum(x) > 0, lambda: x, lambda: F.zeros((2,)))
+
+    net = Net()
+    net.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="its else branch is built from constants") as err:
+        net(mx.nd.ones((2,)))
+    assert err.value.source_line[1] > 0
+
+
+def _branches_of_two_shapes(m):
+    class Net(m.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.contrib.cond(F.sum(x) < 0, lambda: x, lambda: F.sum(x, axis=1)) + 1
+
+    net = Net()
+    x = m.nd.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    eager = net(x).asnumpy()
+    net.hybridize()
+    try:
+        return ("ok", net(x).asnumpy().tolist() == eager.tolist())
+    except Exception as err:  # noqa: BLE001 - the kind of failure is compared
+        return ("fails", type(err).__name__)
+
+
+@pytest.mark.mxnet
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine gap: MXNet 1.9.1 runs a hybridized cond with dynamic output shapes (the "
+    "branches may differ in shape); the engine plans static shapes and refuses it",
+)
+def test_branches_of_two_shapes_run_hybridized_as_in_mxnet():
+    want = reference(_branches_of_two_shapes, ("cond branches of two shapes",))
+    assert want == ("ok", True)
+    assert _branches_of_two_shapes(mx) == want

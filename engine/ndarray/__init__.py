@@ -175,6 +175,41 @@ def load(fname):
     return serialization.load(fname)
 
 
+_NO_INPUTS = (
+    "Check failed: !xs.empty(): There are no inputs in computation graph that require gradients."
+)
+
+
+_SUBGRAPH_NAMES = {
+    ("_cond", 1): "then branch",
+    ("_cond", 2): "else branch",
+    ("_while_loop", 0): "loop condition",
+}
+
+
+def _refuse_inputless_subgraphs(sym) -> None:
+    """MXNet's control-flow ops run some subgraphs as CachedOps of their own, and those refuse a
+    graph of constants as the block's does (mxnet_facts.INPUTLESS_SUBGRAPHS_FAIL): a cond
+    branch `lambda: F.ones((2, 3))` fails the hybridized call, whichever branch runs."""
+    from ...mxnet_facts import INPUTLESS_SUBGRAPHS_FAIL
+    from ..symbol.symbol import _topo
+
+    for node in _topo(sym._outputs):
+        op: str = node.op.name if node.op is not None else ""
+        subgraphs = getattr(node.parsed, "subgraphs", ()) if op else ()
+        for k, sub in enumerate(subgraphs):
+            if k in INPUTLESS_SUBGRAPHS_FAIL.get(op, ()) and not sub.list_inputs():
+                where = node.where()
+                part = _SUBGRAPH_NAMES.get((op, k), f"subgraph {k}")
+                error = MXNetError(
+                    f"Error in operator {node.name}: {_NO_INPUTS} (its {part} is built from "
+                    "constants only)" + (f"\n  created at {where}" if where else "")
+                )
+                error.source_line = node.source
+                raise error
+            _refuse_inputless_subgraphs(sub)
+
+
 class CachedOp:
     """Runs a Symbol graph compiled once per input signature (MXNet's `mx.nd.CachedOp`).
 
@@ -189,10 +224,8 @@ class CachedOp:
         if not sym.list_inputs():
             # MXNet 1.9.1 builds the gradient graph here and refuses a graph of constants: a
             # hybridized block whose outputs use none of its inputs or parameters fails
-            raise MXNetError(
-                "Check failed: !xs.empty(): There are no inputs in computation graph that "
-                "require gradients."
-            )
+            raise MXNetError(_NO_INPUTS)
+        _refuse_inputless_subgraphs(sym)
         self._sym = sym
         self.flags = dict(flags)
         self._cache = PlanCache(sym, static_shape=_flag(self.flags.get("static_shape")))

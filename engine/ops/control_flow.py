@@ -15,7 +15,11 @@ initialisation), as MXNet's does.
   per-step outputs stacked into `max_iterations` rows (rows past the last step are undefined
   in MXNet; zeros here), then the final loop variables. As in MXNet, graph inference leaves
   its outputs unknown; only a plan being compiled infers them (`infer_shape_run`).
-- `_cond`: `pred`, `then`, `else` subgraphs; outputs are the chosen branch's.
+- `_cond`: `pred`, `then`, `else` subgraphs; outputs are the chosen branch's. As in MXNet the
+  branches' outputs must agree in dtype, and a branch built from constants alone fails the
+  hybridized call (mxnet_facts.INPUTLESS_SUBGRAPHS_FAIL, checked by the CachedOp). MXNet also
+  lets the branches differ in shape (it runs cond with dynamic shapes); the engine plans static
+  shapes and refuses that: a known gap (tests/test_engine_control_flow.py, xfail).
 """
 
 from typing import Any, List, Optional
@@ -315,6 +319,14 @@ def _cond_infer(attrs: Any, in_values, inferer, check_predicate=None):
                 raise ShapeError(
                     "cond: the branches' outputs differ in shape: " + str(err)
                 ) from None
+            for i, (then, other) in enumerate(zip(outs, found)):
+                if isinstance(other, np.dtype) and then is not None and then != other:
+                    # MXNet 1.9.1: "Incompatible attr in node ..._identity1 at 0-th output:
+                    # expected float32, got int32" when the hybridized block runs
+                    raise ShapeError(
+                        f"cond: the branches' output {i} differs in dtype (Incompatible attr: "
+                        f"expected {np.dtype(then).name}, got {other.name})"
+                    )
     return values, outs
 
 
