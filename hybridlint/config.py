@@ -344,6 +344,11 @@ def parse_table(
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         known = ", ".join(sorted(_KNOWN_KEYS))
+        if own and unknown == ["tool"]:
+            raise ConfigError(
+                f"{where}: the settings of a {os.path.basename(where)} are top-level keys "
+                "(select = [...], [examples]), without [tool.hybridlint]"
+            )
         inside = "" if own else " in [tool.hybridlint]"
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}{inside} (known: {known})")
     values: Dict[str, Any] = {}

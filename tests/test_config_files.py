@@ -125,3 +125,9 @@ def test_verify_without_any_examples_says_no_block_is_run(tmp_path, monkeypatch)
     assert "no block is run eagerly and hybridized" in result.output
     plain = CliRunner().invoke(cli, ["--no-cache", "."])
     assert "examples" not in plain.output
+
+
+def test_a_pyproject_style_table_in_a_hybridlint_toml_says_where_the_keys_go(tmp_path):
+    write(tmp_path / "hybridlint.toml", "[tool.hybridlint]\nselect = ['HL001']\n")
+    with pytest.raises(ConfigError, match=r"top-level keys .* without \[tool\.hybridlint\]"):
+        load_config([str(tmp_path)])
