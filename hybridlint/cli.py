@@ -731,7 +731,7 @@ def verify(
         if not examples:
             raise click.UsageError(
                 f"no inputs for {target}: give --input SHAPE or configure "
-                "[tool.hybridlint.examples]"
+                "[tool.hybridlint.examples] (or [examples] in a hybridlint.toml)"
             )
     reports = checker.check_file(path, examples, backend=backend, timeout=timeout)
     for report in reports:

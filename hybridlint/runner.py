@@ -213,8 +213,9 @@ def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[
     no examples at all no block runs: the fixes are proven expression by expression only."""
     if not examples:
         return [
-            "--verify: no [tool.hybridlint.examples] configured, so no block is run eagerly and "
-            "hybridized; fixes are checked expression by expression only (README: Examples)"
+            "--verify: no examples configured ([tool.hybridlint.examples]), so no block is "
+            "run eagerly and hybridized; fixes are checked expression by expression only "
+            "(README: Examples)"
         ]
     return [
         f"{config.path}: examples for {key!r}: no such file under {config.root}; "

@@ -257,7 +257,7 @@ def check_file(
     """Check every block of a file that has example inputs.
 
     `examples`: a list of Example, or {"Class": [shape, ...]} / {"Class": {"inputs": [...],
-    "kwargs": {...}}}; None reads `[tool.hybridlint.examples]` from the nearest pyproject.toml.
+    "kwargs": {...}}}; None reads the examples of the nearest configuration file.
     A file that cannot be read gives one `cannot_run` report.
     """
     from hybridlint.files import SourceDecodeError, SourceReadError, read_source
@@ -305,8 +305,9 @@ def _normalise_examples(path: str, examples: Any) -> List[Example]:
 
 def examples_from_pyproject(path: str) -> List[Example]:
     """Examples for `path` from `[tool.hybridlint.examples]` of the file that configures it:
-    the nearest pyproject.toml with a `[tool.hybridlint]` table, the same file the linter
-    reads its settings from (`config.find_config_file`). A pyproject.toml without the table
+    the nearest hybridlint.toml (its `[examples]`) or pyproject.toml with a `[tool.hybridlint]`
+    table, the same file the linter reads its settings from (`config.find_config_file`), whose
+    name this function keeps for the API's sake. A pyproject.toml without the table
     (a sub-package's packaging metadata, say) is skipped, as ruff skips one without
     `[tool.ruff]`. Unreadable or invalid TOML raises `config.ConfigError`."""
     from hybridlint.config import find_config_file, tool_table
