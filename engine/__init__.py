@@ -32,3 +32,11 @@ from . import test_utils  # noqa: F401
 from . import operator  # noqa: F401
 from .compat import as_mxnet  # noqa: F401
 from ._fastpaths import fast_paths, fast_paths_enabled, set_fast_paths  # noqa: F401
+
+import warnings as _warnings
+
+# MXNet computes inf and NaN silently (log(0), sqrt(-1), x / 0); numpy warns for the same
+# values ("divide by zero encountered in log"). Only the RuntimeWarnings raised from the
+# engine's own modules are silenced (compiled plans run under engine.executor's name): numpy
+# calls of the user's keep their warnings.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"hybridlint\.engine\b")

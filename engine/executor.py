@@ -556,7 +556,9 @@ class Plan:
         their graph nodes (`_plan_names`); the plan's own names (kernels `_k<t>`, attributes
         `_a<t>`, buffers `_b<v>`, shapes/dtypes `_s<v>`/`_d<v>`, constants `_g_...`) start
         with an underscore, which value names never do."""
-        ns = {"np": np, "_empty": np.empty}
+        # the engine's module name: numpy's floating-point warnings raised here are silenced
+        # as in the engine's other modules (engine/__init__.py)
+        ns = {"np": np, "_empty": np.empty, "__name__": __name__}
         vn = self.names = _plan_names(self.labels)
         lines = []
         lines.append("def run(%s):" % ", ".join(vn[v] for v in self.input_values))

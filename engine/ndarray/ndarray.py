@@ -462,12 +462,23 @@ def _from_state(data):
 
 
 def _index(key):
-    """Turn NDArray indices into numpy ones (MXNet accepts NDArrays and lists as indices)."""
+    """Turn NDArray indices into numpy ones (MXNet accepts NDArrays and lists as indices);
+    a string or float key is MXNet's ValueError, not numpy's IndexError."""
     if isinstance(key, NDArray):
         return key._data.astype(np.int64)
     if isinstance(key, tuple):
+        for k in key:
+            _refuse_key(k)
         return tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    _refuse_key(key)
     return key
+
+
+def _refuse_key(key) -> None:
+    if isinstance(key, (str, bytes, float, dict, set)):
+        raise ValueError(
+            "NDArray does not support slicing with key {} of type {}.".format(key, type(key))
+        )
 
 
 def _is_basic_key(key) -> bool:
