@@ -475,7 +475,7 @@ def _index(key):
 
 
 def _refuse_key(key) -> None:
-    if isinstance(key, (str, bytes, float, dict, set)):
+    if isinstance(key, (str, float, dict, set)):
         raise ValueError(
             "NDArray does not support slicing with key {} of type {}.".format(key, type(key))
         )
