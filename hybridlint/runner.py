@@ -713,27 +713,24 @@ def _new_pool(workers: int) -> Optional["ProcessPoolExecutor"]:
 
     from . import linter  # noqa: F401  imported before forking, so workers inherit it
 
+    if not _can_fork_workers():
+        return None
     try:
         return ProcessPoolExecutor(
-            max_workers=workers,
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
-            mp_context=_start_method(),
+            max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),)
         )
     except (OSError, ImportError, NotImplementedError):  # e.g. no /dev/shm for semaphores
         return None
 
 
-def _start_method() -> Optional[Any]:
-    """How workers start: forked (they inherit the imported linter), unless MXNet is loaded in
-    this process (the API called from a notebook or a test that uses MXNet): forking it while
-    its engine threads run aborted the process (seen on CI: 'Fatal Python error: Aborted' in
-    os.fork), so the workers are spawned, fresh interpreters that import what they need."""
-    if "mxnet" not in sys.modules:
-        return None
-    import multiprocessing
-
-    return multiprocessing.get_context("spawn")
+def _can_fork_workers() -> bool:
+    """Workers are forked (they inherit the imported linter), unless MXNet is loaded in this
+    process (the API called from a notebook or a test that uses MXNet): forking it while its
+    engine threads run aborted the process (seen on CI: 'Fatal Python error: Aborted' in
+    os.fork). Spawned workers were tried instead and failed on CI too (a worker starting
+    after its pool's semaphores were gone: `SemLock._rebuild` FileNotFoundError, its file
+    reported as died), so with MXNet loaded the files are linted in this process."""
+    return "mxnet" not in sys.modules
 
 
 def _work_isolated(path: str, text: str, codes, mode, project: FileProject) -> WorkResult:

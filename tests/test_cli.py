@@ -442,7 +442,7 @@ sys.exit(cli.main(["--no-cache", "--jobs", "2", "."], standalone_mode=True))
 
 def test_a_dying_worker_is_an_internal_error_not_a_hang(project):
     # a fresh interpreter: its workers are forked (they inherit the patched _work), which a
-    # test process that has loaded MXNet does not do (runner._start_method spawns them there)
+    # test process that has loaded MXNet does not do (runner._can_fork_workers: no pool there)
     filler = "".join(f"def helper_{i}(a):\n    return a + {i}\n\n\n" for i in range(900))
     for i in range(6):
         put(project, f"m{i}.py", filler + BAD)
