@@ -231,7 +231,8 @@ def tool_table(config_file: str) -> Dict[str, Any]:
 
 def find_project_root(paths: Iterable[str]) -> str:
     """Where a project without configuration keeps its cache: the nearest directory with a
-    ``pyproject.toml`` or ``.git``, else the current directory."""
+    configuration file (``pyproject.toml``, ``hybridlint.toml``) or ``.git``, else the
+    current directory."""
     directory = _common_directory(paths)
     while True:
         if any(os.path.exists(os.path.join(directory, m)) for m in (*CONFIG_FILES, ".git")):
