@@ -208,12 +208,7 @@ def events_from_failure(
         )
     elif cond_predicate:
         dtype = cond_predicate.group(1) or cond_predicate.group(2)
-        events.add(
-            "HL008",
-            f"a hybridized cond needs a {COND_PREDICATE_DTYPE} predicate, this one is {dtype}: "
-            f"cast it with .astype('{COND_PREDICATE_DTYPE}')",
-            where,
-        )
+        events.add("HL008", cond_predicate_message(dtype), where)
     elif _VARARGS_RESHAPE.search(str(exc)):
         events.add(
             "HL011",
@@ -228,6 +223,18 @@ def events_from_failure(
             "hybridized ops do not broadcast, use F.broadcast_*",
             where,
         )
+
+
+def cond_predicate_message(dtype: str) -> str:
+    """The run-time HL008 of a cond predicate of another dtype than MXNet's (observed.py reads
+    the dtype back: `PREDICATE_DTYPE`)."""
+    return (
+        f"a hybridized cond needs a {COND_PREDICATE_DTYPE} predicate, this one is {dtype}: "
+        f"cast it with .astype('{COND_PREDICATE_DTYPE}')"
+    )
+
+
+PREDICATE_DTYPE = re.compile(r"a hybridized cond needs a \w+ predicate, this one is ([\w, ]+?):")
 
 
 def to_findings(events: TraceEvents, original_filename: Optional[str] = None) -> List:

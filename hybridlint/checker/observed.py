@@ -16,6 +16,7 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 from ..mxnet_facts import COND_PREDICATE_DTYPE
+from .dynamic import PREDICATE_DTYPE, cond_predicate_message
 from .expression import _namespace
 
 _NODE = re.compile(r"(?:Error in operator|in node) \S*?_(plus|minus|mul|div|mod|power)\d+\b")
@@ -79,7 +80,7 @@ def observed_fixes(source: str, path: str, reports: Sequence, taken: Sequence = 
             elif finding.code == "HL011" and report.status == "hybrid_error":
                 detail = None
             elif finding.code == "HL008" and report.status == "hybrid_error":
-                seen = _PREDICATE_DTYPE.search(finding.message)
+                seen = PREDICATE_DTYPE.search(finding.message)
                 if not seen:  # HL008's other run-time findings are not the cond's dtype
                     continue
                 detail = seen.group(1)
@@ -144,7 +145,6 @@ def _nodes(tree: ast.AST, line: int, code: str, details: Sequence[Optional[str]]
     return [n for n in _subscripts(tree, line) if _index_repr(n) in details]
 
 
-_PREDICATE_DTYPE = re.compile(r"a hybridized cond needs a \w+ predicate, this one is (\w+)")
 # predicate dtypes whose every value keeps its truth as a float32 (float64 may underflow to 0)
 _EXACT_IN_PREDICATE = frozenset(
     ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "unknown"]
@@ -200,10 +200,7 @@ def _what(tree: ast.AST, line: int, code: str, details: List[Optional[str]]) -> 
     if code == "HL011":
         return "a Symbol's reshape takes the dims as one tuple: x.reshape((a, b, ...))"
     if code == "HL008":
-        return (
-            f"a hybridized cond needs a {COND_PREDICATE_DTYPE} predicate, this one is "
-            f"{', '.join(str(d) for d in details)}: cast it with .astype('{COND_PREDICATE_DTYPE}')"
-        )
+        return cond_predicate_message(", ".join(str(d) for d in details))
     shown = ", ".join(str(d) for d in details)
     return f"indexing a Symbol with {shown} selects an output, not rows; use slice_axis (+ squeeze)"
 
