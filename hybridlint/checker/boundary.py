@@ -27,7 +27,7 @@ _OUTPUT = ("When hybridized, the output of HybridBlock", "Expected a list of sym
 
 def explain(exc: BaseException, block: Any, inputs: List[Any], user_files: Set[str]) -> None:
     """Mark `exc`, when gluon refused one of the block's inputs or outputs, with a hint (what
-    and why, `exc.hybridlint_hint`) and, for an input, the line of its parameter
+    and why, read by `hint`) and, for an input, the line of its parameter
     (`exc.source_line`)."""
     text = str(exc)
     if isinstance(exc, ValueError) and _INPUT in text:
@@ -51,10 +51,18 @@ def explain(exc: BaseException, block: Any, inputs: List[Any], user_files: Set[s
         )
 
 
-def _mark(exc: BaseException, hint: str, where: Optional[Tuple[str, int]] = None) -> None:
+_HINT = "hybridlint_hint"
+
+
+def hint(exc: BaseException) -> Optional[str]:
+    """The hint `explain` put on `exc`, if any (jobs._stage adds it to the reason)."""
+    return getattr(exc, _HINT, None)
+
+
+def _mark(exc: BaseException, text: str, where: Optional[Tuple[str, int]] = None) -> None:
     """What the checker's stage report reads off the exception (jobs._stage): the hint it
     adds to the reason, and the line `failure_line` takes before any traceback's."""
-    vars(exc)["hybridlint_hint"] = hint
+    vars(exc)[_HINT] = text
     if where is not None:
         vars(exc)["source_line"] = where
 

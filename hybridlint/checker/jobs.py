@@ -124,9 +124,9 @@ def _stage(
                 message = message[len(prefix) :]
             at = calls.describe() if calls is not None else ""
             reason = f"{stage} failed{at}: {prefix}{message}"
-            hint = getattr(exc, "hybridlint_hint", None)
-            if hint:
-                reason += f" ({hint})"
+            what = boundary.hint(exc)
+            if what:
+                reason += f" ({what})"
             if where is not None:
                 reason += f" (at {where})"
         findings = []
