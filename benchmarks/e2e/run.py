@@ -7,7 +7,9 @@ public package, with examples that match its real callers; format in cases.py):
    examples) once per mode, and the mode's command runs on it:
    ``fix`` = ``hybridlint --fix``, ``unsafe`` = ``--fix --unsafe-fixes``, ``verify`` =
    ``--fix --verify`` (bundled engine, this interpreter, no MXNet needed), ``verify-mxnet`` =
-   ``--fix --verify --backend mxnet`` (the MXNet venv's interpreter);
+   ``--fix --verify --backend mxnet`` (the MXNet venv's interpreter), ``verify-bare`` =
+   ``--fix --verify`` with NO examples configured (what a user who writes none gets: each
+   fix is then proven on its own expression, on generated shapes, or not applied);
 2. the judge (judge.py, under real MXNet 1.9.1) runs the ORIGINAL eagerly as the reference,
    then every rewritten block eagerly and hybridized with the reference parameters, on the
    examples and on inputs the tool never saw (``unseen``);
@@ -181,7 +183,7 @@ E2E_PACKAGES: List[Package] = [
     ),
 ]
 
-MODES = ("fix", "unsafe", "verify", "verify-mxnet")
+MODES = ("fix", "unsafe", "verify", "verify-mxnet", "verify-bare")
 RANK = {
     "fixed": 3,
     "ok": 3,
@@ -232,6 +234,7 @@ def tool_command(mode: str, mxnet_python: str) -> List[str]:
         "unsafe": ["--unsafe-fixes"],
         "verify": ["--verify"],
         "verify-mxnet": ["--verify", "--backend", "mxnet"],
+        "verify-bare": ["--verify"],
     }[mode]
     return base + extra + [BLOCK_FILE]
 
@@ -526,6 +529,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             target = work / label / case.slug
             shutil.rmtree(target, ignore_errors=True)
             materialize(case, roots[case.package], target)
+            if label == "verify-bare":  # the same project, its examples left out
+                (target / "pyproject.toml").write_text("[tool.hybridlint]\n")
             dirs[case.name][label] = target
         if case.reference and not args.validate:
             # the hand-written exact fix: judged like a mode, no tool runs on it
