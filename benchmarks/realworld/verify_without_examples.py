@@ -3,12 +3,14 @@
 Most users run `--verify` without writing examples: every fix is then checked on its own
 expression, on generated shapes (hybridlint/checker/expression.py). This runs it on a copy of
 each pinned realworld package (packages.py) and counts, from the notes `--verify` prints,
-the fixes it proved and applied, the ones it did not apply (cannot check them without
-examples, said why) and the ones it rejected (it judged them wrong), with the reasons grouped.
+the fixes it proved and applied, the safe ones it applied unverified (the check could not run
+them, said why: applied as `--fix` applies them), the ones it did not apply (unsafe ones the
+check could not run; none without --unsafe-fixes) and the ones it rejected (it judged them
+wrong), with the reasons grouped.
 
 The labels (labels/*.tsv) say, for the safe-fix sites, whether the fix keeps what working
-code computes (`ok`) or `breaks` it: a proven fix at a `breaks` site, or a rejected fix at an
-`ok` site, is listed; both must stay 0.
+code computes (`ok`) or `breaks` it: a proven or unverified-applied fix at a `breaks` site, or
+a rejected fix at an `ok` site, is listed; all must stay 0.
 
     python benchmarks/realworld/verify_without_examples.py [--package NAME ...]
 """
@@ -32,11 +34,13 @@ from run import load_labels  # noqa: E402
 
 NOTE = re.compile(
     r"^\s+(?P<path>\S+?\.py):(?P<line>\d+):(?P<col>\d+): (?P<code>HL\d{3}) fix "
-    r"(?P<what>proven at expression level only|proven|not applied|rejected)(?P<rest>.*)$"
+    r"(?P<what>proven at expression level only|proven|applied unverified|not applied|rejected)"
+    r"(?P<rest>.*)$"
 )
 VERDICT = {
     "proven at expression level only": "proven",
     "proven": "proven",
+    "applied unverified": "unverified",
     "not applied": "not applied",
     "rejected": "rejected",
 }
@@ -85,7 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     totals: collections.Counter = collections.Counter()
     reasons: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     wrong: List[str] = []
-    print(f"{'package':<40} {'proven':>7} {'not applied':>12} {'rejected':>9}")
+    print(f"{'package':<40} {'proven':>7} {'unverified':>11} {'not applied':>12} {'rejected':>9}")
     for name in chosen:
         labels = load_labels(name)
         fixes = {_site(key): label.fix for key, label in labels.items()}
@@ -99,20 +103,29 @@ def main(argv: Optional[List[str]] = None) -> int:
             if verdict != "proven":
                 reasons[verdict][_reason_kind(reason)] += 1
             fix = fixes.get(f"{os.path.normpath(path)}:{line}:{code}")
-            if (verdict, fix) in (("proven", "breaks"), ("rejected", "ok")):
+            if (verdict, fix) in (
+                ("proven", "breaks"),
+                ("unverified", "breaks"),
+                ("rejected", "ok"),
+            ):
                 wrong.append(f"{name}/{path}:{line} {code}: {verdict}, labelled {fix}")
         print(
-            f"{name:<40} {counts['proven']:>7} {counts['not applied']:>12} {counts['rejected']:>9}"
+            f"{name:<40} {counts['proven']:>7} {counts['unverified']:>11} "
+            f"{counts['not applied']:>12} {counts['rejected']:>9}"
         )
     print(
-        f"{'total':<40} {totals['proven']:>7} {totals['not applied']:>12} {totals['rejected']:>9}"
+        f"{'total':<40} {totals['proven']:>7} {totals['unverified']:>11} "
+        f"{totals['not applied']:>12} {totals['rejected']:>9}"
     )
-    for verdict in ("not applied", "rejected"):
+    for verdict in ("unverified", "not applied", "rejected"):
         if reasons[verdict]:
             print(f"\n{verdict}, by reason:")
             for reason, count in reasons[verdict].most_common():
                 print(f"  {count:>4}  {reason}")
-    print(f"\nproven at a site labelled breaks, or rejected at one labelled ok: {len(wrong)}")
+    print(
+        "\nproven or applied unverified at a site labelled breaks, or rejected at one labelled "
+        f"ok: {len(wrong)}"
+    )
     for line in wrong:
         print(f"  {line}")
     return 1 if wrong else 0

@@ -21,7 +21,9 @@ the fixed source executed, and where (instruction positions), during the build, 
 hybridized runs, and a fix whose rewritten code none of the examples executed (a class without
 examples, a branch not taken) is treated as in a file without examples: an expression-level
 check, and for an unsafe fix only with --unsafe-fixes; otherwise it is not applied, and `proofs`
-says so. What a proof claims is read from the run of the source as written.
+says so. A safe fix that check cannot run either is applied as `--fix` applies it, and said to
+be unverified: `--verify` leaves out what it proves wrong, never what it merely cannot check.
+What a proof claims is read from the run of the source as written.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ if TYPE_CHECKING:
 
 Key = Tuple[str, int, int, int, int, bool]  # rule, line, (col, end line, end col), observed
 
+# The note of a safe fix that neither an example nor the expression-level check could run.
+# `--verify` applies what `--fix` applies unless it proves it wrong: leaving such a fix out
+# made `--fix --verify` fix fewer blocks than plain `--fix` (benchmarks/e2e, verify-bare).
+UNCHECKED = "applied unverified, as --fix applies a safe fix"
+
 
 @dataclass
 class RejectedFix:
@@ -74,8 +81,9 @@ class RejectedFix:
 class FixProof:
     """What verification says about one fix: `verdict` is "proven" (an example ran the
     rewritten code and the outputs were equal), "expression-level" (no example ran it; the
-    rewritten expression alone was checked on generated shapes), "not-run" (an unsafe fix no
-    example ran: not applied), "rejected" or "unverified" (the original cannot run)."""
+    rewritten expression alone was checked on generated shapes), "unchecked" (a safe fix
+    neither could check: applied, as `--fix` applies it), "not-run" (an unsafe fix nothing
+    checked: not applied), "rejected" or "unverified" (the original cannot run)."""
 
     finding: object
     verdict: str
@@ -84,7 +92,7 @@ class FixProof:
 
     @property
     def applied(self) -> bool:
-        return self.verdict in ("proven", "expression-level")
+        return self.verdict in ("proven", "expression-level", "unchecked")
 
 
 @dataclass
@@ -526,7 +534,12 @@ def _expression_level(
                     finding, "expression-level", f"proven at expression level only ({why}): {note}"
                 )
             )
-        elif report.status == "cannot_run":  # no verdict: the fix is just not proven
+        elif report.status == "cannot_run" and finding.fix == "safe":
+            # no verdict, and the rule promises a safe fix keeps working code working: it is
+            # applied as `--fix` applies it, said so (`--verify` never does less than `--fix`)
+            kept.append(finding)
+            proofs.append(FixProof(finding, "unchecked", f"{UNCHECKED} ({why}): {report.reason}"))
+        elif report.status == "cannot_run":  # no verdict: the unsafe fix is just not proven
             rejected.append(RejectedFix(finding, report))
             proofs.append(FixProof(finding, "not-run", f"not applied ({why}): {report.reason}"))
         else:
