@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional, Tuple
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, FrozenSet, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -85,7 +87,32 @@ def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:
 
 def normalized_code(node: cst.CSTNode) -> str:
     """`node`'s source without parentheses or whitespace (to compare two spellings of a test)."""
-    return re.sub(r"[\s()]", "", cst.Module([]).code_for_node(node))
+    return normalized_text(cst.Module([]).code_for_node(node))
+
+
+def normalized_text(code: str) -> str:
+    """Source text without parentheses or whitespace (`normalized_code` of its node)."""
+    return re.sub(r"[\s()]", "", code)
+
+
+# The fallbacks a configuration the checker ran does take: (class name, the conditional
+# expression's `normalized_code`). Set only while `--verify` fixes a file whose examples build
+# the block so (hybridlint/checker/configured.py); empty, every lint reads the module's own
+# configuration.
+_TAKEN_FALLBACKS: ContextVar[FrozenSet[Tuple[str, str]]] = ContextVar(
+    "taken_fallbacks", default=frozenset()
+)
+
+
+@contextmanager
+def fallbacks_taken(keys: FrozenSet[Tuple[str, str]]) -> Iterator[None]:
+    """Within: `configuration_fallback` lets the rules see the dynamic fallbacks named by
+    ``keys`` ((class name, normalized code of the conditional expression)) as taken."""
+    token = _TAKEN_FALLBACKS.set(keys)
+    try:
+        yield
+    finally:
+        _TAKEN_FALLBACKS.reset(token)
 
 
 def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpression]:
@@ -99,6 +126,9 @@ def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpressio
     configuration takes the dynamic branch, or nothing decides the test."""
     if klass is None or not (klass.defaults or klass.required):
         return None
+    lifted = _TAKEN_FALLBACKS.get()
+    if lifted and (klass.name, normalized_code(expr)) in lifted:
+        return None  # an example's configuration evaluated it: a hazard like any other
     static_body, static_orelse = _self_attribute(expr.body), _self_attribute(expr.orelse)
     if static_body == static_orelse:
         return None

@@ -48,6 +48,7 @@ from typing import (
 )
 
 from .checks import check_fix, check_source
+from .configured import taken_fallbacks, with_taken_fallbacks
 from .jobs import HYBRID_CHILD
 from .observed import Plan, is_observed, observed_fixes, planned_fixes, with_observed
 from .inputs import Example
@@ -202,6 +203,11 @@ def verify_fixes(
     observed: List = []
     plan: Plan = {}
     if baseline:
+        # A shape read in a fallback the block's own configuration never takes, which an
+        # example's configuration did take (configured.py): the rules see it as taken.
+        taken = taken_fallbacks(source, path, baseline)
+        if taken:
+            fixer = base_fixer = with_taken_fallbacks(fixer, taken)
         # Hazards the trace observed (HL007 with exact shapes, HL003 on a Symbol) become
         # candidate fixes, proven like the static ones.
         static = fixer(source, path, select=select, ignore=ignore, unsafe=True)

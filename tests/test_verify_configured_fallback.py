@@ -1,0 +1,92 @@
+"""A shape read in a fallback the block's default configuration never takes, taken by an
+example's configuration, is fixed as HL001 fixes it where the default takes it.
+
+gluoncv2's DANet (and its other segmentation nets) write `in_size = self.in_size if
+self.fixed_size else x.shape[2:]` with `fixed_size=True` by default: HL001 is silent there by
+design (the read runs only in a configuration the caller chooses). An example built with
+`fixed_size=False` runs it and the hybridized trace fails at that line; `--verify` then lets
+the rules see that fallback as taken (hybridlint/checker/configured.py) and proves the fix."""
+
+import textwrap
+
+import pytest
+
+from hybridlint.checker import CheckerSession, examples_from_config, verify_fixes
+from hybridlint.checker.configured import taken_fallbacks
+from hybridlint.linter import lint_source
+from tests.checker_support import backend_params
+
+SOURCE = textwrap.dedent("""\
+    from mxnet import gluon
+
+
+    class Net(gluon.HybridBlock):
+        def __init__(self, in_size=(8, 8), fixed_size=True, **kwargs):
+            super().__init__(**kwargs)
+            self.in_size = in_size
+            self.fixed_size = fixed_size
+
+        def hybrid_forward(self, F, x):
+            in_size = self.in_size if self.fixed_size else x.shape[2:]
+            y = F.relu(x)
+            return F.contrib.BilinearResize2D(y, height=in_size[0], width=in_size[1])
+
+
+    class Other(gluon.HybridBlock):
+        def __init__(self, in_size=(8, 8), fixed_size=True, **kwargs):
+            super().__init__(**kwargs)
+            self.in_size = in_size
+            self.fixed_size = fixed_size
+
+        def hybrid_forward(self, F, x):
+            in_size = self.in_size if self.fixed_size else x.shape[2:]
+            return F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1])
+""")
+
+
+def _examples(fixed_size: bool):
+    table = {"net.py::Net": {"kwargs": {"fixed_size": fixed_size}, "inputs": [[2, 3, 6, 5]]}}
+    return examples_from_config(table)["net.py"]
+
+
+def test_the_default_configuration_keeps_hl001_silent():
+    assert [f.code for f in lint_source(SOURCE, "net.py")] == []
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_example_that_takes_the_fallback_gets_it_fixed_and_proven(backend):
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(
+            SOURCE, "net.py", _examples(fixed_size=False), backend=backend, session=session
+        )
+    assert [r.status for r in outcome.reports] == ["equal"], outcome.reports
+    assert (
+        "if self.fixed_size else F.contrib.BilinearResize2D(y, like=x, mode='like')"
+        in outcome.source
+    )
+    (proof,) = outcome.proofs
+    assert proof.finding.code == "HL001" and proof.finding.line == 11
+    assert "proven by example Net" in proof.detail
+    # the same fallback in a class no example built that way is left as it was
+    assert outcome.source.count("x.shape[2:]") == 1
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_example_in_the_default_configuration_changes_nothing(backend):
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(
+            SOURCE, "net.py", _examples(fixed_size=True), backend=backend, session=session
+        )
+    assert outcome.source == SOURCE and not outcome.proofs
+
+
+def test_only_the_conditionals_on_an_observed_line_are_taken():
+    class Finding:
+        code, path, line = "HL001", "net.py", 11
+
+    class Report:
+        runtime_findings = [Finding()]
+
+    assert taken_fallbacks(SOURCE, "net.py", [Report()]) == frozenset(
+        {("Net", "self.in_sizeifself.fixed_sizeelsex.shape[2:]")}
+    )
