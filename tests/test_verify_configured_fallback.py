@@ -90,3 +90,41 @@ def test_only_the_conditionals_on_an_observed_line_are_taken():
     assert taken_fallbacks(SOURCE, "net.py", [Report()]) == frozenset(
         {("Net", "self.in_sizeifself.fixed_sizeelsex.shape[2:]")}
     )
+
+
+BEHIND = textwrap.dedent("""\
+    from mxnet import gluon
+
+
+    class Net(gluon.HybridBlock):
+        def __init__(self, in_size=(8, 8), fixed_size=True, out_size=(4, 4), **kwargs):
+            super().__init__(**kwargs)
+            self.in_size = in_size
+            self.fixed_size = fixed_size
+            self.out_size = out_size
+
+        def hybrid_forward(self, F, x):
+            in_size = self.in_size if self.fixed_size else x.shape[2:]
+            y = F.contrib.BilinearResize2D(F.relu(x), height=in_size[0], width=in_size[1])
+            out_size = self.out_size if self.out_size is not None else x.shape[2:]
+            return F.contrib.BilinearResize2D(y, height=out_size[0], width=out_size[1])
+""")
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fallback_behind_the_first_failure_is_taken_in_the_next_round(backend):
+    # the trace stops at line 12; line 14's read shows once line 12 is fixed
+    table = {
+        "net.py::Net": {"kwargs": {"fixed_size": False, "out_size": None}, "inputs": [[1, 2, 5, 3]]}
+    }
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(
+            BEHIND,
+            "net.py",
+            examples_from_config(table)["net.py"],
+            backend=backend,
+            session=session,
+        )
+    assert [r.status for r in outcome.reports] == ["equal"], outcome.reports
+    assert "x.shape" not in outcome.source
+    assert sorted(p.finding.line for p in outcome.proofs) == [12, 14]

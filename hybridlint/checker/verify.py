@@ -199,7 +199,8 @@ def verify_fixes(
     )
     labels = example_labels(examples)
     baseline = check_source(source, path, examples, seed=seed, **check_options)
-    base_fixer = fixer
+    plain_fixer = base_fixer = fixer
+    taken: FrozenSet[Tuple[str, str]] = frozenset()
     observed: List = []
     plan: Plan = {}
     if baseline:
@@ -207,7 +208,7 @@ def verify_fixes(
         # example's configuration did take (configured.py): the rules see it as taken.
         taken = taken_fallbacks(source, path, baseline)
         if taken:
-            fixer = base_fixer = with_taken_fallbacks(fixer, taken)
+            fixer = base_fixer = with_taken_fallbacks(plain_fixer, taken)
         # Hazards the trace observed (HL007 with exact shapes, HL003 on a Symbol) become
         # candidate fixes, proven like the static ones.
         static = fixer(source, path, select=select, ignore=ignore, unsafe=True)
@@ -276,8 +277,15 @@ def verify_fixes(
     # fixes before it are applied. Run every fix, observe again, until nothing new is seen.
     for _ in range(_OBSERVATION_ROUNDS):
         more, more_plan = _observed_behind(search, every.applied, plan, select, ignore)
-        if not more:
+        # a fallback read behind the first failure (FastSCNN's second `x.shape[2:]`)
+        more_taken = taken_fallbacks(
+            search.fix(every.applied).source, path, search.reports(every.applied)
+        )
+        if not more and more_taken <= taken:
             break
+        if more_taken - taken:
+            taken = taken | more_taken
+            base_fixer = with_taken_fallbacks(plain_fixer, taken)
         observed = [f for f in observed if (f.line, f.code) not in more_plan] + more
         plan = {**plan, **more_plan}
         search.fixer = fixer = with_observed(base_fixer, source, observed, plan)
