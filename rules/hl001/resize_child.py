@@ -9,15 +9,16 @@ A Symbol has no shape, but the resize has a `like` mode that reads x's size in t
 
 - **The pattern**: in hybrid_forward, a name S bound once, at the top level, to
   `A if C else x.shape[2:]` (or to `x.shape[2:]`), C a plain test (names, `self.<attr>`,
-  `is None`, `not`, `and`/`or` of those), and read only by resizes that are the whole value of
-  an assignment or return: `self.<c>(u, S)`, where `self.<c>` is built in `__init__` as a
+  `is None`, `not`, `and`/`or` of those), and read only by resizes, wherever they are in an
+  expression (SCNet's gate `x + self.up(self.down(x), S)`): `self.<c>(u, S)`, where `self.<c>` is built in `__init__` as a
   class of the module whose hybrid_forward `(self, F, data, size)`, when `size is not None`,
   decides its tests and returns `F.contrib.BilinearResize2D(data, height=size[0],
   width=size[1])` (through one name bound to size, or `**` of `dict(height=size[0],
   width=size[1])`, the form the rewrite of resize sizes a helper method computes writes); or
   `F.contrib.BilinearResize2D(u, height=S[0], width=S[1])` itself.
 - **The rewrite**: each resize R becomes `R if C else F.contrib.BilinearResize2D(u, like=x,
-  mode='like')` (the plain form: the like-resize alone) and the shape branch becomes `None`
+  mode='like')` (the plain form: the like-resize alone; parenthesized inside an expression)
+  and the shape branch becomes `None`
   (the plain binding goes). When x is assigned anywhere in the function (pooled before the
   resize), S keeps x itself where it held x's size, the value x had when its size was read,
   and the like-resizes read S: `like=S`.
@@ -74,6 +75,11 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         return None
     # x assigned anywhere: S holds x itself where it held x's size (its value at the binding)
     captured = bindings(forward.body, data) > 0
+    whole = {
+        n.value
+        for n in walk_nodes(forward.body, _SCOPES)
+        if isinstance(n, (cst.Assign, cst.Return)) and n.value is not None
+    }
     like = cst.Name(target) if captured else cst.Name(data)
     edits: List[Edit] = []
     for resize_call, _, _ in calls:
@@ -85,7 +91,10 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         if test is None:
             edits.append((resize_call, resize))
         else:
-            edits.append((resize_call, cst.IfExp(test=test, body=resize_call, orelse=resize)))
+            choice = cst.IfExp(test=test, body=resize_call, orelse=resize)
+            if resize_call not in whole:  # inside an expression (SCNet's `x + self.up(...)`)
+                choice = choice.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            edits.append((resize_call, choice))
     value = statement.value
     if isinstance(value, cst.IfExp):
         shape_branch = value.orelse if _is_tail(value.orelse, node) else value.body
@@ -206,15 +215,15 @@ def _plain_test(expr: cst.BaseExpression) -> bool:
 def _resizing_calls(
     rule, forward: cst.FunctionDef, target: str, ns: str
 ) -> Optional[List[Tuple[cst.Call, List[cst.Name], bool]]]:
-    """(call, the loads of S it reads, whether it is the direct resize) for each resize to S
-    that is the whole value of an assignment or return: `self.<c>(u, S)` with a child resizing
-    to S, or `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not."""
+    """(call, the loads of S it reads, whether it is the direct resize) for each resize to S,
+    wherever it is in an expression: `self.<c>(u, S)` with a child resizing to S, or
+    `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not. (A call
+    that reads S in another way is left to the caller's count of S's loads.)"""
     klass = rule.facts.klass
     found: List[Tuple[cst.Call, List[cst.Name], bool]] = []
-    for n in walk_nodes(forward.body, _SCOPES):
-        if not isinstance(n, (cst.Assign, cst.Return)) or not isinstance(n.value, cst.Call):
+    for value in walk_nodes(forward.body, _SCOPES):
+        if not isinstance(value, cst.Call):
             continue
-        value = n.value
         loads = [v for v in variables(value) if v.value == target]
         if not loads:
             continue
@@ -414,6 +423,22 @@ INVALID = [
                 (
                     "self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, "
                     "like=x, mode='like')"
+                ),
+            ),
+        ],
+        safety=UNSAFE,
+    ),
+    # the child's resize inside an expression (SCNet's ScConv gate): parenthesized
+    Invalid(
+        _EXAMPLE.format("x.shape[2:]", "F.sigmoid(x + self.up(y, size))"),
+        line=13,
+        fix=[
+            ("x.shape[2:]", "None"),
+            (
+                "self.up(y, size)",
+                (
+                    "(self.up(y, size) if self.fixed_size else F.contrib.BilinearResize2D(y, "
+                    "like=x, mode='like'))"
                 ),
             ),
         ],
