@@ -627,6 +627,18 @@ def report(cases, modes, runs, results, dirs, json_path) -> int:
     for mode in modes:
         training_and_export_summary(mode, cases, table, results)
     exact_rewrite_summary(fails, modes, table)
+    if "verify-bare" in modes and "fix" in modes:
+        # without examples only safe fixes can be applied: the promise is plain --fix's outcome
+        worse = [
+            c.name
+            for c in cases
+            if RANK.get(table[c.name]["verify-bare"].verdict, 0)
+            < RANK.get(table[c.name]["fix"].verdict, 0)
+        ]
+        print(
+            f"verify-bare worse than fix: {len(worse)}"
+            + (f" ({', '.join(worse)})" if worse else "")
+        )
     for mode in ("verify", "verify-mxnet"):
         if mode in modes and "unsafe" in modes:
             worse = [
