@@ -16,32 +16,25 @@ from hybridlint.checker.configured import taken_fallbacks
 from hybridlint.linter import lint_source
 from tests.checker_support import backend_params
 
-SOURCE = textwrap.dedent("""\
-    from mxnet import gluon
+_CLASS = """
 
+class {name}(gluon.HybridBlock):
+    def __init__(self, in_size=(8, 8), fixed_size=True, **kwargs):
+        super().__init__(**kwargs)
+        self.in_size = in_size
+        self.fixed_size = fixed_size
 
-    class Net(gluon.HybridBlock):
-        def __init__(self, in_size=(8, 8), fixed_size=True, **kwargs):
-            super().__init__(**kwargs)
-            self.in_size = in_size
-            self.fixed_size = fixed_size
-
-        def hybrid_forward(self, F, x):
-            in_size = self.in_size if self.fixed_size else x.shape[2:]
-            y = F.relu(x)
-            return F.contrib.BilinearResize2D(y, height=in_size[0], width=in_size[1])
-
-
-    class Other(gluon.HybridBlock):
-        def __init__(self, in_size=(8, 8), fixed_size=True, **kwargs):
-            super().__init__(**kwargs)
-            self.in_size = in_size
-            self.fixed_size = fixed_size
-
-        def hybrid_forward(self, F, x):
-            in_size = self.in_size if self.fixed_size else x.shape[2:]
-            return F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1])
-""")
+    def hybrid_forward(self, F, x):
+        in_size = self.in_size if self.fixed_size else x.shape[2:]{pre}
+        return F.contrib.BilinearResize2D({data}, height=in_size[0], width=in_size[1])
+"""
+# Net is built with fixed_size=False by the example; Other, the same code, by nobody
+SOURCE = (
+    "from mxnet import gluon\n"
+    + _CLASS.format(name="Net", pre="\n        y = F.relu(x)", data="y")
+    + "\n"
+    + _CLASS.format(name="Other", pre="", data="x")
+)
 
 
 def _examples(fixed_size: bool):

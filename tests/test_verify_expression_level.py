@@ -92,18 +92,6 @@ def test_a_fix_beside_a_hazard_without_one_is_not_called_wrong(backend, session)
 
 
 @pytest.mark.parametrize("backend", backend_params())
-def test_an_unsafe_fix_no_check_can_run_is_not_applied(backend, session):
-    # HL001's fix of an `assert` on a shape deletes the statement: unsafe, and no expression
-    # to check. Asked for with --unsafe-fixes it is still left out, said so, not called wrong.
-    text = block("assert x.shape[0] > 0\nreturn F.relu(x)")
-    outcome = verify(text, backend, session, unsafe=True)
-    (held,) = [r for r in outcome.rejected if r.finding.code == "HL001"]
-    assert held.finding.fix == "unsafe" and held.report.status == "cannot_run"
-    assert "assert x.shape[0] > 0" in outcome.source
-    assert all(p.verdict == "not-run" for p in outcome.proofs if p.finding.code == "HL001")
-
-
-@pytest.mark.parametrize("backend", backend_params())
 def test_a_broadcasting_shape_set_does_not_judge_a_fix_without_broadcast_ops(backend, session):
     # mxnet 1.5.1's CosineEmbeddingLoss: `F.sum(x * y, axis=axis).reshape(-1, 1)`; on x of
     # shape (1, 3, 4) and y of (2, 3, 4) the `*` fails hybridized with or without the fix
@@ -188,6 +176,9 @@ def test_an_assignment_is_checked_as_a_statement_and_other_statements_are_not(ba
     (kept_assert,) = [r for r in outcome.rejected if r.finding.code == "HL001"]
     assert "not a change inside one expression or assignment" in kept_assert.reason
     assert "assert x.shape[0] > 0" in outcome.source
+    # an unsafe fix no check can run is left out (a safe one would be applied unverified)
+    assert kept_assert.finding.fix == "unsafe"
+    assert [p.verdict for p in outcome.proofs if p.finding.code == "HL001"] == ["not-run"]
 
 
 @pytest.mark.parametrize("backend", backend_params())
