@@ -200,3 +200,22 @@ def test_a_fix_of_a_methods_arguments_is_checked_on_its_receiver_alone(backend, 
     outcome = verify(text, backend, session)
     assert [f.code for f in outcome.applied] == ["HL011"], outcome.rejected
     assert "hs[-1].reshape((-3, -2))" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_in_the_constructor_is_not_checked_as_an_array_expression(backend, session):
+    # rl-coach's ClippedPPOLossDiscrete: HL012's `init.Constant([c])` -> `Constant(np.array([c]))`
+    # was fed an array for the number c and "rejected"; __init__ never runs in a graph
+    text = (
+        "import mxnet as mx\nimport numpy as np\nfrom mxnet import gluon\n\n\nclass Net(gluon.HybridBlock):\n"
+        "    def __init__(self, coefficient=0.5, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.k = self.params.get('k', shape=(1,), init=mx.init.Constant([coefficient,]))\n\n"
+        "    def hybrid_forward(self, F, x, k):\n        return F.broadcast_mul(x, k)\n"
+    )
+    outcome = verify(text, backend, session)
+    assert not outcome.rejected
+    (note,) = outcome.proofs
+    assert note.finding.code == "HL012" and note.verdict == "unchecked"
+    assert "not a change inside one expression or assignment of a hybrid function" in note.detail
+    assert "mx.init.Constant(np.array([coefficient,]))" in outcome.source

@@ -189,11 +189,18 @@ def _expressions(tree: ast.AST) -> Iterator[Tuple[ast.expr, Optional[ast.Functio
 def _expressions_and_statements(
     tree: ast.AST,
 ) -> Iterator[Tuple[ast.AST, Optional[ast.FunctionDef]]]:
+    """Every expression and statement with the function it is in, None outside functions and
+    in a constructor: `__init__` never runs in a graph, and its names are the constructor's
+    arguments, not arrays (rl-coach's `init.Constant([coefficient])` -> `np.array(...)`, fed
+    an array for the number, was "rejected")."""
+
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
             inner = (
                 child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
             )
+            if inner is not None and inner.name == "__init__":
+                inner = None
             if isinstance(child, (ast.expr, ast.stmt)):
                 yield child, function
             yield from walk(child, inner)
