@@ -32,7 +32,8 @@ public package, with examples that match its real callers; format in cases.py):
    a block that already worked is ``ok`` (still equal) or ``broken``.
 
     python benchmarks/e2e/run.py [--mxnet-python /tmp/mxv/bin/python] [-k lipswish] [-j 2]
-    python benchmarks/e2e/run.py --validate     # only: does each original fail/work as labelled?
+    python benchmarks/e2e/run.py --validate     # only: does each original fail/work as labelled
+                                                # (and is each reference fix judged fixed)?
 
 Packages are downloaded (pinned by sha256) by benchmarks/realworld/packages.py; no third-party
 code is committed. Prints a row per block, the tally per mode and the "--fix --verify worse
@@ -501,7 +502,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--modes", default=",".join(MODES), help=f"from {','.join(MODES)}")
-    parser.add_argument("--validate", action="store_true", help="only judge the originals")
+    parser.add_argument(
+        "--validate",
+        action="store_true",
+        help="only judge the originals (and the cases' hand-written reference fixes)",
+    )
     parser.add_argument("--work", help="keep the rewritten projects here (default: temporary)")
     parser.add_argument("--json", help="write every verdict to this file")
     parser.add_argument(
@@ -532,7 +537,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if label == "verify-bare":  # the same project, its examples left out
                 (target / "pyproject.toml").write_text("[tool.hybridlint]\n")
             dirs[case.name][label] = target
-        if case.reference and not args.validate:
+        if case.reference:  # judged with --validate too: curators check their hand fixes
             # the hand-written exact fix: judged like a mode, no tool runs on it
             target = work / "reference" / case.slug
             shutil.rmtree(target, ignore_errors=True)
