@@ -550,7 +550,7 @@ def _expression_level(
             )
         elif report.status == "cannot_run" and finding.fix == "safe":
             # no verdict, and the rule promises a safe fix keeps working code working: it is
-            # applied as `--fix` applies it, said so (`--verify` never does less than `--fix`)
+            # applied as `--fix` applies it, and said to be unverified
             kept.append(finding)
             proofs.append(FixProof(finding, "unchecked", f"{UNCHECKED} ({why}): {report.reason}"))
         elif report.status == "cannot_run":  # no verdict: the unsafe fix is just not proven

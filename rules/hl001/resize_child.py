@@ -10,18 +10,18 @@ A Symbol has no shape, but the resize has a `like` mode that reads x's size in t
 - **The pattern**: in hybrid_forward, a name S bound once, at the top level, to
   `A if C else x.shape[2:]` (or to `x.shape[2:]`), C a plain test (names, `self.<attr>`,
   `is None`, `not`, `and`/`or` of those), and read only by resizes, wherever they are in an
-  expression (SCNet's gate `x + self.up(self.down(x), S)`): `self.<c>(u, S)`, where `self.<c>` is built in `__init__` as a
-  class of the module whose hybrid_forward `(self, F, data, size)`, when `size is not None`,
-  decides its tests and returns `F.contrib.BilinearResize2D(data, height=size[0],
-  width=size[1])` (through one name bound to size, or `**` of `dict(height=size[0],
-  width=size[1])`, the form the rewrite of resize sizes a helper method computes writes); or
-  `F.contrib.BilinearResize2D(u, height=S[0], width=S[1])` itself.
+  expression (SCNet's gate `x + self.up(self.down(x), S)`): `self.<c>(u, S)`, where
+  `self.<c>` is built in `__init__` as a class of the module whose hybrid_forward
+  `(self, F, data, size)`, when `size is not None`, decides its tests and returns
+  `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (through one name bound
+  to size, or `**` of `dict(height=size[0], width=size[1])`, the form the rewrite of resize
+  sizes a helper method computes writes); or `F.contrib.BilinearResize2D(u, height=S[0],
+  width=S[1])` itself.
 - **The rewrite**: each resize R becomes `R if C else F.contrib.BilinearResize2D(u, like=x,
   mode='like')` (the plain form: the like-resize alone; parenthesized inside an expression)
-  and the shape branch becomes `None`
-  (the plain binding goes). When x is assigned anywhere in the function (pooled before the
-  resize), S keeps x itself where it held x's size, the value x had when its size was read,
-  and the like-resizes read S: `like=S`.
+  and the shape branch becomes `None` (the plain binding goes). When x is assigned anywhere
+  in the function (pooled before the resize), S keeps x itself where it held x's size, the
+  value x had when its size was read, and the like-resizes read S: `like=S`.
 - **Exactness**: where the original resizes to `x.shape[2:]`, the `like` mode reads axes 2 and
   3 of x, the same sizes (MXNet 1.9.1; see the shape-driven resize above), and the
   interpolation depends only on the sizes; elsewhere the resize runs as before.
