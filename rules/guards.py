@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, FrozenSet, Iterator, Optional, Tuple
@@ -86,13 +88,27 @@ def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:
 
 
 def normalized_code(node: cst.CSTNode) -> str:
-    """`node`'s source without parentheses or whitespace (to compare two spellings of a test)."""
+    """`node`'s source without parentheses, whitespace or comments (to compare two spellings
+    of a test)."""
     return normalized_text(cst.Module([]).code_for_node(node))
 
 
 def normalized_text(code: str) -> str:
-    """Source text without parentheses or whitespace (`normalized_code` of its node)."""
+    """Source text without parentheses, whitespace or comments (`normalized_code` of its node).
+    Comments go too: a LibCST node holds those inside its own parentheses, which ast's source
+    segment of the same expression leaves out (configured.py keys a conditional by ast)."""
+    if "#" in code:
+        code = _without_comments(code)
     return re.sub(r"[\s()]", "", code)
+
+
+def _without_comments(code: str) -> str:
+    """`code`'s tokens without its comments (`code` itself when it does not tokenize)."""
+    try:  # in parentheses: the lines of an expression, their indentation no block's
+        tokens = list(tokenize.generate_tokens(io.StringIO(f"({code}\n)").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
 
 
 # The fallbacks a configuration the checker ran does take: (class name, the conditional

@@ -14,6 +14,7 @@ import pytest
 from hybridlint.checker import CheckerSession, examples_from_config, verify_fixes
 from hybridlint.checker.configured import taken_fallbacks
 from hybridlint.linter import lint_source
+from hybridlint.rules.guards import fallbacks_taken
 from tests.checker_support import backend_params
 
 _CLASS = """
@@ -121,3 +122,27 @@ def test_a_fallback_behind_the_first_failure_is_taken_in_the_next_round(backend)
     assert [r.status for r in outcome.reports] == ["equal"], outcome.reports
     assert "x.shape" not in outcome.source
     assert sorted(p.finding.line for p in outcome.proofs) == [12, 14]
+
+
+# black's form of a long conditional, a comment inside its parentheses: ast's segment of the
+# IfExp ends before them, LibCST's node holds them (its parentheses' whitespace)
+COMMENTED = SOURCE.replace(
+    "in_size = self.in_size if self.fixed_size else x.shape[2:]\n        y",
+    "in_size = (  # the input's own size\n"
+    "            self.in_size if self.fixed_size else x.shape[2:]  # when not fixed\n"
+    "        )\n        y",
+    1,
+)
+
+
+def test_a_comment_inside_the_parentheses_does_not_hide_the_taken_fallback():
+    class Finding:
+        code, path, line = "HL001", "net.py", 12
+
+    class Report:
+        runtime_findings = [Finding()]
+
+    assert COMMENTED != SOURCE
+    with fallbacks_taken(taken_fallbacks(COMMENTED, "net.py", [Report()])):
+        found = lint_source(COMMENTED, "net.py")
+    assert [(f.code, f.line) for f in found] == [("HL001", 12)]
