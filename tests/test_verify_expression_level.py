@@ -219,3 +219,23 @@ def test_a_fix_in_the_constructor_is_not_checked_as_an_array_expression(backend,
     assert note.finding.code == "HL012" and note.verdict == "unchecked"
     assert "not a change inside one expression or assignment of a hybrid function" in note.detail
     assert "mx.init.Constant(np.array([coefficient,]))" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_that_changes_eager_values_beside_another_hazard_is_rejected(backend, session):
+    # the expression's other hazard (HL001, no fix) can make the fixed expression fail
+    # hybridized, never make its eager values differ from the original's: that verdict is
+    # the fix's own, and a safe fix it proves wrong is not applied unverified
+    from hybridlint.linter import fix_source
+
+    def fixer(text, path="<string>", **options):  # HL011's rewrite, doubled: a wrong fix
+        result = fix_source(text, path, **options)
+        wrong = result.source.replace("reshape((x.shape[0], -1))", "reshape((x.shape[0], -1)) * 2")
+        return type(result)(wrong, result.applied, result.remaining, result.initial)
+
+    text = block("return F.relu(y).reshape(x.shape[0], -1)", args="x, y")
+    outcome = verify_fixes(text, "m.py", [], backend=backend, session=session, fixer=fixer)
+    (rejected,) = [r for r in outcome.rejected if r.finding.code == "HL011"]
+    assert rejected.report.status == "mismatch" and rejected.report.stage == "fixed eager"
+    assert [p.verdict for p in outcome.proofs if p.finding.code == "HL011"] == ["rejected"]
+    assert "* 2" not in outcome.source and "reshape(x.shape[0], -1)" in outcome.source

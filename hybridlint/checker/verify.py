@@ -65,6 +65,9 @@ Key = Tuple[str, int, int, int, int, bool]  # rule, line, (col, end line, end co
 # made `--fix --verify` fix fewer blocks than plain `--fix` (benchmarks/e2e, verify-bare).
 UNCHECKED = "applied unverified, as --fix applies a safe fix"
 
+# The stages of a check where the fixed code itself failed or differed eagerly (jobs._fix_job).
+_EAGER = ("load fixed", "build fixed", "fixed eager")
+
 
 @dataclass
 class RejectedFix:
@@ -523,7 +526,10 @@ def _expression_level(
                 statements=finding.fix == "safe",
                 **check_options,
             )
-            if not report.ok and report.status != "cannot_run":
+            # Another hazard in the expression can make the fixed one fail hybridized, never
+            # make the fix fail or differ eagerly: that verdict stays the fix's own (a safe
+            # fix it proves wrong must not be applied unverified below).
+            if not report.ok and report.status != "cannot_run" and report.stage not in _EAGER:
                 hazards = _other_hazards(finding, regions, candidates, others, offsets)
                 if hazards:
                     report = EquivalenceReport(
