@@ -239,3 +239,33 @@ def test_a_fix_that_changes_eager_values_beside_another_hazard_is_rejected(backe
     assert rejected.report.status == "mismatch" and rejected.report.stage == "fixed eager"
     assert [p.verdict for p in outcome.proofs if p.finding.code == "HL011"] == ["rejected"]
     assert "* 2" not in outcome.source and "reshape(x.shape[0], -1)" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_no_example_ran_that_breaks_the_proven_set_is_counted_as_rejected(backend, session):
+    # HL011's fix in a branch no example takes, checked alone (applied unverified), joins
+    # the union that is run once more; made wrong here without the other fix, the union
+    # fails: the fix must be in `rejected` (what the summary counts and what marks its
+    # finding's fix as not applied), not only in the proofs
+    from hybridlint.checker import examples_from_config
+    from hybridlint.linter import fix_source
+
+    def fixer(text, path="<string>", *, accept=None, **options):
+        result = fix_source(text, path, accept=accept, **options)
+        codes = {f.code for f in result.applied}
+        if "HL011" in codes and "HL001" not in codes:  # wrong only without the assert's fix
+            wrong = result.source.replace("return F.relu(x)", "return F.relu(x) * 2")
+            return type(result)(wrong, result.applied, result.remaining, result.initial)
+        return result
+
+    text = block(
+        "if self.axis == 5:\n    assert x.shape[0] > 0\n    return x.reshape(2, -1)\n"
+        "return F.relu(x)"
+    )
+    examples = examples_from_config({"m.py::Net": {"inputs": [[2, 3]]}})["m.py"]
+    outcome = verify_fixes(text, "m.py", examples, backend=backend, session=session, fixer=fixer)
+    assert outcome.source == text
+    assert sorted(r.finding.code for r in outcome.rejected) == ["HL001", "HL011"]
+    (held,) = [r for r in outcome.rejected if r.finding.code == "HL011"]
+    assert "no longer pass the examples" in held.reason and held.report.status == "mismatch"
+    assert [p.verdict for p in outcome.proofs if p.finding.code == "HL011"] == ["rejected"]

@@ -335,29 +335,19 @@ def verify_fixes(
             search.rejected += level.rejected
             proofs += level.proofs
     final_set = list(proven) + extra
-    if extra and not search.acceptable(final_set)[0]:  # never return an unchecked source
-        for finding in extra:
-            proofs = [p for p in proofs if p.finding is not finding]
-            proofs.append(
-                FixProof(
-                    finding,
-                    "rejected",
-                    "rejected: the checked fixes with this one no longer pass the examples",
-                )
-            )
+    passes, failure = search.acceptable(final_set) if extra else (True, None)
+    if not passes:  # never return an unchecked source
+        why = "the checked fixes with this one no longer pass the examples"
+        proofs = _refused(extra, proofs, search.rejected, failure, why)
         final_set = list(proven)
-    if final_set and len(final_set) < len(kept) and not search.acceptable(final_set)[0]:
-        # Leaving out the fixes no example ran changed what the others do (coverage missed a
-        # dependency): nothing here is proven as it would be written.
-        for finding in final_set:
-            proofs.append(
-                FixProof(
-                    finding,
-                    "rejected",
-                    "rejected: without the fixes no example ran, the others no longer pass",
-                )
-            )
-        proven, final_set = [], []
+    if final_set and len(final_set) < len(kept):
+        passes, failure = search.acceptable(final_set)
+        if not passes:
+            # Leaving out the fixes no example ran changed what the others do (coverage
+            # missed a dependency): nothing here is proven as it would be written.
+            why = "without the fixes no example ran, the others no longer pass"
+            proofs = _refused(final_set, proofs, search.rejected, failure, why)
+            proven, final_set = [], []
     final = search.fix(final_set)
     # What a proven fix claims is read from the run of the set actually written, never from
     # an intermediate set: a fix is "== fixed hybridized" only if its block passes as written.
@@ -379,6 +369,28 @@ def verify_fixes(
 
 
 _OBSERVATION_ROUNDS = 4
+
+
+def _refused(
+    findings: Sequence,
+    proofs: List[FixProof],
+    rejected: List[RejectedFix],
+    failure: Optional[EquivalenceReport],
+    why: str,
+) -> List[FixProof]:
+    """`proofs` with each of `findings` said rejected for `why` (its earlier proof replaced),
+    and each added to `rejected`: the outcome's list is what the summary counts and what
+    marks the finding's fix as not applied (checker_bridge), not the proofs."""
+    failure = failure or EquivalenceReport("mismatch")
+    report = EquivalenceReport(
+        failure.status,
+        target=failure.target,
+        stage=failure.stage,
+        reason=why + (f" ({failure.reason})" if failure.reason else ""),
+    )
+    kept = [p for p in proofs if not any(p.finding is f for f in findings)]
+    rejected += [RejectedFix(f, report) for f in findings]
+    return kept + [FixProof(f, "rejected", f"rejected: {why}") for f in findings]
 
 
 def _selected_observations(found, plan: Plan, select, ignore):
