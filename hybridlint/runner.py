@@ -210,12 +210,13 @@ def _fewer_collections():
 def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[str]:
     """--verify: a configured example whose file does not exist (a typo, a moved file) would
     leave its block unverified without a word, and a failing block would pass: say so. With
-    no examples at all no block runs: the fixes are proven expression by expression only."""
+    no examples at all no block runs: the fixes are checked expression by expression, and a
+    safe fix that check cannot run is applied unverified, as --fix applies it."""
     if not examples:
         return [
             "--verify: no examples configured ([tool.hybridlint.examples]), so no block is "
-            "run eagerly and hybridized; fixes are checked expression by expression only "
-            "(README: Examples)"
+            "run eagerly and hybridized; fixes are checked expression by expression only, "
+            "and safe ones no such check can run are applied unverified (README: Examples)"
         ]
     return [
         f"{config.path}: examples for {key!r}: no such file under {config.root}; "
