@@ -122,6 +122,7 @@ def verify_file(
     fixed: Optional[Tuple[str, bool, Any]] = None,
     line_length: Optional[int] = None,
     project: Any = None,
+    infer: bool = True,
 ) -> VerifiedFile:
     """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
     never raises for a checker problem on that file.
@@ -148,6 +149,7 @@ def verify_file(
             backend=backend,
             timeout=timeout,
             fixer=_reusing_fixer(path, codes, fixed, project),
+            infer=infer,
         )
     except VerificationUnavailable:
         raise
@@ -166,9 +168,23 @@ def verify_file(
     ]
     cannot = []
     failing: List[Tuple[str, EquivalenceReport]] = []
+    made = iter(getattr(outcome, "inferred", ()))  # a checker may predate inference
     for label, report in zip(outcome.labels, outcome.reports):
+        if label.endswith("#inferred"):
+            result.notes.append(
+                f"{path}::{label}: no example is configured; inferred {next(made, '')}, "
+                "which the original runs eagerly"
+            )
         if report.ok:
             result.notes.append(f"{path}::{label}: equal after verification ({_what_ran(report)})")
+        elif report.status in STILL_FAILS and label.endswith("#inferred"):
+            # An input the checker made up may not be one the block's callers pass (a
+            # container called with one of its two inputs): a note, not an HL903 finding.
+            result.notes.append(
+                f"{path}::{label}: still fails on the inferred example: "
+                f"{(report.reason or '').replace(' [fixed]', '')} (configure an example in "
+                "[tool.hybridlint.examples] to check the block as its callers call it)"
+            )
         elif report.status in STILL_FAILS:
             result.failing += 1
             failing.append((label, report))

@@ -57,7 +57,9 @@ DEFAULT_EXCLUDE: Tuple[str, ...] = (
 _CODE_RE = re.compile(r"^(ALL|HL\d{0,3})$")
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + ("per-file-ignores", "examples", "line-length"))
+_KNOWN_KEYS = frozenset(
+    _LIST_KEYS + ("per-file-ignores", "examples", "line-length", "infer-examples")
+)
 # Where the fixer's line length comes from when [tool.hybridlint] has none, in order: the
 # project's formatter settings, as ruff/black users expect; else black's default.
 _BORROWED_LINE_LENGTH = ("ruff", "black")
@@ -85,6 +87,9 @@ class Config:
     examples: Mapping[str, Any] = field(default_factory=dict)
     # --fix breaks the lines its rewrites make longer than this (hybridlint/wrap.py)
     line_length: int = DEFAULT_LINE_LENGTH
+    # --verify on a file without examples runs the blocks it can build on inputs inferred
+    # from the code (checker/inferred.py); `infer-examples = false` checks expressions only
+    infer_examples: bool = True
 
     @property
     def all_excludes(self) -> Tuple[str, ...]:
@@ -392,6 +397,9 @@ def parse_table(
         line_length = _line_length(table["line-length"], f"{where}: line-length")
     else:
         line_length = borrowed_line_length(tools or {}, where)
+    infer_examples = table.get("infer-examples", True)
+    if not isinstance(infer_examples, bool):
+        raise ConfigError(f"{where}: infer-examples must be true or false, got {infer_examples!r}")
     return Config(
         root=root,
         path=path,
@@ -403,6 +411,7 @@ def parse_table(
         exclude=values.get("exclude", DEFAULT_EXCLUDE),
         extend_exclude=values.get("extend-exclude", ()),
         examples=examples,
+        infer_examples=infer_examples,
     )
 
 

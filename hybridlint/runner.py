@@ -210,13 +210,15 @@ def _fewer_collections():
 def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[str]:
     """--verify: a configured example whose file does not exist (a typo, a moved file) would
     leave its block unverified without a word, and a failing block would pass: say so. With
-    no examples at all no block runs: the fixes are checked expression by expression, and a
-    safe fix that check cannot run is applied unverified, as --fix applies it."""
+    no examples at all only the blocks built without arguments run, on inputs inferred from
+    the code (checker/inferred.py); the other fixes are checked expression by expression, and
+    a safe fix that check cannot run is applied unverified, as --fix applies it."""
     if not examples:
         return [
-            "--verify: no examples configured ([tool.hybridlint.examples]), so no block is "
-            "run eagerly and hybridized; fixes are checked expression by expression only, "
-            "and safe ones no such check can run are applied unverified (README: Examples)"
+            "--verify: no examples configured ([tool.hybridlint.examples]); only blocks "
+            "built without arguments are run, on inputs inferred from the code; other fixes "
+            "are checked expression by expression, and safe ones no such check can run are "
+            "applied unverified (README: Examples)"
         ]
     return [
         f"{config.path}: examples for {key!r}: no such file under {config.root}; "
@@ -913,6 +915,7 @@ def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
         fixed=work.fix_result,
         line_length=options.config.line_length,
         project=task.project,
+        infer=options.config.infer_examples,
     )
 
 

@@ -99,7 +99,13 @@ class Mixed(gluon.HybridBlock):
 @pytest.mark.parametrize("backend", backend_params())
 def test_without_examples_fixes_are_checked_at_expression_level(backend, session):
     outcome = verify_fixes(
-        EXPRESSION_SOURCE, "mixed.py", [], unsafe=True, backend=backend, session=session
+        EXPRESSION_SOURCE,
+        "mixed.py",
+        [],
+        unsafe=True,
+        backend=backend,
+        session=session,
+        infer=False,
     )
     assert outcome.status == "expression-level"
     kept = {(f.code, f.line) for f in outcome.applied}

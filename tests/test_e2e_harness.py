@@ -109,6 +109,16 @@ def test_malformed_cases_are_refused():
         _case(extra_field=1)
 
 
+def test_a_claim_about_another_block_of_the_file_is_no_over_claim():
+    # --verify inferred an example for a child (LipSwish) and proved its fix: the judged
+    # block still failing is reported, not over-claimed; a claim naming it is
+    verdicts = {"eager": ["equal", "equal"], "hybrid": ["error: E", "error: E"]}
+    source = "class Block:\n    pass\n"
+    for claimed, verdict in ((("LipSwish",), "reported"), (("Block", "LipSwish"), "over-claimed")):
+        tool = run.ToolRun(1, findings=[(1, "HL903", "m")], claims=True, claimed=claimed)
+        assert run.classify(_case(), tool, verdicts, source).verdict == verdict
+
+
 @pytest.mark.parametrize(
     "kind, eager, hybrid, returncode, findings, claims, verdict",
     [

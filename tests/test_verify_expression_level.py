@@ -35,7 +35,9 @@ def block(body: str, args: str = "x") -> str:
 
 
 def verify(text: str, backend: str, session, unsafe: bool = False):
-    return verify_fixes(text, "m.py", [], unsafe=unsafe, backend=backend, session=session)
+    return verify_fixes(
+        text, "m.py", [], unsafe=unsafe, backend=backend, session=session, infer=False
+    )
 
 
 def test_the_analysis_names_the_python_numbers_of_a_line():
@@ -111,7 +113,9 @@ def test_a_wrong_broadcast_rewrite_is_still_rejected_on_broadcasting_shapes(back
         return type(result)(wrong, result.applied, result.remaining)
 
     text = block("m = F.mean(x, axis=0, keepdims=True)\nreturn x - m")
-    outcome = verify_fixes(text, "m.py", [], backend=backend, session=session, fixer=fixer)
+    outcome = verify_fixes(
+        text, "m.py", [], backend=backend, session=session, fixer=fixer, infer=False
+    )
     (rejected,) = outcome.rejected
     assert rejected.report.status != "cannot_run" and "x - m" in outcome.source
 
@@ -156,7 +160,7 @@ def test_a_refused_fix_below_lines_the_fixes_joined_keeps_its_reason(monkeypatch
     )
     with CheckerSession(timeout=60) as own:
         monkeypatch.setattr(checker_bridge, "shared_session", lambda: own, raising=False)
-        verified = checker_bridge.verify_file(text, "m.py", ("HL0",), [], unsafe=True)
+        verified = checker_bridge.verify_file(text, "m.py", ("HL0",), [], unsafe=True, infer=False)
     assert "F.broadcast_like(x.sum(axis=0, keepdims=True), x)" in verified.source
     (left,) = [f for f in verified.findings if f.code == "HL001"]
     assert isinstance(left, checker_bridge.UnprovenFinding)
@@ -234,7 +238,9 @@ def test_a_fix_that_changes_eager_values_beside_another_hazard_is_rejected(backe
         return type(result)(wrong, result.applied, result.remaining, result.initial)
 
     text = block("return F.relu(y).reshape(x.shape[0], -1)", args="x, y")
-    outcome = verify_fixes(text, "m.py", [], backend=backend, session=session, fixer=fixer)
+    outcome = verify_fixes(
+        text, "m.py", [], backend=backend, session=session, fixer=fixer, infer=False
+    )
     (rejected,) = [r for r in outcome.rejected if r.finding.code == "HL011"]
     assert rejected.report.status == "mismatch" and rejected.report.stage == "fixed eager"
     assert [p.verdict for p in outcome.proofs if p.finding.code == "HL011"] == ["rejected"]

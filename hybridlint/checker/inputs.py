@@ -85,6 +85,8 @@ class Example:
     target: str
     inputs: Tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    # made up by the checker for a file without examples (inferred.py), not configured
+    inferred: bool = False
 
     def specs(self) -> List[Any]:
         return [to_spec(x) for x in self.inputs]

@@ -51,6 +51,7 @@ from .checks import check_fix, check_source
 from .configured import taken_fallbacks, with_taken_fallbacks
 from .jobs import HYBRID_CHILD
 from .observed import Plan, is_observed, observed_fixes, planned_fixes, with_observed
+from .inferred import infer_examples
 from .inputs import Example
 from .report import EquivalenceReport
 from .session import CheckerSession, shared_session
@@ -110,6 +111,7 @@ class VerifyOutcome:
     reason: Optional[str] = None  # why unverified
     proofs: List[FixProof] = field(default_factory=list)
     labels: List[str] = field(default_factory=list)  # one per example, as in `reports`
+    inferred: List[str] = field(default_factory=list)  # how inferred examples were made
 
     @property
     def runtime_findings(self) -> list:
@@ -153,13 +155,19 @@ def _span(finding) -> Tuple[int, int, int]:
 
 
 def example_labels(examples: Sequence[Example]) -> List[str]:
-    """`Net`, or `Net#1`, `Net#2` when a block has several examples."""
+    """`Net`, or `Net#1`, `Net#2` when a block has several examples; `Net#inferred` for the
+    one example the checker inferred for it (inferred.py)."""
     counts: Dict[str, int] = {}
     for example in examples:
+        if example.inferred:
+            continue
         counts[example.target] = counts.get(example.target, 0) + 1
     seen: Dict[str, int] = {}
     labels = []
     for example in examples:
+        if example.inferred:
+            labels.append(f"{example.target}#inferred")
+            continue
         seen[example.target] = seen.get(example.target, 0) + 1
         labels.append(
             example.target
@@ -184,6 +192,7 @@ def verify_fixes(
     session: Optional[CheckerSession] = None,
     fixer: Optional[Callable] = None,
     timeout: Optional[float] = None,
+    infer: bool = True,
 ) -> VerifyOutcome:
     """Apply the fixes of `source` that running the code proves; see the module doc.
 
@@ -191,6 +200,8 @@ def verify_fixes(
     counts as proven only when an example ran its rewritten lines; the others are treated as
     in a file without examples (expression-level check; unsafe ones only with `unsafe`).
     `fixer` defaults to `hybridlint.linter.fix_source` (tests inject a deliberately wrong one).
+    With no `examples` and `infer`, the blocks holding fixes get examples inferred from the
+    code where it allows (inferred.py); their labels end in `#inferred`.
     """
     if fixer is None:
         from hybridlint.linter import fix_source
@@ -200,8 +211,14 @@ def verify_fixes(
     check_options: Dict[str, Any] = dict(
         backend=backend, rtol=rtol, atol=atol, session=session, timeout=timeout
     )
+    inferred: List[str] = []
+    if not examples and infer:
+        found = _inferred(source, path, fixer, select, ignore, seed, check_options)
+        examples, baseline = [f.example for f in found], [f.report for f in found]
+        inferred = [f.described for f in found]
+    else:
+        baseline = check_source(source, path, examples, seed=seed, **check_options)
     labels = example_labels(examples)
-    baseline = check_source(source, path, examples, seed=seed, **check_options)
     plain_fixer = base_fixer = fixer
     taken: FrozenSet[Tuple[str, str]] = frozenset()
     observed: List = []
@@ -222,7 +239,14 @@ def verify_fixes(
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:  # nothing to prove; examples still give dynamic lint
         return VerifyOutcome(
-            source, [], [], list(every.remaining), baseline, "verified", labels=labels
+            source,
+            [],
+            [],
+            list(every.remaining),
+            baseline,
+            "verified",
+            labels=labels,
+            inferred=inferred,
         )
     if not examples:
         return _expression_level(
@@ -365,6 +389,7 @@ def verify_fixes(
         "verified",
         proofs=proofs,
         labels=labels,
+        inferred=inferred,
     )
 
 
@@ -802,6 +827,19 @@ class _Search:
         left = self.bisect(candidates[:middle], accepted)
         right = self.bisect(candidates[middle:], accepted + left)
         return left + right
+
+
+def _inferred(source, path, fixer, select, ignore, seed, check_options) -> list:
+    """Examples inferred for the blocks that hold a fix (any fix: the unsafe ones are what
+    an example lets --verify prove), each with the report of the original's run on it."""
+    lines = {f.line for f in fixer(source, path, select=select, ignore=ignore, unsafe=True).applied}
+    if not lines:
+        return []
+    return infer_examples(
+        source,
+        sorted(lines),
+        lambda batch: check_source(source, path, batch, seed=seed, **check_options),
+    )
 
 
 def _proof_detail(ran: Sequence[str], reports: Sequence[EquivalenceReport]) -> str:

@@ -1,0 +1,323 @@
+"""Examples inferred from the code, for a file no example configures.
+
+Most users never write examples, and without one `--verify` can only check a fix as one
+expression on generated shapes: an unsafe fix (most of HL001's) is then left out, however
+plainly right it is. So for a file with no configured example, the checker infers some:
+
+* the block is built as the code itself builds it: with the literal arguments of a call in
+  the same file (`InterpolationBlock(scale_factor=8)` in a parent's `__init__`), or with none,
+  `Net()`, when every parameter of its `__init__` has a default (arguments that are not
+  literals cannot be guessed: such a block gets no example);
+* its inputs are the required arguments of `hybrid_forward` after `F` that are not its
+  parameters (the names `self.<name> = self.params.get(...)` or `Parameter(...)` registers);
+  optional ones (`sample_weight=None`) are left out;
+* each input gets a random float32 array whose rank is what the code reads off it (`n, c, h,
+  w = x.shape` is rank 4, `x.shape[2]` at least 3), else ranks 2, 4, 3, 1 in turn.
+
+A candidate becomes an example only when the *original* block runs eagerly on it: the eager
+run is the reference, so an input it rejects judges nothing. The first such candidate of each
+block is kept. Everything `--verify` then says about these examples is what it says about a
+configured one; the notes and HL903 name them "inferred" so that a user knows which input was
+run and can configure a real one (`[tool.hybridlint.examples]`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from .inputs import Example, InputSpec
+from .report import EquivalenceReport
+
+# One shape per rank: small, every dimension different (a swapped axis shows), spatial sizes
+# divisible by 2, 4 and 8 (downscaling blocks), channels 3 (an RGB image).
+SHAPES: Dict[int, Tuple[int, ...]] = {
+    1: (6,),
+    2: (4, 6),
+    3: (2, 4, 6),
+    4: (2, 3, 8, 8),
+    5: (2, 3, 4, 8, 8),
+}
+DEFAULT_RANKS = (2, 4, 3, 1)
+MAX_CANDIDATES = 6  # per block: each candidate costs one check (eager, hybridized, export)
+MAX_SHAPES = 3  # candidate input shapes per way of building the block
+MAX_CALLS = 2  # literal call sites tried per block
+MAX_BLOCKS = 8  # per file
+# the run statuses that say the original itself cannot run on a candidate
+_UNRUNNABLE = ("cannot_run", "eager_error")
+
+
+@dataclass
+class InferredExample:
+    """An example the checker made up for `example.target`, and how (for the notes)."""
+
+    example: Example
+    report: EquivalenceReport
+    described: str = ""
+
+
+@dataclass
+class _Block:
+    name: str
+    start: int
+    end: int
+    constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
+    inputs: List[str] = field(default_factory=list)
+    ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
+    min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
+
+
+def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
+    """The candidate examples of each block of `source` that can be built without arguments
+    and whose class holds one of `lines` (every such block when `lines` is empty), in order
+    of preference; at most MAX_BLOCKS blocks."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    wanted = set(lines)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    calls = _literal_calls(tree, classes)
+    out: Dict[str, List[Example]] = {}
+    for node in classes.values():
+        if wanted and not any(node.lineno <= line <= (node.end_lineno or 0) for line in wanted):
+            continue
+        block = _block(node, classes, calls.get(node.name, []))
+        if block is None:
+            continue
+        out[block.name] = _examples(block)
+        if len(out) >= MAX_BLOCKS:
+            break
+    return out
+
+
+def infer_examples(
+    source: str,
+    lines: Iterable[int],
+    run: Callable[[Sequence[Example]], List[EquivalenceReport]],
+) -> List[InferredExample]:
+    """One example per block of :func:`candidates` whose original runs eagerly on it.
+
+    `run` checks examples of `source` (check_source): candidates are tried in rounds, the
+    first candidate of every block at once, then the next one of the blocks still without an
+    example, so a file costs at most MAX_CANDIDATES rounds."""
+    pending = {name: list(options) for name, options in candidates(source, lines).items()}
+    found: List[InferredExample] = []
+    for _ in range(MAX_CANDIDATES):
+        batch = [options.pop(0) for options in pending.values() if options]
+        if not batch:
+            break
+        for example, report in zip(batch, run(batch)):
+            if report.status in _UNRUNNABLE:
+                continue
+            found.append(InferredExample(example, report, describe(example)))
+            pending.pop(example.target, None)
+    return found
+
+
+def describe(example: Example) -> str:
+    """`Net(scale=2) with inputs (2, 3, 8, 8), (4, 6)`."""
+    shapes = ", ".join(str(getattr(spec, "shape", spec)) for spec in example.inputs)
+    kwargs = ", ".join(f"{k}={v!r}" for k, v in example.kwargs.items())
+    s = "s" if len(example.inputs) > 1 else ""
+    return f"{example.target}({kwargs}) with input{s} {shapes}"
+
+
+def _literal_calls(tree: ast.Module, classes: Dict[str, ast.ClassDef]) -> Dict[str, List[dict]]:
+    """Each class's calls in the file whose arguments are all literals, as keyword
+    arguments (positional ones named by the class's own `__init__`), first ones first."""
+    out: Dict[str, List[dict]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        name = node.func.id
+        if name not in classes or not (node.args or node.keywords):
+            continue
+        kwargs = _literal_kwargs(node, _method(list(_lineage(classes[name], classes)), "__init__"))
+        if kwargs is not None and kwargs not in out.setdefault(name, []):
+            out[name].append(kwargs)
+    return out
+
+
+def _literal_kwargs(call: ast.Call, init: Optional[ast.FunctionDef]) -> Optional[dict]:
+    if any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    ):
+        return None
+    names = [a.arg for a in init.args.args[1:]] if init is not None else []
+    if len(call.args) > len(names):
+        return None
+    try:
+        pairs = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords]
+        kwargs = {name: ast.literal_eval(value) for name, value in pairs}
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return kwargs if all(_plain(v) for v in kwargs.values()) else None
+
+
+def _plain(value: Any) -> bool:
+    """Data the checker's worker takes as a constructor argument (wire.py)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _block(
+    node: ast.ClassDef, classes: Dict[str, ast.ClassDef], calls: List[dict]
+) -> Optional[_Block]:
+    """How to build and call a block, or None when the file does not say."""
+    lineage = list(_lineage(node, classes))
+    forward = _method(lineage, "hybrid_forward")
+    init = _method(lineage, "__init__")
+    bare = [{}] if init is None or _callable_bare(init) else []
+    constructors = bare + calls[:MAX_CALLS]
+    if forward is None or not constructors:
+        return None
+    args = forward.args
+    if args.vararg is not None or args.posonlyargs:
+        return None
+    positional = [a.arg for a in args.args]
+    if len(positional) < 3:  # self, F, at least one input
+        return None
+    optional = len(args.defaults)
+    required = positional[2 : len(positional) - optional]
+    parameters = _parameters(lineage)
+    block = _Block(node.name, node.lineno, node.end_lineno or node.lineno, constructors)
+    block.inputs = [name for name in required if name not in parameters]
+    if not block.inputs:
+        return None
+    _rank_hints(forward, block)
+    return block
+
+
+def _lineage(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> Iterable[ast.ClassDef]:
+    """The class and its bases defined in the same file, nearest first."""
+    seen: Set[str] = set()
+    todo = [node]
+    while todo:
+        current = todo.pop(0)
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        yield current
+        for base in current.bases:
+            if isinstance(base, ast.Name) and base.id in classes:
+                todo.append(classes[base.id])
+
+
+def _method(lineage: Sequence[ast.ClassDef], name: str) -> Optional[ast.FunctionDef]:
+    for cls in lineage:
+        for item in cls.body:
+            if isinstance(item, ast.FunctionDef) and item.name == name:
+                return item
+    return None
+
+
+def _callable_bare(init: ast.FunctionDef) -> bool:
+    """Whether `__init__(self)` binds every parameter (defaults, *args, **kwargs)."""
+    args = init.args
+    positional = args.posonlyargs + args.args
+    required = len(positional) - 1 - len(args.defaults)
+    keyword_only = [d for d in args.kw_defaults if d is None]
+    return required <= 0 and not keyword_only
+
+
+def _parameters(lineage: Sequence[ast.ClassDef]) -> Set[str]:
+    """Attributes assigned a Parameter in any method: hybrid_forward receives them by name."""
+    names: Set[str] = set()
+    for cls in lineage:
+        for node in ast.walk(cls):
+            if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+                continue
+            if not _makes_parameter(node.value.func):
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    names.add(target.attr)
+    return names
+
+
+def _makes_parameter(func: ast.expr) -> bool:
+    """`self.params.get(...)`, `self.params.get_constant(...)`, `[gluon.]Parameter(...)`,
+    `[gluon.]Constant(...)`."""
+    if isinstance(func, ast.Attribute) and func.attr in ("get", "get_constant"):
+        owner = func.value
+        return isinstance(owner, ast.Attribute) and owner.attr == "params"
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("Parameter", "Constant")
+
+
+def _rank_hints(forward: ast.FunctionDef, block: _Block) -> None:
+    """What the body reads of each input's shape: `a, b = x.shape` (exact rank),
+    `x.shape[k]` (at least k + 1), `x.shape[k:]` (at least k + 2: something is left)."""
+    inputs = set(block.inputs)
+    for node in ast.walk(forward):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            name = _shape_of(value)
+            if name in inputs and isinstance(target, (ast.Tuple, ast.List)):
+                if not any(isinstance(e, ast.Starred) for e in target.elts):
+                    block.ranks.setdefault(name, len(target.elts))
+        if isinstance(node, ast.Subscript):
+            name = _shape_of(node.value)
+            if name not in inputs:
+                continue
+            index = node.slice
+            least = 0
+            if isinstance(index, ast.Constant) and isinstance(index.value, int):
+                least = index.value + 1 if index.value >= 0 else -index.value
+            elif isinstance(index, ast.Slice) and isinstance(index.lower, ast.Constant):
+                lower = index.lower.value
+                least = lower + 2 if isinstance(lower, int) and lower >= 0 else 0
+            block.min_ranks[name] = max(block.min_ranks.get(name, 0), least)
+
+
+def _shape_of(node: ast.AST) -> Optional[str]:
+    """`x` for `x.shape`."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        if isinstance(node.value, ast.Name):
+            return node.value.id
+    return None
+
+
+def _examples(block: _Block) -> List[Example]:
+    """Up to MAX_CANDIDATES examples: for each way to build the block, the inputs' known
+    ranks, the others tried in turn."""
+    trials: List[Tuple[Tuple[int, ...], ...]] = []
+    for rank in _trial_ranks(block):
+        shapes = tuple(SHAPES[_rank_of(block, name, rank)] for name in block.inputs)
+        if shapes not in trials:
+            trials.append(shapes)
+    examples = [
+        Example(block.name, tuple(InputSpec(shape) for shape in shapes), kwargs, inferred=True)
+        for kwargs in block.constructors
+        for shapes in trials[:MAX_SHAPES]
+    ]
+    return examples[:MAX_CANDIDATES]
+
+
+def _trial_ranks(block: _Block) -> List[int]:
+    """The ranks to try for inputs with no exact rank: those the code's shape reads suggest
+    first (`x.shape[2:]` is most often an image's (height, width): rank 4), then DEFAULT_RANKS."""
+    least = max(block.min_ranks.values(), default=0)
+    known = [block.ranks[n] for n in block.inputs if n in block.ranks]
+    first = known + ([max(least, 4)] if least > 2 else [])
+    ranks = [r for r in first + list(DEFAULT_RANKS) if r in SHAPES and r >= least]
+    return list(dict.fromkeys(ranks)) or [r for r in SHAPES if r >= least][:1]
+
+
+def _rank_of(block: _Block, name: str, trial: int) -> int:
+    rank = block.ranks.get(name)
+    if rank in SHAPES:
+        return rank  # type: ignore[return-value]
+    least = block.min_ranks.get(name, 0)
+    return trial if trial >= least else min(least, max(SHAPES))

@@ -1,0 +1,204 @@
+"""`--verify` on a file without examples infers one for each block it can build without
+arguments (hybridlint/checker/inferred.py), so unsafe fixes there are proven by running the
+block, not left out."""
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from hybridlint.checker import CheckerSession, verify_fixes
+from hybridlint.checker.inferred import candidates, infer_examples
+from hybridlint.checker.report import EquivalenceReport
+from hybridlint.cli import cli
+from tests.checker_support import backend_params
+
+# gluonts' LipSwish: a (1,)-shaped parameter times the input does not broadcast on a Symbol;
+# HL007's F.broadcast_mul is an unsafe fix, which --verify applies only when a run proves it
+SCALE = textwrap.dedent(
+    """\
+    from mxnet import gluon
+
+
+    class Scale(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.beta = self.params.get("beta", shape=(1,), init="ones")
+
+        def hybrid_forward(self, F, x, beta):
+            return x * F.sigmoid(beta * x)
+    """
+)
+FIXED = "F.sigmoid(F.broadcast_mul(beta, x))"
+
+
+def _shapes(source: str, lines=()):
+    return {
+        name: [tuple(spec.shape for spec in example.inputs) for example in examples]
+        for name, examples in candidates(textwrap.dedent(source), lines).items()
+    }
+
+
+def test_inputs_are_the_required_arguments_that_are_not_parameters():
+    found = _shapes(SCALE)
+    assert list(found) == ["Scale"]
+    assert found["Scale"][0] == ((4, 6),)  # one input: beta is the parameter
+    assert all(len(shapes) == 1 for shapes in found["Scale"])
+    loss = """
+        class Loss(HybridBlock):
+            def hybrid_forward(self, F, pred, label, sample_weight=None):
+                return F.square(pred - label)
+    """
+    assert _shapes(loss)["Loss"][0] == ((4, 6), (4, 6))  # the optional input left out
+
+
+def test_the_rank_comes_from_what_the_code_reads_of_the_shape():
+    unpacked = """
+        class Down(HybridBlock):
+            def __init__(self, scale=2, **kwargs):
+                super().__init__(**kwargs)
+                self.scale = scale
+
+            def hybrid_forward(self, F, x):
+                n, c, h, w = x.shape
+                return x.reshape(n, c * self.scale, h // self.scale, w)
+    """
+    assert _shapes(unpacked)["Down"][0] == ((2, 3, 8, 8),)
+    sliced = """
+        class Resize(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.contrib.BilinearResize2D(x, height=x.shape[2] * 2, width=x.shape[3] * 2)
+    """
+    assert all(len(shapes[0]) >= 4 for shapes in _shapes(sliced)["Resize"])
+
+
+def test_a_block_with_required_arguments_gets_no_example():
+    source = """
+        class Head(HybridBlock):
+            def __init__(self, channels, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    assert _shapes(source) == {}
+
+
+def test_a_block_with_required_arguments_is_built_as_a_literal_call_in_the_file_builds_it():
+    source = """
+        class Up(HybridBlock):
+            def __init__(self, scale_factor, mode="bilinear", **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+
+        class Net(HybridBlock):
+            def __init__(self, s=4, **kwargs):
+                super().__init__(**kwargs)
+                self.a = Up(scale_factor=8)
+                self.b = Up(2, "nearest")
+                self.c = Up(scale_factor=s)
+                self.d = Up(scale_factor=8)
+    """
+    built = [dict(example.kwargs) for example in candidates(textwrap.dedent(source))["Up"]]
+    assert built[0] == {"scale_factor": 8}
+    assert {"scale_factor": 2, "mode": "nearest"} in built
+    assert all(
+        kwargs in ({"scale_factor": 8}, {"scale_factor": 2, "mode": "nearest"}) for kwargs in built
+    )
+
+
+def test_only_blocks_holding_the_given_lines_are_tried():
+    source = SCALE + textwrap.dedent(
+        """
+
+        class Other(gluon.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x.shape
+        """
+    )
+    other_line = source.splitlines().index("class Other(gluon.HybridBlock):") + 3
+    assert list(_shapes(source, [other_line])) == ["Other"]
+    assert set(_shapes(source)) == {"Scale", "Other"}
+
+
+def test_the_first_candidate_the_original_runs_eagerly_is_kept():
+    source = textwrap.dedent(
+        """
+        class Any(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x
+        """
+    )
+    calls = []
+
+    def run(batch):
+        calls.append([tuple(s.shape for s in ex.inputs) for ex in batch])
+        ranks = [len(ex.inputs[0].shape) for ex in batch]
+        return [EquivalenceReport("eager_error" if r == 2 else "equal") for r in ranks]
+
+    (found,) = infer_examples(source, [], run)
+    assert calls == [[((4, 6),)], [((2, 3, 8, 8),)]]  # rank 2 failed eagerly: rank 4 next
+    assert found.example.inferred and found.described == "Any() with input (2, 3, 8, 8)"
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_unsafe_fix_is_proven_on_the_inferred_example(backend):
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(SCALE, "net.py", [], backend=backend, session=session)
+        plain = verify_fixes(SCALE, "net.py", [], backend=backend, session=session, infer=False)
+    assert FIXED in outcome.source
+    assert outcome.labels == ["Scale#inferred"]
+    assert [r.status for r in outcome.reports] == ["equal"], outcome.reports
+    (proof,) = [p for p in outcome.proofs if p.finding.code == "HL007"]
+    assert proof.verdict == "proven" and "Scale#inferred" in proof.detail
+    # without inference the same unsafe fix has nothing to prove it
+    assert FIXED not in plain.source
+
+
+def _project(tmp_path, source: str, config: str = "") -> None:
+    (tmp_path / "net.py").write_text(source)
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n" + config)
+
+
+def test_the_cli_says_which_example_it_inferred(tmp_path, monkeypatch):
+    _project(tmp_path, SCALE)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert FIXED in (tmp_path / "net.py").read_text(), result.output
+    assert (
+        "net.py::Scale#inferred: no example is configured; inferred Scale() with input (4, 6)"
+        in (result.output)
+    )
+
+
+def test_infer_examples_false_turns_it_off(tmp_path, monkeypatch):
+    _project(tmp_path, SCALE, "infer-examples = false\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert FIXED not in (tmp_path / "net.py").read_text()
+    assert "#inferred" not in result.output
+
+
+def test_a_bad_infer_examples_value_is_a_config_error(tmp_path, monkeypatch):
+    _project(tmp_path, SCALE, "infer-examples = 1\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert result.exit_code == 2, result.output
+    assert "infer-examples must be true or false" in result.output
+
+
+def test_a_failure_on_an_inferred_example_is_a_note_not_hl903(tmp_path, monkeypatch):
+    # the input was made up: the block may not be called so by anyone (a container given one
+    # of its two inputs), so its hybridized failure is said, not reported as a finding
+    source = SCALE.replace(
+        "return x * F.sigmoid(beta * x)",
+        "scale = float(x.asnumpy().std())\n        return x * F.sigmoid(beta * x) * scale",
+    )
+    _project(tmp_path, source)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert "net.py::Scale#inferred: still fails on the inferred example" in result.output
+    assert "HL903" not in result.output
+    assert "HL002" in result.output  # the hazard no rule fixes is still reported
