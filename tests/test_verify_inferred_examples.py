@@ -46,7 +46,7 @@ def test_inputs_are_the_required_arguments_that_are_not_parameters():
     assert all(len(shapes) == 1 for shapes in found["Scale"])
     loss = """
         class Loss(HybridBlock):
-            def hybrid_forward(self, F, pred, label, sample_weight=None):
+            def hybrid_forward(self, F, pred, label, sample_weight=None, *args):
                 return F.square(pred - label)
     """
     assert _shapes(loss)["Loss"][0] == ((4, 6), (4, 6))  # the optional input left out
@@ -121,6 +121,10 @@ def test_only_blocks_holding_the_given_lines_are_tried():
     other_line = source.splitlines().index("class Other(gluon.HybridBlock):") + 3
     assert list(_shapes(source, [other_line])) == ["Other"]
     assert set(_shapes(source)) == {"Scale", "Other"}
+    # a fix in a module-level helper runs in the blocks that call it
+    helper = "def _weighted(F, loss):\n    return loss.reshape(())\n\n\n"
+    calling = source.replace("return x.shape", "return _weighted(F, x)")
+    assert list(_shapes(helper + calling, [2])) == ["Other"]
 
 
 def test_the_first_candidate_the_original_runs_eagerly_is_kept():

@@ -60,8 +60,6 @@ class InferredExample:
 @dataclass
 class _Block:
     name: str
-    start: int
-    end: int
     constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
     inputs: List[str] = field(default_factory=list)
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
@@ -69,19 +67,26 @@ class _Block:
 
 
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
-    """The candidate examples of each block of `source` that can be built without arguments
-    and whose class holds one of `lines` (every such block when `lines` is empty), in order
-    of preference; at most MAX_BLOCKS blocks."""
+    """The candidate examples, in order of preference, of each block of `source` that the file
+    says how to build and that holds one of `lines` or calls a module-level function holding
+    one (every such block when `lines` is empty); at most MAX_BLOCKS blocks."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     wanted = set(lines)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    # a fix in a module-level helper (`_apply_weighting(F, loss, ...)`) runs in the blocks
+    # that call it
+    helpers = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and _holds(node, wanted)
+    }
     calls = _literal_calls(tree, classes)
     out: Dict[str, List[Example]] = {}
     for node in classes.values():
-        if wanted and not any(node.lineno <= line <= (node.end_lineno or 0) for line in wanted):
+        if wanted and not _holds(node, wanted) and not _names(node) & helpers:
             continue
         block = _block(node, classes, calls.get(node.name, []))
         if block is None:
@@ -90,6 +95,14 @@ def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example
         if len(out) >= MAX_BLOCKS:
             break
     return out
+
+
+def _holds(node: ast.stmt, lines: Set[int]) -> bool:
+    return any(node.lineno <= line <= (node.end_lineno or node.lineno) for line in lines)
+
+
+def _names(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def infer_examples(
@@ -174,12 +187,12 @@ def _block(
     lineage = list(_lineage(node, classes))
     forward = _method(lineage, "hybrid_forward")
     init = _method(lineage, "__init__")
-    bare = [{}] if init is None or _callable_bare(init) else []
+    bare: List[dict] = [{}] if init is None or _callable_bare(init) else []
     constructors = bare + calls[:MAX_CALLS]
     if forward is None or not constructors:
         return None
     args = forward.args
-    if args.vararg is not None or args.posonlyargs:
+    if args.posonlyargs:  # *args takes nothing: only the required inputs are passed
         return None
     positional = [a.arg for a in args.args]
     if len(positional) < 3:  # self, F, at least one input
@@ -187,7 +200,7 @@ def _block(
     optional = len(args.defaults)
     required = positional[2 : len(positional) - optional]
     parameters = _parameters(lineage)
-    block = _Block(node.name, node.lineno, node.end_lineno or node.lineno, constructors)
+    block = _Block(node.name, constructors)
     block.inputs = [name for name in required if name not in parameters]
     if not block.inputs:
         return None
@@ -316,8 +329,8 @@ def _trial_ranks(block: _Block) -> List[int]:
 
 
 def _rank_of(block: _Block, name: str, trial: int) -> int:
-    rank = block.ranks.get(name)
+    rank = block.ranks.get(name, 0)
     if rank in SHAPES:
-        return rank  # type: ignore[return-value]
+        return rank
     least = block.min_ranks.get(name, 0)
     return trial if trial >= least else min(least, max(SHAPES))
