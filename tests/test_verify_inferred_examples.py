@@ -193,9 +193,8 @@ def test_a_bad_infer_examples_value_is_a_config_error(tmp_path, monkeypatch):
     assert "infer-examples must be true or false" in result.output
 
 
-def test_a_failure_on_an_inferred_example_is_a_note_not_hl903(tmp_path, monkeypatch):
-    # the input was made up: the block may not be called so by anyone (a container given one
-    # of its two inputs), so its hybridized failure is said, not reported as a finding
+def test_ndarray_only_code_failing_on_an_inferred_example_is_hl903(tmp_path, monkeypatch):
+    # no input avoids `.asnumpy()` on a Symbol: the block fails however its callers call it
     source = SCALE.replace(
         "return x * F.sigmoid(beta * x)",
         "scale = float(x.asnumpy().std())\n        return x * F.sigmoid(beta * x) * scale",
@@ -203,6 +202,17 @@ def test_a_failure_on_an_inferred_example_is_a_note_not_hl903(tmp_path, monkeypa
     _project(tmp_path, source)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert result.exit_code == 1
+    assert "net.py:10:" in result.output and "HL903" in result.output, result.output
+    assert "Scale#inferred still fails with the example --verify inferred" in result.output
+
+
+def test_other_failures_on_an_inferred_example_are_a_note(tmp_path, monkeypatch):
+    # the input was made up, and so is what the block returns for it (here a None that gluon
+    # refuses hybridized): no caller may call it so, so the failure is said, not a finding
+    source = SCALE.replace("return x * F.sigmoid(beta * x)", "return x * F.sigmoid(beta * x), None")
+    _project(tmp_path, source)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
     assert "net.py::Scale#inferred: still fails on the inferred example" in result.output
     assert "HL903" not in result.output
-    assert "HL002" in result.output  # the hazard no rule fixes is still reported
