@@ -181,6 +181,9 @@ def verify_file(
     ]
     cannot = []
     failing: List[Tuple[str, EquivalenceReport]] = []
+    result.notes += [
+        f"{path}: the inferred example {why}" for why in getattr(outcome, "dropped", ())
+    ]
     made = iter(getattr(outcome, "inferred", ()))  # a checker may predate inference
     for label, report in zip(outcome.labels, outcome.reports):
         if label.endswith("#inferred"):

@@ -147,6 +147,24 @@ def test_the_first_candidate_the_original_runs_eagerly_is_kept():
     assert found.example.inferred and found.described == "Any() with input (2, 3, 8, 8)"
 
 
+def test_a_block_whose_build_fails_gets_no_example():
+    # HL010: MXNet refuses a non-hybrid child when the block is built, before any eager run;
+    # the HL010-fixed reference then met the made-up input, and every fix of the file was
+    # rejected with its eager failure
+    source = textwrap.dedent(
+        """
+        class Any(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x
+        """
+    )
+
+    def run(batch):
+        return [EquivalenceReport("hybrid_error", stage="build") for _ in batch]
+
+    assert infer_examples(source, [], run) == []
+
+
 @pytest.mark.parametrize("backend", backend_params())
 def test_an_unsafe_fix_is_proven_on_the_inferred_example(backend):
     with CheckerSession(timeout=60) as session:
@@ -216,3 +234,25 @@ def test_other_failures_on_an_inferred_example_are_a_note(tmp_path, monkeypatch)
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
     assert "net.py::Scale#inferred: still fails on the inferred example" in result.output
     assert "HL903" not in result.output
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_safe_fix_refused_on_an_inferred_example_is_judged_as_without_it(backend):
+    # An inferred input may break the block's contract (one level per weight), and a safe
+    # fix --fix applies would be refused on it: --verify would do worse than --fix. So such
+    # an example is left out (said in a note) and the file is verified again without it.
+    from tests.checker_support import data
+    from tests.test_checker_verify import wrong_fixer
+
+    with open(data("two_slices.py")) as handle:
+        source = handle.read()
+    fixer = wrong_fixer("begin=1, end=2", "begin=0, end=1")  # the safe HL003 fix made wrong
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(source, "two.py", [], backend=backend, session=session, fixer=fixer)
+    assert outcome.labels == [] and outcome.inferred == []
+    (dropped,) = outcome.dropped
+    assert dropped.startswith("TwoSlices() with input (4, 6) was left out: on it the safe fix")
+    assert "HL003 at line 14 was refused" in dropped
+    # judged as in a file without examples: the expression-level check refuses it too
+    assert any(r.finding.line == 14 for r in outcome.rejected)
+    assert "a = h[:, 1]" in outcome.source

@@ -122,11 +122,18 @@ def infer_examples(
         if not batch:
             break
         for example, report in zip(batch, run(batch)):
-            if report.status in _UNRUNNABLE:
+            if not ran_eagerly(report):
                 continue
             found.append(InferredExample(example, report, describe(example)))
             pending.pop(example.target, None)
     return found
+
+
+def ran_eagerly(report: EquivalenceReport) -> bool:
+    """Whether the original block ran eagerly on the example: an inferred example is only as
+    good as its eager run, the reference every fix is judged against. A build that fails
+    (HL010: MXNet refuses a non-hybrid child when the block is built) never got there."""
+    return report.status not in _UNRUNNABLE and report.stage != "build"
 
 
 def describe(example: Example) -> str:

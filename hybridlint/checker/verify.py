@@ -112,6 +112,7 @@ class VerifyOutcome:
     proofs: List[FixProof] = field(default_factory=list)
     labels: List[str] = field(default_factory=list)  # one per example, as in `reports`
     inferred: List[str] = field(default_factory=list)  # how inferred examples were made
+    dropped: List[str] = field(default_factory=list)  # inferred examples left out, and why
 
     @property
     def runtime_findings(self) -> list:
@@ -211,13 +212,70 @@ def verify_fixes(
     check_options: Dict[str, Any] = dict(
         backend=backend, rtol=rtol, atol=atol, session=session, timeout=timeout
     )
-    inferred: List[str] = []
-    if not examples and infer:
-        found = _inferred(source, path, fixer, select, ignore, seed, check_options)
-        examples, baseline = [f.example for f in found], [f.report for f in found]
-        inferred = [f.described for f in found]
-    else:
+    options = dict(unsafe=unsafe, select=select, ignore=ignore, seed=seed)
+    if examples or not infer:
         baseline = check_source(source, path, examples, seed=seed, **check_options)
+        return _verify(source, path, examples, baseline, fixer, check_options, **options)
+    found = _inferred(source, path, fixer, select, ignore, seed, check_options)
+    dropped: List[str] = []
+    while True:
+        outcome = _verify(
+            source,
+            path,
+            [f.example for f in found],
+            [f.report for f in found],
+            fixer,
+            check_options,
+            **options,
+        )
+        doubted = _doubting(outcome, found, path)
+        if not doubted:
+            outcome.inferred = [f.described for f in found]
+            outcome.dropped = dropped
+            return outcome
+        # A safe fix --fix would apply, refused on an input no caller may pass (the
+        # contract of WeightedLevelFusion is one level per weight; a made-up input broke it):
+        # that example judges nothing, and the file is verified again without it.
+        for example, reason in doubted:
+            dropped.append(
+                f"{example.described} was left out: on it the safe fix {reason} (an inferred "
+                "input may not be one the block's callers pass; the fix is judged as without it)"
+            )
+        found = [f for f in found if f not in [e for e, _ in doubted]]
+
+
+def _doubting(outcome: "VerifyOutcome", found: Sequence, path: str) -> List[Tuple[Any, str]]:
+    """The inferred examples on which a safe fix was refused, each with the first such fix."""
+    out: List[Tuple[Any, str]] = []
+    for inferred in found:
+        label = f"{path}::{inferred.example.target}"
+        for rejected in outcome.rejected:
+            finding: Any = rejected.finding
+            if finding.fix == "safe" and rejected.report.target == label:
+                out.append(
+                    (
+                        inferred,
+                        f"{finding.code} at line {finding.line} was refused: {rejected.reason}",
+                    )
+                )
+                break
+    return out
+
+
+def _verify(
+    source: str,
+    path: str,
+    examples: Sequence[Example],
+    baseline: List[EquivalenceReport],
+    fixer: Callable,
+    check_options: Dict[str, Any],
+    *,
+    unsafe: bool,
+    select,
+    ignore,
+    seed: int,
+) -> VerifyOutcome:
+    """verify_fixes with its examples run once on the original (`baseline`)."""
     labels = example_labels(examples)
     plain_fixer = base_fixer = fixer
     taken: FrozenSet[Tuple[str, str]] = frozenset()
@@ -246,7 +304,6 @@ def verify_fixes(
             baseline,
             "verified",
             labels=labels,
-            inferred=inferred,
         )
     if not examples:
         return _expression_level(
@@ -389,7 +446,6 @@ def verify_fixes(
         "verified",
         proofs=proofs,
         labels=labels,
-        inferred=inferred,
     )
 
 
