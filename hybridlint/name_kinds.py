@@ -12,12 +12,16 @@ names to a number.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Set
+import json
+from typing import Dict, Iterable, Optional, Set, Tuple
 
 import libcst as cst
 
 from .rules.base import Rule
-from .rules.values import SCALAR, self_attribute_name
+from .rules.values import SCALAR, TENSOR, Shape, self_attribute_name
+
+# {line: {name: its known dims, None where a dim is unknown}}
+KnownShapes = Dict[int, Dict[str, Shape]]
 
 
 def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[str]]:
@@ -25,13 +29,24 @@ def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[
     for the given lines of `source` (a name holding a number on some path and an array on
     another is not one). Lines outside hybrid code, and a source the linter cannot read,
     give nothing."""
+    return name_kinds(source, path, lines)[0]
+
+
+def name_kinds(
+    source: str, path: str, lines: Iterable[int]
+) -> Tuple[Dict[int, Set[str]], KnownShapes]:
+    """:func:`number_names`, and the arrays on those lines whose shape the analysis knows in
+    part: a parameter of declared shape `(1, 1, units)` is `(1, 1, None)`. A check that
+    feeds such a name another shape judges the fix on an input the code never meets (the
+    class token a tile broadcasts along its leading 1)."""
     from .linter import lint_source
 
     wanted = set(lines)
     if not wanted:
-        return {}
+        return {}, {}
     numbers: Dict[int, Set[str]] = {}
     arrays: Dict[int, Set[str]] = {}
+    shapes: KnownShapes = {}
 
     class _NameKinds(Rule):
         code = "HL999"
@@ -39,20 +54,27 @@ def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[
         message = "what a name holds"
 
         def visit_Name(self, node: cst.Name) -> None:
-            self.report(node, f"{int(self.value(node).kind == SCALAR)} {node.value}")
+            value = self.value(node)
+            shape = value.shape if value.kind == TENSOR else None
+            self.report(node, json.dumps([int(value.kind == SCALAR), node.value, shape]))
 
         def visit_Attribute(self, node: cst.Attribute) -> None:
             attr = self_attribute_name(node)
             if attr is not None:  # `self.axis`, `self._eps`: a constructor's number
-                self.report(node, f"{int(self.value(node).kind == SCALAR)} self.{attr}")
+                flag = int(self.value(node).kind == SCALAR)
+                self.report(node, json.dumps([flag, f"self.{attr}", None]))
 
     try:
         findings = lint_source(source, path, rules=[_NameKinds])
     except Exception:  # noqa: BLE001 - no kinds is the old behaviour: every name an array
-        return {}
+        return {}, {}
     for finding in findings:
         if finding.line not in wanted:
             continue
-        flag, name = finding.message.split(" ", 1)
-        (numbers if flag == "1" else arrays).setdefault(finding.line, set()).add(name)
-    return {line: names - arrays.get(line, set()) for line, names in numbers.items() if names}
+        flag, name, shape = json.loads(finding.message)
+        (numbers if flag == 1 else arrays).setdefault(finding.line, set()).add(name)
+        known: Optional[Shape] = tuple(shape) if shape else None
+        if known and any(isinstance(d, int) for d in known):
+            shapes.setdefault(finding.line, {})[name] = known
+    kinds = {line: names - arrays.get(line, set()) for line, names in numbers.items() if names}
+    return kinds, shapes

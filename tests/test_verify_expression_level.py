@@ -5,7 +5,8 @@ correct fixes for reasons their code never meets; each case here is one of those
 - a loop index or an axis (a Python number in the code) fed an array;
 - fixes that share an expression checked one by one (`(x - m) / s`: neither alone makes it
   hybridize), and a fix in an expression whose other hazard has no fix;
-- a broadcasting shape set judging a fix that writes no broadcast op.
+- a broadcasting shape set judging a fix that writes no broadcast op;
+- a parameter of declared shape `(1, 1, units)` fed another shape.
 """
 
 import textwrap
@@ -275,3 +276,32 @@ def test_a_fix_no_example_ran_that_breaks_the_proven_set_is_counted_as_rejected(
     (held,) = [r for r in outcome.rejected if r.finding.code == "HL011"]
     assert "no longer pass the examples" in held.reason and held.report.status == "mismatch"
     assert [p.verdict for p in outcome.proofs if p.finding.code == "HL011"] == ["rejected"]
+
+
+def test_a_known_shape_is_fed_with_its_unknown_dims_from_the_base():
+    from hybridlint.checker.expression import shape_sets
+
+    sets = list(shape_sets(["token", "x"], {"token": (1, 1, None)}))
+    assert sets[0][0] == {"token": (1, 1, 4), "x": (2, 3, 4)}
+    assert all(fed["token"][:2] == (1, 1) for fed, _ in sets)  # never broadcast-varied
+    assert any(broadcasting and fed["x"] != (2, 3, 4) for fed, broadcasting in sets)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_parameter_of_declared_shape_is_fed_that_shape(backend, session):
+    # testdata/rewrite_corpus/vit_cls_token_tile.py: tiling the (1, 1, C) class token to the
+    # batch is broadcast_like along axis 0, exact for that token; fed (2, 3, 4) the check
+    # called the safe fix wrong, and --verify left out what --fix applies
+    text = (
+        "from mxnet import gluon, init\n\n\nclass Token(gluon.HybridBlock):\n"
+        "    def __init__(self, units, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.cls_token = self.params.get('cls_token', shape=(1, 1, units))\n\n"
+        "    def hybrid_forward(self, F, x, cls_token):\n"
+        "        tokens = F.tile(cls_token, reps=(x.shape[0], 1, 1))\n"
+        "        return F.concat(tokens, x, dim=1)\n"
+    )
+    outcome = verify(text, backend, session)
+    assert "F.broadcast_like(cls_token, x, lhs_axes=(0,), rhs_axes=(0,))" in outcome.source
+    (proof,) = outcome.proofs
+    assert proof.verdict == "expression-level", proof.detail

@@ -15,7 +15,7 @@ import builtins
 import functools
 import re
 import textwrap
-from typing import AbstractSet, Dict, Iterator, List, Optional, Tuple, cast
+from typing import AbstractSet, Dict, Iterator, List, Mapping, Optional, Tuple, cast
 
 from .checks import check_expression
 from .report import EquivalenceReport
@@ -247,22 +247,42 @@ def free_names(expression: str) -> List[str]:
     return names
 
 
-def shape_sets(names: List[str]) -> Iterator[Tuple[Dict[str, tuple], bool]]:
+def shape_sets(
+    names: List[str], known: Optional[Mapping[str, tuple]] = None
+) -> Iterator[Tuple[Dict[str, tuple], bool]]:
     """(shapes, broadcasting): the same shapes for all tensors first, then one tensor with a
-    size-1 axis (broadcasting: True)."""
+    size-1 axis (broadcasting: True). A name of `known` shape (its dims, None where unknown:
+    a parameter declared `(1, 1, units)`) always gets that shape, its unknown dims those of
+    the base shape at the same place from the end."""
+    known = known or {}
     count = 0
+
+    def fill(base: tuple) -> Dict[str, tuple]:
+        return {n: _filled(known[n], base) if n in known else base for n in names}
+
     for base in BASE_SHAPES:
-        yield {n: base for n in names}, False
+        yield fill(base), False
         count += 1
     for base in BASE_SHAPES[:2]:
         for name in names:
+            if name in known:
+                continue
             for axis in range(len(base)):
                 if count >= MAX_SHAPE_SETS:
                     return
-                shapes = {n: base for n in names}
+                shapes = fill(base)
                 shapes[name] = base[:axis] + (1,) + base[axis + 1 :]
                 yield shapes, True
                 count += 1
+
+
+def _filled(dims: tuple, base: tuple) -> tuple:
+    """`dims` with each None the dim of `base` at the same place from the end (else 2)."""
+    out = []
+    for i, dim in enumerate(dims):
+        back = len(dims) - i
+        out.append(dim if dim is not None else (base[-back] if back <= len(base) else 2))
+    return tuple(out)
 
 
 def verify_expression_fix(
@@ -276,6 +296,7 @@ def verify_expression_fix(
     timeout=None,
     numbers: AbstractSet[str] = frozenset(),
     statements: bool = False,
+    shapes: Optional[Mapping[str, tuple]] = None,
 ) -> EquivalenceReport:
     """Verify the change between `original` and `fixed` (one fix, or fixes that share an
     expression) at expression level. `numbers`: names the analysis knows hold Python numbers
@@ -284,7 +305,8 @@ def verify_expression_fix(
     `statements`: an assignment rewritten as another of the same name (`z += y` -> `z = z +
     y`) may be checked as a statement, run and its name returned. That proves the name's
     value only, not what an in-place update wrote through another reference to the same
-    array: only for fixes whose rule found no such reference (safe ones)."""
+    array: only for fixes whose rule found no such reference (safe ones). `shapes`: the
+    names whose shape the analysis knows in part (name_kinds.py), fed only such shapes."""
     found = changed_expression(original, fixed)
     preludes = ("", "")
     if found is None:
@@ -339,8 +361,8 @@ def verify_expression_fix(
     # fix, and the set does not judge it. Eager values are compared on every set.
     broadcasts = after.count("broadcast_") > before.count("broadcast_")
     ran: List[EquivalenceReport] = []
-    for shapes, broadcasting in shape_sets(tensors):
-        report = check_expression(before, after, shapes, preludes=preludes, **options)
+    for fed, broadcasting in shape_sets(tensors, shapes):
+        report = check_expression(before, after, fed, preludes=preludes, **options)
         if report.status == "cannot_run" and report.stage == "original eager":
             continue  # the original itself rejects these shapes
         if (
@@ -348,13 +370,13 @@ def verify_expression_fix(
             and not broadcasts
             and report.stage in _HYBRIDIZED_STAGES
             and not check_expression(
-                before, before, shapes, preludes=(preludes[0], preludes[0]), **options
+                before, before, fed, preludes=(preludes[0], preludes[0]), **options
             ).ok
         ):
             continue
         if report.status != "equal":
             report.notes.append(
-                f"expression-level check of {shown_before!r} -> {shown_after!r} with shapes {shapes}"
+                f"expression-level check of {shown_before!r} -> {shown_after!r} with shapes {fed}"
             )
             return report
         ran.append(report)

@@ -564,13 +564,14 @@ def _expression_level(
     hybridize while the other's hazard is still in it. A fix that fails alone where the
     expression holds another hazard (another fix, or a finding of `others`, the original's) is
     not judged by that failure: it is not applied, said so, never "rejected". Names the
-    analysis knows to hold Python numbers are fed numbers (hybridlint/name_kinds.py)."""
+    analysis knows to hold Python numbers are fed numbers, and arrays whose shape it knows in
+    part (a parameter's declared shape) only such shapes (hybridlint/name_kinds.py)."""
     key = key or FixIdentity(candidates)
-    from ..name_kinds import number_names
+    from ..name_kinds import name_kinds
     from .expression import changed_region, line_offsets, verify_expression_fix
 
     lines = {n for f in candidates for n in range(f.line, f.end_line + 1)}
-    numbers_at = number_names(source, path, lines)
+    numbers_at, shapes_at = name_kinds(source, path, lines)
 
     def numbers(findings) -> Set[str]:
         return {
@@ -578,6 +579,14 @@ def _expression_level(
             for f in findings
             for n in range(f.line, f.end_line + 1)
             for name in numbers_at.get(n, ())
+        }
+
+    def shapes(findings) -> Dict[str, tuple]:
+        return {
+            name: shape
+            for f in findings
+            for n in range(f.line, f.end_line + 1)
+            for name, shape in shapes_at.get(n, {}).items()
         }
 
     def fixed_with(findings) -> str:
@@ -595,6 +604,7 @@ def _expression_level(
             source,
             fixed_with(group),
             numbers=numbers(group),
+            shapes=shapes(group),
             statements=all(f.fix == "safe" for f in group),
             **check_options,
         )
@@ -616,6 +626,7 @@ def _expression_level(
                 source,
                 alone[id(finding)],
                 numbers=numbers([finding]),
+                shapes=shapes([finding]),
                 statements=finding.fix == "safe",
                 **check_options,
             )
