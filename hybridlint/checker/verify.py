@@ -297,13 +297,7 @@ def _verify(
     every = fixer(source, path, select=select, ignore=ignore, unsafe=bool(examples) or unsafe)
     if not every.applied:  # nothing to prove; examples still give dynamic lint
         return VerifyOutcome(
-            source,
-            [],
-            [],
-            list(every.remaining),
-            baseline,
-            "verified",
-            labels=labels,
+            source, [], [], list(every.remaining), baseline, "verified", labels=labels
         )
     if not examples:
         return _expression_level(
