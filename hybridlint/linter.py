@@ -36,6 +36,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .rules import ALL_RULES
 from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
+from .rules.guards import narrowed
 from . import suppression as _suppression
 from . import toplevel
 from .config import DEFAULT_OFF
@@ -605,6 +606,10 @@ class _Dispatcher(cst.CSTVisitor):
         self.state = state
         self.table = table
         self.saved_envs: List[Dict[str, Value]] = []
+        # the branches of a conditional expression with a type test, and the env each is read
+        # in (`a[0] if isinstance(a, (list, tuple)) else f(a)`: a is a sequence in the first)
+        self.branch_envs: Dict[cst.CSTNode, Dict[str, Value]] = {}
+        self.in_branch: List[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = node.__class__
@@ -614,6 +619,17 @@ class _Dispatcher(cst.CSTVisitor):
         env = self.facts.env_at.get(node)
         if env is not None:
             self.state.env = env
+        if kind is cst.IfExp:
+            body, orelse = narrowed(node.test, self.state.env)  # type: ignore[attr-defined]
+            if body is not self.state.env:
+                self.branch_envs[node.body] = body  # type: ignore[attr-defined]
+            if orelse is not self.state.env:
+                self.branch_envs[node.orelse] = orelse  # type: ignore[attr-defined]
+        branch = self.branch_envs.pop(node, None) if self.branch_envs else None
+        if branch is not None:
+            self.saved_envs.append(self.state.env)
+            self.in_branch.append(node)
+            self.state.env = branch
         if flags[1]:
             self.state.statement = node
         if flags[2]:
@@ -631,6 +647,9 @@ class _Dispatcher(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = original_node.__class__
         if (_NODE_FLAGS.get(kind) or _node_flags(kind))[2]:
+            self.state.env = self.saved_envs.pop()
+        if self.in_branch and self.in_branch[-1] is original_node:
+            self.in_branch.pop()
             self.state.env = self.saved_envs.pop()
 
     def walk(self, node: cst.CSTNode) -> None:

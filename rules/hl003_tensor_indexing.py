@@ -179,6 +179,17 @@ on it where the original worked.
                 "return F.relu(y) + F.relu(x[0] if isinstance(x, list) else x)"
             )
         ),
+        # ... also inside a call in the branch, where a parent passes a tensor (HL001's resize
+        # child rewrite of PSPNet's head: a Symbol takes the `like` branch)
+        Valid(
+            "class Head(HybridBlock):\n    def hybrid_forward(self, F, x, size):\n"
+            "        return (F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n"
+            "                if isinstance(size, (list, tuple))\n"
+            "                else F.contrib.BilinearResize2D(x, like=size, mode='like'))\n\n\n"
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.head = Head()\n\n    def hybrid_forward(self, F, x):\n"
+            "        return self.head(F.relu(x), x)\n"
+        ),
         # a string key is a dict's item, an annotated list's item is an element (GluonTS)
         "return F.relu(x['level_0'][:, 0]) + F.relu(x[f'level_{1}'][..., 1:])",
         Valid(

@@ -22,7 +22,7 @@ from .reshape.fix import reshape_like_plan
 from .reshape.flow import flow_fixes
 from . import resize_child, resize_helper
 from .dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
-from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize
+from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize, plan_child_side
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from ..analysis import SHAPE, call_argument, literal_int
@@ -30,6 +30,12 @@ from ..values import dotted_name
 from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
+# the child's half of the resize-child rewrite (resize_child.plan_child_side)
+_CHILD_SIDE = (
+    "this resize's size is a parent block's `x.shape[2:]`, and `.shape` does not exist on a "
+    "Symbol (AttributeError under hybridize): with HL001's fix there the parent passes its "
+    "input itself, and this resize takes the input's size with `like`"
+)
 _IDIOMS = {
     "shape": "use shape-free ops instead: reshape codes 0/-1/-2/-3/-4, F.slice_like, F.broadcast_like, "
     "F.reshape_like, F.zeros_like/F.ones_like, F.contrib.arange_like, or F.shape_array(x)",
@@ -568,6 +574,9 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     # -- planning fixes from the enclosing call --------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         ns = self.namespace  # None in helpers that get tensors but no F: only F-free fixes
+        side = plan_child_side(self, node)  # a parent's `x.shape[2:]` resized here
+        if side is not None:
+            self.report(node, _CHILD_SIDE, edits=side[0], safety=side[1])
         like = reshape_like_plan(self, node)  # x.reshape(y.shape) -> F.reshape_like(x, y)
         if like is not None:
             self._planned[like[1]] = ((like[0],), SAFE)

@@ -16,15 +16,24 @@ A Symbol has no shape, but the resize has a `like` mode that reads x's size in t
   `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (through one name bound
   to size, or `**` of `dict(height=size[0], width=size[1])`, the form the rewrite of resize
   sizes a helper method computes writes); or `F.contrib.BilinearResize2D(u, height=S[0],
-  width=S[1])` itself.
+  width=S[1])` itself; or `self.<c>(u, S)` where the child's hybrid_forward `(self, F, data,
+  size)` works on its data first (gluoncv2's PSPNet, DeepLabv3 and FCN-8s(d) heads: two
+  convolutions, then the resize) and reads size once, in a top-level `v =` or `return
+  F.contrib.BilinearResize2D(e, height=size[0], width=size[1])`.
 - **The rewrite**: each resize R becomes `R if C else F.contrib.BilinearResize2D(u, like=x,
   mode='like')` (the plain form: the like-resize alone; parenthesized inside an expression)
   and the shape branch becomes `None` (the plain binding goes). When x is assigned anywhere
   in the function (pooled before the resize), S keeps x itself where it held x's size, the
-  value x had when its size was read, and the like-resizes read S: `like=S`.
+  value x had when its size was read, and the like-resizes read S: `like=S`. A child that
+  works on its data first is not bypassed: S holds x itself (never None), the call stays, and
+  the child's resize R becomes `(R if isinstance(size, (tuple, list)) else
+  F.contrib.BilinearResize2D(e, like=size, mode='like'))`: given a size, as before; given the
+  tensor, like it.
 - **Exactness**: where the original resizes to `x.shape[2:]`, the `like` mode reads axes 2 and
   3 of x, the same sizes (MXNet 1.9.1; see the shape-driven resize above), and the
-  interpolation depends only on the sizes; elsewhere the resize runs as before.
+  interpolation depends only on the sizes; elsewhere the resize runs as before. A caller
+  of the edited child that passes a tuple or a list (every caller that worked: a size in any
+  other form fails at `height=size[0]` with an array) gets the resize it got.
 - **Safety**: safe when every resize is the direct call (C is a plain test: evaluating it twice
   gives the same value and has no effect). Unsafe with a child: it is skipped in that branch
   (its hooks, and a subclass or another block put in `self.<c>` later, would differ).
@@ -39,6 +48,7 @@ import libcst as cst
 from .._build import call
 from .resize_helper import bindings, shape_tail, variables
 from ..base import SAFE, UNSAFE, Edit, Invalid
+from ..guards import configuration_fallback
 from ..values import bound_targets, literal_int, self_attribute_name, walk_nodes
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -47,15 +57,63 @@ _SIZE, _SIZES = "size", "sizes"  # a name holding the size / dict(height=size[0]
 
 def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, ...], str]]:
     """(edits, safety) when `node` is the `x.shape` of a size passed to resizing children
-    (module docstring), else None."""
+    (module docstring), else None. A child that works on its data first is edited by a
+    finding of its own (:func:`plan_child_side`): a fix edits one top-level statement."""
     facts = rule.facts
     ns = rule.namespace
     if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or ns is None:
         return None
+    return _plan(facts.klass, facts.node, ns, node)
+
+
+def plan_child_side(rule, node: cst.Call) -> Optional[Tuple[Tuple[Edit, ...], str]]:
+    """(edits, safety) when `node` is the resize of a child that works on its data first
+    (:func:`resizes_last`) and a block of the module passes it its input's size in a way
+    :func:`plan_child_resize` rewrites (the block then passes the input itself): the child's
+    half of that rewrite, `R if isinstance(size, (tuple, list)) else <resize like size>`."""
+    facts = rule.facts
+    ns = rule.namespace
+    if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or ns is None:
+        return None
+    module = facts.klass.module
+    if module is None or resizes_last(facts.node) is not node:
+        return None
+    for parent in module.classes.values():
+        forward = parent.methods.get("hybrid_forward")
+        if forward is None or facts.klass.name not in parent.built_children.values():
+            continue
+        params = forward.params.params
+        if len(params) < 3:
+            continue
+        for shape in walk_nodes(forward.body, _SCOPES):
+            if not (isinstance(shape, cst.Attribute) and shape.attr.value == "shape"):
+                continue
+            binding = _binding(forward, shape)
+            if binding is None or _fallback_untaken(binding[0].value, shape, parent):
+                continue
+            plan = _plan(parent, forward, params[1].name.value, shape, inner_of=node)
+            if plan is not None:
+                return (_child_edit(node, ns),), UNSAFE
+    return None
+
+
+def _fallback_untaken(value: cst.BaseExpression, shape: cst.Attribute, parent) -> bool:
+    """Whether HL001 leaves the parent's `x.shape[2:]` alone: a fallback its block's
+    configuration never takes (rules/guards.py), unless an example took it."""
+    if not isinstance(value, cst.IfExp):
+        return False
+    untaken = configuration_fallback(value, parent)
+    return untaken is not None and shape_tail(untaken) is shape
+
+
+def _plan(
+    klass, forward: cst.FunctionDef, ns: str, node: cst.Attribute, inner_of=None
+) -> Optional[Tuple[Tuple[Edit, ...], str]]:
+    """plan_child_resize in `klass`'s `forward`; with `inner_of` (a child's resize), only a
+    plan that passes the input to that child."""
     if not isinstance(node.value, cst.Name):
         return None
     data = node.value.value
-    forward = facts.node
     binding = _binding(forward, node)
     if binding is None:
         return None
@@ -65,11 +123,13 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         for n in variables(forward.body)
         if n.value == target and n is not statement.targets[0].target
     ]
-    calls = _resizing_calls(rule, forward, target, ns)
+    calls = _resizing_calls(klass, forward, target, ns)
+    if inner_of is not None and not any(inner is inner_of for _, _, _, inner in calls or ()):
+        return None
     if (
         calls is None
         or not calls
-        or sum(len(loads) for _, loads, _ in calls) != len(uses)
+        or sum(len(loads) for _, loads, _, _ in calls) != len(uses)
         or bindings(forward.body, target) != 1
     ):
         return None
@@ -80,9 +140,13 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
         for n in walk_nodes(forward.body, _SCOPES)
         if isinstance(n, (cst.Assign, cst.Return)) and n.value is not None
     }
+    # a child that works on its data before resizing gets S itself: S must hold a tensor
+    keeps_tensor = captured or any(inner is not None for _, _, _, inner in calls)
     like = cst.Name(target) if captured else cst.Name(data)
     edits: List[Edit] = []
-    for resize_call, _, _ in calls:
+    for resize_call, _, _, inner in calls:
+        if inner is not None:
+            continue  # the child's own finding edits it (plan_child_side)
         resize = call(
             f"{ns}.contrib.BilinearResize2D",
             [resize_call.args[0].value],
@@ -99,16 +163,30 @@ def plan_child_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, .
     if isinstance(value, cst.IfExp):
         shape_branch = value.orelse if _is_tail(value.orelse, node) else value.body
         other = value.body if shape_branch is value.orelse else value.orelse
-        if not captured and _none_when_none(value.test, other, shape_branch is value.orelse):
+        if not keeps_tensor and _none_when_none(value.test, other, shape_branch is value.orelse):
             edits.append((value, other))  # `A if A is not None else None` is A
         else:
-            edits.append((shape_branch, cst.Name(data if captured else "None")))
-    elif captured:
+            edits.append((shape_branch, cst.Name(data if keeps_tensor else "None")))
+    elif keeps_tensor:
         edits.append((value, cst.Name(data)))
     else:
         edits.append((statement, cst.RemovalSentinel.REMOVE))
-    direct = all(direct for _, _, direct in calls)
+    direct = all(direct for _, _, direct, _ in calls)
     return tuple(edits), SAFE if direct and _stable(forward, test) else UNSAFE
+
+
+def _child_edit(resize: cst.Call, ns: str) -> Edit:
+    """The child's `ns.contrib.BilinearResize2D(e, height=size[0], width=size[1])` resizing
+    like `size` when size is a tensor (module docstring)."""
+    size = cst.ensure_type(resize.args[1].value, cst.Subscript).value
+    like = call(
+        f"{ns}.contrib.BilinearResize2D",
+        [resize.args[0].value],
+        [("like", size), ("mode", cst.SimpleString("'like'"))],
+    )
+    test = call("isinstance", [size, cst.parse_expression("(list, tuple)")], [])
+    choice = cst.IfExp(test=test, body=resize, orelse=like)
+    return resize, choice.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _stable(forward: cst.FunctionDef, test: Optional[cst.BaseExpression]) -> bool:
@@ -212,15 +290,18 @@ def _plain_test(expr: cst.BaseExpression) -> bool:
     return False
 
 
+_Resize = Tuple[cst.Call, List[cst.Name], bool, Optional[cst.Call]]
+
+
 def _resizing_calls(
-    rule, forward: cst.FunctionDef, target: str, ns: str
-) -> Optional[List[Tuple[cst.Call, List[cst.Name], bool]]]:
-    """(call, the loads of S it reads, whether it is the direct resize) for each resize to S,
-    wherever it is in an expression: `self.<c>(u, S)` with a child resizing to S, or
+    klass, forward: cst.FunctionDef, target: str, ns: str
+) -> Optional[List[_Resize]]:
+    """(call, the loads of S it reads, whether it is the direct resize, the child's own resize
+    when the child works on its data first) for each resize to S, wherever it is in an
+    expression: `self.<c>(u, S)` with a child resizing to S, or
     `ns.contrib.BilinearResize2D(u, height=S[0], width=S[1])`; None when one is not. (A call
     that reads S in another way is left to the caller's count of S's loads.)"""
-    klass = rule.facts.klass
-    found: List[Tuple[cst.Call, List[cst.Name], bool]] = []
+    found: List[_Resize] = []
     for value in walk_nodes(forward.body, _SCOPES):
         if not isinstance(value, cst.Call):
             continue
@@ -228,7 +309,7 @@ def _resizing_calls(
         if not loads:
             continue
         if _direct_resize(value, target, ns):
-            found.append((value, loads, True))
+            found.append((value, loads, True, None))
             continue
         if not (
             len(value.args) == 2
@@ -246,9 +327,15 @@ def _resizing_calls(
         child = klass.built_children.get(attribute)
         facts = klass.module.classes.get(child) if child and klass.module else None
         method = facts.methods.get("hybrid_forward") if facts is not None else None
-        if method is None or not resizes_to_size(method):
+        if method is None:
             return None
-        found.append((value, loads, False))
+        if resizes_to_size(method):
+            found.append((value, loads, False, None))
+            continue
+        inner = resizes_last(method)
+        if inner is None:
+            return None
+        found.append((value, loads, False, inner))
     return found
 
 
@@ -279,6 +366,33 @@ def resizes_to_size(method: cst.FunctionDef) -> bool:
     ns, data, size = (p.name.value for p in params[1:])
     env: Dict[str, str] = {size: _SIZE}
     return _returns_resize(method.body.body, env, ns, data, size)
+
+
+def resizes_last(method: cst.FunctionDef) -> Optional[cst.Call]:
+    """The resize of `hybrid_forward(self, F, data, size)` that works on its data first and
+    reads size once, in a top-level `v = ` or `return ns.contrib.BilinearResize2D(e,
+    height=size[0], width=size[1])` (module docstring), else None."""
+    params = method.params.params
+    if (
+        len(params) != 4
+        or not isinstance(method.params.star_arg, cst.MaybeSentinel)
+        or method.params.star_kwarg is not None
+        or method.params.kwonly_params
+        or not isinstance(method.body, cst.IndentedBlock)
+    ):
+        return None
+    ns, size = params[1].name.value, params[3].name.value
+    if bindings(method.body, size) or bindings(method.body, ns):
+        return None
+    reads = [n for n in variables(method.body) if n.value == size]
+    for line in method.body.body:
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            continue
+        small = line.body[0]
+        value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
+        if isinstance(value, cst.Call) and len(reads) == 2 and _direct_resize(value, size, ns):
+            return value  # size[0] and size[1], both read in this call
+    return None
 
 
 def _returns_resize(statements, env: Dict[str, str], ns: str, data: str, size: str) -> bool:
@@ -441,6 +555,28 @@ INVALID = [
                     "like=x, mode='like'))"
                 ),
             ),
+        ],
+        safety=UNSAFE,
+    ),
+    # a child that works on its data before resizing (PSPNet's head): the parent passes x
+    # itself, and the child's resize (its own finding, reported first) resizes like it
+    Invalid(
+        _EXAMPLE.replace(
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
+            "        x = F.relu(x)\n"
+            "        return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])\n",
+        ).format("x.shape[2:]", "self.up(y, size)"),
+        line=4,
+        fix=[
+            (
+                "F.contrib.BilinearResize2D(x, height=size[0], width=size[1])",
+                (
+                    "(F.contrib.BilinearResize2D(x, height=size[0], width=size[1]) if "
+                    "isinstance(size, (list, tuple)) else F.contrib.BilinearResize2D(x, "
+                    "like=size, mode='like'))"
+                ),
+            ),
+            ("x.shape[2:]", "x"),
         ],
         safety=UNSAFE,
     ),
