@@ -20,9 +20,10 @@ from .scalars import INVALID as SCALAR_INVALID, VALID as SCALAR_VALID
 from .scalars import parameter_of, plan_shape_scalar
 from .reshape.fix import reshape_like_plan
 from .reshape.flow import flow_fixes
-from . import resize_child, resize_helper
+from . import resize_child, resize_dims, resize_helper
 from .dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
 from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize, plan_child_side
+from .resize_dims import INVALID as DIMS_RESIZE_INVALID, plan_unpacked_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from ..analysis import SHAPE, call_argument, literal_int
@@ -119,6 +120,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + _patterns("Shape scalars used as values", scalars)
         + _patterns("Resize sizes a helper method computes", resize_helper)
         + _patterns("An input's size passed to a resizing child", resize_child)
+        + _patterns("An input's height and width unpacked for resizes", resize_dims)
         + _patterns("Row-wise picks by indexing", row_picks)
         + _patterns("Asserts on shapes", asserts)
         + _patterns("Attributes stored where nothing reads them", dead_store)
@@ -499,6 +501,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         + CREATION_INVALID
         + RESIZE_INVALID
         + CHILD_RESIZE_INVALID
+        + DIMS_RESIZE_INVALID
         + DEAD_STORE_INVALID
         + ARANGE_INVALID
         + ASSERT_INVALID
@@ -549,6 +552,8 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             self.report(node, message, edits=resized[0], safety=resized[1])
         elif attr == "shape" and (child := plan_child_resize(self, node)) is not None:
             self.report(node, message, edits=child[0], safety=child[1])
+        elif attr == "shape" and (dims := plan_unpacked_resize(self, node)) is not None:
+            self.report(node, message, edits=dims[0], safety=dims[1])
         elif (dead := plan_dead_store(self, node)) is not None:  # `ctx = x.context`, unread
             self.report(node, message, edits=dead[0], safety=dead[1])
         elif attr == "T" and self.namespace:
