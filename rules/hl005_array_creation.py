@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from functools import partial
 from typing import Dict, List, Optional, Tuple, Union
 
@@ -223,6 +224,16 @@ branch), arrays made in helpers are reported without a fix.
                 init=constructor("super().__init__(**kwargs)\nself.mean = nd.array([0.5, 0.25])"),
             )
         ),
+        # an argument annotated as an array that may be None: nothing says it is one
+        Valid(
+            _net(
+                "return x if self.adj is None else F.dot(x, self.adj)",
+                init=constructor(
+                    "super().__init__(**kwargs)\nself.adj = adj",
+                    "adj: Optional[mx.nd.NDArray] = None, **kwargs",
+                ),
+            )
+        ),
     )
     INVALID = [
         # an NDArray made in __init__ and kept on self: a constant parameter in place
@@ -247,6 +258,23 @@ branch), arrays made in helpers are reported without a fix.
                     ),
                     "F.broadcast_div(F.broadcast_sub(x, mean.reshape((1, -1))), mean.max())",
                 ),
+            ],
+            safety=UNSAFE,
+        ),
+        # an NDArray the constructor is given, by its annotation (gluonts' COP-DeepAR GNN)
+        Invalid(
+            _net(
+                "return F.dot(x, self.adj)",
+                init=constructor(
+                    "super().__init__(**kwargs)\nself.adj = adj",
+                    "adj: mx.nd.NDArray = mx.nd.array([[1.0, 0.5], [0.5, 1.0]]), **kwargs",
+                ),
+            ),
+            line=12,
+            fix=[
+                ("self.adj = adj", "self.adj = self.params.get_constant('adj', adj)"),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, adj):"),
+                ("F.dot(x, self.adj)", "F.dot(x, adj)"),
             ],
             safety=UNSAFE,
         ),
@@ -674,7 +702,9 @@ branch), arrays made in helpers are reported without a fix.
         key = (id(klass), attr)
         if key not in self._attributes:
             store = const.init_store(klass, attr)
-            made = store is not None and self._makes_ndarray(store.value)
+            made = store is not None and (
+                self._makes_ndarray(store.value) or _passed_ndarray(klass, store.value)
+            )
             self._attributes[key] = store if made else None
         return self._attributes[key]
 
@@ -705,8 +735,9 @@ branch), arrays made in helpers are reported without a fix.
         if facts is None or key in self._done:
             return
         self._done.add(key)
+        made = "passed to" if isinstance(store.value, cst.Name) else "made in"
         message = (
-            f"`self.{attr}` is an NDArray made in __init__: it cannot enter a Symbol graph "
+            f"`self.{attr}` is an NDArray {made} __init__: it cannot enter a Symbol graph "
             "(TypeError: type NDArray not supported / AssertionError under hybridize)"
         )
         edits, why = self._attribute_edits(attr, store)
@@ -1221,3 +1252,26 @@ class _Forward(cst.CSTVisitor):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self.rule.visit_Comparison(node)
+
+
+# an annotation that says NDArray: `nd.NDArray`, `mx.nd.NDArray`, a Union holding one, or
+# gluonts' `Tensor` (`Union[mx.nd.NDArray, mx.sym.Symbol]`, imported from gluonts.mx)
+_NDARRAY_ANNOTATION = re.compile(r"(?:^|[\[\s.,])(?:NDArray|Tensor)(?:$|[\]\s,])")
+
+
+def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
+    """`value` is a parameter of the class's own `__init__` annotated as an NDArray, without
+    a default or with one other than None (gluonts' COP-DeepAR `GNN(units, num_layers,
+    adj_matrix: Tensor)` keeps `adj_matrix`, an `mx.nd.array`, on self for `F.dot`)."""
+    init = const.own_init(klass)
+    if init is None or not isinstance(value, cst.Name):
+        return False
+    params = init.params
+    for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+        if param.name.value != value.value or param.annotation is None:
+            continue
+        if isinstance(param.default, cst.Name) and param.default.value == "None":
+            return False
+        text = cst.Module([]).code_for_node(param.annotation.annotation)
+        return bool(_NDARRAY_ANNOTATION.search(text))
+    return False
