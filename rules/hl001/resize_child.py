@@ -46,7 +46,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .._build import call
-from .resize_helper import bindings, shape_tail, variables
+from .resize_helper import bindings, shape_tail, top_statements, variables
 from ..base import SAFE, UNSAFE, Edit, Invalid
 from ..guards import configuration_fallback
 from ..values import bound_targets, literal_int, self_attribute_name, walk_nodes
@@ -230,11 +230,7 @@ def _binding(
 ) -> Optional[Tuple[cst.Assign, str, Optional[cst.BaseExpression]]]:
     """(statement, S, C) of a top-level `S = A if C else x.shape[2:]` (C None for
     `S = x.shape[2:]`) holding this `x.shape`."""
-    body = forward.body.body if isinstance(forward.body, cst.IndentedBlock) else ()
-    for line in body:
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            continue
-        statement = line.body[0]
+    for _, statement in top_statements(forward):
         if not (
             isinstance(statement, cst.Assign)
             and len(statement.targets) == 1
@@ -351,9 +347,8 @@ def _direct_resize(node: cst.Call, target: str, ns: str) -> bool:
     )
 
 
-def resizes_to_size(method: cst.FunctionDef) -> bool:
-    """Whether `hybrid_forward(self, F, data, size)`, given a size, returns
-    `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (module docstring)."""
+def _size_signature(method: cst.FunctionDef) -> Optional[Tuple[str, str, str]]:
+    """(F, data, size) of `hybrid_forward(self, F, data, size)` with a body of statements."""
     params = method.params.params
     if (
         len(params) != 4
@@ -362,33 +357,36 @@ def resizes_to_size(method: cst.FunctionDef) -> bool:
         or method.params.kwonly_params
         or not isinstance(method.body, cst.IndentedBlock)
     ):
-        return False
+        return None
     ns, data, size = (p.name.value for p in params[1:])
+    return ns, data, size
+
+
+def resizes_to_size(method: cst.FunctionDef) -> bool:
+    """Whether `hybrid_forward(self, F, data, size)`, given a size, returns
+    `F.contrib.BilinearResize2D(data, height=size[0], width=size[1])` (module docstring)."""
+    signature = _size_signature(method)
+    if signature is None:
+        return False
+    ns, data, size = signature
     env: Dict[str, str] = {size: _SIZE}
-    return _returns_resize(method.body.body, env, ns, data, size)
+    return _returns_resize(
+        cst.ensure_type(method.body, cst.IndentedBlock).body, env, ns, data, size
+    )
 
 
 def resizes_last(method: cst.FunctionDef) -> Optional[cst.Call]:
     """The resize of `hybrid_forward(self, F, data, size)` that works on its data first and
     reads size once, in a top-level `v = ` or `return ns.contrib.BilinearResize2D(e,
     height=size[0], width=size[1])` (module docstring), else None."""
-    params = method.params.params
-    if (
-        len(params) != 4
-        or not isinstance(method.params.star_arg, cst.MaybeSentinel)
-        or method.params.star_kwarg is not None
-        or method.params.kwonly_params
-        or not isinstance(method.body, cst.IndentedBlock)
-    ):
+    signature = _size_signature(method)
+    if signature is None:
         return None
-    ns, size = params[1].name.value, params[3].name.value
+    ns, _, size = signature
     if bindings(method.body, size) or bindings(method.body, ns):
         return None
     reads = [n for n in variables(method.body) if n.value == size]
-    for line in method.body.body:
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            continue
-        small = line.body[0]
+    for _, small in top_statements(method):
         value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
         if isinstance(value, cst.Call) and len(reads) == 2 and _direct_resize(value, size, ns):
             return value  # size[0] and size[1], both read in this call

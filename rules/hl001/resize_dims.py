@@ -27,7 +27,7 @@ import libcst as cst
 from .._build import call
 from ..base import SAFE, UNSAFE, Edit, Invalid
 from ..values import bound_targets, self_attribute_name, walk_nodes
-from .resize_helper import variables
+from .resize_helper import top_statements, variables
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -79,11 +79,7 @@ def _unpacking(
     forward: cst.FunctionDef, shape: cst.Attribute
 ) -> Optional[Tuple[cst.SimpleStatementLine, List[str]]]:
     """(line, the four names) of a top-level `a, b, h, w = x.shape` holding this node."""
-    body = forward.body.body if isinstance(forward.body, cst.IndentedBlock) else ()
-    for line in body:
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            continue
-        statement = line.body[0]
+    for line, statement in top_statements(forward):
         if not (
             isinstance(statement, cst.Assign)
             and statement.value is shape

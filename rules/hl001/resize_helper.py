@@ -42,6 +42,18 @@ from ..base import UNSAFE, Edit, Invalid
 from ..values import literal_int, self_attribute_name, shape_index, walk_nodes
 
 _RESIZE = "contrib.BilinearResize2D"
+
+
+def top_statements(
+    function: cst.FunctionDef,
+) -> Iterator[Tuple[cst.SimpleStatementLine, cst.BaseSmallStatement]]:
+    """(line, statement) of each line of the function's own body that holds one statement."""
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for line in body:
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            yield line, line.body[0]
+
+
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
