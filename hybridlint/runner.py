@@ -210,13 +210,19 @@ def _fewer_collections():
 def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[str]:
     """--verify: a configured example whose file does not exist (a typo, a moved file) would
     leave its block unverified without a word, and a failing block would pass: say so. With
-    no examples at all only the blocks built without arguments run, on inputs inferred from
-    the code (checker/inferred.py); the other fixes are checked expression by expression, and
-    a safe fix that check cannot run is applied unverified, as --fix applies it."""
+    no examples at all only the blocks the code shows how to build run, on inputs inferred
+    from it (checker/inferred.py; none with `infer-examples = false`); the other fixes are
+    checked expression by expression, and a safe fix that check cannot run is applied
+    unverified, as --fix applies it."""
     if not examples:
+        ran = (
+            "only blocks the code shows how to build (no arguments, or a literal call) are "
+            "run, on inputs inferred from the code; other fixes"
+            if config.infer_examples
+            else "no block is run (infer-examples = false); fixes"
+        )
         return [
-            "--verify: no examples configured ([tool.hybridlint.examples]); only blocks "
-            "built without arguments are run, on inputs inferred from the code; other fixes "
+            f"--verify: no examples configured ([tool.hybridlint.examples]); {ran} "
             "are checked expression by expression, and safe ones no such check can run are "
             "applied unverified (README: Examples)"
         ]

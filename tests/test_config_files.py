@@ -122,7 +122,8 @@ def test_verify_without_any_examples_says_which_blocks_run(tmp_path, monkeypatch
     write(tmp_path / "net.py", SOURCE)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "."])
-    assert "only blocks built without arguments are run, on inputs inferred" in result.output
+    assert "only blocks the code shows how to build" in result.output
+    assert "run, on inputs inferred from the code" in result.output
     plain = CliRunner().invoke(cli, ["--no-cache", "."])
     assert "examples" not in plain.output
 

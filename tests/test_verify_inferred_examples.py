@@ -201,6 +201,7 @@ def test_infer_examples_false_turns_it_off(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
     assert FIXED not in (tmp_path / "net.py").read_text()
     assert "#inferred" not in result.output
+    assert "no block is run (infer-examples = false)" in result.output
 
 
 def test_a_bad_infer_examples_value_is_a_config_error(tmp_path, monkeypatch):
