@@ -1356,8 +1356,9 @@ class _Evaluator(Evaluator):
 
     def eval(self, expr: cst.BaseExpression, env: Env, consumed: bool = False) -> Value:
         value = super().eval(expr, env, consumed)
-        if self._inside and self.analyzer is not None:
-            # what an expression inside a comprehension holds needs the comprehension's env,
+        if (self._inside or self._narrowing) and self.analyzer is not None:
+            # what an expression inside a comprehension (or a branch of a type-tested
+            # ternary: `size[0] if isinstance(size, tuple) else ...`) holds needs that env,
             # which a statement-level reader (FunctionFacts.value with the statement's env)
             # does not have: the walk's value is what it reads (the last walk wins)
             self.facts._memo[expr] = value

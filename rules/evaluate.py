@@ -67,6 +67,8 @@ class Evaluator:
         self.facts = facts
         self.analyzer = analyzer
 
+    _narrowing = 0  # depth of type-tested ternary branches being evaluated
+
     def eval(self, expr: cst.BaseExpression, env: Env, consumed: bool = False) -> Value:
         method = getattr(self, "_eval_" + type(expr).__name__, None)
         if method is None:
@@ -310,7 +312,13 @@ class Evaluator:
                 self.facts.skip.add(expr.orelse)
             return self.eval(expr.body, env)
         body_env, orelse_env = narrowed(expr.test, env)
-        return join(self.eval(expr.body, body_env), self.eval(expr.orelse, orelse_env))
+        if body_env is env and orelse_env is env:
+            return join(self.eval(expr.body, env), self.eval(expr.orelse, env))
+        self._narrowing += 1  # what the branches' parts hold needs their narrowed env
+        try:
+            return join(self.eval(expr.body, body_env), self.eval(expr.orelse, orelse_env))
+        finally:
+            self._narrowing -= 1
 
     # calls
     def _eval_Call(self, expr: cst.Call, env: Env) -> Value:

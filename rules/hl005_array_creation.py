@@ -16,7 +16,7 @@ from ._build import call, integer, tuple_of
 from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, valid_table
-from .values import self_attribute_name
+from .values import bound_targets, self_attribute_name, walk_nodes
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
@@ -1254,9 +1254,13 @@ class _Forward(cst.CSTVisitor):
         self.rule.visit_Comparison(node)
 
 
-# an annotation that says NDArray: `nd.NDArray`, `mx.nd.NDArray`, a Union holding one, or
-# gluonts' `Tensor` (`Union[mx.nd.NDArray, mx.sym.Symbol]`, imported from gluonts.mx)
-_NDARRAY_ANNOTATION = re.compile(r"(?:^|[\[\s.,])(?:NDArray|Tensor)(?:$|[\]\s,])")
+# an annotation that is the array type: `NDArray`, `nd.NDArray`, `mx.nd.NDArray`, gluonts'
+# `Tensor` (`Union[mx.nd.NDArray, mx.sym.Symbol]`, imported from gluonts.mx), or a Union of
+# array types; not a container of them (`List[NDArray]`, `Callable[[Tensor], Tensor]`)
+_ARRAY_TYPE = r"(?:[\w.]*\.)?(?:NDArray|Symbol|Tensor)"
+_NDARRAY_ANNOTATION = re.compile(
+    rf"{_ARRAY_TYPE}|(?:typing\.)?Union\[{_ARRAY_TYPE}(?:,\s*{_ARRAY_TYPE})*\]"
+)
 
 
 def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
@@ -1272,6 +1276,13 @@ def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
             continue
         if isinstance(param.default, cst.Name) and param.default.value == "None":
             return False
+        if any(
+            isinstance(n, cst.Name) and n.value == value.value
+            for node in walk_nodes(init.body)
+            for target in bound_targets(node)
+            for n in walk_nodes(target)
+        ):
+            return False  # rebound first (`scale = float(scale.asscalar())`)
         text = cst.Module([]).code_for_node(param.annotation.annotation)
-        return bool(_NDARRAY_ANNOTATION.search(text))
+        return bool(_NDARRAY_ANNOTATION.fullmatch(text))
     return False

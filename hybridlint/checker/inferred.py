@@ -122,6 +122,9 @@ def infer_examples(
         if not batch:
             break
         for example, report in zip(batch, run(batch)):
+            if report.stage == "timeout":  # a constructor or call that hangs: no more tries
+                pending.pop(example.target, None)
+                continue
             if not ran_eagerly(report):
                 continue
             found.append(InferredExample(example, report, describe(example)))

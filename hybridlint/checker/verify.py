@@ -377,7 +377,13 @@ def _verify(
         # An unsafe fix no example ran is left out, and so is every other unexercised fix of
         # its lines (a later pass may have rewritten what that fix wrote).
         held = {f.line for f in not_run if f.fix == "unsafe" and not unsafe}
-        tried = [f for f in not_run if f.line not in held]
+        if all(e.inferred for e in examples):
+            # no example of the user's: as in a file without examples (before inference),
+            # where unsafe fixes are no candidates, a safe fix on their line is checked alone
+            tried = [f for f in not_run if f.line not in held or f.fix != "unsafe"]
+            held = set()
+        else:
+            tried = [f for f in not_run if f.line not in held]
         for finding in not_run:
             if finding not in tried:
                 report = EquivalenceReport(

@@ -92,6 +92,7 @@ def plan_child_side(rule, node: cst.Call) -> Optional[Tuple[Tuple[Edit, ...], st
             if binding is None or _fallback_untaken(binding[0].value, shape, parent):
                 continue
             plan = _plan(parent, forward, params[1].name.value, shape, inner_of=node)
+            # (reported even where a `noqa` suppresses it: the parent then writes no half)
             if plan is not None:
                 return (_child_edit(node, ns),), UNSAFE
     return None
@@ -123,7 +124,7 @@ def _plan(
         for n in variables(forward.body)
         if n.value == target and n is not statement.targets[0].target
     ]
-    calls = _resizing_calls(klass, forward, target, ns)
+    calls = _resizing_calls(klass, forward, target, ns, respect_noqa=inner_of is None)
     if inner_of is not None and not any(inner is inner_of for _, _, _, inner in calls or ()):
         return None
     if (
@@ -173,6 +174,16 @@ def _plan(
         edits.append((statement, cst.RemovalSentinel.REMOVE))
     direct = all(direct for _, _, direct, _ in calls)
     return tuple(edits), SAFE if direct and _stable(forward, test) else UNSAFE
+
+
+def _commented_noqa(method: cst.FunctionDef, resize: cst.Call) -> bool:
+    """Whether the line of the child's resize carries a `noqa` comment (any code: the two
+    halves of the rewrite are applied together or not at all)."""
+    for line, small in top_statements(method):
+        if getattr(small, "value", None) is resize:
+            comment = line.trailing_whitespace.comment
+            return comment is not None and "noqa" in comment.value.lower()
+    return False
 
 
 def _child_edit(resize: cst.Call, ns: str) -> Edit:
@@ -290,7 +301,7 @@ _Resize = Tuple[cst.Call, List[cst.Name], bool, Optional[cst.Call]]
 
 
 def _resizing_calls(
-    klass, forward: cst.FunctionDef, target: str, ns: str
+    klass, forward: cst.FunctionDef, target: str, ns: str, respect_noqa: bool = True
 ) -> Optional[List[_Resize]]:
     """(call, the loads of S it reads, whether it is the direct resize, the child's own resize
     when the child works on its data first) for each resize to S, wherever it is in an
@@ -329,8 +340,8 @@ def _resizing_calls(
             found.append((value, loads, False, None))
             continue
         inner = resizes_last(method)
-        if inner is None:
-            return None
+        if inner is None or (respect_noqa and _commented_noqa(method, inner)):
+            return None  # the child's half may be suppressed: never write the parent's alone
         found.append((value, loads, False, inner))
     return found
 
