@@ -1277,12 +1277,22 @@ def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
         if isinstance(param.default, cst.Name) and param.default.value == "None":
             return False
         if any(
-            isinstance(n, cst.Name) and n.value == value.value
+            value.value in _bound_names(target)
             for node in walk_nodes(init.body)
             for target in bound_targets(node)
-            for n in walk_nodes(target)
         ):
             return False  # rebound first (`scale = float(scale.asscalar())`)
         text = cst.Module([]).code_for_node(param.annotation.annotation)
         return bool(_NDARRAY_ANNOTATION.fullmatch(text))
     return False
+
+
+def _bound_names(target: cst.BaseExpression) -> set:
+    """The plain names a target binds (`a`, `a, (b, c)`, `*d`; not `self.a` nor `x[i]`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound_names(e.value)}
+    return set()
