@@ -36,7 +36,6 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from .rules import ALL_RULES
 from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, analyze
 from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
-from .rules.guards import narrowed
 from . import suppression as _suppression
 from . import toplevel
 from .config import DEFAULT_OFF
@@ -606,11 +605,6 @@ class _Dispatcher(cst.CSTVisitor):
         self.state = state
         self.table = table
         self.saved_envs: List[Dict[str, Value]] = []
-        # the branches of a conditional expression with a type test, and the env each is read
-        # in (`a[0] if isinstance(a, (list, tuple)) else f(a)`: a is a sequence in the first)
-        self.branch_envs: Dict[cst.CSTNode, Tuple[cst.BaseExpression, int]] = {}
-        # the branches being walked: (branch node, its ternary's test, 0 body / 1 orelse)
-        self.in_branch: List[Tuple[cst.CSTNode, cst.BaseExpression, int]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = node.__class__
@@ -619,21 +613,7 @@ class _Dispatcher(cst.CSTVisitor):
             return False
         env = self.facts.env_at.get(node)
         if env is not None:
-            for _, test, side in self.in_branch:  # inside a branch: still narrowed (`x.shape`
-                env = narrowed(test, env)[side]  # has an env of its own)
             self.state.env = env
-        if kind is cst.IfExp:
-            test = node.test  # type: ignore[attr-defined]
-            body, orelse = narrowed(test, self.state.env)
-            if body is not self.state.env:
-                self.branch_envs[node.body] = (test, 0)  # type: ignore[attr-defined]
-            if orelse is not self.state.env:
-                self.branch_envs[node.orelse] = (test, 1)  # type: ignore[attr-defined]
-        branch = self.branch_envs.pop(node, None) if self.branch_envs else None
-        if branch is not None:
-            self.saved_envs.append(self.state.env)
-            self.in_branch.append((node, *branch))
-            self.state.env = narrowed(branch[0], self.state.env)[branch[1]]
         if flags[1]:
             self.state.statement = node
         if flags[2]:
@@ -651,9 +631,6 @@ class _Dispatcher(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = original_node.__class__
         if (_NODE_FLAGS.get(kind) or _node_flags(kind))[2]:
-            self.state.env = self.saved_envs.pop()
-        if self.in_branch and self.in_branch[-1][0] is original_node:
-            self.in_branch.pop()
             self.state.env = self.saved_envs.pop()
 
     def walk(self, node: cst.CSTNode) -> None:
