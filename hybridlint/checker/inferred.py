@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 
 from .inputs import Example, InputSpec
 from .report import EquivalenceReport
+from .wire import value_to_wire
 
 # One shape per rank: small, every dimension different (a swapped axis shows), spatial sizes
 # divisible by 2, 4 and 8 (downscaling blocks), channels 3 (an RGB image).
@@ -176,18 +177,11 @@ def _literal_kwargs(call: ast.Call, init: Optional[ast.FunctionDef]) -> Optional
         kwargs = {name: ast.literal_eval(value) for name, value in pairs}
     except (ValueError, SyntaxError, TypeError):
         return None
-    return kwargs if all(_plain(v) for v in kwargs.values()) else None
-
-
-def _plain(value: Any) -> bool:
-    """Data the checker's worker takes as a constructor argument (wire.py)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
+    try:
+        value_to_wire(kwargs)  # data the checker's worker takes as constructor arguments
+    except ValueError:
+        return None  # a set, bytes, a complex number
+    return kwargs
 
 
 def _block(
@@ -202,13 +196,13 @@ def _block(
     if forward is None or not constructors:
         return None
     args = forward.args
-    if args.posonlyargs:  # *args takes nothing: only the required inputs are passed
+    if args.posonlyargs:
         return None
     positional = [a.arg for a in args.args]
     if len(positional) < 3:  # self, F, at least one input
         return None
     optional = len(args.defaults)
-    required = positional[2 : len(positional) - optional]
+    required = positional[2 : len(positional) - optional]  # `*args` gets nothing
     parameters = _parameters(lineage)
     block = _Block(node.name, constructors)
     block.inputs = [name for name in required if name not in parameters]

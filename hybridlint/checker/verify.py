@@ -39,6 +39,7 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
+    Iterator,
     List,
     Optional,
     Sequence,
@@ -573,21 +574,14 @@ def _expression_level(
     lines = {n for f in candidates for n in range(f.line, f.end_line + 1)}
     numbers_at, shapes_at = name_kinds(source, path, lines)
 
+    def lines_of(findings) -> Iterator[int]:
+        return (n for f in findings for n in range(f.line, f.end_line + 1))
+
     def numbers(findings) -> Set[str]:
-        return {
-            name
-            for f in findings
-            for n in range(f.line, f.end_line + 1)
-            for name in numbers_at.get(n, ())
-        }
+        return {name for n in lines_of(findings) for name in numbers_at.get(n, ())}
 
     def shapes(findings) -> Dict[str, tuple]:
-        return {
-            name: shape
-            for f in findings
-            for n in range(f.line, f.end_line + 1)
-            for name, shape in shapes_at.get(n, {}).items()
-        }
+        return {k: v for n in lines_of(findings) for k, v in shapes_at.get(n, {}).items()}
 
     def fixed_with(findings) -> str:
         keys = {key(f) for f in findings}
