@@ -16,7 +16,7 @@ from ._build import call, integer, tuple_of
 from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, valid_table
-from .values import bound_targets, self_attribute_name, walk_nodes
+from .values import bound_targets, self_attribute_name, target_names, walk_nodes
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
@@ -1277,7 +1277,7 @@ def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
         if isinstance(param.default, cst.Name) and param.default.value == "None":
             return False
         if any(
-            value.value in _bound_names(target)
+            value.value in target_names(target)
             for node in walk_nodes(init.body)
             for target in bound_targets(node)
         ):
@@ -1285,14 +1285,3 @@ def _passed_ndarray(klass: cst.ClassDef, value: cst.BaseExpression) -> bool:
         text = cst.Module([]).code_for_node(param.annotation.annotation)
         return bool(_NDARRAY_ANNOTATION.fullmatch(text))
     return False
-
-
-def _bound_names(target: cst.BaseExpression) -> set:
-    """The plain names a target binds (`a`, `a, (b, c)`, `*d`; not `self.a` nor `x[i]`)."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _bound_names(e.value)}
-    return set()
