@@ -6,6 +6,7 @@ import pytest
 
 import hybridlint.engine as mx
 from hybridlint.engine.base import MXNetError
+from mxnet_record import reference
 from ops_diff import case_id, check_both, rand
 
 RNG = np.random.RandomState(23)
@@ -76,3 +77,42 @@ for _size in ((), (1,), (3,), (2, 3), (4, 6), (3, 5)):
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_matches_mxnet(case):
     check_both(case)
+
+
+# Scale-mode sizes are float32 products in MXNet (`int(h * scale)` with a float32 scale): a
+# downscale by 1 / k then truncates below h // k for some (h, k), and float64 gets others
+# wrong the other way (41 * (1 / 41): MXNet 0 rows; 49 * (1 / 49): MXNet 1). HL001 rewrites
+# `s // k` sizes to `scale_height=1.0 / k`, so the engine must size them as MXNet does.
+_SCALES = [1.0 / k for k in (2, 3, 7, 10, 41, 47, 49, 97)] + [0.3, 1.7, 2.5]
+_SIZES = (1, 2, 3, 7, 41, 49, 82, 97, 98, 147, 194, 300)
+
+
+def _scale_sizes(m, mode):
+    out = {}
+    for scale in _SCALES:
+        out[repr(scale)] = [
+            list(
+                m.nd.contrib.BilinearResize2D(
+                    m.nd.zeros((1, 1, size, size + 1)),
+                    scale_height=scale,
+                    scale_width=scale,
+                    mode=mode,
+                ).shape[2:]
+            )
+            for size in _SIZES
+        ]
+    return out
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("mode", ["size", "odd_scale"])
+def test_scale_sizes_are_float32_products_as_in_mxnet(mode):
+    want = reference(lambda m: _scale_sizes(m, mode), (mode, _SCALES, _SIZES), mode)
+    assert _scale_sizes(mx, mode) == want
+
+
+def test_downscale_by_reciprocal_truncates_as_mxnet_does():
+    """Values read off MXNet 1.9.1 (`infer_shape`), so this holds without MXNet too."""
+    x = mx.nd.ones((1, 1, 41, 49))
+    y = mx.nd.contrib.BilinearResize2D(x, scale_height=1.0 / 41, scale_width=1.0 / 49)
+    assert y.shape == (1, 1, 0, 1)

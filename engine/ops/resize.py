@@ -30,6 +30,13 @@ def _resize_inputs(attrs):
     return ("data", "like") if attrs.mode == "like" else ("data",)
 
 
+def _scaled(size: int, scale: float) -> int:
+    """`int(size * scale)` as MXNet computes it: the scale is a float32 parameter and the product
+    a float32 one. In float64, 41 * (1 / 41) is 1 where MXNet gets 0 rows (and 49 * (1 / 49) is
+    0 where MXNet gets 1), so a downscale by 1 / k differs from `size // k` exactly as MXNet's."""
+    return int(np.float32(size) * np.float32(scale))
+
+
 def _new_size(attrs, d, like):
     h, w = d[2], d[3]
     m = attrs.mode
@@ -38,15 +45,15 @@ def _new_size(attrs, d, like):
         if attrs.scale_height is not None:
             if attrs.scale_width is None:
                 raise ShapeError("BilinearResize2D: scale_height needs scale_width too")
-            return int(attrs.scale_height * h), int(attrs.scale_width * w)
+            return _scaled(h, attrs.scale_height), _scaled(w, attrs.scale_width)
         return attrs.height, attrs.width
     if m == "odd_scale":
         if attrs.scale_height is None or attrs.scale_width is None:
             raise ShapeError(
                 "BilinearResize2D(mode='odd_scale') needs scale_height and scale_width"
             )
-        nh = int(h * attrs.scale_height) if h % 2 == 0 else int((h - 1) * attrs.scale_height) + 1
-        nw = int(w * attrs.scale_width) if w % 2 == 0 else int((w - 1) * attrs.scale_width) + 1
+        nh = _scaled(h, attrs.scale_height) if h % 2 == 0 else _scaled(h - 1, attrs.scale_height) + 1
+        nw = _scaled(w, attrs.scale_width) if w % 2 == 0 else _scaled(w - 1, attrs.scale_width) + 1
         return nh, nw
     if m == "like":
         return like[2], like[3]
@@ -71,9 +78,17 @@ def _resize_shape(attrs, in_shapes):
                 ", ".join(fmt_shape(s) for s in in_shapes)
             )
         )
+    for name in ("height", "width"):
+        if getattr(attrs, name) < 1:  # MXNet's parameter check, whatever the mode
+            raise ShapeError(
+                "value {} for Parameter {} should be greater equal to 1".format(
+                    getattr(attrs, name), name
+                )
+            )
     nh, nw = _new_size(attrs, d, in_shapes[1] if attrs.mode == "like" else None)
-    if nh < 1 or nw < 1:
-        raise ShapeError("BilinearResize2D: output size {}x{} must be positive".format(nh, nw))
+    # a scale or a to_even_down mode may size an axis 0: MXNet returns an empty array
+    if nh < 0 or nw < 0:
+        raise ShapeError("BilinearResize2D: output size {}x{} is negative".format(nh, nw))
     return in_shapes, [(d[0], d[1], nh, nw)]
 
 
@@ -103,6 +118,8 @@ def bilinear_resize(attrs, x, like=None):
     h, w = x.shape[2], x.shape[3]
     if (nh, nw) == (h, w):
         return x.copy()
+    if nh == 0 or nw == 0:
+        return np.zeros(shape, dtype=x.dtype)
     h0, h1, lh = _axis_weights(h, nh, attrs.align_corners)
     w0, w1, lw = _axis_weights(w, nw, attrs.align_corners)
     dt = x.dtype
