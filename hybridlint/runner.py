@@ -216,8 +216,8 @@ def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[
     unverified, as --fix applies it."""
     if not examples:
         ran = (
-            "only blocks the code shows how to build (no arguments, or a literal call) are "
-            "run, on inputs inferred from the code; other fixes"
+            "only blocks the code shows how to build (no arguments, a literal call, or "
+            "arguments of stated types) are run, on inputs inferred from the code; other fixes"
             if config.infer_examples
             else "no block is run (infer-examples = false); fixes"
         )

@@ -72,7 +72,7 @@ def test_the_rank_comes_from_what_the_code_reads_of_the_shape():
     assert all(len(shapes[0]) >= 4 for shapes in _shapes(sliced)["Resize"])
 
 
-def test_a_block_with_required_arguments_gets_no_example():
+def test_a_block_with_required_arguments_of_no_stated_type_gets_no_example():
     source = """
         class Head(HybridBlock):
             def __init__(self, channels, **kwargs):
@@ -82,6 +82,77 @@ def test_a_block_with_required_arguments_gets_no_example():
                 return x
     """
     assert _shapes(source) == {}
+
+
+def _built(source):
+    return {
+        name: [dict(example.kwargs) for example in examples]
+        for name, examples in candidates(textwrap.dedent(source)).items()
+    }
+
+
+def test_required_arguments_of_stated_types_are_guessed():
+    """gluoncv2's docstrings (numpy style), Google style and annotations: an int is the
+    trial input's channel count, a float 0.1, a bool False, an optional type None."""
+    source = """
+        class Head(HybridBlock):
+            \"\"\"
+            Parameters:
+            ----------
+            in_channels : int
+                Number of input channels.
+            eps : float, default 1e-5
+            in_size : tuple of 2 int or None
+            \"\"\"
+            def __init__(self, in_channels, eps, in_size, flag: bool, units: Optional[int], **kwargs):
+                \"\"\"Args:
+                    eps (int): documented twice: the class docstring's entry wins
+                \"\"\"
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    built = _built(source)["Head"]
+    shapes = _shapes(source)["Head"]
+    assert [kwargs["in_channels"] for kwargs in built] == [s[0][1] for s in shapes] == [6, 3, 4]
+    assert all(
+        {k: v for k, v in kwargs.items() if k != "in_channels"}
+        == {"eps": 0.1, "in_size": None, "flag": False, "units": None}
+        for kwargs in built
+    )
+
+
+@pytest.mark.parametrize("stated", ["list of int", "str", "", "callable"])
+def test_a_required_argument_of_another_type_leaves_the_block_without_example(stated):
+    source = f"""
+        class Head(HybridBlock):
+            \"\"\"
+            channels : int
+            layout : {stated}
+            \"\"\"
+            def __init__(self, channels, layout, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    assert _shapes(source) == {}
+
+
+def test_a_literal_call_in_the_file_is_preferred_to_guesses():
+    source = """
+        class Up(HybridBlock):
+            \"\"\"scale_factor : int\"\"\"
+            def __init__(self, scale_factor, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+
+        up = Up(scale_factor=8)
+    """
+    assert {tuple(k.items()) for k in _built(source)["Up"]} == {(("scale_factor", 8),)}
 
 
 def test_a_block_with_required_arguments_is_built_as_a_literal_call_in_the_file_builds_it():
@@ -193,6 +264,25 @@ def test_the_cli_says_which_example_it_inferred(tmp_path, monkeypatch):
         "net.py::Scale#inferred: no example is configured; inferred Scale() with input (4, 6)"
         in (result.output)
     )
+
+
+# the same block, whose constructor takes the width of its parameter: only the docstring says
+# what the argument is
+SCALE_GUESSED = SCALE.replace(
+    "    def __init__(self, **kwargs):",
+    '    """channels : int"""\n\n    def __init__(self, channels, **kwargs):',
+).replace("shape=(1,)", "shape=(channels,)")
+
+
+def test_an_unsafe_fix_is_proven_with_guessed_constructor_arguments(tmp_path, monkeypatch):
+    _project(tmp_path, SCALE_GUESSED)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
+    assert FIXED in (tmp_path / "net.py").read_text(), result.output
+    assert (
+        "inferred Scale(channels=6) with input (4, 6) (constructor arguments guessed from "
+        "their stated types)" in " ".join(result.output.split())
+    ), result.output
 
 
 def test_infer_examples_false_turns_it_off(tmp_path, monkeypatch):

@@ -6,8 +6,13 @@ plainly right it is. So for a file with no configured example, the checker infer
 
 * the block is built as the code itself builds it: with the literal arguments of a call in
   the same file (`InterpolationBlock(scale_factor=8)` in a parent's `__init__`), or with none,
-  `Net()`, when every parameter of its `__init__` has a default (arguments that are not
-  literals cannot be guessed: such a block gets no example);
+  `Net()`, when every parameter of its `__init__` has a default;
+* failing both, with arguments guessed from the types the code states for its required
+  parameters (an annotation, or a numpy/Google-style docstring entry `channels : int`): an
+  int is the trial input's channel count (its axis 1: `in_channels` must match the input), a
+  float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
+  `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
+  type leaves the block without an example. The notes say the arguments were guessed;
 * its inputs are the required arguments of `hybrid_forward` after `F` that are not its
   parameters (the names `self.<name> = self.params.get(...)` or `Parameter(...)` registers);
   optional ones (`sample_weight=None`) are left out;
@@ -24,6 +29,7 @@ run and can configure a real one (`[tool.hybridlint.examples]`).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -58,10 +64,17 @@ class InferredExample:
     described: str = ""
 
 
+# an int constructor argument guessed from its stated type: the trial input's channels
+_CHANNELS = "<channels>"
+GUESSED_FLOAT = 0.1
+GUESSED = " (constructor arguments guessed from their stated types)"
+
+
 @dataclass
 class _Block:
     name: str
     constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
+    guessed: bool = False  # the only constructor's arguments are guesses (_stated_guesses)
     inputs: List[str] = field(default_factory=list)
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
     min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
@@ -71,6 +84,11 @@ def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example
     """The candidate examples, in order of preference, of each block of `source` that the file
     says how to build and that holds one of `lines` or calls a module-level function holding
     one (every such block when `lines` is empty); at most MAX_BLOCKS blocks."""
+    return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
+
+
+def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Example], bool]]:
+    """candidates(), each block's with whether its constructor arguments are guesses."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -85,14 +103,14 @@ def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example
         if isinstance(node, ast.FunctionDef) and _holds(node, wanted)
     }
     calls = _literal_calls(tree, classes)
-    out: Dict[str, List[Example]] = {}
+    out: Dict[str, Tuple[List[Example], bool]] = {}
     for node in classes.values():
         if wanted and not _holds(node, wanted) and not _names(node) & helpers:
             continue
         block = _block(node, classes, calls.get(node.name, []))
         if block is None:
             continue
-        out[block.name] = _examples(block)
+        out[block.name] = (_examples(block), block.guessed)
         if len(out) >= MAX_BLOCKS:
             break
     return out
@@ -116,7 +134,8 @@ def infer_examples(
     `run` checks examples of `source` (check_source): candidates are tried in rounds, the
     first candidate of every block at once, then the next one of the blocks still without an
     example, so a file costs at most MAX_CANDIDATES rounds."""
-    pending = {name: list(options) for name, options in candidates(source, lines).items()}
+    made = _candidates(source, lines)
+    pending = {name: list(options) for name, (options, _) in made.items()}
     found: List[InferredExample] = []
     for _ in range(MAX_CANDIDATES):
         batch = [options.pop(0) for options in pending.values() if options]
@@ -128,7 +147,8 @@ def infer_examples(
                 continue
             if not ran_eagerly(report):
                 continue
-            found.append(InferredExample(example, report, describe(example)))
+            guessed = GUESSED if made[example.target][1] else ""
+            found.append(InferredExample(example, report, describe(example) + guessed))
             pending.pop(example.target, None)
     return found
 
@@ -193,6 +213,11 @@ def _block(
     init = _method(lineage, "__init__")
     bare: List[dict] = [{}] if init is None or _callable_bare(init) else []
     constructors = bare + calls[:MAX_CALLS]
+    guessed = False
+    if not constructors and init is not None:
+        guess = _stated_guesses(init, lineage)
+        if guess is not None:
+            constructors, guessed = [guess], True
     if forward is None or not constructors:
         return None
     args = forward.args
@@ -204,7 +229,7 @@ def _block(
     optional = len(args.defaults)
     required = positional[2 : len(positional) - optional]  # `*args` gets nothing
     parameters = _parameters(lineage)
-    block = _Block(node.name, constructors)
+    block = _Block(node.name, constructors, guessed)
     block.inputs = [name for name in required if name not in parameters]
     if not block.inputs:
         return None
@@ -242,6 +267,61 @@ def _callable_bare(init: ast.FunctionDef) -> bool:
     required = len(positional) - 1 - len(args.defaults)
     keyword_only = [d for d in args.kw_defaults if d is None]
     return required <= 0 and not keyword_only
+
+
+def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> Optional[dict]:
+    """Keyword arguments for the required parameters of `init`, each guessed from the type the
+    code states for it (module docstring), or None when one has no type that can be guessed."""
+    args = init.args
+    positional = args.posonlyargs + args.args
+    required = [a for a in positional[1 : len(positional) - len(args.defaults)]]
+    required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    if args.posonlyargs and required and required[0] in args.posonlyargs:
+        return None  # cannot be passed by keyword
+    documented = _documented_types([ast.get_docstring(lineage[0]), ast.get_docstring(init)])
+    kwargs: Dict[str, Any] = {}
+    for arg in required:
+        stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
+        value = _guess(stated or documented.get(arg.arg, ""))
+        if value is _NO_GUESS:
+            return None
+        kwargs[arg.arg] = value
+    return kwargs
+
+
+_NO_GUESS = object()
+# numpy style (`channels : int`) and Google style (`channels (int): ...`) parameter entries
+_NUMPY_ENTRY = re.compile(r"^\s*(\w+)\s*:\s*(\S.*?)\s*$")
+_GOOGLE_ENTRY = re.compile(r"^\s*(\w+)\s*\(([^)]*)\)\s*:")
+
+
+def _documented_types(docstrings: Sequence[Optional[str]]) -> Dict[str, str]:
+    """name -> the type text of each parameter entry of the docstrings, first entry first."""
+    types: Dict[str, str] = {}
+    for doc in docstrings:
+        for line in (doc or "").splitlines():
+            match = _NUMPY_ENTRY.match(line) or _GOOGLE_ENTRY.match(line)
+            if match:
+                types.setdefault(match.group(1), match.group(2))
+    return types
+
+
+def _guess(stated: str) -> Any:
+    """A value of the stated type (module docstring), or _NO_GUESS."""
+    text = stated.strip().rstrip(".").lower()
+    text = re.split(r",\s*(?:optional|default)", text)[0].strip()
+    optional = re.fullmatch(r"(?:typing\.)?optional\[(.*)\]", text)
+    alternatives = [t.strip() for t in re.split(r"\s+or\s+|\|", text)]
+    if optional or "none" in alternatives:
+        return None
+    first = alternatives[0] if alternatives else ""
+    if first == "int":
+        return _CHANNELS
+    if first == "float":
+        return GUESSED_FLOAT
+    if first == "bool":
+        return False
+    return _NO_GUESS
 
 
 def _parameters(lineage: Sequence[ast.ClassDef]) -> Set[str]:
@@ -315,11 +395,22 @@ def _examples(block: _Block) -> List[Example]:
         if shapes not in trials:
             trials.append(shapes)
     examples = [
-        Example(block.name, tuple(InputSpec(shape) for shape in shapes), kwargs, inferred=True)
+        Example(
+            block.name,
+            tuple(InputSpec(shape) for shape in shapes),
+            {k: _channels(shapes) if v == _CHANNELS else v for k, v in kwargs.items()},
+            inferred=True,
+        )
         for kwargs in block.constructors
         for shapes in trials[:MAX_SHAPES]
     ]
     return examples[:MAX_CANDIDATES]
+
+
+def _channels(shapes: Tuple[Tuple[int, ...], ...]) -> int:
+    """The channel count of a trial's first input (its axis 1; a vector's length)."""
+    first = shapes[0]
+    return first[1] if len(first) > 1 else first[0]
 
 
 def _trial_ranks(block: _Block) -> List[int]:
