@@ -82,8 +82,8 @@ class _Block:
 
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
     """The candidate examples, in order of preference, of each block of `source` that the file
-    says how to build and that holds one of `lines` or calls a module-level function holding
-    one (every such block when `lines` is empty); at most MAX_BLOCKS blocks."""
+    says how to build: first those that hold one of `lines` or call a module-level function
+    holding one, then the others in file order; at most MAX_BLOCKS blocks."""
     return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
 
 
@@ -104,9 +104,10 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     }
     calls = _literal_calls(tree, classes)
     out: Dict[str, Tuple[List[Example], bool]] = {}
-    for node in classes.values():
-        if wanted and not _holds(node, wanted) and not _names(node) & helpers:
-            continue
+    # the blocks holding a fix first: their runs prove it; then the others, whose runs show
+    # what fails with no finding to say so (dynamic lint, as a configured example does)
+    holders = [n for n in classes.values() if _holds(n, wanted) or _names(n) & helpers]
+    for node in holders + [n for n in classes.values() if n not in holders]:
         block = _block(node, classes, calls.get(node.name, []))
         if block is None:
             continue

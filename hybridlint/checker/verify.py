@@ -891,11 +891,11 @@ class _Search:
 
 
 def _inferred(source, path, fixer, select, ignore, seed, check_options) -> list:
-    """Examples inferred for the blocks that hold a fix (any fix: the unsafe ones are what
-    an example lets --verify prove), each with the report of the original's run on it."""
+    """Examples inferred for the blocks of the file, those that hold a fix first (any fix: the
+    unsafe ones are what an example lets --verify prove), each with the report of the
+    original's run on it. A block with no fix is run too: what fails there hybridized with
+    no finding to say so is a run-time finding, as on a configured example."""
     lines = {f.line for f in fixer(source, path, select=select, ignore=ignore, unsafe=True).applied}
-    if not lines:
-        return []
     return infer_examples(
         source,
         sorted(lines),
