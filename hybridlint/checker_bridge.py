@@ -186,14 +186,18 @@ def verify_file(
     ]
     made = iter(getattr(outcome, "inferred", ()))  # a checker may predate inference
     for label, report in zip(outcome.labels, outcome.reports):
+        how = ""  # how an inferred example was made: one note with its result when equal
         if label.endswith("#inferred"):
-            result.notes.append(
-                f"{path}::{label}: no example is configured; inferred {next(made, '')}, "
-                "which the original runs eagerly"
-            )
+            how = f"no example is configured; inferred {next(made, '')}"
         if report.ok:
-            result.notes.append(f"{path}::{label}: equal after verification ({_what_ran(report)})")
-        elif (
+            equal = f"equal after verification ({_what_ran(report)})"
+            result.notes.append(
+                f"{path}::{label}: {how}: {equal}" if how else f"{path}::{label}: {equal}"
+            )
+            continue
+        if how:
+            result.notes.append(f"{path}::{label}: {how}, which the original runs eagerly")
+        if (
             report.status in STILL_FAILS
             and label.endswith("#inferred")
             and not _ndarray_only(report)
