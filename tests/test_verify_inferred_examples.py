@@ -286,7 +286,7 @@ def test_a_block_with_no_finding_is_run_and_what_fails_is_fixed(backend):
     with CheckerSession(timeout=60) as session:
         outcome = verify_fixes(ATTENTION, "net.py", [], backend=backend, session=session)
     assert "return F.broadcast_mul(x, w)" in outcome.source
-    assert outcome.labels == ["Gate#inferred", "Attention#inferred"]
+    assert outcome.labels == ["Attention#inferred", "Gate#inferred"]  # the root first
     assert [r.status for r in outcome.reports] == ["equal", "equal"], outcome.reports
 
 

@@ -105,9 +105,13 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     calls = _literal_calls(tree, classes)
     out: Dict[str, Tuple[List[Example], bool]] = {}
     # the blocks holding a fix first: their runs prove it; then the others, whose runs show
-    # what fails with no finding to say so (dynamic lint, as a configured example does)
+    # what fails with no finding to say so (dynamic lint, as a configured example does), those
+    # no other class of the file uses first: their runs also run the blocks they hold
     holders = [n for n in classes.values() if _holds(n, wanted) or _names(n) & helpers]
-    for node in holders + [n for n in classes.values() if n not in holders]:
+    used = {name for node in classes.values() for name in _names(node) - {node.name}}
+    rest = [n for n in classes.values() if n not in holders]
+    rest.sort(key=lambda n: n.name in used)
+    for node in holders + rest:
         block = _block(node, classes, calls.get(node.name, []))
         if block is None:
             continue
