@@ -83,7 +83,8 @@ class _Block:
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
     """The candidate examples, in order of preference, of each block of `source` that the file
     says how to build: first those that hold one of `lines` or call a module-level function
-    holding one, then the others in file order; at most MAX_BLOCKS blocks."""
+    holding one, then the others (those no other class of the file uses first); at most
+    MAX_BLOCKS blocks."""
     return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
 
 
@@ -279,11 +280,14 @@ def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> O
     code states for it (module docstring), or None when one has no type that can be guessed."""
     args = init.args
     positional = args.posonlyargs + args.args
-    required = [a for a in positional[1 : len(positional) - len(args.defaults)]]
+    required = list(positional[1 : len(positional) - len(args.defaults)])
     required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
-    if args.posonlyargs and required and required[0] in args.posonlyargs:
+    if any(a in args.posonlyargs for a in required):
         return None  # cannot be passed by keyword
-    documented = _documented_types([ast.get_docstring(lineage[0]), ast.get_docstring(init)])
+    owner = next((c for c in lineage if init in c.body), lineage[0])  # `__init__` may be a base's
+    documented = _documented_types(
+        [ast.get_docstring(lineage[0]), ast.get_docstring(owner), ast.get_docstring(init)]
+    )
     kwargs: Dict[str, Any] = {}
     for arg in required:
         stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
