@@ -295,17 +295,6 @@ def _project(tmp_path, source: str, config: str = "") -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n" + config)
 
 
-def test_the_cli_says_which_example_it_inferred(tmp_path, monkeypatch):
-    _project(tmp_path, SCALE)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
-    assert FIXED in (tmp_path / "net.py").read_text(), result.output
-    assert (
-        "net.py::Scale#inferred: no example is configured; inferred Scale() with input (4, 6)"
-        in (result.output)
-    )
-
-
 # the same block, whose constructor takes the width of its parameter: only the docstring says
 # what the argument is
 SCALE_GUESSED = SCALE.replace(
@@ -314,15 +303,29 @@ SCALE_GUESSED = SCALE.replace(
 ).replace("shape=(1,)", "shape=(channels,)")
 
 
-def test_an_unsafe_fix_is_proven_with_guessed_constructor_arguments(tmp_path, monkeypatch):
-    _project(tmp_path, SCALE_GUESSED)
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        (
+            SCALE,
+            "net.py::Scale#inferred: no example is configured; inferred Scale() with input (4, 6)",
+        ),
+        (
+            SCALE_GUESSED,
+            "inferred Scale(channels=6) with input (4, 6) (constructor arguments guessed from "
+            "their stated types)",
+        ),
+    ],
+    ids=["bare", "guessed"],
+)
+def test_the_cli_proves_the_unsafe_fix_and_says_which_example_it_inferred(
+    tmp_path, monkeypatch, source, said
+):
+    _project(tmp_path, source)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", "net.py"])
     assert FIXED in (tmp_path / "net.py").read_text(), result.output
-    assert (
-        "inferred Scale(channels=6) with input (4, 6) (constructor arguments guessed from "
-        "their stated types)" in " ".join(result.output.split())
-    ), result.output
+    assert said in " ".join(result.output.split()), result.output
 
 
 def test_infer_examples_false_turns_it_off(tmp_path, monkeypatch):
