@@ -43,6 +43,24 @@ class FunctionAnalyzer:
         # `analysis.list_inputs` decides whether they are lists of arrays
         self.sequence_hints: Set[str] = set()
         self.initial: Env = {}
+        self.outer_names: Set[str] = {
+            name.name.value
+            for node in walk_nodes(facts.node.body)
+            if isinstance(node, (cst.Global, cst.Nonlocal))
+            for name in node.names
+        }
+
+    def join(self, a: Env, b: Env) -> Env:
+        """The env where two paths meet. A name bound on one path only is unbound on the
+        other (every key is a name the walk bound, and a name bound anywhere in a function is
+        local to all of it): reading it there raises NameError whatever it would hold, so it
+        holds the one path's value (`if c: m = x.astype(...)`, later `if c: m.size`). A name
+        the function declares global or nonlocal holds an outer value on the other path."""
+        joined = join_envs(a, b)
+        for name in a.keys() ^ b.keys():
+            if name not in self.outer_names:
+                joined[name] = a[name] if name in a else b[name]
+        return joined
 
     def alias_use(self, name: str) -> None:
         self.facts.alias_uses.setdefault(name, []).append((self.counter, tuple(self.loop_stack)))
@@ -128,12 +146,12 @@ class FunctionAnalyzer:
             return env, exits, False
         if isinstance(stmt, cst.Try):
             after, _ = self.block(stmt.body, dict(env))
-            joined = join_envs(env, after)
+            joined = self.join(env, after)
             for handler in stmt.handlers:
                 handler_env, _ = self.block(handler.body, dict(joined))
-                joined = join_envs(joined, handler_env)
+                joined = self.join(joined, handler_env)
             if stmt.orelse is not None:
-                joined = join_envs(joined, self.block(stmt.orelse.body, dict(after))[0])
+                joined = self.join(joined, self.block(stmt.orelse.body, dict(after))[0])
             if stmt.finalbody is not None:
                 joined = self.block(stmt.finalbody.body, joined)[0]
             return joined, False, False
@@ -255,7 +273,7 @@ class FunctionAnalyzer:
             return orelse_env, False, rest_eager
         if (orelse_exits or orelse_eager) and not body_exits:
             return body_env, False, rest_eager
-        return join_envs(body_env, orelse_env), body_exits and orelse_exits, rest_eager
+        return self.join(body_env, orelse_env), body_exits and orelse_exits, rest_eager
 
     def loop(self, stmt, env: Env) -> Env:
         self.loop_stack.append(stmt)
@@ -279,9 +297,9 @@ class FunctionAnalyzer:
                 self.eval(stmt.test, env)
                 start = dict(env)
             after, _ = self.block(stmt.body, start)
-            second_start = join_envs(start, after)  # a second pass sees values from the loop end
+            second_start = self.join(start, after)  # a second pass sees values from the loop end
             after, _ = self.block(stmt.body, second_start)
-            result = join_envs(env, after)
+            result = self.join(env, after)
             if stmt.orelse is not None:
                 result = self.block(stmt.orelse.body, result)[0]
             return result

@@ -740,3 +740,31 @@ def test_unpacking_what_is_an_array_by_position_gives_arrays_by_position(body, p
         "    def hybrid_forward(self, F, x, s):\n" + textwrap.indent(body, " " * 8) + "\n"
     )
     assert certain(source) == [proven]
+
+
+# A name bound on one path only is unbound on the other: reading it there is a NameError,
+# whatever it would hold, so where the paths meet it holds the one path's value
+# (gluoncv 0.2's SoftmaxCrossEntropyLoss: `valid_label_map` made under `if size_average`,
+# read as `valid_label_map.size` under the same test later).
+ONE_PATH = """
+from mxnet.gluon import HybridBlock
+
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x):
+        {declare}
+        if self.flag:
+            m = (x != -1).astype('float32')
+        for i in range(3):
+            y = F.relu(x)
+        if self.flag:
+            probe(m)
+        probe(y)
+"""
+
+
+def test_a_name_bound_on_one_path_holds_that_paths_value():
+    assert kinds(ONE_PATH.format(declare="pass")) == [TENSOR, TENSOR]
+
+
+def test_a_global_bound_on_one_path_may_hold_the_outer_value():
+    assert kinds(ONE_PATH.format(declare="global m")) == [UNKNOWN, TENSOR]
