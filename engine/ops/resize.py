@@ -52,7 +52,9 @@ def _new_size(attrs, d, like):
             raise ShapeError(
                 "BilinearResize2D(mode='odd_scale') needs scale_height and scale_width"
             )
-        nh = _scaled(h, attrs.scale_height) if h % 2 == 0 else _scaled(h - 1, attrs.scale_height) + 1
+        nh = (
+            _scaled(h, attrs.scale_height) if h % 2 == 0 else _scaled(h - 1, attrs.scale_height) + 1
+        )
         nw = _scaled(w, attrs.scale_width) if w % 2 == 0 else _scaled(w - 1, attrs.scale_width) + 1
         return nh, nw
     if m == "like":
