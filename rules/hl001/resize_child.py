@@ -46,7 +46,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .._build import call
-from .resize_helper import bindings, shape_tail, top_statements, variables
+from .resize_helper import bindings, resized_data, shape_tail, top_statements, variables
 from ..base import SAFE, UNSAFE, Edit, Invalid
 from ..guards import configuration_fallback
 from ..values import bound_targets, literal_int, self_attribute_name, walk_nodes
@@ -474,22 +474,10 @@ def _index(expr: Optional[cst.BaseExpression], env: Dict[str, str]) -> Optional[
 
 
 def _is_resize(expr: cst.BaseExpression, env: Dict[str, str], ns: str, data: str) -> bool:
-    func = expr.func if isinstance(expr, cst.Call) else None
-    if not (
-        isinstance(expr, cst.Call)
-        and isinstance(func, cst.Attribute)
-        and func.attr.value == "BilinearResize2D"
-        and isinstance(func.value, cst.Attribute)
-        and func.value.attr.value == "contrib"
-        and isinstance(func.value.value, cst.Name)
-        and func.value.value.value == ns
-        and expr.args
-        and not expr.args[0].keyword
-        and not expr.args[0].star
-        and isinstance(expr.args[0].value, cst.Name)
-        and expr.args[0].value.value == data
-    ):
+    first = resized_data(expr, ns)
+    if not (isinstance(first, cst.Name) and first.value == data):
         return False
+    assert isinstance(expr, cst.Call)
     rest = expr.args[1:]
     if len(rest) == 1 and rest[0].star == "**":
         return isinstance(rest[0].value, cst.Name) and env.get(rest[0].value.value) == _SIZES

@@ -27,7 +27,7 @@ import libcst as cst
 from .._build import call
 from ..base import SAFE, UNSAFE, Edit, Invalid
 from ..values import bound_targets, self_attribute_name, walk_nodes
-from .resize_helper import top_statements, variables
+from .resize_helper import resized_data, top_statements, variables
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -159,18 +159,7 @@ def _resized(
 
 def _is_resize(expr: cst.Call, ns: str, height: str, width: str) -> bool:
     """`ns.contrib.BilinearResize2D(t, height=<height>, width=<width>)`."""
-    func = expr.func
-    if not (
-        isinstance(func, cst.Attribute)
-        and func.attr.value == "BilinearResize2D"
-        and isinstance(func.value, cst.Attribute)
-        and func.value.attr.value == "contrib"
-        and isinstance(func.value.value, cst.Name)
-        and func.value.value.value == ns
-        and len(expr.args) == 3
-        and not expr.args[0].keyword
-        and not expr.args[0].star
-    ):
+    if resized_data(expr, ns) is None or len(expr.args) != 3:
         return False
     keys = {
         a.keyword.value: a.value.value

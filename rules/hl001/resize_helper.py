@@ -43,7 +43,30 @@ from .._build import call
 from ..base import UNSAFE, Edit, Invalid
 from ..values import literal_int, self_attribute_name, shape_index, walk_nodes
 
-_RESIZE = "contrib.BilinearResize2D"
+
+def resized_data(
+    expr: cst.BaseExpression, ns: Optional[str] = None
+) -> Optional[cst.BaseExpression]:
+    """The data of `<ns>.contrib.BilinearResize2D(data, ...)`, given first and by position (any
+    namespace when `ns` is None), else None: the call every resize rewrite of HL001 looks for,
+    each then reading the size arguments its own pattern takes."""
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "BilinearResize2D"
+        and isinstance(func.value, cst.Attribute)
+        and func.value.attr.value == "contrib"
+        and (
+            ns is None or (isinstance(func.value.value, cst.Name) and func.value.value.value == ns)
+        )
+        and expr.args
+        and not expr.args[0].keyword
+        and not expr.args[0].star
+    ):
+        return None
+    return expr.args[0].value
 
 
 def top_statements(
@@ -344,18 +367,11 @@ def _assignment(forward: cst.FunctionDef, name: str) -> Optional[Tuple[cst.Assig
 def _resize_of(forward: cst.FunctionDef, target: str, data: str) -> Optional[cst.Call]:
     """The `<F>.contrib.BilinearResize2D(data, height=S[0], width=S[1], ...)` call."""
     for n in walk_nodes(forward.body, _SCOPES):
-        if not (
-            isinstance(n, cst.Call)
-            and isinstance(n.func, cst.Attribute)
-            and n.func.attr.value == "BilinearResize2D"
-            and isinstance(n.func.value, cst.Attribute)
-            and n.func.value.attr.value == "contrib"
-        ):
-            continue
-        if any(a.star for a in n.args) or not n.args or n.args[0].keyword:
-            continue
-        first = n.args[0].value
+        first = resized_data(n)
         if not (isinstance(first, cst.Name) and first.value == data):
+            continue
+        assert isinstance(n, cst.Call)
+        if any(a.star for a in n.args):
             continue
         keys = {a.keyword.value: a.value for a in n.args if a.keyword}
         if (
