@@ -17,7 +17,9 @@ import re
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from .project import Constructions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -94,6 +96,29 @@ class Config:
     @property
     def all_excludes(self) -> Tuple[str, ...]:
         return self.exclude + self.extend_exclude
+
+    def constructions_for(self, path: str) -> Constructions:
+        """How the configured examples of the file at ``path`` build its blocks: (class name,
+        its constructor keyword arguments as sorted (name, value) pairs), one per example.
+        The linter reads them as the file's configuration (a block the examples build with
+        ``fixed_size = false`` takes its dynamic-size branch), so they are part of what a
+        file's result depends on (``FileProject.constructions``)."""
+        return self._constructions.get(self.relpath(path), ())
+
+    @cached_property
+    def _constructions(self) -> Dict[str, Constructions]:
+        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, Any], ...]]]] = {}
+        for key, value in self.examples.items():
+            path, sep, name = str(key).rpartition("::")
+            if not sep or not path or not name.isidentifier():
+                continue  # malformed: --verify says so (examples_from_config); lint reads none
+            file = os.path.normpath(path).replace(os.sep, "/")
+            for entry in value if isinstance(value, list) else [value]:
+                kwargs = entry.get("kwargs", {}) if isinstance(entry, Mapping) else None
+                if isinstance(kwargs, Mapping):
+                    built = tuple(sorted((str(k), _literal(v)) for k, v in kwargs.items()))
+                    table.setdefault(file, []).append((name, built))
+        return {file: tuple(built) for file, built in table.items()}
 
     def relpath(self, path: str) -> str:
         """``path`` relative to the project root, with forward slashes (for globs)."""
@@ -413,6 +438,25 @@ def parse_table(
         examples=examples,
         infer_examples=infer_examples,
     )
+
+
+def _literal(value: Any) -> Any:
+    """A configured constructor argument as the linter's analysis reads it (hashable, the
+    truth and None-ness of the value the checker would pass): `{ none = true }` is None, a
+    list a tuple, a child block `{ block = ..., kwargs = ... }` or a numpy array `{ numpy =
+    ... }` a marker that is neither None nor false (checker/inputs.py `config_kwargs`)."""
+    if isinstance(value, Mapping):
+        keys = set(value)
+        if dict(value) == {"none": True}:
+            return None
+        if "block" in keys and keys <= {"block", "kwargs"}:
+            return ("<block>", str(value["block"]))
+        if "numpy" in keys and keys <= {"numpy", "dtype"}:
+            return ("<numpy array>",)
+        return tuple(sorted((str(k), _literal(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_literal(v) for v in value)
+    return value
 
 
 def _string_list(value: Any, where: str, key: str) -> list:

@@ -34,7 +34,14 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .rules import ALL_RULES
-from .rules.analysis import ExternalCall, FunctionFacts, ModuleFacts, Value, analyze
+from .rules.analysis import (
+    ExternalCall,
+    FunctionFacts,
+    ModuleFacts,
+    Value,
+    analyze,
+    configured_constructions,
+)
 from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
@@ -175,7 +182,7 @@ def _calls_into(
             if regions:
                 external: Dict[str, Dict[cst.Call, List[Value]]] = {}
                 classes, functions, _ = _collect(regions)
-                with _nesting_guard():
+                with _nesting_guard(), configured_constructions(()):  # not this file's
                     analyze(classes, functions, context, external=external)
                 for local, by_call in external.items():
                     origin = context.from_imports.get(local)
@@ -1011,7 +1018,7 @@ def lint_source(
     """
     _check_text(source)
     project = _file_project(source, path, project)
-    with _nesting_guard():
+    with _nesting_guard(), configured_constructions(project.constructions):
         located = _locate(source, path, select, ignore, rules or ALL_RULES, project)[1]
         return [item.finding for item in located]
 
@@ -1249,7 +1256,7 @@ def fix_source(
     """
     _check_text(source)
     project = _file_project(source, path, project)
-    with _nesting_guard():
+    with _nesting_guard(), configured_constructions(project.constructions):
         result = _fix_to_fixed_point(
             source, path, select, ignore, unsafe, accept, rules or ALL_RULES, project
         )

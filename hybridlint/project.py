@@ -28,7 +28,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
 MAX_INDEXED_BYTES = 2_000_000  # a larger file's import lines are not read
@@ -99,24 +99,36 @@ class Importer:
     text: Optional[str] = None  # importer_text of those bytes (None: not UTF-8, or not loaded)
 
 
+# How the configured examples of a file build its blocks (`Config.constructions_for`):
+# (class name, its constructor's keyword arguments as sorted (name, value) pairs), one per
+# example; values are hashable (lists as tuples, None for `{ none = true }`)
+Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
+
+
 @dataclass(frozen=True)
 class FileProject:
     """Everything one file's lint reads from the rest of its project: the file's qualified
-    module and its importers. Plain data: it crosses to the runner's worker processes."""
+    module, its importers, and how the project's configured examples build its blocks (read
+    as the file's configuration, `rules/analysis.configured_constructions`). Plain data: it
+    crosses to the runner's worker processes."""
 
     module: str = ""
     importers: Tuple[Importer, ...] = ()
+    constructions: Constructions = ()
 
     @property
     def key(self) -> str:
-        """What the cache key of the file's result must include ("" without importers)."""
-        if not self.importers:
+        """What the cache key of the file's result must include ("" without importers or
+        configured constructions)."""
+        if not self.importers and not self.constructions:
             return ""
         digest = hashlib.sha256(self.module.encode())
         for importer in self.importers:
             digest.update(
                 f"\0{importer.module}\0{int(importer.is_package)}\0{importer.digest}".encode()
             )
+        if self.constructions:
+            digest.update(f"\0constructions\0{self.constructions!r}".encode())
         return digest.hexdigest()[:32]
 
 

@@ -30,7 +30,7 @@ import gc
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -153,6 +153,12 @@ class _Plan:
                 sorted(c for c in enabled if c not in RUNNER_CODES)
             )
         return self._rule_codes[extra_ignore]
+
+    def configured(self, path: str, project: FileProject) -> FileProject:
+        """``project`` with the constructions of the file's configured examples (the
+        file's configuration for the analysis: ``Config.constructions_for``)."""
+        constructions = self.options.config.constructions_for(path)
+        return replace(project, constructions=constructions) if constructions else project
 
     def examples_for(self, path: str) -> List[Any]:
         """--verify: the configured examples of one file (keys relative to the root)."""
@@ -308,7 +314,8 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     if outcome is None and rule_codes:
         from .linter import may_contain_hybrid_code
 
-        project = Project().for_source(source.text, path)  # the files on disk around `path`
+        # the files on disk around `path`
+        project = plan.configured(path, Project().for_source(source.text, path))
         if may_contain_hybrid_code(source.text, path, project=project):
             task = _Task(path, source, rule_codes, "", plan.mode(path), project)
             work = _work(path, source.text, rule_codes, task.mode, project)
@@ -419,7 +426,7 @@ def _triage(
     if known.error is not None:
         return _runner_outcome(path, "HL902", known.error), None
     settings = repr(extra_ignore)
-    dependencies = project.for_file(path, known.facts.defines, texts=False)
+    dependencies = plan.configured(path, project.for_file(path, known.facts.defines, texts=False))
     cached = cache.get(result_key(known.digest, settings, dependencies.key))
     if cached is not None and not _needs_edits(cached, plan):
         return _cached_outcome(path, cached), None
@@ -433,7 +440,7 @@ def _triage(
         project.know(path, digest, facts, raw)
         known = _Known(digest, facts, raw, identity)
     # the importers' texts: read now if need be, so that the key names the bytes linted
-    dependencies = project.for_file(path, known.facts.defines)
+    dependencies = plan.configured(path, project.for_file(path, known.facts.defines))
     key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)
     if cached is not None and not _needs_edits(cached, plan):

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ast
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -30,6 +32,7 @@ from typing import (
     Any,
     Dict,
     Iterable,
+    Iterator,
     List,
     Mapping,
     Optional,
@@ -159,8 +162,8 @@ class ClassFacts:
         param = self.required.get(attr) or self.stored.get(attr)
         if param is not None and self.module is not None and self.module.class_nodes is not None:
             built = self.built_as(attr)
-            if built is not NO_DEFAULT:
-                return built
+            if built is not NO_DEFAULT or configured(self.name):
+                return built  # configured examples that disagree leave it undecided
         return self.defaults.get(attr, NO_DEFAULT)
 
     def built_as(self, attr: str) -> object:
@@ -732,6 +735,17 @@ def _built(
             values.append(
                 _value_in(arg.value, parent, parent_init, classes, depth, functions=functions)
             )
+    for name, passed in index.configured:
+        if name == klass.name.value:  # an example builds it: `Klass(**kwargs)` from outside
+            given = dict(passed)
+            if param in given:
+                values.append(given[param])
+            elif declared.default is None:
+                return NO_DEFAULT
+            else:
+                values.append(
+                    _value_in(declared.default, None, None, classes, depth, functions=functions)
+                )
     if not values:
         result = _NOT_BUILT
     elif any(v is NO_DEFAULT for v in values):
@@ -754,16 +768,49 @@ class _Index:
         self.calls = _constructions(classes, functions)
         self.bindings: Dict[cst.FunctionDef, Dict[str, Tuple[List[cst.BaseExpression], bool]]] = {}
         self.built: Dict[Tuple[cst.ClassDef, str], object] = {}
+        self.configured = _CONFIGURED.get()
 
 
 _LAST: List[Optional[_Index]] = [None]  # the last module's tables (modules are analysed one by one)
+
+# How the project's configured examples build the module's classes (the linter's
+# `FileProject.constructions`: (class name, sorted (parameter, value) pairs), one per example).
+# `_built` reads each as a construction from outside the module passing literals, so a block
+# the user's examples build with `fixed_size=False` is analysed in that configuration too
+# (its dynamic-size fallback is then taken: `guards.configuration_fallback`). Empty: the
+# module's own constructions and defaults decide.
+Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
+_CONFIGURED: ContextVar[Constructions] = ContextVar("configured_constructions", default=())
+
+
+@contextmanager
+def configured_constructions(constructions: Constructions) -> Iterator[None]:
+    """Within: the analysis reads ``constructions`` as constructions of the module's classes
+    (``_CONFIGURED``)."""
+    token = _CONFIGURED.set(tuple(constructions))
+    try:
+        yield
+    finally:
+        _CONFIGURED.reset(token)
+
+
+def configured(name: str) -> bool:
+    """Whether a configured example builds the module class `name` (``_CONFIGURED``): then
+    what its constructions pass is undecided when they disagree, not the parameter's default
+    (an example that takes a branch makes it a hazard)."""
+    return any(built == name for built, _ in _CONFIGURED.get())
 
 
 def _index(
     classes: Dict[str, cst.ClassDef], functions: Optional[Dict[str, cst.FunctionDef]]
 ) -> _Index:
     last = _LAST[0]
-    if last is None or last.classes is not classes or last.functions is not functions:
+    if (
+        last is None
+        or last.classes is not classes
+        or last.functions is not functions
+        or last.configured is not _CONFIGURED.get()
+    ):
         last = _LAST[0] = _Index(classes, functions)
     return last
 
@@ -946,7 +993,7 @@ def _value_in(
     if param is not None:  # the value it holds before (or without) any assignment: what the
         # module's constructions pass, else (built nowhere, or not decided) its default
         built = _built(klass, name, classes, depth + 1, functions)
-        if built is _NOT_BUILT or built is NO_DEFAULT:
+        if built is _NOT_BUILT or (built is NO_DEFAULT and not configured(klass.name.value)):
             built = (
                 NO_DEFAULT
                 if param.default is None
