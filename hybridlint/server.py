@@ -46,7 +46,7 @@ import os
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 from lsprotocol import types as lsp
@@ -58,6 +58,7 @@ from .files import lf_to_cr, lone_cr_to_lf
 from .fixedits import LINE_BREAK as _LINE_BREAK
 from .fixedits import fix_key, fix_title, line_starts, minimal_edit, single_fix
 from .ftypes import RUNNER_CODES, Finding, FixSafety
+from .project import Constructions, FileProject, Project
 from .reporters import RULES_URL, rule_doc_url
 
 DEBOUNCE_SECONDS = 0.3  # after the last change, before a changed document is linted
@@ -84,6 +85,7 @@ class Settings:
     error: Optional[str] = None
     config_file: Optional[str] = None  # re-read when its modification time changes
     config_mtime: Optional[int] = None
+    constructions: Constructions = ()  # of the path's configured examples (as the runner's)
 
 
 def resolve_settings(path: str) -> Settings:
@@ -105,7 +107,16 @@ def resolve_settings(path: str) -> Settings:
         excluded=config.is_excluded(path),
         config_file=config.path,
         config_mtime=_mtime(config.path),
+        constructions=config.constructions_for(path),
     )
+
+
+def _project(text: str, path: str, settings: Settings) -> Optional[FileProject]:
+    """The document's project as the runner gives it (with its configured examples'
+    constructions); None, the linter's own reading of the files around ``path``, without."""
+    if not settings.constructions:
+        return None
+    return replace(Project().for_source(text, path), constructions=settings.constructions)
 
 
 def _mtime(path: Optional[str]) -> Optional[int]:
@@ -164,7 +175,11 @@ class Analysis:
 
     # -- fixes ---------------------------------------------------------------------------
     def _fix_options(self) -> Dict[str, Any]:
-        return {"select": list(self.settings.codes), "line_length": self.settings.line_length}
+        return {
+            "select": list(self.settings.codes),
+            "line_length": self.settings.line_length,
+            "project": _project(self.text, self.path, self.settings),
+        }
 
     def fix_key(self, finding: Finding) -> Tuple[str, int, int, str]:
         """A fix's identity in every pass of the fixer (:func:`hybridlint.fixedits.fix_key`)."""
@@ -197,6 +212,7 @@ class Analysis:
                 self.findings,
                 select=self.settings.codes,
                 line_length=self.settings.line_length,
+                project=_project(text, self.path, self.settings),
             )
 
         return self._fixed(("fix", self.fix_key(finding)), fix)
@@ -271,7 +287,12 @@ def analyze(text: str, path: str, settings: Settings) -> Analysis:
     if not may_contain_hybrid_code(text, path):
         return analysis
     try:
-        analysis.findings = lint_source(lone_cr_to_lf(text)[0], path, select=list(settings.codes))
+        analysis.findings = lint_source(
+            lone_cr_to_lf(text)[0],
+            path,
+            select=list(settings.codes),
+            project=_project(text, path, settings),
+        )
     except SourceSyntaxError as exc:
         analysis.findings = [_syntax_finding(exc.line, exc.col, exc.msg, path)]
     except Exception as exc:  # a linter bug: reported on the document, the server lives on

@@ -10,6 +10,8 @@ the examples are part of the file's cache key, so editing them changes the cache
 import json
 import textwrap
 
+import pytest
+
 from hybridlint.config import Config
 from hybridlint.linter import fix_source, lint_source
 from hybridlint.project import FileProject
@@ -137,3 +139,13 @@ def test_cli_fix_writes_the_configured_fallbacks_fix(tmp_path):
     _project(tmp_path, fixed_size=False)
     result = invoke("--fix", str(tmp_path / "net.py"))
     assert "x.shape" not in (tmp_path / "net.py").read_text(), result.output
+
+
+def test_the_language_server_reads_the_examples_as_the_cli_does(tmp_path):
+    server = pytest.importorskip("hybridlint.server")
+    path = tmp_path / "net.py"
+    path.write_text(SOURCE)
+    _project(tmp_path, fixed_size=False)
+    analysis = server.analyze(SOURCE, str(path), server.resolve_settings(str(path)))
+    assert sorted(f.line for f in analysis.findings if f.code == "HL001") == [UNIT_LINE, NET_LINE]
+    assert "x.shape" not in analysis.fix_all_text()
