@@ -182,6 +182,14 @@ E2E_PACKAGES: List[Package] = [
         "gluonnlp-0.2.0.tar.gz",
         "8dad1135bfcf0ee45b7c37d638d18656b65f5da838da17d007b386ab23ab3997",
     ),
+    # The seventh fresh set (benchmarks/e2e/fresh7/): einops 0.3.2's gluon layers (the last
+    # releases with a symbolic MXNet backend)
+    Package(
+        "einops-0.3.2",
+        "einops==0.3.2",
+        "einops-0.3.2-py3-none-any.whl",
+        "285f3c75620897acb8b5580170c88121f010c77ce130bc7b9f220179009dafe0",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet", "verify-bare")
