@@ -101,7 +101,8 @@ class Importer:
 
 # How the configured examples of a file build its blocks (`Config.constructions_for`):
 # (class name, its constructor's keyword arguments as sorted (name, value) pairs), one per
-# example; values are hashable (lists as tuples, None for `{ none = true }`)
+# example; values are hashable (lists as tuples, None for `{ none = true }`). The analysis
+# reads them under the same name (rules/analysis.py `configured_constructions`).
 Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
 
 

@@ -157,8 +157,9 @@ class ClassFacts:
         construction of this class in the module passes for the constructor parameter it
         stores, under the constructing classes' own defaults (`EffiDwsConvUnit(in_size=in_size
         if fixed_size else None)` in `EfficientNet(fixed_size=True)`: a tuple, whatever the
-        unit's own `in_size=None`); when the module builds it nowhere (or its constructions
-        disagree), the parameter's literal default; `NO_DEFAULT` when neither decides."""
+        unit's own `in_size=None`), configured examples included (`_CONFIGURED`); when the
+        module builds it nowhere (or its constructions disagree, and no configured example
+        builds it), the parameter's literal default; `NO_DEFAULT` when neither decides."""
         param = self.required.get(attr) or self.stored.get(attr)
         if param is not None and self.module is not None and self.module.class_nodes is not None:
             built = self.built_as(attr)
@@ -694,7 +695,8 @@ def _built(
     depth: int,
     functions: Optional[Dict[str, cst.FunctionDef]] = None,
 ) -> object:
-    """What every `Klass(...)` in the module passes for `param`: a construction in a class's
+    """What every `Klass(...)` in the module, and every configured example of `Klass`
+    (`_CONFIGURED`, literal kwargs), passes for `param`: a construction in a class's
     `__init__` is evaluated under that class's own defaults (and, for its parameters without
     one, recursively under the constructions of that class), one anywhere else (another
     method, a module function) only when it passes a literal; an omitted argument is the
