@@ -169,6 +169,31 @@ _REMOVED_NUMPY_ALIASES = {
 }
 
 
+# Submodules MXNet 1.9.1's `import mxnet` imports itself (and the engine has): code may look
+# for them in sys.modules without importing them (einops 0.3's get_backend tests
+# `'mxnet.ndarray' in sys.modules` before it builds its NDArray backend).
+_IMPORTED_WITH_MXNET = tuple(
+    f"mxnet.{name}"
+    for name in (
+        "attribute",
+        "autograd",
+        "base",
+        "context",
+        "executor",
+        "gluon",
+        "initializer",
+        "name",
+        "ndarray",
+        "operator",
+        "random",
+        "registry",
+        "symbol",
+        "test_utils",
+        "util",
+    )
+)
+
+
 @contextlib.contextmanager
 def as_mxnet() -> Iterator[types.ModuleType]:
     """Make `import mxnet` (and its submodules) resolve to the engine inside the block, in
@@ -189,7 +214,10 @@ def as_mxnet() -> Iterator[types.ModuleType]:
         for name in added:
             setattr(numpy, name, _REMOVED_NUMPY_ALIASES[name])
     try:
-        yield importlib.import_module("mxnet")
+        mxnet = importlib.import_module("mxnet")
+        for name in _IMPORTED_WITH_MXNET:
+            importlib.import_module(name)
+        yield mxnet
     finally:
         with _LOCK:
             try:
