@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .project import Constructions
+from .project import OPAQUE, Constructions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -103,7 +103,12 @@ class Config:
         The linter reads them as the file's configuration (a block the examples build with
         ``fixed_size = false`` takes its dynamic-size branch), so they are part of what a
         file's result depends on (``FileProject.constructions``)."""
-        return self._constructions.get(self.relpath(path), ())
+        if not self._constructions:
+            return ()
+        try:
+            return self._constructions.get(self.relpath(path), ())
+        except ValueError:  # Windows: a path on another drive than the root has no relpath
+            return ()
 
     @cached_property
     def _constructions(self) -> Dict[str, Constructions]:
@@ -116,8 +121,11 @@ class Config:
             for entry in value if isinstance(value, list) else [value]:
                 kwargs = entry.get("kwargs", {}) if isinstance(entry, Mapping) else None
                 if isinstance(kwargs, Mapping):
-                    built = tuple(sorted((str(k), _literal(v)) for k, v in kwargs.items()))
-                    table.setdefault(file, []).append((name, built))
+                    for built, given in [(name, kwargs), *_children(kwargs)]:
+                        if "." in built:
+                            continue  # `gluon.rnn.LSTMCell`: no class of the file
+                        pairs = tuple(sorted((str(k), _literal(v)) for k, v in given.items()))
+                        table.setdefault(file, []).append((built, pairs))
         return {file: tuple(built) for file, built in table.items()}
 
     def relpath(self, path: str) -> str:
@@ -443,20 +451,39 @@ def parse_table(
 def _literal(value: Any) -> Any:
     """A configured constructor argument as the linter's analysis reads it (hashable, the
     truth and None-ness of the value the checker would pass): `{ none = true }` is None, a
-    list a tuple, a child block `{ block = ..., kwargs = ... }` or a numpy array `{ numpy =
-    ... }` a marker that is neither None nor false (checker/inputs.py `config_kwargs`)."""
+    list a tuple, a child block `{ block = ..., kwargs = ... }` a marker that is neither None
+    nor false (a block), a numpy array `{ numpy = ... }` `OPAQUE` (checker/inputs.py
+    `config_kwargs`)."""
     if isinstance(value, Mapping):
         keys = set(value)
         if dict(value) == {"none": True}:
             return None
-        if "block" in keys and keys <= {"block", "kwargs"}:
+        if _is_block(value):
             return ("<block>", str(value["block"]))
         if "numpy" in keys and keys <= {"numpy", "dtype"}:
-            return ("<numpy array>",)
+            return OPAQUE
         return tuple(sorted((str(k), _literal(v)) for k, v in value.items()))
     if isinstance(value, list):
         return tuple(_literal(v) for v in value)
     return value
+
+
+def _is_block(value: Any) -> bool:
+    """`{ block = "Name", kwargs = {...} }`: a child block built for an example."""
+    return isinstance(value, Mapping) and "block" in value and set(value) <= {"block", "kwargs"}
+
+
+def _children(kwargs: Mapping[str, Any]) -> Iterable[Tuple[str, Mapping[str, Any]]]:
+    """(name, kwargs) of every child block an example's kwargs build, at any depth: each is a
+    construction of its block too."""
+    for value in kwargs.values():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if _is_block(item) and isinstance(item.get("kwargs", {}), Mapping):
+                yield str(item["block"]), item.get("kwargs", {})
+                yield from _children(item.get("kwargs", {}))
+            elif isinstance(item, Mapping) and not _is_block(item):
+                yield from _children(item)
 
 
 def _string_list(value: Any, where: str, key: str) -> list:

@@ -104,6 +104,9 @@ class Importer:
 # example; values are hashable (lists as tuples, None for `{ none = true }`). The analysis
 # reads them under the same name (rules/analysis.py `configured_constructions`).
 Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
+# the value of an argument whose truth no literal tells (a numpy array: `bool()` of one with
+# several elements raises): the analysis leaves what it decides undecided
+OPAQUE = ("<numpy array>",)
 
 
 @dataclass(frozen=True)

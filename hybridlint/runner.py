@@ -154,7 +154,7 @@ class _Plan:
             )
         return self._rule_codes[extra_ignore]
 
-    def configured(self, path: str, project: FileProject) -> FileProject:
+    def with_examples(self, path: str, project: FileProject) -> FileProject:
         """``project`` with the constructions of the file's configured examples (the
         file's configuration for the analysis: ``Config.constructions_for``)."""
         constructions = self.options.config.constructions_for(path)
@@ -315,7 +315,7 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
         from .linter import may_contain_hybrid_code
 
         # the files on disk around `path`
-        project = plan.configured(path, Project().for_source(source.text, path))
+        project = plan.with_examples(path, Project().for_source(source.text, path))
         if may_contain_hybrid_code(source.text, path, project=project):
             task = _Task(path, source, rule_codes, "", plan.mode(path), project)
             work = _work(path, source.text, rule_codes, task.mode, project)
@@ -426,7 +426,9 @@ def _triage(
     if known.error is not None:
         return _runner_outcome(path, "HL902", known.error), None
     settings = repr(extra_ignore)
-    dependencies = plan.configured(path, project.for_file(path, known.facts.defines, texts=False))
+    dependencies = plan.with_examples(
+        path, project.for_file(path, known.facts.defines, texts=False)
+    )
     cached = cache.get(result_key(known.digest, settings, dependencies.key))
     if cached is not None and not _needs_edits(cached, plan):
         return _cached_outcome(path, cached), None
@@ -440,7 +442,7 @@ def _triage(
         project.know(path, digest, facts, raw)
         known = _Known(digest, facts, raw, identity)
     # the importers' texts: read now if need be, so that the key names the bytes linted
-    dependencies = plan.configured(path, project.for_file(path, known.facts.defines))
+    dependencies = plan.with_examples(path, project.for_file(path, known.facts.defines))
     key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)
     if cached is not None and not _needs_edits(cached, plan):
@@ -453,7 +455,8 @@ def _triage(
         from .linter import may_contain_hybrid_code
 
         rule_codes = plan.rule_codes(extra_ignore)
-        if path.endswith(".ipynb"):
+        if path.endswith(".ipynb"):  # cells are linted without the examples (keyed on them
+            # all the same: a notebook's examples would only cost a lint again)
             outcome = _notebook(source, rule_codes, plan)[0]
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
             hybrid = rule_codes and may_contain_hybrid_code(source.text, path, project=dependencies)

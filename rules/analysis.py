@@ -45,6 +45,7 @@ from typing import (
 import libcst as cst
 
 from ..cstwalk import visit_only
+from ..project import OPAQUE, Constructions
 from ._factories import factory_value
 from ._pooled import child_effect
 from ._sliced_arrays import sliced_arrays
@@ -163,7 +164,7 @@ class ClassFacts:
         param = self.required.get(attr) or self.stored.get(attr)
         if param is not None and self.module is not None and self.module.class_nodes is not None:
             built = self.built_as(attr)
-            if built is not NO_DEFAULT or configured(self.name):
+            if built is not NO_DEFAULT or built_by_example(self.name):
                 return built  # configured examples that disagree leave it undecided
         return self.defaults.get(attr, NO_DEFAULT)
 
@@ -737,17 +738,22 @@ def _built(
             values.append(
                 _value_in(arg.value, parent, parent_init, classes, depth, functions=functions)
             )
-    for name, passed in index.configured:
-        if name == klass.name.value:  # an example builds it: `Klass(**kwargs)` from outside
-            given = dict(passed)
-            if param in given:
-                values.append(given[param])
-            elif declared.default is None:
-                return NO_DEFAULT
-            else:
-                values.append(
-                    _value_in(declared.default, None, None, classes, depth, functions=functions)
-                )
+    examples = [dict(passed) for name, passed in index.configured if name == klass.name.value]
+    if examples and not values and declared.default is not None:
+        # built nowhere in the module: the default still stands for the callers outside, and
+        # an example only adds its own configuration (it never hides the default's branch)
+        examples.append({})
+    for given in examples:  # an example builds it: `Klass(**kwargs)` from outside
+        if param in given:
+            if given[param] == OPAQUE:
+                return NO_DEFAULT  # a numpy array: its truth is not a literal's
+            values.append(given[param])
+        elif declared.default is None:
+            return NO_DEFAULT
+        else:
+            values.append(
+                _value_in(declared.default, None, None, classes, depth, functions=functions)
+            )
     if not values:
         result = _NOT_BUILT
     elif any(v is NO_DEFAULT for v in values):
@@ -781,7 +787,6 @@ _LAST: List[Optional[_Index]] = [None]  # the last module's tables (modules are 
 # the user's examples build with `fixed_size=False` is analysed in that configuration too
 # (its dynamic-size fallback is then taken: `guards.configuration_fallback`). Empty: the
 # module's own constructions and defaults decide.
-Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
 _CONFIGURED: ContextVar[Constructions] = ContextVar("configured_constructions", default=())
 
 
@@ -796,7 +801,7 @@ def configured_constructions(constructions: Constructions) -> Iterator[None]:
         _CONFIGURED.reset(token)
 
 
-def configured(name: str) -> bool:
+def built_by_example(name: str) -> bool:
     """Whether a configured example builds the module class `name` (``_CONFIGURED``): then
     what its constructions pass is undecided when they disagree, not the parameter's default
     (an example that takes a branch makes it a hazard)."""
@@ -995,7 +1000,7 @@ def _value_in(
     if param is not None:  # the value it holds before (or without) any assignment: what the
         # module's constructions pass, else (built nowhere, or not decided) its default
         built = _built(klass, name, classes, depth + 1, functions)
-        if built is _NOT_BUILT or (built is NO_DEFAULT and not configured(klass.name.value)):
+        if built is _NOT_BUILT or (built is NO_DEFAULT and not built_by_example(klass.name.value)):
             built = (
                 NO_DEFAULT
                 if param.default is None

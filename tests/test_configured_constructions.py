@@ -14,7 +14,7 @@ import pytest
 
 from hybridlint.config import Config
 from hybridlint.linter import fix_source, lint_source
-from hybridlint.project import FileProject
+from hybridlint.project import OPAQUE, FileProject
 from tests.cli_support import invoke
 
 SOURCE = textwrap.dedent(
@@ -78,6 +78,32 @@ def test_an_omitted_argument_is_the_parameters_default():
     assert _lines(_built({"in_size": (16, 16)})) == []
 
 
+def test_an_example_never_hides_the_branch_the_default_takes():
+    # Net's default takes both fallbacks; the module builds Net nowhere, so the default stands
+    # for the callers outside, and an example only adds its own configuration
+    source = SOURCE.replace("fixed_size=True, in_size=(32, 32)", "fixed_size=False, in_size=None")
+    found = lint_source(source, "net.py", project=_built({"fixed_size": True, "in_size": (8, 8)}))
+    assert sorted(f.line for f in found if f.code == "HL001") == [UNIT_LINE, NET_LINE]
+
+
+def test_a_numpy_argument_leaves_the_test_undecided():
+    assert _lines(_built({"fixed_size": OPAQUE})) == [UNIT_LINE, NET_LINE]
+
+
+def test_a_child_block_an_example_builds_is_configured_too(tmp_path):
+    config = Config(
+        root=str(tmp_path),
+        examples={
+            "net.py::Outer": {
+                "kwargs": {"body": {"block": "Net", "kwargs": {"fixed_size": False}}},
+                "inputs": [[1, 3, 8, 8]],
+            }
+        },
+    )
+    project = FileProject(constructions=config.constructions_for(str(tmp_path / "net.py")))
+    assert _lines(project) == [UNIT_LINE, NET_LINE]
+
+
 def test_the_fix_is_written_for_the_configured_fallback():
     fixed = fix_source(SOURCE, "net.py", project=_built({"fixed_size": False})).source
     assert "x.shape" not in fixed
@@ -99,6 +125,7 @@ def test_config_reads_the_constructions_of_the_files_examples(tmp_path):
     assert config.constructions_for(str(tmp_path / "models" / "net.py")) == (
         ("Net", (("fixed_size", False), ("in_size", (None, 8)))),
         ("Net", (("backbone", ("<block>", "Body")),)),
+        ("Body", ()),  # a child block an example builds is a construction of its class too
         ("Head", ()),
     )
     assert config.constructions_for(str(tmp_path / "other.py")) == ()
