@@ -25,13 +25,13 @@ SOURCE = textwrap.dedent(
     class Unit(HybridBlock):
         def __init__(self, channels, in_size=None, **kwargs):
             super(Unit, self).__init__(**kwargs)
+            self.conv = nn.Conv2D(channels, 1)
             self.in_size = in_size
-            self.conv = nn.Conv2D(channels, 3, padding=1)
 
         def hybrid_forward(self, F, x):
-            in_size = self.in_size if self.in_size is not None else x.shape[2:]
-            x = self.conv(x)
-            return F.contrib.BilinearResize2D(x, height=in_size[0], width=in_size[1])
+            size = x.shape[2:] if self.in_size is None else self.in_size
+            y = F.relu(self.conv(x))
+            return F.contrib.BilinearResize2D(y, height=size[0], width=size[1])
 
 
     class Net(HybridBlock):
