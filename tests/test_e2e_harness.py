@@ -469,3 +469,22 @@ def test_a_gradient_the_original_does_not_compute_alike_twice_is_not_compared():
     assert stub.train_verdict("fix", "fix.py", {}, [], "", False, reference) == "equal"
     verdict = stub.train_verdict("fix", "fix.py", {}, [], "", False, reference)
     assert verdict.startswith("differs in gradients"), verdict
+
+
+def test_a_working_block_the_tool_left_unchanged_is_ok_whatever_the_judge_saw():
+    tool = run.ToolRun(0, findings=[], claims=False)
+    verdicts = {
+        "eager": ["equal", "equal"],
+        "hybrid": ["equal", "equal"],
+        "train": ["equal", "equal"],
+        "train_hybrid": ["equal", "differs in gradients: 3.69e+19"],
+    }
+    source = "class Block:\n    pass\n"
+    judged = run.classify(_case(kind="works"), tool, verdicts, source, ["equal", "equal"])
+    assert judged.verdict == "broken"
+    assert run.classify(
+        _case(kind="works"), tool, verdicts, source, ["equal", "equal"], unchanged=True
+    ) == run.Outcome("ok", "unchanged")
+    # a failing block the tool did not touch is judged as ever (it still fails)
+    failing = {"eager": ["equal", "equal"], "hybrid": ["error: E", "error: E"]}
+    assert run.classify(_case(), tool, failing, source, unchanged=True).verdict == "silent"
