@@ -448,29 +448,39 @@ def parse_table(
     )
 
 
+# The tables an example's `kwargs` spell what TOML cannot (README, *kwargs*): one definition
+# for the linter (`_literal`) and the checker (checker/inputs.py `config_kwargs`).
+def is_none_table(value: Any) -> bool:
+    """`{ none = true }`: None."""
+    return isinstance(value, Mapping) and dict(value) == {"none": True}
+
+
+def is_block_table(value: Any) -> bool:
+    """`{ block = "Name", kwargs = {...} }`: a child block built for the example."""
+    return isinstance(value, Mapping) and "block" in value and set(value) <= {"block", "kwargs"}
+
+
+def is_numpy_table(value: Any) -> bool:
+    """`{ numpy = [...], dtype = "float64" }`: a numpy array."""
+    return isinstance(value, Mapping) and "numpy" in value and set(value) <= {"numpy", "dtype"}
+
+
 def _literal(value: Any) -> Any:
     """A configured constructor argument as the linter's analysis reads it (hashable, the
     truth and None-ness of the value the checker would pass): `{ none = true }` is None, a
-    list a tuple, a child block `{ block = ..., kwargs = ... }` a marker that is neither None
-    nor false (a block), a numpy array `{ numpy = ... }` `OPAQUE` (checker/inputs.py
-    `config_kwargs`)."""
+    list a tuple, a child block a marker that is neither None nor false (a block), a numpy
+    array `OPAQUE`."""
+    if is_none_table(value):
+        return None
+    if is_block_table(value):
+        return ("<block>", str(value["block"]))
+    if is_numpy_table(value):
+        return OPAQUE
     if isinstance(value, Mapping):
-        keys = set(value)
-        if dict(value) == {"none": True}:
-            return None
-        if _is_block(value):
-            return ("<block>", str(value["block"]))
-        if "numpy" in keys and keys <= {"numpy", "dtype"}:
-            return OPAQUE
         return tuple(sorted((str(k), _literal(v)) for k, v in value.items()))
     if isinstance(value, list):
         return tuple(_literal(v) for v in value)
     return value
-
-
-def _is_block(value: Any) -> bool:
-    """`{ block = "Name", kwargs = {...} }`: a child block built for an example."""
-    return isinstance(value, Mapping) and "block" in value and set(value) <= {"block", "kwargs"}
 
 
 def _children(kwargs: Mapping[str, Any]) -> Iterable[Tuple[str, Mapping[str, Any]]]:
@@ -479,10 +489,10 @@ def _children(kwargs: Mapping[str, Any]) -> Iterable[Tuple[str, Mapping[str, Any
     for value in kwargs.values():
         items = value if isinstance(value, list) else [value]
         for item in items:
-            if _is_block(item) and isinstance(item.get("kwargs", {}), Mapping):
+            if is_block_table(item) and isinstance(item.get("kwargs", {}), Mapping):
                 yield str(item["block"]), item.get("kwargs", {})
                 yield from _children(item.get("kwargs", {}))
-            elif isinstance(item, Mapping) and not _is_block(item):
+            elif isinstance(item, Mapping) and not is_block_table(item):
                 yield from _children(item)
 
 

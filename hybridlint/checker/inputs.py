@@ -17,6 +17,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..config import is_block_table, is_none_table, is_numpy_table
+
 FLOAT_DTYPES = ("float16", "float32", "float64")
 INT_DTYPES = ("uint8", "int8", "int32", "int64")
 BOOL_DTYPES = ("bool",)
@@ -352,24 +354,22 @@ def config_kwargs(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
     `{ numpy = [...], dtype = "float32" }` a numpy array (`bin_centers`)."""
 
     def value(item: Any) -> Any:
+        if is_none_table(item):
+            return None
+        if is_block_table(item):
+            if not isinstance(item["block"], str) or not isinstance(
+                item.get("kwargs", {}), Mapping
+            ):
+                raise ExampleError(
+                    f'a child block is {{ block = "Class", kwargs = {{ ... }} }} (got {dict(item)!r})'
+                )
+            return ChildBlock(item["block"], config_kwargs(item.get("kwargs", {})))
+        if is_numpy_table(item):
+            try:
+                return np.array(item["numpy"], dtype=item.get("dtype", "float32"))
+            except (TypeError, ValueError) as exc:
+                raise ExampleError(f"a numpy kwarg: {exc}") from None
         if isinstance(item, Mapping):
-            keys = set(item)
-            if dict(item) == {"none": True}:
-                return None
-            if "block" in keys and keys <= {"block", "kwargs"}:
-                if not isinstance(item["block"], str) or not isinstance(
-                    item.get("kwargs", {}), Mapping
-                ):
-                    raise ExampleError(
-                        'a child block is { block = "Class", kwargs = { ... } } '
-                        f"(got {dict(item)!r})"
-                    )
-                return ChildBlock(item["block"], config_kwargs(item.get("kwargs", {})))
-            if "numpy" in keys and keys <= {"numpy", "dtype"}:
-                try:
-                    return np.array(item["numpy"], dtype=item.get("dtype", "float32"))
-                except (TypeError, ValueError) as exc:
-                    raise ExampleError(f"a numpy kwarg: {exc}") from None
             return {k: value(v) for k, v in item.items()}
         if isinstance(item, list):
             return [value(v) for v in item]
