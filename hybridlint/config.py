@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .project import OPAQUE, Constructions
+from .project import OPAQUE, Constructions, ExampleInputs
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -127,6 +127,33 @@ class Config:
                         pairs = tuple(sorted((str(k), _literal(v)) for k, v in given.items()))
                         table.setdefault(file, []).append((built, pairs))
         return {file: tuple(built) for file, built in table.items()}
+
+    def example_inputs_for(self, path: str) -> ExampleInputs:
+        """What the configured examples of the file at ``path`` pass its blocks: (class name,
+        one (kind, shown value) per positional input), one per example (``input_kind``). HL018
+        reports what they prove (a Python int an example passes makes the hybridized call
+        fail), so they are part of what a file's result depends on too."""
+        if not self._example_inputs:
+            return ()
+        try:
+            return self._example_inputs.get(self.relpath(path), ())
+        except ValueError:  # Windows: a path on another drive than the root has no relpath
+            return ()
+
+    @cached_property
+    def _example_inputs(self) -> Dict[str, ExampleInputs]:
+        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, str], ...]]]] = {}
+        for key, value in self.examples.items():
+            path, sep, name = str(key).rpartition("::")
+            if not sep or not path or not name.isidentifier():
+                continue  # malformed: --verify says so (examples_from_config); lint reads none
+            file = os.path.normpath(path).replace(os.sep, "/")
+            for entry in value if isinstance(value, list) else [value]:
+                inputs = entry.get("inputs") if isinstance(entry, Mapping) else None
+                if isinstance(inputs, list):
+                    kinds = tuple(input_kind(item) for item in inputs)
+                    table.setdefault(file, []).append((name, kinds))
+        return {file: tuple(given) for file, given in table.items()}
 
     def relpath(self, path: str) -> str:
         """``path`` relative to the project root, with forward slashes (for globs)."""
@@ -465,6 +492,42 @@ def is_numpy_table(value: Any) -> bool:
     return isinstance(value, Mapping) and "numpy" in value and set(value) <= {"numpy", "dtype"}
 
 
+_PYTHON_INPUT_KEYS = ("int", "float", "bool", "str")
+
+
+def input_kind(value: Any) -> Tuple[str, str]:
+    """One configured example input as HL018 reads it: ("none", "None"), (the Python type,
+    the value shown) for a value a hybridized block refuses as an input (`{ int = 12 }`, a
+    bare float or bool; the first such value inside `{ list = [...] }` or a list of inputs),
+    else ("array", "") (a shape, an array table, a list of arrays; what the checker cannot
+    read either, which --verify reports)."""
+    if is_none_table(value):
+        return ("none", "None")
+    if isinstance(value, bool):
+        return ("bool", repr(value))
+    if isinstance(value, float):
+        return ("float", repr(value))
+    if isinstance(value, Mapping):
+        for key in _PYTHON_INPUT_KEYS:
+            if key in value and len(value) == 1:
+                return (key, repr(value[key]))
+        items = value.get("list", value.get("tuple")) if len(value) == 1 else None
+        return _first_python_value(items) if isinstance(items, list) else ("array", "")
+    if isinstance(value, list) and not all(
+        isinstance(d, int) and not isinstance(d, bool) for d in value
+    ):
+        return _first_python_value(value)  # a list of inputs (a list of ints is a shape)
+    return ("array", "")
+
+
+def _first_python_value(items: List[Any]) -> Tuple[str, str]:
+    for item in items:
+        kind = input_kind(item)
+        if kind[0] not in ("array", "none"):
+            return kind
+    return ("array", "")
+
+
 def _literal(value: Any) -> Any:
     """A configured constructor argument as the linter's analysis reads it (hashable, the
     truth and None-ness of the value the checker would pass): `{ none = true }` is None, a
@@ -534,6 +597,12 @@ def split_codes(option_value: Optional[str], where: str) -> Optional[list]:
 # configuration. A prefix or `ALL` leaves them off. A constant here, not a rule attribute, so
 # that resolving the selection never imports the rules (a cached run does not load LibCST).
 DEFAULT_OFF: FrozenSet[str] = frozenset({"HL016", "HL017", "HL018"})
+# Default-off rules that still report, on the blocks a configured example builds, what those
+# examples prove: where a selection would enable the code but for its being off by default
+# (the default selection, a prefix, ALL), the run selects `CODE:examples`
+# (:meth:`RuleSelection.examples_only`), and the rule reports only example-proven findings.
+EXAMPLE_PROVEN: FrozenSet[str] = frozenset({"HL018"})
+EXAMPLES_ONLY = ":examples"
 
 
 @dataclass(frozen=True)
@@ -600,6 +669,23 @@ class RuleSelection:
             enabled -= set().union(*(_matching(s, codes) for s in ignore))
         enabled -= set().union(*(_matching(s, codes) for s in extra_ignore))
         return frozenset(enabled)
+
+    def examples_only(
+        self, all_codes: Iterable[str], extra_ignore: Iterable[str] = ()
+    ) -> frozenset:
+        """The selection items ``CODE:examples`` for the :data:`EXAMPLE_PROVEN` codes this
+        selection leaves off only because they are off by default: a ``select`` by prefix or
+        the default selection covers them, no ``ignore`` removes them."""
+        codes = [code for code in all_codes if code in EXAMPLE_PROVEN]
+        covered = set(codes)
+        for select, extend, ignore in self.layers:
+            if select is not None:
+                covered = set().union(*(_matching(s, codes) for s in select))
+            covered |= set().union(*(_matching(s, codes) for s in extend))
+            covered -= set().union(*(_matching(s, codes) for s in ignore))
+        covered -= set().union(*(_matching(s, codes) for s in extra_ignore))
+        covered -= self.enabled(codes, extra_ignore)
+        return frozenset(code + EXAMPLES_ONLY for code in covered)
 
 
 def _selecting(prefix: str, codes: Sequence[str]) -> set:

@@ -45,7 +45,7 @@ from .rules.analysis import (
 from .rules.base import Replacement, Report, Rule, WalkState, SAFE, UNSAFE
 from . import suppression as _suppression
 from . import toplevel
-from .config import DEFAULT_OFF
+from .config import DEFAULT_OFF, EXAMPLE_PROVEN, EXAMPLES_ONLY
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
 from .rules.values import _walked_fields, is_node_class, walk_nodes
@@ -767,6 +767,36 @@ def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
     return chosen
 
 
+def _examples_only(chosen: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
+    """The default-off rules of config.EXAMPLE_PROVEN that report what the file's configured
+    examples prove (``Rule.examples_only``): under the default selection (``select`` None)
+    unless ignored, else where the runner selects ``CODE:examples``
+    (``RuleSelection.examples_only``); not a rule ``chosen`` already runs in full. They are
+    not among the rules that "ran" for unused suppressions: a `# noqa` of the full rule may
+    stand where the examples prove nothing."""
+    variants = []
+    for rule in ALL_RULES:
+        if rule.code not in EXAMPLE_PROVEN or rule in chosen:
+            continue
+        if select is None:
+            if any(rule.code.startswith(i) for i in ignore):
+                continue
+        elif rule.code + EXAMPLES_ONLY not in select:
+            continue
+        variants.append(_examples_only_variant(rule))
+    return variants
+
+
+_VARIANTS: Dict[Type[Rule], Type[Rule]] = {}
+
+
+def _examples_only_variant(rule: Type[Rule]) -> Type[Rule]:
+    """`rule` reporting only what the configured examples prove (one class per rule)."""
+    if rule not in _VARIANTS:
+        _VARIANTS[rule] = type(rule.__name__, (rule,), {"examples_only": True})
+    return _VARIANTS[rule]
+
+
 def _collect(
     regions: Sequence[_Region],
 ) -> Tuple[List[cst.ClassDef], List[cst.FunctionDef], Dict[cst.CSTNode, _Region]]:
@@ -919,6 +949,8 @@ def _locate(
     parsed = _PARSED.pop(source, None)  # parsed (no roots) for another file's helpers?
     lines, regions, context = parsed if parsed and not seeds else _parse_regions(source, seeds)
     rule_classes = _selected(rules, select, ignore)
+    if project.example_inputs and rules is ALL_RULES:
+        rule_classes += _examples_only(rule_classes, select, ignore)
     suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
@@ -1018,7 +1050,7 @@ def lint_source(
     """
     _check_text(source)
     project = _file_project(source, path, project)
-    with _nesting_guard(), configured_constructions(project.constructions):
+    with _nesting_guard(), configured_constructions(project.constructions, project.example_inputs):
         located = _locate(source, path, select, ignore, rules or ALL_RULES, project)[1]
         return [item.finding for item in located]
 
@@ -1256,7 +1288,7 @@ def fix_source(
     """
     _check_text(source)
     project = _file_project(source, path, project)
-    with _nesting_guard(), configured_constructions(project.constructions):
+    with _nesting_guard(), configured_constructions(project.constructions, project.example_inputs):
         result = _fix_to_fixed_point(
             source, path, select, ignore, unsafe, accept, rules or ALL_RULES, project
         )

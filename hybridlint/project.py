@@ -107,6 +107,11 @@ Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
 # the value of an argument whose truth no literal tells (a numpy array: `bool()` of one with
 # several elements raises): the analysis leaves what it decides undecided
 OPAQUE = ("<numpy array>",)
+# What the configured examples of a file pass its blocks (`Config.example_inputs_for`): (class
+# name, one (kind, shown value) per positional input), one per example. The kind is "array",
+# "none", or the Python type of a value a hybridized block refuses as an input ("int",
+# "float", "bool", "str"; also when inside a list of inputs): HL018 reports what they prove.
+ExampleInputs = Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -119,12 +124,13 @@ class FileProject:
     module: str = ""
     importers: Tuple[Importer, ...] = ()
     constructions: Constructions = ()
+    example_inputs: ExampleInputs = ()
 
     @property
     def key(self) -> str:
         """What the cache key of the file's result must include ("" without importers or
-        configured constructions)."""
-        if not self.importers and not self.constructions:
+        configured examples)."""
+        if not self.importers and not self.constructions and not self.example_inputs:
             return ""
         digest = hashlib.sha256(self.module.encode())
         for importer in self.importers:
@@ -133,6 +139,8 @@ class FileProject:
             )
         if self.constructions:
             digest.update(f"\0constructions\0{self.constructions!r}".encode())
+        if self.example_inputs:
+            digest.update(f"\0inputs\0{self.example_inputs!r}".encode())
         return digest.hexdigest()[:32]
 
 

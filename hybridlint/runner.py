@@ -148,17 +148,23 @@ class _Plan:
     def rule_codes(self, extra_ignore: Tuple[str, ...]) -> Tuple[str, ...]:
         """The rule codes to run on a file with these per-file-ignores, sorted."""
         if extra_ignore not in self._rule_codes:
-            enabled = self.options.selection.enabled(self.codes, extra_ignore)
+            selection = self.options.selection
+            enabled = selection.enabled(self.codes, extra_ignore)
+            enabled |= selection.examples_only(self.codes, extra_ignore)
             self._rule_codes[extra_ignore] = tuple(
                 sorted(c for c in enabled if c not in RUNNER_CODES)
             )
         return self._rule_codes[extra_ignore]
 
     def with_examples(self, path: str, project: FileProject) -> FileProject:
-        """``project`` with the constructions of the file's configured examples (the
-        file's configuration for the analysis: ``Config.constructions_for``)."""
-        constructions = self.options.config.constructions_for(path)
-        return replace(project, constructions=constructions) if constructions else project
+        """``project`` with the constructions and inputs of the file's configured examples
+        (the file's configuration for the analysis: ``Config.constructions_for``; what HL018
+        reads: ``Config.example_inputs_for``)."""
+        config = self.options.config
+        constructions, inputs = config.constructions_for(path), config.example_inputs_for(path)
+        if not constructions and not inputs:
+            return project
+        return replace(project, constructions=constructions, example_inputs=inputs)
 
     def examples_for(self, path: str) -> List[Any]:
         """--verify: the configured examples of one file (keys relative to the root)."""

@@ -58,7 +58,7 @@ from .files import lf_to_cr, lone_cr_to_lf
 from .fixedits import LINE_BREAK as _LINE_BREAK
 from .fixedits import fix_key, fix_title, line_starts, minimal_edit, single_fix
 from .ftypes import RUNNER_CODES, Finding, FixSafety
-from .project import Constructions, FileProject, Project
+from .project import Constructions, ExampleInputs, FileProject, Project
 from .reporters import RULES_URL, rule_doc_url
 
 DEBOUNCE_SECONDS = 0.3  # after the last change, before a changed document is linted
@@ -86,6 +86,7 @@ class Settings:
     config_file: Optional[str] = None  # re-read when its modification time changes
     config_mtime: Optional[int] = None
     constructions: Constructions = ()  # of the path's configured examples (as the runner's)
+    example_inputs: ExampleInputs = ()  # what they pass the path's blocks (as the runner's)
 
 
 def resolve_settings(path: str) -> Settings:
@@ -100,7 +101,8 @@ def resolve_settings(path: str) -> Settings:
         config.check_known(codes)
     except ConfigError as exc:
         return Settings(error=f"configuration error: {exc}")
-    enabled = selection.enabled(codes, config.ignores_for(path))
+    ignores = config.ignores_for(path)
+    enabled = selection.enabled(codes, ignores) | selection.examples_only(codes, ignores)
     return Settings(
         codes=tuple(sorted(c for c in enabled if c not in RUNNER_CODES)),
         line_length=config.line_length,
@@ -108,15 +110,20 @@ def resolve_settings(path: str) -> Settings:
         config_file=config.path,
         config_mtime=_mtime(config.path),
         constructions=config.constructions_for(path),
+        example_inputs=config.example_inputs_for(path),
     )
 
 
 def _project(text: str, path: str, settings: Settings) -> Optional[FileProject]:
     """The document's project as the runner gives it (with its configured examples'
     constructions); None, the linter's own reading of the files around ``path``, without."""
-    if not settings.constructions:
+    if not settings.constructions and not settings.example_inputs:
         return None
-    return replace(Project().for_source(text, path), constructions=settings.constructions)
+    return replace(
+        Project().for_source(text, path),
+        constructions=settings.constructions,
+        example_inputs=settings.example_inputs,
+    )
 
 
 def _mtime(path: Optional[str]) -> Optional[int]:

@@ -45,7 +45,7 @@ from typing import (
 import libcst as cst
 
 from ..cstwalk import visit_only
-from ..project import OPAQUE, Constructions
+from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import factory_value
 from ._pooled import child_effect
 from ._sliced_arrays import sliced_arrays
@@ -790,15 +790,30 @@ _LAST: List[Optional[_Index]] = [None]  # the last module's tables (modules are 
 _CONFIGURED: ContextVar[Constructions] = ContextVar("configured_constructions", default=())
 
 
+# What the configured examples pass the module's blocks (`FileProject.example_inputs`): HL018
+# reports the hybridized calls they prove to fail.
+_CONFIGURED_INPUTS: ContextVar[ExampleInputs] = ContextVar("configured_inputs", default=())
+
+
 @contextmanager
-def configured_constructions(constructions: Constructions) -> Iterator[None]:
+def configured_constructions(
+    constructions: Constructions, inputs: ExampleInputs = ()
+) -> Iterator[None]:
     """Within: the analysis reads ``constructions`` as constructions of the module's classes
-    (``_CONFIGURED``)."""
+    (``_CONFIGURED``), and ``inputs`` as what the examples pass them (``example_inputs``)."""
     token = _CONFIGURED.set(tuple(constructions))
+    inputs_token = _CONFIGURED_INPUTS.set(tuple(inputs))
     try:
         yield
     finally:
+        _CONFIGURED_INPUTS.reset(inputs_token)
         _CONFIGURED.reset(token)
+
+
+def example_inputs(name: str) -> List[Tuple[Tuple[str, str], ...]]:
+    """What each configured example of the module class `name` passes its hybrid_forward:
+    one (kind, shown value) per positional input (``hybridlint.config.input_kind``)."""
+    return [given for built, given in _CONFIGURED_INPUTS.get() if built == name]
 
 
 def built_by_example(name: str) -> bool:

@@ -175,6 +175,9 @@ class Rule:
     explanation: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+    # a default-off rule run for what the configured examples prove (config.EXAMPLE_PROVEN:
+    # the linter runs a copy with this set where the selection leaves the rule off by default)
+    examples_only: ClassVar[bool] = False
 
     def __init__(self, state: Optional["WalkState"] = None) -> None:
         self.reports: List[Report] = []

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from ._examples import net
+from .analysis import ClassFacts, example_inputs
 from .base import Invalid, Rule, Valid
 from ..mxnet_facts import attribute_keywords
 from .values import dotted_name, last_name, namespace_call, target_names, walk_nodes
@@ -102,9 +103,14 @@ passing the value): inside a hybridized parent a child's None output or Python-v
 stays a Python value of the parent's trace, and on real code most reports are such children.
 That holds for inputs with no default too: sockeye's DotAttentionCell takes its required `heads`
 as an operator attribute and works, because its parents pass an int inside their own traces.
+On a block with configured examples (`[tool.hybridlint.examples]`), which say how it is called
+on its own, it reports by default what they prove: an input an example passes as a Python
+int/float/bool/str, a None output on every call of an example.
 
 ## What it does
 In `hybrid_forward` itself, finds
+- an input a configured example passes as a Python value (`{ int = 12 }`, not the first
+  input: there it fails eagerly too), reported at the parameter;
 - an output that is None: `return y, None`, or an input that may be None returned untouched
   (its default is None or its annotation `Optional[...]`, and the body never rebinds it);
 - an input used only as a Python value (`if flag:`, `not flag`, `a if flag else b`, `flag and
@@ -178,13 +184,43 @@ Reported only.
         self._python: Dict[str, cst.Param] = {}
         self._attribute_inputs: Set[str] = set()
         self._reported: Set[str] = set()
+        self._examples: List[Tuple[Tuple[str, str], ...]] = []
+        self._proven: Dict[cst.FunctionDef, Set[str]] = {}  # inputs check_class reported
+
+    # -- what the configured examples pass -------------------------------------------------
+    def check_class(self, klass: ClassFacts) -> None:
+        """An input a configured example of the block passes as a Python value (`{ int = 12
+        }`): its hybridized call fails, whatever the body does with it. Not the first input:
+        a Python value there fails eagerly too (the example is wrong, not the block)."""
+        function = klass.methods.get("hybrid_forward")
+        examples = example_inputs(klass.name)
+        if function is None or not examples:
+            return
+        proven = self._proven.setdefault(function, set())
+        for index, param in enumerate(function.params.params[2:]):
+            for number, given in enumerate(examples, 1):
+                kind, shown = given[index] if 0 < index < len(given) else ("array", "")
+                if kind in ("array", "none"):
+                    continue
+                name = param.name.value
+                proven.add(name)
+                self.report(
+                    param.name,
+                    f"input `{name}` is {shown}, a Python {kind}, in the configured example "
+                    f"{klass.name}#{number}: hybridized, gluon refuses it (ValueError: the "
+                    "input of HybridBlock must be (nested) list of Symbol or NDArray); make "
+                    f"`{name}` a constructor option (self.{name}) or pass an array",
+                )
+                break
 
     def _prepare(self) -> bool:
         facts = self.facts
         if facts is None or facts.kind != "hybrid_forward":
             return False
         if facts.node is not self._function:
-            self._function, self._reported = facts.node, set()
+            self._function = facts.node
+            self._reported = set(self._proven.get(facts.node, ()))
+            self._examples = example_inputs(facts.klass.name) if facts.klass is not None else []
             params = facts.node.params
             candidates = list(params.params[2:]) + list(params.kwonly_params)
             bound = _bound_names(facts.node.body) if candidates else set()
@@ -215,6 +251,8 @@ Reported only.
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is None or not self._prepare():
             return
+        if self.examples_only and not self._examples:
+            return
         value = node.value
         elements = (
             [e.value for e in value.elements]
@@ -231,12 +269,41 @@ Reported only.
                 what = f"input `{element.value}`, which may be None (never rebound),"
             else:
                 continue
+            proof = self._none_returned_by_example(node, element.value)
+            if self.examples_only and proof is None:
+                continue
             self.report(
                 element,
-                f"hybrid_forward returns {what} as an output: hybridized, gluon cannot put "
-                "None in the graph's outputs (TypeError: Expected a list of symbols as "
-                "input); return only arrays and let the caller keep the None",
+                f"hybrid_forward returns {what} as an output{proof or ''}: hybridized, gluon "
+                "cannot put None in the graph's outputs (TypeError: Expected a list of "
+                "symbols as input); return only arrays and let the caller keep the None",
             )
+
+    def _none_returned_by_example(self, node: cst.Return, name: str) -> Optional[str]:
+        """`, None in the configured example C#k` when the return runs on every call (a
+        statement of the body itself) and an example makes the returned `name` None: the
+        literal None, or an input the example passes as None or leaves at its None default."""
+        facts = self.facts
+        if not self._examples or facts is None or facts.klass is None:
+            return None
+        if not any(
+            isinstance(line, cst.SimpleStatementLine) and node in line.body
+            for line in facts.node.body.body
+        ):
+            return None
+        inputs = facts.node.params.params[2:]
+        index = next((i for i, p in enumerate(inputs) if p.name.value == name), None)
+        for number, given in enumerate(self._examples, 1):
+            if name != "None":
+                if index is None:
+                    continue
+                passed = given[index][0] if index < len(given) else None
+                default = inputs[index].default
+                left_none = isinstance(default, cst.Name) and default.value == "None"
+                if passed != "none" and not (passed is None and left_none):
+                    continue
+            return f" (None in the configured example {facts.klass.name}#{number})"
+        return None
 
     # -- inputs used as Python values ------------------------------------------------------
     def _unreported_input(
@@ -254,6 +321,8 @@ Reported only.
         return expr
 
     def _python_use(self, expr: Optional[cst.BaseExpression], how: str) -> None:
+        if self.examples_only:
+            return
         name_node = self._unreported_input(expr)
         if name_node is None:
             return
@@ -297,6 +366,8 @@ Reported only.
     def _attribute_use(self, expr: cst.BaseExpression, where: str) -> None:
         """An input passed as an operator's attribute: MXNet takes a Python value there, and
         an array fails (`Invalid Parameter format`) eagerly and hybridized alike."""
+        if self.examples_only:
+            return
         name_node = self._unreported_input(expr, attribute=True)
         if name_node is None:
             return
