@@ -219,6 +219,7 @@ def verify_file(
             cannot.append(f"{label}: {report.reason}")
             result.notes.append(f"{path}::{label}: cannot run: {report.reason}")
     result.findings += _still_fails(path, failing, outcome.source)
+    result.notes += _unrun_notes(path, outcome)
     if outcome.status == "unverified" and not cannot:
         cannot.append(outcome.reason or "the original cannot be run")
     if cannot:
@@ -365,6 +366,24 @@ def _what_ran(report) -> str:
     return f"eager, hybridized{trip}; max abs diff {report.max_abs_diff:.3g}" + "".join(
         f"; {n}" for n in fewer
     )
+
+
+def _unrun_notes(path: str, outcome: Any) -> List[str]:
+    """One note per block holding a fix --verify left unapplied that no example ran, with
+    the example to configure (``inferred.unrun_blocks``): without one, the fix stays out
+    however plainly right it is, and the user cannot tell why from the finding alone."""
+    unapplied = {f.line for f in outcome.remaining if f.fix is not None}
+    if not unapplied:
+        return []
+    from .checker.inferred import unrun_blocks
+
+    ran = {label.partition("#")[0] for label in outcome.labels}
+    blocks = unrun_blocks(outcome.source, unapplied, ran)
+    return [
+        f"{path}::{name}: no example ran it, so --verify cannot prove its fixes; configure "
+        f'one in [tool.hybridlint.examples]: "{path}::{name}" = {value}'
+        for name, value in blocks
+    ]
 
 
 def _annotated(outcome, original: str) -> list:

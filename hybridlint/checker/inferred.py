@@ -438,3 +438,45 @@ def _rank_of(block: _Block, name: str, trial: int) -> int:
         return rank
     least = block.min_ranks.get(name, 0)
     return trial if trial >= least else min(least, max(SHAPES))
+
+
+def unrun_blocks(source: str, lines: Iterable[int], ran: Set[str]) -> List[Tuple[str, str]]:
+    """The blocks of `source` (classes defining or inheriting hybrid_forward in the file)
+    holding one of `lines` that no example in `ran` (class names) ran, each with a
+    `[tool.hybridlint.examples]` value to fill in: `{ kwargs = { mean = <mean> }, inputs =
+    [<x>] }` (its constructor's required arguments; hybrid_forward's required inputs that are
+    not its parameters). `--verify` proves the fixes of such a block only once an example
+    runs it, so the notes name what to configure."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    wanted = set(lines)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    # a block's run runs the code of its bases too
+    ran = {
+        base.name for name in ran if name in classes for base in _lineage(classes[name], classes)
+    }
+    out = []
+    for node in classes.values():
+        if node.name in ran or not _holds(node, wanted):
+            continue
+        lineage = list(_lineage(node, classes))
+        forward = _method(lineage, "hybrid_forward")
+        if forward is None:
+            continue
+        init = _method(lineage, "__init__")
+        required: List[str] = []
+        if init is not None:
+            args = init.args
+            positional = args.posonlyargs + args.args
+            required = [a.arg for a in positional[1 : len(positional) - len(args.defaults)]]
+            required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+        params = forward.args.args
+        given = [a.arg for a in params[2 : len(params) - len(forward.args.defaults)]]
+        inputs = [name for name in given if name not in _parameters(lineage)] or ["x"]
+        kwargs = ", ".join(f"{name} = <{name}>" for name in required)
+        shown = ", ".join(f"<{name}>" for name in inputs)
+        value = f"{{ kwargs = {{ {kwargs} }}, inputs = [{shown}] }}" if kwargs else ""
+        out.append((node.name, value or f"{{ inputs = [{shown}] }}"))
+    return out

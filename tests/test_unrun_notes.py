@@ -1,0 +1,55 @@
+"""--verify names the blocks it could not run and the example that would let it.
+
+Without an example that runs a block, --verify leaves the block's unsafe fixes (and its
+fixes no expression-level check covers) unapplied; the finding alone does not say why. A
+note per such block gives the `[tool.hybridlint.examples]` entry to fill in."""
+
+import textwrap
+
+from hybridlint.checker.inferred import unrun_blocks
+from tests.cli_support import invoke
+
+SOURCE = textwrap.dedent(
+    """
+    import mxnet as mx
+    from mxnet.gluon import HybridBlock
+
+
+    class DeNormalize(HybridBlock):
+        def __init__(self, mean, std):
+            super(DeNormalize, self).__init__()
+            self.mean = mx.nd.array(mean, ctx=mx.cpu(0))
+            self.std = mx.nd.array(std, ctx=mx.cpu(0))
+
+        def hybrid_forward(self, F, x):
+            return x * self.std.reshape(shape=(3, 1, 1)) + self.mean.reshape(shape=(3, 1, 1))
+
+
+    class Shifted(DeNormalize):
+        pass
+    """
+)
+LINE = 13  # the hybrid_forward's return
+STUB = "{ kwargs = { mean = <mean>, std = <std> }, inputs = [<x>] }"
+
+
+def test_a_block_no_example_ran_gets_the_example_to_configure():
+    assert unrun_blocks(SOURCE, [LINE], set()) == [("DeNormalize", STUB)]
+
+
+def test_no_note_for_a_block_an_example_ran_or_its_base():
+    assert unrun_blocks(SOURCE, [LINE], {"DeNormalize"}) == []
+    assert unrun_blocks(SOURCE, [LINE], {"Shifted"}) == []  # its run runs the base's code
+
+
+def test_no_note_for_lines_outside_blocks():
+    assert unrun_blocks(SOURCE, [2], set()) == []
+
+
+def test_verify_prints_the_note(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    alone = SOURCE[: SOURCE.index("class Shifted")]  # HL005 fixes a block no subclass reuses
+    (tmp_path / "net.py").write_text(alone)
+    result = invoke("--fix", "--verify", str(tmp_path / "net.py"))
+    assert result.exit_code == 1, result.output
+    assert f'net.py::DeNormalize" = {STUB}' in result.stderr
