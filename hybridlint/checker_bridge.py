@@ -187,7 +187,7 @@ def verify_file(
     made = iter(getattr(outcome, "inferred", ()))  # a checker may predate inference
     for label, report in zip(outcome.labels, outcome.reports):
         how = ""  # how an inferred example was made: one note with its result when equal
-        if label.endswith("#inferred"):
+        if _inferred_label(label):
             how = f"no example is configured; inferred {next(made, '')}"
         if report.ok:
             equal = f"equal after verification ({_what_ran(report)})"
@@ -197,11 +197,7 @@ def verify_file(
             continue
         if how:
             result.notes.append(f"{path}::{label}: {how}, which the original runs eagerly")
-        if (
-            report.status in STILL_FAILS
-            and label.endswith("#inferred")
-            and not _ndarray_only(report)
-        ):
+        if report.status in STILL_FAILS and _inferred_label(label) and not _ndarray_only(report):
             # An input the checker made up may not be one the block's callers pass (a
             # container called with one of its two inputs): a note, not an HL903 finding.
             result.notes.append(
@@ -463,8 +459,12 @@ def _still_fails(
             if len(labels) == 1
             else f"{', '.join(labels)} still fail with their examples"
         )
-        if labels[0].endswith("#inferred"):  # one inferred example a block
-            what = f"{labels[0]} still fails with the example --verify inferred (see its note)"
+        if all(_inferred_label(label) for label in labels):
+            what = (
+                f"{labels[0]} still fails with the example --verify inferred (see its note)"
+                if len(labels) == 1
+                else f"{', '.join(labels)} still fail with the examples --verify inferred"
+            )
         findings.append(
             Finding(
                 "HL903",
@@ -479,6 +479,11 @@ def _still_fails(
             )
         )
     return findings
+
+
+def _inferred_label(label: str) -> bool:
+    """`Net#inferred`, `Net#inferred2`: an example --verify inferred (verify.example_labels)."""
+    return re.search(r"#inferred\d*$", label) is not None
 
 
 def _definition_line(source: str, name: str) -> int:

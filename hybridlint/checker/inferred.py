@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .inputs import Example, InputSpec
@@ -76,8 +76,16 @@ class _Block:
     constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
     guessed: bool = False  # the only constructor's arguments are guesses (_stated_guesses)
     inputs: List[str] = field(default_factory=list)
+    # constructor arguments changed from the first constructor's so that hybrid_forward takes
+    # the configuration branches holding fixes that it leaves (`_configuration_variant`)
+    variant: Optional[Dict[str, Any]] = None
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
     min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
+
+
+# the key of a block's configuration variant among the candidates (`_candidates`)
+VARIANT = "\0variant"
+CONFIGURED = " (constructor arguments changed so that the fixed lines run)"
 
 
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
@@ -117,6 +125,10 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
         if block is None:
             continue
         out[block.name] = (_examples(block), block.guessed)
+        block.variant = _configuration_variant(node, classes, block.constructors[0], wanted)
+        if block.variant is not None:
+            variant = replace(block, constructors=[block.variant])
+            out[block.name + VARIANT] = (_examples(variant), block.guessed)
         if len(out) >= MAX_BLOCKS:
             break
     return out
@@ -141,22 +153,25 @@ def infer_examples(
     first candidate of every block at once, then the next one of the blocks still without an
     example, so a file costs at most MAX_CANDIDATES rounds."""
     made = _candidates(source, lines)
-    pending = {name: list(options) for name, (options, _) in made.items()}
-    found: List[InferredExample] = []
+    pending = {key: list(options) for key, (options, _) in made.items()}
+    found: Dict[str, InferredExample] = {}
     for _ in range(MAX_CANDIDATES):
-        batch = [options.pop(0) for options in pending.values() if options]
+        batch = [(key, options.pop(0)) for key, options in pending.items() if options]
         if not batch:
             break
-        for example, report in zip(batch, run(batch)):
+        for (key, example), report in zip(batch, run([e for _, e in batch])):
             if report.stage == "timeout":  # a constructor or call that hangs: no more tries
-                pending.pop(example.target, None)
+                pending.pop(key, None)
+                pending.pop(example.target + VARIANT, None)
                 continue
             if not ran_eagerly(report):
                 continue
-            guessed = GUESSED if made[example.target][1] else ""
-            found.append(InferredExample(example, report, describe(example) + guessed))
-            pending.pop(example.target, None)
-    return found
+            how = GUESSED if made[key][1] else ""
+            how += CONFIGURED if key.endswith(VARIANT) else ""
+            found[key] = InferredExample(example, report, describe(example) + how)
+            pending.pop(key, None)
+    # each block's examples together, the variant after the first
+    return [found[key] for key in made if key in found]
 
 
 def ran_eagerly(report: EquivalenceReport) -> bool:
@@ -241,6 +256,160 @@ def _block(
         return None
     _rank_hints(forward, block)
     return block
+
+
+def _configuration_variant(
+    node: ast.ClassDef, classes: Dict[str, ast.ClassDef], base: Dict[str, Any], lines: Set[int]
+) -> Optional[Dict[str, Any]]:
+    """`base` with the constructor arguments changed that make hybrid_forward take the
+    branches holding fixed `lines` that `base` leaves, or None when none needs it (or no value
+    is found). A test of what `__init__` stores from an argument with a literal bool or number
+    default (`if self._beta != 0:`, `if self.lw1 > 0.0 or self.lw2 > 0.0:`, `if
+    self._size_average:`) is flipped by a value of the default's type: a bool's negation, a
+    number one past (or at) a constant it is compared with. An unsafe fix in a branch the
+    default configuration never takes is otherwise proven by no inferred example."""
+    lineage = list(_lineage(node, classes))
+    forward, init = _method(lineage, "hybrid_forward"), _method(lineage, "__init__")
+    if forward is None or init is None or not lines:
+        return None
+    stored = _stored_arguments(init)
+    defaults = _literal_defaults(init)
+    kwargs, changed = dict(base), False
+    for test, needed in _branch_tests(forward, lines):
+        if _evaluate(test, stored, {**defaults, **kwargs}) in (None, needed):
+            continue
+        for param, value in _flips(test, stored, defaults):
+            if _evaluate(test, stored, {**defaults, **kwargs, param: value}) == needed:
+                kwargs[param], changed = value, True
+                break
+    return kwargs if changed else None
+
+
+def _stored_arguments(init: ast.FunctionDef) -> Dict[str, str]:
+    """`self.<attribute>` -> the argument of `init` it is stored from (`self._beta = beta`)."""
+    names = {a.arg for a in init.args.args + init.args.kwonlyargs}
+    out: Dict[str, str] = {}
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and isinstance(value, ast.Name)
+                and value.id in names
+            ):
+                out[target.attr] = value.id
+    return out
+
+
+def _literal_defaults(init: ast.FunctionDef) -> Dict[str, Any]:
+    """The arguments of `init` whose default is a literal bool or number, with it."""
+    args = init.args
+    pairs = list(zip(args.args[len(args.args) - len(args.defaults) :], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    out: Dict[str, Any] = {}
+    for arg, default in pairs:
+        try:
+            value = ast.literal_eval(default)
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        if isinstance(value, (bool, int, float)):
+            out[arg.arg] = value
+    return out
+
+
+def _branch_tests(forward: ast.FunctionDef, lines: Set[int]) -> List[Tuple[ast.expr, bool]]:
+    """The tests of the `if` statements holding one of `lines`, outer ones first, each with
+    the truth its branch needs."""
+    out: List[Tuple[ast.expr, bool]] = []
+    for node in ast.walk(forward):
+        if isinstance(node, ast.If):
+            if any(_holds(stmt, lines) for stmt in node.body):
+                out.append((node.test, True))
+            elif any(_holds(stmt, lines) for stmt in node.orelse):
+                out.append((node.test, False))
+    return out
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _evaluate(test: ast.expr, stored: Dict[str, str], values: Dict[str, Any]) -> Optional[bool]:
+    """The truth of a configuration test under the constructor arguments `values`; None when
+    it reads anything else."""
+    try:
+        return bool(_value(test, stored, values))
+    except (_Unknown, TypeError):
+        return None
+
+
+_COMPARE = {
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+}
+
+
+def _value(node: ast.expr, stored: Dict[str, str], values: Dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and stored.get(node.attr) in values
+    ):
+        return values[stored[node.attr]]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _value(node.operand, stored, values)
+    if isinstance(node, ast.BoolOp):
+        items = [_value(v, stored, values) for v in node.values]
+        return all(items) if isinstance(node.op, ast.And) else any(items)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left = _value(node.left, stored, values)
+        right = _value(node.comparators[0], stored, values)
+        return _COMPARE[type(node.ops[0])](left, right)
+    raise _Unknown
+
+
+def _flips(
+    test: ast.expr, stored: Dict[str, str], defaults: Dict[str, Any]
+) -> List[Tuple[str, Any]]:
+    """Candidate (argument, value) pairs for the arguments `test` reads: a bool default's
+    negation; for a number, one past, one short of and at each number it is compared with
+    (0 and 1 when none), in the default's type."""
+    constants = [
+        n.value
+        for n in ast.walk(test)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, (int, float))
+        and not isinstance(n.value, bool)
+    ]
+    out: List[Tuple[str, Any]] = []
+    for node in ast.walk(test):
+        if not (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and stored.get(node.attr) in defaults
+        ):
+            continue
+        param = stored[node.attr]
+        default = defaults[param]
+        if isinstance(default, bool):
+            out.append((param, not default))
+            continue
+        kind = type(default)
+        for c in constants or [0, 1]:
+            out += [(param, kind(c + 1)), (param, kind(c - 1)), (param, kind(c))]
+    return out
 
 
 def _lineage(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> Iterable[ast.ClassDef]:

@@ -158,17 +158,21 @@ def _span(finding) -> Tuple[int, int, int]:
 
 def example_labels(examples: Sequence[Example]) -> List[str]:
     """`Net`, or `Net#1`, `Net#2` when a block has several examples; `Net#inferred` for the
-    one example the checker inferred for it (inferred.py)."""
+    example the checker inferred for it, `Net#inferred2` for a second one (its configuration
+    variant: inferred.py)."""
     counts: Dict[str, int] = {}
     for example in examples:
         if example.inferred:
             continue
         counts[example.target] = counts.get(example.target, 0) + 1
     seen: Dict[str, int] = {}
+    inferred: Dict[str, int] = {}
     labels = []
     for example in examples:
         if example.inferred:
-            labels.append(f"{example.target}#inferred")
+            inferred[example.target] = inferred.get(example.target, 0) + 1
+            number = inferred[example.target]
+            labels.append(f"{example.target}#inferred{number if number > 1 else ''}")
             continue
         seen[example.target] = seen.get(example.target, 0) + 1
         labels.append(
@@ -246,10 +250,16 @@ def verify_fixes(
 
 
 def _doubting(outcome: "VerifyOutcome", found: Sequence, path: str) -> List[Tuple[Any, str]]:
-    """The inferred examples on which a safe fix was refused, each with the first such fix."""
+    """The inferred examples on which a safe fix was refused, each with the first such fix.
+    A report names its block, not which of the block's examples refused: of a block with a
+    configuration variant (inferred.py), the variant is doubted first, so that the first
+    example is judged on its own again, as it was without the variant."""
     out: List[Tuple[Any, str]] = []
-    for inferred in found:
+    doubted: Set[str] = set()
+    for inferred in reversed(found):
         label = f"{path}::{inferred.example.target}"
+        if label in doubted:
+            continue
         for rejected in outcome.rejected:
             finding: Any = rejected.finding
             if finding.fix == "safe" and rejected.report.target == label:
@@ -259,8 +269,9 @@ def _doubting(outcome: "VerifyOutcome", found: Sequence, path: str) -> List[Tupl
                         f"{finding.code} at line {finding.line} was refused: {rejected.reason}",
                     )
                 )
+                doubted.add(label)
                 break
-    return out
+    return out[::-1]
 
 
 def _verify(
