@@ -75,13 +75,26 @@ def test_the_rank_comes_from_what_the_code_reads_of_the_shape():
 def test_a_block_with_required_arguments_of_no_stated_type_gets_no_example():
     source = """
         class Head(HybridBlock):
-            def __init__(self, channels, **kwargs):
+            def __init__(self, layout, **kwargs):
                 super().__init__(**kwargs)
 
             def hybrid_forward(self, F, x):
                 return x
     """
     assert _shapes(source) == {}
+
+
+@pytest.mark.parametrize("name", ["channels", "in_channels", "out_channels", "units", "in_units"])
+def test_an_untyped_count_named_as_gluon_names_channels_is_guessed_an_int(name):
+    source = f"""
+        class Head(HybridBlock):
+            def __init__(self, {name}, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    assert [kwargs[name] for kwargs in _built(source)["Head"]] == [6, 3, 4]  # the channels
 
 
 def _built(source):
@@ -313,7 +326,7 @@ SCALE_GUESSED = SCALE.replace(
         (
             SCALE_GUESSED,
             "inferred Scale(channels=6) with input (4, 6) (constructor arguments guessed from "
-            "their stated types)",
+            "their stated types or names)",
         ),
     ],
     ids=["bare", "guessed"],

@@ -67,7 +67,10 @@ class InferredExample:
 # an int constructor argument guessed from its stated type: the trial input's channels
 _CHANNELS = "<channels>"
 GUESSED_FLOAT = 0.1
-GUESSED = " (constructor arguments guessed from their stated types)"
+GUESSED = " (constructor arguments guessed from their stated types or names)"
+# a required argument with no stated type named like a count of channels or units (gluon's
+# own: `in_channels`, `channels`, `units`, `in_units`): an int, the trial input's channels
+_COUNT_NAME = re.compile(r"^(?:in_|out_|num_)?(?:channels|units|filters|hidden|hidden_size)$")
 
 
 @dataclass
@@ -460,7 +463,10 @@ def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> O
     kwargs: Dict[str, Any] = {}
     for arg in required:
         stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
-        value = _guess(stated or documented.get(arg.arg, ""))
+        stated = stated or documented.get(arg.arg, "")
+        if not stated and _COUNT_NAME.match(arg.arg):
+            stated = "int"
+        value = _guess(stated)
         if value is _NO_GUESS:
             return None
         kwargs[arg.arg] = value
