@@ -15,9 +15,21 @@ import fnmatch
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from .project import OPAQUE, Constructions, ExampleInputs
 
@@ -103,56 +115,54 @@ class Config:
         The linter reads them as the file's configuration (a block the examples build with
         ``fixed_size = false`` takes its dynamic-size branch), so they are part of what a
         file's result depends on (``FileProject.constructions``)."""
-        if not self._constructions:
-            return ()
-        try:
-            return self._constructions.get(self.relpath(path), ())
-        except ValueError:  # Windows: a path on another drive than the root has no relpath
-            return ()
-
-    @cached_property
-    def _constructions(self) -> Dict[str, Constructions]:
-        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, Any], ...]]]] = {}
-        for key, value in self.examples.items():
-            path, sep, name = str(key).rpartition("::")
-            if not sep or not path or not name.isidentifier():
-                continue  # malformed: --verify says so (examples_from_config); lint reads none
-            file = os.path.normpath(path).replace(os.sep, "/")
-            for entry in value if isinstance(value, list) else [value]:
-                kwargs = entry.get("kwargs", {}) if isinstance(entry, Mapping) else None
-                if isinstance(kwargs, Mapping):
-                    for built, given in [(name, kwargs), *_children(kwargs)]:
-                        if "." in built:
-                            continue  # `gluon.rnn.LSTMCell`: no class of the file
-                        pairs = tuple(sorted((str(k), _literal(v)) for k, v in given.items()))
-                        table.setdefault(file, []).append((built, pairs))
-        return {file: tuple(built) for file, built in table.items()}
+        return self._of_file(self._constructions, path)
 
     def example_inputs_for(self, path: str) -> ExampleInputs:
         """What the configured examples of the file at ``path`` pass its blocks: (class name,
         one (kind, shown value) per positional input), one per example (``input_kind``). HL018
         reports what they prove (a Python int an example passes makes the hybridized call
         fail), so they are part of what a file's result depends on too."""
-        if not self._example_inputs:
+        return self._of_file(self._example_inputs, path)
+
+    def _of_file(self, table: Dict[str, Any], path: str) -> Any:
+        if not table:
             return ()
         try:
-            return self._example_inputs.get(self.relpath(path), ())
+            return table.get(self.relpath(path), ())
         except ValueError:  # Windows: a path on another drive than the root has no relpath
             return ()
 
-    @cached_property
-    def _example_inputs(self) -> Dict[str, ExampleInputs]:
-        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, str], ...]]]] = {}
+    def _example_entries(self) -> Iterator[Tuple[str, str, Mapping]]:
+        """(file, class name, example table) of each well-formed key of the examples."""
         for key, value in self.examples.items():
             path, sep, name = str(key).rpartition("::")
             if not sep or not path or not name.isidentifier():
                 continue  # malformed: --verify says so (examples_from_config); lint reads none
             file = os.path.normpath(path).replace(os.sep, "/")
             for entry in value if isinstance(value, list) else [value]:
-                inputs = entry.get("inputs") if isinstance(entry, Mapping) else None
-                if isinstance(inputs, list):
-                    kinds = tuple(input_kind(item) for item in inputs)
-                    table.setdefault(file, []).append((name, kinds))
+                if isinstance(entry, Mapping):
+                    yield file, name, entry
+
+    @cached_property
+    def _constructions(self) -> Dict[str, Constructions]:
+        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, Any], ...]]]] = {}
+        for file, name, entry in self._example_entries():
+            kwargs = entry.get("kwargs", {})
+            if isinstance(kwargs, Mapping):
+                for built, given in [(name, kwargs), *_children(kwargs)]:
+                    if "." in built:
+                        continue  # `gluon.rnn.LSTMCell`: no class of the file
+                    pairs = tuple(sorted((str(k), _literal(v)) for k, v in given.items()))
+                    table.setdefault(file, []).append((built, pairs))
+        return {file: tuple(built) for file, built in table.items()}
+
+    @cached_property
+    def _example_inputs(self) -> Dict[str, ExampleInputs]:
+        table: Dict[str, List[Tuple[str, Tuple[Tuple[str, str], ...]]]] = {}
+        for file, name, entry in self._example_entries():
+            inputs = entry.get("inputs")
+            if isinstance(inputs, list):
+                table.setdefault(file, []).append((name, tuple(map(input_kind, inputs))))
         return {file: tuple(given) for file, given in table.items()}
 
     def relpath(self, path: str) -> str:
@@ -661,14 +671,7 @@ class RuleSelection:
     def enabled(self, all_codes: Iterable[str], extra_ignore: Iterable[str] = ()) -> frozenset:
         """The enabled codes among ``all_codes``, after ``extra_ignore`` (per-file-ignores)."""
         codes = list(all_codes)
-        enabled = set(codes) - DEFAULT_OFF
-        for select, extend, ignore in self.layers:
-            if select is not None:
-                enabled = set().union(*(_selecting(s, codes) for s in select))
-            enabled |= set().union(*(_selecting(s, codes) for s in extend))
-            enabled -= set().union(*(_matching(s, codes) for s in ignore))
-        enabled -= set().union(*(_matching(s, codes) for s in extra_ignore))
-        return frozenset(enabled)
+        return frozenset(self._layered(codes, set(codes) - DEFAULT_OFF, _selecting, extra_ignore))
 
     def examples_only(
         self, all_codes: Iterable[str], extra_ignore: Iterable[str] = ()
@@ -677,15 +680,25 @@ class RuleSelection:
         selection leaves off only because they are off by default: a ``select`` by prefix or
         the default selection covers them, no ``ignore`` removes them."""
         codes = [code for code in all_codes if code in EXAMPLE_PROVEN]
-        covered = set(codes)
-        for select, extend, ignore in self.layers:
-            if select is not None:
-                covered = set().union(*(_matching(s, codes) for s in select))
-            covered |= set().union(*(_matching(s, codes) for s in extend))
-            covered -= set().union(*(_matching(s, codes) for s in ignore))
-        covered -= set().union(*(_matching(s, codes) for s in extra_ignore))
+        covered = self._layered(codes, set(codes), _matching, extra_ignore)
         covered -= self.enabled(codes, extra_ignore)
         return frozenset(code + EXAMPLES_ONLY for code in covered)
+
+    def _layered(
+        self,
+        codes: List[str],
+        enabled: set,
+        selecting: Callable[[str, Sequence[str]], set],
+        extra_ignore: Iterable[str],
+    ) -> set:
+        """``enabled`` after each layer (``selecting`` what a select item turns on), then
+        ``extra_ignore``."""
+        for select, extend, ignore in self.layers:
+            if select is not None:
+                enabled = set().union(*(selecting(s, codes) for s in select))
+            enabled |= set().union(*(selecting(s, codes) for s in extend))
+            enabled -= set().union(*(_matching(s, codes) for s in ignore))
+        return enabled - set().union(*(_matching(s, codes) for s in extra_ignore))
 
 
 def _selecting(prefix: str, codes: Sequence[str]) -> set:
