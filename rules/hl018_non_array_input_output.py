@@ -92,6 +92,11 @@ def _bound_names(body: cst.CSTNode, none_filled: bool = False) -> Set[str]:
     return names
 
 
+def _label(name: str, number: int, count: int) -> str:
+    """An example as --verify names it: `Net`, or `Net#2` of several."""
+    return name if count == 1 else f"{name}#{number}"
+
+
 class NonArrayInputOutput(Rule):
     code = "HL018"
     name = "non-array-input-output"
@@ -207,7 +212,7 @@ Reported only.
                 self.report(
                     param.name,
                     f"input `{name}` is {shown}, a Python {kind}, in the configured example "
-                    f"{klass.name}#{number}: hybridized, gluon refuses it (ValueError: the "
+                    f"{_label(klass.name, number, len(examples))}: hybridized, gluon refuses it (ValueError: the "
                     "input of HybridBlock must be (nested) list of Symbol or NDArray); make "
                     f"`{name}` a constructor option (self.{name}) or pass an array",
                 )
@@ -302,7 +307,8 @@ Reported only.
                 left_none = isinstance(default, cst.Name) and default.value == "None"
                 if passed != "none" and not (passed is None and left_none):
                     continue
-            return f" (None in the configured example {facts.klass.name}#{number})"
+            label = _label(facts.klass.name, number, len(self._examples))
+            return f" (None in the configured example {label})"
         return None
 
     # -- inputs used as Python values ------------------------------------------------------
