@@ -79,9 +79,6 @@ class _Block:
     constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
     guessed: bool = False  # the only constructor's arguments are guesses (_stated_guesses)
     inputs: List[str] = field(default_factory=list)
-    # constructor arguments changed from the first constructor's so that hybrid_forward takes
-    # the configuration branches holding fixes that it leaves (`_configuration_variant`)
-    variant: Optional[Dict[str, Any]] = None
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
     min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
 
@@ -128,10 +125,11 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
         if block is None:
             continue
         out[block.name] = (_examples(block), block.guessed)
-        block.variant = _configuration_variant(node, classes, block.constructors[0], wanted)
-        if block.variant is not None:
-            variant = replace(block, constructors=[block.variant])
-            out[block.name + VARIANT] = (_examples(variant), block.guessed)
+        # the configuration that takes the branches holding fixes the first one leaves
+        variant = _configuration_variant(node, classes, block.constructors[0], wanted)
+        if variant is not None:
+            built = replace(block, constructors=[variant])
+            out[block.name + VARIANT] = (_examples(built), block.guessed)
         if len(out) >= MAX_BLOCKS:
             break
     return out
