@@ -236,7 +236,7 @@ def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[
         return [
             f"--verify: no examples configured ([tool.hybridlint.examples]); {ran} "
             "are checked expression by expression, and safe ones no such check can run are "
-            "applied unverified (README: Examples)"
+            "applied unverified (README: What --verify proves)"
         ]
     return [
         f"{config.path}: examples for {key!r}: no such file under {config.root}; "
