@@ -106,7 +106,8 @@ def test_hl005_reads_the_annotation_only_of_an_argument_kept_as_given():
 
 
 def test_with_inferred_examples_a_safe_fix_beside_an_unsafe_one_no_example_ran_is_applied():
-    # B cannot be built without arguments: its line holds a safe HL001 fix and an unsafe
+    # B cannot be built without arguments (`length`: no stated type, not a count's name):
+    # its line holds a safe HL001 fix and an unsafe
     # HL005 one; the unsafe one waits for an example, the safe one is checked alone, as in a
     # file without examples (it was left out with the unsafe one: worse than --fix)
     source = textwrap.dedent(
@@ -121,9 +122,9 @@ def test_with_inferred_examples_a_safe_fix_beside_an_unsafe_one_no_example_ran_i
 
 
         class B(HybridBlock):
-            def __init__(self, units, **kwargs):
+            def __init__(self, length, **kwargs):
                 super().__init__(**kwargs)
-                self.mean = mx.nd.array([0.5] * units)
+                self.mean = mx.nd.array([0.5] * length)
 
             def hybrid_forward(self, F, x):
                 return F.broadcast_add(F.zeros(x.shape), self.mean)
