@@ -136,6 +136,7 @@ def verify_file(
     line_length: Optional[int] = None,
     project: Any = None,
     infer: bool = True,
+    example_key: Optional[str] = None,
 ) -> VerifiedFile:
     """Run ``verify_fixes`` on one file with its ``examples`` (from :func:`examples_table`);
     never raises for a checker problem on that file.
@@ -150,7 +151,8 @@ def verify_file(
     fixes made too long are broken, hybridlint/wrap.py) and the findings move with their
     lines. The proof holds for the wrapped text: a break changes no AST node (each broken
     line is checked to compile to the same AST as the long one, and the whole file is
-    checked again here; when it differs the proven text is kept unwrapped)."""
+    checked again here; when it differs the proven text is kept unwrapped). ``example_key``:
+    the file as `[tool.hybridlint.examples]` keys name it (the notes' suggested entries)."""
     checker = load_checker()
     try:
         outcome = checker.verify_fixes(
@@ -215,7 +217,7 @@ def verify_file(
             cannot.append(f"{label}: {report.reason}")
             result.notes.append(f"{path}::{label}: cannot run: {report.reason}")
     result.findings += _still_fails(path, failing, outcome.source)
-    result.notes += _unrun_notes(path, outcome)
+    result.notes += _unrun_notes(path, example_key or path, outcome)
     if outcome.status == "unverified" and not cannot:
         cannot.append(outcome.reason or "the original cannot be run")
     if cannot:
@@ -364,9 +366,10 @@ def _what_ran(report) -> str:
     )
 
 
-def _unrun_notes(path: str, outcome: Any) -> List[str]:
+def _unrun_notes(path: str, key: str, outcome: Any) -> List[str]:
     """One note per block holding a fix --verify left unapplied that no example ran, with
-    the example to configure (``inferred.unrun_blocks``): without one, the fix stays out
+    the example to configure under ``key`` (the file's path as the examples table names it,
+    relative to the project root; ``inferred.unrun_blocks``): without one, the fix stays out
     however plainly right it is, and the user cannot tell why from the finding alone."""
     unapplied = {f.line for f in outcome.remaining if f.fix is not None}
     if not unapplied:
@@ -377,7 +380,7 @@ def _unrun_notes(path: str, outcome: Any) -> List[str]:
     blocks = unrun_blocks(outcome.source, unapplied, ran)
     return [
         f"{path}::{name}: no example ran it, so --verify cannot prove its fixes; configure "
-        f'one in [tool.hybridlint.examples]: "{path}::{name}" = {value}'
+        f'one in [tool.hybridlint.examples]: "{key}::{name}" = {value}'
         for name, value in blocks
     ]
 

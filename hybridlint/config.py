@@ -133,22 +133,22 @@ class Config:
             return ()
 
     def _example_entries(self) -> Iterator[Tuple[str, str, Mapping]]:
-        """(file, class name, example table) of each well-formed key of the examples."""
+        """(file, class name, example table) of each well-formed key of the examples, in
+        order (an entry that is no table as an empty one: numbered as --verify numbers)."""
         for key, value in self.examples.items():
             path, sep, name = str(key).rpartition("::")
             if not sep or not path or not name.isidentifier():
                 continue  # malformed: --verify says so (examples_from_config); lint reads none
             file = os.path.normpath(path).replace(os.sep, "/")
             for entry in value if isinstance(value, list) else [value]:
-                if isinstance(entry, Mapping):
-                    yield file, name, entry
+                yield file, name, entry if isinstance(entry, Mapping) else {}
 
     @cached_property
     def _constructions(self) -> Dict[str, Constructions]:
         table: Dict[str, List[Tuple[str, Tuple[Tuple[str, Any], ...]]]] = {}
         for file, name, entry in self._example_entries():
             kwargs = entry.get("kwargs", {})
-            if isinstance(kwargs, Mapping):
+            if entry and isinstance(kwargs, Mapping):
                 for built, given in [(name, kwargs), *_children(kwargs)]:
                     if "." in built:
                         continue  # `gluon.rnn.LSTMCell`: no class of the file
@@ -160,9 +160,9 @@ class Config:
     def _example_inputs(self) -> Dict[str, ExampleInputs]:
         table: Dict[str, List[Tuple[str, Tuple[Tuple[str, str], ...]]]] = {}
         for file, name, entry in self._example_entries():
-            inputs = entry.get("inputs")
-            if isinstance(inputs, list):
-                table.setdefault(file, []).append((name, tuple(map(input_kind, inputs))))
+            inputs = entry.get("inputs")  # a malformed one keeps its place: #k as --verify counts
+            kinds = tuple(map(input_kind, inputs)) if isinstance(inputs, list) else ()
+            table.setdefault(file, []).append((name, kinds))
         return {file: tuple(given) for file, given in table.items()}
 
     def relpath(self, path: str) -> str:
@@ -502,7 +502,7 @@ def is_numpy_table(value: Any) -> bool:
     return isinstance(value, Mapping) and "numpy" in value and set(value) <= {"numpy", "dtype"}
 
 
-_PYTHON_INPUT_KEYS = ("int", "float", "bool", "str")
+_PYTHON_INPUT_KEYS: Dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
 
 
 def input_kind(value: Any) -> Tuple[str, str]:
@@ -518,9 +518,14 @@ def input_kind(value: Any) -> Tuple[str, str]:
     if isinstance(value, float):
         return ("float", repr(value))
     if isinstance(value, Mapping):
-        for key in _PYTHON_INPUT_KEYS:
+        for key, kind in _PYTHON_INPUT_KEYS.items():
             if key in value and len(value) == 1:
-                return (key, repr(value[key]))
+                item = value[key]
+                ok = isinstance(item, kind) and (kind is bool or not isinstance(item, bool))
+                ok = ok or (kind is float and type(item) is int)
+                # a value the checker refuses (`{ int = true }`) makes the example invalid,
+                # which --verify reports: it proves nothing here
+                return (key, repr(item)) if ok else ("array", "")
         items = value.get("list", value.get("tuple")) if len(value) == 1 else None
         return _first_python_value(items) if isinstance(items, list) else ("array", "")
     if isinstance(value, list) and not all(

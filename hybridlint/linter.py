@@ -15,6 +15,7 @@ import difflib
 import itertools
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import (
     Callable,
@@ -770,20 +771,20 @@ def _selected(rules: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
 def _examples_only(chosen: Sequence[Type[Rule]], select, ignore) -> List[Type[Rule]]:
     """The default-off rules of config.EXAMPLE_PROVEN that report what the file's configured
     examples prove (``Rule.examples_only``): under the default selection (``select`` None)
-    unless ignored, else where the runner selects ``CODE:examples``
-    (``RuleSelection.examples_only``); not a rule ``chosen`` already runs in full. They are
+    or a prefix that covers the code (``["HL"]``), as a caller of the API selects, or where
+    the runner selects ``CODE:examples`` (``RuleSelection.examples_only``); never when
+    ignored, nor for a rule ``chosen`` already runs in full. They are
     not among the rules that "ran" for unused suppressions: a `# noqa` of the full rule may
     stand where the examples prove nothing."""
     variants = []
     for rule in ALL_RULES:
         if rule.code not in EXAMPLE_PROVEN or rule in chosen:
             continue
-        if select is None:
-            if any(rule.code.startswith(i) for i in ignore):
-                continue
-        elif rule.code + EXAMPLES_ONLY not in select:
+        if any(rule.code.startswith(i) for i in ignore):
             continue
-        variants.append(_examples_only_variant(rule))
+        covered = select is None or any(rule.code.startswith(s) for s in select)
+        if covered or rule.code + EXAMPLES_ONLY in select:
+            variants.append(_examples_only_variant(rule))
     return variants
 
 
@@ -856,6 +857,13 @@ def _run_rules(
     module_facts: ModuleFacts = analyze(classes, functions, context, seeds=seeds)
 
     state = WalkState(module=context or ModuleContext())
+    named = Counter(klass.name.value for klass in classes)
+    state.example_classes = {
+        statement.name.value
+        for region in regions
+        for statement in region.module.body
+        if isinstance(statement, cst.ClassDef) and named[statement.name.value] == 1
+    }
     rules = [rule_class(state) for rule_class in rule_classes]
     table: Dict[str, List[Callable]] = {}
     for rule in rules:

@@ -938,7 +938,16 @@ def _verify(task: _Task, work: WorkResult, plan: _Plan) -> VerifiedFile:
         line_length=options.config.line_length,
         project=task.project,
         infer=options.config.infer_examples,
+        example_key=_example_key(options.config, task.path),
     )
+
+
+def _example_key(config: Config, path: str) -> Optional[str]:
+    """The file as `[tool.hybridlint.examples]` names it: relative to the project root."""
+    try:
+        return config.relpath(path)
+    except ValueError:  # Windows: another drive than the root's
+        return None
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

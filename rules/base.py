@@ -19,7 +19,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -164,6 +175,9 @@ class WalkState:
     env: Dict[str, "Value"] = field(default_factory=dict)
     statement: Optional[cst.CSTNode] = None
     module: ModuleContext = field(default_factory=ModuleContext)  # imports, top-level classes
+    # the classes a configured example can name (`path.py::Name`): top-level, and the only
+    # class of the module by that name (rules/analysis.example_inputs is keyed by name)
+    example_classes: Set[str] = field(default_factory=set)
 
 
 class Rule:

@@ -92,6 +92,11 @@ def _bound_names(body: cst.CSTNode, none_filled: bool = False) -> Set[str]:
     return names
 
 
+def _inputs(function: cst.FunctionDef) -> List[cst.Param]:
+    """hybrid_forward's positional inputs after `self, F` (positional-only ones too)."""
+    return [*function.params.posonly_params, *function.params.params][2:]
+
+
 def _label(name: str, number: int, count: int) -> str:
     """An example as --verify names it: `Net`, or `Net#2` of several."""
     return name if count == 1 else f"{name}#{number}"
@@ -110,12 +115,14 @@ That holds for inputs with no default too: sockeye's DotAttentionCell takes its 
 as an operator attribute and works, because its parents pass an int inside their own traces.
 On a block with configured examples (`[tool.hybridlint.examples]`), which say how it is called
 on its own, it reports by default what they prove: an input an example passes as a Python
-int/float/bool/str, a None output on every call of an example.
+int/float/bool/str, a None that the only `return` of the body gives back on an example's call
+(not for a block with its own `forward`, a registered parameter, or a class name the module
+defines twice or only nested).
 
 ## What it does
 In `hybrid_forward` itself, finds
-- an input a configured example passes as a Python value (`{ int = 12 }`, not the first
-  input: there it fails eagerly too), reported at the parameter;
+- an input a configured example passes as a Python value (`{ int = 12 }`; gluon's eager call
+  takes it, even as the first input), reported at the parameter;
 - an output that is None: `return y, None`, or an input that may be None returned untouched
   (its default is None or its annotation `Optional[...]`, and the body never rebinds it);
 - an input used only as a Python value (`if flag:`, `not flag`, `a if flag else b`, `flag and
@@ -190,31 +197,40 @@ Reported only.
         self._attribute_inputs: Set[str] = set()
         self._reported: Set[str] = set()
         self._examples: List[Tuple[Tuple[str, str], ...]] = []
-        self._proven: Dict[cst.FunctionDef, Set[str]] = {}  # inputs check_class reported
 
     # -- what the configured examples pass -------------------------------------------------
+    def _examples_of(self, klass: Optional[ClassFacts]) -> List[Tuple[Tuple[str, str], ...]]:
+        """The configured examples' inputs of `klass`, when they say what its hybrid_forward
+        gets: a class an example can name (`WalkState.example_classes`), no `forward` of its
+        own (one may turn a Python value into an array before hybrid_forward sees it)."""
+        if klass is None or klass.name not in self.state.example_classes:
+            return []
+        if "forward" in klass.methods:
+            return []
+        return example_inputs(klass.name)
+
     def check_class(self, klass: ClassFacts) -> None:
         """An input a configured example of the block passes as a Python value (`{ int = 12
-        }`): its hybridized call fails, whatever the body does with it. Not the first input:
-        a Python value there fails eagerly too (the example is wrong, not the block)."""
+        }`): its hybridized call fails, whatever the body does with it."""
         function = klass.methods.get("hybrid_forward")
-        examples = example_inputs(klass.name)
+        examples = self._examples_of(klass)
         if function is None or not examples:
             return
-        proven = self._proven.setdefault(function, set())
-        for index, param in enumerate(function.params.params[2:]):
+        for index, param in enumerate(_inputs(function)):
+            if param.name.value in klass.parameters:
+                continue  # gluon passes a registered parameter by name
             for number, given in enumerate(examples, 1):
-                kind, shown = given[index] if 0 < index < len(given) else ("array", "")
+                kind, shown = given[index] if index < len(given) else ("array", "")
                 if kind in ("array", "none"):
                     continue
                 name = param.name.value
-                proven.add(name)
                 self.report(
                     param.name,
                     f"input `{name}` is {shown}, a Python {kind}, in the configured example "
-                    f"{_label(klass.name, number, len(examples))}: hybridized, gluon refuses it (ValueError: the "
-                    "input of HybridBlock must be (nested) list of Symbol or NDArray); make "
-                    f"`{name}` a constructor option (self.{name}) or pass an array",
+                    f"{_label(klass.name, number, len(examples))}: hybridized, gluon refuses "
+                    "it (ValueError: the input of HybridBlock must be (nested) list of Symbol "
+                    f"or NDArray); make `{name}` a constructor option (self.{name}) or pass "
+                    "an array",
                 )
                 break
 
@@ -223,9 +239,8 @@ Reported only.
         if facts is None or facts.kind != "hybrid_forward":
             return False
         if facts.node is not self._function:
-            self._function = facts.node
-            self._reported = set(self._proven.get(facts.node, ()))
-            self._examples = example_inputs(facts.klass.name) if facts.klass is not None else []
+            self._function, self._reported = facts.node, set()
+            self._examples = self._examples_of(facts.klass)
             params = facts.node.params
             candidates = list(params.params[2:]) + list(params.kwonly_params)
             bound = _bound_names(facts.node.body) if candidates else set()
@@ -291,12 +306,15 @@ Reported only.
         facts = self.facts
         if not self._examples or facts is None or facts.klass is None:
             return None
-        if not any(
-            isinstance(line, cst.SimpleStatementLine) and node in line.body
-            for line in facts.node.body.body
+        body = facts.node.body
+        returns = [n for n in walk_nodes(body, stop=_SCOPES) if isinstance(n, cst.Return)]
+        if returns != [node] or not any(  # the only return, a statement of the body itself
+            isinstance(line, cst.SimpleStatementLine) and node in line.body for line in body.body
         ):
             return None
-        inputs = facts.node.params.params[2:]
+        if name in facts.klass.parameters:
+            return None  # gluon passes a registered parameter: an array
+        inputs = _inputs(facts.node)
         index = next((i for i, p in enumerate(inputs) if p.name.value == name), None)
         for number, given in enumerate(self._examples, 1):
             if name != "None":

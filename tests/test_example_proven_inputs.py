@@ -37,12 +37,17 @@ SOURCE = textwrap.dedent(
         def hybrid_forward(self, F, x, mask=None, cache=None):
             if mask is not None:
                 x = x * mask
-                if cache is None:
-                    return x, cache
             return F.relu(x), cache
+
+
+    class EarlyExit(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, cache=None):
+            if cache is None:
+                return F.relu(x)
+            return x, cache
     """
 )
-UNITS, ONE_HOT, EARLY_RETURN, CACHE = 10, 13, 21, 22
+UNITS, ONE_HOT, CACHE, EARLY_RETURN = 10, 13, 20, 27
 ARRAY, INT, NONE = ("array", ""), ("int", "12"), ("none", "None")
 
 
@@ -62,9 +67,10 @@ def test_an_example_passing_a_python_int_is_reported_at_the_parameter():
     assert _lines(("LabelSmoothing", (ARRAY,))) == []  # the default: not an input then
 
 
-def test_the_first_input_is_not_reported():
-    """A Python value as the first input fails eagerly too: the example is wrong, not the block."""
-    assert _lines(("LabelSmoothing", (INT, ARRAY))) == []
+def test_the_first_input_is_reported_too():
+    """gluon's eager call takes a Python value as the first input too; hybridized it fails
+    (tests/test_example_python_inputs.py, "int first")."""
+    assert _lines(("LabelSmoothing", (INT, ARRAY))) == [UNITS - 0]  # at `inputs`
 
 
 def test_a_none_returned_on_every_call_is_reported():
@@ -74,18 +80,56 @@ def test_a_none_returned_on_every_call_is_reported():
     assert _lines(("Attention", (ARRAY, ARRAY, ARRAY))) == []
 
 
-def test_a_return_under_a_branch_is_not_proven_by_an_example():
-    assert EARLY_RETURN not in _lines(("Attention", (ARRAY, ARRAY)))
+def test_a_return_an_earlier_one_may_skip_is_not_proven_by_an_example():
+    assert _lines(("EarlyExit", (ARRAY,))) == []  # `return F.relu(x)` when cache is None
 
 
-def test_select_hl018_reports_everything_once():
-    """In full, HL018 also reports the use of `units` as one_hot's depth; an input the
-    examples prove is reported once, at the parameter."""
-    assert _lines(select=["HL018"]) == [ONE_HOT, EARLY_RETURN, CACHE]
+def test_a_registered_parameter_is_an_array_whatever_its_default():
+    source = SOURCE.replace(
+        "class Attention(gluon.HybridBlock):",
+        "class Attention(gluon.HybridBlock):\n"
+        "    def __init__(self, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        '        self.cache = self.params.get("cache", shape=(2,))\n',
+    )
+    project = FileProject(example_inputs=(("Attention", (ARRAY,)),))
+    assert [f for f in lint_source(source, "net.py", project=project) if f.code == "HL018"] == []
+
+
+def test_a_block_with_its_own_forward_is_not_judged_by_its_examples():
+    source = SOURCE.replace(
+        "class LabelSmoothing(gluon.HybridBlock):",
+        "class LabelSmoothing(gluon.HybridBlock):\n"
+        "    def forward(self, x, units):\n"
+        "        return super().forward(x, gluon.nd.array([units]))\n",
+    )
+    project = FileProject(example_inputs=(("LabelSmoothing", (ARRAY, INT)),))
+    assert [f for f in lint_source(source, "net.py", project=project) if f.code == "HL018"] == []
+
+
+def test_a_class_named_twice_or_only_nested_is_not_judged_by_examples():
+    twice = SOURCE + textwrap.dedent(
+        """
+
+        class Other:
+            class LabelSmoothing(gluon.HybridBlock):
+                def hybrid_forward(self, F, x, flag):
+                    return x
+        """
+    )
+    project = FileProject(example_inputs=(("LabelSmoothing", (ARRAY, INT)),))
+    assert [f for f in lint_source(twice, "net.py", project=project) if f.code == "HL018"] == []
+
+
+def test_select_hl018_reports_everything():
+    """In full, HL018 also reports the use of `units` as one_hot's depth."""
+    assert _lines(select=["HL018"]) == [ONE_HOT, CACHE, EARLY_RETURN]
+    # the proven input at its parameter too (its use stays reported: a suppression there holds)
     assert _lines(("LabelSmoothing", (ARRAY, INT)), select=["HL018"]) == [
         UNITS,
-        EARLY_RETURN,
+        ONE_HOT,
         CACHE,
+        EARLY_RETURN,
     ]
 
 
@@ -165,3 +209,21 @@ def test_the_language_server_reads_the_examples_as_the_cli_does(tmp_path):
     path = str(tmp_path / "net.py")
     analysis = server.analyze(SOURCE, path, server.resolve_settings(path))
     assert [f.line for f in analysis.findings if f.code == "HL018"] == [UNITS]
+
+
+def test_the_api_runs_the_examples_only_copy_under_a_prefix_as_the_cli_does():
+    example = ("LabelSmoothing", (ARRAY, INT))
+    assert _lines(example, select=["HL"]) == [UNITS]
+    assert _lines(example, select=["HL"], ignore=["HL018"]) == []
+    assert _lines(example, select=["HL001"]) == []
+
+
+def test_a_value_the_checker_refuses_proves_nothing_and_keeps_the_numbering(tmp_path):
+    config = Config(
+        root=str(tmp_path),
+        examples={"net.py::A": ["not a table", {"inputs": [[2], {"int": True}, {"float": 1}]}]},
+    )
+    assert config.example_inputs_for(str(tmp_path / "net.py")) == (
+        ("A", ()),  # #1, malformed: --verify says so
+        ("A", (ARRAY, ARRAY, ("float", "1"))),  # `{ int = true }` is no int
+    )

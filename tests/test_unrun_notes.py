@@ -46,10 +46,12 @@ def test_no_note_for_lines_outside_blocks():
     assert unrun_blocks(SOURCE, [2], set()) == []
 
 
-def test_verify_prints_the_note(tmp_path):
+def test_verify_prints_the_note_with_the_key_the_examples_table_takes(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    (tmp_path / "models").mkdir()
     alone = SOURCE[: SOURCE.index("class Shifted")]  # HL005 fixes a block no subclass reuses
-    (tmp_path / "net.py").write_text(alone)
-    result = invoke("--fix", "--verify", str(tmp_path / "net.py"))
+    (tmp_path / "models" / "net.py").write_text(alone)
+    result = invoke("--fix", "--verify", str(tmp_path / "models" / "net.py"))  # absolute path
     assert result.exit_code == 1, result.output
-    assert f'net.py::DeNormalize" = {STUB}' in result.stderr
+    # relative to the project root, as [tool.hybridlint.examples] keys are
+    assert f' "models/net.py::DeNormalize" = {STUB}' in result.stderr

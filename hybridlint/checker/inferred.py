@@ -130,8 +130,8 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
         if variant is not None:
             built = replace(block, constructors=[variant])
             out[block.name + VARIANT] = (_examples(built), block.guessed)
-        if len(out) >= MAX_BLOCKS:
-            break
+        if sum(not key.endswith(VARIANT) for key in out) >= MAX_BLOCKS:
+            break  # variants do not count: they must not crowd other blocks out
     return out
 
 

@@ -242,9 +242,12 @@ def verify_fixes(
         # contract of WeightedLevelFusion is one level per weight; a made-up input broke it):
         # that example judges nothing, and the file is verified again without it.
         for example, reason in doubted:
+            twins = [f for f in found if f.example.target == example.example.target]
+            where = "on its block's inferred examples" if len(twins) > 1 else "on it"
             dropped.append(
-                f"{example.described} was left out: on it the safe fix {reason} (an inferred "
-                "input may not be one the block's callers pass; the fix is judged as without it)"
+                f"{example.described} was left out: {where} the safe fix {reason} (an "
+                "inferred input may not be one the block's callers pass; the fix is judged as "
+                "without it)"
             )
         found = [f for f in found if f not in [e for e, _ in doubted]]
 
@@ -339,7 +342,10 @@ def _verify(
             baseline,
             labels,
         )
-    original_hybridizes = all(baseline[i].status != "hybrid_error" for i in runnable)
+    # per example: a failure of the fixed code at a line the fixes left is excused only on an
+    # example whose original fails hybridized too (a configuration variant is built to take a
+    # failing branch; the first example must still be judged strictly)
+    original_hybridizes = [baseline[i].status != "hybrid_error" for i in runnable]
     search = _Search(
         source,
         path,
@@ -766,7 +772,14 @@ class _Search:
     """Runs candidate fix sets (memoised) and bisects the failing ones."""
 
     def __init__(
-        self, source, path, examples, fixer, fix_options, check_options, original_hybridizes: bool
+        self,
+        source,
+        path,
+        examples,
+        fixer,
+        fix_options,
+        check_options,
+        original_hybridizes: Sequence[bool],
     ):
         self.source, self.path, self.examples = source, path, examples
         self.fixer, self.fix_options, self.check_options = fixer, fix_options, check_options
@@ -865,10 +878,10 @@ class _Search:
     def acceptable(self, findings: Sequence) -> Tuple[bool, Optional[EquivalenceReport]]:
         fixed = self.fix(findings).source
         changed: Optional[Set[int]] = None
-        for report in self.reports(findings):
+        for index, report in enumerate(self.reports(findings)):
             if report.status == "equal":
                 continue
-            if report.status == "hybrid_error" and self._elsewhere(report, fixed):
+            if report.status == "hybrid_error" and self._elsewhere(report, fixed, index):
                 continue
             if changed is None:
                 changed = _changed_fixed_lines(self.source, fixed)
@@ -880,10 +893,10 @@ class _Search:
             return False, report
         return True, None
 
-    def _elsewhere(self, report: EquivalenceReport, fixed: str) -> bool:
-        """A hybridize failure the fixes did not cause: the original fails too, at a line
-        the fixes left unchanged."""
-        if self.original_hybridizes or report.source_line is None:
+    def _elsewhere(self, report: EquivalenceReport, fixed: str, index: int) -> bool:
+        """A hybridize failure the fixes did not cause: the original fails too on that
+        example (`index`), at a line the fixes left unchanged."""
+        if self.original_hybridizes[index] or report.source_line is None:
             return False
         return _unchanged_line(self.source, fixed, report.source_line.lineno)
 
