@@ -248,11 +248,8 @@ def _block(
     positional = [a.arg for a in args.args]
     if len(positional) < 3:  # self, F, at least one input
         return None
-    optional = len(args.defaults)
-    required = positional[2 : len(positional) - optional]  # `*args` gets nothing
-    parameters = _parameters(lineage)
     block = _Block(node.name, constructors, guessed)
-    block.inputs = [name for name in required if name not in parameters]
+    block.inputs = _forward_inputs(forward, lineage)
     if not block.inputs:
         return None
     _rank_hints(forward, block)
@@ -445,13 +442,28 @@ def _callable_bare(init: ast.FunctionDef) -> bool:
     return required <= 0 and not keyword_only
 
 
+def _forward_inputs(forward: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> List[str]:
+    """The required arguments of hybrid_forward after `self, F` that are not parameters (the
+    block's inputs; `*args` gets nothing, optional ones are left out)."""
+    params = forward.args.args
+    given = [a.arg for a in params[2 : len(params) - len(forward.args.defaults)]]
+    parameters = _parameters(lineage)
+    return [name for name in given if name not in parameters]
+
+
+def _required_arguments(init: ast.FunctionDef) -> List[ast.arg]:
+    """The arguments of `init` after `self` with no default, keyword-only ones too."""
+    args = init.args
+    positional = args.posonlyargs + args.args
+    required = list(positional[1 : len(positional) - len(args.defaults)])
+    return required + [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+
+
 def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> Optional[dict]:
     """Keyword arguments for the required parameters of `init`, each guessed from the type the
     code states for it (module docstring), or None when one has no type that can be guessed."""
     args = init.args
-    positional = args.posonlyargs + args.args
-    required = list(positional[1 : len(positional) - len(args.defaults)])
-    required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    required = _required_arguments(init)
     if any(a in args.posonlyargs for a in required):
         return None  # cannot be passed by keyword
     owner = next((c for c in lineage if init in c.body), lineage[0])  # `__init__` may be a base's
@@ -639,15 +651,8 @@ def unrun_blocks(source: str, lines: Iterable[int], ran: Set[str]) -> List[Tuple
         if forward is None:
             continue
         init = _method(lineage, "__init__")
-        required: List[str] = []
-        if init is not None:
-            args = init.args
-            positional = args.posonlyargs + args.args
-            required = [a.arg for a in positional[1 : len(positional) - len(args.defaults)]]
-            required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
-        params = forward.args.args
-        given = [a.arg for a in params[2 : len(params) - len(forward.args.defaults)]]
-        inputs = [name for name in given if name not in _parameters(lineage)] or ["x"]
+        required = [a.arg for a in _required_arguments(init)] if init is not None else []
+        inputs = _forward_inputs(forward, lineage) or ["x"]
         kwargs = ", ".join(f"{name} = <{name}>" for name in required)
         shown = ", ".join(f"<{name}>" for name in inputs)
         value = f"{{ kwargs = {{ {kwargs} }}, inputs = [{shown}] }}" if kwargs else ""
