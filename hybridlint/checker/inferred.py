@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from .input_shapes import Shape, dependent_inputs, derive_shapes
 from .inputs import Example, InputSpec
 from .report import EquivalenceReport
 from .wire import value_to_wire
@@ -47,8 +48,11 @@ SHAPES: Dict[int, Tuple[int, ...]] = {
     5: (2, 3, 4, 8, 8),
 }
 DEFAULT_RANKS = (2, 4, 3, 1)
-MAX_CANDIDATES = 6  # per block: each candidate costs one check (eager, hybridized, export)
-MAX_SHAPES = 3  # candidate input shapes per way of building the block
+# per block; a candidate the original rejects costs an eager run (milliseconds), the first it
+# takes one check (eager, hybridized, export)
+MAX_CANDIDATES = 8
+MAX_SHAPES = 5  # candidate input shapes per way of building the block
+MAX_UNIFORM = 3  # of which every input at one trial rank
 MAX_CALLS = 2  # literal call sites tried per block
 MAX_BLOCKS = 8  # per file
 # the run statuses that say the original itself cannot run on a candidate
@@ -81,6 +85,11 @@ class _Block:
     inputs: List[str] = field(default_factory=list)
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
     min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
+    forward: Optional[ast.FunctionDef] = None
+    # input -> "use" / "name": its shape derives from another input's (input_shapes.py)
+    dependent: Dict[str, str] = field(default_factory=dict)
+    stored: Dict[str, str] = field(default_factory=dict)  # self.<attr> -> __init__ argument
+    defaults: Dict[str, Any] = field(default_factory=dict)  # __init__'s literal defaults
 
 
 # the key of a block's configuration variant among the candidates (`_candidates`)
@@ -246,13 +255,17 @@ def _block(
     if args.posonlyargs:
         return None
     positional = [a.arg for a in args.args]
-    if len(positional) < 3:  # self, F, at least one input
-        return None
+    if len(positional) < 3 and (len(positional) < 2 or args.vararg is None):
+        return None  # self, F, at least one input (or `*inputs`)
     block = _Block(node.name, constructors, guessed)
     block.inputs = _forward_inputs(forward, lineage)
     if not block.inputs:
         return None
     _rank_hints(forward, block)
+    block.forward = forward
+    block.dependent = dependent_inputs(forward, block.inputs)
+    if init is not None:
+        block.stored, block.defaults = _stored_arguments(init), _literal_defaults(init)
     return block
 
 
@@ -444,11 +457,15 @@ def _callable_bare(init: ast.FunctionDef) -> bool:
 
 def _forward_inputs(forward: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> List[str]:
     """The required arguments of hybrid_forward after `self, F` that are not parameters (the
-    block's inputs; `*args` gets nothing, optional ones are left out)."""
+    block's inputs; optional ones are left out, `*args` gets nothing unless it is all there
+    is: `hybrid_forward(self, F, *states)` gets one input, `states`)."""
     params = forward.args.args
     given = [a.arg for a in params[2 : len(params) - len(forward.args.defaults)]]
     parameters = _parameters(lineage)
-    return [name for name in given if name not in parameters]
+    inputs = [name for name in given if name not in parameters]
+    if not inputs and len(params) == 2 and forward.args.vararg is not None:
+        return [forward.args.vararg.arg]
+    return inputs
 
 
 def _required_arguments(init: ast.FunctionDef) -> List[ast.arg]:
@@ -581,13 +598,8 @@ def _shape_of(node: ast.AST) -> Optional[str]:
 
 
 def _examples(block: _Block) -> List[Example]:
-    """Up to MAX_CANDIDATES examples: for each way to build the block, the inputs' known
-    ranks, the others tried in turn."""
-    trials: List[Tuple[Tuple[int, ...], ...]] = []
-    for rank in _trial_ranks(block):
-        shapes = tuple(SHAPES[_rank_of(block, name, rank)] for name in block.inputs)
-        if shapes not in trials:
-            trials.append(shapes)
+    """Up to MAX_CANDIDATES examples: for each way to build the block, input shapes from
+    `_trial_shapes`."""
     examples = [
         Example(
             block.name,
@@ -596,9 +608,45 @@ def _examples(block: _Block) -> List[Example]:
             inferred=True,
         )
         for kwargs in block.constructors
-        for shapes in trials[:MAX_SHAPES]
+        for shapes in _trial_shapes(block, kwargs)[:MAX_SHAPES]
     ]
     return examples[:MAX_CANDIDATES]
+
+
+def _trial_shapes(block: _Block, kwargs: Dict[str, Any]) -> List[Tuple[Shape, ...]]:
+    """The inputs' shapes to try, in order: the shapes the body relates (a `pick` index, a
+    `SequenceMask` length, a child's second argument: input_shapes.py) with the free inputs
+    at each trial rank; then every input at each trial rank (its known rank, when the body
+    unpacks it); then inputs only named like indices (`label`) as the first input's shape
+    without its last axis. The eager run of the original decides which is kept."""
+    uniform: List[Tuple[Shape, ...]] = []
+    for rank in _trial_ranks(block):
+        shapes = tuple(SHAPES[_rank_of(block, name, rank)] for name in block.inputs)
+        uniform.append(shapes)
+    used = {n: how for n, how in block.dependent.items() if how == "use"}
+    related = _related(block, kwargs, uniform, used, use_names=False) if used else []
+    named = _related(block, kwargs, uniform, block.dependent, use_names=True)
+    return list(dict.fromkeys(related + uniform[:MAX_UNIFORM] + named))
+
+
+def _related(
+    block: _Block,
+    kwargs: Dict[str, Any],
+    uniform: List[Tuple[Shape, ...]],
+    dependent: Dict[str, str],
+    use_names: bool,
+) -> List[Tuple[Shape, ...]]:
+    if block.forward is None or not dependent:
+        return []
+    values = {**block.defaults, **kwargs}
+    attributes = {attr: values[arg] for attr, arg in block.stored.items() if arg in values}
+    out = []
+    for shapes in uniform:
+        free = {n: s for n, s in zip(block.inputs, shapes) if n not in dependent}
+        derived = derive_shapes(block.forward, block.inputs, free, dependent, attributes, use_names)
+        if derived is not None and all(0 < len(s) <= max(SHAPES) for s in derived):
+            out.append(derived)
+    return out
 
 
 def _channels(shapes: Tuple[Tuple[int, ...], ...]) -> int:
