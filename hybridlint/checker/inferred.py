@@ -17,7 +17,9 @@ plainly right it is. So for a file with no configured example, the checker infer
   parameters (the names `self.<name> = self.params.get(...)` or `Parameter(...)` registers);
   optional ones (`sample_weight=None`) are left out;
 * each input gets a random float32 array whose rank is what the code reads off it (`n, c, h,
-  w = x.shape` is rank 4, `x.shape[2]` at least 3), else ranks 2, 4, 3, 1 in turn.
+  w = x.shape` is rank 4, `x.shape[2]` at least 3), else ranks 2, 4, 3 in turn; an input the
+  body relates to another (a `pick` index, a `SequenceMask` length: input_shapes.py) gets
+  its shape from that one's, tried first.
 
 A candidate becomes an example only when the *original* block runs eagerly on it: the eager
 run is the reference, so an input it rejects judges nothing. The first such candidate of each
