@@ -41,6 +41,7 @@ A Symbol has no shape, but the resize has a `like` mode that reads x's size in t
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -76,7 +77,7 @@ def plan_child_side(rule, node: cst.Call) -> Optional[Tuple[Tuple[Edit, ...], st
     if facts is None or facts.kind != "hybrid_forward" or facts.klass is None or ns is None:
         return None
     module = facts.klass.module
-    if module is None or resizes_last(facts.node) is not node:
+    if module is None or len(node.args) != 3 or resizes_last(facts.node) is not node:
         return None
     for parent in module.classes.values():
         forward = parent.methods.get("hybrid_forward")
@@ -386,6 +387,7 @@ def resizes_to_size(method: cst.FunctionDef) -> bool:
     )
 
 
+@lru_cache(maxsize=16)  # asked for every call of the function (nodes hash by identity)
 def resizes_last(method: cst.FunctionDef) -> Optional[cst.Call]:
     """The resize of `hybrid_forward(self, F, data, size)` that works on its data first and
     reads size once, in a top-level `v = ` or `return ns.contrib.BilinearResize2D(e,
