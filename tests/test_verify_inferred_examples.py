@@ -94,7 +94,8 @@ def test_an_untyped_count_named_as_gluon_names_channels_is_guessed_an_int(name):
             def hybrid_forward(self, F, x):
                 return x
     """
-    assert [kwargs[name] for kwargs in _built(source)["Head"]] == [6, 3, 4]  # the channels
+    # the channels: those of the trial inputs, then of the same with 16 channels
+    assert [kwargs[name] for kwargs in _built(source)["Head"]] == [6, 3, 4, 16, 16, 16]
 
 
 def _built(source):
@@ -128,12 +129,33 @@ def test_required_arguments_of_stated_types_are_guessed():
     """
     built = _built(source)["Head"]
     shapes = _shapes(source)["Head"]
-    assert [kwargs["in_channels"] for kwargs in built] == [s[0][1] for s in shapes] == [6, 3, 4]
+    channels = [kwargs["in_channels"] for kwargs in built]
+    assert channels == [s[0][1] for s in shapes] == [6, 3, 4, 16, 16, 16]
     assert all(
         {k: v for k, v in kwargs.items() if k != "in_channels"}
         == {"eps": 0.1, "in_size": None, "flag": False, "units": None}
         for kwargs in built
     )
+
+
+def test_an_int_not_named_as_a_width_is_guessed_1():
+    """`stride` guessed as the input's channels (16) shrank gluoncv's BasicBlockV1 to 1x1, and
+    `residual + x` then broadcast eagerly only: a hazard of the guess, not of the block."""
+    source = """
+        class Block(HybridBlock):
+            \"\"\"
+            channels : int
+            stride : int
+            \"\"\"
+            def __init__(self, channels, stride, groups: int, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    built = _built(source)["Block"]
+    assert all(kwargs["stride"] == 1 and kwargs["groups"] == 1 for kwargs in built)
+    assert [kwargs["channels"] for kwargs in built][:2] == [6, 3]
 
 
 @pytest.mark.parametrize("stated", ["list of int", "str", "", "callable"])
@@ -403,3 +425,27 @@ def test_a_safe_fix_refused_on_an_inferred_example_is_judged_as_without_it(backe
     # judged as in a file without examples: the expression-level check refuses it too
     assert any(r.finding.line == 14 for r in outcome.rejected)
     assert "a = h[:, 1]" in outcome.source
+
+
+def test_a_guessed_channel_count_is_also_tried_at_16():
+    """gluoncv's _PyramidPooling builds its branches with `int(in_channels / 4)` channels:
+    3 channels, the RGB trial's, build layers of none, and the original fails eagerly."""
+    from hybridlint.checker.checks import check_source
+
+    source = textwrap.dedent(
+        """\
+        from mxnet.gluon import HybridBlock, nn
+
+
+        class Quarter(HybridBlock):
+            def __init__(self, in_channels, **kwargs):
+                super().__init__(**kwargs)
+                self.conv = nn.Conv2D(int(in_channels / 4), 1, in_channels=in_channels)
+
+            def hybrid_forward(self, F, x):
+                return self.conv(x)
+        """
+    )
+    (found,) = infer_examples(source, [], lambda batch: check_source(source, "net.py", batch))
+    assert found.example.kwargs == {"in_channels": 16}
+    assert found.example.inputs[0].shape == (2, 16, 8, 8)

@@ -9,8 +9,9 @@ plainly right it is. So for a file with no configured example, the checker infer
   `Net()`, when every parameter of its `__init__` has a default;
 * failing both, with arguments guessed from the types the code states for its required
   parameters (an annotation, or a numpy/Google-style docstring entry `channels : int`): an
-  int is the trial input's channel count (its axis 1: `in_channels` must match the input), a
-  float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
+  int named as a feature width (`in_channels`, `units`, `planes`) is the trial input's
+  channel count (its axis 1: `in_channels` must match the input; 3, then 16), any other int
+  (`stride`, `groups`) 1, a float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
   `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
   type leaves the block without an example. The notes say the arguments were guessed;
 * its inputs are the required arguments of `hybrid_forward` after `F` that are not its
@@ -50,6 +51,10 @@ SHAPES: Dict[int, Tuple[int, ...]] = {
     5: (2, 3, 4, 8, 8),
 }
 DEFAULT_RANKS = (2, 4, 3, 1)
+# The same with 16 channels, tried after SHAPES when the constructor's channel count is a
+# guess: a block may divide it (`int(in_channels / 4)` branches, an SE block's reduction 16),
+# and 3 channels then build a layer of none.
+WIDE: Dict[int, Tuple[int, ...]] = {r: s[:1] + (16,) + s[2:] for r, s in SHAPES.items() if r > 1}
 # per block; a candidate the original rejects costs an eager run (milliseconds), the first it
 # takes one check (eager, hybridized, export)
 MAX_CANDIDATES = 8
@@ -77,6 +82,12 @@ GUESSED = " (constructor arguments guessed from their stated types or names)"
 # a required argument with no stated type named like a count of channels or units (gluon's
 # own: `in_channels`, `channels`, `units`, `in_units`): an int, the trial input's channels
 _COUNT_NAME = re.compile(r"^(?:in_|out_|num_)?(?:channels|units|filters|hidden|hidden_size)$")
+# an int argument named as a width of the features (`in_channels`, `planes`, `units`,
+# `embed_dim`, `classes`: the logits' width) is guessed the trial input's channels; any other
+# int (`stride`, `groups`, `num_layers`) 1: the input's channel count as a stride shrinks the
+# map to 1x1, and a residual sum then broadcasts eagerly only, a hazard of the guess, not of
+# the block (gluoncv's BasicBlockV1)
+_WIDTH_NAME = re.compile(r"channel|unit|filter|plane|hidden|feature|embed|dim|width|class", re.I)
 
 
 @dataclass
@@ -496,6 +507,8 @@ def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> O
         if not stated and _COUNT_NAME.match(arg.arg):
             stated = "int"
         value = _guess(stated)
+        if value == _CHANNELS and not _WIDTH_NAME.search(arg.arg):
+            value = 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
         if value is _NO_GUESS:
             return None
         kwargs[arg.arg] = value
@@ -602,28 +615,38 @@ def _shape_of(node: ast.AST) -> Optional[str]:
 def _examples(block: _Block) -> List[Example]:
     """Up to MAX_CANDIDATES examples: for each way to build the block, input shapes from
     `_trial_shapes`."""
-    examples = [
-        Example(
-            block.name,
-            tuple(InputSpec(shape) for shape in shapes),
-            {k: _channels(shapes) if v == _CHANNELS else v for k, v in kwargs.items()},
-            inferred=True,
-        )
-        for kwargs in block.constructors
-        for shapes in _trial_shapes(block, kwargs)[:MAX_SHAPES]
-    ]
+    examples = []
+    for kwargs in block.constructors:
+        trials = _trial_shapes(block, kwargs)[:MAX_SHAPES]
+        if any(v == _CHANNELS for v in kwargs.values()):
+            wide = _trial_shapes(block, kwargs, WIDE)[:MAX_UNIFORM]
+            trials += [t for t in wide if t not in trials]
+        examples += [
+            Example(
+                block.name,
+                tuple(InputSpec(shape) for shape in shapes),
+                {k: _channels(shapes) if v == _CHANNELS else v for k, v in kwargs.items()},
+                inferred=True,
+            )
+            for shapes in trials
+        ]
     return examples[:MAX_CANDIDATES]
 
 
-def _trial_shapes(block: _Block, kwargs: Dict[str, Any]) -> List[Tuple[Shape, ...]]:
+def _trial_shapes(
+    block: _Block, kwargs: Dict[str, Any], table: Dict[int, Tuple[int, ...]] = SHAPES
+) -> List[Tuple[Shape, ...]]:
     """The inputs' shapes to try, in order: the shapes the body relates (a `pick` index, a
     `SequenceMask` length, a child's second argument: input_shapes.py) with the free inputs
     at each trial rank; then every input at each trial rank (its known rank, when the body
     unpacks it); then inputs only named like indices (`label`) as the first input's shape
-    without its last axis. The eager run of the original decides which is kept."""
+    without its last axis (`table`: a shape per rank). The eager run of the original decides
+    which is kept."""
     uniform: List[Tuple[Shape, ...]] = []
     for rank in _trial_ranks(block):
-        shapes = tuple(SHAPES[_rank_of(block, name, rank)] for name in block.inputs)
+        shapes = tuple(
+            table.get(r, SHAPES[r]) for r in (_rank_of(block, n, rank) for n in block.inputs)
+        )
         uniform.append(shapes)
     used = {n: how for n, how in block.dependent.items() if how == "use"}
     related = _related(block, kwargs, uniform, used, use_names=False) if used else []
