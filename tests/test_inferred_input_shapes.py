@@ -141,3 +141,20 @@ def test_the_cli_proves_a_fix_in_a_layer_of_data_and_indices(tmp_path):
     said = " ".join(result.stderr.split())
     assert "proven by example SelectableDense#inferred" in said
     assert "with inputs (4, 6), (4,)" in said
+
+
+def test_a_positional_sequence_length_and_deep_nesting():
+    positional = """
+        class Masked(HybridBlock):
+            def hybrid_forward(self, F, x, length):
+                return F.SequenceMask(x, length, use_sequence_length=True, axis=1)
+    """
+    assert _shapes(positional)["Masked"][0] == ((4, 6), (4,))
+    terms = " + ".join(["x"] * 1500)  # deeper than the walk, not than ast.parse
+    deep = f"""
+        class Deep(HybridBlock):
+            def hybrid_forward(self, F, x, label):
+                y = {terms}
+                return F.pick(y, label)
+    """
+    assert _shapes(deep)["Deep"]  # no RecursionError: the uniform trials stand

@@ -158,6 +158,34 @@ def test_an_int_not_named_as_a_width_is_guessed_1():
     assert [kwargs["channels"] for kwargs in built][:2] == [6, 3]
 
 
+def test_a_width_of_any_name_is_the_channel_count_and_working_code_stays(tmp_path):
+    """`d_model` guessed 1 made `x + self.proj(x)` broadcast eagerly only, and --verify then
+    'proved' an HL007 rewrite of working code (a review's reproduction)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "ffn.py"
+    source = textwrap.dedent(
+        """\
+        from mxnet.gluon import HybridBlock, nn
+
+
+        class FFN(HybridBlock):
+            \"\"\"
+            d_model : int
+            \"\"\"
+            def __init__(self, d_model, **kwargs):
+                super().__init__(**kwargs)
+                self.proj = nn.Dense(d_model, flatten=False)
+
+            def hybrid_forward(self, F, x):
+                return x + self.proj(x)
+        """
+    )
+    path.write_text(source)
+    assert _built(source)["FFN"][0] == {"d_model": 6}
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", str(path)])
+    assert path.read_text() == source, result.output
+
+
 @pytest.mark.parametrize("stated", ["list of int", "str", "", "callable"])
 def test_a_required_argument_of_another_type_leaves_the_block_without_example(stated):
     source = f"""

@@ -9,9 +9,9 @@ plainly right it is. So for a file with no configured example, the checker infer
   `Net()`, when every parameter of its `__init__` has a default;
 * failing both, with arguments guessed from the types the code states for its required
   parameters (an annotation, or a numpy/Google-style docstring entry `channels : int`): an
-  int named as a feature width (`in_channels`, `units`, `planes`) is the trial input's
-  channel count (its axis 1: `in_channels` must match the input; 3, then 16), any other int
-  (`stride`, `groups`) 1, a float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
+  int is the trial input's channel count (its axis 1: `in_channels` must match the input;
+  the trials' own, then 16), except one named as a step or a count of groups or layers
+  (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
   `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
   type leaves the block without an example. The notes say the arguments were guessed;
 * its inputs are the required arguments of `hybrid_forward` after `F` that are not its
@@ -82,12 +82,17 @@ GUESSED = " (constructor arguments guessed from their stated types or names)"
 # a required argument with no stated type named like a count of channels or units (gluon's
 # own: `in_channels`, `channels`, `units`, `in_units`): an int, the trial input's channels
 _COUNT_NAME = re.compile(r"^(?:in_|out_|num_)?(?:channels|units|filters|hidden|hidden_size)$")
-# an int argument named as a width of the features (`in_channels`, `planes`, `units`,
-# `embed_dim`, `classes`: the logits' width) is guessed the trial input's channels; any other
-# int (`stride`, `groups`, `num_layers`) 1: the input's channel count as a stride shrinks the
-# map to 1x1, and a residual sum then broadcasts eagerly only, a hazard of the guess, not of
-# the block (gluoncv's BasicBlockV1)
-_WIDTH_NAME = re.compile(r"channel|unit|filter|plane|hidden|feature|embed|dim|width|class", re.I)
+# an int argument named as a step, a count of groups or layers, an axis (`stride`, `groups`,
+# `dilation`, `num_layers`, `heads`) is guessed 1; any other (`in_channels`, `units`,
+# `d_model`, `in_chs`, `classes`) the trial input's channels. The channel count as a stride
+# shrinks the map to 1x1, and a residual sum then broadcasts eagerly only, a hazard of the
+# guess, not of the block (gluoncv's BasicBlockV1); 1 as a width (`d_model`) does the same to
+# `x + self.proj(x)`, so only names known not to be widths get 1
+_STEP_NAME = re.compile(
+    r"^(?:num_)?(?:strides?|groups|dilations?|dilate|kernel(?:_size)?|layers|heads|axis|depth"
+    r"|repeats?|blocks|stages)$",
+    re.I,
+)
 
 
 @dataclass
@@ -507,7 +512,7 @@ def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> O
         if not stated and _COUNT_NAME.match(arg.arg):
             stated = "int"
         value = _guess(stated)
-        if value == _CHANNELS and not _WIDTH_NAME.search(arg.arg):
+        if value == _CHANNELS and _STEP_NAME.match(arg.arg):
             value = 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
         if value is _NO_GUESS:
             return None

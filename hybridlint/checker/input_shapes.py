@@ -40,7 +40,7 @@ _KEEP_SHAPE = frozenset(
     identity InstanceNorm LayerNorm LeakyReLU log log10 log1p log2 log_softmax logical_not
     negative ones_like rcbrt rcp reciprocal relu rint round rsqrt sigmoid sign sin sinh
     softmax softmin softsign sqrt square tan tanh trunc zeros_like astype SequenceMask
-    SequenceReverse where BlockGrad stop_gradient""".split()
+    SequenceReverse BlockGrad stop_gradient""".split()
 )
 # names callers give index, label and length inputs
 _INDEX_NAME = re.compile(
@@ -72,7 +72,7 @@ def _related_arguments(call: ast.Call) -> List[str]:
     if op == "pick":
         names.append(_argument(call, args, 1, "index"))
     elif op == "SequenceMask":
-        names.append(_keyword(call, "sequence_length"))
+        names.append(_argument(call, args, 1, "sequence_length"))
     elif _child_call(call):
         names.extend(call.args[1:])
     return [n.id for n in names if isinstance(n, ast.Name)]
@@ -91,7 +91,10 @@ def derive_shapes(
     arguments); those only named like indices, when `use_names`, as the first free input's
     shape without its last axis. None when a dependent input gets no shape."""
     walker = _ShapeWalk(dict(free), set(dependent), attributes)
-    walker.block(forward.body)
+    try:
+        walker.block(forward.body)
+    except RecursionError:  # an expression nested thousands deep: no relation read
+        return None
     shapes = walker.shapes
     first = free.get(inputs[0])
     for name, how in dependent.items():
@@ -127,6 +130,10 @@ class _ShapeWalk:
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     self._bind(target.id, shape)
+                else:  # `x, y = F.split(x, ...)`: what the names held is gone
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            self._bind(name.id, None)
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
             shape = self.shape(stmt.value)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -138,6 +145,11 @@ class _ShapeWalk:
             self.block(stmt.body)
             self.block(stmt.orelse)
         elif isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
+            targets = [stmt.target] if isinstance(stmt, ast.For) else []
+            if isinstance(stmt, ast.With):
+                targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            for name in (n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                self._bind(name.id, None)
             for field in ("body", "orelse", "finalbody"):
                 self.block(getattr(stmt, field, []))
             for handler in getattr(stmt, "handlers", []):
@@ -204,7 +216,7 @@ class _ShapeWalk:
         if op == "SequenceMask":
             axis = self._int(_keyword(call, "axis"), 0)
             if axis in (0, 1) and len(data) > 1:
-                self._relate(_keyword(call, "sequence_length"), (data[1 - axis],))
+                self._relate(_argument(call, args, 1, "sequence_length"), (data[1 - axis],))
             return data
         if op == "slice_axis":
             return self._slice_axis(call, args, data)
