@@ -11,8 +11,8 @@ plainly right it is. So for a file with no configured example, the checker infer
   parameters (an annotation, or a numpy/Google-style docstring entry `channels : int`): an
   int is the trial input's channel count (its axis 1: `in_channels` must match the input;
   the trials' own, then 16), except one named as a step or a count of groups or layers
-  (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool False, a type that admits None (`tuple of 2 int or None`,
-  `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
+  (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool False, a type that admits None
+  (`tuple of 2 int or None`, `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
   type leaves the block without an example. The notes say the arguments were guessed;
 * its inputs are the required arguments of `hybrid_forward` after `F` that are not its
   parameters (the names `self.<name> = self.params.get(...)` or `Parameter(...)` registers);
@@ -666,6 +666,8 @@ def _related(
     dependent: Dict[str, str],
     use_names: bool,
 ) -> List[Tuple[Shape, ...]]:
+    """For each uniform trial, its free inputs' shapes with the `dependent` inputs' derived
+    from them (input_shapes.derive_shapes, under the constructor arguments `kwargs`)."""
     if block.forward is None or not dependent:
         return []
     values = {**block.defaults, **kwargs}
