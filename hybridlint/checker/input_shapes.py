@@ -31,6 +31,8 @@ import ast
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 Shape = Tuple[int, ...]
 
 # ops whose output has their first argument's shape
@@ -336,12 +338,7 @@ def _scalar(node: ast.expr) -> bool:
 def _broadcast(left: Shape, right: Shape) -> Optional[Shape]:
     """numpy's broadcast of two shapes (NDArray arithmetic broadcasts eagerly), None when
     they do not broadcast."""
-    out: List[int] = []
-    for a, b in zip(
-        reversed((1,) * (len(right) - len(left)) + left),
-        reversed((1,) * (len(left) - len(right)) + right),
-    ):
-        if a != b and 1 not in (a, b):
-            return None
-        out.append(max(a, b))
-    return tuple(reversed(out))
+    try:
+        return tuple(np.broadcast_shapes(left, right))
+    except ValueError:
+        return None
