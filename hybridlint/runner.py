@@ -229,7 +229,8 @@ def _missing_example_files(examples: Mapping[str, Any], config: Config) -> List[
     if not examples:
         ran = (
             "only blocks the code shows how to build (no arguments, a literal call, or "
-            "arguments of stated types) are run, on inputs inferred from the code; other fixes"
+            "arguments guessed from their stated types, names or uses) are run, on inputs "
+            "inferred from the code; other fixes"
             if config.infer_examples
             else "no block is run (infer-examples = false); fixes"
         )

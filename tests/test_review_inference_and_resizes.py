@@ -122,9 +122,9 @@ def test_with_inferred_examples_a_safe_fix_beside_an_unsafe_one_no_example_ran_i
 
 
         class B(HybridBlock):
-            def __init__(self, length, **kwargs):
+            def __init__(self, spec, **kwargs):  # no name or use to guess it from
                 super().__init__(**kwargs)
-                self.mean = mx.nd.array([0.5] * length)
+                self.mean = mx.nd.array([0.5] * spec)
 
             def hybrid_forward(self, F, x):
                 return F.broadcast_add(F.zeros(x.shape), self.mean)

@@ -16,10 +16,10 @@ SOURCE = textwrap.dedent(
 
 
     class DeNormalize(HybridBlock):
-        def __init__(self, mean, std):
+        def __init__(self, stats):  # read from a dict: nothing says how to guess it
             super(DeNormalize, self).__init__()
-            self.mean = mx.nd.array(mean, ctx=mx.cpu(0))
-            self.std = mx.nd.array(std, ctx=mx.cpu(0))
+            self.mean = mx.nd.array(stats["mean"], ctx=mx.cpu(0))
+            self.std = mx.nd.array(stats["std"], ctx=mx.cpu(0))
 
         def hybrid_forward(self, F, x):
             return x * self.std.reshape(shape=(3, 1, 1)) + self.mean.reshape(shape=(3, 1, 1))
@@ -30,7 +30,7 @@ SOURCE = textwrap.dedent(
     """
 )
 LINE = 13  # the hybrid_forward's return
-STUB = "{ kwargs = { mean = <mean>, std = <std> }, inputs = [<x>] }"
+STUB = "{ kwargs = { stats = <stats> }, inputs = [<x>] }"
 
 
 def test_a_block_no_example_ran_gets_the_example_to_configure():

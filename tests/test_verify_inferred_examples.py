@@ -477,3 +477,125 @@ def test_a_guessed_channel_count_is_also_tried_at_16():
     (found,) = infer_examples(source, [], lambda batch: check_source(source, "net.py", batch))
     assert found.example.kwargs == {"in_channels": 16}
     assert found.example.inputs[0].shape == (2, 16, 8, 8)
+
+
+def _one_argument(name: str, init_body: str = "pass") -> str:
+    return f"""
+        class Head(HybridBlock):
+            def __init__(self, {name}, **kwargs):
+                super().__init__(**kwargs)
+                {init_body}
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+
+
+@pytest.mark.parametrize(
+    "name, first_three",
+    [
+        # the trial inputs are (4, 6), (2, 3, 8, 8), (2, 4, 6): sizes are read off the first
+        ("batch_size", [4, 2, 2]),
+        ("height", [6, 8, 4]),
+        ("width", [6, 8, 6]),
+        ("num_classes", [6, 3, 4]),
+        ("feature_dim", [6, 3, 4]),
+        ("eos_id", [1, 1, 1]),
+        ("kernel_size", [1, 1, 1]),
+        ("use_bias", [False, False, False]),
+        ("margin", [0.1, 0.1, 0.1]),
+    ],
+)
+def test_an_untyped_argument_is_guessed_from_its_name(name, first_three):
+    assert [kwargs[name] for kwargs in _built(_one_argument(name))["Head"]][:3] == first_three
+
+
+def test_per_channel_statistics_are_a_list_of_one_number_per_channel():
+    """gluoncv's DeNormalize(mean, std): by name, or by use (`mx.nd.array(mu)`)."""
+    by_name = _built(_one_argument("mean"))["Head"]
+    assert [kwargs["mean"] for kwargs in by_name][:2] == [
+        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        [0.1, 0.2, 0.3],
+    ]
+    by_use = _built(_one_argument("mu", "self.mu = mx.nd.array(mu)"))["Head"]
+    assert by_use[1]["mu"] == [0.1, 0.2, 0.3]
+    assert "Head" not in _built(_one_argument("mu", "self.mu = mu"))  # no use says
+
+
+def test_a_stated_type_wins_over_the_name():
+    source = """
+        class Head(HybridBlock):
+            \"\"\"
+            mean : float
+            \"\"\"
+            def __init__(self, mean, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    assert all(kwargs["mean"] == 0.1 for kwargs in _built(source)["Head"])
+
+
+DENORMALIZE = textwrap.dedent(
+    """\
+    import mxnet as mx
+    from mxnet.gluon import HybridBlock
+
+
+    class DeNormalize(HybridBlock):
+        \"\"\"Denormalize the image\"\"\"
+        def __init__(self, mean, std):
+            super(DeNormalize, self).__init__()
+            self.mean = mx.nd.array(mean, ctx=mx.cpu(0))
+            self.std = mx.nd.array(std, ctx=mx.cpu(0))
+
+        def hybrid_forward(self, F, x):
+            return x * self.std.reshape(shape=(3, 1, 1)) + self.mean.reshape(shape=(3, 1, 1))
+    """
+)
+
+
+def test_the_cli_proves_fixes_on_a_block_built_from_guessed_names(tmp_path):
+    """gluoncv's DeNormalize (utils/viz/segmentation.py): its constructor states no types, and
+    its arrays made in __init__ (HL005) could not be proven without an example."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "viz.py"
+    path.write_text(DENORMALIZE)
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "DeNormalize(mean=[0.1, 0.2, 0.3], std=[0.1, 0.2, 0.3]) with input (2, 3, 8, 8)" in (
+        result.output
+    )
+    assert "HL005 fix proven by example DeNormalize#inferred" in result.output
+    assert "self.params.get_constant" in path.read_text()
+
+
+def test_a_block_sized_by_batch_height_and_width_runs_on_a_trial_of_that_size(tmp_path):
+    """gluoncv's monodepth2 BackprojectDepth(batch_size, height, width) builds a grid of the
+    input's size: the guesses are read off the trial input, so the block runs."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "grid.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import mxnet as mx
+            import numpy as np
+            from mxnet.gluon import HybridBlock
+
+
+            class AddGrid(HybridBlock):
+                def __init__(self, batch_size, height, width):
+                    super().__init__()
+                    self.grid = mx.nd.array(np.arange(batch_size * height * width).reshape(
+                        (batch_size, 1, height, width)))
+
+                def hybrid_forward(self, F, x):
+                    return x + self.grid
+            """
+        )
+    )
+    result = CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "AddGrid(batch_size=2, height=8, width=8) with input (2, 3, 8, 8)" in result.output
+    assert "F.broadcast_add(x, grid)" in path.read_text()

@@ -7,13 +7,15 @@ plainly right it is. So for a file with no configured example, the checker infer
 * the block is built as the code itself builds it: with the literal arguments of a call in
   the same file (`InterpolationBlock(scale_factor=8)` in a parent's `__init__`), or with none,
   `Net()`, when every parameter of its `__init__` has a default;
-* failing both, with arguments guessed from the types the code states for its required
-  parameters (an annotation, or a numpy/Google-style docstring entry `channels : int`): an
-  int is the trial input's channel count (its axis 1: `in_channels` must match the input;
-  the trials' own, then 16), except one named as a step or a count of groups or layers
-  (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool False, a type that admits None
-  (`tuple of 2 int or None`, `Optional[int]`) None; a parameter of any other type (`list of int`, `str`) or of no stated
-  type leaves the block without an example. The notes say the arguments were guessed;
+* failing both, with arguments guessed for its required parameters (guesses.py): from the
+  type the code states (an annotation, or a numpy/Google-style docstring entry `channels :
+  int`), else from the name (`batch_size`, `height`, `mean`, `eos_id`, `num_classes`) or the
+  use (`mx.nd.array(mean)`). An int is the trial input's channel count (its axis 1:
+  `in_channels` must match the input; the trials' own, then 16), except one named as a step
+  or a count of groups or layers (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool
+  False, a type that admits None (`tuple of 2 int or None`) None. A parameter nothing tells
+  (`backbone`, `layout : str`) leaves the block without an example. The notes say the
+  arguments were guessed;
 * its inputs are the required arguments of `hybrid_forward` after `F` that are not its
   parameters (the names `self.<name> = self.params.get(...)` or `Parameter(...)` registers);
   optional ones (`sample_weight=None`) are left out;
@@ -32,10 +34,10 @@ run and can configure a real one (`[tool.hybridlint.examples]`).
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from . import guesses
 from .input_shapes import Shape, dependent_inputs, derive_shapes
 from .inputs import Example, InputSpec
 from .report import EquivalenceReport
@@ -75,31 +77,14 @@ class InferredExample:
     described: str = ""
 
 
-# an int constructor argument guessed from its stated type: the trial input's channels
-_CHANNELS = "<channels>"
-GUESSED_FLOAT = 0.1
 GUESSED = " (constructor arguments guessed from their stated types or names)"
-# a required argument with no stated type named like a count of channels or units (gluon's
-# own: `in_channels`, `channels`, `units`, `in_units`): an int, the trial input's channels
-_COUNT_NAME = re.compile(r"^(?:in_|out_|num_)?(?:channels|units|filters|hidden|hidden_size)$")
-# an int argument named as a step, a count of groups or layers, an axis (`stride`, `groups`,
-# `dilation`, `num_layers`, `heads`) is guessed 1; any other (`in_channels`, `units`,
-# `d_model`, `in_chs`, `classes`) the trial input's channels. The channel count as a stride
-# shrinks the map to 1x1, and a residual sum then broadcasts eagerly only, a hazard of the
-# guess, not of the block (gluoncv's BasicBlockV1); 1 as a width (`d_model`) does the same to
-# `x + self.proj(x)`, so only names known not to be widths get 1
-_STEP_NAME = re.compile(
-    r"^(?:num_)?(?:strides?|groups|dilations?|dilate|kernel(?:_size)?|layers|heads|axis|depth"
-    r"|repeats?|blocks|stages)$",
-    re.I,
-)
 
 
 @dataclass
 class _Block:
     name: str
     constructors: List[Dict[str, Any]] = field(default_factory=list)  # kwargs to build it
-    guessed: bool = False  # the only constructor's arguments are guesses (_stated_guesses)
+    guessed: bool = False  # the only constructor's arguments are guesses (_guessed_arguments)
     inputs: List[str] = field(default_factory=list)
     ranks: Dict[str, int] = field(default_factory=dict)  # input -> exact rank, when unpacked
     min_ranks: Dict[str, int] = field(default_factory=dict)  # input -> at least this rank
@@ -264,7 +249,7 @@ def _block(
     constructors = bare + calls[:MAX_CALLS]
     guessed = False
     if not constructors and init is not None:
-        guess = _stated_guesses(init, lineage)
+        guess = _guessed_arguments(init, lineage)
         if guess is not None:
             constructors, guessed = [guess], True
     if forward is None or not constructors:
@@ -494,65 +479,24 @@ def _required_arguments(init: ast.FunctionDef) -> List[ast.arg]:
     return required + [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
 
 
-def _stated_guesses(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> Optional[dict]:
+def _guessed_arguments(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -> Optional[dict]:
     """Keyword arguments for the required parameters of `init`, each guessed from the type the
-    code states for it (module docstring), or None when one has no type that can be guessed."""
+    code states for it, its name or its use (guesses.py), or None when one cannot be."""
     args = init.args
     required = _required_arguments(init)
     if any(a in args.posonlyargs for a in required):
         return None  # cannot be passed by keyword
     owner = next((c for c in lineage if init in c.body), lineage[0])  # `__init__` may be a base's
-    documented = _documented_types(
+    documented = guesses.documented_types(
         [ast.get_docstring(lineage[0]), ast.get_docstring(owner), ast.get_docstring(init)]
     )
     kwargs: Dict[str, Any] = {}
     for arg in required:
-        stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
-        stated = stated or documented.get(arg.arg, "")
-        if not stated and _COUNT_NAME.match(arg.arg):
-            stated = "int"
-        value = _guess(stated)
-        if value == _CHANNELS and _STEP_NAME.match(arg.arg):
-            value = 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
-        if value is _NO_GUESS:
+        value = guesses.argument_value(arg, documented, init)
+        if value is guesses.NO_GUESS:
             return None
         kwargs[arg.arg] = value
     return kwargs
-
-
-_NO_GUESS = object()
-# numpy style (`channels : int`) and Google style (`channels (int): ...`) parameter entries
-_NUMPY_ENTRY = re.compile(r"^\s*(\w+)\s*:\s*(\S.*?)\s*$")
-_GOOGLE_ENTRY = re.compile(r"^\s*(\w+)\s*\(([^)]*)\)\s*:")
-
-
-def _documented_types(docstrings: Sequence[Optional[str]]) -> Dict[str, str]:
-    """name -> the type text of each parameter entry of the docstrings, first entry first."""
-    types: Dict[str, str] = {}
-    for doc in docstrings:
-        for line in (doc or "").splitlines():
-            match = _NUMPY_ENTRY.match(line) or _GOOGLE_ENTRY.match(line)
-            if match:
-                types.setdefault(match.group(1), match.group(2))
-    return types
-
-
-def _guess(stated: str) -> Any:
-    """A value of the stated type (module docstring), or _NO_GUESS."""
-    text = stated.strip().rstrip(".").lower()
-    text = re.split(r",\s*(?:optional|default)", text)[0].strip()
-    optional = re.fullmatch(r"(?:typing\.)?optional\[(.*)\]", text)
-    alternatives = [t.strip() for t in re.split(r"\s+or\s+|\|", text)]
-    if optional or "none" in alternatives:
-        return None
-    first = alternatives[0] if alternatives else ""
-    if first == "int":
-        return _CHANNELS
-    if first == "float":
-        return GUESSED_FLOAT
-    if first == "bool":
-        return False
-    return _NO_GUESS
 
 
 def _parameters(lineage: Sequence[ast.ClassDef]) -> Set[str]:
@@ -623,14 +567,14 @@ def _examples(block: _Block) -> List[Example]:
     examples = []
     for kwargs in block.constructors:
         trials = _trial_shapes(block, kwargs)[:MAX_SHAPES]
-        if any(v == _CHANNELS for v in kwargs.values()):
+        if any(v in (guesses.CHANNELS, guesses.PER_CHANNEL) for v in kwargs.values()):
             wide = _trial_shapes(block, kwargs, WIDE)[:MAX_UNIFORM]
             trials += [t for t in wide if t not in trials]
         examples += [
             Example(
                 block.name,
                 tuple(InputSpec(shape) for shape in shapes),
-                {k: _channels(shapes) if v == _CHANNELS else v for k, v in kwargs.items()},
+                {k: guesses.resolve(v, shapes) for k, v in kwargs.items()},
                 inferred=True,
             )
             for shapes in trials
@@ -679,12 +623,6 @@ def _related(
         if derived is not None and all(0 < len(s) <= max(SHAPES) for s in derived):
             out.append(derived)
     return out
-
-
-def _channels(shapes: Tuple[Tuple[int, ...], ...]) -> int:
-    """The channel count of a trial's first input (its axis 1; a vector's length)."""
-    first = shapes[0]
-    return first[1] if len(first) > 1 else first[0]
 
 
 def _trial_ranks(block: _Block) -> List[int]:
