@@ -599,3 +599,32 @@ def test_a_block_sized_by_batch_height_and_width_runs_on_a_trial_of_that_size(tm
     assert result.exit_code == 0, result.output
     assert "AddGrid(batch_size=2, height=8, width=8) with input (2, 3, 8, 8)" in result.output
     assert "F.broadcast_add(x, grid)" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    "stated, guessed",
+    [
+        ("tuple of float", [0.1, 0.2, 0.3]),  # a list of numbers named as statistics
+        ("tuple of 2 int", None),  # the name (`*_size`: a count) contradicts the type
+    ],
+)
+def test_a_stated_sequence_type_takes_only_a_list_guess_from_the_name(stated, guessed):
+    """gluoncv2's PyramidPoolingZeroBranch states `in_size : tuple of 2 int`: guessed as a
+    count by its name, it built a block no caller builds (and crowded out others)."""
+    name = "mean" if guessed else "in_size"
+    source = f"""
+        class Head(HybridBlock):
+            \"\"\"
+            {name} : {stated}
+            \"\"\"
+            def __init__(self, {name}, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    built = _built(source)
+    if guessed is None:
+        assert "Head" not in built
+    else:
+        assert built["Head"][1][name] == guessed

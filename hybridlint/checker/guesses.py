@@ -86,6 +86,8 @@ _NAMED: Tuple[Tuple[re.Pattern, Any], ...] = (
 # numpy style (`channels : int`) and Google style (`channels (int): ...`) parameter entries
 _NUMPY_ENTRY = re.compile(r"^\s*(\w+)\s*:\s*(\S.*?)\s*$")
 _GOOGLE_ENTRY = re.compile(r"^\s*(\w+)\s*\(([^)]*)\)\s*:")
+# a stated type that is a sequence of numbers (`list of float`, `tuple of 3 floats`)
+_LIST_TYPE = re.compile(r"^\s*(?:list|tuple|sequence|iterable)\b.*\b(?:float|number)s?\b", re.I)
 # calls that make an array of their first argument (`mx.nd.array(mean)`, `np.asarray(std)`)
 _ARRAY_MAKERS = frozenset({"array", "asarray", "tensor"})
 
@@ -143,16 +145,21 @@ def from_use(name: str, init: ast.FunctionDef) -> Any:
 
 
 def argument_value(arg: ast.arg, documented: Dict[str, str], init: ast.FunctionDef) -> Any:
-    """The guess for a required parameter of `init`: from its stated type, else from its
-    name, then its use; NO_GUESS when none says."""
+    """The guess for a required parameter of `init`: from its stated type (a list of numbers
+    also from its name or use), else from its name, then its use; NO_GUESS when none says."""
     stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
     stated = stated or documented.get(arg.arg, "")
-    value = from_stated(stated) if stated else NO_GUESS
-    if value == CHANNELS and STEP_NAME.match(arg.arg):
-        return 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
-    if value is not NO_GUESS:
+    if stated:
+        value = from_stated(stated)
+        if value == CHANNELS and STEP_NAME.match(arg.arg):
+            return 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
+        if value is NO_GUESS and _LIST_TYPE.search(stated):
+            # `mean : tuple of float`: the name may say what the list holds; any other
+            # name guess would contradict the type (`in_size : tuple of 2 int` is no count)
+            named = from_name(arg.arg)
+            return named if named == PER_CHANNEL else from_use(arg.arg, init)
         return value
-    value = from_name(arg.arg)  # untyped, or of a type with no guess (`mean : list of float`)
+    value = from_name(arg.arg)
     return value if value is not NO_GUESS else from_use(arg.arg, init)
 
 
