@@ -628,3 +628,26 @@ def test_a_stated_sequence_type_takes_only_a_list_guess_from_the_name(stated, gu
         assert "Head" not in built
     else:
         assert built["Head"][1][name] == guessed
+
+
+def test_blocks_built_from_guesses_come_after_those_built_as_the_code_builds_them():
+    """A file holds at most MAX_BLOCKS inferred blocks: guessed ones must not crowd out one
+    the code builds itself (`Plain()`), whatever their order in the file."""
+    guessed = "".join(
+        f"""
+        class Guessed{i}(HybridBlock):
+            def __init__(self, channels, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+        """
+        for i in range(8)
+    )
+    plain = """
+        class Plain(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    names = list(_built(guessed + plain))
+    assert names[0] == "Plain" and len(names) == 8

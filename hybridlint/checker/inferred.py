@@ -103,7 +103,8 @@ CONFIGURED = " (constructor arguments changed so that the fixed lines run)"
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
     """The candidate examples, in order of preference, of each block of `source` that the file
     says how to build: first those that hold one of `lines` or call a module-level function
-    holding one, then the others (those no other class of the file uses first); at most
+    holding one, then the others (those no other class of the file uses first, and those
+    built without guesses before those built from guessed arguments); at most
     MAX_BLOCKS blocks."""
     return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
 
@@ -130,18 +131,19 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     # no other class of the file uses first: their runs also run the blocks they hold
     holders = [n for n in classes.values() if _holds(n, wanted) or _names(n) & helpers]
     used = {name for node in classes.values() for name in _names(node) - {node.name}}
-    rest = [n for n in classes.values() if n not in holders]
-    rest.sort(key=lambda n: n.name in used)
-    for node in holders + rest:
-        block = _block(node, classes, calls.get(node.name, []))
-        if block is None:
-            continue
+    built = [(n, _block(n, classes, calls.get(n.name, []))) for n in classes.values()]
+    found = [(n, b) for n, b in built if b is not None]
+    rest = [(n, b) for n, b in found if n not in holders]
+    # of the others, those built as the code builds them before those built from guesses
+    # (a guess builds a block no caller may build), so that guesses crowd none of them out
+    rest.sort(key=lambda item: (item[0].name in used, item[1].guessed))
+    for node, block in [(n, b) for n, b in found if n in holders] + rest:
         out[block.name] = (_examples(block), block.guessed)
         # the configuration that takes the branches holding fixes the first one leaves
         variant = _configuration_variant(node, classes, block.constructors[0], wanted)
         if variant is not None:
-            built = replace(block, constructors=[variant])
-            out[block.name + VARIANT] = (_examples(built), block.guessed)
+            changed = replace(block, constructors=[variant])
+            out[block.name + VARIANT] = (_examples(changed), block.guessed)
         if sum(not key.endswith(VARIANT) for key in out) >= MAX_BLOCKS:
             break  # variants do not count: they must not crowd other blocks out
     return out
