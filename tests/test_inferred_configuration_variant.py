@@ -12,6 +12,7 @@ import textwrap
 
 from hybridlint.checker.inferred import (
     VARIANT,
+    _block,
     _configuration_variant,
     candidates,
     infer_examples,
@@ -52,7 +53,8 @@ IN_CLIP, IN_AVERAGE, IN_SCALE = 14, 19, 21
 def _variant(lines):
     tree = ast.parse(CLIPPED)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    return _configuration_variant(classes["Clipped"], classes, {}, set(lines))
+    block = _block(classes["Clipped"], classes, [])
+    return _configuration_variant(block, {}, set(lines))
 
 
 def test_a_number_compared_with_a_constant_is_moved_past_it():

@@ -137,10 +137,10 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     # of the others, those built as the code builds them before those built from guesses
     # (a guess builds a block no caller may build), so that guesses crowd none of them out
     rest.sort(key=lambda item: (item[0].name in used, item[1].guessed))
-    for node, block in [(n, b) for n, b in found if n in holders] + rest:
+    for _, block in [(n, b) for n, b in found if n in holders] + rest:
         out[block.name] = (_examples(block), block.guessed)
         # the configuration that takes the branches holding fixes the first one leaves
-        variant = _configuration_variant(node, classes, block.constructors[0], wanted)
+        variant = _configuration_variant(block, block.constructors[0], wanted)
         if variant is not None:
             changed = replace(block, constructors=[variant])
             out[block.name + VARIANT] = (_examples(changed), block.guessed)
@@ -275,7 +275,7 @@ def _block(
 
 
 def _configuration_variant(
-    node: ast.ClassDef, classes: Dict[str, ast.ClassDef], base: Dict[str, Any], lines: Set[int]
+    block: _Block, base: Dict[str, Any], lines: Set[int]
 ) -> Optional[Dict[str, Any]]:
     """`base` with the constructor arguments changed that make hybrid_forward take the
     branches holding fixed `lines` that `base` leaves, or None when none needs it (or no value
@@ -284,12 +284,9 @@ def _configuration_variant(
     self._size_average:`) is flipped by a value of the default's type: a bool's negation, a
     number one past (or at) a constant it is compared with. An unsafe fix in a branch the
     default configuration never takes is otherwise proven by no inferred example."""
-    lineage = list(_lineage(node, classes))
-    forward, init = _method(lineage, "hybrid_forward"), _method(lineage, "__init__")
-    if forward is None or init is None or not lines:
-        return None
-    stored = _stored_arguments(init)
-    defaults = _literal_defaults(init)
+    forward, stored, defaults = block.forward, block.stored, block.defaults
+    if forward is None or not stored or not lines:
+        return None  # a test reads what __init__ stores from its arguments, or is not flipped
     kwargs, changed = dict(base), False
     for test, needed in _branch_tests(forward, lines):
         if _evaluate(test, stored, {**defaults, **kwargs}) in (None, needed):
