@@ -49,7 +49,14 @@ from . import toplevel
 from .config import DEFAULT_OFF, EXAMPLE_PROVEN, EXAMPLES_ONLY
 from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
-from .rules.values import _walked_fields, is_node_class, walk_nodes
+from .rules.values import (
+    LAYOUT_TYPES,
+    is_node_class,
+    holds_node,
+    syntax_children,
+    visit_order,
+    walk_nodes,
+)
 from .project import FROM_IMPORT, NO_PROJECT, FileProject, Importer, Project, resolve
 
 MAX_FIX_PASSES = 10
@@ -644,12 +651,12 @@ class _Dispatcher(cst.CSTVisitor):
     def walk(self, node: cst.CSTNode) -> None:
         """What ``node.visit(self)`` does, in the same order, without LibCST rebuilding every
         node it passes (most of a rule run's time): the children are read from the fields
-        LibCST's visitor visits, in its order (:func:`_visit_order`); layout (whitespace,
+        LibCST's visitor visits, in its order (:func:`values.visit_order`); layout (whitespace,
         commas, brackets, operator tokens) is passed over, where no rule and nothing in
         ``on_visit`` looks."""
         if self.on_visit(node):
-            order, others = _VISIT_ORDERS.get(type(node)) or _visit_order(type(node))
-            if others and any(_holds_node(getattr(node, name)) for name in others):
+            order, others = visit_order(type(node))
+            if others and any(holds_node(getattr(node, name)) for name in others):
                 node._visit_and_replace_children(self)  # a child where the order is unknown
             else:
                 for name in order:
@@ -662,74 +669,6 @@ class _Dispatcher(cst.CSTVisitor):
                     elif is_node_class(kind):
                         self.walk(value)
         self.on_leave(node)
-
-
-# Layout: node types that only hold whitespace, brackets, commas or operator tokens (LibCST
-# visits them; :meth:`_Dispatcher.walk` does not, so no rule may visit them: see _run_rules)
-_LAYOUT_TYPES = (
-    cst.BaseParenthesizableWhitespace,
-    cst.Comma,
-    cst.Comment,
-    cst.EmptyLine,
-    cst.Newline,
-    cst.TrailingWhitespace,
-    cst.LeftParen,
-    cst.RightParen,
-    cst.LeftSquareBracket,
-    cst.RightSquareBracket,
-    cst.LeftCurlyBrace,
-    cst.RightCurlyBrace,
-    cst.Dot,
-    cst.AssignEqual,
-    cst.Colon,
-    cst.Semicolon,
-    cst.BaseBinaryOp,
-    cst.BaseUnaryOp,
-    cst.BaseBooleanOp,
-    cst.BaseCompOp,
-    cst.BaseAugOp,
-    cst.ImportStar,
-    cst.ParamStar,
-    cst.ParamSlash,
-)
-# node type -> (the fields holding its non-layout children in LibCST's visiting order, the
-# fields LibCST's visitor does not name: strings and flags, checked on each node)
-_VISIT_ORDERS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
-
-
-def _visit_order(kind: type) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """The fields of node type ``kind`` that hold non-layout children, in the order LibCST's
-    visitor visits them (``IfExp``: body, test, orelse; ``Arg``: keyword, value), read from the
-    order of the field names in the code of ``kind._visit_and_replace_children``, and the other
-    non-layout fields (strings, flags: ``FormattedString.start``; a node found in one makes the
-    walk fall back to LibCST's). Checked against LibCST's own walk in tests/test_linter.py."""
-    fields = _walked_fields(kind)
-    code = getattr(getattr(kind, "_visit_and_replace_children", None), "__code__", None)
-    consts = code.co_consts if code is not None else ()
-    order = tuple(c for c in dict.fromkeys(consts) if isinstance(c, str) and c in fields)
-    result = _VISIT_ORDERS[kind] = (order, tuple(f for f in fields if f not in order))
-    return result
-
-
-def _ordered_children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The non-layout children of ``node`` in the order LibCST's visitor visits them."""
-    order, others = _VISIT_ORDERS.get(type(node)) or _visit_order(type(node))
-    if others and any(_holds_node(getattr(node, name)) for name in others):
-        return [c for c in node.children if not isinstance(c, _LAYOUT_TYPES)]
-    children: List[cst.CSTNode] = []
-    for name in order:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            children.append(value)
-        elif type(value) in (tuple, list):
-            children.extend(item for item in value if isinstance(item, cst.CSTNode))
-    return children
-
-
-def _holds_node(value: object) -> bool:
-    return isinstance(value, cst.CSTNode) or (
-        type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
-    )
 
 
 def _comprehension_targets(node: cst.CSTNode) -> Iterable[str]:
@@ -828,7 +767,7 @@ def _collect(
             )
         ):
             return
-        for child in _ordered_children(node):
+        for child in syntax_children(node):
             if not isinstance(child, (cst.BaseExpression, cst.BaseSmallStatement)):
                 collect(child, region)
 
@@ -871,7 +810,7 @@ def _run_rules(
             if attribute.startswith("visit_"):
                 table.setdefault(attribute[len("visit_") :], []).append(getattr(rule, attribute))
     layout_visited = any(  # a rule visiting layout nodes: LibCST's walk, which passes them
-        isinstance(getattr(cst, name, None), type) and issubclass(getattr(cst, name), _LAYOUT_TYPES)
+        isinstance(getattr(cst, name, None), type) and issubclass(getattr(cst, name), LAYOUT_TYPES)
         for name in table
     )
     results: List[Tuple[_Region, Report]] = []

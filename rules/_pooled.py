@@ -32,7 +32,7 @@ import libcst as cst
 from ..mxnet_facts import SHAPE_PRESERVING_LAYERS
 from ._shape_forms import Form
 from ._factories import returns as _factory_returns
-from .values import TENSOR, Value, call_argument, last_name, literal_int
+from .values import TENSOR, Value, call_argument, last_name, literal_int, syntax_children
 
 POOLED = "global_pool"  # a Value.shape_reason: 1s on every axis after the first two
 POOL = "pool"  # a child that pools globally (`pool4`: arrays of rank 4)
@@ -194,7 +194,7 @@ def _stored_names(function: cst.FunctionDef) -> set:
 
 def _walk(node: cst.CSTNode):
     yield node
-    for child in node.children:
+    for child in syntax_children(node):
         yield from _walk(child)
 
 

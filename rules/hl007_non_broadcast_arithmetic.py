@@ -36,7 +36,7 @@ from .analysis import (
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, valid_table
 from ._examples import constructor, net, net_xy
-from .values import target_names
+from .values import syntax_children, target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
     cst.Add: "broadcast_add",
@@ -974,7 +974,7 @@ def _always_run(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     if isinstance(node, cst.BooleanOperation):
         yield from _always_run(node.left)
         return
-    for child in node.children:
+    for child in syntax_children(node):
         yield from _always_run(child)
 
 

@@ -462,6 +462,82 @@ def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
                     stack.append(value)
 
 
+# Layout: node types that only hold whitespace, brackets, commas or operator tokens. LibCST
+# visits them; the linter's walk (linter._Dispatcher) and `syntax_children` do not, so no rule
+# may visit them (see linter._run_rules)
+LAYOUT_TYPES = (
+    cst.BaseParenthesizableWhitespace,
+    cst.Comma,
+    cst.Comment,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.TrailingWhitespace,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Dot,
+    cst.AssignEqual,
+    cst.Colon,
+    cst.Semicolon,
+    cst.BaseBinaryOp,
+    cst.BaseUnaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseAugOp,
+    cst.ImportStar,
+    cst.ParamStar,
+    cst.ParamSlash,
+)
+# node type -> (the fields holding its non-layout children in LibCST's visiting order, the
+# fields LibCST's visitor does not name: strings and flags, checked on each node)
+_VISIT_ORDERS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
+
+
+def visit_order(kind: type) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """The fields of node type ``kind`` that hold non-layout children, in the order LibCST's
+    visitor visits them (``IfExp``: body, test, orelse; ``Arg``: keyword, value), read from the
+    order of the field names in the code of ``kind._visit_and_replace_children``, and the other
+    non-layout fields (strings, flags: ``FormattedString.start``; a node found in one makes the
+    walk fall back to LibCST's). Checked against LibCST's own walk in tests/test_walk_order.py."""
+    found = _VISIT_ORDERS.get(kind)
+    if found is not None:
+        return found
+    fields = _walked_fields(kind)
+    code = getattr(getattr(kind, "_visit_and_replace_children", None), "__code__", None)
+    consts = code.co_consts if code is not None else ()
+    order = tuple(c for c in dict.fromkeys(consts) if isinstance(c, str) and c in fields)
+    result = _VISIT_ORDERS[kind] = (order, tuple(f for f in fields if f not in order))
+    return result
+
+
+def syntax_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The non-layout children of ``node`` in the order LibCST's visitor visits them (with
+    the `*` and `/` markers of a parameter list): what ``node.children`` gives without its
+    layout nodes, read from the fields (``children`` rebuilds the node through a visitor, with
+    every child validated again)."""
+    order, others = visit_order(type(node))
+    if others and any(holds_node(getattr(node, name)) for name in others):
+        return [c for c in node.children if not isinstance(c, LAYOUT_TYPES)]
+    children: List[cst.CSTNode] = []
+    for name in order:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif type(value) in (tuple, list):
+            children.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return children
+
+
+def holds_node(value: object) -> bool:
+    """Whether a node's field holds a node (itself, or in a sequence)."""
+    return isinstance(value, cst.CSTNode) or (
+        type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
+    )
+
+
 def parent_map(node: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
     """Each node under `node` (layout passed over, as in :func:`walk_nodes`) -> its parent."""
     parents: Dict[cst.CSTNode, cst.CSTNode] = {}

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from hybridlint import linter
-from hybridlint.rules.values import parent_map, walk_nodes
+from hybridlint.rules.values import LAYOUT_TYPES, parent_map, syntax_children, walk_nodes
 
 SOURCE = '''
 import os, sys as system
@@ -92,7 +92,7 @@ class _Recorder(linter._Dispatcher):
 
 
 def _without_layout(events):
-    return [(kind, id(node)) for kind, node in events if not isinstance(node, linter._LAYOUT_TYPES)]
+    return [(kind, id(node)) for kind, node in events if not isinstance(node, LAYOUT_TYPES)]
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +122,12 @@ def test_a_pruned_node_is_left_as_libcsts_visitor_leaves_it(module):
     assert any(isinstance(node, cst.ClassDef) for _, node in own_walk.events)
 
 
-def test_ordered_children_are_libcsts_children_without_layout(module):
+def test_syntax_children_are_libcsts_children_without_layout(module):
     checked = 0
     for node in walk_nodes(module):
-        expected = [c for c in node.children if not isinstance(c, linter._LAYOUT_TYPES)]
-        found = linter._ordered_children(node)
-        assert [c for c in found if not isinstance(c, linter._LAYOUT_TYPES)] == expected, node
+        expected = [c for c in node.children if not isinstance(c, LAYOUT_TYPES)]
+        found = syntax_children(node)  # may hold a ParamStar or ParamSlash, as a marker
+        assert [c for c in found if not isinstance(c, LAYOUT_TYPES)] == expected, node
         checked += 1
     assert checked > 300
 
@@ -152,11 +152,10 @@ def test_parent_map_matches_a_visitor_for_every_non_layout_node(module):
     expected = {
         child: parent
         for child, parent in visitor.parent.items()
-        if not isinstance(child, linter._LAYOUT_TYPES)
-        and not isinstance(parent, linter._LAYOUT_TYPES)
+        if not isinstance(child, LAYOUT_TYPES) and not isinstance(parent, LAYOUT_TYPES)
     }
     found = parent_map(module)
-    assert {c: p for c, p in found.items() if not isinstance(c, linter._LAYOUT_TYPES)} == expected
+    assert {c: p for c, p in found.items() if not isinstance(c, LAYOUT_TYPES)} == expected
 
 
 def test_collect_finds_classes_in_libcsts_order():

@@ -27,7 +27,7 @@ from .resize_dims import INVALID as DIMS_RESIZE_INVALID, plan_unpacked_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES
 from ..analysis import SHAPE, call_argument, literal_int
-from ..values import dotted_name
+from ..values import dotted_name, syntax_children
 from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
@@ -849,7 +849,7 @@ def _calls(root: cst.CSTNode) -> List[cst.Call]:
         node = stack.pop()
         if isinstance(node, cst.Call):
             found.append(node)
-        stack.extend(node.children)
+        stack.extend(syntax_children(node))
     return found
 
 
@@ -859,7 +859,7 @@ def _mentions(expr: cst.CSTNode, attribute: cst.CSTNode, names: set) -> bool:
         node = stack.pop()
         if node is attribute or (isinstance(node, cst.Name) and node.value in names):
             return True
-        stack.extend(node.children)
+        stack.extend(syntax_children(node))
     return False
 
 

@@ -23,6 +23,7 @@ import libcst as cst
 
 from .._examples import net_xy
 from ..base import UNSAFE, Edit, Invalid, Valid, invalid_table
+from ..values import syntax_children
 
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "size")
 
@@ -114,7 +115,7 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
         node = stack.pop()
         if node is target:
             return True
-        stack.extend(node.children)
+        stack.extend(syntax_children(node))
     return False
 
 
@@ -129,7 +130,7 @@ def _block_of(root: cst.CSTNode, statement: cst.CSTNode) -> Optional[List[cst.CS
             isinstance(node, cst.FunctionDef) and node is not root
         ):
             continue
-        stack.extend(node.children)
+        stack.extend(syntax_children(node))
     return None
 
 

@@ -86,6 +86,7 @@ from ..values import (
     dotted_name,
     literal_int,
     shape_index,
+    syntax_children,
 )
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
@@ -280,7 +281,7 @@ def _paths(root: cst.CSTNode, stop: Tuple[type, ...] = ()) -> Iterator[List[cst.
         path.append(node)
         yield path
         if not isinstance(node, stop):
-            stack.extend((child, depth + 1) for child in reversed(node.children))
+            stack.extend((child, depth + 1) for child in reversed(syntax_children(node)))
 
 
 def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:

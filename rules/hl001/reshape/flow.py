@@ -59,6 +59,7 @@ from ...values import (
     last_name,
     self_attribute_name,
     shape_index,
+    syntax_children,
     target_names,
     walk_nodes,
 )
@@ -517,7 +518,7 @@ class Flow:
         ]
 
     def _children(self, node: cst.CSTNode) -> None:
-        for child in node.children:
+        for child in syntax_children(node):
             if isinstance(child, cst.BaseExpression):
                 self.expr(child)
             elif not isinstance(child, (cst.Lambda,)):
