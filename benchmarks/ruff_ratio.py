@@ -31,6 +31,14 @@ CPU: 29.2 s CPU (18.9x; parse 10.6 s, rules 8.5 s, syntax 4.3 s) at 8f49799; 27.
 rules 6.5 s) after HL001's `resizes_last` was asked once per function (998daa7). Keeping each
 function's walked nodes (`values.walk_nodes`) measured no gain and was not kept.
 
+2026-11-29, later: the runner sends files to its workers in batches (470038d) and the rules read
+children from node fields instead of LibCST's `children` (78f1d54). Measured as
+`--repeat 2 --sources <snapshot>` of 7e784e3 and of 470038d, alternated twice, best run of each,
+both with libcst 1.9.0 (what `pip install` takes; this container had 1.0.1, whose parse of the
+hybrid regions is ~30% slower: 10.3 s against 7.9 s for the same regions): 27.9 -> 25.0 s CPU,
+17.8x -> 15.9x the best ruff run (1.57 s CPU). The container's timings vary by up to a third between runs of
+the same tree (a shared host), so only alternated runs compare.
+
 The LibCST parse of the 94k lines in hybrid regions alone is ~9x ruff's whole run: 5x needs a
 cheaper parse than LibCST's, not a cheaper pre-filter (files without hybrid code cost their
 syntax check and the text pre-filter, ~2.4 s of the 14.9 s in-process).
