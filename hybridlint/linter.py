@@ -51,8 +51,8 @@ from .ftypes import Finding  # the one finding type of every layer
 from .rules.module_context import ModuleContext, module_context
 from .rules.values import (
     LAYOUT_TYPES,
-    is_node_class,
     holds_node,
+    is_node_class,
     syntax_children,
     visit_order,
     walk_nodes,

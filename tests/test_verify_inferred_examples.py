@@ -376,7 +376,7 @@ SCALE_GUESSED = SCALE.replace(
         (
             SCALE_GUESSED,
             "inferred Scale(channels=6) with input (4, 6) (constructor arguments guessed from "
-            "their stated types or names)",
+            "their stated types, names or uses)",
         ),
     ],
     ids=["bare", "guessed"],

@@ -77,7 +77,7 @@ class InferredExample:
     described: str = ""
 
 
-GUESSED = " (constructor arguments guessed from their stated types or names)"
+GUESSED = " (constructor arguments guessed from their stated types, names or uses)"
 
 
 @dataclass
