@@ -693,8 +693,9 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
     report = options.progress or (lambda done, total: None)
     report(0, len(tasks))
     pool = None
+    workers = min(jobs, len(tasks))
     if jobs > 1 and len(tasks) > 1 and total >= SERIAL_MAX_BYTES:
-        pool = _new_pool(min(jobs, len(tasks)))
+        pool = _new_pool(workers)
     if pool is None:
         for done, task in enumerate(tasks, 1):
             work = _work(task.path, task.source.text, task.codes, task.mode, task.project)
@@ -712,7 +713,7 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
                 _work_batch,
                 [(t.path, t.source.text, t.codes, t.mode, t.project) for t in batch],
             ): batch
-            for batch in _batches(tasks)
+            for batch in _batches(tasks, workers)
         }
         for future in as_completed(futures):
             batch = futures[future]
@@ -734,22 +735,28 @@ def _execute(tasks: Sequence[_Task], plan: _Plan):
 
 MAX_JOBS_PER_CORE = 2  # --jobs beyond this many workers per core only adds memory and forks
 # Files go to the workers in batches: a future per file costs its scheduling and pickling in
-# both processes (a cold run over 4,164 files, most of which only get Python's syntax check:
-# 29.2 s CPU with a future per file, 26.1 s in batches; benchmarks/ruff_ratio.py). A batch
-# is filled up to this much text or this many files, the largest files first and alone, so
-# the workers still finish together.
+# both processes (a cold `--jobs 2` run over 4,164 files, most of which only get Python's
+# syntax check: 29.2 s CPU with a future per file, 26.1 s in batches, means of three
+# alternated runs). A batch holds at most this much text and this many files, and at most a
+# quarter of each worker's share of both, so that every worker gets several batches; the
+# largest files go first, so the workers finish together.
 BATCH_BYTES = 1 << 18
 BATCH_FILES = 32
+BATCHES_PER_WORKER = 4
 
 
-def _batches(tasks: Sequence[_Task]) -> List[List[_Task]]:
-    """``tasks``, largest first, in batches of at most BATCH_FILES files and (unless one file
-    is larger) BATCH_BYTES of text."""
+def _batches(tasks: Sequence[_Task], workers: int) -> List[List[_Task]]:
+    """``tasks``, largest first, in batches (see BATCH_BYTES); a file larger than a batch's
+    share of text is a batch alone."""
+    parts = BATCHES_PER_WORKER * max(1, workers)
+    total = sum(len(task.source.text) for task in tasks)
+    most_bytes = min(BATCH_BYTES, total // parts)
+    most_files = max(1, min(BATCH_FILES, len(tasks) // parts))
     batches: List[List[_Task]] = []
     size = 0
     for task in sorted(tasks, key=lambda t: -len(t.source.text)):
         length = len(task.source.text)
-        if not batches or size + length > BATCH_BYTES or len(batches[-1]) >= BATCH_FILES:
+        if not batches or size + length > most_bytes or len(batches[-1]) >= most_files:
             batches.append([])
             size = 0
         batches[-1].append(task)

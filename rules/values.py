@@ -514,10 +514,11 @@ def visit_order(kind: type) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
 
 
 def syntax_children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The non-layout children of ``node`` in the order LibCST's visitor visits them (with
-    the `*` and `/` markers of a parameter list): what ``node.children`` gives without its
-    layout nodes, read from the fields (``children`` rebuilds the node through a visitor, with
-    every child validated again)."""
+    """The non-layout children of ``node`` in the order LibCST's visitor visits them (with a
+    few layout nodes that fields name: the `*` and `/` of a parameter list, the dots of a
+    relative import, a match pattern's `|`): what ``node.children`` gives without its layout
+    nodes, read from the fields (``children`` rebuilds the node through a visitor, with every
+    child validated again)."""
     order, others = visit_order(type(node))
     if others and any(holds_node(getattr(node, name)) for name in others):
         return [c for c in node.children if not isinstance(c, LAYOUT_TYPES)]

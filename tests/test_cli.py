@@ -495,3 +495,21 @@ def test_fix_changes_only_the_fixed_line(newline, encoding, trailing_newline):
         "y = x[:, 0]", "y = F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)"
     )
     assert data == expected.replace("\n", newline).encode(encoding)
+
+
+def test_files_go_to_the_workers_in_batches_every_worker_gets_several():
+    from types import SimpleNamespace
+
+    from hybridlint.runner import BATCH_FILES, BATCHES_PER_WORKER, _batches
+
+    def task(size):
+        return SimpleNamespace(source=SimpleNamespace(text="x" * size))
+
+    small = [task(5_000) for _ in range(40)]  # a review's case: 2 batches for 2 workers
+    batches = _batches(small, workers=2)
+    assert len(batches) >= BATCHES_PER_WORKER * 2
+    assert sorted(len(t.source.text) for b in batches for t in b) == [5_000] * 40
+    many = [task(100) for _ in range(10_000)]
+    assert max(len(b) for b in _batches(many, workers=2)) == BATCH_FILES
+    mixed = [task(10), task(2_000_000), task(20)]  # the largest first, alone
+    assert [len(t.source.text) for t in _batches(mixed, workers=2)[0]] == [2_000_000]

@@ -504,10 +504,13 @@ def _one_argument(name: str, init_body: str = "pass") -> str:
         ("kernel_size", [1, 1, 1]),
         ("use_bias", [False, False, False]),
         ("margin", [0.1, 0.1, 0.1]),
+        ("batch_size: int", [4, 2, 2]),  # a stated int named as a size is that size
+        ('height: "int"', [6, 8, 4]),  # a string annotation
     ],
 )
 def test_an_untyped_argument_is_guessed_from_its_name(name, first_three):
-    assert [kwargs[name] for kwargs in _built(_one_argument(name))["Head"]][:3] == first_three
+    key = name.split(":")[0]
+    assert [kwargs[key] for kwargs in _built(_one_argument(name))["Head"]][:3] == first_three
 
 
 def test_per_channel_statistics_are_a_list_of_one_number_per_channel():
@@ -650,4 +653,75 @@ def test_blocks_built_from_guesses_come_after_those_built_as_the_code_builds_the
                 return x
     """
     names = list(_built(guessed + plain))
+    assert names[0] == "Plain" and len(names) == 8
+
+
+def test_an_untyped_depth_is_no_guess_and_working_code_stays(tmp_path):
+    """A review's case: `depth` guessed 1 like a count of layers made `x + self.conv(x)`
+    broadcast eagerly only, and --verify then 'proved' an HL007 rewrite of working code."""
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "res.py"
+    source = textwrap.dedent(
+        """\
+        from mxnet.gluon import HybridBlock, nn
+
+
+        class Res(HybridBlock):
+            def __init__(self, depth, **kwargs):
+                super().__init__(**kwargs)
+                self.conv = nn.Conv2D(depth, 1)
+
+            def hybrid_forward(self, F, x):
+                return x + self.conv(x)
+        """
+    )
+    path.write_text(source)
+    assert "Res" not in _built(source)
+    CliRunner().invoke(cli, ["--fix", "--verify", "--no-cache", str(path)])
+    assert path.read_text() == source
+
+
+def test_a_docstring_entry_that_names_no_type_leaves_the_name_to_guess():
+    """`mean: the mean of each channel` (Google style without a type) states no type."""
+    source = """
+        class Head(HybridBlock):
+            \"\"\"Args:
+                mean: the mean of each channel
+            \"\"\"
+            def __init__(self, mean, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+    """
+    assert _built(source)["Head"][1]["mean"] == [0.1, 0.2, 0.3]
+
+
+def test_a_used_block_built_without_guesses_comes_before_unused_guessed_ones():
+    guessed = "".join(
+        f"""
+        class Guessed{i}(HybridBlock):
+            def __init__(self, channels, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+        """
+        for i in range(8)
+    )
+    used = """
+        class Plain(HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x
+
+
+        class Holder(HybridBlock):
+            def __init__(self, channels, **kwargs):
+                super().__init__(**kwargs)
+                self.plain = Plain()
+
+            def hybrid_forward(self, F, x):
+                return self.plain(x)
+    """
+    names = list(_built(guessed + used))
     assert names[0] == "Plain" and len(names) == 8

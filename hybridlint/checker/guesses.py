@@ -71,7 +71,9 @@ _NAMED: Tuple[Tuple[re.Pattern, Any], ...] = (
         ),
         GUESSED_FLOAT,
     ),
-    (STEP_NAME, 1),
+    # steps and counts of layers (not `depth`, a channel width as often as a count of layers:
+    # an untyped `depth` of 1 made `x + self.conv(x)` broadcast eagerly only, a review's case)
+    (re.compile(STEP_NAME.pattern.replace("|depth", ""), re.I), 1),
     # counts and widths: the trial input's channel count
     (COUNT_NAME, CHANNELS),
     (
@@ -145,14 +147,17 @@ def from_use(name: str, init: ast.FunctionDef) -> Any:
 
 
 def argument_value(arg: ast.arg, documented: Dict[str, str], init: ast.FunctionDef) -> Any:
-    """The guess for a required parameter of `init`: from its stated type (a list of numbers
-    also from its name or use), else from its name, then its use; NO_GUESS when none says."""
-    stated = ast.unparse(arg.annotation) if arg.annotation is not None else None
-    stated = stated or documented.get(arg.arg, "")
-    if stated:
+    """The guess for a required parameter of `init`: from its stated type (for an int, the
+    name may say which size; a list of numbers may take its values from the name or use), else
+    from its name, then its use; NO_GUESS when none says."""
+    stated = _annotation(arg.annotation) or documented.get(arg.arg, "")
+    if stated and _names_a_type(stated):
         value = from_stated(stated)
-        if value == CHANNELS and STEP_NAME.match(arg.arg):
-            return 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
+        if value == CHANNELS:
+            if STEP_NAME.match(arg.arg):
+                return 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
+            named = from_name(arg.arg)
+            return named if named in (BATCH, HEIGHT, WIDTH, 1) else value  # `batch_size: int`
         if value is NO_GUESS and _LIST_TYPE.search(stated):
             # `mean : tuple of float`: the name may say what the list holds; any other
             # name guess would contradict the type (`in_size : tuple of 2 int` is no count)
@@ -163,12 +168,40 @@ def argument_value(arg: ast.arg, documented: Dict[str, str], init: ast.FunctionD
     return value if value is not NO_GUESS else from_use(arg.arg, init)
 
 
+def _annotation(annotation: Optional[ast.expr]) -> str:
+    """An annotation's text; a string annotation (`channels: "int"`) without its quotes."""
+    if annotation is None:
+        return ""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value
+    return ast.unparse(annotation)
+
+
+# the first word of a docstring entry that states a type: a builtin, a typing or numpy
+# spelling, a dotted name (`mx.nd.NDArray`) or a class name (`HybridBlock`); anything else
+# (`mean: the mean of each channel`, Google style without a type) states none
+_TYPE_WORDS = frozenset(
+    "int integer float bool boolean str string list tuple dict set sequence iterable callable "
+    "function func none optional union any object array ndarray symbol tensor type".split()
+)
+
+
+def _names_a_type(text: str) -> bool:
+    word = re.split(r"[\s,(\[{:]", text.strip(), maxsplit=1)[0]
+    return bool(word) and (word.lower() in _TYPE_WORDS or "." in word or word[0].isupper())
+
+
+def is_marker(value: Any) -> bool:
+    """Whether `value` is a guess a trial input resolves (`resolve`)."""
+    return isinstance(value, str) and value in MARKERS
+
+
 def resolve(value: Any, shapes: Sequence[Tuple[int, ...]]) -> Any:
     """`value` for a trial whose inputs have `shapes`: a marker becomes the first input's
     channel count, batch size, height or width, or a list of one number per channel."""
-    if not isinstance(value, str) or value not in MARKERS:
+    if not is_marker(value):
         return value
-    first = shapes[0]
+    first = shapes[0] if shapes and shapes[0] else (1,)  # a scalar input: sizes of 1
     channels = first[1] if len(first) > 1 else first[0]
     if value == CHANNELS:
         return channels

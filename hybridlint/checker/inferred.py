@@ -9,8 +9,9 @@ plainly right it is. So for a file with no configured example, the checker infer
   `Net()`, when every parameter of its `__init__` has a default;
 * failing both, with arguments guessed for its required parameters (guesses.py): from the
   type the code states (an annotation, or a numpy/Google-style docstring entry `channels :
-  int`), else from the name (`batch_size`, `height`, `mean`, `eos_id`, `num_classes`) or the
-  use (`mx.nd.array(mean)`). An int is the trial input's channel count (its axis 1:
+  int`; an int named as a size is that size of the trial input), else, with no stated type,
+  from the name (`batch_size`, `height`, `mean`, `eos_id`, `num_classes`) or the use
+  (`mx.nd.array(mean)`). An int is the trial input's channel count (its axis 1:
   `in_channels` must match the input; the trials' own, then 16), except one named as a step
   or a count of groups or layers (`stride`, `groups`, `num_layers`): 1; a float 0.1, a bool
   False, a type that admits None (`tuple of 2 int or None`) None. A parameter nothing tells
@@ -103,8 +104,8 @@ CONFIGURED = " (constructor arguments changed so that the fixed lines run)"
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
     """The candidate examples, in order of preference, of each block of `source` that the file
     says how to build: first those that hold one of `lines` or call a module-level function
-    holding one, then the others (those no other class of the file uses first, and those
-    built without guesses before those built from guessed arguments); at most
+    holding one, then the others (those built without guesses before those built from guessed
+    arguments, and within each those no other class of the file uses first); at most
     MAX_BLOCKS blocks."""
     return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
 
@@ -135,8 +136,9 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     found = [(n, b) for n, b in built if b is not None]
     rest = [(n, b) for n, b in found if n not in holders]
     # of the others, those built as the code builds them before those built from guesses
-    # (a guess builds a block no caller may build), so that guesses crowd none of them out
-    rest.sort(key=lambda item: (item[0].name in used, item[1].guessed))
+    # (a guess builds a block no caller may build), so that guesses crowd none of them out;
+    # within each, those no other class uses first
+    rest.sort(key=lambda item: (item[1].guessed, item[0].name in used))
     for _, block in [(n, b) for n, b in found if n in holders] + rest:
         out[block.name] = (_examples(block), block.guessed)
         # the configuration that takes the branches holding fixes the first one leaves
@@ -288,11 +290,15 @@ def _configuration_variant(
     if forward is None or not stored or not lines:
         return None  # a test reads what __init__ stores from its arguments, or is not flipped
     kwargs, changed = dict(base), False
+
+    def known() -> Dict[str, Any]:  # a guess a trial input resolves is no value yet
+        return {k: v for k, v in {**defaults, **kwargs}.items() if not guesses.is_marker(v)}
+
     for test, needed in _branch_tests(forward, lines):
-        if _evaluate(test, stored, {**defaults, **kwargs}) in (None, needed):
+        if _evaluate(test, stored, known()) in (None, needed):
             continue
         for param, value in _flips(test, stored, defaults):
-            if _evaluate(test, stored, {**defaults, **kwargs, param: value}) == needed:
+            if _evaluate(test, stored, {**known(), param: value}) == needed:
                 kwargs[param], changed = value, True
                 break
     return kwargs if changed else None
