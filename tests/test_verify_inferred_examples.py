@@ -633,10 +633,9 @@ def test_a_stated_sequence_type_takes_only_a_list_guess_from_the_name(stated, gu
         assert built["Head"][1][name] == guessed
 
 
-def test_blocks_built_from_guesses_come_after_those_built_as_the_code_builds_them():
-    """A file holds at most MAX_BLOCKS inferred blocks: guessed ones must not crowd out one
-    the code builds itself (`Plain()`), whatever their order in the file."""
-    guessed = "".join(
+def _guessed_blocks(count: int) -> str:
+    """`count` blocks unused by any other, each built from a guessed `channels`."""
+    return "".join(
         f"""
         class Guessed{i}(HybridBlock):
             def __init__(self, channels, **kwargs):
@@ -645,8 +644,14 @@ def test_blocks_built_from_guesses_come_after_those_built_as_the_code_builds_the
             def hybrid_forward(self, F, x):
                 return x
         """
-        for i in range(8)
+        for i in range(count)
     )
+
+
+def test_blocks_built_from_guesses_come_after_those_built_as_the_code_builds_them():
+    """A file holds at most MAX_BLOCKS inferred blocks: guessed ones must not crowd out one
+    the code builds itself (`Plain()`), whatever their order in the file."""
+    guessed = _guessed_blocks(8)
     plain = """
         class Plain(HybridBlock):
             def hybrid_forward(self, F, x):
@@ -698,17 +703,7 @@ def test_a_docstring_entry_that_names_no_type_leaves_the_name_to_guess():
 
 
 def test_a_used_block_built_without_guesses_comes_before_unused_guessed_ones():
-    guessed = "".join(
-        f"""
-        class Guessed{i}(HybridBlock):
-            def __init__(self, channels, **kwargs):
-                super().__init__(**kwargs)
-
-            def hybrid_forward(self, F, x):
-                return x
-        """
-        for i in range(8)
-    )
+    guessed = _guessed_blocks(8)
     used = """
         class Plain(HybridBlock):
             def hybrid_forward(self, F, x):
