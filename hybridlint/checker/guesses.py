@@ -44,11 +44,13 @@ COUNT_NAME = re.compile(r"^(?:in_|out_|num_)?(?:channels|units|filters|hidden|hi
 # shrinks the map to 1x1, and a residual sum then broadcasts eagerly only, a hazard of the
 # guess, not of the block (gluoncv's BasicBlockV1); 1 as a width (`d_model`) does the same to
 # `x + self.proj(x)`, so only names known not to be widths get 1
-STEP_NAME = re.compile(
-    r"^(?:num_)?(?:strides?|groups|dilations?|dilate|kernel(?:_size)?|layers|heads|axis|depth"
-    r"|repeats?|blocks|stages)$",
-    re.I,
+_STEPS = (
+    r"strides?|groups|dilations?|dilate|kernel(?:_size)?|layers|heads|axis|repeats?|blocks|stages"
 )
+STEP_NAME = re.compile(rf"^(?:num_)?(?:{_STEPS}|depth)$", re.I)
+# untyped, `depth` is no step: a channel width as often as a count of layers (an untyped
+# `depth` of 1 made `x + self.conv(x)` broadcast eagerly only, a review's case)
+_UNTYPED_STEP_NAME = re.compile(rf"^(?:num_)?(?:{_STEPS})$", re.I)
 
 # Names of untyped parameters, first match first (README: What --verify proves).
 _NAMED: Tuple[Tuple[re.Pattern, Any], ...] = (
@@ -71,9 +73,8 @@ _NAMED: Tuple[Tuple[re.Pattern, Any], ...] = (
         ),
         GUESSED_FLOAT,
     ),
-    # steps and counts of layers (not `depth`, a channel width as often as a count of layers:
-    # an untyped `depth` of 1 made `x + self.conv(x)` broadcast eagerly only, a review's case)
-    (re.compile(STEP_NAME.pattern.replace("|depth", ""), re.I), 1),
+    # steps and counts of layers (not `depth`: _UNTYPED_STEP_NAME)
+    (_UNTYPED_STEP_NAME, 1),
     # counts and widths: the trial input's channel count
     (COUNT_NAME, CHANNELS),
     (
