@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..cstwalk import visit_only
+from ..mxnet_facts import DEFERRED_LAYER_PARAMETERS
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
@@ -88,15 +89,58 @@ def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.Ba
     return found
 
 
-def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
-    """The dotted constructor of `self.<child> = Ctor(...)` in the class's own `__init__`
-    (assigned exactly once), else None."""
+def _child_call(klass: cst.ClassDef, child: str) -> Optional[cst.Call]:
+    """The call of `self.<child> = Ctor(...)` in the class's own `__init__` (assigned exactly
+    once), else None."""
     values = [
         value for attr, value in _init_assignments(class_method(klass, "__init__")) if attr == child
     ]
     if len(values) != 1 or not isinstance(values[0], cst.Call):
         return None
-    return dotted_name(values[0].func)
+    return values[0]
+
+
+def _child_constructor(klass: cst.ClassDef, child: str) -> Optional[str]:
+    """The dotted constructor of `self.<child> = Ctor(...)` in the class's own `__init__`
+    (assigned exactly once), else None."""
+    call = _child_call(klass, child)
+    return None if call is None else dotted_name(call.func)
+
+
+def _deferred(call: cst.Call, param: str, child_class: Optional[cst.ClassDef]) -> bool:
+    """Whether the child built by `call` may leave `param` waiting for its first input to get
+    a shape (deferred initialization): a gluon layer not given the input's size
+    (`nn.Dense(1)`, no `in_units`: mxnet_facts.DEFERRED_LAYER_PARAMETERS), or an in-module
+    block declaring it with `allow_deferred_init` or a 0 in a literal shape."""
+    layer = dotted_name(call.func).split(".")[-1]
+    if layer in DEFERRED_LAYER_PARAMETERS:
+        argument, sized = DEFERRED_LAYER_PARAMETERS[layer]
+        if param not in sized:
+            return False
+        given = [
+            a.value for a in call.args if a.keyword is not None and a.keyword.value == argument
+        ]
+        if any(a.star for a in call.args):
+            return True  # `**kwargs` may or may not hold the size
+        return not given or (isinstance(given[0], cst.Integer) and given[0].evaluated_value == 0)
+    if child_class is None:
+        return False
+    for attr, value in _init_assignments(class_method(child_class, "__init__")):
+        if attr != param or not isinstance(value, cst.Call):
+            continue
+        for arg in value.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "allow_deferred_init" and not (
+                isinstance(arg.value, cst.Name) and arg.value.value == "False"
+            ):
+                return True
+            if keyword == "shape" and isinstance(arg.value, cst.Tuple):
+                if any(
+                    isinstance(e.value, cst.Integer) and e.value.evaluated_value == 0
+                    for e in arg.value.elements
+                ):
+                    return True
+    return False
 
 
 def _declared_parameters(klass: cst.ClassDef) -> Set[str]:
@@ -471,6 +515,26 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             ],
             safety=UNSAFE,
         ),
+        # a child whose weight waits for its first input (a Dense without in_units): the
+        # parent would be handed it before the child runs, so no fix (UGATIT's gap_fc)
+        Invalid(
+            _TIED + "\n    def hybrid_forward(self, F, x):\n        h = self.cell(self.embed(x))\n"
+            "        return F.broadcast_mul(h, F.sum(self.cell.weight.data()))\n",
+            line=10,
+        ),
+        # the same layer given its input size: registered like the embedding's
+        Invalid(
+            _TIED.replace("nn.Dense(3, flatten=False)", "nn.Dense(3, flatten=False, in_units=3)")
+            + "\n    def hybrid_forward(self, F, x):\n        h = self.cell(self.embed(x))\n"
+            "        return F.broadcast_mul(h, F.sum(self.cell.weight.data()))\n",
+            line=10,
+            fix=[
+                ("in_units=3)", "in_units=3)\nself.cell_weight = self.cell.weight"),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, cell_weight):"),
+                ("self.cell.weight.data()", "cell_weight"),
+            ],
+            safety=UNSAFE,
+        ),
         # an in-module child declaring its parameter; both reads become the one argument
         Invalid(
             "class Scale(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -683,6 +747,15 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         function.body.visit(calls)
         if any(c.args for c in calls.found) or len(calls.found) != len(calls.plain):
             return "`.data(ctx)` or a read through an attribute of the data: left to the user"
+        call = _child_call(klass, child)
+        nodes = facts.module.class_nodes or {}
+        if call is not None and _deferred(call, param, nodes.get(dotted_name(call.func))):
+            return (
+                f"`self.{child}.{param}` waits for the child's first input to get its shape "
+                "(deferred initialization: give the layer its input size, e.g. `in_units` or "
+                "`in_channels`); registered on this block it would be read before the child "
+                "runs (DeferredInitializationError on every call)"
+            )
         existing = _registered_as(init, child, param)
         params = function.params
         if existing is not None:
