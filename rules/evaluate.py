@@ -567,7 +567,9 @@ class Evaluator:
                 and call_argument(call, None, "exclude") is None
             ):
                 return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
-            return None, "reduction_keepdims" if keeps else "reduction"
+            if keeps:
+                return None, "reduction_keepdims"
+            return _kept_axes(call, op, 1, axis_arg), "reduction"
         if op in ("reshape", "Reshape"):
             arg = call_argument(call, 1, "shape")
             if call_argument(call, None, "reverse") is not None:
@@ -606,8 +608,16 @@ class Evaluator:
         if method in REDUCTIONS:
             full = method in FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
             keep = _reduction_argument(call, method, 0, "keepdims")
-            reason = "reduction_keepdims" if _literal_flag(keep) else "reduction"
-            return Value(TENSOR, (1,) if full else None, reason, fresh=False, form=form)
+            keeps = _literal_flag(keep)
+            reason = "reduction_keepdims" if keeps else "reduction"
+            shape = (
+                (1,)
+                if full
+                else None
+                if keeps is not False
+                else _kept_axes(call, method, 0, _reduction_argument(call, method, 0, "axis"))
+            )
+            return Value(TENSOR, shape, reason, fresh=False, form=form)
         if method == "expand_dims":
             return Value(TENSOR, None, "expand_dims", form=form)
         if method in SHAPE_PRESERVING_METHODS:
@@ -722,6 +732,24 @@ def _literal_axes(arg: Optional[cst.Arg]) -> Optional[Tuple[int, ...]]:
         literal_int(e.value) if isinstance(e, cst.Element) else None for e in arg.value.elements
     ]
     return None if None in values else tuple(v for v in values if v is not None)
+
+
+def _kept_axes(
+    call: cst.Call, op: str, at: int, axis: Optional[cst.Arg]
+) -> Optional[Tuple[None, ...]]:
+    """The shape of `F.sum(x, axis=0, exclude=True)` (no keepdims): the axes listed, each of
+    unknown size (`(None,)`: a per-sample value), or None when that is not certain. The axis
+    is literal ints, or gluon Loss's `self._batch_axis` (one int, as Loss documents it)."""
+    if op not in REDUCTION_PARAMETERS or "exclude" not in REDUCTION_PARAMETERS[op]:
+        return None
+    if _literal_flag(_reduction_argument(call, op, at, "exclude")) is not True:
+        return None
+    axes = _literal_axes(axis)
+    if axes is not None:
+        return (None,) * len(set(axes)) if axes else None
+    if axis is not None and dotted_name(axis.value) == "self._batch_axis":
+        return (None,)
+    return None
 
 
 def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:

@@ -130,6 +130,12 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         if ones[0] == ones[1]:
             return None  # made the same way: `F.sum(a, 1, keepdims=True) / F.sum(b, 1, ...)`
         return f"1s on different axes ({_ones(ones[0])} and {_ones(ones[1])}): a pairwise broadcast"
+    if {a.shape_reason, b.shape_reason} == {"reduction"} and {a.shape, b.shape} >= {(1,)}:
+        kept = b.shape if a.shape == (1,) else a.shape
+        if kept is not None and kept != (1,) and _unsized(kept):
+            # `F.sum(loss, axis=0, exclude=True) / F.sum(mask)`: per-sample values (B,)
+            # against a reduction over every axis, (1,) in MXNet 1.x (gluon-ocr's MaskL1Loss)
+            return "a reduction over every axis (shape (1,)) against one that keeps axes (exclude=True)"
     for mine, other in ((a, b), (b, a)):
         reason = mine.shape_reason
         if reason == POOLED:
@@ -140,7 +146,7 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             if other.shape_reason is None and _input_map(other):
                 return f"one operand comes from {_WHAT[reason]}"
             continue
-        if reason == "reduction" and mine.shape is None and other.shape_reason is None:
+        if reason == "reduction" and _unsized(mine.shape) and other.shape_reason is None:
             # `F.norm(a - p, axis=1) * labels`: a reduction drops axes, and the other operand
             # of a shape nothing tells most often has the reduced shape (per-sample values)
             continue
@@ -172,6 +178,11 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             shown = _dims(mine.shape)
             return f"one operand has the fixed shape {shown} ({_FIXED[reason]})"
     return None
+
+
+def _unsized(shape: Optional[Shape]) -> bool:
+    """No dim of `shape` is known (None, or a known rank of unknown dims: `(None,)`)."""
+    return shape is None or all(d is None for d in shape)
 
 
 def _input_map(value: Value) -> bool:
@@ -348,6 +359,9 @@ must have NDArray type` where `d - 0.5` worked.
         # (gluonfr's ContrastiveLoss; MXNet 1.9.1 runs it hybridized)
         "d = F.norm(F.square(x), axis=1)\nreturn F.sum(x, axis=1) * F.square(d)",
         "p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)",
+        # per-sample values against another per-sample reduction: nothing says they differ
+        "return F.sum(x, axis=0, exclude=True) / F.mean(y, axis=0, exclude=True)",
+        "return x.sum(axis=0, exclude=True) - F.sum(y, axis=1)",
         # one reduction spelled two ways, and exclude=True of the other axes: the same shape
         "return F.sum(x, axis=1) * x.sum(axis=1)",
         "return x.sum(axis=1, exclude=True) * F.sum(x, axis=(0, 2))",
@@ -412,6 +426,16 @@ must have NDArray type` where `d - 0.5` worked.
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
     )
     INVALID = [
+        # per-sample losses (B,) over a count of every pixel, (1,) (gluon-ocr's MaskL1Loss)
+        Invalid(
+            net_xy(
+                "n = F.sum(y)\nloss = F.sum(F.abs(x) * y, axis=0, exclude=True)\n"
+                "return loss / (n + 1)"
+            ),
+            line=5,
+            fix=("loss / (n + 1)", "F.broadcast_div(loss, n + 1)"),
+            safety=SAFE,
+        ),
         # a squeeze-and-excitation gate: (B, C, H, W) * (B, C, 1, 1) (GluonCV2's BiSeNet)
         Invalid(
             _se(_SE_LAYERS, "w = self.gate(self.fc(self.pool(x)))\nreturn x * w"),
