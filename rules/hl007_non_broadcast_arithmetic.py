@@ -251,7 +251,9 @@ operands of one array are reported when their rank differs or a 1 meets a dim (`
 (`F.sum(x, axis=1) * x.sum(axis=1)`); reductions keeping dims on different axes are a pairwise
 broadcast, reported on the operator that broadcasts (`xx + yy` in `xx + yy - 2 * xy`, not the
 `-`). A reduction without keepdims against a tensor of a shape nothing tells (`F.norm(a - p,
-axis=1) * labels`: per-sample values) is no evidence.
+axis=1) * labels`: per-sample values) is no evidence; a reduction over every axis (shape
+(1,) in MXNet 1.x: `F.sum(mask)`) against one that keeps axes with `exclude=True` (per-sample
+values, `F.sum(loss, axis=self._batch_axis, exclude=True)`) is.
 
 ## Why it breaks under hybridize
 NDArray operators always broadcast (`x + y` is `broadcast_add(x, y)`), Symbol operators never
