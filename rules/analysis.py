@@ -40,6 +40,7 @@ from typing import (
     Set,
     Tuple,
     Union,
+    cast,
 )
 
 import libcst as cst
@@ -1414,7 +1415,10 @@ class _Evaluator(Evaluator):
             for part in ("elt", "key", "value"):
                 sub = getattr(expr, part, None)
                 if isinstance(sub, cst.BaseExpression):
-                    self.eval(sub, bound)
+                    value = self.eval(sub, bound)
+                    if isinstance(expr, cst.ListComp) and value.kind == TENSOR:
+                        # `[conv(x).expand_dims(-1) for conv in self.convs]`: a list of tensors
+                        result = Value(TENSORS, assumed=value.assumed)
         finally:
             self._inside -= 1
         return result
@@ -1457,7 +1461,7 @@ class _Evaluator(Evaluator):
             return SCALAR_VALUE
         value = self.eval(iterable, env)
         if value.kind == TENSORS:
-            return Value(TENSOR)
+            return Value(TENSOR, assumed=value.assumed)
         if value.kind == TENSOR:  # rows of a tensor (HL008 reports the iteration itself)
             return Value(TENSOR, assumed=value.assumed)
         return UNKNOWN_VALUE
@@ -1619,6 +1623,21 @@ class _Analyzer(FunctionAnalyzer):
             super().run()
         finally:
             facts.namespace = None
+
+    def bind_loop_target(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression, element: Value, env: Env
+    ) -> Env:
+        """`for x, w in zip(inputs, weights)` binds x and w as a comprehension's targets are
+        (`_Evaluator._bind_target`: zip and enumerate element by element)."""
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(iterable, cst.Call)
+            and dotted_name(iterable.func) in ("zip", "enumerate")
+        ):
+            # a target the binder leaves alone is unknown, not what it held before the loop
+            fresh = {**env, **{name: UNKNOWN_VALUE for name in target_names(target)}}
+            return cast(_Evaluator, self.evaluator)._bind_target(target, iterable, fresh)
+        return super().bind_loop_target(target, iterable, element, env)
 
     def small_statement(self, small: cst.BaseSmallStatement, env: Env) -> Tuple[Env, bool]:
         if isinstance(small, cst.Assign) and isinstance(small.value, cst.Lambda):

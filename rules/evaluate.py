@@ -103,8 +103,10 @@ class Evaluator:
         ]
         if all(v.kind == SCALAR for v in values):
             return SCALAR_VALUE
-        if values and all(v.is_tensor for v in values):
-            return Value(TENSORS)
+        if values and all(v.kind == TENSOR for v in values):
+            # `[x, y]` of inputs taken for arrays by position: a list of them, taken the same
+            # way (its items are those very inputs)
+            return Value(TENSORS, assumed=not all(v.is_tensor for v in values))
         return Value(SEQUENCE)
 
     _eval_List = _eval_Tuple
@@ -180,9 +182,9 @@ class Evaluator:
                         self.eval(part, env, consumed=True)
         if base.kind == TENSORS:
             return (
-                Value(TENSORS)
+                Value(TENSORS, assumed=base.assumed)
                 if is_slice
-                else Value(TENSOR)
+                else Value(TENSOR, assumed=base.assumed)
                 if len(expr.slice) == 1
                 else UNKNOWN_VALUE
             )
@@ -381,7 +383,7 @@ class Evaluator:
                 return SCALAR_VALUE
             if name in ("list", "tuple") and name not in env:
                 if args and (args[0].is_tensor or args[0].kind == TENSORS):
-                    return Value(TENSORS)
+                    return Value(TENSORS, assumed=args[0].assumed)
                 return Value(SEQUENCE)
             if name == "range" and name not in env:
                 return Value(SEQUENCE)

@@ -230,6 +230,13 @@ class FunctionAnalyzer:
             return env, False
         return env, False
 
+    def bind_loop_target(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression, element: Value, env: Env
+    ) -> Env:
+        """`for target in iterable`, each element being `element` (analysis.py binds `zip`
+        and `enumerate` element by element)."""
+        return self.bind(target, element, env)
+
     def bind(self, target: cst.BaseExpression, value: Value, env: Env) -> Env:
         if isinstance(target, cst.Name):
             return {**env, target.value: value}
@@ -283,8 +290,10 @@ class FunctionAnalyzer:
                 for name in iterated_names(stmt.iter):  # `for f in feats`, `zip(blocks, feats)`
                     if env.get(name, UNKNOWN_VALUE).assumed:
                         self.sequence_hints.add(name)
-                element = {TENSORS: Value(TENSOR), TENSOR: Value(TENSOR)}.get(
-                    iterable.kind, UNKNOWN_VALUE
+                element = (
+                    Value(TENSOR, assumed=iterable.assumed)
+                    if iterable.kind in (TENSORS, TENSOR)
+                    else UNKNOWN_VALUE
                 )
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":
                     element = (
@@ -292,7 +301,7 @@ class FunctionAnalyzer:
                         if _counts_up_from_zero_or_more(stmt.iter, self, env)
                         else SCALAR_VALUE
                     )
-                start = self.bind(stmt.target, element, dict(env))
+                start = self.bind_loop_target(stmt.target, stmt.iter, element, dict(env))
             else:
                 self.eval(stmt.test, env)
                 start = dict(env)

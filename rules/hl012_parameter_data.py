@@ -372,10 +372,8 @@ No fix, with the reason in the message:
   class's own `__init__` before where the registration goes (it may not exist there), when
   `__init__` does not call `super().__init__` where the statement could follow, or for
   `.data(ctx)` and reads through an attribute of the child's data (left to the user);
-- a child's parameter that waits for the child's first input to get its shape (`nn.Dense(1)`
-  without `in_units`, a convolution or norm without `in_channels`): registered on the block,
-  gluon would hand it to hybrid_forward before the child runs, and MXNet 1.9.1 finishes the
-  deferred initialization of the block's own parameters only (DeferredInitializationError);
+- a child's parameter whose shape waits for the child's first input (`nn.Dense(1)` without
+  `in_units`): it would reach hybrid_forward uninitialized (DeferredInitializationError);
 - `.asnumpy()` / `.asscalar()` of the data: the graph needs the value as a tensor, so that
   computation has to be rewritten with `F` (see HL002).
 

@@ -333,7 +333,7 @@ def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     if value.items is not None and len(value.items) == len(elements) and not any(starred):
         return list(value.items)
     if value.kind == TENSORS:
-        element = Value(TENSOR)
+        element = Value(TENSOR, assumed=value.assumed)
     elif value.kind == TENSOR and value.assumed:
         # taken for an array by position only, it may be a tuple of arrays (a block's
         # outputs, an input of states): each item is taken for one the same way

@@ -102,7 +102,9 @@ def net(body: str, args: str = "F, x", init: str = "") -> str:
         ("(1, 2)", SCALAR),
         ("None", SCALAR),
         ("[F.relu(x), x - 1]", TENSORS),
-        ("[x, x]", SEQUENCE),  # an input not proven an array may be a list: so may the pair
+        # inputs taken for arrays by position: a list of them, taken the same way (assumed)
+        ("[x, x]", TENSORS),
+        ("[x, x][0]", TENSOR),
         ("(x, 1)", SEQUENCE),
         ("list(F.relu(x))", TENSORS),
         ("list(x)", SEQUENCE),
@@ -768,3 +770,48 @@ def test_a_name_bound_on_one_path_holds_that_paths_value():
 
 def test_a_global_bound_on_one_path_may_hold_the_outer_value():
     assert kinds(ONE_PATH.format(declare="global m")) == [UNKNOWN, TENSOR]
+
+
+@pytest.mark.parametrize(
+    "comprehension, expected",
+    [
+        ("[F.relu(x) for _ in range(2)]", [TENSORS, TENSOR]),
+        ("[conv(x) for conv in self.convs]", [UNKNOWN, UNKNOWN]),  # what a child gives: unknown
+        ("[len(x) for _ in range(2)]", [UNKNOWN, UNKNOWN]),
+        ("(F.relu(x) for _ in range(2))", [UNKNOWN, UNKNOWN]),  # a generator runs later
+    ],
+)
+def test_a_list_comprehension_of_tensors_is_a_list_of_tensors(comprehension, expected):
+    body = f"ys = {comprehension}\nprobe(ys)\nprobe(ys[0])\nreturn x"
+    assert kinds(net(body)) == expected
+
+
+def test_a_list_of_inputs_is_as_certain_as_the_inputs():
+    """`[x, x][0]` is x: an array only where x is (taken for one by position, or proven)."""
+    assert certain(net("probe([x, x][0])\nreturn x")) == [False]
+    assert certain(net("probe([x, x][0])\nreturn F.relu(x)")) == [True]
+    assert certain(net("probe([F.relu(x), y][1])\nreturn y", args="F, x, y")) == [False]
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        # zip and enumerate bind a for-loop's targets element by element, as in a comprehension
+        (
+            "for a, b in zip(F.split(x, 2), [1, 2]):\n    probe(a)\n    probe(b)\nreturn x",
+            [TENSOR, SCALAR],
+        ),
+        (
+            "for i, t in enumerate(F.split(x, 2)):\n    probe(i)\n    probe(t)\nreturn x",
+            [SCALAR, TENSOR],
+        ),
+        # a target the binder cannot follow is unknown, not what the name held before the loop
+        (
+            "a = F.relu(x)\nfor a, b in zip(things, F.split(x, 2)):\n    probe(a)\nreturn x",
+            [UNKNOWN],
+        ),
+        ("for a, b in zip(*pairs):\n    probe(a)\nreturn x", [UNKNOWN]),
+    ],
+)
+def test_for_loops_over_zip_and_enumerate_bind_each_target(body, expected):
+    assert kinds(net(body)) == expected
