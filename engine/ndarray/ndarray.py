@@ -411,10 +411,25 @@ class NDArray:
     # to the operator with **kwargs (Symbol's do forward): an operator parameter such as
     # `lhs_axes=` or `name=` is a TypeError eagerly, though the same call works hybridized.
     def broadcast_to(self, shape) -> "NDArray":
-        return _fluent("broadcast_to")(self, shape=shape)
+        """MXNet 1.9.1's NDArray method is Python, not the operator: the shape may add
+        leading axes (read as 1s), and each size is literal (a 0 fails here, where
+        `nd.broadcast_to`'s 0 keeps the dim), checked with its message."""
+        current = tuple(self.shape)
+        message = (
+            "operands could not be broadcast together with remapped shapes"
+            "[original->remapped]: {} and requested shape {}".format(current, shape)
+        )
+        if len(shape) < len(current):
+            raise ValueError(message)
+        remapped = (1,) * (len(shape) - len(current)) + current
+        if any(have != want and have != 1 for have, want in zip(remapped, shape)):
+            raise ValueError(message)
+        data = self.reshape(remapped) if remapped != current else self
+        return _fluent("broadcast_to")(data, shape=tuple(shape))
 
     def broadcast_like(self, other) -> "NDArray":
-        return _fluent("broadcast_like")(self, other)
+        """`self.broadcast_to(other.shape)`, as MXNet 1.9.1's method is (no axes)."""
+        return self.broadcast_to(other.shape)
 
     def expand_dims(self, axis, inplace=False) -> "NDArray":
         return _fluent("expand_dims")(self, axis=axis)

@@ -214,6 +214,38 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     INVALID = invalid_table(
         net,
         ("return x.shape", 3),
+        # a class token broadcast to the batch (a ViT): the axis read from x becomes a like-axis
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.token = self.params.get('token', shape=(1, 1, 4))\n\n"
+            "    def hybrid_forward(self, F, x, token):\n        b = x.shape[0]\n"
+            "        return F.concat(x, F.broadcast_to(token, shape=(b, 0, 0)), dim=1)\n",
+            line=7,
+            fix=[
+                ("b = x.shape[0]\n", ""),
+                (
+                    "F.broadcast_to(token, shape=(b, 0, 0))",
+                    "F.broadcast_like(token, x, lhs_axes=(0,), rhs_axes=(0,))",
+                ),
+            ],
+            safety=SAFE,
+        ),
+        # the method too, as the operator (NDArray's broadcast_like method takes no axes)
+        Invalid(
+            net(
+                "b, n, d = x.shape\nreturn x - x.mean(axis=1, keepdims=True).broadcast_to((b, n, d))"
+            ),
+            line=3,
+            fix=[
+                ("b, n, d = x.shape\n", ""),
+                (
+                    "x.mean(axis=1, keepdims=True).broadcast_to((b, n, d))",
+                    "F.broadcast_like(x.mean(axis=1, keepdims=True), x, lhs_axes=(1,), "
+                    "rhs_axes=(1,))",
+                ),
+            ],
+            safety=SAFE,
+        ),
         # the same fallback taken by the constructor's default (gluoncv2's CGNet, fixed_size=False)
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self, in_size=(224, 224), fixed_size=False):\n"

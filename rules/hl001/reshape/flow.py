@@ -53,6 +53,7 @@ from .codes import (
 from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one module
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
+from ....mxnet_facts import REDUCTION_PARAMETERS as _REDUCTION_PARAMETERS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
 from ...values import (
     NameBindings,
@@ -552,6 +553,10 @@ class Flow:
                 if call_argument(node, None, "reverse") is not None or shape_arg is None:
                     return None
                 return self.reshape(node, data_arg.value, data, shape_arg.value, None)
+            if op == "broadcast_to" and data_arg is not None and len(node.args) == 2:
+                shape_arg = call_argument(node, 1, "shape")
+                if shape_arg is not None:
+                    return self.broadcast_to(node, data_arg.value, data, shape_arg.value)
             return self._op(op, node, data, skip=1)
         # fluent methods: data.<method>(...)
         if isinstance(func, cst.Attribute) and not (
@@ -569,6 +574,9 @@ class Flow:
                 if not any(a.keyword for a in node.args):
                     return self.reshape(node, func.value, data, None, node)
                 return None
+            if method == "broadcast_to" and len(node.args) == 1 and not node.args[0].star:
+                if node.args[0].keyword is None or node.args[0].keyword.value == "shape":
+                    return self.broadcast_to(node, func.value, data, node.args[0].value, True)
             if self.facts.value(func.value, self.env).kind != TENSOR and data is None:
                 return None
             return self._op(method, node, data, skip=0)
@@ -687,6 +695,22 @@ class Flow:
             out = list(data)
             out[i], out[j] = out[j], out[i]
             return out
+        if op in _REDUCTION_PARAMETERS and not rest:
+            # `x.mean(axis=1, keepdims=True)`: the reduced axes become 1s
+            names = _REDUCTION_PARAMETERS[op]
+            given = {names[i]: a.value for i, a in enumerate(args) if i < len(names)}
+            given.update(kwargs)
+            keep, axis_node = given.get("keepdims"), given.get("axis")
+            axes = _int_tuple(axis_node) if axis_node is not None else None
+            if axes is None and axis_node is not None and literal_int(axis_node) is not None:
+                axes = (literal_int(axis_node),)
+            kept = isinstance(keep, cst.Name) and keep.value == "True"
+            if not kept or "exclude" in given or not axes:
+                return None
+            if any(not -len(data) <= a < len(data) for a in axes):
+                return None
+            reduced = {a % len(data) for a in axes}
+            return [const(1) if i in reduced else d for i, d in enumerate(data)]
         if op == "expand_dims":
             axis_node = kwargs.get("axis", args[0].value if args else None)
             axis = literal_int(axis_node) if axis_node is not None else None
@@ -783,6 +807,99 @@ class Flow:
                 )
             )
         return result
+
+    def broadcast_to(
+        self, call: cst.Call, data_node, data: Optional[Shape], shape_node, method: bool = False
+    ) -> Optional[Shape]:
+        """`F.broadcast_to(t, shape=(b, 0, 0))` with `b = x.shape[0]` ->
+        `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))` (ViT's class token): a 0 keeps
+        the data's dim; every size read from a shape must be an axis of one tensor still bound
+        to its name. Exact: both take the data's dim where it is 1 or already that size, and
+        fail elsewhere; a literal size (no tensor has it) gives no plan. The method
+        `t.broadcast_to(...)` becomes the operator too (NDArray's `broadcast_like(other)`
+        method takes no axes, so a function without F gets no plan), and only for data of a
+        known rank: the NDArray method also adds leading axes, which the operator does not."""
+        reader = _Reader(self)
+        terms = reader.target(shape_node)
+        if terms is None or any(t is INFER for t in terms):
+            return None
+        if not reader.attributes and not reader.loads:
+            return None  # nothing read from a shape: not this fix's business
+        if data is not None and any(is_rest(d) for d in data):
+            data = None  # a rank nothing settled: the written shape's is the data's
+        if method and (data is None or 0 in terms):
+            return None  # (the method's sizes are literal: its 0 failed eagerly)
+        if data is not None and len(data) != len(terms):
+            return None  # (broadcast_to keeps the rank: it failed eagerly)
+        pairs: List[Tuple[int, int]] = []
+        rhs: Optional[str] = None
+        out: Shape = []
+        for i, term in enumerate(terms):
+            if isinstance(term, int):
+                if term != 0:
+                    return None
+                out.append(data[i] if data is not None else self.fresh())
+                continue
+            if data is not None and data[i] == term:
+                out.append(term)
+                continue
+            found = self._axis_holding(term, data_node, rhs)
+            if found is None:
+                return None
+            rhs, axis = found
+            pairs.append((i, axis))
+            out.append(term)
+        if rhs is None:
+            return out
+        keywords = [
+            cst.Arg(
+                tuple_of([integer(v) for v in values]),
+                keyword=cst.Name(key),
+                equal=cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                ),
+            )
+            for key, values in (
+                ("lhs_axes", [i for i, _ in pairs]),
+                ("rhs_axes", [k for _, k in pairs]),
+            )
+        ]
+        if self.namespace is None:
+            # NDArray's fluent `broadcast_like(other)` takes no axes (MXNet 1.9.1): the
+            # operator is needed, and a function without F has none
+            return out
+        args = [cst.Arg(data_node), cst.Arg(cst.Name(rhs))] + keywords
+        args = [
+            a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for a in args[:-1]
+        ] + [args[-1]]
+        func = cst.Attribute(value=cst.Name(self.namespace), attr=cst.Name("broadcast_like"))
+        replacement = cst.Call(func=func, args=args)
+        self.result.plans.append(
+            Plan(
+                edits=[(call, replacement)],
+                attributes=reader.attributes,
+                loads=reader.loads,
+                replaced=call,
+            )
+        )
+        return out
+
+    def _axis_holding(
+        self, dim: Dim, data_node, wanted: Optional[str]
+    ) -> Optional[Tuple[str, int]]:
+        """(name, axis) of a tensor still bound to `name` whose axis is `dim` (`wanted`: that
+        tensor only), not the data itself."""
+        for name, shape in self.shapes.items():
+            if name == self.namespace or (wanted is not None and name != wanted):
+                continue
+            if isinstance(data_node, cst.Name) and data_node.value == name:
+                continue
+            for axis, have in enumerate(shape):
+                if have == dim and not is_rest(have):
+                    return name, axis
+        return None
 
     def _result(self, data: Optional[Shape], terms: List) -> Optional[Shape]:
         """The shape of a reshape that worked eagerly: its written target."""
