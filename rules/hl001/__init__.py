@@ -92,9 +92,9 @@ Exact, shape-free rewrites where MXNet 1.9.1 has one:
   `F.reshape_like(x, y)`.
 - `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`; `x.T` →
   `F.transpose(x)`; `axis=x.ndim - 1` → `axis=-1`.
-- `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`
-  and `F.repeat(t, repeats=x.shape[0], axis=0)` → `F.broadcast_like(t, x, lhs_axes=(0,),
-  rhs_axes=(0,))` when t is 1 on every tiled (repeated) axis.
+- `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`,
+  `F.repeat(t, repeats=x.shape[0], axis=0)` and `F.broadcast_to(t, shape=(b, 0, 0))` with
+  `b = x.shape[0]` → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))` (t 1 there).
 - `ctx=x.context` arguments are dropped; `t.as_in_context(x.context)` becomes `t`; a
   `ctx = x.context` (or a dim) stored where nothing reads it goes.
 - shapes used as numbers, resize sizes, row-wise picks, asserts on shapes: see
