@@ -196,6 +196,26 @@ SHAPE_PRESERVING_LAYERS = frozenset(
     ELU SELU GELU Swish Identity
     """.split()
 )
+_CONVOLUTIONS = (
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "Conv1DTranspose",
+    "Conv2DTranspose",
+    "Conv3DTranspose",
+)
+_BATCH_NORMS = ("BatchNorm", "SyncBatchNorm")
+# The parameters gluon's layers declare (MXNet 1.9.1), by layer name.
+LAYER_PARAMETERS: Dict[str, FrozenSet[str]] = {
+    "Dense": frozenset(("weight", "bias")),
+    "Embedding": frozenset(("weight",)),
+    **{name: frozenset(("weight", "bias")) for name in _CONVOLUTIONS},
+    **{name: frozenset(("gamma", "beta", "running_mean", "running_var")) for name in _BATCH_NORMS},
+    "LayerNorm": frozenset(("gamma", "beta")),
+    "InstanceNorm": frozenset(("gamma", "beta")),
+    "GroupNorm": frozenset(("gamma", "beta")),
+    "PReLU": frozenset(("alpha",)),
+}
 # Gluon layers whose parameters wait for the first input to get their shape unless the
 # constructor is given the input's size: layer -> (that argument, the parameters it sizes).
 # Such a parameter of a child, registered on its parent (`self.fc_weight = self.fc.weight`),
@@ -203,26 +223,10 @@ SHAPE_PRESERVING_LAYERS = frozenset(
 # HybridBlock.forward finishes the deferred initialization of the block's own parameters
 # only (DeferredInitializationError on every call; checked on MXNet 1.9.1).
 DEFERRED_LAYER_PARAMETERS: Dict[str, Tuple[str, FrozenSet[str]]] = {
-    **{
-        name: ("in_units" if name == "Dense" else "in_channels", frozenset(("weight",)))
-        for name in (
-            "Dense",
-            "Conv1D",
-            "Conv2D",
-            "Conv3D",
-            "Conv1DTranspose",
-            "Conv2DTranspose",
-            "Conv3DTranspose",
-        )
-    },
-    **{
-        name: ("in_channels", frozenset(("gamma", "beta", "running_mean", "running_var")))
-        for name in ("BatchNorm", "SyncBatchNorm")
-    },
-    **{
-        name: ("in_channels", frozenset(("gamma", "beta")))
-        for name in ("LayerNorm", "InstanceNorm")
-    },
+    **{name: ("in_units", frozenset(("weight",))) for name in ("Dense",)},
+    **{name: ("in_channels", frozenset(("weight",))) for name in _CONVOLUTIONS},
+    **{name: ("in_channels", LAYER_PARAMETERS[name]) for name in _BATCH_NORMS},
+    **{name: ("in_channels", LAYER_PARAMETERS[name]) for name in ("LayerNorm", "InstanceNorm")},
 }
 # Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
 # the pair (output, new states) when called with states.

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Dict, List, Optional, Set, Tuple
+from typing import AbstractSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from ..cstwalk import visit_only
-from ..mxnet_facts import DEFERRED_LAYER_PARAMETERS
+from ..mxnet_facts import DEFERRED_LAYER_PARAMETERS, LAYER_PARAMETERS
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
 from .values import NameBindings, class_method, last_name, self_attribute_name
@@ -47,30 +47,6 @@ def _initialized(value: str, imports: str = "import numpy as np\n") -> str:
 
 # every example's block has a `weight` parameter
 _net = partial(net, init=_INIT)
-
-
-# The parameters gluon's layers declare (MXNet 1.9.1), by constructor name.
-_LAYER_PARAMETERS: Dict[str, Set[str]] = {
-    "Dense": {"weight", "bias"},
-    "Embedding": {"weight"},
-    **{
-        name: {"weight", "bias"}
-        for name in (
-            "Conv1D",
-            "Conv2D",
-            "Conv3D",
-            "Conv1DTranspose",
-            "Conv2DTranspose",
-            "Conv3DTranspose",
-        )
-    },
-    "BatchNorm": {"gamma", "beta", "running_mean", "running_var"},
-    "SyncBatchNorm": {"gamma", "beta", "running_mean", "running_var"},
-    "LayerNorm": {"gamma", "beta"},
-    "InstanceNorm": {"gamma", "beta"},
-    "GroupNorm": {"gamma", "beta"},
-    "PReLU": {"alpha"},
-}
 
 
 def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.BaseExpression]]:
@@ -112,7 +88,7 @@ def _deferred(call: cst.Call, param: str, child_class: Optional[cst.ClassDef]) -
     a shape (deferred initialization): a gluon layer not given the input's size
     (`nn.Dense(1)`, no `in_units`: mxnet_facts.DEFERRED_LAYER_PARAMETERS), or an in-module
     block declaring it with `allow_deferred_init` or a 0 in a literal shape."""
-    layer = dotted_name(call.func).split(".")[-1]
+    layer = (dotted_name(call.func) or "").split(".")[-1]
     if layer in DEFERRED_LAYER_PARAMETERS:
         argument, sized = DEFERRED_LAYER_PARAMETERS[layer]
         if param not in sized:
@@ -725,8 +701,8 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         built = _child_constructor(klass.node, child)
         if built is None:
             return None
-        declared = _LAYER_PARAMETERS.get(built.split(".")[-1])
-        if declared is None:
+        declared: AbstractSet[str] = LAYER_PARAMETERS.get(built.split(".")[-1], frozenset())
+        if built.split(".")[-1] not in LAYER_PARAMETERS:
             nodes = facts.module.class_nodes or {}
             child_class = nodes.get(built)
             declared = _declared_parameters(child_class) if child_class is not None else set()
@@ -751,7 +727,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             return "`.data(ctx)` or a read through an attribute of the data: left to the user"
         call = _child_call(klass, child)
         nodes = facts.module.class_nodes or {}
-        if call is not None and _deferred(call, param, nodes.get(dotted_name(call.func))):
+        if call is not None and _deferred(call, param, nodes.get(dotted_name(call.func) or "")):
             return (
                 f"`self.{child}.{param}` waits for the child's first input to get its shape "
                 "(deferred initialization: give the layer its input size, e.g. `in_units` or "

@@ -425,3 +425,25 @@ def test_deferred_layer_parameters_under_the_engine():
 
     lacks = {"SyncBatchNorm"}  # the engine says "cannot verify" for it
     assert _deferred_table(engine, lacks) == _expected_table(lacks)
+
+
+_LAYER_ARGS = {"Dense": (2,), "Embedding": (4, 3), **{c: (2, 1) for c in facts._CONVOLUTIONS}}
+
+
+def _declared(mx, layer: str) -> set:
+    nn = mx.gluon.contrib.nn if layer == "SyncBatchNorm" else mx.gluon.nn
+    return set(getattr(nn, layer)(*_LAYER_ARGS.get(layer, ()))._reg_params)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("layer", sorted(facts.LAYER_PARAMETERS))
+def test_layer_parameters_under_mxnet(layer):
+    mx = pytest.importorskip("mxnet")
+    assert _declared(mx, layer) == facts.LAYER_PARAMETERS[layer]
+
+
+@pytest.mark.parametrize("layer", sorted(set(facts.LAYER_PARAMETERS) - {"SyncBatchNorm"}))
+def test_layer_parameters_under_the_engine(layer):
+    from hybridlint import engine
+
+    assert _declared(engine, layer) == facts.LAYER_PARAMETERS[layer]

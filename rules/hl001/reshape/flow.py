@@ -702,8 +702,9 @@ class Flow:
             given.update(kwargs)
             keep, axis_node = given.get("keepdims"), given.get("axis")
             axes = _int_tuple(axis_node) if axis_node is not None else None
-            if axes is None and axis_node is not None and literal_int(axis_node) is not None:
-                axes = (literal_int(axis_node),)
+            single = literal_int(axis_node) if axis_node is not None else None
+            if axes is None and single is not None:
+                axes = (single,)
             kept = isinstance(keep, cst.Name) and keep.value == "True"
             if not kept or "exclude" in given or not axes:
                 return None
