@@ -95,6 +95,20 @@ def test_a_fix_beside_a_hazard_without_one_is_not_called_wrong(backend, session)
 
 
 @pytest.mark.parametrize("backend", backend_params())
+def test_a_set_of_another_rank_that_neither_hybridizes_does_not_judge_the_fix(backend, session):
+    # gluonnlp's CacheCell: `cache_attn.broadcast_to(valid_next_word.shape)` with cache_attn
+    # a (n, 1) reshape; on a rank-3 valid_next_word NDArray's method adds the leading axis,
+    # the Symbol operator of the fix cannot, and the original fails hybridized (`.shape`)
+    # too: that set leaves the fix unjudged, the sets of one rank prove it
+    text = block("a = F.relu(y).reshape((-1, 1))\nreturn a.broadcast_to(x.shape) * x", args="x, y")
+    outcome = verify(text, backend, session)
+    assert not outcome.rejected, outcome.rejected
+    assert "a.broadcast_like(x)" in outcome.source
+    (note,) = [p for p in outcome.proofs if p.finding.code == "HL001"]
+    assert note.verdict == "expression-level", note.detail
+
+
+@pytest.mark.parametrize("backend", backend_params())
 def test_a_broadcasting_shape_set_does_not_judge_a_fix_without_broadcast_ops(backend, session):
     # mxnet 1.5.1's CosineEmbeddingLoss: `F.sum(x * y, axis=axis).reshape(-1, 1)`; on x of
     # shape (1, 3, 4) and y of (2, 3, 4) the `*` fails hybridized with or without the fix
