@@ -748,6 +748,8 @@ def _kept_axes(
         return None
     axes = _literal_axes(axis)
     if axes is not None:
+        if len(axes) > 1 and any(a < 0 for a in axes):
+            return None  # `(0, -1)` may name one axis twice: how many are kept is not known
         return (None,) * len(set(axes)) if axes else None
     if axis is not None and dotted_name(axis.value) == "self._batch_axis":
         return (None,)
