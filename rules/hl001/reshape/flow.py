@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from ..._build import integer, source_of, strip_parens, tuple_of
+from ..._build import call as call_of, integer, source_of, strip_parens, tuple_of
 from .codes import (
     EXT,
     INFER,
@@ -852,31 +852,18 @@ class Flow:
             out.append(term)
         if rhs is None:
             return out
-        keywords = [
-            cst.Arg(
-                tuple_of([integer(v) for v in values]),
-                keyword=cst.Name(key),
-                equal=cst.AssignEqual(
-                    whitespace_before=cst.SimpleWhitespace(""),
-                    whitespace_after=cst.SimpleWhitespace(""),
-                ),
-            )
-            for key, values in (
-                ("lhs_axes", [i for i, _ in pairs]),
-                ("rhs_axes", [k for _, k in pairs]),
-            )
-        ]
         if self.namespace is None:
             # NDArray's fluent `broadcast_like(other)` takes no axes (MXNet 1.9.1): the
             # operator is needed, and a function without F has none
             return out
-        args = [cst.Arg(data_node), cst.Arg(cst.Name(rhs))] + keywords
-        args = [
-            a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            for a in args[:-1]
-        ] + [args[-1]]
-        func = cst.Attribute(value=cst.Name(self.namespace), attr=cst.Name("broadcast_like"))
-        replacement = cst.Call(func=func, args=args)
+        replacement = call_of(
+            f"{self.namespace}.broadcast_like",
+            [data_node, cst.Name(rhs)],
+            [
+                ("lhs_axes", tuple_of([integer(i) for i, _ in pairs])),
+                ("rhs_axes", tuple_of([integer(k) for _, k in pairs])),
+            ],
+        )
         self.result.plans.append(
             Plan(
                 edits=[(call, replacement)],
