@@ -701,10 +701,10 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         built = _child_constructor(klass.node, child)
         if built is None:
             return None
-        declared: AbstractSet[str] = LAYER_PARAMETERS.get(built.split(".")[-1], frozenset())
-        if built.split(".")[-1] not in LAYER_PARAMETERS:
-            nodes = facts.module.class_nodes or {}
-            child_class = nodes.get(built)
+        layer = built.split(".")[-1]
+        declared: AbstractSet[str] = LAYER_PARAMETERS.get(layer, frozenset())
+        if layer not in LAYER_PARAMETERS:
+            child_class = (facts.module.class_nodes or {}).get(built)
             declared = _declared_parameters(child_class) if child_class is not None else set()
         return (child, param) if param in declared else None
 
