@@ -196,6 +196,14 @@ SHAPE_PRESERVING_LAYERS = frozenset(
     ELU SELU GELU Swish Identity
     """.split()
 )
+# Gluon's pooling layers -> (their input's rank, whether they pool globally). In the default
+# layouts (NCW, NCHW, NCDHW), as the Pooling operator they run: the output keeps the batch and
+# channel axes and the rank; a global pool makes every spatial axis 1.
+POOLING_LAYERS: Dict[str, Tuple[int, bool]] = {
+    f"{kind}Pool{n}D": (n + 2, kind.startswith("Global"))
+    for kind in ("Max", "Avg", "GlobalMax", "GlobalAvg")
+    for n in (1, 2, 3)
+}
 _CONVOLUTIONS = (
     "Conv1D",
     "Conv2D",

@@ -447,3 +447,34 @@ def test_layer_parameters_under_the_engine(layer):
     from hybridlint import engine
 
     assert _declared(engine, layer) == facts.LAYER_PARAMETERS[layer]
+
+
+def _pooled_shapes(mx):
+    """Each pooling layer's output shape on an input of its rank (3, 5, 6, ... spatial)."""
+    shapes = {}
+    for layer, (rank, _) in facts.POOLING_LAYERS.items():
+        block = getattr(mx.gluon.nn, layer)()
+        block.initialize()
+        data = mx.nd.ones((2, 4) + (5, 6, 7)[: rank - 2])
+        shapes[layer] = block(data).shape
+    return shapes
+
+
+def _check_pooled(shapes):
+    assert set(shapes) == set(facts.POOLING_LAYERS)
+    for layer, shape in shapes.items():
+        rank, glob = facts.POOLING_LAYERS[layer]
+        assert len(shape) == rank and shape[:2] == (2, 4), layer
+        assert (shape[2:] == (1,) * (rank - 2)) == glob, layer
+
+
+def test_pooling_layers_keep_batch_channels_and_rank_under_the_engine():
+    from hybridlint import engine
+
+    _check_pooled(_pooled_shapes(engine))
+
+
+@pytest.mark.mxnet
+def test_pooling_layers_keep_batch_channels_and_rank_under_mxnet():
+    mx = pytest.importorskip("mxnet")
+    _check_pooled(_pooled_shapes(mx))

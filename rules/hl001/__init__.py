@@ -356,6 +356,23 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ],
             safety=SAFE,
         ),
+        # a pooling keeps the batch and channel axes (a global one makes the others 1)
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.pool = nn.MaxPool2D(2)\n\n"
+            "    def hybrid_forward(self, F, x):\n        b = x.shape[0]\n"
+            "        y = F.Pooling(x, pool_type='avg', global_pool=True)\n"
+            "        return self.pool(x).reshape((b, -1)), y.reshape((b, -1))\n",
+            line=7,
+            fix=[
+                ("b = x.shape[0]\n", ""),
+                (
+                    "self.pool(x).reshape((b, -1)), y.reshape((b, -1))",
+                    "self.pool(x).reshape((0, -1)), y.reshape((0, -1))",
+                ),
+            ],
+            safety=SAFE,
+        ),
         # reshape, transpose, reshape back: each target as codes of the permuted dims
         Invalid(
             net(

@@ -47,6 +47,12 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
   target, an operator argument, a Python comparison, a return) or sits where the rewrite cannot
   follow it (a `for` loop, a comprehension, a nested function, an eager-only branch, before
   the assignment), reported only.
+- **Dims an unpacking bound** (`b, c, h, w = x.shape`), read in reshape targets (the reshape
+  flow's codes) and in such tensor arithmetic (`gram / (c * h * w)`, `s / float(h * w)`): the
+  unpacking goes, the reshapes get codes, and each arithmetic use becomes the broadcast op with
+  the dims as tensors of `x`'s shape (`c * h * w` of consecutive axes as one `F.prod` of a
+  slice of it). Unsafe, as above. Only when `x` and the names are bound once and every read is
+  a reshape target or such arithmetic; otherwise reported only.
 - **One-hot depth from the shape**: `F.one_hot(label, x.shape[k])` (no other argument) →
   `F.broadcast_equal(F.expand_dims(F.fix(F.cast(label, dtype='float32')), axis=-1),
   F.contrib.arange_like(x, axis=k).astype('float32'))`: the class index compared with
@@ -70,7 +76,7 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -235,10 +241,12 @@ def _broadcast(
 
 # -- a scalar kept in a name: `d = q.shape[-1]` ... `s / math.sqrt(d)` ---------------------------
 class _At:
-    """The rule's questions (`value`, `is_tensor`) asked at another statement of the function."""
+    """The rule's questions (`value`, `is_tensor`) asked at another statement of the function;
+    `dims` maps names an unpacking bound (`_, c, h, w = x.shape`) to the dim each holds."""
 
-    def __init__(self, rule, env) -> None:
+    def __init__(self, rule, env, dims: Optional[Mapping[str, Tuple[str, int]]] = None) -> None:
         self.rule, self.env, self.state, self.namespace = rule, env, rule.state, rule.namespace
+        self.dims = dims or {}
 
     def value(self, expr: cst.BaseExpression):
         return self.rule.facts.value(expr, self.env)
@@ -368,7 +376,41 @@ def _named_plan(
         uses += 1
     if not uses:
         return None
-    return _nested(edits), UNSAFE
+    return nest_edits(edits), UNSAFE
+
+
+def plan_dim_uses(
+    rule, uses: Sequence[cst.Name], dims: Mapping[str, Tuple[str, int]]
+) -> Optional[Edits]:
+    """Names an unpacking bound to dims (`b, c, h, w = x.shape`, `dims` = {"h": ("x", 2), ...})
+    read in tensor arithmetic (`gram / (c * h * w)`, `s / float(h * w)`): each such operation
+    as the broadcast op, the dims as `(1,)` tensors of `x`'s shape, as for `x.shape[k]` itself
+    (above). None unless every use in `uses` is such arithmetic, read where the function's
+    walk goes. The caller (the reshape flow, which plans the names' other reads and removes
+    the unpacking) checks that the names and `x` are bound once, so a name is its dim at every
+    use. Unsafe, as every float form here. The edits are not nested (`nest_edits`): nesting
+    rebuilds the replacements, and the caller still has edits of its own to fold in."""
+    facts, ns = rule.facts, rule.namespace
+    if facts is None or ns is None or not uses:
+        return None
+    wanted = {id(use) for use in uses}
+    found: Dict[int, List[cst.CSTNode]] = {}
+    for path in _paths(facts.node.body, stop=_OPAQUE):
+        if id(path[-1]) in wanted:
+            found[id(path[-1])] = list(path)
+    edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
+    for use in uses:
+        to_use = found.get(id(use))
+        if to_use is None or any(node in facts.skip for node in to_use):
+            return None
+        env = next((facts.env_at[n] for n in reversed(to_use) if n in facts.env_at), None)
+        if env is None:
+            return None
+        planned = _climb(_At(rule, env, dims), to_use[:-1], use, ns)
+        if planned is None:
+            return None
+        edits.extend(edit for edit in planned[0] if all(edit[0] is not old for old, _ in edits))
+    return tuple(edits)  # not nested yet: the caller nests them with its own, all at once
 
 
 class _Swap(cst.CSTTransformer):
@@ -387,7 +429,7 @@ class _Swap(cst.CSTTransformer):
         return new
 
 
-def _nested(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
+def nest_edits(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
     """The edits with those inside another's replacement folded into it (`(y * d) - d`: the
     inner broadcast op goes inside the outer one), innermost first."""
     module = cst.Module(body=[])
@@ -418,7 +460,12 @@ def _path(root: Optional[cst.CSTNode], target: cst.CSTNode) -> Optional[List[cst
 
 
 def _dim_leaf(rule, expr: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[int]]]:
-    """`x.shape[k]` (literal k) -> (x, k); `x.size` -> (x, None); x a certain tensor."""
+    """`x.shape[k]` (literal k) -> (x, k); `x.size` -> (x, None); x a certain tensor; a name
+    an unpacking bound to `x.shape[k]` (`_At.dims`) -> (a new `x`, k)."""
+    dims = getattr(rule, "dims", None)
+    if dims and isinstance(expr, cst.Name) and expr.value in dims:
+        data, k = dims[expr.value]
+        return cst.Name(data), k
     indexed = shape_index(expr) if isinstance(expr, cst.BaseExpression) else None
     if indexed is not None and rule.is_tensor(indexed[0].value):
         return indexed[0].value, indexed[1]
@@ -493,7 +540,7 @@ def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _operand(node: cst.BaseExpression, names: frozenset) -> cst.BaseExpression:
     """An operand of the broadcast op, without its parentheses; with a named scalar the node
-    itself, which `_nested` may still have to find (by identity) to fold an inner edit in."""
+    itself, which `nest_edits` may still have to find (by identity) to fold an inner edit in."""
     return node if names else _bare(node)
 
 
@@ -555,6 +602,15 @@ def _convert(
             lpar=expr.lpar, rpar=expr.rpar
         ), FLOAT
     if isinstance(expr, cst.BinaryOperation):
+        run = _dims_run(rule, expr)
+        if run is not None:  # c * h * w of one tensor: one slice of its shape, multiplied out
+            data, begin, end = run
+            dims = call(
+                f"{ns}.slice_axis",
+                [call(f"{ns}.shape_array", [data])],
+                [("axis", integer(0)), ("begin", integer(begin)), ("end", integer(end))],
+            )
+            return call(f"{ns}.prod", [dims]), INT
         left, right = _convert(rule, expr.left, ns, names), _convert(rule, expr.right, ns, names)
         if left is None or right is None:
             return None
@@ -596,6 +652,38 @@ def _convert(
             return expr.with_changes(left=left[0], right=right[0]), INT
         return expr.with_changes(left=_float(left), right=_float(right)), FLOAT
     return None
+
+
+def _dims_run(
+    rule, expr: cst.BinaryOperation
+) -> Optional[Tuple[cst.BaseExpression, int, Optional[int]]]:
+    """(x, begin, end) when `expr` multiplies dims of one tensor `x` at consecutive axes, each
+    once and none known (`c * h * w` of `_, c, h, w = x.shape`, `x.shape[2] * x.shape[3]`)."""
+    factors: List[cst.BaseExpression] = []
+    stack: List[cst.BaseExpression] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            stack += [node.right, node.left]
+        else:
+            factors.append(node)
+    if len(factors) < 2 or any(_known(rule, factor) is not None for factor in factors):
+        return None
+    names: Set[str] = set()
+    axes: List[int] = []
+    for factor in factors:
+        leaf = _dim_leaf(rule, factor)
+        if leaf is None or leaf[1] is None or not isinstance(leaf[0], cst.Name):
+            return None
+        names.add(leaf[0].value)
+        axes.append(leaf[1])
+    axes.sort()
+    if len(names) != 1 or (axes[0] < 0) != (axes[-1] < 0):
+        return None
+    if axes != list(range(axes[0], axes[0] + len(axes))):
+        return None
+    end = axes[-1] + 1
+    return cst.Name(names.pop()), axes[0], (None if end == 0 else end)
 
 
 # -- operator arguments that must be Python ints ---------------------------------------------
@@ -712,6 +800,58 @@ VALID = [
 ]
 
 INVALID = [
+    # dims an unpacking bound, read in reshapes (the reshape flow's codes) and in arithmetic
+    Invalid(
+        net(
+            "b, c, h, w = x.shape\nfeatures = x.reshape((b, c, h * w))\n"
+            "gram = F.batch_dot(features, features, transpose_b=True)\nreturn gram / (c * h * w)"
+        ),
+        line=3,
+        fix=[
+            (
+                "b, c, h, w = x.shape\nfeatures = x.reshape((b, c, h * w))",
+                "features = x.reshape((0, 0, -3))",
+            ),
+            (
+                "gram / (c * h * w)",
+                "F.broadcast_div(gram, "
+                "F.prod(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=4)).astype('float32'))",
+            ),
+        ],
+        safety=UNSAFE,
+    ),
+    Invalid(
+        net(
+            "_, c, h, w = x.shape\nloss = F.sum(F.square(x), axis=0, exclude=True) / "
+            "float(h * w)\nreturn loss"
+        ),
+        line=3,
+        fix=(
+            "_, c, h, w = x.shape\nloss = F.sum(F.square(x), axis=0, exclude=True) / float(h * w)",
+            "loss = F.broadcast_div(F.sum(F.square(x), axis=0, exclude=True), "
+            "F.prod(F.slice_axis(F.shape_array(x), axis=0, begin=2, end=4)).astype('float32'))",
+        ),
+        safety=UNSAFE,
+    ),
+    # the reshape inside the arithmetic goes into the broadcast op
+    Invalid(
+        net("n, c = x.shape\ny = F.relu(x)\nreturn y.reshape((n, c, 1)) / c"),
+        line=3,
+        fix=[
+            ("n, c = x.shape\ny = F.relu(x)", "y = F.relu(x)"),
+            (
+                "y.reshape((n, c, 1)) / c",
+                "F.broadcast_div(y.reshape((0, 0, 1)), "
+                "F.slice_axis(F.shape_array(x), axis=0, begin=1, end=2).astype('float32'))",
+            ),
+        ],
+        safety=UNSAFE,
+    ),
+    # a dim read as a Python value, or the tensor rebound before the arithmetic: reported only
+    Invalid(
+        net("b, c = x.shape\nif c > 1:\n    x = x * 2\nreturn x.reshape((b, c, 1)) / c"), line=3
+    ),
+    Invalid(net("n, c = x.shape\nx = F.relu(x)\nreturn x.reshape((n, c, 1)) / c"), line=3),
     # a parameter's data by name, dims constructor arguments: the Parameter's own static shape
     Invalid(
         _UNITS + "    def hybrid_forward(self, F, x, weight):\n"
@@ -751,11 +891,8 @@ INVALID = [
         line=3,
         fix=(
             "F.sum(x, axis=(1, 2)) / (x.shape[1] * x.shape[2])",
-            (
-                "F.broadcast_div(F.sum(x, axis=(1, 2)), (F.slice_axis(F.shape_array(x), "
-                "axis=0, begin=1, end=2) * F.slice_axis(F.shape_array(x), "
-                "axis=0, begin=2, end=3)).astype('float32'))"
-            ),
+            "F.broadcast_div(F.sum(x, axis=(1, 2)), "
+            "F.prod(F.slice_axis(F.shape_array(x), axis=0, begin=1, end=3)).astype('float32'))",
         ),
         safety=UNSAFE,
     ),

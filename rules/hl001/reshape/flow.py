@@ -5,7 +5,8 @@ of `x` in a reshape of `h`. This module walks the statements of a function in or
 a symbolic shape (monomials of `codes`) for every tensor name it can follow: inputs
 (one symbol per axis), results of reshapes (the written target: an eager reshape that worked
 has exactly that shape), transposes and swaps (the dims permuted), shape-preserving operators
-and layers, Dense (leading dims kept) and convolutions (batch kept, rank known). The element of
+and layers, Dense (leading dims kept), convolutions (batch kept, rank known) and poolings
+(batch and channels kept; `mxnet_facts.POOLING_LAYERS`). The element of
 a list, set or dict comprehension is walked too, with the names its targets bind as the shared
 analysis bound them (`FunctionFacts.comp_envs`: a tensor gets fresh axis symbols) and an element
 of a sequential container whose layers `__init__` adds (`for p, f in zip(self.preds, feats)`:
@@ -54,6 +55,7 @@ from ....mxnet_facts import SHAPE_PRESERVING as _SAME_OPS  # MXNet facts: one mo
 from ....mxnet_facts import SHAPE_PRESERVING_LAYERS as _SAME_LAYERS
 from ....mxnet_facts import SHAPE_PRESERVING_METHODS as _SAME_METHODS
 from ....mxnet_facts import REDUCTION_PARAMETERS as _REDUCTION_PARAMETERS
+from ....mxnet_facts import POOLING_LAYERS
 from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, literal_int
 from ...values import (
     NameBindings,
@@ -65,6 +67,7 @@ from ...values import (
     walk_nodes,
 )
 from ...base import Edit
+from ..scalars import nest_edits, plan_dim_uses
 from .fix import is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
 
@@ -81,6 +84,7 @@ class Binding:
     attribute: cst.Attribute
     names: Tuple[str, ...]
     removable: bool = True  # not the only statement of its block
+    axes: Tuple[int, ...] = ()  # the axis each name holds
 
 
 @dataclass
@@ -297,7 +301,7 @@ class Flow:
                 name = small.targets[0].target.value
                 self._store(name)
                 if dim is not None:
-                    binding = Binding(stmt, index[0], (name,), self.block_size > 1)
+                    binding = Binding(stmt, index[0], (name,), self.block_size > 1, (index[1],))
                     self.bindings.append(binding)
                     self.dims[name] = (dim, binding)
                 return
@@ -358,7 +362,9 @@ class Flow:
             self._store(name)
         if shape is None:
             return
-        binding = Binding(stmt, attribute, tuple(names), self.block_size > 1)
+        binding = Binding(
+            stmt, attribute, tuple(names), self.block_size > 1, tuple(range(len(names)))
+        )
         self.bindings.append(binding)
         for name, dim in zip(names, shape):
             self.dims[name] = (dim, binding)
@@ -712,6 +718,9 @@ class Flow:
                 return None
             reduced = {a % len(data) for a in axes}
             return [const(1) if i in reduced else d for i, d in enumerate(data)]
+        if op == "Pooling":
+            glob = kwargs.get("global_pool")
+            return self._pooled(data, "layout" in kwargs, None, _is_true(glob))
         if op == "expand_dims":
             axis_node = kwargs.get("axis", args[0].value if args else None)
             axis = literal_int(axis_node) if axis_node is not None else None
@@ -728,6 +737,9 @@ class Flow:
         rest = bool(data) and is_rest(data[-1])
         if kind in _SAME_LAYERS:
             return data
+        if kind in POOLING_LAYERS:
+            rank, glob = POOLING_LAYERS[kind]
+            return self._pooled(data, call_argument(layer, None, "layout") is not None, rank, glob)
         if kind == "Dense":
             units = call_argument(layer, 0, "units")
             flatten = call_argument(layer, None, "flatten")
@@ -756,6 +768,22 @@ class Flow:
                 self.fresh() for _ in range(rank - 2)
             ]
         return None
+
+    def _pooled(
+        self, data: Shape, layout: bool, rank: Optional[int], glob: bool
+    ) -> Optional[Shape]:
+        """A pooling's output (`F.Pooling`, `nn.MaxPool2D`, ...): the batch and channel axes of
+        `data` and its rank, the spatial axes 1 for a global pool and new symbols otherwise;
+        None for a layout other than the default (channels second)."""
+        if layout or len(data) < 2 or is_rest(data[0]) or is_rest(data[1]):
+            return None
+        if is_rest(data[-1]):
+            if rank is None:
+                return data[:2] + self.fresh_shape(None)
+            data = self._settle(data, rank) or []
+        if len(data) < 3 or (rank is not None and len(data) != rank):
+            return None
+        return data[:2] + [const(1) if glob else self.fresh() for _ in data[2:]]
 
     def _init_dim(self, node: cst.BaseExpression) -> Optional[Dim]:
         """A layer size written in `__init__` as a dim: a literal, or constructor parameters
@@ -1196,22 +1224,60 @@ class Flow:
                 continue
             ok = True
             edits: List[Edit] = [(binding.statement, cst.RemovalSentinel.REMOVE)]
+            unplanned: List[cst.Name] = []  # reads no reshape plan takes
             for name in binding.names:
                 loads = self.names.loads.get(name, [])
                 if name in self.names.nested:
                     ok = False
                 if not loads:
                     continue
-                if self.names.stores.get(name, 0) != 1 or any(
-                    id(n) not in planned_loads for n in loads
-                ):
+                if self.names.stores.get(name, 0) != 1:
                     ok = False
+                unplanned += [n for n in loads if id(n) not in planned_loads]
             if not ok:
                 continue
-            for plan in self.result.plans:
-                if any(n.value in binding.names for n in plan.loads):
-                    edits += [e for e in plan.edits if e not in edits]
+            planned = [
+                plan
+                for plan in self.result.plans
+                if any(n.value in binding.names for n in plan.loads)
+            ]
+            for plan in planned:
+                edits += [e for e in plan.edits if e not in edits]
+            if unplanned:  # `gram / (c * h * w)` beside the reshapes: the dims as tensors
+                arithmetic = self._dim_arithmetic(binding, unplanned, edits, bool(planned))
+                if arithmetic is None:
+                    continue
+                edits = arithmetic
+                self.result.unsafe.add(binding.attribute)
             self.result.fixes[binding.attribute] = edits
+
+    def _dim_arithmetic(
+        self, binding: Binding, unplanned: List[cst.Name], edits: List[Edit], planned: bool
+    ) -> Optional[List[Edit]]:
+        """`edits` (the unpacking's removal and its reshape plans) with the names' other reads,
+        tensor arithmetic, rewritten by `scalars.plan_dim_uses`; None when a read is anything
+        else, the tensor may be rebound, or an edit would land inside another. A single name
+        (`n = x.shape[0]`) read in no reshape is left to HL001's named-scalar plan."""
+        tensor = binding.attribute.value
+        if (
+            (len(binding.names) == 1 and not planned)
+            or not isinstance(tensor, cst.Name)
+            or self.names.stores.get(tensor.value, 0)
+            or tensor.value in self.names.nested
+            or len(binding.axes) != len(binding.names)
+        ):
+            return None
+        dims = {name: (tensor.value, k) for name, k in zip(binding.names, binding.axes)}
+        scalar = plan_dim_uses(self.rule, unplanned, dims)
+        rewrites = edits[1:]
+        if scalar is None or not all(isinstance(new, cst.CSTNode) for _, new in rewrites):
+            return None
+        # a reshape inside the arithmetic (`y.reshape((n, c, 1)) / c`) goes into its broadcast op
+        combined = nest_edits([*rewrites, *scalar])  # type: ignore[list-item]
+        for i, (old, _) in enumerate(combined):
+            if any(_contains(other, old) for j, (other, _) in enumerate(combined) if j != i):
+                return None  # one edit inside another that did not take it in
+        return edits[:1] + list(combined)
 
 
 class _SelfUses(cst.CSTVisitor):
@@ -1263,6 +1329,14 @@ class _SelfUses(cst.CSTVisitor):
             self.attribute_refs += 1
             if id(node) not in self._in_target:
                 self.other_loads += 1
+
+
+def _is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(node is inner for node in walk_nodes(outer))
 
 
 def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
