@@ -30,6 +30,7 @@ from . import gluon  # noqa: F401
 from . import util  # noqa: F401
 from . import test_utils  # noqa: F401
 from . import operator  # noqa: F401
+from . import contrib  # noqa: F401  (mxnet.contrib.ndarray and .symbol)
 from .compat import as_mxnet  # noqa: F401
 from ._fastpaths import fast_paths, fast_paths_enabled, set_fast_paths  # noqa: F401
 

@@ -201,6 +201,20 @@ may build the object without it).
             ],
             safety=SAFE,
         ),
+        # MXNet's second home of the contrib operators
+        Invalid(
+            _net(
+                "return BilinearResize2D(x, height=4, width=4)",
+                head="from mxnet.contrib.ndarray import BilinearResize2D\n"
+                "from mxnet.gluon import HybridBlock\n\n\n",
+            ),
+            line=7,
+            fix=(
+                "return BilinearResize2D(x, height=4, width=4)",
+                "return F.contrib.BilinearResize2D(x, height=4, width=4)",
+            ),
+            safety=SAFE,
+        ),
         Invalid(
             "from mxnet import symbol as S\nfrom mxnet.gluon import HybridBlock\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, _, x):\n        return S.tanh(x)\n",

@@ -28,7 +28,16 @@ _CONVENTIONS = {
     "gluon": "mxnet.gluon",
     "nn": "mxnet.gluon.nn",
 }
-_NORMALISE = (("mxnet.nd.", "mxnet.ndarray."), ("mxnet.sym.", "mxnet.symbol."))
+_NORMALISE = (
+    ("mxnet.nd.", "mxnet.ndarray."),
+    ("mxnet.sym.", "mxnet.symbol."),
+    # MXNet registers the contrib operators a second time there (`from mxnet.contrib.ndarray
+    # import BilinearResize2D`): the operators of mx.nd.contrib (checked on 1.9.1)
+    ("mxnet.contrib.ndarray.", "mxnet.ndarray.contrib."),
+    ("mxnet.contrib.nd.", "mxnet.ndarray.contrib."),
+    ("mxnet.contrib.symbol.", "mxnet.symbol.contrib."),
+    ("mxnet.contrib.sym.", "mxnet.symbol.contrib."),
+)
 
 _GLUON_PREFIXES = ("mxnet.gluon.",)
 # importing these marks numpy-mode code (MXNet's numpy gluon tests: `from mxnet import np, npx`,

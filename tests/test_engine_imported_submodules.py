@@ -44,3 +44,17 @@ def test_a_backend_lookup_through_sys_modules_finds_the_ndarray_module():
         array = mxnet.nd.ones((2,))
         module = sys.modules.get("mxnet.ndarray")
         assert module is not None and isinstance(array, module.NDArray)
+
+
+def test_the_contrib_operators_import_from_mxnet_contrib_too():
+    """`from mxnet.contrib.ndarray import BilinearResize2D` (CRAFT's detector imports it so):
+    MXNet registers the contrib operators there as well; under the engine they are
+    nd.contrib's, and mxnet.contrib.symbol's are sym.contrib's."""
+    with as_mxnet() as mx:
+        from mxnet.contrib.ndarray import BilinearResize2D
+        from mxnet.contrib.symbol import BilinearResize2D as symbolic
+
+        resized = BilinearResize2D(mx.nd.ones((1, 1, 2, 2)), height=4, width=4)
+        assert resized.shape == (1, 1, 4, 4)
+        assert symbolic is mx.sym.contrib.BilinearResize2D
+        assert mx.contrib.nd.BilinearResize2D is mx.nd.contrib.BilinearResize2D
