@@ -536,10 +536,12 @@ def input_kind(value: Any) -> Tuple[str, str]:
 
 
 def _first_python_value(items: List[Any]) -> Tuple[str, str]:
+    """The first Python value of a list input, its kind marked as inside one (`int in a
+    list`): HL018 reports it, but the input itself is no number."""
     for item in items:
-        kind = input_kind(item)
-        if kind[0] not in ("array", "none"):
-            return kind
+        kind, shown = input_kind(item)
+        if kind not in ("array", "none"):
+            return (kind if kind.endswith(" in a list") else kind + " in a list"), shown
     return ("array", "")
 
 

@@ -165,11 +165,13 @@ AXIS_OPS = frozenset(
 )
 DIM_OPS = frozenset(("concat", "Concat"))  # `dim`; every input has the same rank
 ADDED_AXIS_OPS = frozenset(("expand_dims", "stack"))  # the axis counts the output's axes
-# Tensor methods that do not return a tensor (`tolist` is numpy's: NDArray and Symbol lack it).
+# Tensor methods that do not return a tensor (`tolist` is numpy's: NDArray and Symbol lack it);
+# the Symbol's graph methods (`_, shapes, _ = x.infer_shape_partial()`: Python lists) among them.
 NON_TENSOR_METHODS = frozenset(
     """
     asnumpy asscalar tolist wait_to_read copyto split attach_grad backward tostype list_outputs
-    infer_shape get_internals list_arguments
+    infer_shape get_internals list_arguments infer_shape_partial infer_type infer_type_partial
+    list_auxiliary_states list_inputs list_attr attr attr_dict tojson debug_str get_children
     """.split()
 )
 

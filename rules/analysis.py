@@ -47,7 +47,7 @@ import libcst as cst
 
 from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
-from ._factories import factory_value
+from ._factories import bound_call, factory_value, returns
 from ._pooled import child_effect
 from ._sliced_arrays import sliced_arrays
 from .evaluate import Evaluator
@@ -817,6 +817,24 @@ def example_inputs(name: str) -> List[Tuple[Tuple[str, str], ...]]:
     return [given for built, given in _CONFIGURED_INPUTS.get() if built == name]
 
 
+def _configured_numbers(klass: ClassFacts, method: cst.FunctionDef) -> Env:
+    """The inputs every configured example of the block passes as a Python int or float
+    (`{ int = 2 }`: a batch size the caller hands over), as numbers: eagerly the body runs on
+    that number, and `t / (2 * n)` is a tensor divided by a scalar, not arithmetic of two
+    arrays (a broadcast op there would fail eagerly). Hybridized the call fails before the
+    body runs, which HL018 reports. Not for a block with a `forward` of its own (it may turn
+    the number into an array first)."""
+    examples = example_inputs(klass.name)
+    if not examples or "forward" in klass.methods:
+        return {}
+    numbers: Env = {}
+    for index, param in enumerate([*method.params.posonly_params, *method.params.params][2:]):
+        kinds = [given[index][0] if index < len(given) else "array" for given in examples]
+        if all(kind in ("int", "float") for kind in kinds):
+            numbers[param.name.value] = Value(SCALAR, evidence="the configured examples' number")
+    return numbers
+
+
 def built_by_example(name: str) -> bool:
     """Whether a configured example builds the module class `name` (``_CONFIGURED``): then
     what its constructions pass is undecided when they disagree, not the parameter's default
@@ -1121,11 +1139,7 @@ def _init_facts(
         targets = (
             [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
         )
-        for target in targets:
-            attr = self_attribute_name(target)
-            if attr is None:
-                continue
-            value = small.value
+        for attr, value in _attribute_writes(targets, small.value, facts.node):
             built = last_name(value.func) if isinstance(value, cst.Call) else None
             if built in classes and facts.built_children.get(attr, built) == built:
                 facts.built_children[attr] = built
@@ -1178,6 +1192,52 @@ def _init_facts(
                         unfilled.add(attr)
                 elif built in RNN_LAYERS and built not in classes:
                     facts.rnn_layers.add(attr)
+
+
+def _attribute_writes(
+    targets: Sequence[cst.BaseExpression], value: cst.BaseExpression, klass: cst.ClassDef
+) -> List[Tuple[str, cst.BaseExpression]]:
+    """(attribute, what it is bound to) for each `self.<attr>` an `__init__` assignment writes.
+
+    A child a method of the class builds and returns (`self.layer1 = self._make_layer(...)`,
+    `self.f1, self.f2 = self._split_backbone()`: the method binds `layer = nn.HybridSequential(
+    ...)` once and returns it) is bound to that construction (`_factories.bound_call`), so its
+    outputs are known as any other child's; an element the method's one `return` does not
+    show is bound to an expression no rule knows (the attribute is written, its kind unknown)."""
+    writes: List[Tuple[str, cst.BaseExpression]] = []
+    for target in targets:
+        attr = self_attribute_name(target)
+        if attr is not None:
+            writes.append((attr, _built_by_method(value, klass, None) or value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            names = [self_attribute_name(e.value) for e in target.elements]
+            for i, name in enumerate(names):
+                if name is not None:
+                    writes.append((name, _built_by_method(value, klass, (i, len(names))) or target))
+    return writes
+
+
+def _built_by_method(
+    value: cst.BaseExpression, klass: cst.ClassDef, item: Optional[Tuple[int, int]]
+) -> Optional[cst.Call]:
+    """The construction `self.<m>(...)` returns (`item`: the i-th of the n it returns as a
+    tuple), when `<m>` is a method of `klass` with one return; None otherwise."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return None
+    if not (isinstance(value.func.value, cst.Name) and value.func.value.value == "self"):
+        return None
+    method = class_method(klass, value.func.attr.value)
+    found = returns(method) if method is not None else []
+    if method is None or len(found) != 1 or found[0].value is None:
+        return None
+    returned = found[0].value
+    if item is None:
+        return bound_call(method, returned)
+    index, count = item
+    if not isinstance(returned, cst.Tuple) or len(returned.elements) != count:
+        return None
+    element = returned.elements[index]
+    return None if isinstance(element, cst.StarredElement) else bound_call(method, element.value)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1936,6 +1996,7 @@ def analyze(
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
             if params.get(name, UNKNOWN_VALUE).kind == TENSOR:
                 params[name] = _parameter_value(shape)
+        params.update(_configured_numbers(klass, method))
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         if isinstance(method.params.star_arg, cst.Param):
             facts.stars[_STAR_INPUTS] = method.params.star_arg.name.value

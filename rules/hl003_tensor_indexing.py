@@ -7,7 +7,7 @@ from typing import List, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
-from ._examples import net, with_parent
+from ._examples import constructor, net, with_parent
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
@@ -258,6 +258,16 @@ on it where the original worked.
             line=4,
             fix=("x[0]", "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"),
             safety=SAFE,
+        ),
+        # the negated number of the constructor (vdcnn's k-max pooling): a bound like any
+        Invalid(
+            net(
+                "y = F.sort(x, axis=1)\nreturn y[:, -self.k:]",
+                init=constructor("super().__init__()\nself.k = 2", ""),
+            ),
+            line=8,
+            fix=("y[:, -self.k:]", "F.slice(y, begin=(None, -self.k), end=(None, None))"),
+            safety=UNSAFE,  # as `y[:, self.k:]`: a bound from a name
         ),
         Invalid(
             net("x = F.relu(x)\nreturn x[-1]"),
@@ -554,6 +564,13 @@ on it where the original worked.
             return integer(literal_int(expr))
         if isinstance(expr, (cst.Name, cst.Attribute)) and self.value(expr).kind == SCALAR:
             return strip_parens(expr)
+        if (  # `x[:, -self.k:]`: the negated number is as certain as the number
+            isinstance(expr, cst.UnaryOperation)
+            and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, (cst.Name, cst.Attribute))
+            and self.value(expr.expression).kind == SCALAR
+        ):
+            return strip_parens(expr)
         if self._int_arithmetic(expr):  # `x[i * n:(i + 1) * n]`: the caller calls it unsafe
             return strip_parens(expr)
         return None
@@ -567,6 +584,8 @@ on it where the original worked.
             return self._int_arithmetic(expr.left) and self._int_arithmetic(expr.right)
         if literal_int(expr) is not None:
             return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            return self._int_arithmetic(expr.expression)
         return isinstance(expr, (cst.Name, cst.Attribute)) and self.value(expr).kind not in (
             TENSOR,
             TENSORS,

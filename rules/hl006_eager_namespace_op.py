@@ -8,7 +8,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain, source_of
-from ._examples import net
+from ._examples import constructor, net
 from ..mxnet_facts import (
     ADVICE,
     OPS,
@@ -142,6 +142,13 @@ may build the object without it).
             )
         ),
         Valid("from mxnet import nd\n\n\ndef helper(y):\n    return nd.relu(y)\n"),  # not reached
+        Valid(  # what a method returns is no child when it may be anything (a parameter)
+            _net(
+                "return nd.relu(self.a(x))",
+                init=constructor("super().__init__()\nself.a = self._pick(None)", "")
+                + "\ndef _pick(self, layer):\n    return layer\n",
+            )
+        ),
         "return nd.relu(x)  # noqa: HL006",
         Valid(  # `self.F` is the namespace the block passed; `if self.F is mx.nd` is eager-only
             _net(
@@ -156,6 +163,27 @@ may build the object without it).
         ),
     )
     INVALID = [
+        # children a method builds and returns are children too (gluon's `_make_layer`)
+        Invalid(
+            _net(
+                "a, b = self.a(x), self.b(x)\nreturn nd.concat(a, b, dim=1)",
+                init=constructor(
+                    "super().__init__()\nself.a = self._make(4)\nself.b, self.c = self._pair()",
+                    "",
+                )
+                + "\ndef _make(self, n):\n    layer = nn.HybridSequential(prefix='')\n"
+                "    layer.add(nn.Dense(n))\n    return layer\n"
+                "\ndef _pair(self):\n    one = nn.Dense(3)\n    two = nn.Dense(4)\n"
+                "    return one, two\n",
+                head=_IMPORTS.replace("HybridBlock", "HybridBlock, nn"),
+            ),
+            line=24,
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.concat(a, b, dim=1)", "F.concat(a, b, dim=1)"),
+            ],
+            safety=SAFE,
+        ),
         Invalid(
             _net("return nd.relu(x)"),
             line=8,

@@ -198,7 +198,8 @@ def test_config_reads_the_inputs_of_the_files_examples(tmp_path):
     )
     assert config.example_inputs_for(str(tmp_path / "net.py")) == (
         ("A", (ARRAY, ("int", "4"), ("float", "0.5"), NONE)),
-        ("A", (("str", "'x'"), ("bool", "False"), ARRAY)),
+        # a value inside a list input is marked so: the input itself is no number
+        ("A", (("str in a list", "'x'"), ("bool in a list", "False"), ARRAY)),
     )
     assert config.example_inputs_for(str(tmp_path / "other.py")) == ()
 
@@ -227,3 +228,22 @@ def test_a_value_the_checker_refuses_proves_nothing_and_keeps_the_numbering(tmp_
         ("A", ()),  # #1, malformed: --verify says so
         ("A", (ARRAY, ARRAY, ("float", "1"))),  # `{ int = true }` is no int
     )
+
+
+def test_an_input_the_examples_pass_as_a_number_is_a_number_to_the_rules():
+    """DPED's ColorLoss divides a full sum by `2 * bath_size`, a Python int its caller passes:
+    HL007's broadcast op there would fail eagerly (`broadcast_div(t, 4)`); HL018 says what
+    fails hybridized. An input some example passes as an array stays an array."""
+    source = (
+        "from mxnet.gluon import HybridBlock\n\n\nclass L(HybridBlock):\n"
+        "    def hybrid_forward(self, F, pred, label, n):\n"
+        "        return F.sum((label - pred) ** 2) / (2 * n)\n"
+    )
+
+    def codes(*examples):
+        project = FileProject(example_inputs=tuple(("L", given) for given in examples))
+        return sorted(f.code for f in lint_source(source, "loss.py", project=project))
+
+    assert codes((ARRAY, ARRAY, ("int", "2"))) == ["HL018"]
+    assert codes((ARRAY, ARRAY, ("int", "2")), (ARRAY, ARRAY, ARRAY)) == ["HL007", "HL018"]
+    assert codes((ARRAY, ARRAY, ("int in a list", "2"))) == ["HL007", "HL018"]

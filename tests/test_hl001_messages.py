@@ -85,3 +85,18 @@ def test_a_tensor_built_from_a_shape_is_not_a_number_passed():
     body = "        return self._labels(F, F.ones(x.shape[0] % 2))\n"
     (finding,) = hl001(body)
     assert finding.fix is None and "passed to" not in finding.message
+
+
+def test_a_tensor_bound_beside_the_shape_is_not_the_shape_passed_on():
+    """`y = resize(y, height=z.shape[2])` binds a tensor: a later `self.head(y)` does not
+    receive the shape's number (CRAFT's detector was told it did)."""
+    body = (
+        "        y = F.relu(x)\n"
+        "        z = F.relu(x)\n"
+        "        y = F.contrib.BilinearResize2D(y, height=z.shape[2] * 2, width=3)\n"
+        "        return self.scale(y)\n"
+    )
+    (finding,) = hl001(body)
+    assert "passed to `self.scale(...)`" not in finding.message
+    bound = hl001("        n = x.shape[0] * 2\n        return self.scale(n)\n")
+    assert [f.line for f in bound] == [7] and "passed to `self.scale(...)`" in bound[0].message

@@ -19,6 +19,7 @@ from ..registry import (
     p_shape,
     register,
 )
+from ..base import MXNetError
 from ._util import fmt_shape, norm_axis
 
 
@@ -458,8 +459,20 @@ def _slice_shape(attrs, in_shapes):
 
 
 def _slice(attrs, x):
-    """Basic slicing with begin/end/step tuples (None = whole axis)."""
+    """Basic slicing with begin/end/step tuples (None = whole axis).
+
+    Out-of-range bounds are clipped as Python clips them, with one exception MXNet 1.9.1's
+    MKL-DNN build (what `pip install mxnet` gives) makes: a float32 slice whose negative begin
+    reaches before the axis (`begin=-5` on 3 elements) fails, eagerly and hybridized ("could
+    not construct a sub-memory"), where other dtypes clip; `x[-k:]` rewritten as a slice is
+    exact only when k is at most the axis's size (checked on MXNet 1.9.1:
+    tests/test_engine_slice_bounds.py)."""
     _slice_shape(attrs, [x.shape])
+    if x.dtype == np.float32:
+        for axis, begin in enumerate(attrs.begin):
+            step = attrs.step[axis] if axis < len(attrs.step or ()) else None
+            if begin is not None and begin < -x.shape[axis] and (step is None or step > 0):
+                raise MXNetError("could not construct a sub-memory")
     return x[_slice_keys(attrs, x.shape)].copy()
 
 

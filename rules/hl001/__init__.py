@@ -356,6 +356,22 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ],
             safety=SAFE,
         ),
+        # `int(d / 4)` is `d // 4` for sizes (srgan's subpixel block)
+        Invalid(
+            net(
+                "b, h, w, d = x.shape\ny = x.reshape((b, h, w, 2, 2, int(d / 4)))\n"
+                "y = y.transpose((0, 1, 3, 2, 4, 5))\nreturn y.reshape((b, h * 2, w * 2, int(d / 4)))"
+            ),
+            line=3,
+            fix=[
+                (
+                    "b, h, w, d = x.shape\ny = x.reshape((b, h, w, 2, 2, int(d / 4)))",
+                    "y = x.reshape((0, 0, 0, 2, 2, -1))",
+                ),
+                ("(b, h * 2, w * 2, int(d / 4))", "(0, -3, -3, 0)"),
+            ],
+            safety=SAFE,
+        ),
         # a pooling keeps the batch and channel axes (a global one makes the others 1)
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -842,12 +858,14 @@ def _passed_to_function(rule, attribute: cst.Attribute) -> Optional[str]:
     there as a number, and no rewrite follows it across the call."""
     if rule.facts is None:
         return None
-    names = _bound_name(rule.statement)
+    names = _bound_name(rule.statement, attribute)
     for call_node in _calls(rule.facts.node):
         dotted = dotted_name(call_node.func) or ""
         head = dotted.split(".", 1)[0]
         if not dotted or head in (rule.namespace, "F", "nd", "mx", "mxnet", "np", "math"):
             continue  # operators and library functions have their own patterns
+        if (rule.state.module.qualify(dotted) or "").startswith("mxnet."):
+            continue  # (`from mxnet.contrib.ndarray import BilinearResize2D`: HL006's first)
         if "." in dotted and head != "self":
             continue
         for arg in call_node.args:
@@ -878,14 +896,17 @@ def _number_of(expr: cst.BaseExpression, attribute: cst.CSTNode, names: set) -> 
     return False
 
 
-def _bound_name(statement: Optional[cst.CSTNode]) -> set:
-    """{"n"} for a statement `n = ...`, else an empty set."""
+def _bound_name(statement: Optional[cst.CSTNode], number: Optional[cst.CSTNode] = None) -> set:
+    """{"n"} for a statement `n = ...`, else an empty set; with `number` (a shape attribute),
+    only when `...` is that shape's number (`n = x.shape[0] * 2`, not `y = resize(y,
+    height=x.shape[2])`, which binds a tensor)."""
     if (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
         and isinstance(statement.body[0], cst.Assign)
         and len(statement.body[0].targets) == 1
         and isinstance(statement.body[0].targets[0].target, cst.Name)
+        and (number is None or _number_of(statement.body[0].value, number, set()))
     ):
         return {statement.body[0].targets[0].target.value}
     return set()

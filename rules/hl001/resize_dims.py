@@ -45,15 +45,15 @@ def plan_unpacked_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit
     found = _unpacking(forward, node)
     if found is None:
         return None
-    line, names = found
-    if _assigned(forward, data) or any(_assigned(forward, n) > 1 for n in names[2:]):
+    line, names, starred = found
+    if _assigned(forward, data) or any(_assigned(forward, n) > 1 for n in names[-2:]):
         return None
     # the names' loads (the unpacking stores each as often as it lists it: `_, _`)
     seen = [v.value for v in variables(forward.body)]
     reads = {n: seen.count(n) - names.count(n) for n in names}
-    if any(reads[n] for n in names[:2]):
+    if any(reads[n] for n in names[:-2]):
         return None
-    height, width = names[2], names[3]
+    height, width = names[-2], names[-1]
     resizes = []
     for expr in walk_nodes(forward.body, _SCOPES):
         if isinstance(expr, cst.Call):
@@ -72,13 +72,17 @@ def plan_unpacked_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit
             [("like", cst.Name(data)), ("mode", cst.SimpleString("'like'"))],
         )
         edits.append((expr, like))
-    return tuple(edits), SAFE if direct else UNSAFE
+    shape = rule.value(node.value).shape
+    four = shape is not None and len(shape) == 4
+    return tuple(edits), SAFE if direct and (four or not starred) else UNSAFE
 
 
 def _unpacking(
     forward: cst.FunctionDef, shape: cst.Attribute
-) -> Optional[Tuple[cst.SimpleStatementLine, List[str]]]:
-    """(line, the four names) of a top-level `a, b, h, w = x.shape` holding this node."""
+) -> Optional[Tuple[cst.SimpleStatementLine, List[str], bool]]:
+    """(line, the names, starred) of a top-level `a, b, h, w = x.shape` holding this node, or
+    of `*_, h, w = x.shape` (starred: h and w are the last two axes, the axes 2 and 3 the
+    `like` mode reads only when x has rank 4, which the caller checks)."""
     for line, statement in top_statements(forward):
         if not (
             isinstance(statement, cst.Assign)
@@ -89,8 +93,9 @@ def _unpacking(
             continue
         elements = statement.targets[0].target.elements
         names = [e.value.value for e in elements if isinstance(e.value, cst.Name)]
-        if len(names) == len(elements) == 4 and len(set(names[2:])) == 2:
-            return line, names
+        starred = isinstance(elements[0], cst.StarredElement) if elements else False
+        if len(names) == len(elements) == (3 if starred else 4) and len(set(names[-2:])) == 2:
+            return line, names, starred
     return None
 
 
@@ -197,5 +202,16 @@ INVALID = [
         line=3,
         fixed=_EXAMPLE.format("", "", _LIKE),
         safety=SAFE,
+    ),
+    # deeplabv3+'s image pooling: the last two axes, which are 2 and 3 only at rank 4
+    Invalid(
+        _EXAMPLE.format(
+            "",
+            "        *_, h, w = x.shape\n",
+            f"F.contrib.BilinearResize2D({_POOLED}, height=h, width=w)",
+        ),
+        line=3,
+        fixed=_EXAMPLE.format("", "", _LIKE),
+        safety=UNSAFE,
     ),
 ]

@@ -34,6 +34,23 @@ def is_scaling(expr: cst.BinaryOperation) -> bool:
     return isinstance(expr.operator, (cst.Multiply, cst.FloorDivide))
 
 
+def as_floor_division(expr: cst.BaseExpression) -> Optional[cst.BinaryOperation]:
+    """`int(a / b)` read as `a // b` (srgan's `int(depth / 4)`): for positive sizes below
+    2**53 the float quotient truncates to the floor quotient, so the size is the same."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "int"
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+    ):
+        inner = expr.args[0].value
+        if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Divide):
+            return inner.with_changes(operator=cst.FloorDivide(), lpar=[], rpar=[])
+    return None
+
+
 def scaled_dim(
     expr: cst.BinaryOperation, dim: Callable[[cst.BaseExpression], Optional[Dim]]
 ) -> Optional[Dim]:
@@ -61,6 +78,7 @@ class _Reader:
 
     def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
         expr = strip_parens(expr)
+        expr = as_floor_division(expr) or expr
         number = literal_int(expr)
         if number is not None:
             return const(number) if number > 0 else None

@@ -68,7 +68,7 @@ from ...values import (
 )
 from ...base import Edit
 from ..scalars import nest_edits, plan_dim_uses
-from .fix import is_scaling, scaled_dim
+from .fix import as_floor_division, is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
@@ -1516,6 +1516,7 @@ class _Reader:
 
     def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
         expr = strip_parens(expr)
+        expr = as_floor_division(expr) or expr
         number = literal_int(expr)
         if number is not None:
             return const(number) if number > 0 else None
