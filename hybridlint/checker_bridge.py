@@ -177,6 +177,7 @@ def verify_file(
     result = VerifiedFile(
         outcome.source, len(outcome.applied), _annotated(outcome, text), len(outcome.rejected)
     )
+    result.codes = [(f.code, f.name) for f in outcome.applied]
     result.notes = [
         f"{path}:{p.finding.line}:{p.finding.col}: {p.finding.code} fix {p.detail}"
         for p in sorted(outcome.proofs, key=lambda p: (p.finding.line, p.finding.col))

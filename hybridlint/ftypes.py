@@ -168,6 +168,7 @@ class VerifiedFile:
     error: Optional[str] = None  # e.g. a block the checker cannot run
     internal: bool = False  # a checker bug: exit 2
     failing: int = 0  # blocks that still fail (HL903)
+    codes: List[Tuple[str, str]] = field(default_factory=list)  # (code, name) of each applied fix
 
 
 @dataclass

@@ -921,10 +921,12 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
     if work.syntax_error is not None:
         return _syntax_error(source, *work.syntax_error)
     new_text, applied, findings = work.source, len(work.applied), work.findings
+    codes, revealed = work.fixed_codes, work.revealed
     outcome = FileOutcome(path)
     if options.verify:  # also without fixes: examples give run-time findings (dynamic lint)
         verified = _verify(task, work, plan)
         new_text, applied, findings = verified.source, verified.applied, verified.findings
+        codes, revealed = verified.codes, 0  # (what the proof kept; none counted as revealed)
         outcome.rejected, outcome.verification = verified.rejected, verified.notes
         outcome.error, outcome.internal = verified.error, verified.internal
     shown = False  # the fixes were written, or diffed
@@ -947,8 +949,7 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
             )
     if shown:
         outcome.fixed = applied
-        if not options.verify:  # --verify counts the fixes it proves without naming them
-            outcome.revealed, outcome.fixed_codes = work.revealed, work.fixed_codes
+        outcome.revealed, outcome.fixed_codes = revealed, codes
     lines = _LINE_SPLIT.split(new_text)
     outcome.issues = [f.with_source_line(path, lines) for f in findings]
     if findings is work.findings:  # not re-linted (a failed write) nor --verify's findings

@@ -42,3 +42,20 @@ def test_show_fixes_without_fix_prints_no_list(tmp_path):
     shutil.copytree(HAZARDS, work)
     result = invoke("--no-cache", "--show-fixes", str(work))
     assert "×" not in result.stdout and result.exit_code == 1
+
+
+def test_show_fixes_names_the_codes_verify_applied(tmp_path, monkeypatch):
+    """--fix --verify --show-fixes lists the proven fixes per code, as --fix does (it used
+    to print only "N fixes")."""
+    (tmp_path / "net.py").write_text(
+        "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n"
+        "    def hybrid_forward(self, F, x):\n        return x.reshape(x.shape[0], -1)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"net.py::Net" = { inputs = [[2, 3, 4]] }\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--no-cache", "--fix", "--verify", "--show-fixes", "net.py")
+    listed = re.findall(r"^    (\d+) × (HL\d{3}) \(", result.stdout, re.M)
+    assert listed and sum(int(n) for n, _ in listed) == 2, result.stdout
+    assert {code for _, code in listed} == {"HL001", "HL011"}, result.stdout

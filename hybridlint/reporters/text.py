@@ -95,7 +95,7 @@ def _fixes_lines(result: RunResult) -> List[List[Segment]]:
         counts = Counter(outcome.fixed_codes)
         for (code, name), count in sorted(counts.items()):
             lines.append([(f"    {count} × ", None), (code, "bold red"), (f" ({name})", None)])
-        if not counts:  # --verify counts fixes without naming them
+        if not counts:  # (an outcome that counts fixes without naming them)
             lines.append([(f"    {plural(outcome.fixed, 'fix', 'fixes')}", None)])
     lines.append([])
     return lines
