@@ -16,6 +16,7 @@ from .values import (
     iterated_names,
     SCALAR,
     SCALAR_VALUE,
+    SEQUENCE,
     TENSOR,
     TENSORS,
     UNKNOWN_VALUE,
@@ -25,6 +26,7 @@ from .values import (
     join_envs,
     with_form,
     literal_int,
+    target_names,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +51,7 @@ class FunctionAnalyzer:
             if isinstance(node, (cst.Global, cst.Nonlocal))
             for name in node.names
         }
+        self.appended = _appended_lists(facts.node)
 
     def join(self, a: Env, b: Env) -> Env:
         """The env where two paths meet. A name bound on one path only is unbound on the
@@ -60,6 +63,10 @@ class FunctionAnalyzer:
         for name in a.keys() ^ b.keys():
             if name not in self.outer_names:
                 joined[name] = a[name] if name in a else b[name]
+        for name in self.appended & a.keys() & b.keys():  # still empty on one path
+            kinds = {a[name].kind, b[name].kind}
+            if kinds == {SCALAR, TENSORS}:
+                joined[name] = Value(TENSORS, assumed=a[name].assumed or b[name].assumed)
         return joined
 
     def alias_use(self, name: str) -> None:
@@ -208,6 +215,15 @@ class FunctionAnalyzer:
             return env, False
         if isinstance(small, cst.Expr):
             self.eval(small.value, env)
+            appended = _append_call(small.value, self.appended)
+            if appended is not None:  # `outs.append(y)`: a list of tensors while each item is one
+                name, item = appended
+                value, held = self.eval(item, env), env.get(name, UNKNOWN_VALUE)
+                if value.kind == TENSOR and held.kind in (SCALAR, TENSORS):
+                    grown = Value(TENSORS, assumed=value.assumed or held.assumed)
+                else:
+                    grown = Value(SEQUENCE)
+                return {**env, name: grown}, False
             return env, False
         if isinstance(small, cst.Return):
             value = self.eval(small.value, env) if small.value is not None else SCALAR_VALUE
@@ -314,6 +330,58 @@ class FunctionAnalyzer:
             return result
         finally:
             self.loop_stack.pop()
+
+
+def _appended_lists(function: cst.FunctionDef) -> Set[str]:
+    """Names the function binds only to an empty list (`outs = []`) and then only appends to
+    (`outs.append(y)`; reads and `*outs` too, no other method, no item stores): the walk
+    follows what they hold (a list of tensors while every appended item is one). The walk
+    reads `[]` as a number otherwise (nothing in it is an array)."""
+    stores: Dict[str, int] = {}
+    empty: Dict[str, int] = {}
+    other: Set[str] = set()
+    for node in walk_nodes(function.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and _empty_list(node.value):
+                    empty[target.target.value] = empty.get(target.target.value, 0) + 1
+                elif isinstance(target.target, cst.Subscript):
+                    other.update(
+                        n.value for n in walk_nodes(target.target.value) if isinstance(n, cst.Name)
+                    )
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            for name in target_names(node.target):
+                stores[name] = stores.get(name, 0) + 1
+        elif isinstance(node, cst.NamedExpr):
+            other.update(target_names(node.target))
+        elif isinstance(node, cst.AsName):
+            other.update(target_names(node.name))
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            if node.attr.value != "append":
+                other.add(node.value.value)
+    return {name for name, count in empty.items() if stores.get(name) == count} - other
+
+
+def _empty_list(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.List) and not node.elements
+
+
+def _append_call(
+    expr: cst.BaseExpression, names: Set[str]
+) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(name, item) for `name.append(item)` with name in `names`."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.value.value in names
+        and expr.func.attr.value == "append"
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+    ):
+        return expr.func.value.value, expr.args[0].value
+    return None
 
 
 def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", env: Env) -> bool:

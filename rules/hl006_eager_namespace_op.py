@@ -184,6 +184,16 @@ may build the object without it).
             ],
             safety=SAFE,
         ),
+        # a list the body appends tensors to (yolov5's detect head)
+        Invalid(
+            _net(
+                "outs = []\nfor scale in (1.0, 2.0):\n    outs.append(F.relu(x) * scale)\n"
+                "return nd.concat(*outs, dim=1)"
+            ),
+            line=11,
+            fix=[("from mxnet import nd\n", ""), ("nd.concat(*outs", "F.concat(*outs")],
+            safety=SAFE,
+        ),
         Invalid(
             _net("return nd.relu(x)"),
             line=8,
