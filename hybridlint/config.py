@@ -497,6 +497,12 @@ def is_block_table(value: Any) -> bool:
     return isinstance(value, Mapping) and "block" in value and set(value) <= {"block", "kwargs"}
 
 
+def is_class_table(value: Any) -> bool:
+    """`{ class = "nn.BatchNorm" }`: that class (or function) itself, not called: a
+    constructor argument such as `norm_layer` that the block calls itself."""
+    return isinstance(value, Mapping) and set(value) == {"class"}
+
+
 def is_numpy_table(value: Any) -> bool:
     """`{ numpy = [...], dtype = "float64" }`: a numpy array."""
     return isinstance(value, Mapping) and "numpy" in value and set(value) <= {"numpy", "dtype"}
@@ -554,6 +560,8 @@ def _literal(value: Any) -> Any:
         return None
     if is_block_table(value):
         return ("<block>", str(value["block"]))
+    if is_class_table(value):
+        return ("<class>", str(value["class"]))
     if is_numpy_table(value):
         return OPAQUE
     if isinstance(value, Mapping):

@@ -115,3 +115,53 @@ def test_a_block_built_around_a_child_is_proven_by_its_example(backend, tmp_path
     assert "F.broadcast_add(" in outcome.source  # (2, classes) + (2, 1): HL007 too
     assert len(outcome.proofs) == 2
     assert all("proven by example Head" in proof.detail for proof in outcome.proofs)
+
+
+def test_a_class_table_passes_the_class_itself_and_crosses_the_wire():
+    """`norm_layer = { class = "nn.BatchNorm" }` (deeplabv3+'s PoolRecover builds its layers
+    with the class it is given): the class, not an instance of it."""
+    kwargs = config_kwargs({"norm_layer": {"class": "nn.BatchNorm"}})
+    assert kwargs["norm_layer"] == ChildBlock("nn.BatchNorm", called=False)
+    assert value_from_wire(value_to_wire(kwargs)) == kwargs
+
+    class BatchNorm:
+        pass
+
+    nn = type("nn", (), {"BatchNorm": BatchNorm})
+    assert build_children(kwargs, {"nn": nn})["norm_layer"] is BatchNorm
+    with pytest.raises(ExampleError, match="a class is"):
+        examples_from_config({"m.py::Net": {"kwargs": {"x": {"class": 3}}, "inputs": [[2]]}})
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_given_a_layer_class_is_proven_by_its_example(backend):
+    from hybridlint.checker import CheckerSession, verify_fixes
+
+    source = textwrap.dedent("""\
+        from mxnet import gluon
+        from mxnet.gluon import nn
+
+
+        class PoolRecover(gluon.HybridBlock):
+            def __init__(self, norm_layer):
+                super().__init__()
+                self.gap = nn.HybridSequential()
+                self.gap.add(nn.GlobalAvgPool2D(), nn.Conv2D(4, 1), norm_layer())
+
+            def hybrid_forward(self, F, x):
+                _, _, h, w = x.shape
+                return F.contrib.BilinearResize2D(self.gap(x), height=h, width=w)
+    """)
+    examples = examples_from_config(
+        {
+            "net.py::PoolRecover": {
+                "kwargs": {"norm_layer": {"class": "nn.BatchNorm"}},
+                "inputs": [[2, 3, 5, 7]],
+            }
+        }
+    )["net.py"]
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(source, "net.py", examples, backend=backend, session=session)
+    assert outcome.status == "verified", outcome.reports
+    assert "like=x, mode='like'" in outcome.source
+    assert [r.status for r in outcome.reports] == ["equal"]

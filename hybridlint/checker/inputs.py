@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..config import is_block_table, is_none_table, is_numpy_table
+from ..config import is_block_table, is_class_table, is_none_table, is_numpy_table
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 INT_DTYPES = ("uint8", "int8", "int32", "int64")
@@ -345,13 +345,15 @@ class ChildBlock:
 
     name: str
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    called: bool = True  # False: `{ class = "nn.BatchNorm" }`, the class itself is passed
 
 
 def config_kwargs(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
     """Constructor kwargs from TOML, which has no null: `{ none = true }` is None (the same
     spelling as an input's), at any depth (`in_size = [{ none = true }, 64]`); `{ block =
-    "Backbone", kwargs = {...} }` is a block built for the example (:class:`ChildBlock`), and
-    `{ numpy = [...], dtype = "float32" }` a numpy array (`bin_centers`)."""
+    "Backbone", kwargs = {...} }` is a block built for the example (:class:`ChildBlock`), `{
+    class = "nn.BatchNorm" }` that class itself (a `norm_layer` the block builds its layers
+    with), and `{ numpy = [...], dtype = "float32" }` a numpy array (`bin_centers`)."""
 
     def value(item: Any) -> Any:
         if is_none_table(item):
@@ -364,6 +366,10 @@ def config_kwargs(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
                     f'a child block is {{ block = "Class", kwargs = {{ ... }} }} (got {dict(item)!r})'
                 )
             return ChildBlock(item["block"], config_kwargs(item.get("kwargs", {})))
+        if is_class_table(item):
+            if not isinstance(item["class"], str):
+                raise ExampleError(f'a class is {{ class = "nn.BatchNorm" }} (got {dict(item)!r})')
+            return ChildBlock(item["class"], called=False)
         if is_numpy_table(item):
             try:
                 return np.array(item["numpy"], dtype=item.get("dtype", "float32"))
@@ -395,6 +401,8 @@ def build_children(value: Any, namespace: Mapping[str, Any]) -> Any:
                 target = getattr(target, part)
             except AttributeError:
                 raise ExampleError(f"child block {value.name!r}: no {part!r}") from None
+        if not value.called:
+            return target
         return target(**build_children(dict(value.kwargs), namespace))
     if isinstance(value, dict):
         return {k: build_children(v, namespace) for k, v in value.items()}

@@ -46,6 +46,8 @@ def value_to_wire(value: Any, where: str = "value") -> Any:
                 for k, v in value.items()
             ]
         }
+    if isinstance(value, ChildBlock) and not value.called:
+        return {"$class": value.name}
     if isinstance(value, ChildBlock):
         return {"$block": [value.name, value_to_wire(dict(value.kwargs), f"{where}.kwargs")]}
     raise ValueError(
@@ -67,6 +69,8 @@ def value_from_wire(data: Any) -> Any:
             return inner
         if tag == "$tuple" and isinstance(inner, list):
             return tuple(value_from_wire(v) for v in inner)
+        if tag == "$class" and isinstance(inner, str):
+            return ChildBlock(inner, called=False)
         if tag == "$block" and isinstance(inner, list) and len(inner) == 2:
             name, kwargs = inner[0], value_from_wire(inner[1])
             if isinstance(name, str) and isinstance(kwargs, dict):
