@@ -95,21 +95,23 @@ SOURCE = textwrap.dedent("""\
 """)
 
 
-@pytest.mark.parametrize("backend", backend_params())
-def test_a_block_built_around_a_child_is_proven_by_its_example(backend, tmp_path):
+def _verified(source: str, block: str, kwargs: dict, inputs: list, backend: str):
+    """`verify_fixes` of net.py's `block` built with `kwargs` (a config table), which must
+    come out verified."""
     from hybridlint.checker import CheckerSession, verify_fixes
 
-    examples = examples_from_config(
-        {
-            "net.py::Head": {
-                "kwargs": {"backbone": {"block": "Backbone", "kwargs": {"channels": 4}}},
-                "inputs": [[2, 3, 8, 8]],
-            }
-        }
-    )["net.py"]
+    key = f"net.py::{block}"
+    examples = examples_from_config({key: {"kwargs": kwargs, "inputs": inputs}})["net.py"]
     with CheckerSession(timeout=60) as session:
-        outcome = verify_fixes(SOURCE, "net.py", examples, backend=backend, session=session)
+        outcome = verify_fixes(source, "net.py", examples, backend=backend, session=session)
     assert outcome.status == "verified", outcome.reports
+    return outcome
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_block_built_around_a_child_is_proven_by_its_example(backend, tmp_path):
+    kwargs = {"backbone": {"block": "Backbone", "kwargs": {"channels": 4}}}
+    outcome = _verified(SOURCE, "Head", kwargs, [[2, 3, 8, 8]], backend)
     assert "x.sum(axis=(1, 2, 3)).reshape((-1, 1))" in outcome.source
     assert [r.status for r in outcome.reports] == ["equal"]
     assert "F.broadcast_add(" in outcome.source  # (2, classes) + (2, 1): HL007 too
@@ -135,8 +137,6 @@ def test_a_class_table_passes_the_class_itself_and_crosses_the_wire():
 
 @pytest.mark.parametrize("backend", backend_params())
 def test_a_block_given_a_layer_class_is_proven_by_its_example(backend):
-    from hybridlint.checker import CheckerSession, verify_fixes
-
     source = textwrap.dedent("""\
         from mxnet import gluon
         from mxnet.gluon import nn
@@ -152,16 +152,7 @@ def test_a_block_given_a_layer_class_is_proven_by_its_example(backend):
                 _, _, h, w = x.shape
                 return F.contrib.BilinearResize2D(self.gap(x), height=h, width=w)
     """)
-    examples = examples_from_config(
-        {
-            "net.py::PoolRecover": {
-                "kwargs": {"norm_layer": {"class": "nn.BatchNorm"}},
-                "inputs": [[2, 3, 5, 7]],
-            }
-        }
-    )["net.py"]
-    with CheckerSession(timeout=60) as session:
-        outcome = verify_fixes(source, "net.py", examples, backend=backend, session=session)
-    assert outcome.status == "verified", outcome.reports
+    kwargs = {"norm_layer": {"class": "nn.BatchNorm"}}
+    outcome = _verified(source, "PoolRecover", kwargs, [[2, 3, 5, 7]], backend)
     assert "like=x, mode='like'" in outcome.source
     assert [r.status for r in outcome.reports] == ["equal"]
