@@ -68,14 +68,21 @@ def test_a_rewrite_that_still_fails_under_hybridize_is_rejected(backend, session
 
 
 @pytest.mark.parametrize("backend", backend_params())
-def test_original_that_cannot_run_gets_no_fixes(backend, session):
+def test_original_that_cannot_run_gets_its_fixes_checked_as_without_examples(backend, session):
+    """No example runs (a missing import): the fixes are checked expression by expression, as
+    in a file without examples, so --verify does no worse than --fix; the outcome stays
+    unverified, the examples' reports (the file's error) first."""
     text = source().replace(
         "from mxnet import gluon", "import not_installed_pkg_xyz\nfrom mxnet import gluon"
     )
     outcome = verify_fixes(text, PATH, EXAMPLES, backend=backend, session=session)
-    assert outcome.status == "unverified" and outcome.source == text
-    assert not outcome.applied and len(outcome.rejected) == 2
-    assert "missing import" in outcome.reason
+    assert outcome.status == "unverified" and "missing import" in outcome.reason
+    assert [f.line for f in outcome.applied] == [15, 16] and not outcome.rejected
+    assert outcome.labels == ["TwoSlices"] and outcome.reports[0].status == "cannot_run"
+    assert all(
+        "proven at expression level only (the original cannot be run" in proof.detail
+        for proof in outcome.proofs
+    )
 
 
 def test_nothing_to_fix_needs_no_run():

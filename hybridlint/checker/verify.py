@@ -334,19 +334,23 @@ def _verify(
     # each block's proof stands alone (its report stays in the outcome: the file's error).
     runnable = [i for i, r in enumerate(baseline) if r.status not in ("cannot_run", "eager_error")]
     if not runnable:
-        blocker = baseline[0]
-        return _unverified(
+        # No example judges anything: the fixes are checked as in a file without examples
+        # (a safe fix no check can run is applied as `--fix` applies it, so `--verify` does no
+        # worse than `--fix`), and the examples' reports stay: the file's error, exit 2.
+        reason = f"the original cannot be run: {baseline[0].summary()}"
+        fallback = _expression_level(
             source,
-            every,
-            fixer,
             path,
-            select,
-            ignore,
-            unsafe,
-            f"the original cannot be run: {blocker.summary()}",
-            baseline,
-            labels,
+            every.applied,
+            fixer,
+            dict(select=select, ignore=ignore, unsafe=unsafe),
+            check_options,
+            reason,
+            others=every.initial,
         )
+        fallback.reports = list(baseline) + fallback.reports
+        fallback.labels, fallback.status, fallback.reason = list(labels), "unverified", reason
+        return fallback
     # per example: a failure of the fixed code at a line the fixes left is excused only on an
     # example whose original fails hybridized too (a configuration variant is built to take a
     # failing branch; the first example must still be judged strictly)
