@@ -756,27 +756,6 @@ def _other_hazards(finding, regions, candidates, others, starts: List[int]) -> s
     return ", ".join(f"{code} at {line}:{col}" for code, line, col in places)
 
 
-def _unverified(
-    source, every, fixer, path, select, ignore, unsafe, reason, reports=(), labels=()
-) -> VerifyOutcome:
-    report = EquivalenceReport("cannot_run", target=path, reason=reason)
-    rejected = [RejectedFix(f, report) for f in every.applied]
-    remaining = fixer(
-        source, path, select=select, ignore=ignore, unsafe=unsafe, accept=lambda f: False
-    ).remaining
-    return VerifyOutcome(
-        source,
-        [],
-        rejected,
-        list(remaining),
-        list(reports),
-        "unverified",
-        reason,
-        proofs=[FixProof(f, "unverified", f"not applied: {reason}") for f in every.applied],
-        labels=list(labels),
-    )
-
-
 class _Search:
     """Runs candidate fix sets (memoised) and bisects the failing ones."""
 
