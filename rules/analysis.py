@@ -1211,8 +1211,14 @@ def _attribute_writes(
             writes.append((attr, _built_by_method(value, klass, None) or value))
         elif isinstance(target, (cst.Tuple, cst.List)):
             names = [self_attribute_name(e.value) for e in target.elements]
+            items = list(value.elements) if isinstance(value, (cst.Tuple, cst.List)) else []
             for i, name in enumerate(names):
-                if name is not None:
+                if name is None:
+                    continue
+                item = items[i] if len(items) == len(names) else None
+                if isinstance(item, cst.Element):  # `self.h, self.w = 3, 4`
+                    writes.append((name, item.value))
+                else:
                     writes.append((name, _built_by_method(value, klass, (i, len(names))) or target))
     return writes
 

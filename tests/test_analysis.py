@@ -188,6 +188,28 @@ def test_parameters_scalars_and_children_from_init():
     assert (main[5].shape, main[5].shape_reason) == ((3, 4), "parameter")
 
 
+def test_children_and_numbers_a_tuple_assignment_or_a_method_binds():
+    """`self.h, self.w = 3, 4` binds each element; `self.body = self._make(4)` and `self.a,
+    self.b = self._pair()` bind what the method builds and returns (gluon's `_make_layer`);
+    a method that may return anything (a parameter) binds nothing known."""
+    init = (
+        "self.h, self.w = 3, 4\nself.body = self._make(4)\nself.a, self.b = self._pair()\n"
+        "self.c = self._pick(None)"
+    )
+    methods = (
+        "    def _make(self, n):\n        layer = nn.HybridSequential(prefix='')\n"
+        "        layer.add(nn.Dense(n))\n        return layer\n\n"
+        "    def _pair(self):\n        one = nn.Dense(3)\n        return one, nn.Dense(4)\n\n"
+        "    def _pick(self, layer):\n        return layer\n\n"
+    )
+    body = "probe(self.h)\nprobe(self.w)\nprobe(self.body(x))\nprobe(self.a(x))\nprobe(self.b(x))\nprobe(self.c(x))"
+    source = net(body, init=init).replace(
+        "    def hybrid_forward", methods + "    def hybrid_forward"
+    )
+    seen = [v.kind for v, _, _ in probe(source)][-6:]
+    assert seen == [SCALAR, SCALAR, TENSOR, TENSOR, TENSOR, UNKNOWN]
+
+
 def test_rnn_layer_calls_and_children_returning_layer_tuples_unpack_by_position():
     """`out, states = self.rnn(x, [h, c])` binds a tensor and a list (MXNet 1.9.1's RNN layers
     return the pair when given states that are not None); `a, b = self.branch(x)` of a module block whose every
