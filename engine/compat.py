@@ -70,10 +70,10 @@ class _MXNetProxy(types.ModuleType):
                 raise AttributeError(
                     "module '%s' has no attribute '%s'" % (self.__name__, name)
                 ) from None  # absent in MXNet too: a user error
-            if isinstance(err, NotImplementedError):
-                raise
             if "%s.%s" % (self.__name__, name) in _mxnet_names.MODULES:
                 return importlib.import_module("%s.%s" % (self.__name__, name))  # a gap module
+            if isinstance(err, NotImplementedError):
+                raise
             engine_not_implemented(
                 self.__name__[len("mxnet.") :] + "." + name if self.__name__ != "mxnet" else name
             )

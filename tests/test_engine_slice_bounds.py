@@ -1,7 +1,8 @@
 """`slice` with bounds past the axis, eagerly and hybridized, as MXNet 1.9.1 (its MKL-DNN pip
 build) runs it: Python-style clipping, except that a float32 slice whose negative begin
-reaches before the axis fails. HL003 rewrites `x[-k:]` as such a slice, which is exact only
-while k fits the axis; --verify must see that failure where MXNet would."""
+reaches before the axis fails (at ranks 1, 2 and 4, with unit steps). HL003 rewrites
+`x[-k:]` as such a slice, which is exact only while k fits the axis; --verify must see that
+failure where MXNet would."""
 
 import numpy as np
 import pytest

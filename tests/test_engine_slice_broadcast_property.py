@@ -39,9 +39,12 @@ def _outcome(fn, lib=mx):
 )
 def test_slice_matches_mxnet(shape, spec):
     """Shapes from MXNet's (synchronous) symbolic inference, values from its eager op. MXNet
-    1.9.1 clips out-of-range begin/end like Python; its eager MKLDNN path fails on some of
-    those ("could not construct a sub-memory") and on empty results - MXNet bugs the engine
-    does not reproduce: there the expected values are numpy's."""
+    1.9.1 clips out-of-range begin/end like Python, except that its MKL-DNN path fails a
+    float32 slice of rank 1, 2 or 4 with unit steps whose negative begin reaches before an
+    axis ("could not
+    construct a sub-memory", also hybridized): the engine fails there too, since a rewrite of
+    `x[-k:]` as a slice must not be proven where MXNet fails. (Empty results, where the eager
+    path fails as well, are left out.)"""
     m = pytest.importorskip("mxnet")
     spec = spec[: len(shape)]
     begin = tuple(s[0] for s in spec)
@@ -54,9 +57,11 @@ def test_slice_matches_mxnet(shape, spec):
     sym = m.sym.slice(m.sym.var("a"), begin=begin, end=end, step=steps)
     want_shape = sym.infer_shape(a=tuple(shape))[1][0]
     want = _outcome(lambda: m.nd.slice(m.nd.array(data), begin=begin, end=end, step=steps), m)
-    got = mx.nd.slice(mx.nd.array(data), begin=begin, end=end, step=steps).asnumpy()
-    assert got.shape == want_shape == expect.shape
-    np.testing.assert_array_equal(got, want[1] if want[0] == "ok" else expect)
+    outcome = _outcome(lambda: mx.nd.slice(mx.nd.array(data), begin=begin, end=end, step=steps), mx)
+    assert outcome[0] == want[0], (outcome, want)
+    if want[0] == "ok":
+        assert outcome[1].shape == want_shape == expect.shape
+        np.testing.assert_array_equal(outcome[1], want[1])
     with mx.name.NameManager():
         s = mx.sym.slice(mx.sym.var("a"), begin=begin, end=end, step=steps)
     assert s.infer_shape(a=tuple(shape))[1][0] == want_shape

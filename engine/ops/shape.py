@@ -462,16 +462,17 @@ def _slice(attrs, x):
     """Basic slicing with begin/end/step tuples (None = whole axis).
 
     Out-of-range bounds are clipped as Python clips them, with one exception MXNet 1.9.1's
-    MKL-DNN build (what `pip install mxnet` gives) makes: a float32 slice whose negative begin
-    reaches before the axis (`begin=-5` on 3 elements) fails, eagerly and hybridized ("could
-    not construct a sub-memory"), where other dtypes clip; `x[-k:]` rewritten as a slice is
-    exact only when k is at most the axis's size (checked on MXNet 1.9.1:
-    tests/test_engine_slice_bounds.py)."""
+    MKL-DNN build (what `pip install mxnet` gives) makes: a float32 slice of a 1-, 2- or 4-D
+    array (the ranks its MKL-DNN kernel takes) with unit steps whose negative begin reaches
+    before an axis (`begin=-5` on 3 elements) fails, eagerly and hybridized ("could not
+    construct a sub-memory"), where other dtypes, ranks and steps clip;
+    `x[-k:]` rewritten as a slice is exact only when k is at most the axis's size (checked on
+    MXNet 1.9.1: tests/test_engine_slice_bounds.py, tests/test_engine_slice_broadcast_property.py)."""
     _slice_shape(attrs, [x.shape])
-    if x.dtype == np.float32:
+    steps = attrs.step or ()
+    if x.dtype == np.float32 and x.ndim in (1, 2, 4) and all(step in (None, 1) for step in steps):
         for axis, begin in enumerate(attrs.begin):
-            step = attrs.step[axis] if axis < len(attrs.step or ()) else None
-            if begin is not None and begin < -x.shape[axis] and (step is None or step > 0):
+            if begin is not None and begin < -x.shape[axis]:
                 raise MXNetError("could not construct a sub-memory")
     return x[_slice_keys(attrs, x.shape)].copy()
 
