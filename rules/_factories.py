@@ -10,7 +10,7 @@ from typing import Callable, List, Optional
 
 import libcst as cst
 
-from .values import TENSOR, UNKNOWN_VALUE, Value, target_names, walk_nodes
+from .values import TENSOR, UNKNOWN_VALUE, Value, bound_targets, target_names, walk_nodes
 
 
 def returns(function: cst.FunctionDef) -> List[cst.Return]:
@@ -42,12 +42,7 @@ def bound_call(function: cst.FunctionDef, expr: Optional[cst.BaseExpression]) ->
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == expr.value:
                     calls.append(node.value)
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            stores += expr.value in target_names(node.target)
-        elif isinstance(node, (cst.NamedExpr, cst.CompFor)):
-            stores += expr.value in target_names(node.target)
-        elif isinstance(node, cst.AsName):
-            stores += expr.value in target_names(node.name)
+        stores += sum(expr.value in target_names(t) for t in bound_targets(node))
     if stores != 1 or len(calls) != 1 or not isinstance(calls[0], cst.Call):
         return None
     return calls[0]

@@ -27,6 +27,7 @@ from .values import (
     with_form,
     literal_int,
     target_names,
+    bound_targets,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -349,14 +350,10 @@ def _appended_lists(function: cst.FunctionDef) -> Set[str]:
                     other.update(
                         n.value for n in walk_nodes(target.target.value) if isinstance(n, cst.Name)
                     )
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            for name in target_names(node.target):
+        for bound in bound_targets(node):
+            for name in target_names(bound):
                 stores[name] = stores.get(name, 0) + 1
-        elif isinstance(node, cst.NamedExpr):
-            other.update(target_names(node.target))
-        elif isinstance(node, cst.AsName):
-            other.update(target_names(node.name))
-        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
             if node.attr.value != "append":
                 other.add(node.value.value)
     return {name for name, count in empty.items() if stores.get(name) == count} - other
