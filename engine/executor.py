@@ -284,6 +284,12 @@ class Plan:
         known = {n.name: s for n, s in zip(inputs, in_shapes)}
         shapes = infer_graph_shapes(order, known, running=True)
         types = infer_graph_types(order, {n.name: t for n, t in zip(inputs, in_dtypes)})
+        # A 0 dim is "unknown" here, also where an op computed an empty axis. Deliberately
+        # stricter than MXNet 1.9.1, whose hybridized `F.slice` of an empty range returns a
+        # (2, 0) array but whose next op mostly fails on it ("Check failed: delay_alloc" from
+        # concat, sum or FullyConnected, eagerly too): a plan that ran on where MXNet fails
+        # would let --verify prove a fix real MXNet rejects; refusing it only leaves it
+        # unverified (checked 2026-11-30).
         for node in order:
             if node.op is not None:
                 for i in range(node.num_outputs()):

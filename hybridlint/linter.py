@@ -882,19 +882,39 @@ class _UnusedDirective:
 _Found = Union[_Located, _UnusedDirective]
 
 
-_Positions = Dict[_Region, Mapping[cst.CSTNode, CodeRange]]
+class _Positions:
+    """The positions of each region's nodes, resolved on first use (LibCST's PositionProvider
+    walks the whole region): linting resolves the regions with findings only, fixing also
+    those a fix edits beside its own (a helper's call sites, `region_of`)."""
+
+    def __init__(self, regions: Sequence[_Region] = ()) -> None:
+        self.regions = list(regions)
+        self._resolved: Dict[_Region, Mapping[cst.CSTNode, CodeRange]] = {}
+
+    def __getitem__(self, region: _Region) -> Mapping[cst.CSTNode, CodeRange]:
+        where = self._resolved.get(region)
+        if where is None:
+            where = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._resolved[region] = where
+        return where
+
+    def region_of(self, node: cst.CSTNode, first: _Region) -> Optional[_Region]:
+        """The region whose tree holds ``node``, ``first`` tried first."""
+        if node in self[first]:
+            return first
+        return next((r for r in self.regions if r is not first and node in self[r]), None)
 
 
 def _locate(
     source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
-    positions: _Positions = {}
     seeds = _project_seeds(source, path, project)
     if "hybrid_forward" not in source and not seeds:
-        return [], [], positions
+        return [], [], _Positions()
     parsed = _PARSED.pop(source, None)  # parsed (no roots) for another file's helpers?
     lines, regions, context = parsed if parsed and not seeds else _parse_regions(source, seeds)
+    positions = _Positions(regions)
     rule_classes = _selected(rules, select, ignore)
     if project.example_inputs and rules is ALL_RULES:
         rule_classes += _examples_only(rule_classes, select, ignore)
@@ -910,10 +930,6 @@ def _locate(
     located: List[_Found] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
-        if region not in positions:
-            positions[region] = MetadataWrapper(region.module, unsafe_skip_copy=True).resolve(
-                PositionProvider
-            )
         where = positions[region]
         span = where[report.node]
         offset = region.first_line - 1
@@ -1052,26 +1068,41 @@ class _Replacer(cst.CSTTransformer):
         return self.edits.get(original_node, updated_node)
 
 
-def _edit_spans(item: _Located, where) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
+_Spot = Tuple[Tuple[int, int], Tuple[int, int]]
+
+
+def _split_edits(item: _Located, positions: _Positions) -> Optional[Dict[_Region, list]]:
+    """A fix's edits by the region whose tree holds each edited node (its own region, and
+    others for a fix that also edits, say, a helper's call sites); None when an edited node is
+    in no region (a rule bug: such a fix is never applied)."""
+    parts: Dict[_Region, list] = {}
+    for old, new in item.report.edits:
+        region = positions.region_of(old, item.region)
+        if region is None:
+            return None
+        parts.setdefault(region, []).append((old, new))
+    return parts
+
+
+def _spans(edits, where) -> List[_Spot]:
     spans = []
-    for old, _ in item.report.edits:
+    for old, _ in edits:
         span = where[old]
         spans.append(((span.start.line, span.start.column), (span.end.line, span.end.column)))
     return spans
 
 
-def _same_edits(mine, taken: Dict[cst.CSTNode, Replacement]) -> bool:
-    """Are all of a fix's edits already taken, to the letter (two findings of one node that a
-    single rewrite fixes, as HL001 on each `x.shape[k]` of one reshape target)?"""
-    for old, new in mine:
-        chosen = taken.get(old)
-        if chosen is None or not (
-            isinstance(chosen, cst.CSTNode)
-            and isinstance(new, cst.CSTNode)
-            and chosen.deep_equals(new)
-        ):
-            return False
-    return bool(mine)
+def _same_edit(old: cst.CSTNode, new: Replacement, taken: Dict[cst.CSTNode, Replacement]) -> bool:
+    """Is this edit already taken, to the letter (two findings of one node that a single
+    rewrite fixes, as HL001 on each `x.shape[k]` of one reshape target, or the signature and
+    call sites two fixes of one helper both change)?"""
+    chosen = taken.get(old)
+    return (
+        chosen is not None
+        and isinstance(chosen, cst.CSTNode)
+        and isinstance(new, cst.CSTNode)
+        and chosen.deep_equals(new)
+    )
 
 
 def _overlaps(a, b) -> bool:
@@ -1108,38 +1139,14 @@ def _apply_pass(
         return new_source, [item.finding for item in comments], found, []
     if not by_region:
         return source, [], found, []
-    new_texts: Dict[_Region, str] = {}
-    applied: List[Finding] = []
-    for region, items in by_region.items():
-        where = positions[region]
-        taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
-        edits: Dict[cst.CSTNode, Replacement] = {}
-        chosen: List[Finding] = []
-        for item in items:
-            if any(old not in where for old, _ in item.report.edits):
-                continue  # a rule bug: an edit of a node outside the tree is never applied
-            spans = _edit_spans(item, where)
-            if accept is not None and not accept(item.finding):
-                continue
-            if any(_overlaps(s, t) for s in spans for t in taken):
-                if _same_edits(item.report.edits, edits):
-                    chosen.append(item.finding)  # one rewrite fixes both (x.shape[0], x.shape[1])
-                continue  # the next pass re-lints and applies it if it still applies
-            taken.extend(spans)
-            edits.update(dict(item.report.edits))
-            chosen.append(item.finding)
-        if not edits:
-            continue
-        try:
-            text = region.module.visit(_Replacer(edits)).code
-            text = _restore_form_feeds(
-                "".join(lines[region.first_line - 1 : region.last_line]), text
-            )
-            ast.parse(text)
-        except Exception:  # noqa: BLE001 -- any failure to build valid code drops this pass's fixes
-            continue
-        new_texts[region] = text
-        applied.extend(chosen)
+    items = [item for region_items in by_region.values() for item in region_items]
+    new_texts, applied = _region_texts(items, positions, lines, accept)
+    if any(len(parts) > 1 and not parts.keys() <= new_texts.keys() for _, parts in applied):
+        # a fix spanning regions is applied whole or not at all: when a region it edits
+        # could not be rebuilt, this pass goes without such fixes
+        items = [i for i in items if len(_split_edits(i, positions) or ()) <= 1]
+        new_texts, applied = _region_texts(items, positions, lines, accept)
+    applied_findings = [item.finding for item, parts in applied if parts.keys() <= new_texts.keys()]
     if not new_texts:
         return source, [], found, []
     pieces: List[str] = []
@@ -1170,7 +1177,54 @@ def _apply_pass(
         ast.parse(new_source)
     except (SyntaxError, ValueError):
         return source, [], found, []
-    return new_source, applied, found, blocks
+    return new_source, applied_findings, found, blocks
+
+
+def _region_texts(
+    items: Sequence[_Located], positions: _Positions, lines: Sequence[str], accept
+) -> Tuple[Dict[_Region, str], List[Tuple[_Located, Dict[_Region, list]]]]:
+    """The new text of every region the accepted, non-overlapping fixes edit, and those fixes
+    with their edits by region. A fix overlapping one taken before waits for the next pass,
+    unless each of its overlapping edits is one already taken (`_same_edit`)."""
+    taken: Dict[_Region, List[_Spot]] = {}
+    edits: Dict[_Region, Dict[cst.CSTNode, Replacement]] = {}
+    chosen: List[Tuple[_Located, Dict[_Region, list]]] = []
+    for item in items:
+        parts = _split_edits(item, positions)
+        if parts is None:
+            continue  # a rule bug: an edit of a node outside the trees is never applied
+        if accept is not None and not accept(item.finding):
+            continue
+        fresh: Dict[_Region, list] = {}
+        clash = False
+        for region, region_edits in parts.items():
+            mine = edits.get(region, {})
+            new_edits = [(o, n) for o, n in region_edits if not _same_edit(o, n, mine)]
+            spans = _spans(new_edits, positions[region])
+            if any(_overlaps(a, b) for a in spans for b in taken.get(region, ())):
+                clash = True
+                break
+            fresh[region] = new_edits
+        if clash:
+            continue  # the next pass re-lints and applies it if it still applies
+        for region, new_edits in fresh.items():
+            taken.setdefault(region, []).extend(_spans(new_edits, positions[region]))
+            edits.setdefault(region, {}).update(new_edits)
+        chosen.append((item, parts))
+    new_texts: Dict[_Region, str] = {}
+    for region, region_edits in edits.items():
+        if not region_edits:
+            continue
+        try:
+            text = region.module.visit(_Replacer(region_edits)).code
+            text = _restore_form_feeds(
+                "".join(lines[region.first_line - 1 : region.last_line]), text
+            )
+            ast.parse(text)
+        except Exception:  # noqa: BLE001 -- any failure to build valid code drops its fixes
+            continue
+        new_texts[region] = text
+    return new_texts, chosen
 
 
 def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable[[int], int]:
