@@ -348,6 +348,11 @@ class ModuleFacts:
     origins: Dict[cst.FunctionDef, cst.CSTNode] = field(default_factory=dict)
     # the `K(...)` calls that are the whole value of a `self.<a> = K(...)` in an `__init__`
     bound_constructions: Set[cst.Call] = field(default_factory=set)
+    # module functions and methods analysed functions call (the call -> its caller; the last
+    # walk's): where a helper without F is called from (HL006 passes F to it)
+    helper_calls: Dict[cst.FunctionDef, Dict[cst.Call, "FunctionFacts"]] = field(
+        default_factory=dict
+    )
     _instance_classes: Dict[str, Optional[InstanceClass]] = field(default_factory=dict)
 
     def instance_class(self, name: str) -> Optional[InstanceClass]:
@@ -2031,6 +2036,9 @@ def analyze(
             bound.update(target[3])  # what `self.<a>` holds: the namespace, tensors
             record(("instance", target[1], target[2]), method, None, "helper_method", bound)
             return
+        called = _called_helper(target, caller, module)
+        if called is not None:  # every call, tensors passed or not (`helper_calls`)
+            module.helper_calls.setdefault(called, {})[call] = caller
         passes_inputs = any(
             a.star == "*" and isinstance(a.value, cst.Name) and a.value.value == forwarded.get("*")
             for a in call.args
@@ -2163,6 +2171,20 @@ def analyze(
                     on_call(*site)
             module.scopes.append(facts)
         pending = []
+        # what a helper returns is known once it is walked: its callers walk again with it, so
+        # the helpers they call next see it (`w = warp(x, flow); self._cat([w, x])`)
+        for facts in list(module.scopes):
+            if facts.kind == "hybrid_forward":
+                continue
+            value = facts.return_value
+            if value.kind == UNKNOWN_VALUE.kind or module.return_values.get(facts.node) == value:
+                continue
+            module.return_values[facts.node] = value
+            for caller in module.helper_calls.get(facts.node, {}).values():
+                if caller in module.scopes and caller not in pending:
+                    module.scopes.remove(caller)
+                    caller.reset()
+                    pending.append(caller)
         for key, env in list(helper_envs.items()):
             helper_node, helper_klass, kind = helper_owner[key]
             old = analysed.get(key)
@@ -2223,6 +2245,22 @@ def analyze(
             facts.reset()
             _Analyzer(facts, lambda *args: None).run()
     return module
+
+
+def _called_helper(
+    target: Any, caller: FunctionFacts, module: ModuleFacts
+) -> Optional[cst.FunctionDef]:
+    """The def a call of an analysed function runs when it is one of the module's functions, a
+    method of the caller's class or a nested def (what `analyse_module`'s `on_call` follows)."""
+    if isinstance(target, cst.FunctionDef):
+        return target
+    if not isinstance(target, tuple) or len(target) < 2:
+        return None
+    if target[0] == "method" and caller.klass is not None:
+        return caller.klass.methods.get(target[1])
+    if target[0] == "function":
+        return module.functions.get(target[1])
+    return None
 
 
 def _parents_first(pending: List[FunctionFacts], module: ModuleFacts) -> List[FunctionFacts]:

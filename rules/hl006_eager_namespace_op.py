@@ -18,6 +18,7 @@ from ..mxnet_facts import (
     fixed_namespace_op,
     ndarray_only,
 )
+from ._namespace_param import NAME, namespace_param_edits
 from ._ndarray_only_fix import ndarray_only_fix
 from ._broadcast_like import plan_broadcast_to
 from .analysis import NAMESPACE, TENSOR, TENSORS, dotted_name, namespace_call
@@ -110,7 +111,11 @@ holding it: `mx.nd.batch_dot(a, self.sigma)` becomes `self.F.batch_dot(a, self.s
 the `x.shape` it would still read). In a helper that takes no F (a module function called
 from hybrid_forward, a loss's method) there is no `F` to call: an operator applied to a tensor
 becomes that tensor's method, which NDArray and Symbol both have (`nd.log1p(nd.exp(x))` ->
-`x.exp().log1p()`); other calls are reported with the advice to pass F to the helper.
+`x.exp().log1p()`); for other calls the helper gets a parameter `F` whose default is the
+namespace it names (`def warp(x, flow, F=mx.nd)`), its calls become `F.op(...)`, and each call
+from hybrid code passes its F (`warp(x, flow, F=F)`). Without a namespace to pass (a caller
+that has no F itself), with `F` already a name in the helper, or with a decorator that may wrap
+the signature, the call is reported with the advice to pass F to the helper.
 
 ## Fix safety
 Safe: eagerly `F` *is* `mx.nd`, so `F.op(...)` is the very call `nd.op(...)` was, and hybridized
@@ -123,7 +128,9 @@ take), in helpers without F unless the first argument is a tensor with a fluent 
 1.9.1 defines `NDArray.exp` and `Symbol.exp` alike as `op.exp(self, *args, **kwargs)`, so
 `x.exp()` is the very call; `reshape`, `broadcast_to`, `split_v2`, `astype`, `copy`, whose
 methods have their own signatures, are left out), and operators that exist in one namespace only with no exact F
-spelling are reported without a fix. `self.F.op` in an object's method is unsafe when the
+spelling are reported without a fix. A helper's new `F` parameter is safe too: a call that
+passes nothing (eager code, another module) gets the namespace the helper named, and a hybrid
+caller passes its own F, which eagerly *is* mx.nd. `self.F.op` in an object's method is unsafe when the
 constructor's parameter defaults to something else than mx.nd (code the linter does not see
 may build the object without it).
 """
@@ -337,19 +344,53 @@ may build the object without it).
             ],
             safety=SAFE,
         ),
-        # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form
+        # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form, so
+        # the helper gets an F parameter (the eager namespace by default) its caller passes
         Invalid(
             _IMPORTS + "def tile_to(c, x):\n"
             "    return nd.broadcast_like(c, x, lhs_axes=(0,), rhs_axes=(0,))\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        return tile_to(F.sum(x, axis=0, keepdims=True), x)\n",
             line=7,
+            fix=[
+                ("def tile_to(c, x):", "def tile_to(c, x, F=nd):"),
+                ("return nd.broadcast_like", "return F.broadcast_like"),
+                ("keepdims=True), x)", "keepdims=True), x, F=F)"),
+            ],
+            safety=SAFE,
         ),
         Invalid(
             _IMPORTS + "def total(x, n):\n    return x * n + nd.ones((1,))\n\n\n"
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        return total(F.relu(x), 2)\n",
             line=7,
+            fix=[
+                ("def total(x, n):", "def total(x, n, F=nd):"),
+                ("nd.ones((1,))", "F.ones((1,))"),
+                ("total(F.relu(x), 2)", "total(F.relu(x), 2, F=F)"),
+            ],
+            safety=SAFE,
+        ),
+        # a method helper called from hybrid code only with a list of tensors (CapsuleNet's
+        # `concat_vectors_in_list`); `*args`: F is keyword-only
+        Invalid(
+            _net(
+                "return self._cat([F.relu(x), x], 1) + self._sum(x, x)",
+                init="def _cat(self, parts, axis):\n    out = parts[0]\n"
+                "    for i in range(1, len(parts)):\n"
+                "        out = nd.concat(out, parts[i], dim=axis)\n    return out\n\n"
+                "def _sum(self, a, *rest):\n    return nd.add_n(a, *rest)\n",
+            ),
+            line=10,
+            fix=[
+                ("def _cat(self, parts, axis):", "def _cat(self, parts, axis, F=nd):"),
+                ("nd.concat(out", "F.concat(out"),
+                ("def _sum(self, a, *rest):", "def _sum(self, a, *rest, F=nd):"),
+                ("nd.add_n(a, *rest)", "F.add_n(a, *rest)"),
+                ("self._cat([F.relu(x), x], 1)", "self._cat([F.relu(x), x], 1, F=F)"),
+                ("self._sum(x, x)", "self._sum(x, x, F=F)"),
+            ],
+            safety=SAFE,
         ),
         # broadcasting to another tensor's shape: `F.broadcast_like` serves both namespaces at
         # once, where `F.broadcast_to(t, shape=x.shape)` would still read x.shape (item 5)
@@ -541,6 +582,17 @@ may build the object without it).
         if fluent is not None and not eager_only:
             self.report(node, message, replacement=fluent, safety=SAFE)
             return
+        if ns is None and eager and not eager_only:
+            # a helper without F: give it one, passed by its hybrid callers (_namespace_param)
+            passed = namespace_param_edits(self.facts, written, self.state.module.imports)
+            if passed is not None:
+                replacement = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
+                message = message.replace(" (pass F to this function)", "") + (
+                    f" (F becomes this function's parameter, `{NAME}={written}` by default, "
+                    "passed by its hybrid callers)"
+                )
+                self.report(node, message, replacement=replacement, edits=passed, safety=SAFE)
+                return
         if ns is None or eager_only:
             self.report(node, message)
             return

@@ -1,0 +1,100 @@
+"""Giving a helper without F a namespace parameter: `def warp(x, flow, F=mx.nd)`.
+
+A helper that hybrid code calls with tensors but that takes no F (reconet's `warp(x, flow)`
+calling `mx.nd.GridGenerator`, a loss's `self._concat(parts)` calling `nd.concat`) has no
+namespace to call its operators on. HL006 then adds one: a parameter `F` whose default is the
+eager namespace the helper names (so every call that passes nothing, from eager code or code
+the linter does not see, runs exactly as before), and `F=<caller's F>` at each call from a
+function that has F. Eagerly the caller's F *is* mx.nd, the default; hybridized it is
+mx.sym, which is the point.
+
+No such edit is offered (the finding stays without a fix) when a call from analysed code has
+no namespace to pass (a helper calling the helper without F), when the helper or a call
+already uses the name `F`, when the default would not be a module-level import (`mx.nd` with
+`mx` imported), or for decorated helpers other than static and class methods (a decorator
+may wrap the signature).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from ._build import attr_chain
+from .analysis import FunctionFacts, dotted_name
+
+NAME = "F"
+_NO_SPACE = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+_PLAIN_DECORATORS = {"staticmethod", "classmethod"}
+
+
+def namespace_param_edits(
+    facts: Optional[FunctionFacts], default: str, imports
+) -> Optional[List[Tuple[cst.CSTNode, cst.CSTNode]]]:
+    """The edits that give the helper `facts` a parameter `F=<default>` and pass the
+    caller's namespace at every call analysed code makes, or None (module docstring)."""
+    if facts is None or facts.namespace is not None or facts.kind == "hybrid_forward":
+        return None
+    if facts.instance_of is not None:
+        return None
+    node = facts.node
+    module = facts.module
+    if node in module.origins or node.asynchronous is not None:
+        return None  # a lambda (no default parameter to add there), a coroutine
+    if any(dotted_name(d.decorator) not in _PLAIN_DECORATORS for d in node.decorators):
+        return None
+    root = default.split(".")[0]
+    params = {p.name.value for p in _all_params(node.params)}
+    if root not in imports or root in params or NAME in params or NAME in _names(node.body):
+        return None  # the namespace's name not the module's import, or `F` taken already
+    sites = module.helper_calls.get(node, {})
+    if not sites:
+        return None
+    edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [
+        (node.params, _with_param(node.params, default))
+    ]
+    for call, caller in sites.items():
+        if caller.namespace is None or "." in caller.namespace:
+            return None  # nothing (or an object's attribute) to pass
+        if any(a.keyword is not None and a.keyword.value == NAME for a in call.args):
+            return None
+        edits.append((call, _with_argument(call, caller.namespace)))
+    return edits
+
+
+def _names(tree: cst.CSTNode) -> set:
+    """Every name the tree spells (parameters of nested defs and lambdas included)."""
+    found = set()
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        stack.extend(current.children)
+    return found
+
+
+def _all_params(params: cst.Parameters) -> List[cst.Param]:
+    found = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star)
+    return found
+
+
+def _with_param(params: cst.Parameters, default: str) -> cst.Parameters:
+    """`params` with `F=<default>` last among those a call can name: keyword-only after a
+    `*args` or bare `*`, else after the positional parameters (before `**kwargs`)."""
+    added = cst.Param(name=cst.Name(NAME), default=attr_chain(default), equal=_NO_SPACE)
+    if isinstance(params.star_arg, (cst.Param, cst.ParamStar)):
+        return params.with_changes(kwonly_params=[*params.kwonly_params, added])
+    return params.with_changes(params=[*params.params, added])  # after a `/` too
+
+
+def _with_argument(call: cst.Call, namespace: str) -> cst.Call:
+    """`call` with `F=<namespace>` appended (after a `**kwargs` too, which Python allows)."""
+    added = cst.Arg(keyword=cst.Name(NAME), value=cst.Name(namespace), equal=_NO_SPACE)
+    return call.with_changes(args=[*call.args, added])  # LibCST writes the ", " before it
