@@ -4,7 +4,7 @@ import threading
 
 from .base import MXNetError
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]  # + cpu_only
 
 
 class _CurrentContext(threading.local):
@@ -80,12 +80,22 @@ def cpu_pinned(device_id: int = 0) -> Context:
 
 
 def gpu(device_id: int = 0) -> Context:
-    """MXNet builds the context lazily and fails when memory is used; we fail at once, clearly."""
-    raise MXNetError(
-        "hybridlint engine runs on CPU only: mx.gpu({}) is not available; use mx.cpu()".format(
-            device_id
+    """A GPU context, built as MXNet builds it: a CPU build (and the engine, which has no GPU)
+    fails only where memory is used on it (`cpu_only`), so `ctx=mx.gpu()` as a default
+    argument or a module-level name costs nothing until an array is made there."""
+    return Context("gpu", device_id)
+
+
+def cpu_only(ctx) -> None:
+    """Raise as MXNet 1.9.1 built without CUDA does when an array is made or copied on a GPU
+    context (or an operator runs under `with mx.gpu():`)."""
+    if getattr(ctx, "device_typeid", None) == 2:
+        raise MXNetError(
+            "GPU support is disabled. Compile MXNet with USE_CUDA=1 to enable GPU support "
+            "(hybridlint's engine runs on the CPU only: {} is not available; use mx.cpu())".format(
+                ctx
+            )
         )
-    )
 
 
 def num_gpus() -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import registry as _registry
 from ..base import MXNetError
+from ..context import cpu_only as _cpu_only
 from .ndarray import (
     NDArray,
     array,
@@ -100,16 +101,19 @@ _HELPERS = {
 
 def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     """An array of zeros (float32 unless `dtype`)."""
+    _cpu_only(ctx)
     return _internal._zeros(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     """An array of ones (float32 unless `dtype`)."""
+    _cpu_only(ctx)
     return _internal._ones(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
     """An array filled with `val` (float32 unless `dtype`)."""
+    _cpu_only(ctx)
     return _internal._full(
         shape=shape, value=float(val), dtype="float32" if dtype is None else dtype, out=out
     )
@@ -117,6 +121,7 @@ def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
     """MXNet's arange: float32 by default, like numpy's otherwise."""
+    _cpu_only(ctx)
     return _internal._arange(
         start=start,
         stop=stop,
@@ -128,11 +133,13 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
     """N x M identity-like matrix with ones on diagonal k (float32 unless `dtype`)."""
+    _cpu_only(ctx)
     return _internal._eye(N=N, M=M, k=k, dtype="float32" if dtype is None else dtype, **kwargs)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
     """`num` evenly spaced values over [start, stop] (stop excluded if not endpoint)."""
+    _cpu_only(ctx)
     return _internal._linspace(
         start=start,
         stop=stop,

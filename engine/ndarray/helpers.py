@@ -3,6 +3,7 @@ mx.nd.maximum, ...) and the mx.nd.random namespace, as in MXNet's ndarray.py/ran
 
 import numbers
 
+from ..context import cpu_only
 from .ndarray import NDArray, wrap
 
 __all__ = [
@@ -126,12 +127,16 @@ def _random_namespace(module):
     def uniform(low=0, high=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
         from . import _internal
 
+        cpu_only(ctx)
+
         return _internal._random_uniform(
             low=low, high=high, shape=shape, dtype=dtype or "float32", out=out, **kwargs
         )
 
     def normal(loc=0, scale=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
         from . import _internal
+
+        cpu_only(ctx)
 
         return _internal._random_normal(
             loc=loc, scale=scale, shape=shape, dtype=dtype or "float32", out=out, **kwargs

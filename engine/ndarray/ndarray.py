@@ -11,7 +11,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from ..base import MXNetError, mx_real_t
-from ..context import Context, cpu
+from ..context import Context, cpu, cpu_only
 from ..registry import fmt_shape as _fmt_shape
 
 __all__ = ["NDArray", "array", "empty", "wrap", "waitall", "concatenate", "from_numpy"]
@@ -162,6 +162,7 @@ class NDArray:
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None, dtype=None):
+        cpu_only(ctx)
         if isinstance(data, NDArray):
             data = data._data
         self._data = np.array(data, dtype=dtype)
@@ -245,10 +246,12 @@ class NDArray:
             other._data[...] = self._data
             return other
         if isinstance(other, Context):
+            cpu_only(other)
             return self.copy()
         raise TypeError("copyto does not support type " + str(type(other)))
 
     def as_in_context(self, context) -> "NDArray":
+        cpu_only(context)
         return self
 
     as_in_ctx = as_in_context
@@ -529,6 +532,7 @@ def _basic_value(value: np.ndarray, region: Tuple[int, ...]) -> np.ndarray:
 
 def array(source_array, ctx=None, dtype=None) -> NDArray:
     """mx.nd.array: a copy of `source_array`, float32 unless `dtype` (or an NDArray source)."""
+    cpu_only(ctx)
     if isinstance(source_array, NDArray):
         dt = source_array._data.dtype if dtype is None else np.dtype(dtype)
         return wrap(source_array._data.astype(dt))
@@ -549,6 +553,7 @@ def from_numpy(ndarray, zero_copy: bool = True) -> NDArray:
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
     """An uninitialised NDArray (float32 unless `dtype`)."""
+    cpu_only(ctx)
     if isinstance(shape, int):
         shape = (shape,)
     return wrap(np.empty(shape, dtype=mx_real_t if dtype is None else np.dtype(dtype)))

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import mxnet_names as _mxnet_names
 from ..base import MXNetError
+from ..context import _CURRENT, cpu_only as _cpu_only
 from ..registry import Attrs, OpDef, ShapeError, fmt_shape
 from .ndarray import _ASSIGN_FAILED, NDArray, wrap
 
@@ -180,6 +181,8 @@ def make_nd_function(op: OpDef, fname: str) -> Callable:
             )
 
     def nd_function(*args, out=None, name=None, **kwargs):
+        if _CURRENT.value is not None:  # `with mx.gpu():` (MXNet: "not implemented for GPU")
+            _cpu_only(_CURRENT.value)
         arrays = [a._data for a in args if type(a) is NDArray]  # the common case
         if len(arrays) != len(args) or len(args) > most_arrays:
             arrays, rest = _slow_args(args, kwargs)
