@@ -296,7 +296,8 @@ its input's default was.
 Unsafe when an operand may be a Python number on some path (the message says which): an input
 of hybrid_forward that only arithmetic uses (eagerly gluon passes `net(x, 2.0)`'s number on as
 it is; an `F.<op>(x)` argument, an array attribute such as `x.shape` or a subscript proves an
-array, and so does a Parameter's name), an input with a default (`beta=0.5`), or one named
+array, before the arithmetic or after it in a statement every working call runs with the input
+still bound, and so does a Parameter's name), an input with a default (`beta=0.5`), or one named
 after an attribute `__init__` sets to a Parameter on one path and a number on another
 (`self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin`: gluon passes
 only Parameters, the caller passes the margin) — `F.broadcast_sub(d, 0.5)` raises `Argument rhs
@@ -730,6 +731,8 @@ must have NDArray type` where `d - 0.5` worked.
                 isinstance(n, cst.Try) for n in walk_nodes(facts.node.body)
             ):  # a use anywhere in the read's own statement runs with it (no handler between)
                 statements.append(own)
+                if own is self._statements()[at]:  # a top-level simple statement: what
+                    statements += _later_statements(self._statements()[at:], name)[1:]
             if not _parameter_input(facts.klass.node, name) and not _array_only_use(
                 statements, name, self.namespace, facts.klass.layers
             ):
@@ -974,6 +977,31 @@ def _array_only_use(
                     if takes_only_arrays(func[len(prefix) :], position, keyword):
                         return True
     return False
+
+
+def _later_statements(following: Sequence[cst.CSTNode], name: str) -> List[cst.CSTNode]:
+    """The read's top-level statement (first in `following`) and those after it that every
+    working call runs with `name` still the input: simple statements up to the first that
+    returns, raises or rebinds it (whose own expressions still read the input: `x =
+    self.pool(x)`), stopping at any compound statement.
+    A number there would fail the call as surely as before the read (bisenet's `in_ = x;
+    x = self.pool(x)`): the read's statement is simple and nothing between handles the error
+    (the caller checks that the function has no `try`)."""
+    found: List[cst.CSTNode] = []
+    for statement in following:
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            break
+        found.append(statement)
+        if any(isinstance(n, (cst.Return, cst.Raise)) for n in walk_nodes(statement)):
+            break
+        if any(
+            name in target_names(t.target)
+            for n in walk_nodes(statement)
+            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+            for t in (n.targets if isinstance(n, cst.Assign) else [n])
+        ):
+            break
+    return found
 
 
 def _simple_statement_of(statement: cst.CSTNode, node: cst.CSTNode) -> Optional[cst.CSTNode]:

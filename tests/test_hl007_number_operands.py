@@ -4,7 +4,8 @@ Eagerly gluon 1.9.1 passes a number input on as it is (`net(x, 2.0)` works) and 
 arithmetic takes numbers, while `F.broadcast_mul(2.0, x)` raises: a broadcast fix on an
 operand that may be a number changes what working eager code does, so it is unsafe. An input
 is proven an array only by a use that runs on every path before (or within the statement of)
-the arithmetic, and a name is judged by the assignments that may reach the read, so
+the arithmetic, or in a simple statement after it that every working call runs with the input
+still bound, and a name is judged by the assignments that may reach the read, so
 `x = x * m` reads the input and `l = lam` is the input under another name.
 """
 
@@ -102,6 +103,33 @@ def test_an_operator_input_proves_an_array_and_a_call_s_items_are_trusted():
     ids=["branch", "before", "rebound", "alias", "assigned"],
 )
 def test_a_broadcast_fix_is_safe_only_where_every_path_makes_the_operand_an_array(source, fix):
+    assert [f.fix for f in lint_source(source) if f.code == "HL007"] == [fix]
+
+
+# a use after the read proves an array too when every working call runs it with the input
+# (bisenet's ARM: `in_ = x; x = self.pool(x); ...; x * in_`), not past a branch, a return or a
+# rebinding
+LATER = {
+    "after": (_one(f"r = {KEEP} * s\nt = F.relu(s)\nreturn r + t"), "safe"),
+    "alias_then_rebound_by_its_use": (
+        _one(f"in_ = s\ns = F.relu(s)\nreturn {KEEP} * in_ + s"),
+        "safe",
+    ),
+    "after_a_branch": (
+        _one(f"r = {KEEP} * s\nif x is None:\n    return r\nt = F.relu(s)\nreturn r + t"),
+        "unsafe",
+    ),
+    "after_a_rebinding": (_one(f"r = {KEEP} * s\ns = 2 * x\nt = F.relu(s)\nreturn r"), "unsafe"),
+    "unreachable": (_one(f"return {KEEP} * s\nt = F.relu(s)"), "unsafe"),
+    "read_in_a_branch": (
+        _one(f"if x is not None:\n    return {KEEP} * s\nt = F.relu(s)\nreturn t"),
+        "unsafe",
+    ),
+}
+
+
+@pytest.mark.parametrize("source, fix", list(LATER.values()), ids=list(LATER))
+def test_a_later_use_every_working_call_runs_proves_an_array(source, fix):
     assert [f.fix for f in lint_source(source) if f.code == "HL007"] == [fix]
 
 
