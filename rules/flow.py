@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from ..mxnet_facts import CREATION_OPS, fixed_namespace_op
 from ._shape_forms import root
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
@@ -101,13 +102,16 @@ class FunctionAnalyzer:
             and self.facts.namespace is None
             and any(v.assumed for v in env.values())
             and _computes_with_numpy(self.facts)
+            and not _computes_with_mxnet(self.facts)
         ):
             # a helper that gets no F and computes with numpy is host code: gluon hands a
             # child's non-array inputs to hybrid_forward unchanged (HybridBlock.forward), so an
             # input nothing proved an MXNet array may be the numpy array a parent made
             # (CIFARFractalNet's np.random.randint columns into FractalBlock.calc_drop_mask);
             # what numpy arrays share with NDArrays there (.shape, arithmetic, indexing) proves
-            # nothing more
+            # nothing more. A helper that also runs MXNet operators (yolov4's
+            # `yolo_forward_dynamic`: numpy grids beside `nd.concat` of the input's slices) is
+            # array code that makes numpy constants, not host code
             env = {name: UNKNOWN_VALUE if value.assumed else value for name, value in env.items()}
         self.initial = env  # what a name holds until rebound (`_input_uses.tensors_by_use`)
         self.block(self.facts.node.body, env)
@@ -396,6 +400,26 @@ def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", e
             return analyzer.evaluator.eval(args[0].value, env, consumed=True).nonnegative
         return start >= 0
     return True
+
+
+def _computes_with_mxnet(facts: "FunctionFacts") -> bool:
+    """Whether the function calls an operator of mx.nd on arrays (`nd.concat(...)`,
+    `mx.nd.sigmoid(x)`), creation functions (`nd.zeros(shape)`, `nd.array(np_value)`: what
+    host code makes its results with) left out."""
+    context = facts.module.context
+    if context is None:
+        return False
+    for node in walk_nodes(facts.node.body):
+        if isinstance(node, cst.Call):
+            name = dotted_name(node.func)
+            found = fixed_namespace_op(context.qualify(name)) if name else None
+            if found is not None and found[1] and found[0] not in _HOST_CREATION:
+                return True
+    return False
+
+
+# mx.nd functions that make an array from a shape or a value, as host code does
+_HOST_CREATION = CREATION_OPS | {"arange", "eye", "linspace", "full", "random.randint"}
 
 
 def _computes_with_numpy(facts: "FunctionFacts") -> bool:

@@ -279,6 +279,20 @@ def test_helper_without_numpy_still_reports_the_shape_of_an_input():
     assert ("HL001", 14) in codes(source)
 
 
+def test_a_helper_that_also_runs_mxnet_operators_is_array_code():
+    # yolov4-mxnet's yolo_forward_dynamic: numpy grids from the input's shape beside `nd`
+    # operators on its slices; an input it hands `nd.concat` is an NDArray, numpy or not
+    source = (
+        NUMPY_HELPER.replace("INPUT", "True")
+        .replace("import numpy as np\n", "import numpy as np\nfrom mxnet import nd\n")
+        .replace("        return mask\n", "        return nd.concat(columns, columns, dim=1)\n")
+    )
+    assert [c for c, _ in codes(source)].count("HL001") == 1
+    # making its result with nd.array (host code's way out) proves nothing
+    host = source.replace("nd.concat(columns, columns, dim=1)", "nd.array(mask)")
+    assert "HL001" not in [c for c, _ in codes(host)]
+
+
 def test_walk_nodes_finds_what_a_visitor_finds():
     # walk_nodes skips layout fields (whitespace, brackets, commas, operator tokens) for speed:
     # it must still reach every call, name and statement a LibCST visitor reaches
