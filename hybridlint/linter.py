@@ -1256,14 +1256,19 @@ def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable
 
 def _column_before(new_line: str, old_line: str, col: int) -> int:
     """The 1-based column of `old_line` whose character a fixing pass moved to `col` of
-    `new_line` (matching runs of a character diff); `col` itself where that character is
-    new (a rewrite's own text)."""
+    `new_line` (matching runs of a character diff); where that character is new (a rewrite's
+    own text, or text a rewrite joined from the next line), the column where the rewrite
+    stands in `old_line`: just after the last run that matched before it, never past the
+    line's end (`61:139` on a 100-character line told the user nothing)."""
     index = col - 1
     matcher = difflib.SequenceMatcher(None, old_line, new_line, autojunk=False)
+    after = 0  # the old column just after the last matching run before `index`
     for old_start, new_start, size in matcher.get_matching_blocks():
         if new_start <= index < new_start + size:
             return old_start + (index - new_start) + 1
-    return col
+        if size and new_start + size <= index:
+            after = old_start + size
+    return min(after, len(old_line.rstrip("\r\n"))) + 1
 
 
 def fix_source(

@@ -281,3 +281,19 @@ def test_fixes_in_several_regions_are_spliced_back_in_place():
     assert middle in fixed and not fixed.endswith("\n")
     assert fixed.count("class ") == 2 and "y = y + 1" in fixed and "F.transpose(x)" in fixed
     assert lint_source(fixed) == []
+
+
+def test_a_column_a_later_fixing_pass_reports_stays_on_its_original_line():
+    """A finding of a later pass maps back through a character diff of each changed line; a
+    character no earlier line had (a rewrite's text, or a part a rewrite joined from the next
+    line) maps to where the rewrite stands, never past the end of the original line (the
+    blind test saw `61:139` on a 100-character line)."""
+    from hybridlint.linter import _column_before
+
+    old = "    y = F.add(F.multiply(a, b),\n"
+    new = "    y = F.broadcast_add(F.multiply(a, b), F.multiply(c, d))\n"
+    moved = new.index("F.multiply(a") + 1
+    assert _column_before(new, old, moved) == old.index("F.multiply(a") + 1
+    joined = new.index("F.multiply(c") + 1  # from the next line: no column of `old` holds it
+    assert 1 <= _column_before(new, old, joined) <= len(old.rstrip("\n")) + 1
+    assert _column_before("F.relu(x)\n", "nd.relu(x)\n", 1) == 1
