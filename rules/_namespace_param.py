@@ -22,7 +22,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ._build import attr_chain
-from .analysis import FunctionFacts, dotted_name
+from .analysis import FunctionFacts, dotted_name, walk_nodes
 
 NAME = "F"
 _NO_SPACE = cst.AssignEqual(
@@ -48,7 +48,7 @@ def namespace_param_edits(
         return None
     root = default.split(".")[0]
     params = {p.name.value for p in _all_params(node.params)}
-    if root not in imports or root in params or NAME in params or NAME in _names(node.body):
+    if root not in imports or root in params or NAME in params or _spells(node.body, NAME):
         return None  # the namespace's name not the module's import, or `F` taken already
     sites = module.helper_calls.get(node, {})
     if not sites:
@@ -65,16 +65,9 @@ def namespace_param_edits(
     return edits
 
 
-def _names(tree: cst.CSTNode) -> set:
-    """Every name the tree spells (parameters of nested defs and lambdas included)."""
-    found = set()
-    stack = [tree]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.add(current.value)
-        stack.extend(current.children)
-    return found
+def _spells(tree: cst.CSTNode, name: str) -> bool:
+    """Whether the tree uses `name` as a name (parameters of nested defs and lambdas too)."""
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk_nodes(tree))
 
 
 def _all_params(params: cst.Parameters) -> List[cst.Param]:
