@@ -23,6 +23,7 @@ import libcst as cst
 
 from ._build import attr_chain
 from .analysis import FunctionFacts, dotted_name, walk_nodes
+from .base import SAFE, UNSAFE
 
 NAME = "F"
 _NO_SPACE = cst.AssignEqual(
@@ -33,9 +34,12 @@ _PLAIN_DECORATORS = {"staticmethod", "classmethod"}
 
 def namespace_param_edits(
     facts: Optional[FunctionFacts], default: str, imports
-) -> Optional[List[Tuple[cst.CSTNode, cst.CSTNode]]]:
+) -> Optional[Tuple[List[Tuple[cst.CSTNode, cst.CSTNode]], str]]:
     """The edits that give the helper `facts` a parameter `F=<default>` and pass the
-    caller's namespace at every call analysed code makes, or None (module docstring)."""
+    caller's namespace at every call analysed code makes, and their safety; None (module
+    docstring). A module function's are safe; a method's unsafe: a subclass elsewhere may
+    override it without the parameter, and `self.m(..., F=F)` would then raise where the
+    original call ran (a class of this module that defines the name: no edit at all)."""
     if facts is None or facts.namespace is not None or facts.kind == "hybrid_forward":
         return None
     if facts.instance_of is not None:
@@ -53,6 +57,13 @@ def namespace_param_edits(
     sites = module.helper_calls.get(node, {})
     if not sites:
         return None
+    safety = SAFE
+    if facts.kind == "helper_method":
+        name = node.name.value
+        owners = [m for m in module.class_methods.values() if m.get(name) is not None]
+        if len({id(m[name]) for m in owners}) > 1:
+            return None  # overridden (or overriding) in this module
+        safety = UNSAFE
     edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [
         (node.params, _with_param(node.params, default))
     ]
@@ -62,7 +73,7 @@ def namespace_param_edits(
         if any(a.keyword is not None and a.keyword.value == NAME for a in call.args):
             return None
         edits.append((call, _with_argument(call, caller.namespace)))
-    return edits
+    return edits, safety
 
 
 def _spells(tree: cst.CSTNode, name: str) -> bool:

@@ -127,12 +127,14 @@ maximum/minimum/power/...` whose two signatures differ, an argument the Symbol v
 take), in helpers without F unless the first argument is a tensor with a fluent method (MXNet
 1.9.1 defines `NDArray.exp` and `Symbol.exp` alike as `op.exp(self, *args, **kwargs)`, so
 `x.exp()` is the very call; `reshape`, `broadcast_to`, `split_v2`, `astype`, `copy`, whose
-methods have their own signatures, are left out), and operators that exist in one namespace only with no exact F
-spelling are reported without a fix. A helper's new `F` parameter is safe too: a call that
-passes nothing (eager code, another module) gets the namespace the helper named, and a hybrid
-caller passes its own F, which eagerly *is* mx.nd. `self.F.op` in an object's method is unsafe when the
-constructor's parameter defaults to something else than mx.nd (code the linter does not see
-may build the object without it).
+methods have their own signatures, are left out), and operators that exist in one namespace
+only with no exact F spelling are reported without a fix. A helper's new `F` parameter is safe
+too: a call that passes nothing (eager code, another module) gets the namespace the helper
+named, and a hybrid caller passes its own F, which eagerly *is* mx.nd; for a method it is
+unsafe (a subclass in another module may override it without the parameter; one in this
+module: no fix). `self.F.op` in an object's method is unsafe when the constructor's parameter
+defaults to something else than mx.nd (code the linter does not see may build the object
+without it).
 """
 
     VALID = valid_table(
@@ -344,6 +346,16 @@ may build the object without it).
             ],
             safety=SAFE,
         ),
+        # a method a class of the module overrides: `self._cat(..., F=F)` would reach the
+        # override, which takes no F (reported without a fix)
+        Invalid(
+            _net(
+                "return self._cat(x, F.relu(x))",
+                init="def _cat(self, a, b):\n    return nd.concat(a, b, dim=1)\n",
+            )
+            + "\n\nclass Wide(Net):\n    def _cat(self, a, b):\n        return nd.concat(a, b, b, dim=1)\n",
+            line=8,
+        ),
         # NDArray.broadcast_like is `(self, other)`: with lhs_axes there is no method form, so
         # the helper gets an F parameter (the eager namespace by default) its caller passes
         Invalid(
@@ -390,7 +402,7 @@ may build the object without it).
                 ("self._cat([F.relu(x), x], 1)", "self._cat([F.relu(x), x], 1, F=F)"),
                 ("self._sum(x, x)", "self._sum(x, x, F=F)"),
             ],
-            safety=SAFE,
+            safety=UNSAFE,  # a subclass elsewhere may override the method without F
         ),
         # broadcasting to another tensor's shape: `F.broadcast_like` serves both namespaces at
         # once, where `F.broadcast_to(t, shape=x.shape)` would still read x.shape (item 5)
@@ -589,9 +601,13 @@ may build the object without it).
                 replacement = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
                 message = message.replace(" (pass F to this function)", "") + (
                     f" (F becomes this function's parameter, `{NAME}={written}` by default, "
-                    "passed by its hybrid callers)"
+                    "passed by its hybrid callers"
+                    + ("" if passed[1] == SAFE else "; unsafe: a subclass may override it")
+                    + ")"
                 )
-                self.report(node, message, replacement=replacement, edits=passed, safety=SAFE)
+                self.report(
+                    node, message, replacement=replacement, edits=passed[0], safety=passed[1]
+                )
                 return
         if ns is None or eager_only:
             self.report(node, message)
