@@ -134,7 +134,10 @@ methods a Symbol has too (`.expand_dims()`, `.reshape(...)`, `.astype(...)`, `.t
 `.T` and arithmetic with a number: `F.tile(base.expand_dims(axis=0), reps=...)` (numpy's
 reductions, `np.array(...).sum()`, give a number, which tensors take). Also `self.<attr>` when
 the class's own `__init__` sets it once to an NDArray it makes (`self.mean =
-mx.nd.array(mean, ctx=mx.cpu(0))`, `nd.zeros(...)`) and hybrid_forward uses it the same way.
+mx.nd.array(mean, ctx=mx.cpu(0))`, `nd.zeros(...)`) and hybrid_forward uses it the same way,
+and a module-level name bound once to an NDArray an mx.nd function makes (`MEAN =
+mx.nd.array([...]).reshape((1, 3, 1, 1))`) that the function reads as that global (reported
+without a fix: the block must own it as a constant parameter).
 
 ## Why it breaks under hybridize
 The array is a fixed NDArray while the rest of the graph is Symbols. In MXNet 1.9.1:
@@ -208,6 +211,19 @@ branch), arrays made in helpers are reported without a fix.
         "table = nd.array([1, 2, 3])  # eager bookkeeping, never meets a tensor\nreturn F.relu(x)",
         "return F.relu(x)  # nd.array([1]) in a comment",
         "return x + nd.array([1.0, 2.0])  # noqa: HL005",
+        # a module NDArray the function rebinds locally, or one bound twice at module level
+        Valid(
+            _IMPORTS.replace("\n\n\n", "\n\nMEAN = nd.array([0.5, 0.25])\n\n\n")
+            + "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        MEAN = F.ones_like(x)\n        return x - MEAN\n"
+        ),
+        Valid(
+            _IMPORTS.replace(
+                "\n\n\n", "\n\nMEAN = nd.array([0.5, 0.25])\nMEAN = MEAN.asnumpy()\n\n\n"
+            )
+            + "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return x * 2 if MEAN is None else F.relu(x)\n"
+        ),
         # a chain that ends in numpy never meets the graph
         "table = nd.array([1.0, 2.0, 3.0])\nn = table.expand_dims(0).asnumpy()\nreturn F.relu(x)",
         # a numpy reduction is a numpy scalar, which tensors take
@@ -236,6 +252,13 @@ branch), arrays made in helpers are reported without a fix.
         ),
     )
     INVALID = [
+        # a module-level NDArray (reconet's RGB_LUMIN_FACTOR) read where the graph is built
+        Invalid(
+            _IMPORTS.replace("\n\n\n", "\n\nMEAN = nd.array([0.5, 0.25]).reshape((1, 2))\n\n\n")
+            + "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        return F.broadcast_sub(x, MEAN.as_in_context(x.context))\n",
+            line=10,
+        ),
         # an NDArray made in __init__ and kept on self: a constant parameter in place
         Invalid(
             _net(
@@ -809,6 +832,45 @@ branch), arrays made in helpers are reported without a fix.
         if creation is not None:
             assert isinstance(root, cst.Attribute)  # (_ndarray_attribute checked)
             self._report_attribute(root, creation)
+        else:
+            if (  # `FACTOR.as_in_context(x.context)`: still the module's NDArray
+                isinstance(root, cst.Call)
+                and isinstance(root.func, cst.Attribute)
+                and root.func.attr.value in ("as_in_context", "as_in_ctx", "copy")
+            ):
+                root = self._chain_root(root.func.value)
+            if isinstance(root, cst.Name) and self._ndarray_global(root.value):
+                self._report_global(root)
+
+    # -- an NDArray made at module level -------------------------------------------------------
+    def _ndarray_global(self, name: str) -> bool:
+        """`name` is a module-level NDArray (`ModuleContext.ndarray_globals`) the function
+        reads as the global: not a local, a parameter or a name the function binds."""
+        facts = self.facts
+        if facts is None or name not in self.state.module.ndarray_globals or name in self.env:
+            return False
+        return not any(
+            name in target_names(target.target)
+            for node in walk_nodes(facts.node)
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))
+            for target in (node.targets if isinstance(node, cst.Assign) else [node])
+        ) and name not in {p.name.value for p in facts.node.params.params}
+
+    def _report_global(self, use: cst.Name) -> None:
+        """Report a module-level NDArray once per function, at its first use in the graph
+        (reconet's `RGB_LUMIN_FACTOR = mx.nd.reshape(mx.nd.array([...]), ...)`, read as
+        `x * RGB_LUMIN_FACTOR` in a helper of hybrid_forward)."""
+        key = ("global", use.value)
+        if key in self._done:
+            return
+        self._done.add(key)
+        self.report(
+            use,
+            f"`{use.value}` is an NDArray made at module level: it cannot enter a Symbol graph "
+            "(TypeError: type NDArray not supported / AssertionError under hybridize); make it "
+            "a constant parameter of the block (self.params.get_constant in __init__) and pass "
+            "it to hybrid_forward",
+        )
 
     # -- reporting and fixing ----------------------------------------------------------------
     def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:

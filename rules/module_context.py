@@ -14,6 +14,7 @@ extracts from it, once per file, what rules need to resolve names:
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Set, Tuple
 
@@ -82,6 +83,9 @@ class ModuleContext:
     # relative ones included (`from ._nlp_utils import split_heads` -> (1, "_nlp_utils",
     # "split_heads")): which module functions of the project a block's helpers come from
     from_imports: Dict[str, Tuple[int, str, str]] = field(default_factory=dict)
+    # module names bound once, at module level, to an NDArray an mx.nd function makes
+    # (`MEAN = mx.nd.array([...]).reshape((1, 3, 1, 1))`): host data, not a graph value (HL005)
+    ndarray_globals: Set[str] = field(default_factory=set)
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """ "eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
@@ -188,7 +192,9 @@ def module_context(tree: ast.Module) -> ModuleContext:
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
-                    bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                    names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                    bound.update(names)
+                    assignments.update(names)
                 if (
                     isinstance(node, ast.Assign)
                     and len(node.targets) == 1
@@ -208,6 +214,7 @@ def module_context(tree: ast.Module) -> ModuleContext:
                     visit(getattr(node, block, ()) or ())
 
     candidates: Dict[str, ast.expr] = {}
+    assignments: Counter = Counter()
     numpy_calls: list = []
     from_imports: Dict[str, Tuple[int, str, str]] = {}
     visit(tree.body)
@@ -220,6 +227,9 @@ def module_context(tree: ast.Module) -> ModuleContext:
         numpy_mode=bool(numpy_calls) or numpy_imports,
         from_imports=from_imports,
     )
+    for name, value in candidates.items():
+        if assignments[name] == 1 and name not in imports and _makes_ndarray(value, context):
+            context.ndarray_globals.add(name)
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]
@@ -227,6 +237,25 @@ def module_context(tree: ast.Module) -> ModuleContext:
         if kind is not None:
             context.aliases[name] = "mxnet.ndarray" if kind == "eager" else "mxnet.symbol"
     return context
+
+
+def _makes_ndarray(value: ast.expr, context: ModuleContext) -> bool:
+    """A call of an mx.nd function (`mx.nd.array(...)`, `nd.reshape(nd.array(...), ...)`),
+    or a chain of method calls on one (`.reshape(...)`, `.astype(...)`)."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Call)
+    ):
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualify(_dotted(value.func)) or ""
+    return qualified.startswith("mxnet.ndarray.") and qualified.rsplit(".", 1)[1] not in (
+        "load",
+        "save",
+        "waitall",
+    )
 
 
 def _dotted(node: ast.expr) -> Optional[str]:
