@@ -136,8 +136,10 @@ reductions, `np.array(...).sum()`, give a number, which tensors take). Also `sel
 the class's own `__init__` sets it once to an NDArray it makes (`self.mean =
 mx.nd.array(mean, ctx=mx.cpu(0))`, `nd.zeros(...)`) and hybrid_forward uses it the same way,
 and a module-level name bound once to an NDArray an mx.nd function makes (`MEAN =
-mx.nd.array([...]).reshape((1, 3, 1, 1))`) that the function reads as that global (reported
-without a fix: the block must own it as a constant parameter).
+mx.nd.array([...]).reshape((1, 3, 1, 1))`) that the function reads as that global: in
+hybrid_forward it becomes a constant parameter of the block (`self.mean =
+self.params.get_constant('mean', MEAN)` in `__init__`, passed to hybrid_forward; unsafe, as a
+new parameter: checkpoints saved before lack it); in a helper it is reported without a fix.
 
 ## Why it breaks under hybridize
 The array is a fixed NDArray while the rest of the graph is Symbols. In MXNet 1.9.1:
@@ -258,6 +260,17 @@ branch), arrays made in helpers are reported without a fix.
             + "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        return F.broadcast_sub(x, MEAN.as_in_context(x.context))\n",
             line=10,
+            fix=[
+                (
+                    "class Net(HybridBlock):\n",
+                    "class Net(HybridBlock):\n    def __init__(self, *args, **kwargs):\n"
+                    "        super(Net, self).__init__(*args, **kwargs)\n"
+                    "        self.mean = self.params.get_constant('mean', MEAN)\n\n",
+                ),
+                ("self, F, x)", "self, F, x, mean)"),
+                ("MEAN.as_in_context(x.context))", "mean)"),
+            ],
+            safety=UNSAFE,
         ),
         # an NDArray made in __init__ and kept on self: a constant parameter in place
         Invalid(
@@ -864,13 +877,55 @@ branch), arrays made in helpers are reported without a fix.
         if key in self._done:
             return
         self._done.add(key)
+        message = (
+            f"`{use.value}` is an NDArray made at module level: it cannot enter a Symbol graph "
+            "(TypeError: type NDArray not supported / AssertionError under hybridize)"
+        )
+        edits = self._global_edits(use.value)
+        if edits is None:
+            self.report(
+                use,
+                f"{message}; make it a constant parameter of the block "
+                "(self.params.get_constant in __init__) and pass it to hybrid_forward",
+            )
+            return
         self.report(
             use,
-            f"`{use.value}` is an NDArray made at module level: it cannot enter a Symbol graph "
-            "(TypeError: type NDArray not supported / AssertionError under hybridize); make it "
-            "a constant parameter of the block (self.params.get_constant in __init__) and pass "
-            "it to hybrid_forward",
+            f"{message}; made a constant parameter of the block (self.params.get_constant of "
+            "the module's array) passed to hybrid_forward",
+            edits=edits,
+            safety=UNSAFE,  # a new parameter: checkpoints saved before lack it
         )
+
+    def _global_edits(self, name: str) -> Optional[List[Edit]]:
+        """In hybrid_forward: `self.<c> = self.params.get_constant('<c>', <NAME>)` in
+        `__init__`, `<c>` added to the signature, every read of the global (with its
+        `.as_in_context(...)`) replaced by it; None when hybrid_forward also reads it as an
+        NDArray (`.shape`, `.asnumpy()`) or no `__init__` place is found."""
+        facts = self.facts
+        if facts is None or facts.klass is None or facts.kind != "hybrid_forward":
+            return None
+        klass, function = facts.klass.node, facts.node
+        if any(name in bases for bases in self.state.module.class_bases.values()):
+            return None  # a subclass's hybrid_forward would not take the new argument
+        reads = _GlobalReads(name)
+        function.body.visit(reads)
+        if reads.other or not reads.found:
+            return None
+        taken = const.taken_names(klass, function)
+        constant = const.fresh_name(name.lower().strip("_") or "const", taken)
+        statement = const.constant_statement(constant, name)
+        edits: List[Edit] = [const.signature_edit(function, constant)]
+        edits += [(read, cst.Name(constant)) for read in reads.found]
+        init = const.own_init(klass)
+        if init is not None:
+            insert = const.init_edit(init, statement)
+        else:
+            insert = const.new_init_edit(klass, function, statement)
+            if insert is None:
+                whole = const.new_init_with_function(klass, function, statement, edits)
+                return [whole] if whole is not None else None
+        return None if insert is None else [insert] + edits
 
     # -- reporting and fixing ----------------------------------------------------------------
     def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:
@@ -1280,6 +1335,50 @@ class _SelfReads(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self._is_read(node.target):
+            self.other = True
+
+
+class _GlobalReads(cst.CSTVisitor):
+    """Every read of the module name `name` in a body, as itself or with
+    `.as_in_context(...)` (what replaces it is already on the graph's context); `other` when
+    it is read through an attribute a Symbol lacks (`.shape`, `.asnumpy()`) or rebound."""
+
+    _MOVES = ("as_in_context", "as_in_ctx")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: List[cst.BaseExpression] = []
+        self.other = False
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in self._MOVES
+            and isinstance(func.value, cst.Name)
+            and func.value.value == self.name
+        ):
+            self.found.append(node)
+            for arg in node.args:
+                arg.visit(self)
+            return False
+        return None
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        if isinstance(node.value, cst.Name) and node.value.value == self.name:
+            if node.attr.value not in _CHAIN_METHODS | {"T"}:
+                self.other = True
+            self.found.append(node.value)
+            return False
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.found.append(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self.name in target_names(node.target):
             self.other = True
 
 
