@@ -10,9 +10,10 @@ mx.sym, which is the point.
 
 No such edit is offered (the finding stays without a fix) when a call from analysed code has
 no namespace to pass (a helper calling the helper without F), when the helper or a call
-already uses the name `F`, when the default would not be a module-level import (`mx.nd` with
-`mx` imported), or for decorated helpers other than static and class methods (a decorator
-may wrap the signature).
+already uses the name `F`, or for decorated helpers other than static and class methods (a
+decorator may wrap the signature). The default is evaluated when the def runs: a namespace the
+module imports is bound then; one taken by convention (`nd` from `from utils import *`) may
+not be, so that fix is unsafe.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import libcst as cst
 
 from ._build import attr_chain
 from .analysis import FunctionFacts, dotted_name, walk_nodes
-from .base import SAFE, UNSAFE
 
 NAME = "F"
 _NO_SPACE = cst.AssignEqual(
@@ -36,8 +36,8 @@ def namespace_param_edits(
     facts: Optional[FunctionFacts], default: str, imports
 ) -> Optional[Tuple[List[Tuple[cst.CSTNode, cst.CSTNode]], str]]:
     """The edits that give the helper `facts` a parameter `F=<default>` and pass the
-    caller's namespace at every call analysed code makes, and their safety; None (module
-    docstring). A module function's are safe; a method's unsafe: a subclass elsewhere may
+    caller's namespace at every call analysed code makes, and why they are unsafe ("" when
+    safe); None (module docstring). A module function's are safe; a method's unsafe: a subclass elsewhere may
     override it without the parameter, and `self.m(..., F=F)` would then raise where the
     original call ran (a class of this module that defines the name: no edit at all)."""
     if facts is None or facts.namespace is not None or facts.kind == "hybrid_forward":
@@ -52,18 +52,22 @@ def namespace_param_edits(
         return None
     root = default.split(".")[0]
     params = {p.name.value for p in _all_params(node.params)}
-    if root not in imports or root in params or NAME in params or _spells(node.body, NAME):
-        return None  # the namespace's name not the module's import, or `F` taken already
+    if root in params or NAME in params or _spells(node.body, NAME):
+        return None  # the namespace's name is the helper's own, or `F` is taken already
+    if not _spells(node.body, root):
+        return None  # `relu` of `from mxnet.ndarray import relu`: no namespace name to default to
     sites = module.helper_calls.get(node, {})
     if not sites:
         return None
-    safety = SAFE
+    # a namespace the module imports is bound when the def runs; one the linter takes by
+    # convention (`nd` through `from utils import *`) may be bound only later: unsafe
+    why = "" if root in imports else f"`{root}` is no import of the module: it may be bound later"
     if facts.kind == "helper_method":
         name = node.name.value
         owners = [m for m in module.class_methods.values() if m.get(name) is not None]
         if len({id(m[name]) for m in owners}) > 1:
             return None  # overridden (or overriding) in this module
-        safety = UNSAFE
+        why = "a subclass may override the method without F"
     edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [
         (node.params, _with_param(node.params, default))
     ]
@@ -73,7 +77,7 @@ def namespace_param_edits(
         if any(a.keyword is not None and a.keyword.value == NAME for a in call.args):
             return None
         edits.append((call, _with_argument(call, caller.namespace)))
-    return edits, safety
+    return edits, why
 
 
 def _spells(tree: cst.CSTNode, name: str) -> bool:

@@ -1472,6 +1472,13 @@ class _Evaluator(Evaluator):
     def _eval_ListComp(self, expr: cst.BaseExpression, env: Env) -> Value:
         result = super()._eval_ListComp(expr, env)
         if self.analyzer is None:
+            # a rule's question after the walk: the element in the env the walk bound
+            # (`nd.concat(*[parts[i] for i in range(n)], dim=1)`, yolov4-mxnet)
+            bound = self.facts.comp_envs.get(expr)
+            if isinstance(expr, cst.ListComp) and bound is not None:
+                value = self.eval(expr.elt, bound)
+                if value.kind == TENSOR:
+                    return Value(TENSORS, assumed=value.assumed)
             return result
         bound = dict(env)
         self._inside += 1

@@ -203,6 +203,16 @@ without it).
             fix=[("from mxnet import nd\n", ""), ("nd.concat(*outs", "F.concat(*outs")],
             safety=SAFE,
         ),
+        # its items through a comprehension (yolov4-mxnet's `*[bxy_list[i] for i in ...]`)
+        Invalid(
+            _net(
+                "outs = []\nfor scale in (1.0, 2.0):\n    outs.append(F.relu(x) * scale)\n"
+                "return nd.concat(*[outs[i] for i in range(2)], dim=1)"
+            ),
+            line=11,
+            fix=[("from mxnet import nd\n", ""), ("nd.concat(*[", "F.concat(*[")],
+            safety=SAFE,
+        ),
         Invalid(
             _net("return nd.relu(x)"),
             line=8,
@@ -602,12 +612,11 @@ without it).
                 message = message.replace(" (pass F to this function)", "") + (
                     f" (F becomes this function's parameter, `{NAME}={written}` by default, "
                     "passed by its hybrid callers"
-                    + ("" if passed[1] == SAFE else "; unsafe: a subclass may override it")
+                    + (f"; unsafe: {passed[1]}" if passed[1] else "")
                     + ")"
                 )
-                self.report(
-                    node, message, replacement=replacement, edits=passed[0], safety=passed[1]
-                )
+                safety = UNSAFE if passed[1] else SAFE
+                self.report(node, message, replacement=replacement, edits=passed[0], safety=safety)
                 return
         if ns is None or eager_only:
             self.report(node, message)
