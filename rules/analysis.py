@@ -2204,7 +2204,10 @@ def analyze(
             if key[0] == "local":
                 params = {**module.local_envs.get(helper_node, {}), **params}
             if old is not None:
-                module.scopes.remove(old[1])
+                if old[1] in module.scopes:
+                    module.scopes.remove(old[1])
+                if old[1] in pending:  # a caller walked again for a return value: replaced
+                    pending.remove(old[1])
                 if old[1].klass is not None and old[1] in old[1].klass.functions:
                     old[1].klass.functions.remove(old[1])
             facts = FunctionFacts(helper_node, kind, helper_klass, module, namespace, params)
