@@ -837,3 +837,56 @@ def test_a_list_of_inputs_is_as_certain_as_the_inputs():
 )
 def test_for_loops_over_zip_and_enumerate_bind_each_target(body, expected):
     assert kinds(net(body)) == expected
+
+
+# rl-coach 1.0.1's ClippedPPOLossContinuous, reduced (by deleting statements) to what crashed
+# the analysis: `broadcast_like`'s return value, known in the round the instance method
+# `kl_div` calling it had its env changed, made the caller walk again and be replaced at once
+RL_COACH_REDUCED = """
+class HeadLoss(loss.Loss):
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        return self._loss_output(self.loss_forward(F, x, *args, **kwargs))
+
+
+def broadcast_like(F: ModuleType, x: nd_sym_type, y: nd_sym_type) -> nd_sym_type:
+    return F.broadcast_mul(x, (y * 0) + 1)
+
+
+class MultivariateNormalDist:
+    def __init__(self,
+                 num_var: int,
+                 mean: nd_sym_type,
+                 sigma: nd_sym_type,
+                 F: ModuleType=mx.nd) -> None:
+        self.sigma = sigma
+        self.F = F
+
+    def kl_div(self, alt_dist) -> nd_sym_type:
+        term1 = (broadcast_like(self.F, self.F.eye(self.num_var), term1a) * term1a).sum(axis=-1).sum(axis=-1)
+
+
+class ClippedPPOLossContinuous(HeadLoss):
+    def loss_forward(self,
+                     F: ModuleType,
+                     new_policy_means: nd_sym_type,
+                     new_policy_stds: nd_sym_type,
+                     actions: nd_sym_type,
+                     old_policy_means: nd_sym_type,
+                     old_policy_stds: nd_sym_type,
+                     clip_param_rescaler: nd_sym_type,
+                     advantages: nd_sym_type,
+                     kl_coefficient: nd_sym_type) -> List[Tuple[nd_sym_type, str]]:
+        def diagonal_covariance(stds, size):
+            covars = F.broadcast_mul(vars_tiled, F.eye(size))
+            return covars
+        old_covar = diagonal_covariance(stds=old_policy_stds, size=self.num_actions)
+        old_policy_dist = MultivariateNormalDist(self.num_actions, old_policy_means, old_covar, F=F)
+        if self.use_kl_regularization:
+            kl_div = old_policy_dist.kl_div(new_policy_dist).mean()
+        else:
+            kl_div_loss = F.zeros(shape=(1,))
+"""
+
+
+def test_a_caller_walked_again_for_a_return_value_and_replaced_in_one_round_is_no_crash():
+    assert lint_source(RL_COACH_REDUCED) == []
