@@ -1195,7 +1195,7 @@ def _region_texts(
             continue  # a rule bug: an edit of a node outside the trees is never applied
         if accept is not None and not accept(item.finding):
             continue
-        fresh: Dict[_Region, list] = {}
+        fresh: Dict[_Region, List[Tuple[cst.CSTNode, Replacement]]] = {}
         clash = False
         for region, region_edits in parts.items():
             mine = edits.get(region, {})
@@ -1212,11 +1212,11 @@ def _region_texts(
             edits.setdefault(region, {}).update(new_edits)
         chosen.append((item, parts))
     new_texts: Dict[_Region, str] = {}
-    for region, region_edits in edits.items():
-        if not region_edits:
+    for region, replacements in edits.items():
+        if not replacements:
             continue
         try:
-            text = region.module.visit(_Replacer(region_edits)).code
+            text = region.module.visit(_Replacer(replacements)).code
             text = _restore_form_feeds(
                 "".join(lines[region.first_line - 1 : region.last_line]), text
             )

@@ -862,12 +862,12 @@ branch), arrays made in helpers are reported without a fix.
         facts = self.facts
         if facts is None or name not in self.state.module.ndarray_globals or name in self.env:
             return False
-        return not any(
-            name in target_names(target.target)
-            for node in walk_nodes(facts.node)
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))
-            for target in (node.targets if isinstance(node, cst.Assign) else [node])
-        ) and name not in {p.name.value for p in facts.node.params.params}
+        bound = any(
+            name in target_names(target)
+            for node in walk_nodes(facts.node.body)
+            for target in bound_targets(node)
+        )
+        return not bound and name not in {p.name.value for p in facts.node.params.params}
 
     def _report_global(self, use: cst.Name) -> None:
         """Report a module-level NDArray once per function, at its first use in the graph

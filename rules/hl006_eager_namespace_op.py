@@ -608,7 +608,7 @@ without it).
             # a helper without F: give it one, passed by its hybrid callers (_namespace_param)
             passed = namespace_param_edits(self.facts, written, self.state.module.imports)
             if passed is not None:
-                replacement = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
+                threaded = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
                 message = message.replace(" (pass F to this function)", "") + (
                     f" (F becomes this function's parameter, `{NAME}={written}` by default, "
                     "passed by its hybrid callers"
@@ -616,7 +616,7 @@ without it).
                     + ")"
                 )
                 safety = UNSAFE if passed[1] else SAFE
-                self.report(node, message, replacement=replacement, edits=passed[0], safety=safety)
+                self.report(node, message, replacement=threaded, edits=passed[0], safety=safety)
                 return
         if ns is None or eager_only:
             self.report(node, message)

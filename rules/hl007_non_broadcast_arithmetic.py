@@ -36,7 +36,7 @@ from .analysis import (
 )
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, valid_table
 from ._examples import constructor, net, net_xy
-from .values import syntax_children, target_names
+from .values import bound_targets, syntax_children, target_names
 
 BINARY: Dict[Type[cst.CSTNode], str] = {
     cst.Add: "broadcast_add",
@@ -995,10 +995,9 @@ def _later_statements(following: Sequence[cst.CSTNode], name: str) -> List[cst.C
         if any(isinstance(n, (cst.Return, cst.Raise)) for n in walk_nodes(statement)):
             break
         if any(
-            name in target_names(t.target)
+            name in target_names(target)
             for n in walk_nodes(statement)
-            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-            for t in (n.targets if isinstance(n, cst.Assign) else [n])
+            for target in bound_targets(n)
         ):
             break
     return found
