@@ -1124,22 +1124,21 @@ def _apply_pass(
     line blocks for :func:`_block_mapper`)."""
     lines, located, positions = _locate(source, path, select, ignore, rules, project)
     found = [item.finding for item in located]
-    by_region: Dict[_Region, List[_Located]] = {}
+    items: List[_Located] = []  # the fixes to apply, in the order of the file
     comments: List[_UnusedDirective] = []  # HL100: removed once no rule fix is left (text edit)
     for item in located:
         if isinstance(item, _UnusedDirective):
             if accept is None or accept(item.finding):
                 comments.append(item)
         elif item.finding.fix == SAFE or (item.finding.fix == UNSAFE and unsafe):
-            by_region.setdefault(item.region, []).append(item)
-    if not by_region and comments:
+            items.append(item)
+    if not items and comments:
         new_source = _suppression.remove_codes(source, [item.directive for item in comments])
         if new_source is None:
             return source, [], found, []
         return new_source, [item.finding for item in comments], found, []
-    if not by_region:
+    if not items:
         return source, [], found, []
-    items = [item for region_items in by_region.values() for item in region_items]
     new_texts, applied = _region_texts(items, positions, lines, accept)
     if any(len(parts) > 1 and not parts.keys() <= new_texts.keys() for _, parts in applied):
         # a fix spanning regions is applied whole or not at all: when a region it edits
@@ -1195,22 +1194,19 @@ def _region_texts(
             continue  # a rule bug: an edit of a node outside the trees is never applied
         if accept is not None and not accept(item.finding):
             continue
-        fresh: Dict[_Region, List[Tuple[cst.CSTNode, Replacement]]] = {}
-        clash = False
+        fresh: Dict[_Region, Tuple[List[Tuple[cst.CSTNode, Replacement]], List[_Spot]]] = {}
         for region, region_edits in parts.items():
             mine = edits.get(region, {})
             new_edits = [(o, n) for o, n in region_edits if not _same_edit(o, n, mine)]
             spans = _spans(new_edits, positions[region])
             if any(_overlaps(a, b) for a in spans for b in taken.get(region, ())):
-                clash = True
-                break
-            fresh[region] = new_edits
-        if clash:
-            continue  # the next pass re-lints and applies it if it still applies
-        for region, new_edits in fresh.items():
-            taken.setdefault(region, []).extend(_spans(new_edits, positions[region]))
-            edits.setdefault(region, {}).update(new_edits)
-        chosen.append((item, parts))
+                break  # the next pass re-lints and applies it if it still applies
+            fresh[region] = (new_edits, spans)
+        else:
+            for region, (new_edits, spans) in fresh.items():
+                taken.setdefault(region, []).extend(spans)
+                edits.setdefault(region, {}).update(new_edits)
+            chosen.append((item, parts))
     new_texts: Dict[_Region, str] = {}
     for region, replacements in edits.items():
         if not replacements:
