@@ -2261,7 +2261,7 @@ def _called_helper(
     target: Any, caller: FunctionFacts, module: ModuleFacts
 ) -> Optional[cst.FunctionDef]:
     """The def a call of an analysed function runs when it is one of the module's functions, a
-    method of the caller's class or a nested def (what `analyse_module`'s `on_call` follows)."""
+    method of the caller's class or a nested def (what `analyze`'s `on_call` follows)."""
     if isinstance(target, cst.FunctionDef):
         return target
     if not isinstance(target, tuple) or len(target) < 2:

@@ -101,8 +101,7 @@ class FunctionAnalyzer:
             self.facts.kind != "hybrid_forward"
             and self.facts.namespace is None
             and any(v.assumed for v in env.values())
-            and _computes_with_numpy(self.facts)
-            and not _computes_with_mxnet(self.facts)
+            and _host_code(self.facts)
         ):
             # a helper that gets no F and computes with numpy is host code: gluon hands a
             # child's non-array inputs to hybrid_forward unchanged (HybridBlock.forward), so an
@@ -402,38 +401,29 @@ def _counts_up_from_zero_or_more(call: cst.Call, analyzer: "FunctionAnalyzer", e
     return True
 
 
-def _computes_with_mxnet(facts: "FunctionFacts") -> bool:
-    """Whether the function calls an operator of mx.nd on arrays (`nd.concat(...)`,
-    `mx.nd.sigmoid(x)`), creation functions (`nd.zeros(shape)`, `nd.array(np_value)`: what
-    host code makes its results with) left out."""
+def _host_code(facts: "FunctionFacts") -> bool:
+    """Whether the function calls numpy (`np.zeros(...)`, `numpy.where(...)`, any import alias)
+    and no operator of mx.nd on arrays (`nd.concat(...)`, `mx.nd.sigmoid(x)`; creation
+    functions such as `nd.zeros(shape)` or `nd.array(np_value)` are what host code makes its
+    results with)."""
     context = facts.module.context
-    if context is None:
-        return False
+    numpy = False
     for node in walk_nodes(facts.node.body):
-        if isinstance(node, cst.Call):
-            name = dotted_name(node.func)
-            found = fixed_namespace_op(context.qualify(name)) if name else None
-            if found is not None and found[1] and found[0] not in _HOST_CREATION:
-                return True
-    return False
+        if not isinstance(node, cst.Call):
+            continue
+        name = dotted_name(node.func)
+        if name is None or "." not in name:
+            continue
+        if context is None:
+            numpy = numpy or name.startswith(("np.", "numpy."))
+            continue
+        qualified = context.qualify(name) or ""
+        numpy = numpy or qualified.startswith("numpy.")
+        found = fixed_namespace_op(qualified)
+        if found is not None and found[1] and found[0] not in _HOST_CREATION:
+            return False
+    return numpy
 
 
 # mx.nd functions that make an array from a shape or a value, as host code does
-_HOST_CREATION = CREATION_OPS | {"arange", "eye", "linspace", "full", "random.randint"}
-
-
-def _computes_with_numpy(facts: "FunctionFacts") -> bool:
-    """Whether the function calls numpy (`np.zeros(...)`, `numpy.where(...)`, any import alias)."""
-    context = facts.module.context
-    for node in walk_nodes(facts.node.body):
-        if isinstance(node, cst.Call):
-            name = dotted_name(node.func)
-            if name is not None and "." in name:
-                qualified = (
-                    context.qualify(name)
-                    if context is not None
-                    else ("numpy." if name.startswith(("np.", "numpy.")) else None)
-                )
-                if (qualified or "").startswith("numpy."):
-                    return True
-    return False
+_HOST_CREATION = CREATION_OPS | {"arange", "eye", "linspace", "random.randint"}
