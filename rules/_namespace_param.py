@@ -36,10 +36,10 @@ def namespace_param_edits(
     facts: Optional[FunctionFacts], default: str, imports
 ) -> Optional[Tuple[List[Tuple[cst.CSTNode, cst.CSTNode]], str]]:
     """The edits that give the helper `facts` a parameter `F=<default>` and pass the
-    caller's namespace at every call analysed code makes, and why they are unsafe ("" when
-    safe); None (module docstring). A module function's are safe; a method's unsafe: a subclass elsewhere may
-    override it without the parameter, and `self.m(..., F=F)` would then raise where the
-    original call ran (a class of this module that defines the name: no edit at all)."""
+    caller's namespace at every call analysed code makes, with why they are unsafe ("" when
+    safe), or None (see the module docstring). A method's are unsafe: a subclass elsewhere
+    may override it without the parameter, and `self.m(..., F=F)` would then raise where the
+    original call ran (with a class of this module defining the name: no edits at all)."""
     if facts is None or facts.namespace is not None or facts.kind == "hybrid_forward":
         return None
     if facts.instance_of is not None:
