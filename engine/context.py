@@ -4,7 +4,7 @@ import threading
 
 from .base import MXNetError
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]  # + cpu_only
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 
 class _CurrentContext(threading.local):
