@@ -320,6 +320,29 @@ def new_init_with_function(
     return function, cst.FlattenSentinel([init, changed])
 
 
+def with_init_statement(
+    klass: cst.ClassDef,
+    function: cst.FunctionDef,
+    statement: cst.BaseStatement,
+    edits: List[Edit],
+) -> Optional[List[Edit]]:
+    """`edits` (of `function`, the hybrid_forward) with `statement` added to the class's own
+    `__init__` (one inherited from a base class of the module would give the base and its other
+    subclasses a constant their hybrid_forward does not take), or to a new one that passes every
+    argument on (exact whatever the base class takes); when `function` is the class's first
+    statement, one edit holds all (the new `__init__` and the changed function). None when no
+    place is found."""
+    init = own_init(klass)
+    if init is not None:
+        insert = init_edit(init, statement)
+    else:
+        insert = new_init_edit(klass, function, statement)
+        if insert is None:
+            whole = new_init_with_function(klass, function, statement, edits)
+            return [whole] if whole is not None else None
+    return None if insert is None else [insert] + edits
+
+
 def new_init_edit(
     klass: cst.ClassDef, function: cst.FunctionDef, statement: cst.BaseStatement
 ) -> Optional[Edit]:

@@ -917,15 +917,7 @@ branch), arrays made in helpers are reported without a fix.
         statement = const.constant_statement(constant, name)
         edits: List[Edit] = [const.signature_edit(function, constant)]
         edits += [(read, cst.Name(constant)) for read in reads.found]
-        init = const.own_init(klass)
-        if init is not None:
-            insert = const.init_edit(init, statement)
-        else:
-            insert = const.new_init_edit(klass, function, statement)
-            if insert is None:
-                whole = const.new_init_with_function(klass, function, statement, edits)
-                return [whole] if whole is not None else None
-        return None if insert is None else [insert] + edits
+        return const.with_init_statement(klass, function, statement, edits)
 
     # -- reporting and fixing ----------------------------------------------------------------
     def _report(self, node: cst.Call, assigned: Optional[Tuple[str, cst.CSTNode]]) -> None:
@@ -1107,9 +1099,6 @@ branch), arrays made in helpers are reported without a fix.
             return self._helper_constant_edits(node, assigned, dtype, kind)
         if facts.kind != "hybrid_forward":
             return None
-        # the class's own __init__: one inherited from a base class of the module would give
-        # the base (and its other subclasses) a constant their hybrid_forward does not take
-        init = const.own_init(facts.klass.node)
         taken = const.taken_names(facts.klass.node, facts.node)
         source = call_argument(node, 0, "source_array")
         written = dotted_name(node.func)
@@ -1159,16 +1148,7 @@ branch), arrays made in helpers are reported without a fix.
             )
         else:
             edits.append((node, cst.Name(name)))
-        if init is not None:
-            insert = const.init_edit(init, statement)
-        else:  # an __init__ passing every argument on is exact whatever the base class takes
-            insert = const.new_init_edit(facts.klass.node, facts.node, statement)
-            if insert is None:  # hybrid_forward first in the class: one edit holds all
-                whole = const.new_init_with_function(facts.klass.node, facts.node, statement, edits)
-                return [whole] if whole is not None else None
-        if insert is None:
-            return None
-        return [insert] + edits
+        return const.with_init_statement(facts.klass.node, facts.node, statement, edits)
 
     def _helper_constant_edits(
         self,
