@@ -24,6 +24,7 @@ import libcst as cst
 
 from ._build import attr_chain
 from .analysis import FunctionFacts, dotted_name, walk_nodes
+from .values import parameter_names
 
 NAME = "F"
 _NO_SPACE = cst.AssignEqual(
@@ -51,7 +52,7 @@ def namespace_param_edits(
     if any(dotted_name(d.decorator) not in _PLAIN_DECORATORS for d in node.decorators):
         return None
     root = default.split(".")[0]
-    params = {p.name.value for p in _all_params(node.params)}
+    params = parameter_names(node.params)
     if root in params or NAME in params or _spells(node.body, NAME):
         return None  # the namespace's name is the helper's own, or `F` is taken already
     if not _spells(node.body, root):
@@ -83,14 +84,6 @@ def namespace_param_edits(
 def _spells(tree: cst.CSTNode, name: str) -> bool:
     """Whether the tree uses `name` as a name (parameters of nested defs and lambdas too)."""
     return any(isinstance(n, cst.Name) and n.value == name for n in walk_nodes(tree))
-
-
-def _all_params(params: cst.Parameters) -> List[cst.Param]:
-    found = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.append(star)
-    return found
 
 
 def _with_param(params: cst.Parameters, default: str) -> cst.Parameters:

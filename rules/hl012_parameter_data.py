@@ -11,7 +11,13 @@ from ..cstwalk import visit_only
 from ..mxnet_facts import DEFERRED_LAYER_PARAMETERS, LAYER_PARAMETERS
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
-from .values import NameBindings, class_method, last_name, self_attribute_name
+from .values import (
+    NameBindings,
+    class_method,
+    last_name,
+    parameter_names,
+    self_attribute_name,
+)
 from ._examples import constructor, net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
@@ -172,18 +178,6 @@ class _ChildDataCalls(cst.CSTVisitor):
     @property
     def plain(self) -> List[cst.Call]:
         return [c for c in self.found if c not in self.chained]
-
-
-def _param_names(params: cst.Parameters) -> Set[str]:
-    names = [
-        p.name.value
-        for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    ]
-    if isinstance(params.star_arg, cst.Param):
-        names.append(params.star_arg.name.value)
-    if params.star_kwarg is not None:
-        names.append(params.star_kwarg.name.value)
-    return set(names)
 
 
 class _Uses(NameBindings):
@@ -741,7 +735,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             if name in _Uses.of(function).stored:
                 return f"hybrid_forward binds `{name}` to something else"
             edits: List = [(call_node, cst.Name(name)) for call_node in calls.found]
-            if name not in _param_names(params):
+            if name not in parameter_names(params):
                 edits.append(signature_edit(function, name))
             return edits
         name = fresh_name(f"{child}_{param}", taken_names(klass, function))
@@ -781,7 +775,7 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
             return None
         edits: List = [(node, cst.Name(name))]
         unsafe = False
-        if name not in _param_names(params):
+        if name not in parameter_names(params):
             if params.star_kwarg is None:
                 return None  # gluon would have raised TypeError eagerly: not a parameter it passes
             unsafe = params.star_kwarg.name.value in uses.loaded

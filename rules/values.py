@@ -7,7 +7,7 @@ import them from `.analysis`, which re-exports everything here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -227,6 +227,16 @@ _TARGET_FORMS = (
     cst.CompFor,
     cst.Del,
 )
+
+
+def parameter_names(params: cst.Parameters) -> Set[str]:
+    """Every name a def's parameters bind (positional-only, plain, keyword-only, `*args`,
+    `**kwargs`)."""
+    names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
 
 
 def bound_targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
