@@ -34,6 +34,7 @@ from typing import (
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from .mxnet_facts import SHAPE_PRESERVING_LAYERS
 from .rules import ALL_RULES
 from .rules.analysis import (
     ExternalCall,
@@ -369,8 +370,12 @@ def _chosen_spans(
     # plain classes (no base but `object`) hybrid code constructs: an object handed F
     # (`dist = Dist(mean, sigma, F=F); dist.kl_div(...)`) runs its methods in the graph, so
     # they are parsed like the functions hybrid code calls (`analysis` decides whether to follow)
+    # and subclasses of gluon's shape-keeping layers (`class BatchNormExtra(nn.BatchNorm)`):
+    # whether a child built from one keeps a pooled gate's 1s reads its body (rules/_pooled.py)
     for name, (index, bases) in (classes or {}).items():
-        if all(base == "object" for base in bases):
+        if all(base == "object" for base in bases) or (
+            bases and all(base in SHAPE_PRESERVING_LAYERS for base in bases)
+        ):
             top_functions.setdefault(name, index)
     if top_functions and work:
         # any name followed by `(`, then looked up: an alternation of every function's name

@@ -11,12 +11,21 @@ with the shape reason `POOLED` only where the shape is proven from what the code
   batch norm, dropout) or a convolution whose kernel is 1 and padding 0 (an output dim is
   `(1 + 2p - d(k-1) - 1) // s + 1`, 1 for k=1, p=0 at any stride), also when a module factory
   function builds the layer (`conv1x1(...)` returning `nn.Conv2D(kernel_size=1, ...)`): its
-  literal arguments and the factory's literal defaults are bound to read kernel and padding.
+  literal arguments and the factory's literal defaults are bound to read kernel and padding;
+- kept through a module class whose `hybrid_forward(self, F, x)` only chains children that keep
+  the 1s (`x = self.conv(x)`, under any `if`, then `return x`: gluoncv2's `ConvBlock`, built by
+  `conv1x1_block(...)`): its `__init__` is bound to the construction's literals as a factory's
+  parameters are, each child it builds is judged the same way, and an activation given as a
+  callable (`activation=lambda: nn.Activation("sigmoid")`, turned into a layer by a factory
+  that tests it, `if isfunction(activation): return activation()`) is the layer the callable
+  builds; a subclass of a shape-keeping gluon layer that does not override its forward
+  (`class BatchNormExtra(nn.BatchNorm)`) keeps them too.
 
-Anything else (a module class, a container, a layer whose arguments are not literal, a factory
-whose call puts arguments in its `*args`/`**kwargs`: `conv1x1(c, padding=1)` forwarding `**kwargs`
-to `nn.Conv2D(c, 1, **kwargs)` pads a 1x1 gate to 3x3) is not followed: an opaque child may
-upsample the gate back to (H, W) (PSPNet's pooling branches).
+Anything else (a container, a module class doing anything but that chain, a layer whose
+arguments are not literal, a factory whose call puts arguments in its `*args`/`**kwargs`:
+`conv1x1(c, padding=1)` forwarding `**kwargs` to `nn.Conv2D(c, 1, **kwargs)` pads a 1x1 gate to
+3x3) is not followed: an opaque child may upsample the gate back to (H, W) (PSPNet's pooling
+branches).
 
 A gate's shape form (`gate_form`) is the pooled array's with 1s on the spatial axes: HL007
 compares it with the map it was pooled from (`x * pool(x)`: a 1 against x's dim), and calls any
@@ -25,14 +34,22 @@ other operand a feature map only by positive evidence (`shape_evidence`).
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 
 import libcst as cst
 
 from ..mxnet_facts import SHAPE_PRESERVING_LAYERS
 from ._shape_forms import Form
-from ._factories import returns as _factory_returns
-from .values import TENSOR, Value, call_argument, last_name, literal_int, syntax_children
+from .values import (
+    TENSOR,
+    Value,
+    call_argument,
+    last_name,
+    literal_int,
+    self_attribute_name,
+    syntax_children,
+)
 
 POOLED = "global_pool"  # a Value.shape_reason: 1s on every axis after the first two
 POOL = "pool"  # a child that pools globally (`pool4`: arrays of rank 4)
@@ -44,7 +61,16 @@ GLOBAL_POOL_LAYERS = frozenset(
 _CONVOLUTIONS = frozenset(("Conv1D", "Conv2D", "Conv3D"))
 _UNKNOWN = object()  # a bound name whose value is not a literal
 _EMPTY = object()  # a factory's `*args`/`**kwargs` that the call leaves empty
-_DEPTH = 4  # factory functions followed at most this deep
+_DEPTH = 6  # factory functions and module classes followed at most this deep
+_NO_CLASSES: Mapping[str, cst.ClassDef] = {}
+
+
+@dataclass(frozen=True)
+class _Callable:
+    """A bound value that is a lambda without parameters (`activation=lambda: nn.ReLU()`):
+    calling it builds what its body builds."""
+
+    body: cst.BaseExpression
 
 
 def op_gate(op: str, call: cst.Call, source: Optional[Form]) -> Optional[Value]:
@@ -106,10 +132,12 @@ def _channels_first(call: cst.Call) -> bool:
 
 
 def child_effect(
-    construction: cst.BaseExpression, functions: Mapping[str, cst.FunctionDef]
+    construction: cst.BaseExpression,
+    functions: Mapping[str, cst.FunctionDef],
+    classes: Mapping[str, cst.ClassDef] = _NO_CLASSES,
 ) -> Optional[str]:
     """POOL<rank>, KEEP or None for the child `self.<a> = <construction>` builds (module docstring)."""
-    return _effect(construction, {}, functions, 0)
+    return _effect(construction, {}, functions, 0, classes)
 
 
 def _effect(
@@ -117,10 +145,15 @@ def _effect(
     bound: Mapping[str, object],
     functions: Mapping[str, cst.FunctionDef],
     depth: int,
+    classes: Mapping[str, cst.ClassDef] = _NO_CLASSES,
 ) -> Optional[str]:
     if not isinstance(expr, cst.Call) or depth > _DEPTH:
         return None
     name = last_name(expr.func)
+    if isinstance(expr.func, cst.Name) and not expr.args:
+        called = bound.get(expr.func.value)
+        if isinstance(called, _Callable):  # `activation()`, activation a bound lambda
+            return _effect(called.body, {}, functions, depth + 1, classes)
     if name in GLOBAL_POOL_LAYERS:  # `pool<rank>`: the rank of the array it pools
         return f"{POOL}{int(name[-2]) + 2}" if _channels_first(expr) else None
     if name in SHAPE_PRESERVING_LAYERS:
@@ -135,31 +168,287 @@ def _effect(
         if padding is not None and not _zeros(_literal(padding.value, bound)):
             return None
         return KEEP
-    factory = functions.get(name) if isinstance(expr.func, cst.Name) else None
+    if not isinstance(expr.func, cst.Name):
+        return None
+    if name in classes:
+        return _class_effect(classes[name], expr, bound, functions, depth, classes)
+    factory = functions.get(name)
     if factory is None:
         return None
-    returns = [r.value for r in _factory_returns(factory)]
+    inner = _bind(factory, expr, bound)
+    returns = list(_reached_returns(_statements(factory.body), inner))
     if not returns or any(r is None for r in returns):
         return None
-    inner = _bind(factory, expr, bound)
-    effects = {_effect(r, inner, functions, depth + 1) for r in returns}  # type: ignore[arg-type]
+    effects = {_effect(r, inner, functions, depth + 1, classes) for r in returns}  # type: ignore[arg-type]
     return effects.pop() if len(effects) == 1 else None
 
 
+def _class_effect(
+    klass: cst.ClassDef,
+    call: cst.Call,
+    bound: Mapping[str, object],
+    functions: Mapping[str, cst.FunctionDef],
+    depth: int,
+    classes: Mapping[str, cst.ClassDef],
+) -> Optional[str]:
+    """KEEP when the module class `klass`, built by `call`, keeps a gate's spatial 1s: its
+    hybrid_forward only chains children that keep them (module docstring); a subclass of a
+    shape-keeping gluon layer that defines no forward of its own keeps them too."""
+    methods = {
+        s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)
+    }  # a class body of one line (`class A(B): pass`) has no FunctionDef
+    forward = methods.get("hybrid_forward")
+    if "forward" in methods:
+        return None
+    if forward is None:
+        bases = [last_name(b.value) for b in klass.bases if b.keyword is None]
+        keeps = bool(bases) and all(b in SHAPE_PRESERVING_LAYERS for b in bases)
+        return KEEP if keeps and "__call__" not in methods else None
+    params = forward.params
+    if (
+        len(params.params) != 3
+        or isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+        or params.kwonly_params
+        or params.star_kwarg is not None
+        or params.posonly_params
+    ):
+        return None
+    data = params.params[2].name.value
+    init = methods.get("__init__")
+    inner = _bind(init, call, bound, skip=1) if init is not None else {}
+    kept = _kept_children(init, inner, functions, depth, classes) if init is not None else set()
+    return KEEP if _chains(_statements(forward.body), data, kept) else None
+
+
+def _kept_children(
+    init: cst.FunctionDef,
+    bound: Mapping[str, object],
+    functions: Mapping[str, cst.FunctionDef],
+    depth: int,
+    classes: Mapping[str, cst.ClassDef],
+) -> set:
+    """The attributes `__init__` binds only (every write, on any path) to children that keep a
+    gate's spatial 1s."""
+    effects: Dict[str, set] = {}
+    for node in _walk(init.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                attr = self_attribute_name(target.target)
+                if attr is not None:
+                    single = len(node.targets) == 1
+                    effect = (
+                        _effect(node.value, bound, functions, depth + 1, classes)
+                        if single
+                        else None
+                    )
+                    effects.setdefault(attr, set()).add(effect)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            attr = self_attribute_name(node.target)
+            if attr is not None:
+                effects.setdefault(attr, set()).add(None)
+    return {attr for attr, found in effects.items() if found == {KEEP}}
+
+
+def _chains(statements: Sequence[cst.BaseStatement], data: str, kept: set) -> bool:
+    """Every statement passes `data` through kept children only: `data = self.<c>(data)`, an
+    `if` of such statements (whatever its test: either way the 1s stay), `pass`, a docstring,
+    and `return data` / `return self.<c>(data)`; the body ends with such a return."""
+    if not statements:
+        return False
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            branches: List[Sequence[cst.BaseStatement]] = [_statements(statement.body)]
+            orelse = statement.orelse
+            if isinstance(orelse, cst.If):
+                return False  # `elif`: keep the form simple
+            if orelse is not None:
+                branches.append(_statements(orelse.body))
+            if not all(_chains_open(b, data, kept) for b in branches):
+                return False
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if not _kept_step(small, data, kept):
+                return False
+    last = statements[-1]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+
+
+def _chains_open(statements: Sequence[cst.BaseStatement], data: str, kept: set) -> bool:
+    """A branch's statements: as `_chains`, without the final return."""
+    return bool(statements) and all(
+        isinstance(s, cst.SimpleStatementLine) and all(_kept_step(t, data, kept) for t in s.body)
+        for s in statements
+    )
+
+
+def _kept_step(small: cst.BaseSmallStatement, data: str, kept: set) -> bool:
+    if isinstance(small, cst.Pass):
+        return True
+    if isinstance(small, cst.Expr):
+        return isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+    if isinstance(small, cst.Return):
+        return small.value is not None and _passes(small.value, data, kept)
+    if isinstance(small, cst.Assign):
+        return (
+            len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == data
+            and _passes(small.value, data, kept)
+        )
+    return False
+
+
+def _passes(expr: cst.BaseExpression, data: str, kept: set) -> bool:
+    """`data` itself, or `self.<c>(data)` with c a kept child."""
+    if isinstance(expr, cst.Name):
+        return expr.value == data
+    return (
+        isinstance(expr, cst.Call)
+        and self_attribute_name(expr.func) in kept
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+        and isinstance(expr.args[0].value, cst.Name)
+        and expr.args[0].value.value == data
+    )
+
+
+def _reached_returns(
+    statements: Sequence[cst.BaseStatement], bound: Mapping[str, object]
+) -> Iterator[Optional[cst.BaseExpression]]:
+    """The values of the returns a call with `bound` parameters may reach: an `if` whose test
+    `_truth` decides is followed into that branch alone (`if isfunction(activation): return
+    activation()`), and statements after a branch that always returns are not reached. A
+    return without a value yields None; nested defs and classes are not entered."""
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            decided = _truth(statement.test, bound)
+            taken: List[Sequence[cst.BaseStatement]] = []
+            orelse = statement.orelse
+            other: Sequence[cst.BaseStatement] = (
+                [orelse]
+                if isinstance(orelse, cst.If)
+                else _statements(orelse.body)
+                if orelse
+                else []
+            )
+            if decided is not False:
+                taken.append(_statements(statement.body))
+            if decided is not True:
+                taken.append(other)
+            for branch in taken:
+                yield from _reached_returns(branch, bound)
+            if all(_always_returns(b) for b in taken) and taken:
+                return
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    yield small.value
+                    return
+            continue
+        for node in _walk(statement, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, cst.Return):  # loops, try, with: every return they hold
+                yield node.value
+
+
+def _always_returns(statements: Sequence[cst.BaseStatement]) -> bool:
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, (cst.Return, cst.Raise)) for s in last.body)
+    if isinstance(last, cst.If) and last.orelse is not None:
+        orelse = last.orelse
+        other = [orelse] if isinstance(orelse, cst.If) else _statements(orelse.body)
+        return _always_returns(_statements(last.body)) and _always_returns(other)
+    return False
+
+
+def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    """A suite's statements; the small statements of a one-line suite (`if p: return q`) as
+    one line."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=suite.body)]
+    return []
+
+
+_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+def _truth(test: cst.BaseExpression, bound: Mapping[str, object]) -> Optional[bool]:
+    """A factory's test evaluated on its bound literals, or None when it cannot be:
+    `isfunction(p)` / `callable(p)`, `isinstance(p, str)` (int, float, bool; a tuple of
+    those), `p is None`, `p is not None`, `p == "lit"`, `p != "lit"`, `not`, `and`, `or`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _truth(test.expression, bound)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _truth(test.left, bound), _truth(test.right, bound)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else None if None in (left, right) else True
+        return True if True in (left, right) else None if None in (left, right) else False
+    if isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name):
+        value = bound.get(test.args[0].value.value, _UNKNOWN)
+        if value is _UNKNOWN or value is _EMPTY:
+            return None
+        name = last_name(test.func)
+        if name in ("isfunction", "callable") and len(test.args) == 1:
+            return isinstance(value, _Callable)
+        if name == "isinstance" and len(test.args) == 2:
+            kinds = test.args[1].value
+            items = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+            names = [n.value for n in items if isinstance(n, cst.Name)]
+            if len(names) != len(items) or not all(n in _TYPES for n in names):
+                return None
+            types = tuple(_TYPES[n] for n in names)
+            if isinstance(value, _Callable) or value is None:
+                return False
+            if isinstance(value, bool):  # bool is an int to isinstance
+                return bool in types or int in types
+            return isinstance(value, types)
+        return None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        lhs = _literal(test.left, bound)
+        rhs = _literal(test.comparisons[0].comparator, bound)
+        if lhs is _UNKNOWN or rhs is _UNKNOWN or _EMPTY in (lhs, rhs):
+            return None
+        operator = test.comparisons[0].operator
+        if isinstance(operator, (cst.Is, cst.IsNot)) and None in (lhs, rhs):
+            same = lhs is rhs
+            return same if isinstance(operator, cst.Is) else not same
+        if isinstance(operator, (cst.Equal, cst.NotEqual)) and all(
+            isinstance(v, (str, int)) for v in (lhs, rhs)
+        ):
+            same = type(lhs) is type(rhs) and lhs == rhs
+            return same if isinstance(operator, cst.Equal) else not same
+    return None
+
+
 def _bind(
-    function: cst.FunctionDef, call: cst.Call, outer: Mapping[str, object]
+    function: cst.FunctionDef,
+    call: cst.Call,
+    outer: Mapping[str, object],
+    skip: int = 0,
 ) -> Dict[str, object]:
-    """The factory's parameters as literals: the call's arguments, else the defaults. A
-    parameter the body rebinds, or any starred argument, makes the value unknown. The
-    factory's `*args`/`**kwargs` are `_EMPTY` when the call puts nothing there, else unknown
-    (what they forward, `padding=1`, is not read)."""
-    params = list(function.params.posonly_params) + list(function.params.params)
+    """The factory's parameters as literals: the call's arguments, else the defaults (`skip`
+    leading parameters are not the call's: a constructor's `self`). A parameter the body
+    rebinds, or a starred argument other than a factory's own empty `*args`/`**kwargs`, makes
+    the value unknown. The factory's `*args`/`**kwargs` are `_EMPTY` when the call puts
+    nothing there, else unknown (what they forward, `padding=1`, is not read)."""
+    params = (list(function.params.posonly_params) + list(function.params.params))[skip:]
     named = [p.name.value for p in params + list(function.params.kwonly_params)]
     bound: Dict[str, object] = {}
     for param in params + list(function.params.kwonly_params):
         if param.default is not None:
             bound[param.name.value] = _literal(param.default, {})
-    starred = any(a.star for a in call.args)
+    starred = any(a.star and _starred(a, outer) is not _EMPTY for a in call.args)
     positional = [a for a in call.args if a.keyword is None and not a.star]
     keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
     extra = (len(positional) > len(params), any(k not in named for k in keywords))
@@ -192,17 +481,30 @@ def _stored_names(function: cst.FunctionDef) -> set:
     return names
 
 
-def _walk(node: cst.CSTNode):
+def _walk(node: cst.CSTNode, stop: tuple = ()):
     yield node
     for child in syntax_children(node):
-        yield from _walk(child)
+        if not isinstance(child, stop):
+            yield from _walk(child, stop)
 
 
 def _literal(expr: cst.BaseExpression, bound: Mapping[str, object]) -> object:
-    """An int, a tuple of them, True/False/None, or a bound name's literal; else `_UNKNOWN`."""
+    """An int, a string, a tuple of them, True/False/None, a lambda without parameters
+    (`_Callable`), or a bound name's literal; else `_UNKNOWN`."""
     number = literal_int(expr)
     if number is not None:
         return number
+    if isinstance(expr, cst.SimpleString):
+        text = expr.evaluated_value
+        return text if isinstance(text, str) else _UNKNOWN
+    if isinstance(expr, cst.Lambda):
+        params = expr.params
+        empty = (
+            not (params.params or params.posonly_params or params.kwonly_params)
+            and not isinstance(params.star_arg, cst.Param)
+            and params.star_kwarg is None
+        )
+        return _Callable(expr.body) if empty else _UNKNOWN
     if isinstance(expr, (cst.Tuple, cst.List)):
         items = tuple(_literal(e.value, bound) for e in expr.elements)
         return _UNKNOWN if _UNKNOWN in items else items

@@ -1186,7 +1186,7 @@ def _init_facts(
                     )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, classes)
-                effect = child_effect(value, module.functions)
+                effect = child_effect(value, module.functions, classes)
                 if effect is not None:
                     facts.shape_effects[attr] = effect
                 if built in SINGLE_OUTPUT_LAYERS:

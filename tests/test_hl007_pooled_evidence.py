@@ -132,3 +132,117 @@ def test_a_child_map_times_its_gate_fails_hybridized_and_the_fix_works(backend):
     arrays_np = [rng.uniform(-1, 1, (2, 4, 3, 5)).astype("float32") for _ in range(2)]
     mx = backend_module(backend)
     assert_fix_works_where_the_original_fails(src, fixed, mx, arrays_np, {"channels": 4})
+
+
+# gluoncv2's building blocks (common.py): a module class chaining a convolution, a batch norm
+# subclass and an activation a factory builds from a callable; `conv1x1_block` builds it 1x1.
+CONV_BLOCKS = """\
+from inspect import isfunction
+
+
+def get_activation_layer(activation):
+    assert activation is not None
+    if isfunction(activation):
+        return activation()
+    elif isinstance(activation, str):
+        return nn.Activation(activation)
+    else:
+        return activation
+
+
+class BatchNormExtra(nn.BatchNorm):
+    def __init__(self, cudnn_off=False, **kwargs):
+        super(BatchNormExtra, self).__init__(**kwargs)
+
+
+class ConvBlock(HybridBlock):
+    def __init__(self, in_channels, out_channels, kernel_size, strides, padding, use_bn=True,
+                 activation=(lambda: nn.Activation("relu")), **kwargs):
+        super(ConvBlock, self).__init__(**kwargs)
+        self.activate = activation is not None
+        self.use_bn = use_bn
+        with self.name_scope():
+            self.conv = nn.Conv2D(channels=out_channels, kernel_size=kernel_size,
+                                  strides=strides, padding=padding, in_channels=in_channels)
+            if self.use_bn:
+                self.bn = BatchNormExtra(in_channels=out_channels)
+            if self.activate:
+                self.activ = get_activation_layer(activation)
+
+    def hybrid_forward(self, F, x):
+        x = self.conv(x)
+        if self.use_bn:
+            x = self.bn(x)
+        if self.activate:
+            x = self.activ(x)
+        return x
+
+
+class Resized(ConvBlock):
+    def hybrid_forward(self, F, x):
+        x = self.conv(x)
+        return F.contrib.BilinearResize2D(x, height=4, width=4)
+
+
+def conv1x1_block(in_channels, out_channels, strides=1, padding=0, use_bn=True,
+                  activation=(lambda: nn.Activation("relu")), **kwargs):
+    return ConvBlock(in_channels=in_channels, out_channels=out_channels, kernel_size=1,
+                     strides=strides, padding=padding, use_bn=use_bn, activation=activation,
+                     **kwargs)
+
+
+def conv3x3_block(in_channels, out_channels, strides=1, padding=1, **kwargs):
+    return ConvBlock(in_channels=in_channels, out_channels=out_channels, kernel_size=3,
+                     strides=strides, padding=padding, **kwargs)
+
+
+class Gate(HybridBlock):
+    def __init__(self, channels=4, act=None):
+        super(Gate, self).__init__()
+        with self.name_scope():
+            self.conv1 = conv3x3_block(in_channels=channels, out_channels=channels)
+            self.sig = conv1x1_block(channels, channels, activation=(lambda: nn.Activation("sigmoid")))
+            self.named = conv1x1_block(channels, channels, activation="sigmoid")
+            self.plain = conv1x1_block(channels, channels, use_bn=False, activation=None)
+            self.padded = conv1x1_block(channels, channels, padding=1)
+            self.wide = conv3x3_block(channels, channels)
+            self.given = conv1x1_block(channels, channels, activation=act)
+            self.resized = Resized(channels, channels, 1, 1, 0)
+
+    def hybrid_forward(self, F, x):
+        x = self.conv1(x)
+        w = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)
+{body}"""
+
+
+def gate_lines(body: str):
+    lines = "".join("        " + line + "\n" for line in body.splitlines())
+    src = CONV_BLOCKS.format(body=lines)
+    first = src.splitlines().index("    def hybrid_forward(self, F, x):", 60) + 4
+    return [f.line - first + 1 for f in lint_source(src) if f.code == "HL007"], src
+
+
+@pytest.mark.parametrize("child", ["sig", "named"])
+def test_a_gate_through_a_module_class_chain_of_1x1_children_is_reported(child):
+    """gluoncv2's BiSeNet AttentionRefinementBlock: `w = self.conv2(pool(x))`, conv2 a
+    `conv1x1_block` (ConvBlock: 1x1 conv, BatchNormExtra, the activation its callable builds)."""
+    lines, src = gate_lines(f"w = self.{child}(w)\nreturn x * w")
+    assert lines == [2], src
+
+
+@pytest.mark.parametrize("child", ["padded", "wide", "given", "resized"])
+def test_a_gate_through_a_class_that_may_resize_it_is_silent(child):
+    """Padding 1, a 3x3 kernel, an activation of unknown making, a forward that resizes."""
+    lines, src = gate_lines(f"w = self.{child}(w)\nreturn x * w")
+    assert lines == [], src
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_module_class_gate_fails_hybridized_and_the_fix_works(backend):
+    _, src = gate_lines("w = self.sig(w)\nreturn x * w")
+    src = src.replace("Gate", "Net")
+    fixed = fix_source(src).source
+    assert "F.broadcast_mul(x, w)" in fixed, fixed
+    rng = np.random.RandomState(5)
+    arrays_np = [rng.uniform(-1, 1, (2, 4, 3, 5)).astype("float32")]
+    assert_fix_works_where_the_original_fails(src, fixed, backend_module(backend), arrays_np)
