@@ -25,9 +25,11 @@ from ._pooled import POOLED
 from .analysis import (
     LOST,
     TENSOR,
+    FunctionFacts,
     Shape,
     Value,
     call_argument,
+    class_lineage,
     dotted_name,
     last_name,
     literal_int,
@@ -297,7 +299,9 @@ Unsafe when an operand may be a Python number on some path (the message says whi
 of hybrid_forward that only arithmetic uses (eagerly gluon passes `net(x, 2.0)`'s number on as
 it is; an `F.<op>(x)` argument, an array attribute such as `x.shape` or a subscript proves an
 array, before the arithmetic or after it in a statement every working call runs with the input
-still bound, and so does a Parameter's name), an input with a default (`beta=0.5`), or one named
+still bound, and so does a Parameter's name; the block's only input, in a HybridBlock without a
+`forward` of its own, is an array: MXNet 1.9.1 refuses `net(2.0)`, "there must be one NDArray or
+one Symbol in the input"), an input with a default (`beta=0.5`), or one named
 after an attribute `__init__` sets to a Parameter on one path and a number on another
 (`self.beta = self.params.get('beta', shape=(1,)) if learn_beta else margin`: gluon passes
 only Parameters, the caller passes the margin) — `F.broadcast_sub(d, 0.5)` raises `Argument rhs
@@ -552,13 +556,14 @@ must have NDArray type` where `d - 0.5` worked.
             fix=("x + bias", "F.broadcast_add(x, bias)"),
             safety=UNSAFE,
         ),
+        # x is the block's only input: gluon refuses `net(2.0)`, so x is an array (safe)
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
             "        self.bias = self.params.get('bias', shape=(4,))\n\n"
             "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n",
             line=7,
             fix=("x + bias", "F.broadcast_add(x, bias)"),
-            safety=UNSAFE,
+            safety=SAFE,
         ),
         Invalid(
             net_xy("return x * F.full((2,), 0.5)"),
@@ -618,7 +623,7 @@ must have NDArray type` where `d - 0.5` worked.
             "    def hybrid_forward(self, F, x, gamma):\n        return x * gamma\n",
             line=7,
             fix=("x * gamma", "F.broadcast_mul(x, gamma)"),
-            safety=UNSAFE,
+            safety=SAFE,
         ),
     ]
 
@@ -733,8 +738,10 @@ must have NDArray type` where `d - 0.5` worked.
                 statements.append(own)
                 if own is self._statements()[at]:  # a top-level simple statement: what
                     statements += _later_statements(self._statements()[at:], name)[1:]
-            if not _parameter_input(facts.klass.node, name) and not _array_only_use(
-                statements, name, self.namespace, facts.klass.layers
+            if (
+                not _parameter_input(facts.klass.node, name)
+                and not _array_only_use(statements, name, self.namespace, facts.klass.layers)
+                and not _sole_input(facts, name)
             ):
                 # eagerly gluon passes a number input on as it is (`net(x, 2.0)` works)
                 return f"`{name}` is an input nothing but arithmetic uses: it may be a number"
@@ -895,6 +902,34 @@ def _assigned_value(node: cst.CSTNode, name: str) -> object:
     if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
         return node.value if node.target.value == name else False
     return False
+
+
+def _sole_input(facts: FunctionFacts, name: str) -> bool:
+    """Whether `name` is the only input of a hybrid_forward that gluon's own forward runs.
+
+    MXNet 1.9.1's `HybridBlock.forward` refuses a call none of whose inputs holds an NDArray
+    or a Symbol ("In HybridBlock, there must be one NDArray or one Symbol in the input",
+    checked for `net(3.0)`; the block's Parameters do not count), so in every call that works
+    the only input holds an array: it is one, or a list or tuple holding one, which raises in
+    arithmetic with an array as the broadcast operator does. A second input (`net(2.0, x)`
+    works), `*args`, a `forward` or `__call__` of the module's classes, or a base that is not
+    gluon's `HybridBlock` (its forward may pass anything) leave the question open."""
+    klass = facts.klass
+    if facts.kind != "hybrid_forward" or klass is None or klass.module is None:
+        return False
+    if "forward" in klass.methods or "__call__" in klass.methods:
+        return False
+    params = facts.node.params
+    if isinstance(params.star_arg, cst.Param) or params.posonly_params:
+        return False
+    declared = list(params.params)[2:] + list(params.kwonly_params)
+    inputs = [p.name.value for p in declared if not _parameter_input(klass.node, p.name.value)]
+    if inputs != [name]:
+        return False
+    lineage = class_lineage(klass.node, klass.module.class_nodes or {})
+    own = {c.name.value for c in lineage}
+    bases = {last_name(b.value) for c in lineage for b in c.bases if b.keyword is None}
+    return bases - own == {"HybridBlock"}
 
 
 def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:

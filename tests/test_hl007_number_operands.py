@@ -154,3 +154,54 @@ def test_the_unsafe_fix_really_breaks_a_working_eager_call_with_a_number(source,
     assert run(source, *args) is not None
     with pytest.raises(AssertionError, match="NDArray"):
         run(fixed, *args)
+
+
+# the block's only input: gluon's forward refuses a call none of whose inputs holds an array
+SOLE = HEADER + (
+    "class Net(HybridBlock):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.beta = self.params.get('beta', shape=(1,), init='ones')\n\n"
+    "    def hybrid_forward(self, F, x, beta):\n"
+    "        return x * F.sigmoid(beta * x)\n"
+)
+SOLE_CASES = {
+    "sole_input": (SOLE, "safe"),
+    # a second input may carry the array while x is a number (`net(2.0, y)` works)
+    "two_inputs": (SOLE.replace("F, x, beta)", "F, x, y, beta)"), "unsafe"),
+    "star_args": (SOLE.replace("F, x, beta)", "F, x, *args, beta)"), "unsafe"),
+    # a forward of its own may call hybrid_forward with anything
+    "own_forward": (
+        SOLE.replace(
+            "    def hybrid_forward",
+            "    def forward(self, x):\n        return "
+            "super().forward(x)\n\n    def hybrid_forward",
+        ),
+        "unsafe",
+    ),
+    # a base that is not gluon's HybridBlock may have one
+    "other_base": (
+        SOLE.replace("class Net(HybridBlock)", "class Net(mx.gluon.nn.Dense)"),
+        "unsafe",
+    ),
+}
+
+
+@pytest.mark.parametrize("source, fix", list(SOLE_CASES.values()), ids=list(SOLE_CASES))
+def test_the_only_input_of_a_block_is_an_array(source, fix):
+    assert [f.fix for f in lint_source(source) if f.code == "HL007"] == [fix], source
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("mxnet", marks=pytest.mark.mxnet)])
+def test_a_block_called_without_an_array_input_raises(backend):
+    """Why the only input is an array: MXNet 1.9.1 (and the engine) refuse the call before
+    hybrid_forward runs, whatever the block's Parameters."""
+    mx = backend_module(backend)
+    namespace = {"mx": mx, "HybridBlock": mx.gluon.HybridBlock, "nn": mx.gluon.nn}
+    exec(compile(SOLE.replace(HEADER, ""), "<fixture>", "exec"), namespace)
+    net = namespace["Net"]()
+    net.initialize()
+    for value in (2.0, [1.0, 2.0], None):
+        with pytest.raises(ValueError, match="must be one NDArray or one Symbol"):
+            net(value)
+    assert net(mx.nd.ones((2, 3))).shape == (2, 3)
