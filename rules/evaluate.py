@@ -570,7 +570,7 @@ class Evaluator:
             ):
                 return (1,), "reduction"  # no axis: MXNet 1.x reduces to shape (1,)
             if keeps:
-                return None, "reduction_keepdims"
+                return _keepdims_shape(call, op, 1, axis_arg, first.shape), "reduction_keepdims"
             return _kept_axes(call, op, 1, axis_arg), "reduction"
         if op in ("reshape", "Reshape"):
             arg = call_argument(call, 1, "shape")
@@ -612,12 +612,15 @@ class Evaluator:
             keep = _reduction_argument(call, method, 0, "keepdims")
             keeps = _literal_flag(keep)
             reason = "reduction_keepdims" if keeps else "reduction"
+            axis = _reduction_argument(call, method, 0, "axis")
             shape = (
                 (1,)
                 if full
+                else _keepdims_shape(call, method, 0, axis, base.shape)
+                if keeps is True
                 else None
                 if keeps is not False
-                else _kept_axes(call, method, 0, _reduction_argument(call, method, 0, "axis"))
+                else _kept_axes(call, method, 0, axis)
             )
             return Value(TENSOR, shape, reason, fresh=False, form=form)
         if method == "expand_dims":
@@ -754,6 +757,35 @@ def _kept_axes(
     if axis is not None and dotted_name(axis.value) == "self._batch_axis":
         return (None,)
     return None
+
+
+def _keepdims_shape(
+    call: cst.Call, op: str, at: int, axis: Optional[cst.Arg], source: Optional[Shape]
+) -> Optional[Shape]:
+    """The shape of a reduction with keepdims=True of an array of shape `source`: its dims with
+    the reduced axes 1 (literal axes; none given, or `()`, reduces every axis, as MXNet 1.x
+    does), so `F.sum(t, axis=0, keepdims=True)` of a `(-1, 1152, 10)` reshape is known to be
+    `(1, 1152, 10)`. None when the rank is not known, an axis is not a literal in range, or
+    the reduction runs over the other axes (`exclude=True`)."""
+    if source is None:
+        return None
+    if op in REDUCTION_PARAMETERS and "exclude" in REDUCTION_PARAMETERS[op]:
+        if _literal_flag(_reduction_argument(call, op, at, "exclude")) is not False:
+            return None
+    rank = len(source)
+    if axis is None:
+        if op not in FULL_REDUCTIONS:
+            return None  # argmax/pick without an axis: not a reduction of every axis
+        axes: Tuple[int, ...] = tuple(range(rank))
+    else:
+        literal = _literal_axes(axis)
+        if literal is None:
+            return None
+        axes = literal or tuple(range(rank))
+    positions = {a + rank if a < 0 else a for a in axes}
+    if any(not 0 <= a < rank for a in positions):
+        return None
+    return tuple(1 if i in positions else d for i, d in enumerate(source))
 
 
 def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:

@@ -64,6 +64,13 @@ REPORTED = {
         (4, 3),
         (4, 3),
     ),
+    # keepdims over another axis of a reshape to known dims: (B, 1, 2, 1) against (1, 6, 2, 1)
+    "keepdims_of_a_known_reshape_on_another_axis": (
+        "a = F.sum(F.reshape(x, shape=(-1, 6, 2, 1)), axis=1, keepdims=True)\n"
+        "return F.zeros((1, 6, 2, 1)) + a",
+        (4, 12),
+        (4, 3),
+    ),
 }
 
 # (body, x shape, y shape): each works hybridized, none is reported
@@ -94,6 +101,21 @@ SILENT = {
         "p = F.log(F.pick(F.softmax(x), y, axis=-1))\nreturn p * (y != 0)",
         (4, 3),
         (4,),
+    ),
+    # a capsule routing's logits (blind round 4): keepdims over the axis a reshape leaves
+    # unknown gives the literal's shape, (1, 6, 2, 1) on both sides, also as a loop carries it
+    "keepdims_of_a_known_reshape": (
+        "b = F.zeros((1, 6, 2, 1))\nfor i in range(2):\n"
+        "    u = F.broadcast_mul(F.reshape(x, shape=(-1, 6, 2, 1)), F.softmax(b, axis=1))\n"
+        "    b = b + F.sum(u, axis=0, keepdims=True)\nreturn b",
+        (4, 12),
+        (4, 3),
+    ),
+    "keepdims_method_of_a_known_reshape": (
+        "a = x.reshape((-1, 6, 2)).mean(axis=(0, -1), keepdims=True)\n"
+        "return F.ones((1, 6, 1)) * a",
+        (4, 12),
+        (4, 3),
     ),
 }
 
