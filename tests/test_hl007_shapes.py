@@ -112,8 +112,7 @@ SILENT = {
         (4, 3),
     ),
     "keepdims_method_of_a_known_reshape": (
-        "a = x.reshape((-1, 6, 2)).mean(axis=(0, -1), keepdims=True)\n"
-        "return F.ones((1, 6, 1)) * a",
+        "a = x.reshape((-1, 6, 2)).mean(axis=(0, -1), keepdims=True)\nreturn F.ones((1, 6, 1)) * a",
         (4, 12),
         (4, 3),
     ),

@@ -14,6 +14,7 @@ from hybridlint.cli import cli
 from tests.checker_support import backend_params
 
 # gluonts' LipSwish: a (1,)-shaped parameter times the input does not broadcast on a Symbol;
+# with a second, optional input x may be a Python number (`net(2.0, mask)` works eagerly), so
 # HL007's F.broadcast_mul is an unsafe fix, which --verify applies only when a run proves it
 SCALE = textwrap.dedent(
     """\
@@ -25,7 +26,7 @@ SCALE = textwrap.dedent(
             super().__init__(**kwargs)
             self.beta = self.params.get("beta", shape=(1,), init="ones")
 
-        def hybrid_forward(self, F, x, beta):
+        def hybrid_forward(self, F, x, beta, mask=None):
             return x * F.sigmoid(beta * x)
     """
 )
