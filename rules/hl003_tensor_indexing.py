@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
 from ._build import call, integer, strip_parens, tuple_of
 from ._examples import constructor, net, with_parent
+from ._own_dims import own_dim_bound, own_dims
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
@@ -90,7 +91,10 @@ def hybrid_forward(self, F, x):
 Integer indices become `F.slice_axis(x, axis=k, begin=i, end=i+1)` (`end=None` for `-1`) wrapped
 in `F.squeeze(..., axis=k)`, because MXNet keeps no scalar axis. Slices become
 `F.slice(x, begin=(...), end=(...), step=(...))`, which clamps out-of-range bounds exactly like
-Python slicing (`slice_axis` does not, so it is not used for slices). After `...`, an integer
+Python slicing (`slice_axis` does not, so it is not used for slices). A bound written with the
+array's own dim counts from the end of its axis, which needs no shape: after `_, _, h, w =
+x.shape`, `x[:, :, 1:h - 1, :w]` → `F.slice(x, begin=(None, None, 1), end=(None, None, -1))`
+(unsafe: `h - k` is `-k` only for `0 < k <= h`; the unpacking, then unread, goes). After `...`, an integer
 index becomes `slice_axis(axis=-1)`. In a helper that receives tensors but no `F`, the same
 operators are used as methods (`t.slice_axis(...)`, `t.squeeze(...)`), which NDArray and Symbol
 both have. New axes (`None`, `np.newaxis`, an imported numpy `newaxis`) become
@@ -619,7 +623,7 @@ on it where the original worked.
                 return None
         if not elements:
             return None
-        bounds = self._axis_bounds(elements)
+        bounds = self._axis_bounds(elements, data)
         if bounds is None:
             return None
         begins, ends, steps, full, squeeze, safety = bounds
@@ -635,9 +639,14 @@ on it where the original worked.
             return _op(ns, "squeeze", sliced, [("axis", integer(axis))]), safety
         return _squeeze(ns, _slice(ns, data, begins, ends, steps, full), squeeze), safety
 
-    def _axis_bounds(self, elements) -> Optional[_AxisBounds]:
+    def _axis_bounds(
+        self, elements, data: Optional[cst.BaseExpression] = None
+    ) -> Optional[_AxisBounds]:
         """The bounds of `elements` (the Index and Slice of a subscript, from the front), or
-        None where a bound has no exact expression (both subscript rewrites start here)."""
+        None where a bound has no exact expression (both subscript rewrites start here). A
+        bound written with the sliced array's own dim (`x[:, :h - k]`) counts from the end of
+        its axis (`_own_dims`)."""
+        dims = self._own_dims(data)
         safety = SAFE
         begins: List[cst.BaseExpression] = []
         ends: List[cst.BaseExpression] = []
@@ -661,14 +670,20 @@ on it where the original worked.
                 integers.append(axis)
                 continue
             assert isinstance(element, cst.Slice)  # the other BaseSlice
+            lower, upper = element.lower, element.upper
+            if dims and element.step is None and isinstance(data, cst.Name):
+                lower = own_dim_bound(lower, axis, dims, data.value, False) or lower
+                upper = own_dim_bound(upper, axis, dims, data.value, True) or upper
+                if upper is not None and _is_none(upper):
+                    upper = None
             start, stop, stride = (
-                self._bound(element.lower),
-                self._bound(element.upper),
+                self._bound(lower),
+                self._bound(upper),
                 self._bound(element.step),
             )
             if start is None or stop is None or stride is None:
                 return None
-            for bound in (element.lower, element.upper):
+            for bound in (lower, upper):
                 number = literal_int(bound) if bound is not None else 0
                 if number is None or number < 0:
                     # MXNet 1.9.1's slice fails ("could not construct a sub-memory") for a
@@ -679,6 +694,16 @@ on it where the original worked.
             steps.append(stride)
             full.append(all(_is_none(b) for b in (start, stop, stride)))
         return _AxisBounds(begins, ends, steps, full, integers, safety)
+
+    def _own_dims(self, data: Optional[cst.BaseExpression]) -> Dict[str, int]:
+        """The names the function binds to dims of `data` (a name), memoized per function."""
+        if self.facts is None or not isinstance(data, cst.Name):
+            return {}
+        memo = self.__dict__.setdefault("_own_dims_memo", {})
+        key = (self.facts.node, data.value)
+        if key not in memo:
+            memo[key] = own_dims(self.facts.node, data.value)
+        return memo[key]
 
     def _index_bounds(self, expr: cst.BaseExpression):
         """(begin, end, exact) selecting index `expr` along an axis, or None.

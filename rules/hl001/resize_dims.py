@@ -6,12 +6,15 @@ each pooled branch back with `self.upsample(F, t, h, w)`, a method that returns
 a `like` mode that reads x's size in the graph.
 
 - **The pattern**: in hybrid_forward, a top-level `a, b, h, w = x.shape` (four names; the first
-  two unread), x never assigned in the function, and h and w read only as the sizes of resizes:
+  two unread), x not assigned before it, and h and w read only as the sizes of resizes:
   `F.contrib.BilinearResize2D(t, height=h, width=w)`, or `self.m(F, t, h, w)` where the
   class's method `m(self, F, data, h, w)` only returns
   `F.contrib.BilinearResize2D(data, height=h, width=w)`.
 - **The rewrite**: each resize becomes `F.contrib.BilinearResize2D(t, like=x, mode='like')`,
-  and the unpacking goes.
+  and the unpacking goes. When x, an input, is assigned after the unpacking (ALCNet's
+  `x = self.head(...)` before the resize back to the input's size), the unpacking becomes
+  `x_in = x` and the resizes read `like=x_in`: the array whose size the unpacking read (an
+  NDArray's shape never changes in place). Not when `x_in` is a name the function has.
 - **Exactness**: the `like` mode reads axes 2 and 3 of x, the sizes h and w were (MXNet 1.9.1,
   as for the resize-child rewrite), and the interpolation depends only on the sizes.
 - **Safety**: safe when every resize is the direct call; unsafe through the method, which the
@@ -26,7 +29,7 @@ import libcst as cst
 
 from .._build import call
 from ..base import SAFE, UNSAFE, Edit, Invalid
-from ..values import bound_targets, self_attribute_name, walk_nodes
+from ..values import bound_targets, self_attribute_name, target_names, walk_nodes
 from .resize_helper import resized_data, top_statements, variables
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -46,8 +49,18 @@ def plan_unpacked_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit
     if found is None:
         return None
     line, names, starred = found
-    if _assigned(forward, data) or any(_assigned(forward, n) > 1 for n in names[-2:]):
+    if any(_assigned(forward, n) > 1 for n in names[-2:]):
         return None
+    like, keep = data, None
+    if _assigned(forward, data):
+        # x rebound after the unpacking (`x = self.stem(x)`): the array whose size the
+        # unpacking read stays under a name of its own, `x_in = x`, which the resizes read
+        like = f"{data}_in"
+        if not _rebound_after(forward, data, line) or like in _names(forward):
+            return None
+        keep = line.with_changes(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(like))], value=cst.Name(data))]
+        )
     # the names' loads (the unpacking stores each as often as it lists it: `_, _`)
     seen = [v.value for v in variables(forward.body)]
     reads = {n: seen.count(n) - names.count(n) for n in names}
@@ -62,16 +75,16 @@ def plan_unpacked_resize(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit
                 resizes.append((expr, target))
     if not resizes or reads[height] + reads[width] != 2 * len(resizes):
         return None
-    edits: List[Edit] = [(line, cst.RemovalSentinel.REMOVE)]
+    edits: List[Edit] = [(line, cst.RemovalSentinel.REMOVE if keep is None else keep)]
     direct = True
     for expr, (tensor, through_method) in resizes:
         direct = direct and not through_method
-        like = call(
+        resize = call(
             f"{ns}.contrib.BilinearResize2D",
             [tensor],
-            [("like", cst.Name(data)), ("mode", cst.SimpleString("'like'"))],
+            [("like", cst.Name(like)), ("mode", cst.SimpleString("'like'"))],
         )
-        edits.append((expr, like))
+        edits.append((expr, resize))
     shape = rule.value(node.value).shape
     four = shape is not None and len(shape) == 4
     return tuple(edits), SAFE if direct and (four or not starred) else UNSAFE
@@ -97,6 +110,28 @@ def _unpacking(
         if len(names) == len(elements) == (3 if starred else 4) and len(set(names[-2:])) == 2:
             return line, names, starred
     return None
+
+
+def _rebound_after(forward: cst.FunctionDef, name: str, line: cst.SimpleStatementLine) -> bool:
+    """Whether `name` is an input of the function that only top-level statements after `line`
+    bind (so at `line` it is the input, and stays so under another name)."""
+    params = forward.params
+    inputs = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+    body = list(forward.body.body) if isinstance(forward.body, cst.IndentedBlock) else []
+    if name not in inputs or line not in body:
+        return False
+    position = body.index(line)
+    return not any(
+        name in target_names(target)
+        for statement in body[: position + 1]
+        for node in walk_nodes(statement, _SCOPES)
+        for target in bound_targets(node)
+    )
+
+
+def _names(forward: cst.FunctionDef) -> set:
+    """Every name the function reads, binds or declares (its parameters included)."""
+    return {n.value for n in walk_nodes(forward) if isinstance(n, cst.Name)}
 
 
 def _assigned(forward: cst.FunctionDef, name: str) -> int:
@@ -187,6 +222,13 @@ _EXAMPLE = (
     "        return F.concat(x, y, dim=1)\n"
 )
 _UNPACK = "        _, _, h, w = x.shape\n"
+_REBOUND = (
+    "class Net(HybridBlock):\n"
+    "    def hybrid_forward(self, F, x):\n"
+    "{}"
+    "        x = F.contrib.AdaptiveAvgPooling2D(x, output_size=2)\n"
+    "        return {}\n"
+)
 _POOLED = "F.contrib.AdaptiveAvgPooling2D(x, output_size=2)"
 _LIKE = f"F.contrib.BilinearResize2D({_POOLED}, like=x, mode='like')"
 INVALID = [
@@ -201,6 +243,15 @@ INVALID = [
         _EXAMPLE.format("", _UNPACK, f"F.contrib.BilinearResize2D({_POOLED}, height=h, width=w)"),
         line=3,
         fixed=_EXAMPLE.format("", "", _LIKE),
+        safety=SAFE,
+    ),
+    # ALCNet's PCMNet: x rebound before the resize back to its size, kept as `x_in`
+    Invalid(
+        _REBOUND.format(_UNPACK, "F.contrib.BilinearResize2D(x, height=h, width=w)"),
+        line=3,
+        fixed=_REBOUND.format(
+            "        x_in = x\n", "F.contrib.BilinearResize2D(x, like=x_in, mode='like')"
+        ),
         safety=SAFE,
     ),
     # deeplabv3+'s image pooling: the last two axes, which are 2 and 3 only at rank 4
