@@ -17,6 +17,7 @@ from .values import (
     last_name,
     parameter_names,
     self_attribute_name,
+    walk_nodes,
 )
 from ._examples import constructor, net
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
@@ -69,6 +70,46 @@ def _init_assignments(init: Optional[cst.FunctionDef]) -> List[Tuple[str, cst.Ba
     if init is not None:
         init.visit(Assignments())
     return found
+
+
+_DIRECT = {
+    "mxnet.gluon.Parameter": "Parameter",
+    "mxnet.gluon.parameter.Parameter": "Parameter",
+    "mxnet.gluon.Constant": "Constant",
+    "mxnet.gluon.parameter.Constant": "Constant",
+}
+
+
+def _direct_parameters(init: cst.FunctionDef, qualify) -> List[Tuple[str, cst.Call, str]]:
+    """(attr, call, "Parameter"/"Constant") of each `self.<attr> = gluon.Parameter(...)`
+    in `init`."""
+    found = []
+    for node in walk_nodes(init.body, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if not (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)):
+            continue
+        kind = _DIRECT.get(qualify(dotted_name(node.value.func)) or "")
+        if kind is None:
+            continue
+        for target in node.targets:
+            attr = self_attribute_name(target.target)
+            if attr is not None:
+                found.append((attr, node.value, kind))
+    return found
+
+
+def _registers_by_hand(klass: cst.ClassDef) -> bool:
+    """The class touches gluon's registries itself (`self.params.update(...)`,
+    `self._params`, `self._reg_params`): what `collect_params()` holds is not what it seems."""
+    for node in walk_nodes(klass.body):
+        if isinstance(node, cst.Attribute) and node.attr.value in ("_params", "_reg_params"):
+            return True
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "update"
+            and self_attribute_name(node.value) == "params"
+        ):
+            return True
+    return False
 
 
 def _child_call(klass: cst.ClassDef, child: str) -> Optional[cst.Call]:
@@ -260,6 +301,19 @@ class _ConstantInitializers(cst.CSTVisitor):
             self.found.append(node)
 
 
+_DIRECT_EXAMPLE = (
+    "from mxnet import gluon\n\n\n"
+    "class Net(gluon.HybridBlock):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        with self.name_scope():\n"
+    "            self.weight = {}\n"
+    "            self.weight.initialize()\n\n"
+    "    def hybrid_forward(self, F, x, weight):\n"
+    "        return F.FullyConnected(x, weight, no_bias=True, num_hidden=3)\n"
+)
+
+
 class ParameterData(Rule):
     code = "HL012"
     name = "parameter-data"
@@ -274,6 +328,8 @@ Finds `self.weight.data()` (any parameter or constant declared with `self.params
 block's `self.embed.weight.data()` (the child built in `__init__` as a gluon layer whose
 parameters are known, `nn.Embedding`'s `weight`, `nn.Dense`'s `weight`/`bias`, ..., or as a
 class of the module declaring that parameter) inside `hybrid_forward` and the helpers it calls.
+Also two hazards of how a block makes its parameters: an `init.Constant(<list>)` initializer
+and a `gluon.Parameter(...)` built directly (`--details`).
 
 ## Why it breaks under hybridize
 Gluon passes every registered parameter to `hybrid_forward` as a keyword argument of the
@@ -323,18 +379,6 @@ def hybrid_forward(self, F, tokens, embed_weight):
     return F.FullyConnected(h, embed_weight, no_bias=True, num_hidden=self._vocab_size, flatten=False)
 ```
 
-Also `init.Constant(<list>)` (a list or tuple display, or `<x>.tolist()`) anywhere in the
-class, the initializer of a parameter: eagerly the list fills it, but under hybridize
-`Parameter.var()` serializes the initializer and MXNet 1.9.1's `Constant.dumps()` calls
-`.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
-object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
-`arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
-`dumps()` writes the same list); a one-element display `Constant([v])` becomes `Constant(v)`
-(safe for a number literal, whose fill is the same: a float, or an integer below 2**53, which
-MXNet's fill keeps exact; unsafe for a name, which may hold an array that broadcasts
-differently) when v is a number literal or the module does not import numpy; reported without
-a fix otherwise.
-
 No fix, with the reason in the message:
 - in helpers (gluon passes parameters to hybrid_forward only), and in functions that bind the
   name to something else;
@@ -364,9 +408,49 @@ once, checked on MXNet 1.9.1), and checkpoints saved by the original still load,
 `save_parameters()` (without `deduplicate=True`) now also writes the parameter under the new
 name (`embed_weight` next to `embed.weight`), which the original code refuses to load unless
 `ignore_extra=True`.
+
+## Constant(<list>) initializers
+`init.Constant(<list>)` (a list or tuple display, or `<x>.tolist()`) anywhere in the
+class, the initializer of a parameter: eagerly the list fills it, but under hybridize
+`Parameter.var()` serializes the initializer and MXNet 1.9.1's `Constant.dumps()` calls
+`.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
+object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
+`arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
+`dumps()` writes the same list); a one-element display `Constant([v])` becomes `Constant(v)`
+(safe for a number literal, whose fill is the same: a float, or an integer below 2**53, which
+MXNet's fill keeps exact; unsafe for a name, which may hold an array that broadcasts
+differently) when v is a number literal or the module does not import numpy; reported without
+a fix otherwise.
+
+## Parameters built directly
+A Parameter (or Constant) built directly and stored on the block, `self.weight =
+gluon.Parameter('norm_weight', shape=(c, f))`, that hybrid_forward reads under the argument
+gluon passes for it: `Block.__setattr__` registers it, so eagerly gluon passes its data, but
+`collect_params()` holds only what `self.params` made, and hybridized MXNet 1.9.1 fails with
+`AssertionError: Unknown input to HybridBlock: norm_weight` (the engine likewise; checked).
+`initialize()` and a `Trainer` of `collect_params()` skip it too. Fix:
+`self.params.get('norm_weight', shape=(c, f))` (`self.params.get_constant(...)` for a
+Constant), unsafe: the parameter now joins `collect_params()` (`initialize()` and a
+`Trainer` of it include it; its name gains the block's prefix; `save_parameters` wrote it
+before too, under the attribute's name, and still does). Not reported when the class
+registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or defines
+`collect_params`; no fix when a Parameter argument after the name is positional.
 """
 
     VALID = [
+        # built directly but never read by hybrid_forward: the graph does not hold it
+        Valid(
+            _DIRECT_EXAMPLE.format("gluon.Parameter('w', shape=(3, 4))").replace(
+                "F.FullyConnected(x, weight, no_bias=True, num_hidden=3)", "F.relu(x)"
+            )
+        ),
+        # registered by hand
+        Valid(
+            _DIRECT_EXAMPLE.format("gluon.Parameter('w', shape=(3, 4))").replace(
+                "            self.weight.initialize()\n",
+                "            self.params.update({'w': self.weight})\n",
+            )
+        ),
         Valid(_net("return F.broadcast_mul(x, weight)", "F, x, weight")),
         Valid(_net("return x.reshape((0, self.weight.data().shape[1]))", "F, x, weight")),
         Valid(
@@ -402,6 +486,27 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
         Valid(_initialized("np.array([[0.5, 1.0, 2.0]])")),
     ]
     INVALID = [
+        # a Parameter built directly: eagerly passed, hybridized an unknown input
+        Invalid(
+            _DIRECT_EXAMPLE.format("gluon.Parameter('norm_weight', shape=(3, 4))"),
+            line=8,
+            fix=(
+                "gluon.Parameter('norm_weight', shape=(3, 4))",
+                "self.params.get('norm_weight', shape=(3, 4))",
+            ),
+            safety=UNSAFE,
+        ),
+        Invalid(
+            _DIRECT_EXAMPLE.format("gluon.Constant('norm_weight', mx.nd.ones((3, 4)))"),
+            line=8,
+            fix=(
+                "gluon.Constant('norm_weight', mx.nd.ones((3, 4)))",
+                "self.params.get_constant('norm_weight', mx.nd.ones((3, 4)))",
+            ),
+            safety=UNSAFE,
+        ),
+        # a positional argument after the name: get() takes keywords only, no fix
+        Invalid(_DIRECT_EXAMPLE.format("gluon.Parameter('norm_weight', 'write', (3, 4))"), line=8),
         # Constant(<list>): Parameter.var() fails under hybridize; the same values as an array
         Invalid(
             _initialized("[[0.5, 1.0, 2.0]]"),
@@ -548,6 +653,48 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
     ]
 
     def check_class(self, klass: ClassFacts) -> None:
+        self._check_unregistered(klass)
+        self._check_constant_initializers(klass)
+
+    def _check_unregistered(self, klass: ClassFacts) -> None:
+        """`self.<p> = gluon.Parameter(...)` (or Constant) in `__init__`, read by
+        hybrid_forward as the argument `<p>`: hybridized, no collected parameter feeds its
+        Symbol variable (explanation)."""
+        init, forward = klass.methods.get("__init__"), klass.methods.get("hybrid_forward")
+        if init is None or forward is None or "collect_params" in klass.methods:
+            return
+        built = _direct_parameters(init, self.state.module.qualify)
+        if not built or _registers_by_hand(klass.node):
+            return
+        read = {n.value for n in walk_nodes(forward.body) if isinstance(n, cst.Name)}
+        declared = set(parameter_names(forward.params))
+        for attr, call, kind in built:
+            if attr not in declared or attr not in read:
+                continue
+            name = call.args[0].value if call.args and call.args[0].keyword is None else None
+            shown = cst.Module([]).code_for_node(name) if name is not None else repr(attr)
+            message = (
+                f"`self.{attr}` is a {kind} built directly, not with `self.params`: "
+                "`collect_params()` never holds it, so hybridized MXNet 1.9.1 fails with "
+                f"`AssertionError: Unknown input to HybridBlock: {shown.strip(chr(39) + chr(34))}` "
+                "(and initialize() and a Trainer skip it)"
+            )
+            method = "get" if kind == "Parameter" else "get_constant"
+            rest = call.args[1:]
+            if name is None or (kind == "Parameter" and any(a.keyword is None for a in rest)):
+                self.report(call, message + f"; use self.params.{method}(...)")
+                continue
+            replacement = call.with_changes(func=cst.parse_expression(f"self.params.{method}"))
+            self.report(
+                call,
+                message + f"; use self.params.{method}(...) (unsafe: the {kind.lower()} then joins "
+                "collect_params(): initialize() and a Trainer of it include it, and its name "
+                "gains the block's prefix)",
+                edits=[(call, replacement)],
+                safety=UNSAFE,
+            )
+
+    def _check_constant_initializers(self, klass: ClassFacts) -> None:
         """`init.Constant(<list>)` anywhere in a HybridBlock: eagerly the list fills the
         parameter, but hybridized `Parameter.var()` serializes the initializer and MXNet
         1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not a number or a
