@@ -45,7 +45,10 @@ assigned again after it.
   `F.contrib.BilinearResize2D(t, like=x, mode='like')`. The `like` mode reads `x.shape[2]`
   and `x.shape[3]` whatever x's rank (MXNet 1.9.1), which is what the original passes, so it
   is exact: safe. With `x.shape[-2]`/`x.shape[-1]` it is exact only on a rank-4 x: safe when
-  the analysis knows the rank, else unsafe. Other arguments (`scale_height`, `mode=`): reported.
+  the analysis knows the rank, else unsafe. A square size from one axis (`height=x.shape[2],
+  width=x.shape[2]`) becomes the same like-resize, unsafe: exact only where x is square, the
+  one input where a caller combining it with x's size works. Other arguments
+  (`scale_height`, `mode=`): reported.
 - **A name bound to dims and used only in such calls** (`length = x.shape[1]` then
   `F.arange(length)`; `height, width = x.shape[2:]` used only in a resize; also as reshape
   targets of x, through HL001's reshape codes) → every use is rewritten as above and the
@@ -702,6 +705,10 @@ def _rewrite_resize(node: cst.Call, resolver: _Resolver):
         safety = SAFE
     elif axes == (-2, -1):
         safety = SAFE if resolver.rank(height[0]) == 4 else UNSAFE
+    elif axes in ((2, 2), (3, 3)):
+        # `width=x.shape[2]` (MTCloud's deeplabv3 ASPP): a square resize, which the like mode
+        # gives only for a square x, where every caller that concatenates it with x's size runs
+        safety = UNSAFE
     else:
         return None
     args = [data]
@@ -877,6 +884,16 @@ INVALID = [
             ),
         ),
         safety=SAFE,
+    ),
+    # a square size read from one axis: the like-resize, exact only on a square y
+    Invalid(
+        net("return F.contrib.BilinearResize2D(x, height=y.shape[3], width=y.shape[3])", "F, x, y"),
+        line=3,
+        fix=(
+            "F.contrib.BilinearResize2D(x, height=y.shape[3], width=y.shape[3])",
+            "F.contrib.BilinearResize2D(x, like=y, mode='like')",
+        ),
+        safety=UNSAFE,
     ),
     Invalid(
         net("return F.contrib.BilinearResize2D(x, height=y.shape[2], width=y.shape[3])", "F, x, y"),
