@@ -912,8 +912,9 @@ def _sole_input(facts: FunctionFacts, name: str) -> bool:
     checked for `net(3.0)`; the block's Parameters do not count), so in every call that works
     the only input holds an array: it is one, or a list or tuple holding one, which raises in
     arithmetic with an array as the broadcast operator does. A second input (`net(2.0, x)`
-    works), `*args`, a `forward` or `__call__` of the module's classes, or a base that is not
-    gluon's `HybridBlock` (its forward may pass anything) leave the question open."""
+    works), `*args`, a `forward` or `__call__` of the module's classes, a base that is not
+    gluon's `HybridBlock` (its forward may pass anything), or a subclass in the module calling
+    this hybrid_forward directly (`super().hybrid_forward(F, ...)`) leave the question open."""
     klass = facts.klass
     if facts.kind != "hybrid_forward" or klass is None or klass.module is None:
         return False
@@ -926,10 +927,24 @@ def _sole_input(facts: FunctionFacts, name: str) -> bool:
     inputs = [p.name.value for p in declared if not _parameter_input(klass.node, p.name.value)]
     if inputs != [name]:
         return False
-    lineage = class_lineage(klass.node, klass.module.class_nodes or {})
+    classes = klass.module.class_nodes or {}
+    lineage = class_lineage(klass.node, classes)
     own = {c.name.value for c in lineage}
     bases = {last_name(b.value) for c in lineage for b in c.bases if b.keyword is None}
-    return bases - own == {"HybridBlock"}
+    if bases - own != {"HybridBlock"}:
+        return False
+    # a subclass of the module calling this hybrid_forward itself (`super().hybrid_forward(F,
+    # ...)`) bypasses gluon's check: it may pass anything
+    for other in classes.values():
+        if other is not klass.node and klass.node in class_lineage(other, classes):
+            if any(
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Attribute)
+                and n.func.attr.value == "hybrid_forward"
+                for n in walk_nodes(other.body)
+            ):
+                return False
+    return True
 
 
 def _parameter_input(klass: cst.ClassDef, attr: str) -> bool:

@@ -184,6 +184,12 @@ SOLE_CASES = {
         SOLE.replace("class Net(HybridBlock)", "class Net(mx.gluon.nn.Dense)"),
         "unsafe",
     ),
+    # a subclass calling it directly bypasses gluon's check of the inputs
+    "called_by_a_subclass": (
+        SOLE + "\n\nclass Sub(Net):\n    def hybrid_forward(self, F, x, beta):\n"
+        "        return super().hybrid_forward(F, 2.0, beta=beta) + x\n",
+        "unsafe",
+    ),
 }
 
 
