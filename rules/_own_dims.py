@@ -9,8 +9,8 @@ the end of its own axis needs no size: `h - k` is `-k` and `h` (as an end) is th
 0; for k > h Python clamps where MXNet refuses): the rewrite is unsafe unless both are known,
 which HL003's safety already says of a bound that is not a non-negative literal.
 
-The names count only when the function binds them once, at its top level, from the shape of
-an array it never rebinds (`own_dims`): then every read is that dim of that array."""
+The names count only where `_dim_bindings` (HL001's reading of dims) finds them valid: bound
+once, at the top level, read only after, the array not assigned at or after the binding."""
 
 from __future__ import annotations
 
@@ -19,42 +19,19 @@ from typing import Dict, Optional
 import libcst as cst
 
 from ._build import integer
-from .values import bound_targets, literal_int, target_names, walk_nodes
-
-_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+from ._dim_bindings import scan_function
+from .values import literal_int, shape_index
 
 
 def own_dims(function: cst.FunctionDef, data: str) -> Dict[str, int]:
-    """name -> axis for the names `function` binds to dims of `data` at its top level
-    (`_, _, h, w = data.shape`, `w = data.shape[3]`), each bound once, `data` never bound."""
-    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    found: Dict[str, int] = {}
-    for line in body:
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            continue
-        statement = line.body[0]
-        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
-            continue
-        target, value = statement.targets[0].target, statement.value
-        if _is_shape_of(value, data) and isinstance(target, (cst.Tuple, cst.List)):
-            if all(isinstance(e, cst.Element) for e in target.elements):
-                for axis, element in enumerate(target.elements):
-                    if isinstance(element.value, cst.Name):
-                        found[element.value.value] = axis
-        elif isinstance(target, cst.Name) and isinstance(value, cst.Subscript):
-            index = _shape_index(value, data)
-            if index is not None:
-                found[target.value] = index
-    if not found:
-        return {}
-    counts: Dict[str, int] = {}
-    for node in walk_nodes(function.body, _SCOPES):
-        for bound in bound_targets(node):
-            for name in target_names(bound):
-                counts[name] = counts.get(name, 0) + 1
-    if counts.get(data):
-        return {}
-    return {name: axis for name, axis in found.items() if counts.get(name) == 1}
+    """name -> axis (counted from the front) for the names `function` binds to dims of
+    `data` with a valid binding (`_dim_bindings`: bound once, at the top level, read only
+    after, `data` not assigned at or after it)."""
+    return {
+        name: binding.axes[name]
+        for name, binding in scan_function(function).by_name.items()
+        if binding.data == data and binding.axes[name] >= 0
+    }
 
 
 def own_dim_bound(
@@ -81,26 +58,13 @@ def own_dim_bound(
 
 
 def _is_dim(expr: cst.BaseExpression, axis: int, dims: Dict[str, int], data: str) -> bool:
+    """`expr` is axis `axis` of `data`: a name of `dims`, or `data.shape[axis]`."""
     if isinstance(expr, cst.Name):
         return dims.get(expr.value) == axis
-    return isinstance(expr, cst.Subscript) and _shape_index(expr, data) == axis
-
-
-def _is_shape_of(expr: cst.BaseExpression, data: str) -> bool:
+    dim = shape_index(expr)
     return (
-        isinstance(expr, cst.Attribute)
-        and expr.attr.value == "shape"
-        and isinstance(expr.value, cst.Name)
-        and expr.value.value == data
+        dim is not None
+        and isinstance(dim[0].value, cst.Name)
+        and dim[0].value.value == data
+        and dim[1] == axis
     )
-
-
-def _shape_index(expr: cst.Subscript, data: str) -> Optional[int]:
-    """k for `data.shape[k]` with a literal k >= 0."""
-    if not _is_shape_of(expr.value, data) or len(expr.slice) != 1:
-        return None
-    element = expr.slice[0].slice
-    if not isinstance(element, cst.Index):
-        return None
-    index = literal_int(element.value)
-    return index if index is not None and index >= 0 else None

@@ -72,7 +72,6 @@ assigned again after it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -83,6 +82,9 @@ from .._examples import net
 from .axes import Plan, tile_rewrite
 from ..analysis import TENSOR, call_argument, literal_int
 from ..values import shape_index
+from .._dim_bindings import DimBinding as _Binding
+from .._dim_bindings import FunctionScan as _FunctionScan
+from .._dim_bindings import scan_function
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
@@ -126,7 +128,7 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
     statement = rule.statement
     if namespace is None or facts is None or not isinstance(statement, cst.SimpleStatementLine):
         return None
-    scan = _scan(facts)
+    scan = scan_function(facts.node)
     binding = scan.bindings.get(statement)
     if (
         binding is None
@@ -168,229 +170,6 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
 
 
 # ---- resolving dims ----------------------------------------------------------------------
-@dataclass
-class _Binding:
-    """`n = x.shape[k]` & co. at the top level: names -> axes of `data`."""
-
-    statement: cst.SimpleStatementLine
-    attributes: Tuple[cst.Attribute, ...]  # the `x.shape` nodes it reads (HL001 reports each)
-    data: str
-    axes: Dict[str, int]
-    index: int
-    rank: Optional[int] = None  # the rank the unpacking proves (b, c, h, w = x.shape)
-
-
-@dataclass
-class _FunctionScan:
-    bindings: Dict[cst.CSTNode, _Binding] = field(default_factory=dict)
-    stores: Dict[str, List[Optional[int]]] = field(
-        default_factory=dict
-    )  # name -> statement index (None: nested)
-    loads: Dict[str, List[Tuple[cst.Name, Optional[int]]]] = field(default_factory=dict)
-    calls: List[cst.Call] = field(default_factory=list)
-    by_name: Dict[str, _Binding] = field(default_factory=dict)
-
-    def valid(self, binding: _Binding) -> bool:
-        """Bound once; the data not assigned at or after the binding; loads only after it."""
-        for name in binding.axes:
-            if self.stores.get(name, []) != [binding.index]:
-                return False
-            if any(
-                index is None or index <= binding.index for _, index in self.loads.get(name, [])
-            ):
-                return False
-        return all(
-            index is not None and index < binding.index
-            for index in self.stores.get(binding.data, [])
-        )
-
-    def load_ids(self, names: Set[str]) -> Set[int]:
-        return {id(node) for name in names for node, _ in self.loads.get(name, [])}
-
-
-class _Collector(cst.CSTVisitor):
-    def __init__(self, scan: _FunctionScan) -> None:
-        self.scan = scan
-        self.index: Optional[int] = None
-        self.nested = 0
-
-    def _where(self) -> Optional[int]:
-        return None if self.nested else self.index
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.nested += 1
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.nested -= 1
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.nested += 1
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self.nested -= 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.nested += 1
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.nested -= 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False  # `.attr` is no load of a name
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False  # a keyword is no load
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.scan.loads.setdefault(node.value, []).append((node, self._where()))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.scan.calls.append(node)
-
-    def _store(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self.scan.stores.setdefault(target.value, []).append(self._where())
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._store(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._store(target.value)
-        else:
-            target.visit(self)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        self._store(node.target)
-        return False
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        self._store(node.target)
-        node.target.visit(self)  # also a load
-        node.value.visit(self)
-        return False
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        self._store(node.target)
-        if node.value is not None:
-            node.value.visit(self)
-        return False
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
-        self._store(node.target)
-        node.value.visit(self)
-        return False
-
-    def visit_For(self, node: cst.For) -> None:
-        self._store(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._store(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> bool:
-        self._store(node.name)
-        return False
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self.scan.stores.setdefault(item.name.value, []).append(None)
-
-    visit_Nonlocal = visit_Global  # type: ignore[assignment]
-
-
-def _scan(facts) -> _FunctionScan:
-    scan = _FunctionScan()
-    for param in (
-        facts.node.params.params
-        + facts.node.params.kwonly_params
-        + facts.node.params.posonly_params
-    ):
-        scan.stores.setdefault(param.name.value, []).append(-1)
-    collector = _Collector(scan)
-    body = facts.node.body
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    for index, statement in enumerate(statements):
-        collector.index = index
-        statement.visit(collector)
-        binding = _binding(statement, index)
-        if binding is not None:
-            scan.bindings[statement] = binding
-    for binding in scan.bindings.values():
-        if scan.valid(binding):
-            for name in binding.axes:
-                scan.by_name[name] = binding
-    return scan
-
-
-def _binding(statement: cst.CSTNode, index: int) -> Optional[_Binding]:
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    assign = statement.body[0]
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-        return None
-    target, value = assign.targets[0].target, assign.value
-    if isinstance(target, cst.Name):
-        dim = shape_index(value)
-        if dim is None or not isinstance(dim[0].value, cst.Name):
-            return None
-        return _Binding(statement, (dim[0],), dim[0].value.value, {target.value: dim[1]}, index)
-    if not isinstance(target, (cst.Tuple, cst.List)) or not all(
-        isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements
-    ):
-        return None
-    names = [e.value.value for e in target.elements]  # type: ignore[attr-defined]
-    bound = [n for n in names if n != "_"]
-    if len(set(bound)) != len(bound) or not bound:
-        return None
-    start, rank = 0, None
-    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
-        # `h, w = x.shape[2], x.shape[3]`: each a dim of the same tensor
-        dims: List[Tuple[cst.Attribute, str, int]] = []  # (the `x.shape` node, x, k)
-        for e in value.elements:
-            dim = shape_index(e.value)
-            if dim is None or not isinstance(dim[0].value, cst.Name):
-                return None
-            dims.append((dim[0], dim[0].value.value, dim[1]))
-        if len({d[1] for d in dims}) != 1:
-            return None
-        return _Binding(
-            statement,
-            tuple(d[0] for d in dims),
-            dims[0][1],
-            {n: d[2] for n, d in zip(names, dims) if n != "_"},
-            index,
-        )
-    if isinstance(value, cst.Attribute) and value.attr.value == "shape":
-        attribute, rank = value, len(names)
-    elif (
-        isinstance(value, cst.Subscript)
-        and isinstance(value.value, cst.Attribute)
-        and value.value.attr.value == "shape"
-        and len(value.slice) == 1
-        and isinstance(value.slice[0].slice, cst.Slice)
-    ):
-        part = value.slice[0].slice
-        begin = literal_int(part.lower) if part.lower is not None else 0
-        if begin is None or part.upper is not None or part.step is not None:
-            return None
-        if begin < 0 and -begin != len(names):
-            return None
-        attribute, start = value.value, begin
-        rank = begin + len(names) if begin >= 0 else None
-    else:
-        return None
-    if not isinstance(attribute.value, cst.Name):
-        return None
-    return _Binding(
-        statement,
-        (attribute,),
-        attribute.value.value,
-        {n: start + i for i, n in enumerate(names) if n != "_"},
-        index,
-        rank,
-    )
-
-
 class _Resolver:
     """Element expressions -> dims of tensors (`x.shape[k]`, names bound to dims)."""
 
@@ -402,7 +181,7 @@ class _Resolver:
     @property
     def scan(self) -> Optional[_FunctionScan]:
         if self._scan is None and self.rule.facts is not None:
-            self._scan = _scan(self.rule.facts)
+            self._scan = scan_function(self.rule.facts.node)
         return self._scan
 
     def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
