@@ -19,17 +19,17 @@ from typing import Dict, Optional
 import libcst as cst
 
 from ._build import integer
-from ._dim_bindings import scan_function
+from ._dim_bindings import FunctionScan
 from .values import literal_int, shape_index
 
 
-def own_dims(function: cst.FunctionDef, data: str) -> Dict[str, int]:
-    """name -> axis (counted from the front) for the names `function` binds to dims of
-    `data` with a valid binding (`_dim_bindings`: bound once, at the top level, read only
-    after, `data` not assigned at or after it)."""
+def own_dims(scan: FunctionScan, data: str) -> Dict[str, int]:
+    """name -> axis (counted from the front) for the names a function binds to dims of `data`
+    with a valid binding (`scan`: the function's `_dim_bindings`; bound once, at the top level,
+    read only after, `data` not assigned at or after it)."""
     return {
         name: binding.axes[name]
-        for name, binding in scan_function(function).by_name.items()
+        for name, binding in scan.by_name.items()
         if binding.data == data and binding.axes[name] >= 0
     }
 

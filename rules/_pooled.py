@@ -48,7 +48,7 @@ from .values import (
     last_name,
     literal_int,
     self_attribute_name,
-    syntax_children,
+    walk_nodes,
 )
 
 POOLED = "global_pool"  # a Value.shape_reason: 1s on every axis after the first two
@@ -230,7 +230,7 @@ def _kept_children(
     """The attributes `__init__` binds only (every write, on any path) to children that keep a
     gate's spatial 1s."""
     effects: Dict[str, set] = {}
-    for node in _walk(init.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+    for node in walk_nodes(init.body, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 attr = self_attribute_name(target.target)
@@ -351,7 +351,7 @@ def _reached_returns(
                     yield small.value
                     return
             continue
-        for node in _walk(statement, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        for node in walk_nodes(statement, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             if isinstance(node, cst.Return):  # loops, try, with: every return they hold
                 yield node.value
 
@@ -473,19 +473,12 @@ def _starred(arg: cst.Arg, bound: Mapping[str, object]) -> object:
 
 def _stored_names(function: cst.FunctionDef) -> set:
     names = set()
-    for node in _walk(function.body):
+    for node in walk_nodes(function.body):
         if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
             target = node.target
             if isinstance(target, cst.Name):
                 names.add(target.value)
     return names
-
-
-def _walk(node: cst.CSTNode, stop: tuple = ()):
-    yield node
-    for child in syntax_children(node):
-        if not isinstance(child, stop):
-            yield from _walk(child, stop)
 
 
 def _literal(expr: cst.BaseExpression, bound: Mapping[str, object]) -> object:

@@ -49,6 +49,7 @@ from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import bound_call, factory_value, returns
 from ._pooled import child_effect
+from ._dim_bindings import FunctionScan, scan_function
 from ._sliced_arrays import sliced_arrays
 from .evaluate import Evaluator
 from .flow import FunctionAnalyzer
@@ -241,12 +242,21 @@ class FunctionFacts:
     # so a fix resting on them is unsafe (`Rule.report`)
     caller_tensors: Set[str] = field(default_factory=set)
     _sliced: Optional[Set[cst.Name]] = None  # `sliced_arrays`, once per walk
+    _dims: Optional[FunctionScan] = None  # `dim_bindings` (memo)
     # a method reached through an object hybrid code made and handed F (`_instances`): its
     # class, and what `self.<a>` holds there (the namespace, tensors the constructor stored)
     instance_of: Optional[str] = None
     self_attrs: Env = field(default_factory=dict)
     # the walk's constructions of such classes: call -> {"self.<a>": what it stores}
     made: Dict[cst.Call, Env] = field(default_factory=dict)
+
+    def dim_bindings(self) -> FunctionScan:
+        """The names the body binds to dims of arrays (`_dim_bindings.scan_function`), scanned
+        once on demand: HL001's creation and resize rewrites and HL003's own-dim slice bounds
+        read the same scan."""
+        if self._dims is None:
+            self._dims = scan_function(self.node)
+        return self._dims
 
     def sliced_arrays(self) -> Set[cst.Name]:
         """The names holding a gluon input (or an item of one) that `n[a:b] - n[c:d]` & co

@@ -696,14 +696,10 @@ on it where the original worked.
         return _AxisBounds(begins, ends, steps, full, integers, safety)
 
     def _own_dims(self, data: Optional[cst.BaseExpression]) -> Dict[str, int]:
-        """The names the function binds to dims of `data` (a name), memoized per function."""
+        """The names the function binds to dims of `data` (a name)."""
         if self.facts is None or not isinstance(data, cst.Name):
             return {}
-        memo = self.__dict__.setdefault("_own_dims_memo", {})
-        key = (self.facts.node, data.value)
-        if key not in memo:
-            memo[key] = own_dims(self.facts.node, data.value)
-        return memo[key]
+        return own_dims(self.facts.dim_bindings(), data.value)
 
     def _index_bounds(self, expr: cst.BaseExpression):
         """(begin, end, exact) selecting index `expr` along an axis, or None.

@@ -84,7 +84,6 @@ from ..analysis import TENSOR, call_argument, literal_int
 from ..values import shape_index
 from .._dim_bindings import DimBinding as _Binding
 from .._dim_bindings import FunctionScan as _FunctionScan
-from .._dim_bindings import scan_function
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
@@ -128,7 +127,7 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
     statement = rule.statement
     if namespace is None or facts is None or not isinstance(statement, cst.SimpleStatementLine):
         return None
-    scan = scan_function(facts.node)
+    scan = facts.dim_bindings()
     binding = scan.bindings.get(statement)
     if (
         binding is None
@@ -181,7 +180,7 @@ class _Resolver:
     @property
     def scan(self) -> Optional[_FunctionScan]:
         if self._scan is None and self.rule.facts is not None:
-            self._scan = scan_function(self.rule.facts.node)
+            self._scan = self.rule.facts.dim_bindings()
         return self._scan
 
     def dim(self, expr: cst.BaseExpression) -> Optional[Dim]:
