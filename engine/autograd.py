@@ -16,6 +16,8 @@ __all__ = [
     "set_recording",
     "set_training",
     "Function",
+    "backward",
+    "grad",
 ]
 
 _local = threading.local()
@@ -83,6 +85,20 @@ def train_mode() -> _Scope:
 def predict_mode() -> _Scope:
     """Scope in inference mode."""
     return _Scope(None, False)
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: ARG001
+    """The engine computes no gradients (see `NDArray.backward`)."""
+    from .base import engine_not_implemented
+
+    engine_not_implemented("autograd.backward (gradients)")
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: ARG001
+    """The engine computes no gradients (see `NDArray.backward`)."""
+    from .base import engine_not_implemented
+
+    engine_not_implemented("autograd.grad (gradients)")
 
 
 class Function:

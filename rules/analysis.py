@@ -2051,7 +2051,7 @@ def analyze(
                 return
             bound = _bind_call(method, call, args, True, forwarded)
             bound.update(target[3])  # what `self.<a>` holds: the namespace, tensors
-            record(("instance", target[1], target[2]), method, None, "helper_method", bound)
+            record(("instance", target[1], target[2]), method, None, "helper_method", bound, call)
             return
         called = _called_helper(target, caller, module)
         if called is not None:  # every call, tensors passed or not (`helper_calls`)
@@ -2099,7 +2099,13 @@ def analyze(
             return
         parameters = caller.klass.parameters if caller.klass is not None else {}
         bound = _bind_call(node, call, args, skip_self, forwarded, parameters)
-        record(key, node, klass, kind, bound)
+        record(key, node, klass, kind, bound, call)
+
+    # a helper's call sites and what each binds: a caller walked again (a helper it calls
+    # returned something known only after the first walk) replaces its sites' bindings
+    # instead of joining them with its first walk's (`s = self._match(F, x)` unknown, then a
+    # tensor: `self._loss(F, s)` binds a tensor)
+    site_envs: Dict[Tuple[object, ...], Dict[cst.Call, Env]] = {}
 
     def record(
         key: Tuple[object, ...],
@@ -2107,12 +2113,20 @@ def analyze(
         klass: Optional[ClassFacts],
         kind: str,
         bound: Env,
+        call: cst.Call,
     ) -> None:
-        """Join one call site's bindings into the helper's env (analysed again if changed)."""
+        """Join the call sites' bindings into the helper's env (analysed again if changed)."""
         previous = helper_envs.get(key)
-        merged = bound if previous is None else join_envs(previous, bound)
-        if previous is not None:  # a parameter any call fills with a graph input may hold one
-            merged.update((k, v) for k, v in {**previous, **bound}.items() if _input_mark(k))
+        sites = site_envs.setdefault(key, {})
+        sites[call] = bound
+        merged: Env = {}
+        marked: Env = {}
+        for i, env in enumerate(sites.values()):
+            merged = env if i == 0 else join_envs(merged, env)
+            # a parameter any call fills with a graph input may hold one
+            marked.update((k, v) for k, v in env.items() if _input_mark(k))
+        if len(sites) > 1:
+            merged = {**merged, **marked}
         if previous is None or merged != previous:
             helper_envs[key] = merged
             helper_owner[key] = (node, klass, kind)

@@ -369,6 +369,28 @@ def test_helper_result_feeds_the_rules():
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL003", 7)]
 
 
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_helper_result_passed_to_another_helper_binds_a_tensor(twice):
+    """DarkRank's loss (blind round 6): `scores = self._match(F, x)` is unknown on the first
+    walk of hybrid_forward and a tensor once `_match` is walked; the call site of `_loss`
+    then binds a tensor, replacing the first walk's binding (a join kept it unknown, and the
+    `pred.shape[0]` that fails hybridized went unreported). A second call site passing an
+    unknown value still makes the parameter unknown."""
+    second = "        other = self._loss(F, self.table, y)\n" if twice else ""
+    source = (
+        "class Net(HybridBlock):\n"
+        "    def _match(self, F, desc):\n        return F.sqrt(desc)\n\n"
+        "    def _loss(self, F, pred, label):\n"
+        "        batch_size = pred.shape[0]\n        return F.sum(pred) + label\n\n"
+        "    def hybrid_forward(self, F, x, y):\n"
+        "        scores = self._match(F, x)\n"
+        + second
+        + "        return self._loss(F, scores, y)\n"
+    )
+    found = [(f.code, f.line) for f in lint_source(source) if f.code == "HL001"]
+    assert found == ([] if twice else [("HL001", 6)])
+
+
 def test_inherited_hybrid_forward_follows_the_subclass_overrides_and_base_helpers():
     source = (
         "class Base(HybridBlock):\n"

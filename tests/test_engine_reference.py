@@ -275,6 +275,21 @@ def test_engine_gaps_are_typed():
             mxnet.gluon.Block().save("x")  # a gluon method the engine lacks
 
 
+def test_gradients_are_a_gap_never_a_made_up_value():
+    """A module's gradient demo (`y.backward()` at its top level, blind round 6's
+    DenseNormalized) stops the engine with a typed gap, so --verify says to run it on MXNet
+    instead of reporting a crash or inventing gradients."""
+    from hybridlint.checker.jobs import _environment_reason
+    from hybridlint.engine.base import EngineGap
+
+    y = mx.nd.ones((2,))
+    calls = (y.backward, lambda: mx.autograd.backward([y]), lambda: mx.autograd.grad(y, [y]))
+    for call in calls:
+        with pytest.raises(EngineGap) as info:
+            call()
+        assert "--backend mxnet" in (_environment_reason(info.value) or "")
+
+
 def test_checker_recognises_gaps_by_type_not_text():
     from hybridlint.checker.jobs import _is_engine_gap
     from hybridlint.engine.base import EngineGap

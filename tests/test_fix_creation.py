@@ -299,14 +299,30 @@ def test_tile_of_an_expand_dims_of_a_known_shape_is_safe(backend, rows, cols, ba
             np.testing.assert_array_equal(got.asnumpy(), np.ones((batch, rows, cols), "float32"))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(shape=shapes, data_=st.data())
+def test_a_name_read_by_a_creation_and_by_tensor_arithmetic(backend, shape, data_):
+    """`n = x.shape[0]` read by `F.ones((n, 2))` and by `F.sum(y) * (1. / n)` (blind round 6's
+    L-GM loss): the creation broadcasts over x's axis, the arithmetic becomes the broadcast op
+    of n as a float32 tensor of x's shape, the binding goes; unsafe (the float form of a dim,
+    rules/hl001/scalars.py)."""
+    mx = backend_module(backend)
+    k = data_.draw(st.integers(0, len(shape) - 1))
+    op = data_.draw(st.sampled_from(["* (1. / n)", "/ n", "* n"]))
+    body = f"y = F.relu(x)\nn = x.shape[{k}]\nreturn F.ones((n, 2)), F.sum(y) {op}"
+    fixed = check_equivalent(block_source(body), [data(shape)], mx, expect_safety="unsafe")
+    assert "broadcast_like" in fixed and "shape_array" in fixed and "x.shape" not in fixed, fixed
+
+
 # -- what stays report-only ------------------------------------------------------------------
 @pytest.mark.parametrize(
     "body",
     [
         # a dim in arithmetic: no axis of x has that size
         "y = F.relu(x)\nreturn F.zeros((x.shape[0] * 2, 3)) + F.sum(y)",
-        # a name that is also used as a number: the binding stays
-        "y = F.relu(x)\nn = x.shape[0]\nreturn F.zeros((n, 3)) * n + F.sum(y)",
+        # a name that is also used as a Python number (returned): the binding stays
+        "y = F.relu(x)\nn = x.shape[0]\nreturn F.zeros((n, 3)) + F.sum(y), n",
         # bound twice: which dim the use reads depends on the flow
         "y = F.relu(x)\nn = x.shape[0]\nif y is None:\n    n = x.shape[1]\nreturn F.zeros((n, 3)) + F.sum(y)",
         # x reassigned after the binding: the use would read the new x

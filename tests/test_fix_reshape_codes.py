@@ -468,3 +468,52 @@ def test_targets_after_a_random_transpose(backend, problem):
     shape, body = problem
     fixed = check(body, [data(shape)], mx)
     assert "x.shape" not in fixed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@SETTINGS
+@given(b=dim, c=dim, h=dim, w=dim, varargs=st.booleans())
+def test_a_gate_of_unknown_shape_reshaped_to_the_inputs_dims(backend, b, c, h, w, varargs):
+    """SRM's style gate (blind round 6): after `b, c, h, w = x.shape` the gate `g` comes from
+    moments, a grouped Conv1D and BatchNorm (a shape the flow does not follow), and
+    `g.reshape((b, c, 1, 1))` reads only x's leading dims and literals:
+    `F.reshape_like(g.reshape((-1, 1, 1)), x, lhs_end=1, rhs_end=2)`."""
+    mx = backend_module(backend)
+    first = "x.reshape(b, c, h * w)" if varargs else "x.reshape((b, c, h * w))"
+    last = "g.reshape(b, c, 1, 1)" if varargs else "g.reshape((b, c, 1, 1))"
+    fixed = check(
+        "b, c, h, w = x.shape\n"
+        f"mean, var = F.moments({first}, axes=-1)\n"
+        "u = F.concat(F.expand_dims(mean, axis=-1), F.expand_dims(var, axis=-1), dim=-1)\n"
+        "g = F.sigmoid(self.bn(self.cfc(u)))\n"
+        f"g = {last}\n"
+        "return F.broadcast_mul(g, x)",
+        [data((b, c, h, w))],
+        mx,
+        init=(
+            f"self.cfc = nn.Conv1D({c}, in_channels={c}, kernel_size=2, use_bias=False, "
+            f"groups={c})\nself.bn = nn.BatchNorm(in_channels={c})"
+        ),
+        select=("HL001", "HL011"),
+    )
+    assert "F.reshape_like(g.reshape((-1, 1, 1)), x, lhs_end=1, rhs_end=2)" in fixed, fixed
+    assert "x.shape" not in fixed, fixed
+
+
+def test_a_run_of_dims_between_literal_sizes_and_without_any():
+    """Literal sizes on both sides of the run give lhs_begin/lhs_end; a target that is all
+    the run needs no inner reshape; a -1 in the target or a size of two tensors gives no plan."""
+    init = "self.gate = nn.HybridLambda(lambda F, t: F.sigmoid(t))"
+
+    def fixed_text(body: str) -> str:
+        return fix_source(block_source(body, init, inputs="x, t"), select=["HL001"]).source
+
+    both = fixed_text("b, c, h, w = x.shape\ng = self.gate(t)\nreturn g.reshape((2, b, c, 3))")
+    assert "F.reshape_like(g.reshape((2, -1, 3)), x, lhs_begin=1, lhs_end=2, rhs_end=2)" in both
+    whole = fixed_text("b, c, h, w = x.shape\ng = self.gate(t)\nreturn g.reshape((c, h))")
+    assert "F.reshape_like(g, x, rhs_begin=1, rhs_end=3)" in whole, whole
+    for body in (
+        "b, c, h, w = x.shape\ng = self.gate(t)\nreturn g.reshape((b, c, -1))",
+        "b, c, h, w = x.shape\nn = t.shape[0]\ng = self.gate(t)\nreturn g.reshape((n, c))",
+    ):
+        assert "x.shape" in fixed_text(body), body

@@ -259,6 +259,13 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None) -> None:
         """Inference-only engine: gradients are not tracked."""
 
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """The engine computes no gradients: a clear gap (code that needs them, a module's
+        demo of a gradient, is verified with `--backend mxnet`), never a made-up gradient."""
+        from ..base import engine_not_implemented
+
+        engine_not_implemented("ndarray.NDArray.backward (gradients)")
+
     def detach(self) -> "NDArray":
         return wrap(self._data)
 

@@ -175,11 +175,11 @@ def _environment_reason(exc: BaseException) -> Optional[str]:
     if isinstance(exc, ImportError):
         return f"missing import: {exc}"
     if _is_engine_gap(exc):
-        return f"cannot verify on the engine: {exc} (try backend='mxnet')"
+        return f"cannot verify on the engine: {exc} (run it on MXNet: --backend mxnet)"
     if isinstance(exc, AttributeError) and _ENGINE_MODULE_GAP.search(str(exc)):
         return (
             f"cannot verify on the engine: it lacks {exc} (an engine gap, not a verdict "
-            "on the code; try backend='mxnet')"
+            "on the code; run it on MXNet: --backend mxnet)"
         )
     if isinstance(exc, BackendUnavailable):
         return str(exc)

@@ -55,7 +55,9 @@ assigned again after it.
   assignment goes away. The names are bound once, at the top level of the function, x is not
   assigned after them, and every load of them is one of the rewritten uses; otherwise the
   assignment is reported only. Safe when each use's rewrite is (removing the unpacking drops
-  its rank check: code that failed there may now run, working code is unchanged).
+  its rank check: code that failed there may now run, working code is unchanged). Loads
+  that are tensor arithmetic (`F.sum(d) * (1. / n)`) become the broadcast op of the dim as a
+  float32 tensor (rules/hl001/scalars.py), and then the whole fix is unsafe, as that form is.
 - **`F.eye(x.shape[k])`, `F.random.*(shape=(x.shape[0], n))`**: no like-form gives the
   same values (an eye is not a broadcast; broadcasting one random row repeats it). Reported
   only.
@@ -80,6 +82,7 @@ from ...mxnet_facts import EAGER_ATTRIBUTES
 from .._build import call, integer, strip_parens, tuple_of
 from .._examples import net
 from .axes import Plan, tile_rewrite
+from .scalars import nest_edits, plan_dim_uses
 from ..analysis import TENSOR, call_argument, literal_int
 from ..values import shape_index
 from .._dim_bindings import DimBinding as _Binding
@@ -163,9 +166,33 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
         rewritten_calls.append(candidate)
         if call_safety == UNSAFE:
             safety = UNSAFE
-    if len(edits) == 1 or used != scan.load_ids(names):
-        return None  # a load of the names outside the rewritten uses
+    if len(edits) == 1:
+        return None
+    if used != scan.load_ids(names):
+        # the other loads may be tensor arithmetic (`* (1. / n)`): the broadcast op, unsafe
+        others = [node for name in names for node, _ in scan.loads.get(name, [])]
+        others = [node for node in others if id(node) not in used]
+        return _with_dim_arithmetic(rule, binding, edits, others)
     return tuple(edits), safety
+
+
+def _with_dim_arithmetic(
+    rule, binding: _Binding, edits: List[Edit], uses: List[cst.Name]
+) -> Optional[Tuple[Edits, str]]:
+    """`edits` (the binding's removal and its rewritten creations) with the names' other
+    loads, tensor arithmetic (`F.sum(d) * (1. / n)` after `n = x.shape[0]`, L-GM loss),
+    rewritten by `scalars.plan_dim_uses` as the broadcast op of `(1,)` tensors of x's shape;
+    None when a load is anything else or an edit would land inside another. Unsafe, as every
+    float form of a dim (rules/hl001/scalars.py)."""
+    dims = {name: (binding.data, axis) for name, axis in binding.axes.items()}
+    scalar = plan_dim_uses(rule, uses, dims)
+    if scalar is None or not all(isinstance(new, cst.CSTNode) for _, new in edits[1:]):
+        return None
+    combined = nest_edits([*edits[1:], *scalar])  # type: ignore[list-item]
+    for i, (old, _) in enumerate(combined):
+        if any(_contains(other, old) for j, (other, _) in enumerate(combined) if j != i):
+            return None  # one edit inside another that did not take it in
+    return (edits[0], *combined), UNSAFE
 
 
 # ---- resolving dims ----------------------------------------------------------------------

@@ -21,7 +21,10 @@ whose target reads a shape (an unpacked name, `t.shape[i]`, `t.shape[k:]`) gets 
 - two chained reshapes when one cannot split a dim into three (pixel shuffle:
   `(0, -4, -1, r * r, -2)` then `(0, 0, -4, r, r, -2)`);
 - `F.reshape_like(data, t, lhs_begin.., rhs_end..)` when a run of the target is a run of the
-  dims of a tensor `t` still bound to its name, and the rest of the target is the data's own.
+  dims of a tensor `t` still bound to its name, and the rest of the target is the data's own;
+  when the rest are literal sizes, whatever the data's shape (`g.reshape((b, c, 1, 1))`, g of
+  a shape not followed), the data is first reshaped to those sizes around one -1 axis, which
+  reshape_like then splits into the run (`_like_run`).
 
 A plan is exact when the original reshape keeps the size (NDArray.reshape eagerly also accepts
 a smaller target, giving a view of the first elements, and `nd.reshape` reads past the end of a
@@ -823,9 +826,12 @@ class Flow:
         if not reader.attributes and not reader.loads:
             return self._result(data, terms)  # nothing read from a shape: not this fix's business
         result = self._result(data, terms)
-        if data is None or any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
+        if any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
             return result
-        edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
+        if data is None:
+            edits = self._like_run(call, data_node, terms, elements)
+        else:
+            edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
         if edits is not None:
             self.result.plans.append(
                 Plan(
@@ -961,7 +967,9 @@ class Flow:
         if len(free) == 1 and not infer:
             target[free[0]] = INFER  # equal sizes make -1 that very dim
         elif free:
-            return self._like(call, data_node, data, target, reader)
+            return self._like(call, data_node, data, target, reader) or self._like_run(
+                call, data_node, terms, elements
+            )
         elif not infer and resolve(data, target) is None:
             solved = _solve(data, target)
             if solved is not None:
@@ -1011,7 +1019,9 @@ class Flow:
             second_exprs = _exprs(second, elements)
             inner = self._reshape_call(data_node, first_exprs, call)
             return (call, self._reshape_call(inner, second_exprs, call))
-        return self._like(call, data_node, data, target, reader)
+        return self._like(call, data_node, data, target, reader) or self._like_run(
+            call, data_node, terms, elements
+        )
 
     def _reshape_call(self, data_node, exprs, call: cst.Call) -> cst.Call:
         ns = self.namespace
@@ -1121,6 +1131,59 @@ class Flow:
                             return (call, cst.Call(func=func, args=args))
                         func = cst.Attribute(value=data_node, attr=cst.Name("reshape_like"))
                         return (call, cst.Call(func=func, args=args[1:]))
+        return None
+
+    def _like_run(self, call, data_node, terms: List[Term], elements) -> Optional[Edit]:
+        """`y.reshape((b, c, 1, 1))` after `b, c, h, w = x.shape`, whatever y's shape (SRM's
+        style gate after a Conv1D): the sizes read from shapes are one run of the dims of a
+        tensor `x` still bound to its name, every other size is a literal or an external
+        number, and no size is -1. Then `F.reshape_like(y.reshape((-1, 1, 1)), x, lhs_begin=0,
+        lhs_end=1, rhs_begin=0, rhs_end=2)`: the inner reshape keeps the literal sizes and
+        leaves one axis holding the product of the run, and reshape_like splits that axis into
+        the run's dims. Exact when the original reshape kept the size (as every plan here
+        assumes): the run's product is then that very axis. With no literal size at all the
+        inner reshape is not needed: `F.reshape_like(y, x, rhs_begin.., rhs_end..)`."""
+        dims = [t for t in terms if isinstance(t, Dim)]
+        if len(dims) != len(terms):
+            return None  # (a -1)
+        shaped = [i for i, t in enumerate(dims) if any(not n.startswith(EXT) for n in t.symbols())]
+        if not shaped or shaped != list(range(shaped[0], shaped[-1] + 1)):
+            return None
+        first, end = shaped[0], shaped[-1] + 1
+        run = dims[first:end]
+        for name, shape in self.shapes.items():
+            if name == self.namespace or (
+                isinstance(data_node, cst.Name) and data_node.value == name
+            ):
+                continue
+            rest = bool(shape) and is_rest(shape[-1])
+            n = len(shape) - rest
+            for j in range(n - len(run) + 1):
+                if list(shape[j : j + len(run)]) != run:
+                    continue
+                keywords = []
+                if len(terms) == len(run):
+                    lhs = data_node
+                else:
+                    sizes = [strip_parens(e) for e in elements]
+                    lhs = self._reshape_call(
+                        data_node, sizes[:first] + [integer(-1)] + sizes[end:], call
+                    )
+                    if first:
+                        keywords.append(("lhs_begin", first))
+                    if end != len(terms):
+                        keywords.append(("lhs_end", first + 1))
+                if j:
+                    keywords.append(("rhs_begin", j))
+                if j + len(run) != n or rest:
+                    keywords.append(("rhs_end", j + len(run)))
+                pairs = [(key, integer(value)) for key, value in keywords]
+                if self.namespace is not None:
+                    like = call_of(f"{self.namespace}.reshape_like", [lhs, cst.Name(name)], pairs)
+                    return (call, like)
+                like = call_of("reshape_like", [cst.Name(name)], pairs)
+                method = cst.Attribute(value=_paren(lhs), attr=cst.Name("reshape_like"))
+                return (call, like.with_changes(func=method))
         return None
 
     # -- a dim cached on self for a helper's reshape --------------------------------------------
