@@ -2138,13 +2138,7 @@ def analyze(
         for call, args in calls:
             if any(v.kind in (NAMESPACE, TENSOR, TENSORS) for v in args):
                 bound = _bind_call(seeded, call, args, False)
-                seed_key: Tuple[object, ...] = ("function", name)
-                helper_envs[seed_key] = (
-                    bound
-                    if seed_key not in helper_envs
-                    else join_envs(helper_envs[seed_key], bound)
-                )
-                helper_owner[seed_key] = (seeded, None, "helper_function")
+                record(("function", name), seeded, None, "helper_function", bound, call)
     analysed: Dict[Tuple[object, ...], Tuple[Env, FunctionFacts]] = {}
     pending = _parents_first(pending, module)
 
