@@ -82,7 +82,7 @@ from ...mxnet_facts import EAGER_ATTRIBUTES
 from .._build import call, integer, strip_parens, tuple_of
 from .._examples import net
 from .axes import Plan, tile_rewrite
-from .scalars import nest_edits, plan_dim_uses
+from .scalars import fold_dim_uses, plan_dim_uses
 from ..analysis import TENSOR, call_argument, literal_int
 from ..values import shape_index
 from .._dim_bindings import DimBinding as _Binding
@@ -186,13 +186,8 @@ def _with_dim_arithmetic(
     float form of a dim (rules/hl001/scalars.py)."""
     dims = {name: (binding.data, axis) for name, axis in binding.axes.items()}
     scalar = plan_dim_uses(rule, uses, dims)
-    if scalar is None or not all(isinstance(new, cst.CSTNode) for _, new in edits[1:]):
-        return None
-    combined = nest_edits([*edits[1:], *scalar])  # type: ignore[list-item]
-    for i, (old, _) in enumerate(combined):
-        if any(_contains(other, old) for j, (other, _) in enumerate(combined) if j != i):
-            return None  # one edit inside another that did not take it in
-    return (edits[0], *combined), UNSAFE
+    combined = fold_dim_uses(edits[1:], scalar) if scalar is not None else None
+    return ((edits[0], *combined), UNSAFE) if combined is not None else None
 
 
 # ---- resolving dims ----------------------------------------------------------------------

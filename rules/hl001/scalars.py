@@ -83,7 +83,7 @@ import libcst as cst
 from .._build import call, integer
 from .._examples import net
 from .._constant_param import binds
-from ..base import SAFE, UNSAFE, Invalid, Valid
+from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 from ..values import (
     NESTED_SCOPES,
     SCALAR,
@@ -93,6 +93,7 @@ from ..values import (
     literal_int,
     shape_index,
     syntax_children,
+    walk_nodes,
 )
 
 Edits = Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]  # node for node (no sentinels)
@@ -444,6 +445,25 @@ def nest_edits(edits: Sequence[Tuple[cst.CSTNode, cst.CSTNode]]) -> Edits:
         new = swapped
         done = [edit for edit in done if id(edit[0]) not in swap.hit] + [(old, new)]
     return tuple(done)
+
+
+def fold_dim_uses(rewrites: Sequence[Edit], scalar: Edits) -> Optional[Edits]:
+    """A caller's own rewrites of a binding's uses (reshape codes, creations) and
+    `plan_dim_uses`' edits of its other uses as one set of edits: a rewrite inside an
+    arithmetic goes into its broadcast op (`y.reshape((n, c, 1)) / c`); None when a rewrite
+    replaces nothing but a sentinel or one edit would land inside another that did not take
+    it in."""
+    if not all(isinstance(new, cst.CSTNode) for _, new in rewrites):
+        return None
+    combined = nest_edits([*rewrites, *scalar])  # type: ignore[list-item]
+    for i, (old, _) in enumerate(combined):
+        if any(
+            any(node is old for node in walk_nodes(other))
+            for j, (other, _) in enumerate(combined)
+            if j != i
+        ):
+            return None
+    return combined
 
 
 # -- finding the expression around the attribute ---------------------------------------------

@@ -70,7 +70,7 @@ from ...values import (
     walk_nodes,
 )
 from ...base import Edit
-from ..scalars import nest_edits, plan_dim_uses
+from ..scalars import fold_dim_uses, plan_dim_uses
 from .fix import as_floor_division, is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
 
@@ -1332,15 +1332,8 @@ class Flow:
             return None
         dims = {name: (tensor.value, k) for name, k in zip(binding.names, binding.axes)}
         scalar = plan_dim_uses(self.rule, unplanned, dims)
-        rewrites = edits[1:]
-        if scalar is None or not all(isinstance(new, cst.CSTNode) for _, new in rewrites):
-            return None
-        # a reshape inside the arithmetic (`y.reshape((n, c, 1)) / c`) goes into its broadcast op
-        combined = nest_edits([*rewrites, *scalar])  # type: ignore[list-item]
-        for i, (old, _) in enumerate(combined):
-            if any(_contains(other, old) for j, (other, _) in enumerate(combined) if j != i):
-                return None  # one edit inside another that did not take it in
-        return edits[:1] + list(combined)
+        combined = fold_dim_uses(edits[1:], scalar) if scalar is not None else None
+        return edits[:1] + list(combined) if combined is not None else None
 
 
 class _SelfUses(cst.CSTVisitor):
@@ -1396,10 +1389,6 @@ class _SelfUses(cst.CSTVisitor):
 
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    return any(node is inner for node in walk_nodes(outer))
 
 
 def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
