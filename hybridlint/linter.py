@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import (
     Callable,
     Dict,
+    Hashable,
     Iterable,
     List,
     Mapping,
@@ -126,7 +127,7 @@ _PARSED: Dict[str, Tuple[List[str], List["_Region"], ModuleContext]] = {}
 _MEMO_SIZE = 512
 
 
-def _remember(memo: Dict, key: str, value, size: int = _MEMO_SIZE) -> None:
+def _remember(memo: Dict, key: Hashable, value, size: int = _MEMO_SIZE) -> None:
     memo[key] = value
     while len(memo) > size:
         del memo[next(iter(memo))]
@@ -205,6 +206,105 @@ def _calls_into(
         if resolve(importer_module, is_package, "." * level, source_module) == module:
             result.setdefault(original, []).extend(found)
     return result
+
+
+# ----------------------------------------------------------------------------------------
+# Definitions imported from another module of the project (how children are built)
+# ----------------------------------------------------------------------------------------
+# `self.conv2 = conv1x1_block(..., activation=lambda: nn.Activation("sigmoid"))` with
+# `conv1x1_block` imported from `.common`: whether the child keeps a pooled gate's spatial 1s
+# (rules/_pooled.py) reads the factory's body and the `__init__` of the class it builds, which
+# live in that module. The project model gives the file's definitions modules
+# (`FileProject.definitions`, in the cache key); the imported names, and the module's
+# functions and classes they call (transitively, found from the text), are parsed from those
+# texts and handed to the analysis as evidence only: no rule walks or reports them. A name the
+# file binds itself is its own.
+_FOREIGN_LIMIT = 64  # definitions parsed from other modules for one file, at most
+# pure memos, keyed by the definitions module's digest: its top-level def/class spans; a
+# parsed definition (None: it does not parse)
+_FOREIGN_SPANS: Dict[str, Tuple[List[str], Dict[str, Tuple[int, int]]]] = {}
+_FOREIGN_NODES: Dict[Tuple[str, str], Optional[cst.CSTNode]] = {}
+
+
+def _foreign_definitions(
+    source: str, path: str, project: FileProject, context: ModuleContext
+) -> Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]]:
+    """(functions, classes) by their name here, from the file's definitions modules; None
+    when there are none."""
+    if not project.definitions or "hybrid_forward" not in source:
+        return None
+    functions: Dict[str, cst.FunctionDef] = {}
+    classes: Dict[str, cst.ClassDef] = {}
+    package = path.endswith("__init__.py")
+    budget = _FOREIGN_LIMIT
+    for imported in project.definitions:
+        if imported.text is None or budget <= 0:
+            continue
+        names = _imported_names(source, project.module, package, imported.module)
+        lines, spans = _foreign_spans(imported.digest, imported.text)
+        queue = [(local, original) for local, original in names.items() if original in spans]
+        seen = {original for _, original in queue}
+        found: Dict[str, cst.CSTNode] = {}
+        while queue and budget > 0:
+            local, name = queue.pop()
+            node = _foreign_node(imported.digest, lines, name, spans[name])
+            budget -= 1
+            if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            found[local] = node
+            first, last = spans[name]
+            for called in _CALLED.findall("".join(lines[first - 1 : last])):
+                if called not in spans or called in seen:
+                    continue
+                if called in context.bound and names.get(called) != called:
+                    # the file binds a name the module's definitions call: read by name,
+                    # theirs would be taken for the file's; nothing of the module is used
+                    found.clear()
+                    break
+                seen.add(called)
+                queue.append((called, called))
+            else:
+                continue
+            break
+        for local, node in found.items():
+            if isinstance(node, cst.FunctionDef):
+                functions.setdefault(local, node)
+            else:
+                classes.setdefault(local, node)  # type: ignore[arg-type]
+    return (functions, classes) if functions or classes else None
+
+
+def _foreign_spans(digest: str, text: str) -> Tuple[List[str], Dict[str, Tuple[int, int]]]:
+    """A definitions module's lines and its top-level def/class name -> first and last line
+    (no names when its top level cannot be read)."""
+    found = _FOREIGN_SPANS.get(digest)
+    if found is None:
+        spans: Dict[str, Tuple[int, int]] = {}
+        statements = toplevel.scan(text)
+        for statement in statements or ():
+            if statement.kind in ("def", "class") and statement.name:
+                spans[statement.name] = (statement.first, statement.last)
+        found = (split_lines(text), spans)
+        _remember(_FOREIGN_SPANS, digest, found, 64)
+    return found
+
+
+def _foreign_node(
+    digest: str, lines: List[str], name: str, span: Tuple[int, int]
+) -> Optional[cst.CSTNode]:
+    """The parsed top-level definition `name` of a definitions module (None: it does not
+    parse)."""
+    key = (digest, name)
+    if key not in _FOREIGN_NODES:
+        node: Optional[cst.CSTNode] = None
+        try:
+            with _nesting_guard():
+                module = _parse_region(lines, *span)
+            node = module.body[0] if len(module.body) == 1 else None
+        except (cst.ParserSyntaxError, SourceSyntaxError):
+            node = None
+        _remember(_FOREIGN_NODES, key, node, 4096)
+    return _FOREIGN_NODES[key]
 
 
 def _imported_names(
@@ -792,13 +892,15 @@ def _run_rules(
     rule_classes: Sequence[Type[Rule]],
     context: Optional[ModuleContext] = None,
     seeds: Optional[Dict[str, List[ExternalCall]]] = None,
+    foreign: Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]] = None,
 ) -> List[Tuple[_Region, Report]]:
     """Analyse the regions together (helpers may live in another region) and run the rules.
 
     `seeds`: the calls other files' hybrid code makes to this file's functions
-    (:func:`_project_seeds`): those functions are analysed as helpers of those calls."""
+    (:func:`_project_seeds`): those functions are analysed as helpers of those calls.
+    `foreign`: the definitions imported from other modules (:func:`_foreign_definitions`)."""
     classes, functions, owner = _collect(regions)
-    module_facts: ModuleFacts = analyze(classes, functions, context, seeds=seeds)
+    module_facts: ModuleFacts = analyze(classes, functions, context, seeds=seeds, foreign=foreign)
 
     state = WalkState(module=context or ModuleContext())
     named = Counter(klass.name.value for klass in classes)
@@ -926,7 +1028,8 @@ def _locate(
     suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
-    raw = _run_rules(regions, rule_classes, context, seeds)
+    foreign = _foreign_definitions(source, path, project, context)
+    raw = _run_rules(regions, rule_classes, context, seeds, foreign)
     shifted = (
         {n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
         if "\f" in source
@@ -1027,8 +1130,8 @@ def _file_project(source: str, path: str, project: Optional[FileProject]) -> Fil
     """The given project, else the file's project read from disk now (nothing is kept)."""
     if project is not None:
         return project
-    if not path or not _TOP_DEF.search(source):
-        return NO_PROJECT
+    if not path or not (_TOP_DEF.search(source) or "hybrid_forward" in source):
+        return NO_PROJECT  # neither helpers other files call nor children built from imports
     return Project().for_source(source, path)
 
 

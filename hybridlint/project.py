@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
 MAX_INDEXED_BYTES = 2_000_000  # a larger file's import lines are not read
+MAX_DEFINITIONS = 16  # project modules one file's children may be built from, at most
 _TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 # `from <dots><module> import <names>` (names parenthesised or continued with a backslash)
 FROM_IMPORT = re.compile(
@@ -62,10 +63,16 @@ class FileFacts:
 def facts_of(raw: bytes) -> FileFacts:
     """:class:`FileFacts` of a file's bytes (read as UTF-8, undecodable bytes replaced)."""
     text = universal_newlines(raw.decode("utf-8", errors="replace"))
-    imports: Tuple[Tuple[str, str], ...] = ()
-    if len(raw) <= MAX_INDEXED_BYTES and "hybrid_forward" in text:
-        imports = tuple(sorted({(m.group(1), m.group(2)) for m in FROM_IMPORT.finditer(text)}))
+    imports = imports_of(text) if len(raw) <= MAX_INDEXED_BYTES else ()
     return FileFacts(bool(_TOP_DEF.search(text)), imports)
+
+
+def imports_of(text: str) -> Tuple[Tuple[str, str], ...]:
+    """`FileFacts.imports` of a text: its `from` lines as (dots, module) when it holds a
+    hybrid_forward, else ()."""
+    if "hybrid_forward" not in text:
+        return ()
+    return tuple(sorted({(m.group(1), m.group(2)) for m in FROM_IMPORT.finditer(text)}))
 
 
 def importer_text(raw: bytes) -> Optional[str]:
@@ -86,6 +93,18 @@ def resolve(importer_module: str, is_package: bool, dots: str, module: str) -> s
         base = base[:-1]
     base = base[: len(base) - (len(dots) - 1)] if len(dots) > 1 else base
     return ".".join(base + ([module] if module else []))
+
+
+@dataclass(frozen=True)
+class Definitions:
+    """A module of the project the file's hybrid code imports names from (`from .common import
+    conv1x1_block`): the linter reads how the children it builds are made (a factory's body, a
+    block class's `__init__`: rules/_pooled.py), never lints it."""
+
+    path: str  # absolute
+    module: str  # its qualified module
+    digest: str  # digest_of its bytes
+    text: Optional[str] = None  # importer_text of those bytes (None: not UTF-8, or not loaded)
 
 
 @dataclass(frozen=True)
@@ -117,26 +136,30 @@ ExampleInputs = Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...]
 @dataclass(frozen=True)
 class FileProject:
     """Everything one file's lint reads from the rest of its project: the file's qualified
-    module, its importers, and how the project's configured examples build its blocks (read
-    as the file's configuration, `rules/analysis.configured_constructions`). Plain data: it
-    crosses to the runner's worker processes."""
+    module, its importers, the project modules it imports names from (its definitions), and
+    how the project's configured examples build its blocks (read as the file's configuration,
+    `rules/analysis.configured_constructions`). Plain data: it crosses to the runner's worker
+    processes."""
 
     module: str = ""
     importers: Tuple[Importer, ...] = ()
     constructions: Constructions = ()
     example_inputs: ExampleInputs = ()
+    definitions: Tuple[Definitions, ...] = ()
 
     @property
     def key(self) -> str:
-        """What the cache key of the file's result must include ("" without importers or
-        configured examples)."""
-        if not self.importers and not self.constructions and not self.example_inputs:
+        """What the cache key of the file's result must include ("" without importers,
+        definitions or configured examples)."""
+        if not (self.importers or self.definitions or self.constructions or self.example_inputs):
             return ""
         digest = hashlib.sha256(self.module.encode())
         for importer in self.importers:
             digest.update(
                 f"\0{importer.module}\0{int(importer.is_package)}\0{importer.digest}".encode()
             )
+        for imported in self.definitions:
+            digest.update(f"\0definitions\0{imported.module}\0{imported.digest}".encode())
         if self.constructions:
             digest.update(f"\0constructions\0{self.constructions!r}".encode())
         if self.example_inputs:
@@ -174,6 +197,7 @@ class Project:
         self._modules: Dict[str, Optional[Tuple[str, str]]] = {}
         self._groups: Dict[Tuple[str, str], List[str]] = {}
         self._by_module: Dict[Tuple[str, str], Dict[str, List[str]]] = {}
+        self._definition_texts: Dict[str, Optional[Tuple[str, Optional[str]]]] = {}
 
     # -- files -------------------------------------------------------------------------------
     def know(self, path: str, digest: str, facts: FileFacts, raw: Optional[bytes] = None) -> None:
@@ -313,16 +337,27 @@ class Project:
         return index.get(module, [])
 
     # -- what one file's lint reads ----------------------------------------------------------
-    def for_file(self, path: str, defines: bool, *, texts: bool = True) -> FileProject:
+    def for_file(
+        self,
+        path: str,
+        defines: bool,
+        *,
+        texts: bool = True,
+        imports: Tuple[Tuple[str, str], ...] = (),
+    ) -> FileProject:
         """The :class:`FileProject` of the file at `path` (``defines``: it has a top-level
-        def; without one nothing can be a helper). With ``texts`` the importers' texts are
-        loaded (read if need be: their digests are then those of the bytes read); without,
-        only their digests are known (enough for a cache key)."""
-        where = self.module_file(path) if defines else None
+        def; without one nothing can be a helper; ``imports``: its `FileFacts.imports`, the
+        `from` lines of a file holding a hybrid_forward). With ``texts`` the importers' and
+        definitions' texts are loaded (read if need be: their digests are then those of the
+        bytes read); without, only their digests are known (enough for a cache key)."""
+        where = self.module_file(path) if defines or imports else None
         if where is None:
             return NO_PROJECT
         root, module = where
         own = os.path.abspath(path)
+        definitions = self._definitions(root, module, own, imports, texts)
+        if not defines:
+            return FileProject(module, definitions=definitions)
         files = [f for f in self._importers_of(root, module) if f != own]
         for _ in range(3):  # an importer that changed since it was looked up: index again
             if not texts or not any([self._load(f) for f in files]):
@@ -338,11 +373,64 @@ class Project:
             text = self._text(file) if texts else None
             package = file.endswith("__init__.py")
             importers.append(Importer(file, own_module[1], package, entry[0], text))
-        return FileProject(module, tuple(importers))
+        return FileProject(module, tuple(importers), definitions=definitions)
+
+    def _definitions(
+        self,
+        root: str,
+        module: str,
+        own: str,
+        imports: Tuple[Tuple[str, str], ...],
+        texts: bool,
+    ) -> Tuple[Definitions, ...]:
+        """The project modules a file imports names from (`from .common import f`, `from
+        pkg.common import f` within its own tree): the files under `root` they resolve to,
+        at most ``MAX_DEFINITIONS``, each with its digest (and text with ``texts``)."""
+        package = own.endswith("__init__.py")
+        found: List[Definitions] = []
+        for target in sorted({resolve(module, package, d, m) for d, m in imports if m}):
+            file = self._module_path(root, target)
+            if file is None or file == own:
+                continue
+            if texts:
+                read = self._definition_text(file)
+                if read is not None:
+                    found.append(Definitions(file, target, *read))
+            else:
+                entry = self._entry(file)
+                if entry is not None:
+                    found.append(Definitions(file, target, entry[0]))
+            if len(found) == MAX_DEFINITIONS:
+                break
+        return tuple(found)
+
+    def _module_path(self, root: str, module: str) -> Optional[str]:
+        """The file of a qualified module under `root` (`a.b` -> `root/a/b.py`, else
+        `root/a/b/__init__.py`), None when there is none."""
+        base = os.path.join(root, *module.split("."))
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def _definition_text(self, path: str) -> Optional[Tuple[str, Optional[str]]]:
+        """(digest, text) of a definitions module, read once per run (None: unreadable; the
+        text is None for a file larger than ``MAX_INDEXED_BYTES`` or not UTF-8)."""
+        if path not in self._definition_texts:
+            try:
+                with open(path, "rb") as handle:
+                    raw = handle.read()
+            except OSError:
+                self._definition_texts[path] = None
+            else:
+                text = importer_text(raw) if len(raw) <= MAX_INDEXED_BYTES else None
+                self._definition_texts[path] = (digest_of(raw), text)
+        return self._definition_texts[path]
 
     def for_source(self, source: str, path: str) -> FileProject:
         """:meth:`for_file` for a text at hand (the file's own bytes are not read)."""
-        return self.for_file(path, bool(_TOP_DEF.search(source)))
+        imports = imports_of(universal_newlines(source))
+        return self.for_file(path, bool(_TOP_DEF.search(source)), imports=imports)
 
     def _text(self, path: str) -> Optional[str]:
         if path not in self._texts:

@@ -434,7 +434,7 @@ def _triage(
         return _runner_outcome(path, "HL902", known.error), None
     settings = repr(extra_ignore)
     dependencies = plan.with_examples(
-        path, project.for_file(path, known.facts.defines, texts=False)
+        path, project.for_file(path, known.facts.defines, texts=False, imports=known.facts.imports)
     )
     cached = cache.get(result_key(known.digest, settings, dependencies.key))
     if cached is not None and not _needs_edits(cached, plan):
@@ -449,7 +449,9 @@ def _triage(
         project.know(path, digest, facts, raw)
         known = _Known(digest, facts, raw, identity)
     # the importers' texts: read now if need be, so that the key names the bytes linted
-    dependencies = plan.with_examples(path, project.for_file(path, known.facts.defines))
+    dependencies = plan.with_examples(
+        path, project.for_file(path, known.facts.defines, imports=known.facts.imports)
+    )
     key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)
     if cached is not None and not _needs_edits(cached, plan):

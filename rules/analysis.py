@@ -349,6 +349,9 @@ class ModuleFacts:
     return_values: Dict[cst.CSTNode, Value] = field(default_factory=dict)  # helper def -> result
     class_methods: Dict[str, Dict[str, cst.FunctionDef]] = field(default_factory=dict)  # lineage's
     class_nodes: Optional[Dict[str, cst.ClassDef]] = None  # every class given, by name
+    # what children may be built from: the module's functions and classes over those imported
+    # from other modules of the project (`analyze(foreign=...)`), read by `_pooled.child_effect`
+    built_from: Tuple[Mapping[str, cst.FunctionDef], Mapping[str, cst.ClassDef]] = ({}, {})
     # names more than one class given has (a block factory's own `Head` beside the module's)
     shared_class_names: Set[str] = field(default_factory=set)
     context: Optional[ModuleContext] = None  # imports, namespace aliases (None: conventions only)
@@ -485,18 +488,19 @@ def blocks_of(stmt: cst.CSTNode) -> List[Sequence[cst.BaseStatement]]:
 def _child_value(
     call: cst.BaseExpression,
     module: ModuleFacts,
-    classes: Dict[str, cst.ClassDef],
+    classes: Mapping[str, cst.ClassDef],
     depth: int = 0,
 ) -> Value:
     """What calling a child block created by `call` returns; a module factory function
-    (`conv1x1_block(...)` returning `ConvBlock(...)`) is followed to what it returns."""
+    (`conv1x1_block(...)` returning `ConvBlock(...)`, also one imported from another module of
+    the project: `ModuleFacts.built_from`) is followed to what it returns."""
     if not isinstance(call, cst.Call):
         return UNKNOWN_VALUE
     name = dotted_name(call.func)
     if name is None:
         return UNKNOWN_VALUE
     last = name.split(".")[-1]
-    factory = module.functions.get(name) if name not in classes else None
+    factory = module.built_from[0].get(name) if name not in classes else None
     if factory is not None and depth < 3:
         return factory_value(factory, lambda r: _child_value(r, module, classes, depth + 1))
     if last in SINGLE_OUTPUT_LAYERS:
@@ -1195,8 +1199,8 @@ def _init_facts(
                         nested_literal_shape(constant.value) if constant else None
                     )
             elif isinstance(value, cst.Call):
-                facts.children[attr] = _child_value(value, module, classes)
-                effect = child_effect(value, module.functions, classes)
+                facts.children[attr] = _child_value(value, module, module.built_from[1])
+                effect = child_effect(value, *module.built_from)
                 if effect is not None:
                     facts.shape_effects[attr] = effect
                 if built in SINGLE_OUTPUT_LAYERS:
@@ -1973,6 +1977,7 @@ def analyze(
     *,
     seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
     external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None,
+    foreign: Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]] = None,
 ) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
@@ -1989,10 +1994,19 @@ def analyze(
     helper with the joined facts of those call sites. `external`, when given, collects the
     calls the analysed functions make with F or tensors to names imported with `from ...
     import` (name -> call -> argument values).
+
+    `foreign`: the functions and classes of other modules of the project this file imports
+    (and what they call there), by their name here: evidence of how children are built (a
+    `conv1x1_block` factory of `.common` and the block class it returns), never analysed.
     """
     module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
     class_nodes = module.class_nodes = {c.name.value: c for c in classes}
+    module.built_from = (
+        ({**foreign[0], **module.functions}, {**foreign[1], **class_nodes})
+        if foreign
+        else (module.functions, class_nodes)
+    )
     if len(class_nodes) < len(classes):
         names = [c.name.value for c in classes]
         module.shared_class_names = {name for name in class_nodes if names.count(name) > 1}
