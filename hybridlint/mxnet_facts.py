@@ -49,6 +49,11 @@ LINALG_OPS = SUBNAMESPACE_OPS["linalg"]
 IMAGE_OPS = SUBNAMESPACE_OPS["image"]
 # The methods a tensor has in both modes (`x.<name>(...)` on an NDArray and on a Symbol).
 SHARED_METHODS: FrozenSet[str] = ATTRIBUTES["NDArray"] & ATTRIBUTES["Symbol"]
+# The public attributes an NDArray has and a Symbol lacks (`hasattr(y, "shape")` is False
+# for a Symbol: the branch it guards runs eagerly only).
+NDARRAY_ONLY_ATTRIBUTES: FrozenSet[str] = frozenset(
+    n for n in ATTRIBUTES["NDArray"] - ATTRIBUTES["Symbol"] if not n.startswith("_")
+)
 
 # The binary broadcast operators (`broadcast_add(lhs, rhs)` ...): their shape is the broadcast
 # of their two inputs'. broadcast_to/axis/like/axes take other arguments and are left out.

@@ -692,6 +692,31 @@ NAMES: Dict[str, FrozenSet[str]] = {
     context nd warnings
 """.split()
     ),
+    "mxnet.gluon.contrib.rnn": frozenset(
+        """
+    Conv1DGRUCell Conv1DLSTMCell Conv1DRNNCell Conv2DGRUCell Conv2DLSTMCell Conv2DRNNCell
+    Conv3DGRUCell Conv3DLSTMCell Conv3DRNNCell LSTMPCell VariationalDropoutCell conv_rnn_cell
+    rnn_cell
+""".split()
+    ),
+    "mxnet.gluon.contrib.rnn.rnn_cell": frozenset(
+        """
+    BidirectionalCell HybridRecurrentCell LSTMPCell ModifierCell SequentialRNNCell
+    VariationalDropoutCell _as_list _format_sequence _get_begin_state
+    _mask_sequence_variable_length dynamic_unroll tensor_types
+""".split()
+    ),
+    "mxnet.gluon.contrib.cnn": frozenset(
+        """
+    DeformableConvolution ModulatedDeformableConvolution conv_layers
+""".split()
+    ),
+    "mxnet.gluon.contrib.cnn.conv_layers": frozenset(
+        """
+    Activation DeformableConvolution HybridBlock ModulatedDeformableConvolution numeric_types
+    symbol
+""".split()
+    ),
 }
 
 MODULES: FrozenSet[str] = frozenset(

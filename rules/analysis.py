@@ -223,6 +223,9 @@ class FunctionFacts:
     passed_inputs: Set[str] = field(default_factory=set)
     env_at: Dict[cst.CSTNode, Env] = field(default_factory=dict)
     skip: Set[cst.CSTNode] = field(default_factory=set)  # eager-only subtrees
+    # the branches among them that a test of the tensor's type decides (`isinstance(x,
+    # nd.NDArray)`, `F is mx.nd`, `hasattr(x, "shape")`; not a configuration's opt-out)
+    eager_branches: Set[cst.CSTNode] = field(default_factory=set)
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
     loops: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = field(default_factory=dict)
     alias_uses: Dict[str, List[Tuple[int, Tuple[cst.CSTNode, ...]]]] = field(default_factory=dict)
@@ -325,6 +328,7 @@ class FunctionFacts:
         self.array_names.clear()
         self._sliced = None
         self.skip.clear()
+        self.eager_branches.clear()
         self.returns.clear()
 
     def aliased_before(self, name: str, statement: cst.CSTNode) -> bool:
@@ -1766,7 +1770,8 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
         env[param.name.value] = _input_value(param, sequence_like)
     star = node.params.star_arg
     if isinstance(star, cst.Param):  # elements may themselves be nested lists of inputs
-        env[star.name.value] = Value(SEQUENCE)
+        # each taken for a tensor by position, as a named input is (`p = args[0]`)
+        env[star.name.value] = Value(SEQUENCE, assumed=True)
     if node.params.star_kwarg is not None:
         env[node.params.star_kwarg.name.value] = UNKNOWN_VALUE
     return namespace, env

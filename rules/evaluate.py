@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import libcst as cst
@@ -188,6 +189,10 @@ class Evaluator:
                 if len(expr.slice) == 1
                 else UNKNOWN_VALUE
             )
+        if base.kind == SEQUENCE and base.assumed and not is_slice and len(index_values) == 1:
+            # `p = args[0]` of hybrid_forward's `*args`: an input, taken for a tensor by
+            # position like a named one
+            return Value(TENSOR, assumed=True) if index_values[0].kind == SCALAR else UNKNOWN_VALUE
         if (
             base.kind == TENSOR
         ):  # an item of an input taken for a tensor by position may be anything
@@ -360,9 +365,10 @@ class Evaluator:
                 return Value(TENSOR, None, "expand_dims", fresh=True)
             if base.kind == TENSOR:
                 if base.assumed and func.attr.value in CONTAINER_ATTRIBUTES:
-                    return (
-                        UNKNOWN_VALUE  # `feats.copy()`, `d.items()`: a list's or dict's method too
-                    )
+                    if func.attr.value == "copy" and not expr.args:
+                        # a list's copy is a list, an array's an array: the same assumption
+                        return replace(base, fresh=True)
+                    return UNKNOWN_VALUE  # `d.items()`: a list's or dict's method too
                 return self._method_value(func.attr.value, expr, base, args)
             return UNKNOWN_VALUE
         if isinstance(func, cst.Name):
@@ -481,6 +487,10 @@ class Evaluator:
     def _op_form(self, op: str, call: cst.Call, args: List[Value], at: int) -> Optional[forms.Form]:
         """The form (`_shape_forms`) of `F.<op>(data, ...)` (at=1: the first argument is the
         data) or of the method `data.<op>(...)` (at=0), from literal arguments only."""
+        if op == "where" and at:  # where(condition, x, y) has x's shape (and y's)
+            positional = len(call.args) > 1 and all(a.keyword is None for a in call.args[:2])
+            x = args[1] if positional and len(args) > 1 else UNKNOWN_VALUE
+            return x.form if x.kind == TENSOR else None
         data = (args[0] if args else UNKNOWN_VALUE) if at else self._method_base
         if data.kind != TENSOR or (at and (not call.args or call.args[0].keyword is not None)):
             return None
@@ -809,7 +819,10 @@ def paired(node: cst.CSTNode, left: Value, right: Value, shape: Optional[Shape])
         relation = forms.compare(left.form, right.form)
         sides = forms.ones(left.form), forms.ones(right.form)
         pairwise = all(any(side) for side in sides) and sides[0] != sides[1]
-        if relation == "differ" or (relation is None and pairwise):
+        # one operand's 1s placed, the other's not (a keepdims sum along axis 1 against one
+        # of a transposed array of unknown rank): nothing says the result keeps either's
+        one_placed = any(sides[0]) != any(sides[1])
+        if relation == "differ" or (relation is None and (pairwise or one_placed)):
             reason = None
     elif left.shape != right.shape:
         reason = None

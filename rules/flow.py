@@ -274,6 +274,10 @@ class FunctionAnalyzer:
             stmt.test, self.facts.namespace, self.facts.module.namespace_kind
         )
         opted_body, opted_orelse = configuration_guard(stmt.test, self.facts.klass)
+        if body_eager:
+            self.facts.eager_branches.add(stmt.body)
+        if orelse_eager and stmt.orelse is not None:
+            self.facts.eager_branches.add(stmt.orelse)
         body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse
         taken, other = narrowed(stmt.test, env)  # `isinstance(x, list)`: x's kind in each branch
         if body_eager:

@@ -11,6 +11,7 @@ from typing import Callable, FrozenSet, Iterator, Optional, Tuple
 
 import libcst as cst
 
+from ..mxnet_facts import NDARRAY_ONLY_ATTRIBUTES
 from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name, self_attribute_name
 
 
@@ -61,6 +62,16 @@ def classify_guard(
             return True, False
         if names and all(n is not None and n.split(".")[-1] == "Symbol" for n in names):
             return False, True
+    if (
+        isinstance(test, cst.Call)
+        and dotted_name(test.func) == "hasattr"
+        and len(test.args) == 2
+        and isinstance(test.args[1].value, cst.SimpleString)
+        and test.args[1].value.evaluated_value in NDARRAY_ONLY_ATTRIBUTES
+    ):
+        # `if hasattr(y, "shape"):`: a Symbol has no shape, so the body runs eagerly only (a
+        # size cache filled from NDArrays); the else branch runs in both modes
+        return True, False
     return False, False
 
 

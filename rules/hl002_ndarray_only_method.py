@@ -1,4 +1,5 @@
-"""HL002 ndarray-only-method: `.asnumpy() .asscalar() .wait_to_read() .copyto()`, `float/int/bool(x)`."""
+"""HL002 ndarray-only-method: `.asnumpy() .asscalar() .wait_to_read() .copyto() .detach()`,
+`float/int/bool(x)`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import libcst as cst
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
-from .base import UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 from ._select_if import plan_select_if
 from ._examples import net
 
@@ -18,6 +19,7 @@ METHODS = {
     "asscalar": "Function asscalar is not implemented for Symbol and only available in NDArray",
     "wait_to_read": "Function wait_to_read is not implemented for Symbol and only available in NDArray",
     "copyto": "AttributeError: 'Symbol' object has no attribute 'copyto'",
+    "detach": "Function detach is not implemented for Symbol and only available in NDArray",
 }
 CONVERSIONS = {
     "float": "TypeError: float() argument must be ... not 'Symbol'",
@@ -32,13 +34,13 @@ class NDArrayOnlyMethod(Rule):
     message = "NDArray-only call on a tensor; a Symbol has no values to read"
     explanation = """\
 ## What it does
-Finds `x.asnumpy()`, `x.asscalar()`, `x.wait_to_read()`, `x.copyto(...)` and `float(x)`,
-`int(x)`, `bool(x)` on tensors inside `hybrid_forward` and the helpers it calls.
+Finds `x.asnumpy()`, `x.asscalar()`, `x.wait_to_read()`, `x.copyto(...)`, `x.detach()` and
+`float(x)`, `int(x)`, `bool(x)` on tensors inside `hybrid_forward` and the helpers it calls.
 
 ## Why it breaks under hybridize
 A Symbol is a graph node without values. MXNet 1.9.1 raises
 `NotImplementedForSymbol: Function asnumpy is not implemented for Symbol and only available in
-NDArray.` (likewise `asscalar`, `wait_to_read`, and `__bool__` for `bool(x)`),
+NDArray.` (likewise `asscalar`, `wait_to_read`, `detach`, and `__bool__` for `bool(x)`),
 `AttributeError: 'Symbol' object has no attribute 'copyto'`, and
 `TypeError: float() argument must be a string or a real number, not 'Symbol'` (`int` likewise).
 (`float(x)` and `int(x)` of an NDArray raise the same TypeError eagerly: MXNet 1.9.1's NDArray
@@ -52,6 +54,9 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix
+`x.detach()` (PyTorch's spelling, which NDArray has too) becomes `F.stop_gradient(x)`: the
+same values, and no gradient flows back through it in either mode (safe).
+
 Keep the value in the graph. A number read out of a tensor (`t.asscalar()`,
 `float(t.asscalar())`, `float(t.asnumpy())`) whose every use is tensor arithmetic (`+ - * /` with a
 tensor, possibly after Python arithmetic with numbers, possibly through a local name assigned
@@ -94,8 +99,8 @@ No exact equivalent exists, and the finding is reported with the reason, when th
 eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
 
 ## Fix safety
-Unsafe (applied with `--unsafe-fixes`, proven by `--verify`), in three degrees the message
-names:
+`.detach()` → `F.stop_gradient(x)` is safe. The number rewrites are unsafe (applied with
+`--unsafe-fixes`, proven by `--verify`), in three degrees the message names:
 - the number meets the tensor directly (`x - mu`, `x * -mu`) and both come from one array by
   dtype-keeping operators (`x.mean()`, `F.max(F.abs(x))`, a name assigned once from such):
   MXNet's scalar operators cast the Python number to the array's dtype, so for float16 and
@@ -153,6 +158,15 @@ names:
             safety=UNSAFE,
         ),
         # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
+        # PyTorch's detach, which NDArray has too: the graph's is stop_gradient (safe)
+        Invalid(
+            net(
+                "m = F.sum(x, axis=1, keepdims=True)\nm = m.detach()\nreturn F.broadcast_mul(x, m)"
+            ),
+            line=4,
+            fix=("m.detach()", "F.stop_gradient(m)"),
+            safety=SAFE,
+        ),
         Invalid(
             net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
             line=3,
@@ -258,6 +272,14 @@ names:
             )
             if func.attr.value in ("asscalar", "asnumpy"):
                 self._report_scalar(node, func.value, message)
+            elif func.attr.value == "detach" and not node.args and self.namespace is not None:
+                fix = call(f"{self.namespace}.stop_gradient", [func.value])
+                self.report(
+                    node,
+                    f"`.detach()` on a tensor fails under hybridize ({METHODS['detach']}); "
+                    f"{self.namespace}.stop_gradient is the graph's detach",
+                    edits=[(node, fix)],
+                )
             else:
                 self.report(node, message)
         elif (

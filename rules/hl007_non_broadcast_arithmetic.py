@@ -323,6 +323,27 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         "out = F.relu(x)\nreturn out + x",
         "return x * 2 + 1",
+        # where(c, x, y) has x's shape: pick(keepdims) keeps axis 1, both sums have 1s at
+        # axes 1, -2, -1 (a blind test's normalized focal loss)
+        Valid(
+            net_xy(
+                "label = F.expand_dims(y, axis=1)\nt = label != -1\n"
+                "pt = F.pick(F.softmax(x, axis=1), label, axis=1, keepdims=True)\n"
+                "pt = F.where(t, pt, F.ones_like(pt))\nbeta = (1 - pt) ** 2\n"
+                "t_sum = F.cast(F.sum(t, axis=(-2, -1), keepdims=True), 'float32')\n"
+                "beta_sum = F.sum(beta, axis=(-2, -1), keepdims=True)\n"
+                "return t_sum / (beta_sum + 1e-5)"
+            )
+        ),
+        # a broadcast of a keepdims sum along axis 1 and one of a transposed array of unknown
+        # rank: nothing places the result's 1s (pairwise distances, a blind test's ProxyNCA)
+        Valid(
+            net_xy(
+                "sq = F.broadcast_add(F.sum(x.square(), axis=1, keepdims=True),\n"
+                "    F.sum(F.relu(y).transpose().square(), axis=0, keepdims=True))\n"
+                "return sq - 2.0 * F.dot(x, y.transpose())"
+            )
+        ),
         "a = x.sum(axis=1)\nb = y.sum(axis=1)\nreturn a + b",
         "return F.ones((2, 3)) + F.zeros((2, 3))",
         "return F.broadcast_add(x, x.sum(axis=1, keepdims=True))",

@@ -129,7 +129,14 @@ def test_inputs_star_args_defaults_and_state_lists():
         "probe(x)\nprobe(args)\nprobe(args[0])\nprobe(mask)\nprobe(states)\nprobe(kw)",
         args="F, x, states, *args, mask=None, **kw",
     )
-    assert kinds(source) == [TENSOR, SEQUENCE, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]
+    # an item of `*args` is an input taken for a tensor by position, as a named one is (a
+    # blind test's ConvDRAW loss: `p = args[0]`, then `p[:, :k]`)
+    assert kinds(source) == [TENSOR, SEQUENCE, TENSOR, UNKNOWN, UNKNOWN, UNKNOWN]
+
+
+def test_a_slice_or_a_computed_item_of_star_inputs_is_unknown():
+    source = net("probe(args[1:])\nprobe(args['k'])", args="F, x, *args")
+    assert kinds(source) == [UNKNOWN, UNKNOWN]
 
 
 @pytest.mark.parametrize("name", ["states", "begin_state", "hidden", "cache", "mems", "memory"])
@@ -912,3 +919,20 @@ class ClippedPPOLossContinuous(HeadLoss):
 
 def test_a_caller_walked_again_for_a_return_value_and_replaced_in_one_round_is_no_crash():
     assert lint_source(RL_COACH_REDUCED) == []
+
+
+def test_a_copy_of_an_input_keeps_its_assumed_kind():
+    """`x.copy()` is an array's copy for an array, a list's for a list: the same assumption as
+    x (a blind test's HPHN triplet loss: `concat = embeddings.copy()` in a helper whose return
+    the caller unpacks, then `x.shape[0]` in the next helper went unreported)."""
+    assert kinds(net("probe(x.copy())\nprobe(states.copy())", args="F, x, states")) == [
+        TENSOR,
+        UNKNOWN,
+    ]
+    source = (
+        "def aug(F, emb):\n    out = emb.copy()\n    return out, F.relu(emb)\n\n\n"
+        "def dist(F, a):\n    return F.dot(a, a.T)\n\n\n"
+        "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        "        x, y = aug(F, x)\n        return dist(F, x)\n"
+    )
+    assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 7)]

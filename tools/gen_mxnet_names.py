@@ -81,6 +81,10 @@ MODULES = [
     "mxnet.gluon.contrib",
     "mxnet.gluon.contrib.nn",
     "mxnet.gluon.contrib.nn.basic_layers",
+    "mxnet.gluon.contrib.rnn",
+    "mxnet.gluon.contrib.rnn.rnn_cell",
+    "mxnet.gluon.contrib.cnn",
+    "mxnet.gluon.contrib.cnn.conv_layers",
 ]
 
 # The operator namespaces whose public functions FUNCTIONS lists (image and sparse only here: the

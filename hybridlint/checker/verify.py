@@ -581,6 +581,9 @@ def _one_per_key(findings: Sequence, key: FixIdentity) -> List:
     return out
 
 
+_NO_EXAMPLES = "cannot verify without example inputs: "
+
+
 def _expression_level(
     source, path, candidates, fixer, fix_options, check_options, why: str, key=None, others=()
 ) -> VerifyOutcome:
@@ -685,7 +688,17 @@ def _expression_level(
             proofs.append(FixProof(finding, "unchecked", f"{UNCHECKED} ({why}): {report.reason}"))
         elif report.status == "cannot_run":  # no verdict: the unsafe fix is just not proven
             rejected.append(RejectedFix(finding, report))
-            proofs.append(FixProof(finding, "not-run", f"not applied ({why}): {report.reason}"))
+            # two reasons, said as two: why no example judged it, then why the check without
+            # examples could not either (`cannot verify without example inputs: ...`)
+            fallback = (report.reason or "").replace(_NO_EXAMPLES, "", 1)
+            proofs.append(
+                FixProof(
+                    finding,
+                    "not-run",
+                    f"not applied ({why}; checked without example inputs instead, it cannot "
+                    f"be: {fallback})",
+                )
+            )
         else:
             rejected.append(RejectedFix(finding, report))
             proofs.append(

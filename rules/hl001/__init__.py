@@ -141,6 +141,8 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             "from mxnet import nd\n\n\n"
             + net("n = 0 if F is not nd.ndarray else x.shape[0]\nreturn F.relu(x) * n")
         ),
+        # `hasattr(y, 'shape')` is False for a Symbol: the body runs eagerly only
+        "if hasattr(x, 'shape'):\n    assert x.shape[1] > 0\nreturn F.relu(x)",
         # a block that opts out of hybridization: its flag, or a hybridize() that raises
         Valid(
             "class Net(HybridBlock):\n    def __init__(self, hybridizable=True):\n        super().__init__()\n"
