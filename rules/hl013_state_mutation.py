@@ -657,8 +657,7 @@ def _eager_only_state(klass: "ClassFacts") -> Dict[str, tuple]:
             if node in facts.skip:
                 continue
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                for target in node.targets if isinstance(node, cst.Assign) else [node]:
-                    written = _stored(target.target)
+                for written in map(_stored, _targets(node)):
                     targets.add(written)
                     name = _self_attribute(written)
                     if name is not None:
@@ -682,11 +681,18 @@ def _stored_attributes(body: cst.CSTNode) -> Set[str]:
     found: Set[str] = set()
     for node in walk_nodes(body):
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            for target in node.targets if isinstance(node, cst.Assign) else [node]:
-                name = _self_attribute(_stored(target.target))
+            for target in _targets(node):
+                name = _self_attribute(_stored(target))
                 if name is not None:
                     found.add(name)
     return found
+
+
+def _targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The targets an assignment statement (plain, augmented, annotated) writes."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    return [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
 
 
 def _stored(target: cst.BaseExpression) -> cst.BaseExpression:
