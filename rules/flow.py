@@ -271,7 +271,10 @@ class FunctionAnalyzer:
     def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:
         self.eval(stmt.test, env)
         body_eager, orelse_eager = classify_guard(
-            stmt.test, self.facts.namespace, self.facts.module.namespace_kind
+            stmt.test,
+            self.facts.namespace,
+            self.facts.module.namespace_kind,
+            lambda expr: self.evaluator.eval(expr, env).kind == TENSOR,
         )
         opted_body, opted_orelse = configuration_guard(stmt.test, self.facts.klass)
         if body_eager:

@@ -19,17 +19,20 @@ def classify_guard(
     test: cst.BaseExpression,
     namespace: Optional[str],
     kind_of: Optional[Callable[[Optional[str]], Optional[str]]] = None,
+    is_tensor: Optional[Callable[[cst.BaseExpression], bool]] = None,
 ) -> Tuple[bool, bool]:
     """(body is eager-only, orelse is eager-only) for `if test:`.
 
     `kind_of` resolves module names to "eager" / "symbol" (`_ND = proxy_of(ndarray)`,
-    `from mxnet import ndarray as _ND`: `ModuleContext.namespace_kind`)."""
+    `from mxnet import ndarray as _ND`: `ModuleContext.namespace_kind`); `is_tensor`, when
+    given, tells which expressions hold tensors (`hasattr(y, "shape")` guards only a tensor's
+    branch: a numpy array has a shape in both modes)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        body, orelse = classify_guard(test.expression, namespace, kind_of)
+        body, orelse = classify_guard(test.expression, namespace, kind_of, is_tensor)
         return orelse, body
     if isinstance(test, cst.BooleanOperation):
-        left = classify_guard(test.left, namespace, kind_of)
-        right = classify_guard(test.right, namespace, kind_of)
+        left = classify_guard(test.left, namespace, kind_of, is_tensor)
+        right = classify_guard(test.right, namespace, kind_of, is_tensor)
         if isinstance(test.operator, cst.And):
             return left[0] or right[0], False
         return left[0] and right[0], left[1] or right[1]
@@ -63,11 +66,13 @@ def classify_guard(
         if names and all(n is not None and n.split(".")[-1] == "Symbol" for n in names):
             return False, True
     if (
-        isinstance(test, cst.Call)
+        is_tensor is not None
+        and isinstance(test, cst.Call)
         and dotted_name(test.func) == "hasattr"
         and len(test.args) == 2
         and isinstance(test.args[1].value, cst.SimpleString)
         and test.args[1].value.evaluated_value in NDARRAY_ONLY_ATTRIBUTES
+        and is_tensor(test.args[0].value)
     ):
         # `if hasattr(y, "shape"):`: a Symbol has no shape, so the body runs eagerly only (a
         # size cache filled from NDArrays); the else branch runs in both modes
