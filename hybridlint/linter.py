@@ -245,7 +245,8 @@ def _foreign_definitions(
         queue = [(local, original) for local, original in names.items() if original in spans]
         seen = {original for _, original in queue}
         found: Dict[str, cst.CSTNode] = {}
-        while queue and budget > 0:
+        clash = False
+        while queue and budget > 0 and not clash:
             local, name = queue.pop()
             node = _foreign_node(imported.digest, lines, name, spans[name])
             budget -= 1
@@ -256,17 +257,14 @@ def _foreign_definitions(
             for called in _CALLED.findall("".join(lines[first - 1 : last])):
                 if called not in spans or called in seen:
                     continue
-                if called in context.bound and names.get(called) != called:
-                    # the file binds a name the module's definitions call: read by name,
-                    # theirs would be taken for the file's; nothing of the module is used
-                    found.clear()
+                # the file binding a name the module's definitions call: looked up by name,
+                # theirs would be taken for the file's, so nothing of the module is used
+                clash = called in context.bound and names.get(called) != called
+                if clash:
                     break
                 seen.add(called)
                 queue.append((called, called))
-            else:
-                continue
-            break
-        for local, node in found.items():
+        for local, node in () if clash else found.items():
             if isinstance(node, cst.FunctionDef):
                 functions.setdefault(local, node)
             else:
