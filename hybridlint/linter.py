@@ -22,6 +22,7 @@ from typing import (
     Dict,
     Hashable,
     Iterable,
+    Iterator,
     List,
     Mapping,
     Optional,
@@ -219,22 +220,55 @@ def _calls_into(
 # functions and classes they call (transitively, found from the text), are parsed from those
 # texts and handed to the analysis as evidence only: no rule walks or reports them. A name the
 # file binds itself is its own.
-_FOREIGN_LIMIT = 64  # definitions parsed from other modules for one file, at most
-# pure memos, keyed by the definitions module's digest: its top-level def/class spans; a
-# parsed definition (None: it does not parse)
-_FOREIGN_SPANS: Dict[str, Tuple[List[str], Dict[str, Tuple[int, int]]]] = {}
+_FOREIGN_LIMIT = 64  # definitions taken from other modules for one file, at most
+# pure memos, keyed by the definitions module's digest: its lines and top-level def/class
+# spans; a parsed definition (None: it does not parse)
+_FOREIGN_SPANS: Dict[str, Tuple[List[str], Dict[str, Tuple[str, int, int]]]] = {}
 _FOREIGN_NODES: Dict[Tuple[str, str], Optional[cst.CSTNode]] = {}
+_Foreign = Tuple[Mapping[str, cst.FunctionDef], Mapping[str, cst.ClassDef]]
+
+
+class _LazyDefinitions(Mapping):
+    """Definitions of other modules by their name here, parsed when first looked up: most of
+    what a file imports never builds a child the analysis asks about (the parse of every
+    imported class cost a cold run ~10%). A definition that does not parse is absent."""
+
+    def __init__(self) -> None:
+        self._where: Dict[str, Tuple[str, List[str], str, Tuple[int, int]]] = {}
+
+    def add(self, local: str, digest: str, lines: List[str], name: str, span) -> None:
+        self._where.setdefault(local, (digest, lines, name, span))
+
+    def _node(self, local: str) -> Optional[cst.CSTNode]:
+        where = self._where.get(local)
+        return None if where is None else _foreign_node(*where)
+
+    def __getitem__(self, local: str) -> cst.CSTNode:
+        node = self._node(local)
+        if node is None:
+            raise KeyError(local)
+        return node
+
+    def __contains__(self, local: object) -> bool:
+        return isinstance(local, str) and self._node(local) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
 
 
 def _foreign_definitions(
     source: str, path: str, project: FileProject, context: ModuleContext
-) -> Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]]:
-    """(functions, classes) by their name here, from the file's definitions modules; None
-    when there are none."""
+) -> Optional[_Foreign]:
+    """(functions, classes) by their name here, from the file's definitions modules (lazy:
+    `_LazyDefinitions`); None when there are none. Which definitions: the names the file
+    imports, and the module's functions and classes they call, transitively, found from
+    the text."""
     if not project.definitions or "hybrid_forward" not in source:
         return None
-    functions: Dict[str, cst.FunctionDef] = {}
-    classes: Dict[str, cst.ClassDef] = {}
+    functions, classes = _LazyDefinitions(), _LazyDefinitions()
     package = path.endswith("__init__.py")
     budget = _FOREIGN_LIMIT
     for imported in project.definitions:
@@ -244,16 +278,13 @@ def _foreign_definitions(
         lines, spans = _foreign_spans(imported.digest, imported.text)
         queue = [(local, original) for local, original in names.items() if original in spans]
         seen = {original for _, original in queue}
-        found: Dict[str, cst.CSTNode] = {}
+        found: List[Tuple[str, str]] = []
         clash = False
         while queue and budget > 0 and not clash:
             local, name = queue.pop()
-            node = _foreign_node(imported.digest, lines, name, spans[name])
             budget -= 1
-            if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                continue
-            found[local] = node
-            first, last = spans[name]
+            found.append((local, name))
+            _, first, last = spans[name]
             for called in _CALLED.findall("".join(lines[first - 1 : last])):
                 if called not in spans or called in seen:
                     continue
@@ -264,24 +295,23 @@ def _foreign_definitions(
                     break
                 seen.add(called)
                 queue.append((called, called))
-        for local, node in () if clash else found.items():
-            if isinstance(node, cst.FunctionDef):
-                functions.setdefault(local, node)
-            else:
-                classes.setdefault(local, node)  # type: ignore[arg-type]
-    return (functions, classes) if functions or classes else None
+        for local, name in () if clash else found:
+            kind, first, last = spans[name]
+            table = functions if kind == "def" else classes
+            table.add(local, imported.digest, lines, name, (first, last))
+    return (functions, classes) if len(functions) or len(classes) else None
 
 
-def _foreign_spans(digest: str, text: str) -> Tuple[List[str], Dict[str, Tuple[int, int]]]:
-    """A definitions module's lines and its top-level def/class name -> first and last line
-    (no names when its top level cannot be read)."""
+def _foreign_spans(digest: str, text: str) -> Tuple[List[str], Dict[str, Tuple[str, int, int]]]:
+    """A definitions module's lines and its top-level def/class name -> (kind, first line,
+    last line) (no names when its top level cannot be read)."""
     found = _FOREIGN_SPANS.get(digest)
     if found is None:
-        spans: Dict[str, Tuple[int, int]] = {}
+        spans: Dict[str, Tuple[str, int, int]] = {}
         statements = toplevel.scan(text)
         for statement in statements or ():
             if statement.kind in ("def", "class") and statement.name:
-                spans[statement.name] = (statement.first, statement.last)
+                spans[statement.name] = (statement.kind, statement.first, statement.last)
         found = (split_lines(text), spans)
         _remember(_FOREIGN_SPANS, digest, found, 64)
     return found
@@ -300,6 +330,8 @@ def _foreign_node(
                 module = _parse_region(lines, *span)
             node = module.body[0] if len(module.body) == 1 else None
         except (cst.ParserSyntaxError, SourceSyntaxError):
+            node = None
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             node = None
         _remember(_FOREIGN_NODES, key, node, 4096)
     return _FOREIGN_NODES[key]
@@ -890,7 +922,7 @@ def _run_rules(
     rule_classes: Sequence[Type[Rule]],
     context: Optional[ModuleContext] = None,
     seeds: Optional[Dict[str, List[ExternalCall]]] = None,
-    foreign: Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]] = None,
+    foreign: Optional[_Foreign] = None,
 ) -> List[Tuple[_Region, Report]]:
     """Analyse the regions together (helpers may live in another region) and run the rules.
 

@@ -35,7 +35,7 @@ other operand a feature map only by positive evidence (`shape_evidence`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -471,14 +471,24 @@ def _starred(arg: cst.Arg, bound: Mapping[str, object]) -> object:
     return bound.get(arg.value.value, _UNKNOWN) if isinstance(arg.value, cst.Name) else _UNKNOWN
 
 
-def _stored_names(function: cst.FunctionDef) -> set:
-    names = set()
-    for node in walk_nodes(function.body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-            target = node.target
-            if isinstance(target, cst.Name):
-                names.add(target.value)
-    return names
+# function -> the names its body assigns: a pure memo (a factory or `__init__` is bound once
+# per construction, and gluoncv2's `conv1x1_block` of `.common` builds most children of a zoo)
+_STORED_NAMES: Dict[cst.CSTNode, FrozenSet[str]] = {}
+
+
+def _stored_names(function: cst.FunctionDef) -> FrozenSet[str]:
+    found = _STORED_NAMES.get(function)
+    if found is None:
+        names = set()
+        for node in walk_nodes(function.body):
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+                target = node.target
+                if isinstance(target, cst.Name):
+                    names.add(target.value)
+        if len(_STORED_NAMES) >= 4096:
+            _STORED_NAMES.clear()
+        found = _STORED_NAMES[function] = frozenset(names)
+    return found
 
 
 def _literal(expr: cst.BaseExpression, bound: Mapping[str, object]) -> object:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import ChainMap
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -1982,7 +1983,7 @@ def analyze(
     *,
     seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
     external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None,
-    foreign: Optional[Tuple[Dict[str, cst.FunctionDef], Dict[str, cst.ClassDef]]] = None,
+    foreign: Optional[Tuple[Mapping[str, cst.FunctionDef], Mapping[str, cst.ClassDef]]] = None,
 ) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
@@ -2008,7 +2009,7 @@ def analyze(
     module.functions = {f.name.value: f for f in functions}
     class_nodes = module.class_nodes = {c.name.value: c for c in classes}
     module.built_from = (
-        ({**foreign[0], **module.functions}, {**foreign[1], **class_nodes})
+        (ChainMap(module.functions, foreign[0]), ChainMap(class_nodes, foreign[1]))  # type: ignore[arg-type]
         if foreign
         else (module.functions, class_nodes)
     )
