@@ -1,6 +1,8 @@
 """Running the hybridlint CLI in-process for the CLI tests."""
 
 import os
+import subprocess
+import sys
 
 from click.testing import CliRunner, Result
 
@@ -29,3 +31,19 @@ def read_pty(master: int) -> bytes:
             break
         chunks.append(data)
     return b"".join(chunks)
+
+
+def run_check(root, *args: str, stdin=None) -> subprocess.CompletedProcess:
+    """`python -m hybridlint check ARGS...` as a process in `root` (its own cache and
+    configuration discovery, as a user's shell runs it), without HYBRIDLINT_DEBUG."""
+    env = {**os.environ}
+    env.pop("HYBRIDLINT_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridlint", "check", *args],
+        cwd=root,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

@@ -6,14 +6,13 @@ item 6: old cache files are pruned.
 """
 
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 
 from hybridlint.cache import CACHE_DIR, KEEP_OTHER_FILES, PRUNE_AGE_SECONDS, LintCache
 from hybridlint.linter import lint_source
+from tests.cli_support import run_check
 from hybridlint.project import NO_PROJECT, FileProject, Importer, Project, digest_of
 
 UTIL = "def helper(F, x):\n    return F.zeros(x.shape)\n"
@@ -52,17 +51,7 @@ def _write_net(folder, imports: str, body: str) -> None:
     (folder / "net.py").write_text(NET.format(imports=imports, body=body))
 
 
-def _hybridlint(root, *args):
-    env = {**os.environ}
-    env.pop("HYBRIDLINT_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "hybridlint", "check", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+_hybridlint = run_check
 
 
 def _hl001_in_util(result) -> bool:

@@ -7,13 +7,10 @@ The real case: gluoncv2's BiSeNet gates a feature map with a pooled, 1x1-convolv
 the convolution made by `conv1x1_block` of `.common` (labels/gluoncv2-0.0.64.misses.tsv).
 """
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from hybridlint.linter import lint_source
+from tests.cli_support import run_check
 from hybridlint.project import Project
 
 COMMON = """\
@@ -120,18 +117,7 @@ def test_the_file_project_names_the_definitions_and_their_digests(tmp_path):
     assert changed.key != with_texts.key
 
 
-def _hybridlint(root, *args, stdin=None):
-    env = {**os.environ}
-    env.pop("HYBRIDLINT_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "hybridlint", "check", *args],
-        cwd=root,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+_hybridlint = run_check
 
 
 @pytest.fixture()
