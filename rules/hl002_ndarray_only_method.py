@@ -157,16 +157,14 @@ eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
             ),
             safety=UNSAFE,
         ),
-        # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
         # PyTorch's detach, which NDArray has too: the graph's is stop_gradient (safe)
-        Invalid(
-            net(
-                "m = F.sum(x, axis=1, keepdims=True)\nm = m.detach()\nreturn F.broadcast_mul(x, m)"
-            ),
-            line=4,
-            fix=("m.detach()", "F.stop_gradient(m)"),
-            safety=SAFE,
+        (
+            "m = F.sum(x, axis=1, keepdims=True)\nm = m.detach()\nreturn F.broadcast_mul(x, m)",
+            4,
+            ("m.detach()", "F.stop_gradient(m)"),
+            SAFE,
         ),
+        # Python arithmetic on the number first: float64 there, the tensor's dtype after the fix
         Invalid(
             net("norm = F.norm(x).asscalar()\nreturn x * (4.0 / norm)"),
             line=3,
