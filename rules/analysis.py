@@ -1557,6 +1557,8 @@ class _Evaluator(Evaluator):
                 return Value(SCALAR, nonnegative=True)
             return SCALAR_VALUE
         value = self.eval(iterable, env)
+        if value.kind == BLOCK:  # `[op(d) for d, op in zip(parts, self.branches)]`
+            return value
         if value.kind == TENSORS:
             return Value(TENSOR, assumed=value.assumed)
         if value.kind == TENSOR:  # rows of a tensor (HL008 reports the iteration itself)

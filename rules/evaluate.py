@@ -18,6 +18,7 @@ from . import _shape_forms as forms
 from ._pooled import child_gate, op_gate
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
+    BLOCK,
     LOST,
     UNKNOWN,
     NONNEGATIVE,
@@ -145,6 +146,8 @@ class Evaluator:
                 return SCALAR_VALUE
             if klass is not None and attr in klass.parameters:
                 return Value(PARAMETER, klass.parameters[attr])
+            if klass is not None and attr in klass.layers and attr in klass.children:
+                return BLOCK_VALUE  # `self.features`, iterated or indexed for its layers
             return UNKNOWN_VALUE
         consumed = attr == "shape" or attr in STATIC_ATTRS or attr in NON_TENSOR_ATTRS
         base = self.eval(expr.value, env, consumed=consumed)
@@ -165,6 +168,16 @@ class Evaluator:
 
     def _eval_Subscript(self, expr: cst.Subscript, env: Env) -> Value:
         base = self.eval(expr.value, env)
+        if base.kind == BLOCK:  # `self.features[0]`, `self.body[-1]`, `self.body[1:]`
+            for element in expr.slice:
+                for part in (
+                    [element.slice.value]
+                    if isinstance(element.slice, cst.Index)
+                    else [element.slice.lower, element.slice.upper, element.slice.step]
+                ):
+                    if part is not None:
+                        self.eval(part, env, consumed=True)
+            return BLOCK_VALUE
         if (
             len(expr.slice) == 1
             and isinstance(expr.slice[0].slice, cst.Index)
@@ -395,11 +408,14 @@ class Evaluator:
                 return Value(SEQUENCE)
             if self.analyzer is not None:
                 self.analyzer.call_site(("function", name), expr, args)
+            if name in env and env[name].kind == BLOCK:  # `for layer in self.features: layer(x)`
+                return _block_output(args)
             helper = self.facts.local_defs.get(name) or self.facts.module.functions.get(name)
             if helper is None or (name in env and name not in self.facts.local_defs):
                 return UNKNOWN_VALUE  # a parameter or variable shadows the module function
             return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
-        self.eval(func, env)
+        if self.eval(func, env).kind == BLOCK:  # `self.features[-1](x)`
+            return _block_output(args)
         return UNKNOWN_VALUE
 
     def _optional_input(self, expr: cst.BaseExpression, value: Value) -> bool:
@@ -696,6 +712,16 @@ class Evaluator:
         if self.analyzer is not None:
             self.analyzer.call_site(("method", attr), call, args)
         return self.facts.module.return_values.get(method, UNKNOWN_VALUE)
+
+
+BLOCK_VALUE = Value(BLOCK)
+
+
+def _block_output(args: List[Value]) -> Value:
+    """A block held by a container child, called: gluon blocks return an array, or a list or
+    tuple of them; taken for an array by position only when it is given one (as the result of a
+    block handed to the constructor is), certain where the body uses it as only an array can."""
+    return Value(TENSOR, assumed=True) if any(v.kind == TENSOR for v in args) else UNKNOWN_VALUE
 
 
 def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:

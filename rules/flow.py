@@ -11,6 +11,7 @@ from ._shape_forms import root
 from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
 from .values import (
+    BLOCK,
     unpacked,
     walk_nodes,
     NONNEGATIVE,
@@ -320,6 +321,8 @@ class FunctionAnalyzer:
                 element = (
                     Value(TENSOR, assumed=iterable.assumed)
                     if iterable.kind in (TENSORS, TENSOR)
+                    else iterable  # `for layer in self.features`: each a block
+                    if iterable.kind == BLOCK
                     else UNKNOWN_VALUE
                 )
                 if isinstance(stmt.iter, cst.Call) and dotted_name(stmt.iter.func) == "range":

@@ -203,6 +203,21 @@ without it).
             fix=[("from mxnet import nd\n", ""), ("nd.concat(*outs", "F.concat(*outs")],
             safety=SAFE,
         ),
+        # a list of what a container child's layers return (MixNet-Gluon's MixBlock)
+        Invalid(
+            _net(
+                "outs = [branch(x) for branch in self.branches]\nreturn nd.concat(*outs, dim=1)",
+                init=constructor(
+                    "super().__init__()\nself.branches = nn.HybridSequential()\n"
+                    "self.branches.add(nn.Dense(4), nn.Dense(3))",
+                    "",
+                ),
+                head=_IMPORTS.replace("HybridBlock", "HybridBlock, nn"),
+            ),
+            line=14,
+            fix=[("from mxnet import nd\n", ""), ("nd.concat(*outs", "F.concat(*outs")],
+            safety=SAFE,
+        ),
         # its items through a comprehension (yolov4-mxnet's `*[bxy_list[i] for i in ...]`)
         Invalid(
             _net(

@@ -40,6 +40,9 @@ NUMBER = SCALAR  # the same kind, by the name the docs use
 SHAPE = "shape"  # a shape tuple, e.g. x.shape (a tuple of ints eagerly)
 NAMESPACE = "namespace"  # F (mx.nd or mx.sym)
 PARAMETER = "parameter"  # a gluon Parameter object (self.weight): static attributes are fine
+# a gluon block held by a container child (`for layer in self.features`, `self.body[0]`), or the
+# container itself: calling one on arrays gives arrays (taken for an array by position only)
+BLOCK = "block"
 UNKNOWN = "unknown"
 # a shape_reason: the shape went through an operand of unknown kind, so nothing is known about it,
 # not even that it is "like the inputs" (HL007 takes it for no evidence either way)

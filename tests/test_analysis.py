@@ -936,3 +936,35 @@ def test_a_copy_of_an_input_keeps_its_assumed_kind():
         "        x, y = aug(F, x)\n        return dist(F, x)\n"
     )
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 7)]
+
+
+def test_the_layers_of_a_container_child_return_arrays():
+    """`for layer in self.features: x = layer(x)`, `self.features[0](x)` and a comprehension over
+    the layers: what a container child's layer returns is taken for an array by position (a
+    block handed to the constructor is read the same way); without an array argument, or for a
+    list of blocks the analysis does not know as children, nothing is known."""
+    init = (
+        "self.features = nn.HybridSequential()\nself.features.add(nn.Dense(4), nn.Dense(4))\n"
+        "self.heads = [nn.Dense(3), nn.Dense(3)]"
+    )
+    body = (
+        "for layer in self.features:\n    x = layer(x)\nprobe(x)\nprobe(self.features[-1](x))\n"
+        "probe(self.features[1:](x))\nprobe([op(x) for op in self.features])\n"
+        "probe([op(d) for d, op in zip([x, x], self.features)])\nprobe(self.features[0](3))\n"
+        "probe([h(x) for h in self.heads])"
+    )
+    seen = probe(net(body, init=init))
+    assert [(value.kind, value.assumed) for value, _, _ in seen] == [
+        (TENSOR, True),
+        (TENSOR, True),
+        (TENSOR, True),
+        (TENSORS, True),
+        (TENSORS, True),
+        (UNKNOWN, False),
+        (UNKNOWN, False),
+    ]
+    # certain where used as only an array can be: `.shape` after the loop is HL001
+    source = "from mxnet.gluon import nn\n\n\n" + net(
+        "for layer in self.features:\n    x = layer(x)\nreturn x.shape[0]", init=init
+    )
+    assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 14)]

@@ -292,6 +292,17 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             ],
             safety=SAFE,
         ),
+        # an array through the layers of a container child (`for layer in self.features`)
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.features = nn.HybridSequential()\n"
+            "        self.features.add(nn.Conv2D(4, 3), nn.Conv2D(4, 3))\n\n"
+            "    def hybrid_forward(self, F, x):\n        for layer in self.features:\n"
+            "            x = layer(x)\n        return x.reshape((x.shape[0], -1))\n",
+            line=10,
+            fix=("x.shape[0]", "0"),
+            safety=SAFE,
+        ),
         # a guard on another name than the namespace guards nothing
         Invalid(
             "from mxnet import nd\n\n\n"
