@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
+    BLOCK,
     bound_targets,
     target_names,
     class_method,
