@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import difflib
 import gc
 import os
 import re
@@ -914,6 +915,33 @@ def _revealed(initial, applied, remaining, unsafe: bool) -> int:
     return max(0, len(applied) - fixed_initial)
 
 
+_NOTE_AT = re.compile(r"(\d+):(\d+): ")
+
+
+def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str) -> List[str]:
+    """`--verify`'s notes name a fix by where its finding was (`net.py:15:7: HL011 fix
+    rejected`); once other fixes are written, the file's lines have moved (a removed import),
+    and the findings printed after the notes are at the written file's lines. A note's position
+    is moved the same way: a line to where it is now, a line of a rewrite that changed the count
+    of lines to the rewrite's first line."""
+    if before == after:
+        return notes
+    old, new = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
+    moved: Dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for i in range(i1, i2):  # line for line where as many lines came out as went in
+            moved[i + 1] = j1 + (i - i1 if i2 - i1 == j2 - j1 else 0) + 1
+    prefix = f"{path}:"
+    out = []
+    for note in notes:
+        at = _NOTE_AT.match(note, len(prefix)) if note.startswith(prefix) else None
+        if at is not None and int(at.group(1)) in moved:
+            note = f"{prefix}{moved[int(at.group(1))]}:{at.group(2)}: " + note[at.end() :]
+        out.append(note)
+    return out
+
+
 def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -> FileOutcome:
     """Back in the main process: verify (starting from the worker's fix), then write the
     fixes or diff them (not with ``write=False``), and attach source lines to findings."""
@@ -952,6 +980,10 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
     if shown:
         outcome.fixed = applied
         outcome.revealed, outcome.fixed_codes = revealed, codes
+    if outcome.verification:  # at the lines of the text the findings below are at
+        outcome.verification = _notes_at_written_lines(
+            outcome.verification, path, lone_cr_to_lf(source.text)[0], new_text
+        )
     lines = _LINE_SPLIT.split(new_text)
     outcome.issues = [f.with_source_line(path, lines) for f in findings]
     if findings is work.findings:  # not re-linted (a failed write) nor --verify's findings
@@ -998,7 +1030,6 @@ def unified_diff(path: str, before: str, after: str) -> str:
     lone CR, form feed, ``\\v``, NEL and U+2028, which would give hunks ``git apply`` cannot
     match. A last line without a newline gets git's ``\\ No newline at end of file`` marker.
     """
-    import difflib
 
     lines = []
     for line in difflib.unified_diff(

@@ -320,3 +320,17 @@ def test_a_parameter_of_declared_shape_is_fed_that_shape(backend, session):
     assert "F.broadcast_like(cls_token, x, lhs_axes=(0,), rhs_axes=(0,))" in outcome.source
     (proof,) = outcome.proofs
     assert proof.verdict == "expression-level", proof.detail
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_an_expression_written_over_lines_is_checked_as_written(backend, session):
+    # a blind test's ClusterNorm: `a * m \<newline> + b * w` made "load original failed:
+    # SyntaxError" (the lines were joined into one, the backslash left inside it); a comment
+    # at a line's end would have swallowed the rest the same way
+    text = block(
+        "y = F.sum(x, axis=1, keepdims=True)\n"
+        "z = 0.9 * x \\\n    + 0.1 * y  # running mean\nreturn z"
+    )
+    outcome = verify(text, backend, session)
+    assert [f.code for f in outcome.applied] == ["HL007"], outcome.rejected
+    assert [p.verdict for p in outcome.proofs] == ["expression-level"], outcome.proofs

@@ -367,3 +367,26 @@ def test_a_proof_notes_elsewhere_line_moves_and_its_own_place_stays(monkeypatch)
         "m.py:3:5: HL003 fix proven eagerly by example f; the block still fails hybridized "
         f"elsewhere, at line {moved}"
     )
+
+
+def test_verify_notes_are_at_the_lines_of_the_written_file():
+    """A blind test's ReshapeChannel: the removed `from mxnet import nd` moved every line up
+    one, and the notes said `net.py:15:7: HL011 fix rejected` over the findings printed at
+    `net.py:14:7` (the written file's line) for the same code."""
+    from hybridlint.runner import _notes_at_written_lines
+
+    before = "from mxnet import nd\nimport os\n\n\ndef f(x):\n    a = x[0]\n    return nd.relu(a)\n"
+    after = "import os\n\n\ndef f(x):\n    a = F.squeeze(\n        x)\n    return nd.relu(a)\n"
+    notes = [
+        "net.py:6:9: HL003 fix rejected: ...",  # a line the fixes rewrote: its rewrite's first
+        "net.py:7:12: HL006 fix rejected ...",  # a line kept, moved by the removed import
+        "net.py::Net: still fails: ... (at net.py:6: a = x[0])",  # a block's note: as it is
+        "other.py:7:1: HL006 ...",  # another file's position
+    ]
+    assert _notes_at_written_lines(notes, "net.py", before, after) == [
+        "net.py:5:9: HL003 fix rejected: ...",
+        "net.py:7:12: HL006 fix rejected ...",
+        "net.py::Net: still fails: ... (at net.py:6: a = x[0])",
+        "other.py:7:1: HL006 ...",
+    ]
+    assert _notes_at_written_lines(notes, "net.py", before, before) == notes

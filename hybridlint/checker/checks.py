@@ -348,7 +348,9 @@ def expression_source(
     `prelude` (a fix of one statement: `x += y` run, then `x` returned)."""
     body = textwrap.dedent(expression).strip()
     if "\n" in body:
-        body = "(" + " ".join(line.strip() for line in body.splitlines()) + ")"
+        # kept line by line inside parentheses: a backslash continuation or a comment in the
+        # expression stays valid there (joined into one line, neither would)
+        body = "(" + body + "\n)"
     statement = textwrap.indent(textwrap.dedent(prelude).strip() + "\n", " " * 8) if prelude else ""
     return EXPRESSION_TEMPLATE.format(
         args=", ".join(names),

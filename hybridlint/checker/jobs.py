@@ -422,7 +422,7 @@ def check_built_block(
             **base,
         )
     trip = []
-    if roundtrip and isinstance(block, mx.gluon.HybridBlock):  # a plain Block has no export
+    if roundtrip and isinstance(block, mx.gluon.HybridBlock) and _exports_its_outputs(mx, block):
         exported = _run(
             lambda: execute.export_roundtrip(mx, block, arrays, seed),
             _stage("hybrid_error", "export", base, user_files),
@@ -559,6 +559,17 @@ def _fix_job(mx, job: dict, base: dict) -> EquivalenceReport:
     return report
 
 
+def _exports_its_outputs(mx, block) -> bool:
+    """Whether `export` writes the graph of what calling `block` returns. A class that overrides
+    `forward` or `__call__` (ClusterNorm: `out, means, vars = super().forward(x)`, then returns
+    `out`) post-processes the graph's outputs in Python, which an export cannot hold: its
+    imported graph is hybrid_forward's, not the block's, so the round trip is not compared."""
+    base = mx.gluon.HybridBlock
+    return all(
+        getattr(type(block), name) is getattr(base, name) for name in ("forward", "__call__")
+    )
+
+
 def _fixed_hybrid(
     mx, fixed, reference, arrays, base, files, rtol, atol, roundtrip: bool, seed: int
 ) -> EquivalenceReport:
@@ -587,7 +598,7 @@ def _fixed_hybrid(
             **base,
         )
     trip = []
-    if roundtrip and isinstance(fixed, mx.gluon.HybridBlock):
+    if roundtrip and isinstance(fixed, mx.gluon.HybridBlock) and _exports_its_outputs(mx, fixed):
         exported = _run(
             lambda: execute.export_roundtrip(mx, fixed, arrays, seed),
             _stage("hybrid_error", "fixed export", base, files),
