@@ -929,7 +929,7 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
     old, new = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
     moved: Dict[int, int] = {}
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for _, i1, i2, j1, j2 in matcher.get_opcodes():
         for i in range(i1, i2):  # line for line where as many lines came out as went in
             moved[i + 1] = j1 + (i - i1 if i2 - i1 == j2 - j1 else 0) + 1
     prefix = f"{path}:"

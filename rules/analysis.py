@@ -118,6 +118,10 @@ class ClassFacts:
     # children that pool globally or keep a pooled gate's spatial 1s (`_pooled.child_effect`)
     shape_effects: Dict[str, str] = field(default_factory=dict)
     rnn_layers: Set[str] = field(default_factory=set)  # children that are rnn.RNN/LSTM/GRU layers
+    # children built by a call of a name the module does not define (an imported block class, a
+    # model-zoo getter: `self.body = resnet.resnet18_v1()`): outputs unknown, an array or a
+    # tuple of them (`evaluate._self_call` takes what they return on arrays for an array)
+    foreign_children: Set[str] = field(default_factory=set)
     # the block's own opt-out of hybridization: flags named so (`self.hybridizable`), tests the
     # constructor asserts when hybridizable (normalized `guards.normalized_code`), `hybridize` raising
     opt_out_flags: Set[str] = field(default_factory=set)
@@ -544,6 +548,21 @@ def _child_value(
         ):
             return Value(TENSOR)
     return UNKNOWN_VALUE
+
+
+def _foreign(call: cst.Call, module: ModuleFacts, classes: Mapping[str, cst.ClassDef]) -> bool:
+    """Whether `call` constructs with a name neither this module nor its project definitions
+    define (`resnet.resnet18_v1(...)`, `get_model(...)`, an imported block class)."""
+    name = dotted_name(call.func)
+    if name is None or name.split(".")[0] == "self":
+        return False
+    last = name.split(".")[-1]
+    return (
+        last not in classes
+        and last not in SINGLE_OUTPUT_LAYERS
+        and name not in module.built_from[0]
+        and last not in module.functions
+    )
 
 
 def _returned_layer_tuple(klass: cst.ClassDef, returns: List[cst.Return]) -> Optional[Value]:
@@ -1177,6 +1196,7 @@ def _init_facts(
             facts.children.pop(attr, None)
             facts.layers.discard(attr)
             facts.rnn_layers.discard(attr)
+            facts.foreign_children.discard(attr)
             facts.shape_effects.pop(attr, None)
             if (
                 isinstance(value, (cst.Integer, cst.Float))
@@ -1206,6 +1226,8 @@ def _init_facts(
                     )
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, module.built_from[1])
+                if _foreign(value, module, classes):
+                    facts.foreign_children.add(attr)
                 effect = child_effect(value, *module.built_from)
                 if effect is not None:
                     facts.shape_effects[attr] = effect

@@ -691,6 +691,10 @@ class Evaluator:
             if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
                 return gate
             value = klass.children[attr]
+            if value.kind == UNKNOWN and attr in klass.foreign_children:
+                # an imported block (`self.res_net1 = resnet.resnet18_v1()`): as a block handed
+                # to the constructor, its result on arrays is taken for an array by position
+                return _block_output(args)
             if value.kind == TENSOR and value.form is None and value.items is None:
                 # each call's result is an array of its own (`x = self.conv(x)`, then pooled)
                 value = with_form(value, forms.root(f"@{id(call)}"))

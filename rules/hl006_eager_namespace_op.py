@@ -203,6 +203,23 @@ without it).
             fix=[("from mxnet import nd\n", ""), ("nd.concat(*outs", "F.concat(*outs")],
             safety=SAFE,
         ),
+        # what a block the module does not define returns (a siamese net's model-zoo towers;
+        # `import mxnet.ndarray as nd`)
+        Invalid(
+            net(
+                "return self.out(nd.abs(self.tower(x) - self.tower(y)))",
+                "F, x, y",
+                head="import mxnet.ndarray as nd\nfrom mxnet.gluon import HybridBlock, nn\n\n\n",
+                init=constructor(
+                    "super().__init__()\nself.tower = nn.HybridLambda('tanh')\n"
+                    "self.out = nn.Dense(2)",
+                    "",
+                ),
+            ),
+            line=12,
+            fix=[("import mxnet.ndarray as nd\n", ""), ("nd.abs(", "F.abs(")],
+            safety=SAFE,
+        ),
         # a list of what a container child's layers return (MixNet-Gluon's MixBlock)
         Invalid(
             _net(
