@@ -137,6 +137,9 @@ No automatic fix: where the state should live depends on the program.
         "if F is mx.nd:\n    self.last = F.relu(x)\nreturn x",
         "self.calls += 1  # hybridlint: ignore[HL013]\nreturn x",
         "self.cache = self.cache or []\nreturn x",  # a default filled once: the same later
+        # a block made on first use from a factory stored in __init__ (GluonCV's Faster R-CNN
+        # target generator): after the first call, eager or traced, the test is false
+        "if not isinstance(self.gen, HybridBlock):\n    self.gen = self.gen()\nreturn self.gen(x)",
         # a tensor kept for a lambda child that reads it within the same trace (GluonTS N-BEATS)
         Valid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -344,6 +347,10 @@ No automatic fix: where the state should live depends on the program.
             return
         if source == name and isinstance(node.value, (cst.BooleanOperation, cst.IfExp)):
             return  # `self.n = self.n or 0`: a default filled once, the same on later calls
+        if source == name and _filled_once(self.facts.node, node, name):
+            # `if not isinstance(self.gen, Block): self.gen = self.gen()` (GluonCV's lazy
+            # target generator): after the first call, eager or traced, the test is false
+            return
         how = "its own value" if source == name else f"`self.{source}`, which it updates"
         self.report(
             node,
@@ -590,6 +597,38 @@ def _self_attributes(node: cst.CSTNode) -> Set[str]:
         for n in walk_nodes(node)
         if isinstance(n, cst.Attribute) and (name := _self_attribute(n)) is not None
     }
+
+
+def _filled_once(function: cst.FunctionDef, assign: cst.Assign, name: str) -> bool:
+    """Whether `assign` runs under an `if` that tests `self.<name>` for being unset: `is None`,
+    `not self.<name>`, `not isinstance(self.<name>, ...)` (what the assignment then makes it)."""
+    for node in walk_nodes(function.body):
+        if isinstance(node, cst.If) and _unset_test(node.test, name):
+            if any(inner is assign for inner in walk_nodes(node.body)):
+                return True
+    return False
+
+
+def _unset_test(test: cst.BaseExpression, name: str) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        if _self_attribute(inner) == name:
+            return True
+        return (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Name)
+            and inner.func.value == "isinstance"
+            and len(inner.args) == 2
+            and _self_attribute(inner.args[0].value) == name
+        )
+    return (
+        isinstance(test, cst.Comparison)
+        and _self_attribute(test.left) == name
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    )
 
 
 def _guard_flag(statement: cst.If) -> Optional[str]:

@@ -4,6 +4,7 @@ step's mask (variational dropout); hybridized, the mask attribute holds the trac
 cached graph draws a new mask at every step."""
 
 import numpy as np
+import libcst as cst
 import pytest
 
 
@@ -87,3 +88,29 @@ def test_hl013_reports_zoneout_cells_previous_output():
     assert "the cached graph keeps what `self._prev_output` held at the first call" in (
         findings[0].message
     )
+
+
+@pytest.mark.parametrize(
+    "test, unset",
+    [
+        ("not isinstance(self.gen, HybridBlock)", True),
+        ("self.gen is None", True),
+        ("not self.gen", True),
+        ("isinstance(self.gen, HybridBlock)", False),
+        ("self.gen is not None", False),
+        ("self.calls < 10", False),
+        ("not isinstance(self.other, HybridBlock)", False),
+    ],
+)
+def test_a_recompute_under_an_unset_test_is_a_one_time_fill(test, unset):
+    """GluonCV's Faster R-CNN makes its target generator on first use (`if not isinstance(
+    self._target_generator, Block): self._target_generator = self._target_generator()`, in a
+    property hybrid_forward calls): after the first call, eager or traced, the test is false,
+    so the recompute is no per-call state (two false HL013 on the realworld corpus)."""
+    from hybridlint.rules.hl013_state_mutation import _filled_once
+
+    source = f"def f(self):\n    if {test}:\n        self.gen = self.gen()\n    return self.gen\n"
+    function = cst.parse_module(source).body[0]
+    assign = function.body.body[0].body.body[0].body[0]
+    assert isinstance(assign, cst.Assign)
+    assert _filled_once(function, assign, "gen") is unset
