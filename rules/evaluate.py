@@ -471,6 +471,10 @@ class Evaluator:
                 call, 1, "indices_or_sections"
             )
             count = literal_int(num.value) if num is not None else None
+            if count is None and num is not None:
+                # `F.split(x, self.groups)`: a list of arrays, or one array when the count is
+                # 1 (whose rows, iterated or indexed, are arrays too): taken by position
+                return Value(TENSORS, assumed=True)
             return (
                 Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
             )

@@ -92,7 +92,7 @@ def net(body: str, args: str = "F, x", init: str = "") -> str:
         ("F.split(x, 2)", TENSORS),
         ("F.split(x, num_outputs=3)[1]", TENSOR),
         ("F.SliceChannel(x, num_outputs=2, axis=1)", TENSORS),
-        ("F.split(x, num_outputs=n)", UNKNOWN),
+        ("F.split(x, num_outputs=n)", TENSORS),  # arrays, or one whose rows are arrays
         ("F.contrib.foreach(body, x, [])", UNKNOWN),
         ("F.contrib.arange_like(x)", TENSOR),
         ("F.topk(x, ret_typ='both')", UNKNOWN),
@@ -187,10 +187,11 @@ def test_parameters_scalars_and_children_from_init():
         TENSOR,
         TENSOR,
         TENSOR,  # an RNN layer on the data alone returns its output (with states: a pair)
-        UNKNOWN,
-        UNKNOWN,
+        TENSOR,  # a block the module does not define: an array, or a tuple of them (assumed)
+        UNKNOWN,  # a module block that returns a tuple
         TENSOR,
     ]
+    assert main[8].assumed and not main[10].assumed
     assert main[3].shape == (3, 4)
     assert (main[5].shape, main[5].shape_reason) == ((3, 4), "parameter")
 
