@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import AbstractSet, List, Optional, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..cstwalk import visit_only
+from ..cstwalk import walk
 from ..mxnet_facts import DEFERRED_LAYER_PARAMETERS, LAYER_PARAMETERS
 from ._constant_param import fresh_name, init_attribute, init_edit, signature_edit, taken_names
 from .analysis import PARAMETER, ClassFacts, dotted_name
@@ -284,11 +284,29 @@ def _number_literal(expr: cst.BaseExpression) -> bool:
 
 
 class _ConstantInitializers(cst.CSTVisitor):
-    """Every `Constant(<list>)` call of a class body (`_listy_value`)."""
+    """Every `Constant(<list>)` call of a class body (`_listy_value`), also of a name its
+    function binds, apart from that call, only to list displays or comprehensions (LQ-Nets'
+    `init_basis = [[...] for i in range(n)]`, then `init_basis = mx.init.Constant(init_basis)`;
+    an empty `[]` then filled by appends)."""
 
     def __init__(self, qualify) -> None:
         self.qualify = qualify
-        self.found: List[cst.Call] = []
+        self.direct: List[cst.Call] = []
+        self.named: List[Tuple[cst.Call, int, str]] = []  # (call, function, name)
+        self.bound: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
+        self.functions: List[int] = [0]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(id(node))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                key = (self.functions[-1], target.target.value)
+                self.bound.setdefault(key, []).append(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.qualify(dotted_name(node.func)) not in _CONSTANT_INITIALIZERS:
@@ -297,8 +315,23 @@ class _ConstantInitializers(cst.CSTVisitor):
             return
         arg = node.args[0]
         keyword = arg.keyword.value if arg.keyword is not None else "value"
-        if keyword == "value" and not arg.star and _listy_value(arg.value):
-            self.found.append(node)
+        if keyword != "value" or arg.star:
+            return
+        if _listy_value(arg.value):
+            self.direct.append(node)
+        elif isinstance(arg.value, cst.Name):
+            self.named.append((node, self.functions[-1], arg.value.value))
+
+    @property
+    def found(self) -> List[cst.Call]:
+        found = list(self.direct)
+        for call, function, name in self.named:
+            values = [v for v in self.bound.get((function, name), []) if v is not call]
+            if values and all(
+                isinstance(v, (cst.ListComp, cst.List)) or _listy_value(v) for v in values
+            ):
+                found.append(call)
+        return found
 
 
 _DIRECT_EXAMPLE = (
@@ -410,8 +443,8 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
 `ignore_extra=True`.
 
 ## Constant(<list>) initializers
-`init.Constant(<list>)` (a list or tuple display, or `<x>.tolist()`) anywhere in the
-class, the initializer of a parameter: eagerly the list fills it, but under hybridize
+`init.Constant(<list>)` (a list or tuple display, `<x>.tolist()`, or a name its function
+binds only to list displays and comprehensions) anywhere in the class, the initializer of a parameter: eagerly the list fills it, but under hybridize
 `Parameter.var()` serializes the initializer and MXNet 1.9.1's `Constant.dumps()` calls
 `.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
 object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
@@ -524,6 +557,20 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
             safety=UNSAFE,
         ),
         Invalid(_initialized("[0.5, 1.0, 2.0]", imports=""), line=9),  # no numpy to build with
+        # a name the constructor binds to a comprehension (LQ-Nets' quantized activation)
+        Invalid(
+            _initialized(
+                "basis",
+                imports="import numpy as np\n",
+            ).replace(
+                "        with self.name_scope():\n",
+                "        basis = [[0.5 * 2.0 ** i for i in range(3)]]\n"
+                "        with self.name_scope():\n",
+            ),
+            line=11,
+            fix=("init.Constant(basis)", "init.Constant(np.array(basis))"),
+            safety=SAFE,
+        ),
         Invalid(
             _initialized("np.full((1, 3), 0.5).tolist()"),
             line=10,
@@ -700,7 +747,7 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not a number or a
         numpy array (AttributeError: 'list' object has no attribute 'asnumpy')."""
         finder = _ConstantInitializers(self.state.module.qualify)
-        visit_only(klass.node, finder)  # read-only: LibCST's visit rebuilds (issue 22)
+        walk(klass.node, finder)  # read-only (LibCST's visit rebuilds, issue 22), with leaves
         if not finder.found:
             return
         numpy = next((k for k, v in self.state.module.imports.items() if v == "numpy"), None)
