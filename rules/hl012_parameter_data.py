@@ -444,16 +444,16 @@ name (`embed_weight` next to `embed.weight`), which the original code refuses to
 
 ## Constant(<list>) initializers
 `init.Constant(<list>)` (a list or tuple display, `<x>.tolist()`, or a name its function
-binds only to list displays and comprehensions) anywhere in the class, the initializer of a parameter: eagerly the list fills it, but under hybridize
-`Parameter.var()` serializes the initializer and MXNet 1.9.1's `Constant.dumps()` calls
-`.asnumpy()` on any value that is not a number or a numpy array (AttributeError: 'list'
-object has no attribute 'asnumpy'). Fix: `init.Constant(np.array(<list>))` (safe: eagerly
-`arr[:] = value` builds the same array from either, `nd.array(value, dtype=arr.dtype)`, and
-`dumps()` writes the same list); a one-element display `Constant([v])` becomes `Constant(v)`
-(safe for a number literal, whose fill is the same: a float, or an integer below 2**53, which
-MXNet's fill keeps exact; unsafe for a name, which may hold an array that broadcasts
-differently) when v is a number literal or the module does not import numpy; reported without
-a fix otherwise.
+binds only to list displays and comprehensions) anywhere in the class, the initializer of a
+parameter: eagerly the list fills it, but under hybridize `Parameter.var()` serializes the
+initializer and MXNet 1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not
+a number or a numpy array (AttributeError: 'list' object has no attribute 'asnumpy'). Fix:
+`init.Constant(np.array(<list>))` (safe: eagerly `arr[:] = value` builds the same array from
+either, `nd.array(value, dtype=arr.dtype)`, and `dumps()` writes the same list); a one-
+element display `Constant([v])` becomes `Constant(v)` (safe for a number literal, whose fill
+is the same: a float, or an integer below 2**53, which MXNet's fill keeps exact; unsafe for
+a name, which may hold an array that broadcasts differently) when v is a number literal or
+the module does not import numpy; reported without a fix otherwise.
 
 ## Parameters built directly
 A Parameter (or Constant) built directly and stored on the block, `self.weight =
