@@ -49,9 +49,10 @@ def check(body: str, inputs_np, mx, exact: bool, inputs: str = "x"):
         if exact:
             np.testing.assert_array_equal(got.asnumpy(), expected.asnumpy(), err_msg=fixed)
         else:
-            # float64: MXNet passes a Python scalar to its scalar ops in a decimal string of
-            # limited digits, so `s - x` (s = x.max().asscalar()) can be 1e-18 off where the
-            # graph's `broadcast_sub(x.max(), x)` gives 0: rounding on the inputs' scale
+            # float64: MXNet passes a Python scalar to its scalar ops as a decimal string that
+            # its own parser (dmlc's strtod, not correctly rounded) may read 1 ulp off, so
+            # `s - x` (s = x.max().asscalar()) gave -1.7e-18 where the graph's
+            # `broadcast_sub(x.max(), x)` gives 0: rounding on the inputs' scale
             scale = max((float(np.abs(a).max()) for a in inputs_np if a.size), default=1.0)
             np.testing.assert_allclose(
                 got.asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-12 * scale, err_msg=fixed
