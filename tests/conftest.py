@@ -74,12 +74,29 @@ SPAWNING_MODULES = {
     "test_verify_testdata",
 }
 
+# Test modules that never run the engine, the checker or numpy (the CLI's output formats and
+# fixes, pre-commit, the language server, stdin, the cache): marked `engine_free`. CI's numpy-2
+# leg, which is there because the engine supports both numpy 1 and 2, leaves them out
+# (`-m "not engine_free"`); the MXNet leg runs them as the README's command does.
+ENGINE_FREE_MODULES = {
+    "test_cli_subprocess",
+    "test_hostile_input",
+    "test_lsp_server",
+    "test_machine_fixes",
+    "test_precommit",
+    "test_project_cache",
+    "test_stdin",
+    "test_streams",
+}
+
 
 def pytest_collection_modifyitems(config, items):
-    slow = pytest.mark.slow
+    slow, engine_free = pytest.mark.slow, pytest.mark.engine_free
     for item in items:
         if item.path.stem in SPAWNING_MODULES:
             item.add_marker(slow)
+        if item.path.stem in ENGINE_FREE_MODULES:
+            item.add_marker(engine_free)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first
     if HAVE_MXNET:
         return
