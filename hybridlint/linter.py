@@ -1042,10 +1042,36 @@ class _Positions:
         return next((r for r in self.regions if r is not first and node in self[r]), None)
 
 
+# The last few `_locate` results, by their inputs: `--format json` fixes each finding alone
+# (`fixedits.single_fix`, a `fix_source` per finding), and every one of those runs starts by
+# locating the findings of the same text. The results are read, never changed; the project is
+# kept with its result (its id is in the key) and stands for the configured constructions.
+_LOCATED: Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]] = {}
+
+
 def _locate(
     source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
+    key = (
+        source,
+        path,
+        None if select is None else tuple(select),
+        tuple(ignore),
+        tuple(rules),
+        id(project),
+    )
+    kept = _LOCATED.get(key)
+    if kept is not None and kept[0] is project:
+        return kept[1]
+    result = _locate_anew(source, path, select, ignore, rules, project)
+    _remember(_LOCATED, key, (project, result), 4)
+    return result
+
+
+def _locate_anew(
+    source: str, path: str, select, ignore, rules, project: FileProject
+) -> Tuple[List[str], List[_Found], _Positions]:
     seeds = _project_seeds(source, path, project)
     if "hybrid_forward" not in source and not seeds:
         return [], [], _Positions()

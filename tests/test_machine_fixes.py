@@ -61,7 +61,7 @@ def test_every_fix_in_json_is_what_fix_select_gives_for_that_finding_alone(hazar
     result = invoke("--no-cache", "--format", "json", *unsafe, "hazards")
     doc = json.loads(result.stdout)
     with_fix = [f for f in doc["findings"] if f["fix"] is not None]
-    assert len(with_fix) == 25  # every finding with a fix of the four files (21 safe, 4 unsafe)
+    assert len(with_fix) == 26  # every finding with a fix of the four files (22 safe, 4 unsafe)
     line_length = load_config(["hazards"]).line_length
     by_file = {}
     for entry in with_fix:
@@ -129,7 +129,7 @@ def test_a_cached_run_still_carries_the_fixes(hazards):
     first = json.loads(invoke("--format", "json", "hazards").stdout)
     second = json.loads(invoke("--format", "json", "hazards").stdout)
     assert first["findings"] == second["findings"]
-    assert sum(1 for f in second["findings"] if f["fix_details"]) == 25
+    assert sum(1 for f in second["findings"] if f["fix_details"]) == 26
 
 
 def test_text_output_computes_no_fix(hazards, monkeypatch):
