@@ -502,6 +502,10 @@ class Evaluator:
         if gate is not None:  # a (B, C, 1, 1) gate of the pooled array's form (`_pooled`)
             return gate
         form = self._op_form(op, call, args, 1) or forms.root(f"@{id(call)}")
+        if op == "dot" and _literal_flag(call_argument(call, None, "transpose_a")):
+            # `F.dot(p, x, transpose_a=True)` contracts the first axis (a batch: ClusterNorm's
+            # per-cluster sums): nothing says the result is shaped like the inputs or not
+            return Value(TENSOR, None, LOST, fresh=True, form=form)
         return Value(TENSOR, *self._op_shape(op, call, first), fresh=True, form=form)
 
     def _op_form(self, op: str, call: cst.Call, args: List[Value], at: int) -> Optional[forms.Form]:
@@ -848,6 +852,9 @@ def paired(node: cst.CSTNode, left: Value, right: Value, shape: Optional[Shape])
     b)`, `F.broadcast_add(a, b)`): the form of the broadcast when both share a root, a fresh
     root otherwise; the shape evidence both operands share is kept, unless their shapes
     differ (then the result is the broadcast, neither operand's shape: `(m, 1) + (1, n)`)."""
+    if LOST in (left.shape_reason, right.shape_reason):  # nothing known of one side's shape
+        form = forms.broadcast(left.form, right.form) or forms.root(f"@{id(node)}")
+        return Value(TENSOR, None, LOST, fresh=True, form=form)
     reason = left.shape_reason if left.shape_reason == right.shape_reason else None
     if reason is not None and left.shape == right.shape:
         relation = forms.compare(left.form, right.form)

@@ -277,3 +277,23 @@ def test_the_unsafe_fix_breaks_the_number_path(backend):
         fixed_block.initialize()
         fixed_block.hybridize()
         assert fixed_block(mx.nd.array(x)).shape == (4, 1)
+
+
+def test_a_product_over_the_batch_is_no_evidence_against_a_parameter():
+    """A blind test's ClusterNorm: `F.dot(prob, x, transpose_a=True)` sums over the batch, so
+    the per-cluster means have the running means' (parameter's) shape; HL007 reported
+    `0.9 * means + 0.1 * weighted` as "one operand has the fixed shape (a parameter)". Through
+    the broadcast_div that normalises it, too. A product that keeps the batch still is."""
+    head = (
+        "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.means = self.params.get('means', shape=(3, 4))\n\n"
+        "    def hybrid_forward(self, F, x, y, means):\n"
+    )
+    for made in (
+        "F.dot(y, x, transpose_a=True)",
+        "F.broadcast_div(F.dot(y, x, transpose_a=True), F.sum(y, axis=0).reshape((-1, 1)))",
+    ):
+        source = head + f"        s = {made}\n        return 0.9 * means + 0.1 * s\n"
+        assert [f.code for f in lint_source(source)] == [], made
+    kept = head + "        s = F.dot(y, x)\n        return 0.9 * means + 0.1 * s\n"
+    assert [f.code for f in lint_source(kept)] == ["HL007"]
