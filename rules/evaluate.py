@@ -109,6 +109,11 @@ class Evaluator:
             # `[x, y]` of inputs taken for arrays by position: a list of them, taken the same
             # way (its items are those very inputs)
             return Value(TENSORS, assumed=not all(v.is_tensor for v in values))
+        if any(v.kind == TENSOR for v in values) and all(
+            isinstance(e, cst.Element) for e in expr.elements
+        ):
+            # `return F.cast(x, 'int32'), scale`: what `q, s = helper(...)` binds, by position
+            return Value(SEQUENCE, items=tuple(values))
         return Value(SEQUENCE)
 
     _eval_List = _eval_Tuple

@@ -969,3 +969,16 @@ def test_the_layers_of_a_container_child_return_arrays():
         "for layer in self.features:\n    x = layer(x)\nreturn x.shape[0]", init=init
     )
     assert [(f.code, f.line) for f in lint_source(source)] == [("HL001", 14)]
+
+
+def test_a_helper_returning_an_array_and_a_number_is_unpacked_by_position():
+    """`return F.cast(x, 'int32'), scale`: `q, s = _quantize(F, x, 0, 1)` binds q to an array
+    (a blind test's quantized convolution; the tuple was a sequence of unknown items)."""
+    source = (
+        "def _quantize(F, x, lo, hi):\n    scale = (hi - lo) / 255\n"
+        "    return F.cast(F.round(x / scale), 'int32'), scale\n\n\n"
+        + net("q, s = _quantize(F, x, 0, 1)\nprobe(q)\nprobe(s)\nprobe((q, s))")
+    )
+    seen = probe(source)
+    assert [v.kind for v, _, _ in seen] == [TENSOR, SCALAR, SEQUENCE]
+    assert [v.kind for v in seen[2][0].items] == [TENSOR, SCALAR]
