@@ -735,9 +735,10 @@ BLOCK_VALUE = Value(BLOCK)
 
 
 def _block_output(args: List[Value]) -> Value:
-    """A block held by a container child, called: gluon blocks return an array, or a list or
-    tuple of them; taken for an array by position only when it is given one (as the result of a
-    block handed to the constructor is), certain where the body uses it as only an array can."""
+    """A block known only as a block (a container child's layer, an imported block), called:
+    gluon blocks return an array, or a list or tuple of them; taken for an array by position
+    only when it is given one (as the result of a block handed to the constructor is), certain
+    where the body uses it as only an array can."""
     return Value(TENSOR, assumed=True) if any(v.kind == TENSOR for v in args) else UNKNOWN_VALUE
 
 
