@@ -187,3 +187,26 @@ def test_a_block_whose_forward_keeps_one_graph_output_is_not_compared_with_its_e
         MEANS_AND_OUT, "norm.py", [Example("Norm", ((2, 3),))], backend=backend, session=session
     )
     assert [r.status for r in outcome.reports] == ["equal"], [r.reason for r in outcome.reports]
+
+
+def test_only_a_users_forward_or_call_override_leaves_out_the_export():
+    import hybridlint.engine as mx
+    from hybridlint.checker.jobs import _exports_its_outputs
+
+    class Plain(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x
+
+    class Keeps(Plain):
+        def forward(self, x):
+            return super().forward(x)
+
+    class Calls(Plain):
+        def __call__(self, x):
+            return super().__call__(x)
+
+    assert _exports_its_outputs(mx, Plain())
+    assert _exports_its_outputs(mx, mx.gluon.rnn.LSTMCell(4))  # gluon's own overrides
+    assert _exports_its_outputs(mx, mx.gluon.rnn.LSTM(4))
+    assert not _exports_its_outputs(mx, Keeps())
+    assert not _exports_its_outputs(mx, Calls())
