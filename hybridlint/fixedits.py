@@ -180,6 +180,9 @@ def all_fix_details(
     offsets): the edits' content is converted back."""
     from .files import lf_to_cr
 
+    from .linter import SameFindingsMemo
+
+    memo = SameFindingsMemo()  # kept across the fixes of this text, dropped after
     texts: Dict[FixKey, str] = {}
     details: Dict[Tuple[Any, ...], Dict[str, Any]] = {}
     for finding in findings:
@@ -188,10 +191,11 @@ def all_fix_details(
         key = fix_key(findings, finding)
         if key not in texts:
             try:
-                texts[key] = single_fix(
-                    text, path, finding, findings, select=select, line_length=line_length,
-                    project=project,
-                )  # fmt: skip
+                with memo:  # every fix's first pass locates the same findings of `text`
+                    texts[key] = single_fix(
+                        text, path, finding, findings, select=select, line_length=line_length,
+                        project=project,
+                    )  # fmt: skip
             except Exception:  # noqa: BLE001 -- a fix the fixer cannot make has no edits
                 texts[key] = text
         if texts[key] == text:

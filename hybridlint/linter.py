@@ -1042,17 +1042,44 @@ class _Positions:
         return next((r for r in self.regions if r is not first and node in self[r]), None)
 
 
-# The last few `_locate` results, by their inputs: `--format json` fixes each finding alone
-# (`fixedits.single_fix`, a `fix_source` per finding), and every one of those runs starts by
-# locating the findings of the same text. The results are read, never changed; the project is
-# kept with its result (its id is in the key) and stands for the configured constructions.
-_LOCATED: Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]] = {}
+# `_locate` results kept by their inputs, while a `SameFindingsMemo` is entered only:
+# `--format json` fixes each finding alone (`fixedits.single_fix`, a `fix_source` per finding),
+# and every one of those runs starts by locating the findings of the same text in the same
+# context. Outside it nothing is kept: what the rules see also depends on context the key does
+# not hold (the configured constructions, `--verify`'s taken fallbacks). Results are only read.
+_LOCATED: Optional[
+    Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]]
+] = None
+
+
+class SameFindingsMemo:
+    """A context manager, entered once per fix of one text (`fixedits.all_fix_details`): within,
+    `_locate` results are kept by (text, path, selection, rules, project) for this memo's
+    lifetime, so the fixes' first passes share one location of the text's findings."""
+
+    def __init__(self) -> None:
+        self.kept: Dict[
+            Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]
+        ] = {}
+        self._outer: List[Optional[Dict]] = []
+
+    def __enter__(self) -> "SameFindingsMemo":
+        global _LOCATED
+        self._outer.append(_LOCATED)
+        _LOCATED = self.kept
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _LOCATED
+        _LOCATED = self._outer.pop()
 
 
 def _locate(
     source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
+    if _LOCATED is None:
+        return _locate_anew(source, path, select, ignore, rules, project)
     key = (
         source,
         path,

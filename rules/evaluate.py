@@ -175,11 +175,15 @@ class Evaluator:
         base = self.eval(expr.value, env)
         if base.kind == BLOCK:  # `self.features[0]`, `self.body[-1]`, `self.body[1:]`
             for element in expr.slice:
-                for part in (
-                    [element.slice.value]
-                    if isinstance(element.slice, cst.Index)
-                    else [element.slice.lower, element.slice.upper, element.slice.step]
-                ):
+                index = element.slice
+                parts: List[Optional[cst.BaseExpression]] = (
+                    [index.value]
+                    if isinstance(index, cst.Index)
+                    else [index.lower, index.upper, index.step]
+                    if isinstance(index, cst.Slice)
+                    else []
+                )
+                for part in parts:
                     if part is not None:
                         self.eval(part, env, consumed=True)
             return BLOCK_VALUE

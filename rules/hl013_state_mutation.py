@@ -347,7 +347,7 @@ No automatic fix: where the state should live depends on the program.
             return
         if source == name and isinstance(node.value, (cst.BooleanOperation, cst.IfExp)):
             return  # `self.n = self.n or 0`: a default filled once, the same on later calls
-        if source == name and _filled_once(self.facts.node, node, name):
+        if source == name and self.facts is not None and _filled_once(self.facts.node, node, name):
             # `if not isinstance(self.gen, Block): self.gen = self.gen()` (GluonCV's lazy
             # target generator): after the first call, eager or traced, the test is false
             return
