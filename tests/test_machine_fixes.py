@@ -31,6 +31,18 @@ TESTDATA = os.path.join(ROOT, "testdata")
 CODES = [c for c in all_rule_codes() if not c.startswith("HL9") and c not in DEFAULT_OFF]
 
 
+_JSON: dict = {}
+
+
+def hazards_json(*flags: str) -> dict:
+    """`hybridlint --no-cache --format json [flags] hazards` from a `hazards` fixture's directory,
+    run once per worker and flags: several tests read the same document (each JSON run fixes
+    every finding alone, seconds of CPU)."""
+    if flags not in _JSON:
+        _JSON[flags] = json.loads(invoke("--no-cache", "--format", "json", *flags, "hazards").stdout)
+    return _JSON[flags]
+
+
 @pytest.fixture
 def hazards(tmp_path, monkeypatch):
     shutil.copytree(HAZARDS, tmp_path / "hazards")
@@ -58,8 +70,7 @@ def _as_finding(entry):
 
 @pytest.mark.parametrize("unsafe", [[], ["--unsafe-fixes"]])
 def test_every_fix_in_json_is_what_fix_select_gives_for_that_finding_alone(hazards, unsafe):
-    result = invoke("--no-cache", "--format", "json", *unsafe, "hazards")
-    doc = json.loads(result.stdout)
+    doc = hazards_json(*unsafe)
     with_fix = [f for f in doc["findings"] if f["fix"] is not None]
     assert len(with_fix) == 26  # every finding with a fix of the four files (22 safe, 4 unsafe)
     line_length = load_config(["hazards"]).line_length
@@ -106,7 +117,7 @@ def test_every_fix_in_json_is_what_fix_select_gives_for_that_finding_alone(hazar
 
 
 def test_findings_without_a_fix_have_null_details_and_other_fields_stay(hazards):
-    doc = json.loads(invoke("--no-cache", "--format", "json", "hazards").stdout)
+    doc = hazards_json()
     assert doc["schema_version"] == 1
     for entry in doc["findings"]:
         assert list(entry)[:11] == [
@@ -165,7 +176,7 @@ def test_sarif_carries_fixes_and_help_uris(hazards):
     from hybridlint.server import rule_doc_url
 
     sarif = json.loads(invoke("--no-cache", "--format", "sarif", "hazards").stdout)
-    doc = json.loads(invoke("--no-cache", "--format", "json", "hazards").stdout)
+    doc = hazards_json()
     run = sarif["runs"][0]
     assert run["columnKind"] == "unicodeCodePoints"
     for rule in run["tool"]["driver"]["rules"]:
@@ -202,7 +213,7 @@ def _fixable_in_summary(text):
 @pytest.mark.parametrize("unsafe", [[], ["--unsafe-fixes"]])
 def test_statistics_count_fixable_findings_per_rule(hazards, unsafe):
     stats = invoke("--no-cache", "--statistics", *unsafe, "hazards").stdout
-    doc = json.loads(invoke("--no-cache", "--format", "json", *unsafe, "hazards").stdout)
+    doc = hazards_json(*unsafe)
     rows = re.findall(r"^\s*(\d+)  (HL\d{3})  (?:\[\*\] +(\d+) fixable)?\s+(\S+)$", stats, re.M)
     assert len(rows) == len({f["code"] for f in doc["findings"]}), stats
     for count, code, fixable, name in rows:
@@ -215,8 +226,12 @@ def test_statistics_count_fixable_findings_per_rule(hazards, unsafe):
     assert re.search(r"^3  HL004  \[\*\] (2|3) fixable  inplace-arithmetic$", stats, re.M), stats
 
 
-@pytest.mark.parametrize("unsafe", [[], ["--unsafe-fixes"]])
-@pytest.mark.parametrize("data", ["hazards", "testdata"])
+# testdata (every bundled file) with --unsafe-fixes only, the superset of fixes: its safe run
+# took a minute of a CI worker and checks nothing the hazard files' safe run does not
+@pytest.mark.parametrize(
+    "data, unsafe",
+    [("hazards", []), ("hazards", ["--unsafe-fixes"]), ("testdata", ["--unsafe-fixes"])],
+)
 def test_check_diff_and_fix_count_the_same_fixable_findings(tmp_path, monkeypatch, unsafe, data):
     source = HAZARDS if data == "hazards" else TESTDATA
     shutil.copytree(source, tmp_path / "work", ignore=shutil.ignore_patterns("*.ipynb"))
