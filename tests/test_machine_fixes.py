@@ -39,7 +39,9 @@ def hazards_json(*flags: str) -> dict:
     run once per worker and flags: several tests read the same document (each JSON run fixes
     every finding alone, seconds of CPU)."""
     if flags not in _JSON:
-        _JSON[flags] = json.loads(invoke("--no-cache", "--format", "json", *flags, "hazards").stdout)
+        _JSON[flags] = json.loads(
+            invoke("--no-cache", "--format", "json", *flags, "hazards").stdout
+        )
     return _JSON[flags]
 
 
