@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import bisect
 import contextlib
+import contextvars
 import difflib
 import itertools
 import re
@@ -1047,38 +1048,36 @@ class _Positions:
 # and every one of those runs starts by locating the findings of the same text in the same
 # context. Outside it nothing is kept: what the rules see also depends on context the key does
 # not hold (the configured constructions, `--verify`'s taken fallbacks). Results are only read.
-_LOCATED: Optional[
-    Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]]
-] = None
+_Kept = Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]]
+_LOCATED: "contextvars.ContextVar[Optional[_Kept]]" = contextvars.ContextVar(
+    "located", default=None
+)
 
 
 class SameFindingsMemo:
     """A context manager, entered once per fix of one text (`fixedits.all_fix_details`): within,
     `_locate` results are kept by (text, path, selection, rules, project) for this memo's
-    lifetime, so the fixes' first passes share one location of the text's findings."""
+    lifetime, so the fixes' first passes share one location of the text's findings. A context
+    variable: another thread or task (the language server's) never sees this memo."""
 
     def __init__(self) -> None:
-        self.kept: Dict[
-            Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]
-        ] = {}
-        self._outer: List[Optional[Dict]] = []
+        self.kept: _Kept = {}
+        self._tokens: List[contextvars.Token] = []
 
     def __enter__(self) -> "SameFindingsMemo":
-        global _LOCATED
-        self._outer.append(_LOCATED)
-        _LOCATED = self.kept
+        self._tokens.append(_LOCATED.set(self.kept))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        global _LOCATED
-        _LOCATED = self._outer.pop()
+        _LOCATED.reset(self._tokens.pop())
 
 
 def _locate(
     source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     """Findings (not suppressed) with their reports, and the positions of the regions' nodes."""
-    if _LOCATED is None:
+    memo = _LOCATED.get()
+    if memo is None:
         return _locate_anew(source, path, select, ignore, rules, project)
     key = (
         source,
@@ -1088,11 +1087,11 @@ def _locate(
         tuple(rules),
         id(project),
     )
-    kept = _LOCATED.get(key)
+    kept = memo.get(key)
     if kept is not None and kept[0] is project:
         return kept[1]
     result = _locate_anew(source, path, select, ignore, rules, project)
-    _remember(_LOCATED, key, (project, result), 4)
+    _remember(memo, key, (project, result), 4)
     return result
 
 
