@@ -722,13 +722,10 @@ class Evaluator:
                 attr in klass.built_children
                 and attr not in klass.scalar_attrs
                 and attr not in klass.parameters
-                and any(v.kind == TENSOR for v in args)
             ):
-                # a block handed to the constructor (`self.backbone = backbone`) called on
-                # arrays: gluon blocks return an array, or a list or tuple of them; taken for
-                # an array by position only, certain where the body uses it as only an array
-                # can be used (`Rule.is_tensor`), as a hybrid_forward input is
-                return Value(TENSOR, assumed=True)
+                # a block handed to the constructor (`self.backbone = backbone`): as any block
+                # known only as one, an array by position when called on arrays
+                return _block_output(args)
             return UNKNOWN_VALUE
         if self.analyzer is not None:
             self.analyzer.call_site(("method", attr), call, args)
