@@ -748,7 +748,8 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         numpy array (AttributeError: 'list' object has no attribute 'asnumpy')."""
         finder = _ConstantInitializers(self.state.module.qualify)
         walk(klass.node, finder)  # read-only (LibCST's visit rebuilds, issue 22), with leaves
-        if not finder.found:
+        found = finder.found  # resolved once: the names are looked up on each read
+        if not found:
             return
         numpy = next((k for k, v in self.state.module.imports.items() if v == "numpy"), None)
         message = (
@@ -757,7 +758,7 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
             "or a numpy array: AttributeError: 'list' object has no attribute 'asnumpy'); pass "
             "a numpy array"
         )
-        for node in finder.found:
+        for node in found:
             arg = node.args[0]
             single = _single_element(arg.value)
             if single is not None and (numpy is None or _number_literal(single)):
