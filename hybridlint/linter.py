@@ -1352,11 +1352,9 @@ def _apply_pass(
         new_first = region.first_line + shift
         new_lines = split_lines(text)
         new_count = len(new_lines)
-        opcodes = difflib.SequenceMatcher(
-            None, split_lines(original), new_lines, autojunk=False
-        ).get_opcodes()
+        line_map = aligned_lines(split_lines(original), new_lines)
         blocks.append(
-            (region.first_line, region.last_line, new_first, new_first + new_count - 1, opcodes)
+            (region.first_line, region.last_line, new_first, new_first + new_count - 1, line_map)
         )
         shift += new_count - (region.last_line - region.first_line + 1)
         cursor = region.last_line
@@ -1413,31 +1411,87 @@ def _region_texts(
     return new_texts, chosen
 
 
-def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, list]]) -> Callable[[int], int]:
+def _block_mapper(blocks: Sequence[Tuple[int, int, int, int, List[int]]]) -> Callable[[int], int]:
     """Maps a line after one fixing pass to the line before it, from the pass's replaced
-    blocks ``(old_first, old_last, new_first, new_last, opcodes)`` in order. Lines between
-    blocks shift by a constant; inside a block (one top-level statement) ``opcodes`` is a
-    line diff of that statement alone. The cost is O(log n) per line plus the size of the
-    changed statements: a difflib comparison of the whole file per pass was quadratic in its
-    size (50/100/200/400 classes took 4/8/20/54 s)."""
+    blocks ``(old_first, old_last, new_first, new_last, line_map)`` in order. Lines between
+    blocks shift by a constant; inside a block (one top-level statement) ``line_map`` gives
+    each new line's offset in the old statement (:func:`aligned_lines`). The cost is O(log n)
+    per line plus the size of the changed statements: a difflib comparison of the whole file
+    per pass was quadratic in its size (50/100/200/400 classes took 4/8/20/54 s)."""
     starts = [block[2] for block in blocks]
 
     def mapping(line: int) -> int:
         index = bisect.bisect_right(starts, line) - 1
         if index < 0:
             return line
-        old_first, old_last, new_first, new_last, opcodes = blocks[index]
+        old_first, old_last, new_first, new_last, line_map = blocks[index]
         if line > new_last:
             return old_last + (line - new_last)
-        offset = line - new_first
-        for tag, i1, i2, j1, j2 in opcodes:
-            if j1 <= offset < j2 or (tag == "delete" and j1 == offset):
-                if tag == "equal":
-                    return old_first + i1 + (offset - j1)
-                return old_first + min(i1 + (offset - j1), max(i1, i2 - 1))
-        return min(old_first + offset, old_last)
+        return old_first + line_map[line - new_first]
 
     return mapping
+
+
+_ALIGNED_PAIRS_MAX = 2500  # line pairs compared in one replaced run of lines; beyond: by position
+
+
+def aligned_lines(old: Sequence[str], new: Sequence[str]) -> List[int]:
+    """For each line of `new`, the 0-based index of the line of `old` it comes from: unchanged
+    lines by a line diff, and inside a run of lines a rewrite replaced by a different number
+    of lines, each new line with the most similar old line, in order. By position alone, a
+    removed `_, c, h, w = x.shape` put every later line of the run one line early, so a fix a
+    later pass made there was reported (and judged by --verify) at the line above it. A new
+    line like no old line maps to the old line after the ones matched before it."""
+    out: List[int] = []
+    last = max(len(old) - 1, 0)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(range(i1, i2))
+        elif tag != "delete":
+            out.extend(min(i, last) for i in _matched_run(old[i1:i2], new[j1:j2], i1))
+    return out
+
+
+def _matched_run(old: Sequence[str], new: Sequence[str], base: int) -> List[int]:
+    """`aligned_lines` inside one replaced run: an order-keeping matching of the lines that
+    maximises their summed similarity (pairs under 0.5 do not match)."""
+    n, m = len(old), len(new)
+    if n == m or not n or n * m > _ALIGNED_PAIRS_MAX:
+        return [base + min(k, max(n - 1, 0)) for k in range(m)]  # by position
+    similar = [
+        [difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() for b in new]
+        for a in old
+    ]
+    # best[a][b]: the best total for the first a old and first b new lines
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for a in range(1, n + 1):
+        for b in range(1, m + 1):
+            pair = similar[a - 1][b - 1]
+            best[a][b] = max(
+                best[a - 1][b],
+                best[a][b - 1],
+                best[a - 1][b - 1] + pair if pair >= 0.5 else 0.0,
+            )
+    matched: Dict[int, int] = {}
+    a, b = n, m
+    while a and b:
+        pair = similar[a - 1][b - 1]
+        if pair >= 0.5 and best[a][b] == best[a - 1][b - 1] + pair:
+            matched[b - 1] = a - 1
+            a, b = a - 1, b - 1
+        elif best[a][b] == best[a - 1][b]:
+            a -= 1
+        else:
+            b -= 1
+    out, after = [], 0  # `after`: the old line following the last matched one
+    for k in range(m):
+        if k in matched:
+            after = matched[k] + 1
+            out.append(base + matched[k])
+        else:
+            out.append(base + min(after, n - 1))
+    return out
 
 
 def _column_before(new_line: str, old_line: str, col: int) -> int:

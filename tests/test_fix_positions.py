@@ -4,7 +4,7 @@ comparison per pass made --fix quadratic: 50/100/200/400 classes took 4/8/20/54 
 
 import difflib
 
-from hybridlint.linter import _block_mapper, fix_source
+from hybridlint.linter import _block_mapper, aligned_lines, fix_source
 
 CLASS = """
 
@@ -33,13 +33,55 @@ class Const{i}(HybridBlock):
 
 def test_block_mapper_maps_unchanged_and_replaced_lines():
     # old lines 3-4 became new lines 3-6; old 10 became new 12-12
-    grow = difflib.SequenceMatcher(None, ["a\n", "b\n"], ["a\n", "x\n", "y\n", "b\n"]).get_opcodes()
-    same = difflib.SequenceMatcher(None, ["c\n"], ["d\n"]).get_opcodes()
+    grow = aligned_lines(["a\n", "b\n"], ["a\n", "x\n", "y\n", "b\n"])
+    same = aligned_lines(["c\n"], ["d\n"])
     mapping = _block_mapper([(3, 4, 3, 6, grow), (10, 10, 12, 12, same)])
     assert [mapping(n) for n in (1, 2)] == [1, 2]
     assert [mapping(n) for n in (3, 4, 5, 6)] == [3, 4, 4, 4]
     assert [mapping(n) for n in (7, 8, 11)] == [5, 6, 9]
     assert mapping(12) == 10 and mapping(13) == 11
+
+
+def test_a_removed_line_inside_a_rewritten_run_does_not_shift_the_lines_after_it():
+    # reconet-gluon's LuminanceLoss: an unsafe HL001 fix removes `_,channels,h,w = x.shape` and
+    # the same pass rewrites the lines after it; position alone mapped each one line early
+    old = [
+        "        _,channels,h,w = x.shape\n",
+        "        warperr = y - warp(ylast, flow)\n",
+        "        err = mask * mx.nd.square(warperr - lum)\n",
+        "        loss = mx.nd.sum(err, axis=0, exclude=True) / float(h*w)\n",
+    ]
+    new = [
+        "        warperr = y - warp(ylast, flow, F=F)\n",
+        "        err = mask * F.square(warperr - lum)\n",
+        "        loss = F.broadcast_div(F.sum(err, axis=0, exclude=True), F.prod(hw))\n",
+    ]
+    assert aligned_lines(old, new) == [1, 2, 3]
+    assert aligned_lines(old[1:], ["        something else entirely()\n"] + new) == [0, 0, 1, 2]
+
+
+def test_a_later_pass_finding_keeps_its_line_when_an_earlier_pass_removed_one():
+    source = (
+        "from mxnet import nd\n"
+        "from mxnet.gluon import HybridBlock\n"
+        "\n"
+        "\n"
+        "class Loss(HybridBlock):\n"
+        "    def hybrid_forward(self, F, x, y, mask):\n"
+        "        _, c, h, w = x.shape\n"
+        "        err = mask * nd.square(y - x.mean(axis=1, keepdims=True))\n"
+        "        return nd.sum(err, axis=0, exclude=True) / float(h * w)\n"
+    )
+    result = fix_source(source, "m.py", unsafe=True)
+    lines = source.splitlines()
+    assert any(f.code == "HL007" for f in result.applied), result.applied
+    for finding in result.applied:
+        assert finding.line >= 7, finding
+        text = lines[finding.line - 1]
+        if finding.code == "HL007":
+            assert finding.line == 8 and text[finding.col - 1 :].startswith("y - x.mean"), finding
+        if finding.code == "HL006":
+            assert text[finding.col - 1 :].startswith("nd."), finding
 
 
 def test_applied_findings_point_at_their_original_lines(monkeypatch):

@@ -435,7 +435,7 @@ def _verify(
                 search.fix_options,
                 check_options,
                 "no example ran the rewritten code at "
-                f"line(s) {', '.join(str(f.line) for f in tried)}",
+                f"line(s) {', '.join(str(n) for n in sorted({f.line for f in tried}))}",
                 search.key,
                 others=every.initial,
             )
@@ -461,6 +461,7 @@ def _verify(
     # an intermediate set: a fix is "== fixed hybridized" only if its block passes as written.
     final_reports = search.reports(final_set) if final_set else [baseline[i] for i in runnable]
     proofs += search.proofs(proven, judged, final_reports)
+    proofs = _claims_as_written(proofs, final.applied, search.key)
     reports = list(baseline)
     for index, report in zip(runnable, final_reports):
         reports[index] = report
@@ -477,6 +478,24 @@ def _verify(
 
 
 _OBSERVATION_ROUNDS = 4
+
+
+def _claims_as_written(proofs: List[FixProof], written: Sequence, key: Callable) -> List[FixProof]:
+    """`proofs`, where one says its fix is applied but the text written does not hold that
+    fix, said not applied: a note must describe the file as written (a later pass's fix that
+    the final fixing run did not reach was once noted "applied unverified" while the file kept
+    the hazard and the summary still offered the fix)."""
+    keys = {key(f) for f in written}
+    out = []
+    for proof in proofs:
+        if proof.applied and key(proof.finding) not in keys:
+            proof = FixProof(
+                proof.finding,
+                "not-run",
+                f"not applied: the fixes written with it did not reach it (it was {proof.detail})",
+            )
+        out.append(proof)
+    return out
 
 
 def _refused(
@@ -713,7 +732,7 @@ def _expression_level(
         list(final.remaining),
         reports,
         "expression-level",
-        proofs=proofs,
+        proofs=_claims_as_written(proofs, final.applied, key),
     )
 
 
