@@ -251,3 +251,36 @@ def test_imports_with_wrong_names_or_missing_file_fail_clearly(tmp_path):
         mx.gluon.SymbolBlock.imports(
             str(tmp_path / "m-symbol.json"), ["data"], str(tmp_path / "m-0001.params")
         )
+
+
+def half_embedding(lib):
+    """A float16 Embedding (a translator's): its saved weight is float16, while the inputs of
+    an imported graph are untyped (float32 by inference); imports reads the saved dtype."""
+
+    class Translator(lib.gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.embedding = lib.gluon.nn.Embedding(20, 6, dtype="float16")
+                self.out = lib.gluon.nn.Dense(3, flatten=False)
+
+        def hybrid_forward(self, F, tokens):
+            return self.out(F.cast(self.embedding(tokens), "float32"))
+
+    return Translator(prefix="translator_")
+
+
+@pytest.mark.parametrize("lib_name", ["engine", pytest.param("mxnet", marks=pytest.mark.mxnet)])
+def test_imports_reads_the_saved_dtype_of_a_float16_parameter(tmp_path, lib_name):
+    lib = mx if lib_name == "engine" else pytest.importorskip("mxnet")
+    net = half_embedding(lib)
+    net.initialize()
+    tokens = lib.nd.array([[1, 5, 3, 0], [2, 7, 9, 19]])
+    net.hybridize()
+    expected = net(tokens).asnumpy()
+    net.export(str(tmp_path / "t"))
+    back = lib.gluon.SymbolBlock.imports(
+        str(tmp_path / "t-symbol.json"), ["data"], str(tmp_path / "t-0000.params")
+    )
+    assert back.collect_params()["translator_embedding0_weight"].dtype == np.float16
+    np.testing.assert_allclose(back(tokens).asnumpy(), expected, rtol=1e-6)

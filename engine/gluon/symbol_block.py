@@ -76,7 +76,11 @@ class SymbolBlock(HybridBlock):
             inputs = [symbol.var(i) for i in input_names]
         ret = SymbolBlock(sym, inputs)
         if param_file is not None:
-            ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra)
+            # as MXNet 1.9.1: the saved dtypes win (a float16 Embedding's weight is read as
+            # float16, not refused against the float32 the untyped inputs infer)
+            ret.collect_params().load(
+                param_file, ctx, allow_missing, ignore_extra, cast_dtype=True, dtype_source="saved"
+            )
         return ret
 
     def __repr__(self) -> str:
