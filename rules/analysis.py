@@ -232,6 +232,9 @@ class FunctionFacts:
     # the branches among them that a test of the tensor's type decides (`isinstance(x,
     # nd.NDArray)`, `F is mx.nd`, `hasattr(x, "shape")`; not a configuration's opt-out)
     eager_branches: Set[cst.CSTNode] = field(default_factory=set)
+    # every node of a branch that runs only hybridized (`if F is mx.sym:`, `if F == sym and
+    # ...:`): a fixed `mx.sym.` call there is the namespace F is (HL006)
+    symbol_only: Set[cst.CSTNode] = field(default_factory=set)
     order: Dict[cst.CSTNode, int] = field(default_factory=dict)  # statement -> position
     loops: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = field(default_factory=dict)
     alias_uses: Dict[str, List[Tuple[int, Tuple[cst.CSTNode, ...]]]] = field(default_factory=dict)
@@ -335,6 +338,7 @@ class FunctionFacts:
         self._sliced = None
         self.skip.clear()
         self.eager_branches.clear()
+        self.symbol_only.clear()
         self.returns.clear()
 
     def aliased_before(self, name: str, statement: cst.CSTNode) -> bool:

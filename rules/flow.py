@@ -277,6 +277,12 @@ class FunctionAnalyzer:
             self.facts.module.namespace_kind,
             lambda expr: self.evaluator.eval(expr, env).kind == TENSOR,
         )
+        body_symbol, orelse_symbol = classify_guard(
+            stmt.test, self.facts.namespace, self.facts.module.namespace_kind, symbol=True
+        )
+        for branch in (stmt.body if body_symbol else None, stmt.orelse if orelse_symbol else None):
+            if branch is not None:
+                self.facts.symbol_only.update(walk_nodes(branch))
         opted_body, opted_orelse = configuration_guard(stmt.test, self.facts.klass)
         if body_eager:
             self.facts.eager_branches.add(stmt.body)

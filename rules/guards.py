@@ -20,19 +20,23 @@ def classify_guard(
     namespace: Optional[str],
     kind_of: Optional[Callable[[Optional[str]], Optional[str]]] = None,
     is_tensor: Optional[Callable[[cst.BaseExpression], bool]] = None,
+    *,
+    symbol: bool = False,
 ) -> Tuple[bool, bool]:
-    """(body is eager-only, orelse is eager-only) for `if test:`.
+    """(body is eager-only, orelse is eager-only) for `if test:`; with ``symbol``, (body is
+    symbol-only, orelse is symbol-only): `if F == mx.sym and ...:` runs only hybridized, where
+    a fixed `mx.sym.` call is right (turicreate's InstanceNorm builds its CoreML graph so).
 
     `kind_of` resolves module names to "eager" / "symbol" (`_ND = proxy_of(ndarray)`,
     `from mxnet import ndarray as _ND`: `ModuleContext.namespace_kind`); `is_tensor`, when
     given, tells which expressions hold tensors (`hasattr(y, "shape")` guards only a tensor's
     branch: a numpy array has a shape in both modes)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        body, orelse = classify_guard(test.expression, namespace, kind_of, is_tensor)
+        body, orelse = classify_guard(test.expression, namespace, kind_of, is_tensor, symbol=symbol)
         return orelse, body
     if isinstance(test, cst.BooleanOperation):
-        left = classify_guard(test.left, namespace, kind_of, is_tensor)
-        right = classify_guard(test.right, namespace, kind_of, is_tensor)
+        left = classify_guard(test.left, namespace, kind_of, is_tensor, symbol=symbol)
+        right = classify_guard(test.right, namespace, kind_of, is_tensor, symbol=symbol)
         if isinstance(test.operator, cst.And):
             return left[0] or right[0], False
         return left[0] and right[0], left[1] or right[1]
@@ -45,11 +49,12 @@ def classify_guard(
         positive = isinstance(comp.operator, (cst.Is, cst.Equal))
         negative = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
         kind = (kind_of(other) if kind_of is not None else None) or _named_kind(other)
-        if other in EAGER_NAMESPACES or kind == "eager":
+        eager = other in EAGER_NAMESPACES or kind == "eager"
+        if not eager and not (other in SYMBOL_NAMESPACES or kind == "symbol"):
+            return False, False
+        if eager != symbol:  # the test names the mode asked about
             return (True, False) if positive else (False, True) if negative else (False, False)
-        if other in SYMBOL_NAMESPACES or kind == "symbol":
-            return (False, True) if positive else (True, False) if negative else (False, False)
-        return False, False
+        return (False, True) if positive else (True, False) if negative else (False, False)
     if (
         isinstance(test, cst.Call)
         and dotted_name(test.func) == "isinstance"
@@ -62,9 +67,11 @@ def classify_guard(
             else [dotted_name(types)]
         )
         if names and all(n is not None and n.split(".")[-1] == "NDArray" for n in names):
-            return True, False
+            return (False, True) if symbol else (True, False)
         if names and all(n is not None and n.split(".")[-1] == "Symbol" for n in names):
-            return False, True
+            return (True, False) if symbol else (False, True)
+    if symbol:
+        return False, False
     if (
         is_tensor is not None
         and isinstance(test, cst.Call)

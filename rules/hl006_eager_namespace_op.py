@@ -159,6 +159,9 @@ without it).
             )
         ),
         "return nd.relu(x)  # noqa: HL006",
+        # a branch that runs only hybridized (turicreate's InstanceNorm, for CoreML): mx.sym is F
+        "if F == mx.sym and x is not None:\n    return mx.sym.relu(x)\nreturn F.relu(x)",
+        "if F is not nd:\n    return mx.sym.relu(x)\nreturn F.relu(x)",
         Valid(  # `self.F` is the namespace the block passed; `if self.F is mx.nd` is eager-only
             _net(
                 _GRAM_NET,
@@ -588,6 +591,8 @@ without it).
         return op, written, both, eager
 
     def _report(self, node: cst.Call, op: str, written: str, both: bool, eager: bool) -> None:
+        if not eager and self.facts is not None and node in self.facts.symbol_only:
+            return  # `if F is mx.sym:`: the branch runs only on Symbols, as `mx.sym.` expects
         breaks = (
             "its inputs are Symbols after hybridize() (AssertionError: Argument data must have "
             "NDArray type)"
