@@ -922,24 +922,46 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
     """`--verify`'s notes name a fix by where its finding was (`net.py:15:7: HL011 fix
     rejected`); once other fixes are written, the file's lines have moved (a removed import),
     and the findings printed after the notes are at the written file's lines. A note's position
-    is moved the same way: a line to where it is now, a line of a rewrite that changed the count
-    of lines to the rewrite's first line."""
+    is moved the same way (:func:`_written_line`), and so are the lines its text names."""
     if before == after:
         return notes
+    line = _written_line(before, after)
+    prefix = f"{path}:"
+    out = []
+    for note in notes:
+        at = _NOTE_AT.match(note, len(prefix)) if note.startswith(prefix) else None
+        if at is None:
+            out.append(note)
+            continue
+        body = _lines_named_at_written_lines(note[at.end() :], line)
+        out.append(f"{prefix}{line(at.group(1))}:{at.group(2)}: {body}")
+    return out
+
+
+def _written_line(before: str, after: str) -> Callable[[str], str]:
+    """A line number of `before` (as text) -> the same line in `after`: where it is now, or
+    for a line of a rewrite that changed the count of lines, the rewrite's first line."""
     old, new = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
     moved: Dict[int, int] = {}
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for _, i1, i2, j1, j2 in matcher.get_opcodes():
         for i in range(i1, i2):  # line for line where as many lines came out as went in
             moved[i + 1] = j1 + (i - i1 if i2 - i1 == j2 - j1 else 0) + 1
-    prefix = f"{path}:"
-    out = []
-    for note in notes:
-        at = _NOTE_AT.match(note, len(prefix)) if note.startswith(prefix) else None
-        if at is not None and int(at.group(1)) in moved:
-            note = f"{prefix}{moved[int(at.group(1))]}:{at.group(2)}: " + note[at.end() :]
-        out.append(note)
-    return out
+    return lambda number: str(moved.get(int(number), number))
+
+
+def _lines_named_at_written_lines(text: str, line: Callable[[str], str]) -> str:
+    """`text` (a note's or a finding's reason) with the original's lines it names moved
+    (`no example ran the rewritten code at line(s) 175, 229`, `together with HL007 at 77:51`:
+    blind round 9 printed `net.py:110:25: ... at line 107` for one line)."""
+    text = _ORIGINAL_LINES.sub(lambda m: m[1] + re.sub(r"\d+", lambda n: line(n[0]), m[2]), text)
+    return _FIX_AT.sub(lambda m: f"{m[1]}{line(m[2])}:", text)
+
+
+# what a note's text says in the original's lines (not "still fails hybridized elsewhere, at
+# line N": that is a line of the fixed text, moved by checker_bridge._wrap)
+_ORIGINAL_LINES = re.compile(r"(rewritten code at line(?:\(s\))? )(\d+(?:, \d+)*)")
+_FIX_AT = re.compile(r"(\bHL\d{3} at )(\d+):")
 
 
 def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -> FileOutcome:
@@ -980,10 +1002,14 @@ def _finish(work: WorkResult, task: _Task, plan: _Plan, *, write: bool = True) -
     if shown:
         outcome.fixed = applied
         outcome.revealed, outcome.fixed_codes = revealed, codes
+    before = lone_cr_to_lf(source.text)[0]
     if outcome.verification:  # at the lines of the text the findings below are at
-        outcome.verification = _notes_at_written_lines(
-            outcome.verification, path, lone_cr_to_lf(source.text)[0], new_text
-        )
+        outcome.verification = _notes_at_written_lines(outcome.verification, path, before, new_text)
+    if options.verify and before != new_text:  # their reasons name lines too
+        line = _written_line(before, new_text)
+        findings = [
+            replace(f, message=_lines_named_at_written_lines(f.message, line)) for f in findings
+        ]
     lines = _LINE_SPLIT.split(new_text)
     outcome.issues = [f.with_source_line(path, lines) for f in findings]
     if findings is work.findings:  # not re-linted (a failed write) nor --verify's findings

@@ -382,11 +382,21 @@ def test_verify_notes_are_at_the_lines_of_the_written_file():
         "net.py:7:12: HL006 fix rejected ...",  # a line kept, moved by the removed import
         "net.py::Net: still fails: ... (at net.py:6: a = x[0])",  # a block's note: as it is
         "other.py:7:1: HL006 ...",  # another file's position
+        # the lines a note's text names are moved too (blind round 9: `net.py:110:25: HL003
+        # ... at line 107`), not a line of the fixed text (`still fails ... elsewhere`)
+        "net.py:2:1: HL006 fix proven at expression level only (no example ran the rewritten "
+        "code at line(s) 2, 6): together with HL003 at 6:9: ...; the block still fails "
+        "hybridized elsewhere, at line 6",
+        "net.py:6:9: HL003 fix not applied: no example ran the rewritten code at line 6 (...)",
     ]
     assert _notes_at_written_lines(notes, "net.py", before, after) == [
         "net.py:5:9: HL003 fix rejected: ...",
         "net.py:7:12: HL006 fix rejected ...",
         "net.py::Net: still fails: ... (at net.py:6: a = x[0])",
         "other.py:7:1: HL006 ...",
+        "net.py:1:1: HL006 fix proven at expression level only (no example ran the rewritten "
+        "code at line(s) 1, 5): together with HL003 at 5:9: ...; the block still fails "
+        "hybridized elsewhere, at line 6",
+        "net.py:5:9: HL003 fix not applied: no example ran the rewritten code at line 5 (...)",
     ]
     assert _notes_at_written_lines(notes, "net.py", before, before) == notes
