@@ -940,13 +940,15 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
 
 def _written_line(before: str, after: str) -> Callable[[str], str]:
     """A line number of `before` (as text) -> the same line in `after`: where it is now, or
-    for a line of a rewrite that changed the count of lines, the rewrite's first line."""
+    for a line of a rewrite that changed the count of lines, its share of the rewrite's lines
+    (two stacks each wrapped to three lines: the second at the fourth line, not both at the
+    first; one line removed before four rewritten: each of the four at its own line)."""
     old, new = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
     moved: Dict[int, int] = {}
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for _, i1, i2, j1, j2 in matcher.get_opcodes():
         for i in range(i1, i2):  # line for line where as many lines came out as went in
-            moved[i + 1] = j1 + (i - i1 if i2 - i1 == j2 - j1 else 0) + 1
+            moved[i + 1] = j1 + (i - i1) * (j2 - j1) // (i2 - i1) + 1
     return lambda number: str(moved.get(int(number), number))
 
 
