@@ -58,6 +58,13 @@ assigned again after it.
   its rank check: code that failed there may now run, working code is unchanged). Loads
   that are tensor arithmetic (`F.sum(d) * (1. / n)`) become the broadcast op of the dim as a
   float32 tensor (rules/hl001/scalars.py), and then the whole fix is unsafe, as that form is.
+- **`F.stack(*[t] * x.shape[j], axis=k)`** (`*(n * [t])`, n a dim of x; ARC-II's text
+  matching repeats each sentence's features along the other's length) →
+  `F.broadcast_like(F.expand_dims(t, axis=k), x, lhs_axes=(k,), rhs_axes=(j,))`: n copies
+  stacked on a new axis are t broadcast along it, the same values, shape and dtype (negative
+  k and j included, checked on MXNet 1.9.1). Safe: a zero dim, where the two differ, fails
+  in the original (stack of no arrays). `F.concat` of copies tiles an existing axis, which
+  no like-form does by a dim: reported only.
 - **`F.eye(x.shape[k])`, `F.random.*(shape=(x.shape[0], n))`**: no like-form gives the
   same values (an eye is not a broadcast; broadcasting one random row repeats it). Reported
   only.
@@ -90,7 +97,7 @@ from .._dim_bindings import FunctionScan as _FunctionScan
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
-_PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D"}
+_PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D", "stack"}
 _TENSOR_ATTRS = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
@@ -301,9 +308,11 @@ def _rewrite_call(
 ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
     """(replacement, safety, the nodes it removes) for one creation / arange / resize / tile
     call whose sizes are dims of tensors, else None."""
+    op = _namespace_op(node.func, ns)
+    if op == "stack":
+        return _rewrite_stack(rule, node, ns, resolver)
     if any(a.star for a in node.args):
         return None
-    op = _namespace_op(node.func, ns)
     if op in ("zeros", "ones", "full"):
         return _rewrite_creation(rule, node, op, ns, resolver)
     if op == "arange":
@@ -484,6 +493,43 @@ def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
     return result, SAFE, dim[2]
 
 
+def _rewrite_stack(rule, node: cst.Call, ns: str, resolver: _Resolver):
+    """`F.stack(*[t] * x.shape[j], axis=k)` (or `*(n * [t])`, n a dim of x) ->
+    `F.broadcast_like(F.expand_dims(t, axis=k), x, lhs_axes=(k,), rhs_axes=(j,))`."""
+    if not node.args or node.args[0].star != "*" or any(a.star for a in node.args[1:]):
+        return None
+    repeated = strip_parens(node.args[0].value)
+    if not isinstance(repeated, cst.BinaryOperation) or not isinstance(
+        repeated.operator, cst.Multiply
+    ):
+        return None
+    items, count = repeated.left, repeated.right
+    if not isinstance(strip_parens(items), cst.List):
+        items, count = count, items
+    items = strip_parens(items)
+    if (
+        not isinstance(items, cst.List)
+        or len(items.elements) != 1
+        or isinstance(items.elements[0], cst.StarredElement)
+    ):
+        return None
+    tensor = items.elements[0].value
+    keywords = _keywords(node.with_changes(args=node.args[1:]), 0, {"axis"})
+    if keywords is None or not rule.is_tensor(tensor):
+        return None
+    axis = literal_int(keywords["axis"].value) if "axis" in keywords else 0
+    dim = resolver.dim(count)
+    if axis is None or dim is None:
+        return None
+    expanded = call(f"{ns}.expand_dims", [tensor], [("axis", integer(axis))])
+    replacement = call(
+        f"{ns}.broadcast_like",
+        [expanded, cst.Name(dim[0])],
+        [("lhs_axes", tuple_of([integer(axis)])), ("rhs_axes", tuple_of([integer(dim[1])]))],
+    )
+    return replacement, SAFE, dim[2]
+
+
 def _rewrite_resize(node: cst.Call, resolver: _Resolver):
     """`F.contrib.BilinearResize2D(t, height=x.shape[2], width=x.shape[3])` ->
     `F.contrib.BilinearResize2D(t, like=x, mode='like')`."""
@@ -640,6 +686,24 @@ INVALID = [
         fix=(
             "F.ones((2, y.shape[-1]), dtype='int32')",
             "F.broadcast_like(F.ones((2, 1), dtype='int32'), y, lhs_axes=(1,), rhs_axes=(-1,))",
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        net("y = F.relu(x)\nreturn F.stack(*[y] * x.shape[1], axis=2)"),
+        line=4,
+        fix=(
+            "F.stack(*[y] * x.shape[1], axis=2)",
+            "F.broadcast_like(F.expand_dims(y, axis=2), x, lhs_axes=(2,), rhs_axes=(1,))",
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        net("n = x.shape[-1]\nreturn F.stack(*(n * [x]), axis=-1)"),
+        line=3,
+        fix=(
+            "n = x.shape[-1]\nreturn F.stack(*(n * [x]), axis=-1)",
+            "return F.broadcast_like(F.expand_dims(x, axis=-1), x, lhs_axes=(-1,), rhs_axes=(-1,))",
         ),
         safety=SAFE,
     ),
