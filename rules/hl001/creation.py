@@ -49,6 +49,12 @@ assigned again after it.
   width=x.shape[2]`) becomes the same like-resize, unsafe: exact only where x is square, the
   one input where a caller combining it with x's size works. Other arguments
   (`scale_height`, `mode=`): reported.
+- **`F.contrib.BilinearResize2D(x, height=x.shape[2] * k, width=x.shape[3] * k)`** (k a
+  positive integer literal, either side of `*`; axes -2/-1 too, names bound to the dims) →
+  `F.contrib.BilinearResize2D(x, scale_height=k, scale_width=k)`: MXNet 1.9.1 sizes a scaled
+  resize `int(dim * scale)`, the same size, and the values are the same (checked eager and
+  hybridized). Only of the data's own dims; safe (the op takes a 4-D x only). Height from
+  axis 3 and width from axis 2: reported only (the scales give that for a square x alone).
 - **A name bound to dims and used only in such calls** (`length = x.shape[1]` then
   `F.arange(length)`; `height, width = x.shape[2:]` used only in a resize; also as reshape
   targets of x, through HL001's reshape codes) → every use is rewritten as above and the
@@ -544,7 +550,9 @@ def _rewrite_resize(node: cst.Call, resolver: _Resolver):
     ):
         return None
     height, width = resolver.dim(keywords["height"].value), resolver.dim(keywords["width"].value)
-    if height is None or width is None or height[0] != width[0]:
+    if height is None or width is None:
+        return _rewrite_scaled_resize(node, keywords, data, resolver)
+    if height[0] != width[0]:
         return None
     axes = (height[1], width[1])
     if axes == (2, 3):
@@ -564,6 +572,46 @@ def _rewrite_resize(node: cst.Call, resolver: _Resolver):
     args.append(cst.Arg(cst.SimpleString("'like'"), keyword=cst.Name("mode"), equal=_EQUAL))
     args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
     return node.with_changes(args=args), safety, height[2] + width[2]
+
+
+def _rewrite_scaled_resize(
+    node: cst.Call, keywords: Dict[str, cst.Arg], data: cst.Arg, resolver: _Resolver
+):
+    """`F.contrib.BilinearResize2D(x, height=x.shape[2] * 2, width=x.shape[3] * 2)` ->
+    `F.contrib.BilinearResize2D(x, scale_height=2, scale_width=2)`: MXNet 1.9.1 sizes a scaled
+    resize `int(dim * scale)`, the same size for an integer scale, and the same values (checked
+    eager and hybridized). Safe, also from axes -2 and -1: the op takes only a 4-D x. Height
+    from axis 3 and width from axis 2 (a view synthesis net's UpBlock) is reported only: the
+    scales give that only for a square x, which examples may well all be."""
+    height = _scaled_dim(keywords["height"].value, resolver)
+    width = _scaled_dim(keywords["width"].value, resolver)
+    if height is None or width is None or height[0][0] != width[0][0]:
+        return None
+    name = strip_parens(data.value)
+    if not isinstance(name, cst.Name) or name.value != height[0][0]:
+        return None  # a scale is of the data's own size
+    if (height[0][1], width[0][1]) not in ((2, 3), (-2, -1)):
+        return None  # swapped (an UpBlock's height=x.shape[3] * 2): scales give it only if square
+    args = [data]
+    args.append(cst.Arg(integer(height[1]), keyword=cst.Name("scale_height"), equal=_EQUAL))
+    args.append(cst.Arg(integer(width[1]), keyword=cst.Name("scale_width"), equal=_EQUAL))
+    if "align_corners" in keywords:
+        args.append(keywords["align_corners"])
+    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    return node.with_changes(args=args), SAFE, height[0][2] + width[0][2]
+
+
+def _scaled_dim(expr: cst.BaseExpression, resolver: _Resolver) -> Optional[Tuple[Dim, int]]:
+    """(the dim, k) for `dim * k` or `k * dim`, k a positive integer literal."""
+    expr = strip_parens(expr)
+    if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, cst.Multiply):
+        return None
+    for dim_side, factor_side in ((expr.left, expr.right), (expr.right, expr.left)):
+        factor = literal_int(strip_parens(factor_side))
+        dim = resolver.dim(dim_side)
+        if factor is not None and factor > 0 and dim is not None:
+            return dim, factor
+    return None
 
 
 def _reshape_of_data(rule, node: cst.Call, binding: _Binding, scan: _FunctionScan):
@@ -704,6 +752,15 @@ INVALID = [
         fix=(
             "n = x.shape[-1]\nreturn F.stack(*(n * [x]), axis=-1)",
             "return F.broadcast_like(F.expand_dims(x, axis=-1), x, lhs_axes=(-1,), rhs_axes=(-1,))",
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        net("h, w = x.shape[-2:]\nreturn F.contrib.BilinearResize2D(x, height=h * 2, width=2 * w)"),
+        line=3,
+        fix=(
+            "h, w = x.shape[-2:]\nreturn F.contrib.BilinearResize2D(x, height=h * 2, width=2 * w)",
+            "return F.contrib.BilinearResize2D(x, scale_height=2, scale_width=2)",
         ),
         safety=SAFE,
     ),
