@@ -400,3 +400,24 @@ def test_verify_notes_are_at_the_lines_of_the_written_file():
         "net.py:5:9: HL003 fix not applied: no example ran the rewritten code at line 5 (...)",
     ]
     assert _notes_at_written_lines(notes, "net.py", before, before) == notes
+
+
+def test_a_note_never_says_applied_of_a_fix_the_written_text_lacks():
+    """Blind round 9 (reconet's LuminanceLoss): a later pass's fix, misplaced by a line an
+    earlier pass removed, was noted "applied unverified" while the written file kept the
+    hazard; whatever the cause, a claim of "applied" is checked against the written fixes."""
+    from hybridlint.checker.verify import FixProof, _claims_as_written
+
+    written = SimpleNamespace(code="HL006", line=77)
+    missing = SimpleNamespace(code="HL007", line=76)
+    refused = SimpleNamespace(code="HL001", line=74)
+    proofs = [
+        FixProof(written, "expression-level", "proven at expression level only (...)"),
+        FixProof(missing, "unchecked", "applied unverified, as --fix applies a safe fix (...)"),
+        FixProof(refused, "not-run", "not applied: no example ran the rewritten code"),
+    ]
+    kept = _claims_as_written(proofs, [written], key=lambda f: (f.code, f.line))
+    assert [p.verdict for p in kept] == ["expression-level", "not-run", "not-run"]
+    assert kept[1].detail.startswith("not applied: the fixes written with it did not reach it")
+    assert not kept[1].applied and kept[0].applied
+    assert kept[0] is proofs[0] and kept[2] is proofs[2]
