@@ -4,6 +4,9 @@ comparison per pass made --fix quadratic: 50/100/200/400 classes took 4/8/20/54 
 
 import difflib
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hybridlint.linter import _block_mapper, aligned_lines, fix_source
 
 CLASS = """
@@ -58,6 +61,21 @@ def test_a_removed_line_inside_a_rewritten_run_does_not_shift_the_lines_after_it
     ]
     assert aligned_lines(old, new) == [1, 2, 3]
     assert aligned_lines(old[1:], ["        something else entirely()\n"] + new) == [0, 0, 1, 2]
+
+
+_LINES = st.lists(st.sampled_from(["a = 1\n", "b = f(a)\n", "return b\n", "c = g(b, a)\n", "x\n"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_LINES, _LINES)
+def test_aligned_lines_is_an_order_keeping_map_into_the_old_lines(old, new):
+    mapped = aligned_lines(old, new)
+    assert len(mapped) == len(new)
+    assert all(0 <= i < max(len(old), 1) for i in mapped)
+    assert mapped == sorted(mapped)  # a later new line never comes from an earlier old line
+    unchanged = difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks()
+    for i, j, size in unchanged:  # lines the diff keeps map to themselves
+        assert mapped[j : j + size] == list(range(i, i + size))
 
 
 def test_a_later_pass_finding_keeps_its_line_when_an_earlier_pass_removed_one():
