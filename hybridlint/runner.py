@@ -956,7 +956,12 @@ def _lines_named_at_written_lines(text: str, line: Callable[[str], str]) -> str:
     """`text` (a note's or a finding's reason) with the original's lines it names moved
     (`no example ran the rewritten code at line(s) 175, 229`, `together with HL007 at 77:51`:
     blind round 9 printed `net.py:110:25: ... at line 107` for one line)."""
-    text = _ORIGINAL_LINES.sub(lambda m: m[1] + re.sub(r"\d+", lambda n: line(n[0]), m[2]), text)
+
+    def lines_of(match: "re.Match[str]") -> str:
+        head, numbers = str(match[1]), str(match[2])
+        return head + re.sub(r"\d+", lambda n: line(str(n[0])), numbers)
+
+    text = _ORIGINAL_LINES.sub(lines_of, text)
     return _FIX_AT.sub(lambda m: f"{m[1]}{line(m[2])}:", text)
 
 
