@@ -164,13 +164,22 @@ def _line_numbers(source: str):
 
 
 def skeleton(source: str, statements: List[TopStatement], lines: List[str]) -> str:
-    """A small module with the same imports, bindings and class headers (bodies elided)."""
+    """A small module with the same imports, bindings and class headers (bodies elided, but
+    for functions that may return an NDArray they make: `ModuleContext.ndarray_functions`)."""
     parts: List[str] = []
     for statement in statements:
-        if statement.kind in ("def", "class"):
+        if statement.kind == "def" and _may_return_ndarray(lines, statement):
+            parts.append("".join(lines[statement.first - 1 : statement.last]).rstrip() + "\n")
+        elif statement.kind in ("def", "class"):
             if not statement.header:
                 return ""  # cannot elide safely: the caller falls back to ast
             parts.append(statement.header + " pass\n")
         else:
             parts.append("".join(lines[statement.first - 1 : statement.last]).rstrip() + "\n")
     return "".join(parts)
+
+
+def _may_return_ndarray(lines: List[str], statement: TopStatement) -> bool:
+    """A cheap text test: the function returns something and mentions an mx.nd call."""
+    text = "".join(lines[statement.first - 1 : statement.last])
+    return "return" in text and ("nd." in text or "ndarray" in text)

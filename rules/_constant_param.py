@@ -17,7 +17,7 @@ import libcst as cst
 from ..cstwalk import visit_only
 from .analysis import Shape, call_argument, dotted_name, literal_int, nested_literal_shape
 from .base import Edit
-from .values import NameBindings, self_attribute_name
+from .values import NameBindings, bound_targets, self_attribute_name, walk_nodes
 
 # Attributes every HybridBlock has in MXNet 1.9.1 (dir(HybridBlock())): never a constant's name.
 BLOCK_ATTRIBUTES = {
@@ -240,6 +240,7 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
             isinstance(method, cst.FunctionDef)
             and method is not init
             and _stores_attribute(method, attr)
+            and not _only_moved(method, attr)
         ):
             return False
     body: List[cst.BaseStatement] = list(init.body.body)
@@ -264,6 +265,53 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     if len(stores) != 1 or not isinstance(stores[0], cst.SimpleStatementLine):
         return False  # in a branch or loop, or set twice: what the forward reads can differ
     return not any(_stores_attribute(s, attr) for s in rest)  # set again after the constant
+
+
+_MOVES = ("as_in_context", "as_in_ctx")
+
+
+def context_moves(method: cst.FunctionDef, attr: str) -> List[cst.SimpleStatementLine]:
+    """The lines of `method` that only move `self.<attr>` to a context, alone on their line:
+    `self.<attr> = self.<attr>.as_in_context(x.context)` (an SSIM loss's window, each call)
+    or what HL001's fix leaves of one, `self.<attr> = self.<attr>`. They keep the array's
+    values, and a constant parameter is on the inputs' context already: such a fix drops them."""
+    lines = []
+    for line in walk_nodes(method.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            continue
+        assign = line.body[0]
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            continue
+        if self_attribute_name(assign.targets[0].target) != attr:
+            continue
+        value = assign.value
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _MOVES
+        ):
+            value = value.func.value
+        if self_attribute_name(value) == attr:
+            lines.append(line)
+    return lines
+
+
+def _only_moved(method: cst.FunctionDef, attr: str) -> bool:
+    """Every store of `self.<attr>` in `method` is one of its `context_moves`."""
+    moves = context_moves(method, attr)
+    if not moves:
+        return False
+    for node in walk_nodes(method.body, stop=(cst.SimpleStatementLine,)):
+        if isinstance(node, cst.SimpleStatementLine):
+            if node not in moves and _stores_attribute(node, attr):
+                return False
+        elif any(  # a compound statement's own targets: `for self.a in ...`, `with ... as self.a`
+            self_attribute_name(part) == attr
+            for target in bound_targets(node)
+            for part in walk_nodes(target)
+        ):
+            return False
+    return True
 
 
 def _new_init(klass: cst.ClassDef, statement: cst.BaseStatement) -> cst.BaseStatement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import partial
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 import numpy as np
@@ -293,6 +293,29 @@ branch), arrays made in helpers are reported without a fix.
                         "self.mean.max())"
                     ),
                     "F.broadcast_div(F.broadcast_sub(x, mean.reshape((1, -1))), mean.max())",
+                ),
+            ],
+            safety=UNSAFE,
+        ),
+        # made by a module function, moved to the input's context on each call (an SSIM loss's
+        # Gaussian window): the move goes with the fix (a constant is on that context)
+        Invalid(
+            _net(
+                "self.w = self.w.as_in_context(x.context)\nreturn F.broadcast_mul(x, self.w)",
+                head=_IMPORTS.replace(
+                    "\n\n\n",
+                    "\n\n\ndef window(n):\n    w = mx.nd.array([0.5] * n)\n    return w\n\n\n",
+                ),
+                init=constructor("super().__init__(**kwargs)\nself.w = window(3)"),
+            ),
+            line=18,
+            fix=[
+                ("self.w = window(3)", "self.w = self.params.get_constant('w', window(3))"),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, w):"),
+                (
+                    "        self.w = self.w.as_in_context(x.context)\n"
+                    "        return F.broadcast_mul(x, self.w)",
+                    "        return F.broadcast_mul(x, w)",
                 ),
             ],
             safety=UNSAFE,
@@ -745,8 +768,9 @@ branch), arrays made in helpers are reported without a fix.
         return self._attributes[key]
 
     def _makes_ndarray(self, expr: cst.BaseExpression) -> bool:
-        """`expr` is an NDArray made by an mx.nd creation function, or a chain of array
-        methods (`_CHAIN_METHODS`, `.as_in_context(...)`, `.T`) on one."""
+        """`expr` is an NDArray made by an mx.nd creation function or by a module function
+        that returns one, or a chain of array methods (`_CHAIN_METHODS`,
+        `.as_in_context(...)`, `.T`) on one."""
         while True:
             if (
                 isinstance(expr, cst.Call)
@@ -760,6 +784,11 @@ branch), arrays made in helpers are reported without a fix.
                 break
         if not isinstance(expr, cst.Call):
             return False
+        if (
+            isinstance(expr.func, cst.Name)
+            and expr.func.value in self.state.module.ndarray_functions
+        ):
+            return True  # `create_window(size, channel)`, a module function returning one
         qualified = self.state.module.qualify(dotted_name(expr.func))
         return qualified is not None and qualified in _ND_CREATIONS
 
@@ -807,7 +836,8 @@ branch), arrays made in helpers are reported without a fix.
             return None, "a subclass's hybrid_forward would not take the new argument"
         if attr in const.BLOCK_ATTRIBUTES or attr in _names(function):
             return None, f"hybrid_forward already uses the name `{attr}`"
-        reads = _SelfReads(attr)
+        moves = const.context_moves(function, attr)  # `self.w = self.w.as_in_context(...)`
+        reads = _SelfReads(attr, skip=set(moves))
         function.body.visit(reads)
         if reads.other:
             return None, f"hybrid_forward also reads `self.{attr}` as an NDArray"
@@ -815,6 +845,7 @@ branch), arrays made in helpers are reported without a fix.
         constant = cst.parse_expression(f"self.params.get_constant({attr!r}, {value})")
         edits: List[Edit] = [(store.value, constant), const.signature_edit(function, attr)]
         edits += [(read, cst.Name(attr)) for read in reads.found]
+        edits += [(line, cst.RemovalSentinel.REMOVE) for line in moves]
         return edits, ""
 
     def _is_namespace_call(self, node: cst.Call) -> bool:
@@ -1295,10 +1326,14 @@ class _SelfReads(cst.CSTVisitor):
     """Every `self.<attr>` of a body; `other` when one is read through an attribute that is no
     array method a Symbol has too (`.shape`, `.asnumpy()`, `.context`), or assigned."""
 
-    def __init__(self, attr: str) -> None:
+    def __init__(self, attr: str, skip: Optional[Set[cst.CSTNode]] = None) -> None:
         self.attr = attr
+        self.skip = skip or set()  # lines the fix removes (`const.context_moves`)
         self.found: List[cst.Attribute] = []
         self.other = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node not in self.skip and super().on_visit(node)
 
     def _is_read(self, node: cst.BaseExpression) -> bool:
         return self_attribute_name(node) == self.attr

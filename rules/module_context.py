@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..mxnet_facts import HYBRID_GLUON, NON_HYBRID_GLUON
 
@@ -86,6 +86,9 @@ class ModuleContext:
     # module names bound once, at module level, to an NDArray an mx.nd function makes
     # (`MEAN = mx.nd.array([...]).reshape((1, 3, 1, 1))`): host data, not a graph value (HL005)
     ndarray_globals: Set[str] = field(default_factory=set)
+    # top-level functions whose every return is an NDArray they make (`return mx.nd.array(...)`,
+    # or a name bound in them only to one: an SSIM loss's `create_window(size, channel)`)
+    ndarray_functions: Set[str] = field(default_factory=set)
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """ "eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
@@ -189,6 +192,7 @@ def module_context(tree: ast.Module) -> ModuleContext:
                 classes[node.name] = tuple(filter(None, (_dotted(b) for b in node.bases)))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bound.add(node.name)
+                functions[node.name] = node
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -214,6 +218,7 @@ def module_context(tree: ast.Module) -> ModuleContext:
                     visit(getattr(node, block, ()) or ())
 
     candidates: Dict[str, ast.expr] = {}
+    functions: Dict[str, ast.AST] = {}
     assignments: Counter = Counter()
     numpy_calls: list = []
     from_imports: Dict[str, Tuple[int, str, str]] = {}
@@ -227,6 +232,14 @@ def module_context(tree: ast.Module) -> ModuleContext:
         numpy_mode=bool(numpy_calls) or numpy_imports,
         from_imports=from_imports,
     )
+    mxnet = any(normalise(q).startswith("mxnet") for q in imports.values())
+    for name, function in functions.items() if mxnet else ():
+        if (
+            name not in imports
+            and assignments[name] == 0
+            and _returns_made_ndarray(function, context)
+        ):
+            context.ndarray_functions.add(name)
     for name, value in candidates.items():
         if assignments[name] == 1 and name not in imports and _makes_ndarray(value, context):
             context.ndarray_globals.add(name)
@@ -239,9 +252,42 @@ def module_context(tree: ast.Module) -> ModuleContext:
     return context
 
 
+def _returns_made_ndarray(function: ast.AST, context: ModuleContext) -> bool:
+    """Every `return` of `function` (outside nested scopes; at least one) gives an NDArray it
+    makes: `_makes_ndarray`, or a name the function binds only to such (plain `name = ...`)."""
+    returns: List[Optional[ast.expr]] = []
+    stores: Dict[str, List[Optional[ast.expr]]] = {}
+    todo = list(getattr(function, "body", ()))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(node.value)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                value = node.value if isinstance(target, ast.Name) else None
+                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    stores.setdefault(name, []).append(value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
+            for part in ast.walk(node):
+                if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
+                    stores.setdefault(part.id, []).append(None)
+        todo.extend(ast.iter_child_nodes(node))
+
+    def made(value: Optional[ast.expr]) -> bool:
+        if isinstance(value, ast.Name):
+            bound = stores.get(value.id) or []
+            return bool(bound) and all(b is not None and _makes_ndarray(b, context) for b in bound)
+        return value is not None and _makes_ndarray(value, context)
+
+    return bool(returns) and all(made(value) for value in returns)
+
+
 def _makes_ndarray(value: ast.expr, context: ModuleContext) -> bool:
     """A call of an mx.nd function (`mx.nd.array(...)`, `nd.reshape(nd.array(...), ...)`),
-    or a chain of method calls on one (`.reshape(...)`, `.astype(...)`)."""
+    or a chain of method calls on one (`.reshape(...)`, `.astype(...)`), or a call of a
+    top-level function that returns one (`ModuleContext.ndarray_functions`)."""
     while (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
@@ -250,6 +296,8 @@ def _makes_ndarray(value: ast.expr, context: ModuleContext) -> bool:
         value = value.func.value
     if not isinstance(value, ast.Call):
         return False
+    if isinstance(value.func, ast.Name) and value.func.id in context.ndarray_functions:
+        return True
     qualified = context.qualify(_dotted(value.func)) or ""
     return qualified.startswith("mxnet.ndarray.") and qualified.rsplit(".", 1)[1] not in (
         "load",
