@@ -158,6 +158,10 @@ NON_TENSOR_OPS = frozenset(
 # The NDArray attributes a Symbol lacks that user code reads for a tensor's size or placement
 # (HL001's subject): `x.shape` works eagerly and raises AttributeError under hybridize.
 EAGER_ATTRIBUTES = ("shape", "size", "ndim", "dtype", "context", "ctx", "T")
+# Symbol methods that answer nothing while a HybridBlock traces: its inputs are Variables with
+# no shape, so MXNet 1.9.1 gives `([()], [()], [])` from `relu(var).infer_shape_partial()` and
+# `(None, None, None)` from `infer_shape()`; an NDArray has neither (AttributeError eagerly)
+TRACE_SHAPE_QUERIES = ("infer_shape", "infer_shape_partial")
 # The axis-taking operators whose `axis` counts the axes of their data and accepts a negative
 # value, checked against MXNet 1.9.1 (`op(x, axis=-1) == op(x, axis=2)` on a rank-3 x, eagerly
 # and hybridized). Left out on purpose: flip/reverse, squeeze, broadcast_axis, which reject some

@@ -25,7 +25,7 @@ from .dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
 from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize, plan_child_side
 from .resize_dims import INVALID as DIMS_RESIZE_INVALID, plan_unpacked_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
-from ...mxnet_facts import EAGER_ATTRIBUTES
+from ...mxnet_facts import EAGER_ATTRIBUTES, TRACE_SHAPE_QUERIES
 from ..analysis import SHAPE, call_argument, literal_int
 from ..values import dotted_name, syntax_children
 from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns, valid_table
@@ -65,12 +65,14 @@ class SymbolAttribute(Rule):
         """\
 ## What it does
 Finds `.shape`, `.size`, `.ndim`, `.dtype`, `.context`, `.ctx` and `.T` on tensors inside
-`hybrid_forward` and the helpers it calls. `self.weight.shape` on a Parameter is static and fine.
+`hybrid_forward` and the helpers it calls, and `.infer_shape()` / `.infer_shape_partial()` in a
+branch for Symbols. `self.weight.shape` on a Parameter is static and fine.
 
 ## Why it breaks under hybridize
 After `hybridize()` the inputs are Symbols, which have none of these attributes:
 `AttributeError: 'Symbol' object has no attribute 'shape'` (likewise `size`, `ndim`, `dtype`,
-`context`, `ctx`, `T`).
+`context`, `ctx`, `T`). A Symbol's own `infer_shape_partial()` gives `()` for them while the
+block traces (its inputs are Variables without shapes), and `infer_shape()` gives None.
 
 ## Example
 ```python
@@ -216,6 +218,14 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     INVALID = invalid_table(
         net,
         ("return x.shape", 3),
+        # a Symbol branch that asks the traced graph for shapes (ParticleNet's get_shape): its
+        # input has none yet, and `()[1]` raises IndexError
+        Invalid(
+            "def shape_of(x):\n    if isinstance(x, mx.nd.NDArray):\n        return x.shape\n"
+            "    _, shapes, _ = x.infer_shape_partial()\n    return shapes[0]\n\n\n"
+            + net("return F.broadcast_mul(x, F.ones((1, shape_of(x)[1])))"),
+            line=4,
+        ),
         # a class token broadcast to the batch (a ViT): the axis read from x becomes a like-axis
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
@@ -656,6 +666,18 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
 
     # -- planning fixes from the enclosing call --------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in TRACE_SHAPE_QUERIES
+            and self.is_tensor(func.value)
+        ):  # a Symbol-only branch asking the traced graph for shapes (ParticleNet's get_shape)
+            self.report(
+                node,
+                f"`.{func.attr.value}()` while hybridize() traces gives no shape: the block's "
+                "inputs are Variables without one (MXNet 1.9.1: `()` from infer_shape_partial, "
+                f"None from infer_shape); {_IDIOMS['shape']}",
+            )
         ns = self.namespace  # None in helpers that get tensors but no F: only F-free fixes
         side = plan_child_side(self, node)  # a parent's `x.shape[2:]` resized here
         if side is not None:
