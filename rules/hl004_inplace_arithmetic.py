@@ -8,6 +8,8 @@ import libcst as cst
 
 from ._examples import net_xy
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
+from .hl007_non_broadcast_arithmetic import BINARY as HL007_OPS
+from .hl007_non_broadcast_arithmetic import shape_evidence
 
 # the operators OPERATORS maps: each has whitespace_before/after (BaseAugOp/BaseBinaryOp do not declare it)
 _AUG_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
@@ -103,6 +105,14 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
         ),
         ("z = F.relu(x)\nkeep = z\nz /= 2\nreturn z + keep", 5, ("z /= 2", "z = z / 2"), UNSAFE),
         ("z = x.reshape((0, -1))\nz *= 3\nreturn z", 4, ("z *= 3", "z = z * 3"), UNSAFE),
+        # the shapes differ (a mean over every axis is (1,)): HL007 makes the `/` a broadcast
+        # in the next pass, and the message says so (an STGCN loss's mask normalisation)
+        (
+            "z = F.relu(x)\nz /= F.mean(z)\nreturn z",
+            4,
+            ("z /= F.mean(z)", "z = z / F.mean(z)"),
+            SAFE,
+        ),
         Invalid(
             net_xy(
                 "z = F.zeros_like(x)\nfor i in range(3):\n    outs.append(z)\n    z += x\nreturn z"
@@ -159,10 +169,19 @@ particular for hybrid_forward's own inputs: eagerly `x += y` mutates the caller'
             semicolon=node.semicolon,
         )
         symbol = _SYMBOLS[type(node.operator)]
+        advice = f"`{target.value} = {target.value} {symbol[:-1]} ...`"
+        differ = (
+            shape_evidence(value, self.value(node.value)) if self.is_tensor(node.value) else None
+        )
+        if differ is not None:  # HL007 then rewrites the `/` of this fix (the next pass)
+            op = HL007_OPS[operator]
+            advice = (
+                f"`{target.value} = {self.namespace or 'F'}.{op}({target.value}, ...)` ({differ})"
+            )
         self.report(
             node,
             f"`{target.value} {symbol} ...` on a tensor raises NotImplementedForSymbol under "
-            f"hybridize; write `{target.value} = {target.value} {symbol[:-1]} ...`",
+            f"hybridize; write {advice}",
             replacement=replacement,
             safety=SAFE if safe else UNSAFE,
         )

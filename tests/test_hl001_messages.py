@@ -100,3 +100,17 @@ def test_a_tensor_bound_beside_the_shape_is_not_the_shape_passed_on():
     assert "passed to `self.scale(...)`" not in finding.message
     bound = hl001("        n = x.shape[0] * 2\n        return self.scale(n)\n")
     assert [f.line for f in bound] == [7] and "passed to `self.scale(...)`" in bound[0].message
+
+
+def test_hl004_says_broadcast_when_the_shapes_differ():
+    """Blind round 10 (an STGCN loss): `mask /= F.mean(mask)` was told to become
+    `mask = mask / ...`, which fails hybridized too ((B, ..) / (1,)); HL007 rewrites the `/`
+    of that fix in the next pass, and the advice names the broadcast op."""
+    source = HEAD + "        m = F.relu(x)\n        m /= F.mean(m)\n        return m\n"
+    (finding,) = [f for f in lint_source(source) if f.code == "HL004"]
+    assert "`m = F.broadcast_div(m, ...)`" in finding.message
+    fixed = fix_source(source).source
+    assert "m = F.broadcast_div(m, F.mean(m))" in fixed
+    plain = HEAD + "        m = F.relu(x)\n        m += x\n        return m\n"
+    (finding,) = [f for f in lint_source(plain) if f.code == "HL004"]
+    assert "`m = m + ...`" in finding.message
