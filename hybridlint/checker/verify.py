@@ -956,7 +956,7 @@ def _proof_detail(ran: Sequence[str], reports: Sequence[EquivalenceReport]) -> s
             f"proven eagerly by example {names} (original eager == fixed eager); the block "
             f"still fails hybridized elsewhere"
             + (f", at line {where.lineno}" if where else "")
-            + ", as the original does"
+            + " (the original fails hybridized too, maybe at another line)"
         )
     trip = " == exported" if any(r.roundtrip for r in reports) else ""
     diff = max(r.max_abs_diff for r in reports)
