@@ -735,6 +735,20 @@ class _ScalarPlan:
                         "would depend on the data"
                     )
                 return f"it is an argument of `{func}(...)`, which takes a Python value"
+        if isinstance(parent, cst.ComparisonTarget):
+            comparison = self.parent(parent)
+            env = self.env_of(comparison) if isinstance(comparison, cst.Comparison) else None
+            if (
+                isinstance(comparison, cst.Comparison)
+                and env is not None
+                and self.facts.value(comparison.left, env).kind == TENSOR
+            ):
+                # `rank < negative_count` (a DBNet loss's hard negatives): elementwise, not a branch
+                return (
+                    f"it meets a tensor in `{_code(comparison)}`, which has no exact broadcast "
+                    "form with a Python number read from data (keep the count a tensor: "
+                    "F.broadcast_lesser and the like)"
+                )
         if isinstance(parent, _CONTROL) or isinstance(parent, cst.ComparisonTarget):
             return "it decides Python control flow (use F.where or F.contrib.cond)"
         if isinstance(parent, cst.Element):

@@ -114,3 +114,22 @@ def test_hl004_says_broadcast_when_the_shapes_differ():
     plain = HEAD + "        m = F.relu(x)\n        m += x\n        return m\n"
     (finding,) = [f for f in lint_source(plain) if f.code == "HL004"]
     assert "`m = m + ...`" in finding.message
+
+
+def test_hl002_a_count_compared_with_a_tensor_is_no_control_flow():
+    """Blind round 10 (a DBNet balanced loss): `rank < negative_count` with the count read by
+    `.asscalar()` was called "Python control flow"; it is an elementwise comparison."""
+    source = HEAD + (
+        "        n = int(F.sum(x).asscalar())\n"
+        "        rank = x.argsort(axis=1).argsort(axis=1)\n"
+        "        return F.where(rank < n, x, F.zeros_like(x))\n"
+    )
+    (finding,) = [f for f in lint_source(source) if f.code == "HL002"]
+    assert "it meets a tensor in `rank < n`" in finding.message
+    assert "control flow" not in finding.message
+    branch = (
+        HEAD
+        + "        n = int(F.sum(x).asscalar())\n        if n > 0:\n            x = x * 2\n        return x\n"
+    )
+    (finding,) = [f for f in lint_source(branch) if f.code == "HL002"]
+    assert "control flow" in finding.message
