@@ -267,7 +267,7 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
     return not any(_stores_attribute(s, attr) for s in rest)  # set again after the constant
 
 
-_MOVES = ("as_in_context", "as_in_ctx")
+CONTEXT_MOVES = ("as_in_context", "as_in_ctx")  # array methods that only change the device
 
 
 def context_moves(method: cst.FunctionDef, attr: str) -> List[cst.SimpleStatementLine]:
@@ -288,7 +288,7 @@ def context_moves(method: cst.FunctionDef, attr: str) -> List[cst.SimpleStatemen
         if (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _MOVES
+            and value.func.attr.value in CONTEXT_MOVES
         ):
             value = value.func.value
         if self_attribute_name(value) == attr:

@@ -1358,7 +1358,7 @@ class _GlobalReads(cst.CSTVisitor):
     `.as_in_context(...)` (what replaces it is already on the graph's context); `other` when
     it is read through an attribute a Symbol lacks (`.shape`, `.asnumpy()`) or rebound."""
 
-    _MOVES = ("as_in_context", "as_in_ctx")
+    _MOVES = const.CONTEXT_MOVES
 
     def __init__(self, name: str) -> None:
         self.name = name
