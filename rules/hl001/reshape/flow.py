@@ -73,6 +73,7 @@ from ...base import Edit
 from ..scalars import fold_dim_uses, plan_dim_uses
 from .fix import as_floor_division, is_scaling, scaled_dim
 from .layers import assigned_self_attrs, containers, init_layers, self_attr_in, stored_params
+from .split_stack import split_stack_steps
 
 Shape = List[Dim]  # the last element may be a rest symbol: unknown trailing dims
 
@@ -91,6 +92,35 @@ class Binding:
 
 
 @dataclass
+class Derived:
+    """`y_height = x_height // self.scale`: a name holding a dim computed from shape reads."""
+
+    statement: cst.SimpleStatementLine
+    name: str
+    loads: List[cst.Name]
+    attributes: List[cst.Attribute]
+    removable: bool
+
+
+@dataclass
+class _PendingSplit:
+    """`pieces = y.split(axis=a, num_outputs=y.shape[a] // s)`, then maybe `pieces = [t.reshape(..)
+    for t in pieces]`, waiting for the `F.stack(*pieces, axis=k)` of the next statement."""
+
+    statements: List[cst.SimpleStatementLine]
+    name: str  # the name holding the pieces now
+    data_node: cst.Name
+    data: List[Dim]
+    axis: int
+    width: Dim
+    target: Optional[List[Dim]]  # each piece's reshape target, once reshaped
+    attributes: List[cst.Attribute]
+    loads: List[cst.Name]
+    allowed_loads: List[cst.Name]  # the loads of the piece names the rewrite removes
+    plans_before: int  # plans made inside these statements are dropped with them
+
+
+@dataclass
 class Plan:
     """The edits rewriting one reshape, and the shape reads they remove."""
 
@@ -98,6 +128,7 @@ class Plan:
     attributes: List[cst.Attribute]
     loads: List[cst.Name]  # names of bindings read in the target
     replaced: cst.CSTNode  # the node the edit replaces
+    unsafe: bool = False  # exact only where the original's eager run agrees (split_stack)
 
 
 @dataclass
@@ -197,7 +228,7 @@ class Flow:
         self.facts = rule.facts
         self.namespace = rule.namespace
         self.shapes: Dict[str, Shape] = {}
-        self.dims: Dict[str, Tuple[Dim, Binding]] = {}
+        self.dims: Dict[str, Tuple[Dim, Optional[Binding]]] = {}
         self.bindings: List[Binding] = []
         # `self.<a> = x.shape[i]` in hybrid_forward: (statement, attribute, a, dim, calls before)
         self.states: List[Tuple[cst.SimpleStatementLine, cst.Attribute, str, Dim, int]] = []
@@ -219,6 +250,12 @@ class Flow:
         # names a comprehension binds to the elements of such a container -> the layers
         self.elements: Dict[str, List[cst.Call]] = {}
         self.repeated: Set[str] = set()  # self.<m> called inside a comprehension
+        # `h = x_height // self.scale`: names holding a dim computed from read shapes
+        self.derived: List[Derived] = []
+        # `assert (x_height % self.scale == 0)` on such names: (statement, names read)
+        self.asserts: List[Tuple[cst.SimpleStatementLine, List[cst.Name]]] = []
+        self._split: Optional[_PendingSplit] = None  # a split whose pieces may be stacked
+        self._split_touched = False
 
     # -- symbols ---------------------------------------------------------------------------
     def fresh(self, prefix: str = "?") -> Dim:
@@ -244,14 +281,19 @@ class Flow:
 
     def block(self, statements: Sequence[cst.CSTNode]) -> None:
         self.block_size = len(statements)
+        self._split = None
         for stmt in statements:
+            self._split_touched = False
             if stmt in self.facts.skip:
                 self._forget(stmt)
+                self._split = None
                 continue
             if isinstance(stmt, cst.SimpleStatementLine):
                 self.block_size = len(statements)
                 for small in stmt.body:
                     self.small(small, stmt)
+                if not self._split_touched:
+                    self._split = None
             elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
                 for item in stmt.items:
                     self.expr(item.item)
@@ -266,6 +308,8 @@ class Flow:
                     self.block(body)
                 self.shapes, self.dims = saved
                 self._forget(stmt)
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                self._split = None
 
     def _forget(self, stmt: cst.CSTNode) -> None:
         for name in self.names.stored_in(stmt):
@@ -308,9 +352,23 @@ class Flow:
                     self.bindings.append(binding)
                     self.dims[name] = (dim, binding)
                 return
+            if (
+                len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and len(stmt.body) == 1
+                and self._derive(small.targets[0].target.value, value, stmt)
+            ):
+                return
+            plans_before = len(self.result.plans)
             shape = self.expr(value)
             for assign_target in small.targets:
                 self._assign(assign_target.target, shape)
+            if len(stmt.body) == 1 and len(small.targets) == 1:
+                self._split_step(small.targets[0].target, value, stmt, plans_before)
+        elif isinstance(small, cst.Return) and small.value is not None and len(stmt.body) == 1:
+            plans_before = len(self.result.plans)
+            self.expr(small.value)
+            self._split_step(None, small.value, stmt, plans_before)
         elif isinstance(small, cst.AugAssign):
             self.expr(small.value)
             if isinstance(small.target, cst.Name):
@@ -325,7 +383,289 @@ class Flow:
                 self.expr(small.value)
             self._assign(small.target, None)
         else:
+            if isinstance(small, cst.Assert) and len(stmt.body) == 1 and self.block_size > 1:
+                read = self._dims_only(small.test)
+                if read:
+                    self.asserts.append((stmt, read))
             self._forget(small)
+
+    def _derive(self, name: str, value: cst.BaseExpression, stmt: cst.SimpleStatementLine) -> bool:
+        """`y_height = x_height // self.scale`: the name holds a dim the flow knows (it reads
+        shapes: an unpacked name, `x.shape[i]`); True when recorded as such."""
+        if self.names.stores.get(name, 0) != 1 or name in self.names.nested:
+            return False
+        reader = _Reader(self)
+        dim = reader.dim(value)
+        if dim is None or not (reader.attributes or reader.loads):
+            return False
+        self._store(name)
+        self.derived.append(
+            Derived(stmt, name, reader.loads, reader.attributes, self.block_size > 1)
+        )
+        self.dims[name] = (dim, None)
+        return True
+
+    def _dims_only(self, test: cst.BaseExpression) -> List[cst.Name]:
+        """The dim names an assert's test reads, when it reads nothing but them, Python values
+        and `self.<attr>` through arithmetic and comparisons (no call, no tensor); else []."""
+        read: List[cst.Name] = []
+        for node in walk_nodes(test):
+            if isinstance(node, cst.Name):
+                if node.value in self.dims:
+                    read.append(node)
+                elif self.facts.value(node, self.env).kind == TENSOR:
+                    return []
+            elif isinstance(node, cst.Attribute):
+                if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+                    return []
+            elif isinstance(node, (cst.Call, cst.Subscript, cst.Lambda, cst.NamedExpr)):
+                return []
+        return read
+
+    # -- pieces stacked again (split_stack.py) -----------------------------------------------
+    def _split_step(
+        self,
+        target: Optional[cst.BaseExpression],
+        value: cst.BaseExpression,
+        stmt: cst.SimpleStatementLine,
+        plans_before: int,
+    ) -> None:
+        """Follows `pieces = y.split(...)`, `pieces = [t.reshape(..) for t in pieces]`,
+        `z = F.stack(*pieces, axis=k)` on consecutive statements (`split_stack`)."""
+        name = target.value if isinstance(target, cst.Name) else None
+        pending = self._split
+        value = strip_parens(value)
+        if pending is not None and isinstance(value, cst.Call):
+            self._split_touched = True
+            if self._stack_of(value, pending):
+                return
+        if (
+            pending is not None
+            and name is not None
+            and pending.target is None
+            and isinstance(value, cst.ListComp)
+        ):
+            self._split_touched = self._pieces_reshaped(name, value, stmt, pending)
+            if self._split_touched:
+                return
+        if name is not None and isinstance(value, cst.Call):
+            split = self._split_of(value, name, stmt, plans_before)
+            if split is not None:
+                self._split, self._split_touched = split, True
+
+    def _split_of(
+        self, node: cst.Call, name: str, stmt: cst.SimpleStatementLine, plans_before: int
+    ) -> Optional[_PendingSplit]:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("split", "SliceChannel"):
+            return None
+        if isinstance(func.value, cst.Name) and func.value.value == self.namespace:
+            data_arg, skip = call_argument(node, 0, "data"), 1
+        elif func.attr.value == "split":
+            data_arg, skip = cst.Arg(func.value), 0
+        else:
+            return None
+        if data_arg is None or not isinstance(data_arg.value, cst.Name):
+            return None
+        data_node = data_arg.value
+        if data_node.value == name:
+            return None  # (the pieces replace the data's name)
+        data = self.shape_of_name(data_node)
+        if data is None or any(is_rest(d) for d in data):
+            return None
+        count = call_argument(node, skip, "num_outputs")
+        axis_arg = call_argument(node, skip + 1, "axis")
+        squeeze = call_argument(node, skip + 2, "squeeze_axis")
+        if count is None or (squeeze is not None and not _is_false(squeeze.value)):
+            return None
+        if any(a.star for a in node.args):
+            return None
+        axis = literal_int(axis_arg.value) if axis_arg is not None else 1  # MXNet's default
+        if axis is None or not -len(data) <= axis < len(data):
+            return None
+        axis %= len(data)
+        reader = _Reader(self)
+        pieces = reader.dim(count.value)
+        if pieces is None or not (reader.attributes or reader.loads):
+            return None  # a count that reads no shape: a fixed graph already
+        width = data[axis] / pieces
+        sources = {n for d in data for n in d.symbols()}
+        if width.coef <= 0 or any(n in sources for n in width.symbols()):
+            return None
+        return _PendingSplit(
+            statements=[stmt],
+            name=name,
+            data_node=data_node,
+            data=list(data),
+            axis=axis,
+            width=width,
+            target=None,
+            attributes=list(reader.attributes),
+            loads=list(reader.loads),
+            allowed_loads=[],
+            plans_before=plans_before,
+        )
+
+    def _pieces_reshaped(
+        self, name: str, node: cst.ListComp, stmt: cst.SimpleStatementLine, pending: _PendingSplit
+    ) -> bool:
+        comp = node.for_in
+        if (
+            comp.inner_for_in is not None
+            or comp.ifs
+            or comp.asynchronous is not None
+            or not isinstance(comp.target, cst.Name)
+            or not isinstance(comp.iter, cst.Name)
+            or comp.iter.value != pending.name
+        ):
+            return False
+        element = comp.target.value
+        elt = node.elt
+        if not isinstance(elt, cst.Call) or not isinstance(elt.func, cst.Attribute):
+            return False
+        func = elt.func
+        shape_node: Optional[cst.BaseExpression] = None
+        varargs: Optional[List[cst.BaseExpression]] = None
+        if (
+            func.attr.value == "reshape"
+            and isinstance(func.value, cst.Name)
+            and func.value.value == element
+            and elt.args
+            and not any(a.star or a.keyword for a in elt.args)
+        ):
+            if len(elt.args) == 1:
+                shape_node = elt.args[0].value
+            else:
+                varargs = [a.value for a in elt.args]
+        elif (
+            func.attr.value in ("reshape", "Reshape")
+            and isinstance(func.value, cst.Name)
+            and func.value.value == self.namespace
+        ):
+            data_arg, shape_arg = call_argument(elt, 0, "data"), call_argument(elt, 1, "shape")
+            if (
+                data_arg is None
+                or shape_arg is None
+                or not isinstance(data_arg.value, cst.Name)
+                or data_arg.value.value != element
+                or len(elt.args) != 2
+            ):
+                return False
+            shape_node = shape_arg.value
+        else:
+            return False
+        piece = list(pending.data)
+        piece[pending.axis] = pending.width
+        saved = self.shapes.get(element)
+        self.shapes[element] = piece  # `t.shape[i]` in the target is the piece's
+        try:
+            reader = _Reader(self)
+            terms = (
+                reader.target(shape_node)
+                if shape_node is not None
+                else reader.elements(varargs or [])
+            )
+        finally:
+            if saved is None:
+                self.shapes.pop(element, None)
+            else:
+                self.shapes[element] = saved
+        if terms is None or any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
+            return False
+        dims = resolve(piece, terms)
+        if dims is None:
+            return False
+        pending.statements.append(stmt)
+        pending.allowed_loads.append(comp.iter)
+        pending.name = name
+        pending.target = dims
+        pending.attributes += reader.attributes
+        pending.loads += reader.loads
+        return True
+
+    def _stack_of(self, node: cst.Call, pending: _PendingSplit) -> bool:
+        """`F.stack(*pieces, axis=k)`: the plan replacing the split, the reshapes and the stack."""
+        func = node.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "stack"
+            and isinstance(func.value, cst.Name)
+            and func.value.value == self.namespace
+            and node.args
+            and node.args[0].star == "*"
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == pending.name
+        ):
+            return False
+        axis = 0  # MXNet's default
+        for arg in node.args[1:]:
+            if arg.star or arg.keyword is None or arg.keyword.value != "axis":
+                return False
+            value = literal_int(arg.value)
+            if value is None:
+                return False
+            axis = value
+        allowed = {id(n) for n in pending.allowed_loads} | {id(node.args[0].value)}
+        names = {pending.name} | set(self.names.stored_in(pending.statements[0]))
+        for held in names:
+            if held in self.names.nested or any(
+                id(n) not in allowed for n in self.names.loads.get(held, [])
+            ):
+                return False  # the pieces are read elsewhere too: they must stay
+        target = pending.target
+        if target is None:
+            target = list(pending.data)
+            target[pending.axis] = pending.width
+        steps = split_stack_steps(
+            pending.data, pending.axis, pending.width, target, axis, self._render_size
+        )
+        if steps is None:
+            return False
+        chain: cst.BaseExpression = pending.data_node
+        literals = [cst.parse_expression(text) for text in steps.literals]
+        for method, values in steps.calls:
+            if method == "reshape":
+                exprs = [literals[c.index] if isinstance(c, Ref) else integer(c) for c in values]
+                chain = cst.Call(
+                    func=cst.Attribute(value=chain, attr=cst.Name("reshape")),
+                    args=[cst.Arg(tuple_of(exprs))],
+                )
+            else:
+                chain = call_of(
+                    "transpose", [], [("axes", tuple_of([integer(a) for a in values]))]
+                ).with_changes(func=cst.Attribute(value=chain, attr=cst.Name("transpose")))
+        edits: List[Edit] = [(s, cst.RemovalSentinel.REMOVE) for s in pending.statements]
+        edits.append((node, chain))
+        del self.result.plans[pending.plans_before :]  # (inside the statements that go)
+        self.result.plans.append(
+            Plan(
+                edits=edits,
+                attributes=pending.attributes,
+                loads=pending.loads,
+                replaced=node,
+                unsafe=True,  # one piece, or a width not dividing the axis (split_stack)
+            )
+        )
+        self._split = None
+        return True
+
+    def _render_size(self, dim: Dim) -> Optional[str]:
+        """A size with no dim of a tensor in it as source text (`self.scale`, `2 * k`)."""
+        if dim.coef.denominator != 1 or dim.coef <= 0:
+            return None
+        parts = [str(int(dim.coef))] if dim.coef != 1 or not dim.powers else []
+        for name, exponent in dim.powers:
+            if not name.startswith(EXT) or exponent <= 0:
+                return None
+            text = name[len(EXT) :]
+            try:
+                expr = cst.parse_expression(text)
+            except cst.ParserSyntaxError:
+                return None
+            if not isinstance(expr, (cst.Name, cst.Attribute, cst.Integer)):
+                text = "(" + text + ")"
+            parts += [text] * exponent
+        return " * ".join(parts)
 
     def _store(self, name: str) -> None:
         self.shapes.pop(name, None)
@@ -1279,9 +1619,20 @@ class Flow:
                 self.result.fixes[state[1]] = state_edits
                 self.result.unsafe.add(state[1])
         planned_loads = {id(n) for plan in self.result.plans for n in plan.loads}
+        dead, asserts = self._dead_statements(planned_loads)
         for plan in self.result.plans:
             for attribute in plan.attributes:
                 self.result.fixes[attribute] = list(plan.edits)
+                if plan.unsafe:
+                    self.result.unsafe.add(attribute)
+        for derived in dead:  # `h = x.shape[2] * 2` read only by the plans: it goes with them
+            if derived.attributes:
+                closure, unsafe = self._closure({derived.name}, dead, asserts)
+                closure.insert(0, (derived.statement, cst.RemovalSentinel.REMOVE))
+                for attribute in derived.attributes:
+                    self.result.fixes[attribute] = closure
+                    if unsafe:
+                        self.result.unsafe.add(attribute)
         for binding in self.bindings:
             if len(binding.statement.body) != 1 or not binding.removable:
                 continue
@@ -1299,20 +1650,74 @@ class Flow:
                 unplanned += [n for n in loads if id(n) not in planned_loads]
             if not ok:
                 continue
-            planned = [
-                plan
-                for plan in self.result.plans
-                if any(n.value in binding.names for n in plan.loads)
-            ]
-            for plan in planned:
-                edits += [e for e in plan.edits if e not in edits]
+            planned, unsafe = self._closure(set(binding.names), dead, asserts)
+            edits += [e for e in planned if e not in edits]
             if unplanned:  # `gram / (c * h * w)` beside the reshapes: the dims as tensors
-                arithmetic = self._dim_arithmetic(binding, unplanned, edits, bool(planned))
+                arithmetic = self._dim_arithmetic(binding, unplanned, edits, len(edits) > 1)
                 if arithmetic is None:
                     continue
                 edits = arithmetic
-                self.result.unsafe.add(binding.attribute)
+                unsafe = True
             self.result.fixes[binding.attribute] = edits
+            if unsafe:
+                self.result.unsafe.add(binding.attribute)
+
+    def _dead_statements(
+        self, planned_loads: Set[int]
+    ) -> Tuple[List[Derived], List[cst.SimpleStatementLine]]:
+        """The derived dims (`y_height = x_height // s`) every read of which a plan takes or a
+        statement that goes with them, and the asserts on such dims (`assert x_height % s ==
+        0`: an unsafe removal, see `asserts`); `planned_loads` grows by their reads."""
+        dead: List[Derived] = []
+        asserts: List[cst.SimpleStatementLine] = []
+        changed = True
+        while changed:
+            changed = False
+            for derived in self.derived:
+                if derived in dead or not derived.removable:
+                    continue
+                loads = self.names.loads.get(derived.name, [])
+                if loads and all(id(n) in planned_loads for n in loads):
+                    dead.append(derived)
+                    planned_loads.update(id(n) for n in derived.loads)
+                    changed = True
+        for statement, read in self.asserts:
+            planned_loads.update(id(n) for n in read)
+            asserts.append(statement)
+        return dead, asserts
+
+    def _closure(
+        self, names: Set[str], dead: List[Derived], asserts: List[cst.SimpleStatementLine]
+    ) -> Tuple[List[Edit], bool]:
+        """The edits that remove every read of `names`: the plans reading them, the dead
+        derived dims computed from them (and what reads those), the asserts on them."""
+        edits: List[Edit] = []
+        unsafe = False
+        queue, seen = list(names), set(names)
+        assert_reads = dict(self.asserts)
+
+        def add(edit: Edit) -> None:
+            if edit not in edits:
+                edits.append(edit)
+
+        while queue:
+            name = queue.pop(0)
+            for plan in self.result.plans:
+                if any(n.value == name for n in plan.loads):
+                    for edit in plan.edits:
+                        add(edit)
+                    unsafe = unsafe or plan.unsafe
+            for derived in dead:
+                if any(n.value == name for n in derived.loads):
+                    add((derived.statement, cst.RemovalSentinel.REMOVE))
+                    if derived.name not in seen:
+                        seen.add(derived.name)
+                        queue.append(derived.name)
+            for statement in asserts:
+                if any(n.value == name for n in assert_reads[statement]):
+                    add((statement, cst.RemovalSentinel.REMOVE))
+                    unsafe = True
+        return edits, unsafe
 
     def _dim_arithmetic(
         self, binding: Binding, unplanned: List[cst.Name], edits: List[Edit], planned: bool
@@ -1389,6 +1794,10 @@ class _SelfUses(cst.CSTVisitor):
 
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_false(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
 
 
 def _solve(data: Shape, target: List[Term]) -> Optional[Shape]:
