@@ -232,6 +232,19 @@ _TARGET_FORMS = (
 )
 
 
+def plain_loop(comp: cst.CompFor) -> Optional[str]:
+    """The name a comprehension's only `for` binds (`for t in ...`: no other `for`, no `if`,
+    not async), else None."""
+    if (
+        comp.inner_for_in is not None
+        or comp.ifs
+        or comp.asynchronous is not None
+        or not isinstance(comp.target, cst.Name)
+    ):
+        return None
+    return comp.target.value
+
+
 def parameter_names(params: cst.Parameters) -> Set[str]:
     """Every name a def's parameters bind (positional-only, plain, keyword-only, `*args`,
     `**kwargs`)."""

@@ -41,7 +41,7 @@ import libcst as cst
 
 from .._build import call
 from ..base import UNSAFE, Edit, Invalid
-from ..values import literal_int, self_attribute_name, shape_index, walk_nodes
+from ..values import literal_int, plain_loop, self_attribute_name, shape_index, walk_nodes
 
 
 def resized_data(
@@ -203,15 +203,9 @@ def _scale(expr: cst.BaseExpression, param: str) -> Optional[cst.BaseExpression]
         comp = expr
     if isinstance(comp, (cst.GeneratorExp, cst.ListComp)):
         loop = comp.for_in
-        if (
-            loop.inner_for_in is not None
-            or loop.ifs
-            or loop.asynchronous is not None
-            or not isinstance(loop.target, cst.Name)
-            or not _shape_tail(loop.iter, param)
-        ):
+        var = plain_loop(loop)
+        if var is None or not _shape_tail(loop.iter, param):
             return None
-        var = loop.target.value
         return _factor(comp.elt, lambda a: isinstance(a, cst.Name) and a.value == var)
     if isinstance(expr, cst.Tuple) and len(expr.elements) == 2:
         factors = []

@@ -63,6 +63,7 @@ from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, liter
 from ...values import (
     NameBindings,
     last_name,
+    plain_loop,
     self_attribute_name,
     shape_index,
     syntax_children,
@@ -510,16 +511,13 @@ class Flow:
         self, name: str, node: cst.ListComp, stmt: cst.SimpleStatementLine, pending: _PendingSplit
     ) -> bool:
         comp = node.for_in
+        element = plain_loop(comp)
         if (
-            comp.inner_for_in is not None
-            or comp.ifs
-            or comp.asynchronous is not None
-            or not isinstance(comp.target, cst.Name)
+            element is None
             or not isinstance(comp.iter, cst.Name)
             or comp.iter.value != pending.name
         ):
             return False
-        element = comp.target.value
         elt = node.elt
         if not isinstance(elt, cst.Call) or not isinstance(elt.func, cst.Attribute):
             return False
