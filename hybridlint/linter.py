@@ -1255,7 +1255,22 @@ class _Replacer(cst.CSTTransformer):
         self.edits = edits
 
     def on_leave(self, original_node, updated_node):
-        return self.edits.get(original_node, updated_node)
+        replaced = self.edits.get(original_node, updated_node)
+        if (
+            replaced is updated_node
+            and isinstance(original_node, cst.IndentedBlock)
+            and original_node.body
+            and updated_node.body
+            and self.edits.get(original_node.body[0]) is cst.RemovalSentinel.REMOVE
+        ):  # a body's first statements removed: the blank lines that set them apart go too
+            first = updated_node.body[0]
+            lines = list(first.leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            if len(lines) != len(first.leading_lines):
+                body = [first.with_changes(leading_lines=lines), *updated_node.body[1:]]
+                return updated_node.with_changes(body=body)
+        return replaced
 
 
 _Spot = Tuple[Tuple[int, int], Tuple[int, int]]

@@ -926,6 +926,7 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
     if before == after:
         return notes
     line = _written_line(before, after)
+    old_lines, new_lines = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
     prefix = f"{path}:"
     out = []
     for note in notes:
@@ -934,22 +935,55 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
             out.append(note)
             continue
         body = _lines_named_at_written_lines(note[at.end() :], line)
-        out.append(f"{prefix}{line(at.group(1))}:{at.group(2)}: {body}")
+        number, column = int(at.group(1)), int(at.group(2))
+        moved = int(line(str(number)))
+        was = old_lines[number - 1] if 0 < number <= len(old_lines) else ""
+        text = new_lines[moved - 1] if 0 < moved <= len(new_lines) else ""
+        if text != was and column > len(text):  # a rewrite wrapped the code it pointed at
+            column = len(text) - len(text.lstrip()) + 1
+        out.append(f"{prefix}{moved}:{column}: {body}")
     return out
 
 
 def _written_line(before: str, after: str) -> Callable[[str], str]:
-    """A line number of `before` (as text) -> the same line in `after`: where it is now, or
-    for a line of a rewrite that changed the count of lines, its share of the rewrite's lines
-    (two stacks each wrapped to three lines: the second at the fourth line, not both at the
-    first; one line removed before four rewritten: each of the four at its own line)."""
+    """A line number of `before` (as text) -> the same line in `after`: where it is now; inside
+    a run of lines the fixes rewrote, the written line that starts the same way (the same
+    assignment target, `return`, the same first word: a wrapped `return F.broadcast_add(` is
+    the `return (a - b) * c` it came from), else its share of the run's lines (two stacks each
+    wrapped to three lines: the second at the fourth line, not both at the first); a line the
+    fixes deleted goes to the line after it. Blank lines anchor nothing (a blank line matched
+    to the file's last put a `return` after the end of a rewritten body)."""
     old, new = _LINE_SPLIT.split(before), _LINE_SPLIT.split(after)
     moved: Dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for _, i1, i2, j1, j2 in matcher.get_opcodes():
-        for i in range(i1, i2):  # line for line where as many lines came out as went in
-            moved[i + 1] = j1 + (i - i1) * (j2 - j1) // (i2 - i1) + 1
+    matcher = difflib.SequenceMatcher(_blank, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            moved.update((i + 1, j1 + (i - i1) + 1) for i in range(i1, i2))
+            continue
+        heads = difflib.SequenceMatcher(
+            _blank, [_head(t) for t in old[i1:i2]], [_head(t) for t in new[j1:j2]], autojunk=False
+        )
+        for _, a1, a2, b1, b2 in heads.get_opcodes():
+            for a in range(a1, a2):
+                # line for line, or its share where the count of lines changed; a deleted
+                # line (b1 == b2): the line after it
+                b = b1 + (a - a1) * (b2 - b1) // (a2 - a1)
+                moved[i1 + a + 1] = min(j1 + b, max(len(new) - 1, 0)) + 1
     return lambda number: str(moved.get(int(number), number))
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+_HEAD = re.compile(r"\s*(?:[\w.]+\s*(?:\[[^\]]*\])?\s*=(?!=)|\w+|\S)")
+
+
+def _head(line: str) -> str:
+    """How a line starts, for matching a rewritten line to its original: an assignment's
+    target (`area = `), else its first word (`return`, `assert`) or character."""
+    found = _HEAD.match(line)
+    return found.group(0).replace(" ", "").strip() if found else ""
 
 
 def _lines_named_at_written_lines(text: str, line: Callable[[str], str]) -> str:

@@ -223,7 +223,9 @@ class Rule:
         input, or an item of one) is certain only when the body uses that very name as only an
         array can be used (`FunctionFacts.used_as_array`): gluon passes lists, tuples and dicts
         of arrays the same way, and an unproven value is never reported as a certain hazard.
-        An index of such a name (`x[0]`, `x[:, 1]`) is an array when the name is one.
+        An index of such a name (`x[0]`, `x[:, 1]`) is an array when the name is one, and so
+        is arithmetic or a comparison with one operand that is certainly an array (eagerly an
+        NDArray operand makes the result one, or the operation raised).
         """
         value = self.value(expr)
         if value.kind != TENSOR:
@@ -233,6 +235,14 @@ class Rule:
         root = expr
         while isinstance(root, cst.Subscript):
             root = root.value
+        # arithmetic or a comparison with one certain array gives an array (or raised eagerly:
+        # `pred_x2 < label_x1` of two names used as arrays; blind round 11's IOU loss)
+        if isinstance(root, cst.BinaryOperation):
+            return self.is_tensor(root.left) or self.is_tensor(root.right)
+        if isinstance(root, cst.Comparison) and len(root.comparisons) == 1:
+            return self.is_tensor(root.left) or self.is_tensor(root.comparisons[0].comparator)
+        if isinstance(root, cst.UnaryOperation) and not isinstance(root.operator, cst.Not):
+            return self.is_tensor(root.expression)
         return (
             isinstance(root, cst.Name)
             and self.facts is not None

@@ -115,6 +115,13 @@ shape); `empty` (uninitialised memory becomes zeros, `ctx=` is dropped).
             safety=SAFE,
         ),
         returns("F.concatenate(x)", "F.concat(*x, dim=0)", SAFE),
+        # comparisons of picks of an input used as an array (`x[:, 0]`) are arrays: safe
+        # (blind round 11: an IOU loss's overlap test was offered as unsafe)
+        returns(
+            "F.logical_or(x[:, 2] < y[:, 0], x[:, 0] > y[:, 2])",
+            "F.broadcast_logical_or(x[:, 2] < y[:, 0], x[:, 0] > y[:, 2])",
+            SAFE,
+        ),
         Invalid(
             net_xy("z = F.ones((2, 3, 4))\nreturn F.moveaxis(z, 0, -1)"),
             line=4,

@@ -421,3 +421,47 @@ def test_a_note_never_says_applied_of_a_fix_the_written_text_lacks():
     assert kept[1].detail.startswith("not applied: the fixes written with it did not reach it")
     assert not kept[1].applied and kept[0].applied
     assert kept[0] is proofs[0] and kept[2] is proofs[2]
+
+
+# Two asserts on shapes open the body (blind round 11, Gluon-Box's IOULoss): --verify deletes
+# them (unsafe HL001 fixes, proven on the example), and the rewritten pick is wrapped.
+ASSERTS = textwrap.dedent("""\
+    from mxnet import gluon
+
+
+    class Area(gluon.HybridBlock):
+        def hybrid_forward(self, F, boxes, other):
+            assert boxes.shape[-1] == 4
+            assert boxes.shape == other.shape
+
+            return (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) + other.sum()
+""")
+ASSERTS_EXAMPLES = '"net.py::Area" = { inputs = [[5, 4], [5, 4]] }\n'
+
+
+def test_a_deleted_assert_is_named_in_its_note_and_leaves_no_blank_line(tmp_path, monkeypatch):
+    """The notes of deleted asserts were identical lines at a blank line of the written file;
+    each now says which line of the original it deleted, the body no longer starts with the
+    blank line that set the asserts apart, and no note points past the end of its line."""
+    monkeypatch.chdir(project(tmp_path, ASSERTS, ASSERTS_EXAMPLES, "line-length = 60"))
+    result = invoke("--fix", "--verify", "--no-cache", "net.py")
+    written = (tmp_path / "net.py").read_text().splitlines()
+    assert "assert" not in "\n".join(written)
+    body = written.index("    def hybrid_forward(self, F, boxes, other):") + 1
+    assert written[body].strip(), written  # no blank first line
+    notes = [line.strip() for line in result.stderr.splitlines() if " HL001 fix " in line]
+    assert len(notes) == 2, result.stderr
+    assert notes[0].endswith("it deletes line 6 of the original: assert boxes.shape[-1] == 4"), (
+        notes
+    )
+    assert notes[1].endswith(
+        "it deletes line 7 of the original: assert boxes.shape == other.shape"
+    ), notes
+    for note in re.findall(r"net\.py:(\d+):(\d+): ", result.stderr):
+        line, column = int(note[0]), int(note[1])
+        assert column <= len(written[line - 1]) + 1, (note, written[line - 1])
+    # the pick's notes are at the `return` the rewrite wrapped, not past the body's end
+    returns = written.index("        return F.broadcast_add(") + 1
+    assert all(
+        int(n) == returns for n in re.findall(r"net\.py:(\d+):\d+: HL00[37] fix", result.stderr)
+    ), (result.stderr, returns)
