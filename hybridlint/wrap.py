@@ -5,7 +5,10 @@ Rewrites such as ``x + y`` -> ``F.broadcast_add(x, y)`` lengthen lines; a projec
 re-renders such a line the way black would break it, with LibCST (no string surgery):
 
 * only lines a fix changed are touched, and only when they now exceed the limit and did not
-  before (or grew): lines the user wrote long are the user's business;
+  before (or grew): lines the user wrote long are the user's business, and so is a trailing
+  comment that made a line long before the fix: if its code still fits, it is left as it is
+  (black would move the comment after the closing bracket of a three-line call, blind round
+  11);
 * only a line that is one whole simple statement (``y = F.op(...)``, ``return F.op(...)``,
   a trailing comment allowed) is broken; a line inside a multi-line statement or a compound
   statement header is left long;
@@ -25,7 +28,9 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
+import io
 import re
+import tokenize
 from typing import List, Optional, Set, Tuple
 
 import libcst as cst
@@ -55,9 +60,24 @@ def _grown_lines(before: List[str], after: List[str], limit: int) -> Set[int]:
                 continue
             i = i1 + (j - j1)
             old = len(_body(before[i])) if tag == "replace" and i < i2 else 0
-            if old <= limit or width > old:
-                grown.add(j)
+            if old <= limit or (width > old and _code_width(after[j]) > limit):
+                grown.add(j)  # (a line long before whose code still fits: its comment is)
     return grown
+
+
+def _code_width(line: str) -> int:
+    """The width of the line's code without a trailing comment (the whole line when it does
+    not tokenize alone: a line inside a bracket or string another line opened)."""
+    body = _body(line)
+    if "#" not in body:
+        return len(body)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(body + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                return len(body[: token.start[1]].rstrip())
+    except (tokenize.TokenError, SyntaxError):  # (IndentationError is a SyntaxError)
+        pass
+    return len(body)
 
 
 _Opcode = Tuple[str, int, int, int, int]

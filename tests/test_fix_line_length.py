@@ -62,6 +62,18 @@ def test_short_fixed_line_is_untouched_and_user_long_line_is_never_rewrapped():
     assert USER_LONG in fixed.source
 
 
+def test_a_line_long_by_its_comment_before_the_fix_is_not_wrapped():
+    """Blind round 11 (an improved-DCGAN discriminator): `.reshape(32, -1)  # <a long comment>`
+    was over 88 columns by its comment before the fix; the two characters of the fix wrapped
+    it into three lines with the comment after the closing bracket. Its code still fits: it
+    stays one line. A comment that only the fix pushes past the limit still wraps (above)."""
+    line = "        return x.reshape(32, -1)  # .view(-1) in PyTorch => we need to rearrange 1x1x1 to 1\n"
+    source = HEAD.replace("hybrid_forward(self, F, x, y)", "hybrid_forward(self, F, x)") + line
+    assert max(widths(source)) > 88
+    fixed = fix_source(source, line_length=88).source
+    assert "return x.reshape((32, -1))  # .view(-1) in PyTorch" in fixed, fixed
+
+
 def test_line_without_brackets_to_break_stays_long():
     before = "    value = a_rather_long_name_for_a_value + another_rather_long_name_too\n"
     after = "    value = a_rather_long_name_for_a_value.plus_something_quite_long + other_name\n"

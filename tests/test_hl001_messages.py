@@ -133,3 +133,12 @@ def test_hl002_a_count_compared_with_a_tensor_is_no_control_flow():
     )
     (finding,) = [f for f in lint_source(branch) if f.code == "HL002"]
     assert "control flow" in finding.message
+
+
+def test_a_shape_in_an_assert_says_the_fix_deletes_it():
+    """Blind round 11 (Gluon-Box's IOULoss): the finding offered "shape-free ops" while its fix
+    deletes the assert; the message says what the fix does and why it is unsafe."""
+    findings = hl001("        assert x.shape[-1] == 4\n        return F.relu(x)\n")
+    assert [f.fix for f in findings] == ["unsafe"]
+    assert "the fix deletes the assert" in findings[0].message
+    assert "reshape codes" not in findings[0].message

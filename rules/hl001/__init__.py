@@ -633,6 +633,11 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         elif planned is not None:
             self.report(node, message, edits=planned[0], safety=planned[1])
         elif (asserted := plan_shape_assert(self, node)) is not None:  # a check: it goes
+            message = (
+                f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); in an "
+                "assert on shapes, which no graph can run: the fix deletes the assert (unsafe: "
+                "the check is gone, eagerly too)"
+            )
             self.report(node, message, edits=asserted[0], safety=asserted[1])
         elif (scalar := plan_shape_scalar(self, node)) is not None:  # `/ x.shape[-1]` as a value
             self.report(node, message, edits=scalar[0], safety=scalar[1])
