@@ -113,6 +113,10 @@ CREATION_OPS = frozenset(
 )
 # Operators whose result has the shape of their first argument (and nothing of its values).
 LIKE_OPS = frozenset(("zeros_like", "ones_like", "random.uniform_like", "random.normal_like"))
+# gluon's own Python helpers that return an array shaped like one of their arguments (its
+# position): `_reshape_like(F, x, y)` is `x.reshape(y.shape)` or `F.reshape_like(x, y)`, copied
+# or imported by losses everywhere (accel-brain's DRCNLoss imports it from mxnet.gluon.loss)
+SHAPED_LIKE_HELPERS: Dict[str, int] = {"mxnet.gluon.loss._reshape_like": 2}
 # Reductions (`axis`, `keepdims`); the first eight reduce over every axis when given none (a
 # result of shape (1,) in MXNet 1.x).
 FULL_REDUCTIONS = frozenset(("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm"))

@@ -12,6 +12,7 @@ from ..mxnet_facts import (
     FULL_REDUCTIONS,
     REDUCTION_PARAMETERS,
     SHAPE_PRESERVING_METHODS,
+    SHAPED_LIKE_HELPERS,
     fixed_namespace_op,
 )
 from . import _shape_forms as forms
@@ -420,12 +421,27 @@ class Evaluator:
             if name in env and env[name].kind == BLOCK:  # `for layer in self.features: layer(x)`
                 return _block_output(args)
             helper = self.facts.local_defs.get(name) or self.facts.module.functions.get(name)
+            like = self._shaped_like(name, env, args) if helper is None else None
+            if like is not None:
+                return like
             if helper is None or (name in env and name not in self.facts.local_defs):
                 return UNKNOWN_VALUE  # a parameter or variable shadows the module function
             return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
         if self.eval(func, env).kind == BLOCK:  # `self.features[-1](x)`
             return _block_output(args)
         return UNKNOWN_VALUE
+
+    def _shaped_like(self, name: str, env: Env, args: List[Value]) -> Optional[Value]:
+        """An imported gluon helper returning an array shaped like one of its arguments
+        (`mxnet_facts.SHAPED_LIKE_HELPERS`: `_reshape_like(F, x, y)` has y's shape)."""
+        context = self.facts.module.context
+        if context is None or name in env or name not in context.imports:
+            return None
+        position = SHAPED_LIKE_HELPERS.get(context.qualify(name) or "")
+        if position is None or position >= len(args) or args[position].kind != TENSOR:
+            return None
+        like = args[position]
+        return Value(TENSOR, like.shape, like.shape_reason, fresh=True, form=like.form)
 
     def _optional_input(self, expr: cst.BaseExpression, value: Value) -> bool:
         """Whether `expr` is a hybrid_forward input of unknown kind (`mask=None`) the body never

@@ -458,6 +458,17 @@ must have NDArray type` where `d - 0.5` worked.
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
     )
     INVALID = [
+        # gluon's own `_reshape_like(F, x, y)`, imported, has y's shape: a norm of every axis
+        # of the squared error, (1,), against that error (accel-brain's DRCNLoss clipping)
+        Invalid(
+            "from mxnet.gluon.loss import _reshape_like\n\n\n"
+            + net_xy(
+                "x = _reshape_like(F, x, y)\nerr = F.square(x - y)\nreturn err * 0.5 / F.norm(err)"
+            ),
+            line=8,
+            fix=("err * 0.5 / F.norm(err)", "F.broadcast_div(err * 0.5, F.norm(err))"),
+            safety=SAFE,
+        ),
         # per-sample losses (B,) over a count of every pixel, (1,) (gluon-ocr's MaskL1Loss)
         Invalid(
             net_xy(

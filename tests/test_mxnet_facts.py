@@ -478,3 +478,21 @@ def test_pooling_layers_keep_batch_channels_and_rank_under_the_engine():
 def test_pooling_layers_keep_batch_channels_and_rank_under_mxnet():
     mx = pytest.importorskip("mxnet")
     _check_pooled(_pooled_shapes(mx))
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("qualified", sorted(facts.SHAPED_LIKE_HELPERS))
+def test_shaped_like_helpers_return_their_arguments_shape_under_mxnet(qualified):
+    """Each listed gluon helper exists in MXNet 1.9.1 and returns an array of the shape of the
+    argument the table names, eagerly and as a Symbol."""
+    mx = pytest.importorskip("mxnet")
+    import importlib
+
+    module, _, name = qualified.rpartition(".")
+    helper = getattr(importlib.import_module(module), name)
+    position = facts.SHAPED_LIKE_HELPERS[qualified]
+    arrays = [mx.nd, mx.nd.ones((2, 6)), mx.nd.ones((2, 3, 2))]
+    assert helper(*arrays).shape == arrays[position].shape
+    symbols = [mx.sym, mx.sym.var("x"), mx.sym.var("y")]
+    out = helper(*symbols).infer_shape(x=(2, 6), y=(2, 3, 2))[1]
+    assert out == [arrays[position].shape]

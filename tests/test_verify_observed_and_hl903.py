@@ -53,3 +53,20 @@ def test_examples_failing_alike_up_to_numbers_make_one_hl903():
         (2, "Net#3 still fails with its example"),
     ]
     assert found[0].message.endswith("net2_split0 (4 vs 1) (as Net#1 reports it)")
+
+
+def test_an_original_that_fails_eagerly_is_not_said_to_still_fail():
+    """Blind round 12 (MaskFlowNet-DAM's CorrBlock): the engine refused a `stack` real MXNet
+    runs, so the original failed eagerly on its example; HL903 said the block "still fails
+    ... after --verify" though no fix was involved. It now says the example cannot run."""
+    from hybridlint.checker_bridge import _still_fails
+
+    report = SimpleNamespace(
+        source_line=SimpleNamespace(filename="m.py", lineno=3),
+        reason="eager failed: MXNetError: Error in operator stack: ...",
+        status="eager_error",
+    )
+    (found,) = _still_fails("m.py", [("Net", report)], SOURCE)
+    assert found.code == "HL903" and found.line == 3
+    assert found.message.startswith("Net cannot run its example: the original block fails eagerly")
+    assert "still fails" not in found.message and "--backend mxnet" in found.message

@@ -300,16 +300,13 @@ register(
 
 
 def _stack_shape(attrs, in_shapes):
+    """MXNet 1.9.1's StackOpShape: the first input of known rank gives the shape, later inputs
+    only fill its unknown dims (`shape_assign`, whose failure it ignores). So inputs of other
+    shapes are not refused: `stack((9, 9), (1, 81))` is (9, 9, 2), each input's elements read
+    in the first one's shape (MaskFlowNet's CorrBlock relies on it; blind round 12)."""
     base = None
     for s in in_shapes:
-        try:
-            base = merge_shape(base, s)
-        except ShapeError:
-            raise ShapeError(
-                "stack: all inputs need the same shape, got {}".format(
-                    ", ".join(fmt_shape(x) for x in in_shapes)
-                )
-            ) from None
+        base = _shape_assign(base, s)
     if base is None:
         return in_shapes, [None]
     ax = norm_axis(attrs.axis, len(base) + 1, "stack")
@@ -318,11 +315,38 @@ def _stack_shape(attrs, in_shapes):
     return in_shapes, [tuple(out)]  # MXNet does not fill unknown inputs back
 
 
+def _shape_assign(base, shape):
+    """MXNet's `shape_assign(&base, shape)`, its result ignored: None and 0 dims are unknown;
+    it stops at the first known dim that differs."""
+    if base is None:
+        return shape
+    if shape is None or len(base) != len(shape):
+        return base
+    out = list(base)
+    for i, (have, new) in enumerate(zip(base, shape)):
+        if not have:
+            out[i] = new
+        elif new and have != new:
+            break
+    return tuple(out)
+
+
 def _stack(attrs, *xs):
-    """Join same-shape arrays along a new axis."""
-    if len({x.shape for x in xs}) > 1:
-        _stack_shape(attrs, [x.shape for x in xs])
-    return np.stack(xs, axis=attrs.axis)
+    """Join arrays along a new axis, each read in the shape MXNet infers (the first input's):
+    an input of another size would be read past its end by MXNet (undefined), refused here."""
+    shape = _stack_shape(attrs, [x.shape for x in xs])[1][0][:]
+    base = list(shape)
+    del base[norm_axis(attrs.axis, len(shape), "stack")]
+    size = int(np.prod(base, dtype=np.int64))
+    for i, x in enumerate(xs):
+        if x.size != size:
+            raise ShapeError(
+                "stack: input {} has {} elements where the first input's shape {} holds {}: "
+                "MXNet 1.9.1 reads it in that shape, past its end (undefined)".format(
+                    i, x.size, fmt_shape(tuple(base)), size
+                )
+            )
+    return np.stack([x.reshape(base) for x in xs], axis=attrs.axis)
 
 
 register(
