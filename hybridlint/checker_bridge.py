@@ -469,33 +469,25 @@ def _still_fails(
                 if len(labels) == 1
                 else f"{', '.join(labels)} cannot run their examples"
             )
-            findings.append(
-                Finding(
-                    "HL903",
-                    RUNNER_CODES["HL903"][0],
-                    f"{what}: the original block fails eagerly, before any fix, so --verify "
-                    f"proves nothing here ({reason}); check the example, or run real MXNet "
-                    "with --backend mxnet if the bundled engine is what fails",
-                    line,
-                    col,
-                    line,
-                    max(col, len(text.rstrip()) + 1),
-                    None,
-                    path,
-                )
+            message = (
+                f"{what}: the original block fails eagerly, before any fix, so --verify "
+                f"proves nothing here ({reason}); check the example, or run real MXNet "
+                "with --backend mxnet if the bundled engine is what fails"
             )
-            continue
-        if all(_inferred_label(label) for label in labels):
+        elif all(_inferred_label(label) for label in labels):
             what = (
                 f"{labels[0]} still fails with the example --verify inferred (see its note)"
                 if len(labels) == 1
                 else f"{', '.join(labels)} still fail with the examples --verify inferred"
             )
+            message = f"{what} after --verify: {reason}"
+        else:
+            message = f"{what} after --verify: {reason}"
         findings.append(
             Finding(
                 "HL903",
                 RUNNER_CODES["HL903"][0],
-                f"{what} after --verify: {reason}",
+                message,
                 line,
                 col,
                 line,

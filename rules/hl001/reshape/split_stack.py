@@ -37,6 +37,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from .codes import Code, Dim, Ref, const, simulate
 
 Render = Callable[[Dim], Optional[str]]
+_ONE = const(1)
 
 
 @dataclass
@@ -72,32 +73,21 @@ def refine(
     i = j = 0
     cur_s, cur_t = source[0], target[0]
     while i < len(source) and j < len(target):
-        if cur_s == cur_t:
-            src_atoms[i].append(cur_s)
-            groups[j].append(cur_s)
-            i, j = i + 1, j + 1
-        elif _whole(cur_t / cur_s):  # this source dim is a factor of the target dim
-            src_atoms[i].append(cur_s)
-            groups[j].append(cur_s)
-            cur_t = cur_t / cur_s
-            i += 1
-            if i < len(source):
-                cur_s = source[i]
-            continue
-        elif _whole(cur_s / cur_t):  # this target dim is a factor of the source dim
-            src_atoms[i].append(cur_t)
-            groups[j].append(cur_t)
-            cur_s = cur_s / cur_t
-            j += 1
-            if j < len(target):
-                cur_t = target[j]
-            continue
+        if cur_s == cur_t or _whole(cur_t / cur_s):  # the source's rest fits in the target's
+            atom = cur_s
+        elif _whole(cur_s / cur_t):  # the target's rest is a factor of the source's
+            atom = cur_t
         else:
             return None
-        if i < len(source):
-            cur_s = source[i]
-        if j < len(target):
-            cur_t = target[j]
+        src_atoms[i].append(atom)
+        groups[j].append(atom)
+        cur_s, cur_t = cur_s / atom, cur_t / atom
+        if cur_s == _ONE:
+            i += 1
+            cur_s = source[i] if i < len(source) else _ONE
+        if cur_t == _ONE:
+            j += 1
+            cur_t = target[j] if j < len(target) else _ONE
     if i != len(source) or j != len(target):
         return None
     return src_atoms, groups
