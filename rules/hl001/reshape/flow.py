@@ -63,6 +63,7 @@ from ...analysis import SCALAR, TENSOR, UNKNOWN, blocks_of, call_argument, liter
 from ...values import (
     NameBindings,
     last_name,
+    namespace_call,
     plain_loop,
     self_attribute_name,
     shape_index,
@@ -583,12 +584,8 @@ class Flow:
 
     def _stack_of(self, node: cst.Call, pending: _PendingSplit) -> bool:
         """`F.stack(*pieces, axis=k)`: the plan replacing the split, the reshapes and the stack."""
-        func = node.func
         if not (
-            isinstance(func, cst.Attribute)
-            and func.attr.value == "stack"
-            and isinstance(func.value, cst.Name)
-            and func.value.value == self.namespace
+            namespace_call(node, self.namespace) == f"{self.namespace}.stack"
             and node.args
             and node.args[0].star == "*"
             and isinstance(node.args[0].value, cst.Name)
