@@ -176,3 +176,19 @@ def test_refine_needs_whole_factors():
     assert refine([b, h], [b * h]) == ([[b], [h]], [[b, h]])
     assert refine([const(6)], [const(4), const(3)]) is None  # 6 over a 4: straddles
     assert refine([b * h], [b, h]) == ([[b, h]], [[b], [h]])
+
+
+def test_an_assert_on_an_attribute_named_like_a_dim_stays():
+    """`self.h` is no read of the unpacked `h`: the assert on it is not deleted with the
+    unpacking (only asserts on the dims themselves go)."""
+    body = (
+        "b, c, h, w = x.shape\nassert self.h > 0\nassert h % self.scale == 0\ny = F.relu(x)\n"
+        "p = y.split(axis=3, num_outputs=y.shape[3] // self.scale)\n"
+        "p = [t.reshape((b, c, -1)) for t in p]\nreturn F.stack(*p, axis=1)"
+    )
+    source = source_of(body).replace(
+        "        self.scale = scale\n", "        self.scale = scale\n        self.h = 1\n"
+    )
+    fixed = fix_source(source, unsafe=True).source
+    assert "assert self.h > 0" in fixed and "assert h %" not in fixed, fixed
+    assert "x.shape" not in fixed, fixed

@@ -411,8 +411,10 @@ class Flow:
         """The dim names an assert's test reads, when it reads nothing but them, Python values
         and `self.<attr>` through arithmetic and comparisons (no call, no tensor); else []."""
         read: List[cst.Name] = []
-        for node in walk_nodes(test):
-            if isinstance(node, cst.Name):
+        nodes = list(walk_nodes(test))
+        attrs = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}  # `.scale`: no name
+        for node in nodes:
+            if isinstance(node, cst.Name) and id(node) not in attrs:
                 if node.value in self.dims:
                     read.append(node)
                 elif self.facts.value(node, self.env).kind == TENSOR:
