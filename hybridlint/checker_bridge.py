@@ -474,14 +474,13 @@ def _still_fails(
                 f"proves nothing here ({reason}); check the example, or run real MXNet "
                 "with --backend mxnet if the bundled engine is what fails"
             )
-        elif all(_inferred_label(label) for label in labels):
-            what = (
-                f"{labels[0]} still fails with the example --verify inferred (see its note)"
-                if len(labels) == 1
-                else f"{', '.join(labels)} still fail with the examples --verify inferred"
-            )
-            message = f"{what} after --verify: {reason}"
         else:
+            if all(_inferred_label(label) for label in labels):
+                what = (
+                    f"{labels[0]} still fails with the example --verify inferred (see its note)"
+                    if len(labels) == 1
+                    else f"{', '.join(labels)} still fail with the examples --verify inferred"
+                )
             message = f"{what} after --verify: {reason}"
         findings.append(
             Finding(

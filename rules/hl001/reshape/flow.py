@@ -522,39 +522,16 @@ class Flow:
         ):
             return False
         elt = node.elt
-        if not isinstance(elt, cst.Call) or not isinstance(elt.func, cst.Attribute):
+        if not isinstance(elt, cst.Call):
             return False
-        func = elt.func
-        shape_node: Optional[cst.BaseExpression] = None
-        varargs: Optional[List[cst.BaseExpression]] = None
-        if (
-            func.attr.value == "reshape"
-            and isinstance(func.value, cst.Name)
-            and func.value.value == element
-            and elt.args
-            and not any(a.star or a.keyword for a in elt.args)
-        ):
-            if len(elt.args) == 1:
-                shape_node = elt.args[0].value
-            else:
-                varargs = [a.value for a in elt.args]
-        elif (
-            func.attr.value in ("reshape", "Reshape")
-            and isinstance(func.value, cst.Name)
-            and func.value.value == self.namespace
-        ):
-            data_arg, shape_arg = call_argument(elt, 0, "data"), call_argument(elt, 1, "shape")
-            if (
-                data_arg is None
-                or shape_arg is None
-                or not isinstance(data_arg.value, cst.Name)
-                or data_arg.value.value != element
-                or len(elt.args) != 2
-            ):
-                return False
-            shape_node = shape_arg.value
-        else:
+        parts = _reshape_parts(elt, self.namespace)
+        if parts is None or not isinstance(parts[0], cst.Name) or parts[0].value != element:
             return False
+        through_f = namespace_call(elt, self.namespace) is not None
+        if len(elt.args) != 2 if through_f else any(a.keyword for a in elt.args):
+            return False  # the forms written: `F.reshape(t, T)`, `t.reshape(T)`, `t.reshape(a, b)`
+        shape_node = parts[1]
+        varargs = [a.value for a in parts[2].args] if parts[2] is not None else None
         piece = list(pending.data)
         piece[pending.axis] = pending.width
         saved = self.shapes.get(element)
@@ -895,10 +872,10 @@ class Flow:
                     self.expr(arg.value)
             data = self.expr(data_arg.value) if data_arg is not None else None
             if op in ("reshape", "Reshape") and data_arg is not None:
-                shape_arg = call_argument(node, 1, "shape")
-                if call_argument(node, None, "reverse") is not None or shape_arg is None:
+                parts = _reshape_parts(node, ns)
+                if parts is None:
                     return None
-                return self.reshape(node, data_arg.value, data, shape_arg.value, None)
+                return self.reshape(node, data_arg.value, data, parts[1], None)
             if op == "broadcast_to" and data_arg is not None and len(node.args) == 2:
                 shape_arg = call_argument(node, 1, "shape")
                 if shape_arg is not None:
@@ -913,13 +890,10 @@ class Flow:
             for arg in node.args:
                 self.expr(arg.value)
             if method == "reshape" and node.args and not any(a.star for a in node.args):
-                if len(node.args) == 1 and (
-                    node.args[0].keyword is None or node.args[0].keyword.value == "shape"
-                ):
-                    return self.reshape(node, func.value, data, node.args[0].value, None)
-                if not any(a.keyword for a in node.args):
-                    return self.reshape(node, func.value, data, None, node)
-                return None
+                parts = _reshape_parts(node, ns)
+                if parts is None:
+                    return None
+                return self.reshape(node, func.value, data, parts[1], parts[2])
             if method == "broadcast_to" and len(node.args) == 1 and not node.args[0].star:
                 if node.args[0].keyword is None or node.args[0].keyword.value == "shape":
                     return self.broadcast_to(node, func.value, data, node.args[0].value, True)
@@ -1787,6 +1761,36 @@ class _SelfUses(cst.CSTVisitor):
             self.attribute_refs += 1
             if id(node) not in self._in_target:
                 self.other_loads += 1
+
+
+def _reshape_parts(
+    node: cst.Call, namespace: Optional[str]
+) -> Optional[Tuple[cst.BaseExpression, Optional[cst.BaseExpression], Optional[cst.Call]]]:
+    """(data, target, the call when its sizes are varargs) of `F.reshape(data, shape=T)` (no
+    `reverse`), `data.reshape(T)` / `data.reshape(shape=T)` or `data.reshape(a, b, ...)`;
+    None for another call or form."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or any(a.star for a in node.args):
+        return None
+    if isinstance(func.value, cst.Name) and func.value.value == namespace:
+        data, shape = call_argument(node, 0, "data"), call_argument(node, 1, "shape")
+        if (
+            func.attr.value not in ("reshape", "Reshape")
+            or data is None
+            or shape is None
+            or call_argument(node, None, "reverse") is not None
+        ):
+            return None
+        return data.value, shape.value, None
+    if func.attr.value != "reshape" or not node.args:
+        return None
+    if len(node.args) == 1:
+        keyword = node.args[0].keyword
+        if keyword is None or keyword.value == "shape":
+            return func.value, node.args[0].value, None
+    if not any(a.keyword for a in node.args):
+        return func.value, None, node
+    return None
 
 
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
