@@ -678,7 +678,7 @@ def _fast_regions(
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError:
             return None
-    return regions, module_context(tree)
+    return regions, module_context(tree, source)
 
 
 def _parse_regions(
@@ -721,7 +721,7 @@ def _parse_regions(
             raise SourceSyntaxError(
                 error.message, first + error.raw_line - 1, error.raw_column + 1
             ) from None
-    return lines, regions, module_context(tree)
+    return lines, regions, module_context(tree, source)
 
 
 # ----------------------------------------------------------------------------------------

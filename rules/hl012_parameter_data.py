@@ -746,6 +746,8 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         parameter, but hybridized `Parameter.var()` serializes the initializer and MXNet
         1.9.1's `Constant.dumps()` calls `.asnumpy()` on any value that is not a number or a
         numpy array (AttributeError: 'list' object has no attribute 'asnumpy')."""
+        if not self.state.module.spells("Constant"):
+            return  # (the walk below costs as much as a rule's whole run on a large class)
         finder = _ConstantInitializers(self.state.module.qualify)
         walk(klass.node, finder)  # read-only (LibCST's visit rebuilds, issue 22), with leaves
         found = finder.found  # resolved once: the names are looked up on each read

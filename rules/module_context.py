@@ -89,6 +89,14 @@ class ModuleContext:
     # top-level functions whose every return is an NDArray they make (`return mx.nd.array(...)`,
     # or a name bound in them only to one: an SSIM loss's `create_window(size, channel)`)
     ndarray_functions: Set[str] = field(default_factory=set)
+    # the file's text ("" when not known): a rule may skip a walk of its own when the name the
+    # walk looks for is spelled nowhere in the file (`spells`)
+    source: str = field(default="", repr=False, compare=False)
+
+    def spells(self, word: str) -> bool:
+        """Whether `word` may occur in the file: False only when the text is known and lacks
+        it (every way to reach `mxnet.init.Constant` spells `Constant` somewhere)."""
+        return not self.source or word in self.source
 
     def namespace_kind(self, dotted: Optional[str]) -> Optional[str]:
         """ "eager" when `dotted` names mx.nd (`nd`, `mx.ndarray`, `_ND` bound to it, also its
@@ -154,8 +162,9 @@ class ModuleContext:
         return None
 
 
-def module_context(tree: ast.Module) -> ModuleContext:
-    """Collect the imports (at any depth outside functions) and top-level classes of `tree`."""
+def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
+    """Collect the imports (at any depth outside functions) and top-level classes of `tree`
+    (parsed from `source`, kept for `ModuleContext.spells`)."""
     imports: Dict[str, str] = {}
     bound: Set[str] = set()
     classes: Dict[str, Tuple[str, ...]] = {}
@@ -231,6 +240,7 @@ def module_context(tree: ast.Module) -> ModuleContext:
         classes,
         numpy_mode=bool(numpy_calls) or numpy_imports,
         from_imports=from_imports,
+        source=source,
     )
     mxnet = any(normalise(q).startswith("mxnet") for q in imports.values())
     for name, function in functions.items() if mxnet else ():

@@ -179,6 +179,26 @@ def literal_int(node: cst.BaseExpression) -> Optional[int]:
     return None
 
 
+_INT_OPERATORS = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b if b else None,
+}
+
+
+def constant_int(node: cst.BaseExpression) -> Optional[int]:
+    """An integer literal or `+ - * //` of them (`32*6*6`, a capsule count written as its
+    factors), else None."""
+    if isinstance(node, cst.BinaryOperation):
+        apply = _INT_OPERATORS.get(type(node.operator))
+        left, right = constant_int(node.left), constant_int(node.right)
+        if apply is None or left is None or right is None:
+            return None
+        return apply(left, right)
+    return literal_int(node)
+
+
 def literal_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
     """`(1, 3)` / `[1, 3]` / `3` as a tuple of ints, else None."""
     if node is None:
@@ -262,15 +282,39 @@ def bound_targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
     or class's name. Targets as written: `target_names` gives their names, `self.a` stays an
     attribute. A bare `import a.b` is not here. `NameBindings` is the visitor for names
     followed through a body (HL002, HL012), without `del`, `global`/`nonlocal` and imports."""
-    if isinstance(node, _TARGET_FORMS):
-        return [node.target]
-    if isinstance(node, cst.AsName):
-        return [node.name]
-    if isinstance(node, (cst.Global, cst.Nonlocal)):
-        return [item.name for item in node.names]
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return [node.name]
+    form = _BINDING_FORM.get(node.__class__)
+    if form is None:
+        form = _binding_form(node.__class__)
+    if form == _TARGET:
+        return [node.target]  # type: ignore[attr-defined]
+    if form == _AS_NAME:
+        return [node.name]  # type: ignore[attr-defined]
+    if form == _NAMES:
+        return [item.name for item in node.names]  # type: ignore[attr-defined]
+    if form == _DEF:
+        return [node.name]  # type: ignore[attr-defined]
     return []
+
+
+# node class -> which binding form it is (filled as met): `bound_targets` runs on every node of
+# many walks, and an isinstance that fails against LibCST's classes is a call into ABCMeta
+_NOT_BINDING, _TARGET, _AS_NAME, _NAMES, _DEF = range(5)
+_BINDING_FORM: Dict[type, int] = {}
+
+
+def _binding_form(kind: type) -> int:
+    if issubclass(kind, _TARGET_FORMS):
+        form = _TARGET
+    elif issubclass(kind, cst.AsName):
+        form = _AS_NAME
+    elif issubclass(kind, (cst.Global, cst.Nonlocal)):
+        form = _NAMES
+    elif issubclass(kind, (cst.FunctionDef, cst.ClassDef)):
+        form = _DEF
+    else:
+        form = _NOT_BINDING
+    _BINDING_FORM[kind] = form
+    return form
 
 
 def iterated_names(iterable: cst.BaseExpression) -> List[str]:
@@ -462,6 +506,10 @@ def is_node_class(kind: type) -> bool:
     return found
 
 
+# stop classes -> node class -> whether the walk stops there (filled as met, as `_IS_NODE`)
+_STOPS: Dict[Tuple[type, ...], Dict[type, bool]] = {}
+
+
 def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
     """Every node under `node` (itself included) but layout (whitespace, brackets, commas,
     operator tokens), not descending into `stop` nodes (which are yielded). Reads the nodes'
@@ -469,11 +517,16 @@ def walk_nodes(node: cst.CSTNode, stop: Tuple[type, ...] = ()):
     gluoncv2 model file: 0.06 s here, 0.8 s visited)."""
     stack = [node]
     nodes = _IS_NODE
+    stops = _STOPS.setdefault(stop, {}) if stop else None
     while stack:
         current = stack.pop()
         yield current
-        if stop and current is not node and isinstance(current, stop):
-            continue
+        if stops is not None and current is not node:
+            stopped = stops.get(current.__class__)
+            if stopped is None:
+                stopped = stops[current.__class__] = issubclass(current.__class__, stop)
+            if stopped:
+                continue
         for name in _walked_fields(current.__class__):
             value = getattr(current, name)
             kind = value.__class__
