@@ -53,6 +53,7 @@ from .values import (
     dotted_name,
     iterated_names,
     join,
+    constant_int,
     literal_int,
     literal_shape,
 )
@@ -902,7 +903,7 @@ def _creation_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
         return shape
     if any(not isinstance(e, cst.Element) for e in node.elements):
         return None  # a starred element: the rank is unknown
-    return tuple(literal_int(e.value) for e in node.elements)
+    return tuple(constant_int(e.value) for e in node.elements)
 
 
 def _broadcast_shape(a: Optional[Shape], b: Optional[Shape]) -> Optional[Shape]:

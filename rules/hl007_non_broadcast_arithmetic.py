@@ -153,18 +153,24 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             # of a shape nothing tells most often has the reduced shape (per-sample values)
             continue
         if reason in _ONES_EVIDENCE or reason == "reduction":
-            if other.shape_reason != reason:
+            if other.shape_reason != reason and not (
+                other.shape is not None and _ones_meet(other.shape, mine)
+            ):
                 return f"one operand comes from {_WHAT[reason]}"
         elif (
             reason in ("literal", "parameter", "reshape")
             and mine.shape is not None
             and 1 in mine.shape
         ):
-            # the other operand known to have the same shape (1s in the same places) is no evidence
-            if (other.shape_reason, other.shape) != (
-                reason,
-                mine.shape,
-            ) and other.shape != mine.shape:
+            # the other operand known to have the same shape (1s in the same places) is no
+            # evidence; nor one with 1s at every rank where this shape has them (CapsNet's
+            # `F.zeros((1, n, 10, 1, 1)) + F.sum(u, axis=0, keepdims=True)`): the 1s are why
+            # this shape was suspect, and they meet 1s
+            if (
+                (other.shape_reason, other.shape) != (reason, mine.shape)
+                and other.shape != mine.shape
+                and not _ones_meet(mine.shape, other)
+            ):
                 return f"one operand has shape {_dims(mine.shape)} ({_WHAT[reason]})"
         elif (
             reason in ("literal", "parameter")
@@ -180,6 +186,24 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             shown = _dims(mine.shape)
             return f"one operand has the fixed shape {shown} ({_FIXED[reason]})"
     return None
+
+
+def _ones_meet(shape: Shape, other: Value) -> bool:
+    """Whether `shape` (its rank known) has 1s exactly where `other` has 1s at every rank,
+    counted from the front and from the end, and `other` no 1 past its rank: the 1s that make
+    either suspect meet 1s (CapsNet's `F.zeros((1, n, 10, 1, 1)) + F.sum(u, axis=0,
+    keepdims=True)`, the routing logits and the agreement summed over the batch)."""
+    mine = {i for i, d in enumerate(shape) if d == 1}
+    if other.shape is not None:
+        front = frozenset(i for i, d in enumerate(other.shape) if d == 1)
+        back = frozenset(i - len(other.shape) for i in front)
+    else:
+        front, back = forms.ones(other.form)
+    if not mine or not front or any(i >= len(shape) for i in front):
+        return False
+    if not front <= mine or not all(j >= -len(shape) and shape[j] == 1 for j in back):
+        return False
+    return mine == set(front) | {len(shape) + j for j in back}
 
 
 def _unsized(shape: Optional[Shape]) -> bool:
@@ -323,6 +347,11 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         "out = F.relu(x)\nreturn out + x",
         "return x * 2 + 1",
+        # 1s that meet 1s: a literal (1, 4) and a sum over axis 0 with keepdims; CapsNet's
+        # routing logits (a literal written as factors) and the agreement summed over the batch
+        "b = F.zeros((1, 4))\nreturn b + F.sum(x, axis=0, keepdims=True)",
+        "b = F.zeros((1, 32*6*6, 10, 1, 1))\na = F.reshape(x, shape=(-1, 1152, 10, 1, 1))\n"
+        "return b + F.sum(a, axis=0, keepdims=True)",
         # where(c, x, y) has x's shape: pick(keepdims) keeps axis 1, both sums have 1s at
         # axes 1, -2, -1 (a blind test's normalized focal loss)
         Valid(
