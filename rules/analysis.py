@@ -1887,17 +1887,26 @@ def _bind_call(
     index = 0
     rest: Optional[int] = None  # where a forwarded `*args` starts, by position
     keywords = False  # `**kwargs` forwarded: the block's Parameters, by name
+    # another starred argument (`*self._range`, `**self._kwargs`): the arguments before it are
+    # bound by position as ever, keywords by name; the parameters it may fill stay unbound,
+    # their defaults included, and after a `*` no position is known
+    hidden = lost = False
     for arg, value in zip(call.args, args):
         name = arg.value.value if isinstance(arg.value, cst.Name) else None
         if arg.star == "*" and rest is None and name is not None and forwarded.get("*") == name:
             rest = index
         elif arg.star == "**" and name is not None and forwarded.get("**") == name:
             keywords = True
+        elif arg.star and rest is None:
+            hidden = True
+            lost = lost or arg.star == "*"
         elif arg.star or (rest is not None and arg.keyword is None):
             return {}  # which parameter a value reaches is not known
         else:
             if arg.keyword is not None:
                 param = arg.keyword.value
+            elif lost:
+                continue
             elif index < len(positional):
                 param, index = positional[index].name.value, index + 1
             else:
@@ -1910,7 +1919,7 @@ def _bind_call(
     if rest is not None or keywords:
         env.update(_forwarded_inputs(node, positional, env, rest, keywords, parameters))
     # parameters the call leaves to a number default (`eps=1e-5`) are that number
-    for declared in positional + list(node.params.kwonly_params):
+    for declared in [] if hidden else positional + list(node.params.kwonly_params):
         default = declared.default
         if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
             default = default.expression

@@ -218,6 +218,20 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     INVALID = invalid_table(
         net,
         ("return x.shape", 3),
+        # a helper called with a starred mapping or sequence (Quantization.MXNet's
+        # `_im2col_2D(F, x, **self._kwargs)`): the arguments before it are still bound
+        Invalid(
+            "def window(F, x, k):\n    n = x.shape[0]\n    return F.reshape(x, (n, -1))\n\n\n"
+            + net("return window(F, x, **self._kwargs)"),
+            line=2,
+            fix=[("    n = x.shape[0]\n", ""), ("(n, -1)", "(0, -1)")],
+            safety=SAFE,
+        ),
+        Invalid(
+            "def window(F, x, lo, hi):\n    n = x.shape[0]\n    return F.clip(x, lo, hi), n\n\n\n"
+            + net("y, n = window(F, x, *self._range)\nreturn y"),
+            line=2,
+        ),
         # a Symbol branch that asks the traced graph for shapes (ParticleNet's get_shape): its
         # input has none yet, and `()[1]` raises IndexError
         Invalid(
