@@ -75,6 +75,13 @@ class MissingOperator(MXNetError, EngineGap):
     as MXNet raises for an operator it cannot find, and an engine gap."""
 
 
+def type_name(value: object) -> str:
+    """`str(type(value))` as MXNet's messages print it: the engine's own classes under the
+    module paths they mirror (`<class 'mxnet.ndarray.ndarray.NDArray'>`), not the engine's."""
+    text = str(type(value))
+    return text.replace("'hybridlint.engine.", "'mxnet.", 1)
+
+
 def engine_not_implemented(name: str) -> NoReturn:
     """Raise for a part of MXNet's API the engine lacks, so callers can say 'cannot verify'."""
     raise EngineGap("hybridlint engine does not implement mxnet.{} yet".format(name))

@@ -6,6 +6,8 @@ Functions appear here as ops are registered (`registry.on_register`): `foo` -> `
 hybridlint/mxnet_names.py).
 """
 
+import math
+import numbers
 import sys
 import types
 from typing import Any
@@ -15,7 +17,7 @@ import numpy as np
 from .. import attribute as _attribute
 from .. import name as _name_mod
 from .. import registry as _registry
-from ..base import MXNetError
+from ..base import MXNetError, type_name
 from .symbol import Node, Symbol, load_json, user_source
 
 _this = sys.modules[__name__]
@@ -303,15 +305,21 @@ def _install(fname, opdef):
         setattr(_this, fname, fn)
 
 
-def _sym_helper(name, op_name, scalar_name, rscalar_name, hint, shint, rshint=None):
+def _sym_helper(
+    name, op_name, scalar_name, rscalar_name, hint, shint, rshint=None, numbers_fn=None
+):
     def helper(left, right):
+        if numbers_fn is not None and all(isinstance(v, numbers.Number) for v in (left, right)):
+            return numbers_fn(left, right)  # two numbers: MXNet answers in Python
         if isinstance(left, Symbol) and isinstance(right, Symbol):
             return _make_node_symbol(op_name, [left, right], {}, hint=hint)
-        if isinstance(left, Symbol):
+        # MXNet 1.9.1's _ufunc_helper: a number on the other side, else TypeError (an NDArray
+        # beside a Symbol, `mx.sym.maximum(x, nd_array)`)
+        if isinstance(left, Symbol) and isinstance(right, numbers.Number):
             return _make_node_symbol(scalar_name, [left], {"scalar": right}, hint=shint)
-        if isinstance(right, Symbol):
+        if isinstance(right, Symbol) and isinstance(left, numbers.Number):
             return _make_node_symbol(rscalar_name, [right], {"scalar": left}, hint=rshint or shint)
-        raise TypeError("types (%s, %s) not supported" % (type(left), type(right)))
+        raise TypeError("types (%s, %s) not supported" % (type_name(left), type_name(right)))
 
     helper.__name__ = name
     helper.__doc__ = "Elementwise {} of Symbols (no broadcasting) or with a scalar.".format(name)
@@ -319,15 +327,43 @@ def _sym_helper(name, op_name, scalar_name, rscalar_name, hint, shint, rshint=No
 
 
 maximum = _sym_helper(
-    "maximum", "_maximum", "_maximum_scalar", "_maximum_scalar", "_maximum", "_maximumscalar"
+    "maximum",
+    "_maximum",
+    "_maximum_scalar",
+    "_maximum_scalar",
+    "_maximum",
+    "_maximumscalar",
+    numbers_fn=lambda a, b: a if a > b else b,
 )
 minimum = _sym_helper(
-    "minimum", "_minimum", "_minimum_scalar", "_minimum_scalar", "_minimum", "_minimumscalar"
+    "minimum",
+    "_minimum",
+    "_minimum_scalar",
+    "_minimum_scalar",
+    "_minimum",
+    "_minimumscalar",
+    numbers_fn=lambda a, b: a if a < b else b,
 )
 power = _sym_helper(
-    "power", "_power", "_power_scalar", "_rpower_scalar", "_power", "_powerscalar", "_rpowerscalar"
+    "power",
+    "_power",
+    "_power_scalar",
+    "_rpower_scalar",
+    "_power",
+    "_powerscalar",
+    "_rpowerscalar",
+    numbers_fn=lambda a, b: a**b,
 )
-hypot = _sym_helper("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot", "_hypotscalar")
+pow = power  # noqa: A001 (MXNet 1.9.1's mx.sym.pow, power's alias)
+hypot = _sym_helper(
+    "hypot",
+    "_hypot",
+    "_hypot_scalar",
+    "_hypot_scalar",
+    "_hypot",
+    "_hypotscalar",
+    numbers_fn=math.hypot,
+)
 
 
 def zeros(shape, dtype=None, **kwargs) -> Symbol:
