@@ -56,7 +56,14 @@ def test_text_caret_keeps_tabs_and_marks_only_available_fixes():
     lines = render("text", result(tabbed)).splitlines()
     assert lines[0] == "pkg/net.py:3:6: HL003 indexing a tensor selects an output"
     assert lines[2] == "  | \t    ^^^^"
-    assert lines[-1] == "Found 1 finding in 1 file. 1 more with `--unsafe-fixes`."
+    assert (
+        lines[-1] == "Found 1 finding in 1 file. 1 fixable with `hybridlint --fix --unsafe-fixes`."
+    )
+    both = render("text", result(issue(), tabbed)).splitlines()
+    assert both[-1] == (
+        "Found 2 findings in 1 file. "
+        "[*] 1 fixable with `hybridlint --fix` (1 more with `--unsafe-fixes`)."
+    )
     unsafe = render("text", result(tabbed), unsafe_fixes=True).splitlines()
     assert "[*]" in unsafe[0]
 
