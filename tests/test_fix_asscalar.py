@@ -219,9 +219,11 @@ def test_uses_without_an_exact_tensor_form_are_reported_with_the_reason(body, re
     source = block_source(body)
     findings = [f for f in lint_source(source) if f.code == "HL002"]
     assert len(findings) == 1 and findings[0].fix is None, findings
-    assert "no exact rewrite" in findings[0].message and reason in findings[0].message, findings[
-        0
-    ].message
+    message = findings[0].message
+    # the scalar plan's limits are "no rewrite offered" (not a proof); float() of an NDArray
+    # raising eagerly too has "no exact rewrite"
+    assert "no rewrite offered" in message or "no exact rewrite" in message, message
+    assert reason in message, message
     assert fix_source(source, select=["HL002"], unsafe=True).source == source
 
 
