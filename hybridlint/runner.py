@@ -939,8 +939,13 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
         moved = int(line(str(number)))
         was = old_lines[number - 1] if 0 < number <= len(old_lines) else ""
         text = new_lines[moved - 1] if 0 < moved <= len(new_lines) else ""
-        if text != was and column > len(text):  # a rewrite wrapped the code it pointed at
-            column = len(text) - len(text.lstrip()) + 1
+        if text != was and column > len(text):
+            # a rewrite shortened or wrapped the code it pointed at: where the written line
+            # first differs (chansel's `.as_in_context(x.context)` dropped: at its `)`), not
+            # the line's indent, which named no part of the change (blind round 13)
+            first = len(os.path.commonprefix([was, text])) + 1
+            indent = len(text) - len(text.lstrip()) + 1
+            column = max(indent, min(first, len(text.rstrip())))
         out.append(f"{prefix}{moved}:{column}: {body}")
     return out
 

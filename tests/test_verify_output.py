@@ -402,6 +402,20 @@ def test_verify_notes_are_at_the_lines_of_the_written_file():
     assert _notes_at_written_lines(notes, "net.py", before, before) == notes
 
 
+def test_a_note_on_a_shortened_line_points_where_the_line_changed():
+    """Blind round 13 (SPOS's ChannelSelector): lint put HL001 at 24:65 (`x.context`), and the
+    note of its fix, which dropped `.as_in_context(x.context)`, said 24:9 (the line's indent,
+    the old column being past the written line's end): now the column where it changed."""
+    from hybridlint.runner import _notes_at_written_lines
+
+    before = "def f(x, m):\n    x = F.broadcast_mul(x, m.as_in_context(x.context))\n"
+    after = "def f(x, m):\n    x = F.broadcast_mul(x, m)\n"
+    note = "net.py:2:43: HL001 fix proven by example Net#1"
+    [moved] = _notes_at_written_lines([note], "net.py", before, after)
+    assert moved == "net.py:2:29: HL001 fix proven by example Net#1"
+    assert after.splitlines()[1][28:] == ")"  # the written line's changed spot
+
+
 def test_a_note_never_says_applied_of_a_fix_the_written_text_lacks():
     """Blind round 9 (reconet's LuminanceLoss): a later pass's fix, misplaced by a line an
     earlier pass removed, was noted "applied unverified" while the written file kept the

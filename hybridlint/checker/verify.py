@@ -928,9 +928,12 @@ class _Search:
 
     def _elsewhere(self, report: EquivalenceReport, fixed: str, index: int) -> bool:
         """A hybridize failure the fixes did not cause: the original fails too on that
-        example (`index`), at a line the fixes left unchanged."""
+        example (`index`), at a line the fixes left unchanged, or at a Symbol-less attribute
+        or method the original reads as often as the fixed code does (`_kept_hazard`)."""
         if self.original_hybridizes[index] or report.source_line is None:
             return False
+        if _kept_hazard(report, self.source, fixed):
+            return True
         return _unchanged_line(self.source, fixed, report.source_line.lineno)
 
     def bisect(self, candidates: List, accepted: List) -> List:
@@ -1145,6 +1148,28 @@ def _statement_line(lines: List[str], indices: Iterable[int]) -> Optional[int]:
 
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
+
+
+_SYMBOL_LACKS = re.compile(
+    r"'Symbol' object has no attribute '(\w+)'|Function (\w+) is not implemented for Symbol"
+)
+
+
+def _kept_hazard(report: EquivalenceReport, original: str, fixed: str) -> bool:
+    """Whether the hybridized run failed at an attribute or method a Symbol lacks that the
+    failing line reads and the fixes added nowhere (the file reads `.name` no more often
+    than the original): a hazard of the original the fixes uncovered on a line they changed
+    (MXNetSeg's DiceLoss: `F.multiply(prob, mask.astype(prob.dtype))`, HL015's fix proven
+    eagerly, then `.dtype` failing, which has no fix; blind round 13 saw the fix rejected)."""
+    found = _SYMBOL_LACKS.search(report.error_message or "")
+    if found is None or report.source_line is None:
+        return False
+    read = re.compile(r"\.\s*" + (found.group(1) or found.group(2)) + r"\b")
+    lines = fixed.splitlines()
+    number = report.source_line.lineno
+    if not 0 < number <= len(lines) or not read.search(lines[number - 1]):
+        return False
+    return len(read.findall(fixed)) <= len(read.findall(original))
 
 
 def _unchanged_line(original: str, fixed: str, fixed_lineno: int) -> bool:
