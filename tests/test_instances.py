@@ -71,7 +71,9 @@ def test_hl006_fix_spells_the_namespace_as_the_method_holds_it():
         ),
         ("dist = Dist(mean, sigma, F=F)", "dist = Dist(mean, sigma)"),  # no F: eager by default
         ("dist = Dist(mean, sigma, F=F)", "dist = Dist(mean, sigma, F=F)\n        dist = other"),
-        ("dist = Dist(mean, sigma, F=F)", "dist = Dist(*[mean, sigma], F=F)"),
+        # F in a starred argument: which parameter it fills is not known (a keyword after a
+        # star is: `Dist(*[mean, sigma], F=F)` is followed, analysis._bind_call)
+        ("dist = Dist(mean, sigma, F=F)", "dist = Dist(*[mean, sigma, F])"),
         ("    def kl_div(self, other):", "    @staticmethod\n    def kl_div(self, other):"),
     ],
 )
@@ -82,6 +84,15 @@ def test_not_followed_when_uncertain(change):
     seen = probe(source)
     assert all(value.kind == UNKNOWN for value, _, _ in seen[:1]), seen
     assert not [f for f in lint_source(source) if f.code == "HL006"]
+
+
+def test_a_keyword_after_a_starred_argument_is_bound():
+    source = (HEAD + DIST + LOSS).replace(
+        "dist = Dist(mean, sigma, F=F)", "dist = Dist(*[mean, sigma], F=F)"
+    )
+    seen = probe(source)
+    assert seen[0][0].kind == NAMESPACE  # self.F: the keyword's F, whatever the star fills
+    assert seen[1][0].kind == UNKNOWN  # self.sigma: filled by the star, by position unknown
 
 
 def test_hl006_fix_is_unsafe_when_the_parameter_defaults_to_another_namespace():
