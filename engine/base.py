@@ -75,7 +75,7 @@ class MissingOperator(MXNetError, EngineGap):
     as MXNet raises for an operator it cannot find, and an engine gap."""
 
 
-def type_name(value: object) -> str:
+def _type_name(value: object) -> str:
     """`str(type(value))` as MXNet's messages print it: the engine's own classes under the
     module paths they mirror (`<class 'mxnet.ndarray.ndarray.NDArray'>`), not the engine's."""
     text = str(type(value))

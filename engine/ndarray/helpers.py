@@ -3,7 +3,7 @@ mx.nd.maximum, ...) and the mx.nd.random namespace, as in MXNet's ndarray.py/ran
 
 import numbers
 
-from ..base import type_name
+from ..base import _type_name
 from ..context import cpu_only
 from .ndarray import NDArray, wrap
 
@@ -41,7 +41,7 @@ def _ufunc(lhs, rhs, broadcast_op: str, scalar_op: str, rscalar_op: str, py_fn):
         return getattr(_internal, scalar_op)(lhs, scalar=float(rhs))  # type: ignore[arg-type]
     if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
         return getattr(op, broadcast_op)(lhs, rhs)
-    raise TypeError("type {} and {} not supported".format(type_name(lhs), type_name(rhs)))
+    raise TypeError("type {} and {} not supported".format(_type_name(lhs), _type_name(rhs)))
 
 
 def _make(name, broadcast_op, scalar_op, rscalar_op, py_fn):

@@ -10,7 +10,7 @@ from typing import Any, Tuple
 
 import numpy as np
 
-from ..base import MXNetError, mx_real_t, type_name
+from ..base import MXNetError, mx_real_t, _type_name
 from ..context import Context, cpu, cpu_only
 from ..registry import fmt_shape as _fmt_shape
 
@@ -248,7 +248,7 @@ class NDArray:
         if isinstance(other, Context):
             cpu_only(other)
             return self.copy()
-        raise TypeError("copyto does not support type " + type_name(other))
+        raise TypeError("copyto does not support type " + _type_name(other))
 
     def as_in_context(self, context) -> "NDArray":
         cpu_only(context)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import attribute as _attribute
 from .. import name as _name_mod
 from .. import registry as _registry
-from ..base import MXNetError, type_name
+from ..base import MXNetError, _type_name
 from .symbol import Node, Symbol, load_json, user_source
 
 _this = sys.modules[__name__]
@@ -319,7 +319,7 @@ def _sym_helper(
             return _make_node_symbol(scalar_name, [left], {"scalar": right}, hint=shint)
         if isinstance(right, Symbol) and isinstance(left, numbers.Number):
             return _make_node_symbol(rscalar_name, [right], {"scalar": left}, hint=rshint or shint)
-        raise TypeError("types (%s, %s) not supported" % (type_name(left), type_name(right)))
+        raise TypeError("types (%s, %s) not supported" % (_type_name(left), _type_name(right)))
 
     helper.__name__ = name
     helper.__doc__ = "Elementwise {} of Symbols (no broadcasting) or with a scalar.".format(name)

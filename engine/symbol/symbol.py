@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..base import MXNetError, NotImplementedForSymbol, type_name
+from ..base import MXNetError, NotImplementedForSymbol, _type_name
 from ..registry import Attrs as _Attrs
 from ..registry import OpDef, get_op, shape_known
 from ..serialization import dumps_graph_json as _dumps_graph_json
@@ -532,14 +532,14 @@ class Symbol:
             return _make_node_symbol(op_name, [self, other], {}, hint=hint)
         if isinstance(other, (int, float, bool, np.generic)):
             return _make_node_symbol(scalar_name, [self], {"scalar": other}, hint=scalar_hint)
-        raise TypeError("type %s not supported" % type_name(other))
+        raise TypeError("type %s not supported" % _type_name(other))
 
     def _rbin(self, other, scalar_name, scalar_hint):
         from . import _make_node_symbol
 
         if isinstance(other, (int, float, bool, np.generic)):
             return _make_node_symbol(scalar_name, [self], {"scalar": other}, hint=scalar_hint)
-        raise TypeError("type %s not supported" % type_name(other))
+        raise TypeError("type %s not supported" % _type_name(other))
 
     def __add__(self, other):
         return self._bin(other, "elemwise_add", "_plus_scalar", "_plus", "_plusscalar")
