@@ -598,6 +598,19 @@ class Evaluator:
         if op in CREATION_OPS:
             arg = call_argument(call, 0, "shape")
             return _creation_shape(arg.value if arg else None), "literal"
+        if op == "broadcast_like" and call_argument(call, None, "lhs_axes") is not None:
+            # `F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,))`: the data's
+            # shape with x's dims at lhs_axes, its other 1s kept (HL001's rewrite of
+            # `F.zeros((n, 1))` must not hide the broadcast HL007 saw in `x + F.zeros((n, 1))`)
+            axes = _literal_axes(call_argument(call, None, "lhs_axes"))
+            if first.shape is None or not axes:
+                return None, None
+            dims = list(first.shape)
+            for axis in axes:
+                if not -len(dims) <= axis < len(dims):
+                    return None, None
+                dims[axis] = None
+            return tuple(dims), first.shape_reason
         if op in LIKE_OPS or op in SHAPE_PRESERVING:
             return first.shape, first.shape_reason
         if op == "expand_dims":

@@ -487,6 +487,16 @@ must have NDArray type` where `d - 0.5` worked.
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
     )
     INVALID = [
+        # HL001's rewrite of `F.zeros((n, 1))` keeps the literal's other 1s: still (B, 1)
+        Invalid(
+            net_xy("return x + F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,))"),
+            line=3,
+            fix=(
+                "x + F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,))",
+                "F.broadcast_add(x, F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,)))",
+            ),
+            safety=SAFE,
+        ),
         # gluon's own `_reshape_like(F, x, y)`, imported, has y's shape: a norm of every axis
         # of the squared error, (1,), against that error (accel-brain's DRCNLoss clipping)
         Invalid(
