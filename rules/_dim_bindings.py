@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from .values import literal_int, shape_index
+from .values import literal_int, shape_index, walk_nodes
 
 
 @dataclass
@@ -27,6 +27,13 @@ class DimBinding:
     axes: Dict[str, int]
     index: int
     rank: Optional[int] = None  # the rank the unpacking proves (b, c, h, w = x.shape)
+    # `h = x.shape[2] * 2`: names bound to a dim times a positive int literal, (axis, factor);
+    # never in `axes` (such a name is no dim: only a scaled resize reads it, creation.py)
+    scaled: Dict[str, Tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> Set[str]:
+        return set(self.axes) | set(self.scaled)
 
 
 @dataclass
@@ -40,21 +47,36 @@ class FunctionScan:
     )  # name -> statement index (None: nested)
     loads: Dict[str, List[Tuple[cst.Name, Optional[int]]]] = field(default_factory=dict)
     calls: List[cst.Call] = field(default_factory=list)
-    by_name: Dict[str, DimBinding] = field(default_factory=dict)
+    by_name: Dict[str, DimBinding] = field(default_factory=dict)  # names bound to dims
+    by_scaled: Dict[str, DimBinding] = field(default_factory=dict)  # names bound to dim * k
+
+    statements: List[cst.CSTNode] = field(default_factory=list)  # the top-level statements
 
     def valid(self, binding: DimBinding) -> bool:
-        """Bound once; the data not assigned at or after the binding; loads only after it."""
-        for name in binding.axes:
+        """Bound once; loads only after it; the data not assigned after the binding before its
+        names' last load, which may be in the plain assignment that rebinds the data (`x =
+        F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)` reads the x the dims are of,
+        then rebinds it: blind round 13's UpsampleConvLayer)."""
+        loads: List[int] = []
+        for name in binding.names:
             if self.stores.get(name, []) != [binding.index]:
                 return False
-            if any(
-                index is None or index <= binding.index for _, index in self.loads.get(name, [])
-            ):
+            for _, index in self.loads.get(name, []):
+                if index is None or index <= binding.index:
+                    return False
+                loads.append(index)
+        later = []
+        for index in self.stores.get(binding.data, []):
+            if index is None:
                 return False
-        return all(
-            index is not None and index < binding.index
-            for index in self.stores.get(binding.data, [])
-        )
+            if index >= binding.index:
+                later.append(index)
+        if not later:
+            return True
+        first = min(later)
+        if not loads or first == binding.index or max(loads) > first:
+            return False
+        return max(loads) < first or _rebinds_after_reading(self.statements[first])
 
     def load_ids(self, names: Set[str]) -> Set[int]:
         return {id(node) for name in names for node, _ in self.loads.get(name, [])}
@@ -150,6 +172,17 @@ class _Collector(cst.CSTVisitor):
     visit_Nonlocal = visit_Global  # type: ignore[assignment]
 
 
+def _rebinds_after_reading(statement: cst.CSTNode) -> bool:
+    """One plain assignment (`x = f(x, h)`, `x += g(h)`): its value, every read in it, is
+    evaluated before its target is bound (no walrus binds in between)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if not isinstance(small, (cst.Assign, cst.AugAssign)):
+        return False
+    return not any(isinstance(n, cst.NamedExpr) for n in walk_nodes(small.value))
+
+
 def scan_function(function: cst.FunctionDef) -> FunctionScan:
     """The dim bindings of `function` and the stores and loads of its names (module docstring)."""
     scan = FunctionScan()
@@ -161,6 +194,7 @@ def scan_function(function: cst.FunctionDef) -> FunctionScan:
     statements: Sequence[cst.CSTNode] = (
         body.body if isinstance(body, cst.IndentedBlock) else (body,)
     )
+    scan.statements = list(statements)
     for index, statement in enumerate(statements):
         collector.index = index
         statement.visit(collector)
@@ -171,7 +205,21 @@ def scan_function(function: cst.FunctionDef) -> FunctionScan:
         if scan.valid(binding):
             for name in binding.axes:
                 scan.by_name[name] = binding
+            for name in binding.scaled:
+                scan.by_scaled[name] = binding
     return scan
+
+
+def _scaled_shape_index(value: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int, int]]:
+    """(the `x.shape` node, k, c) for `x.shape[k] * c` or `c * x.shape[k]`, c a positive int
+    literal (an upsampling's output size: blind round 13's UpsampleConvLayer)."""
+    if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Multiply):
+        return None
+    for dim_side, factor_side in ((value.left, value.right), (value.right, value.left)):
+        dim, factor = shape_index(dim_side), literal_int(factor_side)
+        if dim is not None and factor is not None and factor > 0:
+            return dim[0], dim[1], factor
+    return None
 
 
 def _binding(statement: cst.CSTNode, index: int) -> Optional[DimBinding]:
@@ -183,7 +231,20 @@ def _binding(statement: cst.CSTNode, index: int) -> Optional[DimBinding]:
     target, value = assign.targets[0].target, assign.value
     if isinstance(target, cst.Name):
         dim = shape_index(value)
-        if dim is None or not isinstance(dim[0].value, cst.Name):
+        if dim is None:
+            scaled = _scaled_shape_index(value)
+            if scaled is None or not isinstance(scaled[0].value, cst.Name):
+                return None
+            attribute, axis, factor = scaled
+            return DimBinding(
+                statement,
+                (attribute,),
+                attribute.value.value,  # type: ignore[attr-defined]
+                {},
+                index,
+                scaled={target.value: (axis, factor)},
+            )
+        if not isinstance(dim[0].value, cst.Name):
             return None
         return DimBinding(statement, (dim[0],), dim[0].value.value, {target.value: dim[1]}, index)
     if not isinstance(target, (cst.Tuple, cst.List)) or not all(

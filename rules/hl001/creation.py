@@ -151,7 +151,7 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
         or not scan.valid(binding)
     ):
         return None
-    names = set(binding.axes)
+    names = binding.names
     resolver = _Resolver(rule, scan, only=binding)
     edits: List[Edit] = [(statement, cst.RemovalSentinel.REMOVE)]
     safety = SAFE
@@ -181,12 +181,28 @@ def unpacking_creation_fix(rule, attribute: cst.Attribute) -> Optional[Tuple[Edi
             safety = UNSAFE
     if len(edits) == 1:
         return None
-    if used != scan.load_ids(names):
+    for sibling in _consumed_siblings(scan, binding, used):
+        edits.append((sibling.statement, cst.RemovalSentinel.REMOVE))
+    if not scan.load_ids(names) <= used:
         # the other loads may be tensor arithmetic (`* (1. / n)`): the broadcast op, unsafe
         others = [node for name in names for node, _ in scan.loads.get(name, [])]
         others = [node for node in others if id(node) not in used]
         return _with_dim_arithmetic(rule, binding, edits, others)
     return tuple(edits), safety
+
+
+def _consumed_siblings(scan: _FunctionScan, binding: _Binding, used: Set[int]) -> List[_Binding]:
+    """The other bindings of the same tensor whose every load the rewritten calls consumed
+    (`w = x.shape[3]` beside `h = x.shape[2]`): their statements go with the fix."""
+    siblings = {id(b): b for n, b in [*scan.by_name.items(), *scan.by_scaled.items()]}
+    return [
+        b
+        for b in siblings.values()
+        if b is not binding
+        and b.data == binding.data
+        and scan.load_ids(b.names) & used
+        and scan.load_ids(b.names) <= used
+    ]
 
 
 def _with_dim_arithmetic(
@@ -228,13 +244,28 @@ class _Resolver:
             return None
         if isinstance(expr, cst.Name) and self.scan is not None:
             binding = self.scan.by_name.get(expr.value)
-            if (
-                binding is not None
-                and (self.only is None or binding is self.only)
-                and self.rule.is_tensor(cst.Name(binding.data))
-            ):  # not a numpy array's shape
+            if binding is not None and self._allowed(binding):
                 return binding.data, binding.axes[expr.value], (expr,)
         return None
+
+    def scaled(self, expr: cst.BaseExpression) -> Optional[Tuple[Dim, int]]:
+        """(the dim, k) for a name bound to `x.shape[j] * k` (`h = x.shape[2] * 2`)."""
+        expr = strip_parens(expr)
+        if isinstance(expr, cst.Name) and self.scan is not None:
+            binding = self.scan.by_scaled.get(expr.value)
+            if binding is not None and self._allowed(binding):
+                axis, factor = binding.scaled[expr.value]
+                return (binding.data, axis, (expr,)), factor
+        return None
+
+    def _allowed(self, binding: _Binding) -> bool:
+        """A valid binding (the scan's maps hold no other) of a tensor's shape (not a numpy
+        array's); with `only`, that binding's or another of the same tensor (`h = x.shape[2]`
+        and `w = x.shape[3]` on two lines, both read by one resize: the fix of either
+        rewrites the call, `unpacking_creation_fix`)."""
+        if self.only is not None and binding is not self.only and binding.data != self.only.data:
+            return False
+        return self.rule.is_tensor(cst.Name(binding.data))
 
     def rank(self, data: str) -> Optional[int]:
         """x's rank when the analysis or an unpacking of its shape proves it."""
@@ -602,7 +633,11 @@ def _rewrite_scaled_resize(
 
 
 def _scaled_dim(expr: cst.BaseExpression, resolver: _Resolver) -> Optional[Tuple[Dim, int]]:
-    """(the dim, k) for `dim * k` or `k * dim`, k a positive integer literal."""
+    """(the dim, k) for `dim * k` or `k * dim`, k a positive integer literal, or a name bound
+    to one (`h = x.shape[2] * 2`)."""
+    named = resolver.scaled(expr)
+    if named is not None:
+        return named
     expr = strip_parens(expr)
     if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, cst.Multiply):
         return None
@@ -752,6 +787,46 @@ INVALID = [
         fix=(
             "n = x.shape[-1]\nreturn F.stack(*(n * [x]), axis=-1)",
             "return F.broadcast_like(F.expand_dims(x, axis=-1), x, lhs_axes=(-1,), rhs_axes=(-1,))",
+        ),
+        safety=SAFE,
+    ),
+    # dims bound on two lines and read by one resize; sizes bound already scaled
+    Invalid(
+        net(
+            "h = x.shape[2]\nw = x.shape[3]\nreturn F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)"
+        ),
+        line=3,
+        fix=(
+            "h = x.shape[2]\nw = x.shape[3]\nreturn F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)",
+            "return F.contrib.BilinearResize2D(x, scale_height=2, scale_width=2)",
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        net(
+            "h = x.shape[2] * 2\nw = 2 * x.shape[3]\nx = F.contrib.BilinearResize2D(x, height=h, width=w)\nreturn x"
+        ),
+        line=3,
+        fix=(
+            "h = x.shape[2] * 2\nw = 2 * x.shape[3]\nx = F.contrib.BilinearResize2D(x, height=h, width=w)",
+            "x = F.contrib.BilinearResize2D(x, scale_height=2, scale_width=2)",
+        ),
+        safety=SAFE,
+    ),
+    # a scaled size is no dim: a creation of it has no like-form
+    Invalid(net("h = x.shape[2] * 2\nreturn F.zeros((h, 1))"), line=3),
+    # the data rebound before the dims are read: they are of an array no name holds
+    Invalid(net("n = x.shape[0]\nx = F.relu(x)\nreturn F.zeros((n, 1))"), line=3),
+    # the data rebound by the very statement that reads the dims (blind round 13's
+    # UpsampleConvLayer): the call reads the x the dims are of
+    Invalid(
+        net(
+            "_, _, h, w = x.shape\nx = F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)\nreturn x"
+        ),
+        line=3,
+        fix=(
+            "_, _, h, w = x.shape\nx = F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)",
+            "x = F.contrib.BilinearResize2D(x, scale_height=2, scale_width=2)",
         ),
         safety=SAFE,
     ),
