@@ -1256,21 +1256,49 @@ class _Replacer(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         replaced = self.edits.get(original_node, updated_node)
+        if replaced is not updated_node or not isinstance(
+            original_node, (cst.IndentedBlock, cst.Module)
+        ):
+            return replaced
+        body, footer = self._comments_kept(original_node, updated_node)
         if (
-            replaced is updated_node
-            and isinstance(original_node, cst.IndentedBlock)
+            isinstance(original_node, cst.IndentedBlock)
             and original_node.body
-            and updated_node.body
+            and body
             and self.edits.get(original_node.body[0]) is cst.RemovalSentinel.REMOVE
         ):  # a body's first statements removed: the blank lines that set them apart go too
-            first = updated_node.body[0]
-            lines = list(first.leading_lines)
+            lines = list(body[0].leading_lines)
             while lines and lines[0].comment is None:
                 lines.pop(0)
-            if len(lines) != len(first.leading_lines):
-                body = [first.with_changes(leading_lines=lines), *updated_node.body[1:]]
-                return updated_node.with_changes(body=body)
-        return replaced
+            body[0] = body[0].with_changes(leading_lines=lines)
+        if body == list(updated_node.body) and footer == list(updated_node.footer):
+            return updated_node
+        return updated_node.with_changes(body=body, footer=footer)
+
+    def _comments_kept(self, original, updated) -> Tuple[list, list]:
+        """The block's statements and footer with the comments above each removed statement
+        moved to the next statement kept (to the footer after the last): a fix deleting `h =
+        x.shape[2] * 2` deleted the comment lines above it too (blind round 13)."""
+        body, footer = list(updated.body), list(updated.footer)
+        pending: list = []
+        kept = 0
+        for statement in original.body:
+            replacement = self.edits.get(statement)
+            if replacement is cst.RemovalSentinel.REMOVE:
+                if any(line.comment is not None for line in statement.leading_lines):
+                    pending.extend(statement.leading_lines)
+                continue
+            if pending and kept < len(body):
+                lines = body[kept].leading_lines
+                if not _comments(pending) <= _comments(lines):  # (a rule that moved them: kept)
+                    body[kept] = body[kept].with_changes(leading_lines=[*pending, *lines])
+                pending = []
+            kept += len(replacement.nodes) if isinstance(replacement, cst.FlattenSentinel) else 1
+        return body, [*pending, *footer]
+
+
+def _comments(lines: Sequence[cst.EmptyLine]) -> Set[str]:
+    return {line.comment.value for line in lines if line.comment is not None}
 
 
 _Spot = Tuple[Tuple[int, int], Tuple[int, int]]
