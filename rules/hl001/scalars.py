@@ -153,6 +153,9 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
     known = _known(rule, leaf)
     if known is not None:  # a dimension the analysis knows: the Python int itself
         return ((leaf, integer(known)),), SAFE
+    written = _reshaped_dim(rule, leaf)
+    if written is not None:  # the reshape's own `self.k`: unsafe (0, -1, -3 are codes)
+        return ((leaf, written.deep_clone()),), UNSAFE
     ns = rule.namespace
     if ns is None:  # a helper without F: no shape_array to build from
         return None
@@ -517,6 +520,91 @@ def _known(rule, leaf: cst.CSTNode) -> Optional[int]:
     return dim if isinstance(dim, int) and not isinstance(dim, bool) else None
 
 
+def _reshaped_dim(rule, leaf: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """`w.shape[k]` after `w = t.reshape((self.k, 8, 3, 3))` (bound once, at the top level,
+    before the read): the target's element k when it is `self.<attr>` the function never
+    assigns or a name it never rebinds, and no element is a literal code below -1 (which moves
+    the axes). SiamRPN's `num_filter=w.shape[0]` (blind round 14); exact when that value is a
+    positive size, which the reshape's working call does not prove (a 0 or -1 there is a code)."""
+    found = _dim_leaf(rule, leaf)
+    facts = rule.facts
+    if found is None or found[1] is None or facts is None or not isinstance(found[0], cst.Name):
+        return None
+    name, k = found
+    scan = facts.dim_bindings()
+    stores = scan.stores.get(name.value, [])
+    if len(stores) != 1 or stores[0] is None or stores[0] < 0:
+        return None
+    read_at = next((i for node, i in scan.loads.get(name.value, []) if node is name), None)
+    if read_at is None or read_at <= stores[0]:
+        return None
+    target = _reshape_target(scan.statements[stores[0]], name.value)
+    if target is None or not -len(target) <= k < len(target):
+        return None
+    if any((literal_int(e) or 0) <= -2 for e in target):
+        return None
+    element = target[k]
+    if isinstance(element, cst.Name) and scan.stores.get(element.value, [-1]) == [-1]:
+        return element  # a parameter, or a module name the function never binds
+    me = facts.node.params.params[0].name.value if facts.node.params.params else None
+    if (
+        isinstance(element, cst.Attribute)
+        and isinstance(element.value, cst.Name)
+        and element.value.value == me
+        and not _assigns_attribute(facts.node, me, element.attr.value)
+    ):
+        return element
+    return None
+
+
+def _reshape_target(statement: cst.CSTNode, name: str) -> Optional[List[cst.BaseExpression]]:
+    """The written target of `name = t.reshape((a, b))` / `t.reshape(a, b)` /
+    `F.reshape(t, shape=(a, b))`, element by element."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if (
+        not isinstance(assign, cst.Assign)
+        or len(assign.targets) != 1
+        or not isinstance(assign.targets[0].target, cst.Name)
+        or assign.targets[0].target.value != name
+        or not isinstance(assign.value, cst.Call)
+        or not isinstance(assign.value.func, cst.Attribute)
+        or assign.value.func.attr.value != "reshape"
+    ):
+        return None
+    call_ = assign.value
+    if any(a.star for a in call_.args):
+        return None
+    method = not isinstance(call_.func.value, cst.Name) or call_.func.value.value != "F"
+    positional = [a for a in call_.args if a.keyword is None]
+    if method and len(positional) > 1 and len(positional) == len(call_.args):
+        return [a.value for a in positional]  # `t.reshape(a, b)`
+    shape = call_argument(call_, 0 if method else 1, "shape")
+    if shape is None or not isinstance(shape.value, (cst.Tuple, cst.List)):
+        return None
+    if any(not isinstance(e, cst.Element) for e in shape.value.elements):
+        return None
+    return [e.value for e in shape.value.elements]
+
+
+def _assigns_attribute(function: cst.FunctionDef, owner: str, attr: str) -> bool:
+    for node in walk_nodes(function.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for part in walk_nodes(target):
+                if (
+                    isinstance(part, cst.Attribute)
+                    and isinstance(part.value, cst.Name)
+                    and part.value.value == owner
+                    and part.attr.value == attr
+                ):
+                    return True
+    return False
+
+
 def _scalar_call(rule, node: cst.Call) -> bool:
     """`math.sqrt(a)`, `float(a)`, `int(a)`: calls the scalar expression passes through."""
     if _sqrt(rule, node):
@@ -820,6 +908,32 @@ VALID = [
 ]
 
 INVALID = [
+    # a dim a reshape wrote as `self.k` (SiamRPN's correlation kernel): that value, unsafe
+    Invalid(
+        net(
+            "w = x.reshape((self.k, 8, 3, 3))\n"
+            "return F.Convolution(data=x, weight=w, no_bias=True, kernel=(3, 3), "
+            "num_filter=w.shape[0])"
+        ),
+        line=4,
+        fix=("num_filter=w.shape[0]", "num_filter=self.k"),
+        safety=UNSAFE,
+    ),
+    # ... not when the reshape's codes move the axes, nor once self.k is assigned
+    Invalid(
+        net(
+            "w = x.reshape((-3, self.k, 3))\n"
+            "return F.Convolution(data=x, weight=w, kernel=(3, 3), num_filter=w.shape[1])"
+        ),
+        line=4,
+    ),
+    Invalid(
+        net(
+            "w = x.reshape((self.k, 8, 3, 3))\nself.k = 2\n"
+            "return F.Convolution(data=x, weight=w, kernel=(3, 3), num_filter=w.shape[0])"
+        ),
+        line=5,
+    ),
     # dims an unpacking bound, read in reshapes (the reshape flow's codes) and in arithmetic
     Invalid(
         net(
