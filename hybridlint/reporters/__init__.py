@@ -77,7 +77,12 @@ def rule_catalog() -> dict:
 
     from .. import suppression
 
-    catalog = {code: (name, text, text) for code, (name, text) in RUNNER_CODES.items()}
+    from ..runner_docs import EXPLANATIONS
+
+    catalog = {
+        code: (name, text, EXPLANATIONS.get(code, text))
+        for code, (name, text) in RUNNER_CODES.items()
+    }
     catalog[suppression.CODE] = (suppression.NAME, suppression.MESSAGE, suppression.EXPLANATION)
     for rule in ALL_RULES:
         catalog[rule.code] = (rule.name, rule.message, rule.explanation)
