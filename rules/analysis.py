@@ -52,7 +52,7 @@ from ._factories import bound_call, factory_value, returns
 from ._pooled import child_effect
 from ._dim_bindings import FunctionScan, scan_function
 from ._sliced_arrays import sliced_arrays
-from .evaluate import Evaluator
+from .evaluate import FALSE_VALUE, TRUE_VALUE, Evaluator
 from .flow import FunctionAnalyzer
 from ._input_uses import tensors_by_use
 from .guards import always_exits, classify_guard, normalized_code  # noqa: F401  (re-exported)
@@ -1925,6 +1925,9 @@ def _bind_call(
             default = default.expression
         if declared.name.value not in env and isinstance(default, (cst.Integer, cst.Float)):
             env[declared.name.value] = SCALAR_VALUE
+        elif declared.name.value not in env and isinstance(default, cst.Name):
+            if default.value in ("True", "False"):  # `keepdims=False` left to its default
+                env[declared.name.value] = TRUE_VALUE if default.value == "True" else FALSE_VALUE
     return env
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -70,6 +70,17 @@ class Evaluator:
     def __init__(self, facts: FunctionFacts, analyzer: Optional["FunctionAnalyzer"]) -> None:
         self.facts = facts
         self.analyzer = analyzer
+        # call arguments (by node id) last evaluated to a bool literal's value: a name
+        # (`keepdims=keepdims`) counts as the literal its caller passed (`_flag`)
+        self._flags: Dict[int, bool] = {}
+
+    def _flag(self, arg: Optional[cst.Arg]) -> Optional[bool]:
+        """`_literal_flag`, or the bool literal a name argument holds (a helper's parameter
+        every caller passes the same `True`: blind round 14's `var(x, dim, keepdims=True)`)."""
+        found = _literal_flag(arg)
+        if found is None and arg is not None:
+            return self._flags.get(id(arg))
+        return found
 
     _narrowing = 0  # depth of type-tested ternary branches being evaluated
 
@@ -87,7 +98,9 @@ class Evaluator:
             self.analyzer.alias_use(expr.value)
         if expr.value in env:
             return env[expr.value]
-        if expr.value in ("True", "False", "None"):
+        if expr.value in ("True", "False"):
+            return TRUE_VALUE if expr.value == "True" else FALSE_VALUE
+        if expr.value == "None":
             return SCALAR_VALUE
         return UNKNOWN_VALUE
 
@@ -356,6 +369,11 @@ class Evaluator:
         func = expr.func
         namespace_op = self._namespace_op(func, env)
         args = [self.eval(a.value, env, consumed=namespace_op is not None) for a in expr.args]
+        for arg, value in zip(expr.args, args):  # (`keepdims=keepdims` of a helper's parameter)
+            if value.flag is not None:
+                self._flags[id(arg)] = value.flag
+            else:
+                self._flags.pop(id(arg), None)
         if namespace_op is not None:
             for arg, value in zip(expr.args, args):
                 if not arg.star:
@@ -555,7 +573,7 @@ class Evaluator:
         if op in REDUCTION_PARAMETERS:
             axis_arg = _reduction_argument(call, op, at, "axis")
             axis = _literal_axes(axis_arg) if axis_arg is not None else None
-            keep = _literal_flag(_reduction_argument(call, op, at, "keepdims"))
+            keep = self._flag(_reduction_argument(call, op, at, "keepdims"))
             exclude = _literal_flag(_reduction_argument(call, op, at, "exclude"))
             if (axis_arg is not None and axis is None) or keep is None or exclude is None:
                 return None
@@ -605,12 +623,12 @@ class Evaluator:
             axes = _literal_axes(call_argument(call, None, "lhs_axes"))
             if first.shape is None or not axes:
                 return None, None
-            dims = list(first.shape)
-            for axis in axes:
-                if not -len(dims) <= axis < len(dims):
+            widened: List[Optional[int]] = list(first.shape)
+            for lhs_axis in axes:
+                if not -len(widened) <= lhs_axis < len(widened):
                     return None, None
-                dims[axis] = None
-            return tuple(dims), first.shape_reason
+                widened[lhs_axis] = None
+            return tuple(widened), first.shape_reason
         if op in LIKE_OPS or op in SHAPE_PRESERVING:
             return first.shape, first.shape_reason
         if op == "expand_dims":
@@ -629,7 +647,7 @@ class Evaluator:
                 if op in REDUCTION_PARAMETERS
                 else call_argument(call, None, "keepdims")
             )
-            keeps = _literal_flag(keep) is True
+            keeps = self._flag(keep) is True
             axis_arg = (
                 _reduction_argument(call, op, 1, "axis")
                 if op in REDUCTION_PARAMETERS
@@ -683,7 +701,7 @@ class Evaluator:
         if method in REDUCTIONS:
             full = method in FULL_REDUCTIONS and not call.args  # x.sum(): shape (1,)
             keep = _reduction_argument(call, method, 0, "keepdims")
-            keeps = _literal_flag(keep)
+            keeps = self._flag(keep)
             reason = "reduction_keepdims" if keeps else "reduction"
             axis = _reduction_argument(call, method, 0, "axis")
             shape = (
@@ -871,6 +889,9 @@ def _keepdims_shape(
     if any(not 0 <= a < rank for a in positions):
         return None
     return tuple(1 if i in positions else d for i, d in enumerate(source))
+
+
+TRUE_VALUE, FALSE_VALUE = Value(SCALAR, flag=True), Value(SCALAR, flag=False)
 
 
 def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:

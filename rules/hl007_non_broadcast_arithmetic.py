@@ -495,6 +495,18 @@ must have NDArray type` where `d - 0.5` worked.
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
     )
     INVALID = [
+        # a helper's reduction whose keepdims is its caller's literal (U-GAT-IT's instance
+        # norm, blind round 14: `var(x, dim, keepdims=True)`)
+        Invalid(
+            "def var(x, dim, keepdims=False):\n    return x.square().sum(dim, keepdims=keepdims)\n\n\n"
+            + net_xy("return x / F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5)"),
+            line=7,
+            fix=(
+                "x / F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5)",
+                "F.broadcast_div(x, F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5))",
+            ),
+            safety=UNSAFE,  # (x meets only arithmetic: it may be a number)
+        ),
         # HL001's rewrite of `F.zeros((n, 1))` keeps the literal's other 1s: still (B, 1)
         Invalid(
             net_xy("return x + F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,))"),

@@ -86,6 +86,10 @@ class Value:
     # form proves equal shapes, a rank or a 1 against a dim proves they differ. `join` keeps it
     # only when both sides have it.
     form: Optional[Form] = None
+    # A Python bool literal's value (`True`), carried through a helper's parameter
+    # (`var(x, dim, keepdims=True)` reads `keepdims=keepdims`); `join` drops it unless both
+    # sides hold the same
+    flag: Optional[bool] = None
 
     @property
     def is_tensor(self) -> bool:

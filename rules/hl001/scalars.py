@@ -76,7 +76,7 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -530,7 +530,7 @@ def _reshaped_dim(rule, leaf: cst.CSTNode) -> Optional[cst.BaseExpression]:
     facts = rule.facts
     if found is None or found[1] is None or facts is None or not isinstance(found[0], cst.Name):
         return None
-    name, k = found
+    name, k = found[0], found[1]
     scan = facts.dim_bindings()
     stores = scan.stores.get(name.value, [])
     if len(stores) != 1 or stores[0] is None or stores[0] < 0:
@@ -576,7 +576,8 @@ def _reshape_target(statement: cst.CSTNode, name: str) -> Optional[List[cst.Base
     call_ = assign.value
     if any(a.star for a in call_.args):
         return None
-    method = not isinstance(call_.func.value, cst.Name) or call_.func.value.value != "F"
+    receiver = cast(cst.Attribute, call_.func).value  # (an Attribute: checked above)
+    method = not isinstance(receiver, cst.Name) or receiver.value != "F"
     positional = [a for a in call_.args if a.keyword is None]
     if method and len(positional) > 1 and len(positional) == len(call_.args):
         return [a.value for a in positional]  # `t.reshape(a, b)`
