@@ -59,8 +59,12 @@ assigned again after it.
   `F.arange(length)`; `height, width = x.shape[2:]` used only in a resize; also as reshape
   targets of x, through HL001's reshape codes) → every use is rewritten as above and the
   assignment goes away. The names are bound once, at the top level of the function, x is not
-  assigned after them, and every load of them is one of the rewritten uses; otherwise the
-  assignment is reported only. Safe when each use's rewrite is (removing the unpacking drops
+  assigned after them before their last load (the plain assignment that reads them last may
+  rebind it: `x = F.contrib.BilinearResize2D(x, height=h * 2, width=w * 2)`), and every load
+  of them is one of the rewritten uses; otherwise the assignment is reported only. Dims bound
+  on two lines (`h = x.shape[2]`, `w = x.shape[3]`) read by one call are rewritten together,
+  both lines going; a size bound already scaled (`h = x.shape[2] * 2`) feeds the scaled resize
+  below and nothing else. Safe when each use's rewrite is (removing the unpacking drops
   its rank check: code that failed there may now run, working code is unchanged). Loads
   that are tensor arithmetic (`F.sum(d) * (1. / n)`) become the broadcast op of the dim as a
   float32 tensor (rules/hl001/scalars.py), and then the whole fix is unsafe, as that form is.
