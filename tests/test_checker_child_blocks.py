@@ -59,8 +59,14 @@ def test_children_are_built_from_the_module_first_and_unknown_names_say_so():
     built = build_children({"b": spec, "n": 3}, {"Backbone": Backbone, "g": Gluon})
     assert isinstance(built["b"], Backbone) and built["n"] == 3
     assert made[0] == (1, None) and made[1][0] == 2  # the inner block first
-    with pytest.raises(ExampleError, match="'Missing' is not defined or imported"):
+    with pytest.raises(ExampleError, match="child block 'Missing': 'Missing' is neither defined"):
         build_children(ChildBlock("Missing"), {})
+    with pytest.raises(ExampleError, match="class 'Missing.X': 'Missing' is neither defined"):
+        build_children(ChildBlock("Missing.X", called=False), {})
+    # a dotted path from an importable module, as a user writes it (blind round 14)
+    assert build_children(ChildBlock("collections.OrderedDict", called=False), {}) is (
+        __import__("collections").OrderedDict
+    )
     with pytest.raises(ExampleError, match="no 'Nope'"):
         build_children(ChildBlock("g.Nope"), {"g": Gluon})
 

@@ -11,6 +11,7 @@ and from `hybridlint verify FILE::Class --input 2,64,8,8` (`parse_target`,
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -389,18 +390,23 @@ def build_children(value: Any, namespace: Mapping[str, Any]) -> Any:
     `namespace` (the module that defines the block under check), its own kwargs built first.
     An unknown name is an ExampleError naming it."""
     if isinstance(value, ChildBlock):
+        what = "child block" if value.called else "class"
         head, *rest = value.name.split(".")
-        if head not in namespace:
-            raise ExampleError(
-                f"child block {value.name!r}: {head!r} is not defined or imported in the "
-                "example's module"
-            )
-        target = namespace[head]
+        if head in namespace:
+            target = namespace[head]
+        else:  # a dotted path from an importable module (`mxnet.gluon.nn.BatchNorm`)
+            try:
+                target = importlib.import_module(head)
+            except ImportError:
+                raise ExampleError(
+                    f"{what} {value.name!r}: {head!r} is neither defined nor imported in the "
+                    "example's module, nor an importable module"
+                ) from None
         for part in rest:
             try:
                 target = getattr(target, part)
             except AttributeError:
-                raise ExampleError(f"child block {value.name!r}: no {part!r}") from None
+                raise ExampleError(f"{what} {value.name!r}: no {part!r}") from None
         if not value.called:
             return target
         return target(**build_children(dict(value.kwargs), namespace))
