@@ -379,6 +379,8 @@ class Evaluator:
                 if not arg.star:
                     self.array_use(arg.value, value)
             return self._op_value(namespace_op, expr, args)
+        if self._numpy_number(func, args):
+            return SCALAR_VALUE
         fixed_op = self._fixed_namespace_op(func, env)
         if fixed_op is not None and any(v.kind == TENSOR for v in args):
             # `nd.exp(x)` of a tensor: the operator's value (HL006 makes it `F.exp(x)`), so
@@ -475,6 +477,21 @@ class Evaluator:
             and expr.value in self.facts.params
             and not binds(self.facts.node.body, expr.value)
         )
+
+    def _numpy_number(self, func: cst.BaseExpression, args: List[Value]) -> bool:
+        """`np.prod([x.shape[d] for d in dim])`, `np.sqrt(n)`: numpy on Python numbers gives a
+        number, which arithmetic with a tensor keeps the tensor's shape (a divisor read as
+        unknown lost it: U-GAT-IT's `var(...) / (n - 1)`, blind round 14)."""
+        context = self.facts.module.context
+        qualified = context.qualify(dotted_name(func)) if context is not None else None
+        if qualified is None or not qualified.startswith("numpy."):
+            return False
+        name = qualified[len("numpy.") :]
+        if any(v.kind in (TENSOR, TENSORS) for v in args):
+            return False
+        if name in _NUMPY_REDUCTIONS:
+            return True  # of a sequence or a number: one number
+        return name in _NUMPY_ELEMENTWISE and all(v.kind == SCALAR for v in args)
 
     def _namespace_op(self, func: cst.BaseExpression, env: Env) -> Optional[str]:
         """`F.contrib.arange_like` -> "contrib.arange_like" when F holds the namespace."""
@@ -892,6 +909,12 @@ def _keepdims_shape(
 
 
 TRUE_VALUE, FALSE_VALUE = Value(SCALAR, flag=True), Value(SCALAR, flag=False)
+# numpy functions that make one number of a sequence of numbers, and those that map a number
+# to a number (`_numpy_number`)
+_NUMPY_REDUCTIONS = frozenset(("prod", "sum", "mean", "max", "min", "amax", "amin"))
+_NUMPY_ELEMENTWISE = frozenset(
+    ("sqrt", "floor", "ceil", "log", "log2", "exp", "abs", "float32", "float64", "int32", "int64")
+)
 
 
 def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:

@@ -507,6 +507,19 @@ must have NDArray type` where `d - 0.5` worked.
             ),
             safety=UNSAFE,  # (x meets only arithmetic: it may be a number)
         ),
+        # ... divided by a count numpy makes of Python numbers: still that reduction's shape
+        Invalid(
+            "import numpy as np\n\n\ndef var(x, dim, keepdims=False):\n"
+            "    s = x.square().sum(dim, keepdims=keepdims)\n"
+            "    return s / (np.prod([x.shape[d] for d in dim]) - 1)\n\n\n"
+            + net_xy("return x / F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5)"),
+            line=11,
+            fix=(
+                "x / F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5)",
+                "F.broadcast_div(x, F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5))",
+            ),
+            safety=UNSAFE,
+        ),
         # HL001's rewrite of `F.zeros((n, 1))` keeps the literal's other 1s: still (B, 1)
         Invalid(
             net_xy("return x + F.broadcast_like(F.zeros((1, 1)), x, lhs_axes=(0,), rhs_axes=(0,))"),
