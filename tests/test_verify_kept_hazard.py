@@ -24,16 +24,11 @@ class Dice(HybridBlock):
 """
 
 
-@pytest.fixture(scope="module")
-def session():
-    with CheckerSession(timeout=60) as s:
-        yield s
-
-
 @pytest.mark.parametrize("backend", backend_params())
-def test_the_uncovered_hazard_does_not_reject_the_fix(backend, session):
+def test_the_uncovered_hazard_does_not_reject_the_fix(backend):
     examples = [Example("Dice", ((2, 3, 4), (2, 4)))]
-    outcome = verify_fixes(DICE, "dice.py", examples, backend=backend, session=session)
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(DICE, "dice.py", examples, backend=backend, session=session)
     assert [f.code for f in outcome.applied] == ["HL015"]
     assert not outcome.rejected
     assert "F.broadcast_mul(prob, mask.astype(prob.dtype))" in outcome.source
