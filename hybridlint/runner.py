@@ -946,9 +946,7 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
             first = len(os.path.commonprefix([was, text])) + 1
             indent = len(text) - len(text.lstrip()) + 1
             column = max(indent, min(first, len(text.rstrip())))
-        moved_note = f"{prefix}{moved}:{column}: {body}"
-        if moved_note not in out:  # two fixes of one rewritten line, proven alike: one note
-            out.append(moved_note)
+        out.append(f"{prefix}{moved}:{column}: {body}")
     return out
 
 

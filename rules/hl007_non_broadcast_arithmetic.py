@@ -206,14 +206,6 @@ def _ones_meet(shape: Shape, other: Value) -> bool:
     return mine == set(front) | {len(shape) + j for j in back}
 
 
-def _bare_parens(node: cst.BaseExpression) -> bool:
-    """`(x - m)` written on one line: a call needs no parentheses (blind round 14 read
-    `(F.broadcast_sub(x, m)) / v` as an ugly rewrite)."""
-    return all(isinstance(p.whitespace_after, cst.SimpleWhitespace) for p in node.lpar) and all(
-        isinstance(p.whitespace_before, cst.SimpleWhitespace) for p in node.rpar
-    )
-
-
 def _unsized(shape: Optional[Shape]) -> bool:
     """No dim of `shape` is known (None, or a known rank of unknown dims: `(None,)`)."""
     return shape is None or all(d is None for d in shape)
@@ -764,7 +756,7 @@ must have NDArray type` where `d - 0.5` worked.
             self.report(node, message)
             return
         replacement = call(f"{self.namespace}.{op}", [strip_parens(left), strip_parens(right)])
-        if node.lpar and not _bare_parens(node):  # (kept where they hold line breaks)
+        if node.lpar:  # kept: `--verify`'s expression check delimits the rewrite by them
             replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar)
         number = self._maybe_number(left) or self._maybe_number(right)
         if number is not None:  # broadcast_* takes two arrays: the number's path would raise
