@@ -176,7 +176,7 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
             reason in ("literal", "parameter")
             and mine.shape is not None
             and (None not in mine.shape or reason == "parameter")
-            and other.shape is None
+            and (other.shape is None or len(other.shape) != len(mine.shape))
             and other.shape_reason != reason
         ):
             # a fixed shape (a literal, a parameter) against a tensor of unknown shape, e.g. a
@@ -511,6 +511,17 @@ must have NDArray type` where `d - 0.5` worked.
                 "F.broadcast_div(x, F.sqrt(var(x, (2, 3), keepdims=True) + 1e-5))",
             ),
             safety=UNSAFE,
+        ),
+        # a fixed shape against an operand of another known rank (HL001's tile rewrite of
+        # anchors (1, N, 4) to the batch, times 4 box variances: the rewrite corpus)
+        Invalid(
+            net_xy(
+                "t = F.broadcast_like(x.reshape((1, -1, 4)), y, lhs_axes=(0,), rhs_axes=(0,))\n"
+                "return t * F.ones((4,))"
+            ),
+            line=4,
+            fix=("t * F.ones((4,))", "F.broadcast_mul(t, F.ones((4,)))"),
+            safety=SAFE,
         ),
         # HL001's rewrite of `F.zeros((n, 1))` keeps the literal's other 1s: still (B, 1)
         Invalid(
