@@ -249,7 +249,8 @@ the helpers it calls) when their shapes can differ. Evidence that they can: one 
 from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a
 literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a
 literal or parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
-`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis) —
+`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis)
+or of another rank —
 a parameter's shape is fixed when the block is built also where its dims are constructor
 arguments (`shape=(units,)`), and a constant built in `__init__` from an array reshaped to
 literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
