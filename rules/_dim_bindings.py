@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from .values import literal_int, shape_index, walk_nodes
+from .values import literal_factors, literal_int, shape_index, walk_nodes
 
 
 @dataclass
@@ -213,11 +213,9 @@ def scan_function(function: cst.FunctionDef) -> FunctionScan:
 def _scaled_shape_index(value: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int, int]]:
     """(the `x.shape` node, k, c) for `x.shape[k] * c` or `c * x.shape[k]`, c a positive int
     literal (an upsampling's output size: blind round 13's UpsampleConvLayer)."""
-    if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Multiply):
-        return None
-    for dim_side, factor_side in ((value.left, value.right), (value.right, value.left)):
-        dim, factor = shape_index(dim_side), literal_int(factor_side)
-        if dim is not None and factor is not None and factor > 0:
+    for scaled, factor in literal_factors(value):
+        dim = shape_index(scaled)
+        if dim is not None:
             return dim[0], dim[1], factor
     return None
 

@@ -203,6 +203,20 @@ def constant_int(node: cst.BaseExpression) -> Optional[int]:
     return literal_int(node)
 
 
+def literal_factors(expr: cst.BaseExpression) -> List[Tuple[cst.BaseExpression, int]]:
+    """For `a * k` / `k * a` (k a positive int literal): (a, k), the left side first as the
+    scaled one; [] for anything else. Readers of scaled sizes (`h = x.shape[2] * 2`, a resize's
+    `height=h * 2`) try each pair with their own reading of `a`."""
+    if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, cst.Multiply):
+        return []
+    pairs = []
+    for scaled, factor in ((expr.left, expr.right), (expr.right, expr.left)):
+        k = literal_int(factor)
+        if k is not None and k > 0:
+            pairs.append((scaled, k))
+    return pairs
+
+
 def literal_shape(node: Optional[cst.BaseExpression]) -> Optional[Shape]:
     """`(1, 3)` / `[1, 3]` / `3` as a tuple of ints, else None."""
     if node is None:

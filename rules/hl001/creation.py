@@ -101,7 +101,7 @@ from .._examples import net
 from .axes import Plan, tile_rewrite
 from .scalars import fold_dim_uses, plan_dim_uses
 from ..analysis import TENSOR, call_argument, literal_int
-from ..values import shape_index
+from ..values import literal_factors, shape_index
 from .._dim_bindings import DimBinding as _Binding
 from .._dim_bindings import FunctionScan as _FunctionScan
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
@@ -642,13 +642,9 @@ def _scaled_dim(expr: cst.BaseExpression, resolver: _Resolver) -> Optional[Tuple
     named = resolver.scaled(expr)
     if named is not None:
         return named
-    expr = strip_parens(expr)
-    if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, cst.Multiply):
-        return None
-    for dim_side, factor_side in ((expr.left, expr.right), (expr.right, expr.left)):
-        factor = literal_int(strip_parens(factor_side))
-        dim = resolver.dim(dim_side)
-        if factor is not None and factor > 0 and dim is not None:
+    for scaled, factor in literal_factors(strip_parens(expr)):
+        dim = resolver.dim(scaled)
+        if dim is not None:
             return dim, factor
     return None
 

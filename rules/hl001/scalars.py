@@ -76,7 +76,7 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -86,6 +86,7 @@ from .._constant_param import binds
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 from ..values import (
     NESTED_SCOPES,
+    bound_targets,
     SCALAR,
     TENSOR,
     call_argument,
@@ -538,7 +539,7 @@ def _reshaped_dim(rule, leaf: cst.CSTNode) -> Optional[cst.BaseExpression]:
     read_at = next((i for node, i in scan.loads.get(name.value, []) if node is name), None)
     if read_at is None or read_at <= stores[0]:
         return None
-    target = _reshape_target(scan.statements[stores[0]], name.value)
+    target = _reshape_target(scan.statements[stores[0]], name.value, rule.namespace)
     if target is None or not -len(target) <= k < len(target):
         return None
     if any((literal_int(e) or 0) <= -2 for e in target):
@@ -557,9 +558,13 @@ def _reshaped_dim(rule, leaf: cst.CSTNode) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _reshape_target(statement: cst.CSTNode, name: str) -> Optional[List[cst.BaseExpression]]:
-    """The written target of `name = t.reshape((a, b))` / `t.reshape(a, b)` /
-    `F.reshape(t, shape=(a, b))`, element by element."""
+def _reshape_target(
+    statement: cst.CSTNode, name: str, namespace: Optional[str]
+) -> Optional[List[cst.BaseExpression]]:
+    """The written target of `name = <a reshape>` (the forms `reshape.flow.reshape_parts`
+    reads), element by element."""
+    from .reshape.flow import reshape_parts  # (the flow imports this module)
+
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     assign = statement.body[0]
@@ -569,41 +574,32 @@ def _reshape_target(statement: cst.CSTNode, name: str) -> Optional[List[cst.Base
         or not isinstance(assign.targets[0].target, cst.Name)
         or assign.targets[0].target.value != name
         or not isinstance(assign.value, cst.Call)
-        or not isinstance(assign.value.func, cst.Attribute)
-        or assign.value.func.attr.value != "reshape"
     ):
         return None
-    call_ = assign.value
-    if any(a.star for a in call_.args):
+    parts = reshape_parts(assign.value, namespace)
+    if parts is None:
         return None
-    receiver = cast(cst.Attribute, call_.func).value  # (an Attribute: checked above)
-    method = not isinstance(receiver, cst.Name) or receiver.value != "F"
-    positional = [a for a in call_.args if a.keyword is None]
-    if method and len(positional) > 1 and len(positional) == len(call_.args):
-        return [a.value for a in positional]  # `t.reshape(a, b)`
-    shape = call_argument(call_, 0 if method else 1, "shape")
-    if shape is None or not isinstance(shape.value, (cst.Tuple, cst.List)):
+    _, target, varargs = parts
+    if varargs is not None:  # `t.reshape(a, b)`
+        return [a.value for a in varargs.args]
+    if not isinstance(target, (cst.Tuple, cst.List)):
         return None
-    if any(not isinstance(e, cst.Element) for e in shape.value.elements):
+    if any(not isinstance(e, cst.Element) for e in target.elements):
         return None
-    return [e.value for e in shape.value.elements]
+    return [e.value for e in target.elements]
 
 
 def _assigns_attribute(function: cst.FunctionDef, owner: str, attr: str) -> bool:
-    for node in walk_nodes(function.body):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
-        if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            for part in walk_nodes(target):
-                if (
-                    isinstance(part, cst.Attribute)
-                    and isinstance(part.value, cst.Name)
-                    and part.value.value == owner
-                    and part.attr.value == attr
-                ):
-                    return True
-    return False
+    """Whether any binding form of `function` (`values.bound_targets`) writes `owner.attr`."""
+    return any(
+        isinstance(part, cst.Attribute)
+        and isinstance(part.value, cst.Name)
+        and part.value.value == owner
+        and part.attr.value == attr
+        for node in walk_nodes(function.body)
+        for target in bound_targets(node)
+        for part in walk_nodes(target)
+    )
 
 
 def _scalar_call(rule, node: cst.Call) -> bool:

@@ -524,7 +524,7 @@ class Flow:
         elt = node.elt
         if not isinstance(elt, cst.Call):
             return False
-        parts = _reshape_parts(elt, self.namespace)
+        parts = reshape_parts(elt, self.namespace)
         if parts is None or not isinstance(parts[0], cst.Name) or parts[0].value != element:
             return False
         through_f = namespace_call(elt, self.namespace) is not None
@@ -872,7 +872,7 @@ class Flow:
                     self.expr(arg.value)
             data = self.expr(data_arg.value) if data_arg is not None else None
             if op in ("reshape", "Reshape") and data_arg is not None:
-                parts = _reshape_parts(node, ns)
+                parts = reshape_parts(node, ns)
                 if parts is None:
                     return None
                 return self.reshape(node, data_arg.value, data, parts[1], None)
@@ -890,7 +890,7 @@ class Flow:
             for arg in node.args:
                 self.expr(arg.value)
             if method == "reshape" and node.args and not any(a.star for a in node.args):
-                parts = _reshape_parts(node, ns)
+                parts = reshape_parts(node, ns)
                 if parts is None:
                     return None
                 return self.reshape(node, func.value, data, parts[1], parts[2])
@@ -1763,7 +1763,7 @@ class _SelfUses(cst.CSTVisitor):
                 self.other_loads += 1
 
 
-def _reshape_parts(
+def reshape_parts(
     node: cst.Call, namespace: Optional[str]
 ) -> Optional[Tuple[cst.BaseExpression, Optional[cst.BaseExpression], Optional[cst.Call]]]:
     """(data, target, the call when its sizes are varargs) of `F.reshape(data, shape=T)` (no
