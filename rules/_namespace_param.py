@@ -8,6 +8,11 @@ the linter does not see, runs exactly as before), and `F=<caller's F>` at each c
 function that has F. Eagerly the caller's F *is* mx.nd, the default; hybridized it is
 mx.sym, which is the point.
 
+HL001 and HL007 (`Rule.threads_namespace`) give a helper F the same way when their fix calls
+`F.<op>` there and the helper names no namespace (U-GAT-IT's `var(x, dim)` subtracting a
+keepdims mean): the default is then the module's own import of the eager namespace
+(`eager_default`: `nd`, `mx.nd`), and no fix is offered in a module that imports neither.
+
 No such edit is offered (the finding stays without a fix) when a call from analysed code has
 no namespace to pass (a helper calling the helper without F), when the helper or a call
 already uses the name `F`, or for decorated helpers other than static and class methods (a
@@ -18,12 +23,14 @@ not be, so that fix is unsafe.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from ._build import attr_chain
 from .analysis import FunctionFacts, dotted_name, walk_nodes
+from .module_context import normalise
 from .values import parameter_names
 
 NAME = "F"
@@ -34,13 +41,15 @@ _PLAIN_DECORATORS = {"staticmethod", "classmethod"}
 
 
 def namespace_param_edits(
-    facts: Optional[FunctionFacts], default: str, imports
+    facts: Optional[FunctionFacts], default: str, imports, spelled: bool = True
 ) -> Optional[Tuple[List[Tuple[cst.CSTNode, cst.CSTNode]], str]]:
     """The edits that give the helper `facts` a parameter `F=<default>` and pass the
     caller's namespace at every call analysed code makes, with why they are unsafe ("" when
     safe), or None (see the module docstring). A method's are unsafe: a subclass elsewhere
     may override it without the parameter, and `self.m(..., F=F)` would then raise where the
-    original call ran (with a class of this module defining the name: no edits at all)."""
+    original call ran (with a class of this module defining the name: no edits at all).
+    `spelled=False`: the default is a module import (`eager_default`) that the helper's body
+    need not name."""
     if facts is None or facts.namespace is not None or facts.kind == "hybrid_forward":
         return None
     if facts.instance_of is not None:
@@ -55,8 +64,10 @@ def namespace_param_edits(
     params = parameter_names(node.params)
     if root in params or NAME in params or _spells(node.body, NAME):
         return None  # the namespace's name is the helper's own, or `F` is taken already
-    if not _spells(node.body, root):
+    if spelled and not _spells(node.body, root):
         return None  # `relu` of `from mxnet.ndarray import relu`: no namespace name to default to
+    if not spelled and root not in imports:
+        return None
     sites = module.helper_calls.get(node, {})
     if not sites:
         return None
@@ -79,6 +90,60 @@ def namespace_param_edits(
             return None
         edits.append((call, _with_argument(call, caller.namespace)))
     return edits, why
+
+
+def eager_default(imports: Mapping[str, str]) -> Optional[str]:
+    """The module's own spelling of MXNet's eager namespace, for the default of an F that a
+    fix of another rule (HL001, HL007) adds to a helper whose body names no namespace (the
+    U-GAT-IT `var(x, dim)` helper): `nd` of `from mxnet import nd`, `mx.nd` of `import mxnet
+    as mx`; None when the module imports neither (no default to give)."""
+    direct = sorted(n for n, q in imports.items() if normalise(q) == "mxnet.ndarray")
+    if direct:
+        return min(direct, key=len)
+    package = sorted(n for n, q in imports.items() if q == "mxnet")
+    return f"{min(package, key=len)}.nd" if package else None
+
+
+@dataclass(frozen=True)
+class Threading:
+    """F given to a helper without one so that a fix there can call `F.<op>`: the edits (the
+    parameter `F=<default>`, `F=F` at every analysed call), why they are unsafe ("" when safe)
+    and the note a finding's message gets."""
+
+    edits: Tuple[Tuple[cst.CSTNode, cst.CSTNode], ...]
+    why: str
+    note: str
+
+
+def threading_for(
+    facts: Optional[FunctionFacts], imports: Mapping[str, str]
+) -> Optional[Threading]:
+    """How a helper without F gets one for another rule's fix (see `Rule.namespace`), or None."""
+    default = eager_default(imports)
+    if default is None:
+        return None
+    passed = namespace_param_edits(facts, default, imports, spelled=False)
+    if passed is None:
+        return None
+    edits, why = passed
+    return Threading(tuple(edits), why, threading_note(default, why))
+
+
+def threading_note(default: str, why: str) -> str:
+    """The message's note for a fix that gives its helper F."""
+    return (
+        f" (F becomes this function's parameter, `{NAME}={default}` by default, passed by its "
+        "hybrid callers" + (f"; unsafe: {why}" if why else "") + ")"
+    )
+
+
+def mentions_namespace(edits: Sequence[Tuple[cst.CSTNode, object]]) -> bool:
+    """Whether a replacement of `edits` names F (then the helper needs the parameter)."""
+    return any(
+        isinstance(new, cst.CSTNode)
+        and any(isinstance(n, cst.Name) and n.value == NAME for n in walk_nodes(new))
+        for _, new in edits
+    )
 
 
 def _spells(tree: cst.CSTNode, name: str) -> bool:

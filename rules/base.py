@@ -178,6 +178,8 @@ class WalkState:
     # the classes a configured example can name (`path.py::Name`): top-level, and the only
     # class of the module by that name (rules/analysis.example_inputs is keyed by name)
     example_classes: Set[str] = field(default_factory=set)
+    # helper -> how a fix there gets F (`Rule.namespace`), computed once per helper
+    threadings: Dict[cst.CSTNode, object] = field(default_factory=dict)
 
 
 class Rule:
@@ -192,6 +194,9 @@ class Rule:
     # a default-off rule run for what the configured examples prove (config.EXAMPLE_PROVEN:
     # the linter runs a copy with this set where the selection leaves the rule off by default)
     examples_only: ClassVar[bool] = False
+    # a rule whose fixes may call `F.<op>` in a helper without F: `namespace` is then "F" and
+    # `report` adds the parameter and the callers' `F=F` (`_namespace_param.threading_for`)
+    threads_namespace: ClassVar[bool] = False
 
     def __init__(self, state: Optional["WalkState"] = None) -> None:
         self.reports: List[Report] = []
@@ -251,8 +256,29 @@ class Rule:
 
     @property
     def namespace(self) -> Optional[str]:
-        """The name of the F parameter of the function being walked (may be `_`, ...)."""
-        return self.facts.namespace if self.facts is not None else None
+        """The name of the F parameter of the function being walked (may be `_`, ...); for a
+        rule that `threads_namespace`, "F" in a helper without one that can be given one
+        (its fixes then add the parameter, see `report`)."""
+        facts = self.facts
+        if facts is None:
+            return None
+        if facts.namespace is None and self.threads_namespace and self._threading() is not None:
+            from ._namespace_param import NAME
+
+            return NAME
+        return facts.namespace
+
+    def _threading(self):
+        """`_namespace_param.threading_for` of the function being walked, once per function."""
+        facts = self.facts
+        if facts is None:
+            return None
+        cache = self.state.threadings
+        if facts.node not in cache:
+            from ._namespace_param import threading_for
+
+            cache[facts.node] = threading_for(facts, self.state.module.imports)
+        return cache[facts.node]
 
     # -- reporting ------------------------------------------------------------------------
     def report(
@@ -272,6 +298,15 @@ class Rule:
         all_edits = tuple(edits)
         if replacement is not None:
             all_edits = ((node, replacement),) + all_edits
+        if all_edits and self.threads_namespace and self.facts is not None:
+            if self.facts.namespace is None and (threading := self._threading()) is not None:
+                from ._namespace_param import mentions_namespace
+
+                if mentions_namespace(all_edits):  # the fix calls F: the helper gets it
+                    all_edits += tuple(e for e in threading.edits if e not in all_edits)
+                    message = (message or self.message) + threading.note
+                    if threading.why:
+                        safety = UNSAFE
         if safety == SAFE and all_edits and self._rests_on_callers(node):
             safety = UNSAFE
         self.reports.append(

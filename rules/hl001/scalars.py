@@ -39,9 +39,14 @@ took; the patterns, their rewrite and its safety (HL001's explanation includes t
   computes in float32 (`pow` may differ in the last bit; `sqrt` and the int→float cast of a
   dim below 2**24 do not). A scalar compared with a Python value (`if x.shape[1] > 1:`),
   chained comparisons, or a scalar passed to an operator are reported only.
+- **A dim of a variable axis, a product of dims**: `x.shape[dim]` with `dim` a name →
+  `F.slice_axis(F.shape_array(x), axis=0, begin=dim, end=dim + 1 or None)` (-1 ends at None);
+  `np.prod([x.shape[d] for d in dims])` (or `math.prod`) → `F.prod(F.concat(*[<dim d> for d
+  in dims], dim=0))`, in int64 like other dims. Unsafe, as below (and `np.prod([])` is 1,
+  where the concat of nothing fails).
 - **A shape scalar kept in a name**: `d = q.shape[-1]` (a plain assignment in the function's
-  body, the name stored nowhere else) whose every later use is such tensor arithmetic
-  (`s / math.sqrt(d)`, `y * d`): the assignment keeps the float32 tensor (`d =
+  body, or one in each branch of a top-level `if`, the name stored nowhere else) whose every
+  later use is such tensor arithmetic (`s / math.sqrt(d)`, `y * d`): the assignment keeps the float32 tensor (`d =
   F.slice_axis(F.shape_array(q), axis=0, begin=-1, end=None).astype('float32')`) and every use
   becomes the broadcast op. Unsafe, as above. When any use needs the Python number (a reshape
   target, an operator argument, a Python comparison, a return) or sits where the rewrite cannot
@@ -80,7 +85,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from .._build import call, integer
+from .._build import attr_chain, call, integer, keyword_arg
 from .._examples import net
 from .._constant_param import binds
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
@@ -141,7 +146,7 @@ def plan_shape_scalar(rule, attribute: cst.Attribute) -> Optional[Tuple[Edits, s
         subscript = path[index - 1]  # `x.shape[k]`
         if (
             not isinstance(subscript, cst.Subscript)
-            or _dim_leaf(rule, subscript) is None
+            or (_dim_leaf(rule, subscript) is None and _variable_dim(rule, subscript) is None)
             or subscript.value is not attribute
         ):
             return None
@@ -315,11 +320,10 @@ def _occurrences(body: cst.CSTNode, name: str) -> List[List[cst.CSTNode]]:
 def _named_plan(
     rule, ancestors: Sequence[cst.CSTNode], leaf: cst.BaseExpression, ns: str
 ) -> Optional[Tuple[Edits, str]]:
-    """`n = <scalar expr of dims>` at the top of the function, `n` stored nowhere else, and
-    every later use of `n` tensor arithmetic: the assignment keeps a float32 `(1,)` tensor and
-    every use becomes the broadcast op."""
+    """`n = <scalar expr of dims>` (at the top of the function, or one in each branch of an
+    `if`), `n` stored nowhere else, and every later use of `n` tensor arithmetic: each
+    assignment keeps a float32 `(1,)` tensor and every use becomes the broadcast op."""
     facts = rule.facts
-    statement = rule.statement
     node: cst.CSTNode = leaf  # the expression, or the argument holding it
     assign: Optional[cst.Assign] = None
     for parent in reversed(ancestors):
@@ -328,8 +332,11 @@ def _named_plan(
             break
         if (
             isinstance(parent, cst.Arg)
-            or (isinstance(parent, cst.Call) and _scalar_call(rule, parent))
+            or (
+                isinstance(parent, cst.Call) and (_scalar_call(rule, parent) or _prod(rule, parent))
+            )
             or isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation))
+            or (isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is node)
         ):
             node = parent
             continue
@@ -340,21 +347,27 @@ def _named_plan(
         or assign.value is not node
         or len(assign.targets) != 1
         or not isinstance(assign.targets[0].target, cst.Name)
-        or not isinstance(statement, cst.SimpleStatementLine)
-        or len(statement.body) != 1
-        or statement not in facts.node.body.body
     ):
         return None
     name = assign.targets[0].target.value
-    scalar = _convert(rule, assign.value, ns)
-    if scalar is None or scalar[1] not in (INT, FLOAT):
+    stores = _branch_stores(facts, name)
+    if stores is None or all(store is not assign for _, store in stores):
         return None
-    edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(assign.value, _bare(_float(scalar)))]
-    here = facts.order.get(statement)
+    edits: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
+    for line, store in stores:  # each assignment keeps the tensor (`n = ...` in an if and its else)
+        env = facts.env_at.get(line)
+        if env is None:
+            return None
+        scalar = _convert(rule if store is assign else _At(rule, env), store.value, ns)
+        if scalar is None or scalar[1] not in (INT, FLOAT):
+            return None
+        edits.append((store.value, _bare(_float(scalar))))
+    here = max(facts.order.get(line, 1 << 30) for line, _ in stores)
+    targets = {id(store.targets[0]) for _, store in stores}
     uses = 0
     for path in _occurrences(facts.node.body, name):
-        if path[-2] is assign.targets[0]:
-            continue  # the assignment itself
+        if id(path[-2]) in targets:
+            continue  # an assignment itself
         if here is None or any(
             isinstance(n, _STORES + _OPAQUE) or n in facts.skip for n in path[:-1]
         ):
@@ -382,6 +395,28 @@ def _named_plan(
     if not uses:
         return None
     return nest_edits(edits), UNSAFE
+
+
+def _branch_stores(facts, name: str) -> Optional[List[Tuple[cst.SimpleStatementLine, cst.Assign]]]:
+    """Every assignment of `name` in the function, each `name = <expr>` alone on its line at
+    the top level or in the branches of top-level `if`s (`n = np.prod(...)` in the `if`, `n =
+    x.shape[dim]` in the `else`: U-GAT-IT's `var`); None when `name` is stored any other way."""
+    found: List[Tuple[cst.SimpleStatementLine, cst.Assign]] = []
+    for path in _occurrences(facts.node.body, name):
+        if not any(isinstance(n, _STORES) for n in path[1:-1]):
+            continue  # a read
+        if not (
+            len(path) >= 4
+            and isinstance(path[-2], cst.AssignTarget)
+            and isinstance(path[-3], cst.Assign)
+            and len(path[-3].targets) == 1
+            and isinstance(path[-4], cst.SimpleStatementLine)
+            and len(path[-4].body) == 1
+            and all(isinstance(n, (cst.IndentedBlock, cst.If, cst.Else)) for n in path[1:-4])
+        ):
+            return None
+        found.append((path[-4], path[-3]))
+    return found or None
 
 
 def plan_dim_uses(
@@ -624,6 +659,75 @@ def _sqrt(rule, node: cst.Call) -> bool:
 
 
 # -- building the tensor form ----------------------------------------------------------------
+def _variable_dim(rule, expr: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, cst.Name]]:
+    """`x.shape[i]` with i a name that is no tensor (a parameter, a comprehension's variable) ->
+    (x, i), x a certain tensor."""
+    if not (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.slice[0].slice.value, cst.Name)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+        and rule.is_tensor(expr.value.value)
+    ):
+        return None
+    index = expr.slice[0].slice.value
+    if rule.value(index).kind == TENSOR:
+        return None
+    return expr.value.value, index
+
+
+def _slice_at(ns: str, data: cst.BaseExpression, index: cst.Name) -> cst.Call:
+    """`F.slice_axis(F.shape_array(x), axis=0, begin=i, end=i + 1 or None)`: dim i (negative
+    too: -1 ends at None) of a variable index."""
+    return call(
+        f"{ns}.slice_axis",
+        [call(f"{ns}.shape_array", [data])],
+        [
+            ("axis", integer(0)),
+            ("begin", index),
+            ("end", cst.parse_expression(f"{index.value} + 1 or None")),
+        ],
+    )
+
+
+_PRODUCTS = ("numpy.prod", "numpy.product", "math.prod")
+
+
+def _prod(rule, node: cst.Call) -> bool:
+    """`np.prod(<one iterable>)`, `math.prod(...)`."""
+    name = dotted_name(node.func)
+    return (
+        name is not None
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and not node.args[0].star
+        and rule.state.module.qualify(name) in _PRODUCTS
+    )
+
+
+def _convert_product(rule, expr: cst.Call, ns: str, names: frozenset):
+    """`np.prod([x.shape[d] for d in dims])` -> `F.prod(F.concat(*[<dim d of x> for d in dims],
+    dim=0))` in int64: the dims a Python list names, multiplied in the graph (U-GAT-IT's
+    `var`). One `for`, no condition; None otherwise (an empty list, which np.prod makes 1,
+    fails in concat: unsafe, as every form here)."""
+    comp = expr.args[0].value
+    if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+        return None
+    if comp.for_in.inner_for_in is not None or comp.for_in.ifs or comp.for_in.asynchronous:
+        return None
+    element = _convert(rule, comp.elt, ns, names)
+    if element is None or element[1] != INT:
+        return None
+    listed = cst.ListComp(elt=_bare(element[0]), for_in=comp.for_in)
+    concat = cst.Call(
+        func=attr_chain(f"{ns}.concat"),
+        args=[cst.Arg(value=listed, star="*"), keyword_arg("dim", integer(0))],
+    )
+    return call(f"{ns}.prod", [concat]).with_changes(lpar=expr.lpar, rpar=expr.rpar), INT
+
+
 def _slice_dim(ns: str, data: cst.BaseExpression, k: int) -> cst.Call:
     """`F.slice_axis(F.shape_array(x), axis=0, begin=k, end=k + 1)` (end None for the last)."""
     return call(
@@ -680,6 +784,11 @@ def _convert(
         data, k = leaf
         tensor = call(f"{ns}.size_array", [data]) if k is None else _slice_dim(ns, data, k)
         return tensor.with_changes(lpar=expr.lpar, rpar=expr.rpar), INT
+    variable = _variable_dim(rule, expr)
+    if variable is not None:
+        return _slice_at(ns, *variable).with_changes(lpar=expr.lpar, rpar=expr.rpar), INT
+    if isinstance(expr, cst.Call) and _prod(rule, expr):
+        return _convert_product(rule, expr, ns, names)
     if isinstance(expr, (cst.Name, cst.Attribute)):
         return (expr, PY) if rule.value(expr).kind == SCALAR else None
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
@@ -905,6 +1014,35 @@ VALID = [
 ]
 
 INVALID = [
+    # the count of a helper's reduced elements, a product of dims a Python list names or one
+    # dim of a variable axis, kept in a name assigned in both branches (U-GAT-IT's `var`,
+    # blind round 14): each assignment keeps the tensor, the helper gets F
+    Invalid(
+        "import mxnet as mx\nimport numpy as np\n\n\ndef var(x, dim):\n"
+        "    s = (x - x.mean(dim, keepdims=True).broadcast_like(x)).square().sum(dim)\n"
+        "    if isinstance(dim, (list, tuple)):\n"
+        "        n = np.prod([x.shape[d] for d in dim])\n"
+        "    else:\n"
+        "        n = x.shape[dim]\n"
+        "    return s / (n - 1)\n\n\n" + net("y = F.relu(x)\nreturn var(y, (1, 2)), var(y, -1)"),
+        line=8,
+        fix=[
+            ("def var(x, dim):", "def var(x, dim, F=mx.nd):"),
+            (
+                "np.prod([x.shape[d] for d in dim])",
+                "F.prod(F.concat(*[F.slice_axis(F.shape_array(x), axis=0, begin=d, "
+                "end=d + 1 or None) for d in dim], dim=0)).astype('float32')",
+            ),
+            (
+                "n = x.shape[dim]",
+                "n = F.slice_axis(F.shape_array(x), axis=0, begin=dim, end=dim + 1 or None)"
+                ".astype('float32')",
+            ),
+            ("return s / (n - 1)", "return F.broadcast_div(s, (n - 1))"),
+            ("return var(y, (1, 2)), var(y, -1)", "return var(y, (1, 2), F=F), var(y, -1, F=F)"),
+        ],
+        safety=UNSAFE,
+    ),
     # a dim a reshape wrote as `self.k` (SiamRPN's correlation kernel): that value, unsafe
     Invalid(
         net(
