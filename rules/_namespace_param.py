@@ -137,13 +137,22 @@ def threading_note(default: str, why: str) -> str:
     )
 
 
-def mentions_namespace(edits: Sequence[Tuple[cst.CSTNode, object]]) -> bool:
-    """Whether a replacement of `edits` names F (then the helper needs the parameter)."""
-    return any(
-        isinstance(new, cst.CSTNode)
-        and any(isinstance(n, cst.Name) and n.value == NAME for n in walk_nodes(new))
-        for _, new in edits
-    )
+def mentions_namespace(
+    edits: Sequence[Tuple[cst.CSTNode, object]], helper: cst.FunctionDef
+) -> bool:
+    """Whether a replacement of `edits` inside `helper` names F (then the helper needs the
+    parameter; a caller's own F in an edit of the caller does not count)."""
+    inside = None
+    for old, new in edits:
+        if not isinstance(new, cst.CSTNode) or not any(
+            isinstance(n, cst.Name) and n.value == NAME for n in walk_nodes(new)
+        ):
+            continue
+        if inside is None:
+            inside = {id(n) for n in walk_nodes(helper.body)}
+        if id(old) in inside:
+            return True
+    return False
 
 
 def _spells(tree: cst.CSTNode, name: str) -> bool:

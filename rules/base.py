@@ -302,7 +302,9 @@ class Rule:
             if self.facts.namespace is None and (threading := self._threading()) is not None:
                 from ._namespace_param import mentions_namespace
 
-                if mentions_namespace(all_edits):  # the fix calls F: the helper gets it
+                if mentions_namespace(
+                    all_edits, self.facts.node
+                ):  # the fix calls F: the helper gets it
                     all_edits += tuple(e for e in threading.edits if e not in all_edits)
                     message = (message or self.message) + threading.note
                     if threading.why:
