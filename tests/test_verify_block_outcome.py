@@ -168,3 +168,36 @@ def test_the_operator_that_failed_is_rewritten_inside_a_statically_fixed_line(
     assert "F.broadcast_add(XX, YY)" in outcome.source
     assert [r.status for r in outcome.reports] == ["equal"]
     assert all(p.verdict == "proven" for p in outcome.proofs)
+
+
+EXPERTS = """\
+from mxnet.gluon import nn
+
+
+class Experts(nn.HybridBlock):
+    def __init__(self, experts=2, **kwargs):
+        super(Experts, self).__init__(**kwargs)
+        self.weight = self.params.get("weight", shape=(experts, 4, 3, 1, 1))
+        self.bias = self.params.get("bias", shape=(experts, 4))
+
+    def hybrid_forward(self, F, x, weight, bias):
+        return sum([F.Convolution(x, weight[i], bias[i], kernel=(1, 1), num_filter=4)
+                    for i in range(weight.shape[0])])
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_a_fix_in_a_comprehensions_iterable_is_attributed_to_the_comprehension(
+    tmp_path, backend, session
+):
+    # blind round 15 (CondConv): the rewrite of `weight.shape[0]` sits in the `for ... in`
+    # clause, which has no position of its own; --verify stopped with an AttributeError
+    examples = [Example("Experts", ((2, 3, 5, 5),), {"experts": 2})]
+    outcome = _verify(tmp_path, "experts.py", EXPERTS, examples, backend, session)
+    assert "range(self.weight.shape[0])" in outcome.source
+    assert sorted((p.finding.code, p.verdict) for p in outcome.proofs) == [
+        ("HL001", "proven"),
+        ("HL003", "proven"),
+        ("HL003", "proven"),
+    ]
+    assert [r.status for r in outcome.reports] == ["equal"]

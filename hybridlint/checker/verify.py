@@ -1057,6 +1057,10 @@ def _enclosing(tree, line: int, span: tuple) -> Optional[tuple]:
         )
         if conditional or isinstance(node, ast.stmt):
             target = child if conditional else node
+            if not isinstance(target, (ast.expr, ast.stmt)):
+                # a comprehension's `for ... in ...` (or a lambda's arguments): no position of
+                # its own; the comprehension (lambda) as a whole is what ran
+                target = node
             if target.lineno == target.end_lineno == line:
                 return target.col_offset, target.end_col_offset
             return None
