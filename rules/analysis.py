@@ -26,7 +26,7 @@ import re
 from collections import ChainMap
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     TYPE_CHECKING,
     AbstractSet,
@@ -109,6 +109,10 @@ class ClassFacts:
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     scalar_attrs: Set[str] = field(default_factory=set)  # self.<a> = number in __init__
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
+    # attributes one `__init__` write sets to a Parameter and another to None (`if use_bias:
+    # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
+    # so (`bias=None`) is that Parameter's data wherever it is not None (`Value.unless_none`)
+    optional_parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
@@ -1176,6 +1180,8 @@ def _init_facts(
         ):
             numbers.add(param.name.value)
     unfilled: Set[str] = set()  # HybridSequential attributes no `add` has filled yet
+    declared: Dict[str, Optional[Shape]] = {}  # every Parameter write, and every None write
+    nones: Set[str] = set()
     for small in _walk_statements(init.body.body):
         first = _first_added(small, unfilled)
         if first is not None:  # `self.<a>.add(nn.Embedding(...), ...)`: its first layer
@@ -1195,6 +1201,8 @@ def _init_facts(
             else:
                 facts.built_children[attr] = None
             unfilled.discard(attr)
+            if isinstance(value, cst.Name) and value.value == "None":
+                nones.add(attr)
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
@@ -1228,6 +1236,7 @@ def _init_facts(
                     facts.parameters[attr] = (
                         nested_literal_shape(constant.value) if constant else None
                     )
+                declared[attr] = facts.parameters[attr]
             elif isinstance(value, cst.Call):
                 facts.children[attr] = _child_value(value, module, module.built_from[1])
                 if _foreign(value, module, classes):
@@ -1243,6 +1252,8 @@ def _init_facts(
                         unfilled.add(attr)
                 elif built in RNN_LAYERS and built not in classes:
                     facts.rnn_layers.add(attr)
+    for attr in nones.intersection(declared):
+        facts.optional_parameters[attr] = declared[attr]
 
 
 def _attribute_writes(
@@ -1807,6 +1818,14 @@ def _hybrid_forward_params(node: cst.FunctionDef) -> Tuple[Optional[str], Env]:
     return namespace, env
 
 
+def _defaults_to_none(node: cst.FunctionDef, name: str) -> bool:
+    """Whether the parameter `name` of `node` is declared `name=None`."""
+    return any(
+        p.name.value == name and isinstance(p.default, cst.Name) and p.default.value == "None"
+        for p in _signature(node) + list(node.params.kwonly_params)
+    )
+
+
 def _input_value(param: cst.Param, sequence_like: Set[str]) -> Value:
     """What a graph input holds before its uses are seen (the "undecided input" policy): its
     annotation unless that says Tensor (`x: Tensor` is often loose, states), UNKNOWN with a
@@ -2085,6 +2104,10 @@ def analyze(
         for name, shape in klass.parameters.items():  # keyword inputs named like the parameters
             if params.get(name, UNKNOWN_VALUE).kind == TENSOR:
                 params[name] = _parameter_value(shape)
+        # `bias=None`: the Parameter's data, or None where it is not registered (`if use_bias:`)
+        for name, shape in {**klass.optional_parameters, **klass.parameters}.items():
+            if params.get(name) == UNKNOWN_VALUE and _defaults_to_none(method, name):
+                params[name] = replace(UNKNOWN_VALUE, unless_none=_parameter_value(shape))
         params.update(_configured_numbers(klass, method))
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         if isinstance(method.params.star_arg, cst.Param):

@@ -349,6 +349,24 @@ def _type_test(test: cst.BaseExpression) -> Optional[Tuple[str, str, bool]]:
     return None
 
 
+def _none_test(test: cst.BaseExpression, env):
+    """`x is not None` -> (x, True), `x is None` -> (x, False), for a name whose value says
+    what it holds when not None (`Value.unless_none`); else None."""
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.left, cst.Name)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+    ):
+        return None
+    value = env.get(test.left.value)
+    if value is None or value.unless_none is None:
+        return None
+    return test.left.value, isinstance(test.comparisons[0].operator, cst.IsNot)
+
+
 def narrowed(test: cst.BaseExpression, env):
     """(env of the branch taken when `test` holds, env of the other branch).
 
@@ -360,6 +378,11 @@ def narrowed(test: cst.BaseExpression, env):
         body, _ = narrowed(test.left, env)
         body, _ = narrowed(test.right, body)
         return body, env
+    optional = _none_test(test, env)
+    if optional is not None:  # `bias is not None` of an optional Parameter's input
+        name, positive = optional
+        updated = {**env, name: env[name].unless_none}
+        return (updated, env) if positive else (env, updated)
     found = _type_test(test)
     if found is None:
         return env, env

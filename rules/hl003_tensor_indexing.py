@@ -241,6 +241,24 @@ on it where the original worked.
     )
     INVALID = invalid_table(
         net,
+        # an optional Parameter's input (`bias=None`, registered only `if use_bias:`) is its
+        # data where a test says it is not None (CondConv's `bias[i]`, blind round 15)
+        Invalid(
+            net(
+                "w = weight * 2\nif bias is not None:\n    return F.broadcast_add(w, bias[0])\n"
+                "return w",
+                "F, x, weight, bias=None",
+                init=constructor(
+                    "super().__init__()\nself.weight = self.params.get('weight', shape=(2, 3))\n"
+                    "if use_bias:\n    self.bias = self.params.get('bias', shape=(2, 3))\n"
+                    "else:\n    self.bias = None",
+                    "use_bias=True",
+                ),
+            ),
+            line=13,
+            fix=("bias[0]", "F.squeeze(F.slice_axis(bias, axis=0, begin=0, end=1), axis=0)"),
+            safety=SAFE,
+        ),
         # an RNN layer called on the data alone returns one fresh tensor (GluonCV2's visemenet)
         Invalid(
             _RNN.format(body="x = self.rnn(x)\n        return x[:, -1, :]"),

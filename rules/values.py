@@ -90,6 +90,10 @@ class Value:
     # (`var(x, dim, keepdims=True)` reads `keepdims=keepdims`); `join` drops it unless both
     # sides hold the same
     flag: Optional[bool] = None
+    # What a value that may be None holds where a test proves it is not (`if bias is not
+    # None:`, `guards.narrowed`): the data of an optional Parameter (`ClassFacts.
+    # optional_parameters`); `join` drops it unless both sides hold the same
+    unless_none: Optional["Value"] = None
 
     @property
     def is_tensor(self) -> bool:
