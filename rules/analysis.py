@@ -469,6 +469,20 @@ def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
     return (len(inner),) + inner[0]
 
 
+def _array_literal(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The literal an array is made from (`nd.array([8., 16., 32.])`, `np.array(...)`, any
+    dtype/ctx keywords), else `node` itself: the shape of a constant's value."""
+    if (
+        isinstance(node, cst.Call)
+        and (dotted_name(node.func) or "").rpartition(".")[2] in ("array", "asarray")
+        and node.args
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ):
+        return node.args[0].value
+    return node
+
+
 def _walk_statements(
     body: Union[Sequence[cst.BaseStatement], Sequence[cst.BaseSmallStatement]],
 ) -> Iterable[cst.BaseSmallStatement]:
@@ -1234,7 +1248,7 @@ def _init_facts(
                 if built == "get_constant":  # shape of a literal value
                     constant = call_argument(value, 1, "value")
                     facts.parameters[attr] = (
-                        nested_literal_shape(constant.value) if constant else None
+                        nested_literal_shape(_array_literal(constant.value)) if constant else None
                     )
                 declared[attr] = facts.parameters[attr]
             elif isinstance(value, cst.Call):

@@ -648,6 +648,10 @@ class Evaluator:
             return tuple(widened), first.shape_reason
         if op in LIKE_OPS or op in SHAPE_PRESERVING:
             return first.shape, first.shape_reason
+        if op == "slice_axis" and first.shape is not None:
+            return _sliced_shape(call, first.shape), first.shape_reason
+        if op == "squeeze" and first.shape is not None:
+            return _squeezed_shape(call, first.shape), first.shape_reason
         if op == "expand_dims":
             axis_arg = call_argument(call, 1, "axis")
             axis = literal_int(axis_arg.value) if axis_arg else None
@@ -1012,3 +1016,43 @@ def rnn_layer_call(call: cst.Call, args: List[Value]) -> Value:
 def _super_call(expr: cst.BaseExpression) -> bool:
     """`super()` or `super(Cls, obj)`."""
     return isinstance(expr, cst.Call) and dotted_name(expr.func) == "super"
+
+
+def _sliced_shape(call: cst.Call, shape: Shape) -> Optional[Shape]:
+    """`F.slice_axis(x, axis=a, begin=b, end=e)` of a known shape, literal a, b, e (end None:
+    to the end), Python's slice rules as MXNet's: the shape with that axis's length."""
+    axis, begin, end = (
+        call_argument(call, i, k) for i, k in ((1, "axis"), (2, "begin"), (3, "end"))
+    )
+    a = literal_int(axis.value) if axis else None
+    b = literal_int(begin.value) if begin else None
+    if a is None or b is None or end is None or not -len(shape) <= a < len(shape):
+        return None
+    e = (
+        None
+        if isinstance(end.value, cst.Name) and end.value.value == "None"
+        else literal_int(end.value)
+    )
+    if e is None and not (isinstance(end.value, cst.Name) and end.value.value == "None"):
+        return None
+    dim = shape[a]
+    if not isinstance(dim, int):
+        return None
+    dims = list(shape)
+    dims[a] = len(range(dim)[b:e])
+    return tuple(dims)
+
+
+def _squeezed_shape(call: cst.Call, shape: Shape) -> Optional[Shape]:
+    """`F.squeeze(x, axis=a)` of a known shape: the 1s at the literal axes dropped, and a
+    shape left empty is (1,) in MXNet 1.x (`squeeze` of a (1,) array is (1,))."""
+    arg = call_argument(call, 1, "axis")
+    axes = _literal_axes(arg) if arg is not None else None
+    if not axes:
+        return None
+    rank = len(shape)
+    picked = {a % rank for a in axes if -rank <= a < rank}
+    if len(picked) != len(axes) or any(shape[a] != 1 for a in picked):
+        return None
+    kept = tuple(d for i, d in enumerate(shape) if i not in picked)
+    return kept or (1,)

@@ -272,6 +272,26 @@ branch), arrays made in helpers are reported without a fix.
             ],
             safety=UNSAFE,
         ),
+        # an item of it (YOLOv5's `x * self.stride[i]`, blind round 15): the parameter's item
+        # is then HL003's, its (1,) shape HL007's
+        Invalid(
+            _net(
+                "return x * self.stride[0]",
+                init=constructor(
+                    "super().__init__(**kwargs)\nself.stride = mx.nd.array([8.0, 16.0, 32.0])"
+                ),
+            ),
+            line=12,
+            fix=[
+                (
+                    "mx.nd.array([8.0, 16.0, 32.0])",
+                    "self.params.get_constant('stride', mx.nd.array([8.0, 16.0, 32.0]))",
+                ),
+                ("def hybrid_forward(self, F, x):", "def hybrid_forward(self, F, x, stride):"),
+                ("self.stride[0]", "stride[0]"),
+            ],
+            safety=UNSAFE,
+        ),
         # an NDArray made in __init__ and kept on self: a constant parameter in place
         Invalid(
             _net(
@@ -673,6 +693,8 @@ branch), arrays made in helpers are reported without a fix.
             ):
                 expr = expr.func.value
             elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+                expr = expr.value
+            elif isinstance(expr, cst.Subscript):  # `self.stride[0]`: an NDArray's item is one
                 expr = expr.value
             elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
                 expr = expr.expression

@@ -493,6 +493,19 @@ must have NDArray type` where `d - 0.5` worked.
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
     )
     INVALID = [
+        # an item of a parameter of known shape is (1,): MXNet 1.x's squeeze keeps one axis
+        Invalid(
+            "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.w = self.params.get('w', shape=(3,))\n\n"
+            "    def hybrid_forward(self, F, x, w):\n"
+            "        return x * F.squeeze(F.slice_axis(w, axis=0, begin=1, end=2), axis=0)\n",
+            line=7,
+            fix=(
+                "x * F.squeeze(F.slice_axis(w, axis=0, begin=1, end=2), axis=0)",
+                "F.broadcast_mul(x, F.squeeze(F.slice_axis(w, axis=0, begin=1, end=2), axis=0))",
+            ),
+            safety=SAFE,
+        ),
         # a helper without F gets one, its default the module's eager namespace, passed by
         # the hybrid caller (U-GAT-IT's `var(x, dim)`, blind round 14)
         Invalid(

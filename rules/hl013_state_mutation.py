@@ -178,6 +178,14 @@ No automatic fix: where the state should live depends on the program.
     INVALID = invalid_table(
         _net,
         ("self.calls += 1\nreturn x * self.calls", 8),
+        # an item of a list kept on self (blind round 15's YOLOv5 detect: `[nd.zeros((1,))] * 3`)
+        Invalid(
+            net(
+                "self.grid[0] = F.relu(x)\nreturn x * 2",
+                init=constructor("super().__init__()\nself.grid = [None] * 2", ""),
+            ),
+            line=7,
+        ),
         # annealed Python values: recomputed from updated state, or from themselves (gluonfr)
         ("self.scale = max(0.1, 1 / (1 + self.calls))\nself.calls += 1\nreturn x * self.scale", 8),
         ("self.calls = self.calls + 1\nreturn x * self.calls", 8),
@@ -276,6 +284,16 @@ No automatic fix: where the state should live depends on the program.
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
+            if isinstance(target.target, cst.Subscript):  # `self.cache[0] = x.sigmoid()`
+                held = _self_attribute(target.target.value)
+                if held is not None and self._traced() and self._is_container(held):
+                    self.report(
+                        node,
+                        f"`self.{held}[...] = ...` changes the block's state inside "
+                        "hybrid_forward: when hybridized it runs once, while tracing, not on "
+                        "every call",
+                    )
+                continue
             name = _self_attribute(target.target)
             if name is None or not self._traced():
                 continue
@@ -519,6 +537,10 @@ No automatic fix: where the state should live depends on the program.
             targets = [t.target for t in small.targets]
             if any(_self_attribute(t) == name for t in targets):
                 value = small.value
+                if isinstance(value, cst.BinaryOperation) and isinstance(
+                    value.operator, cst.Multiply
+                ):  # `[nd.zeros((1,))] * 3`
+                    value = value.left if isinstance(value.left, cst.List) else value.right
                 return isinstance(
                     value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
                 ) or (
