@@ -113,6 +113,9 @@ class ClassFacts:
     # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
     # so (`bias=None`) is that Parameter's data wherever it is not None (`Value.unless_none`)
     optional_parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)
+    # what `setattr(self, <name>, <child>)` in `__init__` stores (one value per call; the
+    # children `getattr(self, <name>)(x)` calls: capsule and expert blocks built in a loop)
+    dynamic_children: List[Value] = field(default_factory=list)
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
@@ -467,6 +470,23 @@ def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
     if inner[0] is None or any(shape != inner[0] for shape in inner):
         return None
     return (len(inner),) + inner[0]
+
+
+def _setattr_value(small: cst.BaseSmallStatement) -> Optional[cst.BaseExpression]:
+    """The value of a statement `setattr(self, <name>, <value>)`, else None."""
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        return None
+    call = small.value
+    if not (
+        isinstance(call.func, cst.Name)
+        and call.func.value == "setattr"
+        and len(call.args) == 3
+        and not any(a.star or a.keyword for a in call.args)
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == "self"
+    ):
+        return None
+    return call.args[2].value
 
 
 def _array_literal(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -1197,6 +1217,13 @@ def _init_facts(
     declared: Dict[str, Optional[Shape]] = {}  # every Parameter write, and every None write
     nones: Set[str] = set()
     for small in _walk_statements(init.body.body):
+        stored = _setattr_value(small)
+        if stored is not None:  # `setattr(self, name, nn.Conv2D(...))`
+            facts.dynamic_children.append(
+                _child_value(stored, module, module.built_from[1])
+                if isinstance(stored, cst.Call)
+                else UNKNOWN_VALUE
+            )
         first = _first_added(small, unfilled)
         if first is not None:  # `self.<a>.add(nn.Embedding(...), ...)`: its first layer
             unfilled.discard(first[0])

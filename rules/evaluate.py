@@ -381,6 +381,8 @@ class Evaluator:
             return self._op_value(namespace_op, expr, args)
         if self._numpy_number(func, args):
             return SCALAR_VALUE
+        if _dynamic_child(func):  # `getattr(self, name)(x)` of children set by setattr
+            return self._dynamic_child_call(expr, args)
         fixed_op = self._fixed_namespace_op(func, env)
         if fixed_op is not None and any(v.kind == TENSOR for v in args):
             # `nd.exp(x)` of a tensor: the operator's value (HL006 makes it `F.exp(x)`), so
@@ -757,6 +759,16 @@ class Evaluator:
             if settled[index] is not None:
                 self.array_use(arg.value, value)
 
+    def _dynamic_child_call(self, call: cst.Call, args: List[Value]) -> Value:
+        """`getattr(self, name)(x)`: a child `__init__` stored with `setattr(self, ...)`; its
+        result is what every such child returns when they all return one kind of value (a
+        tensor of gluon layers), else unknown (a method, a list of outputs, unknown blocks)."""
+        klass = self.facts.klass
+        children = klass.dynamic_children if klass is not None else []
+        if not children or any(c.kind != TENSOR or c.items is not None for c in children):
+            return UNKNOWN_VALUE
+        return Value(TENSOR, fresh=True, form=forms.root(f"@{id(call)}"))
+
     def _self_call(self, attr: str, call: cst.Call, args: List[Value]) -> Value:
         klass = self.facts.klass
         if klass is None:
@@ -1056,3 +1068,16 @@ def _squeezed_shape(call: cst.Call, shape: Shape) -> Optional[Shape]:
         return None
     kept = tuple(d for i, d in enumerate(shape) if i not in picked)
     return kept or (1,)
+
+
+def _dynamic_child(func: cst.BaseExpression) -> bool:
+    """`getattr(self, <name>)` called: a child looked up by a computed name."""
+    return (
+        isinstance(func, cst.Call)
+        and isinstance(func.func, cst.Name)
+        and func.func.value == "getattr"
+        and len(func.args) == 2
+        and not any(a.star or a.keyword for a in func.args)
+        and isinstance(func.args[0].value, cst.Name)
+        and func.args[0].value.value == "self"
+    )

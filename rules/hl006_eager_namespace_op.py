@@ -175,6 +175,26 @@ without it).
         ),
     )
     INVALID = [
+        # children set with setattr in a loop and called through getattr (a capsule layer's
+        # `getattr(self, 'conv%d' % i)(x)`, blind round 15): gluon layers, so arrays
+        Invalid(
+            "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock, nn\n\n\n"
+            + net(
+                "a = getattr(self, 'c0')(x)\nb = getattr(self, 'c1')(x)\n"
+                "return nd.concat(a, b, dim=1)",
+                init=constructor(
+                    "super().__init__()\nfor i in range(2):\n"
+                    "    setattr(self, 'c%d' % i, nn.Dense(3))",
+                    "",
+                ),
+            ),
+            line=15,
+            fix=[
+                ("from mxnet import nd\n", ""),
+                ("nd.concat(a, b, dim=1)", "F.concat(a, b, dim=1)"),
+            ],
+            safety=SAFE,
+        ),
         # children a method builds and returns are children too (gluon's `_make_layer`)
         Invalid(
             _net(
