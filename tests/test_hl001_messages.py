@@ -142,3 +142,21 @@ def test_a_shape_in_an_assert_says_the_fix_deletes_it():
     assert [f.fix for f in findings] == ["unsafe"]
     assert "the fix deletes the assert" in findings[0].message
     assert "reshape codes" not in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        # blind round 15's CondConv: the loop count is the graph's structure
+        (
+            "        return sum([x * i for i in range(x.shape[1])])\n",
+            "here it sizes `range(...)`",
+        ),
+        ("        print(x.shape)\n        return x\n", "here it is printed"),
+        ("        if len(x.shape) == 4:\n            return x\n        return x * 2\n", "the rank"),
+    ],
+)
+def test_a_shape_given_to_a_python_builtin_says_what_it_is_for(body, says):
+    (finding,) = hl001(body)
+    assert says in finding.message
+    assert "does not follow a shape into another function" not in finding.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from types import ModuleType
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -907,6 +908,22 @@ def _aux_state_size(rule, attribute: cst.Attribute) -> Optional[str]:
     return None
 
 
+_BUILTINS = frozenset(dir(builtins))
+# what a dim given to a Python builtin is for, and what to do instead
+_BUILTIN_USES = {
+    # blind round 15's CondConv: `for i in range(r.shape[1])`
+    "range": "here it sizes `range(...)`: the number of steps is the graph's structure, fixed "
+    "when hybridize() builds it, before any shape is known; pass the count in (a constructor "
+    "argument, e.g. the size given to the layer that makes this tensor) or use "
+    "F.contrib.foreach",
+    "len": "here `len(...)` of it is the rank, which a Symbol does not have; pass the rank in "
+    "as a constructor argument",
+    "print": "here it is printed, which hybridized runs once, while tracing, with a Symbol "
+    "that has no shape; print only on the eager path (`if isinstance(x, mx.nd.NDArray):`) or "
+    "drop it",
+}
+
+
 def _passed_to_function(rule, attribute: cst.Attribute) -> Optional[str]:
     """Why no rewrite exists when the shape (or the name bound to it, `n = x.shape[0]`) is an
     argument of a Python function or method (`self._labels(F, n)`), or None: the value arrives
@@ -923,14 +940,23 @@ def _passed_to_function(rule, attribute: cst.Attribute) -> Optional[str]:
             continue  # (`from mxnet.contrib.ndarray import BilinearResize2D`: HL006's first)
         if "." in dotted and head != "self":
             continue
+        builtin = dotted in _BUILTINS and dotted not in rule.state.module.bound
+        if builtin and dotted not in _BUILTIN_USES:
+            continue  # `int(...)`, `max(...)`: Python arithmetic, judged where it is used
         for arg in call_node.args:
-            if _number_of(arg.value, attribute, names):
-                return (
-                    f"here it is passed to `{dotted}(...)`, which receives a Python number: "
-                    "hybridlint does not follow a shape into another function, and under "
-                    "hybridize there is no number to pass (pass the tensor and read the dim "
-                    "there with shape-free ops)"
-                )
+            if not (
+                _number_of(arg.value, attribute, names)
+                or (builtin and arg.value is attribute)  # `len(x.shape)`, `print(x.shape)`
+            ):
+                continue
+            if builtin:
+                return _BUILTIN_USES[dotted]
+            return (
+                f"here it is passed to `{dotted}(...)`, which receives a Python number: "
+                "hybridlint does not follow a shape into another function, and under "
+                "hybridize there is no number to pass (pass the tensor and read the dim "
+                "there with shape-free ops)"
+            )
     return None
 
 
