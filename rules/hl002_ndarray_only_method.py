@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple, Union
 
 import libcst as cst
 
+from ._bincount import BINCOUNT_NOTE, plan_bincount
 from ._build import call, integer, strip_parens, tuple_of
 from .analysis import SCALAR, TENSOR, Env, dotted_name
 from .values import NameBindings, parent_map
@@ -89,7 +90,11 @@ No exact equivalent exists, and the finding is reported with the reason, when th
   lambda (it would stop being a Python number there);
 - goes through `int()`, which truncates it to a Python int (`F.trunc` keeps a tensor, but an
   int is nearly always a count or an index: rewrite by hand);
-- is a NumPy array (`t.asnumpy()` used as an array): NumPy code has no graph form;
+- is a NumPy array (`t.asnumpy()` used as an array): NumPy code has no graph form, but for
+  the center loss's per-sample label counts (`hist = F.array(np.bincount(label.asnumpy()
+  .astype(int)))`, then `F.take(hist, label)` only), which become `F.sum(F.broadcast_equal(
+  label.reshape((-1, 1)), label.reshape((1, -1))), axis=1)` (unsafe: labels compared as they
+  are, not truncated, and the count in the label's dtype; `rules/_bincount.py`);
 - is `float(t)` / `int(t)` of the NDArray itself: that raises TypeError eagerly too, so there
   is no working computation to keep;
 - is in a helper that receives no `F`.
@@ -132,6 +137,22 @@ eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
     INVALID = invalid_table(
         net,
         ("return x.asnumpy()", 3),
+        # the center loss's per-sample label counts (four copies in public repositories;
+        # blind round 15): the graph's count of equal labels
+        Invalid(
+            "import numpy as np\n\n\n"
+            + net(
+                "hist = F.array(np.bincount(y.asnumpy().astype(int)))\n"
+                "count = F.take(hist, y)\nreturn F.sum(F.square(x), axis=1) / count",
+                "F, x, y",
+            ),
+            line=6,
+            fix=(
+                "hist = F.array(np.bincount(y.asnumpy().astype(int)))\ncount = F.take(hist, y)",
+                "count = F.sum(F.broadcast_equal(y.reshape((-1, 1)), y.reshape((1, -1))), axis=1)",
+            ),
+            safety=UNSAFE,
+        ),
         Invalid(
             net("s = x.sum().asscalar()\nreturn x / s"),
             line=3,
@@ -313,6 +334,10 @@ eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
     ) -> None:
         """Report `node` (a read of `tensor` into a Python number) with the broadcast rewrite
         when every use of the number is tensor arithmetic, else with the reason there is none."""
+        counted = plan_bincount(self, node) if conversion is None else None
+        if counted is not None:  # `F.take(F.array(np.bincount(label.asnumpy())), label)`
+            self.report(node, f"{message}; {BINCOUNT_NOTE}", edits=counted[0], safety=counted[1])
+            return
         select = plan_select_if(self, node, tensor) if conversion is None else None
         if select is not None:  # `if t.asscalar() > v: a = E` -> a = F.where(..., E, a)
             self.report(

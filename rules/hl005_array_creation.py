@@ -13,6 +13,7 @@ import numpy as np
 from . import _constant_helper as helper
 from . import _constant_param as const
 from ._build import call, integer, tuple_of
+from ._bincount import BINCOUNT_NOTE, plan_bincount
 from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, valid_table
@@ -994,6 +995,10 @@ branch), arrays made in helpers are reported without a fix.
             else "an NDArray made with nd.array cannot enter a Symbol graph (AssertionError/TypeError under "
             "hybridize)"
         )
+        counted = plan_bincount(self, node)
+        if counted is not None:  # `F.take(F.array(np.bincount(label...)), label)`
+            self.report(node, f"{why}; {BINCOUNT_NOTE}", edits=counted[0], safety=counted[1])
+            return
         parsed = self._literal(node)
         # the values a constant parameter can hold: built from literals here, or stored by
         # __init__ (tried in that order; the first whose edits can be written wins)
