@@ -2,6 +2,8 @@
 self (issue 20: fixes nested in other fixes, one block's failure kept to that block, hazards
 the trace shows only once the first is fixed)."""
 
+import os
+
 import pytest
 
 from hybridlint.checker import CheckerSession, Example, verify_fixes
@@ -220,14 +222,17 @@ class TwoKernels(nn.HybridBlock):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-def test_views_of_a_convolution_weight_are_proven_on_both_backends(tmp_path, backend, session):
-    # blind round 15: with MKL-DNN on, MXNet 1.9.1 failed the fixed block's second eager call
-    # ("The size of NDArray doesn't match the requested MKLDNN memory desc"), so --backend
-    # mxnet rejected exact fixes the engine proved; its workers now run without MKL-DNN
+def test_views_of_a_convolution_weight_are_proven_or_blamed_on_mkldnn(tmp_path, backend, session):
+    # blind round 15: with MKL-DNN on (MXNet's default), MXNet 1.9.1 fails the fixed block's
+    # second eager call ("The size of NDArray doesn't match the requested MKLDNN memory
+    # desc"); the engine proves the fixes, and a rejection by real MXNet says whose failure
+    # it is (MKL-DNN stays on: MXNet 1.9.1's RNN layers fail without it)
     examples = [Example("TwoKernels", ((2, 4, 8, 8),))]
     outcome = _verify(tmp_path, "kernels.py", TWO_KERNELS, examples, backend, session)
-    assert sorted((p.finding.code, p.verdict) for p in outcome.proofs) == [
-        ("HL003", "proven"),
-        ("HL003", "proven"),
-    ]
-    assert [r.status for r in outcome.reports] == ["equal"]
+    verdicts = sorted((p.finding.code, p.verdict) for p in outcome.proofs)
+    if backend == "engine" or os.environ.get("MXNET_MKLDNN_ENABLED") == "0":
+        assert verdicts == [("HL003", "proven"), ("HL003", "proven")]
+        assert [r.status for r in outcome.reports] == ["equal"]
+        return
+    for proof in outcome.proofs:
+        assert proof.verdict == "proven" or "MKL-DNN kernels, not of the rewrite" in proof.detail

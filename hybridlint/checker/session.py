@@ -130,13 +130,6 @@ class _Worker:
     def __init__(self, memory_mb: int, backend: str, limits: dict):
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        if backend == "mxnet":
-            # MXNet 1.9.1's MKL-DNN layouts fail or drift on views of parameters (a sliced
-            # convolution weight: "The size of NDArray doesn't match the requested MKLDNN
-            # memory desc" at the second call, and the original's output changing between two
-            # identical calls: blind round 15's CondConv); the proof compares MXNet's
-            # reference kernels unless the user chose otherwise
-            env.setdefault("MXNET_MKLDNN_ENABLED", "0")
         lifeline, self._lifeline = os.pipe()  # EOF in the worker when we are gone
         self.memory_mb = memory_mb
         self.jobs_sent = 0
