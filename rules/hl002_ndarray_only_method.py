@@ -94,7 +94,7 @@ No exact equivalent exists, and the finding is reported with the reason, when th
   the center loss's per-sample label counts (`hist = F.array(np.bincount(label.asnumpy()
   .astype(int)))`, then `F.take(hist, label)` only), which become `F.sum(F.broadcast_equal(
   label.reshape((-1, 1)), label.reshape((1, -1))), axis=1)` (unsafe: labels compared as they
-  are, not truncated, and the count in the label's dtype; `rules/_bincount.py`);
+  are, not truncated, and the count in the label's dtype);
 - is `float(t)` / `int(t)` of the NDArray itself: that raises TypeError eagerly too, so there
   is no working computation to keep;
 - is in a helper that receives no `F`.
