@@ -268,6 +268,13 @@ class Rule:
             return NAME
         return facts.namespace
 
+    @property
+    def own_namespace(self) -> Optional[str]:
+        """The function's own F parameter, None in a helper without one even where a fix may
+        give it one: where an F-free form exists (`x.reshape_like(y)`, `x.transpose()`), it is
+        the better fix there."""
+        return self.facts.namespace if self.facts is not None else None
+
     def _threading(self):
         """`_namespace_param.threading_for` of the function being walked, once per function."""
         facts = self.facts

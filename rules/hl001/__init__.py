@@ -665,7 +665,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             self.report(node, message, edits=dims[0], safety=dims[1])
         elif (dead := plan_dead_store(self, node)) is not None:  # `ctx = x.context`, unread
             self.report(node, message, edits=dead[0], safety=dead[1])
-        elif attr == "T" and self.facts is not None and self.facts.namespace:
+        elif attr == "T" and self.own_namespace:
             self.report(
                 node, message, replacement=call(f"{self.namespace}.transpose", [node.value])
             )

@@ -168,7 +168,7 @@ def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribut
     ):
         return None
     like = shape.value
-    if namespace is not None:
+    if rule.own_namespace is not None:  # (a helper without F: the fluent method, no F given)
         new = cst.Call(
             func=cst.Attribute(value=cst.Name(namespace), attr=cst.Name("reshape_like")),
             args=[

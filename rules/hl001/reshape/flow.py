@@ -229,6 +229,7 @@ class Flow:
         self.rule = rule
         self.facts = rule.facts
         self.namespace = rule.namespace
+        self.own_namespace = rule.own_namespace  # None in a helper without F (F-free forms)
         self.shapes: Dict[str, Shape] = {}
         self.dims: Dict[str, Tuple[Dim, Optional[Binding]]] = {}
         self.bindings: List[Binding] = []
@@ -1435,7 +1436,7 @@ class Flow:
                             )
                             for a in args[:-1]
                         ] + [args[-1]]
-                        if self.namespace is not None:
+                        if self.own_namespace is not None:
                             func = cst.Attribute(
                                 value=cst.Name(self.namespace), attr=cst.Name("reshape_like")
                             )
@@ -1489,7 +1490,7 @@ class Flow:
                 if j + len(run) != n or rest:
                     keywords.append(("rhs_end", j + len(run)))
                 pairs = [(key, integer(value)) for key, value in keywords]
-                if self.namespace is not None:
+                if self.own_namespace is not None:
                     like = call_of(f"{self.namespace}.reshape_like", [lhs, cst.Name(name)], pairs)
                     return (call, like)
                 like = call_of("reshape_like", [cst.Name(name)], pairs)
