@@ -36,6 +36,7 @@ import libcst as cst
 
 from ._examples import Fix, apply_fix, fix_changes
 from .module_context import ModuleContext
+from ._namespace_param import NAME as THREADED_NAME, Threading, mentions_namespace, threading_for
 from .values import TENSOR, walk_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,7 +180,7 @@ class WalkState:
     # class of the module by that name (rules/analysis.example_inputs is keyed by name)
     example_classes: Set[str] = field(default_factory=set)
     # helper -> how a fix there gets F (`Rule.namespace`), computed once per helper
-    threadings: Dict[cst.CSTNode, object] = field(default_factory=dict)
+    threadings: Dict[cst.CSTNode, Optional[Threading]] = field(default_factory=dict)
 
 
 class Rule:
@@ -263,9 +264,7 @@ class Rule:
         if facts is None:
             return None
         if facts.namespace is None and self.threads_namespace and self._threading() is not None:
-            from ._namespace_param import NAME
-
-            return NAME
+            return THREADED_NAME
         return facts.namespace
 
     @property
@@ -275,17 +274,26 @@ class Rule:
         the better fix there."""
         return self.facts.namespace if self.facts is not None else None
 
-    def _threading(self):
+    def _threading(self) -> Optional[Threading]:
         """`_namespace_param.threading_for` of the function being walked, once per function."""
         facts = self.facts
         if facts is None:
             return None
         cache = self.state.threadings
         if facts.node not in cache:
-            from ._namespace_param import threading_for
-
             cache[facts.node] = threading_for(facts, self.state.module.imports)
         return cache[facts.node]
+
+    def _threading_needed(self, edits: Sequence[Edit]) -> Optional[Threading]:
+        """How the helper being walked gets F, when these edits of a fix call F inside it and
+        it has none (`threads_namespace` rules only), else None."""
+        facts = self.facts
+        if not edits or not self.threads_namespace or facts is None or facts.namespace:
+            return None
+        threading = self._threading()
+        if threading is None or not mentions_namespace(edits, facts.node):
+            return None
+        return threading
 
     # -- reporting ------------------------------------------------------------------------
     def report(
@@ -305,17 +313,12 @@ class Rule:
         all_edits = tuple(edits)
         if replacement is not None:
             all_edits = ((node, replacement),) + all_edits
-        if all_edits and self.threads_namespace and self.facts is not None:
-            if self.facts.namespace is None and (threading := self._threading()) is not None:
-                from ._namespace_param import mentions_namespace
-
-                if mentions_namespace(
-                    all_edits, self.facts.node
-                ):  # the fix calls F: the helper gets it
-                    all_edits += tuple(e for e in threading.edits if e not in all_edits)
-                    message = (message or self.message) + threading.note
-                    if threading.why:
-                        safety = UNSAFE
+        threading = self._threading_needed(all_edits)
+        if threading is not None:  # the fix calls F in a helper without it: the helper gets F
+            all_edits += tuple(e for e in threading.edits if e not in all_edits)
+            message = (message or self.message) + threading.note
+            if threading.why:
+                safety = UNSAFE
         if safety == SAFE and all_edits and self._rests_on_callers(node):
             safety = UNSAFE
         self.reports.append(
