@@ -1040,12 +1040,9 @@ def _sliced_shape(call: cst.Call, shape: Shape) -> Optional[Shape]:
     b = literal_int(begin.value) if begin else None
     if a is None or b is None or end is None or not -len(shape) <= a < len(shape):
         return None
-    e = (
-        None
-        if isinstance(end.value, cst.Name) and end.value.value == "None"
-        else literal_int(end.value)
-    )
-    if e is None and not (isinstance(end.value, cst.Name) and end.value.value == "None"):
+    to_end = isinstance(end.value, cst.Name) and end.value.value == "None"
+    e = None if to_end else literal_int(end.value)
+    if e is None and not to_end:
         return None
     dim = shape[a]
     if not isinstance(dim, int):
