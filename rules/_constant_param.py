@@ -15,7 +15,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tup
 import libcst as cst
 
 from ..cstwalk import visit_only
-from .analysis import Shape, call_argument, dotted_name, literal_int, nested_literal_shape
+from ._init_arrays import is_name_scope, top_statements
 from .base import Edit
 from .values import NameBindings, bound_targets, self_attribute_name, walk_nodes
 
@@ -89,10 +89,6 @@ def fresh_name(base: str, taken: Iterable[str]) -> str:
     return f"{base}_{index}"
 
 
-def _is_name_scope(item: cst.WithItem) -> bool:
-    return isinstance(item.item, cst.Call) and dotted_name(item.item.func) == "self.name_scope"
-
-
 def _is_super_init(statement: cst.BaseStatement) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
@@ -115,7 +111,7 @@ def init_edit(init: cst.FunctionDef, statement: cst.BaseStatement) -> Optional[E
     for stmt in body:
         if (
             isinstance(stmt, cst.With)
-            and any(_is_name_scope(i) for i in stmt.items)
+            and any(is_name_scope(i) for i in stmt.items)
             and isinstance(stmt.body, cst.IndentedBlock)
         ):
             block = stmt.body
@@ -249,7 +245,7 @@ def init_attribute(klass: cst.ClassDef, init: cst.FunctionDef, attr: str) -> boo
             s
             for s in body
             if isinstance(s, cst.With)
-            and any(_is_name_scope(i) for i in s.items)
+            and any(is_name_scope(i) for i in s.items)
             and isinstance(s.body, cst.IndentedBlock)
         ),
         None,
@@ -439,55 +435,6 @@ def binds(node: cst.CSTNode, name: str) -> bool:
     return finder.found
 
 
-_ARRAY_FUNCTIONS = {"array", "asarray"}
-
-
-def _value_shape(expr: cst.BaseExpression) -> Optional[Shape]:
-    """The shape of an array built in `__init__`: a nested literal (`[[10, 13], [16, 30]]`,
-    `np.array([...], dtype=...)`), or `<array>.reshape(dims)` with literal dims, `-1` at most
-    once (an unknown dim: `np.array(anchors).reshape(1, -1, 2)` -> (1, None, 2)); else None."""
-    literal = nested_literal_shape(expr)
-    if literal is not None:
-        return literal
-    if not isinstance(expr, cst.Call) or any(a.keyword is not None or a.star for a in expr.args):
-        return None
-    func = expr.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "reshape":
-        target: List[cst.BaseExpression] = [a.value for a in expr.args]
-        if len(target) == 1 and isinstance(target[0], (cst.Tuple, cst.List)):
-            elements = target[0].elements
-            if not all(isinstance(e, cst.Element) for e in elements):
-                return None
-            target = [e.value for e in elements]
-        dims = [literal_int(t) for t in target]
-        if not dims or any(d is None or d == 0 or d < -1 for d in dims):
-            return None
-        if dims.count(-1) > 1:
-            return None
-        return tuple(None if d == -1 else d for d in dims)
-    name = dotted_name(func)
-    if name is not None and name.split(".")[-1] in _ARRAY_FUNCTIONS and expr.args:
-        return nested_literal_shape(expr.args[0].value)
-    return None
-
-
-def _top_statements(init: cst.FunctionDef) -> List[cst.BaseStatement]:
-    """The top-level statements of `__init__`, those of `with self.name_scope():` inlined."""
-    top: List[cst.BaseStatement] = []
-    if not isinstance(init.body, cst.IndentedBlock):
-        return top
-    for stmt in init.body.body:
-        if (
-            isinstance(stmt, cst.With)
-            and any(_is_name_scope(i) for i in stmt.items)
-            and isinstance(stmt.body, cst.IndentedBlock)
-        ):
-            top.extend(stmt.body.body)
-        else:
-            top.append(stmt)
-    return top
-
-
 def init_store(klass: cst.ClassDef, attr: str) -> Optional[cst.Assign]:
     """The one `self.<attr> = value` of the class's own `__init__` (`init_attribute`), alone on
     its line with one target, when a `super().__init__(...)` runs before it (so
@@ -496,7 +443,7 @@ def init_store(klass: cst.ClassDef, attr: str) -> Optional[cst.Assign]:
     init = own_init(klass)
     if init is None or not init_attribute(klass, init, attr):
         return None
-    top = _top_statements(init)
+    top = top_statements(init)
     index = next((i for i, s in enumerate(top) if _stores_attribute(s, attr)), None)
     if index is None or not any(_is_super_init(s) for s in top[:index]):
         return None
@@ -544,47 +491,3 @@ def mentioned_only_in(klass: cst.ClassDef, attr: str, methods: Set[str]) -> bool
         or not _mentions_attribute(stmt, attr)
         for stmt in klass.body.body
     )
-
-
-def constant_shape(klass: cst.ClassDef, attr: str) -> Optional[Shape]:
-    """The shape of the constant `self.<attr> = self.params.get_constant(name, value)` that the
-    class's own `__init__` sets once (`init_attribute`), when `value` is an array whose shape
-    `_value_shape` reads, directly or through a local name whose last binding before the
-    constant is a plain assignment at the top level of `__init__` (or of its name scope):
-    `anchors = np.array(anchors).reshape(1, -1, 2)`. None when anything is less certain."""
-    init = own_init(klass)
-    if init is None or not init_attribute(klass, init, attr):
-        return None
-    top = _top_statements(init)
-    store = next((i for i, s in enumerate(top) if _stores_attribute(s, attr)), None)
-    if store is None or not isinstance(top[store], cst.SimpleStatementLine):
-        return None
-    small = top[store].body  # type: ignore[attr-defined]
-    if len(small) != 1 or not isinstance(small[0], cst.Assign):
-        return None
-    call = small[0].value
-    if not (
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Attribute)
-        and call.func.attr.value == "get_constant"
-    ):
-        return None
-    value = call_argument(call, 1, "value")
-    if value is None:
-        return None
-    expr = value.value
-    if isinstance(expr, cst.Name):
-        before = [s for s in top[:store] if binds(s, expr.value)]
-        if not before or not isinstance(before[-1], cst.SimpleStatementLine):
-            return None
-        assign = before[-1].body
-        if not (
-            len(assign) == 1
-            and isinstance(assign[0], cst.Assign)
-            and len(assign[0].targets) == 1
-            and isinstance(assign[0].targets[0].target, cst.Name)
-            and assign[0].targets[0].target.value == expr.value
-        ):
-            return None
-        expr = assign[0].value
-    return _value_shape(expr)

@@ -49,6 +49,7 @@ import libcst as cst
 from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import bound_call, factory_value, returns
+from ._init_arrays import array_shape, shapes_before
 from ._pooled import child_effect
 from ._dim_bindings import FunctionScan, scan_function
 from ._sliced_arrays import sliced_arrays
@@ -450,28 +451,6 @@ def _declared_shape(node: cst.BaseExpression) -> Optional[Shape]:
     return literal_shape(node)
 
 
-def nested_literal_shape(node: cst.BaseExpression) -> Optional[Shape]:
-    """The shape of a rectangular nested list/tuple literal of numbers (`[[1, 2], [3, 4]]` ->
-    (2, 2)), else None."""
-    if (
-        isinstance(node, (cst.Integer, cst.Float))
-        or literal_int(node) is not None
-        or (
-            isinstance(node, cst.UnaryOperation)
-            and isinstance(node.expression, (cst.Integer, cst.Float))
-        )
-    ):
-        return ()
-    if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
-        return None
-    inner = [
-        nested_literal_shape(e.value) if isinstance(e, cst.Element) else None for e in node.elements
-    ]
-    if inner[0] is None or any(shape != inner[0] for shape in inner):
-        return None
-    return (len(inner),) + inner[0]
-
-
 def _setattr_value(small: cst.BaseSmallStatement) -> Optional[cst.BaseExpression]:
     """The value of a statement `setattr(self, <name>, <value>)`, else None."""
     if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
@@ -487,20 +466,6 @@ def _setattr_value(small: cst.BaseSmallStatement) -> Optional[cst.BaseExpression
     ):
         return None
     return call.args[2].value
-
-
-def _array_literal(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The literal an array is made from (`nd.array([8., 16., 32.])`, `np.array(...)`, any
-    dtype/ctx keywords), else `node` itself: the shape of a constant's value."""
-    if (
-        isinstance(node, cst.Call)
-        and (dotted_name(node.func) or "").rpartition(".")[2] in ("array", "asarray")
-        and node.args
-        and node.args[0].keyword is None
-        and not node.args[0].star
-    ):
-        return node.args[0].value
-    return node
 
 
 def _walk_statements(
@@ -1272,10 +1237,12 @@ def _init_facts(
             ):
                 shape_arg = call_argument(value, None, "shape")
                 facts.parameters[attr] = _declared_shape(shape_arg.value) if shape_arg else None
-                if built == "get_constant":  # shape of a literal value
+                if built == "get_constant":  # the shape of its value, an array built here
                     constant = call_argument(value, 1, "value")
                     facts.parameters[attr] = (
-                        nested_literal_shape(_array_literal(constant.value)) if constant else None
+                        array_shape(constant.value, shapes_before(init, small))
+                        if constant
+                        else None
                     )
                 declared[attr] = facts.parameters[attr]
             elif isinstance(value, cst.Call):

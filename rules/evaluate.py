@@ -447,6 +447,10 @@ class Evaluator:
             like = self._shaped_like(name, env, args) if helper is None else None
             if like is not None:
                 return like
+            if helper is None and self._imported_hybrid_helper(name, env, args):
+                # `x, y = aug(F, x, y)`, `aug` from another module: a helper given F and
+                # arrays returns arrays (or a tuple of them), taken so by position only
+                return Value(TENSOR, assumed=True, evidence=f"{name}(F, ...) of another module")
             if helper is None or (name in env and name not in self.facts.local_defs):
                 return UNKNOWN_VALUE  # a parameter or variable shadows the module function
             return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
@@ -465,6 +469,18 @@ class Evaluator:
             return None
         like = args[position]
         return Value(TENSOR, like.shape, like.shape_reason, fresh=True, form=like.form)
+
+    def _imported_hybrid_helper(self, name: str, env: Env, args: List[Value]) -> bool:
+        """Whether `name(...)` calls a function imported from another module with the hybrid
+        namespace and an array among its arguments (`aug(F, embeddings, labels)`)."""
+        context = self.facts.module.context
+        return (
+            context is not None
+            and name not in env
+            and name in context.from_imports
+            and any(a.kind == NAMESPACE for a in args)
+            and any(a.kind in (TENSOR, TENSORS) for a in args)
+        )
 
     def _optional_input(self, expr: cst.BaseExpression, value: Value) -> bool:
         """Whether `expr` is a hybrid_forward input of unknown kind (`mask=None`) the body never
@@ -654,6 +670,16 @@ class Evaluator:
             return _sliced_shape(call, first.shape), first.shape_reason
         if op == "squeeze" and first.shape is not None:
             return _squeezed_shape(call, first.shape), first.shape_reason
+        if op == "slice_like" and first.shape is not None:
+            # `F.slice_like(grid, x, axes=(1, 2))`: the other axes keep their dims (a leading
+            # 1 kept for broadcasting stays 1); without axes it has the shape of `like`
+            axes = _literal_axes(call_argument(call, 2, "axes"))
+            if not axes or any(not -len(first.shape) <= a < len(first.shape) for a in axes):
+                return None, None
+            cut = {a % len(first.shape) for a in axes}
+            return tuple(None if i in cut else d for i, d in enumerate(first.shape)), (
+                first.shape_reason
+            )
         if op == "expand_dims":
             axis_arg = call_argument(call, 1, "axis")
             axis = literal_int(axis_arg.value) if axis_arg else None

@@ -19,12 +19,10 @@ import libcst as cst
 
 from . import _shape_forms as forms
 from ._build import call, strip_parens
-from ._constant_param import binds, constant_shape
 from ..mxnet_facts import takes_only_arrays
 from ._pooled import POOLED
 from .analysis import (
     LOST,
-    TENSOR,
     FunctionFacts,
     Shape,
     Value,
@@ -667,6 +665,22 @@ must have NDArray type` where `d - 0.5` worked.
             fix=("F.exp(x) * anchors", "F.broadcast_mul(F.exp(x), anchors)"),
             safety=SAFE,
         ),
+        # a mesh grid given a leading 1 "for broadcasting", cut to the flow's size (SFNet's FAM,
+        # blind round 16): `slice_like` on axes 1, 2 keeps the 1
+        Invalid(
+            "import numpy as np\n\n\nclass Net(HybridBlock):\n"
+            "    def __init__(self, height=8, width=8):\n        super().__init__()\n"
+            "        gx, gy = np.meshgrid(np.arange(height), np.arange(width))\n"
+            "        grid = np.concatenate((gx[:, :, np.newaxis], gy[:, :, None]), axis=-1)\n"
+            "        grid = np.expand_dims(grid, axis=0).astype(np.float32)\n"
+            "        self.offsets = self.params.get_constant('offsets', grid)\n\n"
+            "    def hybrid_forward(self, F, flow, offsets):\n"
+            "        offsets = F.slice_like(offsets, flow, axes=(1, 2))\n"
+            "        return flow + offsets\n",
+            line=14,
+            fix=("flow + offsets", "F.broadcast_add(flow, offsets)"),
+            safety=SAFE,
+        ),
         Invalid(
             net_xy("return x - x.mean(axis=1, keepdims=True)"),
             line=3,
@@ -789,7 +803,7 @@ must have NDArray type` where `d - 0.5` worked.
     ) -> None:
         if not (self.is_tensor(left) and self.is_tensor(right)):
             return
-        why = shape_evidence(self._operand(left), self._operand(right)) or _pairwise_expand(
+        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(
             left, right, self.namespace
         )
         if why is None:
@@ -938,30 +952,6 @@ must have NDArray type` where `d - 0.5` worked.
         sure = [k for k, (_, _, top) in enumerate(found) if top]
         first = sure[-1] if sure else 0
         return [(i, v) for i, v, _ in found[first:]], bool(sure)
-
-    def _operand(self, expr: cst.BaseExpression) -> Value:
-        """The analysis's value of `expr`; for a constant parameter whose declared shape the
-        analysis leaves unknown (`get_constant('anchors', anchors)` of an array built in
-        `__init__`), the shape `constant_shape` reads there, while hybrid_forward receives the
-        constant under its attribute's name and never rebinds it."""
-        value = self.value(expr)
-        facts, klass = self.facts, self.facts.klass if self.facts is not None else None
-        if (
-            value.shape is None
-            and value.shape_reason == "parameter"
-            and isinstance(expr, cst.Name)
-            and facts is not None
-            and facts.kind == "hybrid_forward"
-            and klass is not None
-            and expr.value in klass.parameters
-            and klass.parameters[expr.value] is None
-            and any(p.name.value == expr.value for p in facts.node.params.params)
-            and not binds(facts.node.body, expr.value)
-        ):
-            shape = constant_shape(klass.node, expr.value)
-            if shape is not None:
-                return Value(TENSOR, shape, "parameter")
-        return value
 
 
 _PARAMETER_BUILDERS = ("get", "get_constant", "Parameter", "Constant")

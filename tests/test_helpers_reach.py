@@ -286,3 +286,28 @@ def test_imported_helper_called_without_the_namespace_is_not_followed(tmp_path):
         source = block(f"y = F.relu(x)\nreturn {call}", head="from ._utils import flatten\n")
         path = _project(tmp_path, source, utils)
         assert [code for _, code, _ in codes(utils, [TensorIndexing], path)] == ["HL003"], call
+
+
+# -- a name rebound on one branch by a helper of another module (blind round 16's HPHN loss) ----
+AUGMENTED = (
+    "from mxnet import gluon\nfrom {module} import aug\n\n\n"
+    "def dist(F, x):\n    m = x.shape[0]\n    return F.dot(x, x.T) / m\n\n\n"
+    "class Net(gluon.HybridBlock):\n    def __init__(self, k=0):\n        super().__init__()\n"
+    "        self.k = k\n\n"
+    "    def hybrid_forward(self, F, e, labels):\n"
+    "        if self.k != 0:\n            e, labels = aug(F, e, labels)\n"
+    "        return dist(F, e)\n"
+)
+
+
+def test_imported_helper_given_F_returns_arrays_on_its_branch():
+    """Unknown on one path used to make `e` unknown on every path: the input's `.shape` and `.T`
+    in `dist` went unreported (a silent pass); a helper given F and arrays returns arrays."""
+    for module in ("helper", ".helper"):
+        found = codes(AUGMENTED.format(module=module), [SymbolAttribute])
+        assert [(line, code) for line, code, _ in found] == [(6, "HL001"), (7, "HL001")], module
+
+
+def test_imported_helper_without_F_stays_unknown():
+    source = AUGMENTED.format(module="helper").replace("aug(F, e, labels)", "aug(e, labels)")
+    assert codes(source, [SymbolAttribute]) == []
