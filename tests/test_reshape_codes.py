@@ -141,7 +141,7 @@ def test_targets_made_of_coded_operations_get_codes(problem):
 def test_permuted_or_resized_targets_have_no_codes():
     b, ln, d = symbol("b"), symbol("l"), symbol("d")
     assert synthesize(["b", "l", "d"], [ln, b, d]) is None
-    assert synthesize(["b", "l", "d"], [b, ln]) is None
+    assert synthesize(["b", "l", "d"], [b, ln, const(2)]) is None
     assert synthesize(["b", "l", "d"], [b, ln, d, const(2)]) is None
     # (b * d, l) is no permutation: a row-major reshape like any other, (-1, 0)
     assert synthesize(["b", "l", "d"], [b * d, ln]) == (-1, 0)
@@ -161,10 +161,28 @@ def test_unknown_trailing_dims_only_inferred():
     b, ln = symbol("b"), symbol("l")
     assert synthesize(["b"], [b, INFER], rest=True) == (0, -1)
     assert synthesize(["b", "l"], [b * ln, INFER], rest=True) == (-3, -1)
-    assert synthesize(["b", "l"], [b, ln], rest=True) is None  # the tail's size is unknown
+    assert synthesize(["b", "l"], [b * ln, const(2)], rest=True) is None  # the tail's size
     for extra in [(), (2,), (2, 3)]:  # (0, -1) for every tail
         shape = (3,) + extra
         check_on(engine, shape, (0, -1), (3, int(np.prod(extra))))
+
+
+def test_a_target_of_the_named_dims_forces_the_others_to_one():
+    """`(x.shape[0], x.shape[1] * x.shape[2] * x.shape[3])` (YOLO's heads, blind round 16): the
+    original runs only where x's other dims hold one element, so codes for the named dims that
+    also hold with 1s there are exact wherever it runs; where it raises, MXNet's size check
+    makes the codes raise too (or, with an unknown tail, the -1 absorbs it)."""
+    s0, s1, s2, s3 = (symbol(n) for n in ("s0", "s1", "s2", "s3"))
+    assert synthesize(["s0", "s1", "s2", "s3"], [s0, s1 * s2 * s3], rest=True) == (0, -1)
+    assert synthesize(["b", "l"], [symbol("b"), symbol("l")], rest=True) == (0, 0)
+    assert synthesize(["b", "l", "d"], [symbol("b"), symbol("l")]) == (0, 0)
+    # (0, -2) would copy the 1s too; a dim read twice or a number changes the size: no codes
+    assert synthesize(["s0", "s1"], [s0, s1, s0], rest=True) is None
+    check_on(engine, (2, 3, 4, 5), (0, -1), (2, 60))
+    check_on(engine, (2, 3, 4, 5, 1), (0, -1), (2, 60))
+    check_on(engine, (2, 3, 1), (0, 0), (2, 3))
+    with pytest.raises(ValueError):  # as the original (2, 3) of a (2, 3, 4) does, in MXNet too
+        engine.nd.zeros((2, 3, 4)).reshape((0, 0))
 
 
 def test_a_written_tail_is_copied_by_minus_two_and_only_there():

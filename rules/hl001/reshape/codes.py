@@ -214,7 +214,7 @@ def synthesize_dims(
     it stands for (a size the code would then repeat from elsewhere)."""
     dims = resolve(src, target)
     if dims is None:
-        return None
+        return _forced_ones(src, target, external, no_literal, derived)
     written_rest = {t for t, term in enumerate(target) if isinstance(term, Dim) and is_rest(term)}
     if any(is_rest(d) for t, d in enumerate(dims) if t not in written_rest) and written_rest:
         return None  # a -1 that would stand for part of a copied tail
@@ -298,3 +298,31 @@ def synthesize_dims(
         )
 
     return min(found, key=simplicity)
+
+
+def _forced_ones(
+    src: Sequence[Dim],
+    target: Sequence[Term],
+    external: Callable[[str], bool],
+    no_literal: Collection[int],
+    derived: bool,
+) -> Optional[Tuple[Code, ...]]:
+    """Codes for a target without -1 whose size is that of the source dims it names, while the
+    source has more (unknown trailing dims, dims never read): `(x.shape[0], x.shape[1] *
+    x.shape[2] * x.shape[3])`. The original runs only where those other dims are 1s, so codes
+    for the named dims that also hold with 1s there (`(0, -1)`; `(0, 0)`, not `(0, -2)`) are
+    exact wherever it runs."""
+    if not all(isinstance(t, Dim) and not is_rest(t) for t in target):
+        return None
+    written = {name for t in target for name in t.symbols()}  # type: ignore[union-attr]
+    forced = [is_rest(d) or not set(d.symbols()) & written for d in src]
+    if not any(forced) or any(f and len(d.powers) != 1 for d, f in zip(src, forced)):
+        return None
+    named = [d for d, f in zip(src, forced) if not f]
+    if _product(target) != _product(named):  # type: ignore[arg-type]
+        return None
+    codes = synthesize_dims(named, target, external, no_literal, derived)
+    ones = [ONE if f else d for d, f in zip(src, forced)]
+    if codes is None or simulate(ones, codes, target) != list(target):  # type: ignore[arg-type]
+        return None
+    return codes

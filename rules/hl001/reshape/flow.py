@@ -1282,7 +1282,12 @@ class Flow:
             return self._like(call, data_node, data, target, reader) or self._like_run(
                 call, data_node, terms, elements
             )
-        elif not infer and resolve(data, target) is None:
+        elif (
+            not infer
+            and resolve(data, target) is None
+            and synthesize_dims(data, target, _external, no_literal=no_literal, derived=False)
+            is None  # unless the data's unknown dims are 1s wherever it runs (`codes._forced_ones`)
+        ):
             solved = _solve(data, target)
             if solved is not None:
                 data = solved
@@ -1291,7 +1296,7 @@ class Flow:
                 if not sizes:
                     return None
                 target[sizes[-1]] = INFER
-        ext = lambda name: name.startswith(EXT)  # noqa: E731
+        ext = _external
         codes = synthesize_dims(data, target, ext, no_literal=no_literal, derived=False)
         if codes is not None:
             return self._render(call, data_node, codes, elements, shape_node, varargs, reader)
@@ -2046,3 +2051,8 @@ def flow_fixes(rule) -> FlowResult:
 
 
 __all__ = ["flow_fixes", "FlowResult", "Plan"]
+
+
+def _external(name: str) -> bool:
+    """A size from outside the data (`self._heads`), which a code may name literally."""
+    return name.startswith(EXT)
