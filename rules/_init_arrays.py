@@ -188,7 +188,7 @@ def _meshgrid(value: cst.BaseExpression, target: cst.BaseExpression, env: Dict[s
     first, second = vectors[0][0], vectors[1][0]  # type: ignore[index]
     shape = (first, second) if ij else (second, first)
     for name in names:
-        env[name.value] = shape  # type: ignore[attr-defined]
+        env[name.value] = shape
     return True
 
 
@@ -216,7 +216,7 @@ def _size_shape(node: cst.BaseExpression) -> Optional[Shape]:
         isinstance(e, cst.Element) and not isinstance(e.value, (cst.Tuple, cst.List))
         for e in node.elements
     ):
-        return tuple(literal_int(e.value) for e in node.elements)  # type: ignore[union-attr]
+        return tuple(literal_int(e.value) for e in node.elements)
     return None
 
 
@@ -323,10 +323,7 @@ def _joined(
     if axis is None or not -out_rank <= axis < out_rank:
         return None
     axis = axis % out_rank
-    merged: List[Optional[int]] = [
-        dims[0] if len(set(dims)) == 1 else None
-        for dims in zip(*parts)  # type: ignore[misc]
-    ]
+    merged: List[Optional[int]] = [dims[0] if len(set(dims)) == 1 else None for dims in zip(*parts)]
     if how == "stack":
         return tuple(merged[:axis] + [len(parts)] + merged[axis:])
     along = [p[axis] for p in parts]  # type: ignore[index]

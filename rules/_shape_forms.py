@@ -39,6 +39,39 @@ def _map(form: Optional[Form], step: Callable[[Dims], Optional[Dims]]) -> Option
     return None if all(d is None for d in per_rank) else (form[0], per_rank)
 
 
+def sized(form: Optional[Form], rank: int, axis: int, dim: Dim) -> Optional[Form]:
+    """`form` known to have rank `rank` and the dim `dim` at `axis` (a convolution's output:
+    rank 4, its channel count at axis 1)."""
+    if form is None or not 1 <= rank <= MAX_RANK or not 0 <= axis < rank:
+        return None
+    dims = form[1][rank - 1]
+    if dims is None:
+        return None
+    per_rank = tuple(
+        dims[:axis] + (dim,) + dims[axis + 1 :] if r == rank else None
+        for r in range(1, MAX_RANK + 1)
+    )
+    return (form[0], per_rank)
+
+
+def split_piece(form: Optional[Form], axis: int, dim: Dim) -> Optional[Form]:
+    """The form of each piece of a split into `dim` pieces along `axis` (no squeeze) of an
+    array of form `form`, when every rank valid for it has exactly `dim` there: 1 at the axis
+    (one channel each). None when that is not proven."""
+    if form is None or dim is None:
+        return None
+    out: List[Optional[Dims]] = []
+    for dims in form[1]:
+        if dims is None:
+            out.append(None)
+            continue
+        position = axis + len(dims) if axis < 0 else axis
+        if not 0 <= position < len(dims) or dims[position] != dim:
+            return None
+        out.append(dims[:position] + (1,) + dims[position + 1 :])
+    return None if all(d is None for d in out) else (form[0], tuple(out))
+
+
 def _axes(axis: Sequence[int], rank: int) -> Optional[List[int]]:
     """Axes normalised for `rank` (negative from the end), None when one is out of range or
     repeated (MXNet raises)."""

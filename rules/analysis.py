@@ -72,6 +72,8 @@ from .values import (
     last_name,
     self_attribute_name,
     unpacked,
+    piece,
+    size_spelling,
     annotation_value,
     EAGER_NAMESPACES,
     NESTED_SCOPES,
@@ -118,6 +120,9 @@ class ClassFacts:
     # children `getattr(self, <name>)(x)` calls: capsule and expert blocks built in a loop)
     dynamic_children: List[Value] = field(default_factory=list)
     children: Dict[str, Value] = field(default_factory=dict)  # what self.<c>(...) returns
+    # convolution children (channels first): their `channels` argument as written in __init__,
+    # and the rank of their output (Conv2D: 4)
+    conv_channels: Dict[str, Tuple[cst.BaseExpression, int]] = field(default_factory=dict)
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
     # store there (XKT's DKT: an Embedding, else a lambda): `self.<a>(x)` passes x to a layer
@@ -151,6 +156,18 @@ class ClassFacts:
     _built_memo: Dict[str, object] = field(default_factory=dict)  # param -> `_built` (memo)
     _array_inputs: Optional[Tuple[Optional[str], ...]] = None  # `array_inputs` (memo)
     module: Optional["ModuleFacts"] = None
+
+    def channels_of(self, attr: str) -> Optional[str]:
+        """The channel count of the convolution child `self.<attr>`, spelled as hybrid_forward
+        reads it (`self.parts` for `nn.Conv2D(parts)` with `self.parts = parts`; a literal as
+        its number), else None."""
+        if attr not in self.conv_channels:
+            return None
+        expr = self.conv_channels[attr][0]
+        if isinstance(expr, cst.Name):
+            held = [a for a, p in {**self.stored, **self.required}.items() if p == expr.value]
+            return f"self.{held[0]}" if len(held) == 1 else None
+        return size_spelling(expr)
 
     def array_inputs(self) -> Tuple[Optional[str], ...]:
         """hybrid_forward's inputs after F, by position, each named when the body uses it as
@@ -1212,6 +1229,7 @@ def _init_facts(
             facts.scalar_attrs.discard(attr)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
+            facts.conv_channels.pop(attr, None)
             facts.layers.discard(attr)
             facts.rnn_layers.discard(attr)
             facts.foreign_children.discard(attr)
@@ -1252,6 +1270,13 @@ def _init_facts(
                 effect = child_effect(value, *module.built_from)
                 if effect is not None:
                     facts.shape_effects[attr] = effect
+                channels = call_argument(value, 0, "channels")
+                if (
+                    built in _CONVOLUTIONS
+                    and channels is not None
+                    and call_argument(value, None, "layout") is None
+                ):
+                    facts.conv_channels[attr] = (channels.value, int(built[-2]) + 2)
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                     if built not in _CONTAINER_LAYERS:
@@ -1606,7 +1631,7 @@ class _Evaluator(Evaluator):
         if value.kind == BLOCK:  # `[op(d) for d, op in zip(parts, self.branches)]`
             return value
         if value.kind == TENSORS:
-            return Value(TENSOR, assumed=value.assumed)
+            return piece(value)
         if value.kind == TENSOR:  # rows of a tensor (HL008 reports the iteration itself)
             return Value(TENSOR, assumed=value.assumed)
         return UNKNOWN_VALUE
@@ -2534,3 +2559,6 @@ def _helper_stars(node: cst.FunctionDef, bound: Env) -> Dict[str, str]:
     if star_kwarg is not None and bound.get(_STAR_PARAMETERS, UNKNOWN_VALUE).kind == MAPPING:
         stars[_STAR_PARAMETERS] = star_kwarg.name.value
     return stars
+
+
+_CONVOLUTIONS = frozenset(("Conv1D", "Conv2D", "Conv3D"))

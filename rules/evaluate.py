@@ -56,6 +56,8 @@ from .values import (
     constant_int,
     literal_int,
     literal_shape,
+    piece,
+    size_spelling,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -220,9 +222,9 @@ class Evaluator:
                         self.eval(part, env, consumed=True)
         if base.kind == TENSORS:
             return (
-                Value(TENSORS, assumed=base.assumed)
+                Value(TENSORS, assumed=base.assumed, shape_reason=base.shape_reason, form=base.form)
                 if is_slice
-                else Value(TENSOR, assumed=base.assumed)
+                else piece(base)
                 if len(expr.slice) == 1
                 else UNKNOWN_VALUE
             )
@@ -550,12 +552,15 @@ class Evaluator:
                 call, 1, "indices_or_sections"
             )
             count = literal_int(num.value) if num is not None else None
+            data = args[0] if args else UNKNOWN_VALUE
             if count is None and num is not None:
                 # `F.split(x, self.groups)`: a list of arrays, or one array when the count is
                 # 1 (whose rows, iterated or indexed, are arrays too): taken by position
-                return Value(TENSORS, assumed=True)
+                return _pieces(Value(TENSORS, assumed=True), call, data, 1)
             return (
-                Value(TENSORS, outputs=count) if count is not None and count > 1 else UNKNOWN_VALUE
+                _pieces(Value(TENSORS, outputs=count), call, data, 1)
+                if count is not None and count > 1
+                else UNKNOWN_VALUE
             )
         first = args[0] if args else UNKNOWN_VALUE
         if (
@@ -731,7 +736,7 @@ class Evaluator:
                 num = call_argument(call, None, "num_outputs")
                 count = literal_int(num.value) if num is not None else None
                 return (
-                    Value(TENSORS, outputs=count or 0)
+                    _pieces(Value(TENSORS, outputs=count or 0), call, base, 0)
                     if count is None or count > 1
                     else UNKNOWN_VALUE
                 )
@@ -822,6 +827,10 @@ class Evaluator:
             if value.kind == TENSOR and value.form is None and value.items is None:
                 # each call's result is an array of its own (`x = self.conv(x)`, then pooled)
                 value = with_form(value, forms.root(f"@{id(call)}"))
+                channels = klass.channels_of(attr)
+                if channels is not None:  # a convolution's: its channel count at axis 1
+                    rank = klass.conv_channels[attr][1]
+                    value = with_form(value, forms.sized(value.form, rank, 1, f"ch:{channels}"))
             return value
         method = klass.methods.get(attr)
         if method is None:
@@ -884,6 +893,37 @@ def _reduction_argument(call: cst.Call, op: str, at: int, name: str) -> Optional
     if name not in names:
         return None
     return call_argument(call, at + names.index(name), name)
+
+
+SPLIT_PIECE = "split_piece"  # a Value.shape_reason: one channel of a convolution's output each
+
+
+def _pieces(pieces: Value, call: cst.Call, data: Value, at: int) -> Value:
+    """`pieces` (the TENSORS of `split`, `at` the position of its `num_outputs`) with the form
+    each piece has when the split cuts a convolution's output into one channel each
+    (`s.split(num_outputs=self.parts, axis=1)` of `nn.Conv2D(parts)`): 1 on that axis."""
+    if data.form is None or op_flag(call, at + 2, "squeeze_axis") is not False:
+        return pieces
+    num = call_argument(call, at, "num_outputs")
+    axis_arg = call_argument(call, at + 1, "axis")
+    axis = literal_int(axis_arg.value) if axis_arg is not None else 1
+    spelled = size_spelling(num.value) if num is not None else None
+    if axis is None or spelled is None:
+        return pieces
+    form = forms.split_piece(data.form, axis, f"ch:{spelled}")
+    return replace(pieces, shape_reason=SPLIT_PIECE, form=form) if form is not None else pieces
+
+
+def op_flag(call: cst.Call, position: int, keyword: str) -> Optional[bool]:
+    """A bool argument of `call`: False when absent, its literal value, None when not literal."""
+    arg = call_argument(call, position, keyword)
+    if arg is None:
+        return False
+    value = arg.value
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return value.value == "True"
+    number = literal_int(value)
+    return None if number is None else bool(number)
 
 
 def _literal_axes(arg: Optional[cst.Arg]) -> Optional[Tuple[int, ...]]:

@@ -21,6 +21,7 @@ from . import _shape_forms as forms
 from ._build import call, strip_parens
 from ..mxnet_facts import takes_only_arrays
 from ._pooled import POOLED
+from .evaluate import SPLIT_PIECE
 from .analysis import (
     LOST,
     FunctionFacts,
@@ -54,11 +55,12 @@ COMPARISON: Dict[Type[cst.CSTNode], str] = {
     cst.GreaterThan: "broadcast_greater",
     cst.GreaterThanEqual: "broadcast_greater_equal",
 }
-_ONES_EVIDENCE = ("reduction_keepdims", "expand_dims")
+_ONES_EVIDENCE = ("reduction_keepdims", "expand_dims", SPLIT_PIECE)
 _WHAT = {
     POOLED: "a global pooling (shape (B, C, 1, 1))",
     "reduction_keepdims": "a reduction with keepdims=True",
     "expand_dims": "expand_dims",
+    SPLIT_PIECE: "a split of a convolution's output into one channel each",
     "reduction": "a reduction",
     "literal": "a literal shape with 1s",
     "parameter": "a parameter whose shape has 1s",
@@ -446,6 +448,15 @@ must have NDArray type` where `d - 0.5` worked.
                 "a = F.contrib.AdaptiveAvgPooling2D(x, output_size=1)\nreturn F.sigmoid(a + self.pool(x))",
             )
         ),
+        # pieces of a convolution's output split into as many as its channels, squeezed
+        # (B, H, W), or split in two (half the channels each): nothing says they differ
+        Valid(
+            _se(
+                "self.parts = channels\nself.score = nn.Conv2D(channels, kernel_size=1)",
+                "s = self.score(x)\np = s.split(num_outputs=self.parts, axis=1, squeeze_axis=True)"
+                "\nq = s.split(num_outputs=2, axis=1)\nreturn p[0] * p[1] + q[0] * q[1]",
+            )
+        ),
         # a 3x3 convolution of the gate: padding decides its size, not followed
         Valid(
             _se(
@@ -664,6 +675,18 @@ must have NDArray type` where `d - 0.5` worked.
             line=12,
             fix=("F.exp(x) * anchors", "F.broadcast_mul(F.exp(x), anchors)"),
             safety=SAFE,
+        ),
+        # each piece of a convolution's output split by its channel count has 1 channel (the
+        # part weights of PCB-RPP re-ID blocks, blind rounds 14 and 16)
+        Invalid(
+            _se(
+                "self.parts = channels\nself.score = nn.Conv2D(channels, kernel_size=1)",
+                "ss = self.score(x).softmax(axis=1).split(num_outputs=self.parts, axis=1)\n"
+                "return F.concat(*[s * x for s in ss], dim=1)",
+            ),
+            line=9,
+            fix=("s * x", "F.broadcast_mul(s, x)"),
+            safety=UNSAFE,  # (`s` is bound by a loop: it may be a number)
         ),
         # a mesh grid given a leading 1 "for broadcasting", cut to the flow's size (SFNet's FAM,
         # blind round 16): `slice_like` on axes 1, 2 keeps the 1

@@ -416,6 +416,12 @@ def self_attribute_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def piece(value: Value) -> Value:
+    """One array of a TENSORS value (an item, a loop's element): the form its pieces share
+    when the split that made them says it (`split_pieces`: 1 on the split axis), else none."""
+    return Value(TENSOR, assumed=value.assumed, shape_reason=value.shape_reason, form=value.form)
+
+
 def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     """What `a, b, ... = value` binds to each target element: by position when `value.items`
     knows them (same length, no starred target), a tensor each when `value` is the outputs of
@@ -425,7 +431,7 @@ def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     if value.items is not None and len(value.items) == len(elements) and not any(starred):
         return list(value.items)
     if value.kind == TENSORS:
-        element = Value(TENSOR, assumed=value.assumed)
+        element = piece(value)
     elif value.kind == TENSOR and value.assumed:
         # taken for an array by position only, it may be a tuple of arrays (a block's
         # outputs, an input of states): each item is taken for one the same way
@@ -717,3 +723,12 @@ def shape_index(expr: cst.BaseExpression) -> Optional[Tuple[cst.Attribute, int]]
         if index is not None:
             return expr.value, index
     return None
+
+
+def size_spelling(expr: cst.BaseExpression) -> Optional[str]:
+    """A size as a key two places can compare: a literal int, or `self.<attr>`; else None."""
+    number = literal_int(expr)
+    if number is not None:
+        return str(number)
+    attr = self_attribute_name(expr)
+    return f"self.{attr}" if attr is not None else None
