@@ -26,6 +26,20 @@ def test_a_shape_elsewhere_keeps_the_idioms():
     assert "reshape codes" in finding.message and "operator attribute" not in finding.message
 
 
+def test_a_shape_deciding_a_python_branch_says_to_decide_it_when_built():
+    """Blind round 16's BottleneckV2: `if self.channels != x.shape[1]:` needs the count before
+    the graph exists; the idioms (reshape codes, like-ops) cannot express a branch."""
+    (finding,) = hl001(
+        "        if self.scale != x.shape[1]:\n            x = x * 2\n        return x\n"
+    )
+    assert finding.fix is None and "decides a Python `if`" in finding.message
+    assert "constructor argument" in finding.message and "reshape codes" not in finding.message
+    (finding,) = hl001("        while x.shape[1] > 2:\n            x = x * 2\n        return x\n")
+    assert "decides a Python `while`" in finding.message
+    (finding,) = hl001("        if self.scale:\n            return x.shape\n        return x\n")
+    assert "reshape codes" in finding.message  # in the body, not the test: the idioms stand
+
+
 def test_the_code_0_also_in_a_fixed_namespace_reshape():
     """gluonts SNDense's helper has no F and calls nd.reshape: the code 0 is as exact there
     (the namespace is HL006's, which needs an F; the rule examples cannot show a fix that is

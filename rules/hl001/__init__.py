@@ -28,7 +28,7 @@ from .resize_dims import INVALID as DIMS_RESIZE_INVALID, plan_unpacked_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize
 from ...mxnet_facts import EAGER_ATTRIBUTES, TRACE_SHAPE_QUERIES
 from ..analysis import SHAPE, call_argument, literal_int
-from ..values import dotted_name, syntax_children
+from ..values import dotted_name, syntax_children, walk_nodes
 from ..base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
 ATTRIBUTES = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
@@ -680,6 +680,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
                 _static_argument(self, node)
                 or _aux_state_size(self, node)
                 or _passed_to_function(self, node)
+                or _decides_a_branch(self, node)
             )
             if static is not None:  # the idioms do not apply: say what stops every rewrite
                 message = f"`.{attr}` does not exist on a Symbol (AttributeError under hybridize); {static}"
@@ -922,6 +923,22 @@ _BUILTIN_USES = {
     "that has no shape; print only on the eager path (`if isinstance(x, mx.nd.NDArray):`) or "
     "drop it",
 }
+
+
+def _decides_a_branch(rule, attribute: cst.Attribute) -> Optional[str]:
+    """Why no rewrite exists when the shape is read in the test of a Python `if`/`while`
+    (blind round 16's `if self.channels != x.shape[1]:`), or None."""
+    statement = rule.statement
+    if not isinstance(statement, (cst.If, cst.While)):
+        return None
+    if not any(n is attribute for n in walk_nodes(statement.test)):
+        return None
+    return (
+        f"here it decides a Python `{'if' if isinstance(statement, cst.If) else 'while'}`, "
+        "which hybridize() runs once, to build the graph, before any shape is known: decide "
+        "it when the block is built instead (pass the size in as a constructor argument, "
+        "e.g. `in_channels`, as gluon's own layers take it)"
+    )
 
 
 def _passed_to_function(rule, attribute: cst.Attribute) -> Optional[str]:
