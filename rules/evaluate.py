@@ -386,7 +386,10 @@ class Evaluator:
         if _dynamic_child(func):  # `getattr(self, name)(x)` of children set by setattr
             return self._dynamic_child_call(expr, args)
         fixed_op = self._fixed_namespace_op(func, env)
-        if fixed_op is not None and any(v.kind == TENSOR for v in args):
+        if fixed_op is not None and any(
+            v.kind == TENSOR or (a.star == "*" and v.kind == TENSORS)
+            for a, v in zip(expr.args, args)
+        ):
             # `nd.exp(x)` of a tensor: the operator's value (HL006 makes it `F.exp(x)`), so
             # `nd.log1p(nd.exp(x))` and `y = nd.sum(x); helper(y)` meet a tensor too
             return self._op_value(fixed_op, expr, args)
