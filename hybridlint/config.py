@@ -626,7 +626,7 @@ DEFAULT_OFF: FrozenSet[str] = frozenset({"HL016", "HL017", "HL018"})
 # examples prove: where a selection would enable the code but for its being off by default
 # (the default selection, a prefix, ALL), the run selects `CODE:examples`
 # (:meth:`RuleSelection.examples_only`), and the rule reports only example-proven findings.
-EXAMPLE_PROVEN: FrozenSet[str] = frozenset({"HL018"})
+EXAMPLE_PROVEN: FrozenSet[str] = frozenset({"HL017", "HL018"})
 EXAMPLES_ONLY = ":examples"
 
 

@@ -9,6 +9,7 @@ import libcst as cst
 from ._examples import constructor, net
 from .base import Invalid, Rule, Valid
 from .module_context import ModuleContext
+from .analysis import example_inputs
 from .values import dotted_name, self_attribute_name, walk_nodes
 
 _FUNCTION = "mxnet.autograd.Function"
@@ -43,7 +44,9 @@ class AutogradFunctionCall(Rule):
     explanation = """\
 Off by default: turn it on with `--select HL017`, `--extend-select HL017` or
 `extend-select = ["HL017"]`. On real code 6 of its 7 reports are true under MXNet 1.9.1; the
-seventh calls the Function on a bias its forward cannot take even eagerly.
+seventh calls the Function on a bias its forward cannot take even eagerly. Off, it still
+reports the calls in a block that configured examples build (`[tool.hybridlint.examples]`):
+that block is meant to be hybridized, and a plain `--fix` must not pass it silently.
 
 ## What it does
 Finds calls of an `mx.autograd.Function` (a class of the module deriving from
@@ -136,11 +139,19 @@ Reported only.
             how = f"`self.{attr}` (a `{built}`)"
         if built not in classes:
             return
+        klass = self.facts.klass if self.facts is not None else None
+        built_by = (
+            f"; the configured examples build `{klass.name}`"
+            if klass is not None and example_inputs(klass.name)
+            else ""
+        )
+        if self.examples_only and not built_by:
+            return
         self.report(
             node,
             f"{how} is an mx.autograd.Function: hybridized its forward gets Symbols (NDArray "
             "code there fails: x.shape, mx.nd.*) and autograd.record cannot record it "
-            "(MXNetError); " + _ADVICE,
+            f"(MXNetError){built_by}; " + _ADVICE,
         )
 
     def _child_class(self, attr: str) -> Optional[str]:

@@ -95,3 +95,26 @@ def test_the_api_selects_as_the_command_line_does():
     assert not [f for f in lint_source(source) if f.code == "HL016"]
     assert not [f for f in lint_source(source, select=["HL0"]) if f.code == "HL016"]
     assert [f.code for f in lint_source(source, select=["HL016"])] == ["HL016"]
+
+
+SIGN = (
+    "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\n\n\n"
+    "class Sign(mx.autograd.Function):\n    def forward(self, x):\n"
+    "        return x.sign() / x.shape[1]\n\n    def backward(self, dy):\n        return dy\n\n\n"
+    "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return Sign()(x)\n\n\n"
+    "class Other(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return Sign()(x)\n"
+)
+
+
+def test_hl017_reports_the_blocks_configured_examples_build(project):
+    """e2e's Conv2D1bit and iSQRTCOVPool: a plain --fix passed them silently while their
+    examples' hybridized call fails in the Function's forward; a block nobody configured stays
+    as the default-off rule leaves it."""
+    (project / "net.py").write_text(SIGN)
+    assert _codes() == []
+    (project / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"net.py::Net" = { inputs = [[2, 3]] }\n'
+    )
+    assert _codes() == ["HL017"]
+    assert _codes("--extend-select", "HL017") == ["HL017", "HL017"]
+    assert _codes("--ignore", "HL017") == []
