@@ -136,11 +136,12 @@ def test_select_hl018_reports_everything():
 @pytest.mark.parametrize(
     "select, ignore, expected",
     [
-        (None, None, {"HL018:examples"}),
-        (["HL"], None, {"HL018:examples"}),
+        (None, None, {"HL017:examples", "HL018:examples"}),
+        (["HL"], None, {"HL017:examples", "HL018:examples"}),
         (["HL001"], None, set()),
-        (None, ["HL018"], set()),
+        (None, ["HL018"], {"HL017:examples"}),
         (["HL018"], None, set()),  # on in full: no examples-only copy
+        (None, ["HL017"], {"HL018:examples"}),
     ],
 )
 def test_the_selection_runs_the_examples_only_copy_where_the_rule_is_off_by_default(

@@ -94,8 +94,9 @@ Exact, shape-free rewrites where MXNet 1.9.1 has one:
   shape-preserving ops, Dense, Conv, transposes): `x.reshape((x.shape[0], -1))` →
   `x.reshape((0, -1))`, `(b, l, h, u // h)` → `(0, 0, h, -1)`; `x.reshape(y.shape)` →
   `F.reshape_like(x, y)`.
-- `F.arange(x.shape[k])` → `F.contrib.arange_like(x, axis=k).astype('float32')`; `x.T` →
-  `F.transpose(x)`; `axis=x.ndim - 1` → `axis=-1`.
+- `F.arange(x.shape[k])` (`nd.arange`, `nd.array(np.arange(...))`) →
+  `F.contrib.arange_like(x, axis=k).astype('float32')`; `x.T` → `F.transpose(x)`;
+  `axis=x.ndim - 1` → `axis=-1`.
 - `F.broadcast_to(t, x.shape)` → `F.broadcast_like(t, x)`; `F.tile(t, reps=(x.shape[0], 1, 1))`,
   `F.repeat(t, repeats=x.shape[0], axis=0)` and `F.broadcast_to(t, shape=(b, 0, 0))` with
   `b = x.shape[0]` → `F.broadcast_like(t, x, lhs_axes=(0,), rhs_axes=(0,))` (t 1 there).

@@ -36,8 +36,10 @@ assigned again after it.
   is an integer below 2**31, converted to D once in both forms. Safe when the shape is
   static (`F.full((3,), x.shape[1])`), unsafe with dims in the shape (the zero dim above).
 - **`F.arange(x.shape[k])`** (also `F.arange(0, x.shape[k])`, `stop=`, a name bound to the
-  dim, `dtype=D`) → `F.contrib.arange_like(x, axis=k).astype('float32')` (`.astype(D)`):
-  arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast. Safe. A start other
+  dim, `dtype=D`; `nd.arange` of the module's import of mx.nd; `F.array(np.arange(...))` or
+  `nd.array(np.arange(...))`, float32 unless the outer `dtype=` says otherwise, since MXNet
+  1.x's `nd.array` casts a numpy source) → `F.contrib.arange_like(x, axis=k).astype('float32')`
+  (`.astype(D)`): arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast. Safe. A start other
   than 0 or a step has no exact like-form (arange_like's start/step change the length
   differently): reported only.
 - **`F.contrib.BilinearResize2D(t, height=x.shape[2], width=x.shape[3])`** (or names from
@@ -101,13 +103,15 @@ from .._examples import net
 from .axes import Plan, tile_rewrite
 from .scalars import fold_dim_uses, plan_dim_uses
 from ..analysis import TENSOR, call_argument, literal_int
-from ..values import literal_factors, shape_index
+from ..values import dotted_name, literal_factors, shape_index
 from .._dim_bindings import DimBinding as _Binding
 from .._dim_bindings import FunctionScan as _FunctionScan
 from ..base import SAFE, UNSAFE, Edit, Invalid, Valid
 
 _LIKE = {"zeros": "zeros_like", "ones": "ones_like", "full": "ones_like"}
-_PLANNED = {"zeros", "ones", "full", "arange", "contrib.BilinearResize2D", "stack"}
+_PLANNED = {"zeros", "ones", "full", "arange", "array", "contrib.BilinearResize2D", "stack"}
+# eager-namespace calls HL001 rewrites to F's like-forms where the function has an F
+_EAGER_OPS = {"mxnet.ndarray.arange": "arange", "mxnet.ndarray.array": "array"}
 _TENSOR_ATTRS = EAGER_ATTRIBUTES  # hybridlint/mxnet_facts.py
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
@@ -127,6 +131,7 @@ def plan_creation(rule, node: cst.Call, namespace: Optional[str]) -> List[Plan]:
         plans = _plan_like(rule, node, op, namespace)
         if plans:
             return plans
+    op = op or _eager_op(rule, node.func)
     tile = isinstance(node.func, cst.Attribute) and node.func.attr.value == "tile"
     if namespace is None or not (op in _PLANNED or tile) or not _mentions_shape(node):
         return []
@@ -344,12 +349,21 @@ def _namespace_op(func: cst.BaseExpression, namespace: Optional[str]) -> Optiona
     return None
 
 
+def _eager_op(rule, func: cst.BaseExpression) -> Optional[str]:
+    """`nd.arange` / `mx.nd.array` (an import of mx.nd, not a local name) -> "arange" /
+    "array": in a function with F their count of a dim has the same like-form as F's."""
+    dotted = dotted_name(func)
+    if dotted is None or dotted.split(".")[0] in rule.state.env:
+        return None
+    return _EAGER_OPS.get(rule.state.module.qualify(dotted) or "")
+
+
 def _rewrite_call(
     rule, node: cst.Call, ns: str, resolver: _Resolver
 ) -> Optional[Tuple[cst.BaseExpression, str, Tuple[cst.CSTNode, ...]]]:
     """(replacement, safety, the nodes it removes) for one creation / arange / resize / tile
     call whose sizes are dims of tensors, else None."""
-    op = _namespace_op(node.func, ns)
+    op = _namespace_op(node.func, ns) or _eager_op(rule, node.func)
     if op == "stack":
         return _rewrite_stack(rule, node, ns, resolver)
     if any(a.star for a in node.args):
@@ -358,6 +372,8 @@ def _rewrite_call(
         return _rewrite_creation(rule, node, op, ns, resolver)
     if op == "arange":
         return _rewrite_arange(node, ns, resolver)
+    if op == "array":
+        return _rewrite_array_of_arange(rule, node, ns, resolver)
     if op == "contrib.BilinearResize2D":
         return _rewrite_resize(node, resolver)
     if isinstance(node.func, cst.Attribute) and node.func.attr.value == "tile":
@@ -505,9 +521,11 @@ def _dim_tensor(ns: str, data: str, axis: int, dtype: cst.BaseExpression) -> cst
     )
 
 
-def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
+def _rewrite_arange(
+    node: cst.Call, ns: str, resolver: _Resolver, cast: Optional[cst.BaseExpression] = None
+):
     """`F.arange(n)`, `F.arange(0, n)`, `F.arange(start=0, stop=n)`, optional `dtype=`, for a
-    dim n."""
+    dim n (also numpy's; `cast`, when given, is the result's dtype instead of the call's)."""
     keywords = _keywords(node, 2, {"start", "stop", "dtype"})
     if keywords is None:
         return None
@@ -526,12 +544,28 @@ def _rewrite_arange(node: cst.Call, ns: str, resolver: _Resolver):
     if dim is None:
         return None
     dtype = keywords.get("dtype")
-    target = dtype.value if dtype is not None else cst.SimpleString("'float32'")
+    target = cast or (dtype.value if dtype is not None else cst.SimpleString("'float32'"))
     result = call(f"{ns}.contrib.arange_like", [cst.Name(dim[0])], [("axis", integer(dim[1]))])
     result = cst.Call(
         func=cst.Attribute(value=result, attr=cst.Name("astype")), args=[cst.Arg(target)]
     )
     return result, SAFE, dim[2]
+
+
+def _rewrite_array_of_arange(rule, node: cst.Call, ns: str, resolver: _Resolver):
+    """`F.array(np.arange(n))`, `nd.array(np.arange(0, n), dtype=D)` for a dim n: a numpy count
+    made an array, float32 unless `dtype=` says otherwise (MXNet 1.x's `nd.array` casts a
+    numpy source to float32, whatever its dtype) -> the arange_like form, cast to that."""
+    keywords = _keywords(node, 1, {"source_array", "dtype"})
+    source = call_argument(node, 0, "source_array")
+    if keywords is None or source is None or not isinstance(source.value, cst.Call):
+        return None
+    inner = source.value
+    if rule.state.module.qualify(dotted_name(inner.func)) != "numpy.arange":
+        return None
+    dtype = keywords.get("dtype")
+    cast = dtype.value if dtype is not None else cst.SimpleString("'float32'")
+    return _rewrite_arange(inner, ns, resolver, cast=cast)
 
 
 def _rewrite_stack(rule, node: cst.Call, ns: str, resolver: _Resolver):
@@ -751,9 +785,45 @@ def _plan_like(rule, node: cst.Call, op: str, ns: str) -> List[Plan]:
 # -- examples (HL001's VALID/INVALID include them; the outputs are what the rewrite writes) ----
 VALID = [
     Valid(net("return F.contrib.BilinearResize2D(x, like=x, mode='like')")),
+    Valid(net("return F.contrib.arange_like(x, axis=3).astype('float32')")),
     Valid(net("return F.broadcast_like(F.zeros((1, 4)), x, lhs_axes=(0,), rhs_axes=(0,))")),
 ]
+_NUMPY_ND = "import numpy as np\nfrom mxnet import nd\n\n"
 INVALID = [
+    # a count made by the eager namespace or from numpy: nd.array casts it to float32
+    Invalid(
+        net("return nd.arange(x.shape[3])", head=_NUMPY_ND),
+        line=6,
+        fix=[
+            ("from mxnet import nd\n", ""),
+            ("nd.arange(x.shape[3])", "F.contrib.arange_like(x, axis=3).astype('float32')"),
+        ],
+        safety=SAFE,
+    ),
+    Invalid(
+        net("return F.array(np.arange(x.shape[-1]))", head=_NUMPY_ND),
+        line=6,
+        fix=(
+            "F.array(np.arange(x.shape[-1]))",
+            "F.contrib.arange_like(x, axis=-1).astype('float32')",
+        ),
+        safety=SAFE,
+    ),
+    Invalid(
+        net(
+            "w = x.shape[2]\nreturn nd.array(np.arange(0, w, dtype='int64'), dtype='int32')",
+            head=_NUMPY_ND,
+        ),
+        line=6,
+        fix=[
+            ("from mxnet import nd\n", ""),
+            (
+                "w = x.shape[2]\nreturn nd.array(np.arange(0, w, dtype='int64'), dtype='int32')",
+                "return F.contrib.arange_like(x, axis=2).astype('int32')",
+            ),
+        ],
+        safety=SAFE,
+    ),
     Invalid(
         net("return F.zeros((x.shape[0], 4))"),
         line=3,

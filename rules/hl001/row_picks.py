@@ -104,7 +104,14 @@ _net = partial(
 VALID: List[Valid] = []
 INVALID = [
     # the rows of another tensor: nothing proves they are x's, reported only
-    Invalid(_net("return x[mx.nd.arange(ids.shape[0]), ids]"), line=7),
+    Invalid(
+        net(
+            "return x[np.arange(ids.shape[0]), ids]",
+            signature="F, x, ids",
+            head="import numpy as np\nfrom mxnet.gluon import HybridBlock\n\n\n",
+        ),
+        line=7,
+    ),
     Invalid(
         _net("return x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]"),
         line=7,
