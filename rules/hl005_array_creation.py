@@ -584,6 +584,8 @@ branch), arrays made in helpers are reported without a fix.
             "s = (scale * 2).reshape((1, 3))\nreturn F.broadcast_mul(x, s)",
         ),
         Invalid(_net("return F.broadcast_add(x, np.array([1.0, 2.0]))"), line=8),
+        # F.array fails hybridized whatever its value meets (here: nothing)
+        Invalid(_net("y = F.array(np.ones((2, 3)))\nreturn y"), line=8),
         Invalid(
             _net(
                 "w = nd.array([1.0, 2.0]).asnumpy()\nreturn F.broadcast_add(x, nd.array([0.5, 1.0]))"
@@ -732,6 +734,11 @@ branch), arrays made in helpers are reported without a fix.
 
     def visit_Call(self, node: cst.Call) -> None:
         self._sync()
+        if self._kind(node) == "F":
+            # `F.array` fails hybridized wherever it runs, whatever its value then meets (an
+            # input unpacked into names nothing proves are tensors: SphereFace's AngleLoss)
+            bound = next((p[1] for p in self._pending.values() if p[0] is node), None)
+            self._report(node, bound)
         method_of_tensor = isinstance(node.func, cst.Attribute) and self._array(node.func.value)
         tensor_argument = any(self._array(a.value) for a in node.args)
         if method_of_tensor or self._is_namespace_call(node) or tensor_argument:
