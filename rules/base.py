@@ -203,6 +203,19 @@ class Rule:
         self.reports: List[Report] = []
         self.state = state if state is not None else WalkState()
 
+    def configured_examples(
+        self, klass: Optional["ClassFacts"]
+    ) -> List[Tuple[Tuple[str, str], ...]]:
+        """What the configured examples pass `klass`'s hybrid_forward (one (kind, shown) per
+        input, `analysis.example_inputs`), when an example can name the class
+        (`WalkState.example_classes`: top-level, the module's only class by that name); else
+        none. What an example proves is what `examples_only` rules report."""
+        if klass is None or klass.name not in self.state.example_classes:
+            return []
+        from .analysis import example_inputs  # (analysis is heavy; base is imported first)
+
+        return example_inputs(klass.name)
+
     @property
     def facts(self) -> Optional["FunctionFacts"]:
         """The analysis of the function being walked (None in check_class)."""

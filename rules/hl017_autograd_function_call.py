@@ -9,7 +9,6 @@ import libcst as cst
 from ._examples import constructor, net
 from .base import Invalid, Rule, Valid
 from .module_context import ModuleContext
-from .analysis import example_inputs
 from .values import dotted_name, self_attribute_name, walk_nodes
 
 _FUNCTION = "mxnet.autograd.Function"
@@ -142,7 +141,7 @@ Reported only.
         klass = self.facts.klass if self.facts is not None else None
         built_by = (
             f"; the configured examples build `{klass.name}`"
-            if klass is not None and example_inputs(klass.name)
+            if klass is not None and self.configured_examples(klass)
             else ""
         )
         if self.examples_only and not built_by:

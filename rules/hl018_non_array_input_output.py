@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ._examples import net
-from .analysis import ClassFacts, example_inputs
+from .analysis import ClassFacts
 from .base import Invalid, Rule, Valid
 from ..mxnet_facts import attribute_keywords
 from .values import dotted_name, last_name, namespace_call, target_names, walk_nodes
@@ -203,11 +203,9 @@ Reported only.
         """The configured examples' inputs of `klass`, when they say what its hybrid_forward
         gets: a class an example can name (`WalkState.example_classes`), no `forward` of its
         own (one may turn a Python value into an array before hybrid_forward sees it)."""
-        if klass is None or klass.name not in self.state.example_classes:
+        if klass is not None and "forward" in klass.methods:
             return []
-        if "forward" in klass.methods:
-            return []
-        return example_inputs(klass.name)
+        return self.configured_examples(klass)
 
     def check_class(self, klass: ClassFacts) -> None:
         """An input a configured example of the block passes as a Python value (`{ int = 12

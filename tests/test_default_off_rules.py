@@ -118,3 +118,18 @@ def test_hl017_reports_the_blocks_configured_examples_build(project):
     assert _codes() == ["HL017"]
     assert _codes("--extend-select", "HL017") == ["HL017", "HL017"]
     assert _codes("--ignore", "HL017") == []
+
+
+def test_hl017_reads_examples_only_of_a_class_they_can_name(project):
+    """A module defining `Net` twice: the example names neither for certain (as for HL018,
+    `WalkState.example_classes`), so the default-off rule stays off."""
+    twice = (
+        SIGN
+        + "\n\nclass Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return Sign()(x)\n"
+    )
+    (project / "net.py").write_text(twice)
+    (project / "pyproject.toml").write_text(
+        '[tool.hybridlint.examples]\n"net.py::Net" = { inputs = [[2, 3]] }\n'
+    )
+    assert _codes() == []
+    assert _codes("--extend-select", "HL017") == ["HL017"] * 3

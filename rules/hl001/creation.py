@@ -39,9 +39,9 @@ assigned again after it.
   dim, `dtype=D`; `nd.arange` of the module's import of mx.nd; `F.array(np.arange(...))` or
   `nd.array(np.arange(...))`, float32 unless the outer `dtype=` says otherwise, since MXNet
   1.x's `nd.array` casts a numpy source) → `F.contrib.arange_like(x, axis=k).astype('float32')`
-  (`.astype(D)`): arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast. Safe. A start other
-  than 0 or a step has no exact like-form (arange_like's start/step change the length
-  differently): reported only.
+  (`.astype(D)`): arange_like counts 0, 1, ... along axis k in x's dtype, hence the cast.
+  Safe. A start other than 0 or a step has no exact like-form (arange_like's start/step change
+  the length differently): reported only.
 - **`F.contrib.BilinearResize2D(t, height=x.shape[2], width=x.shape[3])`** (or names from
   `h, w = x.shape[2:]`; `align_corners=` kept) →
   `F.contrib.BilinearResize2D(t, like=x, mode='like')`. The `like` mode reads `x.shape[2]`
