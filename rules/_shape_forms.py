@@ -220,6 +220,22 @@ def compare(a: Optional[Form], b: Optional[Form]) -> Optional[str]:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
+def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int, int, int]]:
+    """For forms of any roots, each valid at one rank only (a layer's output: a flattening
+    `Dense(1)`'s (B, 1), a `Dense(10)`'s (B, 10)): `(axis, dim_a, dim_b)` where the same rank
+    has a 1 against a literal dim above 1, which Symbol arithmetic rejects; else None."""
+    if a is None or b is None:
+        return None
+    valid_a = [dims for dims in a[1] if dims is not None]
+    valid_b = [dims for dims in b[1] if dims is not None]
+    if len(valid_a) != 1 or len(valid_b) != 1 or len(valid_a[0]) != len(valid_b[0]):
+        return None
+    for axis, (p, q) in enumerate(zip(valid_a[0], valid_b[0])):
+        if isinstance(p, int) and isinstance(q, int) and {p, q} != {1} and 1 in (p, q):
+            return axis, p, q
+    return None
+
+
 def ones(form: Optional[Form]) -> Tuple[FrozenSet[int], FrozenSet[int]]:
     """Positions that are 1 at every valid rank, counted from the front and (negative) from
     the end: `x.sum(axis=1, keepdims=True)` -> ({1}, {}), `expand_dims(x, -1)` -> ({}, {-1})."""

@@ -123,6 +123,8 @@ class ClassFacts:
     # convolution children (channels first): their `channels` argument as written in __init__,
     # and the rank of their output (Conv2D: 4)
     conv_channels: Dict[str, Tuple[cst.BaseExpression, int]] = field(default_factory=dict)
+    # `self.<a> = nn.Dense(<int>)` (flattening): its output is (batch, units)
+    dense_units: Dict[str, int] = field(default_factory=dict)
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
     # store there (XKT's DKT: an Embedding, else a lambda): `self.<a>(x)` passes x to a layer
@@ -1230,6 +1232,7 @@ def _init_facts(
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
             facts.conv_channels.pop(attr, None)
+            facts.dense_units.pop(attr, None)
             facts.layers.discard(attr)
             facts.rnn_layers.discard(attr)
             facts.foreign_children.discard(attr)
@@ -1277,6 +1280,18 @@ def _init_facts(
                     and call_argument(value, None, "layout") is None
                 ):
                     facts.conv_channels[attr] = (channels.value, int(built[-2]) + 2)
+                units = call_argument(value, 0, "units")
+                flatten = call_argument(value, 3, "flatten")
+                if (
+                    built == "Dense"
+                    and units is not None
+                    and literal_int(units.value) is not None
+                    and (
+                        flatten is None
+                        or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True")
+                    )
+                ):
+                    facts.dense_units[attr] = literal_int(units.value) or 0
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                     if built not in _CONTAINER_LAYERS:

@@ -613,6 +613,15 @@ class Evaluator:
         if op == "expand_dims":
             axis = _literal_axes(call_argument(call, at, "axis"))
             return forms.expand(data.form, axis[0]) if axis and len(axis) == 1 else None
+        if at and op in ("stack", "concat", "Concat") and _one_positional(call):
+            # `F.stack(a, axis=-1)` of one array is `a.expand_dims(-1)`, `F.concat(a, dim=1)`
+            # is `a` (blind round 17: `F.stack(a, axis=-1) * F.stack(b, axis=-1)` with a
+            # (B, 1) and b (B, 10) was a silent pass)
+            if op == "stack":
+                axis_arg = call_argument(call, None, "axis")
+                axis = _literal_axes(axis_arg) if axis_arg is not None else (0,)
+                return forms.expand(data.form, axis[0]) if axis and len(axis) == 1 else None
+            return data.form
         if op in REDUCTION_PARAMETERS:
             axis_arg = _reduction_argument(call, op, at, "axis")
             axis = _literal_axes(axis_arg) if axis_arg is not None else None
@@ -833,7 +842,10 @@ class Evaluator:
                 channels = klass.channels_of(attr)
                 if channels is not None:  # a convolution's: its channel count at axis 1
                     rank = klass.conv_channels[attr][1]
-                    value = with_form(value, forms.sized(value.form, rank, 1, f"ch:{channels}"))
+                    dim: forms.Dim = 1 if channels == "1" else f"ch:{channels}"
+                    value = with_form(value, forms.sized(value.form, rank, 1, dim))
+                elif attr in klass.dense_units:  # a flattening Dense's: (batch, units)
+                    value = with_form(value, forms.sized(value.form, 2, 1, klass.dense_units[attr]))
             return value
         method = klass.methods.get(attr)
         if method is None:
@@ -1000,6 +1012,17 @@ _NUMPY_REDUCTIONS = frozenset(("prod", "sum", "mean", "max", "min", "amax", "ami
 _NUMPY_ELEMENTWISE = frozenset(
     ("sqrt", "floor", "ceil", "log", "log2", "exp", "abs", "float32", "float64", "int32", "int64")
 )
+
+
+def _one_positional(call: cst.Call) -> bool:
+    """`F.stack(a, axis=-1)`: one array and keywords only, none of them a count of arrays
+    other than 1 (a starred argument may hold many)."""
+    if len(call.args) < 1 or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    if any(a.keyword is None for a in call.args[1:]):
+        return False
+    count = call_argument(call, None, "num_args")
+    return count is None or literal_int(count.value) == 1
 
 
 def _literal_flag(arg: Optional[cst.Arg]) -> Optional[bool]:

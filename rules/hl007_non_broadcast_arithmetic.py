@@ -127,6 +127,10 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
         return None  # `F.sum(x, axis=1) * x.sum(axis=1)`, `pick(...) * (labels != 0)`
     if relation == "differ":
         return _differ(a, b)
+    clash = forms.known_rank_clash(a.form, b.form)
+    if clash is not None:  # `self.gate(x) * self.proj(x)`: a Dense(1)'s (B, 1), a Dense(10)'s
+        axis, dim_a, dim_b = clash
+        return f"layer outputs with {dim_a} against {dim_b} at axis {axis}"
     ones = forms.ones(a.form), forms.ones(b.form)
     if any(ones[0]) and any(ones[1]):  # both have 1s where every rank has them
         if ones[0] == ones[1]:
@@ -500,8 +504,50 @@ must have NDArray type` where `d - 0.5` worked.
         ),
         # keepdims reductions on the same axis of two inputs (GluonTS's SAN scaler)
         "n = F.sum(y, axis=1, keepdims=True)\nreturn F.sum(x * y, axis=1, keepdims=True) / n",
+        # Dense layers of one width, flattening or not (on a matrix both give (B, 10))
+        Valid(
+            net(
+                "return F.stack(self.a(x), axis=-1) * self.b(x).expand_dims(-1)",
+                "F, x",
+                init=constructor("super().__init__()\nself.a = nn.Dense(1)\nself.b = nn.Dense(1)"),
+            )
+        ),
+        Valid(
+            net(
+                "return self.a(x) * self.b(x)",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.a = nn.Dense(10, flatten=False)\nself.b = nn.Dense(10)"
+                ),
+            )
+        ),
     )
     INVALID = [
+        # a Dense(1)'s (B, 1) against a Dense(10)'s (B, 10), each stacked alone along a new
+        # last axis (blind round 17: a silent pass of every mode but --verify)
+        Invalid(
+            net(
+                "return F.stack(self.a(x), axis=-1) * F.stack(self.b(x), axis=-1)",
+                "F, x",
+                init=constructor("super().__init__()\nself.a = nn.Dense(1)\nself.b = nn.Dense(10)"),
+            ),
+            line=8,
+            fix=(
+                "F.stack(self.a(x), axis=-1) * F.stack(self.b(x), axis=-1)",
+                "F.broadcast_mul(F.stack(self.a(x), axis=-1), F.stack(self.b(x), axis=-1))",
+            ),
+            safety=SAFE,
+        ),
+        # one array concatenated alone is that array: its keepdims sum still meets it
+        Invalid(
+            net_xy("return F.concat(x, dim=1) - F.concat(x.sum(axis=1, keepdims=True), dim=1)"),
+            line=3,
+            fix=(
+                "F.concat(x, dim=1) - F.concat(x.sum(axis=1, keepdims=True), dim=1)",
+                "F.broadcast_sub(F.concat(x, dim=1), F.concat(x.sum(axis=1, keepdims=True), dim=1))",
+            ),
+            safety=SAFE,
+        ),
         # an item of a parameter of known shape is (1,): MXNet 1.x's squeeze keeps one axis
         Invalid(
             "class Net(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
