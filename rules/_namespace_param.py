@@ -62,8 +62,11 @@ def namespace_param_edits(
         return None
     root = default.split(".")[0]
     params = parameter_names(node.params)
-    if root in params or NAME in params or _spells(node.body, NAME):
-        return None  # the namespace's name is the helper's own, or `F` is taken already
+    if root in params or NAME in params or (root != NAME and _spells(node.body, NAME)):
+        # the namespace's name is the helper's own, or `F` is taken already (unless it is
+        # the module's eager namespace itself, `from mxnet import nd as F`: `F=F` then
+        # defaults to it and makes every `F.` of the body the caller's)
+        return None
     if spelled and not _spells(node.body, root):
         return None  # `relu` of `from mxnet.ndarray import relu`: no namespace name to default to
     if not spelled and root not in imports:

@@ -175,6 +175,20 @@ without it).
         ),
     )
     INVALID = [
+        # the module's eager namespace is itself named F: the helper's parameter `F=F`
+        # defaults to it, and its hybrid caller passes its own (`G`)
+        Invalid(
+            "from mxnet import nd as F\nfrom mxnet.gluon import HybridBlock\n\n\n"
+            "def helper(x):\n    return F.where(x > 0, x, x.zeros_like())\n\n\n"
+            "class Net(HybridBlock):\n    def hybrid_forward(self, G, x):\n"
+            "        return helper(x) + 1\n",
+            line=6,
+            fix=[
+                ("def helper(x):", "def helper(x, F=F):"),
+                ("return helper(x) + 1", "return helper(x, F=G) + 1"),
+            ],
+            safety=SAFE,
+        ),
         # children set with setattr in a loop and called through getattr (a capsule layer's
         # `getattr(self, 'conv%d' % i)(x)`, blind round 15): gluon layers, so arrays
         Invalid(
@@ -646,6 +660,11 @@ without it).
             message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`" + (
                 "" if ns is not None else " (pass F to this function)"
             )
+            if ns is None and written.split(".")[0] == "F":  # `from mxnet import nd as F`
+                message = (
+                    f"`{written}.{op}` is the module's eager `F`: {breaks}; pass the block's F "
+                    "to this function as a parameter named F"
+                )
         eager_only = any(
             a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args
         )
@@ -666,12 +685,18 @@ without it).
             passed = namespace_param_edits(self.facts, written, self.state.module.imports)
             if passed is not None:
                 threaded = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
-                message = message.replace(" (pass F to this function)", "") + (
-                    f" (F becomes this function's parameter, `{NAME}={written}` by default, "
-                    "passed by its hybrid callers"
-                    + (f"; unsafe: {passed[1]}" if passed[1] else "")
-                    + ")"
-                )
+                unsafe = f"; unsafe: {passed[1]}" if passed[1] else ""
+                if written.split(".")[0] == NAME:  # `from mxnet import nd as F`
+                    message = (
+                        f"`{written}.{op}` is the module's eager `{NAME}`: {breaks}; make "
+                        f"`{NAME}` this function's parameter (`{NAME}={NAME}` by default, the "
+                        f"module's), passed by its hybrid callers{unsafe}"
+                    )
+                else:
+                    message = message.replace(" (pass F to this function)", "") + (
+                        f" (F becomes this function's parameter, `{NAME}={written}` by default, "
+                        f"passed by its hybrid callers{unsafe})"
+                    )
                 safety = UNSAFE if passed[1] else SAFE
                 self.report(node, message, replacement=threaded, edits=passed[0], safety=safety)
                 return

@@ -68,8 +68,8 @@ Keep the decision in the graph:
 - whole-graph branches: `F.contrib.cond(pred, then_func, else_func)`;
 - loops over the first axis: `F.contrib.foreach(body, data, init_states)`;
 - loops until a condition: `F.contrib.while_loop(cond, func, loop_vars, max_iterations=...)`;
-- `and` / `or` / `not` on tensors: `F.logical_and` / `F.logical_or` (broadcast variants
-  `F.broadcast_logical_and` ...) and `F.logical_not`;
+- `and` / `or` / `not` on tensors: `F.broadcast_logical_and` / `F.broadcast_logical_or` and
+  `F.logical_not` (MXNet 1.9.1's `mx.sym` has no `logical_and`, `logical_or`, `logical_xor`);
 - `assert` on values: move the check out of the graph (data pipeline or an eager-only branch).
 
 `F.contrib.cond` itself needs a float32 predicate once hybridized: MXNet 1.9.1 types it
@@ -204,7 +204,7 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
             self.report(
                 node,
                 f"`{word}` on a tensor calls bool() on it ({_BOOL_ERROR}); use "
-                f"F.logical_{word} / F.broadcast_logical_{word}",
+                f"F.broadcast_logical_{word} (F.logical_{word} exists on NDArray only)",
             )
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
