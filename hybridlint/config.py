@@ -515,8 +515,8 @@ def input_kind(value: Any) -> Tuple[str, str]:
     """One configured example input as HL018 reads it: ("none", "None"), (the Python type,
     the value shown) for a value a hybridized block refuses as an input (`{ int = 12 }`, a
     bare float or bool; the first such value inside `{ list = [...] }` or a list of inputs),
-    else ("array", "") (a shape, an array table, a list of arrays; what the checker cannot
-    read either, which --verify reports)."""
+    else ("arrays", "") for a list or tuple of arrays, ("array", "") for anything else (a
+    shape, an array table; what the checker cannot read either, which --verify reports)."""
     if is_none_table(value):
         return ("none", "None")
     if isinstance(value, bool):
@@ -543,12 +543,12 @@ def input_kind(value: Any) -> Tuple[str, str]:
 
 def _first_python_value(items: List[Any]) -> Tuple[str, str]:
     """The first Python value of a list input, its kind marked as inside one (`int in a
-    list`): HL018 reports it, but the input itself is no number."""
+    list`): HL018 reports it, but the input itself is no number. ("arrays", "") without one."""
     for item in items:
         kind, shown = input_kind(item)
-        if kind not in ("array", "none"):
+        if kind not in ("array", "arrays", "none"):
             return (kind if kind.endswith(" in a list") else kind + " in a list"), shown
-    return ("array", "")
+    return ("arrays", "")
 
 
 def _literal(value: Any) -> Any:

@@ -127,10 +127,12 @@ Constructions = Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]
 # several elements raises): the analysis leaves what it decides undecided
 OPAQUE = ("<numpy array>",)
 # What the configured examples of a file pass its blocks (`Config.example_inputs_for`): (class
-# name, one (kind, shown value) per positional input), one per example. The kind is "array",
-# "none", or the Python type of a value a hybridized block refuses as an input ("int",
-# "float", "bool", "str"; also when inside a list of inputs): HL018 reports what they prove.
+# name, one (kind, shown value) per positional input), one per example. The kind is "array"
+# (one array), "arrays" (a list or tuple of them), "none", or the Python type of a value a
+# hybridized block refuses as an input ("int", "float", "bool", "str"; also when inside a list
+# of inputs): HL018 reports what they prove.
 ExampleInputs = Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...]
+ARRAY_KINDS = frozenset(("array", "arrays"))  # the kinds a hybridized block takes as inputs
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10+; only the annotations (pos
 from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and readers from here)
 from .values import (
     BLOCK,
+    CONFIGURED_ARRAY,
     bound_targets,
     target_names,
     class_method,
@@ -903,6 +904,22 @@ def _configured_numbers(klass: ClassFacts, method: cst.FunctionDef) -> Env:
         if all(kind in ("int", "float") for kind in kinds):
             numbers[param.name.value] = Value(SCALAR, evidence="the configured examples' number")
     return numbers
+
+
+def _configured_arrays(klass: ClassFacts, method: cst.FunctionDef) -> Env:
+    """The inputs every configured example of the block passes as one array (a shape or an
+    array table, not a list of them), as certain arrays: `cos_theta, phi_theta = x` then
+    unpacks an array's rows eagerly, and hybridized a one-output Symbol (HL014; blind round
+    17's SphereFace AngleLoss, whose real callers pass one array). Not for a block with a
+    `forward` of its own (it may turn the array into something else first)."""
+    examples = example_inputs(klass.name)
+    if not examples or "forward" in klass.methods:
+        return {}
+    arrays: Env = {}
+    for index, param in enumerate([*method.params.posonly_params, *method.params.params][2:]):
+        if all(index < len(given) and given[index][0] == "array" for given in examples):
+            arrays[param.name.value] = Value(TENSOR, evidence=CONFIGURED_ARRAY)
+    return arrays
 
 
 def built_by_example(name: str) -> bool:
@@ -2157,6 +2174,9 @@ def analyze(
             if params.get(name) == UNKNOWN_VALUE and _defaults_to_none(method, name):
                 params[name] = replace(UNKNOWN_VALUE, unless_none=_parameter_value(shape))
         params.update(_configured_numbers(klass, method))
+        for name, value in _configured_arrays(klass, method).items():
+            if params.get(name, UNKNOWN_VALUE).kind in (UNKNOWN, TENSOR):
+                params[name] = value
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         if isinstance(method.params.star_arg, cst.Param):
             facts.stars[_STAR_INPUTS] = method.params.star_arg.name.value

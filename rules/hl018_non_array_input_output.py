@@ -10,6 +10,7 @@ from ._examples import net
 from .analysis import ClassFacts
 from .base import Invalid, Rule, Valid
 from ..mxnet_facts import attribute_keywords
+from ..project import ARRAY_KINDS
 from .values import dotted_name, last_name, namespace_call, target_names, walk_nodes
 
 _PYTHON_ANNOTATIONS = {"bool", "int", "float", "str"}
@@ -219,7 +220,7 @@ Reported only.
                 continue  # gluon passes a registered parameter by name
             for number, given in enumerate(examples, 1):
                 kind, shown = given[index] if index < len(given) else ("array", "")
-                if kind in ("array", "none"):
+                if kind in ARRAY_KINDS or kind == "none":
                     continue
                 name = param.name.value
                 self.report(

@@ -422,6 +422,10 @@ def piece(value: Value) -> Value:
     return Value(TENSOR, assumed=value.assumed, shape_reason=value.shape_reason, form=value.form)
 
 
+# the evidence of an input every configured example passes as one array (analysis)
+CONFIGURED_ARRAY = "the configured examples' array"
+
+
 def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
     """What `a, b, ... = value` binds to each target element: by position when `value.items`
     knows them (same length, no starred target), a tensor each when `value` is the outputs of
@@ -436,6 +440,9 @@ def unpacked(value: Value, elements: Sequence[cst.BaseElement]) -> List[Value]:
         # taken for an array by position only, it may be a tuple of arrays (a block's
         # outputs, an input of states): each item is taken for one the same way
         element = Value(TENSOR, assumed=True)
+    elif value.kind == TENSOR and value.evidence == CONFIGURED_ARRAY:
+        # an array every configured example passes: unpacked into its rows (HL014)
+        element = Value(TENSOR)
     else:
         element = UNKNOWN_VALUE
     return [UNKNOWN_VALUE if star else element for star in starred]

@@ -9,6 +9,7 @@ agree, and `config.input_kind` must call exactly those "Python values"."""
 import pytest
 
 from hybridlint.config import input_kind
+from hybridlint.project import ARRAY_KINDS
 from hybridlint.engine.compat import as_mxnet
 from mxnet_record import reference
 
@@ -86,7 +87,7 @@ def test_input_kind_calls_python_values_exactly_the_inputs_mxnet_refuses_hybridi
     for name, (toml_value, _) in INPUTS.items():
         eager, hybridized = outcomes[name].split(" / ")
         assert eager == "ok", name
-        refused = input_kind(toml_value)[0] not in ("array", "none")
+        refused = input_kind(toml_value)[0] not in (*ARRAY_KINDS, "none")
         assert refused == (hybridized != "ok"), name
     # the first input too: gluon's eager call takes a Python value there (HL018 reports it)
     assert outcomes["int first"] == "ok / ValueError"

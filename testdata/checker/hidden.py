@@ -1,4 +1,4 @@
-"""Hazards static analysis cannot prove (tensors passed through an attribute and a dict);
+"""Hazards static analysis cannot prove (tensors passed through dicts, one to a method);
 tracing with example inputs finds them at run time."""
 from mxnet import gluon
 
@@ -12,8 +12,8 @@ class Hidden(gluon.HybridBlock):
 
 class HiddenShape(gluon.HybridBlock):
     def hybrid_forward(self, F, x):
-        self._last = x
-        return self._rows()
+        box = {"rows": x}
+        return self._rows(box)
 
-    def _rows(self):
-        return self._last.reshape((self._last.shape[0], -1))
+    def _rows(self, box):
+        return box["rows"].reshape((box["rows"].shape[0], -1))
