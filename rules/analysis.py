@@ -67,6 +67,7 @@ from .values import *  # noqa: F401,F403  (re-exported: rules import kinds and r
 from .values import (
     BLOCK,
     CONFIGURED_ARRAY,
+    UNKNOWN,
     bound_targets,
     target_names,
     class_method,

@@ -491,6 +491,23 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             fix=("x.reshape(y.shape)", "F.reshape_like(x, y)"),
             safety=SAFE,
         ),
+        # a slice of another tensor's shape: its range (blind round 18's SequenceLoss); unsafe,
+        # a Python slice past y's rank is shorter where reshape_like's range fails
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+            "        return F.reshape(x, y.shape[0:2]) + y.sum(axis=2)\n",
+            line=3,
+            fix=("F.reshape(x, y.shape[0:2])", "F.reshape_like(x, y, rhs_begin=0, rhs_end=2)"),
+            safety=UNSAFE,
+        ),
+        # the data's last dim kept, its rank taken to be the highest axis read + 1 (unsafe:
+        # a 4-D x would have merged its last dim into the -1; blind round 18's SequenceLoss)
+        Invalid(
+            net("c = x.shape[2]\nreturn F.reshape(x, (-1, c))"),
+            line=3,
+            fix=("c = x.shape[2]\nreturn F.reshape(x, (-1, c))", "return F.reshape(x, (-3, 0))"),
+            safety=UNSAFE,
+        ),
         returns("F.arange(x.shape[1])", "F.contrib.arange_like(x, axis=1).astype('float32')", SAFE),
         Invalid(
             net("return F.arange(0, x.shape[-1])"),
@@ -707,7 +724,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
             self.report(node, _CHILD_SIDE, edits=side[0], safety=side[1])
         like = reshape_like_plan(self, node)  # x.reshape(y.shape) -> F.reshape_like(x, y)
         if like is not None:
-            self._planned[like[1]] = ((like[0],), SAFE)
+            self._planned[like[1]] = ((like[0],), like[2])
             return
         op = _namespace_op(node.func, ns) if ns is not None else None
         for attribute, edits, safety in (

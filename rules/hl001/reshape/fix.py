@@ -12,10 +12,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ..._build import integer, source_of, strip_parens
+from ..._build import call, integer, source_of, strip_parens
 from .codes import INFER, Dim, Ref, Term, const, symbol, synthesize
 from ...analysis import SCALAR, UNKNOWN, literal_int
-from ...base import Edit
+from ...base import SAFE, UNSAFE, Edit, FixSafety
 
 
 def _shape_of(expr: cst.BaseExpression) -> Optional[str]:
@@ -133,10 +133,13 @@ def codes_for(
     return [strip_parens(elements[c.index]) if isinstance(c, Ref) else integer(c) for c in codes]
 
 
-def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribute]]:
+def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribute, FixSafety]]:
     """`x.reshape(y.shape)`, `F.reshape(x, y.shape)`, `F.reshape(x, shape=y.shape)` with `y` a
     tensor -> `F.reshape_like(x, y)` (`x.reshape_like(y)` in a helper without F): MXNet's
-    reshape_like takes the whole shape of `y` and checks the sizes, as NDArray.reshape does."""
+    reshape_like takes the whole shape of `y` and checks the sizes, as NDArray.reshape does
+    (safe). A slice of literal bounds, `y.shape[0:2]`, -> `F.reshape_like(x, y, rhs_begin=0,
+    rhs_end=2)` (blind round 18's SequenceLoss): unsafe, since a Python slice past y's rank
+    is shorter where reshape_like's range is an error."""
     func = node.func
     namespace = rule.namespace
     args = node.args
@@ -160,6 +163,12 @@ def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribut
         data, shape = args[0].value, args[1].value
     else:
         return None
+    bounds: List[Tuple[str, cst.BaseExpression]] = []
+    if isinstance(shape, cst.Subscript):
+        sliced = _literal_slice(shape)
+        if sliced is None:
+            return None
+        bounds, shape = sliced
     if not (
         isinstance(shape, cst.Attribute)
         and shape.attr.value == "shape"
@@ -169,15 +178,28 @@ def reshape_like_plan(rule, node: cst.Call) -> Optional[Tuple[Edit, cst.Attribut
         return None
     like = shape.value
     if rule.own_namespace is not None:  # (a helper without F: the fluent method, no F given)
-        new = cst.Call(
-            func=cst.Attribute(value=cst.Name(namespace), attr=cst.Name("reshape_like")),
-            args=[
-                cst.Arg(data, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(like),
-            ],
-        )
+        new = call(f"{namespace}.reshape_like", [data, like], bounds)
     else:
-        new = cst.Call(
-            func=cst.Attribute(value=data, attr=cst.Name("reshape_like")), args=[cst.Arg(like)]
-        )
-    return (node, new), shape
+        new = call("reshape_like", [like], bounds)
+        new = new.with_changes(func=cst.Attribute(value=data, attr=cst.Name("reshape_like")))
+    return (node, new), shape, (UNSAFE if bounds else SAFE)
+
+
+def _literal_slice(
+    node: cst.Subscript,
+) -> Optional[Tuple[List[Tuple[str, cst.BaseExpression]], cst.BaseExpression]]:
+    """`y.shape[a:b]` with int literals (or nothing) for a and b and no step: the bounds as
+    reshape_like's rhs_begin/rhs_end keywords, and `y.shape`."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+        return None
+    piece = node.slice[0].slice
+    if piece.step is not None:
+        return None
+    bounds: List[Tuple[str, cst.BaseExpression]] = []
+    for name, bound in (("rhs_begin", piece.lower), ("rhs_end", piece.upper)):
+        if bound is None:
+            continue
+        if literal_int(bound) is None:
+            return None
+        bounds.append((name, bound))
+    return (bounds, node.value) if bounds else None

@@ -1140,10 +1140,20 @@ class Flow:
         result = self._result(data, terms)
         if any(isinstance(t, int) and not isinstance(t, bool) for t in terms):
             return result
+        unsafe = False
         if data is None:
             edits = self._like_run(call, data_node, terms, elements)
         else:
             edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
+            ranked = self._rank_read(data_node, data)
+            if edits is None and ranked is not None:
+                # `c = pred.shape[2]; F.reshape(pred, (-1, c))`: exact when pred's rank is the
+                # highest axis the function reads plus one (blind round 18's SequenceLoss:
+                # `(-3, 0)`); unsafe, the rank is not proven
+                edits = self._plan(
+                    call, data_node, ranked, terms, elements, shape_node, varargs, reader
+                )
+                unsafe = edits is not None
         if edits is not None:
             self.result.plans.append(
                 Plan(
@@ -1151,9 +1161,20 @@ class Flow:
                     attributes=reader.attributes,
                     loads=reader.loads,
                     replaced=edits[0],
+                    unsafe=unsafe,
                 )
             )
         return result
+
+    def _rank_read(self, data_node: cst.BaseExpression, data: Shape) -> Optional[Shape]:
+        """`data`, a shape of unknown rank (its last dim the rest), taken to have exactly the
+        axes up to the highest one the function reads of `data_node`; None otherwise."""
+        if not isinstance(data_node, cst.Name) or not data or not is_rest(data[-1]):
+            return None
+        if self._max_axes is None:
+            self._max_axes = _max_axes(self.facts.node)
+        rank = self._max_axes.get(data_node.value, -1) + 1
+        return data[:rank] if 0 < rank < len(data) else None
 
     def broadcast_to(
         self, call: cst.Call, data_node, data: Optional[Shape], shape_node, method: bool = False
