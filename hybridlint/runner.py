@@ -939,15 +939,79 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
         moved = int(line(str(number)))
         was = old_lines[number - 1] if 0 < number <= len(old_lines) else ""
         text = new_lines[moved - 1] if 0 < moved <= len(new_lines) else ""
-        if text != was and column > len(text):
-            # a rewrite shortened or wrapped the code it pointed at: where the written line
-            # first differs (chansel's `.as_in_context(x.context)` dropped: at its `)`), not
-            # the line's indent, which named no part of the change (blind round 13)
-            first = len(os.path.commonprefix([was, text])) + 1
-            indent = len(text) - len(text.lstrip()) + 1
-            column = max(indent, min(first, len(text.rstrip())))
+        if text != was and _head(text) == _head(was):
+            # a rewrite changed or wrapped the code it pointed at: the same character in the
+            # written statement, by a character diff (two HL003 fixes nested in a rewritten
+            # and wrapped `nd.concat(encoded[0], encoded[-1])` were both noted at the
+            # `nd.concat`, blind round 18); a dropped part (chansel's `.as_in_context(
+            # x.context)`, blind round 13) maps to where it was, at its `)`
+            down, column = _column_in_written(was, _statement_lines(new_lines, moved), column)
+            moved += down
+        elif text != was and column > len(text):
+            # a deleted line's note, at the line after it: that line's indent
+            column = len(text) - len(text.lstrip()) + 1
         out.append(f"{prefix}{moved}:{column}: {body}")
     return out
+
+
+def _statement_lines(lines: List[str], first: int) -> List[str]:
+    """The written lines from line `first` (1-based) to the end of its statement: while its
+    brackets are open (strings are not parsed: a bracket in one may end it early or late,
+    which moves a note's column, never its text), 30 lines at most."""
+    out: List[str] = []
+    depth = 0
+    for text in lines[first - 1 : first + 29]:
+        out.append(text)
+        depth += sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+        if depth <= 0:
+            break
+    return out
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _column_in_written(was: str, written: List[str], column: int) -> Tuple[int, int]:
+    """(lines down from the first written line, 1-based column) of the word at `column` of the
+    original line `was` (the next word when a bracket or operator is there) in the written
+    lines of its statement, by a diff of their words: a word the rewrite kept is found where
+    it went (`encoded[-1]` -> `F.squeeze(F.slice_axis(encoded, ...))` on the next line: at that
+    `encoded`), a word it replaced at the start of what replaced it. Words only: brackets and
+    operators recur all over a rewrite and misalign a diff of every token."""
+    joined = "\n".join(written)
+    old = [(m.start(), m.group()) for m in _WORD.finditer(was)]
+    new = [(m.start(), m.group()) for m in _WORD.finditer(joined)]
+    at = next((k for k, (offset, text) in enumerate(old) if offset + len(text) > column - 1), None)
+    if not new or at is None:
+        return 0, column
+    found = len(new) - 1
+    steps = difflib.SequenceMatcher(
+        None, [t for _, t in old], [t for _, t in new], autojunk=False
+    ).get_opcodes()
+    for index, (tag, i1, i2, j1, _j2) in enumerate(steps):
+        if i1 <= at < i2 and tag == "equal" and at == i1 and index:
+            _, _, _, k1, k2 = steps[index - 1]
+            if steps[index - 1][0] == "insert":
+                # words inserted right before it: the rewrite of the expression it starts
+                # (`x - m` -> `F.broadcast_sub(x, m)`, `(a - b) * c + d` ->
+                # `F.broadcast_add(...`) begins at the first of them that only opens calls up
+                # to it (no bracket closed between: not the tail of a rewrite before it)
+                opening = [
+                    k for k in range(k1, k2) if not set(joined[new[k][0] : new[j1][0]]) & set(")]}")
+                ]
+                if opening:
+                    found = opening[0]
+                    break
+        if i1 <= at < i2:
+            if tag == "delete" and j1:  # dropped (`.as_in_context(x.context)`): just after
+                target = new[j1 - 1][0] + len(new[j1 - 1][1])  # the word before, at its `)`
+                start = joined.rfind("\n", 0, target) + 1
+                return joined.count("\n", 0, target), target - start + 1
+            found = min(j1 + (at - i1 if tag == "equal" else 0), len(new) - 1)
+            break
+    target = new[found][0]
+    start = joined.rfind("\n", 0, target) + 1
+    return joined.count("\n", 0, target), target - start + 1
 
 
 def _written_line(before: str, after: str) -> Callable[[str], str]:

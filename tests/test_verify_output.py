@@ -474,8 +474,44 @@ def test_a_deleted_assert_is_named_in_its_note_and_leaves_no_blank_line(tmp_path
     for note in re.findall(r"net\.py:(\d+):(\d+): ", result.stderr):
         line, column = int(note[0]), int(note[1])
         assert column <= len(written[line - 1]) + 1, (note, written[line - 1])
-    # the pick's notes are at the `return` the rewrite wrapped, not past the body's end
+    # the pick's notes are in the `return` the rewrite wrapped, not past the body's end: the
+    # broadcast at its start, each index at its own rewrite in the wrapped argument line
     returns = written.index("        return F.broadcast_add(") + 1
-    assert all(
-        int(n) == returns for n in re.findall(r"net\.py:(\d+):\d+: HL00[37] fix", result.stderr)
-    ), (result.stderr, returns)
+    assert re.findall(r"net\.py:(\d+):\d+: HL007 fix", result.stderr) == [str(returns)]
+    picks = re.findall(r"net\.py:(\d+):(\d+): HL003 fix", result.stderr)
+    assert len(picks) == 4, result.stderr
+    # each index at the start of a rewrite holding it (the first: the broadcast's, which
+    # opens with it), in order; no two of the wrapped argument line's at one place
+    places = [(int(line), int(column)) for line, column in picks]
+    assert places == sorted(set(places)), picks
+    for line, column in places:
+        assert line in (returns, returns + 1), (result.stderr, returns)
+        assert written[line - 1][column - 1 :].startswith("F."), picks
+
+
+def test_notes_of_fixes_nested_in_a_wrapped_rewrite_point_at_their_own_rewrites():
+    """Blind round 18 (a LEAF Shakespeare model): HL006 rewrote `nd.concat(encoded[0],
+    encoded[-1])`, the two HL003 fixes inside it were applied by a later pass, and the line
+    was wrapped; both HL003 notes said 17:20, the `nd.concat`. Each now names the written
+    line and column where its own rewrite starts."""
+    from hybridlint.runner import _notes_at_written_lines
+
+    before = "def f(F, encoded):\n    e = nd.concat(encoded[0], encoded[-1])\n    return e\n"
+    after = (
+        "def f(F, encoded):\n    e = F.concat(\n"
+        "        F.squeeze(F.slice_axis(encoded, axis=0, begin=0, end=1), axis=0),\n"
+        "        F.squeeze(F.slice_axis(encoded, axis=0, begin=-1, end=None), axis=0),\n"
+        "    )\n    return e\n"
+    )
+    notes = [
+        "net.py:2:9: HL006 fix proven by example Net",
+        "net.py:2:19: HL003 fix proven by example Net",
+        "net.py:2:31: HL003 fix proven by example Net",
+        "net.py:3:5: HL009 fix rejected: ...",  # a line kept, moved by the wrap
+    ]
+    assert _notes_at_written_lines(notes, "net.py", before, after) == [
+        "net.py:2:9: HL006 fix proven by example Net",
+        "net.py:3:9: HL003 fix proven by example Net",
+        "net.py:4:9: HL003 fix proven by example Net",
+        "net.py:6:5: HL009 fix rejected: ...",
+    ]
