@@ -2,7 +2,9 @@
 
 Only what the fixes caused is touched, as ruff's F401 fix would do it after the rewrite, and only
 for the namespaces the fixes replace with ``F`` (``mxnet.nd``/``ndarray``/``sym``/``symbol``
-imported under any name; ``import mxnet as mx`` stays): a name bound by a module-level import
+imported under any name; ``import mxnet as mx`` too once ``mx.nd.transpose`` became
+``F.transpose``, when another import of the module keeps importing mxnet, e.g. ``from mxnet
+import gluon``, so no import side effect goes): a name bound by a module-level import
 that the source used before the fixes and no longer uses anywhere after them (no Name or
 attribute root, not listed in a module-level ``__all__``). The import statement must be a whole
 line of its own; the name is dropped from it, and a statement left empty is deleted. The result
@@ -50,6 +52,24 @@ def _is_namespace(node: ast.stmt, alias: ast.alias) -> bool:
     )
 
 
+def _is_mxnet(node: ast.stmt, alias: ast.alias) -> bool:
+    """``import mxnet`` or ``import mxnet as mx``."""
+    return isinstance(node, ast.Import) and alias.name == "mxnet"
+
+
+def _imports_mxnet_otherwise(tree: ast.Module) -> bool:
+    """A module-level ``from mxnet import <not a namespace>`` or ``from mxnet.<sub> import``
+    (``from mxnet import gluon``, ``from mxnet.gluon import HybridBlock``): mxnet is imported
+    whatever happens to ``import mxnet as mx``."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.startswith("mxnet."):
+                return True
+            if node.module == "mxnet" and any(a.name not in _NAMESPACES for a in node.names):
+                return True
+    return False
+
+
 def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
     """``fixed`` without the imports its fixes made unused, and the deleted line numbers
     (1-based, in ``fixed``) so that positions after them can be moved up."""
@@ -65,14 +85,18 @@ def drop_unused_imports(original: str, fixed: str) -> Tuple[str, List[int]]:
         for node in after.body
         if isinstance(node, (ast.Import, ast.ImportFrom)) and node.lineno == node.end_lineno
     ]
-    stale = {_bound(a) for node in imports for a in node.names if _is_namespace(node, a)}
+    if _imports_mxnet_otherwise(after):
+        candidates = lambda node, alias: _is_namespace(node, alias) or _is_mxnet(node, alias)  # noqa: E731
+    else:
+        candidates = _is_namespace
+    stale = {_bound(a) for node in imports for a in node.names if candidates(node, a)}
     stale = {name for name in stale if name in used_before and name not in used_after}
     if not stale:
         return fixed, []
     lines = fixed.splitlines(keepends=True)
     deleted: List[int] = []
     for node in sorted(imports, key=lambda n: -n.lineno):
-        keep = [a for a in node.names if not _is_namespace(node, a) or _bound(a) not in stale]
+        keep = [a for a in node.names if not candidates(node, a) or _bound(a) not in stale]
         if len(keep) == len(node.names):
             continue
         line = lines[node.lineno - 1]

@@ -38,6 +38,38 @@ def test_the_import_a_fix_made_unused_goes(imports, expected):
         assert "x.shape" in lines[finding.line - 1]
 
 
+@pytest.mark.parametrize(
+    "imports, expected",
+    [
+        # `mx.nd.relu` was its only use; `from mxnet.gluon import ...` still imports mxnet
+        ("import mxnet as mx\n", ""),
+        ("import mxnet\n", ""),
+    ],
+)
+def test_mxnet_itself_goes_when_the_fixes_made_it_unused(imports, expected):
+    block = BLOCK.replace(
+        "nd.relu(x)", "mxnet.nd.relu(x)" if imports == "import mxnet\n" else "mx.nd.relu(x)"
+    )
+    source = imports + "from mxnet.gluon import HybridBlock\n" + block
+    result = fix_source(source, "m.py")
+    assert "F.relu(x)" in result.source
+    assert result.source.startswith(expected + "from mxnet.gluon import HybridBlock\n")
+
+
+def test_mxnet_stays_without_another_mxnet_import_or_while_used():
+    lone = "import mxnet as mx\nfrom gluon_shim import HybridBlock\n" + BLOCK.replace(
+        "nd.relu", "mx.nd.relu"
+    )
+    fixed = fix_source(lone, "m.py").source
+    assert "F.relu(x)" in fixed and fixed.startswith("import mxnet as mx\n")
+    used = (
+        "import mxnet as mx\nfrom mxnet.gluon import HybridBlock\nCTX = mx.cpu()\n"
+        + BLOCK.replace("nd.relu", "mx.nd.relu")
+    )
+    fixed = fix_source(used, "m.py").source
+    assert "F.relu(x)" in fixed and fixed.startswith("import mxnet as mx\n")
+
+
 def test_still_used_exported_or_unused_before_is_kept():
     source = (
         "from mxnet import nd\nimport numpy as np\nfrom mxnet.gluon import HybridBlock\n"
