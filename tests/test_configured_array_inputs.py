@@ -84,3 +84,28 @@ def test_fix_verify_proves_the_split_rewrite_of_the_unpacked_array(tmp_path, mon
     assert "HL014 fix proven by example AngleLoss" in result.stderr
     fixed = (tmp_path / "net.py").read_text()
     assert "cos_theta, phi_theta = F.split(x, num_outputs=2, axis=0, squeeze_axis=True)" in fixed
+
+
+CONTRASTIVE = textwrap.dedent(
+    """\
+    from mxnet.gluon.loss import Loss
+
+
+    class ContrastiveLoss(Loss):
+        def hybrid_forward(self, F, image1, image2, label):
+            d2 = F.sum(F.square(image1 - image2), 1, keepdims=True)
+            return (1 - label) * d2
+    """
+)
+
+
+@pytest.mark.parametrize("label, safety", [(ARRAY, "safe"), (("none", "None"), "unsafe")])
+def test_a_configured_array_makes_the_broadcast_of_an_input_only_arithmetic_uses_safe(
+    label, safety
+):
+    """Blind round 18 (a contrastive loss): `(1 - label) * d2` is HL007 either way; its
+    broadcast fix was unsafe ("`label` ... may be a number") even where every configured
+    example passes label as an array."""
+    project = FileProject(example_inputs=(("ContrastiveLoss", (ARRAY, ARRAY, label)),))
+    [found] = lint_source(CONTRASTIVE, "net.py", project=project)
+    assert (found.code, str(found.fix)) == ("HL007", safety)
