@@ -252,46 +252,15 @@ class NonBroadcastArithmetic(Rule):
     explanation = """\
 ## What it does
 Finds `+ - * / % **` and `== != < <= > >=` between two tensors inside `hybrid_forward` (and
-the helpers it calls) when their shapes can differ. Evidence that they can: one operand comes
-from a reduction (`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a
-literal shape with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a
-literal or parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
-`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis)
-or of another rank —
-a parameter's shape is fixed when the block is built also where its dims are constructor
-arguments (`shape=(units,)`), and a constant built in `__init__` from an array reshaped to
-literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
-both shapes are known and differ, or the operands are `expand_dims` on different axes (the
-pairwise `q.expand_dims(2) + k.expand_dims(1)`), or one operand is a global-pooling gate of
-shape (B, C, 1, 1) — `F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(...,
-global_pool=True)`, a `nn.GlobalAvgPool2D()` child, kept through children proven to keep its
-1s (activations, batch norm, 1x1 convolutions with padding 0, also built by a module factory
-function such as `conv1x1(...)` unless the call puts arguments in its `**kwargs`) — against a
-feature map by positive evidence: the array it was pooled from (the map of a
-squeeze-and-excitation block), or an input, as it is or through ops that keep its shape. A value
-made from the gate itself (`F.where(w > 0, w, -w)`, a convolution of it), another gate (a module
-class's), or any tensor of unknown making is no evidence: it may well be (B, C, 1, 1) too.
-`mask.expand_dims(-1)` of an input defaulting to None (`if mask is not None:`) is a tensor too.
-Tensors without such evidence — the residual `out + x` — are not reported; a gate through any
-other child (a module class, a container, a 3x3 convolution) is not followed: it may be resized
-back to (H, W).
-
-Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
-axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
-`transpose`, `swapaxes`, reshapes, elementwise ops (`F.square`, `F.relu`, `F.maximum`,
-`F.where`, `astype`, ...) relative to the array they start from, whatever its rank: two
-operands of one array are reported when their rank differs or a 1 meets a dim (`(B, 1) -
-(B,)`: `x.sum(axis=1, keepdims=True) - x.sum(axis=1)`) and never when their shapes are the same
-(`F.sum(x, axis=1) * x.sum(axis=1)`); reductions keeping dims on different axes are a pairwise
-broadcast, reported on the operator that broadcasts (`xx + yy` in `xx + yy - 2 * xy`, not the
-`-`). A reduction without keepdims against a tensor of a shape nothing tells (`F.norm(a - p,
-axis=1) * labels`: per-sample values) is no evidence; a reduction over every axis (shape
-(1,) in MXNet 1.x: `F.sum(mask)`) against one that keeps axes with `exclude=True` (per-sample
-values, `F.sum(loss, axis=self._batch_axis, exclude=True)`) is.
-
-Known false positives: an `expand_dims` operand against a tensor whose shape nothing tells is
-taken for a broadcast, and 3 of the 12 such reports on the real-world packages are arrays of
-equal shape (`y - mu`, both (B, T, 1): gluonts's DeepFactor). The fix computes the same there.
+the helpers it calls) when there is evidence that their shapes differ: a reduction or
+`expand_dims` of an array against that array, a literal or parameter shape against a tensor
+with a batch axis, `expand_dims` on different axes (`q.expand_dims(2) + k.expand_dims(1)`), a
+global-pooling gate (B, C, 1, 1) against its feature map, layer outputs whose widths differ in
+a 1 (a `Dense(1)`'s against a `Dense(10)`'s), or two known shapes that differ. Tensors without
+such evidence (the residual `out + x`) are not reported. Known false positives: an
+`expand_dims` operand against a tensor whose shape nothing tells (3 of the 12 such reports on
+the real-world packages are arrays of equal shape; the fix computes the same there). What
+counts as evidence: `--details`.
 
 ## Why it breaks under hybridize
 NDArray operators always broadcast (`x + y` is `broadcast_add(x, y)`), Symbol operators never
@@ -316,15 +285,69 @@ def hybrid_forward(self, F, x):
 `broadcast_not_equal`, `broadcast_lesser`, `broadcast_lesser_equal`, `broadcast_greater`,
 `broadcast_greater_equal`. Operand order is kept.
 
+In a helper without F the fix gives it an `F` parameter that its hybrid callers pass. Blocks in
+numpy mode (`@use_np`, `F.np.*`) are left alone: numpy symbols broadcast.
+
+## Fix safety
+Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so the eager result
+is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
+different shapes what the eager code computed. Only tensor–tensor operations are rewritten.
+Unsafe when an operand may be a Python number on some path (the message says which): an input
+only arithmetic uses, an input with a default, a helper's parameter a caller may pass a number
+to — `F.broadcast_sub(d, 0.5)` raises `Argument rhs must have NDArray type` where `d - 0.5`
+worked; and the `F` parameter given to a method (a subclass may override it without F). The
+conditions: `--details`.
+
+## Evidence
+Evidence that two tensors' shapes can differ: one operand comes from a reduction
+(`x.sum(axis=1)`, with or without `keepdims=True`), from `expand_dims`, from a literal shape
+with 1s (`F.ones((1, 3))`), from a parameter or a reshape whose shape has 1s, a literal or
+parameter shape (`F.full((3,), v)`, `self.params.get('bias', shape=(3,))`, a
+`get_constant` of a literal) against a tensor of unknown shape (an input with a batch axis)
+or of another rank —
+a parameter's shape is fixed when the block is built also where its dims are constructor
+arguments (`shape=(units,)`), and a constant built in `__init__` from an array reshaped to
+literal dims (`np.array(anchors).reshape(1, -1, 2)`) has those dims —, or
+both shapes are known and differ, or the operands are `expand_dims` on different axes (the
+pairwise `q.expand_dims(2) + k.expand_dims(1)`), or one operand is a global-pooling gate of
+shape (B, C, 1, 1) — `F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(...,
+global_pool=True)`, a `nn.GlobalAvgPool2D()` child, kept through children proven to keep its
+1s (activations, batch norm, 1x1 convolutions with padding 0, also built by a module factory
+function such as `conv1x1(...)` unless the call puts arguments in its `**kwargs`) — against a
+feature map by positive evidence: the array it was pooled from (the map of a
+squeeze-and-excitation block), or an input, as it is or through ops that keep its shape. A value
+made from the gate itself (`F.where(w > 0, w, -w)`, a convolution of it), another gate (a module
+class's), or any tensor of unknown making is no evidence: it may well be (B, C, 1, 1) too.
+`mask.expand_dims(-1)` of an input defaulting to None (`if mask is not None:`) is a tensor too.
+Tensors without such evidence — the residual `out + x` — are not reported; a gate through any
+other child (a module class, a container, a 3x3 convolution) is not followed: it may be resized
+back to (H, W). A flattening `nn.Dense(<int>)` child's output is (batch, units), a
+`Conv*(1)`'s has one channel: a `Dense(1)`'s against a `Dense(10)`'s is a 1 meeting a 10.
+
+Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
+axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
+`transpose`, `swapaxes`, reshapes, a stack or concat of one array, elementwise ops (`F.square`, `F.relu`, `F.maximum`,
+`F.where`, `astype`, ...) relative to the array they start from, whatever its rank: two
+operands of one array are reported when their rank differs or a 1 meets a dim (`(B, 1) -
+(B,)`: `x.sum(axis=1, keepdims=True) - x.sum(axis=1)`) and never when their shapes are the same
+(`F.sum(x, axis=1) * x.sum(axis=1)`); reductions keeping dims on different axes are a pairwise
+broadcast, reported on the operator that broadcasts (`xx + yy` in `xx + yy - 2 * xy`, not the
+`-`). A reduction without keepdims against a tensor of a shape nothing tells (`F.norm(a - p,
+axis=1) * labels`: per-sample values) is no evidence; a reduction over every axis (shape
+(1,) in MXNet 1.x: `F.sum(mask)`) against one that keeps axes with `exclude=True` (per-sample
+values, `F.sum(loss, axis=self._batch_axis, exclude=True)`) is.
+
+## Fix conditions
 Operands must be tensors by evidence (not a hybrid_forward input nothing proves to be an
 array, nor a helper's parameter a caller may pass as a Python number). In a helper without F
 (`def var(x, dim): s = x - x.mean(dim, keepdims=True)`) the fix gives it one: a parameter
 `F=mx.nd` (the module's own import of the eager namespace, so every other caller runs as
 before) that its hybrid callers pass (`var(x, (2, 3), F=F)`); unsafe for a method (a subclass
-may override it without F), and not offered in a module that imports no eager namespace. Blocks in numpy mode
-(`@use_np`, `F.np.*`, `npx.set_np()`) are left alone: numpy symbols broadcast.
+may override it without F), and not offered in a module that imports no eager namespace.
+Blocks in numpy mode (`@use_np`, `F.np.*`, `npx.set_np()`) are left alone: numpy symbols
+broadcast.
 
-## Fix safety
+## Safety conditions
 Safe: between two NDArrays MXNet's operators *are* the broadcast operators, so the eager result
 is unchanged; hybridized, `broadcast_*` on equal shapes computes the elementwise operator and on
 different shapes what the eager code computed. Only tensor–tensor operations are rewritten
