@@ -10,12 +10,15 @@ occurs in the batch::
 sample i, the number of samples j with `label[j] == label[i]`, which the graph computes
 without leaving it::
 
-    centers_count = F.sum(F.broadcast_equal(label.reshape((-1, 1)), label.reshape((1, -1))), axis=1)
+    centers_count = F.sum(
+        F.broadcast_equal(label.reshape((-1, 1)), label.reshape((1, -1))), axis=1
+    ).astype('float32')
 
 HL002 and HL005 offer this same fix (the `hist` line goes, the `take` becomes the sum), when
 `hist` is bound once, by that statement alone at the top of the function, and read once, by
-`F.take(hist, <the same label>)`. Unsafe: `astype(int)` truncates (2.7 counts as 2; the
-comparison does not), and the count takes the label's dtype where `F.array` made float32.
+`F.take(hist, <the same label>)`. The cast keeps `F.array`'s float32: without it the count had
+the label's dtype, and int32 labels then made `loss / count` fail eagerly (blind round 19).
+Unsafe: `astype(int)` truncates (2.7 counts as 2; the comparison does not).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from .values import bound_targets, dotted_name, target_names, walk_nodes
 
 BINCOUNT_NOTE = (
     "the label counts it takes per sample are `F.sum(F.broadcast_equal(label.reshape((-1, 1)), "
-    "label.reshape((1, -1))), axis=1)` in the graph (unsafe: labels are compared as they are, "
-    "not truncated to int, and the count has the label's dtype)"
+    "label.reshape((1, -1))), axis=1).astype('float32')` in the graph (unsafe: labels are "
+    "compared as they are, not truncated to int)"
 )
 
 
@@ -79,10 +82,14 @@ def plan_bincount(rule, node: cst.CSTNode) -> Optional[Tuple[List[Edit], str]]:
         return None
     column = call(f"{label}.reshape", [tuple_of([integer(-1), integer(1)])])
     row = call(f"{label}.reshape", [tuple_of([integer(1), integer(-1)])])
-    counted = call(
+    summed = call(
         f"{ns}.sum",
         [call(f"{ns}.broadcast_equal", [column, row])],
         [("axis", integer(1))],
+    )
+    counted = cst.Call(
+        func=cst.Attribute(value=summed, attr=cst.Name("astype")),
+        args=[cst.Arg(cst.SimpleString("'float32'"))],
     )
     return [(statement, cst.RemovalSentinel.REMOVE), (take, counted)], UNSAFE
 

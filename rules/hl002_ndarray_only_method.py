@@ -93,8 +93,8 @@ No exact equivalent exists, and the finding is reported with the reason, when th
 - is a NumPy array (`t.asnumpy()` used as an array): NumPy code has no graph form, but for
   the center loss's per-sample label counts (`hist = F.array(np.bincount(label.asnumpy()
   .astype(int)))`, then `F.take(hist, label)` only), which become `F.sum(F.broadcast_equal(
-  label.reshape((-1, 1)), label.reshape((1, -1))), axis=1)` (unsafe: labels compared as they
-  are, not truncated, and the count in the label's dtype);
+  label.reshape((-1, 1)), label.reshape((1, -1))), axis=1).astype('float32')` (unsafe: labels
+  compared as they are, not truncated);
 - is `float(t)` / `int(t)` of the NDArray itself: that raises TypeError eagerly too, so there
   is no working computation to keep;
 - is in a helper that receives no `F`.
@@ -149,7 +149,7 @@ eager-only branch too: `if isinstance(x, mx.nd.NDArray): print(x.asnumpy())`.
             line=6,
             fix=(
                 "hist = F.array(np.bincount(y.asnumpy().astype(int)))\ncount = F.take(hist, y)",
-                "count = F.sum(F.broadcast_equal(y.reshape((-1, 1)), y.reshape((1, -1))), axis=1)",
+                "count = F.sum(F.broadcast_equal(y.reshape((-1, 1)), y.reshape((1, -1))), axis=1).astype('float32')",
             ),
             safety=UNSAFE,
         ),

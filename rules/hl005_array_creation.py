@@ -376,7 +376,11 @@ branch), arrays made in helpers are reported without a fix.
         Invalid(
             _net("return F.broadcast_mul(x, mx.nd.array([1.0, 1.0], dtype='float32'))"),
             line=8,
-            fix=("mx.nd.array([1.0, 1.0], dtype='float32')", "F.ones((2,), dtype='float32')"),
+            # (`mx` was read there only: its import goes, `from mxnet.gluon` imports mxnet)
+            fix=[
+                ("import mxnet as mx\n", ""),
+                ("mx.nd.array([1.0, 1.0], dtype='float32')", "F.ones((2,), dtype='float32')"),
+            ],
             safety=SAFE,
         ),
         # a helper's array of values fixed at construction: built in __init__, threaded to it

@@ -291,16 +291,22 @@ without it).
         Invalid(
             _net("y = mx.nd.softmax(x, axis=-1)  # keep\nreturn y"),
             line=8,
-            fix=("mx.nd.softmax(x, axis=-1)", "F.softmax(x, axis=-1)"),
+            fix=[
+                ("import mxnet as mx\n", ""),
+                ("mx.nd.softmax(x, axis=-1)", "F.softmax(x, axis=-1)"),
+            ],
             safety=SAFE,
         ),
         Invalid(
             _net("return mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))"),
             line=8,
-            fix=(
-                "mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))",
-                "F.broadcast_add(x, F.ones((1, 3)))",
-            ),
+            fix=[
+                ("import mxnet as mx\n", ""),
+                (
+                    "mx.sym.broadcast_add(x, mx.sym.ones((1, 3)))",
+                    "F.broadcast_add(x, F.ones((1, 3)))",
+                ),
+            ],
             safety=SAFE,
         ),
         Invalid(
@@ -368,7 +374,7 @@ without it).
         Invalid(
             _net("return mx.nd.greater_equal(x, 0.5)"),
             line=8,
-            fix=("mx.nd.greater_equal(x, 0.5)", "x >= 0.5"),
+            fix=[("import mxnet as mx\n", ""), ("mx.nd.greater_equal(x, 0.5)", "x >= 0.5")],
             safety=SAFE,
         ),
         Invalid(_net("return mx.nd.logical_and(x, 1)"), line=8),  # a Symbol has no `&`

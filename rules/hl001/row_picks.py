@@ -115,13 +115,16 @@ INVALID = [
     Invalid(
         _net("return x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]"),
         line=7,
-        fix=(
-            "x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]",
+        fix=[
+            ("import mxnet as mx\n", ""),  # (its only reader goes; `from mxnet.gluon` stays)
             (
-                "F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0).astype('int32'), "
-                "ids.reshape(-1).astype('int32')))"
+                "x[mx.nd.arange(x.shape[0]), ids.reshape(-1)]",
+                (
+                    "F.gather_nd(x, F.stack(F.contrib.arange_like(x, axis=0).astype('int32'), "
+                    "ids.reshape(-1).astype('int32')))"
+                ),
             ),
-        ),
+        ],
         safety=UNSAFE,
     ),
     Invalid(
