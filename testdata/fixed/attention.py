@@ -11,7 +11,6 @@ Hazards (rule):
 """
 import math
 
-import mxnet as mx
 from mxnet import gluon
 from mxnet.gluon import nn
 
