@@ -940,8 +940,8 @@ def _notes_at_written_lines(notes: List[str], path: str, before: str, after: str
         was = old_lines[number - 1] if 0 < number <= len(old_lines) else ""
         text = new_lines[moved - 1] if 0 < moved <= len(new_lines) else ""
         if text != was and _head(text) == _head(was):
-            # a rewrite changed or wrapped the code it pointed at: the same character in the
-            # written statement, by a character diff (two HL003 fixes nested in a rewritten
+            # a rewrite changed or wrapped the code it pointed at: the same word in the
+            # written statement, by a word diff (two HL003 fixes nested in a rewritten
             # and wrapped `nd.concat(encoded[0], encoded[-1])` were both noted at the
             # `nd.concat`, blind round 18); a dropped part (chansel's `.as_in_context(
             # x.context)`, blind round 13) maps to where it was, at its `)`
