@@ -2176,10 +2176,10 @@ def analyze(
                 params[name] = replace(UNKNOWN_VALUE, unless_none=_parameter_value(shape))
         params.update(_configured_numbers(klass, method))
         for name, value in _configured_arrays(klass, method).items():
-            held = params.get(name, UNKNOWN_VALUE)
-            if held.kind == TENSOR:  # what the analysis knew of it stays (its form, shape)
-                params[name] = replace(held, assumed=False, evidence=value.evidence)
-            elif held.kind == UNKNOWN:
+            known = params.get(name, UNKNOWN_VALUE)
+            if known.kind == TENSOR:  # what the analysis knew of it stays (its form, shape)
+                params[name] = replace(known, assumed=False, evidence=value.evidence)
+            elif known.kind == UNKNOWN:
                 params[name] = value
         facts = FunctionFacts(method, "hybrid_forward", klass, module, namespace, params)
         if isinstance(method.params.star_arg, cst.Param):
