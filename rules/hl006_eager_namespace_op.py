@@ -656,6 +656,7 @@ without it).
                 self.report(node, message, replacement=fix[0], safety=fix[1])
             return
         fluent = None if ns is not None else self._fluent(node, op)
+        module_f = written.split(".")[0] == NAME  # `from mxnet import nd as F`
         if fluent is not None:  # a helper without F: the tensor's own method serves both modes
             spelled = source_of(self._fluent(node, op, nested=True) or fluent)
             message = (
@@ -666,10 +667,10 @@ without it).
             message = f"`{written}.{op}` is a fixed namespace: {breaks}; use `{ns or 'F'}.{op}`" + (
                 "" if ns is not None else " (pass F to this function)"
             )
-            if ns is None and written.split(".")[0] == "F":  # `from mxnet import nd as F`
+            if ns is None and module_f:
                 message = (
-                    f"`{written}.{op}` is the module's eager `F`: {breaks}; pass the block's F "
-                    "to this function as a parameter named F"
+                    f"`{written}.{op}` is the module's eager `{NAME}`: {breaks}; pass the "
+                    f"block's {NAME} to this function as a parameter named {NAME}"
                 )
         eager_only = any(
             a.keyword is not None and a.keyword.value in _EAGER_ONLY_KEYWORDS for a in node.args
@@ -692,7 +693,7 @@ without it).
             if passed is not None:
                 threaded = node.with_changes(func=attr_chain(f"{NAME}.{op}"))
                 unsafe = f"; unsafe: {passed[1]}" if passed[1] else ""
-                if written.split(".")[0] == NAME:  # `from mxnet import nd as F`
+                if module_f:
                     message = (
                         f"`{written}.{op}` is the module's eager `{NAME}`: {breaks}; make "
                         f"`{NAME}` this function's parameter (`{NAME}={NAME}` by default, the "

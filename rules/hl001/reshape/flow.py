@@ -1145,8 +1145,8 @@ class Flow:
             edits = self._like_run(call, data_node, terms, elements)
         else:
             edits = self._plan(call, data_node, data, terms, elements, shape_node, varargs, reader)
-            ranked = self._rank_read(data_node, data)
-            if edits is None and ranked is not None:
+            ranked = self._rank_read(data_node, data) if edits is None else None
+            if ranked is not None:
                 # `c = pred.shape[2]; F.reshape(pred, (-1, c))`: exact when pred's rank is the
                 # highest axis the function reads plus one (blind round 18's SequenceLoss:
                 # `(-3, 0)`); unsafe, the rank is not proven
