@@ -113,6 +113,9 @@ class ClassFacts:
     name: str
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     scalar_attrs: Set[str] = field(default_factory=set)  # self.<a> = number in __init__
+    # those of them set to a literal tuple or list of numbers, by its length (`self.rows = [0,
+    # 2]`): an index with one is a list of rows, not an int (HL003 must not slice with it)
+    scalar_lengths: Dict[str, int] = field(default_factory=dict)
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     # attributes one `__init__` write sets to a Parameter and another to None (`if use_bias:
     # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
@@ -1247,6 +1250,7 @@ def _init_facts(
             if isinstance(value, cst.Name) and value.value == "None":
                 nones.add(attr)
             facts.scalar_attrs.discard(attr)
+            facts.scalar_lengths.pop(attr, None)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
             facts.conv_channels.pop(attr, None)
@@ -1268,6 +1272,7 @@ def _init_facts(
                 facts.scalar_attrs.add(attr)
             elif literal_shape(value) is not None and isinstance(value, (cst.Tuple, cst.List)):
                 facts.scalar_attrs.add(attr)
+                facts.scalar_lengths[attr] = len(value.elements)
             elif isinstance(value, cst.Call) and built in (
                 "get",
                 "get_constant",

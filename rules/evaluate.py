@@ -121,7 +121,9 @@ class Evaluator:
             for e in expr.elements
         ]
         if all(v.kind == SCALAR for v in values):
-            return SCALAR_VALUE
+            # a tuple of numbers is a SCALAR too (a shape, axes), its items kept so that an
+            # index rewrite can tell it from one number (`x[self.rows]` with a list of rows)
+            return Value(SCALAR, items=tuple(values))
         if values and all(v.kind == TENSOR for v in values):
             # `[x, y]` of inputs taken for arrays by position: a list of them, taken the same
             # way (its items are those very inputs)
@@ -165,6 +167,9 @@ class Evaluator:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             klass = self.facts.klass
             if klass is not None and attr in klass.scalar_attrs:
+                length = klass.scalar_lengths.get(attr)
+                if length is not None:
+                    return Value(SCALAR, items=(SCALAR_VALUE,) * length)
                 return SCALAR_VALUE
             if klass is not None and attr in klass.parameters:
                 return Value(PARAMETER, klass.parameters[attr])
@@ -334,7 +339,9 @@ class Evaluator:
                 return paired(expr, values[0], values[1], shape)
             return Value(TENSOR, fresh=True)
         if all(v.kind == SCALAR for v in values):
-            return SCALAR_VALUE
+            # a tuple of numbers is a SCALAR too (a shape, axes), its items kept so that an
+            # index rewrite can tell it from one number (`x[self.rows]` with a list of rows)
+            return Value(SCALAR, items=tuple(values))
         return UNKNOWN_VALUE
 
     def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:

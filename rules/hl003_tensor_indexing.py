@@ -291,6 +291,15 @@ on it where the original worked.
             fix=("y[:, -self.k:]", "F.slice(y, begin=(None, -self.k), end=(None, None))"),
             safety=UNSAFE,  # as `y[:, self.k:]`: a bound from a name
         ),
+        # a list of rows is not an int: no slice picks them (an `i, i + 1` slice raised
+        # "can only concatenate list" eagerly, blind round 19)
+        Invalid(
+            net(
+                "y = F.relu(x)\nreturn y[:, self.rows]",
+                init=constructor("super().__init__()\nself.rows = [0, 2]", ""),
+            ),
+            line=8,
+        ),
         Invalid(
             net("x = F.relu(x)\nreturn x[-1]"),
             line=4,
@@ -732,8 +741,8 @@ on it where the original worked.
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         value = self.value(expr)
-        if value.kind != SCALAR:
-            return None
+        if value.kind != SCALAR or value.items is not None:
+            return None  # a list or tuple of numbers picks several rows: no slice does
         end = cst.BinaryOperation(
             left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1")
         )
