@@ -107,14 +107,15 @@ def reduce(
     return _map(form, step)
 
 
-def expand(form: Optional[Form], axis: int) -> Optional[Form]:
-    """`expand_dims(x, axis)`: a 1 inserted (a negative axis counts from the new end)."""
+def expand(form: Optional[Form], axis: int, dim: Dim = 1) -> Optional[Form]:
+    """`expand_dims(x, axis)`: a 1 inserted (a negative axis counts from the new end); with
+    `dim`, that dim (`F.stack(*items, axis)`: the item count, None when unknown)."""
 
     def step(dims: Dims) -> Optional[Dims]:
         position = axis + len(dims) + 1 if axis < 0 else axis
         if not 0 <= position <= len(dims):
             return None
-        return dims[:position] + (1,) + dims[position:]
+        return dims[:position] + (dim,) + dims[position:]
 
     return _map(form, step)
 
@@ -223,7 +224,8 @@ def compare(a: Optional[Form], b: Optional[Form]) -> Optional[str]:
 def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int, int, int]]:
     """For forms of any roots, each valid at one rank only (a layer's output: a flattening
     `Dense(1)`'s (B, 1), a `Dense(10)`'s (B, 10)): `(axis, dim_a, dim_b)` where the same rank
-    has a 1 against a literal dim above 1, which Symbol arithmetic rejects; else None."""
+    has a 1 against a literal dim above 1 or a layer's width (`units:self.classes`, taken for
+    one above 1 as a root's dims are), which Symbol arithmetic rejects; else None."""
     if a is None or b is None:
         return None
     valid_a = [dims for dims in a[1] if dims is not None]
@@ -231,9 +233,14 @@ def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int
     if len(valid_a) != 1 or len(valid_b) != 1 or len(valid_a[0]) != len(valid_b[0]):
         return None
     for axis, (p, q) in enumerate(zip(valid_a[0], valid_b[0])):
-        if isinstance(p, int) and isinstance(q, int) and {p, q} != {1} and 1 in (p, q):
+        if (p == 1 and _wide(q)) or (q == 1 and _wide(p)):
             return axis, p, q
     return None
+
+
+def _wide(dim: Dim) -> bool:
+    """A dim taken for one above 1: a literal above 1 or a layer's spelled width."""
+    return (isinstance(dim, int) and dim > 1) or (isinstance(dim, str) and dim.startswith("units:"))
 
 
 def ones(form: Optional[Form]) -> Tuple[FrozenSet[int], FrozenSet[int]]:

@@ -53,6 +53,7 @@ from ._init_arrays import array_shape, shapes_before
 from ._pooled import child_effect
 from ._dim_bindings import FunctionScan, scan_function
 from ._sliced_arrays import sliced_arrays
+from . import _shape_forms as forms
 from .evaluate import FALSE_VALUE, TRUE_VALUE, Evaluator
 from .flow import FunctionAnalyzer
 from ._input_uses import tensors_by_use
@@ -129,7 +130,7 @@ class ClassFacts:
     # and the rank of their output (Conv2D: 4)
     conv_channels: Dict[str, Tuple[cst.BaseExpression, int]] = field(default_factory=dict)
     # `self.<a> = nn.Dense(<int>)` (flattening): its output is (batch, units)
-    dense_units: Dict[str, int] = field(default_factory=dict)
+    dense_units: Dict[str, Union[int, cst.BaseExpression]] = field(default_factory=dict)
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
     # store there (XKT's DKT: an Embedding, else a lambda): `self.<a>(x)` passes x to a layer
@@ -170,7 +171,23 @@ class ClassFacts:
         its number), else None."""
         if attr not in self.conv_channels:
             return None
-        expr = self.conv_channels[attr][0]
+        return self._spelling(self.conv_channels[attr][0])
+
+    def units_of(self, attr: str) -> forms.Dim:
+        """The output width of the flattening Dense child `self.<attr>` as a form's dim: its
+        literal number, else its spelling (`units:self.classes`, taken for a width above 1,
+        as a convolution's channel count is), else None (unknown)."""
+        units = self.dense_units.get(attr)
+        if units is None or isinstance(units, int):
+            return units
+        spelled = self._spelling(units) or size_spelling(units)
+        if spelled is None and isinstance(units, cst.Name):  # a parameter not kept on self
+            spelled = units.value
+        return None if spelled is None else f"units:{spelled}"
+
+    def _spelling(self, expr: cst.BaseExpression) -> Optional[str]:
+        """`expr` of `__init__` as hybrid_forward reads it: a constructor parameter stored on
+        self as `self.<a>`, else the expression's spelling (a literal as its number)."""
         if isinstance(expr, cst.Name):
             held = [a for a, p in {**self.stored, **self.required}.items() if p == expr.value]
             return f"self.{held[0]}" if len(held) == 1 else None
@@ -1308,13 +1325,13 @@ def _init_facts(
                 if (
                     built == "Dense"
                     and units is not None
-                    and literal_int(units.value) is not None
                     and (
                         flatten is None
                         or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True")
                     )
                 ):
-                    facts.dense_units[attr] = literal_int(units.value) or 0
+                    number = literal_int(units.value)
+                    facts.dense_units[attr] = units.value if number is None else number
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                     if built not in _CONTAINER_LAYERS:

@@ -609,6 +609,14 @@ class Evaluator:
             positional = len(call.args) > 1 and all(a.keyword is None for a in call.args[:2])
             x = args[1] if positional and len(args) > 1 else UNKNOWN_VALUE
             return x.form if x.kind == TENSOR else None
+        if at and op == "stack" and _starred_list(call, args) is not None:
+            items = _starred_list(call, args)
+            axis_arg = call_argument(call, None, "axis")
+            axis = _literal_axes(axis_arg) if axis_arg is not None else (0,)
+            if items is None or items.item_form is None or not axis or len(axis) != 1:
+                return None
+            # the items' form with an axis of their count (unknown) inserted
+            return forms.expand(items.item_form, axis[0], None)
         data = (args[0] if args else UNKNOWN_VALUE) if at else self._method_base
         if data.kind != TENSOR or (at and (not call.args or call.args[0].keyword is not None)):
             return None
@@ -852,7 +860,7 @@ class Evaluator:
                     dim: forms.Dim = 1 if channels == "1" else f"ch:{channels}"
                     value = with_form(value, forms.sized(value.form, rank, 1, dim))
                 elif attr in klass.dense_units:  # a flattening Dense's: (batch, units)
-                    value = with_form(value, forms.sized(value.form, 2, 1, klass.dense_units[attr]))
+                    value = with_form(value, forms.sized(value.form, 2, 1, klass.units_of(attr)))
             return value
         method = klass.methods.get(attr)
         if method is None:
@@ -1019,6 +1027,15 @@ _NUMPY_REDUCTIONS = frozenset(("prod", "sum", "mean", "max", "min", "amax", "ami
 _NUMPY_ELEMENTWISE = frozenset(
     ("sqrt", "floor", "ceil", "log", "log2", "exp", "abs", "float32", "float64", "int32", "int64")
 )
+
+
+def _starred_list(call: cst.Call, args: List[Value]) -> Optional[Value]:
+    """The list of `F.stack(*items, axis=...)`: one starred TENSORS and keywords only."""
+    if not call.args or call.args[0].star != "*" or not args or args[0].kind != TENSORS:
+        return None
+    if any(a.keyword is None for a in call.args[1:]):
+        return None
+    return args[0]
 
 
 def _one_positional(call: cst.Call) -> bool:

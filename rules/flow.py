@@ -69,7 +69,12 @@ class FunctionAnalyzer:
         for name in self.appended & a.keys() & b.keys():  # still empty on one path
             kinds = {a[name].kind, b[name].kind}
             if kinds == {SCALAR, TENSORS}:
-                joined[name] = Value(TENSORS, assumed=a[name].assumed or b[name].assumed)
+                grown = a[name] if a[name].kind == TENSORS else b[name]
+                joined[name] = Value(
+                    TENSORS,
+                    assumed=a[name].assumed or b[name].assumed,
+                    item_form=grown.item_form,
+                )
         return joined
 
     def alias_use(self, name: str) -> None:
@@ -225,7 +230,13 @@ class FunctionAnalyzer:
                 name, item = appended
                 value, held = self.eval(item, env), env.get(name, UNKNOWN_VALUE)
                 if value.kind == TENSOR and held.kind in (SCALAR, TENSORS):
-                    grown = Value(TENSORS, assumed=value.assumed or held.assumed)
+                    # the first item's form, or the items' while every item has the same
+                    same = held.kind == SCALAR or held.item_form == value.form
+                    grown = Value(
+                        TENSORS,
+                        assumed=value.assumed or held.assumed,
+                        item_form=value.form if same else None,
+                    )
                 else:
                     grown = Value(SEQUENCE)
                 return {**env, name: grown}, False

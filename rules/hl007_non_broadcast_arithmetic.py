@@ -132,7 +132,8 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
     clash = forms.known_rank_clash(a.form, b.form)
     if clash is not None:  # `self.gate(x) * self.proj(x)`: a Dense(1)'s (B, 1), a Dense(10)'s
         axis, dim_a, dim_b = clash
-        return f"layer outputs with {dim_a} against {dim_b} at axis {axis}"
+        spelled = [str(d).replace("units:", "") for d in (dim_a, dim_b)]
+        return f"layer outputs with {spelled[0]} against {spelled[1]} at axis {axis}"
     ones = forms.ones(a.form), forms.ones(b.form)
     if any(ones[0]) and any(ones[1]):  # both have 1s where every rank has them
         if ones[0] == ones[1]:
@@ -321,8 +322,9 @@ class's), or any tensor of unknown making is no evidence: it may well be (B, C, 
 `mask.expand_dims(-1)` of an input defaulting to None (`if mask is not None:`) is a tensor too.
 Tensors without such evidence — the residual `out + x` — are not reported; a gate through any
 other child (a module class, a container, a 3x3 convolution) is not followed: it may be resized
-back to (H, W). A flattening `nn.Dense(<int>)` child's output is (batch, units), a
-`Conv*(1)`'s has one channel: a `Dense(1)`'s against a `Dense(10)`'s is a 1 meeting a 10.
+back to (H, W). A flattening `nn.Dense(units)` child's output is (batch, units), a
+`Conv*(1)`'s has one channel: a `Dense(1)`'s against a `Dense(10)`'s (or a `Dense(classes)`'s,
+taken for a width above 1) is a 1 meeting a 10, also stacked from lists built by appends.
 
 Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
 axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
@@ -562,6 +564,27 @@ must have NDArray type` where `d - 0.5` worked.
             fix=(
                 "F.stack(self.a(x), axis=-1) * F.stack(self.b(x), axis=-1)",
                 "F.broadcast_mul(F.stack(self.a(x), axis=-1), F.stack(self.b(x), axis=-1))",
+            ),
+            safety=SAFE,
+        ),
+        # stacks of lists built by appends: each list's items are a Dense(1)'s and a
+        # Dense(classes)'s outputs (blind round 19's soft tree: a silent pass but --verify)
+        Invalid(
+            net(
+                "ws = []\nouts = []\nfor _ in range(self.n):\n    ws.append(self.a(x))\n"
+                "    outs.append(self.b(x))\n"
+                "return F.stack(*ws, axis=-1) * F.stack(*outs, axis=-1)",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.n = 4\nself.a = nn.Dense(1)\n"
+                    "self.b = nn.Dense(classes)",
+                    "classes=10",
+                ),
+            ),
+            line=14,
+            fix=(
+                "F.stack(*ws, axis=-1) * F.stack(*outs, axis=-1)",
+                "F.broadcast_mul(F.stack(*ws, axis=-1), F.stack(*outs, axis=-1))",
             ),
             safety=SAFE,
         ),

@@ -94,6 +94,12 @@ class Value:
     # None:`, `guards.narrowed`): the data of an optional Parameter (`ClassFacts.
     # optional_parameters`); `join` drops it unless both sides hold the same
     unless_none: Optional["Value"] = None
+    # The form of every item of a TENSORS list built by appends (`outs.append(self.leaf(x))`):
+    # `F.stack(*outs, axis=k)` requires equal items, so one appended item's form is the
+    # items' form and the stack's is it with a new axis (blind round 19's soft tree:
+    # `F.stack(*weights, axis=-1) * F.stack(*outputs, axis=-1)` of (B, 1) and (B, 10) leaves
+    # was a silent pass). `join` keeps it only when both sides have the same
+    item_form: Optional[Form] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -472,6 +478,7 @@ def join(a: Value, b: Value) -> Value:
             a.nonnegative and b.nonnegative,
             assumed=a.assumed or b.assumed,
             form=a.form if a.form == b.form else None,
+            item_form=a.item_form if a.item_form == b.item_form else None,
         )
     return UNKNOWN_VALUE
 
