@@ -221,7 +221,7 @@ def compare(a: Optional[Form], b: Optional[Form]) -> Optional[str]:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
-def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int, int, int]]:
+def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int, Dim, Dim]]:
     """For forms of any roots, each valid at one rank only (a layer's output: a flattening
     `Dense(1)`'s (B, 1), a `Dense(10)`'s (B, 10)): `(axis, dim_a, dim_b)` where the same rank
     has a 1 against a literal dim above 1 or a layer's width (`units:self.classes`, taken for
