@@ -1,6 +1,6 @@
 """The one switch between the engine's two layers: the fast layer and the reference layer.
 
-The engine's value is fidelity, and its speed work (constant folding, scalar-chain folding,
+The engine's value is fidelity, and its speed work (constant folding,
 Convolution+relu+Pooling fusion, in-place elementwise ops, buffer reuse, generated plan code,
 the gluon lean call paths and Dense/Conv's in-place relu) is exactly where a bug could make
 a hybridized result differ from MXNet's while an engine-only eager==compiled check still

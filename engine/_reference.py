@@ -1,6 +1,6 @@
 """The reference layer of hybridized execution: the graph run node by node.
 
-No constant folding, no scalar-chain or Convolution+relu+Pooling fusion, no aliases removed,
+No constant folding, no Convolution+relu+Pooling fusion, no aliases removed,
 no in-place ops, no buffer pool, no generated code: each op node calls its registered kernel
 (`OpDef.kernel`, what `mx.nd.<op>` calls) on its inputs' arrays, in topological order, under
 the eager path's `np.errstate`. It is slow on purpose and simple enough to trust, so the fast
