@@ -12,11 +12,29 @@ from typing import Set, Union
 import libcst as cst
 
 from ._build import call, integer
+from ._dead_store import plan_dead_store
 from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
 from ._outputs import single_output
 from .analysis import dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
+
+
+def _pure(value: cst.BaseExpression, namespace: str) -> bool:
+    """A value whose evaluation has no effect: a name, an attribute, or `F.<op>(...)` of
+    names, attributes and literals (no random op): dropping it changes nothing."""
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return True
+    if not isinstance(value, cst.Call):
+        return False
+    name = dotted_name(value.func) or ""
+    if not name.startswith(namespace + ".") or any(
+        word in name for word in ("random", "sample", "Dropout", "shuffle")
+    ):
+        return False
+    simple = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString)
+    return all(isinstance(a.value, simple) for a in value.args)
+
 
 # Builtins that iterate their (tensor) argument into a Python list/iterator of rows.
 _ITERATING = {
@@ -82,7 +100,9 @@ def hybrid_forward(self, F, x):
     a, b = F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)
     return a + b
 ```
-An unpacking into `n >= 2` plain names becomes `F.split(x, num_outputs=n, axis=0,
+An unpacking into names nothing reads afterwards goes, when its value has no effect (a
+name, `F.shape_array(x)`: `B, C, H, W = F.shape_array(x)` left over from debugging). Other
+unpackings into `n >= 2` plain names become `F.split(x, num_outputs=n, axis=0,
 squeeze_axis=True)`, whose `n` outputs are the rows of `x` in both modes (with one name,
 `split(num_outputs=1)` returns the array itself, which the unpacking would iterate again: no fix).
 An iterating builtin (`list(x)`, `map(f, x)`, `zip(a, x)`, `enumerate(x)`) gets `F.split(x,
@@ -94,7 +114,8 @@ fix: their count is not written in the code (use `F.split` with the count, or
 `F.contrib.foreach` over the first axis).
 
 ## Fix safety
-Safe when the tensor is known to have two or more axes: then the split's outputs equal the
+Dropping an unread unpacking is safe (eagerly it computes nothing anything reads). The split is
+safe when the tensor is known to have two or more axes: then the split's outputs equal the
 rows eagerly and hybridized, and where the first axis is not `n` both versions raise (ValueError
 eagerly for the unpacking, MXNetError for the split). Unsafe otherwise: unpacking a
 one-dimensional NDArray gives rows of shape (1,), while `split(..., squeeze_axis=True)` gives
@@ -143,6 +164,13 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             line=3,
             fix=("F.relu(x)", "F.split(F.relu(x), num_outputs=2, axis=0, squeeze_axis=True)"),
             safety=UNSAFE,
+        ),
+        # names nothing reads: the unpacking goes (SFnet's FAM, blind round 20)
+        Invalid(
+            net("B, C, H, W = F.shape_array(x)\ny = F.relu(x)\nreturn y"),
+            line=3,
+            fix=("B, C, H, W = F.shape_array(x)\n", ""),
+            safety=SAFE,
         ),
         ("return F.concat(*F.relu(x), dim=0)", 3),
         ("y = F.relu(x)\nreturn F.stack(*list(y))", 4),
@@ -253,6 +281,10 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
         # one name: split(num_outputs=1) returns the array itself, which unpacking iterates again
         if not plain or len(elements) < 2 or namespace is None or len(node.targets) != 1:
             self.report(node.value, message)
+            return
+        dead = plan_dead_store(self, node.value) if _pure(node.value, namespace) else None
+        if dead is not None:  # `B, C, H, W = F.shape_array(x)` with no name read: it goes
+            self.report(node.value, message, edits=dead[0], safety=dead[1])
             return
         shape = self.value(node.value).shape
         replacement = call(

@@ -7,7 +7,7 @@ import them from `.analysis`, which re-exports everything here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -746,3 +746,18 @@ def size_spelling(expr: cst.BaseExpression) -> Optional[str]:
         return str(number)
     attr = self_attribute_name(expr)
     return f"self.{attr}" if attr is not None else None
+
+
+def variables(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names under node that are variables: not an attribute's name (`self.size`), a
+    keyword (`size=`) or a def's name."""
+    skip: Set[int] = set()
+    for n in walk_nodes(node):
+        if isinstance(n, cst.Attribute):
+            skip.add(id(n.attr))
+        elif isinstance(n, cst.Arg) and n.keyword is not None:
+            skip.add(id(n.keyword))
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            skip.add(id(n.name))
+        elif isinstance(n, cst.Name) and id(n) not in skip:
+            yield n

@@ -1,4 +1,4 @@
-"""HL001's removal of a tensor attribute stored where nothing reads it (rules/hl001/dead_store.py):
+"""HL001's removal of a tensor attribute stored where nothing reads it (rules/_dead_store.py):
 which reads can follow the store, form by form, and the fixed SyncBatchNorm-like block on the
 engine and (marked) on MXNet 1.9.1."""
 

@@ -10,7 +10,8 @@ import libcst as cst
 
 from .._build import call, strip_parens, tuple_of
 from .._examples import net
-from . import asserts, creation, dead_store, row_picks, scalars
+from . import asserts, creation, row_picks, scalars
+from .. import _dead_store as dead_store
 from .row_picks import INVALID as ARANGE_INVALID, plan_arange_index
 from .asserts import INVALID as ASSERT_INVALID, plan_shape_assert
 from .creation import INVALID as CREATION_INVALID, VALID as CREATION_VALID
@@ -22,7 +23,7 @@ from .scalars import parameter_of, plan_shape_scalar
 from .reshape.fix import reshape_like_plan
 from .reshape.flow import flow_fixes
 from . import resize_child, resize_dims, resize_helper
-from .dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
+from .._dead_store import INVALID as DEAD_STORE_INVALID, plan_dead_store
 from .resize_child import INVALID as CHILD_RESIZE_INVALID, plan_child_resize, plan_child_side
 from .resize_dims import INVALID as DIMS_RESIZE_INVALID, plan_unpacked_resize
 from .resize_helper import INVALID as RESIZE_INVALID, plan_helper_resize

@@ -35,13 +35,20 @@ has a scale mode that reads the input's own size in the graph:
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from .._build import call
 from ..base import UNSAFE, Edit, Invalid
-from ..values import literal_int, plain_loop, self_attribute_name, shape_index, walk_nodes
+from ..values import (  # noqa: F401  (variables: read by the resize modules from here)
+    literal_int,
+    plain_loop,
+    self_attribute_name,
+    shape_index,
+    variables,
+    walk_nodes,
+)
 
 
 def resized_data(
@@ -319,21 +326,6 @@ def bindings(body: cst.CSTNode, name: str) -> int:
             targets = [n.target]
         count += sum(t.value == name for tg in targets for t in variables(tg))
     return count
-
-
-def variables(node: cst.CSTNode) -> Iterator[cst.Name]:
-    """The names under node that are variables: not an attribute's name (`self.size`), a
-    keyword (`size=`) or a def's name."""
-    skip: Set[int] = set()
-    for n in walk_nodes(node):
-        if isinstance(n, cst.Attribute):
-            skip.add(id(n.attr))
-        elif isinstance(n, cst.Arg) and n.keyword is not None:
-            skip.add(id(n.keyword))
-        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-            skip.add(id(n.name))
-        elif isinstance(n, cst.Name) and id(n) not in skip:
-            yield n
 
 
 def _assignment(forward: cst.FunctionDef, name: str) -> Optional[Tuple[cst.Assign, str, cst.Call]]:

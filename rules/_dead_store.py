@@ -1,8 +1,10 @@
-"""A tensor attribute stored in a name nothing reads: HL001 rewrite (issue 20).
+"""A value stored in names nothing reads: the statement goes (HL001 and HL014 rewrites).
 
 gluoncv 0.1's SyncBatchNorm reads `ctx = x.context` in its inference branch and never uses it
-there (only the training branch passes its own `ctx` on). Hybridized, the read alone raises
-AttributeError, and it computes nothing: the statement goes.
+there (only the training branch passes its own `ctx` on); SFnet's FAM unpacks `B, C, H, W =
+F.shape_array(x_low)` and reads none of them (blind round 20). Hybridized, the read or the
+unpacking alone raises, and it computes nothing: the statement goes. HL001 asks for tensor
+attributes, HL014 for unpackings of values without effects.
 
 - **The pattern**: in a hybrid function, a statement `NAME = x.<attr>` (also `x.shape[i]`, or
   names unpacked from `x.shape`) of a tensor x, where no read of a bound name can follow the
@@ -22,18 +24,25 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..base import SAFE, Edit, Invalid, invalid_table
-from ..values import NESTED_SCOPES, bound_targets, dotted_name, target_name_nodes, walk_nodes
-from .resize_helper import variables
-from .._examples import net
+from .base import SAFE, Edit, Invalid, invalid_table
+from .values import (
+    NESTED_SCOPES,
+    bound_targets,
+    dotted_name,
+    target_name_nodes,
+    variables,
+    walk_nodes,
+)
+from ._examples import net
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _INTROSPECTION = {"locals", "vars", "eval", "exec"}
 _LOOPS = (cst.For, cst.While)
 
 
-def plan_dead_store(rule, node: cst.Attribute) -> Optional[Tuple[Tuple[Edit, ...], str]]:
-    """(the statement's removal, SAFE) when `node` is read only into names nothing reads."""
+def plan_dead_store(rule, node: cst.BaseExpression) -> Optional[Tuple[Tuple[Edit, ...], str]]:
+    """(the statement's removal, SAFE) when `node` (a value without effects: the caller
+    checks) is read only into names nothing reads."""
     facts = rule.facts
     if facts is None or not isinstance(facts.node.body, cst.IndentedBlock):
         return None
@@ -101,7 +110,7 @@ def _blocks(statement: cst.BaseStatement) -> List[Tuple[cst.CSTNode, Sequence[cs
     return out
 
 
-def _stored_names(small: cst.BaseSmallStatement, node: cst.Attribute) -> Set[str]:
+def _stored_names(small: cst.BaseSmallStatement, node: cst.BaseExpression) -> Set[str]:
     """The names `NAME = x.<attr>` (`x.<attr>[i]`, `a, b = x.shape`) binds, else empty."""
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
         return set()
