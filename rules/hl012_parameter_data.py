@@ -97,6 +97,50 @@ def _direct_parameters(init: cst.FunctionDef, qualify) -> List[Tuple[str, cst.Ca
     return found
 
 
+def _is_params_get(expr: cst.BaseExpression) -> bool:
+    """`self.params.get(...)` / `self.params.get_constant(...)`."""
+    return isinstance(expr, cst.Call) and dotted_name(expr.func) in (
+        "self.params.get",
+        "self.params.get_constant",
+    )
+
+
+def parameter_lists(init: Optional[cst.FunctionDef]) -> Set[str]:
+    """Attributes `__init__` fills with Parameters in a list: `self.ws = [self.params.get(...)
+    for ...]`, or `self.ws = []` then `self.ws.append(self.params.get(...))` (directly or
+    through a name). gluon passes hybrid_forward only the Parameters set as attributes, so
+    these have no argument: their `.data()` is an NDArray under hybridize too."""
+    if init is None:
+        return set()
+    getters = {  # names bound to a params.get call
+        target.target.value
+        for node in walk_nodes(init.body)
+        if isinstance(node, cst.Assign) and _is_params_get(node.value)
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    }
+    found: Set[str] = set()
+    for node in walk_nodes(init.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.ListComp):
+            if _is_params_get(node.value.elt):
+                found.update(
+                    a for t in node.targets if (a := self_attribute_name(t.target)) is not None
+                )
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "append"
+            and len(node.args) == 1
+        ):
+            item = node.args[0].value
+            attr = self_attribute_name(node.func.value)
+            if attr is not None and (
+                _is_params_get(item) or (isinstance(item, cst.Name) and item.value in getters)
+            ):
+                found.add(attr)
+    return found
+
+
 def _registers_by_hand(klass: cst.ClassDef) -> bool:
     """The class touches gluon's registries itself (`self.params.update(...)`,
     `self._params`, `self._reg_params`): what `collect_params()` holds is not what it seems."""
@@ -360,7 +404,9 @@ Finds `self.weight.data()` (any parameter or constant declared with `self.params
 `self.params.get_constant`, `gluon.Parameter` or `gluon.Constant` in `__init__`) and a child
 block's `self.embed.weight.data()` (the child built in `__init__` as a gluon layer whose
 parameters are known, `nn.Embedding`'s `weight`, `nn.Dense`'s `weight`/`bias`, ..., or as a
-class of the module declaring that parameter) inside `hybrid_forward` and the helpers it calls.
+class of the module declaring that parameter) inside `hybrid_forward` and the helpers it calls,
+and `self.ws[i].data()` of Parameters `__init__` keeps in a list (reported without a fix: gluon
+passes no argument for them).
 Also two hazards of how a block makes its parameters: an `init.Constant(<list>)` initializer
 and a `gluon.Parameter(...)` built directly (`--details`).
 
@@ -519,6 +565,18 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         Valid(_initialized("np.array([[0.5, 1.0, 2.0]])")),
     ]
     INVALID = [
+        # Parameters kept in a list have no argument: reported, no fix (blind round 19)
+        Invalid(
+            net(
+                "return F.broadcast_mul(x, self.ws[1].data())",
+                init=constructor(
+                    "super().__init__()\nself.ws = []\nfor i in range(2):\n"
+                    "    w = self.params.get('w%d' % i, shape=(1, 3))\n    self.ws.append(w)",
+                    "",
+                ),
+            ),
+            line=10,
+        ),
         # a Parameter built directly: eagerly passed, hybridized an unknown input
         Invalid(
             _DIRECT_EXAMPLE.format("gluon.Parameter('norm_weight', shape=(3, 4))"),
@@ -813,6 +871,17 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         if child is not None and node not in self._static:
             self._check_child(node, *child)
             return
+        listed = self._listed_parameter(node)
+        if listed is not None and node not in self._static:
+            self.report(
+                node,
+                f"`{listed}` reads a Parameter kept in a list: gluon passes hybrid_forward only "
+                "the Parameters set as attributes, so under hybridize this NDArray meets Symbols "
+                "(AssertionError: Argument ... must be Symbol instances); set each Parameter as "
+                "an attribute (`setattr(self, f'w{i}', p)` in __init__) and use the arguments "
+                "gluon passes (`**kwargs`)",
+            )
+            return
         name = self._parameter_of(node)
         if name is None or node in self._static:
             return
@@ -946,6 +1015,20 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         ]
 
     # -- helpers ---------------------------------------------------------------------------
+    def _listed_parameter(self, node: cst.BaseExpression) -> Optional[str]:
+        """`self.<ws>[i].data(...)` with <ws> a list of Parameters (`parameter_lists`): the
+        call's text, else None."""
+        owner = _data_owner(node)
+        if not isinstance(owner, cst.Subscript) or self.facts is None:
+            return None
+        attr = self_attribute_name(owner.value)
+        klass = self.facts.klass
+        if attr is None or klass is None:
+            return None
+        if attr not in parameter_lists(klass.methods.get("__init__")):
+            return None
+        return f"self.{attr}[...].data()"
+
     def _parameter_of(self, node: cst.BaseExpression) -> Optional[str]:
         """`self.<p>.data(...)` with <p> a declared parameter of the class -> "<p>"."""
         owner = _data_owner(node)
