@@ -16,9 +16,11 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .config import Config, ConfigError
+from .fixedits import single_fix
 from .ftypes import RUNNER_CODES, Finding, VerifiedFile
 
 if TYPE_CHECKING:  # the checker is imported when a run verifies, not at start-up
@@ -174,8 +176,12 @@ def verify_file(
         return VerifiedFile(
             text, error=f"checker error: {type(exc).__name__}: {exc}", internal=True
         )
+    twin = partial(_same_fix, outcome.source, path, list(codes), project)
     result = VerifiedFile(
-        outcome.source, len(outcome.applied), _annotated(outcome, text), len(outcome.rejected)
+        outcome.source,
+        len(outcome.applied),
+        _annotated(outcome, text, twin),
+        len(outcome.rejected),
     )
     result.codes = [(f.code, f.name) for f in outcome.applied]
     result.notes = [
@@ -386,9 +392,26 @@ def _unrun_notes(path: str, key: str, outcome: Any) -> List[str]:
     ]
 
 
-def _annotated(outcome, original: str) -> list:
-    """Remaining findings, with "(fix not applied: <why>)" on the fixes verification refused,
-    plus the checker's run-time findings (dynamic lint) static analysis missed.
+def _same_fix(
+    source: str, path: str, codes: List[str], project, a: Finding, b: Finding, found
+) -> bool:
+    """Whether findings `a` and `b` of `source` offer the very same fix (HL002 and HL005
+    both offer the center loss's bincount rewrite): each alone writes the same text."""
+    if a.fix is None or b.fix is None:
+        return False
+    try:
+        one = single_fix(source, path, a, found, select=codes, project=project)
+        other = single_fix(source, path, b, found, select=codes, project=project)
+    except Exception:  # noqa: BLE001 - a twin unknown is a twin not claimed
+        return False
+    return one == other and one != source
+
+
+def _annotated(outcome, original: str, twin=None) -> list:
+    """Remaining findings, with "(fix not applied: <why>)" on the fixes verification refused
+    and on a finding whose fix is the very same as a refused one's (`twin`: the search tried
+    that edit once, under the other code), plus the checker's run-time findings (dynamic
+    lint) static analysis missed.
 
     A refused fix is named at its line in `original`, a remaining finding at its line in the
     fixed text: where the proven fixes changed the number of lines above it (a call over
@@ -403,6 +426,16 @@ def _annotated(outcome, original: str) -> list:
     findings = [
         _unproven(f, reason) if (reason := refused(f)) is not None else f for f in outcome.remaining
     ]
+    if twin is not None and why:
+        remaining = list(outcome.remaining)  # findings[i] is remaining[i], or it refused
+        refused_ones = [f for f in remaining if refused(f) is not None]
+        for index, finding in enumerate(remaining):
+            if finding.fix is None or refused(finding) is not None:
+                continue
+            for other in refused_ones:
+                if other.line == finding.line and twin(finding, other, remaining):
+                    findings[index] = _unproven(finding, refused(other) or "")
+                    break
     static = {(f.code, f.line) for f in findings}
     findings += [f for f in outcome.runtime_findings if (f.code, f.line) not in static]
     return findings

@@ -99,6 +99,34 @@ def test_fixes_verify_left_out_are_not_offered_as_fixable(tmp_path, monkeypatch)
     assert [(f["fix"], f["fixable"]) for f in found] == [("safe", False), ("safe", False)]
 
 
+# HL002 and HL005 offer one bincount rewrite; fractional labels make it change the outputs
+CENTER_LOSS = textwrap.dedent("""\
+    import numpy as np
+    from mxnet import gluon
+
+
+    class CenterLoss(gluon.HybridBlock):
+        def hybrid_forward(self, F, feature, label):
+            hist = F.array(np.bincount(label.asnumpy().astype(int)))
+            count = F.take(hist, label)
+            return F.sum(F.square(feature), 1) / count
+""")
+CENTER_LOSS_EXAMPLES = (
+    '"net.py::CenterLoss" = { inputs = [[6, 3], { value = [0.0, 1.2, 1.0, 3.0, 0.0, 0.4] }] }\n'
+)
+
+
+def test_a_refused_fix_is_refused_under_every_code_offering_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(project(tmp_path, CENTER_LOSS, CENTER_LOSS_EXAMPLES))
+    result = invoke("--fix", "--verify", "--unsafe-fixes", "--no-cache", "net.py")
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "net.py").read_text() == CENTER_LOSS
+    lines = result.stdout.splitlines()
+    offered = [line for line in lines if " HL002 " in line or " HL005 " in line]
+    assert len(offered) == 2 and all("(fix not applied: " in line for line in offered), offered
+    assert "fixable" not in lines[-1], lines[-1]
+
+
 def test_diff_verify_summary_counts_what_it_left_out(tmp_path, monkeypatch):
     monkeypatch.chdir(project(tmp_path, UNPROVABLE, UNPROVABLE_EXAMPLES))
     result = invoke("--diff", "--verify", "net.py")
