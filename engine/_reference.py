@@ -38,7 +38,7 @@ class ReferenceRun:
     shapes and the user's source line (the executor's `_node_error`), so a kernel failing
     here reads as it does in the fast plan."""
 
-    def __init__(self, sym, order, inputs, shapes, node_error: Callable):
+    def __init__(self, sym, order, inputs, shapes, node_error: Callable, dynamic=frozenset()):
         self.input_keys = [(id(n), 0) for n in inputs]
         self.steps: List[Tuple] = [
             (
@@ -52,6 +52,7 @@ class ReferenceRun:
         ]
         self.output_keys = [(id(n), i) for n, i in sym._outputs]
         self.node_error = node_error
+        self.dynamic = dynamic  # ids of the nodes whose shapes are known only as they run
 
     def __call__(self, *arrays) -> List[np.ndarray]:
         env: Dict[Tuple[int, int], np.ndarray] = dict(zip(self.input_keys, arrays))
@@ -67,6 +68,15 @@ class ReferenceRun:
                         raise  # a nested graph's error, already precise
                     raise self.node_error(node, err, [a.shape for a in ins]) from err
                 res = list(res) if isinstance(res, (tuple, list)) else [np.asarray(res)]
+                if getattr(node.op, "dynamic_shape", False) and any(r.size == 0 for r in res):
+                    # MXNet 1.9.1's graph fails on a dynamic output with no rows ("Operator
+                    # _mul_scalar inferring shapes failed ... [-1,3]"): stricter, as for empty
+                    # slices (executor.Plan)
+                    raise self.node_error(
+                        node,
+                        MXNetError("the dynamic-shape output has no rows (a zero-size shape)"),
+                        [a.shape for a in ins],
+                    )
                 env.update(zip(out_keys, res))
         outs, seen = [], set(map(id, arrays))
         for k in self.output_keys:

@@ -124,6 +124,18 @@ def _var_shape_hint(node: Node):
 _INFERENCE = threading.local()  # .running: a plan is being compiled (see infer_graph_shapes)
 
 
+def _fed_by_dynamic(order: List[Node]) -> set:
+    """ids of the op nodes whose shapes depend on input values: a dynamic-shape op
+    (`OpDef.dynamic_shape`) and every node it feeds, directly or not."""
+    fed: set = set()
+    for node in order:  # topological: a node's inputs come first
+        if node.op is not None and (
+            getattr(node.op, "dynamic_shape", False) or any(id(c) in fed for c, _ in node.inputs)
+        ):
+            fed.add(id(node))
+    return fed
+
+
 def infer_graph_shapes(order: List[Node], known: Dict[str, tuple], running=None):
     """(id(node), output index) -> shape (None unknown, 0-dims unknown) for every node.
 
@@ -286,8 +298,10 @@ class Plan:
         # concat, sum or FullyConnected, eagerly too): a plan that ran on where MXNet fails
         # would let --verify prove a fix real MXNet rejects; refusing it only leaves it
         # unverified (checked 2026-11-30).
+        # the nodes a dynamic-shape op feeds have their shapes only when they run
+        self.dynamic = _fed_by_dynamic(order)
         for node in order:
-            if node.op is not None:
+            if node.op is not None and id(node) not in self.dynamic:
                 for i in range(node.num_outputs()):
                     if not shape_known(shapes.get((id(node), i))):
                         raise MXNetError(
@@ -305,7 +319,7 @@ class Plan:
         self.run: Callable[..., Any]
         self._fast_run: Optional[Callable[..., Any]] = None
         self._reference_run: Optional[_ReferenceRun] = None
-        if _fastpaths.FAST[0]:
+        if _fastpaths.FAST[0] and not self.dynamic:
             self._compile_fast()  # compile-time errors (folding) surface here
         self.use_fast(_fastpaths.FAST[0])
         _fastpaths.LIVE_PLANS.add(self)
@@ -315,12 +329,14 @@ class Plan:
         (`engine/_reference.py`); callers holding this plan (CachedOp, gluon's bound calls)
         follow the switch (`engine/_fastpaths.py`). A plan made on the reference layer
         compiles its fast code on its first fast call, not when the switch flips."""
-        if fast:
+        if fast and not self.dynamic:  # a graph with dynamic shapes runs node by node
             self.run = self._fast_run or self._first_fast_run
             return
         if self._reference_run is None:
             order, inputs, shapes, _ = self._graph
-            self._reference_run = _ReferenceRun(self.sym, order, inputs, shapes, _node_error)
+            self._reference_run = _ReferenceRun(
+                self.sym, order, inputs, shapes, _node_error, self.dynamic
+            )
         self.run = self._reference_run
 
     def _compile_fast(self) -> None:

@@ -248,6 +248,9 @@ class OpDef:
     # inference (inputs' shapes from the outputs', as nn's FullyConnected and rnn's RNN do),
     # and inference only a compiling plan runs (`_while_loop`: executor.infer_graph_shapes).
     json_num_outputs: Callable[[Any], int]
+    # an output whose shape depends on the input's values (`_contrib_boolean_mask`): a plan
+    # holding it runs node by node, as MXNet runs a graph with dynamic shapes
+    dynamic_shape: bool = False
     infer_shape_backward: Callable[..., Any]
     infer_shape_run: Callable[..., Any]
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..registry import (
     Param,
+    get_op,
     ShapeError,
     merge_shape,
     p_bool,
@@ -575,3 +576,42 @@ register(
     params={"shape": Param(p_shape)},
     infer_shape=lambda a, s: (s, [None if s[0] is None else (len(a.shape),) + tuple(s[0])]),
 )(unravel_index)
+
+
+# ----------------------------------------------------------------------------- boolean_mask
+_MASK_AXIS = "boolean_mask: Check failed: axis == 0 ({} vs. 0) : Not supported yet"
+
+
+def _boolean_mask_shape(attrs, in_shapes):
+    """The rows kept depend on the index's values: the first dim is unknown (0) until the op
+    runs, as in MXNet (whose hybridized graph then runs op by op, dynamic shapes)."""
+    if attrs.axis != 0:
+        raise ShapeError(_MASK_AXIS.format(attrs.axis))
+    data, index = in_shapes
+    if data is None:
+        return in_shapes, [None]
+    return [data, index if index is not None else (data[0],)], [(0,) + tuple(data[1:])]
+
+
+def boolean_mask(attrs, data, index):
+    """The rows of `data` where the 1-D `index` is nonzero (axis 0 only, as MXNet 1.9.1)."""
+    if attrs.axis != 0:
+        raise ShapeError(_MASK_AXIS.format(attrs.axis))
+    if index.ndim != 1 or index.shape[0] != data.shape[0]:
+        raise ShapeError(
+            "boolean_mask: index {} must be 1-D with one entry per row of data {}".format(
+                fmt_shape(index.shape), fmt_shape(data.shape)
+            )
+        )
+    return data[np.asarray(index) != 0]
+
+
+register(
+    "_contrib_boolean_mask",
+    inputs=("data", "index"),
+    params={"axis": Param(p_int, 0)},
+    infer_shape=_boolean_mask_shape,
+    infer_type=lambda a, t: (t, [t[0]]),
+)(boolean_mask)
+# its output's shape is known only when it runs: a graph holding it runs node by node
+get_op("_contrib_boolean_mask").dynamic_shape = True
