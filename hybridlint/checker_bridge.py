@@ -176,7 +176,7 @@ def verify_file(
         return VerifiedFile(
             text, error=f"checker error: {type(exc).__name__}: {exc}", internal=True
         )
-    twin = partial(_same_fix, outcome.source, path, list(codes), project)
+    twin = partial(_same_fix, outcome.source, path, list(codes), project, {})
     result = VerifiedFile(
         outcome.source,
         len(outcome.applied),
@@ -393,18 +393,26 @@ def _unrun_notes(path: str, key: str, outcome: Any) -> List[str]:
 
 
 def _same_fix(
-    source: str, path: str, codes: List[str], project, a: Finding, b: Finding, found
+    source: str,
+    path: str,
+    codes: List[str],
+    project,
+    texts: Dict[int, str],
+    a: Finding,
+    b: Finding,
+    found,
 ) -> bool:
     """Whether findings `a` and `b` of `source` offer the very same fix (HL002 and HL005
     both offer the center loss's bincount rewrite): each alone writes the same text."""
-    if a.fix is None or b.fix is None:
-        return False
-    try:
-        one = single_fix(source, path, a, found, select=codes, project=project)
-        other = single_fix(source, path, b, found, select=codes, project=project)
-    except Exception:  # noqa: BLE001 - a twin unknown is a twin not claimed
-        return False
-    return one == other and one != source
+    for finding in (a, b):
+        if id(finding) not in texts:  # `texts`: one file's, each refused finding's text once
+            try:
+                texts[id(finding)] = single_fix(
+                    source, path, finding, found, select=codes, project=project
+                )
+            except Exception:  # noqa: BLE001 - a twin unknown is a twin not claimed
+                texts[id(finding)] = source
+    return texts[id(a)] == texts[id(b)] != source
 
 
 def _annotated(outcome, original: str, twin=None) -> list:

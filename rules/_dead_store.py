@@ -7,13 +7,15 @@ unpacking alone raises, and it computes nothing: the statement goes. HL001 asks 
 attributes, HL014 for unpackings of values without effects.
 
 - **The pattern**: in a hybrid function, a statement `NAME = x.<attr>` (also `x.shape[i]`, or
-  names unpacked from `x.shape`) of a tensor x, where no read of a bound name can follow the
+  names unpacked from `x.shape`) of a tensor x, or (HL014) names unpacked from a value without
+  effects (`B, C, H, W = F.shape_array(x)`), where no read of a bound name can follow the
   statement: none later in its block, none in a loop around it, none after the compound
   statements around it (for an `if`, its other branch cannot follow; a `try`'s handlers and
   `finally` can), none in a nested function, lambda or comprehension, no `del` or augmented
   assignment (`n += 1`) of it, and no `locals()`, `vars()`, `eval` or `exec` in the
   function. The names are not declared `global` or `nonlocal`.
-- **Exactness**: reading an attribute of an NDArray has no effect, and a value nothing reads
+- **Exactness**: reading an attribute of an NDArray (or a pure operator) has no effect, and a
+  value nothing reads
   changes nothing; the name is left unbound where it was bound before, and nothing reads it.
 - **Safety: safe.**
 """
@@ -111,7 +113,8 @@ def _blocks(statement: cst.BaseStatement) -> List[Tuple[cst.CSTNode, Sequence[cs
 
 
 def _stored_names(small: cst.BaseSmallStatement, node: cst.BaseExpression) -> Set[str]:
-    """The names `NAME = x.<attr>` (`x.<attr>[i]`, `a, b = x.shape`) binds, else empty."""
+    """The names `NAME = <node>` (`x.<attr>[i]`, `a, b = x.shape`, `a, b = F.op(x)`) binds,
+    else empty."""
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
         return set()
     value = small.value

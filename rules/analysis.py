@@ -114,9 +114,10 @@ class ClassFacts:
     name: str
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     scalar_attrs: Set[str] = field(default_factory=set)  # self.<a> = number in __init__
-    # those of them set to a literal tuple or list of numbers, by its length (`self.rows = [0,
-    # 2]`): an index with one is a list of rows, not an int (HL003 must not slice with it)
-    scalar_lengths: Dict[str, int] = field(default_factory=dict)
+    # attributes SOME `__init__` write sets to a literal tuple or list of numbers (`self.rows
+    # = [0, 2]`, whatever other branches store): an index with one may be a list of rows, not
+    # an int (HL003 must not slice with it); later writes do not clear it
+    scalar_sequences: Set[str] = field(default_factory=set)
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
     # attributes one `__init__` write sets to a Parameter and another to None (`if use_bias:
     # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
@@ -129,7 +130,8 @@ class ClassFacts:
     # convolution children (channels first): their `channels` argument as written in __init__,
     # and the rank of their output (Conv2D: 4)
     conv_channels: Dict[str, Tuple[cst.BaseExpression, int]] = field(default_factory=dict)
-    # `self.<a> = nn.Dense(<int>)` (flattening): its output is (batch, units)
+    # `self.<a> = nn.Dense(units)` (flattening): its output is (batch, units); units a literal
+    # int or a constructor parameter's name (`units_of`)
     dense_units: Dict[str, Union[int, cst.BaseExpression]] = field(default_factory=dict)
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
@@ -180,9 +182,8 @@ class ClassFacts:
         units = self.dense_units.get(attr)
         if units is None or isinstance(units, int):
             return units
-        spelled = self._spelling(units) or size_spelling(units)
-        if spelled is None and isinstance(units, cst.Name):  # a parameter not kept on self
-            spelled = units.value
+        # a constructor parameter (`_wide_parameter`), kept on self or not: its name
+        spelled = self._spelling(units) or getattr(units, "value", None)
         return None if spelled is None else f"units:{spelled}"
 
     def _spelling(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -1218,6 +1219,21 @@ class _OnSelf(cst.CSTTransformer):
         return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)) if attr else updated
 
 
+def _wide_parameter(expr: cst.BaseExpression, init: cst.FunctionDef) -> bool:
+    """`expr` is a parameter of `init` without a default or with a literal default above 1
+    (`classes=10`): a layer width taken for one above 1. A module constant, a local or a
+    default of 1 (`num_outputs=1`, a regression head) may well be 1."""
+    if not isinstance(expr, cst.Name):
+        return False
+    for param in _signature(init) + list(init.params.kwonly_params):
+        if param.name.value == expr.value:
+            if param.default is None:
+                return True
+            default = literal_int(param.default)
+            return default is not None and default > 1
+    return False
+
+
 def _init_facts(
     init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
 ) -> None:
@@ -1267,7 +1283,6 @@ def _init_facts(
             if isinstance(value, cst.Name) and value.value == "None":
                 nones.add(attr)
             facts.scalar_attrs.discard(attr)
-            facts.scalar_lengths.pop(attr, None)
             facts.parameters.pop(attr, None)
             facts.children.pop(attr, None)
             facts.conv_channels.pop(attr, None)
@@ -1289,7 +1304,7 @@ def _init_facts(
                 facts.scalar_attrs.add(attr)
             elif literal_shape(value) is not None and isinstance(value, (cst.Tuple, cst.List)):
                 facts.scalar_attrs.add(attr)
-                facts.scalar_lengths[attr] = len(value.elements)
+                facts.scalar_sequences.add(attr)
             elif isinstance(value, cst.Call) and built in (
                 "get",
                 "get_constant",
@@ -1331,7 +1346,12 @@ def _init_facts(
                     )
                 ):
                     number = literal_int(units.value)
-                    facts.dense_units[attr] = units.value if number is None else number
+                    if number is not None:
+                        facts.dense_units[attr] = number
+                    elif _wide_parameter(units.value, init) and not any(
+                        a.star == "**" for a in value.args
+                    ):  # `nn.Dense(classes)`; `**kw` may hold flatten=False
+                        facts.dense_units[attr] = units.value
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                     if built not in _CONTAINER_LAYERS:

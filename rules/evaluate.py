@@ -121,9 +121,9 @@ class Evaluator:
             for e in expr.elements
         ]
         if all(v.kind == SCALAR for v in values):
-            # a tuple of numbers is a SCALAR too (a shape, axes), its items kept so that an
-            # index rewrite can tell it from one number (`x[self.rows]` with a list of rows)
-            return Value(SCALAR, items=tuple(values))
+            # a tuple of numbers is a SCALAR too (a shape, axes), said to be a sequence so
+            # that an index rewrite can tell it from one number (`x[rows]`, a list of rows)
+            return Value(SCALAR, items=tuple(values), sequence=True)
         if values and all(v.kind == TENSOR for v in values):
             # `[x, y]` of inputs taken for arrays by position: a list of them, taken the same
             # way (its items are those very inputs)
@@ -167,9 +167,8 @@ class Evaluator:
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             klass = self.facts.klass
             if klass is not None and attr in klass.scalar_attrs:
-                length = klass.scalar_lengths.get(attr)
-                if length is not None:
-                    return Value(SCALAR, items=(SCALAR_VALUE,) * length)
+                if attr in klass.scalar_sequences:
+                    return Value(SCALAR, sequence=True)
                 return SCALAR_VALUE
             if klass is not None and attr in klass.parameters:
                 return Value(PARAMETER, klass.parameters[attr])
@@ -339,9 +338,7 @@ class Evaluator:
                 return paired(expr, values[0], values[1], shape)
             return Value(TENSOR, fresh=True)
         if all(v.kind == SCALAR for v in values):
-            # a tuple of numbers is a SCALAR too (a shape, axes), its items kept so that an
-            # index rewrite can tell it from one number (`x[self.rows]` with a list of rows)
-            return Value(SCALAR, items=tuple(values))
+            return SCALAR_VALUE
         return UNKNOWN_VALUE
 
     def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:
@@ -609,11 +606,11 @@ class Evaluator:
             positional = len(call.args) > 1 and all(a.keyword is None for a in call.args[:2])
             x = args[1] if positional and len(args) > 1 else UNKNOWN_VALUE
             return x.form if x.kind == TENSOR else None
-        if at and op == "stack" and _starred_list(call, args) is not None:
-            items = _starred_list(call, args)
+        items = _starred_list(call, args) if at and op == "stack" else None
+        if items is not None:
             axis_arg = call_argument(call, None, "axis")
             axis = _literal_axes(axis_arg) if axis_arg is not None else (0,)
-            if items is None or items.item_form is None or not axis or len(axis) != 1:
+            if items.item_form is None or not axis or len(axis) != 1:
                 return None
             # the items' form with an axis of their count (unknown) inserted
             return forms.expand(items.item_form, axis[0], None)

@@ -300,6 +300,19 @@ on it where the original worked.
             ),
             line=8,
         ),
+        # ... also when another branch stores a number there, or binds the name to one
+        Invalid(
+            net(
+                "y = F.relu(x)\nreturn y[:, self.rows]",
+                init=constructor(
+                    "super().__init__()\nif multi:\n    self.rows = [0, 2]\nelse:\n"
+                    "    self.rows = 1",
+                    "multi=True",
+                ),
+            ),
+            line=11,
+        ),
+        Invalid(net("idx = [0, 2] if self.k else 1\ny = F.relu(x)\nreturn y[:, idx]"), line=5),
         Invalid(
             net("x = F.relu(x)\nreturn x[-1]"),
             line=4,
@@ -741,7 +754,7 @@ on it where the original worked.
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         value = self.value(expr)
-        if value.kind != SCALAR or value.items is not None:
+        if value.kind != SCALAR or value.sequence:
             return None  # a list or tuple of numbers picks several rows: no slice does
         end = cst.BinaryOperation(
             left=strip_parens(expr), operator=cst.Add(), right=cst.Integer("1")

@@ -550,6 +550,38 @@ must have NDArray type` where `d - 0.5` worked.
                 ),
             )
         ),
+        # a width that may well be 1: a default of 1 (a regression head), a module constant,
+        # `**kw` (it may hold flatten=False): no evidence against a Dense(1)
+        Valid(
+            net(
+                "return self.a(x) * F.sigmoid(self.b(x))",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.a = nn.Dense(num_outputs)\nself.b = nn.Dense(1)",
+                    "num_outputs=1",
+                ),
+            )
+        ),
+        Valid(
+            net(
+                "return self.a(x) * self.b(x)",
+                "F, x",
+                head="N_OUT = 1\n\n\n",
+                init=constructor(
+                    "super().__init__()\nself.a = nn.Dense(N_OUT)\nself.b = nn.Dense(1)"
+                ),
+            )
+        ),
+        Valid(
+            net(
+                "return self.a(x) * self.b(x)",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.a = nn.Dense(units, **kw)\nself.b = nn.Dense(1)",
+                    "units, **kw",
+                ),
+            )
+        ),
     )
     INVALID = [
         # a Dense(1)'s (B, 1) against a Dense(10)'s (B, 10), each stacked alone along a new

@@ -20,17 +20,52 @@ from .analysis import dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 
 
+# Operators whose evaluation has no effect beyond their result (no random draw, no state:
+# not `F.uniform`, `F.Custom`, `F.BatchNorm`): an unread unpacking of one can go.
+_PURE_OPS = {
+    "shape_array",
+    "size_array",
+    "split",
+    "SliceChannel",
+    "slice",
+    "slice_axis",
+    "slice_like",
+    "reshape",
+    "Reshape",
+    "reshape_like",
+    "transpose",
+    "squeeze",
+    "expand_dims",
+    "flatten",
+    "Flatten",
+    "identity",
+    "stop_gradient",
+    "BlockGrad",
+    "cast",
+    "Cast",
+    "zeros_like",
+    "ones_like",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "log",
+    "abs",
+    "sqrt",
+    "square",
+}
+
+
 def _pure(value: cst.BaseExpression, namespace: str) -> bool:
-    """A value whose evaluation has no effect: a name, an attribute, or `F.<op>(...)` of
-    names, attributes and literals (no random op): dropping it changes nothing."""
+    """A value whose evaluation has no effect: a name, an attribute, or `F.<op>(...)` of a
+    pure operator (`_PURE_OPS`) on names, attributes and literals: dropping it changes
+    nothing."""
     if isinstance(value, (cst.Name, cst.Attribute)):
         return True
     if not isinstance(value, cst.Call):
         return False
     name = dotted_name(value.func) or ""
-    if not name.startswith(namespace + ".") or any(
-        word in name for word in ("random", "sample", "Dropout", "shuffle")
-    ):
+    if not name.startswith(namespace + ".") or name[len(namespace) + 1 :] not in _PURE_OPS:
         return False
     simple = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString)
     return all(isinstance(a.value, simple) for a in value.args)
@@ -172,6 +207,16 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             fix=("B, C, H, W = F.shape_array(x)\n", ""),
             safety=SAFE,
         ),
+        # a random draw is an effect (it moves the random stream): no deletion, the split
+        Invalid(
+            net("a, b = F.uniform(shape=(2, 3))\nreturn F.relu(x)"),
+            line=3,
+            fix=(
+                "F.uniform(shape=(2, 3))",
+                "F.split(F.uniform(shape=(2, 3)), num_outputs=2, axis=0, squeeze_axis=True)",
+            ),
+            safety=SAFE,  # the draw's shape is known: two rows
+        ),
         ("return F.concat(*F.relu(x), dim=0)", 3),
         ("y = F.relu(x)\nreturn F.stack(*list(y))", 4),
         ("return F.add_n(*tuple(F.relu(x)))", 3),
@@ -284,7 +329,10 @@ stops at the shorter sequence, the split raises unless the tensor has exactly n 
             return
         dead = plan_dead_store(self, node.value) if _pure(node.value, namespace) else None
         if dead is not None:  # `B, C, H, W = F.shape_array(x)` with no name read: it goes
-            self.report(node.value, message, edits=dead[0], safety=dead[1])
+            unread = _MESSAGE.format(
+                what="unpacking", fix="nothing reads the names: the statement goes"
+            )
+            self.report(node.value, unread, edits=dead[0], safety=dead[1])
             return
         shape = self.value(node.value).shape
         replacement = call(

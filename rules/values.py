@@ -100,6 +100,11 @@ class Value:
     # `F.stack(*weights, axis=-1) * F.stack(*outputs, axis=-1)` of (B, 1) and (B, 10) leaves
     # was a silent pass). `join` keeps it only when both sides have the same
     item_form: Optional[Form] = None
+    # A SCALAR that may be a tuple or list of numbers (a literal one, an attribute some
+    # `__init__` write sets to one, a name one branch binds to one): an index rewrite must not
+    # take it for one number (`x[:, self.rows]` with `self.rows = [0, 2]`). `join` keeps it
+    # when either side has it
+    sequence: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -479,6 +484,7 @@ def join(a: Value, b: Value) -> Value:
             assumed=a.assumed or b.assumed,
             form=a.form if a.form == b.form else None,
             item_form=a.item_form if a.item_form == b.item_form else None,
+            sequence=a.sequence or b.sequence,
         )
     return UNKNOWN_VALUE
 
