@@ -38,7 +38,7 @@ class ReferenceRun:
     shapes and the user's source line (the executor's `_node_error`), so a kernel failing
     here reads as it does in the fast plan."""
 
-    def __init__(self, sym, order, inputs, shapes, node_error: Callable, dynamic=frozenset()):
+    def __init__(self, sym, order, inputs, shapes, node_error: Callable):
         self.input_keys = [(id(n), 0) for n in inputs]
         self.steps: List[Tuple] = [
             (
@@ -52,7 +52,6 @@ class ReferenceRun:
         ]
         self.output_keys = [(id(n), i) for n, i in sym._outputs]
         self.node_error = node_error
-        self.dynamic = dynamic  # ids of the nodes whose shapes are known only as they run
 
     def __call__(self, *arrays) -> List[np.ndarray]:
         env: Dict[Tuple[int, int], np.ndarray] = dict(zip(self.input_keys, arrays))

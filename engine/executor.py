@@ -334,9 +334,7 @@ class Plan:
             return
         if self._reference_run is None:
             order, inputs, shapes, _ = self._graph
-            self._reference_run = _ReferenceRun(
-                self.sym, order, inputs, shapes, _node_error, self.dynamic
-            )
+            self._reference_run = _ReferenceRun(self.sym, order, inputs, shapes, _node_error)
         self.run = self._reference_run
 
     def _compile_fast(self) -> None:
