@@ -237,15 +237,18 @@ def test_our_json_loads_in_mxnet_and_computes_the_same():
     theirs = m.sym.load_json(out.tojson())
     assert theirs.list_arguments() == out.list_arguments()
     assert theirs.list_outputs() == out.list_outputs()
+    rng = np.random.RandomState(0)
     feed = {
-        "data": np.random.rand(3, 5).astype(np.float32),
-        "fc1_weight": np.random.rand(4, 5).astype(np.float32),
-        "fc1_bias": np.random.rand(4).astype(np.float32),
+        "data": rng.rand(3, 5).astype(np.float32),
+        "fc1_weight": rng.rand(4, 5).astype(np.float32),
+        "fc1_bias": rng.rand(4).astype(np.float32),
     }
     want = theirs.eval(ctx=m.cpu(), **{k: m.nd.array(v) for k, v in feed.items()})
     got = out.eval(**{k: mx.nd.array(v) for k, v in feed.items()})
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5)
+        # MXNet's FullyConnected (oneDNN) and numpy's matmul sum in another order: the last
+        # float32 bits of an output near 0 differ (unseeded data once gave 1.6e-5 relative)
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
 @BOTH
