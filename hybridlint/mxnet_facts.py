@@ -104,6 +104,16 @@ SHAPE_PRESERVING: FrozenSet[str] = frozenset(
 SHAPE_PRESERVING_METHODS: FrozenSet[str] = (SHAPE_PRESERVING & SHARED_METHODS) | frozenset(
     ("astype", "copy", "as_in_context", "detach")
 )
+# Operators whose evaluation has no effect beyond their result (no random draw, no state, no
+# Python callback: not `uniform`, `Dropout`, `BatchNorm`, `Custom`): a statement that computes
+# one into names nothing reads can go (HL014's dead unpacking, `B, C, H, W = F.shape_array(x)`).
+EFFECT_FREE_OPS: FrozenSet[str] = frozenset(
+    """
+    shape_array size_array split SliceChannel slice slice_axis slice_like reshape Reshape
+    reshape_like transpose squeeze expand_dims flatten Flatten identity stop_gradient BlockGrad
+    cast Cast zeros_like ones_like relu sigmoid tanh exp log abs sqrt square
+    """.split()
+)
 # Creation operators (`F.zeros(shape)`): the shape is an argument. `empty` is mx.nd's only.
 CREATION_OPS = frozenset(
     """

@@ -12,6 +12,7 @@ from typing import Set, Union
 import libcst as cst
 
 from ._build import call, integer
+from ..mxnet_facts import EFFECT_FREE_OPS
 from ._dead_store import plan_dead_store
 from ._examples import net, with_parent
 from ._iteration_fix import plan_iteration
@@ -20,52 +21,16 @@ from .analysis import dotted_name
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
 
 
-# Operators whose evaluation has no effect beyond their result (no random draw, no state:
-# not `F.uniform`, `F.Custom`, `F.BatchNorm`): an unread unpacking of one can go.
-_PURE_OPS = {
-    "shape_array",
-    "size_array",
-    "split",
-    "SliceChannel",
-    "slice",
-    "slice_axis",
-    "slice_like",
-    "reshape",
-    "Reshape",
-    "reshape_like",
-    "transpose",
-    "squeeze",
-    "expand_dims",
-    "flatten",
-    "Flatten",
-    "identity",
-    "stop_gradient",
-    "BlockGrad",
-    "cast",
-    "Cast",
-    "zeros_like",
-    "ones_like",
-    "relu",
-    "sigmoid",
-    "tanh",
-    "exp",
-    "log",
-    "abs",
-    "sqrt",
-    "square",
-}
-
-
 def _pure(value: cst.BaseExpression, namespace: str) -> bool:
     """A value whose evaluation has no effect: a name, an attribute, or `F.<op>(...)` of a
-    pure operator (`_PURE_OPS`) on names, attributes and literals: dropping it changes
+    pure operator (`EFFECT_FREE_OPS`) on names, attributes and literals: dropping it changes
     nothing."""
     if isinstance(value, (cst.Name, cst.Attribute)):
         return True
     if not isinstance(value, cst.Call):
         return False
     name = dotted_name(value.func) or ""
-    if not name.startswith(namespace + ".") or name[len(namespace) + 1 :] not in _PURE_OPS:
+    if not name.startswith(namespace + ".") or name[len(namespace) + 1 :] not in EFFECT_FREE_OPS:
         return False
     simple = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString)
     return all(isinstance(a.value, simple) for a in value.args)

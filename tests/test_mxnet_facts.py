@@ -37,6 +37,7 @@ BOTH = {
     "MULTI_OUTPUT_OPS": facts.MULTI_OUTPUT_OPS,
     "MULTI_OUTPUT_COUNTS": frozenset(facts.MULTI_OUTPUT_COUNTS),
     "BROADCAST_BINARY": facts.BROADCAST_BINARY,
+    "EFFECT_FREE_OPS": facts.EFFECT_FREE_OPS,
 }
 EITHER = {"CREATION_OPS": facts.CREATION_OPS, "NON_TENSOR_OPS": facts.NON_TENSOR_OPS}
 
@@ -496,3 +497,10 @@ def test_shaped_like_helpers_return_their_arguments_shape_under_mxnet(qualified)
     symbols = [mx.sym, mx.sym.var("x"), mx.sym.var("y")]
     out = helper(*symbols).infer_shape(x=(2, 6), y=(2, 3, 2))[1]
     assert out == [arrays[position].shape]
+
+
+def test_effect_free_operators_draw_nothing():
+    """No random operator, and none of the stateful or callback ones, is called free of
+    effects (HL014 drops an unread unpacking of one as a safe fix)."""
+    assert not facts.EFFECT_FREE_OPS & (facts.RANDOM_OPS | facts.CREATION_OPS)
+    assert not facts.EFFECT_FREE_OPS & {"Dropout", "BatchNorm", "Custom", "uniform", "normal"}
