@@ -50,6 +50,7 @@ from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import bound_call, factory_value, returns
 from ._init_arrays import array_shape, shapes_before
+from ._parameter_lists import parameter_lists
 from ._pooled import child_effect
 from ._dim_bindings import FunctionScan, scan_function
 from ._sliced_arrays import sliced_arrays
@@ -119,6 +120,9 @@ class ClassFacts:
     # an int (HL003 must not slice with it); later writes do not clear it
     scalar_sequences: Set[str] = field(default_factory=set)
     parameters: Dict[str, Optional[Shape]] = field(default_factory=dict)  # self.<p> = params.get
+    # attributes `__init__` fills with Parameters in a list (`self.ws = [self.params.get(...)
+    # for ...]`): no hybrid_forward argument, `self.ws[i].data()` stays an NDArray (HL012)
+    parameter_lists: Set[str] = field(default_factory=set)
     # attributes one `__init__` write sets to a Parameter and another to None (`if use_bias:
     # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
     # so (`bias=None`) is that Parameter's data wherever it is not None (`Value.unless_none`)
@@ -725,6 +729,7 @@ def _class_facts(
         if init is not None:
             _init_facts(init, facts, module, classes)
             _opt_out_facts(init, facts)
+            facts.parameter_lists |= parameter_lists(init)
     hybridize = facts.methods.get("hybridize")
     if (
         hybridize is not None

@@ -97,50 +97,6 @@ def _direct_parameters(init: cst.FunctionDef, qualify) -> List[Tuple[str, cst.Ca
     return found
 
 
-def _is_params_get(expr: cst.BaseExpression) -> bool:
-    """`self.params.get(...)` / `self.params.get_constant(...)`."""
-    return isinstance(expr, cst.Call) and dotted_name(expr.func) in (
-        "self.params.get",
-        "self.params.get_constant",
-    )
-
-
-def parameter_lists(init: Optional[cst.FunctionDef]) -> Set[str]:
-    """Attributes `__init__` fills with Parameters in a list: `self.ws = [self.params.get(...)
-    for ...]`, or `self.ws = []` then `self.ws.append(self.params.get(...))` (directly or
-    through a name). gluon passes hybrid_forward only the Parameters set as attributes, so
-    these have no argument: their `.data()` is an NDArray under hybridize too."""
-    if init is None:
-        return set()
-    getters = {  # names bound to a params.get call
-        target.target.value
-        for node in walk_nodes(init.body)
-        if isinstance(node, cst.Assign) and _is_params_get(node.value)
-        for target in node.targets
-        if isinstance(target.target, cst.Name)
-    }
-    found: Set[str] = set()
-    for node in walk_nodes(init.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.ListComp):
-            if _is_params_get(node.value.elt):
-                found.update(
-                    a for t in node.targets if (a := self_attribute_name(t.target)) is not None
-                )
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "append"
-            and len(node.args) == 1
-        ):
-            item = node.args[0].value
-            attr = self_attribute_name(node.func.value)
-            if attr is not None and (
-                _is_params_get(item) or (isinstance(item, cst.Name) and item.value in getters)
-            ):
-                found.add(attr)
-    return found
-
-
 def _registers_by_hand(klass: cst.ClassDef) -> bool:
     """The class touches gluon's registries itself (`self.params.update(...)`,
     `self._params`, `self._reg_params`): what `collect_params()` holds is not what it seems."""
@@ -1025,7 +981,7 @@ registers parameters by hand (`self.params.update`, `_params`, `_reg_params`) or
         klass = self.facts.klass
         if attr is None or klass is None:
             return None
-        if attr not in parameter_lists(klass.methods.get("__init__")):
+        if attr not in klass.parameter_lists:
             return None
         return f"self.{attr}[...].data()"
 
