@@ -238,9 +238,23 @@ def known_rank_clash(a: Optional[Form], b: Optional[Form]) -> Optional[Tuple[int
     return None
 
 
+_WIDTH = "units:"  # the prefix of a layer's width spelled as code (`units:self.classes`)
+
+
+def spelled_width(spelling: str) -> Dim:
+    """A layer's width known only as code (a constructor parameter), as a form's dim: taken
+    for one above 1 (`_wide`), as a convolution's channel count is."""
+    return _WIDTH + spelling
+
+
+def dim_text(dim: Dim) -> str:
+    """A dim as a message shows it: a number, or a spelled width's code."""
+    return dim[len(_WIDTH) :] if isinstance(dim, str) and dim.startswith(_WIDTH) else str(dim)
+
+
 def _wide(dim: Dim) -> bool:
     """A dim taken for one above 1: a literal above 1 or a layer's spelled width."""
-    return (isinstance(dim, int) and dim > 1) or (isinstance(dim, str) and dim.startswith("units:"))
+    return (isinstance(dim, int) and dim > 1) or (isinstance(dim, str) and dim.startswith(_WIDTH))
 
 
 def ones(form: Optional[Form]) -> Tuple[FrozenSet[int], FrozenSet[int]]:

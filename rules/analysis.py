@@ -188,7 +188,7 @@ class ClassFacts:
             return units
         # a constructor parameter (`_wide_parameter`), kept on self or not: its name
         spelled = self._spelling(units) or getattr(units, "value", None)
-        return None if spelled is None else f"units:{spelled}"
+        return None if spelled is None else forms.spelled_width(spelled)
 
     def _spelling(self, expr: cst.BaseExpression) -> Optional[str]:
         """`expr` of `__init__` as hybrid_forward reads it: a constructor parameter stored on

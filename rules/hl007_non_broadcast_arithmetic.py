@@ -132,8 +132,10 @@ def shape_evidence(a: Value, b: Value) -> Optional[str]:
     clash = forms.known_rank_clash(a.form, b.form)
     if clash is not None:  # `self.gate(x) * self.proj(x)`: a Dense(1)'s (B, 1), a Dense(10)'s
         axis, dim_a, dim_b = clash
-        spelled = [str(d).replace("units:", "") for d in (dim_a, dim_b)]
-        return f"layer outputs with {spelled[0]} against {spelled[1]} at axis {axis}"
+        return (
+            f"layer outputs with {forms.dim_text(dim_a)} against {forms.dim_text(dim_b)} at "
+            f"axis {axis}"
+        )
     ones = forms.ones(a.form), forms.ones(b.form)
     if any(ones[0]) and any(ones[1]):  # both have 1s where every rank has them
         if ones[0] == ones[1]:
