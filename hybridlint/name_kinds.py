@@ -18,7 +18,7 @@ from typing import Dict, Iterable, Optional, Set, Tuple
 import libcst as cst
 
 from .rules.base import Rule
-from .rules.values import SCALAR, TENSOR, Shape, self_attribute_name
+from .rules.values import SCALAR, TENSOR, Shape, Value, self_attribute_name
 
 # {line: {name: its known dims, None where a dim is unknown}}
 KnownShapes = Dict[int, Dict[str, Shape]]
@@ -34,17 +34,19 @@ def number_names(source: str, path: str, lines: Iterable[int]) -> Dict[int, Set[
 
 def name_kinds(
     source: str, path: str, lines: Iterable[int]
-) -> Tuple[Dict[int, Set[str]], KnownShapes]:
-    """:func:`number_names`, and the arrays on those lines whose shape the analysis knows in
-    part: a parameter of declared shape `(1, 1, units)` is `(1, 1, None)`. A check that
-    feeds such a name another shape judges the fix on an input the code never meets (the
-    class token a tile broadcasts along its leading 1)."""
+) -> Tuple[Dict[int, Set[str]], KnownShapes, Dict[int, Set[str]]]:
+    """:func:`number_names`; the arrays on those lines whose shape the analysis knows in
+    part: a parameter of declared shape `(1, 1, units)` is `(1, 1, None)` (a check that
+    feeds such a name another shape judges the fix on an input the code never meets: the
+    class token a tile broadcasts along its leading 1); and the names that hold a list or
+    tuple of numbers (`rows = [0, 2]`: a number fed there fails `for i in rows`)."""
     from .linter import lint_source
 
     wanted = set(lines)
     if not wanted:
-        return {}, {}
+        return {}, {}, {}
     numbers: Dict[int, Set[str]] = {}
+    sequences: Dict[int, Set[str]] = {}
     arrays: Dict[int, Set[str]] = {}
     shapes: KnownShapes = {}
 
@@ -56,25 +58,35 @@ def name_kinds(
         def visit_Name(self, node: cst.Name) -> None:
             value = self.value(node)
             shape = value.shape if value.kind == TENSOR else None
-            self.report(node, json.dumps([int(value.kind == SCALAR), node.value, shape]))
+            self.report(node, json.dumps([_kind(value), node.value, shape]))
 
         def visit_Attribute(self, node: cst.Attribute) -> None:
             attr = self_attribute_name(node)
             if attr is not None:  # `self.axis`, `self._eps`: a constructor's number
-                flag = int(self.value(node).kind == SCALAR)
-                self.report(node, json.dumps([flag, f"self.{attr}", None]))
+                self.report(node, json.dumps([_kind(self.value(node)), f"self.{attr}", None]))
 
     try:
         findings = lint_source(source, path, rules=[_NameKinds])
     except Exception:  # noqa: BLE001 - no kinds is the old behaviour: every name an array
-        return {}, {}
+        return {}, {}, {}
     for finding in findings:
         if finding.line not in wanted:
             continue
         flag, name, shape = json.loads(finding.message)
-        (numbers if flag == 1 else arrays).setdefault(finding.line, set()).add(name)
+        kind = {_NUMBER: numbers, _SEQUENCE: sequences}.get(flag, arrays)
+        kind.setdefault(finding.line, set()).add(name)
         known: Optional[Shape] = tuple(shape) if shape else None
         if known and any(isinstance(d, int) for d in known):
             shapes.setdefault(finding.line, {})[name] = known
     kinds = {line: names - arrays.get(line, set()) for line, names in numbers.items() if names}
-    return kinds, shapes
+    return kinds, shapes, sequences
+
+
+_ARRAY, _NUMBER, _SEQUENCE = 0, 1, 2
+
+
+def _kind(value: Value) -> int:
+    """What the check binds a name of this value to: a number, a list of numbers, an array."""
+    if value.kind != SCALAR:
+        return _ARRAY
+    return _SEQUENCE if value.sequence else _NUMBER

@@ -50,6 +50,7 @@ from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import bound_call, factory_value, returns
 from ._init_arrays import array_shape, shapes_before
+from ._index_lists import number_lists
 from ._parameter_lists import parameter_lists
 from ._pooled import child_effect
 from ._dim_bindings import FunctionScan, scan_function
@@ -123,6 +124,9 @@ class ClassFacts:
     # attributes `__init__` fills with Parameters in a list (`self.ws = [self.params.get(...)
     # for ...]`): no hybrid_forward argument, `self.ws[i].data()` stays an NDArray (HL012)
     parameter_lists: Set[str] = field(default_factory=set)
+    # attributes every store of which, in any method, is a non-empty literal list or tuple of
+    # ints (`self.rows = [0, 2]`): an index with one surely picks several rows (HL003)
+    number_lists: Set[str] = field(default_factory=set)
     # attributes one `__init__` write sets to a Parameter and another to None (`if use_bias:
     # self.bias = self.params.get(...) else: self.bias = None`): the hybrid_forward input named
     # so (`bias=None`) is that Parameter's data wherever it is not None (`Value.unless_none`)
@@ -730,6 +734,7 @@ def _class_facts(
             _init_facts(init, facts, module, classes)
             _opt_out_facts(init, facts)
             facts.parameter_lists |= parameter_lists(init)
+    facts.number_lists = number_lists(facts.methods.values())
     hybridize = facts.methods.get("hybridize")
     if (
         hybridize is not None

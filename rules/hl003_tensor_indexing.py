@@ -10,6 +10,7 @@ from ._build import call, integer, strip_parens, tuple_of
 from ._examples import constructor, net, with_parent
 from ._own_dims import own_dim_bound, own_dims
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
+from .values import self_attribute_name, walk_nodes
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, returns, valid_table
 
 
@@ -104,7 +105,9 @@ axes kept, then `expand_dims`, then one `squeeze` of the integer axes (an intege
 axis needs neither: `x[0, None]` → `F.slice_axis(x, axis=0, begin=0, end=1)`). Outputs: `y[-1]` →
 `y[n - 1]` when the number of outputs `n` is a literal, else
 `list(y)[-1]`; reversed or overshooting slices → `list(y)[...]` (a Python list of the outputs
-in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`).
+in both modes; a grouped Symbol raises `Symbol only accept nonnegative index`). A list of rows
+with every other item `:` (`x[:, rows]`, `rows = [0, 2]`) becomes the rows one by one:
+`F.concat(*[F.slice_axis(x, axis=1, begin=i, end=(i + 1) or None) for i in rows], dim=1)`.
 
 Not reported: subscripts of values not proven to be tensors. gluon passes lists, tuples and
 dicts of arrays to `hybrid_forward` the same way as arrays, so an input is a tensor only when
@@ -122,6 +125,9 @@ reversed slices are reported.
 A scalar index `i` becomes `begin=i, end=i + 1`: safe when the analysis knows `i >= 0` (a
 `range()` loop index, a dimension, `len()`), unsafe otherwise (wrong for `i = -1`; raises for
 a name holding `None`).
+A list of rows is safe when it is a literal of the function, unsafe when it is an attribute
+(taken for a list: an int there would make the rewrite raise); a bare `x[rows]` gets no fix
+(a tuple there indexes several axes).
 Safe for integer literal indices and for slices whose bounds are non-negative integer literals or
 `None` (any step): the rewritten expression returns the same values for every input shape
 (checked eagerly and hybridized against the original in the test suite). Slices with a negative
@@ -292,14 +298,47 @@ on it where the original worked.
             safety=UNSAFE,  # as `y[:, self.k:]`: a bound from a name
         ),
         # a list of rows is not an int: no slice picks them (an `i, i + 1` slice raised
-        # "can only concatenate list" eagerly, blind round 19)
+        # "can only concatenate list" eagerly, blind round 19); the rows one by one do
         Invalid(
             net(
                 "y = F.relu(x)\nreturn y[:, self.rows]",
                 init=constructor("super().__init__()\nself.rows = [0, 2]", ""),
             ),
             line=8,
+            fix=(
+                "y[:, self.rows]",
+                "F.concat(*[F.slice_axis(y, axis=1, begin=i, end=(i + 1) or None) "
+                "for i in self.rows], dim=1)",
+            ),
+            safety=UNSAFE,  # code outside the class may set another value
         ),
+        # a literal of the function: exact (`or None` keeps -1 to the end)
+        Invalid(
+            net("y = F.relu(x)\nrows = [2, -1]\nreturn y[rows, :]"),
+            line=5,
+            fix=(
+                "y[rows, :]",
+                "F.concat(*[F.slice_axis(y, axis=0, begin=i, end=(i + 1) or None) for i in rows], "
+                "dim=0)",
+            ),
+            safety=SAFE,
+        ),
+        # rows the constructor is given (blind round 19's `X[self.index, :]`): taken for a list
+        Invalid(
+            net(
+                "y = F.relu(x)\nreturn y[self.index, :]",
+                init=constructor("super().__init__()\nself.index = index", "index=(0, 2)"),
+            ),
+            line=8,
+            fix=(
+                "y[self.index, :]",
+                "F.concat(*[F.slice_axis(y, axis=0, begin=i, end=(i + 1) or None) "
+                "for i in self.index], dim=0)",
+            ),
+            safety=UNSAFE,  # an int there would make `for i in` raise
+        ),
+        # bare, a tuple would index several axes: no fix
+        Invalid(net("y = F.relu(x)\nrows = (0, 2)\nreturn y[rows]"), line=5),
         # ... also when another branch stores a number there, or binds the name to one
         Invalid(
             net(
@@ -663,6 +702,9 @@ on it where the original worked.
                 return None
         if not elements:
             return None
+        picked = self._picked_rows(namespace, data, elements)
+        if picked is not None:
+            return picked
         bounds = self._axis_bounds(elements, data)
         if bounds is None:
             return None
@@ -734,6 +776,78 @@ on it where the original worked.
             steps.append(stride)
             full.append(all(_is_none(b) for b in (start, stop, stride)))
         return _AxisBounds(begins, ends, steps, full, integers, safety)
+
+    def _picked_rows(
+        self, ns: Optional[str], data: cst.BaseExpression, elements
+    ) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """`x[:, rows]` with `rows` a list or tuple of ints and every other item `:`: the rows
+        one by one, `F.concat(*[F.slice_axis(x, axis=1, begin=i, end=(i + 1) or None) for i in
+        rows], dim=1)` (a Symbol takes no list index; `or None` keeps `-1` to the end). Only
+        in a tuple index: bare, a tuple would index several axes. SAFE for a literal of the
+        function (non-empty, so the concat has an input), UNSAFE for an attribute (code
+        outside the class may set it) and for a constructor argument kept on self (taken
+        for a list of rows: an int would make it raise eagerly)."""
+        if ns is None or len(elements) < 2 or not _plain(data):
+            return None
+        picks = [
+            i
+            for i, e in enumerate(elements)
+            if not (
+                isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None
+            )
+        ]
+        if len(picks) != 1 or not isinstance(elements[picks[0]], cst.Index):
+            return None
+        axis, rows = picks[0], elements[picks[0]].value
+        safety = self._rows_safety(rows)
+        if safety is None:
+            return None
+        taken = {n.value for n in walk_nodes(data) if isinstance(n, cst.Name)} | {ns}
+        item = next(name for name in ("i", "j", "k", "row", "_row") if name not in taken)
+        end = cst.BooleanOperation(
+            left=cst.BinaryOperation(
+                left=cst.Name(item),
+                operator=cst.Add(),
+                right=cst.Integer("1"),
+                lpar=[cst.LeftParen()],
+                rpar=[cst.RightParen()],
+            ),
+            operator=cst.Or(),
+            right=cst.Name("None"),
+        )
+        one = _op(
+            ns,
+            "slice_axis",
+            data,
+            [("axis", integer(axis)), ("begin", cst.Name(item)), ("end", end)],
+        )
+        rows_of = cst.ListComp(
+            elt=one, for_in=cst.CompFor(target=cst.Name(item), iter=strip_parens(rows))
+        )
+        concat = cst.Call(
+            func=cst.Attribute(value=cst.Name(ns), attr=cst.Name("concat")),
+            args=[
+                cst.Arg(rows_of, star="*"),
+                cst.Arg(integer(axis), keyword=cst.Name("dim"), equal=_EQUAL),
+            ],
+        )
+        return concat, safety
+
+    def _rows_safety(self, rows: cst.BaseExpression) -> Optional[str]:
+        """How surely `rows` is a non-empty list or tuple of ints (`_picked_rows`), or None."""
+        if isinstance(rows, cst.Name):
+            value = self.value(rows)
+            items = value.items if value.kind == SCALAR and value.sequence else None
+            return SAFE if items and all(i.kind == SCALAR for i in items) else None
+        attr = self_attribute_name(rows)
+        klass = self.facts.klass if self.facts is not None else None
+        if attr is None or klass is None:
+            return None
+        if attr in klass.number_lists:
+            return UNSAFE
+        if (attr in klass.required or attr in klass.stored) and self.value(rows).kind == UNKNOWN:
+            return UNSAFE
+        return None
 
     def _own_dims(self, data: Optional[cst.BaseExpression]) -> Dict[str, int]:
         """The names the function binds to dims of `data` (a name)."""
@@ -909,6 +1023,16 @@ def _squeeze(ns: Optional[str], result: cst.BaseExpression, axes: List[int]) -> 
         return result
     axis = integer(axes[0]) if len(axes) == 1 else tuple_of([integer(a) for a in axes])
     return _op(ns, "squeeze", result, [("axis", axis)])
+
+
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """A name or `self.<a>`: read again per row at no cost and with no effect."""
+    return isinstance(expr, cst.Name) or self_attribute_name(expr) is not None
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:

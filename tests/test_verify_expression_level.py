@@ -62,6 +62,19 @@ def test_a_loop_index_is_fed_a_number(backend, session):
 
 
 @pytest.mark.parametrize("backend", backend_params())
+def test_a_list_of_rows_is_fed_a_list(backend, session):
+    # `x[rows, :]` with `rows = [2, -1]`: the safe rewrite iterates the rows, and the check
+    # bound them to the number 1 (`'int' object is not iterable`): --verify rejected a fix
+    # plain --fix applies
+    text = block("rows = [2, -1]\nreturn x[rows, :]")
+    line = text.splitlines().index("        return x[rows, :]") + 1
+    assert number_names(text, "m.py", [line]) == {}
+    outcome = verify(text, backend, session)
+    assert [f.code for f in outcome.applied] == ["HL003"], outcome.rejected
+    assert "for i in rows], dim=0)" in outcome.source
+
+
+@pytest.mark.parametrize("backend", backend_params())
 def test_fixes_sharing_an_expression_are_proven_together(backend, session):
     # gluoncv2 jasper's normalisation: the `-` nested in the `/`; alone, each fix leaves the
     # other's hazard, and the inner one could not even be applied alone

@@ -29,6 +29,9 @@ KNOWN_MODULES = {
 BASE_SHAPES = [(2, 3, 4), (3, 4), (5,), (2, 3, 4, 5)]
 MAX_SHAPE_SETS = 9
 NUMBER = 1  # what a name holding a Python number is bound to
+# ... and one holding a list or tuple of numbers (rows an index picks: two, out of order, each
+# valid on every generated shape's axes but the 1-d one's)
+SEQUENCE = "[1, 0]"
 _HYBRIDIZED_STAGES = ("fixed hybridize", "fixed export")
 
 
@@ -295,13 +298,15 @@ def verify_expression_fix(
     atol: float = 1e-6,
     timeout=None,
     numbers: AbstractSet[str] = frozenset(),
+    sequences: AbstractSet[str] = frozenset(),
     statements: bool = False,
     shapes: Optional[Mapping[str, tuple]] = None,
 ) -> EquivalenceReport:
     """Verify the change between `original` and `fixed` (one fix, or fixes that share an
     expression) at expression level. `numbers`: names the analysis knows hold Python numbers
     there (hybridlint/name_kinds.py): they are bound to the number 1 (a valid index, axis
-    and divisor on the generated shapes), the other free names get generated arrays.
+    and divisor on the generated shapes); `sequences`, names holding lists of numbers, to
+    `SEQUENCE`; the other free names get generated arrays.
     `statements`: an assignment rewritten as another of the same name (`z += y` -> `z = z +
     y`) may be checked as a statement, run and its name returned. That proves the name's
     value only, not what an in-place update wrote through another reference to the same
@@ -327,20 +332,23 @@ def verify_expression_fix(
     before, after, namespace = found
     shown_before, shown_after = (before, after) if not preludes[0] else preludes
     # `self.axis` holding a number: the expression reads it as a name of its own
-    attributes = {a: "_".join(a.split(".")) + "_" for a in numbers if "." in a}
+    attributes = {a: "_".join(a.split(".")) + "_" for a in {*numbers, *sequences} if "." in a}
     for attribute, name in attributes.items():
         pattern = rf"\b{re.escape(attribute)}\b"
         before, after = re.sub(pattern, name, before), re.sub(pattern, name, after)
         preludes = (re.sub(pattern, name, preludes[0]), re.sub(pattern, name, preludes[1]))
-    numbers = {n for n in numbers if "." not in n} | set(attributes.values())
+    listed = {attributes.get(n, n) for n in sequences}
+    numbers = ({n for n in numbers if "." not in n} | set(attributes.values())) - listed
     read_before = free_names(before) + free_names(preludes[0])
     read_after = free_names(after) + free_names(preludes[1])
     names = list(dict.fromkeys(read_before + read_after))
     free = [
         n for n in names if n != namespace and n not in KNOWN_MODULES and not hasattr(builtins, n)
     ]
-    constants = [f"{n} = {NUMBER}" for n in free if n in numbers]
-    tensors = [n for n in free if n not in numbers]
+    constants = [
+        f"{n} = {SEQUENCE if n in listed else NUMBER}" for n in free if n in numbers | listed
+    ]
+    tensors = [n for n in free if n not in numbers | listed]
     if "self" in tensors:
         return _cannot(f"the expression {shown_before!r} uses self: needs example inputs")
     if not tensors:

@@ -620,13 +620,16 @@ def _expression_level(
     from .expression import changed_region, line_offsets, verify_expression_fix
 
     lines = {n for f in candidates for n in range(f.line, f.end_line + 1)}
-    numbers_at, shapes_at = name_kinds(source, path, lines)
+    numbers_at, shapes_at, sequences_at = name_kinds(source, path, lines)
 
     def lines_of(findings) -> Iterator[int]:
         return (n for f in findings for n in range(f.line, f.end_line + 1))
 
     def numbers(findings) -> Set[str]:
         return {name for n in lines_of(findings) for name in numbers_at.get(n, ())}
+
+    def sequences(findings) -> Set[str]:
+        return {name for n in lines_of(findings) for name in sequences_at.get(n, ())}
 
     def shapes(findings) -> Dict[str, tuple]:
         return {k: v for n in lines_of(findings) for k, v in shapes_at.get(n, {}).items()}
@@ -646,6 +649,7 @@ def _expression_level(
             source,
             fixed_with(group),
             numbers=numbers(group),
+            sequences=sequences(group),
             shapes=shapes(group),
             statements=all(f.fix == "safe" for f in group),
             **check_options,
@@ -668,6 +672,7 @@ def _expression_level(
                 source,
                 alone[id(finding)],
                 numbers=numbers([finding]),
+                sequences=sequences([finding]),
                 shapes=shapes([finding]),
                 statements=finding.fix == "safe",
                 **check_options,
