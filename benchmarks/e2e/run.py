@@ -190,6 +190,14 @@ E2E_PACKAGES: List[Package] = [
         "einops-0.3.2-py3-none-any.whl",
         "285f3c75620897acb8b5580170c88121f010c77ce130bc7b9f220179009dafe0",
     ),
+    # The ninth fresh set (benchmarks/e2e/fresh9/): ResNeSt's gluon blocks (split attention,
+    # DropBlock, the bottleneck and the network)
+    Package(
+        "resnest-0.0.5",
+        "resnest==0.0.5",
+        "resnest-0.0.5-py3-none-any.whl",
+        "e9daa6931f49bfd8487f91572c597b218e09755aac6cc7e6a18a665085b73009",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet", "verify-bare")
