@@ -16,8 +16,10 @@ re-renders such a line the way black would break it, with LibCST (no string surg
   expression (black's invisible parentheses; a conditional expression that still does not fit
   puts ``if`` and ``else`` on lines of their own), else a call's, outermost call first: "hanging" (arguments on the
   next line, indented +4, the closing bracket on its own line), else one argument per line
-  with a trailing comma (black's "exploded" form). A statement without a call or
-  bare tuple is left long (black would not break it either);
+  with a trailing comma (black's "exploded" form); when an argument's line is still too long,
+  its own brackets (a call's, a list comprehension's) break a level deeper, before any inner
+  bracket is tried alone, as black does. A statement without a call or bare tuple is left
+  long (black would not break it either);
 * the result must compile to the same AST as the long line, or the line is left as it was.
 
 Indentation characters (form feeds, tabs) and the line's ending (LF/CRLF) are kept.
@@ -186,16 +188,60 @@ def _break_items(items: list, inner: str, outer: str, exploded: bool) -> list:
 
 
 class _Breaker(cst.CSTTransformer):
-    """Re-renders one call or bare tuple (the ``target``) broken inside its brackets."""
+    """Re-renders one call, bare tuple, conditional expression or list comprehension (the
+    ``target``) broken inside its brackets; with ``nested``, also one of its descendants,
+    a level deeper (black's way when one level leaves a line too long: the arguments a line
+    each, then the long argument's own brackets)."""
 
-    def __init__(self, target: cst.CSTNode, outer: str, exploded: bool) -> None:
+    def __init__(
+        self,
+        target: cst.CSTNode,
+        outer: str,
+        exploded: bool,
+        nested: Optional[Tuple[cst.CSTNode, bool]] = None,
+    ) -> None:
         super().__init__()
         self.target, self.outer, self.exploded = target, outer, exploded
         self.inner = outer + "    "
+        self.nested = nested
+
+    def _level(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is broken, and if so sets the indentation and form it gets."""
+        if node is self.target:
+            return True
+        if self.nested is not None and node is self.nested[0]:
+            # the descendant starts a line of the target's items: one level deeper
+            self._saved = (self.outer, self.inner, self.exploded)
+            self.outer, self.inner = self.inner, self.inner + "    "
+            self.exploded = self.nested[1]
+            return True
+        return False
+
+    def _done(self, node: cst.CSTNode) -> None:
+        if self.nested is not None and node is self.nested[0]:
+            self.outer, self.inner, self.exploded = self._saved
+
+    def leave_ListComp(self, original_node: cst.ListComp, updated_node: cst.ListComp):
+        """``[elt for i in xs]`` -> ``[`` elt / for i in xs / ``]``, a line each (black)."""
+        if not self._level(original_node):
+            return updated_node
+        for_in = updated_node.for_in.with_changes(whitespace_before=_parenthesized(self.inner))
+        broken = updated_node.with_changes(
+            lbracket=cst.LeftSquareBracket(whitespace_after=_parenthesized(self.inner)),
+            rbracket=cst.RightSquareBracket(whitespace_before=_parenthesized(self.outer)),
+            for_in=for_in,
+        )
+        self._done(original_node)
+        return broken
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if original_node is not self.target:
+        if not self._level(original_node):
             return updated_node
+        broken = self._call(updated_node)
+        self._done(original_node)
+        return broken
+
+    def _call(self, updated_node: cst.Call) -> cst.Call:
         args = _break_items(list(updated_node.args), self.inner, self.outer, self.exploded)
         if not self.exploded and not isinstance(args[-1].comma, cst.Comma):
             args[-1] = args[-1].with_changes(whitespace_after_arg=_parenthesized(self.outer))
@@ -260,6 +306,9 @@ class _Candidates(cst.CSTVisitor):
         if node.args:
             self.nodes.append(node)
 
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self.nodes.append(node)
+
 
 def _same_code(a: str, b: str) -> bool:
     try:
@@ -294,18 +343,49 @@ def _wrapped(
     collector = _Candidates()
     module.visit(collector)
     fallback: Optional[List[str]] = None
+
+    def render(breaker: _Breaker) -> Optional[List[str]]:
+        code = module.visit(breaker).code
+        if not _same_code(stripped, code):
+            return None
+        pieces = code.split("\n")[:-1]
+        return [text + ending for text in [prefix + pieces[0]] + pieces[1:]]
+
+    def fits(lines: List[str]) -> bool:
+        return all(len(_body(text)) <= limit for text in lines)
+
     for node in collector.nodes:
+        if isinstance(node, cst.ListComp):
+            continue  # only inside a call's arguments (below): alone black would not
         for exploded in (False, True):
-            code = module.visit(_Breaker(node, outer, exploded)).code
-            if not _same_code(stripped, code):
+            lines = render(_Breaker(node, outer, exploded))
+            if lines is None:
                 continue
-            pieces = code.split("\n")[:-1]
-            lines = [prefix + pieces[0]] + pieces[1:]
-            if all(len(text) <= limit for text in lines):
-                return [text + ending for text in lines]
+            if fits(lines):
+                return lines
             if fallback is None and exploded:
-                fallback = [text + ending for text in lines]
+                fallback = lines
+        if not isinstance(node, cst.Call):
+            continue
+        # one level left a line too long: its arguments a line each, and one of them broken
+        # inside its own brackets, a level deeper (before any inner bracket alone: black)
+        inside = set(_descendants(node))
+        for child in collector.nodes:
+            if child not in inside:
+                continue
+            for child_exploded in (False, True):
+                if isinstance(child, cst.ListComp) and child_exploded:
+                    continue  # a comprehension has one broken form
+                lines = render(_Breaker(node, outer, True, (child, child_exploded)))
+                if lines is not None and fits(lines):
+                    return lines
     return fallback
+
+
+def _descendants(node: cst.CSTNode):
+    for child in node.children:
+        yield child
+        yield from _descendants(child)
 
 
 def wrap_fixed_lines(before: str, after: str, limit: int = DEFAULT_LINE_LENGTH) -> str:

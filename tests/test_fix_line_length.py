@@ -204,3 +204,36 @@ def test_invalid_line_length_names_file_and_key(tmp_path, monkeypatch, pyproject
     with pytest.raises(ConfigError) as info:
         load_config([str(root / "net.py")])
     assert str(root / "pyproject.toml") in str(info.value) and key in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "long, wrapped",
+    [
+        (  # HL003's rows one by one: the comprehension breaks inside the exploded call
+            "        a = F.concat(*[F.slice_axis(x, axis=0, begin=i, end=(i + 1) or None)"
+            " for i in self.index], dim=0)\n",
+            "        a = F.concat(\n"
+            "            *[\n"
+            "                F.slice_axis(x, axis=0, begin=i, end=(i + 1) or None)\n"
+            "                for i in self.index\n"
+            "            ],\n"
+            "            dim=0,\n"
+            "        )\n",
+        ),
+        (  # a nested call still too long once the outer one is exploded
+            "        return F.broadcast_add(F.broadcast_mul(self.some_long_attribute_name,"
+            " another_long_name_here_and_more_and_more), x)\n",
+            "        return F.broadcast_add(\n"
+            "            F.broadcast_mul(\n"
+            "                self.some_long_attribute_name, another_long_name_here_and_more_and_more\n"
+            "            ),\n"
+            "            x,\n"
+            "        )\n",
+        ),
+    ],
+)
+def test_a_line_one_level_cannot_fit_breaks_one_level_deeper_as_black_does(long, wrapped):
+    # the inner brackets alone would fit too (`F.concat(*[F.slice_axis(` then its arguments),
+    # but black breaks the outermost brackets first
+    assert wrap_fixed_lines("", long, 88) == wrapped
+    assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
