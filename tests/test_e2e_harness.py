@@ -488,3 +488,11 @@ def test_a_working_block_the_tool_left_unchanged_is_ok_whatever_the_judge_saw():
     # a failing block the tool did not touch is judged as ever (it still fails)
     failing = {"eager": ["equal", "equal"], "hybrid": ["error: E", "error: E"]}
     assert run.classify(_case(), tool, failing, source, unchanged=True).verdict == "silent"
+
+
+def test_the_bare_modes_run_the_same_commands_as_their_example_modes():
+    # fix-bare is verify-bare's floor: plain --fix on the same example-less project (the rules
+    # read configured examples, so `fix` with them knows more than `verify-bare` can)
+    assert run.tool_command("fix-bare", "mx") == run.tool_command("fix", "mx")
+    assert run.tool_command("verify-bare", "mx") == run.tool_command("verify", "mx")
+    assert {"fix-bare", "verify-bare"} <= set(run.MODES)
