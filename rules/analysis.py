@@ -141,6 +141,9 @@ class ClassFacts:
     # `self.<a> = nn.Dense(units)` (flattening): its output is (batch, units); units a literal
     # int or a constructor parameter's name (`units_of`)
     dense_units: Dict[str, Union[int, cst.BaseExpression]] = field(default_factory=dict)
+    # `self.<a> = nn.HybridSequential()` every `self.<a>.add(...)` of which adds flattening
+    # Dense layers of one width (as `dense_units`): what calling one of its layers gives
+    container_units: Dict[str, Union[int, cst.BaseExpression]] = field(default_factory=dict)
     layers: Set[str] = field(default_factory=set)  # children that are gluon layers (nn.Dense ...)
     # attributes SOME `__init__` write of which builds a gluon layer, whatever other branches
     # store there (XKT's DKT: an Embedding, else a lambda): `self.<a>(x)` passes x to a layer
@@ -187,7 +190,13 @@ class ClassFacts:
         """The output width of the flattening Dense child `self.<attr>` as a form's dim: its
         literal number, else its spelling (`units:self.classes`, taken for a width above 1,
         as a convolution's channel count is), else None (unknown)."""
-        units = self.dense_units.get(attr)
+        return self._width(self.dense_units.get(attr))
+
+    def item_units_of(self, attr: str) -> forms.Dim:
+        """`units_of` for each layer of the container child `self.<attr>`."""
+        return self._width(self.container_units.get(attr))
+
+    def _width(self, units: Union[int, cst.BaseExpression, None]) -> forms.Dim:
         if units is None or isinstance(units, int):
             return units
         # a constructor parameter (`_wide_parameter`), kept on self or not: its name
@@ -1244,6 +1253,69 @@ def _wide_parameter(expr: cst.BaseExpression, init: cst.FunctionDef) -> bool:
     return False
 
 
+def _flattening_units(
+    value: cst.BaseExpression, init: cst.FunctionDef
+) -> Union[int, cst.BaseExpression, None]:
+    """The width of `value` when it builds a flattening `nn.Dense`: a literal int, or a
+    constructor parameter taken for a width above 1 (`_wide_parameter`); else None."""
+    if not isinstance(value, cst.Call) or last_name(value.func) != "Dense":
+        return None
+    units = call_argument(value, 0, "units")
+    flatten = call_argument(value, 3, "flatten")
+    if units is None or not (
+        flatten is None or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True")
+    ):
+        return None
+    number = literal_int(units.value)
+    if number is not None:
+        return number
+    if _wide_parameter(units.value, init) and not any(a.star == "**" for a in value.args):
+        return units.value  # `nn.Dense(classes)`; `**kw` may hold flatten=False
+    return None
+
+
+def _added_layers(small: cst.BaseSmallStatement) -> Optional[Tuple[str, List[cst.Arg]]]:
+    """`self.<a>.add(<layers>)`: `<a>` and the arguments, else None."""
+    call = small.value if isinstance(small, cst.Expr) else None
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "add"
+    ):
+        return None
+    attr = self_attribute_name(call.func.value)
+    return None if attr is None else (attr, list(call.args))
+
+
+def _container_units(
+    init: cst.FunctionDef, facts: ClassFacts
+) -> Dict[str, Union[int, cst.BaseExpression]]:
+    """The containers (`nn.HybridSequential()` children) every `add` of which, in `init`,
+    adds flattening Dense layers of one width (the same literal, or the same parameter)."""
+    widths: Dict[str, Set[object]] = {}
+    spelled: Dict[str, Union[int, cst.BaseExpression]] = {}
+    for small in _walk_statements(init.body.body):
+        added = _added_layers(small)
+        if added is None:
+            continue
+        attr, args = added
+        for arg in args:
+            units = None if arg.star else _flattening_units(arg.value, init)
+            key = (
+                units
+                if units is None or isinstance(units, int)
+                else cst.Module([]).code_for_node(units)
+            )
+            widths.setdefault(attr, set()).add(key)
+            if units is not None:
+                spelled[attr] = units
+    return {
+        attr: spelled[attr]
+        for attr, found in widths.items()
+        if len(found) == 1 and None not in found and attr in facts.layers and attr in facts.children
+    }
+
+
 def _init_facts(
     init: cst.FunctionDef, facts: ClassFacts, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
 ) -> None:
@@ -1345,23 +1417,9 @@ def _init_facts(
                     and call_argument(value, None, "layout") is None
                 ):
                     facts.conv_channels[attr] = (channels.value, int(built[-2]) + 2)
-                units = call_argument(value, 0, "units")
-                flatten = call_argument(value, 3, "flatten")
-                if (
-                    built == "Dense"
-                    and units is not None
-                    and (
-                        flatten is None
-                        or (isinstance(flatten.value, cst.Name) and flatten.value.value == "True")
-                    )
-                ):
-                    number = literal_int(units.value)
-                    if number is not None:
-                        facts.dense_units[attr] = number
-                    elif _wide_parameter(units.value, init) and not any(
-                        a.star == "**" for a in value.args
-                    ):  # `nn.Dense(classes)`; `**kw` may hold flatten=False
-                        facts.dense_units[attr] = units.value
+                units = _flattening_units(value, init)
+                if units is not None:
+                    facts.dense_units[attr] = units
                 if built in SINGLE_OUTPUT_LAYERS:
                     facts.layers.add(attr)
                     if built not in _CONTAINER_LAYERS:
@@ -1372,6 +1430,7 @@ def _init_facts(
                     facts.rnn_layers.add(attr)
     for attr in nones.intersection(declared):
         facts.optional_parameters[attr] = declared[attr]
+    facts.container_units.update(_container_units(init, facts))
 
 
 def _attribute_writes(

@@ -173,7 +173,8 @@ class Evaluator:
             if klass is not None and attr in klass.parameters:
                 return Value(PARAMETER, klass.parameters[attr])
             if klass is not None and attr in klass.layers and attr in klass.children:
-                return BLOCK_VALUE  # `self.features`, iterated or indexed for its layers
+                # `self.features`, iterated or indexed for its layers
+                return Value(BLOCK, layer_width=klass.item_units_of(attr))
             return UNKNOWN_VALUE
         consumed = attr == "shape" or attr in STATIC_ATTRS or attr in NON_TENSOR_ATTRS
         base = self.eval(expr.value, env, consumed=consumed)
@@ -195,6 +196,7 @@ class Evaluator:
     def _eval_Subscript(self, expr: cst.Subscript, env: Env) -> Value:
         base = self.eval(expr.value, env)
         if base.kind == BLOCK:  # `self.features[0]`, `self.body[-1]`, `self.body[1:]`
+            one = len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
             for element in expr.slice:
                 index = element.slice
                 parts: List[Optional[cst.BaseExpression]] = (
@@ -207,7 +209,7 @@ class Evaluator:
                 for part in parts:
                     if part is not None:
                         self.eval(part, env, consumed=True)
-            return BLOCK_VALUE
+            return base if one else BLOCK_VALUE  # one layer keeps the layers' width
         if (
             len(expr.slice) == 1
             and isinstance(expr.slice[0].slice, cst.Index)
@@ -451,7 +453,7 @@ class Evaluator:
             if self.analyzer is not None:
                 self.analyzer.call_site(("function", name), expr, args)
             if name in env and env[name].kind == BLOCK:  # `for layer in self.features: layer(x)`
-                return _block_output(args)
+                return _block_output(args, env[name], expr)
             helper = self.facts.local_defs.get(name) or self.facts.module.functions.get(name)
             like = self._shaped_like(name, env, args) if helper is None else None
             if like is not None:
@@ -463,8 +465,9 @@ class Evaluator:
             if helper is None or (name in env and name not in self.facts.local_defs):
                 return UNKNOWN_VALUE  # a parameter or variable shadows the module function
             return self.facts.module.return_values.get(helper, UNKNOWN_VALUE)
-        if self.eval(func, env).kind == BLOCK:  # `self.features[-1](x)`
-            return _block_output(args)
+        block = self.eval(func, env)
+        if block.kind == BLOCK:  # `self.features[-1](x)`
+            return _block_output(args, block, expr)
         return UNKNOWN_VALUE
 
     def _shaped_like(self, name: str, env: Env, args: List[Value]) -> Optional[Value]:
@@ -878,12 +881,20 @@ class Evaluator:
 BLOCK_VALUE = Value(BLOCK)
 
 
-def _block_output(args: List[Value]) -> Value:
+def _block_output(
+    args: List[Value], block: Optional[Value] = None, call: Optional[cst.Call] = None
+) -> Value:
     """A block known only as a block (a container child's layer, an imported block), called:
     gluon blocks return an array, or a list or tuple of them; taken for an array by position
     only when it is given one (as the result of a block handed to the constructor is), certain
-    where the body uses it as only an array can."""
-    return Value(TENSOR, assumed=True) if any(v.kind == TENSOR for v in args) else UNKNOWN_VALUE
+    where the body uses it as only an array can. A layer of flattening Dense layers of one
+    width (`Value.layer_width`) gives (batch, width), an array of its own per call."""
+    if not any(v.kind == TENSOR for v in args):
+        return UNKNOWN_VALUE
+    if block is not None and block.layer_width is not None and call is not None:
+        root = forms.root(f"@{id(call)}")
+        return Value(TENSOR, form=forms.sized(root, 2, 1, block.layer_width))
+    return Value(TENSOR, assumed=True)
 
 
 def reshape_target(node: Optional[cst.BaseExpression]) -> Optional[Shape]:

@@ -374,9 +374,9 @@ def _appended_lists(function: cst.FunctionDef) -> Set[str]:
     for node in walk_nodes(function.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                if isinstance(target.target, cst.Name) and _empty_list(node.value):
-                    empty[target.target.value] = empty.get(target.target.value, 0) + 1
-                elif isinstance(target.target, cst.Subscript):
+                for name in _bound_empty(target.target, node.value):  # `w, o = [], []` too
+                    empty[name] = empty.get(name, 0) + 1
+                if isinstance(target.target, cst.Subscript):
                     other.update(
                         n.value for n in walk_nodes(target.target.value) if isinstance(n, cst.Name)
                     )
@@ -391,6 +391,27 @@ def _appended_lists(function: cst.FunctionDef) -> Set[str]:
 
 def _empty_list(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.List) and not node.elements
+
+
+def _bound_empty(target: cst.BaseExpression, value: cst.BaseExpression) -> List[str]:
+    """The names `target = value` binds to an empty list: `outs = []`, and each name of
+    `w, o = [], []` paired with one."""
+    if isinstance(target, cst.Name):
+        return [target.value] if _empty_list(value) else []
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+    ):
+        return [
+            t.value.value
+            for t, v in zip(target.elements, value.elements)
+            if isinstance(t, cst.Element)
+            and isinstance(t.value, cst.Name)
+            and isinstance(v, cst.Element)
+            and _empty_list(v.value)
+        ]
+    return []
 
 
 def _append_call(

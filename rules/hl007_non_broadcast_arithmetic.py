@@ -326,7 +326,9 @@ Tensors without such evidence — the residual `out + x` — are not reported; a
 other child (a module class, a container, a 3x3 convolution) is not followed: it may be resized
 back to (H, W). A flattening `nn.Dense(units)` child's output is (batch, units), a
 `Conv*(1)`'s has one channel: a `Dense(1)`'s against a `Dense(10)`'s (or a `Dense(classes)`'s,
-taken for a width above 1) is a 1 meeting a 10, also stacked from lists built by appends.
+taken for a width above 1) is a 1 meeting a 10, also stacked from lists built by appends, and
+for each layer of a container every `add` of which adds such Dense layers of one width (`for g,
+h in zip(self.gates, self.heads)`).
 
 Shapes are followed through reductions (`sum/mean/max/min/prod/norm/argmax/pick`, as `F.op(x,
 axis=...)` or `x.op(...)`, with `keepdims` and `exclude`), `expand_dims`, `squeeze`,
@@ -584,6 +586,22 @@ must have NDArray type` where `d - 0.5` worked.
                 ),
             )
         ),
+        # containers of layers of one width each, the same: the stacks are equal
+        Valid(
+            net(
+                "w, o = [], []\nfor g, h in zip(self.gates, self.heads):\n"
+                "    w.append(g(x))\n    o.append(h(x))\n"
+                "return F.stack(*w, axis=-1) * F.stack(*o, axis=-1)",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.gates = nn.HybridSequential()\n"
+                    "self.heads = nn.HybridSequential()\nfor _ in range(3):\n"
+                    "    self.gates.add(nn.Dense(classes, in_units=4))\n"
+                    "    self.heads.add(nn.Dense(classes, in_units=4))",
+                    "classes=10",
+                ),
+            )
+        ),
     )
     INVALID = [
         # a Dense(1)'s (B, 1) against a Dense(10)'s (B, 10), each stacked alone along a new
@@ -619,6 +637,29 @@ must have NDArray type` where `d - 0.5` worked.
             fix=(
                 "F.stack(*ws, axis=-1) * F.stack(*outs, axis=-1)",
                 "F.broadcast_mul(F.stack(*ws, axis=-1), F.stack(*outs, axis=-1))",
+            ),
+            safety=SAFE,
+        ),
+        # the same tree with its leaves in containers iterated by zip: every layer a
+        # container adds is a Dense of one width (blind round 17's soft tree, statically)
+        Invalid(
+            net(
+                "w, o = [], []\nfor g, h in zip(self.gates, self.heads):\n"
+                "    w.append(F.sigmoid(g(x)))\n    o.append(h(x))\n"
+                "return F.stack(*w, axis=-1) * F.stack(*o, axis=-1)",
+                "F, x",
+                init=constructor(
+                    "super().__init__()\nself.gates = nn.HybridSequential()\n"
+                    "self.heads = nn.HybridSequential()\nfor _ in range(3):\n"
+                    "    self.gates.add(nn.Dense(1, in_units=4))\n"
+                    "    self.heads.add(nn.Dense(classes, in_units=4))",
+                    "classes=10",
+                ),
+            ),
+            line=15,
+            fix=(
+                "F.stack(*w, axis=-1) * F.stack(*o, axis=-1)",
+                "F.broadcast_mul(F.stack(*w, axis=-1), F.stack(*o, axis=-1))",
             ),
             safety=SAFE,
         ),

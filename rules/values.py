@@ -27,7 +27,7 @@ from ..mxnet_facts import (  # noqa: F401
     SHAPE_PRESERVING,
     SINGLE_OUTPUT_LAYERS,
 )
-from ._shape_forms import Form
+from ._shape_forms import Dim, Form
 
 TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
 TENSORS = "tensors"  # a list/tuple whose elements are tensors (F.split, list(x))
@@ -105,6 +105,11 @@ class Value:
     # take it for one number (`x[:, self.rows]` with `self.rows = [0, 2]`). `join` keeps it
     # when either side has it
     sequence: bool = False
+    # A BLOCK whose every layer is a flattening `nn.Dense` of one width (`self.gates` filled by
+    # `self.gates.add(nn.Dense(1))` in a loop): calling one of its layers gives (batch, width)
+    # (`ClassFacts.container_units`; blind round 17's soft tree iterated `zip(self.gates,
+    # self.leaves)`). `join` keeps it only when both sides have the same
+    layer_width: Dim = None
 
     @property
     def is_tensor(self) -> bool:
@@ -485,6 +490,7 @@ def join(a: Value, b: Value) -> Value:
             form=a.form if a.form == b.form else None,
             item_form=a.item_form if a.item_form == b.item_form else None,
             sequence=a.sequence or b.sequence,
+            layer_width=a.layer_width if a.layer_width == b.layer_width else None,
         )
     return UNKNOWN_VALUE
 

@@ -943,9 +943,12 @@ def test_the_layers_of_a_container_child_return_arrays():
     """`for layer in self.features: x = layer(x)`, `self.features[0](x)` and a comprehension over
     the layers: what a container child's layer returns is taken for an array by position (a
     block handed to the constructor is read the same way); without an array argument, or for a
-    list of blocks the analysis does not know as children, nothing is known."""
+    list of blocks the analysis does not know as children, nothing is known. (A container of
+    flattening Dense layers of one width gives certain (batch, width) arrays:
+    tests/test_container_units.py.)"""
     init = (
-        "self.features = nn.HybridSequential()\nself.features.add(nn.Dense(4), nn.Dense(4))\n"
+        "self.features = nn.HybridSequential()\n"
+        "self.features.add(nn.Dense(4), nn.Activation('relu'))\n"
         "self.heads = [nn.Dense(3), nn.Dense(3)]"
     )
     body = (
