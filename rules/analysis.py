@@ -1502,19 +1502,13 @@ def _first_added(
 ) -> Optional[Tuple[str, Optional[str]]]:
     """`self.<a>.add(<first>, ...)` for an `<a>` in `unfilled`: `<a>` and the name of the
     class `<first>` builds (None when it is not a call: a block built elsewhere)."""
-    call = small.value if isinstance(small, cst.Expr) else None
-    if not (
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Attribute)
-        and call.func.attr.value == "add"
-    ):
+    added = _added_layers(small)
+    if added is None or added[0] not in unfilled:
         return None
-    attr = self_attribute_name(call.func.value)
-    if attr is None or attr not in unfilled:
-        return None
-    if not call.args or call.args[0].star:
+    attr, args = added
+    if not args or args[0].star:
         return attr, None
-    first = call.args[0].value
+    first = args[0].value
     return attr, (last_name(first.func) if isinstance(first, cst.Call) else None)
 
 
