@@ -29,9 +29,10 @@ KNOWN_MODULES = {
 BASE_SHAPES = [(2, 3, 4), (3, 4), (5,), (2, 3, 4, 5)]
 MAX_SHAPE_SETS = 9
 NUMBER = 1  # what a name holding a Python number is bound to
-# ... and one holding a list or tuple of numbers (rows an index picks: two, out of order, each
-# valid on every generated shape's axes but the 1-d one's)
-SEQUENCE = "[1, 0]"
+# ... and one holding a tuple or list of numbers (rows an index picks, axes, a shape): two, out
+# of order, each valid on every generated shape's axes but the 1-d one's; a tuple, the form
+# operators' axis and shape arguments take
+SEQUENCE = "(1, 0)"
 _HYBRIDIZED_STAGES = ("fixed hybridize", "fixed export")
 
 
