@@ -6,7 +6,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from ._build import call, integer, strip_parens, tuple_of
+from ._build import attr_chain, call, integer, keyword_arg, strip_parens, tuple_of
 from ._examples import constructor, net, with_parent
 from ._own_dims import own_dim_bound, own_dims
 from .analysis import SCALAR, TENSOR, TENSORS, UNKNOWN, dotted_name, literal_int
@@ -825,11 +825,8 @@ on it where the original worked.
             elt=one, for_in=cst.CompFor(target=cst.Name(item), iter=strip_parens(rows))
         )
         concat = cst.Call(
-            func=cst.Attribute(value=cst.Name(ns), attr=cst.Name("concat")),
-            args=[
-                cst.Arg(rows_of, star="*"),
-                cst.Arg(integer(axis), keyword=cst.Name("dim"), equal=_EQUAL),
-            ],
+            func=attr_chain(f"{ns}.concat"),
+            args=[cst.Arg(rows_of, star="*"), keyword_arg("dim", integer(axis))],
         )
         return concat, safety
 
@@ -1023,11 +1020,6 @@ def _squeeze(ns: Optional[str], result: cst.BaseExpression, axes: List[int]) -> 
         return result
     axis = integer(axes[0]) if len(axes) == 1 else tuple_of([integer(a) for a in axes])
     return _op(ns, "squeeze", result, [("axis", axis)])
-
-
-_EQUAL = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)
 
 
 def _plain(expr: cst.BaseExpression) -> bool:
