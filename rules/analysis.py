@@ -50,6 +50,7 @@ from ..cstwalk import visit_only
 from ..project import OPAQUE, Constructions, ExampleInputs
 from ._factories import bound_call, factory_value, returns
 from ._init_arrays import array_shape, shapes_before
+from ._build import source_of
 from ._index_lists import number_lists
 from ._parameter_lists import parameter_lists
 from ._pooled import child_effect
@@ -1301,11 +1302,7 @@ def _container_units(
         attr, args = added
         for arg in args:
             units = None if arg.star else _flattening_units(arg.value, init)
-            key = (
-                units
-                if units is None or isinstance(units, int)
-                else cst.Module([]).code_for_node(units)
-            )
+            key = units if units is None or isinstance(units, int) else source_of(units)
             widths.setdefault(attr, set()).add(key)
             if units is not None:
                 spelled[attr] = units
