@@ -1289,17 +1289,14 @@ def _added_layers(small: cst.BaseSmallStatement) -> Optional[Tuple[str, List[cst
 
 
 def _container_units(
-    init: cst.FunctionDef, facts: ClassFacts
+    adds: List[Tuple[str, List[cst.Arg]]], init: cst.FunctionDef, facts: ClassFacts
 ) -> Dict[str, Union[int, cst.BaseExpression]]:
-    """The containers (`nn.HybridSequential()` children) every `add` of which, in `init`,
-    adds flattening Dense layers of one width (the same literal, or the same parameter)."""
+    """The containers (`nn.HybridSequential()` children) every `add` of which (`adds`, the
+    `self.<a>.add(...)` calls of `init` in order) adds flattening Dense layers of one width
+    (the same literal, or the same parameter)."""
     widths: Dict[str, Set[object]] = {}
     spelled: Dict[str, Union[int, cst.BaseExpression]] = {}
-    for small in _walk_statements(init.body.body):
-        added = _added_layers(small)
-        if added is None:
-            continue
-        attr, args = added
+    for attr, args in adds:
         for arg in args:
             units = None if arg.star else _flattening_units(arg.value, init)
             key = units if units is None or isinstance(units, int) else source_of(units)
@@ -1333,7 +1330,11 @@ def _init_facts(
     unfilled: Set[str] = set()  # HybridSequential attributes no `add` has filled yet
     declared: Dict[str, Optional[Shape]] = {}  # every Parameter write, and every None write
     nones: Set[str] = set()
+    adds: List[Tuple[str, List[cst.Arg]]] = []  # the `self.<a>.add(...)` calls, in order
     for small in _walk_statements(init.body.body):
+        added = _added_layers(small)
+        if added is not None:
+            adds.append(added)
         stored = _setattr_value(small)
         if stored is not None:  # `setattr(self, name, nn.Conv2D(...))`
             facts.dynamic_children.append(
@@ -1341,7 +1342,7 @@ def _init_facts(
                 if isinstance(stored, cst.Call)
                 else UNKNOWN_VALUE
             )
-        first = _first_added(small, unfilled)
+        first = _first_added(added, unfilled)
         if first is not None:  # `self.<a>.add(nn.Embedding(...), ...)`: its first layer
             unfilled.discard(first[0])
             if first[1] in SINGLE_OUTPUT_LAYERS and first[1] not in _CONTAINER_LAYERS:
@@ -1427,7 +1428,7 @@ def _init_facts(
                     facts.rnn_layers.add(attr)
     for attr in nones.intersection(declared):
         facts.optional_parameters[attr] = declared[attr]
-    facts.container_units.update(_container_units(init, facts))
+    facts.container_units.update(_container_units(adds, init, facts))
 
 
 def _attribute_writes(
@@ -1495,11 +1496,11 @@ _CONTAINER_LAYERS = frozenset(("HybridSequential", "Identity"))
 
 
 def _first_added(
-    small: cst.BaseSmallStatement, unfilled: AbstractSet[str]
+    added: Optional[Tuple[str, List[cst.Arg]]], unfilled: AbstractSet[str]
 ) -> Optional[Tuple[str, Optional[str]]]:
-    """`self.<a>.add(<first>, ...)` for an `<a>` in `unfilled`: `<a>` and the name of the
-    class `<first>` builds (None when it is not a call: a block built elsewhere)."""
-    added = _added_layers(small)
+    """For an `add` call (`_added_layers`) `self.<a>.add(<first>, ...)` with `<a>` in
+    `unfilled`: `<a>` and the name of the class `<first>` builds (None when it is not a call:
+    a block built elsewhere)."""
     if added is None or added[0] not in unfilled:
         return None
     attr, args = added
