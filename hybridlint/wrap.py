@@ -187,6 +187,9 @@ def _break_items(items: list, inner: str, outer: str, exploded: bool) -> list:
     return out
 
 
+_NO_TARGET = cst.Pass()  # a target no tree holds: nothing is broken but what a subclass says
+
+
 class _Breaker(cst.CSTTransformer):
     """Re-renders one call, bare tuple, conditional expression or list comprehension (the
     ``target``) broken inside its brackets; with ``nested``, also one of its descendants,
@@ -282,6 +285,80 @@ class _Breaker(cst.CSTTransformer):
         )
 
 
+def _chain_dots(value: cst.BaseExpression) -> List[cst.Attribute]:
+    """The attribute accesses of a method chain that follow a closing bracket, outermost
+    first: ``.b`` and ``.c`` of ``a(x).b(y).c(z)`` or ``x[0].b(y).c()``, none of ``self.f.g(x)``
+    (black's dot delimiters; a dot after a name is no place to break)."""
+    dots: List[cst.Attribute] = []
+    node: cst.BaseExpression = value
+    while True:
+        if isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Attribute):
+            if isinstance(node.value, (cst.Call, cst.Subscript)) and not node.value.lpar:
+                dots.append(node)
+            node = node.value
+        else:
+            return dots
+
+
+class _Fluent(_Breaker):
+    """``y = a(x).b(y).c(z)`` -> ``y = (`` / ``a(x)`` / ``.b(y)`` / ``.c(z)`` / ``)``: black's
+    "fluent interface" form of an assigned or returned chain of two or more method calls after
+    a bracket (black's invisible parentheses made visible, a line before each such dot); with
+    ``piece``, also that call of a piece broken inside its brackets, a level deeper."""
+
+    def __init__(
+        self,
+        value: cst.BaseExpression,
+        dots: List[cst.Attribute],
+        outer: str,
+        piece: Optional[cst.Call] = None,
+        exploded: bool = False,
+    ) -> None:
+        super().__init__(piece if piece is not None else _NO_TARGET, outer + "    ", exploded)
+        self.value, self.dots, self.chain_outer = value, set(dots), outer
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.Attribute:
+        if original_node not in self.dots:
+            return updated_node
+        return updated_node.with_changes(
+            dot=cst.Dot(
+                whitespace_before=_parenthesized(self.outer),
+                whitespace_after=cst.SimpleWhitespace(""),
+            )
+        )
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        # the chain's outermost node (a call or subscript) gets the parentheses, whatever its type
+        updated = super().on_leave(original_node, updated_node)
+        if original_node is self.value and isinstance(updated, cst.BaseExpression):
+            return updated.with_changes(
+                lpar=[cst.LeftParen(whitespace_after=_parenthesized(self.outer))],
+                rpar=[cst.RightParen(whitespace_before=_parenthesized(self.chain_outer))],
+            )
+        return updated
+
+
+def _fluent_chain(
+    statement: cst.CSTNode,
+) -> Optional[Tuple[cst.BaseExpression, List[cst.Attribute]]]:
+    """The value an assignment or return statement gives, and its dots, when it is a
+    method chain black breaks at its dots (two or more dot delimiters, no parentheses)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
+    if value is None or value.lpar:
+        return None
+    dots = _chain_dots(value)
+    return (value, dots) if len(dots) >= 2 else None
+
+
 class _Candidates(cst.CSTVisitor):
     """Where a statement can break: the bare tuple or conditional expression it returns or
     assigns (as black does first), then calls with arguments, outermost (pre-order) first."""
@@ -344,7 +421,7 @@ def _wrapped(
     module.visit(collector)
     fallback: Optional[List[str]] = None
 
-    def render(breaker: _Breaker) -> Optional[List[str]]:
+    def render(breaker: cst.CSTTransformer) -> Optional[List[str]]:
         code = module.visit(breaker).code
         if not _same_code(stripped, code):
             return None
@@ -354,6 +431,17 @@ def _wrapped(
     def fits(lines: List[str]) -> bool:
         return all(len(_body(text)) <= limit for text in lines)
 
+    chain = _fluent_chain(module.body[0])
+    if chain is not None:  # black's first choice for such a chain, when its lines fit
+        value, dots = chain
+        inside = set(_descendants(value))
+        pieces = [node for node in collector.nodes if node is value or node in inside]
+        for piece, exploded in [(None, False)] + [
+            (node, form) for node in pieces if isinstance(node, cst.Call) for form in (False, True)
+        ]:
+            lines = render(_Fluent(value, dots, outer, piece, exploded))
+            if lines is not None and fits(lines):
+                return lines
     for node in collector.nodes:
         if isinstance(node, cst.ListComp):
             continue  # only inside a call's arguments (below): alone black would not
@@ -368,8 +456,11 @@ def _wrapped(
         if not isinstance(node, cst.Call):
             continue
         # one level left a line too long: its arguments a line each, and one of them broken
-        # inside its own brackets, a level deeper (before any inner bracket alone: black)
-        inside = set(_descendants(node))
+        # inside its own brackets, a level deeper (before any inner bracket alone: black).
+        # Only inside the arguments: a call of the callee chain (`a(...).b(...)` of
+        # `a(...).b(...).c(x)`) stays on the first line, where it is a candidate of its own
+        # below (black's omitted trailers: `a(...).b(` / args / `).c(x)`)
+        inside = {d for arg in node.args for d in _descendants(arg)}
         for child in collector.nodes:
             if child not in inside:
                 continue

@@ -237,3 +237,40 @@ def test_a_line_one_level_cannot_fit_breaks_one_level_deeper_as_black_does(long,
     # but black breaks the outermost brackets first
     assert wrap_fixed_lines("", long, 88) == wrapped
     assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
+
+
+@pytest.mark.parametrize(
+    "long, wrapped",
+    [
+        (  # two calls after a bracket: black's fluent form, a line before each such dot
+            "        y = y.reshape((0, -4, -1, self.scale, -4, -1, self.scale, 0))"
+            ".transpose(axes=(0, 3, 1, 2, 4, 5)).reshape((0, 0, 0, -1))\n",
+            "        y = (\n"
+            "            y.reshape((0, -4, -1, self.scale, -4, -1, self.scale, 0))\n"
+            "            .transpose(axes=(0, 3, 1, 2, 4, 5))\n"
+            "            .reshape((0, 0, 0, -1))\n"
+            "        )\n",
+        ),
+        (  # the same for a return, after a subscript; a dot after a name is no break
+            "        return self.layer.compute(x)[0].reshape((0, -4, -1, self.scale, -4, -1, 0))"
+            ".transpose(axes=(0, 3, 1, 2))\n",
+            "        return (\n"
+            "            self.layer.compute(x)[0]\n"
+            "            .reshape((0, -4, -1, self.scale, -4, -1, 0))\n"
+            "            .transpose(axes=(0, 3, 1, 2))\n"
+            "        )\n",
+        ),
+        (  # one call after a bracket: the callee's call breaks, the last call trails it;
+            # the outer call's hanging form alone is too long and its callee chain is not
+            # broken a level deeper (that indented `.transpose(` under nothing)
+            "        y = x.reshape((0, -4, -1, self.scale, -4, -1, self.scale, 0, 1, 2, 3, 4, 5, 6))"
+            ".transpose(axes=(0, 3, 1, 2, 4, 5))\n",
+            "        y = x.reshape(\n"
+            "            (0, -4, -1, self.scale, -4, -1, self.scale, 0, 1, 2, 3, 4, 5, 6)\n"
+            "        ).transpose(axes=(0, 3, 1, 2, 4, 5))\n",
+        ),
+    ],
+)
+def test_method_chains_break_as_black_breaks_them(long, wrapped):
+    assert wrap_fixed_lines("", long, 88) == wrapped
+    assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
