@@ -159,6 +159,76 @@ def test_an_int_not_named_as_a_width_is_guessed_1():
     assert [kwargs["channels"] for kwargs in built][:2] == [6, 3]
 
 
+def test_an_int_named_as_a_resampling_factor_is_guessed_2():
+    """gluoncv2's IRevDownscale (`scale : int`) asserts `h % scale == 0`: the channel count
+    (3, then 16) divides no trial height, so it got no example and its HL001 fix no proof.
+    Untyped, only a resampling factor's name: an untyped `scale` stays a float."""
+    source = """
+        class Down(HybridBlock):
+            \"\"\"
+            scale : int
+            \"\"\"
+            def __init__(self, scale, upscale_factor: int, reduction: int, upsample_factor, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x
+
+        class Coef(HybridBlock):
+            def __init__(self, scale, **kwargs):
+                super().__init__(**kwargs)
+
+            def hybrid_forward(self, F, x):
+                return x * self.scale
+    """
+    built = _built(source)
+    assert built["Down"] and all(
+        kwargs == {"scale": 2, "upscale_factor": 2, "reduction": 2, "upsample_factor": 2}
+        for kwargs in built["Down"]
+    )
+    assert built["Coef"] and all(kwargs == {"scale": 0.1} for kwargs in built["Coef"])
+
+
+IREV = textwrap.dedent(
+    """\
+    from mxnet.gluon import HybridBlock
+
+
+    class IRevDownscale(HybridBlock):
+        \"\"\"
+        scale : int
+            Scale (downscale) value.
+        \"\"\"
+        def __init__(self, scale, **kwargs):
+            super().__init__(**kwargs)
+            self.scale = scale
+
+        def hybrid_forward(self, F, x):
+            batch, x_channels, x_height, x_width = x.shape
+            y_channels = x_channels * self.scale * self.scale
+            assert (x_height % self.scale == 0)
+            y_height = x_height // self.scale
+
+            y = x.transpose(axes=(0, 2, 3, 1))
+            d2_split_seq = y.split(axis=2, num_outputs=(y.shape[2] // self.scale))
+            d2_split_seq = [t.reshape(batch, y_height, y_channels) for t in d2_split_seq]
+            y = F.stack(*d2_split_seq, axis=1)
+            y = y.transpose(axes=(0, 3, 2, 1))
+            return y
+    """
+)
+
+
+def test_a_guessed_factor_proves_the_space_to_depth_rewrite():
+    with CheckerSession(timeout=60) as session:
+        outcome = verify_fixes(IREV, "net.py", [], session=session)
+    assert outcome.labels == ["IRevDownscale#inferred"]
+    assert [r.status for r in outcome.reports] == ["equal"], outcome.reports
+    assert ".shape" not in outcome.source and "-4, -1, self.scale" in outcome.source
+    (proof,) = [p for p in outcome.proofs if p.finding.code == "HL001"]
+    assert proof.verdict == "proven", proof
+
+
 def test_a_width_of_any_name_is_the_channel_count_and_working_code_stays(tmp_path):
     """`d_model` guessed 1 made `x + self.proj(x)` broadcast eagerly only, and --verify then
     'proved' an HL007 rewrite of working code (a review's reproduction)."""

@@ -48,6 +48,14 @@ _STEPS = (
     r"strides?|groups|dilations?|dilate|kernel(?:_size)?|layers|heads|axis|repeats?|blocks|stages"
 )
 STEP_NAME = re.compile(rf"^(?:num_)?(?:{_STEPS}|depth)$", re.I)
+# an int named as a resampling factor (`scale : int` of a space-to-depth block, `scale_factor`,
+# `upscale_factor`, `reduction`) is guessed 2: a factor the trial's even sizes divide. Its
+# channel count (3 at rank 4) fails the block's own `assert h % scale == 0` and 1 would prove
+# the rewrite only where it is the identity. Untyped, only a name that is nothing but a
+# resampling factor: an untyped `scale` or `smoothing_factor` is as often a float coefficient
+FACTOR_NAME = re.compile(r"^(?:scale|factor|reduction|(?:up|down)scale|\w+_factor)$", re.I)
+_UNTYPED_FACTOR_NAME = re.compile(r"^(?:(?:up|down)?(?:scale|sample|sampling)_)?factor$", re.I)
+GUESSED_FACTOR = 2
 # untyped, `depth` is no step: a channel width as often as a count of layers (an untyped
 # `depth` of 1 made `x + self.conv(x)` broadcast eagerly only, a review's case)
 _UNTYPED_STEP_NAME = re.compile(rf"^(?:num_)?(?:{_STEPS})$", re.I)
@@ -64,6 +72,8 @@ _NAMED: Tuple[Tuple[re.Pattern, Any], ...] = (
     (re.compile(r"^(?:\w+_id|\w+_idx|\w+_index|idx|index)$"), 1),
     # switches (`use_bias`, `is_train`): off, the default path of most blocks
     (re.compile(r"^(?:use|is|with|has|enable|return)_\w+$"), False),
+    # resampling factors (`scale_factor`, `upscale_factor`)
+    (_UNTYPED_FACTOR_NAME, GUESSED_FACTOR),
     # coefficients and rates
     (
         re.compile(
@@ -157,6 +167,8 @@ def argument_value(arg: ast.arg, documented: Dict[str, str], init: ast.FunctionD
         if value == CHANNELS:
             if STEP_NAME.match(arg.arg):
                 return 1  # `stride`, `groups`, `num_layers`: 1 keeps every shape as it is
+            if FACTOR_NAME.match(arg.arg):
+                return GUESSED_FACTOR  # `scale : int`, `scale_factor: int`
             named = from_name(arg.arg)
             return named if named in (BATCH, HEIGHT, WIDTH, 1) else value  # `batch_size: int`
         if value is NO_GUESS and _LIST_TYPE.search(stated):
