@@ -187,6 +187,42 @@ def _break_items(items: list, inner: str, outer: str, exploded: bool) -> list:
     return out
 
 
+# black's split priorities of binary operators (its MATH_PRIORITIES): an operation breaks
+# before the operators of its own group; ** is never a place to break
+_PRECEDENCE = {
+    cst.BitOr: 9,
+    cst.BitXor: 8,
+    cst.BitAnd: 7,
+    cst.LeftShift: 6,
+    cst.RightShift: 6,
+    cst.Add: 5,
+    cst.Subtract: 5,
+    cst.Multiply: 4,
+    cst.Divide: 4,
+    cst.FloorDivide: 4,
+    cst.Modulo: 4,
+    cst.MatrixMultiply: 4,
+}
+
+
+def _precedence(operator: cst.BaseBinaryOp) -> int:
+    return _PRECEDENCE.get(type(operator), 0)
+
+
+def _split_operators(node: cst.BinaryOperation, level: int, indent: str) -> cst.BinaryOperation:
+    """``node`` with a line break (to ``indent``) before each operator of precedence
+    ``level`` on its left spine (``a + b - c`` is ``(a + b) - c``)."""
+    if level == 0 or _precedence(node.operator) != level or node.lpar:
+        return node
+    left = node.left
+    if isinstance(left, cst.BinaryOperation):
+        left = _split_operators(left, level, indent)
+    operator = node.operator.with_changes(
+        whitespace_before=_parenthesized(indent), whitespace_after=cst.SimpleWhitespace(" ")
+    )
+    return node.with_changes(left=left, operator=operator)
+
+
 _NO_TARGET = cst.Pass()  # a target no tree holds: nothing is broken but what a subclass says
 
 
@@ -234,6 +270,18 @@ class _Breaker(cst.CSTTransformer):
             rbracket=cst.RightSquareBracket(whitespace_before=_parenthesized(self.outer)),
             for_in=for_in,
         )
+        self._done(original_node)
+        return broken
+
+    def leave_BinaryOperation(
+        self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
+    ) -> cst.BinaryOperation:
+        """An argument ``a - b * c`` -> ``a`` / ``- b * c``: a line before each operator of
+        the operation's own (lowest) precedence, at the argument's indentation (black's
+        delimiter split)."""
+        if not self._level(original_node):
+            return updated_node
+        broken = _split_operators(updated_node, _precedence(updated_node.operator), self.outer)
         self._done(original_node)
         return broken
 
@@ -386,6 +434,11 @@ class _Candidates(cst.CSTVisitor):
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self.nodes.append(node)
 
+    def visit_Arg(self, node: cst.Arg) -> None:
+        # an argument that is an arithmetic operation breaks before its operators (below)
+        if isinstance(node.value, cst.BinaryOperation) and not node.value.lpar:
+            self.nodes.append(node.value)
+
 
 def _same_code(a: str, b: str) -> bool:
     try:
@@ -443,7 +496,7 @@ def _wrapped(
             if lines is not None and fits(lines):
                 return lines
     for node in collector.nodes:
-        if isinstance(node, cst.ListComp):
+        if isinstance(node, (cst.ListComp, cst.BinaryOperation)):
             continue  # only inside a call's arguments (below): alone black would not
         for exploded in (False, True):
             lines = render(_Breaker(node, outer, exploded))
@@ -465,9 +518,11 @@ def _wrapped(
             if child not in inside:
                 continue
             for child_exploded in (False, True):
-                if isinstance(child, cst.ListComp) and child_exploded:
-                    continue  # a comprehension has one broken form
-                lines = render(_Breaker(node, outer, True, (child, child_exploded)))
+                if isinstance(child, (cst.ListComp, cst.BinaryOperation)) and child_exploded:
+                    continue  # a comprehension, an operation: one broken form
+                # a lone argument gets no trailing comma (black adds one only where it
+                # splits at commas)
+                lines = render(_Breaker(node, outer, len(node.args) > 1, (child, child_exploded)))
                 if lines is not None and fits(lines):
                     return lines
     return fallback

@@ -274,3 +274,43 @@ def test_a_line_one_level_cannot_fit_breaks_one_level_deeper_as_black_does(long,
 def test_method_chains_break_as_black_breaks_them(long, wrapped):
     assert wrap_fixed_lines("", long, 88) == wrapped
     assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
+
+
+@pytest.mark.parametrize(
+    "long, wrapped",
+    [
+        (  # gluoncv2's jasper: an argument that is an operation breaks before its `-`,
+            # not inside its first call (the `*` binds tighter: no break there)
+            "        x = F.concat(F.slice(x, begin=(None, None), end=(None, 1)), F.slice(x,"
+            " begin=(None, 1), end=(None, None)) - self.preemph * F.slice(x, begin=(None,"
+            " None), end=(None, -1)), dim=1)\n",
+            "        x = F.concat(\n"
+            "            F.slice(x, begin=(None, None), end=(None, 1)),\n"
+            "            F.slice(x, begin=(None, 1), end=(None, None))\n"
+            "            - self.preemph * F.slice(x, begin=(None, None), end=(None, -1)),\n"
+            "            dim=1,\n"
+            "        )\n",
+        ),
+        (  # a lone argument: a line before each operator of the group, no trailing comma
+            "        y = F.broadcast_add(F.some_function_with_long_name(alpha, beta, gamma_long)"
+            " + another_long_name_here_too - x)\n",
+            "        y = F.broadcast_add(\n"
+            "            F.some_function_with_long_name(alpha, beta, gamma_long)\n"
+            "            + another_long_name_here_too\n"
+            "            - x\n"
+            "        )\n",
+        ),
+        (  # a lone call argument broken inside: no trailing comma after it either
+            "        y = F.broadcast_add(F.some_function_with_long_name(alpha, beta,"
+            " gamma_long_and_more_and_more, delta))\n",
+            "        y = F.broadcast_add(\n"
+            "            F.some_function_with_long_name(\n"
+            "                alpha, beta, gamma_long_and_more_and_more, delta\n"
+            "            )\n"
+            "        )\n",
+        ),
+    ],
+)
+def test_an_operation_argument_breaks_before_its_operators_as_black_does(long, wrapped):
+    assert wrap_fixed_lines("", long, 88) == wrapped
+    assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
