@@ -230,18 +230,6 @@ def test_invalid_line_length_names_file_and_key(tmp_path, monkeypatch, pyproject
             "            x,\n"
             "        )\n",
         ),
-    ],
-)
-def test_a_line_one_level_cannot_fit_breaks_one_level_deeper_as_black_does(long, wrapped):
-    # the inner brackets alone would fit too (`F.concat(*[F.slice_axis(` then its arguments),
-    # but black breaks the outermost brackets first
-    assert wrap_fixed_lines("", long, 88) == wrapped
-    assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
-
-
-@pytest.mark.parametrize(
-    "long, wrapped",
-    [
         (  # two calls after a bracket: black's fluent form, a line before each such dot
             "        y = y.reshape((0, -4, -1, self.scale, -4, -1, self.scale, 0))"
             ".transpose(axes=(0, 3, 1, 2, 4, 5)).reshape((0, 0, 0, -1))\n",
@@ -269,16 +257,6 @@ def test_a_line_one_level_cannot_fit_breaks_one_level_deeper_as_black_does(long,
             "            (0, -4, -1, self.scale, -4, -1, self.scale, 0, 1, 2, 3, 4, 5, 6)\n"
             "        ).transpose(axes=(0, 3, 1, 2, 4, 5))\n",
         ),
-    ],
-)
-def test_method_chains_break_as_black_breaks_them(long, wrapped):
-    assert wrap_fixed_lines("", long, 88) == wrapped
-    assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
-
-
-@pytest.mark.parametrize(
-    "long, wrapped",
-    [
         (  # gluoncv2's jasper: an argument that is an operation breaks before its `-`,
             # not inside its first call (the `*` binds tighter: no break there)
             "        x = F.concat(F.slice(x, begin=(None, None), end=(None, 1)), F.slice(x,"
@@ -311,6 +289,9 @@ def test_method_chains_break_as_black_breaks_them(long, wrapped):
         ),
     ],
 )
-def test_an_operation_argument_breaks_before_its_operators_as_black_does(long, wrapped):
+def test_lines_break_as_black_breaks_them(long, wrapped):
+    """Each expected form is what black 26.10 writes for the long line (checked when written):
+    the outermost brackets first, a level deeper only inside the arguments, method chains at
+    their dots, an operation argument before its operators."""
     assert wrap_fixed_lines("", long, 88) == wrapped
     assert ast.dump(ast.parse(wrapped.strip())) == ast.dump(ast.parse(long.strip()))
