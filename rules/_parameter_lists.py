@@ -8,7 +8,7 @@ self.params.get(...)`), so a Parameter kept in a list (`self.ws[i]`) gets no arg
 
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -30,30 +30,29 @@ def parameter_lists(init: Optional[cst.FunctionDef]) -> Set[str]:
     these have no argument: their `.data()` is an NDArray under hybridize too."""
     if init is None:
         return set()
-    getters = {  # names bound to a params.get call
-        target.target.value
-        for node in walk_nodes(init.body)
-        if isinstance(node, cst.Assign) and _is_params_get(node.value)
-        for target in node.targets
-        if isinstance(target.target, cst.Name)
-    }
+    getters: Set[str] = set()  # names bound to a params.get call
+    appended: List[Tuple[str, cst.BaseExpression]] = []  # `self.<a>.append(<item>)`
     found: Set[str] = set()
-    for node in walk_nodes(init.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.ListComp):
-            if _is_params_get(node.value.elt):
+    for node in walk_nodes(init.body):  # one walk; the appends are judged after it
+        if isinstance(node, cst.Assign):
+            if _is_params_get(node.value):
+                getters.update(
+                    t.target.value for t in node.targets if isinstance(t.target, cst.Name)
+                )
+            elif isinstance(node.value, cst.ListComp) and _is_params_get(node.value.elt):
                 found.update(
                     a for t in node.targets if (a := self_attribute_name(t.target)) is not None
                 )
-        if (
+        elif (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "append"
             and len(node.args) == 1
         ):
-            item = node.args[0].value
             attr = self_attribute_name(node.func.value)
-            if attr is not None and (
-                _is_params_get(item) or (isinstance(item, cst.Name) and item.value in getters)
-            ):
-                found.add(attr)
+            if attr is not None:
+                appended.append((attr, node.args[0].value))
+    for attr, item in appended:
+        if _is_params_get(item) or (isinstance(item, cst.Name) and item.value in getters):
+            found.add(attr)
     return found

@@ -35,7 +35,7 @@ other operand a feature map only by positive evidence (`shape_evidence`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence
+from typing import Container, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -214,10 +214,26 @@ def _class_effect(
     ):
         return None
     data = params.params[2].name.value
+    statements = _statements(forward.body)
+    if not _chains(statements, data, _EVERY_CHILD):
+        return None  # no chain of children whatever they are: theirs need not be known
     init = methods.get("__init__")
     inner = _bind(init, call, bound, skip=1) if init is not None else {}
     kept = _kept_children(init, inner, functions, depth, classes) if init is not None else set()
-    return KEEP if _chains(_statements(forward.body), data, kept) else None
+    return KEEP if _chains(statements, data, kept) else None
+
+
+class _EveryChild:
+    """The set of every child attribute (`_passes` asks `self_attribute_name(...) in kept`,
+    None for a call that is no child's): a forward that is no chain with every child kept is
+    none with fewer, so the children's own effects (a walk of each child class, recursively)
+    are worked out only for a forward that chains."""
+
+    def __contains__(self, attr: object) -> bool:
+        return attr is not None
+
+
+_EVERY_CHILD = _EveryChild()
 
 
 def _kept_children(
@@ -249,7 +265,9 @@ def _kept_children(
     return {attr for attr, found in effects.items() if found == {KEEP}}
 
 
-def _chains(statements: Sequence[cst.BaseStatement], data: str, kept: set) -> bool:
+def _chains(
+    statements: Sequence[cst.BaseStatement], data: str, kept: Container[Optional[str]]
+) -> bool:
     """Every statement passes `data` through kept children only: `data = self.<c>(data)`, an
     `if` of such statements (whatever its test: either way the 1s stay), `pass`, a docstring,
     and `return data` / `return self.<c>(data)`; the body ends with such a return."""
@@ -275,7 +293,9 @@ def _chains(statements: Sequence[cst.BaseStatement], data: str, kept: set) -> bo
     return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
-def _chains_open(statements: Sequence[cst.BaseStatement], data: str, kept: set) -> bool:
+def _chains_open(
+    statements: Sequence[cst.BaseStatement], data: str, kept: Container[Optional[str]]
+) -> bool:
     """A branch's statements: as `_chains`, without the final return."""
     return bool(statements) and all(
         isinstance(s, cst.SimpleStatementLine) and all(_kept_step(t, data, kept) for t in s.body)
@@ -283,7 +303,7 @@ def _chains_open(statements: Sequence[cst.BaseStatement], data: str, kept: set) 
     )
 
 
-def _kept_step(small: cst.BaseSmallStatement, data: str, kept: set) -> bool:
+def _kept_step(small: cst.BaseSmallStatement, data: str, kept: Container[Optional[str]]) -> bool:
     if isinstance(small, cst.Pass):
         return True
     if isinstance(small, cst.Expr):
@@ -300,7 +320,7 @@ def _kept_step(small: cst.BaseSmallStatement, data: str, kept: set) -> bool:
     return False
 
 
-def _passes(expr: cst.BaseExpression, data: str, kept: set) -> bool:
+def _passes(expr: cst.BaseExpression, data: str, kept: Container[Optional[str]]) -> bool:
     """`data` itself, or `self.<c>(data)` with c a kept child."""
     if isinstance(expr, cst.Name):
         return expr.value == data
