@@ -95,12 +95,6 @@ E2E_PACKAGES: List[Package] = [
         "d08bcf5fb5844e85e656267b2d2eec625fca0492fe509da44960a6321e1f957e",
     ),
     Package(
-        "cnstd-0.1.1",
-        "cnstd==0.1.1",
-        "cnstd-0.1.1-py3-none-any.whl",
-        "25f61033e094e3b0e9744b67ec8b4853a73441eecd4c7b688b7e889b3046d48c",
-    ),
-    Package(
         "cnocr-1.2.2",
         "cnocr==1.2.2",
         "cnocr-1.2.2-py3-none-any.whl",
@@ -149,20 +143,8 @@ E2E_PACKAGES: List[Package] = [
     ),
     # XKT 0.0.2 and longling 1.3.0 (fresh2/) are pinned in benchmarks/realworld/packages.py
     # The third fresh set (benchmarks/e2e/fresh3/): accel-brain-base's research losses and layers
-    Package(
-        "accel-brain-base-1.1.0",
-        "accel-brain-base==1.1.0",
-        "accel-brain-base-1.1.0.tar.gz",
-        "6839959e5f3120b688ba8fe9a52ee526914354e95cac57f74716f65ac8225ac8",
-    ),
     # The fourth fresh set (benchmarks/e2e/fresh4/): CangJie's Chinese text classifiers and
     # MXNet 1.5.1's gluon losses (only classes whose code 1.9.1 rewrote)
-    Package(
-        "cangjie-0.0.2",
-        "CangJie==0.0.2",
-        "CangJie-0.0.2-py3-none-any.whl",
-        "e5ccfd1a6ac624c2e802f85452304a9582e06ae4bca58610f4e3adb77cae278f",
-    ),
     Package(
         "mxnet-1.5.1",
         "mxnet==1.5.1",

@@ -153,6 +153,24 @@ PACKAGES: List[Package] = [
         "sockeye-2.1.7-py3-none-any.whl",
         "8293c733d96649a4015ddf385581bdf292f76c784c2e89caa0d50fcbf04c3e91",
     ),
+    Package(
+        "cnstd-0.1.1",
+        "cnstd==0.1.1",
+        "cnstd-0.1.1-py3-none-any.whl",
+        "25f61033e094e3b0e9744b67ec8b4853a73441eecd4c7b688b7e889b3046d48c",
+    ),
+    Package(
+        "accel-brain-base-1.1.0",
+        "accel-brain-base==1.1.0",
+        "accel-brain-base-1.1.0.tar.gz",
+        "6839959e5f3120b688ba8fe9a52ee526914354e95cac57f74716f65ac8225ac8",
+    ),
+    Package(
+        "cangjie-0.0.2",
+        "CangJie==0.0.2",
+        "CangJie-0.0.2-py3-none-any.whl",
+        "e5ccfd1a6ac624c2e802f85452304a9582e06ae4bca58610f4e3adb77cae278f",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
