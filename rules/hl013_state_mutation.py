@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -137,6 +137,8 @@ No automatic fix: where the state should live depends on the program.
         "if F is mx.nd:\n    self.last = F.relu(x)\nreturn x",
         "self.calls += 1  # hybridlint: ignore[HL013]\nreturn x",
         "self.cache = self.cache or []\nreturn x",  # a default filled once: the same later
+        # a scratch value of the call, replaced before it returns (accel-brain-base's RBM)
+        "self.h = F.relu(x)\ny = self.h * 2\nself.h = None\nreturn y",
         # a block made on first use from a factory stored in __init__ (GluonCV's Faster R-CNN
         # target generator): after the first call, eager or traced, the test is false
         "if not isinstance(self.gen, HybridBlock):\n    self.gen = self.gen()\nreturn self.gen(x)",
@@ -205,6 +207,8 @@ No automatic fix: where the state should live depends on the program.
         ("self.cache.append(F.relu(x))\nreturn x * len(self.cache)", 8),
         ("self.cache += [x]\nreturn x + len(self.cache)", 8),
         ("self.last = F.relu(x)\nreturn x", 8),
+        # replaced later, but a return between may leave it as the call's last store
+        ("self.h = F.relu(x)\nif not self.calls:\n    return x\nself.h = None\nreturn x", 8),
         # MXNet 1.9.1's ZoneoutCell: a tensor on one branch of a ternary, read back next call
         Invalid(
             _net(
@@ -256,6 +260,7 @@ No automatic fix: where the state should live depends on the program.
         self._guards: Dict[cst.CSTNode, Dict[cst.CSTNode, str]] = {}
         self._updates: Dict[cst.CSTNode, Set[str]] = {}  # function -> `_updated`, per file
         self._lambda_reads: Dict[cst.CSTNode, Set[str]] = {}  # class -> `_read_by_lambdas`
+        self._overwritten: Dict[cst.CSTNode, Set[int]] = {}  # function -> `_overwritten_stores`
 
     def check_class(self, klass: "ClassFacts") -> None:
         """State the block records only on the eager path and reads on the path that runs
@@ -304,6 +309,8 @@ No automatic fix: where the state should live depends on the program.
             if what is None:
                 self._check_derived_state(node, name)
                 continue
+            if self._overwritten_later(node):
+                continue  # a scratch value of this call: a later store replaces it
             if name in self._read_by_lambdas():  # kept from the first call on: `flag` guards it
                 self.report(node, _cached_once(f"{what} stored in `self.{name}`", flag))
                 return
@@ -467,6 +474,16 @@ No automatic fix: where the state should live depends on the program.
                         return found
         return None
 
+    def _overwritten_later(self, node: cst.Assign) -> bool:
+        """`node` stores on `self` what a later statement of the same block always stores
+        again, with no return or raise between (`_overwritten_stores`)."""
+        function = self.facts.node if self.facts is not None else None
+        if function is None:
+            return False
+        if function not in self._overwritten:
+            self._overwritten[function] = _overwritten_stores(function)
+        return id(node) in self._overwritten[function]
+
     def _reset_clears(self, name: str) -> bool:
         """The class's `reset()` assigns `self.<name>`: state per sequence, which gluon's
         `unroll` clears before each one (MXNet's ZoneoutCell, VariationalDropoutCell)."""
@@ -597,6 +614,58 @@ def _first_call_guards(function: cst.FunctionDef) -> Dict[cst.CSTNode, str]:
 
     suite(function.body, None)
     return found
+
+
+def _overwritten_stores(function: cst.FunctionDef) -> Set[int]:
+    """The ids of the `self.<a> = ...` assignments of `function` that a later statement of
+    the same block assigns `self.<a>` again, unconditionally, with no `return`, `raise`,
+    `break` or `continue` between: the call's own scratch values (accel-brain-base's RBM keeps
+    its activities on `self` while it computes, each overwritten before the call returns).
+    What is stored there never outlives the call, eagerly or hybridized; the last store is
+    still judged."""
+    found: Set[int] = set()
+    exits = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+    def stores(statement: cst.BaseStatement) -> List[Tuple[cst.Assign, str]]:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return []
+        return [
+            (small, name)
+            for small in statement.body
+            if isinstance(small, cst.Assign)
+            for target in small.targets
+            if (name := _self_attribute(target.target)) is not None
+        ]
+
+    def block(statements: Sequence[cst.BaseStatement]) -> None:
+        pending: Dict[str, List[cst.Assign]] = {}  # attribute -> its stores not yet replaced
+        for statement in statements:
+            if any(isinstance(n, exits) for n in walk_nodes(statement)):
+                pending.clear()  # a store before an exit may be the call's last
+            for small, name in stores(statement):
+                found.update(id(store) for store in pending.pop(name, []) if store is not small)
+            for small, name in stores(statement):
+                pending.setdefault(name, []).append(small)
+            if isinstance(statement, cst.BaseCompoundStatement):
+                for suite in _all_suites(statement):
+                    if isinstance(suite, cst.IndentedBlock):
+                        block(suite.body)
+
+    block(function.body.body if isinstance(function.body, cst.IndentedBlock) else [])
+    return found
+
+
+def _all_suites(statement: cst.BaseCompoundStatement) -> List[cst.BaseSuite]:
+    """Every block of a compound statement, `elif`/`else` chains included."""
+    if isinstance(statement, cst.If):
+        suites: List[cst.BaseSuite] = [statement.body]
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            suites.extend(_all_suites(orelse))
+        elif orelse is not None:
+            suites.append(orelse.body)
+        return suites
+    return _suites(statement)
 
 
 def _suites(statement: cst.BaseCompoundStatement) -> List[cst.BaseSuite]:
