@@ -20,6 +20,7 @@ from ._pooled import child_gate, op_gate
 from .guards import classify_guard, configuration_fallback, configuration_guard, narrowed
 from .values import (
     BLOCK,
+    SELF_PREFIX,
     LOST,
     UNKNOWN,
     NONNEGATIVE,
@@ -165,6 +166,11 @@ class Evaluator:
     def _eval_Attribute(self, expr: cst.Attribute, env: Env) -> Value:
         attr = expr.attr.value
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            stored = env.get(SELF_PREFIX + attr)
+            if stored is not None and stored.kind in (TENSOR, TENSORS):
+                # a tensor this function stored there earlier (`self.__x = x` ... `self.__x / n`:
+                # accel-brain-base keeps its activities on self while it computes)
+                return stored
             klass = self.facts.klass
             if klass is not None and attr in klass.scalar_attrs:
                 if attr in klass.scalar_sequences:

@@ -12,6 +12,8 @@ from .evaluate import Evaluator
 from .guards import always_exits, classify_guard, configuration_guard, narrowed
 from .values import (
     BLOCK,
+    SELF_PREFIX,
+    self_attribute_name,
     unpacked,
     walk_nodes,
     NONNEGATIVE,
@@ -278,6 +280,9 @@ class FunctionAnalyzer:
             return env
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self.evaluator.eval(target.value, env, consumed=True)
+            attr = self_attribute_name(target)
+            if attr is not None:  # read back later in this function (`Evaluator`)
+                return {**env, SELF_PREFIX + attr: value}
         return env
 
     def if_statement(self, stmt: cst.If, env: Env) -> Tuple[Env, bool, bool]:

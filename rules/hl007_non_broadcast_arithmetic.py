@@ -604,6 +604,21 @@ must have NDArray type` where `d - 0.5` worked.
         ),
     )
     INVALID = [
+        # a tensor the body keeps on self while it computes, divided by its own count
+        # (accel-brain-base's RBM, `identity_adjusted`): self.h is the (B, C) array stored above
+        Invalid(
+            net(
+                "self.h = F.relu(x)\ny = self.h / F.sum(F.ones_like(self.h))\n"
+                "self.h = None\nreturn y",
+                "F, x",
+            ),
+            line=4,
+            fix=(
+                "self.h / F.sum(F.ones_like(self.h))",
+                "F.broadcast_div(self.h, F.sum(F.ones_like(self.h)))",
+            ),
+            safety=SAFE,
+        ),
         # a Dense(1)'s (B, 1) against a Dense(10)'s (B, 10), each stacked alone along a new
         # last axis (blind round 17: a silent pass of every mode but --verify)
         Invalid(

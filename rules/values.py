@@ -133,6 +133,9 @@ UNKNOWN_VALUE = Value(UNKNOWN)
 SCALAR_VALUE = Value(SCALAR)
 NONNEGATIVE = Value(SCALAR, nonnegative=True)
 Env = Dict[str, Value]
+# the env key of `self.<a>` once the function being walked has stored into it ("self.<a>": no
+# Python name has a dot, so it cannot shadow a local)
+SELF_PREFIX = "self."
 
 # Nodes whose body runs in a scope of its own (a nested def, class or lambda, a comprehension):
 # a walk of one function's statements stops at them.
