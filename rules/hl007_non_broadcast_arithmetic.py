@@ -19,7 +19,7 @@ import libcst as cst
 
 from . import _shape_forms as forms
 from ._build import call, strip_parens
-from ..mxnet_facts import takes_only_arrays
+from ..mxnet_facts import FULL_REDUCTIONS, takes_only_arrays
 from ._pooled import POOLED
 from .evaluate import SPLIT_PIECE
 from .analysis import (
@@ -259,7 +259,9 @@ the helpers it calls) when there is evidence that their shapes differ: a reducti
 `expand_dims` of an array against that array, a literal or parameter shape against a tensor
 with a batch axis, `expand_dims` on different axes (`q.expand_dims(2) + k.expand_dims(1)`), a
 global-pooling gate (B, C, 1, 1) against its feature map, layer outputs whose widths differ in
-a 1 (a `Dense(1)`'s against a `Dense(10)`'s), or two known shapes that differ. Tensors without
+a 1 (a `Dense(1)`'s against a `Dense(10)`'s), two known shapes that differ, or a name
+against its own total (`y / F.sum(F.ones_like(y))`: the operator proves `y` an array, and a
+reduction over every axis is (1,)). Tensors without
 such evidence (the residual `out + x`) are not reported. Known false positives: an
 `expand_dims` operand against a tensor whose shape nothing tells (3 of the 12 such reports on
 the real-world packages are arrays of equal shape; the fix computes the same there). What
@@ -604,6 +606,19 @@ must have NDArray type` where `d - 0.5` worked.
         ),
     )
     INVALID = [
+        # a layer handed in by the caller makes `y`, which nothing says is an array but its
+        # total: F.ones_like takes only arrays, and a sum over every axis is (1,)
+        # (accel-brain-base's `identity_adjusted` activation after its layer lists)
+        Invalid(
+            net(
+                "y = self.act(x)\nreturn y / F.sum(F.ones_like(y))",
+                "F, x",
+                init=constructor("super().__init__()\nself.act = act", "act=nn.Activation('relu')"),
+            ),
+            line=8,
+            fix=("y / F.sum(F.ones_like(y))", "F.broadcast_div(y, F.sum(F.ones_like(y)))"),
+            safety=SAFE,
+        ),
         # a tensor the body keeps on self while it computes, divided by its own count
         # (accel-brain-base's RBM, `identity_adjusted`): self.h is the (B, C) array stored above
         Invalid(
@@ -1010,11 +1025,12 @@ must have NDArray type` where `d - 0.5` worked.
     def _check(
         self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression, op: str
     ) -> None:
-        if not (self.is_tensor(left) and self.is_tensor(right)):
-            return
-        why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(
-            left, right, self.namespace
-        )
+        if self.is_tensor(left) and self.is_tensor(right):
+            why = shape_evidence(self.value(left), self.value(right)) or _pairwise_expand(
+                left, right, self.namespace
+            )
+        else:
+            why = self._divided_by_its_total(left, right)
         if why is None:
             return
         message = (
@@ -1033,6 +1049,38 @@ must have NDArray type` where `d - 0.5` worked.
         self.report(
             node, message, replacement=replacement, safety=SAFE if number is None else UNSAFE
         )
+
+    def _divided_by_its_total(
+        self, left: cst.BaseExpression, right: cst.BaseExpression
+    ) -> Optional[str]:
+        """`x / F.sum(F.ones_like(x))`, `x - F.mean(x)`, either way round, where nothing else
+        says what `x` is (a layer of a list built from constructor arguments made it): the
+        reduction's operand proves `x` an array (an operator takes nothing else eagerly), and a
+        reduction over every axis is (1,) in MXNet 1.x, which broadcasts eagerly only
+        (accel-brain-base's `identity_adjusted` activation, 16 of its misses)."""
+        for mine, other in ((left, right), (right, left)):
+            if isinstance(mine, cst.Name) and self._total_of(other, mine.value):
+                return "one operand is a reduction over every axis (shape (1,)) of the other"
+        return None
+
+    def _total_of(self, expr: cst.BaseExpression, name: str) -> bool:
+        """`F.<full reduction>(name)` or `F.<full reduction>(F.<op>(name, ...))`, no axis."""
+        namespace = self.namespace
+        if namespace is None or not isinstance(expr, cst.Call) or not expr.args:
+            return False
+        space, _, reduction = (dotted_name(expr.func) or "").rpartition(".")
+        if space != namespace or reduction not in FULL_REDUCTIONS or len(expr.args) != 1:
+            return False
+        inner = expr.args[0]
+        if inner.keyword is not None or inner.star:
+            return False
+        data = inner.value
+        if isinstance(data, cst.Call) and data.args and not data.args[0].star:
+            op = dotted_name(data.func) or ""
+            if op.rpartition(".")[0] != namespace or data.args[0].keyword is not None:
+                return False
+            data = data.args[0].value
+        return isinstance(data, cst.Name) and data.value == name
 
     def _maybe_number(
         self, expr: cst.BaseExpression, at: Optional[int] = None, depth: int = 0
