@@ -167,7 +167,7 @@ PACKAGES: List[Package] = [
     ),
     Package(
         "cangjie-0.0.2",
-        "CangJie==0.0.2",
+        "cangjie==0.0.2",
         "CangJie-0.0.2-py3-none-any.whl",
         "e5ccfd1a6ac624c2e802f85452304a9582e06ae4bca58610f4e3adb77cae278f",
     ),
