@@ -53,7 +53,7 @@ import secrets
 import stat
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import __version__
 from .files import atomic_write_bytes, remove_stale_temp_files
@@ -266,7 +266,7 @@ class LintCache:
         ).hexdigest()
         self.path = os.path.join(self.directory, f"lint-{name}-{self._tag(name)}.json")
         self._entries: Dict[str, Dict[str, Any]] = {}
-        self._facts: Dict[str, List[Any]] = {}  # digest -> [defines, imports, last used]
+        self._facts: Dict[str, List[Any]] = {}  # digest -> [defines, imports, last used, bases]
         self._stats: Dict[str, List[Any]] = {}  # path -> [*signature, digest]
         self._codes: Optional[List[str]] = None
         self._dirty = False
@@ -351,6 +351,7 @@ class LintCache:
                 facts.defines,
                 [list(i) for i in facts.imports],
                 int(time.time()),
+                [list(i) for i in facts.bases],
             ]
             self._dirty = True
 
@@ -494,14 +495,25 @@ def _valid_stat_record(record: object) -> bool:
 
 def _facts_from_record(record: object) -> Optional[FileFacts]:
     """The FileFacts of a record as :meth:`LintCache.put_facts` writes it
-    (``[defines, [[dots, module], ...], last used]``), or None when it is not one."""
-    if not isinstance(record, list) or len(record) != 3:
+    (``[defines, [[dots, module], ...], last used, [[dots, module], ...]]``: the imports,
+    then the bases' imports), or None when it is not one."""
+    if not isinstance(record, list) or len(record) != 4:
         return None
-    defines, imports, used = record
-    if type(defines) is not bool or type(used) is not int or not isinstance(imports, list):
+    defines, imports, used, bases = record
+    if type(defines) is not bool or type(used) is not int:
+        return None
+    lists = [_module_pairs(imports), _module_pairs(bases)]
+    if lists[0] is None or lists[1] is None:
+        return None
+    return FileFacts(defines, lists[0], lists[1])
+
+
+def _module_pairs(items: object) -> Optional[Tuple[Tuple[str, str], ...]]:
+    """A record's `[[dots, module], ...]` as pairs, None when it is not one."""
+    if not isinstance(items, list):
         return None
     pairs = []
-    for item in imports:
+    for item in items:
         if not (
             isinstance(item, list)
             and len(item) == 2
@@ -510,4 +522,4 @@ def _facts_from_record(record: object) -> Optional[FileFacts]:
         ):
             return None
         pairs.append((item[0], item[1]))
-    return FileFacts(defines, tuple(pairs))
+    return tuple(pairs)

@@ -61,7 +61,16 @@ from .rules.values import (
     visit_order,
     walk_nodes,
 )
-from .project import FROM_IMPORT, NO_PROJECT, FileProject, Importer, Project, resolve
+from .project import (
+    FROM_IMPORT,
+    NO_PROJECT,
+    FileProject,
+    Importer,
+    Project,
+    class_base_names,
+    imported_names,
+    resolve,
+)
 
 MAX_FIX_PASSES = 10
 
@@ -101,7 +110,9 @@ def may_contain_hybrid_code(
     # only when some importer's hybrid code calls one of its functions with F: a module that
     # hybrid files merely import (most utility modules) has nothing to lint, and parsing it
     # cost a third of a cold run on gluonts (the analysis is memoised for the lint that follows)
-    return bool(_project_seeds(source, path, project))
+    if project is None:
+        project = Project().for_source(source, path)
+    return bool(_project_seeds(source, path, project) or _hybrid_bases(source, path, project))
 
 
 _NAMESPACE_HELPER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*F[ \t]*[,)]", re.M)
@@ -261,13 +272,14 @@ class _LazyDefinitions(Mapping):
 
 
 def _foreign_definitions(
-    source: str, path: str, project: FileProject, context: ModuleContext
+    source: str, path: str, project: FileProject, context: ModuleContext, inherits: bool = False
 ) -> Optional[_Foreign]:
     """(functions, classes) by their name here, from the file's definitions modules (lazy:
     `_LazyDefinitions`); None when there are none. Which definitions: the names the file
     imports, and the module's functions and classes they call, transitively, found from
-    the text."""
-    if not project.definitions or "hybrid_forward" not in source:
+    the text. `inherits`: the file's classes inherit a hybrid_forward from another module
+    (then a file without one of its own has hybrid code too)."""
+    if not project.definitions or ("hybrid_forward" not in source and not inherits):
         return None
     functions, classes = _LazyDefinitions(), _LazyDefinitions()
     package = path.endswith("__init__.py")
@@ -345,15 +357,73 @@ def _imported_names(
     (parenthesised or continued too) that import from `module`, read from the text."""
     names: Dict[str, str] = {}
     for match in FROM_IMPORT.finditer(text):
-        if resolve(importer_module, is_package, match.group(1), match.group(2)) != module:
-            continue
-        for part in match.group(3).strip("()").split("#")[0].replace("\\", " ").split(","):
-            words = part.split()
-            if len(words) == 1:
-                names[words[0]] = words[0]
-            elif len(words) == 3 and words[1] == "as":
-                names[words[2]] = words[0]
+        if resolve(importer_module, is_package, match.group(1), match.group(2)) == module:
+            names.update(imported_names(match.group(3)))
     return names
+
+
+# ----------------------------------------------------------------------------------------
+# A hybrid_forward inherited from a class of another module of the project
+# ----------------------------------------------------------------------------------------
+# `class RepellingCAE(ConvolutionalAutoEncoder)` (accel-brain-base) overrides only
+# `forward_propagation`, which the hybrid_forward of its base, imported from another module,
+# calls with F: the override runs in the graph. A top-level class deriving from a class
+# imported from a module of its project (`FileProject.definitions`; for a file without a
+# hybrid_forward, those of `FileFacts.bases`) whose own body defines a hybrid_forward is
+# linted, its file too: the analysis takes that class as its base (`analyze(inherited=...)`),
+# as it does a base of the same module. One level: the imported class must hold the
+# hybrid_forward itself. Findings are reported in the file's own code only.
+_Where = Tuple[str, List[str], str, Tuple[int, int]]  # digest, lines, name, span
+_CLASS_HEADER = re.compile(r"^class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.M)
+
+
+def _hybrid_bases(source: str, path: str, project: FileProject) -> Dict[str, _Where]:
+    """The bases of the file's top-level classes (plain names) imported from a definitions
+    module whose class there defines a hybrid_forward: local name -> where it is, read from
+    the texts (nothing parsed)."""
+    if not project.definitions or "class" not in source:
+        return {}
+    bases = class_base_names(source)
+    found: Dict[str, _Where] = {}
+    package = path.endswith("__init__.py")
+    for imported in project.definitions:
+        if imported.text is None or not bases:
+            continue
+        names = _imported_names(source, project.module, package, imported.module)
+        lines, spans = _foreign_spans(imported.digest, imported.text)
+        for local, original in names.items():
+            span = spans.get(original)
+            if local in bases and span is not None and span[0] == "class":
+                if _HYBRID_DEF.search("".join(lines[span[1] - 1 : span[2]])):
+                    found.setdefault(local, (imported.digest, lines, original, span[1:]))
+    return found
+
+
+def inherited_hybrid_classes(source: str, path: str, project: FileProject) -> Dict[str, str]:
+    """The file's top-level classes deriving from a class of another module of its project
+    that defines a hybrid_forward: class name -> the local name of that base."""
+    hybrid = _hybrid_bases(source, path, project)
+    found: Dict[str, str] = {}
+    if hybrid:
+        for match in _CLASS_HEADER.finditer(source):
+            for base in match.group(2).split(","):
+                if base.strip() in hybrid:
+                    found.setdefault(match.group(1), base.strip())
+    return found
+
+
+def _inherited_definitions(
+    source: str, path: str, project: FileProject
+) -> Optional[Mapping[str, cst.ClassDef]]:
+    """The classes of other modules the file's classes inherit a hybrid_forward from, by their
+    local name (parsed when first looked up); None when there are none."""
+    hybrid = _hybrid_bases(source, path, project)
+    if not hybrid:
+        return None
+    found = _LazyDefinitions()
+    for local, where in hybrid.items():
+        found.add(local, *where)
+    return found
 
 
 _DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
@@ -477,8 +547,9 @@ def _chosen_spans(
     functions they call (transitively), found from the text: nothing walks a tree.
 
     `lines` are the file's `split_lines`; `classes` maps a top-level class name to (its span
-    index, its base names); `roots` names top-level functions chosen as well (the helpers
-    other files' hybrid code imports: :func:`_project_seeds`)."""
+    index, its base names); `roots` names top-level functions and classes chosen as well (the
+    helpers other files' hybrid code imports: :func:`_project_seeds`; the classes inheriting
+    a hybrid_forward from another module: :func:`inherited_hybrid_classes`)."""
     line_starts = [0, *itertools.accumulate(map(len, lines))]
     hybrid_lines = [
         bisect.bisect_right(line_starts, m.start()) for m in _HYBRID_DEF.finditer(source)
@@ -493,6 +564,10 @@ def _chosen_spans(
         ):
             chosen[index] = (first, last)
             work.append((first, last))
+    for name, (index, _) in (classes or {}).items():
+        if name in roots and index not in chosen:  # a class inheriting a hybrid_forward
+            chosen[index] = spans[index][:2]
+            work.append(chosen[index])
     if classes:
         for index in _related_classes(classes, list(chosen)):
             chosen[index] = spans[index][:2]
@@ -924,14 +999,19 @@ def _run_rules(
     context: Optional[ModuleContext] = None,
     seeds: Optional[Dict[str, List[ExternalCall]]] = None,
     foreign: Optional[_Foreign] = None,
+    inherited: Optional[Mapping[str, cst.ClassDef]] = None,
 ) -> List[Tuple[_Region, Report]]:
     """Analyse the regions together (helpers may live in another region) and run the rules.
 
     `seeds`: the calls other files' hybrid code makes to this file's functions
     (:func:`_project_seeds`): those functions are analysed as helpers of those calls.
-    `foreign`: the definitions imported from other modules (:func:`_foreign_definitions`)."""
+    `foreign`: the definitions imported from other modules (:func:`_foreign_definitions`).
+    `inherited`: the classes of other modules the file's classes inherit a hybrid_forward
+    from (:func:`_inherited_definitions`)."""
     classes, functions, owner = _collect(regions)
-    module_facts: ModuleFacts = analyze(classes, functions, context, seeds=seeds, foreign=foreign)
+    module_facts: ModuleFacts = analyze(
+        classes, functions, context, seeds=seeds, foreign=foreign, inherited=inherited
+    )
 
     state = WalkState(module=context or ModuleContext())
     named = Counter(klass.name.value for klass in classes)
@@ -1099,10 +1179,12 @@ def _locate_anew(
     source: str, path: str, select, ignore, rules, project: FileProject
 ) -> Tuple[List[str], List[_Found], _Positions]:
     seeds = _project_seeds(source, path, project)
-    if "hybrid_forward" not in source and not seeds:
+    subclasses = inherited_hybrid_classes(source, path, project)
+    if "hybrid_forward" not in source and not seeds and not subclasses:
         return [], [], _Positions()
     parsed = _PARSED.pop(source, None)  # parsed (no roots) for another file's helpers?
-    lines, regions, context = parsed if parsed and not seeds else _parse_regions(source, seeds)
+    roots = [*seeds, *subclasses]
+    lines, regions, context = parsed if parsed and not roots else _parse_regions(source, roots)
     positions = _Positions(regions)
     rule_classes = _selected(rules, select, ignore)
     if project.example_inputs and rules is ALL_RULES:
@@ -1110,8 +1192,9 @@ def _locate_anew(
     suppressions = _suppression.Suppressions(lines)
     if not regions or not rule_classes:
         return lines, _unused_suppressions(suppressions, path, select, ignore, rules), positions
-    foreign = _foreign_definitions(source, path, project, context)
-    raw = _run_rules(regions, rule_classes, context, seeds, foreign)
+    foreign = _foreign_definitions(source, path, project, context, bool(subclasses))
+    inherited = _inherited_definitions(source, path, project) if subclasses else None
+    raw = _run_rules(regions, rule_classes, context, seeds, foreign, inherited)
     shifted = (
         {n: len(m.group(0)) for n, m in enumerate(map(_INDENT_FF.match, lines), 1) if m}
         if "\f" in source
@@ -1212,8 +1295,10 @@ def _file_project(source: str, path: str, project: Optional[FileProject]) -> Fil
     """The given project, else the file's project read from disk now (nothing is kept)."""
     if project is not None:
         return project
-    if not path or not (_TOP_DEF.search(source) or "hybrid_forward" in source):
-        return NO_PROJECT  # neither helpers other files call nor children built from imports
+    if not path or not (
+        _TOP_DEF.search(source) or "hybrid_forward" in source or _CLASS_HEADER.search(source)
+    ):
+        return NO_PROJECT  # no helpers other files call, children built from imports, bases
     return Project().for_source(source, path)
 
 

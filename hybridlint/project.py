@@ -15,7 +15,10 @@ with ``__init__.py`` above it; root = the directory holding the top package), or
 outside a package, the ``.py`` files of its directory; a tree of more than ``MAX_FILES`` files
 is not indexed. Of each, :func:`facts_of` keeps whether it defines top-level functions and
 (when it holds a ``hybrid_forward``) the ``from <dots><module> import`` lines it has, resolved
-to qualified modules by :func:`resolve`.
+to qualified modules by :func:`resolve`; of a file without one, the `from` lines that import
+a base of its top-level classes (:attr:`FileFacts.bases`: a subclass may inherit a
+hybrid_forward that calls the methods it overrides, `hybridlint/linter.py`
+`inherited_hybrid_classes`).
 
 A :class:`Project` caches what it learnt for its own lifetime only (one run, or one
 ``lint_source`` call of an API user who gives no project): nothing is kept between runs but
@@ -28,7 +31,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 MAX_FILES = 5000  # a project larger than this is not indexed (no imported helpers)
 MAX_INDEXED_BYTES = 2_000_000  # a larger file's import lines are not read
@@ -38,6 +41,8 @@ _TOP_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 FROM_IMPORT = re.compile(
     r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)", re.M
 )
+# the base names of a top-level `class Name(<bases>):` (the last part of each dotted base)
+_CLASS_BASES = re.compile(r"^class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 
 
 def digest_of(raw: bytes) -> str:
@@ -58,13 +63,18 @@ class FileFacts:
     # the `from <dots><module> import` lines of a file holding a hybrid_forward, as (dots,
     # module); empty for other files (their imports seed nothing)
     imports: Tuple[Tuple[str, str], ...] = ()
+    # of a file without a hybrid_forward, the `from` lines importing a name one of its
+    # top-level classes derives from: the modules its lint reads for an inherited
+    # hybrid_forward (empty for a file holding one: its `imports` name them all)
+    bases: Tuple[Tuple[str, str], ...] = ()
 
 
 def facts_of(raw: bytes) -> FileFacts:
     """:class:`FileFacts` of a file's bytes (read as UTF-8, undecodable bytes replaced)."""
     text = universal_newlines(raw.decode("utf-8", errors="replace"))
-    imports = imports_of(text) if len(raw) <= MAX_INDEXED_BYTES else ()
-    return FileFacts(bool(_TOP_DEF.search(text)), imports)
+    if len(raw) > MAX_INDEXED_BYTES:
+        return FileFacts(bool(_TOP_DEF.search(text)))
+    return FileFacts(bool(_TOP_DEF.search(text)), imports_of(text), base_imports_of(text))
 
 
 def imports_of(text: str) -> Tuple[Tuple[str, str], ...]:
@@ -73,6 +83,43 @@ def imports_of(text: str) -> Tuple[Tuple[str, str], ...]:
     if "hybrid_forward" not in text:
         return ()
     return tuple(sorted({(m.group(1), m.group(2)) for m in FROM_IMPORT.finditer(text)}))
+
+
+def base_imports_of(text: str) -> Tuple[Tuple[str, str], ...]:
+    """`FileFacts.bases` of a text: of a file without a hybrid_forward, its `from` lines (as
+    (dots, module)) that import a name one of its top-level classes derives from."""
+    if "hybrid_forward" in text or "class" not in text:
+        return ()
+    bases = class_base_names(text)
+    if not bases:
+        return ()
+    found = set()
+    for match in FROM_IMPORT.finditer(text):
+        if bases & set(imported_names(match.group(3))):
+            found.add((match.group(1), match.group(2)))
+    return tuple(sorted(found))
+
+
+def class_base_names(text: str) -> Set[str]:
+    """The bases of the top-level classes of a text that are plain names (`class B(Base):`;
+    not `nn.Dense`, nor `metaclass=...`)."""
+    names: Set[str] = set()
+    for match in _CLASS_BASES.finditer(text):
+        names.update(b.strip() for b in match.group(1).split(",") if b.strip().isidentifier())
+    return names
+
+
+def imported_names(names: str) -> Dict[str, str]:
+    """local name -> imported name, for the names part of a `from ... import` line (a
+    `FROM_IMPORT` match's third group: parenthesised or continued with a backslash)."""
+    found: Dict[str, str] = {}
+    for part in names.strip("()").split("#")[0].replace("\\", " ").split(","):
+        words = part.split()
+        if len(words) == 1:
+            found[words[0]] = words[0]
+        elif len(words) == 3 and words[1] == "as":
+            found[words[2]] = words[0]
+    return found
 
 
 def importer_text(raw: bytes) -> Optional[str]:
@@ -346,18 +393,20 @@ class Project:
         *,
         texts: bool = True,
         imports: Tuple[Tuple[str, str], ...] = (),
+        bases: Tuple[Tuple[str, str], ...] = (),
     ) -> FileProject:
         """The :class:`FileProject` of the file at `path` (``defines``: it has a top-level
         def; without one nothing can be a helper; ``imports``: its `FileFacts.imports`, the
-        `from` lines of a file holding a hybrid_forward). With ``texts`` the importers' and
+        `from` lines of a file holding a hybrid_forward; ``bases``: its `FileFacts.bases`, those
+        of another file importing its classes' bases). With ``texts`` the importers' and
         definitions' texts are loaded (read if need be: their digests are then those of the
         bytes read); without, only their digests are known (enough for a cache key)."""
-        where = self.module_file(path) if defines or imports else None
+        where = self.module_file(path) if defines or imports or bases else None
         if where is None:
             return NO_PROJECT
         root, module = where
         own = os.path.abspath(path)
-        definitions = self._definitions(root, module, own, imports, texts)
+        definitions = self._definitions(root, module, own, imports or bases, texts)
         if not defines:
             return FileProject(module, definitions=definitions)
         files = [f for f in self._importers_of(root, module) if f != own]
@@ -431,8 +480,13 @@ class Project:
 
     def for_source(self, source: str, path: str) -> FileProject:
         """:meth:`for_file` for a text at hand (the file's own bytes are not read)."""
-        imports = imports_of(universal_newlines(source))
-        return self.for_file(path, bool(_TOP_DEF.search(source)), imports=imports)
+        text = universal_newlines(source)
+        return self.for_file(
+            path,
+            bool(_TOP_DEF.search(source)),
+            imports=imports_of(text),
+            bases=base_imports_of(text),
+        )
 
     def _text(self, path: str) -> Optional[str]:
         if path not in self._texts:

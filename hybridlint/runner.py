@@ -435,7 +435,14 @@ def _triage(
         return _runner_outcome(path, "HL902", known.error), None
     settings = repr(extra_ignore)
     dependencies = plan.with_examples(
-        path, project.for_file(path, known.facts.defines, texts=False, imports=known.facts.imports)
+        path,
+        project.for_file(
+            path,
+            known.facts.defines,
+            texts=False,
+            imports=known.facts.imports,
+            bases=known.facts.bases,
+        ),
     )
     cached = cache.get(result_key(known.digest, settings, dependencies.key))
     if cached is not None and not _needs_edits(cached, plan):
@@ -451,7 +458,10 @@ def _triage(
         known = _Known(digest, facts, raw, identity)
     # the importers' texts: read now if need be, so that the key names the bytes linted
     dependencies = plan.with_examples(
-        path, project.for_file(path, known.facts.defines, imports=known.facts.imports)
+        path,
+        project.for_file(
+            path, known.facts.defines, imports=known.facts.imports, bases=known.facts.bases
+        ),
     )
     key = result_key(known.digest, settings, dependencies.key)
     cached = cache.get(key)

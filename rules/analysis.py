@@ -731,11 +731,18 @@ def class_lineage(node: cst.ClassDef, classes: Dict[str, cst.ClassDef]) -> List[
 
 
 def _class_facts(
-    node: cst.ClassDef, module: ModuleFacts, classes: Dict[str, cst.ClassDef]
+    node: cst.ClassDef,
+    module: ModuleFacts,
+    classes: Dict[str, cst.ClassDef],
+    inherited: Optional[Mapping[str, cst.ClassDef]] = None,
 ) -> ClassFacts:
-    """Methods and `__init__` facts of a class, inherited ones included (derived ones win)."""
+    """Methods and `__init__` facts of a class, inherited ones included (derived ones win).
+    `inherited`: classes of other modules that define a hybrid_forward, by their name here
+    (`analyze`); one of them ends the lineage of a class that has no hybrid_forward in it."""
     facts = ClassFacts(node=node, name=node.name.value)
     lineage = class_lineage(node, classes)
+    if inherited and not any("hybrid_forward" in _own_methods(c) for c in lineage):
+        lineage += _inherited_base(lineage, inherited)
     for cls in reversed(lineage):
         facts.methods.update(_own_methods(cls))
     for cls in reversed(lineage):
@@ -758,6 +765,19 @@ def _class_facts(
             and len(hybridize.body.body) <= 2
         )
     return facts
+
+
+def _inherited_base(
+    lineage: List[cst.ClassDef], inherited: Mapping[str, cst.ClassDef]
+) -> List[cst.ClassDef]:
+    """The first base of the lineage (most derived first) named like a class of `inherited`:
+    [that class], else []."""
+    for cls in lineage:
+        for base in cls.bases:
+            name = dotted_name(base.value)
+            if name and name in inherited:
+                return [inherited[name]]
+    return []
 
 
 def _numpy_decorated(node: cst.ClassDef) -> bool:
@@ -2213,6 +2233,7 @@ def analyze(
     seeds: Optional[Mapping[str, Sequence[ExternalCall]]] = None,
     external: Optional[Dict[str, Dict[cst.Call, List[Value]]]] = None,
     foreign: Optional[Tuple[Mapping[str, cst.FunctionDef], Mapping[str, cst.ClassDef]]] = None,
+    inherited: Optional[Mapping[str, cst.ClassDef]] = None,
 ) -> ModuleFacts:
     """Analyse the classes with a hybrid_forward (own or inherited from a class given) and the
     module functions given.
@@ -2233,6 +2254,12 @@ def analyze(
     `foreign`: the functions and classes of other modules of the project this file imports
     (and what they call there), by their name here: evidence of how children are built (a
     `conv1x1_block` factory of `.common` and the block class it returns), never analysed.
+
+    `inherited`: classes of other modules of the project that define a hybrid_forward, by
+    their name here; a class deriving from one, with no hybrid_forward in the module, is
+    analysed with it as with a base of the module (its overrides of the helpers that
+    hybrid_forward calls run in the graph). Their own nodes are never reported: no rule
+    walks them.
     """
     module = ModuleFacts(context=context)
     module.functions = {f.name.value: f for f in functions}
@@ -2256,7 +2283,7 @@ def analyze(
     applied: Dict[str, Env] = {}
 
     for class_node in classes:
-        klass = _class_facts(class_node, module, class_nodes)
+        klass = _class_facts(class_node, module, class_nodes, inherited)
         klass.module = module
         module.class_methods[klass.name] = klass.methods
         method = klass.methods.get("hybrid_forward")  # own or inherited within the module

@@ -165,11 +165,13 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
                 "e.py": [1, 2, 3, 4, "k"],
             },
             facts={
-                "k": [True, [[".", "util"]], 1],
-                "bad1": [1, [], 1],
-                "bad2": [True, [["."]], 1],
-                "bad3": [True, [], "1"],
+                "k": [True, [[".", "util"]], 1, []],
+                "bad1": [1, [], 1, []],
+                "bad2": [True, [["."]], 1, []],
+                "bad3": [True, [], "1", []],
                 "bad4": "x",
+                "bad5": [False, [], 1, [["."]]],
+                "bad6": [False, [], 1],
             },
         ),
     )
@@ -177,7 +179,7 @@ def test_malformed_signature_records_are_dropped_not_crashed_on(tmp_path):
     again = LintCache(str(tmp_path), "s")
     assert again.digest_for_signature("c.py", [1, 2, 3, "4"]) is None
     assert again.facts("k") is not None and again.facts("k").imports == ((".", "util"),)
-    assert [again.facts(k) for k in ("bad1", "bad2", "bad3", "bad4")] == [None] * 4
+    assert [again.facts(k) for k in ("bad1", "bad2", "bad3", "bad4", "bad5", "bad6")] == [None] * 6
     again.put("j", [])
     again.save()  # must not raise on the records it loaded
 
