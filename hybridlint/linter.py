@@ -1035,11 +1035,15 @@ def _run_rules(
     region_of = _region_lookup(module_facts, owner, regions)
     for klass in module_facts.classes.values():
         state.facts, state.env, state.statement = None, {}, klass.node
+        region = region_of(klass.node)
         for rule in rules:
             rule.check_class(klass)
-            results.extend((region_of(klass.node), report) for report in rule.reports)
+            results.extend((region, report) for report in rule.reports if region is not None)
             rule.reports.clear()
     for facts in module_facts.scopes:
+        region = region_of(module_facts.origins.get(facts.node, facts.node)) if inherited else None
+        if inherited and region is None:
+            continue  # the inherited hybrid_forward of another module (and its helpers there)
         state.facts, state.env, state.statement = facts, dict(facts.params), facts.node
         dispatcher = _Dispatcher(facts, state, table)
         if layout_visited:
@@ -1047,27 +1051,30 @@ def _run_rules(
         else:
             dispatcher.walk(facts.node.body)
         for rule in rules:
-            results.extend(
-                (region_of(module_facts.origins.get(facts.node, facts.node)), report)
-                for report in rule.reports
-            )
+            if rule.reports and region is None:
+                region = region_of(module_facts.origins.get(facts.node, facts.node))
+            results.extend((region, report) for report in rule.reports if region is not None)
             rule.reports.clear()
     return results
 
 
 def _region_lookup(
     module_facts: ModuleFacts, owner: Dict[cst.CSTNode, _Region], regions: Sequence[_Region]
-):
-    """Map any analysed def/class to the region holding it."""
+) -> Callable[[cst.CSTNode], Optional[_Region]]:
+    """Map any analysed def/class to the region holding it (None: not the file's own, a
+    method of a class of another module it inherits a hybrid_forward from)."""
     mapping: Dict[cst.CSTNode, _Region] = dict(owner)  # classes and their own methods
+    walked = False
 
-    def lookup(node: cst.CSTNode) -> _Region:
-        if node not in mapping:
+    def lookup(node: cst.CSTNode) -> Optional[_Region]:
+        nonlocal walked
+        if node not in mapping and not walked:
+            walked = True
             for region in regions:
                 for found in walk_nodes(region.module):
                     if isinstance(found, (cst.FunctionDef, cst.Lambda)):  # a lambda helper too
                         mapping.setdefault(found, region)
-        return mapping[node]
+        return mapping.get(node)
 
     return lookup
 

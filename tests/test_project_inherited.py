@@ -67,6 +67,16 @@ def test_an_override_of_what_an_imported_hybrid_forward_calls_is_linted(tmp_path
     assert _findings(sub) == [("HL001", SHAPE_LINE)]  # not the unrelated class's `x.shape`
 
 
+def test_the_base_modules_own_findings_stay_in_its_own_file(tmp_path):
+    """The inherited hybrid_forward is analysed with the subclass, never reported in it (its
+    hazard belongs to the base's file)."""
+    hazard = "return self.forward_propagation(F, x.reshape(x.shape[0], -1))"
+    sub = _write(tmp_path, base=BASE.replace("return self.forward_propagation(F, x)", hazard))
+    assert _findings(sub) == [("HL001", SHAPE_LINE)]
+    base = tmp_path / "pkg" / "base.py"
+    assert ("HL001", 11) in _findings(base)
+
+
 def test_a_base_without_a_hybrid_forward_makes_nothing_hybrid(tmp_path):
     sub = _write(tmp_path, base=BASE.replace("def hybrid_forward", "def forward"))
     assert not may_contain_hybrid_code(sub.read_text(), str(sub))
