@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from ._examples import constructor, net
-from .analysis import PARAMETER, TENSOR, TENSORS
+from .analysis import PARAMETER, TENSOR, TENSORS, class_lineage
 from .base import Invalid, Rule, Valid, WalkState, invalid_table, valid_table
 from .values import self_attribute_name, syntax_children, walk_nodes
 
@@ -56,6 +56,20 @@ _net = partial(net, init=_INIT)
 _self_attribute = self_attribute_name  # `self.<a>` -> "<a>"
 
 
+def _reads_attribute(cls: cst.ClassDef, name: str, besides: Tuple[str, ...] = ()) -> bool:
+    """A method of the class body (not one named in `besides`) reads `self.<name>`."""
+    for method in cls.body.body:
+        if not isinstance(method, cst.FunctionDef) or method.name.value in besides:
+            continue
+        targets = {
+            id(t.target) for n in walk_nodes(method) if isinstance(n, cst.Assign) for t in n.targets
+        }
+        for n in walk_nodes(method):
+            if isinstance(n, cst.Attribute) and id(n) not in targets and _self_attribute(n) == name:
+                return True
+    return False
+
+
 class StateMutation(Rule):
     code = "HL013"
     name = "state-mutation"
@@ -79,7 +93,9 @@ expression with a tensor branch, or a local that holds a tensor on some path
 call only (`if not self.ready: self.make_basis(F); self.ready = True`, GluonTS's N-BEATS: a
 block called eagerly and then hybridized hands its graph the first call's NDArrays), and
 `__call__` overrides the analysis follows from hybrid_forward (they run on every call of the
-block). A Python value recomputed from state the body updates is reported as an update
+block); nor a private attribute (`self.__last = y`) no method of its class reads: Python
+renames it for that class alone, so no other code sees it. A Python value recomputed from
+state the body updates is reported as an update
 (`self.lamb = max(lo, hi / (1 + 0.1 * self.it))` after `self.it += 1`, `self.m = self.m * 0.9`).
 
 Also reported, at the read: state stored only in a branch an NDArray test guards (`if
@@ -137,6 +153,8 @@ No automatic fix: where the state should live depends on the program.
         "if F is mx.nd:\n    self.last = F.relu(x)\nreturn x",
         "self.calls += 1  # hybridlint: ignore[HL013]\nreturn x",
         "self.cache = self.cache or []\nreturn x",  # a default filled once: the same later
+        # a private attribute nothing in the class reads (accel-brain-base's EncoderDecoder)
+        "self.__out = F.relu(x)\nreturn x * 2",
         # a scratch value of the call, replaced before it returns (accel-brain-base's RBM)
         "self.h = F.relu(x)\ny = self.h * 2\nself.h = None\nreturn y",
         # a block made on first use from a factory stored in __init__ (GluonCV's Faster R-CNN
@@ -207,6 +225,13 @@ No automatic fix: where the state should live depends on the program.
         ("self.cache.append(F.relu(x))\nreturn x * len(self.cache)", 8),
         ("self.cache += [x]\nreturn x + len(self.cache)", 8),
         ("self.last = F.relu(x)\nreturn x", 8),
+        # a private attribute a method of its class reads
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        self.__last = F.relu(x)\n        return x\n\n"
+            "    def last(self):\n        return self.__last\n",
+            line=3,
+        ),
         # replaced later, but a return between may leave it as the call's last store
         ("self.h = F.relu(x)\nif not self.calls:\n    return x\nself.h = None\nreturn x", 8),
         # MXNet 1.9.1's ZoneoutCell: a tensor on one branch of a ternary, read back next call
@@ -314,7 +339,10 @@ No automatic fix: where the state should live depends on the program.
             if name in self._read_by_lambdas():  # kept from the first call on: `flag` guards it
                 self.report(node, _cached_once(f"{what} stored in `self.{name}`", flag))
                 return
-            if self._read_back(name):
+            read_back = self._read_back(name)
+            if not read_back and self._unreadable(name):
+                continue  # `self.__x` that nothing in its class reads: no code can see it
+            if read_back:
                 consequence = (
                     f"the cached graph keeps what `self.{name}` held at the first call (a mask "
                     "or previous output is not carried from call to call as it is eagerly)"
@@ -498,27 +526,22 @@ No automatic fix: where the state should live depends on the program.
         """`self.<name>` is read in a method of the class other than `__init__` and `reset`
         (`prev_output = self._prev_output`): the stored value is meant to reach later calls."""
         klass = self.facts.klass if self.facts is not None else None
-        if klass is None:
+        return klass is not None and _reads_attribute(klass.node, name, ("__init__", "reset"))
+
+    def _unreadable(self, name: str) -> bool:
+        """`self.<name>` is a private (name-mangled) attribute, `__x`, that no method of the
+        class whose body stores it reads: Python renames it to `_Class__x` there, so no other
+        code reads it either (accel-brain-base's EncoderDecoder keeps `self.__pred_arr`, never
+        read). What the store leaves on the block differs hybridized, but nothing sees it."""
+        facts = self.facts
+        klass = facts.klass if facts is not None else None
+        if facts is None or klass is None or klass.module is None:
             return False
-        for method in klass.node.body.body:
-            if not isinstance(method, cst.FunctionDef) or method.name.value in (
-                "__init__",
-                "reset",
-            ):
-                continue
-            targets = {
-                id(t.target)
-                for n in walk_nodes(method)
-                if isinstance(n, cst.Assign)
-                for t in n.targets
-            }
-            for n in walk_nodes(method):
-                if (
-                    isinstance(n, cst.Attribute)
-                    and id(n) not in targets
-                    and _self_attribute(n) == name
-                ):
-                    return True
+        if not name.startswith("__") or name.endswith("__"):
+            return False
+        for cls in class_lineage(klass.node, klass.module.class_nodes or {}):
+            if facts.node in cls.body.body:
+                return not _reads_attribute(cls, name)
         return False
 
     def _traced(self) -> bool:

@@ -109,9 +109,16 @@ def run(klass, mx, shapes, hybridize: bool, attributes=()):
 
 
 def state_attributes(source: str, klass) -> list:
-    """`self.<attr>` names of the example that are neither parameters nor children."""
+    """`self.<attr>` names of the example that are neither parameters nor children (a private
+    `self.__x` under the name Python gives it, `_Net__x`)."""
     net = klass()
-    names = sorted(set(re.findall(r"self\.(\w+)", source)))
+    mangle = f"_{klass.__name__.lstrip('_')}"
+    names = sorted(
+        {
+            mangle + n if n.startswith("__") and not n.endswith("__") else n
+            for n in re.findall(r"self\.(\w+)", source)
+        }
+    )
     return [
         n
         for n in names
