@@ -450,6 +450,9 @@ class Evaluator:
                 and name not in env
             ):
                 return SCALAR_VALUE
+            if name in ("min", "max") and name not in env and compared_arrays(expr, args):
+                # `min(pos * 3, neg)` of arrays returns one of them (cnstd's OHEM): an array
+                return Value(TENSOR, assumed=any(v.assumed for v in args), fresh=True)
             if name in ("list", "tuple") and name not in env:
                 if args and (args[0].is_tensor or args[0].kind == TENSORS):
                     return Value(TENSORS, assumed=args[0].assumed)
@@ -1050,6 +1053,16 @@ def _starred_list(call: cst.Call, args: List[Value]) -> Optional[Value]:
     if any(a.keyword is None for a in call.args[1:]):
         return None
     return args[0]
+
+
+def compared_arrays(call: cst.Call, args: List[Value]) -> bool:
+    """`min(a, b)` / `max(a, b, c)`: two or more positional arguments, all arrays, none
+    starred, no `key=` or `default=` (the builtin then returns one of the arrays)."""
+    return (
+        len(call.args) >= 2
+        and all(a.keyword is None and not a.star for a in call.args)
+        and all(v.kind == TENSOR for v in args)
+    )
 
 
 def _one_positional(call: cst.Call) -> bool:

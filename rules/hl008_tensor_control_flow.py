@@ -10,7 +10,9 @@ import libcst as cst
 from .analysis import dotted_name
 from ._iteration_fix import plan_iteration
 from ._examples import net, with_parent
-from .base import SAFE, Invalid, Rule, Valid, invalid_table, valid_table
+from ._build import call, strip_parens
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
+from .values import SCALAR
 
 _BOOL_ERROR = (
     'NotImplementedForSymbol: Function __bool__ (namely operator "bool") is not implemented '
@@ -19,6 +21,8 @@ _BOOL_ERROR = (
 
 
 _ITERATING_BUILTINS = ("sum", "max", "min", "any", "all", "sorted")
+# builtins comparing their arguments, and the op that compares them in the graph
+_COMPARING_BUILTINS = {"min": "minimum", "max": "maximum"}
 
 
 # every example's hybrid_forward takes an optional mask
@@ -42,8 +46,9 @@ class TensorControlFlow(Rule):
 Finds Python control flow decided by tensor values inside `hybrid_forward` and the helpers it
 calls: `if`, `while`, `elif`, ternaries (`a if cond else b`), `assert`, `and` / `or` / `not` on
 tensors, `for` loops and comprehensions over a tensor (also through `enumerate`, `zip`,
-`reversed`), the builtins that iterate (`sum(x)`, `max(x)`, `min(x)`, `any`, `all`, `sorted`), and
-`for` loops over `range(x.shape[i])` / `range(len(x))`.
+`reversed`), the builtins that iterate (`sum(x)`, `max(x)`, `min(x)`, `any`, `all`, `sorted`) or
+compare (`min(a, b)`, `max(a, b)` of tensors), and `for` loops over `range(x.shape[i])` /
+`range(len(x))`.
 
 ## Why it breaks under hybridize
 A Symbol has no value to decide on. In MXNet 1.9.1 every truth test of a Symbol raises
@@ -68,6 +73,7 @@ Keep the decision in the graph:
 - whole-graph branches: `F.contrib.cond(pred, then_func, else_func)`;
 - loops over the first axis: `F.contrib.foreach(body, data, init_states)`;
 - loops until a condition: `F.contrib.while_loop(cond, func, loop_vars, max_iterations=...)`;
+- `min(a, b)` / `max(a, b)`: `F.minimum(a, b)` / `F.maximum(a, b)`;
 - `and` / `or` / `not` on tensors: `F.broadcast_logical_and` / `F.broadcast_logical_or` and
   `F.logical_not` (MXNet 1.9.1's `mx.sym` has no `logical_and`, `logical_or`, `logical_xor`);
 - `assert` on values: move the check out of the graph (data pipeline or an eager-only branch).
@@ -81,7 +87,10 @@ cannot see dtypes; with examples, `--fix --verify` sees the failure and writes t
 A loop or comprehension over a tensor whose row count the code fixes is rewritten to iterate
 `F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`: safe when the analysis knows the first
 dimension, unsafe when n comes from a `zip` / `enumerate` partner (`len(self.heads)`), where
-the original silently used fewer or more rows. Everything else has no automatic fix: the graph
+the original silently used fewer or more rows. `min(a, b)` / `max(a, b)` of a tensor and a
+tensor or number becomes `F.minimum` / `F.maximum`, unsafe: the builtin may return the number
+where the op returns an array, and Symbols of two shapes do not broadcast. Everything else has
+no automatic fix: the graph
 form depends on what the branch or loop computes. The cond cast of `--verify` is safe for
 integer and bool predicates, unsafe for float64 (a value below float32's range becomes 0).
 """
@@ -127,6 +136,7 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
             )
         ),
         "n = 2 if self.training else 3\nreturn x * n",
+        "return x * min(2, len(self._children)) * max([1, 2])",
         "if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x",
     )
     INVALID = invalid_table(
@@ -170,6 +180,16 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         ),
         ("y = F.relu(x)\nif y is not None and y.sum() > 0:\n    return y\nreturn x", 4),
         ("total = sum(F.relu(x))  # rows summed eagerly\nreturn total", 3),
+        # cnstd's OHEM: `min()` of two one-element arrays compares them in Python
+        Invalid(
+            _net(
+                "pos = F.sum(x > 0)\nneg = F.sum(x <= 0)\nk = min(pos * 3, neg)\nreturn F.broadcast_mul(x, k)"
+            ),
+            line=5,
+            fix=("min(pos * 3, neg)", "F.minimum(pos * 3, neg)"),
+            safety="unsafe",
+        ),
+        ("k = max(F.sum(x), F.mean(x), F.max(x))\nreturn F.broadcast_mul(x, k)", 3),
     )
 
     def __init__(self, *args, **kwargs) -> None:
@@ -255,6 +275,9 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         # `sum(x)`, `max(x)`, ... iterate their argument: the rows eagerly, one element hybridized
         name = dotted_name(node.func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
+        if name in _COMPARING_BUILTINS and name not in self.env and len(positional) >= 2:
+            self._check_compared(node, name)
+            return
         if (
             name in _ITERATING_BUILTINS
             and name not in self.env
@@ -268,6 +291,34 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
                 "output after hybridize() (silent change); use the F reduction "
                 "(F.sum(x, axis=0), F.max, F.min, ...)",
             )
+
+    def _check_compared(self, node: cst.Call, name: str) -> None:
+        """`min(a, b)` / `max(a, b)` with an array among them: the builtin compares them with
+        `<` and tests the result. Eagerly that works for one-element arrays (cnstd's OHEM
+        counts); a Symbol raises. `F.minimum` / `F.maximum` of two is the graph form, unsafe:
+        it returns an array where the builtin may return the number, broadcasts differently
+        on Symbols, and treats NaN otherwise."""
+        if len(node.args) != len([a for a in node.args if a.keyword is None and not a.star]):
+            return
+        if not any(self.is_tensor(a.value) for a in node.args):
+            return
+        op = _COMPARING_BUILTINS[name]
+        message = (
+            f"`{name}()` of tensors compares them in Python and calls bool() on the result "
+            f"({_BOOL_ERROR}); use {self.namespace or 'F'}.{op}"
+        )
+        fixable = (
+            self.namespace is not None
+            and len(node.args) == 2
+            and all(
+                self.is_tensor(a.value) or self.value(a.value).kind == SCALAR for a in node.args
+            )
+        )
+        if not fixable:
+            self.report(node, message)
+            return
+        replacement = call(f"{self.namespace}.{op}", [strip_parens(a.value) for a in node.args])
+        self.report(node, message, replacement=replacement, safety=UNSAFE)
 
     # -- helpers ---------------------------------------------------------------------------
     def _wraps_tensor(self, iterable: cst.BaseExpression) -> bool:

@@ -985,3 +985,13 @@ def test_a_helper_returning_an_array_and_a_number_is_unpacked_by_position():
     seen = probe(source)
     assert [v.kind for v, _, _ in seen] == [TENSOR, SCALAR, SEQUENCE]
     assert [v.kind for v in seen[2][0].items] == [TENSOR, SCALAR]
+
+
+def test_min_or_max_of_arrays_is_an_array_and_of_a_number_unknown():
+    # cnstd's OHEM: `neg = min(pos * 3, neg)`, then `if neg == 0:` tests an array
+    source = net(
+        "pos = F.sum(x)\nneg = F.mean(x)\n"
+        "probe(min(pos * 3, neg))\nprobe(max(pos, neg, x))\nprobe(min(pos, 3))\n"
+        "probe(min(pos, neg, key=abs))\nreturn x"
+    )
+    assert certain(source) == [True, True, False, False]
