@@ -48,6 +48,13 @@ def classify_guard(
         other = sides[1] if sides[0] == namespace else sides[0]
         positive = isinstance(comp.operator, (cst.Is, cst.Equal))
         negative = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
+        if other == "None":
+            # `if F is None:`: gluon always passes a namespace, so that branch runs only when
+            # the block's own code calls hybrid_forward(None, ...) on Python numbers (sockeye's
+            # BrevityPenalty): never on a Symbol
+            if symbol:
+                return False, False
+            return (True, False) if positive else (False, True) if negative else (False, False)
         kind = (kind_of(other) if kind_of is not None else None) or _named_kind(other)
         eager = other in EAGER_NAMESPACES or kind == "eager"
         if not eager and not (other in SYMBOL_NAMESPACES or kind == "symbol"):

@@ -137,6 +137,8 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         ),
         "n = 2 if self.training else 3\nreturn x * n",
         "return x * min(2, len(self._children)) * max([1, 2])",
+        # sockeye's BrevityPenalty: `F is None` only when its own forward passes Python numbers
+        "if F is None:\n    y = min(0.0, 1.0 - x / x)\nelse:\n    y = F.minimum(F.zeros_like(x), 1.0 - x / x)\nreturn y",
         "if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x",
     )
     INVALID = invalid_table(
