@@ -2467,6 +2467,15 @@ def analyze(
                     initial = {n: v for n, v in initial.items() if n in facts.forwarded}
                 used, strong = tensors_by_use(facts, initial)
                 strong |= {n for n in used if facts.used_as_array(n)}  # a layer's argument too
+                # an input only sliced and fed on (`c = pred[:, 0]; acc(c, gt)`, cnstd's DiceLoss)
+                # is settled by what the rules read too: its slices reach helpers as arrays
+                settled = {
+                    n
+                    for n, v in initial.items()
+                    if v.kind == TENSOR and v.assumed and n not in used and facts.used_as_array(n)
+                }
+                used |= settled
+                strong |= settled
                 used -= {n for n, v in facts.params.items() if v.kind != TENSOR or not v.assumed}
                 if used:  # inputs used as tensors (issue 21 item 1): certain from now on
                     facts.params.update(

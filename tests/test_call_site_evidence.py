@@ -150,3 +150,22 @@ def test_unpacking_is_reported_with_a_stacked_pair():
     ]
     alone = [f.line for f in lint_source(child, rules=[TensorUnpacking])]
     assert alone == []
+
+
+def test_a_slice_of_an_input_used_as_an_array_reaches_a_numpy_helper_as_an_array():
+    # cnstd's DiceLoss: `C_pred = score_pred[:, 0]; batch_pix_accuracy(C_pred, score_gt)`,
+    # the helper numpy code without F: the sliced argument is as certain as the direct one
+    source = (
+        "import numpy as np\nfrom mxnet import gluon\n\n\n"
+        "def acc(output, target):\n"
+        "    output = output.asnumpy().reshape((-1,))\n"
+        "    target = target.asnumpy().reshape((-1,))\n"
+        "    return np.sum(output == target)\n\n\n"
+        "class Loss(gluon.HybridBlock):\n"
+        "    def hybrid_forward(self, F, score_gt, score_pred):\n"
+        "        c_pred = score_pred[:, 0, :, :]\n"
+        "        self.acc = acc(c_pred, score_gt)\n"
+        "        return F.sum(score_gt * c_pred)\n"
+    )
+    found = {(f.code, f.line) for f in lint_source(source)}
+    assert {("HL002", 6), ("HL002", 7)} <= found
