@@ -110,6 +110,8 @@ def may_contain_hybrid_code(
     # only when some importer's hybrid code calls one of its functions with F: a module that
     # hybrid files merely import (most utility modules) has nothing to lint, and parsing it
     # cost a third of a cold run on gluonts (the analysis is memoised for the lint that follows)
+    if not _TOP_DEF.search(source) and not _CLASS_HEADER.search(source):
+        return False  # no module function to seed, no class to inherit: no project to read
     if project is None:
         project = Project().for_source(source, path)
     return bool(_project_seeds(source, path, project) or _hybrid_bases(source, path, project))
@@ -375,6 +377,7 @@ def _imported_names(
 # hybrid_forward itself. Findings are reported in the file's own code only.
 _Where = Tuple[str, List[str], str, Tuple[int, int]]  # digest, lines, name, span
 _CLASS_HEADER = re.compile(r"^class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.M)
+_TOP_CLASS = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?", re.M)
 
 
 def _hybrid_bases(source: str, path: str, project: FileProject) -> Dict[str, _Where]:
@@ -383,7 +386,14 @@ def _hybrid_bases(source: str, path: str, project: FileProject) -> Dict[str, _Wh
     the texts (nothing parsed)."""
     if not project.definitions or "class" not in source:
         return {}
-    bases = class_base_names(source)
+    # a class of the file itself named like the imported base shadows it (`class Net(gluon.
+    # Block)` after `from .base import Net`): its subclasses derive from the local one
+    local = {
+        m.group(1)
+        for m in _TOP_CLASS.finditer(source)
+        if m.group(1) not in {b.strip() for b in (m.group(2) or "").split(",")}  # Net(Net)
+    }
+    bases = class_base_names(source) - local
     found: Dict[str, _Where] = {}
     package = path.endswith("__init__.py")
     for imported in project.definitions:
@@ -1210,6 +1220,13 @@ def _locate_anew(
     located: List[_Found] = []
     seen: Set[Tuple[str, int, int, int, int]] = set()
     for region, report in raw:
+        # a class fact read from a base's own definition (an inherited __init__ or
+        # hybrid_forward) has its node in another region of this file, or in the base's
+        # module, whose own lint reports it
+        found = positions.region_of(report.node, region)
+        if found is None:
+            continue
+        region = found
         where = positions[region]
         span = where[report.node]
         offset = region.first_line - 1

@@ -113,7 +113,9 @@ def imported_names(names: str) -> Dict[str, str]:
     """local name -> imported name, for the names part of a `from ... import` line (a
     `FROM_IMPORT` match's third group: parenthesised or continued with a backslash)."""
     found: Dict[str, str] = {}
-    for part in names.strip("()").split("#")[0].replace("\\", " ").split(","):
+    # comments end at their line: `from .base import (  # bases` keeps the names below it
+    text = " ".join(line.split("#")[0] for line in names.splitlines())
+    for part in text.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
         words = part.split()
         if len(words) == 1:
             found[words[0]] = words[0]

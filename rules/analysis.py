@@ -2468,11 +2468,18 @@ def analyze(
                 used, strong = tensors_by_use(facts, initial)
                 strong |= {n for n in used if facts.used_as_array(n)}  # a layer's argument too
                 # an input only sliced and fed on (`c = pred[:, 0]; acc(c, gt)`, cnstd's DiceLoss)
-                # is settled by what the rules read too: its slices reach helpers as arrays
+                # is settled by what the rules read too: its slices reach helpers as arrays.
+                # Only a name the body never binds again: `used_as_array` reads the name, not
+                # the value (`feats = F.stack(*feats)` uses a list input's later array)
+                rebound = _bindings(facts.node, _index(module.class_nodes, module.functions))
                 settled = {
                     n
                     for n, v in initial.items()
-                    if v.kind == TENSOR and v.assumed and n not in used and facts.used_as_array(n)
+                    if v.kind == TENSOR
+                    and v.assumed
+                    and n not in used
+                    and n not in rebound
+                    and facts.used_as_array(n)
                 }
                 used |= settled
                 strong |= settled

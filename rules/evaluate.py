@@ -62,7 +62,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analysis import FunctionFacts
+    from .analysis import FunctionFacts, ModuleFacts
     from .flow import FunctionAnalyzer
 
 
@@ -450,9 +450,14 @@ class Evaluator:
                 and name not in env
             ):
                 return SCALAR_VALUE
-            if name in ("min", "max") and name not in env and compared_arrays(expr, args):
-                # `min(pos * 3, neg)` of arrays returns one of them (cnstd's OHEM): an array
-                return Value(TENSOR, assumed=any(v.assumed for v in args), fresh=True)
+            if (
+                name in ("min", "max")
+                and is_builtin(name, env, self.facts.module)
+                and compared_arrays(expr, args)
+            ):
+                # `min(pos * 3, neg)` of arrays returns one of them (cnstd's OHEM): an array,
+                # not a new one (`k = max(m, n); k += 1` changes m or n in place)
+                return Value(TENSOR, assumed=any(v.assumed for v in args))
             if name in ("list", "tuple") and name not in env:
                 if args and (args[0].is_tensor or args[0].kind == TENSORS):
                     return Value(TENSORS, assumed=args[0].assumed)
@@ -1053,6 +1058,15 @@ def _starred_list(call: cst.Call, args: List[Value]) -> Optional[Value]:
     if any(a.keyword is None for a in call.args[1:]):
         return None
     return args[0]
+
+
+def is_builtin(name: str, env: Env, module: "ModuleFacts") -> bool:
+    """`name` is Python's builtin here: no local, module function or import shadows it
+    (`from mxnet.ndarray import maximum as max`, a module's own `def min(a, b)`)."""
+    if name in env or name in module.functions:
+        return False
+    context = module.context
+    return context is None or (name not in context.imports and name not in context.from_imports)
 
 
 def compared_arrays(call: cst.Call, args: List[Value]) -> bool:

@@ -12,6 +12,7 @@ from ._iteration_fix import plan_iteration
 from ._examples import net, with_parent
 from ._build import call, strip_parens
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid, invalid_table, valid_table
+from .evaluate import is_builtin
 from .values import SCALAR
 
 _BOOL_ERROR = (
@@ -138,7 +139,8 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         "n = 2 if self.training else 3\nreturn x * n",
         "return x * min(2, len(self._children)) * max([1, 2])",
         # sockeye's BrevityPenalty: `F is None` only when its own forward passes Python numbers
-        "if F is None:\n    y = min(0.0, 1.0 - x / x)\nelse:\n    y = F.minimum(F.zeros_like(x), 1.0 - x / x)\nreturn y",
+        "if F is None:\n    y = min(0.0, 1.0 - x / x)\n"
+        "else:\n    y = F.minimum(F.zeros_like(x), 1.0 - x / x)\nreturn y",
         "if x.sum() > 0:  # hybridlint: ignore[HL008]\n    return x\nreturn -x",
     )
     INVALID = invalid_table(
@@ -277,7 +279,12 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         # `sum(x)`, `max(x)`, ... iterate their argument: the rows eagerly, one element hybridized
         name = dotted_name(node.func)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        if name in _COMPARING_BUILTINS and name not in self.env and len(positional) >= 2:
+        if (
+            name in _COMPARING_BUILTINS
+            and len(positional) >= 2
+            and self.facts is not None
+            and is_builtin(name, self.env, self.facts.module)
+        ):
             self._check_compared(node, name)
             return
         if (

@@ -70,6 +70,18 @@ def _reads_attribute(cls: cst.ClassDef, name: str, besides: Tuple[str, ...] = ()
     return False
 
 
+def _reads_private(node: cst.CSTNode, name: str) -> bool:
+    """Some code in `node` reads `<anything>.<name>` (not only through `self`: `other.__x`
+    in a method of the class, `this.__x`, a class-level lambda are mangled alike)."""
+    stored = {
+        id(t.target) for n in walk_nodes(node) if isinstance(n, cst.Assign) for t in n.targets
+    }
+    return any(
+        isinstance(n, cst.Attribute) and n.attr.value == name and id(n) not in stored
+        for n in walk_nodes(node)
+    )
+
+
 class StateMutation(Rule):
     code = "HL013"
     name = "state-mutation"
@@ -93,8 +105,9 @@ expression with a tensor branch, or a local that holds a tensor on some path
 call only (`if not self.ready: self.make_basis(F); self.ready = True`, GluonTS's N-BEATS: a
 block called eagerly and then hybridized hands its graph the first call's NDArrays), and
 `__call__` overrides the analysis follows from hybrid_forward (they run on every call of the
-block); nor a private attribute (`self.__last = y`) no method of its class reads: Python
-renames it for that class alone, so no other code sees it. A Python value recomputed from
+block); nor a private attribute (`self.__last = y`) nothing in its class reads (through any
+object) and the file never spells as `_Net__last`: Python renames it for that class alone, so
+no other code sees it. A Python value recomputed from
 state the body updates is reported as an update
 (`self.lamb = max(lo, hi / (1 + 0.1 * self.it))` after `self.it += 1`, `self.m = self.m * 0.9`).
 
@@ -230,6 +243,19 @@ No automatic fix: where the state should live depends on the program.
             "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
             "        self.__last = F.relu(x)\n        return x\n\n"
             "    def last(self):\n        return self.__last\n",
+            line=3,
+        ),
+        # read through another instance of the class, or by its mangled name from outside
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        self.__last = F.relu(x)\n        return x\n\n"
+            "    def last_of(self, other):\n        return other.__last\n",
+            line=3,
+        ),
+        Invalid(
+            "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        self.__last = F.relu(x)\n        return x\n\n\n"
+            "def peek(net):\n    return net._Net__last\n",
             line=3,
         ),
         # replaced later, but a return between may leave it as the call's last store
@@ -539,9 +565,15 @@ No automatic fix: where the state should live depends on the program.
             return False
         if not name.startswith("__") or name.endswith("__"):
             return False
-        for cls in class_lineage(klass.node, klass.module.class_nodes or {}):
+        lineage = class_lineage(klass.node, klass.module.class_nodes or {})
+        for cls in lineage:
             if facts.node in cls.body.body:
-                return not _reads_attribute(cls, name)
+                if sum(c.name.value == cls.name.value for c in lineage) > 1:
+                    return False  # `class Net(base.Net)`: both bodies mangle to `_Net__x`
+                # the mangled name spelled anywhere in the file (`net._Net__x`) may read it
+                mangled = f"_{cls.name.value.lstrip('_')}{name}"
+                source = self.state.module.source
+                return bool(source) and not _reads_private(cls, name) and mangled not in source
         return False
 
     def _traced(self) -> bool:

@@ -995,3 +995,9 @@ def test_min_or_max_of_arrays_is_an_array_and_of_a_number_unknown():
         "probe(min(pos, neg, key=abs))\nreturn x"
     )
     assert certain(source) == [True, True, False, False]
+
+
+def test_min_of_arrays_is_one_of_them_not_a_new_array():
+    # `k = max(m, n); k += 1` changes m or n in place eagerly: HL004's fix is not safe there
+    values = probe(net("m = F.sum(x)\nn = F.mean(x)\nprobe(max(m, n))\nreturn x * m"))
+    assert [(v.kind, v.fresh) for v, _, _ in values] == [(TENSOR, False)]

@@ -169,3 +169,22 @@ def test_a_slice_of_an_input_used_as_an_array_reaches_a_numpy_helper_as_an_array
     )
     found = {(f.code, f.line) for f in lint_source(source)}
     assert {("HL002", 6), ("HL002", 7)} <= found
+
+
+@pytest.mark.parametrize(
+    "body, helper",
+    [
+        ("top = self.top(F, feats)\nfeats = F.relu(top)", "return F.relu(xs[-1])"),
+        ("outs = self.top(F, feats)\nfeats = F.stack(*outs)", "return [F.relu(t) for t in xs]"),
+    ],
+)
+def test_an_input_rebound_to_an_array_stays_unsettled_for_its_helpers(body, helper):
+    # `feats` may be a list of arrays: the array uses are of its later value
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    source = (
+        "from mxnet import gluon\n\n\nclass Net(gluon.HybridBlock):\n"
+        f"    def hybrid_forward(self, F, feats):\n{lines}"
+        "        return feats.reshape((0, -1))\n\n"
+        f"    def top(self, F, xs):\n        {helper}\n"
+    )
+    assert lint_source(source) == []

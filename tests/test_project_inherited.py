@@ -131,3 +131,52 @@ def test_a_cached_result_follows_the_base_module(tmp_path):
     (tmp_path / "pkg" / "base.py").write_text(BASE)
     back = _hybridlint(tmp_path, "pkg")
     assert back.returncode == 1 and reported in back.stdout, back.stdout + back.stderr
+
+
+UNREGISTERED = """\
+from mxnet import gluon
+
+
+class Net(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.w = gluon.Parameter("w", shape=(4,))
+
+    def hybrid_forward(self, F, x, w):
+        return self.forward_propagation(F, x) * w
+
+    def forward_propagation(self, F, x):
+        return x
+"""
+
+
+def test_a_class_fact_of_the_base_module_is_left_to_the_base_file(tmp_path):
+    # HL012's unregistered Parameter is a fact of the inherited __init__: its node is in the
+    # base module's tree, reported when base.py is linted, never a crash of sub.py's lint
+    sub = _write(tmp_path, base=UNREGISTERED)
+    assert _findings(sub) == [("HL001", SHAPE_LINE)]
+    assert ("HL012", 7) in _findings(tmp_path / "pkg" / "base.py")
+
+
+def test_a_base_in_another_region_of_the_same_file_reports_in_its_own_region():
+    source = (
+        UNREGISTERED
+        + "\n\nX = 1\n\n\nclass Sub(Net):\n    def forward_propagation(self, F, x):\n        return x * 2\n"
+    )
+    assert [(f.code, f.line) for f in lint_source(source, "net.py")] == [("HL012", 7)]
+
+
+def test_an_import_with_a_comment_on_its_first_line_names_the_base(tmp_path):
+    sub = _write(tmp_path)
+    sub.write_text(
+        SUB.format(module=".base").replace("import Net", "import (  # bases\n    Net,\n)")
+    )
+    assert _findings(sub) == [("HL001", SHAPE_LINE + 2)]
+
+
+def test_a_local_class_named_like_the_imported_base_shadows_it(tmp_path):
+    sub = _write(tmp_path)
+    local = "\n\nclass Net(object):\n    def forward_propagation(self, F, x):\n        return x\n"
+    text = SUB.format(module=".base").replace("\n\nclass Sub(Net)", local + "\n\nclass Sub(Net)")
+    sub.write_text(text)
+    assert _findings(sub) == []
