@@ -388,12 +388,12 @@ def _hybrid_bases(source: str, path: str, project: FileProject) -> Dict[str, _Wh
         return {}
     # a class of the file itself named like the imported base shadows it (`class Net(gluon.
     # Block)` after `from .base import Net`): its subclasses derive from the local one
-    local = {
+    shadowing = {
         m.group(1)
         for m in _TOP_CLASS.finditer(source)
         if m.group(1) not in {b.strip() for b in (m.group(2) or "").split(",")}  # Net(Net)
     }
-    bases = class_base_names(source) - local
+    bases = class_base_names(source) - shadowing
     found: Dict[str, _Where] = {}
     package = path.endswith("__init__.py")
     for imported in project.definitions:
