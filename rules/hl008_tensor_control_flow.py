@@ -91,8 +91,7 @@ dimension, unsafe when n comes from a `zip` / `enumerate` partner (`len(self.hea
 the original silently used fewer or more rows. `min(a, b)` / `max(a, b)` of a tensor and a
 tensor or number becomes `F.minimum` / `F.maximum`, unsafe: the builtin may return the number
 where the op returns an array, and Symbols of two shapes do not broadcast. Everything else has
-no automatic fix: the graph
-form depends on what the branch or loop computes. The cond cast of `--verify` is safe for
+no automatic fix: the graph form depends on what the branch or loop computes. The cond cast of `--verify` is safe for
 integer and bool predicates, unsafe for float64 (a value below float32's range becomes 0).
 """
 
