@@ -365,9 +365,7 @@ class FunctionFacts:
             return True
         known = self._array_uses.get(name)
         if known is None:
-            finder = _ArrayUseFinder(name, self.namespace)
-            visit_only(self.node.body, finder)
-            known = self._array_uses[name] = finder.found
+            known = self._array_uses[name] = _used_before_rebound(self.node, name, self.namespace)
         return known
 
     def value(self, expr: cst.BaseExpression, env: Env) -> Value:
@@ -1561,6 +1559,35 @@ def _rebinds_or_asks(function: cst.FunctionDef, name: str) -> bool:
             and node.args[0].value.value == name
         ):
             return True
+    return False
+
+
+def _used_before_rebound(function: cst.FunctionDef, name: str, namespace: Optional[str]) -> bool:
+    """`_ArrayUseFinder` over the body's statements up to the simple statement that binds
+    `name` again (included: `x = F.relu(x)` reads the input first): a parameter's first such
+    binding, a local's second (its first defines it). A later use is of another value:
+    `top = feats[-1]; feats = F.relu(top); feats.reshape(...)` says nothing of a list input."""
+    body = function.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    params = function.params
+    own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    own.update(
+        p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)
+    )
+    definitions = 0 if name in own else 1
+    for statement in statements:
+        finder = _ArrayUseFinder(name, namespace)
+        visit_only(statement, finder)
+        if finder.found:
+            return True
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            name in target_names(target)
+            for node in walk_nodes(statement, NESTED_SCOPES)
+            for target in bound_targets(node)
+        ):  # a binding always made (in a loop or branch, the old value may reach later uses)
+            if not definitions:
+                return False
+            definitions -= 1
     return False
 
 

@@ -1001,3 +1001,16 @@ def test_min_of_arrays_is_one_of_them_not_a_new_array():
     # `k = max(m, n); k += 1` changes m or n in place eagerly: HL004's fix is not safe there
     values = probe(net("m = F.sum(x)\nn = F.mean(x)\nprobe(max(m, n))\nreturn x * m"))
     assert [(v.kind, v.fresh) for v, _, _ in values] == [(TENSOR, False)]
+
+
+def test_an_array_use_after_an_input_is_rebound_says_nothing_of_the_input():
+    # `feats` may be a list of feature maps: `feats[-1]` is its last item, not a row; the
+    # `.reshape` is of the array bound later (no safe HL003 fix on the list's index)
+    source = net(
+        "top = feats[-1]\nfeats = F.relu(top)\nreturn feats.reshape((0, -1))",
+        args="F, feats",
+    )
+    assert lint_source("from mxnet.gluon import nn\n\n\n" + source) == []
+    # in a loop the input may reach the use: `x.shape` after it still proves it an array
+    looped = net("for i in range(2):\n    x = F.relu(x)\nreturn x.shape[0]")
+    assert [f.code for f in lint_source(looped)] == ["HL001"]
