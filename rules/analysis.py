@@ -1568,7 +1568,9 @@ def _used_before_rebound(function: cst.FunctionDef, name: str, namespace: Option
     binding, a local's second (its first defines it). A later use is of another value:
     `top = feats[-1]; feats = F.relu(top); feats.reshape(...)` says nothing of a list input."""
     body = function.body
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    statements: Sequence[cst.CSTNode] = [body]
+    if isinstance(body, cst.IndentedBlock):
+        statements = body.body
     params = function.params
     own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     own.update(
