@@ -105,6 +105,7 @@ from .values import (
     join_envs,
     literal_int,
     literal_shape,
+    parameter_names,
     walk_nodes,
 )
 
@@ -1571,12 +1572,7 @@ def _used_before_rebound(function: cst.FunctionDef, name: str, namespace: Option
     statements: Sequence[cst.CSTNode] = [body]
     if isinstance(body, cst.IndentedBlock):
         statements = body.body
-    params = function.params
-    own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    own.update(
-        p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)
-    )
-    definitions = 0 if name in own else 1
+    definitions = 0 if name in parameter_names(function.params) else 1
     for statement in statements:
         finder = _ArrayUseFinder(name, namespace)
         visit_only(statement, finder)
@@ -2498,8 +2494,8 @@ def analyze(
                 strong |= {n for n in used if facts.used_as_array(n)}  # a layer's argument too
                 # an input only sliced and fed on (`c = pred[:, 0]; acc(c, gt)`, cnstd's DiceLoss)
                 # is settled by what the rules read too: its slices reach helpers as arrays.
-                # Only a name the body never binds again: `used_as_array` reads the name, not
-                # the value (`feats = F.stack(*feats)` uses a list input's later array)
+                # Only a name the body never binds again: `used_as_array` stops at a plain
+                # rebinding, but past one in a loop or branch it may read the later value
                 rebound = _bindings(facts.node, _index(module.class_nodes, module.functions))
                 settled = {
                     n

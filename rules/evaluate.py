@@ -1065,8 +1065,8 @@ def is_builtin(name: str, env: Env, module: "ModuleFacts") -> bool:
     (`from mxnet.ndarray import maximum as max`, a module's own `def min(a, b)`)."""
     if name in env or name in module.functions:
         return False
-    context = module.context
-    return context is None or (name not in context.imports and name not in context.from_imports)
+    context = module.context  # `bound`: every name the module binds, absolute imports included
+    return context is None or (name not in context.bound and name not in context.from_imports)
 
 
 def compared_arrays(call: cst.Call, args: List[Value]) -> bool:

@@ -281,6 +281,7 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         if (
             name in _COMPARING_BUILTINS
             and len(positional) >= 2
+            and len(positional) == len(node.args)  # no `key=` / `default=`, no star
             and self.facts is not None
             and is_builtin(name, self.env, self.facts.module)
         ):
@@ -306,8 +307,6 @@ integer and bool predicates, unsafe for float64 (a value below float32's range b
         counts); a Symbol raises. `F.minimum` / `F.maximum` of two is the graph form, unsafe:
         it returns an array where the builtin may return the number, broadcasts differently
         on Symbols, and treats NaN otherwise."""
-        if len(node.args) != len([a for a in node.args if a.keyword is None and not a.star]):
-            return
         if not any(self.is_tensor(a.value) for a in node.args):
             return
         op = _COMPARING_BUILTINS[name]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -56,30 +56,28 @@ _net = partial(net, init=_INIT)
 _self_attribute = self_attribute_name  # `self.<a>` -> "<a>"
 
 
+def _attribute_reads(node: cst.CSTNode) -> Iterator[cst.Attribute]:
+    """The attributes under `node` that are read (not the target of an assignment)."""
+    stored = {
+        id(t.target) for n in walk_nodes(node) if isinstance(n, cst.Assign) for t in n.targets
+    }
+    return (n for n in walk_nodes(node) if isinstance(n, cst.Attribute) and id(n) not in stored)
+
+
 def _reads_attribute(cls: cst.ClassDef, name: str, besides: Tuple[str, ...] = ()) -> bool:
     """A method of the class body (not one named in `besides`) reads `self.<name>`."""
-    for method in cls.body.body:
-        if not isinstance(method, cst.FunctionDef) or method.name.value in besides:
-            continue
-        targets = {
-            id(t.target) for n in walk_nodes(method) if isinstance(n, cst.Assign) for t in n.targets
-        }
-        for n in walk_nodes(method):
-            if isinstance(n, cst.Attribute) and id(n) not in targets and _self_attribute(n) == name:
-                return True
-    return False
+    return any(
+        _self_attribute(read) == name
+        for method in cls.body.body
+        if isinstance(method, cst.FunctionDef) and method.name.value not in besides
+        for read in _attribute_reads(method)
+    )
 
 
 def _reads_private(node: cst.CSTNode, name: str) -> bool:
     """Some code in `node` reads `<anything>.<name>` (not only through `self`: `other.__x`
     in a method of the class, `this.__x`, a class-level lambda are mangled alike)."""
-    stored = {
-        id(t.target) for n in walk_nodes(node) if isinstance(n, cst.Assign) for t in n.targets
-    }
-    return any(
-        isinstance(n, cst.Attribute) and n.attr.value == name and id(n) not in stored
-        for n in walk_nodes(node)
-    )
+    return any(read.attr.value == name for read in _attribute_reads(node))
 
 
 class StateMutation(Rule):
@@ -572,8 +570,7 @@ No automatic fix: where the state should live depends on the program.
                     return False  # `class Net(base.Net)`: both bodies mangle to `_Net__x`
                 # the mangled name spelled anywhere in the file (`net._Net__x`) may read it
                 mangled = f"_{cls.name.value.lstrip('_')}{name}"
-                source = self.state.module.source
-                return bool(source) and not _reads_private(cls, name) and mangled not in source
+                return not _reads_private(cls, name) and not self.state.module.spells(mangled)
         return False
 
     def _traced(self) -> bool:
