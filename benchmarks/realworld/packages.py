@@ -171,6 +171,26 @@ PACKAGES: List[Package] = [
         "CangJie-0.0.2-py3-none-any.whl",
         "e5ccfd1a6ac624c2e802f85452304a9582e06ae4bca58610f4e3adb77cae278f",
     ),
+    # Round 9: packages no set or round had read. autogluon 0.0.15 is the last release with
+    # the MXNet searchers, model zoo and text/tabular networks (yanked only for Python 3.10+).
+    Package(
+        "autogluon-0.0.15",
+        "autogluon==0.0.15",
+        "autogluon-0.0.15-py3-none-any.whl",
+        "d08bcf5fb5844e85e656267b2d2eec625fca0492fe509da44960a6321e1f957e",
+    ),
+    Package(
+        "cnocr-1.2.2",
+        "cnocr==1.2.2",
+        "cnocr-1.2.2-py3-none-any.whl",
+        "ddc4b35d0039a514855b7da4bb7a149623c7369d2afccf03173b03e28c313fe7",
+    ),
+    Package(
+        "mxfusion-0.3.1",
+        "MXFusion==0.3.1",
+        "MXFusion-0.3.1.tar.gz",
+        "e3dd40ee457089bc668ea11599d40fa255b8cc561e6482d1e1daba70d5a63065",
+    ),
 ]
 
 DEFAULT_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "hybridlint-realworld")
