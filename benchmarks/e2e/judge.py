@@ -161,8 +161,12 @@ class Judge:
         from hybridlint.checker.inputs import build_children, config_kwargs
 
         module = self.module(label, path)
-        kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
-        block = getattr(module, self.case["block"])(**kwargs)
+        # a fresh name counter for every build: a block that registers children under their
+        # auto names (autogluon's Warping: `register_child(t, name=t.name)`) then gets the
+        # same structural parameter names in the original and in every variant
+        with mx.name.NameManager():
+            kwargs = build_children(config_kwargs(example.get("kwargs", {})), vars(module))
+            block = getattr(module, self.case["block"])(**kwargs)
         if params is not None and os.path.exists(params):
             # gluon's own loader: a block may override load_parameters with another
             # signature (gluonnlp's CacheCell(filename, ctx))
