@@ -165,10 +165,13 @@ def _line_numbers(source: str):
 
 def skeleton(source: str, statements: List[TopStatement], lines: List[str]) -> str:
     """A small module with the same imports, bindings and class headers (bodies elided, but
-    for functions that may return an NDArray they make: `ModuleContext.ndarray_functions`)."""
+    for functions that may return an NDArray they make, `ModuleContext.ndarray_functions`, and
+    short ones that may be a one-line test, `ModuleContext.predicates`)."""
     parts: List[str] = []
     for statement in statements:
-        if statement.kind == "def" and _may_return_ndarray(lines, statement):
+        if statement.kind == "def" and (
+            _may_return_ndarray(lines, statement) or _may_be_test(lines, statement)
+        ):
             parts.append("".join(lines[statement.first - 1 : statement.last]).rstrip() + "\n")
         elif statement.kind in ("def", "class"):
             if not statement.header:
@@ -177,6 +180,13 @@ def skeleton(source: str, statements: List[TopStatement], lines: List[str]) -> s
         else:
             parts.append("".join(lines[statement.first - 1 : statement.last]).rstrip() + "\n")
     return "".join(parts)
+
+
+def _may_be_test(lines: List[str], statement: TopStatement) -> bool:
+    """A cheap text test: a function of a few lines that returns something."""
+    if statement.last - statement.first > 6:
+        return False
+    return "return" in "".join(lines[statement.first - 1 : statement.last])
 
 
 def _may_return_ndarray(lines: List[str], statement: TopStatement) -> bool:

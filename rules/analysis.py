@@ -477,6 +477,11 @@ class ModuleFacts:
         """ "eager" / "symbol" when `dotted` names mx.nd / mx.sym in this module (aliases too)."""
         return self.context.namespace_kind(dotted) if self.context is not None else None
 
+    @property
+    def predicates(self) -> Mapping[str, Tuple[Tuple[str, ...], str]]:
+        """The module's one-line namespace tests (`ModuleContext.predicates`)."""
+        return self.context.predicates if self.context is not None else {}
+
     def class_helper(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
         """The method `class_name.method(...)` calls when that is a @staticmethod or
         @classmethod of a module class (its own or inherited in the module): such a call runs

@@ -352,7 +352,10 @@ class Evaluator:
     def _eval_IfExp(self, expr: cst.IfExp, env: Env) -> Value:
         self.eval(expr.test, env, consumed=True)
         body_eager, orelse_eager = classify_guard(
-            expr.test, self.facts.namespace, self.facts.module.namespace_kind
+            expr.test,
+            self.facts.namespace,
+            self.facts.module.namespace_kind,
+            predicates=self.facts.module.predicates,
         )
         opted_body, opted_orelse = configuration_guard(expr.test, self.facts.klass)
         body_eager, orelse_eager = body_eager or opted_body, orelse_eager or opted_orelse

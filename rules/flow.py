@@ -292,9 +292,14 @@ class FunctionAnalyzer:
             self.facts.namespace,
             self.facts.module.namespace_kind,
             lambda expr: self.evaluator.eval(expr, env).kind == TENSOR,
+            predicates=self.facts.module.predicates,
         )
         body_symbol, orelse_symbol = classify_guard(
-            stmt.test, self.facts.namespace, self.facts.module.namespace_kind, symbol=True
+            stmt.test,
+            self.facts.namespace,
+            self.facts.module.namespace_kind,
+            symbol=True,
+            predicates=self.facts.module.predicates,
         )
         for branch in (stmt.body if body_symbol else None, stmt.orelse if orelse_symbol else None):
             if branch is not None:

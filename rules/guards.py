@@ -7,7 +7,8 @@ import re
 import tokenize
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, FrozenSet, Iterator, Optional, Tuple
+from functools import lru_cache
+from typing import Callable, FrozenSet, Iterator, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -22,6 +23,7 @@ def classify_guard(
     is_tensor: Optional[Callable[[cst.BaseExpression], bool]] = None,
     *,
     symbol: bool = False,
+    predicates: Optional[Mapping[str, Tuple[Tuple[str, ...], str]]] = None,
 ) -> Tuple[bool, bool]:
     """(body is eager-only, orelse is eager-only) for `if test:`; with ``symbol``, (body is
     symbol-only, orelse is symbol-only): `if F == mx.sym and ...:` runs only hybridized, where
@@ -30,18 +32,37 @@ def classify_guard(
     `kind_of` resolves module names to "eager" / "symbol" (`_ND = proxy_of(ndarray)`,
     `from mxnet import ndarray as _ND`: `ModuleContext.namespace_kind`); `is_tensor`, when
     given, tells which expressions hold tensors (`hasattr(y, "shape")` guards only a tensor's
-    branch: a numpy array has a shape in both modes)."""
+    branch: a numpy array has a shape in both modes). `predicates` are the module's one-line
+    test functions (`ModuleContext.predicates`): `if mxnet_is_ndarray(F):` is read as the test
+    it returns."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        body, orelse = classify_guard(test.expression, namespace, kind_of, is_tensor, symbol=symbol)
+        body, orelse = classify_guard(
+            test.expression, namespace, kind_of, is_tensor, symbol=symbol, predicates=predicates
+        )
         return orelse, body
     if isinstance(test, cst.BooleanOperation):
-        left = classify_guard(test.left, namespace, kind_of, is_tensor, symbol=symbol)
-        right = classify_guard(test.right, namespace, kind_of, is_tensor, symbol=symbol)
+        left = classify_guard(
+            test.left, namespace, kind_of, is_tensor, symbol=symbol, predicates=predicates
+        )
+        right = classify_guard(
+            test.right, namespace, kind_of, is_tensor, symbol=symbol, predicates=predicates
+        )
         if isinstance(test.operator, cst.And):
             return left[0] or right[0], False
         return left[0] and right[0], left[1] or right[1]
+    if isinstance(test, cst.Call) and namespace is not None:
+        tested = _predicate_call(test, namespace, kind_of, predicates, symbol)
+        if tested is not None:
+            return tested
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         comp = test.comparisons[0]
+        named = _module_name_kind(test.left, comp.comparator, namespace)
+        if named is not None:  # `F.__name__ == 'mxnet.ndarray'`
+            if isinstance(comp.operator, cst.Equal):
+                return (True, False) if (named == "eager") != symbol else (False, True)
+            if isinstance(comp.operator, cst.NotEqual):
+                return (False, True) if (named == "eager") != symbol else (True, False)
+            return False, False
         sides = [dotted_name(test.left), dotted_name(comp.comparator)]
         if namespace is None or namespace not in sides:
             return False, False
@@ -92,6 +113,69 @@ def classify_guard(
         # size cache filled from NDArrays); the else branch runs in both modes
         return True, False
     return False, False
+
+
+# what `F.__name__` is in each mode
+_MODULE_NAMES = {"mxnet.ndarray": "eager", "mxnet.symbol": "symbol"}
+
+
+def _module_name_kind(
+    left: cst.BaseExpression, right: cst.BaseExpression, namespace: Optional[str]
+) -> Optional[str]:
+    """ "eager" / "symbol" for `F.__name__ == 'mxnet.ndarray'` / `'mxnet.symbol'` (either side)."""
+    if namespace is None:
+        return None
+    for name, text in ((left, right), (right, left)):
+        if dotted_name(name) == namespace + ".__name__" and isinstance(text, cst.SimpleString):
+            return _MODULE_NAMES.get(str(text.evaluated_value))
+    return None
+
+
+@lru_cache(maxsize=256)
+def _parsed_test(source: str) -> Optional[cst.BaseExpression]:
+    try:
+        return cst.parse_expression(source)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _predicate_call(
+    call: cst.Call,
+    namespace: str,
+    kind_of: Optional[Callable[[Optional[str]], Optional[str]]],
+    predicates: Optional[Mapping[str, Tuple[Tuple[str, ...], str]]],
+    symbol: bool,
+) -> Optional[Tuple[bool, bool]]:
+    """`pred(F)`: what a module function that tests the namespace it is given decides. One
+    defined in the module as `return <test>` is read as that test (one level deep); one
+    imported is known by its name alone when the namespace is its only argument
+    (`mxnet_is_ndarray(F)`, `is_symbol(F)`: a name with an `is` part and a namespace part)."""
+    if not isinstance(call.func, cst.Name):
+        return None
+    position = next(
+        (
+            i
+            for i, arg in enumerate(call.args)
+            if arg.keyword is None and not arg.star and dotted_name(arg.value) == namespace
+        ),
+        None,
+    )
+    if position is None:
+        return None
+    definition = (predicates or {}).get(call.func.value)
+    if definition is not None:
+        params, source = definition
+        parsed = _parsed_test(source)
+        if parsed is None or position >= len(params):
+            return None
+        return classify_guard(parsed, params[position], kind_of, symbol=symbol)
+    parts = {p.lower() for p in call.func.value.split("_") if p}
+    if len(call.args) != 1 or "is" not in parts:
+        return None
+    kind = _named_kind(call.func.value)
+    if kind is None:
+        return None
+    return (True, False) if (kind == "eager") != symbol else (False, True)
 
 
 def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:
@@ -410,7 +494,10 @@ def one_sided_reshape(
     if namespace is None or not isinstance(expr.orelse, cst.Call):
         return None
     body_eager, orelse_eager = classify_guard(
-        expr.test, namespace, rule.facts.module.namespace_kind
+        expr.test,
+        namespace,
+        rule.facts.module.namespace_kind,
+        predicates=rule.facts.module.predicates,
     )
     body = expr.body
     if not body_eager or orelse_eager or not isinstance(body, cst.Call):

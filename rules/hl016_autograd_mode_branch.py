@@ -163,7 +163,10 @@ No automatic fix: which mode-dependent computation the graph needs depends on th
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `F is nd and autograd.is_training()`: the right side never runs while tracing
-        eager_only = classify_guard(node.left, self.namespace, self.state.module.namespace_kind)
+        module = self.state.module
+        eager_only = classify_guard(
+            node.left, self.namespace, module.namespace_kind, predicates=module.predicates
+        )
         if eager_only[0 if isinstance(node.operator, cst.And) else 1]:
             self._reported.update(n for n in walk_nodes(node.right) if isinstance(n, cst.Call))
 

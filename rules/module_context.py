@@ -89,6 +89,10 @@ class ModuleContext:
     # top-level functions whose every return is an NDArray they make (`return mx.nd.array(...)`,
     # or a name bound in them only to one: an SSIM loss's `create_window(size, channel)`)
     ndarray_functions: Set[str] = field(default_factory=set)
+    # top-level functions that are one `return <test>` (after a docstring): name -> (parameter
+    # names, the test's source), read by the guard analysis as the test itself:
+    # `if mxnet_is_ndarray(F):` with `def mxnet_is_ndarray(F): return F.__name__ == ...`
+    predicates: Dict[str, Tuple[Tuple[str, ...], str]] = field(default_factory=dict)
     # the file's text ("" when not known): a rule may skip a walk of its own when the name the
     # walk looks for is spelled nowhere in the file (`spells`)
     source: str = field(default="", repr=False, compare=False)
@@ -253,6 +257,12 @@ def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
     for name, value in candidates.items():
         if assignments[name] == 1 and name not in imports and _makes_ndarray(value, context):
             context.ndarray_globals.add(name)
+    for name, function in functions.items():
+        test = _single_return(function)
+        if test is not None and assignments[name] == 0 and name not in imports:
+            arguments = function.args  # type: ignore[attr-defined]
+            params = tuple(a.arg for a in [*arguments.posonlyargs, *arguments.args])
+            context.predicates[name] = (params, ast.unparse(test))
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]
@@ -260,6 +270,17 @@ def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
         if kind is not None:
             context.aliases[name] = "mxnet.ndarray" if kind == "eager" else "mxnet.symbol"
     return context
+
+
+def _single_return(function: ast.AST) -> Optional[ast.expr]:
+    """The returned expression of a function whose body is `return <expr>`, after an optional
+    docstring; None otherwise."""
+    body = list(getattr(function, "body", ()))
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
 
 
 def _returns_made_ndarray(function: ast.AST, context: ModuleContext) -> bool:
