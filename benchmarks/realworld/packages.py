@@ -187,7 +187,7 @@ PACKAGES: List[Package] = [
     ),
     Package(
         "mxfusion-0.3.1",
-        "MXFusion==0.3.1",
+        "mxfusion==0.3.1",
         "MXFusion-0.3.1.tar.gz",
         "e3dd40ee457089bc668ea11599d40fa255b8cc561e6482d1e1daba70d5a63065",
     ),
