@@ -763,7 +763,7 @@ def _fast_regions(
             regions.append(_Region(first, last, _parse_region(lines, first, last)))
         except cst.ParserSyntaxError:
             return None
-    return regions, module_context(tree, source)
+    return regions, module_context(tree, source, text)
 
 
 def _parse_regions(

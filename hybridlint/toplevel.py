@@ -183,10 +183,18 @@ def skeleton(source: str, statements: List[TopStatement], lines: List[str]) -> s
 
 
 def _may_be_test(lines: List[str], statement: TopStatement) -> bool:
-    """A cheap text test: a function of a few lines that returns something."""
-    if statement.last - statement.first > 6:
+    return looks_like_test(lines[statement.first - 1 : statement.last])
+
+
+def looks_like_test(lines: List[str]) -> bool:
+    """A cheap text test of a function's lines: undecorated, a few code lines, returning a
+    comparison (`ModuleContext.predicates` reads only such functions, on either parse path);
+    blank and comment lines do not count."""
+    code = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if len(code) > 8 or not code or code[0].lstrip().startswith("@"):
         return False
-    return "return" in "".join(lines[statement.first - 1 : statement.last])
+    joined = "".join(code)
+    return "return" in joined and any(t in joined for t in (" is ", "==", "!=", "isinstance"))
 
 
 def _may_return_ndarray(lines: List[str], statement: TopStatement) -> bool:

@@ -13,7 +13,14 @@ from typing import Callable, FrozenSet, Iterator, Mapping, Optional, Tuple
 import libcst as cst
 
 from ..mxnet_facts import NDARRAY_ONLY_ATTRIBUTES
-from .values import EAGER_NAMESPACES, SYMBOL_NAMESPACES, Value, dotted_name, self_attribute_name
+from .values import (
+    EAGER_NAMESPACES,
+    SYMBOL_NAMESPACES,
+    Value,
+    dotted_name,
+    self_attribute_name,
+    walk_nodes,
+)
 
 
 def classify_guard(
@@ -146,10 +153,9 @@ def _predicate_call(
     predicates: Optional[Mapping[str, Tuple[Tuple[str, ...], str]]],
     symbol: bool,
 ) -> Optional[Tuple[bool, bool]]:
-    """`pred(F)`: what a module function that tests the namespace it is given decides. One
-    defined in the module as `return <test>` is read as that test (one level deep); one
-    imported is known by its name alone when the namespace is its only argument
-    (`mxnet_is_ndarray(F)`, `is_symbol(F)`: a name with an `is` part and a namespace part)."""
+    """`pred(F)`: what a module function that tests the namespace it is given decides
+    (`ModuleContext.predicates`: one defined in the module as `return <test>`, read as that
+    test one level deep, or one imported under a name like `mxnet_is_ndarray`)."""
     if not isinstance(call.func, cst.Name):
         return None
     position = next(
@@ -163,19 +169,17 @@ def _predicate_call(
     if position is None:
         return None
     definition = (predicates or {}).get(call.func.value)
-    if definition is not None:
-        params, source = definition
-        parsed = _parsed_test(source)
-        if parsed is None or position >= len(params):
-            return None
-        return classify_guard(parsed, params[position], kind_of, symbol=symbol)
-    parts = {p.lower() for p in call.func.value.split("_") if p}
-    if len(call.args) != 1 or "is" not in parts:
+    if definition is None:
         return None
-    kind = _named_kind(call.func.value)
-    if kind is None:
+    params, source = definition
+    parsed = _parsed_test(source)
+    if parsed is None or position >= len(params):
         return None
-    return (True, False) if (kind == "eager") != symbol else (False, True)
+    tested = params[position]
+    others = set(params) - {tested}
+    if any(isinstance(n, cst.Name) and n.value in others for n in walk_nodes(parsed)):
+        return None  # `def same(F, nd): return F is nd`: what the test means depends on the call
+    return classify_guard(parsed, tested, kind_of, symbol=symbol)
 
 
 def configuration_guard(test: cst.BaseExpression, klass) -> Tuple[bool, bool]:

@@ -14,11 +14,13 @@ extracts from it, once per file, what rules need to resolve names:
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..mxnet_facts import HYBRID_GLUON, NON_HYBRID_GLUON
+from ..toplevel import looks_like_test
 
 # Conventional names assumed only when the module binds them nowhere (snippets, notebooks).
 _CONVENTIONS = {
@@ -166,9 +168,13 @@ class ModuleContext:
         return None
 
 
-def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
+def module_context(
+    tree: ast.Module, source: str = "", parsed_text: Optional[str] = None
+) -> ModuleContext:
     """Collect the imports (at any depth outside functions) and top-level classes of `tree`
-    (parsed from `source`, kept for `ModuleContext.spells`)."""
+    (parsed from `parsed_text`, by default `source`, the file's text, kept for
+    `ModuleContext.spells`; the linter's fast path parses a skeleton of it)."""
+    tree_lines = (source if parsed_text is None else parsed_text).splitlines(True)
     imports: Dict[str, str] = {}
     bound: Set[str] = set()
     classes: Dict[str, Tuple[str, ...]] = {}
@@ -259,10 +265,22 @@ def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
             context.ndarray_globals.add(name)
     for name, function in functions.items():
         test = _single_return(function)
-        if test is not None and assignments[name] == 0 and name not in imports:
-            arguments = function.args  # type: ignore[attr-defined]
+        if (
+            test is not None
+            and isinstance(function, ast.FunctionDef)  # not async: a coroutine is truthy
+            and not function.decorator_list
+            and _bound_once(name, source)
+            and looks_like_test(tree_lines[function.lineno - 1 : function.end_lineno])
+        ):
+            arguments = function.args
             params = tuple(a.arg for a in [*arguments.posonlyargs, *arguments.args])
             context.predicates[name] = (params, ast.unparse(test))
+    for local, (_, _, imported) in from_imports.items():
+        # an imported test of the namespace, known by its name alone: `mxnet_is_ndarray(F)`
+        kind = _PREDICATE_NAME.match(imported)
+        if kind is not None and local not in context.predicates and _bound_once(local, source):
+            eager = kind.group(1).lower() in ("nd", "ndarray")
+            context.predicates[local] = (("F",), "F is mx.nd" if eager else "F is mx.sym")
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             value = value.args[0]
@@ -270,6 +288,29 @@ def module_context(tree: ast.Module, source: str = "") -> ModuleContext:
         if kind is not None:
             context.aliases[name] = "mxnet.ndarray" if kind == "eager" else "mxnet.symbol"
     return context
+
+
+# the name of an imported namespace test: `is_nd`, `mxnet_is_ndarray`, `mx_is_symbol`
+_PREDICATE_NAME = re.compile(r"^(?:_?mx_|_?mxnet_|_)?is_(nd|ndarray|sym|symbol)$", re.I)
+
+
+def _bound_once(name: str, source: str) -> bool:
+    """Whether the text binds `name` once only (its def or its import): a local def, lambda,
+    assignment, parameter, loop or with target, global statement or second import of the
+    name anywhere in the file may be what a call of it reaches, so such a name is not read
+    as a module test. A text check, conservative: a keyword argument `name=` counts too.
+    Without the text (no source known), nothing is read."""
+    if not source:
+        return False
+    n = re.escape(name)
+    patterns = (
+        rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{n}\b",
+        rf"\b{n}[ \t]*(?::=|=(?!=))",
+        rf"\b(?:for|as|global|nonlocal|del|lambda)\b[^\n:]*\b{n}\b",
+        rf"\bimport\b[^\n]*\b{n}\b",
+        rf"\bdef[ \t]+\w+[ \t]*\([^)]*\b{n}\b",
+    )
+    return sum(len(re.findall(p, source, re.M)) for p in patterns) == 1
 
 
 def _single_return(function: ast.AST) -> Optional[ast.expr]:

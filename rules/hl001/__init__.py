@@ -235,6 +235,29 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
     INVALID = invalid_table(
         net,
         ("return x.shape", 3),
+        # predicates that do not say which mode runs: a negated or mixed imported name, a
+        # module test shadowed where it is called, a test of another parameter
+        Invalid(
+            "from .u import is_not_ndarray\n\n\n"
+            + net("if is_not_ndarray(F):\n    n = x.shape[0]\nreturn x"),
+            line=7,
+            fix=[("n = x.shape[0]", "pass")],
+            safety=SAFE,
+        ),
+        Invalid(
+            "def p(F):\n    return F is mx.nd\n\n\n"
+            + net("p = lambda G: True\nif p(F):\n    n = x.shape[0]\nreturn x"),
+            line=9,
+            fix=[("n = x.shape[0]", "pass")],
+            safety=SAFE,
+        ),
+        Invalid(
+            "def same(F, nd):\n    return F is nd\n\n\n"
+            + net("if not same(F, mx.nd):\n    n = x.shape[0]\nreturn x"),
+            line=8,
+            fix=[("n = x.shape[0]", "pass")],
+            safety=SAFE,
+        ),
         # a helper called with a starred mapping or sequence (Quantization.MXNet's
         # `_im2col_2D(F, x, **self._kwargs)`): the arguments before it are still bound
         Invalid(
