@@ -277,9 +277,9 @@ def module_context(
             context.predicates[name] = (params, ast.unparse(test))
     for local, (_, _, imported) in from_imports.items():
         # an imported test of the namespace, known by its name alone: `mxnet_is_ndarray(F)`
-        kind = _PREDICATE_NAME.match(imported)
-        if kind is not None and local not in context.predicates and _bound_once(local, source):
-            eager = kind.group(1).lower() in ("nd", "ndarray")
+        named = _PREDICATE_NAME.match(imported)
+        if named is not None and local not in context.predicates and _bound_once(local, source):
+            eager = named.group(1).lower() in ("nd", "ndarray")
             context.predicates[local] = (("F",), "F is mx.nd" if eager else "F is mx.sym")
     for name, value in candidates.items():  # `_ND = proxy_of(ndarray)`, `F_SYM = mx.sym`
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
