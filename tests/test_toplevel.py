@@ -112,9 +112,11 @@ def test_syntax_errors_are_found_where_the_file_is_parsed():
         lint_source("import os,\n" + block)  # in the skeleton
     with pytest.raises(SourceSyntaxError):
         lint_source("def other():\n    return (1 +\n\n" + block)  # unbalanced: ast decides
-    # a short returning function is parsed (it may be a namespace test the guards read)
+    # a short function returning a comparison is parsed (it may be a namespace test the
+    # guards read); another short one is not
     with pytest.raises(SourceSyntaxError):
-        lint_source("def other():\n    return 1 +\n\n\n" + block)
+        lint_source("def other(F):\n    return F ==\n\n\n" + block)
+    assert lint_source("def other():\n    return 1 +\n\n\n" + block) == []
     # inside a function body the linter does not parse, a syntax error goes unnoticed (by
     # design: parsing every line of a file would cost as much as the whole lint)
     long_body = "def other():\n" + "    a = 1\n" * 8 + "    return 1 +\n\n\n"
