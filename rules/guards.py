@@ -63,33 +63,29 @@ def classify_guard(
             return tested
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         comp = test.comparisons[0]
+        positive = isinstance(comp.operator, (cst.Is, cst.Equal))
+        negative = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
         named = _module_name_kind(test.left, comp.comparator, namespace)
-        if named is not None:  # `F.__name__ == 'mxnet.ndarray'`
-            if isinstance(comp.operator, cst.Equal):
-                return (True, False) if (named == "eager") != symbol else (False, True)
-            if isinstance(comp.operator, cst.NotEqual):
-                return (False, True) if (named == "eager") != symbol else (True, False)
-            return False, False
+        if named is not None:  # `F.__name__ == 'mxnet.ndarray'` (equality only)
+            if not isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+                return False, False
+            return _decided(named == "eager", positive, negative, symbol)
         sides = [dotted_name(test.left), dotted_name(comp.comparator)]
         if namespace is None or namespace not in sides:
             return False, False
         other = sides[1] if sides[0] == namespace else sides[0]
-        positive = isinstance(comp.operator, (cst.Is, cst.Equal))
-        negative = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
         if other == "None":
             # `if F is None:`: gluon always passes a namespace, so that branch runs only when
             # the block's own code calls hybrid_forward(None, ...) on Python numbers (sockeye's
             # BrevityPenalty): never on a Symbol
             if symbol:
                 return False, False
-            return (True, False) if positive else (False, True) if negative else (False, False)
+            return _decided(True, positive, negative, symbol)
         kind = (kind_of(other) if kind_of is not None else None) or _named_kind(other)
         eager = other in EAGER_NAMESPACES or kind == "eager"
         if not eager and not (other in SYMBOL_NAMESPACES or kind == "symbol"):
             return False, False
-        if eager != symbol:  # the test names the mode asked about
-            return (True, False) if positive else (False, True) if negative else (False, False)
-        return (False, True) if positive else (True, False) if negative else (False, False)
+        return _decided(eager, positive, negative, symbol)
     if (
         isinstance(test, cst.Call)
         and dotted_name(test.func) == "isinstance"
@@ -120,6 +116,14 @@ def classify_guard(
         # size cache filled from NDArrays); the else branch runs in both modes
         return True, False
     return False, False
+
+
+def _decided(eager: bool, positive: bool, negative: bool, symbol: bool) -> Tuple[bool, bool]:
+    """(body, orelse) of a test that F is (`positive`) or is not (`negative`) the eager or
+    the symbol namespace: the branch that runs only in the mode asked about (`symbol`)."""
+    if eager == symbol:  # the test names the other mode
+        positive, negative = negative, positive
+    return (True, False) if positive else (False, True) if negative else (False, False)
 
 
 # what `F.__name__` is in each mode

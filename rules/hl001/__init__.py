@@ -203,7 +203,7 @@ deleting an assert on shapes (where it would fail, the user's own check of a mis
         "if F is mx.nd:\n    n = x.shape[0]\nreturn x",
         "if F.__name__ == 'mxnet.ndarray':\n    n = x.shape[0]\nreturn x",
         # a module predicate is read as the test it returns (autogluon's gpmxnet helpers); one
-        # imported is known by its name when F is its only argument
+        # imported is known by its name (`mxnet_is_ndarray`, `is_symbol`)
         Valid(
             "def mxnet_is_ndarray(F):\n    return F.__name__ == 'mxnet.ndarray'\n\n\n"
             + net("if not mxnet_is_ndarray(F):\n    return x\nreturn x.shape[0]")
