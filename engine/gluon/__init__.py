@@ -9,6 +9,7 @@ from .parameter import (
 )
 from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
+from .trainer import Trainer  # noqa: F401
 from . import nn, utils  # noqa: F401
 from . import contrib  # noqa: F401
 from . import loss  # noqa: F401
@@ -17,7 +18,7 @@ from . import model_zoo  # noqa: F401
 
 
 def __getattr__(name):
-    """Parts of mx.gluon the engine lacks (Trainer, data, ...) say so."""
+    """Parts of mx.gluon the engine lacks (data, ...) say so."""
     if name.startswith("__"):
         raise AttributeError(name)
     from ..base import engine_not_implemented
