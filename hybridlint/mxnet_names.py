@@ -12,7 +12,8 @@ ARRAY_ARGUMENTS: per operator, its arguments MXNet declares arrays (NDArray-or-S
 the others are attributes, which take Python values (`depth` of one_hot).
 SIGNATURES: the Python-defined functions of both mx.nd and mx.sym, each namespace's parameters.
 OPTIMIZERS: each registered optimizer's default learning rate and the keyword arguments its
-constructor takes (the engine's gluon.Trainer checks them as MXNet does).
+constructor takes (the engine's gluon.Trainer checks them as MXNet does). LAYER_PARAMETERS:
+the Parameters each Gluon layer registers, which its hybrid_forward receives by name.
 hybridlint/mxnet_facts.py derives what rules need from them and holds the facts MXNet
 cannot list (which operator keeps its input's shape), checked against these names.
 """
@@ -4264,4 +4265,28 @@ OPTIMIZERS: Dict[str, Tuple[float, Tuple[str, ...]]] = {
             "wd",
         ),
     ),
+}
+
+LAYER_PARAMETERS: Dict[str, Tuple[str, ...]] = {
+    "BatchNorm": ("gamma", "beta", "running_mean", "running_var"),
+    "BatchNormReLU": ("gamma", "beta", "running_mean", "running_var"),
+    "Conv1D": ("weight", "bias"),
+    "Conv1DTranspose": ("weight", "bias"),
+    "Conv2D": ("weight", "bias"),
+    "Conv2DTranspose": ("weight", "bias"),
+    "Conv3D": ("weight", "bias"),
+    "Conv3DTranspose": ("weight", "bias"),
+    "Dense": ("weight", "bias"),
+    "Embedding": ("weight",),
+    "GRU": ("l0_i2h_weight", "l0_h2h_weight", "l0_i2h_bias", "l0_h2h_bias"),
+    "GRUCell": ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias"),
+    "GroupNorm": ("gamma", "beta"),
+    "InstanceNorm": ("gamma", "beta"),
+    "LSTM": ("l0_i2h_weight", "l0_h2h_weight", "l0_i2h_bias", "l0_h2h_bias"),
+    "LSTMCell": ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias"),
+    "LayerNorm": ("gamma", "beta"),
+    "PReLU": ("alpha",),
+    "RNN": ("l0_i2h_weight", "l0_h2h_weight", "l0_i2h_bias", "l0_h2h_bias"),
+    "RNNCell": ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias"),
+    "SyncBatchNorm": ("gamma", "beta", "running_mean", "running_var"),
 }

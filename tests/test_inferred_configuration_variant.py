@@ -50,11 +50,14 @@ CLIPPED = textwrap.dedent(
 IN_CLIP, IN_AVERAGE, IN_SCALE = 14, 19, 21
 
 
-def _variant(lines):
+def _clipped():
     tree = ast.parse(CLIPPED)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    block = _block(classes["Clipped"], classes, [])
-    return _configuration_variant(block, {}, set(lines))
+    return _block(classes["Clipped"], classes, [])
+
+
+def _variant(lines):
+    return _configuration_variant(_clipped(), {}, set(lines))
 
 
 def test_a_number_compared_with_a_constant_is_moved_past_it():
@@ -117,3 +120,57 @@ def test_verify_proves_the_fix_inside_the_configuration_branch(tmp_path):
     result = invoke("--fix", "--verify", str(path))
     assert "asscalar" not in path.read_text(), result.output + result.stderr
     assert "proven by example Clipped#inferred2" in result.stderr
+
+
+# ---- a block holding no fix: the variant explores the branches the defaults leave ----------
+BINARIZED = textwrap.dedent(
+    """\
+    import math
+    import mxnet as mx
+    from mxnet.gluon import nn
+
+
+    class Binarize(mx.autograd.Function):
+        def forward(self, x):
+            return math.sqrt(2.0 / (x.shape[1] * x.shape[2] * x.shape[3])) * x.sign()
+
+        def backward(self, dy):
+            return dy
+
+
+    class Conv1bit(nn.Conv2D):
+        def __init__(self, in_channels, out_channels, binarized=False, **kwargs):
+            super().__init__(in_channels=in_channels, channels=out_channels, kernel_size=1, **kwargs)
+            self.binarized = binarized
+
+        def hybrid_forward(self, F, x, weight, bias=None):
+            weight_1bit = Binarize()(weight) if self.binarized else weight
+            return super().hybrid_forward(F, x, weight=weight_1bit, bias=bias)
+    """
+)  # gluoncv2's wrn1bit_cifar.Conv2D1bit, reduced: no rule sees into the autograd.Function
+
+
+def test_without_fixes_every_configuration_test_is_flipped():
+    assert _configuration_variant(_clipped(), {}, None) == {"threshold": 1.0, "average": True}
+    found = candidates(BINARIZED)
+    assert found["Conv1bit" + VARIANT][0].kwargs["binarized"] is True
+    described = infer_examples(BINARIZED, [], lambda b: [EquivalenceReport("equal") for _ in b])
+    assert described[1].described.endswith(
+        "(constructor arguments changed so that the branches the first example leaves run)"
+    )
+
+
+def test_a_gluon_layers_parameters_are_not_inputs():
+    """`class Conv1bit(nn.Conv2D)`: hybrid_forward receives the layer's weight and bias by
+    name (LAYER_PARAMETERS, generated from MXNet); only `x` is an input."""
+    assert {len(example.inputs) for example in candidates(BINARIZED)["Conv1bit"]} == {1}
+
+
+def test_verify_without_examples_reports_what_only_the_other_configuration_runs(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.hybridlint]\n")
+    path = tmp_path / "net.py"
+    path.write_text(BINARIZED)
+    result = invoke("--fix", "--verify", str(path))
+    assert result.exit_code == 1, result.output + result.stderr
+    assert path.read_text() == BINARIZED  # nothing to fix: the run is what finds it
+    assert "net.py:8:9: HL903 Conv1bit#inferred2 still fails" in result.output

@@ -38,6 +38,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from ..mxnet_names import LAYER_PARAMETERS
 from . import guesses
 from .input_shapes import Shape, dependent_inputs, derive_shapes
 from .inputs import Example, InputSpec
@@ -99,6 +100,7 @@ class _Block:
 # the key of a block's configuration variant among the candidates (`_candidates`)
 VARIANT = "\0variant"
 CONFIGURED = " (constructor arguments changed so that the fixed lines run)"
+EXPLORED = " (constructor arguments changed so that the branches the first example leaves run)"
 
 
 def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example]]:
@@ -107,11 +109,12 @@ def candidates(source: str, lines: Iterable[int] = ()) -> Dict[str, List[Example
     holding one, then the others (those built without guesses before those built from guessed
     arguments, and within each those no other class of the file uses first); at most
     MAX_BLOCKS blocks."""
-    return {name: examples for name, (examples, _) in _candidates(source, lines).items()}
+    return {name: examples for name, (examples, _, _) in _candidates(source, lines).items()}
 
 
-def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Example], bool]]:
-    """candidates(), each block's with whether its constructor arguments are guesses."""
+def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Example], bool, bool]]:
+    """candidates(), each block's with whether its constructor arguments are guesses and, for
+    a configuration variant, whether it takes branches holding fixes (else it explores)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -126,7 +129,7 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
         if isinstance(node, ast.FunctionDef) and _holds(node, wanted)
     }
     calls = _literal_calls(tree, classes)
-    out: Dict[str, Tuple[List[Example], bool]] = {}
+    out: Dict[str, Tuple[List[Example], bool, bool]] = {}
     # the blocks holding a fix first: their runs prove it; then the others, whose runs show
     # what fails with no finding to say so (dynamic lint, as a configured example does), those
     # no other class of the file uses first: their runs also run the blocks they hold
@@ -140,12 +143,18 @@ def _candidates(source: str, lines: Iterable[int]) -> Dict[str, Tuple[List[Examp
     # within each, those no other class uses first
     rest.sort(key=lambda item: (item[1].guessed, item[0].name in used))
     for _, block in [(n, b) for n, b in found if n in holders] + rest:
-        out[block.name] = (_examples(block), block.guessed)
-        # the configuration that takes the branches holding fixes the first one leaves
+        out[block.name] = (_examples(block), block.guessed, False)
+        # the configuration that takes the branches holding fixes the first one leaves, else
+        # (no fix needs one) the one that takes the configuration branches it leaves: what
+        # fails hybridized there (`Binarize()(weight) if self.binarized else weight`, an
+        # autograd.Function reading weight.shape) has no finding, and no run would say so
         variant = _configuration_variant(block, block.constructors[0], wanted)
+        for_fixes = variant is not None
+        if variant is None:
+            variant = _configuration_variant(block, block.constructors[0], None)
         if variant is not None:
             changed = replace(block, constructors=[variant])
-            out[block.name + VARIANT] = (_examples(changed), block.guessed)
+            out[block.name + VARIANT] = (_examples(changed), block.guessed, for_fixes)
         if sum(not key.endswith(VARIANT) for key in out) >= MAX_BLOCKS:
             break  # variants do not count: they must not crowd other blocks out
     return out
@@ -170,7 +179,7 @@ def infer_examples(
     first candidate of every block at once, then the next one of the blocks still without an
     example, so a file costs at most MAX_CANDIDATES rounds."""
     made = _candidates(source, lines)
-    pending = {key: list(options) for key, (options, _) in made.items()}
+    pending = {key: list(options) for key, (options, _, _) in made.items()}
     found: Dict[str, InferredExample] = {}
     for _ in range(MAX_CANDIDATES):
         batch = [(key, options.pop(0)) for key, options in pending.items() if options]
@@ -184,7 +193,8 @@ def infer_examples(
             if not ran_eagerly(report):
                 continue
             how = GUESSED if made[key][1] else ""
-            how += CONFIGURED if key.endswith(VARIANT) else ""
+            if key.endswith(VARIANT):
+                how += CONFIGURED if made[key][2] else EXPLORED
             found[key] = InferredExample(example, report, describe(example) + how)
             pending.pop(key, None)
     # each block's examples together, the variant after the first
@@ -277,7 +287,7 @@ def _block(
 
 
 def _configuration_variant(
-    block: _Block, base: Dict[str, Any], lines: Set[int]
+    block: _Block, base: Dict[str, Any], lines: Optional[Set[int]]
 ) -> Optional[Dict[str, Any]]:
     """`base` with the constructor arguments changed that make hybrid_forward take the
     branches holding fixed `lines` that `base` leaves, or None when none needs it (or no value
@@ -285,17 +295,24 @@ def _configuration_variant(
     default (`if self._beta != 0:`, `if self.lw1 > 0.0 or self.lw2 > 0.0:`, `if
     self._size_average:`) is flipped by a value of the default's type: a bool's negation, a
     number one past (or at) a constant it is compared with. An unsafe fix in a branch the
-    default configuration never takes is otherwise proven by no inferred example."""
+    default configuration never takes is otherwise proven by no inferred example.
+
+    With `lines` None, every configuration test of hybrid_forward (`if` statements and
+    conditional expressions, outer ones first) is flipped the other way from `base`: a run of
+    the code the first example never runs."""
     forward, stored, defaults = block.forward, block.stored, block.defaults
-    if forward is None or not stored or not lines:
+    if forward is None or not stored or lines is not None and not lines:
         return None  # a test reads what __init__ stores from its arguments, or is not flipped
     kwargs, changed = dict(base), False
 
     def known() -> Dict[str, Any]:  # a guess a trial input resolves is no value yet
         return {k: v for k, v in {**defaults, **kwargs}.items() if not guesses.is_marker(v)}
 
-    for test, needed in _branch_tests(forward, lines):
-        if _evaluate(test, stored, known()) in (None, needed):
+    tests = _branch_tests(forward, lines) if lines is not None else _all_tests(forward)
+    for test, wanted in tests:
+        now = _evaluate(test, stored, known())
+        needed = (not now) if wanted is None else wanted
+        if now in (None, needed):
             continue
         for param, value in _flips(test, stored, defaults):
             if _evaluate(test, stored, {**known(), param: value}) == needed:
@@ -349,6 +366,14 @@ def _branch_tests(forward: ast.FunctionDef, lines: Set[int]) -> List[Tuple[ast.e
             elif any(_holds(stmt, lines) for stmt in node.orelse):
                 out.append((node.test, False))
     return out
+
+
+def _all_tests(forward: ast.FunctionDef) -> List[Tuple[ast.expr, Optional[bool]]]:
+    """The tests of every `if` statement and conditional expression, outer ones first, each
+    wanting the truth the configuration so far does not give it (None)."""
+    return [
+        (node.test, None) for node in ast.walk(forward) if isinstance(node, (ast.If, ast.IfExp))
+    ]
 
 
 class _Unknown(Exception):
@@ -505,8 +530,16 @@ def _guessed_arguments(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -
 
 
 def _parameters(lineage: Sequence[ast.ClassDef]) -> Set[str]:
-    """Attributes assigned a Parameter in any method: hybrid_forward receives them by name."""
+    """Attributes assigned a Parameter in any method, and those a Gluon layer the lineage
+    derives from registers (`class Conv2D1bit(nn.Conv2D)`: `weight`, `bias`; generated
+    LAYER_PARAMETERS): hybrid_forward receives them by name."""
     names: Set[str] = set()
+    defined = {cls.name for cls in lineage}
+    for cls in lineage:
+        for base in cls.bases:
+            base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+            if base_name not in defined:
+                names.update(LAYER_PARAMETERS.get(base_name, ()))
     for cls in lineage:
         for node in ast.walk(cls):
             if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
