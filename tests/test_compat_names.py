@@ -196,7 +196,10 @@ def _use(stand_in):
         ("mxnet.initializer.Foo", AttributeError),
         ("mxnet.ndarray.contrib.no_such_op", AttributeError),
         ("mxnet.symbol.contrib.no_such_op", AttributeError),
-        ("mxnet.gluon.contrib.nn.SyncBatchNorm", NotImplementedError),  # MXNet has it, the engine not
+        (
+            "mxnet.gluon.contrib.nn.SyncBatchNorm",
+            NotImplementedError,
+        ),  # MXNet has it, the engine not
         # a class of a module the engine has in part (blind round 7: ConvDRAW's file imports
         # Conv2DLSTMCell, its loss block never builds one): imported, a gap where it is used
         ("mxnet.gluon.contrib.rnn.Conv2DLSTMCell", NotImplementedError),
