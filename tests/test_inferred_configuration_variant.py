@@ -174,3 +174,28 @@ def test_verify_without_examples_reports_what_only_the_other_configuration_runs(
     assert result.exit_code == 1, result.output + result.stderr
     assert path.read_text() == BINARIZED  # nothing to fix: the run is what finds it
     assert "net.py:8:9: HL903 Conv1bit#inferred2 still fails" in result.output
+
+
+def test_an_eager_only_mode_its_author_wrote_is_not_explored():
+    """gluoncv2's `fixed_size=False` falls back to `x.shape` for variable-size eager use: the
+    rules see that branch and judge it (labelled `context`); exploring is for what they do not."""
+    source = textwrap.dedent(
+        """\
+        from mxnet import gluon
+
+
+        class Head(gluon.HybridBlock):
+            def __init__(self, fixed_size=True, scaled=False, **kwargs):
+                super().__init__(**kwargs)
+                self.fixed_size = fixed_size
+                self.scaled = scaled
+
+            def hybrid_forward(self, F, x):
+                if self.fixed_size:
+                    y = F.contrib.BilinearResize2D(x, height=8, width=8)
+                else:
+                    y = F.contrib.BilinearResize2D(x, height=x.shape[2] * 2, width=x.shape[3] * 2)
+                return y * 2 if self.scaled else y
+        """
+    )
+    assert candidates(source)["Head" + VARIANT][0].kwargs == {"scaled": True}

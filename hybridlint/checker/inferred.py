@@ -38,6 +38,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from ..mxnet_facts import NDARRAY_ONLY_ATTRIBUTES
 from ..mxnet_names import LAYER_PARAMETERS
 from . import guesses
 from .input_shapes import Shape, dependent_inputs, derive_shapes
@@ -314,6 +315,8 @@ def _configuration_variant(
         needed = (not now) if wanted is None else wanted
         if now in (None, needed):
             continue
+        if wanted is None and _reads_ndarray_only(_branch(forward, test, needed)):
+            continue  # an eager-only mode its author wrote (`else: h, w = x.shape[2:]`)
         for param, value in _flips(test, stored, defaults):
             if _evaluate(test, stored, {**known(), param: value}) == needed:
                 kwargs[param], changed = value, True
@@ -374,6 +377,27 @@ def _all_tests(forward: ast.FunctionDef) -> List[Tuple[ast.expr, Optional[bool]]
     return [
         (node.test, None) for node in ast.walk(forward) if isinstance(node, (ast.If, ast.IfExp))
     ]
+
+
+def _branch(forward: ast.FunctionDef, test: ast.expr, truth: bool) -> List[ast.AST]:
+    """What the `if` or conditional expression of `test` runs when it is `truth`."""
+    for node in ast.walk(forward):
+        if isinstance(node, (ast.If, ast.IfExp)) and node.test is test:
+            taken = node.body if truth else node.orelse
+            return list(taken) if isinstance(taken, list) else [taken]
+    return []
+
+
+def _reads_ndarray_only(nodes: Sequence[ast.AST]) -> bool:
+    """Whether `nodes` read an attribute only an NDArray has (`.shape`, `.asnumpy`): a branch
+    written for eager use, which the rules see and judge (HL001 where the block's
+    constructions take it; gluoncv2's `fixed_size=False` is such a mode, labelled `context`);
+    the exploring variant is for what no rule sees."""
+    return any(
+        isinstance(n, ast.Attribute) and n.attr in NDARRAY_ONLY_ATTRIBUTES
+        for node in nodes
+        for n in ast.walk(node)
+    )
 
 
 class _Unknown(Exception):
