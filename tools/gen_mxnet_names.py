@@ -41,6 +41,7 @@ import pkgutil
 import sys
 import textwrap
 import warnings
+from typing import Set
 
 # Modules the compat proxy serves that exist in MXNet (named by MXNet's own `__name__`:
 # `mxnet.init` is `mxnet.initializer`, `mxnet.nd` is `mxnet.ndarray`).
@@ -126,6 +127,7 @@ _KEYS = (
     "SIGNATURES",
     "ARRAY_ARGUMENTS",
     "OPTIMIZERS",
+    "OPTIMIZER_KEYWORDS",
     "LAYER_PARAMETERS",
 )
 
@@ -201,28 +203,32 @@ def _signatures(functions, operators):
     }
 
 
+def _keywords(function) -> Set[str]:
+    return {
+        p
+        for p, parameter in inspect.signature(function).parameters.items()
+        if p != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    }
+
+
 def _optimizers(mxnet):
-    """{registered optimizer name: (its default learning rate, the keyword arguments its
-    constructor takes, the base Optimizer's included)}: what `gluon.Trainer(params, name,
-    optimizer_params)` checks when it builds the optimizer."""
+    """({registered optimizer name: (its default learning rate, the keyword arguments its
+    constructor takes beyond the base Optimizer's)}, the base Optimizer's keyword arguments):
+    what `gluon.Trainer(params, name, optimizer_params)` checks when it builds the optimizer."""
     base = mxnet.optimizer.Optimizer
+    shared = _keywords(base.__init__)
     table = {}
     for name, cls in sorted(base.opt_registry.items()):
-        keywords = set()
+        keywords: Set[str] = set()
         for klass in cls.__mro__:
-            if klass is object or not issubclass(klass, base):
-                continue
-            keywords.update(
-                p
-                for p, parameter in inspect.signature(klass.__init__).parameters.items()
-                if p != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
-            )
+            if klass is not base and klass is not object and issubclass(klass, base):
+                keywords |= _keywords(klass.__init__)
         try:
             default = cls()
         except TypeError:  # contrib's _SVRGOptimizer needs its default_optimizer: not listed
             continue
-        table[name] = (float(default.lr), tuple(sorted(keywords)))
-    return table
+        table[name] = (float(default.lr), tuple(sorted(keywords - shared)))
+    return table, tuple(sorted(shared))
 
 
 def _layer_parameters(mxnet, hybrid_names):
@@ -298,7 +304,7 @@ def collect():
         )
         if failed:
             sys.exit("cannot list the submodules of %s: install what they import" % failed)
-        optimizers = _optimizers(mxnet)
+        optimizers, optimizer_keywords = _optimizers(mxnet)
         layer_parameters = _layer_parameters(mxnet, blocks["hybrid"])
     operators, arrays = _operators()
     signatures = _signatures(functions, operators)
@@ -313,6 +319,7 @@ def collect():
         signatures,
         arrays,
         optimizers,
+        optimizer_keywords,
         layer_parameters,
     )
 
@@ -340,6 +347,7 @@ def render(
     signatures,
     arrays,
     optimizers,
+    optimizer_keywords,
     layer_parameters,
 ) -> str:
     out = [
@@ -358,7 +366,8 @@ def render(
         "the others are attributes, which take Python values (`depth` of one_hot).",
         "SIGNATURES: the Python-defined functions of both mx.nd and mx.sym, each namespace's parameters.",
         "OPTIMIZERS: each registered optimizer's default learning rate and the keyword arguments its",
-        "constructor takes (the engine's gluon.Trainer checks them as MXNet does). LAYER_PARAMETERS:",
+        "constructor takes beyond the base Optimizer's, OPTIMIZER_KEYWORDS (the engine's",
+        "gluon.Trainer checks them as MXNet does). LAYER_PARAMETERS:",
         "the Parameters each Gluon layer registers, which its hybrid_forward receives by name.",
         "hybridlint/mxnet_facts.py derives what rules need from them and holds the facts MXNet",
         "cannot list (which operator keeps its input's shape), checked against these names.",
@@ -397,6 +406,7 @@ def render(
         out.append("    %r: %r," % (name, tuple(array_names)))
     out.append("}")
     out.append("")
+    out.append("OPTIMIZER_KEYWORDS: Tuple[str, ...] = %r" % (optimizer_keywords,))
     out.append("OPTIMIZERS: Dict[str, Tuple[float, Tuple[str, ...]]] = {")
     for name, pair in optimizers.items():
         out.append("    %r: %r," % (name, pair))

@@ -13,7 +13,7 @@ that reaches them reports that it cannot verify on the engine rather than guessi
 
 from typing import Any, Dict, List, Optional
 
-from ...mxnet_names import OPTIMIZERS
+from ...mxnet_names import OPTIMIZER_KEYWORDS, OPTIMIZERS
 from ..base import engine_not_implemented
 from .parameter import Parameter, ParameterDict
 
@@ -24,7 +24,8 @@ class _Optimizer:
     def __init__(self, name: str, optimizer_params: Dict[str, Any]) -> None:
         default_lr, keywords = OPTIMIZERS[name]
         for key in optimizer_params:
-            if key not in keywords:  # MXNet: the constructor's own TypeError
+            # MXNet: the constructor's own TypeError
+            if key not in keywords and key not in OPTIMIZER_KEYWORDS:
                 raise TypeError(
                     "Optimizer.__init__() got an unexpected keyword argument '%s'" % key
                 )
