@@ -25,6 +25,7 @@ from .mxnet_names import (
     OPERATORS,
     SIGNATURES,
 )
+from .mxnet_names import LAYER_PARAMETERS as _LAYER_PARAMETERS
 
 # ------------------------------------------------------------------ namespaces and operators
 
@@ -238,16 +239,18 @@ _CONVOLUTIONS = (
     "Conv3DTranspose",
 )
 _BATCH_NORMS = ("BatchNorm", "SyncBatchNorm")
-# The parameters gluon's layers declare (MXNet 1.9.1), by layer name.
+# Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
+# the pair (output, new states) when called with states.
+RNN_LAYERS = frozenset(("RNN", "LSTM", "GRU"))
+# The Parameters each Gluon layer registers, which its hybrid_forward receives by name, by layer
+# name (generated from MXNet 1.9.1: mxnet_names.LAYER_PARAMETERS). The recurrent layers and
+# cells are left out: a recurrent layer's names depend on its configuration (`l0_`, `r0_`: per
+# layer and direction), and HL012's fix registering a child's Parameter on its parent was never
+# checked on a cell.
 LAYER_PARAMETERS: Dict[str, FrozenSet[str]] = {
-    "Dense": frozenset(("weight", "bias")),
-    "Embedding": frozenset(("weight",)),
-    **{name: frozenset(("weight", "bias")) for name in _CONVOLUTIONS},
-    **{name: frozenset(("gamma", "beta", "running_mean", "running_var")) for name in _BATCH_NORMS},
-    "LayerNorm": frozenset(("gamma", "beta")),
-    "InstanceNorm": frozenset(("gamma", "beta")),
-    "GroupNorm": frozenset(("gamma", "beta")),
-    "PReLU": frozenset(("alpha",)),
+    name: frozenset(parameters)
+    for name, parameters in _LAYER_PARAMETERS.items()
+    if name not in RNN_LAYERS and not name.endswith("Cell")
 }
 # Gluon layers whose parameters wait for the first input to get their shape unless the
 # constructor is given the input's size: layer -> (that argument, the parameters it sizes).
@@ -261,9 +264,6 @@ DEFERRED_LAYER_PARAMETERS: Dict[str, Tuple[str, FrozenSet[str]]] = {
     **{name: ("in_channels", LAYER_PARAMETERS[name]) for name in _BATCH_NORMS},
     **{name: ("in_channels", LAYER_PARAMETERS[name]) for name in ("LayerNorm", "InstanceNorm")},
 }
-# Gluon's recurrent layers (rnn.RNN/LSTM/GRU): one output tensor when called on the data alone,
-# the pair (output, new states) when called with states.
-RNN_LAYERS = frozenset(("RNN", "LSTM", "GRU"))
 
 # ------------------------------------------------------------------ NDArray-only functions
 

@@ -38,8 +38,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from ..mxnet_facts import NDARRAY_ONLY_ATTRIBUTES
-from ..mxnet_names import LAYER_PARAMETERS
+from ..mxnet_facts import LAYER_PARAMETERS, NDARRAY_ONLY_ATTRIBUTES
 from . import guesses
 from .input_shapes import Shape, dependent_inputs, derive_shapes
 from .inputs import Example, InputSpec
@@ -555,8 +554,8 @@ def _guessed_arguments(init: ast.FunctionDef, lineage: Sequence[ast.ClassDef]) -
 
 def _parameters(lineage: Sequence[ast.ClassDef]) -> Set[str]:
     """Attributes assigned a Parameter in any method, and those a Gluon layer the lineage
-    derives from registers (`class Conv2D1bit(nn.Conv2D)`: `weight`, `bias`; generated
-    LAYER_PARAMETERS): hybrid_forward receives them by name."""
+    derives from registers (`class Conv2D1bit(nn.Conv2D)`: `weight`, `bias`;
+    mxnet_facts.LAYER_PARAMETERS): hybrid_forward receives them by name."""
     names: Set[str] = set()
     defined = {cls.name for cls in lineage}
     for cls in lineage:
