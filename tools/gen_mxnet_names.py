@@ -257,8 +257,9 @@ def _layer_parameters(mxnet, hybrid_names):
 def collect():
     """(version, {module: sorted names}, sorted module names, {module: sorted public function
     names}, {class: sorted public attribute names}, {"hybrid"/"plain": Gluon Block class names},
-    {operator: argument names}, {Python-defined function: (nd parameters, sym parameters)}) from the
-    installed MXNet."""
+    {operator: argument names}, {Python-defined function: (nd parameters, sym parameters)},
+    {operator: array argument names}, {optimizer: (default learning rate, own keywords)}, the base
+    Optimizer's keywords, {Gluon layer: its Parameters}) from the installed MXNet."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import mxnet
