@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ..mxnet_facts import LAYER_PARAMETERS, NDARRAY_ONLY_ATTRIBUTES
 from . import guesses
@@ -309,12 +309,13 @@ def _configuration_variant(
         return {k: v for k, v in {**defaults, **kwargs}.items() if not guesses.is_marker(v)}
 
     tests = _branch_tests(forward, lines) if lines is not None else _all_tests(forward)
-    for test, wanted in tests:
+    for branching, wanted in tests:
+        test = branching.test
         now = _evaluate(test, stored, known())
         needed = (not now) if wanted is None else wanted
         if now in (None, needed):
             continue
-        if wanted is None and _reads_ndarray_only(_branch(forward, test, needed)):
+        if wanted is None and _reads_ndarray_only(_taken(branching, needed)):
             continue  # an eager-only mode its author wrote (`else: h, w = x.shape[2:]`)
         for param, value in _flips(test, stored, defaults):
             if _evaluate(test, stored, {**known(), param: value}) == needed:
@@ -357,34 +358,32 @@ def _literal_defaults(init: ast.FunctionDef) -> Dict[str, Any]:
     return out
 
 
-def _branch_tests(forward: ast.FunctionDef, lines: Set[int]) -> List[Tuple[ast.expr, bool]]:
-    """The tests of the `if` statements holding one of `lines`, outer ones first, each with
-    the truth its branch needs."""
-    out: List[Tuple[ast.expr, bool]] = []
+_Branching = Union[ast.If, ast.IfExp]
+
+
+def _branch_tests(forward: ast.FunctionDef, lines: Set[int]) -> List[Tuple[_Branching, bool]]:
+    """The `if` statements holding one of `lines`, outer ones first, each with the truth its
+    test needs."""
+    out: List[Tuple[_Branching, bool]] = []
     for node in ast.walk(forward):
         if isinstance(node, ast.If):
             if any(_holds(stmt, lines) for stmt in node.body):
-                out.append((node.test, True))
+                out.append((node, True))
             elif any(_holds(stmt, lines) for stmt in node.orelse):
-                out.append((node.test, False))
+                out.append((node, False))
     return out
 
 
-def _all_tests(forward: ast.FunctionDef) -> List[Tuple[ast.expr, Optional[bool]]]:
-    """The tests of every `if` statement and conditional expression, outer ones first, each
-    wanting the truth the configuration so far does not give it (None)."""
-    return [
-        (node.test, None) for node in ast.walk(forward) if isinstance(node, (ast.If, ast.IfExp))
-    ]
+def _all_tests(forward: ast.FunctionDef) -> List[Tuple[_Branching, Optional[bool]]]:
+    """Every `if` statement and conditional expression, outer ones first, each wanting the
+    truth the configuration so far does not give its test (None)."""
+    return [(node, None) for node in ast.walk(forward) if isinstance(node, (ast.If, ast.IfExp))]
 
 
-def _branch(forward: ast.FunctionDef, test: ast.expr, truth: bool) -> List[ast.AST]:
-    """What the `if` or conditional expression of `test` runs when it is `truth`."""
-    for node in ast.walk(forward):
-        if isinstance(node, (ast.If, ast.IfExp)) and node.test is test:
-            taken = node.body if truth else node.orelse
-            return list(taken) if isinstance(taken, list) else [taken]
-    return []
+def _taken(node: _Branching, truth: bool) -> List[ast.AST]:
+    """What `node` runs when its test is `truth`."""
+    taken = node.body if truth else node.orelse
+    return list(taken) if isinstance(taken, list) else [taken]
 
 
 def _reads_ndarray_only(nodes: Sequence[ast.AST]) -> bool:
