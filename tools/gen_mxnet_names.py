@@ -231,18 +231,13 @@ def _optimizers(mxnet):
     return table, tuple(sorted(shared))
 
 
-def _layer_parameters(mxnet, hybrid_names):
-    """{HybridBlock class of BLOCK_MODULES: the Parameters it registers (what its hybrid_forward
-    receives by name)}, each built with the fewest positional arguments of 1 it takes (an RNN
-    layer's names are then those of one layer); classes that register none, or that no such
-    call builds, are left out."""
+def _layer_parameters(hybrid_classes):
+    """{HybridBlock class of BLOCK_MODULES (by name): the Parameters it registers (what its
+    hybrid_forward receives by name)}, each built with the fewest positional arguments of 1 it
+    takes (an RNN layer's names are then those of one layer); classes that register none, or
+    that no such call builds, are left out."""
     table = {}
-    for name in hybrid_names:
-        cls = next(
-            getattr(importlib.import_module(m), name)
-            for m in BLOCK_MODULES
-            if hasattr(importlib.import_module(m), name)
-        )
+    for name, cls in sorted(hybrid_classes.items()):
         for count in range(5):
             try:
                 block = cls(*([1] * count))
@@ -285,6 +280,7 @@ def collect():
             for key, module, cls in CLASSES
         }
         blocks = {"hybrid": set(), "plain": set()}
+        hybrid_classes = {}  # name -> the class its first module gives
         for module_name in BLOCK_MODULES:
             module = importlib.import_module(module_name)
             for name in dir(module):
@@ -292,6 +288,8 @@ def collect():
                 if inspect.isclass(value) and issubclass(value, mxnet.gluon.Block):
                     hybrid = issubclass(value, mxnet.gluon.HybridBlock)
                     blocks["hybrid" if hybrid else "plain"].add(name)
+                    if hybrid:
+                        hybrid_classes.setdefault(name, value)
         blocks = {kind: sorted(kind_names) for kind, kind_names in blocks.items()}
         failed = []  # a package that fails to import hides its submodules: refuse to write
         modules = sorted(
@@ -306,7 +304,7 @@ def collect():
         if failed:
             sys.exit("cannot list the submodules of %s: install what they import" % failed)
         optimizers, optimizer_keywords = _optimizers(mxnet)
-        layer_parameters = _layer_parameters(mxnet, blocks["hybrid"])
+        layer_parameters = _layer_parameters(hybrid_classes)
     operators, arrays = _operators()
     signatures = _signatures(functions, operators)
     return (
