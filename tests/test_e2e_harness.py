@@ -62,7 +62,9 @@ def _case(**overrides):
     return cases._case("pkg-1.0", entry, "test")
 
 
-@pytest.mark.parametrize("folder", ["cases", "holdout"])
+@pytest.mark.parametrize(
+    "folder", sorted(p.name for p in E2E.iterdir() if p.is_dir() and any(p.glob("*.toml")))
+)
 def test_every_committed_case_file_loads_and_names_known_packages(folder):
     if not (E2E / folder).is_dir():
         pytest.skip(f"no benchmarks/e2e/{folder} yet")
@@ -72,6 +74,7 @@ def test_every_committed_case_file_loads_and_names_known_packages(folder):
     }
     assert loaded, "no cases"
     assert {c.package for c in loaded} <= pinned
+    assert {p for c in loaded for p in cases.extra_packages(c)} <= pinned
     assert len({c.name for c in loaded}) == len(loaded)
     for case in loaded:
         assert case.block in case.copy
@@ -88,6 +91,22 @@ def test_definitions_are_copied_byte_for_byte_after_the_prelude(tmp_path):
     assert "SCALE" not in text and "A package module" not in text  # only what is named
     with pytest.raises(cases.CaseError, match="defines no top-level Missing"):
         cases.copied_source(_case(copy=["Missing", "Block"]), str(tmp_path))
+
+
+def test_an_extra_may_copy_from_another_pinned_package(tmp_path):
+    (tmp_path / "base" / "lib").mkdir(parents=True)
+    (tmp_path / "base" / "lib" / "core.py").write_text("class Base:\n    pass\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(MODULE)
+    extra = [{"package": "base-2.0", "source": "lib/core.py", "copy": ["Base"]}]
+    case = _case(extra=extra)
+    assert cases.extra_packages(case) == ["base-2.0"]
+    text = cases.copied_source(case, str(tmp_path), {"base-2.0": str(tmp_path / "base")})
+    assert text.index("class Base:") < text.index("def helper(F, x):")
+    with pytest.raises(cases.CaseError, match="extra package 'base-2.0' is not fetched"):
+        cases.copied_source(case, str(tmp_path))
+    with pytest.raises(cases.CaseError, match="each extra"):
+        _case(extra=[{"source": "lib/core.py", "copy": ["Base"], "module": "x"}])
 
 
 def test_the_tool_sees_the_examples_never_the_unseen_inputs(tmp_path):

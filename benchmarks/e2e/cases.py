@@ -19,7 +19,11 @@ A case file (``cases/<package>.toml``) names one pinned package of
     unseen = [{ kwargs = {...}, inputs = [[7, 8]] }]     # judged only: hybridlint never sees them
     calls = 1                             # optional: consecutive calls per example (state)
     extra = [{ source = "gluonts/mx/block/mlp.py", copy = ["MLP"] }]   # optional: definitions
-                                          # of other modules of the package, copied first
+                                          # of other modules of the package, copied first; an
+                                          # entry with `package = "<name>"` copies from another
+                                          # pinned package (a base class the block's package
+                                          # imports from its dependency: pygan's models subclass
+                                          # accel-brain-base's)
     why = "how the package's callers call it"
     reference = [{ old = "x.shape[0]", new = "..." }]   # optional, "fails" only: a hand-written
                                           # exact fix (each `old` occurs once in block.py);
@@ -144,6 +148,9 @@ def _case(package: str, entry: Dict[str, Any], where: str) -> Case:
         raise CaseError(f"{where}: reference / no_exact_rewrite are for failing blocks")
     if "reference" in entry and "no_exact_rewrite" in entry:
         raise CaseError(f"{where}: a reference fix contradicts no_exact_rewrite")
+    for extra in entry.get("extra", []):
+        if not {"source", "copy"} <= set(extra) <= {"source", "copy", "package"}:
+            raise CaseError(f"{where}: each extra is {{ source, copy }} (and an optional package)")
     for edit in entry.get("reference", []):
         if set(edit) != {"old", "new"}:
             raise CaseError(f"{where}: each reference edit is {{ old = ..., new = ... }}")
@@ -174,14 +181,24 @@ def _dedent(text: str) -> str:
     return text + "\n" if text else ""
 
 
-def copied_source(case: Case, package_root: str) -> str:
+def extra_packages(case: Case) -> List[str]:
+    """The other pinned packages the case's ``extra`` definitions come from."""
+    return sorted({str(e["package"]) for e in case.extra if "package" in e} - {case.package})
+
+
+def copied_source(case: Case, package_root: str, roots: Optional[Dict[str, str]] = None) -> str:
     """The case's module: its prelude, then each copied definition's lines, byte for byte
-    (those of ``extra`` modules first)."""
+    (those of ``extra`` modules first). `roots` maps the packages an ``extra`` entry names
+    to their extracted roots."""
     pieces = [case.prelude] if case.prelude else []
-    for source, names in [(e["source"], e["copy"]) for e in case.extra] + [
-        (case.source, case.copy)
-    ]:
-        path = os.path.join(package_root, source)
+    roots = dict(roots or {}, **{case.package: package_root})
+    for other in extra_packages(case):
+        if other not in roots:
+            raise CaseError(f"{case.name}: extra package {other!r} is not fetched")
+    for package, source, names in [
+        (str(e.get("package", case.package)), e["source"], e["copy"]) for e in case.extra
+    ] + [(case.package, case.source, case.copy)]:
+        path = os.path.join(roots[package], source)
         try:
             with open(path, "rb") as handle:
                 text = handle.read().decode("utf-8")
@@ -235,11 +252,13 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"no TOML form for {value!r}")
 
 
-def materialize(case: Case, package_root: str, into: Path) -> Path:
+def materialize(
+    case: Case, package_root: str, into: Path, roots: Optional[Dict[str, str]] = None
+) -> Path:
     """Write the case as a one-file project: ``block.py`` and a pyproject.toml whose
     ``[tool.hybridlint.examples]`` holds the case's examples (never the unseen inputs)."""
     into.mkdir(parents=True, exist_ok=True)
-    (into / BLOCK_FILE).write_bytes(copied_source(case, package_root).encode("utf-8"))
+    (into / BLOCK_FILE).write_bytes(copied_source(case, package_root, roots).encode("utf-8"))
     key = f"{BLOCK_FILE}::{case.block}"
     (into / "pyproject.toml").write_text(
         "[tool.hybridlint.examples]\n" + f"{json.dumps(key)} = {toml_value(case.examples)}\n"
