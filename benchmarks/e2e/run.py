@@ -191,6 +191,28 @@ E2E_PACKAGES: List[Package] = [
         "gluonbook-0.6.9.tar.gz",
         "92fe01e3014bd75900b5f69f2949b0c85379f118e2ae1f29ca87cf0988aacd3d",
     ),
+    # The twelfth fresh set, second round: pygan 1.1.2's and pysummarization 1.1.9's gluon
+    # models, subclasses of accel-brain-base 1.1.0's (benchmarks/realworld/packages.py)
+    Package(
+        "pygan-1.1.2",
+        "pygan==1.1.2",
+        "pygan-1.1.2.tar.gz",
+        "4b367cbd61d42dcfcd2532b39fce83e750f62246ff2c837f0f685ea2fdfd54ac",
+    ),
+    Package(
+        "pysummarization-1.1.9",
+        "pysummarization==1.1.9",
+        "pysummarization-1.1.9.tar.gz",
+        "f4aca73ad5a96adcac877e6c1c39b83182460978415c87e1c41588af6e7e45af",
+    ),
+    # accel-brain-base's first 1.0 release: its LSTMNetworks still divides with the elementwise
+    # `/` that 1.0.8/1.1.0 replaced by broadcast_div
+    Package(
+        "accel-brain-base-1.0.0",
+        "accel-brain-base==1.0.0",
+        "accel-brain-base-1.0.0.tar.gz",
+        "4d573963dab2327b547fb6aaca3c754187394a1c2458843ce103593b9383d9a6",
+    ),
 ]
 
 MODES = ("fix", "unsafe", "verify", "verify-mxnet", "verify-bare", "fix-bare")
