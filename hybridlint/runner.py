@@ -16,7 +16,8 @@ HL900–HL903 are reported whatever the rule selection: a gate must not pass a f
 not read or parse (ruff reports E902 the same way). Files needing real work are linted in a
 :class:`concurrent.futures.ProcessPoolExecutor`; a small run is linted in this process because
 starting workers would cost more than it saves. The linter core (and with it LibCST) is
-imported only when some file actually needs linting, which keeps a fully cached run cheap.
+imported only when some file actually needs linting, which keeps a fully cached run, and a
+cold one over files without hybrid code, cheap.
 The data types (Finding, WorkResult, VerifiedFile, FileOutcome, RunResult) live in
 hybridlint/ftypes.py; ``Issue``, ``FileOutcome``, ``RunResult`` and ``RUNNER_CODES`` are
 importable from here too.
@@ -28,6 +29,7 @@ import ast
 import contextlib
 import difflib
 import gc
+import importlib.util
 import os
 import re
 import sys
@@ -111,12 +113,25 @@ class RunOptions:
     fix_edits: bool = False
 
 
+# A rule's module is named for its code: `rules/hl003_tensor_indexing.py`, `rules/hl001/`.
+_RULE_MODULE = re.compile(r"^hl(\d{3})(?:_\w+)?(?:\.py)?$")
+
+
 def all_rule_codes() -> List[str]:
-    """Every code a run can report: the rules' codes and the runner's HL9xx codes."""
-    from .rules import ALL_RULES
+    """Every code a run can report: the rules' codes and the runner's HL9xx codes.
+
+    The rules' codes are read from their modules' names, without importing them: resolving
+    the selection must not load the rules (and LibCST, numpy) before any file needs linting,
+    so that a run over files without hybrid code costs next to nothing, cached or not. A test
+    holds the names to the codes the rule classes declare."""
     from .suppression import CODE
 
-    return sorted({rule.code for rule in ALL_RULES} | set(RUNNER_CODES) | {CODE})
+    spec = importlib.util.find_spec("hybridlint.rules")
+    names: List[str] = []
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        names.extend(os.listdir(folder))
+    rules = {f"HL{m.group(1)}" for m in map(_RULE_MODULE.match, names) if m}
+    return sorted(rules | set(RUNNER_CODES) | {CODE})
 
 
 def default_jobs() -> int:
@@ -320,11 +335,9 @@ def run_stdin(raw: bytes, path: str, options: RunOptions) -> Tuple[RunResult, by
     outcome: Optional[FileOutcome] = _python_rejects(source)
     out = raw
     if outcome is None and rule_codes:
-        from .linter import may_contain_hybrid_code
-
         # the files on disk around `path`
         project = plan.with_examples(path, Project().for_source(source.text, path))
-        if may_contain_hybrid_code(source.text, path, project=project):
+        if _may_hold_hybrid_code(source.text, path, project):
             task = _Task(path, source, rule_codes, "", plan.mode(path), project)
             work = _work(path, source.text, rule_codes, task.mode, project)
             outcome = _finish(work, task, plan, write=False)
@@ -472,14 +485,12 @@ def _triage(
     except SourceDecodeError as exc:
         outcome = _runner_outcome(path, "HL901", str(exc), exc.line, exc.col)
     else:
-        from .linter import may_contain_hybrid_code
-
         rule_codes = plan.rule_codes(extra_ignore)
         if path.endswith(".ipynb"):  # cells are linted without the examples (keyed on them
             # all the same: a notebook's examples would only cost a lint again)
             outcome = _notebook(source, rule_codes, plan)[0]
         else:  # the syntax check runs in the workers too: Python's parser is most of the cost
-            hybrid = rule_codes and may_contain_hybrid_code(source.text, path, project=dependencies)
+            hybrid = rule_codes and _may_hold_hybrid_code(source.text, path, dependencies)
             codes = rule_codes if hybrid else ()
             return None, _Task(path, source, codes, key, plan.mode(path), dependencies)
     cache.put(key, [_issue_fields(i) for i in outcome.issues])
@@ -849,6 +860,17 @@ def _worker_init(parent: int) -> None:
         threading.Thread(target=watch, daemon=True).start()
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+
+
+def _may_hold_hybrid_code(text: str, path: str, project: FileProject) -> bool:
+    """linter.may_contain_hybrid_code, answered here for a file with no hybrid_forward that
+    no other file imports from and that imports no class: it cannot hold any (so a run over
+    files without hybrid code never loads the linter, LibCST and the rules)."""
+    if "hybrid_forward" not in text and not project.importers and not project.definitions:
+        return False
+    from .linter import may_contain_hybrid_code
+
+    return may_contain_hybrid_code(text, path, project=project)
 
 
 def _work(
