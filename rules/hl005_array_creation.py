@@ -5,10 +5,9 @@ from __future__ import annotations
 import ast
 import re
 from functools import partial
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
-import numpy as np
 
 from . import _constant_helper as helper
 from . import _constant_param as const
@@ -18,6 +17,9 @@ from ._examples import constructor, net
 from .analysis import TENSOR, FunctionFacts, call_argument, dotted_name, namespace_call
 from .base import SAFE, UNSAFE, Edit, Invalid, Rule, Valid, valid_table
 from .values import bound_targets, self_attribute_name, target_names, walk_nodes
+
+if TYPE_CHECKING:  # numpy is imported where a literal's values are read: most runs never do,
+    import numpy as np  # and importing it costs every linting process a tenth of a second
 
 _IMPORTS = "import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
 
@@ -1033,7 +1035,7 @@ branch), arrays made in helpers are reported without a fix.
             self.report(node, f"{why}; use F.zeros/F.ones/F.full or a constant parameter")
             return
         values, dtype, ctx = parsed
-        if values.size and np.all(values == values.flat[0]) and values.dtype != np.bool_:
+        if values.size and (values == values.flat[0]).all() and values.dtype.kind != "b":
             replacement = self._filled(values, dtype)
             self.report(
                 node,
@@ -1066,9 +1068,11 @@ branch), arrays made in helpers are reported without a fix.
             ctx is not None and self._kind(node) == "F"
         ):
             return None
+        import numpy
+
         try:
             python = ast.literal_eval(cst.Module([]).code_for_node(source.value))
-            values = np.array(python)
+            values = numpy.array(python)
         except (ValueError, SyntaxError, TypeError):
             return None
         if values.dtype.kind not in "biuf" or values.ndim == 0 or values.size == 0:
