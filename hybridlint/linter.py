@@ -114,6 +114,8 @@ def may_contain_hybrid_code(
         return False  # no module function to seed, no class to inherit: no project to read
     if project is None:
         project = Project().for_source(source, path)
+    if not project.may_make_code_hybrid:
+        return False
     return bool(_project_seeds(source, path, project) or _hybrid_bases(source, path, project))
 
 

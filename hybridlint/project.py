@@ -199,6 +199,15 @@ class FileProject:
     definitions: Tuple[Definitions, ...] = ()
 
     @property
+    def may_make_code_hybrid(self) -> bool:
+        """Whether other files can make code of this file hybrid code without a hybrid_forward
+        of its own: importers whose hybrid code may call its functions, or imported modules
+        whose classes it may derive from. Without either, a file with no hybrid_forward has
+        nothing to lint (linter.may_contain_hybrid_code; the runner asks before it imports
+        the linter)."""
+        return bool(self.importers or self.definitions)
+
+    @property
     def key(self) -> str:
         """What the cache key of the file's result must include ("" without importers,
         definitions or configured examples)."""

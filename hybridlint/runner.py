@@ -863,10 +863,10 @@ def _worker_init(parent: int) -> None:
 
 
 def _may_hold_hybrid_code(text: str, path: str, project: FileProject) -> bool:
-    """linter.may_contain_hybrid_code, answered here for a file with no hybrid_forward that
-    no other file imports from and that imports no class: it cannot hold any (so a run over
-    files without hybrid code never loads the linter, LibCST and the rules)."""
-    if "hybrid_forward" not in text and not project.importers and not project.definitions:
+    """linter.may_contain_hybrid_code, answered here, without importing the linter (LibCST,
+    the rules), for a file with no hybrid_forward that nothing else makes hybrid
+    (FileProject.may_make_code_hybrid): a run over such files never loads them."""
+    if "hybrid_forward" not in text and not project.may_make_code_hybrid:
         return False
     from .linter import may_contain_hybrid_code
 

@@ -6,10 +6,10 @@ even construct them. Construction checks what MXNet checks, in its order and wit
 the parameters (a dict or ParameterDict, sorted by key, or a list of Parameters), that each is
 initialised (or deferred) on the same contexts, the optimizer's name and the keyword arguments
 its constructor takes (`hybridlint/mxnet_names.py`'s OPTIMIZERS and OPTIMIZER_KEYWORDS,
-generated from MXNet). The
-learning rate can be read and set. The engine keeps no gradients (`autograd.backward` says so),
-so `step`, `update` and `allreduce_grads` raise the engine's "not implemented" error, and a check
-that reaches them reports that it cannot verify on the engine rather than guessing.
+generated from MXNet). The learning rate can be read and set. The engine keeps no gradients
+(`autograd.backward` says so), so `step`, `update` and `allreduce_grads` raise the engine's "not
+implemented" error, and a check that reaches them reports that it cannot verify on the engine
+rather than guessing.
 """
 
 from typing import Any, Dict, List, Optional
