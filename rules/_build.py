@@ -71,7 +71,10 @@ def tuple_of(values: Sequence[cst.BaseExpression]) -> cst.Tuple:
 
 
 def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The expression without its own surrounding parentheses."""
+    """The expression without its own surrounding parentheses (an empty tuple keeps them:
+    they are the tuple)."""
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return node
     return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
 
 

@@ -174,3 +174,12 @@ def test_a_shape_given_to_a_python_builtin_says_what_it_is_for(body, says):
     (finding,) = hl001(body)
     assert says in finding.message
     assert "does not follow a shape into another function" not in finding.message
+
+
+def test_an_empty_tuple_in_hybrid_code_is_linted_not_an_internal_error():
+    """MXFusion's Beta.draw_samples_impl binds `out_shape = ()`: the shape-flow analysis took the
+    parentheses off the value it reads, which LibCST refuses for an empty tuple, and the whole
+    file ended in "internal error while linting"."""
+    (finding,) = hl001("        out_shape = ()\n        return F.zeros(x.shape)\n")
+    assert finding.line == 8
+    assert lint_source(HEAD + "        out_shape = ()\n        return F.zeros(out_shape)\n") == []
