@@ -156,18 +156,23 @@ def verify_file(
     checked again here; when it differs the proven text is kept unwrapped). ``example_key``:
     the file as `[tool.hybridlint.examples]` keys name it (the notes' suggested entries)."""
     checker = load_checker()
+    from .linter import SameFindingsMemo
+
     try:
-        outcome = checker.verify_fixes(
-            text,
-            path,
-            list(examples),
-            unsafe=unsafe,
-            select=list(codes),
-            backend=backend,
-            timeout=timeout,
-            fixer=_reusing_fixer(path, codes, fixed, project),
-            infer=infer,
-        )
+        # the fixer is called with many subsets of the fixes of the same text: their first
+        # passes share one location of its findings (a third of --verify's CPU on a small file)
+        with SameFindingsMemo():
+            outcome = checker.verify_fixes(
+                text,
+                path,
+                list(examples),
+                unsafe=unsafe,
+                select=list(codes),
+                backend=backend,
+                timeout=timeout,
+                fixer=_reusing_fixer(path, codes, fixed, project),
+                infer=infer,
+            )
     except VerificationUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001 - one file's checker failure must not end the run

@@ -39,6 +39,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .mxnet_facts import SHAPE_PRESERVING_LAYERS
 from .rules import ALL_RULES
+from .rules.guards import taken_fallbacks_now
 from .rules.analysis import (
     ExternalCall,
     FunctionFacts,
@@ -1144,9 +1145,11 @@ class _Positions:
 
 # `_locate` results kept by their inputs, while a `SameFindingsMemo` is entered only:
 # `--format json` fixes each finding alone (`fixedits.single_fix`, a `fix_source` per finding),
-# and every one of those runs starts by locating the findings of the same text in the same
-# context. Outside it nothing is kept: what the rules see also depends on context the key does
-# not hold (the configured constructions, `--verify`'s taken fallbacks). Results are only read.
+# and `--verify` fixes the same text with many subsets of its fixes (the bisection, and each
+# fix alone to find what it rewrites); every one of those runs starts by locating the findings
+# of the same text in the same context. The key holds that context: the project (whose
+# configured constructions the analysis reads) and `--verify`'s taken fallbacks
+# (rules/guards.py). Outside a memo nothing is kept. Results are only read.
 _Kept = Dict[Hashable, Tuple[FileProject, Tuple[List[str], List["_Found"], "_Positions"]]]
 _LOCATED: "contextvars.ContextVar[Optional[_Kept]]" = contextvars.ContextVar(
     "located", default=None
@@ -1185,9 +1188,11 @@ def _locate(
         tuple(ignore),
         tuple(rules),
         id(project),
+        taken_fallbacks_now(),
     )
-    kept = memo.get(key)
+    kept = memo.pop(key, None)
     if kept is not None and kept[0] is project:
+        memo[key] = kept  # the most recently used is kept longest: the original text, in verify
         return kept[1]
     result = _locate_anew(source, path, select, ignore, rules, project)
     _remember(memo, key, (project, result), 4)

@@ -253,6 +253,12 @@ def fallbacks_taken(keys: FrozenSet[Tuple[str, str]]) -> Iterator[None]:
         _TAKEN_FALLBACKS.reset(token)
 
 
+def taken_fallbacks_now() -> FrozenSet[Tuple[str, str]]:
+    """The fallbacks `fallbacks_taken` names here (part of what a lint's result depends on:
+    hybridlint/linter.py keys its memo of located findings on it)."""
+    return _TAKEN_FALLBACKS.get()
+
+
 def configuration_fallback(expr: cst.IfExp, klass) -> Optional[cst.BaseExpression]:
     """The branch of `self.in_size if self.fixed_size else x.shape[2:]` that the block's default
     configuration does not evaluate, when the other branch is a `self` attribute (a static value

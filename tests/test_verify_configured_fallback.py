@@ -146,3 +146,28 @@ def test_a_comment_inside_the_parentheses_does_not_hide_the_taken_fallback():
     with fallbacks_taken(taken_fallbacks(COMMENTED, "net.py", [Report()])):
         found = lint_source(COMMENTED, "net.py")
     assert [(f.code, f.line) for f in found] == [("HL001", 12)]
+
+
+def test_the_findings_memo_of_verify_keys_on_the_taken_fallbacks():
+    """`--verify` fixes a text many times inside one SameFindingsMemo (hybridlint/checker_bridge
+    .py): a location of its findings made with no fallback taken must not answer a lint that
+    takes one, nor the reverse."""
+    from hybridlint.linter import SameFindingsMemo, fix_source
+
+    class Finding:
+        code, path, line = "HL001", "net.py", 11
+
+    class Report:
+        runtime_findings = [Finding()]
+
+    taken = taken_fallbacks(SOURCE, "net.py", [Report()])
+    assert taken
+    with SameFindingsMemo():
+        plain = lint_source(SOURCE, "net.py")
+        with fallbacks_taken(taken):
+            seen = lint_source(SOURCE, "net.py")
+            fixed = fix_source(SOURCE, "net.py", accept=lambda f: True).source
+        again = lint_source(SOURCE, "net.py")
+    assert plain == again == []
+    assert [(f.code, f.line) for f in seen] == [("HL001", 11)]
+    assert "x.shape" in fixed.split("class Other")[1] and fixed != SOURCE
