@@ -160,7 +160,7 @@ def verify_file(
 
     try:
         # the fixer is called with many subsets of the fixes of the same text: their first
-        # passes share one location of its findings (a third of --verify's CPU on a small file)
+        # passes share one location of its findings (a fifth of --verify's time on a small file)
         with SameFindingsMemo():
             outcome = checker.verify_fixes(
                 text,
